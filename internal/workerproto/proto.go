@@ -1,0 +1,86 @@
+package workerproto
+
+import (
+	"github.com/gnnlab/gnnlab/viz/display"
+)
+
+// Request operations, sent kernel → worker.
+const (
+	OpExecute    = "execute"     // run Code
+	OpComplete   = "complete"    // completions at Cursor in Code
+	OpInspect    = "inspect"     // documentation at Cursor in Code
+	OpIsComplete = "is_complete" // is Code a complete cell?
+	OpInputReply = "input_reply" // answer to an EvInputRequest (Value)
+	OpShutdown   = "shutdown"    // exit cleanly
+)
+
+// Request is a frame from the kernel to the worker.
+type Request struct {
+	ID              uint64            `json:"id"`
+	Op              string            `json:"op"`
+	Code            string            `json:"code,omitempty"`
+	Cursor          int               `json:"cursor,omitempty"` // in Unicode code points, as Jupyter counts
+	DetailLevel     int               `json:"detail_level,omitempty"`
+	Silent          bool              `json:"silent,omitempty"`
+	AllowStdin      bool              `json:"allow_stdin,omitempty"`
+	UserExpressions map[string]string `json:"user_expressions,omitempty"`
+	Value           string            `json:"value,omitempty"` // input_reply
+	Sync            string            `json:"sync,omitempty"`  // execute: token to write to stdout and stderr before EvDone
+}
+
+// Event kinds, sent worker → kernel.
+const (
+	EvReady         = "ready"          // worker is up (ID 0), Text holds the banner
+	EvDisplay       = "display"        // display_data (Bundle)
+	EvUpdateDisplay = "update_display" // update_display_data (Bundle with DisplayID)
+	EvClearOutput   = "clear_output"   // clear_output (Wait)
+	EvResult        = "result"         // execute_result (Bundle)
+	EvError         = "error"          // the cell failed (Error)
+	EvInputRequest  = "input_request"  // the cell reads os.Stdin (Prompt, Password)
+	EvDone          = "done"           // last event of every request; carries replies
+)
+
+// Event is a frame from the worker to the kernel. ID is the request it
+// belongs to.
+type Event struct {
+	ID       uint64          `json:"id"`
+	Kind     string          `json:"kind"`
+	Bundle   *display.Bundle `json:"bundle,omitempty"`
+	Wait     bool            `json:"wait,omitempty"`
+	Prompt   string          `json:"prompt,omitempty"`
+	Password bool            `json:"password,omitempty"`
+	Error    *CellError      `json:"error,omitempty"`
+	Text     string          `json:"text,omitempty"`
+
+	// Replies, on EvDone.
+	Complete        *CompleteReply            `json:"complete,omitempty"`
+	Inspect         *InspectReply             `json:"inspect,omitempty"`
+	IsComplete      *IsCompleteReply          `json:"is_complete,omitempty"`
+	UserExpressions map[string]map[string]any `json:"user_expressions,omitempty"`
+}
+
+// CellError is a failed cell, in Jupyter's terms.
+type CellError struct {
+	Name      string   `json:"ename"`  // Go-style: "compile error", "panic", "runtime error", "interrupted", ...
+	Value     string   `json:"evalue"` // the message
+	Traceback []string `json:"traceback"`
+}
+
+// CompleteReply holds the matches for a complete request.
+type CompleteReply struct {
+	Matches     []string `json:"matches"`
+	CursorStart int      `json:"cursor_start"`
+	CursorEnd   int      `json:"cursor_end"`
+}
+
+// InspectReply holds the documentation for an inspect request.
+type InspectReply struct {
+	Found bool   `json:"found"`
+	Text  string `json:"text,omitempty"` // text/plain
+}
+
+// IsCompleteReply is the answer to an is_complete request.
+type IsCompleteReply struct {
+	Status string `json:"status"` // complete, incomplete, invalid, unknown
+	Indent string `json:"indent,omitempty"`
+}

@@ -1,0 +1,39 @@
+package interp
+
+// This file fixes the API that the worker, the REPL and the notebook runner
+// build on. The interp helper owns the implementation.
+
+import (
+	"io"
+
+	"github.com/gnnlab/gnnlab/viz/display"
+)
+
+// Options configure a Session.
+type Options struct {
+	// Stdout and Stderr receive what cells print (fmt.Print*, os.Stdout,
+	// println). Nil means os.Stdout and os.Stderr.
+	Stdout, Stderr io.Writer
+	// Stdin is what os.Stdin reads in cells. Nil means reading fails with
+	// an error saying that the frontend does not accept input.
+	Stdin io.Reader
+}
+
+// Result is the outcome of a successful cell.
+type Result struct {
+	// HasValue reports whether the cell ended in an expression whose value
+	// should be shown (execute_result).
+	HasValue bool
+	// Value is that value rendered as a MIME bundle (text/plain at least).
+	Value display.Bundle
+}
+
+// Error is a failed cell in Jupyter's terms. Eval returns it (as *Error)
+// for every failure that is the cell's fault.
+type Error struct {
+	Name      string   // "compile error", "panic", "runtime error", "interrupted", "unsupported"
+	Value     string   // the message, without a yaegi stack trace
+	Traceback []string // lines pointing at the cell and line, e.g. "cell[3]:2:5: undefined: x"
+}
+
+func (e *Error) Error() string { return e.Name + ": " + e.Value }
