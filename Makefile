@@ -1,0 +1,105 @@
+# gnnlab — targets wrap the go tool and the project-local Python venv.
+# `make lab` starts JupyterLab with the Go kernel; `make test` runs what CI runs.
+
+GO      ?= go
+PYTHON  ?= python3
+BIN     := bin/gnnlab
+VENV    := .venv
+VPY     := $(VENV)/bin/python
+# Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS="--no-browser --port 8890".
+LAB_ARGS ?=
+
+# Tests and notebooks read datasets from GNNLAB_DATA; default to the shared
+# folder beside the repository when it exists (it does in CI).
+SHARED_DATA := $(abspath ../shared/datasets)
+ifneq ($(wildcard $(SHARED_DATA)),)
+GNNLAB_DATA ?= $(SHARED_DATA)
+endif
+ifdef GNNLAB_DATA
+export GNNLAB_DATA
+endif
+
+.PHONY: all build lab venv install test lint check-generate test-go test-race \
+	test-e2e generate bench bench-kernel clean distclean
+
+all: build
+
+## build: compile the one binary into bin/gnnlab.
+build:
+	$(GO) build -o $(BIN) ./cmd/gnnlab
+
+## venv: create .venv with the pinned Python packages (no-op when up to date).
+venv:
+	PYTHON=$(PYTHON) install/setup-venv.sh $(VENV)
+
+## lab: build, install the kernelspec into .venv and start JupyterLab on notebooks/.
+# JUPYTER_PATH puts the venv's kernelspec ahead of any older one in the
+# user's own Jupyter directories.
+lab: build venv
+	$(BIN) install --prefix $(abspath $(VENV))
+	JUPYTER_PATH=$(abspath $(VENV))/share/jupyter \
+		$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(abspath notebooks) $(LAB_ARGS)
+
+## install: install the kernelspec for the current user (~/.local/share/jupyter).
+install: build
+	$(BIN) install --user
+
+## test: everything CI checks.
+test: lint check-generate test-go test-race test-e2e
+
+## lint: gofmt, go vet and staticcheck must be silent.
+# testdata/ holds cell programs, which need not be valid Go files.
+lint:
+	@unformatted="$$(find . -name '*.go' -not -path './.venv/*' -not -path '*/testdata/*' -print0 | xargs -0 -r gofmt -l)"; \
+	if [ -n "$$unformatted" ]; then echo "gofmt -l: not formatted:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+## generate: regenerate generated files (yaegi symbol tables, later PTX).
+generate:
+	$(GO) generate ./...
+
+## check-generate: regenerate and fail if that changed anything.
+# Comparing the tree's state before and after (rather than against HEAD alone)
+# keeps the check meaningful in a working tree with uncommitted edits; in a
+# clean checkout, as in CI, it is `git diff --exit-code` plus new files.
+check-generate:
+	@before="$$(git status --porcelain=v1 --untracked-files=all; git diff)"; \
+	$(GO) generate ./... || exit 1; \
+	after="$$(git status --porcelain=v1 --untracked-files=all; git diff)"; \
+	if [ "$$before" != "$$after" ]; then \
+		echo "check-generate: go generate changed the tree; commit the regenerated files:"; \
+		git status --short; git --no-pager diff --stat; exit 1; \
+	fi
+
+## test-go: all Go tests.
+test-go:
+	$(GO) test ./...
+
+## test-race: the concurrent parts under the race detector.
+test-race:
+	$(GO) test -race ./kernel/... ./interp/... ./internal/...
+
+## test-e2e: Python end-to-end tests through real Jupyter clients (kernel/e2e).
+test-e2e: build venv
+	GNNLAB_BIN=$(abspath $(BIN)) $(VPY) -m pytest kernel/e2e $(PYTEST_ARGS)
+
+## bench: Go benchmarks, then the kernel benchmark.
+bench: bench-go bench-kernel
+
+.PHONY: bench-go
+bench-go:
+	$(GO) test -bench=. -run='^$$' ./...
+
+## bench-kernel: start time and cell round trip, gnnlab beside ipykernel.
+bench-kernel: build venv
+	$(VPY) kernel/e2e/bench/bench_kernel.py --binary $(abspath $(BIN)) $(BENCH_ARGS)
+
+## clean: remove build outputs and test caches (keeps .venv).
+clean:
+	rm -rf bin kernel/e2e/.pytest_cache
+	find kernel/e2e -name __pycache__ -type d -prune -exec rm -rf {} +
+
+## distclean: clean, and remove .venv too.
+distclean: clean
+	rm -rf $(VENV)
