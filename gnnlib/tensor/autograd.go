@@ -1,0 +1,278 @@
+package tensor
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// BackwardFunc maps the gradient of an op's output (same shape as the
+// output) to the gradients of its inputs, one per input in order, each with
+// that input's shape. An entry may be nil when that input needs no gradient
+// (check inputs[i].RequiresGrad() to skip work). It must not modify grad.
+// It runs with gradients disabled, so it may use any tensor op freely.
+type BackwardFunc func(grad *Tensor) []*Tensor
+
+// node is one recorded op on the tape.
+type node struct {
+	name     string
+	inputs   []*Tensor
+	backward BackwardFunc
+}
+
+// gradOff counts active no-grad scopes; gradients are recorded when zero.
+var gradOff atomic.Int64
+
+// GradEnabled reports whether ops currently record the autograd graph.
+func GradEnabled() bool { return gradOff.Load() == 0 }
+
+// NoGrad runs f with gradient recording disabled (for evaluation and
+// parameter updates), like torch.no_grad. The switch is global to the
+// process, not per goroutine.
+func NoGrad(f func()) {
+	restore := DisableGrad()
+	defer restore()
+	f()
+}
+
+// DisableGrad turns gradient recording off until the returned function is
+// called: restore := tensor.DisableGrad(); defer restore(). Calls nest.
+func DisableGrad() (restore func()) {
+	gradOff.Add(1)
+	var done atomic.Bool
+	return func() {
+		if done.CompareAndSwap(false, true) {
+			gradOff.Add(-1)
+		}
+	}
+}
+
+// RequiresGrad reports whether gradients flow to t: it is a leaf marked with
+// SetRequiresGrad or the output of a recorded op.
+func (t *Tensor) RequiresGrad() bool { return t.requiresGrad || t.node != nil }
+
+// SetRequiresGrad marks a leaf tensor (a parameter) so that Backward
+// accumulates its gradient into Grad. It returns t for chaining:
+// w := tensor.Randn(1, 3, 4).SetRequiresGrad(true).
+func (t *Tensor) SetRequiresGrad(on bool) *Tensor {
+	t.requiresGrad = on
+	return t
+}
+
+// Grad returns the gradient accumulated by Backward calls, or nil if none
+// has reached t.
+func (t *Tensor) Grad() *Tensor { return t.grad }
+
+// SetGrad replaces the accumulated gradient (nil clears it); optimisers and
+// gradient clipping use it.
+func (t *Tensor) SetGrad(g *Tensor) { t.grad = g }
+
+// ZeroGrad clears the accumulated gradient.
+func (t *Tensor) ZeroGrad() { t.grad = nil }
+
+// Detach returns a tensor sharing t's data but cut from the autograd graph
+// (not requiring gradients).
+func (t *Tensor) Detach() *Tensor {
+	return &Tensor{data: t.data, shape: t.shape, sp: t.sp}
+}
+
+// IsLeaf reports whether t was not produced by a recorded op.
+func (t *Tensor) IsLeaf() bool { return t.node == nil }
+
+// Op returns the name of the op that produced t, or "" for a leaf.
+func (t *Tensor) Op() string {
+	if t.node == nil {
+		return ""
+	}
+	return t.node.name
+}
+
+// OpEvent describes one op for a profiler hook.
+type OpEvent struct {
+	Name     string    // the op's name, e.g. "MatMul"
+	Backward bool      // true for the op's backward pass
+	Start    time.Time // zero when the op did not report its start
+	End      time.Time
+	Out      *Tensor // the op's output (forward) or the output gradient (backward)
+}
+
+var opHook atomic.Pointer[func(OpEvent)]
+
+// SetOpHook installs h to be called after every op's forward and backward
+// pass (nil removes it) and returns a function restoring the previous hook.
+// With no hook the cost per op is one atomic load. The hook runs on the
+// goroutine that ran the op and must be fast.
+func SetOpHook(h func(OpEvent)) (restore func()) {
+	var p *func(OpEvent)
+	if h != nil {
+		p = &h
+	}
+	old := opHook.Swap(p)
+	return func() { opHook.Store(old) }
+}
+
+// OpStart returns the current time when an op hook is installed and the
+// zero time otherwise; pass it to NewOpSince so the hook sees the op's
+// duration.
+func OpStart() time.Time {
+	if opHook.Load() == nil {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// NewOp records out as the result of an op named name applied to inputs, and
+// returns out. It is the extension point for ops defined outside this
+// package (SpMM over a graph, edge softmax, fused attention).
+//
+// Contract: out must be a fresh tensor computed by the caller (with gradients
+// not flowing through any op used to compute it, e.g. computed from Data()).
+// When gradients are enabled and some input requires them, out is linked to
+// inputs with backward; otherwise out is returned unchanged and backward is
+// never called. backward follows BackwardFunc: it gets the gradient of out
+// and returns one gradient per input (nil allowed), each shaped like that
+// input. Gradients of inputs reached by several paths are summed.
+func NewOp(name string, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
+	return NewOpSince(time.Time{}, name, out, inputs, backward)
+}
+
+// NewOpSince is NewOp for an op that started at start (from OpStart), so
+// that the op hook can time it.
+func NewOpSince(start time.Time, name string, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
+	if GradEnabled() && backward != nil {
+		for _, in := range inputs {
+			if in != nil && in.RequiresGrad() {
+				out.node = &node{name: name, inputs: inputs, backward: backward}
+				break
+			}
+		}
+	}
+	if h := opHook.Load(); h != nil {
+		(*h)(OpEvent{Name: name, Start: start, End: time.Now(), Out: out})
+	}
+	return out
+}
+
+// Backward computes the gradient of the one-element tensor t with respect
+// to every tensor it depends on and adds it to the Grad of each leaf that
+// requires gradients. It panics with a *ShapeError when t has more than one
+// element; use BackwardWith for those.
+func (t *Tensor) Backward() {
+	if t.Len() != 1 {
+		panic(&ShapeError{Op: "Backward", A: cloneInts(t.shape), Msg: "needs a one-element tensor (use BackwardWith)"})
+	}
+	t.BackwardWith(OnesLike(t))
+}
+
+// BackwardWith is Backward seeded with grad, the gradient of some scalar
+// with respect to t (same shape as t).
+func (t *Tensor) BackwardWith(grad *Tensor) {
+	if !grad.SameShape(t) {
+		panic(&ShapeError{Op: "BackwardWith", A: cloneInts(t.shape), B: cloneInts(grad.shape)})
+	}
+	if !t.RequiresGrad() {
+		return
+	}
+	restore := DisableGrad()
+	defer restore()
+
+	order := topoOrder(t)
+	grads := map[*Tensor]*gradAcc{t: {g: grad}}
+	hook := opHook.Load()
+	for i := len(order) - 1; i >= 0; i-- {
+		v := order[i]
+		acc := grads[v]
+		if acc == nil {
+			continue
+		}
+		delete(grads, v) // free memory as the pass goes back
+		if v.node == nil {
+			if v.requiresGrad {
+				if v.grad == nil {
+					v.grad = acc.g.dense().Clone()
+				} else {
+					addInto(v.grad, acc.g)
+				}
+			}
+			continue
+		}
+		var start time.Time
+		if hook != nil {
+			start = time.Now()
+		}
+		ins := v.node.backward(acc.g)
+		if hook != nil {
+			(*hook)(OpEvent{Name: v.node.name, Backward: true, Start: start, End: time.Now(), Out: acc.g})
+		}
+		if v.requiresGrad { // a non-leaf the user asked to keep
+			if v.grad == nil {
+				v.grad = acc.g.Clone()
+			} else {
+				addInto(v.grad, acc.g)
+			}
+		}
+		for j, in := range v.node.inputs {
+			if j >= len(ins) || ins[j] == nil || in == nil || !in.RequiresGrad() {
+				continue
+			}
+			g := ins[j]
+			if !g.SameShape(in) {
+				panic(&ShapeError{Op: v.node.name + " backward", A: cloneInts(in.shape), B: cloneInts(g.shape), Msg: "gradient shape differs from input shape"})
+			}
+			if a := grads[in]; a == nil {
+				grads[in] = &gradAcc{g: g}
+			} else {
+				if !a.owned {
+					a.g = a.g.dense().Clone()
+					a.owned = true
+				}
+				addInto(a.g, g)
+			}
+		}
+	}
+}
+
+// gradAcc is a gradient being accumulated; owned says whether it may be
+// modified in place (otherwise it may alias a tensor an op returned).
+type gradAcc struct {
+	g     *Tensor
+	owned bool
+}
+
+// addInto adds src to dst element-wise in place (same shapes).
+func addInto(dst, src *Tensor) {
+	s := src.dense().data
+	d := dst.data
+	parallelFor(len(d), elemGrain, func(lo, hi int) {
+		d, s := d[lo:hi], s[lo:hi]
+		for i := range d {
+			d[i] += s[i]
+		}
+	})
+}
+
+// topoOrder returns the tensors that root depends on through recorded ops,
+// inputs before outputs, without recursion (graphs can be deep).
+func topoOrder(root *Tensor) []*Tensor {
+	var order []*Tensor
+	seen := map[*Tensor]bool{root: true}
+	type frame struct {
+		t    *Tensor
+		next int
+	}
+	stack := []frame{{t: root}}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.t.node != nil && f.next < len(f.t.node.inputs) {
+			in := f.t.node.inputs[f.next]
+			f.next++
+			if in != nil && in.RequiresGrad() && !seen[in] {
+				seen[in] = true
+				stack = append(stack, frame{t: in})
+			}
+			continue
+		}
+		order = append(order, f.t)
+		stack = stack[:len(stack)-1]
+	}
+	return order
+}
