@@ -24,7 +24,7 @@ func ExampleFromEdges() {
 
 func ExampleGraph_SpMM() {
 	g, _ := graph.FromEdges(3, []int{0, 1, 1, 2}, []int{1, 0, 2, 1})
-	a := g.GCNNorm() // D^-1/2 (A+I) D^-1/2, cached on g
+	a := g.GCNNorm()                 // D^-1/2 (A+I) D^-1/2, cached on g
 	x := []float32{1, 0, 0, 1, 1, 1} // 3 nodes × 2 features
 	out := make([]float32, 6)
 	a.SpMM(out, x, 2, a.Weights)
