@@ -1,0 +1,34 @@
+// Package symbols holds the yaegi symbol tables of the compiled packages
+// that notebook cells can import, and a compact documentation table of the
+// same packages for the session's inspection (shift-tab) requests.
+//
+// # Generating
+//
+// The tables are generated: the list of packages is packages.txt, one
+// import path a line. Adding a package to the interpreter is adding its
+// line there and running
+//
+//	go generate ./interp/symbols
+//
+// The generator (internal/gen) runs the extractor behind `yaegi extract`
+// (github.com/traefik/yaegi/extract, the same code as `go tool yaegi
+// extract`) for each package and writes one file per package, named like
+// the files `yaegi extract` writes, and docs_gen.go with the signatures
+// and doc comments of their exported symbols. TestGenerated regenerates
+// into a temporary folder and fails when a committed file differs
+// (check-generate).
+//
+// # Limits
+//
+// yaegi extract skips generic functions and types and sees only the
+// default build (no `cuda`-tagged files), so the API that notebooks see
+// must be non-generic and the same with and without a GPU.
+package symbols
+
+//go:generate go run ./internal/gen -o .
+
+import "reflect"
+
+// Symbols are the extracted packages, keyed "importpath/name" as yaegi's
+// Interpreter.Use expects.
+var Symbols = map[string]map[string]reflect.Value{}
