@@ -283,7 +283,7 @@ func AllClose(t, u *Tensor, rtol, atol float64) bool {
 // dense returns t itself when dense and a dense copy when sparse.
 func (t *Tensor) dense() *Tensor {
 	if t.sp != nil {
-		return t.sp.toDense()
+		return t.sp.toDense(t.shape[0], t.shape[1])
 	}
 	return t
 }
