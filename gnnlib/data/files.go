@@ -45,7 +45,8 @@ func (e *FileError) Error() string {
 	if e.URL != "" {
 		fmt.Fprintf(&b, "; download from %s", e.URL)
 	}
-	fmt.Fprintf(&b, ": %v", e.Err)
+	// The cause may carry this package's prefix too; say it once.
+	fmt.Fprintf(&b, ": %s", strings.TrimPrefix(e.Err.Error(), "data: "))
 	if e.Path == "" {
 		b.WriteString(" (set GNNLAB_DATA to a folder holding the file)")
 	}

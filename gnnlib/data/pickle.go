@@ -49,7 +49,7 @@ func (a *ndarray) PySetState(state any) error {
 		return fmt.Errorf("numpy array dtype %T: %w", t.Get(2), errPickle)
 	}
 	if fortran, _ := t.Get(3).(bool); fortran && len(a.shape) > 1 {
-		return fmt.Errorf("Fortran-ordered numpy array: %w", errPickle)
+		return fmt.Errorf("numpy array in Fortran order: %w", errPickle)
 	}
 	if a.raw, ok = t.Get(4).(string); !ok {
 		return fmt.Errorf("numpy array data %T (object arrays are not supported): %w", t.Get(4), errPickle)
