@@ -8,8 +8,16 @@
 // goroutines and from C code is never lost.
 //
 // Each frame is a 4-byte big-endian length followed by that many bytes of
-// JSON. Before it sends the final event of an execute request, the worker
-// writes the request's Sync token to its standard output and standard error;
-// the kernel holds the reply until it has seen both tokens, so every byte a
-// cell printed is published before its result and its idle status.
+// JSON.
+//
+// # Ordering output and events
+//
+// Output travels on the stdout and stderr pipes, events on fd 4, so the
+// kernel could see a display or a reply before text printed earlier.
+// Before an event that must follow the output (a display, the result, the
+// error, the end of a cell), the worker writes a sync mark (SyncMark(n),
+// n counting up from 1) to its standard output and standard error and sets
+// the event's Sync to n; the kernel strips the marks from the streams and
+// holds the event until it has seen mark n on both, so every byte a cell
+// printed is published before its result and its idle status.
 package workerproto

@@ -25,7 +25,6 @@ type Request struct {
 	AllowStdin      bool              `json:"allow_stdin,omitempty"`
 	UserExpressions map[string]string `json:"user_expressions,omitempty"`
 	Value           string            `json:"value,omitempty"` // input_reply
-	Sync            string            `json:"sync,omitempty"`  // execute: token to write to stdout and stderr before EvDone
 }
 
 // Event kinds, sent worker → kernel.
@@ -51,6 +50,10 @@ type Event struct {
 	Password bool            `json:"password,omitempty"`
 	Error    *CellError      `json:"error,omitempty"`
 	Text     string          `json:"text,omitempty"`
+	// Sync, when not zero, is the number of the sync mark (see SyncMark)
+	// that the worker wrote to its stdout and stderr just before this
+	// event: the kernel publishes the event after the output before it.
+	Sync uint64 `json:"sync,omitempty"`
 
 	// Replies, on EvDone.
 	Complete        *CompleteReply            `json:"complete,omitempty"`

@@ -1,0 +1,120 @@
+package worker
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// Crash describes why a worker process died.
+type Crash struct {
+	// Cause is one line for the user: "stack overflow (infinite
+	// recursion?)", "panic in a goroutine: boom", "fatal error: concurrent
+	// map writes", "the worker called os.Exit(3)", ...
+	Cause string
+	// Output is what the worker wrote to stderr while dying, with the
+	// goroutine dumps of the Go runtime trimmed.
+	Output string
+	// ExitCode is the exit status, or -1 when a signal ended the process.
+	ExitCode int
+}
+
+// CrashError is returned by Supervisor.Call when the worker died during
+// the call.
+type CrashError struct{ Crash Crash }
+
+func (e *CrashError) Error() string { return "worker: " + e.Crash.Cause }
+
+// ParseCrash works out a Crash from the worker's dying stderr output, its
+// process state (which may be nil) and the reason the supervisor killed it
+// (empty if it did not).
+func ParseCrash(stderr string, state *os.ProcessState, killReason string) Crash {
+	c := Crash{Output: TrimDump(stderr), ExitCode: -1}
+	if state != nil {
+		c.ExitCode = state.ExitCode()
+	}
+	if killReason != "" {
+		c.Cause = killReason
+		return c
+	}
+	for _, line := range strings.Split(stderr, "\n") {
+		line = strings.TrimRight(line, "\r")
+		switch {
+		case line == "fatal error: stack overflow":
+			c.Cause = "stack overflow (infinite recursion?)"
+			return c
+		case strings.HasPrefix(line, "fatal error: "):
+			c.Cause = line
+			return c
+		case strings.HasPrefix(line, "panic: "):
+			msg := strings.TrimSuffix(strings.TrimPrefix(line, "panic: "), " [recovered]")
+			// Panics in the cell itself are recovered by the session, so a
+			// panic that ends the process came from a goroutine.
+			c.Cause = "panic in a goroutine: " + msg
+			return c
+		case strings.HasPrefix(line, "unexpected fault address"), strings.HasPrefix(line, "SIGSEGV"), strings.HasPrefix(line, "SIGBUS"):
+			c.Cause = "memory fault: " + line
+			return c
+		}
+	}
+	if state == nil {
+		c.Cause = "the worker process ended"
+		return c
+	}
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		sig := ws.Signal()
+		c.Cause = fmt.Sprintf("the worker was killed (signal: %v)", sig)
+		if sig == syscall.SIGKILL {
+			c.Cause += "; out of memory?"
+		}
+		return c
+	}
+	c.Cause = fmt.Sprintf("the worker exited with status %d (os.Exit(%d)?)", c.ExitCode, c.ExitCode)
+	return c
+}
+
+// TrimDump removes the goroutine stacks of a Go runtime crash report when
+// it is long: they show the interpreter's frames, not the cell's. What is
+// left names the error and says how many lines were dropped.
+func TrimDump(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= 20 {
+		return s
+	}
+	var kept []string
+	dropped := 0
+	inDump := false
+	for _, l := range lines {
+		if isDumpStart(l) {
+			inDump = true
+		}
+		if inDump {
+			dropped++
+			continue
+		}
+		kept = append(kept, l)
+	}
+	for len(kept) > 0 && strings.TrimSpace(kept[len(kept)-1]) == "" {
+		kept = kept[:len(kept)-1]
+	}
+	if len(kept) > 40 { // no dump recognised but long: keep the head
+		dropped += len(kept) - 40
+		kept = kept[:40]
+	}
+	if dropped > 0 {
+		kept = append(kept, fmt.Sprintf("[%d lines of Go runtime stacks omitted]", dropped))
+	}
+	return strings.Join(kept, "\n") + "\n"
+}
+
+func isDumpStart(l string) bool {
+	if l == "runtime stack:" {
+		return true
+	}
+	if !strings.HasPrefix(l, "goroutine ") {
+		return false
+	}
+	rest := strings.TrimLeft(l[len("goroutine "):], "0123456789")
+	return len(rest) < len(l)-len("goroutine ") && strings.HasPrefix(rest, " [")
+}

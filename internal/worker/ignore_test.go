@@ -1,0 +1,8 @@
+package worker
+
+import (
+	"os"
+	"os/signal"
+)
+
+func signalIgnoreInterrupt() { signal.Ignore(os.Interrupt) }

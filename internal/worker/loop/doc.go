@@ -1,0 +1,21 @@
+// Package loop is the worker side of the kernel's two processes: the
+// "gnnlab worker" subcommand (Main) and its request loop (Serve).
+//
+// Serve reads workerproto Requests, runs them in an interp.Session and
+// writes Events. Cells print to the process's real stdout and stderr,
+// which the kernel reads as pipes; before each event that must follow the
+// output (display, result, error, end of cell) Serve writes a sync mark to
+// both. Display calls from cells become EvDisplay, EvUpdateDisplay and
+// EvClearOutput events. A cell reading os.Stdin asks the frontend for a
+// line (EvInputRequest, answered by OpInputReply) when its request allowed
+// input, and gets ErrNoStdin otherwise. An interrupt (SIGINT in Main)
+// cancels the running cell's context. Cursor positions arrive in code
+// points, as Jupyter counts them, and are converted to the session's byte
+// offsets and back.
+//
+// The package sits apart from the Supervisor in package worker so that the
+// kernel does not link the interpreter through it.
+//
+// BUG(gnnlab): input requests carry no prompt: a cell prints its prompt
+// itself before reading os.Stdin.
+package loop

@@ -1,0 +1,369 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/gnnlab/gnnlab/internal/workerproto"
+	"github.com/gnnlab/gnnlab/interp"
+	"github.com/gnnlab/gnnlab/viz/display"
+)
+
+// ErrNoStdin is what a cell reading os.Stdin gets when its request did not
+// allow input (allow_stdin false, or no cell is running).
+var ErrNoStdin = errors.New("loop: this frontend does not accept input (allow_stdin is false)")
+
+// ServeOptions configure Serve.
+type ServeOptions struct {
+	// Stdout and Stderr are where the session prints and where sync marks
+	// go; they must be the same destinations the kernel reads. Nil means
+	// os.Stdout and os.Stderr.
+	Stdout, Stderr io.Writer
+	// Interrupt cancels the running cell each time it receives.
+	Interrupt <-chan os.Signal
+	// Banner is sent with EvReady.
+	Banner string
+}
+
+// Main is the "gnnlab worker" subcommand: it serves requests from fd 3 and
+// writes events to fd 4 until the kernel asks it to shut down or closes
+// the pipe. It returns the process exit status.
+func Main() int {
+	reqs := os.NewFile(3, "requests")
+	events := os.NewFile(4, "events")
+	if reqs == nil || events == nil {
+		fmt.Fprintln(os.Stderr, "loop: fds 3 and 4 are not open; this command is started by the kernel")
+		return 2
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	if err := Serve(reqs, events, ServeOptions{Interrupt: sig}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// server is the worker side of one connection to the kernel.
+type server struct {
+	sess           *interp.Session
+	stdout, stderr io.Writer
+
+	evMu sync.Mutex // serialises event frames and sync marks
+	ev   io.Writer
+	sync uint64 // last sync mark written, under evMu
+
+	curMu      sync.Mutex
+	curID      uint64 // the request being executed, 0 when idle
+	curAllow   bool
+	curCtx     context.Context
+	curCancel  context.CancelFunc
+	inputs     chan string
+	stdinMu    sync.Mutex
+	stdinBuf   []byte
+	reqs       chan workerproto.Request
+	readerDone chan error
+}
+
+// Serve runs a session, answering the requests read from r with events
+// written to w, until OpShutdown or the end of r.
+func Serve(r io.Reader, w io.Writer, opts ServeOptions) error {
+	s := &server{
+		stdout:     opts.Stdout,
+		stderr:     opts.Stderr,
+		ev:         w,
+		inputs:     make(chan string, 1),
+		reqs:       make(chan workerproto.Request, 16),
+		readerDone: make(chan error, 1),
+	}
+	// Keep the original files: a cell may reassign os.Stdout, but the
+	// sync marks must reach the pipes that the kernel reads.
+	if s.stdout == nil {
+		s.stdout = os.Stdout
+	}
+	if s.stderr == nil {
+		s.stderr = os.Stderr
+	}
+	sess, err := interp.New(interp.Options{Stdout: opts.Stdout, Stderr: opts.Stderr, Stdin: &stdinReader{s}})
+	if err != nil {
+		return fmt.Errorf("loop: start session: %w", err)
+	}
+	s.sess = sess
+	display.SetPublisher(publisher{s})
+	defer display.SetPublisher(nil)
+
+	if opts.Interrupt != nil {
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			for {
+				select {
+				case <-opts.Interrupt:
+					s.interrupt()
+				case <-stop:
+					return
+				}
+			}
+		}()
+	}
+	go s.read(r)
+	if err := s.send(workerproto.Event{Kind: workerproto.EvReady, Text: opts.Banner}); err != nil {
+		return err
+	}
+	for req := range s.reqs {
+		if req.Op == workerproto.OpShutdown {
+			return s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone})
+		}
+		if err := s.handle(req); err != nil {
+			return err
+		}
+	}
+	if err := <-s.readerDone; err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("loop: read request: %w", err)
+	}
+	return nil
+}
+
+// read forwards requests to s.reqs; input replies go straight to the
+// stdin reader, which waits for them while the main loop is in Eval.
+func (s *server) read(r io.Reader) {
+	defer close(s.reqs)
+	for {
+		var req workerproto.Request
+		if err := workerproto.ReadFrame(r, &req); err != nil {
+			s.readerDone <- err
+			return
+		}
+		if req.Op == workerproto.OpInputReply {
+			select {
+			case s.inputs <- req.Value:
+			default: // nobody asked: drop the stale answer
+			}
+			continue
+		}
+		s.reqs <- req
+	}
+}
+
+// send writes one event frame.
+func (s *server) send(ev workerproto.Event) error {
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	return s.sendLocked(ev)
+}
+
+func (s *server) sendLocked(ev workerproto.Event) error {
+	if err := workerproto.WriteFrame(s.ev, ev); err != nil {
+		return fmt.Errorf("loop: write event: %w", err)
+	}
+	return nil
+}
+
+// sendSynced writes a sync mark to stdout and stderr, then ev carrying
+// its number, so the kernel publishes ev after what was printed before.
+func (s *server) sendSynced(ev workerproto.Event) error {
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	s.sync++
+	mark := []byte(workerproto.SyncMark(s.sync))
+	// A failed write means the kernel is gone; the event write reports it.
+	_, _ = s.stdout.Write(mark)
+	_, _ = s.stderr.Write(mark)
+	ev.Sync = s.sync
+	return s.sendLocked(ev)
+}
+
+func (s *server) interrupt() {
+	s.curMu.Lock()
+	defer s.curMu.Unlock()
+	if s.curCancel != nil {
+		s.curCancel()
+	}
+}
+
+func (s *server) handle(req workerproto.Request) error {
+	switch req.Op {
+	case workerproto.OpExecute:
+		return s.execute(req)
+	case workerproto.OpComplete:
+		cur := byteOffset(req.Code, req.Cursor)
+		matches, start, end := s.sess.Complete(req.Code, cur)
+		if matches == nil {
+			matches = []string{}
+		}
+		return s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone, Complete: &workerproto.CompleteReply{
+			Matches:     matches,
+			CursorStart: runeOffset(req.Code, start),
+			CursorEnd:   runeOffset(req.Code, end),
+		}})
+	case workerproto.OpInspect:
+		text, found := s.sess.Inspect(req.Code, byteOffset(req.Code, req.Cursor), req.DetailLevel)
+		return s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone, Inspect: &workerproto.InspectReply{Found: found, Text: text}})
+	case workerproto.OpIsComplete:
+		status, indent := s.sess.IsComplete(req.Code)
+		return s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone, IsComplete: &workerproto.IsCompleteReply{Status: status, Indent: indent}})
+	default:
+		// An op from a newer kernel: answer so that the kernel never waits.
+		return s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone, Error: &workerproto.CellError{
+			Name: "worker error", Value: fmt.Sprintf("unknown request %q", req.Op),
+		}})
+	}
+}
+
+func (s *server) execute(req workerproto.Request) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.curMu.Lock()
+	s.curID, s.curAllow, s.curCtx, s.curCancel = req.ID, req.AllowStdin, ctx, cancel
+	s.curMu.Unlock()
+	defer func() {
+		cancel() // first: a goroutine of the cell may wait for input under stdinMu
+		s.curMu.Lock()
+		s.curID, s.curAllow, s.curCtx, s.curCancel = 0, false, nil, nil
+		s.curMu.Unlock()
+		// Typed-ahead input belongs to this cell only.
+		s.stdinMu.Lock()
+		s.stdinBuf = nil
+		s.stdinMu.Unlock()
+	}()
+
+	res, err := s.sess.Eval(ctx, req.Code)
+	if err != nil {
+		if err := s.sendSynced(workerproto.Event{ID: req.ID, Kind: workerproto.EvError, Error: cellError(err)}); err != nil {
+			return err
+		}
+		return s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone})
+	}
+	if res.HasValue && !req.Silent {
+		b := res.Value
+		if err := s.sendSynced(workerproto.Event{ID: req.ID, Kind: workerproto.EvResult, Bundle: &b}); err != nil {
+			return err
+		}
+	}
+	done := workerproto.Event{ID: req.ID, Kind: workerproto.EvDone}
+	if len(req.UserExpressions) > 0 {
+		done.UserExpressions = make(map[string]map[string]any, len(req.UserExpressions))
+		for name, expr := range req.UserExpressions {
+			done.UserExpressions[name] = s.userExpression(ctx, expr)
+		}
+	}
+	return s.sendSynced(done)
+}
+
+// userExpression evaluates expr in the session and returns it in the
+// shape of an execute_reply's user_expressions entry.
+func (s *server) userExpression(ctx context.Context, expr string) map[string]any {
+	res, err := s.sess.Eval(ctx, expr)
+	if err != nil {
+		ce := cellError(err)
+		return map[string]any{"status": "error", "ename": ce.Name, "evalue": ce.Value, "traceback": ce.Traceback}
+	}
+	data, meta := map[string]any{}, map[string]any{}
+	if res.HasValue {
+		if res.Value.Data != nil {
+			data = res.Value.Data
+		}
+		if res.Value.Metadata != nil {
+			meta = res.Value.Metadata
+		}
+	}
+	return map[string]any{"status": "ok", "data": data, "metadata": meta}
+}
+
+// cellError turns an Eval error into the wire form.
+func cellError(err error) *workerproto.CellError {
+	var ie *interp.Error
+	if errors.As(err, &ie) {
+		tb := ie.Traceback
+		if tb == nil {
+			tb = []string{}
+		}
+		return &workerproto.CellError{Name: ie.Name, Value: ie.Value, Traceback: tb}
+	}
+	return &workerproto.CellError{Name: "error", Value: err.Error(), Traceback: []string{err.Error()}}
+}
+
+// publisher sends display calls from cells as events of the running
+// request (ID 0 when a goroutine displays after its cell ended).
+type publisher struct{ s *server }
+
+func (p publisher) Display(b display.Bundle, update bool) {
+	kind := workerproto.EvDisplay
+	if update {
+		kind = workerproto.EvUpdateDisplay
+	}
+	_ = p.s.sendSynced(workerproto.Event{ID: p.s.currentID(), Kind: kind, Bundle: &b})
+}
+
+func (p publisher) ClearOutput(wait bool) {
+	_ = p.s.sendSynced(workerproto.Event{ID: p.s.currentID(), Kind: workerproto.EvClearOutput, Wait: wait})
+}
+
+func (s *server) currentID() uint64 {
+	s.curMu.Lock()
+	defer s.curMu.Unlock()
+	return s.curID
+}
+
+// stdinReader is the cells' os.Stdin: each time its buffer runs dry it
+// asks the frontend for a line (EvInputRequest) and waits for the answer.
+type stdinReader struct{ s *server }
+
+func (r *stdinReader) Read(p []byte) (int, error) {
+	s := r.s
+	s.stdinMu.Lock()
+	defer s.stdinMu.Unlock()
+	if len(s.stdinBuf) == 0 {
+		s.curMu.Lock()
+		id, allow, ctx := s.curID, s.curAllow, s.curCtx
+		s.curMu.Unlock()
+		if !allow {
+			return 0, ErrNoStdin
+		}
+		if err := s.sendSynced(workerproto.Event{ID: id, Kind: workerproto.EvInputRequest}); err != nil {
+			return 0, err
+		}
+		select {
+		case v := <-s.inputs:
+			s.stdinBuf = []byte(v + "\n")
+		case <-ctx.Done():
+			return 0, fmt.Errorf("loop: input: %w", ctx.Err())
+		}
+	}
+	n := copy(p, s.stdinBuf)
+	s.stdinBuf = s.stdinBuf[n:]
+	return n, nil
+}
+
+// byteOffset converts a cursor counted in code points (Jupyter) to a byte
+// offset into code (the session), clamped to the code.
+func byteOffset(code string, runes int) int {
+	if runes <= 0 {
+		return 0
+	}
+	i := 0
+	for off := range code {
+		if i == runes {
+			return off
+		}
+		i++
+	}
+	return len(code)
+}
+
+// runeOffset converts a byte offset into code to a count of code points.
+func runeOffset(code string, off int) int {
+	if off <= 0 {
+		return 0
+	}
+	if off > len(code) {
+		off = len(code)
+	}
+	return utf8.RuneCountInString(code[:off])
+}
