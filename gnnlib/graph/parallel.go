@@ -9,14 +9,14 @@ import (
 
 var threads atomic.Int64
 
-// SetThreads sets how many goroutines the kernels use; n <= 0 means
-// runtime.GOMAXPROCS(0), the default. gnnlib/nn keeps it equal to the
-// tensor package's setting.
-func SetThreads(n int) {
+// SetThreads sets how many goroutines the kernels use and returns the
+// previous setting; n <= 0 means runtime.GOMAXPROCS(0), the default.
+// gnnlib/nn keeps it equal to the tensor package's setting.
+func SetThreads(n int) (previous int) {
 	if n < 0 {
 		n = 0
 	}
-	threads.Store(int64(n))
+	return int(threads.Swap(int64(n)))
 }
 
 // Threads returns the number of goroutines the kernels use.
