@@ -103,4 +103,3 @@ func TestTrimDump(t *testing.T) {
 		t.Errorf("TrimDump(long) = %q, want %q", got, want)
 	}
 }
-
