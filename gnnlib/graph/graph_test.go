@@ -262,3 +262,21 @@ func TestRCMDisconnected(t *testing.T) {
 		t.Errorf("RCM() on two paths = %v, not a permutation (%v)", perm, err)
 	}
 }
+
+func TestCachesConcurrent(t *testing.T) {
+	g, err := BarabasiAlbert(500, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const workers = 8
+	done := make(chan [2]*Graph, workers)
+	for i := 0; i < workers; i++ {
+		go func() { done <- [2]*Graph{g.Transpose(), g.GCNNorm()} }()
+	}
+	first := <-done
+	for i := 1; i < workers; i++ {
+		if got := <-done; got != first {
+			t.Fatalf("concurrent Transpose/GCNNorm returned different graphs")
+		}
+	}
+}
