@@ -119,7 +119,7 @@ func (t *Tensor) sumAxis(name string, axis int, keepdim, mean bool) *Tensor {
 
 // argReduce finds, for each slice along axis, the index of the first
 // maximum (max true) or minimum.
-func argReduce(t *Tensor, axis int, max bool) (idx []int, vals []float32) {
+func argReduce(t *Tensor, axis int, wantMax bool) (idx []int, vals []float32) {
 	outer, n, inner := split3(t.shape, axis)
 	idx = make([]int, outer*inner)
 	vals = make([]float32, outer*inner)
@@ -129,7 +129,7 @@ func argReduce(t *Tensor, axis int, max bool) (idx []int, vals []float32) {
 			best, bi := t.data[base], 0
 			for k := 1; k < n; k++ {
 				v := t.data[base+k*inner]
-				if (max && v > best) || (!max && v < best) || (best != best && v == v) {
+				if (wantMax && v > best) || (!wantMax && v < best) || (best != best && v == v) {
 					best, bi = v, k
 				}
 			}
@@ -139,14 +139,14 @@ func argReduce(t *Tensor, axis int, max bool) (idx []int, vals []float32) {
 	return idx, vals
 }
 
-func (t *Tensor) extremum(name string, axis int, keepdim, max bool) *Tensor {
+func (t *Tensor) extremum(name string, axis int, keepdim, wantMax bool) *Tensor {
 	start := OpStart()
 	t.mustDense(name)
 	axis = t.axis(name, axis)
 	if t.shape[axis] == 0 {
 		panic(&ShapeError{Op: name, A: cloneInts(t.shape), Msg: "empty axis"})
 	}
-	idx, vals := argReduce(t, axis, max)
+	idx, vals := argReduce(t, axis, wantMax)
 	out := &Tensor{data: vals, shape: reducedShape(t.shape, axis, keepdim)}
 	_, n, inner := split3(t.shape, axis)
 	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
