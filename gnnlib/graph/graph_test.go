@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // randomEdges returns m random edges between nSrc sources and nDst
@@ -273,10 +274,17 @@ func TestCachesConcurrent(t *testing.T) {
 	for i := 0; i < workers; i++ {
 		go func() { done <- [2]*Graph{g.Transpose(), g.GCNNorm()} }()
 	}
-	first := <-done
-	for i := 1; i < workers; i++ {
-		if got := <-done; got != first {
-			t.Fatalf("concurrent Transpose/GCNNorm returned different graphs")
+	var first [2]*Graph
+	for i := 0; i < workers; i++ {
+		select {
+		case got := <-done:
+			if i == 0 {
+				first = got
+			} else if got != first {
+				t.Fatalf("concurrent Transpose/GCNNorm returned different graphs")
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("concurrent Transpose/GCNNorm: no answer from worker %d after a minute", i)
 		}
 	}
 }
