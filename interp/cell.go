@@ -1,0 +1,262 @@
+package interp
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"strconv"
+	"strings"
+)
+
+// cellFile is the file name of every piece of cell code given to yaegi.
+// yaegi scopes imports by the base name of a node's file, so all cells
+// share one name; the cell number and line are carried by the line number
+// (see virtualLine), set with //line directives.
+const cellFile = "_cell_"
+
+// lineStride separates the line numbers of consecutive cells: line L of
+// cell N is line N*lineStride+L for the parser and yaegi.
+const lineStride = 100000
+
+func virtualLine(cell, line int) int { return cell*lineStride + line }
+
+func cellLine(v int) (cell, line int) { return v / lineStride, v % lineStride }
+
+// chunk is a top-level piece of a cell: a declaration or a statement.
+type chunk struct {
+	start, end int // byte range in the cell
+	decl       bool
+	imp        bool // an import declaration (decl too)
+}
+
+// split cuts src into top-level declarations and statements by scanning
+// its tokens: at bracket depth 0, a piece starting with import, type,
+// var, const or a func with a name (or a receiver) is a declaration.
+func split(src string) []chunk {
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(src))
+	var s scanner.Scanner
+	s.Init(file, []byte(src), func(token.Position, string) {}, 0)
+	type tok struct {
+		off int
+		tok token.Token
+		lit string
+	}
+	var toks []tok
+	for {
+		pos, t, lit := s.Scan()
+		if t == token.EOF {
+			break
+		}
+		toks = append(toks, tok{file.Offset(pos), t, lit})
+	}
+	var chunks []chunk
+	depth := 0
+	start, prevEnd := -1, 0
+	kinds := make([]token.Token, len(toks))
+	for i, t := range toks {
+		kinds[i] = t.tok
+	}
+	for i, t := range toks {
+		if start < 0 {
+			if t.tok == token.SEMICOLON {
+				continue
+			}
+			start = i
+		}
+		switch t.tok {
+		case token.LPAREN, token.LBRACE, token.LBRACK:
+			depth++
+		case token.RPAREN, token.RBRACE, token.RBRACK:
+			depth--
+		}
+		sep := t.tok == token.SEMICOLON && depth <= 0
+		if !sep {
+			prevEnd = t.off + tokLen(t.tok, t.lit)
+		}
+		if sep || i == len(toks)-1 {
+			chunks = append(chunks, chunk{start: toks[start].off, end: prevEnd, decl: isDecl(kinds[start : i+1]), imp: kinds[start] == token.IMPORT})
+			start = -1
+			depth = max(depth, 0)
+		}
+	}
+	return chunks
+}
+
+func tokLen(t token.Token, lit string) int {
+	if lit != "" {
+		return len(lit)
+	}
+	return len(t.String())
+}
+
+// isDecl reports whether the tokens of a piece start a declaration.
+func isDecl(toks []token.Token) bool {
+	at := func(k int) token.Token { return toks[k] }
+	if len(toks) == 0 {
+		return false
+	}
+	switch at(0) {
+	case token.IMPORT, token.TYPE, token.VAR, token.CONST:
+		return true
+	case token.FUNC:
+		if len(toks) < 2 {
+			return false
+		}
+		switch at(1) {
+		case token.IDENT:
+			return true
+		case token.LPAREN:
+			// A receiver is followed by the method name; a literal's
+			// parameters by its results or body.
+			d := 0
+			for k := 1; k < len(toks); k++ {
+				switch at(k) {
+				case token.LPAREN:
+					d++
+				case token.RPAREN:
+					d--
+					if d == 0 {
+						return k+1 < len(toks) && at(k+1) == token.IDENT && k+2 < len(toks) && at(k+2) == token.LPAREN
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// blank returns src with the bytes of the chunks for which drop is true
+// replaced by spaces, newlines kept, so that positions do not move.
+func blank(src string, chunks []chunk, drop func(chunk) bool) string {
+	b := []byte(src)
+	for _, c := range chunks {
+		if !drop(c) {
+			continue
+		}
+		for i := c.start; i < c.end && i < len(b); i++ {
+			if b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+	}
+	return string(b)
+}
+
+// parsedCell is a cell cut into its declarations and its statements, both
+// parsed in the interpreter's file set with positions of the cell.
+type parsedCell struct {
+	n        int
+	src      string
+	declSrc  string    // the source of decls, a Go file
+	decls    *ast.File // imports and declarations
+	stmtSrc  string
+	body     *ast.BlockStmt // statements
+	hasDecls bool
+	hasStmts bool
+}
+
+// lineDirective makes the next line line v (virtual), column 1.
+func lineDirective(v int) string {
+	return "//line " + cellFile + ":" + strconv.Itoa(v) + ":1\n"
+}
+
+// lineCol returns the 1-based line and column of byte offset off of src.
+func lineCol(src string, off int) (line, col int) {
+	line = 1 + strings.Count(src[:off], "\n")
+	return line, off - strings.LastIndex(src[:off], "\n")
+}
+
+// parseCell splits and parses cell number n in fset. The error is a
+// scanner.ErrorList with cell positions.
+func parseCell(fset *token.FileSet, n int, src string) (*parsedCell, error) {
+	chunks := split(src)
+	pc := &parsedCell{n: n, src: src}
+	for _, c := range chunks {
+		if c.decl {
+			pc.hasDecls = true
+		} else {
+			pc.hasStmts = true
+		}
+	}
+	// Go wants imports first: they go ahead of the other declarations,
+	// each after a //line directive that keeps its position.
+	var b strings.Builder
+	b.WriteString("package main\n")
+	for _, c := range chunks {
+		if c.imp {
+			line, col := lineCol(src, c.start)
+			b.WriteString(lineDirective(virtualLine(n, line)) + strings.Repeat(" ", col-1) + src[c.start:c.end] + "\n")
+		}
+	}
+	b.WriteString(lineDirective(virtualLine(n, 1)))
+	b.WriteString(blank(src, chunks, func(c chunk) bool { return !c.decl || c.imp }))
+	pc.declSrc = b.String()
+	f, err := parser.ParseFile(fset, cellFile, pc.declSrc, parser.ParseComments|parser.DeclarationErrors)
+	if err != nil {
+		return nil, err
+	}
+	pc.decls = f
+	pc.stmtSrc = "package main\nfunc main() {\n" + lineDirective(virtualLine(n, 1)) + blank(src, chunks, func(c chunk) bool { return c.decl }) + "\n}\n"
+	g, err := parser.ParseFile(fset, cellFile, pc.stmtSrc, 0)
+	if err != nil {
+		return nil, err
+	}
+	pc.body = g.Decls[0].(*ast.FuncDecl).Body
+	return pc, nil
+}
+
+// declNames returns the names a top-level declaration defines; methods
+// are "Type.Method".
+func declNames(d ast.Decl) []string {
+	switch d := d.(type) {
+	case *ast.FuncDecl:
+		if d.Recv != nil && len(d.Recv.List) == 1 {
+			return []string{recvName(d.Recv.List[0].Type) + "." + d.Name.Name}
+		}
+		return []string{d.Name.Name}
+	case *ast.GenDecl:
+		var names []string
+		for _, s := range d.Specs {
+			switch s := s.(type) {
+			case *ast.TypeSpec:
+				names = append(names, s.Name.Name)
+			case *ast.ValueSpec:
+				for _, n := range s.Names {
+					names = append(names, n.Name)
+				}
+			}
+		}
+		return names
+	}
+	return nil
+}
+
+func recvName(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.ParenExpr:
+			e = t.X
+		case *ast.Ident:
+			return t.Name
+		default:
+			return "?"
+		}
+	}
+}
+
+// importName is the name under which an import spec binds its package.
+func importName(s *ast.ImportSpec) string {
+	if s.Name != nil {
+		return s.Name.Name
+	}
+	p, _ := strconv.Unquote(s.Path.Value)
+	return p[strings.LastIndex(p, "/")+1:]
+}

@@ -1,0 +1,153 @@
+package interp
+
+import (
+	"errors"
+	"fmt"
+	"go/scanner"
+	"go/token"
+	"reflect"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+
+	yaegi "github.com/traefik/yaegi/interp"
+)
+
+// ErrNoStdin is what reading os.Stdin in a cell returns when the session
+// has no Options.Stdin (the frontend does not accept input).
+var ErrNoStdin = errors.New("interp: this frontend does not accept input (allow_stdin is false)")
+
+// Error names, as Jupyter shows them (ename).
+const (
+	nameCompile     = "compile error"
+	namePanic       = "panic"
+	nameRuntime     = "runtime error"
+	nameInterrupted = "interrupted"
+	nameUnsupported = "unsupported"
+)
+
+var posRE = regexp.MustCompile(regexp.QuoteMeta(cellFile) + `:(\d+)(?::(\d+))?`)
+
+// cellPos writes a virtual position as "cell[N]:L:C".
+func cellPos(v, col int) string {
+	n, l := cellLine(v)
+	if col > 0 {
+		return fmt.Sprintf("cell[%d]:%d:%d", n, l, col)
+	}
+	return fmt.Sprintf("cell[%d]:%d", n, l)
+}
+
+// mapPositions replaces the interpreter's positions in s by cell positions.
+func mapPositions(s string) string {
+	return posRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := posRE.FindStringSubmatch(m)
+		v, _ := strconv.Atoi(sub[1])
+		col, _ := strconv.Atoi(sub[2])
+		return cellPos(v, col)
+	})
+}
+
+// splitPos cuts a leading "cell[N]:L:C: " off a message.
+func splitPos(s string) (pos, msg string) {
+	if strings.HasPrefix(s, "cell[") {
+		if i := strings.Index(s, ": "); i > 0 {
+			return s[:i], s[i+2:]
+		}
+	}
+	return "", s
+}
+
+// positioned builds an *Error whose traceback is "pos: message" lines.
+func positioned(name string, lines []string) *Error {
+	e := &Error{Name: name}
+	for i, l := range lines {
+		l = mapPositions(l)
+		_, msg := splitPos(l)
+		if i == 0 {
+			e.Value = msg
+		}
+		e.Traceback = append(e.Traceback, l)
+	}
+	return e
+}
+
+// parseError converts a go/parser error.
+func parseError(fset *token.FileSet, err error) *Error {
+	var list scanner.ErrorList
+	if errors.As(err, &list) {
+		var lines []string
+		for _, e := range list {
+			lines = append(lines, cellPos(e.Pos.Line, e.Pos.Column)+": "+e.Msg)
+			if len(lines) == 10 {
+				break
+			}
+		}
+		return positioned(nameCompile, lines)
+	}
+	return &Error{Name: nameCompile, Value: err.Error(), Traceback: []string{err.Error()}}
+}
+
+// genericStdlib are the standard packages whose generic functions yaegi
+// has no symbols for.
+var genericStdlib = map[string]bool{"slices": true, "maps": true, "cmp": true, "iter": true, "sync": true, "atomic": true, "unique": true, "weak": true}
+
+var (
+	undefSelRE  = regexp.MustCompile(`undefined selector: (\w+)\.(\w+)`)
+	importErrRE = regexp.MustCompile(`import "([^"]+)" error: unable to find source related to: "[^"]+".*`)
+)
+
+// compileError converts an error of yaegi's compiler.
+func compileError(err error) *Error {
+	msg := mapPositions(err.Error())
+	if m := importErrRE.FindStringSubmatch(msg); m != nil {
+		name, text := nameCompile, fmt.Sprintf("package %q is not available in the interpreter (it has the standard library and the gnnlab packages)", m[1])
+		if m[1] == "iter" {
+			name, text = nameUnsupported, `package "iter" (range-over-func iterators) is not supported by the interpreter`
+		}
+		pos, _ := splitPos(msg)
+		return &Error{Name: name, Value: text, Traceback: []string{strings.TrimPrefix(pos+": ", ": ") + text}}
+	}
+	if m := undefSelRE.FindStringSubmatch(msg); m != nil && genericStdlib[m[1]] {
+		text := fmt.Sprintf("%s.%s is undefined, or is a generic function of the standard library, which the interpreter does not provide (write the loop instead)", m[1], m[2])
+		pos, _ := splitPos(msg)
+		return &Error{Name: nameUnsupported, Value: text, Traceback: []string{strings.TrimPrefix(pos+": ", ": ") + text}}
+	}
+	return positioned(nameCompile, strings.Split(msg, "\n"))
+}
+
+// runtimeError converts a panic of the cell, with the panic lines that
+// yaegi printed while unwinding (innermost first).
+func runtimeError(p yaegi.Panic, frames []string) *Error {
+	v := p.Value
+	if rv, ok := v.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
+		v = rv.Interface()
+	}
+	e := &Error{Name: namePanic}
+	var re runtime.Error
+	switch x := v.(type) {
+	case error:
+		e.Value = x.Error()
+		if errors.As(x, &re) {
+			e.Name = nameRuntime
+		}
+	case string:
+		e.Value = x
+		// yaegi indexes through reflect, whose panics are strings.
+		if strings.HasPrefix(x, "reflect: ") && strings.Contains(x, "out of range") {
+			e.Name, e.Value = nameRuntime, "index out of range ("+x+")"
+		}
+	default:
+		e.Value = fmt.Sprint(v)
+	}
+	e.Value = mapPositions(e.Value)
+	e.Traceback = append(e.Traceback, e.Name+": "+e.Value)
+	for _, f := range frames {
+		f = strings.TrimSpace(mapPositions(f))
+		pos, msg := splitPos(f)
+		msg = strings.TrimPrefix(msg, "panic: ")
+		msg = strings.TrimSuffix(msg, "(...)")
+		e.Traceback = append(e.Traceback, pos+": in "+msg)
+	}
+	return e
+}
