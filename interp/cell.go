@@ -148,6 +148,7 @@ func blank(src string, chunks []chunk, drop func(chunk) bool) string {
 // parsed in the interpreter's file set with positions of the cell.
 type parsedCell struct {
 	n        int
+	fset     *token.FileSet
 	src      string
 	declSrc  string    // the source of decls, a Go file
 	decls    *ast.File // imports and declarations
@@ -172,7 +173,7 @@ func lineCol(src string, off int) (line, col int) {
 // scanner.ErrorList with cell positions.
 func parseCell(fset *token.FileSet, n int, src string) (*parsedCell, error) {
 	chunks := split(src)
-	pc := &parsedCell{n: n, src: src}
+	pc := &parsedCell{n: n, src: src, fset: fset}
 	for _, c := range chunks {
 		if c.decl {
 			pc.hasDecls = true

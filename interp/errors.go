@@ -128,8 +128,13 @@ func runtimeError(p yaegi.Panic, frames []string) *Error {
 	switch x := v.(type) {
 	case error:
 		e.Value = x.Error()
-		if errors.As(x, &re) {
+		var ve *reflect.ValueError
+		switch {
+		case errors.As(x, &re):
 			e.Name = nameRuntime
+		case errors.As(x, &ve) && ve.Kind == reflect.Invalid:
+			// yaegi reaches through a nil pointer with reflect.
+			e.Name, e.Value = nameRuntime, "invalid memory address or nil pointer dereference ("+x.Error()+")"
 		}
 	case string:
 		e.Value = x

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -86,7 +87,7 @@ func typeExpr(t reflect.Type) (string, bool) {
 
 // typecheck runs go/types over the cell with the session's globals
 // declared, ignoring every error, and returns what it learnt.
-func typecheck(fset *token.FileSet, pc *parsedCell, globals map[string]reflect.Value, earlier []*declRec) *types.Info {
+func typecheck(fset *token.FileSet, pc *parsedCell, globals map[string]reflect.Value, earlier []*declRec) (info *types.Info, undefined []types.Error) {
 	declared := map[string]bool{}
 	for _, d := range pc.decls.Decls {
 		for _, n := range declNames(d) {
@@ -128,24 +129,35 @@ func typecheck(fset *token.FileSet, pc *parsedCell, globals map[string]reflect.V
 		Body: pc.body,
 	})
 	files = append(files, &ast.File{Name: ast.NewIdent("main"), Decls: decls, Package: pc.decls.Package})
-	info := &types.Info{
+	info = &types.Info{
 		Types: map[ast.Expr]types.TypeAndValue{},
 		Uses:  map[*ast.Ident]types.Object{},
 		Defs:  map[*ast.Ident]types.Object{},
 	}
-	conf := types.Config{Importer: fakeImporter{}, Error: func(error) {}}
+	conf := types.Config{Importer: fakeImporter{}, Error: func(err error) {
+		// Keep "undefined: x" of names that the session does not know
+		// either: yaegi reports some of them obscurely.
+		var te types.Error
+		if errors.As(err, &te) && strings.HasPrefix(te.Msg, "undefined: ") {
+			name := strings.TrimPrefix(te.Msg, "undefined: ")
+			if _, ok := globals[name]; !ok && !strings.Contains(name, ".") {
+				undefined = append(undefined, te)
+			}
+		}
+	}}
 	func() {
 		// go/types is robust, but a panic here must not fail the cell.
 		defer func() { _ = recover() }()
 		_, _ = conf.Check("main", fset, files, info)
 	}()
-	return info
+	return info, undefined
 }
 
 // rewriter applies the source rewrites that stand in for Go features
 // yaegi lacks (see the package doc).
 type rewriter struct {
-	info    *types.Info
+	info      *types.Info
+	undefined []types.Error // from typecheck
 	globals map[string]reflect.Value
 	n       int
 	unknown token.Pos // a range statement whose operand type is unknown

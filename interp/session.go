@@ -54,6 +54,7 @@ type declRec struct {
 	text   string // the declaration as written
 	sig    string // for inspection: the declaration without a body
 	doc    string
+	sigKey string // a function's parameters and results, normalised
 	cell   int
 	dead   bool // every name redefined by a later cell
 }
@@ -164,8 +165,8 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		}
 	} else if pc.hasDecls {
 		globals := s.i.Globals()
-		info := typecheck(s.i.FileSet(), pc, globals, s.records)
-		rw := &rewriter{info: info, globals: globals}
+		info, undef := typecheck(s.i.FileSet(), pc, globals, s.records)
+		rw := &rewriter{info: info, globals: globals, undefined: undef}
 		if err := rw.rewrite(pc.decls); err != nil {
 			return Result{}, unsupported(err)
 		}
@@ -184,8 +185,8 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 // is the result.
 func (s *Session) runStmts(ctx context.Context, pc *parsedCell) (Result, error) {
 	globals := s.i.Globals()
-	info := typecheck(s.i.FileSet(), pc, globals, s.records)
-	rw := &rewriter{info: info, globals: globals}
+	info, undef := typecheck(s.i.FileSet(), pc, globals, s.records)
+	rw := &rewriter{info: info, globals: globals, undefined: undef}
 	if err := rw.rewrite(pc.body); err != nil {
 		return Result{}, unsupported(err)
 	}
@@ -298,7 +299,11 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 				file3 = append(file3, d)
 				continue
 			}
-			st2 = append(st2, declStmt(d.Pos(), &ast.ValueSpec{Names: []*ast.Ident{d.Name}, Type: d.Type}))
+			// Keep the variable of an earlier definition with the same
+			// signature, so that its callers see the new body.
+			if old, ok := s.user[d.Name.Name]; !ok || old.tok != token.FUNC || old.method || old.sigKey != sigKey(pc, d) || !s.isFuncGlobal(d.Name.Name) {
+				st2 = append(st2, declStmt(d.Pos(), &ast.ValueSpec{Names: []*ast.Ident{d.Name}, Type: d.Type}))
+			}
 			name := ast.NewIdent(d.Name.Name)
 			name.NamePos = d.Name.NamePos
 			st4b = append(st4b, &ast.AssignStmt{Lhs: []ast.Expr{name}, Tok: token.ASSIGN, TokPos: d.Pos(), Rhs: []ast.Expr{&ast.FuncLit{Type: d.Type, Body: d.Body}}})
@@ -363,6 +368,19 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	return nil
 }
 
+// sigKey is the text of a function's parameters and results, normalised.
+func sigKey(pc *parsedCell, fd *ast.FuncDecl) string {
+	start := fd.Type.Params.Pos()
+	end := fd.Type.End()
+	tf := pc.fset.File(start)
+	return normalize(pc.declSrc[tf.Offset(start):tf.Offset(end)])
+}
+
+func (s *Session) isFuncGlobal(name string) bool {
+	v, ok := s.i.Globals()[name]
+	return ok && v.IsValid() && v.Kind() == reflect.Func
+}
+
 func plainFunc(fd *ast.FuncDecl) bool {
 	return fd.Recv == nil && fd.Body != nil && fd.Name.Name != "init" && fd.Name.Name != "_" &&
 		(fd.Type.TypeParams == nil || len(fd.Type.TypeParams.List) == 0)
@@ -414,7 +432,14 @@ func (s *Session) compile(n ast.Node, rw *rewriter) (p *yaegi.Program, err error
 	}()
 	p, err = s.i.CompileAST(n)
 	if err != nil {
-		return nil, compileError(err)
+		e := compileError(err)
+		if rw != nil && len(rw.undefined) > 0 && e.Name == nameCompile && !strings.Contains(e.Value, "undefined") {
+			u := rw.undefined[0]
+			pos := u.Fset.Position(u.Pos)
+			line := cellPos(pos.Line, pos.Column) + ": " + u.Msg
+			return nil, &Error{Name: nameCompile, Value: u.Msg, Traceback: []string{line}}
+		}
+		return nil, e
 	}
 	return p, nil
 }
@@ -543,6 +568,7 @@ func (s *Session) collect(pc *parsedCell) ([]*declRec, []importRec) {
 				r.sig = strings.TrimSpace(text(d.Pos(), d.Body.Lbrace))
 			}
 			r.doc = d.Doc.Text()
+			r.sigKey = sigKey(pc, d)
 		case *ast.GenDecl:
 			r.tok, r.sig, r.doc = d.Tok, r.text, d.Doc.Text()
 		}
@@ -695,7 +721,8 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		return parseError(ni.FileSet(), err)
 	}
 	pc := &parsedCell{decls: f, body: &ast.BlockStmt{}}
-	rw := &rewriter{info: typecheck(ni.FileSet(), pc, nil, nil)}
+	info, _ := typecheck(ni.FileSet(), pc, nil, nil)
+	rw := &rewriter{info: info}
 	if err := rw.rewrite(f); err != nil {
 		restore()
 		return unsupported(err)
