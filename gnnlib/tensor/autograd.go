@@ -93,6 +93,9 @@ type OpEvent struct {
 	Start    time.Time // zero when the op did not report its start
 	End      time.Time
 	Out      *Tensor // the op's output (forward) or the output gradient (backward)
+	// Inputs are the op's inputs (in both passes), so that a profiler can
+	// estimate FLOPs and bytes moved from their shapes. Do not modify them.
+	Inputs []*Tensor
 }
 
 var opHook atomic.Pointer[func(OpEvent)]
@@ -147,7 +150,7 @@ func NewOpSince(start time.Time, name string, out *Tensor, inputs []*Tensor, bac
 		}
 	}
 	if h := opHook.Load(); h != nil {
-		(*h)(OpEvent{Name: name, Start: start, End: time.Now(), Out: out})
+		(*h)(OpEvent{Name: name, Start: start, End: time.Now(), Out: out, Inputs: inputs})
 	}
 	return out
 }
@@ -201,7 +204,7 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 		}
 		ins := v.node.backward(acc.g)
 		if hook != nil {
-			(*hook)(OpEvent{Name: v.node.name, Backward: true, Start: start, End: time.Now(), Out: acc.g})
+			(*hook)(OpEvent{Name: v.node.name, Backward: true, Start: start, End: time.Now(), Out: acc.g, Inputs: v.node.inputs})
 		}
 		if v.requiresGrad { // a non-leaf the user asked to keep
 			if v.grad == nil {
