@@ -1,0 +1,171 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// Optimizer updates parameters from their gradients.
+type Optimizer interface {
+	// Step updates every parameter that has a gradient.
+	Step()
+	// ZeroGrad clears the gradients of all parameters.
+	ZeroGrad()
+}
+
+// optimBase holds the parameters and the learning rate shared by the
+// optimisers.
+type optimBase struct {
+	params []*tensor.Tensor
+	lr     float64
+}
+
+// ZeroGrad clears the gradients.
+func (o *optimBase) ZeroGrad() {
+	for _, p := range o.params {
+		p.ZeroGrad()
+	}
+}
+
+// LR returns the learning rate.
+func (o *optimBase) LR() float64 { return o.lr }
+
+// SetLR changes the learning rate (for a schedule).
+func (o *optimBase) SetLR(lr float64) { o.lr = lr }
+
+// Params returns the parameters the optimiser updates.
+func (o *optimBase) Params() []*tensor.Tensor { return o.params }
+
+// state returns one zeroed buffer per parameter.
+func buffers(ps []*tensor.Tensor) [][]float32 {
+	b := make([][]float32, len(ps))
+	for i, p := range ps {
+		b[i] = make([]float32, p.Len())
+	}
+	return b
+}
+
+// SGD is stochastic gradient descent with optional momentum and L2 weight
+// decay, as PyTorch's SGD: g += WeightDecay·p; buf = Momentum·buf + g;
+// p −= LR·buf.
+type SGD struct {
+	optimBase
+	Momentum, WeightDecay float64
+	buf                   [][]float32
+	started               bool
+}
+
+// NewSGD returns an SGD optimiser.
+func NewSGD(params []*tensor.Tensor, lr, momentum, weightDecay float64) *SGD {
+	return &SGD{optimBase: optimBase{params: params, lr: lr}, Momentum: momentum, WeightDecay: weightDecay, buf: buffers(params)}
+}
+
+// Step updates the parameters.
+func (o *SGD) Step() {
+	lr, mom, wd := float32(o.lr), float32(o.Momentum), float32(o.WeightDecay)
+	for i, p := range o.params {
+		g := p.Grad()
+		if g == nil {
+			continue
+		}
+		pd, gd, b := p.Data(), g.Data(), o.buf[i]
+		for j := range pd {
+			gj := gd[j] + wd*pd[j]
+			if mom != 0 {
+				if o.started {
+					gj += mom * b[j]
+				}
+				b[j] = gj
+			}
+			pd[j] -= lr * gj
+		}
+	}
+	o.started = true
+}
+
+// Adam is the Adam optimiser of Kingma and Ba with PyTorch's L2 weight
+// decay (added to the gradient, coupled with the adaptive scaling), which
+// is what Kipf and Welling's GCN uses with 5e-4. Decoupled is AdamW.
+type Adam struct {
+	optimBase
+	Beta1, Beta2, Eps, WeightDecay float64
+	decoupled                      bool
+	m, v                           [][]float32
+	t                              int
+}
+
+// NewAdam returns Adam with betas (0.9, 0.999), eps 1e-8 and L2 weight
+// decay weightDecay.
+func NewAdam(params []*tensor.Tensor, lr, weightDecay float64) *Adam {
+	return &Adam{optimBase: optimBase{params: params, lr: lr}, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8,
+		WeightDecay: weightDecay, m: buffers(params), v: buffers(params)}
+}
+
+// NewAdamW returns AdamW (Loshchilov and Hutter): Adam whose weight decay
+// shrinks the parameters directly, p −= LR·WeightDecay·p, instead of
+// entering the gradient. PyTorch's default weight decay is 0.01.
+func NewAdamW(params []*tensor.Tensor, lr, weightDecay float64) *Adam {
+	a := NewAdam(params, lr, weightDecay)
+	a.decoupled = true
+	return a
+}
+
+// Step updates the parameters.
+func (o *Adam) Step() {
+	o.t++
+	b1, b2 := o.Beta1, o.Beta2
+	c1 := 1 - math.Pow(b1, float64(o.t))
+	c2 := 1 - math.Pow(b2, float64(o.t))
+	// p −= lr/c1 · m / (sqrt(v)/sqrt(c2) + eps), PyTorch's arrangement.
+	step := float32(o.lr / c1)
+	sc2 := float32(math.Sqrt(c2))
+	eps := float32(o.Eps)
+	fb1, fb2 := float32(b1), float32(b2)
+	wd := float32(o.WeightDecay)
+	shrink := float32(1 - o.lr*o.WeightDecay)
+	for i, p := range o.params {
+		g := p.Grad()
+		if g == nil {
+			continue
+		}
+		pd, gd, m, v := p.Data(), g.Data(), o.m[i], o.v[i]
+		for j := range pd {
+			gj := gd[j]
+			if o.decoupled {
+				pd[j] *= shrink
+			} else {
+				gj += wd * pd[j]
+			}
+			m[j] = fb1*m[j] + (1-fb1)*gj
+			v[j] = fb2*v[j] + (1-fb2)*gj*gj
+			pd[j] -= step * m[j] / (float32(math.Sqrt(float64(v[j])))/sc2 + eps)
+		}
+	}
+}
+
+// ClipGradNorm scales the gradients of params so that their joint L2 norm
+// is at most maxNorm, and returns the norm before clipping.
+func ClipGradNorm(params []*tensor.Tensor, maxNorm float64) float64 {
+	var s float64
+	for _, p := range params {
+		if g := p.Grad(); g != nil {
+			for _, v := range g.Data() {
+				s += float64(v) * float64(v)
+			}
+		}
+	}
+	norm := math.Sqrt(s)
+	if norm > maxNorm {
+		f := float32(maxNorm / (norm + 1e-6))
+		for _, p := range params {
+			if g := p.Grad(); g != nil {
+				d := g.Data()
+				for j := range d {
+					d[j] *= f
+				}
+			}
+		}
+	}
+	return norm
+}
