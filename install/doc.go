@@ -1,0 +1,17 @@
+// Package install writes the gnnlab kernelspec where Jupyter looks for
+// kernels.
+//
+// # Layout
+//
+// A kernelspec is a directory named after the kernel, "gnnlab", holding
+// kernel.json and the logos logo-32x32.png and logo-64x64.png. Jupyter
+// finds it under share/jupyter/kernels of a prefix (Prefix), of the
+// active virtual environment (SysPrefix, from $VIRTUAL_ENV), or in the
+// user's data directory (User: ~/.local/share/jupyter/kernels on Linux,
+// ~/Library/Jupyter/kernels on macOS, honouring $JUPYTER_DATA_DIR).
+//
+// The logos are drawn by kernelspec/genlogo.go (go generate) and embedded.
+//
+// BUG(gnnlab): SysPrefix knows only virtual environments ($VIRTUAL_ENV),
+// not a conda environment or the system Python's prefix.
+package install

@@ -1,0 +1,113 @@
+package install
+
+//go:generate sh -c "cd kernelspec && go run genlogo.go"
+
+import (
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+//go:embed kernelspec/logo-32x32.png kernelspec/logo-64x64.png
+var logos embed.FS
+
+// Name is the kernel's name in Jupyter.
+const Name = "gnnlab"
+
+// ErrNoVirtualEnv is returned for SysPrefix outside a virtual environment.
+var ErrNoVirtualEnv = errors.New("install: --sys-prefix needs an active virtual environment ($VIRTUAL_ENV is not set)")
+
+// Spec is the content of kernel.json.
+type Spec struct {
+	Argv          []string          `json:"argv"`
+	DisplayName   string            `json:"display_name"`
+	Language      string            `json:"language"`
+	InterruptMode string            `json:"interrupt_mode"`
+	Env           map[string]string `json:"env,omitempty"`
+	Metadata      map[string]any    `json:"metadata,omitempty"`
+}
+
+// NewSpec returns the kernelspec that starts exe as a kernel.
+func NewSpec(exe string) Spec {
+	return Spec{
+		Argv:          []string{exe, "kernel", "--connection-file", "{connection_file}"},
+		DisplayName:   "Go (gnnlab)",
+		Language:      "go",
+		InterruptMode: "message",
+	}
+}
+
+// Where says which kernels directory to install into; at most one field
+// is set, and none means User.
+type Where struct {
+	User      bool
+	SysPrefix bool
+	Prefix    string
+}
+
+// KernelsDir returns the directory that holds kernelspecs for w.
+func KernelsDir(w Where) (string, error) {
+	switch {
+	case w.Prefix != "":
+		p, err := filepath.Abs(w.Prefix)
+		if err != nil {
+			return "", fmt.Errorf("install: %w", err)
+		}
+		return filepath.Join(p, "share", "jupyter", "kernels"), nil
+	case w.SysPrefix:
+		venv := os.Getenv("VIRTUAL_ENV")
+		if venv == "" {
+			return "", ErrNoVirtualEnv
+		}
+		return filepath.Join(venv, "share", "jupyter", "kernels"), nil
+	}
+	if d := os.Getenv("JUPYTER_DATA_DIR"); d != "" {
+		return filepath.Join(d, "kernels"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("install: %w", err)
+	}
+	if runtime.GOOS == "darwin" {
+		return filepath.Join(home, "Library", "Jupyter", "kernels"), nil
+	}
+	data := os.Getenv("XDG_DATA_HOME")
+	if data == "" {
+		data = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(data, "jupyter", "kernels"), nil
+}
+
+// Write installs the kernelspec for exe (made absolute) into kernelsDir
+// and returns the kernelspec directory.
+func Write(kernelsDir, exe string) (string, error) {
+	exe, err := filepath.Abs(exe)
+	if err != nil {
+		return "", fmt.Errorf("install: %w", err)
+	}
+	dir := filepath.Join(kernelsDir, Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("install: %w", err)
+	}
+	spec, err := json.MarshalIndent(NewSpec(exe), "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("install: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kernel.json"), append(spec, '\n'), 0o644); err != nil {
+		return "", fmt.Errorf("install: %w", err)
+	}
+	for _, name := range []string{"logo-32x32.png", "logo-64x64.png"} {
+		data, err := logos.ReadFile("kernelspec/" + name)
+		if err != nil {
+			return "", fmt.Errorf("install: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return "", fmt.Errorf("install: %w", err)
+		}
+	}
+	return dir, nil
+}

@@ -1,0 +1,83 @@
+package kernel
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"sync"
+
+	"github.com/go-zeromq/zmq4"
+
+	"github.com/gnnlab/gnnlab/kernel/internal/wire"
+)
+
+// channel is one of the kernel's sockets. zmq4 sockets are not meant for
+// concurrent sends, so every send goes through mu.
+type channel struct {
+	name string
+	sock zmq4.Socket
+	k    *Kernel
+	mu   sync.Mutex
+}
+
+func (c *channel) listen(endpoint string) (port int, err error) {
+	if err := c.sock.Listen(endpoint); err != nil {
+		return 0, fmt.Errorf("kernel: %s socket: %w", c.name, err)
+	}
+	if a, ok := c.sock.Addr().(*net.TCPAddr); ok {
+		return a.Port, nil
+	}
+	return 0, nil
+}
+
+// send signs and sends a message of msgType with content, answering
+// parent (which may be the zero Header), to identities.
+func (c *channel) send(identities [][]byte, parent wire.Header, msgType string, content any) error {
+	body, err := json.Marshal(content)
+	if err != nil {
+		return fmt.Errorf("kernel: encode %s: %w", msgType, err)
+	}
+	m := &wire.Message{
+		Identities:   identities,
+		Header:       wire.NewHeader(msgType, c.k.session),
+		ParentHeader: parent,
+		Content:      body,
+	}
+	frames, err := wire.Encode(m, c.k.signer)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.sock.SendMulti(zmq4.NewMsgFrom(frames...)); err != nil {
+		return fmt.Errorf("kernel: send %s on %s: %w", msgType, c.name, err)
+	}
+	return nil
+}
+
+// request is a verified message received on a channel.
+type request struct {
+	ch  *channel
+	msg *wire.Message
+}
+
+func (r request) msgType() string { return r.msg.Header.MsgType }
+
+// reply answers r on the socket it came from.
+func (k *Kernel) reply(r request, msgType string, content any) {
+	if err := r.ch.send(r.msg.Identities, r.msg.Header, msgType, content); err != nil {
+		k.log.Print(err)
+	}
+}
+
+// publish sends a message on iopub as a child of parent.
+func (k *Kernel) publish(parent wire.Header, msgType string, content any) {
+	topic := [][]byte{[]byte("kernel." + k.session + "." + msgType)}
+	if err := k.iopub.send(topic, parent, msgType, content); err != nil {
+		k.log.Print(err)
+	}
+}
+
+func (k *Kernel) status(parent wire.Header, state string) {
+	k.publish(parent, "status", map[string]string{"execution_state": state})
+}

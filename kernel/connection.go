@@ -1,0 +1,56 @@
+package kernel
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// ConnectionInfo is the content of a Jupyter connection file.
+type ConnectionInfo struct {
+	Transport       string `json:"transport"` // "tcp" or "ipc"
+	IP              string `json:"ip"`        // address (tcp) or path prefix (ipc)
+	ShellPort       int    `json:"shell_port"`
+	ControlPort     int    `json:"control_port"`
+	StdinPort       int    `json:"stdin_port"`
+	IOPubPort       int    `json:"iopub_port"`
+	HBPort          int    `json:"hb_port"`
+	Key             string `json:"key"`
+	SignatureScheme string `json:"signature_scheme"`
+	KernelName      string `json:"kernel_name,omitempty"`
+}
+
+// ReadConnectionFile reads and checks a connection file.
+func ReadConnectionFile(path string) (ConnectionInfo, error) {
+	var ci ConnectionInfo
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ci, fmt.Errorf("kernel: read connection file: %w", err)
+	}
+	if err := json.Unmarshal(data, &ci); err != nil {
+		return ci, fmt.Errorf("kernel: parse connection file %s: %w", path, err)
+	}
+	if ci.Transport == "" {
+		ci.Transport = "tcp"
+	}
+	if ci.Transport != "tcp" && ci.Transport != "ipc" {
+		return ci, fmt.Errorf("kernel: connection file %s: unknown transport %q", path, ci.Transport)
+	}
+	if ci.IP == "" {
+		ci.IP = "127.0.0.1"
+	}
+	return ci, nil
+}
+
+// endpoint returns the ZeroMQ address of port. Jupyter's ipc transport
+// names a socket file "<ip>-<port>".
+func (ci ConnectionInfo) endpoint(port int) string {
+	if ci.Transport == "ipc" {
+		return fmt.Sprintf("ipc://%s-%d", ci.IP, port)
+	}
+	ip := ci.IP
+	if ip == "*" {
+		ip = "0.0.0.0"
+	}
+	return fmt.Sprintf("tcp://%s:%d", ip, port)
+}

@@ -1,0 +1,51 @@
+// Package kernel is the Jupyter side of gnnlab: it speaks the Jupyter
+// messaging protocol (version 5.3) over ZeroMQ and relays cells to the
+// worker process that runs the Go session. It never runs user code.
+//
+// # Sockets
+//
+// New binds the shell, control and stdin ROUTER sockets, the iopub PUB
+// socket and the heartbeat REP socket of a connection file (tcp or ipc);
+// Run serves them. Every message is verified (HMAC, in constant time)
+// before it is handled; one with a bad or missing signature, or one that
+// does not parse, is logged and dropped. Replies go out on the socket the
+// request came in on, between a busy and an idle status on iopub. The
+// heartbeat echoes on its own goroutine.
+//
+// # Execution
+//
+// Execute requests run one at a time in arrival order; everything else on
+// shell is answered at once, so kernel_info never waits for a cell or for
+// the worker to start. Completion, inspection and is_complete go to the
+// worker when it is idle and get an empty (or "unknown") answer while a
+// cell runs. After a failed cell with stop_on_error, the execute requests
+// queued behind it are answered "aborted".
+//
+// Output of the worker becomes stream messages as it arrives; displays,
+// results and errors follow the output printed before them. An interrupt
+// (interrupt_request on control, or Options.Interrupts) sends SIGINT to the
+// worker; a cell still running a second later loses its worker, which is
+// replaced. When the worker dies (stack overflow, a panic in a goroutine,
+// os.Exit, killed) the cell gets one error naming the cause and a fresh
+// worker takes over with the same connection and execution count.
+//
+// # Magics
+//
+// The kernel handles two one-line magics itself: %replay re-runs on the
+// fresh worker the cells that had succeeded on the worker that died, and
+// %restart starts a fresh session in place.
+//
+// # History and comms
+//
+// Every stored execution is appended to a JSON-lines file (HistoryFile);
+// each kernel start is a new session, and history_request supports tail,
+// range and search. Comms are kept in a registry; RegisterCommTarget adds
+// a target, and comm_open for an unknown target is answered by comm_close.
+//
+// BUG(gnnlab): shutdown_request with restart true ends the process like
+// ipykernel does (the frontend starts a new one); %restart restarts the
+// worker in place.
+//
+// BUG(gnnlab): history keeps the text/plain of a cell's execute_result as
+// its output; displays and streams are not kept.
+package kernel

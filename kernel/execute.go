@@ -1,0 +1,410 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gnnlab/gnnlab/internal/worker"
+	"github.com/gnnlab/gnnlab/internal/workerproto"
+	"github.com/gnnlab/gnnlab/kernel/internal/wire"
+	"github.com/gnnlab/gnnlab/viz/display"
+)
+
+// interruptGrace is how long a cell has to stop after an interrupt before
+// its worker is killed and replaced.
+const interruptGrace = time.Second
+
+// abortWindow bounds how late an execute request sent before a failure
+// (by its header date) may arrive and still be aborted.
+const abortWindow = time.Second
+
+type executeContent struct {
+	Code            string            `json:"code"`
+	Silent          bool              `json:"silent"`
+	StoreHistory    *bool             `json:"store_history"`
+	UserExpressions map[string]string `json:"user_expressions"`
+	AllowStdin      bool              `json:"allow_stdin"`
+	StopOnError     *bool             `json:"stop_on_error"`
+}
+
+// executor runs queued execute requests one at a time.
+func (k *Kernel) executor() {
+	for {
+		r, ok := k.next()
+		if !ok {
+			return
+		}
+		k.execute(r)
+	}
+}
+
+// next blocks until an execute request is queued or the kernel stops.
+func (k *Kernel) next() (request, bool) {
+	for {
+		k.queueMu.Lock()
+		if len(k.queue) > 0 {
+			r := k.queue[0]
+			k.queue = k.queue[1:]
+			k.queueMu.Unlock()
+			return r, true
+		}
+		k.queueMu.Unlock()
+		select {
+		case <-k.wake:
+		case <-k.ctx.Done():
+			return request{}, false
+		}
+	}
+}
+
+// outcome is what an execution produced.
+type outcome struct {
+	err    *workerproto.CellError // nil on success
+	result string                 // text/plain of execute_result, for history
+	exprs  map[string]map[string]any
+}
+
+func (k *Kernel) execute(r request) {
+	var c executeContent
+	if err := r.msg.DecodeContent(&c); err != nil {
+		k.log.Print(err)
+		return
+	}
+	parent := r.msg.Header
+	k.status(parent, "busy")
+	defer k.status(parent, "idle")
+
+	if k.shouldAbort(parent) {
+		k.reply(r, "execute_reply", map[string]any{"status": "aborted", "execution_count": k.count()})
+		return
+	}
+	store := !c.Silent && (c.StoreHistory == nil || *c.StoreHistory)
+	k.mu.Lock()
+	if store {
+		k.execCount++
+	}
+	count := k.execCount
+	k.mu.Unlock()
+	if !c.Silent {
+		k.publish(parent, "execute_input", map[string]any{"code": c.Code, "execution_count": count})
+	}
+
+	var out outcome
+	if name, ok := magic(c.Code); ok {
+		out = k.runMagic(r, name)
+	} else {
+		out = k.run(r, c, count, true)
+	}
+	if out.err != nil {
+		k.publish(parent, "error", out.err)
+	}
+	if store {
+		k.hist.add(count, c.Code, out.result)
+	}
+	if out.err != nil {
+		k.reply(r, "execute_reply", map[string]any{
+			"status": "error", "execution_count": count,
+			"ename": out.err.Name, "evalue": out.err.Value, "traceback": out.err.Traceback,
+		})
+		if c.StopOnError == nil || *c.StopOnError {
+			k.abortQueued()
+		}
+		return
+	}
+	exprs := out.exprs
+	if exprs == nil {
+		exprs = map[string]map[string]any{}
+	}
+	k.reply(r, "execute_reply", map[string]any{
+		"status": "ok", "execution_count": count, "user_expressions": exprs, "payload": []any{},
+	})
+}
+
+// run executes code on the worker, publishing its output as children of
+// r. It records the cell for %replay when it succeeds and record is set.
+func (k *Kernel) run(r request, c executeContent, count int, record bool) outcome {
+	k.workerMu.Lock()
+	defer k.workerMu.Unlock()
+	k.mu.Lock()
+	k.running = &r
+	k.runSeq++
+	k.lastParent = r.msg.Header
+	k.mu.Unlock()
+	defer func() {
+		k.mu.Lock()
+		k.running = nil
+		k.mu.Unlock()
+	}()
+
+	var out outcome
+	req := workerproto.Request{
+		Op: workerproto.OpExecute, Code: c.Code, Silent: c.Silent,
+		AllowStdin: c.AllowStdin, UserExpressions: c.UserExpressions,
+	}
+	done, err := k.sup.Call(k.ctx, req, func(ev workerproto.Event) {
+		switch ev.Kind {
+		case workerproto.EvError:
+			out.err = ev.Error
+		case workerproto.EvResult:
+			if ev.Bundle != nil {
+				out.result = ev.Bundle.Text()
+				k.publish(r.msg.Header, "execute_result", map[string]any{
+					"execution_count": count, "data": orEmpty(ev.Bundle.Data), "metadata": orEmpty(ev.Bundle.Metadata),
+				})
+			}
+		case workerproto.EvInputRequest:
+			if err := k.stdin.send(r.msg.Identities, r.msg.Header, "input_request",
+				map[string]any{"prompt": ev.Prompt, "password": ev.Password}); err != nil {
+				k.log.Print(err)
+			}
+		default:
+			k.publishEvent(r.msg.Header, ev)
+		}
+	})
+	var ce *worker.CrashError
+	switch {
+	case errors.As(err, &ce):
+		out.err = k.crashError(ce.Crash)
+	case err != nil:
+		out.err = &workerproto.CellError{Name: "worker error", Value: err.Error(), Traceback: []string{err.Error()}}
+	}
+	if out.err == nil && done.Error != nil {
+		out.err = done.Error
+	}
+	if out.err != nil {
+		if out.err.Traceback == nil {
+			out.err.Traceback = []string{}
+		}
+		return out
+	}
+	out.exprs = done.UserExpressions
+	if record {
+		k.mu.Lock()
+		k.succeeded = append(k.succeeded, c.Code)
+		k.mu.Unlock()
+	}
+	return out
+}
+
+// publishEvent publishes a display event as a child of parent.
+func (k *Kernel) publishEvent(parent wire.Header, ev workerproto.Event) {
+	switch ev.Kind {
+	case workerproto.EvDisplay, workerproto.EvUpdateDisplay:
+		if ev.Bundle == nil {
+			return
+		}
+		msgType := "display_data"
+		if ev.Kind == workerproto.EvUpdateDisplay {
+			msgType = "update_display_data"
+		}
+		k.publish(parent, msgType, displayContent(*ev.Bundle))
+	case workerproto.EvClearOutput:
+		k.publish(parent, "clear_output", map[string]bool{"wait": ev.Wait})
+	default:
+		k.log.Printf("worker: ignored event %q", ev.Kind)
+	}
+}
+
+func displayContent(b display.Bundle) map[string]any {
+	c := map[string]any{"data": orEmpty(b.Data), "metadata": orEmpty(b.Metadata)}
+	if b.DisplayID != "" {
+		c["transient"] = map[string]string{"display_id": b.DisplayID}
+	} else {
+		c["transient"] = map[string]string{}
+	}
+	return c
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+func (k *Kernel) count() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.execCount
+}
+
+// abortQueued answers every execute request queued behind a failed cell
+// with status "aborted", as ipykernel does with stop_on_error.
+func (k *Kernel) abortQueued() {
+	k.mu.Lock()
+	k.failedAt = time.Now()
+	k.mu.Unlock()
+	k.queueMu.Lock()
+	q := k.queue
+	k.queue = nil
+	k.queueMu.Unlock()
+	for _, r := range q {
+		k.status(r.msg.Header, "busy")
+		k.reply(r, "execute_reply", map[string]any{"status": "aborted", "execution_count": k.count()})
+		k.status(r.msg.Header, "idle")
+	}
+}
+
+// shouldAbort reports whether an execute request, arriving just after a
+// failure, was sent before it: the client queued it behind the failed
+// cell, but it had not reached the queue when the failure drained it.
+func (k *Kernel) shouldAbort(h wire.Header) bool {
+	k.mu.Lock()
+	failedAt := k.failedAt
+	k.mu.Unlock()
+	if failedAt.IsZero() || time.Since(failedAt) > abortWindow {
+		return false
+	}
+	sent, err := time.Parse(time.RFC3339Nano, h.Date)
+	return err == nil && sent.Before(failedAt)
+}
+
+// interrupt stops the running cell: SIGINT to the worker, and if the cell
+// is still running after interruptGrace, a new worker.
+func (k *Kernel) interrupt() {
+	k.mu.Lock()
+	running, seq := k.running != nil, k.runSeq
+	k.mu.Unlock()
+	if !running {
+		return
+	}
+	if err := k.sup.Interrupt(); err != nil {
+		k.log.Printf("interrupt: %v", err)
+	}
+	time.AfterFunc(interruptGrace, func() {
+		k.mu.Lock()
+		still := k.running != nil && k.runSeq == seq
+		k.mu.Unlock()
+		if still {
+			k.sup.Kill(fmt.Sprintf("the cell did not stop within %v of the interrupt, so its worker process was killed", interruptGrace))
+		}
+	})
+}
+
+// onCrash runs after the supervisor replaced a dead worker: the cells
+// that ran on it become the ones %replay restores.
+func (k *Kernel) onCrash(c worker.Crash) {
+	k.mu.Lock()
+	k.lost = append(k.succeeded, k.lost...)
+	k.succeeded = nil
+	inCell := k.running != nil
+	parent := k.lastParent
+	k.mu.Unlock()
+	if !inCell {
+		// No cell to fail: tell the user through the last cell's output.
+		e := k.crashError(c)
+		k.publish(parent, "stream", map[string]string{"name": "stderr", "text": strings.Join(e.Traceback, "\n") + "\n"})
+	}
+}
+
+// crashError is the error shown for the cell during which the worker died.
+func (k *Kernel) crashError(c worker.Crash) *workerproto.CellError {
+	k.mu.Lock()
+	n := len(k.lost)
+	k.mu.Unlock()
+	name := "worker crashed"
+	if strings.Contains(c.Cause, "interrupt") {
+		name = "interrupted"
+	}
+	tb := []string{
+		"The Go worker process died: " + c.Cause + ".",
+		"A fresh worker is running; the variables, functions and imports of earlier cells are gone.",
+	}
+	if n > 0 {
+		tb = append(tb, fmt.Sprintf("Run %%replay to re-run the %d cells that had succeeded and restore that state.", n))
+	}
+	return &workerproto.CellError{Name: name, Value: c.Cause, Traceback: tb}
+}
+
+// onOutput publishes worker output as stream messages of the running cell
+// (or of the last one, for output from goroutines that outlive it).
+func (k *Kernel) onOutput(stream, text string) {
+	k.mu.Lock()
+	parent := k.lastParent
+	k.mu.Unlock()
+	k.publish(parent, "stream", map[string]string{"name": stream, "text": text})
+}
+
+// onOrphan publishes display events that arrive between cells.
+func (k *Kernel) onOrphan(ev workerproto.Event) {
+	k.mu.Lock()
+	parent := k.lastParent
+	k.mu.Unlock()
+	k.publishEvent(parent, ev)
+}
+
+// magic reports whether code is a kernel magic line, and its name.
+func magic(code string) (string, bool) {
+	s := strings.TrimSpace(code)
+	if !strings.HasPrefix(s, "%") || strings.ContainsAny(s, "\n") {
+		return "", false
+	}
+	return s[1:], true
+}
+
+// runMagic runs a magic handled by the kernel itself.
+func (k *Kernel) runMagic(r request, name string) outcome {
+	switch name {
+	case "replay":
+		return k.replay(r)
+	case "restart":
+		k.workerMu.Lock()
+		err := k.sup.Restart()
+		k.mu.Lock()
+		k.succeeded, k.lost = nil, nil
+		k.mu.Unlock()
+		k.workerMu.Unlock()
+		if err != nil {
+			return outcome{err: &workerproto.CellError{Name: "worker error", Value: err.Error(), Traceback: []string{err.Error()}}}
+		}
+		k.note(r, "The Go session was restarted with a fresh state.\n")
+		return outcome{}
+	}
+	msg := fmt.Sprintf("unknown magic %%%s (the kernel knows %%replay and %%restart)", name)
+	return outcome{err: &workerproto.CellError{Name: "unknown magic", Value: msg, Traceback: []string{msg}}}
+}
+
+// replay re-runs on the fresh worker the cells that had succeeded on the
+// worker that died, in order, streaming their output. It stops at the
+// first failure; what is left stays for the next %replay.
+func (k *Kernel) replay(r request) outcome {
+	k.mu.Lock()
+	n := len(k.lost)
+	k.mu.Unlock()
+	if n == 0 {
+		k.note(r, "Nothing to replay: no worker has died since the session started, or its cells were replayed.\n")
+		return outcome{}
+	}
+	k.note(r, fmt.Sprintf("Replaying %d cells...\n", n))
+	for i := 1; ; i++ {
+		k.mu.Lock()
+		if len(k.lost) == 0 {
+			k.mu.Unlock()
+			break
+		}
+		code := k.lost[0]
+		k.mu.Unlock()
+		out := k.run(r, executeContent{Code: code, Silent: true}, 0, false)
+		if out.err != nil {
+			out.err.Traceback = append([]string{fmt.Sprintf("%%replay stopped at cell %d of %d:", i, n), code}, out.err.Traceback...)
+			return out
+		}
+		k.mu.Lock()
+		// A crash during the replay has moved the list: re-check it.
+		if len(k.lost) > 0 && k.lost[0] == code {
+			k.lost = k.lost[1:]
+			k.succeeded = append(k.succeeded, code)
+		}
+		k.mu.Unlock()
+	}
+	k.note(r, "Done: the state is restored.\n")
+	return outcome{}
+}
+
+// note prints a line from the kernel into the cell's output.
+func (k *Kernel) note(r request, text string) {
+	k.publish(r.msg.Header, "stream", map[string]string{"name": "stdout", "text": text})
+}
+

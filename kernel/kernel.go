@@ -1,0 +1,336 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+
+	"github.com/gnnlab/gnnlab/internal/worker"
+	"github.com/gnnlab/gnnlab/internal/workerproto"
+	"github.com/gnnlab/gnnlab/kernel/internal/wire"
+)
+
+// Options configure a Kernel.
+type Options struct {
+	// Conn says where to listen and how to sign. A tcp port of 0 picks a
+	// free port; Kernel.Conn reports the ports chosen.
+	Conn ConnectionInfo
+	// WorkerCommand is the argv of the worker process; empty means this
+	// executable with the argument "worker".
+	WorkerCommand []string
+	// WorkerEnv is added to the worker's environment.
+	WorkerEnv []string
+	// HistoryPath is the history file; empty means HistoryFile().
+	HistoryPath string
+	// Version is reported as implementation_version.
+	Version string
+	// Interrupts interrupts the running cell on each receive (the
+	// command wires SIGINT here).
+	Interrupts <-chan os.Signal
+	// Log receives diagnostics; nil means stderr.
+	Log *log.Logger
+}
+
+// Kernel is a running Jupyter kernel.
+type Kernel struct {
+	opts    Options
+	conn    ConnectionInfo
+	log     *log.Logger
+	signer  *wire.Signer
+	session string
+
+	shell, control, stdin, iopub *channel
+	hb                           zmq4.Socket
+
+	sup   *worker.Supervisor
+	hist  *history
+	comms commRegistry
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// queue holds execute requests in arrival order; wake signals it.
+	queueMu sync.Mutex
+	queue   []request
+	wake    chan struct{}
+
+	// workerMu is held while a request runs on the worker, so that
+	// complete and inspect requests do not wait behind a long cell.
+	workerMu sync.Mutex
+
+	mu         sync.Mutex
+	execCount  int
+	running    *request    // the execute request on the worker, if any
+	runSeq     uint64      // counts executions, for the interrupt timer
+	lastParent wire.Header // parent of output that arrives outside a cell
+	succeeded  []string    // cells that ran on the current worker
+	lost       []string    // cells of a crashed worker, for %replay
+	failedAt   time.Time   // when the last cell failed with stop_on_error
+}
+
+// New binds the kernel's sockets; Run serves them.
+func New(opts Options) (*Kernel, error) {
+	if opts.Log == nil {
+		opts.Log = log.New(os.Stderr, "gnnlab kernel: ", log.LstdFlags)
+	}
+	signer, err := wire.NewSigner(opts.Conn.SignatureScheme, []byte(opts.Conn.Key))
+	if err != nil {
+		return nil, fmt.Errorf("kernel: %w", err)
+	}
+	if opts.Conn.Transport == "" {
+		opts.Conn.Transport = "tcp"
+	}
+	if opts.Conn.IP == "" {
+		opts.Conn.IP = "127.0.0.1"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	k := &Kernel{
+		opts:    opts,
+		conn:    opts.Conn,
+		log:     opts.Log,
+		signer:  signer,
+		session: wire.NewID(),
+		ctx:     ctx,
+		cancel:  cancel,
+		wake:    make(chan struct{}, 1),
+	}
+	k.comms.init()
+	zlog := log.New(logWriter{k.log}, "zmq4: ", 0)
+	// The sockets outlive k.ctx by a little, so that the replies to a
+	// shutdown request still go out; closeSockets ends them.
+	ctx = context.Background()
+	mk := func(name string, s zmq4.Socket) *channel { return &channel{name: name, sock: s, k: k} }
+	k.shell = mk("shell", zmq4.NewRouter(ctx, zmq4.WithLogger(zlog)))
+	k.control = mk("control", zmq4.NewRouter(ctx, zmq4.WithLogger(zlog)))
+	k.stdin = mk("stdin", zmq4.NewRouter(ctx, zmq4.WithLogger(zlog)))
+	k.iopub = mk("iopub", zmq4.NewPub(ctx, zmq4.WithLogger(zlog)))
+	k.hb = zmq4.NewRep(ctx, zmq4.WithLogger(zlog))
+	hb := &channel{name: "heartbeat", sock: k.hb, k: k}
+	for _, b := range []struct {
+		c    *channel
+		port *int
+	}{
+		{k.shell, &k.conn.ShellPort}, {k.control, &k.conn.ControlPort}, {k.stdin, &k.conn.StdinPort},
+		{k.iopub, &k.conn.IOPubPort}, {hb, &k.conn.HBPort},
+	} {
+		port, err := b.c.listen(k.conn.endpoint(*b.port))
+		if err != nil {
+			k.closeSockets()
+			cancel()
+			return nil, err
+		}
+		if k.conn.Transport == "tcp" {
+			*b.port = port
+		}
+	}
+	hp := opts.HistoryPath
+	if hp == "" {
+		hp = HistoryFile()
+	}
+	k.hist = openHistory(hp, k.log)
+	k.sup = worker.NewSupervisor(worker.Config{
+		Command: opts.WorkerCommand,
+		Env:     opts.WorkerEnv,
+		Output:  k.onOutput,
+		Orphan:  k.onOrphan,
+		Crashed: k.onCrash,
+		Log:     k.log,
+	})
+	return k, nil
+}
+
+// Conn returns the connection information with the ports in use.
+func (k *Kernel) Conn() ConnectionInfo { return k.conn }
+
+// Run serves until a shutdown request or until ctx is done.
+func (k *Kernel) Run(ctx context.Context) error {
+	defer k.cancel()
+	// The worker starts in the background: kernel_info does not wait.
+	if err := k.sup.Start(); err != nil {
+		k.log.Print(err)
+	}
+	k.status(wire.Header{}, "starting")
+	go k.heartbeat()
+	go k.readLoop(k.shell, k.dispatchShell)
+	go k.readLoop(k.control, k.dispatchControl)
+	go k.readLoop(k.stdin, k.dispatchStdin)
+	go k.executor()
+	for {
+		select {
+		case <-ctx.Done():
+			k.stop()
+			return ctx.Err()
+		case <-k.ctx.Done():
+			k.stop()
+			return nil
+		case <-k.opts.Interrupts:
+			k.interrupt()
+		}
+	}
+}
+
+func (k *Kernel) stop() {
+	k.sup.Stop()
+	k.cancel()
+	// zmq4's PUB socket sends from a queue of its own: give the last
+	// status messages a moment to leave before closing.
+	time.Sleep(50 * time.Millisecond)
+	k.closeSockets()
+	k.hist.close()
+}
+
+func (k *Kernel) closeSockets() {
+	for _, s := range []zmq4.Socket{k.shell.sock, k.control.sock, k.stdin.sock, k.iopub.sock, k.hb} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// heartbeat echoes every ping; it has its own goroutine so that a busy
+// kernel still looks alive.
+func (k *Kernel) heartbeat() {
+	for {
+		msg, err := k.hb.Recv()
+		if err != nil {
+			if k.ctx.Err() != nil {
+				return
+			}
+			continue // a malformed ping: zmq4 drops it
+		}
+		if err := k.hb.Send(msg); err != nil && k.ctx.Err() == nil {
+			k.log.Printf("heartbeat: %v", err)
+		}
+	}
+}
+
+// readLoop receives, verifies and dispatches the messages of one socket.
+// A message that fails verification or parsing is logged and dropped.
+func (k *Kernel) readLoop(c *channel, dispatch func(request)) {
+	for {
+		zm, err := c.sock.Recv()
+		if err != nil {
+			if k.ctx.Err() != nil {
+				return
+			}
+			k.log.Printf("%s: receive: %v", c.name, err)
+			continue
+		}
+		m, err := wire.Decode(zm.Frames, k.signer)
+		if err != nil {
+			if errors.Is(err, wire.ErrBadSignature) {
+				k.log.Printf("%s: dropped a message with an invalid signature", c.name)
+			} else {
+				k.log.Printf("%s: dropped a malformed message: %v", c.name, err)
+			}
+			continue
+		}
+		dispatch(request{ch: c, msg: m})
+	}
+}
+
+// dispatchShell queues execute requests and answers the others at once,
+// so kernel_info, completion and history never wait behind a cell.
+func (k *Kernel) dispatchShell(r request) {
+	if r.msgType() == "execute_request" {
+		k.queueMu.Lock()
+		k.queue = append(k.queue, r)
+		k.queueMu.Unlock()
+		select {
+		case k.wake <- struct{}{}:
+		default:
+		}
+		return
+	}
+	k.handle(r)
+}
+
+func (k *Kernel) dispatchControl(r request) {
+	if r.msgType() == "execute_request" {
+		k.log.Print("control: ignored an execute_request")
+		return
+	}
+	k.handle(r)
+}
+
+func (k *Kernel) dispatchStdin(r request) {
+	if r.msgType() != "input_reply" {
+		k.log.Printf("stdin: ignored %s", r.msgType())
+		return
+	}
+	var c struct {
+		Value string `json:"value"`
+	}
+	if err := r.msg.DecodeContent(&c); err != nil {
+		k.log.Print(err)
+		return
+	}
+	if err := k.sup.Send(workerproto.Request{Op: workerproto.OpInputReply, Value: c.Value}); err != nil {
+		k.log.Print(err)
+	}
+}
+
+// handle answers a request other than execute, between busy and idle.
+func (k *Kernel) handle(r request) {
+	k.status(r.msg.Header, "busy")
+	stop := false
+	switch r.msgType() {
+	case "kernel_info_request":
+		k.reply(r, "kernel_info_reply", k.kernelInfo())
+	case "complete_request":
+		k.complete(r)
+	case "inspect_request":
+		k.inspect(r)
+	case "is_complete_request":
+		k.isComplete(r)
+	case "history_request":
+		k.history(r)
+	case "comm_info_request":
+		k.commInfo(r)
+	case "comm_open":
+		k.commOpen(r)
+	case "comm_msg":
+		k.commMsg(r)
+	case "comm_close":
+		k.commClose(r)
+	case "interrupt_request":
+		k.interrupt()
+		k.reply(r, "interrupt_reply", map[string]string{"status": "ok"})
+	case "shutdown_request":
+		k.shutdown(r)
+		stop = true
+	default:
+		k.log.Printf("%s: ignored unknown message type %q", r.ch.name, r.msgType())
+	}
+	k.status(r.msg.Header, "idle")
+	if stop {
+		k.cancel()
+	}
+}
+
+// shutdown answers; handle then ends Run. With restart true the frontend starts
+// a new kernel process (jupyter_client waits for this one to exit), so the
+// kernel exits either way, as ipykernel does.
+func (k *Kernel) shutdown(r request) {
+	var c struct {
+		Restart bool `json:"restart"`
+	}
+	if err := r.msg.DecodeContent(&c); err != nil {
+		k.log.Print(err)
+	}
+	k.reply(r, "shutdown_reply", map[string]any{"status": "ok", "restart": c.Restart})
+}
+
+// logWriter sends zmq4's diagnostics to the kernel's log.
+type logWriter struct{ l *log.Logger }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.l.Print(string(p))
+	return len(p), nil
+}
