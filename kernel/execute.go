@@ -407,4 +407,3 @@ func (k *Kernel) replay(r request) outcome {
 func (k *Kernel) note(r request, text string) {
 	k.publish(r.msg.Header, "stream", map[string]string{"name": "stdout", "text": text})
 }
-
