@@ -58,6 +58,7 @@ func split(src string) []chunk {
 	for i, t := range toks {
 		kinds[i] = t.tok
 	}
+	header := false // in the header of for, if or switch: `;` separates clauses
 	for i, t := range toks {
 		if start < 0 {
 			if t.tok == token.SEMICOLON {
@@ -65,13 +66,21 @@ func split(src string) []chunk {
 			}
 			start = i
 		}
+		if depth == 0 {
+			switch t.tok {
+			case token.FOR, token.IF, token.SWITCH:
+				header = true
+			case token.LBRACE:
+				header = false
+			}
+		}
 		switch t.tok {
 		case token.LPAREN, token.LBRACE, token.LBRACK:
 			depth++
 		case token.RPAREN, token.RBRACE, token.RBRACK:
 			depth--
 		}
-		sep := t.tok == token.SEMICOLON && depth <= 0
+		sep := t.tok == token.SEMICOLON && depth <= 0 && !header
 		if !sep {
 			prevEnd = t.off + tokLen(t.tok, t.lit)
 		}

@@ -158,9 +158,9 @@ func typecheck(fset *token.FileSet, pc *parsedCell, globals map[string]reflect.V
 type rewriter struct {
 	info      *types.Info
 	undefined []types.Error // from typecheck
-	globals map[string]reflect.Value
-	n       int
-	unknown token.Pos // a range statement whose operand type is unknown
+	globals   map[string]reflect.Value
+	n         int
+	unknown   token.Pos // a range statement whose operand type is unknown
 }
 
 func (r *rewriter) fresh(base string) *ast.Ident {

@@ -37,9 +37,9 @@ type Session struct {
 	errw   *errWriter
 
 	i       *yaegi.Interpreter
-	count   int          // cells evaluated (the N of cell[N])
-	imports []importRec  // imports of earlier cells, for replay
-	records []*declRec   // declarations of earlier cells, in order
+	count   int         // cells evaluated (the N of cell[N])
+	imports []importRec // imports of earlier cells, for replay
+	records []*declRec  // declarations of earlier cells, in order
 	user    map[string]*declRec
 }
 
@@ -804,4 +804,3 @@ func carriable(v reflect.Value, depth int) bool {
 	}
 	return true
 }
-
