@@ -1,0 +1,56 @@
+// Package prof measures gnnlib code honestly: wall times with warm-up and
+// repeats, op-level profiles of a training step, memory over time, speedup
+// against threads with an Amdahl fit, and the machine's bandwidth and
+// compute ceilings for rooflines.
+//
+// It knows nothing of notebooks: its reports have String and HTML methods,
+// and package viz turns them into plots and display bundles.
+//
+// # Timing
+//
+// Time runs a function Warmup times untimed and Repeats times timed and
+// returns Stats (min, median, max, mean). Quote the median.
+//
+// # Op profiles
+//
+// StartOps installs the tensor package's op hook; Stop returns an
+// OpReport with one row per op and pass (forward or backward): calls,
+// self time, estimated bytes moved and FLOPs, and the share of the wall
+// time between StartOps and Stop. Ops called inside another op (the
+// MatMuls inside a gradient function) are rows of their own, in the pass
+// of the op that called them, and their time is taken out of the caller's,
+// so the rows add up to the traced time. Coverage tells how much of the
+// wall time the ops explain; in a step made of compiled tensor ops it is
+// well above 90%.
+//
+// # Memory
+//
+// TrackMemory samples the Go heap (runtime/metrics
+// "/memory/classes/heap/objects:bytes") in the background; Mark names
+// phases (forward, backward, step); Stop returns a MemoryProfile with the
+// samples, the marks, the baseline and the peak.
+//
+// # Parallelism
+//
+// SetThreads is the one control of gnnlib's CPU parallelism: it sets the
+// tensor ops' and the graph kernels' goroutine counts together.
+// MeasureSpeedup times a function at several thread counts and FitAmdahl
+// fits the parallel fraction p by least squares on 1/S = (1−p) + p/n;
+// Limit is the speedup no number of threads can beat, 1/(1−p).
+//
+// # Rooflines
+//
+// StreamCopy and MatMulProbe measure the machine's copy bandwidth and
+// matrix-product rate; Attained places an op row against them.
+//
+// BUG(gnnlab): GPU timing with device events and device memory are seams
+// only: Options.Sync and DeviceMemory are for the CUDA backend to fill.
+//
+// BUG(gnnlab): The op profile assumes ops run from one goroutine at a time
+// (the op hook sees no goroutine id); ops run concurrently from several
+// goroutines would be nested wrongly.
+//
+// BUG(gnnlab): Byte and FLOP counts are estimates from shapes: every
+// operand read once, graph aggregation ops (whose edges the tensor package
+// does not see) counted as one FLOP an output element.
+package prof
