@@ -441,9 +441,10 @@ func (p *proc) monitor(evR *os.File, streams *sync.WaitGroup, filter *crashFilte
 		p.mu.Lock()
 		ch := p.pending[ev.ID]
 		p.mu.Unlock()
-		if ch != nil {
+		switch {
+		case ch != nil:
 			ch <- ev
-		} else {
+		case ev.Kind != workerproto.EvDone: // a done without a call: Stop's shutdown
 			p.sup.cfg.Orphan(ev)
 		}
 	}
