@@ -81,12 +81,12 @@ func MaxAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 
 // attention holds one GAT attention pass: per-edge scalars per head only.
 type attention struct {
-	g          *graph.Graph
-	heads, f   int
-	slope      float32
-	alpha      []float32 // softmax output, E×H
-	mask       []float32 // dropout mask (scaled), nil without dropout
-	alphaDrop  []float32 // alpha·mask, the weights actually used
+	g           *graph.Graph
+	heads, f    int
+	slope       float32
+	alpha       []float32 // softmax output, E×H
+	mask        []float32 // dropout mask (scaled), nil without dropout
+	alphaDrop   []float32 // alpha·mask, the weights actually used
 	prePositive []bool    // logit before LeakyReLU was > 0 (GAT only)
 }
 
