@@ -69,6 +69,9 @@ class GnnlabKernelTests(jupyter_kernel_test.KernelTests):
     code_history_pattern = "6 ? 7"
     supported_history_operations = ("tail", "range", "search")
 
+    # IPython's convention: a trailing "?" pages the documentation of a name.
+    code_page_something = "fmt.Println?"
+
     code_inspect_sample = 'import "fmt"\nfmt.Println'
 
     code_clear_output = DISPLAY + 'import "fmt"\nfmt.Println("soon gone")\ndisplay.Clear(false)'
