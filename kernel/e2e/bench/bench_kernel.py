@@ -6,7 +6,9 @@ For each kernel, in one run on one machine, it measures
     median over --starts starts (after one unmeasured warm-up start);
   - round trip of a trivial cell: from sending execute_request to having
     both the execute_reply and the idle status, p50 and p95 over --runs
-    cells (after a warm-up),
+    cells (after a warm-up);
+  - for reference, a kernel_info request to its reply: what the Python
+    client and the transport alone cost, with no cell run,
 and prints a table with the ratios gnnlab/ipykernel beside the goals.
 
 Run it with `make bench-kernel` (builds bin/gnnlab and the venv first) or
@@ -60,22 +62,31 @@ def measure_start(name: str, starts: int) -> list[float]:
     return samples
 
 
-def measure_round_trips(name: str, code: str, runs: int) -> list[float]:
+def measure_round_trips(name: str, code: str | None, runs: int) -> list[float]:
+    """Time runs cells of code; with code None, time kernel_info requests
+    instead (the client's and the transport's share of a round trip)."""
     km = KernelManager(kernel_name=name)
     km.start_kernel(stderr=subprocess.DEVNULL)
     kc = km.client()
     kc.start_channels()
+
+    def once() -> None:
+        if code is None:
+            shell_reply(kc, kc.kernel_info())
+            return
+        reply, _ = execute(kc, code)
+        if reply["content"]["status"] != "ok":
+            raise RuntimeError(f"{name}: cell {code!r} failed: {reply['content']}")
+
     try:
         kc.wait_for_ready(timeout=60)
         for _ in range(max(10, runs // 10)):
-            execute(kc, code)
+            once()
         samples = []
         for _ in range(runs):
             t0 = time.perf_counter()
-            reply, _ = execute(kc, code)
+            once()
             samples.append(time.perf_counter() - t0)
-            if reply["content"]["status"] != "ok":
-                raise RuntimeError(f"{name}: cell {code!r} failed: {reply['content']}")
         return samples
     finally:
         kc.stop_channels()
@@ -118,7 +129,7 @@ def main() -> int:
             print(f"measuring {LABELS[name]} ...", file=sys.stderr, flush=True)
             start = measure_start(name, args.starts)
             f = {"start_median_ms": statistics.median(start) * 1e3}
-            for kind, code in CELLS[name].items():
+            for kind, code in [*CELLS[name].items(), ("info", None)]:
                 rt = measure_round_trips(name, code, args.runs)
                 f[f"{kind}_p50_ms"] = pct(rt, 50) * 1e3
                 f[f"{kind}_p95_ms"] = pct(rt, 95) * 1e3
@@ -131,6 +142,7 @@ def main() -> int:
         ("cell `1`, round trip p95", "expr_p95_ms", ""),
         ("cell `x := 1` / `x = 1`, p50", "assign_p50_ms", "<= 1 ms and <= 0.2x"),
         ("cell `x := 1` / `x = 1`, p95", "assign_p95_ms", ""),
+        ("kernel_info reply only, p50", "info_p50_ms", "(client + transport floor)"),
     ]
     print(f"\nkernel benchmark: {args.starts} starts, {args.runs} cells each, through jupyter_client")
     print(f"{'measure':32} {'gnnlab':>10} {'ipykernel':>10} {'ratio':>7}  goal")
