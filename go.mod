@@ -12,7 +12,9 @@ require (
 	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
 	github.com/go-zeromq/zmq4 v0.17.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/google/uuid v1.1.1 // indirect
 	github.com/nlpodyssey/gopickle v0.2.0 // indirect
+	github.com/pkg/errors v0.9.1 // indirect
 	github.com/traefik/yaegi v0.16.1 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
 	golang.org/x/image v0.30.0 // indirect
@@ -22,7 +24,9 @@ require (
 	golang.org/x/tools v0.51.0 // indirect
 	gonum.org/v1/gonum v0.17.0 // indirect
 	gonum.org/v1/plot v0.17.0 // indirect
+	gorgonia.org/cu v0.9.6 // indirect
 	honnef.co/go/tools v0.8.2 // indirect
+	rsc.io/pdf v0.1.1 // indirect
 )
 
 tool (

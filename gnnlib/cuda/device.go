@@ -1,0 +1,204 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// Device is one GPU with its context, stream, caching allocator and the
+// embedded kernels. All device work runs on one goroutine locked to its OS
+// thread, because a CUDA context is bound to a thread: the methods of Device
+// and of the values it creates are safe for concurrent use and queue their
+// work on that goroutine. Kernel launches return before the kernel ran;
+// copies to the host and Synchronize wait.
+type Device struct {
+	work chan func()
+	done chan struct{}
+	drv  driver
+	desc string
+	nsm  int
+
+	mu     sync.Mutex // guards closed
+	closed bool
+
+	pool pool
+}
+
+// Open starts the device with the given ordinal (0 for the first GPU). In a
+// binary built without the cuda tag it returns ErrNoCUDA; with no usable GPU
+// an error wrapping ErrNoDevice that says what the driver reported.
+func Open(ordinal int) (*Device, error) {
+	d := &Device{work: make(chan func()), done: make(chan struct{})}
+	errc := make(chan error, 1)
+	go d.serve(ordinal, errc)
+	if err := <-errc; err != nil {
+		return nil, err
+	}
+	d.desc, d.nsm = d.drv.name(), d.drv.sms()
+	return d, nil
+}
+
+// serve owns the OS thread for the device's whole life.
+func (d *Device) serve(ordinal int, errc chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	drv, err := openDriver(ordinal)
+	if err != nil {
+		errc <- err
+		return
+	}
+	d.drv = drv
+	d.pool.init(drv)
+	errc <- nil
+	for fn := range d.work {
+		fn()
+	}
+	d.pool.release()
+	drv.close()
+	close(d.done)
+}
+
+// do runs fn on the device goroutine and returns its error.
+func (d *Device) do(fn func(drv driver) error) error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return ErrClosed
+	}
+	d.mu.Unlock()
+	var err error
+	ch := make(chan struct{})
+	d.work <- func() {
+		err = fn(d.drv)
+		close(ch)
+	}
+	<-ch
+	return err
+}
+
+// Close waits for the device's queued work, frees its memory and destroys
+// its context. Values created on the device must not be used afterwards.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	d.mu.Unlock()
+	close(d.work)
+	<-d.done
+	return nil
+}
+
+// String names the device, e.g. "NVIDIA H200 (sm_90, 132 SMs)".
+func (d *Device) String() string { return d.desc }
+
+// Synchronize waits until all queued device work has finished and reports
+// the first asynchronous error.
+func (d *Device) Synchronize() error {
+	return d.do(func(drv driver) error { return drv.sync() })
+}
+
+// MemStats describes the device memory of the caching allocator.
+type MemStats struct {
+	// InUse is the bytes held by live buffers (rounded to size classes).
+	InUse int64
+	// Peak is the largest InUse since the Device opened or ResetPeak.
+	Peak int64
+	// Reserved is the bytes taken from the driver, cached blocks included.
+	Reserved int64
+	// Free and Total are the driver's view of the whole GPU.
+	Free, Total int64
+}
+
+// MemStats returns the allocator's counters and the driver's free memory.
+func (d *Device) MemStats() (MemStats, error) {
+	var s MemStats
+	err := d.do(func(drv driver) error {
+		d.pool.collect()
+		s.InUse, s.Peak, s.Reserved = d.pool.inUse, d.pool.peak, d.pool.reserved
+		var err error
+		s.Free, s.Total, err = drv.memInfo()
+		return err
+	})
+	return s, err
+}
+
+// ResetPeak sets the peak counter to the bytes in use now.
+func (d *Device) ResetPeak() {
+	d.do(func(driver) error {
+		d.pool.collect()
+		d.pool.peak = d.pool.inUse
+		return nil
+	})
+}
+
+// EmptyCache returns the allocator's cached free blocks to the driver.
+func (d *Device) EmptyCache() error {
+	return d.do(func(driver) error {
+		d.pool.collect()
+		return d.pool.trim()
+	})
+}
+
+// launch queues a kernel with the given grid and block sizes.
+func (d *Device) launch(kernel string, grid, block int, args ...any) error {
+	return d.launch3(kernel, [3]int{grid, 1, 1}, [3]int{block, 1, 1}, args...)
+}
+
+func (d *Device) launch3(kernel string, grid, block [3]int, args ...any) error {
+	slots := make([]uint64, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case *Tensor:
+			if v == nil {
+				slots[i] = 0
+			} else {
+				slots[i] = uint64(v.ptr)
+			}
+		case *buffer:
+			slots[i] = uint64(v.ptr)
+		case uintptr:
+			slots[i] = uint64(v)
+		case int:
+			slots[i] = uint64(int64(v))
+		case int32:
+			slots[i] = uint64(uint32(v))
+		case int64:
+			slots[i] = uint64(v)
+		case uint64:
+			slots[i] = v
+		case float32:
+			slots[i] = uint64(*(*uint32)(unsafe.Pointer(&v)))
+		case bool:
+			if v {
+				slots[i] = 1
+			}
+		default:
+			panic(fmt.Sprintf("gnnlib/cuda: launch %s: argument %d of type %T", kernel, i, a))
+		}
+	}
+	return d.do(func(drv driver) error { return drv.launch(kernel, grid, block, 0, slots) })
+}
+
+// gridFor returns a grid-stride grid for n work items of per threads each
+// block: enough blocks to fill the GPU several times over, no more than n
+// needs.
+func (d *Device) gridFor(n int64, per int) int {
+	need := (n + int64(per) - 1) / int64(per)
+	most := int64(d.nsm * 32)
+	if need > most {
+		need = most
+	}
+	if need < 1 {
+		need = 1
+	}
+	return int(need)
+}
+
+// errJoin keeps the first error of a sequence of launches.
+func errJoin(errs ...error) error { return errors.Join(errs...) }

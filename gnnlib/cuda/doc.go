@@ -1,0 +1,70 @@
+// Package cuda is gnnlib's NVIDIA GPU backend: device tensors, a caching
+// allocator and IO-aware graph kernels, on the CUDA driver API through
+// gorgonia.org/cu.
+//
+// # Building
+//
+// The driver layer (driver_cuda.go) is compiled only with the cuda build
+// tag and needs cgo and the CUDA 11.8 headers (install/setup-cuda.sh):
+//
+//	CGO_ENABLED=1 go build -tags cuda ./...
+//
+// Without the tag Open returns ErrNoCUDA, whose message says how to rebuild;
+// everything else in the package is plain Go that builds, vets and tests in
+// every configuration. The kernels are CUDA C in kernels/gnn.cu, compiled to
+// PTX for compute_70 by `go generate` (kernels/gen.sh, needs nvcc), committed
+// and embedded; the driver JIT-compiles the PTX for the GPU present, so a
+// binary built against CUDA 11.8 headers runs on a CUDA 13 driver.
+// TestPTXFresh fails when the PTX is older than its source.
+//
+// # Runtime
+//
+// Open starts a Device: one goroutine locked to an OS thread owns the CUDA
+// context and runs every driver call, because a context is bound to a
+// thread; the other goroutines queue closures to it. All kernels run in
+// order on one stream. Device memory comes from a caching allocator (size
+// classes, free lists, a peak counter in MemStats), so a training step makes
+// no driver allocation after the first; Free returns a tensor's block at
+// once, a finalizer otherwise. Uploads larger than 64 MiB go through pinned
+// staging buffers.
+//
+// # Kernels
+//
+// MatMul is a 128x128-tiled float32 GEMM with transposed variants and
+// split-K for the weight gradients. SpMM and SpMMT multiply by a Graph's
+// adjacency and its transpose, which NewGraph builds once and keeps on the
+// device; two thread mappings (SpMMVec4: a lane group per row moving
+// float4s, two edges in flight; SpMMWarp: a warp per row, one float per
+// lane) are selectable and compared by the benchmark. GATv2Forward fuses
+// score, softmax and aggregation of a GATv2 layer into one pass per
+// destination with an online softmax, storing only the output and one
+// log-sum-exp per node and head; GATv2.Backward recomputes the attention
+// from it in two passes (destinations, then sources over the transpose).
+// AggregateMax is degree-aware: rows of more than 128 edges are split into
+// edge tiles combined by atomics on packed (value, index) keys. BiasAct,
+// ActBackward, ColSum, SoftmaxNLL and Adam complete a training epoch;
+// dropout masks are recomputed from a seed, never stored.
+//
+// # Benchmarks
+//
+// bench/gnnbench is a command that times these kernels and full GCN and
+// GATv2 training steps on synthetic graphs; bench/pyg_bench.py runs the same
+// shapes through PyTorch Geometric, and bench/run.sh runs both on the GPU
+// machine. Results are in BENCHMARKS.md.
+//
+// BUG(gnnlab): gorgonia.org/cu calls cuInit in its package initialiser and
+// exits the process when it fails, so a -tags cuda binary on a machine with
+// a driver but no GPU prints "Error in initialization ... NoDevice" and
+// exits instead of returning ErrNoDevice from Open; without libcuda.so.1 it
+// does not start at all. The default build is unaffected.
+//
+// BUG(gnnlab): device tensors are not tensor.Tensor: there is no autograd on
+// the device and no x.To(dev) method on tensor.Tensor; To copies a tensor
+// over, and training uses the explicit backward functions (see gnnbench).
+//
+// BUG(gnnlab): MatMul uses float32 FMA, not tensor cores (no TF32/wgmma
+// path), which caps dense layers near the FMA rate; no INT8 kernels yet.
+//
+// BUG(gnnlab): kernels index edges with int32, so a graph has fewer than
+// 2^31 edges; graph reordering is not yet wired into the device path.
+package cuda

@@ -1,0 +1,39 @@
+package cuda
+
+import "unsafe"
+
+// driver is the thin layer over the CUDA driver API that the cuda build tag
+// supplies (driver_cuda.go) and the default build replaces by a stub that
+// returns ErrNoCUDA (driver_nocuda.go). Everything above it — allocator,
+// tensors, graphs, kernels' launch geometry — is ordinary Go that compiles,
+// vets and is documented in every build.
+//
+// All methods must be called on the OS thread that opened the driver; the
+// Device guarantees that by running every call on its locked goroutine.
+type driver interface {
+	// name describes the device, e.g. "NVIDIA H200 (sm_90, 132 SMs)".
+	name() string
+	// sms returns the number of multiprocessors, for grid sizing.
+	sms() int
+	// alloc reserves n bytes of device memory.
+	alloc(n int64) (uintptr, error)
+	free(p uintptr) error
+	// allocHost and freeHost manage page-locked host memory for copies.
+	allocHost(n int64) (unsafe.Pointer, error)
+	freeHost(p unsafe.Pointer) error
+	// htod and dtoh copy on the device's stream; with async false they
+	// return after the copy completed.
+	htod(dst uintptr, src unsafe.Pointer, n int64, async bool) error
+	dtoh(dst unsafe.Pointer, src uintptr, n int64) error
+	dtod(dst, src uintptr, n int64) error
+	memsetD32(dst uintptr, v uint32, n int64) error
+	// launch starts the named kernel of the embedded module on the stream;
+	// each argument is one 8-byte slot (a pointer, or an int or float in
+	// its low bytes).
+	launch(kernel string, grid, block [3]int, shared int, args []uint64) error
+	// sync waits for the stream.
+	sync() error
+	// memInfo reports the driver's free and total device memory.
+	memInfo() (free, total int64, err error)
+	close() error
+}

@@ -1,0 +1,139 @@
+//go:build cuda
+
+package cuda
+
+// #cgo LDFLAGS: -lcuda
+// #include <cuda.h>
+import "C"
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"gorgonia.org/cu"
+)
+
+// Built reports whether this binary was built with the cuda tag.
+const Built = true
+
+// cuDriver implements driver on gorgonia.org/cu: one context, one module
+// loaded from the embedded PTX, one non-blocking stream.
+type cuDriver struct {
+	dev    cu.Device
+	ctx    cu.CUContext
+	mod    cu.Module
+	stream cu.Stream
+	fns    map[string]cu.Function
+	desc   string
+	nsm    int
+	// ptrs is reused by launch to pass the argument slots' addresses.
+	ptrs []unsafe.Pointer
+}
+
+func openDriver(ordinal int) (driver, error) {
+	n, err := cu.NumDevices()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoDevice, err)
+	}
+	if n <= ordinal {
+		return nil, fmt.Errorf("%w: the driver sees %d devices, device %d asked for", ErrNoDevice, n, ordinal)
+	}
+	dev, err := cu.GetDevice(ordinal)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoDevice, err)
+	}
+	ctx, err := dev.MakeContext(cu.SchedAuto)
+	if err != nil {
+		return nil, fmt.Errorf("gnnlib/cuda: create context: %w", err)
+	}
+	d := &cuDriver{dev: dev, ctx: ctx, fns: map[string]cu.Function{}}
+	major, _ := dev.Attribute(cu.ComputeCapabilityMajor)
+	minor, _ := dev.Attribute(cu.ComputeCapabilityMinor)
+	d.nsm, _ = dev.Attribute(cu.MultiprocessorCount)
+	name, _ := dev.Name()
+	d.desc = fmt.Sprintf("%s (sm_%d%d, %d SMs)", strings.TrimSpace(name), major, minor, d.nsm)
+	// The driver JIT-compiles the PTX for the GPU present.
+	if d.mod, err = cu.LoadData(ptxSource); err != nil {
+		ctx.Destroy()
+		return nil, fmt.Errorf("gnnlib/cuda: load kernels (PTX JIT): %w", err)
+	}
+	if d.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
+		ctx.Destroy()
+		return nil, fmt.Errorf("gnnlib/cuda: create stream: %w", err)
+	}
+	return d, nil
+}
+
+func (d *cuDriver) name() string { return d.desc }
+func (d *cuDriver) sms() int     { return d.nsm }
+
+func (d *cuDriver) alloc(n int64) (uintptr, error) {
+	p, err := cu.MemAlloc(n)
+	return uintptr(p), err
+}
+
+func (d *cuDriver) free(p uintptr) error { return cu.MemFree(cu.DevicePtr(p)) }
+
+func (d *cuDriver) allocHost(n int64) (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	if r := C.cuMemAllocHost(&p, C.size_t(n)); r != C.CUDA_SUCCESS {
+		return nil, fmt.Errorf("gnnlib/cuda: cuMemAllocHost(%d): error %d", n, int(r))
+	}
+	return p, nil
+}
+
+func (d *cuDriver) freeHost(p unsafe.Pointer) error { return cu.MemFreeHost(p) }
+
+func (d *cuDriver) htod(dst uintptr, src unsafe.Pointer, n int64, async bool) error {
+	if err := cu.MemcpyHtoDAsync(cu.DevicePtr(dst), src, n, d.stream); err != nil {
+		return err
+	}
+	if async {
+		return nil
+	}
+	return d.stream.Synchronize()
+}
+
+func (d *cuDriver) dtoh(dst unsafe.Pointer, src uintptr, n int64) error {
+	if err := cu.MemcpyDtoHAsync(dst, cu.DevicePtr(src), n, d.stream); err != nil {
+		return err
+	}
+	return d.stream.Synchronize()
+}
+
+func (d *cuDriver) dtod(dst, src uintptr, n int64) error {
+	return cu.MemcpyDtoDAsync(cu.DevicePtr(dst), cu.DevicePtr(src), n, d.stream)
+}
+
+func (d *cuDriver) memsetD32(dst uintptr, v uint32, n int64) error {
+	return cu.MemsetD32Async(cu.DevicePtr(dst), uint(v), n, d.stream)
+}
+
+func (d *cuDriver) launch(kernel string, grid, block [3]int, shared int, args []uint64) error {
+	fn, ok := d.fns[kernel]
+	if !ok {
+		var err error
+		if fn, err = d.mod.Function(kernel); err != nil {
+			return fmt.Errorf("gnnlib/cuda: kernel %s: %w", kernel, err)
+		}
+		d.fns[kernel] = fn
+	}
+	d.ptrs = d.ptrs[:0]
+	for i := range args {
+		d.ptrs = append(d.ptrs, unsafe.Pointer(&args[i]))
+	}
+	if err := fn.Launch(grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, d.stream, d.ptrs); err != nil {
+		return fmt.Errorf("gnnlib/cuda: launch %s: %w", kernel, err)
+	}
+	return nil
+}
+
+func (d *cuDriver) sync() error { return d.stream.Synchronize() }
+
+func (d *cuDriver) memInfo() (free, total int64, err error) { return cu.MemInfo() }
+
+func (d *cuDriver) close() error {
+	d.stream.Destroy()
+	return d.ctx.Destroy()
+}

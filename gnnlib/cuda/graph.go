@@ -1,0 +1,139 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+)
+
+// Graph is a graph.Graph on the device: its CSR by destination and, built
+// once when the graph is uploaded and cached for every backward pass, its
+// transpose (CSR by source). Indices are int32 on the device.
+type Graph struct {
+	dev            *Device
+	n, nsrc, edges int
+	indptr, idx, w *buffer
+	tptr, tidx, tw *buffer
+	// heavy rows for degree-aware max aggregation, built on first use.
+	maxTile   int
+	heavy     *buffer
+	tiles     *buffer
+	nheavy    int
+	ntiles    int
+	maxDegree int
+}
+
+// NumNodes, NumSrc and NumEdges mirror graph.Graph's.
+func (g *Graph) NumNodes() int { return g.n }
+func (g *Graph) NumSrc() int   { return g.nsrc }
+func (g *Graph) NumEdges() int { return g.edges }
+
+// String summarises g.
+func (g *Graph) String() string {
+	return fmt.Sprintf("cuda.Graph(nodes=%d, edges=%d)", g.n, g.edges)
+}
+
+// NewGraph uploads g and its cached transpose (g.Transpose(), with the edge
+// weights following their edges). It fails if g has 2^31 edges or more.
+func NewGraph(d *Device, g *graph.Graph) (*Graph, error) {
+	t := g.Transpose()
+	return NewGraphCSR(d, g.NumSrc(), g.Indptr, g.Indices, g.Weights, t.Indptr, t.Indices, t.Weights)
+}
+
+// NewGraphCSR uploads a graph given as CSR by destination (indptr over the
+// destinations, indices the sources) and its transpose; w and tw are the
+// edge weights in each order, or both nil. It is the fast path for graphs
+// built outside gnnlib/graph (the benchmark's 124M-edge graphs).
+func NewGraphCSR[I int | int32](d *Device, nsrc int, indptr, indices []I, w []float32, tindptr, tindices []I, tw []float32) (*Graph, error) {
+	n := len(indptr) - 1
+	e := len(indices)
+	if int64(e) >= math.MaxInt32 {
+		return nil, fmt.Errorf("%w: %d edges, at most 2^31-1 supported", ErrShape, e)
+	}
+	if len(tindptr) != nsrc+1 || len(tindices) != e || (w == nil) != (tw == nil) || (w != nil && (len(w) != e || len(tw) != e)) {
+		return nil, fmt.Errorf("%w: NewGraphCSR: inconsistent CSR and transpose", ErrShape)
+	}
+	g := &Graph{dev: d, n: n, nsrc: nsrc, edges: e}
+	var err error
+	up := func(x []I) *buffer {
+		if err != nil {
+			return nil
+		}
+		var b *buffer
+		b, err = d.uploadInts(toInt32(x))
+		return b
+	}
+	upw := func(x []float32) *buffer {
+		if err != nil || x == nil {
+			return nil
+		}
+		t, e2 := d.FromHost(x, 1, len(x))
+		if e2 != nil {
+			err = e2
+			return nil
+		}
+		return t.buf
+	}
+	g.indptr, g.idx, g.w = up(indptr), up(indices), upw(w)
+	g.tptr, g.tidx, g.tw = up(tindptr), up(tindices), upw(tw)
+	// Rows longer than one edge tile are the heavy rows of the degree-aware
+	// max aggregation; list them and their first tile once here.
+	g.maxTile = heavyTile
+	var heavy, tiles []int32
+	for v := 0; v < n; v++ {
+		deg := int(indptr[v+1] - indptr[v])
+		g.maxDegree = max(g.maxDegree, deg)
+		if deg > heavyTile {
+			heavy = append(heavy, int32(v))
+			tiles = append(tiles, int32(g.ntiles))
+			g.ntiles += (deg + heavyTile - 1) / heavyTile
+		}
+	}
+	g.nheavy = len(heavy)
+	if err == nil && g.nheavy > 0 {
+		g.heavy, err = d.uploadInts(heavy)
+		if err == nil {
+			g.tiles, err = d.uploadInts(tiles)
+		}
+	}
+	if err != nil {
+		g.Free()
+		return nil, err
+	}
+	return g, nil
+}
+
+// heavyTile is the edge-tile length of the degree-aware max aggregation:
+// rows with more in-edges are split into tiles of this many edges.
+const heavyTile = 128
+
+func toInt32[I int | int32](x []I) []int32 {
+	if y, ok := any(x).([]int32); ok {
+		return y
+	}
+	y := make([]int32, len(x))
+	for i, v := range x {
+		y[i] = int32(v)
+	}
+	return y
+}
+
+// Free releases the graph's device memory.
+func (g *Graph) Free() {
+	for _, b := range []*buffer{g.indptr, g.idx, g.w, g.tptr, g.tidx, g.tw, g.heavy, g.tiles} {
+		if b != nil {
+			b.release()
+		}
+	}
+}
+
+// Weighted reports whether the graph carries edge weights.
+func (g *Graph) Weighted() bool { return g.w != nil }
+
+func ptrOf(b *buffer) uintptr {
+	if b == nil {
+		return 0
+	}
+	return b.ptr
+}

@@ -1,0 +1,678 @@
+// gnn.cu holds the device kernels of gnnlib/cuda: dense GEMM, CSR SpMM in two
+// thread mappings, the fused GATv2 attention (forward with online softmax,
+// backward recomputing attention from a per-node log-sum-exp), degree-aware
+// max aggregation, and the element-wise, loss and optimiser kernels a
+// training epoch needs.
+//
+// Conventions: every kernel is extern "C" so that the Go side finds it by
+// name; matrices are row-major float32; CSR arrays are int32 (row v's edges
+// are indptr[v]..indptr[v+1], indices hold the source nodes); scalar
+// parameters are int, long long or float, passed from Go in 8-byte slots.
+// Index arithmetic that can exceed 2^31 (row * width on a 2.4M-node graph)
+// is done in long long.
+
+#include <cuda_runtime.h>
+
+#define WARP 32
+#define FULL 0xffffffffu
+
+__device__ __forceinline__ float4 ld4(const float* p) { return *reinterpret_cast<const float4*>(p); }
+__device__ __forceinline__ void st4(float* p, float4 v) { *reinterpret_cast<float4*>(p) = v; }
+
+// ---------------------------------------------------------------------------
+// GEMM: C[M,N] (+)= op(A)[M,K] · op(B)[K,N], row-major, 128x128 tiles, 8x8
+// per thread. TA: A is stored K x M (lda = M); TB: B is stored N x K. With
+// atomic != 0 the tile is added to C by atomics, which split-K uses (grid.z
+// splits K into chunks of kchunk); C must then be zeroed first.
+// ---------------------------------------------------------------------------
+#define BM 128
+#define BN 128
+#define BK 8
+
+template <bool TA, bool TB>
+__device__ void gemm_body(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                          int M, int N, int K, int kchunk, int atomic) {
+	__shared__ float As[2][BK][BM];
+	__shared__ float Bs[2][BK][BN];
+	const int tid = threadIdx.x;
+	const int tx = tid % 16, ty = tid / 16;
+	const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+	const int kbeg = blockIdx.z * kchunk;
+	const int kend = min(K, kbeg + kchunk);
+
+	float acc[8][8];
+#pragma unroll
+	for (int i = 0; i < 8; i++)
+#pragma unroll
+		for (int j = 0; j < 8; j++) acc[i][j] = 0.f;
+
+	float ra[4], rb[4];
+	auto loadA = [&](int k0) {
+#pragma unroll
+		for (int i = 0; i < 4; i++) {
+			int m, k;
+			if (!TA) { m = tid / 2; k = (tid % 2) * 4 + i; }
+			else { k = tid / 32; m = (tid % 32) * 4 + i; }
+			int gm = m0 + m, gk = k0 + k;
+			float v = 0.f;
+			if (gm < M && gk < kend) v = TA ? A[(long long)gk * M + gm] : A[(long long)gm * K + gk];
+			ra[i] = v;
+		}
+	};
+	auto storeA = [&](int buf) {
+#pragma unroll
+		for (int i = 0; i < 4; i++) {
+			int m, k;
+			if (!TA) { m = tid / 2; k = (tid % 2) * 4 + i; }
+			else { k = tid / 32; m = (tid % 32) * 4 + i; }
+			As[buf][k][m] = ra[i];
+		}
+	};
+	auto loadB = [&](int k0) {
+#pragma unroll
+		for (int i = 0; i < 4; i++) {
+			int n, k;
+			if (!TB) { k = tid / 32; n = (tid % 32) * 4 + i; }
+			else { n = tid / 2; k = (tid % 2) * 4 + i; }
+			int gn = n0 + n, gk = k0 + k;
+			float v = 0.f;
+			if (gn < N && gk < kend) v = TB ? B[(long long)gn * K + gk] : B[(long long)gk * N + gn];
+			rb[i] = v;
+		}
+	};
+	auto storeB = [&](int buf) {
+#pragma unroll
+		for (int i = 0; i < 4; i++) {
+			int n, k;
+			if (!TB) { k = tid / 32; n = (tid % 32) * 4 + i; }
+			else { n = tid / 2; k = (tid % 2) * 4 + i; }
+			Bs[buf][k][n] = rb[i];
+		}
+	};
+
+	if (kbeg >= kend) return;
+	loadA(kbeg);
+	loadB(kbeg);
+	storeA(0);
+	storeB(0);
+	__syncthreads();
+	int buf = 0;
+	for (int k0 = kbeg; k0 < kend; k0 += BK) {
+		bool more = k0 + BK < kend;
+		if (more) { loadA(k0 + BK); loadB(k0 + BK); }
+#pragma unroll
+		for (int k = 0; k < BK; k++) {
+			float a[8], b[8];
+			// Rows ty*4..+4 and 64+ty*4..+4 (columns likewise) keep the
+			// shared-memory reads of a warp on distinct banks.
+			float4 a0 = *reinterpret_cast<const float4*>(&As[buf][k][ty * 4]);
+			float4 a1 = *reinterpret_cast<const float4*>(&As[buf][k][64 + ty * 4]);
+			float4 b0 = *reinterpret_cast<const float4*>(&Bs[buf][k][tx * 4]);
+			float4 b1 = *reinterpret_cast<const float4*>(&Bs[buf][k][64 + tx * 4]);
+			a[0] = a0.x; a[1] = a0.y; a[2] = a0.z; a[3] = a0.w;
+			a[4] = a1.x; a[5] = a1.y; a[6] = a1.z; a[7] = a1.w;
+			b[0] = b0.x; b[1] = b0.y; b[2] = b0.z; b[3] = b0.w;
+			b[4] = b1.x; b[5] = b1.y; b[6] = b1.z; b[7] = b1.w;
+#pragma unroll
+			for (int i = 0; i < 8; i++)
+#pragma unroll
+				for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+		}
+		if (more) {
+			storeA(buf ^ 1);
+			storeB(buf ^ 1);
+		}
+		__syncthreads();
+		buf ^= 1;
+	}
+#pragma unroll
+	for (int i = 0; i < 8; i++) {
+		int gm = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + i - 4);
+		if (gm >= M) continue;
+#pragma unroll
+		for (int j = 0; j < 8; j++) {
+			int gn = n0 + (j < 4 ? tx * 4 + j : 64 + tx * 4 + j - 4);
+			if (gn >= N) continue;
+			float* c = &C[(long long)gm * N + gn];
+			if (atomic) atomicAdd(c, acc[i][j]);
+			else *c = acc[i][j];
+		}
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(256) gemm_nn(const float* A, const float* B, float* C, int M, int N, int K, int kchunk, int atomic) {
+	gemm_body<false, false>(A, B, C, M, N, K, kchunk, atomic);
+}
+extern "C" __global__ void __launch_bounds__(256) gemm_tn(const float* A, const float* B, float* C, int M, int N, int K, int kchunk, int atomic) {
+	gemm_body<true, false>(A, B, C, M, N, K, kchunk, atomic);
+}
+extern "C" __global__ void __launch_bounds__(256) gemm_nt(const float* A, const float* B, float* C, int M, int N, int K, int kchunk, int atomic) {
+	gemm_body<false, true>(A, B, C, M, N, K, kchunk, atomic);
+}
+
+// ---------------------------------------------------------------------------
+// SpMM over CSR: y[v,:] = sum_e w[e] * x[indices[e],:] (w == NULL: weight 1).
+// ---------------------------------------------------------------------------
+
+// spmm_vec4: a group of G lanes (G = min(32, F/4), a power of two) owns one
+// row; each lane moves float4s, so a warp reads whole 128-byte lines of the
+// neighbour's row. Requires F % 4 == 0 and 16-byte aligned rows. The edge
+// loop is unrolled by two so that two gathers are in flight per lane.
+extern "C" __global__ void spmm_vec4(const int* __restrict__ indptr, const int* __restrict__ indices,
+                                     const float* __restrict__ w, const float* __restrict__ x,
+                                     float* __restrict__ y, int n, int F, int G) {
+	const int lane = threadIdx.x % G;
+	const long long grp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
+	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
+	const int F4 = F / 4;
+	for (long long v = grp; v < n; v += ngrp) {
+		const int beg = indptr[v], end = indptr[v + 1];
+		for (int c = lane; c < F4; c += G) {
+			float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+			int e = beg;
+			for (; e + 1 < end; e += 2) {
+				int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
+				float w0 = w ? __ldg(&w[e]) : 1.f, w1 = w ? __ldg(&w[e + 1]) : 1.f;
+				float4 a = __ldg(reinterpret_cast<const float4*>(x + (long long)u0 * F) + c);
+				float4 b = __ldg(reinterpret_cast<const float4*>(x + (long long)u1 * F) + c);
+				acc.x += w0 * a.x + w1 * b.x;
+				acc.y += w0 * a.y + w1 * b.y;
+				acc.z += w0 * a.z + w1 * b.z;
+				acc.w += w0 * a.w + w1 * b.w;
+			}
+			if (e < end) {
+				int u0 = __ldg(&indices[e]);
+				float w0 = w ? __ldg(&w[e]) : 1.f;
+				float4 a = __ldg(reinterpret_cast<const float4*>(x + (long long)u0 * F) + c);
+				acc.x += w0 * a.x; acc.y += w0 * a.y; acc.z += w0 * a.z; acc.w += w0 * a.w;
+			}
+			reinterpret_cast<float4*>(y + v * F)[c] = acc;
+		}
+	}
+}
+
+// spmm_warp: the textbook mapping, one warp per row and one float per lane,
+// the row's edge ids and weights read 32 at a time and broadcast by shuffle.
+extern "C" __global__ void spmm_warp(const int* __restrict__ indptr, const int* __restrict__ indices,
+                                     const float* __restrict__ w, const float* __restrict__ x,
+                                     float* __restrict__ y, int n, int F) {
+	const int lane = threadIdx.x % WARP;
+	const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
+	const long long nwarp = (long long)gridDim.x * blockDim.x / WARP;
+	for (long long v = warp; v < n; v += nwarp) {
+		const int beg = indptr[v], end = indptr[v + 1];
+		for (int c0 = 0; c0 < F; c0 += WARP) {
+			int c = c0 + lane;
+			float acc = 0.f;
+			for (int eb = beg; eb < end; eb += WARP) {
+				int my = eb + lane;
+				int u = my < end ? indices[my] : 0;
+				float ww = my < end ? (w ? w[my] : 1.f) : 0.f;
+				int cnt = min(WARP, end - eb);
+				for (int j = 0; j < cnt; j++) {
+					int uj = __shfl_sync(FULL, u, j);
+					float wj = __shfl_sync(FULL, ww, j);
+					if (c < F) acc += wj * __ldg(&x[(long long)uj * F + c]);
+				}
+			}
+			if (c < F) y[v * F + c] = acc;
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Degree-aware max aggregation: y[v,c] = max over in-edges of x[u,c] (0 for
+// an isolated node), arg[v,c] = the winning source (-1 if none). Light rows
+// (degree <= tile) are reduced by one lane per feature; heavy rows are cut
+// into edge tiles reduced in parallel and combined by a 64-bit atomicMax on
+// a packed (ordered value, source) key, then unpacked by agg_max_finish.
+// ---------------------------------------------------------------------------
+__device__ __forceinline__ unsigned int ordered(float f) {
+	unsigned int u = __float_as_uint(f);
+	return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+__device__ __forceinline__ float unordered(unsigned int u) {
+	return __uint_as_float((u & 0x80000000u) ? (u & 0x7fffffffu) : ~u);
+}
+
+extern "C" __global__ void agg_max_light(const int* __restrict__ indptr, const int* __restrict__ indices,
+                                         const float* __restrict__ x, float* __restrict__ y, int* __restrict__ arg,
+                                         unsigned long long* __restrict__ key, int n, int F, int tile) {
+	long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	long long total = (long long)n * F;
+	for (; t < total; t += (long long)gridDim.x * blockDim.x) {
+		int v = t / F, c = t % F;
+		int beg = indptr[v], end = indptr[v + 1];
+		if (end - beg > tile) {
+			key[t] = 0ull;  // heavy: filled by agg_max_heavy
+			continue;
+		}
+		float best = 0.f;
+		int who = -1;
+		for (int e = beg; e < end; e++) {
+			int u = indices[e];
+			float val = x[(long long)u * F + c];
+			if (who < 0 || val > best) { best = val; who = u; }
+		}
+		y[t] = best;
+		arg[t] = who;
+	}
+}
+
+// agg_max_heavy: one block per (heavy row, edge tile); heavy lists the heavy
+// rows, tiles[i] is the first tile index of heavy row i (prefix sum).
+extern "C" __global__ void agg_max_heavy(const int* __restrict__ indptr, const int* __restrict__ indices,
+                                         const float* __restrict__ x, unsigned long long* __restrict__ key,
+                                         const int* __restrict__ heavy, const int* __restrict__ tiles, int nheavy,
+                                         int F, int tile) {
+	int b = blockIdx.x;
+	// Binary search for the heavy row that owns tile b.
+	int lo = 0, hi = nheavy - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (tiles[mid] <= b) lo = mid; else hi = mid - 1;
+	}
+	int v = heavy[lo];
+	int beg = indptr[v] + (b - tiles[lo]) * tile;
+	int end = min(indptr[v + 1], beg + tile);
+	for (int c = threadIdx.x; c < F; c += blockDim.x) {
+		unsigned long long best = 0ull;
+		for (int e = beg; e < end; e++) {
+			int u = indices[e];
+			unsigned long long k = ((unsigned long long)ordered(x[(long long)u * F + c]) << 32) | (unsigned int)(~u);
+			best = k > best ? k : best;
+		}
+		atomicMax(&key[(long long)v * F + c], best);
+	}
+}
+
+extern "C" __global__ void agg_max_finish(const int* __restrict__ heavy, int nheavy, const unsigned long long* __restrict__ key,
+                                          float* __restrict__ y, int* __restrict__ arg, int F) {
+	long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	for (; t < (long long)nheavy * F; t += (long long)gridDim.x * blockDim.x) {
+		int v = heavy[t / F], c = t % F;
+		long long i = (long long)v * F + c;
+		unsigned long long k = key[i];
+		y[i] = unordered((unsigned int)(k >> 32));
+		arg[i] = (int)(~(unsigned int)k);
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Fused GATv2 (Brody et al.), H heads of C channels. xlr is N x 2HC: columns
+// [0,HC) are x_l = x W_l (messages, source side), [HC,2HC) are x_r = x W_r
+// (target side). For an edge u->v and head h:
+//   s = sum_c a[h,c] * leaky_relu(xl[u,h,c] + xr[v,h,c]),
+//   alpha = softmax over v's in-edges, out[v,h,:] = sum_u alpha * xl[u,h,:].
+// One group of G lanes owns a (node, head) pair; each lane keeps VPL float4
+// of the channels in registers (C == 4*G*VPL). No per-edge tensor is stored.
+// ---------------------------------------------------------------------------
+__device__ __forceinline__ float lrelu(float z, float slope) { return z > 0.f ? z : slope * z; }
+__device__ __forceinline__ float dlrelu(float z, float slope) { return z > 0.f ? 1.f : slope; }
+
+// group_sum adds v over the G lanes of a group. Groups of one warp may run
+// different edge counts, so the shuffle names only the group's own lanes.
+template <int G>
+__device__ __forceinline__ float group_sum(float v) {
+	const unsigned mask = G == 32 ? FULL : (((1u << G) - 1u) << ((threadIdx.x % WARP) / G * G));
+#pragma unroll
+	for (int o = G / 2; o > 0; o >>= 1) v += __shfl_xor_sync(mask, v, o, G);
+	return v;
+}
+
+template <int G, int VPL>
+__device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices,
+                               const float* __restrict__ xlr, const float* __restrict__ att,
+                               float* __restrict__ out, float* __restrict__ lse, int n, int H, float slope) {
+	const int C = 4 * G * VPL, HC = H * C;
+	const int lane = threadIdx.x % G;
+	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
+	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
+	const long long total = (long long)n * H;
+	// Every lane of a warp must run the same number of iterations for the
+	// shuffles: iterate to the warp's bound and mask the work.
+	const long long iters = (total + ngrp - 1) / ngrp;
+	for (long long it = 0; it < iters; it++) {
+		long long p = grp0 + it * ngrp;
+		bool live = p < total;
+		long long v = live ? p / H : 0;
+		int h = live ? p % H : 0;
+		float4 a[VPL], xr[VPL], acc[VPL];
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			int c = (i * G + lane) * 4;
+			a[i] = ld4(att + h * C + c);
+			xr[i] = ld4(xlr + v * 2 * HC + HC + h * C + c);
+			acc[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+		}
+		float m = -INFINITY, l = 0.f;
+		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
+		for (int e = beg; e < end; e++) {
+			int u = __ldg(&indices[e]);
+			float4 xl[VPL];
+			float s = 0.f;
+#pragma unroll
+			for (int i = 0; i < VPL; i++) {
+				int c = (i * G + lane) * 4;
+				xl[i] = __ldg(reinterpret_cast<const float4*>(xlr + (long long)u * 2 * HC + h * C + c));
+				s += a[i].x * lrelu(xl[i].x + xr[i].x, slope) + a[i].y * lrelu(xl[i].y + xr[i].y, slope) +
+				     a[i].z * lrelu(xl[i].z + xr[i].z, slope) + a[i].w * lrelu(xl[i].w + xr[i].w, slope);
+			}
+			s = group_sum<G>(s);
+			// Online softmax: rescale the running sum when the max moves.
+			float mn = fmaxf(m, s);
+			float scale = __expf(m - mn), pe = __expf(s - mn);
+			l = l * scale + pe;
+#pragma unroll
+			for (int i = 0; i < VPL; i++) {
+				acc[i].x = acc[i].x * scale + pe * xl[i].x;
+				acc[i].y = acc[i].y * scale + pe * xl[i].y;
+				acc[i].z = acc[i].z * scale + pe * xl[i].z;
+				acc[i].w = acc[i].w * scale + pe * xl[i].w;
+			}
+			m = mn;
+		}
+		if (!live) continue;
+		float inv = l > 0.f ? 1.f / l : 0.f;
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			int c = (i * G + lane) * 4;
+			st4(out + v * HC + h * C + c, make_float4(acc[i].x * inv, acc[i].y * inv, acc[i].z * inv, acc[i].w * inv));
+		}
+		if (lane == 0) lse[p] = l > 0.f ? m + __logf(l) : 0.f;
+	}
+}
+
+// gatv2_bwd_dst_body: for each (v,h), over v's in-edges, recompute
+// alpha = exp(s - lse[v,h]), with D = dout[v,h]·out[v,h]
+//   ds   = alpha * (dout[v,h]·xl[u,h] - D)
+//   dxr[v,h] = sum_u ds * a ⊙ lrelu'(z),  da += ds * lrelu(z),
+// and store D for the source pass. da is reduced per lane over the whole
+// grid-stride loop and added once per lane at the end.
+template <int G, int VPL>
+__device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices,
+                                   const float* __restrict__ xlr, const float* __restrict__ att,
+                                   const float* __restrict__ out, const float* __restrict__ lse,
+                                   const float* __restrict__ dout, float* __restrict__ dxlr,
+                                   float* __restrict__ dd, float* __restrict__ datt, int n, int H, float slope) {
+	const int C = 4 * G * VPL, HC = H * C;
+	const int lane = threadIdx.x % G;
+	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
+	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
+	const long long total = (long long)n * H;
+	const long long iters = (total + ngrp - 1) / ngrp;
+	// With H > 1 a lane meets several heads; keep da per head only when the
+	// head is fixed for the lane (ngrp % H == 0), else fall back to atomics.
+	const bool fixedHead = (ngrp % H) == 0;
+	float4 da[VPL];
+#pragma unroll
+	for (int i = 0; i < VPL; i++) da[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+	int hfix = grp0 % H;
+	for (long long it = 0; it < iters; it++) {
+		long long p = grp0 + it * ngrp;
+		bool live = p < total;
+		long long v = live ? p / H : 0;
+		int h = live ? p % H : 0;
+		float4 a[VPL], xr[VPL], go[VPL], dxr[VPL], dal[VPL];
+		float D = 0.f;
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			int c = (i * G + lane) * 4;
+			a[i] = ld4(att + h * C + c);
+			xr[i] = ld4(xlr + v * 2 * HC + HC + h * C + c);
+			go[i] = ld4(dout + v * HC + h * C + c);
+			float4 o = ld4(out + v * HC + h * C + c);
+			D += go[i].x * o.x + go[i].y * o.y + go[i].z * o.z + go[i].w * o.w;
+			dxr[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+			dal[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+		}
+		D = group_sum<G>(D);
+		float L = live ? lse[p] : 0.f;
+		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
+		for (int e = beg; e < end; e++) {
+			int u = __ldg(&indices[e]);
+			float4 xl[VPL];
+			float s = 0.f, dalpha = 0.f;
+#pragma unroll
+			for (int i = 0; i < VPL; i++) {
+				int c = (i * G + lane) * 4;
+				xl[i] = __ldg(reinterpret_cast<const float4*>(xlr + (long long)u * 2 * HC + h * C + c));
+				s += a[i].x * lrelu(xl[i].x + xr[i].x, slope) + a[i].y * lrelu(xl[i].y + xr[i].y, slope) +
+				     a[i].z * lrelu(xl[i].z + xr[i].z, slope) + a[i].w * lrelu(xl[i].w + xr[i].w, slope);
+				dalpha += go[i].x * xl[i].x + go[i].y * xl[i].y + go[i].z * xl[i].z + go[i].w * xl[i].w;
+			}
+			s = group_sum<G>(s);
+			dalpha = group_sum<G>(dalpha);
+			float alpha = __expf(s - L);
+			float ds = alpha * (dalpha - D);
+#pragma unroll
+			for (int i = 0; i < VPL; i++) {
+				float zx = xl[i].x + xr[i].x, zy = xl[i].y + xr[i].y, zz = xl[i].z + xr[i].z, zw = xl[i].w + xr[i].w;
+				dxr[i].x += ds * a[i].x * dlrelu(zx, slope);
+				dxr[i].y += ds * a[i].y * dlrelu(zy, slope);
+				dxr[i].z += ds * a[i].z * dlrelu(zz, slope);
+				dxr[i].w += ds * a[i].w * dlrelu(zw, slope);
+				dal[i].x += ds * lrelu(zx, slope);
+				dal[i].y += ds * lrelu(zy, slope);
+				dal[i].z += ds * lrelu(zz, slope);
+				dal[i].w += ds * lrelu(zw, slope);
+			}
+		}
+		if (!live) continue;
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			int c = (i * G + lane) * 4;
+			st4(dxlr + v * 2 * HC + HC + h * C + c, dxr[i]);
+			if (fixedHead) {
+				da[i].x += dal[i].x; da[i].y += dal[i].y; da[i].z += dal[i].z; da[i].w += dal[i].w;
+			} else {
+				float* q = datt + h * C + c;
+				atomicAdd(q, dal[i].x); atomicAdd(q + 1, dal[i].y); atomicAdd(q + 2, dal[i].z); atomicAdd(q + 3, dal[i].w);
+			}
+		}
+		if (lane == 0) dd[p] = D;
+	}
+	if (fixedHead) {
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			int c = (i * G + lane) * 4;
+			float* q = datt + hfix * C + c;
+			atomicAdd(q, da[i].x); atomicAdd(q + 1, da[i].y); atomicAdd(q + 2, da[i].z); atomicAdd(q + 3, da[i].w);
+		}
+	}
+}
+
+// gatv2_bwd_src_body: for each (u,h), over u's out-edges in the transposed
+// CSR (tindices hold the destinations v), recompute alpha and ds and gather
+//   dxl[u,h] = sum_v alpha * dout[v,h] + ds * a ⊙ lrelu'(z).
+template <int G, int VPL>
+__device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices,
+                                   const float* __restrict__ xlr, const float* __restrict__ att,
+                                   const float* __restrict__ lse, const float* __restrict__ dd,
+                                   const float* __restrict__ dout, float* __restrict__ dxlr, int n, int H, float slope) {
+	const int C = 4 * G * VPL, HC = H * C;
+	const int lane = threadIdx.x % G;
+	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
+	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
+	const long long total = (long long)n * H;
+	const long long iters = (total + ngrp - 1) / ngrp;
+	for (long long it = 0; it < iters; it++) {
+		long long p = grp0 + it * ngrp;
+		bool live = p < total;
+		long long u = live ? p / H : 0;
+		int h = live ? p % H : 0;
+		float4 a[VPL], xl[VPL], dxl[VPL];
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			int c = (i * G + lane) * 4;
+			a[i] = ld4(att + h * C + c);
+			xl[i] = ld4(xlr + u * 2 * HC + h * C + c);
+			dxl[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+		}
+		int beg = live ? tindptr[u] : 0, end = live ? tindptr[u + 1] : 0;
+		for (int e = beg; e < end; e++) {
+			int v = __ldg(&tindices[e]);
+			float4 xr[VPL], go[VPL];
+			float s = 0.f, dalpha = 0.f;
+#pragma unroll
+			for (int i = 0; i < VPL; i++) {
+				int c = (i * G + lane) * 4;
+				xr[i] = __ldg(reinterpret_cast<const float4*>(xlr + (long long)v * 2 * HC + HC + h * C + c));
+				go[i] = __ldg(reinterpret_cast<const float4*>(dout + (long long)v * HC + h * C + c));
+				s += a[i].x * lrelu(xl[i].x + xr[i].x, slope) + a[i].y * lrelu(xl[i].y + xr[i].y, slope) +
+				     a[i].z * lrelu(xl[i].z + xr[i].z, slope) + a[i].w * lrelu(xl[i].w + xr[i].w, slope);
+				dalpha += go[i].x * xl[i].x + go[i].y * xl[i].y + go[i].z * xl[i].z + go[i].w * xl[i].w;
+			}
+			s = group_sum<G>(s);
+			dalpha = group_sum<G>(dalpha);
+			long long q = (long long)v * H + h;
+			float alpha = __expf(s - __ldg(&lse[q]));
+			float ds = alpha * (dalpha - __ldg(&dd[q]));
+#pragma unroll
+			for (int i = 0; i < VPL; i++) {
+				dxl[i].x += alpha * go[i].x + ds * a[i].x * dlrelu(xl[i].x + xr[i].x, slope);
+				dxl[i].y += alpha * go[i].y + ds * a[i].y * dlrelu(xl[i].y + xr[i].y, slope);
+				dxl[i].z += alpha * go[i].z + ds * a[i].z * dlrelu(xl[i].z + xr[i].z, slope);
+				dxl[i].w += alpha * go[i].w + ds * a[i].w * dlrelu(xl[i].w + xr[i].w, slope);
+			}
+		}
+		if (!live) continue;
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			int c = (i * G + lane) * 4;
+			st4(dxlr + u * 2 * HC + h * C + c, dxl[i]);
+		}
+	}
+}
+
+#define GAT_INST(G, VPL)                                                                                             \
+	extern "C" __global__ void gatv2_fwd_##G##_##VPL(const int* indptr, const int* indices, const float* xlr,       \
+	                                                 const float* att, float* out, float* lse, int n, int H,        \
+	                                                 float slope) {                                                 \
+		gatv2_fwd_body<G, VPL>(indptr, indices, xlr, att, out, lse, n, H, slope);                                   \
+	}                                                                                                                \
+	extern "C" __global__ void gatv2_bwd_dst_##G##_##VPL(const int* indptr, const int* indices, const float* xlr,   \
+	                                                     const float* att, const float* out, const float* lse,      \
+	                                                     const float* dout, float* dxlr, float* dd, float* datt,    \
+	                                                     int n, int H, float slope) {                               \
+		gatv2_bwd_dst_body<G, VPL>(indptr, indices, xlr, att, out, lse, dout, dxlr, dd, datt, n, H, slope);         \
+	}                                                                                                                \
+	extern "C" __global__ void gatv2_bwd_src_##G##_##VPL(const int* tindptr, const int* tindices, const float* xlr, \
+	                                                     const float* att, const float* lse, const float* dd,       \
+	                                                     const float* dout, float* dxlr, int n, int H,              \
+	                                                     float slope) {                                             \
+		gatv2_bwd_src_body<G, VPL>(tindptr, tindices, xlr, att, lse, dd, dout, dxlr, n, H, slope);                  \
+	}
+
+// C = 4*G*VPL: 8 (2,1), 16 (4,1), 32 (8,1), 64 (16,1), 128 (32,1), 256 (32,2), 512 (32,4).
+GAT_INST(2, 1)
+GAT_INST(4, 1)
+GAT_INST(8, 1)
+GAT_INST(16, 1)
+GAT_INST(32, 1)
+GAT_INST(32, 2)
+GAT_INST(32, 4)
+
+// ---------------------------------------------------------------------------
+// Element-wise, reductions, loss and optimiser.
+// ---------------------------------------------------------------------------
+#define GRID_LOOP(i, n) for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (long long)gridDim.x * blockDim.x)
+
+// hash01 is a counter-based uniform in [0,1): dropout masks are recomputed
+// from (seed, index) instead of stored.
+__device__ __forceinline__ float hash01(unsigned long long seed, long long i) {
+	unsigned long long z = seed + 0x9e3779b97f4a7c15ull * (unsigned long long)(i + 1);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return (z >> 40) * (1.0f / 16777216.0f);
+}
+
+// bias_act: y[r,c] = dropout(act(x[r,c] + b[c])) with act = relu when relu
+// != 0 and dropout probability p (p == 0: none). In place allowed.
+extern "C" __global__ void bias_act(const float* x, const float* b, float* y, long long total, int F, int relu,
+                                    float p, unsigned long long seed) {
+	float keep = 1.f / (1.f - p);
+	GRID_LOOP(i, total) {
+		float v = x[i] + (b ? b[i % F] : 0.f);
+		if (relu) v = fmaxf(v, 0.f);
+		if (p > 0.f) v = hash01(seed, i) < p ? 0.f : v * keep;
+		y[i] = v;
+	}
+}
+
+// act_backward: the gradient through bias_act given its output y: zero where
+// y == 0 (ReLU off or dropped), scaled by 1/(1-p) elsewhere. Valid for relu
+// != 0 or p > 0; with neither it copies.
+extern "C" __global__ void act_backward(const float* y, const float* g, float* dx, long long total, int relu, float p) {
+	float keep = p > 0.f ? 1.f / (1.f - p) : 1.f;
+	GRID_LOOP(i, total) {
+		float m = (relu || p > 0.f) ? (y[i] != 0.f ? keep : 0.f) : 1.f;
+		dx[i] = g[i] * m;
+	}
+}
+
+// col_sum: out[c] += sum_r x[r,c] (out zeroed first); blocks take row chunks.
+extern "C" __global__ void col_sum(const float* x, float* out, int rows, int F, int chunk) {
+	int r0 = blockIdx.y * chunk, r1 = min(rows, r0 + chunk);
+	for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < F; c += gridDim.x * blockDim.x) {
+		float s = 0.f;
+		for (int r = r0; r < r1; r++) s += x[(long long)r * F + c];
+		atomicAdd(&out[c], s);
+	}
+}
+
+// softmax_nll: one warp per row of logits (rows x C). For rows with
+// label >= 0: loss += -log softmax[label] / count, grad = (softmax -
+// onehot) / count; other rows get grad 0. Forward and backward fused.
+extern "C" __global__ void softmax_nll(const float* logits, const int* labels, float* grad, float* loss, int rows,
+                                       int C, float invCount) {
+	const int lane = threadIdx.x % WARP;
+	long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
+	long long nw = (long long)gridDim.x * blockDim.x / WARP;
+	for (long long r = w; r < rows; r += nw) {
+		const float* x = logits + r * C;
+		float* g = grad + r * C;
+		int y = labels[r];
+		float m = -INFINITY;
+		for (int c = lane; c < C; c += WARP) m = fmaxf(m, x[c]);
+		for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(FULL, m, o));
+		float s = 0.f;
+		for (int c = lane; c < C; c += WARP) s += __expf(x[c] - m);
+		for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(FULL, s, o);
+		float ls = __logf(s);
+		for (int c = lane; c < C; c += WARP) {
+			float sm = __expf(x[c] - m - ls);
+			g[c] = y >= 0 ? (sm - (c == y ? 1.f : 0.f)) * invCount : 0.f;
+		}
+		if (lane == 0 && y >= 0) atomicAdd(loss, -(x[y] - m - ls) * invCount);
+	}
+}
+
+// adam: one Adam step (Kingma & Ba) with bias corrections bc1 = 1-b1^t,
+// bc2 = 1-b2^t computed by the caller.
+extern "C" __global__ void adam(float* p, const float* g, float* m, float* v, long long total, float lr, float b1,
+                                float b2, float eps, float bc1, float bc2) {
+	GRID_LOOP(i, total) {
+		float gi = g[i];
+		float mi = b1 * m[i] + (1.f - b1) * gi;
+		float vi = b2 * v[i] + (1.f - b2) * gi * gi;
+		m[i] = mi;
+		v[i] = vi;
+		p[i] -= lr * (mi / bc1) / (sqrtf(vi / bc2) + eps);
+	}
+}
+
+// axpby: y = a*x + b*y.
+extern "C" __global__ void axpby(const float* x, float* y, long long total, float a, float b) {
+	GRID_LOOP(i, total) y[i] = a * x[i] + b * y[i];
+}
+
+// copy_cols: dst[r, doff+c] = src[r, soff+c] for c < width (row strides sF, dF).
+extern "C" __global__ void copy_cols(const float* src, float* dst, int rows, int width, int sF, int soff, int dF, int doff) {
+	GRID_LOOP(i, (long long)rows * width) {
+		long long r = i / width;
+		int c = i % width;
+		dst[r * dF + doff + c] = src[r * sF + soff + c];
+	}
+}

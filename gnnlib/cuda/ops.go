@@ -1,0 +1,462 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+func sameDev(op string, ts ...*Tensor) (*Device, error) {
+	var d *Device
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		if d == nil {
+			d = t.buf.dev
+		} else if t.buf.dev != d {
+			return nil, fmt.Errorf("gnnlib/cuda: %s: operands on different devices", op)
+		}
+	}
+	return d, nil
+}
+
+func shapeErr(op string, format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrShape, op, fmt.Sprintf(format, args...))
+}
+
+// MatMul computes dst = op(a)·op(b), where op transposes when transA or
+// transB is set, with the package's tiled kernel (128x128 tiles, 8x8 per
+// thread, float32 FMA; no tensor cores). When the product's output has few
+// tiles and the inner dimension is long — the weight gradient Xᵀ·dY of a
+// GNN layer — K is split across blocks that add into dst atomically.
+func MatMul(dst, a, b *Tensor, transA, transB bool) error {
+	d, err := sameDev("MatMul", dst, a, b)
+	if err != nil {
+		return err
+	}
+	m, k := a.Rows, a.Cols
+	if transA {
+		m, k = k, m
+	}
+	k2, n := b.Rows, b.Cols
+	if transB {
+		k2, n = n, k2
+	}
+	if k != k2 || dst.Rows != m || dst.Cols != n {
+		return shapeErr("MatMul", "%dx%d (T=%v) · %dx%d (T=%v) into %dx%d", a.Rows, a.Cols, transA, b.Rows, b.Cols, transB, dst.Rows, dst.Cols)
+	}
+	if transA && transB {
+		return shapeErr("MatMul", "both operands transposed is not supported")
+	}
+	kernel := "gemm_nn"
+	switch {
+	case transA:
+		kernel = "gemm_tn"
+	case transB:
+		kernel = "gemm_nt"
+	}
+	tiles := ((m + 127) / 128) * ((n + 127) / 128)
+	split := 1
+	if want := 2 * d.nsm; tiles < want && k >= 4096 {
+		split = min((want+tiles-1)/tiles, k/1024)
+	}
+	chunk := (k + split - 1) / split
+	chunk = (chunk + 7) / 8 * 8
+	split = (k + chunk - 1) / chunk
+	atomic := 0
+	if split > 1 {
+		atomic = 1
+		if err := dst.Fill(0); err != nil {
+			return err
+		}
+	}
+	return d.launch3(kernel, [3]int{(n + 127) / 128, (m + 127) / 128, split}, [3]int{256, 1, 1},
+		a, b, dst, m, n, k, chunk, atomic)
+}
+
+// SpMMKernel selects the thread mapping of SpMM.
+type SpMMKernel int
+
+const (
+	// SpMMAuto picks SpMMVec4 when the width is a multiple of 4, else
+	// SpMMWarp; the benchmark (bench/gnnbench) compares them per graph.
+	SpMMAuto SpMMKernel = iota
+	// SpMMVec4 gives each row a group of min(32, F/4) lanes that load
+	// float4s, two edges in flight per lane.
+	SpMMVec4
+	// SpMMWarp gives each row a warp, one float per lane, edge ids
+	// broadcast by shuffles.
+	SpMMWarp
+)
+
+// SpMM computes dst[v,:] = Σ_{u→v} w_uv · x[u,:] over g (weights 1 when g is
+// unweighted), as graph.Graph.SpMM does on the CPU.
+func SpMM(dst *Tensor, g *Graph, x *Tensor, k SpMMKernel) error {
+	return spmm(dst, g.n, g.nsrc, g.indptr, g.idx, g.w, x, k)
+}
+
+// SpMMT computes the transposed product dst[u,:] = Σ_{u→v} w_uv · x[v,:]
+// over the cached transposed CSR: the backward pass of SpMM.
+func SpMMT(dst *Tensor, g *Graph, x *Tensor, k SpMMKernel) error {
+	return spmm(dst, g.nsrc, g.n, g.tptr, g.tidx, g.tw, x, k)
+}
+
+func spmm(dst *Tensor, rows, srcRows int, indptr, idx, w *buffer, x *Tensor, k SpMMKernel) error {
+	d, err := sameDev("SpMM", dst, x)
+	if err != nil {
+		return err
+	}
+	f := x.Cols
+	if x.Rows != srcRows || dst.Rows != rows || dst.Cols != f {
+		return shapeErr("SpMM", "graph %d<-%d nodes, x %dx%d, dst %dx%d", rows, srcRows, x.Rows, x.Cols, dst.Rows, dst.Cols)
+	}
+	if k == SpMMAuto {
+		k = SpMMWarp
+		if f%4 == 0 {
+			k = SpMMVec4
+		}
+	}
+	switch k {
+	case SpMMVec4:
+		if f%4 != 0 {
+			return shapeErr("SpMM", "SpMMVec4 needs a width divisible by 4, got %d", f)
+		}
+		g := min(32, 1<<(bits.Len(uint(f/4))-1))
+		const block = 256
+		groups := int64(rows)
+		grid := d.gridFor(groups*int64(g), block)
+		return d.launch("spmm_vec4", grid, block, indptr, idx, ptrOf(w), x, dst, rows, f, g)
+	case SpMMWarp:
+		const block = 256
+		grid := d.gridFor(int64(rows)*32, block)
+		return d.launch("spmm_warp", grid, block, indptr, idx, ptrOf(w), x, dst, rows, f)
+	}
+	return fmt.Errorf("gnnlib/cuda: SpMM: unknown kernel %d", k)
+}
+
+// gatShape returns the group width G and float4s per lane for C channels.
+func gatShape(c int) (g, vpl int, ok bool) {
+	switch c {
+	case 8:
+		return 2, 1, true
+	case 16:
+		return 4, 1, true
+	case 32:
+		return 8, 1, true
+	case 64:
+		return 16, 1, true
+	case 128:
+		return 32, 1, true
+	case 256:
+		return 32, 2, true
+	case 512:
+		return 32, 4, true
+	}
+	return 0, 0, false
+}
+
+// GATv2 holds what the fused GATv2 attention keeps between forward and
+// backward: the output and one log-sum-exp per (node, head) — no per-edge
+// tensor.
+type GATv2 struct {
+	Heads, Channels int
+	Slope           float32
+	Out             *Tensor // N x H*C
+	LSE             *Tensor // N x H
+	d               *Tensor // N x H, dOut·Out, filled by the backward pass
+}
+
+// GATv2Forward computes the attention aggregation of a GATv2 layer (Brody
+// et al.; PyG's GATv2Conv with concat=True, without bias) from xlr = x·[W_l
+// W_r] (N x 2HC: messages in the first HC columns, targets in the rest) and
+// att (1 x HC). Each destination runs one pass over its in-edges with an
+// online softmax (running max and sum in registers).
+func GATv2Forward(g *Graph, xlr, att *Tensor, heads, channels int, slope float32) (*GATv2, error) {
+	d := xlr.buf.dev
+	hc := heads * channels
+	gs, vpl, ok := gatShape(channels)
+	if !ok {
+		return nil, shapeErr("GATv2Forward", "channels per head %d; supported 8, 16, 32, 64, 128, 256, 512", channels)
+	}
+	if xlr.Rows != g.n || xlr.Cols != 2*hc || att.Len() != hc || !g.IsSquare() {
+		return nil, shapeErr("GATv2Forward", "xlr %dx%d, att %d, graph %d nodes, heads %d x %d", xlr.Rows, xlr.Cols, att.Len(), g.n, heads, channels)
+	}
+	out, err := d.Empty(g.n, hc)
+	if err != nil {
+		return nil, err
+	}
+	lse, err := d.Empty(g.n, heads)
+	if err != nil {
+		return nil, err
+	}
+	const block = 256
+	grid := d.gridFor(int64(g.n)*int64(heads)*int64(gs), block)
+	err = d.launch(fmt.Sprintf("gatv2_fwd_%d_%d", gs, vpl), grid, block, g.indptr, g.idx, xlr, att, out, lse, g.n, heads, slope)
+	if err != nil {
+		return nil, err
+	}
+	return &GATv2{Heads: heads, Channels: channels, Slope: slope, Out: out, LSE: lse}, nil
+}
+
+// Backward computes the gradients of the loss with respect to xlr (into
+// dxlr, N x 2HC) and att (into datt, zeroed here) given dout = dL/dOut. It
+// recomputes each edge's attention from the stored log-sum-exp: one pass
+// over the in-edges for the target half and att, one over the cached
+// transposed CSR for the message half.
+func (a *GATv2) Backward(g *Graph, xlr, att, dout, dxlr, datt *Tensor) error {
+	d := xlr.buf.dev
+	hc := a.Heads * a.Channels
+	if dout.Rows != g.n || dout.Cols != hc || dxlr.Rows != g.n || dxlr.Cols != 2*hc || datt.Len() != hc {
+		return shapeErr("GATv2.Backward", "dout %dx%d, dxlr %dx%d, datt %d", dout.Rows, dout.Cols, dxlr.Rows, dxlr.Cols, datt.Len())
+	}
+	if a.d == nil {
+		var err error
+		if a.d, err = d.Empty(g.n, a.Heads); err != nil {
+			return err
+		}
+	}
+	if err := datt.Fill(0); err != nil {
+		return err
+	}
+	gs, vpl, _ := gatShape(a.Channels)
+	const block = 256
+	groups := int64(g.n) * int64(a.Heads)
+	grid := d.gridFor(groups*int64(gs), block)
+	// Keep the number of groups a multiple of H so that each lane sees one
+	// head and can sum att's gradient in registers.
+	if gpb := block / gs; (grid*gpb)%a.Heads != 0 {
+		grid = max(1, grid/a.Heads*a.Heads)
+	}
+	suffix := fmt.Sprintf("_%d_%d", gs, vpl)
+	if err := d.launch("gatv2_bwd_dst"+suffix, grid, block, g.indptr, g.idx, xlr, att, a.Out, a.LSE, dout, dxlr, a.d, datt, g.n, a.Heads, a.Slope); err != nil {
+		return err
+	}
+	return d.launch("gatv2_bwd_src"+suffix, d.gridFor(groups*int64(gs), block), block, g.tptr, g.tidx, xlr, att, a.LSE, a.d, dout, dxlr, g.n, a.Heads, a.Slope)
+}
+
+// Free releases the saved tensors.
+func (a *GATv2) Free() {
+	a.Out.Free()
+	a.LSE.Free()
+	a.d.Free()
+}
+
+// IsSquare reports whether sources and destinations are one node set.
+func (g *Graph) IsSquare() bool { return g.n == g.nsrc }
+
+// BiasAct computes y = dropout(act(x + b)) element-wise, b broadcast over
+// rows (nil: no bias), act = ReLU when relu is set, dropout with
+// probability p drawing its mask from (seed, index) so that nothing is
+// stored for the backward pass. y may be x.
+func BiasAct(y, x, b *Tensor, relu bool, p float32, seed uint64) error {
+	d, err := sameDev("BiasAct", y, x, b)
+	if err != nil {
+		return err
+	}
+	if y.Len() != x.Len() || (b != nil && b.Len() != x.Cols) {
+		return shapeErr("BiasAct", "x %dx%d, y %dx%d", x.Rows, x.Cols, y.Rows, y.Cols)
+	}
+	n := int64(x.Len())
+	return d.launch("bias_act", d.gridFor(n, 256), 256, x, b, y, n, x.Cols, relu, p, seed)
+}
+
+// ActBackward computes dx = g masked by BiasAct's output y: zero where y is
+// zero (ReLU off or dropped), g/(1-p) elsewhere.
+func ActBackward(dx, y, g *Tensor, relu bool, p float32) error {
+	d, err := sameDev("ActBackward", dx, y, g)
+	if err != nil {
+		return err
+	}
+	n := int64(y.Len())
+	if dx.Len() != y.Len() || g.Len() != y.Len() {
+		return shapeErr("ActBackward", "lengths %d, %d, %d", dx.Len(), y.Len(), g.Len())
+	}
+	return d.launch("act_backward", d.gridFor(n, 256), 256, y, g, dx, n, relu, p)
+}
+
+// ColSum computes dst[c] = Σ_r x[r,c] (the bias gradient).
+func ColSum(dst, x *Tensor) error {
+	d, err := sameDev("ColSum", dst, x)
+	if err != nil {
+		return err
+	}
+	if dst.Len() != x.Cols {
+		return shapeErr("ColSum", "x %dx%d into %d", x.Rows, x.Cols, dst.Len())
+	}
+	if err := dst.Fill(0); err != nil {
+		return err
+	}
+	chunk := 512
+	gx := (x.Cols + 127) / 128
+	gy := (x.Rows + chunk - 1) / chunk
+	return d.launch3("col_sum", [3]int{gx, gy, 1}, [3]int{128, 1, 1}, x, dst, x.Rows, x.Cols, chunk)
+}
+
+// Labels are class labels on the device, -1 for rows outside the loss.
+type Labels struct {
+	buf   *buffer
+	n     int
+	count int
+}
+
+// NewLabels uploads labels; rows with a negative label do not count.
+func NewLabels(d *Device, labels []int) (*Labels, error) {
+	y := make([]int32, len(labels))
+	c := 0
+	for i, l := range labels {
+		y[i] = int32(l)
+		if l >= 0 {
+			c++
+		}
+	}
+	b, err := d.uploadInts(y)
+	if err != nil {
+		return nil, err
+	}
+	return &Labels{buf: b, n: len(labels), count: c}, nil
+}
+
+// SoftmaxNLL computes the mean negative log-likelihood of log_softmax(logits)
+// over the labelled rows into loss (1x1) and its gradient into grad, in one
+// fused pass.
+func SoftmaxNLL(grad, loss, logits *Tensor, y *Labels) error {
+	d, err := sameDev("SoftmaxNLL", grad, loss, logits)
+	if err != nil {
+		return err
+	}
+	if y.n != logits.Rows || grad.Len() != logits.Len() || loss.Len() != 1 {
+		return shapeErr("SoftmaxNLL", "logits %dx%d, %d labels", logits.Rows, logits.Cols, y.n)
+	}
+	if err := loss.Fill(0); err != nil {
+		return err
+	}
+	inv := float32(1) / float32(max(1, y.count))
+	return d.launch("softmax_nll", d.gridFor(int64(logits.Rows)*32, 256), 256, logits, y.buf, grad, loss, logits.Rows, logits.Cols, inv)
+}
+
+// Adam is the Adam optimiser (Kingma and Ba) over device parameters, its
+// moments kept on the device.
+type Adam struct {
+	LR, Beta1, Beta2, Eps float32
+	step                  int
+	m, v                  map[*Tensor][2]*Tensor
+}
+
+// NewAdam returns Adam with PyTorch's defaults for the betas and eps.
+func NewAdam(lr float32) *Adam {
+	return &Adam{LR: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, m: map[*Tensor][2]*Tensor{}}
+}
+
+// Step updates each params[i] with grads[i] in place.
+func (o *Adam) Step(params, grads []*Tensor) error {
+	o.step++
+	bc1 := 1 - pow32(o.Beta1, o.step)
+	bc2 := 1 - pow32(o.Beta2, o.step)
+	for i, p := range params {
+		d := p.buf.dev
+		st, ok := o.m[p]
+		if !ok {
+			m, err := d.Zeros(p.Rows, p.Cols)
+			if err != nil {
+				return err
+			}
+			v, err := d.Zeros(p.Rows, p.Cols)
+			if err != nil {
+				return err
+			}
+			st = [2]*Tensor{m, v}
+			o.m[p] = st
+		}
+		n := int64(p.Len())
+		if grads[i].Len() != p.Len() {
+			return shapeErr("Adam.Step", "param %d: %d values, gradient %d", i, p.Len(), grads[i].Len())
+		}
+		if err := d.launch("adam", d.gridFor(n, 256), 256, p, grads[i], st[0], st[1], n, o.LR, o.Beta1, o.Beta2, o.Eps, bc1, bc2); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func pow32(b float32, n int) float32 {
+	r := float64(1)
+	for i := 0; i < n; i++ {
+		r *= float64(b)
+	}
+	return float32(r)
+}
+
+// Axpby computes y = a·x + b·y.
+func Axpby(y *Tensor, a float32, x *Tensor, b float32) error {
+	d, err := sameDev("Axpby", y, x)
+	if err != nil {
+		return err
+	}
+	if y.Len() != x.Len() {
+		return shapeErr("Axpby", "lengths %d and %d", y.Len(), x.Len())
+	}
+	n := int64(y.Len())
+	return d.launch("axpby", d.gridFor(n, 256), 256, x, y, n, a, b)
+}
+
+// CopyCols copies width columns of src starting at soff into dst starting
+// at doff, row by row (to split or join the halves of x·[W_l W_r]).
+func CopyCols(dst *Tensor, doff int, src *Tensor, soff, width int) error {
+	d, err := sameDev("CopyCols", dst, src)
+	if err != nil {
+		return err
+	}
+	if dst.Rows != src.Rows || soff+width > src.Cols || doff+width > dst.Cols {
+		return shapeErr("CopyCols", "src %dx%d[%d:+%d], dst %dx%d[%d:]", src.Rows, src.Cols, soff, width, dst.Rows, dst.Cols, doff)
+	}
+	n := int64(src.Rows) * int64(width)
+	return d.launch("copy_cols", d.gridFor(n, 256), 256, src, dst, src.Rows, width, src.Cols, soff, dst.Cols, doff)
+}
+
+// AggregateMax computes dst[v,c] = max over v's in-edges u of x[u,c] (0 for
+// a node without in-edges) and arg[v*F+c] = the winning u (-1 if none), as
+// graph.Graph.AggregateMax does, arg being an int32 tensor in disguise (use
+// ArgHost to read it). Light rows are reduced one lane per feature; rows
+// with more than 128 in-edges are split into edge tiles reduced in parallel
+// and combined by 64-bit atomic max on packed (value, source) keys.
+func AggregateMax(dst, arg *Tensor, g *Graph, x *Tensor) error {
+	d, err := sameDev("AggregateMax", dst, arg, x)
+	if err != nil {
+		return err
+	}
+	f := x.Cols
+	if x.Rows != g.nsrc || dst.Rows != g.n || dst.Cols != f || arg.Len() != dst.Len() {
+		return shapeErr("AggregateMax", "x %dx%d, dst %dx%d, graph %d<-%d", x.Rows, x.Cols, dst.Rows, dst.Cols, g.n, g.nsrc)
+	}
+	// The packed keys of the heavy rows need 8 bytes per output element.
+	keys, err := d.newBuffer(int64(dst.Len()) * 8)
+	if err != nil {
+		return err
+	}
+	defer keys.release()
+	total := int64(dst.Len())
+	if err := d.launch("agg_max_light", d.gridFor(total, 256), 256, g.indptr, g.idx, x, dst, arg, keys, g.n, f, g.maxTile); err != nil {
+		return err
+	}
+	if g.nheavy == 0 {
+		return nil
+	}
+	if err := d.launch("agg_max_heavy", g.ntiles, min(256, (f+31)/32*32), g.indptr, g.idx, x, keys, g.heavy, g.tiles, g.nheavy, f, g.maxTile); err != nil {
+		return err
+	}
+	return d.launch("agg_max_finish", d.gridFor(int64(g.nheavy)*int64(f), 256), 256, g.heavy, g.nheavy, keys, dst, arg, f)
+}
+
+// ArgHost reads a tensor written as int32 by AggregateMax.
+func ArgHost(arg *Tensor) ([]int, error) {
+	raw, err := arg.Host()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(raw))
+	for i, v := range raw {
+		out[i] = int(int32(math.Float32bits(v)))
+	}
+	return out, nil
+}
