@@ -9,11 +9,11 @@ import (
 	"strings"
 )
 
-// cellFile is the file name of every piece of cell code given to yaegi.
-// yaegi scopes imports by the base name of a node's file, so all cells
-// share one name; the cell number and line are carried by the line number
-// (see virtualLine), set with //line directives.
-const cellFile = "_cell_"
+// cellFile is the file name of every piece of cell code given to yaegi:
+// yaegi's own name for Eval'd source, because yaegi scopes imports by the
+// base name of a node's file. The cell number and line are carried by the
+// line number (see virtualLine), set with //line directives.
+const cellFile = "_.go"
 
 // lineStride separates the line numbers of consecutive cells: line L of
 // cell N is line N*lineStride+L for the parser and yaegi.

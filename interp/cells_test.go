@@ -44,9 +44,7 @@ func readProgram(t *testing.T, name string) cellProgram {
 		t.Fatalf("%s: no // Output: or // Error: section", name)
 	}
 	parts := strings.Split(src, "// cell\n")
-	for _, c := range parts[1:] {
-		p.cells = append(p.cells, c)
-	}
+	p.cells = append(p.cells, parts[1:]...)
 	if len(p.cells) == 0 {
 		t.Fatalf("%s: no cells", name)
 	}

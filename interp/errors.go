@@ -27,7 +27,9 @@ const (
 	nameUnsupported = "unsupported"
 )
 
-var posRE = regexp.MustCompile(regexp.QuoteMeta(cellFile) + `:(\d+)(?::(\d+))?`)
+// posRE matches a virtual position, which yaegi writes without its file
+// name "_.go".
+var posRE = regexp.MustCompile(`(?:_\.go:)?\b(\d{6,}):(\d+)\b`)
 
 // cellPos writes a virtual position as "cell[N]:L:C".
 func cellPos(v, col int) string {

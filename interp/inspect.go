@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/doc"
 	"go/parser"
 	"go/printer"
 	"go/token"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,20 +140,18 @@ func stdDocs(importPath string) map[string]string {
 	if root == "" {
 		return docs
 	}
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, filepath.Join(root, "src", importPath), func(fi fs.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, parser.ParseComments)
+	// go/build picks the files of the default build, as yaegi's tables.
+	bp, err := build.Default.ImportDir(filepath.Join(root, "src", importPath), 0)
 	if err != nil {
 		return docs
 	}
-	name := importPath[strings.LastIndex(importPath, "/")+1:]
-	ap, ok := pkgs[name]
-	if !ok {
-		return docs
-	}
-	files := make([]*ast.File, 0, len(ap.Files))
-	for _, f := range ap.Files {
+	fset := token.NewFileSet()
+	files := make([]*ast.File, 0, len(bp.GoFiles))
+	for _, name := range bp.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(bp.Dir, name), nil, parser.ParseComments)
+		if err != nil {
+			return docs
+		}
 		files = append(files, f)
 	}
 	dp, err := doc.NewFromFiles(fset, files, importPath)

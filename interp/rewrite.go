@@ -11,8 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/tools/go/ast/astutil"
-)
+	)
 
 // Names of the helpers that rewritten cells call; see helperSrc.
 const (
@@ -20,6 +19,7 @@ const (
 	helperMin    = helperPrefix + "min"
 	helperMax    = helperPrefix + "max"
 	helperRT     = helperPrefix + "rt" // the compiled helpers, runtimeSymbols
+	helperMain   = helperPrefix + "main"
 )
 
 // helperSrc is compiled into every interpreter. min and max are generic
@@ -46,13 +46,6 @@ func __gnnlab_max[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~
 	return x
 }
 `
-
-// rtFunc refers to a compiled helper of runtimeSymbols.
-func rtFunc(name string, pos token.Pos) ast.Expr {
-	x := ast.NewIdent(helperRT)
-	x.NamePos = pos
-	return &ast.SelectorExpr{X: x, Sel: &ast.Ident{Name: name, NamePos: pos}}
-}
 
 // unsupportedError is a construct found before running that yaegi cannot
 // handle.
@@ -153,19 +146,20 @@ func typecheck(fset *token.FileSet, pc *parsedCell, globals map[string]reflect.V
 	return info, undefined
 }
 
-// rewriter applies the source rewrites that stand in for Go features
-// yaegi lacks (see the package doc).
+// rewriter finds the constructs that stand in for Go features yaegi
+// lacks (see the package doc) and records their rewrites as text edits.
 type rewriter struct {
 	info      *types.Info
 	undefined []types.Error // from typecheck
 	globals   map[string]reflect.Value
+	ed        *editor
 	n         int
 	unknown   token.Pos // a range statement whose operand type is unknown
 }
 
-func (r *rewriter) fresh(base string) *ast.Ident {
+func (r *rewriter) fresh(base string) string {
 	r.n++
-	return ast.NewIdent(helperPrefix + base + strconv.Itoa(r.n))
+	return helperPrefix + base + strconv.Itoa(r.n)
 }
 
 // isBuiltin reports whether id refers to the predeclared function name.
@@ -181,18 +175,19 @@ func (r *rewriter) isBuiltin(id *ast.Ident, name string) bool {
 	return !shadowed
 }
 
-// rewrite rewrites n in place and returns the first unsupported construct.
+// rewrite records the edits for n and returns the first unsupported
+// construct.
 func (r *rewriter) rewrite(n ast.Node) error {
 	var err error
-	astutil.Apply(n, nil, func(c *astutil.Cursor) bool {
-		switch x := c.Node().(type) {
+	ast.Inspect(n, func(node ast.Node) bool {
+		switch x := node.(type) {
 		case *ast.RangeStmt:
 			if x.X == nil {
 				return true
 			}
 			tv, ok := r.info.Types[x.X]
 			if !ok || tv.Type == nil || tv.Type == types.Typ[types.Invalid] {
-				if r.unknown == token.NoPos && (x.Value == nil) {
+				if r.unknown == token.NoPos && x.Value == nil {
 					r.unknown = x.For
 				}
 				return true
@@ -200,7 +195,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			switch u := tv.Type.Underlying().(type) {
 			case *types.Basic:
 				if u.Info()&types.IsInteger != 0 {
-					c.Replace(r.rangeInt(x, tv.Type))
+					r.rangeInt(x, tv.Type)
 				}
 			case *types.Signature:
 				if err == nil {
@@ -214,16 +209,15 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			}
 			switch {
 			case r.isBuiltin(id, "min"), r.isBuiltin(id, "max"):
-				helper := ast.NewIdent(helperPrefix + id.Name)
-				helper.NamePos = id.NamePos
-				x.Fun = helper
+				helper := helperPrefix + id.Name
 				if tv, ok := r.info.Types[x]; ok && tv.Type != nil {
 					if b, ok := types.Default(tv.Type).(*types.Basic); ok && b.Kind() != types.Invalid {
-						x.Fun = &ast.IndexExpr{X: helper, Index: ast.NewIdent(b.Name()), Lbrack: id.End(), Rbrack: id.End()}
+						helper += "[" + b.Name() + "]"
 					}
 				}
+				r.ed.replace(id.Pos(), id.End(), helper)
 			case r.isBuiltin(id, "clear"):
-				x.Fun = rtFunc("Clear", id.NamePos)
+				r.ed.replace(id.Pos(), id.End(), helperRT+".Clear")
 			}
 		}
 		return true
@@ -231,55 +225,42 @@ func (r *rewriter) rewrite(n ast.Node) error {
 	return err
 }
 
-// rangeInt turns `for k := range n` into a three-clause loop.
-func (r *rewriter) rangeInt(x *ast.RangeStmt, t types.Type) ast.Stmt {
+// rangeInt turns `for k := range n {` into a three-clause loop, leaving
+// the operand's text in place.
+func (r *rewriter) rangeInt(x *ast.RangeStmt, t types.Type) {
 	tname := types.TypeString(types.Default(t), func(*types.Package) string { return "" })
-	conv := func(e ast.Expr) ast.Expr {
-		return &ast.CallExpr{Fun: ast.NewIdent(tname), Args: []ast.Expr{e}, Lparen: x.For, Rparen: x.For}
-	}
 	i, n := r.fresh("i"), r.fresh("n")
-	body := x.Body
+	tail := ""
 	if key, ok := x.Key.(*ast.Ident); ok && x.Tok == token.DEFINE && key.Name != "_" {
-		i = key
+		i = key.Name
 	} else if x.Key != nil && x.Tok == token.ASSIGN {
 		// The loop variable exists already: assign it on each iteration.
-		assign := &ast.AssignStmt{Lhs: []ast.Expr{x.Key}, Tok: token.ASSIGN, Rhs: []ast.Expr{ast.NewIdent(i.Name)}, TokPos: x.TokPos}
-		body = &ast.BlockStmt{Lbrace: body.Lbrace, Rbrace: body.Rbrace, List: append([]ast.Stmt{assign}, body.List...)}
+		tail = " " + r.ed.text(x.Key.Pos(), x.Key.End(), false) + " = " + i + ";"
 	}
-	zero := &ast.BasicLit{Kind: token.INT, Value: "0", ValuePos: x.For}
-	return &ast.ForStmt{
-		For: x.For,
-		Init: &ast.AssignStmt{
-			Lhs: []ast.Expr{i, n}, Tok: token.DEFINE, TokPos: x.For,
-			Rhs: []ast.Expr{conv(zero), conv(x.X)},
-		},
-		Cond: &ast.BinaryExpr{X: ast.NewIdent(i.Name), Op: token.LSS, Y: ast.NewIdent(n.Name), OpPos: x.For},
-		Post: &ast.IncDecStmt{X: ast.NewIdent(i.Name), Tok: token.INC, TokPos: x.For},
-		Body: body,
-	}
+	r.ed.replace(x.For, x.X.Pos(), "for "+i+", "+n+" := "+tname+"(0), "+tname+"(")
+	r.ed.replace(x.X.End(), x.Body.Lbrace+1, "); "+i+" < "+n+"; "+i+"++ {"+tail)
 }
 
 // funcsToVars rewrites each plain top-level function `func f(p) r {b}` to
 // `var f func(p) r = func(p) r {b}`, so that a later redefinition of f is
 // seen by the functions that call it. Methods, generic functions and init
 // stay declarations.
-func funcsToVars(f *ast.File) {
-	for i, d := range f.Decls {
+func funcsToVars(f *ast.File, ed *editor) {
+	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || !plainFunc(fd) {
 			continue
 		}
-		typ := *fd.Type
-		typ.Func = fd.Name.NamePos
-		lit := &ast.FuncLit{Type: fd.Type, Body: fd.Body}
-		f.Decls[i] = &ast.GenDecl{
-			TokPos: fd.Type.Func,
-			Tok:    token.VAR,
-			Specs: []ast.Spec{&ast.ValueSpec{
-				Names:  []*ast.Ident{fd.Name},
-				Type:   &typ,
-				Values: []ast.Expr{lit},
-			}},
-		}
+		sig := ed.text(fd.Type.Params.Pos(), fd.Type.End(), false)
+		ed.replace(fd.Pos(), fd.Type.Params.Pos(), "var "+funcName(fd)+" func"+sig+" = func")
 	}
+}
+
+// funcName is the name a plain function gets in the interpreter: main is
+// renamed, since yaegi would run a function named main on every later cell.
+func funcName(fd *ast.FuncDecl) string {
+	if fd.Name.Name == "main" {
+		return helperMain
+	}
+	return fd.Name.Name
 }

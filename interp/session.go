@@ -37,6 +37,7 @@ type Session struct {
 	errw   *errWriter
 
 	i       *yaegi.Interpreter
+	fset    *token.FileSet // where cells are parsed
 	count   int         // cells evaluated (the N of cell[N])
 	imports []importRec // imports of earlier cells, for replay
 	records []*declRec  // declarations of earlier cells, in order
@@ -67,6 +68,7 @@ func New(opts Options) (*Session, error) {
 		stdout: orStdout(opts.Stdout),
 		errw:   &errWriter{w: orStderr(opts.Stderr)},
 		user:   map[string]*declRec{},
+		fset:   token.NewFileSet(),
 	}
 	if s.stdin == nil {
 		s.stdin = noStdin{}
@@ -126,15 +128,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 			return nil, fmt.Errorf("interp: loading symbols: %w", err)
 		}
 	}
-	f, err := parser.ParseFile(i.FileSet(), cellFile, helperSrc, 0)
-	if err != nil {
-		return nil, fmt.Errorf("interp: helpers: %w", err)
-	}
-	p, err := i.CompileAST(f)
-	if err != nil {
-		return nil, fmt.Errorf("interp: helpers: %w", err)
-	}
-	if _, err := i.Execute(p); err != nil {
+	if _, err := i.Eval(helperSrc); err != nil {
 		return nil, fmt.Errorf("interp: helpers: %w", err)
 	}
 	return i, nil
@@ -150,70 +144,82 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 			res, err = Result{}, internalError(r)
 		}
 	}()
-	pc, err := parseCell(s.i.FileSet(), n, cell)
+	pc, err := parseCell(s.fset, n, cell)
 	if err != nil {
-		return Result{}, parseError(s.i.FileSet(), err)
+		return Result{}, parseError(s.fset, err)
 	}
 	recs, imps := s.collect(pc)
+	globals := s.i.Globals()
+	info, undef := typecheck(s.fset, pc, globals, s.records)
+	declEd := newEditor(s.fset, pc.decls.Pos(), pc.declSrc)
+	rw := &rewriter{info: info, globals: globals, undefined: undef, ed: declEd}
+	if err := rw.rewrite(pc.decls); err != nil {
+		return Result{}, unsupported(s.fset, err)
+	}
+	stmtEd := newEditor(s.fset, pc.body.Pos(), pc.stmtSrc)
+	srw := &rewriter{info: info, globals: globals, undefined: undef, ed: stmtEd, n: rw.n}
+	if err := srw.rewrite(pc.body); err != nil {
+		return Result{}, unsupported(s.fset, err)
+	}
 	if s.needsReplay(recs) {
 		if err := s.rebuild(ctx, recs, imps); err != nil {
 			return Result{}, err
 		}
-		// The statements run in the new interpreter: parse them there.
-		if pc, err = parseCell(s.i.FileSet(), n, cell); err != nil {
-			return Result{}, parseError(s.i.FileSet(), err)
-		}
 	} else if pc.hasDecls {
-		globals := s.i.Globals()
-		info, undef := typecheck(s.i.FileSet(), pc, globals, s.records)
-		rw := &rewriter{info: info, globals: globals, undefined: undef}
-		if err := rw.rewrite(pc.decls); err != nil {
-			return Result{}, unsupported(err)
-		}
-		if err := s.runDecls(ctx, pc, info, rw); err != nil {
+		if err := s.runDecls(ctx, pc, info, declEd, rw); err != nil {
 			return Result{}, err
 		}
 		s.commit(recs, imps)
 	}
+	if declaresMain(pc.decls) {
+		if _, err := s.eval(ctx, helperMain+"()", nil); err != nil {
+			return Result{}, err
+		}
+	}
 	if !pc.hasStmts {
 		return Result{}, nil
 	}
-	return s.runStmts(ctx, pc)
+	return s.runStmts(ctx, pc, info, stmtEd, srw)
 }
+
+func declaresMain(f *ast.File) bool {
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && plainFunc(fd) && fd.Name.Name == "main" {
+			return true
+		}
+	}
+	return false
+}
+
+// blockPrefix starts the text of statements, so that yaegi reads it as
+// statements even when the first one is a var declaration.
+const blockPrefix = "_ = 0\n"
 
 // runStmts runs the statements of a cell; a trailing expression's value
 // is the result.
-func (s *Session) runStmts(ctx context.Context, pc *parsedCell) (Result, error) {
-	globals := s.i.Globals()
-	info, undef := typecheck(s.i.FileSet(), pc, globals, s.records)
-	rw := &rewriter{info: info, globals: globals, undefined: undef}
-	if err := rw.rewrite(pc.body); err != nil {
-		return Result{}, unsupported(err)
-	}
+func (s *Session) runStmts(ctx context.Context, pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) (Result, error) {
 	list := pc.body.List
-	var last *ast.ExprStmt
-	if len(list) > 0 {
-		last, _ = list[len(list)-1].(*ast.ExprStmt)
+	if len(list) == 0 {
+		return Result{}, nil
 	}
+	last, _ := list[len(list)-1].(*ast.ExprStmt)
 	wrap := last != nil && showsValue(last.X, info)
 	if wrap {
-		list[len(list)-1] = &ast.ExprStmt{X: &ast.CallExpr{Fun: rtFunc("Values", last.X.Pos()), Args: []ast.Expr{last.X}, Lparen: last.X.Pos(), Rparen: last.X.End()}}
+		ed.insert(last.X.Pos(), helperRT+".Values(", true)
+		ed.insert(last.X.End(), ")", true)
 	}
-	p, err := s.compile(pc.body, rw)
-	if err != nil && wrap {
+	text := func(w bool) string { return blockPrefix + ed.piece(list[0].Pos(), list[len(list)-1].End(), "", w) }
+	v, err := s.eval(ctx, text(wrap), rw)
+	var e *Error
+	if err != nil && wrap && errors.As(err, &e) && e.Name == nameCompile {
 		// A call of no value cannot be an argument: run it plainly.
-		list[len(list)-1] = last
 		wrap = false
-		p, err = s.compile(pc.body, rw)
+		v, err = s.eval(ctx, text(false), rw)
 	}
 	if err != nil {
 		return Result{}, err
 	}
-	v, err := s.run(ctx, p)
-	if err != nil {
-		return Result{}, err
-	}
-	if !wrap || !v.IsValid() {
+	if !wrap || !v.IsValid() || !v.CanInterface() {
 		return Result{}, nil
 	}
 	vals, ok := v.Interface().([]any)
@@ -250,10 +256,10 @@ func showsValue(e ast.Expr, info *types.Info) bool {
 	return true
 }
 
-// runDecls compiles and runs the declarations of a cell in phases, because
-// yaegi cannot initialise a package-level var that refers to a variable of
-// an earlier cell ("variable definition loop"): variables and functions
-// (as function variables) are declared and assigned by statements.
+// runDecls runs the declarations of a cell in phases, because yaegi cannot
+// initialise a package-level var that refers to a variable of an earlier
+// cell ("variable definition loop"): variables and functions (as function
+// variables) are declared and assigned by statements.
 //
 //  1. a file: imports, types, constants;
 //  2. statements: `var f func(...)` for each function, `var v T` for each
@@ -262,24 +268,19 @@ func showsValue(e ast.Expr, info *types.Info) bool {
 //  4. statements: variables of unknown type that need no function of the
 //     cell, `f = func(...) {...}` for each function, then the other
 //     variables' assignments and declarations in source order.
-func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info, rw *rewriter) error {
+func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) error {
 	qual := func(p *types.Package) string {
 		if p.Path() == "main" {
 			return ""
 		}
 		return p.Name()
 	}
-	typeOf := func(id *ast.Ident) (ast.Expr, bool) {
+	typeOf := func(id *ast.Ident) (string, bool) {
 		obj := info.Defs[id]
 		if obj == nil || obj.Type() == nil || !validType(obj.Type()) {
-			return nil, false
+			return "", false
 		}
-		e, err := parser.ParseExpr(types.TypeString(obj.Type(), qual))
-		if err != nil {
-			return nil, false
-		}
-		setPos(e, id.NamePos)
-		return e, true
+		return types.TypeString(obj.Type(), qual), true
 	}
 	funcs := map[string]bool{}
 	for _, d := range pc.decls.Decls {
@@ -287,93 +288,78 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 			funcs[fd.Name.Name] = true
 		}
 	}
-	declStmt := func(pos token.Pos, spec *ast.ValueSpec) ast.Stmt {
-		return &ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{spec}}}
-	}
-	var file1, file3 []ast.Decl
-	var st2, st4a, st4b, st4c []ast.Stmt
+	var file1, file3, st2, st4a, st4b, st4c strings.Builder
 	for _, d := range pc.decls.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
 			if !plainFunc(d) {
-				file3 = append(file3, d)
+				file3.WriteString(ed.piece(d.Pos(), d.End(), "", false))
 				continue
 			}
+			name := funcName(d)
+			sig := ed.text(d.Type.Params.Pos(), d.Type.End(), false)
 			// Keep the variable of an earlier definition with the same
 			// signature, so that its callers see the new body.
-			if old, ok := s.user[d.Name.Name]; !ok || old.tok != token.FUNC || old.method || old.sigKey != sigKey(pc, d) || !s.isFuncGlobal(d.Name.Name) {
-				st2 = append(st2, declStmt(d.Pos(), &ast.ValueSpec{Names: []*ast.Ident{d.Name}, Type: d.Type}))
+			if old, ok := s.user[d.Name.Name]; !ok || old.tok != token.FUNC || old.method || old.sigKey != normalize(sig) || !s.isFuncGlobal(name) {
+				st2.WriteString(ed.piece(d.Type.Params.Pos(), d.Type.End(), "var "+name+" func", false))
 			}
-			name := ast.NewIdent(d.Name.Name)
-			name.NamePos = d.Name.NamePos
-			st4b = append(st4b, &ast.AssignStmt{Lhs: []ast.Expr{name}, Tok: token.ASSIGN, TokPos: d.Pos(), Rhs: []ast.Expr{&ast.FuncLit{Type: d.Type, Body: d.Body}}})
+			st4b.WriteString(ed.piece(d.Type.Params.Pos(), d.End(), name+" = func", false))
 		case *ast.GenDecl:
 			if d.Tok != token.VAR {
-				file1 = append(file1, d)
+				file1.WriteString(ed.piece(d.Pos(), d.End(), "", false))
 				continue
 			}
 			for _, sp := range d.Specs {
 				vs := sp.(*ast.ValueSpec)
-				typs := make([]ast.Expr, len(vs.Names))
+				typs := make([]string, len(vs.Names))
 				known := true
 				for k, n := range vs.Names {
 					if vs.Type != nil {
-						typs[k] = vs.Type
+						typs[k] = ed.text(vs.Type.Pos(), vs.Type.End(), false)
 					} else if typs[k], known = typeOf(n); !known {
 						break
 					}
 				}
 				if !known {
 					if refers(vs, funcs) {
-						st4c = append(st4c, declStmt(d.Pos(), vs))
+						st4c.WriteString(ed.piece(vs.Pos(), vs.End(), "var ", false))
 					} else {
-						st4a = append(st4a, declStmt(d.Pos(), vs))
+						st4a.WriteString(ed.piece(vs.Pos(), vs.End(), "var ", false))
 					}
 					continue
 				}
 				for k, n := range vs.Names {
-					st2 = append(st2, declStmt(d.Pos(), &ast.ValueSpec{Names: []*ast.Ident{n}, Type: typs[k]}))
+					fmt.Fprintf(&st2, "\nvar %s %s\n", n.Name, typs[k])
 				}
 				if len(vs.Values) > 0 {
-					lhs := make([]ast.Expr, len(vs.Names))
+					names := make([]string, len(vs.Names))
 					for k, n := range vs.Names {
-						id := ast.NewIdent(n.Name)
-						id.NamePos = n.NamePos
-						lhs[k] = id
+						names[k] = n.Name
 					}
-					st4c = append(st4c, &ast.AssignStmt{Lhs: lhs, Tok: token.ASSIGN, TokPos: vs.Pos(), Rhs: vs.Values})
+					st4c.WriteString(ed.piece(vs.Values[0].Pos(), vs.Values[len(vs.Values)-1].End(), strings.Join(names, ", ")+" = ", false))
 				}
 			}
 		}
 	}
-	lbrace := pc.body.Lbrace
-	steps := []ast.Node{}
-	if len(file1) > 0 {
-		steps = append(steps, &ast.File{Name: pc.decls.Name, Package: pc.decls.Package, Decls: file1})
+	var steps []string
+	if file1.Len() > 0 {
+		steps = append(steps, "package main\n"+file1.String())
 	}
-	if len(st2) > 0 {
-		steps = append(steps, &ast.BlockStmt{Lbrace: lbrace, List: st2})
+	if st2.Len() > 0 {
+		steps = append(steps, blockPrefix+st2.String())
 	}
-	if len(file3) > 0 {
-		steps = append(steps, &ast.File{Name: pc.decls.Name, Package: pc.decls.Package, Decls: file3})
+	if file3.Len() > 0 {
+		steps = append(steps, "package main\n"+file3.String())
 	}
-	if st4 := append(append(st4a, st4b...), st4c...); len(st4) > 0 {
-		steps = append(steps, &ast.BlockStmt{Lbrace: lbrace, List: st4})
+	if st4 := st4a.String() + st4b.String() + st4c.String(); st4 != "" {
+		steps = append(steps, blockPrefix+st4)
 	}
-	for _, n := range steps {
-		if err := s.compileRun(ctx, n, rw); err != nil {
+	for _, src := range steps {
+		if _, err := s.eval(ctx, src, rw); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// sigKey is the text of a function's parameters and results, normalised.
-func sigKey(pc *parsedCell, fd *ast.FuncDecl) string {
-	start := fd.Type.Params.Pos()
-	end := fd.Type.End()
-	tf := pc.fset.File(start)
-	return normalize(pc.declSrc[tf.Offset(start):tf.Offset(end)])
 }
 
 func (s *Session) isFuncGlobal(name string) bool {
@@ -405,58 +391,11 @@ func refers(n ast.Node, names map[string]bool) bool {
 	return found
 }
 
-// setPos gives the identifiers of a synthesised expression a position.
-func setPos(e ast.Expr, pos token.Pos) {
-	ast.Inspect(e, func(x ast.Node) bool {
-		if id, ok := x.(*ast.Ident); ok {
-			id.NamePos = pos
-		}
-		return true
-	})
-}
-
-// compile compiles a file or a block; on an internal panic of yaegi it
-// returns an *Error naming the construct when it can.
-func (s *Session) compile(n ast.Node, rw *rewriter) (p *yaegi.Program, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			p = nil
-			if fmt.Sprint(r) == "nil type" && rw != nil && rw.unknown.IsValid() {
-				pos := s.i.FileSet().Position(rw.unknown)
-				text := "range over an int or a function whose type the session could not infer is not supported by the interpreter (write for i := 0; i < n; i++)"
-				err = &Error{Name: nameUnsupported, Value: text, Traceback: []string{cellPos(pos.Line, pos.Column) + ": " + text}}
-				return
-			}
-			err = internalError(r)
-		}
-	}()
-	p, err = s.i.CompileAST(n)
-	if err != nil {
-		e := compileError(err)
-		if rw != nil && len(rw.undefined) > 0 && e.Name == nameCompile && !strings.Contains(e.Value, "undefined") {
-			u := rw.undefined[0]
-			pos := u.Fset.Position(u.Pos)
-			line := cellPos(pos.Line, pos.Column) + ": " + u.Msg
-			return nil, &Error{Name: nameCompile, Value: u.Msg, Traceback: []string{line}}
-		}
-		return nil, e
-	}
-	return p, nil
-}
-
-func (s *Session) compileRun(ctx context.Context, n ast.Node, rw *rewriter) error {
-	p, err := s.compile(n, rw)
-	if err != nil {
-		return err
-	}
-	_, err = s.run(ctx, p)
-	return err
-}
-
-// run executes p, cancelled by ctx. On cancellation it waits (up to
+// eval compiles and runs src in the interpreter, cancelled by ctx, and
+// converts its failures into *Error. On cancellation it waits (up to
 // stopWait) for yaegi's goroutine to stop, so that the next cell does not
 // race with it.
-func (s *Session) run(ctx context.Context, p *yaegi.Program) (reflect.Value, error) {
+func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.Value, error) {
 	type outcome struct {
 		v   reflect.Value
 		err error
@@ -464,9 +403,10 @@ func (s *Session) run(ctx context.Context, p *yaegi.Program) (reflect.Value, err
 	gid := make(chan uint64, 1)
 	done := make(chan outcome, 1)
 	s.errw.take()
+	i := s.i
 	go func() {
 		gid <- goroutineID()
-		v, err := s.i.ExecuteWithContext(ctx, p)
+		v, err := i.EvalWithContext(ctx, src)
 		done <- outcome{v, err}
 	}()
 	id := <-gid
@@ -485,9 +425,31 @@ func (s *Session) run(ctx context.Context, p *yaegi.Program) (reflect.Value, err
 	}
 	var pv yaegi.Panic
 	if errors.As(o.err, &pv) {
+		if bytes.Contains(pv.Stack, []byte("yaegi/interp.(*Interpreter).CompileAST")) {
+			return reflect.Value{}, s.compilePanic(pv.Value, rw)
+		}
 		return reflect.Value{}, runtimeError(pv, s.errw.take())
 	}
-	return reflect.Value{}, compileError(o.err)
+	e := compileError(o.err)
+	if rw != nil && len(rw.undefined) > 0 && e.Name == nameCompile && !strings.Contains(e.Value, "undefined") {
+		// yaegi reports some undefined names obscurely
+		// ("constant definition loop"); go/types says it plainly.
+		u := rw.undefined[0]
+		pos := u.Fset.Position(u.Pos)
+		return reflect.Value{}, &Error{Name: nameCompile, Value: u.Msg, Traceback: []string{cellPos(pos.Line, pos.Column) + ": " + u.Msg}}
+	}
+	return reflect.Value{}, e
+}
+
+// compilePanic converts an internal panic of yaegi's compiler, naming the
+// construct when it can.
+func (s *Session) compilePanic(r any, rw *rewriter) *Error {
+	if fmt.Sprint(r) == "nil type" && rw != nil && rw.unknown.IsValid() {
+		pos := s.fset.Position(rw.unknown)
+		text := "range over an int or a function whose type the session could not infer is not supported by the interpreter (write for i := 0; i < n; i++)"
+		return &Error{Name: nameUnsupported, Value: text, Traceback: []string{cellPos(pos.Line, pos.Column) + ": " + text}}
+	}
+	return internalError(r)
 }
 
 // goroutineID parses the current goroutine's id from its stack header.
@@ -530,17 +492,18 @@ func internalError(r any) *Error {
 	return &Error{Name: nameUnsupported, Value: mapPositions(text), Traceback: []string{nameUnsupported + ": " + mapPositions(text)}}
 }
 
-func unsupported(err error) *Error {
+func unsupported(fset *token.FileSet, err error) *Error {
 	var u *unsupportedError
 	if errors.As(err, &u) {
-		return &Error{Name: nameUnsupported, Value: u.msg, Traceback: []string{u.msg}}
+		pos := fset.Position(u.pos)
+		return &Error{Name: nameUnsupported, Value: u.msg, Traceback: []string{cellPos(pos.Line, pos.Column) + ": " + u.msg}}
 	}
 	return &Error{Name: nameUnsupported, Value: err.Error(), Traceback: []string{err.Error()}}
 }
 
 // collect makes the records of a cell's declarations and imports.
 func (s *Session) collect(pc *parsedCell) ([]*declRec, []importRec) {
-	fset := s.i.FileSet()
+	fset := s.fset
 	tf := fset.File(pc.decls.Pos())
 	text := func(from, to token.Pos) string {
 		a, b := tf.Offset(from), tf.Offset(to)
@@ -559,7 +522,7 @@ func (s *Session) collect(pc *parsedCell) ([]*declRec, []importRec) {
 		}
 		pos := fset.Position(d.Pos())
 		r := &declRec{names: declNames(d), cell: pc.n, text: text(d.Pos(), d.End())}
-		r.src = lineDirective(pos.Line) + strings.Repeat(" ", max(pos.Column-1, 0)) + r.text + "\n"
+		r.src = "\n//line " + cellFile + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column) + "\n" + r.text + "\n"
 		switch d := d.(type) {
 		case *ast.FuncDecl:
 			r.tok, r.method = token.FUNC, d.Recv != nil
@@ -568,7 +531,7 @@ func (s *Session) collect(pc *parsedCell) ([]*declRec, []importRec) {
 				r.sig = strings.TrimSpace(text(d.Pos(), d.Body.Lbrace))
 			}
 			r.doc = d.Doc.Text()
-			r.sigKey = sigKey(pc, d)
+			r.sigKey = normalize(text(d.Type.Params.Pos(), d.Type.End()))
 		case *ast.GenDecl:
 			r.tok, r.sig, r.doc = d.Tok, r.text, d.Doc.Text()
 		}
@@ -715,20 +678,23 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		}
 	}
 	s.i = ni
-	f, err := parser.ParseFile(ni.FileSet(), cellFile, src.String(), parser.ParseComments)
+	fset := token.NewFileSet()
+	text := src.String()
+	f, err := parser.ParseFile(fset, cellFile, text, parser.ParseComments)
 	if err != nil {
 		restore()
-		return parseError(ni.FileSet(), err)
+		return parseError(fset, err)
 	}
 	pc := &parsedCell{decls: f, body: &ast.BlockStmt{}}
-	info, _ := typecheck(ni.FileSet(), pc, nil, nil)
-	rw := &rewriter{info: info}
+	info, _ := typecheck(fset, pc, nil, nil)
+	ed := newEditor(fset, f.Pos(), text)
+	rw := &rewriter{info: info, ed: ed}
 	if err := rw.rewrite(f); err != nil {
 		restore()
-		return unsupported(err)
+		return unsupported(fset, err)
 	}
-	funcsToVars(f)
-	if err := s.compileRun(ctx, f, rw); err != nil {
+	funcsToVars(f, ed)
+	if _, err := s.eval(ctx, ed.text(f.Pos(), token.Pos(fset.File(f.Pos()).Base()+len(text)), false), rw); err != nil {
 		restore()
 		if e, ok := err.(*Error); ok {
 			e.Value = "redefining a type replays the earlier declarations in a fresh interpreter, and that failed: " + e.Value

@@ -1,12 +1,14 @@
 package interp
 
 import (
-	"bytes"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 )
+
+var panicLineRE = regexp.MustCompile(`^(_\.go:)?\d+:\d+: panic: `)
 
 // noStdin is the standard input of a session whose frontend takes none.
 type noStdin struct{}
@@ -23,7 +25,7 @@ type errWriter struct {
 }
 
 func (e *errWriter) Write(p []byte) (int, error) {
-	if bytes.HasPrefix(p, []byte(cellFile+":")) && bytes.Contains(p, []byte(": panic: ")) {
+	if panicLineRE.Match(p) {
 		e.mu.Lock()
 		e.frames = append(e.frames, strings.TrimSpace(string(p)))
 		e.mu.Unlock()

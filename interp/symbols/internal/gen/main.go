@@ -14,7 +14,6 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
-	"io/fs"
 	"log"
 	"os"
 	"path/filepath"
@@ -86,17 +85,15 @@ func collectDocs(path string, docs map[string]string) error {
 		return err
 	}
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, bp.Dir, func(fi fs.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go") && contains(bp.GoFiles, fi.Name())
-	}, parser.ParseComments)
-	if err != nil {
-		return err
-	}
-	for _, ap := range pkgs {
-		files := make([]*ast.File, 0, len(ap.Files))
-		for _, f := range ap.Files {
-			files = append(files, f)
+	var files []*ast.File
+	for _, name := range bp.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(bp.Dir, name), nil, parser.ParseComments)
+		if err != nil {
+			return err
 		}
+		files = append(files, f)
+	}
+	{
 		dp, err := doc.NewFromFiles(fset, files, path)
 		if err != nil {
 			return err
@@ -171,13 +168,4 @@ func writeDocs(name string, docs map[string]string) error {
 		return err
 	}
 	return os.WriteFile(name, src, 0o644)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

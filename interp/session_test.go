@@ -1,0 +1,180 @@
+package interp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSplit(t *testing.T) {
+	tests := []struct {
+		cell string
+		want []bool // decl flag of each piece
+	}{
+		{"x := 1", []bool{false}},
+		{"import \"fmt\"\nfmt.Println(1)", []bool{true, false}},
+		{"func f() {}\nf()", []bool{true, false}},
+		{"type p struct{ a int }; var v p; v.a = 2", []bool{true, true, false}},
+		{"func (p pt) M() {}\nfunc() { println() }()", []bool{true, false}},
+		{"for i := 0; i < 3; i++ {\n}\nconst c = 1", []bool{false, true}},
+		{"if x := 1; x > 0 {\n} else {\n}", []bool{false}},
+		{"func(a int) int { return a }(1)", []bool{false}},
+	}
+	for _, tt := range tests {
+		chunks := split(tt.cell)
+		got := make([]bool, len(chunks))
+		for k, c := range chunks {
+			got[k] = c.decl
+		}
+		if !equalBools(got, tt.want) {
+			t.Errorf("split(%q) decl flags = %v, want %v", tt.cell, got, tt.want)
+		}
+	}
+}
+
+func equalBools(a, b []bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if a[k] != b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestInterrupt(t *testing.T) {
+	cells := []string{
+		"for {\n}",
+		"n := 0\nfor i := 0; i < 1e12; i++ {\n\tn += i\n}",
+		"func spin() {\n\tfor {\n\t}\n}\nspin()",
+	}
+	for _, cell := range cells {
+		s := newTestSession(t, Options{})
+		mustEval(t, s, "kept := 41")
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		done := make(chan error, 1)
+		go func() {
+			_, err := s.Eval(ctx, cell)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			var e *Error
+			if !errors.As(err, &e) || e.Name != nameInterrupted {
+				t.Errorf("Eval(%q) after cancel = %v, want an *Error named %q", cell, err, nameInterrupted)
+			}
+			if strings.Contains(e.Value, "still running") {
+				t.Errorf("Eval(%q): interpreted code did not stop: %v", cell, e)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Eval(%q) did not return after cancel", cell)
+		}
+		if res := mustEval(t, s, "kept + 1"); res.Value.Text() != "42" {
+			t.Errorf("after interrupt, kept + 1 = %q, want 42", res.Value.Text())
+		}
+		cancel()
+	}
+}
+
+func TestStdin(t *testing.T) {
+	var out bytes.Buffer
+	s := newTestSession(t, Options{Stdin: strings.NewReader("7 ada\nsecond line\n"), Stdout: &out})
+	mustEval(t, s, `import (
+	"bufio"
+	"fmt"
+	"os"
+)
+var n int
+var name string
+fmt.Scan(&n, &name)
+fmt.Println(n*6, name)
+r := bufio.NewReader(os.Stdin)
+line, _ := r.ReadString('\n')
+line, _ = r.ReadString('\n')
+fmt.Print(line)`)
+	if got, want := out.String(), "42 ada\nsecond line\n"; got != want {
+		t.Errorf("output = %q, want %q", got, want)
+	}
+}
+
+func TestNoStdin(t *testing.T) {
+	var out bytes.Buffer
+	s := newTestSession(t, Options{Stdout: &out})
+	res := mustEval(t, s, `import (
+	"fmt"
+	"io"
+	"os"
+)
+var n int
+_, err := fmt.Scan(&n)
+_, err2 := io.ReadAll(os.Stdin)
+err == err2
+`)
+	if res.Value.Text() != "true" {
+		t.Errorf("fmt.Scan and os.Stdin errors differ: %q", res.Value.Text())
+	}
+	res = mustEval(t, s, "err.Error()")
+	if want := `"` + ErrNoStdin.Error() + `"`; res.Value.Text() != want {
+		t.Errorf("reading stdin: %s, want %s", res.Value.Text(), want)
+	}
+}
+
+func TestStdoutStderr(t *testing.T) {
+	var out, errOut bytes.Buffer
+	s := newTestSession(t, Options{Stdout: &out, Stderr: &errOut})
+	mustEval(t, s, `import (
+	"fmt"
+	"os"
+)
+fmt.Println("a")
+fmt.Fprintln(os.Stdout, "b")
+fmt.Fprintln(os.Stderr, "c")
+println("d")`)
+	if got, want := out.String(), "a\nb\nd\n"; got != want {
+		t.Errorf("stdout = %q, want %q", got, want)
+	}
+	if got, want := errOut.String(), "c\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
+	}
+}
+
+func TestCellNumbers(t *testing.T) {
+	s := newTestSession(t, Options{})
+	mustEval(t, s, "a := 1")
+	_, err := s.Eval(context.Background(), "b := a\nc := nope")
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("Eval = %v, want *Error", err)
+	}
+	if len(e.Traceback) == 0 || !strings.HasPrefix(e.Traceback[0], "cell[2]:2:") {
+		t.Errorf("traceback = %q, want it to start with cell[2]:2:", e.Traceback)
+	}
+}
+
+func TestRenderer(t *testing.T) {
+	s := newTestSession(t, Options{})
+	res := mustEval(t, s, `import "github.com/gnnlab/gnnlab/viz/display"
+type badge struct{ label string }
+func (b badge) Render() display.Bundle {
+	return display.Bundle{Data: map[string]any{"text/html": "<b>" + b.label + "</b>", "text/plain": b.label}}
+}
+badge{"ok"}`)
+	if got := res.Value.Data["text/html"]; got != "<b>ok</b>" {
+		t.Errorf("rendered bundle = %v, want text/html <b>ok</b>", res.Value.Data)
+	}
+}
+
+func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := New(Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
