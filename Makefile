@@ -8,6 +8,8 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 # Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS="--no-browser --port 8890".
 LAB_ARGS ?=
+# Jupyter refuses to run as root without --allow-root (containers, CI images).
+LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Tests and notebooks read datasets from GNNLAB_DATA; default to the shared
 # folder beside the repository when it exists (it does in CI).
@@ -38,7 +40,7 @@ venv:
 lab: build venv
 	$(BIN) install --prefix $(abspath $(VENV))
 	JUPYTER_PATH=$(abspath $(VENV))/share/jupyter \
-		$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(abspath notebooks) $(LAB_ARGS)
+		$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(abspath notebooks) $(LAB_ROOT) $(LAB_ARGS)
 
 ## install: install the kernelspec for the current user (~/.local/share/jupyter).
 install: build
