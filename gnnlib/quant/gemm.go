@@ -190,3 +190,53 @@ func parallelFor(n, grain int, f func(lo, hi int)) {
 	}
 	wg.Wait()
 }
+
+// SparseGEMMInt8 computes dst = a·b exactly in int32 for a sparse m×K int8
+// matrix a in compressed sparse rows (m = len(indptr)−1; row i's values
+// vals[indptr[i]:indptr[i+1]] sit in columns indices[...]) and the packed
+// K×N matrix b; dst (m×N) is overwritten. It is the integer form of a
+// bag-of-words feature matrix times a layer's weights: each stored value
+// scales one packed row of b, three columns per multiply.
+func SparseGEMMInt8(dst []int32, indptr, indices []int, vals []int8, b *PackedMatrix) {
+	m, k, n := len(indptr)-1, b.K, b.N
+	if m < 0 || len(dst) < m*n || len(vals) < indptr[m] || len(indices) < indptr[m] {
+		panic(fmt.Errorf("quant: SparseGEMMInt8: bad CSR or dst for %d rows, N=%d: %w", m, n, ErrRange))
+	}
+	for _, c := range indices[:indptr[m]] {
+		if c < 0 || c >= k {
+			panic(fmt.Errorf("quant: SparseGEMMInt8: column %d outside [0, %d): %w", c, k, ErrRange))
+		}
+	}
+	grain := max(1, m/(4*tensor.Threads()))
+	if indptr[m]*n < 1<<16 {
+		grain = max(m, 1)
+	}
+	parallelFor(m, grain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			cols := indices[indptr[i]:indptr[i+1]]
+			vs := vals[indptr[i]:indptr[i+1]]
+			for j := 0; j*colsPanel < n; j++ {
+				panel := b.panels[j*k*wordsPerK : (j+1)*k*wordsPerK]
+				var tile [colsPanel]int32
+				for e0 := 0; e0 < len(cols); e0 += kFlush {
+					e1 := min(e0+kFlush, len(cols))
+					var c0, c1, c2, c3 int64
+					for e := e0; e < e1; e++ {
+						x := int64(vs[e])
+						w := panel[cols[e]*wordsPerK : cols[e]*wordsPerK+4 : cols[e]*wordsPerK+4]
+						c0 += x * w[0]
+						c1 += x * w[1]
+						c2 += x * w[2]
+						c3 += x * w[3]
+					}
+					split(tile[0:3:3], c0)
+					split(tile[3:6:6], c1)
+					split(tile[6:9:9], c2)
+					split(tile[9:12:12], c3)
+				}
+				c0 := j * colsPanel
+				copy(dst[i*n+c0:i*n+min(c0+colsPanel, n)], tile[:])
+			}
+		}
+	})
+}
