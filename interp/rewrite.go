@@ -10,8 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-
-	)
+)
 
 // Names of the helpers that rewritten cells call; see helperSrc.
 const (

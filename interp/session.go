@@ -38,9 +38,9 @@ type Session struct {
 
 	i       *yaegi.Interpreter
 	fset    *token.FileSet // where cells are parsed
-	count   int         // cells evaluated (the N of cell[N])
-	imports []importRec // imports of earlier cells, for replay
-	records []*declRec  // declarations of earlier cells, in order
+	count   int            // cells evaluated (the N of cell[N])
+	imports []importRec    // imports of earlier cells, for replay
+	records []*declRec     // declarations of earlier cells, in order
 	user    map[string]*declRec
 }
 

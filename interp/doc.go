@@ -1,0 +1,127 @@
+// Package interp is the Go session of gnnlab: notebook cells evaluated in
+// order by the yaegi interpreter (github.com/traefik/yaegi), with the
+// standard library and the gnnlab packages (interp/symbols) preloaded.
+// The worker process, the REPL and the notebook runner drive a Session:
+// Eval runs a cell; Complete, Inspect and IsComplete serve the frontend
+// between cells (never concurrently with Eval).
+//
+// # Cells
+//
+// A cell may mix imports, declarations and statements in any order. The
+// session cuts it into top-level pieces (a piece starting with import,
+// type, var, const, or func with a name or receiver is a declaration) and
+// runs first the imports and declarations, then the statements in order.
+// Declarations may use each other in any order, as in a Go file; a
+// variable declaration cannot use a variable that a statement of the same
+// cell defines (x := 1; var y = x fails: write y := x).
+//
+// yaegi cannot initialise a package-level variable that refers to one of
+// an earlier evaluation, so the session runs the declarations in phases
+// (see Session.runDecls): functions and variables become variables that
+// statements declare and assign. Statements such as x := 1 at the top of
+// a cell define session variables too.
+//
+// Cells are numbered from 1 by Eval calls. The interpreter sees each piece
+// with a //line directive whose line number encodes the cell and its line,
+// so that compile errors and panics point at "cell[N]:LINE:COL".
+//
+// # Values
+//
+// When the last statement of a cell is an expression, its value is the
+// cell's Result: its text/plain is fmt's %v of the value, strings quoted
+// with %q so that "1" and 1 look different, several results separated by
+// ", " (two() shows 1, "a"). A value implementing display.Renderer shows
+// the bundle its Render method returns (the seam for HTML, images and
+// plots). Calls of no value, and calls of fmt.Print*, fmt.Fprint*,
+// log.Print*, print and println, show nothing. fmt uses the String and
+// Error methods of interpreted types, as Go does.
+//
+// # Redefinition
+//
+// A plain function (no receiver, no type parameters, not init) is turned
+// into a function variable: func f(x int) int {...} runs as
+// var f func(x int) int; f = func(x int) int {...}. Redefining f with the
+// same signature assigns the same variable, so functions defined earlier
+// call the new body; recursion works through the variable. A function
+// named main is renamed (yaegi would run main again on every later cell)
+// and called when its cell runs.
+//
+// Redefining a type or a method with a different text would be ignored by
+// yaegi, so the session then rebuilds itself: a fresh interpreter replays
+// the recorded imports and declarations of the successful cells, the new
+// ones replacing the old ones of the same name. All variable declarations
+// run again; those whose type did not change get their old values back,
+// the others keep their new initial value (re-initialised). Statements are
+// not re-run: variables that statements defined are carried over when
+// their values hold no interpreted type and no function, and dropped
+// otherwise. The session writes a line on standard error naming the
+// variables re-initialised and dropped.
+//
+// # Rewrites
+//
+// Go features newer than yaegi are rewritten in the cell's text before it
+// runs, with the types found by go/types (imports are opaque to it):
+// for i := range n over an integer becomes a three-clause loop; min and
+// max call generic helpers; clear calls a compiled helper. A range over a
+// function (range-over-func iterators), the package iter and the generic
+// functions of the standard library (slices.Max, maps.Keys) fail with an
+// *Error named "unsupported" that names the construct.
+//
+// # Errors
+//
+// Eval returns an *Error for every failure of the cell: "compile error"
+// (syntax and type errors), "panic" (the cell panicked; Value is the
+// panic value), "runtime error" (index out of range, nil dereference),
+// "interrupted" (ctx was cancelled) and "unsupported". Tracebacks hold
+// lines "cell[N]:LINE:COL: message"; for a panic, one line per interpreted
+// function that the panic went through. A panic inside yaegi itself is
+// recovered into an "unsupported" error; yaegi's stack is never shown.
+//
+// # Interrupt
+//
+// Cancelling Eval's context stops interpreted code at its next step (a
+// for {} loop stops within milliseconds), and Eval waits for it to stop
+// before returning; the session keeps its variables. Code blocked in a
+// compiled call (time.Sleep, a long tensor operation) stops when the call
+// returns; Eval returns after two seconds at most, saying so.
+//
+// # Standard streams
+//
+// Options.Stdout and Options.Stderr receive fmt.Print*, println, and what
+// cells write to os.Stdout and os.Stderr; os.Stdin, fmt.Scan* and readers
+// of os.Stdin read Options.Stdin. Without one, reading fails with
+// ErrNoStdin.
+//
+// # Completion and inspection
+//
+// Complete offers Go keywords, builtins, session variables, functions and
+// types, imported package names, the members of a package (fmt.Pri) and
+// the fields and methods of a session variable (x.). Inspect shows the
+// declaration and doc comment of the user's declarations, of the gnnlab
+// packages (a table generated with the symbols) and of the standard
+// library (parsed from $GOROOT/src on first use; without the sources, the
+// symbol's type).
+//
+// BUG(interp): os.Stdin, os.Stdout and os.Stderr are an io.Reader and
+// io.Writers in cells, not *os.File: methods of *os.File on them fail to
+// compile.
+//
+// BUG(interp): A variable whose type is an interpreted non-struct type
+// (type celsius float64) is carried over a rebuild as its underlying type;
+// variables defined by statements whose values hold interpreted structs or
+// functions are dropped by a rebuild.
+//
+// BUG(interp): Functions defined earlier keep calling the old variable
+// when a function is redefined with a different signature, and the old
+// body of a redefined variable's declaration.
+//
+// BUG(interp): The values of a trailing call with several results lose
+// the methods of interpreted types (two() shows {1 2}, not its String()).
+//
+// BUG(interp): A panic in a goroutine started by a cell, os.Exit in a
+// compiled package, or a stack overflow ends the process: the kernel
+// restarts the worker (see DESIGN.md).
+//
+// BUG(interp): Columns in error positions can be off on a line that the
+// session rewrote (range over an integer, min, max).
+package interp
