@@ -187,13 +187,24 @@ func TestStopOnError(t *testing.T) {
 }
 
 func TestInterrupt(t *testing.T) {
-	c := start(t, "tcp")
+	for _, how := range []string{"interrupt_request", "SIGINT"} {
+		t.Run(how, func(t *testing.T) { testInterrupt(t, how) })
+	}
+}
+
+func testInterrupt(t *testing.T, how string) {
+	sig := make(chan os.Signal, 1)
+	c := kerneltest.Start(t, kerneltest.Options{WorkerCommand: workerCmd, Interrupts: sig, Logf: t.Logf})
 	c.Execute("kept := 7", nil)
 	id := c.Send("shell", "execute_request", map[string]any{"code": "for {\n}"})
 	waitBusy(t, c, id)
-	iid := c.Send("control", "interrupt_request", map[string]any{})
-	if r, err := c.Reply("control", iid); err != nil || r.MsgType != "interrupt_reply" {
-		t.Fatalf("interrupt_reply on control = %v, %v", r, err)
+	if how == "SIGINT" {
+		sig <- os.Interrupt // what the command does with a real SIGINT
+	} else {
+		iid := c.Send("control", "interrupt_request", map[string]any{})
+		if r, err := c.Reply("control", iid); err != nil || r.MsgType != "interrupt_reply" {
+			t.Fatalf("interrupt_reply on control = %v, %v", r, err)
+		}
 	}
 	reply, err := c.Reply("shell", id)
 	if err != nil {
@@ -207,9 +218,9 @@ func TestInterrupt(t *testing.T) {
 	if reply.Content["status"] != "error" || len(errs) != 1 || errs[0].Content["ename"] != "interrupted" {
 		t.Errorf("interrupted cell: reply %v, errors %v, want one error named interrupted", reply.Content, errs)
 	}
-	reply, _ = c.Execute("1 + 1", nil)
-	if reply.Content["status"] != "ok" {
-		t.Errorf("cell after interrupt = %v, want ok", reply.Content)
+	reply, out = c.Execute("kept + 1", nil)
+	if res := kerneltest.Filter(out, "execute_result"); reply.Content["status"] != "ok" || len(res) != 1 || res[0].Content["data"].(map[string]any)["text/plain"] != "8" {
+		t.Errorf("kept + 1 after interrupt = %v %v, want 8 (state kept)", reply.Content, res)
 	}
 }
 
@@ -252,7 +263,7 @@ func TestWorkerCrash(t *testing.T) {
 				t.Errorf("crash evalue = %q, want it to contain %q", ev, tt.cause)
 			}
 			count := reply.Content["execution_count"].(float64)
-			reply, out = c.Execute("1 + 1", nil)
+			reply, _ = c.Execute("1 + 1", nil)
 			if reply.Content["status"] != "ok" || reply.Content["execution_count"] != count+1 {
 				t.Errorf("cell after crash = %v, want ok with execution_count %v", reply.Content, count+1)
 			}
@@ -358,5 +369,36 @@ func TestShutdown(t *testing.T) {
 	case <-c.Done():
 	case <-time.After(kerneltest.Timeout):
 		t.Fatal("kernel still running after shutdown_request")
+	}
+}
+
+// BenchmarkExecute measures the round trip of a trivial cell: request,
+// worker, reply and idle status.
+func BenchmarkExecute(b *testing.B) {
+	c := kerneltest.Start(b, kerneltest.Options{WorkerCommand: workerCmd})
+	c.Execute("x := 1", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		id := c.Send("shell", "execute_request", map[string]any{"code": "x", "silent": false, "store_history": false, "user_expressions": map[string]any{}, "allow_stdin": false})
+		if _, err := c.Reply("shell", id); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.IOPubUntilIdle(id); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkKernelInfo measures a request that the kernel answers alone.
+func BenchmarkKernelInfo(b *testing.B) {
+	c := kerneltest.Start(b, kerneltest.Options{WorkerCommand: workerCmd})
+	for b.Loop() {
+		id := c.Send("shell", "kernel_info_request", map[string]any{})
+		if _, err := c.Reply("shell", id); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.IOPubUntilIdle(id); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

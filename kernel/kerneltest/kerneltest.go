@@ -46,6 +46,8 @@ type Options struct {
 	WorkerCommand []string
 	// HistoryPath defaults to a file under t.TempDir().
 	HistoryPath string
+	// Interrupts is passed to the kernel (the command feeds it SIGINT).
+	Interrupts <-chan os.Signal
 	// Logf, when set, receives the kernel's log lines.
 	Logf func(format string, args ...any)
 }
@@ -77,7 +79,6 @@ type Client struct {
 	t      testing.TB
 	signer *wire.Signer
 	socks  map[string]zmq4.Socket
-	mu     sync.Mutex
 	sendMu map[string]*sync.Mutex
 
 	inbox   map[string]chan Message
@@ -120,7 +121,7 @@ func Start(t testing.TB, opts Options) *Client {
 	if opts.Logf != nil {
 		logger = log.New(logfWriter(opts.Logf), "kernel: ", 0)
 	}
-	k, err := kernel.New(kernel.Options{Conn: conn, WorkerCommand: opts.WorkerCommand, HistoryPath: hist, Version: "test", Log: logger})
+	k, err := kernel.New(kernel.Options{Conn: conn, WorkerCommand: opts.WorkerCommand, HistoryPath: hist, Version: "test", Log: logger, Interrupts: opts.Interrupts})
 	if err != nil {
 		t.Fatalf("kernel.New: %v", err)
 	}
@@ -299,7 +300,7 @@ func (c *Client) SendFrames(channel string, frames [][]byte) {
 	}
 }
 
-// Signer returns the client's signer, for building messages by hand.
+// Encode signs m with the client's key, for building messages by hand.
 func (c *Client) Encode(m *wire.Message) [][]byte {
 	frames, err := wire.Encode(m, c.signer)
 	if err != nil {
