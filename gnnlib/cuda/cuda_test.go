@@ -127,7 +127,7 @@ func TestMatMul(t *testing.T) {
 	d := openOrSkip(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range []struct {
-		m, k, n      int
+		m, k, n        int
 		transA, transB bool
 	}{
 		{130, 70, 50, false, false},

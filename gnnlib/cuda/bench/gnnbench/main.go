@@ -1,0 +1,469 @@
+// Command gnnbench times gnnlib/cuda on synthetic graphs shaped like Cora,
+// ogbn-arxiv and ogbn-products: SpMM kernels (time and attained bandwidth),
+// one GATv2 layer forward+backward, and full-batch GCN and GATv2 training
+// epochs (forward, backward, Adam), each with the allocator's peak memory.
+// It prints one tab-separated line per measurement, prefixed "go\t", which
+// bench/run.sh joins with bench/pyg_bench.py's.
+//
+// Usage: gnnbench [-only spmm,gat,gcn,gatv2] [-products=false] [-reps 10]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"math"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+)
+
+var (
+	only     = flag.String("only", "spmm,gat,gcn,gatv2", "comma-separated parts to run")
+	products = flag.Bool("products", true, "include the products-sized graph")
+	reps     = flag.Int("reps", 10, "timed repetitions (median reported)")
+)
+
+// csr is a synthetic graph: uniform random edges plus one self-loop per
+// node, in CSR by destination, with its transpose and GCN weights.
+type csr struct {
+	name        string
+	n           int
+	indptr, idx []int32
+	w           []float32
+	tptr, tidx  []int32
+	tw          []float32
+}
+
+// gen draws m edges u→v with u uniform and v uniform (skew=false) or
+// v = n·r³ (skew=true: a heavy-tailed in-degree), adds self-loops and
+// builds both CSR orders by counting sort.
+func gen(name string, n, m int, skew bool, seed uint64) *csr {
+	r := rand.New(rand.NewPCG(seed, 99))
+	e := m + n
+	src := make([]int32, e)
+	dst := make([]int32, e)
+	for i := 0; i < m; i++ {
+		src[i] = int32(r.IntN(n))
+		if skew {
+			x := r.Float64()
+			dst[i] = int32(float64(n) * x * x * x)
+		} else {
+			dst[i] = int32(r.IntN(n))
+		}
+	}
+	for v := 0; v < n; v++ {
+		src[m+v], dst[m+v] = int32(v), int32(v)
+	}
+	g := &csr{name: name, n: n}
+	g.indptr, g.idx = bucket(n, dst, src)
+	g.tptr, g.tidx = bucket(n, src, dst)
+	// GCN normalisation: w = 1/sqrt(deg(u) deg(v)) with in-degrees.
+	inv := make([]float64, n)
+	for v := 0; v < n; v++ {
+		inv[v] = 1 / math.Sqrt(float64(g.indptr[v+1]-g.indptr[v]))
+	}
+	g.w = make([]float32, e)
+	for v := 0; v < n; v++ {
+		for p := g.indptr[v]; p < g.indptr[v+1]; p++ {
+			g.w[p] = float32(inv[v] * inv[g.idx[p]])
+		}
+	}
+	g.tw = make([]float32, e)
+	for u := 0; u < n; u++ {
+		for p := g.tptr[u]; p < g.tptr[u+1]; p++ {
+			g.tw[p] = float32(inv[u] * inv[g.tidx[p]])
+		}
+	}
+	return g
+}
+
+// bucket sorts (key, val) pairs by key into CSR; within a row the values
+// keep their generation order.
+func bucket(n int, key, val []int32) ([]int32, []int32) {
+	ptr := make([]int32, n+1)
+	for _, k := range key {
+		ptr[k+1]++
+	}
+	for i := 0; i < n; i++ {
+		ptr[i+1] += ptr[i]
+	}
+	next := make([]int32, n)
+	copy(next, ptr[:n])
+	out := make([]int32, len(val))
+	for i, k := range key {
+		out[next[k]] = val[i]
+		next[k]++
+	}
+	return ptr, out
+}
+
+func (g *csr) upload(d *cuda.Device) *cuda.Graph {
+	dg, err := cuda.NewGraphCSR(d, g.n, g.indptr, g.idx, g.w, g.tptr, g.tidx, g.tw)
+	check(err)
+	return dg
+}
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	check(err)
+	return v
+}
+
+func randT(d *cuda.Device, r *rand.Rand, rows, cols int, scale float32) *cuda.Tensor {
+	x := make([]float32, rows*cols)
+	for i := range x {
+		x[i] = scale * float32(r.NormFloat64())
+	}
+	return must(d.FromHost(x, rows, cols))
+}
+
+// timeit runs fn once to warm up, then reps times with a device sync after
+// each, and returns the median in milliseconds.
+func timeit(d *cuda.Device, fn func()) float64 {
+	fn()
+	check(d.Synchronize())
+	ts := make([]float64, *reps)
+	for i := range ts {
+		t0 := time.Now()
+		fn()
+		check(d.Synchronize())
+		ts[i] = float64(time.Since(t0).Microseconds()) / 1000
+	}
+	sort.Float64s(ts)
+	return ts[len(ts)/2]
+}
+
+func peakGiB(d *cuda.Device) float64 {
+	s := must(d.MemStats())
+	return float64(s.Peak) / (1 << 30)
+}
+
+func report(what, graph, variant string, ms, gib float64, extra string) {
+	fmt.Printf("go\t%s\t%s\t%s\t%.3f\t%.3f\t%s\n", what, graph, variant, ms, gib, extra)
+}
+
+func main() {
+	flag.Parse()
+	log.SetFlags(0)
+	d, err := cuda.Open(0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer d.Close()
+	fmt.Fprintln(os.Stderr, "device:", d)
+	parts := map[string]bool{}
+	for _, p := range strings.Split(*only, ",") {
+		parts[p] = true
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+
+	t0 := time.Now()
+	cora := gen("cora", 2708, 10556, false, 1)
+	arxiv := gen("arxiv", 169343, 2332486, false, 2)
+	skew := gen("arxiv-skewed", 169343, 2332486, true, 3)
+	var prod *csr
+	if *products {
+		prod = gen("products", 2449029, 123718280, false, 4)
+	}
+	fmt.Fprintf(os.Stderr, "graphs generated in %v\n", time.Since(t0))
+
+	if parts["spmm"] {
+		for _, g := range []*csr{arxiv, skew, prod} {
+			if g == nil {
+				continue
+			}
+			dg := g.upload(d)
+			for _, f := range []int{64, 256} {
+				x := randT(d, r, g.n, f, 1)
+				y := must(d.Empty(g.n, f))
+				e := int64(len(g.idx))
+				bytes := float64(e*8 + e*int64(f)*4 + int64(g.n)*int64(f)*4 + int64(g.n+1)*4)
+				for _, k := range []struct {
+					name string
+					k    cuda.SpMMKernel
+				}{{"vec4", cuda.SpMMVec4}, {"warp", cuda.SpMMWarp}} {
+					ms := timeit(d, func() { check(cuda.SpMM(y, dg, x, k.k)) })
+					report("spmm", g.name, fmt.Sprintf("F=%d %s", f, k.name), ms, 0, fmt.Sprintf("%.0f GB/s", bytes/ms/1e6))
+				}
+				x.Free()
+				y.Free()
+			}
+			dg.Free()
+		}
+	}
+	if parts["gat"] {
+		for _, c := range []struct {
+			g     *csr
+			fin   int
+			h, ch int
+		}{{arxiv, 128, 1, 256}, {arxiv, 128, 4, 64}, {prod, 100, 1, 256}} {
+			if c.g == nil {
+				continue
+			}
+			gatLayer(d, r, c.g, c.fin, c.h, c.ch)
+		}
+	}
+	if parts["gcn"] {
+		gcnEpoch(d, r, cora, 1433, 16, 7, 2)
+		gcnEpoch(d, r, arxiv, 128, 256, 40, 3)
+		if prod != nil {
+			gcnEpoch(d, r, prod, 100, 256, 47, 3)
+		}
+	}
+	if parts["gatv2"] {
+		gatEpoch(d, r, cora, 1433, 16, 7, 2)
+		gatEpoch(d, r, arxiv, 128, 256, 40, 3)
+	}
+}
+
+// gatLayer times one GATv2 layer forward and backward: x·[W_l W_r], fused
+// attention, and the gradients of W and att (x needs none).
+func gatLayer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
+	check(d.EmptyCache())
+	dg := g.upload(d)
+	hc := h * c
+	x := randT(d, r, g.n, fin, 1)
+	w := randT(d, r, fin, 2*hc, float32(1/math.Sqrt(float64(fin))))
+	att := randT(d, r, 1, hc, 0.1)
+	dout := randT(d, r, g.n, hc, 1)
+	dw := must(d.Empty(fin, 2*hc))
+	datt := must(d.Empty(1, hc))
+	d.ResetPeak()
+	step := func() {
+		xlr := must(d.Empty(g.n, 2*hc))
+		check(cuda.MatMul(xlr, x, w, false, false))
+		a := must(cuda.GATv2Forward(dg, xlr, att, h, c, 0.2))
+		dxlr := must(d.Empty(g.n, 2*hc))
+		check(a.Backward(dg, xlr, att, dout, dxlr, datt))
+		check(cuda.MatMul(dw, x, dxlr, true, false))
+		a.Free()
+		xlr.Free()
+		dxlr.Free()
+	}
+	ms := timeit(d, step)
+	// Parts, for the notes: the fused attention alone.
+	xlr := must(d.Empty(g.n, 2*hc))
+	check(cuda.MatMul(xlr, x, w, false, false))
+	fwd := timeit(d, func() { must(cuda.GATv2Forward(dg, xlr, att, h, c, 0.2)).Free() })
+	report("gatv2-layer", g.name, fmt.Sprintf("%dx%d", h, c), ms, peakGiB(d), fmt.Sprintf("attention fwd %.2f ms", fwd))
+	for _, t := range []*cuda.Tensor{x, w, att, dout, dw, datt, xlr} {
+		t.Free()
+	}
+	dg.Free()
+}
+
+// layer is one GCN or GATv2 layer with its parameters, gradients and the
+// activations its backward pass needs.
+type layer struct {
+	gat          bool
+	fin, fout, h int
+	w, b, att    *cuda.Tensor
+	dw, db, datt *cuda.Tensor
+	last         bool
+	x, z, y      *cuda.Tensor // input, Â·x (GCN, aggregate-first), output
+	xlr          *cuda.Tensor
+	a            *cuda.GATv2
+	aggFirst     bool
+}
+
+const dropout = 0.5
+
+func newLayer(d *cuda.Device, r *rand.Rand, gat bool, fin, fout int, last bool) *layer {
+	l := &layer{gat: gat, fin: fin, fout: fout, h: 1, last: last}
+	s := float32(1 / math.Sqrt(float64(fin)))
+	if gat {
+		l.w = randT(d, r, fin, 2*fout, s)
+		l.att = randT(d, r, 1, fout, 0.1)
+		l.datt = must(d.Empty(1, fout))
+	} else {
+		l.w = randT(d, r, fin, fout, s)
+		l.aggFirst = fin < fout
+	}
+	l.b = must(d.Zeros(1, fout))
+	l.dw = must(d.Empty(l.w.Rows, l.w.Cols))
+	l.db = must(d.Empty(1, fout))
+	return l
+}
+
+func (l *layer) params() (p, g []*cuda.Tensor) {
+	p, g = []*cuda.Tensor{l.w, l.b}, []*cuda.Tensor{l.dw, l.db}
+	if l.gat {
+		p, g = append(p, l.att), append(g, l.datt)
+	}
+	return p, g
+}
+
+func (l *layer) forward(d *cuda.Device, g *cuda.Graph, x *cuda.Tensor, seed uint64) *cuda.Tensor {
+	l.x = x
+	n := x.Rows
+	var pre *cuda.Tensor
+	switch {
+	case l.gat:
+		l.xlr = must(d.Empty(n, 2*l.fout))
+		check(cuda.MatMul(l.xlr, x, l.w, false, false))
+		l.a = must(cuda.GATv2Forward(g, l.xlr, l.att, 1, l.fout, 0.2))
+		pre = l.a.Out
+		l.y = must(d.Empty(n, l.fout))
+	case l.aggFirst:
+		// Â·(X·W) = (Â·X)·W: aggregate at the narrower width.
+		l.z = must(d.Empty(n, l.fin))
+		check(cuda.SpMM(l.z, g, x, cuda.SpMMAuto))
+		l.y = must(d.Empty(n, l.fout))
+		check(cuda.MatMul(l.y, l.z, l.w, false, false))
+		pre = l.y
+	default:
+		t := must(d.Empty(n, l.fout))
+		check(cuda.MatMul(t, x, l.w, false, false))
+		l.y = must(d.Empty(n, l.fout))
+		check(cuda.SpMM(l.y, g, t, cuda.SpMMAuto))
+		t.Free()
+		pre = l.y
+	}
+	if l.last {
+		check(cuda.BiasAct(l.y, pre, l.b, false, 0, 0))
+	} else {
+		check(cuda.BiasAct(l.y, pre, l.b, true, dropout, seed))
+	}
+	return l.y
+}
+
+// backward takes dL/dy and returns dL/dx (nil when needX is false).
+func (l *layer) backward(d *cuda.Device, g *cuda.Graph, dy *cuda.Tensor, needX bool) *cuda.Tensor {
+	n := dy.Rows
+	gr := dy
+	if !l.last {
+		gr = must(d.Empty(n, l.fout))
+		check(cuda.ActBackward(gr, l.y, dy, true, dropout))
+	}
+	check(cuda.ColSum(l.db, gr))
+	var dx *cuda.Tensor
+	switch {
+	case l.gat:
+		dxlr := must(d.Empty(n, 2*l.fout))
+		check(l.a.Backward(g, l.xlr, l.att, gr, dxlr, l.datt))
+		check(cuda.MatMul(l.dw, l.x, dxlr, true, false))
+		if needX {
+			dx = must(d.Empty(n, l.fin))
+			check(cuda.MatMul(dx, dxlr, l.w, false, true))
+		}
+		dxlr.Free()
+		l.a.Free()
+		l.xlr.Free()
+	case l.aggFirst:
+		check(cuda.MatMul(l.dw, l.z, gr, true, false))
+		if needX {
+			dz := must(d.Empty(n, l.fin))
+			check(cuda.MatMul(dz, gr, l.w, false, true))
+			dx = must(d.Empty(n, l.fin))
+			check(cuda.SpMMT(dx, g, dz, cuda.SpMMAuto))
+			dz.Free()
+		}
+		l.z.Free()
+	default:
+		dt := must(d.Empty(n, l.fout))
+		check(cuda.SpMMT(dt, g, gr, cuda.SpMMAuto))
+		check(cuda.MatMul(l.dw, l.x, dt, true, false))
+		if needX {
+			dx = must(d.Empty(n, l.fin))
+			check(cuda.MatMul(dx, dt, l.w, false, true))
+		}
+		dt.Free()
+	}
+	if gr != dy {
+		gr.Free()
+	}
+	return dx
+}
+
+func gcnEpoch(d *cuda.Device, r *rand.Rand, g *csr, fin, hidden, classes, nl int) {
+	epoch(d, r, g, false, fin, hidden, classes, classes, nl, "gcn-epoch")
+}
+
+// gatEpoch pads the output layer to 64 channels, the nearest width the
+// fused kernel supports; the labels stay below classes.
+func gatEpoch(d *cuda.Device, r *rand.Rand, g *csr, fin, hidden, classes, nl int) {
+	out := 8
+	for out < classes {
+		out *= 2
+	}
+	epoch(d, r, g, true, fin, hidden, classes, out, nl, "gatv2-epoch")
+}
+
+func epoch(d *cuda.Device, r *rand.Rand, g *csr, gat bool, fin, hidden, classes, out, nl int, what string) {
+	check(d.EmptyCache())
+	dg := g.upload(d)
+	x := randT(d, r, g.n, fin, 1)
+	labels := make([]int, g.n)
+	for i := range labels {
+		labels[i] = r.IntN(classes)
+	}
+	y := must(cuda.NewLabels(d, labels))
+	var layers []*layer
+	for i := 0; i < nl; i++ {
+		a, b := hidden, hidden
+		if i == 0 {
+			a = fin
+		}
+		if i == nl-1 {
+			b = out
+		}
+		layers = append(layers, newLayer(d, r, gat, a, b, i == nl-1))
+	}
+	opt := cuda.NewAdam(0.01)
+	var params, grads []*cuda.Tensor
+	for _, l := range layers {
+		p, gr := l.params()
+		params, grads = append(params, p...), append(grads, gr...)
+	}
+	grad := must(d.Empty(g.n, out))
+	loss := must(d.Empty(1, 1))
+	seed := uint64(1)
+	var first, last float32
+	step := func() {
+		h := x
+		for _, l := range layers {
+			seed++
+			h = l.forward(d, dg, h, seed)
+		}
+		check(cuda.SoftmaxNLL(grad, loss, h, y))
+		dy := grad
+		for i := len(layers) - 1; i >= 0; i-- {
+			dx := layers[i].backward(d, dg, dy, i > 0)
+			if dy != grad {
+				dy.Free()
+			}
+			dy = dx
+		}
+		for _, l := range layers {
+			l.y.Free()
+		}
+		check(opt.Step(params, grads))
+	}
+	step()
+	first = must(loss.Host())[0]
+	d.ResetPeak()
+	ms := timeit(d, step)
+	last = must(loss.Host())[0]
+	variant := fmt.Sprintf("%d layers, hidden %d", nl, hidden)
+	report(what, g.name, variant, ms, peakGiB(d), fmt.Sprintf("loss %.3f -> %.3f", first, last))
+	dg.Free()
+	x.Free()
+	grad.Free()
+	loss.Free()
+	for _, p := range params {
+		p.Free()
+	}
+	for _, gr := range grads {
+		gr.Free()
+	}
+}

@@ -1,0 +1,145 @@
+"""pyg_bench.py: the PyTorch Geometric side of gnnlib/cuda's benchmark.
+
+Same synthetic shapes as gnnbench (uniform random edges plus self-loops,
+Cora-, ogbn-arxiv- and ogbn-products-sized), same measurements: torch CSR
+SpMM, one GATv2Conv layer forward+backward, and full-batch GCN and GATv2
+training epochs (forward, backward, Adam), median time of REPS runs after a
+warm-up, peak memory from torch.cuda.max_memory_allocated with the data
+already resident. Prints lines "pyg\\twhat\\tgraph\\tvariant\\tms\\tGiB\\textra".
+The graphs are drawn with torch's generator, so they are the same
+distribution as gnnbench's, not the same edges.
+"""
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+from torch_geometric.nn import GATv2Conv, GCNConv
+
+REPS = int(os.environ.get("REPS", "10"))
+PRODUCTS = os.environ.get("PRODUCTS", "1") == "1"
+dev = torch.device("cuda")
+
+
+def graph(n, m, seed):
+    g = torch.Generator(device=dev).manual_seed(seed)
+    src = torch.randint(0, n, (m,), device=dev, generator=g)
+    dst = torch.randint(0, n, (m,), device=dev, generator=g)
+    loop = torch.arange(n, device=dev)
+    return torch.stack([torch.cat([src, loop]), torch.cat([dst, loop])])
+
+
+def timeit(fn):
+    fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(REPS):
+        t0 = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        ts.append((time.perf_counter() - t0) * 1e3)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def report(what, gname, variant, ms, gib, extra=""):
+    ms_s = "OOM" if ms is None else f"{ms:.3f}"
+    gib_s = "-" if gib is None else f"{gib:.3f}"
+    print(f"pyg\t{what}\t{gname}\t{variant}\t{ms_s}\t{gib_s}\t{extra}", flush=True)
+
+
+def guarded(what, gname, variant, fn):
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    try:
+        ms = timeit(fn)
+        report(what, gname, variant, ms, torch.cuda.max_memory_allocated() / 2**30)
+    except torch.OutOfMemoryError:
+        report(what, gname, variant, None, None, "out of memory")
+    torch.cuda.empty_cache()
+
+
+def spmm(gname, ei, n):
+    a = torch.sparse_coo_tensor(ei.flip(0), torch.ones(ei.shape[1], device=dev), (n, n)).coalesce().to_sparse_csr()
+    for f in (64, 256):
+        x = torch.randn(n, f, device=dev)
+        guarded("spmm", gname, f"F={f} torch-csr", lambda: a @ x)
+        del x
+
+
+class Net(torch.nn.Module):
+    def __init__(self, kind, fin, hidden, out, layers):
+        super().__init__()
+        dims = [fin] + [hidden] * (layers - 1) + [out]
+        mk = (lambda a, b: GCNConv(a, b)) if kind == "gcn" else (lambda a, b: GATv2Conv(a, b, heads=1))
+        self.convs = torch.nn.ModuleList(mk(dims[i], dims[i + 1]) for i in range(layers))
+
+    def forward(self, x, ei):
+        for i, c in enumerate(self.convs):
+            x = c(x, ei)
+            if i < len(self.convs) - 1:
+                x = F.dropout(F.relu(x), p=0.5, training=True)
+        return x
+
+
+def epoch(what, kind, gname, ei, n, fin, hidden, out, layers):
+    x = torch.randn(n, fin, device=dev)
+    y = torch.randint(0, out, (n,), device=dev)
+    try:
+        model = Net(kind, fin, hidden, out, layers).to(dev)
+        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+
+        def step():
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x, ei), y)
+            loss.backward()
+            opt.step()
+
+        guarded(what, gname, f"{layers} layers, hidden {hidden}", step)
+    except torch.OutOfMemoryError:
+        report(what, gname, f"{layers} layers, hidden {hidden}", None, None, "out of memory")
+    del x, y
+    torch.cuda.empty_cache()
+
+
+def gat_layer(gname, ei, n, fin, h, c):
+    x = torch.randn(n, fin, device=dev)
+    dout = torch.randn(n, h * c, device=dev)
+    conv = GATv2Conv(fin, c, heads=h).to(dev)
+
+    def step():
+        conv.zero_grad()
+        conv(x, ei).backward(dout)
+
+    guarded("gatv2-layer", gname, f"{h}x{c}", step)
+    del x, dout, conv
+
+
+def main():
+    print("device:", torch.cuda.get_device_name(), "torch", torch.__version__, file=sys.stderr)
+    parts = os.environ.get("ONLY", "spmm,gat,gcn,gatv2").split(",")
+    cora = graph(2708, 10556, 1)
+    arxiv = graph(169343, 2332486, 2)
+    prod = graph(2449029, 123718280, 4) if PRODUCTS else None
+    if "spmm" in parts:
+        spmm("arxiv", arxiv, 169343)
+        if prod is not None:
+            spmm("products", prod, 2449029)
+    if "gat" in parts:
+        gat_layer("arxiv", arxiv, 169343, 128, 1, 256)
+        gat_layer("arxiv", arxiv, 169343, 128, 4, 64)
+        if prod is not None:
+            gat_layer("products", prod, 2449029, 100, 1, 256)
+    if "gcn" in parts:
+        epoch("gcn-epoch", "gcn", "cora", cora, 2708, 1433, 16, 7, 2)
+        epoch("gcn-epoch", "gcn", "arxiv", arxiv, 169343, 128, 256, 40, 3)
+        if prod is not None:
+            epoch("gcn-epoch", "gcn", "products", prod, 2449029, 100, 256, 47, 3)
+    if "gatv2" in parts:
+        epoch("gatv2-epoch", "gatv2", "cora", cora, 2708, 1433, 16, 7, 2)
+        epoch("gatv2-epoch", "gatv2", "arxiv", arxiv, 169343, 128, 256, 40, 3)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# run.sh runs gnnlib/cuda's GPU tests and both benchmark sides on the GPU
+# machine and prints one table. It expects the binaries built here with
+#   CGO_ENABLED=1 go test -c -tags cuda -o .gpubin/cuda.test ./gnnlib/cuda
+#   CGO_ENABLED=1 go build -tags cuda -o .gpubin/gnnbench ./gnnlib/cuda/bench/gnnbench
+# and is run from the repository root; logs go to ${OUT:-/tmp}.
+set -uo pipefail
+out="${OUT:-/tmp}"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+(cd gnnlib/cuda && ../../.gpubin/cuda.test -test.v -test.timeout 120s) >"$out/gotest.log" 2>&1
+echo "go test -tags cuda: exit $?"; grep -E "^(--- |ok|FAIL|PASS)" "$out/gotest.log"
+.gpubin/gnnbench "$@" >"$out/go.tsv" 2>"$out/go.err"; echo "gnnbench: exit $?"; tail -3 "$out/go.err"
+PYTHONUNBUFFERED=1 python3 gnnlib/cuda/bench/pyg_bench.py >"$out/pyg.tsv" 2>"$out/pyg.err"; echo "pyg_bench: exit $?"; tail -3 "$out/pyg.err"
+echo
+printf 'side\twhat\tgraph\tvariant\tms\tpeak GiB\tnote\n'
+cat "$out/go.tsv" "$out/pyg.tsv" | sort -t$'\t' -k2,2 -k3,3 -k4,4 -s
