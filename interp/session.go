@@ -289,6 +289,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 		}
 	}
 	var file1, file3, st2, st4a, st4b, st4c strings.Builder
+	var newImports []importRec
 	for _, d := range pc.decls.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -305,6 +306,19 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 			}
 			st4b.WriteString(ed.piece(d.Type.Params.Pos(), d.End(), name+" = func", false))
 		case *ast.GenDecl:
+			if d.Tok == token.IMPORT {
+				// Importing a package again (a cell run twice) is
+				// harmless in a notebook; yaegi would refuse it.
+				for _, sp := range d.Specs {
+					is := sp.(*ast.ImportSpec)
+					if !s.imported(is) {
+						file1.WriteString(ed.piece(is.Pos(), is.End(), "import ", false))
+						p, _ := strconv.Unquote(is.Path.Value)
+						newImports = append(newImports, importRec{importName(is), p})
+					}
+				}
+				continue
+			}
 			if d.Tok != token.VAR {
 				file1.WriteString(ed.piece(d.Pos(), d.End(), "", false))
 				continue
@@ -354,12 +368,26 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	if st4 := st4a.String() + st4b.String() + st4c.String(); st4 != "" {
 		steps = append(steps, blockPrefix+st4)
 	}
-	for _, src := range steps {
+	for k, src := range steps {
 		if _, err := s.eval(ctx, src, rw); err != nil {
 			return err
 		}
+		if k == 0 && file1.Len() > 0 {
+			// The imports are in the interpreter now, whatever follows.
+			s.commit(nil, newImports)
+		}
 	}
 	return nil
+}
+
+func (s *Session) imported(is *ast.ImportSpec) bool {
+	p, _ := strconv.Unquote(is.Path.Value)
+	for _, im := range s.imports {
+		if im.name == importName(is) && im.path == p {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Session) isFuncGlobal(name string) bool {
