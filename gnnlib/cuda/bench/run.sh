@@ -9,8 +9,8 @@ out="${OUT:-/tmp}"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 (cd gnnlib/cuda && ../../.gpubin/cuda.test -test.v -test.timeout 120s) >"$out/gotest.log" 2>&1
 echo "go test -tags cuda: exit $?"; grep -E "^(--- |ok|FAIL|PASS)" "$out/gotest.log"
-.gpubin/gnnbench "$@" >"$out/go.tsv" 2>"$out/go.err"; echo "gnnbench: exit $?"; tail -3 "$out/go.err"
-PYTHONUNBUFFERED=1 python3 gnnlib/cuda/bench/pyg_bench.py >"$out/pyg.tsv" 2>"$out/pyg.err"; echo "pyg_bench: exit $?"; tail -3 "$out/pyg.err"
+timeout 300 .gpubin/gnnbench "$@" >"$out/go.tsv" 2>"$out/go.err"; echo "gnnbench: exit $?"; tail -3 "$out/go.err"
+PYTHONUNBUFFERED=1 timeout 240 python3 gnnlib/cuda/bench/pyg_bench.py >"$out/pyg.tsv" 2>"$out/pyg.err"; echo "pyg_bench: exit $?"; tail -3 "$out/pyg.err"
 echo
 printf 'side\twhat\tgraph\tvariant\tms\tpeak GiB\tnote\n'
 cat "$out/go.tsv" "$out/pyg.tsv" | sort -t$'\t' -k2,2 -k3,3 -k4,4 -s
