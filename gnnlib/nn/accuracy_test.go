@@ -59,7 +59,6 @@ func TestCoraAccuracy(t *testing.T) {
 	}
 }
 
-
 // TestKarateClub trains a GCN on Zachary's karate club with one leader
 // and one follower of each faction labelled, and checks that it assigns
 // the other 30 members to their factions.
