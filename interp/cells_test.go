@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// A cell program is a file of testdata/*.go: cells separated by lines
+// A cell program is a file of testdata/*.cell: cells separated by lines
 // "// cell", then "// Output:" and what the cells print (their shown values
 // included, one a line), or "// Error:" and a line "name: value substring"
 // that the first failing cell must match, then substrings of its traceback.
@@ -52,7 +52,7 @@ func readProgram(t *testing.T, name string) cellProgram {
 }
 
 func TestCellPrograms(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.go"))
+	files, err := filepath.Glob(filepath.Join("testdata", "*.cell"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no testdata programs (%v)", err)
 	}
