@@ -1,0 +1,338 @@
+package viz_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/plot/cmpimg"
+
+	"github.com/gnnlab/gnnlab/gnnlib/data"
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/prof"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/viz"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden images in testdata")
+
+// TestMain points the dataset loaders at the shared datasets (GNNLAB_DATA,
+// else ../../shared/datasets from this folder) and keeps them offline.
+func TestMain(m *testing.M) {
+	if os.Getenv("GNNLAB_DATA") == "" {
+		if abs, err := filepath.Abs("../../shared/datasets"); err == nil {
+			os.Setenv("GNNLAB_DATA", abs)
+		}
+	}
+	cache, err := os.MkdirTemp("", "gnnlab-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("GNNLAB_CACHE", cache)
+	os.Setenv("GNNLAB_OFFLINE", "1")
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
+}
+
+// needData skips a test when a shared dataset is missing.
+func needData(t *testing.T, err error) {
+	t.Helper()
+	var fe *data.FileError
+	if errors.As(err, &fe) {
+		t.Skipf("dataset missing (set GNNLAB_DATA): %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// golden compares the PNG rendering of f with testdata/name.png, allowing
+// the small differences that anti-aliasing and font rasterisation make
+// between machines; -update rewrites the file. On a mismatch the image is
+// written beside the golden file as name_got.png.
+func golden(t *testing.T, name string, f *viz.Figure) {
+	t.Helper()
+	got, err := f.PNG()
+	if err != nil {
+		t.Fatalf("%s: PNG() error: %v", name, err)
+	}
+	path := filepath.Join("testdata", name+".png")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%s: %v (run go test ./viz -update to create it)", name, err)
+	}
+	ok, err := cmpimg.EqualApprox("png", got, want, 0.05)
+	if err != nil {
+		t.Fatalf("%s: compare: %v", name, err)
+	}
+	if !ok {
+		failed := filepath.Join("testdata", name+"_got.png")
+		_ = os.WriteFile(failed, got, 0o644)
+		t.Errorf("%s: rendering differs from %s (see %s)", name, path, failed)
+	}
+	b := f.Render()
+	if _, ok := b.Data["image/png"].(string); !ok || b.Text() == "" {
+		t.Errorf("%s: Render() = %v, want image/png and text/plain", name, b.Data)
+	}
+}
+
+func TestGoldenDegreeHistogramCora(t *testing.T) {
+	ds, err := data.Planetoid("cora")
+	needData(t, err)
+	f, err := viz.DegreeHistogram(ds.Graph, viz.DegreeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "degree_cora", f)
+}
+
+func TestGoldenDegreeHistogramBA(t *testing.T) {
+	g, err := graph.BarabasiAlbert(3000, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := viz.DegreeHistogram(g, viz.DegreeOptions{Scale: viz.LogLog, MinDegree: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "degree_ba_loglog", f)
+}
+
+func TestGoldenSpeedup(t *testing.T) {
+	threads := []float64{1, 2, 4, 8, 16}
+	s := []float64{1, 1.85, 3.2, 4.9, 6.4}
+	f, err := viz.Speedup(threads, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "speedup", f)
+}
+
+// syntheticMemory is a profile of three steps with fixed numbers, so the
+// golden image does not depend on the machine.
+func syntheticMemory() *prof.MemoryProfile {
+	m := &prof.MemoryProfile{Baseline: 40 << 20}
+	phases := []string{"forward", "backward", "step"}
+	ms := time.Millisecond
+	var heap uint64 = 40 << 20
+	for step := 0; step < 3; step++ {
+		for i, ph := range phases {
+			t0 := time.Duration(step*30+i*10) * ms
+			m.Marks = append(m.Marks, prof.MemoryMark{T: t0, Name: ph})
+			for k := 0; k < 10; k++ {
+				switch ph {
+				case "forward":
+					heap += 6 << 20
+				case "backward":
+					heap += 3 << 20
+				case "step":
+					heap -= 9 << 20
+				}
+				s := prof.MemorySample{T: t0 + time.Duration(k)*ms, Heap: heap}
+				m.Samples = append(m.Samples, s)
+				if heap > m.Peak {
+					m.Peak, m.PeakAt = heap, s.T
+				}
+			}
+		}
+	}
+	m.Duration = 90 * ms
+	return m
+}
+
+func TestGoldenMemory(t *testing.T) {
+	f, err := viz.Memory(syntheticMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "memory", f)
+}
+
+func TestGoldenTrainingCurves(t *testing.T) {
+	tc := viz.NewTrainingCurves("loss", "train acc", "val acc")
+	for e := 1; e <= 50; e++ {
+		x := float64(e)
+		if err := tc.Add(x, 2/(1+0.2*x), 1-0.8/(1+0.15*x), 0.95-0.8/(1+0.12*x)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	golden(t, "training", tc.Figure())
+}
+
+func TestGoldenConfusionMatrix(t *testing.T) {
+	ds := data.KarateClub()
+	// A fixed prediction: the truth with every fifth member flipped.
+	pred := append([]int(nil), ds.Y...)
+	for i := 0; i < len(pred); i += 5 {
+		pred[i] = 1 - pred[i]
+	}
+	f, err := viz.ConfusionMatrix(pred, ds.Y, []string{"Mr. Hi", "Officer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "confusion_karate", f)
+}
+
+func TestGoldenEmbedding(t *testing.T) {
+	_, x, labels, err := graph.SBM(graph.SBMOptions{Sizes: []int{100, 100, 100}, PIn: 0.05, POut: 0.005, Features: 16, Signal: 1.5, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := viz.Embedding(tensor.FromSlice(x, 300, 16), labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "embedding_sbm", f)
+}
+
+func TestGoldenDrawGraphKarate(t *testing.T) {
+	ds := data.KarateClub()
+	f, err := viz.DrawGraph(ds.Graph, ds.Y, viz.LayoutOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "graph_karate", f)
+}
+
+func TestGoldenImageGridMNIST(t *testing.T) {
+	set, err := data.MNIST("test")
+	needData(t, err)
+	f, err := viz.ImageGrid(set.X.Narrow(0, 0, 32), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "mnist_grid", f)
+}
+
+func TestGoldenGroupedBars(t *testing.T) {
+	f, err := viz.GroupedBars([]string{"accuracy", "size (rel.)", "time (rel.)"}, []string{"FP32", "INT8"},
+		[][]float64{{0.815, 1, 1}, {0.809, 0.25, 0.55}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "bars", f)
+}
+
+func TestGoldenRoofline(t *testing.T) {
+	f, err := viz.Roofline(100, 20, []viz.RooflinePoint{
+		{Name: "MatMul", Intensity: 30, GFLOPs: 60},
+		{Name: "SpMM", Intensity: 0.2, GFLOPs: 2.5},
+		{Name: "ReLU", Intensity: 0.125, GFLOPs: 1.1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "roofline", f)
+}
+
+func syntheticOps() *prof.OpReport {
+	ms := time.Millisecond
+	r := &prof.OpReport{Wall: 20 * ms, Events: 40, Rows: []prof.OpRow{
+		{Op: "MatMul", Backward: true, Calls: 4, Time: 7 * ms, FLOPs: 4e8, Bytes: 2e7},
+		{Op: "MatMul", Calls: 2, Time: 5 * ms, FLOPs: 2e8, Bytes: 1e7},
+		{Op: "SpMM", Calls: 2, Time: 3 * ms, FLOPs: 1e7, Bytes: 4e7},
+		{Op: "ReLU", Calls: 1, Time: 1 * ms, FLOPs: 1e6, Bytes: 8e6},
+		{Op: "CrossEntropy", Backward: true, Calls: 1, Time: ms / 2, FLOPs: 1e5, Bytes: 1e6},
+	}}
+	for i := range r.Rows {
+		r.OpTime += r.Rows[i].Time
+		r.Rows[i].Share = float64(r.Rows[i].Time) / float64(r.Wall)
+	}
+	return r
+}
+
+func TestGoldenOpProfile(t *testing.T) {
+	f, err := viz.OpProfile(syntheticOps(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "ops", f)
+	tab := viz.ProfileTable(syntheticOps()).Render()
+	if h, _ := tab.Data["text/html"].(string); !strings.Contains(h, "<td style=\"text-align:left\">MatMul (backward)</td>") {
+		t.Errorf("ProfileTable HTML lacks the MatMul (backward) row:\n%s", h)
+	}
+}
+
+func TestSaveFormats(t *testing.T) {
+	f, err := viz.Speedup([]float64{1, 2, 4}, []float64{1, 1.9, 3.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, ext := range []string{"png", "svg", "pdf"} {
+		path := filepath.Join(dir, "speedup."+ext)
+		if err := f.Save(path); err != nil {
+			t.Errorf("Save(%q) error: %v", path, err)
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || len(b) == 0 {
+			t.Errorf("Save(%q) wrote %d bytes, %v", path, len(b), err)
+		}
+	}
+	if err := f.Save(filepath.Join(dir, "x.unknown")); err == nil {
+		t.Errorf("Save(x.unknown) = nil, want an error")
+	}
+	p, err := f.PNG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 6×4 inches at 192 dpi.
+	if b := img.Bounds(); b.Dx() != 1152 || b.Dy() != 768 {
+		t.Errorf("PNG size = %v, want 1152×768", b.Size())
+	}
+	meta, _ := f.Render().Metadata["image/png"].(map[string]any)
+	if meta["width"] != 576 || meta["height"] != 384 {
+		t.Errorf("Render() metadata = %v, want width 576, height 384 (CSS pixels)", meta)
+	}
+	svg, err := f.SVG()
+	if err != nil || !bytes.Contains(svg, []byte("<svg")) {
+		t.Errorf("SVG() = %d bytes, %v; want an SVG document", len(svg), err)
+	}
+}
+
+func TestConstructorErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		fn   func() error
+	}{
+		{"ConfusionMatrix lengths", func() error { _, err := viz.ConfusionMatrix([]int{1}, []int{1, 0}, nil); return err }},
+		{"ConfusionMatrix names", func() error { _, err := viz.ConfusionMatrix([]int{2}, []int{0}, []string{"a"}); return err }},
+		{"Embedding labels", func() error { _, err := viz.EmbeddingData(make([]float32, 6), 3, 2, []int{0}); return err }},
+		{"ImageGridData size", func() error { _, err := viz.ImageGridData(make([]float32, 5), 1, 2, 2, 1); return err }},
+		{"GroupedBars rows", func() error {
+			_, err := viz.GroupedBars([]string{"a"}, []string{"x", "y"}, [][]float64{{1}})
+			return err
+		}},
+		{"Roofline peaks", func() error { _, err := viz.Roofline(0, 1, nil); return err }},
+		{"Memory empty", func() error { _, err := viz.Memory(&prof.MemoryProfile{}); return err }},
+		{"Degree empty", func() error { _, err := viz.DegreeHistogram(viz.Degrees{}, viz.DegreeOptions{}); return err }},
+	}
+	for _, tt := range tests {
+		if err := tt.fn(); !errors.Is(err, viz.ErrData) {
+			t.Errorf("%s: error = %v, want ErrData", tt.name, err)
+		}
+	}
+	if _, err := viz.Speedup([]float64{1}, []float64{1}); !errors.Is(err, prof.ErrFit) {
+		t.Errorf("Speedup(one point) error = %v, want prof.ErrFit", err)
+	}
+}
