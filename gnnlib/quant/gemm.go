@@ -89,6 +89,19 @@ func GEMMInt8(dst []int32, a []int8, m int, b *PackedMatrix) {
 	// for at least ~50k of them.
 	grain := max(1, 50000/max(1, k*n/lanes))
 	parallelFor(pairs, grain, func(lo, hi int) {
+		gemmPairs(dst, a, m, b, lo, hi)
+	})
+}
+
+// gemmSerial is GEMMInt8 on the calling goroutine.
+func gemmSerial(dst []int32, a []int8, m int, b *PackedMatrix) {
+	gemmPairs(dst, a, m, b, 0, (m+1)/2)
+}
+
+// gemmPairs computes the row pairs [lo, hi) of GEMMInt8.
+func gemmPairs(dst []int32, a []int8, m int, b *PackedMatrix, lo, hi int) {
+	k, n := b.K, b.N
+	{
 		for pr := lo; pr < hi; pr++ {
 			i := 2 * pr
 			a0 := a[i*k : i*k+k]
@@ -107,7 +120,7 @@ func GEMMInt8(dst []int32, a []int8, m int, b *PackedMatrix) {
 				}
 			}
 		}
-	})
+	}
 }
 
 // kernel2x4 multiplies two rows of a by one packed panel into tile.

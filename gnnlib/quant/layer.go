@@ -168,17 +168,25 @@ func (l *qlayer) dequantize(y []float32, acc []int32, rows int, sx, bias []float
 	n := len(l.wScale)
 	parallelFor(rows, max(1, (1<<14)/max(n, 1)), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			s := sx[min(i, len(sx)-1)]
-			yr, ar := y[i*n:i*n+n], acc[i*n:i*n+n]
-			for j, a := range ar {
-				v := float32(a+l.corr[j]) * s * l.wScale[j]
-				if bias != nil {
-					v += bias[j]
-				}
-				yr[j] = v
-			}
+			l.dequantizeSerial(y[i*n:i*n+n], acc[i*n:i*n+n], 1, sx[min(i, len(sx)-1)], bias)
 		}
 	})
+}
+
+// dequantizeSerial is dequantize for rows with one input scale sx, on the
+// calling goroutine.
+func (l *qlayer) dequantizeSerial(y []float32, acc []int32, rows int, sx float32, bias []float32) {
+	n := len(l.wScale)
+	for i := 0; i < rows; i++ {
+		yr, ar := y[i*n:i*n+n], acc[i*n:i*n+n]
+		for j, a := range ar {
+			v := float32(a+l.corr[j]) * sx * l.wScale[j]
+			if bias != nil {
+				v += bias[j]
+			}
+			yr[j] = v
+		}
+	}
 }
 
 // matmul computes x·W (+ b when bias) for a 2-D x in integers: static or

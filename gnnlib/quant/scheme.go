@@ -140,7 +140,7 @@ func scaleZero(s Scheme, bits int, lo, hi float32) (float32, int32) {
 		return 1, 0
 	}
 	qmax := int32(1)<<bits - 1
-	scale := (hi - lo) / float32(qmax)                     // S = (α−β)/255
+	scale := (hi - lo) / float32(qmax)                    // S = (α−β)/255
 	z := int32(math.Round(float64(-lo) / float64(scale))) // Z = round(−β/S)
 	return scale, min(max(z, 0), qmax)
 }
