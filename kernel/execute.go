@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/gnnlab/gnnlab/internal/worker"
 	"github.com/gnnlab/gnnlab/internal/workerproto"
@@ -62,8 +63,9 @@ func (k *Kernel) next() (request, bool) {
 // outcome is what an execution produced.
 type outcome struct {
 	err    *workerproto.CellError // nil on success
-	result string                 // text/plain of execute_result, for history
-	exprs  map[string]map[string]any
+	result  string                 // text/plain of execute_result, for history
+	exprs   map[string]map[string]any
+	payload []any // execute_reply payloads (the pager)
 }
 
 func (k *Kernel) execute(r request) {
@@ -92,7 +94,9 @@ func (k *Kernel) execute(r request) {
 	}
 
 	var out outcome
-	if name, ok := magic(c.Code); ok {
+	if name, detail, ok := pageRequest(c.Code); ok {
+		out = k.page(r, name, detail)
+	} else if name, ok := magic(c.Code); ok {
 		out = k.runMagic(r, name)
 	} else {
 		out = k.run(r, c, count, true)
@@ -117,8 +121,12 @@ func (k *Kernel) execute(r request) {
 	if exprs == nil {
 		exprs = map[string]map[string]any{}
 	}
+	payload := out.payload
+	if payload == nil {
+		payload = []any{}
+	}
 	k.reply(r, "execute_reply", map[string]any{
-		"status": "ok", "execution_count": count, "user_expressions": exprs, "payload": []any{},
+		"status": "ok", "execution_count": count, "user_expressions": exprs, "payload": payload,
 	})
 }
 
@@ -333,6 +341,46 @@ func (k *Kernel) onOrphan(ev workerproto.Event) {
 	parent := k.lastParent
 	k.mu.Unlock()
 	k.publishEvent(parent, ev)
+}
+
+// pageRequest reports whether code asks for documentation IPython's way,
+// "name?" (detail 0) or "name??" (detail 1), and returns the name.
+func pageRequest(code string) (name string, detail int, ok bool) {
+	s := strings.TrimSpace(code)
+	if strings.ContainsAny(s, "\n") || !strings.HasSuffix(s, "?") {
+		return "", 0, false
+	}
+	s = strings.TrimSuffix(s, "?")
+	if strings.HasSuffix(s, "?") {
+		s, detail = strings.TrimSuffix(s, "?"), 1
+	}
+	if s == "" {
+		return "", 0, false
+	}
+	for _, r := range s {
+		if !(r == '.' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return "", 0, false
+		}
+	}
+	return s, detail, true
+}
+
+// page answers "name?" with the documentation of name in the pager
+// payload of the execute_reply, as IPython does.
+func (k *Kernel) page(r request, name string, detail int) outcome {
+	k.workerMu.Lock()
+	ev, err := k.sup.Call(k.ctx, workerproto.Request{Op: workerproto.OpInspect, Code: name, Cursor: len([]rune(name)), DetailLevel: detail}, func(workerproto.Event) {})
+	k.workerMu.Unlock()
+	if err != nil {
+		return outcome{err: &workerproto.CellError{Name: "worker error", Value: err.Error(), Traceback: []string{err.Error()}}}
+	}
+	if ev.Inspect == nil || !ev.Inspect.Found {
+		k.note(r, "No documentation found for "+name+".\n")
+		return outcome{}
+	}
+	return outcome{payload: []any{map[string]any{
+		"source": "page", "data": map[string]any{"text/plain": ev.Inspect.Text}, "start": 0,
+	}}}
 }
 
 // magic reports whether code is a kernel magic line, and its name.

@@ -402,3 +402,16 @@ func BenchmarkKernelInfo(b *testing.B) {
 		}
 	}
 }
+
+func TestPager(t *testing.T) {
+	c := start(t, "tcp")
+	reply, _ := c.Execute("fmt.Println?", nil)
+	payload, _ := reply.Content["payload"].([]any)
+	if reply.Content["status"] != "ok" || len(payload) != 1 {
+		t.Fatalf("fmt.Println? = %v, want ok with one payload", reply.Content)
+	}
+	p := payload[0].(map[string]any)
+	if p["source"] != "page" || !strings.Contains(fmt.Sprint(p["data"]), "Println") {
+		t.Errorf("fmt.Println? payload = %v, want a page naming Println", p)
+	}
+}

@@ -102,7 +102,8 @@ func (k *Kernel) isComplete(r request) {
 		return
 	}
 	reply := map[string]any{"status": "unknown"}
-	if _, isMagic := magic(c.Code); isMagic {
+	_, _, isPage := pageRequest(c.Code)
+	if _, isMagic := magic(c.Code); isMagic || isPage {
 		reply["status"] = "complete"
 	} else if ev, ok := k.askWorker(workerproto.Request{Op: workerproto.OpIsComplete, Code: c.Code}); ok && ev.IsComplete != nil {
 		reply["status"] = ev.IsComplete.Status
