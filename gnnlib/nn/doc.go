@@ -108,9 +108,9 @@ package nn
 // file fits any model whose parameters have the same shapes in the same
 // order, and PyTorch state dicts cannot be loaded by name.
 //
-// BUG(nn): The training mode and the package's random source are global
-// to the process (as tensor.NoGrad is); do not build or train models on
-// several goroutines at once.
+// BUG(nn): The package's random source is global to the process (as
+// tensor.NoGrad is): building models on several goroutines at once is
+// safe but draws in an unpredictable order, so it is not reproducible.
 //
 // BUG(nn): GATv2Attention's backward pass sums the attention vector's
 // gradient per worker, so its last bits depend on the thread count

@@ -205,6 +205,15 @@ func (s *Sequential) Add(layers ...Layer) *Sequential {
 	return s
 }
 
+// Append appends one layer and returns s. Unlike Add it is not variadic,
+// which matters in notebooks: the interpreter (yaegi v0.16.1) does not
+// convert a cell's own type to Layer when passing it in a variadic call, so
+// write model.Append(myLayer) or convert first (var l nn.Layer = myLayer).
+func (s *Sequential) Append(l Layer) *Sequential {
+	s.Layers = append(s.Layers, l)
+	return s
+}
+
 // Forward applies the layers in order.
 func (s *Sequential) Forward(x *tensor.Tensor) *tensor.Tensor {
 	for _, l := range s.Layers {
