@@ -89,7 +89,7 @@ func (o *MovingAverage) Reset() { o.lo, o.hi, o.seen = 0, 0, false }
 // sampleCap bounds the values a sampling observer keeps: beyond it every
 // other value is dropped, and the stride doubles, so memory stays bounded
 // and the sample stays spread over all batches.
-const sampleCap = 1 << 18
+const sampleCap = 1 << 16
 
 // sampler keeps an evenly strided sample of all observed values.
 type sampler struct {
