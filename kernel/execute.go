@@ -62,7 +62,7 @@ func (k *Kernel) next() (request, bool) {
 
 // outcome is what an execution produced.
 type outcome struct {
-	err    *workerproto.CellError // nil on success
+	err     *workerproto.CellError // nil on success
 	result  string                 // text/plain of execute_result, for history
 	exprs   map[string]map[string]any
 	payload []any // execute_reply payloads (the pager)
