@@ -336,3 +336,33 @@ func TestConstructorErrors(t *testing.T) {
 		t.Errorf("Speedup(one point) error = %v, want prof.ErrFit", err)
 	}
 }
+
+func TestGoldenDrawGraphCora(t *testing.T) {
+	if testing.Short() {
+		t.Skip("lays out 2,708 nodes")
+	}
+	ds, err := data.Planetoid("cora")
+	needData(t, err)
+	f, err := viz.DrawGraph(ds.Graph, ds.Y, viz.LayoutOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "graph_cora", f)
+}
+
+func TestLayoutInUnitSquare(t *testing.T) {
+	g, err := graph.BarabasiAlbert(500, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := viz.Layout(g, viz.LayoutOptions{Seed: 5, Iterations: 50})
+	b := viz.Layout(g, viz.LayoutOptions{Seed: 5, Iterations: 50})
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("Layout with one seed differs at node %d: %v, %v", i, a[i], b[i])
+		}
+		if a[i].X < 0 || a[i].X > 1 || a[i].Y < 0 || a[i].Y > 1 {
+			t.Errorf("Layout node %d at %v, outside the unit square", i, a[i])
+		}
+	}
+}
