@@ -150,13 +150,16 @@ func TestMatMul(t *testing.T) {
 			for j := 0; j < tc.n; j++ {
 				var s float64
 				for p := 0; p < tc.k; p++ {
-					av := a[i*ac+p]
+					var av, bv float32
 					if tc.transA {
 						av = a[p*ac+i]
+					} else {
+						av = a[i*ac+p]
 					}
-					bv := b[p*bc+j]
 					if tc.transB {
 						bv = b[j*bc+p]
+					} else {
+						bv = b[p*bc+j]
 					}
 					s += float64(av) * float64(bv)
 				}

@@ -15,13 +15,53 @@ type Graph struct {
 	n, nsrc, edges int
 	indptr, idx, w *buffer
 	tptr, tidx, tw *buffer
-	// heavy rows for degree-aware max aggregation, built on first use.
+	// heavy rows of the degree-aware kernels, listed at upload.
 	maxTile   int
 	heavy     *buffer
 	tiles     *buffer
 	nheavy    int
 	ntiles    int
 	maxDegree int
+	hv, thv   heavyRows
+}
+
+// heavyRows lists the rows of more than heavyTile edges and the index of
+// each one's first edge tile.
+type heavyRows struct {
+	heavy, tiles *buffer
+	n, ntiles    int
+}
+
+func heavyRowsOf[I int | int32](indptr []I) (heavy, tiles []int32, ntiles int) {
+	for v := 0; v+1 < len(indptr); v++ {
+		if deg := int(indptr[v+1] - indptr[v]); deg > heavyTile {
+			heavy = append(heavy, int32(v))
+			tiles = append(tiles, int32(ntiles))
+			ntiles += (deg + heavyTile - 1) / heavyTile
+		}
+	}
+	return heavy, tiles, ntiles
+}
+
+func (d *Device) heavyRows(indptr any) (heavyRows, error) {
+	var h heavyRows
+	var heavy, tiles []int32
+	switch p := indptr.(type) {
+	case []int:
+		heavy, tiles, h.ntiles = heavyRowsOf(p)
+	case []int32:
+		heavy, tiles, h.ntiles = heavyRowsOf(p)
+	}
+	h.n = len(heavy)
+	if h.n == 0 {
+		return h, nil
+	}
+	var err error
+	if h.heavy, err = d.uploadInts(heavy); err != nil {
+		return h, err
+	}
+	h.tiles, err = d.uploadInts(tiles)
+	return h, err
 }
 
 // NumNodes, NumSrc and NumEdges mirror graph.Graph's.
@@ -78,25 +118,18 @@ func NewGraphCSR[I int | int32](d *Device, nsrc int, indptr, indices []I, w []fl
 	g.indptr, g.idx, g.w = up(indptr), up(indices), upw(w)
 	g.tptr, g.tidx, g.tw = up(tindptr), up(tindices), upw(tw)
 	// Rows longer than one edge tile are the heavy rows of the degree-aware
-	// max aggregation; list them and their first tile once here.
+	// kernels; list them and their first tile once here, in both orders.
 	g.maxTile = heavyTile
-	var heavy, tiles []int32
 	for v := 0; v < n; v++ {
-		deg := int(indptr[v+1] - indptr[v])
-		g.maxDegree = max(g.maxDegree, deg)
-		if deg > heavyTile {
-			heavy = append(heavy, int32(v))
-			tiles = append(tiles, int32(g.ntiles))
-			g.ntiles += (deg + heavyTile - 1) / heavyTile
-		}
+		g.maxDegree = max(g.maxDegree, int(indptr[v+1]-indptr[v]))
 	}
-	g.nheavy = len(heavy)
-	if err == nil && g.nheavy > 0 {
-		g.heavy, err = d.uploadInts(heavy)
-		if err == nil {
-			g.tiles, err = d.uploadInts(tiles)
-		}
+	if err == nil {
+		g.hv, err = d.heavyRows(any(indptr))
 	}
+	if err == nil {
+		g.thv, err = d.heavyRows(any(tindptr))
+	}
+	g.heavy, g.tiles, g.nheavy, g.ntiles = g.hv.heavy, g.hv.tiles, g.hv.n, g.hv.ntiles
 	if err != nil {
 		g.Free()
 		return nil, err
@@ -121,7 +154,7 @@ func toInt32[I int | int32](x []I) []int32 {
 
 // Free releases the graph's device memory.
 func (g *Graph) Free() {
-	for _, b := range []*buffer{g.indptr, g.idx, g.w, g.tptr, g.tidx, g.tw, g.heavy, g.tiles} {
+	for _, b := range []*buffer{g.indptr, g.idx, g.w, g.tptr, g.tidx, g.tw, g.hv.heavy, g.hv.tiles, g.thv.heavy, g.thv.tiles} {
 		if b != nil {
 			b.release()
 		}

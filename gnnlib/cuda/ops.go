@@ -83,7 +83,8 @@ const (
 	// SpMMWarp; the benchmark (bench/gnnbench) compares them per graph.
 	SpMMAuto SpMMKernel = iota
 	// SpMMVec4 gives each row a group of min(32, F/4) lanes that load
-	// float4s, two edges in flight per lane.
+	// float4s, two edges in flight per lane; rows of more than 128 edges
+	// are split into edge tiles summed by atomics (degree-aware).
 	SpMMVec4
 	// SpMMWarp gives each row a warp, one float per lane, edge ids
 	// broadcast by shuffles.
@@ -93,16 +94,16 @@ const (
 // SpMM computes dst[v,:] = Σ_{u→v} w_uv · x[u,:] over g (weights 1 when g is
 // unweighted), as graph.Graph.SpMM does on the CPU.
 func SpMM(dst *Tensor, g *Graph, x *Tensor, k SpMMKernel) error {
-	return spmm(dst, g.n, g.nsrc, g.indptr, g.idx, g.w, x, k)
+	return spmm(dst, g.n, g.nsrc, g.indptr, g.idx, g.w, g.hv, x, k)
 }
 
 // SpMMT computes the transposed product dst[u,:] = Σ_{u→v} w_uv · x[v,:]
 // over the cached transposed CSR: the backward pass of SpMM.
 func SpMMT(dst *Tensor, g *Graph, x *Tensor, k SpMMKernel) error {
-	return spmm(dst, g.nsrc, g.n, g.tptr, g.tidx, g.tw, x, k)
+	return spmm(dst, g.nsrc, g.n, g.tptr, g.tidx, g.tw, g.thv, x, k)
 }
 
-func spmm(dst *Tensor, rows, srcRows int, indptr, idx, w *buffer, x *Tensor, k SpMMKernel) error {
+func spmm(dst *Tensor, rows, srcRows int, indptr, idx, w *buffer, hv heavyRows, x *Tensor, k SpMMKernel) error {
 	d, err := sameDev("SpMM", dst, x)
 	if err != nil {
 		return err
@@ -126,7 +127,14 @@ func spmm(dst *Tensor, rows, srcRows int, indptr, idx, w *buffer, x *Tensor, k S
 		const block = 256
 		groups := int64(rows)
 		grid := d.gridFor(groups*int64(g), block)
-		return d.launch("spmm_vec4", grid, block, indptr, idx, ptrOf(w), x, dst, rows, f, g)
+		tile := 0
+		if hv.n > 0 {
+			tile = heavyTile
+		}
+		if err := d.launch("spmm_vec4", grid, block, indptr, idx, ptrOf(w), x, dst, rows, f, g, tile); err != nil || tile == 0 {
+			return err
+		}
+		return d.launch("spmm_heavy_vec4", hv.ntiles, min(256, (f/4+31)/32*32), indptr, idx, ptrOf(w), x, dst, hv.heavy, hv.tiles, hv.n, f, heavyTile)
 	case SpMMWarp:
 		const block = 256
 		grid := d.gridFor(int64(rows)*32, block)

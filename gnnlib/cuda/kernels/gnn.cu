@@ -158,15 +158,17 @@ extern "C" __global__ void __launch_bounds__(256) gemm_nt(const float* A, const 
 // row; each lane moves float4s, so a warp reads whole 128-byte lines of the
 // neighbour's row. Requires F % 4 == 0 and 16-byte aligned rows. The edge
 // loop is unrolled by two so that two gathers are in flight per lane.
+// Rows with more than tile edges (tile > 0) are only zeroed here and
+// summed by spmm_heavy_vec4, so that one hub does not hold up a whole group.
 extern "C" __global__ void spmm_vec4(const int* __restrict__ indptr, const int* __restrict__ indices,
                                      const float* __restrict__ w, const float* __restrict__ x,
-                                     float* __restrict__ y, int n, int F, int G) {
+                                     float* __restrict__ y, int n, int F, int G, int tile) {
 	const int lane = threadIdx.x % G;
 	const long long grp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
 	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
 	const int F4 = F / 4;
 	for (long long v = grp; v < n; v += ngrp) {
-		const int beg = indptr[v], end = indptr[v + 1];
+		const int beg = indptr[v], end = tile > 0 && indptr[v + 1] - indptr[v] > tile ? indptr[v] : indptr[v + 1];
 		for (int c = lane; c < F4; c += G) {
 			float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
 			int e = beg;
@@ -188,6 +190,35 @@ extern "C" __global__ void spmm_vec4(const int* __restrict__ indptr, const int* 
 			}
 			reinterpret_cast<float4*>(y + v * F)[c] = acc;
 		}
+	}
+}
+
+// spmm_heavy_vec4: one block per edge tile of a heavy row (heavy lists the
+// rows, tiles[i] the first tile of heavy row i); each thread sums one float4
+// column over the tile and adds it to y by atomics.
+extern "C" __global__ void spmm_heavy_vec4(const int* __restrict__ indptr, const int* __restrict__ indices,
+                                           const float* __restrict__ w, const float* __restrict__ x,
+                                           float* __restrict__ y, const int* __restrict__ heavy,
+                                           const int* __restrict__ tiles, int nheavy, int F, int tile) {
+	int b = blockIdx.x;
+	int lo = 0, hi = nheavy - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (tiles[mid] <= b) lo = mid; else hi = mid - 1;
+	}
+	int v = heavy[lo];
+	int beg = indptr[v] + (b - tiles[lo]) * tile;
+	int end = min(indptr[v + 1], beg + tile);
+	for (int c = threadIdx.x; c < F / 4; c += blockDim.x) {
+		float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+		for (int e = beg; e < end; e++) {
+			int u = __ldg(&indices[e]);
+			float ww = w ? __ldg(&w[e]) : 1.f;
+			float4 a = __ldg(reinterpret_cast<const float4*>(x + (long long)u * F) + c);
+			acc.x += ww * a.x; acc.y += ww * a.y; acc.z += ww * a.z; acc.w += ww * a.w;
+		}
+		float* q = y + (long long)v * F + 4 * c;
+		atomicAdd(q, acc.x); atomicAdd(q + 1, acc.y); atomicAdd(q + 2, acc.z); atomicAdd(q + 3, acc.w);
 	}
 }
 
