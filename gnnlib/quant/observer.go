@@ -152,7 +152,7 @@ func (o *Percentile) Range() (lo, hi float32) {
 func (o *Percentile) Reset() { o.s = sampler{} }
 
 // MSEOptimal proposes the range, among the observed range shrunk by
-// factors 1, 0.98, 0.96, …, 0.2, whose quantization with Scheme and Bits
+// factors 1, 0.95, 0.95², … down to 0.01, whose quantization with Scheme and Bits
 // has the least mean squared error on the observed values: it trades the
 // rounding error of a coarse grid against the clipping error of a narrow
 // one, which pays off most at 4 bits.
@@ -182,7 +182,7 @@ func (o *MSEOptimal) Range() (lo, hi float32) {
 	}
 	best := math.Inf(1)
 	lo, hi = mlo, mhi
-	for f := float32(1); f >= 0.2; f -= 0.02 {
+	for f := float32(1); f >= 0.01; f *= 0.95 {
 		clo, chi := mlo*f, mhi*f
 		p, err := NewParams(o.Scheme, bits, clo, chi)
 		if err != nil {
