@@ -1,9 +1,3 @@
-// Package display lets cell code and compiled packages show rich output
-// (HTML, Markdown, images, ...) in the frontend that runs the session.
-//
-// A host (the gnnlab worker, the REPL, the notebook runner) installs a
-// Publisher with SetPublisher; without one, output falls back to the
-// text/plain representation printed on standard output.
 package display
 
 import (

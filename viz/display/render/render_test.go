@@ -1,0 +1,105 @@
+package render_test
+
+import (
+	"image"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/viz/display"
+	"github.com/gnnlab/gnnlab/viz/display/render"
+)
+
+type row struct {
+	Name  string
+	Score float64
+	note  string
+}
+
+func TestConvert(t *testing.T) {
+	p := plot.New()
+	p.Title.Text = "loss"
+	line, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Add(line)
+	tests := []struct {
+		name     string
+		v        any
+		ok       bool
+		mime     string
+		contains []string // in the bundle's data of mime
+	}{
+		{"image", image.NewGray(image.Rect(0, 0, 4, 4)), true, "image/png", nil},
+		{"plot", p, true, "image/png", nil},
+		{"tensor text", tensor.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3), true, "text/plain", []string{"shape=[2 3]", "dtype=float32"}},
+		{"tensor html", tensor.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3), true, "text/html", []string{"<table>", "<td>6</td>"}},
+		{"structs", []row{{"a", 1, "x"}, {"b", 2.5, "y"}}, true, "text/html", []string{"<th>Name</th>", "<th>Score</th>", "<td>2.5</td>"}},
+		{"pointers to structs", []*row{{Name: "a"}, nil}, true, "text/html", []string{"<td>a</td>", "nil"}},
+		{"map", map[string]int{"b": 2, "a": 1}, true, "text/html", []string{"<th>a</th><td>1</td></tr><tr><th>b</th>"}},
+		{"html escaped", []row{{Name: "<script>"}}, true, "text/html", []string{"&lt;script&gt;"}},
+		{"ints", []int{1, 2}, false, "", nil},
+		{"string", "x", false, "", nil},
+		{"nil tensor", (*tensor.Tensor)(nil), false, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, ok, err := render.Convert(tt.v)
+			if err != nil || ok != tt.ok {
+				t.Fatalf("Convert(%T) = _, %v, %v, want %v, nil", tt.v, ok, err, tt.ok)
+			}
+			if !ok {
+				return
+			}
+			data, has := b.Data[tt.mime].(string)
+			if !has {
+				t.Fatalf("Convert(%T) has no %s: %v", tt.v, tt.mime, keys(b))
+			}
+			for _, c := range tt.contains {
+				if !strings.Contains(data, c) {
+					t.Errorf("Convert(%T)[%s] = %q, want it to contain %q", tt.v, tt.mime, data, c)
+				}
+			}
+			if _, has := b.Data["text/plain"]; !has {
+				t.Errorf("Convert(%T) has no text/plain", tt.v)
+			}
+			if strings.Contains(data, "note") {
+				t.Errorf("Convert(%T) shows the unexported field: %q", tt.v, data)
+			}
+		})
+	}
+}
+
+func TestLongTableElided(t *testing.T) {
+	rows := make([]row, 100)
+	html, ok := render.Table(rows)
+	if !ok {
+		t.Fatal("Table([]row) not ok")
+	}
+	// The header row, MaxRows rows and the ellipsis row.
+	if n := strings.Count(html, "<tr><th>"); n != render.MaxRows+2 {
+		t.Errorf("Table(100 rows) has %d body rows, want %d", n, render.MaxRows+2)
+	}
+	if !strings.Contains(html, "60 more rows") {
+		t.Errorf("Table(100 rows) does not say how many were left out")
+	}
+}
+
+func TestRegistered(t *testing.T) {
+	b, err := display.Render(image.NewGray(image.Rect(0, 0, 2, 2)))
+	if err != nil || b.Data["image/png"] == nil {
+		t.Errorf("display.Render(image) = %v, %v, want a PNG through the registered converter", keys(b), err)
+	}
+}
+
+func keys(b display.Bundle) []string {
+	var k []string
+	for m := range b.Data {
+		k = append(k, m)
+	}
+	return k
+}
