@@ -9,27 +9,28 @@ import (
 )
 
 // render turns the values of a cell's trailing expression into a bundle.
-// A single display.Renderer shows its own bundle; otherwise the text is
-// each value formatted with %v (strings quoted with %q, so that "1" and 1
-// look different), separated by ", ".
+// A single value with a rich form (display.Rich: a display.Renderer, an
+// image, a plot, a tensor, a table) shows that bundle; otherwise the
+// text is each value formatted with %v (strings quoted with %q, so that
+// "1" and 1 look different), separated by ", ".
 func render(vals []any) display.Bundle {
-	if len(vals) == 1 {
-		if r, ok := vals[0].(display.Renderer); ok {
-			b := r.Render()
-			if b.Data == nil {
-				b.Data = map[string]any{}
-			}
-			if _, ok := b.Data["text/plain"]; !ok {
-				b.Data["text/plain"] = b.Text()
-			}
-			return b
-		}
-	}
 	parts := make([]string, len(vals))
 	for k, v := range vals {
 		parts[k] = formatValue(v)
 	}
-	return display.Bundle{Data: map[string]any{"text/plain": strings.Join(parts, ", ")}, Metadata: map[string]any{}}
+	text := strings.Join(parts, ", ")
+	if len(vals) == 1 {
+		// Renderers, images, plots, tensors and tables (see rich.go).
+		b, ok, err := display.Rich(vals[0])
+		if err != nil {
+			// Never swallowed: the text form, and why the rich one failed.
+			return display.Bundle{Data: map[string]any{"text/plain": text + "\n" + err.Error()}, Metadata: map[string]any{}}
+		}
+		if ok {
+			return b
+		}
+	}
+	return display.Bundle{Data: map[string]any{"text/plain": text}, Metadata: map[string]any{}}
 }
 
 func formatValue(v any) string {

@@ -93,3 +93,8 @@ func Markdown(md string) { Show(Bundle{Data: map[string]any{"text/markdown": md,
 
 // LaTeX displays a LaTeX fragment, e.g. "$$x^2$$".
 func LaTeX(tex string) { Show(Bundle{Data: map[string]any{"text/latex": tex, "text/plain": tex}}) }
+
+// HasPublisher reports whether a host installed a Publisher, that is,
+// whether output goes to a notebook-like frontend rather than to plain
+// standard output.
+func HasPublisher() bool { return current() != nil }
