@@ -318,14 +318,9 @@ func quantizeInto(dst []int8, x []float32, p Params, c int) {
 // at ±2^30 so that huge values clamp instead of wrapping.
 func roundToInt32(v float32) int32 {
 	const lim = 1 << 30
-	if v >= lim {
-		return lim
-	}
-	if v <= -lim {
-		return -lim
-	}
+	v = min(max(v, -lim), lim)
 	if v < 0 {
-		return -int32(-v + 0.5)
+		return int32(v - 0.5)
 	}
 	return int32(v + 0.5)
 }

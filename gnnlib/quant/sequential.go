@@ -216,38 +216,65 @@ func (l *qlayer) conv2D(x *tensor.Tensor, k, stride, pad int) (*tensor.Tensor, e
 	parallelFor(n, 1, func(lo, hi int) {
 		cols := make([]int8, pix*ckk)
 		acc := make([]int32, pix*oc)
-		tmp := make([]float32, pix*oc)
 		for img := lo; img < hi; img++ {
 			src := xq[img*c*h*w : (img+1)*c*h*w]
-			for oy := 0; oy < oh; oy++ {
-				for ox := 0; ox < ow; ox++ {
-					row := cols[(oy*ow+ox)*ckk : (oy*ow+ox+1)*ckk]
-					i := 0
-					for ch := 0; ch < c; ch++ {
-						for ky := 0; ky < k; ky++ {
-							iy := oy*stride + ky - pad
-							for kx := 0; kx < k; kx++ {
-								ix := ox*stride + kx - pad
-								if iy < 0 || iy >= h || ix < 0 || ix >= w {
-									row[i] = zero
-								} else {
-									row[i] = src[(ch*h+iy)*w+ix]
-								}
-								i++
-							}
-						}
-					}
-				}
-			}
+			im2colInt8(cols, src, c, h, w, k, stride, pad, oh, ow, zero)
 			gemmSerial(acc, cols, pix, l.packed)
-			l.dequantizeSerial(tmp, acc, pix, l.act.Scale[0], bias)
+			// Dequantize straight into NCHW: output channel o of pixel p
+			// goes to dst[o*pix+p].
 			dst := out[img*oc*pix : (img+1)*oc*pix]
+			sx := l.act.Scale[0]
 			for p := 0; p < pix; p++ {
-				for o := 0; o < oc; o++ {
-					dst[o*pix+p] = tmp[p*oc+o]
+				ar := acc[p*oc : p*oc+oc]
+				for o, a := range ar {
+					v := float32(a+l.corr[o]) * sx * l.wScale[o]
+					if bias != nil {
+						v += bias[o]
+					}
+					dst[o*pix+p] = v
 				}
 			}
 		}
 	})
 	return tensor.Wrap(out, n, oc, oh, ow), nil
+}
+
+// im2colInt8 writes the patches of one C×H×W image of int8 codes as rows
+// of cols (one row of c·k·k codes per output pixel), padding with zero,
+// the code of the real value 0. Each kernel row is one contiguous run of
+// the image, copied whole away from the borders.
+func im2colInt8(cols, src []int8, c, h, w, k, stride, pad, oh, ow int, zero int8) {
+	ckk := c * k * k
+	for oy := 0; oy < oh; oy++ {
+		for ox := 0; ox < ow; ox++ {
+			row := cols[(oy*ow+ox)*ckk : (oy*ow+ox+1)*ckk]
+			ix0 := ox*stride - pad
+			inside := ix0 >= 0 && ix0+k <= w
+			i := 0
+			for ch := 0; ch < c; ch++ {
+				for ky := 0; ky < k; ky++ {
+					iy := oy*stride + ky - pad
+					seg := row[i : i+k]
+					i += k
+					switch {
+					case iy < 0 || iy >= h:
+						for j := range seg {
+							seg[j] = zero
+						}
+					case inside:
+						base := (ch*h+iy)*w + ix0
+						copy(seg, src[base:base+k])
+					default:
+						for j := range seg {
+							if ix := ix0 + j; ix >= 0 && ix < w {
+								seg[j] = src[(ch*h+iy)*w+ix]
+							} else {
+								seg[j] = zero
+							}
+						}
+					}
+				}
+			}
+		}
+	}
 }
