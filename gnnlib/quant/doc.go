@@ -1,0 +1,97 @@
+// Package quant quantizes gnnlib models to INT8 and INT4: the schemes and
+// formulas of the teaching text (sections 5 and 8.2 of
+// ../shared/seeds/000_82bd3cf30aaf7010.txt), calibration observers,
+// post-training quantization (PTQ), quantization-aware training (QAT) with
+// the straight-through estimator, Degree-Quant for GNNs, and real integer
+// kernels that run the quantized models.
+//
+// # Schemes
+//
+// Symmetric quantization maps [−α, α] onto [−127, 127]:
+//
+//	S = α/127,  x_q = round(x/S),  x' = x_q·S
+//
+// so that zero maps to zero. Affine (asymmetric) quantization maps [β, α]
+// onto [0, 255]:
+//
+//	S = (α−β)/255,  Z = round(−β/S),  x_q = round(x/S) + Z,  x' = (x_q − Z)·S
+//
+// INT4 uses 7 and 15 in place of 127 and 255. NewParams, ParamsFor (per
+// tensor or per channel), Quantize and QTensor.Dequantize implement these
+// lines; values outside the range are clipped to the end codes. A QTensor
+// stores INT8 codes one per byte and INT4 codes two per byte (PackInt4).
+// Compare, MSE, SQNR and MaxAbsError measure the error.
+//
+// # Observers and PTQ
+//
+// Weights are known, so their ranges come from their values (per output
+// channel by default). Activations are seen only when data flows: an
+// Observer (MinMax, MovingAverage, Percentile, MSEOptimal) records them on
+// a calibration set. NewSequential (an MLP or LeNet-5 from gnnlib/nn) and
+// NewGNN (a GCN or GAT) wrap a trained model; Calibrate feeds the
+// observers, Convert quantizes and packs the weights, and Forward runs the
+// integer model:
+//
+//	q, _ := quant.NewGNN(gcn, quant.Config{})        // INT8, per-channel weights
+//	q.Calibrate(ds.Graph, ds.X)
+//	q.Convert()
+//	logits, _ := q.Forward(ds.Graph, ds.X)
+//
+// Config.KeepFirst and KeepLast keep the most sensitive layers in float32
+// (mixed precision); Config.Bits = 4 gives INT4 weights with INT8
+// activations (W4A8).
+//
+// # QAT
+//
+// FakeQuant quantizes and dequantizes in the forward pass; its backward
+// pass is the straight-through estimator: the gradient passes where x is
+// inside the clipping range and is zero outside. LSQ learns the scale
+// (Esser et al.). The wrappers' FakeForward runs the whole model so, with
+// fake-quantized weights and activations, and FineTuneGNN and
+// FineTuneSequential train the wrapper's own copy of the weights.
+//
+// # GNNs
+//
+// Summing many messages widens ranges, so aggregation accumulates in INT32
+// (AggregateInt8) before requantization. A GCN layer computes
+// Â·(x·W) with Â = D^−1/2·(A+I)·D^−1/2 as D^−1/2·Σ_u (D^−1/2·x·W)_u:
+// the source-side D^−1/2 is applied before requantizing, the sum is over
+// integers, and the destination side goes with the output scale. With
+// Config.DegreeQuant, QAT keeps high in-degree nodes in full precision
+// with a probability rising with their degree (Degree-Quant), paired with
+// Percentile ranges.
+//
+// # Kernels
+//
+// GEMMInt8 multiplies INT8 matrices into INT32 exactly. Go has no SIMD, so
+// it packs three weights per 64-bit word (21-bit lanes) and does three
+// multiply-adds per multiply instruction, with the lanes split off every 63
+// steps before they could overflow; on one core it runs 2–5× faster than
+// gnnlib/tensor's float32 kernel (BenchmarkGEMM). SparseGEMMInt8 does the
+// same for sparse features; AggregateInt8 sums INT8 rows over a graph.
+// Convolutions run as an int8 im2col followed by GEMMInt8.
+//
+// # Reports
+//
+// CompareGNN and CompareSequential return a Report — FP32, INT8 PTQ, INT8
+// QAT and INT4 QAT with accuracy, parameter bytes and inference time — as
+// text (String) or an HTML table (Render). Histogram and the wrappers'
+// WeightDistribution return the data for a plot of values against the
+// quantization grid.
+//
+// BUG(gnnlab): Only activations between layers are requantized; element-
+// wise layers (ReLU, pooling, ELU) and GAT's attention softmax and
+// weighted sum run in float32 between the integer products.
+//
+// BUG(gnnlab): INT4 weights are unpacked to INT8 for the GEMM: INT4
+// halves the storage, not the arithmetic.
+//
+// BUG(gnnlab): NewGNN supports the two-layer nn.GCN and nn.GAT on
+// unweighted square graphs; NewSequential supports Linear and Conv2D
+// layers with parameter-free layers between them.
+//
+// BUG(gnnlab): End-to-end INT8 inference is not faster than FP32 on
+// small inputs such as Cora (a few milliseconds): quantizing activations,
+// dequantizing outputs and the float32 element-wise layers cost as much
+// as the GEMMs save. See the benchmarks for measured figures.
+package quant
