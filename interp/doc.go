@@ -102,6 +102,17 @@
 // library (parsed from $GOROOT/src on first use; without the sources, the
 // symbol's type).
 //
+// # Magics
+//
+// Eval runs IPython-style magics (magic.go): a cell whose first line is
+// "%%time", "%%timeit" or "%%writefile FILE" applies that magic to the rest
+// of the cell; a line starting with % or ! in the first column is a line
+// magic (%time, %timeit, %who, %reset, %env, %gpu, %help, !command) run
+// between the Go pieces around it. Magics that need the frontend's list
+// of cells (%history, %replay, %restart) fail here with ErrFrontendMagic;
+// the kernel, the REPL and the notebook runner run them. Magics lists
+// them all with a line of help each.
+//
 // BUG(interp): os.Stdin, os.Stdout and os.Stderr are an io.Reader and
 // io.Writers in cells, not *os.File: methods of *os.File on them fail to
 // compile.
@@ -121,6 +132,9 @@
 // BUG(interp): A panic in a goroutine started by a cell, os.Exit in a
 // compiled package, or a stack overflow ends the process: the kernel
 // restarts the worker (see DESIGN.md).
+//
+// BUG(interp): A line of a Go cell that starts with % or ! in the first
+// column (inside a raw string, say) is taken for a magic line.
 //
 // BUG(interp): Columns in error positions can be off on a line that the
 // session rewrote (range over an integer, min, max).

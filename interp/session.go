@@ -137,6 +137,9 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 // Eval runs one cell. Cancelling ctx interrupts it (an *Error named
 // "interrupted"); the session keeps its state.
 func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error) {
+	if res, ok, err := s.evalMagic(ctx, cell); ok { // magic.go
+		return res, err
+	}
 	s.count++
 	n := s.count
 	defer func() {
