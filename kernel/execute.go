@@ -14,8 +14,11 @@ import (
 )
 
 // interruptGrace is how long a cell has to stop after an interrupt before
-// its worker is killed and replaced.
-const interruptGrace = time.Second
+// its worker is killed and replaced. The session itself waits up to 2 s
+// for an interrupted cell to wind down before it answers (interp's
+// stopWait), and a loaded machine needs some of that: killing sooner would
+// throw away sessions that were stopping normally.
+const interruptGrace = 2500 * time.Millisecond
 
 // abortWindow bounds how late an execute request sent before a failure
 // (by its header date) may arrive and still be aborted.
@@ -75,6 +78,17 @@ func (k *Kernel) execute(r request) {
 		return
 	}
 	parent := r.msg.Header
+	k.mu.Lock()
+	k.running = &r
+	k.runSeq++
+	k.sent, k.interruptPending = false, false
+	k.lastParent = parent
+	k.mu.Unlock()
+	defer func() {
+		k.mu.Lock()
+		k.running = nil
+		k.mu.Unlock()
+	}()
 	k.status(parent, "busy")
 	defer k.status(parent, "idle")
 
@@ -135,18 +149,24 @@ func (k *Kernel) execute(r request) {
 func (k *Kernel) run(r request, c executeContent, count int, record bool) outcome {
 	k.workerMu.Lock()
 	defer k.workerMu.Unlock()
+	var out outcome
 	k.mu.Lock()
-	k.running = &r
-	k.runSeq++
-	k.lastParent = r.msg.Header
+	if k.interruptPending {
+		// Interrupted before it reached the worker: do not start it.
+		k.interruptPending = false
+		k.mu.Unlock()
+		out.err = &workerproto.CellError{Name: "interrupted", Value: "the cell was interrupted before it started",
+			Traceback: []string{"interrupted: the cell was interrupted before it started"}}
+		return out
+	}
+	k.sent = true
 	k.mu.Unlock()
 	defer func() {
 		k.mu.Lock()
-		k.running = nil
+		k.sent = false
 		k.mu.Unlock()
 	}()
 
-	var out outcome
 	req := workerproto.Request{
 		Op: workerproto.OpExecute, Code: c.Code, Silent: c.Silent,
 		AllowStdin: c.AllowStdin, UserExpressions: c.UserExpressions,
@@ -273,9 +293,13 @@ func (k *Kernel) shouldAbort(h wire.Header) bool {
 // is still running after interruptGrace, a new worker.
 func (k *Kernel) interrupt() {
 	k.mu.Lock()
-	running, seq := k.running != nil, k.runSeq
+	running, sent, seq := k.running != nil, k.sent, k.runSeq
+	if running && !sent {
+		// Between busy and the worker: run will not start the cell.
+		k.interruptPending = true
+	}
 	k.mu.Unlock()
-	if !running {
+	if !running || !sent {
 		return
 	}
 	if err := k.sup.Interrupt(); err != nil {
@@ -297,7 +321,7 @@ func (k *Kernel) onCrash(c worker.Crash) {
 	k.mu.Lock()
 	k.lost = append(k.succeeded, k.lost...)
 	k.succeeded = nil
-	inCell := k.running != nil
+	inCell := k.sent
 	parent := k.lastParent
 	k.mu.Unlock()
 	if !inCell {

@@ -64,14 +64,18 @@ type Kernel struct {
 	// complete and inspect requests do not wait behind a long cell.
 	workerMu sync.Mutex
 
-	mu         sync.Mutex
-	execCount  int
-	running    *request    // the execute request on the worker, if any
-	runSeq     uint64      // counts executions, for the interrupt timer
-	lastParent wire.Header // parent of output that arrives outside a cell
-	succeeded  []string    // cells that ran on the current worker
-	lost       []string    // cells of a crashed worker, for %replay
-	failedAt   time.Time   // when the last cell failed with stop_on_error
+	mu        sync.Mutex
+	execCount int
+	running   *request // the execute request being handled, if any
+	sent      bool     // running's code is on the worker
+	runSeq    uint64   // counts executions, for the interrupt timer
+	// interruptPending records an interrupt that came before the
+	// running request reached the worker.
+	interruptPending bool
+	lastParent       wire.Header // parent of output that arrives outside a cell
+	succeeded        []string    // cells that ran on the current worker
+	lost             []string    // cells of a crashed worker, for %replay
+	failedAt         time.Time   // when the last cell failed with stop_on_error
 }
 
 // New binds the kernel's sockets; Run serves them.

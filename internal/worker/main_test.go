@@ -59,6 +59,9 @@ func fakeWorker() {
 			send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone}, false)
 			return
 		}
+		if req.Op != workerproto.OpExecute {
+			continue
+		}
 		cmd, arg, _ := strings.Cut(req.Code, " ")
 		switch cmd {
 		case "print":

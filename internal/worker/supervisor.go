@@ -136,6 +136,9 @@ func (s *Supervisor) Call(ctx context.Context, req workerproto.Request, fn func(
 		return workerproto.Event{}, err
 	}
 	req.ID = s.nextID.Add(1)
+	if req.Op == workerproto.OpExecute {
+		p.lastExec.Store(req.ID)
+	}
 	ch := make(chan workerproto.Event, 64)
 	p.mu.Lock()
 	p.pending[req.ID] = ch
@@ -193,11 +196,17 @@ func (s *Supervisor) Send(req workerproto.Request) error {
 	return p.send(req)
 }
 
-// Interrupt sends SIGINT to the worker, which cancels the running cell.
+// Interrupt cancels the last execute request sent to the worker, whether
+// it runs or has not started yet: an OpInterrupt naming it, and SIGINT.
 func (s *Supervisor) Interrupt() error {
 	p, err := s.current()
 	if err != nil {
 		return err
+	}
+	if id := p.lastExec.Load(); id != 0 {
+		if err := p.send(workerproto.Request{ID: id, Op: workerproto.OpInterrupt}); err != nil {
+			return err
+		}
 	}
 	return p.cmd.Process.Signal(os.Interrupt)
 }
@@ -271,6 +280,7 @@ type proc struct {
 	dead     chan struct{} // closed when the death is fully known
 	crash    *Crash        // set before dead is closed; nil when stopped on purpose
 	stopping atomic.Bool
+	lastExec atomic.Uint64 // the last execute request sent
 
 	mu         sync.Mutex
 	pending    map[uint64]chan workerproto.Event

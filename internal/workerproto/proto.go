@@ -12,6 +12,10 @@ const (
 	OpIsComplete = "is_complete" // is Code a complete cell?
 	OpInputReply = "input_reply" // answer to an EvInputRequest (Value)
 	OpShutdown   = "shutdown"    // exit cleanly
+	// OpInterrupt cancels execute request ID, running or still queued in
+	// the worker; it is read while a cell runs, so unlike SIGINT it cannot
+	// miss a cell that has not started yet. The kernel sends both.
+	OpInterrupt = "interrupt"
 )
 
 // Request is a frame from the kernel to the worker.

@@ -8,8 +8,9 @@
 // both. Display calls from cells become EvDisplay, EvUpdateDisplay and
 // EvClearOutput events. A cell reading os.Stdin asks the frontend for a
 // line (EvInputRequest, answered by OpInputReply) when its request allowed
-// input, and gets ErrNoStdin otherwise. An interrupt (SIGINT in Main)
-// cancels the running cell's context. Cursor positions arrive in code
+// input, and gets ErrNoStdin otherwise. An interrupt cancels the running
+// cell's context: SIGINT (in Main), or OpInterrupt naming the request,
+// which also cancels a cell that has not started yet. Cursor positions arrive in code
 // points, as Jupyter counts them, and are converted to the session's byte
 // offsets and back.
 //

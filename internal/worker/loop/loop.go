@@ -59,16 +59,18 @@ type server struct {
 	ev   io.Writer
 	sync uint64 // last sync mark written, under evMu
 
-	curMu      sync.Mutex
-	curID      uint64 // the request being executed, 0 when idle
-	curAllow   bool
-	curCtx     context.Context
-	curCancel  context.CancelFunc
-	inputs     chan string
-	stdinMu    sync.Mutex
-	stdinBuf   []byte
-	reqs       chan workerproto.Request
-	readerDone chan error
+	curMu     sync.Mutex
+	curID     uint64 // the request being executed, 0 when idle
+	curAllow  bool
+	curCtx    context.Context
+	curCancel context.CancelFunc
+	// pendingInterrupt is an execute request cancelled before it started.
+	pendingInterrupt uint64
+	inputs           chan string
+	stdinMu          sync.Mutex
+	stdinBuf         []byte
+	reqs             chan workerproto.Request
+	readerDone       chan error
 }
 
 // Serve runs a session, answering the requests read from r with events
@@ -140,6 +142,10 @@ func (s *server) read(r io.Reader) {
 			s.readerDone <- err
 			return
 		}
+		if req.Op == workerproto.OpInterrupt {
+			s.interruptID(req.ID)
+			continue
+		}
 		if req.Op == workerproto.OpInputReply {
 			select {
 			case s.inputs <- req.Value:
@@ -177,6 +183,20 @@ func (s *server) sendSynced(ev workerproto.Event) error {
 	_, _ = s.stderr.Write(mark)
 	ev.Sync = s.sync
 	return s.sendLocked(ev)
+}
+
+// interruptID cancels request id if it runs, or marks it to be cancelled
+// when it starts.
+func (s *server) interruptID(id uint64) {
+	s.curMu.Lock()
+	defer s.curMu.Unlock()
+	if s.curID == id && s.curCancel != nil {
+		s.curCancel()
+		return
+	}
+	if id > s.curID {
+		s.pendingInterrupt = id
+	}
 }
 
 func (s *server) interrupt() {
@@ -221,6 +241,9 @@ func (s *server) execute(req workerproto.Request) error {
 	defer cancel()
 	s.curMu.Lock()
 	s.curID, s.curAllow, s.curCtx, s.curCancel = req.ID, req.AllowStdin, ctx, cancel
+	if s.pendingInterrupt == req.ID {
+		cancel()
+	}
 	s.curMu.Unlock()
 	defer func() {
 		cancel() // first: a goroutine of the cell may wait for input under stdinMu
