@@ -1,0 +1,163 @@
+package client_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gnnlab/gnnlab/internal/worker/loop"
+	"github.com/gnnlab/gnnlab/internal/workerproto"
+	"github.com/gnnlab/gnnlab/interp/client"
+)
+
+// The test binary doubles as the worker: with GNNLAB_TEST_WORKER=loop it
+// serves the real session on fds 3 and 4, as "gnnlab worker" does.
+func TestMain(m *testing.M) {
+	if os.Getenv("GNNLAB_TEST_WORKER") == "loop" {
+		os.Exit(loop.Main())
+	}
+	os.Exit(m.Run())
+}
+
+// output collects what the worker printed.
+type output struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (o *output) write(_, text string) {
+	o.mu.Lock()
+	o.b.WriteString(text)
+	o.mu.Unlock()
+}
+
+func (o *output) take() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := o.b.String()
+	o.b.Reset()
+	return s
+}
+
+func start(t *testing.T) (*client.Client, *output) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &output{}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, err := client.Start(ctx, client.Config{Command: []string{exe}, Env: []string{"GNNLAB_TEST_WORKER=loop"}, Output: out.write})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c, out
+}
+
+// exec runs a cell with a timeout and returns the text of its result.
+func exec(t *testing.T, c *client.Client, code string) (string, *workerproto.CellError) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var result string
+	ce, err := c.Execute(ctx, code, false, func(ev workerproto.Event) {
+		if ev.Kind == workerproto.EvResult {
+			result = ev.Bundle.Text()
+		}
+	})
+	if err != nil {
+		t.Fatalf("Execute(%q) = %v", code, err)
+	}
+	return result, ce
+}
+
+func TestCrashAndReplay(t *testing.T) {
+	c, out := start(t)
+	if got, ce := exec(t, c, "import \"fmt\"\nx := 6\nfmt.Println(\"hi\")\nx * 7"); ce != nil || got != "42" {
+		t.Fatalf("cell = %q, %v, want 42", got, ce)
+	}
+	if got := out.take(); got != "hi\n" {
+		t.Errorf("printed %q, want %q", got, "hi\n")
+	}
+	_, ce := exec(t, c, "import \"time\"\ngo func() { panic(\"boom\") }()\ntime.Sleep(5 * time.Second)")
+	if ce == nil || ce.Name != "worker crashed" || !strings.Contains(strings.Join(ce.Traceback, "\n"), "%replay") {
+		t.Fatalf("goroutine panic cell error = %+v, want a crash that suggests %%replay", ce)
+	}
+	if _, ce := exec(t, c, "x"); ce == nil {
+		t.Errorf("x after the crash: no error, want undefined")
+	}
+	if _, ce := exec(t, c, "%replay"); ce != nil {
+		t.Fatalf("%%replay = %+v", ce)
+	}
+	if got := out.take(); !strings.Contains(got, "Replaying 1 cells") || !strings.Contains(got, "restored") {
+		t.Errorf("%%replay printed %q", got)
+	}
+	if got, ce := exec(t, c, "x"); ce != nil || got != "6" {
+		t.Errorf("x after %%replay = %q, %v, want 6", got, ce)
+	}
+	exec(t, c, "%history")
+	hist := out.take()
+	for _, want := range []string{"  1: import \"fmt\"", "     x := 6", "  2: import \"time\"", "%replay"} {
+		if !strings.Contains(hist, want) {
+			t.Errorf("%%history = %q, want it to contain %q", hist, want)
+		}
+	}
+	if _, ce := exec(t, c, "%restart"); ce != nil {
+		t.Fatalf("%%restart = %+v", ce)
+	}
+	if _, ce := exec(t, c, "x"); ce == nil {
+		t.Errorf("x after %%restart: no error, want undefined")
+	}
+	if h := c.History(); len(h) != 8 || !h[0].OK || h[1].OK != false {
+		t.Errorf("History() = %+v, want 8 cells, the first ok, the second failed", h)
+	}
+}
+
+func TestInterrupt(t *testing.T) {
+	c, _ := start(t)
+	done := make(chan *workerproto.CellError, 1)
+	go func() {
+		_, ce := exec(t, c, "n := 0\nfor {\n\tn++\n}")
+		done <- ce
+	}()
+	// Interrupt until the cell ends: the first one may come before it runs.
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case ce := <-done:
+			if ce == nil || ce.Name != "interrupted" {
+				t.Fatalf("interrupted cell error = %+v, want interrupted", ce)
+			}
+			if got, ce := exec(t, c, "n > 0"); ce != nil || got != "true" {
+				t.Errorf("n > 0 after the interrupt = %q, %v, want true (the session kept its state)", got, ce)
+			}
+			return
+		case <-tick.C:
+			c.Interrupt()
+		case <-timeout:
+			t.Fatal("the cell was not interrupted within 30 s")
+		}
+	}
+}
+
+func TestCompleteAndIsComplete(t *testing.T) {
+	c, _ := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	matches, start, end, err := c.Complete(ctx, "strings.ToUp", 12)
+	if err != nil || start != 8 || end != 12 || len(matches) == 0 || matches[0] != "ToUpper" {
+		t.Errorf("Complete(strings.ToUp) = %v, %d, %d, %v, want [ToUpper ...], 8, 12", matches, start, end, err)
+	}
+	for code, want := range map[string]string{"x := 1": "complete", "func f() {": "incomplete"} {
+		if got, _, err := c.IsComplete(ctx, code); err != nil || got != want {
+			t.Errorf("IsComplete(%q) = %q, %v, want %q", code, got, err, want)
+		}
+	}
+}
