@@ -33,7 +33,8 @@
 //
 // The kernel handles two one-line magics itself: %replay re-runs on the
 // fresh worker the cells that had succeeded on the worker that died, and
-// %restart starts a fresh session in place. A cell "name?" (or "name??")
+// %restart starts a fresh session in place; other magics go to the
+// session. A cell "name?" (or "name??")
 // pages the documentation of name, IPython's way, through the
 // execute_reply payload.
 //

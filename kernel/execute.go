@@ -407,13 +407,14 @@ func (k *Kernel) page(r request, name string, detail int) outcome {
 	}}}
 }
 
-// magic reports whether code is a kernel magic line, and its name.
+// magic reports whether code is one of the magics that the kernel runs
+// itself, and its name. Other magics (%time, %who, ...) are the session's.
 func magic(code string) (string, bool) {
-	s := strings.TrimSpace(code)
-	if !strings.HasPrefix(s, "%") || strings.ContainsAny(s, "\n") {
-		return "", false
+	switch s := strings.TrimSpace(code); s {
+	case "%replay", "%restart":
+		return s[1:], true
 	}
-	return s[1:], true
+	return "", false
 }
 
 // runMagic runs a magic handled by the kernel itself.
@@ -434,8 +435,7 @@ func (k *Kernel) runMagic(r request, name string) outcome {
 		k.note(r, "The Go session was restarted with a fresh state.\n")
 		return outcome{}
 	}
-	msg := fmt.Sprintf("unknown magic %%%s (the kernel knows %%replay and %%restart)", name)
-	return outcome{err: &workerproto.CellError{Name: "unknown magic", Value: msg, Traceback: []string{msg}}}
+	panic("kernel: runMagic(" + name + "): not a kernel magic")
 }
 
 // replay re-runs on the fresh worker the cells that had succeeded on the

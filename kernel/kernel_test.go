@@ -415,3 +415,20 @@ func TestPager(t *testing.T) {
 		t.Errorf("fmt.Println? payload = %v, want a page naming Println", p)
 	}
 }
+
+func TestMagics(t *testing.T) {
+	c := start(t, "tcp")
+	reply, out := c.Execute("%replay", nil)
+	if reply.Content["status"] != "ok" || !strings.Contains(kerneltest.StreamText(out, "stdout"), "Nothing to replay") {
+		t.Errorf("%%replay with nothing lost = %v %v, want ok and a note", reply.Content, out)
+	}
+	c.Execute("gone := 1", nil)
+	reply, _ = c.Execute("%restart", nil)
+	if reply.Content["status"] != "ok" {
+		t.Fatalf("%%restart = %v", reply.Content)
+	}
+	reply, _ = c.Execute("gone", nil)
+	if reply.Content["status"] != "error" {
+		t.Errorf("gone after %%restart = %v, want an error (fresh state)", reply.Content)
+	}
+}

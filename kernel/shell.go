@@ -104,6 +104,7 @@ func (k *Kernel) isComplete(r request) {
 	reply := map[string]any{"status": "unknown"}
 	_, _, isPage := pageRequest(c.Code)
 	if _, isMagic := magic(c.Code); isMagic || isPage {
+		// Kernel magics and pager requests are one complete line.
 		reply["status"] = "complete"
 	} else if ev, ok := k.askWorker(workerproto.Request{Op: workerproto.OpIsComplete, Code: c.Code}); ok && ev.IsComplete != nil {
 		reply["status"] = ev.IsComplete.Status
