@@ -80,7 +80,7 @@ test-go:
 
 ## test-race: the concurrent parts under the race detector.
 test-race:
-	$(GO) test -race ./kernel/... ./interp/... ./internal/...
+	$(GO) test -race ./kernel/... ./interp/...
 
 ## test-e2e: Python end-to-end tests through real Jupyter clients (kernel/e2e).
 test-e2e: build venv

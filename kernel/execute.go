@@ -7,8 +7,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/gnnlab/gnnlab/internal/worker"
-	"github.com/gnnlab/gnnlab/internal/workerproto"
+	"github.com/gnnlab/gnnlab/interp/worker"
+	"github.com/gnnlab/gnnlab/interp/workerproto"
 	"github.com/gnnlab/gnnlab/kernel/internal/wire"
 	"github.com/gnnlab/gnnlab/viz/display"
 )

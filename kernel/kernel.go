@@ -11,8 +11,8 @@ import (
 
 	"github.com/go-zeromq/zmq4"
 
-	"github.com/gnnlab/gnnlab/internal/worker"
-	"github.com/gnnlab/gnnlab/internal/workerproto"
+	"github.com/gnnlab/gnnlab/interp/worker"
+	"github.com/gnnlab/gnnlab/interp/workerproto"
 	"github.com/gnnlab/gnnlab/kernel/internal/wire"
 )
 

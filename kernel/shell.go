@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gnnlab/gnnlab/internal/workerproto"
+	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
 
 // workerTimeout bounds how long completion and inspection wait for the

@@ -19,7 +19,7 @@ import (
 	"syscall"
 
 	"github.com/gnnlab/gnnlab/install"
-	"github.com/gnnlab/gnnlab/internal/worker/loop"
+	"github.com/gnnlab/gnnlab/interp/worker/loop"
 	"github.com/gnnlab/gnnlab/kernel"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gnnlab/gnnlab/internal/workerproto"
+	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
 
 // splitAll feeds input to a splitter in chunks of size n and returns the

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gnnlab/gnnlab/internal/workerproto"
+	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
 
 // The test binary doubles as a worker process: with GNNLAB_TEST_WORKER set

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gnnlab/gnnlab/internal/workerproto"
+	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
 
 // recorder collects what a Supervisor reports.

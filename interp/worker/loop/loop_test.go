@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gnnlab/gnnlab/internal/workerproto"
+	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
 
 // TestServe drives the worker loop in-process through pipes, with the real

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/gnnlab/gnnlab/internal/workerproto"
 	"github.com/gnnlab/gnnlab/interp"
+	"github.com/gnnlab/gnnlab/interp/workerproto"
 	"github.com/gnnlab/gnnlab/viz/display"
 )
 
