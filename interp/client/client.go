@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gnnlab/gnnlab/internal/worker"
-	"github.com/gnnlab/gnnlab/internal/workerproto"
 	"github.com/gnnlab/gnnlab/interp"
+	"github.com/gnnlab/gnnlab/interp/worker"
+	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
 
 // Grace is how long a cell has to stop after Interrupt before its worker

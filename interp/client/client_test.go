@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gnnlab/gnnlab/internal/worker/loop"
-	"github.com/gnnlab/gnnlab/internal/workerproto"
 	"github.com/gnnlab/gnnlab/interp/client"
+	"github.com/gnnlab/gnnlab/interp/worker/loop"
+	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
 
 // The test binary doubles as the worker: with GNNLAB_TEST_WORKER=loop it
