@@ -21,28 +21,36 @@ func (s *Session) IsComplete(code string) (status, indent string) {
 	if !ok || len(list) == 0 {
 		return "invalid", ""
 	}
-	if e := list[0]; strings.HasSuffix(e.Msg, "found 'EOF'") || strings.HasSuffix(e.Msg, "not terminated") {
-		return "incomplete", strings.Repeat("\t", openBrackets(code))
+	depth, dangling := openBrackets(code)
+	if e := list[0]; depth > 0 || dangling || strings.HasSuffix(e.Msg, "found 'EOF'") || strings.HasSuffix(e.Msg, "not terminated") {
+		return "incomplete", strings.Repeat("\t", depth)
 	}
 	return "invalid", ""
 }
 
-// openBrackets counts the brackets open at the end of code.
-func openBrackets(code string) int {
+// openBrackets counts the brackets open at the end of code, and reports
+// whether the last token asks for more (a comma or a binary operator, as in
+// `fmt.Println("a",` or `x := 1 +`).
+func openBrackets(code string) (depth int, dangling bool) {
 	fset := token.NewFileSet()
 	f := fset.AddFile("", -1, len(code))
 	var sc scanner.Scanner
 	sc.Init(f, []byte(code), func(token.Position, string) {}, 0)
-	depth := 0
+	last := token.ILLEGAL
 	for {
-		_, tok, _ := sc.Scan()
+		_, tok, lit := sc.Scan()
+		if tok == token.SEMICOLON && lit == "\n" {
+			continue // automatic semicolon: the line ended
+		}
 		switch tok {
 		case token.EOF:
-			return max(depth, 0)
+			dangling = last == token.COMMA || last == token.PERIOD || last == token.ASSIGN || last == token.DEFINE || last.IsOperator() && last.Precedence() > 0
+			return max(depth, 0), dangling
 		case token.LBRACE, token.LPAREN, token.LBRACK:
 			depth++
 		case token.RBRACE, token.RPAREN, token.RBRACK:
 			depth--
 		}
+		last = tok
 	}
 }

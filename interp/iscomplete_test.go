@@ -15,6 +15,10 @@ func TestIsComplete(t *testing.T) {
 		{"s := `raw", "incomplete", ""},
 		{"/* comment", "incomplete", ""},
 		{"x := )", "invalid", ""},
+		{"fmt.Println(\"a\",", "incomplete", "\t"},
+		{"x := 1 +", "incomplete", ""},
+		{"y :=", "incomplete", ""},
+		{"x := 1 2", "invalid", ""},
 		{"import \"fmt\"\nfmt.Println(1)", "complete", ""},
 		{"func f() {}\nf()", "complete", ""},
 	}
