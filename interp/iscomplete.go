@@ -13,6 +13,16 @@ func (s *Session) IsComplete(code string) (status, indent string) {
 	if strings.TrimSpace(code) == "" {
 		return "complete", ""
 	}
+	defer func() {
+		// The cell splitter can panic on some unfinished text (an open
+		// import block); going by the brackets beats killing the worker.
+		if r := recover(); r != nil {
+			status, indent = "invalid", ""
+			if depth, dangling := openBrackets(code); depth > 0 || dangling {
+				status, indent = "incomplete", strings.Repeat("\t", depth)
+			}
+		}
+	}()
 	_, err := parseCell(token.NewFileSet(), 1, code)
 	if err == nil {
 		return "complete", ""

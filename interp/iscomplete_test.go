@@ -29,3 +29,12 @@ func TestIsComplete(t *testing.T) {
 		}
 	}
 }
+
+func TestIsCompleteOpenImport(t *testing.T) {
+	s := newTestSession(t, Options{})
+	for _, code := range []string{"import (", "import (\n\t\"image\""} {
+		if got, _ := s.IsComplete(code); got != "incomplete" {
+			t.Errorf("IsComplete(%q) = %q, want incomplete", code, got)
+		}
+	}
+}

@@ -102,9 +102,15 @@ func (c *Client) Execute(ctx context.Context, code string, allowStdin bool, fn f
 	if fn == nil {
 		fn = func(workerproto.Event) {}
 	}
+	// The cell is in the history while it runs, as in IPython, so that
+	// %history lists itself.
+	c.mu.Lock()
+	k := len(c.history)
+	c.history = append(c.history, Cell{N: k + 1, Code: code})
+	c.mu.Unlock()
 	ce, err := c.execute(ctx, code, allowStdin, fn)
 	c.mu.Lock()
-	c.history = append(c.history, Cell{N: len(c.history) + 1, Code: code, OK: ce == nil && err == nil})
+	c.history[k].OK = ce == nil && err == nil
 	c.mu.Unlock()
 	return ce, err
 }
