@@ -99,9 +99,6 @@ type repl struct {
 	c    *client.Client
 	rl   *readline.Instance // terminal mode only
 	out  *screen
-
-	mu      sync.Mutex
-	running bool
 }
 
 // Run runs the REPL until the end of input (Ctrl-D).
