@@ -329,6 +329,15 @@ func (m *GNN) Forward(g *graph.Graph, x *tensor.Tensor) (*tensor.Tensor, error) 
 func (m *GNN) forward(g *graph.Graph, info *gcnGraph, x *tensor.Tensor) (*tensor.Tensor, error) {
 	h := x
 	for i, l := range m.layers {
+		last := i+1 == len(m.layers)
+		if m.kind == "GCN" && !l.float {
+			acc, sx, err := l.matmulAcc(h)
+			if err != nil {
+				return nil, err
+			}
+			h = m.aggregateInt(info, l, acc, sx, i, !last)
+			continue
+		}
 		hw, err := l.matmul(h, false)
 		if err != nil {
 			return nil, err
@@ -337,42 +346,51 @@ func (m *GNN) forward(g *graph.Graph, info *gcnGraph, x *tensor.Tensor) (*tensor
 			h = m.gatLayer(g, i, hw, false)
 			continue
 		}
-		if l.float {
-			h = nn.SumAggregate(info.norm, hw.Mul(info.dinv)).Mul(info.dinv).Add(l.b)
-		} else {
-			h = m.aggregateInt(info, hw, i)
-		}
-		if i+1 < len(m.layers) {
+		h = nn.SumAggregate(info.norm, hw.Mul(info.dinv)).Mul(info.dinv).Add(l.b)
+		if !last {
 			h = h.ReLU()
 		}
 	}
 	return h, nil
 }
 
-// aggregateInt computes Â·hw + b with the aggregation in integers.
-func (m *GNN) aggregateInt(info *gcnGraph, hw *tensor.Tensor, i int) *tensor.Tensor {
-	n, f := hw.Size(0), hw.Size(1)
+// aggregateInt computes Â·(x·W) + b from the INT32 accumulators of x·W in
+// one pass per step: requantize D^−1/2·x·W straight from the
+// accumulators, sum over in-neighbours in INT32, then scale by D^−1/2 and
+// add the bias (and ReLU between layers).
+func (m *GNN) aggregateInt(info *gcnGraph, l *qlayer, acc []int32, sx []float32, i int, relu bool) *tensor.Tensor {
+	f := l.packed.N
+	n := len(acc) / f
 	p := m.agg[i]
 	d := info.dinv.Data()
-	hd := hw.Data()
-	zq := make([]int8, len(hd))
+	zq := make([]int8, len(acc))
 	inv := 1 / p.Scale[0]
-	for v := 0; v < n; v++ {
-		s := d[v] * inv
-		for j, val := range hd[v*f : v*f+f] {
-			zq[v*f+j] = int8(min(max(roundToInt32(val*s), -127), 127))
+	parallelFor(n, max(1, n/(4*tensor.Threads())), func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			s := sx[min(v, len(sx)-1)] * d[v] * inv
+			row := zq[v*f : v*f+f]
+			for j, a := range acc[v*f : v*f+f] {
+				row[j] = int8(min(max(roundToInt32(float32(a+l.corr[j])*s*l.wScale[j]), -127), 127))
+			}
 		}
-	}
-	sum := make([]int32, len(zq))
+	})
+	sum := acc // reuse: the accumulators are no longer needed
 	AggregateInt8(info.norm, sum, zq, f)
 	out := make([]float32, len(sum))
-	b := m.layers[i].b.Data()
-	for v := 0; v < n; v++ {
-		s := d[v] * p.Scale[0]
-		for j, a := range sum[v*f : v*f+f] {
-			out[v*f+j] = float32(a)*s + b[j]
+	b := l.b.Data()
+	parallelFor(n, max(1, n/(4*tensor.Threads())), func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			s := d[v] * p.Scale[0]
+			row := out[v*f : v*f+f]
+			for j, a := range sum[v*f : v*f+f] {
+				x := float32(a)*s + b[j]
+				if relu && x < 0 {
+					x = 0
+				}
+				row[j] = x
+			}
 		}
-	}
+	})
 	return tensor.Wrap(out, n, f)
 }
 

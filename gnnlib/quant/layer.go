@@ -200,35 +200,11 @@ func (l *qlayer) matmul(x *tensor.Tensor, bias bool) (*tensor.Tensor, error) {
 		}
 		return y, nil
 	}
-	if l.packed == nil {
-		return nil, fmt.Errorf("quant: layer %s: %w", l.name, ErrNotConverted)
+	acc, sx, err := l.matmulAcc(x)
+	if err != nil {
+		return nil, err
 	}
 	rows, n := x.Size(0), l.packed.N
-	if x.Dims() != 2 || x.Size(1) != l.packed.K {
-		return nil, fmt.Errorf("quant: layer %s: input %v for %d inputs: %w", l.name, x.Shape(), l.packed.K, ErrRange)
-	}
-	acc := make([]int32, rows*n)
-	var sx []float32
-	switch {
-	case x.IsSparse():
-		indptr, indices, vals := x.CSR()
-		codes, scales := quantizeRows(indptr, vals)
-		SparseGEMMInt8(acc, indptr, indices, codes, l.packed)
-		sx = scales
-	case l.dynamicInput:
-		d := x.Data()
-		k := l.packed.K
-		indptr := make([]int, rows+1)
-		for i := range indptr {
-			indptr[i] = i * k
-		}
-		codes, scales := quantizeRows(indptr, d)
-		GEMMInt8(acc, codes, rows, l.packed)
-		sx = scales
-	default:
-		GEMMInt8(acc, l.quantizeInput(x.Data()), rows, l.packed)
-		sx = []float32{l.act.Scale[0]}
-	}
 	y := make([]float32, rows*n)
 	var b []float32
 	if bias && l.b != nil {
@@ -236,6 +212,38 @@ func (l *qlayer) matmul(x *tensor.Tensor, bias bool) (*tensor.Tensor, error) {
 	}
 	l.dequantize(y, acc, rows, sx, b)
 	return tensor.Wrap(y, rows, n), nil
+}
+
+// matmulAcc returns the INT32 accumulators of x·W (zero-point correction
+// not yet added) and the input scale of each row (one for all rows with
+// static parameters).
+func (l *qlayer) matmulAcc(x *tensor.Tensor) ([]int32, []float32, error) {
+	if l.packed == nil {
+		return nil, nil, fmt.Errorf("quant: layer %s: %w", l.name, ErrNotConverted)
+	}
+	if x.Dims() != 2 || x.Size(1) != l.packed.K {
+		return nil, nil, fmt.Errorf("quant: layer %s: input %v for %d inputs: %w", l.name, x.Shape(), l.packed.K, ErrRange)
+	}
+	rows, n := x.Size(0), l.packed.N
+	acc := make([]int32, rows*n)
+	switch {
+	case x.IsSparse():
+		indptr, indices, vals := x.CSR()
+		codes, scales := quantizeRows(indptr, vals)
+		SparseGEMMInt8(acc, indptr, indices, codes, l.packed)
+		return acc, scales, nil
+	case l.dynamicInput:
+		k := l.packed.K
+		indptr := make([]int, rows+1)
+		for i := range indptr {
+			indptr[i] = i * k
+		}
+		codes, scales := quantizeRows(indptr, x.Data())
+		GEMMInt8(acc, codes, rows, l.packed)
+		return acc, scales, nil
+	}
+	GEMMInt8(acc, l.quantizeInput(x.Data()), rows, l.packed)
+	return acc, []float32{l.act.Scale[0]}, nil
 }
 
 // quantizeRows quantizes each row (delimited by indptr) of vals
@@ -247,7 +255,11 @@ func quantizeRows(indptr []int, vals []float32) ([]int8, []float32) {
 		row := vals[indptr[i]:indptr[i+1]]
 		var a float32
 		for _, v := range row {
-			a = max(a, v, -v)
+			if v > a {
+				a = v
+			} else if -v > a {
+				a = -v
+			}
 		}
 		s := float32(1)
 		if a > 0 {
