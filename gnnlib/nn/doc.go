@@ -67,6 +67,20 @@
 // LeNet-5 trained for three epochs on 8,000 MNIST digits reaches 97.9% on
 // the other 2,000. The tests check these.
 //
+// # Performance
+//
+// One training epoch (forward, backward, Adam step), from BenchmarkEpoch
+// and BenchmarkLeNet5Epoch on a 16-core Xeon with GOMAXPROCS 2 and 16:
+//
+//	model        Cora (2,708 nodes)     SBM 100k nodes, ~1M edges, 128 features
+//	GCN (16)     5.6 / 5.8 ms           645 / 358 ms
+//	GraphSAGE    26.5 / 19.7 ms         2,307 / 760 ms
+//	GAT (8×8)    29.5 / 24.6 ms         2,177 / 1,027 ms
+//	LeNet-5, 8,000 MNIST digits, batches of 32: 7.9 / 4.5 s
+//
+// The dense products (tensor.MatMul, plain Go without SIMD) dominate the
+// larger runs; the graph passes are a small share.
+//
 // # Training
 //
 // Losses: CrossEntropy(logits, labels, idx) over the rows in idx (nil

@@ -73,6 +73,9 @@ func split(n, train int) (a, b []int) {
 // TestLeNet5MNIST trains LeNet-5 on the first 8,000 MNIST test digits and
 // tests it on the other 2,000.
 func TestLeNet5MNIST(t *testing.T) {
+	if testing.Short() {
+		t.Skip("LeNet-5 training takes about 25 s on two cores; skipped in -short mode")
+	}
 	s := mnist(t)
 	trainIdx, testIdx := split(s.Len(), 8000)
 	nn.Seed(1)
