@@ -98,14 +98,10 @@ func (a *attention) softmaxAndAggregate(scores, hs []float32, p float32, r *tens
 	a.alpha = scores
 	a.alphaDrop = scores
 	if training && p > 0 {
-		a.mask = make([]float32, len(scores))
+		a.mask = dropMask(len(scores), p, r)
 		a.alphaDrop = make([]float32, len(scores))
-		scale := 1 / (1 - p)
-		for i := range a.mask {
-			if r.Float32() >= p {
-				a.mask[i] = scale
-				a.alphaDrop[i] = scores[i] * scale
-			}
+		for i, m := range a.mask {
+			a.alphaDrop[i] = scores[i] * m
 		}
 	}
 	out := make([]float32, g.NumNodes()*h*a.f)
