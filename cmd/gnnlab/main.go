@@ -3,6 +3,8 @@
 // kernelspec installer.
 //
 //	gnnlab kernel --connection-file FILE   run as a Jupyter kernel
+//	gnnlab repl                            the terminal REPL
+//	gnnlab run NOTEBOOK.ipynb [-o OUT.ipynb] [-p name=value ...] [--html OUT.html]
 //	gnnlab install [--user | --sys-prefix | --prefix DIR]
 //	gnnlab version
 //	gnnlab worker                          internal: the kernel's session process
@@ -19,6 +21,8 @@ import (
 	"syscall"
 
 	"github.com/gnnlab/gnnlab/install"
+	"github.com/gnnlab/gnnlab/interp/notebook"
+	"github.com/gnnlab/gnnlab/interp/repl"
 	"github.com/gnnlab/gnnlab/interp/worker/loop"
 	"github.com/gnnlab/gnnlab/kernel"
 )
@@ -42,9 +46,10 @@ func main() {
 		os.Exit(runInstall(args))
 	case "version", "--version", "-version":
 		fmt.Printf("gnnlab %s (%s %s/%s)\n", getVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	case "repl", "run":
-		fmt.Fprintf(os.Stderr, "gnnlab %s: not yet implemented\n", cmd)
-		os.Exit(2)
+	case "repl":
+		os.Exit(repl.Main(args))
+	case "run":
+		os.Exit(notebook.Main(args))
 	case "help", "-h", "--help":
 		usage()
 	default:
@@ -57,6 +62,9 @@ func main() {
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   gnnlab kernel --connection-file FILE   run as a Jupyter kernel
+  gnnlab repl                            the terminal REPL (Go cells, magics)
+  gnnlab run NOTEBOOK.ipynb [-o OUT.ipynb] [-p name=value ...] [--html OUT.html]
+                                         execute a notebook headless
   gnnlab install [--user | --sys-prefix | --prefix DIR]
                                          install the Jupyter kernelspec (default --user)
   gnnlab version                         print the version
