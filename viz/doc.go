@@ -31,6 +31,9 @@
 //     machine's bandwidth and compute ceilings (prof.MeasurePeaks).
 //   - OpProfile and ProfileTable: a prof.OpReport as bars and as an HTML
 //     table.
+//   - Lines: any named series against shared x values, optionally on a
+//     logarithmic y axis (loss curves of several runs, gradient norms per
+//     layer, accuracy against depth).
 //
 // # Live training curves
 //

@@ -1,0 +1,79 @@
+package viz
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+)
+
+// Series is one named curve of a line plot: Y[i] is drawn at the i-th x.
+type Series struct {
+	Name string
+	Y    []float64
+}
+
+// LineOptions configure Lines. Title and the axis labels are required:
+// every plot a notebook shows says what it shows.
+type LineOptions struct {
+	Title, XLabel, YLabel string
+	// LogY draws the y axis on a logarithmic scale (vanishing gradients,
+	// errors spanning decades); values ≤ 0 are left out of the curves.
+	LogY bool
+	// Markers draws a dot at each point as well as the line, for curves
+	// of few points (accuracy against depth).
+	Markers bool
+}
+
+// Lines plots one or more series against shared x values: the general
+// line chart for what the specialised plots do not cover (loss curves of
+// several learning rates, gradient norms per layer, accuracy against
+// depth). Each series must have len(x) values; NaN and ±Inf values are
+// skipped.
+func Lines(x []float64, series []Series, o LineOptions) (*Figure, error) {
+	if len(x) == 0 || len(series) == 0 {
+		return nil, fmt.Errorf("%w: lines: no data", ErrData)
+	}
+	if o.Title == "" || o.XLabel == "" || o.YLabel == "" {
+		return nil, fmt.Errorf("%w: lines: title and axis labels are required", ErrData)
+	}
+	f := NewFigure(o.Title, o.XLabel, o.YLabel)
+	p := f.Plot()
+	grid(p)
+	var desc []string
+	for i, s := range series {
+		if len(s.Y) != len(x) {
+			return nil, fmt.Errorf("%w: lines: series %q has %d values for %d x values", ErrData, s.Name, len(s.Y), len(x))
+		}
+		xys := make(plotter.XYs, 0, len(x))
+		for j, y := range s.Y {
+			if math.IsNaN(y) || math.IsInf(y, 0) || (o.LogY && y <= 0) {
+				continue
+			}
+			xys = append(xys, plotter.XY{X: x[j], Y: y})
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		l := line(xys, Color(i), 1.5, false)
+		p.Add(l)
+		if o.Markers {
+			p.Add(points(xys, Color(i), 2.5))
+		}
+		if s.Name != "" {
+			p.Legend.Add(s.Name, l)
+		}
+		desc = append(desc, fmt.Sprintf("%s %.4g at %s %g", s.Name, xys[len(xys)-1].Y, o.XLabel, xys[len(xys)-1].X))
+	}
+	if o.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	f.Description = o.Title
+	if len(desc) > 0 {
+		f.Description += ": " + strings.Join(desc, "; ")
+	}
+	return f, nil
+}
