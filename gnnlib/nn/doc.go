@@ -73,9 +73,9 @@
 // and BenchmarkLeNet5Epoch on a 16-core Xeon with GOMAXPROCS 2 and 16:
 //
 //	model        Cora (2,708 nodes)     SBM 100k nodes, ~1M edges, 128 features
-//	GCN (16)     5.6 / 5.8 ms           645 / 358 ms
-//	GraphSAGE    26.5 / 19.7 ms         2,307 / 760 ms
-//	GAT (8×8)    29.5 / 24.6 ms         2,177 / 1,027 ms
+//	GCN (16)     4.2 / 4.8 ms           419 / 120 ms
+//	GraphSAGE    22.4 / 18.2 ms         1,753 / 425 ms
+//	GAT (8×8)    19.2 / 18.2 ms         1,656 / 555 ms
 //	LeNet-5, 8,000 MNIST digits, batches of 32: 7.9 / 4.5 s
 //
 // The dense products (tensor.MatMul, plain Go without SIMD) dominate the
