@@ -217,3 +217,16 @@ func Color(i int) color.Color {
 	}
 	return colors[i%len(colors)]
 }
+
+// Must returns f, and panics if err is not nil. It lets a notebook cell
+// end with a plot constructor, whose figure then shows inline:
+//
+//	viz.Must(viz.DegreeHistogram(g, viz.DegreeOptions{}))
+//
+// (a trailing call with two results would show as text).
+func Must(f *Figure, err error) *Figure {
+	if err != nil {
+		panic(err)
+	}
+	return f
+}

@@ -39,3 +39,16 @@ func TestLines(t *testing.T) {
 		}
 	}
 }
+
+func TestMust(t *testing.T) {
+	f := viz.NewFigure("t", "x", "y")
+	if got := viz.Must(f, nil); got != f {
+		t.Errorf("Must(f, nil) = %p, want %p", got, f)
+	}
+	defer func() {
+		if err, _ := recover().(error); !errors.Is(err, viz.ErrData) {
+			t.Errorf("Must(nil, ErrData) panicked with %v, want ErrData", err)
+		}
+	}()
+	viz.Must(nil, viz.ErrData)
+}

@@ -34,6 +34,7 @@ func init() {
 		"LogLog":            reflect.ValueOf(viz.LogLog),
 		"Memory":            reflect.ValueOf(viz.Memory),
 		"MinUpdateInterval": reflect.ValueOf(viz.MinUpdateInterval),
+		"Must":              reflect.ValueOf(viz.Must),
 		"NewFigure":         reflect.ValueOf(viz.NewFigure),
 		"NewTrainingCurves": reflect.ValueOf(viz.NewTrainingCurves),
 		"OpProfile":         reflect.ValueOf(viz.OpProfile),
