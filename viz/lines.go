@@ -3,6 +3,7 @@ package viz
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -25,6 +26,9 @@ type LineOptions struct {
 	// Markers draws a dot at each point as well as the line, for curves
 	// of few points (accuracy against depth).
 	Markers bool
+	// Legend places the legend: "top right" (the default), "top left",
+	// "bottom right" or "bottom left", whichever the curves leave free.
+	Legend string
 }
 
 // Lines plots one or more series against shared x values: the general
@@ -69,11 +73,51 @@ func Lines(x []float64, series []Series, o LineOptions) (*Figure, error) {
 	}
 	if o.LogY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = decadeTicks{}
+	}
+	switch o.Legend {
+	case "", "top right":
+	case "top left":
+		p.Legend.Left = true
+	case "bottom right":
+		p.Legend.Top = false
+	case "bottom left":
+		p.Legend.Top, p.Legend.Left = false, true
+	default:
+		return nil, fmt.Errorf("%w: lines: legend position %q", ErrData, o.Legend)
 	}
 	f.Description = o.Title
 	if len(desc) > 0 {
 		f.Description += ": " + strings.Join(desc, "; ")
 	}
 	return f, nil
+}
+
+// decadeTicks label powers of ten in their shortest form ("1e-06", "100"),
+// at most about eight of them, where gonum's LogTicks would print every
+// decade with all the digits of its floating-point value.
+type decadeTicks struct{}
+
+func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	decades := 0
+	for _, t := range ts {
+		if t.Label != "" {
+			decades++
+		}
+	}
+	every := (decades + 7) / 8
+	k := 0
+	for i := range ts {
+		if ts[i].Label == "" {
+			continue
+		}
+		if k%every == 0 {
+			ts[i].Label = strconv.FormatFloat(math.Pow(10, math.Round(math.Log10(ts[i].Value))), 'g', 3, 64)
+		} else {
+			ts[i].Label = ""
+		}
+		k++
+	}
+	return ts
 }

@@ -32,6 +32,7 @@ func TestLines(t *testing.T) {
 		{"no x", nil, []viz.Series{{Y: nil}}, opts},
 		{"short series", x, []viz.Series{{Name: "a", Y: []float64{1}}}, opts},
 		{"no labels", x, []viz.Series{{Name: "a", Y: x}}, viz.LineOptions{Title: "t"}},
+		{"bad legend", x, []viz.Series{{Name: "a", Y: x}}, viz.LineOptions{Title: "t", XLabel: "x", YLabel: "y", Legend: "middle"}},
 	}
 	for _, c := range bad {
 		if _, err := viz.Lines(c.x, c.series, c.o); !errors.Is(err, viz.ErrData) {
