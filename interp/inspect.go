@@ -25,6 +25,10 @@ func (s *Session) Inspect(code string, cursor, detail int) (text string, found b
 	start, end, qual := identAt(code, cursor)
 	name := code[start:end]
 	if name == "" {
+		// In a call's arguments (f(|, f(a, |): the callee (inspectcall.go).
+		if open := callOpen(code, cursor); open > 0 {
+			return s.Inspect(code, open, detail)
+		}
 		return "", false
 	}
 	if qual == "" {

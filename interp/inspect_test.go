@@ -56,3 +56,24 @@ func BenchmarkInspect(b *testing.B) {
 		s.Inspect("fmt.Println", 6, 0)
 	}
 }
+
+func TestInspectInCall(t *testing.T) {
+	s := newTestSession(t, Options{})
+	mustEval(t, s, `import "strings"`)
+	for _, tt := range []struct {
+		code   string
+		cursor int
+		found  bool
+	}{
+		{"strings.ToUpper(", 16, true},
+		{"strings.ToUpper(x, ", 19, true},
+		{"strings.ToUpper()", 16, true},
+		{"(1 + ", 5, false},
+		{"x := [", 6, false},
+	} {
+		text, found := s.Inspect(tt.code, tt.cursor, 0)
+		if found != tt.found || found && !strings.Contains(text, "func ToUpper") {
+			t.Errorf("Inspect(%q, %d) = %.30q, %v, want found %v", tt.code, tt.cursor, text, found, tt.found)
+		}
+	}
+}

@@ -1,0 +1,18 @@
+// Package browser tests gnnlab in JupyterLab the way a user sees it: in a
+// real browser. browser_test.go builds gnnlab, installs its kernelspec into
+// a temporary Jupyter path, starts JupyterLab from the project's venv on a
+// free port with a token, and runs drive.cjs, which drives headless
+// Chromium (Debian's chromium, through playwright-core from npm, never a
+// downloaded browser): it opens a gnnlab notebook, runs a cell that
+// prints, one that shows HTML and a plot, one that fails and an endless
+// loop that it interrupts, and checks Tab completion and the Shift+Tab
+// tooltip, asserting on the page's DOM and saving screenshots.
+//
+// # Running
+//
+// The test runs only when GNNLAB_BROWSER_TEST=1 (make test-browser sets
+// it), and fails when something it needs is missing: install/setup-browser.sh
+// installs chromium and playwright-core, make venv the venv. Screenshots
+// go to the test's temporary folder, or to $GNNLAB_BROWSER_ARTIFACTS when
+// set (CI keeps them; notebook-plot.png is the README's screenshot).
+package browser
