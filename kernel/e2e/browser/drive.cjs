@@ -64,6 +64,10 @@ async function run(page) {
   // The kernel named in the notebook's metadata starts by itself.
   // The status bar reads "Go (gnnlab) | Idle" once the kernel is connected.
   await page.getByText(/Go \(gnnlab\) \| Idle/).first().waitFor();
+  // JupyterLab asks about news on a fresh profile: say no, so that the
+  // toast stays out of the screenshots.
+  const no = page.locator('.jp-toast-button', { hasText: 'No' });
+  await no.click({ timeout: 5000 }).catch(() => {});
   step('notebook open with the gnnlab kernel');
 
   let cell = await runCell(page, 'import "fmt"\nfmt.Println("hello from gnnlab")');
