@@ -9,6 +9,7 @@ import (
 	"github.com/go-zeromq/zmq4"
 
 	"github.com/gnnlab/gnnlab/kernel/internal/wire"
+	"github.com/gnnlab/gnnlab/kernel/internal/zconn"
 )
 
 // channel is one of the kernel's sockets. zmq4 sockets are not meant for
@@ -20,8 +21,13 @@ type channel struct {
 	mu   sync.Mutex
 }
 
+// listen binds the socket to endpoint through zconn's buffered transport,
+// so that each message goes out in one write.
 func (c *channel) listen(endpoint string) (port int, err error) {
-	if err := c.sock.Listen(endpoint); err != nil {
+	if err := zconn.Register(); err != nil {
+		return 0, fmt.Errorf("kernel: %w", err)
+	}
+	if err := c.sock.Listen(zconn.Endpoint(endpoint)); err != nil {
 		return 0, fmt.Errorf("kernel: %s socket: %w", c.name, err)
 	}
 	if a, ok := c.sock.Addr().(*net.TCPAddr); ok {
