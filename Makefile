@@ -86,12 +86,19 @@ test-race:
 test-e2e: build venv
 	GNNLAB_BIN=$(abspath $(BIN)) $(VPY) -m pytest kernel/e2e $(PYTEST_ARGS)
 
-## bench: Go benchmarks, then the kernel benchmark.
-bench: bench-go bench-kernel
+## bench: Go benchmarks, the kernel benchmark, then gnnlab beside PyG on the CPU.
+bench: bench-go bench-kernel bench-pyg
 
 .PHONY: bench-go
 bench-go:
 	$(GO) test -bench=. -run='^$$' ./...
+
+## bench-pyg: epoch times of GCN, GraphSAGE, GAT and LeNet-5 beside PyTorch
+## Geometric on the CPU (same data, same threads: THREADS=N), with ratios.
+.PHONY: bench-pyg
+bench-pyg:
+	install/setup-bench-venv.sh .venv-bench
+	GO=$(GO) gnnlib/nn/bench/run.sh
 
 ## bench-kernel: start time and cell round trip, gnnlab beside ipykernel.
 bench-kernel: build venv
