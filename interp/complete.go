@@ -145,7 +145,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		for _, b := range builtins {
 			add(b)
 		}
-		for name := range s.i.Globals() {
+		for name := range globalsOf(s.i) {
 			add(name)
 		}
 		for name := range s.user {
@@ -172,7 +172,7 @@ func (s *Session) members(qual string) []string {
 	parts := strings.Split(qual, ".")
 	var out []string
 	if len(parts) == 1 {
-		if _, isVar := s.i.Globals()[qual]; !isVar {
+		if _, isVar := globalsOf(s.i)[qual]; !isVar {
 			if p, ok := s.importPath(qual); ok {
 				for name := range packages().byPath[p] {
 					out = append(out, name)
@@ -181,7 +181,7 @@ func (s *Session) members(qual string) []string {
 			}
 		}
 	}
-	v, ok := s.i.Globals()[parts[0]]
+	v, ok := globalsOf(s.i)[parts[0]]
 	if !ok || !v.IsValid() {
 		return nil
 	}

@@ -75,7 +75,10 @@
 // "interrupted" (ctx was cancelled) and "unsupported". Tracebacks hold
 // lines "cell[N]:LINE:COL: message"; for a panic, one line per interpreted
 // function that the panic went through. A panic inside yaegi itself is
-// recovered into an "unsupported" error; yaegi's stack is never shown.
+// recovered into an "unsupported" error; yaegi's stack is never shown
+// (set GNNLAB_DEBUG_STACK=1 to have it written to stderr when reporting a
+// bug). A cell that fails to compile leaves the session as it was, except
+// that a variable it declared stays known with its zero value.
 //
 // # Interrupt
 //

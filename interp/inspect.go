@@ -35,7 +35,7 @@ func (s *Session) Inspect(code string, cursor, detail int) (text string, found b
 		if r, ok := s.user[name]; ok {
 			return userDoc(r, detail), true
 		}
-		if v, ok := s.i.Globals()[name]; ok && v.IsValid() {
+		if v, ok := globalsOf(s.i)[name]; ok && v.IsValid() {
 			val := fmt.Sprintf("%v", v)
 			if len(val) > 200 {
 				val = val[:200] + "…"
@@ -50,7 +50,7 @@ func (s *Session) Inspect(code string, cursor, detail int) (text string, found b
 		}
 	}
 	if parts := strings.Split(qual, "."); qual != "" && len(parts) == 1 {
-		if _, isVar := s.i.Globals()[qual]; !isVar {
+		if _, isVar := globalsOf(s.i)[qual]; !isVar {
 			if p, ok := s.importPath(qual); ok {
 				return symbolDoc(p, name)
 			}

@@ -255,7 +255,7 @@ func (s *Session) timeit(ctx context.Context, args, body string) error {
 	if _, err := s.Eval(ctx, timeitVar+" := func() {\n"+code+"\n}"); err != nil {
 		return err
 	}
-	fn, ok := s.i.Globals()[timeitVar].Interface().(func())
+	fn, ok := globalsOf(s.i)[timeitVar].Interface().(func())
 	if !ok {
 		return magicError("%%timeit: could not compile the code into a function")
 	}
@@ -362,7 +362,7 @@ func FormatDuration(d time.Duration) string {
 // who prints the session's variables (functions included) with their
 // types, sorted by name.
 func (s *Session) who() {
-	g := s.i.Globals()
+	g := globalsOf(s.i)
 	names := make([]string, 0, len(g))
 	for n, v := range g {
 		if strings.HasPrefix(n, helperPrefix) || n == "_" || !v.IsValid() {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -152,7 +153,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		return Result{}, parseError(s.fset, err)
 	}
 	recs, imps := s.collect(pc)
-	globals := s.i.Globals()
+	globals := globalsOf(s.i)
 	info, undef := typecheck(s.fset, pc, globals, s.records)
 	declEd := newEditor(s.fset, pc.decls.Pos(), pc.declSrc)
 	rw := &rewriter{info: info, globals: globals, undefined: undef, ed: declEd}
@@ -394,7 +395,7 @@ func (s *Session) imported(is *ast.ImportSpec) bool {
 }
 
 func (s *Session) isFuncGlobal(name string) bool {
-	v, ok := s.i.Globals()[name]
+	v, ok := globalsOf(s.i)[name]
 	return ok && v.IsValid() && v.Kind() == reflect.Func
 }
 
@@ -519,6 +520,9 @@ func waitStopped(id uint64, limit time.Duration) bool {
 }
 
 func internalError(r any) *Error {
+	if os.Getenv("GNNLAB_DEBUG_STACK") != "" {
+		os.Stderr.Write(debug.Stack())
+	}
 	text := fmt.Sprintf("the interpreter cannot run this cell (internal error: %v)", r)
 	return &Error{Name: nameUnsupported, Value: mapPositions(text), Traceback: []string{nameUnsupported + ": " + mapPositions(text)}}
 }
@@ -635,7 +639,7 @@ func remove(list []string, s string) []string {
 // package doc.
 func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec) error {
 	old := s.i
-	oldGlobals := old.Globals()
+	oldGlobals := globalsOf(old)
 	// Work on copies so that a failed rebuild leaves the session as it was.
 	saved := struct {
 		imports []importRec
@@ -742,7 +746,7 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		}
 	}
 	var reinit []string
-	newGlobals := ni.Globals()
+	newGlobals := globalsOf(ni)
 	for _, r := range s.records {
 		if r.dead || r.tok != token.VAR {
 			continue
@@ -800,4 +804,23 @@ func carriable(v reflect.Value, depth int) bool {
 		return carriable(v.Elem(), depth+1)
 	}
 	return true
+}
+
+// globalsOf returns i's globals. A cell that fails to compile after
+// declaring a variable (`f := func() { undefinedName }`) leaves yaegi with
+// a symbol whose frame slot was never allocated, and Globals then panics
+// with "index out of range" for every later cell. Running an empty
+// statement makes yaegi grow its frame to the symbols it knows, after which
+// Globals works again; the failed cell's variable holds its zero value.
+func globalsOf(i *yaegi.Interpreter) (g map[string]reflect.Value) {
+	defer func() {
+		if recover() != nil {
+			if _, err := i.Eval("_ = 0"); err == nil {
+				g = i.Globals()
+			} else {
+				g = map[string]reflect.Value{}
+			}
+		}
+	}()
+	return i.Globals()
 }

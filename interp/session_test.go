@@ -178,3 +178,21 @@ func BenchmarkNew(b *testing.B) {
 		}
 	}
 }
+
+// A cell that declares a variable and then fails to compile must not break
+// the session: yaegi leaves a symbol without a frame slot behind, and every
+// later cell used to fail with "index out of range".
+func TestFailedDeclarationKeepsSession(t *testing.T) {
+	s := newTestSession(t, Options{})
+	mustEval(t, s, "x := 2")
+	_, err := s.Eval(context.Background(), "f := func() { undefinedName }")
+	var e *Error
+	if !errors.As(err, &e) || e.Name != "compile error" || !strings.Contains(e.Value, "undefined: undefinedName") {
+		t.Fatalf("Eval(undefined name) = %v, want a compile error naming undefinedName", err)
+	}
+	for cell, want := range map[string]string{"x*21": "42", "y := 3\ny+x": "5"} {
+		if got := mustEval(t, s, cell).Value.Text(); got != want {
+			t.Errorf("after the failed cell, Eval(%q) = %s, want %s", cell, got, want)
+		}
+	}
+}
