@@ -26,19 +26,20 @@ func (p *paramList) Set(s string) error {
 
 // Main is the "gnnlab run" command:
 //
-//	gnnlab run NOTEBOOK.ipynb [-o OUT.ipynb] [-p name=value ...] [--html OUT.html]
+//	gnnlab run NOTEBOOK.ipynb [-o OUT.ipynb | --inplace] [-p name=value ...] [--html OUT.html]
 //
 // It returns 0 when every cell ran, 1 when one failed (the notebook is
 // still written, with the error) or could not run, 2 for bad usage.
 func Main(args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	out := fs.String("o", "", "write the executed notebook to `OUT.ipynb` (default: NOTEBOOK itself)")
+	out := fs.String("o", "", "write the executed notebook to `OUT.ipynb`")
+	inplace := fs.Bool("inplace", false, "write the executed notebook over NOTEBOOK")
 	htmlOut := fs.String("html", "", "also write a static HTML rendering to `OUT.html`")
 	var params paramList
 	fs.Var(&params, "p", "set a parameter: `name=value` (repeatable)")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: gnnlab run NOTEBOOK.ipynb [-o OUT.ipynb] [-p name=value ...] [--html OUT.html] [-q]")
+		fmt.Fprintln(os.Stderr, "usage: gnnlab run NOTEBOOK.ipynb [-o OUT.ipynb | --inplace] [-p name=value ...] [--html OUT.html] [-q]")
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the notebook.
@@ -58,7 +59,13 @@ func Main(args []string) int {
 		return 2
 	}
 	in := pos[0]
-	if *out == "" {
+	// Like `jupyter execute`, outputs are saved only when asked for: the
+	// notebooks in a repository are kept with their outputs cleared.
+	switch {
+	case *inplace && *out != "":
+		fmt.Fprintln(os.Stderr, "gnnlab run: -o and --inplace exclude each other")
+		return 2
+	case *inplace:
 		*out = in
 	}
 	nb, err := ReadFile(in)
@@ -73,9 +80,11 @@ func Main(args []string) int {
 		opts.Progress = nil
 	}
 	runErr := Run(ctx, nb, opts)
-	if err := WriteFile(*out, nb); err != nil {
-		fmt.Fprintln(os.Stderr, "gnnlab run:", err)
-		return 1
+	if *out != "" {
+		if err := WriteFile(*out, nb); err != nil {
+			fmt.Fprintln(os.Stderr, "gnnlab run:", err)
+			return 1
+		}
 	}
 	if *htmlOut != "" {
 		if err := writeHTMLFile(*htmlOut, nb, strings.TrimSuffix(filepath.Base(in), ".ipynb")); err != nil {
@@ -93,7 +102,11 @@ func Main(args []string) int {
 		return 1
 	}
 	if opts.Progress != nil {
-		fmt.Fprintf(os.Stderr, "gnnlab run: %s: all cells ran; wrote %s\n", in, *out)
+		if *out != "" {
+			fmt.Fprintf(os.Stderr, "gnnlab run: %s: all cells ran; wrote %s\n", in, *out)
+		} else {
+			fmt.Fprintf(os.Stderr, "gnnlab run: %s: all cells ran (outputs not saved: use -o OUT.ipynb or --inplace)\n", in)
+		}
 	}
 	return 0
 }

@@ -292,3 +292,31 @@ func TestMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// Without -o or --inplace the notebook runs but nothing is written: the
+// notebooks in a repository stay as committed. --inplace writes over it.
+func TestRunSavesOnlyWhenAsked(t *testing.T) {
+	src, err := os.ReadFile("testdata/demo.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nbPath := filepath.Join(t.TempDir(), "demo.ipynb")
+	if err := os.WriteFile(nbPath, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if stderr, code := gnnlabRun(t, nbPath); code != 0 || !strings.Contains(stderr, "outputs not saved") {
+		t.Fatalf("gnnlab run without -o: status %d, stderr:\n%s", code, stderr)
+	}
+	if got, _ := os.ReadFile(nbPath); !bytes.Equal(got, src) {
+		t.Errorf("gnnlab run without -o changed %s", nbPath)
+	}
+	if stderr, code := gnnlabRun(t, "--inplace", nbPath); code != 0 {
+		t.Fatalf("gnnlab run --inplace: status %d, stderr:\n%s", code, stderr)
+	}
+	if got, _ := os.ReadFile(nbPath); bytes.Equal(got, src) {
+		t.Errorf("gnnlab run --inplace left %s unchanged", nbPath)
+	}
+	if _, code := gnnlabRun(t, "--inplace", "-o", nbPath+".out", nbPath); code != 2 {
+		t.Errorf("-o with --inplace: status %d, want 2", code)
+	}
+}
