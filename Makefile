@@ -22,7 +22,7 @@ export GNNLAB_DATA
 endif
 
 .PHONY: all build lab venv install test lint check-generate test-go test-race \
-	test-e2e generate bench bench-kernel clean distclean
+	test-e2e test-browser notebooks generate bench bench-kernel clean distclean
 
 all: build
 
@@ -47,7 +47,21 @@ install: build
 	$(BIN) install --user
 
 ## test: everything CI checks.
-test: lint check-generate test-go test-race test-e2e
+test: lint check-generate test-go test-race test-e2e test-browser
+
+## test-browser: JupyterLab with the gnnlab kernel, driven in headless Chromium.
+# install/setup-browser.sh installs Debian's chromium and playwright-core.
+test-browser: build venv
+	install/setup-browser.sh
+	GNNLAB_BROWSER_TEST=1 $(GO) test -count=1 ./kernel/e2e/browser
+
+## notebooks: execute every notebook headless into build/notebooks (.ipynb and .html).
+notebooks: build
+	mkdir -p build/notebooks
+	for nb in notebooks/*.ipynb; do \
+		name=$$(basename $$nb .ipynb); \
+		$(BIN) run -o build/notebooks/$$name.ipynb --html build/notebooks/$$name.html $$nb || exit 1; \
+	done
 
 ## lint: gofmt, go vet and staticcheck must be silent.
 # testdata/ holds cell programs, which need not be valid Go files.
