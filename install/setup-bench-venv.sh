@@ -28,9 +28,10 @@ stamp="$venv/.gnnlab-bench.sha256"
 torch_pin="torch==2.11.0"
 pyg_pin="torch_geometric==2.8.1"
 # torch's own pure-Python requirements (its METADATA), installed by hand
-# because torch itself goes in with --no-deps to skip triton.
+# because torch itself goes in with --no-deps to skip triton; numpy for the
+# benchmark's .npy files and scipy, which PyG's Planetoid reader needs.
 pure=("filelock" "typing-extensions>=4.10.0" "setuptools<82" "sympy>=1.13.3"
-	"networkx>=2.5.1" "jinja2" "fsspec>=0.8.5" "numpy")
+	"networkx>=2.5.1" "jinja2" "fsspec>=0.8.5" "numpy" "scipy")
 
 if ! command -v "$python" >/dev/null 2>&1; then
 	echo "setup-bench-venv: $python not found; install Python 3.10 or later" >&2
@@ -67,5 +68,5 @@ if ((${#cuda[@]})); then
 	"${pip[@]}" install "${cuda[@]}"
 fi
 "${pip[@]}" install "$pyg_pin"
-"$venv/bin/python" -c 'import torch, torch_geometric; x = torch.ones(2, 2, requires_grad=True); (x @ x).sum().backward(); print("setup-bench-venv: torch", torch.__version__, "torch_geometric", torch_geometric.__version__, "threads", torch.get_num_threads())' >&2
+CUDA_VISIBLE_DEVICES= "$venv/bin/python" -W "ignore:CUDA initialization" -c 'import torch, torch_geometric, scipy; x = torch.ones(2, 2, requires_grad=True); (x @ x).sum().backward(); print("setup-bench-venv: torch", torch.__version__, "torch_geometric", torch_geometric.__version__, "threads", torch.get_num_threads())' >&2
 echo "$want" >"$stamp"

@@ -2,17 +2,18 @@ package tensor
 
 // This file is the float32 matrix-multiply kernel: Goto-style blocking
 // (pack a kc×nc panel of B and an mc×kc block of A into contiguous, zero
-// padded micro-panels) around a 4×4 register-blocked micro-kernel. The
-// micro-kernel keeps 16 accumulators in registers and reads 8 packed values
-// per step of k, so the inner loop is bounds-check free and does 16
-// multiply-adds per 8 loads. Strides let the packing read A or B transposed,
-// which MatMul's backward pass uses instead of materialising transposes.
+// padded micro-panels) around a 6×16 register-blocked micro-kernel: AVX2
+// and FMA assembly on amd64 (gemm_amd64.s, twelve YMM accumulators, twelve
+// fused multiply-adds per two loads of B and six broadcasts of A), and a
+// Go version elsewhere (kernelGo). Strides let the packing read A or B
+// transposed, which MatMul's backward pass uses instead of materialising
+// transposes.
 
 const (
-	mr = 4   // rows of the micro-kernel
-	nr = 4   // columns of the micro-kernel
-	kc = 256 // depth of a packed panel (fits L1 with the micro-panels)
-	mc = 64  // rows of a packed A block (fits L2)
+	mr = 6   // rows of the micro-kernel
+	nr = 16  // columns of the micro-kernel (two YMM vectors)
+	kc = 256 // depth of a packed panel (the B micro-panel, 16 KB, stays in L1)
+	mc = 96  // rows of a packed A block (96 KB, fits L2)
 	nc = 512 // columns of a packed B panel
 )
 
@@ -134,12 +135,12 @@ func macroKernel(mb, nb, kb int, ap, bp, c []float32, ldc int, acc bool) {
 			rows := min(mr, mb-r)
 			apanel := ap[r*kb : (r+mr)*kb]
 			if rows == mr && cols == nr {
-				kernel4x4(kb, apanel, bpanel, c[r*ldc+q:], ldc, acc)
+				kernel(kb, apanel, bpanel, c[r*ldc+q:], ldc, acc)
 				continue
 			}
 			// edge: compute the full tile into a buffer, store the valid part
 			clear(tile[:])
-			kernel4x4(kb, apanel, bpanel, tile[:], nr, true)
+			kernel(kb, apanel, bpanel, tile[:], nr, true)
 			for ii := 0; ii < rows; ii++ {
 				row := c[(r+ii)*ldc+q : (r+ii)*ldc+q+cols]
 				for jj := range row {
@@ -154,61 +155,48 @@ func macroKernel(mb, nb, kb int, ap, bp, c []float32, ldc int, acc bool) {
 	}
 }
 
-// kernel4x4 computes the 4×4 tile c (+)= A·B from packed micro-panels.
-func kernel4x4(kb int, a, b, c []float32, ldc int, acc bool) {
-	var c00, c01, c02, c03 float32
-	var c10, c11, c12, c13 float32
-	var c20, c21, c22, c23 float32
-	var c30, c31, c32, c33 float32
+// kernelGo computes the mr×nr tile c (+)= A·B from packed micro-panels in
+// Go, in 3×4 blocks of twelve accumulators (which fit the registers of
+// arm64; amd64 uses the assembly kernel). Each element is summed over k
+// from zero in order and then stored or added to c, as the assembly does.
+func kernelGo(kb int, a, b, c []float32, ldc int, acc bool) {
 	a = a[:kb*mr]
 	b = b[:kb*nr]
-	for p := 0; p < kb; p++ {
-		av := a[p*mr : p*mr+4 : p*mr+4]
-		bv := b[p*nr : p*nr+4 : p*nr+4]
-		a0, a1, a2, a3 := av[0], av[1], av[2], av[3]
-		b0, b1, b2, b3 := bv[0], bv[1], bv[2], bv[3]
-		c00 += a0 * b0
-		c01 += a0 * b1
-		c02 += a0 * b2
-		c03 += a0 * b3
-		c10 += a1 * b0
-		c11 += a1 * b1
-		c12 += a1 * b2
-		c13 += a1 * b3
-		c20 += a2 * b0
-		c21 += a2 * b1
-		c22 += a2 * b2
-		c23 += a2 * b3
-		c30 += a3 * b0
-		c31 += a3 * b1
-		c32 += a3 * b2
-		c33 += a3 * b3
+	for i0 := 0; i0 < mr; i0 += 3 {
+		for j0 := 0; j0 < nr; j0 += 4 {
+			var c00, c01, c02, c03 float32
+			var c10, c11, c12, c13 float32
+			var c20, c21, c22, c23 float32
+			for p := 0; p < kb; p++ {
+				av := a[p*mr+i0 : p*mr+i0+3 : p*mr+i0+3]
+				bv := b[p*nr+j0 : p*nr+j0+4 : p*nr+j0+4]
+				a0, a1, a2 := av[0], av[1], av[2]
+				b0, b1, b2, b3 := bv[0], bv[1], bv[2], bv[3]
+				c00 += a0 * b0
+				c01 += a0 * b1
+				c02 += a0 * b2
+				c03 += a0 * b3
+				c10 += a1 * b0
+				c11 += a1 * b1
+				c12 += a1 * b2
+				c13 += a1 * b3
+				c20 += a2 * b0
+				c21 += a2 * b1
+				c22 += a2 * b2
+				c23 += a2 * b3
+			}
+			sums := [3][4]float32{{c00, c01, c02, c03}, {c10, c11, c12, c13}, {c20, c21, c22, c23}}
+			for ii := range sums {
+				row := c[(i0+ii)*ldc+j0 : (i0+ii)*ldc+j0+4 : (i0+ii)*ldc+j0+4]
+				if acc {
+					row[0] += sums[ii][0]
+					row[1] += sums[ii][1]
+					row[2] += sums[ii][2]
+					row[3] += sums[ii][3]
+				} else {
+					row[0], row[1], row[2], row[3] = sums[ii][0], sums[ii][1], sums[ii][2], sums[ii][3]
+				}
+			}
+		}
 	}
-	r0 := c[0:4:4]
-	r1 := c[ldc : ldc+4 : ldc+4]
-	r2 := c[2*ldc : 2*ldc+4 : 2*ldc+4]
-	r3 := c[3*ldc : 3*ldc+4 : 3*ldc+4]
-	if acc {
-		r0[0] += c00
-		r0[1] += c01
-		r0[2] += c02
-		r0[3] += c03
-		r1[0] += c10
-		r1[1] += c11
-		r1[2] += c12
-		r1[3] += c13
-		r2[0] += c20
-		r2[1] += c21
-		r2[2] += c22
-		r2[3] += c23
-		r3[0] += c30
-		r3[1] += c31
-		r3[2] += c32
-		r3[3] += c33
-		return
-	}
-	r0[0], r0[1], r0[2], r0[3] = c00, c01, c02, c03
-	r1[0], r1[1], r1[2], r1[3] = c10, c11, c12, c13
-	r2[0], r2[1], r2[2], r2[3] = c20, c21, c22, c23
-	r3[0], r3[1], r3[2], r3[3] = c30, c31, c32, c33
 }

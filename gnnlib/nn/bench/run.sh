@@ -39,7 +39,8 @@ fi
 echo "gnnlab ($threads threads) ..." >&2
 "$work/cpubench" -threads "$threads" -reps "$reps" -export "$work/sbm" "${only[@]}" | tee "$work/go.tsv" >&2
 echo "PyG ($threads threads) ..." >&2
-OMP_NUM_THREADS="$threads" "$venv/bin/python" gnnlib/nn/bench/pyg_bench.py --threads "$threads" --reps "$reps" \
+# No CUDA: the wheel is the CUDA build, and this is the CPU comparison.
+CUDA_VISIBLE_DEVICES= OMP_NUM_THREADS="$threads" "$venv/bin/python" gnnlib/nn/bench/pyg_bench.py --threads "$threads" --reps "$reps" \
 	--sbm "$work/sbm" --data "$GNNLAB_DATA" ${only[@]:+--only "${only[1]}"} | tee "$work/pyg.tsv" >&2
 echo "interpreter overhead ..." >&2
 "$go" test ./interp -run '^$' -bench TrainingLoop -count 3 -cpu "$threads" | tee "$work/interp.txt" >&2
