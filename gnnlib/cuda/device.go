@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -199,6 +198,3 @@ func (d *Device) gridFor(n int64, per int) int {
 	}
 	return int(need)
 }
-
-// errJoin keeps the first error of a sequence of launches.
-func errJoin(errs ...error) error { return errors.Join(errs...) }

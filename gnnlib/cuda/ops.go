@@ -348,7 +348,7 @@ func SoftmaxNLL(grad, loss, logits *Tensor, y *Labels) error {
 type Adam struct {
 	LR, Beta1, Beta2, Eps float32
 	step                  int
-	m, v                  map[*Tensor][2]*Tensor
+	m                     map[*Tensor][2]*Tensor // first and second moments
 }
 
 // NewAdam returns Adam with PyTorch's defaults for the betas and eps.
