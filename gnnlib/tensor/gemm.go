@@ -1,5 +1,7 @@
 package tensor
 
+import "sync"
+
 // This file is the float32 matrix-multiply kernel: Goto-style blocking
 // (pack a kc×nc panel of B and an mc×kc block of A into contiguous, zero
 // padded micro-panels) around a 6×16 register-blocked micro-kernel: AVX2
@@ -57,8 +59,10 @@ func gemm(m, n, k int, a, b matrix, c []float32, ldc int, acc bool) {
 
 // gemmSerial is gemm on the calling goroutine.
 func gemmSerial(m, n, k int, a, b matrix, c []float32, ldc int, acc bool) {
-	bp := make([]float32, kc*((min(nc, n)+nr-1)/nr*nr))
-	ap := make([]float32, kc*((min(mc, m)+mr-1)/mr*mr))
+	kb0 := min(kc, k)
+	bufs := getPackBuffers(kb0*((min(nc, n)+nr-1)/nr*nr), kb0*((min(mc, m)+mr-1)/mr*mr))
+	defer packPool.Put(bufs)
+	bp, ap := bufs.b, bufs.a
 	for pc := 0; pc < k; pc += kc {
 		kb := min(kc, k-pc)
 		accBlock := acc || pc > 0
@@ -74,12 +78,41 @@ func gemmSerial(m, n, k int, a, b matrix, c []float32, ldc int, acc bool) {
 	}
 }
 
+// packBuffers are the packed panels of one gemmSerial call, reused
+// through packPool: small products (a convolution per image) would
+// otherwise spend more time allocating and clearing them than multiplying.
+type packBuffers struct{ a, b []float32 }
+
+var packPool = sync.Pool{New: func() any { return new(packBuffers) }}
+
+// getPackBuffers returns buffers of at least nb and na elements (their
+// contents are overwritten by packing, so they need no clearing).
+func getPackBuffers(nb, na int) *packBuffers {
+	p := packPool.Get().(*packBuffers)
+	if cap(p.b) < nb {
+		p.b = make([]float32, nb)
+	}
+	if cap(p.a) < na {
+		p.a = make([]float32, na)
+	}
+	p.b, p.a = p.b[:nb], p.a[:na]
+	return p
+}
+
 // packA copies a(i0:i0+mb, p0:p0+kb) into ap as micro-panels of mr rows:
 // panel r holds, for each p, the mr values a(i0+r*mr+0..mr-1, p0+p).
 func packA(ap []float32, a matrix, i0, p0, mb, kb int) {
 	for r := 0; r < mb; r += mr {
 		panel := ap[r*kb : (r+mr)*kb]
 		rows := min(mr, mb-r)
+		if a.rs == 1 && a.cs != 1 && rows == mr {
+			// transposed a: the mr values of one p are contiguous
+			for p := 0; p < kb; p++ {
+				base := (p0+p)*a.cs + i0 + r
+				copy(panel[p*mr:p*mr+mr], a.data[base:base+mr])
+			}
+			continue
+		}
 		for ii := 0; ii < mr; ii++ {
 			if ii >= rows {
 				for p := 0; p < kb; p++ {
@@ -103,10 +136,27 @@ func packA(ap []float32, a matrix, i0, p0, mb, kb int) {
 }
 
 // packB copies b(p0:p0+kb, j0:j0+nb) into bp as micro-panels of nr columns.
+// Row-major b copies nr values per row; a transposed b (rs == 1) reads each
+// column as a contiguous run.
 func packB(bp []float32, b matrix, p0, j0, kb, nb int) {
 	for q := 0; q < nb; q += nr {
 		panel := bp[q*kb : (q+nr)*kb]
 		cols := min(nr, nb-q)
+		if b.rs == 1 && b.cs != 1 {
+			for jj := 0; jj < nr; jj++ {
+				if jj >= cols {
+					for p := 0; p < kb; p++ {
+						panel[p*nr+jj] = 0
+					}
+					continue
+				}
+				base := p0 + (j0+q+jj)*b.cs
+				for p, v := range b.data[base : base+kb] {
+					panel[p*nr+jj] = v
+				}
+			}
+			continue
+		}
 		for p := 0; p < kb; p++ {
 			dst := panel[p*nr : p*nr+nr]
 			base := (p0+p)*b.rs + (j0+q)*b.cs

@@ -78,6 +78,7 @@ func TestGradCheck(t *testing.T) {
 		{"Dropout", func(in []*Tensor) *Tensor { return in[0].Dropout(0.5, NewRNG(3), true).Square() }, []*Tensor{nrm(4, 4)}},
 		{"Conv2D", func(in []*Tensor) *Tensor { return Conv2D(in[0], in[1], in[2], 1, 1).Square() }, []*Tensor{nrm(2, 2, 4, 4), nrm(3, 2, 3, 3), nrm(3)}},
 		{"Conv2DStride", func(in []*Tensor) *Tensor { return Conv2D(in[0], in[1], nil, 2, 0).Square() }, []*Tensor{nrm(1, 1, 5, 5), nrm(2, 1, 2, 2)}},
+		{"Conv2DStridePad", func(in []*Tensor) *Tensor { return Conv2D(in[0], in[1], in[2], 2, 1).Square() }, []*Tensor{nrm(2, 2, 5, 6), nrm(3, 2, 3, 2), nrm(3)}},
 		{"MaxPool2D", func(in []*Tensor) *Tensor { return in[0].MaxPool2D(2, 2).Square() }, []*Tensor{nrm(1, 2, 4, 4)}},
 		{"AvgPool2D", func(in []*Tensor) *Tensor { return in[0].AvgPool2D(2, 1).Square() }, []*Tensor{nrm(1, 2, 3, 3)}},
 		{"CrossEntropy", func(in []*Tensor) *Tensor { return CrossEntropy(in[0], labels, []int{0, 2, 3}) }, []*Tensor{nrm(4, 3)}},

@@ -41,72 +41,103 @@ type convGeom struct {
 func (g convGeom) ckk() int { return g.c * g.kh * g.kw }
 func (g convGeom) ohw() int { return g.oh * g.ow }
 
-// im2col writes, for every image and output pixel, the receptive field as
-// one row: cols[(img*OH*OW + pix)*CKK + (ch*KH + i)*KW + j].
-func im2col(x []float32, g convGeom) []float32 {
-	ckk, ohw := g.ckk(), g.ohw()
-	cols := make([]float32, g.n*ohw*ckk)
-	parallelFor(g.n, 1, func(lo, hi int) {
-		for img := lo; img < hi; img++ {
-			for oy := 0; oy < g.oh; oy++ {
-				for ox := 0; ox < g.ow; ox++ {
-					row := cols[((img*g.oh+oy)*g.ow+ox)*ckk:][:ckk]
-					q := 0
-					for ch := 0; ch < g.c; ch++ {
-						plane := x[(img*g.c+ch)*g.h*g.w:][:g.h*g.w]
-						for i := 0; i < g.kh; i++ {
-							y := oy*g.stride - g.padding + i
-							for j := 0; j < g.kw; j++ {
-								xx := ox*g.stride - g.padding + j
-								if y >= 0 && y < g.h && xx >= 0 && xx < g.w {
-									row[q] = plane[y*g.w+xx]
-								}
-								q++
-							}
-						}
+// im2col writes the receptive fields of one image x [C, H, W] as a
+// [CKK, OH·OW] matrix: cols[((ch*KH + i)*KW + j)*OH*OW + oy*OW + ox] is
+// the input at (ch, oy·stride - padding + i, ox·stride - padding + j), or
+// 0 in the padding. With this layout a convolution is W [O, CKK] · cols,
+// whose output is already in NCHW order, and each row of cols is filled
+// from contiguous runs of the input.
+func im2col(cols, x []float32, g convGeom) {
+	ohw := g.ohw()
+	for ch := 0; ch < g.c; ch++ {
+		plane := x[ch*g.h*g.w : (ch+1)*g.h*g.w]
+		for i := 0; i < g.kh; i++ {
+			for j := 0; j < g.kw; j++ {
+				row := cols[((ch*g.kh+i)*g.kw+j)*ohw:][:ohw]
+				// ox in [lo, hi) reads inside the image.
+				lo, hi := colRange(j, g.padding, g.stride, g.w, g.ow)
+				for oy := 0; oy < g.oh; oy++ {
+					out := row[oy*g.ow : (oy+1)*g.ow]
+					y := oy*g.stride - g.padding + i
+					if y < 0 || y >= g.h || lo >= hi {
+						clear(out)
+						continue
+					}
+					clear(out[:lo])
+					clear(out[hi:])
+					src := plane[y*g.w:][:g.w]
+					x0 := lo*g.stride - g.padding + j
+					if g.stride == 1 {
+						copy(out[lo:hi], src[x0:x0+hi-lo])
+						continue
+					}
+					for ox := lo; ox < hi; ox++ {
+						out[ox] = src[x0]
+						x0 += g.stride
 					}
 				}
 			}
 		}
-	})
-	return cols
+	}
 }
 
-// col2im is the adjoint of im2col: it sums the rows back into an image.
-func col2im(cols []float32, g convGeom) []float32 {
-	ckk := g.ckk()
-	x := make([]float32, g.n*g.c*g.h*g.w)
-	parallelFor(g.n, 1, func(lo, hi int) {
-		for img := lo; img < hi; img++ {
-			for oy := 0; oy < g.oh; oy++ {
-				for ox := 0; ox < g.ow; ox++ {
-					row := cols[((img*g.oh+oy)*g.ow+ox)*ckk:][:ckk]
-					q := 0
-					for ch := 0; ch < g.c; ch++ {
-						plane := x[(img*g.c+ch)*g.h*g.w:][:g.h*g.w]
-						for i := 0; i < g.kh; i++ {
-							y := oy*g.stride - g.padding + i
-							for j := 0; j < g.kw; j++ {
-								xx := ox*g.stride - g.padding + j
-								if y >= 0 && y < g.h && xx >= 0 && xx < g.w {
-									plane[y*g.w+xx] += row[q]
-								}
-								q++
-							}
+// colRange returns the output columns [lo, hi) whose input column
+// ox·stride - padding + j lies in [0, w).
+func colRange(j, padding, stride, w, ow int) (lo, hi int) {
+	// smallest ox with ox·stride >= padding - j
+	if d := padding - j; d > 0 {
+		lo = (d + stride - 1) / stride
+	}
+	// ox·stride - padding + j <= w - 1
+	hi = (w-1+padding-j)/stride + 1
+	if w-1+padding-j < 0 {
+		hi = 0
+	}
+	hi = min(hi, ow)
+	lo = min(lo, hi)
+	return lo, hi
+}
+
+// col2im is the adjoint of im2col for one image: it adds the rows of cols
+// [CKK, OH·OW] back into x [C, H, W].
+func col2im(x, cols []float32, g convGeom) {
+	ohw := g.ohw()
+	for ch := 0; ch < g.c; ch++ {
+		plane := x[ch*g.h*g.w : (ch+1)*g.h*g.w]
+		for i := 0; i < g.kh; i++ {
+			for j := 0; j < g.kw; j++ {
+				row := cols[((ch*g.kh+i)*g.kw+j)*ohw:][:ohw]
+				lo, hi := colRange(j, g.padding, g.stride, g.w, g.ow)
+				for oy := 0; oy < g.oh; oy++ {
+					y := oy*g.stride - g.padding + i
+					if y < 0 || y >= g.h || lo >= hi {
+						continue
+					}
+					in := row[oy*g.ow+lo : oy*g.ow+hi]
+					dst := plane[y*g.w:][:g.w]
+					x0 := lo*g.stride - g.padding + j
+					if g.stride == 1 {
+						dst = dst[x0 : x0+len(in)]
+						for q, v := range in {
+							dst[q] += v
 						}
+						continue
+					}
+					for _, v := range in {
+						dst[x0] += v
+						x0 += g.stride
 					}
 				}
 			}
 		}
-	})
-	return x
+	}
 }
 
 // Conv2D is a 2-D convolution: x [N, C, H, W] (NCHW), w [O, C, KH, KW]
 // (OIHW), optional bias b [O] (nil for none), the same stride and zero
 // padding on both spatial axes. The output is [N, O, OH, OW] with
-// OH = (H + 2·padding - KH)/stride + 1. It runs as im2col and one parallel
-// MatMul over the whole batch.
+// OH = (H + 2·padding - KH)/stride + 1. Each image runs as im2col and one
+// matrix product W [O, CKK] · cols [CKK, OH·OW], the images in parallel.
 func Conv2D(x, w, b *Tensor, stride, padding int) *Tensor {
 	start := OpStart()
 	x.mustDense("Conv2D")
@@ -130,24 +161,25 @@ func Conv2D(x, w, b *Tensor, stride, padding int) *Tensor {
 			panic(&ShapeError{Op: "Conv2D", A: cloneInts(w.shape), B: cloneInts(b.shape), Msg: "bias must be [O]"})
 		}
 	}
-	ckk, ohw, rows := g.ckk(), g.ohw(), g.n*g.ohw()
-	cols := im2col(x.data, g)
-	// pix [N·OH·OW, O] = cols [N·OH·OW, CKK] · wᵀ [CKK, O]
-	pix := make([]float32, rows*g.o)
-	gemm(rows, g.o, ckk, matrix{cols, ckk, 1}, matrix{w.data, 1, ckk}, pix, g.o, false)
+	ckk, ohw, chw := g.ckk(), g.ohw(), g.c*g.h*g.w
+	colSize := ckk * ohw
+	// The columns of every image are kept for the weight gradient.
+	cols := make([]float32, g.n*colSize)
 	out := newDense([]int{g.n, g.o, g.oh, g.ow})
 	parallelFor(g.n, 1, func(lo, hi int) {
 		for img := lo; img < hi; img++ {
-			for o := 0; o < g.o; o++ {
-				var bias float32
-				if b != nil {
-					bias = b.data[o]
-				}
-				dst := out.data[(img*g.o+o)*ohw:][:ohw]
-				for p := range dst {
-					dst[p] = pix[(img*ohw+p)*g.o+o] + bias
+			c := cols[img*colSize : (img+1)*colSize]
+			im2col(c, x.data[img*chw:(img+1)*chw], g)
+			dst := out.data[img*g.o*ohw : (img+1)*g.o*ohw]
+			if b != nil { // start from the bias, then add W·cols
+				for o := 0; o < g.o; o++ {
+					row := dst[o*ohw : (o+1)*ohw]
+					for p := range row {
+						row[p] = b.data[o]
+					}
 				}
 			}
+			gemmSerial(g.o, ohw, ckk, matrix{w.data, ckk, 1}, matrix{c, ohw, 1}, dst, ohw, b != nil)
 		}
 	})
 	inputs := []*Tensor{x, w}
@@ -155,25 +187,34 @@ func Conv2D(x, w, b *Tensor, stride, padding int) *Tensor {
 		inputs = append(inputs, b)
 	}
 	return NewOpSince(start, "Conv2D", out, inputs, func(gr *Tensor) []*Tensor {
-		// gp [N·OH·OW, O]: the output gradient with channels last
-		gp := make([]float32, rows*g.o)
-		for img := 0; img < g.n; img++ {
-			for o := 0; o < g.o; o++ {
-				src := gr.data[(img*g.o+o)*ohw:][:ohw]
-				for p, v := range src {
-					gp[(img*ohw+p)*g.o+o] = v
+		grads := make([]*Tensor, len(inputs))
+		if x.RequiresGrad() { // dcols = Wᵀ · G per image, then fold back
+			dx := newDense(x.shape)
+			parallelFor(g.n, 1, func(lo, hi int) {
+				dcols := make([]float32, colSize)
+				for img := lo; img < hi; img++ {
+					gemmSerial(ckk, ohw, g.o, matrix{w.data, 1, ckk}, matrix{gr.data[img*g.o*ohw:], ohw, 1}, dcols, ohw, false)
+					col2im(dx.data[img*chw:(img+1)*chw], dcols, g)
+				}
+			})
+			grads[0] = dx
+		}
+		if w.RequiresGrad() { // dW [O, CKK] = Σ_img G_img · cols_imgᵀ
+			// One product per image in parallel, then a sum in image
+			// order, so the result does not depend on the thread count.
+			size := g.o * ckk
+			parts := make([]float32, g.n*size)
+			parallelFor(g.n, 1, func(lo, hi int) {
+				for img := lo; img < hi; img++ {
+					gemmSerial(g.o, ckk, ohw, matrix{gr.data[img*g.o*ohw:], ohw, 1}, matrix{cols[img*colSize:], 1, ohw}, parts[img*size:], ckk, false)
+				}
+			})
+			dw := newDense(w.shape)
+			for img := 0; img < g.n; img++ {
+				for q, v := range parts[img*size : (img+1)*size] {
+					dw.data[q] += v
 				}
 			}
-		}
-		grads := make([]*Tensor, len(inputs))
-		if x.RequiresGrad() { // dcols = gp · w, then fold back
-			dcols := make([]float32, rows*ckk)
-			gemm(rows, ckk, g.o, matrix{gp, g.o, 1}, matrix{w.data, ckk, 1}, dcols, ckk, false)
-			grads[0] = &Tensor{data: col2im(dcols, g), shape: cloneInts(x.shape)}
-		}
-		if w.RequiresGrad() { // dw [O, CKK] = gpᵀ · cols
-			dw := newDense(w.shape)
-			gemm(g.o, ckk, rows, matrix{gp, 1, g.o}, matrix{cols, ckk, 1}, dw.data, ckk, false)
 			grads[1] = dw
 		}
 		if b != nil && b.RequiresGrad() {
