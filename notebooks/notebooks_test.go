@@ -1,0 +1,313 @@
+package notebooks_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gnnlab/gnnlab/interp/notebook"
+)
+
+// gnnlabBin is the binary that TestMain builds.
+var gnnlabBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "gnnlab-notebooks-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	gnnlabBin = filepath.Join(dir, "gnnlab")
+	build := exec.Command("go", "build", "-o", gnnlabBin, "./cmd/gnnlab")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build ./cmd/gnnlab: %v\n%s", err, out)
+		return 1
+	}
+	if os.Getenv("GNNLAB_DATA") == "" {
+		if abs, err := filepath.Abs(filepath.Join("..", "..", "shared", "datasets")); err == nil {
+			os.Setenv("GNNLAB_DATA", abs)
+		}
+	}
+	return m.Run()
+}
+
+// notebooks lists the teaching notebooks in order, with the checks of their
+// key results.
+var notebooks = []struct {
+	file   string
+	checks []check
+}{
+	{"01-backprop.ipynb", []check{
+		contains("neuron: hand = autograd: true"),
+		contains("mlp: hand = autograd: true"),
+		contains("gradient check: passed"),
+	}},
+	{"02-cnn.ipynb", []check{
+		contains("hand = tensor.Conv2D: true"),
+		atLeastBar(`LeNet-5 test accuracy: ([0-9.]+)% \(bar: ([0-9.]+)%\)`),
+	}},
+	{"03-gnn.ipynb", []check{
+		contains("hand = MeanAggregate: true"),
+		contains("GCN from scratch = nn.GCNConv: true"),
+		atLeast(`GCN on Cora: test accuracy ([0-9.]+)%`, 80),
+		overSmoothing,
+		atLeast(`graph classification: test accuracy ([0-9.]+)%`, 80),
+	}},
+	{"04-quantization.ipynb", []check{
+		int8WithinOnePoint,
+		atLeast(`INT4 weights: PTQ [0-9.]+%, QAT ([0-9.]+)%`, 75),
+	}},
+	{"05-parallel-gpu.ipynb", []check{
+		amdahlFit,
+		contains("full-batch gradient = mean of 4 shard gradients: true"),
+	}},
+}
+
+// A check looks at the text the cells printed and returns an error naming
+// what is wrong.
+type check func(text string) error
+
+func contains(s string) check {
+	return func(text string) error {
+		if !strings.Contains(text, s) {
+			return fmt.Errorf("output lacks %q", s)
+		}
+		return nil
+	}
+}
+
+// numbers returns the float submatches of the first match of re in text.
+func numbers(re, text string) ([]float64, error) {
+	m := regexp.MustCompile(re).FindStringSubmatch(text)
+	if m == nil {
+		return nil, fmt.Errorf("output lacks a line matching %q", re)
+	}
+	var out []float64
+	for _, s := range m[1:] {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", m[0], err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func atLeast(re string, min float64) check {
+	return func(text string) error {
+		v, err := numbers(re, text)
+		if err != nil {
+			return err
+		}
+		if v[0] < min {
+			return fmt.Errorf("%q: %.1f, want at least %.1f", re, v[0], min)
+		}
+		return nil
+	}
+}
+
+// atLeastBar checks a value against the bar the notebook itself states.
+func atLeastBar(re string) check {
+	return func(text string) error {
+		v, err := numbers(re, text)
+		if err != nil {
+			return err
+		}
+		if v[0] < v[1] {
+			return fmt.Errorf("%q: %.1f, below the notebook's bar %.1f", re, v[0], v[1])
+		}
+		return nil
+	}
+}
+
+// overSmoothing checks that k steps of propagation shrink the mean average
+// distance, and that deep GCNs lose accuracy against the 2-layer one.
+func overSmoothing(text string) error {
+	k0, err := numbers(`k =  0: Dirichlet energy [0-9.e+-]+, MAD ([0-9.]+)`, text)
+	if err != nil {
+		return err
+	}
+	k64, err := numbers(`k = 64: Dirichlet energy [0-9.e+-]+, MAD ([0-9.]+)`, text)
+	if err != nil {
+		return err
+	}
+	if k64[0] >= k0[0]/10 {
+		return fmt.Errorf("MAD after 64 propagation steps %.4f, want below a tenth of %.4f", k64[0], k0[0])
+	}
+	two, err := numbers(` 2 layers: training accuracy +[0-9.]+%, test accuracy +([0-9.]+)%`, text)
+	if err != nil {
+		return err
+	}
+	sixteen, err := numbers(`16 layers: training accuracy +[0-9.]+%, test accuracy +([0-9.]+)%`, text)
+	if err != nil {
+		return err
+	}
+	if sixteen[0] >= two[0] {
+		return fmt.Errorf("16-layer GCN test accuracy %.1f%%, want below the 2-layer %.1f%%", sixteen[0], two[0])
+	}
+	return nil
+}
+
+func int8WithinOnePoint(text string) error {
+	v, err := numbers(`INT8 PTQ \(min-max\): test accuracy ([0-9.]+)%, FP32 ([0-9.]+)%`, text)
+	if err != nil {
+		return err
+	}
+	if v[1]-v[0] > 1 {
+		return fmt.Errorf("INT8 PTQ %.1f%% is more than 1 point below FP32 %.1f%%", v[0], v[1])
+	}
+	return nil
+}
+
+func amdahlFit(text string) error {
+	v, err := numbers(`Amdahl fit: p = ([0-9.]+)`, text)
+	if err != nil {
+		return err
+	}
+	if v[0] <= 0 || v[0] > 1 {
+		return fmt.Errorf("Amdahl fit p = %.3f, want in (0, 1]", v[0])
+	}
+	return nil
+}
+
+// TestCleared checks that the committed notebooks carry no outputs.
+func TestCleared(t *testing.T) {
+	for _, nb := range notebooks {
+		n, err := notebook.ReadFile(nb.file)
+		if err != nil {
+			t.Fatalf("ReadFile(%q) = %v", nb.file, err)
+		}
+		for i, c := range n.Cells {
+			if c.CellType == "code" && (len(c.Outputs) > 0 || c.ExecutionCount != nil) {
+				t.Errorf("%s: cell %d (%s) has outputs or an execution count; clear them before committing", nb.file, i, firstLine(c))
+			}
+		}
+	}
+}
+
+// TestNotebooks runs each notebook with gnnlab run and checks its results.
+func TestNotebooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("running the notebooks takes minutes; skipped in -short mode")
+	}
+	for _, nb := range notebooks {
+		t.Run(strings.TrimSuffix(nb.file, ".ipynb"), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), nb.file)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, gnnlabBin, "run", nb.file, "-o", out)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			start := time.Now()
+			runErr := cmd.Run()
+			t.Logf("%s ran in %.1f s", nb.file, time.Since(start).Seconds())
+			executed, err := notebook.ReadFile(out)
+			if err != nil {
+				t.Fatalf("gnnlab run %s: %v (no executed notebook: %v)\n%s", nb.file, runErr, err, tail(stderr.String()))
+			}
+			failed := false
+			var text strings.Builder
+			for i, c := range executed.Cells {
+				if c.CellType != "code" {
+					continue
+				}
+				for _, o := range c.Outputs {
+					if o.OutputType == "error" {
+						t.Errorf("%s: cell %d (%s) failed: %s: %s", nb.file, i, firstLine(c), o.Ename, o.Evalue)
+						failed = true
+					}
+				}
+				if c.ExecutionCount == nil && !failed {
+					t.Errorf("%s: cell %d (%s) did not run", nb.file, i, firstLine(c))
+					failed = true
+				}
+				cellText := outputText(c)
+				text.WriteString(cellText)
+				if plots(c) && !hasPNG(c) && !strings.Contains(cellText, "skipped: no GPU") && !failed {
+					t.Errorf("%s: cell %d (%s) plots but has no image/png output", nb.file, i, firstLine(c))
+				}
+			}
+			if runErr != nil && !failed {
+				t.Errorf("gnnlab run %s: %v\n%s", nb.file, runErr, tail(stderr.String()))
+			}
+			if failed {
+				return
+			}
+			for _, check := range nb.checks {
+				if err := check(text.String()); err != nil {
+					t.Errorf("%s: %v", nb.file, err)
+				}
+			}
+		})
+	}
+}
+
+// plots reports whether a code cell draws a figure.
+func plots(c *notebook.Cell) bool {
+	src := string(c.Source)
+	return strings.Contains(src, "viz.Must(") || strings.Contains(src, "NewTrainingCurves(")
+}
+
+func hasPNG(c *notebook.Cell) bool {
+	for _, o := range c.Outputs {
+		if _, ok := o.Data["image/png"]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// outputText returns what a cell printed and the text/plain of its results.
+func outputText(c *notebook.Cell) string {
+	var b strings.Builder
+	for _, o := range c.Outputs {
+		switch o.OutputType {
+		case "stream":
+			b.WriteString(string(o.Text))
+		case "display_data", "execute_result":
+			switch v := o.Data["text/plain"].(type) {
+			case string:
+				b.WriteString(v + "\n")
+			case []any:
+				for _, l := range v {
+					b.WriteString(fmt.Sprint(l))
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+func firstLine(c *notebook.Cell) string {
+	for _, l := range strings.Split(string(c.Source), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			if len(l) > 60 {
+				l = l[:60] + "…"
+			}
+			return l
+		}
+	}
+	return ""
+}
+
+func tail(s string) string {
+	if len(s) > 2000 {
+		return "…" + s[len(s)-2000:]
+	}
+	return s
+}
