@@ -38,6 +38,9 @@ func SumAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 }
 
 func spmm(name string, g *graph.Graph, w []float32, x *tensor.Tensor) *tensor.Tensor {
+	if x.IsOnDevice() {
+		return deviceSpMM(name, g, w != nil, x)
+	}
 	start := tensor.OpStart()
 	f := checkNodes(name, x, g.NumSrc())
 	out := make([]float32, g.NumNodes()*f)
@@ -52,6 +55,9 @@ func spmm(name string, g *graph.Graph, w []float32, x *tensor.Tensor) *tensor.Te
 // MeanAggregate returns the mean of the in-neighbours' rows (zero for a
 // node without in-neighbours), GraphSAGE's mean aggregator.
 func MeanAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	if x.IsOnDevice() {
+		notOnDevice("MeanAggregate", x)
+	}
 	start := tensor.OpStart()
 	f := checkNodes("MeanAggregate", x, g.NumSrc())
 	out := make([]float32, g.NumNodes()*f)
@@ -67,6 +73,9 @@ func MeanAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 // (zero for a node without in-neighbours); the gradient flows to the
 // neighbour that won each element.
 func MaxAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	if x.IsOnDevice() {
+		notOnDevice("MaxAggregate", x)
+	}
 	start := tensor.OpStart()
 	f := checkNodes("MaxAggregate", x, g.NumSrc())
 	out := make([]float32, g.NumNodes()*f)
@@ -137,6 +146,9 @@ func (a *attention) backwardScores(grad, hs []float32, wantH bool) (dScores, dhs
 // heads]; the result is [NumNodes, heads·f]. Only per-edge scalars per
 // head are stored. rng draws the dropout mask.
 func GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
+	if h.IsOnDevice() {
+		notOnDevice("GATAttention", h)
+	}
 	start := tensor.OpStart()
 	hf := checkNodes("GATAttention", h, g.NumSrc())
 	if heads < 1 || hf%heads != 0 {
@@ -193,14 +205,12 @@ func GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope
 // [NumSrc, heads·f], hd [NumNodes, heads·f], att [heads, f]. The backward
 // pass recomputes the sums instead of keeping them.
 func GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
+	if hs.IsOnDevice() {
+		checkGATv2("GATv2Attention", g, hs, hd, att, heads)
+		return deviceGATv2(g, hs, hd, att, heads, slope, p, training)
+	}
 	start := tensor.OpStart()
-	hf := checkNodes("GATv2Attention", hs, g.NumSrc())
-	if heads < 1 || hf%heads != 0 {
-		panic(&tensor.ShapeError{Op: "GATv2Attention", A: hs.Shape(), Msg: fmt.Sprintf("width not divisible by %d heads", heads)})
-	}
-	if checkNodes("GATv2Attention", hd, g.NumNodes()) != hf || att.Len() != hf {
-		panic(&tensor.ShapeError{Op: "GATv2Attention", A: hd.Shape(), B: att.Shape(), Msg: "target features and att must match the source width"})
-	}
+	hf := checkGATv2("GATv2Attention", g, hs, hd, att, heads)
 	f := hf / heads
 	a := &attention{g: g, heads: heads, f: f, slope: slope}
 	n := g.NumNodes()
@@ -288,6 +298,18 @@ func GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope
 		}
 		return []*tensor.Tensor{tensor.Wrap(dhs, g.NumSrc(), hf), tensor.Wrap(dhd, n, hf), tensor.Wrap(datt, att.Shape()...)}
 	})
+}
+
+// checkGATv2 checks the operands of GATv2Attention and returns the width.
+func checkGATv2(op string, g *graph.Graph, hs, hd, att *tensor.Tensor, heads int) int {
+	hf := checkNodes(op, hs, g.NumSrc())
+	if heads < 1 || hf%heads != 0 {
+		panic(&tensor.ShapeError{Op: op, A: hs.Shape(), Msg: fmt.Sprintf("width not divisible by %d heads", heads)})
+	}
+	if checkNodes(op, hd, g.NumNodes()) != hf || att.Len() != hf {
+		panic(&tensor.ShapeError{Op: op, A: hd.Shape(), B: att.Shape(), Msg: "target features and att must match the source width"})
+	}
+	return hf
 }
 
 // workerCount is the number of row ranges parallelRows cuts indptr into.

@@ -162,6 +162,9 @@ func dropout(x *tensor.Tensor, p float32, r *tensor.RNG, training bool) *tensor.
 	if !training || p == 0 {
 		return x
 	}
+	if x.IsOnDevice() {
+		return deviceDropout(x, p, r)
+	}
 	if x.IsSparse() {
 		indptr, indices, values := x.CSR()
 		mask := dropMask(len(values), p, r)

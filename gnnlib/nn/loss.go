@@ -37,6 +37,8 @@ func Accuracy(logits *tensor.Tensor, labels, idx []int) float64 {
 	if len(s) != 2 || s[0] != len(labels) {
 		panic(&tensor.ShapeError{Op: "Accuracy", A: s, B: []int{len(labels)}, Msg: "needs [N, C] logits and N labels"})
 	}
+	// On a device, ArgMax copies the logits back: the prediction is
+	// compared with host labels anyway.
 	pred := logits.ArgMax(1)
 	if idx == nil {
 		idx = make([]int, len(labels))

@@ -69,6 +69,9 @@ func (o *SGD) Step() {
 		if g == nil {
 			continue
 		}
+		if p.IsOnDevice() {
+			notOnDevice("SGD.Step", p)
+		}
 		pd, gd, b := p.Data(), g.Data(), o.buf[i]
 		for j := range pd {
 			gj := gd[j] + wd*pd[j]
@@ -93,6 +96,9 @@ type Adam struct {
 	decoupled                      bool
 	m, v                           [][]float32
 	t                              int
+	// dm holds the moments of parameters on a device, made at their first
+	// step there.
+	dm [][2]*tensor.Tensor
 }
 
 // NewAdam returns Adam with betas (0.9, 0.999), eps 1e-8 and L2 weight
@@ -129,6 +135,10 @@ func (o *Adam) Step() {
 		if g == nil {
 			continue
 		}
+		if p.IsOnDevice() {
+			o.deviceStep(i, p, g, step, sc2)
+			continue
+		}
 		pd, gd, m, v := p.Data(), g.Data(), o.m[i], o.v[i]
 		for j := range pd {
 			gj := gd[j]
@@ -150,6 +160,9 @@ func ClipGradNorm(params []*tensor.Tensor, maxNorm float64) float64 {
 	var s float64
 	for _, p := range params {
 		if g := p.Grad(); g != nil {
+			if g.IsOnDevice() {
+				notOnDevice("ClipGradNorm", g)
+			}
 			for _, v := range g.Data() {
 				s += float64(v) * float64(v)
 			}

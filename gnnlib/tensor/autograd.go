@@ -72,7 +72,7 @@ func (t *Tensor) ZeroGrad() { t.grad = nil }
 // Detach returns a tensor sharing t's data but cut from the autograd graph
 // (not requiring gradients).
 func (t *Tensor) Detach() *Tensor {
-	return &Tensor{data: t.data, shape: t.shape, sp: t.sp}
+	return &Tensor{data: t.data, shape: t.shape, sp: t.sp, dev: t.dev}
 }
 
 // IsLeaf reports whether t was not produced by a recorded op.
@@ -172,6 +172,9 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 	if !grad.SameShape(t) {
 		panic(&ShapeError{Op: "BackwardWith", A: cloneInts(t.shape), B: cloneInts(grad.shape)})
 	}
+	if grad.Device() != t.Device() {
+		grad = grad.moved(t.Device())
+	}
 	if !t.RequiresGrad() {
 		return
 	}
@@ -243,6 +246,10 @@ type gradAcc struct {
 
 // addInto adds src to dst element-wise in place (same shapes).
 func addInto(dst, src *Tensor) {
+	if dst.dev != nil || src.dev != nil {
+		deviceAddInto(dst, src)
+		return
+	}
 	s := src.dense().data
 	d := dst.data
 	parallelFor(len(d), elemGrain, func(lo, hi int) {

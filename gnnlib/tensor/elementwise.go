@@ -99,6 +99,9 @@ func binaryData(op binOp, a, b *Tensor) *Tensor {
 }
 
 func binary(op binOp, a, b *Tensor) *Tensor {
+	if a.dev != nil || b.dev != nil {
+		return deviceBinary(op, a, b)
+	}
 	start := OpStart()
 	out := binaryData(op, a, b)
 	return NewOpSince(start, binNames[op], out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
@@ -153,6 +156,9 @@ func (t *Tensor) Div(u *Tensor) *Tensor { return binary(opDiv, t, u) }
 
 // AddScalar returns t + s.
 func (t *Tensor) AddScalar(s float32) *Tensor {
+	if t.dev != nil {
+		return deviceUnary("AddScalar", "add_scalar", t, s)
+	}
 	start := OpStart()
 	t.mustDense("AddScalar")
 	out := newDense(t.shape)
@@ -166,6 +172,9 @@ func (t *Tensor) AddScalar(s float32) *Tensor {
 
 // MulScalar returns t * s.
 func (t *Tensor) MulScalar(s float32) *Tensor {
+	if t.dev != nil {
+		return deviceScale("MulScalar", t, s)
+	}
 	start := OpStart()
 	t.mustDense("MulScalar")
 	out := newDense(t.shape)
@@ -381,6 +390,12 @@ func unGradKernel(op unOp, dst, g, x, y []float32, p, q float32) {
 }
 
 func unary(op unOp, t *Tensor, p, q float32) *Tensor {
+	if t.dev != nil {
+		if op == opNeg {
+			return deviceScale("Neg", t, -1)
+		}
+		return deviceUnary(unNames[op], deviceMaps[op], t, p)
+	}
 	start := OpStart()
 	name := unNames[op]
 	t.mustDense(name)

@@ -36,6 +36,9 @@ var ErrSparse = errors.New("tensor: op not supported on a sparse tensor; call To
 var ErrIndex = errors.New("tensor: index out of range")
 
 func (t *Tensor) mustDense(op string) {
+	if t.dev != nil {
+		t.notOnDevice(op)
+	}
 	if t.sp != nil {
 		panic(fmt.Errorf("tensor: %s: %w", op, ErrSparse))
 	}

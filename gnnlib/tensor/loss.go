@@ -42,6 +42,9 @@ func lossRows(op string, x *Tensor, labels, rows []int) []int {
 // indexed by row number (len(labels) == N), so the same label slice serves
 // the train, validation and test index sets.
 func CrossEntropy(logits *Tensor, labels []int, rows []int) *Tensor {
+	if logits.dev != nil {
+		return deviceCrossEntropy(logits, labels, rows)
+	}
 	start := OpStart()
 	rows = lossRows("CrossEntropy", logits, labels, rows)
 	c := logits.shape[1]

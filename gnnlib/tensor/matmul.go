@@ -6,6 +6,9 @@ package tensor
 // u dense 2-D it is a parallel sparse×dense product whose gradient flows to
 // u only. It runs on Threads() goroutines.
 func (t *Tensor) MatMul(u *Tensor) *Tensor {
+	if t.dev != nil || u.dev != nil {
+		return deviceMatMul(t, u)
+	}
 	if t.sp != nil {
 		return spmm(t, u)
 	}

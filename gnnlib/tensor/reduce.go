@@ -22,6 +22,9 @@ func reducedShape(shape []int, axis int, keepdim bool) []int {
 // Sum returns the sum of all elements as a scalar (zero-axis) tensor. It
 // accumulates in float64 for accuracy.
 func (t *Tensor) Sum() *Tensor {
+	if t.dev != nil {
+		return deviceSum("Sum", t, 1)
+	}
 	start := OpStart()
 	t.mustDense("Sum")
 	var acc float64
@@ -36,6 +39,9 @@ func (t *Tensor) Sum() *Tensor {
 
 // Mean returns the mean of all elements as a scalar tensor.
 func (t *Tensor) Mean() *Tensor {
+	if t.dev != nil {
+		return deviceSum("Mean", t, 1/float32(t.Len()))
+	}
 	start := OpStart()
 	t.mustDense("Mean")
 	var acc float64
@@ -171,6 +177,9 @@ func (t *Tensor) Min(axis int, keepdim bool) *Tensor { return t.extremum("Min", 
 // in row-major order of the remaining axes (for [N, C] and axis 1: one class
 // per row). It records no gradient.
 func (t *Tensor) ArgMax(axis int) []int {
+	if t.dev != nil { // the result lives on the host: copy t back
+		t = t.moved(nil)
+	}
 	t.mustDense("ArgMax")
 	idx, _ := argReduce(t, t.axis("ArgMax", axis), true)
 	return idx
@@ -178,6 +187,9 @@ func (t *Tensor) ArgMax(axis int) []int {
 
 // ArgMin is ArgMax for the minimum.
 func (t *Tensor) ArgMin(axis int) []int {
+	if t.dev != nil { // the result lives on the host: copy t back
+		t = t.moved(nil)
+	}
 	t.mustDense("ArgMin")
 	idx, _ := argReduce(t, t.axis("ArgMin", axis), false)
 	return idx

@@ -5,6 +5,9 @@ import "fmt"
 // Reshape returns a tensor with the same elements in a new shape; one
 // dimension may be -1 and is inferred. The data is shared (a view).
 func (t *Tensor) Reshape(shape ...int) *Tensor {
+	if t.dev != nil {
+		return deviceReshape(t, shape)
+	}
 	start := OpStart()
 	t.mustDense("Reshape")
 	shape = cloneInts(shape)

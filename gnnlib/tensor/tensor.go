@@ -16,6 +16,9 @@ type Tensor struct {
 	data  []float32 // dense values, len == product(shape); nil when sparse
 	shape []int
 	sp    *csr // non-nil for a sparse tensor
+	// dev holds the values of a tensor on a device (data is then nil);
+	// nil for a tensor in host memory, so the CPU path costs one check.
+	dev Storage
 
 	requiresGrad bool    // set by SetRequiresGrad (leaves)
 	grad         *Tensor // accumulated gradient of a leaf
@@ -71,11 +74,21 @@ func Full(v float32, shape ...int) *Tensor {
 	return t
 }
 
-// ZerosLike returns a zero tensor with the shape of t.
-func ZerosLike(t *Tensor) *Tensor { return newDense(t.shape) }
+// ZerosLike returns a zero tensor with the shape of t, on t's device.
+func ZerosLike(t *Tensor) *Tensor {
+	if t.dev != nil {
+		return deviceFull(t.dev.Backend(), 0, t.shape)
+	}
+	return newDense(t.shape)
+}
 
-// OnesLike returns a tensor of ones with the shape of t.
-func OnesLike(t *Tensor) *Tensor { return Full(1, t.shape...) }
+// OnesLike returns a tensor of ones with the shape of t, on t's device.
+func OnesLike(t *Tensor) *Tensor {
+	if t.dev != nil {
+		return deviceFull(t.dev.Backend(), 1, t.shape)
+	}
+	return Full(1, t.shape...)
+}
 
 // FromSlice returns a tensor holding a copy of data with the given shape.
 // With no shape the tensor is 1-D of length len(data). It panics with a
@@ -209,6 +222,9 @@ func (t *Tensor) offset(op string, idx []int) int {
 // At returns the element at the given multi-index (negative indices count
 // from the end). It works on sparse tensors too.
 func (t *Tensor) At(idx ...int) float32 {
+	if t.dev != nil { // an explicit read: copy back
+		return t.moved(nil).At(idx...)
+	}
 	if t.sp != nil {
 		t.offset("At", idx) // bounds check
 		r, c := idx[0], idx[1]
@@ -232,6 +248,9 @@ func (t *Tensor) Set(v float32, idx ...int) {
 
 // Item returns the value of a one-element tensor.
 func (t *Tensor) Item() float32 {
+	if t.dev != nil && t.Len() == 1 { // an explicit read: copy the value back
+		return t.moved(nil).data[0]
+	}
 	t.mustDense("Item")
 	if len(t.data) != 1 {
 		panic(&ShapeError{Op: "Item", A: cloneInts(t.shape), Msg: "not a one-element tensor"})
@@ -243,6 +262,9 @@ func (t *Tensor) Item() float32 {
 // is not connected to the autograd graph (like torch's clone().detach()).
 // Use t.Add(Scalar(0)) or an op to keep the graph.
 func (t *Tensor) Clone() *Tensor {
+	if t.dev != nil {
+		return deviceClone(t)
+	}
 	if t.sp != nil {
 		return &Tensor{shape: cloneInts(t.shape), sp: t.sp.clone()}
 	}
@@ -271,6 +293,12 @@ func AllClose(t, u *Tensor, rtol, atol float64) bool {
 		return false
 	}
 	a, b := t.dense(), u.dense()
+	if a.dev != nil {
+		a = a.moved(nil)
+	}
+	if b.dev != nil {
+		b = b.moved(nil)
+	}
 	for i := range a.data {
 		x, y := float64(a.data[i]), float64(b.data[i])
 		if math.IsNaN(x) || math.IsNaN(y) || math.Abs(x-y) > atol+rtol*math.Abs(y) {
@@ -300,6 +328,9 @@ const (
 func (t *Tensor) String() string {
 	if t == nil {
 		return "tensor(nil)"
+	}
+	if t.dev != nil {
+		return deviceString(t)
 	}
 	var b strings.Builder
 	if t.sp != nil {

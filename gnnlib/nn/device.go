@@ -1,0 +1,137 @@
+package nn
+
+import (
+	"fmt"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// DeviceOps is what a tensor.Backend implements, besides the tensor ops,
+// for the graph layers and optimisers of this package to run on it.
+// gnnlib/cuda's Device implements it. Every method gets device tensors and
+// returns new device storage; none records autograd (the callers here do).
+type DeviceOps interface {
+	tensor.Backend
+	// GraphSpMM returns A·x over g (Aᵀ·x when transpose is set), with g's
+	// edge weights when weighted and ones otherwise. The backend uploads
+	// g (and its transpose) on first use and keeps it while g lives.
+	GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.Tensor) (tensor.Storage, error)
+	// GATv2Attention runs the fused attention of GATv2Attention (without
+	// dropout) and returns its output and a function computing the
+	// gradients of hs, hd and att from the output's gradient.
+	GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope float32) (out tensor.Storage, backward func(grad *tensor.Tensor) (dhs, dhd, datt tensor.Storage, err error), err error)
+	// AdamStep updates p, m and v in place as Adam.Step does on the CPU:
+	// with decoupled, p *= shrink first, else grad += weightDecay·p; then
+	// m, v move and p -= step·m/(sqrt(v)/sqrtC2 + eps).
+	AdamStep(p, grad, m, v *tensor.Tensor, step, beta1, beta2, eps, sqrtC2, weightDecay, shrink float32, decoupled bool) error
+}
+
+// To moves the parameters of m to dev in place (dev nil: back to the CPU),
+// so that the same model code runs there once its inputs are moved too:
+//
+//	dev, err := tensor.Device("cuda")
+//	nn.To(model, dev)
+//	x := ds.X.To(dev)
+//	opt := nn.NewAdam(model.Params(), 0.01, 5e-4)
+//
+// Gradients are dropped. It panics with a *tensor.DeviceError when a copy
+// fails.
+func To(m Module, dev tensor.Backend) {
+	for _, p := range m.Params() {
+		p.MoveTo(dev)
+	}
+}
+
+// deviceOps returns the DeviceOps of x's device for op, panicking with a
+// *tensor.DeviceError when the device has none.
+func deviceOps(op string, x *tensor.Tensor) DeviceOps {
+	be := x.Device()
+	ops, ok := be.(DeviceOps)
+	if !ok {
+		notOnDevice(op, x)
+	}
+	return ops
+}
+
+// notOnDevice panics because op has no device version.
+func notOnDevice(op string, x *tensor.Tensor) {
+	panic(&tensor.DeviceError{Op: op, Device: x.Device().String(), Err: tensor.ErrNotOnDevice})
+}
+
+// deviceCheck panics with a *tensor.DeviceError when err is not nil.
+func deviceCheck(op string, x *tensor.Tensor, err error) {
+	if err != nil {
+		panic(&tensor.DeviceError{Op: op, Device: x.Device().String(), Err: err})
+	}
+}
+
+// deviceSpMM is spmm on a device: the backward pass runs the transposed
+// product over the transpose the backend cached with the graph.
+func deviceSpMM(name string, g *graph.Graph, weighted bool, x *tensor.Tensor) *tensor.Tensor {
+	start := tensor.OpStart()
+	ops := deviceOps(name, x)
+	f := checkNodes(name, x, g.NumSrc())
+	s, err := ops.GraphSpMM(g, weighted, false, x)
+	deviceCheck(name, x, err)
+	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+		s, err := ops.GraphSpMM(g, weighted, true, grad)
+		deviceCheck(name+" backward", x, err)
+		return []*tensor.Tensor{tensor.FromStorage(s, g.NumSrc(), f)}
+	})
+}
+
+// deviceGATv2 is GATv2Attention on a device, with the fused kernel.
+func deviceGATv2(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, training bool) *tensor.Tensor {
+	const name = "GATv2Attention"
+	start := tensor.OpStart()
+	ops := deviceOps(name, hs)
+	if hd.Device() != hs.Device() || att.Device() != hs.Device() {
+		panic(&tensor.DeviceError{Op: name, Device: hs.Device().String(), Err: fmt.Errorf("operands on different devices; move them with To")})
+	}
+	if training && p > 0 {
+		notOnDevice(name+" with attention dropout (set Dropout to 0 or call Eval)", hs)
+	}
+	s, backward, err := ops.GATv2Attention(g, hs, hd, att, heads, slope)
+	deviceCheck(name, hs, err)
+	shape := hs.Shape()
+	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), shape[1]), []*tensor.Tensor{hs, hd, att}, func(grad *tensor.Tensor) []*tensor.Tensor {
+		dhs, dhd, datt, err := backward(grad)
+		deviceCheck(name+" backward", hs, err)
+		return []*tensor.Tensor{tensor.FromStorage(dhs, hs.Shape()...), tensor.FromStorage(dhd, hd.Shape()...), tensor.FromStorage(datt, att.Shape()...)}
+	})
+}
+
+// deviceDropout is dropout on a device: the mask is a function of a seed
+// drawn from r and of the element's index, recomputed by the backward
+// pass rather than stored. It differs from the CPU's mask for the same r.
+func deviceDropout(x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor {
+	start := tensor.OpStart()
+	if p < 0 || p >= 1 {
+		panic(&tensor.ShapeError{Op: "Dropout", A: x.Shape(), Msg: fmt.Sprintf("probability %g not in [0, 1)", p)})
+	}
+	be := x.Device()
+	seed := uint64(r.Float64()*(1<<53)) ^ uint64(r.Float64()*(1<<53))<<11
+	s, err := be.Dropout(x, p, seed)
+	deviceCheck("Dropout", x, err)
+	return tensor.NewOpSince(start, "Dropout", tensor.FromStorage(s, x.Shape()...), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+		s, err := be.DropoutGrad(grad, p, seed)
+		deviceCheck("Dropout backward", x, err)
+		return []*tensor.Tensor{tensor.FromStorage(s, x.Shape()...)}
+	})
+}
+
+// deviceAdamStep is Adam.Step for parameter i on a device; the moments
+// move to the device at its first step there.
+func (o *Adam) deviceStep(i int, p, g *tensor.Tensor, step, sc2 float32) {
+	ops := deviceOps("Adam.Step", p)
+	if o.dm == nil {
+		o.dm = make([][2]*tensor.Tensor, len(o.params))
+	}
+	if o.dm[i][0] == nil || o.dm[i][0].Device() != p.Device() {
+		o.dm[i] = [2]*tensor.Tensor{tensor.Wrap(o.m[i], p.Shape()...).To(p.Device()), tensor.Wrap(o.v[i], p.Shape()...).To(p.Device())}
+	}
+	err := ops.AdamStep(p, g, o.dm[i][0], o.dm[i][1], step, float32(o.Beta1), float32(o.Beta2), float32(o.Eps), sc2,
+		float32(o.WeightDecay), float32(1-o.lr*o.WeightDecay), o.decoupled)
+	deviceCheck("Adam.Step", p, err)
+}

@@ -1,0 +1,474 @@
+package tensor
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Storage is a tensor's data held in a device's memory. A Backend creates
+// it; the tensor keeps the shape. Several tensors may share one Storage
+// (Reshape and Detach make views).
+type Storage interface {
+	// Backend returns the device that holds the data.
+	Backend() Backend
+}
+
+// Backend is a compute device that tensors can move to with To. The
+// package knows no device of its own: a backend package (gnnlib/cuda,
+// built with -tags cuda) implements Backend and registers it with
+// RegisterBackend, so that this package never depends on it.
+//
+// Ops of this package run on a Backend when their operands live there, and
+// record autograd on the same tape as CPU ops. Every method gets device
+// tensors (t.Storage() non-nil) and returns new Storage for a result whose
+// shape the caller knows; none of them records autograd. An error wrapping
+// ErrNotOnDevice means the backend has no version of the op.
+type Backend interface {
+	// String names the device, e.g. "cuda:0 (NVIDIA H200, sm_90)".
+	String() string
+	// Upload copies row-major host data of the given shape to the device.
+	Upload(data []float32, shape []int) (Storage, error)
+	// Download copies t's data into dst (len(dst) == t.Len()).
+	Download(dst []float32, t *Tensor) error
+	// Copy returns a copy of t's data.
+	Copy(t *Tensor) (Storage, error)
+	// AddTo adds src to dst in place (same length).
+	AddTo(dst, src *Tensor) error
+	// Scale returns n values (x[i] or 1)·(s[0] or 1)·k, where x and s may
+	// be nil: MulScalar, Full and the gradient of Sum in one method.
+	Scale(n int, x, s *Tensor, k float32) (Storage, error)
+	// MatMul returns op(a)·op(b) for 2-D a and b, op transposing when
+	// transA or transB is set (never both).
+	MatMul(a, b *Tensor, transA, transB bool) (Storage, error)
+	// Binary returns a ∘ b for op "add", "sub" or "mul", where b has a's
+	// length or is one row broadcast over a's rows (len(b) == last axis).
+	Binary(op string, a, b *Tensor) (Storage, error)
+	// Map returns op(x) element-wise for op "relu", "leaky_relu" (p: the
+	// slope), "elu" (p: alpha), "sigmoid", "tanh", "exp", "log" or
+	// "add_scalar" (p: the scalar).
+	Map(op string, x *Tensor, p float32) (Storage, error)
+	// MapGrad returns g·op'(x) given x and y = op(x).
+	MapGrad(op string, g, x, y *Tensor, p float32) (Storage, error)
+	// ColSum sums x over all axes but the last (a bias gradient).
+	ColSum(x *Tensor) (Storage, error)
+	// Sum returns the sum of all elements as one value.
+	Sum(x *Tensor) (Storage, error)
+	// Dropout zeroes each element with probability p and scales the rest
+	// by 1/(1-p), the mask a function of (seed, index) only, so that
+	// DropoutGrad recomputes it instead of storing it.
+	Dropout(x *Tensor, p float32, seed uint64) (Storage, error)
+	DropoutGrad(g *Tensor, p float32, seed uint64) (Storage, error)
+	// CrossEntropy returns the mean cross-entropy of logits [N, C] over
+	// rows (nil: all; no duplicates) and its gradient for a unit upstream
+	// gradient, fused in one pass.
+	CrossEntropy(logits *Tensor, labels, rows []int) (loss, grad Storage, err error)
+}
+
+// ErrNotOnDevice is wrapped by the panic value of an op that has no version
+// for the device its operand lives on. Move the operand with t.CPU().
+var ErrNotOnDevice = errors.New("tensor: op not available on the device yet")
+
+// DeviceError is the value ops panic with when a device cannot run them:
+// the op has no device version (Err wraps ErrNotOnDevice), the operands
+// live on different devices, or the device failed (out of memory). The
+// notebook session reports it like a ShapeError. Recover it with
+// errors.As.
+type DeviceError struct {
+	Op     string // the op, e.g. "Sigmoid" or "Conv2D"
+	Device string // the device, e.g. "cuda:0 (NVIDIA H200, sm_90)"
+	Err    error
+}
+
+func (e *DeviceError) Error() string {
+	if errors.Is(e.Err, ErrNotOnDevice) {
+		return fmt.Sprintf("tensor: %s is not available on %s yet; move its operands to the CPU with x.CPU() first", e.Op, e.Device)
+	}
+	return fmt.Sprintf("tensor: %s on %s: %v", e.Op, e.Device, e.Err)
+}
+
+func (e *DeviceError) Unwrap() error { return e.Err }
+
+func deviceName(b Backend) string {
+	if b == nil {
+		return "the CPU"
+	}
+	return b.String()
+}
+
+// devicePanic panics with a *DeviceError for op on b.
+func devicePanic(op string, b Backend, err error) {
+	panic(&DeviceError{Op: op, Device: deviceName(b), Err: err})
+}
+
+// notOnDevice panics because op has no version for t's device.
+func (t *Tensor) notOnDevice(op string) {
+	devicePanic(op, t.dev.Backend(), ErrNotOnDevice)
+}
+
+var registry struct {
+	sync.Mutex
+	open map[string]func() (Backend, error)
+}
+
+// RegisterBackend makes a device kind available to Device under name
+// ("cuda"). A backend package calls it from its init function; open is
+// called at most once per Device call and should return an error that
+// says why the device is unavailable and how to fix it.
+func RegisterBackend(name string, open func() (Backend, error)) {
+	registry.Lock()
+	defer registry.Unlock()
+	if registry.open == nil {
+		registry.open = map[string]func() (Backend, error){}
+	}
+	registry.open[name] = open
+}
+
+// ErrNoBackend is wrapped by the error Device returns for a device kind
+// that no package registered.
+var ErrNoBackend = errors.New("tensor: no such device backend")
+
+// Device opens the device kind registered under name, e.g.
+// tensor.Device("cuda"). "cpu" returns a nil Backend, which To treats as
+// the CPU. For "cuda" in a binary built without -tags cuda, the error says
+// to rebuild; on a machine without a GPU, what the driver reported.
+func Device(name string) (Backend, error) {
+	if name == "cpu" {
+		return nil, nil
+	}
+	registry.Lock()
+	open := registry.open[name]
+	var known []string
+	for k := range registry.open {
+		known = append(known, k)
+	}
+	registry.Unlock()
+	if open == nil {
+		sort.Strings(known)
+		if name == "cuda" {
+			return nil, fmt.Errorf("%w: %q: this binary was built without CUDA support; rebuild with -tags cuda (make cuda) and import gnnlib/cuda", ErrNoBackend, name)
+		}
+		return nil, fmt.Errorf("%w: %q (registered: cpu %v)", ErrNoBackend, name, known)
+	}
+	return open()
+}
+
+// FromStorage returns a tensor of the given shape over s (no copy). Backend
+// packages use it to hand results back; it does not record autograd.
+func FromStorage(s Storage, shape ...int) *Tensor {
+	checkShape("FromStorage", shape)
+	return &Tensor{dev: s, shape: cloneInts(shape)}
+}
+
+// Storage returns t's device data, or nil for a tensor in host memory.
+func (t *Tensor) Storage() Storage { return t.dev }
+
+// Device returns the device t lives on, or nil on the CPU.
+func (t *Tensor) Device() Backend {
+	if t.dev == nil {
+		return nil
+	}
+	return t.dev.Backend()
+}
+
+// IsOnDevice reports whether t lives in a device's memory.
+func (t *Tensor) IsOnDevice() bool { return t.dev != nil }
+
+// To returns t on dev (nil: the CPU): t itself when it is there already,
+// else a copy that records the move for autograd, so that gradients flow
+// back to where t lives. A sparse tensor is densified on the way to a
+// device. It panics with a *DeviceError when the copy fails.
+func (t *Tensor) To(dev Backend) *Tensor {
+	if t.Device() == dev {
+		return t
+	}
+	start := OpStart()
+	out := t.moved(dev)
+	return NewOpSince(start, "To", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+		return []*Tensor{g.moved(t.Device())}
+	})
+}
+
+// CPU returns t in host memory: t itself when it is there, else a copy
+// (differentiable, like To(nil)).
+func (t *Tensor) CPU() *Tensor { return t.To(nil) }
+
+// moved copies t's values to dev without autograd.
+func (t *Tensor) moved(dev Backend) *Tensor {
+	if dev == nil {
+		out := newDense(t.shape)
+		if err := t.dev.Backend().Download(out.data, t); err != nil {
+			devicePanic("To", t.dev.Backend(), err)
+		}
+		return out
+	}
+	host := t
+	if t.dev != nil {
+		host = t.moved(nil)
+	}
+	s, err := dev.Upload(host.dense().data, t.shape)
+	if err != nil {
+		devicePanic("To", dev, err)
+	}
+	return &Tensor{dev: s, shape: cloneInts(t.shape)}
+}
+
+// MoveTo moves t's data to dev (nil: the CPU) in place, keeping t's
+// identity, which is how a model's parameters move (nn.To): the layers
+// and an optimiser built afterwards see the moved tensors. It drops t's
+// gradient and must be called on leaves only.
+func (t *Tensor) MoveTo(dev Backend) {
+	if t.node != nil {
+		panic(&DeviceError{Op: "MoveTo", Device: deviceName(dev), Err: errors.New("not a leaf tensor (use To)")})
+	}
+	if t.Device() == dev {
+		return
+	}
+	m := t.moved(dev)
+	t.data, t.dev, t.sp, t.grad = m.data, m.dev, nil, nil
+}
+
+// backendOf returns the device both operands live on, panicking for op if
+// they live on different ones.
+func backendOf(op string, a, b *Tensor) Backend {
+	da, db := a.Device(), b.Device()
+	if da != db {
+		panic(&DeviceError{Op: op, Device: deviceName(da), Err: fmt.Errorf("operands on different devices (%s and %s); move one with To", deviceName(da), deviceName(db))})
+	}
+	return da
+}
+
+// devResult wraps a backend result, panicking on its error.
+func devResult(op string, b Backend, s Storage, err error, shape []int) *Tensor {
+	if err != nil {
+		devicePanic(op, b, err)
+	}
+	return &Tensor{dev: s, shape: cloneInts(shape)}
+}
+
+// deviceMatMul is MatMul for 2-D device tensors.
+func deviceMatMul(t, u *Tensor) *Tensor {
+	start := OpStart()
+	b := backendOf("MatMul", t, u)
+	if u.sp != nil || len(t.shape) != 2 || len(u.shape) != 2 {
+		t.notOnDevice("MatMul (other than 2-D×2-D dense)")
+	}
+	m, k, n := t.shape[0], t.shape[1], u.shape[1]
+	if u.shape[0] != k {
+		panic(&ShapeError{Op: "MatMul", A: cloneInts(t.shape), B: cloneInts(u.shape)})
+	}
+	s, err := b.MatMul(t, u, false, false)
+	out := devResult("MatMul", b, s, err, []int{m, n})
+	return NewOpSince(start, "MatMul", out, []*Tensor{t, u}, func(g *Tensor) []*Tensor {
+		var ga, gb *Tensor
+		if t.RequiresGrad() { // dA = G·Bᵀ
+			s, err := b.MatMul(g, u, false, true)
+			ga = devResult("MatMul backward", b, s, err, t.shape)
+		}
+		if u.RequiresGrad() { // dB = Aᵀ·G
+			s, err := b.MatMul(t, g, true, false)
+			gb = devResult("MatMul backward", b, s, err, u.shape)
+		}
+		return []*Tensor{ga, gb}
+	})
+}
+
+// deviceBinary is Add, Sub and Mul on a device: same shapes, or b one row
+// broadcast over a (the bias case); a row on the left of Add and Mul is
+// swapped to the right.
+func deviceBinary(op binOp, a, b *Tensor) *Tensor {
+	start := OpStart()
+	name := binNames[op]
+	be := backendOf(name, a, b)
+	if a.sp != nil || b.sp != nil {
+		panic(fmt.Errorf("tensor: %s: %w", name, ErrSparse))
+	}
+	shape := broadcastShape(name, a.shape, b.shape)
+	if !equalInts(a.shape, shape) && (op == opAdd || op == opMul) && equalInts(b.shape, shape) {
+		a, b = b, a
+	}
+	row := !equalInts(b.shape, shape)
+	if op == opDiv || !equalInts(a.shape, shape) || (row && (len(shape) == 0 || !isSuffixRepeat(b.shape, shape) || b.Len() != shape[len(shape)-1])) {
+		a.notOnDevice(name + " (other than same shapes or a broadcast row)")
+	}
+	key := map[binOp]string{opAdd: "add", opSub: "sub", opMul: "mul"}[op]
+	s, err := be.Binary(key, a, b)
+	out := devResult(name, be, s, err, shape)
+	return NewOpSince(start, name, out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
+		var ga, gb *Tensor
+		if a.RequiresGrad() {
+			ga = g
+			if op == opMul {
+				s, err := be.Binary("mul", g, b)
+				ga = devResult(name+" backward", be, s, err, a.shape)
+			}
+		}
+		if b.RequiresGrad() {
+			gb = g
+			if op == opMul {
+				s, err := be.Binary("mul", g, a)
+				gb = devResult(name+" backward", be, s, err, a.shape)
+			}
+			if row {
+				s, err := be.ColSum(gb)
+				gb = devResult(name+" backward", be, s, err, b.shape)
+			}
+			if op == opSub {
+				s, err := be.Scale(gb.Len(), gb, nil, -1)
+				gb = devResult(name+" backward", be, s, err, b.shape)
+			}
+		}
+		return []*Tensor{ga, gb}
+	})
+}
+
+// deviceMaps names the unary ops with a device version.
+var deviceMaps = map[unOp]string{opReLU: "relu", opLeakyReLU: "leaky_relu", opELU: "elu",
+	opSigmoid: "sigmoid", opTanh: "tanh", opExp: "exp", opLog: "log"}
+
+// deviceUnary is an element-wise op on a device; key names it to the
+// backend ("add_scalar" or one of deviceMaps).
+func deviceUnary(name, key string, t *Tensor, p float32) *Tensor {
+	start := OpStart()
+	be := t.dev.Backend()
+	if key == "" {
+		t.notOnDevice(name)
+	}
+	s, err := be.Map(key, t, p)
+	out := devResult(name, be, s, err, t.shape)
+	if key == "add_scalar" {
+		return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor { return []*Tensor{g} })
+	}
+	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+		s, err := be.MapGrad(key, g, t, out, p)
+		return []*Tensor{devResult(name+" backward", be, s, err, t.shape)}
+	})
+}
+
+// deviceScale is MulScalar (and Neg) on a device.
+func deviceScale(name string, t *Tensor, k float32) *Tensor {
+	start := OpStart()
+	be := t.dev.Backend()
+	s, err := be.Scale(t.Len(), t, nil, k)
+	out := devResult(name, be, s, err, t.shape)
+	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+		s, err := be.Scale(g.Len(), g, nil, k)
+		return []*Tensor{devResult(name+" backward", be, s, err, t.shape)}
+	})
+}
+
+// deviceSum is Sum (scale 1) and Mean (scale 1/n) on a device.
+func deviceSum(name string, t *Tensor, scale float32) *Tensor {
+	start := OpStart()
+	be := t.dev.Backend()
+	s, err := be.Sum(t)
+	out := devResult(name, be, s, err, nil)
+	if scale != 1 {
+		s, err := be.Scale(1, out, nil, scale)
+		out = devResult(name, be, s, err, nil)
+	}
+	out.shape = []int{}
+	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+		s, err := be.Scale(t.Len(), nil, g, scale)
+		return []*Tensor{devResult(name+" backward", be, s, err, t.shape)}
+	})
+}
+
+// deviceCrossEntropy is CrossEntropy on a device: the loss and its
+// gradient come from one fused pass; the backward pass scales the stored
+// gradient by the upstream one.
+func deviceCrossEntropy(logits *Tensor, labels, rows []int) *Tensor {
+	start := OpStart()
+	be := logits.dev.Backend()
+	if len(logits.shape) != 2 {
+		panic(&ShapeError{Op: "CrossEntropy", A: cloneInts(logits.shape), Msg: "needs [N, C] scores"})
+	}
+	n, c := logits.shape[0], logits.shape[1]
+	if len(labels) != n {
+		panic(&ShapeError{Op: "CrossEntropy", A: cloneInts(logits.shape), B: []int{len(labels)}, Msg: "need one label per row"})
+	}
+	if rows != nil && len(rows) == 0 {
+		panic(&ShapeError{Op: "CrossEntropy", A: cloneInts(logits.shape), B: []int{0}, Msg: "empty row set"})
+	}
+	check := func(r int) {
+		if r < 0 || r >= n {
+			indexPanic("CrossEntropy", r, n)
+		}
+		if l := labels[r]; l < 0 || l >= c {
+			panic(fmt.Errorf("tensor: CrossEntropy: label %d of row %d not in [0, %d): %w", l, r, c, ErrIndex))
+		}
+	}
+	if rows == nil {
+		for r := range labels {
+			check(r)
+		}
+	} else {
+		for _, r := range rows {
+			check(r)
+		}
+	}
+	ls, gs, err := be.CrossEntropy(logits, labels, rows)
+	loss := devResult("CrossEntropy", be, ls, err, []int{})
+	grad := &Tensor{dev: gs, shape: cloneInts(logits.shape)}
+	return NewOpSince(start, "CrossEntropy", loss, []*Tensor{logits}, func(g *Tensor) []*Tensor {
+		s, err := be.Scale(grad.Len(), grad, g, 1)
+		return []*Tensor{devResult("CrossEntropy backward", be, s, err, logits.shape)}
+	})
+}
+
+// deviceClone copies a device tensor (detached).
+func deviceClone(t *Tensor) *Tensor {
+	be := t.dev.Backend()
+	s, err := be.Copy(t)
+	return devResult("Clone", be, s, err, t.shape)
+}
+
+// deviceAddInto is addInto for device gradients.
+func deviceAddInto(dst, src *Tensor) {
+	be := backendOf("Backward", dst, src)
+	if err := be.AddTo(dst, src); err != nil {
+		devicePanic("Backward", be, err)
+	}
+}
+
+// deviceFull returns a device tensor of shape filled with v.
+func deviceFull(be Backend, v float32, shape []int) *Tensor {
+	s, err := be.Scale(numel(shape), nil, nil, v)
+	return devResult("Full", be, s, err, shape)
+}
+
+// deviceString formats a device tensor by copying it back.
+func deviceString(t *Tensor) string {
+	h := t.moved(nil)
+	h.node, h.requiresGrad = t.node, t.requiresGrad
+	s := h.String()
+	return s[:len(s)-1] + ", device=" + t.Device().String() + ")"
+}
+
+// deviceReshape is Reshape for a device tensor: a view sharing storage.
+func deviceReshape(t *Tensor, shape []int) *Tensor {
+	start := OpStart()
+	shape = cloneInts(shape)
+	infer, known := -1, 1
+	for i, d := range shape {
+		switch {
+		case d == -1 && infer < 0:
+			infer = i
+		case d < 0:
+			panic(&ShapeError{Op: "Reshape", A: cloneInts(t.shape), B: shape, Msg: "bad target shape"})
+		default:
+			known *= d
+		}
+	}
+	if infer >= 0 && known > 0 {
+		shape[infer] = t.Len() / known
+	}
+	if numel(shape) != t.Len() || infer >= 0 && known == 0 {
+		panic(&ShapeError{Op: "Reshape", A: cloneInts(t.shape), B: shape, Msg: "cannot reshape"})
+	}
+	out := &Tensor{dev: t.dev, shape: shape}
+	return NewOpSince(start, "Reshape", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+		return []*Tensor{{dev: g.dev, shape: t.shape}}
+	})
+}
