@@ -55,26 +55,33 @@
 // # Matrix multiplication
 //
 // MatMul uses the package's own float32 kernel (gemm.go): Goto-style
-// blocking that packs panels of B (256×512) and blocks of A (64×256) into
-// zero-padded micro-panels, and a 4×4 register-blocked micro-kernel in plain
-// Go, parallel over row blocks of the result on Threads() goroutines.
-// Transposed operands are read through strides during packing, so the
-// backward pass never materialises a transpose.
+// blocking that packs panels of B (256×512) and blocks of A (96×256) into
+// zero-padded micro-panels, and a 6×16 register-blocked micro-kernel,
+// parallel over row blocks of the result on Threads() goroutines. On amd64
+// with AVX2 and FMA (checked at start-up with golang.org/x/sys/cpu) the
+// micro-kernel is assembly (gemm_amd64.s: twelve YMM accumulators, twelve
+// fused multiply-adds per step of k); elsewhere, or built with the purego
+// tag, it is plain Go. Transposed operands are read through strides during
+// packing, so the backward pass never materialises a transpose.
 //
-// Measured on the 2-core development machine (shared, so noisy), GFLOP/s
-// for square n×n products, 1 and 2 threads:
+// Measured on the 2-core development machine (shared with other jobs, so
+// noisy), GFLOP/s for square n×n products on 2 threads:
 //
-//	n      own kernel     gonum Sgemm (blas/gonum)
-//	256    2.8 / 3.0      6.2 / 6.0
-//	512    1.0 / 1.2      2.6 / 2.4   (a contended run)
-//	1024   3.0 / 4.1      7.5 / 3.7
+//	n      assembly kernel   previous Go 4×4 kernel   gonum Sgemm (blas/gonum)
+//	256    24–52             3.0                      6–7.6
+//	512    39–72             1.2                      2.4–4.2
+//	1024   39                4.1                      3.7–5.5
 //
-// gonum's float32 Sgemm is about twice as fast on one core because its inner
-// axpy is SSE assembly, while Go does not vectorise our micro-kernel. We
-// still use our own kernel: it honours SetThreads (gonum always spawns
-// GOMAXPROCS workers, which breaks the speedup curves the profiler draws),
-// gives bit-identical results for every thread count, and reads transposed
-// operands without copies. BenchmarkMatMul runs both side by side.
+// We use our own kernel rather than gonum's: it is several times faster,
+// honours SetThreads (gonum always spawns GOMAXPROCS workers, which breaks
+// the speedup curves the profiler draws), gives bit-identical results for
+// every thread count (each element is summed over k in the same order
+// whatever the split), and reads transposed operands without copies.
+// BenchmarkMatMul runs both side by side.
+//
+// Conv2D runs per image as W [O, C·KH·KW] · cols [C·KH·KW, OH·OW], whose
+// result is already in NCHW order; the images run in parallel and the
+// weight gradient sums the per-image products in image order.
 //
 // A sparse×dense MatMul on a Cora-shaped matrix (2708×1433, 1.3% non-zero)
 // by a 1433×16 weight takes about 0.7 ms, against about 35 ms for the same
@@ -86,15 +93,17 @@
 // pass with its name and timing, for an op-level profiler.
 package tensor
 
-// BUG(tensor): The matmul micro-kernel is plain Go without SIMD and runs at
-// about half the speed of gonum's assembly-backed Sgemm on one core; an
-// AVX2/FMA assembly micro-kernel is the planned fix.
+// BUG(tensor): Only amd64 has an assembly matmul micro-kernel; other
+// architectures (arm64 laptops included) run the Go one, several times
+// slower. The assembly kernel's fused multiply-adds round differently from
+// the Go kernel, so the last bits of a product differ between the two
+// (each is deterministic on its own).
 //
 // BUG(tensor): Gradient recording (NoGrad, DisableGrad) is a process-wide
 // switch, not per goroutine: do not train and evaluate concurrently.
 //
-// BUG(tensor): Conv2D parallelises its matmul over output pixels only; with
-// few filters and a small batch it leaves cores idle. There is no dilation,
+// BUG(tensor): Conv2D parallelises over the images of a batch; a batch of
+// one image runs on one goroutine. There is no dilation,
 // groups or asymmetric stride/padding, and pooling has no padding.
 //
 // BUG(tensor): Sparse tensors support only MatMul (sparse×dense, gradient to
