@@ -432,3 +432,41 @@ func TestMagics(t *testing.T) {
 		t.Errorf("gone after %%restart = %v, want an error (fresh state)", reply.Content)
 	}
 }
+
+// Output and rich events travel on separate pipes; what a cell prints right
+// after clear_output or a display must still come after it on iopub.
+func TestOutputKeepsItsPlaceAfterEvents(t *testing.T) {
+	c := start(t, "tcp")
+	code := `import (
+	"fmt"
+	"github.com/gnnlab/gnnlab/viz/display"
+)
+for i := 0; i < 20; i++ {
+	display.Clear(false)
+	fmt.Println("line", i)
+	display.HTML(fmt.Sprint("<i>", i, "</i>"))
+	fmt.Println("after", i)
+}`
+	reply, out := c.Execute(code, nil)
+	if reply.Content["status"] != "ok" {
+		t.Fatalf("execute reply = %v", reply.Content)
+	}
+	var got []string
+	for _, m := range out {
+		switch m.MsgType {
+		case "clear_output":
+			got = append(got, "clear")
+		case "display_data":
+			got = append(got, "html")
+		case "stream":
+			// A stream message may hold several lines; count them.
+			for range strings.Count(m.Content["text"].(string), "\n") {
+				got = append(got, "text")
+			}
+		}
+	}
+	want := strings.Repeat("clear text html text ", 20)
+	if g := strings.Join(got, " ") + " "; g != want {
+		t.Errorf("iopub order =\n%s\nwant\n%s", g, want)
+	}
+}

@@ -156,6 +156,7 @@ func (s *Supervisor) Call(ctx context.Context, req workerproto.Request, fn func(
 		if ev.Sync > 0 {
 			p.waitMark(ev.Sync)
 		}
+		defer p.setDelivered(ev.Sync)
 		if ev.Kind == workerproto.EvDone {
 			return true
 		}
@@ -285,7 +286,9 @@ type proc struct {
 	mu         sync.Mutex
 	pending    map[uint64]chan workerproto.Event
 	marks      [2]uint64     // last sync mark seen on stdout, stderr
-	marksCh    chan struct{} // closed and replaced when marks change
+	delivered  uint64        // last sync mark whose event was passed on
+	marksCh    chan struct{} // closed and replaced when marks or delivered change
+	eventsEnd  chan struct{} // closed when the event pipe ends
 	killReason string
 }
 
@@ -346,13 +349,14 @@ func (s *Supervisor) spawn() (*proc, error) {
 	errW.Close()
 
 	p := &proc{
-		sup:     s,
-		cmd:     cmd,
-		reqW:    reqW,
-		ready:   make(chan struct{}),
-		dead:    make(chan struct{}),
-		pending: make(map[uint64]chan workerproto.Event),
-		marksCh: make(chan struct{}),
+		sup:       s,
+		cmd:       cmd,
+		reqW:      reqW,
+		ready:     make(chan struct{}),
+		dead:      make(chan struct{}),
+		pending:   make(map[uint64]chan workerproto.Event),
+		marksCh:   make(chan struct{}),
+		eventsEnd: make(chan struct{}),
 	}
 	var streams sync.WaitGroup
 	streams.Add(2)
@@ -381,6 +385,9 @@ func (p *proc) readStream(r *os.File, idx int, name string, filter *crashFilter,
 			filter.release(out)
 		}
 		p.setMark(idx, n)
+		// What the cell prints after the mark must not overtake the
+		// event the mark announced (a clear_output, a display).
+		p.waitDelivered(n)
 	}
 	var sp splitter
 	buf := make([]byte, 32<<10)
@@ -408,6 +415,49 @@ func (p *proc) setMark(idx int, n uint64) {
 	close(p.marksCh)
 	p.marksCh = make(chan struct{})
 	p.mu.Unlock()
+}
+
+// setDelivered records that the event announced by sync mark n was passed
+// on, which lets the output written after the mark go.
+func (p *proc) setDelivered(n uint64) {
+	if n == 0 {
+		return
+	}
+	p.mu.Lock()
+	if n > p.delivered {
+		p.delivered = n
+	}
+	close(p.marksCh)
+	p.marksCh = make(chan struct{})
+	p.mu.Unlock()
+}
+
+// waitDelivered waits until the event of sync mark n was passed on, the
+// event pipe ended, or syncTimeout passed.
+func (p *proc) waitDelivered(n uint64) {
+	var timeout <-chan time.Time
+	for {
+		p.mu.Lock()
+		ok := p.delivered >= n
+		ch := p.marksCh
+		p.mu.Unlock()
+		if ok {
+			return
+		}
+		if timeout == nil {
+			t := time.NewTimer(syncTimeout)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case <-ch:
+		case <-p.eventsEnd:
+			return
+		case <-timeout:
+			p.sup.cfg.Log.Printf("worker: the event of sync mark %d was not passed on; releasing output", n)
+			return
+		}
+	}
 }
 
 // waitMark waits until both streams have passed sync mark n.
@@ -456,8 +506,12 @@ func (p *proc) monitor(evR *os.File, streams *sync.WaitGroup, filter *crashFilte
 			ch <- ev
 		case ev.Kind != workerproto.EvDone: // a done without a call: Stop's shutdown
 			p.sup.cfg.Orphan(ev)
+			p.setDelivered(ev.Sync)
+		default:
+			p.setDelivered(ev.Sync)
 		}
 	}
+	close(p.eventsEnd)
 	waitErr := p.cmd.Wait()
 	p.reqW.Close()
 	drained := make(chan struct{})
