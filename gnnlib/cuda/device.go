@@ -24,6 +24,8 @@ type Device struct {
 	closed bool
 
 	pool pool
+	// graphs holds the device copies of host graphs that tensor ops used.
+	graphs graphCache
 }
 
 // Open starts the device with the given ordinal (0 for the first GPU). In a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // buffer is one block of device memory handed out by the pool.
@@ -26,9 +27,19 @@ type pool struct {
 	peak     int64
 	reserved int64
 
+	// sinceGC counts the bytes handed out since the pool last asked for a
+	// garbage collection: device tensors made by tensor ops are freed by
+	// finalizers, and their Go headers are too small for the Go heap to
+	// trigger collections by itself.
+	sinceGC int64
+
 	mu      sync.Mutex
 	pending []*buffer // released by finalizers or Free from any goroutine
 }
+
+// gcEvery is how many bytes the pool hands out between the garbage
+// collections it starts.
+const gcEvery = 2 << 30
 
 func (p *pool) init(drv driver) {
 	p.drv = drv
@@ -56,6 +67,10 @@ func sizeClass(n int64) int64 {
 func (p *pool) get(n int64) (uintptr, int64, error) {
 	p.collect()
 	c := sizeClass(n)
+	if p.sinceGC += c; p.sinceGC > gcEvery {
+		p.sinceGC = 0
+		go runtime.GC()
+	}
 	if l := p.free[c]; len(l) > 0 {
 		ptr := l[len(l)-1]
 		p.free[c] = l[:len(l)-1]
@@ -64,7 +79,15 @@ func (p *pool) get(n int64) (uintptr, int64, error) {
 	}
 	ptr, err := p.drv.alloc(c)
 	if err != nil {
-		// Out of memory: give the cached blocks back and try once more.
+		// Out of memory: collect the garbage, whose finalizers return
+		// blocks, give the cached blocks back and try once more.
+		p.reclaim(c)
+		if l := p.free[c]; len(l) > 0 {
+			ptr := l[len(l)-1]
+			p.free[c] = l[:len(l)-1]
+			p.account(c)
+			return ptr, c, nil
+		}
 		if terr := p.trim(); terr != nil {
 			return 0, 0, errors.Join(err, terr)
 		}
@@ -87,6 +110,20 @@ func (p *pool) account(c int64) {
 func (p *pool) put(ptr uintptr, c int64) {
 	p.inUse -= c
 	p.free[c] = append(p.free[c], ptr)
+}
+
+// reclaim runs a garbage collection and waits a little for the finalizers
+// it queues to return blocks (at most 200 ms, less once a block of class c
+// is back).
+func (p *pool) reclaim(c int64) {
+	runtime.GC()
+	for i := 0; i < 40; i++ {
+		time.Sleep(5 * time.Millisecond)
+		p.collect()
+		if len(p.free[c]) > 0 {
+			return
+		}
+	}
 }
 
 // collect moves blocks released from other goroutines to the free lists.

@@ -707,3 +707,110 @@ extern "C" __global__ void copy_cols(const float* src, float* dst, int rows, int
 		dst[r * dF + doff + c] = src[r * sF + soff + c];
 	}
 }
+
+// ---------------------------------------------------------------------------
+// The tensor API's device ops (gnnlib/tensor's Backend, gnnlib/nn's
+// DeviceOps): activations by op code, binary ops with a broadcast row,
+// scaling, a full sum, dropout's backward and Adam with weight decay.
+// ---------------------------------------------------------------------------
+
+// map_fwd: y = op(x) for op 0 relu, 1 leaky_relu (slope p), 2 elu (alpha
+// p), 3 sigmoid, 4 tanh, 5 exp, 6 log, 7 add_scalar (p); the Go side's
+// mapOps table lists the same order.
+extern "C" __global__ void map_fwd(const float* x, float* y, long long n, int op, float p) {
+	GRID_LOOP(i, n) {
+		float v = x[i], r;
+		switch (op) {
+		case 0: r = v > 0.f ? v : 0.f; break;
+		case 1: r = v > 0.f ? v : v * p; break;
+		case 2: r = v > 0.f ? v : p * expm1f(v); break;
+		case 3: r = 1.f / (1.f + expf(-v)); break;
+		case 4: r = tanhf(v); break;
+		case 5: r = expf(v); break;
+		case 6: r = logf(v); break;
+		default: r = v + p; break;
+		}
+		y[i] = r;
+	}
+}
+
+// map_bwd: dx = g * op'(x), given x and y = op(x); the CPU's conventions
+// (relu'(0) = 0).
+extern "C" __global__ void map_bwd(const float* g, const float* x, const float* y, float* dx, long long n, int op,
+                                   float p) {
+	GRID_LOOP(i, n) {
+		float gi = g[i], v = x[i], r;
+		switch (op) {
+		case 0: r = v > 0.f ? gi : 0.f; break;
+		case 1: r = v > 0.f ? gi : gi * p; break;
+		case 2: r = v > 0.f ? gi : gi * (y[i] + p); break;
+		case 3: r = gi * y[i] * (1.f - y[i]); break;
+		case 4: r = gi * (1.f - y[i] * y[i]); break;
+		case 5: r = gi * y[i]; break;
+		case 6: r = gi / v; break;
+		default: r = gi; break;
+		}
+		dx[i] = r;
+	}
+}
+
+// binary_op: y = a op b for op 0 add, 1 sub, 2 mul; with row != 0, b holds
+// F values broadcast over the rows of a (a bias).
+extern "C" __global__ void binary_op(const float* a, const float* b, float* y, long long n, int F, int op, int row) {
+	GRID_LOOP(i, n) {
+		float u = a[i], v = b[row ? i % F : i];
+		y[i] = op == 0 ? u + v : (op == 1 ? u - v : u * v);
+	}
+}
+
+// scale_op: y = (x ? x[i] : 1) * (s ? s[0] : 1) * k: MulScalar, Full, and
+// the backward passes that scale by an upstream scalar gradient without
+// copying it to the host.
+extern "C" __global__ void scale_op(const float* x, const float* s, float* y, long long n, float k) {
+	float f = (s ? s[0] : 1.f) * k;
+	GRID_LOOP(i, n) y[i] = (x ? x[i] : 1.f) * f;
+}
+
+// sum_all: out[0] += sum of x (out zeroed first): a grid-stride partial per
+// thread, a block reduction, one atomic per block.
+extern "C" __global__ void sum_all(const float* x, float* out, long long n) {
+	__shared__ float part[32];
+	float s = 0.f;
+	GRID_LOOP(i, n) s += x[i];
+	for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(FULL, s, o);
+	int lane = threadIdx.x % WARP, w = threadIdx.x / WARP;
+	if (lane == 0) part[w] = s;
+	__syncthreads();
+	if (w == 0) {
+		s = lane < blockDim.x / WARP ? part[lane] : 0.f;
+		for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(FULL, s, o);
+		if (lane == 0) atomicAdd(out, s);
+	}
+}
+
+// dropout_bwd: dx = g through the mask bias_act drew from (seed, index).
+extern "C" __global__ void dropout_bwd(const float* g, float* dx, long long n, float p, unsigned long long seed) {
+	float keep = 1.f / (1.f - p);
+	GRID_LOOP(i, n) dx[i] = hash01(seed, i) < p ? 0.f : g[i] * keep;
+}
+
+// adam_wd: gnnlib/nn's Adam.Step (PyTorch's arrangement): with decoupled,
+// p *= shrink (AdamW), else g += wd * p; then the moments, and
+// p -= step * m / (sqrt(v) / sc2 + eps) with step = lr / (1 - b1^t) and
+// sc2 = sqrt(1 - b2^t).
+extern "C" __global__ void adam_wd(float* p, const float* g, float* m, float* v, long long n, float step, float b1,
+                                   float b2, float eps, float sc2, float wd, float shrink, int decoupled) {
+	GRID_LOOP(i, n) {
+		float pi = p[i], gi = g[i];
+		if (decoupled) {
+			pi *= shrink;
+		} else {
+			gi += wd * pi;
+		}
+		float mi = b1 * m[i] + (1.f - b1) * gi;
+		float vi = b2 * v[i] + (1.f - b2) * gi * gi;
+		m[i] = mi;
+		v[i] = vi;
+		p[i] = pi - step * mi / (sqrtf(vi) / sc2 + eps);
+	}
+}
