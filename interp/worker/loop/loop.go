@@ -7,6 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -41,11 +44,46 @@ func Main() int {
 		fmt.Fprintln(os.Stderr, "loop: fds 3 and 4 are not open; this command is started by the kernel")
 		return 2
 	}
+	tuneGC()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
 	if err := Serve(reqs, events, ServeOptions{Interrupt: sig}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	return 0
+}
+
+// tuneGC lets the heap grow to five times what is live before a
+// collection, unless the user set GOGC or GOMEMLIMIT. The session keeps
+// yaegi's symbol tables of every preloaded package alive, and with Go's
+// default each cell's few allocations set off a collection that scans all
+// of them: a trivial cell took 200 µs at GOGC=100 and 120 µs at 400. A
+// memory limit of half the machine's RAM keeps large tensor workloads from
+// growing the heap past what the machine holds.
+func tuneGC() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(400)
+	if total := totalRAM(); total > 0 {
+		debug.SetMemoryLimit(total / 2)
+	}
+}
+
+// totalRAM returns the machine's memory in bytes from /proc/meminfo, or 0.
+func totalRAM() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
 	}
 	return 0
 }
