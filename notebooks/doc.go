@@ -29,7 +29,7 @@
 // whole run takes about three minutes on two cores; go test -short skips
 // it and only checks that the outputs are cleared.
 //
-// BUG(notebooks): The Amdahl fit of notebook 5 measures the machine it
-// runs on: on a heavily loaded machine the two-thread speedup of a matrix
-// product can fall to 1 and the fitted p to 0, which fails the test.
+// The Amdahl fit of notebook 5 measures the machine it runs on: on a
+// loaded two-core machine the fitted p may be anywhere from 0 to 1, so the
+// test checks only that a fraction was fitted and plotted.
 package notebooks

@@ -173,13 +173,17 @@ func int8WithinOnePoint(text string) error {
 	return nil
 }
 
+// amdahlFit checks that the notebook fitted Amdahl's law to its measured
+// speedups and printed a parallel fraction. The value itself comes from
+// timings, which depend on the machine and its load (on a busy 2-core
+// machine it swings between 0 and 1), so only its range is checked.
 func amdahlFit(text string) error {
-	v, err := numbers(`Amdahl fit: p = ([0-9.]+)`, text)
+	v, err := numbers(`Amdahl fit: p = (-?[0-9.]+)`, text)
 	if err != nil {
 		return err
 	}
-	if v[0] <= 0 || v[0] > 1 {
-		return fmt.Errorf("Amdahl fit p = %.3f, want in (0, 1]", v[0])
+	if v[0] < 0 || v[0] > 1 {
+		return fmt.Errorf("Amdahl fit p = %.3f, want a fraction in [0, 1]", v[0])
 	}
 	return nil
 }
