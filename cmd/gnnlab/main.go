@@ -4,7 +4,7 @@
 //
 //	gnnlab kernel --connection-file FILE   run as a Jupyter kernel
 //	gnnlab repl                            the terminal REPL
-//	gnnlab run NOTEBOOK.ipynb [-o OUT.ipynb] [-p name=value ...] [--html OUT.html]
+//	gnnlab run NOTEBOOK.ipynb [-o OUT.ipynb | --inplace] [-p name=value ...] [--html OUT.html]
 //	gnnlab install [--user | --sys-prefix | --prefix DIR]
 //	gnnlab version
 //	gnnlab worker                          internal: the kernel's session process
@@ -63,7 +63,7 @@ func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   gnnlab kernel --connection-file FILE   run as a Jupyter kernel
   gnnlab repl                            the terminal REPL (Go cells, magics)
-  gnnlab run NOTEBOOK.ipynb [-o OUT.ipynb] [-p name=value ...] [--html OUT.html]
+  gnnlab run NOTEBOOK.ipynb [-o OUT.ipynb | --inplace] [-p name=value ...] [--html OUT.html]
                                          execute a notebook headless
   gnnlab install [--user | --sys-prefix | --prefix DIR]
                                          install the Jupyter kernelspec (default --user)
