@@ -118,6 +118,23 @@ bench-pyg:
 bench-kernel: build venv
 	$(VPY) kernel/e2e/bench/bench_kernel.py --binary $(abspath $(BIN)) $(BENCH_ARGS)
 
+## cuda: build and vet the CUDA backend (-tags cuda; needs cgo and the CUDA
+## 11.8 headers from install/setup-cuda.sh; the kernels' PTX is committed).
+.PHONY: cuda bench-gpu
+cuda:
+	CGO_ENABLED=1 $(GO) build -tags cuda ./gnnlib/cuda/...
+	CGO_ENABLED=1 $(GO) vet -tags cuda ./gnnlib/cuda/...
+
+## bench-gpu: build the GPU test and benchmark binaries into .gpubin; run
+## them on a GPU machine with gnnlib/cuda/bench/run.sh.
+bench-gpu:
+	mkdir -p .gpubin
+	CGO_ENABLED=1 $(GO) test -c -tags cuda -o .gpubin/cuda.test ./gnnlib/cuda
+	CGO_ENABLED=1 $(GO) build -tags cuda -o .gpubin/gnnbench ./gnnlib/cuda/bench/gnnbench
+	@echo "built .gpubin/cuda.test and .gpubin/gnnbench; on the GPU machine, from the repository root:"
+	@echo "  OUT=/tmp gnnlib/cuda/bench/run.sh            # GPU tests, gnnbench and PyG side by side"
+	@echo "  (cd gnnlib/cuda && ../../.gpubin/cuda.test -test.run XXX -test.bench TensorAPIEpoch -test.benchtime 20x)"
+
 ## clean: remove build outputs and test caches (keeps .venv).
 clean:
 	rm -rf bin kernel/e2e/.pytest_cache
