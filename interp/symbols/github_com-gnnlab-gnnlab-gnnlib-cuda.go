@@ -18,6 +18,7 @@ func init() {
 		"Built":        reflect.ValueOf(cuda.Built),
 		"ColSum":       reflect.ValueOf(cuda.ColSum),
 		"CopyCols":     reflect.ValueOf(cuda.CopyCols),
+		"Default":      reflect.ValueOf(cuda.Default),
 		"ErrClosed":    reflect.ValueOf(&cuda.ErrClosed).Elem(),
 		"ErrNoCUDA":    reflect.ValueOf(&cuda.ErrNoCUDA).Elem(),
 		"ErrNoDevice":  reflect.ValueOf(&cuda.ErrNoDevice).Elem(),

@@ -72,6 +72,7 @@ func init() {
 		"SpMM":           reflect.ValueOf(nn.SpMM),
 		"SumAggregate":   reflect.ValueOf(nn.SumAggregate),
 		"Tanh":           reflect.ValueOf(nn.Tanh),
+		"To":             reflect.ValueOf(nn.To),
 		"Uniform":        reflect.ValueOf(nn.Uniform),
 		"XavierNormal":   reflect.ValueOf(nn.XavierNormal),
 		"XavierUniform":  reflect.ValueOf(nn.XavierUniform),
@@ -81,6 +82,7 @@ func init() {
 		"Adam":       reflect.ValueOf((*nn.Adam)(nil)),
 		"BatchNorm":  reflect.ValueOf((*nn.BatchNorm)(nil)),
 		"Conv2D":     reflect.ValueOf((*nn.Conv2D)(nil)),
+		"DeviceOps":  reflect.ValueOf((*nn.DeviceOps)(nil)),
 		"Dropout":    reflect.ValueOf((*nn.Dropout)(nil)),
 		"Flatten":    reflect.ValueOf((*nn.Flatten)(nil)),
 		"Func":       reflect.ValueOf((*nn.Func)(nil)),
@@ -107,11 +109,93 @@ func init() {
 		"Sequential": reflect.ValueOf((*nn.Sequential)(nil)),
 
 		// interface wrapper definitions
+		"_DeviceOps":  reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps)(nil)),
 		"_GraphLayer": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GraphLayer)(nil)),
 		"_Layer":      reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Layer)(nil)),
 		"_Module":     reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Module)(nil)),
 		"_Optimizer":  reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Optimizer)(nil)),
 	}
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps is an interface wrapper for DeviceOps type
+type _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps struct {
+	IValue          interface{}
+	WAdamStep       func(p *tensor.Tensor, grad *tensor.Tensor, m *tensor.Tensor, v *tensor.Tensor, step float32, beta1 float32, beta2 float32, eps float32, sqrtC2 float32, weightDecay float32, shrink float32, decoupled bool) error
+	WAddTo          func(dst *tensor.Tensor, src *tensor.Tensor) error
+	WBinary         func(op string, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error)
+	WColSum         func(x *tensor.Tensor) (tensor.Storage, error)
+	WCopy           func(t *tensor.Tensor) (tensor.Storage, error)
+	WCrossEntropy   func(logits *tensor.Tensor, labels []int, rows []int) (loss tensor.Storage, grad tensor.Storage, err error)
+	WDownload       func(dst []float32, t *tensor.Tensor) error
+	WDropout        func(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
+	WDropoutGrad    func(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
+	WGATv2Attention func(g *graph.Graph, hs *tensor.Tensor, hd *tensor.Tensor, att *tensor.Tensor, heads int, slope float32) (out tensor.Storage, backward func(grad *tensor.Tensor) (dhs tensor.Storage, dhd tensor.Storage, datt tensor.Storage, err error), err error)
+	WGraphSpMM      func(g *graph.Graph, weighted bool, transpose bool, x *tensor.Tensor) (tensor.Storage, error)
+	WMap            func(op string, x *tensor.Tensor, p float32) (tensor.Storage, error)
+	WMapGrad        func(op string, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error)
+	WMatMul         func(a *tensor.Tensor, b *tensor.Tensor, transA bool, transB bool) (tensor.Storage, error)
+	WScale          func(n int, x *tensor.Tensor, s *tensor.Tensor, k float32) (tensor.Storage, error)
+	WString         func() string
+	WSum            func(x *tensor.Tensor) (tensor.Storage, error)
+	WUpload         func(data []float32, shape []int) (tensor.Storage, error)
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) AdamStep(p *tensor.Tensor, grad *tensor.Tensor, m *tensor.Tensor, v *tensor.Tensor, step float32, beta1 float32, beta2 float32, eps float32, sqrtC2 float32, weightDecay float32, shrink float32, decoupled bool) error {
+	return W.WAdamStep(p, grad, m, v, step, beta1, beta2, eps, sqrtC2, weightDecay, shrink, decoupled)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) AddTo(dst *tensor.Tensor, src *tensor.Tensor) error {
+	return W.WAddTo(dst, src)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Binary(op string, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error) {
+	return W.WBinary(op, a, b)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) ColSum(x *tensor.Tensor) (tensor.Storage, error) {
+	return W.WColSum(x)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Copy(t *tensor.Tensor) (tensor.Storage, error) {
+	return W.WCopy(t)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) CrossEntropy(logits *tensor.Tensor, labels []int, rows []int) (loss tensor.Storage, grad tensor.Storage, err error) {
+	return W.WCrossEntropy(logits, labels, rows)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Download(dst []float32, t *tensor.Tensor) error {
+	return W.WDownload(dst, t)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Dropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	return W.WDropout(x, p, seed)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) DropoutGrad(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	return W.WDropoutGrad(g, p, seed)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) GATv2Attention(g *graph.Graph, hs *tensor.Tensor, hd *tensor.Tensor, att *tensor.Tensor, heads int, slope float32) (out tensor.Storage, backward func(grad *tensor.Tensor) (dhs tensor.Storage, dhd tensor.Storage, datt tensor.Storage, err error), err error) {
+	return W.WGATv2Attention(g, hs, hd, att, heads, slope)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) GraphSpMM(g *graph.Graph, weighted bool, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
+	return W.WGraphSpMM(g, weighted, transpose, x)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Map(op string, x *tensor.Tensor, p float32) (tensor.Storage, error) {
+	return W.WMap(op, x, p)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) MapGrad(op string, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error) {
+	return W.WMapGrad(op, g, x, y, p)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) MatMul(a *tensor.Tensor, b *tensor.Tensor, transA bool, transB bool) (tensor.Storage, error) {
+	return W.WMatMul(a, b, transA, transB)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Scale(n int, x *tensor.Tensor, s *tensor.Tensor, k float32) (tensor.Storage, error) {
+	return W.WScale(n, x, s, k)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) String() string {
+	if W.WString == nil {
+		return ""
+	}
+	return W.WString()
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Sum(x *tensor.Tensor) (tensor.Storage, error) {
+	return W.WSum(x)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Upload(data []float32, shape []int) (tensor.Storage, error) {
+	return W.WUpload(data, shape)
 }
 
 // _github_com_gnnlab_gnnlab_gnnlib_nn_GraphLayer is an interface wrapper for GraphLayer type

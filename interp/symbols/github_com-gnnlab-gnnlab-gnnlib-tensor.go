@@ -16,12 +16,16 @@ func init() {
 		"Concat":          reflect.ValueOf(tensor.Concat),
 		"Conv2D":          reflect.ValueOf(tensor.Conv2D),
 		"CrossEntropy":    reflect.ValueOf(tensor.CrossEntropy),
+		"Device":          reflect.ValueOf(tensor.Device),
 		"DisableGrad":     reflect.ValueOf(tensor.DisableGrad),
 		"ErrIndex":        reflect.ValueOf(&tensor.ErrIndex).Elem(),
+		"ErrNoBackend":    reflect.ValueOf(&tensor.ErrNoBackend).Elem(),
+		"ErrNotOnDevice":  reflect.ValueOf(&tensor.ErrNotOnDevice).Elem(),
 		"ErrSparse":       reflect.ValueOf(&tensor.ErrSparse).Elem(),
 		"Eye":             reflect.ValueOf(tensor.Eye),
 		"FromFloat64s":    reflect.ValueOf(tensor.FromFloat64s),
 		"FromSlice":       reflect.ValueOf(tensor.FromSlice),
+		"FromStorage":     reflect.ValueOf(tensor.FromStorage),
 		"Full":            reflect.ValueOf(tensor.Full),
 		"GradCheck":       reflect.ValueOf(tensor.GradCheck),
 		"GradEnabled":     reflect.ValueOf(tensor.GradEnabled),
@@ -37,6 +41,7 @@ func init() {
 		"OpStart":         reflect.ValueOf(tensor.OpStart),
 		"Rand":            reflect.ValueOf(tensor.Rand),
 		"Randn":           reflect.ValueOf(tensor.Randn),
+		"RegisterBackend": reflect.ValueOf(tensor.RegisterBackend),
 		"Scalar":          reflect.ValueOf(tensor.Scalar),
 		"ScatterAddRows":  reflect.ValueOf(tensor.ScatterAddRows),
 		"SetOpHook":       reflect.ValueOf(tensor.SetOpHook),
@@ -49,10 +54,96 @@ func init() {
 		"ZerosLike":       reflect.ValueOf(tensor.ZerosLike),
 
 		// type definitions
+		"Backend":      reflect.ValueOf((*tensor.Backend)(nil)),
 		"BackwardFunc": reflect.ValueOf((*tensor.BackwardFunc)(nil)),
+		"DeviceError":  reflect.ValueOf((*tensor.DeviceError)(nil)),
 		"OpEvent":      reflect.ValueOf((*tensor.OpEvent)(nil)),
 		"RNG":          reflect.ValueOf((*tensor.RNG)(nil)),
 		"ShapeError":   reflect.ValueOf((*tensor.ShapeError)(nil)),
+		"Storage":      reflect.ValueOf((*tensor.Storage)(nil)),
 		"Tensor":       reflect.ValueOf((*tensor.Tensor)(nil)),
+
+		// interface wrapper definitions
+		"_Backend": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_Backend)(nil)),
+		"_Storage": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_Storage)(nil)),
 	}
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend is an interface wrapper for Backend type
+type _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend struct {
+	IValue        interface{}
+	WAddTo        func(dst *tensor.Tensor, src *tensor.Tensor) error
+	WBinary       func(op string, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error)
+	WColSum       func(x *tensor.Tensor) (tensor.Storage, error)
+	WCopy         func(t *tensor.Tensor) (tensor.Storage, error)
+	WCrossEntropy func(logits *tensor.Tensor, labels []int, rows []int) (loss tensor.Storage, grad tensor.Storage, err error)
+	WDownload     func(dst []float32, t *tensor.Tensor) error
+	WDropout      func(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
+	WDropoutGrad  func(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
+	WMap          func(op string, x *tensor.Tensor, p float32) (tensor.Storage, error)
+	WMapGrad      func(op string, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error)
+	WMatMul       func(a *tensor.Tensor, b *tensor.Tensor, transA bool, transB bool) (tensor.Storage, error)
+	WScale        func(n int, x *tensor.Tensor, s *tensor.Tensor, k float32) (tensor.Storage, error)
+	WString       func() string
+	WSum          func(x *tensor.Tensor) (tensor.Storage, error)
+	WUpload       func(data []float32, shape []int) (tensor.Storage, error)
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) AddTo(dst *tensor.Tensor, src *tensor.Tensor) error {
+	return W.WAddTo(dst, src)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Binary(op string, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error) {
+	return W.WBinary(op, a, b)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) ColSum(x *tensor.Tensor) (tensor.Storage, error) {
+	return W.WColSum(x)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Copy(t *tensor.Tensor) (tensor.Storage, error) {
+	return W.WCopy(t)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) CrossEntropy(logits *tensor.Tensor, labels []int, rows []int) (loss tensor.Storage, grad tensor.Storage, err error) {
+	return W.WCrossEntropy(logits, labels, rows)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Download(dst []float32, t *tensor.Tensor) error {
+	return W.WDownload(dst, t)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Dropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	return W.WDropout(x, p, seed)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) DropoutGrad(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	return W.WDropoutGrad(g, p, seed)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Map(op string, x *tensor.Tensor, p float32) (tensor.Storage, error) {
+	return W.WMap(op, x, p)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) MapGrad(op string, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error) {
+	return W.WMapGrad(op, g, x, y, p)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) MatMul(a *tensor.Tensor, b *tensor.Tensor, transA bool, transB bool) (tensor.Storage, error) {
+	return W.WMatMul(a, b, transA, transB)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Scale(n int, x *tensor.Tensor, s *tensor.Tensor, k float32) (tensor.Storage, error) {
+	return W.WScale(n, x, s, k)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) String() string {
+	if W.WString == nil {
+		return ""
+	}
+	return W.WString()
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Sum(x *tensor.Tensor) (tensor.Storage, error) {
+	return W.WSum(x)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Upload(data []float32, shape []int) (tensor.Storage, error) {
+	return W.WUpload(data, shape)
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_tensor_Storage is an interface wrapper for Storage type
+type _github_com_gnnlab_gnnlab_gnnlib_tensor_Storage struct {
+	IValue   interface{}
+	WBackend func() tensor.Backend
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Storage) Backend() tensor.Backend {
+	return W.WBackend()
 }
