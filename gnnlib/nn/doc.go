@@ -111,6 +111,30 @@
 // the parameter and both shapes; a file that is not float32 safetensors
 // gives ErrFormat.
 //
+// # Devices
+//
+// The same model code trains on a GPU once its parameters and inputs are
+// moved there:
+//
+//	dev, err := tensor.Device("cuda") // error without -tags cuda or a GPU
+//	nn.To(model, dev)                 // the parameters, in place
+//	x := ds.X.To(dev)
+//	opt := nn.NewAdam(model.Params(), 0.01, 5e-4)
+//	loss := nn.CrossEntropy(model.Forward(ds.Graph, x), ds.Y, ds.TrainIdx)
+//	loss.Backward()
+//	opt.Step()
+//
+// Graphs stay *graph.Graph values: the backend uploads each one (and its
+// transpose) the first time a layer uses it on the device and frees it
+// with the host graph. On a device run GCNConv, GATv2Conv (without
+// attention dropout, 8 to 512 channels per head, heads concatenated or
+// one head), Linear, the activations, Dropout (its mask drawn on the
+// device, so it differs from the CPU's for the same seed), SpMM,
+// SumAggregate, CrossEntropy and Adam/AdamW; Accuracy copies the logits
+// back. The rest (SAGEConv, GATConv, GINConv's ε, the norms, SGD,
+// ClipGradNorm, conv layers) panics with a *tensor.DeviceError naming the
+// op. A backend provides the graph ops through DeviceOps.
+//
 // # Errors
 //
 // As in gnnlib/tensor, a shape mismatch is a programmer error: layers
@@ -134,3 +158,7 @@ package nn
 // per-edge attention gradients of GATAttention are summed serially.
 //
 // BUG(nn): The max aggregator of SAGEConv densifies sparse features.
+//
+// BUG(nn): On a device, GATv2Conv has no attention dropout and needs a
+// square graph; SAGEConv, GATConv, GINConv, BatchNorm, LayerNorm, SGD and
+// ClipGradNorm have no device version yet.

@@ -87,6 +87,23 @@
 // by a 1433×16 weight takes about 0.7 ms, against about 35 ms for the same
 // product dense.
 //
+// # Devices
+//
+// A tensor lives in host memory or, after x.To(dev), in a device's memory
+// (Storage). The package has no device code: a backend package implements
+// the Backend interface and registers it (gnnlib/cuda as "cuda", when
+// built with -tags cuda), and Device("cuda") opens it, with an error that
+// says why when it cannot (built without CUDA, no GPU). Ops whose operands
+// live on a device run there and record autograd on the same tape, so
+// Backward, gradients and optimiser steps stay on the device: MatMul (2-D),
+// Add, Sub and Mul (same shapes or a broadcast row), AddScalar,
+// MulScalar, Neg, ReLU, LeakyReLU, ELU, Sigmoid, Tanh, Exp, Log, Sum,
+// Mean, Reshape, CrossEntropy and Clone. Every other op panics with a
+// *DeviceError wrapping ErrNotOnDevice that names it; nothing is copied
+// to the CPU behind the user's back. Item, At, String, AllClose and
+// ArgMax read values and so copy them back; CPU() copies a tensor back.
+// On the CPU the cost of all this is one nil check per op.
+//
 // # Profiling
 //
 // SetOpHook installs a function called after every op's forward and backward
@@ -105,6 +122,10 @@ package tensor
 // BUG(tensor): Conv2D parallelises over the images of a batch; a batch of
 // one image runs on one goroutine. There is no dilation,
 // groups or asymmetric stride/padding, and pooling has no padding.
+//
+// BUG(tensor): A sparse tensor moved to a device becomes dense there;
+// device tensors are float32 and at most 2-D for MatMul; broadcasting on a
+// device covers only a row over a matrix.
 //
 // BUG(tensor): Sparse tensors support only MatMul (sparse×dense, gradient to
 // the dense side), IndexSelect, At and ToDense.
