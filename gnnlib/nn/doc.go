@@ -69,17 +69,18 @@
 //
 // # Performance
 //
-// One training epoch (forward, backward, Adam step), from BenchmarkEpoch
-// and BenchmarkLeNet5Epoch on a 16-core Xeon with GOMAXPROCS 2 and 16:
+// One training epoch (forward, backward, Adam step), from cpubench
+// (gnnlib/nn/bench) on a 16-core Xeon with 2 and 16 threads:
 //
 //	model        Cora (2,708 nodes)     SBM 100k nodes, ~1M edges, 128 features
-//	GCN (16)     4.2 / 4.8 ms           419 / 120 ms
-//	GraphSAGE    22.4 / 18.2 ms         1,753 / 425 ms
-//	GAT (8×8)    19.2 / 18.2 ms         1,656 / 555 ms
-//	LeNet-5, 8,000 MNIST digits, batches of 32: 7.9 / 4.5 s
+//	GCN (16)     5.5 / 5.1 ms           275 / 93 ms
+//	GraphSAGE    19.9 / 16.4 ms         590 / 235 ms
+//	GAT (8×8)    23.3 / 18.7 ms         1,214 / 578 ms
+//	LeNet-5, 8,000 MNIST digits, batches of 32: 2.2 / 1.8 s
 //
-// The dense products (tensor.MatMul, plain Go without SIMD) dominate the
-// larger runs; the graph passes are a small share.
+// `make bench-pyg` runs the same cases beside PyTorch Geometric with the
+// same thread count and prints the ratios; gnnlib/nn/bench/BENCHMARKS.md
+// records them (every GNN case is faster than PyG; LeNet-5 is not yet).
 //
 // # Training
 //
@@ -158,6 +159,10 @@ package nn
 // per-edge attention gradients of GATAttention are summed serially.
 //
 // BUG(nn): The max aggregator of SAGEConv densifies sparse features.
+//
+// BUG(nn): LeNet-5 trains about 2.3 times slower per epoch than PyTorch on
+// the same CPU and threads (gnnlib/nn/bench/BENCHMARKS.md says where the
+// time goes).
 //
 // BUG(nn): On a device, GATv2Conv has no attention dropout and needs a
 // square graph; SAGEConv, GATConv, GINConv, BatchNorm, LayerNorm, SGD and
