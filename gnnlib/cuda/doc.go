@@ -28,6 +28,26 @@
 // once, a finalizer otherwise. Uploads larger than 64 MiB go through pinned
 // staging buffers.
 //
+// # The tensor API on the GPU
+//
+// A Device is a tensor.Backend and a gnnlib/nn DeviceOps, registered with
+// gnnlib/tensor as "cuda" (Default is the process's shared device 0), so
+// notebook code trains on the GPU by moving its inputs and model:
+//
+//	dev, err := tensor.Device("cuda") // or cuda.Default()
+//	nn.To(model, dev)
+//	x := ds.X.To(dev)
+//
+// Device tensors are tensor.Tensor values whose Storage is a *Tensor of
+// this package; gnnlib/tensor and gnnlib/nn record autograd for them on
+// the usual tape with backward closures that launch this package's
+// kernels. Host graphs are uploaded with their transpose at first use and
+// cached per *graph.Graph (weakly: the device copy is freed when the host
+// graph is collected). Intermediate tensors return to the allocator when
+// the Go garbage collector finalises them; the allocator starts a
+// collection every 2 GiB it hands out and, when the driver runs out of
+// memory, collects and waits for the finalisers before failing.
+//
 // # Kernels
 //
 // MatMul is a 128x128-tiled float32 GEMM with transposed variants and
@@ -58,9 +78,12 @@
 // exits instead of returning ErrNoDevice from Open; without libcuda.so.1 it
 // does not start at all. The default build is unaffected.
 //
-// BUG(gnnlab): device tensors are not tensor.Tensor: there is no autograd on
-// the device and no x.To(dev) method on tensor.Tensor; To copies a tensor
-// over, and training uses the explicit backward functions (see gnnbench).
+// BUG(gnnlab): through the tensor API an epoch is about 20-30 % slower than
+// gnnbench's hand-written one and peaks at 2.5-3.5x its memory: bias,
+// activation and dropout are separate kernels with their own outputs, and
+// intermediates wait for the garbage collector instead of being freed at
+// once (see BENCHMARKS.md). GATv2 attention dropout, SAGE/GAT/GIN layers,
+// norms and SGD have no device path yet.
 //
 // BUG(gnnlab): MatMul uses float32 FMA, not tensor cores (no TF32/wgmma
 // path), which caps dense layers near the FMA rate; no INT8 kernels yet.
