@@ -115,7 +115,9 @@ func TestOpsAgree(t *testing.T) {
 		{"Log", []*tensor.Tensor{pos(1, 50, 7)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Log() }},
 		{"Sum", []*tensor.Tensor{randn(1, 1000, 77)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Sum() }},
 		{"Mean", []*tensor.Tensor{randn(1, 1000, 77)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Mean() }},
-		{"Reshape", []*tensor.Tensor{randn(1, 6, 8)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Reshape(4, -1).Mul(randn(5, 4, 12).To(x[0].Device())) }},
+		{"Reshape", []*tensor.Tensor{randn(1, 6, 8)}, func(x []*tensor.Tensor) *tensor.Tensor {
+			return x[0].Reshape(4, -1).Mul(randn(5, 4, 12).To(x[0].Device()))
+		}},
 		{"CrossEntropy", []*tensor.Tensor{randn(1, 50, 10)}, func(x []*tensor.Tensor) *tensor.Tensor { return tensor.CrossEntropy(x[0], labels, nil) }},
 		{"CrossEntropy rows", []*tensor.Tensor{randn(1, 50, 10)}, func(x []*tensor.Tensor) *tensor.Tensor {
 			return tensor.CrossEntropy(x[0].MulScalar(3), labels, rows).MulScalar(2)
