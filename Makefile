@@ -22,7 +22,7 @@ export GNNLAB_DATA
 endif
 
 .PHONY: all build lab venv install test lint check-generate test-go test-race \
-	test-e2e test-browser notebooks generate bench bench-kernel clean distclean
+	test-e2e test-browser check-cuda notebooks generate bench bench-kernel clean distclean
 
 all: build
 
@@ -47,7 +47,13 @@ install: build
 	$(BIN) install --user
 
 ## test: everything CI checks.
-test: lint check-generate test-go test-race test-e2e test-browser
+test: lint check-generate test-go test-race test-e2e test-browser check-cuda
+
+## check-cuda: install the CUDA headers (Debian non-free) and compile and vet
+## the cuda configuration; no GPU is needed to build it.
+check-cuda:
+	install/setup-cuda.sh
+	$(MAKE) cuda
 
 ## test-browser: JupyterLab with the gnnlab kernel, driven in headless Chromium.
 # install/setup-browser.sh installs Debian's chromium and playwright-core.
