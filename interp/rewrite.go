@@ -2,7 +2,6 @@ package interp
 
 import (
 	"errors"
-	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -55,49 +54,114 @@ type unsupportedError struct {
 
 func (e *unsupportedError) Error() string { return e.msg }
 
-// fakeImporter gives every import an empty package: the session type-checks
-// a cell only to learn the types of range expressions and builtin calls,
-// and must work without the export data of the imported packages.
-type fakeImporter struct{}
+// importer gives go/types the compiled packages (symbolTypes); a package
+// the interpreter lacks is empty, so that its names are not reported as
+// undefined here (yaegi reports the import).
+type importer struct{}
 
-func (fakeImporter) Import(path string) (*types.Package, error) {
+func (importer) Import(path string) (*types.Package, error) {
+	if p, err := symTypes.Import(path); err == nil {
+		return p, nil
+	}
 	name := path[strings.LastIndex(path, "/")+1:]
 	p := types.NewPackage(path, name)
 	p.MarkComplete()
 	return p, nil
 }
 
-// typeExpr writes t as Go source when it names only predeclared types, so
-// that session globals can be declared to the type checker.
-func typeExpr(t reflect.Type) (string, bool) {
-	s := t.String()
-	if strings.ContainsAny(s, ".") || strings.Contains(s, "struct") || strings.Contains(s, "interface") {
-		return "", false
-	}
-	return s, true
+// checkEnv is what the type checker is told about the session.
+type checkEnv struct {
+	globals map[string]reflect.Value
+	earlier []*declRec  // declarations of earlier cells
+	imports []importRec // imports of earlier cells
+	// known reports whether the session knows name (a global, a
+	// declaration or an import), so that go/types' "undefined: name" is
+	// kept only for names that are undefined indeed.
+	known func(name string) bool
 }
 
-// typecheck runs go/types over the cell with the session's globals
-// declared, ignoring every error, and returns what it learnt.
-func typecheck(fset *token.FileSet, pc *parsedCell, globals map[string]reflect.Value, earlier []*declRec) (info *types.Info, undefined []types.Error) {
+// compiledType reports whether t holds no type that yaegi made for an
+// interpreted type (an unnamed struct or interface): go/types is told the
+// types of globals only when they say what the cell sees.
+func compiledType(t reflect.Type, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	if t.Name() != "" {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Interface:
+		return t.Kind() == reflect.Interface && t.NumMethod() == 0
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Chan:
+		return compiledType(t.Elem(), depth+1)
+	case reflect.Map:
+		return compiledType(t.Key(), depth+1) && compiledType(t.Elem(), depth+1)
+	case reflect.Func:
+		for i := 0; i < t.NumIn(); i++ {
+			if !compiledType(t.In(i), depth+1) {
+				return false
+			}
+		}
+		for i := 0; i < t.NumOut(); i++ {
+			if !compiledType(t.Out(i), depth+1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func inGlobals(g map[string]reflect.Value, name string) bool {
+	_, ok := g[name]
+	return ok
+}
+
+// importDecl declares imports to go/types; nil when there are none.
+func importDecl(imps []importRec, skip map[string]bool) *ast.GenDecl {
+	d := &ast.GenDecl{Tok: token.IMPORT}
+	for _, im := range imps {
+		if skip[im.name] {
+			continue
+		}
+		d.Specs = append(d.Specs, &ast.ImportSpec{
+			Name: ast.NewIdent(im.name),
+			Path: &ast.BasicLit{Kind: token.STRING, Value: strconv.Quote(im.path)},
+		})
+	}
+	if len(d.Specs) == 0 {
+		return nil
+	}
+	return d
+}
+
+// typecheck runs go/types over the cell with the session's imports and
+// globals declared, ignoring every error, and returns what it learnt and
+// the names that neither go/types nor the session know.
+func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.Info, undefined []types.Error) {
 	declared := map[string]bool{}
 	for _, d := range pc.decls.Decls {
 		for _, n := range declNames(d) {
 			declared[n] = true
 		}
 	}
-	var gs strings.Builder
-	gs.WriteString("package main\n")
-	for name, v := range globals {
-		if declared[name] || strings.HasPrefix(name, helperPrefix) || !v.IsValid() {
+	cellImports := map[string]bool{}
+	for _, is := range pc.decls.Imports {
+		cellImports[importName(is)] = true
+	}
+	pkg := types.NewPackage("main", "main")
+	for name, v := range env.globals {
+		if declared[name] || strings.HasPrefix(name, helperPrefix) || !v.IsValid() || !compiledType(v.Type(), 0) {
 			continue
 		}
-		if te, ok := typeExpr(v.Type()); ok {
-			fmt.Fprintf(&gs, "var %s %s\n", name, te)
+		if t, ok := symTypes.TypeOf(v.Type()); ok {
+			pkg.Scope().Insert(types.NewVar(0, pkg, name, t))
 		}
 	}
 	// Types and constants of earlier cells help to infer more.
-	for _, rec := range earlier {
+	var gs strings.Builder
+	gs.WriteString("package main\n")
+	for _, rec := range env.earlier {
 		if rec.dead || (rec.tok != token.TYPE && rec.tok != token.CONST) {
 			continue
 		}
@@ -109,12 +173,18 @@ func typecheck(fset *token.FileSet, pc *parsedCell, globals map[string]reflect.V
 			gs.WriteString(rec.text + "\n")
 		}
 	}
-	gf, err := parser.ParseFile(fset, "", gs.String(), 0)
 	files := []*ast.File{}
-	if err == nil {
+	if gf, err := parser.ParseFile(fset, "", gs.String(), 0); err == nil {
+		if d := importDecl(env.imports, nil); d != nil {
+			gf.Decls = append([]ast.Decl{d}, gf.Decls...)
+		}
 		files = append(files, gf)
 	}
-	decls := append([]ast.Decl{}, pc.decls.Decls...)
+	var decls []ast.Decl
+	if d := importDecl(env.imports, cellImports); d != nil {
+		decls = append(decls, d)
+	}
+	decls = append(decls, pc.decls.Decls...)
 	decls = append(decls, &ast.FuncDecl{
 		Name: ast.NewIdent(helperPrefix + "cell"),
 		Type: &ast.FuncType{Params: &ast.FieldList{}},
@@ -126,21 +196,24 @@ func typecheck(fset *token.FileSet, pc *parsedCell, globals map[string]reflect.V
 		Uses:  map[*ast.Ident]types.Object{},
 		Defs:  map[*ast.Ident]types.Object{},
 	}
-	conf := types.Config{Importer: fakeImporter{}, Error: func(err error) {
-		// Keep "undefined: x" of names that the session does not know
-		// either: yaegi reports some of them obscurely.
+	cellFiles := map[*token.File]bool{fset.File(pc.decls.Pos()): true, fset.File(pc.body.Pos()): true}
+	conf := types.Config{Importer: importer{}, Error: func(err error) {
+		// Keep "undefined: x" of names in the cell that the session does
+		// not know either: yaegi reports some of them obscurely.
 		var te types.Error
-		if errors.As(err, &te) && strings.HasPrefix(te.Msg, "undefined: ") {
-			name := strings.TrimPrefix(te.Msg, "undefined: ")
-			if _, ok := globals[name]; !ok && !strings.Contains(name, ".") {
-				undefined = append(undefined, te)
-			}
+		if !errors.As(err, &te) || !strings.HasPrefix(te.Msg, "undefined: ") || !cellFiles[fset.File(te.Pos)] {
+			return
 		}
+		name := strings.TrimPrefix(te.Msg, "undefined: ")
+		if strings.Contains(name, ".") || inGlobals(env.globals, name) || (env.known != nil && env.known(name)) {
+			return
+		}
+		undefined = append(undefined, te)
 	}}
 	func() {
 		// go/types is robust, but a panic here must not fail the cell.
 		defer func() { _ = recover() }()
-		_, _ = conf.Check("main", fset, files, info)
+		_ = types.NewChecker(&conf, fset, pkg, info).Files(files)
 	}()
 	return info, undefined
 }
@@ -262,4 +335,161 @@ func funcName(fd *ast.FuncDecl) string {
 		return helperMain
 	}
 	return fd.Name.Name
+}
+
+// typeText writes t as source for a cell, its packages named as the
+// session imported them (names: import path to name); false when t
+// cannot be written there (an invalid type, a package not imported).
+func typeText(t types.Type, names map[string]string) (string, bool) {
+	ok := true
+	s := types.TypeString(t, func(p *types.Package) string {
+		if p.Path() == "main" {
+			return ""
+		}
+		n, found := names[p.Path()]
+		ok = ok && found
+		return n
+	})
+	return s, ok && validType(t)
+}
+
+// statements records the rewrites of the cell's top-level statements that
+// work around yaegi's handling of the global scope, where the statements
+// of a cell run:
+//
+//   - a definition from several results (a, b := f(), v, ok := m[k],
+//     switch y := x.(type)) nested in a block is not compiled ("undefined:
+//     a"), so a compound statement holding one runs in a function literal
+//     (func() { ... }()), where it is;
+//   - the type of a top-level x := s[i] (s a slice of a compiled package or
+//     a string) is not inferred ("constant definition loop"), so it is
+//     written: var x T = s[i].
+func (r *rewriter) statements(body *ast.BlockStmt, names map[string]string) {
+	for _, st := range body.List {
+		switch st := st.(type) {
+		case *ast.AssignStmt:
+			if st.Tok == token.DEFINE && len(st.Lhs) == len(st.Rhs) {
+				r.typedDefine(st.Lhs, st.Rhs, st.Lhs[0].Pos(), st.Rhs[0].Pos(), names)
+			}
+		case *ast.DeclStmt:
+			if gd, ok := st.Decl.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+				for _, sp := range gd.Specs {
+					vs := sp.(*ast.ValueSpec)
+					if vs.Type == nil && len(vs.Names) == len(vs.Values) {
+						end := vs.Names[len(vs.Names)-1].End()
+						r.typedDefine(namesOf(vs.Names), vs.Values, end, end, names)
+					}
+				}
+			}
+		case *ast.ExprStmt, *ast.IncDecStmt, *ast.SendStmt, *ast.GoStmt, *ast.DeferStmt, *ast.EmptyStmt:
+		default:
+			if needsFrame(st) {
+				r.frame(st)
+			}
+		}
+	}
+}
+
+func namesOf(ids []*ast.Ident) []ast.Expr {
+	out := make([]ast.Expr, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}
+
+// typedDefine replaces [from, to) by "var a, b T = " (or inserts " T" in
+// a var declaration, from == to) when a value of rhs indexes something
+// and the types of the new variables are one writable type.
+func (r *rewriter) typedDefine(lhs, rhs []ast.Expr, from, to token.Pos, names map[string]string) {
+	indexes := false
+	for _, e := range rhs {
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.IndexExpr:
+				if tv, ok := r.info.Types[n.X]; ok && tv.IsValue() {
+					indexes = true
+				}
+			}
+			return !indexes
+		})
+	}
+	if !indexes {
+		return
+	}
+	lhsNames := map[string]bool{}
+	text := ""
+	for _, e := range lhs {
+		id, ok := e.(*ast.Ident)
+		if !ok || id.Name == "_" || r.info.Defs[id] == nil {
+			return // an assignment to an existing variable
+		}
+		lhsNames[id.Name] = true
+		t, ok := typeText(r.info.Defs[id].Type(), names)
+		if !ok || (text != "" && t != text) {
+			return
+		}
+		text = t
+	}
+	for _, e := range rhs {
+		if refers(e, lhsNames) {
+			return // x := x[0] reads an earlier x; var x = x[0] would not
+		}
+	}
+	if from == to {
+		r.ed.insert(from, " "+text, false)
+		return
+	}
+	parts := make([]string, len(lhs))
+	for i, e := range lhs {
+		parts[i] = e.(*ast.Ident).Name
+	}
+	r.ed.replace(from, to, "var "+strings.Join(parts, ", ")+" "+text+" = ")
+}
+
+// needsFrame reports whether a compound top-level statement defines
+// variables from several results in a nested scope, and can run in a
+// function literal: it holds no return, goto, or break and continue to a
+// label outside it.
+func needsFrame(st ast.Stmt) bool {
+	labels := map[string]bool{}
+	ast.Inspect(st, func(n ast.Node) bool {
+		if l, ok := n.(*ast.LabeledStmt); ok {
+			labels[l.Label.Name] = true
+		}
+		_, lit := n.(*ast.FuncLit)
+		return !lit
+	})
+	need, can := false, true
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			need = need || (n.Tok == token.DEFINE && len(n.Lhs) > len(n.Rhs))
+		case *ast.ValueSpec:
+			need = need || (len(n.Names) > len(n.Values) && len(n.Values) > 0)
+		case *ast.TypeSwitchStmt:
+			_, binds := n.Assign.(*ast.AssignStmt)
+			need = need || binds
+		case *ast.ReturnStmt:
+			can = false
+		case *ast.BranchStmt:
+			if n.Tok == token.GOTO || (n.Label != nil && !labels[n.Label.Name]) {
+				can = false
+			}
+		}
+		return can
+	})
+	return need && can
+}
+
+// frame runs st in a function literal, //line directives keeping the
+// positions of st and of what follows it on its last line.
+func (r *rewriter) frame(st ast.Stmt) {
+	start, end := r.ed.fset.Position(st.Pos()), r.ed.fset.Position(st.End())
+	r.ed.insert(st.Pos(), "func() {\n//line "+cellFile+":"+strconv.Itoa(start.Line)+":"+strconv.Itoa(start.Column)+"\n", false)
+	r.ed.insert(st.End(), "\n}()\n//line "+cellFile+":"+strconv.Itoa(end.Line)+":"+strconv.Itoa(end.Column)+"\n", false)
 }

@@ -154,7 +154,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	recs, imps := s.collect(pc)
 	globals := globalsOf(s.i)
-	info, undef := typecheck(s.fset, pc, globals, s.records)
+	info, undef := typecheck(s.fset, pc, checkEnv{globals: globals, earlier: s.records, imports: s.imports, known: s.knows})
 	declEd := newEditor(s.fset, pc.decls.Pos(), pc.declSrc)
 	rw := &rewriter{info: info, globals: globals, undefined: undef, ed: declEd}
 	if err := rw.rewrite(pc.decls); err != nil {
@@ -165,6 +165,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if err := srw.rewrite(pc.body); err != nil {
 		return Result{}, unsupported(s.fset, err)
 	}
+	srw.statements(pc.body, s.importNames(pc))
 	if s.needsReplay(recs) {
 		if err := s.rebuild(ctx, recs, imps); err != nil {
 			return Result{}, err
@@ -184,6 +185,38 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		return Result{}, nil
 	}
 	return s.runStmts(ctx, pc, info, stmtEd, srw)
+}
+
+// importNames maps the import paths of the session and of the cell to
+// the names they are imported as.
+func (s *Session) importNames(pc *parsedCell) map[string]string {
+	names := map[string]string{}
+	for _, im := range s.imports {
+		names[im.path] = im.name
+	}
+	for _, is := range pc.decls.Imports {
+		p, _ := strconv.Unquote(is.Path.Value)
+		names[p] = importName(is)
+	}
+	for p, n := range names {
+		if n == "_" || n == "." {
+			delete(names, p)
+		}
+	}
+	return names
+}
+
+// knows reports whether name is declared or imported by an earlier cell.
+func (s *Session) knows(name string) bool {
+	if _, ok := s.user[name]; ok {
+		return true
+	}
+	for _, im := range s.imports {
+		if im.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func declaresMain(f *ast.File) bool {
@@ -269,30 +302,41 @@ func showsValue(e ast.Expr, info *types.Info) bool {
 //  2. statements: `var f func(...)` for each function, `var v T` for each
 //     variable whose type is written or inferred;
 //  3. a file: methods, generic functions, init;
-//  4. statements: variables of unknown type that need no function of the
-//     cell, `f = func(...) {...}` for each function, then the other
-//     variables' assignments and declarations in source order.
+//  4. statements: `f = func(...) {...}` for each function, then the
+//     variables' assignments (and declarations, of those whose type is
+//     unknown) in Go's initialisation order: dependencies first.
 func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) error {
-	qual := func(p *types.Package) string {
-		if p.Path() == "main" {
-			return ""
-		}
-		return p.Name()
-	}
+	names := s.importNames(pc)
 	typeOf := func(id *ast.Ident) (string, bool) {
 		obj := info.Defs[id]
-		if obj == nil || obj.Type() == nil || !validType(obj.Type()) {
+		if obj == nil || obj.Type() == nil {
 			return "", false
 		}
-		return types.TypeString(obj.Type(), qual), true
+		return typeText(obj.Type(), names)
 	}
-	funcs := map[string]bool{}
-	for _, d := range pc.decls.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && plainFunc(fd) {
-			funcs[fd.Name.Name] = true
+	// Variables are initialised in Go's order (dependencies first), which
+	// go/types computed; rank is an object's place in it.
+	rank := map[types.Object]int{}
+	for k, in := range info.InitOrder {
+		for _, v := range in.Lhs {
+			rank[v] = k
 		}
 	}
-	var file1, file3, st2, st4a, st4b, st4c strings.Builder
+	type init struct {
+		rank int
+		text string
+	}
+	var inits []init
+	addInit := func(ids []*ast.Ident, text string) {
+		r := len(info.InitOrder) + len(inits) // unknown: after, in source order
+		for _, id := range ids {
+			if k, ok := rank[info.Defs[id]]; ok {
+				r = min(r, k)
+			}
+		}
+		inits = append(inits, init{r, text})
+	}
+	var file1, file3, st2, st4b strings.Builder
 	var newImports []importRec
 	for _, d := range pc.decls.Decls {
 		switch d := d.(type) {
@@ -339,25 +383,31 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 					}
 				}
 				if !known {
-					if refers(vs, funcs) {
-						st4c.WriteString(ed.piece(vs.Pos(), vs.End(), "var ", false))
-					} else {
-						st4a.WriteString(ed.piece(vs.Pos(), vs.End(), "var ", false))
-					}
+					addInit(vs.Names, ed.piece(vs.Pos(), vs.End(), "var ", false))
 					continue
 				}
 				for k, n := range vs.Names {
 					fmt.Fprintf(&st2, "\nvar %s %s\n", n.Name, typs[k])
 				}
-				if len(vs.Values) > 0 {
+				switch {
+				case len(vs.Values) == len(vs.Names):
+					for k, n := range vs.Names {
+						addInit(vs.Names[k:k+1], ed.piece(vs.Values[k].Pos(), vs.Values[k].End(), n.Name+" = ", false))
+					}
+				case len(vs.Values) > 0:
 					names := make([]string, len(vs.Names))
 					for k, n := range vs.Names {
 						names[k] = n.Name
 					}
-					st4c.WriteString(ed.piece(vs.Values[0].Pos(), vs.Values[len(vs.Values)-1].End(), strings.Join(names, ", ")+" = ", false))
+					addInit(vs.Names, ed.piece(vs.Values[0].Pos(), vs.Values[len(vs.Values)-1].End(), strings.Join(names, ", ")+" = ", false))
 				}
 			}
 		}
+	}
+	sort.SliceStable(inits, func(i, j int) bool { return inits[i].rank < inits[j].rank })
+	st4 := st4b.String()
+	for _, in := range inits {
+		st4 += in.text
 	}
 	var steps []string
 	if file1.Len() > 0 {
@@ -369,7 +419,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	if file3.Len() > 0 {
 		steps = append(steps, "package main\n"+file3.String())
 	}
-	if st4 := st4a.String() + st4b.String() + st4c.String(); st4 != "" {
+	if st4 != "" {
 		steps = append(steps, blockPrefix+st4)
 	}
 	for k, src := range steps {
@@ -721,7 +771,7 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		return parseError(fset, err)
 	}
 	pc := &parsedCell{decls: f, body: &ast.BlockStmt{}}
-	info, _ := typecheck(fset, pc, nil, nil)
+	info, _ := typecheck(fset, pc, checkEnv{})
 	ed := newEditor(fset, f.Pos(), text)
 	rw := &rewriter{info: info, ed: ed}
 	if err := rw.rewrite(f); err != nil {
