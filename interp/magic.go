@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"go/parser"
+	"go/scanner"
+	"go/token"
 	"math"
 	"os"
 	"os/exec"
@@ -103,14 +105,8 @@ func (s *Session) evalMagic(ctx context.Context, cell string) (res Result, handl
 		res, err := s.cellMagic(ctx, name, args, body)
 		return res, true, err
 	}
-	has := false
-	for _, l := range lines {
-		if _, _, ok := SplitMagic(l); ok {
-			has = true
-			break
-		}
-	}
-	if !has {
+	magic := magicLines(cell, lines)
+	if magic == nil {
 		return Result{}, false, nil
 	}
 	// Run the Go pieces and the magic lines in order; the value of the
@@ -125,12 +121,12 @@ func (s *Session) evalMagic(ctx context.Context, cell string) (res Result, handl
 		res, err = s.Eval(ctx, code)
 		return err
 	}
-	for _, l := range lines {
-		name, args, ok := SplitMagic(l)
-		if !ok {
+	for k, l := range lines {
+		if !magic[k] {
 			chunk = append(chunk, l)
 			continue
 		}
+		name, args, _ := SplitMagic(l)
 		if err := flush(); err != nil {
 			return Result{}, true, err
 		}
@@ -142,6 +138,76 @@ func (s *Session) evalMagic(ctx context.Context, cell string) (res Result, handl
 		return Result{}, true, err
 	}
 	return res, true, nil
+}
+
+// magicLines reports which lines of cell (split into lines) are line
+// magics, or nil when none is: a line starting with % or ! where a Go
+// statement of the cell's top level could start: not inside a string
+// literal or a comment, nor inside brackets or a block, nor continuing a
+// statement (after a binary operator, say). The magics are blanked out before scanning, so that
+// their text (a quote in !echo it's) does not count as Go.
+func magicLines(cell string, lines []string) []bool {
+	var cands []int
+	offs := make([]int, len(lines))
+	off := 0
+	for k, l := range lines {
+		offs[k] = off
+		off += len(l) + 1
+		if _, _, ok := SplitMagic(l); ok {
+			cands = append(cands, k)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	b := []byte(cell)
+	for _, k := range cands {
+		for i := offs[k]; i < offs[k]+len(lines[k]); i++ {
+			b[i] = ' '
+		}
+	}
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(b))
+	var sc scanner.Scanner
+	sc.Init(file, b, func(token.Position, string) {}, scanner.ScanComments)
+	magic := make([]bool, len(lines))
+	found := false
+	depth := 0
+	stmtStart := true // no token yet, or the last one ends a statement
+	next := 0         // next candidate
+	for next < len(cands) {
+		pos, tok, lit := sc.Scan()
+		start := file.Offset(pos)
+		end := start + len(lit)
+		if tok == token.EOF {
+			start, end = len(b), len(b)
+		}
+		// Candidates before this token: a magic unless inside it.
+		for next < len(cands) && offs[cands[next]] <= start {
+			if depth <= 0 && stmtStart {
+				magic[cands[next]], found = true, true
+			}
+			next++
+		}
+		for next < len(cands) && offs[cands[next]] < end {
+			next++ // inside a raw string or a /* comment */
+		}
+		switch tok {
+		case token.EOF:
+			next = len(cands)
+		case token.COMMENT:
+			continue
+		case token.LPAREN, token.LBRACK, token.LBRACE:
+			depth++
+		case token.RPAREN, token.RBRACK, token.RBRACE:
+			depth--
+		}
+		stmtStart = tok == token.SEMICOLON
+	}
+	if !found {
+		return nil
+	}
+	return magic
 }
 
 func magicError(format string, args ...any) *Error {
