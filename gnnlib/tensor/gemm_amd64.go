@@ -24,3 +24,36 @@ func kernel(kb int, a, b, c []float32, ldc int, acc bool) {
 	}
 	kernelGo(kb, a, b, c, ldc, acc)
 }
+
+//go:noescape
+func convKernel6x16AVX2(kb int, a, b *float32, off *int32, c *float32, ldc int)
+
+//go:noescape
+func dotKernel4x3AVX2(n8, imgs int, a *float32, lda, astride int, b *float32, bstride int, off *int32, out *float32)
+
+// convKernel computes the mr×nr tile c[i·ldc + j] = Σ_k a[k·mr + i]·b[off[k] + j]
+// of a direct convolution (see conv.go).
+func convKernel(kb int, a, b []float32, off []int32, c []float32, ldc int) {
+	if useAVX2 && kb > 0 {
+		// Bounds the assembly relies on: offsets grow with k.
+		_ = a[kb*mr-1]
+		_ = b[int(off[kb-1])+nr-1]
+		_ = c[(mr-1)*ldc+nr-1]
+		convKernel6x16AVX2(kb, &a[0], &b[0], &off[0], &c[0], ldc)
+		return
+	}
+	convKernelGo(kb, a, b, off, c, ldc)
+}
+
+// dotKernel computes the dotRows×dotCols lane-wise partial dot products of
+// rows of a (lda apart) with b shifted by off, over n8·8 floats and imgs
+// images (astride and bstride apart), into out.
+func dotKernel(n8, imgs int, a []float32, lda, astride int, b []float32, bstride int, off []int32, out *[dotRows * dotCols * dotLanes]float32) {
+	if useAVX2 && n8 > 0 && imgs > 0 {
+		_ = a[(imgs-1)*astride+(dotRows-1)*lda+n8*dotLanes-1]
+		_ = b[(imgs-1)*bstride+int(max(off[0], off[1], off[2]))+n8*dotLanes-1]
+		dotKernel4x3AVX2(n8, imgs, &a[0], lda, astride, &b[0], bstride, &off[0], &out[0])
+		return
+	}
+	dotKernelGo(n8, imgs, a, lda, astride, b, bstride, off, out)
+}

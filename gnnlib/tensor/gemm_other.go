@@ -9,3 +9,13 @@ const useAVX2 = false
 func kernel(kb int, a, b, c []float32, ldc int, acc bool) {
 	kernelGo(kb, a, b, c, ldc, acc)
 }
+
+// convKernel computes the mr×nr tile of a direct convolution (conv.go).
+func convKernel(kb int, a, b []float32, off []int32, c []float32, ldc int) {
+	convKernelGo(kb, a, b, off, c, ldc)
+}
+
+// dotKernel computes the partial dot products of the weight gradient (conv.go).
+func dotKernel(n8, imgs int, a []float32, lda, astride int, b []float32, bstride int, off []int32, out *[dotRows * dotCols * dotLanes]float32) {
+	dotKernelGo(n8, imgs, a, lda, astride, b, bstride, off, out)
+}

@@ -161,6 +161,11 @@ func Conv2D(x, w, b *Tensor, stride, padding int) *Tensor {
 			panic(&ShapeError{Op: "Conv2D", A: cloneInts(w.shape), B: cloneInts(b.shape), Msg: "bias must be [O]"})
 		}
 	}
+	if stride == 1 && convDirect {
+		if d, ok := newDconv(g.n, g.c, g.h, g.w, g.o, g.kh, g.kw, padding, padding); ok {
+			return conv2DDirect(start, x, w, b, d)
+		}
+	}
 	ckk, ohw, chw := g.ckk(), g.ohw(), g.c*g.h*g.w
 	colSize := ckk * ohw
 	// The columns of every image are kept for the weight gradient.
@@ -257,6 +262,10 @@ func (t *Tensor) MaxPool2D(kernel, stride int) *Tensor {
 	arg := make([]int32, len(out.data)) // offset of the max within the plane
 	hw, ohw := g.h*g.w, g.ohw()
 	parallelFor(g.n*g.c, 8, func(lo, hi int) {
+		if kernel == 2 && stride == 2 {
+			maxPool2x2(out.data[lo*ohw:hi*ohw], arg[lo*ohw:hi*ohw], t.data[lo*hw:hi*hw], g)
+			return
+		}
 		for pl := lo; pl < hi; pl++ {
 			src := t.data[pl*hw:][:hw]
 			for oy := 0; oy < g.oh; oy++ {
@@ -279,9 +288,15 @@ func (t *Tensor) MaxPool2D(kernel, stride int) *Tensor {
 	})
 	return NewOpSince(start, "MaxPool2D", out, []*Tensor{t}, func(gr *Tensor) []*Tensor {
 		d := newDense(t.shape)
-		for o, q := range arg {
-			d.data[(o/ohw)*hw+int(q)] += gr.data[o]
-		}
+		parallelFor(g.n*g.c, 8, func(lo, hi int) {
+			for pl := lo; pl < hi; pl++ {
+				dst := d.data[pl*hw:][:hw]
+				src := gr.data[pl*ohw:][:ohw]
+				for o, q := range arg[pl*ohw:][:ohw] {
+					dst[q] += src[o]
+				}
+			}
+		})
 		return []*Tensor{d}
 	})
 }
@@ -329,4 +344,43 @@ func (t *Tensor) AvgPool2D(kernel, stride int) *Tensor {
 		}
 		return []*Tensor{d}
 	})
+}
+
+// maxPool2x2 is MaxPool2D's forward pass for 2×2 windows with stride 2 over
+// whole planes: out and arg [planes, OH, OW], x [planes, H, W]. The
+// comparisons select without branches (the compiler turns them into
+// conditional moves), since on activations the winner is unpredictable.
+// Ties go to the first maximum in row-major window order, as in the
+// general loop.
+func maxPool2x2(out []float32, arg []int32, x []float32, g convGeom) {
+	hw, ohw := g.h*g.w, g.ohw()
+	for pl := 0; pl*ohw < len(out); pl++ {
+		src := x[pl*hw:][:hw]
+		for oy := 0; oy < g.oh; oy++ {
+			r0 := src[2*oy*g.w:][:g.w]
+			r1 := src[(2*oy+1)*g.w:][:g.w]
+			o := out[pl*ohw+oy*g.ow:][:g.ow]
+			a := arg[pl*ohw+oy*g.ow:][:g.ow]
+			base := int32(2 * oy * g.w)
+			w := int32(g.w)
+			for ox := range o {
+				v0, v1, v2, v3 := r0[2*ox], r0[2*ox+1], r1[2*ox], r1[2*ox+1]
+				q := base + int32(2*ox)
+				// top pair, bottom pair, then the two winners
+				i01, i23 := q, q+w
+				if v1 > v0 {
+					i01 = q + 1
+				}
+				if v3 > v2 {
+					i23 = q + w + 1
+				}
+				m01, m23 := max(v0, v1), max(v2, v3)
+				bi := i01
+				if m23 > m01 {
+					bi = i23
+				}
+				o[ox], a[ox] = max(m01, m23), bi
+			}
+		}
+	}
 }
