@@ -211,45 +211,104 @@ func parallelFor(n, grain int, f func(lo, hi int)) {
 // bag-of-words feature matrix times a layer's weights: each stored value
 // scales one packed row of b, three columns per multiply.
 func SparseGEMMInt8(dst []int32, indptr, indices []int, vals []int8, b *PackedMatrix) {
-	m, k, n := len(indptr)-1, b.K, b.N
-	if m < 0 || len(dst) < m*n || len(vals) < indptr[m] || len(indices) < indptr[m] {
+	m, n := len(indptr)-1, b.N
+	if m < 0 || len(dst) < m*n {
 		panic(fmt.Errorf("quant: SparseGEMMInt8: bad CSR or dst for %d rows, N=%d: %w", m, n, ErrRange))
+	}
+	checkCSR("SparseGEMMInt8", indptr, indices, len(vals), b.K)
+	parallelFor(m, sparseGrain(indptr, n), func(lo, hi int) {
+		sparseGEMMRows(indptr, indices, vals, b, lo, hi, func(i int, acc []int32) {
+			copy(dst[i*n:i*n+n], acc)
+		})
+	})
+}
+
+// checkCSR panics unless indptr, indices and nvals describe rows whose
+// columns lie in [0, k).
+func checkCSR(op string, indptr, indices []int, nvals, k int) {
+	m := len(indptr) - 1
+	if m < 0 || nvals < indptr[m] || len(indices) < indptr[m] {
+		panic(fmt.Errorf("quant: %s: bad CSR for %d rows: %w", op, m, ErrRange))
 	}
 	for _, c := range indices[:indptr[m]] {
 		if c < 0 || c >= k {
-			panic(fmt.Errorf("quant: SparseGEMMInt8: column %d outside [0, %d): %w", c, k, ErrRange))
+			panic(fmt.Errorf("quant: %s: column %d outside [0, %d): %w", op, c, k, ErrRange))
 		}
 	}
-	grain := max(1, m/(4*tensor.Threads()))
+}
+
+// sparseGrain is the row grain of a sparse product with n columns: one
+// goroutine below ~64k multiply-adds, where starting more costs more than
+// it saves.
+func sparseGrain(indptr []int, n int) int {
+	m := len(indptr) - 1
 	if indptr[m]*n < 1<<16 {
-		grain = max(m, 1)
+		return max(m, 1)
 	}
-	parallelFor(m, grain, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			cols := indices[indptr[i]:indptr[i+1]]
-			vs := vals[indptr[i]:indptr[i+1]]
-			for j := 0; j*colsPanel < n; j++ {
-				panel := b.panels[j*k*wordsPerK : (j+1)*k*wordsPerK]
-				var tile [colsPanel]int32
-				for e0 := 0; e0 < len(cols); e0 += kFlush {
-					e1 := min(e0+kFlush, len(cols))
-					var c0, c1, c2, c3 int64
-					for e := e0; e < e1; e++ {
-						x := int64(vs[e])
-						w := panel[cols[e]*wordsPerK : cols[e]*wordsPerK+4 : cols[e]*wordsPerK+4]
-						c0 += x * w[0]
-						c1 += x * w[1]
-						c2 += x * w[2]
-						c3 += x * w[3]
-					}
-					split(tile[0:3:3], c0)
-					split(tile[3:6:6], c1)
-					split(tile[6:9:9], c2)
-					split(tile[9:12:12], c3)
+	return max(1, m/(4*tensor.Threads()))
+}
+
+// sparseGEMMRows computes the rows [lo, hi) of the sparse product of
+// SparseGEMMInt8 and passes each finished row of N sums to emit; the
+// slice is reused once emit returns. Streaming rows lets a caller
+// requantize them while they are in cache (the fused GCN layer) instead of
+// writing and re-reading an int32 matrix.
+func sparseGEMMRows(indptr, indices []int, vals []int8, b *PackedMatrix, lo, hi int, emit func(i int, acc []int32)) {
+	k, n := b.K, b.N
+	np := (n + colsPanel - 1) / colsPanel
+	row := make([]int32, np*colsPanel)
+	for i := lo; i < hi; i++ {
+		cols := indices[indptr[i]:indptr[i+1]]
+		vs := vals[indptr[i]:indptr[i+1]]
+		vs = vs[:len(cols)]
+		for j := 0; j < np; j++ {
+			panel := b.panels[j*k*wordsPerK : (j+1)*k*wordsPerK]
+			tile := (*[colsPanel]int32)(row[j*colsPanel:])
+			*tile = [colsPanel]int32{}
+			for e0 := 0; e0 < len(cols); e0 += kFlush {
+				e1 := min(e0+kFlush, len(cols))
+				var c0, c1, c2, c3 int64
+				for e, c := range cols[e0:e1] {
+					x := int64(vs[e0+e])
+					w := panel[c*wordsPerK : c*wordsPerK+4 : c*wordsPerK+4]
+					c0 += x * w[0]
+					c1 += x * w[1]
+					c2 += x * w[2]
+					c3 += x * w[3]
 				}
-				c0 := j * colsPanel
-				copy(dst[i*n+c0:i*n+min(c0+colsPanel, n)], tile[:])
+				split(tile[0:3:3], c0)
+				split(tile[3:6:6], c1)
+				split(tile[6:9:9], c2)
+				split(tile[9:12:12], c3)
 			}
 		}
-	})
+		emit(i, row[:n])
+	}
+}
+
+// gemmRows computes the rows [lo, hi) of GEMMInt8's dense product, two at
+// a time through kernel2x4, and passes each finished row of N sums to
+// emit, as sparseGEMMRows does.
+func gemmRows(a []int8, b *PackedMatrix, lo, hi int, emit func(i int, acc []int32)) {
+	k, n := b.K, b.N
+	np := (n + colsPanel - 1) / colsPanel
+	buf := make([]int32, 2*np*colsPanel)
+	r0, r1 := buf[:np*colsPanel], buf[np*colsPanel:]
+	for i := lo; i < hi; i += 2 {
+		a0 := a[i*k : i*k+k]
+		a1 := a0
+		if i+1 < hi {
+			a1 = a[(i+1)*k : (i+1)*k+k]
+		}
+		for j := 0; j < np; j++ {
+			tile := [2][colsPanel]int32{}
+			kernel2x4(&tile, a0, a1, b.panels[j*k*wordsPerK:(j+1)*k*wordsPerK])
+			copy(r0[j*colsPanel:], tile[0][:])
+			copy(r1[j*colsPanel:], tile[1][:])
+		}
+		emit(i, r0[:n])
+		if i+1 < hi {
+			emit(i+1, r1[:n])
+		}
+	}
 }

@@ -40,6 +40,11 @@ type GNN struct {
 	dqRNG     *tensor.RNG
 	training  bool
 	converted bool
+	// prepared holds the codes of the input remembered by PrepareInput.
+	prepared struct {
+		x *tensor.Tensor
+		c *codes
+	}
 }
 
 // NewGNN wraps an *nn.GCN or *nn.GAT for quantization.
@@ -328,70 +333,50 @@ func (m *GNN) Forward(g *graph.Graph, x *tensor.Tensor) (*tensor.Tensor, error) 
 
 func (m *GNN) forward(g *graph.Graph, info *gcnGraph, x *tensor.Tensor) (*tensor.Tensor, error) {
 	h := x
+	var in *codes // codes handed from one integer GCN layer to the next
 	for i, l := range m.layers {
 		last := i+1 == len(m.layers)
-		if m.kind == "GCN" && !l.float {
-			acc, sx, err := l.matmulAcc(h)
-			if err != nil {
+		if l.float {
+			h = m.floatLayer(g, info, i, h, last)
+			continue
+		}
+		if in == nil {
+			var err error
+			if in, err = m.inputCodes(l, h); err != nil {
 				return nil, err
 			}
-			h = m.aggregateInt(info, l, acc, sx, i, !last)
-			continue
-		}
-		hw, err := l.matmul(h, false)
-		if err != nil {
-			return nil, err
 		}
 		if m.kind == "GAT" {
-			h = m.gatLayer(g, i, hw, false)
+			acc := make([]int32, in.rows*l.packed.N)
+			n := l.packed.N
+			parallelFor(in.rows, max(1, in.rows/(4*tensor.Threads())), func(lo, hi int) {
+				in.productRows(l.packed, lo, hi, func(v int, a []int32) { copy(acc[v*n:v*n+n], a) })
+			})
+			hw := make([]float32, len(acc))
+			l.dequantize(hw, acc, in.rows, in.scale, nil)
+			h, in = m.gatLayer(g, i, tensor.Wrap(hw, in.rows, n), false), nil
 			continue
 		}
-		h = nn.SumAggregate(info.norm, hw.Mul(info.dinv)).Mul(info.dinv).Add(l.b)
-		if !last {
-			h = h.ReLU()
+		var next *qlayer
+		if !last && !m.layers[i+1].float {
+			next = m.layers[i+1]
 		}
+		h, in = m.gcnLayer(info, i, in, next, !last)
 	}
 	return h, nil
 }
 
-// aggregateInt computes Â·(x·W) + b from the INT32 accumulators of x·W in
-// one pass per step: requantize D^−1/2·x·W straight from the
-// accumulators, sum over in-neighbours in INT32, then scale by D^−1/2 and
-// add the bias (and ReLU between layers).
-func (m *GNN) aggregateInt(info *gcnGraph, l *qlayer, acc []int32, sx []float32, i int, relu bool) *tensor.Tensor {
-	f := l.packed.N
-	n := len(acc) / f
-	p := m.agg[i]
-	d := info.dinv.Data()
-	zq := make([]int8, len(acc))
-	inv := 1 / p.Scale[0]
-	parallelFor(n, max(1, n/(4*tensor.Threads())), func(lo, hi int) {
-		for v := lo; v < hi; v++ {
-			s := sx[min(v, len(sx)-1)] * d[v] * inv
-			row := zq[v*f : v*f+f]
-			for j, a := range acc[v*f : v*f+f] {
-				row[j] = int8(min(max(roundToInt32(float32(a+l.corr[j])*s*l.wScale[j]), -127), 127))
-			}
-		}
-	})
-	sum := acc // reuse: the accumulators are no longer needed
-	AggregateInt8(info.norm, sum, zq, f)
-	out := make([]float32, len(sum))
-	b := l.b.Data()
-	parallelFor(n, max(1, n/(4*tensor.Threads())), func(lo, hi int) {
-		for v := lo; v < hi; v++ {
-			s := d[v] * p.Scale[0]
-			row := out[v*f : v*f+f]
-			for j, a := range sum[v*f : v*f+f] {
-				x := float32(a)*s + b[j]
-				if relu && x < 0 {
-					x = 0
-				}
-				row[j] = x
-			}
-		}
-	})
-	return tensor.Wrap(out, n, f)
+// floatLayer runs layer i in float32 on h.
+func (m *GNN) floatLayer(g *graph.Graph, info *gcnGraph, i int, h *tensor.Tensor, last bool) *tensor.Tensor {
+	hw := h.MatMul(m.layers[i].w)
+	if m.kind == "GAT" {
+		return m.gatLayer(g, i, hw, false)
+	}
+	h = nn.SumAggregate(info.norm, hw.Mul(info.dinv)).Mul(info.dinv).Add(m.layers[i].b)
+	if !last {
+		h = h.ReLU()
+	}
+	return h
 }
 
 // Bytes returns the parameter bytes of the converted model (weights at

@@ -310,7 +310,7 @@ func quantizeInto(dst []int8, x []float32, p Params, c int) {
 	z := p.Zero[c] - p.offset()
 	lo, hi := p.QMin()-p.offset(), p.QMax()-p.offset()
 	for i, v := range x {
-		dst[i] = int8(min(max(roundToInt32(v*inv)+z, lo), hi))
+		dst[i] = int8(roundClamp(v*inv, z, lo, hi))
 	}
 }
 
@@ -330,6 +330,24 @@ func roundToInt32(v float32) int32 {
 		return -lim
 	}
 	return int32(v - 0.5)
+}
+
+// roundClamp returns min(max(roundToInt32(v)+z, lo), hi) for |z|, |lo|,
+// |hi| ≤ 1024 without a data-dependent branch: the sign test of
+// roundToInt32 mispredicts half the time on real activations, and this is
+// the inner step of every requantization. v is first clamped to ±2048
+// (far outside any code, so the result is the same) so that the
+// conversion cannot overflow; NaN goes to lo, as it does through
+// roundToInt32 on amd64.
+func roundClamp(v float32, z, lo, hi int32) int32 {
+	if v > 2048 {
+		v = 2048
+	}
+	if !(v >= -2048) {
+		v = -2048
+	}
+	half := math.Float32frombits(math.Float32bits(v)&(1<<31) | 0x3f000000) // ±0.5
+	return min(max(int32(v+half)+z, lo), hi)
 }
 
 // Dequantize returns x' = (x_q − Z)·S for every element.
