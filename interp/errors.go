@@ -152,6 +152,11 @@ func runtimeError(p yaegi.Panic, frames []string) *Error {
 	for _, f := range frames {
 		f = strings.TrimSpace(mapPositions(f))
 		pos, msg := splitPos(f)
+		if pos == "" {
+			// The function yaegi wraps a cell's statements in, at a
+			// position of its own: no line of the cell to show.
+			continue
+		}
 		msg = strings.TrimPrefix(msg, "panic: ")
 		msg = strings.TrimSuffix(msg, "(...)")
 		e.Traceback = append(e.Traceback, pos+": in "+msg)

@@ -158,18 +158,23 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 			pkg.Scope().Insert(types.NewVar(0, pkg, name, t))
 		}
 	}
-	// Types and constants of earlier cells help to infer more.
+	// Types, constants and methods (without their bodies, which need not
+	// be checked again) of earlier cells help to infer more.
 	var gs strings.Builder
 	gs.WriteString("package main\n")
 	for _, rec := range env.earlier {
-		if rec.dead || (rec.tok != token.TYPE && rec.tok != token.CONST) {
+		if rec.dead || (rec.tok != token.TYPE && rec.tok != token.CONST && !rec.method) {
 			continue
 		}
 		clash := false
 		for _, n := range rec.names {
-			clash = clash || declared[n]
+			clash = clash || declared[n] || declared[n[:strings.IndexByte(n+".", '.')]]
 		}
-		if !clash {
+		switch {
+		case clash:
+		case rec.method:
+			gs.WriteString(rec.sig + "\n")
+		default:
 			gs.WriteString(rec.text + "\n")
 		}
 	}
@@ -195,6 +200,8 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 		Types: map[ast.Expr]types.TypeAndValue{},
 		Uses:  map[*ast.Ident]types.Object{},
 		Defs:  map[*ast.Ident]types.Object{},
+		// Selections tell method values from fields (defer.go).
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
 	}
 	cellFiles := map[*token.File]bool{fset.File(pc.decls.Pos()): true, fset.File(pc.body.Pos()): true}
 	conf := types.Config{Importer: importer{}, Error: func(err error) {
@@ -361,6 +368,9 @@ func typeText(t types.Type, names map[string]string) (string, bool) {
 //     switch y := x.(type)) nested in a block is not compiled ("undefined:
 //     a"), so a compound statement holding one runs in a function literal
 //     (func() { ... }()), where it is;
+//   - a top-level comma-ok definition (v, ok := m[k], x.(T), <-ch)
+//     panics in yaegi ("nil type"), so its variables are declared first:
+//     var v V; var ok bool; v, ok = m[k];
 //   - the type of a top-level x := s[i] (s a slice of a compiled package or
 //     a string) is not inferred ("constant definition loop"), so it is
 //     written: var x T = s[i].
@@ -368,8 +378,12 @@ func (r *rewriter) statements(body *ast.BlockStmt, names map[string]string) {
 	for _, st := range body.List {
 		switch st := st.(type) {
 		case *ast.AssignStmt:
-			if st.Tok == token.DEFINE && len(st.Lhs) == len(st.Rhs) {
+			switch {
+			case st.Tok != token.DEFINE:
+			case len(st.Lhs) == len(st.Rhs):
 				r.typedDefine(st.Lhs, st.Rhs, st.Lhs[0].Pos(), st.Rhs[0].Pos(), names)
+			case len(st.Lhs) == 2 && isCommaOk(st.Rhs[0]):
+				r.commaOk(st, names)
 			}
 		case *ast.DeclStmt:
 			if gd, ok := st.Decl.(*ast.GenDecl); ok && gd.Tok == token.VAR {
@@ -388,6 +402,38 @@ func (r *rewriter) statements(body *ast.BlockStmt, names map[string]string) {
 			}
 		}
 	}
+}
+
+func isCommaOk(e ast.Expr) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.IndexExpr, *ast.TypeAssertExpr:
+		return true
+	case *ast.UnaryExpr:
+		return e.Op == token.ARROW
+	}
+	return false
+}
+
+// commaOk declares the new variables of v, ok := x before assigning them.
+func (r *rewriter) commaOk(st *ast.AssignStmt, names map[string]string) {
+	decl := ""
+	for _, e := range st.Lhs {
+		id, ok := e.(*ast.Ident)
+		if !ok {
+			return
+		}
+		obj := r.info.Defs[id]
+		if id.Name == "_" || obj == nil {
+			continue // blank, or assigned: x exists already
+		}
+		t, ok := typeText(obj.Type(), names)
+		if !ok {
+			return
+		}
+		decl += "var " + id.Name + " " + t + "; "
+	}
+	r.ed.replace(st.TokPos, st.TokPos+token.Pos(len(":=")), "=")
+	r.ed.insert(st.Pos(), decl, false)
 }
 
 func namesOf(ids []*ast.Ident) []ast.Expr {

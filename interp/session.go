@@ -43,6 +43,7 @@ type Session struct {
 	imports []importRec    // imports of earlier cells, for replay
 	records []*declRec     // declarations of earlier cells, in order
 	user    map[string]*declRec
+	defers  deferList // deferred calls of the running cell (defer.go)
 }
 
 type importRec struct{ name, path string }
@@ -83,7 +84,7 @@ func New(opts Options) (*Session, error) {
 }
 
 // runtimeSymbols are compiled helpers that rewritten cells call.
-func runtimeSymbols() yaegi.Exports {
+func (s *Session) runtimeSymbols() yaegi.Exports {
 	values := func(v ...any) []any { return v }
 	clear := func(x any) {
 		v := reflect.ValueOf(x)
@@ -94,7 +95,7 @@ func runtimeSymbols() yaegi.Exports {
 	}
 	vv := reflect.ValueOf(values)
 	return yaegi.Exports{
-		"gnnlabrt/gnnlabrt": {"Values": vv, "Clear": reflect.ValueOf(clear)},
+		"gnnlabrt/gnnlabrt": {"Values": vv, "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push)},
 		// Interpreted values passed to Values are wrapped so that they
 		// keep these methods (yaegi's "MapTypes").
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{vv: {
@@ -116,7 +117,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 	for _, e := range []yaegi.Exports{
 		stdlib.Symbols,
 		symbols.Symbols,
-		runtimeSymbols(),
+		s.runtimeSymbols(),
 		// os.Stdin/Stdout/Stderr of cells are the session's streams
 		// (as io.Reader and io.Writer, not *os.File).
 		{"os/os": {
@@ -165,7 +166,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if err := srw.rewrite(pc.body); err != nil {
 		return Result{}, unsupported(s.fset, err)
 	}
-	srw.statements(pc.body, s.importNames(pc))
+	names := s.importNames(pc)
+	srw.statements(pc.body, names)
+	srw.defers(pc.body, names)
 	if s.needsReplay(recs) {
 		if err := s.rebuild(ctx, recs, imps); err != nil {
 			return Result{}, err
@@ -253,7 +256,7 @@ func (s *Session) runStmts(ctx context.Context, pc *parsedCell, info *types.Info
 		wrap = false
 		v, err = s.eval(ctx, text(false), rw)
 	}
-	if err != nil {
+	if err = s.runDefers(err); err != nil {
 		return Result{}, err
 	}
 	if !wrap || !v.IsValid() || !v.CanInterface() {

@@ -204,3 +204,36 @@ func TestFailedDeclarationKeepsSession(t *testing.T) {
 		}
 	}
 }
+
+func TestDeferPanics(t *testing.T) {
+	var out bytes.Buffer
+	s := newTestSession(t, Options{Stdout: &out, Stderr: &out})
+	mustEval(t, s, `import "fmt"`)
+	tests := []struct {
+		cell    string
+		output  string
+		errName string // "" for none
+		errText string
+	}{
+		{"defer fmt.Println(\"deferred after a panic\")\nvar p []int\np[3] = 1", "deferred after a panic\n", nameRuntime, "index out of range"},
+		{"fmt.Println(\"after the panic\")", "after the panic\n", "", ""},
+		{"defer func() { panic(\"in defer\") }()\nfmt.Println(\"ok\")", "ok\n", namePanic, "in defer"},
+		{"fmt.Println(\"once\")", "once\n", "", ""},
+	}
+	for _, tt := range tests {
+		out.Reset()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, err := s.Eval(ctx, tt.cell)
+		cancel()
+		if got := out.String(); got != tt.output {
+			t.Errorf("Eval(%q) printed %q, want %q", tt.cell, got, tt.output)
+		}
+		var e *Error
+		switch {
+		case tt.errName == "" && err != nil:
+			t.Errorf("Eval(%q) = %v, want no error", tt.cell, err)
+		case tt.errName != "" && (!errors.As(err, &e) || e.Name != tt.errName || !strings.Contains(e.Value, tt.errText)):
+			t.Errorf("Eval(%q) = %v, want %s: ...%s...", tt.cell, err, tt.errName, tt.errText)
+		}
+	}
+}
