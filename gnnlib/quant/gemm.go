@@ -217,7 +217,7 @@ func SparseGEMMInt8(dst []int32, indptr, indices []int, vals []int8, b *PackedMa
 	}
 	checkCSR("SparseGEMMInt8", indptr, indices, len(vals), b.K)
 	parallelFor(m, sparseGrain(indptr, n), func(lo, hi int) {
-		sparseGEMMRows(indptr, indices, vals, b, lo, hi, func(i int, acc []int32) {
+		sparseGEMMRows(indptr, indices, vals, b, lo, hi, nil, func(i int, acc []int32) {
 			copy(dst[i*n:i*n+n], acc)
 		})
 	})
@@ -252,11 +252,14 @@ func sparseGrain(indptr []int, n int) int {
 // SparseGEMMInt8 and passes each finished row of N sums to emit; the
 // slice is reused once emit returns. Streaming rows lets a caller
 // requantize them while they are in cache (the fused GCN layer) instead of
-// writing and re-reading an int32 matrix.
-func sparseGEMMRows(indptr, indices []int, vals []int8, b *PackedMatrix, lo, hi int, emit func(i int, acc []int32)) {
+// writing and re-reading an int32 matrix. row is scratch of at least
+// rowScratch(b) values, or nil.
+func sparseGEMMRows(indptr, indices []int, vals []int8, b *PackedMatrix, lo, hi int, row []int32, emit func(i int, acc []int32)) {
 	k, n := b.K, b.N
 	np := (n + colsPanel - 1) / colsPanel
-	row := make([]int32, np*colsPanel)
+	if len(row) < np*colsPanel {
+		row = make([]int32, np*colsPanel)
+	}
 	for i := lo; i < hi; i++ {
 		cols := indices[indptr[i]:indptr[i+1]]
 		vs := vals[indptr[i]:indptr[i+1]]
@@ -285,6 +288,9 @@ func sparseGEMMRows(indptr, indices []int, vals []int8, b *PackedMatrix, lo, hi 
 		emit(i, row[:n])
 	}
 }
+
+// rowScratch returns the scratch length of sparseGEMMRows for b.
+func rowScratch(b *PackedMatrix) int { return (b.N + colsPanel - 1) / colsPanel * colsPanel }
 
 // gemmRows computes the rows [lo, hi) of GEMMInt8's dense product, two at
 // a time through kernel2x4, and passes each finished row of N sums to

@@ -350,7 +350,7 @@ func (m *GNN) forward(g *graph.Graph, info *gcnGraph, x *tensor.Tensor) (*tensor
 			acc := make([]int32, in.rows*l.packed.N)
 			n := l.packed.N
 			parallelFor(in.rows, max(1, in.rows/(4*tensor.Threads())), func(lo, hi int) {
-				in.productRows(l.packed, lo, hi, func(v int, a []int32) { copy(acc[v*n:v*n+n], a) })
+				in.productRows(l, lo, hi, func(v int, a []int32) { copy(acc[v*n:v*n+n], a) })
 			})
 			hw := make([]float32, len(acc))
 			l.dequantize(hw, acc, in.rows, in.scale, nil)

@@ -2,6 +2,7 @@ package quant
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
@@ -33,6 +34,10 @@ type codes struct {
 	indptr, indices []int // CSR structure; nil when dense
 	q               []int8
 	scale           []float32
+	// uniform marks the sparse rows whose codes are all equal (a binary
+	// or row-normalised bag of words): their product is a sum of weight
+	// rows times one code.
+	uniform []bool
 }
 
 // rowScale returns the scale of row i.
@@ -46,13 +51,44 @@ func (c *codes) work(n int) int {
 	return c.rows * c.k * n / lanes
 }
 
-// productRows streams the rows [lo, hi) of c·b to emit.
-func (c *codes) productRows(b *PackedMatrix, lo, hi int, emit func(i int, acc []int32)) {
-	if c.indptr != nil {
-		sparseGEMMRows(c.indptr, c.indices, c.q, b, lo, hi, emit)
-		return
+// productRows streams the rows [lo, hi) of c·W to emit for the layer l.
+func (c *codes) productRows(l *qlayer, lo, hi int, emit func(i int, acc []int32)) {
+	switch {
+	case c.indptr == nil:
+		gemmRows(c.q, l.packed, lo, hi, emit)
+	case c.uniform == nil || l.lanes == nil:
+		sparseGEMMRows(c.indptr, c.indices, c.q, l.packed, lo, hi, nil, emit)
+	default:
+		c.uniformRows(l, lo, hi, emit)
 	}
-	gemmRows(c.q, b, lo, hi, emit)
+}
+
+// uniformRows is productRows for sparse codes with uniform rows: the sum
+// of the weight rows a row selects is taken four columns per addition on
+// the 16-bit lanes of l.lanes and multiplied by the row's one code at the
+// end. Other rows go through the multiplying kernel.
+func (c *codes) uniformRows(l *qlayer, lo, hi int, emit func(i int, acc []int32)) {
+	n := l.packed.N
+	wpr := laneWords(n)
+	sum := make([]int32, wpr*aggLanes)
+	acc := make([]int64, wpr)
+	scratch := make([]int32, rowScratch(l.packed))
+	for i := lo; i < hi; i++ {
+		p0, p1 := c.indptr[i], c.indptr[i+1]
+		if !c.uniform[i] {
+			sparseGEMMRows(c.indptr, c.indices, c.q, l.packed, i, i+1, scratch, emit)
+			continue
+		}
+		clear(sum)
+		if p1 > p0 {
+			sumLanes(sum, acc, l.lanes, wpr, c.indices[p0:p1])
+			code := int32(c.q[p0])
+			for j := range sum {
+				sum[j] *= code
+			}
+		}
+		emit(i, sum[:n])
+	}
 }
 
 // dynamicCodes quantizes each row of a 2-D x, sparse or dense, with its
@@ -64,6 +100,11 @@ func dynamicCodes(x *tensor.Tensor) *codes {
 		var vals []float32
 		c.indptr, c.indices, vals = x.CSR()
 		c.q, c.scale = quantizeRows(c.indptr, vals)
+		c.uniform = make([]bool, rows)
+		for i := range c.uniform {
+			row := c.q[c.indptr[i]:c.indptr[i+1]]
+			c.uniform[i] = !slices.ContainsFunc(row, func(q int8) bool { return q != row[0] })
+		}
 		return c
 	}
 	indptr := make([]int, rows+1)
@@ -133,14 +174,8 @@ func (m *GNN) gcnLayer(info *gcnGraph, i int, in *codes, next *qlayer, relu bool
 		grain = max(1, n/(4*tensor.Threads()))
 	}
 	parallelFor(n, grain, func(lo, hi int) {
-		q := make([]int32, f)
-		corr, ws := l.corr[:f], l.wScale[:f]
-		in.productRows(l.packed, lo, hi, func(v int, acc []int32) {
-			s := in.rowScale(v) * d[v] * inv
-			for j, a := range acc[:f] {
-				q[j] = roundClamp(float32(a+corr[j])*s*ws[j], 0, -127, 127)
-			}
-			packLanes(lanes[v*wpr:v*wpr+wpr], q)
+		in.productRows(l, lo, hi, func(v int, acc []int32) {
+			requantLanes(lanes[v*wpr:v*wpr+wpr], acc, l.corr, l.wScale, in.rowScale(v)*d[v]*inv)
 		})
 	})
 
@@ -172,17 +207,19 @@ func (m *GNN) gcnLayer(info *gcnGraph, i int, in *codes, next *qlayer, relu bool
 	ninv := 1 / p.Scale[0]
 	z := p.Zero[0] - p.offset()
 	qlo, qhi := p.QMin()-p.offset(), p.QMax()-p.offset()
+	if relu {
+		// ReLU as the lower clamp: rounding is monotonic and maps 0 to 0,
+		// so round(max(x, 0)/S)+Z = max(round(x/S)+Z, Z); a branch on the
+		// sign of x would mispredict half the time.
+		qlo = max(qlo, z)
+	}
 	nq := make([]int8, n*f)
 	parallelFor(n, grain, func(lo, hi int) {
 		aggregateLanes(g, lanes, wpr, f, lo, hi, func(v int, sum []int32) {
 			s := d[v] * sAgg
 			row := nq[v*f : v*f+f]
 			for j, a := range sum {
-				x := float32(a)*s + b[j]
-				if relu && x < 0 {
-					x = 0
-				}
-				row[j] = int8(roundClamp(x*ninv, z, qlo, qhi))
+				row[j] = int8(roundClamp((float32(a)*s+b[j])*ninv, z, qlo, qhi))
 			}
 		})
 	})

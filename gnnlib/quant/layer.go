@@ -26,6 +26,10 @@ type qlayer struct {
 	packed *PackedMatrix
 	wScale []float32 // scale of each output column
 	corr   []int32   // (offset − Z)·colsum: the zero-point correction
+	// lanes holds the weight codes of a dynamic-input layer as 16-bit
+	// lanes (laneWords(n) words per input row) for sums of weight rows
+	// selected by a sparse binary input (codes.uniformRows).
+	lanes []int64
 }
 
 func newQLayer(name string, w, b *tensor.Tensor, axis int, cfg Config) *qlayer {
@@ -117,6 +121,17 @@ func (l *qlayer) convert(cfg Config) error {
 		k, n = shape[0], shape[1]
 	}
 	l.packed = PackInt8(codes, k, n)
+	if l.dynamicInput {
+		wpr := laneWords(n)
+		l.lanes = make([]int64, k*wpr)
+		row := make([]int32, n)
+		for p := 0; p < k; p++ {
+			for j, c := range codes[p*n : p*n+n] {
+				row[j] = int32(c)
+			}
+			packLanes(l.lanes[p*wpr:p*wpr+wpr], row)
+		}
+	}
 	l.wScale = make([]float32, n)
 	for j := range l.wScale {
 		l.wScale[j] = p.Scale[min(j, len(p.Scale)-1)]

@@ -19,6 +19,15 @@ func TestRoundClamp(t *testing.T) {
 	for range 20000 {
 		vals = append(vals, float32(r.NormFloat64()*100))
 	}
+	for _, v := range vals {
+		want := min(max(roundToInt32(v), -127), 127)
+		if got := round127(v); got != want {
+			t.Errorf("round127(%v) = %d, want %d", v, got, want)
+		}
+	}
+	if got := round127(float32(math.NaN())); got != -127 {
+		t.Errorf("round127(NaN) = %d, want -127", got)
+	}
 	ranges := []struct{ z, lo, hi int32 }{{0, -127, 127}, {128, 0, 255}, {-3, -127, 127}, {0, -7, 7}, {-120, -128, 127}}
 	for _, rg := range ranges {
 		for _, v := range vals {

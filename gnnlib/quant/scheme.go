@@ -350,6 +350,20 @@ func roundClamp(v float32, z, lo, hi int32) int32 {
 	return min(max(int32(v+half)+z, lo), hi)
 }
 
+// round127 returns min(max(roundToInt32(v), −127), 127), the symmetric
+// INT8 code of v, as roundClamp does but with the clamp done first in
+// float32 (rounding is monotonic and ±127 are exact, so the order does not
+// matter): the two comparisons rarely change v and are well predicted.
+func round127(v float32) int32 {
+	if v > 127 {
+		v = 127
+	}
+	if !(v >= -127) {
+		v = -127
+	}
+	return int32(v + math.Float32frombits(math.Float32bits(v)&(1<<31)|0x3f000000))
+}
+
 // Dequantize returns x' = (x_q − Z)·S for every element.
 func (q *QTensor) Dequantize() *tensor.Tensor {
 	codes := q.Int8s()

@@ -78,6 +78,32 @@ func packLanes(dst []int64, q []int32) {
 	}
 }
 
+// requantLanes stores the symmetric INT8 codes of (acc[j]+corr[j])·s·ws[j]
+// as 16-bit lanes of dst (laneWords(len(acc)) words): the requantization
+// of one row of a GEMM straight into the form that aggregateLanes sums.
+func requantLanes(dst []int64, acc, corr []int32, ws []float32, s float32) {
+	n := len(acc)
+	corr, ws = corr[:n], ws[:n]
+	j := 0
+	for w := range dst {
+		if j+aggLanes <= n {
+			a, c, sc := acc[j:j+4:j+4], corr[j:j+4:j+4], ws[j:j+4:j+4]
+			q0 := round127(float32(a[0]+c[0]) * s * sc[0])
+			q1 := round127(float32(a[1]+c[1]) * s * sc[1])
+			q2 := round127(float32(a[2]+c[2]) * s * sc[2])
+			q3 := round127(float32(a[3]+c[3]) * s * sc[3])
+			dst[w] = int64(q0) + int64(q1)<<16 + int64(q2)<<32 + int64(q3)<<48
+			j += aggLanes
+			continue
+		}
+		var word int64
+		for l := 0; j < n; l, j = l+1, j+1 {
+			word += int64(round127(float32(acc[j]+corr[j])*s*ws[j])) << (16 * l)
+		}
+		dst[w] = word
+	}
+}
+
 // splitLanes adds the four signed 16-bit lanes of word to dst[0:4].
 func splitLanes(dst *[aggLanes]int32, word int64) {
 	l0 := int64(int16(word))
@@ -101,42 +127,49 @@ func aggregateLanes(g *graph.Graph, x []int64, wpr, f, lo, hi int, emit func(v i
 	acc := make([]int64, wpr)
 	for v := lo; v < hi; v++ {
 		clear(sum)
-		nbrs := g.Indices[g.Indptr[v]:g.Indptr[v+1]]
-		for c0 := 0; c0 < len(nbrs); c0 += laneChunk {
-			chunk := nbrs[c0:min(c0+laneChunk, len(nbrs))]
-			w0 := 0
-			// Four words at a time in registers, then the rest.
-			for ; w0+4 <= wpr; w0 += 4 {
-				var a0, a1, a2, a3 int64
-				for _, u := range chunk {
-					src := x[u*wpr+w0 : u*wpr+w0+4 : u*wpr+w0+4]
-					a0 += src[0]
-					a1 += src[1]
-					a2 += src[2]
-					a3 += src[3]
-				}
-				acc[w0], acc[w0+1], acc[w0+2], acc[w0+3] = a0, a1, a2, a3
-			}
-			for ; w0+2 <= wpr; w0 += 2 {
-				var a0, a1 int64
-				for _, u := range chunk {
-					src := x[u*wpr+w0 : u*wpr+w0+2 : u*wpr+w0+2]
-					a0 += src[0]
-					a1 += src[1]
-				}
-				acc[w0], acc[w0+1] = a0, a1
-			}
-			if w0 < wpr {
-				var a0 int64
-				for _, u := range chunk {
-					a0 += x[u*wpr+w0]
-				}
-				acc[w0] = a0
-			}
-			for w, word := range acc {
-				splitLanes((*[aggLanes]int32)(sum[w*aggLanes:]), word)
-			}
-		}
+		sumLanes(sum, acc, x, wpr, g.Indices[g.Indptr[v]:g.Indptr[v+1]])
 		emit(v, sum[:f])
+	}
+}
+
+// sumLanes adds Σ_{u ∈ rows} x[u] to sum (aggLanes·wpr int32 values),
+// where each x[u] is a lane-packed row of wpr words; acc is scratch of wpr
+// words.
+func sumLanes(sum []int32, acc, x []int64, wpr int, rows []int) {
+	acc = acc[:wpr]
+	for c0 := 0; c0 < len(rows); c0 += laneChunk {
+		chunk := rows[c0:min(c0+laneChunk, len(rows))]
+		w0 := 0
+		// Four words at a time in registers, then the rest.
+		for ; w0+4 <= wpr; w0 += 4 {
+			var a0, a1, a2, a3 int64
+			for _, u := range chunk {
+				src := x[u*wpr+w0 : u*wpr+w0+4 : u*wpr+w0+4]
+				a0 += src[0]
+				a1 += src[1]
+				a2 += src[2]
+				a3 += src[3]
+			}
+			acc[w0], acc[w0+1], acc[w0+2], acc[w0+3] = a0, a1, a2, a3
+		}
+		for ; w0+2 <= wpr; w0 += 2 {
+			var a0, a1 int64
+			for _, u := range chunk {
+				src := x[u*wpr+w0 : u*wpr+w0+2 : u*wpr+w0+2]
+				a0 += src[0]
+				a1 += src[1]
+			}
+			acc[w0], acc[w0+1] = a0, a1
+		}
+		if w0 < wpr {
+			var a0 int64
+			for _, u := range chunk {
+				a0 += x[u*wpr+w0]
+			}
+			acc[w0] = a0
+		}
+		for w, word := range acc {
+			splitLanes((*[aggLanes]int32)(sum[w*aggLanes:]), word)
+		}
 	}
 }
