@@ -86,6 +86,7 @@ type Activation struct {
 	NoParams
 	name string
 	f    func(x *tensor.Tensor) *tensor.Tensor
+	relu bool // Sequential fuses it with a preceding Conv2D
 }
 
 // Forward applies the activation.
@@ -95,7 +96,7 @@ func (a *Activation) String() string { return a.name }
 
 // ReLU returns a layer computing max(x, 0).
 func ReLU() *Activation {
-	return &Activation{name: "ReLU()", f: (*tensor.Tensor).ReLU}
+	return &Activation{name: "ReLU()", f: (*tensor.Tensor).ReLU, relu: true}
 }
 
 // LeakyReLU returns a layer computing x for x > 0 and slope·x otherwise.
@@ -284,12 +285,24 @@ func (s *Sequential) Append(l Layer) *Sequential {
 	return s
 }
 
-// Forward applies the layers in order.
+// Forward applies the layers in order. A Conv2D followed by a ReLU runs
+// as one fused op (tensor.Conv2DReLU), with the same result.
 func (s *Sequential) Forward(x *tensor.Tensor) *tensor.Tensor {
-	for _, l := range s.Layers {
-		x = l.Forward(x)
+	for i := 0; i < len(s.Layers); i++ {
+		if c, ok := s.Layers[i].(*Conv2D); ok && i+1 < len(s.Layers) && isReLU(s.Layers[i+1]) {
+			x = tensor.Conv2DReLU(x, c.W, c.B, c.Stride, c.Padding)
+			i++
+			continue
+		}
+		x = s.Layers[i].Forward(x)
 	}
 	return x
+}
+
+// isReLU reports whether l is the layer ReLU returns.
+func isReLU(l Layer) bool {
+	a, ok := l.(*Activation)
+	return ok && a.relu
 }
 
 // Params returns the layers' parameters in order.

@@ -2,6 +2,8 @@ package tensor
 
 import (
 	"math"
+	"math/bits"
+	"sync"
 	"time"
 )
 
@@ -107,10 +109,10 @@ func packFilters(w []float32, o, ckk int) []float32 {
 	return ap
 }
 
-// forward computes out [N, O, OH, OW] = conv(x) (+ bias) into out from the
-// padded images xp [N][plane] and the packed filters ap, in parallel over
-// images.
-func (d *dconv) forward(out, xp, ap, bias []float32) {
+// forward computes out [N, O, OH, OW] = conv(x) (+ bias), rectified if
+// relu, into out from the padded images xp [N][plane] and the packed
+// filters ap, in parallel over images.
+func (d *dconv) forward(out, xp, ap, bias []float32, relu bool) {
 	ckk, ohw, panels := d.ckk(), d.oh*d.ow, (d.o+mr-1)/mr
 	parallelFor(d.n, 1, func(lo, hi int) {
 		tmp := make([]float32, panels*mr*d.l)
@@ -132,6 +134,12 @@ func (d *dconv) forward(out, xp, ap, bias []float32) {
 				for y := 0; y < d.oh; y++ {
 					row := tmp[o*d.l+y*d.wp:][:d.ow]
 					drow := dst[o*ohw+y*d.ow:][:d.ow]
+					if relu {
+						for x, v := range row {
+							drow[x] = max(v+bv, 0)
+						}
+						continue
+					}
 					for x, v := range row {
 						drow[x] = v + bv
 					}
@@ -148,7 +156,9 @@ func (d *dconv) weightGrad(gr, xp []float32) []float32 {
 	orows := (d.o + dotRows - 1) / dotRows * dotRows
 	// The gradient on the virtual grid: zero in the discarded columns and
 	// in the rows past O, so they add nothing.
-	gp := make([]float32, d.n*orows*d.l)
+	gpb := getScratch(d.n * orows * d.l)
+	defer putScratch(gpb)
+	gp := *gpb
 	parallelFor(d.n, 4, func(lo, hi int) {
 		for img := lo; img < hi; img++ {
 			for o := 0; o < d.o; o++ {
@@ -204,7 +214,9 @@ func (d *dconv) inputGrad(gr, w []float32) []float32 {
 			}
 		}
 	}
-	gp := make([]float32, t.n*t.plane)
+	gpb := getScratch(t.n * t.plane)
+	defer putScratch(gpb)
+	gp := *gpb
 	ohw := d.oh * d.ow
 	parallelFor(t.n, 4, func(lo, hi int) {
 		for img := lo; img < hi; img++ {
@@ -212,13 +224,13 @@ func (d *dconv) inputGrad(gr, w []float32) []float32 {
 		}
 	})
 	dx := make([]float32, d.n*d.c*d.h*d.w)
-	t.forward(dx, gp, packFilters(flip, d.c, t.ckk()), nil)
+	t.forward(dx, gp, packFilters(flip, d.c, t.ckk()), nil, false)
 	return dx
 }
 
-// conv2DDirect is Conv2D for stride 1 on the geometry d (see the top of
-// this file).
-func conv2DDirect(start time.Time, x, w, b *Tensor, d *dconv) *Tensor {
+// conv2DDirect is Conv2D (and Conv2DReLU when relu) for stride 1 on the
+// geometry d (see the top of this file).
+func conv2DDirect(start time.Time, x, w, b *Tensor, d *dconv, relu bool) *Tensor {
 	chw := d.c * d.h * d.w
 	xp := make([]float32, d.n*d.plane)
 	parallelFor(d.n, 4, func(lo, hi int) {
@@ -231,40 +243,113 @@ func conv2DDirect(start time.Time, x, w, b *Tensor, d *dconv) *Tensor {
 	if b != nil {
 		bias = b.data
 	}
-	d.forward(out.data, xp, packFilters(w.data, d.o, d.ckk()), bias)
+	d.forward(out.data, xp, packFilters(w.data, d.o, d.ckk()), bias, relu)
 	inputs := []*Tensor{x, w}
 	if b != nil {
 		inputs = append(inputs, b)
 	}
-	return NewOpSince(start, "Conv2D", out, inputs, func(gr *Tensor) []*Tensor {
+	name := "Conv2D"
+	if relu {
+		name = "Conv2DReLU"
+	}
+	return NewOpSince(start, name, out, inputs, func(gr *Tensor) []*Tensor {
+		g := gr.data
+		if relu { // the gradient through the rectifier: zero where out <= 0
+			mb := getScratch(len(g))
+			defer putScratch(mb)
+			m := *mb
+			parallelFor(len(m), elemGrain, func(lo, hi int) {
+				reluGrad(m[lo:hi], g[lo:hi], out.data[lo:hi])
+			})
+			g = m
+		}
 		grads := make([]*Tensor, len(inputs))
 		if x.RequiresGrad() {
-			grads[0] = &Tensor{data: d.inputGrad(gr.data, w.data), shape: cloneInts(x.shape)}
+			grads[0] = &Tensor{data: d.inputGrad(g, w.data), shape: cloneInts(x.shape)}
 		}
 		if w.RequiresGrad() {
-			grads[1] = &Tensor{data: d.weightGrad(gr.data, xp), shape: cloneInts(w.shape)}
+			grads[1] = &Tensor{data: d.weightGrad(g, xp), shape: cloneInts(w.shape)}
 		}
 		if b != nil && b.RequiresGrad() {
-			grads[2] = biasGrad(gr.data, d.n, d.o, d.oh*d.ow, b.shape)
+			grads[2] = biasGrad(g, d.n, d.o, d.oh*d.ow, b.shape)
 		}
 		return grads
 	})
 }
 
-// biasGrad sums the output gradient gr [N, O, OHW] over images and pixels.
+// reluGrad sets dst to g where y > 0 and to 0 elsewhere, through a bit
+// mask rather than a branch (the signs are unpredictable).
+func reluGrad(dst, g, y []float32) {
+	g, y = g[:len(dst)], y[:len(dst)]
+	for i, gv := range g {
+		var m uint32
+		if y[i] > 0 {
+			m = ^uint32(0)
+		}
+		dst[i] = math.Float32frombits(math.Float32bits(gv) & m)
+	}
+}
+
+// biasGrad sums the output gradient gr [N, O, OHW] over images and pixels,
+// channels in parallel, each in a fixed order (eight running sums per
+// image, which break the dependency chain of one sum).
 func biasGrad(gr []float32, n, o, ohw int, shape []int) *Tensor {
 	db := newDense(shape)
-	for img := 0; img < n; img++ {
-		for f := 0; f < o; f++ {
-			var s float32
-			for _, v := range gr[(img*o+f)*ohw:][:ohw] {
-				s += v
+	parallelFor(o, 1, func(lo, hi int) {
+		for f := lo; f < hi; f++ {
+			var total float32
+			for img := 0; img < n; img++ {
+				total += sum8(gr[(img*o+f)*ohw:][:ohw])
 			}
-			db.data[f] += s
+			db.data[f] = total
 		}
-	}
+	})
 	return db
 }
+
+// sum8 adds x with eight running sums.
+func sum8(x []float32) float32 {
+	var s [8]float32
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		v := x[i : i+8 : i+8]
+		s[0] += v[0]
+		s[1] += v[1]
+		s[2] += v[2]
+		s[3] += v[3]
+		s[4] += v[4]
+		s[5] += v[5]
+		s[6] += v[6]
+		s[7] += v[7]
+	}
+	for ; i < len(x); i++ {
+		s[0] += x[i]
+	}
+	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+}
+
+// scratchPools recycle the large temporary buffers of the convolution's
+// backward pass, one pool per power-of-two size class (so the buffers of
+// two layers do not evict each other): allocating them fresh per batch
+// costs as much as the arithmetic (zeroing new memory, and garbage
+// collections whose preemption stops the kernels).
+var scratchPools [48]sync.Pool
+
+// getScratch returns a zeroed buffer of n floats; hand it back with
+// putScratch.
+func getScratch(n int) *[]float32 {
+	class := bits.Len(uint(n))
+	if p, ok := scratchPools[class].Get().(*[]float32); ok {
+		*p = (*p)[:n]
+		clear(*p)
+		return p
+	}
+	b := make([]float32, n, 1<<class)
+	return &b
+}
+
+// putScratch returns a buffer from getScratch to its pool.
+func putScratch(p *[]float32) { scratchPools[bits.Len(uint(cap(*p)))-1].Put(p) }
 
 // convKernelGo is convKernel6x16AVX2 in Go: the mr×nr tile
 // c[i·ldc + j] = Σ_k a[k·mr + i]·b[off[k] + j].

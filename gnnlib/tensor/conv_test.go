@@ -68,13 +68,18 @@ func TestConv2DGeometries(t *testing.T) {
 
 // convGrads runs Conv2D forward and backward on a random weighting of its
 // output and returns the output and the gradients of x, w and b.
-func convGrads(x, w, b, r *Tensor, stride, pad int) []*Tensor {
+func convGrads(x, w, b, r *Tensor, stride, pad int, relu bool) []*Tensor {
 	in := []*Tensor{x, w, b}
 	for _, t := range in {
 		t.SetRequiresGrad(true)
 		t.grad = nil
 	}
-	y := Conv2D(x, w, b, stride, pad)
+	var y *Tensor
+	if relu {
+		y = Conv2DReLU(x, w, b, stride, pad)
+	} else {
+		y = Conv2D(x, w, b, stride, pad)
+	}
 	y.Mul(r).Sum().Backward()
 	out := []*Tensor{y.Detach()}
 	for _, t := range in {
@@ -109,24 +114,39 @@ func TestConv2DDirect(t *testing.T) {
 		}
 		oh, ow := tc.h+2*tc.pad-tc.kh+1, tc.w+2*tc.pad-tc.kw+1
 		r := rng.Normal(0, 1, tc.n, tc.o, oh, ow)
-		convDirect = false
-		want := convGrads(x, w, b, r, 1, tc.pad)
-		convDirect = true
-		var first []*Tensor
-		for _, th := range []int{1, 2, 3} {
-			SetThreads(th)
-			got := convGrads(x, w, b, r, 1, tc.pad)
-			for i, what := range []string{"output", "dx", "dw", "db"} {
-				if !AllClose(got[i], want[i], 1e-4, 1e-4) {
-					t.Errorf("Conv2D(%s) direct %s differs from im2col", name, what)
+		for _, relu := range []bool{false, true} {
+			convDirect = false
+			want := convGrads(x, w, b, r, 1, tc.pad, relu)
+			convDirect = true
+			var first []*Tensor
+			for _, th := range []int{1, 2, 3} {
+				SetThreads(th)
+				got := convGrads(x, w, b, r, 1, tc.pad, relu)
+				for i, what := range []string{"output", "dx", "dw", "db"} {
+					if !AllClose(got[i], want[i], 1e-4, 1e-4) {
+						t.Errorf("Conv2D(%s, relu %v) direct %s differs from im2col", name, relu, what)
+					}
+					if first != nil && !slicesEqual(got[i].data, first[i].data) {
+						t.Errorf("Conv2D(%s, relu %v) direct %s with %d threads differs from 1 thread", name, relu, what, th)
+					}
 				}
-				if first != nil && !slicesEqual(got[i].data, first[i].data) {
-					t.Errorf("Conv2D(%s) direct %s with %d threads differs from 1 thread", name, what, th)
+				if first == nil {
+					first = got
 				}
 			}
-			if first == nil {
-				first = got
-			}
+		}
+	}
+}
+
+// TestConv2DReLUFallback checks Conv2DReLU where the direct path does not
+// apply (stride 2, padding beyond the kernel) against Conv2D then ReLU.
+func TestConv2DReLUFallback(t *testing.T) {
+	rng := NewRNG(3)
+	x, w, b := rng.Normal(0, 1, 2, 3, 9, 8), rng.Normal(0, 1, 4, 3, 3, 3), rng.Normal(0, 1, 4)
+	for _, sp := range [][2]int{{2, 1}, {1, 3}} {
+		got := Conv2DReLU(x, w, b, sp[0], sp[1])
+		if want := Conv2D(x, w, b, sp[0], sp[1]).ReLU(); !AllClose(got, want, 0, 0) {
+			t.Errorf("Conv2DReLU(stride %d, padding %d) = %v, want %v", sp[0], sp[1], got, want)
 		}
 	}
 }

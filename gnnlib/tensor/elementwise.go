@@ -237,11 +237,9 @@ func unKernel(op unOp, dst, x []float32, p, q float32) {
 			dst[i] = v
 		}
 	case opReLU:
+		// max compiles without a branch to mispredict on random signs.
 		for i, v := range x {
-			if v < 0 {
-				v = 0
-			}
-			dst[i] = v
+			dst[i] = max(v, 0)
 		}
 	case opSigmoid:
 		for i, v := range x {
@@ -332,13 +330,7 @@ func unGradKernel(op unOp, dst, g, x, y []float32, p, q float32) {
 			}
 		}
 	case opReLU:
-		for i := range g {
-			if x[i] > 0 {
-				dst[i] = g[i]
-			} else {
-				dst[i] = 0
-			}
-		}
+		reluGrad(dst, g, x)
 	case opSigmoid:
 		for i := range g {
 			dst[i] = g[i] * y[i] * (1 - y[i])

@@ -139,6 +139,19 @@ func col2im(x, cols []float32, g convGeom) {
 // OH = (H + 2·padding - KH)/stride + 1. Each image runs as im2col and one
 // matrix product W [O, CKK] · cols [CKK, OH·OW], the images in parallel.
 func Conv2D(x, w, b *Tensor, stride, padding int) *Tensor {
+	return conv2D(x, w, b, stride, padding, false)
+}
+
+// Conv2DReLU is Conv2D(x, w, b, stride, padding).ReLU() as one op (named
+// "Conv2DReLU"): for stride 1 the rectifier is applied while the output
+// is written and its gradient mask while the gradient is read, which saves
+// two passes over the largest activations of a CNN and their buffers.
+// Other strides run the two ops.
+func Conv2DReLU(x, w, b *Tensor, stride, padding int) *Tensor {
+	return conv2D(x, w, b, stride, padding, true)
+}
+
+func conv2D(x, w, b *Tensor, stride, padding int, relu bool) *Tensor {
 	start := OpStart()
 	x.mustDense("Conv2D")
 	w.mustDense("Conv2D")
@@ -163,8 +176,11 @@ func Conv2D(x, w, b *Tensor, stride, padding int) *Tensor {
 	}
 	if stride == 1 && convDirect {
 		if d, ok := newDconv(g.n, g.c, g.h, g.w, g.o, g.kh, g.kw, padding, padding); ok {
-			return conv2DDirect(start, x, w, b, d)
+			return conv2DDirect(start, x, w, b, d, relu)
 		}
+	}
+	if relu {
+		return conv2D(x, w, b, stride, padding, false).ReLU()
 	}
 	ckk, ohw, chw := g.ckk(), g.ohw(), g.c*g.h*g.w
 	colSize := ckk * ohw
