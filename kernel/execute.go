@@ -336,18 +336,7 @@ func (k *Kernel) crashError(c worker.Crash) *workerproto.CellError {
 	k.mu.Lock()
 	n := len(k.lost)
 	k.mu.Unlock()
-	name := "worker crashed"
-	if strings.Contains(c.Cause, "interrupt") {
-		name = "interrupted"
-	}
-	tb := []string{
-		"The Go worker process died: " + c.Cause + ".",
-		"A fresh worker is running; the variables, functions and imports of earlier cells are gone.",
-	}
-	if n > 0 {
-		tb = append(tb, fmt.Sprintf("Run %%replay to re-run the %d cells that had succeeded and restore that state.", n))
-	}
-	return &workerproto.CellError{Name: name, Value: c.Cause, Traceback: tb}
+	return c.CellError(n)
 }
 
 // onOutput publishes worker output as stream messages of the running cell

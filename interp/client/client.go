@@ -267,18 +267,7 @@ func (c *Client) crashError(cr worker.Crash) *workerproto.CellError {
 	c.mu.Lock()
 	n := len(c.lost)
 	c.mu.Unlock()
-	name := "worker crashed"
-	if strings.Contains(cr.Cause, "interrupt") {
-		name = "interrupted"
-	}
-	tb := []string{
-		"The Go worker process died: " + cr.Cause + ".",
-		"A fresh worker is running; the variables, functions and imports of earlier cells are gone.",
-	}
-	if n > 0 {
-		tb = append(tb, fmt.Sprintf("Run %%replay to re-run the %d cells that had succeeded and restore that state.", n))
-	}
-	return &workerproto.CellError{Name: name, Value: cr.Cause, Traceback: tb}
+	return cr.CellError(n)
 }
 
 // Interrupt cancels the running cell; if it is still running after

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"syscall"
+
+	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
 
 // Crash describes why a worker process died.
@@ -18,6 +20,24 @@ type Crash struct {
 	Output string
 	// ExitCode is the exit status, or -1 when a signal ended the process.
 	ExitCode int
+}
+
+// CellError is the error a front end shows for the cell during which the
+// worker died; lost is the number of cells that had succeeded since the
+// worker started, which %replay can run again.
+func (c Crash) CellError(lost int) *workerproto.CellError {
+	name := "worker crashed"
+	if strings.Contains(c.Cause, "interrupt") {
+		name = "interrupted"
+	}
+	tb := []string{
+		"The Go worker process died: " + c.Cause + ".",
+		"A fresh worker is running; the variables, functions and imports of earlier cells are gone.",
+	}
+	if lost > 0 {
+		tb = append(tb, fmt.Sprintf("Run %%replay to re-run the %d cells that had succeeded and restore that state.", lost))
+	}
+	return &workerproto.CellError{Name: name, Value: c.Cause, Traceback: tb}
 }
 
 // CrashError is returned by Supervisor.Call when the worker died during
