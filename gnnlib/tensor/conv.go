@@ -114,6 +114,10 @@ func packFilters(w []float32, o, ckk int) []float32 {
 // filters ap, in parallel over images.
 func (d *dconv) forward(out, xp, ap, bias []float32, relu bool) {
 	ckk, ohw, panels := d.ckk(), d.oh*d.ow, (d.o+mr-1)/mr
+	// The biases per micro-panel of filters (zero past O), which the
+	// kernel starts its sums from.
+	bp := make([]float32, panels*mr)
+	copy(bp, bias)
 	parallelFor(d.n, 1, func(lo, hi int) {
 		tmp := make([]float32, panels*mr*d.l)
 		for img := lo; img < hi; img++ {
@@ -122,27 +126,14 @@ func (d *dconv) forward(out, xp, ap, bias []float32, relu bool) {
 				a := ap[r*mr*ckk : (r+1)*mr*ckk]
 				c := tmp[r*mr*d.l:]
 				for t := 0; t < d.l; t += convTile {
-					convKernel(ckk, a, src[t:], d.off, c[t:], d.l)
+					convKernel(ckk, a, src[t:], d.off, c[t:], d.l, bp[r*mr:], relu)
 				}
 			}
+			// Keep the first OW of every WP columns of the virtual grid.
 			dst := out[img*d.o*ohw : (img+1)*d.o*ohw]
 			for o := 0; o < d.o; o++ {
-				var bv float32
-				if bias != nil {
-					bv = bias[o]
-				}
 				for y := 0; y < d.oh; y++ {
-					row := tmp[o*d.l+y*d.wp:][:d.ow]
-					drow := dst[o*ohw+y*d.ow:][:d.ow]
-					if relu {
-						for x, v := range row {
-							drow[x] = max(v+bv, 0)
-						}
-						continue
-					}
-					for x, v := range row {
-						drow[x] = v + bv
-					}
+					copy(dst[o*ohw+y*d.ow:][:d.ow], tmp[o*d.l+y*d.wp:][:d.ow])
 				}
 			}
 		}
@@ -277,9 +268,9 @@ func conv2DDirect(start time.Time, x, w, b *Tensor, d *dconv, relu bool) *Tensor
 	})
 }
 
-// reluGrad sets dst to g where y > 0 and to 0 elsewhere, through a bit
-// mask rather than a branch (the signs are unpredictable).
-func reluGrad(dst, g, y []float32) {
+// reluGradGo is reluGrad in Go, through a bit mask rather than a branch
+// (the signs are unpredictable).
+func reluGradGo(dst, g, y []float32) {
 	g, y = g[:len(dst)], y[:len(dst)]
 	for i, gv := range g {
 		var m uint32
@@ -352,9 +343,14 @@ func getScratch(n int) *[]float32 {
 func putScratch(p *[]float32) { scratchPools[bits.Len(uint(cap(*p)))-1].Put(p) }
 
 // convKernelGo is convKernel6x16AVX2 in Go: the mr×nr tile
-// c[i·ldc + j] = Σ_k a[k·mr + i]·b[off[k] + j].
-func convKernelGo(kb int, a, b []float32, off []int32, c []float32, ldc int) {
+// c[i·ldc + j] = bias[i] + Σ_k a[k·mr + i]·b[off[k] + j], rectified if relu.
+func convKernelGo(kb int, a, b []float32, off []int32, c []float32, ldc int, bias []float32, relu bool) {
 	var acc [mr][nr]float32
+	for i := range acc {
+		for j := range acc[i] {
+			acc[i][j] = bias[i]
+		}
+	}
 	for k := 0; k < kb; k++ {
 		av := a[k*mr : k*mr+mr : k*mr+mr]
 		bv := b[off[k] : off[k]+nr : off[k]+nr]
@@ -366,6 +362,11 @@ func convKernelGo(kb int, a, b []float32, off []int32, c []float32, ldc int) {
 		}
 	}
 	for i := range acc {
+		if relu {
+			for j, v := range acc[i] {
+				acc[i][j] = max(v, 0)
+			}
+		}
 		copy(c[i*ldc:i*ldc+nr], acc[i][:])
 	}
 }

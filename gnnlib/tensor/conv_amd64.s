@@ -2,14 +2,15 @@
 
 #include "textflag.h"
 
-// func convKernel6x16AVX2(kb int, a, b *float32, off *int32, c *float32, ldc int)
+// func convKernel6x16AVX2(kb int, a, b *float32, off *int32, c *float32, ldc int, bias *float32, relu bool)
 //
-// The 6×16 tile c = A·B of a direct convolution: a is a packed micro-panel
-// of six filter rows (6 values per step of k), and row k of B is the 16
-// floats at b + off[k], a shifted window of the zero-padded input (implicit
-// im2col). Twelve YMM accumulators as in kernel6x16AVX2; the tile is
-// overwritten.
-TEXT ·convKernel6x16AVX2(SB), NOSPLIT, $0-48
+// The 6×16 tile c = A·B (+ bias, rectified if relu) of a direct
+// convolution: a is a packed micro-panel of six filter rows (6 values per
+// step of k), and row k of B is the 16 floats at b + off[k], a shifted
+// window of the zero-padded input (implicit im2col). Twelve YMM
+// accumulators as in kernel6x16AVX2, started from the six biases; the tile
+// is overwritten.
+TEXT ·convKernel6x16AVX2(SB), NOSPLIT, $0-57
 	MOVQ kb+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -17,19 +18,20 @@ TEXT ·convKernel6x16AVX2(SB), NOSPLIT, $0-48
 	MOVQ c+32(FP), DX
 	MOVQ ldc+40(FP), R8
 	SHLQ $2, R8
+	MOVQ bias+48(FP), AX
 
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	VXORPS Y8, Y8, Y8
-	VXORPS Y9, Y9, Y9
-	VXORPS Y10, Y10, Y10
-	VXORPS Y11, Y11, Y11
+	VBROADCASTSS (AX), Y0
+	VMOVAPS      Y0, Y1
+	VBROADCASTSS 4(AX), Y2
+	VMOVAPS      Y2, Y3
+	VBROADCASTSS 8(AX), Y4
+	VMOVAPS      Y4, Y5
+	VBROADCASTSS 12(AX), Y6
+	VMOVAPS      Y6, Y7
+	VBROADCASTSS 16(AX), Y8
+	VMOVAPS      Y8, Y9
+	VBROADCASTSS 20(AX), Y10
+	VMOVAPS      Y10, Y11
 
 	TESTQ CX, CX
 	JE    store
@@ -62,6 +64,23 @@ loop:
 	JNE          loop
 
 store:
+	CMPB relu+56(FP), $0
+	JE   write
+	VXORPS Y12, Y12, Y12
+	VMAXPS Y0, Y12, Y0
+	VMAXPS Y1, Y12, Y1
+	VMAXPS Y2, Y12, Y2
+	VMAXPS Y3, Y12, Y3
+	VMAXPS Y4, Y12, Y4
+	VMAXPS Y5, Y12, Y5
+	VMAXPS Y6, Y12, Y6
+	VMAXPS Y7, Y12, Y7
+	VMAXPS Y8, Y12, Y8
+	VMAXPS Y9, Y12, Y9
+	VMAXPS Y10, Y12, Y10
+	VMAXPS Y11, Y12, Y11
+
+write:
 	VMOVUPS Y0, (DX)
 	VMOVUPS Y1, 32(DX)
 	ADDQ    R8, DX
@@ -179,5 +198,33 @@ dstore:
 	VMOVUPS Y9, 288(AX)
 	VMOVUPS Y10, 320(AX)
 	VMOVUPS Y11, 352(AX)
+	VZEROUPPER
+	RET
+
+// func reluMaskAVX2(n8 int, dst, grad, y *float32)
+//
+// dst = grad where y > 0, else 0, over n8 vectors of 8 floats: the gradient
+// through a rectifier, as a compare and a bitwise and.
+TEXT ·reluMaskAVX2(SB), NOSPLIT, $0-32
+	MOVQ   n8+0(FP), CX
+	MOVQ   dst+8(FP), DI
+	MOVQ   grad+16(FP), SI
+	MOVQ   y+24(FP), DX
+	VXORPS Y15, Y15, Y15
+	TESTQ  CX, CX
+	JE     rdone
+
+rloop:
+	VMOVUPS (DX), Y0
+	VCMPPS  $0x0e, Y15, Y0, Y0 // y > 0 (GT_OS)
+	VANDPS  (SI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DX
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNE     rloop
+
+rdone:
 	VZEROUPPER
 	RET

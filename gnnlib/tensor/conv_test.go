@@ -203,3 +203,26 @@ func TestMaxPool2x2(t *testing.T) {
 		}
 	}
 }
+
+// TestReluGrad checks the rectifier's gradient kernel (assembly on amd64)
+// on lengths around the vector width, zeros included.
+func TestReluGrad(t *testing.T) {
+	rng := NewRNG(2)
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 31, 100} {
+		g, y := rng.Normal(0, 1, n+1).data[:n], rng.Normal(0, 1, n+1).data[:n]
+		for i := 0; i < n; i += 3 {
+			y[i] = 0
+		}
+		got := make([]float32, n)
+		reluGrad(got, g, y)
+		for i := range got {
+			want := g[i]
+			if y[i] <= 0 {
+				want = 0
+			}
+			if got[i] != want {
+				t.Errorf("reluGrad(n=%d)[%d] = %v, want %v (y %v)", n, i, got[i], want, y[i])
+			}
+		}
+	}
+}

@@ -26,23 +26,39 @@ func kernel(kb int, a, b, c []float32, ldc int, acc bool) {
 }
 
 //go:noescape
-func convKernel6x16AVX2(kb int, a, b *float32, off *int32, c *float32, ldc int)
+func convKernel6x16AVX2(kb int, a, b *float32, off *int32, c *float32, ldc int, bias *float32, relu bool)
+
+//go:noescape
+func reluMaskAVX2(n8 int, dst, grad, y *float32)
 
 //go:noescape
 func dotKernel4x3AVX2(n8, imgs int, a *float32, lda, astride int, b *float32, bstride int, off *int32, out *float32)
 
-// convKernel computes the mr×nr tile c[i·ldc + j] = Σ_k a[k·mr + i]·b[off[k] + j]
-// of a direct convolution (see conv.go).
-func convKernel(kb int, a, b []float32, off []int32, c []float32, ldc int) {
+// convKernel computes the mr×nr tile c[i·ldc + j] = bias[i] + Σ_k a[k·mr + i]·b[off[k] + j]
+// of a direct convolution (see conv.go), rectified if relu. The offsets
+// must be non-negative and non-decreasing.
+func convKernel(kb int, a, b []float32, off []int32, c []float32, ldc int, bias []float32, relu bool) {
 	if useAVX2 && kb > 0 {
-		// Bounds the assembly relies on: offsets grow with k.
+		// Bounds the assembly relies on.
 		_ = a[kb*mr-1]
 		_ = b[int(off[kb-1])+nr-1]
 		_ = c[(mr-1)*ldc+nr-1]
-		convKernel6x16AVX2(kb, &a[0], &b[0], &off[0], &c[0], ldc)
+		_ = bias[mr-1]
+		convKernel6x16AVX2(kb, &a[0], &b[0], &off[0], &c[0], ldc, &bias[0], relu)
 		return
 	}
-	convKernelGo(kb, a, b, off, c, ldc)
+	convKernelGo(kb, a, b, off, c, ldc, bias, relu)
+}
+
+// reluGrad sets dst to g where y > 0 and to 0 elsewhere: the gradient
+// through a rectifier whose output (or input) is y.
+func reluGrad(dst, g, y []float32) {
+	g, y = g[:len(dst)], y[:len(dst)]
+	n8 := len(dst) / 8
+	if useAVX2 && n8 > 0 {
+		reluMaskAVX2(n8, &dst[0], &g[0], &y[0])
+	}
+	reluGradGo(dst[n8*8:], g[n8*8:], y[n8*8:])
 }
 
 // dotKernel computes the dotRows×dotCols lane-wise partial dot products of
