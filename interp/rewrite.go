@@ -117,11 +117,30 @@ func inGlobals(g map[string]reflect.Value, name string) bool {
 	return ok
 }
 
-// importDecl declares imports to go/types; nil when there are none.
-func importDecl(imps []importRec, skip map[string]bool) *ast.GenDecl {
+// qualifiers returns the identifiers that the nodes use as X in X.Sel:
+// the imports a file needs, for go/types would spend time on an
+// "imported and not used" error for each of the others.
+func qualifiers(nodes ...ast.Node) map[string]bool {
+	q := map[string]bool{}
+	for _, n := range nodes {
+		ast.Inspect(n, func(x ast.Node) bool {
+			if sel, ok := x.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok {
+					q[id.Name] = true
+				}
+			}
+			return true
+		})
+	}
+	return q
+}
+
+// importDecl declares to go/types the imports named in used, except
+// those in skip; nil when there are none.
+func importDecl(imps []importRec, used, skip map[string]bool) *ast.GenDecl {
 	d := &ast.GenDecl{Tok: token.IMPORT}
 	for _, im := range imps {
-		if skip[im.name] {
+		if (!used[im.name] && im.name != ".") || skip[im.name] {
 			continue
 		}
 		d.Specs = append(d.Specs, &ast.ImportSpec{
@@ -180,13 +199,13 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 	}
 	files := []*ast.File{}
 	if gf, err := parser.ParseFile(fset, "", gs.String(), 0); err == nil {
-		if d := importDecl(env.imports, nil); d != nil {
+		if d := importDecl(env.imports, qualifiers(gf), nil); d != nil {
 			gf.Decls = append([]ast.Decl{d}, gf.Decls...)
 		}
 		files = append(files, gf)
 	}
 	var decls []ast.Decl
-	if d := importDecl(env.imports, cellImports); d != nil {
+	if d := importDecl(env.imports, qualifiers(pc.decls, pc.body), cellImports); d != nil {
 		decls = append(decls, d)
 	}
 	decls = append(decls, pc.decls.Decls...)

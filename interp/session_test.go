@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -235,5 +236,20 @@ func TestDeferPanics(t *testing.T) {
 		case tt.errName != "" && (!errors.As(err, &e) || e.Name != tt.errName || !strings.Contains(e.Value, tt.errText)):
 			t.Errorf("Eval(%q) = %v, want %s: ...%s...", tt.cell, err, tt.errName, tt.errText)
 		}
+	}
+}
+
+// BenchmarkEval times a trivial cell in a session holding imports and
+// variables of compiled and interpreted types.
+func BenchmarkEval(b *testing.B) {
+	var out bytes.Buffer
+	s := newTestSession(b, Options{Stdout: &out, Stderr: &out})
+	mustEval(b, s, "import (\n\"fmt\"\n\"strings\"\n\"github.com/gnnlab/gnnlab/gnnlib/tensor\"\n\"github.com/gnnlab/gnnlab/gnnlib/nn\"\n)\ntype pt struct{ X, Y int }\nfunc (p pt) Sum() int { return p.X + p.Y }")
+	for i := range 20 {
+		mustEval(b, s, fmt.Sprintf("v%d := %d\nw%d := tensor.Zeros(2)\np%d := pt{1, 2}\nl%d := nn.NewLinear(2, 2)\ns%d := strings.Repeat(\"a\", 2)", i, i, i, i, i, i))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		mustEval(b, s, "v3 + 1")
 	}
 }
