@@ -76,11 +76,13 @@
 //	GCN (16)     5.5 / 5.1 ms           275 / 93 ms
 //	GraphSAGE    19.9 / 16.4 ms         590 / 235 ms
 //	GAT (8×8)    23.3 / 18.7 ms         1,214 / 578 ms
-//	LeNet-5, 8,000 MNIST digits, batches of 32: 2.2 / 1.8 s
+//	LeNet-5, 8,000 MNIST digits, batches of 32: 2.2 / 1.8 s (before
+//	the direct convolution, which cut it 2.3× on the 2-core machine)
 //
 // `make bench-pyg` runs the same cases beside PyTorch Geometric with the
 // same thread count and prints the ratios; gnnlib/nn/bench/BENCHMARKS.md
-// records them (every GNN case is faster than PyG; LeNet-5 is not yet).
+// records them (every GNN case is faster than PyG; LeNet-5 projects to
+// about PyTorch's time, not yet re-measured on the host).
 //
 // # Training
 //
@@ -160,9 +162,10 @@ package nn
 //
 // BUG(nn): The max aggregator of SAGEConv densifies sparse features.
 //
-// BUG(nn): LeNet-5 trains about 2.3 times slower per epoch than PyTorch on
-// the same CPU and threads (gnnlib/nn/bench/BENCHMARKS.md says where the
-// time goes).
+// BUG(nn): LeNet-5 trained about 2.3 times slower per epoch than PyTorch
+// on the same CPU and threads; after the direct convolution it projects
+// to 0.9–1.0 times, still to be confirmed on the benchmark host
+// (gnnlib/nn/bench/BENCHMARKS.md).
 //
 // BUG(nn): On a device, GATv2Conv has no attention dropout and needs a
 // square graph; SAGEConv, GATConv, GINConv, BatchNorm, LayerNorm, SGD and

@@ -79,9 +79,32 @@
 // whatever the split), and reads transposed operands without copies.
 // BenchmarkMatMul runs both side by side.
 //
-// Conv2D runs per image as W [O, C·KH·KW] · cols [C·KH·KW, OH·OW], whose
-// result is already in NCHW order; the images run in parallel and the
-// weight gradient sums the per-image products in image order.
+// Conv2D with stride 1 and padding below the kernel size (LeNet-5, most
+// small CNNs) is a direct convolution without an im2col matrix (conv.go):
+// each image is copied once into a zero-padded buffer, and output pixels
+// are computed on a grid as wide as the padded input, where the input
+// under every filter tap is that buffer shifted by a fixed offset. A 6×16
+// assembly kernel reads those shifted rows in place through a table of
+// offsets, starting from the bias and, for Conv2DReLU, rectifying as it
+// stores. The weight gradient is a 4×3 block of dot products per call
+// (assembly, eight lanes each) between the output gradient on the same
+// grid and the shifted inputs, over the whole batch; the input gradient
+// is the same direct convolution of the output gradient with the flipped
+// filters. Images run in parallel in the forward pass, blocks of the
+// weight gradient in the backward pass, each in a fixed order, so the
+// results are bit-identical for every thread count (TestConv2DDirect).
+// Other strides run per image as W [O, C·KH·KW] · cols [C·KH·KW, OH·OW].
+// Conv2DReLU fuses the rectifier (nn.Sequential uses it for a Conv2D
+// followed by a ReLU), MaxPool2D has a branch-free 2×2 stride-2 path, and
+// the backward pass takes its large temporaries from pools.
+//
+// LeNet-5, one epoch over 8,000 MNIST digits (batches of 32, Adam), on
+// the shared 2-core development machine under the same load (about 5
+// runnable jobs), medians of three runs of three epochs:
+//
+//	                        wall ms/epoch   CPU s (4 epochs + data)
+//	im2col + GEMM (before)  3,100           10.4
+//	direct (after)          1,376           4.1
 //
 // A sparse×dense MatMul on a Cora-shaped matrix (2708×1433, 1.3% non-zero)
 // by a 1433×16 weight takes about 0.7 ms, against about 35 ms for the same
@@ -119,9 +142,12 @@ package tensor
 // BUG(tensor): Gradient recording (NoGrad, DisableGrad) is a process-wide
 // switch, not per goroutine: do not train and evaluate concurrently.
 //
-// BUG(tensor): Conv2D parallelises over the images of a batch; a batch of
-// one image runs on one goroutine. There is no dilation,
-// groups or asymmetric stride/padding, and pooling has no padding.
+// BUG(tensor): Conv2D's forward pass parallelises over the images of a
+// batch; a batch of one image runs on one goroutine. The direct path
+// computes the discarded columns of its padded-width grid (40% extra work
+// for LeNet-5's second layer) and its input gradient multiplies the zero
+// padding of the output gradient. There is no dilation, groups or
+// asymmetric stride/padding, and pooling has no padding.
 //
 // BUG(tensor): A sparse tensor moved to a device becomes dense there;
 // device tensors are float32 and at most 2-D for MatMul; broadcasting on a
