@@ -11,7 +11,8 @@
 // session cuts it into top-level pieces (a piece starting with import,
 // type, var, const, or func with a name or receiver is a declaration) and
 // runs first the imports and declarations, then the statements in order.
-// Declarations may use each other in any order, as in a Go file; a
+// Declarations may use each other in any order, as in a Go file, and
+// their variables are initialised in Go's order, dependencies first; a
 // variable declaration cannot use a variable that a statement of the same
 // cell defines (x := 1; var y = x fails: write y := x).
 //
@@ -59,10 +60,31 @@
 //
 // # Rewrites
 //
-// Go features newer than yaegi are rewritten in the cell's text before it
-// runs, with the types found by go/types (imports are opaque to it):
-// for i := range n over an integer becomes a three-clause loop; min and
-// max call generic helpers; clear calls a compiled helper. A range over a
+// Go features newer than yaegi, and statements that yaegi mishandles at
+// the top level of a cell, are rewritten in the cell's text before it
+// runs, with the types found by go/types. The type checker sees the
+// session's imports, its globals of compiled types, and the types,
+// constants and method signatures of earlier cells; it learns the compiled
+// packages from their symbol tables (typesof.go), so it needs no Go
+// toolchain. The rewrites:
+//
+//   - for i := range n over an integer becomes a three-clause loop; min
+//     and max call generic helpers; clear calls a compiled helper;
+//   - a compound statement (if, for, switch, select, a block) in which a
+//     nested scope defines variables from several results (a, b := f(),
+//     v, ok := m[k], switch y := x.(type)) runs in a function literal,
+//     unless it holds return, goto, or a break or continue to an outer
+//     label;
+//   - a top-level comma-ok definition (v, ok := m[k], x.(T), <-ch)
+//     declares its new variables first (var v V; var ok bool; v, ok = ...);
+//   - a top-level definition whose value indexes something (x := s[i])
+//     writes the variable's type (var x T = s[i]);
+//   - a top-level defer records its call, which runs when the cell's
+//     statements end, also after a panic (defer.go); the function, its
+//     receiver and its arguments are evaluated at the defer statement.
+//
+// A rewrite that needs a type that cannot be written in the cell (of a
+// package the session did not import) is not made. A range over a
 // function (range-over-func iterators), the package iter and the generic
 // functions of the standard library (slices.Max, maps.Keys) fail with an
 // *Error named "unsupported" that names the construct.
@@ -109,7 +131,9 @@
 //
 // Eval runs IPython-style magics (magic.go): a cell whose first line is
 // "%%time", "%%timeit" or "%%writefile FILE" applies that magic to the rest
-// of the cell; a line starting with % or ! in the first column is a line
+// of the cell; a line starting with % or ! in the first column, where a
+// top-level Go statement could start (not inside a string literal, a
+// comment, brackets or a block, nor continuing a statement), is a line
 // magic (%time, %timeit, %who, %reset, %env, %gpu, %help, !command) run
 // between the Go pieces around it. Magics that need the frontend's list
 // of cells (%history, %replay, %restart) fail here with ErrFrontendMagic;
@@ -136,8 +160,16 @@
 // compiled package, or a stack overflow ends the process: the kernel
 // restarts the worker (see DESIGN.md).
 //
-// BUG(interp): A line of a Go cell that starts with % or ! in the first
-// column (inside a raw string, say) is taken for a magic line.
+// BUG(interp): errors.As with a target whose type is interpreted (var t
+// *myErr) panics: compiled code does not see the interpreted Error method.
+//
+// BUG(interp): A recover in a function deferred at the top level of a cell
+// does not stop the cell's panic, and a deferred call of a builtin or a
+// generic function (defer close(ch)) evaluates its arguments when it runs.
+//
+// BUG(interp): A compound statement at the top level of a cell that
+// defines variables from several results in a nested scope and also holds
+// a return or goto is not rewritten, and fails as it does in yaegi.
 //
 // BUG(interp): Columns in error positions can be off on a line that the
 // session rewrote (range over an integer, min, max).
