@@ -9,6 +9,7 @@ import (
 	"weak"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/prof"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -18,6 +19,9 @@ import (
 
 func init() {
 	tensor.RegisterBackend("cuda", func() (tensor.Backend, error) { return Default() })
+	// prof's memory tracker samples the device allocators alongside the
+	// Go heap once a device is open.
+	prof.DeviceMemory = DeviceMemory
 }
 
 var defaultDev struct {
@@ -332,11 +336,21 @@ func (d *Device) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss, 
 	return l, g, SoftmaxNLL(g, l, v, lab)
 }
 
-// graphKey names a host graph and whether its weights are used.
+// graphKey names a host graph and which edge weights its device copy
+// carries.
 type graphKey struct {
-	g        weak.Pointer[graph.Graph]
-	weighted bool
+	g    weak.Pointer[graph.Graph]
+	mode graphMode
 }
+
+// graphMode selects a device graph's edge weights.
+type graphMode int
+
+const (
+	unweighted  graphMode = iota
+	weighted              // the host graph's Weights
+	meanWeights           // 1/in-degree of the destination (GraphSAGE's mean)
+)
 
 // graphs caches the device copies of host graphs: uploaded at first use
 // and freed when the host graph is garbage collected, so a training loop
@@ -347,11 +361,18 @@ type graphCache struct {
 }
 
 // deviceGraph returns g on d, uploading it at first use.
-func (d *Device) deviceGraph(g *graph.Graph, weighted bool) (*Graph, error) {
-	if g.Weights == nil {
-		weighted = false
+func (d *Device) deviceGraph(g *graph.Graph, useWeights bool) (*Graph, error) {
+	mode := unweighted
+	if useWeights && g.Weights != nil {
+		mode = weighted
 	}
-	key := graphKey{weak.Make(g), weighted}
+	return d.deviceGraphMode(g, mode)
+}
+
+// deviceGraphMode returns g on d with the edge weights of mode, uploading
+// it at first use.
+func (d *Device) deviceGraphMode(g *graph.Graph, mode graphMode) (*Graph, error) {
+	key := graphKey{weak.Make(g), mode}
 	c := &d.graphs
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -360,9 +381,14 @@ func (d *Device) deviceGraph(g *graph.Graph, weighted bool) (*Graph, error) {
 	}
 	var dg *Graph
 	var err error
-	if weighted {
+	switch mode {
+	case weighted:
 		dg, err = NewGraph(d, g)
-	} else {
+	case meanWeights:
+		w, tw := meanEdgeWeights(g)
+		t := g.Transpose()
+		dg, err = NewGraphCSR(d, g.NumSrc(), g.Indptr, g.Indices, w, t.Indptr, t.Indices, tw)
+	default:
 		t := g.Transpose()
 		dg, err = NewGraphCSR(d, g.NumSrc(), g.Indptr, g.Indices, nil, t.Indptr, t.Indices, nil)
 	}
@@ -442,7 +468,20 @@ func (d *Device) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, head
 	if err != nil {
 		return nil, nil, err
 	}
+	done := false
 	backward := func(grad *tensor.Tensor) (dhs, dhd, datt tensor.Storage, err error) {
+		if done {
+			return nil, nil, nil, errBackwardTwice
+		}
+		done = true
+		// xlr (N x 2HC), the log-sum-exp and the row dots are the op's
+		// private state: give them back as soon as the pass ran instead of
+		// when the collector finds the closure dead.
+		defer func() {
+			xlr.Free()
+			fw.LSE.Free()
+			fw.d.Free()
+		}()
 		dout, err := d.view(grad)
 		if err != nil {
 			return nil, nil, nil, err

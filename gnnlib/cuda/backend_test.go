@@ -128,6 +128,26 @@ func TestOpsAgree(t *testing.T) {
 		{"GATv2Attention 1x16", []*tensor.Tensor{randn(1, 300, 16), randn(2, 300, 16), randn(3, 1, 16)}, func(x []*tensor.Tensor) *tensor.Tensor {
 			return nn.GATv2Attention(loops, x[0], x[1], x[2], 1, 0.2, 0, nil, true)
 		}},
+		{"MeanAggregate", []*tensor.Tensor{randn(1, 300, 16)}, func(x []*tensor.Tensor) *tensor.Tensor { return nn.MeanAggregate(g, x[0]) }},
+		{"MeanAggregate width 7", []*tensor.Tensor{randn(1, 300, 7)}, func(x []*tensor.Tensor) *tensor.Tensor { return nn.MeanAggregate(g, x[0]) }},
+		{"GATAttention 1x16", []*tensor.Tensor{randn(1, 300, 16), randn(2, 300, 1), randn(3, 300, 1)}, func(x []*tensor.Tensor) *tensor.Tensor {
+			return nn.GATAttention(loops, x[0], x[1], x[2], 1, 0.2, 0, nil, true)
+		}},
+		{"GATAttention 4x40", []*tensor.Tensor{randn(1, 300, 160), randn(2, 300, 4), randn(3, 300, 4)}, func(x []*tensor.Tensor) *tensor.Tensor {
+			return nn.GATAttention(loops, x[0], x[1], x[2], 4, 0.2, 0, nil, true)
+		}},
+		{"GATConv 2x8", []*tensor.Tensor{randn(1, 300, 12)}, func(x []*tensor.Tensor) *tensor.Tensor {
+			nn.Seed(3)
+			l := nn.NewGATConv(12, 8, 2, true, 0)
+			nn.To(l, x[0].Device())
+			return l.Forward(raw, x[0])
+		}},
+		{"SAGEConv mean", []*tensor.Tensor{randn(1, 300, 12)}, func(x []*tensor.Tensor) *tensor.Tensor {
+			nn.Seed(3)
+			l := nn.NewSAGEConv(12, 20, "mean")
+			nn.To(l, x[0].Device())
+			return l.Forward(g, x[0])
+		}},
 		{"GATv2Attention 4x8", []*tensor.Tensor{randn(1, 300, 32), randn(2, 300, 32), randn(3, 4, 8)}, func(x []*tensor.Tensor) *tensor.Tensor {
 			return nn.GATv2Attention(loops, x[0], x[1], x[2], 4, 0.2, 0, nil, true)
 		}},
@@ -322,6 +342,30 @@ func (m *gatModel) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	return x
 }
 
+// stack runs graph layers with ELU between them.
+type stack struct {
+	nn.Mode
+	layers []trainable
+}
+
+func (m *stack) Params() []*tensor.Tensor {
+	var ps []*tensor.Tensor
+	for _, l := range m.layers {
+		ps = append(ps, l.Params()...)
+	}
+	return ps
+}
+
+func (m *stack) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	for i, l := range m.layers {
+		x = l.Forward(g, x)
+		if i < len(m.layers)-1 {
+			x = x.ELU(1)
+		}
+	}
+	return x
+}
+
 type trainable interface {
 	nn.GraphLayer
 	Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor
@@ -352,6 +396,12 @@ func TestTrainingStepsAgree(t *testing.T) {
 	}{
 		{"GCN", func() trainable { return newGCN(feats, 16, classes, 3, 0) }},
 		{"GATv2", func() trainable { return newGAT(feats, 16, 2, classes, 2, 0) }},
+		{"GAT", func() trainable {
+			return &stack{layers: []trainable{nn.NewGATConv(feats, 16, 2, true, 0), nn.NewGATConv(32, classes, 1, true, 0)}}
+		}},
+		{"SAGE", func() trainable {
+			return &stack{layers: []trainable{nn.NewSAGEConv(feats, 16, "mean"), nn.NewSAGEConv(16, classes, "mean")}}
+		}},
 	}
 	for _, mc := range models {
 		t.Run(mc.name, func(t *testing.T) {

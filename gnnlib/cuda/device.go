@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -39,7 +40,54 @@ func Open(ordinal int) (*Device, error) {
 		return nil, err
 	}
 	d.desc, d.nsm = d.drv.name(), d.drv.sms()
+	openDevs.Lock()
+	openDevs.m[d] = true
+	openDevs.Unlock()
 	return d, nil
+}
+
+// openDevs lists the open devices, for DeviceMemory.
+var openDevs = struct {
+	sync.Mutex
+	m map[*Device]bool
+}{m: map[*Device]bool{}}
+
+// DeviceMemory returns the bytes in use in the caching allocators of all
+// open devices (ErrNoDevice when none is open). It reads a counter the
+// allocator keeps, without waiting for queued device work, so that
+// gnnlib/prof's memory tracker can sample it often: cuda's init installs
+// it as prof.DeviceMemory.
+func DeviceMemory() (uint64, error) {
+	openDevs.Lock()
+	defer openDevs.Unlock()
+	if len(openDevs.m) == 0 {
+		return 0, ErrNoDevice
+	}
+	var n int64
+	for d := range openDevs.m {
+		n += d.pool.live.Load()
+	}
+	return uint64(max(n, 0)), nil
+}
+
+// StartTimer records a timing event on the device's stream; StopTimer
+// records a second one, waits for it and returns the device time between
+// the two: the time of the kernels queued in between, without the host's
+// launch overhead before the first of them. gnnlib/prof's Time uses them
+// for work on the device.
+func (d *Device) StartTimer() error {
+	return d.do(func(drv driver) error { return drv.timeStart() })
+}
+
+// StopTimer: see StartTimer.
+func (d *Device) StopTimer() (time.Duration, error) {
+	var ms float64
+	err := d.do(func(drv driver) error {
+		var err error
+		ms, err = drv.timeStop()
+		return err
+	})
+	return time.Duration(ms * float64(time.Millisecond)), err
 }
 
 // serve owns the OS thread for the device's whole life.
@@ -90,6 +138,9 @@ func (d *Device) Close() error {
 	}
 	d.closed = true
 	d.mu.Unlock()
+	openDevs.Lock()
+	delete(openDevs.m, d)
+	openDevs.Unlock()
 	close(d.work)
 	<-d.done
 	return nil

@@ -33,6 +33,10 @@ type driver interface {
 	launch(kernel string, grid, block [3]int, shared int, args []uint64) error
 	// sync waits for the stream.
 	sync() error
+	// timeStart records an event on the stream; timeStop records a second
+	// one, waits for it and returns the milliseconds between the two.
+	timeStart() error
+	timeStop() (float64, error)
 	// memInfo reports the driver's free and total device memory.
 	memInfo() (free, total int64, err error)
 	close() error

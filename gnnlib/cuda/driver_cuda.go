@@ -27,6 +27,9 @@ type cuDriver struct {
 	fns    map[string]cu.Function
 	desc   string
 	nsm    int
+	// ev are the start and stop events of timeStart and timeStop, made at
+	// first use.
+	ev [2]cu.Event
 	// ptrs is reused by launch to pass the argument slots' addresses.
 	ptrs []unsafe.Pointer
 }
@@ -131,9 +134,36 @@ func (d *cuDriver) launch(kernel string, grid, block [3]int, shared int, args []
 
 func (d *cuDriver) sync() error { return d.stream.Synchronize() }
 
+func (d *cuDriver) timeStart() error {
+	if d.ev[0] == (cu.Event{}) {
+		for i := range d.ev {
+			ev, err := cu.MakeEvent(cu.DefaultEvent)
+			if err != nil {
+				return fmt.Errorf("gnnlib/cuda: create event: %w", err)
+			}
+			d.ev[i] = ev
+		}
+	}
+	return d.ev[0].Record(d.stream)
+}
+
+func (d *cuDriver) timeStop() (float64, error) {
+	if err := d.ev[1].Record(d.stream); err != nil {
+		return 0, err
+	}
+	if err := d.ev[1].Synchronize(); err != nil {
+		return 0, err
+	}
+	return d.ev[0].Elapsed(d.ev[1])
+}
+
 func (d *cuDriver) memInfo() (free, total int64, err error) { return cu.MemInfo() }
 
 func (d *cuDriver) close() error {
+	if d.ev[0] != (cu.Event{}) {
+		cu.DestroyEvent(&d.ev[0])
+		cu.DestroyEvent(&d.ev[1])
+	}
 	d.stream.Destroy()
 	return d.ctx.Destroy()
 }

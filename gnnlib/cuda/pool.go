@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,6 +27,9 @@ type pool struct {
 	inUse    int64
 	peak     int64
 	reserved int64
+	// live mirrors inUse for readers on other goroutines (the memory
+	// tracker of gnnlib/prof), which must not queue work on the device.
+	live atomic.Int64
 
 	// sinceGC counts the bytes handed out since the pool last asked for a
 	// garbage collection: device tensors made by tensor ops are freed by
@@ -39,7 +43,7 @@ type pool struct {
 
 // gcEvery is how many bytes the pool hands out between the garbage
 // collections it starts.
-const gcEvery = 2 << 30
+const gcEvery = 1 << 30
 
 func (p *pool) init(drv driver) {
 	p.drv = drv
@@ -102,6 +106,7 @@ func (p *pool) get(n int64) (uintptr, int64, error) {
 
 func (p *pool) account(c int64) {
 	p.inUse += c
+	p.live.Store(p.inUse)
 	if p.inUse > p.peak {
 		p.peak = p.inUse
 	}
@@ -109,6 +114,7 @@ func (p *pool) account(c int64) {
 
 func (p *pool) put(ptr uintptr, c int64) {
 	p.inUse -= c
+	p.live.Store(p.inUse)
 	p.free[c] = append(p.free[c], ptr)
 }
 

@@ -21,6 +21,17 @@ type DeviceOps interface {
 	// dropout) and returns its output and a function computing the
 	// gradients of hs, hd and att from the output's gradient.
 	GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope float32) (out tensor.Storage, backward func(grad *tensor.Tensor) (dhs, dhd, datt tensor.Storage, err error), err error)
+	// GATAttention runs the fused attention of GATAttention (without
+	// dropout): h [NumSrc, heads·f], aSrc [NumSrc, heads], aDst
+	// [NumNodes, heads]; backward returns the gradients of the three.
+	GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope float32) (out tensor.Storage, backward func(grad *tensor.Tensor) (dh, dSrc, dDst tensor.Storage, err error), err error)
+	// HeadDot returns y[r,k] = Σ_j x[r,k,j]·att[k,j] for x [rows,
+	// heads·f] and att [heads, f] (GAT's per-node logits) and a function
+	// computing the gradients of x and att from y's.
+	HeadDot(x, att *tensor.Tensor, heads int) (y tensor.Storage, backward func(grad *tensor.Tensor) (dx, datt tensor.Storage, err error), err error)
+	// GraphMeanSpMM returns the mean of the in-neighbours' rows of x
+	// over g, or with transpose its backward pass (MeanAggregate).
+	GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor) (tensor.Storage, error)
 	// AdamStep updates p, m and v in place as Adam.Step does on the CPU:
 	// with decoupled, p *= shrink first, else grad += weightDecay·p; then
 	// m, v move and p -= step·m/(sqrt(v)/sqrtC2 + eps).
@@ -134,4 +145,58 @@ func (o *Adam) deviceStep(i int, p, g *tensor.Tensor, step, sc2 float32) {
 	err := ops.AdamStep(p, g, o.dm[i][0], o.dm[i][1], step, float32(o.Beta1), float32(o.Beta2), float32(o.Eps), sc2,
 		float32(o.WeightDecay), float32(1-o.lr*o.WeightDecay), o.decoupled)
 	deviceCheck("Adam.Step", p, err)
+}
+
+// deviceMean is MeanAggregate on a device: an SpMM with weights 1/deg(v),
+// whose backward pass runs over the cached transpose.
+func deviceMean(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	const name = "MeanAggregate"
+	start := tensor.OpStart()
+	ops := deviceOps(name, x)
+	f := checkNodes(name, x, g.NumSrc())
+	s, err := ops.GraphMeanSpMM(g, false, x)
+	deviceCheck(name, x, err)
+	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+		s, err := ops.GraphMeanSpMM(g, true, grad)
+		deviceCheck(name+" backward", x, err)
+		return []*tensor.Tensor{tensor.FromStorage(s, g.NumSrc(), f)}
+	})
+}
+
+// deviceGAT is GATAttention on a device, with the fused kernel.
+func deviceGAT(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, training bool) *tensor.Tensor {
+	const name = "GATAttention"
+	start := tensor.OpStart()
+	ops := deviceOps(name, h)
+	if aSrc.Device() != h.Device() || aDst.Device() != h.Device() {
+		panic(&tensor.DeviceError{Op: name, Device: h.Device().String(), Err: fmt.Errorf("operands on different devices; move them with To")})
+	}
+	if training && p > 0 {
+		notOnDevice(name+" with attention dropout (set Dropout to 0 or call Eval)", h)
+	}
+	s, backward, err := ops.GATAttention(g, h, aSrc, aDst, heads, slope)
+	deviceCheck(name, h, err)
+	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), h.Shape()[1]), []*tensor.Tensor{h, aSrc, aDst}, func(grad *tensor.Tensor) []*tensor.Tensor {
+		dh, ds, dd, err := backward(grad)
+		deviceCheck(name+" backward", h, err)
+		return []*tensor.Tensor{tensor.FromStorage(dh, h.Shape()...), tensor.FromStorage(ds, aSrc.Shape()...), tensor.FromStorage(dd, aDst.Shape()...)}
+	})
+}
+
+// deviceHeadDot is headLogits on a device: one kernel instead of the
+// broadcast product and axis sum, which have no device version.
+func deviceHeadDot(h, att *tensor.Tensor, heads int) *tensor.Tensor {
+	const name = "HeadDot"
+	start := tensor.OpStart()
+	ops := deviceOps(name, h)
+	if att.Device() != h.Device() {
+		panic(&tensor.DeviceError{Op: name, Device: h.Device().String(), Err: fmt.Errorf("operands on different devices; move them with To")})
+	}
+	s, backward, err := ops.HeadDot(h, att, heads)
+	deviceCheck(name, h, err)
+	return tensor.NewOpSince(start, name, tensor.FromStorage(s, h.Size(0), heads), []*tensor.Tensor{h, att}, func(grad *tensor.Tensor) []*tensor.Tensor {
+		dx, datt, err := backward(grad)
+		deviceCheck(name+" backward", h, err)
+		return []*tensor.Tensor{tensor.FromStorage(dx, h.Shape()...), tensor.FromStorage(datt, att.Shape()...)}
+	})
 }

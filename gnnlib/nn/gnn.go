@@ -135,6 +135,9 @@ func NewGATConv(in, out, heads int, concat bool, dropout float32) *GATConv {
 
 // headLogits returns Σ_j h[n,k,j]·att[k,j] as [N, heads].
 func headLogits(h, att *tensor.Tensor, heads, f int) *tensor.Tensor {
+	if h.IsOnDevice() {
+		return deviceHeadDot(h, att, heads)
+	}
 	n := h.Size(0)
 	return h.Reshape(n, heads, f).Mul(att.Reshape(1, heads, f)).SumAxis(2, false)
 }

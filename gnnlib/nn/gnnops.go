@@ -56,7 +56,7 @@ func spmm(name string, g *graph.Graph, w []float32, x *tensor.Tensor) *tensor.Te
 // node without in-neighbours), GraphSAGE's mean aggregator.
 func MeanAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	if x.IsOnDevice() {
-		notOnDevice("MeanAggregate", x)
+		return deviceMean(g, x)
 	}
 	start := tensor.OpStart()
 	f := checkNodes("MeanAggregate", x, g.NumSrc())
@@ -146,9 +146,6 @@ func (a *attention) backwardScores(grad, hs []float32, wantH bool) (dScores, dhs
 // heads]; the result is [NumNodes, heads·f]. Only per-edge scalars per
 // head are stored. rng draws the dropout mask.
 func GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
-	if h.IsOnDevice() {
-		notOnDevice("GATAttention", h)
-	}
 	start := tensor.OpStart()
 	hf := checkNodes("GATAttention", h, g.NumSrc())
 	if heads < 1 || hf%heads != 0 {
@@ -156,6 +153,9 @@ func GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope
 	}
 	if checkNodes("GATAttention", aSrc, g.NumSrc()) != heads || checkNodes("GATAttention", aDst, g.NumNodes()) != heads {
 		panic(&tensor.ShapeError{Op: "GATAttention", A: aSrc.Shape(), B: aDst.Shape(), Msg: fmt.Sprintf("attention logits need %d columns", heads)})
+	}
+	if h.IsOnDevice() {
+		return deviceGAT(g, h, aSrc, aDst, heads, slope, p, training)
 	}
 	a := &attention{g: g, heads: heads, f: hf / heads, slope: slope}
 	e := g.NumEdges()

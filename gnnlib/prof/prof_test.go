@@ -232,8 +232,10 @@ func TestTrackMemorySeesAllocation(t *testing.T) {
 	r := m.Stop()
 	sink = buf
 	defer func() { sink = nil }()
-	if r.PeakAbove() < size {
-		t.Errorf("TrackMemory peak rose by %s, want at least %s\n%v", prof.Bytes(r.PeakAbove()), prof.Bytes(size), r)
+	// Other tests' objects freed while tracking lower the heap by a few
+	// hundred KiB next to the 64 MiB allocation; allow 1/16 for them.
+	if r.PeakAbove() < size*15/16 {
+		t.Errorf("TrackMemory peak rose by %s, want at least %s\n%v", prof.Bytes(r.PeakAbove()), prof.Bytes(size*15/16), r)
 	}
 	if len(r.Marks) != 2 || r.Marks[0].Name != "alloc" || r.Marks[1].Name != "hold" {
 		t.Errorf("TrackMemory marks = %v, want alloc, hold", r.Marks)
@@ -272,5 +274,35 @@ func TestProbesAndAttained(t *testing.T) {
 	// Intensity 2 FLOP/B, ridge 10: memory bound, roof 20 GFLOP/s, attained 2.
 	if a.Intensity != 2 || !a.MemoryBound || a.Roof != 20 || math.Abs(a.GFLOPs-2) > 1e-9 || math.Abs(a.OfRoof-0.1) > 1e-9 {
 		t.Errorf("Attained(%+v) = %+v, want intensity 2, memory bound, roof 20, 2 GFLOP/s, 10%%", row, a)
+	}
+}
+
+// eventDevice is a device whose clock says each run took d, as a GPU's
+// events would for work the host only queued.
+type eventDevice struct {
+	d       time.Duration
+	started int
+}
+
+func (e *eventDevice) StartTimer() error { e.started++; return nil }
+func (e *eventDevice) StopTimer() (time.Duration, error) {
+	return e.d, nil
+}
+
+// syncDevice counts synchronisations.
+type syncDevice struct{ syncs int }
+
+func (s *syncDevice) Synchronize() error { s.syncs++; return nil }
+
+func TestTimeOnDevice(t *testing.T) {
+	ev := &eventDevice{d: 3 * time.Millisecond}
+	st := prof.Time(func() {}, prof.Options{Warmup: 1, Repeats: 4, Device: ev})
+	if !st.DeviceClock || st.Median != 3*time.Millisecond || ev.started != 4 {
+		t.Errorf("Time with an event device = %v (DeviceClock %v, %d events), want median 3ms from 4 device-timed runs", st, st.DeviceClock, ev.started)
+	}
+	sd := &syncDevice{}
+	st = prof.Time(func() {}, prof.Options{Warmup: 2, Repeats: 3, Device: sd})
+	if st.DeviceClock || sd.syncs != 5 {
+		t.Errorf("Time with a synchronising device: DeviceClock %v, %d syncs; want host clock and 5 syncs", st.DeviceClock, sd.syncs)
 	}
 }

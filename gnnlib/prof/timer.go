@@ -17,6 +17,27 @@ type Options struct {
 	// is the seam for asynchronous devices: a GPU backend passes its
 	// synchronise call so that the time covers the queued work.
 	Sync func()
+	// Device, when set, is the device the timed work runs on, e.g. the
+	// tensor.Backend that tensor.Device("cuda") returns. If it records
+	// events (an EventTimer, as gnnlib/cuda's Device does), each run is
+	// timed on the device's own clock between an event before and one
+	// after the run, and Stats.DeviceClock is set; otherwise, if it is a
+	// Synchronizer, Time waits for it after each run before the host
+	// clock stops. Sync, if also set, runs after each run as well.
+	Device any
+}
+
+// Synchronizer is a device whose queued work can be waited for.
+type Synchronizer interface {
+	Synchronize() error
+}
+
+// EventTimer is a device that times its own work: StartTimer records an
+// event on the device's queue, StopTimer records a second one, waits for
+// it and returns the device time between the two.
+type EventTimer interface {
+	StartTimer() error
+	StopTimer() (time.Duration, error)
 }
 
 // DefaultOptions are the options used when a caller has no better idea:
@@ -30,6 +51,9 @@ type Stats struct {
 	N int
 	// Runs holds each run's duration in the order they ran.
 	Runs []time.Duration
+	// DeviceClock reports that the runs were timed by device events
+	// (Options.Device), not by the host clock.
+	DeviceClock bool
 }
 
 // String formats s as "median 1.2ms (min 1.1ms, max 1.5ms, n=10)".
@@ -59,22 +83,46 @@ func Time(fn func(), o Options) Stats {
 	if o.Repeats < 1 {
 		o.Repeats = 5
 	}
+	timer, _ := o.Device.(EventTimer)
+	syncer, _ := o.Device.(Synchronizer)
+	wait := func() {
+		if syncer != nil {
+			syncer.Synchronize()
+		}
+		if o.Sync != nil {
+			o.Sync()
+		}
+	}
 	for i := 0; i < o.Warmup; i++ {
 		fn()
-		if o.Sync != nil {
-			o.Sync()
-		}
+		wait()
 	}
 	runs := make([]time.Duration, o.Repeats)
+	events := timer != nil
 	for i := range runs {
+		if events {
+			// Device events time the queued kernels; a device that
+			// fails to record them falls back to the host clock.
+			if err := timer.StartTimer(); err == nil {
+				fn()
+				if d, err := timer.StopTimer(); err == nil {
+					if o.Sync != nil {
+						o.Sync()
+					}
+					runs[i] = d
+					continue
+				}
+			}
+			events = false
+		}
 		start := time.Now()
 		fn()
-		if o.Sync != nil {
-			o.Sync()
-		}
+		wait()
 		runs[i] = time.Since(start)
 	}
-	return Summarize(runs)
+	s := Summarize(runs)
+	s.DeviceClock = events
+	return s
 }
 
 // Summarize computes the statistics of durations measured elsewhere.

@@ -183,6 +183,7 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 
 	order := topoOrder(t)
 	grads := map[*Tensor]*gradAcc{t: {g: grad}}
+	rel := newReleaser(order, grad)
 	hook := opHook.Load()
 	for i := len(order) - 1; i >= 0; i-- {
 		v := order[i]
@@ -193,12 +194,19 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 		delete(grads, v) // free memory as the pass goes back
 		if v.node == nil {
 			if v.requiresGrad {
-				if v.grad == nil {
+				switch {
+				case v.grad == nil && rel.sole(acc.g):
+					// A device gradient only this pass holds becomes
+					// the leaf's gradient without a copy.
+					v.grad = acc.g
+					continue
+				case v.grad == nil:
 					v.grad = acc.g.dense().Clone()
-				} else {
+				default:
 					addInto(v.grad, acc.g)
 				}
 			}
+			rel.drop(acc.g)
 			continue
 		}
 		var start time.Time
@@ -216,6 +224,7 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 				addInto(v.grad, acc.g)
 			}
 		}
+		var added []*Tensor // gradients summed into others, kept by nobody
 		for j, in := range v.node.inputs {
 			if j >= len(ins) || ins[j] == nil || in == nil || !in.RequiresGrad() {
 				continue
@@ -226,14 +235,106 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 			}
 			if a := grads[in]; a == nil {
 				grads[in] = &gradAcc{g: g}
+				rel.keep(g)
 			} else {
 				if !a.owned {
+					old := a.g
 					a.g = a.g.dense().Clone()
 					a.owned = true
+					rel.keep(a.g)
+					rel.drop(old)
 				}
 				addInto(a.g, g)
+				added = append(added, g)
 			}
 		}
+		// v's gradient and those summed into others are spent now: on a
+		// device their memory goes back at once instead of waiting for
+		// the garbage collector (see releaser).
+		rel.drop(acc.g)
+		for _, g := range added {
+			rel.unused(g)
+		}
+	}
+}
+
+// releaser frees the device memory of gradients that a backward pass made
+// and no longer needs, so that a pass over a deep network on a GPU holds
+// the gradients of one frontier at a time rather than every gradient it
+// made until the next garbage collection. It counts the references the
+// pass's accumulators hold to each device Storage and frees one (through
+// an optional Free method of the Storage) when the count drops to zero,
+// unless the Storage belongs to a tensor of the recorded graph (a forward
+// tensor, a leaf, an input) or is the seed gradient: a BackwardFunc may
+// return any of those, and they outlive the pass. Host tensors are not
+// tracked.
+type releaser struct {
+	refs      map[Storage]int
+	protected map[Storage]bool
+}
+
+func newReleaser(order []*Tensor, seed *Tensor) *releaser {
+	r := &releaser{}
+	protect := func(t *Tensor) {
+		if t == nil || t.dev == nil {
+			return
+		}
+		if r.protected == nil {
+			r.protected = map[Storage]bool{}
+			r.refs = map[Storage]int{}
+		}
+		r.protected[t.dev] = true
+	}
+	protect(seed)
+	for _, v := range order {
+		protect(v)
+		if v.node != nil {
+			for _, in := range v.node.inputs {
+				protect(in)
+			}
+		}
+	}
+	return r
+}
+
+// keep counts a reference from an accumulator to g's storage.
+func (r *releaser) keep(g *Tensor) {
+	if r.refs != nil && g.dev != nil {
+		r.refs[g.dev]++
+	}
+}
+
+// sole reports whether g is a device gradient that exactly one
+// accumulator of the pass refers to and no tensor of the graph shares.
+func (r *releaser) sole(g *Tensor) bool {
+	return r.refs != nil && g.dev != nil && !r.protected[g.dev] && r.refs[g.dev] == 1
+}
+
+// unused frees g's storage if nothing in the pass refers to it: g was
+// summed into another gradient and not kept.
+func (r *releaser) unused(g *Tensor) {
+	if r.refs == nil || g.dev == nil || r.protected[g.dev] || r.refs[g.dev] > 0 {
+		return
+	}
+	if f, ok := g.dev.(interface{ Free() }); ok {
+		f.Free()
+	}
+}
+
+// drop removes a reference of an accumulator to g's storage and frees
+// the storage when nothing in the pass refers to it any more.
+func (r *releaser) drop(g *Tensor) {
+	if r.refs == nil || g.dev == nil || r.protected[g.dev] {
+		return
+	}
+	n := r.refs[g.dev] - 1
+	if n > 0 {
+		r.refs[g.dev] = n
+		return
+	}
+	delete(r.refs, g.dev)
+	if f, ok := g.dev.(interface{ Free() }); ok {
+		f.Free()
 	}
 }
 

@@ -5,7 +5,8 @@
 // It prints one tab-separated line per measurement, prefixed "go\t", which
 // bench/run.sh joins with bench/pyg_bench.py's.
 //
-// Usage: gnnbench [-only spmm,gat,gcn,gatv2] [-products=false] [-reps 10]
+// Usage: gnnbench [-only spmm,gat,gat1,gcn,gatv2,reorder,int8,gemm]
+// [-products=false] [-reps 10]
 package main
 
 import (
@@ -20,10 +21,11 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
 )
 
 var (
-	only     = flag.String("only", "spmm,gat,gcn,gatv2", "comma-separated parts to run")
+	only     = flag.String("only", "spmm,gat,gat1,gcn,gatv2,reorder,int8,gemm", "comma-separated parts to run")
 	products = flag.Bool("products", true, "include the products-sized graph")
 	reps     = flag.Int("reps", 10, "timed repetitions (median reported)")
 )
@@ -213,6 +215,22 @@ func main() {
 			gatLayer(d, r, c.g, c.fin, c.h, c.ch)
 		}
 	}
+	if parts["gat1"] {
+		for _, c := range []struct {
+			h, ch int
+		}{{1, 256}, {4, 64}} {
+			gat1Layer(d, r, arxiv, 128, c.h, c.ch)
+		}
+	}
+	if parts["gemm"] {
+		gemmRates(d, r)
+	}
+	if parts["int8"] {
+		int8Kernels(d, r, arxiv)
+	}
+	if parts["reorder"] {
+		reorder(d, r)
+	}
 	if parts["gcn"] {
 		gcnEpoch(d, r, cora, 1433, 16, 7, 2)
 		gcnEpoch(d, r, arxiv, 128, 256, 40, 3)
@@ -312,8 +330,11 @@ func (l *layer) forward(d *cuda.Device, g *cuda.Graph, x *cuda.Tensor, seed uint
 		l.xlr = must(d.Empty(n, 2*l.fout))
 		check(cuda.MatMul(l.xlr, x, l.w, false, false))
 		l.a = must(cuda.GATv2Forward(g, l.xlr, l.att, 1, l.fout, 0.2))
+		// Bias, activation and dropout overwrite the attention output:
+		// the backward pass rebuilds the pre-activation where it needs
+		// it (UnbiasAct), so a layer keeps one N x F tensor, not two.
 		pre = l.a.Out
-		l.y = must(d.Empty(n, l.fout))
+		l.y = l.a.Out
 	case l.aggFirst:
 		// Â·(X·W) = (Â·X)·W: aggregate at the narrower width.
 		l.z = must(d.Empty(n, l.fin))
@@ -337,28 +358,48 @@ func (l *layer) forward(d *cuda.Device, g *cuda.Graph, x *cuda.Tensor, seed uint
 	return l.y
 }
 
-// backward takes dL/dy and returns dL/dx (nil when needX is false).
-func (l *layer) backward(d *cuda.Device, g *cuda.Graph, dy *cuda.Tensor, needX bool) *cuda.Tensor {
+// backward takes dL/dy and returns dL/dx (nil when needX is false). dy
+// is freed here unless it is owned (the loss gradient, reused by every
+// epoch).
+func (l *layer) backward(d *cuda.Device, g *cuda.Graph, dy, owned *cuda.Tensor, needX bool) *cuda.Tensor {
 	n := dy.Rows
 	gr := dy
 	if !l.last {
-		gr = must(d.Empty(n, l.fout))
-		check(cuda.ActBackward(gr, l.y, dy, true, dropout))
+		if l.gat && dy != owned {
+			// dy is this layer's alone: mask it in place.
+			check(cuda.ActBackward(dy, l.y, dy, true, dropout))
+		} else {
+			gr = must(d.Empty(n, l.fout))
+			check(cuda.ActBackward(gr, l.y, dy, true, dropout))
+		}
 	}
 	check(cuda.ColSum(l.db, gr))
 	var dx *cuda.Tensor
 	switch {
 	case l.gat:
+		if l.last {
+			check(cuda.UnbiasAct(l.y, l.b, false, 0))
+		} else {
+			check(cuda.UnbiasAct(l.y, l.b, true, dropout))
+		}
 		dxlr := must(d.Empty(n, 2*l.fout))
 		check(l.a.Backward(g, l.xlr, l.att, gr, dxlr, l.datt))
 		check(cuda.MatMul(l.dw, l.x, dxlr, true, false))
+		// Free what the input gradient does not need before allocating it.
+		l.a.Free()
+		l.xlr.Free()
+		if gr != dy {
+			gr.Free()
+		}
+		gr = dy
+		if dy != owned {
+			dy.Free()
+		}
 		if needX {
 			dx = must(d.Empty(n, l.fin))
 			check(cuda.MatMul(dx, dxlr, l.w, false, true))
 		}
 		dxlr.Free()
-		l.a.Free()
-		l.xlr.Free()
 	case l.aggFirst:
 		check(cuda.MatMul(l.dw, l.z, gr, true, false))
 		if needX {
@@ -382,11 +423,17 @@ func (l *layer) backward(d *cuda.Device, g *cuda.Graph, dy *cuda.Tensor, needX b
 	if gr != dy {
 		gr.Free()
 	}
+	if dy != owned {
+		dy.Free()
+	}
 	return dx
 }
 
+// gcnEpoch pads the output layer to a multiple of 4 columns (47 classes:
+// 48) so that its SpMMs take the float4 kernel; the labels stay below
+// classes and the padded logits only add a constant to the softmax's sum.
 func gcnEpoch(d *cuda.Device, r *rand.Rand, g *csr, fin, hidden, classes, nl int) {
-	epoch(d, r, g, false, fin, hidden, classes, classes, nl, "gcn-epoch")
+	epoch(d, r, g, false, fin, hidden, classes, (classes+3)/4*4, nl, "gcn-epoch")
 }
 
 // gatEpoch pads the output layer to 64 channels, the nearest width the
@@ -438,11 +485,7 @@ func epoch(d *cuda.Device, r *rand.Rand, g *csr, gat bool, fin, hidden, classes,
 		check(cuda.SoftmaxNLL(grad, loss, h, y))
 		dy := grad
 		for i := len(layers) - 1; i >= 0; i-- {
-			dx := layers[i].backward(d, dg, dy, i > 0)
-			if dy != grad {
-				dy.Free()
-			}
-			dy = dx
+			dy = layers[i].backward(d, dg, dy, grad, i > 0)
 		}
 		for _, l := range layers {
 			l.y.Free()
@@ -465,5 +508,163 @@ func epoch(d *cuda.Device, r *rand.Rand, g *csr, gat bool, fin, hidden, classes,
 	}
 	for _, gr := range grads {
 		gr.Free()
+	}
+}
+
+// gat1Layer times one GAT (v1) layer forward and backward: h = x·W, the
+// per-node logits, the fused attention, and the gradients of W and the
+// two attention vectors (x needs none).
+func gat1Layer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
+	check(d.EmptyCache())
+	dg := g.upload(d)
+	hc := h * c
+	x := randT(d, r, g.n, fin, 1)
+	w := randT(d, r, fin, hc, float32(1/math.Sqrt(float64(fin))))
+	attS := randT(d, r, 1, hc, 0.1)
+	attD := randT(d, r, 1, hc, 0.1)
+	dout := randT(d, r, g.n, hc, 1)
+	dw := must(d.Empty(fin, hc))
+	dattS := must(d.Empty(1, hc))
+	dattD := must(d.Empty(1, hc))
+	d.ResetPeak()
+	step := func() {
+		hh := must(d.Empty(g.n, hc))
+		check(cuda.MatMul(hh, x, w, false, false))
+		as := must(d.Empty(g.n, h))
+		ad := must(d.Empty(g.n, h))
+		check(cuda.HeadDot(as, hh, attS, h))
+		check(cuda.HeadDot(ad, hh, attD, h))
+		a := must(cuda.GATForward(dg, hh, as, ad, h, 0.2))
+		dh := must(d.Empty(g.n, hc))
+		das := must(d.Empty(g.n, h))
+		dad := must(d.Empty(g.n, h))
+		check(a.Backward(dg, hh, as, ad, dout, dh, das, dad))
+		a.Free()
+		// The logits' gradients flow into dh and the attention vectors.
+		dh2 := must(d.Empty(g.n, hc))
+		check(cuda.HeadDotBackward(dh2, dattS, das, hh, attS, h))
+		check(cuda.Axpby(dh, 1, dh2, 1))
+		check(cuda.HeadDotBackward(dh2, dattD, dad, hh, attD, h))
+		check(cuda.Axpby(dh, 1, dh2, 1))
+		check(cuda.MatMul(dw, x, dh, true, false))
+		for _, t := range []*cuda.Tensor{hh, as, ad, dh, das, dad, dh2} {
+			t.Free()
+		}
+	}
+	ms := timeit(d, step)
+	report("gat-layer", g.name, fmt.Sprintf("%dx%d", h, c), ms, peakGiB(d), "GAT v1, fused attention")
+	for _, t := range []*cuda.Tensor{x, w, attS, attD, dout, dw, dattS, dattD} {
+		t.Free()
+	}
+	dg.Free()
+}
+
+// gemmRates reports the FP32 GEMM's rate on the dense products of the
+// arxiv- and products-sized layers.
+func gemmRates(d *cuda.Device, r *rand.Rand) {
+	check(d.EmptyCache())
+	for _, c := range []struct {
+		name    string
+		m, k, n int
+		ta      bool
+	}{
+		{"x·W arxiv 169343x128·128x512", 169343, 128, 512, false},
+		{"Xᵀ·dY arxiv 128x169343·169343x512", 128, 169343, 512, true},
+		{"x·W products 2449029x256·256x256", 2449029, 256, 256, false},
+	} {
+		var a *cuda.Tensor
+		if c.ta {
+			a = randT(d, r, c.k, c.m, 1)
+		} else {
+			a = randT(d, r, c.m, c.k, 1)
+		}
+		b := randT(d, r, c.k, c.n, 1)
+		y := must(d.Empty(c.m, c.n))
+		ms := timeit(d, func() { check(cuda.MatMul(y, a, b, c.ta, false)) })
+		report("gemm-fp32", "-", c.name, ms, 0, fmt.Sprintf("%.1f TFLOP/s", 2*float64(c.m)*float64(c.k)*float64(c.n)/ms/1e9))
+		a.Free()
+		b.Free()
+		y.Free()
+	}
+}
+
+// int8Kernels times the INT8 GEMM (a layer of 128 -> 256 on the arxiv-sized
+// node count) and the INT8 SpMM (width 64 and 256) with INT32 sums.
+func int8Kernels(d *cuda.Device, r *rand.Rand, g *csr) {
+	check(d.EmptyCache())
+	rnd := func(n int) []int8 {
+		x := make([]int8, n)
+		for i := range x {
+			x[i] = int8(r.IntN(255) - 127)
+		}
+		return x
+	}
+	const k, n = 128, 256
+	a := must(d.Int8FromHost(rnd(g.n*k), g.n, k))
+	b := must(d.Int8FromHost(rnd(n*k), n, k))
+	c := must(d.EmptyInt32(g.n, n))
+	ms := timeit(d, func() { check(cuda.MatMulInt8(c, a, b)) })
+	report("gemm-int8", g.name, fmt.Sprintf("%dx%d·(%dx%d)ᵀ", g.n, k, n, k), ms, 0, fmt.Sprintf("%.1f TOP/s", 2*float64(g.n)*k*n/ms/1e9))
+	a.Free()
+	b.Free()
+	c.Free()
+	dg := g.upload(d)
+	for _, f := range []int{64, 256} {
+		x := must(d.Int8FromHost(rnd(g.n*f), g.n, f))
+		y := must(d.EmptyInt32(g.n, f))
+		ms := timeit(d, func() { check(cuda.SpMMInt8(y, dg, x)) })
+		e := int64(len(g.idx))
+		bytes := float64(e*4 + e*int64(f) + int64(g.n)*int64(f)*4 + int64(g.n+1)*4)
+		report("spmm-int8", g.name, fmt.Sprintf("F=%d", f), ms, 0, fmt.Sprintf("%.0f GB/s", bytes/ms/1e6))
+		x.Free()
+		y.Free()
+	}
+	dg.Free()
+}
+
+// reorder measures what gnnlib/graph's RCM ordering does for SpMM on the
+// device: a graph with locality (169,343 nodes on a ring, each with 14
+// in-edges from nodes at most 2,000 positions away, plus a self-loop)
+// whose node ids are shuffled, against the same graph renumbered by RCM.
+// The feature matrix (43-173 MB) is larger than the L2 cache, so the
+// order decides how many gathered rows come from L2.
+func reorder(d *cuda.Device, r *rand.Rand) {
+	const n, deg, reach = 169343, 14, 2000
+	src := make([]int, 0, n*(deg+1))
+	dst := make([]int, 0, n*(deg+1))
+	for v := 0; v < n; v++ {
+		src, dst = append(src, v), append(dst, v)
+		for j := 0; j < deg; j++ {
+			u := (v + r.IntN(2*reach+1) - reach + n) % n
+			src, dst = append(src, u), append(dst, v)
+		}
+	}
+	ring := must(graph.FromEdges(n, src, dst))
+	shuffle := r.Perm(n)
+	shuffled := must(ring.Permute(shuffle))
+	t0 := time.Now()
+	perm := shuffled.RCM()
+	rcm := must(shuffled.Permute(perm))
+	took := time.Since(t0)
+	for _, c := range []struct {
+		name string
+		g    *graph.Graph
+	}{{"shuffled", shuffled}, {"RCM", rcm}} {
+		dg := must(cuda.NewGraph(d, c.g))
+		for _, f := range []int{64, 256} {
+			x := randT(d, r, n, f, 1)
+			y := must(d.Empty(n, f))
+			ms := timeit(d, func() { check(cuda.SpMM(y, dg, x, cuda.SpMMAuto)) })
+			e := int64(c.g.NumEdges())
+			bytes := float64(e*4 + e*int64(f)*4 + int64(n)*int64(f)*4 + int64(n+1)*4)
+			note := fmt.Sprintf("%.0f GB/s, bandwidth %d, mean edge span %.0f", bytes/ms/1e6, c.g.Bandwidth(), c.g.EdgeSpan())
+			if c.name == "RCM" {
+				note += fmt.Sprintf(", RCM took %v on the host", took.Round(time.Millisecond))
+			}
+			report("spmm-reorder", "ring-169k", fmt.Sprintf("%s F=%d", c.name, f), ms, 0, note)
+			x.Free()
+			y.Free()
+		}
+		dg.Free()
 	}
 }

@@ -1,0 +1,275 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// GAT holds what the fused GAT (v1) attention keeps between forward and
+// backward: the output and one log-sum-exp per (node, head).
+type GAT struct {
+	Heads, Channels int
+	Slope           float32
+	Out             *Tensor // N x H*C
+	LSE             *Tensor // N x H
+}
+
+// maxGATChannels is the widest head gat_fwd takes (8 values per lane).
+const maxGATChannels = 256
+
+// GATForward computes the attention aggregation of a GAT layer (Veličković
+// et al., PyG's GATConv without bias): out[v,k,:] = Σ_u α_vuk h[u,k,:] with
+// α the softmax over v's in-edges of LeakyReLU(as[u,k] + ad[v,k]). h is
+// NumSrc x H*C, as NumSrc x H and ad NumNodes x H (the per-node logits
+// <att_src_k, h_u,k> and <att_dst_k, h_v,k>, see HeadDot). Each
+// destination makes one pass over its in-edges with an online softmax and
+// no per-edge tensor is written. C is at most 256.
+func GATForward(g *Graph, h, as, ad *Tensor, heads int, slope float32) (*GAT, error) {
+	d, err := sameDev("GATForward", h, as, ad)
+	if err != nil {
+		return nil, err
+	}
+	if heads < 1 || h.Cols%heads != 0 {
+		return nil, shapeErr("GATForward", "width %d for %d heads", h.Cols, heads)
+	}
+	c := h.Cols / heads
+	if c > maxGATChannels || h.Rows != g.nsrc || as.Rows != g.nsrc || as.Cols != heads || ad.Rows != g.n || ad.Cols != heads {
+		return nil, shapeErr("GATForward", "h %dx%d, as %dx%d, ad %dx%d, graph %d<-%d, %d heads (at most %d channels each)",
+			h.Rows, h.Cols, as.Rows, as.Cols, ad.Rows, ad.Cols, g.n, g.nsrc, heads, maxGATChannels)
+	}
+	out, err := d.Empty(g.n, h.Cols)
+	if err != nil {
+		return nil, err
+	}
+	lse, err := d.Empty(g.n, heads)
+	if err != nil {
+		out.Free()
+		return nil, err
+	}
+	grid := d.gridFor(int64(g.n)*int64(heads)*32, 256)
+	if err := d.launch("gat_fwd", grid, 256, g.indptr, g.idx, h, as, ad, out, lse, g.n, heads, c, slope); err != nil {
+		return nil, err
+	}
+	return &GAT{Heads: heads, Channels: c, Slope: slope, Out: out, LSE: lse}, nil
+}
+
+// Backward computes the gradients with respect to h, as and ad (into dh,
+// das and dad, overwritten) from dout = dL/dOut: one pass over the
+// in-edges for ad, one over the cached transposed CSR for h and as, both
+// recomputing the attention from the stored log-sum-exp.
+func (a *GAT) Backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
+	d, err := sameDev("GAT.Backward", h, as, ad, dout, dh, das, dad)
+	if err != nil {
+		return err
+	}
+	hc := a.Heads * a.Channels
+	if dout.Rows != g.n || dout.Cols != hc || dh.Rows != g.nsrc || dh.Cols != hc || das.Len() != g.nsrc*a.Heads || dad.Len() != g.n*a.Heads {
+		return shapeErr("GAT.Backward", "dout %dx%d, dh %dx%d, das %d, dad %d", dout.Rows, dout.Cols, dh.Rows, dh.Cols, das.Len(), dad.Len())
+	}
+	dd, err := d.Empty(g.n, a.Heads)
+	if err != nil {
+		return err
+	}
+	defer dd.Free()
+	if err := d.launch("gat_bwd_dst", d.gridFor(int64(g.n)*int64(a.Heads)*32, 256), 256,
+		g.indptr, g.idx, h, as, ad, a.Out, a.LSE, dout, dd, dad, g.n, a.Heads, a.Channels, a.Slope); err != nil {
+		return err
+	}
+	return d.launch("gat_bwd_src", d.gridFor(int64(g.nsrc)*int64(a.Heads)*32, 256), 256,
+		g.tptr, g.tidx, h, as, ad, a.LSE, dd, dout, dh, das, g.nsrc, a.Heads, a.Channels, a.Slope)
+}
+
+// Free releases the saved tensors.
+func (a *GAT) Free() {
+	a.Out.Free()
+	a.LSE.Free()
+}
+
+// HeadDot computes y[r,k] = Σ_j x[r,k,j]·att[k,j] for x of rows x H*C and
+// att of H*C values: GAT's per-node attention logits.
+func HeadDot(y, x, att *Tensor, heads int) error {
+	d, err := sameDev("HeadDot", y, x, att)
+	if err != nil {
+		return err
+	}
+	if heads < 1 || x.Cols%heads != 0 || att.Len() != x.Cols || y.Len() != x.Rows*heads {
+		return shapeErr("HeadDot", "x %dx%d, att %d, y %d, %d heads", x.Rows, x.Cols, att.Len(), y.Len(), heads)
+	}
+	return d.launch("head_dot", d.gridFor(int64(x.Rows)*int64(heads)*32, 256), 256, x, att, y, x.Rows, heads, x.Cols/heads)
+}
+
+// HeadDotBackward computes HeadDot's gradients from g = dL/dy: dx (rows x
+// H*C, may be nil) and datt (H*C values, may be nil).
+func HeadDotBackward(dx, datt, g, x, att *Tensor, heads int) error {
+	d, err := sameDev("HeadDotBackward", dx, datt, g, x, att)
+	if err != nil {
+		return err
+	}
+	c := x.Cols / heads
+	if dx != nil {
+		n := int64(x.Len())
+		if err := d.launch("head_dot_dx", d.gridFor(n, 256), 256, g, att, dx, n, heads, c); err != nil {
+			return err
+		}
+	}
+	if datt == nil {
+		return nil
+	}
+	if err := datt.Fill(0); err != nil {
+		return err
+	}
+	const chunk = 512
+	return d.launch3("head_dot_datt", [3]int{(x.Cols + 127) / 128, (x.Rows + chunk - 1) / chunk, 1}, [3]int{128, 1, 1},
+		g, x, datt, x.Rows, heads, c, chunk)
+}
+
+// UnbiasAct undoes BiasAct(y, x, b, relu, p, seed) in place where the
+// backward pass needs it: y becomes x wherever y is not zero (and 0 where
+// it is), exactly x everywhere when relu is off and p is 0. A layer that
+// applies BiasAct in place over its pre-activation can so keep one tensor
+// for both ActBackward and a backward pass that reads the pre-activation
+// only where the activation's gradient is not zero (GATv2's).
+func UnbiasAct(y, b *Tensor, relu bool, p float32) error {
+	d, err := sameDev("UnbiasAct", y, b)
+	if err != nil {
+		return err
+	}
+	if b != nil && b.Len() != y.Cols {
+		return shapeErr("UnbiasAct", "y %dx%d, bias %d", y.Rows, y.Cols, b.Len())
+	}
+	n := int64(y.Len())
+	return d.launch("unbias_act", d.gridFor(n, 256), 256, y, b, n, y.Cols, relu, p)
+}
+
+// meanEdgeWeights returns GraphSAGE's mean weights 1/deg(v) for each edge
+// u→v, in CSR order and in the order of g's transpose.
+func meanEdgeWeights(g *graph.Graph) (w, tw []float32) {
+	w = make([]float32, g.NumEdges())
+	for v := 0; v < g.NumNodes(); v++ {
+		lo, hi := g.Indptr[v], g.Indptr[v+1]
+		for e := lo; e < hi; e++ {
+			w[e] = 1 / float32(hi-lo)
+		}
+	}
+	te := g.TransposeEdges()
+	tw = make([]float32, len(te))
+	for p, e := range te {
+		tw[p] = w[e]
+	}
+	return w, tw
+}
+
+// GraphMeanSpMM returns the mean of the in-neighbours' rows of x over g
+// (Aᵀ-direction with transpose, GraphSAGE's mean aggregation and its
+// backward pass) for gnnlib/nn: an SpMM with weights 1/deg(v), uploaded
+// with g at first use.
+func (d *Device) GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
+	dg, err := d.deviceGraphMode(g, meanWeights)
+	if err != nil {
+		return nil, err
+	}
+	v, err := d.view(x)
+	if err != nil {
+		return nil, err
+	}
+	rows := dg.n
+	if transpose {
+		rows = dg.nsrc
+	}
+	out, err := d.Empty(rows, v.Cols)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	if transpose {
+		return out, SpMMT(out, dg, v, SpMMAuto)
+	}
+	return out, SpMM(out, dg, v, SpMMAuto)
+}
+
+// errBackwardTwice is returned by a device backward pass run a second time
+// after it released its saved tensors.
+var errBackwardTwice = errors.New("gnnlib/cuda: backward through the same fused attention twice (its saved tensors were released after the first)")
+
+// GATAttention runs the fused GAT attention for gnnlib/nn's GATAttention
+// (without attention dropout). The backward function releases the saved
+// log-sum-exp once it ran, so it may run once.
+func (d *Device) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope float32) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+	vs, err := d.views(h, aSrc, aDst)
+	if err != nil {
+		return nil, nil, err
+	}
+	if heads < 1 || vs[0].Cols%heads != 0 || vs[0].Cols/heads > maxGATChannels {
+		return nil, nil, fmt.Errorf("gnnlib/cuda: GATAttention with %d heads over width %d (the fused kernel takes at most %d channels per head): %w", heads, vs[0].Cols, maxGATChannels, tensor.ErrNotOnDevice)
+	}
+	dg, err := d.deviceGraph(g, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	as := &Tensor{buf: vs[1].buf, ptr: vs[1].ptr, Rows: vs[1].Len() / heads, Cols: heads}
+	ad := &Tensor{buf: vs[2].buf, ptr: vs[2].ptr, Rows: vs[2].Len() / heads, Cols: heads}
+	fw, err := GATForward(dg, vs[0], as, ad, heads, slope)
+	if err != nil {
+		return nil, nil, err
+	}
+	done := false
+	backward := func(grad *tensor.Tensor) (dh, dsrc, ddst tensor.Storage, err error) {
+		if done {
+			return nil, nil, nil, errBackwardTwice
+		}
+		done = true
+		// The log-sum-exp is the op's private state: give it back now
+		// rather than when the collector finds the closure dead.
+		defer fw.LSE.Free()
+		dout, err := d.view(grad)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		outs := make([]*Tensor, 3)
+		for i, s := range [][2]int{{vs[0].Rows, vs[0].Cols}, {as.Rows, heads}, {ad.Rows, heads}} {
+			if outs[i], err = d.Empty(s[0], s[1]); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		if err := fw.Backward(dg, vs[0], as, ad, dout, outs[0], outs[1], outs[2]); err != nil {
+			return nil, nil, nil, err
+		}
+		return outs[0], outs[1], outs[2], nil
+	}
+	return fw.Out, backward, nil
+}
+
+// HeadDot returns GAT's per-node attention logits y[r,k] = Σ_j
+// x[r,k,j]·att[k,j] for gnnlib/nn, with a function computing the
+// gradients of x and att from y's.
+func (d *Device) HeadDot(x, att *tensor.Tensor, heads int) (tensor.Storage, func(*tensor.Tensor) (dx, datt tensor.Storage, err error), error) {
+	vs, err := d.views(x, att)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := d.Empty(vs[0].Rows, heads)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := HeadDot(y, vs[0], vs[1], heads); err != nil {
+		return nil, nil, err
+	}
+	backward := func(grad *tensor.Tensor) (tensor.Storage, tensor.Storage, error) {
+		g, err := d.view(grad)
+		if err != nil {
+			return nil, nil, err
+		}
+		dx, err := d.Empty(vs[0].Rows, vs[0].Cols)
+		if err != nil {
+			return nil, nil, err
+		}
+		datt, err := d.Empty(vs[1].Rows, vs[1].Cols)
+		if err != nil {
+			return nil, nil, err
+		}
+		return dx, datt, HeadDotBackward(dx, datt, g, vs[0], vs[1], heads)
+	}
+	return y, backward, nil
+}
