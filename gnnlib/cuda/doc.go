@@ -28,6 +28,15 @@
 // once, a finalizer otherwise. Uploads larger than 64 MiB go through pinned
 // staging buffers.
 //
+// # Profiling
+//
+// A Device is a prof.EventTimer: prof.Time with Options{Device: dev} times
+// each run between two events on the device's stream (StartTimer,
+// StopTimer). The package's init installs DeviceMemory, the in-use bytes
+// of the open devices' allocators, as prof.DeviceMemory, so
+// prof.TrackMemory records a device curve beside the Go heap and
+// viz.Memory draws both.
+//
 // # The tensor API on the GPU
 //
 // A Device is a tensor.Backend and a gnnlib/nn DeviceOps, registered with
@@ -60,6 +69,16 @@
 // destination with an online softmax, storing only the output and one
 // log-sum-exp per node and head; GATv2.Backward recomputes the attention
 // from it in two passes (destinations, then sources over the transpose).
+// GATForward and GAT.Backward do the same for GAT (v1), whose logits
+// LeakyReLU(as[u] + ad[v]) come from per-node scores (HeadDot): a warp per
+// (destination, head) with an online softmax forward, a destination pass
+// and a source pass over the transpose backward. SAGE's mean aggregation
+// is an SpMM with weights 1/deg(v) uploaded once per graph. MatMulInt8
+// and SpMMInt8 multiply int8 matrices into int32 sums (__dp4a), for
+// gnnlib/quant; GEMMInt8 is the host-slice form. UnbiasAct lets a layer
+// apply bias and activation in place over its pre-activation and rebuild
+// it where its backward pass reads it, which is how gnnbench's GATv2 epoch
+// keeps one tensor per layer.
 // AggregateMax is degree-aware: rows of more than 128 edges are split into
 // edge tiles combined by atomics on packed (value, index) keys. BiasAct,
 // ActBackward, ColSum, SoftmaxNLL and Adam complete a training epoch;
@@ -78,16 +97,28 @@
 // exits instead of returning ErrNoDevice from Open; without libcuda.so.1 it
 // does not start at all. The default build is unaffected.
 //
-// BUG(gnnlab): through the tensor API an epoch is about 20-30 % slower than
-// gnnbench's hand-written one and peaks at 2.5-3.5x its memory: bias,
+// BUG(gnnlab): through the tensor API an epoch is about 30 % slower than
+// gnnbench's hand-written one and peaks at 2.8-3.2x its memory: bias,
 // activation and dropout are separate kernels with their own outputs, and
-// intermediates wait for the garbage collector instead of being freed at
-// once (see BENCHMARKS.md). GATv2 attention dropout, SAGE/GAT/GIN layers,
-// norms and SGD have no device path yet.
+// while gradients are freed as soon as the backward pass spent them,
+// forward intermediates still wait for the garbage collector (the
+// allocator starts one every 1 GiB it hands out; see BENCHMARKS.md).
+// Attention dropout, SAGE's max aggregator, GIN, norms and SGD have no
+// device path yet.
 //
-// BUG(gnnlab): MatMul uses float32 FMA, not tensor cores (no TF32/wgmma
-// path), which caps dense layers near the FMA rate; no INT8 kernels yet.
+// BUG(gnnlab): MatMul uses float32 FMA (32-36 TFLOP/s measured on the
+// H200), not tensor cores: the PTX targets compute_70, where TF32 mma does
+// not exist. This is what keeps one arxiv-sized GATv2 layer at 5.4 ms
+// (target 5 ms) and a products-sized GCN epoch at 160 ms (target 150 ms).
+//
+// BUG(gnnlab): the fused GAT (v1) kernels give a warp to each (node, head)
+// with up to 8 channels per lane, so heads narrower than 32 channels leave
+// lanes idle (4x64 heads: 8.9 ms a layer against 4.5 ms for 1x256).
+// SpMMInt8 reads one byte per lane (about 1.6 TB/s on arxiv-sized graphs);
+// it does not yet move 4-byte words. Widths that are not a multiple of 4
+// take the warp-per-row SpMM, which has no hub split.
 //
 // BUG(gnnlab): kernels index edges with int32, so a graph has fewer than
-// 2^31 edges; graph reordering is not yet wired into the device path.
+// 2^31 edges. Reordering (graph.RCM, then Permute) is the caller's step
+// before the upload; the device path does not reorder by itself.
 package cuda

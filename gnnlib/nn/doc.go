@@ -131,12 +131,15 @@
 // transpose) the first time a layer uses it on the device and frees it
 // with the host graph. On a device run GCNConv, GATv2Conv (without
 // attention dropout, 8 to 512 channels per head, heads concatenated or
-// one head), Linear, the activations, Dropout (its mask drawn on the
+// one head), GATConv (without attention dropout, at most 256 channels per
+// head, heads concatenated or one head, square graphs), SAGEConv with the
+// mean aggregator, Linear, the activations, Dropout (its mask drawn on the
 // device, so it differs from the CPU's for the same seed), SpMM,
-// SumAggregate, CrossEntropy and Adam/AdamW; Accuracy copies the logits
-// back. The rest (SAGEConv, GATConv, GINConv's ε, the norms, SGD,
-// ClipGradNorm, conv layers) panics with a *tensor.DeviceError naming the
-// op. A backend provides the graph ops through DeviceOps.
+// SumAggregate, MeanAggregate, GATAttention, CrossEntropy and Adam/AdamW;
+// Accuracy copies the logits back. The rest (SAGEConv's max aggregator,
+// GINConv's ε, the norms, SGD, ClipGradNorm, conv layers) panics with a
+// *tensor.DeviceError naming the op. A backend provides the graph ops
+// through DeviceOps.
 //
 // # Errors
 //
@@ -167,6 +170,6 @@ package nn
 // to 0.9–1.0 times, still to be confirmed on the benchmark host
 // (gnnlib/nn/bench/BENCHMARKS.md).
 //
-// BUG(nn): On a device, GATv2Conv has no attention dropout and needs a
-// square graph; SAGEConv, GATConv, GINConv, BatchNorm, LayerNorm, SGD and
-// ClipGradNorm have no device version yet.
+// BUG(nn): On a device, GATConv and GATv2Conv have no attention dropout
+// and need a square graph; SAGEConv's max aggregator, GINConv, BatchNorm,
+// LayerNorm, SGD and ClipGradNorm have no device version yet.

@@ -9,7 +9,11 @@
 // # Timing
 //
 // Time runs a function Warmup times untimed and Repeats times timed and
-// returns Stats (min, median, max, mean). Quote the median.
+// returns Stats (min, median, max, mean). Quote the median. For work on a
+// GPU set Options.Device (tensor.Device("cuda")): a device that records
+// events (an EventTimer, as gnnlib/cuda's is) times each run on its own
+// clock and Stats.DeviceClock says so; a device that only synchronises
+// (a Synchronizer) is waited for before the host clock stops.
 //
 // # Op profiles
 //
@@ -26,9 +30,12 @@
 // # Memory
 //
 // TrackMemory samples the Go heap (runtime/metrics
-// "/memory/classes/heap/objects:bytes") in the background; Mark names
-// phases (forward, backward, step); Stop returns a MemoryProfile with the
-// samples, the marks, the baseline and the peak.
+// "/memory/classes/heap/objects:bytes") in the background, and the device
+// memory through DeviceMemory, which gnnlib/cuda installs (the bytes its
+// allocators hold while a device is open); Mark names phases (forward,
+// backward, step); Stop returns a MemoryProfile with the samples, the
+// marks, the baseline and the peaks, which viz.Memory draws as a host and
+// a device curve.
 //
 // # Parallelism
 //
@@ -43,8 +50,12 @@
 // StreamCopy and MatMulProbe measure the machine's copy bandwidth and
 // matrix-product rate; Attained places an op row against them.
 //
-// BUG(gnnlab): GPU timing with device events and device memory are seams
-// only: Options.Sync and DeviceMemory are for the CUDA backend to fill.
+// BUG(gnnlab): DeviceMemory counts the bytes gnnlib/cuda's caching
+// allocator hands out (rounded to size classes), not what the driver
+// reserved; dead device tensors count until they are freed. The op profile
+// times device ops as the host sees them (kernel launches are
+// asynchronous), so on a GPU its rows show launch cost unless the step
+// synchronises; use Time with Options.Device for device time.
 //
 // BUG(gnnlab): The op profile assumes ops run from one goroutine at a time
 // (the op hook sees no goroutine id); ops run concurrently from several

@@ -167,7 +167,11 @@ func (t *Tensor) Backward() {
 }
 
 // BackwardWith is Backward seeded with grad, the gradient of some scalar
-// with respect to t (same shape as t).
+// with respect to t (same shape as t). On a device, the gradients the pass
+// makes for intermediate tensors go back to the device's allocator as soon
+// as they are spent (a Storage with a Free method is freed), so a
+// BackwardFunc must return fresh tensors, views of grad, or tensors of the
+// recorded graph, and must not keep the gradients it returns.
 func (t *Tensor) BackwardWith(grad *Tensor) {
 	if !grad.SameShape(t) {
 		panic(&ShapeError{Op: "BackwardWith", A: cloneInts(t.shape), B: cloneInts(grad.shape)})

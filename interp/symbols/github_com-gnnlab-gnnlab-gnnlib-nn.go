@@ -129,8 +129,11 @@ type _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps struct {
 	WDownload       func(dst []float32, t *tensor.Tensor) error
 	WDropout        func(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
 	WDropoutGrad    func(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
+	WGATAttention   func(g *graph.Graph, h *tensor.Tensor, aSrc *tensor.Tensor, aDst *tensor.Tensor, heads int, slope float32) (out tensor.Storage, backward func(grad *tensor.Tensor) (dh tensor.Storage, dSrc tensor.Storage, dDst tensor.Storage, err error), err error)
 	WGATv2Attention func(g *graph.Graph, hs *tensor.Tensor, hd *tensor.Tensor, att *tensor.Tensor, heads int, slope float32) (out tensor.Storage, backward func(grad *tensor.Tensor) (dhs tensor.Storage, dhd tensor.Storage, datt tensor.Storage, err error), err error)
+	WGraphMeanSpMM  func(g *graph.Graph, transpose bool, x *tensor.Tensor) (tensor.Storage, error)
 	WGraphSpMM      func(g *graph.Graph, weighted bool, transpose bool, x *tensor.Tensor) (tensor.Storage, error)
+	WHeadDot        func(x *tensor.Tensor, att *tensor.Tensor, heads int) (y tensor.Storage, backward func(grad *tensor.Tensor) (dx tensor.Storage, datt tensor.Storage, err error), err error)
 	WMap            func(op string, x *tensor.Tensor, p float32) (tensor.Storage, error)
 	WMapGrad        func(op string, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error)
 	WMatMul         func(a *tensor.Tensor, b *tensor.Tensor, transA bool, transB bool) (tensor.Storage, error)
@@ -167,11 +170,20 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Dropout(x *tensor.Tensor,
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) DropoutGrad(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
 	return W.WDropoutGrad(g, p, seed)
 }
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) GATAttention(g *graph.Graph, h *tensor.Tensor, aSrc *tensor.Tensor, aDst *tensor.Tensor, heads int, slope float32) (out tensor.Storage, backward func(grad *tensor.Tensor) (dh tensor.Storage, dSrc tensor.Storage, dDst tensor.Storage, err error), err error) {
+	return W.WGATAttention(g, h, aSrc, aDst, heads, slope)
+}
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) GATv2Attention(g *graph.Graph, hs *tensor.Tensor, hd *tensor.Tensor, att *tensor.Tensor, heads int, slope float32) (out tensor.Storage, backward func(grad *tensor.Tensor) (dhs tensor.Storage, dhd tensor.Storage, datt tensor.Storage, err error), err error) {
 	return W.WGATv2Attention(g, hs, hd, att, heads, slope)
 }
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
+	return W.WGraphMeanSpMM(g, transpose, x)
+}
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) GraphSpMM(g *graph.Graph, weighted bool, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
 	return W.WGraphSpMM(g, weighted, transpose, x)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) HeadDot(x *tensor.Tensor, att *tensor.Tensor, heads int) (y tensor.Storage, backward func(grad *tensor.Tensor) (dx tensor.Storage, datt tensor.Storage, err error), err error) {
+	return W.WHeadDot(x, att, heads)
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Map(op string, x *tensor.Tensor, p float32) (tensor.Storage, error) {
 	return W.WMap(op, x, p)

@@ -5,6 +5,7 @@ package symbols
 import (
 	"github.com/gnnlab/gnnlab/gnnlib/prof"
 	"reflect"
+	"time"
 )
 
 func init() {
@@ -31,6 +32,7 @@ func init() {
 		// type definitions
 		"Amdahl":        reflect.ValueOf((*prof.Amdahl)(nil)),
 		"Attainment":    reflect.ValueOf((*prof.Attainment)(nil)),
+		"EventTimer":    reflect.ValueOf((*prof.EventTimer)(nil)),
 		"MemoryMark":    reflect.ValueOf((*prof.MemoryMark)(nil)),
 		"MemoryProfile": reflect.ValueOf((*prof.MemoryProfile)(nil)),
 		"MemorySample":  reflect.ValueOf((*prof.MemorySample)(nil)),
@@ -42,5 +44,34 @@ func init() {
 		"Peaks":         reflect.ValueOf((*prof.Peaks)(nil)),
 		"Speedups":      reflect.ValueOf((*prof.Speedups)(nil)),
 		"Stats":         reflect.ValueOf((*prof.Stats)(nil)),
+		"Synchronizer":  reflect.ValueOf((*prof.Synchronizer)(nil)),
+
+		// interface wrapper definitions
+		"_EventTimer":   reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_prof_EventTimer)(nil)),
+		"_Synchronizer": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_prof_Synchronizer)(nil)),
 	}
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_prof_EventTimer is an interface wrapper for EventTimer type
+type _github_com_gnnlab_gnnlab_gnnlib_prof_EventTimer struct {
+	IValue      interface{}
+	WStartTimer func() error
+	WStopTimer  func() (time.Duration, error)
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_prof_EventTimer) StartTimer() error {
+	return W.WStartTimer()
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_prof_EventTimer) StopTimer() (time.Duration, error) {
+	return W.WStopTimer()
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_prof_Synchronizer is an interface wrapper for Synchronizer type
+type _github_com_gnnlab_gnnlab_gnnlib_prof_Synchronizer struct {
+	IValue       interface{}
+	WSynchronize func() error
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_prof_Synchronizer) Synchronize() error {
+	return W.WSynchronize()
 }

@@ -15,6 +15,7 @@ func init() {
 		"BCEWithLogits":   reflect.ValueOf(tensor.BCEWithLogits),
 		"Concat":          reflect.ValueOf(tensor.Concat),
 		"Conv2D":          reflect.ValueOf(tensor.Conv2D),
+		"Conv2DReLU":      reflect.ValueOf(tensor.Conv2DReLU),
 		"CrossEntropy":    reflect.ValueOf(tensor.CrossEntropy),
 		"Device":          reflect.ValueOf(tensor.Device),
 		"DisableGrad":     reflect.ValueOf(tensor.DisableGrad),
