@@ -69,10 +69,11 @@ func (m *GNN) aggregateUnfused(info *gcnGraph, l *qlayer, acc []int32, sx []floa
 }
 
 // TestFusedGCNMatchesUnfused checks that the fused integer GCN gives the
-// unfused reference's logits bit for bit: sparse and dense features, a
-// hub whose in-degree exceeds one lane chunk (the 16-bit lanes must be
-// split off in time), symmetric and affine activations, mixed precision,
-// one and three threads, with and without PrepareInput.
+// unfused reference's logits bit for bit: binary sparse, weighted sparse
+// and dense features, a hub whose in-degree exceeds one lane chunk (the
+// 16-bit lanes must be split off in time), symmetric and affine
+// activations, mixed precision, INT4 weights, one and three threads, with
+// and without PrepareInput.
 func TestFusedGCNMatchesUnfused(t *testing.T) {
 	const n, feats = 700, 40
 	g, err := graph.ErdosRenyi(n, 6.0/n, 1)
@@ -96,12 +97,19 @@ func TestFusedGCNMatchesUnfused(t *testing.T) {
 		}
 	}
 	sparse := tensor.SparseFromDense(tensor.Wrap(mask, n, feats))
+	// Sparse rows of unequal values take the multiplying kernel; the
+	// first row stays binary, so both kinds of rows meet in one input.
+	weighted := slices.Clone(mask)
+	for i := feats; i < len(weighted); i++ {
+		weighted[i] *= 1 + rng.Float32()
+	}
+	sparseWeighted := tensor.SparseFromDense(tensor.Wrap(weighted, n, feats))
 	for _, hidden := range []int{5, 16, 29} {
 		nn.Seed(int64(hidden))
 		model := nn.NewGCN(feats, hidden, 6)
 		model.SetTraining(false)
 		for _, cfg := range []Config{{}, {SymmetricActivations: true}, {KeepFirst: true}, {KeepLast: true}, {Bits: 4}} {
-			for _, x := range []*tensor.Tensor{sparse, dense} {
+			for _, x := range []*tensor.Tensor{sparse, sparseWeighted, dense} {
 				q, err := NewGNN(model, cfg)
 				if err != nil {
 					t.Fatal(err)

@@ -140,36 +140,46 @@ func sumLanes(sum []int32, acc, x []int64, wpr int, rows []int) {
 	for c0 := 0; c0 < len(rows); c0 += laneChunk {
 		chunk := rows[c0:min(c0+laneChunk, len(rows))]
 		w0 := 0
-		// Four words at a time in registers, then the rest.
 		for ; w0+4 <= wpr; w0 += 4 {
-			var a0, a1, a2, a3 int64
-			for _, u := range chunk {
-				src := x[u*wpr+w0 : u*wpr+w0+4 : u*wpr+w0+4]
-				a0 += src[0]
-				a1 += src[1]
-				a2 += src[2]
-				a3 += src[3]
-			}
-			acc[w0], acc[w0+1], acc[w0+2], acc[w0+3] = a0, a1, a2, a3
+			acc[w0], acc[w0+1], acc[w0+2], acc[w0+3] = sumWords4(x, chunk, wpr, w0)
 		}
-		for ; w0+2 <= wpr; w0 += 2 {
-			var a0, a1 int64
-			for _, u := range chunk {
-				src := x[u*wpr+w0 : u*wpr+w0+2 : u*wpr+w0+2]
-				a0 += src[0]
-				a1 += src[1]
-			}
-			acc[w0], acc[w0+1] = a0, a1
+		for ; w0 < wpr; w0++ {
+			acc[w0] = sumWords1(x, chunk, wpr, w0)
 		}
-		if w0 < wpr {
-			var a0 int64
-			for _, u := range chunk {
-				a0 += x[u*wpr+w0]
-			}
-			acc[w0] = a0
-		}
-		for w, word := range acc {
-			splitLanes((*[aggLanes]int32)(sum[w*aggLanes:]), word)
-		}
+		splitAllLanes(sum, acc)
+	}
+}
+
+// sumWords4 returns Σ_{u ∈ rows} x[u·wpr+w0+i] for i = 0..3. It is kept out
+// of line so that the four sums stay in registers: inlined into sumLanes,
+// the compiler spills them to the stack on every step.
+//
+//go:noinline
+func sumWords4(x []int64, rows []int, wpr, w0 int) (a0, a1, a2, a3 int64) {
+	for _, u := range rows {
+		src := x[u*wpr+w0 : u*wpr+w0+4 : u*wpr+w0+4]
+		a0 += src[0]
+		a1 += src[1]
+		a2 += src[2]
+		a3 += src[3]
+	}
+	return
+}
+
+// sumWords1 returns Σ_{u ∈ rows} x[u·wpr+w0].
+func sumWords1(x []int64, rows []int, wpr, w0 int) (a int64) {
+	for _, u := range rows {
+		a += x[u*wpr+w0]
+	}
+	return a
+}
+
+// splitAllLanes adds the lanes of the words acc to sum.
+//
+//go:noinline
+func splitAllLanes(sum []int32, acc []int64) {
+	sum = sum[:len(acc)*aggLanes]
+	for w, word := range acc {
+		splitLanes((*[aggLanes]int32)(sum[w*aggLanes:]), word)
 	}
 }
