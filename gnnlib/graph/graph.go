@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -345,7 +346,7 @@ func (g *Graph) IsSymmetric() bool {
 	}
 	c := g.Coalesce()
 	t := c.Transpose()
-	return equalInts(c.Indptr, t.Indptr) && equalInts(c.Indices, t.Indices)
+	return slices.Equal(c.Indptr, t.Indptr) && slices.Equal(c.Indices, t.Indices)
 }
 
 // RemoveSelfLoops returns the graph without edges v→v.
@@ -472,16 +473,4 @@ func (g *Graph) mustSquare(op string) {
 	if !g.IsSquare() {
 		panic(fmt.Sprintf("graph: %s needs a square graph, have %d sources and %d destinations", op, g.numSrc, g.NumNodes()))
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

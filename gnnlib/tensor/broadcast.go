@@ -1,5 +1,7 @@
 package tensor
 
+import "slices"
+
 // broadcastShape returns the NumPy broadcast of shapes a and b or panics
 // with a *ShapeError naming op.
 func broadcastShape(op string, a, b []int) []int {
@@ -59,12 +61,12 @@ func isSuffixRepeat(s, out []int) bool {
 	if len(s) > len(out) {
 		return false
 	}
-	return equalInts(s, out[len(out)-len(s):])
+	return slices.Equal(s, out[len(out)-len(s):])
 }
 
 // expand materialises t broadcast to shape out (returns t when equal).
 func expand(t *Tensor, out []int) *Tensor {
-	if equalInts(t.shape, out) {
+	if slices.Equal(t.shape, out) {
 		return t
 	}
 	r := newDense(out)
@@ -110,7 +112,7 @@ func expand(t *Tensor, out []int) *Tensor {
 // sumTo reduces g (shape out) to shape s by summing over broadcast axes: the
 // adjoint of expand. The order of additions is fixed, so it is deterministic.
 func sumTo(g *Tensor, s []int) *Tensor {
-	if equalInts(g.shape, s) {
+	if slices.Equal(g.shape, s) {
 		return g
 	}
 	r := newDense(s)

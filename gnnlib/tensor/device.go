@@ -3,6 +3,7 @@ package tensor
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -285,11 +286,11 @@ func deviceBinary(op binOp, a, b *Tensor) *Tensor {
 		panic(fmt.Errorf("tensor: %s: %w", name, ErrSparse))
 	}
 	shape := broadcastShape(name, a.shape, b.shape)
-	if !equalInts(a.shape, shape) && (op == opAdd || op == opMul) && equalInts(b.shape, shape) {
+	if !slices.Equal(a.shape, shape) && (op == opAdd || op == opMul) && slices.Equal(b.shape, shape) {
 		a, b = b, a
 	}
-	row := !equalInts(b.shape, shape)
-	if op == opDiv || !equalInts(a.shape, shape) || (row && (len(shape) == 0 || !isSuffixRepeat(b.shape, shape) || b.Len() != shape[len(shape)-1])) {
+	row := !slices.Equal(b.shape, shape)
+	if op == opDiv || !slices.Equal(a.shape, shape) || (row && (len(shape) == 0 || !isSuffixRepeat(b.shape, shape) || b.Len() != shape[len(shape)-1])) {
 		a.notOnDevice(name + " (other than same shapes or a broadcast row)")
 	}
 	key := map[binOp]string{opAdd: "add", opSub: "sub", opMul: "mul"}[op]
@@ -449,24 +450,7 @@ func deviceString(t *Tensor) string {
 // deviceReshape is Reshape for a device tensor: a view sharing storage.
 func deviceReshape(t *Tensor, shape []int) *Tensor {
 	start := OpStart()
-	shape = cloneInts(shape)
-	infer, known := -1, 1
-	for i, d := range shape {
-		switch {
-		case d == -1 && infer < 0:
-			infer = i
-		case d < 0:
-			panic(&ShapeError{Op: "Reshape", A: cloneInts(t.shape), B: shape, Msg: "bad target shape"})
-		default:
-			known *= d
-		}
-	}
-	if infer >= 0 && known > 0 {
-		shape[infer] = t.Len() / known
-	}
-	if numel(shape) != t.Len() || infer >= 0 && known == 0 {
-		panic(&ShapeError{Op: "Reshape", A: cloneInts(t.shape), B: shape, Msg: "cannot reshape"})
-	}
+	shape = reshapeTarget(t.shape, t.Len(), shape)
 	out := &Tensor{dev: t.dev, shape: shape}
 	return NewOpSince(start, "Reshape", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{{dev: g.dev, shape: t.shape}}

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math"
+	"slices"
 )
 
 type binOp int
@@ -72,16 +73,16 @@ func binaryData(op binOp, a, b *Tensor) *Tensor {
 	out := newDense(shape)
 	n := len(out.data)
 	switch {
-	case equalInts(a.shape, shape) && equalInts(b.shape, shape):
+	case slices.Equal(a.shape, shape) && slices.Equal(b.shape, shape):
 		parallelFor(n, elemGrain, func(lo, hi int) {
 			binKernel(op, out.data[lo:hi], a.data[lo:hi], b.data[lo:hi])
 		})
-	case equalInts(a.shape, shape) && len(b.data) == 1:
+	case slices.Equal(a.shape, shape) && len(b.data) == 1:
 		s := b.data[0]
 		parallelFor(n, elemGrain, func(lo, hi int) {
 			binScalarKernel(op, out.data[lo:hi], a.data[lo:hi], s)
 		})
-	case equalInts(a.shape, shape) && isSuffixRepeat(b.shape, shape) && len(b.data) > 0:
+	case slices.Equal(a.shape, shape) && isSuffixRepeat(b.shape, shape) && len(b.data) > 0:
 		// the bias case: [N, C] ∘ [C]
 		m := len(b.data)
 		parallelFor(n/m, elemGrain/m+1, func(lo, hi int) {

@@ -1,6 +1,9 @@
 package tensor
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Reshape returns a tensor with the same elements in a new shape; one
 // dimension may be -1 and is inferred. The data is shared (a view).
@@ -10,6 +13,17 @@ func (t *Tensor) Reshape(shape ...int) *Tensor {
 	}
 	start := OpStart()
 	t.mustDense("Reshape")
+	shape = reshapeTarget(t.shape, t.Len(), shape)
+	out := &Tensor{data: t.data, shape: shape}
+	return NewOpSince(start, "Reshape", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+		return []*Tensor{{data: g.data, shape: t.shape}}
+	})
+}
+
+// reshapeTarget returns the shape a Reshape of a tensor of shape from
+// (n elements) to shape gives, with a -1 dimension inferred; it panics with
+// a *ShapeError when the shapes do not fit.
+func reshapeTarget(from []int, n int, shape []int) []int {
 	shape = cloneInts(shape)
 	infer, known := -1, 1
 	for i, d := range shape {
@@ -17,21 +31,18 @@ func (t *Tensor) Reshape(shape ...int) *Tensor {
 		case d == -1 && infer < 0:
 			infer = i
 		case d < 0:
-			panic(&ShapeError{Op: "Reshape", A: cloneInts(t.shape), B: shape, Msg: "bad target shape"})
+			panic(&ShapeError{Op: "Reshape", A: cloneInts(from), B: shape, Msg: "bad target shape"})
 		default:
 			known *= d
 		}
 	}
 	if infer >= 0 && known > 0 {
-		shape[infer] = len(t.data) / known
+		shape[infer] = n / known
 	}
-	if numel(shape) != len(t.data) || infer >= 0 && known == 0 {
-		panic(&ShapeError{Op: "Reshape", A: cloneInts(t.shape), B: shape, Msg: "cannot reshape"})
+	if numel(shape) != n || infer >= 0 && known == 0 {
+		panic(&ShapeError{Op: "Reshape", A: cloneInts(from), B: shape, Msg: "cannot reshape"})
 	}
-	out := &Tensor{data: t.data, shape: shape}
-	return NewOpSince(start, "Reshape", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
-		return []*Tensor{{data: g.data, shape: t.shape}}
-	})
+	return shape
 }
 
 // View is Reshape (PyTorch's name).
@@ -211,7 +222,7 @@ func checkScatter(op string, src *Tensor, idx []int, n int) {
 func (t *Tensor) IndexAdd(idx []int, src *Tensor) *Tensor {
 	start := OpStart()
 	t.mustDense("IndexAdd")
-	if len(t.shape) == 0 || !equalInts(t.shape[1:], src.shape[min(1, len(src.shape)):]) {
+	if len(t.shape) == 0 || !slices.Equal(t.shape[1:], src.shape[min(1, len(src.shape)):]) {
 		panic(&ShapeError{Op: "IndexAdd", A: cloneInts(t.shape), B: cloneInts(src.shape), Msg: "rows differ in shape"})
 	}
 	checkScatter("IndexAdd", src, idx, t.shape[0])

@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -272,19 +273,7 @@ func (t *Tensor) Clone() *Tensor {
 }
 
 // SameShape reports whether t and u have equal shapes.
-func (t *Tensor) SameShape(u *Tensor) bool { return equalInts(t.shape, u.shape) }
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+func (t *Tensor) SameShape(u *Tensor) bool { return slices.Equal(t.shape, u.shape) }
 
 // AllClose reports whether t and u have the same shape and every pair of
 // elements satisfies |a-b| <= atol + rtol*|b|.
