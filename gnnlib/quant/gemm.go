@@ -111,9 +111,13 @@ func gemmPairs(dst []int32, a []int8, m int, b *PackedMatrix, lo, hi int) {
 			}
 			for j := 0; j*colsPanel < n; j++ {
 				var tile [2][colsPanel]int32
-				kernel2x4(&tile, a0, a1, b.panels[j*k*wordsPerK:(j+1)*k*wordsPerK])
 				c0 := j * colsPanel
 				cols := min(colsPanel, n-c0)
+				if cols <= (wordsPerK-1)*lanes {
+					kernel2x3(&tile, a0, a1, b.panels[j*k*wordsPerK:(j+1)*k*wordsPerK])
+				} else {
+					kernel2x4(&tile, a0, a1, b.panels[j*k*wordsPerK:(j+1)*k*wordsPerK])
+				}
 				copy(dst[i*n+c0:i*n+c0+cols], tile[0][:cols])
 				if i+1 < m {
 					copy(dst[(i+1)*n+c0:(i+1)*n+c0+cols], tile[1][:cols])
@@ -152,6 +156,36 @@ func kernel2x4(tile *[2][colsPanel]int32, a0, a1 []int8, panel []int64) {
 		split(tile[1][3:6:6], c11)
 		split(tile[1][6:9:9], c12)
 		split(tile[1][9:12:12], c13)
+	}
+}
+
+// kernel2x3 is kernel2x4 for a panel whose last word holds no column (at
+// most 9 columns: the last panel of a narrow layer such as a GCN's 7
+// classes or LeNet-5's 6 channels): a quarter fewer multiplies.
+func kernel2x3(tile *[2][colsPanel]int32, a0, a1 []int8, panel []int64) {
+	k := len(a0)
+	a1 = a1[:k]
+	panel = panel[:k*wordsPerK]
+	for p0 := 0; p0 < k; p0 += kFlush {
+		p1 := min(p0+kFlush, k)
+		var c00, c01, c02, c10, c11, c12 int64
+		for p := p0; p < p1; p++ {
+			x0, x1 := int64(a0[p]), int64(a1[p])
+			w := panel[p*wordsPerK : p*wordsPerK+3 : p*wordsPerK+3]
+			w0, w1, w2 := w[0], w[1], w[2]
+			c00 += x0 * w0
+			c01 += x0 * w1
+			c02 += x0 * w2
+			c10 += x1 * w0
+			c11 += x1 * w1
+			c12 += x1 * w2
+		}
+		split(tile[0][0:3:3], c00)
+		split(tile[0][3:6:6], c01)
+		split(tile[0][6:9:9], c02)
+		split(tile[1][0:3:3], c10)
+		split(tile[1][3:6:6], c11)
+		split(tile[1][6:9:9], c12)
 	}
 }
 
@@ -308,7 +342,11 @@ func gemmRows(a []int8, b *PackedMatrix, lo, hi int, emit func(i int, acc []int3
 		}
 		for j := 0; j < np; j++ {
 			tile := [2][colsPanel]int32{}
-			kernel2x4(&tile, a0, a1, b.panels[j*k*wordsPerK:(j+1)*k*wordsPerK])
+			if n-j*colsPanel <= (wordsPerK-1)*lanes {
+				kernel2x3(&tile, a0, a1, b.panels[j*k*wordsPerK:(j+1)*k*wordsPerK])
+			} else {
+				kernel2x4(&tile, a0, a1, b.panels[j*k*wordsPerK:(j+1)*k*wordsPerK])
+			}
 			copy(r0[j*colsPanel:], tile[0][:])
 			copy(r1[j*colsPanel:], tile[1][:])
 		}

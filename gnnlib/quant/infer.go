@@ -216,12 +216,21 @@ func (m *GNN) gcnLayer(info *gcnGraph, i int, in *codes, next *qlayer, relu bool
 	nq := make([]int8, n*f)
 	parallelFor(n, grain, func(lo, hi int) {
 		aggregateLanes(g, lanes, wpr, f, lo, hi, func(v int, sum []int32) {
-			s := d[v] * sAgg
-			row := nq[v*f : v*f+f]
-			for j, a := range sum {
-				row[j] = int8(roundClamp((float32(a)*s+b[j])*ninv, z, qlo, qhi))
-			}
+			requantRow(nq[v*f:v*f+f], sum, b, d[v]*sAgg, ninv, z, qlo, qhi)
 		})
 	})
 	return nil, &codes{rows: n, k: f, q: nq, scale: []float32{p.Scale[0]}}
+}
+
+// requantRow writes the codes of (sum[j]·s + b[j])/S, with 1/S = inv,
+// zero point z and codes clamped to [lo, hi], into dst. Kept out of line
+// so that its loop has the registers to itself.
+//
+//go:noinline
+func requantRow(dst []int8, sum []int32, b []float32, s, inv float32, z, lo, hi int32) {
+	n := len(dst)
+	sum, b = sum[:n], b[:n]
+	for j := range dst {
+		dst[j] = int8(roundClamp((float32(sum[j])*s+b[j])*inv, z, lo, hi))
+	}
 }
