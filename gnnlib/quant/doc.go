@@ -107,14 +107,16 @@
 //
 // # Speed
 //
-// On Cora (row-normalised bag of words, PrepareInput) one INT8 GCN
-// inference runs 1.6–1.9× faster than FP32 on one thread of the
-// development machine: 1.0 against 1.8 ms at hidden 16 and 2.6 against
-// 4.6 ms at hidden 64 (CPU time, medians of interleaved rounds), or 0.58×
-// and 0.59× the FP32 instruction count (callgrind). On a 100,000-node
-// stochastic block model with dense features the INT8 path is 1.3–1.7×
-// faster (BenchmarkGCNInference; timings on a shared machine vary by tens
-// of percent, so compare medians with benchstat).
+// One INT8 GCN inference on Cora (row-normalised bag of words, after
+// PrepareInput, one thread) executes 0.57× the instructions of the FP32
+// model at hidden 16 and at hidden 64 (callgrind: 10.4M against 18.5M
+// and 27.9M against 49.2M; the unfused path it replaced executed 1.07×
+// and 1.05×), and takes 1.6–1.7× less CPU time (medians of interleaved
+// rounds on the shared development machine: 1.45 against 2.42 ms and 3.6
+// against 6.2 ms). On a 100,000-node stochastic block model with 64 dense
+// features (average degree 20) it is 1.4–1.7× faster. Wall-clock figures
+// from BenchmarkGCNInference vary by tens of percent on a busy machine:
+// compare medians of -count 6 with benchstat.
 //
 // BUG(gnnlab): The integer GCN path is pure Go (SWAR, no SIMD), while
 // FP32's dense products use gnnlib/tensor's AVX2 kernel: with wide dense
