@@ -417,6 +417,11 @@ func (d *Device) GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.T
 	if err != nil {
 		return nil, err
 	}
+	return d.spmm(dg, transpose, x)
+}
+
+// spmm returns A·x (or Aᵀ·x) over the uploaded graph dg.
+func (d *Device) spmm(dg *Graph, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
 	v, err := d.view(x)
 	if err != nil {
 		return nil, err

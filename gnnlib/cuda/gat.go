@@ -171,22 +171,7 @@ func (d *Device) GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor)
 	if err != nil {
 		return nil, err
 	}
-	v, err := d.view(x)
-	if err != nil {
-		return nil, err
-	}
-	rows := dg.n
-	if transpose {
-		rows = dg.nsrc
-	}
-	out, err := d.Empty(rows, v.Cols)
-	if err != nil || out.Len() == 0 {
-		return out, err
-	}
-	if transpose {
-		return out, SpMMT(out, dg, v, SpMMAuto)
-	}
-	return out, SpMM(out, dg, v, SpMMAuto)
+	return d.spmm(dg, transpose, x)
 }
 
 // errBackwardTwice is returned by a device backward pass run a second time
