@@ -133,7 +133,9 @@ func runtimeError(p yaegi.Panic, frames []string) *Error {
 		var ve *reflect.ValueError
 		switch {
 		case errors.As(x, &re):
-			e.Name = nameRuntime
+			// Go's runtime errors begin with the words of their name:
+			// "runtime error: index out of range"; say them once.
+			e.Name, e.Value = nameRuntime, strings.TrimPrefix(x.Error(), nameRuntime+": ")
 		case errors.As(x, &ve) && ve.Kind == reflect.Invalid:
 			// yaegi reaches through a nil pointer with reflect.
 			e.Name, e.Value = nameRuntime, "invalid memory address or nil pointer dereference ("+x.Error()+")"

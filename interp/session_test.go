@@ -253,3 +253,19 @@ func BenchmarkEval(b *testing.B) {
 		mustEval(b, s, "v3 + 1")
 	}
 }
+
+// A Go runtime error is named once: ename "runtime error", and an evalue
+// without the same words again (Jupyter shows "ename: evalue").
+func TestRuntimeErrorNamedOnce(t *testing.T) {
+	s := newTestSession(t, Options{})
+	for _, cell := range []string{"var m map[string]int\nm[\"a\"] = 1", "a, b := 1, 0\na / b"} {
+		_, err := s.Eval(context.Background(), cell)
+		var e *Error
+		if !errors.As(err, &e) || e.Name != "runtime error" {
+			t.Fatalf("Eval(%q) = %v, want a runtime error", cell, err)
+		}
+		if strings.HasPrefix(e.Value, "runtime error") {
+			t.Errorf("Eval(%q) evalue = %q, repeats the ename", cell, e.Value)
+		}
+	}
+}
