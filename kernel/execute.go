@@ -319,7 +319,9 @@ func (k *Kernel) interrupt() {
 // that ran on it become the ones %replay restores.
 func (k *Kernel) onCrash(c worker.Crash) {
 	k.mu.Lock()
-	k.lost = append(k.succeeded, k.lost...)
+	cells, skipped := worker.Replayable(k.succeeded, c)
+	k.lost = append(cells, k.lost...)
+	k.skipped = skipped
 	k.succeeded = nil
 	inCell := k.sent
 	parent := k.lastParent
@@ -334,9 +336,9 @@ func (k *Kernel) onCrash(c worker.Crash) {
 // crashError is the error shown for the cell during which the worker died.
 func (k *Kernel) crashError(c worker.Crash) *workerproto.CellError {
 	k.mu.Lock()
-	n := len(k.lost)
+	n, skipped := len(k.lost), k.skipped
 	k.mu.Unlock()
-	return c.CellError(n)
+	return c.CellError(n, skipped)
 }
 
 // onOutput publishes worker output as stream messages of the running cell

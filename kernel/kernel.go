@@ -75,6 +75,7 @@ type Kernel struct {
 	lastParent       wire.Header // parent of output that arrives outside a cell
 	succeeded        []string    // cells that ran on the current worker
 	lost             []string    // cells of a crashed worker, for %replay
+	skipped          string      // the cell Replayable left out of lost
 	failedAt         time.Time   // when the last cell failed with stop_on_error
 }
 

@@ -470,3 +470,31 @@ for i := 0; i < 20; i++ {
 		t.Errorf("iopub order =\n%s\nwant\n%s", g, want)
 	}
 }
+
+// A goroutine that panics after its cell returned crashes the worker while
+// the cell counts as succeeded; %replay must not run that cell again (it
+// would crash the fresh worker too), and the crash message says so.
+func TestReplayLeavesOutThePanickingGoroutine(t *testing.T) {
+	c := start(t, "tcp")
+	c.Execute("kept := 41", nil)
+	late := "import \"time\"\ngo func() { time.Sleep(300 * time.Millisecond); panic(\"late\") }()"
+	if reply, _ := c.Execute(late, nil); reply.Content["status"] != "ok" {
+		t.Fatalf("cell starting the goroutine = %v, want ok (it returns before the panic)", reply.Content)
+	}
+	// The crash comes while this cell sleeps.
+	reply, out := c.Execute("time.Sleep(20 * time.Second)", nil)
+	errs := kerneltest.Filter(out, "error")
+	if reply.Content["status"] != "error" || len(errs) != 1 {
+		t.Fatalf("cell during the crash: reply %v, %d errors", reply.Content, len(errs))
+	}
+	if tb := fmt.Sprint(errs[0].Content["traceback"]); !strings.Contains(tb, "leaves out") || !strings.Contains(tb, "go func()") {
+		t.Errorf("crash traceback = %s, want it to name the cell %%replay leaves out", tb)
+	}
+	if reply, out := c.Execute("%replay", nil); reply.Content["status"] != "ok" {
+		t.Fatalf("%%replay = %v %v", reply.Content, out)
+	}
+	_, out = c.Execute("kept + 1", nil)
+	if res := kerneltest.Filter(out, "execute_result"); len(res) != 1 || res[0].Content["data"].(map[string]any)["text/plain"] != "42" {
+		t.Errorf("after %%replay, kept + 1 = %v, want 42 (and no second crash)", res)
+	}
+}

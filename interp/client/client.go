@@ -53,6 +53,7 @@ type Client struct {
 	history   []Cell
 	succeeded []string // cells that succeeded on the current worker
 	lost      []string // cells that had succeeded on workers that died
+	skipped   string   // the cell worker.Replayable left out of lost
 }
 
 // Start starts a worker and waits until its session is ready.
@@ -252,7 +253,9 @@ func (c *Client) run(ctx context.Context, code string, allowStdin, record bool, 
 // onCrash runs after the supervisor replaced a dead worker.
 func (c *Client) onCrash(cr worker.Crash) {
 	c.mu.Lock()
-	c.lost = append(c.succeeded, c.lost...)
+	cells, skipped := worker.Replayable(c.succeeded, cr)
+	c.lost = append(cells, c.lost...)
+	c.skipped = skipped
 	c.succeeded = nil
 	inCell := c.running
 	c.mu.Unlock()
@@ -265,9 +268,9 @@ func (c *Client) onCrash(cr worker.Crash) {
 // crashError is the error of the cell during which the worker died.
 func (c *Client) crashError(cr worker.Crash) *workerproto.CellError {
 	c.mu.Lock()
-	n := len(c.lost)
+	n, skipped := len(c.lost), c.skipped
 	c.mu.Unlock()
-	return cr.CellError(n)
+	return cr.CellError(n, skipped)
 }
 
 // Interrupt cancels the running cell; if it is still running after

@@ -2,6 +2,8 @@ package worker
 
 import (
 	"fmt"
+	"go/scanner"
+	"go/token"
 	"os"
 	"strings"
 	"syscall"
@@ -25,7 +27,8 @@ type Crash struct {
 // CellError is the error a front end shows for the cell during which the
 // worker died; lost is the number of cells that had succeeded since the
 // worker started, which %replay can run again.
-func (c Crash) CellError(lost int) *workerproto.CellError {
+// skipped, when not empty, is the cell that Replayable left out.
+func (c Crash) CellError(lost int, skipped string) *workerproto.CellError {
 	name := "worker crashed"
 	if strings.Contains(c.Cause, "interrupt") {
 		name = "interrupted"
@@ -37,7 +40,59 @@ func (c Crash) CellError(lost int) *workerproto.CellError {
 	if lost > 0 {
 		tb = append(tb, fmt.Sprintf("Run %%replay to re-run the %d cells that had succeeded and restore that state.", lost))
 	}
+	if skipped != "" {
+		tb = append(tb, "%replay leaves out the last cell that starts a goroutine, which probably panicked: "+goLine(skipped))
+	}
 	return &workerproto.CellError{Name: name, Value: c.Cause, Traceback: tb}
+}
+
+// FromGoroutine reports whether the crash came from a goroutine (a panic
+// in one, or concurrent map writes), which can outlive the cell that
+// started it.
+func (c Crash) FromGoroutine() bool {
+	return strings.HasPrefix(c.Cause, "panic in a goroutine") || strings.Contains(c.Cause, "concurrent map")
+}
+
+// Replayable returns the cells of succeeded (in order) that %replay should
+// run after crash c. A goroutine's panic surfaces after the cell that
+// started it has returned, so that cell counts as succeeded, and running it
+// again would crash the fresh worker too: after such a crash the last cell
+// with a go statement is left out and returned as skipped.
+func Replayable(succeeded []string, c Crash) (cells []string, skipped string) {
+	if !c.FromGoroutine() {
+		return succeeded, ""
+	}
+	for i := len(succeeded) - 1; i >= 0; i-- {
+		if startsGoroutine(succeeded[i]) {
+			cells = append(append([]string(nil), succeeded[:i]...), succeeded[i+1:]...)
+			return cells, succeeded[i]
+		}
+	}
+	return succeeded, ""
+}
+
+// goLine returns the line of code with its go statement, trimmed.
+func goLine(code string) string {
+	for _, l := range strings.Split(code, "\n") {
+		if startsGoroutine(l) {
+			return strings.TrimSpace(l)
+		}
+	}
+	return strings.TrimSpace(code)
+}
+
+// startsGoroutine reports whether code holds a go statement.
+func startsGoroutine(code string) bool {
+	var sc scanner.Scanner
+	sc.Init(token.NewFileSet().AddFile("", -1, len(code)), []byte(code), nil, 0)
+	for {
+		switch _, tok, _ := sc.Scan(); tok {
+		case token.EOF:
+			return false
+		case token.GO:
+			return true
+		}
+	}
 }
 
 // CrashError is returned by Supervisor.Call when the worker died during

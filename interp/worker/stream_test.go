@@ -103,3 +103,21 @@ func TestTrimDump(t *testing.T) {
 		t.Errorf("TrimDump(long) = %q, want %q", got, want)
 	}
 }
+
+func TestReplayable(t *testing.T) {
+	cells := []string{"x := 5", "go func() { panic(\"boom\") }()", "s := \"go\"", "y := x"}
+	goroutine := Crash{Cause: "panic in a goroutine: boom"}
+	got, skipped := Replayable(cells, goroutine)
+	if want := []string{"x := 5", "s := \"go\"", "y := x"}; strings.Join(got, "|") != strings.Join(want, "|") || skipped != cells[1] {
+		t.Errorf("Replayable(goroutine panic) = %q, skipped %q; want %q, skipped %q", got, skipped, want, cells[1])
+	}
+	if got, skipped := Replayable(cells, Crash{Cause: "stack overflow (infinite recursion?)"}); len(got) != len(cells) || skipped != "" {
+		t.Errorf("Replayable(stack overflow) = %q, skipped %q; want every cell", got, skipped)
+	}
+	if got, skipped := Replayable(cells[:1], goroutine); len(got) != 1 || skipped != "" {
+		t.Errorf("Replayable(no go statement) = %q, skipped %q; want the cell kept", got, skipped)
+	}
+	if !strings.Contains(strings.Join(goroutine.CellError(3, cells[1]).Traceback, "\n"), "leaves out") {
+		t.Errorf("CellError does not say which cell %%replay leaves out")
+	}
+}
