@@ -123,7 +123,10 @@ func ParseCrash(stderr string, state *os.ProcessState, killReason string) Crash 
 			c.Cause = line
 			return c
 		case strings.HasPrefix(line, "panic: "):
-			msg := strings.TrimSuffix(strings.TrimPrefix(line, "panic: "), " [recovered]")
+			// yaegi recovers a goroutine's panic and panics again, which Go
+			// 1.26 marks "[recovered, repanicked]": not the user's doing.
+			msg := strings.TrimPrefix(line, "panic: ")
+			msg = strings.TrimSuffix(strings.TrimSuffix(msg, " [recovered, repanicked]"), " [recovered]")
 			// Panics in the cell itself are recovered by the session, so a
 			// panic that ends the process came from a goroutine.
 			c.Cause = "panic in a goroutine: " + msg

@@ -81,6 +81,7 @@ func TestParseCrash(t *testing.T) {
 		{overflow, "", "stack overflow (infinite recursion?)"},
 		{"panic: boom\n\ngoroutine 7 [running]:\nmain.f()\n", "", "panic in a goroutine: boom"},
 		{"panic: x [recovered]\n", "", "panic in a goroutine: x"},
+		{"panic: late [recovered, repanicked]\n", "", "panic in a goroutine: late"},
 		{"fatal error: concurrent map writes\n", "", "fatal error: concurrent map writes"},
 		{"panic: boom\n", "interrupted", "interrupted"},
 		{"", "", "the worker process ended"},
