@@ -25,12 +25,38 @@ func shapeErr(op string, format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrShape, op, fmt.Sprintf(format, args...))
 }
 
+// GEMMKernel names a family of MatMul kernels in kernels/gnn.cu.
+type GEMMKernel string
+
+const (
+	// GEMMv1 is gemm_*: 128x128 tiles, BK = 8, 8x8 outputs per thread,
+	// scalar global loads, double-buffered shared memory.
+	GEMMv1 GEMMKernel = "v1"
+	// GEMMv2 is gemm2_*: the same tiling with BK = 16, float4 global loads
+	// and stores where the shapes allow (the _v4 entry points), both
+	// operands k-major in padded shared memory and warp-shaped thread
+	// patches (see gnn.cu).
+	GEMMv2 GEMMKernel = "v2"
+	// GEMMv2K8 is GEMMv2 with BK = 8 (gemm2k8_*), kept to compare.
+	GEMMv2K8 GEMMKernel = "v2k8"
+)
+
+// MatMulKernel is the kernel family MatMul launches. It is a package
+// variable so that benchmarks and tests can compare the families; set it
+// before work is queued, not concurrently with MatMul calls.
+var MatMulKernel = GEMMv1
+
 // MatMul computes dst = op(a)·op(b), where op transposes when transA or
 // transB is set, with the package's tiled kernel (128x128 tiles, 8x8 per
-// thread, float32 FMA; no tensor cores). When the product's output has few
-// tiles and the inner dimension is long — the weight gradient Xᵀ·dY of a
-// GNN layer — K is split across blocks that add into dst atomically.
+// thread, float32 FMA; no tensor cores; MatMulKernel picks the version).
+// When the product's output has few tiles and the inner dimension is long
+// — the weight gradient Xᵀ·dY of a GNN layer — K is split across blocks
+// that add into dst atomically.
 func MatMul(dst, a, b *Tensor, transA, transB bool) error {
+	return matMulWith(MatMulKernel, dst, a, b, transA, transB)
+}
+
+func matMulWith(kern GEMMKernel, dst, a, b *Tensor, transA, transB bool) error {
 	d, err := sameDev("MatMul", dst, a, b)
 	if err != nil {
 		return err
@@ -49,12 +75,32 @@ func MatMul(dst, a, b *Tensor, transA, transB bool) error {
 	if transA && transB {
 		return shapeErr("MatMul", "both operands transposed is not supported")
 	}
-	kernel := "gemm_nn"
+	form := "nn"
 	switch {
 	case transA:
-		kernel = "gemm_tn"
+		form = "tn"
 	case transB:
-		kernel = "gemm_nt"
+		form = "nt"
+	}
+	// kt is the kernel's k-tile depth: split-K chunks are multiples of it,
+	// so every chunk but the last is whole tiles.
+	var kernel string
+	kt := 8
+	switch kern {
+	case GEMMv1:
+		kernel = "gemm_" + form
+	case GEMMv2, GEMMv2K8:
+		kernel = "gemm2_" + form
+		kt = 16
+		if kern == GEMMv2K8 {
+			kernel = "gemm2k8_" + form
+			kt = 8
+		}
+		if vec4(m, n, k, transA, transB, a, b, dst) {
+			kernel += "_v4"
+		}
+	default:
+		return fmt.Errorf("gnnlib/cuda: MatMul: unknown GEMMKernel %q", kern)
 	}
 	tiles := ((m + 127) / 128) * ((n + 127) / 128)
 	split := 1
@@ -62,7 +108,7 @@ func MatMul(dst, a, b *Tensor, transA, transB bool) error {
 		split = min((want+tiles-1)/tiles, k/1024)
 	}
 	chunk := (k + split - 1) / split
-	chunk = (chunk + 7) / 8 * 8
+	chunk = (chunk + kt - 1) / kt * kt
 	split = (k + chunk - 1) / chunk
 	atomic := 0
 	if split > 1 {
@@ -73,6 +119,31 @@ func MatMul(dst, a, b *Tensor, transA, transB bool) error {
 	}
 	return d.launch3(kernel, [3]int{(n + 127) / 128, (m + 127) / 128, split}, [3]int{256, 1, 1},
 		a, b, dst, m, n, k, chunk, atomic)
+}
+
+// vec4 reports whether gemm2's float4 entry points apply: every row a
+// thread reads or writes with float4 must start 16-byte aligned, so each
+// operand's contiguous extent (K for A in NN/NT and B in NT, M for A in
+// TN, N for B in NN/TN and for C) must be a multiple of 4, as must the
+// base addresses. Split-K chunks are multiples of the k-tile, so chunk
+// boundaries keep that alignment.
+func vec4(m, n, k int, transA, transB bool, ts ...*Tensor) bool {
+	for _, t := range ts {
+		if t.ptr%16 != 0 {
+			return false
+		}
+	}
+	if n%4 != 0 {
+		return false
+	}
+	if transA {
+		if m%4 != 0 {
+			return false
+		}
+	} else if k%4 != 0 {
+		return false
+	}
+	return !transB || k%4 == 0
 }
 
 // SpMMKernel selects the thread mapping of SpMM.

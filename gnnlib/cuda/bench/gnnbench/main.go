@@ -6,7 +6,14 @@
 // bench/run.sh joins with bench/pyg_bench.py's.
 //
 // Usage: gnnbench [-only spmm,gat,gat1,gcn,gatv2,reorder,int8,gemm]
-// [-products=false] [-reps 10]
+// [-products=false] [-reps 10] [-gemm v1,v2]
+//
+// -gemm lists the MatMul kernel families (cuda.GEMMKernel) to compare:
+// the gemm part times each on the same operands, the gat and gcn parts run
+// once per family, with the family appended to the variant column; the
+// other parts run with the first. Random operands are slices of one pool
+// of normal draws (random offsets), generated once in parallel, so that
+// the products-sized tensors do not cost seconds of host time each.
 package main
 
 import (
@@ -16,8 +23,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda"
@@ -28,7 +37,12 @@ var (
 	only     = flag.String("only", "spmm,gat,gat1,gcn,gatv2,reorder,int8,gemm", "comma-separated parts to run")
 	products = flag.Bool("products", true, "include the products-sized graph")
 	reps     = flag.Int("reps", 10, "timed repetitions (median reported)")
+	gemms    = flag.String("gemm", string(cuda.MatMulKernel), "comma-separated MatMul kernel families (v1, v2, v2k8)")
 )
+
+// kernTag is appended to the variant column while the gat and gcn parts
+// run once per -gemm family.
+var kernTag string
 
 // csr is a synthetic graph: uniform random edges plus one self-loop per
 // node, in CSR by destination, with its transpose and GCN weights.
@@ -121,10 +135,42 @@ func must[T any](v T, err error) T {
 	return v
 }
 
+// pool holds standard normal draws that randT slices.
+var pool []float32
+
+// fillPool draws n normals, one generator per CPU.
+func fillPool(n int) {
+	pool = make([]float32, n)
+	parts := runtime.NumCPU()
+	var wg sync.WaitGroup
+	for p := 0; p < parts; p++ {
+		lo, hi := p*n/parts, (p+1)*n/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(p), 77))
+			for i := lo; i < hi; i++ {
+				pool[i] = float32(r.NormFloat64())
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// randT uploads a rows x cols tensor of normal draws times scale, taken at
+// a random offset of the pool.
 func randT(d *cuda.Device, r *rand.Rand, rows, cols int, scale float32) *cuda.Tensor {
-	x := make([]float32, rows*cols)
-	for i := range x {
-		x[i] = scale * float32(r.NormFloat64())
+	n := rows * cols
+	if n > len(pool) {
+		fillPool(max(n, 2*len(pool)))
+	}
+	x := pool[r.IntN(len(pool)-n+1):][:n]
+	if scale != 1 {
+		y := make([]float32, n)
+		for i, v := range x {
+			y[i] = scale * v
+		}
+		x = y
 	}
 	return must(d.FromHost(x, rows, cols))
 }
@@ -151,7 +197,7 @@ func peakGiB(d *cuda.Device) float64 {
 }
 
 func report(what, graph, variant string, ms, gib float64, extra string) {
-	fmt.Printf("go\t%s\t%s\t%s\t%.3f\t%.3f\t%s\n", what, graph, variant, ms, gib, extra)
+	fmt.Printf("go\t%s\t%s\t%s%s\t%.3f\t%.3f\t%s\n", what, graph, variant, kernTag, ms, gib, extra)
 }
 
 func main() {
@@ -168,6 +214,14 @@ func main() {
 		parts[p] = true
 	}
 	r := rand.New(rand.NewPCG(1, 1))
+	var kerns []cuda.GEMMKernel
+	for _, k := range strings.Split(*gemms, ",") {
+		kerns = append(kerns, cuda.GEMMKernel(k))
+	}
+	cuda.MatMulKernel = kerns[0]
+	if *products {
+		fillPool(2449029 * 256)
+	}
 
 	t0 := time.Now()
 	cora := gen("cora", 2708, 10556, false, 1)
@@ -203,7 +257,14 @@ func main() {
 			dg.Free()
 		}
 	}
-	if parts["gat"] {
+	for _, k := range kerns {
+		if !parts["gat"] {
+			break
+		}
+		cuda.MatMulKernel = k
+		if len(kerns) > 1 {
+			kernTag = " [" + string(k) + "]"
+		}
 		for _, c := range []struct {
 			g     *csr
 			fin   int
@@ -215,6 +276,7 @@ func main() {
 			gatLayer(d, r, c.g, c.fin, c.h, c.ch)
 		}
 	}
+	cuda.MatMulKernel, kernTag = kerns[0], ""
 	if parts["gat1"] {
 		for _, c := range []struct {
 			h, ch int
@@ -223,7 +285,7 @@ func main() {
 		}
 	}
 	if parts["gemm"] {
-		gemmRates(d, r)
+		gemmRates(d, r, kerns)
 	}
 	if parts["int8"] {
 		int8Kernels(d, r, arxiv)
@@ -231,13 +293,21 @@ func main() {
 	if parts["reorder"] {
 		reorder(d, r)
 	}
-	if parts["gcn"] {
+	for _, k := range kerns {
+		if !parts["gcn"] {
+			break
+		}
+		cuda.MatMulKernel = k
+		if len(kerns) > 1 {
+			kernTag = " [" + string(k) + "]"
+		}
 		gcnEpoch(d, r, cora, 1433, 16, 7, 2)
 		gcnEpoch(d, r, arxiv, 128, 256, 40, 3)
 		if prod != nil {
 			gcnEpoch(d, r, prod, 100, 256, 47, 3)
 		}
 	}
+	cuda.MatMulKernel, kernTag = kerns[0], ""
 	if parts["gatv2"] {
 		gatEpoch(d, r, cora, 1433, 16, 7, 2)
 		gatEpoch(d, r, arxiv, 128, 256, 40, 3)
@@ -560,28 +630,45 @@ func gat1Layer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 }
 
 // gemmRates reports the FP32 GEMM's rate on the dense products of the
-// arxiv- and products-sized layers.
-func gemmRates(d *cuda.Device, r *rand.Rand) {
+// arxiv- and products-sized layers, for each kernel family on the same
+// operands.
+func gemmRates(d *cuda.Device, r *rand.Rand, kerns []cuda.GEMMKernel) {
 	check(d.EmptyCache())
 	for _, c := range []struct {
 		name    string
 		m, k, n int
-		ta      bool
+		ta, tb  bool
 	}{
-		{"x·W arxiv 169343x128·128x512", 169343, 128, 512, false},
-		{"Xᵀ·dY arxiv 128x169343·169343x512", 128, 169343, 512, true},
-		{"x·W products 2449029x256·256x256", 2449029, 256, 256, false},
+		{"x·W arxiv 169343x128·128x512", 169343, 128, 512, false, false},
+		{"Xᵀ·dY arxiv 128x169343·169343x512", 128, 169343, 512, true, false},
+		{"dY·Wᵀ arxiv 169343x256·(128x256)ᵀ", 169343, 256, 128, false, true},
+		{"x·W products 2449029x100·100x256", 2449029, 100, 256, false, false},
+		{"x·W products 2449029x256·256x256", 2449029, 256, 256, false, false},
+		{"x·W products 2449029x256·256x48", 2449029, 256, 48, false, false},
+		{"Xᵀ·dY products 256x2449029·2449029x48", 256, 2449029, 48, true, false},
+		{"dY·Wᵀ products 2449029x48·(256x48)ᵀ", 2449029, 48, 256, false, true},
+		{"x·W products 2449029x256·256x47 (odd)", 2449029, 256, 47, false, false},
 	} {
-		var a *cuda.Tensor
-		if c.ta {
-			a = randT(d, r, c.k, c.m, 1)
-		} else {
-			a = randT(d, r, c.m, c.k, 1)
+		if !*products && c.m+c.k > 1e6 {
+			continue
 		}
-		b := randT(d, r, c.k, c.n, 1)
+		ar, ac := c.m, c.k
+		if c.ta {
+			ar, ac = ac, ar
+		}
+		br, bc := c.k, c.n
+		if c.tb {
+			br, bc = bc, br
+		}
+		a := randT(d, r, ar, ac, 1)
+		b := randT(d, r, br, bc, 1)
 		y := must(d.Empty(c.m, c.n))
-		ms := timeit(d, func() { check(cuda.MatMul(y, a, b, c.ta, false)) })
-		report("gemm-fp32", "-", c.name, ms, 0, fmt.Sprintf("%.1f TFLOP/s", 2*float64(c.m)*float64(c.k)*float64(c.n)/ms/1e9))
+		for _, k := range kerns {
+			cuda.MatMulKernel = k
+			ms := timeit(d, func() { check(cuda.MatMul(y, a, b, c.ta, c.tb)) })
+			report("gemm-fp32", "-", c.name+" ["+string(k)+"]", ms, 0, fmt.Sprintf("%.1f TFLOP/s", 2*float64(c.m)*float64(c.k)*float64(c.n)/ms/1e9))
+		}
+		cuda.MatMulKernel = kerns[0]
 		a.Free()
 		b.Free()
 		y.Free()

@@ -1,0 +1,161 @@
+package cuda
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// gemmCase is one product op(A)[m,k]·op(B)[k,n]. sample > 0 checks that
+// many random output elements against the float64 reference (the layer
+// shapes are too large for a full reference on the host); 0 checks all.
+type gemmCase struct {
+	m, k, n        int
+	transA, transB bool
+	sample         int
+}
+
+// ref returns element (i, j) of op(a)·op(b) in float64.
+func (c gemmCase) ref(a, b []float32, i, j int) float64 {
+	var s float64
+	for p := 0; p < c.k; p++ {
+		var av, bv float32
+		if c.transA {
+			av = a[p*c.m+i]
+		} else {
+			av = a[i*c.k+p]
+		}
+		if c.transB {
+			bv = b[j*c.k+p]
+		} else {
+			bv = b[p*c.n+j]
+		}
+		s += float64(av) * float64(bv)
+	}
+	return s
+}
+
+// TestGEMMKernels checks every MatMul kernel family in all three forms on
+// shapes with odd edges (1x1x1, tiles cut in M, N and K, 47-wide outputs,
+// K = 100 that is not a multiple of the k-tile), split-K weight gradients
+// and the GNN layers' sizes: against a float64 host reference, and the new
+// families against gemm_* on the same inputs. Outputs start as NaN, so an
+// element no block writes fails the check.
+func TestGEMMKernels(t *testing.T) {
+	d := openOrSkip(t)
+	r := rand.New(rand.NewPCG(11, 12))
+	cases := []gemmCase{
+		{1, 1, 1, false, false, 0},
+		{1, 1, 1, true, false, 0},
+		{1, 1, 1, false, true, 0},
+		{127, 65, 129, false, false, 0},
+		{127, 65, 129, true, false, 0},
+		{127, 65, 129, false, true, 0},
+		{1000, 256, 47, false, false, 0},
+		{1000, 256, 47, true, false, 0},
+		{1000, 256, 47, false, true, 0},
+		{1000, 256, 48, false, false, 0},
+		{260, 100, 256, false, false, 0},  // K = 100: partial last k-tile
+		{256, 9000, 47, true, false, 0},   // split-K, element loads
+		{128, 9000, 48, true, false, 0},   // split-K, float4 loads
+		{129, 9001, 50, true, false, 0},   // split-K, odd everything
+		{169343, 128, 256, false, false, 2000}, // arxiv layer x·W
+		{128, 169343, 256, true, false, 300},   // its weight gradient Xᵀ·dY
+		{169343, 256, 128, false, true, 2000},  // its input gradient dY·Wᵀ
+		{169343, 48, 256, false, true, 2000},   // 48-wide output layer's dY·Wᵀ
+	}
+	for _, c := range cases {
+		ar, ac := c.m, c.k
+		if c.transA {
+			ar, ac = ac, ar
+		}
+		br, bc := c.k, c.n
+		if c.transB {
+			br, bc = bc, br
+		}
+		// Normal draws are never exactly zero in practice, so a missed
+		// operand element changes the sums.
+		a, b := randSlice(r, ar*ac), randSlice(r, br*bc)
+		da, db := mustT(t, d, a, ar, ac), mustT(t, d, b, br, bc)
+
+		// Reference elements: all, or a random sample (rows and columns
+		// drawn independently, so every tile edge is likely hit).
+		var idx [][2]int
+		if c.sample == 0 {
+			for i := 0; i < c.m; i++ {
+				for j := 0; j < c.n; j++ {
+					idx = append(idx, [2]int{i, j})
+				}
+			}
+		} else {
+			for s := 0; s < c.sample; s++ {
+				idx = append(idx, [2]int{r.IntN(c.m), r.IntN(c.n)})
+			}
+			idx = append(idx, [2]int{c.m - 1, c.n - 1}, [2]int{0, 0})
+		}
+		want := make([]float64, len(idx))
+		for s, ij := range idx {
+			want[s] = c.ref(a, b, ij[0], ij[1])
+		}
+
+		var v1 []float32
+		for _, kern := range []GEMMKernel{GEMMv1, GEMMv2, GEMMv2K8} {
+			dst := poisoned(t, d, c.m, c.n)
+			if err := matMulWith(kern, dst, da, db, c.transA, c.transB); err != nil {
+				t.Fatalf("matMulWith(%s, %+v) = %v", kern, c, err)
+			}
+			got := host(t, dst)
+			dst.Free()
+			nan := 0
+			for _, v := range got {
+				if math.IsNaN(float64(v)) {
+					nan++
+				}
+			}
+			if nan > 0 {
+				t.Errorf("%s %dx%dx%d T=%v,%v: %d of %d outputs unwritten (NaN)", kern, c.m, c.k, c.n, c.transA, c.transB, nan, len(got))
+				continue
+			}
+			sampled := make([]float32, len(idx))
+			for s, ij := range idx {
+				sampled[s] = got[ij[0]*c.n+ij[1]]
+			}
+			if e := relErr(sampled, want); e > 1e-5 {
+				t.Errorf("%s %dx%dx%d T=%v,%v: relative error %.3g against float64, want <= 1e-5", kern, c.m, c.k, c.n, c.transA, c.transB, e)
+			}
+			if kern == GEMMv1 {
+				v1 = got
+			} else if e := relErr(got, f64(v1)); e > 1e-5 {
+				t.Errorf("%s %dx%dx%d T=%v,%v: relative difference %.3g from v1, want <= 1e-5", kern, c.m, c.k, c.n, c.transA, c.transB, e)
+			}
+		}
+		da.Free()
+		db.Free()
+	}
+}
+
+// TestVec4 checks when MatMul may take gemm2's float4 entry points.
+func TestVec4(t *testing.T) {
+	al := &Tensor{ptr: 256}
+	odd := &Tensor{ptr: 260}
+	for _, c := range []struct {
+		m, n, k        int
+		transA, transB bool
+		ts             []*Tensor
+		want           bool
+	}{
+		{169343, 256, 128, false, false, []*Tensor{al, al, al}, true},
+		{169343, 47, 128, false, false, []*Tensor{al, al, al}, false},
+		{169343, 256, 100, false, false, []*Tensor{al, al, al}, true},
+		{169343, 256, 101, false, false, []*Tensor{al, al, al}, false},
+		{129, 256, 101, true, false, []*Tensor{al, al, al}, false},
+		{128, 256, 101, true, false, []*Tensor{al, al, al}, true},
+		{128, 256, 101, false, true, []*Tensor{al, al, al}, false},
+		{128, 256, 48, false, true, []*Tensor{al, al, al}, true},
+		{128, 256, 48, false, true, []*Tensor{al, odd, al}, false},
+	} {
+		if got := vec4(c.m, c.n, c.k, c.transA, c.transB, c.ts...); got != c.want {
+			t.Errorf("vec4(%d, %d, %d, %v, %v) = %v, want %v", c.m, c.n, c.k, c.transA, c.transB, got, c.want)
+		}
+	}
+}
