@@ -3,8 +3,18 @@ package cuda
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 )
+
+// GNNLAB_TEST_GEMM names the kernel family (v1, v2, v2k8) that MatMul
+// uses in this test binary, so that the device-level agreement tests
+// (TestOpsAgree, TestTrainingStepsAgree) can run on each family.
+func init() {
+	if k := os.Getenv("GNNLAB_TEST_GEMM"); k != "" {
+		MatMulKernel = GEMMKernel(k)
+	}
+}
 
 // gemmCase is one product op(A)[m,k]·op(B)[k,n]. sample > 0 checks that
 // many random output elements against the float64 reference (the layer
@@ -55,10 +65,10 @@ func TestGEMMKernels(t *testing.T) {
 		{1000, 256, 47, true, false, 0},
 		{1000, 256, 47, false, true, 0},
 		{1000, 256, 48, false, false, 0},
-		{260, 100, 256, false, false, 0},  // K = 100: partial last k-tile
-		{256, 9000, 47, true, false, 0},   // split-K, element loads
-		{128, 9000, 48, true, false, 0},   // split-K, float4 loads
-		{129, 9001, 50, true, false, 0},   // split-K, odd everything
+		{260, 100, 256, false, false, 0},       // K = 100: partial last k-tile
+		{256, 9000, 47, true, false, 0},        // split-K, element loads
+		{128, 9000, 48, true, false, 0},        // split-K, float4 loads
+		{129, 9001, 50, true, false, 0},        // split-K, odd everything
 		{169343, 128, 256, false, false, 2000}, // arxiv layer x·W
 		{128, 169343, 256, true, false, 300},   // its weight gradient Xᵀ·dY
 		{169343, 256, 128, false, true, 2000},  // its input gradient dY·Wᵀ
