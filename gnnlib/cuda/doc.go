@@ -60,7 +60,11 @@
 // # Kernels
 //
 // MatMul is a 128x128-tiled float32 GEMM with transposed variants and
-// split-K for the weight gradients. SpMM and SpMMT multiply by a Graph's
+// split-K for the weight gradients. MatMulKernel selects the kernel
+// family: GEMMv2 (the default: k-tiles of 16, float4 global loads and
+// stores where the shapes are multiples of 4, both operands k-major in
+// padded shared memory, register prefetch of the next k-tile) or the
+// original GEMMv1 (k-tiles of 8, scalar loads), kept for comparison. SpMM and SpMMT multiply by a Graph's
 // adjacency and its transpose, which NewGraph builds once and keeps on the
 // device; two thread mappings (SpMMVec4: a lane group per row moving
 // float4s, two edges in flight; SpMMWarp: a warp per row, one float per
@@ -106,10 +110,13 @@
 // Attention dropout, SAGE's max aggregator, GIN, norms and SGD have no
 // device path yet.
 //
-// BUG(gnnlab): MatMul uses float32 FMA (32-36 TFLOP/s measured on the
-// H200), not tensor cores: the PTX targets compute_70, where TF32 mma does
-// not exist. This is what keeps one arxiv-sized GATv2 layer at 5.4 ms
-// (target 5 ms) and a products-sized GCN epoch at 160 ms (target 150 ms).
+// BUG(gnnlab): MatMul uses float32 FMA (GEMMv2: 33-43 TFLOP/s measured on
+// the H200 at the layers' shapes, about 60 % of the FP32 peak), not tensor
+// cores: the PTX targets compute_70, where TF32 mma does not exist. This
+// is what keeps one arxiv-sized GATv2 layer at 5.2 ms (target 5 ms) and a
+// products-sized GCN epoch at 153 ms (target 150 ms). Outputs 47 or 48
+// wide fill 48 of a tile's 128 columns, so those products run at 15-18
+// TFLOP/s; a 128x64 tile for narrow outputs is the next step.
 //
 // BUG(gnnlab): the fused GAT (v1) kernels give a warp to each (node, head)
 // with up to 8 channels per lane, so heads narrower than 32 channels leave
