@@ -149,7 +149,9 @@ func TestExecute(t *testing.T) {
 func TestStopOnError(t *testing.T) {
 	c := start(t, "tcp")
 	ids := []string{
-		c.Send("shell", "execute_request", map[string]any{"code": "panic(\"first fails\")", "stop_on_error": true}),
+		// The failing cell takes a moment, so that the two behind it are
+		// queued whatever the machine's load.
+		c.Send("shell", "execute_request", map[string]any{"code": "import \"time\"\ntime.Sleep(100 * time.Millisecond)\npanic(\"first fails\")", "stop_on_error": true}),
 		c.Send("shell", "execute_request", map[string]any{"code": "b := 2"}),
 		c.Send("shell", "execute_request", map[string]any{"code": "b + 1"}),
 	}
