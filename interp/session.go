@@ -390,7 +390,9 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 					continue
 				}
 				for k, n := range vs.Names {
-					fmt.Fprintf(&st2, "\nvar %s %s\n", n.Name, typs[k])
+					if n.Name != "_" { // `var _ T` alone is no declaration, and yaegi refuses it
+						fmt.Fprintf(&st2, "\nvar %s %s\n", n.Name, typs[k])
+					}
 				}
 				switch {
 				case len(vs.Values) == len(vs.Names):
