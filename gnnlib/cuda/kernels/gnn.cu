@@ -184,11 +184,16 @@ extern "C" __global__ void __launch_bounds__(256) gemm_nt(const float* A, const 
 // (k-major).
 // KCONTIG: the operand is stored with k contiguous (A in NN and NT, B in NT),
 // element (o, k) at X[o*K + k]; otherwise element (k, o) at X[k*O + o].
-template <int KT, bool KCONTIG, bool VEC>
+//
+// TO is the tile's outer extent (128; 256 or 64 for the narrow tile) and LD
+// its padded shared row length.
+template <int KT, bool KCONTIG, bool VEC, int TO = G2_BM, int LD = G2_LD>
 struct g2_loader {
-	static constexpr int NV = KT / 8;      // float4s per thread
-	static constexpr int TPR = KT / 4;     // KCONTIG: threads per row
-	static constexpr int RS = 256 / TPR;   // KCONTIG: rows between a thread's float4s
+	static constexpr int NV = KT * TO / 1024; // float4s per thread
+	static constexpr int TPR = KT / 4;        // KCONTIG: threads per row
+	static constexpr int RS = 256 / TPR;      // KCONTIG: rows between a thread's float4s
+	static constexpr int KR = 1024 / TO;      // !KCONTIG: k rows between a thread's float4s
+	static_assert(NV >= 1 && (KCONTIG ? TO == RS * NV : KT == KR * NV), "g2_loader: tile does not split into float4s");
 	const float* p; // this thread's first element at the current k-tile
 	long long step; // how far p moves per k-tile
 	int o, k;       // this thread's first (outer, k) offset inside the tile
@@ -206,8 +211,8 @@ struct g2_loader {
 			p = X + (long long)go * K + kbeg + k;
 			step = KT;
 		} else {
-			k = tid / 32;       // k rows k, k+8, ...
-			o = (tid % 32) * 4; // four consecutive outer indices
+			k = tid / (TO / 4);       // k rows k, k+KR, ...
+			o = (tid % (TO / 4)) * 4; // four consecutive outer indices
 			go = o0 + o;
 			p = X + (long long)(kbeg + k) * O + go;
 			step = (long long)KT * O;
@@ -232,8 +237,8 @@ struct g2_loader {
 					r[i].w = (row && gk + 3 < kend) ? q[3] : 0.f;
 				}
 			} else {
-				int gk = k0 + k + 8 * i;
-				const float* q = p + (long long)8 * i * O;
+				int gk = k0 + k + KR * i;
+				const float* q = p + (long long)KR * i * O;
 				if (VEC) {
 					r[i] = (go < O && gk < kend) ? ld4(q) : make_float4(0.f, 0.f, 0.f, 0.f);
 				} else {
@@ -248,7 +253,7 @@ struct g2_loader {
 		p += step;
 	}
 
-	__device__ void store(float (*S)[G2_LD]) const {
+	__device__ void store(float (*S)[LD]) const {
 #pragma unroll
 		for (int i = 0; i < NV; i++) {
 			if (KCONTIG) {
@@ -257,30 +262,40 @@ struct g2_loader {
 				S[k + 2][o + RS * i] = r[i].z;
 				S[k + 3][o + RS * i] = r[i].w;
 			} else {
-				st4(&S[k + 8 * i][o], r[i]);
+				st4(&S[k + KR * i][o], r[i]);
 			}
 		}
 	}
 };
 
-template <int KT, bool TA, bool TB, bool VEC>
+// gemm2_body multiplies one TBM x TBN output tile, 8x8 outputs per thread
+// (256 threads), in two 4-row halves TBM/2 apart and two 4-column halves TBN/2
+// apart. The columns are spread over TX = TBN/8 threads, WX = TX/8 warps
+// wide: 128x128 puts a warp on a 32x64 patch, the narrow 256x64 tile on a
+// 16x64 strip (two halves 128 rows apart), so a k-step reads 64 bytes of A
+// and 128 of B per warp in both.
+template <int KT, bool TA, bool TB, bool VEC, int TBM = G2_BM, int TBN = G2_BN>
 __device__ __forceinline__ void gemm2_body(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                                            int M, int N, int K, int kchunk, int atomic) {
-	__shared__ __align__(16) float As[2][KT][G2_LD];
-	__shared__ __align__(16) float Bs[2][KT][G2_LD];
+	constexpr int LDA = TBM + 4, LDB = TBN + 4; // padded rows, see G2_LD
+	constexpr int TX = TBN / 8, WX = TX / 8;
+	static_assert(TBM * TBN == 256 * 64 && WX >= 1, "gemm2_body: tile must give 8x8 outputs to each of 256 threads");
+	__shared__ __align__(16) float As[2][KT][LDA];
+	__shared__ __align__(16) float Bs[2][KT][LDB];
 	const int tid = threadIdx.x;
 	const int lane = tid % 32, warp = tid / 32;
-	// Warp w covers rows (w/2)*16.. and 64+(w/2)*16.. (4 row groups of
-	// 4 threads), columns (w%2)*32.. and 64+(w%2)*32.. (8 column groups).
-	const int ty = (warp / 2) * 4 + lane / 8;
-	const int tx = (warp % 2) * 8 + lane % 8;
-	const int m0 = blockIdx.y * G2_BM, n0 = blockIdx.x * G2_BN;
+	// 128x128: warp w covers rows (w/2)*16.. and 64+(w/2)*16.. (4 row
+	// groups of 4 threads), columns (w%2)*32.. and 64+(w%2)*32.. (8 column
+	// groups); 256x64: rows w*16.. and 128+w*16.., columns 0.. and 32...
+	const int ty = (warp / WX) * 4 + lane / 8;
+	const int tx = (warp % WX) * 8 + lane % 8;
+	const int m0 = blockIdx.y * TBM, n0 = blockIdx.x * TBN;
 	const int kbeg = blockIdx.z * kchunk;
 	const int kend = min(K, kbeg + kchunk);
 	if (kbeg >= kend) return;
 
-	g2_loader<KT, !TA, VEC> la;
-	g2_loader<KT, TB, VEC> lb;
+	g2_loader<KT, !TA, VEC, TBM, LDA> la;
+	g2_loader<KT, TB, VEC, TBN, LDB> lb;
 	la.init(A, m0, kbeg, M, K, tid);
 	lb.init(B, n0, kbeg, N, K, tid);
 
@@ -305,9 +320,9 @@ __device__ __forceinline__ void gemm2_body(const float* __restrict__ A, const fl
 #pragma unroll
 		for (int k = 0; k < KT; k++) {
 			float4 a0 = ld4(&As[buf][k][ty * 4]);
-			float4 a1 = ld4(&As[buf][k][64 + ty * 4]);
+			float4 a1 = ld4(&As[buf][k][TBM / 2 + ty * 4]);
 			float4 b0 = ld4(&Bs[buf][k][tx * 4]);
-			float4 b1 = ld4(&Bs[buf][k][64 + tx * 4]);
+			float4 b1 = ld4(&Bs[buf][k][TBN / 2 + tx * 4]);
 			const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
 			const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
 #pragma unroll
@@ -325,12 +340,12 @@ __device__ __forceinline__ void gemm2_body(const float* __restrict__ A, const fl
 
 #pragma unroll
 	for (int i = 0; i < 8; i++) {
-		const int gm = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + i - 4);
+		const int gm = m0 + (i < 4 ? ty * 4 + i : TBM / 2 + ty * 4 + i - 4);
 		if (gm >= M) continue;
 		float* crow = C + (long long)gm * N;
 #pragma unroll
 		for (int h = 0; h < 2; h++) {
-			const int gn = n0 + h * 64 + tx * 4;
+			const int gn = n0 + h * (TBN / 2) + tx * 4;
 			const float* v = &acc[i][h * 4];
 			if (atomic) {
 #pragma unroll
@@ -367,6 +382,24 @@ G2_ENTRY(gemm2k8_nt, 8, false, true, false)
 G2_ENTRY(gemm2k8_nn_v4, 8, false, false, true)
 G2_ENTRY(gemm2k8_tn_v4, 8, true, false, true)
 G2_ENTRY(gemm2k8_nt_v4, 8, false, true, true)
+
+// gemm2n_*: the narrow-output tile, 256x64 (BM x BN), for N <= 64 (the
+// 47/48-wide class layer of products, where a 128-wide tile leaves 80 of its
+// columns idle). Same body, k-tile 16, 8x8 outputs per thread; per k-tile a
+// thread loads four float4s of A and one of B (two and two at 128x128), and
+// shared memory holds 2x16x260 + 2x16x68 floats (42 KB, under the 48 KB
+// static limit), so two blocks still share an SM.
+#define G2N_ENTRY(name, TA, TB, VEC)                                                                             \
+	extern "C" __global__ void __launch_bounds__(256, 2)                                                          \
+	    name(const float* A, const float* B, float* C, int M, int N, int K, int kchunk, int atomic) {             \
+		gemm2_body<16, TA, TB, VEC, 256, 64>(A, B, C, M, N, K, kchunk, atomic);                                   \
+	}
+G2N_ENTRY(gemm2n_nn, false, false, false)
+G2N_ENTRY(gemm2n_tn, true, false, false)
+G2N_ENTRY(gemm2n_nt, false, true, false)
+G2N_ENTRY(gemm2n_nn_v4, false, false, true)
+G2N_ENTRY(gemm2n_tn_v4, true, false, true)
+G2N_ENTRY(gemm2n_nt_v4, false, true, true)
 
 // ---------------------------------------------------------------------------
 // SpMM over CSR: y[v,:] = sum_e w[e] * x[indices[e],:] (w == NULL: weight 1).
