@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// GNNLAB_TEST_GEMM names the kernel family (v1, v2, v2k8) that MatMul
+// GNNLAB_TEST_GEMM names the kernel family (v1, v2, v2k8, v2n) that MatMul
 // uses in this test binary, so that the device-level agreement tests
 // (TestOpsAgree, TestTrainingStepsAgree) can run on each family.
 func init() {
@@ -47,8 +47,8 @@ func (c gemmCase) ref(a, b []float32, i, j int) float64 {
 
 // TestGEMMKernels checks every MatMul kernel family in all three forms on
 // shapes with odd edges (1x1x1, tiles cut in M, N and K, 47-wide outputs,
-// K = 100 that is not a multiple of the k-tile), split-K weight gradients
-// and the GNN layers' sizes: against a float64 host reference, and the new
+// K = 100 that is not a multiple of the k-tile, outputs 1 to 64 wide for
+// the narrow tile), split-K weight gradients and the GNN layers' sizes: against a float64 host reference, and the new
 // families against gemm_* on the same inputs. Outputs start as NaN, so an
 // element no block writes fails the check.
 func TestGEMMKernels(t *testing.T) {
@@ -73,6 +73,19 @@ func TestGEMMKernels(t *testing.T) {
 		{128, 169343, 256, true, false, 300},   // its weight gradient Xᵀ·dY
 		{169343, 256, 128, false, true, 2000},  // its input gradient dY·Wᵀ
 		{169343, 48, 256, false, true, 2000},   // 48-wide output layer's dY·Wᵀ
+		{100003, 256, 47, false, false, 2000},  // class layer x·W, several 256-row tiles
+		{100003, 256, 48, false, false, 2000},  // the same with float4 loads
+	}
+	// Narrow outputs (GEMMv2N's 256x64 tile) in all three forms: odd M and
+	// K (element loads, tiles cut in every dimension), K a multiple of 4
+	// (float4 loads where N allows), and split-K weight gradients.
+	for _, n := range []int{1, 7, 47, 48, 63, 64} {
+		for _, mk := range [][2]int{{515, 131}, {257, 132}} {
+			for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}} {
+				cases = append(cases, gemmCase{mk[0], mk[1], n, tr[0], tr[1], 0})
+			}
+		}
+		cases = append(cases, gemmCase{257, 9001, n, true, false, 0}, gemmCase{256, 9004, n, true, false, 0})
 	}
 	for _, c := range cases {
 		ar, ac := c.m, c.k
@@ -109,7 +122,7 @@ func TestGEMMKernels(t *testing.T) {
 		}
 
 		var v1 []float32
-		for _, kern := range []GEMMKernel{GEMMv1, GEMMv2, GEMMv2K8} {
+		for _, kern := range []GEMMKernel{GEMMv1, GEMMv2, GEMMv2K8, GEMMv2N} {
 			dst := poisoned(t, d, c.m, c.n)
 			if err := matMulWith(kern, dst, da, db, c.transA, c.transB); err != nil {
 				t.Fatalf("matMulWith(%s, %+v) = %v", kern, c, err)

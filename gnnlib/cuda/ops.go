@@ -39,7 +39,16 @@ const (
 	GEMMv2 GEMMKernel = "v2"
 	// GEMMv2K8 is GEMMv2 with BK = 8 (gemm2k8_*), kept to compare.
 	GEMMv2K8 GEMMKernel = "v2k8"
+	// GEMMv2N is GEMMv2 with a narrow-output tile: products whose output
+	// has at most 64 columns (a class layer's x·W, its weight gradient
+	// Xᵀ·dY with split-K, dY·Wᵀ into a narrow input) run gemm2n_*, 256x64
+	// tiles with 8x8 outputs per thread, so a 47- or 48-wide output fills
+	// 48 of 64 columns rather than 48 of 128; wider outputs run gemm2_*.
+	GEMMv2N GEMMKernel = "v2n"
 )
+
+// narrowN is the widest output GEMMv2N sends to the narrow tile, its BN.
+const narrowN = 64
 
 // MatMulKernel is the kernel family MatMul launches. It is a package
 // variable so that benchmarks and tests can compare the families; set it
@@ -49,8 +58,9 @@ const (
 var MatMulKernel = GEMMv2
 
 // MatMul computes dst = op(a)·op(b), where op transposes when transA or
-// transB is set, with the package's tiled kernel (128x128 tiles, 8x8 per
-// thread, float32 FMA; no tensor cores; MatMulKernel picks the version).
+// transB is set, with the package's tiled kernel (128x128 tiles, or
+// 256x64 for narrow outputs under GEMMv2N; 8x8 per thread, float32 FMA;
+// no tensor cores; MatMulKernel picks the version).
 // When the product's output has few tiles and the inner dimension is long
 // — the weight gradient Xᵀ·dY of a GNN layer — K is split across blocks
 // that add into dst atomically.
@@ -86,17 +96,22 @@ func matMulWith(kern GEMMKernel, dst, a, b *Tensor, transA, transB bool) error {
 	}
 	// kt is the kernel's k-tile depth: split-K chunks are multiples of it,
 	// so every chunk but the last is whole tiles.
+	// bm x bn is the block tile, which sets the grid.
 	var kernel string
-	kt := 8
+	kt, bm, bn := 8, 128, 128
 	switch kern {
 	case GEMMv1:
 		kernel = "gemm_" + form
-	case GEMMv2, GEMMv2K8:
+	case GEMMv2, GEMMv2K8, GEMMv2N:
 		kernel = "gemm2_" + form
 		kt = 16
-		if kern == GEMMv2K8 {
+		switch {
+		case kern == GEMMv2K8:
 			kernel = "gemm2k8_" + form
 			kt = 8
+		case kern == GEMMv2N && n <= narrowN:
+			kernel = "gemm2n_" + form
+			bm, bn = 256, narrowN
 		}
 		if vec4(m, n, k, transA, transB, a, b, dst) {
 			kernel += "_v4"
@@ -104,7 +119,7 @@ func matMulWith(kern GEMMKernel, dst, a, b *Tensor, transA, transB bool) error {
 	default:
 		return fmt.Errorf("gnnlib/cuda: MatMul: unknown GEMMKernel %q", kern)
 	}
-	tiles := ((m + 127) / 128) * ((n + 127) / 128)
+	tiles := ((m + bm - 1) / bm) * ((n + bn - 1) / bn)
 	split := 1
 	if want := 2 * d.nsm; tiles < want && k >= 4096 {
 		split = min((want+tiles-1)/tiles, k/1024)
@@ -119,7 +134,7 @@ func matMulWith(kern GEMMKernel, dst, a, b *Tensor, transA, transB bool) error {
 			return err
 		}
 	}
-	return d.launch3(kernel, [3]int{(n + 127) / 128, (m + 127) / 128, split}, [3]int{256, 1, 1},
+	return d.launch3(kernel, [3]int{(n + bn - 1) / bn, (m + bm - 1) / bm, split}, [3]int{256, 1, 1},
 		a, b, dst, m, n, k, chunk, atomic)
 }
 

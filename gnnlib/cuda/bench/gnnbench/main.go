@@ -37,7 +37,7 @@ var (
 	only     = flag.String("only", "spmm,gat,gat1,gcn,gatv2,reorder,int8,gemm", "comma-separated parts to run")
 	products = flag.Bool("products", true, "include the products-sized graph")
 	reps     = flag.Int("reps", 10, "timed repetitions (median reported)")
-	gemms    = flag.String("gemm", string(cuda.MatMulKernel), "comma-separated MatMul kernel families (v1, v2, v2k8)")
+	gemms    = flag.String("gemm", string(cuda.MatMulKernel), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n)")
 )
 
 // kernTag is appended to the variant column while the gat and gcn parts
