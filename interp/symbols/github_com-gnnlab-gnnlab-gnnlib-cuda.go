@@ -29,6 +29,7 @@ func init() {
 		"GEMMv1":          reflect.ValueOf(cuda.GEMMv1),
 		"GEMMv2":          reflect.ValueOf(cuda.GEMMv2),
 		"GEMMv2K8":        reflect.ValueOf(cuda.GEMMv2K8),
+		"GEMMv2N":         reflect.ValueOf(cuda.GEMMv2N),
 		"HeadDot":         reflect.ValueOf(cuda.HeadDot),
 		"HeadDotBackward": reflect.ValueOf(cuda.HeadDotBackward),
 		"MatMul":          reflect.ValueOf(cuda.MatMul),
