@@ -3,10 +3,10 @@ package interp
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/gnnlab/gnnlab/gnnlib/data"
+	"github.com/gnnlab/gnnlab/gnnlib/data/datatest"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 )
 
@@ -18,10 +18,8 @@ const epochsPerOp = 10
 
 func coraForBench(b *testing.B) *data.Dataset {
 	b.Helper()
-	if os.Getenv("GNNLAB_DATA") == "" {
-		if abs, err := filepath.Abs("../../shared/datasets"); err == nil {
-			os.Setenv("GNNLAB_DATA", abs)
-		}
+	if d := datatest.Dir(); d != "" {
+		os.Setenv("GNNLAB_DATA", d)
 	}
 	ds, err := data.Planetoid("cora")
 	if err != nil {
@@ -58,6 +56,7 @@ func BenchmarkTrainingLoop(b *testing.B) {
 		if _, err := s.Eval(ctx, `
 import (
 	"github.com/gnnlab/gnnlab/gnnlib/data"
+	"github.com/gnnlab/gnnlab/gnnlib/data/datatest"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 )
 nn.Seed(1)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"flag"
-	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"gonum.org/v1/plot/cmpimg"
 
 	"github.com/gnnlab/gnnlab/gnnlib/data"
+	"github.com/gnnlab/gnnlab/gnnlib/data/datatest"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/prof"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
@@ -23,25 +23,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden images in testdata")
 
-// TestMain points the dataset loaders at the shared datasets (GNNLAB_DATA,
-// else ../../shared/datasets from this folder) and keeps them offline.
-func TestMain(m *testing.M) {
-	if os.Getenv("GNNLAB_DATA") == "" {
-		if abs, err := filepath.Abs("../../shared/datasets"); err == nil {
-			os.Setenv("GNNLAB_DATA", abs)
-		}
-	}
-	cache, err := os.MkdirTemp("", "gnnlab-cache-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv("GNNLAB_CACHE", cache)
-	os.Setenv("GNNLAB_OFFLINE", "1")
-	code := m.Run()
-	os.RemoveAll(cache)
-	os.Exit(code)
-}
+// TestMain points the loaders at the shared datasets, offline (datatest).
+func TestMain(m *testing.M) { datatest.Main(m) }
 
 // needData skips a test when a shared dataset is missing.
 func needData(t *testing.T, err error) {

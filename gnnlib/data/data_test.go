@@ -2,35 +2,18 @@ package data
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gnnlab/gnnlab/gnnlib/data/datatest"
 )
 
-// TestMain points the loaders at the shared datasets (GNNLAB_DATA, else
-// ../../../shared/datasets from this folder) and keeps them offline with
-// an empty cache, so a missing file fails instead of downloading.
-func TestMain(m *testing.M) {
-	if os.Getenv("GNNLAB_DATA") == "" {
-		if abs, err := filepath.Abs("../../../shared/datasets"); err == nil {
-			os.Setenv("GNNLAB_DATA", abs)
-		}
-	}
-	cache, err := os.MkdirTemp("", "gnnlab-cache-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv("GNNLAB_CACHE", cache)
-	os.Setenv("GNNLAB_OFFLINE", "1")
-	code := m.Run()
-	os.RemoveAll(cache)
-	os.Exit(code)
-}
+// TestMain points the loaders at the shared datasets, offline (datatest).
+func TestMain(m *testing.M) { datatest.Main(m) }
 
 // needData skips when the shared datasets are absent, saying where it looked.
 func needData(t *testing.T, sub string) string {

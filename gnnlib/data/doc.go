@@ -30,6 +30,9 @@
 // looked for: errors.Is(err, fs.ErrNotExist) holds for a missing file and
 // errors.Is(err, ErrCorrupt) for a damaged one.
 //
+// Tests that read datasets call datatest.Main from their TestMain: the
+// loaders then read the shared datasets beside the checkout, offline.
+//
 // BUG(gnnlab): Only the Cora files' sha256 sums are known, so CiteSeer and
 // PubMed downloads are not checked; only Cora is tested on real data.
 //

@@ -1,24 +1,14 @@
 package nn_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/gnnlab/gnnlab/gnnlib/data"
+	"github.com/gnnlab/gnnlab/gnnlib/data/datatest"
 )
 
-// TestMain points the data loaders at the shared datasets (GNNLAB_DATA,
-// else ../../../shared/datasets from this folder) and keeps them offline.
-func TestMain(m *testing.M) {
-	if os.Getenv("GNNLAB_DATA") == "" {
-		if abs, err := filepath.Abs("../../../shared/datasets"); err == nil {
-			os.Setenv("GNNLAB_DATA", abs)
-		}
-	}
-	os.Setenv("GNNLAB_OFFLINE", "1")
-	os.Exit(m.Run())
-}
+// TestMain points the loaders at the shared datasets, offline (datatest).
+func TestMain(m *testing.M) { datatest.Main(m) }
 
 // cora loads Cora with row-normalised features, or skips without data.
 func cora(t testing.TB) *data.Dataset {

@@ -1,27 +1,17 @@
 package quant_test
 
 import (
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/gnnlab/gnnlab/gnnlib/data"
+	"github.com/gnnlab/gnnlab/gnnlib/data/datatest"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
-// TestMain points the data loaders at the shared datasets (GNNLAB_DATA,
-// else ../../../shared/datasets from this folder) and keeps them offline.
-func TestMain(m *testing.M) {
-	if os.Getenv("GNNLAB_DATA") == "" {
-		if abs, err := filepath.Abs("../../../shared/datasets"); err == nil {
-			os.Setenv("GNNLAB_DATA", abs)
-		}
-	}
-	os.Setenv("GNNLAB_OFFLINE", "1")
-	os.Exit(m.Run())
-}
+// TestMain points the loaders at the shared datasets, offline (datatest).
+func TestMain(m *testing.M) { datatest.Main(m) }
 
 var coraOnce struct {
 	sync.Once
