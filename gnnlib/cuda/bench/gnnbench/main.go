@@ -343,7 +343,15 @@ func gatLayer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	xlr := must(d.Empty(g.n, 2*hc))
 	check(cuda.MatMul(xlr, x, w, false, false))
 	fwd := timeit(d, func() { must(cuda.GATv2Forward(dg, xlr, att, h, c, 0.2)).Free() })
-	report("gatv2-layer", g.name, fmt.Sprintf("%dx%d", h, c), ms, peakGiB(d), fmt.Sprintf("attention fwd %.2f ms", fwd))
+	a := must(cuda.GATv2Forward(dg, xlr, att, h, c, 0.2))
+	dxlr := must(d.Empty(g.n, 2*hc))
+	bwd := timeit(d, func() { check(a.Backward(dg, xlr, att, dout, dxlr, datt)) })
+	gemm := timeit(d, func() { check(cuda.MatMul(xlr, x, w, false, false)) })
+	gemmT := timeit(d, func() { check(cuda.MatMul(dw, x, dxlr, true, false)) })
+	a.Free()
+	dxlr.Free()
+	report("gatv2-layer", g.name, fmt.Sprintf("%dx%d", h, c), ms, peakGiB(d),
+		fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms, x·W %.3f ms, xT·dXLR %.3f ms", fwd, bwd, gemm, gemmT))
 	for _, t := range []*cuda.Tensor{x, w, att, dout, dw, datt, xlr} {
 		t.Free()
 	}
