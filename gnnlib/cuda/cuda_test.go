@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,14 +16,24 @@ import (
 )
 
 // TestPTXFresh checks that the committed PTX was generated from the current
-// kernels/gnn.cu (run `go generate ./gnnlib/cuda` after editing it). It
+// kernels/*.cu (run `go generate ./gnnlib/cuda` after editing them): the
+// header holds the SHA-256 of the sources concatenated in name order. It
 // needs no GPU.
 func TestPTXFresh(t *testing.T) {
-	src, err := os.ReadFile("kernels/gnn.cu")
-	if err != nil {
-		t.Fatal(err)
+	names, err := filepath.Glob("kernels/*.cu")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("kernels/*.cu: %v, %d files", err, len(names))
 	}
-	sum := sha256.Sum256(src)
+	slices.Sort(names)
+	h := sha256.New()
+	for _, name := range names {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Write(src)
+	}
+	sum := h.Sum(nil)
 	want := "// source sha256: " + hex.EncodeToString(sum[:])
 	lines := strings.SplitN(ptxSource, "\n", 3)
 	if len(lines) < 2 || lines[1] != want {

@@ -1373,3 +1373,5 @@ extern "C" __global__ void spmm_s8(const int* __restrict__ indptr, const int* __
 		}
 	}
 }
+
+#include "ops.cu"
