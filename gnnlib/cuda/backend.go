@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -440,9 +439,9 @@ func (d *Device) spmm(dg *Graph, transpose bool, x *tensor.Tensor) (tensor.Stora
 	return out, SpMM(out, dg, v, SpMMAuto)
 }
 
-// GATv2Attention runs the fused GATv2 attention for gnnlib/nn: hs and hd
-// are joined into the kernel's [N, 2HC] layout, and the backward pass
-// splits the gradient back.
+// GATv2Attention runs the fused GATv2 attention for gnnlib/nn: hs (the
+// messages, x·W_l) and hd (the targets, x·W_r) are read in place, and the
+// backward pass writes their gradients directly.
 func (d *Device) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope float32) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	if !g.IsSquare() {
 		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention on a rectangular graph (a sampled block): %w", tensor.ErrNotOnDevice)
@@ -460,16 +459,9 @@ func (d *Device) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, head
 	if err != nil {
 		return nil, nil, err
 	}
-	n := vs[0].Rows
-	xlr, err := d.Empty(n, 2*hc)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := errors.Join(CopyCols(xlr, 0, vs[0], 0, hc), CopyCols(xlr, hc, vs[1], 0, hc)); err != nil {
-		return nil, nil, err
-	}
+	xl, xr := vs[0], vs[1]
 	a := &Tensor{buf: vs[2].buf, ptr: vs[2].ptr, Rows: 1, Cols: hc}
-	fw, err := GATv2Forward(dg, xlr, a, heads, c, slope)
+	fw, err := GATv2ForwardLR(dg, xl, xr, a, heads, c, slope)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -479,39 +471,38 @@ func (d *Device) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, head
 			return nil, nil, nil, errBackwardTwice
 		}
 		done = true
-		// xlr (N x 2HC), the log-sum-exp and the row dots are the op's
-		// private state: give them back as soon as the pass ran instead of
-		// when the collector finds the closure dead.
+		// The log-sum-exp and the saved edges are the op's private state:
+		// give them back as soon as the pass ran instead of when the
+		// collector finds the closure dead (Out belongs to the caller).
 		defer func() {
-			xlr.Free()
 			fw.LSE.Free()
 			fw.d.Free()
+			fw.freeEdges()
 		}()
 		dout, err := d.view(grad)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		dxlr, err := d.Empty(n, 2*hc)
+		n := xl.Rows
+		dr, err := d.Empty(n, hc)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		defer dxlr.Free()
 		da, err := d.Empty(vs[2].Rows, vs[2].Cols)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if err := fw.Backward(dg, xlr, a, dout, dxlr, &Tensor{buf: da.buf, ptr: da.ptr, Rows: 1, Cols: hc}); err != nil {
+		if err := fw.BackwardDst(dg, xl, xr, a, dout, dr, &Tensor{buf: da.buf, ptr: da.ptr, Rows: 1, Cols: hc}); err != nil {
 			return nil, nil, nil, err
 		}
-		s, err := d.Empty(n, hc)
+		dl, err := d.Empty(n, hc)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		t, err := d.Empty(n, hc)
-		if err != nil {
+		if err := fw.BackwardSrc(dg, xl, xr, a, dout, dl); err != nil {
 			return nil, nil, nil, err
 		}
-		return s, t, da, errors.Join(CopyCols(s, 0, dxlr, 0, hc), CopyCols(t, 0, dxlr, hc, hc))
+		return dl, dr, da, nil
 	}
 	return fw.Out, backward, nil
 }

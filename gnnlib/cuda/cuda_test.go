@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -305,73 +306,162 @@ func gatRef(g *graph.Graph, xlr, att []float64, h, c int, slope float64) []float
 	return out
 }
 
+// gatv2Graphs returns the test graphs of TestGATv2: a random graph with
+// self-loops, one whose edges repeat (the per-edge positions in the
+// transpose must pair multi-edges up), and the same random graph uploaded
+// with each transposed row reversed (the positions must not depend on the
+// transpose's order).
+func gatv2Graphs(t *testing.T, d *Device, n, m int) (map[string]*Graph, *graph.Graph, *graph.Graph) {
+	t.Helper()
+	g, err := graph.ErdosRenyiM(n, m, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g = g.AddSelfLoops()
+	src, dst := g.Edges()
+	src, dst = append(src, src[:m/3]...), append(dst, dst[:m/3]...)
+	multi, err := graph.FromEdges(n, src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := func(h *graph.Graph) *Graph {
+		dg, err := NewGraph(d, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(dg.Free)
+		return dg
+	}
+	tr := g.Transpose()
+	rev := slices.Clone(tr.Indices)
+	for u := 0; u < n; u++ {
+		slices.Reverse(rev[tr.Indptr[u]:tr.Indptr[u+1]])
+	}
+	dr, err := NewGraphCSR(d, n, g.Indptr, g.Indices, nil, tr.Indptr, rev, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dr.Free)
+	return map[string]*Graph{"random": up(g), "multi-edges": up(multi), "reversed transpose": dr}, g, multi
+}
+
+// TestGATv2 checks the fused GATv2 forward against a float64 reference and
+// both backward modes (saved edges and recomputation), through Backward on
+// an x·[W_l W_r] product and through BackwardDst/BackwardSrc on separate
+// x_l and x_r, against central differences of the reference.
 func TestGATv2(t *testing.T) {
 	d := openOrSkip(t)
+	defer func(old bool) { GATv2SaveEdges = old }(GATv2SaveEdges)
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, tc := range []struct{ n, m, h, c int }{{40, 200, 2, 8}, {30, 120, 1, 64}, {25, 100, 4, 16}, {20, 60, 1, 256}} {
-		g, err := graph.ErdosRenyiM(tc.n, tc.m, 9)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g = g.AddSelfLoops()
-		dg, err := NewGraph(d, g)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, tc := range []struct{ n, m, h, c int }{{40, 200, 2, 8}, {30, 120, 1, 64}, {25, 100, 4, 16}, {20, 60, 1, 256},
+		{16, 50, 2, 32}, {12, 30, 1, 128}, {9, 20, 1, 512}} {
+		graphs, g, multi := gatv2Graphs(t, d, tc.n, tc.m)
 		hc := tc.h * tc.c
 		xlr, att := randSlice(r, tc.n*2*hc), randSlice(r, hc)
 		rw := randSlice(r, tc.n*hc) // loss = Σ out ⊙ rw
 		const slope = 0.2
-		want := gatRef(g, f64(xlr), f64(att), tc.h, tc.c, slope)
-		dx, da := mustT(t, d, xlr, tc.n, 2*hc), mustT(t, d, att, 1, hc)
-		a, err := GATv2Forward(dg, dx, da, tc.h, tc.c, slope)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e := relErr(host(t, a.Out), want); e > 1e-5 {
-			t.Errorf("GATv2Forward(H=%d, C=%d) relative error %.3g", tc.h, tc.c, e)
-		}
-		dxlr, datt := poisoned(t, d, tc.n, 2*hc), poisoned(t, d, 1, hc)
-		if err := a.Backward(dg, dx, da, mustT(t, d, rw, tc.n, hc), dxlr, datt); err != nil {
-			t.Fatal(err)
-		}
-		// Central differences of the float64 reference.
-		loss := func(x, at []float64) float64 {
-			o := gatRef(g, x, at, tc.h, tc.c, slope)
-			var s float64
-			for i := range o {
-				s += o[i] * float64(rw[i])
+		// Central differences of the float64 reference, per host graph.
+		grads := func(g *graph.Graph) (want, wantDX, wantDA []float64) {
+			loss := func(x, at []float64) float64 {
+				o := gatRef(g, x, at, tc.h, tc.c, slope)
+				var s float64
+				for i := range o {
+					s += o[i] * float64(rw[i])
+				}
+				return s
 			}
-			return s
+			x64, a64 := f64(xlr), f64(att)
+			diff := func(v []float64) []float64 {
+				out := make([]float64, len(v))
+				for i := range v {
+					const eps = 1e-6
+					old := v[i]
+					v[i] = old + eps
+					lp := loss(x64, a64)
+					v[i] = old - eps
+					lm := loss(x64, a64)
+					v[i] = old
+					out[i] = (lp - lm) / (2 * eps)
+				}
+				return out
+			}
+			return gatRef(g, x64, a64, tc.h, tc.c, slope), diff(x64), diff(a64)
 		}
-		x64, a64 := f64(xlr), f64(att)
-		wantDX := make([]float64, len(x64))
-		for i := range x64 {
-			const eps = 1e-6
-			old := x64[i]
-			x64[i] = old + eps
-			lp := loss(x64, a64)
-			x64[i] = old - eps
-			lm := loss(x64, a64)
-			x64[i] = old
-			wantDX[i] = (lp - lm) / (2 * eps)
+		type ref struct{ out, dx, da []float64 }
+		refs := map[*graph.Graph]ref{}
+		for _, h := range []*graph.Graph{g, multi} {
+			o, dx, da := grads(h)
+			refs[h] = ref{o, dx, da}
 		}
-		wantDA := make([]float64, len(a64))
-		for i := range a64 {
-			const eps = 1e-6
-			old := a64[i]
-			a64[i] = old + eps
-			lp := loss(x64, a64)
-			a64[i] = old - eps
-			lm := loss(x64, a64)
-			a64[i] = old
-			wantDA[i] = (lp - lm) / (2 * eps)
-		}
-		if e := relErr(host(t, dxlr), wantDX); e > 1e-4 {
-			t.Errorf("GATv2.Backward(H=%d, C=%d) dxlr relative error %.3g", tc.h, tc.c, e)
-		}
-		if e := relErr(host(t, datt), wantDA); e > 1e-4 {
-			t.Errorf("GATv2.Backward(H=%d, C=%d) datt relative error %.3g", tc.h, tc.c, e)
+		for name, dg := range graphs {
+			want := refs[g]
+			if name == "multi-edges" {
+				want = refs[multi]
+			}
+			for _, save := range []bool{true, false} {
+				GATv2SaveEdges = save
+				what := fmt.Sprintf("H=%d, C=%d, %s, saved edges %v", tc.h, tc.c, name, save)
+				// x·[W_l W_r] as one N x 2HC tensor.
+				dx, da := mustT(t, d, xlr, tc.n, 2*hc), mustT(t, d, att, 1, hc)
+				dout := mustT(t, d, rw, tc.n, hc)
+				a, err := GATv2Forward(dg, dx, da, tc.h, tc.c, slope)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := relErr(host(t, a.Out), want.out); e > 1e-5 {
+					t.Errorf("GATv2Forward(%s) relative error %.3g", what, e)
+				}
+				dxlr, datt := poisoned(t, d, tc.n, 2*hc), poisoned(t, d, 1, hc)
+				if err := a.Backward(dg, dx, da, dout, dxlr, datt); err != nil {
+					t.Fatal(err)
+				}
+				if e := relErr(host(t, dxlr), want.dx); e > 1e-4 {
+					t.Errorf("GATv2.Backward(%s) dxlr relative error %.3g", what, e)
+				}
+				if e := relErr(host(t, datt), want.da); e > 1e-4 {
+					t.Errorf("GATv2.Backward(%s) datt relative error %.3g", what, e)
+				}
+				a.Free()
+				// x_l and x_r apart, the two passes called one by one
+				// with one buffer for dxr and then dxl.
+				xl64, xr64 := make([]float32, 0, tc.n*hc), make([]float32, 0, tc.n*hc)
+				for v := 0; v < tc.n; v++ {
+					xl64 = append(xl64, xlr[v*2*hc:v*2*hc+hc]...)
+					xr64 = append(xr64, xlr[v*2*hc+hc:(v+1)*2*hc]...)
+				}
+				xl, xr := mustT(t, d, xl64, tc.n, hc), mustT(t, d, xr64, tc.n, hc)
+				a, err = GATv2ForwardLR(dg, xl, xr, da, tc.h, tc.c, slope)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := relErr(host(t, a.Out), want.out); e > 1e-5 {
+					t.Errorf("GATv2ForwardLR(%s) relative error %.3g", what, e)
+				}
+				buf, datt2 := poisoned(t, d, tc.n, hc), poisoned(t, d, 1, hc)
+				if err := a.BackwardDst(dg, xl, xr, da, dout, buf, datt2); err != nil {
+					t.Fatal(err)
+				}
+				gotR := host(t, buf)
+				if err := buf.Fill(float32(math.NaN())); err != nil {
+					t.Fatal(err)
+				}
+				if err := a.BackwardSrc(dg, xl, xr, da, dout, buf); err != nil {
+					t.Fatal(err)
+				}
+				gotL := host(t, buf)
+				got := make([]float32, 0, tc.n*2*hc)
+				for v := 0; v < tc.n; v++ {
+					got = append(got, gotL[v*hc:(v+1)*hc]...)
+					got = append(got, gotR[v*hc:(v+1)*hc]...)
+				}
+				if e := relErr(got, want.dx); e > 1e-4 {
+					t.Errorf("GATv2.BackwardDst/Src(%s) dx relative error %.3g", what, e)
+				}
+				if e := relErr(host(t, datt2), want.da); e > 1e-4 {
+					t.Errorf("GATv2.BackwardDst/Src(%s) datt relative error %.3g", what, e)
+				}
+				a.Free()
+			}
 		}
 	}
 }

@@ -184,16 +184,43 @@ const (
 // SpMM computes dst[v,:] = Σ_{u→v} w_uv · x[u,:] over g (weights 1 when g is
 // unweighted), as graph.Graph.SpMM does on the CPU.
 func SpMM(dst *Tensor, g *Graph, x *Tensor, k SpMMKernel) error {
-	return spmm(dst, g.n, g.nsrc, g.indptr, g.idx, g.w, g.hv, x, k)
+	return spmm(dst, g.n, g.nsrc, g.indptr, g.idx, g.w, g.hv, x, k, epilogue{})
+}
+
+// SpMMBiasAct computes dst = BiasAct(SpMM(g, x), b, relu, p, seed) — a
+// GCN layer's aggregation, bias, ReLU and dropout — with the element-wise
+// part applied as the float4 SpMM stores each row (one pass over dst
+// instead of three) when the width is a multiple of 4 and no row is heavy;
+// otherwise as SpMM followed by BiasAct. Either way the result is BiasAct's
+// bit for bit, dropout mask included.
+func SpMMBiasAct(dst *Tensor, g *Graph, x, b *Tensor, relu bool, p float32, seed uint64) error {
+	if b != nil && b.Len() != x.Cols {
+		return shapeErr("SpMMBiasAct", "x %dx%d, bias %d", x.Rows, x.Cols, b.Len())
+	}
+	if x.Cols%4 != 0 || g.hv.n > 0 || (b != nil && b.ptr%16 != 0) {
+		if err := SpMM(dst, g, x, SpMMAuto); err != nil {
+			return err
+		}
+		return BiasAct(dst, dst, b, relu, p, seed)
+	}
+	return spmm(dst, g.n, g.nsrc, g.indptr, g.idx, g.w, g.hv, x, SpMMVec4, epilogue{b, relu, p, seed})
+}
+
+// epilogue is the element-wise tail spmm_vec4 may apply to its output.
+type epilogue struct {
+	b    *Tensor
+	relu bool
+	p    float32
+	seed uint64
 }
 
 // SpMMT computes the transposed product dst[u,:] = Σ_{u→v} w_uv · x[v,:]
 // over the cached transposed CSR: the backward pass of SpMM.
 func SpMMT(dst *Tensor, g *Graph, x *Tensor, k SpMMKernel) error {
-	return spmm(dst, g.nsrc, g.n, g.tptr, g.tidx, g.tw, g.thv, x, k)
+	return spmm(dst, g.nsrc, g.n, g.tptr, g.tidx, g.tw, g.thv, x, k, epilogue{})
 }
 
-func spmm(dst *Tensor, rows, srcRows int, indptr, idx, w *buffer, hv heavyRows, x *Tensor, k SpMMKernel) error {
+func spmm(dst *Tensor, rows, srcRows int, indptr, idx, w *buffer, hv heavyRows, x *Tensor, k SpMMKernel, ep epilogue) error {
 	d, err := sameDev("SpMM", dst, x)
 	if err != nil {
 		return err
@@ -221,7 +248,11 @@ func spmm(dst *Tensor, rows, srcRows int, indptr, idx, w *buffer, hv heavyRows, 
 		if hv.n > 0 {
 			tile = heavyTile
 		}
-		if err := d.launch("spmm_vec4", grid, block, indptr, idx, ptrOf(w), x, dst, rows, f, g, tile); err != nil || tile == 0 {
+		var b uintptr
+		if ep.b != nil {
+			b = ep.b.ptr
+		}
+		if err := d.launch("spmm_vec4", grid, block, indptr, idx, ptrOf(w), x, dst, rows, f, g, tile, b, ep.relu, ep.p, ep.seed); err != nil || tile == 0 {
 			return err
 		}
 		return d.launch("spmm_heavy_vec4", hv.ntiles, min(256, (f/4+31)/32*32), indptr, idx, ptrOf(w), x, dst, hv.heavy, hv.tiles, hv.n, f, heavyTile)
@@ -256,13 +287,40 @@ func gatShape(c int) (g, vpl int, ok bool) {
 
 // GATv2 holds what the fused GATv2 attention keeps between forward and
 // backward: the output and one log-sum-exp per (node, head) — no per-edge
-// tensor.
+// tensor. Between its two backward passes it holds, in the default
+// saved-edge mode, each edge's attention, score gradient and sign bits.
 type GATv2 struct {
 	Heads, Channels int
 	Slope           float32
 	Out             *Tensor // N x H*C
 	LSE             *Tensor // N x H
-	d               *Tensor // N x H, dOut·Out, filled by the backward pass
+	d               *Tensor // N x H, dOut·Out (recomputing backward)
+	eas, esign      *Tensor // per edge and head: (alpha, ds) and C sign bits (saved-edge backward)
+}
+
+// GATv2SaveEdges selects the GATv2 backward pass. true (the default): the
+// destination pass, which recomputes every edge's attention anyway, stores
+// per edge and head its attention α, its score gradient ds and the signs of
+// z = x_l[u] + x_r[v] (one bit a channel: 8 + C/8 bytes, 40 bytes at C =
+// 256, against the 1 KiB row of x_r the source pass would otherwise
+// gather), in the order of the transposed CSR, so that the source pass
+// gathers only rows of dOut. false: the source pass recomputes α and ds
+// from the log-sum-exp, gathering the rows of both x_r and dOut per edge
+// and storing nothing per edge. Set it before work is queued.
+var GATv2SaveEdges = true
+
+// mat is a row-major matrix on the device given by its first element and
+// its row stride in floats: a tensor, or a column block of one.
+type mat struct {
+	ptr uintptr
+	ld  int64
+}
+
+func matOf(t *Tensor) mat { return mat{t.ptr, int64(t.Cols)} }
+
+// halves splits an N x 2HC tensor into its N x HC column halves.
+func halves(t *Tensor, hc int) (mat, mat) {
+	return mat{t.ptr, int64(t.Cols)}, mat{t.ptr + uintptr(hc)*4, int64(t.Cols)}
 }
 
 // GATv2Forward computes the attention aggregation of a GATv2 layer (Brody
@@ -271,14 +329,33 @@ type GATv2 struct {
 // att (1 x HC). Each destination runs one pass over its in-edges with an
 // online softmax (running max and sum in registers).
 func GATv2Forward(g *Graph, xlr, att *Tensor, heads, channels int, slope float32) (*GATv2, error) {
-	d := xlr.buf.dev
+	hc := heads * channels
+	if xlr.Rows != g.n || xlr.Cols != 2*hc {
+		return nil, shapeErr("GATv2Forward", "xlr %dx%d, graph %d nodes, heads %d x %d", xlr.Rows, xlr.Cols, g.n, heads, channels)
+	}
+	xl, xr := halves(xlr, hc)
+	return gatv2Forward(g, xl, xr, att, heads, channels, slope)
+}
+
+// GATv2ForwardLR is GATv2Forward with x_l = x·W_l and x_r = x·W_r given
+// as two N x HC tensors.
+func GATv2ForwardLR(g *Graph, xl, xr, att *Tensor, heads, channels int, slope float32) (*GATv2, error) {
+	hc := heads * channels
+	if xl.Rows != g.n || xr.Rows != g.n || xl.Cols != hc || xr.Cols != hc {
+		return nil, shapeErr("GATv2ForwardLR", "xl %dx%d, xr %dx%d, graph %d nodes, heads %d x %d", xl.Rows, xl.Cols, xr.Rows, xr.Cols, g.n, heads, channels)
+	}
+	return gatv2Forward(g, matOf(xl), matOf(xr), att, heads, channels, slope)
+}
+
+func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope float32) (*GATv2, error) {
+	d := att.buf.dev
 	hc := heads * channels
 	gs, vpl, ok := gatShape(channels)
 	if !ok {
 		return nil, shapeErr("GATv2Forward", "channels per head %d; supported 8, 16, 32, 64, 128, 256, 512", channels)
 	}
-	if xlr.Rows != g.n || xlr.Cols != 2*hc || att.Len() != hc || !g.IsSquare() {
-		return nil, shapeErr("GATv2Forward", "xlr %dx%d, att %d, graph %d nodes, heads %d x %d", xlr.Rows, xlr.Cols, att.Len(), g.n, heads, channels)
+	if att.Len() != hc || !g.IsSquare() {
+		return nil, shapeErr("GATv2Forward", "att %d, graph %d<-%d nodes, heads %d x %d", att.Len(), g.n, g.nsrc, heads, channels)
 	}
 	out, err := d.Empty(g.n, hc)
 	if err != nil {
@@ -286,58 +363,150 @@ func GATv2Forward(g *Graph, xlr, att *Tensor, heads, channels int, slope float32
 	}
 	lse, err := d.Empty(g.n, heads)
 	if err != nil {
+		out.Free()
 		return nil, err
 	}
 	const block = 256
 	grid := d.gridFor(int64(g.n)*int64(heads)*int64(gs), block)
-	err = d.launch(fmt.Sprintf("gatv2_fwd_%d_%d", gs, vpl), grid, block, g.indptr, g.idx, xlr, att, out, lse, g.n, heads, slope)
+	err = d.launch(fmt.Sprintf("gatv2_fwd_%d_%d", gs, vpl), grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, g.n, heads, slope)
 	if err != nil {
+		out.Free()
+		lse.Free()
 		return nil, err
 	}
 	return &GATv2{Heads: heads, Channels: channels, Slope: slope, Out: out, LSE: lse}, nil
 }
 
 // Backward computes the gradients of the loss with respect to xlr (into
-// dxlr, N x 2HC) and att (into datt, zeroed here) given dout = dL/dOut. It
-// recomputes each edge's attention from the stored log-sum-exp: one pass
-// over the in-edges for the target half and att, one over the cached
-// transposed CSR for the message half.
+// dxlr, N x 2HC) and att (into datt, zeroed here) given dout = dL/dOut: a
+// pass over the in-edges for the target half and att (BackwardDst), then
+// one over the cached transposed CSR for the message half (BackwardSrc).
 func (a *GATv2) Backward(g *Graph, xlr, att, dout, dxlr, datt *Tensor) error {
-	d := xlr.buf.dev
 	hc := a.Heads * a.Channels
-	if dout.Rows != g.n || dout.Cols != hc || dxlr.Rows != g.n || dxlr.Cols != 2*hc || datt.Len() != hc {
-		return shapeErr("GATv2.Backward", "dout %dx%d, dxlr %dx%d, datt %d", dout.Rows, dout.Cols, dxlr.Rows, dxlr.Cols, datt.Len())
+	if xlr.Rows != g.n || xlr.Cols != 2*hc || dxlr.Rows != g.n || dxlr.Cols != 2*hc {
+		return shapeErr("GATv2.Backward", "xlr %dx%d, dxlr %dx%d, want %dx%d", xlr.Rows, xlr.Cols, dxlr.Rows, dxlr.Cols, g.n, 2*hc)
 	}
-	if a.d == nil {
-		var err error
-		if a.d, err = d.Empty(g.n, a.Heads); err != nil {
-			return err
-		}
+	xl, xr := halves(xlr, hc)
+	dxl, dxr := halves(dxlr, hc)
+	if err := a.backwardDst(g, xl, xr, att, dout, dxr, datt); err != nil {
+		return err
+	}
+	return a.backwardSrc(g, xl, xr, att, dout, dxl)
+}
+
+// BackwardDst is the first half of the backward pass of a GATv2ForwardLR
+// attention: the gradients of x_r (into dxr, N x HC) and att (into datt,
+// zeroed here). It saves what BackwardSrc needs, so that a caller can
+// consume dxr (a weight gradient x^T·dxr) and reuse its memory for dxl.
+func (a *GATv2) BackwardDst(g *Graph, xl, xr, att, dout, dxr, datt *Tensor) error {
+	hc := a.Heads * a.Channels
+	if xl.Rows != g.n || xr.Rows != g.n || dxr.Rows != g.n || xl.Cols != hc || xr.Cols != hc || dxr.Cols != hc {
+		return shapeErr("GATv2.BackwardDst", "xl %dx%d, xr %dx%d, dxr %dx%d, want %dx%d", xl.Rows, xl.Cols, xr.Rows, xr.Cols, dxr.Rows, dxr.Cols, g.n, hc)
+	}
+	return a.backwardDst(g, matOf(xl), matOf(xr), att, dout, matOf(dxr), datt)
+}
+
+// BackwardSrc is the second half: the gradient of x_l into dxl (N x HC),
+// after BackwardDst. It releases what BackwardDst saved.
+func (a *GATv2) BackwardSrc(g *Graph, xl, xr, att, dout, dxl *Tensor) error {
+	hc := a.Heads * a.Channels
+	if xl.Rows != g.n || xr.Rows != g.n || dxl.Rows != g.n || xl.Cols != hc || xr.Cols != hc || dxl.Cols != hc {
+		return shapeErr("GATv2.BackwardSrc", "xl %dx%d, xr %dx%d, dxl %dx%d, want %dx%d", xl.Rows, xl.Cols, xr.Rows, xr.Cols, dxl.Rows, dxl.Cols, g.n, hc)
+	}
+	return a.backwardSrc(g, matOf(xl), matOf(xr), att, dout, matOf(dxl))
+}
+
+// gatv2Grid is the launch shape of the backward passes: the number of
+// groups is kept a multiple of H so that each lane of the destination pass
+// sees one head and can sum att's gradient in registers.
+func (a *GATv2) gatv2Grid(d *Device, g *Graph) (grid, block int, suffix string) {
+	gs, vpl, _ := gatShape(a.Channels)
+	block = 256
+	grid = d.gridFor(int64(g.n)*int64(a.Heads)*int64(gs), block)
+	if gpb := block / gs; (grid*gpb)%a.Heads != 0 {
+		grid = max(1, grid/a.Heads*a.Heads)
+	}
+	return grid, block, fmt.Sprintf("_%d_%d", gs, vpl)
+}
+
+func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, datt *Tensor) error {
+	d := att.buf.dev
+	hc := a.Heads * a.Channels
+	if dout.Rows != g.n || dout.Cols != hc || datt.Len() != hc || att.Len() != hc {
+		return shapeErr("GATv2.Backward", "dout %dx%d, att %d, datt %d", dout.Rows, dout.Cols, att.Len(), datt.Len())
 	}
 	if err := datt.Fill(0); err != nil {
 		return err
 	}
-	gs, vpl, _ := gatShape(a.Channels)
-	const block = 256
-	groups := int64(g.n) * int64(a.Heads)
-	grid := d.gridFor(groups*int64(gs), block)
-	// Keep the number of groups a multiple of H so that each lane sees one
-	// head and can sum att's gradient in registers.
-	if gpb := block / gs; (grid*gpb)%a.Heads != 0 {
-		grid = max(1, grid/a.Heads*a.Heads)
+	grid, block, suffix := a.gatv2Grid(d, g)
+	if !GATv2SaveEdges {
+		if a.d == nil {
+			var err error
+			if a.d, err = d.Empty(g.n, a.Heads); err != nil {
+				return err
+			}
+		}
+		return d.launch("gatv2_bwd_dst"+suffix, grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld,
+			att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.d, datt, g.n, a.Heads, a.Slope)
 	}
-	suffix := fmt.Sprintf("_%d_%d", gs, vpl)
-	if err := d.launch("gatv2_bwd_dst"+suffix, grid, block, g.indptr, g.idx, xlr, att, a.Out, a.LSE, dout, dxlr, a.d, datt, g.n, a.Heads, a.Slope); err != nil {
+	tpos, err := g.transposePos()
+	if err != nil {
 		return err
 	}
-	return d.launch("gatv2_bwd_src"+suffix, d.gridFor(groups*int64(gs), block), block, g.tptr, g.tidx, xlr, att, a.LSE, a.d, dout, dxlr, g.n, a.Heads, a.Slope)
+	a.freeEdges()
+	eh := g.edges * a.Heads
+	if a.eas, err = d.Empty(eh, 2); err != nil {
+		return err
+	}
+	// C/8 sign bytes per edge and head, in whole floats.
+	if a.esign, err = d.Empty((eh*(a.Channels/8)+3)/4, 1); err != nil {
+		a.freeEdges()
+		return err
+	}
+	return d.launch("gatv2_bwd_dsts"+suffix, grid, block, g.indptr, g.idx, tpos, xl.ptr, xl.ld, xr.ptr, xr.ld,
+		att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.eas, a.esign, datt, g.n, a.Heads, a.Slope)
+}
+
+func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) error {
+	d := att.buf.dev
+	_, block, suffix := a.gatv2Grid(d, g)
+	gs, _, _ := gatShape(a.Channels)
+	grid := d.gridFor(int64(g.n)*int64(a.Heads)*int64(gs), block)
+	if !GATv2SaveEdges {
+		if a.d == nil {
+			return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
+		}
+		return d.launch("gatv2_bwd_src"+suffix, grid, block, g.tptr, g.tidx, xl.ptr, xl.ld, xr.ptr, xr.ld,
+			att, a.LSE, a.d, dout, dxl.ptr, dxl.ld, g.n, a.Heads, a.Slope)
+	}
+	if a.eas == nil {
+		return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
+	}
+	defer a.freeEdges()
+	return d.launch("gatv2_bwd_srcs"+suffix, grid, block, g.tptr, g.tidx, a.eas, a.esign, att, dout, dxl.ptr, dxl.ld,
+		g.n, a.Heads, a.Slope)
+}
+
+// freeEdges releases the saved per-edge values.
+func (a *GATv2) freeEdges() {
+	if a.eas != nil {
+		a.eas.Free()
+		a.eas = nil
+	}
+	if a.esign != nil {
+		a.esign.Free()
+		a.esign = nil
+	}
 }
 
 // Free releases the saved tensors.
 func (a *GATv2) Free() {
 	a.Out.Free()
 	a.LSE.Free()
-	a.d.Free()
+	if a.d != nil {
+		a.d.Free()
+	}
+	a.freeEdges()
 }
 
 // IsSquare reports whether sources and destinations are one node set.
@@ -373,6 +542,30 @@ func ActBackward(dx, y, g *Tensor, relu bool, p float32) error {
 	return d.launch("act_backward", d.gridFor(n, 256), 256, y, g, dx, n, relu, p)
 }
 
+// ActBackwardColSum is ActBackward followed by ColSum(db, dx) in one pass:
+// dx = g masked by BiasAct's output y, db[c] = Σ_r dx[r,c]. dx may be g.
+func ActBackwardColSum(dx, db, y, g *Tensor, relu bool, p float32) error {
+	d, err := sameDev("ActBackwardColSum", dx, db, y, g)
+	if err != nil {
+		return err
+	}
+	if dx.Len() != y.Len() || g.Len() != y.Len() || dx.Cols != y.Cols || db.Len() != y.Cols {
+		return shapeErr("ActBackwardColSum", "dx %dx%d, y %dx%d, g %dx%d, db %d", dx.Rows, dx.Cols, y.Rows, y.Cols, g.Rows, g.Cols, db.Len())
+	}
+	if err := db.Fill(0); err != nil {
+		return err
+	}
+	gx, gy, chunk := colGrid(y)
+	return d.launch3("act_backward_colsum", [3]int{gx, gy, 1}, [3]int{128, 1, 1}, y, g, dx, db, y.Rows, y.Cols, chunk, relu, p)
+}
+
+// colGrid is the launch grid of the column reductions: 128 columns and a
+// chunk of 512 rows a block.
+func colGrid(x *Tensor) (gx, gy, chunk int) {
+	chunk = 512
+	return (x.Cols + 127) / 128, (x.Rows + chunk - 1) / chunk, chunk
+}
+
 // ColSum computes dst[c] = Σ_r x[r,c] (the bias gradient).
 func ColSum(dst, x *Tensor) error {
 	d, err := sameDev("ColSum", dst, x)
@@ -385,9 +578,7 @@ func ColSum(dst, x *Tensor) error {
 	if err := dst.Fill(0); err != nil {
 		return err
 	}
-	chunk := 512
-	gx := (x.Cols + 127) / 128
-	gy := (x.Rows + chunk - 1) / chunk
+	gx, gy, chunk := colGrid(x)
 	return d.launch3("col_sum", [3]int{gx, gy, 1}, [3]int{128, 1, 1}, x, dst, x.Rows, x.Cols, chunk)
 }
 

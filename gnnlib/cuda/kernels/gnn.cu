@@ -401,6 +401,37 @@ G2N_ENTRY(gemm2n_nn_v4, false, false, true)
 G2N_ENTRY(gemm2n_tn_v4, true, false, true)
 G2N_ENTRY(gemm2n_nt_v4, false, true, true)
 
+// hash01 is a counter-based uniform in [0,1): dropout masks are recomputed
+// from (seed, index) instead of stored.
+__device__ __forceinline__ float hash01(unsigned long long seed, long long i) {
+	unsigned long long z = seed + 0x9e3779b97f4a7c15ull * (unsigned long long)(i + 1);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return (z >> 40) * (1.0f / 16777216.0f);
+}
+
+// bias_act1 is bias_act's formula for one value at flat index i.
+__device__ __forceinline__ float bias_act1(float v, int relu, float p, float keep, unsigned long long seed, long long i) {
+	if (relu) v = fmaxf(v, 0.f);
+	if (p > 0.f) v = hash01(seed, i) < p ? 0.f : v * keep;
+	return v;
+}
+
+// bias_act4 applies bias_act to the float4 at column group c (columns
+// 4c..4c+3) whose first element has flat index i: the fused epilogue of
+// spmm_vec4, bit for bit what bias_act computes on SpMM's output.
+__device__ __forceinline__ float4 bias_act4(float4 a, const float* __restrict__ b, int c, long long i, int relu, float p,
+                                            unsigned long long seed) {
+	float keep = 1.f / (1.f - p);
+	if (b) {
+		float4 bb = __ldg(reinterpret_cast<const float4*>(b) + c);
+		a.x += bb.x; a.y += bb.y; a.z += bb.z; a.w += bb.w;
+	}
+	return make_float4(bias_act1(a.x, relu, p, keep, seed, i), bias_act1(a.y, relu, p, keep, seed, i + 1),
+	                   bias_act1(a.z, relu, p, keep, seed, i + 2), bias_act1(a.w, relu, p, keep, seed, i + 3));
+}
+
 // ---------------------------------------------------------------------------
 // SpMM over CSR: y[v,:] = sum_e w[e] * x[indices[e],:] (w == NULL: weight 1).
 // ---------------------------------------------------------------------------
@@ -413,7 +444,8 @@ G2N_ENTRY(gemm2n_nt_v4, false, true, true)
 // summed by spmm_heavy_vec4, so that one hub does not hold up a whole group.
 extern "C" __global__ void spmm_vec4(const int* __restrict__ indptr, const int* __restrict__ indices,
                                      const float* __restrict__ w, const float* __restrict__ x,
-                                     float* __restrict__ y, int n, int F, int G, int tile) {
+                                     float* __restrict__ y, int n, int F, int G, int tile,
+                                     const float* __restrict__ bias, int relu, float p, unsigned long long seed) {
 	const int lane = threadIdx.x % G;
 	const long long grp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
 	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
@@ -439,6 +471,7 @@ extern "C" __global__ void spmm_vec4(const int* __restrict__ indptr, const int* 
 				float4 a = __ldg(reinterpret_cast<const float4*>(x + (long long)u0 * F) + c);
 				acc.x += w0 * a.x; acc.y += w0 * a.y; acc.z += w0 * a.z; acc.w += w0 * a.w;
 			}
+			if (bias || relu || p > 0.f) acc = bias_act4(acc, bias, c, v * F + c * 4, relu, p, seed);
 			reinterpret_cast<float4*>(y + v * F)[c] = acc;
 		}
 	}
@@ -581,31 +614,43 @@ extern "C" __global__ void agg_max_finish(const int* __restrict__ heavy, int nhe
 }
 
 // ---------------------------------------------------------------------------
-// Fused GATv2 (Brody et al.), H heads of C channels. xlr is N x 2HC: columns
-// [0,HC) are x_l = x W_l (messages, source side), [HC,2HC) are x_r = x W_r
-// (target side). For an edge u->v and head h:
+// Fused GATv2 (Brody et al.), H heads of C channels. x_l (messages, source
+// side) and x_r (target side) are N x HC matrices given as a pointer and a
+// row stride each, so that they may be the two halves of one x·[W_l W_r]
+// product (stride 2HC) or two separate tensors (stride HC). For an edge u->v
+// and head h:
 //   s = sum_c a[h,c] * leaky_relu(xl[u,h,c] + xr[v,h,c]),
 //   alpha = softmax over v's in-edges, out[v,h,:] = sum_u alpha * xl[u,h,:].
 // One group of G lanes owns a (node, head) pair; each lane keeps VPL float4
-// of the channels in registers (C == 4*G*VPL). No per-edge tensor is stored.
+// of the channels in registers (C == 4*G*VPL), lane l holding channels
+// (i*G + l)*4 .. +3 for i < VPL. The forward writes no per-edge tensor.
 // ---------------------------------------------------------------------------
 __device__ __forceinline__ float lrelu(float z, float slope) { return z > 0.f ? z : slope * z; }
 __device__ __forceinline__ float dlrelu(float z, float slope) { return z > 0.f ? 1.f : slope; }
+
+// group_mask names the lanes of the calling lane's group of G.
+template <int G>
+__device__ __forceinline__ unsigned group_mask() {
+	return G == 32 ? FULL : (((1u << G) - 1u) << ((threadIdx.x % WARP) / G * G));
+}
 
 // group_sum adds v over the G lanes of a group. Groups of one warp may run
 // different edge counts, so the shuffle names only the group's own lanes.
 template <int G>
 __device__ __forceinline__ float group_sum(float v) {
-	const unsigned mask = G == 32 ? FULL : (((1u << G) - 1u) << ((threadIdx.x % WARP) / G * G));
+	const unsigned mask = group_mask<G>();
 #pragma unroll
 	for (int o = G / 2; o > 0; o >>= 1) v += __shfl_xor_sync(mask, v, o, G);
 	return v;
 }
 
+// The pointer arguments every GATv2 kernel takes for x_l and x_r.
+#define GATV2_X const float *__restrict__ xl, long long ldl, const float *__restrict__ xr, long long ldr
+
 template <int G, int VPL>
-__device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices,
-                               const float* __restrict__ xlr, const float* __restrict__ att,
-                               float* __restrict__ out, float* __restrict__ lse, int n, int H, float slope) {
+__device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, GATV2_X,
+                               const float* __restrict__ att, float* __restrict__ out, float* __restrict__ lse,
+                               int n, int H, float slope) {
 	const int C = 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
 	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
@@ -619,26 +664,26 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		bool live = p < total;
 		long long v = live ? p / H : 0;
 		int h = live ? p % H : 0;
-		float4 a[VPL], xr[VPL], acc[VPL];
+		float4 a[VPL], r[VPL], acc[VPL];
 #pragma unroll
 		for (int i = 0; i < VPL; i++) {
 			int c = (i * G + lane) * 4;
 			a[i] = ld4(att + h * C + c);
-			xr[i] = ld4(xlr + v * 2 * HC + HC + h * C + c);
+			r[i] = ld4(xr + v * ldr + h * C + c);
 			acc[i] = make_float4(0.f, 0.f, 0.f, 0.f);
 		}
 		float m = -INFINITY, l = 0.f;
 		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
 		for (int e = beg; e < end; e++) {
 			int u = __ldg(&indices[e]);
-			float4 xl[VPL];
+			float4 q[VPL];
 			float s = 0.f;
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
 				int c = (i * G + lane) * 4;
-				xl[i] = __ldg(reinterpret_cast<const float4*>(xlr + (long long)u * 2 * HC + h * C + c));
-				s += a[i].x * lrelu(xl[i].x + xr[i].x, slope) + a[i].y * lrelu(xl[i].y + xr[i].y, slope) +
-				     a[i].z * lrelu(xl[i].z + xr[i].z, slope) + a[i].w * lrelu(xl[i].w + xr[i].w, slope);
+				q[i] = __ldg(reinterpret_cast<const float4*>(xl + (long long)u * ldl + h * C + c));
+				s += a[i].x * lrelu(q[i].x + r[i].x, slope) + a[i].y * lrelu(q[i].y + r[i].y, slope) +
+				     a[i].z * lrelu(q[i].z + r[i].z, slope) + a[i].w * lrelu(q[i].w + r[i].w, slope);
 			}
 			s = group_sum<G>(s);
 			// Online softmax: rescale the running sum when the max moves.
@@ -647,10 +692,10 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 			l = l * scale + pe;
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
-				acc[i].x = acc[i].x * scale + pe * xl[i].x;
-				acc[i].y = acc[i].y * scale + pe * xl[i].y;
-				acc[i].z = acc[i].z * scale + pe * xl[i].z;
-				acc[i].w = acc[i].w * scale + pe * xl[i].w;
+				acc[i].x = acc[i].x * scale + pe * q[i].x;
+				acc[i].y = acc[i].y * scale + pe * q[i].y;
+				acc[i].z = acc[i].z * scale + pe * q[i].z;
+				acc[i].w = acc[i].w * scale + pe * q[i].w;
 			}
 			m = mn;
 		}
@@ -668,15 +713,21 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 // gatv2_bwd_dst_body: for each (v,h), over v's in-edges, recompute
 // alpha = exp(s - lse[v,h]), with D = dout[v,h]·out[v,h]
 //   ds   = alpha * (dout[v,h]·xl[u,h] - D)
-//   dxr[v,h] = sum_u ds * a ⊙ lrelu'(z),  da += ds * lrelu(z),
-// and store D for the source pass. da is reduced per lane over the whole
-// grid-stride loop and added once per lane at the end.
-template <int G, int VPL>
+//   dxr[v,h] = sum_u ds * a ⊙ lrelu'(z),  da += ds * lrelu(z).
+// da is reduced per lane over the whole grid-stride loop and added once per
+// lane at the end. What the source side then needs is either stored per
+// edge (SAVE: (alpha, ds) and the signs of z, one bit per channel, at the
+// edge's position tpos[e] in the transposed CSR, so that the source pass
+// reads them in order and gathers nothing but dout) or, without SAVE, D per
+// (v,h) in dd, from which the source pass recomputes everything.
+template <int G, int VPL, bool SAVE>
 __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices,
-                                   const float* __restrict__ xlr, const float* __restrict__ att,
+                                   const int* __restrict__ tpos, GATV2_X, const float* __restrict__ att,
                                    const float* __restrict__ out, const float* __restrict__ lse,
-                                   const float* __restrict__ dout, float* __restrict__ dxlr,
-                                   float* __restrict__ dd, float* __restrict__ datt, int n, int H, float slope) {
+                                   const float* __restrict__ dout, float* __restrict__ dxr, long long ldd,
+                                   float* __restrict__ dd, float2* __restrict__ eas,
+                                   unsigned char* __restrict__ esign, float* __restrict__ datt, int n, int H,
+                                   float slope) {
 	const int C = 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
 	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
@@ -695,17 +746,17 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		bool live = p < total;
 		long long v = live ? p / H : 0;
 		int h = live ? p % H : 0;
-		float4 a[VPL], xr[VPL], go[VPL], dxr[VPL], dal[VPL];
+		float4 a[VPL], r[VPL], go[VPL], dr[VPL], dal[VPL];
 		float D = 0.f;
 #pragma unroll
 		for (int i = 0; i < VPL; i++) {
 			int c = (i * G + lane) * 4;
 			a[i] = ld4(att + h * C + c);
-			xr[i] = ld4(xlr + v * 2 * HC + HC + h * C + c);
+			r[i] = ld4(xr + v * ldr + h * C + c);
 			go[i] = ld4(dout + v * HC + h * C + c);
 			float4 o = ld4(out + v * HC + h * C + c);
 			D += go[i].x * o.x + go[i].y * o.y + go[i].z * o.z + go[i].w * o.w;
-			dxr[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+			dr[i] = make_float4(0.f, 0.f, 0.f, 0.f);
 			dal[i] = make_float4(0.f, 0.f, 0.f, 0.f);
 		}
 		D = group_sum<G>(D);
@@ -713,38 +764,51 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
 		for (int e = beg; e < end; e++) {
 			int u = __ldg(&indices[e]);
-			float4 xl[VPL];
+			float4 q[VPL];
 			float s = 0.f, dalpha = 0.f;
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
 				int c = (i * G + lane) * 4;
-				xl[i] = __ldg(reinterpret_cast<const float4*>(xlr + (long long)u * 2 * HC + h * C + c));
-				s += a[i].x * lrelu(xl[i].x + xr[i].x, slope) + a[i].y * lrelu(xl[i].y + xr[i].y, slope) +
-				     a[i].z * lrelu(xl[i].z + xr[i].z, slope) + a[i].w * lrelu(xl[i].w + xr[i].w, slope);
-				dalpha += go[i].x * xl[i].x + go[i].y * xl[i].y + go[i].z * xl[i].z + go[i].w * xl[i].w;
+				q[i] = __ldg(reinterpret_cast<const float4*>(xl + (long long)u * ldl + h * C + c));
+				s += a[i].x * lrelu(q[i].x + r[i].x, slope) + a[i].y * lrelu(q[i].y + r[i].y, slope) +
+				     a[i].z * lrelu(q[i].z + r[i].z, slope) + a[i].w * lrelu(q[i].w + r[i].w, slope);
+				dalpha += go[i].x * q[i].x + go[i].y * q[i].y + go[i].z * q[i].z + go[i].w * q[i].w;
 			}
 			s = group_sum<G>(s);
 			dalpha = group_sum<G>(dalpha);
 			float alpha = __expf(s - L);
 			float ds = alpha * (dalpha - D);
+			long long t = 0;
+			if (SAVE) {
+				t = (long long)__ldg(&tpos[e]) * H + h;
+				if (lane == 0) eas[t] = make_float2(alpha, ds);
+			}
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
-				float zx = xl[i].x + xr[i].x, zy = xl[i].y + xr[i].y, zz = xl[i].z + xr[i].z, zw = xl[i].w + xr[i].w;
-				dxr[i].x += ds * a[i].x * dlrelu(zx, slope);
-				dxr[i].y += ds * a[i].y * dlrelu(zy, slope);
-				dxr[i].z += ds * a[i].z * dlrelu(zz, slope);
-				dxr[i].w += ds * a[i].w * dlrelu(zw, slope);
+				float zx = q[i].x + r[i].x, zy = q[i].y + r[i].y, zz = q[i].z + r[i].z, zw = q[i].w + r[i].w;
+				dr[i].x += ds * a[i].x * dlrelu(zx, slope);
+				dr[i].y += ds * a[i].y * dlrelu(zy, slope);
+				dr[i].z += ds * a[i].z * dlrelu(zz, slope);
+				dr[i].w += ds * a[i].w * dlrelu(zw, slope);
 				dal[i].x += ds * lrelu(zx, slope);
 				dal[i].y += ds * lrelu(zy, slope);
 				dal[i].z += ds * lrelu(zz, slope);
 				dal[i].w += ds * lrelu(zw, slope);
+				if (SAVE) {
+					// Four sign bits per lane; an even lane joins its
+					// odd neighbour's into one byte: byte (i*G + lane)/2
+					// of the edge's C/8, low nibble from the even lane.
+					unsigned nib = (zx > 0.f) | (zy > 0.f) << 1 | (zz > 0.f) << 2 | (zw > 0.f) << 3;
+					unsigned hi = __shfl_down_sync(group_mask<G>(), nib, 1, G);
+					if ((lane & 1) == 0) esign[t * (C / 8) + (i * G + lane) / 2] = (unsigned char)(nib | hi << 4);
+				}
 			}
 		}
 		if (!live) continue;
 #pragma unroll
 		for (int i = 0; i < VPL; i++) {
 			int c = (i * G + lane) * 4;
-			st4(dxlr + v * 2 * HC + HC + h * C + c, dxr[i]);
+			st4(dxr + v * ldd + h * C + c, dr[i]);
 			if (fixedHead) {
 				da[i].x += dal[i].x; da[i].y += dal[i].y; da[i].z += dal[i].z; da[i].w += dal[i].w;
 			} else {
@@ -752,7 +816,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 				atomicAdd(q, dal[i].x); atomicAdd(q + 1, dal[i].y); atomicAdd(q + 2, dal[i].z); atomicAdd(q + 3, dal[i].w);
 			}
 		}
-		if (lane == 0) dd[p] = D;
+		if (!SAVE && lane == 0) dd[p] = D;
 	}
 	if (fixedHead) {
 #pragma unroll
@@ -768,10 +832,10 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 // CSR (tindices hold the destinations v), recompute alpha and ds and gather
 //   dxl[u,h] = sum_v alpha * dout[v,h] + ds * a ⊙ lrelu'(z).
 template <int G, int VPL>
-__device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices,
-                                   const float* __restrict__ xlr, const float* __restrict__ att,
-                                   const float* __restrict__ lse, const float* __restrict__ dd,
-                                   const float* __restrict__ dout, float* __restrict__ dxlr, int n, int H, float slope) {
+__device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, GATV2_X,
+                                   const float* __restrict__ att, const float* __restrict__ lse,
+                                   const float* __restrict__ dd, const float* __restrict__ dout,
+                                   float* __restrict__ dxl, long long ldd, int n, int H, float slope) {
 	const int C = 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
 	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
@@ -783,67 +847,133 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 		bool live = p < total;
 		long long u = live ? p / H : 0;
 		int h = live ? p % H : 0;
-		float4 a[VPL], xl[VPL], dxl[VPL];
+		float4 a[VPL], q[VPL], dq[VPL];
 #pragma unroll
 		for (int i = 0; i < VPL; i++) {
 			int c = (i * G + lane) * 4;
 			a[i] = ld4(att + h * C + c);
-			xl[i] = ld4(xlr + u * 2 * HC + h * C + c);
-			dxl[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+			q[i] = ld4(xl + u * ldl + h * C + c);
+			dq[i] = make_float4(0.f, 0.f, 0.f, 0.f);
 		}
 		int beg = live ? tindptr[u] : 0, end = live ? tindptr[u + 1] : 0;
 		for (int e = beg; e < end; e++) {
 			int v = __ldg(&tindices[e]);
-			float4 xr[VPL], go[VPL];
+			float4 r[VPL], go[VPL];
 			float s = 0.f, dalpha = 0.f;
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
 				int c = (i * G + lane) * 4;
-				xr[i] = __ldg(reinterpret_cast<const float4*>(xlr + (long long)v * 2 * HC + HC + h * C + c));
+				r[i] = __ldg(reinterpret_cast<const float4*>(xr + (long long)v * ldr + h * C + c));
 				go[i] = __ldg(reinterpret_cast<const float4*>(dout + (long long)v * HC + h * C + c));
-				s += a[i].x * lrelu(xl[i].x + xr[i].x, slope) + a[i].y * lrelu(xl[i].y + xr[i].y, slope) +
-				     a[i].z * lrelu(xl[i].z + xr[i].z, slope) + a[i].w * lrelu(xl[i].w + xr[i].w, slope);
-				dalpha += go[i].x * xl[i].x + go[i].y * xl[i].y + go[i].z * xl[i].z + go[i].w * xl[i].w;
+				s += a[i].x * lrelu(q[i].x + r[i].x, slope) + a[i].y * lrelu(q[i].y + r[i].y, slope) +
+				     a[i].z * lrelu(q[i].z + r[i].z, slope) + a[i].w * lrelu(q[i].w + r[i].w, slope);
+				dalpha += go[i].x * q[i].x + go[i].y * q[i].y + go[i].z * q[i].z + go[i].w * q[i].w;
 			}
 			s = group_sum<G>(s);
 			dalpha = group_sum<G>(dalpha);
-			long long q = (long long)v * H + h;
-			float alpha = __expf(s - __ldg(&lse[q]));
-			float ds = alpha * (dalpha - __ldg(&dd[q]));
+			long long k = (long long)v * H + h;
+			float alpha = __expf(s - __ldg(&lse[k]));
+			float ds = alpha * (dalpha - __ldg(&dd[k]));
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
-				dxl[i].x += alpha * go[i].x + ds * a[i].x * dlrelu(xl[i].x + xr[i].x, slope);
-				dxl[i].y += alpha * go[i].y + ds * a[i].y * dlrelu(xl[i].y + xr[i].y, slope);
-				dxl[i].z += alpha * go[i].z + ds * a[i].z * dlrelu(xl[i].z + xr[i].z, slope);
-				dxl[i].w += alpha * go[i].w + ds * a[i].w * dlrelu(xl[i].w + xr[i].w, slope);
+				dq[i].x += alpha * go[i].x + ds * a[i].x * dlrelu(q[i].x + r[i].x, slope);
+				dq[i].y += alpha * go[i].y + ds * a[i].y * dlrelu(q[i].y + r[i].y, slope);
+				dq[i].z += alpha * go[i].z + ds * a[i].z * dlrelu(q[i].z + r[i].z, slope);
+				dq[i].w += alpha * go[i].w + ds * a[i].w * dlrelu(q[i].w + r[i].w, slope);
 			}
 		}
 		if (!live) continue;
 #pragma unroll
 		for (int i = 0; i < VPL; i++) {
 			int c = (i * G + lane) * 4;
-			st4(dxlr + u * 2 * HC + h * C + c, dxl[i]);
+			st4(dxl + u * ldd + h * C + c, dq[i]);
+		}
+	}
+}
+
+// gatv2_bwd_srcs_body: the source pass from the saved edges: for each
+// (u,h), over u's out-edges in the transposed CSR (position t holds the
+// edge's (alpha, ds) and sign bits, written by the SAVE destination pass),
+//   dxl[u,h] = sum_v alpha * dout[v,h] + ds * a ⊙ (z > 0 ? 1 : slope),
+// gathering only dout's rows. No lane exchanges anything, so groups need
+// not run in step.
+template <int G, int VPL>
+__device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* __restrict__ tindices,
+                                    const float2* __restrict__ eas, const unsigned char* __restrict__ esign,
+                                    const float* __restrict__ att, const float* __restrict__ dout,
+                                    float* __restrict__ dxl, long long ldd, int n, int H, float slope) {
+	const int C = 4 * G * VPL, HC = H * C;
+	const int lane = threadIdx.x % G;
+	const long long total = (long long)n * H;
+	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
+	for (long long p = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G; p < total; p += ngrp) {
+		long long u = p / H;
+		int h = p % H;
+		// a ⊙ lrelu' is a or slope·a per channel: keep both.
+		float4 a[VPL], as[VPL], dq[VPL];
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			int c = (i * G + lane) * 4;
+			a[i] = ld4(att + h * C + c);
+			as[i] = make_float4(slope * a[i].x, slope * a[i].y, slope * a[i].z, slope * a[i].w);
+			dq[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+		}
+		int beg = tindptr[u], end = tindptr[u + 1];
+		for (int e = beg; e < end; e++) {
+			int v = __ldg(&tindices[e]);
+			long long t = (long long)e * H + h;
+			float2 w = __ldg(&eas[t]);
+#pragma unroll
+			for (int i = 0; i < VPL; i++) {
+				int c = (i * G + lane) * 4;
+				float4 go = __ldg(reinterpret_cast<const float4*>(dout + (long long)v * HC + h * C + c));
+				unsigned b = __ldg(&esign[t * (C / 8) + (i * G + lane) / 2]) >> ((lane & 1) * 4);
+				dq[i].x += w.x * go.x + w.y * ((b & 1) ? a[i].x : as[i].x);
+				dq[i].y += w.x * go.y + w.y * ((b & 2) ? a[i].y : as[i].y);
+				dq[i].z += w.x * go.z + w.y * ((b & 4) ? a[i].z : as[i].z);
+				dq[i].w += w.x * go.w + w.y * ((b & 8) ? a[i].w : as[i].w);
+			}
+		}
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			int c = (i * G + lane) * 4;
+			st4(dxl + u * ldd + h * C + c, dq[i]);
 		}
 	}
 }
 
 #define GAT_INST(G, VPL)                                                                                             \
-	extern "C" __global__ void gatv2_fwd_##G##_##VPL(const int* indptr, const int* indices, const float* xlr,       \
+	extern "C" __global__ void gatv2_fwd_##G##_##VPL(const int* indptr, const int* indices, GATV2_X,                \
 	                                                 const float* att, float* out, float* lse, int n, int H,        \
 	                                                 float slope) {                                                 \
-		gatv2_fwd_body<G, VPL>(indptr, indices, xlr, att, out, lse, n, H, slope);                                   \
+		gatv2_fwd_body<G, VPL>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, n, H, slope);                      \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_dst_##G##_##VPL(const int* indptr, const int* indices, const float* xlr,   \
+	extern "C" __global__ void gatv2_bwd_dst_##G##_##VPL(const int* indptr, const int* indices, GATV2_X,            \
 	                                                     const float* att, const float* out, const float* lse,      \
-	                                                     const float* dout, float* dxlr, float* dd, float* datt,    \
-	                                                     int n, int H, float slope) {                               \
-		gatv2_bwd_dst_body<G, VPL>(indptr, indices, xlr, att, out, lse, dout, dxlr, dd, datt, n, H, slope);         \
+	                                                     const float* dout, float* dxr, long long ldd, float* dd,   \
+	                                                     float* datt, int n, int H, float slope) {                  \
+		gatv2_bwd_dst_body<G, VPL, false>(indptr, indices, nullptr, xl, ldl, xr, ldr, att, out, lse, dout, dxr,     \
+		                                  ldd, dd, nullptr, nullptr, datt, n, H, slope);                            \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_src_##G##_##VPL(const int* tindptr, const int* tindices, const float* xlr, \
+	extern "C" __global__ void gatv2_bwd_dsts_##G##_##VPL(const int* indptr, const int* indices, const int* tpos,   \
+	                                                      GATV2_X, const float* att, const float* out,              \
+	                                                      const float* lse, const float* dout, float* dxr,          \
+	                                                      long long ldd, float2* eas, unsigned char* esign,         \
+	                                                      float* datt, int n, int H, float slope) {                 \
+		gatv2_bwd_dst_body<G, VPL, true>(indptr, indices, tpos, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,    \
+		                                 nullptr, eas, esign, datt, n, H, slope);                                   \
+	}                                                                                                                \
+	extern "C" __global__ void gatv2_bwd_src_##G##_##VPL(const int* tindptr, const int* tindices, GATV2_X,          \
 	                                                     const float* att, const float* lse, const float* dd,       \
-	                                                     const float* dout, float* dxlr, int n, int H,              \
-	                                                     float slope) {                                             \
-		gatv2_bwd_src_body<G, VPL>(tindptr, tindices, xlr, att, lse, dd, dout, dxlr, n, H, slope);                  \
+	                                                     const float* dout, float* dxl, long long ldd, int n,       \
+	                                                     int H, float slope) {                                      \
+		gatv2_bwd_src_body<G, VPL>(tindptr, tindices, xl, ldl, xr, ldr, att, lse, dd, dout, dxl, ldd, n, H, slope); \
+	}                                                                                                                \
+	extern "C" __global__ void gatv2_bwd_srcs_##G##_##VPL(const int* tindptr, const int* tindices,                 \
+	                                                      const float2* eas, const unsigned char* esign,            \
+	                                                      const float* att, const float* dout, float* dxl,          \
+	                                                      long long ldd, int n, int H, float slope) {               \
+		gatv2_bwd_srcs_body<G, VPL>(tindptr, tindices, eas, esign, att, dout, dxl, ldd, n, H, slope);               \
 	}
 
 // C = 4*G*VPL: 8 (2,1), 16 (4,1), 32 (8,1), 64 (16,1), 128 (32,1), 256 (32,2), 512 (32,4).
@@ -860,14 +990,31 @@ GAT_INST(32, 4)
 // ---------------------------------------------------------------------------
 #define GRID_LOOP(i, n) for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (long long)gridDim.x * blockDim.x)
 
-// hash01 is a counter-based uniform in [0,1): dropout masks are recomputed
-// from (seed, index) instead of stored.
-__device__ __forceinline__ float hash01(unsigned long long seed, long long i) {
-	unsigned long long z = seed + 0x9e3779b97f4a7c15ull * (unsigned long long)(i + 1);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
-	return (z >> 40) * (1.0f / 16777216.0f);
+// transpose_pos: tpos[e] = the position of CSR edge e (u -> v, in v's row)
+// in the transposed CSR (u's row lists the v). A CSR row's k-th edge from u
+// maps to the k-th entry v of u's transposed row, so multi-edges pair up in
+// order whatever order the transpose keeps. One thread per row v; the scans
+// cost the two rows' degrees per edge, once per graph. An edge missing from
+// the transpose gets -1 and sets *bad.
+extern "C" __global__ void transpose_pos(const int* __restrict__ indptr, const int* __restrict__ indices,
+                                         const int* __restrict__ tindptr, const int* __restrict__ tindices,
+                                         int* __restrict__ tpos, int* bad, int n) {
+	GRID_LOOP(v, n) {
+		int beg = indptr[v], end = indptr[v + 1];
+		for (int e = beg; e < end; e++) {
+			int u = indices[e], k = 0;
+			for (int f = beg; f < e; f++) k += indices[f] == u;
+			int pos = -1;
+			for (int t = tindptr[u]; t < tindptr[u + 1]; t++) {
+				if (tindices[t] == v && k-- == 0) {
+					pos = t;
+					break;
+				}
+			}
+			tpos[e] = pos;
+			if (pos < 0) *bad = 1;
+		}
+	}
 }
 
 // bias_act: y[r,c] = dropout(act(x[r,c] + b[c])) with act = relu when relu
@@ -875,12 +1022,7 @@ __device__ __forceinline__ float hash01(unsigned long long seed, long long i) {
 extern "C" __global__ void bias_act(const float* x, const float* b, float* y, long long total, int F, int relu,
                                     float p, unsigned long long seed) {
 	float keep = 1.f / (1.f - p);
-	GRID_LOOP(i, total) {
-		float v = x[i] + (b ? b[i % F] : 0.f);
-		if (relu) v = fmaxf(v, 0.f);
-		if (p > 0.f) v = hash01(seed, i) < p ? 0.f : v * keep;
-		y[i] = v;
-	}
+	GRID_LOOP(i, total) y[i] = bias_act1(x[i] + (b ? b[i % F] : 0.f), relu, p, keep, seed, i);
 }
 
 // act_backward: the gradient through bias_act given its output y: zero where
@@ -900,6 +1042,26 @@ extern "C" __global__ void col_sum(const float* x, float* out, int rows, int F, 
 	for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < F; c += gridDim.x * blockDim.x) {
 		float s = 0.f;
 		for (int r = r0; r < r1; r++) s += x[(long long)r * F + c];
+		atomicAdd(&out[c], s);
+	}
+}
+
+// act_backward_colsum: act_backward and col_sum in one pass, dx = g masked
+// by y and out[c] += sum_r dx[r,c] (out zeroed first); blocks take row
+// chunks. In place (dx == g) allowed.
+extern "C" __global__ void act_backward_colsum(const float* y, const float* g, float* dx, float* out, int rows, int F,
+                                               int chunk, int relu, float p) {
+	float keep = p > 0.f ? 1.f / (1.f - p) : 1.f;
+	int r0 = blockIdx.y * chunk, r1 = min(rows, r0 + chunk);
+	for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < F; c += gridDim.x * blockDim.x) {
+		float s = 0.f;
+		for (int r = r0; r < r1; r++) {
+			long long i = (long long)r * F + c;
+			float m = (relu || p > 0.f) ? (y[i] != 0.f ? keep : 0.f) : 1.f;
+			float v = g[i] * m;
+			dx[i] = v;
+			s += v;
+		}
 		atomicAdd(&out[c], s);
 	}
 }

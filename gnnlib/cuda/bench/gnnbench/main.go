@@ -38,6 +38,7 @@ var (
 	products = flag.Bool("products", true, "include the products-sized graph")
 	reps     = flag.Int("reps", 10, "timed repetitions (median reported)")
 	gemms    = flag.String("gemm", string(cuda.MatMulKernel), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n)")
+	gatModes = flag.String("gatv2", "save", "comma-separated GATv2 backward modes for the gat and gatv2 parts: save (saved edges), recompute")
 )
 
 // kernTag is appended to the variant column while the gat and gcn parts
@@ -219,6 +220,13 @@ func main() {
 		kerns = append(kerns, cuda.GEMMKernel(k))
 	}
 	cuda.MatMulKernel = kerns[0]
+	modes := strings.Split(*gatModes, ",")
+	for _, m := range modes {
+		if m != "save" && m != "recompute" {
+			log.Fatalf("-gatv2 %q: want save or recompute", m)
+		}
+	}
+	cuda.GATv2SaveEdges = modes[0] == "save"
 	if *products {
 		fillPool(2449029 * 256)
 	}
@@ -262,21 +270,30 @@ func main() {
 			break
 		}
 		cuda.MatMulKernel = k
-		if len(kerns) > 1 {
-			kernTag = " [" + string(k) + "]"
-		}
-		for _, c := range []struct {
-			g     *csr
-			fin   int
-			h, ch int
-		}{{arxiv, 128, 1, 256}, {arxiv, 128, 4, 64}, {prod, 100, 1, 256}} {
-			if c.g == nil {
-				continue
+		for _, mode := range modes {
+			cuda.GATv2SaveEdges = mode == "save"
+			tag := ""
+			if len(kerns) > 1 {
+				tag = " [" + string(k) + "]"
 			}
-			gatLayer(d, r, c.g, c.fin, c.h, c.ch)
+			if len(modes) > 1 {
+				tag += " [" + mode + "]"
+			}
+			kernTag = tag
+			for _, c := range []struct {
+				g     *csr
+				fin   int
+				h, ch int
+			}{{arxiv, 128, 1, 256}, {arxiv, 128, 4, 64}, {prod, 100, 1, 256}} {
+				if c.g == nil {
+					continue
+				}
+				gatLayer(d, r, c.g, c.fin, c.h, c.ch)
+			}
 		}
 	}
 	cuda.MatMulKernel, kernTag = kerns[0], ""
+	cuda.GATv2SaveEdges = modes[0] == "save"
 	if parts["gat1"] {
 		for _, c := range []struct {
 			h, ch int
@@ -308,51 +325,74 @@ func main() {
 		}
 	}
 	cuda.MatMulKernel, kernTag = kerns[0], ""
-	if parts["gatv2"] {
+	for _, mode := range modes {
+		if !parts["gatv2"] {
+			break
+		}
+		cuda.GATv2SaveEdges = mode == "save"
+		if len(modes) > 1 {
+			kernTag = " [" + mode + "]"
+		}
 		gatEpoch(d, r, cora, 1433, 16, 7, 2)
 		gatEpoch(d, r, arxiv, 128, 256, 40, 3)
 	}
 }
 
-// gatLayer times one GATv2 layer forward and backward: x·[W_l W_r], fused
-// attention, and the gradients of W and att (x needs none).
+// gatLayer times one GATv2 layer forward and backward: x_l = x·W_l and
+// x_r = x·W_r (PyG's lin_l and lin_r), fused attention, and the gradients
+// of W_l, W_r and att (x needs none). The backward runs the destination
+// pass into one N x HC buffer, takes W_r's gradient from it, and reuses it
+// for the source pass and W_l's gradient, so that only one of the two
+// input-side gradients is alive at a time.
 func gatLayer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	check(d.EmptyCache())
 	dg := g.upload(d)
 	hc := h * c
 	x := randT(d, r, g.n, fin, 1)
-	w := randT(d, r, fin, 2*hc, float32(1/math.Sqrt(float64(fin))))
+	wl := randT(d, r, fin, hc, float32(1/math.Sqrt(float64(fin))))
+	wr := randT(d, r, fin, hc, float32(1/math.Sqrt(float64(fin))))
 	att := randT(d, r, 1, hc, 0.1)
 	dout := randT(d, r, g.n, hc, 1)
-	dw := must(d.Empty(fin, 2*hc))
+	dwl, dwr := must(d.Empty(fin, hc)), must(d.Empty(fin, hc))
 	datt := must(d.Empty(1, hc))
 	d.ResetPeak()
 	step := func() {
-		xlr := must(d.Empty(g.n, 2*hc))
-		check(cuda.MatMul(xlr, x, w, false, false))
-		a := must(cuda.GATv2Forward(dg, xlr, att, h, c, 0.2))
-		dxlr := must(d.Empty(g.n, 2*hc))
-		check(a.Backward(dg, xlr, att, dout, dxlr, datt))
-		check(cuda.MatMul(dw, x, dxlr, true, false))
+		xl, xr := must(d.Empty(g.n, hc)), must(d.Empty(g.n, hc))
+		check(cuda.MatMul(xl, x, wl, false, false))
+		check(cuda.MatMul(xr, x, wr, false, false))
+		a := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2))
+		dxh := must(d.Empty(g.n, hc))
+		check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
+		check(cuda.MatMul(dwr, x, dxh, true, false))
+		check(a.BackwardSrc(dg, xl, xr, att, dout, dxh))
+		check(cuda.MatMul(dwl, x, dxh, true, false))
 		a.Free()
-		xlr.Free()
-		dxlr.Free()
+		xl.Free()
+		xr.Free()
+		dxh.Free()
 	}
 	ms := timeit(d, step)
-	// Parts, for the notes: the fused attention alone.
-	xlr := must(d.Empty(g.n, 2*hc))
-	check(cuda.MatMul(xlr, x, w, false, false))
-	fwd := timeit(d, func() { must(cuda.GATv2Forward(dg, xlr, att, h, c, 0.2)).Free() })
-	a := must(cuda.GATv2Forward(dg, xlr, att, h, c, 0.2))
-	dxlr := must(d.Empty(g.n, 2*hc))
-	bwd := timeit(d, func() { check(a.Backward(dg, xlr, att, dout, dxlr, datt)) })
-	gemm := timeit(d, func() { check(cuda.MatMul(xlr, x, w, false, false)) })
-	gemmT := timeit(d, func() { check(cuda.MatMul(dw, x, dxlr, true, false)) })
+	peak := peakGiB(d)
+	// Parts, for the notes.
+	xl, xr := must(d.Empty(g.n, hc)), must(d.Empty(g.n, hc))
+	gemm := timeit(d, func() { check(cuda.MatMul(xl, x, wl, false, false)) })
+	check(cuda.MatMul(xr, x, wr, false, false))
+	fwd := timeit(d, func() { must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2)).Free() })
+	a := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2))
+	dxh := must(d.Empty(g.n, hc))
+	// BackwardSrc consumes what BackwardDst saved: time the pair and the
+	// first pass alone.
+	pair := timeit(d, func() {
+		check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
+		check(a.BackwardSrc(dg, xl, xr, att, dout, dxh))
+	})
+	dst := timeit(d, func() { check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt)) })
+	src := pair - dst
+	gemmT := timeit(d, func() { check(cuda.MatMul(dwl, x, dxh, true, false)) })
 	a.Free()
-	dxlr.Free()
-	report("gatv2-layer", g.name, fmt.Sprintf("%dx%d", h, c), ms, peakGiB(d),
-		fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms, x·W %.3f ms, xT·dXLR %.3f ms", fwd, bwd, gemm, gemmT))
-	for _, t := range []*cuda.Tensor{x, w, att, dout, dw, datt, xlr} {
+	report("gatv2-layer", g.name, fmt.Sprintf("%dx%d", h, c), ms, peak,
+		fmt.Sprintf("attention fwd %.3f ms, bwd dst %.3f + src %.3f ms, x·W_l %.3f ms, xT·dX_l %.3f ms", fwd, dst, src, gemm, gemmT))
+	for _, t := range []*cuda.Tensor{x, wl, wr, att, dout, dwl, dwr, datt, xl, xr, dxh} {
 		t.Free()
 	}
 	dg.Free()
@@ -421,12 +461,17 @@ func (l *layer) forward(d *cuda.Device, g *cuda.Graph, x *cuda.Tensor, seed uint
 		check(cuda.MatMul(l.y, l.z, l.w, false, false))
 		pre = l.y
 	default:
+		// Aggregation, bias, ReLU and dropout in one pass (SpMMBiasAct).
 		t := must(d.Empty(n, l.fout))
 		check(cuda.MatMul(t, x, l.w, false, false))
 		l.y = must(d.Empty(n, l.fout))
-		check(cuda.SpMM(l.y, g, t, cuda.SpMMAuto))
+		if l.last {
+			check(cuda.SpMMBiasAct(l.y, g, t, l.b, false, 0, 0))
+		} else {
+			check(cuda.SpMMBiasAct(l.y, g, t, l.b, true, dropout, seed))
+		}
 		t.Free()
-		pre = l.y
+		return l.y
 	}
 	if l.last {
 		check(cuda.BiasAct(l.y, pre, l.b, false, 0, 0))
@@ -441,17 +486,18 @@ func (l *layer) forward(d *cuda.Device, g *cuda.Graph, x *cuda.Tensor, seed uint
 // epoch).
 func (l *layer) backward(d *cuda.Device, g *cuda.Graph, dy, owned *cuda.Tensor, needX bool) *cuda.Tensor {
 	n := dy.Rows
+	// The activation's gradient and the bias gradient in one pass.
 	gr := dy
-	if !l.last {
-		if l.gat && dy != owned {
-			// dy is this layer's alone: mask it in place.
-			check(cuda.ActBackward(dy, l.y, dy, true, dropout))
-		} else {
-			gr = must(d.Empty(n, l.fout))
-			check(cuda.ActBackward(gr, l.y, dy, true, dropout))
-		}
+	switch {
+	case l.last:
+		check(cuda.ColSum(l.db, gr))
+	case l.gat && dy != owned:
+		// dy is this layer's alone: mask it in place.
+		check(cuda.ActBackwardColSum(dy, l.db, l.y, dy, true, dropout))
+	default:
+		gr = must(d.Empty(n, l.fout))
+		check(cuda.ActBackwardColSum(gr, l.db, l.y, dy, true, dropout))
 	}
-	check(cuda.ColSum(l.db, gr))
 	var dx *cuda.Tensor
 	switch {
 	case l.gat:
