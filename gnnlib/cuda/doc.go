@@ -17,6 +17,20 @@
 // binary built against CUDA 11.8 headers runs on a CUDA 13 driver.
 // TestPTXFresh fails when the PTX is older than its source.
 //
+// # Machines without a GPU
+//
+// A -tags cuda binary needs the NVIDIA driver library (libcuda.so.1) to
+// start. With the library but no usable GPU (none installed, all hidden by
+// CUDA_VISIBLE_DEVICES, a driver that cannot initialise) it keeps running on
+// the CPU: Open, Default and tensor.Device("cuda") return an error wrapping
+// ErrNoDevice that names the driver's cuInit result, e.g.
+// CUDA_ERROR_NO_DEVICE, and says how to fix it. gorgonia.org/cu calls cuInit
+// in its package initialiser and exits the process when it fails, so
+// cuinit_cuda.c defines cuInit in the executable: the linker binds cu's
+// call to that definition before the driver library's, and it calls the
+// driver's own cuInit (dlsym with RTLD_NEXT), records the result for Open
+// and reports success to cu.
+//
 // # Runtime
 //
 // Open starts a Device: one goroutine locked to an OS thread owns the CUDA
@@ -97,11 +111,10 @@
 // shapes through PyTorch Geometric, and bench/run.sh runs both on the GPU
 // machine. Results are in BENCHMARKS.md.
 //
-// BUG(gnnlab): gorgonia.org/cu calls cuInit in its package initialiser and
-// exits the process when it fails, so a -tags cuda binary on a machine with
-// a driver but no GPU prints "Error in initialization ... NoDevice" and
-// exits instead of returning ErrNoDevice from Open; without libcuda.so.1 it
-// does not start at all. The default build is unaffected.
+// BUG(gnnlab): a -tags cuda binary is linked against the NVIDIA driver
+// library, libcuda.so.1, and does not start at all where it is missing (the
+// dynamic loader stops it); only the default build runs on machines without
+// the driver.
 //
 // BUG(gnnlab): through the tensor API an epoch is about 30 % slower than
 // gnnbench's hand-written one and peaks at 2.8-3.2x its memory: bias,

@@ -2,8 +2,9 @@
 
 package cuda
 
-// #cgo LDFLAGS: -lcuda
+// #cgo LDFLAGS: -lcuda -ldl
 // #include <cuda.h>
+// int gnnlabInitStatus(CUresult *res, const char **dlerr);
 import "C"
 
 import (
@@ -34,13 +35,62 @@ type cuDriver struct {
 	ptrs []unsafe.Pointer
 }
 
+// noDeviceHint says how to get a device, or to do without one.
+const noDeviceHint = "check that nvidia-smi lists a GPU and that CUDA_VISIBLE_DEVICES does not hide it, or use the CPU (the default backend)"
+
+// initError returns the error of the driver's cuInit, which gorgonia.org/cu
+// called in its initialiser through the interposer in cuinit_cuda.c, or nil
+// if it succeeded.
+func initError() error {
+	var res C.CUresult
+	var dlerr *C.char
+	switch C.gnnlabInitStatus(&res, &dlerr) {
+	case 0:
+		// Not interposed: cu's initialiser called the driver directly,
+		// and since the process is running, cuInit succeeded.
+		return nil
+	case 2:
+		return fmt.Errorf("%w: the CUDA driver library has no cuInit (%s); reinstall the NVIDIA driver, or use the CPU (the default backend)",
+			ErrNoDevice, C.GoString(dlerr))
+	}
+	if res == C.CUDA_SUCCESS {
+		return nil
+	}
+	return fmt.Errorf("%w: cuInit failed with %s; %s", ErrNoDevice, resultText(res), noDeviceHint)
+}
+
+// cuInitInterposed reports whether gorgonia.org/cu's call to cuInit went
+// through the interposer in cuinit_cuda.c.
+func cuInitInterposed() bool {
+	var res C.CUresult
+	var dlerr *C.char
+	return C.gnnlabInitStatus(&res, &dlerr) != 0
+}
+
+// resultText names a driver result, e.g. "CUDA_ERROR_NO_DEVICE (no
+// CUDA-capable device is detected)".
+func resultText(r C.CUresult) string {
+	var name, desc *C.char
+	if C.cuGetErrorName(r, &name) != C.CUDA_SUCCESS || name == nil {
+		return fmt.Sprintf("CUresult %d", int(r))
+	}
+	s := C.GoString(name)
+	if C.cuGetErrorString(r, &desc) == C.CUDA_SUCCESS && desc != nil {
+		s += " (" + C.GoString(desc) + ")"
+	}
+	return s
+}
+
 func openDriver(ordinal int) (driver, error) {
+	if err := initError(); err != nil {
+		return nil, err
+	}
 	n, err := cu.NumDevices()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoDevice, err)
+		return nil, fmt.Errorf("%w: %v; %s", ErrNoDevice, err, noDeviceHint)
 	}
 	if n <= ordinal {
-		return nil, fmt.Errorf("%w: the driver sees %d devices, device %d asked for", ErrNoDevice, n, ordinal)
+		return nil, fmt.Errorf("%w: the driver sees %d devices, device %d asked for; %s", ErrNoDevice, n, ordinal, noDeviceHint)
 	}
 	dev, err := cu.GetDevice(ordinal)
 	if err != nil {
