@@ -17,7 +17,14 @@ import (
 // their ops here, with autograd recorded by gnnlib/tensor and gnnlib/nn.
 
 func init() {
-	tensor.RegisterBackend("cuda", func() (tensor.Backend, error) { return Default() })
+	tensor.RegisterBackend("cuda", func() (tensor.Backend, error) {
+		d, err := Default()
+		if err != nil {
+			// Not a nil *Device in a non-nil interface.
+			return nil, err
+		}
+		return d, nil
+	})
 	// prof's memory tracker samples the device allocators alongside the
 	// Go heap once a device is open.
 	prof.DeviceMemory = DeviceMemory

@@ -76,8 +76,11 @@ func TestNoDeviceHelper(t *testing.T) {
 	check("Open(0)", err)
 	_, err = Default()
 	check("Default()", err)
-	_, err = tensor.Device("cuda")
+	b, err := tensor.Device("cuda")
 	check(`tensor.Device("cuda")`, err)
+	if b != nil {
+		t.Errorf(`tensor.Device("cuda") = %#v with its error, want a nil Backend`, b)
+	}
 	x := tensor.FromSlice([]float32{1, 2, 3}, 3)
 	fmt.Printf("noinit: CPU sum = %v\n", x.Sum().Item())
 }
