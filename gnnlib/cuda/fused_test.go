@@ -46,12 +46,18 @@ func TestSpMMBiasAct(t *testing.T) {
 				w, h := host(t, want), host(t, got)
 				zeros := 0
 				for i := range w {
-					if h[i] != w[i] {
+					// The hub's edge tiles are summed by atomics, in no
+					// fixed order: there the two runs may differ in the
+					// last bits, elsewhere they are the same sums.
+					if h[i] != w[i] && !hub {
 						t.Fatalf("SpMMBiasAct(%s)[%d] = %v, SpMM+BiasAct gives %v", what, i, h[i], w[i])
 					}
 					if w[i] == 0 {
 						zeros++
 					}
+				}
+				if e := relErr(h, f64(w)); e > 1e-5 {
+					t.Errorf("SpMMBiasAct(%s) relative error %.3g against SpMM+BiasAct", what, e)
 				}
 				if c.p > 0 && zeros < len(w)/10 {
 					t.Errorf("SpMMBiasAct(%s): %d zeros of %d, dropout did not drop", what, zeros, len(w))

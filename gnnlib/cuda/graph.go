@@ -23,9 +23,9 @@ type Graph struct {
 	ntiles    int
 	maxDegree int
 	hv, thv   heavyRows
-	// tpos maps each CSR edge to its position in the transpose, built on
+	// tperm maps each position of the transpose to its CSR edge, built on
 	// the device at the first GATv2 backward pass that saves edges.
-	tpos *buffer
+	tperm *buffer
 }
 
 // heavyRows lists the rows of more than heavyTile edges and the index of
@@ -157,7 +157,7 @@ func toInt32[I int | int32](x []I) []int32 {
 
 // Free releases the graph's device memory.
 func (g *Graph) Free() {
-	for _, b := range []*buffer{g.indptr, g.idx, g.w, g.tptr, g.tidx, g.tw, g.hv.heavy, g.hv.tiles, g.thv.heavy, g.thv.tiles, g.tpos} {
+	for _, b := range []*buffer{g.indptr, g.idx, g.w, g.tptr, g.tidx, g.tw, g.hv.heavy, g.hv.tiles, g.thv.heavy, g.thv.tiles, g.tperm} {
 		if b != nil {
 			b.release()
 		}
@@ -174,13 +174,13 @@ func ptrOf(b *buffer) uintptr {
 	return b.ptr
 }
 
-// transposePos returns each CSR edge's position in the transposed CSR,
-// computed on the device at first use and kept with the graph (4 bytes an
-// edge): the k-th edge from u in v's row is the k-th v in u's transposed
-// row.
-func (g *Graph) transposePos() (*buffer, error) {
-	if g.tpos != nil {
-		return g.tpos, nil
+// transposePerm returns, for each position of the transposed CSR, the
+// CSR edge it holds, computed on the device at first use and kept with the
+// graph (4 bytes an edge): the k-th edge from u in v's row is the k-th v
+// in u's transposed row.
+func (g *Graph) transposePerm() (*buffer, error) {
+	if g.tperm != nil {
+		return g.tperm, nil
 	}
 	d := g.dev
 	t, err := d.Empty(1, max(g.edges, 1))
@@ -193,7 +193,7 @@ func (g *Graph) transposePos() (*buffer, error) {
 		return nil, err
 	}
 	defer bad.Free()
-	if err := d.launch("transpose_pos", d.gridFor(int64(g.n), 256), 256, g.indptr, g.idx, g.tptr, g.tidx, t, bad, g.n); err != nil {
+	if err := d.launch("transpose_perm", d.gridFor(int64(g.n), 256), 256, g.indptr, g.idx, g.tptr, g.tidx, t, bad, g.n); err != nil {
 		t.Free()
 		return nil, err
 	}
@@ -206,6 +206,6 @@ func (g *Graph) transposePos() (*buffer, error) {
 		t.Free()
 		return nil, fmt.Errorf("%w: the graph's transposed CSR does not hold the same edges as its CSR", ErrShape)
 	}
-	g.tpos = t.buf
-	return g.tpos, nil
+	g.tperm = t.buf
+	return g.tperm, nil
 }

@@ -303,8 +303,10 @@ type GATv2 struct {
 // per edge and head its attention α, its score gradient ds and the signs of
 // z = x_l[u] + x_r[v] (one bit a channel: 8 + C/8 bytes, 40 bytes at C =
 // 256, against the 1 KiB row of x_r the source pass would otherwise
-// gather), in the order of the transposed CSR, so that the source pass
-// gathers only rows of dOut. false: the source pass recomputes α and ds
+// gather), in CSR order (contiguous writes), and the source pass reads
+// them through the graph's transpose permutation (built on the device at
+// first use, 4 bytes an edge) beside the rows of dOut, its only gather of
+// a feature row. false: the source pass recomputes α and ds
 // from the log-sum-exp, gathering the rows of both x_r and dOut per edge
 // and storing nothing per edge. Set it before work is queued.
 var GATv2SaveEdges = true
@@ -449,12 +451,9 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 		return d.launch("gatv2_bwd_dst"+suffix, grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld,
 			att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.d, datt, g.n, a.Heads, a.Slope)
 	}
-	tpos, err := g.transposePos()
-	if err != nil {
-		return err
-	}
 	a.freeEdges()
 	eh := g.edges * a.Heads
+	var err error
 	if a.eas, err = d.Empty(eh, 2); err != nil {
 		return err
 	}
@@ -463,7 +462,7 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 		a.freeEdges()
 		return err
 	}
-	return d.launch("gatv2_bwd_dsts"+suffix, grid, block, g.indptr, g.idx, tpos, xl.ptr, xl.ld, xr.ptr, xr.ld,
+	return d.launch("gatv2_bwd_dsts"+suffix, grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld,
 		att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.eas, a.esign, datt, g.n, a.Heads, a.Slope)
 }
 
@@ -483,7 +482,11 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) er
 		return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
 	}
 	defer a.freeEdges()
-	return d.launch("gatv2_bwd_srcs"+suffix, grid, block, g.tptr, g.tidx, a.eas, a.esign, att, dout, dxl.ptr, dxl.ld,
+	tperm, err := g.transposePerm()
+	if err != nil {
+		return err
+	}
+	return d.launch("gatv2_bwd_srcs"+suffix, grid, block, g.tptr, g.tidx, tperm, a.eas, a.esign, att, dout, dxl.ptr, dxl.ld,
 		g.n, a.Heads, a.Slope)
 }
 

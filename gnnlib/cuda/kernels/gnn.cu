@@ -644,6 +644,39 @@ __device__ __forceinline__ float group_sum(float v) {
 	return v;
 }
 
+// group_sum2 and group_sum4 are group_sum over two and four values at once,
+// interleaved so that their shuffles overlap.
+template <int G>
+__device__ __forceinline__ void group_sum2(float& a, float& b) {
+	const unsigned mask = group_mask<G>();
+#pragma unroll
+	for (int o = G / 2; o > 0; o >>= 1) {
+		a += __shfl_xor_sync(mask, a, o, G);
+		b += __shfl_xor_sync(mask, b, o, G);
+	}
+}
+
+template <int G>
+__device__ __forceinline__ void group_sum4(float& a, float& b, float& c, float& d) {
+	const unsigned mask = group_mask<G>();
+#pragma unroll
+	for (int o = G / 2; o > 0; o >>= 1) {
+		a += __shfl_xor_sync(mask, a, o, G);
+		b += __shfl_xor_sync(mask, b, o, G);
+		c += __shfl_xor_sync(mask, c, o, G);
+		d += __shfl_xor_sync(mask, d, o, G);
+	}
+}
+
+// score4 is one lane's share of a GATv2 score over a float4 of channels:
+// Σ a ⊙ leaky_relu(q + r).
+__device__ __forceinline__ float score4(float4 a, float4 q, float4 r, float slope) {
+	return a.x * lrelu(q.x + r.x, slope) + a.y * lrelu(q.y + r.y, slope) + a.z * lrelu(q.z + r.z, slope) +
+	       a.w * lrelu(q.w + r.w, slope);
+}
+
+__device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+
 // The pointer arguments every GATv2 kernel takes for x_l and x_r.
 #define GATV2_X const float *__restrict__ xl, long long ldl, const float *__restrict__ xr, long long ldr
 
@@ -674,7 +707,36 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		}
 		float m = -INFINITY, l = 0.f;
 		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
-		for (int e = beg; e < end; e++) {
+		// Two edges a step, so that two gathers and their shuffles are in
+		// flight at once; an odd last edge goes alone.
+		int e = beg;
+		for (; e + 1 < end; e += 2) {
+			int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
+			float4 q0[VPL], q1[VPL];
+			float s0 = 0.f, s1 = 0.f;
+#pragma unroll
+			for (int i = 0; i < VPL; i++) {
+				int c = (i * G + lane) * 4;
+				q0[i] = __ldg(reinterpret_cast<const float4*>(xl + (long long)u0 * ldl + h * C + c));
+				q1[i] = __ldg(reinterpret_cast<const float4*>(xl + (long long)u1 * ldl + h * C + c));
+				s0 += score4(a[i], q0[i], r[i], slope);
+				s1 += score4(a[i], q1[i], r[i], slope);
+			}
+			group_sum2<G>(s0, s1);
+			// Online softmax: rescale the running sum when the max moves.
+			float mn = fmaxf(m, fmaxf(s0, s1));
+			float scale = __expf(m - mn), p0 = __expf(s0 - mn), p1 = __expf(s1 - mn);
+			l = l * scale + p0 + p1;
+#pragma unroll
+			for (int i = 0; i < VPL; i++) {
+				acc[i].x = acc[i].x * scale + p0 * q0[i].x + p1 * q1[i].x;
+				acc[i].y = acc[i].y * scale + p0 * q0[i].y + p1 * q1[i].y;
+				acc[i].z = acc[i].z * scale + p0 * q0[i].z + p1 * q1[i].z;
+				acc[i].w = acc[i].w * scale + p0 * q0[i].w + p1 * q1[i].w;
+			}
+			m = mn;
+		}
+		if (e < end) {
 			int u = __ldg(&indices[e]);
 			float4 q[VPL];
 			float s = 0.f;
@@ -682,11 +744,9 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 			for (int i = 0; i < VPL; i++) {
 				int c = (i * G + lane) * 4;
 				q[i] = __ldg(reinterpret_cast<const float4*>(xl + (long long)u * ldl + h * C + c));
-				s += a[i].x * lrelu(q[i].x + r[i].x, slope) + a[i].y * lrelu(q[i].y + r[i].y, slope) +
-				     a[i].z * lrelu(q[i].z + r[i].z, slope) + a[i].w * lrelu(q[i].w + r[i].w, slope);
+				s += score4(a[i], q[i], r[i], slope);
 			}
 			s = group_sum<G>(s);
-			// Online softmax: rescale the running sum when the max moves.
 			float mn = fmaxf(m, s);
 			float scale = __expf(m - mn), pe = __expf(s - mn);
 			l = l * scale + pe;
@@ -710,19 +770,51 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 	}
 }
 
+// gatv2_dst_edge adds one edge's share to the destination pass's running
+// dxr (dr) and att gradient (dal) and, with SAVE, stores its (alpha, ds)
+// at eas[t] and its sign bits at esign[t*C/8 ...] (t = edge*H + head).
+template <int G, int VPL, bool SAVE>
+__device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const float4 (&r)[VPL], const float4 (&a)[VPL],
+                                               float4 (&dr)[VPL], float4 (&dal)[VPL], float alpha, float ds,
+                                               long long t, int lane, float slope, float2* __restrict__ eas,
+                                               unsigned char* __restrict__ esign) {
+	const int C = 4 * G * VPL;
+	if (SAVE && lane == 0) eas[t] = make_float2(alpha, ds);
+#pragma unroll
+	for (int i = 0; i < VPL; i++) {
+		float zx = q[i].x + r[i].x, zy = q[i].y + r[i].y, zz = q[i].z + r[i].z, zw = q[i].w + r[i].w;
+		dr[i].x += ds * a[i].x * dlrelu(zx, slope);
+		dr[i].y += ds * a[i].y * dlrelu(zy, slope);
+		dr[i].z += ds * a[i].z * dlrelu(zz, slope);
+		dr[i].w += ds * a[i].w * dlrelu(zw, slope);
+		dal[i].x += ds * lrelu(zx, slope);
+		dal[i].y += ds * lrelu(zy, slope);
+		dal[i].z += ds * lrelu(zz, slope);
+		dal[i].w += ds * lrelu(zw, slope);
+		if (SAVE) {
+			// Four sign bits per lane; an even lane joins its odd
+			// neighbour's into one byte: byte (i*G + lane)/2 of the
+			// edge's C/8, low nibble from the even lane.
+			unsigned nib = (zx > 0.f) | (zy > 0.f) << 1 | (zz > 0.f) << 2 | (zw > 0.f) << 3;
+			unsigned hi = __shfl_down_sync(group_mask<G>(), nib, 1, G);
+			if ((lane & 1) == 0) esign[t * (C / 8) + (i * G + lane) / 2] = (unsigned char)(nib | hi << 4);
+		}
+	}
+}
+
 // gatv2_bwd_dst_body: for each (v,h), over v's in-edges, recompute
 // alpha = exp(s - lse[v,h]), with D = dout[v,h]·out[v,h]
 //   ds   = alpha * (dout[v,h]·xl[u,h] - D)
 //   dxr[v,h] = sum_u ds * a ⊙ lrelu'(z),  da += ds * lrelu(z).
 // da is reduced per lane over the whole grid-stride loop and added once per
 // lane at the end. What the source side then needs is either stored per
-// edge (SAVE: (alpha, ds) and the signs of z, one bit per channel, at the
-// edge's position tpos[e] in the transposed CSR, so that the source pass
-// reads them in order and gathers nothing but dout) or, without SAVE, D per
-// (v,h) in dd, from which the source pass recomputes everything.
+// edge (SAVE: (alpha, ds) and the signs of z, one bit per channel, in CSR
+// order, so that the writes are contiguous and the source pass gathers
+// nothing but dout beside them) or, without SAVE, D per (v,h) in dd, from
+// which the source pass recomputes everything.
 template <int G, int VPL, bool SAVE>
-__device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices,
-                                   const int* __restrict__ tpos, GATV2_X, const float* __restrict__ att,
+__device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, GATV2_X,
+                                   const float* __restrict__ att,
                                    const float* __restrict__ out, const float* __restrict__ lse,
                                    const float* __restrict__ dout, float* __restrict__ dxr, long long ldd,
                                    float* __restrict__ dd, float2* __restrict__ eas,
@@ -762,7 +854,28 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		D = group_sum<G>(D);
 		float L = live ? lse[p] : 0.f;
 		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
-		for (int e = beg; e < end; e++) {
+		// Two edges a step, as in the forward pass.
+		int e = beg;
+		for (; e + 1 < end; e += 2) {
+			int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
+			float4 q0[VPL], q1[VPL];
+			float s0 = 0.f, s1 = 0.f, g0 = 0.f, g1 = 0.f;
+#pragma unroll
+			for (int i = 0; i < VPL; i++) {
+				int c = (i * G + lane) * 4;
+				q0[i] = __ldg(reinterpret_cast<const float4*>(xl + (long long)u0 * ldl + h * C + c));
+				q1[i] = __ldg(reinterpret_cast<const float4*>(xl + (long long)u1 * ldl + h * C + c));
+				s0 += score4(a[i], q0[i], r[i], slope);
+				s1 += score4(a[i], q1[i], r[i], slope);
+				g0 += dot4(go[i], q0[i]);
+				g1 += dot4(go[i], q1[i]);
+			}
+			group_sum4<G>(s0, s1, g0, g1);
+			float al0 = __expf(s0 - L), al1 = __expf(s1 - L);
+			gatv2_dst_edge<G, VPL, SAVE>(q0, r, a, dr, dal, al0, al0 * (g0 - D), (long long)e * H + h, lane, slope, eas, esign);
+			gatv2_dst_edge<G, VPL, SAVE>(q1, r, a, dr, dal, al1, al1 * (g1 - D), (long long)(e + 1) * H + h, lane, slope, eas, esign);
+		}
+		if (e < end) {
 			int u = __ldg(&indices[e]);
 			float4 q[VPL];
 			float s = 0.f, dalpha = 0.f;
@@ -770,39 +883,12 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 			for (int i = 0; i < VPL; i++) {
 				int c = (i * G + lane) * 4;
 				q[i] = __ldg(reinterpret_cast<const float4*>(xl + (long long)u * ldl + h * C + c));
-				s += a[i].x * lrelu(q[i].x + r[i].x, slope) + a[i].y * lrelu(q[i].y + r[i].y, slope) +
-				     a[i].z * lrelu(q[i].z + r[i].z, slope) + a[i].w * lrelu(q[i].w + r[i].w, slope);
-				dalpha += go[i].x * q[i].x + go[i].y * q[i].y + go[i].z * q[i].z + go[i].w * q[i].w;
+				s += score4(a[i], q[i], r[i], slope);
+				dalpha += dot4(go[i], q[i]);
 			}
-			s = group_sum<G>(s);
-			dalpha = group_sum<G>(dalpha);
+			group_sum2<G>(s, dalpha);
 			float alpha = __expf(s - L);
-			float ds = alpha * (dalpha - D);
-			long long t = 0;
-			if (SAVE) {
-				t = (long long)__ldg(&tpos[e]) * H + h;
-				if (lane == 0) eas[t] = make_float2(alpha, ds);
-			}
-#pragma unroll
-			for (int i = 0; i < VPL; i++) {
-				float zx = q[i].x + r[i].x, zy = q[i].y + r[i].y, zz = q[i].z + r[i].z, zw = q[i].w + r[i].w;
-				dr[i].x += ds * a[i].x * dlrelu(zx, slope);
-				dr[i].y += ds * a[i].y * dlrelu(zy, slope);
-				dr[i].z += ds * a[i].z * dlrelu(zz, slope);
-				dr[i].w += ds * a[i].w * dlrelu(zw, slope);
-				dal[i].x += ds * lrelu(zx, slope);
-				dal[i].y += ds * lrelu(zy, slope);
-				dal[i].z += ds * lrelu(zz, slope);
-				dal[i].w += ds * lrelu(zw, slope);
-				if (SAVE) {
-					// Four sign bits per lane; an even lane joins its
-					// odd neighbour's into one byte: byte (i*G + lane)/2
-					// of the edge's C/8, low nibble from the even lane.
-					unsigned nib = (zx > 0.f) | (zy > 0.f) << 1 | (zz > 0.f) << 2 | (zw > 0.f) << 3;
-					unsigned hi = __shfl_down_sync(group_mask<G>(), nib, 1, G);
-					if ((lane & 1) == 0) esign[t * (C / 8) + (i * G + lane) / 2] = (unsigned char)(nib | hi << 4);
-				}
-			}
+			gatv2_dst_edge<G, VPL, SAVE>(q, r, a, dr, dal, alpha, alpha * (dalpha - D), (long long)e * H + h, lane, slope, eas, esign);
 		}
 		if (!live) continue;
 #pragma unroll
@@ -892,14 +978,15 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 }
 
 // gatv2_bwd_srcs_body: the source pass from the saved edges: for each
-// (u,h), over u's out-edges in the transposed CSR (position t holds the
-// edge's (alpha, ds) and sign bits, written by the SAVE destination pass),
+// (u,h), over u's out-edges in the transposed CSR (position t is CSR edge
+// tperm[t], whose (alpha, ds) and sign bits the SAVE destination pass
+// stored),
 //   dxl[u,h] = sum_v alpha * dout[v,h] + ds * a ⊙ (z > 0 ? 1 : slope),
-// gathering only dout's rows. No lane exchanges anything, so groups need
-// not run in step.
+// gathering dout's rows and the edges' 40 bytes (at C = 256). No lane
+// exchanges anything, so groups need not run in step.
 template <int G, int VPL>
 __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* __restrict__ tindices,
-                                    const float2* __restrict__ eas, const unsigned char* __restrict__ esign,
+                                    const int* __restrict__ tperm, const float2* __restrict__ eas, const unsigned char* __restrict__ esign,
                                     const float* __restrict__ att, const float* __restrict__ dout,
                                     float* __restrict__ dxl, long long ldd, int n, int H, float slope) {
 	const int C = 4 * G * VPL, HC = H * C;
@@ -921,7 +1008,7 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 		int beg = tindptr[u], end = tindptr[u + 1];
 		for (int e = beg; e < end; e++) {
 			int v = __ldg(&tindices[e]);
-			long long t = (long long)e * H + h;
+			long long t = (long long)__ldg(&tperm[e]) * H + h;
 			float2 w = __ldg(&eas[t]);
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
@@ -952,15 +1039,15 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 	                                                     const float* att, const float* out, const float* lse,      \
 	                                                     const float* dout, float* dxr, long long ldd, float* dd,   \
 	                                                     float* datt, int n, int H, float slope) {                  \
-		gatv2_bwd_dst_body<G, VPL, false>(indptr, indices, nullptr, xl, ldl, xr, ldr, att, out, lse, dout, dxr,     \
-		                                  ldd, dd, nullptr, nullptr, datt, n, H, slope);                            \
+		gatv2_bwd_dst_body<G, VPL, false>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, dd,     \
+		                                  nullptr, nullptr, datt, n, H, slope);                                     \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_dsts_##G##_##VPL(const int* indptr, const int* indices, const int* tpos,   \
+	extern "C" __global__ void gatv2_bwd_dsts_##G##_##VPL(const int* indptr, const int* indices,                   \
 	                                                      GATV2_X, const float* att, const float* out,              \
 	                                                      const float* lse, const float* dout, float* dxr,          \
 	                                                      long long ldd, float2* eas, unsigned char* esign,         \
 	                                                      float* datt, int n, int H, float slope) {                 \
-		gatv2_bwd_dst_body<G, VPL, true>(indptr, indices, tpos, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,    \
+		gatv2_bwd_dst_body<G, VPL, true>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,          \
 		                                 nullptr, eas, esign, datt, n, H, slope);                                   \
 	}                                                                                                                \
 	extern "C" __global__ void gatv2_bwd_src_##G##_##VPL(const int* tindptr, const int* tindices, GATV2_X,          \
@@ -969,11 +1056,11 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 	                                                     int H, float slope) {                                      \
 		gatv2_bwd_src_body<G, VPL>(tindptr, tindices, xl, ldl, xr, ldr, att, lse, dd, dout, dxl, ldd, n, H, slope); \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_srcs_##G##_##VPL(const int* tindptr, const int* tindices,                 \
+	extern "C" __global__ void gatv2_bwd_srcs_##G##_##VPL(const int* tindptr, const int* tindices, const int* tperm, \
 	                                                      const float2* eas, const unsigned char* esign,            \
 	                                                      const float* att, const float* dout, float* dxl,          \
 	                                                      long long ldd, int n, int H, float slope) {               \
-		gatv2_bwd_srcs_body<G, VPL>(tindptr, tindices, eas, esign, att, dout, dxl, ldd, n, H, slope);               \
+		gatv2_bwd_srcs_body<G, VPL>(tindptr, tindices, tperm, eas, esign, att, dout, dxl, ldd, n, H, slope);        \
 	}
 
 // C = 4*G*VPL: 8 (2,1), 16 (4,1), 32 (8,1), 64 (16,1), 128 (32,1), 256 (32,2), 512 (32,4).
@@ -990,15 +1077,15 @@ GAT_INST(32, 4)
 // ---------------------------------------------------------------------------
 #define GRID_LOOP(i, n) for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (long long)gridDim.x * blockDim.x)
 
-// transpose_pos: tpos[e] = the position of CSR edge e (u -> v, in v's row)
-// in the transposed CSR (u's row lists the v). A CSR row's k-th edge from u
-// maps to the k-th entry v of u's transposed row, so multi-edges pair up in
-// order whatever order the transpose keeps. One thread per row v; the scans
-// cost the two rows' degrees per edge, once per graph. An edge missing from
-// the transpose gets -1 and sets *bad.
-extern "C" __global__ void transpose_pos(const int* __restrict__ indptr, const int* __restrict__ indices,
-                                         const int* __restrict__ tindptr, const int* __restrict__ tindices,
-                                         int* __restrict__ tpos, int* bad, int n) {
+// transpose_perm: tperm[t] = the CSR edge (u -> v, in v's row) at position
+// t of the transposed CSR (u's row lists the v). A CSR row's k-th edge from
+// u maps to the k-th entry v of u's transposed row, so multi-edges pair up
+// in order whatever order the transpose keeps. One thread per row v; the
+// scans cost the two rows' degrees per edge, once per graph. An edge
+// missing from the transpose sets *bad.
+extern "C" __global__ void transpose_perm(const int* __restrict__ indptr, const int* __restrict__ indices,
+                                          const int* __restrict__ tindptr, const int* __restrict__ tindices,
+                                          int* __restrict__ tperm, int* bad, int n) {
 	GRID_LOOP(v, n) {
 		int beg = indptr[v], end = indptr[v + 1];
 		for (int e = beg; e < end; e++) {
@@ -1011,8 +1098,10 @@ extern "C" __global__ void transpose_pos(const int* __restrict__ indptr, const i
 					break;
 				}
 			}
-			tpos[e] = pos;
-			if (pos < 0) *bad = 1;
+			if (pos < 0)
+				*bad = 1;
+			else
+				tperm[pos] = e;
 		}
 	}
 }
