@@ -50,10 +50,14 @@ install: build
 test: lint check-generate test-go test-race test-e2e test-browser check-cuda
 
 ## check-cuda: install the CUDA headers (Debian non-free) and compile and vet
-## the cuda configuration; no GPU is needed to build it.
+## the cuda configuration; no GPU is needed to build it. Its tests run too:
+## without a GPU the device tests skip (the driver library, libcuda1, comes
+## with the headers), and those that need none (the PTX hash, the cuInit
+## interposition, the no-device error) check the cuda build itself.
 check-cuda:
 	install/setup-cuda.sh
 	$(MAKE) cuda
+	CGO_ENABLED=1 $(GO) test -tags cuda -count=1 ./gnnlib/cuda/...
 
 ## test-browser: JupyterLab with the gnnlab kernel, driven in headless Chromium.
 # install/setup-browser.sh installs Debian's chromium and playwright-core.
