@@ -448,8 +448,9 @@ func (d *Device) spmm(dg *Graph, transpose bool, x *tensor.Tensor) (tensor.Stora
 
 // GATv2Attention runs the fused GATv2 attention for gnnlib/nn: hs (the
 // messages, x·W_l) and hd (the targets, x·W_r) are read in place, and the
-// backward pass writes their gradients directly.
-func (d *Device) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope float32) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+// backward pass writes their gradients directly. p is the attention
+// dropout (0: none), its mask drawn from seed.
+func (d *Device) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	if !g.IsSquare() {
 		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention on a rectangular graph (a sampled block): %w", tensor.ErrNotOnDevice)
 	}
@@ -468,7 +469,7 @@ func (d *Device) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, head
 	}
 	xl, xr := vs[0], vs[1]
 	a := &Tensor{buf: vs[2].buf, ptr: vs[2].ptr, Rows: 1, Cols: hc}
-	fw, err := GATv2ForwardLR(dg, xl, xr, a, heads, c, slope)
+	fw, err := GATv2ForwardLR(dg, xl, xr, a, heads, c, slope, AttentionDropout{P: p, Seed: seed})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -272,8 +272,31 @@ func TestAggregateMax(t *testing.T) {
 	}
 }
 
-// gatRef is a float64 GATv2 forward on the CPU: out (N x HC) from xlr.
-func gatRef(g *graph.Graph, xlr, att []float64, h, c int, slope float64) []float64 {
+// hash01 is the kernels' counter-based uniform (gnn.cu's hash01), for
+// references that reproduce a device dropout mask.
+func hash01(seed uint64, i int64) float32 {
+	z := seed + 0x9e3779b97f4a7c15*uint64(i+1)
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return float32(z>>40) * (1.0 / 16777216.0)
+}
+
+// dropKeep is gnn.cu's drop_keep: the attention dropout factor of CSR edge
+// e and head hh of h.
+func dropKeep(drop AttentionDropout, e, hh, h int) float64 {
+	if drop.P == 0 {
+		return 1
+	}
+	if hash01(drop.Seed, int64(e*h+hh)) < drop.P {
+		return 0
+	}
+	return float64(1 / (1 - drop.P))
+}
+
+// gatRef is a float64 GATv2 forward on the CPU: out (N x HC) from xlr,
+// with the device's attention dropout mask.
+func gatRef(g *graph.Graph, xlr, att []float64, h, c int, slope float64, drop AttentionDropout) []float64 {
 	n, hc := g.NumNodes(), h*c
 	out := make([]float64, n*hc)
 	for v := 0; v < n; v++ {
@@ -297,8 +320,9 @@ func gatRef(g *graph.Graph, xlr, att []float64, h, c int, slope float64) []float
 				l += s[i]
 			}
 			for i, u := range nb {
+				kd := dropKeep(drop, g.Indptr[v]+i, hh, h)
 				for k := 0; k < c; k++ {
-					out[v*hc+hh*c+k] += s[i] / l * xlr[u*2*hc+hh*c+k]
+					out[v*hc+hh*c+k] += kd * s[i] / l * xlr[u*2*hc+hh*c+k]
 				}
 			}
 		}
@@ -361,9 +385,10 @@ func TestGATv2(t *testing.T) {
 		rw := randSlice(r, tc.n*hc) // loss = Σ out ⊙ rw
 		const slope = 0.2
 		// Central differences of the float64 reference, per host graph.
+		var drop AttentionDropout
 		grads := func(g *graph.Graph) (want, wantDX, wantDA []float64) {
 			loss := func(x, at []float64) float64 {
-				o := gatRef(g, x, at, tc.h, tc.c, slope)
+				o := gatRef(g, x, at, tc.h, tc.c, slope, drop)
 				var s float64
 				for i := range o {
 					s += o[i] * float64(rw[i])
@@ -385,82 +410,89 @@ func TestGATv2(t *testing.T) {
 				}
 				return out
 			}
-			return gatRef(g, x64, a64, tc.h, tc.c, slope), diff(x64), diff(a64)
+			return gatRef(g, x64, a64, tc.h, tc.c, slope, drop), diff(x64), diff(a64)
 		}
 		type ref struct{ out, dx, da []float64 }
-		refs := map[*graph.Graph]ref{}
-		for _, h := range []*graph.Graph{g, multi} {
-			o, dx, da := grads(h)
-			refs[h] = ref{o, dx, da}
-		}
-		for name, dg := range graphs {
-			want := refs[g]
-			if name == "multi-edges" {
-				want = refs[multi]
+		// Without and with attention dropout (which always saves edges).
+		for _, dr := range []AttentionDropout{{}, {P: 0.3, Seed: 11}} {
+			drop = dr
+			refs := map[*graph.Graph]ref{}
+			for _, h := range []*graph.Graph{g, multi} {
+				o, dx, da := grads(h)
+				refs[h] = ref{o, dx, da}
 			}
-			for _, save := range []bool{true, false} {
-				GATv2SaveEdges = save
-				what := fmt.Sprintf("H=%d, C=%d, %s, saved edges %v", tc.h, tc.c, name, save)
-				// x·[W_l W_r] as one N x 2HC tensor.
-				dx, da := mustT(t, d, xlr, tc.n, 2*hc), mustT(t, d, att, 1, hc)
-				dout := mustT(t, d, rw, tc.n, hc)
-				a, err := GATv2Forward(dg, dx, da, tc.h, tc.c, slope)
-				if err != nil {
-					t.Fatal(err)
+			for name, dg := range graphs {
+				want := refs[g]
+				if name == "multi-edges" {
+					want = refs[multi]
 				}
-				if e := relErr(host(t, a.Out), want.out); e > 1e-5 {
-					t.Errorf("GATv2Forward(%s) relative error %.3g", what, e)
+				for _, save := range []bool{true, false} {
+					if !save && drop.P > 0 {
+						continue
+					}
+					GATv2SaveEdges = save
+					what := fmt.Sprintf("H=%d, C=%d, %s, saved edges %v, dropout %v", tc.h, tc.c, name, save, drop.P)
+					// x·[W_l W_r] as one N x 2HC tensor.
+					dx, da := mustT(t, d, xlr, tc.n, 2*hc), mustT(t, d, att, 1, hc)
+					dout := mustT(t, d, rw, tc.n, hc)
+					a, err := GATv2Forward(dg, dx, da, tc.h, tc.c, slope, drop)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if e := relErr(host(t, a.Out), want.out); e > 1e-5 {
+						t.Errorf("GATv2Forward(%s) relative error %.3g", what, e)
+					}
+					dxlr, datt := poisoned(t, d, tc.n, 2*hc), poisoned(t, d, 1, hc)
+					if err := a.Backward(dg, dx, da, dout, dxlr, datt); err != nil {
+						t.Fatal(err)
+					}
+					if e := relErr(host(t, dxlr), want.dx); e > 1e-4 {
+						t.Errorf("GATv2.Backward(%s) dxlr relative error %.3g", what, e)
+					}
+					if e := relErr(host(t, datt), want.da); e > 1e-4 {
+						t.Errorf("GATv2.Backward(%s) datt relative error %.3g", what, e)
+					}
+					a.Free()
+					// x_l and x_r apart, the two passes called one by one
+					// with one buffer for dxr and then dxl.
+					xl64, xr64 := make([]float32, 0, tc.n*hc), make([]float32, 0, tc.n*hc)
+					for v := 0; v < tc.n; v++ {
+						xl64 = append(xl64, xlr[v*2*hc:v*2*hc+hc]...)
+						xr64 = append(xr64, xlr[v*2*hc+hc:(v+1)*2*hc]...)
+					}
+					xl, xr := mustT(t, d, xl64, tc.n, hc), mustT(t, d, xr64, tc.n, hc)
+					a, err = GATv2ForwardLR(dg, xl, xr, da, tc.h, tc.c, slope, drop)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if e := relErr(host(t, a.Out), want.out); e > 1e-5 {
+						t.Errorf("GATv2ForwardLR(%s) relative error %.3g", what, e)
+					}
+					buf, datt2 := poisoned(t, d, tc.n, hc), poisoned(t, d, 1, hc)
+					if err := a.BackwardDst(dg, xl, xr, da, dout, buf, datt2); err != nil {
+						t.Fatal(err)
+					}
+					gotR := host(t, buf)
+					if err := buf.Fill(float32(math.NaN())); err != nil {
+						t.Fatal(err)
+					}
+					if err := a.BackwardSrc(dg, xl, xr, da, dout, buf); err != nil {
+						t.Fatal(err)
+					}
+					gotL := host(t, buf)
+					got := make([]float32, 0, tc.n*2*hc)
+					for v := 0; v < tc.n; v++ {
+						got = append(got, gotL[v*hc:(v+1)*hc]...)
+						got = append(got, gotR[v*hc:(v+1)*hc]...)
+					}
+					if e := relErr(got, want.dx); e > 1e-4 {
+						t.Errorf("GATv2.BackwardDst/Src(%s) dx relative error %.3g", what, e)
+					}
+					if e := relErr(host(t, datt2), want.da); e > 1e-4 {
+						t.Errorf("GATv2.BackwardDst/Src(%s) datt relative error %.3g", what, e)
+					}
+					a.Free()
 				}
-				dxlr, datt := poisoned(t, d, tc.n, 2*hc), poisoned(t, d, 1, hc)
-				if err := a.Backward(dg, dx, da, dout, dxlr, datt); err != nil {
-					t.Fatal(err)
-				}
-				if e := relErr(host(t, dxlr), want.dx); e > 1e-4 {
-					t.Errorf("GATv2.Backward(%s) dxlr relative error %.3g", what, e)
-				}
-				if e := relErr(host(t, datt), want.da); e > 1e-4 {
-					t.Errorf("GATv2.Backward(%s) datt relative error %.3g", what, e)
-				}
-				a.Free()
-				// x_l and x_r apart, the two passes called one by one
-				// with one buffer for dxr and then dxl.
-				xl64, xr64 := make([]float32, 0, tc.n*hc), make([]float32, 0, tc.n*hc)
-				for v := 0; v < tc.n; v++ {
-					xl64 = append(xl64, xlr[v*2*hc:v*2*hc+hc]...)
-					xr64 = append(xr64, xlr[v*2*hc+hc:(v+1)*2*hc]...)
-				}
-				xl, xr := mustT(t, d, xl64, tc.n, hc), mustT(t, d, xr64, tc.n, hc)
-				a, err = GATv2ForwardLR(dg, xl, xr, da, tc.h, tc.c, slope)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if e := relErr(host(t, a.Out), want.out); e > 1e-5 {
-					t.Errorf("GATv2ForwardLR(%s) relative error %.3g", what, e)
-				}
-				buf, datt2 := poisoned(t, d, tc.n, hc), poisoned(t, d, 1, hc)
-				if err := a.BackwardDst(dg, xl, xr, da, dout, buf, datt2); err != nil {
-					t.Fatal(err)
-				}
-				gotR := host(t, buf)
-				if err := buf.Fill(float32(math.NaN())); err != nil {
-					t.Fatal(err)
-				}
-				if err := a.BackwardSrc(dg, xl, xr, da, dout, buf); err != nil {
-					t.Fatal(err)
-				}
-				gotL := host(t, buf)
-				got := make([]float32, 0, tc.n*2*hc)
-				for v := 0; v < tc.n; v++ {
-					got = append(got, gotL[v*hc:(v+1)*hc]...)
-					got = append(got, gotR[v*hc:(v+1)*hc]...)
-				}
-				if e := relErr(got, want.dx); e > 1e-4 {
-					t.Errorf("GATv2.BackwardDst/Src(%s) dx relative error %.3g", what, e)
-				}
-				if e := relErr(host(t, datt2), want.da); e > 1e-4 {
-					t.Errorf("GATv2.BackwardDst/Src(%s) datt relative error %.3g", what, e)
-				}
-				a.Free()
 			}
 		}
 	}

@@ -75,20 +75,30 @@
 //
 // MatMul is a 128x128-tiled float32 GEMM with transposed variants and
 // split-K for the weight gradients. MatMulKernel selects the kernel
-// family: GEMMv2N (the default) or GEMMv2 (k-tiles of 16, float4 global loads and
-// stores where the shapes are multiples of 4, both operands k-major in
-// padded shared memory, register prefetch of the next k-tile) or the
-// original GEMMv1 (k-tiles of 8, scalar loads), kept for comparison.
-// GEMMv2N is GEMMv2 with a 256x64 tile (gemm2n_*) for outputs at most 64
-// wide, in all three forms, split-K kept for the weight gradient. SpMM and SpMMT multiply by a Graph's
+// family: GEMMv2N (the default), GEMMv2 (k-tiles of 16, float4 global
+// loads and stores where the shapes are multiples of 4, both operands
+// k-major in padded shared memory, register prefetch of the next k-tile)
+// or the original GEMMv1 (k-tiles of 8, scalar loads), kept for
+// comparison. GEMMv2N is GEMMv2 with a 256x64 tile (gemm2n_*) for outputs
+// at most 64 wide, in all three forms, split-K kept for the weight
+// gradient. SpMM and SpMMT multiply by a Graph's
 // adjacency and its transpose, which NewGraph builds once and keeps on the
 // device; two thread mappings (SpMMVec4: a lane group per row moving
 // float4s, two edges in flight; SpMMWarp: a warp per row, one float per
 // lane) are selectable and compared by the benchmark. GATv2Forward fuses
 // score, softmax and aggregation of a GATv2 layer into one pass per
 // destination with an online softmax, storing only the output and one
-// log-sum-exp per node and head; GATv2.Backward recomputes the attention
-// from it in two passes (destinations, then sources over the transpose).
+// log-sum-exp per node and head (x_l and x_r may be the halves of one
+// x·[W_l W_r] product or two tensors: GATv2ForwardLR). The backward pass
+// runs over the destinations, recomputing each edge's attention from the
+// log-sum-exp, then over the sources through the cached transpose; by
+// default (GATv2SaveEdges) the first pass stores per edge and head the
+// attention, its score gradient and one sign bit per channel (40 bytes at
+// 256 channels) so that the second gathers only rows of dOut, not x_r too;
+// BackwardDst and BackwardSrc let a caller consume x_r's gradient before
+// x_l's is written into the same memory. Attention dropout (PyG's dropout
+// of GATConv/GATv2Conv) is applied inside the fused kernels from a seeded
+// counter-based mask, recomputed backward: AttentionDropout.
 // GATForward and GAT.Backward do the same for GAT (v1), whose logits
 // LeakyReLU(as[u] + ad[v]) come from per-node scores (HeadDot): a warp per
 // (destination, head) with an online softmax forward, a destination pass
@@ -102,7 +112,10 @@
 // AggregateMax is degree-aware: rows of more than 128 edges are split into
 // edge tiles combined by atomics on packed (value, index) keys. BiasAct,
 // ActBackward, ColSum, SoftmaxNLL and Adam complete a training epoch;
-// dropout masks are recomputed from a seed, never stored.
+// dropout masks are recomputed from a seed, never stored. SpMMBiasAct
+// applies bias, ReLU and dropout as the SpMM stores its rows, and
+// ActBackwardColSum masks the gradient and sums the bias gradient in one
+// pass: the fusions of gnnbench's GCN epoch.
 //
 // # Benchmarks
 //

@@ -13,6 +13,7 @@ import (
 type GAT struct {
 	Heads, Channels int
 	Slope           float32
+	Dropout         AttentionDropout
 	Out             *Tensor // N x H*C
 	LSE             *Tensor // N x H
 }
@@ -26,10 +27,14 @@ const maxGATChannels = 256
 // NumSrc x H*C, as NumSrc x H and ad NumNodes x H (the per-node logits
 // <att_src_k, h_u,k> and <att_dst_k, h_v,k>, see HeadDot). Each
 // destination makes one pass over its in-edges with an online softmax and
-// no per-edge tensor is written. C is at most 256.
-func GATForward(g *Graph, h, as, ad *Tensor, heads int, slope float32) (*GAT, error) {
+// no per-edge tensor is written. C is at most 256. drop is the dropout of
+// the attention coefficients (zero: none).
+func GATForward(g *Graph, h, as, ad *Tensor, heads int, slope float32, drop AttentionDropout) (*GAT, error) {
 	d, err := sameDev("GATForward", h, as, ad)
 	if err != nil {
+		return nil, err
+	}
+	if err := drop.check("GATForward"); err != nil {
 		return nil, err
 	}
 	if heads < 1 || h.Cols%heads != 0 {
@@ -50,10 +55,10 @@ func GATForward(g *Graph, h, as, ad *Tensor, heads int, slope float32) (*GAT, er
 		return nil, err
 	}
 	grid := d.gridFor(int64(g.n)*int64(heads)*32, 256)
-	if err := d.launch("gat_fwd", grid, 256, g.indptr, g.idx, h, as, ad, out, lse, g.n, heads, c, slope); err != nil {
+	if err := d.launch("gat_fwd", grid, 256, g.indptr, g.idx, h, as, ad, out, lse, g.n, heads, c, slope, drop.P, drop.Seed); err != nil {
 		return nil, err
 	}
-	return &GAT{Heads: heads, Channels: c, Slope: slope, Out: out, LSE: lse}, nil
+	return &GAT{Heads: heads, Channels: c, Slope: slope, Dropout: drop, Out: out, LSE: lse}, nil
 }
 
 // Backward computes the gradients with respect to h, as and ad (into dh,
@@ -75,11 +80,19 @@ func (a *GAT) Backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
 	}
 	defer dd.Free()
 	if err := d.launch("gat_bwd_dst", d.gridFor(int64(g.n)*int64(a.Heads)*32, 256), 256,
-		g.indptr, g.idx, h, as, ad, a.Out, a.LSE, dout, dd, dad, g.n, a.Heads, a.Channels, a.Slope); err != nil {
+		g.indptr, g.idx, h, as, ad, a.Out, a.LSE, dout, dd, dad, g.n, a.Heads, a.Channels, a.Slope, a.Dropout.P, a.Dropout.Seed); err != nil {
 		return err
 	}
+	// The source pass draws dropout factors by CSR edge: it needs the
+	// transpose's permutation then.
+	var tperm *buffer
+	if a.Dropout.P > 0 {
+		if tperm, err = g.transposePerm(); err != nil {
+			return err
+		}
+	}
 	return d.launch("gat_bwd_src", d.gridFor(int64(g.nsrc)*int64(a.Heads)*32, 256), 256,
-		g.tptr, g.tidx, h, as, ad, a.LSE, dd, dout, dh, das, g.nsrc, a.Heads, a.Channels, a.Slope)
+		g.tptr, g.tidx, h, as, ad, a.LSE, dd, dout, dh, das, g.nsrc, a.Heads, a.Channels, a.Slope, ptrOf(tperm), a.Dropout.P, a.Dropout.Seed)
 }
 
 // Free releases the saved tensors.
@@ -178,10 +191,10 @@ func (d *Device) GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor)
 // after it released its saved tensors.
 var errBackwardTwice = errors.New("gnnlib/cuda: backward through the same fused attention twice (its saved tensors were released after the first)")
 
-// GATAttention runs the fused GAT attention for gnnlib/nn's GATAttention
-// (without attention dropout). The backward function releases the saved
-// log-sum-exp once it ran, so it may run once.
-func (d *Device) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope float32) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+// GATAttention runs the fused GAT attention for gnnlib/nn's GATAttention,
+// with attention dropout p (0: none) drawn from seed. The backward function
+// releases the saved log-sum-exp once it ran, so it may run once.
+func (d *Device) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	vs, err := d.views(h, aSrc, aDst)
 	if err != nil {
 		return nil, nil, err
@@ -195,7 +208,7 @@ func (d *Device) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, head
 	}
 	as := &Tensor{buf: vs[1].buf, ptr: vs[1].ptr, Rows: vs[1].Len() / heads, Cols: heads}
 	ad := &Tensor{buf: vs[2].buf, ptr: vs[2].ptr, Rows: vs[2].Len() / heads, Cols: heads}
-	fw, err := GATForward(dg, vs[0], as, ad, heads, slope)
+	fw, err := GATForward(dg, vs[0], as, ad, heads, slope, AttentionDropout{P: p, Seed: seed})
 	if err != nil {
 		return nil, nil, err
 	}

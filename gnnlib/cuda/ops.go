@@ -294,8 +294,27 @@ type GATv2 struct {
 	Slope           float32
 	Out             *Tensor // N x H*C
 	LSE             *Tensor // N x H
+	Dropout         AttentionDropout
 	d               *Tensor // N x H, dOut·Out (recomputing backward)
 	eas, esign      *Tensor // per edge and head: (alpha, ds) and C sign bits (saved-edge backward)
+}
+
+// AttentionDropout is the dropout of attention coefficients in the fused
+// GAT and GATv2 kernels (PyG's dropout argument of GATConv/GATv2Conv):
+// each edge and head's weight in the output is zeroed with probability P
+// and scaled by 1/(1-P) otherwise, after the softmax. The mask is a
+// function of (Seed, edge, head), which the backward passes recompute; no
+// mask is stored. The zero value is no dropout.
+type AttentionDropout struct {
+	P    float32
+	Seed uint64
+}
+
+func (a AttentionDropout) check(op string) error {
+	if a.P < 0 || a.P >= 1 {
+		return shapeErr(op, "attention dropout probability %g not in [0, 1)", a.P)
+	}
+	return nil
 }
 
 // GATv2SaveEdges selects the GATv2 backward pass. true (the default): the
@@ -308,7 +327,8 @@ type GATv2 struct {
 // first use, 4 bytes an edge) beside the rows of dOut, its only gather of
 // a feature row. false: the source pass recomputes α and ds
 // from the log-sum-exp, gathering the rows of both x_r and dOut per edge
-// and storing nothing per edge. Set it before work is queued.
+// and storing nothing per edge. With attention dropout the saved-edge pass
+// runs whatever the setting. Set it before work is queued.
 var GATv2SaveEdges = true
 
 // mat is a row-major matrix on the device given by its first element and
@@ -330,27 +350,30 @@ func halves(t *Tensor, hc int) (mat, mat) {
 // W_r] (N x 2HC: messages in the first HC columns, targets in the rest) and
 // att (1 x HC). Each destination runs one pass over its in-edges with an
 // online softmax (running max and sum in registers).
-func GATv2Forward(g *Graph, xlr, att *Tensor, heads, channels int, slope float32) (*GATv2, error) {
+func GATv2Forward(g *Graph, xlr, att *Tensor, heads, channels int, slope float32, drop AttentionDropout) (*GATv2, error) {
 	hc := heads * channels
 	if xlr.Rows != g.n || xlr.Cols != 2*hc {
 		return nil, shapeErr("GATv2Forward", "xlr %dx%d, graph %d nodes, heads %d x %d", xlr.Rows, xlr.Cols, g.n, heads, channels)
 	}
 	xl, xr := halves(xlr, hc)
-	return gatv2Forward(g, xl, xr, att, heads, channels, slope)
+	return gatv2Forward(g, xl, xr, att, heads, channels, slope, drop)
 }
 
 // GATv2ForwardLR is GATv2Forward with x_l = x·W_l and x_r = x·W_r given
 // as two N x HC tensors.
-func GATv2ForwardLR(g *Graph, xl, xr, att *Tensor, heads, channels int, slope float32) (*GATv2, error) {
+func GATv2ForwardLR(g *Graph, xl, xr, att *Tensor, heads, channels int, slope float32, drop AttentionDropout) (*GATv2, error) {
 	hc := heads * channels
 	if xl.Rows != g.n || xr.Rows != g.n || xl.Cols != hc || xr.Cols != hc {
 		return nil, shapeErr("GATv2ForwardLR", "xl %dx%d, xr %dx%d, graph %d nodes, heads %d x %d", xl.Rows, xl.Cols, xr.Rows, xr.Cols, g.n, heads, channels)
 	}
-	return gatv2Forward(g, matOf(xl), matOf(xr), att, heads, channels, slope)
+	return gatv2Forward(g, matOf(xl), matOf(xr), att, heads, channels, slope, drop)
 }
 
-func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope float32) (*GATv2, error) {
+func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope float32, drop AttentionDropout) (*GATv2, error) {
 	d := att.buf.dev
+	if err := drop.check("GATv2Forward"); err != nil {
+		return nil, err
+	}
 	hc := heads * channels
 	gs, vpl, ok := gatShape(channels)
 	if !ok {
@@ -370,13 +393,13 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 	}
 	const block = 256
 	grid := d.gridFor(int64(g.n)*int64(heads)*int64(gs), block)
-	err = d.launch(fmt.Sprintf("gatv2_fwd_%d_%d", gs, vpl), grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, g.n, heads, slope)
+	err = d.launch(fmt.Sprintf("gatv2_fwd_%d_%d", gs, vpl), grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, g.n, heads, slope, drop.P, drop.Seed)
 	if err != nil {
 		out.Free()
 		lse.Free()
 		return nil, err
 	}
-	return &GATv2{Heads: heads, Channels: channels, Slope: slope, Out: out, LSE: lse}, nil
+	return &GATv2{Heads: heads, Channels: channels, Slope: slope, Out: out, LSE: lse, Dropout: drop}, nil
 }
 
 // Backward computes the gradients of the loss with respect to xlr (into
@@ -441,7 +464,7 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 		return err
 	}
 	grid, block, suffix := a.gatv2Grid(d, g)
-	if !GATv2SaveEdges {
+	if !a.saveEdges() {
 		if a.d == nil {
 			var err error
 			if a.d, err = d.Empty(g.n, a.Heads); err != nil {
@@ -463,7 +486,14 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 		return err
 	}
 	return d.launch("gatv2_bwd_dsts"+suffix, grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld,
-		att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.eas, a.esign, datt, g.n, a.Heads, a.Slope)
+		att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.eas, a.esign, datt, g.n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed)
+}
+
+// saveEdges reports whether the backward pass saves per-edge values: as
+// GATv2SaveEdges says, and always with attention dropout, whose factors the
+// recomputing source pass could not draw.
+func (a *GATv2) saveEdges() bool {
+	return GATv2SaveEdges || a.Dropout.P > 0
 }
 
 func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) error {
@@ -471,7 +501,7 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) er
 	_, block, suffix := a.gatv2Grid(d, g)
 	gs, _, _ := gatShape(a.Channels)
 	grid := d.gridFor(int64(g.n)*int64(a.Heads)*int64(gs), block)
-	if !GATv2SaveEdges {
+	if !a.saveEdges() {
 		if a.d == nil {
 			return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
 		}

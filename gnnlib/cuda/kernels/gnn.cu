@@ -432,6 +432,13 @@ __device__ __forceinline__ float4 bias_act4(float4 a, const float* __restrict__ 
 	                   bias_act1(a.z, relu, p, keep, seed, i + 2), bias_act1(a.w, relu, p, keep, seed, i + 3));
 }
 
+// drop_keep is the factor attention dropout gives edge-and-head i: 0 with
+// probability p, else keep = 1/(1-p); 1 when p is 0. The mask is a function
+// of (seed, i), so the backward passes recompute it.
+__device__ __forceinline__ float drop_keep(float p, float keep, unsigned long long seed, long long i) {
+	return p > 0.f ? (hash01(seed, i) < p ? 0.f : keep) : 1.f;
+}
+
 // ---------------------------------------------------------------------------
 // SpMM over CSR: y[v,:] = sum_e w[e] * x[indices[e],:] (w == NULL: weight 1).
 // ---------------------------------------------------------------------------
@@ -683,7 +690,8 @@ __device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a
 template <int G, int VPL>
 __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, GATV2_X,
                                const float* __restrict__ att, float* __restrict__ out, float* __restrict__ lse,
-                               int n, int H, float slope) {
+                               int n, int H, float slope, float pdrop, unsigned long long seed) {
+	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
 	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
@@ -727,6 +735,10 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 			float mn = fmaxf(m, fmaxf(s0, s1));
 			float scale = __expf(m - mn), p0 = __expf(s0 - mn), p1 = __expf(s1 - mn);
 			l = l * scale + p0 + p1;
+			// Attention dropout scales an edge's weight in the output, not
+			// in the softmax's sum.
+			p0 *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
+			p1 *= drop_keep(pdrop, keep, seed, (long long)(e + 1) * H + h);
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
 				acc[i].x = acc[i].x * scale + p0 * q0[i].x + p1 * q1[i].x;
@@ -750,6 +762,7 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 			float mn = fmaxf(m, s);
 			float scale = __expf(m - mn), pe = __expf(s - mn);
 			l = l * scale + pe;
+			pe *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
 				acc[i].x = acc[i].x * scale + pe * q[i].x;
@@ -771,8 +784,9 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 }
 
 // gatv2_dst_edge adds one edge's share to the destination pass's running
-// dxr (dr) and att gradient (dal) and, with SAVE, stores its (alpha, ds)
-// at eas[t] and its sign bits at esign[t*C/8 ...] (t = edge*H + head).
+// dxr (dr) and att gradient (dal) and, with SAVE, stores its output weight
+// alpha (times the dropout factor) and ds at eas[t] and its sign bits at
+// esign[t*C/8 ...] (t = edge*H + head).
 template <int G, int VPL, bool SAVE>
 __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const float4 (&r)[VPL], const float4 (&a)[VPL],
                                                float4 (&dr)[VPL], float4 (&dal)[VPL], float alpha, float ds,
@@ -819,7 +833,8 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
                                    const float* __restrict__ dout, float* __restrict__ dxr, long long ldd,
                                    float* __restrict__ dd, float2* __restrict__ eas,
                                    unsigned char* __restrict__ esign, float* __restrict__ datt, int n, int H,
-                                   float slope) {
+                                   float slope, float pdrop, unsigned long long seed) {
+	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
 	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
@@ -871,9 +886,13 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 				g1 += dot4(go[i], q1[i]);
 			}
 			group_sum4<G>(s0, s1, g0, g1);
+			// With attention dropout the output weighs q by alpha·k: dalpha
+			// = k·(dout·q), and D = dout·out is still Σ alpha·dalpha.
+			long long t0 = (long long)e * H + h, t1 = (long long)(e + 1) * H + h;
+			float k0 = drop_keep(pdrop, keep, seed, t0), k1 = drop_keep(pdrop, keep, seed, t1);
 			float al0 = __expf(s0 - L), al1 = __expf(s1 - L);
-			gatv2_dst_edge<G, VPL, SAVE>(q0, r, a, dr, dal, al0, al0 * (g0 - D), (long long)e * H + h, lane, slope, eas, esign);
-			gatv2_dst_edge<G, VPL, SAVE>(q1, r, a, dr, dal, al1, al1 * (g1 - D), (long long)(e + 1) * H + h, lane, slope, eas, esign);
+			gatv2_dst_edge<G, VPL, SAVE>(q0, r, a, dr, dal, al0 * k0, al0 * (k0 * g0 - D), t0, lane, slope, eas, esign);
+			gatv2_dst_edge<G, VPL, SAVE>(q1, r, a, dr, dal, al1 * k1, al1 * (k1 * g1 - D), t1, lane, slope, eas, esign);
 		}
 		if (e < end) {
 			int u = __ldg(&indices[e]);
@@ -887,8 +906,10 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 				dalpha += dot4(go[i], q[i]);
 			}
 			group_sum2<G>(s, dalpha);
+			long long t = (long long)e * H + h;
+			float k = drop_keep(pdrop, keep, seed, t);
 			float alpha = __expf(s - L);
-			gatv2_dst_edge<G, VPL, SAVE>(q, r, a, dr, dal, alpha, alpha * (dalpha - D), (long long)e * H + h, lane, slope, eas, esign);
+			gatv2_dst_edge<G, VPL, SAVE>(q, r, a, dr, dal, alpha * k, alpha * (k * dalpha - D), t, lane, slope, eas, esign);
 		}
 		if (!live) continue;
 #pragma unroll
@@ -1032,23 +1053,24 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 #define GAT_INST(G, VPL)                                                                                             \
 	extern "C" __global__ void gatv2_fwd_##G##_##VPL(const int* indptr, const int* indices, GATV2_X,                \
 	                                                 const float* att, float* out, float* lse, int n, int H,        \
-	                                                 float slope) {                                                 \
-		gatv2_fwd_body<G, VPL>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, n, H, slope);                      \
+	                                                 float slope, float pdrop, unsigned long long seed) {           \
+		gatv2_fwd_body<G, VPL>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, n, H, slope, pdrop, seed);         \
 	}                                                                                                                \
 	extern "C" __global__ void gatv2_bwd_dst_##G##_##VPL(const int* indptr, const int* indices, GATV2_X,            \
 	                                                     const float* att, const float* out, const float* lse,      \
 	                                                     const float* dout, float* dxr, long long ldd, float* dd,   \
 	                                                     float* datt, int n, int H, float slope) {                  \
 		gatv2_bwd_dst_body<G, VPL, false>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, dd,     \
-		                                  nullptr, nullptr, datt, n, H, slope);                                     \
+		                                  nullptr, nullptr, datt, n, H, slope, 0.f, 0);                             \
 	}                                                                                                                \
 	extern "C" __global__ void gatv2_bwd_dsts_##G##_##VPL(const int* indptr, const int* indices,                   \
 	                                                      GATV2_X, const float* att, const float* out,              \
 	                                                      const float* lse, const float* dout, float* dxr,          \
 	                                                      long long ldd, float2* eas, unsigned char* esign,         \
-	                                                      float* datt, int n, int H, float slope) {                 \
+	                                                      float* datt, int n, int H, float slope, float pdrop,      \
+	                                                      unsigned long long seed) {                                \
 		gatv2_bwd_dst_body<G, VPL, true>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,          \
-		                                 nullptr, eas, esign, datt, n, H, slope);                                   \
+		                                 nullptr, eas, esign, datt, n, H, slope, pdrop, seed);                      \
 	}                                                                                                                \
 	extern "C" __global__ void gatv2_bwd_src_##G##_##VPL(const int* tindptr, const int* tindices, GATV2_X,          \
 	                                                     const float* att, const float* lse, const float* dd,       \
@@ -1336,7 +1358,8 @@ __device__ __forceinline__ float warp_sum(float v) {
 extern "C" __global__ void gat_fwd(const int* __restrict__ indptr, const int* __restrict__ indices,
                                    const float* __restrict__ h, const float* __restrict__ as,
                                    const float* __restrict__ ad, float* __restrict__ out, float* __restrict__ lse,
-                                   int n, int H, int F, float slope) {
+                                   int n, int H, int F, float slope, float pdrop, unsigned long long seed) {
+	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int lane = threadIdx.x % WARP;
 	const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
 	const long long nwarp = (long long)gridDim.x * blockDim.x / WARP;
@@ -1367,6 +1390,8 @@ extern "C" __global__ void gat_fwd(const int* __restrict__ indptr, const int* __
 				q = expf(z - m);
 				s += q;
 			}
+			// Attention dropout weighs the edge in the output only.
+			q *= drop_keep(pdrop, keep, seed, (long long)e * H + k);
 #pragma unroll
 			for (int j = 0; j < GAT_CPL; j++) {
 				const int c = lane + j * WARP;
@@ -1392,7 +1417,8 @@ extern "C" __global__ void gat_bwd_dst(const int* __restrict__ indptr, const int
                                        const float* __restrict__ ad, const float* __restrict__ out,
                                        const float* __restrict__ lse, const float* __restrict__ dout,
                                        float* __restrict__ dd, float* __restrict__ dad, int n, int H, int F,
-                                       float slope) {
+                                       float slope, float pdrop, unsigned long long seed) {
+	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int lane = threadIdx.x % WARP;
 	const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
 	const long long nwarp = (long long)gridDim.x * blockDim.x / WARP;
@@ -1423,7 +1449,8 @@ extern "C" __global__ void gat_bwd_dst(const int* __restrict__ indptr, const int
 			}
 			dot = warp_sum(dot);
 			const float alpha = expf(lrelu(z0, slope) - L);
-			dsum += alpha * (dot - D) * dlrelu(z0, slope);
+			const float kd = drop_keep(pdrop, keep, seed, (long long)e * H + k);
+			dsum += alpha * (kd * dot - D) * dlrelu(z0, slope);
 		}
 		if (lane == 0) {
 			dd[p] = D;
@@ -1434,13 +1461,16 @@ extern "C" __global__ void gat_bwd_dst(const int* __restrict__ indptr, const int
 
 // gat_bwd_src: per (u, k), over u's out-edges in the transposed CSR
 // (tindices hold the destinations): dh[u,k,:] = Σ_v α_vu dout[v,k,:] and
-// das[u,k] = Σ_v dz_vu, recomputing α and dz from lse and D.
+// das[u,k] = Σ_v dz_vu, recomputing α and dz from lse and D (and, with
+// attention dropout, the edge's factor from the CSR edge tperm[e]).
 extern "C" __global__ void gat_bwd_src(const int* __restrict__ tindptr, const int* __restrict__ tindices,
                                        const float* __restrict__ h, const float* __restrict__ as,
                                        const float* __restrict__ ad, const float* __restrict__ lse,
                                        const float* __restrict__ dd, const float* __restrict__ dout,
                                        float* __restrict__ dh, float* __restrict__ das, int nsrc, int H, int F,
-                                       float slope) {
+                                       float slope, const int* __restrict__ tperm, float pdrop,
+                                       unsigned long long seed) {
+	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int lane = threadIdx.x % WARP;
 	const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
 	const long long nwarp = (long long)gridDim.x * blockDim.x / WARP;
@@ -1462,6 +1492,8 @@ extern "C" __global__ void gat_bwd_src(const int* __restrict__ tindptr, const in
 			const long long q = v * H + k;
 			const float z0 = asu + __ldg(&ad[q]);
 			const float alpha = expf(lrelu(z0, slope) - __ldg(&lse[q]));
+			// The dropout factor is drawn per CSR edge: tperm names it.
+			const float kd = pdrop > 0.f ? drop_keep(pdrop, keep, seed, (long long)__ldg(&tperm[e]) * H + k) : 1.f;
 			const float* gv = dout + v * HF + k * F;
 			float g[GAT_CPL];
 			float dot = 0.f;
@@ -1470,10 +1502,10 @@ extern "C" __global__ void gat_bwd_src(const int* __restrict__ tindptr, const in
 				const int c = lane + j * WARP;
 				g[j] = c < F ? __ldg(&gv[c]) : 0.f;
 				dot += g[j] * hu[j];
-				acc[j] += alpha * g[j];
+				acc[j] += alpha * kd * g[j];
 			}
 			dot = warp_sum(dot);
-			dsum += alpha * (dot - __ldg(&dd[q])) * dlrelu(z0, slope);
+			dsum += alpha * (kd * dot - __ldg(&dd[q])) * dlrelu(z0, slope);
 		}
 #pragma unroll
 		for (int j = 0; j < GAT_CPL; j++) {

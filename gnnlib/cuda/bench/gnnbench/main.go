@@ -360,7 +360,7 @@ func gatLayer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		xl, xr := must(d.Empty(g.n, hc)), must(d.Empty(g.n, hc))
 		check(cuda.MatMul(xl, x, wl, false, false))
 		check(cuda.MatMul(xr, x, wr, false, false))
-		a := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2))
+		a := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
 		dxh := must(d.Empty(g.n, hc))
 		check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
 		check(cuda.MatMul(dwr, x, dxh, true, false))
@@ -377,8 +377,8 @@ func gatLayer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	xl, xr := must(d.Empty(g.n, hc)), must(d.Empty(g.n, hc))
 	gemm := timeit(d, func() { check(cuda.MatMul(xl, x, wl, false, false)) })
 	check(cuda.MatMul(xr, x, wr, false, false))
-	fwd := timeit(d, func() { must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2)).Free() })
-	a := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2))
+	fwd := timeit(d, func() { must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{})).Free() })
+	a := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
 	dxh := must(d.Empty(g.n, hc))
 	// BackwardSrc consumes what BackwardDst saved: time the pair and the
 	// first pass alone.
@@ -447,7 +447,7 @@ func (l *layer) forward(d *cuda.Device, g *cuda.Graph, x *cuda.Tensor, seed uint
 	case l.gat:
 		l.xlr = must(d.Empty(n, 2*l.fout))
 		check(cuda.MatMul(l.xlr, x, l.w, false, false))
-		l.a = must(cuda.GATv2Forward(g, l.xlr, l.att, 1, l.fout, 0.2))
+		l.a = must(cuda.GATv2Forward(g, l.xlr, l.att, 1, l.fout, 0.2, cuda.AttentionDropout{}))
 		// Bias, activation and dropout overwrite the attention output:
 		// the backward pass rebuilds the pre-activation where it needs
 		// it (UnbiasAct), so a layer keeps one N x F tensor, not two.
@@ -658,7 +658,7 @@ func gat1Layer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		ad := must(d.Empty(g.n, h))
 		check(cuda.HeadDot(as, hh, attS, h))
 		check(cuda.HeadDot(ad, hh, attD, h))
-		a := must(cuda.GATForward(dg, hh, as, ad, h, 0.2))
+		a := must(cuda.GATForward(dg, hh, as, ad, h, 0.2, cuda.AttentionDropout{}))
 		dh := must(d.Empty(g.n, hc))
 		das := must(d.Empty(g.n, h))
 		dad := must(d.Empty(g.n, h))
