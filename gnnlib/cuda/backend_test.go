@@ -229,9 +229,11 @@ func TestNotOnDevice(t *testing.T) {
 		op string
 		f  func()
 	}{
-		{"Softmax", func() { x.Softmax(1) }},
+		{"Clamp", func() { x.Clamp(-1, 1) }},
+		{"Max", func() { x.Max(1, false) }},
+		{"Transpose", func() { x.T() }},
 		{"Data", func() { x.Data() }},
-		{"MaxAggregate", func() { nn.MaxAggregate(g, x) }},
+		{"Div by a column", func() { x.Div(randn(2, 10, 1).To(d)) }},
 		{"GATv2Attention with attention dropout", func() {
 			nn.GATv2Attention(g, randn(1, 10, 8).To(d), randn(2, 10, 8).To(d), randn(3, 1, 8).To(d), 1, 0.2, 0.5, tensor.NewRNG(1), true)
 		}},

@@ -74,7 +74,7 @@ func MeanAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 // neighbour that won each element.
 func MaxAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	if x.IsOnDevice() {
-		notOnDevice("MaxAggregate", x)
+		return deviceMax(g, x)
 	}
 	start := tensor.OpStart()
 	f := checkNodes("MaxAggregate", x, g.NumSrc())

@@ -55,6 +55,9 @@ type SGD struct {
 	Momentum, WeightDecay float64
 	buf                   [][]float32
 	started               bool
+	// db holds the momentum buffers of parameters on a device, made at
+	// their first step there.
+	db []*tensor.Tensor
 }
 
 // NewSGD returns an SGD optimiser.
@@ -71,7 +74,8 @@ func (o *SGD) Step() {
 			continue
 		}
 		if p.IsOnDevice() {
-			notOnDevice("SGD.Step", p)
+			o.deviceStep(i, p, g)
+			continue
 		}
 		pd, gd, b := p.Data(), g.Data(), o.buf[i]
 		for j := range pd {
@@ -176,24 +180,38 @@ func splitRange(n, grain int, f func(lo, hi int)) {
 }
 
 // ClipGradNorm scales the gradients of params so that their joint L2 norm
-// is at most maxNorm, and returns the norm before clipping.
+// is at most maxNorm, and returns the norm before clipping. Gradients on a
+// device are summed there; returning the norm waits for the device, and
+// a clipped device gradient is replaced (SetGrad) by a scaled copy.
 func ClipGradNorm(params []*tensor.Tensor, maxNorm float64) float64 {
 	var s float64
+	var onDev []*tensor.Tensor
 	for _, p := range params {
 		if g := p.Grad(); g != nil {
 			if g.IsOnDevice() {
-				notOnDevice("ClipGradNorm", g)
+				onDev = append(onDev, g)
+				continue
 			}
 			for _, v := range g.Data() {
 				s += float64(v) * float64(v)
 			}
 		}
 	}
+	if onDev != nil {
+		s += deviceSumSquares(onDev)
+	}
 	norm := math.Sqrt(s)
 	if norm > maxNorm {
 		f := float32(maxNorm / (norm + 1e-6))
 		for _, p := range params {
-			if g := p.Grad(); g != nil {
+			g := p.Grad()
+			switch {
+			case g == nil:
+			case g.IsOnDevice():
+				st, err := g.Device().Scale(g.Len(), g, nil, f)
+				deviceCheck("ClipGradNorm", g, err)
+				p.SetGrad(tensor.FromStorage(st, g.Shape()...))
+			default:
 				d := g.Data()
 				for j := range d {
 					d[j] *= f

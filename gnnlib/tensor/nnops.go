@@ -9,6 +9,9 @@ func (t *Tensor) Dropout(p float32, rng *RNG, training bool) *Tensor {
 	if !training || p == 0 {
 		return t
 	}
+	if t.dev != nil {
+		return deviceDropout(t, p, rng)
+	}
 	start := OpStart()
 	t.mustDense("Dropout")
 	if p < 0 || p >= 1 {
