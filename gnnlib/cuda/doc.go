@@ -90,6 +90,16 @@
 // ActBackward, ColSum, SoftmaxNLL and Adam complete a training epoch;
 // dropout masks are recomputed from a seed, never stored.
 //
+// kernels/ops.cu, included by gnn.cu, holds the rest of the tensor API's
+// device ops: softmax and log-softmax along any axis (a warp per line),
+// sums and arg-extrema along an axis, row gathers and atomic scatter-adds
+// (IndexSelect, IndexAdd, ScatterAddRows and the backward pass of the
+// max aggregation), the other element-wise maps and division, fused mean
+// losses with their gradients (MSE, BCEWithLogits, NLL), SGD, the sum of
+// squares of ClipGradNorm (in float64), and LayerNorm and BatchNorm
+// (statistics in float64; the backward passes recompute x̂ from the saved
+// mean and 1/std). Concat and Narrow are column copies (CopyCols).
+//
 // # Benchmarks
 //
 // bench/gnnbench is a command that times these kernels and full GCN and
@@ -109,8 +119,12 @@
 // while gradients are freed as soon as the backward pass spent them,
 // forward intermediates still wait for the garbage collector (the
 // allocator starts one every 1 GiB it hands out; see BENCHMARKS.md).
-// Attention dropout, SAGE's max aggregator, GIN, norms and SGD have no
-// device path yet.
+// Attention dropout and the conv and pooling layers (LeNet-5) have no
+// device path yet, nor do Clamp, Max and Min along an axis and
+// Transpose. The ops of kernels/ops.cu are simple grid-stride kernels,
+// not tuned: BatchNorm gives one block to each channel, Softmax one warp
+// to each row, and IndexSelect's and ScatterAddRows' indices are
+// uploaded per call.
 //
 // BUG(gnnlab): MatMul uses float32 FMA (GEMMv2: 33-43 TFLOP/s measured on
 // the H200 at the layers' shapes, about 60 % of the FP32 peak), not tensor
