@@ -193,6 +193,18 @@ func newOpCases(t *testing.T) []opCase {
 		layerCase("Linear GELU Softmax", func() nn.Module {
 			return nn.NewSequential(nn.NewLinear(12, 10), nn.GELU(), nn.Softmax(1))
 		}, plain, randn(1, 300, 12)),
+		op("Transpose", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].T() }, randn(1, 70, 33)),
+		op("Permute", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Permute(2, 0, 3, 1) }, randn(1, 3, 4, 5, 6)),
+		op("Conv2D", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.Conv2D(x[0], x[1], x[2], 1, 2) },
+			randn(1, 8, 3, 28, 28), randn(2, 6, 3, 5, 5), randn(3, 6)),
+		op("Conv2D stride 2 no bias", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.Conv2D(x[0], x[1], nil, 2, 1) },
+			randn(1, 4, 3, 17, 15), randn(2, 5, 3, 3, 2)),
+		op("Conv2DReLU", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.Conv2DReLU(x[0], x[1], x[2], 1, 0) },
+			randn(1, 8, 6, 14, 14), randn(2, 16, 6, 5, 5), randn(3, 16)),
+		op("MaxPool2D", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].MaxPool2D(2, 2) }, randn(1, 8, 6, 28, 28)),
+		op("MaxPool2D overlapping", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].MaxPool2D(3, 1) }, randn(1, 4, 3, 12, 11)),
+		op("AvgPool2D", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].AvgPool2D(3, 2) }, randn(1, 4, 3, 12, 11)),
+		layerCase("LeNet5", func() nn.Module { return nn.NewLeNet5() }, plain, randn(1, 16, 1, 28, 28)),
 	}
 }
 
@@ -378,7 +390,8 @@ func TestNotOnDevice(t *testing.T) {
 	}{
 		{"Clamp", func() { x.Clamp(-1, 1) }},
 		{"Max", func() { x.Max(1, false) }},
-		{"Transpose", func() { x.T() }},
+		{"Min", func() { x.Min(0, true) }},
+		{"batched MatMul", func() { x.Reshape(1, 10, 4).MatMul(randn(2, 1, 4, 3).To(d)) }},
 		{"Data", func() { x.Data() }},
 		{"Div by a column", func() { x.Div(randn(2, 10, 1).To(d)) }},
 		{"GATv2Attention with attention dropout", func() {
@@ -651,6 +664,50 @@ func TestTrainingStepsAgree(t *testing.T) {
 				t.Errorf("output in evaluation mode: error %.3g", e)
 			}
 		})
+	}
+}
+
+// TestLeNetStepsAgree trains LeNet-5 for a few SGD steps on a batch of
+// images on the CPU and, from the same parameters, on the device (im2col,
+// the GEMM and the pooling kernels), and compares losses, gradients and
+// parameters.
+func TestLeNetStepsAgree(t *testing.T) {
+	d := defaultOrSkip(t)
+	x := tensor.Randn(5, 32, 1, 28, 28)
+	y := make([]int, 32)
+	for i := range y {
+		y[i] = i % 10
+	}
+	nn.Seed(11)
+	cpu := nn.NewLeNet5()
+	nn.Seed(11)
+	gpu := nn.NewLeNet5()
+	nn.To(gpu, d)
+	xd := x.To(d)
+	optC, optG := nn.NewSGD(cpu.Params(), 0.05, 0.9, 5e-4), nn.NewSGD(gpu.Params(), 0.05, 0.9, 5e-4)
+	pc, pg := cpu.Params(), gpu.Params()
+	for step := 0; step < 3; step++ {
+		optC.ZeroGrad()
+		optG.ZeroGrad()
+		lc := nn.CrossEntropy(cpu.Forward(x), y, nil)
+		lg := nn.CrossEntropy(gpu.Forward(xd), y, nil)
+		lc.Backward()
+		lg.Backward()
+		if a, b := lg.Item(), lc.Item(); math.Abs(float64(a-b)) > 1e-4*(1+math.Abs(float64(b))) {
+			t.Errorf("step %d: loss %g on the device, %g on the CPU", step, a, b)
+		}
+		for i := range pc {
+			if e := maxErr(t, "grad", pg[i].Grad(), pc[i].Grad()); e > 1e-3 {
+				t.Errorf("step %d: parameter %d %v: gradient error %.3g", step, i, pc[i].Shape(), e)
+			}
+		}
+		optC.Step()
+		optG.Step()
+		for i := range pc {
+			if e := maxErr(t, "param", pg[i], pc[i]); e > 1e-3 {
+				t.Errorf("step %d: parameter %d %v after the step: error %.3g", step, i, pc[i].Shape(), e)
+			}
+		}
 	}
 }
 

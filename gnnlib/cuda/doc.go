@@ -98,7 +98,12 @@
 // losses with their gradients (MSE, BCEWithLogits, NLL), SGD, the sum of
 // squares of ClipGradNorm (in float64), and LayerNorm and BatchNorm
 // (statistics in float64; the backward passes recompute x̂ from the saved
-// mean and 1/std). Concat and Narrow are column copies (CopyCols).
+// mean and 1/std), axis permutations (Transpose, Permute), and Conv2D as
+// im2col with one row per output pixel, one GEMM with the weight and a
+// permutation to NCHW (col2im gathers the input gradient per element,
+// without atomics), with max and average pooling whose backward pass
+// finds each window's maximum again. Concat and Narrow are column copies
+// (CopyCols).
 //
 // # Benchmarks
 //
@@ -119,12 +124,13 @@
 // while gradients are freed as soon as the backward pass spent them,
 // forward intermediates still wait for the garbage collector (the
 // allocator starts one every 1 GiB it hands out; see BENCHMARKS.md).
-// Attention dropout and the conv and pooling layers (LeNet-5) have no
-// device path yet, nor do Clamp, Max and Min along an axis and
-// Transpose. The ops of kernels/ops.cu are simple grid-stride kernels,
-// not tuned: BatchNorm gives one block to each channel, Softmax one warp
-// to each row, and IndexSelect's and ScatterAddRows' indices are
-// uploaded per call.
+// Attention dropout has no device path yet, nor do Clamp, Max and Min
+// along an axis and the batched MatMul. The ops of kernels/ops.cu are
+// simple grid-stride kernels, not tuned: BatchNorm gives one block to
+// each channel, Softmax one warp to each row, IndexSelect's and
+// ScatterAddRows' indices are uploaded per call, and Conv2D materialises
+// the im2col matrix of the whole batch (kept for the weight gradient, as
+// on the CPU).
 //
 // BUG(gnnlab): MatMul uses float32 FMA (GEMMv2: 33-43 TFLOP/s measured on
 // the H200 at the layers' shapes, about 60 % of the FP32 peak), not tensor

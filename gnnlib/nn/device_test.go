@@ -200,6 +200,18 @@ func deviceOpCases(t testing.TB) []devCase {
 		layer("LayerNorm", func() nn.Module { return nn.NewLayerNorm(6) }, fwd, randn(1, 3, 4, 6)),
 		layer("MLP", func() nn.Module { return nn.NewMLP(5, 8, 3) }, fwd, randn(1, 6, 5)),
 		layer("GELU Softmax", func() nn.Module { return nn.NewSequential(nn.NewLinear(5, 4), nn.GELU(), nn.Softmax(1)) }, fwd, randn(1, 6, 5)),
+		op("Transpose", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].T() }, randn(1, 6, 5)),
+		op("Permute", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Permute(2, 0, 1) }, randn(1, 3, 4, 5)),
+		op("Conv2D", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.Conv2D(x[0], x[1], x[2], 1, 2) },
+			randn(1, 2, 3, 9, 8), randn(2, 4, 3, 5, 5), randn(3, 4)),
+		op("Conv2D stride 2 no bias", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.Conv2D(x[0], x[1], nil, 2, 1) },
+			randn(1, 2, 3, 9, 8), randn(2, 4, 3, 3, 2)),
+		op("Conv2DReLU", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.Conv2DReLU(x[0], x[1], x[2], 1, 0) },
+			randn(1, 2, 3, 9, 8), randn(2, 4, 3, 3, 3), randn(3, 4)),
+		op("MaxPool2D", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].MaxPool2D(2, 2) }, randn(1, 2, 3, 8, 7)),
+		op("MaxPool2D overlapping", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].MaxPool2D(3, 1) }, randn(1, 2, 3, 6, 7)),
+		op("AvgPool2D", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].AvgPool2D(3, 2) }, randn(1, 2, 3, 8, 7)),
+		layer("LeNet5", func() nn.Module { return nn.NewLeNet5() }, fwd, randn(1, 3, 1, 28, 28)),
 	}
 }
 
@@ -235,9 +247,9 @@ func TestFakeDeviceNotOnDevice(t *testing.T) {
 	}{
 		{"Clamp", func() { x.Clamp(0, 1) }},
 		{"Max", func() { x.Max(1, false) }},
-		{"Transpose", func() { x.T() }},
+		{"Min", func() { x.Min(0, true) }},
 		{"Div by a column", func() { x.Div(randn(2, 4, 1).To(dev)) }},
-		{"Conv2D", func() { tensor.Conv2D(x.Reshape(1, 1, 4, 5), randn(2, 1, 1, 3, 3).To(dev), nil, 1, 0) }},
+		{"batched MatMul", func() { x.Reshape(1, 4, 5).MatMul(randn(2, 1, 5, 2).To(dev)) }},
 		{"Data", func() { x.Data() }},
 	} {
 		t.Run(c.op, func(t *testing.T) {
@@ -352,4 +364,11 @@ func TestFakeDeviceTrainingAgrees(t *testing.T) {
 	}
 	train := []int{0, 3, 5, 9, 12, 20, 33, 41, 47, 58}
 	checkTraining(t, &fakeDev{}, deviceTrainCases(), g, tensor.Wrap(xs, 60, 8), y, train, 3, 1e-5)
+}
+
+func TestFakeDeviceLeNetTrainingAgrees(t *testing.T) {
+	lenet := trainCase{"LeNet-5", func() nn.Module { return nn.NewLeNet5() },
+		func(m nn.Module, _ *graph.Graph, x *tensor.Tensor) *tensor.Tensor { return m.(nn.Layer).Forward(x) },
+		func(ps []*tensor.Tensor) nn.Optimizer { return nn.NewSGD(ps, 0.05, 0.9, 0) }, 0}
+	checkTraining(t, &fakeDev{}, []trainCase{lenet}, nil, tensor.Randn(5, 8, 1, 28, 28), []int{0, 1, 2, 3, 4, 5, 6, 7}, nil, 2, 1e-5)
 }

@@ -137,11 +137,12 @@
 // the activations, Dropout (its mask drawn on the device, so it differs
 // from the CPU's for the same seed), SpMM, SumAggregate, MeanAggregate,
 // MaxAggregate, GATAttention, GATv2Attention, every loss, SGD, Adam,
-// AdamW and ClipGradNorm (which copies back only the norm); Accuracy
+// AdamW and ClipGradNorm (which copies back only the norm), and the CNN
+// layers (Conv2D, MaxPool2D, AvgPool2D, Flatten: LeNet-5); Accuracy
 // copies back only the predicted classes, and Save and Load copy the
-// parameters through the host. The conv and pooling layers (LeNet-5)
-// panic with a *tensor.DeviceError naming the op. A backend provides the
-// graph, norm and optimiser kernels through DeviceOps.
+// parameters through the host. An op without a device version panics
+// with a *tensor.DeviceError naming it. A backend provides the graph,
+// norm and optimiser kernels through DeviceOps.
 //
 // # Errors
 //
@@ -173,8 +174,7 @@ package nn
 // (gnnlib/nn/bench/BENCHMARKS.md).
 //
 // BUG(nn): On a device, GATConv and GATv2Conv have no attention dropout
-// and need a square graph, and Conv2D, MaxPool2D and AvgPool2D have no
-// device version yet. The device's max aggregator sends the gradient of
+// and need a square graph. The device's max aggregator sends the gradient of
 // a tie in a row of more than 128 in-edges to the neighbour with the
 // smallest index, the CPU's to the first in edge order (the same when
 // the graph's rows are sorted by source).

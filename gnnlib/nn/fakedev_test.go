@@ -359,6 +359,103 @@ func (f *fakeDev) NLL(logp *tensor.Tensor, labels, rows []int) (loss, grad tenso
 	return l, back(tensor.Scalar(1).To(f))[0], nil
 }
 
+func (f *fakeDev) Permute(x *tensor.Tensor, perm []int) (tensor.Storage, error) {
+	return f.store(hostRun(func() *tensor.Tensor { return f.host(x).Permute(perm...) })), nil
+}
+
+// fields returns the size of Im2Col's matrix for an image of shape
+// [N, C, H, W] and calls fn(i, src) for each of its entries, i the flat
+// index into the matrix and src the input's flat index (-1: padding).
+func fields(shape []int, kh, kw, stride, padding int, fn func(i, src int)) (rows, ckk int) {
+	n, c, h, w := shape[0], shape[1], shape[2], shape[3]
+	oh, ow := (h+2*padding-kh)/stride+1, (w+2*padding-kw)/stride+1
+	ckk = c * kh * kw
+	for img := 0; img < n; img++ {
+		for oy := 0; oy < oh; oy++ {
+			for ox := 0; ox < ow; ox++ {
+				row := (img*oh+oy)*ow + ox
+				for ch := 0; ch < c; ch++ {
+					for i := 0; i < kh; i++ {
+						for j := 0; j < kw; j++ {
+							y, xx := oy*stride-padding+i, ox*stride-padding+j
+							src := -1
+							if y >= 0 && y < h && xx >= 0 && xx < w {
+								src = ((img*c+ch)*h+y)*w + xx
+							}
+							fn(row*ckk+(ch*kh+i)*kw+j, src)
+						}
+					}
+				}
+			}
+		}
+	}
+	return n * oh * ow, ckk
+}
+
+func (f *fakeDev) Im2Col(x *tensor.Tensor, kh, kw, stride, padding int) (tensor.Storage, error) {
+	xd := f.host(x).Data()
+	rows, ckk := fields(x.Shape(), kh, kw, stride, padding, func(int, int) {})
+	out := make([]float32, rows*ckk)
+	fields(x.Shape(), kh, kw, stride, padding, func(i, src int) {
+		if src >= 0 {
+			out[i] = xd[src]
+		}
+	})
+	return &fakeStore{dev: f, data: out}, nil
+}
+
+func (f *fakeDev) Col2Im(cols *tensor.Tensor, shape []int, kh, kw, stride, padding int) (tensor.Storage, error) {
+	cd := f.host(cols).Data()
+	out := make([]float32, shape[0]*shape[1]*shape[2]*shape[3])
+	fields(shape, kh, kw, stride, padding, func(i, src int) {
+		if src >= 0 {
+			out[src] += cd[i]
+		}
+	})
+	return &fakeStore{dev: f, data: out}, nil
+}
+
+func (f *fakeDev) Pool2D(op string, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
+	return f.store(hostRun(func() *tensor.Tensor {
+		if op == "max" {
+			return f.host(x).MaxPool2D(kernel, stride)
+		}
+		return f.host(x).AvgPool2D(kernel, stride)
+	})), nil
+}
+
+// Pool2DGrad spells the gradient out (it runs inside a backward pass).
+func (f *fakeDev) Pool2DGrad(op string, g, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
+	s := x.Shape()
+	h, w := s[2], s[3]
+	oh, ow := (h-kernel)/stride+1, (w-kernel)/stride+1
+	gd, xd := f.host(g).Data(), f.host(x).Data()
+	dx := make([]float32, len(xd))
+	for pl := 0; pl < s[0]*s[1]; pl++ {
+		for oy := 0; oy < oh; oy++ {
+			for ox := 0; ox < ow; ox++ {
+				v := gd[(pl*oh+oy)*ow+ox]
+				base := pl*h*w + oy*stride*w + ox*stride
+				bi := base
+				for i := 0; i < kernel; i++ {
+					for j := 0; j < kernel; j++ {
+						q := base + i*w + j
+						if op == "avg" {
+							dx[q] += v / float32(kernel*kernel)
+						} else if xd[q] > xd[bi] {
+							bi = q
+						}
+					}
+				}
+				if op == "max" {
+					dx[bi] += v
+				}
+			}
+		}
+	}
+	return &fakeStore{dev: f, data: dx}, nil
+}
+
 // The nn.DeviceOps.
 
 func (f *fakeDev) GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {

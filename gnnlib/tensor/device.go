@@ -105,6 +105,28 @@ type Backend interface {
 	// logp [N, C] at labels over rows (nil: all; a repeated row counts
 	// again) and its gradient for a unit upstream gradient.
 	NLL(logp *Tensor, labels, rows []int) (loss, grad Storage, err error)
+	// Permute returns x with its axes reordered: the result's axis i is
+	// x's axis perm[i] (Permute, Transpose).
+	Permute(x *Tensor, perm []int) (Storage, error)
+
+	// The image ops take NCHW images x [N, C, H, W].
+
+	// Im2Col returns the receptive fields of kh×kw windows moved by
+	// stride over x zero-padded by padding, one row per output pixel:
+	// [N·OH·OW, C·KH·KW], row (n·OH + oy)·OW + ox holding x[n, c,
+	// oy·stride−padding+i, ox·stride−padding+j] at column (c·KH + i)·KW
+	// + j (0 in the padding), so that Conv2D is a product with the weight.
+	Im2Col(x *Tensor, kh, kw, stride, padding int) (Storage, error)
+	// Col2Im adds the rows of cols back into an image of the given shape
+	// [N, C, H, W]: Im2Col's adjoint.
+	Col2Im(cols *Tensor, shape []int, kh, kw, stride, padding int) (Storage, error)
+	// Pool2D returns the maximum (op "max") or mean ("avg") over the
+	// kernel×kernel windows of x moved by stride, [N, C, OH, OW].
+	Pool2D(op string, x *Tensor, kernel, stride int) (Storage, error)
+	// Pool2DGrad returns the gradient of Pool2D's input x from the
+	// output's gradient g; for "max", all of a window's goes to its first
+	// maximum in row-major order.
+	Pool2DGrad(op string, g, x *Tensor, kernel, stride int) (Storage, error)
 }
 
 // ErrNotOnDevice is wrapped by the panic value of an op that has no version

@@ -200,3 +200,94 @@ func deviceDropout(t *Tensor, p float32, rng *RNG) *Tensor {
 		return []*Tensor{devResult("Dropout backward", be, s, err, t.shape)}
 	})
 }
+
+// freeStorage gives an intermediate device tensor's memory back at once
+// when its storage can (see releaser).
+func freeStorage(t *Tensor) {
+	if f, ok := t.dev.(interface{ Free() }); ok {
+		f.Free()
+	}
+}
+
+// devicePermute is Permute and Transpose on a device; inv is perm's
+// inverse.
+func devicePermute(start time.Time, name string, t *Tensor, perm, inv []int) *Tensor {
+	be := t.dev.Backend()
+	shape := make([]int, len(perm))
+	for i, a := range perm {
+		shape[i] = t.shape[a]
+	}
+	s, err := be.Permute(t, perm)
+	out := devResult(name, be, s, err, shape)
+	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+		s, err := be.Permute(g, inv)
+		return []*Tensor{devResult(name+" backward", be, s, err, t.shape)}
+	})
+}
+
+// deviceConv2D is Conv2D on a device (operands checked): im2col into one
+// row per output pixel, one product with the weight, the bias, and a
+// permutation to NCHW. The columns are kept for the weight gradient, as
+// on the CPU.
+func deviceConv2D(start time.Time, x, w, b *Tensor, g convGeom) *Tensor {
+	const name = "Conv2D"
+	be := backendOf(name, x, w)
+	if b != nil {
+		backendOf(name, x, b)
+	}
+	ckk, ohw := g.ckk(), g.ohw()
+	rows := g.n * ohw
+	s, err := be.Im2Col(x, g.kh, g.kw, g.stride, g.padding)
+	cols := devResult(name, be, s, err, []int{rows, ckk})
+	w2 := &Tensor{dev: w.dev, shape: []int{g.o, ckk}}
+	s, err = be.MatMul(cols, w2, false, true)
+	y := devResult(name, be, s, err, []int{rows, g.o})
+	if b != nil {
+		s, err = be.Binary("add", y, b)
+		yb := devResult(name, be, s, err, y.shape)
+		freeStorage(y)
+		y = yb
+	}
+	s, err = be.Permute(&Tensor{dev: y.dev, shape: []int{g.n, ohw, g.o}}, []int{0, 2, 1})
+	out := devResult(name, be, s, err, []int{g.n, g.o, g.oh, g.ow})
+	freeStorage(y)
+	inputs := []*Tensor{x, w}
+	if b != nil {
+		inputs = append(inputs, b)
+	}
+	return NewOpSince(start, name, out, inputs, func(gr *Tensor) []*Tensor {
+		grads := make([]*Tensor, len(inputs))
+		s, err := be.Permute(&Tensor{dev: gr.dev, shape: []int{g.n, g.o, ohw}}, []int{0, 2, 1})
+		g2 := devResult(name+" backward", be, s, err, []int{rows, g.o})
+		if x.RequiresGrad() { // dcols = G·W, folded back
+			s, err := be.MatMul(g2, w2, false, false)
+			dcols := devResult(name+" backward", be, s, err, []int{rows, ckk})
+			s, err = be.Col2Im(dcols, x.shape, g.kh, g.kw, g.stride, g.padding)
+			grads[0] = devResult(name+" backward", be, s, err, x.shape)
+			freeStorage(dcols)
+		}
+		if w.RequiresGrad() { // dW = Gᵀ·cols
+			s, err := be.MatMul(g2, cols, true, false)
+			grads[1] = devResult(name+" backward", be, s, err, w.shape)
+		}
+		if b != nil && b.RequiresGrad() {
+			s, err := be.ColSum(g2)
+			grads[2] = devResult(name+" backward", be, s, err, b.shape)
+		}
+		freeStorage(g2)
+		return grads
+	})
+}
+
+// devicePool is MaxPool2D (op "max") and AvgPool2D ("avg") on a device;
+// the backward pass finds each window's maximum again instead of storing
+// it.
+func devicePool(start time.Time, name, op string, t *Tensor, g convGeom) *Tensor {
+	be := t.dev.Backend()
+	s, err := be.Pool2D(op, t, g.kh, g.stride)
+	out := devResult(name, be, s, err, []int{g.n, g.c, g.oh, g.ow})
+	return NewOpSince(start, name, out, []*Tensor{t}, func(gr *Tensor) []*Tensor {
+		s, err := be.Pool2DGrad(op, gr, t, g.kh, g.stride)
+		return []*Tensor{devResult(name+" backward", be, s, err, t.shape)}
+	})
+}

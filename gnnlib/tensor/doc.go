@@ -122,10 +122,11 @@
 // Add, Sub, Mul and Div (same shapes, a broadcast row or one value),
 // AddScalar, MulScalar, Neg, ReLU, LeakyReLU, ELU, GELU, Sigmoid, Tanh,
 // Exp, Log, Sqrt, Abs, Square, Pow, Sum, Mean, SumAxis, MeanAxis,
-// Softmax, LogSoftmax, Reshape (View, Flatten), IndexSelect, IndexAdd,
-// ScatterAddRows, Concat, Split, Narrow, Dropout (its mask drawn on the
-// device from a seed the RNG gives), CrossEntropy, NLL, MSE,
-// BCEWithLogits and Clone. ArgMax and ArgMin run there and copy back
+// Softmax, LogSoftmax, Reshape (View, Flatten), Transpose, Permute,
+// IndexSelect, IndexAdd, ScatterAddRows, Concat, Split, Narrow, Dropout
+// (its mask drawn on the device from a seed the RNG gives), Conv2D and
+// Conv2DReLU (im2col and one matrix product), MaxPool2D, AvgPool2D,
+// CrossEntropy, NLL, MSE, BCEWithLogits and Clone. ArgMax and ArgMin run there and copy back
 // only the indices. The other ops (listed under BUGS) panic with a
 // *DeviceError wrapping ErrNotOnDevice that names them; nothing is copied
 // to the CPU behind the user's back. Item, At, Float64s, String and
@@ -157,8 +158,8 @@ package tensor
 // BUG(tensor): A sparse tensor moved to a device becomes dense there;
 // device tensors are float32 and at most 2-D for MatMul; broadcasting on a
 // device covers a row over a matrix and one value over anything. Clamp,
-// Max and Min along an axis, Transpose and Permute, Conv2D, Conv2DReLU,
-// MaxPool2D and AvgPool2D have no device version yet.
+// Max and Min along an axis and the batched (3-D) MatMul have no device
+// version yet.
 //
 // BUG(tensor): Sparse tensors support only MatMul (sparse×dense, gradient to
 // the dense side), IndexSelect, At and ToDense.

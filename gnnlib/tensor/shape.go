@@ -75,7 +75,9 @@ func (t *Tensor) Permute(axes ...int) *Tensor { return t.permute("Permute", axes
 
 func (t *Tensor) permute(name string, axes []int) *Tensor {
 	start := OpStart()
-	t.mustDense(name)
+	if t.dev == nil {
+		t.mustDense(name)
+	}
 	n := len(t.shape)
 	if len(axes) != n {
 		panic(&ShapeError{Op: name, A: cloneInts(t.shape), B: cloneInts(axes), Msg: "axes must list every axis once"})
@@ -92,11 +94,14 @@ func (t *Tensor) permute(name string, axes []int) *Tensor {
 		seen[a] = true
 		perm[i] = a
 	}
-	out := permuteData(t, perm)
 	inv := make([]int, n)
 	for i, a := range perm {
 		inv[a] = i
 	}
+	if t.dev != nil {
+		return devicePermute(start, name, t, perm, inv)
+	}
+	out := permuteData(t, perm)
 	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{permuteData(g, inv)}
 	})

@@ -125,6 +125,7 @@ type _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps struct {
 	WArgReduce         func(x *tensor.Tensor, axis int, wantMax bool) ([]int, error)
 	WBatchNorm         func(x *tensor.Tensor, gamma *tensor.Tensor, beta *tensor.Tensor, runMean *tensor.Tensor, runVar *tensor.Tensor, train bool, momentum float32, eps float32) (y tensor.Storage, backward func(grad *tensor.Tensor) (dx tensor.Storage, dgamma tensor.Storage, dbeta tensor.Storage, err error), err error)
 	WBinary            func(op string, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error)
+	WCol2Im            func(cols *tensor.Tensor, shape []int, kh int, kw int, stride int, padding int) (tensor.Storage, error)
 	WColSum            func(x *tensor.Tensor) (tensor.Storage, error)
 	WConcat            func(axis int, xs []*tensor.Tensor) (tensor.Storage, error)
 	WCopy              func(t *tensor.Tensor) (tensor.Storage, error)
@@ -140,6 +141,7 @@ type _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps struct {
 	WGraphMeanSpMM     func(g *graph.Graph, transpose bool, x *tensor.Tensor) (tensor.Storage, error)
 	WGraphSpMM         func(g *graph.Graph, weighted bool, transpose bool, x *tensor.Tensor) (tensor.Storage, error)
 	WHeadDot           func(x *tensor.Tensor, att *tensor.Tensor, heads int) (y tensor.Storage, backward func(grad *tensor.Tensor) (dx tensor.Storage, datt tensor.Storage, err error), err error)
+	WIm2Col            func(x *tensor.Tensor, kh int, kw int, stride int, padding int) (tensor.Storage, error)
 	WLayerNorm         func(x *tensor.Tensor, gamma *tensor.Tensor, beta *tensor.Tensor, eps float32) (y tensor.Storage, backward func(grad *tensor.Tensor) (dx tensor.Storage, dgamma tensor.Storage, dbeta tensor.Storage, err error), err error)
 	WLoss              func(op string, pred *tensor.Tensor, target *tensor.Tensor) (loss tensor.Storage, grad tensor.Storage, err error)
 	WMap               func(op string, x *tensor.Tensor, p float32) (tensor.Storage, error)
@@ -147,6 +149,9 @@ type _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps struct {
 	WMatMul            func(a *tensor.Tensor, b *tensor.Tensor, transA bool, transB bool) (tensor.Storage, error)
 	WNLL               func(logp *tensor.Tensor, labels []int, rows []int) (loss tensor.Storage, grad tensor.Storage, err error)
 	WNarrow            func(x *tensor.Tensor, axis int, start int, length int) (tensor.Storage, error)
+	WPermute           func(x *tensor.Tensor, perm []int) (tensor.Storage, error)
+	WPool2D            func(op string, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error)
+	WPool2DGrad        func(op string, g *tensor.Tensor, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error)
 	WSGDStep           func(p *tensor.Tensor, grad *tensor.Tensor, buf *tensor.Tensor, lr float32, momentum float32, weightDecay float32, started bool) error
 	WScale             func(n int, x *tensor.Tensor, s *tensor.Tensor, k float32) (tensor.Storage, error)
 	WScatterAdd        func(src *tensor.Tensor, idx []int, n int) (tensor.Storage, error)
@@ -173,6 +178,9 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) BatchNorm(x *tensor.Tenso
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Binary(op string, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error) {
 	return W.WBinary(op, a, b)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Col2Im(cols *tensor.Tensor, shape []int, kh int, kw int, stride int, padding int) (tensor.Storage, error) {
+	return W.WCol2Im(cols, shape, kh, kw, stride, padding)
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) ColSum(x *tensor.Tensor) (tensor.Storage, error) {
 	return W.WColSum(x)
@@ -219,6 +227,9 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) GraphSpMM(g *graph.Graph,
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) HeadDot(x *tensor.Tensor, att *tensor.Tensor, heads int) (y tensor.Storage, backward func(grad *tensor.Tensor) (dx tensor.Storage, datt tensor.Storage, err error), err error) {
 	return W.WHeadDot(x, att, heads)
 }
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Im2Col(x *tensor.Tensor, kh int, kw int, stride int, padding int) (tensor.Storage, error) {
+	return W.WIm2Col(x, kh, kw, stride, padding)
+}
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) LayerNorm(x *tensor.Tensor, gamma *tensor.Tensor, beta *tensor.Tensor, eps float32) (y tensor.Storage, backward func(grad *tensor.Tensor) (dx tensor.Storage, dgamma tensor.Storage, dbeta tensor.Storage, err error), err error) {
 	return W.WLayerNorm(x, gamma, beta, eps)
 }
@@ -239,6 +250,15 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) NLL(logp *tensor.Tensor, 
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Narrow(x *tensor.Tensor, axis int, start int, length int) (tensor.Storage, error) {
 	return W.WNarrow(x, axis, start, length)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Permute(x *tensor.Tensor, perm []int) (tensor.Storage, error) {
+	return W.WPermute(x, perm)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Pool2D(op string, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error) {
+	return W.WPool2D(op, x, kernel, stride)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Pool2DGrad(op string, g *tensor.Tensor, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error) {
+	return W.WPool2DGrad(op, g, x, kernel, stride)
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) SGDStep(p *tensor.Tensor, grad *tensor.Tensor, buf *tensor.Tensor, lr float32, momentum float32, weightDecay float32, started bool) error {
 	return W.WSGDStep(p, grad, buf, lr, momentum, weightDecay, started)

@@ -76,6 +76,7 @@ type _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend struct {
 	WAddTo        func(dst *tensor.Tensor, src *tensor.Tensor) error
 	WArgReduce    func(x *tensor.Tensor, axis int, wantMax bool) ([]int, error)
 	WBinary       func(op string, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error)
+	WCol2Im       func(cols *tensor.Tensor, shape []int, kh int, kw int, stride int, padding int) (tensor.Storage, error)
 	WColSum       func(x *tensor.Tensor) (tensor.Storage, error)
 	WConcat       func(axis int, xs []*tensor.Tensor) (tensor.Storage, error)
 	WCopy         func(t *tensor.Tensor) (tensor.Storage, error)
@@ -85,12 +86,16 @@ type _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend struct {
 	WDropoutGrad  func(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
 	WExpandAxis   func(g *tensor.Tensor, shape []int, axis int, scale float32) (tensor.Storage, error)
 	WGather       func(x *tensor.Tensor, idx []int) (tensor.Storage, error)
+	WIm2Col       func(x *tensor.Tensor, kh int, kw int, stride int, padding int) (tensor.Storage, error)
 	WLoss         func(op string, pred *tensor.Tensor, target *tensor.Tensor) (loss tensor.Storage, grad tensor.Storage, err error)
 	WMap          func(op string, x *tensor.Tensor, p float32) (tensor.Storage, error)
 	WMapGrad      func(op string, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error)
 	WMatMul       func(a *tensor.Tensor, b *tensor.Tensor, transA bool, transB bool) (tensor.Storage, error)
 	WNLL          func(logp *tensor.Tensor, labels []int, rows []int) (loss tensor.Storage, grad tensor.Storage, err error)
 	WNarrow       func(x *tensor.Tensor, axis int, start int, length int) (tensor.Storage, error)
+	WPermute      func(x *tensor.Tensor, perm []int) (tensor.Storage, error)
+	WPool2D       func(op string, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error)
+	WPool2DGrad   func(op string, g *tensor.Tensor, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error)
 	WScale        func(n int, x *tensor.Tensor, s *tensor.Tensor, k float32) (tensor.Storage, error)
 	WScatterAdd   func(src *tensor.Tensor, idx []int, n int) (tensor.Storage, error)
 	WSoftmax      func(x *tensor.Tensor, axis int, log bool) (tensor.Storage, error)
@@ -109,6 +114,9 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) ArgReduce(x *tensor.Ten
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Binary(op string, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error) {
 	return W.WBinary(op, a, b)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Col2Im(cols *tensor.Tensor, shape []int, kh int, kw int, stride int, padding int) (tensor.Storage, error) {
+	return W.WCol2Im(cols, shape, kh, kw, stride, padding)
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) ColSum(x *tensor.Tensor) (tensor.Storage, error) {
 	return W.WColSum(x)
@@ -137,6 +145,9 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) ExpandAxis(g *tensor.Te
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Gather(x *tensor.Tensor, idx []int) (tensor.Storage, error) {
 	return W.WGather(x, idx)
 }
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Im2Col(x *tensor.Tensor, kh int, kw int, stride int, padding int) (tensor.Storage, error) {
+	return W.WIm2Col(x, kh, kw, stride, padding)
+}
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Loss(op string, pred *tensor.Tensor, target *tensor.Tensor) (loss tensor.Storage, grad tensor.Storage, err error) {
 	return W.WLoss(op, pred, target)
 }
@@ -154,6 +165,15 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) NLL(logp *tensor.Tensor
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Narrow(x *tensor.Tensor, axis int, start int, length int) (tensor.Storage, error) {
 	return W.WNarrow(x, axis, start, length)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Permute(x *tensor.Tensor, perm []int) (tensor.Storage, error) {
+	return W.WPermute(x, perm)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Pool2D(op string, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error) {
+	return W.WPool2D(op, x, kernel, stride)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Pool2DGrad(op string, g *tensor.Tensor, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error) {
+	return W.WPool2DGrad(op, g, x, kernel, stride)
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Scale(n int, x *tensor.Tensor, s *tensor.Tensor, k float32) (tensor.Storage, error) {
 	return W.WScale(n, x, s, k)
