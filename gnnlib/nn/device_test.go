@@ -372,3 +372,40 @@ func TestFakeDeviceLeNetTrainingAgrees(t *testing.T) {
 		func(ps []*tensor.Tensor) nn.Optimizer { return nn.NewSGD(ps, 0.05, 0.9, 0) }, 0}
 	checkTraining(t, &fakeDev{}, []trainCase{lenet}, nil, tensor.Randn(5, 8, 1, 28, 28), []int{0, 1, 2, 3, 4, 5, 6, 7}, nil, 2, 1e-5)
 }
+
+// TestFakeDeviceOptimizerMovesBack checks that the state of SGD
+// (momentum) and Adam (moments) follows a model moved to a device and
+// back.
+func TestFakeDeviceOptimizerMovesBack(t *testing.T) {
+	for _, name := range []string{"SGD", "Adam"} {
+		t.Run(name, func(t *testing.T) { checkOptimizerMovesBack(t, name) })
+	}
+}
+
+func checkOptimizerMovesBack(t *testing.T, name string) {
+	x := randn(1, 6, 5)
+	y := []int{0, 1, 2, 0, 1, 2}
+	run := func(dev tensor.Backend) *tensor.Tensor {
+		nn.Seed(4)
+		m := nn.NewMLP(5, 7, 3)
+		var opt nn.Optimizer = nn.NewSGD(m.Params(), 0.1, 0.9, 1e-3)
+		if name == "Adam" {
+			opt = nn.NewAdam(m.Params(), 0.01, 1e-3)
+		}
+		for step := 0; step < 4; step++ {
+			d := tensor.Backend(nil)
+			if step == 1 || step == 2 {
+				d = dev
+			}
+			nn.To(m, d)
+			opt.ZeroGrad()
+			nn.CrossEntropy(m.Forward(x.To(d)), y, nil).Backward()
+			opt.Step()
+		}
+		return m.Params()[0]
+	}
+	want, got := run(nil), run(&fakeDev{})
+	if e := relErr(got, want); e > 1e-5 {
+		t.Errorf("after steps on the CPU, the device and the CPU again: weight error %.3g against CPU-only steps", e)
+	}
+}

@@ -77,6 +77,10 @@ func (o *SGD) Step() {
 			o.deviceStep(i, p, g)
 			continue
 		}
+		if o.db != nil && o.db[i] != nil { // back from a device: its momentum comes along
+			copy(o.buf[i], o.db[i].CPU().Data())
+			o.db[i] = nil
+		}
 		pd, gd, b := p.Data(), g.Data(), o.buf[i]
 		for j := range pd {
 			gj := gd[j] + wd*pd[j]
@@ -143,6 +147,11 @@ func (o *Adam) Step() {
 		if p.IsOnDevice() {
 			o.deviceStep(i, p, g, step, sc2)
 			continue
+		}
+		if o.dm != nil && o.dm[i][0] != nil { // back from a device: its moments come along
+			copy(o.m[i], o.dm[i][0].CPU().Data())
+			copy(o.v[i], o.dm[i][1].CPU().Data())
+			o.dm[i] = [2]*tensor.Tensor{}
 		}
 		pd, gd, m, v := p.Data(), g.Data(), o.m[i], o.v[i]
 		splitRange(len(pd), 1<<14, func(lo, hi int) {
