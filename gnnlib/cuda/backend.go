@@ -184,9 +184,10 @@ func (d *Device) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Storag
 	return out, MatMul(out, vs[0], vs[1], transA, transB)
 }
 
-var binaryOps = map[string]int{"add": 0, "sub": 1, "mul": 2}
+// binaryOps numbers the ops of binary_op; "div" runs div_op (ops.cu).
+var binaryOps = map[string]int{"add": 0, "sub": 1, "mul": 2, "div": 3}
 
-// Binary returns a op b, b of a's length or one broadcast row.
+// Binary returns a op b, b of a's length, one broadcast row or one value.
 func (d *Device) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error) {
 	code, ok := binaryOps[op]
 	if !ok {
@@ -196,11 +197,13 @@ func (d *Device) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error) 
 	if err != nil {
 		return nil, err
 	}
-	row := 0
+	row, f := 0, max(1, vs[0].Cols)
 	switch {
 	case vs[1].Len() == vs[0].Len():
 	case vs[1].Len() == vs[0].Cols:
 		row = 1
+	case vs[1].Len() == 1: // a row of one value: b[i % 1]
+		row, f = 1, 1
 	default:
 		return nil, shapeErr("Binary", "%dx%d %s %d values", vs[0].Rows, vs[0].Cols, op, vs[1].Len())
 	}
@@ -209,17 +212,36 @@ func (d *Device) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error) 
 	if err != nil || n == 0 {
 		return out, err
 	}
-	return out, d.launch("binary_op", d.gridFor(n, 256), 256, vs[0], vs[1], out, n, max(1, vs[0].Cols), code, row)
+	if code == 3 {
+		return out, d.launch("div_op", d.gridFor(n, 256), 256, vs[0], vs[1], out, n, f, row)
+	}
+	return out, d.launch("binary_op", d.gridFor(n, 256), 256, vs[0], vs[1], out, n, f, code, row)
 }
 
-// mapOps numbers the activations as map_fwd and map_bwd do.
-var mapOps = map[string]int{"relu": 0, "leaky_relu": 1, "elu": 2, "sigmoid": 3, "tanh": 4, "exp": 5, "log": 6, "add_scalar": 7}
+// mapOps numbers the activations as map_fwd and map_bwd do; mapExtOps
+// those of map_ext_fwd and map_ext_bwd (ops.cu).
+var (
+	mapOps    = map[string]int{"relu": 0, "leaky_relu": 1, "elu": 2, "sigmoid": 3, "tanh": 4, "exp": 5, "log": 6, "add_scalar": 7}
+	mapExtOps = map[string]int{"gelu": 0, "sqrt": 1, "abs": 2, "square": 3, "pow": 4}
+)
+
+// mapKernel returns the kernel (map_fwd or map_ext_fwd, with suffix
+// replacing "fwd") and code of an element-wise op.
+func mapKernel(method, op, suffix string) (string, int, error) {
+	if code, ok := mapOps[op]; ok {
+		return "map_" + suffix, code, nil
+	}
+	if code, ok := mapExtOps[op]; ok {
+		return "map_ext_" + suffix, code, nil
+	}
+	return "", 0, fmt.Errorf("gnnlib/cuda: %s %q: %w", method, op, tensor.ErrNotOnDevice)
+}
 
 // Map returns op(x) element-wise.
 func (d *Device) Map(op string, x *tensor.Tensor, p float32) (tensor.Storage, error) {
-	code, ok := mapOps[op]
-	if !ok {
-		return nil, fmt.Errorf("gnnlib/cuda: Map %q: %w", op, tensor.ErrNotOnDevice)
+	kernel, code, err := mapKernel("Map", op, "fwd")
+	if err != nil {
+		return nil, err
 	}
 	v, err := d.view(x)
 	if err != nil {
@@ -230,14 +252,14 @@ func (d *Device) Map(op string, x *tensor.Tensor, p float32) (tensor.Storage, er
 	if err != nil || n == 0 {
 		return out, err
 	}
-	return out, d.launch("map_fwd", d.gridFor(n, 256), 256, v, out, n, code, p)
+	return out, d.launch(kernel, d.gridFor(n, 256), 256, v, out, n, code, p)
 }
 
 // MapGrad returns g·op'(x) given x and y = op(x).
 func (d *Device) MapGrad(op string, g, x, y *tensor.Tensor, p float32) (tensor.Storage, error) {
-	code, ok := mapOps[op]
-	if !ok {
-		return nil, fmt.Errorf("gnnlib/cuda: MapGrad %q: %w", op, tensor.ErrNotOnDevice)
+	kernel, code, err := mapKernel("MapGrad", op, "bwd")
+	if err != nil {
+		return nil, err
 	}
 	vs, err := d.views(g, x, y)
 	if err != nil {
@@ -248,7 +270,7 @@ func (d *Device) MapGrad(op string, g, x, y *tensor.Tensor, p float32) (tensor.S
 	if err != nil || n == 0 {
 		return out, err
 	}
-	return out, d.launch("map_bwd", d.gridFor(n, 256), 256, vs[0], vs[1], vs[2], out, n, code, p)
+	return out, d.launch(kernel, d.gridFor(n, 256), 256, vs[0], vs[1], vs[2], out, n, code, p)
 }
 
 // ColSum sums x over its rows.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -74,6 +75,139 @@ func maxErr(t *testing.T, what string, got, want *tensor.Tensor) float64 {
 
 func randn(seed int64, shape ...int) *tensor.Tensor { return tensor.Randn(seed, shape...) }
 
+// opCase is one op (f) or layer (layer) that TestOpsAgree runs on the CPU
+// and on the device. layer builds the layer on dev (seeded, so both sides
+// start from the same parameters) and returns its forward function and
+// parameters, whose gradients are compared too.
+type opCase struct {
+	name   string
+	inputs []*tensor.Tensor
+	f      func(x []*tensor.Tensor) *tensor.Tensor
+	layer  func(dev tensor.Backend) (func(x []*tensor.Tensor) *tensor.Tensor, []*tensor.Tensor)
+}
+
+// layerCase is an opCase for the module build makes, applied by fwd.
+func layerCase(name string, build func() nn.Module, fwd func(m nn.Module, x []*tensor.Tensor) *tensor.Tensor, inputs ...*tensor.Tensor) opCase {
+	return opCase{name: name, inputs: inputs, layer: func(dev tensor.Backend) (func(x []*tensor.Tensor) *tensor.Tensor, []*tensor.Tensor) {
+		nn.Seed(3)
+		m := build()
+		nn.To(m, dev)
+		return func(x []*tensor.Tensor) *tensor.Tensor { return fwd(m, x) }, m.Params()
+	}}
+}
+
+// newOpCases are the cases of the ops given a device path after the GCN
+// and GAT epochs: along an axis, gathers and scatters, joins and slices,
+// the other maps and losses, division and one-value broadcasts, SAGE's max
+// aggregator, GIN, the norms and averaged attention heads. Shapes are
+// chosen to cross warps and blocks and to leave remainders.
+func newOpCases(t *testing.T) []opCase {
+	hub := testGraph(t, 300, 1500, true) // node 3 is a heavy row (300 in-edges)
+	var bsrc, bdst []int
+	for v := 0; v < 120; v++ { // a sampled block: 120 destinations of 400 sources
+		for k := 0; k < v%9; k++ {
+			bsrc, bdst = append(bsrc, (v*37+k*101)%400), append(bdst, v)
+		}
+	}
+	for u := 0; u < 400; u++ { // and a heavy destination
+		bsrc, bdst = append(bsrc, u), append(bdst, 5)
+	}
+	blk, err := graph.NewBipartite(400, 120, bsrc, bdst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := make([]int, 300)
+	for i := range labels {
+		labels[i] = (i * 7) % 10
+	}
+	pos := func(seed int64, shape ...int) *tensor.Tensor { return tensor.Rand(seed, shape...).AddScalar(0.5) }
+	idx := make([]int, 700)
+	for i := range idx {
+		idx[i] = (i * i * 31) % 300 // repeats
+	}
+	op := func(name string, f func(x []*tensor.Tensor) *tensor.Tensor, inputs ...*tensor.Tensor) opCase {
+		return opCase{name: name, inputs: inputs, f: f}
+	}
+	on := func(g *graph.Graph) func(m nn.Module, x []*tensor.Tensor) *tensor.Tensor {
+		return func(m nn.Module, x []*tensor.Tensor) *tensor.Tensor { return m.(trainable).Forward(g, x[0]) }
+	}
+	plain := func(m nn.Module, x []*tensor.Tensor) *tensor.Tensor { return m.(nn.Layer).Forward(x[0]) }
+	return []opCase{
+		op("Softmax", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Softmax(-1) }, randn(1, 300, 47)),
+		op("Softmax middle axis", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Softmax(1) }, randn(1, 20, 70, 3)),
+		op("LogSoftmax", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].LogSoftmax(1) }, randn(1, 300, 10)),
+		op("LogSoftmax axis 0", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].LogSoftmax(0) }, randn(1, 50, 33)),
+		op("SumAxis", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].SumAxis(1, false) }, randn(1, 40, 30, 7)),
+		op("SumAxis last", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].SumAxis(-1, true) }, randn(1, 300, 40)),
+		op("MeanAxis", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].MeanAxis(0, false) }, randn(1, 300, 16)),
+		op("GELU", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].GELU() }, randn(1, 50, 7)),
+		op("Sqrt", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Sqrt() }, pos(1, 50, 7)),
+		op("Abs", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Abs() }, randn(1, 50, 7)),
+		op("Square", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Square() }, randn(1, 50, 7)),
+		op("Pow", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Pow(3) }, randn(1, 50, 7)),
+		op("Pow half", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Pow(0.5) }, pos(1, 50, 7)),
+		op("Div", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Div(x[1]) }, randn(1, 20, 9), pos(2, 20, 9)),
+		op("Div by a row", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Div(x[1]) }, randn(1, 20, 9), pos(2, 9)),
+		op("Div by one value", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Div(x[1]) }, randn(1, 20, 9), pos(2, 1)),
+		op("Mul by one value", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Mul(x[1]) }, randn(1, 300, 9), randn(2, 1)),
+		op("Add one value left", func(x []*tensor.Tensor) *tensor.Tensor { return x[1].Add(x[0]) }, randn(1, 20, 9), tensor.Scalar(0.7)),
+		op("Sub one value", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Sub(x[1]) }, randn(1, 20, 9), tensor.Scalar(0.7)),
+		op("IndexSelect", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].IndexSelect(idx) }, randn(1, 300, 24)),
+		op("IndexSelect 1-D", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].IndexSelect(idx) }, randn(1, 300)),
+		op("IndexAdd", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].IndexAdd(idx, x[1]) }, randn(1, 300, 5), randn(2, 700, 5)),
+		op("ScatterAddRows", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.ScatterAddRows(x[0], idx, 310) }, randn(1, 700, 12)),
+		op("Concat", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.Concat(1, x[0], x[1], x[2]) }, randn(1, 50, 3, 8), randn(2, 50, 1, 8), randn(3, 50, 5, 8)),
+		op("Concat axis 0", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.Concat(0, x[0], x[1]) }, randn(1, 70, 9), randn(2, 30, 9)),
+		op("Split", func(x []*tensor.Tensor) *tensor.Tensor {
+			p := x[0].Split(1, 10, 30, 7)
+			return tensor.Concat(1, p[2], p[0].MulScalar(2), p[1])
+		}, randn(1, 60, 47)),
+		op("Narrow", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Narrow(1, 3, 20) }, randn(1, 30, 40, 5)),
+		op("MSE", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.MSE(x[0], x[1]).MulScalar(3) }, randn(1, 300, 20), randn(2, 300, 20)),
+		op("BCEWithLogits", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.BCEWithLogits(x[0].MulScalar(4), x[1]) }, randn(1, 300, 20), tensor.Rand(2, 300, 20)),
+		op("NLL", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.NLL(x[0].LogSoftmax(1), labels, nil) }, randn(1, 300, 10)),
+		op("NLL rows", func(x []*tensor.Tensor) *tensor.Tensor {
+			return tensor.NLL(x[0].LogSoftmax(1), labels, []int{1, 4, 4, 9, 250, 0, 4}).MulScalar(2)
+		}, randn(1, 300, 10)),
+		op("MaxAggregate", func(x []*tensor.Tensor) *tensor.Tensor { return nn.MaxAggregate(hub, x[0]) }, randn(1, 300, 16)),
+		op("MaxAggregate width 7", func(x []*tensor.Tensor) *tensor.Tensor { return nn.MaxAggregate(hub, x[0]) }, randn(1, 300, 7)),
+		op("MaxAggregate block", func(x []*tensor.Tensor) *tensor.Tensor { return nn.MaxAggregate(blk, x[0]) }, randn(1, 400, 12)),
+		layerCase("SAGEConv max", func() nn.Module { return nn.NewSAGEConv(12, 20, "max") }, on(hub), randn(1, 300, 12)),
+		layerCase("SAGEConv max block", func() nn.Module { return nn.NewSAGEConv(12, 20, "max") }, on(blk), randn(1, 400, 12)),
+		layerCase("SAGEConv mean block", func() nn.Module { return nn.NewSAGEConv(12, 20, "mean") }, on(blk), randn(1, 400, 12)),
+		layerCase("GINConv", func() nn.Module { return nn.NewGINConv(nn.NewMLP(12, 32, 16), 0.3, false) }, on(hub), randn(1, 300, 12)),
+		layerCase("GINConv trained eps", func() nn.Module { return nn.NewGINConv(nn.NewMLP(12, 32, 16), 0.3, true) }, on(hub), randn(1, 300, 12)),
+		layerCase("GINConv block", func() nn.Module { return nn.NewGINConv(nn.NewMLP(12, 32, 16), 0, false) }, on(blk), randn(1, 400, 12)),
+		layerCase("GATConv mean heads", func() nn.Module { return nn.NewGATConv(12, 8, 2, false, 0) }, on(hub), randn(1, 300, 12)),
+		layerCase("GATv2Conv mean heads", func() nn.Module { return nn.NewGATv2Conv(12, 8, 2, false, 0) }, on(hub), randn(1, 300, 12)),
+		layerCase("BatchNorm1D", func() nn.Module { return nn.NewBatchNorm1D(16) }, plain, randn(1, 300, 16)),
+		layerCase("BatchNorm2D", func() nn.Module { return nn.NewBatchNorm2D(3) }, plain, randn(1, 4, 3, 10, 10)),
+		layerCase("BatchNorm1D eval", func() nn.Module {
+			b := nn.NewBatchNorm1D(16)
+			b.Forward(randn(7, 50, 16)) // running statistics from one batch
+			b.Eval()
+			return b
+		}, plain, randn(1, 300, 16)),
+		layerCase("LayerNorm", func() nn.Module { return nn.NewLayerNorm(40) }, plain, randn(1, 300, 40)),
+		layerCase("LayerNorm wide", func() nn.Module { return nn.NewLayerNorm(100) }, plain, randn(1, 20, 3, 100)),
+		layerCase("Linear GELU Softmax", func() nn.Module {
+			return nn.NewSequential(nn.NewLinear(12, 10), nn.GELU(), nn.Softmax(1))
+		}, plain, randn(1, 300, 12)),
+		op("Transpose", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].T() }, randn(1, 70, 33)),
+		op("Permute", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Permute(2, 0, 3, 1) }, randn(1, 3, 4, 5, 6)),
+		op("Conv2D", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.Conv2D(x[0], x[1], x[2], 1, 2) },
+			randn(1, 8, 3, 28, 28), randn(2, 6, 3, 5, 5), randn(3, 6)),
+		op("Conv2D stride 2 no bias", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.Conv2D(x[0], x[1], nil, 2, 1) },
+			randn(1, 4, 3, 17, 15), randn(2, 5, 3, 3, 2)),
+		op("Conv2DReLU", func(x []*tensor.Tensor) *tensor.Tensor { return tensor.Conv2DReLU(x[0], x[1], x[2], 1, 0) },
+			randn(1, 8, 6, 14, 14), randn(2, 16, 6, 5, 5), randn(3, 16)),
+		op("MaxPool2D", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].MaxPool2D(2, 2) }, randn(1, 8, 6, 28, 28)),
+		op("MaxPool2D overlapping", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].MaxPool2D(3, 1) }, randn(1, 4, 3, 12, 11)),
+		op("AvgPool2D", func(x []*tensor.Tensor) *tensor.Tensor { return x[0].AvgPool2D(3, 2) }, randn(1, 4, 3, 12, 11)),
+		layerCase("LeNet5", func() nn.Module { return nn.NewLeNet5() }, plain, randn(1, 16, 1, 28, 28)),
+	}
+}
+
 // TestOpsAgree runs each op the tensor API dispatches to the device on
 // the CPU and on the device, with the same inputs, and compares the
 // outputs and the gradients of sum(op(inputs)) with respect to each input.
@@ -91,67 +225,64 @@ func TestOpsAgree(t *testing.T) {
 	}
 	rows := []int{1, 4, 9, 16, 25, 36, 49}
 	pos := func(seed int64, shape ...int) *tensor.Tensor { return tensor.Rand(seed, shape...).AddScalar(0.5) }
-	cases := []struct {
-		name   string
-		inputs []*tensor.Tensor
-		f      func(x []*tensor.Tensor) *tensor.Tensor
-	}{
-		{"MatMul", []*tensor.Tensor{randn(1, 70, 33), randn(2, 33, 130)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].MatMul(x[1]) }},
-		{"Add", []*tensor.Tensor{randn(1, 20, 9), randn(2, 20, 9)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Add(x[1]) }},
-		{"Add bias", []*tensor.Tensor{randn(1, 20, 9), randn(2, 9)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Add(x[1]) }},
-		{"Add bias left", []*tensor.Tensor{randn(1, 1, 9), randn(2, 20, 9)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Add(x[1]) }},
-		{"Sub bias", []*tensor.Tensor{randn(1, 20, 9), randn(2, 9)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Sub(x[1]) }},
-		{"Mul", []*tensor.Tensor{randn(1, 20, 9), randn(2, 20, 9)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Mul(x[1]) }},
-		{"Mul bias", []*tensor.Tensor{randn(1, 20, 9), randn(2, 9)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Mul(x[1]) }},
-		{"AddScalar", []*tensor.Tensor{randn(1, 5, 7)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].AddScalar(3) }},
-		{"MulScalar", []*tensor.Tensor{randn(1, 5, 7)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].MulScalar(-2.5) }},
-		{"Neg", []*tensor.Tensor{randn(1, 5, 7)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Neg() }},
-		{"ReLU", []*tensor.Tensor{randn(1, 50, 7)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].ReLU() }},
-		{"LeakyReLU", []*tensor.Tensor{randn(1, 50, 7)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].LeakyReLU(0.2) }},
-		{"ELU", []*tensor.Tensor{randn(1, 50, 7)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].ELU(1) }},
-		{"Sigmoid", []*tensor.Tensor{randn(1, 50, 7)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Sigmoid() }},
-		{"Tanh", []*tensor.Tensor{randn(1, 50, 7)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Tanh() }},
-		{"Exp", []*tensor.Tensor{randn(1, 50, 7)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Exp() }},
-		{"Log", []*tensor.Tensor{pos(1, 50, 7)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Log() }},
-		{"Sum", []*tensor.Tensor{randn(1, 1000, 77)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Sum() }},
-		{"Mean", []*tensor.Tensor{randn(1, 1000, 77)}, func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Mean() }},
-		{"Reshape", []*tensor.Tensor{randn(1, 6, 8)}, func(x []*tensor.Tensor) *tensor.Tensor {
+	cases := []opCase{
+		{name: "MatMul", inputs: []*tensor.Tensor{randn(1, 70, 33), randn(2, 33, 130)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].MatMul(x[1]) }},
+		{name: "Add", inputs: []*tensor.Tensor{randn(1, 20, 9), randn(2, 20, 9)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Add(x[1]) }},
+		{name: "Add bias", inputs: []*tensor.Tensor{randn(1, 20, 9), randn(2, 9)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Add(x[1]) }},
+		{name: "Add bias left", inputs: []*tensor.Tensor{randn(1, 1, 9), randn(2, 20, 9)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Add(x[1]) }},
+		{name: "Sub bias", inputs: []*tensor.Tensor{randn(1, 20, 9), randn(2, 9)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Sub(x[1]) }},
+		{name: "Mul", inputs: []*tensor.Tensor{randn(1, 20, 9), randn(2, 20, 9)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Mul(x[1]) }},
+		{name: "Mul bias", inputs: []*tensor.Tensor{randn(1, 20, 9), randn(2, 9)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Mul(x[1]) }},
+		{name: "AddScalar", inputs: []*tensor.Tensor{randn(1, 5, 7)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].AddScalar(3) }},
+		{name: "MulScalar", inputs: []*tensor.Tensor{randn(1, 5, 7)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].MulScalar(-2.5) }},
+		{name: "Neg", inputs: []*tensor.Tensor{randn(1, 5, 7)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Neg() }},
+		{name: "ReLU", inputs: []*tensor.Tensor{randn(1, 50, 7)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].ReLU() }},
+		{name: "LeakyReLU", inputs: []*tensor.Tensor{randn(1, 50, 7)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].LeakyReLU(0.2) }},
+		{name: "ELU", inputs: []*tensor.Tensor{randn(1, 50, 7)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].ELU(1) }},
+		{name: "Sigmoid", inputs: []*tensor.Tensor{randn(1, 50, 7)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Sigmoid() }},
+		{name: "Tanh", inputs: []*tensor.Tensor{randn(1, 50, 7)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Tanh() }},
+		{name: "Exp", inputs: []*tensor.Tensor{randn(1, 50, 7)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Exp() }},
+		{name: "Log", inputs: []*tensor.Tensor{pos(1, 50, 7)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Log() }},
+		{name: "Sum", inputs: []*tensor.Tensor{randn(1, 1000, 77)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Sum() }},
+		{name: "Mean", inputs: []*tensor.Tensor{randn(1, 1000, 77)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return x[0].Mean() }},
+		{name: "Reshape", inputs: []*tensor.Tensor{randn(1, 6, 8)}, f: func(x []*tensor.Tensor) *tensor.Tensor {
 			return x[0].Reshape(4, -1).Mul(randn(5, 4, 12).To(x[0].Device()))
 		}},
-		{"CrossEntropy", []*tensor.Tensor{randn(1, 50, 10)}, func(x []*tensor.Tensor) *tensor.Tensor { return tensor.CrossEntropy(x[0], labels, nil) }},
-		{"CrossEntropy rows", []*tensor.Tensor{randn(1, 50, 10)}, func(x []*tensor.Tensor) *tensor.Tensor {
+		{name: "CrossEntropy", inputs: []*tensor.Tensor{randn(1, 50, 10)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return tensor.CrossEntropy(x[0], labels, nil) }},
+		{name: "CrossEntropy rows", inputs: []*tensor.Tensor{randn(1, 50, 10)}, f: func(x []*tensor.Tensor) *tensor.Tensor {
 			return tensor.CrossEntropy(x[0].MulScalar(3), labels, rows).MulScalar(2)
 		}},
-		{"SpMM weighted", []*tensor.Tensor{randn(1, 300, 24)}, func(x []*tensor.Tensor) *tensor.Tensor { return nn.SpMM(g, x[0]) }},
-		{"SpMM width 7", []*tensor.Tensor{randn(1, 300, 7)}, func(x []*tensor.Tensor) *tensor.Tensor { return nn.SpMM(g, x[0]) }},
-		{"SumAggregate", []*tensor.Tensor{randn(1, 300, 16)}, func(x []*tensor.Tensor) *tensor.Tensor { return nn.SumAggregate(g, x[0]) }},
-		{"GATv2Attention 1x16", []*tensor.Tensor{randn(1, 300, 16), randn(2, 300, 16), randn(3, 1, 16)}, func(x []*tensor.Tensor) *tensor.Tensor {
+		{name: "SpMM weighted", inputs: []*tensor.Tensor{randn(1, 300, 24)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return nn.SpMM(g, x[0]) }},
+		{name: "SpMM width 7", inputs: []*tensor.Tensor{randn(1, 300, 7)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return nn.SpMM(g, x[0]) }},
+		{name: "SumAggregate", inputs: []*tensor.Tensor{randn(1, 300, 16)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return nn.SumAggregate(g, x[0]) }},
+		{name: "GATv2Attention 1x16", inputs: []*tensor.Tensor{randn(1, 300, 16), randn(2, 300, 16), randn(3, 1, 16)}, f: func(x []*tensor.Tensor) *tensor.Tensor {
 			return nn.GATv2Attention(loops, x[0], x[1], x[2], 1, 0.2, 0, nil, true)
 		}},
-		{"MeanAggregate", []*tensor.Tensor{randn(1, 300, 16)}, func(x []*tensor.Tensor) *tensor.Tensor { return nn.MeanAggregate(g, x[0]) }},
-		{"MeanAggregate width 7", []*tensor.Tensor{randn(1, 300, 7)}, func(x []*tensor.Tensor) *tensor.Tensor { return nn.MeanAggregate(g, x[0]) }},
-		{"GATAttention 1x16", []*tensor.Tensor{randn(1, 300, 16), randn(2, 300, 1), randn(3, 300, 1)}, func(x []*tensor.Tensor) *tensor.Tensor {
+		{name: "MeanAggregate", inputs: []*tensor.Tensor{randn(1, 300, 16)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return nn.MeanAggregate(g, x[0]) }},
+		{name: "MeanAggregate width 7", inputs: []*tensor.Tensor{randn(1, 300, 7)}, f: func(x []*tensor.Tensor) *tensor.Tensor { return nn.MeanAggregate(g, x[0]) }},
+		{name: "GATAttention 1x16", inputs: []*tensor.Tensor{randn(1, 300, 16), randn(2, 300, 1), randn(3, 300, 1)}, f: func(x []*tensor.Tensor) *tensor.Tensor {
 			return nn.GATAttention(loops, x[0], x[1], x[2], 1, 0.2, 0, nil, true)
 		}},
-		{"GATAttention 4x40", []*tensor.Tensor{randn(1, 300, 160), randn(2, 300, 4), randn(3, 300, 4)}, func(x []*tensor.Tensor) *tensor.Tensor {
+		{name: "GATAttention 4x40", inputs: []*tensor.Tensor{randn(1, 300, 160), randn(2, 300, 4), randn(3, 300, 4)}, f: func(x []*tensor.Tensor) *tensor.Tensor {
 			return nn.GATAttention(loops, x[0], x[1], x[2], 4, 0.2, 0, nil, true)
 		}},
-		{"GATConv 2x8", []*tensor.Tensor{randn(1, 300, 12)}, func(x []*tensor.Tensor) *tensor.Tensor {
+		{name: "GATConv 2x8", inputs: []*tensor.Tensor{randn(1, 300, 12)}, f: func(x []*tensor.Tensor) *tensor.Tensor {
 			nn.Seed(3)
 			l := nn.NewGATConv(12, 8, 2, true, 0)
 			nn.To(l, x[0].Device())
 			return l.Forward(raw, x[0])
 		}},
-		{"SAGEConv mean", []*tensor.Tensor{randn(1, 300, 12)}, func(x []*tensor.Tensor) *tensor.Tensor {
+		{name: "SAGEConv mean", inputs: []*tensor.Tensor{randn(1, 300, 12)}, f: func(x []*tensor.Tensor) *tensor.Tensor {
 			nn.Seed(3)
 			l := nn.NewSAGEConv(12, 20, "mean")
 			nn.To(l, x[0].Device())
 			return l.Forward(g, x[0])
 		}},
-		{"GATv2Attention 4x8", []*tensor.Tensor{randn(1, 300, 32), randn(2, 300, 32), randn(3, 4, 8)}, func(x []*tensor.Tensor) *tensor.Tensor {
+		{name: "GATv2Attention 4x8", inputs: []*tensor.Tensor{randn(1, 300, 32), randn(2, 300, 32), randn(3, 4, 8)}, f: func(x []*tensor.Tensor) *tensor.Tensor {
 			return nn.GATv2Attention(loops, x[0], x[1], x[2], 4, 0.2, 0, nil, true)
 		}},
 	}
+	cases = append(cases, newOpCases(t)...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			run := func(dev tensor.Backend) (*tensor.Tensor, []*tensor.Tensor) {
@@ -159,13 +290,17 @@ func TestOpsAgree(t *testing.T) {
 				for i, x := range c.inputs {
 					xs[i] = x.Clone().To(dev).SetRequiresGrad(true)
 				}
-				out := c.f(xs)
+				f, params := c.f, []*tensor.Tensor(nil)
+				if c.layer != nil {
+					f, params = c.layer(dev)
+				}
+				out := f(xs)
 				// Weight the outputs so that every element's gradient differs.
 				w := tensor.Rand(99, out.Shape()...).AddScalar(0.5).To(dev)
 				out.Mul(w).Sum().Backward()
-				grads := make([]*tensor.Tensor, len(xs))
-				for i, x := range xs {
-					grads[i] = x.Grad()
+				var grads []*tensor.Tensor
+				for _, x := range append(xs, params...) {
+					grads = append(grads, x.Grad())
 				}
 				return out, grads
 			}
@@ -219,6 +354,30 @@ func TestDropoutOnDevice(t *testing.T) {
 	}
 }
 
+// TestArgReduceOnDevice compares ArgMax and ArgMin, computed on the
+// device, with the CPU's along every axis, and Accuracy, which uses them.
+func TestArgReduceOnDevice(t *testing.T) {
+	d := defaultOrSkip(t)
+	x := randn(1, 300, 47, 3)
+	xd := x.To(d)
+	for axis := -1; axis < 3; axis++ {
+		if got, want := xd.ArgMax(axis), x.ArgMax(axis); !slices.Equal(got, want) {
+			t.Errorf("ArgMax(%d) on the device differs from the CPU's", axis)
+		}
+		if got, want := xd.ArgMin(axis), x.ArgMin(axis); !slices.Equal(got, want) {
+			t.Errorf("ArgMin(%d) on the device differs from the CPU's", axis)
+		}
+	}
+	labels := make([]int, 300)
+	for i := range labels {
+		labels[i] = i % 7
+	}
+	logits := x.Reshape(300, 141)
+	if got, want := nn.Accuracy(logits.To(d), labels, nil), nn.Accuracy(logits, labels, nil); got != want {
+		t.Errorf("Accuracy on the device = %g, want %g", got, want)
+	}
+}
+
 // TestNotOnDevice checks that ops without a device version fail with a
 // *tensor.DeviceError that names them, and never copy to the CPU.
 func TestNotOnDevice(t *testing.T) {
@@ -229,12 +388,12 @@ func TestNotOnDevice(t *testing.T) {
 		op string
 		f  func()
 	}{
-		{"Softmax", func() { x.Softmax(1) }},
+		{"Clamp", func() { x.Clamp(-1, 1) }},
+		{"Max", func() { x.Max(1, false) }},
+		{"Min", func() { x.Min(0, true) }},
+		{"batched MatMul", func() { x.Reshape(1, 10, 4).MatMul(randn(2, 1, 4, 3).To(d)) }},
 		{"Data", func() { x.Data() }},
-		{"MaxAggregate", func() { nn.MaxAggregate(g, x) }},
-		{"GATv2Attention with attention dropout", func() {
-			nn.GATv2Attention(g, randn(1, 10, 8).To(d), randn(2, 10, 8).To(d), randn(3, 1, 8).To(d), 1, 0.2, 0.5, tensor.NewRNG(1), true)
-		}},
+		{"Div by a column", func() { x.Div(randn(2, 10, 1).To(d)) }},
 		{"GATv2Attention with 12 channels", func() {
 			nn.GATv2Attention(g, randn(1, 10, 12).To(d), randn(2, 10, 12).To(d), randn(3, 1, 12).To(d), 1, 0.2, 0, nil, true)
 		}},
@@ -371,9 +530,19 @@ type trainable interface {
 	Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor
 }
 
-// TestTrainingStepsAgree trains a GCN and a GATv2 network for a few Adam
-// steps on the CPU and, from the same initial parameters, on the device
-// (moved with nn.To), and compares losses, gradients and parameters.
+// plainModel runs a Layer (an MLP) as a graph model that ignores the graph.
+type plainModel struct{ nn.Layer }
+
+func (m plainModel) Forward(_ *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	return m.Layer.Forward(x)
+}
+
+// TestTrainingStepsAgree trains GCN, GATv2, GAT, GraphSAGE (mean and max),
+// GIN (fixed and trained ε) and an MLP with both norms for a few steps of
+// Adam or SGD (momentum, weight decay), with or without ClipGradNorm, on
+// the CPU and, from the same initial parameters, on the device (moved
+// with nn.To), and compares losses, gradients, gradient norms, parameters
+// and the output in evaluation mode.
 func TestTrainingStepsAgree(t *testing.T) {
 	d := defaultOrSkip(t)
 	const n, feats, classes = 600, 32, 8
@@ -390,18 +559,38 @@ func TestTrainingStepsAgree(t *testing.T) {
 		train = append(train, v)
 	}
 	x := tensor.Wrap(xs, n, feats)
+	sgd := func(ps []*tensor.Tensor) nn.Optimizer { return nn.NewSGD(ps, 0.05, 0.9, 5e-4) }
 	models := []struct {
 		name  string
 		build func() trainable
+		opt   func(ps []*tensor.Tensor) nn.Optimizer // nil: Adam
+		clip  float64                                // ClipGradNorm's bound; 0: none
 	}{
-		{"GCN", func() trainable { return newGCN(feats, 16, classes, 3, 0) }},
-		{"GATv2", func() trainable { return newGAT(feats, 16, 2, classes, 2, 0) }},
+		{"GCN", func() trainable { return newGCN(feats, 16, classes, 3, 0) }, nil, 0},
+		{"GATv2", func() trainable { return newGAT(feats, 16, 2, classes, 2, 0) }, nil, 0},
 		{"GAT", func() trainable {
 			return &stack{layers: []trainable{nn.NewGATConv(feats, 16, 2, true, 0), nn.NewGATConv(32, classes, 1, true, 0)}}
-		}},
+		}, nil, 0},
 		{"SAGE", func() trainable {
 			return &stack{layers: []trainable{nn.NewSAGEConv(feats, 16, "mean"), nn.NewSAGEConv(16, classes, "mean")}}
-		}},
+		}, nil, 0},
+		{"GraphSAGE max", func() trainable {
+			m := nn.NewGraphSAGE(feats, 16, classes, "max")
+			m.Dropout = 0 // the device's masks differ from the CPU's
+			return m
+		}, nil, 0},
+		{"GIN SGD", func() trainable {
+			m := nn.NewGIN(feats, 16, classes, 2)
+			m.Dropout = 0
+			return m
+		}, sgd, 0},
+		{"GINConv trained eps clipped", func() trainable {
+			return &stack{layers: []trainable{nn.NewGINConv(nn.NewMLP(feats, 16, 16), 0.1, true), nn.NewGINConv(nn.NewMLP(16, 16, classes), 0, true)}}
+		}, sgd, 1},
+		{"MLP norms SGD clipped", func() trainable {
+			return plainModel{nn.NewSequential(nn.NewLinear(feats, 32), nn.NewBatchNorm1D(32), nn.ReLU(),
+				nn.NewLinear(32, 24), nn.NewLayerNorm(24), nn.GELU(), nn.NewLinear(24, classes))}
+		}, sgd, 0.5},
 	}
 	for _, mc := range models {
 		t.Run(mc.name, func(t *testing.T) {
@@ -416,8 +605,11 @@ func TestTrainingStepsAgree(t *testing.T) {
 				}
 			}
 			xd := x.To(d)
-			optC := nn.NewAdam(cpu.Params(), 0.01, 5e-4)
-			optG := nn.NewAdam(gpu.Params(), 0.01, 5e-4)
+			opt := mc.opt
+			if opt == nil {
+				opt = func(ps []*tensor.Tensor) nn.Optimizer { return nn.NewAdam(ps, 0.01, 5e-4) }
+			}
+			optC, optG := opt(cpu.Params()), opt(gpu.Params())
 			for step := 0; step < 3; step++ {
 				optC.ZeroGrad()
 				optG.ZeroGrad()
@@ -437,11 +629,22 @@ func TestTrainingStepsAgree(t *testing.T) {
 						t.Errorf("step %d: parameter %d %v: gradient error %.3g", step, i, pc[i].Shape(), e)
 					}
 				}
+				if mc.clip > 0 {
+					nc, ng := nn.ClipGradNorm(pc, mc.clip), nn.ClipGradNorm(pg, mc.clip)
+					if math.Abs(nc-ng) > 1e-4*(1+nc) {
+						t.Errorf("step %d: ClipGradNorm = %g on the device, %g on the CPU", step, ng, nc)
+					}
+					for i := range pc {
+						if e := maxErr(t, "clipped grad", pg[i].Grad(), pc[i].Grad()); e > 1e-3 {
+							t.Errorf("step %d: parameter %d %v: clipped gradient error %.3g", step, i, pc[i].Shape(), e)
+						}
+					}
+				}
 				optC.Step()
 				optG.Step()
 				for i := range pc {
 					if e := maxErr(t, "param", pg[i], pc[i]); e > 1e-3 {
-						t.Errorf("step %d: parameter %d %v after Adam: error %.3g", step, i, pc[i].Shape(), e)
+						t.Errorf("step %d: parameter %d %v after the step: error %.3g", step, i, pc[i].Shape(), e)
 					}
 				}
 			}
@@ -450,7 +653,58 @@ func TestTrainingStepsAgree(t *testing.T) {
 			if math.Abs(accC-accG) > 0.01 {
 				t.Errorf("accuracy %g on the device, %g on the CPU", accG, accC)
 			}
+			// Evaluation mode: BatchNorm's running statistics, moved on
+			// the device, must agree too.
+			cpu.SetTraining(false)
+			gpu.SetTraining(false)
+			if e := maxErr(t, "evaluation output", gpu.Forward(g, xd), cpu.Forward(g, x)); e > 1e-3 {
+				t.Errorf("output in evaluation mode: error %.3g", e)
+			}
 		})
+	}
+}
+
+// TestLeNetStepsAgree trains LeNet-5 for a few SGD steps on a batch of
+// images on the CPU and, from the same parameters, on the device (im2col,
+// the GEMM and the pooling kernels), and compares losses, gradients and
+// parameters.
+func TestLeNetStepsAgree(t *testing.T) {
+	d := defaultOrSkip(t)
+	x := tensor.Randn(5, 32, 1, 28, 28)
+	y := make([]int, 32)
+	for i := range y {
+		y[i] = i % 10
+	}
+	nn.Seed(11)
+	cpu := nn.NewLeNet5()
+	nn.Seed(11)
+	gpu := nn.NewLeNet5()
+	nn.To(gpu, d)
+	xd := x.To(d)
+	optC, optG := nn.NewSGD(cpu.Params(), 0.05, 0.9, 5e-4), nn.NewSGD(gpu.Params(), 0.05, 0.9, 5e-4)
+	pc, pg := cpu.Params(), gpu.Params()
+	for step := 0; step < 3; step++ {
+		optC.ZeroGrad()
+		optG.ZeroGrad()
+		lc := nn.CrossEntropy(cpu.Forward(x), y, nil)
+		lg := nn.CrossEntropy(gpu.Forward(xd), y, nil)
+		lc.Backward()
+		lg.Backward()
+		if a, b := lg.Item(), lc.Item(); math.Abs(float64(a-b)) > 1e-4*(1+math.Abs(float64(b))) {
+			t.Errorf("step %d: loss %g on the device, %g on the CPU", step, a, b)
+		}
+		for i := range pc {
+			if e := maxErr(t, "grad", pg[i].Grad(), pc[i].Grad()); e > 1e-3 {
+				t.Errorf("step %d: parameter %d %v: gradient error %.3g", step, i, pc[i].Shape(), e)
+			}
+		}
+		optC.Step()
+		optG.Step()
+		for i := range pc {
+			if e := maxErr(t, "param", pg[i], pc[i]); e > 1e-3 {
+				t.Errorf("step %d: parameter %d %v after the step: error %.3g", step, i, pc[i].Shape(), e)
+			}
+		}
 	}
 }
 
@@ -503,5 +757,61 @@ func BenchmarkTensorAPIEpoch(b *testing.B) {
 				b.ReportMetric(float64(s.Peak)/(1<<30), "peakGiB")
 			}
 		})
+	}
+}
+
+// TestAttentionDropoutOnDevice runs nn's GATAttention and GATv2Attention on
+// the device with attention dropout: in evaluation mode the output is the
+// one without dropout, in training mode it differs, and the backward pass
+// gives finite gradients to every input. (TestGATv2 and TestGATDropout check the kernels' masks against a
+// reference.)
+func TestAttentionDropoutOnDevice(t *testing.T) {
+	d := defaultOrSkip(t)
+	g := testGraph(t, 200, 2000, false)
+	for _, v2 := range []bool{false, true} {
+		name := "GATAttention"
+		in := []*tensor.Tensor{randn(1, 200, 32), randn(2, 200, 2), randn(3, 200, 2)}
+		f := func(x []*tensor.Tensor, p float32, training bool) *tensor.Tensor {
+			return nn.GATAttention(g, x[0], x[1], x[2], 2, 0.2, p, tensor.NewRNG(4), training)
+		}
+		if v2 {
+			name = "GATv2Attention"
+			in = []*tensor.Tensor{randn(1, 200, 32), randn(2, 200, 32), randn(3, 2, 16)}
+			f = func(x []*tensor.Tensor, p float32, training bool) *tensor.Tensor {
+				return nn.GATv2Attention(g, x[0], x[1], x[2], 2, 0.2, p, tensor.NewRNG(4), training)
+			}
+		}
+		xs := make([]*tensor.Tensor, len(in))
+		for i, x := range in {
+			xs[i] = x.Clone().To(d).SetRequiresGrad(true)
+		}
+		plain := f(xs, 0, true).CPU().Data()
+		eval := f(xs, 0.5, false).CPU().Data()
+		if !slices.Equal(plain, eval) {
+			t.Errorf("%s with dropout 0.5 in evaluation mode differs from no dropout", name)
+		}
+		out := f(xs, 0.5, true)
+		drop := out.CPU().Data()
+		same := 0
+		for i := range plain {
+			if drop[i] == plain[i] {
+				same++
+			}
+		}
+		if same > len(plain)/20 {
+			t.Errorf("%s with dropout 0.5: %d of %d outputs unchanged", name, same, len(plain))
+		}
+		out.Sum().Backward()
+		for i, x := range xs {
+			gr := x.Grad()
+			if gr == nil {
+				t.Fatalf("%s: input %d has no gradient", name, i)
+			}
+			for _, v := range gr.CPU().Data() {
+				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+					t.Fatalf("%s: input %d has a non-finite gradient", name, i)
+				}
+			}
+		}
 	}
 }

@@ -117,6 +117,21 @@
 // ActBackwardColSum masks the gradient and sums the bias gradient in one
 // pass: the fusions of gnnbench's GCN epoch.
 //
+// kernels/ops.cu, included by gnn.cu, holds the rest of the tensor API's
+// device ops: softmax and log-softmax along any axis (a warp per line),
+// sums and arg-extrema along an axis, row gathers and atomic scatter-adds
+// (IndexSelect, IndexAdd, ScatterAddRows and the backward pass of the
+// max aggregation), the other element-wise maps and division, fused mean
+// losses with their gradients (MSE, BCEWithLogits, NLL), SGD, the sum of
+// squares of ClipGradNorm (in float64), and LayerNorm and BatchNorm
+// (statistics in float64; the backward passes recompute x̂ from the saved
+// mean and 1/std), axis permutations (Transpose, Permute), and Conv2D as
+// im2col with one row per output pixel, one GEMM with the weight and a
+// permutation to NCHW (col2im gathers the input gradient per element,
+// without atomics), with max and average pooling whose backward pass
+// finds each window's maximum again. Concat and Narrow are column copies
+// (CopyCols).
+//
 // # Benchmarks
 //
 // bench/gnnbench is a command that times these kernels and full GCN and
@@ -129,14 +144,18 @@
 // dynamic loader stops it); only the default build runs on machines without
 // the driver.
 //
-// BUG(gnnlab): through the tensor API an epoch is about 30 % slower than
-// gnnbench's hand-written one and peaks at 2.8-3.2x its memory: bias,
-// activation and dropout are separate kernels with their own outputs, and
-// while gradients are freed as soon as the backward pass spent them,
-// forward intermediates still wait for the garbage collector (the
-// allocator starts one every 1 GiB it hands out; see BENCHMARKS.md).
-// Attention dropout, SAGE's max aggregator, GIN, norms and SGD have no
-// device path yet.
+// BUG(gnnlab): through the tensor API an epoch is slower than gnnbench's
+// hand-written one and peaks at 2.3-2.8x its memory: bias, activation and
+// dropout are separate kernels with their own outputs, and while gradients
+// are freed as soon as the backward pass spent them, forward intermediates
+// still wait for the garbage collector (the allocator starts one every 1
+// GiB it hands out; see BENCHMARKS.md). Clamp, Max and Min
+// along an axis and the batched MatMul. The ops of kernels/ops.cu are
+// simple grid-stride kernels, not tuned: BatchNorm gives one block to
+// each channel, Softmax one warp to each row, IndexSelect's and
+// ScatterAddRows' indices are uploaded per call, and Conv2D materialises
+// the im2col matrix of the whole batch (kept for the weight gradient, as
+// on the CPU).
 //
 // BUG(gnnlab): MatMul uses float32 FMA (GEMMv2: 33-43 TFLOP/s measured on
 // the H200 at the layers' shapes, about 60 % of the FP32 peak), not tensor

@@ -2,8 +2,11 @@ package cuda
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
 )
 
 // TestSpMMBiasAct checks the fused SpMM epilogue against SpMM followed by
@@ -118,5 +121,113 @@ func TestActBackwardColSum(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// gat1Ref is a float64 GAT (v1) attention on the CPU with the device's
+// attention dropout mask: out[v,k,:] = Σ_u α_vuk·keep(e,k)·h[u,k,:].
+func gat1Ref(g *graph.Graph, h, as, ad []float64, heads, c int, slope float64, drop AttentionDropout) []float64 {
+	n, hc := g.NumNodes(), heads*c
+	out := make([]float64, n*hc)
+	for v := 0; v < n; v++ {
+		lo, hi := g.Indptr[v], g.Indptr[v+1]
+		for k := 0; k < heads; k++ {
+			z := make([]float64, hi-lo)
+			m := math.Inf(-1)
+			for e := lo; e < hi; e++ {
+				x := as[g.Indices[e]*heads+k] + ad[v*heads+k]
+				if x < 0 {
+					x *= slope
+				}
+				z[e-lo] = x
+				m = math.Max(m, x)
+			}
+			var l float64
+			for i := range z {
+				z[i] = math.Exp(z[i] - m)
+				l += z[i]
+			}
+			for e := lo; e < hi; e++ {
+				w := z[e-lo] / l * dropKeep(drop, e, k, heads)
+				u := g.Indices[e]
+				for j := 0; j < c; j++ {
+					out[v*hc+k*c+j] += w * h[u*hc+k*c+j]
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestGATDropout checks the fused GAT (v1) attention with and without
+// attention dropout against the float64 reference with the same mask, and
+// its backward pass against central differences of it.
+func TestGATDropout(t *testing.T) {
+	d := openOrSkip(t)
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, tc := range []struct{ n, m, h, c int }{{30, 150, 2, 16}, {20, 80, 1, 40}} {
+		hg, err := graph.ErdosRenyiM(tc.n, tc.m, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hg = hg.AddSelfLoops()
+		g, err := NewGraph(d, hg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hc := tc.h * tc.c
+		h, as, ad, rw := randSlice(r, tc.n*hc), randSlice(r, tc.n*tc.h), randSlice(r, tc.n*tc.h), randSlice(r, tc.n*hc)
+		for _, drop := range []AttentionDropout{{}, {P: 0.4, Seed: 3}} {
+			what := fmt.Sprintf("H=%d, C=%d, dropout %v", tc.h, tc.c, drop.P)
+			const slope = 0.2
+			h64, as64, ad64 := f64(h), f64(as), f64(ad)
+			loss := func() float64 {
+				o := gat1Ref(hg, h64, as64, ad64, tc.h, tc.c, slope, drop)
+				var s float64
+				for i := range o {
+					s += o[i] * float64(rw[i])
+				}
+				return s
+			}
+			diff := func(v []float64) []float64 {
+				out := make([]float64, len(v))
+				for i := range v {
+					const eps = 1e-6
+					old := v[i]
+					v[i] = old + eps
+					lp := loss()
+					v[i] = old - eps
+					lm := loss()
+					v[i] = old
+					out[i] = (lp - lm) / (2 * eps)
+				}
+				return out
+			}
+			want := gat1Ref(hg, h64, as64, ad64, tc.h, tc.c, slope, drop)
+			wantH, wantAS, wantAD := diff(h64), diff(as64), diff(ad64)
+			dh, das, dad := mustT(t, d, h, tc.n, hc), mustT(t, d, as, tc.n, tc.h), mustT(t, d, ad, tc.n, tc.h)
+			a, err := GATForward(g, dh, das, dad, tc.h, slope, drop)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := relErr(host(t, a.Out), want); e > 1e-5 {
+				t.Errorf("GATForward(%s) relative error %.3g", what, e)
+			}
+			gh, gs, gd := poisoned(t, d, tc.n, hc), poisoned(t, d, tc.n, tc.h), poisoned(t, d, tc.n, tc.h)
+			if err := a.Backward(g, dh, das, dad, mustT(t, d, rw, tc.n, hc), gh, gs, gd); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				name string
+				got  *Tensor
+				want []float64
+			}{{"dh", gh, wantH}, {"das", gs, wantAS}, {"dad", gd, wantAD}} {
+				if e := relErr(host(t, c.got), c.want); e > 1e-4 {
+					t.Errorf("GAT.Backward(%s) %s relative error %.3g", what, c.name, e)
+				}
+			}
+			a.Free()
+		}
+		g.Free()
 	}
 }

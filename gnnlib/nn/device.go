@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
@@ -17,14 +18,16 @@ type DeviceOps interface {
 	// edge weights when weighted and ones otherwise. The backend uploads
 	// g (and its transpose) on first use and keeps it while g lives.
 	GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.Tensor) (tensor.Storage, error)
-	// GATv2Attention runs the fused attention of GATv2Attention (without
-	// dropout) and returns its output and a function computing the
-	// gradients of hs, hd and att from the output's gradient.
-	GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope float32) (out tensor.Storage, backward func(grad *tensor.Tensor) (dhs, dhd, datt tensor.Storage, err error), err error)
-	// GATAttention runs the fused attention of GATAttention (without
-	// dropout): h [NumSrc, heads·f], aSrc [NumSrc, heads], aDst
-	// [NumNodes, heads]; backward returns the gradients of the three.
-	GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope float32) (out tensor.Storage, backward func(grad *tensor.Tensor) (dh, dSrc, dDst tensor.Storage, err error), err error)
+	// GATv2Attention runs the fused attention of GATv2Attention, with
+	// attention dropout p (0: none) drawn from seed, and returns its
+	// output and a function computing the gradients of hs, hd and att
+	// from the output's gradient.
+	GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor) (dhs, dhd, datt tensor.Storage, err error), err error)
+	// GATAttention runs the fused attention of GATAttention, with
+	// attention dropout p (0: none) drawn from seed: h [NumSrc, heads·f],
+	// aSrc [NumSrc, heads], aDst [NumNodes, heads]; backward returns the
+	// gradients of the three.
+	GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor) (dh, dSrc, dDst tensor.Storage, err error), err error)
 	// HeadDot returns y[r,k] = Σ_j x[r,k,j]·att[k,j] for x [rows,
 	// heads·f] and att [heads, f] (GAT's per-node logits) and a function
 	// computing the gradients of x and att from y's.
@@ -36,6 +39,25 @@ type DeviceOps interface {
 	// with decoupled, p *= shrink first, else grad += weightDecay·p; then
 	// m, v move and p -= step·m/(sqrt(v)/sqrtC2 + eps).
 	AdamStep(p, grad, m, v *tensor.Tensor, step, beta1, beta2, eps, sqrtC2, weightDecay, shrink float32, decoupled bool) error
+	// GraphMaxAggregate returns the element-wise maximum of the
+	// in-neighbours' rows of x over g (MaxAggregate) and a function
+	// computing x's gradient from the output's: each element's gradient
+	// goes to the neighbour that won it.
+	GraphMaxAggregate(g *graph.Graph, x *tensor.Tensor) (out tensor.Storage, backward func(grad *tensor.Tensor) (dx tensor.Storage, err error), err error)
+	// SGDStep updates p in place as SGD.Step does on the CPU: grad +=
+	// weightDecay·p; with momentum, grad += momentum·buf once started and
+	// buf = grad (buf is nil without momentum); p -= lr·grad.
+	SGDStep(p, grad, buf *tensor.Tensor, lr, momentum, weightDecay float32, started bool) error
+	// SumSquares returns Σ x² over every value of xs (ClipGradNorm).
+	SumSquares(xs []*tensor.Tensor) (float64, error)
+	// LayerNorm runs LayerNorm's forward pass over the last axis of x and
+	// returns a function computing the gradients of x, gamma and beta.
+	LayerNorm(x, gamma, beta *tensor.Tensor, eps float32) (y tensor.Storage, backward func(grad *tensor.Tensor) (dx, dgamma, dbeta tensor.Storage, err error), err error)
+	// BatchNorm runs BatchNorm's forward pass over the channels (axis 1)
+	// of x [N, C, ...]: with train, with the batch's statistics, moving
+	// runMean and runVar in place by momentum; otherwise with them. It
+	// returns a function computing the gradients of x, gamma and beta.
+	BatchNorm(x, gamma, beta, runMean, runVar *tensor.Tensor, train bool, momentum, eps float32) (y tensor.Storage, backward func(grad *tensor.Tensor) (dx, dgamma, dbeta tensor.Storage, err error), err error)
 }
 
 // To moves the parameters of m to dev in place (dev nil: back to the CPU),
@@ -92,43 +114,37 @@ func deviceSpMM(name string, g *graph.Graph, weighted bool, x *tensor.Tensor) *t
 	})
 }
 
+// attentionSeed draws the seed of a device attention dropout mask from r
+// (nil: a fixed one), as tensor's device dropout does; the mask differs
+// from the CPU's for the same r.
+func attentionSeed(r *tensor.RNG) uint64 {
+	if r == nil {
+		r = tensor.NewRNG(1)
+	}
+	return uint64(r.Float64()*(1<<53)) ^ uint64(r.Float64()*(1<<53))<<11
+}
+
 // deviceGATv2 is GATv2Attention on a device, with the fused kernel.
-func deviceGATv2(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, training bool) *tensor.Tensor {
+func deviceGATv2(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
 	const name = "GATv2Attention"
 	start := tensor.OpStart()
 	ops := deviceOps(name, hs)
 	if hd.Device() != hs.Device() || att.Device() != hs.Device() {
 		panic(&tensor.DeviceError{Op: name, Device: hs.Device().String(), Err: fmt.Errorf("operands on different devices; move them with To")})
 	}
-	if training && p > 0 {
-		notOnDevice(name+" with attention dropout (set Dropout to 0 or call Eval)", hs)
+	var seed uint64
+	if !training {
+		p = 0
+	} else if p > 0 {
+		seed = attentionSeed(rng)
 	}
-	s, backward, err := ops.GATv2Attention(g, hs, hd, att, heads, slope)
+	s, backward, err := ops.GATv2Attention(g, hs, hd, att, heads, slope, p, seed)
 	deviceCheck(name, hs, err)
 	shape := hs.Shape()
 	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), shape[1]), []*tensor.Tensor{hs, hd, att}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dhs, dhd, datt, err := backward(grad)
 		deviceCheck(name+" backward", hs, err)
 		return []*tensor.Tensor{tensor.FromStorage(dhs, hs.Shape()...), tensor.FromStorage(dhd, hd.Shape()...), tensor.FromStorage(datt, att.Shape()...)}
-	})
-}
-
-// deviceDropout is dropout on a device: the mask is a function of a seed
-// drawn from r and of the element's index, recomputed by the backward
-// pass rather than stored. It differs from the CPU's mask for the same r.
-func deviceDropout(x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor {
-	start := tensor.OpStart()
-	if p < 0 || p >= 1 {
-		panic(&tensor.ShapeError{Op: "Dropout", A: x.Shape(), Msg: fmt.Sprintf("probability %g not in [0, 1)", p)})
-	}
-	be := x.Device()
-	seed := uint64(r.Float64()*(1<<53)) ^ uint64(r.Float64()*(1<<53))<<11
-	s, err := be.Dropout(x, p, seed)
-	deviceCheck("Dropout", x, err)
-	return tensor.NewOpSince(start, "Dropout", tensor.FromStorage(s, x.Shape()...), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
-		s, err := be.DropoutGrad(grad, p, seed)
-		deviceCheck("Dropout backward", x, err)
-		return []*tensor.Tensor{tensor.FromStorage(s, x.Shape()...)}
 	})
 }
 
@@ -164,17 +180,20 @@ func deviceMean(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 }
 
 // deviceGAT is GATAttention on a device, with the fused kernel.
-func deviceGAT(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, training bool) *tensor.Tensor {
+func deviceGAT(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
 	const name = "GATAttention"
 	start := tensor.OpStart()
 	ops := deviceOps(name, h)
 	if aSrc.Device() != h.Device() || aDst.Device() != h.Device() {
 		panic(&tensor.DeviceError{Op: name, Device: h.Device().String(), Err: fmt.Errorf("operands on different devices; move them with To")})
 	}
-	if training && p > 0 {
-		notOnDevice(name+" with attention dropout (set Dropout to 0 or call Eval)", h)
+	var seed uint64
+	if !training {
+		p = 0
+	} else if p > 0 {
+		seed = attentionSeed(rng)
 	}
-	s, backward, err := ops.GATAttention(g, h, aSrc, aDst, heads, slope)
+	s, backward, err := ops.GATAttention(g, h, aSrc, aDst, heads, slope, p, seed)
 	deviceCheck(name, h, err)
 	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), h.Shape()[1]), []*tensor.Tensor{h, aSrc, aDst}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dh, ds, dd, err := backward(grad)
@@ -199,4 +218,112 @@ func deviceHeadDot(h, att *tensor.Tensor, heads int) *tensor.Tensor {
 		deviceCheck(name+" backward", h, err)
 		return []*tensor.Tensor{tensor.FromStorage(dx, h.Shape()...), tensor.FromStorage(datt, att.Shape()...)}
 	})
+}
+
+// deviceMax is MaxAggregate on a device: the degree-aware max kernels,
+// whose winners the backward pass scatters the gradient to.
+func deviceMax(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	const name = "MaxAggregate"
+	start := tensor.OpStart()
+	ops := deviceOps(name, x)
+	f := checkNodes(name, x, g.NumSrc())
+	s, backward, err := ops.GraphMaxAggregate(g, x)
+	deviceCheck(name, x, err)
+	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+		s, err := backward(grad)
+		deviceCheck(name+" backward", x, err)
+		return []*tensor.Tensor{tensor.FromStorage(s, g.NumSrc(), f)}
+	})
+}
+
+// deviceStep is SGD.Step for parameter i on a device; the momentum buffer
+// moves to the device at its first step there.
+func (o *SGD) deviceStep(i int, p, g *tensor.Tensor) {
+	ops := deviceOps("SGD.Step", p)
+	var buf *tensor.Tensor
+	if o.Momentum != 0 {
+		if o.db == nil {
+			o.db = make([]*tensor.Tensor, len(o.params))
+		}
+		if o.db[i] == nil || o.db[i].Device() != p.Device() {
+			o.db[i] = tensor.Wrap(o.buf[i], p.Shape()...).To(p.Device())
+		}
+		buf = o.db[i]
+	}
+	err := ops.SGDStep(p, g, buf, float32(o.lr), float32(o.Momentum), float32(o.WeightDecay), o.started)
+	deviceCheck("SGD.Step", p, err)
+}
+
+// sameDevice panics unless every tensor of ts lives on x's device.
+func sameDevice(op string, x *tensor.Tensor, ts ...*tensor.Tensor) {
+	for _, t := range ts {
+		if t.Device() != x.Device() {
+			panic(&tensor.DeviceError{Op: op, Device: x.Device().String(), Err: fmt.Errorf("operands on different devices; move them with To")})
+		}
+	}
+}
+
+// deviceNorm records a fused norm's device forward pass y with inputs x,
+// gamma and beta and its backward function.
+func deviceNorm(name string, start time.Time, y tensor.Storage, backward func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), x, gamma, beta *tensor.Tensor) *tensor.Tensor {
+	return tensor.NewOpSince(start, name, tensor.FromStorage(y, x.Shape()...), []*tensor.Tensor{x, gamma, beta}, func(grad *tensor.Tensor) []*tensor.Tensor {
+		dx, dg, db, err := backward(grad)
+		deviceCheck(name+" backward", x, err)
+		return []*tensor.Tensor{tensor.FromStorage(dx, x.Shape()...), tensor.FromStorage(dg, gamma.Shape()...), tensor.FromStorage(db, beta.Shape()...)}
+	})
+}
+
+// deviceForward is BatchNorm's forward pass on x's device. The running
+// statistics move there first (in place, keeping their identity).
+func (b *BatchNorm) deviceForward(x *tensor.Tensor) *tensor.Tensor {
+	const name = "BatchNorm"
+	start := tensor.OpStart()
+	ops := deviceOps(name, x)
+	sameDevice(name, x, b.Gamma, b.Beta)
+	b.statsTo(x.Device())
+	y, backward, err := ops.BatchNorm(x, b.Gamma, b.Beta, b.RunningMean, b.RunningVar, b.Training(), b.Momentum, b.Eps)
+	deviceCheck(name, x, err)
+	return deviceNorm(name, start, y, backward, x, b.Gamma, b.Beta)
+}
+
+// statsTo moves the running statistics to dev (nil: the CPU) in place.
+func (b *BatchNorm) statsTo(dev tensor.Backend) {
+	for _, t := range []*tensor.Tensor{b.RunningMean, b.RunningVar} {
+		if t.Device() != dev {
+			t.MoveTo(dev)
+		}
+	}
+}
+
+// deviceForward is LayerNorm's forward pass on x's device.
+func (l *LayerNorm) deviceForward(x *tensor.Tensor) *tensor.Tensor {
+	const name = "LayerNorm"
+	start := tensor.OpStart()
+	ops := deviceOps(name, x)
+	sameDevice(name, x, l.Gamma, l.Beta)
+	y, backward, err := ops.LayerNorm(x, l.Gamma, l.Beta, l.Eps)
+	deviceCheck(name, x, err)
+	return deviceNorm(name, start, y, backward, x, l.Gamma, l.Beta)
+}
+
+// deviceSumSquares adds Σ g² of the device gradients gs, grouped by
+// device in order of first appearance, to s.
+func deviceSumSquares(gs []*tensor.Tensor) float64 {
+	var devs []tensor.Backend
+	by := map[tensor.Backend][]*tensor.Tensor{}
+	for _, g := range gs {
+		d := g.Device()
+		if by[d] == nil {
+			devs = append(devs, d)
+		}
+		by[d] = append(by[d], g)
+	}
+	var s float64
+	for _, d := range devs {
+		x := by[d][0]
+		v, err := deviceOps("ClipGradNorm", x).SumSquares(by[d])
+		deviceCheck("ClipGradNorm", x, err)
+		s += v
+	}
+	return s
 }

@@ -129,17 +129,20 @@
 //
 // Graphs stay *graph.Graph values: the backend uploads each one (and its
 // transpose) the first time a layer uses it on the device and frees it
-// with the host graph. On a device run GCNConv, GATv2Conv (without
-// attention dropout, 8 to 512 channels per head, heads concatenated or
-// one head), GATConv (without attention dropout, at most 256 channels per
-// head, heads concatenated or one head, square graphs), SAGEConv with the
-// mean aggregator, Linear, the activations, Dropout (its mask drawn on the
-// device, so it differs from the CPU's for the same seed), SpMM,
-// SumAggregate, MeanAggregate, GATAttention, CrossEntropy and Adam/AdamW;
-// Accuracy copies the logits back. The rest (SAGEConv's max aggregator,
-// GINConv's ε, the norms, SGD, ClipGradNorm, conv layers) panics with a
-// *tensor.DeviceError naming the op. A backend provides the graph ops
-// through DeviceOps.
+// with the host graph. On a device run GCNConv, GATv2Conv (8 to 512
+// channels per head, square graphs), GATConv (at most 256 channels per
+// head), both with attention dropout inside the fused kernels (its mask
+// drawn on the device), SAGEConv (mean and max), GINConv (ε fixed or trained), Linear,
+// BatchNorm (its running statistics move to the input's device), LayerNorm,
+// the activations, Dropout (its mask drawn on the device, so it differs
+// from the CPU's for the same seed), SpMM, SumAggregate, MeanAggregate,
+// MaxAggregate, GATAttention, GATv2Attention, every loss, SGD, Adam,
+// AdamW and ClipGradNorm (which copies back only the norm), and the CNN
+// layers (Conv2D, MaxPool2D, AvgPool2D, Flatten: LeNet-5); Accuracy
+// copies back only the predicted classes, and Save and Load copy the
+// parameters through the host. An op without a device version panics
+// with a *tensor.DeviceError naming it. A backend provides the graph,
+// norm and optimiser kernels through DeviceOps.
 //
 // # Errors
 //
@@ -170,6 +173,9 @@ package nn
 // to 0.9–1.0 times, still to be confirmed on the benchmark host
 // (gnnlib/nn/bench/BENCHMARKS.md).
 //
-// BUG(nn): On a device, GATConv and GATv2Conv have no attention dropout
-// and need a square graph; SAGEConv's max aggregator, GINConv, BatchNorm,
-// LayerNorm, SGD and ClipGradNorm have no device version yet.
+// BUG(nn): On a device, GATv2Conv needs a square graph and 8, 16, 32, 64,
+// 128, 256 or 512 channels per head, GATConv at most 256. The device's
+// max aggregator sends the gradient of a tie in a row of more than 128
+// in-edges to the neighbour with the smallest index, the CPU's to the
+// first in edge order (the same when the graph's rows are sorted by
+// source).

@@ -256,7 +256,12 @@ func (c *GINConv) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	if !g.IsSquare() {
 		self = x.IndexSelect(seq(g.NumNodes()))
 	}
-	h := SumAggregate(g, x).Add(self.Mul(c.Eps.AddScalar(1)))
+	var h *tensor.Tensor
+	if c.trainEps {
+		h = SumAggregate(g, x).Add(self.Mul(c.Eps.AddScalar(1)))
+	} else { // a fixed ε is a number, wherever x lives
+		h = SumAggregate(g, x).Add(self.MulScalar(1 + c.Eps.Item()))
+	}
 	return c.MLP.Forward(h)
 }
 
@@ -281,4 +286,4 @@ func (c *GINConv) Train() { c.SetTraining(true) }
 // Eval switches to evaluation mode.
 func (c *GINConv) Eval() { c.SetTraining(false) }
 
-func (c *GINConv) String() string { return fmt.Sprintf("GINConv(%v, eps=%g)", c.MLP, c.Eps.Data()[0]) }
+func (c *GINConv) String() string { return fmt.Sprintf("GINConv(%v, eps=%g)", c.MLP, c.Eps.Item()) }

@@ -74,7 +74,7 @@ func MeanAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 // neighbour that won each element.
 func MaxAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	if x.IsOnDevice() {
-		notOnDevice("MaxAggregate", x)
+		return deviceMax(g, x)
 	}
 	start := tensor.OpStart()
 	f := checkNodes("MaxAggregate", x, g.NumSrc())
@@ -155,7 +155,7 @@ func GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope
 		panic(&tensor.ShapeError{Op: "GATAttention", A: aSrc.Shape(), B: aDst.Shape(), Msg: fmt.Sprintf("attention logits need %d columns", heads)})
 	}
 	if h.IsOnDevice() {
-		return deviceGAT(g, h, aSrc, aDst, heads, slope, p, training)
+		return deviceGAT(g, h, aSrc, aDst, heads, slope, p, rng, training)
 	}
 	a := &attention{g: g, heads: heads, f: hf / heads, slope: slope}
 	e := g.NumEdges()
@@ -207,7 +207,7 @@ func GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope
 func GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
 	if hs.IsOnDevice() {
 		checkGATv2("GATv2Attention", g, hs, hd, att, heads)
-		return deviceGATv2(g, hs, hd, att, heads, slope, p, training)
+		return deviceGATv2(g, hs, hd, att, heads, slope, p, rng, training)
 	}
 	start := tensor.OpStart()
 	hf := checkGATv2("GATv2Attention", g, hs, hd, att, heads)

@@ -163,8 +163,8 @@ func dropout(x *tensor.Tensor, p float32, r *tensor.RNG, training bool) *tensor.
 	if !training || p == 0 {
 		return x
 	}
-	if x.IsOnDevice() {
-		return deviceDropout(x, p, r)
+	if x.IsOnDevice() { // the mask is drawn on the device
+		return x.Dropout(p, r, true)
 	}
 	if x.IsSparse() {
 		indptr, indices, values := x.CSR()

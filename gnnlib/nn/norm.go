@@ -12,7 +12,10 @@ import (
 // uses the batch's statistics and updates RunningMean and RunningVar
 // (unbiased variance, weight Momentum); in evaluation mode it uses the
 // running ones. NewBatchNorm1D takes [N, C] inputs, NewBatchNorm2D
-// [N, C, H, W]. Forward and backward are one fused op.
+// [N, C, H, W]. Forward and backward are one fused op. The running
+// statistics are not parameters, so To leaves them where they are: they
+// move in place to the device of the input that Forward gets (read them
+// with CPU()).
 type BatchNorm struct {
 	Mode
 	Gamma, Beta             *tensor.Tensor
@@ -71,6 +74,10 @@ func (b *BatchNorm) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if train && m < 2 {
 		panic(&tensor.ShapeError{Op: "BatchNorm", A: s, Msg: "needs more than one value per channel in training"})
 	}
+	if x.IsOnDevice() {
+		return b.deviceForward(x)
+	}
+	b.statsTo(nil) // the running statistics follow the input
 	xd := x.Data()
 	gamma, beta := b.Gamma.Data(), b.Beta.Data()
 	mean := make([]float64, c)
@@ -185,6 +192,9 @@ func (l *LayerNorm) Forward(x *tensor.Tensor) *tensor.Tensor {
 	d := l.Gamma.Len()
 	if len(s) == 0 || s[len(s)-1] != d {
 		panic(&tensor.ShapeError{Op: "LayerNorm", A: s, B: []int{d}, Msg: "last axis must match"})
+	}
+	if x.IsOnDevice() {
+		return l.deviceForward(x)
 	}
 	xd := x.Data()
 	rows := len(xd) / d

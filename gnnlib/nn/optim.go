@@ -55,6 +55,9 @@ type SGD struct {
 	Momentum, WeightDecay float64
 	buf                   [][]float32
 	started               bool
+	// db holds the momentum buffers of parameters on a device, made at
+	// their first step there.
+	db []*tensor.Tensor
 }
 
 // NewSGD returns an SGD optimiser.
@@ -71,7 +74,12 @@ func (o *SGD) Step() {
 			continue
 		}
 		if p.IsOnDevice() {
-			notOnDevice("SGD.Step", p)
+			o.deviceStep(i, p, g)
+			continue
+		}
+		if o.db != nil && o.db[i] != nil { // back from a device: its momentum comes along
+			copy(o.buf[i], o.db[i].CPU().Data())
+			o.db[i] = nil
 		}
 		pd, gd, b := p.Data(), g.Data(), o.buf[i]
 		for j := range pd {
@@ -140,6 +148,11 @@ func (o *Adam) Step() {
 			o.deviceStep(i, p, g, step, sc2)
 			continue
 		}
+		if o.dm != nil && o.dm[i][0] != nil { // back from a device: its moments come along
+			copy(o.m[i], o.dm[i][0].CPU().Data())
+			copy(o.v[i], o.dm[i][1].CPU().Data())
+			o.dm[i] = [2]*tensor.Tensor{}
+		}
 		pd, gd, m, v := p.Data(), g.Data(), o.m[i], o.v[i]
 		splitRange(len(pd), 1<<14, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
@@ -176,24 +189,38 @@ func splitRange(n, grain int, f func(lo, hi int)) {
 }
 
 // ClipGradNorm scales the gradients of params so that their joint L2 norm
-// is at most maxNorm, and returns the norm before clipping.
+// is at most maxNorm, and returns the norm before clipping. Gradients on a
+// device are summed there; returning the norm waits for the device, and
+// a clipped device gradient is replaced (SetGrad) by a scaled copy.
 func ClipGradNorm(params []*tensor.Tensor, maxNorm float64) float64 {
 	var s float64
+	var onDev []*tensor.Tensor
 	for _, p := range params {
 		if g := p.Grad(); g != nil {
 			if g.IsOnDevice() {
-				notOnDevice("ClipGradNorm", g)
+				onDev = append(onDev, g)
+				continue
 			}
 			for _, v := range g.Data() {
 				s += float64(v) * float64(v)
 			}
 		}
 	}
+	if onDev != nil {
+		s += deviceSumSquares(onDev)
+	}
 	norm := math.Sqrt(s)
 	if norm > maxNorm {
 		f := float32(maxNorm / (norm + 1e-6))
 		for _, p := range params {
-			if g := p.Grad(); g != nil {
+			g := p.Grad()
+			switch {
+			case g == nil:
+			case g.IsOnDevice():
+				st, err := g.Device().Scale(g.Len(), g, nil, f)
+				deviceCheck("ClipGradNorm", g, err)
+				p.SetGrad(tensor.FromStorage(st, g.Shape()...))
+			default:
 				d := g.Data()
 				for j := range d {
 					d[j] *= f

@@ -40,7 +40,8 @@ type tensorInfo struct {
 // tensors' data as little-endian float32, in order. Parameter i is named
 // by its position in m.Params(), "0", "1", …, so a file fits any model
 // whose Params have the same shapes in the same order. Python reads it
-// with safetensors.numpy.load_file.
+// with safetensors.numpy.load_file. Parameters on a device are copied
+// back for writing.
 func Save(w io.Writer, m Module) error { return SaveParams(w, m.Params()) }
 
 // SaveParams is Save for a list of tensors.
@@ -72,7 +73,7 @@ func SaveParams(w io.Writer, params []*tensor.Tensor) error {
 	bw.Write(h)
 	var b [4]byte
 	for _, p := range params {
-		for _, v := range p.Data() {
+		for _, v := range p.CPU().Data() { // a device parameter is copied back
 			binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
 			bw.Write(b[:])
 		}
@@ -87,7 +88,8 @@ func SaveParams(w io.Writer, params []*tensor.Tensor) error {
 // place. It checks the whole file against the model before changing
 // anything: a different parameter count or shape gives an error wrapping
 // ErrMismatch that names the parameter and both shapes; a file that is not
-// safetensors float32 gives an error wrapping ErrFormat.
+// safetensors float32 gives an error wrapping ErrFormat. A parameter on a
+// device stays there, with its gradient dropped (as To does).
 func Load(r io.Reader, m Module) error { return LoadParams(r, m.Params()) }
 
 // LoadParams is Load for a list of tensors.
@@ -141,11 +143,20 @@ func LoadParams(r io.Reader, params []*tensor.Tensor) error {
 		return fmt.Errorf("nn: Load: reading %d bytes of data: %w (%w)", end, err, ErrFormat)
 	}
 	for i, p := range params {
-		d := p.Data()
 		b := buf[infos[i].DataOffsets[0]:infos[i].DataOffsets[1]]
+		d := make([]float32, p.Len())
 		for j := range d {
 			d[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
 		}
+		if dev := p.Device(); dev != nil {
+			// A device parameter keeps its identity: through the host
+			// and back, as To moves a model (its gradient is dropped).
+			p.MoveTo(nil)
+			copy(p.Data(), d)
+			p.MoveTo(dev)
+			continue
+		}
+		copy(p.Data(), d)
 	}
 	return nil
 }

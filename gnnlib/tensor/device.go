@@ -43,12 +43,14 @@ type Backend interface {
 	// MatMul returns op(a)·op(b) for 2-D a and b, op transposing when
 	// transA or transB is set (never both).
 	MatMul(a, b *Tensor, transA, transB bool) (Storage, error)
-	// Binary returns a ∘ b for op "add", "sub" or "mul", where b has a's
-	// length or is one row broadcast over a's rows (len(b) == last axis).
+	// Binary returns a ∘ b for op "add", "sub", "mul" or "div", where b
+	// has a's length, is one row broadcast over a's rows (len(b) == last
+	// axis) or is one value broadcast over a.
 	Binary(op string, a, b *Tensor) (Storage, error)
 	// Map returns op(x) element-wise for op "relu", "leaky_relu" (p: the
-	// slope), "elu" (p: alpha), "sigmoid", "tanh", "exp", "log" or
-	// "add_scalar" (p: the scalar).
+	// slope), "elu" (p: alpha), "sigmoid", "tanh", "exp", "log",
+	// "add_scalar" (p: the scalar), "gelu", "sqrt", "abs", "square" or
+	// "pow" (p: the exponent).
 	Map(op string, x *Tensor, p float32) (Storage, error)
 	// MapGrad returns g·op'(x) given x and y = op(x).
 	MapGrad(op string, g, x, y *Tensor, p float32) (Storage, error)
@@ -65,6 +67,66 @@ type Backend interface {
 	// rows (nil: all; no duplicates) and its gradient for a unit upstream
 	// gradient, fused in one pass.
 	CrossEntropy(logits *Tensor, labels, rows []int) (loss, grad Storage, err error)
+
+	// The ops along an axis get a valid, non-negative axis.
+
+	// SumAxis returns x summed over axis and multiplied by scale (SumAxis,
+	// MeanAxis): x's shape without axis.
+	SumAxis(x *Tensor, axis int, scale float32) (Storage, error)
+	// ExpandAxis returns g, of shape without axis, repeated shape[axis]
+	// times along axis and multiplied by scale: SumAxis's adjoint.
+	ExpandAxis(g *Tensor, shape []int, axis int, scale float32) (Storage, error)
+	// Softmax returns the softmax of x along axis, or with log the
+	// log-softmax, with the maximum subtracted first.
+	Softmax(x *Tensor, axis int, log bool) (Storage, error)
+	// SoftmaxGrad returns the gradient of Softmax's input from its output
+	// y and the output's gradient g.
+	SoftmaxGrad(g, y *Tensor, axis int, log bool) (Storage, error)
+	// ArgReduce returns, in host memory, the index of the first maximum
+	// (wantMax) or minimum along a non-empty axis of every slice, in
+	// row-major order of the other axes (ArgMax, ArgMin).
+	ArgReduce(x *Tensor, axis int, wantMax bool) ([]int, error)
+	// Gather returns the rows (slices along axis 0) idx of x, in order
+	// and possibly repeated (IndexSelect).
+	Gather(x *Tensor, idx []int) (Storage, error)
+	// ScatterAdd returns n rows, row r the sum of the rows src[i] with
+	// idx[i] == r: Gather's adjoint (ScatterAddRows, IndexAdd).
+	ScatterAdd(src *Tensor, idx []int, n int) (Storage, error)
+	// Concat joins xs, whose other axes match, along axis.
+	Concat(axis int, xs []*Tensor) (Storage, error)
+	// Narrow returns the slice [start, start+length) of x along axis.
+	Narrow(x *Tensor, axis, start, length int) (Storage, error)
+	// Loss returns the mean of an element-wise loss of pred against a
+	// target of its shape, op "mse" (squared error) or "bce_logits"
+	// (binary cross-entropy of sigmoid(pred), computed from the logits),
+	// and its gradient with respect to pred for a unit upstream gradient.
+	Loss(op string, pred, target *Tensor) (loss, grad Storage, err error)
+	// NLL returns the mean negative log-likelihood of log-probabilities
+	// logp [N, C] at labels over rows (nil: all; a repeated row counts
+	// again) and its gradient for a unit upstream gradient.
+	NLL(logp *Tensor, labels, rows []int) (loss, grad Storage, err error)
+	// Permute returns x with its axes reordered: the result's axis i is
+	// x's axis perm[i] (Permute, Transpose).
+	Permute(x *Tensor, perm []int) (Storage, error)
+
+	// The image ops take NCHW images x [N, C, H, W].
+
+	// Im2Col returns the receptive fields of kh×kw windows moved by
+	// stride over x zero-padded by padding, one row per output pixel:
+	// [N·OH·OW, C·KH·KW], row (n·OH + oy)·OW + ox holding x[n, c,
+	// oy·stride−padding+i, ox·stride−padding+j] at column (c·KH + i)·KW
+	// + j (0 in the padding), so that Conv2D is a product with the weight.
+	Im2Col(x *Tensor, kh, kw, stride, padding int) (Storage, error)
+	// Col2Im adds the rows of cols back into an image of the given shape
+	// [N, C, H, W]: Im2Col's adjoint.
+	Col2Im(cols *Tensor, shape []int, kh, kw, stride, padding int) (Storage, error)
+	// Pool2D returns the maximum (op "max") or mean ("avg") over the
+	// kernel×kernel windows of x moved by stride, [N, C, OH, OW].
+	Pool2D(op string, x *Tensor, kernel, stride int) (Storage, error)
+	// Pool2DGrad returns the gradient of Pool2D's input x from the
+	// output's gradient g; for "max", all of a window's goes to its first
+	// maximum in row-major order.
+	Pool2DGrad(op string, g, x *Tensor, kernel, stride int) (Storage, error)
 }
 
 // ErrNotOnDevice is wrapped by the panic value of an op that has no version
@@ -290,32 +352,47 @@ func deviceBinary(op binOp, a, b *Tensor) *Tensor {
 		a, b = b, a
 	}
 	row := !slices.Equal(b.shape, shape)
-	if op == opDiv || !slices.Equal(a.shape, shape) || (row && (len(shape) == 0 || !isSuffixRepeat(b.shape, shape) || b.Len() != shape[len(shape)-1])) {
-		a.notOnDevice(name + " (other than same shapes or a broadcast row)")
+	scalar := row && b.Len() == 1
+	if !slices.Equal(a.shape, shape) || (row && !scalar && (len(shape) == 0 || !isSuffixRepeat(b.shape, shape) || b.Len() != shape[len(shape)-1])) {
+		a.notOnDevice(name + " (other than same shapes, a broadcast row or one value)")
 	}
-	key := map[binOp]string{opAdd: "add", opSub: "sub", opMul: "mul"}[op]
+	key := [...]string{opAdd: "add", opSub: "sub", opMul: "mul", opDiv: "div"}[op]
 	s, err := be.Binary(key, a, b)
 	out := devResult(name, be, s, err, shape)
+	bin := func(op string, x, y *Tensor) *Tensor {
+		s, err := be.Binary(op, x, y)
+		return devResult(name+" backward", be, s, err, x.shape)
+	}
 	return NewOpSince(start, name, out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		var ga, gb *Tensor
 		if a.RequiresGrad() {
-			ga = g
-			if op == opMul {
-				s, err := be.Binary("mul", g, b)
-				ga = devResult(name+" backward", be, s, err, a.shape)
+			switch op {
+			case opMul:
+				ga = bin("mul", g, b)
+			case opDiv:
+				ga = bin("div", g, b)
+			default:
+				ga = g
 			}
 		}
 		if b.RequiresGrad() {
-			gb = g
-			if op == opMul {
-				s, err := be.Binary("mul", g, a)
-				gb = devResult(name+" backward", be, s, err, a.shape)
+			switch op {
+			case opMul:
+				gb = bin("mul", g, a)
+			case opDiv: // d(a/b)/db = -out/b, negated below
+				gb = bin("div", bin("mul", g, out), b)
+			default:
+				gb = g
 			}
-			if row {
+			switch {
+			case scalar:
+				s, err := be.Sum(gb)
+				gb = devResult(name+" backward", be, s, err, b.shape)
+			case row:
 				s, err := be.ColSum(gb)
 				gb = devResult(name+" backward", be, s, err, b.shape)
 			}
-			if op == opSub {
+			if op == opSub || op == opDiv {
 				s, err := be.Scale(gb.Len(), gb, nil, -1)
 				gb = devResult(name+" backward", be, s, err, b.shape)
 			}
@@ -326,7 +403,8 @@ func deviceBinary(op binOp, a, b *Tensor) *Tensor {
 
 // deviceMaps names the unary ops with a device version.
 var deviceMaps = map[unOp]string{opReLU: "relu", opLeakyReLU: "leaky_relu", opELU: "elu",
-	opSigmoid: "sigmoid", opTanh: "tanh", opExp: "exp", opLog: "log"}
+	opSigmoid: "sigmoid", opTanh: "tanh", opExp: "exp", opLog: "log",
+	opGELU: "gelu", opSqrt: "sqrt", opAbs: "abs", opSquare: "square", opPow: "pow"}
 
 // deviceUnary is an element-wise op on a device; key names it to the
 // backend ("add_scalar" or one of deviceMaps).
@@ -382,33 +460,7 @@ func deviceSum(name string, t *Tensor, scale float32) *Tensor {
 func deviceCrossEntropy(logits *Tensor, labels, rows []int) *Tensor {
 	start := OpStart()
 	be := logits.dev.Backend()
-	if len(logits.shape) != 2 {
-		panic(&ShapeError{Op: "CrossEntropy", A: cloneInts(logits.shape), Msg: "needs [N, C] scores"})
-	}
-	n, c := logits.shape[0], logits.shape[1]
-	if len(labels) != n {
-		panic(&ShapeError{Op: "CrossEntropy", A: cloneInts(logits.shape), B: []int{len(labels)}, Msg: "need one label per row"})
-	}
-	if rows != nil && len(rows) == 0 {
-		panic(&ShapeError{Op: "CrossEntropy", A: cloneInts(logits.shape), B: []int{0}, Msg: "empty row set"})
-	}
-	check := func(r int) {
-		if r < 0 || r >= n {
-			indexPanic("CrossEntropy", r, n)
-		}
-		if l := labels[r]; l < 0 || l >= c {
-			panic(fmt.Errorf("tensor: CrossEntropy: label %d of row %d not in [0, %d): %w", l, r, c, ErrIndex))
-		}
-	}
-	if rows == nil {
-		for r := range labels {
-			check(r)
-		}
-	} else {
-		for _, r := range rows {
-			check(r)
-		}
-	}
+	checkLoss("CrossEntropy", logits, labels, rows)
 	ls, gs, err := be.CrossEntropy(logits, labels, rows)
 	loss := devResult("CrossEntropy", be, ls, err, []int{})
 	grad := &Tensor{dev: gs, shape: cloneInts(logits.shape)}

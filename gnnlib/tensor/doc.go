@@ -119,12 +119,18 @@
 // says why when it cannot (built without CUDA, no GPU). Ops whose operands
 // live on a device run there and record autograd on the same tape, so
 // Backward, gradients and optimiser steps stay on the device: MatMul (2-D),
-// Add, Sub and Mul (same shapes or a broadcast row), AddScalar,
-// MulScalar, Neg, ReLU, LeakyReLU, ELU, Sigmoid, Tanh, Exp, Log, Sum,
-// Mean, Reshape, CrossEntropy and Clone. Every other op panics with a
-// *DeviceError wrapping ErrNotOnDevice that names it; nothing is copied
-// to the CPU behind the user's back. Item, At, String, AllClose and
-// ArgMax read values and so copy them back; CPU() copies a tensor back.
+// Add, Sub, Mul and Div (same shapes, a broadcast row or one value),
+// AddScalar, MulScalar, Neg, ReLU, LeakyReLU, ELU, GELU, Sigmoid, Tanh,
+// Exp, Log, Sqrt, Abs, Square, Pow, Sum, Mean, SumAxis, MeanAxis,
+// Softmax, LogSoftmax, Reshape (View, Flatten), Transpose, Permute,
+// IndexSelect, IndexAdd, ScatterAddRows, Concat, Split, Narrow, Dropout
+// (its mask drawn on the device from a seed the RNG gives), Conv2D and
+// Conv2DReLU (im2col and one matrix product), MaxPool2D, AvgPool2D,
+// CrossEntropy, NLL, MSE, BCEWithLogits and Clone. ArgMax and ArgMin run there and copy back
+// only the indices. The other ops (listed under BUGS) panic with a
+// *DeviceError wrapping ErrNotOnDevice that names them; nothing is copied
+// to the CPU behind the user's back. Item, At, Float64s, String and
+// AllClose read values and so copy them back; CPU() copies a tensor back.
 // On the CPU the cost of all this is one nil check per op.
 //
 // # Profiling
@@ -151,7 +157,9 @@ package tensor
 //
 // BUG(tensor): A sparse tensor moved to a device becomes dense there;
 // device tensors are float32 and at most 2-D for MatMul; broadcasting on a
-// device covers only a row over a matrix.
+// device covers a row over a matrix and one value over anything. Clamp,
+// Max and Min along an axis and the batched (3-D) MatMul have no device
+// version yet.
 //
 // BUG(tensor): Sparse tensors support only MatMul (sparse×dense, gradient to
 // the dense side), IndexSelect, At and ToDense.

@@ -9,6 +9,19 @@ import (
 // returns the rows to use (all rows when rows is nil).
 func lossRows(op string, x *Tensor, labels, rows []int) []int {
 	x.mustDense(op)
+	checkLoss(op, x, labels, rows)
+	if rows == nil {
+		rows = make([]int, x.shape[0])
+		for i := range rows {
+			rows[i] = i
+		}
+	}
+	return rows
+}
+
+// checkLoss validates a [N, C] score matrix (on any device), labels and the
+// row subset (nil: every row).
+func checkLoss(op string, x *Tensor, labels, rows []int) {
 	if len(x.shape) != 2 {
 		panic(&ShapeError{Op: op, A: cloneInts(x.shape), Msg: "needs [N, C] scores"})
 	}
@@ -16,16 +29,10 @@ func lossRows(op string, x *Tensor, labels, rows []int) []int {
 	if len(labels) != n {
 		panic(&ShapeError{Op: op, A: cloneInts(x.shape), B: []int{len(labels)}, Msg: "need one label per row"})
 	}
-	if rows == nil {
-		rows = make([]int, n)
-		for i := range rows {
-			rows[i] = i
-		}
-	}
-	if len(rows) == 0 {
+	if (rows == nil && n == 0) || (rows != nil && len(rows) == 0) {
 		panic(&ShapeError{Op: op, A: cloneInts(x.shape), B: []int{0}, Msg: "empty row set"})
 	}
-	for _, r := range rows {
+	check := func(r int) {
 		if r < 0 || r >= n {
 			indexPanic(op, r, n)
 		}
@@ -33,7 +40,15 @@ func lossRows(op string, x *Tensor, labels, rows []int) []int {
 			panic(fmt.Errorf("tensor: %s: label %d of row %d not in [0, %d): %w", op, l, r, c, ErrIndex))
 		}
 	}
-	return rows
+	if rows == nil {
+		for r := range labels {
+			check(r)
+		}
+		return
+	}
+	for _, r := range rows {
+		check(r)
+	}
 }
 
 // CrossEntropy is the mean cross-entropy of logits [N, C] against integer
@@ -85,6 +100,10 @@ func CrossEntropy(logits *Tensor, labels []int, rows []int) *Tensor {
 // at labels over rows (nil means every row), like CrossEntropy after
 // LogSoftmax.
 func NLL(logp *Tensor, labels []int, rows []int) *Tensor {
+	if logp.dev != nil {
+		checkLoss("NLL", logp, labels, rows)
+		return deviceNLL(logp, labels, rows)
+	}
 	start := OpStart()
 	rows = lossRows("NLL", logp, labels, rows)
 	c := logp.shape[1]
@@ -106,6 +125,9 @@ func NLL(logp *Tensor, labels []int, rows []int) *Tensor {
 
 // MSE is the mean squared error between pred and target (same shape).
 func MSE(pred, target *Tensor) *Tensor {
+	if pred.dev != nil || target.dev != nil {
+		return deviceLoss("MSE", "mse", pred, target)
+	}
 	start := OpStart()
 	pred.mustDense("MSE")
 	target.mustDense("MSE")
@@ -137,6 +159,9 @@ func MSE(pred, target *Tensor) *Tensor {
 // target in [0, 1] (same shape), computed stably from the logits as
 // max(x, 0) - x·t + log(1 + e^-|x|).
 func BCEWithLogits(logits, target *Tensor) *Tensor {
+	if logits.dev != nil || target.dev != nil {
+		return deviceLoss("BCEWithLogits", "bce_logits", logits, target)
+	}
 	start := OpStart()
 	logits.mustDense("BCEWithLogits")
 	target.mustDense("BCEWithLogits")

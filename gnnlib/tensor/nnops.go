@@ -9,6 +9,9 @@ func (t *Tensor) Dropout(p float32, rng *RNG, training bool) *Tensor {
 	if !training || p == 0 {
 		return t
 	}
+	if t.dev != nil {
+		return deviceDropout(t, p, rng)
+	}
 	start := OpStart()
 	t.mustDense("Dropout")
 	if p < 0 || p >= 1 {
@@ -153,8 +156,11 @@ func Conv2DReLU(x, w, b *Tensor, stride, padding int) *Tensor {
 
 func conv2D(x, w, b *Tensor, stride, padding int, relu bool) *Tensor {
 	start := OpStart()
-	x.mustDense("Conv2D")
-	w.mustDense("Conv2D")
+	onDev := x.dev != nil || w.dev != nil || (b != nil && b.dev != nil)
+	if !onDev {
+		x.mustDense("Conv2D")
+		w.mustDense("Conv2D")
+	}
 	if len(x.shape) != 4 || len(w.shape) != 4 || x.shape[1] != w.shape[1] {
 		panic(&ShapeError{Op: "Conv2D", A: cloneInts(x.shape), B: cloneInts(w.shape), Msg: "needs x [N, C, H, W] and w [O, C, KH, KW]"})
 	}
@@ -169,10 +175,19 @@ func conv2D(x, w, b *Tensor, stride, padding int, relu bool) *Tensor {
 		panic(&ShapeError{Op: "Conv2D", A: cloneInts(x.shape), B: cloneInts(w.shape), Msg: "kernel larger than padded input"})
 	}
 	if b != nil {
-		b.mustDense("Conv2D")
+		if !onDev {
+			b.mustDense("Conv2D")
+		}
 		if len(b.shape) != 1 || b.shape[0] != g.o {
 			panic(&ShapeError{Op: "Conv2D", A: cloneInts(w.shape), B: cloneInts(b.shape), Msg: "bias must be [O]"})
 		}
+	}
+	if onDev { // im2col and a product; a ReLU after is its own op
+		out := deviceConv2D(start, x, w, b, g)
+		if relu {
+			return out.ReLU()
+		}
+		return out
 	}
 	if stride == 1 && convDirect {
 		if d, ok := newDconv(g.n, g.c, g.h, g.w, g.o, g.kh, g.kw, padding, padding); ok {
@@ -256,7 +271,9 @@ func conv2D(x, w, b *Tensor, stride, padding int, relu bool) *Tensor {
 }
 
 func poolGeom(op string, t *Tensor, kernel, stride int) convGeom {
-	t.mustDense(op)
+	if t.dev == nil {
+		t.mustDense(op)
+	}
 	if len(t.shape) != 4 {
 		panic(&ShapeError{Op: op, A: cloneInts(t.shape), Msg: "needs [N, C, H, W]"})
 	}
@@ -274,6 +291,9 @@ func poolGeom(op string, t *Tensor, kernel, stride int) convGeom {
 func (t *Tensor) MaxPool2D(kernel, stride int) *Tensor {
 	start := OpStart()
 	g := poolGeom("MaxPool2D", t, kernel, stride)
+	if t.dev != nil {
+		return devicePool(start, "MaxPool2D", "max", t, g)
+	}
 	out := newDense([]int{g.n, g.c, g.oh, g.ow})
 	arg := make([]int32, len(out.data)) // offset of the max within the plane
 	hw, ohw := g.h*g.w, g.ohw()
@@ -322,6 +342,9 @@ func (t *Tensor) MaxPool2D(kernel, stride int) *Tensor {
 func (t *Tensor) AvgPool2D(kernel, stride int) *Tensor {
 	start := OpStart()
 	g := poolGeom("AvgPool2D", t, kernel, stride)
+	if t.dev != nil {
+		return devicePool(start, "AvgPool2D", "avg", t, g)
+	}
 	out := newDense([]int{g.n, g.c, g.oh, g.ow})
 	hw, ohw := g.h*g.w, g.ohw()
 	inv := 1 / float32(kernel*kernel)

@@ -100,11 +100,16 @@ func (t *Tensor) MeanAxis(axis int, keepdim bool) *Tensor {
 
 func (t *Tensor) sumAxis(name string, axis int, keepdim, mean bool) *Tensor {
 	start := OpStart()
-	t.mustDense(name)
+	if t.dev == nil {
+		t.mustDense(name)
+	}
 	axis = t.axis(name, axis)
 	scale := float32(1)
 	if mean {
 		scale = 1 / float32(t.shape[axis])
+	}
+	if t.dev != nil {
+		return deviceSumAxis(name, t, axis, keepdim, scale)
 	}
 	out := sumAxisData(t, axis, keepdim, scale)
 	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
@@ -177,8 +182,8 @@ func (t *Tensor) Min(axis int, keepdim bool) *Tensor { return t.extremum("Min", 
 // in row-major order of the remaining axes (for [N, C] and axis 1: one class
 // per row). It records no gradient.
 func (t *Tensor) ArgMax(axis int) []int {
-	if t.dev != nil { // the result lives on the host: copy t back
-		t = t.moved(nil)
+	if t.dev != nil { // computed on the device; the indices come back
+		return deviceArgReduce("ArgMax", t, axis, true)
 	}
 	t.mustDense("ArgMax")
 	idx, _ := argReduce(t, t.axis("ArgMax", axis), true)
@@ -187,8 +192,8 @@ func (t *Tensor) ArgMax(axis int) []int {
 
 // ArgMin is ArgMax for the minimum.
 func (t *Tensor) ArgMin(axis int) []int {
-	if t.dev != nil { // the result lives on the host: copy t back
-		t = t.moved(nil)
+	if t.dev != nil {
+		return deviceArgReduce("ArgMin", t, axis, false)
 	}
 	t.mustDense("ArgMin")
 	idx, _ := argReduce(t, t.axis("ArgMin", axis), false)
@@ -239,6 +244,9 @@ func softmaxData(t *Tensor, axis int, log bool) *Tensor {
 // Softmax returns exp(t)/sum(exp(t)) along axis, computed stably (the max is
 // subtracted first).
 func (t *Tensor) Softmax(axis int) *Tensor {
+	if t.dev != nil {
+		return deviceSoftmax("Softmax", t, t.axis("Softmax", axis), false)
+	}
 	start := OpStart()
 	t.mustDense("Softmax")
 	axis = t.axis("Softmax", axis)
@@ -264,6 +272,9 @@ func (t *Tensor) Softmax(axis int) *Tensor {
 
 // LogSoftmax returns t - logsumexp(t) along axis, computed stably.
 func (t *Tensor) LogSoftmax(axis int) *Tensor {
+	if t.dev != nil {
+		return deviceSoftmax("LogSoftmax", t, t.axis("LogSoftmax", axis), true)
+	}
 	start := OpStart()
 	t.mustDense("LogSoftmax")
 	axis = t.axis("LogSoftmax", axis)

@@ -75,7 +75,9 @@ func (t *Tensor) Permute(axes ...int) *Tensor { return t.permute("Permute", axes
 
 func (t *Tensor) permute(name string, axes []int) *Tensor {
 	start := OpStart()
-	t.mustDense(name)
+	if t.dev == nil {
+		t.mustDense(name)
+	}
 	n := len(t.shape)
 	if len(axes) != n {
 		panic(&ShapeError{Op: name, A: cloneInts(t.shape), B: cloneInts(axes), Msg: "axes must list every axis once"})
@@ -92,11 +94,14 @@ func (t *Tensor) permute(name string, axes []int) *Tensor {
 		seen[a] = true
 		perm[i] = a
 	}
-	out := permuteData(t, perm)
 	inv := make([]int, n)
 	for i, a := range perm {
 		inv[a] = i
 	}
+	if t.dev != nil {
+		return devicePermute(start, name, t, perm, inv)
+	}
+	out := permuteData(t, perm)
 	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{permuteData(g, inv)}
 	})
@@ -175,6 +180,9 @@ func (t *Tensor) IndexSelect(idx []int) *Tensor {
 	if t.sp != nil {
 		return sparseRows(t, idx)
 	}
+	if t.dev != nil {
+		return deviceIndexSelect(start, t, idx)
+	}
 	w := t.rowLen()
 	shape := append([]int{len(idx)}, t.shape[1:]...)
 	out := newDense(shape)
@@ -204,8 +212,12 @@ func scatterAddData(src *Tensor, idx []int, n int) *Tensor {
 	return out
 }
 
+// checkScatter checks the operands of a scatter into n rows; src may live
+// on a device.
 func checkScatter(op string, src *Tensor, idx []int, n int) {
-	src.mustDense(op)
+	if src.dev == nil {
+		src.mustDense(op)
+	}
 	if len(src.shape) == 0 || src.shape[0] != len(idx) {
 		panic(&ShapeError{Op: op, A: cloneInts(src.shape), B: []int{len(idx)}, Msg: "src must have one row per index"})
 	}
@@ -221,11 +233,16 @@ func checkScatter(op string, src *Tensor, idx []int, n int) {
 // src has shape [len(idx), t.Shape()[1:]...]. Gradients flow to t and src.
 func (t *Tensor) IndexAdd(idx []int, src *Tensor) *Tensor {
 	start := OpStart()
-	t.mustDense("IndexAdd")
+	if t.dev == nil {
+		t.mustDense("IndexAdd")
+	}
 	if len(t.shape) == 0 || !slices.Equal(t.shape[1:], src.shape[min(1, len(src.shape)):]) {
 		panic(&ShapeError{Op: "IndexAdd", A: cloneInts(t.shape), B: cloneInts(src.shape), Msg: "rows differ in shape"})
 	}
 	checkScatter("IndexAdd", src, idx, t.shape[0])
+	if t.dev != nil || src.dev != nil {
+		return deviceScatter(start, "IndexAdd", t, src, idx, t.shape[0])
+	}
 	out := scatterAddData(src, idx, t.shape[0])
 	for i, v := range t.data {
 		out.data[i] += v
@@ -244,6 +261,9 @@ func (t *Tensor) IndexAdd(idx []int, src *Tensor) *Tensor {
 func ScatterAddRows(src *Tensor, idx []int, n int) *Tensor {
 	start := OpStart()
 	checkScatter("ScatterAddRows", src, idx, n)
+	if src.dev != nil {
+		return deviceScatter(start, "ScatterAddRows", nil, src, idx, n)
+	}
 	out := scatterAddData(src, idx, n)
 	return NewOpSince(start, "ScatterAddRows", out, []*Tensor{src}, func(g *Tensor) []*Tensor {
 		return []*Tensor{g.Detach().IndexSelect(idx)}
@@ -257,13 +277,20 @@ func Concat(axis int, ts ...*Tensor) *Tensor {
 		panic(&ShapeError{Op: "Concat", Msg: "no tensors"})
 	}
 	first := ts[0]
-	first.mustDense("Concat")
+	var be Backend // the device, when the operands live on one
+	if first.dev == nil {
+		first.mustDense("Concat")
+	}
 	axis = first.axis("Concat", axis)
 	shape := cloneInts(first.shape)
 	sizes := make([]int, len(ts))
 	total := 0
 	for i, t := range ts {
-		t.mustDense("Concat")
+		if first.dev != nil || t.dev != nil {
+			be = backendOf("Concat", first, t)
+		} else {
+			t.mustDense("Concat")
+		}
 		if len(t.shape) != len(shape) {
 			panic(&ShapeError{Op: "Concat", A: cloneInts(first.shape), B: cloneInts(t.shape)})
 		}
@@ -276,6 +303,9 @@ func Concat(axis int, ts ...*Tensor) *Tensor {
 		total += sizes[i]
 	}
 	shape[axis] = total
+	if be != nil {
+		return deviceConcat(start, be, axis, shape, sizes, ts)
+	}
 	out := newDense(shape)
 	outer, _, inner := split3(shape, axis)
 	off := 0
@@ -313,7 +343,9 @@ func splitData(t *Tensor, axis int, sizes []int) []*Tensor {
 // Split cuts t along axis into pieces of the given sizes, which must add up
 // to the axis length.
 func (t *Tensor) Split(axis int, sizes ...int) []*Tensor {
-	t.mustDense("Split")
+	if t.dev == nil {
+		t.mustDense("Split")
+	}
 	axis = t.axis("Split", axis)
 	sum := 0
 	for _, s := range sizes {
@@ -337,10 +369,15 @@ func (t *Tensor) Split(axis int, sizes ...int) []*Tensor {
 // Narrow returns the slice [start, start+length) of t along axis (a copy).
 func (t *Tensor) Narrow(axis, start, length int) *Tensor {
 	t0 := OpStart()
-	t.mustDense("Narrow")
+	if t.dev == nil {
+		t.mustDense("Narrow")
+	}
 	axis = t.axis("Narrow", axis)
 	if start < 0 || length < 0 || start+length > t.shape[axis] {
 		panic(&ShapeError{Op: "Narrow", A: cloneInts(t.shape), B: []int{start, length}, Msg: fmt.Sprintf("range out of bounds on axis %d", axis)})
+	}
+	if t.dev != nil {
+		return deviceNarrow(t0, t, axis, start, length)
 	}
 	sizes := []int{start, length, t.shape[axis] - start - length}
 	out := splitData(t, axis, sizes)[1]

@@ -170,6 +170,9 @@ func (t *Tensor) Data() []float32 {
 // Float64s returns a copy of the values converted to float64 (handy for
 // gonum and plots).
 func (t *Tensor) Float64s() []float64 {
+	if t.dev != nil { // an explicit read: copy back
+		t = t.moved(nil)
+	}
 	t.mustDense("Float64s")
 	f := make([]float64, len(t.data))
 	for i, v := range t.data {

@@ -74,30 +74,55 @@ func init() {
 type _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend struct {
 	IValue        interface{}
 	WAddTo        func(dst *tensor.Tensor, src *tensor.Tensor) error
+	WArgReduce    func(x *tensor.Tensor, axis int, wantMax bool) ([]int, error)
 	WBinary       func(op string, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error)
+	WCol2Im       func(cols *tensor.Tensor, shape []int, kh int, kw int, stride int, padding int) (tensor.Storage, error)
 	WColSum       func(x *tensor.Tensor) (tensor.Storage, error)
+	WConcat       func(axis int, xs []*tensor.Tensor) (tensor.Storage, error)
 	WCopy         func(t *tensor.Tensor) (tensor.Storage, error)
 	WCrossEntropy func(logits *tensor.Tensor, labels []int, rows []int) (loss tensor.Storage, grad tensor.Storage, err error)
 	WDownload     func(dst []float32, t *tensor.Tensor) error
 	WDropout      func(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
 	WDropoutGrad  func(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
+	WExpandAxis   func(g *tensor.Tensor, shape []int, axis int, scale float32) (tensor.Storage, error)
+	WGather       func(x *tensor.Tensor, idx []int) (tensor.Storage, error)
+	WIm2Col       func(x *tensor.Tensor, kh int, kw int, stride int, padding int) (tensor.Storage, error)
+	WLoss         func(op string, pred *tensor.Tensor, target *tensor.Tensor) (loss tensor.Storage, grad tensor.Storage, err error)
 	WMap          func(op string, x *tensor.Tensor, p float32) (tensor.Storage, error)
 	WMapGrad      func(op string, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error)
 	WMatMul       func(a *tensor.Tensor, b *tensor.Tensor, transA bool, transB bool) (tensor.Storage, error)
+	WNLL          func(logp *tensor.Tensor, labels []int, rows []int) (loss tensor.Storage, grad tensor.Storage, err error)
+	WNarrow       func(x *tensor.Tensor, axis int, start int, length int) (tensor.Storage, error)
+	WPermute      func(x *tensor.Tensor, perm []int) (tensor.Storage, error)
+	WPool2D       func(op string, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error)
+	WPool2DGrad   func(op string, g *tensor.Tensor, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error)
 	WScale        func(n int, x *tensor.Tensor, s *tensor.Tensor, k float32) (tensor.Storage, error)
+	WScatterAdd   func(src *tensor.Tensor, idx []int, n int) (tensor.Storage, error)
+	WSoftmax      func(x *tensor.Tensor, axis int, log bool) (tensor.Storage, error)
+	WSoftmaxGrad  func(g *tensor.Tensor, y *tensor.Tensor, axis int, log bool) (tensor.Storage, error)
 	WString       func() string
 	WSum          func(x *tensor.Tensor) (tensor.Storage, error)
+	WSumAxis      func(x *tensor.Tensor, axis int, scale float32) (tensor.Storage, error)
 	WUpload       func(data []float32, shape []int) (tensor.Storage, error)
 }
 
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) AddTo(dst *tensor.Tensor, src *tensor.Tensor) error {
 	return W.WAddTo(dst, src)
 }
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) ArgReduce(x *tensor.Tensor, axis int, wantMax bool) ([]int, error) {
+	return W.WArgReduce(x, axis, wantMax)
+}
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Binary(op string, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error) {
 	return W.WBinary(op, a, b)
 }
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Col2Im(cols *tensor.Tensor, shape []int, kh int, kw int, stride int, padding int) (tensor.Storage, error) {
+	return W.WCol2Im(cols, shape, kh, kw, stride, padding)
+}
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) ColSum(x *tensor.Tensor) (tensor.Storage, error) {
 	return W.WColSum(x)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Concat(axis int, xs []*tensor.Tensor) (tensor.Storage, error) {
+	return W.WConcat(axis, xs)
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Copy(t *tensor.Tensor) (tensor.Storage, error) {
 	return W.WCopy(t)
@@ -114,6 +139,18 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Dropout(x *tensor.Tenso
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) DropoutGrad(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
 	return W.WDropoutGrad(g, p, seed)
 }
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) ExpandAxis(g *tensor.Tensor, shape []int, axis int, scale float32) (tensor.Storage, error) {
+	return W.WExpandAxis(g, shape, axis, scale)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Gather(x *tensor.Tensor, idx []int) (tensor.Storage, error) {
+	return W.WGather(x, idx)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Im2Col(x *tensor.Tensor, kh int, kw int, stride int, padding int) (tensor.Storage, error) {
+	return W.WIm2Col(x, kh, kw, stride, padding)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Loss(op string, pred *tensor.Tensor, target *tensor.Tensor) (loss tensor.Storage, grad tensor.Storage, err error) {
+	return W.WLoss(op, pred, target)
+}
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Map(op string, x *tensor.Tensor, p float32) (tensor.Storage, error) {
 	return W.WMap(op, x, p)
 }
@@ -123,8 +160,32 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) MapGrad(op string, g *t
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) MatMul(a *tensor.Tensor, b *tensor.Tensor, transA bool, transB bool) (tensor.Storage, error) {
 	return W.WMatMul(a, b, transA, transB)
 }
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) NLL(logp *tensor.Tensor, labels []int, rows []int) (loss tensor.Storage, grad tensor.Storage, err error) {
+	return W.WNLL(logp, labels, rows)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Narrow(x *tensor.Tensor, axis int, start int, length int) (tensor.Storage, error) {
+	return W.WNarrow(x, axis, start, length)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Permute(x *tensor.Tensor, perm []int) (tensor.Storage, error) {
+	return W.WPermute(x, perm)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Pool2D(op string, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error) {
+	return W.WPool2D(op, x, kernel, stride)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Pool2DGrad(op string, g *tensor.Tensor, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error) {
+	return W.WPool2DGrad(op, g, x, kernel, stride)
+}
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Scale(n int, x *tensor.Tensor, s *tensor.Tensor, k float32) (tensor.Storage, error) {
 	return W.WScale(n, x, s, k)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) ScatterAdd(src *tensor.Tensor, idx []int, n int) (tensor.Storage, error) {
+	return W.WScatterAdd(src, idx, n)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Softmax(x *tensor.Tensor, axis int, log bool) (tensor.Storage, error) {
+	return W.WSoftmax(x, axis, log)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) SoftmaxGrad(g *tensor.Tensor, y *tensor.Tensor, axis int, log bool) (tensor.Storage, error) {
+	return W.WSoftmaxGrad(g, y, axis, log)
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) String() string {
 	if W.WString == nil {
@@ -134,6 +195,9 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) String() string {
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Sum(x *tensor.Tensor) (tensor.Storage, error) {
 	return W.WSum(x)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) SumAxis(x *tensor.Tensor, axis int, scale float32) (tensor.Storage, error) {
+	return W.WSumAxis(x, axis, scale)
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Upload(data []float32, shape []int) (tensor.Storage, error) {
 	return W.WUpload(data, shape)

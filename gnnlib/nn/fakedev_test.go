@@ -1,0 +1,608 @@
+package nn_test
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// fakeDev is a tensor.Backend and nn.DeviceOps whose memory is host memory
+// and whose ops are the CPU's own, run on host copies of their operands.
+// With it the CPU test suite checks the device dispatch of gnnlib/tensor
+// and gnnlib/nn — which ops reach a backend, with which shapes, and how
+// their backward passes and the optimisers are wired — on any machine;
+// gnnlib/cuda's tests check its kernels against the CPU on a GPU.
+//
+// Storage freed by a backward pass (Free) is poisoned: a later read panics,
+// which catches a BackwardFunc that hands back memory still in use.
+type fakeDev struct{}
+
+type fakeStore struct {
+	dev   *fakeDev
+	data  []float32
+	freed bool
+}
+
+func (s *fakeStore) Backend() tensor.Backend { return s.dev }
+
+// Free marks the storage released, as gnnlib/cuda's allocator would.
+func (s *fakeStore) Free() { s.freed, s.data = true, nil }
+
+func (f *fakeDev) String() string { return "fake:0" }
+
+// store returns a copy of a host tensor's values as device storage.
+func (f *fakeDev) store(t *tensor.Tensor) *fakeStore {
+	return &fakeStore{dev: f, data: slices.Clone(t.Data())}
+}
+
+// host returns x's values as a host tensor of x's shape, without a copy.
+func (f *fakeDev) host(x *tensor.Tensor) *tensor.Tensor {
+	s, ok := x.Storage().(*fakeStore)
+	if !ok || s.dev != f {
+		panic(fmt.Sprintf("fakeDev: a tensor %v that is not on the fake device", x.Shape()))
+	}
+	if s.freed {
+		panic(fmt.Sprintf("fakeDev: a tensor %v read after its storage was freed", x.Shape()))
+	}
+	if len(s.data) != x.Len() {
+		panic(fmt.Sprintf("fakeDev: a tensor %v over storage of %d values", x.Shape(), len(s.data)))
+	}
+	if x.Dims() == 0 { // Wrap reads no shape as 1-D
+		return tensor.Wrap(s.data, 1).Reshape()
+	}
+	return tensor.Wrap(s.data, x.Shape()...)
+}
+
+// hostRun evaluates a host op without recording it.
+func hostRun(fn func() *tensor.Tensor) (out *tensor.Tensor) {
+	tensor.NoGrad(func() { out = fn() })
+	return out
+}
+
+// autograd runs fn on host copies of xs that require gradients and returns
+// its output and a backward function giving one gradient per input.
+func (f *fakeDev) autograd(fn func(in []*tensor.Tensor) *tensor.Tensor, xs ...*tensor.Tensor) (*fakeStore, func(g *tensor.Tensor) []tensor.Storage) {
+	ins := make([]*tensor.Tensor, len(xs))
+	for i, x := range xs {
+		ins[i] = f.host(x).Clone().SetRequiresGrad(true)
+	}
+	out := fn(ins)
+	return f.store(out), func(g *tensor.Tensor) []tensor.Storage {
+		for _, in := range ins {
+			in.ZeroGrad()
+		}
+		out.BackwardWith(f.host(g).Clone())
+		res := make([]tensor.Storage, len(ins))
+		for i, in := range ins {
+			gr := in.Grad()
+			if gr == nil {
+				gr = tensor.ZerosLike(in)
+			}
+			res[i] = f.store(gr)
+		}
+		return res
+	}
+}
+
+func (f *fakeDev) Upload(data []float32, shape []int) (tensor.Storage, error) {
+	return &fakeStore{dev: f, data: slices.Clone(data)}, nil
+}
+
+func (f *fakeDev) Download(dst []float32, t *tensor.Tensor) error {
+	copy(dst, f.host(t).Data())
+	return nil
+}
+
+func (f *fakeDev) Copy(t *tensor.Tensor) (tensor.Storage, error) { return f.store(f.host(t)), nil }
+
+func (f *fakeDev) AddTo(dst, src *tensor.Tensor) error {
+	d, s := f.host(dst).Data(), f.host(src).Data()
+	for i := range d {
+		d[i] += s[i]
+	}
+	return nil
+}
+
+func (f *fakeDev) Scale(n int, x, s *tensor.Tensor, k float32) (tensor.Storage, error) {
+	out := make([]float32, n)
+	for i := range out {
+		v := k
+		if x != nil {
+			v *= f.host(x).Data()[i]
+		}
+		if s != nil {
+			v *= f.host(s).Data()[0]
+		}
+		out[i] = v
+	}
+	return &fakeStore{dev: f, data: out}, nil
+}
+
+func (f *fakeDev) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Storage, error) {
+	x, y := f.host(a), f.host(b)
+	return f.store(hostRun(func() *tensor.Tensor {
+		if transA {
+			x = x.T()
+		}
+		if transB {
+			y = y.T()
+		}
+		return x.MatMul(y)
+	})), nil
+}
+
+func (f *fakeDev) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error) {
+	x, y := f.host(a), f.host(b)
+	switch s := x.Shape(); {
+	case y.Len() == x.Len():
+		y = y.Reshape(s...)
+	case len(s) > 0 && y.Len() == s[len(s)-1]:
+		y = y.Reshape(y.Len())
+	case y.Len() == 1:
+		y = y.Reshape(1)
+	default:
+		return nil, fmt.Errorf("fakeDev: Binary %v %s %v", s, op, y.Shape())
+	}
+	fn := map[string]func(*tensor.Tensor, *tensor.Tensor) *tensor.Tensor{
+		"add": (*tensor.Tensor).Add, "sub": (*tensor.Tensor).Sub, "mul": (*tensor.Tensor).Mul, "div": (*tensor.Tensor).Div}[op]
+	if fn == nil {
+		return nil, fmt.Errorf("fakeDev: Binary %q: %w", op, tensor.ErrNotOnDevice)
+	}
+	return f.store(hostRun(func() *tensor.Tensor { return fn(x, y) })), nil
+}
+
+// mapFunc returns the host op of a Map op code.
+func mapFunc(op string, p float32) func(*tensor.Tensor) *tensor.Tensor {
+	switch op {
+	case "relu":
+		return (*tensor.Tensor).ReLU
+	case "leaky_relu":
+		return func(x *tensor.Tensor) *tensor.Tensor { return x.LeakyReLU(p) }
+	case "elu":
+		return func(x *tensor.Tensor) *tensor.Tensor { return x.ELU(p) }
+	case "sigmoid":
+		return (*tensor.Tensor).Sigmoid
+	case "tanh":
+		return (*tensor.Tensor).Tanh
+	case "exp":
+		return (*tensor.Tensor).Exp
+	case "log":
+		return (*tensor.Tensor).Log
+	case "add_scalar":
+		return func(x *tensor.Tensor) *tensor.Tensor { return x.AddScalar(p) }
+	case "gelu":
+		return (*tensor.Tensor).GELU
+	case "sqrt":
+		return (*tensor.Tensor).Sqrt
+	case "abs":
+		return (*tensor.Tensor).Abs
+	case "square":
+		return (*tensor.Tensor).Square
+	case "pow":
+		return func(x *tensor.Tensor) *tensor.Tensor { return x.Pow(p) }
+	}
+	return nil
+}
+
+func (f *fakeDev) Map(op string, x *tensor.Tensor, p float32) (tensor.Storage, error) {
+	fn := mapFunc(op, p)
+	if fn == nil {
+		return nil, fmt.Errorf("fakeDev: Map %q: %w", op, tensor.ErrNotOnDevice)
+	}
+	return f.store(hostRun(func() *tensor.Tensor { return fn(f.host(x)) })), nil
+}
+
+// MapGrad spells out the derivatives: it runs inside a backward pass,
+// where nothing records a graph to differentiate.
+func (f *fakeDev) MapGrad(op string, g, x, y *tensor.Tensor, p float32) (tensor.Storage, error) {
+	gd, xd, yd := f.host(g).Data(), f.host(x).Data(), f.host(y).Data()
+	out := make([]float32, len(gd))
+	for i, gi := range gd {
+		v, w := xd[i], yd[i]
+		var d float32
+		switch op {
+		case "relu":
+			d = ifElse(v > 0, 1, 0)
+		case "leaky_relu":
+			d = ifElse(v > 0, 1, p)
+		case "elu":
+			d = ifElse(v > 0, 1, w+p)
+		case "sigmoid":
+			d = w * (1 - w)
+		case "tanh":
+			d = 1 - w*w
+		case "exp":
+			d = w
+		case "log":
+			d = 1 / v
+		case "add_scalar":
+			d = 1
+		case "gelu":
+			u := float64(v)
+			th := math.Tanh(0.7978845608028654 * (u + 0.044715*u*u*u))
+			d = float32(0.5*(1+th) + 0.5*u*(1-th*th)*0.7978845608028654*(1+3*0.044715*u*u))
+		case "sqrt":
+			d = 0.5 / w
+		case "abs":
+			d = ifElse(v > 0, 1, ifElse(v < 0, -1, 0))
+		case "square":
+			d = 2 * v
+		case "pow":
+			d = p * float32(math.Pow(float64(v), float64(p-1)))
+		default:
+			return nil, fmt.Errorf("fakeDev: MapGrad %q: %w", op, tensor.ErrNotOnDevice)
+		}
+		out[i] = gi * d
+	}
+	return &fakeStore{dev: f, data: out}, nil
+}
+
+func ifElse(c bool, a, b float32) float32 {
+	if c {
+		return a
+	}
+	return b
+}
+
+func (f *fakeDev) ColSum(x *tensor.Tensor) (tensor.Storage, error) {
+	h := f.host(x)
+	cols := h.Shape()[h.Dims()-1]
+	return f.store(hostRun(func() *tensor.Tensor { return h.Reshape(-1, cols).SumAxis(0, false) })), nil
+}
+
+func (f *fakeDev) Sum(x *tensor.Tensor) (tensor.Storage, error) {
+	return f.store(hostRun(f.host(x).Sum)), nil
+}
+
+// dropKeep is the fake's dropout mask: a hash of (seed, index).
+func dropKeep(seed uint64, i int, p float32) float32 {
+	z := seed + 0x9e3779b97f4a7c15*uint64(i+1)
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	if float32(z>>40)/(1<<24) < p {
+		return 0
+	}
+	return 1 / (1 - p)
+}
+
+func (f *fakeDev) Dropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	d := slices.Clone(f.host(x).Data())
+	for i := range d {
+		d[i] *= dropKeep(seed, i, p)
+	}
+	return &fakeStore{dev: f, data: d}, nil
+}
+
+func (f *fakeDev) DropoutGrad(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	return f.Dropout(g, p, seed)
+}
+
+func (f *fakeDev) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss, grad tensor.Storage, err error) {
+	l, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor { return tensor.CrossEntropy(in[0], labels, rows) }, logits)
+	return l, back(tensor.Scalar(1).To(f))[0], nil
+}
+
+func (f *fakeDev) SumAxis(x *tensor.Tensor, axis int, scale float32) (tensor.Storage, error) {
+	return f.store(hostRun(func() *tensor.Tensor { return f.host(x).SumAxis(axis, false).MulScalar(scale) })), nil
+}
+
+func (f *fakeDev) ExpandAxis(g *tensor.Tensor, shape []int, axis int, scale float32) (tensor.Storage, error) {
+	kept := slices.Clone(shape)
+	kept[axis] = 1
+	return f.store(hostRun(func() *tensor.Tensor {
+		return tensor.Zeros(shape...).Add(f.host(g).Reshape(kept...)).MulScalar(scale)
+	})), nil
+}
+
+func (f *fakeDev) Softmax(x *tensor.Tensor, axis int, log bool) (tensor.Storage, error) {
+	return f.store(hostRun(func() *tensor.Tensor {
+		if log {
+			return f.host(x).LogSoftmax(axis)
+		}
+		return f.host(x).Softmax(axis)
+	})), nil
+}
+
+func (f *fakeDev) SoftmaxGrad(g, y *tensor.Tensor, axis int, log bool) (tensor.Storage, error) {
+	gh, yh := f.host(g), f.host(y)
+	return f.store(hostRun(func() *tensor.Tensor {
+		if log { // g - e^y·Σg
+			return gh.Sub(yh.Exp().Mul(gh.SumAxis(axis, true)))
+		}
+		return yh.Mul(gh.Sub(gh.Mul(yh).SumAxis(axis, true)))
+	})), nil
+}
+
+func (f *fakeDev) ArgReduce(x *tensor.Tensor, axis int, wantMax bool) ([]int, error) {
+	if wantMax {
+		return f.host(x).ArgMax(axis), nil
+	}
+	return f.host(x).ArgMin(axis), nil
+}
+
+func (f *fakeDev) Gather(x *tensor.Tensor, idx []int) (tensor.Storage, error) {
+	return f.store(hostRun(func() *tensor.Tensor { return f.host(x).IndexSelect(idx) })), nil
+}
+
+func (f *fakeDev) ScatterAdd(src *tensor.Tensor, idx []int, n int) (tensor.Storage, error) {
+	return f.store(hostRun(func() *tensor.Tensor { return tensor.ScatterAddRows(f.host(src), idx, n) })), nil
+}
+
+func (f *fakeDev) Concat(axis int, xs []*tensor.Tensor) (tensor.Storage, error) {
+	hs := make([]*tensor.Tensor, len(xs))
+	for i, x := range xs {
+		hs[i] = f.host(x)
+	}
+	return f.store(hostRun(func() *tensor.Tensor { return tensor.Concat(axis, hs...) })), nil
+}
+
+func (f *fakeDev) Narrow(x *tensor.Tensor, axis, start, length int) (tensor.Storage, error) {
+	return f.store(hostRun(func() *tensor.Tensor { return f.host(x).Narrow(axis, start, length) })), nil
+}
+
+func (f *fakeDev) Loss(op string, pred, target *tensor.Tensor) (loss, grad tensor.Storage, err error) {
+	fn := map[string]func(a, b *tensor.Tensor) *tensor.Tensor{"mse": tensor.MSE, "bce_logits": tensor.BCEWithLogits}[op]
+	if fn == nil {
+		return nil, nil, fmt.Errorf("fakeDev: Loss %q: %w", op, tensor.ErrNotOnDevice)
+	}
+	t := f.host(target)
+	l, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor { return fn(in[0], t) }, pred)
+	return l, back(tensor.Scalar(1).To(f))[0], nil
+}
+
+func (f *fakeDev) NLL(logp *tensor.Tensor, labels, rows []int) (loss, grad tensor.Storage, err error) {
+	l, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor { return tensor.NLL(in[0], labels, rows) }, logp)
+	return l, back(tensor.Scalar(1).To(f))[0], nil
+}
+
+func (f *fakeDev) Permute(x *tensor.Tensor, perm []int) (tensor.Storage, error) {
+	return f.store(hostRun(func() *tensor.Tensor { return f.host(x).Permute(perm...) })), nil
+}
+
+// fields returns the size of Im2Col's matrix for an image of shape
+// [N, C, H, W] and calls fn(i, src) for each of its entries, i the flat
+// index into the matrix and src the input's flat index (-1: padding).
+func fields(shape []int, kh, kw, stride, padding int, fn func(i, src int)) (rows, ckk int) {
+	n, c, h, w := shape[0], shape[1], shape[2], shape[3]
+	oh, ow := (h+2*padding-kh)/stride+1, (w+2*padding-kw)/stride+1
+	ckk = c * kh * kw
+	for img := 0; img < n; img++ {
+		for oy := 0; oy < oh; oy++ {
+			for ox := 0; ox < ow; ox++ {
+				row := (img*oh+oy)*ow + ox
+				for ch := 0; ch < c; ch++ {
+					for i := 0; i < kh; i++ {
+						for j := 0; j < kw; j++ {
+							y, xx := oy*stride-padding+i, ox*stride-padding+j
+							src := -1
+							if y >= 0 && y < h && xx >= 0 && xx < w {
+								src = ((img*c+ch)*h+y)*w + xx
+							}
+							fn(row*ckk+(ch*kh+i)*kw+j, src)
+						}
+					}
+				}
+			}
+		}
+	}
+	return n * oh * ow, ckk
+}
+
+func (f *fakeDev) Im2Col(x *tensor.Tensor, kh, kw, stride, padding int) (tensor.Storage, error) {
+	xd := f.host(x).Data()
+	rows, ckk := fields(x.Shape(), kh, kw, stride, padding, func(int, int) {})
+	out := make([]float32, rows*ckk)
+	fields(x.Shape(), kh, kw, stride, padding, func(i, src int) {
+		if src >= 0 {
+			out[i] = xd[src]
+		}
+	})
+	return &fakeStore{dev: f, data: out}, nil
+}
+
+func (f *fakeDev) Col2Im(cols *tensor.Tensor, shape []int, kh, kw, stride, padding int) (tensor.Storage, error) {
+	cd := f.host(cols).Data()
+	out := make([]float32, shape[0]*shape[1]*shape[2]*shape[3])
+	fields(shape, kh, kw, stride, padding, func(i, src int) {
+		if src >= 0 {
+			out[src] += cd[i]
+		}
+	})
+	return &fakeStore{dev: f, data: out}, nil
+}
+
+func (f *fakeDev) Pool2D(op string, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
+	return f.store(hostRun(func() *tensor.Tensor {
+		if op == "max" {
+			return f.host(x).MaxPool2D(kernel, stride)
+		}
+		return f.host(x).AvgPool2D(kernel, stride)
+	})), nil
+}
+
+// Pool2DGrad spells the gradient out (it runs inside a backward pass).
+func (f *fakeDev) Pool2DGrad(op string, g, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
+	s := x.Shape()
+	h, w := s[2], s[3]
+	oh, ow := (h-kernel)/stride+1, (w-kernel)/stride+1
+	gd, xd := f.host(g).Data(), f.host(x).Data()
+	dx := make([]float32, len(xd))
+	for pl := 0; pl < s[0]*s[1]; pl++ {
+		for oy := 0; oy < oh; oy++ {
+			for ox := 0; ox < ow; ox++ {
+				v := gd[(pl*oh+oy)*ow+ox]
+				base := pl*h*w + oy*stride*w + ox*stride
+				bi := base
+				for i := 0; i < kernel; i++ {
+					for j := 0; j < kernel; j++ {
+						q := base + i*w + j
+						if op == "avg" {
+							dx[q] += v / float32(kernel*kernel)
+						} else if xd[q] > xd[bi] {
+							bi = q
+						}
+					}
+				}
+				if op == "max" {
+					dx[bi] += v
+				}
+			}
+		}
+	}
+	return &fakeStore{dev: f, data: dx}, nil
+}
+
+// The nn.DeviceOps.
+
+func (f *fakeDev) GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
+	h := f.host(x)
+	w := []float32(nil)
+	if weighted {
+		w = g.Weights
+	}
+	c := h.Size(1)
+	if transpose {
+		out := make([]float32, g.NumSrc()*c)
+		g.SpMMT(out, h.Data(), c, w)
+		return &fakeStore{dev: f, data: out}, nil
+	}
+	out := make([]float32, g.NumNodes()*c)
+	g.SpMM(out, h.Data(), c, w)
+	return &fakeStore{dev: f, data: out}, nil
+}
+
+func (f *fakeDev) GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
+	h := f.host(x)
+	c := h.Size(1)
+	if transpose {
+		out := make([]float32, g.NumSrc()*c)
+		g.MeanAggregateT(out, h.Data(), c)
+		return &fakeStore{dev: f, data: out}, nil
+	}
+	out := make([]float32, g.NumNodes()*c)
+	g.MeanAggregate(out, h.Data(), c)
+	return &fakeStore{dev: f, data: out}, nil
+}
+
+func (f *fakeDev) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
+		return nn.GATv2Attention(g, in[0], in[1], in[2], heads, slope, p, tensor.NewRNG(int64(seed)), true)
+	}, hs, hd, att)
+	return out, func(grad *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error) {
+		gs := back(grad)
+		return gs[0], gs[1], gs[2], nil
+	}, nil
+}
+
+func (f *fakeDev) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
+		return nn.GATAttention(g, in[0], in[1], in[2], heads, slope, p, tensor.NewRNG(int64(seed)), true)
+	}, h, aSrc, aDst)
+	return out, func(grad *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error) {
+		gs := back(grad)
+		return gs[0], gs[1], gs[2], nil
+	}, nil
+}
+
+func (f *fakeDev) HeadDot(x, att *tensor.Tensor, heads int) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, error), error) {
+	n, hf := x.Size(0), x.Size(1)
+	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
+		return in[0].Reshape(n, heads, hf/heads).Mul(in[1].Reshape(1, heads, hf/heads)).SumAxis(2, false)
+	}, x, att)
+	return out, func(grad *tensor.Tensor) (tensor.Storage, tensor.Storage, error) {
+		gs := back(grad)
+		return gs[0], gs[1], nil
+	}, nil
+}
+
+func (f *fakeDev) AdamStep(p, grad, m, v *tensor.Tensor, step, beta1, beta2, eps, sqrtC2, weightDecay, shrink float32, decoupled bool) error {
+	pd, gd, md, vd := f.host(p).Data(), f.host(grad).Data(), f.host(m).Data(), f.host(v).Data()
+	for j := range pd {
+		gj := gd[j]
+		if decoupled {
+			pd[j] *= shrink
+		} else {
+			gj += weightDecay * pd[j]
+		}
+		md[j] = beta1*md[j] + (1-beta1)*gj
+		vd[j] = beta2*vd[j] + (1-beta2)*gj*gj
+		pd[j] -= step * md[j] / (float32(math.Sqrt(float64(vd[j])))/sqrtC2 + eps)
+	}
+	return nil
+}
+
+func (f *fakeDev) GraphMaxAggregate(g *graph.Graph, x *tensor.Tensor) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, error), error) {
+	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor { return nn.MaxAggregate(g, in[0]) }, x)
+	return out, func(grad *tensor.Tensor) (tensor.Storage, error) { return back(grad)[0], nil }, nil
+}
+
+func (f *fakeDev) SGDStep(p, grad, buf *tensor.Tensor, lr, momentum, weightDecay float32, started bool) error {
+	pd, gd := f.host(p).Data(), f.host(grad).Data()
+	var bd []float32
+	if buf != nil {
+		bd = f.host(buf).Data()
+	}
+	for j := range pd {
+		gj := gd[j] + weightDecay*pd[j]
+		if momentum != 0 {
+			if started {
+				gj += momentum * bd[j]
+			}
+			bd[j] = gj
+		}
+		pd[j] -= lr * gj
+	}
+	return nil
+}
+
+func (f *fakeDev) SumSquares(xs []*tensor.Tensor) (float64, error) {
+	var s float64
+	for _, x := range xs {
+		for _, v := range f.host(x).Data() {
+			s += float64(v) * float64(v)
+		}
+	}
+	return s, nil
+}
+
+func (f *fakeDev) LayerNorm(x, gamma, beta *tensor.Tensor, eps float32) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
+		l := &nn.LayerNorm{Gamma: in[1], Beta: in[2], Eps: eps}
+		return l.Forward(in[0])
+	}, x, gamma, beta)
+	return out, func(grad *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error) {
+		gs := back(grad)
+		return gs[0], gs[1], gs[2], nil
+	}, nil
+}
+
+func (f *fakeDev) BatchNorm(x, gamma, beta, runMean, runVar *tensor.Tensor, train bool, momentum, eps float32) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+	c := x.Size(1)
+	var b *nn.BatchNorm
+	switch x.Dims() {
+	case 2:
+		b = nn.NewBatchNorm1D(c)
+	case 4:
+		b = nn.NewBatchNorm2D(c)
+	default:
+		return nil, nil, fmt.Errorf("fakeDev: BatchNorm of %v: %w", x.Shape(), tensor.ErrNotOnDevice)
+	}
+	// The host layer updates the device's running statistics in place.
+	b.RunningMean, b.RunningVar = f.host(runMean), f.host(runVar)
+	b.Momentum, b.Eps = momentum, eps
+	b.SetTraining(train)
+	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
+		b.Gamma, b.Beta = in[1], in[2]
+		return b.Forward(in[0])
+	}, x, gamma, beta)
+	return out, func(grad *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error) {
+		gs := back(grad)
+		return gs[0], gs[1], gs[2], nil
+	}, nil
+}
+
+var _ nn.DeviceOps = (*fakeDev)(nil)
