@@ -7,8 +7,9 @@
 set -uo pipefail
 out="${OUT:-/tmp}"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
-(cd gnnlib/cuda && ../../.gpubin/cuda.test -test.v -test.timeout 120s) >"$out/gotest.log" 2>&1
-echo "go test -tags cuda: exit $?"; grep -E "^(--- |ok|FAIL|PASS)" "$out/gotest.log"
+(cd gnnlib/cuda && timeout 250 ../../.gpubin/cuda.test -test.v -test.timeout 240s) >"$out/gotest.log" 2>&1
+echo "go test -tags cuda: exit $?"; grep -E "^(--- FAIL|ok|FAIL|PASS)|_test.go:[0-9]+:" "$out/gotest.log" | head -40
+echo "passed: $(grep -cE '^\s*--- PASS' "$out/gotest.log"), skipped: $(grep -cE '^\s*--- SKIP' "$out/gotest.log"), failed: $(grep -cE '^\s*--- FAIL' "$out/gotest.log")"
 timeout 300 .gpubin/gnnbench "$@" >"$out/go.tsv" 2>"$out/go.err"; echo "gnnbench: exit $?"; tail -3 "$out/go.err"
 PYTHONUNBUFFERED=1 timeout 240 python3 gnnlib/cuda/bench/pyg_bench.py >"$out/pyg.tsv" 2>"$out/pyg.err"; echo "pyg_bench: exit $?"; tail -3 "$out/pyg.err"
 echo
