@@ -375,7 +375,7 @@ func gatv2Graphs(t *testing.T, d *Device, n, m int) (map[string]*Graph, *graph.G
 // x_l and x_r, against central differences of the reference.
 func TestGATv2(t *testing.T) {
 	d := openOrSkip(t)
-	defer func(old bool) { GATv2SaveEdges = old }(GATv2SaveEdges)
+	defer func(old GATv2Backward) { GATv2BackwardMode = old }(GATv2BackwardMode)
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, tc := range []struct{ n, m, h, c int }{{40, 200, 2, 8}, {30, 120, 1, 64}, {25, 100, 4, 16}, {20, 60, 1, 256},
 		{16, 50, 2, 32}, {12, 30, 1, 128}, {9, 20, 1, 512}} {
@@ -384,6 +384,24 @@ func TestGATv2(t *testing.T) {
 		xlr, att := randSlice(r, tc.n*2*hc), randSlice(r, hc)
 		rw := randSlice(r, tc.n*hc) // loss = Σ out ⊙ rw
 		const slope = 0.2
+		picks := map[int][]int{}
+		sampled := func(n int) []int {
+			if picks[n] == nil {
+				picks[n] = r.Perm(n)
+				if n > 256 {
+					picks[n] = picks[n][:256]
+				}
+			}
+			return picks[n]
+		}
+		at := func(got []float32, want []float64) ([]float32, []float64) {
+			idx := sampled(len(want))
+			g, w := make([]float32, len(idx)), make([]float64, len(idx))
+			for j, i := range idx {
+				g[j], w[j] = got[i], want[i]
+			}
+			return g, w
+		}
 		// Central differences of the float64 reference, per host graph.
 		var drop AttentionDropout
 		grads := func(g *graph.Graph) (want, wantDX, wantDA []float64) {
@@ -396,9 +414,15 @@ func TestGATv2(t *testing.T) {
 				return s
 			}
 			x64, a64 := f64(xlr), f64(att)
+			// Differences at up to 256 sampled entries (the rest NaN; the
+			// comparisons pick the same entries): the float64 reference
+			// is too slow to differentiate in full at 512 channels.
 			diff := func(v []float64) []float64 {
 				out := make([]float64, len(v))
-				for i := range v {
+				for i := range out {
+					out[i] = math.NaN()
+				}
+				for _, i := range sampled(len(v)) {
 					const eps = 1e-6
 					old := v[i]
 					v[i] = old + eps
@@ -430,7 +454,10 @@ func TestGATv2(t *testing.T) {
 					if !save && drop.P > 0 {
 						continue
 					}
-					GATv2SaveEdges = save
+					GATv2BackwardMode = GATv2Recompute
+					if save {
+						GATv2BackwardMode = GATv2Save
+					}
 					what := fmt.Sprintf("H=%d, C=%d, %s, saved edges %v, dropout %v", tc.h, tc.c, name, save, drop.P)
 					// x·[W_l W_r] as one N x 2HC tensor.
 					dx, da := mustT(t, d, xlr, tc.n, 2*hc), mustT(t, d, att, 1, hc)
@@ -446,10 +473,10 @@ func TestGATv2(t *testing.T) {
 					if err := a.Backward(dg, dx, da, dout, dxlr, datt); err != nil {
 						t.Fatal(err)
 					}
-					if e := relErr(host(t, dxlr), want.dx); e > 1e-4 {
+					if e := relErr(at(host(t, dxlr), want.dx)); e > 1e-4 {
 						t.Errorf("GATv2.Backward(%s) dxlr relative error %.3g", what, e)
 					}
-					if e := relErr(host(t, datt), want.da); e > 1e-4 {
+					if e := relErr(at(host(t, datt), want.da)); e > 1e-4 {
 						t.Errorf("GATv2.Backward(%s) datt relative error %.3g", what, e)
 					}
 					a.Free()
@@ -485,10 +512,10 @@ func TestGATv2(t *testing.T) {
 						got = append(got, gotL[v*hc:(v+1)*hc]...)
 						got = append(got, gotR[v*hc:(v+1)*hc]...)
 					}
-					if e := relErr(got, want.dx); e > 1e-4 {
+					if e := relErr(at(got, want.dx)); e > 1e-4 {
 						t.Errorf("GATv2.BackwardDst/Src(%s) dx relative error %.3g", what, e)
 					}
-					if e := relErr(host(t, datt2), want.da); e > 1e-4 {
+					if e := relErr(at(host(t, datt2), want.da)); e > 1e-4 {
 						t.Errorf("GATv2.BackwardDst/Src(%s) datt relative error %.3g", what, e)
 					}
 					a.Free()

@@ -91,8 +91,8 @@
 // log-sum-exp per node and head (x_l and x_r may be the halves of one
 // x·[W_l W_r] product or two tensors: GATv2ForwardLR). The backward pass
 // runs over the destinations, recomputing each edge's attention from the
-// log-sum-exp, then over the sources through the cached transpose; by
-// default (GATv2SaveEdges) the first pass stores per edge and head the
+// log-sum-exp, then over the sources through the cached transpose; where
+// it pays (GATv2BackwardMode) the first pass stores per edge and head the
 // attention, its score gradient and one sign bit per channel (40 bytes at
 // 256 channels) so that the second gathers only rows of dOut, not x_r too;
 // BackwardDst and BackwardSrc let a caller consume x_r's gradient before
@@ -149,8 +149,8 @@
 // dropout are separate kernels with their own outputs, and while gradients
 // are freed as soon as the backward pass spent them, forward intermediates
 // still wait for the garbage collector (the allocator starts one every 1
-// GiB it hands out; see BENCHMARKS.md). Clamp, Max and Min
-// along an axis and the batched MatMul. The ops of kernels/ops.cu are
+// GiB it hands out; see BENCHMARKS.md). Clamp, Max and Min along an axis
+// and the batched MatMul have no device path yet. The ops of kernels/ops.cu are
 // simple grid-stride kernels, not tuned: BatchNorm gives one block to
 // each channel, Softmax one warp to each row, IndexSelect's and
 // ScatterAddRows' indices are uploaded per call, and Conv2D materialises

@@ -297,6 +297,7 @@ type GATv2 struct {
 	Dropout         AttentionDropout
 	d               *Tensor // N x H, dOut·Out (recomputing backward)
 	eas, esign      *Tensor // per edge and head: (alpha, ds) and C sign bits (saved-edge backward)
+	saved           bool    // the last BackwardDst saved the edges
 }
 
 // AttentionDropout is the dropout of attention coefficients in the fused
@@ -317,19 +318,40 @@ func (a AttentionDropout) check(op string) error {
 	return nil
 }
 
-// GATv2SaveEdges selects the GATv2 backward pass. true (the default): the
-// destination pass, which recomputes every edge's attention anyway, stores
-// per edge and head its attention α, its score gradient ds and the signs of
-// z = x_l[u] + x_r[v] (one bit a channel: 8 + C/8 bytes, 40 bytes at C =
-// 256, against the 1 KiB row of x_r the source pass would otherwise
-// gather), in CSR order (contiguous writes), and the source pass reads
-// them through the graph's transpose permutation (built on the device at
-// first use, 4 bytes an edge) beside the rows of dOut, its only gather of
-// a feature row. false: the source pass recomputes α and ds
-// from the log-sum-exp, gathering the rows of both x_r and dOut per edge
-// and storing nothing per edge. With attention dropout the saved-edge pass
-// runs whatever the setting. Set it before work is queued.
-var GATv2SaveEdges = true
+// GATv2Backward selects how the GATv2 backward pass hands each edge's
+// attention from its destination pass to its source pass.
+type GATv2Backward int
+
+const (
+	// GATv2Auto saves the edges when they take at most 1 GiB (E·H·(8 +
+	// C/8) bytes) and recomputes otherwise. On the H200, saving took an
+	// arxiv-sized layer (2.5M edges, 1x256: 100 MB saved) from 5.13 to
+	// 4.58 ms, while on a products-sized one (126M edges: 5 GB) the stores
+	// slowed the destination pass by more than the source pass gained
+	// (160.4 against 154.7 ms, and 5 GiB more memory).
+	GATv2Auto GATv2Backward = iota
+	// GATv2Save: the destination pass, which recomputes every edge's
+	// attention anyway, stores per edge and head the attention α, its
+	// score gradient ds and the signs of z = x_l[u] + x_r[v] (one bit a
+	// channel: 8 + C/8 bytes, 40 bytes at C = 256, against the 1 KiB row
+	// of x_r the source pass would otherwise gather) in CSR order, and the
+	// source pass reads them through the graph's transpose permutation
+	// (built on the device at first use, 4 bytes an edge) beside the rows
+	// of dOut, its only gather of a feature row.
+	GATv2Save
+	// GATv2Recompute: the source pass recomputes α and ds from the
+	// log-sum-exp, gathering the rows of both x_r and dOut per edge and
+	// storing nothing per edge.
+	GATv2Recompute
+)
+
+// GATv2BackwardMode is the GATv2 backward pass's mode; with attention
+// dropout the edges are saved whatever it says. Set it before work is
+// queued.
+var GATv2BackwardMode = GATv2Auto
+
+// saveEdgeLimit is the most bytes of saved edges GATv2Auto saves.
+const saveEdgeLimit = 1 << 30
 
 // mat is a row-major matrix on the device given by its first element and
 // its row stride in floats: a tensor, or a column block of one.
@@ -464,7 +486,8 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 		return err
 	}
 	grid, block, suffix := a.gatv2Grid(d, g)
-	if !a.saveEdges() {
+	a.saved = a.saveEdges(g)
+	if !a.saved {
 		if a.d == nil {
 			var err error
 			if a.d, err = d.Empty(g.n, a.Heads); err != nil {
@@ -489,11 +512,17 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 		att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.eas, a.esign, datt, g.n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed)
 }
 
-// saveEdges reports whether the backward pass saves per-edge values: as
-// GATv2SaveEdges says, and always with attention dropout, whose factors the
-// recomputing source pass could not draw.
-func (a *GATv2) saveEdges() bool {
-	return GATv2SaveEdges || a.Dropout.P > 0
+// saveEdges reports whether a backward pass over g saves per-edge values:
+// as GATv2BackwardMode says, and always with attention dropout, whose
+// factors the recomputing source pass could not draw.
+func (a *GATv2) saveEdges(g *Graph) bool {
+	switch {
+	case a.Dropout.P > 0 || GATv2BackwardMode == GATv2Save:
+		return true
+	case GATv2BackwardMode == GATv2Recompute:
+		return false
+	}
+	return int64(g.edges)*int64(a.Heads)*int64(8+a.Channels/8) <= saveEdgeLimit
 }
 
 func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) error {
@@ -501,7 +530,7 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) er
 	_, block, suffix := a.gatv2Grid(d, g)
 	gs, _, _ := gatShape(a.Channels)
 	grid := d.gridFor(int64(g.n)*int64(a.Heads)*int64(gs), block)
-	if !a.saveEdges() {
+	if !a.saved {
 		if a.d == nil {
 			return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
 		}

@@ -38,7 +38,7 @@ var (
 	products = flag.Bool("products", true, "include the products-sized graph")
 	reps     = flag.Int("reps", 10, "timed repetitions (median reported)")
 	gemms    = flag.String("gemm", string(cuda.MatMulKernel), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n)")
-	gatModes = flag.String("gatv2", "save", "comma-separated GATv2 backward modes for the gat and gatv2 parts: save (saved edges), recompute")
+	gatModes = flag.String("gatv2", "auto", "comma-separated GATv2 backward modes for the gat and gatv2 parts: auto, save (saved edges), recompute")
 )
 
 // kernTag is appended to the variant column while the gat and gcn parts
@@ -221,12 +221,13 @@ func main() {
 	}
 	cuda.MatMulKernel = kerns[0]
 	modes := strings.Split(*gatModes, ",")
+	modeOf := map[string]cuda.GATv2Backward{"auto": cuda.GATv2Auto, "save": cuda.GATv2Save, "recompute": cuda.GATv2Recompute}
 	for _, m := range modes {
-		if m != "save" && m != "recompute" {
-			log.Fatalf("-gatv2 %q: want save or recompute", m)
+		if _, ok := modeOf[m]; !ok {
+			log.Fatalf("-gatv2 %q: want auto, save or recompute", m)
 		}
 	}
-	cuda.GATv2SaveEdges = modes[0] == "save"
+	cuda.GATv2BackwardMode = modeOf[modes[0]]
 	if *products {
 		fillPool(2449029 * 256)
 	}
@@ -271,7 +272,7 @@ func main() {
 		}
 		cuda.MatMulKernel = k
 		for _, mode := range modes {
-			cuda.GATv2SaveEdges = mode == "save"
+			cuda.GATv2BackwardMode = modeOf[mode]
 			tag := ""
 			if len(kerns) > 1 {
 				tag = " [" + string(k) + "]"
@@ -293,7 +294,7 @@ func main() {
 		}
 	}
 	cuda.MatMulKernel, kernTag = kerns[0], ""
-	cuda.GATv2SaveEdges = modes[0] == "save"
+	cuda.GATv2BackwardMode = modeOf[modes[0]]
 	if parts["gat1"] {
 		for _, c := range []struct {
 			h, ch int
@@ -329,7 +330,7 @@ func main() {
 		if !parts["gatv2"] {
 			break
 		}
-		cuda.GATv2SaveEdges = mode == "save"
+		cuda.GATv2BackwardMode = modeOf[mode]
 		if len(modes) > 1 {
 			kernTag = " [" + mode + "]"
 		}
