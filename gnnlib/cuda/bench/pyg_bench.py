@@ -2,8 +2,8 @@
 
 Same synthetic shapes as gnnbench (uniform random edges plus self-loops,
 Cora-, ogbn-arxiv- and ogbn-products-sized), same measurements: torch CSR
-SpMM, one GATv2Conv layer forward+backward, and full-batch GCN and GATv2
-training epochs (forward, backward, Adam), median time of REPS runs after a
+SpMM, one GATv2Conv layer forward+backward, and full-batch GCN, GraphSAGE,
+GAT and GATv2 training epochs (forward, backward, Adam), median time of REPS runs after a
 warm-up, peak memory from torch.cuda.max_memory_allocated with the data
 already resident. Prints lines "pyg\\twhat\\tgraph\\tvariant\\tms\\tGiB\\textra".
 The graphs are drawn with torch's generator, so they are the same
@@ -15,7 +15,7 @@ import time
 
 import torch
 import torch.nn.functional as F
-from torch_geometric.nn import GATv2Conv, GCNConv
+from torch_geometric.nn import GATConv, GATv2Conv, GCNConv, SAGEConv
 
 REPS = int(os.environ.get("REPS", "10"))
 PRODUCTS = os.environ.get("PRODUCTS", "1") == "1"
@@ -72,7 +72,12 @@ class Net(torch.nn.Module):
     def __init__(self, kind, fin, hidden, out, layers):
         super().__init__()
         dims = [fin] + [hidden] * (layers - 1) + [out]
-        mk = (lambda a, b: GCNConv(a, b)) if kind == "gcn" else (lambda a, b: GATv2Conv(a, b, heads=1))
+        mk = {
+            "gcn": lambda a, b: GCNConv(a, b),
+            "sage": lambda a, b: SAGEConv(a, b),
+            "gat": lambda a, b: GATConv(a, b, heads=1),
+            "gatv2": lambda a, b: GATv2Conv(a, b, heads=1),
+        }[kind]
         self.convs = torch.nn.ModuleList(mk(dims[i], dims[i + 1]) for i in range(layers))
 
     def forward(self, x, ei):
@@ -118,7 +123,7 @@ def gat_layer(gname, ei, n, fin, h, c):
 
 def main():
     print("device:", torch.cuda.get_device_name(), "torch", torch.__version__, file=sys.stderr)
-    parts = os.environ.get("ONLY", "spmm,gat,gcn,gatv2").split(",")
+    parts = os.environ.get("ONLY", "spmm,gat,gcn,gatv2,api").split(",")
     cora = graph(2708, 10556, 1)
     arxiv = graph(169343, 2332486, 2)
     prod = graph(2449029, 123718280, 4) if PRODUCTS else None
@@ -139,6 +144,11 @@ def main():
     if "gatv2" in parts:
         epoch("gatv2-epoch", "gatv2", "cora", cora, 2708, 1433, 16, 7, 2)
         epoch("gatv2-epoch", "gatv2", "arxiv", arxiv, 169343, 128, 256, 40, 3)
+    if "api" in parts:
+        # The models gnnbench's api part trains with gnnlib/nn.
+        for kind in ("sage", "gat"):
+            epoch(f"{kind}-epoch", kind, "cora", cora, 2708, 1433, 16, 7, 2)
+            epoch(f"{kind}-epoch", kind, "arxiv", arxiv, 169343, 128, 256, 40, 3)
 
 
 if __name__ == "__main__":

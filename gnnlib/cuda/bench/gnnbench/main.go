@@ -1,11 +1,13 @@
 // Command gnnbench times gnnlib/cuda on synthetic graphs shaped like Cora,
 // ogbn-arxiv and ogbn-products: SpMM kernels (time and attained bandwidth),
 // one GATv2 layer forward+backward, and full-batch GCN and GATv2 training
-// epochs (forward, backward, Adam), each with the allocator's peak memory.
+// epochs (forward, backward, Adam), hand-written with this package's
+// kernels and, in the api part, GCN, GraphSAGE, GAT and GATv2 written with
+// gnnlib/nn on device tensors; each with the allocator's peak memory.
 // It prints one tab-separated line per measurement, prefixed "go\t", which
 // bench/run.sh joins with bench/pyg_bench.py's.
 //
-// Usage: gnnbench [-only spmm,gat,gat1,gcn,gatv2,reorder,int8,gemm]
+// Usage: gnnbench [-only spmm,gat,gat1,gcn,gatv2,api,reorder,int8,gemm]
 // [-products=false] [-reps 10] [-gemm v1,v2]
 //
 // -gemm lists the MatMul kernel families (cuda.GEMMKernel) to compare:
@@ -34,7 +36,7 @@ import (
 )
 
 var (
-	only     = flag.String("only", "spmm,gat,gat1,gcn,gatv2,reorder,int8,gemm", "comma-separated parts to run")
+	only     = flag.String("only", "spmm,gat,gat1,gcn,gatv2,api,reorder,int8,gemm", "comma-separated parts to run")
 	products = flag.Bool("products", true, "include the products-sized graph")
 	reps     = flag.Int("reps", 10, "timed repetitions (median reported)")
 	gemms    = flag.String("gemm", string(cuda.MatMulKernel), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n)")
@@ -336,6 +338,11 @@ func main() {
 		}
 		gatEpoch(d, r, cora, 1433, 16, 7, 2)
 		gatEpoch(d, r, arxiv, 128, 256, 40, 3)
+	}
+	cuda.GATv2BackwardMode, kernTag = modeOf[modes[0]], ""
+	if parts["api"] {
+		apiEpochs(d, cora, 1433, 16, 7, 2)
+		apiEpochs(d, arxiv, 128, 256, 40, 3)
 	}
 }
 
