@@ -81,7 +81,11 @@
 //     writes the variable's type (var x T = s[i]);
 //   - a top-level defer records its call, which runs when the cell's
 //     statements end, also after a panic (defer.go); the function, its
-//     receiver and its arguments are evaluated at the defer statement.
+//     receiver and its arguments are evaluated at the defer statement;
+//   - a variable of a compiled package of a basic kind (a string, number
+//     or bool: cuda.MatMulKernel) is used through its address,
+//     (*(&pkg.V)), because yaegi takes it for a constant: it refused to
+//     assign to it and compared its value as of compile time.
 //
 // A rewrite that needs a type that cannot be written in the cell (of a
 // package the session did not import) is not made. A range over a

@@ -300,6 +300,8 @@ func (r *rewriter) rewrite(n ast.Node) error {
 					err = &unsupportedError{x.For, "range over a function (range-over-func iterators, Go 1.23) is not supported by the interpreter"}
 				}
 			}
+		case *ast.SelectorExpr:
+			r.packageVar(x)
 		case *ast.CallExpr:
 			id, ok := x.Fun.(*ast.Ident)
 			if !ok {
@@ -321,6 +323,31 @@ func (r *rewriter) rewrite(n ast.Node) error {
 		return true
 	})
 	return err
+}
+
+// packageVar rewrites a use of pkg.V, a variable of a compiled package, to
+// (*(&pkg.V)): yaegi takes a compiled variable of a basic kind
+// (cuda.MatMulKernel, a string) for a constant, so it refuses to assign to
+// it and compares its value at compile time, but reads and writes it
+// through its address. Variables of other kinds are left as they are.
+func (r *rewriter) packageVar(sel *ast.SelectorExpr) {
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return
+	}
+	if _, ok := r.info.Uses[pkg].(*types.PkgName); !ok {
+		return
+	}
+	v, ok := r.info.Uses[sel.Sel].(*types.Var)
+	if !ok || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
+		return
+	}
+	// Only the basic kinds are mistaken for constants.
+	if _, basic := v.Type().Underlying().(*types.Basic); !basic {
+		return
+	}
+	r.ed.insert(sel.Pos(), "(*(&", false)
+	r.ed.insert(sel.End(), "))", false)
 }
 
 // rangeInt turns `for k := range n {` into a three-clause loop, leaving
