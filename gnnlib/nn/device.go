@@ -114,14 +114,18 @@ func deviceSpMM(name string, g *graph.Graph, weighted bool, x *tensor.Tensor) *t
 	})
 }
 
-// attentionSeed draws the seed of a device attention dropout mask from r
-// (nil: a fixed one), as tensor's device dropout does; the mask differs
-// from the CPU's for the same r.
-func attentionSeed(r *tensor.RNG) uint64 {
+// attentionDropout returns the attention dropout probability a device
+// kernel applies (p while training, else 0) and the seed of its mask,
+// drawn from r (nil: a fixed one) as tensor's device dropout draws its
+// own; the mask differs from the CPU's for the same r.
+func attentionDropout(p float32, r *tensor.RNG, training bool) (float32, uint64) {
+	if !training || p == 0 {
+		return 0, 0
+	}
 	if r == nil {
 		r = tensor.NewRNG(1)
 	}
-	return uint64(r.Float64()*(1<<53)) ^ uint64(r.Float64()*(1<<53))<<11
+	return p, uint64(r.Float64()*(1<<53)) ^ uint64(r.Float64()*(1<<53))<<11
 }
 
 // deviceGATv2 is GATv2Attention on a device, with the fused kernel.
@@ -132,12 +136,7 @@ func deviceGATv2(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p
 	if hd.Device() != hs.Device() || att.Device() != hs.Device() {
 		panic(&tensor.DeviceError{Op: name, Device: hs.Device().String(), Err: fmt.Errorf("operands on different devices; move them with To")})
 	}
-	var seed uint64
-	if !training {
-		p = 0
-	} else if p > 0 {
-		seed = attentionSeed(rng)
-	}
+	p, seed := attentionDropout(p, rng, training)
 	s, backward, err := ops.GATv2Attention(g, hs, hd, att, heads, slope, p, seed)
 	deviceCheck(name, hs, err)
 	shape := hs.Shape()
@@ -187,12 +186,7 @@ func deviceGAT(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p
 	if aSrc.Device() != h.Device() || aDst.Device() != h.Device() {
 		panic(&tensor.DeviceError{Op: name, Device: h.Device().String(), Err: fmt.Errorf("operands on different devices; move them with To")})
 	}
-	var seed uint64
-	if !training {
-		p = 0
-	} else if p > 0 {
-		seed = attentionSeed(rng)
-	}
+	p, seed := attentionDropout(p, rng, training)
 	s, backward, err := ops.GATAttention(g, h, aSrc, aDst, heads, slope, p, seed)
 	deviceCheck(name, h, err)
 	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), h.Shape()[1]), []*tensor.Tensor{h, aSrc, aDst}, func(grad *tensor.Tensor) []*tensor.Tensor {
