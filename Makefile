@@ -144,6 +144,7 @@ bench-gpu:
 	@echo "built .gpubin/cuda.test and .gpubin/gnnbench; on the GPU machine, from the repository root:"
 	@echo "  OUT=/tmp gnnlib/cuda/bench/run.sh            # GPU tests, gnnbench and PyG side by side"
 	@echo "  (cd gnnlib/cuda && ../../.gpubin/cuda.test -test.run XXX -test.bench TensorAPIEpoch -test.benchtime 20x)"
+	@echo "  gnnlib/cuda/bench/turbo.sh                   # GATv2 layer: gnnbench, PyG and turbo-gnn (sdist in .benchdata)"
 
 ## clean: remove build outputs and test caches (keeps .venv).
 clean:
