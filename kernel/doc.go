@@ -23,9 +23,9 @@
 //
 // Output of the worker becomes stream messages as it arrives; displays,
 // results and errors follow the output printed before them. An interrupt
-// (interrupt_request on control, or Options.Interrupts) sends SIGINT to the
-// worker; a cell still running a second later loses its worker, which is
-// replaced. When the worker dies (stack overflow, a panic in a goroutine,
+// (interrupt_request on control, or Options.Interrupts) asks the worker to
+// cancel the running cell by its request id; a cell still running after
+// the grace period loses its worker, which is replaced. When the worker dies (stack overflow, a panic in a goroutine,
 // os.Exit, killed) the cell gets one error naming the cause and a fresh
 // worker takes over with the same connection and execution count.
 //

@@ -289,8 +289,9 @@ func (k *Kernel) shouldAbort(h wire.Header) bool {
 	return err == nil && sent.Before(failedAt)
 }
 
-// interrupt stops the running cell: SIGINT to the worker, and if the cell
-// is still running after interruptGrace, a new worker.
+// interrupt stops the running cell: an interrupt request to the worker
+// naming it, and if the cell is still running after interruptGrace, a new
+// worker.
 func (k *Kernel) interrupt() {
 	k.mu.Lock()
 	running, sent, seq := k.running != nil, k.sent, k.runSeq

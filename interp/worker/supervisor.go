@@ -198,18 +198,19 @@ func (s *Supervisor) Send(req workerproto.Request) error {
 }
 
 // Interrupt cancels the last execute request sent to the worker, whether
-// it runs or has not started yet: an OpInterrupt naming it, and SIGINT.
+// it runs or has not started yet, with an OpInterrupt naming it (the
+// worker reads requests while a cell runs). It sends no SIGINT: a signal
+// names no cell, so one sent while a cell ran could arrive after it ended
+// and cancel the next one.
 func (s *Supervisor) Interrupt() error {
 	p, err := s.current()
 	if err != nil {
 		return err
 	}
 	if id := p.lastExec.Load(); id != 0 {
-		if err := p.send(workerproto.Request{ID: id, Op: workerproto.OpInterrupt}); err != nil {
-			return err
-		}
+		return p.send(workerproto.Request{ID: id, Op: workerproto.OpInterrupt})
 	}
-	return p.cmd.Process.Signal(os.Interrupt)
+	return nil
 }
 
 // Kill kills the current worker; the death is reported as a crash whose
