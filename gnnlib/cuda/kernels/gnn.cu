@@ -684,6 +684,45 @@ __device__ __forceinline__ float score4(float4 a, float4 q, float4 r, float slop
 
 __device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 
+// lane_row loads a lane's share of a C-wide row: float4 i is columns
+// (i*G + lane)*4 .. +3, the layout every GATv2 kernel keeps in registers.
+template <int G, int VPL>
+__device__ __forceinline__ void lane_row(float4 (&x)[VPL], const float* __restrict__ row, int lane) {
+#pragma unroll
+	for (int i = 0; i < VPL; i++) x[i] = __ldg(reinterpret_cast<const float4*>(row) + i * G + lane);
+}
+
+// lane_store writes a lane's share of a row.
+template <int G, int VPL>
+__device__ __forceinline__ void lane_store(float* row, const float4 (&x)[VPL], int lane) {
+#pragma unroll
+	for (int i = 0; i < VPL; i++) st4(row + (i * G + lane) * 4, x[i]);
+}
+
+// lane_score and lane_dot are a lane's shares of a GATv2 score and of a
+// dot product over its VPL float4s.
+template <int VPL>
+__device__ __forceinline__ float lane_score(const float4 (&a)[VPL], const float4 (&q)[VPL], const float4 (&r)[VPL], float slope) {
+	float s = 0.f;
+#pragma unroll
+	for (int i = 0; i < VPL; i++) s += score4(a[i], q[i], r[i], slope);
+	return s;
+}
+
+template <int VPL>
+__device__ __forceinline__ float lane_dot(const float4 (&x)[VPL], const float4 (&y)[VPL]) {
+	float s = 0.f;
+#pragma unroll
+	for (int i = 0; i < VPL; i++) s += dot4(x[i], y[i]);
+	return s;
+}
+
+template <int VPL>
+__device__ __forceinline__ void zero4(float4 (&x)[VPL]) {
+#pragma unroll
+	for (int i = 0; i < VPL; i++) x[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+}
+
 // The pointer arguments every GATv2 kernel takes for x_l and x_r.
 #define GATV2_X const float *__restrict__ xl, long long ldl, const float *__restrict__ xr, long long ldr
 
@@ -706,13 +745,9 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		long long v = live ? p / H : 0;
 		int h = live ? p % H : 0;
 		float4 a[VPL], r[VPL], acc[VPL];
-#pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			int c = (i * G + lane) * 4;
-			a[i] = ld4(att + h * C + c);
-			r[i] = ld4(xr + v * ldr + h * C + c);
-			acc[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-		}
+		lane_row<G, VPL>(a, att + h * C, lane);
+		lane_row<G, VPL>(r, xr + v * ldr + h * C, lane);
+		zero4(acc);
 		float m = -INFINITY, l = 0.f;
 		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
 		// Two edges a step, so that two gathers and their shuffles are in
@@ -721,15 +756,9 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		for (; e + 1 < end; e += 2) {
 			int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
 			float4 q0[VPL], q1[VPL];
-			float s0 = 0.f, s1 = 0.f;
-#pragma unroll
-			for (int i = 0; i < VPL; i++) {
-				int c = (i * G + lane) * 4;
-				q0[i] = __ldg(reinterpret_cast<const float4*>(xl + (long long)u0 * ldl + h * C + c));
-				q1[i] = __ldg(reinterpret_cast<const float4*>(xl + (long long)u1 * ldl + h * C + c));
-				s0 += score4(a[i], q0[i], r[i], slope);
-				s1 += score4(a[i], q1[i], r[i], slope);
-			}
+			lane_row<G, VPL>(q0, xl + (long long)u0 * ldl + h * C, lane);
+			lane_row<G, VPL>(q1, xl + (long long)u1 * ldl + h * C, lane);
+			float s0 = lane_score(a, q0, r, slope), s1 = lane_score(a, q1, r, slope);
 			group_sum2<G>(s0, s1);
 			// Online softmax: rescale the running sum when the max moves.
 			float mn = fmaxf(m, fmaxf(s0, s1));
@@ -751,14 +780,8 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		if (e < end) {
 			int u = __ldg(&indices[e]);
 			float4 q[VPL];
-			float s = 0.f;
-#pragma unroll
-			for (int i = 0; i < VPL; i++) {
-				int c = (i * G + lane) * 4;
-				q[i] = __ldg(reinterpret_cast<const float4*>(xl + (long long)u * ldl + h * C + c));
-				s += score4(a[i], q[i], r[i], slope);
-			}
-			s = group_sum<G>(s);
+			lane_row<G, VPL>(q, xl + (long long)u * ldl + h * C, lane);
+			float s = group_sum<G>(lane_score(a, q, r, slope));
 			float mn = fmaxf(m, s);
 			float scale = __expf(m - mn), pe = __expf(s - mn);
 			l = l * scale + pe;
@@ -775,10 +798,8 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		if (!live) continue;
 		float inv = l > 0.f ? 1.f / l : 0.f;
 #pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			int c = (i * G + lane) * 4;
-			st4(out + v * HC + h * C + c, make_float4(acc[i].x * inv, acc[i].y * inv, acc[i].z * inv, acc[i].w * inv));
-		}
+		for (int i = 0; i < VPL; i++) acc[i] = make_float4(acc[i].x * inv, acc[i].y * inv, acc[i].z * inv, acc[i].w * inv);
+		lane_store<G, VPL>(out + v * HC + h * C, acc, lane);
 		if (lane == 0) lse[p] = l > 0.f ? m + __logf(l) : 0.f;
 	}
 }
@@ -853,20 +874,14 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		bool live = p < total;
 		long long v = live ? p / H : 0;
 		int h = live ? p % H : 0;
-		float4 a[VPL], r[VPL], go[VPL], dr[VPL], dal[VPL];
-		float D = 0.f;
-#pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			int c = (i * G + lane) * 4;
-			a[i] = ld4(att + h * C + c);
-			r[i] = ld4(xr + v * ldr + h * C + c);
-			go[i] = ld4(dout + v * HC + h * C + c);
-			float4 o = ld4(out + v * HC + h * C + c);
-			D += go[i].x * o.x + go[i].y * o.y + go[i].z * o.z + go[i].w * o.w;
-			dr[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-			dal[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-		}
-		D = group_sum<G>(D);
+		float4 a[VPL], r[VPL], go[VPL], o[VPL], dr[VPL], dal[VPL];
+		lane_row<G, VPL>(a, att + h * C, lane);
+		lane_row<G, VPL>(r, xr + v * ldr + h * C, lane);
+		lane_row<G, VPL>(go, dout + v * HC + h * C, lane);
+		lane_row<G, VPL>(o, out + v * HC + h * C, lane);
+		zero4(dr);
+		zero4(dal);
+		float D = group_sum<G>(lane_dot(go, o));
 		float L = live ? lse[p] : 0.f;
 		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
 		// Two edges a step, as in the forward pass.
@@ -874,17 +889,10 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		for (; e + 1 < end; e += 2) {
 			int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
 			float4 q0[VPL], q1[VPL];
-			float s0 = 0.f, s1 = 0.f, g0 = 0.f, g1 = 0.f;
-#pragma unroll
-			for (int i = 0; i < VPL; i++) {
-				int c = (i * G + lane) * 4;
-				q0[i] = __ldg(reinterpret_cast<const float4*>(xl + (long long)u0 * ldl + h * C + c));
-				q1[i] = __ldg(reinterpret_cast<const float4*>(xl + (long long)u1 * ldl + h * C + c));
-				s0 += score4(a[i], q0[i], r[i], slope);
-				s1 += score4(a[i], q1[i], r[i], slope);
-				g0 += dot4(go[i], q0[i]);
-				g1 += dot4(go[i], q1[i]);
-			}
+			lane_row<G, VPL>(q0, xl + (long long)u0 * ldl + h * C, lane);
+			lane_row<G, VPL>(q1, xl + (long long)u1 * ldl + h * C, lane);
+			float s0 = lane_score(a, q0, r, slope), s1 = lane_score(a, q1, r, slope);
+			float g0 = lane_dot(go, q0), g1 = lane_dot(go, q1);
 			group_sum4<G>(s0, s1, g0, g1);
 			// With attention dropout the output weighs q by alpha·k: dalpha
 			// = k·(dout·q), and D = dout·out is still Σ alpha·dalpha.
@@ -897,14 +905,8 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		if (e < end) {
 			int u = __ldg(&indices[e]);
 			float4 q[VPL];
-			float s = 0.f, dalpha = 0.f;
-#pragma unroll
-			for (int i = 0; i < VPL; i++) {
-				int c = (i * G + lane) * 4;
-				q[i] = __ldg(reinterpret_cast<const float4*>(xl + (long long)u * ldl + h * C + c));
-				s += score4(a[i], q[i], r[i], slope);
-				dalpha += dot4(go[i], q[i]);
-			}
+			lane_row<G, VPL>(q, xl + (long long)u * ldl + h * C, lane);
+			float s = lane_score(a, q, r, slope), dalpha = lane_dot(go, q);
 			group_sum2<G>(s, dalpha);
 			long long t = (long long)e * H + h;
 			float k = drop_keep(pdrop, keep, seed, t);
@@ -912,10 +914,10 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 			gatv2_dst_edge<G, VPL, SAVE>(q, r, a, dr, dal, alpha * k, alpha * (k * dalpha - D), t, lane, slope, eas, esign);
 		}
 		if (!live) continue;
+		lane_store<G, VPL>(dxr + v * ldd + h * C, dr, lane);
 #pragma unroll
 		for (int i = 0; i < VPL; i++) {
 			int c = (i * G + lane) * 4;
-			st4(dxr + v * ldd + h * C + c, dr[i]);
 			if (fixedHead) {
 				da[i].x += dal[i].x; da[i].y += dal[i].y; da[i].z += dal[i].z; da[i].w += dal[i].w;
 			} else {
@@ -955,29 +957,17 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 		long long u = live ? p / H : 0;
 		int h = live ? p % H : 0;
 		float4 a[VPL], q[VPL], dq[VPL];
-#pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			int c = (i * G + lane) * 4;
-			a[i] = ld4(att + h * C + c);
-			q[i] = ld4(xl + u * ldl + h * C + c);
-			dq[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-		}
+		lane_row<G, VPL>(a, att + h * C, lane);
+		lane_row<G, VPL>(q, xl + u * ldl + h * C, lane);
+		zero4(dq);
 		int beg = live ? tindptr[u] : 0, end = live ? tindptr[u + 1] : 0;
 		for (int e = beg; e < end; e++) {
 			int v = __ldg(&tindices[e]);
 			float4 r[VPL], go[VPL];
-			float s = 0.f, dalpha = 0.f;
-#pragma unroll
-			for (int i = 0; i < VPL; i++) {
-				int c = (i * G + lane) * 4;
-				r[i] = __ldg(reinterpret_cast<const float4*>(xr + (long long)v * ldr + h * C + c));
-				go[i] = __ldg(reinterpret_cast<const float4*>(dout + (long long)v * HC + h * C + c));
-				s += a[i].x * lrelu(q[i].x + r[i].x, slope) + a[i].y * lrelu(q[i].y + r[i].y, slope) +
-				     a[i].z * lrelu(q[i].z + r[i].z, slope) + a[i].w * lrelu(q[i].w + r[i].w, slope);
-				dalpha += go[i].x * q[i].x + go[i].y * q[i].y + go[i].z * q[i].z + go[i].w * q[i].w;
-			}
-			s = group_sum<G>(s);
-			dalpha = group_sum<G>(dalpha);
+			lane_row<G, VPL>(r, xr + (long long)v * ldr + h * C, lane);
+			lane_row<G, VPL>(go, dout + (long long)v * HC + h * C, lane);
+			float s = lane_score(a, q, r, slope), dalpha = lane_dot(go, q);
+			group_sum2<G>(s, dalpha);
 			long long k = (long long)v * H + h;
 			float alpha = __expf(s - __ldg(&lse[k]));
 			float ds = alpha * (dalpha - __ldg(&dd[k]));
@@ -990,11 +980,7 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 			}
 		}
 		if (!live) continue;
-#pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			int c = (i * G + lane) * 4;
-			st4(dxl + u * ldd + h * C + c, dq[i]);
-		}
+		lane_store<G, VPL>(dxl + u * ldd + h * C, dq, lane);
 	}
 }
 
@@ -1019,34 +1005,27 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 		int h = p % H;
 		// a ⊙ lrelu' is a or slope·a per channel: keep both.
 		float4 a[VPL], as[VPL], dq[VPL];
+		lane_row<G, VPL>(a, att + h * C, lane);
 #pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			int c = (i * G + lane) * 4;
-			a[i] = ld4(att + h * C + c);
-			as[i] = make_float4(slope * a[i].x, slope * a[i].y, slope * a[i].z, slope * a[i].w);
-			dq[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-		}
+		for (int i = 0; i < VPL; i++) as[i] = make_float4(slope * a[i].x, slope * a[i].y, slope * a[i].z, slope * a[i].w);
+		zero4(dq);
 		int beg = tindptr[u], end = tindptr[u + 1];
 		for (int e = beg; e < end; e++) {
 			int v = __ldg(&tindices[e]);
 			long long t = (long long)__ldg(&tperm[e]) * H + h;
 			float2 w = __ldg(&eas[t]);
+			float4 go[VPL];
+			lane_row<G, VPL>(go, dout + (long long)v * HC + h * C, lane);
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
-				int c = (i * G + lane) * 4;
-				float4 go = __ldg(reinterpret_cast<const float4*>(dout + (long long)v * HC + h * C + c));
 				unsigned b = __ldg(&esign[t * (C / 8) + (i * G + lane) / 2]) >> ((lane & 1) * 4);
-				dq[i].x += w.x * go.x + w.y * ((b & 1) ? a[i].x : as[i].x);
-				dq[i].y += w.x * go.y + w.y * ((b & 2) ? a[i].y : as[i].y);
-				dq[i].z += w.x * go.z + w.y * ((b & 4) ? a[i].z : as[i].z);
-				dq[i].w += w.x * go.w + w.y * ((b & 8) ? a[i].w : as[i].w);
+				dq[i].x += w.x * go[i].x + w.y * ((b & 1) ? a[i].x : as[i].x);
+				dq[i].y += w.x * go[i].y + w.y * ((b & 2) ? a[i].y : as[i].y);
+				dq[i].z += w.x * go[i].z + w.y * ((b & 4) ? a[i].z : as[i].z);
+				dq[i].w += w.x * go[i].w + w.y * ((b & 8) ? a[i].w : as[i].w);
 			}
 		}
-#pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			int c = (i * G + lane) * 4;
-			st4(dxl + u * ldd + h * C + c, dq[i]);
-		}
+		lane_store<G, VPL>(dxl + u * ldd + h * C, dq, lane);
 	}
 }
 
