@@ -145,7 +145,7 @@
 // the driver.
 //
 // BUG(gnnlab): through the tensor API an epoch is slower than gnnbench's
-// hand-written one and peaks at 2.3-2.8x its memory: bias, activation and
+// hand-written one and peaks at 2.3-2.9x its memory: bias, activation and
 // dropout are separate kernels with their own outputs, and while gradients
 // are freed as soon as the backward pass spent them, forward intermediates
 // still wait for the garbage collector (the allocator starts one every 1

@@ -463,17 +463,20 @@ func (a *GATv2) BackwardSrc(g *Graph, xl, xr, att, dout, dxl *Tensor) error {
 	return a.backwardSrc(g, matOf(xl), matOf(xr), att, dout, matOf(dxl))
 }
 
-// gatv2Grid is the launch shape of the backward passes: the number of
-// groups is kept a multiple of H so that each lane of the destination pass
-// sees one head and can sum att's gradient in registers.
-func (a *GATv2) gatv2Grid(d *Device, g *Graph) (grid, block int, suffix string) {
+// launchShape is the launch shape of the backward passes: blocks of 256
+// threads, a group of lanes per (node, head), and the kernels' name
+// suffix. The destination pass's grid (dst) keeps the number of groups a
+// multiple of H so that each of its lanes sees one head and can sum att's
+// gradient in registers; the source pass's (src) covers every group.
+func (a *GATv2) launchShape(d *Device, g *Graph) (dst, src, block int, suffix string) {
 	gs, vpl, _ := gatShape(a.Channels)
 	block = 256
-	grid = d.gridFor(int64(g.n)*int64(a.Heads)*int64(gs), block)
-	if gpb := block / gs; (grid*gpb)%a.Heads != 0 {
-		grid = max(1, grid/a.Heads*a.Heads)
+	src = d.gridFor(int64(g.n)*int64(a.Heads)*int64(gs), block)
+	dst = src
+	if gpb := block / gs; (dst*gpb)%a.Heads != 0 {
+		dst = max(1, dst/a.Heads*a.Heads)
 	}
-	return grid, block, fmt.Sprintf("_%d_%d", gs, vpl)
+	return dst, src, block, fmt.Sprintf("_%d_%d", gs, vpl)
 }
 
 func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, datt *Tensor) error {
@@ -485,7 +488,7 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 	if err := datt.Fill(0); err != nil {
 		return err
 	}
-	grid, block, suffix := a.gatv2Grid(d, g)
+	grid, _, block, suffix := a.launchShape(d, g)
 	a.saved = a.saveEdges(g)
 	if !a.saved {
 		if a.d == nil {
@@ -527,9 +530,7 @@ func (a *GATv2) saveEdges(g *Graph) bool {
 
 func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) error {
 	d := att.buf.dev
-	_, block, suffix := a.gatv2Grid(d, g)
-	gs, _, _ := gatShape(a.Channels)
-	grid := d.gridFor(int64(g.n)*int64(a.Heads)*int64(gs), block)
+	_, grid, block, suffix := a.launchShape(d, g)
 	if !a.saved {
 		if a.d == nil {
 			return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
