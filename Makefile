@@ -34,13 +34,17 @@ build:
 venv:
 	PYTHON=$(PYTHON) install/setup-venv.sh $(VENV)
 
-## lab: build, install the kernelspec into .venv and start JupyterLab on notebooks/.
+## lab: build, install the kernelspec into .venv and start JupyterLab on
+## working copies of notebooks/ in build/lab (the committed files stay clean).
 # JUPYTER_PATH puts the venv's kernelspec ahead of any older one in the
-# user's own Jupyter directories.
+# user's own Jupyter directories. install/lab-notebooks.sh refreshes a copy
+# only while the user has not edited it.
+LAB_DIR := build/lab
 lab: build venv
 	$(BIN) install --prefix $(abspath $(VENV))
+	install/lab-notebooks.sh $(abspath $(LAB_DIR))
 	JUPYTER_PATH=$(abspath $(VENV))/share/jupyter \
-		$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(abspath notebooks) $(LAB_ROOT) $(LAB_ARGS)
+		$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(abspath $(LAB_DIR)) $(LAB_ROOT) $(LAB_ARGS)
 
 ## install: install the kernelspec for the current user (~/.local/share/jupyter).
 install: build
@@ -73,25 +77,33 @@ notebooks: build
 		$(BIN) run -o build/notebooks/$$name.ipynb --html build/notebooks/$$name.html $$nb || exit 1; \
 	done
 
-## lint: gofmt, go vet and staticcheck must be silent.
+## lint: gofmt, go vet, staticcheck and go mod tidy -diff must be silent.
 # testdata/ holds cell programs, which need not be valid Go files.
 lint:
 	@unformatted="$$(find . -name '*.go' -not -path './.venv/*' -not -path '*/testdata/*' -print0 | xargs -0 -r gofmt -l)"; \
 	if [ -n "$$unformatted" ]; then echo "gofmt -l: not formatted:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
+	@$(GO) mod tidy -diff || { echo "lint: go.mod or go.sum is not tidy: run go mod tidy"; exit 1; }
 
 ## generate: regenerate generated files (yaegi symbol tables, later PTX).
 generate:
 	$(GO) generate ./...
 
-## check-generate: regenerate and fail if that changed anything.
+## check-generate: regenerate and fail if that changed anything. It runs
+## with nvcc hidden (a stand-in that fails is first on PATH): the committed
+## PTX must be checkable on a machine without the CUDA toolkit, and gen.sh
+## compiles only when the .cu sources' hash differs from the PTX's stamp.
 # Comparing the tree's state before and after (rather than against HEAD alone)
 # keeps the check meaningful in a working tree with uncommitted edits; in a
 # clean checkout, as in CI, it is `git diff --exit-code` plus new files.
+NO_NVCC := build/no-nvcc
 check-generate:
+	@mkdir -p $(NO_NVCC) && printf '%s\n' '#!/bin/sh' \
+		'echo "check-generate: nvcc is hidden here; the .cu sources changed: run go generate ./gnnlib/cuda (install/setup-cuda.sh installs nvcc) and commit gnn.ptx" >&2' \
+		'exit 1' >$(NO_NVCC)/nvcc && chmod +x $(NO_NVCC)/nvcc
 	@before="$$(git status --porcelain=v1 --untracked-files=all; git diff)"; \
-	$(GO) generate ./... || exit 1; \
+	PATH="$(abspath $(NO_NVCC)):$$PATH" $(GO) generate ./... || exit 1; \
 	after="$$(git status --porcelain=v1 --untracked-files=all; git diff)"; \
 	if [ "$$before" != "$$after" ]; then \
 		echo "check-generate: go generate changed the tree; commit the regenerated files:"; \
@@ -146,11 +158,13 @@ bench-gpu:
 	@echo "  (cd gnnlib/cuda && ../../.gpubin/cuda.test -test.run XXX -test.bench TensorAPIEpoch -test.benchtime 20x)"
 	@echo "  gnnlib/cuda/bench/turbo.sh                   # GATv2 layer: gnnbench, PyG and turbo-gnn (sdist in .benchdata)"
 
-## clean: remove build outputs and test caches (keeps .venv).
+## clean: remove build outputs and test caches; keeps .venv, the browser
+## test's node_modules and your notebook copies in build/lab.
 clean:
-	rm -rf bin kernel/e2e/.pytest_cache
-	find kernel/e2e -name __pycache__ -type d -prune -exec rm -rf {} +
+	rm -rf bin .gpubin build/notebooks $(NO_NVCC) kernel/e2e/.pytest_cache
+	find . -name __pycache__ -type d -not -path './.venv*' -prune -exec rm -rf {} +
 
-## distclean: clean, and remove .venv too.
+## distclean: clean, and remove what the set-up scripts installed into the
+## checkout (.venv, .venv-bench, node_modules) and build/ with build/lab.
 distclean: clean
-	rm -rf $(VENV)
+	rm -rf build $(VENV) .venv-bench .benchdata kernel/e2e/browser/node_modules
