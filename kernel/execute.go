@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/gnnlab/gnnlab/interp/worker"
+	"github.com/gnnlab/gnnlab/interp/supervisor"
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 	"github.com/gnnlab/gnnlab/kernel/internal/wire"
 	"github.com/gnnlab/gnnlab/viz/display"
@@ -191,7 +191,7 @@ func (k *Kernel) run(r request, c executeContent, count int, record bool) outcom
 			k.publishEvent(r.msg.Header, ev)
 		}
 	})
-	var ce *worker.CrashError
+	var ce *supervisor.CrashError
 	switch {
 	case errors.As(err, &ce):
 		out.err = k.crashError(ce.Crash)
@@ -318,9 +318,9 @@ func (k *Kernel) interrupt() {
 
 // onCrash runs after the supervisor replaced a dead worker: the cells
 // that ran on it become the ones %replay restores.
-func (k *Kernel) onCrash(c worker.Crash) {
+func (k *Kernel) onCrash(c supervisor.Crash) {
 	k.mu.Lock()
-	cells, skipped := worker.Replayable(k.succeeded, c)
+	cells, skipped := supervisor.Replayable(k.succeeded, c)
 	k.lost = append(cells, k.lost...)
 	k.skipped = skipped
 	k.succeeded = nil
@@ -335,7 +335,7 @@ func (k *Kernel) onCrash(c worker.Crash) {
 }
 
 // crashError is the error shown for the cell during which the worker died.
-func (k *Kernel) crashError(c worker.Crash) *workerproto.CellError {
+func (k *Kernel) crashError(c supervisor.Crash) *workerproto.CellError {
 	k.mu.Lock()
 	n, skipped := len(k.lost), k.skipped
 	k.mu.Unlock()

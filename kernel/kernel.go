@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-zeromq/zmq4"
 
-	"github.com/gnnlab/gnnlab/interp/worker"
+	"github.com/gnnlab/gnnlab/interp/supervisor"
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 	"github.com/gnnlab/gnnlab/kernel/internal/wire"
 )
@@ -48,7 +48,7 @@ type Kernel struct {
 	shell, control, stdin, iopub *channel
 	hb                           zmq4.Socket
 
-	sup   *worker.Supervisor
+	sup   *supervisor.Supervisor
 	hist  *history
 	comms commRegistry
 
@@ -139,7 +139,7 @@ func New(opts Options) (*Kernel, error) {
 		hp = HistoryFile()
 	}
 	k.hist = openHistory(hp, k.log)
-	k.sup = worker.NewSupervisor(worker.Config{
+	k.sup = supervisor.NewSupervisor(supervisor.Config{
 		Command: opts.WorkerCommand,
 		Env:     opts.WorkerEnv,
 		Output:  k.onOutput,

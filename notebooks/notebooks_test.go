@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gnnlab/gnnlab/interp/notebook"
+	"github.com/gnnlab/gnnlab/interp/runner"
 )
 
 // gnnlabBin is the binary that TestMain builds.
@@ -191,7 +191,7 @@ func amdahlFit(text string) error {
 // TestCleared checks that the committed notebooks carry no outputs.
 func TestCleared(t *testing.T) {
 	for _, nb := range notebooks {
-		n, err := notebook.ReadFile(nb.file)
+		n, err := runner.ReadFile(nb.file)
 		if err != nil {
 			t.Fatalf("ReadFile(%q) = %v", nb.file, err)
 		}
@@ -219,7 +219,7 @@ func TestNotebooks(t *testing.T) {
 			start := time.Now()
 			runErr := cmd.Run()
 			t.Logf("%s ran in %.1f s", nb.file, time.Since(start).Seconds())
-			executed, err := notebook.ReadFile(out)
+			executed, err := runner.ReadFile(out)
 			if err != nil {
 				t.Fatalf("gnnlab run %s: %v (no executed notebook: %v)\n%s", nb.file, runErr, err, tail(stderr.String()))
 			}
@@ -261,12 +261,12 @@ func TestNotebooks(t *testing.T) {
 }
 
 // plots reports whether a code cell draws a figure.
-func plots(c *notebook.Cell) bool {
+func plots(c *runner.Cell) bool {
 	src := string(c.Source)
 	return strings.Contains(src, "viz.Must(") || strings.Contains(src, "NewTrainingCurves(")
 }
 
-func hasPNG(c *notebook.Cell) bool {
+func hasPNG(c *runner.Cell) bool {
 	for _, o := range c.Outputs {
 		if _, ok := o.Data["image/png"]; ok {
 			return true
@@ -276,7 +276,7 @@ func hasPNG(c *notebook.Cell) bool {
 }
 
 // outputText returns what a cell printed and the text/plain of its results.
-func outputText(c *notebook.Cell) string {
+func outputText(c *runner.Cell) string {
 	var b strings.Builder
 	for _, o := range c.Outputs {
 		switch o.OutputType {
@@ -297,7 +297,7 @@ func outputText(c *notebook.Cell) string {
 	return b.String()
 }
 
-func firstLine(c *notebook.Cell) string {
+func firstLine(c *runner.Cell) string {
 	for _, l := range strings.Split(string(c.Source), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			if len(l) > 60 {

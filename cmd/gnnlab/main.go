@@ -21,9 +21,9 @@ import (
 	"syscall"
 
 	"github.com/gnnlab/gnnlab/install"
-	"github.com/gnnlab/gnnlab/interp/notebook"
 	"github.com/gnnlab/gnnlab/interp/repl"
-	"github.com/gnnlab/gnnlab/interp/worker/loop"
+	"github.com/gnnlab/gnnlab/interp/runner"
+	"github.com/gnnlab/gnnlab/interp/worker"
 	"github.com/gnnlab/gnnlab/kernel"
 )
 
@@ -41,7 +41,7 @@ func main() {
 	case "kernel":
 		os.Exit(runKernel(args))
 	case "worker":
-		os.Exit(loop.Main())
+		os.Exit(worker.Main())
 	case "install":
 		os.Exit(runInstall(args))
 	case "version", "--version", "-version":
@@ -49,7 +49,7 @@ func main() {
 	case "repl":
 		os.Exit(repl.Main(args))
 	case "run":
-		os.Exit(notebook.Main(args))
+		os.Exit(runner.Main(args))
 	case "help", "-h", "--help":
 		usage()
 	default:

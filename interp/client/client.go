@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/interp"
-	"github.com/gnnlab/gnnlab/interp/worker"
+	"github.com/gnnlab/gnnlab/interp/supervisor"
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
 
@@ -45,7 +45,7 @@ type Cell struct {
 // Client runs cells on a worker process.
 type Client struct {
 	cfg Config
-	sup *worker.Supervisor
+	sup *supervisor.Supervisor
 
 	mu        sync.Mutex
 	running   bool
@@ -68,7 +68,7 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 		cfg.Log = log.New(discard{}, "", 0)
 	}
 	c := &Client{cfg: cfg}
-	c.sup = worker.NewSupervisor(worker.Config{
+	c.sup = supervisor.NewSupervisor(supervisor.Config{
 		Command: cfg.Command,
 		Env:     cfg.Env,
 		Output:  cfg.Output,
@@ -232,7 +232,7 @@ func (c *Client) run(ctx context.Context, code string, allowStdin, record bool, 
 		}
 		fn(ev)
 	})
-	var crash *worker.CrashError
+	var crash *supervisor.CrashError
 	switch {
 	case errors.As(err, &crash):
 		return c.crashError(crash.Crash), nil
@@ -251,9 +251,9 @@ func (c *Client) run(ctx context.Context, code string, allowStdin, record bool, 
 }
 
 // onCrash runs after the supervisor replaced a dead worker.
-func (c *Client) onCrash(cr worker.Crash) {
+func (c *Client) onCrash(cr supervisor.Crash) {
 	c.mu.Lock()
-	cells, skipped := worker.Replayable(c.succeeded, cr)
+	cells, skipped := supervisor.Replayable(c.succeeded, cr)
 	c.lost = append(cells, c.lost...)
 	c.skipped = skipped
 	c.succeeded = nil
@@ -266,7 +266,7 @@ func (c *Client) onCrash(cr worker.Crash) {
 }
 
 // crashError is the error of the cell during which the worker died.
-func (c *Client) crashError(cr worker.Crash) *workerproto.CellError {
+func (c *Client) crashError(cr supervisor.Crash) *workerproto.CellError {
 	c.mu.Lock()
 	n, skipped := len(c.lost), c.skipped
 	c.mu.Unlock()

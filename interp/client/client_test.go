@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/interp/client"
-	"github.com/gnnlab/gnnlab/interp/worker/loop"
+	"github.com/gnnlab/gnnlab/interp/worker"
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
 
@@ -17,7 +17,7 @@ import (
 // serves the real session on fds 3 and 4, as "gnnlab worker" does.
 func TestMain(m *testing.M) {
 	if os.Getenv("GNNLAB_TEST_WORKER") == "loop" {
-		os.Exit(loop.Main())
+		os.Exit(worker.Main())
 	}
 	os.Exit(m.Run())
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/interp/repl"
-	"github.com/gnnlab/gnnlab/interp/worker/loop"
+	"github.com/gnnlab/gnnlab/interp/worker"
 )
 
 // The test binary doubles as "gnnlab worker" (argument "worker") and as
@@ -22,7 +22,7 @@ import (
 // real process whose stdin is a pipe.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
-		os.Exit(loop.Main())
+		os.Exit(worker.Main())
 	}
 	if os.Getenv("GNNLAB_TEST_REPL") == "1" {
 		os.Exit(repl.Main(os.Args[1:]))

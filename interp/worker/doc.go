@@ -1,34 +1,22 @@
-// Package worker runs the Go session of a kernel in a process of its own,
-// and supervises that process from the kernel.
+// Package worker is the worker side of the kernel's two processes: the
+// "gnnlab worker" subcommand (Main) and its request loop (Serve).
 //
-// A Go program cannot survive a stack overflow, a panic in a goroutine,
-// concurrent map writes or os.Exit. Keeping the session in a worker
-// process lets the kernel report such a crash, start a fresh session and
-// keep its connection to the notebook.
+// Serve reads workerproto Requests, runs them in an interp.Session and
+// writes Events. Cells print to the process's real stdout and stderr,
+// which the kernel reads as pipes; before each event that must follow the
+// output (display, result, error, end of cell) Serve writes a sync mark to
+// both. Display calls from cells become EvDisplay, EvUpdateDisplay and
+// EvClearOutput events. A cell reading os.Stdin asks the frontend for a
+// line (EvInputRequest, answered by OpInputReply) when its request allowed
+// input, and gets ErrNoStdin otherwise. An interrupt cancels the running
+// cell's context: SIGINT (in Main), or OpInterrupt naming the request,
+// which also cancels a cell that has not started yet. Cursor positions arrive in code
+// points, as Jupyter counts them, and are converted to the session's byte
+// offsets and back.
 //
-// The worker side, the "gnnlab worker" subcommand, is package loop: it
-// reads workerproto Requests on fd 3, runs them in an interp.Session and
-// writes Events on fd 4; cells print to its real stdout and stderr, which
-// are pipes to the kernel.
+// The package sits apart from the Supervisor (package supervisor) so that the
+// kernel does not link the interpreter through it.
 //
-// # Supervisor
-//
-// A Supervisor starts the worker (this executable with the argument
-// "worker", or Config.Command), relays calls and their events, and passes
-// the output of the pipes to Config.Output with the sync marks removed and
-// every event published after the output written before it (see
-// workerproto). When the worker dies unexpectedly it works out the cause
-// from the last lines of stderr and the exit status (ParseCrash), shows the
-// crash report with the goroutine dumps trimmed (TrimDump), starts a fresh
-// worker at once, and returns a *CrashError from the call that was running.
-// Kill ends a worker that does not stop after an interrupt; Restart
-// replaces it on purpose.
-//
-// BUG(gnnlab): stderr text that starts a line with "panic: " or "fatal
-// error: " is held back as a possible crash report until the cell ends, so
-// a cell that prints such lines to stderr shows them late.
-//
-// BUG(gnnlab): the worker runs in its own process group and is killed with
-// it; on Linux it also dies with the kernel (Pdeathsig), elsewhere a killed
-// kernel may leave it running until its request pipe closes.
+// BUG(gnnlab): input requests carry no prompt: a cell prints its prompt
+// itself before reading os.Stdin.
 package worker

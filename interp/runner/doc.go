@@ -1,4 +1,4 @@
-// Package notebook reads and writes Jupyter notebooks (nbformat 4), runs
+// Package runner reads and writes Jupyter notebooks (nbformat 4), runs
 // them headless through a gnnlab worker (gnnlab run), injects parameters
 // the way papermill does, and renders them as static HTML.
 //
@@ -30,10 +30,10 @@
 // HTML outputs as they are, Markdown cells through a small Markdown
 // subset (headings, paragraphs, lists, code, emphasis, links).
 //
-// BUG(notebook): Text that a cell prints right after clear_output can
+// BUG(runner): Text that a cell prints right after clear_output can
 // reach the runner before the clear itself (output and events travel on
 // different pipes), and then be cleared with the old output.
 //
-// BUG(notebook): The Markdown renderer knows a subset of CommonMark:
+// BUG(runner): The Markdown renderer knows a subset of CommonMark:
 // tables, nested lists and HTML blocks show as text.
-package notebook
+package runner

@@ -1,4 +1,4 @@
-package notebook_test
+package runner_test
 
 import (
 	"bytes"
@@ -13,18 +13,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gnnlab/gnnlab/interp/notebook"
-	"github.com/gnnlab/gnnlab/interp/worker/loop"
+	"github.com/gnnlab/gnnlab/interp/runner"
+	"github.com/gnnlab/gnnlab/interp/worker"
 )
 
 // The test binary doubles as "gnnlab worker" (argument "worker") and as
 // "gnnlab run" (GNNLAB_TEST_RUN=1).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
-		os.Exit(loop.Main())
+		os.Exit(worker.Main())
 	}
 	if os.Getenv("GNNLAB_TEST_RUN") == "1" {
-		os.Exit(notebook.Main(os.Args[1:]))
+		os.Exit(runner.Main(os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }
@@ -52,7 +52,7 @@ func gnnlabRun(t *testing.T, args ...string) (stderr string, code int) {
 	return errb.String(), 0
 }
 
-func outputsText(c *notebook.Cell) string {
+func outputsText(c *runner.Cell) string {
 	var b strings.Builder
 	for _, o := range c.Outputs {
 		b.WriteString(o.OutputType + ":")
@@ -80,7 +80,7 @@ func TestRunDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nb, err := notebook.Read(bytes.NewReader(raw))
+	nb, err := runner.Read(bytes.NewReader(raw))
 	if err != nil {
 		t.Fatalf("written notebook: %v", err)
 	}
@@ -142,7 +142,7 @@ func TestRunFailure(t *testing.T) {
 	if !strings.Contains(stderr, "cell 2 failed (y := x +)") || !strings.Contains(stderr, "undefinedThing") {
 		t.Errorf("stderr = %q, want it to name cell 2 and its first line, and the error", stderr)
 	}
-	nb, err := notebook.ReadFile(out)
+	nb, err := runner.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,14 +159,14 @@ func TestRunInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nb := &notebook.Notebook{NBFormat: 4, NBFormatMinor: 5, Cells: []*notebook.Cell{
+	nb := &runner.Notebook{NBFormat: 4, NBFormatMinor: 5, Cells: []*runner.Cell{
 		{CellType: "code", Source: "import \"fmt\"\nfmt.Println(\"a\")\nfmt.Println(\"b\")"},
 		{CellType: "code", Source: "import \"github.com/gnnlab/gnnlab/viz/display\"\nfmt.Println(\"gone\")\ndisplay.Clear(false)\ndisplay.Markdown(\"kept\")"},
 		{CellType: "code", Source: "%history"},
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := notebook.Run(ctx, nb, notebook.Options{Worker: []string{exe, "worker"}}); err != nil {
+	if err := runner.Run(ctx, nb, runner.Options{Worker: []string{exe, "worker"}}); err != nil {
 		t.Fatal(err)
 	}
 	for k, want := range []string{"stream:a\nb\n|", "display_data:kept|", "stream:  1: import \"fmt\"\n"} {
@@ -232,16 +232,16 @@ func TestInjectParams(t *testing.T) {
 		{"", "q=NaN", `q := "NaN"`},
 	}
 	for _, tt := range tests {
-		nb := &notebook.Notebook{NBFormat: 4, Cells: []*notebook.Cell{
-			{CellType: "code", Source: notebook.Source(tt.declared), Metadata: map[string]any{"tags": []any{"parameters"}}},
+		nb := &runner.Notebook{NBFormat: 4, Cells: []*runner.Cell{
+			{CellType: "code", Source: runner.Source(tt.declared), Metadata: map[string]any{"tags": []any{"parameters"}}},
 			{CellType: "code", Source: "rest"},
 		}}
-		p, err := notebook.ParseParam(tt.param)
+		p, err := runner.ParseParam(tt.param)
 		if err != nil {
 			t.Fatal(err)
 		}
-		notebook.InjectParams(nb, []notebook.Param{p})
-		notebook.InjectParams(nb, []notebook.Param{p}) // a re-run replaces it
+		runner.InjectParams(nb, []runner.Param{p})
+		runner.InjectParams(nb, []runner.Param{p}) // a re-run replaces it
 		if len(nb.Cells) != 3 || !nb.Cells[1].HasTag("injected-parameters") {
 			t.Fatalf("InjectParams(%q): %d cells, want the injected one second of 3", tt.param, len(nb.Cells))
 		}
@@ -250,7 +250,7 @@ func TestInjectParams(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"noequals", "1x=2", "=3"} {
-		if _, err := notebook.ParseParam(bad); err == nil {
+		if _, err := runner.ParseParam(bad); err == nil {
 			t.Errorf("ParseParam(%q) = nil error, want one", bad)
 		}
 	}
@@ -269,11 +269,11 @@ func TestValidate(t *testing.T) {
 		{"source as string", `{"nbformat":4,"nbformat_minor":5,"metadata":{},"cells":[{"cell_type":"code","metadata":{},"source":"x := 1","execution_count":null,"outputs":[]}]}`, true},
 	}
 	for _, tt := range tests {
-		_, err := notebook.Read(strings.NewReader(tt.json))
+		_, err := runner.Read(strings.NewReader(tt.json))
 		if (err == nil) != tt.ok {
 			t.Errorf("Read(%s) error = %v, want ok %v", tt.name, err, tt.ok)
 		}
-		if err != nil && !tt.ok && !errors.Is(err, notebook.ErrInvalid) {
+		if err != nil && !tt.ok && !errors.Is(err, runner.ErrInvalid) {
 			t.Errorf("Read(%s) error = %v, want ErrInvalid", tt.name, err)
 		}
 	}
@@ -287,7 +287,7 @@ func TestMarkdown(t *testing.T) {
 		{"```\nx < 1\n```", "<pre><code>x &lt; 1</code></pre>\n"},
 	}
 	for _, tt := range tests {
-		if got := notebook.Markdown(tt.in); got != tt.want {
+		if got := runner.Markdown(tt.in); got != tt.want {
 			t.Errorf("Markdown(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package notebook
+package runner
 
 import (
 	"context"
