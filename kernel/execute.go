@@ -10,7 +10,6 @@ import (
 	"github.com/gnnlab/gnnlab/interp/supervisor"
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 	"github.com/gnnlab/gnnlab/kernel/internal/wire"
-	"github.com/gnnlab/gnnlab/viz/display"
 )
 
 // interruptGrace is how long a cell has to stop after an interrupt before
@@ -235,7 +234,7 @@ func (k *Kernel) publishEvent(parent wire.Header, ev workerproto.Event) {
 	}
 }
 
-func displayContent(b display.Bundle) map[string]any {
+func displayContent(b workerproto.Bundle) map[string]any {
 	c := map[string]any{"data": orEmpty(b.Data), "metadata": orEmpty(b.Metadata)}
 	if b.DisplayID != "" {
 		c["transient"] = map[string]string{"display_id": b.DisplayID}

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gnnlab/gnnlab/interp"
+	"github.com/gnnlab/gnnlab/interp/magic"
 	"github.com/gnnlab/gnnlab/interp/supervisor"
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
@@ -117,25 +117,10 @@ func (c *Client) Execute(ctx context.Context, code string, allowStdin bool, fn f
 }
 
 func (c *Client) execute(ctx context.Context, code string, allowStdin bool, fn func(workerproto.Event)) (*workerproto.CellError, error) {
-	if name, args, ok := frontendMagic(code); ok {
+	if name, args, ok := magic.Frontend(code); ok {
 		return c.magic(ctx, name, args, fn)
 	}
 	return c.run(ctx, code, allowStdin, true, fn)
-}
-
-// frontendMagic reports whether code is one line holding a magic that the
-// frontend runs.
-func frontendMagic(code string) (name, args string, ok bool) {
-	s := strings.TrimSpace(code)
-	if strings.Contains(s, "\n") {
-		return "", "", false
-	}
-	name, args, ok = interp.SplitMagic(s)
-	switch name {
-	case "history", "replay", "restart":
-		return name, args, ok
-	}
-	return "", "", false
 }
 
 func (c *Client) note(text string) { c.cfg.Output("stdout", text) }

@@ -299,11 +299,11 @@ func (r *repl) event(ev workerproto.Event) {
 	switch ev.Kind {
 	case workerproto.EvResult, workerproto.EvDisplay:
 		if ev.Bundle != nil {
-			r.out.print(r.bundleText(*ev.Bundle) + "\n")
+			r.out.print(r.bundleText(display.Bundle(*ev.Bundle)) + "\n")
 		}
 	case workerproto.EvUpdateDisplay:
 		if ev.Bundle != nil {
-			r.out.update(ev.Bundle.DisplayID, r.bundleText(*ev.Bundle))
+			r.out.update(ev.Bundle.DisplayID, r.bundleText(display.Bundle(*ev.Bundle)))
 		}
 	case workerproto.EvInputRequest:
 		line := ""
