@@ -65,7 +65,7 @@ func exec(t *testing.T, c *client.Client, code string) (string, *workerproto.Cel
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var result string
-	ce, err := c.Execute(ctx, code, false, func(ev workerproto.Event) {
+	res, err := c.Execute(ctx, client.Cell{Code: code}, func(ev workerproto.Event) {
 		if ev.Kind == workerproto.EvResult {
 			result = ev.Bundle.Text()
 		}
@@ -73,7 +73,7 @@ func exec(t *testing.T, c *client.Client, code string) (string, *workerproto.Cel
 	if err != nil {
 		t.Fatalf("Execute(%q) = %v", code, err)
 	}
-	return result, ce
+	return result, res.Error
 }
 
 func TestCrashAndReplay(t *testing.T) {

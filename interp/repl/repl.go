@@ -268,15 +268,18 @@ func (r *repl) execute(ctx context.Context, code string, interactive bool) bool 
 			}
 		}()
 	}
-	ce, err := r.c.Execute(ctx, code, interactive, r.event)
+	res, err := r.c.Execute(ctx, client.Cell{Code: code, AllowStdin: interactive}, r.event)
 	r.out.endLine()
 	if err != nil {
 		r.out.errorf(r.opts.Color, "%v\n", err)
 		return false
 	}
-	if ce != nil {
-		r.showError(ce)
+	if res.Error != nil {
+		r.showError(res.Error)
 		return false
+	}
+	if res.Page != "" {
+		r.out.print(res.Page + "\n")
 	}
 	return true
 }
