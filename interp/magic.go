@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	"github.com/gnnlab/gnnlab/interp/magic"
 )
 
@@ -535,20 +535,16 @@ func (s *Session) shell(ctx context.Context, command string) error {
 }
 
 // gpuInfo prints the first GPU's name and memory, or why there is none.
+// It reaches the device through gnnlib/tensor, where the backend (gnnlib/cuda)
+// registers it; without the cuda build tag the error says how to rebuild.
 func gpuInfo(s *Session) {
-	d, err := cuda.Open(0)
+	d, err := tensor.Device("cuda")
 	if err != nil {
-		switch {
-		case errors.Is(err, cuda.ErrNoCUDA):
-			fmt.Fprintln(s.stdout, "No GPU: this gnnlab binary was built without CUDA support (rebuild with -tags cuda: make cuda). Tensors run on the CPU.")
-		default:
-			fmt.Fprintf(s.stdout, "No GPU: %v. Tensors run on the CPU.\n", err)
-		}
+		fmt.Fprintf(s.stdout, "No GPU: %v. Tensors run on the CPU.\n", err)
 		return
 	}
-	defer d.Close()
 	fmt.Fprintf(s.stdout, "GPU 0: %s\n", d)
-	if m, err := d.MemStats(); err == nil {
+	if m, err := tensor.DeviceMemory(d); err == nil {
 		gib := func(b int64) string { return strconv.FormatFloat(float64(b)/(1<<30), 'f', 1, 64) + " GiB" }
 		fmt.Fprintf(s.stdout, "memory: %s total, %s free; gnnlab holds %s (peak %s)\n", gib(m.Total), gib(m.Free), gib(m.Reserved), gib(m.Peak))
 	}
