@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
-	"github.com/gnnlab/gnnlab/interp/magic"
+	"github.com/gnnlab/gnnlab/interp/internal/magic"
 )
 
 // ErrFrontendMagic is wrapped by the error of a frontend magic (%history,

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gnnlab/gnnlab/interp/internal/magic"
 	"github.com/gnnlab/gnnlab/interp/internal/supervisor"
-	"github.com/gnnlab/gnnlab/interp/magic"
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
 

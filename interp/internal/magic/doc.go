@@ -1,8 +1,8 @@
 // Package magic is the syntax of gnnlab's magic commands, shared by the
-// session (package interp, which runs most of them) and the frontends
-// (package client, which runs the ones that need the list of cells). It
-// imports nothing of the interpreter, so that the kernel process can
-// recognise magics without linking yaegi.
+// session (package interp, which runs most of them) and package client,
+// which runs for every frontend the ones that need the list of cells. It
+// imports nothing of the interpreter, so that the kernel process, which
+// uses package client, does not link yaegi.
 //
 // # Syntax
 //
