@@ -544,7 +544,7 @@ func gpuInfo(s *Session) {
 		return
 	}
 	fmt.Fprintf(s.stdout, "GPU 0: %s\n", d)
-	if m, err := tensor.DeviceMemory(d); err == nil {
+	if m, err := tensor.MemoryOf(d); err == nil {
 		gib := func(b int64) string { return strconv.FormatFloat(float64(b)/(1<<30), 'f', 1, 64) + " GiB" }
 		fmt.Fprintf(s.stdout, "memory: %s total, %s free; gnnlab holds %s (peak %s)\n", gib(m.Total), gib(m.Free), gib(m.Reserved), gib(m.Peak))
 	}

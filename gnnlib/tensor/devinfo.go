@@ -17,9 +17,9 @@ type MemoryReporter interface {
 	Memory() (Memory, error)
 }
 
-// DeviceMemory returns the memory of device b, or an error wrapping
+// MemoryOf returns the memory of device b, or an error wrapping
 // ErrNotOnDevice when b does not report it (or is the CPU, nil).
-func DeviceMemory(b Backend) (Memory, error) {
+func MemoryOf(b Backend) (Memory, error) {
 	r, ok := b.(MemoryReporter)
 	if !ok {
 		return Memory{}, fmt.Errorf("tensor: memory of %s: %w", deviceName(b), ErrNotOnDevice)
