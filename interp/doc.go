@@ -141,8 +141,9 @@
 // magic (%time, %timeit, %who, %reset, %env, %gpu, %help, !command) run
 // between the Go pieces around it. Magics that need the frontend's list
 // of cells (%history, %replay, %restart) fail here with ErrFrontendMagic;
-// the kernel, the REPL and the notebook runner run them. Magics lists
-// them all with a line of help each.
+// the kernel, the REPL and the notebook runner run them through package
+// client. Package magic holds their syntax and lists them all with a line
+// of help each.
 //
 // BUG(interp): os.Stdin, os.Stdout and os.Stderr are an io.Reader and
 // io.Writers in cells, not *os.File: methods of *os.File on them fail to

@@ -16,68 +16,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/interp/internal/magic"
 )
-
-// Magic describes one magic command, for %help.
-type Magic struct {
-	Name string // as typed: "%time", "%%time", "!"
-	// Frontend is true for magics that the frontend (kernel, REPL,
-	// notebook runner) runs because they need its list of cells; the
-	// session answers them with an error naming the frontend's job.
-	Frontend bool
-	Help     string // one line
-}
-
-// Magics returns every magic of gnnlab, in the order %help lists them.
-func Magics() []Magic {
-	return []Magic{
-		{Name: "%help", Help: "list the magics"},
-		{Name: "%time CODE", Help: "run CODE once and print its CPU and wall time"},
-		{Name: "%%time", Help: "run the rest of the cell once and print its CPU and wall time"},
-		{Name: "%timeit [-n N] [-r R] CODE", Help: "time CODE over auto-ranged loops: mean ± std. dev. per loop"},
-		{Name: "%%timeit [-n N] [-r R]", Help: "the same for the rest of the cell"},
-		{Name: "%who", Help: "list the session's variables and their types"},
-		{Name: "%reset", Help: "forget every variable, function, type and import (a fresh session)"},
-		{Name: "%env [NAME[=VALUE]]", Help: "list, show or set environment variables"},
-		{Name: "%%writefile [-a] FILE", Help: "write (or with -a append) the rest of the cell to FILE"},
-		{Name: "!COMMAND", Help: "run a shell command (sh -c) and show its output"},
-		{Name: "%gpu", Help: "show the GPU (device, memory), or why there is none"},
-		{Name: "%history", Frontend: true, Help: "list the cells run so far"},
-		{Name: "%replay", Frontend: true, Help: "after a worker crash, re-run the cells that had succeeded"},
-		{Name: "%restart", Frontend: true, Help: "restart the Go session with a fresh worker"},
-		{Name: "name? / name??", Frontend: true, Help: "show the documentation of name (?? with more detail)"},
-	}
-}
-
-// HelpText returns the text %help prints.
-func HelpText() string {
-	var b strings.Builder
-	b.WriteString("Magics (a line starting with % or !, or a cell starting with %%):\n")
-	w := 0
-	for _, m := range Magics() {
-		w = max(w, len(m.Name))
-	}
-	for _, m := range Magics() {
-		fmt.Fprintf(&b, "  %-*s  %s\n", w, m.Name, m.Help)
-	}
-	return b.String()
-}
-
-// SplitMagic reports whether line is a magic line ("%name args" or
-// "!command") and returns its name ("!" for a shell command) and
-// arguments. A cell magic "%%name" is returned with name "%name".
-func SplitMagic(line string) (name, args string, ok bool) {
-	line = strings.TrimRight(line, " \t\r")
-	switch {
-	case strings.HasPrefix(line, "!"):
-		return "!", strings.TrimSpace(line[1:]), true
-	case strings.HasPrefix(line, "%") && len(line) > 1:
-		name, args, _ = strings.Cut(line[1:], " ")
-		return name, strings.TrimSpace(args), name != "" && name != "%"
-	}
-	return "", "", false
-}
 
 // ErrFrontendMagic is wrapped by the error of a frontend magic (%history,
 // %replay, %restart) that reached the session.
@@ -100,13 +41,13 @@ func (s *Session) evalMagic(ctx context.Context, cell string) (res Result, handl
 		first++
 	}
 	if first < len(lines) && strings.HasPrefix(lines[first], "%%") {
-		name, args, _ := SplitMagic(lines[first])
+		name, args, _ := magic.Split(lines[first])
 		body := strings.Join(lines[first+1:], "\n")
 		res, err := s.cellMagic(ctx, name, args, body)
 		return res, true, err
 	}
-	magic := magicLines(cell, lines)
-	if magic == nil {
+	isMagic := magicLines(cell, lines)
+	if isMagic == nil {
 		return Result{}, false, nil
 	}
 	// Run the Go pieces and the magic lines in order; the value of the
@@ -122,11 +63,11 @@ func (s *Session) evalMagic(ctx context.Context, cell string) (res Result, handl
 		return err
 	}
 	for k, l := range lines {
-		if !magic[k] {
+		if !isMagic[k] {
 			chunk = append(chunk, l)
 			continue
 		}
-		name, args, _ := SplitMagic(l)
+		name, args, _ := magic.Split(l)
 		if err := flush(); err != nil {
 			return Result{}, true, err
 		}
@@ -153,7 +94,7 @@ func magicLines(cell string, lines []string) []bool {
 	for k, l := range lines {
 		offs[k] = off
 		off += len(l) + 1
-		if _, _, ok := SplitMagic(l); ok {
+		if _, _, ok := magic.Split(l); ok {
 			cands = append(cands, k)
 		}
 	}
@@ -170,7 +111,7 @@ func magicLines(cell string, lines []string) []bool {
 	file := fset.AddFile("", -1, len(b))
 	var sc scanner.Scanner
 	sc.Init(file, b, func(token.Position, string) {}, scanner.ScanComments)
-	magic := make([]bool, len(lines))
+	isMagic := make([]bool, len(lines))
 	found := false
 	depth := 0
 	stmtStart := true // no token yet, or the last one ends a statement
@@ -185,7 +126,7 @@ func magicLines(cell string, lines []string) []bool {
 		// Candidates before this token: a magic unless inside it.
 		for next < len(cands) && offs[cands[next]] <= start {
 			if depth <= 0 && stmtStart {
-				magic[cands[next]], found = true, true
+				isMagic[cands[next]], found = true, true
 			}
 			next++
 		}
@@ -207,7 +148,7 @@ func magicLines(cell string, lines []string) []bool {
 	if !found {
 		return nil
 	}
-	return magic
+	return isMagic
 }
 
 func magicError(format string, args ...any) *Error {
@@ -221,7 +162,7 @@ func (s *Session) lineMagic(ctx context.Context, name, args string) (Result, err
 	case "!":
 		return Result{}, s.shell(ctx, args)
 	case "help":
-		fmt.Fprint(s.stdout, HelpText())
+		fmt.Fprint(s.stdout, magic.HelpText())
 		return Result{}, nil
 	case "time":
 		return s.timeOnce(ctx, args)
@@ -594,20 +535,16 @@ func (s *Session) shell(ctx context.Context, command string) error {
 }
 
 // gpuInfo prints the first GPU's name and memory, or why there is none.
+// It reaches the device through gnnlib/tensor, where the backend (gnnlib/cuda)
+// registers it; without the cuda build tag the error says how to rebuild.
 func gpuInfo(s *Session) {
-	d, err := cuda.Open(0)
+	d, err := tensor.Device("cuda")
 	if err != nil {
-		switch {
-		case errors.Is(err, cuda.ErrNoCUDA):
-			fmt.Fprintln(s.stdout, "No GPU: this gnnlab binary was built without CUDA support (rebuild with -tags cuda: make cuda). Tensors run on the CPU.")
-		default:
-			fmt.Fprintf(s.stdout, "No GPU: %v. Tensors run on the CPU.\n", err)
-		}
+		fmt.Fprintf(s.stdout, "No GPU: %v. Tensors run on the CPU.\n", err)
 		return
 	}
-	defer d.Close()
 	fmt.Fprintf(s.stdout, "GPU 0: %s\n", d)
-	if m, err := d.MemStats(); err == nil {
+	if m, err := tensor.MemoryOf(d); err == nil {
 		gib := func(b int64) string { return strconv.FormatFloat(float64(b)/(1<<30), 'f', 1, 64) + " GiB" }
 		fmt.Fprintf(s.stdout, "memory: %s total, %s free; gnnlab holds %s (peak %s)\n", gib(m.Total), gib(m.Free), gib(m.Reserved), gib(m.Peak))
 	}

@@ -21,22 +21,26 @@
 // cell runs. After a failed cell with stop_on_error, the execute requests
 // queued behind it are answered "aborted".
 //
-// Output of the worker becomes stream messages as it arrives; displays,
-// results and errors follow the output printed before them. An interrupt
-// (interrupt_request on control, or Options.Interrupts) asks the worker to
-// cancel the running cell by its request id; a cell still running after
-// the grace period loses its worker, which is replaced. When the worker dies (stack overflow, a panic in a goroutine,
-// os.Exit, killed) the cell gets one error naming the cause and a fresh
-// worker takes over with the same connection and execution count.
+// The kernel drives the worker through package client, as gnnlab repl and
+// gnnlab run do, and relays what it returns: output of the worker becomes
+// stream messages as it arrives; displays, results and errors follow the
+// output printed before them, their bundles relayed as the worker rendered
+// them (workerproto.Bundle). An interrupt (interrupt_request on control,
+// or Options.Interrupts) goes to client.Interrupt: the worker cancels the
+// running cell by its request id, and a cell still running after
+// client.Grace loses its worker, which is replaced. When the worker dies
+// (stack overflow, a panic in a goroutine, os.Exit, killed) the cell gets
+// one error naming the cause and a fresh worker takes over with the same
+// connection and execution count.
 //
 // # Magics
 //
-// The kernel handles two one-line magics itself: %replay re-runs on the
-// fresh worker the cells that had succeeded on the worker that died, and
-// %restart starts a fresh session in place; other magics go to the
-// session. A cell "name?" (or "name??")
-// pages the documentation of name, IPython's way, through the
-// execute_reply payload.
+// The frontend magics run in package client: %replay re-runs on the
+// fresh worker the cells that had succeeded on the worker that died,
+// %restart starts a fresh session in place and %history lists the cells
+// run (silent ones and those not stored left out); other magics go to the
+// session. A cell "name?" (or "name??") pages the documentation of name,
+// IPython's way, through the execute_reply payload.
 //
 // # History and comms
 //

@@ -11,8 +11,7 @@ import (
 
 	"github.com/go-zeromq/zmq4"
 
-	"github.com/gnnlab/gnnlab/interp/supervisor"
-	"github.com/gnnlab/gnnlab/interp/workerproto"
+	"github.com/gnnlab/gnnlab/interp/client"
 	"github.com/gnnlab/gnnlab/kernel/internal/wire"
 )
 
@@ -48,9 +47,9 @@ type Kernel struct {
 	shell, control, stdin, iopub *channel
 	hb                           zmq4.Socket
 
-	sup   *supervisor.Supervisor
-	hist  *history
-	comms commRegistry
+	client *client.Client
+	hist   *history
+	comms  commRegistry
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -60,23 +59,10 @@ type Kernel struct {
 	queue   []request
 	wake    chan struct{}
 
-	// workerMu is held while a request runs on the worker, so that
-	// complete and inspect requests do not wait behind a long cell.
-	workerMu sync.Mutex
-
-	mu        sync.Mutex
-	execCount int
-	running   *request // the execute request being handled, if any
-	sent      bool     // running's code is on the worker
-	runSeq    uint64   // counts executions, for the interrupt timer
-	// interruptPending records an interrupt that came before the
-	// running request reached the worker.
-	interruptPending bool
-	lastParent       wire.Header // parent of output that arrives outside a cell
-	succeeded        []string    // cells that ran on the current worker
-	lost             []string    // cells of a crashed worker, for %replay
-	skipped          string      // the cell Replayable left out of lost
-	failedAt         time.Time   // when the last cell failed with stop_on_error
+	mu         sync.Mutex
+	execCount  int
+	lastParent wire.Header // parent of output that arrives outside a cell
+	failedAt   time.Time   // when the last cell failed with stop_on_error
 }
 
 // New binds the kernel's sockets; Run serves them.
@@ -139,12 +125,11 @@ func New(opts Options) (*Kernel, error) {
 		hp = HistoryFile()
 	}
 	k.hist = openHistory(hp, k.log)
-	k.sup = supervisor.NewSupervisor(supervisor.Config{
+	k.client = client.New(client.Config{
 		Command: opts.WorkerCommand,
 		Env:     opts.WorkerEnv,
 		Output:  k.onOutput,
 		Orphan:  k.onOrphan,
-		Crashed: k.onCrash,
 		Log:     k.log,
 	})
 	return k, nil
@@ -157,7 +142,7 @@ func (k *Kernel) Conn() ConnectionInfo { return k.conn }
 func (k *Kernel) Run(ctx context.Context) error {
 	defer k.cancel()
 	// The worker starts in the background: kernel_info does not wait.
-	if err := k.sup.Start(); err != nil {
+	if err := k.client.Start(); err != nil {
 		k.log.Print(err)
 	}
 	k.status(wire.Header{}, "starting")
@@ -175,13 +160,13 @@ func (k *Kernel) Run(ctx context.Context) error {
 			k.stop()
 			return nil
 		case <-k.opts.Interrupts:
-			k.interrupt()
+			k.client.Interrupt()
 		}
 	}
 }
 
 func (k *Kernel) stop() {
-	k.sup.Stop()
+	k.client.Close()
 	k.cancel()
 	// zmq4's PUB socket sends from a queue of its own: give the last
 	// status messages a moment to leave before closing.
@@ -276,7 +261,7 @@ func (k *Kernel) dispatchStdin(r request) {
 		k.log.Print(err)
 		return
 	}
-	if err := k.sup.Send(workerproto.Request{Op: workerproto.OpInputReply, Value: c.Value}); err != nil {
+	if err := k.client.Reply(c.Value); err != nil {
 		k.log.Print(err)
 	}
 }
@@ -305,7 +290,7 @@ func (k *Kernel) handle(r request) {
 	case "comm_close":
 		k.commClose(r)
 	case "interrupt_request":
-		k.interrupt()
+		k.client.Interrupt()
 		k.reply(r, "interrupt_reply", map[string]string{"status": "ok"})
 	case "shutdown_request":
 		k.shutdown(r)

@@ -2,11 +2,12 @@ package kernel
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"strings"
 	"time"
 
-	"github.com/gnnlab/gnnlab/interp/workerproto"
+	"github.com/gnnlab/gnnlab/interp/client"
 )
 
 // workerTimeout bounds how long completion and inspection wait for the
@@ -42,21 +43,16 @@ func (k *Kernel) kernelInfo() map[string]any {
 	}
 }
 
-// askWorker runs a short request on the worker if it is idle; ok is false
-// when a cell is running or the worker does not answer in time.
-func (k *Kernel) askWorker(req workerproto.Request) (workerproto.Event, bool) {
-	if !k.workerMu.TryLock() {
-		return workerproto.Event{}, false
-	}
-	defer k.workerMu.Unlock()
+// short returns a context for a short request to the worker, and logs
+// its error unless it only says that a cell is running.
+func (k *Kernel) short() (context.Context, func(op string, err error)) {
 	ctx, cancel := context.WithTimeout(k.ctx, workerTimeout)
-	defer cancel()
-	ev, err := k.sup.Call(ctx, req, func(workerproto.Event) {})
-	if err != nil {
-		k.log.Printf("%s: %v", req.Op, err)
-		return ev, false
+	return ctx, func(op string, err error) {
+		cancel()
+		if err != nil && !errors.Is(err, client.ErrBusy) {
+			k.log.Printf("%s: %v", op, err)
+		}
 	}
-	return ev, true
 }
 
 type codeCursor struct {
@@ -72,10 +68,13 @@ func (k *Kernel) complete(r request) {
 		return
 	}
 	reply := map[string]any{"status": "ok", "matches": []string{}, "cursor_start": c.CursorPos, "cursor_end": c.CursorPos, "metadata": map[string]any{}}
-	if ev, ok := k.askWorker(workerproto.Request{Op: workerproto.OpComplete, Code: c.Code, Cursor: c.CursorPos}); ok && ev.Complete != nil {
-		reply["matches"] = ev.Complete.Matches
-		reply["cursor_start"] = ev.Complete.CursorStart
-		reply["cursor_end"] = ev.Complete.CursorEnd
+	ctx, done := k.short()
+	matches, start, end, err := k.client.Complete(ctx, c.Code, c.CursorPos)
+	done("complete", err)
+	if err == nil && matches != nil {
+		reply["matches"] = matches
+		reply["cursor_start"] = start
+		reply["cursor_end"] = end
 	}
 	k.reply(r, "complete_reply", reply)
 }
@@ -87,10 +86,12 @@ func (k *Kernel) inspect(r request) {
 		return
 	}
 	reply := map[string]any{"status": "ok", "found": false, "data": map[string]any{}, "metadata": map[string]any{}}
-	ev, ok := k.askWorker(workerproto.Request{Op: workerproto.OpInspect, Code: c.Code, Cursor: c.CursorPos, DetailLevel: c.DetailLevel})
-	if ok && ev.Inspect != nil && ev.Inspect.Found {
+	ctx, done := k.short()
+	text, found, err := k.client.Inspect(ctx, c.Code, c.CursorPos, c.DetailLevel)
+	done("inspect", err)
+	if err == nil && found {
 		reply["found"] = true
-		reply["data"] = map[string]any{"text/plain": ev.Inspect.Text}
+		reply["data"] = map[string]any{"text/plain": text}
 	}
 	k.reply(r, "inspect_reply", reply)
 }
@@ -101,16 +102,12 @@ func (k *Kernel) isComplete(r request) {
 		k.log.Print(err)
 		return
 	}
-	reply := map[string]any{"status": "unknown"}
-	_, _, isPage := pageRequest(c.Code)
-	if _, isMagic := magic(c.Code); isMagic || isPage {
-		// Kernel magics and pager requests are one complete line.
-		reply["status"] = "complete"
-	} else if ev, ok := k.askWorker(workerproto.Request{Op: workerproto.OpIsComplete, Code: c.Code}); ok && ev.IsComplete != nil {
-		reply["status"] = ev.IsComplete.Status
-		if ev.IsComplete.Status == "incomplete" {
-			reply["indent"] = ev.IsComplete.Indent
-		}
+	ctx, done := k.short()
+	status, indent, err := k.client.IsComplete(ctx, c.Code)
+	done("is_complete", err)
+	reply := map[string]any{"status": status}
+	if status == "incomplete" {
+		reply["indent"] = indent
 	}
 	k.reply(r, "is_complete_reply", reply)
 }

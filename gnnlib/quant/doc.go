@@ -90,7 +90,8 @@
 //
 // CompareGNN and CompareSequential return a Report — FP32, INT8 PTQ, INT8
 // QAT and INT4 QAT with accuracy, parameter bytes and inference time — as
-// text (String) or an HTML table (Render). Histogram and the wrappers'
+// text (String); in a notebook, viz/display/render shows it as an HTML
+// table (the library knows no notebook type). Histogram and the wrappers'
 // WeightDistribution return the data for a plot of values against the
 // quantization grid.
 //

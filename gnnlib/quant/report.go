@@ -2,7 +2,6 @@ package quant
 
 import (
 	"fmt"
-	"html"
 	"math"
 	"slices"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
-	"github.com/gnnlab/gnnlab/viz/display"
 )
 
 // Row is one variant of a model in a Report.
@@ -25,7 +23,8 @@ type Row struct {
 	Time time.Duration
 }
 
-// Report compares variants of one model.
+// Report compares variants of one model. In a notebook it shows as an
+// HTML table, through the converter that viz/display/render registers.
 type Report struct {
 	Model string
 	Rows  []Row
@@ -37,30 +36,18 @@ func (r *Report) String() string {
 	fmt.Fprintf(&b, "%s\n%-10s %9s %10s %9s %11s\n", r.Model, "variant", "accuracy", "bytes", "smaller", "time")
 	for _, row := range r.Rows {
 		fmt.Fprintf(&b, "%-10s %8.2f%% %10d %8.2fx %11s\n", row.Variant, 100*row.Accuracy, row.Bytes,
-			r.ratio(row), row.Time.Round(time.Microsecond))
+			r.Smaller(row), row.Time.Round(time.Microsecond))
 	}
 	return b.String()
 }
 
-// ratio returns how many times smaller row is than the first row.
-func (r *Report) ratio(row Row) float64 {
+// Smaller returns how many times smaller row is than the first row: the
+// FP32 bytes over row's bytes, NaN when either is unknown.
+func (r *Report) Smaller(row Row) float64 {
 	if len(r.Rows) == 0 || row.Bytes == 0 {
 		return math.NaN()
 	}
 	return float64(r.Rows[0].Bytes) / float64(row.Bytes)
-}
-
-// Render returns the report as a display bundle: an HTML table with the
-// text table as fallback.
-func (r *Report) Render() display.Bundle {
-	var b strings.Builder
-	fmt.Fprintf(&b, "<table><caption>%s</caption><tr><th>variant</th><th>accuracy</th><th>parameter bytes</th><th>smaller</th><th>inference time</th></tr>", html.EscapeString(r.Model))
-	for _, row := range r.Rows {
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%.2f%%</td><td>%d</td><td>%.2f×</td><td>%s</td></tr>",
-			html.EscapeString(row.Variant), 100*row.Accuracy, row.Bytes, r.ratio(row), row.Time.Round(time.Microsecond))
-	}
-	b.WriteString("</table>")
-	return display.Bundle{Data: map[string]any{"text/html": b.String(), "text/plain": r.String()}}
 }
 
 // CompareOptions set Compare runs. Zero fields take defaults.

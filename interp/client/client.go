@@ -9,16 +9,23 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gnnlab/gnnlab/interp"
-	"github.com/gnnlab/gnnlab/interp/supervisor"
+	"github.com/gnnlab/gnnlab/interp/internal/magic"
+	"github.com/gnnlab/gnnlab/interp/internal/supervisor"
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
 
 // Grace is how long a cell has to stop after Interrupt before its worker
-// is killed.
-const Grace = 2 * time.Second
+// is killed and replaced. The session itself waits up to 2 s for an
+// interrupted cell to wind down before it answers (interp's stopWait),
+// and a loaded machine needs some of that: killing sooner would throw
+// away sessions that were stopping normally.
+const Grace = 2500 * time.Millisecond
 
-// Config configures Start.
+// ErrBusy is returned by Complete, Inspect and IsComplete while a cell
+// runs: they answer at once rather than wait behind it.
+var ErrBusy = errors.New("client: a cell is running")
+
+// Config configures New and Start.
 type Config struct {
 	// Command is the worker's argv; empty means this executable with the
 	// argument "worker".
@@ -35,8 +42,34 @@ type Config struct {
 	Log *log.Logger
 }
 
-// Cell is one entry of the history.
+// Cell is a cell to run.
 type Cell struct {
+	Code string
+	// Silent asks for no result event (Jupyter's silent); the cell still
+	// counts for %replay.
+	Silent bool
+	// AllowStdin lets the cell read standard input (EvInputRequest).
+	AllowStdin bool
+	// UserExpressions are evaluated after the cell succeeded.
+	UserExpressions map[string]string
+	// Unlisted leaves the cell out of History (and %history).
+	Unlisted bool
+}
+
+// Result is what Execute returns for a cell.
+type Result struct {
+	// Error is the cell's error; nil when it succeeded.
+	Error *workerproto.CellError
+	// UserExpressions holds the values of Cell.UserExpressions, in the
+	// shape of an execute_reply's user_expressions.
+	UserExpressions map[string]map[string]any
+	// Page is the documentation a cell "name?" asked for; empty when the
+	// cell was no such request or nothing was found (Output then says so).
+	Page string
+}
+
+// Entry is one entry of the history.
+type Entry struct {
 	N    int    // 1, 2, ... in the order run
 	Code string // as typed
 	OK   bool   // it ran without error
@@ -47,17 +80,24 @@ type Client struct {
 	cfg Config
 	sup *supervisor.Supervisor
 
+	// workerMu is held while a cell uses the worker, so that the short
+	// requests answer ErrBusy instead of waiting behind it.
+	workerMu sync.Mutex
+
 	mu        sync.Mutex
-	running   bool
-	runSeq    int
-	history   []Cell
+	turns     int    // cells being handled (Begin, Execute)
+	sent      bool   // the running cell's code is on the worker
+	runSeq    uint64 // counts runs on the worker, for the interrupt timer
+	pending   bool   // an interrupt came before the cell reached the worker
+	history   []Entry
 	succeeded []string // cells that succeeded on the current worker
 	lost      []string // cells that had succeeded on workers that died
-	skipped   string   // the cell worker.Replayable left out of lost
+	skipped   string   // the cell supervisor.Replayable left out of lost
 }
 
-// Start starts a worker and waits until its session is ready.
-func Start(ctx context.Context, cfg Config) (*Client, error) {
+// New returns a Client whose worker is not started yet: Start launches
+// it, Ready waits for its session.
+func New(cfg Config) *Client {
 	if cfg.Output == nil {
 		cfg.Output = func(string, string) {}
 	}
@@ -76,14 +116,37 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 		Crashed: c.onCrash,
 		Log:     cfg.Log,
 	})
-	if err := c.sup.Start(); err != nil {
-		return nil, fmt.Errorf("client: %w", err)
+	return c
+}
+
+// Start starts a worker and waits until its session is ready.
+func Start(ctx context.Context, cfg Config) (*Client, error) {
+	c := New(cfg)
+	if err := c.Start(); err != nil {
+		return nil, err
 	}
-	if err := c.sup.Ready(ctx); err != nil {
-		c.sup.Stop()
-		return nil, fmt.Errorf("client: worker not ready: %w", err)
+	if err := c.Ready(ctx); err != nil {
+		c.Close()
+		return nil, err
 	}
 	return c, nil
+}
+
+// Start launches the worker without waiting for its session; the first
+// request waits for it.
+func (c *Client) Start() error {
+	if err := c.sup.Start(); err != nil {
+		return fmt.Errorf("client: %w", err)
+	}
+	return nil
+}
+
+// Ready waits until the worker's session is up.
+func (c *Client) Ready(ctx context.Context) error {
+	if err := c.sup.Ready(ctx); err != nil {
+		return fmt.Errorf("client: worker not ready: %w", err)
+	}
+	return nil
 }
 
 func ignore(workerproto.Event) {}
@@ -95,91 +158,126 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 // Close stops the worker.
 func (c *Client) Close() { c.sup.Stop() }
 
-// Execute runs code and passes its events (EvDisplay, EvUpdateDisplay,
-// EvClearOutput, EvResult, EvInputRequest) to fn, in order, each after the
-// output printed before it. A failed cell returns its *CellError; err is
-// for failures of the machinery (ctx done, worker cannot start).
-func (c *Client) Execute(ctx context.Context, code string, allowStdin bool, fn func(workerproto.Event)) (*workerproto.CellError, error) {
-	if fn == nil {
-		fn = func(workerproto.Event) {}
+// Begin opens a cell's turn ahead of Execute, for a frontend that does
+// some work of its own first (the kernel publishes execute_input): an
+// Interrupt from then on stops the cell, before it reaches the worker if
+// it comes that early. end closes the turn. Execute opens its own turn,
+// so a frontend without such work need not call Begin.
+func (c *Client) Begin() (end func()) {
+	c.mu.Lock()
+	c.turns++
+	if c.turns == 1 {
+		c.pending = false
 	}
+	c.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			c.turns--
+			c.mu.Unlock()
+		})
+	}
+}
+
+// Execute runs cell and passes its events (EvDisplay, EvUpdateDisplay,
+// EvClearOutput, EvResult, EvInputRequest) to fn, in order, each after the
+// output printed before it. It runs the frontend magics itself: %history,
+// %replay, %restart and "name?" (see package magic). A failed cell has
+// its error in the Result; err is for failures of the machinery (ctx
+// done, worker cannot start).
+func (c *Client) Execute(ctx context.Context, cell Cell, fn func(workerproto.Event)) (Result, error) {
+	if fn == nil {
+		fn = ignore
+	}
+	defer c.Begin()()
+	c.workerMu.Lock()
+	defer c.workerMu.Unlock()
 	// The cell is in the history while it runs, as in IPython, so that
 	// %history lists itself.
-	c.mu.Lock()
-	k := len(c.history)
-	c.history = append(c.history, Cell{N: k + 1, Code: code})
-	c.mu.Unlock()
-	ce, err := c.execute(ctx, code, allowStdin, fn)
-	c.mu.Lock()
-	c.history[k].OK = ce == nil && err == nil
-	c.mu.Unlock()
-	return ce, err
+	k := -1
+	if !cell.Unlisted {
+		c.mu.Lock()
+		k = len(c.history)
+		c.history = append(c.history, Entry{N: k + 1, Code: cell.Code})
+		c.mu.Unlock()
+	}
+	res, err := c.execute(ctx, cell, fn)
+	if k >= 0 {
+		c.mu.Lock()
+		c.history[k].OK = res.Error == nil && err == nil
+		c.mu.Unlock()
+	}
+	return res, err
 }
 
-func (c *Client) execute(ctx context.Context, code string, allowStdin bool, fn func(workerproto.Event)) (*workerproto.CellError, error) {
-	if name, args, ok := frontendMagic(code); ok {
-		return c.magic(ctx, name, args, fn)
+func (c *Client) execute(ctx context.Context, cell Cell, fn func(workerproto.Event)) (Result, error) {
+	if name, detail, ok := magic.Page(cell.Code); ok {
+		return c.page(ctx, name, detail)
 	}
-	return c.run(ctx, code, allowStdin, true, fn)
-}
-
-// frontendMagic reports whether code is one line holding a magic that the
-// frontend runs.
-func frontendMagic(code string) (name, args string, ok bool) {
-	s := strings.TrimSpace(code)
-	if strings.Contains(s, "\n") {
-		return "", "", false
+	if name, _, ok := magic.Frontend(cell.Code); ok {
+		return c.magic(ctx, name, fn)
 	}
-	name, args, ok = interp.SplitMagic(s)
-	switch name {
-	case "history", "replay", "restart":
-		return name, args, ok
-	}
-	return "", "", false
+	return c.run(ctx, cell, true, fn)
 }
 
 func (c *Client) note(text string) { c.cfg.Output("stdout", text) }
 
-func (c *Client) magic(ctx context.Context, name, _ string, fn func(workerproto.Event)) (*workerproto.CellError, error) {
+// page answers "name?" with the documentation of name.
+func (c *Client) page(ctx context.Context, name string, detail int) (Result, error) {
+	ev, err := c.sup.Call(ctx, workerproto.Request{Op: workerproto.OpInspect, Code: name, Cursor: len([]rune(name)), DetailLevel: detail}, ignore)
+	if err != nil {
+		return Result{}, fmt.Errorf("client: %w", err)
+	}
+	if ev.Inspect == nil || !ev.Inspect.Found {
+		c.note("No documentation found for " + name + ".\n")
+		return Result{}, nil
+	}
+	return Result{Page: ev.Inspect.Text}, nil
+}
+
+func (c *Client) magic(ctx context.Context, name string, fn func(workerproto.Event)) (Result, error) {
 	switch name {
 	case "history":
 		c.mu.Lock()
-		h := append([]Cell(nil), c.history...)
+		h := append([]Entry(nil), c.history...)
 		c.mu.Unlock()
 		var b strings.Builder
-		for _, cell := range h {
-			lines := strings.Split(cell.Code, "\n")
-			fmt.Fprintf(&b, "%3d: %s\n", cell.N, lines[0])
+		for _, e := range h {
+			lines := strings.Split(e.Code, "\n")
+			fmt.Fprintf(&b, "%3d: %s\n", e.N, lines[0])
 			for _, l := range lines[1:] {
 				fmt.Fprintf(&b, "     %s\n", l)
 			}
 		}
 		c.note(b.String())
-		return nil, nil
+		return Result{}, nil
 	case "restart":
 		if err := c.sup.Restart(); err != nil {
-			return nil, err
-		}
-		if err := c.sup.Ready(ctx); err != nil {
-			return nil, err
+			return Result{}, fmt.Errorf("client: %w", err)
 		}
 		c.mu.Lock()
 		c.succeeded, c.lost = nil, nil
 		c.mu.Unlock()
+		if err := c.Ready(ctx); err != nil {
+			return Result{}, err
+		}
 		c.note("The Go session was restarted with a fresh state.\n")
-		return nil, nil
+		return Result{}, nil
 	}
 	return c.replay(ctx, fn)
 }
 
-// replay re-runs the cells lost in a crash, stopping at the first failure.
-func (c *Client) replay(ctx context.Context, fn func(workerproto.Event)) (*workerproto.CellError, error) {
+// replay re-runs on the fresh worker the cells that had succeeded on the
+// worker that died, in order, without their results. It stops at the
+// first failure; what is left stays for the next %replay.
+func (c *Client) replay(ctx context.Context, fn func(workerproto.Event)) (Result, error) {
 	c.mu.Lock()
 	n := len(c.lost)
 	c.mu.Unlock()
 	if n == 0 {
 		c.note("Nothing to replay: no worker has died since the session started, or its cells were replayed.\n")
-		return nil, nil
+		return Result{}, nil
 	}
 	c.note(fmt.Sprintf("Replaying %d cells...\n", n))
 	for i := 1; ; i++ {
@@ -190,19 +288,16 @@ func (c *Client) replay(ctx context.Context, fn func(workerproto.Event)) (*worke
 		}
 		code := c.lost[0]
 		c.mu.Unlock()
-		ce, err := c.run(ctx, code, false, false, func(ev workerproto.Event) {
-			if ev.Kind != workerproto.EvResult {
-				fn(ev)
-			}
-		})
+		res, err := c.run(ctx, Cell{Code: code, Silent: true}, false, fn)
 		if err != nil {
-			return nil, err
+			return Result{}, err
 		}
-		if ce != nil {
+		if ce := res.Error; ce != nil {
 			ce.Traceback = append([]string{fmt.Sprintf("%%replay stopped at cell %d of %d:", i, n), code}, ce.Traceback...)
-			return ce, nil
+			return res, nil
 		}
 		c.mu.Lock()
+		// A crash during the replay has moved the list: re-check it.
 		if len(c.lost) > 0 && c.lost[0] == code {
 			c.lost = c.lost[1:]
 			c.succeeded = append(c.succeeded, code)
@@ -210,22 +305,34 @@ func (c *Client) replay(ctx context.Context, fn func(workerproto.Event)) (*worke
 		c.mu.Unlock()
 	}
 	c.note("Done: the state is restored.\n")
-	return nil, nil
+	return Result{}, nil
 }
 
-// run executes code on the worker; record keeps it for %replay.
-func (c *Client) run(ctx context.Context, code string, allowStdin, record bool, fn func(workerproto.Event)) (*workerproto.CellError, error) {
+// run executes cell on the worker; record keeps it for %replay when it
+// succeeds.
+func (c *Client) run(ctx context.Context, cell Cell, record bool, fn func(workerproto.Event)) (Result, error) {
 	c.mu.Lock()
-	c.running = true
+	if c.pending {
+		// Interrupted before it reached the worker: do not start it.
+		c.pending = false
+		c.mu.Unlock()
+		const msg = "the cell was interrupted before it started"
+		return Result{Error: &workerproto.CellError{Name: "interrupted", Value: msg, Traceback: []string{"interrupted: " + msg}}}, nil
+	}
+	c.sent = true
 	c.runSeq++
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
-		c.running = false
+		c.sent = false
 		c.mu.Unlock()
 	}()
+	req := workerproto.Request{
+		Op: workerproto.OpExecute, Code: cell.Code, Silent: cell.Silent,
+		AllowStdin: cell.AllowStdin, UserExpressions: cell.UserExpressions,
+	}
 	var ce *workerproto.CellError
-	done, err := c.sup.Call(ctx, workerproto.Request{Op: workerproto.OpExecute, Code: code, AllowStdin: allowStdin}, func(ev workerproto.Event) {
+	done, err := c.sup.Call(ctx, req, func(ev workerproto.Event) {
 		if ev.Kind == workerproto.EvError {
 			ce = ev.Error
 			return
@@ -235,31 +342,36 @@ func (c *Client) run(ctx context.Context, code string, allowStdin, record bool, 
 	var crash *supervisor.CrashError
 	switch {
 	case errors.As(err, &crash):
-		return c.crashError(crash.Crash), nil
+		return Result{Error: c.crashError(crash.Crash)}, nil
 	case err != nil:
-		return nil, fmt.Errorf("client: %w", err)
+		return Result{}, fmt.Errorf("client: %w", err)
 	}
-	if ce == nil && done.Error != nil {
+	if ce == nil {
 		ce = done.Error
 	}
-	if ce == nil && record {
+	if ce != nil {
+		return Result{Error: ce}, nil
+	}
+	if record {
 		c.mu.Lock()
-		c.succeeded = append(c.succeeded, code)
+		c.succeeded = append(c.succeeded, cell.Code)
 		c.mu.Unlock()
 	}
-	return ce, nil
+	return Result{UserExpressions: done.UserExpressions}, nil
 }
 
-// onCrash runs after the supervisor replaced a dead worker.
+// onCrash runs after the supervisor replaced a dead worker: the cells
+// that ran on it become the ones %replay restores.
 func (c *Client) onCrash(cr supervisor.Crash) {
 	c.mu.Lock()
 	cells, skipped := supervisor.Replayable(c.succeeded, cr)
 	c.lost = append(cells, c.lost...)
 	c.skipped = skipped
 	c.succeeded = nil
-	inCell := c.running
+	inCell := c.sent
 	c.mu.Unlock()
 	if !inCell {
+		// No cell to fail: tell the user through the output.
 		ce := c.crashError(cr)
 		c.cfg.Output("stderr", strings.Join(ce.Traceback, "\n")+"\n")
 	}
@@ -273,13 +385,18 @@ func (c *Client) crashError(cr supervisor.Crash) *workerproto.CellError {
 	return cr.CellError(n, skipped)
 }
 
-// Interrupt cancels the running cell; if it is still running after
-// Grace, its worker is killed and replaced.
+// Interrupt stops the running cell: the worker is asked to cancel it,
+// and if it is still running after Grace, the worker is killed and
+// replaced. A cell whose turn began (Begin, Execute) but that has not
+// reached the worker yet fails as interrupted without starting.
 func (c *Client) Interrupt() {
 	c.mu.Lock()
-	running, seq := c.running, c.runSeq
+	inTurn, sent, seq := c.turns > 0, c.sent, c.runSeq
+	if inTurn && !sent {
+		c.pending = true
+	}
 	c.mu.Unlock()
-	if !running {
+	if !inTurn || !sent {
 		return
 	}
 	if err := c.sup.Interrupt(); err != nil {
@@ -287,7 +404,7 @@ func (c *Client) Interrupt() {
 	}
 	time.AfterFunc(Grace, func() {
 		c.mu.Lock()
-		still := c.running && c.runSeq == seq
+		still := c.sent && c.runSeq == seq
 		c.mu.Unlock()
 		if still {
 			c.sup.Kill(fmt.Sprintf("the cell did not stop within %v of the interrupt, so its worker process was killed", Grace))
@@ -300,11 +417,20 @@ func (c *Client) Reply(line string) error {
 	return c.sup.Send(workerproto.Request{Op: workerproto.OpInputReply, Value: line})
 }
 
+// short runs a request that does not wait behind a running cell.
+func (c *Client) short(ctx context.Context, req workerproto.Request) (workerproto.Event, error) {
+	if !c.workerMu.TryLock() {
+		return workerproto.Event{}, ErrBusy
+	}
+	defer c.workerMu.Unlock()
+	return c.sup.Call(ctx, req, ignore)
+}
+
 // Complete returns completions of code at cursor (in code points).
 func (c *Client) Complete(ctx context.Context, code string, cursor int) (matches []string, start, end int, err error) {
-	ev, err := c.sup.Call(ctx, workerproto.Request{Op: workerproto.OpComplete, Code: code, Cursor: cursor}, ignore)
+	ev, err := c.short(ctx, workerproto.Request{Op: workerproto.OpComplete, Code: code, Cursor: cursor})
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("client: complete: %w", err)
+		return nil, cursor, cursor, fmt.Errorf("client: complete: %w", err)
 	}
 	if ev.Complete == nil {
 		return nil, cursor, cursor, nil
@@ -314,9 +440,13 @@ func (c *Client) Complete(ctx context.Context, code string, cursor int) (matches
 
 // IsComplete reports whether code is a complete cell: "complete",
 // "incomplete" (with the indent of the next line), "invalid" or
-// "unknown".
+// "unknown". A frontend magic or a "name?" line is complete.
 func (c *Client) IsComplete(ctx context.Context, code string) (status, indent string, err error) {
-	ev, err := c.sup.Call(ctx, workerproto.Request{Op: workerproto.OpIsComplete, Code: code}, ignore)
+	_, _, isPage := magic.Page(code)
+	if _, _, isMagic := magic.Frontend(code); isMagic || isPage {
+		return "complete", "", nil
+	}
+	ev, err := c.short(ctx, workerproto.Request{Op: workerproto.OpIsComplete, Code: code})
 	if err != nil {
 		return "unknown", "", fmt.Errorf("client: is_complete: %w", err)
 	}
@@ -328,7 +458,7 @@ func (c *Client) IsComplete(ctx context.Context, code string) (status, indent st
 
 // Inspect returns the documentation of the name at cursor.
 func (c *Client) Inspect(ctx context.Context, code string, cursor, detail int) (string, bool, error) {
-	ev, err := c.sup.Call(ctx, workerproto.Request{Op: workerproto.OpInspect, Code: code, Cursor: cursor, DetailLevel: detail}, ignore)
+	ev, err := c.short(ctx, workerproto.Request{Op: workerproto.OpInspect, Code: code, Cursor: cursor, DetailLevel: detail})
 	if err != nil {
 		return "", false, fmt.Errorf("client: inspect: %w", err)
 	}
@@ -339,8 +469,8 @@ func (c *Client) Inspect(ctx context.Context, code string, cursor, detail int) (
 }
 
 // History returns the cells run so far.
-func (c *Client) History() []Cell {
+func (c *Client) History() []Entry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]Cell(nil), c.history...)
+	return append([]Entry(nil), c.history...)
 }

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -65,7 +66,7 @@ func exec(t *testing.T, c *client.Client, code string) (string, *workerproto.Cel
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var result string
-	ce, err := c.Execute(ctx, code, false, func(ev workerproto.Event) {
+	res, err := c.Execute(ctx, client.Cell{Code: code}, func(ev workerproto.Event) {
 		if ev.Kind == workerproto.EvResult {
 			result = ev.Bundle.Text()
 		}
@@ -73,7 +74,7 @@ func exec(t *testing.T, c *client.Client, code string) (string, *workerproto.Cel
 	if err != nil {
 		t.Fatalf("Execute(%q) = %v", code, err)
 	}
-	return result, ce
+	return result, res.Error
 }
 
 func TestCrashAndReplay(t *testing.T) {
@@ -144,6 +145,52 @@ func TestInterrupt(t *testing.T) {
 		case <-timeout:
 			t.Fatal("the cell was not interrupted within 30 s")
 		}
+	}
+}
+
+// An interrupt after a cell's turn began but before the cell reached the
+// worker (the kernel publishes execute_input in between) stops it before
+// it starts; the next turn starts clean.
+func TestInterruptBeforeStart(t *testing.T) {
+	c, _ := start(t)
+	end := c.Begin()
+	c.Interrupt()
+	_, ce := exec(t, c, "started := true")
+	end()
+	if ce == nil || ce.Name != "interrupted" {
+		t.Fatalf("cell interrupted before it started: error %+v, want interrupted", ce)
+	}
+	if _, ce := exec(t, c, "started"); ce == nil {
+		t.Errorf("started after the interrupted cell: no error, want undefined (the cell never ran)")
+	}
+	if got, ce := exec(t, c, "1 + 1"); ce != nil || got != "2" {
+		t.Errorf("1 + 1 in the next turn = %q, %v, want 2", got, ce)
+	}
+}
+
+// Short requests answer ErrBusy at once while a cell runs, rather than
+// wait behind it.
+func TestShortRequestsDoNotWait(t *testing.T) {
+	c, _ := start(t)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		exec(t, c, "import \"time\"\ntime.Sleep(2 * time.Second)")
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, _, _, err := c.Complete(context.Background(), "fm", 2)
+		if errors.Is(err, client.ErrBusy) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Complete while a cell runs = %v, want ErrBusy", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	<-done
+	if _, _, _, err := c.Complete(context.Background(), "fm", 2); err != nil {
+		t.Errorf("Complete after the cell = %v, want nil", err)
 	}
 }
 

@@ -1,21 +1,40 @@
-// Package client runs cells in a gnnlab worker process for the terminal
-// frontends (gnnlab repl and gnnlab run): the same session engine as the
-// Jupyter kernel, behind the same Supervisor, so that a cell that crashes
-// the Go runtime (os.Exit, a panic in a goroutine, a stack overflow) costs
-// the session's state but never the frontend.
+// Package client is the one client of the gnnlab worker process, shared by
+// the three frontends: the Jupyter kernel, gnnlab repl and gnnlab run. It
+// drives the worker through a Supervisor, so that a cell that crashes the
+// Go runtime (os.Exit, a panic in a goroutine, a stack overflow) costs the
+// session's state but never the frontend, and it keeps the bookkeeping
+// that every frontend needs: the cells run, those that succeeded on the
+// current worker and those lost with a dead one.
+//
+// It imports neither the interpreter nor viz: the magic syntax comes from
+// package magic and bundles travel as workerproto.Bundle, so the kernel
+// process links neither yaegi nor gonum/plot.
 //
 // # Cells and frontend magics
 //
 // Execute sends a cell to the worker and passes its events (displays,
 // results, input requests) to a callback; the worker runs the session
-// magics (see interp.Magics). The magics that need the list of cells run
-// here: %history prints the cells run so far, %restart starts a fresh
-// worker, and %replay re-runs, after a crash, the cells that had
-// succeeded on the worker that died.
+// magics. The magics that need the list of cells run here (see package
+// magic): %history prints the cells run so far, %restart starts a fresh
+// worker, %replay re-runs, after a crash, the cells that had succeeded on
+// the worker that died, and "name?" returns the documentation of name.
+//
+// # Crashes
+//
+// When the worker dies, the cell that was running fails with an error
+// naming the cause, and a fresh worker takes over; a crash between cells
+// (a goroutine that outlived its cell) is reported on the stderr Output.
 //
 // # Interrupt
 //
 // Interrupt asks the worker to cancel the running cell; when the cell has
-// not stopped after Grace (a compiled call that never returns), the
-// worker is killed and replaced, and the cell fails as interrupted.
+// not stopped after Grace (a compiled call that never returns), the worker
+// is killed and replaced, and the cell fails as interrupted. An interrupt
+// that comes after a cell's turn began (Begin) but before the cell reached
+// the worker stops it before it starts.
+//
+// # Short requests
+//
+// Complete, Inspect and IsComplete never wait behind a running cell: they
+// return ErrBusy, and the frontend answers without the worker.
 package client

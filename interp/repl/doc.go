@@ -36,8 +36,9 @@
 //
 // # Magics
 //
-// All magics work (%help lists them); %history, %replay and %restart run
-// in the REPL itself, the others in the worker's session.
+// All magics work (%help lists them); %history, %replay, %restart and
+// "name?" (documentation) run in package client, as in the kernel, the
+// others in the worker's session.
 //
 // BUG(repl): A multi-line cell is saved in the history file line by line,
 // so recalling it takes one line at a time.

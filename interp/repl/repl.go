@@ -268,15 +268,18 @@ func (r *repl) execute(ctx context.Context, code string, interactive bool) bool 
 			}
 		}()
 	}
-	ce, err := r.c.Execute(ctx, code, interactive, r.event)
+	res, err := r.c.Execute(ctx, client.Cell{Code: code, AllowStdin: interactive}, r.event)
 	r.out.endLine()
 	if err != nil {
 		r.out.errorf(r.opts.Color, "%v\n", err)
 		return false
 	}
-	if ce != nil {
-		r.showError(ce)
+	if res.Error != nil {
+		r.showError(res.Error)
 		return false
+	}
+	if res.Page != "" {
+		r.out.print(res.Page + "\n")
 	}
 	return true
 }
@@ -299,11 +302,11 @@ func (r *repl) event(ev workerproto.Event) {
 	switch ev.Kind {
 	case workerproto.EvResult, workerproto.EvDisplay:
 		if ev.Bundle != nil {
-			r.out.print(r.bundleText(*ev.Bundle) + "\n")
+			r.out.print(r.bundleText(display.Bundle(*ev.Bundle)) + "\n")
 		}
 	case workerproto.EvUpdateDisplay:
 		if ev.Bundle != nil {
-			r.out.update(ev.Bundle.DisplayID, r.bundleText(*ev.Bundle))
+			r.out.update(ev.Bundle.DisplayID, r.bundleText(display.Bundle(*ev.Bundle)))
 		}
 	case workerproto.EvInputRequest:
 		line := ""

@@ -96,8 +96,12 @@ func Run(ctx context.Context, nb *Notebook, opts Options) error {
 		cell.ExecutionCount = &n
 		r.begin(cell, n)
 		start := time.Now()
-		ce, err := c.Execute(ctx, string(cell.Source), false, r.event)
+		res, err := c.Execute(ctx, client.Cell{Code: string(cell.Source)}, r.event)
 		r.end()
+		ce := res.Error
+		if res.Page != "" {
+			r.stream("stdout", res.Page+"\n")
+		}
 		if err != nil {
 			return fmt.Errorf("notebook: cell %d (%s): %w", k, first, err)
 		}

@@ -32,6 +32,7 @@ func init() {
 		"GradEnabled":     reflect.ValueOf(tensor.GradEnabled),
 		"MSE":             reflect.ValueOf(tensor.MSE),
 		"MatMulInto":      reflect.ValueOf(tensor.MatMulInto),
+		"MemoryOf":        reflect.ValueOf(tensor.MemoryOf),
 		"NLL":             reflect.ValueOf(tensor.NLL),
 		"NewOp":           reflect.ValueOf(tensor.NewOp),
 		"NewOpSince":      reflect.ValueOf(tensor.NewOpSince),
@@ -55,18 +56,21 @@ func init() {
 		"ZerosLike":       reflect.ValueOf(tensor.ZerosLike),
 
 		// type definitions
-		"Backend":      reflect.ValueOf((*tensor.Backend)(nil)),
-		"BackwardFunc": reflect.ValueOf((*tensor.BackwardFunc)(nil)),
-		"DeviceError":  reflect.ValueOf((*tensor.DeviceError)(nil)),
-		"OpEvent":      reflect.ValueOf((*tensor.OpEvent)(nil)),
-		"RNG":          reflect.ValueOf((*tensor.RNG)(nil)),
-		"ShapeError":   reflect.ValueOf((*tensor.ShapeError)(nil)),
-		"Storage":      reflect.ValueOf((*tensor.Storage)(nil)),
-		"Tensor":       reflect.ValueOf((*tensor.Tensor)(nil)),
+		"Backend":        reflect.ValueOf((*tensor.Backend)(nil)),
+		"BackwardFunc":   reflect.ValueOf((*tensor.BackwardFunc)(nil)),
+		"DeviceError":    reflect.ValueOf((*tensor.DeviceError)(nil)),
+		"Memory":         reflect.ValueOf((*tensor.Memory)(nil)),
+		"MemoryReporter": reflect.ValueOf((*tensor.MemoryReporter)(nil)),
+		"OpEvent":        reflect.ValueOf((*tensor.OpEvent)(nil)),
+		"RNG":            reflect.ValueOf((*tensor.RNG)(nil)),
+		"ShapeError":     reflect.ValueOf((*tensor.ShapeError)(nil)),
+		"Storage":        reflect.ValueOf((*tensor.Storage)(nil)),
+		"Tensor":         reflect.ValueOf((*tensor.Tensor)(nil)),
 
 		// interface wrapper definitions
-		"_Backend": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_Backend)(nil)),
-		"_Storage": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_Storage)(nil)),
+		"_Backend":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_Backend)(nil)),
+		"_MemoryReporter": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_MemoryReporter)(nil)),
+		"_Storage":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_Storage)(nil)),
 	}
 }
 
@@ -201,6 +205,16 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) SumAxis(x *tensor.Tenso
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Upload(data []float32, shape []int) (tensor.Storage, error) {
 	return W.WUpload(data, shape)
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_tensor_MemoryReporter is an interface wrapper for MemoryReporter type
+type _github_com_gnnlab_gnnlab_gnnlib_tensor_MemoryReporter struct {
+	IValue  interface{}
+	WMemory func() (tensor.Memory, error)
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_MemoryReporter) Memory() (tensor.Memory, error) {
+	return W.WMemory()
 }
 
 // _github_com_gnnlab_gnnlab_gnnlib_tensor_Storage is an interface wrapper for Storage type

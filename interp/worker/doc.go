@@ -14,8 +14,10 @@
 // points, as Jupyter counts them, and are converted to the session's byte
 // offsets and back.
 //
-// The package sits apart from the Supervisor (package supervisor) so that the
-// kernel does not link the interpreter through it.
+// The package sits apart from the frontend side (package client and its
+// supervisor) so that the kernel does not link the interpreter through it.
+// Display bundles leave as workerproto.Bundle, the same fields as
+// viz/display's Bundle.
 //
 // BUG(gnnlab): input requests carry no prompt: a cell prints its prompt
 // itself before reading os.Stdin.

@@ -302,7 +302,7 @@ func (s *server) execute(req workerproto.Request) error {
 		return s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone})
 	}
 	if res.HasValue && !req.Silent {
-		b := res.Value
+		b := workerproto.Bundle(res.Value)
 		if err := s.sendSynced(workerproto.Event{ID: req.ID, Kind: workerproto.EvResult, Bundle: &b}); err != nil {
 			return err
 		}
@@ -359,7 +359,8 @@ func (p publisher) Display(b display.Bundle, update bool) {
 	if update {
 		kind = workerproto.EvUpdateDisplay
 	}
-	_ = p.s.sendSynced(workerproto.Event{ID: p.s.currentID(), Kind: kind, Bundle: &b})
+	wb := workerproto.Bundle(b)
+	_ = p.s.sendSynced(workerproto.Event{ID: p.s.currentID(), Kind: kind, Bundle: &wb})
 }
 
 func (p publisher) ClearOutput(wait bool) {

@@ -1,9 +1,5 @@
 package workerproto
 
-import (
-	"github.com/gnnlab/gnnlab/viz/display"
-)
-
 // Request operations, sent kernel → worker.
 const (
 	OpExecute    = "execute"     // run Code
@@ -46,14 +42,14 @@ const (
 // Event is a frame from the worker to the kernel. ID is the request it
 // belongs to.
 type Event struct {
-	ID       uint64          `json:"id"`
-	Kind     string          `json:"kind"`
-	Bundle   *display.Bundle `json:"bundle,omitempty"`
-	Wait     bool            `json:"wait,omitempty"`
-	Prompt   string          `json:"prompt,omitempty"`
-	Password bool            `json:"password,omitempty"`
-	Error    *CellError      `json:"error,omitempty"`
-	Text     string          `json:"text,omitempty"`
+	ID       uint64     `json:"id"`
+	Kind     string     `json:"kind"`
+	Bundle   *Bundle    `json:"bundle,omitempty"`
+	Wait     bool       `json:"wait,omitempty"`
+	Prompt   string     `json:"prompt,omitempty"`
+	Password bool       `json:"password,omitempty"`
+	Error    *CellError `json:"error,omitempty"`
+	Text     string     `json:"text,omitempty"`
 	// Sync, when not zero, is the number of the sync mark (see SyncMark)
 	// that the worker wrote to its stdout and stderr just before this
 	// event: the kernel publishes the event after the output before it.
@@ -64,6 +60,23 @@ type Event struct {
 	Inspect         *InspectReply             `json:"inspect,omitempty"`
 	IsComplete      *IsCompleteReply          `json:"is_complete,omitempty"`
 	UserExpressions map[string]map[string]any `json:"user_expressions,omitempty"`
+}
+
+// Bundle is a display bundle as it travels from the worker to the
+// kernel: the JSON of viz/display's Bundle, which the worker renders and
+// the kernel relays without knowing viz. The two types have the same
+// fields, so each converts to the other.
+type Bundle struct {
+	Data      map[string]any `json:"data"`
+	Metadata  map[string]any `json:"metadata"`
+	DisplayID string         `json:"display_id,omitempty"`
+}
+
+// Text returns the bundle's text/plain entry; every bundle the session
+// renders as a cell's result carries one.
+func (b Bundle) Text() string {
+	s, _ := b.Data["text/plain"].(string)
+	return s
 }
 
 // CellError is a failed cell, in Jupyter's terms.

@@ -1,6 +1,6 @@
 // Package render draws the values that show themselves in a notebook
-// without boilerplate: images, gonum plots, tensors, slices of structs and
-// maps. Importing it registers Convert with display.RegisterConverter; the
+// without boilerplate: images, gonum plots, tensors, gnnlib's reports,
+// slices of structs and maps. Importing it registers Convert with display.RegisterConverter; the
 // session (package interp) imports it, so a cell's trailing expression and
 // display.Value use it.
 //
@@ -15,6 +15,8 @@
 //     table with a column per exported field and a row per element.
 //   - maps: an HTML table of keys (sorted) and values; struct values get
 //     a column per field.
+//   - *quant.Report (gnnlib/quant): an HTML table of the variants, the
+//     report's text table as text/plain.
 //
 // Tables stop after MaxRows rows and say how many were left out; the
 // text/plain form stays fmt's %v, which the session provides.

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/gnnlab/gnnlab/gnnlib/quant"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	"github.com/gnnlab/gnnlab/viz"
 	"github.com/gnnlab/gnnlab/viz/display"
@@ -45,6 +46,11 @@ func Convert(v any) (b display.Bundle, ok bool, err error) {
 	case image.Image:
 		b, err := display.Image(x)
 		return b, err == nil, err
+	case *quant.Report:
+		if x == nil {
+			return display.Bundle{}, false, nil
+		}
+		return quantReport(x), true, nil
 	}
 	if html, ok := Table(v); ok {
 		return display.Bundle{Data: map[string]any{"text/html": html, "text/plain": fmt.Sprintf("%v", v)}, Metadata: map[string]any{}}, true, nil

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/gnnlab/gnnlab/gnnlib/quant"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	"github.com/gnnlab/gnnlab/viz/display"
 	"github.com/gnnlab/gnnlab/viz/display/render"
@@ -71,6 +72,23 @@ func TestConvert(t *testing.T) {
 				t.Errorf("Convert(%T) shows the unexported field: %q", tt.v, data)
 			}
 		})
+	}
+}
+
+// A quantization report shows as a table through the converter: gnnlib/quant
+// itself knows no notebook type.
+func TestQuantReport(t *testing.T) {
+	r := &quant.Report{Model: "m<1>", Rows: []quant.Row{{Variant: "FP32", Accuracy: 0.5, Bytes: 400}, {Variant: "INT8 PTQ", Accuracy: 0.49, Bytes: 100}}}
+	b, ok, err := render.Convert(r)
+	if err != nil || !ok {
+		t.Fatalf("Convert(*quant.Report) = _, %v, %v, want true, nil", ok, err)
+	}
+	h, _ := b.Data["text/html"].(string)
+	if !strings.Contains(h, "m&lt;1&gt;") || !strings.Contains(h, "4.00×") {
+		t.Errorf("Convert(*quant.Report) HTML = %q, want the escaped model name and the 4.00× ratio", h)
+	}
+	if b.Data["text/plain"] != r.String() {
+		t.Errorf("Convert(*quant.Report) text = %q, want the report's String()", b.Data["text/plain"])
 	}
 }
 

@@ -1,6 +1,7 @@
-// Package supervisor is the kernel side of the worker process that runs a
-// kernel's Go session: it starts that process, relays requests and events,
-// and supervises it.
+// Package supervisor is the frontend side of the worker process that runs
+// a Go session: it starts that process, relays requests and events, and
+// supervises it. Only package client uses it; the kernel, gnnlab repl and
+// gnnlab run go through the client.
 //
 // A Go program cannot survive a stack overflow, a panic in a goroutine,
 // concurrent map writes or os.Exit. Keeping the session in a worker
