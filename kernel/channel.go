@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/go-zeromq/zmq4"
 
@@ -63,8 +64,9 @@ func (c *channel) send(identities [][]byte, parent wire.Header, msgType string, 
 
 // request is a verified message received on a channel.
 type request struct {
-	ch  *channel
-	msg *wire.Message
+	ch      *channel
+	msg     *wire.Message
+	arrived time.Time // when the kernel read it
 }
 
 func (r request) msgType() string { return r.msg.Header.MsgType }

@@ -8,8 +8,8 @@ import (
 	"github.com/gnnlab/gnnlab/kernel/internal/wire"
 )
 
-// abortWindow bounds how late an execute request sent before a failure
-// (by its header date) may arrive and still be aborted.
+// abortWindow bounds how late an execute request of another session, sent
+// before a failure (by its header date), may arrive and still be aborted.
 const abortWindow = time.Second
 
 type executeContent struct {
@@ -123,7 +123,7 @@ func (k *Kernel) execute(r request) {
 			"ename": ce.Name, "evalue": ce.Value, "traceback": ce.Traceback,
 		})
 		if c.StopOnError == nil || *c.StopOnError {
-			k.abortQueued()
+			k.abortQueued(r)
 		}
 		return
 	}
@@ -185,11 +185,26 @@ func (k *Kernel) count() int {
 	return k.execCount
 }
 
-// abortQueued answers every execute request queued behind a failed cell
-// with status "aborted", as ipykernel does with stop_on_error.
-func (k *Kernel) abortQueued() {
+// failure is what shouldAbort needs of the last cell that failed.
+type failure struct {
+	at      time.Time // when it failed, by the kernel's clock
+	session string    // the session of its request
+	// clientAt is when it failed by the clock of that session's client:
+	// the request's header date plus the time the kernel held it. It is
+	// zero when the date does not parse.
+	clientAt time.Time
+}
+
+// abortQueued answers every execute request queued behind the failed
+// cell r with status "aborted", as ipykernel does with stop_on_error.
+func (k *Kernel) abortQueued(r request) {
+	now := time.Now()
+	f := failure{at: now, session: r.msg.Header.Session}
+	if sent, err := time.Parse(time.RFC3339Nano, r.msg.Header.Date); err == nil {
+		f.clientAt = sent.Add(now.Sub(r.arrived))
+	}
 	k.mu.Lock()
-	k.failedAt = time.Now()
+	k.failed = f
 	k.mu.Unlock()
 	k.queueMu.Lock()
 	q := k.queue
@@ -202,18 +217,30 @@ func (k *Kernel) abortQueued() {
 	}
 }
 
-// shouldAbort reports whether an execute request, arriving just after a
+// shouldAbort reports whether an execute request, arriving after a
 // failure, was sent before it: the client queued it behind the failed
 // cell, but it had not reached the queue when the failure drained it.
+//
+// A request of the failed cell's own session is compared with the failure
+// on that client's clock, however late it arrives (a loaded machine may
+// take seconds to deliver it), so no clock skew and no timing enters.
+// Another session's clock may differ from the kernel's, so its requests
+// are compared on the kernel's clock and only within abortWindow.
 func (k *Kernel) shouldAbort(h wire.Header) bool {
 	k.mu.Lock()
-	failedAt := k.failedAt
+	f := k.failed
 	k.mu.Unlock()
-	if failedAt.IsZero() || time.Since(failedAt) > abortWindow {
+	if f.at.IsZero() {
 		return false
 	}
 	sent, err := time.Parse(time.RFC3339Nano, h.Date)
-	return err == nil && sent.Before(failedAt)
+	if err != nil {
+		return false
+	}
+	if h.Session == f.session && !f.clientAt.IsZero() {
+		return sent.Before(f.clientAt)
+	}
+	return time.Since(f.at) <= abortWindow && sent.Before(f.at)
 }
 
 // onOutput publishes worker output as stream messages of the running cell

@@ -62,7 +62,7 @@ type Kernel struct {
 	mu         sync.Mutex
 	execCount  int
 	lastParent wire.Header // parent of output that arrives outside a cell
-	failedAt   time.Time   // when the last cell failed with stop_on_error
+	failed     failure     // the last cell that failed with stop_on_error
 }
 
 // New binds the kernel's sockets; Run serves them.
@@ -221,7 +221,7 @@ func (k *Kernel) readLoop(c *channel, dispatch func(request)) {
 			}
 			continue
 		}
-		dispatch(request{ch: c, msg: m})
+		dispatch(request{ch: c, msg: m, arrived: time.Now()})
 	}
 }
 

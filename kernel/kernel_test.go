@@ -188,6 +188,32 @@ func TestStopOnError(t *testing.T) {
 	}
 }
 
+// TestStopOnErrorLateArrival sends, after a failed cell, a request the
+// client made before the failure but which reaches the kernel only later
+// than abortWindow (as on a loaded machine): it is still aborted, because
+// it comes from the failed cell's session, while a request made after
+// the failure runs.
+func TestStopOnErrorLateArrival(t *testing.T) {
+	c := start(t, "tcp")
+	late := c.Header("execute_request") // dated before the failure
+	failed := c.Send("shell", "execute_request", map[string]any{"code": `panic("fails")`, "stop_on_error": true})
+	if r, err := c.Reply("shell", failed); err != nil || r.Content["status"] != "error" {
+		t.Fatalf("failing cell: %v, %v; want status error", r.Content, err)
+	}
+	time.Sleep(1200 * time.Millisecond) // past the kernel's one-second abortWindow
+	c.SendFrames("shell", c.Encode(&wire.Message{Header: late, Content: []byte(`{"code": "1 + 1"}`)}))
+	r, err := c.Reply("shell", late.MsgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Content["status"] != "aborted" {
+		t.Errorf("request made before the failure, arriving late: status %v, want aborted", r.Content["status"])
+	}
+	if reply, _ := c.Execute("2 + 2", nil); reply.Content["status"] != "ok" {
+		t.Errorf("request made after the failure: %v, want ok", reply.Content)
+	}
+}
+
 func TestInterrupt(t *testing.T) {
 	for _, how := range []string{"interrupt_request", "SIGINT"} {
 		t.Run(how, func(t *testing.T) { testInterrupt(t, how) })
