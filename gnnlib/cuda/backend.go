@@ -8,7 +8,6 @@ import (
 	"weak"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
-	"github.com/gnnlab/gnnlab/gnnlib/prof"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -27,7 +26,7 @@ func init() {
 	})
 	// prof's memory tracker samples the device allocators alongside the
 	// Go heap once a device is open.
-	prof.DeviceMemory = DeviceMemory
+	tensor.RegisterMemory("cuda", DeviceMemory)
 }
 
 var defaultDev struct {

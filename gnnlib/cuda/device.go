@@ -55,8 +55,8 @@ var openDevs = struct {
 // DeviceMemory returns the bytes in use in the caching allocators of all
 // open devices (ErrNoDevice when none is open). It reads a counter the
 // allocator keeps, without waiting for queued device work, so that
-// gnnlib/prof's memory tracker can sample it often: cuda's init installs
-// it as prof.DeviceMemory.
+// gnnlib/prof's memory tracker can sample it often: cuda's init registers
+// it with tensor.RegisterMemory, which prof.DeviceMemory asks.
 func DeviceMemory() (uint64, error) {
 	openDevs.Lock()
 	defer openDevs.Unlock()

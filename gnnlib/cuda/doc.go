@@ -46,8 +46,9 @@
 //
 // A Device is a prof.EventTimer: prof.Time with Options{Device: dev} times
 // each run between two events on the device's stream (StartTimer,
-// StopTimer). The package's init installs DeviceMemory, the in-use bytes
-// of the open devices' allocators, as prof.DeviceMemory, so
+// StopTimer). The package's init registers DeviceMemory, the in-use bytes
+// of the open devices' allocators, with tensor.RegisterMemory, so that
+// prof.DeviceMemory reports them and
 // prof.TrackMemory records a device curve beside the Go heap and
 // viz.Memory draws both.
 //
