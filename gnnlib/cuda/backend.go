@@ -183,13 +183,10 @@ func (d *Device) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Storag
 	return out, MatMul(out, vs[0], vs[1], transA, transB)
 }
 
-// binaryOps numbers the ops of binary_op; "div" runs div_op (ops.cu).
-var binaryOps = map[string]int{"add": 0, "sub": 1, "mul": 2, "div": 3}
-
 // Binary returns a op b, b of a's length, one broadcast row or one value.
 func (d *Device) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error) {
 	code, ok := binaryOps[op]
-	if !ok {
+	if !ok && op != "div" {
 		return nil, fmt.Errorf("gnnlib/cuda: Binary %q: %w", op, tensor.ErrNotOnDevice)
 	}
 	vs, err := d.views(a, b)
@@ -211,18 +208,11 @@ func (d *Device) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error) 
 	if err != nil || n == 0 {
 		return out, err
 	}
-	if code == 3 {
+	if op == "div" {
 		return out, d.launch("div_op", d.gridFor(n, 256), 256, vs[0], vs[1], out, n, f, row)
 	}
 	return out, d.launch("binary_op", d.gridFor(n, 256), 256, vs[0], vs[1], out, n, f, code, row)
 }
-
-// mapOps numbers the activations as map_fwd and map_bwd do; mapExtOps
-// those of map_ext_fwd and map_ext_bwd (ops.cu).
-var (
-	mapOps    = map[string]int{"relu": 0, "leaky_relu": 1, "elu": 2, "sigmoid": 3, "tanh": 4, "exp": 5, "log": 6, "add_scalar": 7}
-	mapExtOps = map[string]int{"gelu": 0, "sqrt": 1, "abs": 2, "square": 3, "pow": 4}
-)
 
 // mapKernel returns the kernel (map_fwd or map_ext_fwd, with suffix
 // replacing "fwd") and code of an element-wise op.

@@ -307,9 +307,6 @@ func (d *Device) Narrow(x *tensor.Tensor, axis, start, length int) (tensor.Stora
 	return out, CopyCols(out, 0, src, start*inner, length*inner)
 }
 
-// lossOps numbers the element-wise losses of elem_loss.
-var lossOps = map[string]int{"mse": 0, "bce_logits": 1}
-
 // Loss returns the mean element-wise loss op of pred against target and
 // its gradient with respect to pred, fused (elem_loss).
 func (d *Device) Loss(op string, pred, target *tensor.Tensor) (loss, grad tensor.Storage, err error) {
@@ -715,9 +712,6 @@ func (d *Device) Col2Im(cols *tensor.Tensor, shape []int, kh, kw, stride, paddin
 	}
 	return out, d.launch("col2im_rows", d.gridFor(total, 256), 256, v, out, n, c, h, w, kh, kw, oh, ow, stride, padding)
 }
-
-// poolOps numbers the pooling ops of pool2d_fwd and pool2d_bwd.
-var poolOps = map[string]int{"max": 0, "avg": 1}
 
 // poolShape checks a pooling of x [N, C, H, W] and returns the number of
 // outputs with the sizes the kernels take.

@@ -17,14 +17,16 @@ import (
 )
 
 // TestPTXFresh checks that the committed PTX was generated from the current
-// kernels/*.cu (run `go generate ./gnnlib/cuda` after editing them): the
-// header holds the SHA-256 of the sources concatenated in name order. It
-// needs no GPU.
+// kernels/*.cu and kernels/*.cuh (run `go generate ./gnnlib/cuda` after
+// editing them): the header holds the SHA-256 of the sources concatenated
+// in name order. It needs no GPU.
 func TestPTXFresh(t *testing.T) {
 	names, err := filepath.Glob("kernels/*.cu")
-	if err != nil || len(names) == 0 {
-		t.Fatalf("kernels/*.cu: %v, %d files", err, len(names))
+	headers, err2 := filepath.Glob("kernels/*.cuh")
+	if err != nil || err2 != nil || len(names) == 0 {
+		t.Fatalf("kernels/*.cu: %v, %v, %d files", err, err2, len(names))
 	}
+	names = append(names, headers...)
 	slices.Sort(names)
 	h := sha256.New()
 	for _, name := range names {
