@@ -14,7 +14,7 @@ import (
 )
 
 // The device must offer everything gnnlib/nn's layers ask of a backend.
-var _ nn.DeviceOps = (*Device)(nil)
+var _ nn.DeviceOps = (*backend)(nil)
 
 // defaultOrSkip returns the shared device, skipping without one after
 // checking that the error says which.
@@ -43,7 +43,7 @@ func TestTensorDevice(t *testing.T) {
 		t.Skip(err)
 	}
 	d, err2 := Default()
-	if err != nil || err2 != nil || be != tensor.Backend(d) {
+	if err != nil || err2 != nil || be != d.Backend() {
 		t.Errorf(`tensor.Device("cuda") = %v, %v; want Default() = %v, %v`, be, err, d, err2)
 	}
 }
@@ -212,7 +212,7 @@ func newOpCases(t *testing.T) []opCase {
 // the CPU and on the device, with the same inputs, and compares the
 // outputs and the gradients of sum(op(inputs)) with respect to each input.
 func TestOpsAgree(t *testing.T) {
-	d := defaultOrSkip(t)
+	d := defaultOrSkip(t).be
 	g := testGraph(t, 300, 1500, true)
 	raw, err := graph.ErdosRenyiM(300, 1500, 9)
 	if err != nil {
@@ -326,7 +326,7 @@ func TestOpsAgree(t *testing.T) {
 }
 
 func TestDropoutOnDevice(t *testing.T) {
-	d := defaultOrSkip(t)
+	d := defaultOrSkip(t).be
 	const p = 0.3
 	x := tensor.Rand(1, 200, 100).AddScalar(1).To(d).SetRequiresGrad(true)
 	layer := nn.NewDropout(p)
@@ -357,7 +357,7 @@ func TestDropoutOnDevice(t *testing.T) {
 // TestArgReduceOnDevice compares ArgMax and ArgMin, computed on the
 // device, with the CPU's along every axis, and Accuracy, which uses them.
 func TestArgReduceOnDevice(t *testing.T) {
-	d := defaultOrSkip(t)
+	d := defaultOrSkip(t).be
 	x := randn(1, 300, 47, 3)
 	xd := x.To(d)
 	for axis := -1; axis < 3; axis++ {
@@ -381,7 +381,7 @@ func TestArgReduceOnDevice(t *testing.T) {
 // TestNotOnDevice checks that ops without a device version fail with a
 // *tensor.DeviceError that names them, and never copy to the CPU.
 func TestNotOnDevice(t *testing.T) {
-	d := defaultOrSkip(t)
+	d := defaultOrSkip(t).be
 	x := randn(1, 10, 4).To(d)
 	g := testGraph(t, 10, 20, false)
 	cases := []struct {
@@ -544,7 +544,7 @@ func (m plainModel) Forward(_ *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 // with nn.To), and compares losses, gradients, gradient norms, parameters
 // and the output in evaluation mode.
 func TestTrainingStepsAgree(t *testing.T) {
-	d := defaultOrSkip(t)
+	d := defaultOrSkip(t).be
 	const n, feats, classes = 600, 32, 8
 	sizes := []int{200, 200, 200}
 	g, xs, y, err := graph.SBM(graph.SBMOptions{Sizes: sizes, PIn: 0.04, POut: 0.005, Features: feats, Signal: 1, Seed: 3})
@@ -669,7 +669,7 @@ func TestTrainingStepsAgree(t *testing.T) {
 // the GEMM and the pooling kernels), and compares losses, gradients and
 // parameters.
 func TestLeNetStepsAgree(t *testing.T) {
-	d := defaultOrSkip(t)
+	d := defaultOrSkip(t).be
 	x := tensor.Randn(5, 32, 1, 28, 28)
 	y := make([]int, 32)
 	for i := range y {
@@ -715,7 +715,7 @@ func TestLeNetStepsAgree(t *testing.T) {
 // head and a 64-wide output layer, as gnnbench), to compare with
 // gnnbench's hand-written epochs.
 func BenchmarkTensorAPIEpoch(b *testing.B) {
-	d := defaultOrSkip(b)
+	d := defaultOrSkip(b).be
 	const n, m, feats, hidden, classes = 169343, 1166243, 128, 256, 40
 	g, err := graph.ErdosRenyiM(n, m, 2)
 	if err != nil {
@@ -766,7 +766,7 @@ func BenchmarkTensorAPIEpoch(b *testing.B) {
 // gives finite gradients to every input. (TestGATv2 and TestGATDropout check the kernels' masks against a
 // reference.)
 func TestAttentionDropoutOnDevice(t *testing.T) {
-	d := defaultOrSkip(t)
+	d := defaultOrSkip(t).be
 	g := testGraph(t, 200, 2000, false)
 	for _, v2 := range []bool{false, true} {
 		name := "GATAttention"

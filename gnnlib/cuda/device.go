@@ -20,6 +20,8 @@ type Device struct {
 	drv  driver
 	desc string
 	nsm  int
+	// be is the Device as a tensor.Backend (Backend).
+	be *backend
 
 	mu     sync.Mutex // guards closed
 	closed bool
@@ -34,6 +36,7 @@ type Device struct {
 // an error wrapping ErrNoDevice that says what the driver reported.
 func Open(ordinal int) (*Device, error) {
 	d := &Device{work: make(chan func()), done: make(chan struct{})}
+	d.be = &backend{d}
 	errc := make(chan error, 1)
 	go d.serve(ordinal, errc)
 	if err := <-errc; err != nil {
@@ -250,4 +253,19 @@ func (d *Device) gridFor(n int64, per int) int {
 		need = 1
 	}
 	return int(need)
+}
+
+func sameDev(op string, ts ...*Tensor) (*Device, error) {
+	var d *Device
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		if d == nil {
+			d = t.buf.dev
+		} else if t.buf.dev != d {
+			return nil, fmt.Errorf("gnnlib/cuda: %s: operands on different devices", op)
+		}
+	}
+	return d, nil
 }
