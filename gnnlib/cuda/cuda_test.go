@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 )
 
@@ -191,23 +192,10 @@ func TestMatMul(t *testing.T) {
 	}
 }
 
+// testGraph is devicetest.HubGraph: a GCN-normalised random graph, with
+// hub a heavy row at node 3.
 func testGraph(t *testing.T, n, m int, hub bool) *graph.Graph {
-	t.Helper()
-	g, err := graph.ErdosRenyiM(n, m, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hub {
-		// A hub with every node as in-neighbour exercises the heavy tiles.
-		src, dst := g.Edges()
-		for u := 0; u < n; u++ {
-			src, dst = append(src, u), append(dst, 3)
-		}
-		if g, err = graph.FromEdges(n, src, dst); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return g.GCNNorm()
+	return devicetest.HubGraph(t, n, m, hub)
 }
 
 func TestSpMM(t *testing.T) {

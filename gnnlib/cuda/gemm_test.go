@@ -10,7 +10,7 @@ import (
 
 // GNNLAB_TEST_GEMM names the kernel family (v1, v2, v2k8, v2n) that MatMul
 // uses in this test binary, so that the device-level agreement tests
-// (TestOpsAgree, TestTrainingStepsAgree) can run on each family.
+// (TestDeviceSuite) can run on each family.
 func init() {
 	if k := os.Getenv("GNNLAB_TEST_GEMM"); k != "" {
 		tune.GEMM = tune.GEMMKernel(k)

@@ -8,7 +8,7 @@ set -uo pipefail
 out="${OUT:-/tmp}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 (cd gnnlib/cuda && GNNLAB_TEST_GEMM=v2n timeout 50 ../../.gpubin/cuda.test -test.v -test.timeout 45s \
-	-test.run 'TestGEMMKernels|TestMatMul|TestOpsAgree|TestPTXFresh') >"$out/gotest.log" 2>&1
+	-test.run 'TestGEMMKernels|TestMatMul|TestDeviceSuite/Ops|TestPTXFresh') >"$out/gotest.log" 2>&1
 rc=$?
 echo "go test -tags cuda (GEMM + agreement tests, tune.GEMM v2n): exit $rc"
 grep -E "^(--- |ok|FAIL|PASS)|_test.go:[0-9]+:" "$out/gotest.log" | grep -v "^    --- PASS" | head -25
