@@ -262,7 +262,7 @@ func TestAggregateMax(t *testing.T) {
 	}
 }
 
-// hash01 is the kernels' counter-based uniform (gnn.cu's hash01), for
+// hash01 is the kernels' counter-based uniform (common.cuh's hash01), for
 // references that reproduce a device dropout mask.
 func hash01(seed uint64, i int64) float32 {
 	z := seed + 0x9e3779b97f4a7c15*uint64(i+1)
@@ -272,7 +272,7 @@ func hash01(seed uint64, i int64) float32 {
 	return float32(z>>40) * (1.0 / 16777216.0)
 }
 
-// dropKeep is gnn.cu's drop_keep: the attention dropout factor of CSR edge
+// dropKeep is common.cuh's drop_keep: the attention dropout factor of CSR edge
 // e and head hh of h.
 func dropKeep(drop AttentionDropout, e, hh, h int) float64 {
 	if drop.P == 0 {
