@@ -79,7 +79,9 @@ const (
 	// are split into edge tiles summed by atomics (degree-aware).
 	SpMMVec4
 	// SpMMWarp gives each row a warp, one float per lane, edge ids
-	// broadcast by shuffles.
+	// broadcast by shuffles: the textbook mapping, which SpMMAuto takes
+	// for widths that are not a multiple of 4 and which the GPU notebook
+	// times against SpMMVec4.
 	SpMMWarp
 )
 
