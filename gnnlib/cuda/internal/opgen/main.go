@@ -1,9 +1,3 @@
-// Command opgen writes the numeric op codes that gnnlib/cuda's Go side and
-// its CUDA kernels share, from the one table in ops.go: the codes in Go
-// (gnnlib/cuda/opcodes_gen.go), the same codes as macros for the kernels
-// (gnnlib/cuda/kernels/opcodes.cuh) and gnnlib/tensor's map from its
-// element-wise ops to the backend's names for them
-// (gnnlib/tensor/devicemaps_gen.go). Run by go generate in gnnlib/cuda.
 package main
 
 import (
@@ -22,6 +16,9 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("opgen: ")
 	// go generate runs in gnnlib/cuda.
+	if _, err := os.Stat(filepath.Join("kernels", "gnn.cu")); err != nil {
+		log.Fatalf("run in gnnlib/cuda (go generate ./gnnlib/cuda): %v", err)
+	}
 	write("opcodes_gen.go", goSource())
 	write(filepath.Join("kernels", "opcodes.cuh"), cudaHeader())
 	write(filepath.Join("..", "tensor", "devicemaps_gen.go"), tensorSource())
