@@ -8,26 +8,38 @@ import (
 	"weak"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
-	"github.com/gnnlab/gnnlab/gnnlib/prof"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
-// This file makes a Device a tensor.Backend (and a gnnlib/nn DeviceOps):
+// backend is a Device seen as a tensor.Backend and a gnnlib/nn DeviceOps:
 // tensor.Tensor values whose Storage is a *Tensor of this package run
-// their ops here, with autograd recorded by gnnlib/tensor and gnnlib/nn.
+// their ops through it, with autograd recorded by gnnlib/tensor and
+// gnnlib/nn. Its methods are plumbing that only those packages call, so
+// the type is unexported and the notebook API of this package stays what
+// a user calls; Device.Backend returns it, and each kernel family's file
+// holds the methods of that family (gemm.go: MatMul, and so on).
+type backend struct{ *Device }
+
+// Backend returns d as a tensor.Backend (and a gnnlib/nn DeviceOps), the
+// value tensor.Device("cuda") returns for Default: what Tensor.To,
+// nn.To and the tensor API take.
+//
+//	d, err := cuda.Open(0)
+//	nn.To(model, d.Backend())
+func (d *Device) Backend() tensor.Backend { return d.be }
 
 func init() {
 	tensor.RegisterBackend("cuda", func() (tensor.Backend, error) {
 		d, err := Default()
 		if err != nil {
-			// Not a nil *Device in a non-nil interface.
+			// Not a nil *backend in a non-nil interface.
 			return nil, err
 		}
-		return d, nil
+		return d.Backend(), nil
 	})
 	// prof's memory tracker samples the device allocators alongside the
 	// Go heap once a device is open.
-	prof.DeviceMemory = DeviceMemory
+	tensor.RegisterMemory("cuda", DeviceMemory)
 }
 
 var defaultDev struct {
@@ -55,7 +67,7 @@ func Default() (*Device, error) {
 }
 
 // Backend returns the device holding t: a *Tensor is a tensor.Storage.
-func (t *Tensor) Backend() tensor.Backend { return t.buf.dev }
+func (t *Tensor) Backend() tensor.Backend { return t.buf.dev.be }
 
 // view returns x's storage as a matrix of x's shape: all axes but the last
 // are rows (a scalar is 1x1).
@@ -97,13 +109,13 @@ func (d *Device) views(xs ...*tensor.Tensor) ([]*Tensor, error) {
 }
 
 // Upload copies host data of the given shape to the device.
-func (d *Device) Upload(data []float32, shape []int) (tensor.Storage, error) {
+func (d *backend) Upload(data []float32, shape []int) (tensor.Storage, error) {
 	rows, cols := matrixShape(shape)
 	return d.FromHost(data, rows, cols)
 }
 
 // Download copies t's values into dst.
-func (d *Device) Download(dst []float32, t *tensor.Tensor) error {
+func (d *backend) Download(dst []float32, t *tensor.Tensor) error {
 	v, err := d.view(t)
 	if err != nil {
 		return err
@@ -120,7 +132,7 @@ func (d *Device) Download(dst []float32, t *tensor.Tensor) error {
 }
 
 // Copy returns a copy of t's values.
-func (d *Device) Copy(t *tensor.Tensor) (tensor.Storage, error) {
+func (d *backend) Copy(t *tensor.Tensor) (tensor.Storage, error) {
 	v, err := d.view(t)
 	if err != nil {
 		return nil, err
@@ -130,238 +142,6 @@ func (d *Device) Copy(t *tensor.Tensor) (tensor.Storage, error) {
 		return out, err
 	}
 	return out, d.do(func(drv driver) error { return drv.dtod(out.ptr, v.ptr, int64(v.Len())*4) })
-}
-
-// AddTo adds src to dst in place.
-func (d *Device) AddTo(dst, src *tensor.Tensor) error {
-	vs, err := d.views(dst, src)
-	if err != nil {
-		return err
-	}
-	return Axpby(vs[0], 1, vs[1], 1)
-}
-
-// Scale returns n values (x[i] or 1)·(s[0] or 1)·k.
-func (d *Device) Scale(n int, x, s *tensor.Tensor, k float32) (tensor.Storage, error) {
-	vs, err := d.views(x, s)
-	if err != nil {
-		return nil, err
-	}
-	rows, cols := 1, n
-	if vs[0] != nil {
-		if vs[0].Len() != n {
-			return nil, shapeErr("Scale", "%d values, x has %d", n, vs[0].Len())
-		}
-		rows, cols = vs[0].Rows, vs[0].Cols
-	}
-	out, err := d.Empty(rows, cols)
-	if err != nil || n == 0 {
-		return out, err
-	}
-	return out, d.launch("scale_op", d.gridFor(int64(n), 256), 256, vs[0], vs[1], out, int64(n), k)
-}
-
-// MatMul returns op(a)·op(b) with the package's tiled GEMM.
-func (d *Device) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Storage, error) {
-	vs, err := d.views(a, b)
-	if err != nil {
-		return nil, err
-	}
-	m, n := vs[0].Rows, vs[1].Cols
-	if transA {
-		m = vs[0].Cols
-	}
-	if transB {
-		n = vs[1].Rows
-	}
-	out, err := d.Empty(m, n)
-	if err != nil {
-		return nil, err
-	}
-	if out.Len() == 0 {
-		return out, nil
-	}
-	return out, MatMul(out, vs[0], vs[1], transA, transB)
-}
-
-// binaryOps numbers the ops of binary_op; "div" runs div_op (ops.cu).
-var binaryOps = map[string]int{"add": 0, "sub": 1, "mul": 2, "div": 3}
-
-// Binary returns a op b, b of a's length, one broadcast row or one value.
-func (d *Device) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error) {
-	code, ok := binaryOps[op]
-	if !ok {
-		return nil, fmt.Errorf("gnnlib/cuda: Binary %q: %w", op, tensor.ErrNotOnDevice)
-	}
-	vs, err := d.views(a, b)
-	if err != nil {
-		return nil, err
-	}
-	row, f := 0, max(1, vs[0].Cols)
-	switch {
-	case vs[1].Len() == vs[0].Len():
-	case vs[1].Len() == vs[0].Cols:
-		row = 1
-	case vs[1].Len() == 1: // a row of one value: b[i % 1]
-		row, f = 1, 1
-	default:
-		return nil, shapeErr("Binary", "%dx%d %s %d values", vs[0].Rows, vs[0].Cols, op, vs[1].Len())
-	}
-	out, err := d.Empty(vs[0].Rows, vs[0].Cols)
-	n := int64(vs[0].Len())
-	if err != nil || n == 0 {
-		return out, err
-	}
-	if code == 3 {
-		return out, d.launch("div_op", d.gridFor(n, 256), 256, vs[0], vs[1], out, n, f, row)
-	}
-	return out, d.launch("binary_op", d.gridFor(n, 256), 256, vs[0], vs[1], out, n, f, code, row)
-}
-
-// mapOps numbers the activations as map_fwd and map_bwd do; mapExtOps
-// those of map_ext_fwd and map_ext_bwd (ops.cu).
-var (
-	mapOps    = map[string]int{"relu": 0, "leaky_relu": 1, "elu": 2, "sigmoid": 3, "tanh": 4, "exp": 5, "log": 6, "add_scalar": 7}
-	mapExtOps = map[string]int{"gelu": 0, "sqrt": 1, "abs": 2, "square": 3, "pow": 4}
-)
-
-// mapKernel returns the kernel (map_fwd or map_ext_fwd, with suffix
-// replacing "fwd") and code of an element-wise op.
-func mapKernel(method, op, suffix string) (string, int, error) {
-	if code, ok := mapOps[op]; ok {
-		return "map_" + suffix, code, nil
-	}
-	if code, ok := mapExtOps[op]; ok {
-		return "map_ext_" + suffix, code, nil
-	}
-	return "", 0, fmt.Errorf("gnnlib/cuda: %s %q: %w", method, op, tensor.ErrNotOnDevice)
-}
-
-// Map returns op(x) element-wise.
-func (d *Device) Map(op string, x *tensor.Tensor, p float32) (tensor.Storage, error) {
-	kernel, code, err := mapKernel("Map", op, "fwd")
-	if err != nil {
-		return nil, err
-	}
-	v, err := d.view(x)
-	if err != nil {
-		return nil, err
-	}
-	out, err := d.Empty(v.Rows, v.Cols)
-	n := int64(v.Len())
-	if err != nil || n == 0 {
-		return out, err
-	}
-	return out, d.launch(kernel, d.gridFor(n, 256), 256, v, out, n, code, p)
-}
-
-// MapGrad returns g·op'(x) given x and y = op(x).
-func (d *Device) MapGrad(op string, g, x, y *tensor.Tensor, p float32) (tensor.Storage, error) {
-	kernel, code, err := mapKernel("MapGrad", op, "bwd")
-	if err != nil {
-		return nil, err
-	}
-	vs, err := d.views(g, x, y)
-	if err != nil {
-		return nil, err
-	}
-	out, err := d.Empty(vs[0].Rows, vs[0].Cols)
-	n := int64(vs[0].Len())
-	if err != nil || n == 0 {
-		return out, err
-	}
-	return out, d.launch(kernel, d.gridFor(n, 256), 256, vs[0], vs[1], vs[2], out, n, code, p)
-}
-
-// ColSum sums x over its rows.
-func (d *Device) ColSum(x *tensor.Tensor) (tensor.Storage, error) {
-	v, err := d.view(x)
-	if err != nil {
-		return nil, err
-	}
-	out, err := d.Empty(1, v.Cols)
-	if err != nil {
-		return nil, err
-	}
-	return out, ColSum(out, v)
-}
-
-// Sum returns the sum of x's values as a 1x1 tensor.
-func (d *Device) Sum(x *tensor.Tensor) (tensor.Storage, error) {
-	v, err := d.view(x)
-	if err != nil {
-		return nil, err
-	}
-	out, err := d.Zeros(1, 1)
-	n := int64(v.Len())
-	if err != nil || n == 0 {
-		return out, err
-	}
-	return out, d.launch("sum_all", min(d.gridFor(n, 256), 4*d.nsm), 256, v, out, n)
-}
-
-// Dropout returns x with dropout p, its mask drawn from (seed, index).
-func (d *Device) Dropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
-	v, err := d.view(x)
-	if err != nil {
-		return nil, err
-	}
-	out, err := d.Empty(v.Rows, v.Cols)
-	if err != nil || v.Len() == 0 {
-		return out, err
-	}
-	return out, BiasAct(out, v, nil, false, p, seed)
-}
-
-// DropoutGrad returns g through Dropout's mask for the same p and seed.
-func (d *Device) DropoutGrad(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
-	v, err := d.view(g)
-	if err != nil {
-		return nil, err
-	}
-	out, err := d.Empty(v.Rows, v.Cols)
-	n := int64(v.Len())
-	if err != nil || n == 0 {
-		return out, err
-	}
-	return out, d.launch("dropout_bwd", d.gridFor(n, 256), 256, v, out, n, p, seed)
-}
-
-// CrossEntropy returns the mean cross-entropy over rows and its gradient,
-// fused (SoftmaxNLL). The per-row labels, -1 outside rows, are uploaded
-// per call: a few hundred kilobytes for an ogbn-arxiv-sized graph.
-func (d *Device) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss, grad tensor.Storage, err error) {
-	v, err := d.view(logits)
-	if err != nil {
-		return nil, nil, err
-	}
-	y := labels
-	if rows != nil {
-		y = make([]int, len(labels))
-		for i := range y {
-			y[i] = -1
-		}
-		for _, r := range rows {
-			if y[r] >= 0 {
-				return nil, nil, fmt.Errorf("gnnlib/cuda: CrossEntropy with row %d listed twice: %w", r, tensor.ErrNotOnDevice)
-			}
-			y[r] = labels[r]
-		}
-	}
-	lab, err := NewLabels(d, y)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer lab.buf.release()
-	g, err := d.Empty(v.Rows, v.Cols)
-	if err != nil {
-		return nil, nil, err
-	}
-	l, err := d.Empty(1, 1)
-	if err != nil {
-		return nil, nil, err
-	}
-	return l, g, SoftmaxNLL(g, l, v, lab)
 }
 
 // graphKey names a host graph and which edge weights its device copy
@@ -437,120 +217,4 @@ func (d *Device) deviceGraphMode(g *graph.Graph, mode graphMode) (*Graph, error)
 		}
 	}, key)
 	return dg, nil
-}
-
-// GraphSpMM returns A·x (or Aᵀ·x) over g for gnnlib/nn.
-func (d *Device) GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
-	dg, err := d.deviceGraph(g, weighted)
-	if err != nil {
-		return nil, err
-	}
-	return d.spmm(dg, transpose, x)
-}
-
-// spmm returns A·x (or Aᵀ·x) over the uploaded graph dg.
-func (d *Device) spmm(dg *Graph, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
-	v, err := d.view(x)
-	if err != nil {
-		return nil, err
-	}
-	rows := dg.n
-	if transpose {
-		rows = dg.nsrc
-	}
-	out, err := d.Empty(rows, v.Cols)
-	if err != nil || out.Len() == 0 {
-		return out, err
-	}
-	if transpose {
-		return out, SpMMT(out, dg, v, SpMMAuto)
-	}
-	return out, SpMM(out, dg, v, SpMMAuto)
-}
-
-// GATv2Attention runs the fused GATv2 attention for gnnlib/nn: hs (the
-// messages, x·W_l) and hd (the targets, x·W_r) are read in place, and the
-// backward pass writes their gradients directly. p is the attention
-// dropout (0: none), its mask drawn from seed.
-func (d *Device) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
-	if !g.IsSquare() {
-		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention on a rectangular graph (a sampled block): %w", tensor.ErrNotOnDevice)
-	}
-	vs, err := d.views(hs, hd, att)
-	if err != nil {
-		return nil, nil, err
-	}
-	hc := vs[0].Cols
-	c := hc / heads
-	if _, _, ok := gatShape(c); !ok {
-		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention with %d channels per head (the fused kernel takes 8, 16, 32, 64, 128, 256 or 512): %w", c, tensor.ErrNotOnDevice)
-	}
-	dg, err := d.deviceGraph(g, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	xl, xr := vs[0], vs[1]
-	a := &Tensor{buf: vs[2].buf, ptr: vs[2].ptr, Rows: 1, Cols: hc}
-	fw, err := GATv2ForwardLR(dg, xl, xr, a, heads, c, slope, AttentionDropout{P: p, Seed: seed})
-	if err != nil {
-		return nil, nil, err
-	}
-	done := false
-	backward := func(grad *tensor.Tensor) (dhs, dhd, datt tensor.Storage, err error) {
-		if done {
-			return nil, nil, nil, errBackwardTwice
-		}
-		done = true
-		// The log-sum-exp and the saved edges are the op's private state:
-		// give them back as soon as the pass ran instead of when the
-		// collector finds the closure dead (Out belongs to the caller).
-		defer func() {
-			fw.LSE.Free()
-			fw.d.Free()
-			fw.freeEdges()
-		}()
-		dout, err := d.view(grad)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		n := xl.Rows
-		dr, err := d.Empty(n, hc)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		da, err := d.Empty(vs[2].Rows, vs[2].Cols)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if err := fw.BackwardDst(dg, xl, xr, a, dout, dr, &Tensor{buf: da.buf, ptr: da.ptr, Rows: 1, Cols: hc}); err != nil {
-			return nil, nil, nil, err
-		}
-		dl, err := d.Empty(n, hc)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if err := fw.BackwardSrc(dg, xl, xr, a, dout, dl); err != nil {
-			return nil, nil, nil, err
-		}
-		return dl, dr, da, nil
-	}
-	return fw.Out, backward, nil
-}
-
-// AdamStep updates p, m and v in place as gnnlib/nn's Adam.Step does.
-func (d *Device) AdamStep(p, grad, m, v *tensor.Tensor, step, beta1, beta2, eps, sqrtC2, weightDecay, shrink float32, decoupled bool) error {
-	vs, err := d.views(p, grad, m, v)
-	if err != nil {
-		return err
-	}
-	n := int64(vs[0].Len())
-	for _, x := range vs[1:] {
-		if int64(x.Len()) != n {
-			return shapeErr("AdamStep", "parameter of %d values, state of %d", n, x.Len())
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	return d.launch("adam_wd", d.gridFor(n, 256), 256, vs[0], vs[1], vs[2], vs[3], n, step, beta1, beta2, eps, sqrtC2, weightDecay, shrink, decoupled)
 }

@@ -13,18 +13,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 )
 
 // TestPTXFresh checks that the committed PTX was generated from the current
-// kernels/*.cu (run `go generate ./gnnlib/cuda` after editing them): the
-// header holds the SHA-256 of the sources concatenated in name order. It
-// needs no GPU.
+// kernels/*.cu and kernels/*.cuh (run `go generate ./gnnlib/cuda` after
+// editing them): the header holds the SHA-256 of the sources concatenated
+// in name order. It needs no GPU.
 func TestPTXFresh(t *testing.T) {
 	names, err := filepath.Glob("kernels/*.cu")
-	if err != nil || len(names) == 0 {
-		t.Fatalf("kernels/*.cu: %v, %d files", err, len(names))
+	headers, err2 := filepath.Glob("kernels/*.cuh")
+	if err != nil || err2 != nil || len(names) == 0 {
+		t.Fatalf("kernels/*.cu: %v, %v, %d files", err, err2, len(names))
 	}
+	names = append(names, headers...)
 	slices.Sort(names)
 	h := sha256.New()
 	for _, name := range names {
@@ -189,23 +192,10 @@ func TestMatMul(t *testing.T) {
 	}
 }
 
+// testGraph is devicetest.HubGraph: a GCN-normalised random graph, with
+// hub a heavy row at node 3.
 func testGraph(t *testing.T, n, m int, hub bool) *graph.Graph {
-	t.Helper()
-	g, err := graph.ErdosRenyiM(n, m, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hub {
-		// A hub with every node as in-neighbour exercises the heavy tiles.
-		src, dst := g.Edges()
-		for u := 0; u < n; u++ {
-			src, dst = append(src, u), append(dst, 3)
-		}
-		if g, err = graph.FromEdges(n, src, dst); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return g.GCNNorm()
+	return devicetest.HubGraph(t, n, m, hub)
 }
 
 func TestSpMM(t *testing.T) {
@@ -272,7 +262,7 @@ func TestAggregateMax(t *testing.T) {
 	}
 }
 
-// hash01 is the kernels' counter-based uniform (gnn.cu's hash01), for
+// hash01 is the kernels' counter-based uniform (common.cuh's hash01), for
 // references that reproduce a device dropout mask.
 func hash01(seed uint64, i int64) float32 {
 	z := seed + 0x9e3779b97f4a7c15*uint64(i+1)
@@ -282,7 +272,7 @@ func hash01(seed uint64, i int64) float32 {
 	return float32(z>>40) * (1.0 / 16777216.0)
 }
 
-// dropKeep is gnn.cu's drop_keep: the attention dropout factor of CSR edge
+// dropKeep is common.cuh's drop_keep: the attention dropout factor of CSR edge
 // e and head hh of h.
 func dropKeep(drop AttentionDropout, e, hh, h int) float64 {
 	if drop.P == 0 {

@@ -20,6 +20,8 @@ type Device struct {
 	drv  driver
 	desc string
 	nsm  int
+	// be is the Device as a tensor.Backend (Backend).
+	be *backend
 
 	mu     sync.Mutex // guards closed
 	closed bool
@@ -34,6 +36,7 @@ type Device struct {
 // an error wrapping ErrNoDevice that says what the driver reported.
 func Open(ordinal int) (*Device, error) {
 	d := &Device{work: make(chan func()), done: make(chan struct{})}
+	d.be = &backend{d}
 	errc := make(chan error, 1)
 	go d.serve(ordinal, errc)
 	if err := <-errc; err != nil {
@@ -55,8 +58,8 @@ var openDevs = struct {
 // DeviceMemory returns the bytes in use in the caching allocators of all
 // open devices (ErrNoDevice when none is open). It reads a counter the
 // allocator keeps, without waiting for queued device work, so that
-// gnnlib/prof's memory tracker can sample it often: cuda's init installs
-// it as prof.DeviceMemory.
+// gnnlib/prof's memory tracker can sample it often: cuda's init registers
+// it with tensor.RegisterMemory, which prof.DeviceMemory asks.
 func DeviceMemory() (uint64, error) {
 	openDevs.Lock()
 	defer openDevs.Unlock()
@@ -250,4 +253,19 @@ func (d *Device) gridFor(n int64, per int) int {
 		need = 1
 	}
 	return int(need)
+}
+
+func sameDev(op string, ts ...*Tensor) (*Device, error) {
+	var d *Device
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		if d == nil {
+			d = t.buf.dev
+		} else if t.buf.dev != d {
+			return nil, fmt.Errorf("gnnlib/cuda: %s: operands on different devices", op)
+		}
+	}
+	return d, nil
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/prof"
-	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
 func randInt8(r *rand.Rand, n int) []int8 {
@@ -140,7 +139,7 @@ func TestDeviceTimingAndMemory(t *testing.T) {
 	if err != nil || el <= 0 || el > 10*time.Second {
 		t.Fatalf("StopTimer() = %v, %v; want a positive duration", el, err)
 	}
-	st := prof.Time(func() { MatMul(c, a, a, false, false) }, prof.Options{Warmup: 1, Repeats: 3, Device: tensor.Backend(d)})
+	st := prof.Time(func() { MatMul(c, a, a, false, false) }, prof.Options{Warmup: 1, Repeats: 3, Device: d.Backend()})
 	if !st.DeviceClock || st.Min <= 0 {
 		t.Errorf("prof.Time with Device = %v (DeviceClock %v), want device-event times", st, st.DeviceClock)
 	}

@@ -11,11 +11,19 @@
 //
 // Without the tag Open returns ErrNoCUDA, whose message says how to rebuild;
 // everything else in the package is plain Go that builds, vets and tests in
-// every configuration. The kernels are CUDA C in kernels/gnn.cu, compiled to
-// PTX for compute_70 by `go generate` (kernels/gen.sh, needs nvcc), committed
-// and embedded; the driver JIT-compiles the PTX for the GPU present, so a
-// binary built against CUDA 11.8 headers runs on a CUDA 13 driver.
-// TestPTXFresh fails when the PTX is older than its source.
+// every configuration. The kernels are CUDA C, one file per family in
+// kernels/ (gemm.cu, spmm.cu, aggregate.cu, gatv2.cu, gat.cu,
+// elementwise.cu, reduce.cu, loss.cu, optim.cu, norm.cu, conv.cu, int8.cu,
+// with common.cuh), all included by kernels/gnn.cu into one module,
+// compiled to PTX for compute_70 by `go generate` (kernels/gen.sh, needs
+// nvcc), committed and embedded; the driver JIT-compiles the PTX for the
+// GPU present, so a binary built against CUDA 11.8 headers runs on a CUDA
+// 13 driver. TestPTXFresh fails when the PTX is older than its sources.
+// The Go file of each family has the family's name (gemm.go launches
+// gemm.cu's kernels). The op codes the element-wise, loss and pooling
+// kernels switch on are generated with gnnlib/tensor's names for them
+// from one table (internal/opgen: opcodes_gen.go, kernels/opcodes.cuh,
+// gnnlib/tensor's devicemaps_gen.go).
 //
 // # Machines without a GPU
 //
@@ -46,20 +54,28 @@
 //
 // A Device is a prof.EventTimer: prof.Time with Options{Device: dev} times
 // each run between two events on the device's stream (StartTimer,
-// StopTimer). The package's init installs DeviceMemory, the in-use bytes
-// of the open devices' allocators, as prof.DeviceMemory, so
+// StopTimer). The package's init registers DeviceMemory, the in-use bytes
+// of the open devices' allocators, with tensor.RegisterMemory, so that
+// prof.DeviceMemory reports them and
 // prof.TrackMemory records a device curve beside the Go heap and
 // viz.Memory draws both.
 //
 // # The tensor API on the GPU
 //
-// A Device is a tensor.Backend and a gnnlib/nn DeviceOps, registered with
-// gnnlib/tensor as "cuda" (Default is the process's shared device 0), so
-// notebook code trains on the GPU by moving its inputs and model:
+// Device.Backend is the device as a tensor.Backend and a gnnlib/nn
+// DeviceOps, registered with gnnlib/tensor as "cuda" (for Default, the
+// process's shared device 0), so notebook code trains on the GPU by moving
+// its inputs and model:
 //
-//	dev, err := tensor.Device("cuda") // or cuda.Default()
+//	dev, err := tensor.Device("cuda") // or: d, err := cuda.Default(); dev := d.Backend()
 //	nn.To(model, dev)
 //	x := ds.X.To(dev)
+//
+// The methods through which gnnlib/tensor and gnnlib/nn run their ops
+// (MatMul, Map, GATv2Attention, AdamStep, ...) belong to that unexported
+// adapter, not to Device: what this package exports is what a user calls
+// — open a device, read its memory, upload graphs and tensors, and the
+// documented kernels below, which gnnbench and the notebooks time.
 //
 // Device tensors are tensor.Tensor values whose Storage is a *Tensor of
 // this package; gnnlib/tensor and gnnlib/nn record autograd for them on
@@ -74,14 +90,15 @@
 // # Kernels
 //
 // MatMul is a 128x128-tiled float32 GEMM with transposed variants and
-// split-K for the weight gradients. MatMulKernel selects the kernel
-// family: GEMMv2N (the default), GEMMv2 (k-tiles of 16, float4 global
+// split-K for the weight gradients (gemm2_*: k-tiles of 16, float4 global
 // loads and stores where the shapes are multiples of 4, both operands
-// k-major in padded shared memory, register prefetch of the next k-tile)
-// or the original GEMMv1 (k-tiles of 8, scalar loads), kept for
-// comparison. GEMMv2N is GEMMv2 with a 256x64 tile (gemm2n_*) for outputs
-// at most 64 wide, in all three forms, split-K kept for the weight
-// gradient. SpMM and SpMMT multiply by a Graph's
+// k-major in padded shared memory, register prefetch of the next k-tile),
+// with a 256x64 tile (gemm2n_*) for outputs at most 64 wide, in all three
+// forms, split-K kept for the weight gradient. The superseded families
+// (the original gemm_*, k-tiles of 8 and scalar loads; gemm2_* without
+// the narrow tile; gemm2k8_*) stay in the PTX for gnnbench to compare,
+// selected through internal/tune, which only this package's benchmarks
+// and tests can import. SpMM and SpMMT multiply by a Graph's
 // adjacency and its transpose, which NewGraph builds once and keeps on the
 // device; two thread mappings (SpMMVec4: a lane group per row moving
 // float4s, two edges in flight; SpMMWarp: a warp per row, one float per
@@ -117,8 +134,7 @@
 // ActBackwardColSum masks the gradient and sums the bias gradient in one
 // pass: the fusions of gnnbench's GCN epoch.
 //
-// kernels/ops.cu, included by gnn.cu, holds the rest of the tensor API's
-// device ops: softmax and log-softmax along any axis (a warp per line),
+// The other families hold the rest of the tensor API's device ops: softmax and log-softmax along any axis (a warp per line),
 // sums and arg-extrema along an axis, row gathers and atomic scatter-adds
 // (IndexSelect, IndexAdd, ScatterAddRows and the backward pass of the
 // max aggregation), the other element-wise maps and division, fused mean
@@ -131,6 +147,33 @@
 // without atomics), with max and average pooling whose backward pass
 // finds each window's maximum again. Concat and Narrow are column copies
 // (CopyCols).
+//
+// # Adding a device op
+//
+// A device op is a kernel, its Go launcher, the adapter method through
+// which gnnlib/tensor or gnnlib/nn reach it, and a test case:
+//
+//  1. Write the kernel in the family's file under kernels/ (a new family
+//     gets its own .cu file and an #include line in kernels/gnn.cu),
+//     extern "C", with the conventions of gnn.cu.
+//  2. If it switches on an op code, add the op to its family in
+//     internal/opgen/ops.go (a new element-wise map: give it
+//     gnnlib/tensor's unOp constant too) and use the generated macro
+//     (MAP_EXT_GELU, LOSS_MSE, ...) in the switch; never a literal code.
+//  3. Run go generate ./gnnlib/cuda: opgen rewrites the op-code tables,
+//     gen.sh recompiles the PTX (nvcc) and stamps it with the sources'
+//     hash. Commit the .cu, .cuh, PTX and generated Go files together.
+//  4. Launch it from the family's Go file: check shapes (shapeErr),
+//     allocate outputs with Empty or Zeros, size the grid with gridFor
+//     and call launch. If gnnlib/tensor or gnnlib/nn should reach it, add
+//     the method to tensor.Backend or nn.DeviceOps and implement it on
+//     backend (the adapter) in the same file, and on devicetest.Fake;
+//     without a device version an op's method returns an error wrapping
+//     tensor.ErrNotOnDevice.
+//  5. Add a case to devicetest.OpCases: gnnlib/nn's tests then run it on
+//     the fake device and this package's TestDeviceSuite on the GPU.
+//     Export the launcher only when a user times it; otherwise keep it
+//     unexported.
 //
 // # Benchmarks
 //
@@ -150,8 +193,8 @@
 // are freed as soon as the backward pass spent them, forward intermediates
 // still wait for the garbage collector (the allocator starts one every 1
 // GiB it hands out; see BENCHMARKS.md). Clamp, Max and Min along an axis
-// and the batched MatMul have no device path yet. The ops of kernels/ops.cu are
-// simple grid-stride kernels, not tuned: BatchNorm gives one block to
+// and the batched MatMul have no device path yet. The ops beyond a GCN/GAT
+// epoch (reduce.cu, loss.cu, norm.cu, conv.cu) are simple grid-stride kernels, not tuned: BatchNorm gives one block to
 // each channel, Softmax one warp to each row, IndexSelect's and
 // ScatterAddRows' indices are uploaded per call, and Conv2D materialises
 // the im2col matrix of the whole batch (kept for the weight gradient, as

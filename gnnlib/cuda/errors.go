@@ -1,6 +1,9 @@
 package cuda
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrNoCUDA is returned by Open in a binary built without the cuda tag.
 var ErrNoCUDA = errors.New("gnnlib/cuda: built without CUDA support; rebuild with -tags cuda (make cuda)")
@@ -15,3 +18,11 @@ var ErrShape = errors.New("gnnlib/cuda: shape mismatch")
 
 // ErrClosed is returned by operations on a Device after Close.
 var ErrClosed = errors.New("gnnlib/cuda: device closed")
+
+// errBackwardTwice is returned by a device backward pass run a second time
+// after it released its saved tensors.
+var errBackwardTwice = errors.New("gnnlib/cuda: backward through the same fused attention twice (its saved tensors were released after the first)")
+
+func shapeErr(op string, format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrShape, op, fmt.Sprintf(format, args...))
+}

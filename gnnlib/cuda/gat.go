@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
@@ -139,62 +138,10 @@ func HeadDotBackward(dx, datt, g, x, att *Tensor, heads int) error {
 		g, x, datt, x.Rows, heads, c, chunk)
 }
 
-// UnbiasAct undoes BiasAct(y, x, b, relu, p, seed) in place where the
-// backward pass needs it: y becomes x wherever y is not zero (and 0 where
-// it is), exactly x everywhere when relu is off and p is 0. A layer that
-// applies BiasAct in place over its pre-activation can so keep one tensor
-// for both ActBackward and a backward pass that reads the pre-activation
-// only where the activation's gradient is not zero (GATv2's).
-func UnbiasAct(y, b *Tensor, relu bool, p float32) error {
-	d, err := sameDev("UnbiasAct", y, b)
-	if err != nil {
-		return err
-	}
-	if b != nil && b.Len() != y.Cols {
-		return shapeErr("UnbiasAct", "y %dx%d, bias %d", y.Rows, y.Cols, b.Len())
-	}
-	n := int64(y.Len())
-	return d.launch("unbias_act", d.gridFor(n, 256), 256, y, b, n, y.Cols, relu, p)
-}
-
-// meanEdgeWeights returns GraphSAGE's mean weights 1/deg(v) for each edge
-// u→v, in CSR order and in the order of g's transpose.
-func meanEdgeWeights(g *graph.Graph) (w, tw []float32) {
-	w = make([]float32, g.NumEdges())
-	for v := 0; v < g.NumNodes(); v++ {
-		lo, hi := g.Indptr[v], g.Indptr[v+1]
-		for e := lo; e < hi; e++ {
-			w[e] = 1 / float32(hi-lo)
-		}
-	}
-	te := g.TransposeEdges()
-	tw = make([]float32, len(te))
-	for p, e := range te {
-		tw[p] = w[e]
-	}
-	return w, tw
-}
-
-// GraphMeanSpMM returns the mean of the in-neighbours' rows of x over g
-// (Aᵀ-direction with transpose, GraphSAGE's mean aggregation and its
-// backward pass) for gnnlib/nn: an SpMM with weights 1/deg(v), uploaded
-// with g at first use.
-func (d *Device) GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
-	dg, err := d.deviceGraphMode(g, meanWeights)
-	if err != nil {
-		return nil, err
-	}
-	return d.spmm(dg, transpose, x)
-}
-
-// errBackwardTwice is returned by a device backward pass run a second time
-// after it released its saved tensors.
-var errBackwardTwice = errors.New("gnnlib/cuda: backward through the same fused attention twice (its saved tensors were released after the first)")
-
 // GATAttention runs the fused GAT attention for gnnlib/nn's GATAttention,
 // with attention dropout p (0: none) drawn from seed. The backward function
 // releases the saved log-sum-exp once it ran, so it may run once.
-func (d *Device) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+func (d *backend) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	vs, err := d.views(h, aSrc, aDst)
 	if err != nil {
 		return nil, nil, err
@@ -242,7 +189,7 @@ func (d *Device) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, head
 // HeadDot returns GAT's per-node attention logits y[r,k] = Σ_j
 // x[r,k,j]·att[k,j] for gnnlib/nn, with a function computing the
 // gradients of x and att from y's.
-func (d *Device) HeadDot(x, att *tensor.Tensor, heads int) (tensor.Storage, func(*tensor.Tensor) (dx, datt tensor.Storage, err error), error) {
+func (d *backend) HeadDot(x, att *tensor.Tensor, heads int) (tensor.Storage, func(*tensor.Tensor) (dx, datt tensor.Storage, err error), error) {
 	vs, err := d.views(x, att)
 	if err != nil {
 		return nil, nil, err

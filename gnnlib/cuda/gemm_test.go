@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -9,10 +10,10 @@ import (
 
 // GNNLAB_TEST_GEMM names the kernel family (v1, v2, v2k8, v2n) that MatMul
 // uses in this test binary, so that the device-level agreement tests
-// (TestOpsAgree, TestTrainingStepsAgree) can run on each family.
+// (TestDeviceSuite) can run on each family.
 func init() {
 	if k := os.Getenv("GNNLAB_TEST_GEMM"); k != "" {
-		MatMulKernel = GEMMKernel(k)
+		tune.GEMM = tune.GEMMKernel(k)
 	}
 }
 
@@ -122,7 +123,7 @@ func TestGEMMKernels(t *testing.T) {
 		}
 
 		var v1 []float32
-		for _, kern := range []GEMMKernel{GEMMv1, GEMMv2, GEMMv2K8, GEMMv2N} {
+		for _, kern := range []tune.GEMMKernel{tune.GEMMv1, tune.GEMMv2, tune.GEMMv2K8, tune.GEMMv2N} {
 			dst := poisoned(t, d, c.m, c.n)
 			if err := matMulWith(kern, dst, da, db, c.transA, c.transB); err != nil {
 				t.Fatalf("matMulWith(%s, %+v) = %v", kern, c, err)
@@ -146,7 +147,7 @@ func TestGEMMKernels(t *testing.T) {
 			if e := relErr(sampled, want); e > 1e-5 {
 				t.Errorf("%s %dx%dx%d T=%v,%v: relative error %.3g against float64, want <= 1e-5", kern, c.m, c.k, c.n, c.transA, c.transB, e)
 			}
-			if kern == GEMMv1 {
+			if kern == tune.GEMMv1 {
 				v1 = got
 			} else if e := relErr(got, f64(v1)); e > 1e-5 {
 				t.Errorf("%s %dx%dx%d T=%v,%v: relative difference %.3g from v1, want <= 1e-5", kern, c.m, c.k, c.n, c.transA, c.transB, e)

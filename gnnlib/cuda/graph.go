@@ -69,7 +69,9 @@ func (d *Device) heavyRows(indptr any) (heavyRows, error) {
 
 // NumNodes, NumSrc and NumEdges mirror graph.Graph's.
 func (g *Graph) NumNodes() int { return g.n }
-func (g *Graph) NumSrc() int   { return g.nsrc }
+
+func (g *Graph) NumSrc() int { return g.nsrc }
+
 func (g *Graph) NumEdges() int { return g.edges }
 
 // String summarises g.
@@ -209,3 +211,6 @@ func (g *Graph) transposePerm() (*buffer, error) {
 	g.tperm = t.buf
 	return g.tperm, nil
 }
+
+// IsSquare reports whether sources and destinations are one node set.
+func (g *Graph) IsSquare() bool { return g.n == g.nsrc }

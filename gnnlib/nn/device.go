@@ -10,7 +10,8 @@ import (
 
 // DeviceOps is what a tensor.Backend implements, besides the tensor ops,
 // for the graph layers and optimisers of this package to run on it.
-// gnnlib/cuda's Device implements it. Every method gets device tensors and
+// gnnlib/cuda's device implements it (cuda.Device.Backend returns it) and
+// so does gnnlib/devicetest's Fake. Every method gets device tensors and
 // returns new device storage; none records autograd (the callers here do).
 type DeviceOps interface {
 	tensor.Backend

@@ -31,7 +31,8 @@
 //
 // TrackMemory samples the Go heap (runtime/metrics
 // "/memory/classes/heap/objects:bytes") in the background, and the device
-// memory through DeviceMemory, which gnnlib/cuda installs (the bytes its
+// memory through DeviceMemory, which asks the backends registered with
+// gnnlib/tensor (tensor.DeviceMemory; gnnlib/cuda reports the bytes its
 // allocators hold while a device is open); Mark names phases (forward,
 // backward, step); Stop returns a MemoryProfile with the samples, the
 // marks, the baseline and the peaks, which viz.Memory draws as a host and

@@ -6,6 +6,8 @@ import (
 	"runtime/metrics"
 	"sync"
 	"time"
+
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
 // heapMetric is the Go heap in live and not-yet-swept objects: what the
@@ -16,10 +18,17 @@ const heapMetric = "/memory/classes/heap/objects:bytes"
 // present; the CPU build's probe returns it always.
 var ErrNoDevice = errors.New("prof: no device")
 
-// DeviceMemory reports the device memory in use, in bytes. It is the seam
-// for the GPU backend, which replaces it; the CPU build's returns
-// ErrNoDevice and MemoryProfile then records no device curve.
-var DeviceMemory = func() (uint64, error) { return 0, ErrNoDevice }
+// DeviceMemory reports the device memory in use, in bytes, as the device
+// backends registered with gnnlib/tensor count it (tensor.DeviceMemory:
+// gnnlib/cuda counts the bytes its open devices' allocators hold). With
+// no device open, or in the CPU build, it returns ErrNoDevice and
+// MemoryProfile records no device curve.
+func DeviceMemory() (uint64, error) {
+	if n, ok := tensor.DeviceMemory(); ok {
+		return n, nil
+	}
+	return 0, ErrNoDevice
+}
 
 // MemorySample is one sample of a memory profile.
 type MemorySample struct {

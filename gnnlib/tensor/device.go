@@ -401,11 +401,6 @@ func deviceBinary(op binOp, a, b *Tensor) *Tensor {
 	})
 }
 
-// deviceMaps names the unary ops with a device version.
-var deviceMaps = map[unOp]string{opReLU: "relu", opLeakyReLU: "leaky_relu", opELU: "elu",
-	opSigmoid: "sigmoid", opTanh: "tanh", opExp: "exp", opLog: "log",
-	opGELU: "gelu", opSqrt: "sqrt", opAbs: "abs", opSquare: "square", opPow: "pow"}
-
 // deviceUnary is an element-wise op on a device; key names it to the
 // backend ("add_scalar" or one of deviceMaps).
 func deviceUnary(name, key string, t *Tensor, p float32) *Tensor {

@@ -14,7 +14,7 @@ func init() {
 		"Attained":       reflect.ValueOf(prof.Attained),
 		"Bytes":          reflect.ValueOf(prof.Bytes),
 		"DefaultOptions": reflect.ValueOf(&prof.DefaultOptions).Elem(),
-		"DeviceMemory":   reflect.ValueOf(&prof.DeviceMemory).Elem(),
+		"DeviceMemory":   reflect.ValueOf(prof.DeviceMemory),
 		"ErrFit":         reflect.ValueOf(&prof.ErrFit).Elem(),
 		"ErrNoDevice":    reflect.ValueOf(&prof.ErrNoDevice).Elem(),
 		"FitAmdahl":      reflect.ValueOf(prof.FitAmdahl),

@@ -13,8 +13,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 echo "go test -tags cuda (GEMM tests): exit $?"
 grep -E "^(--- |ok|FAIL|PASS)|_test.go:[0-9]+:" "$out/gotest.log" | head -30
 (cd gnnlib/cuda && GNNLAB_TEST_GEMM=v2 timeout 30 ../../.gpubin/cuda.test -test.v -test.timeout 25s \
-	-test.run 'TestOpsAgree|TestTrainingStepsAgree|TestMatMul$') >"$out/gotest2.log" 2>&1
-echo "go test -tags cuda (agreement tests, MatMulKernel v2): exit $?"
+	-test.run 'TestDeviceSuite/(Ops|Training)|TestMatMul$') >"$out/gotest2.log" 2>&1
+echo "go test -tags cuda (agreement tests, tune.GEMM v2): exit $?"
 grep -E "^(--- |ok|FAIL|PASS)|_test.go:[0-9]+:" "$out/gotest2.log" | grep -v "^    --- PASS" | head -20
 timeout 115 .gpubin/gnnbench -only gemm,gat,gcn -gemm "${GEMMS:-v1,v2,v2k8}" >"$out/go.tsv" 2>"$out/go.err"
 echo "gnnbench: exit $?"; tail -3 "$out/go.err"

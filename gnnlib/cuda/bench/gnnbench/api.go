@@ -77,7 +77,7 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	}
 	hg, err := graph.FromCSR(g.n, indptr, idx, nil)
 	check(err)
-	x := tensor.Randn(1, g.n, fin).To(d)
+	x := tensor.Randn(1, g.n, fin).To(d.Backend())
 	y := make([]int, g.n)
 	for i := range y {
 		y[i] = i % classes
@@ -94,7 +94,7 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		dims = append(dims, out)
 		model := newAPIModel(kind, dims)
-		nn.To(model, d)
+		nn.To(model, d.Backend())
 		opt := nn.NewAdam(model.Params(), 0.01, 0)
 		var first, last float32
 		epoch := func() {

@@ -10,7 +10,7 @@
 // Usage: gnnbench [-only spmm,gat,gat1,gcn,gatv2,api,reorder,int8,gemm]
 // [-products=false] [-reps 10] [-gemm v1,v2]
 //
-// -gemm lists the MatMul kernel families (cuda.GEMMKernel) to compare:
+// -gemm lists the MatMul kernel families (tune.GEMMKernel) to compare:
 // the gemm part times each on the same operands, the gat and gcn parts run
 // once per family, with the family appended to the variant column; the
 // other parts run with the first. Random operands are slices of one pool
@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 )
 
@@ -39,7 +40,7 @@ var (
 	only     = flag.String("only", "spmm,gat,gat1,gcn,gatv2,api,reorder,int8,gemm", "comma-separated parts to run")
 	products = flag.Bool("products", true, "include the products-sized graph")
 	reps     = flag.Int("reps", 10, "timed repetitions (median reported)")
-	gemms    = flag.String("gemm", string(cuda.MatMulKernel), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n)")
+	gemms    = flag.String("gemm", string(tune.GEMM), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n)")
 	gatModes = flag.String("gatv2", "auto", "comma-separated GATv2 backward modes for the gat and gatv2 parts: auto, save (saved edges), recompute")
 )
 
@@ -217,11 +218,11 @@ func main() {
 		parts[p] = true
 	}
 	r := rand.New(rand.NewPCG(1, 1))
-	var kerns []cuda.GEMMKernel
+	var kerns []tune.GEMMKernel
 	for _, k := range strings.Split(*gemms, ",") {
-		kerns = append(kerns, cuda.GEMMKernel(k))
+		kerns = append(kerns, tune.GEMMKernel(k))
 	}
-	cuda.MatMulKernel = kerns[0]
+	tune.GEMM = kerns[0]
 	modes := strings.Split(*gatModes, ",")
 	modeOf := map[string]cuda.GATv2Backward{"auto": cuda.GATv2Auto, "save": cuda.GATv2Save, "recompute": cuda.GATv2Recompute}
 	for _, m := range modes {
@@ -272,7 +273,7 @@ func main() {
 		if !parts["gat"] {
 			break
 		}
-		cuda.MatMulKernel = k
+		tune.GEMM = k
 		for _, mode := range modes {
 			cuda.GATv2BackwardMode = modeOf[mode]
 			tag := ""
@@ -295,7 +296,7 @@ func main() {
 			}
 		}
 	}
-	cuda.MatMulKernel, kernTag = kerns[0], ""
+	tune.GEMM, kernTag = kerns[0], ""
 	cuda.GATv2BackwardMode = modeOf[modes[0]]
 	if parts["gat1"] {
 		for _, c := range []struct {
@@ -317,7 +318,7 @@ func main() {
 		if !parts["gcn"] {
 			break
 		}
-		cuda.MatMulKernel = k
+		tune.GEMM = k
 		if len(kerns) > 1 {
 			kernTag = " [" + string(k) + "]"
 		}
@@ -327,7 +328,7 @@ func main() {
 			gcnEpoch(d, r, prod, 100, 256, 47, 3)
 		}
 	}
-	cuda.MatMulKernel, kernTag = kerns[0], ""
+	tune.GEMM, kernTag = kerns[0], ""
 	for _, mode := range modes {
 		if !parts["gatv2"] {
 			break
@@ -694,7 +695,7 @@ func gat1Layer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 // gemmRates reports the FP32 GEMM's rate on the dense products of the
 // arxiv- and products-sized layers, for each kernel family on the same
 // operands.
-func gemmRates(d *cuda.Device, r *rand.Rand, kerns []cuda.GEMMKernel) {
+func gemmRates(d *cuda.Device, r *rand.Rand, kerns []tune.GEMMKernel) {
 	check(d.EmptyCache())
 	for _, c := range []struct {
 		name    string
@@ -726,11 +727,11 @@ func gemmRates(d *cuda.Device, r *rand.Rand, kerns []cuda.GEMMKernel) {
 		b := randT(d, r, br, bc, 1)
 		y := must(d.Empty(c.m, c.n))
 		for _, k := range kerns {
-			cuda.MatMulKernel = k
+			tune.GEMM = k
 			ms := timeit(d, func() { check(cuda.MatMul(y, a, b, c.ta, c.tb)) })
 			report("gemm-fp32", "-", c.name+" ["+string(k)+"]", ms, 0, fmt.Sprintf("%.1f TFLOP/s", 2*float64(c.m)*float64(c.k)*float64(c.n)/ms/1e9))
 		}
-		cuda.MatMulKernel = kerns[0]
+		tune.GEMM = kerns[0]
 		a.Free()
 		b.Free()
 		y.Free()

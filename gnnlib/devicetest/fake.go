@@ -1,4 +1,4 @@
-package nn_test
+package devicetest
 
 import (
 	"fmt"
@@ -10,46 +10,49 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
-// fakeDev is a tensor.Backend and nn.DeviceOps whose memory is host memory
+// Fake is a tensor.Backend and nn.DeviceOps whose memory is host memory
 // and whose ops are the CPU's own, run on host copies of their operands.
-// With it the CPU test suite checks the device dispatch of gnnlib/tensor
-// and gnnlib/nn — which ops reach a backend, with which shapes, and how
-// their backward passes and the optimisers are wired — on any machine;
-// gnnlib/cuda's tests check its kernels against the CPU on a GPU.
+// Run with it, the suite checks the device dispatch of gnnlib/tensor and
+// gnnlib/nn — which ops reach a backend, with which shapes, and how their
+// backward passes and the optimisers are wired — on any machine;
+// gnnlib/cuda runs the same suite on a GPU to check its kernels.
 //
 // Storage freed by a backward pass (Free) is poisoned: a later read panics,
-// which catches a BackwardFunc that hands back memory still in use.
-type fakeDev struct{}
+// which catches a BackwardFunc that hands back memory still in use. Each
+// *Fake is a device of its own; use one per test.
+type Fake struct{}
 
 type fakeStore struct {
-	dev   *fakeDev
+	dev   *Fake
 	data  []float32
 	freed bool
 }
 
+// Backend returns the fake device holding s.
 func (s *fakeStore) Backend() tensor.Backend { return s.dev }
 
 // Free marks the storage released, as gnnlib/cuda's allocator would.
 func (s *fakeStore) Free() { s.freed, s.data = true, nil }
 
-func (f *fakeDev) String() string { return "fake:0" }
+// String names the device.
+func (f *Fake) String() string { return "fake:0" }
 
 // store returns a copy of a host tensor's values as device storage.
-func (f *fakeDev) store(t *tensor.Tensor) *fakeStore {
+func (f *Fake) store(t *tensor.Tensor) *fakeStore {
 	return &fakeStore{dev: f, data: slices.Clone(t.Data())}
 }
 
 // host returns x's values as a host tensor of x's shape, without a copy.
-func (f *fakeDev) host(x *tensor.Tensor) *tensor.Tensor {
+func (f *Fake) host(x *tensor.Tensor) *tensor.Tensor {
 	s, ok := x.Storage().(*fakeStore)
 	if !ok || s.dev != f {
-		panic(fmt.Sprintf("fakeDev: a tensor %v that is not on the fake device", x.Shape()))
+		panic(fmt.Sprintf("devicetest.Fake: a tensor %v that is not on the fake device", x.Shape()))
 	}
 	if s.freed {
-		panic(fmt.Sprintf("fakeDev: a tensor %v read after its storage was freed", x.Shape()))
+		panic(fmt.Sprintf("devicetest.Fake: a tensor %v read after its storage was freed", x.Shape()))
 	}
 	if len(s.data) != x.Len() {
-		panic(fmt.Sprintf("fakeDev: a tensor %v over storage of %d values", x.Shape(), len(s.data)))
+		panic(fmt.Sprintf("devicetest.Fake: a tensor %v over storage of %d values", x.Shape(), len(s.data)))
 	}
 	if x.Dims() == 0 { // Wrap reads no shape as 1-D
 		return tensor.Wrap(s.data, 1).Reshape()
@@ -65,7 +68,7 @@ func hostRun(fn func() *tensor.Tensor) (out *tensor.Tensor) {
 
 // autograd runs fn on host copies of xs that require gradients and returns
 // its output and a backward function giving one gradient per input.
-func (f *fakeDev) autograd(fn func(in []*tensor.Tensor) *tensor.Tensor, xs ...*tensor.Tensor) (*fakeStore, func(g *tensor.Tensor) []tensor.Storage) {
+func (f *Fake) autograd(fn func(in []*tensor.Tensor) *tensor.Tensor, xs ...*tensor.Tensor) (*fakeStore, func(g *tensor.Tensor) []tensor.Storage) {
 	ins := make([]*tensor.Tensor, len(xs))
 	for i, x := range xs {
 		ins[i] = f.host(x).Clone().SetRequiresGrad(true)
@@ -88,18 +91,18 @@ func (f *fakeDev) autograd(fn func(in []*tensor.Tensor) *tensor.Tensor, xs ...*t
 	}
 }
 
-func (f *fakeDev) Upload(data []float32, shape []int) (tensor.Storage, error) {
+func (f *Fake) Upload(data []float32, shape []int) (tensor.Storage, error) {
 	return &fakeStore{dev: f, data: slices.Clone(data)}, nil
 }
 
-func (f *fakeDev) Download(dst []float32, t *tensor.Tensor) error {
+func (f *Fake) Download(dst []float32, t *tensor.Tensor) error {
 	copy(dst, f.host(t).Data())
 	return nil
 }
 
-func (f *fakeDev) Copy(t *tensor.Tensor) (tensor.Storage, error) { return f.store(f.host(t)), nil }
+func (f *Fake) Copy(t *tensor.Tensor) (tensor.Storage, error) { return f.store(f.host(t)), nil }
 
-func (f *fakeDev) AddTo(dst, src *tensor.Tensor) error {
+func (f *Fake) AddTo(dst, src *tensor.Tensor) error {
 	d, s := f.host(dst).Data(), f.host(src).Data()
 	for i := range d {
 		d[i] += s[i]
@@ -107,7 +110,7 @@ func (f *fakeDev) AddTo(dst, src *tensor.Tensor) error {
 	return nil
 }
 
-func (f *fakeDev) Scale(n int, x, s *tensor.Tensor, k float32) (tensor.Storage, error) {
+func (f *Fake) Scale(n int, x, s *tensor.Tensor, k float32) (tensor.Storage, error) {
 	out := make([]float32, n)
 	for i := range out {
 		v := k
@@ -122,7 +125,7 @@ func (f *fakeDev) Scale(n int, x, s *tensor.Tensor, k float32) (tensor.Storage, 
 	return &fakeStore{dev: f, data: out}, nil
 }
 
-func (f *fakeDev) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Storage, error) {
+func (f *Fake) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Storage, error) {
 	x, y := f.host(a), f.host(b)
 	return f.store(hostRun(func() *tensor.Tensor {
 		if transA {
@@ -135,7 +138,7 @@ func (f *fakeDev) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Stora
 	})), nil
 }
 
-func (f *fakeDev) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error) {
+func (f *Fake) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error) {
 	x, y := f.host(a), f.host(b)
 	switch s := x.Shape(); {
 	case y.Len() == x.Len():
@@ -145,12 +148,12 @@ func (f *fakeDev) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error)
 	case y.Len() == 1:
 		y = y.Reshape(1)
 	default:
-		return nil, fmt.Errorf("fakeDev: Binary %v %s %v", s, op, y.Shape())
+		return nil, fmt.Errorf("devicetest.Fake: Binary %v %s %v", s, op, y.Shape())
 	}
 	fn := map[string]func(*tensor.Tensor, *tensor.Tensor) *tensor.Tensor{
 		"add": (*tensor.Tensor).Add, "sub": (*tensor.Tensor).Sub, "mul": (*tensor.Tensor).Mul, "div": (*tensor.Tensor).Div}[op]
 	if fn == nil {
-		return nil, fmt.Errorf("fakeDev: Binary %q: %w", op, tensor.ErrNotOnDevice)
+		return nil, fmt.Errorf("devicetest.Fake: Binary %q: %w", op, tensor.ErrNotOnDevice)
 	}
 	return f.store(hostRun(func() *tensor.Tensor { return fn(x, y) })), nil
 }
@@ -188,17 +191,17 @@ func mapFunc(op string, p float32) func(*tensor.Tensor) *tensor.Tensor {
 	return nil
 }
 
-func (f *fakeDev) Map(op string, x *tensor.Tensor, p float32) (tensor.Storage, error) {
+func (f *Fake) Map(op string, x *tensor.Tensor, p float32) (tensor.Storage, error) {
 	fn := mapFunc(op, p)
 	if fn == nil {
-		return nil, fmt.Errorf("fakeDev: Map %q: %w", op, tensor.ErrNotOnDevice)
+		return nil, fmt.Errorf("devicetest.Fake: Map %q: %w", op, tensor.ErrNotOnDevice)
 	}
 	return f.store(hostRun(func() *tensor.Tensor { return fn(f.host(x)) })), nil
 }
 
 // MapGrad spells out the derivatives: it runs inside a backward pass,
 // where nothing records a graph to differentiate.
-func (f *fakeDev) MapGrad(op string, g, x, y *tensor.Tensor, p float32) (tensor.Storage, error) {
+func (f *Fake) MapGrad(op string, g, x, y *tensor.Tensor, p float32) (tensor.Storage, error) {
 	gd, xd, yd := f.host(g).Data(), f.host(x).Data(), f.host(y).Data()
 	out := make([]float32, len(gd))
 	for i, gi := range gd {
@@ -234,7 +237,7 @@ func (f *fakeDev) MapGrad(op string, g, x, y *tensor.Tensor, p float32) (tensor.
 		case "pow":
 			d = p * float32(math.Pow(float64(v), float64(p-1)))
 		default:
-			return nil, fmt.Errorf("fakeDev: MapGrad %q: %w", op, tensor.ErrNotOnDevice)
+			return nil, fmt.Errorf("devicetest.Fake: MapGrad %q: %w", op, tensor.ErrNotOnDevice)
 		}
 		out[i] = gi * d
 	}
@@ -248,13 +251,13 @@ func ifElse(c bool, a, b float32) float32 {
 	return b
 }
 
-func (f *fakeDev) ColSum(x *tensor.Tensor) (tensor.Storage, error) {
+func (f *Fake) ColSum(x *tensor.Tensor) (tensor.Storage, error) {
 	h := f.host(x)
 	cols := h.Shape()[h.Dims()-1]
 	return f.store(hostRun(func() *tensor.Tensor { return h.Reshape(-1, cols).SumAxis(0, false) })), nil
 }
 
-func (f *fakeDev) Sum(x *tensor.Tensor) (tensor.Storage, error) {
+func (f *Fake) Sum(x *tensor.Tensor) (tensor.Storage, error) {
 	return f.store(hostRun(f.host(x).Sum)), nil
 }
 
@@ -269,7 +272,7 @@ func dropKeep(seed uint64, i int, p float32) float32 {
 	return 1 / (1 - p)
 }
 
-func (f *fakeDev) Dropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+func (f *Fake) Dropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
 	d := slices.Clone(f.host(x).Data())
 	for i := range d {
 		d[i] *= dropKeep(seed, i, p)
@@ -277,20 +280,20 @@ func (f *fakeDev) Dropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Stor
 	return &fakeStore{dev: f, data: d}, nil
 }
 
-func (f *fakeDev) DropoutGrad(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+func (f *Fake) DropoutGrad(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
 	return f.Dropout(g, p, seed)
 }
 
-func (f *fakeDev) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss, grad tensor.Storage, err error) {
+func (f *Fake) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss, grad tensor.Storage, err error) {
 	l, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor { return tensor.CrossEntropy(in[0], labels, rows) }, logits)
 	return l, back(tensor.Scalar(1).To(f))[0], nil
 }
 
-func (f *fakeDev) SumAxis(x *tensor.Tensor, axis int, scale float32) (tensor.Storage, error) {
+func (f *Fake) SumAxis(x *tensor.Tensor, axis int, scale float32) (tensor.Storage, error) {
 	return f.store(hostRun(func() *tensor.Tensor { return f.host(x).SumAxis(axis, false).MulScalar(scale) })), nil
 }
 
-func (f *fakeDev) ExpandAxis(g *tensor.Tensor, shape []int, axis int, scale float32) (tensor.Storage, error) {
+func (f *Fake) ExpandAxis(g *tensor.Tensor, shape []int, axis int, scale float32) (tensor.Storage, error) {
 	kept := slices.Clone(shape)
 	kept[axis] = 1
 	return f.store(hostRun(func() *tensor.Tensor {
@@ -298,7 +301,7 @@ func (f *fakeDev) ExpandAxis(g *tensor.Tensor, shape []int, axis int, scale floa
 	})), nil
 }
 
-func (f *fakeDev) Softmax(x *tensor.Tensor, axis int, log bool) (tensor.Storage, error) {
+func (f *Fake) Softmax(x *tensor.Tensor, axis int, log bool) (tensor.Storage, error) {
 	return f.store(hostRun(func() *tensor.Tensor {
 		if log {
 			return f.host(x).LogSoftmax(axis)
@@ -307,7 +310,7 @@ func (f *fakeDev) Softmax(x *tensor.Tensor, axis int, log bool) (tensor.Storage,
 	})), nil
 }
 
-func (f *fakeDev) SoftmaxGrad(g, y *tensor.Tensor, axis int, log bool) (tensor.Storage, error) {
+func (f *Fake) SoftmaxGrad(g, y *tensor.Tensor, axis int, log bool) (tensor.Storage, error) {
 	gh, yh := f.host(g), f.host(y)
 	return f.store(hostRun(func() *tensor.Tensor {
 		if log { // g - e^y·Σg
@@ -317,22 +320,22 @@ func (f *fakeDev) SoftmaxGrad(g, y *tensor.Tensor, axis int, log bool) (tensor.S
 	})), nil
 }
 
-func (f *fakeDev) ArgReduce(x *tensor.Tensor, axis int, wantMax bool) ([]int, error) {
+func (f *Fake) ArgReduce(x *tensor.Tensor, axis int, wantMax bool) ([]int, error) {
 	if wantMax {
 		return f.host(x).ArgMax(axis), nil
 	}
 	return f.host(x).ArgMin(axis), nil
 }
 
-func (f *fakeDev) Gather(x *tensor.Tensor, idx []int) (tensor.Storage, error) {
+func (f *Fake) Gather(x *tensor.Tensor, idx []int) (tensor.Storage, error) {
 	return f.store(hostRun(func() *tensor.Tensor { return f.host(x).IndexSelect(idx) })), nil
 }
 
-func (f *fakeDev) ScatterAdd(src *tensor.Tensor, idx []int, n int) (tensor.Storage, error) {
+func (f *Fake) ScatterAdd(src *tensor.Tensor, idx []int, n int) (tensor.Storage, error) {
 	return f.store(hostRun(func() *tensor.Tensor { return tensor.ScatterAddRows(f.host(src), idx, n) })), nil
 }
 
-func (f *fakeDev) Concat(axis int, xs []*tensor.Tensor) (tensor.Storage, error) {
+func (f *Fake) Concat(axis int, xs []*tensor.Tensor) (tensor.Storage, error) {
 	hs := make([]*tensor.Tensor, len(xs))
 	for i, x := range xs {
 		hs[i] = f.host(x)
@@ -340,26 +343,26 @@ func (f *fakeDev) Concat(axis int, xs []*tensor.Tensor) (tensor.Storage, error) 
 	return f.store(hostRun(func() *tensor.Tensor { return tensor.Concat(axis, hs...) })), nil
 }
 
-func (f *fakeDev) Narrow(x *tensor.Tensor, axis, start, length int) (tensor.Storage, error) {
+func (f *Fake) Narrow(x *tensor.Tensor, axis, start, length int) (tensor.Storage, error) {
 	return f.store(hostRun(func() *tensor.Tensor { return f.host(x).Narrow(axis, start, length) })), nil
 }
 
-func (f *fakeDev) Loss(op string, pred, target *tensor.Tensor) (loss, grad tensor.Storage, err error) {
+func (f *Fake) Loss(op string, pred, target *tensor.Tensor) (loss, grad tensor.Storage, err error) {
 	fn := map[string]func(a, b *tensor.Tensor) *tensor.Tensor{"mse": tensor.MSE, "bce_logits": tensor.BCEWithLogits}[op]
 	if fn == nil {
-		return nil, nil, fmt.Errorf("fakeDev: Loss %q: %w", op, tensor.ErrNotOnDevice)
+		return nil, nil, fmt.Errorf("devicetest.Fake: Loss %q: %w", op, tensor.ErrNotOnDevice)
 	}
 	t := f.host(target)
 	l, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor { return fn(in[0], t) }, pred)
 	return l, back(tensor.Scalar(1).To(f))[0], nil
 }
 
-func (f *fakeDev) NLL(logp *tensor.Tensor, labels, rows []int) (loss, grad tensor.Storage, err error) {
+func (f *Fake) NLL(logp *tensor.Tensor, labels, rows []int) (loss, grad tensor.Storage, err error) {
 	l, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor { return tensor.NLL(in[0], labels, rows) }, logp)
 	return l, back(tensor.Scalar(1).To(f))[0], nil
 }
 
-func (f *fakeDev) Permute(x *tensor.Tensor, perm []int) (tensor.Storage, error) {
+func (f *Fake) Permute(x *tensor.Tensor, perm []int) (tensor.Storage, error) {
 	return f.store(hostRun(func() *tensor.Tensor { return f.host(x).Permute(perm...) })), nil
 }
 
@@ -392,7 +395,7 @@ func fields(shape []int, kh, kw, stride, padding int, fn func(i, src int)) (rows
 	return n * oh * ow, ckk
 }
 
-func (f *fakeDev) Im2Col(x *tensor.Tensor, kh, kw, stride, padding int) (tensor.Storage, error) {
+func (f *Fake) Im2Col(x *tensor.Tensor, kh, kw, stride, padding int) (tensor.Storage, error) {
 	xd := f.host(x).Data()
 	rows, ckk := fields(x.Shape(), kh, kw, stride, padding, func(int, int) {})
 	out := make([]float32, rows*ckk)
@@ -404,7 +407,7 @@ func (f *fakeDev) Im2Col(x *tensor.Tensor, kh, kw, stride, padding int) (tensor.
 	return &fakeStore{dev: f, data: out}, nil
 }
 
-func (f *fakeDev) Col2Im(cols *tensor.Tensor, shape []int, kh, kw, stride, padding int) (tensor.Storage, error) {
+func (f *Fake) Col2Im(cols *tensor.Tensor, shape []int, kh, kw, stride, padding int) (tensor.Storage, error) {
 	cd := f.host(cols).Data()
 	out := make([]float32, shape[0]*shape[1]*shape[2]*shape[3])
 	fields(shape, kh, kw, stride, padding, func(i, src int) {
@@ -415,7 +418,7 @@ func (f *fakeDev) Col2Im(cols *tensor.Tensor, shape []int, kh, kw, stride, paddi
 	return &fakeStore{dev: f, data: out}, nil
 }
 
-func (f *fakeDev) Pool2D(op string, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
+func (f *Fake) Pool2D(op string, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
 	return f.store(hostRun(func() *tensor.Tensor {
 		if op == "max" {
 			return f.host(x).MaxPool2D(kernel, stride)
@@ -425,7 +428,7 @@ func (f *fakeDev) Pool2D(op string, x *tensor.Tensor, kernel, stride int) (tenso
 }
 
 // Pool2DGrad spells the gradient out (it runs inside a backward pass).
-func (f *fakeDev) Pool2DGrad(op string, g, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
+func (f *Fake) Pool2DGrad(op string, g, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
 	s := x.Shape()
 	h, w := s[2], s[3]
 	oh, ow := (h-kernel)/stride+1, (w-kernel)/stride+1
@@ -458,7 +461,7 @@ func (f *fakeDev) Pool2DGrad(op string, g, x *tensor.Tensor, kernel, stride int)
 
 // The nn.DeviceOps.
 
-func (f *fakeDev) GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
+func (f *Fake) GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
 	h := f.host(x)
 	w := []float32(nil)
 	if weighted {
@@ -475,7 +478,7 @@ func (f *fakeDev) GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.
 	return &fakeStore{dev: f, data: out}, nil
 }
 
-func (f *fakeDev) GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
+func (f *Fake) GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
 	h := f.host(x)
 	c := h.Size(1)
 	if transpose {
@@ -488,7 +491,7 @@ func (f *fakeDev) GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor
 	return &fakeStore{dev: f, data: out}, nil
 }
 
-func (f *fakeDev) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+func (f *Fake) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
 		return nn.GATv2Attention(g, in[0], in[1], in[2], heads, slope, p, tensor.NewRNG(int64(seed)), true)
 	}, hs, hd, att)
@@ -498,7 +501,7 @@ func (f *fakeDev) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 	}, nil
 }
 
-func (f *fakeDev) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+func (f *Fake) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
 		return nn.GATAttention(g, in[0], in[1], in[2], heads, slope, p, tensor.NewRNG(int64(seed)), true)
 	}, h, aSrc, aDst)
@@ -508,7 +511,7 @@ func (f *fakeDev) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, hea
 	}, nil
 }
 
-func (f *fakeDev) HeadDot(x, att *tensor.Tensor, heads int) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, error), error) {
+func (f *Fake) HeadDot(x, att *tensor.Tensor, heads int) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, error), error) {
 	n, hf := x.Size(0), x.Size(1)
 	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
 		return in[0].Reshape(n, heads, hf/heads).Mul(in[1].Reshape(1, heads, hf/heads)).SumAxis(2, false)
@@ -519,7 +522,7 @@ func (f *fakeDev) HeadDot(x, att *tensor.Tensor, heads int) (tensor.Storage, fun
 	}, nil
 }
 
-func (f *fakeDev) AdamStep(p, grad, m, v *tensor.Tensor, step, beta1, beta2, eps, sqrtC2, weightDecay, shrink float32, decoupled bool) error {
+func (f *Fake) AdamStep(p, grad, m, v *tensor.Tensor, step, beta1, beta2, eps, sqrtC2, weightDecay, shrink float32, decoupled bool) error {
 	pd, gd, md, vd := f.host(p).Data(), f.host(grad).Data(), f.host(m).Data(), f.host(v).Data()
 	for j := range pd {
 		gj := gd[j]
@@ -535,12 +538,12 @@ func (f *fakeDev) AdamStep(p, grad, m, v *tensor.Tensor, step, beta1, beta2, eps
 	return nil
 }
 
-func (f *fakeDev) GraphMaxAggregate(g *graph.Graph, x *tensor.Tensor) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, error), error) {
+func (f *Fake) GraphMaxAggregate(g *graph.Graph, x *tensor.Tensor) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, error), error) {
 	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor { return nn.MaxAggregate(g, in[0]) }, x)
 	return out, func(grad *tensor.Tensor) (tensor.Storage, error) { return back(grad)[0], nil }, nil
 }
 
-func (f *fakeDev) SGDStep(p, grad, buf *tensor.Tensor, lr, momentum, weightDecay float32, started bool) error {
+func (f *Fake) SGDStep(p, grad, buf *tensor.Tensor, lr, momentum, weightDecay float32, started bool) error {
 	pd, gd := f.host(p).Data(), f.host(grad).Data()
 	var bd []float32
 	if buf != nil {
@@ -559,7 +562,7 @@ func (f *fakeDev) SGDStep(p, grad, buf *tensor.Tensor, lr, momentum, weightDecay
 	return nil
 }
 
-func (f *fakeDev) SumSquares(xs []*tensor.Tensor) (float64, error) {
+func (f *Fake) SumSquares(xs []*tensor.Tensor) (float64, error) {
 	var s float64
 	for _, x := range xs {
 		for _, v := range f.host(x).Data() {
@@ -569,7 +572,7 @@ func (f *fakeDev) SumSquares(xs []*tensor.Tensor) (float64, error) {
 	return s, nil
 }
 
-func (f *fakeDev) LayerNorm(x, gamma, beta *tensor.Tensor, eps float32) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+func (f *Fake) LayerNorm(x, gamma, beta *tensor.Tensor, eps float32) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
 		l := &nn.LayerNorm{Gamma: in[1], Beta: in[2], Eps: eps}
 		return l.Forward(in[0])
@@ -580,7 +583,7 @@ func (f *fakeDev) LayerNorm(x, gamma, beta *tensor.Tensor, eps float32) (tensor.
 	}, nil
 }
 
-func (f *fakeDev) BatchNorm(x, gamma, beta, runMean, runVar *tensor.Tensor, train bool, momentum, eps float32) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+func (f *Fake) BatchNorm(x, gamma, beta, runMean, runVar *tensor.Tensor, train bool, momentum, eps float32) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	c := x.Size(1)
 	var b *nn.BatchNorm
 	switch x.Dims() {
@@ -589,7 +592,7 @@ func (f *fakeDev) BatchNorm(x, gamma, beta, runMean, runVar *tensor.Tensor, trai
 	case 4:
 		b = nn.NewBatchNorm2D(c)
 	default:
-		return nil, nil, fmt.Errorf("fakeDev: BatchNorm of %v: %w", x.Shape(), tensor.ErrNotOnDevice)
+		return nil, nil, fmt.Errorf("devicetest.Fake: BatchNorm of %v: %w", x.Shape(), tensor.ErrNotOnDevice)
 	}
 	// The host layer updates the device's running statistics in place.
 	b.RunningMean, b.RunningVar = f.host(runMean), f.host(runVar)
@@ -605,4 +608,4 @@ func (f *fakeDev) BatchNorm(x, gamma, beta, runMean, runVar *tensor.Tensor, trai
 	}, nil
 }
 
-var _ nn.DeviceOps = (*fakeDev)(nil)
+var _ nn.DeviceOps = (*Fake)(nil)

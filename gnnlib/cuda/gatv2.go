@@ -1,0 +1,385 @@
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// GATv2Attention runs the fused GATv2 attention for gnnlib/nn: hs (the
+// messages, x·W_l) and hd (the targets, x·W_r) are read in place, and the
+// backward pass writes their gradients directly. p is the attention
+// dropout (0: none), its mask drawn from seed.
+func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+	if !g.IsSquare() {
+		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention on a rectangular graph (a sampled block): %w", tensor.ErrNotOnDevice)
+	}
+	vs, err := d.views(hs, hd, att)
+	if err != nil {
+		return nil, nil, err
+	}
+	hc := vs[0].Cols
+	c := hc / heads
+	if _, _, ok := gatShape(c); !ok {
+		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention with %d channels per head (the fused kernel takes 8, 16, 32, 64, 128, 256 or 512): %w", c, tensor.ErrNotOnDevice)
+	}
+	dg, err := d.deviceGraph(g, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	xl, xr := vs[0], vs[1]
+	a := &Tensor{buf: vs[2].buf, ptr: vs[2].ptr, Rows: 1, Cols: hc}
+	fw, err := GATv2ForwardLR(dg, xl, xr, a, heads, c, slope, AttentionDropout{P: p, Seed: seed})
+	if err != nil {
+		return nil, nil, err
+	}
+	done := false
+	backward := func(grad *tensor.Tensor) (dhs, dhd, datt tensor.Storage, err error) {
+		if done {
+			return nil, nil, nil, errBackwardTwice
+		}
+		done = true
+		// The log-sum-exp and the saved edges are the op's private state:
+		// give them back as soon as the pass ran instead of when the
+		// collector finds the closure dead (Out belongs to the caller).
+		defer func() {
+			fw.LSE.Free()
+			fw.d.Free()
+			fw.freeEdges()
+		}()
+		dout, err := d.view(grad)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		n := xl.Rows
+		dr, err := d.Empty(n, hc)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		da, err := d.Empty(vs[2].Rows, vs[2].Cols)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if err := fw.BackwardDst(dg, xl, xr, a, dout, dr, &Tensor{buf: da.buf, ptr: da.ptr, Rows: 1, Cols: hc}); err != nil {
+			return nil, nil, nil, err
+		}
+		dl, err := d.Empty(n, hc)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if err := fw.BackwardSrc(dg, xl, xr, a, dout, dl); err != nil {
+			return nil, nil, nil, err
+		}
+		return dl, dr, da, nil
+	}
+	return fw.Out, backward, nil
+}
+
+// gatShape returns the group width G and float4s per lane for C channels.
+func gatShape(c int) (g, vpl int, ok bool) {
+	switch c {
+	case 8:
+		return 2, 1, true
+	case 16:
+		return 4, 1, true
+	case 32:
+		return 8, 1, true
+	case 64:
+		return 16, 1, true
+	case 128:
+		return 32, 1, true
+	case 256:
+		return 32, 2, true
+	case 512:
+		return 32, 4, true
+	}
+	return 0, 0, false
+}
+
+// GATv2 holds what the fused GATv2 attention keeps between forward and
+// backward: the output and one log-sum-exp per (node, head) — no per-edge
+// tensor. Between its two backward passes it holds, in the default
+// saved-edge mode, each edge's attention, score gradient and sign bits.
+type GATv2 struct {
+	Heads, Channels int
+	Slope           float32
+	Out             *Tensor // N x H*C
+	LSE             *Tensor // N x H
+	Dropout         AttentionDropout
+	d               *Tensor // N x H, dOut·Out (recomputing backward)
+	eas, esign      *Tensor // per edge and head: (alpha, ds) and C sign bits (saved-edge backward)
+	saved           bool    // the last BackwardDst saved the edges
+}
+
+// AttentionDropout is the dropout of attention coefficients in the fused
+// GAT and GATv2 kernels (PyG's dropout argument of GATConv/GATv2Conv):
+// each edge and head's weight in the output is zeroed with probability P
+// and scaled by 1/(1-P) otherwise, after the softmax. The mask is a
+// function of (Seed, edge, head), which the backward passes recompute; no
+// mask is stored. The zero value is no dropout.
+type AttentionDropout struct {
+	P    float32
+	Seed uint64
+}
+
+func (a AttentionDropout) check(op string) error {
+	if a.P < 0 || a.P >= 1 {
+		return shapeErr(op, "attention dropout probability %g not in [0, 1)", a.P)
+	}
+	return nil
+}
+
+// GATv2Backward selects how the GATv2 backward pass hands each edge's
+// attention from its destination pass to its source pass.
+type GATv2Backward int
+
+const (
+	// GATv2Auto saves the edges when they take at most 1 GiB (E·H·(8 +
+	// C/8) bytes) and recomputes otherwise. On the H200, saving took an
+	// arxiv-sized layer (2.5M edges, 1x256: 100 MB saved) from 5.13 to
+	// 4.58 ms, while on a products-sized one (126M edges: 5 GB) the stores
+	// slowed the destination pass by more than the source pass gained
+	// (160.4 against 154.7 ms, and 5 GiB more memory).
+	GATv2Auto GATv2Backward = iota
+	// GATv2Save: the destination pass, which recomputes every edge's
+	// attention anyway, stores per edge and head the attention α, its
+	// score gradient ds and the signs of z = x_l[u] + x_r[v] (one bit a
+	// channel: 8 + C/8 bytes, 40 bytes at C = 256, against the 1 KiB row
+	// of x_r the source pass would otherwise gather) in CSR order, and the
+	// source pass reads them through the graph's transpose permutation
+	// (built on the device at first use, 4 bytes an edge) beside the rows
+	// of dOut, its only gather of a feature row.
+	GATv2Save
+	// GATv2Recompute: the source pass recomputes α and ds from the
+	// log-sum-exp, gathering the rows of both x_r and dOut per edge and
+	// storing nothing per edge.
+	GATv2Recompute
+)
+
+// GATv2BackwardMode is the GATv2 backward pass's mode; with attention
+// dropout the edges are saved whatever it says. Set it before work is
+// queued.
+var GATv2BackwardMode = GATv2Auto
+
+// saveEdgeLimit is the most bytes of saved edges GATv2Auto saves.
+const saveEdgeLimit = 1 << 30
+
+// mat is a row-major matrix on the device given by its first element and
+// its row stride in floats: a tensor, or a column block of one.
+type mat struct {
+	ptr uintptr
+	ld  int64
+}
+
+func matOf(t *Tensor) mat { return mat{t.ptr, int64(t.Cols)} }
+
+// halves splits an N x 2HC tensor into its N x HC column halves.
+func halves(t *Tensor, hc int) (mat, mat) {
+	return mat{t.ptr, int64(t.Cols)}, mat{t.ptr + uintptr(hc)*4, int64(t.Cols)}
+}
+
+// GATv2Forward computes the attention aggregation of a GATv2 layer (Brody
+// et al.; PyG's GATv2Conv with concat=True, without bias) from xlr = x·[W_l
+// W_r] (N x 2HC: messages in the first HC columns, targets in the rest) and
+// att (1 x HC). Each destination runs one pass over its in-edges with an
+// online softmax (running max and sum in registers).
+func GATv2Forward(g *Graph, xlr, att *Tensor, heads, channels int, slope float32, drop AttentionDropout) (*GATv2, error) {
+	hc := heads * channels
+	if xlr.Rows != g.n || xlr.Cols != 2*hc {
+		return nil, shapeErr("GATv2Forward", "xlr %dx%d, graph %d nodes, heads %d x %d", xlr.Rows, xlr.Cols, g.n, heads, channels)
+	}
+	xl, xr := halves(xlr, hc)
+	return gatv2Forward(g, xl, xr, att, heads, channels, slope, drop)
+}
+
+// GATv2ForwardLR is GATv2Forward with x_l = x·W_l and x_r = x·W_r given
+// as two N x HC tensors.
+func GATv2ForwardLR(g *Graph, xl, xr, att *Tensor, heads, channels int, slope float32, drop AttentionDropout) (*GATv2, error) {
+	hc := heads * channels
+	if xl.Rows != g.n || xr.Rows != g.n || xl.Cols != hc || xr.Cols != hc {
+		return nil, shapeErr("GATv2ForwardLR", "xl %dx%d, xr %dx%d, graph %d nodes, heads %d x %d", xl.Rows, xl.Cols, xr.Rows, xr.Cols, g.n, heads, channels)
+	}
+	return gatv2Forward(g, matOf(xl), matOf(xr), att, heads, channels, slope, drop)
+}
+
+func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope float32, drop AttentionDropout) (*GATv2, error) {
+	d := att.buf.dev
+	if err := drop.check("GATv2Forward"); err != nil {
+		return nil, err
+	}
+	hc := heads * channels
+	gs, vpl, ok := gatShape(channels)
+	if !ok {
+		return nil, shapeErr("GATv2Forward", "channels per head %d; supported 8, 16, 32, 64, 128, 256, 512", channels)
+	}
+	if att.Len() != hc || !g.IsSquare() {
+		return nil, shapeErr("GATv2Forward", "att %d, graph %d<-%d nodes, heads %d x %d", att.Len(), g.n, g.nsrc, heads, channels)
+	}
+	out, err := d.Empty(g.n, hc)
+	if err != nil {
+		return nil, err
+	}
+	lse, err := d.Empty(g.n, heads)
+	if err != nil {
+		out.Free()
+		return nil, err
+	}
+	const block = 256
+	grid := d.gridFor(int64(g.n)*int64(heads)*int64(gs), block)
+	err = d.launch(fmt.Sprintf("gatv2_fwd_%d_%d", gs, vpl), grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, g.n, heads, slope, drop.P, drop.Seed)
+	if err != nil {
+		out.Free()
+		lse.Free()
+		return nil, err
+	}
+	return &GATv2{Heads: heads, Channels: channels, Slope: slope, Out: out, LSE: lse, Dropout: drop}, nil
+}
+
+// Backward computes the gradients of the loss with respect to xlr (into
+// dxlr, N x 2HC) and att (into datt, zeroed here) given dout = dL/dOut: a
+// pass over the in-edges for the target half and att (BackwardDst), then
+// one over the cached transposed CSR for the message half (BackwardSrc).
+func (a *GATv2) Backward(g *Graph, xlr, att, dout, dxlr, datt *Tensor) error {
+	hc := a.Heads * a.Channels
+	if xlr.Rows != g.n || xlr.Cols != 2*hc || dxlr.Rows != g.n || dxlr.Cols != 2*hc {
+		return shapeErr("GATv2.Backward", "xlr %dx%d, dxlr %dx%d, want %dx%d", xlr.Rows, xlr.Cols, dxlr.Rows, dxlr.Cols, g.n, 2*hc)
+	}
+	xl, xr := halves(xlr, hc)
+	dxl, dxr := halves(dxlr, hc)
+	if err := a.backwardDst(g, xl, xr, att, dout, dxr, datt); err != nil {
+		return err
+	}
+	return a.backwardSrc(g, xl, xr, att, dout, dxl)
+}
+
+// BackwardDst is the first half of the backward pass of a GATv2ForwardLR
+// attention: the gradients of x_r (into dxr, N x HC) and att (into datt,
+// zeroed here). It saves what BackwardSrc needs, so that a caller can
+// consume dxr (a weight gradient x^T·dxr) and reuse its memory for dxl.
+func (a *GATv2) BackwardDst(g *Graph, xl, xr, att, dout, dxr, datt *Tensor) error {
+	hc := a.Heads * a.Channels
+	if xl.Rows != g.n || xr.Rows != g.n || dxr.Rows != g.n || xl.Cols != hc || xr.Cols != hc || dxr.Cols != hc {
+		return shapeErr("GATv2.BackwardDst", "xl %dx%d, xr %dx%d, dxr %dx%d, want %dx%d", xl.Rows, xl.Cols, xr.Rows, xr.Cols, dxr.Rows, dxr.Cols, g.n, hc)
+	}
+	return a.backwardDst(g, matOf(xl), matOf(xr), att, dout, matOf(dxr), datt)
+}
+
+// BackwardSrc is the second half: the gradient of x_l into dxl (N x HC),
+// after BackwardDst. It releases what BackwardDst saved.
+func (a *GATv2) BackwardSrc(g *Graph, xl, xr, att, dout, dxl *Tensor) error {
+	hc := a.Heads * a.Channels
+	if xl.Rows != g.n || xr.Rows != g.n || dxl.Rows != g.n || xl.Cols != hc || xr.Cols != hc || dxl.Cols != hc {
+		return shapeErr("GATv2.BackwardSrc", "xl %dx%d, xr %dx%d, dxl %dx%d, want %dx%d", xl.Rows, xl.Cols, xr.Rows, xr.Cols, dxl.Rows, dxl.Cols, g.n, hc)
+	}
+	return a.backwardSrc(g, matOf(xl), matOf(xr), att, dout, matOf(dxl))
+}
+
+// launchShape is the launch shape of the backward passes: blocks of 256
+// threads, a group of lanes per (node, head), and the kernels' name
+// suffix. The destination pass's grid (dst) keeps the number of groups a
+// multiple of H so that each of its lanes sees one head and can sum att's
+// gradient in registers; the source pass's (src) covers every group.
+func (a *GATv2) launchShape(d *Device, g *Graph) (dst, src, block int, suffix string) {
+	gs, vpl, _ := gatShape(a.Channels)
+	block = 256
+	src = d.gridFor(int64(g.n)*int64(a.Heads)*int64(gs), block)
+	dst = src
+	if gpb := block / gs; (dst*gpb)%a.Heads != 0 {
+		dst = max(1, dst/a.Heads*a.Heads)
+	}
+	return dst, src, block, fmt.Sprintf("_%d_%d", gs, vpl)
+}
+
+func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, datt *Tensor) error {
+	d := att.buf.dev
+	hc := a.Heads * a.Channels
+	if dout.Rows != g.n || dout.Cols != hc || datt.Len() != hc || att.Len() != hc {
+		return shapeErr("GATv2.Backward", "dout %dx%d, att %d, datt %d", dout.Rows, dout.Cols, att.Len(), datt.Len())
+	}
+	if err := datt.Fill(0); err != nil {
+		return err
+	}
+	grid, _, block, suffix := a.launchShape(d, g)
+	a.saved = a.saveEdges(g)
+	if !a.saved {
+		if a.d == nil {
+			var err error
+			if a.d, err = d.Empty(g.n, a.Heads); err != nil {
+				return err
+			}
+		}
+		return d.launch("gatv2_bwd_dst"+suffix, grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld,
+			att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.d, datt, g.n, a.Heads, a.Slope)
+	}
+	a.freeEdges()
+	eh := g.edges * a.Heads
+	var err error
+	if a.eas, err = d.Empty(eh, 2); err != nil {
+		return err
+	}
+	// C/8 sign bytes per edge and head, in whole floats.
+	if a.esign, err = d.Empty((eh*(a.Channels/8)+3)/4, 1); err != nil {
+		a.freeEdges()
+		return err
+	}
+	return d.launch("gatv2_bwd_dsts"+suffix, grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld,
+		att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.eas, a.esign, datt, g.n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed)
+}
+
+// saveEdges reports whether a backward pass over g saves per-edge values:
+// as GATv2BackwardMode says, and always with attention dropout, whose
+// factors the recomputing source pass could not draw.
+func (a *GATv2) saveEdges(g *Graph) bool {
+	switch {
+	case a.Dropout.P > 0 || GATv2BackwardMode == GATv2Save:
+		return true
+	case GATv2BackwardMode == GATv2Recompute:
+		return false
+	}
+	return int64(g.edges)*int64(a.Heads)*int64(8+a.Channels/8) <= saveEdgeLimit
+}
+
+func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) error {
+	d := att.buf.dev
+	_, grid, block, suffix := a.launchShape(d, g)
+	if !a.saved {
+		if a.d == nil {
+			return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
+		}
+		return d.launch("gatv2_bwd_src"+suffix, grid, block, g.tptr, g.tidx, xl.ptr, xl.ld, xr.ptr, xr.ld,
+			att, a.LSE, a.d, dout, dxl.ptr, dxl.ld, g.n, a.Heads, a.Slope)
+	}
+	if a.eas == nil {
+		return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
+	}
+	defer a.freeEdges()
+	tperm, err := g.transposePerm()
+	if err != nil {
+		return err
+	}
+	return d.launch("gatv2_bwd_srcs"+suffix, grid, block, g.tptr, g.tidx, tperm, a.eas, a.esign, att, dout, dxl.ptr, dxl.ld,
+		g.n, a.Heads, a.Slope)
+}
+
+// freeEdges releases the saved per-edge values.
+func (a *GATv2) freeEdges() {
+	if a.eas != nil {
+		a.eas.Free()
+		a.eas = nil
+	}
+	if a.esign != nil {
+		a.esign.Free()
+		a.esign = nil
+	}
+}
+
+// Free releases the saved tensors.
+func (a *GATv2) Free() {
+	a.Out.Free()
+	a.LSE.Free()
+	if a.d != nil {
+		a.d.Free()
+	}
+	a.freeEdges()
+}

@@ -1,0 +1,144 @@
+package cuda
+
+import (
+	"fmt"
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
+
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// MatMul returns op(a)·op(b) with the package's tiled GEMM.
+func (d *backend) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Storage, error) {
+	vs, err := d.views(a, b)
+	if err != nil {
+		return nil, err
+	}
+	m, n := vs[0].Rows, vs[1].Cols
+	if transA {
+		m = vs[0].Cols
+	}
+	if transB {
+		n = vs[1].Rows
+	}
+	out, err := d.Empty(m, n)
+	if err != nil {
+		return nil, err
+	}
+	if out.Len() == 0 {
+		return out, nil
+	}
+	return out, MatMul(out, vs[0], vs[1], transA, transB)
+}
+
+// narrowN is the widest output tune.GEMMv2N sends to the narrow tile, its BN.
+const narrowN = 64
+
+// MatMul computes dst = op(a)·op(b), where op transposes when transA or
+// transB is set, with the package's tiled kernel (gemm2_*: 128x128 tiles,
+// or gemm2n_*: 256x64 for outputs at most 64 wide; 8x8 per thread,
+// float32 FMA; no tensor cores). On the H200 this second version passed
+// the same tests as the first (gemm_*) and ran every layer shape measured
+// 1.03-1.40x faster, and the narrow tile ran the 47/48-wide products
+// 1.6-1.8x faster than the 128x128 one (BENCHMARKS.md); the benchmarks
+// still compare them (internal/tune).
+// When the product's output has few tiles and the inner dimension is long
+// — the weight gradient Xᵀ·dY of a GNN layer — K is split across blocks
+// that add into dst atomically.
+func MatMul(dst, a, b *Tensor, transA, transB bool) error {
+	return matMulWith(tune.GEMM, dst, a, b, transA, transB)
+}
+
+func matMulWith(kern tune.GEMMKernel, dst, a, b *Tensor, transA, transB bool) error {
+	d, err := sameDev("MatMul", dst, a, b)
+	if err != nil {
+		return err
+	}
+	m, k := a.Rows, a.Cols
+	if transA {
+		m, k = k, m
+	}
+	k2, n := b.Rows, b.Cols
+	if transB {
+		k2, n = n, k2
+	}
+	if k != k2 || dst.Rows != m || dst.Cols != n {
+		return shapeErr("MatMul", "%dx%d (T=%v) · %dx%d (T=%v) into %dx%d", a.Rows, a.Cols, transA, b.Rows, b.Cols, transB, dst.Rows, dst.Cols)
+	}
+	if transA && transB {
+		return shapeErr("MatMul", "both operands transposed is not supported")
+	}
+	form := "nn"
+	switch {
+	case transA:
+		form = "tn"
+	case transB:
+		form = "nt"
+	}
+	// kt is the kernel's k-tile depth: split-K chunks are multiples of it,
+	// so every chunk but the last is whole tiles.
+	// bm x bn is the block tile, which sets the grid.
+	var kernel string
+	kt, bm, bn := 8, 128, 128
+	switch kern {
+	case tune.GEMMv1:
+		kernel = "gemm_" + form
+	case tune.GEMMv2, tune.GEMMv2K8, tune.GEMMv2N:
+		kernel = "gemm2_" + form
+		kt = 16
+		switch {
+		case kern == tune.GEMMv2K8:
+			kernel = "gemm2k8_" + form
+			kt = 8
+		case kern == tune.GEMMv2N && n <= narrowN:
+			kernel = "gemm2n_" + form
+			bm, bn = 256, narrowN
+		}
+		if vec4(m, n, k, transA, transB, a, b, dst) {
+			kernel += "_v4"
+		}
+	default:
+		return fmt.Errorf("gnnlib/cuda: MatMul: unknown GEMMKernel %q", kern)
+	}
+	tiles := ((m + bm - 1) / bm) * ((n + bn - 1) / bn)
+	split := 1
+	if want := 2 * d.nsm; tiles < want && k >= 4096 {
+		split = min((want+tiles-1)/tiles, k/1024)
+	}
+	chunk := (k + split - 1) / split
+	chunk = (chunk + kt - 1) / kt * kt
+	split = (k + chunk - 1) / chunk
+	atomic := 0
+	if split > 1 {
+		atomic = 1
+		if err := dst.Fill(0); err != nil {
+			return err
+		}
+	}
+	return d.launch3(kernel, [3]int{(n + bn - 1) / bn, (m + bm - 1) / bm, split}, [3]int{256, 1, 1},
+		a, b, dst, m, n, k, chunk, atomic)
+}
+
+// vec4 reports whether gemm2's float4 entry points apply: every row a
+// thread reads or writes with float4 must start 16-byte aligned, so each
+// operand's contiguous extent (K for A in NN/NT and B in NT, M for A in
+// TN, N for B in NN/TN and for C) must be a multiple of 4, as must the
+// base addresses. Split-K chunks are multiples of the k-tile, so chunk
+// boundaries keep that alignment.
+func vec4(m, n, k int, transA, transB bool, ts ...*Tensor) bool {
+	for _, t := range ts {
+		if t.ptr%16 != 0 {
+			return false
+		}
+	}
+	if n%4 != 0 {
+		return false
+	}
+	if transA {
+		if m%4 != 0 {
+			return false
+		}
+	} else if k%4 != 0 {
+		return false
+	}
+	return !transB || k%4 == 0
+}

@@ -1,0 +1,28 @@
+package tune
+
+// GEMMKernel names a family of MatMul kernels in kernels/gemm.cu.
+type GEMMKernel string
+
+const (
+	// GEMMv1 is gemm_*: 128x128 tiles, BK = 8, 8x8 outputs per thread,
+	// scalar global loads, double-buffered shared memory.
+	GEMMv1 GEMMKernel = "v1"
+	// GEMMv2 is gemm2_*: the same tiling with BK = 16, float4 global loads
+	// and stores where the shapes allow (the _v4 entry points), both
+	// operands k-major in padded shared memory and warp-shaped thread
+	// patches (see gemm.cu).
+	GEMMv2 GEMMKernel = "v2"
+	// GEMMv2K8 is GEMMv2 with BK = 8 (gemm2k8_*), kept to compare.
+	GEMMv2K8 GEMMKernel = "v2k8"
+	// GEMMv2N, the default, is GEMMv2 with a narrow-output tile: products
+	// whose output has at most 64 columns (a class layer's x·W, its
+	// weight gradient Xᵀ·dY with split-K, dY·Wᵀ into a narrow input) run
+	// gemm2n_*, 256x64 tiles with 8x8 outputs per thread, so a 47- or
+	// 48-wide output fills 48 of 64 columns rather than 48 of 128; wider
+	// outputs run gemm2_*.
+	GEMMv2N GEMMKernel = "v2n"
+)
+
+// GEMM is the kernel family gnnlib/cuda's MatMul launches. Set it before
+// work is queued, not concurrently with MatMul calls.
+var GEMM = GEMMv2N

@@ -1,0 +1,163 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// CrossEntropy returns the mean cross-entropy over rows and its gradient,
+// fused (SoftmaxNLL). The per-row labels, -1 outside rows, are uploaded
+// per call: a few hundred kilobytes for an ogbn-arxiv-sized graph.
+func (d *backend) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss, grad tensor.Storage, err error) {
+	v, err := d.view(logits)
+	if err != nil {
+		return nil, nil, err
+	}
+	y := labels
+	if rows != nil {
+		y = make([]int, len(labels))
+		for i := range y {
+			y[i] = -1
+		}
+		for _, r := range rows {
+			if y[r] >= 0 {
+				return nil, nil, fmt.Errorf("gnnlib/cuda: CrossEntropy with row %d listed twice: %w", r, tensor.ErrNotOnDevice)
+			}
+			y[r] = labels[r]
+		}
+	}
+	lab, err := NewLabels(d.Device, y)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lab.buf.release()
+	g, err := d.Empty(v.Rows, v.Cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := d.Empty(1, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, g, SoftmaxNLL(g, l, v, lab)
+}
+
+// Loss returns the mean element-wise loss op of pred against target and
+// its gradient with respect to pred, fused (elem_loss).
+func (d *backend) Loss(op string, pred, target *tensor.Tensor) (loss, grad tensor.Storage, err error) {
+	code, ok := lossOps[op]
+	if !ok {
+		return nil, nil, fmt.Errorf("gnnlib/cuda: Loss %q: %w", op, tensor.ErrNotOnDevice)
+	}
+	vs, err := d.views(pred, target)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := int64(vs[0].Len())
+	if int64(vs[1].Len()) != n {
+		return nil, nil, shapeErr("Loss", "%d predictions, %d targets", n, vs[1].Len())
+	}
+	l, err := d.Zeros(1, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := d.Empty(vs[0].Rows, vs[0].Cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n == 0 { // the mean of nothing, as on the CPU
+		return l, g, l.Fill(float32(math.NaN()))
+	}
+	err = d.launch("elem_loss", min(d.gridFor(n, 256), 4*d.nsm), 256, vs[0], vs[1], g, l, n, code, float32(1/float64(n)))
+	return l, g, err
+}
+
+// NLL returns the mean negative log-likelihood of logp at labels over
+// rows (nil: all) and its gradient; the (row, label) pairs are uploaded
+// per call.
+func (d *backend) NLL(logp *tensor.Tensor, labels, rows []int) (loss, grad tensor.Storage, err error) {
+	v, err := d.view(logp)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(labels) != v.Rows {
+		return nil, nil, shapeErr("NLL", "%d labels for %d rows", len(labels), v.Rows)
+	}
+	if rows == nil {
+		rows = make([]int, v.Rows)
+		for i := range rows {
+			rows[i] = i
+		}
+	}
+	ys := make([]int, len(rows))
+	for i, r := range rows {
+		if r < 0 || r >= v.Rows {
+			return nil, nil, fmt.Errorf("gnnlib/cuda: NLL: row %d not in [0, %d): %w", r, v.Rows, tensor.ErrIndex)
+		}
+		if ys[i] = labels[r]; ys[i] < 0 || ys[i] >= v.Cols {
+			return nil, nil, fmt.Errorf("gnnlib/cuda: NLL: label %d of row %d not in [0, %d): %w", ys[i], r, v.Cols, tensor.ErrIndex)
+		}
+	}
+	if len(rows) == 0 {
+		return nil, nil, shapeErr("NLL", "empty row set")
+	}
+	ry, err := d.uploadIndex("NLL", rows, v.Rows, ys)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer ry.release()
+	l, err := d.Zeros(1, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := d.Zeros(v.Rows, v.Cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	k := int64(len(rows))
+	return l, g, d.launch("nll_rows", min(d.gridFor(k, 256), 4*d.nsm), 256, v, ry, g, l, k, v.Cols, float32(1/float64(k)))
+}
+
+// Labels are class labels on the device, -1 for rows outside the loss.
+type Labels struct {
+	buf   *buffer
+	n     int
+	count int
+}
+
+// NewLabels uploads labels; rows with a negative label do not count.
+func NewLabels(d *Device, labels []int) (*Labels, error) {
+	y := make([]int32, len(labels))
+	c := 0
+	for i, l := range labels {
+		y[i] = int32(l)
+		if l >= 0 {
+			c++
+		}
+	}
+	b, err := d.uploadInts(y)
+	if err != nil {
+		return nil, err
+	}
+	return &Labels{buf: b, n: len(labels), count: c}, nil
+}
+
+// SoftmaxNLL computes the mean negative log-likelihood of log_softmax(logits)
+// over the labelled rows into loss (1x1) and its gradient into grad, in one
+// fused pass.
+func SoftmaxNLL(grad, loss, logits *Tensor, y *Labels) error {
+	d, err := sameDev("SoftmaxNLL", grad, loss, logits)
+	if err != nil {
+		return err
+	}
+	if y.n != logits.Rows || grad.Len() != logits.Len() || loss.Len() != 1 {
+		return shapeErr("SoftmaxNLL", "logits %dx%d, %d labels", logits.Rows, logits.Cols, y.n)
+	}
+	if err := loss.Fill(0); err != nil {
+		return err
+	}
+	inv := float32(1) / float32(max(1, y.count))
+	return d.launch("softmax_nll", d.gridFor(int64(logits.Rows)*32, 256), 256, logits, y.buf, grad, loss, logits.Rows, logits.Cols, inv)
+}
