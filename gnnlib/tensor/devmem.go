@@ -43,7 +43,6 @@ func DeviceMemory() (inUse uint64, ok bool) {
 	return inUse, ok
 }
 
-
 // Memory is a device's memory, in bytes.
 type Memory struct {
 	// Total and Free are the whole device, as its driver reports them.
