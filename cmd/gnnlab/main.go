@@ -100,6 +100,8 @@ func runKernel(args []string) int {
 	signal.Notify(interrupts, os.Interrupt)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
+	ctx, unwatch := kernel.WithParent(ctx, os.Getenv("JPY_PARENT_PID"))
+	defer unwatch()
 	k, err := kernel.New(kernel.Options{Conn: conn, Version: getVersion(), Interrupts: interrupts})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
