@@ -87,6 +87,9 @@ func (k *Kernel) execute(r request) {
 		Code: c.Code, Silent: c.Silent, AllowStdin: c.AllowStdin,
 		UserExpressions: c.UserExpressions, Unlisted: !store,
 	}
+	if store {
+		cell.Count = count
+	}
 	res, err := k.client.Execute(k.ctx, cell, func(ev workerproto.Event) {
 		switch ev.Kind {
 		case workerproto.EvResult:
@@ -132,6 +135,11 @@ func (k *Kernel) execute(r request) {
 		exprs = map[string]map[string]any{}
 	}
 	payload := []any{}
+	if res.Exit {
+		// "exit" in jupyter console: ask it to quit and shut the kernel
+		// down, as IPython's exit does; notebooks ignore the payload.
+		payload = append(payload, map[string]any{"source": "ask_exit", "keepkernel": false})
+	}
 	if res.Page != "" {
 		// "name?": the documentation goes to the pager, as IPython does.
 		payload = append(payload, map[string]any{

@@ -54,6 +54,10 @@ type Cell struct {
 	UserExpressions map[string]string
 	// Unlisted leaves the cell out of History (and %history).
 	Unlisted bool
+	// Count is the execution count the frontend shows for the cell, so
+	// that its errors say cell[Count] after a worker restart too; zero
+	// lets the worker number it.
+	Count int
 }
 
 // Result is what Execute returns for a cell.
@@ -66,6 +70,9 @@ type Result struct {
 	// Page is the documentation a cell "name?" asked for; empty when the
 	// cell was no such request or nothing was found (Output then says so).
 	Page string
+	// Exit reports that the cell was exit or quit (see IsExit): the
+	// frontend should end, as IPython's exit does. Nothing ran.
+	Exit bool
 }
 
 // Entry is one entry of the history.
@@ -218,6 +225,9 @@ func (c *Client) execute(ctx context.Context, cell Cell, fn func(workerproto.Eve
 	if name, _, ok := magic.Frontend(cell.Code); ok {
 		return c.magic(ctx, name, fn)
 	}
+	if IsExit(cell.Code) {
+		return Result{Exit: true}, nil
+	}
 	return c.run(ctx, cell, true, fn)
 }
 
@@ -330,6 +340,7 @@ func (c *Client) run(ctx context.Context, cell Cell, record bool, fn func(worker
 	req := workerproto.Request{
 		Op: workerproto.OpExecute, Code: cell.Code, Silent: cell.Silent,
 		AllowStdin: cell.AllowStdin, UserExpressions: cell.UserExpressions,
+		Count: cell.Count,
 	}
 	var ce *workerproto.CellError
 	done, err := c.sup.Call(ctx, req, func(ev workerproto.Event) {

@@ -99,6 +99,8 @@ type repl struct {
 	c    *client.Client
 	rl   *readline.Instance // terminal mode only
 	out  *screen
+	// exit is set by a cell exit or quit: the loop ends after it.
+	exit bool
 }
 
 // Run runs the REPL until the end of input (Ctrl-D).
@@ -154,7 +156,7 @@ func Run(ctx context.Context, opts Options) error {
 	defer c.Close()
 	r.c = c
 	if opts.Terminal {
-		fmt.Fprintln(r.out.stdout, "gnnlab repl: Go cells, %help for magics, Tab completes, Ctrl-C interrupts, Ctrl-D exits.")
+		fmt.Fprintln(r.out.stdout, "gnnlab repl: Go cells, %help for magics, Tab completes, Ctrl-C interrupts, exit or Ctrl-D quits.")
 		return r.interactive(ctx)
 	}
 	return r.pipe(ctx)
@@ -176,7 +178,7 @@ func (r *repl) pipe(ctx context.Context) error {
 			failed = true
 		}
 	}
-	for sc.Scan() {
+	for !r.exit && sc.Scan() {
 		cell = append(cell, sc.Text())
 		if r.complete(ctx, strings.Join(cell, "\n")) {
 			run()
@@ -243,6 +245,9 @@ func (r *repl) interactive(ctx context.Context) error {
 		}
 		cell = nil
 		r.execute(ctx, code, true)
+		if r.exit {
+			return nil
+		}
 	}
 }
 
@@ -281,6 +286,7 @@ func (r *repl) execute(ctx context.Context, code string, interactive bool) bool 
 	if res.Page != "" {
 		r.out.print(res.Page + "\n")
 	}
+	r.exit = res.Exit
 	return true
 }
 

@@ -294,7 +294,7 @@ func (s *server) execute(req workerproto.Request) error {
 		s.stdinMu.Unlock()
 	}()
 
-	res, err := s.sess.Eval(ctx, req.Code)
+	res, err := s.sess.EvalCount(ctx, req.Count, req.Code)
 	if err != nil {
 		if err := s.sendSynced(workerproto.Event{ID: req.ID, Kind: workerproto.EvError, Error: cellError(err)}); err != nil {
 			return err
