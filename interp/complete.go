@@ -190,12 +190,38 @@ func (s *Session) members(qual string) []string {
 		if v.Kind() != reflect.Struct {
 			return nil
 		}
+		if v.Type().Name() == "" {
+			// An interpreted struct: yaegi stores field x as Xx.
+			if sf, ok := v.Type().FieldByName(f); !ok || !sf.IsExported() {
+				f = interpField(f)
+			}
+		} else if !token.IsExported(f) {
+			return nil // a cell cannot use it
+		}
 		v = v.FieldByName(f)
 		if !v.IsValid() {
 			return nil
 		}
 	}
 	return s.fieldsAndMethods(v)
+}
+
+// interpField is the name yaegi gives field f of an interpreted struct:
+// reflect.StructOf takes exported fields only, so x becomes Xx.
+func interpField(f string) string {
+	if token.IsExported(f) {
+		return f
+	}
+	return "X" + f
+}
+
+// cellField is the inverse of interpField: the name a cell wrote for
+// field f of an interpreted struct, given the words of its declarations.
+func cellField(f string, declared func(string) bool) string {
+	if len(f) > 1 && f[0] == 'X' && !token.IsExported(f[1:]) && !declared(f) {
+		return f[1:]
+	}
+	return f
 }
 
 func deref(v reflect.Value) reflect.Value {
@@ -205,9 +231,10 @@ func deref(v reflect.Value) reflect.Value {
 	return v
 }
 
-// fieldsAndMethods lists v's exported and unexported fields and its
-// methods, those of compiled types by reflection and those of interpreted
-// types from the session's records.
+// fieldsAndMethods lists what a cell may select from v: the exported
+// fields and methods of a compiled type (its unexported ones are out of a
+// cell's reach, and yaegi panics on them), and all the fields and methods
+// of an interpreted type, methods from the session's records.
 func (s *Session) fieldsAndMethods(v reflect.Value) []string {
 	var out []string
 	t := v.Type()
@@ -227,7 +254,13 @@ func (s *Session) fieldsAndMethods(v reflect.Value) []string {
 		st := v.Type()
 		var fields []string
 		for k := 0; k < st.NumField(); k++ {
-			fields = append(fields, st.Field(k).Name)
+			f := st.Field(k)
+			switch {
+			case st.Name() == "":
+				fields = append(fields, cellField(f.Name, s.declaresWord))
+			case f.IsExported():
+				fields = append(fields, f.Name)
+			}
 		}
 		out = append(out, fields...)
 		if st.Name() == "" {
@@ -269,6 +302,17 @@ func (s *Session) methodsOf(typeName string) []string {
 		}
 	}
 	return out
+}
+
+// declaresWord reports whether a type declaration of the session has the
+// word w.
+func (s *Session) declaresWord(w string) bool {
+	for _, r := range s.user {
+		if r.tok == token.TYPE && containsWord(r.text, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func containsWord(text, w string) bool {

@@ -156,6 +156,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	recs, imps := s.collect(pc)
 	globals := globalsOf(s.i)
 	info, undef := typecheck(s.fset, pc, checkEnv{globals: globals, earlier: s.records, imports: s.imports, known: s.knows})
+	if e := unexportedUse(s.fset, info, pc.decls, pc.body); e != nil { // unexported.go
+		return Result{}, e
+	}
 	declEd := newEditor(s.fset, pc.decls.Pos(), pc.declSrc)
 	rw := &rewriter{info: info, globals: globals, undefined: undef, ed: declEd}
 	if err := rw.rewrite(pc.decls); err != nil {
