@@ -18,9 +18,11 @@ import (
 	"github.com/gnnlab/gnnlab/interp/symbols"
 )
 
-// Inspect returns documentation (signature and doc comment) for the
-// identifier at cursor (a byte offset); detail > 0 asks for more (the
-// full source of the user's declarations).
+// Inspect returns documentation (signature and doc comment, and for a
+// compiled symbol its first runnable example) for the identifier at cursor
+// (a byte offset); detail > 0 (name??) asks for the declaration's source
+// too: the cell's text of the user's declarations, the package's source of
+// compiled ones.
 func (s *Session) Inspect(code string, cursor, detail int) (text string, found bool) {
 	start, end, qual := identAt(code, cursor)
 	name := code[start:end]
@@ -52,12 +54,25 @@ func (s *Session) Inspect(code string, cursor, detail int) (text string, found b
 	if parts := strings.Split(qual, "."); qual != "" && len(parts) == 1 {
 		if _, isVar := globalsOf(s.i)[qual]; !isVar {
 			if p, ok := s.importPath(qual); ok {
-				return symbolDoc(p, name)
+				return symbolDetail(p, name, detail) // inspectsrc.go
 			}
+		}
+		if text, ok := methodDetail(globalsOf(s.i)[qual], name, detail); ok {
+			return text, true
 		}
 		if r, ok := s.user[qual]; ok && r.tok == token.TYPE {
 			if m, ok := s.user[qual+"."+name]; ok {
 				return userDoc(m, detail), true
+			}
+		}
+	}
+	// pkg.Type.Method.
+	if parts := strings.Split(qual, "."); len(parts) == 2 {
+		if _, isVar := globalsOf(s.i)[parts[0]]; !isVar {
+			if p, ok := s.importPath(parts[0]); ok {
+				if text, ok := symbolDetail(p, parts[1]+"."+name, detail); ok {
+					return text, true
+				}
 			}
 		}
 	}

@@ -13,8 +13,10 @@
 // The generator (internal/gen) runs the extractor behind `yaegi extract`
 // (github.com/traefik/yaegi/extract, the same code as `go tool yaegi
 // extract`) for each package and writes one file per package, named like
-// the files `yaegi extract` writes, and docs_gen.go with the signatures
-// and doc comments of their exported symbols. TestGenerated regenerates
+// the files `yaegi extract` writes, docs_gen.go with the signatures
+// and doc comments of their exported symbols, and examples_gen.go with
+// the first runnable example (one with an Output comment) of each symbol
+// that has one in the package's _test.go files. TestGenerated regenerates
 // into a temporary folder and fails when a committed file differs
 // (check-generate).
 //
