@@ -100,6 +100,9 @@ type Client struct {
 	succeeded []string // cells that succeeded on the current worker
 	lost      []string // cells that had succeeded on workers that died
 	skipped   string   // the cell supervisor.Replayable left out of lost
+	// stdinCells holds the cells that read standard input when they ran:
+	// %replay skips them (replay.go).
+	stdinCells map[string]bool
 }
 
 // New returns a Client whose worker is not started yet: Start launches
@@ -278,46 +281,6 @@ func (c *Client) magic(ctx context.Context, name string, fn func(workerproto.Eve
 	return c.replay(ctx, fn)
 }
 
-// replay re-runs on the fresh worker the cells that had succeeded on the
-// worker that died, in order, without their results. It stops at the
-// first failure; what is left stays for the next %replay.
-func (c *Client) replay(ctx context.Context, fn func(workerproto.Event)) (Result, error) {
-	c.mu.Lock()
-	n := len(c.lost)
-	c.mu.Unlock()
-	if n == 0 {
-		c.note("Nothing to replay: no worker has died since the session started, or its cells were replayed.\n")
-		return Result{}, nil
-	}
-	c.note(fmt.Sprintf("Replaying %d cells...\n", n))
-	for i := 1; ; i++ {
-		c.mu.Lock()
-		if len(c.lost) == 0 {
-			c.mu.Unlock()
-			break
-		}
-		code := c.lost[0]
-		c.mu.Unlock()
-		res, err := c.run(ctx, Cell{Code: code, Silent: true}, false, fn)
-		if err != nil {
-			return Result{}, err
-		}
-		if ce := res.Error; ce != nil {
-			ce.Traceback = append([]string{fmt.Sprintf("%%replay stopped at cell %d of %d:", i, n), code}, ce.Traceback...)
-			return res, nil
-		}
-		c.mu.Lock()
-		// A crash during the replay has moved the list: re-check it.
-		if len(c.lost) > 0 && c.lost[0] == code {
-			c.lost = c.lost[1:]
-			c.succeeded = append(c.succeeded, code)
-		}
-		c.mu.Unlock()
-	}
-	c.note("Done: the state is restored.\n")
-	return Result{}, nil
-}
-
 // run executes cell on the worker; record keeps it for %replay when it
 // succeeds.
 func (c *Client) run(ctx context.Context, cell Cell, record bool, fn func(workerproto.Event)) (Result, error) {
@@ -343,10 +306,14 @@ func (c *Client) run(ctx context.Context, cell Cell, record bool, fn func(worker
 		Count: cell.Count,
 	}
 	var ce *workerproto.CellError
+	readStdin := false
 	done, err := c.sup.Call(ctx, req, func(ev workerproto.Event) {
-		if ev.Kind == workerproto.EvError {
+		switch ev.Kind {
+		case workerproto.EvError:
 			ce = ev.Error
 			return
+		case workerproto.EvInputRequest:
+			readStdin = true
 		}
 		fn(ev)
 	})
@@ -366,6 +333,12 @@ func (c *Client) run(ctx context.Context, cell Cell, record bool, fn func(worker
 	if record {
 		c.mu.Lock()
 		c.succeeded = append(c.succeeded, cell.Code)
+		if readStdin {
+			if c.stdinCells == nil {
+				c.stdinCells = map[string]bool{}
+			}
+			c.stdinCells[cell.Code] = true
+		}
 		c.mu.Unlock()
 	}
 	return Result{UserExpressions: done.UserExpressions}, nil
