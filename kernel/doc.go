@@ -31,7 +31,19 @@
 // client.Grace loses its worker, which is replaced. When the worker dies
 // (stack overflow, a panic in a goroutine, os.Exit, killed) the cell gets
 // one error naming the cause and a fresh worker takes over with the same
-// connection and execution count.
+// connection and execution count. The worker is told each cell's
+// execution count, so that error positions read cell[N] for In [N] on a
+// fresh worker too.
+//
+// # Life cycle and front ends
+//
+// WithParent ends the kernel (and so its worker) when the process named
+// by JPY_PARENT_PID dies, as ipykernel's parent poller does. A cell that
+// is only exit or quit runs nothing and answers with the ask_exit payload
+// (keepkernel false), on which jupyter console quits and shuts the kernel
+// down. usage_request (jupyter-resource-usage) is answered as ipykernel 7
+// answers it: memory and CPU of the kernel with its worker, and of the
+// host, from /proc.
 //
 // # Magics
 //

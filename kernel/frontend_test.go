@@ -2,6 +2,9 @@ package kernel_test
 
 import (
 	"fmt"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,4 +47,60 @@ func TestErrorCountAfterRestart(t *testing.T) {
 	if len(errs) != 1 || !strings.Contains(fmt.Sprint(errs[0].Content["traceback"]), want) {
 		t.Errorf("error of In [%v] = %v, want a traceback at %s", n, errs, want)
 	}
+}
+
+// TestUsageRequest: jupyter-resource-usage's usage_request on the control
+// channel gets ipykernel 7's usage_reply: the memory and CPU of the kernel
+// and its worker, and of the host.
+func TestUsageRequest(t *testing.T) {
+	c := start(t, "tcp")
+	c.Execute("1 + 1", nil) // the worker is up
+	var content map[string]any
+	for range 2 {
+		id := c.Send("control", "usage_request", map[string]any{})
+		reply, err := c.Reply("control", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reply.MsgType != "usage_reply" {
+			t.Fatalf("usage_request answered %s", reply.MsgType)
+		}
+		content = reply.Content
+	}
+	if content["pid"] != float64(os.Getpid()) || content["hostname"] == "" {
+		t.Errorf("usage_reply pid, hostname = %v, %v; want %d and a name", content["pid"], content["hostname"], os.Getpid())
+	}
+	if n, _ := content["cpu_count"].(float64); n < 1 {
+		t.Errorf("usage_reply cpu_count = %v, want >= 1", content["cpu_count"])
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	// The worker's memory counts: more than this process alone holds.
+	self := kernelMemoryOfSelf(t)
+	if m, _ := content["kernel_memory"].(float64); m <= self {
+		t.Errorf("usage_reply kernel_memory = %v, want more than this process's %v (the worker counts)", m, self)
+	}
+	if _, ok := content["kernel_cpu"].(float64); !ok {
+		t.Errorf("usage_reply kernel_cpu = %v, want a number", content["kernel_cpu"])
+	}
+	vm, _ := content["host_virtual_memory"].(map[string]any)
+	if total, _ := vm["total"].(float64); total <= 0 {
+		t.Errorf("usage_reply host_virtual_memory = %v, want a total", vm)
+	}
+}
+
+func kernelMemoryOfSelf(t *testing.T) float64 {
+	b, err := os.ReadFile("/proc/self/smaps_rollup")
+	if err != nil {
+		b, _ = os.ReadFile("/proc/self/status")
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && (f[0] == "Pss:" || f[0] == "VmRSS:") {
+			n, _ := strconv.ParseFloat(f[1], 64)
+			return n * 1024
+		}
+	}
+	t.Skip("no memory figure in /proc/self")
+	return 0
 }

@@ -63,6 +63,8 @@ type Kernel struct {
 	execCount  int
 	lastParent wire.Header // parent of output that arrives outside a cell
 	failed     failure     // the last cell that failed with stop_on_error
+
+	usageStats usageSampler // usage_request (usage.go)
 }
 
 // New binds the kernel's sockets; Run serves them.
@@ -289,6 +291,8 @@ func (k *Kernel) handle(r request) {
 		k.commMsg(r)
 	case "comm_close":
 		k.commClose(r)
+	case "usage_request":
+		k.usage(r)
 	case "interrupt_request":
 		k.client.Interrupt()
 		k.reply(r, "interrupt_reply", map[string]string{"status": "ok"})
