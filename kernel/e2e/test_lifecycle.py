@@ -14,7 +14,7 @@ from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.connect import write_connection_file
 
 import kernelenv
-from kclient import TIMEOUT, shell_reply
+from kclient import TIMEOUT, control_reply, shell_reply
 
 # The parent: a Python process that starts the kernel with JPY_PARENT_PID
 # naming itself, prints the kernel's pid, and waits.
@@ -83,3 +83,27 @@ def test_parent_death_ends_kernel_and_worker(tmp_path: pathlib.Path) -> None:
         for p in [kernel_pid, *_children(kernel_pid)]:
             if not _gone(p):
                 os.kill(p, signal.SIGKILL)
+
+
+def test_exit_asks_the_console_to_quit(kernel) -> None:
+    """jupyter console sends `exit` as code; IPython's answer is the
+    ask_exit payload, on which the console quits and shuts the kernel down."""
+    _, kc = kernel
+    for code in ("exit", "quit()"):
+        reply = shell_reply(kc, kc.execute(code))["content"]
+        assert reply["status"] == "ok", reply
+        assert reply["payload"] == [{"source": "ask_exit", "keepkernel": False}], reply
+
+
+def test_usage_request(kernel) -> None:
+    """jupyter-resource-usage asks the kernel on control, as of ipykernel 7."""
+    km, kc = kernel
+    shell_reply(kc, kc.execute("1 + 1"))
+    msg = kc.session.msg("usage_request", {})
+    kc.control_channel.send(msg)
+    reply = control_reply(kc, msg["header"]["msg_id"])
+    assert reply["msg_type"] == "usage_reply"
+    c = reply["content"]
+    assert c["pid"] == km.provisioner.process.pid
+    assert c["cpu_count"] >= 1 and c["kernel_memory"] > 0, c
+    assert c["host_virtual_memory"]["total"] > 0, c
