@@ -125,11 +125,17 @@
 //
 // Complete offers Go keywords, builtins, session variables, functions and
 // types, imported package names, the members of a package (fmt.Pri) and
-// the fields and methods of a session variable (x.). Inspect shows the
-// declaration and doc comment of the user's declarations, of the gnnlab
-// packages (a table generated with the symbols) and of the standard
-// library (parsed from $GOROOT/src on first use; without the sources, the
-// symbol's type).
+// the fields and methods of a session variable (x.) that a cell may use:
+// of a compiled type only the exported ones (a cell that selects an
+// unexported one gets Go's compile error, not yaegi's reflect panic), of an
+// interpreted type all of them, by the names the cell wrote. Inspect shows
+// the declaration and doc comment of the user's declarations, of the
+// gnnlab packages (a table generated with the symbols, with each symbol's
+// first runnable example) and of the standard library (parsed from
+// $GOROOT/src on first use; without the sources, the symbol's type). At a
+// detail level above 0 (name??) it adds the declaration's source: the cell
+// text of the user's, the package's source of compiled ones where the
+// binary was built.
 //
 // # Magics
 //

@@ -18,6 +18,13 @@
 // magic): %history prints the cells run so far, %restart starts a fresh
 // worker, %replay re-runs, after a crash, the cells that had succeeded on
 // the worker that died, and "name?" returns the documentation of name.
+// %replay skips the cells that read standard input when they ran, goes on
+// past a cell that fails, and then fails itself, naming the cells not
+// restored and the names they declare. A cell that is only exit or quit
+// (IsExit) runs nothing: Result.Exit asks the frontend to end.
+//
+// Cell.Count carries the execution count the frontend shows to the
+// worker, so that a cell's error positions read cell[Count].
 //
 // # Crashes
 //

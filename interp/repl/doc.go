@@ -38,7 +38,8 @@
 //
 // All magics work (%help lists them); %history, %replay, %restart and
 // "name?" (documentation) run in package client, as in the kernel, the
-// others in the worker's session.
+// others in the worker's session. A cell exit or quit ends the REPL, as
+// Ctrl-D does.
 //
 // BUG(repl): A multi-line cell is saved in the history file line by line,
 // so recalling it takes one line at a time.
