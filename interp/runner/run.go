@@ -96,7 +96,7 @@ func Run(ctx context.Context, nb *Notebook, opts Options) error {
 		cell.ExecutionCount = &n
 		r.begin(cell, n)
 		start := time.Now()
-		res, err := c.Execute(ctx, client.Cell{Code: string(cell.Source)}, r.event)
+		res, err := c.Execute(ctx, client.Cell{Code: string(cell.Source), Count: n}, r.event)
 		r.end()
 		ce := res.Error
 		if res.Page != "" {
