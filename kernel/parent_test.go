@@ -1,39 +1,93 @@
 package kernel_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
-	"strconv"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gnnlab/gnnlab/kernel"
 )
 
-func TestWithParent(t *testing.T) {
-	// A stand-in parent: a process of the test's own, killed and reaped.
-	cmd := exec.Command("sleep", "30")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+// TestWithParentHelper is the watching process of TestWithParent: it
+// prints "watching", then "parent died" when WithParent's context ends so.
+func TestWithParentHelper(t *testing.T) {
+	if os.Getenv("GNNLAB_PARENT_HELPER") != "1" {
+		t.Skip("run by TestWithParent")
 	}
-	ctx, cancel := kernel.WithParent(context.Background(), strconv.Itoa(cmd.Process.Pid))
+	ctx, cancel := kernel.WithParent(context.Background(), os.Getenv("JPY_PARENT_PID"))
 	defer cancel()
-	time.Sleep(300 * time.Millisecond)
-	if ctx.Err() != nil {
-		t.Fatalf("WithParent: cancelled while the parent runs: %v", context.Cause(ctx))
-	}
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
+	fmt.Println("watching")
 	select {
 	case <-ctx.Done():
-		if !errors.Is(context.Cause(ctx), kernel.ErrParentDied) {
-			t.Errorf("WithParent cause = %v, want ErrParentDied", context.Cause(ctx))
+		if errors.Is(context.Cause(ctx), kernel.ErrParentDied) {
+			fmt.Println("parent died")
 		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("WithParent: not cancelled 2 s after the parent died")
+	case <-time.After(20 * time.Second):
 	}
+}
 
+// TestWithParent kills the process named by JPY_PARENT_PID, the watcher's
+// parent or its grandparent (left unreaped, a zombie), and checks that the
+// watcher notices within 2 s.
+func TestWithParent(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the shells and /proc of this test are Linux's")
+	}
+	helper := `"$0" -test.run=^TestWithParentHelper$ -test.v=false; true`
+	tests := []struct {
+		name, script string
+	}{
+		{"parent", `JPY_PARENT_PID=$$ ` + helper},
+		{"grandparent", `JPY_PARENT_PID=$$ sh -c '` + strings.ReplaceAll(helper, `"$0"`, `"$1"`) + `' sh "$0"; true`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command("sh", "-c", tt.script, os.Args[0])
+			cmd.Env = append(os.Environ(), "GNNLAB_PARENT_HELPER=1")
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Wait()
+			lines := make(chan string, 4)
+			go func() {
+				sc := bufio.NewScanner(out)
+				for sc.Scan() {
+					lines <- sc.Text()
+				}
+				close(lines)
+			}()
+			if l := <-lines; l != "watching" {
+				t.Fatalf("helper printed %q, want watching", l)
+			}
+			time.Sleep(300 * time.Millisecond) // a poll or two with the parent alive
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			killed := time.Now()
+			select {
+			case l := <-lines:
+				if l != "parent died" {
+					t.Fatalf("helper printed %q, want parent died", l)
+				}
+				if d := time.Since(killed); d > 2*time.Second {
+					t.Errorf("the watcher took %v, want <= 2 s", d)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the watcher did not notice within 5 s that its parent died")
+			}
+		})
+	}
 	for _, pid := range []string{"", "0", "x"} {
 		ctx, cancel := kernel.WithParent(context.Background(), pid)
 		cancel()
