@@ -8,7 +8,9 @@ import (
 	"go/scanner"
 	"go/token"
 	"sort"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
@@ -49,6 +51,10 @@ func (c *Client) replay(ctx context.Context, fn func(workerproto.Event)) (Result
 			}
 			if ce := res.Error; ce != nil {
 				why = "failed: " + firstLine(ce)
+				if name, from, ok := c.undefinedFrom(ce); ok {
+					missing[name] = true
+					why += fmt.Sprintf(" (%s came from cell %d, which did not succeed: an interrupted or failed cell's effects are not replayed)", name, from)
+				}
 			}
 		}
 		c.mu.Lock()
@@ -90,6 +96,32 @@ func (c *Client) replay(ctx context.Context, fn func(workerproto.Event)) (Result
 	tb := append([]string{"%replay: " + value + ":"}, report...)
 	tb = append(tb, "Run the cells that define them again (a cell that depended on an interrupted or failed cell needs that cell's effects first).")
 	return Result{Error: &workerproto.CellError{Name: "replay incomplete", Value: value, Traceback: tb}}, nil
+}
+
+// undefinedFrom finds, for a replayed cell that failed with "undefined:
+// name", the last cell of the history that declares name and did not
+// succeed (an interrupted cell keeps its effects up to the interruption,
+// which a replay cannot restore).
+func (c *Client) undefinedFrom(ce *workerproto.CellError) (name string, from int, ok bool) {
+	text := ce.Value + "\n" + strings.Join(ce.Traceback, "\n")
+	_, rest, found := strings.Cut(text, "undefined: ")
+	if !found {
+		return "", 0, false
+	}
+	words := strings.FieldsFunc(rest, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) })
+	if len(words) == 0 {
+		return "", 0, false
+	}
+	name = words[0]
+	c.mu.Lock()
+	h := append([]Entry(nil), c.history...)
+	c.mu.Unlock()
+	for k := len(h) - 1; k >= 0; k-- {
+		if !h[k].OK && slices.Contains(declaredNames(h[k].Code), name) {
+			return name, h[k].N, true
+		}
+	}
+	return "", 0, false
 }
 
 func firstLine(ce *workerproto.CellError) string {

@@ -72,3 +72,28 @@ func TestReplaySkipsStdinAndNamesWhatIsMissing(t *testing.T) {
 		t.Errorf("second %%replay = %+v, want nothing left", ce)
 	}
 }
+
+// TestReplayNamesTheCellThatDidNotSucceed: a cell that used a variable of
+// a failed cell (whose effects up to the failure stay in the session)
+// fails on replay; %replay names the variable and the cell it came from.
+func TestReplayNamesTheCellThatDidNotSucceed(t *testing.T) {
+	c, _ := start(t)
+	exec(t, c, "base := 1")
+	if _, ce := exec(t, c, "k := 5\npanic(\"half way\")"); ce == nil {
+		t.Fatal("the panicking cell succeeded")
+	}
+	if got, ce := exec(t, c, "m := k + base\nm"); ce != nil || got != "6" {
+		t.Fatalf("m = %q, %v; want 6 (k survives its cell's panic)", got, ce)
+	}
+	exec(t, c, "import \"time\"\ngo func() { panic(\"boom\") }()\ntime.Sleep(5 * time.Second)")
+	_, ce := exec(t, c, "%replay")
+	if ce == nil || !strings.Contains(ce.Value, "the session lacks k, m") {
+		t.Fatalf("%%replay error = %+v, want the session lacking k, m", ce)
+	}
+	if tb := strings.Join(ce.Traceback, "\n"); !strings.Contains(tb, "(k came from cell 2, which did not succeed") {
+		t.Errorf("%%replay traceback = %q, want k traced to cell 2", tb)
+	}
+	if got, ce := exec(t, c, "base"); ce != nil || got != "1" {
+		t.Errorf("base after %%replay = %q, %v, want 1", got, ce)
+	}
+}
