@@ -7,8 +7,8 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
-	"sort"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 
