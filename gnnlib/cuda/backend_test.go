@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,17 +51,36 @@ func TestTensorDevice(t *testing.T) {
 
 // TestDeviceSuite runs gnnlib/devicetest's suite on the GPU: every op and
 // layer the tensor API and gnnlib/nn dispatch to the device against the
-// CPU (outputs and gradients), the arg-extrema, the ops the device lacks
-// (and the fused GATv2 kernel's width limit), and training steps of the
+// CPU (outputs and gradients), the shape sweep of the attention layers
+// (fused kernels where they take the shape, the composed path otherwise),
+// the arg-extrema, the ops the device lacks, and training steps of the
 // GNN models, an MLP with both norms and LeNet-5. gnnlib/nn runs the same
 // suite on devicetest.Fake.
 func TestDeviceSuite(t *testing.T) {
 	d := defaultOrSkip(t).be
-	g := testGraph(t, 10, 20, false)
-	gatv2Width := devicetest.Unsupported{Op: "GATv2Attention with 12 channels", F: func() {
-		nn.GATv2Attention(g, randn(1, 10, 12).To(d), randn(2, 10, 12).To(d), randn(3, 1, 12).To(d), 1, 0.2, 0, nil, true)
-	}}
-	devicetest.Run(t, d, devicetest.Tolerance{Op: 2e-4, Loss: 1e-4, Value: 1e-3}, gatv2Width)
+	devicetest.Run(t, d, devicetest.Tolerance{Op: 2e-4, Loss: 1e-4, Value: 1e-3})
+}
+
+// TestFusedAttentionRefusal checks that the fused attention kernels refuse
+// the shapes they do not take with an error wrapping tensor.ErrNotOnDevice
+// that says why (gnnlib/nn then composes the op), and that the layer runs
+// anyway.
+func TestFusedAttentionRefusal(t *testing.T) {
+	d := defaultOrSkip(t).be
+	g := testGraph(t, 10, 20, false).AddSelfLoops()
+	_, _, err := d.GATv2Attention(g, randn(1, 10, 7).To(d), randn(2, 10, 7).To(d), randn(3, 1, 7).To(d), 1, 0.2, 0, 0)
+	if !errors.Is(err, tensor.ErrNotOnDevice) {
+		t.Fatalf("GATv2Attention with 7 channels: err = %v, want one wrapping tensor.ErrNotOnDevice", err)
+	}
+	msg := (&tensor.DeviceError{Op: "GATv2Attention", Device: d.String(), Err: err}).Error()
+	if !strings.Contains(msg, "7 channels") {
+		t.Errorf("DeviceError text %q does not name the kernel's reason", msg)
+	}
+	out := nn.GATv2Attention(g, randn(1, 10, 7).To(d), randn(2, 10, 7).To(d), randn(3, 1, 7).To(d), 1, 0.2, 0, nil, true)
+	want := nn.GATv2Attention(g, randn(1, 10, 7), randn(2, 10, 7), randn(3, 1, 7), 1, 0.2, 0, nil, true)
+	if e := devicetest.RelErr(out, want); e > 2e-4 {
+		t.Errorf("composed GATv2Attention with 7 channels: error %.3g against the CPU", e)
+	}
 }
 
 func randn(seed int64, shape ...int) *tensor.Tensor { return tensor.Randn(seed, shape...) }

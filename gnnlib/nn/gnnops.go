@@ -357,29 +357,11 @@ func parallelRows(indptr []int, fn func(lo, hi, w int)) {
 
 // loopCache keeps the graphs with self-loops that attention layers use, so
 // that a training loop over one graph builds them (and their transposes)
-// once. It holds a few recent graphs.
-var loopCache struct {
-	sync.Mutex
-	keys, vals []*graph.Graph
-}
+// once.
+var loopCache graphMemo[*graph.Graph]
 
 // withSelfLoops returns g with a self-loop on every node (PyG's
 // add_remaining_self_loops), cached.
 func withSelfLoops(g *graph.Graph) *graph.Graph {
-	loopCache.Lock()
-	defer loopCache.Unlock()
-	for i, k := range loopCache.keys {
-		if k == g {
-			return loopCache.vals[i]
-		}
-	}
-	l := g.AddSelfLoops()
-	const keep = 8
-	loopCache.keys = append(loopCache.keys, g)
-	loopCache.vals = append(loopCache.vals, l)
-	if len(loopCache.keys) > keep {
-		loopCache.keys = loopCache.keys[1:]
-		loopCache.vals = loopCache.vals[1:]
-	}
-	return l
+	return loopCache.get(g, g.AddSelfLoops)
 }
