@@ -115,11 +115,22 @@
 // BackwardDst and BackwardSrc let a caller consume x_r's gradient before
 // x_l's is written into the same memory. Attention dropout (PyG's dropout
 // of GATConv/GATv2Conv) is applied inside the fused kernels from a seeded
-// counter-based mask, recomputed backward: AttentionDropout.
+// counter-based mask, recomputed backward: AttentionDropout. The GATv2
+// kernels take heads of any multiple of 4 channels up to 512: exact
+// kernels for 8, 16, ..., 512, and between them masked ones whose lanes
+// past the head's width load zeros and store nothing (a 40-channel head
+// runs on the 64-channel mapping).
 // GATForward and GAT.Backward do the same for GAT (v1), whose logits
 // LeakyReLU(as[u] + ad[v]) come from per-node scores (HeadDot): a warp per
 // (destination, head) with an online softmax forward, a destination pass
-// and a source pass over the transpose backward. SAGE's mean aggregation
+// and a source pass over the transpose backward, 8 channels a lane up to
+// 256 and 32 (the _w kernels) up to 1024, masked past the head's width.
+// Shapes the fused kernels do not take (GATv2 heads whose width is not a
+// multiple of 4 or is over 512, GAT heads over 1024, sampled blocks for
+// GATv2) are refused with an error wrapping tensor.ErrNotOnDevice that
+// says why, and gnnlib/nn then composes the attention from other device
+// ops (edge gathers, HeadDot, a softmax per destination, sums over the
+// edges), so every shape the CPU takes runs on the device. SAGE's mean aggregation
 // is an SpMM with weights 1/deg(v) uploaded once per graph. MatMulInt8
 // and SpMMInt8 multiply int8 matrices into int32 sums (__dp4a), for
 // gnnlib/quant; GEMMInt8 is the host-slice form. UnbiasAct lets a layer
@@ -208,8 +219,13 @@
 // narrow tile (GEMMv2N) at 24-30 TFLOP/s.
 //
 // BUG(gnnlab): the fused GAT (v1) kernels give a warp to each (node, head)
-// with up to 8 channels per lane, so heads narrower than 32 channels leave
-// lanes idle (4x64 heads: 8.9 ms a layer against 4.5 ms for 1x256).
+// with up to 8 channels per lane (32 past 256), so heads narrower than 32
+// channels leave lanes idle (4x64 heads: 8.9 ms a layer against 4.5 ms
+// for 1x256). The composed attention that takes the shapes the fused
+// kernels refuse stores several edges × heads·channels tensors and their
+// gradients, where the fused kernels store one value per node and head:
+// a 1024-channel GATv2 head on an arxiv-sized graph needs about 10 GiB
+// per such tensor.
 // SpMMInt8 reads one byte per lane (about 1.6 TB/s on arxiv-sized graphs);
 // it does not yet move 4-byte words. Widths that are not a multiple of 4
 // take the warp-per-row SpMM, which has no hub split.

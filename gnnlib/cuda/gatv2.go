@@ -21,8 +21,8 @@ func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 	}
 	hc := vs[0].Cols
 	c := hc / heads
-	if _, _, ok := gatShape(c); !ok {
-		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention with %d channels per head (the fused kernel takes 8, 16, 32, 64, 128, 256 or 512): %w", c, tensor.ErrNotOnDevice)
+	if _, ok := gatShape(c); !ok {
+		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention with %d channels per head (the fused kernel takes multiples of 4 up to %d): %w", c, maxGATv2Channels, tensor.ErrNotOnDevice)
 	}
 	dg, err := d.deviceGraph(g, false)
 	if err != nil {
@@ -76,25 +76,53 @@ func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 	return fw.Out, backward, nil
 }
 
-// gatShape returns the group width G and float4s per lane for C channels.
-func gatShape(c int) (g, vpl int, ok bool) {
-	switch c {
-	case 8:
-		return 2, 1, true
-	case 16:
-		return 4, 1, true
-	case 32:
-		return 8, 1, true
-	case 64:
-		return 16, 1, true
-	case 128:
-		return 32, 1, true
-	case 256:
-		return 32, 2, true
-	case 512:
-		return 32, 4, true
+// gatv2Kernel is the fused GATv2 kernels' mapping for heads of C channels:
+// groups of G lanes holding VPL float4s each, so 4·G·VPL channels, of
+// which a masked kernel uses the first C.
+type gatv2Kernel struct {
+	g, vpl int
+	mask   bool
+}
+
+// width is the number of channels a group holds in registers, C rounded
+// up for a masked kernel; the saved sign bits take width/8 bytes per edge
+// and head.
+func (k gatv2Kernel) width() int { return 4 * k.g * k.vpl }
+
+// suffix is the kernels' name suffix: _G_VPL, or _m_G_VPL masked.
+func (k gatv2Kernel) suffix() string {
+	if k.mask {
+		return fmt.Sprintf("_m_%d_%d", k.g, k.vpl)
 	}
-	return 0, 0, false
+	return fmt.Sprintf("_%d_%d", k.g, k.vpl)
+}
+
+// gatv2Groups are the group shapes instantiated in gatv2.cu, narrowest
+// first; (32, 3) exists only masked.
+var gatv2Groups = []gatv2Kernel{{2, 1, false}, {4, 1, false}, {8, 1, false}, {16, 1, false}, {32, 1, false}, {32, 2, false}, {32, 3, true}, {32, 4, false}}
+
+// maxGATv2Channels is the widest head the fused GATv2 kernels take.
+const maxGATv2Channels = 512
+
+// gatShape returns the fused GATv2 kernels' mapping for heads of c
+// channels: the exact kernels for 8, 16, ..., 512 and the masked ones of
+// the narrowest group that holds c for the other multiples of 4 up to 512
+// (their float4 loads need c a multiple of 4). ok is false for the other
+// widths, which gnnlib/nn composes from other device ops.
+func gatShape(c int) (k gatv2Kernel, ok bool) {
+	if c < 4 || c%4 != 0 || c > maxGATv2Channels {
+		return gatv2Kernel{}, false
+	}
+	for _, k := range gatv2Groups {
+		if k.width() == c {
+			return k, true
+		}
+		if k.width() > c {
+			k.mask = true
+			return k, true
+		}
+	}
+	return gatv2Kernel{}, false
 }
 
 // GATv2 holds what the fused GATv2 attention keeps between forward and
@@ -209,9 +237,9 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		return nil, err
 	}
 	hc := heads * channels
-	gs, vpl, ok := gatShape(channels)
+	k, ok := gatShape(channels)
 	if !ok {
-		return nil, shapeErr("GATv2Forward", "channels per head %d; supported 8, 16, 32, 64, 128, 256, 512", channels)
+		return nil, shapeErr("GATv2Forward", "channels per head %d; supported multiples of 4 up to %d", channels, maxGATv2Channels)
 	}
 	if att.Len() != hc || !g.IsSquare() {
 		return nil, shapeErr("GATv2Forward", "att %d, graph %d<-%d nodes, heads %d x %d", att.Len(), g.n, g.nsrc, heads, channels)
@@ -226,8 +254,8 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		return nil, err
 	}
 	const block = 256
-	grid := d.gridFor(int64(g.n)*int64(heads)*int64(gs), block)
-	err = d.launch(fmt.Sprintf("gatv2_fwd_%d_%d", gs, vpl), grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, g.n, heads, slope, drop.P, drop.Seed)
+	grid := d.gridFor(int64(g.n)*int64(heads)*int64(k.g), block)
+	err = d.launch("gatv2_fwd"+k.suffix(), grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, g.n, heads, slope, drop.P, drop.Seed, channels)
 	if err != nil {
 		out.Free()
 		lse.Free()
@@ -281,14 +309,14 @@ func (a *GATv2) BackwardSrc(g *Graph, xl, xr, att, dout, dxl *Tensor) error {
 // multiple of H so that each of its lanes sees one head and can sum att's
 // gradient in registers; the source pass's (src) covers every group.
 func (a *GATv2) launchShape(d *Device, g *Graph) (dst, src, block int, suffix string) {
-	gs, vpl, _ := gatShape(a.Channels)
+	k, _ := gatShape(a.Channels)
 	block = 256
-	src = d.gridFor(int64(g.n)*int64(a.Heads)*int64(gs), block)
+	src = d.gridFor(int64(g.n)*int64(a.Heads)*int64(k.g), block)
 	dst = src
-	if gpb := block / gs; (dst*gpb)%a.Heads != 0 {
+	if gpb := block / k.g; (dst*gpb)%a.Heads != 0 {
 		dst = max(1, dst/a.Heads*a.Heads)
 	}
-	return dst, src, block, fmt.Sprintf("_%d_%d", gs, vpl)
+	return dst, src, block, k.suffix()
 }
 
 func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, datt *Tensor) error {
@@ -310,7 +338,7 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 			}
 		}
 		return d.launch("gatv2_bwd_dst"+suffix, grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld,
-			att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.d, datt, g.n, a.Heads, a.Slope)
+			att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.d, datt, g.n, a.Heads, a.Slope, a.Channels)
 	}
 	a.freeEdges()
 	eh := g.edges * a.Heads
@@ -318,13 +346,15 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 	if a.eas, err = d.Empty(eh, 2); err != nil {
 		return err
 	}
-	// C/8 sign bytes per edge and head, in whole floats.
-	if a.esign, err = d.Empty((eh*(a.Channels/8)+3)/4, 1); err != nil {
+	// width/8 sign bytes per edge and head (C/8, or the masked kernel's
+	// padded width), in whole floats.
+	k, _ := gatShape(a.Channels)
+	if a.esign, err = d.Empty((eh*(k.width()/8)+3)/4, 1); err != nil {
 		a.freeEdges()
 		return err
 	}
 	return d.launch("gatv2_bwd_dsts"+suffix, grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld,
-		att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.eas, a.esign, datt, g.n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed)
+		att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.eas, a.esign, datt, g.n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels)
 }
 
 // saveEdges reports whether a backward pass over g saves per-edge values:
@@ -337,7 +367,8 @@ func (a *GATv2) saveEdges(g *Graph) bool {
 	case GATv2BackwardMode == GATv2Recompute:
 		return false
 	}
-	return int64(g.edges)*int64(a.Heads)*int64(8+a.Channels/8) <= saveEdgeLimit
+	k, _ := gatShape(a.Channels)
+	return int64(g.edges)*int64(a.Heads)*int64(8+k.width()/8) <= saveEdgeLimit
 }
 
 func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) error {
@@ -348,7 +379,7 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) er
 			return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
 		}
 		return d.launch("gatv2_bwd_src"+suffix, grid, block, g.tptr, g.tidx, xl.ptr, xl.ld, xr.ptr, xr.ld,
-			att, a.LSE, a.d, dout, dxl.ptr, dxl.ld, g.n, a.Heads, a.Slope)
+			att, a.LSE, a.d, dout, dxl.ptr, dxl.ld, g.n, a.Heads, a.Slope, a.Channels)
 	}
 	if a.eas == nil {
 		return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
@@ -359,7 +390,7 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) er
 		return err
 	}
 	return d.launch("gatv2_bwd_srcs"+suffix, grid, block, g.tptr, g.tidx, tperm, a.eas, a.esign, att, dout, dxl.ptr, dxl.ld,
-		g.n, a.Heads, a.Slope)
+		g.n, a.Heads, a.Slope, a.Channels)
 }
 
 // freeEdges releases the saved per-edge values.
