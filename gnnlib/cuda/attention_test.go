@@ -7,8 +7,8 @@ import (
 
 // TestAttentionKernelsInPTX checks that the fused attention kernels the
 // launchers name for every head width they accept are in the PTX, and
-// which widths take the fused GATv2 kernels: multiples of 4 up to 512,
-// masked between the exact 8, 16, ..., 512.
+// which widths take the fused GATv2 kernels: multiples of 4 up to 1024,
+// masked between the exact 8, 16, ..., 1024.
 func TestAttentionKernelsInPTX(t *testing.T) {
 	entries := map[string]bool{}
 	for _, line := range strings.Split(ptxSource, "\n") {
@@ -40,7 +40,7 @@ func TestAttentionKernelsInPTX(t *testing.T) {
 			}
 		}
 	}
-	for c, want := range map[int]string{8: "_2_1", 12: "_m_4_1", 40: "_m_16_1", 256: "_32_2", 300: "_m_32_3", 400: "_m_32_4", 512: "_32_4"} {
+	for c, want := range map[int]string{8: "_2_1", 12: "_m_4_1", 40: "_m_16_1", 256: "_32_2", 300: "_m_32_3", 400: "_m_32_4", 512: "_32_4", 600: "_m_32_8", 1024: "_32_8"} {
 		if k, _ := gatShape(c); k.suffix() != want {
 			t.Errorf("gatShape(%d).suffix() = %q, want %q", c, k.suffix(), want)
 		}

@@ -62,24 +62,39 @@ func TestDeviceSuite(t *testing.T) {
 }
 
 // TestFusedAttentionRefusal checks that the fused attention kernels refuse
-// the shapes they do not take with an error wrapping tensor.ErrNotOnDevice
-// that says why (gnnlib/nn then composes the op), and that the layer runs
-// anyway.
+// the shapes they do not take (heads over 1024 channels, GATv2 on a
+// sampled block) with an error wrapping tensor.ErrNotOnDevice that says
+// why (gnnlib/nn then composes the op), and that the layer runs anyway.
 func TestFusedAttentionRefusal(t *testing.T) {
 	d := defaultOrSkip(t).be
 	g := testGraph(t, 10, 20, false).AddSelfLoops()
-	_, _, err := d.GATv2Attention(g, randn(1, 10, 7).To(d), randn(2, 10, 7).To(d), randn(3, 1, 7).To(d), 1, 0.2, 0, 0)
-	if !errors.Is(err, tensor.ErrNotOnDevice) {
-		t.Fatalf("GATv2Attention with 7 channels: err = %v, want one wrapping tensor.ErrNotOnDevice", err)
+	const c = 1028
+	for _, tc := range []struct {
+		name, why string
+		call      func() error
+	}{
+		{"GATv2Attention", "1028 channels", func() error {
+			_, _, err := d.GATv2Attention(g, randn(1, 10, c).To(d), randn(2, 10, c).To(d), randn(3, 1, c).To(d), 1, 0.2, 0, 0)
+			return err
+		}},
+		{"GATAttention", "1028", func() error {
+			_, _, err := d.GATAttention(g, randn(1, 10, c).To(d), randn(2, 10, 1).To(d), randn(3, 10, 1).To(d), 1, 0.2, 0, 0)
+			return err
+		}},
+	} {
+		err := tc.call()
+		if !errors.Is(err, tensor.ErrNotOnDevice) {
+			t.Errorf("%s with %d channels: err = %v, want one wrapping tensor.ErrNotOnDevice", tc.name, c, err)
+			continue
+		}
+		if msg := (&tensor.DeviceError{Op: tc.name, Device: d.String(), Err: err}).Error(); !strings.Contains(msg, tc.why) {
+			t.Errorf("DeviceError text %q does not name the kernel's reason (%q)", msg, tc.why)
+		}
 	}
-	msg := (&tensor.DeviceError{Op: "GATv2Attention", Device: d.String(), Err: err}).Error()
-	if !strings.Contains(msg, "7 channels") {
-		t.Errorf("DeviceError text %q does not name the kernel's reason", msg)
-	}
-	out := nn.GATv2Attention(g, randn(1, 10, 7).To(d), randn(2, 10, 7).To(d), randn(3, 1, 7).To(d), 1, 0.2, 0, nil, true)
-	want := nn.GATv2Attention(g, randn(1, 10, 7), randn(2, 10, 7), randn(3, 1, 7), 1, 0.2, 0, nil, true)
+	out := nn.GATv2Attention(g, randn(1, 10, c).To(d), randn(2, 10, c).To(d), randn(3, 1, c).To(d), 1, 0.2, 0, nil, true)
+	want := nn.GATv2Attention(g, randn(1, 10, c), randn(2, 10, c), randn(3, 1, c), 1, 0.2, 0, nil, true)
 	if e := devicetest.RelErr(out, want); e > 2e-4 {
-		t.Errorf("composed GATv2Attention with 7 channels: error %.3g against the CPU", e)
+		t.Errorf("composed GATv2Attention with %d channels: error %.3g against the CPU", c, e)
 	}
 }
 

@@ -116,18 +116,18 @@
 // x_l's is written into the same memory. Attention dropout (PyG's dropout
 // of GATConv/GATv2Conv) is applied inside the fused kernels from a seeded
 // counter-based mask, recomputed backward: AttentionDropout. The GATv2
-// kernels take heads of any multiple of 4 channels up to 512: exact
-// kernels for 8, 16, ..., 512, and between them masked ones whose lanes
+// kernels take heads of any multiple of 4 channels up to 1024: exact
+// kernels for 8, 16, ..., 1024, and between them masked ones whose lanes
 // past the head's width load zeros and store nothing (a 40-channel head
-// runs on the 64-channel mapping).
+// runs on the 64-channel mapping); the tensor API pads other widths (7 or
+// 47 classes) with zero channels to the next multiple of 4.
 // GATForward and GAT.Backward do the same for GAT (v1), whose logits
 // LeakyReLU(as[u] + ad[v]) come from per-node scores (HeadDot): a warp per
 // (destination, head) with an online softmax forward, a destination pass
 // and a source pass over the transpose backward, 8 channels a lane up to
 // 256 and 32 (the _w kernels) up to 1024, masked past the head's width.
-// Shapes the fused kernels do not take (GATv2 heads whose width is not a
-// multiple of 4 or is over 512, GAT heads over 1024, sampled blocks for
-// GATv2) are refused with an error wrapping tensor.ErrNotOnDevice that
+// Shapes the fused kernels do not take (heads over 1024 channels, sampled
+// blocks for GATv2) are refused with an error wrapping tensor.ErrNotOnDevice that
 // says why, and gnnlib/nn then composes the attention from other device
 // ops (edge gathers, HeadDot, a softmax per destination, sums over the
 // edges), so every shape the CPU takes runs on the device. SAGE's mean aggregation
@@ -224,8 +224,9 @@
 // for 1x256). The composed attention that takes the shapes the fused
 // kernels refuse stores several edges × heads·channels tensors and their
 // gradients, where the fused kernels store one value per node and head:
-// a 1024-channel GATv2 head on an arxiv-sized graph needs about 10 GiB
-// per such tensor.
+// a 2048-channel head on an arxiv-sized graph needs about 20 GiB per
+// such tensor. At 513-1024 channels the GATv2 destination passes spill
+// registers (about 350 bytes a thread at sm_90).
 // SpMMInt8 reads one byte per lane (about 1.6 TB/s on arxiv-sized graphs);
 // it does not yet move 4-byte words. Widths that are not a multiple of 4
 // take the warp-per-row SpMM, which has no hub split.

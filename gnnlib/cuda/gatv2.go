@@ -10,7 +10,9 @@ import (
 // GATv2Attention runs the fused GATv2 attention for gnnlib/nn: hs (the
 // messages, x·W_l) and hd (the targets, x·W_r) are read in place, and the
 // backward pass writes their gradients directly. p is the attention
-// dropout (0: none), its mask drawn from seed.
+// dropout (0: none), its mask drawn from seed. Heads whose width is not a
+// multiple of 4 (7 or 47 classes) run padded with zero channels to the
+// next multiple (padHeads), which changes no score, output or gradient.
 func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	if !g.IsSquare() {
 		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention on a rectangular graph (a sampled block): %w", tensor.ErrNotOnDevice)
@@ -21,18 +23,52 @@ func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 	}
 	hc := vs[0].Cols
 	c := hc / heads
-	if _, ok := gatShape(c); !ok {
-		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention with %d channels per head (the fused kernel takes multiples of 4 up to %d): %w", c, maxGATv2Channels, tensor.ErrNotOnDevice)
+	cp := (c + 3) / 4 * 4
+	if _, ok := gatShape(cp); !ok {
+		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention with %d channels per head (the fused kernel takes up to %d): %w", c, maxGATv2Channels, tensor.ErrNotOnDevice)
 	}
 	dg, err := d.deviceGraph(g, false)
 	if err != nil {
 		return nil, nil, err
 	}
+	n := vs[0].Rows
 	xl, xr := vs[0], vs[1]
 	a := &Tensor{buf: vs[2].buf, ptr: vs[2].ptr, Rows: 1, Cols: hc}
-	fw, err := GATv2ForwardLR(dg, xl, xr, a, heads, c, slope, AttentionDropout{P: p, Seed: seed})
+	padded := cp != c
+	if padded {
+		var err error
+		if xl, err = d.padHeads(xl, heads, c, cp); err != nil {
+			return nil, nil, err
+		}
+		if xr, err = d.padHeads(xr, heads, c, cp); err != nil {
+			xl.Free()
+			return nil, nil, err
+		}
+		if a, err = d.padHeads(a, heads, c, cp); err != nil {
+			xl.Free()
+			xr.Free()
+			return nil, nil, err
+		}
+	}
+	freePadded := func() {
+		if padded {
+			xl.Free()
+			xr.Free()
+			a.Free()
+		}
+	}
+	fw, err := GATv2ForwardLR(dg, xl, xr, a, heads, cp, slope, AttentionDropout{P: p, Seed: seed})
 	if err != nil {
+		freePadded()
 		return nil, nil, err
+	}
+	out := fw.Out
+	if padded {
+		if out, err = d.unpadHeads(fw.Out, heads, c, cp); err != nil {
+			fw.Free()
+			freePadded()
+			return nil, nil, err
+		}
 	}
 	done := false
 	backward := func(grad *tensor.Tensor) (dhs, dhd, datt tensor.Storage, err error) {
@@ -42,38 +78,101 @@ func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 		done = true
 		// The log-sum-exp and the saved edges are the op's private state:
 		// give them back as soon as the pass ran instead of when the
-		// collector finds the closure dead (Out belongs to the caller).
+		// collector finds the closure dead (Out belongs to the caller,
+		// unless it is the padded one).
 		defer func() {
 			fw.LSE.Free()
 			fw.d.Free()
 			fw.freeEdges()
+			if padded {
+				fw.Out.Free()
+			}
+			freePadded()
 		}()
 		dout, err := d.view(grad)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		n := xl.Rows
-		dr, err := d.Empty(n, hc)
+		if padded {
+			if dout, err = d.padHeads(dout, heads, c, cp); err != nil {
+				return nil, nil, nil, err
+			}
+			defer dout.Free()
+		}
+		hcp := heads * cp
+		dr, err := d.Empty(n, hcp)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		da, err := d.Empty(vs[2].Rows, vs[2].Cols)
+		da, err := d.Empty(1, hcp)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if err := fw.BackwardDst(dg, xl, xr, a, dout, dr, &Tensor{buf: da.buf, ptr: da.ptr, Rows: 1, Cols: hc}); err != nil {
+		if err := fw.BackwardDst(dg, xl, xr, a, dout, dr, da); err != nil {
 			return nil, nil, nil, err
 		}
-		dl, err := d.Empty(n, hc)
+		dl, err := d.Empty(n, hcp)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		if err := fw.BackwardSrc(dg, xl, xr, a, dout, dl); err != nil {
 			return nil, nil, nil, err
 		}
-		return dl, dr, da, nil
+		if !padded {
+			return dl, dr, &Tensor{buf: da.buf, ptr: da.ptr, Rows: vs[2].Rows, Cols: vs[2].Cols}, nil
+		}
+		defer func() {
+			dl.Free()
+			dr.Free()
+			da.Free()
+		}()
+		var outs [3]*Tensor
+		for i, t := range []*Tensor{dl, dr, da} {
+			if outs[i], err = d.unpadHeads(t, heads, c, cp); err != nil {
+				for _, o := range outs[:i] {
+					o.Free()
+				}
+				return nil, nil, nil, err
+			}
+		}
+		outs[2].Rows, outs[2].Cols = vs[2].Rows, vs[2].Cols
+		return outs[0], outs[1], outs[2], nil
 	}
-	return fw.Out, backward, nil
+	return out, backward, nil
+}
+
+// padHeads returns x (rows x heads·c) with each head widened to cp
+// channels by zero columns (rows x heads·cp): as a (rows·heads) x c
+// matrix, x's columns copied into a zeroed (rows·heads) x cp one.
+func (d *backend) padHeads(x *Tensor, heads, c, cp int) (*Tensor, error) {
+	rows := x.Len() / (heads * c)
+	out, err := d.Zeros(rows, heads*cp)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	src := &Tensor{buf: x.buf, ptr: x.ptr, Rows: rows * heads, Cols: c}
+	dst := &Tensor{buf: out.buf, ptr: out.ptr, Rows: rows * heads, Cols: cp}
+	if err := CopyCols(dst, 0, src, 0, c); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
+// unpadHeads is padHeads' inverse: the first c of each head's cp columns.
+func (d *backend) unpadHeads(x *Tensor, heads, c, cp int) (*Tensor, error) {
+	rows := x.Len() / (heads * cp)
+	out, err := d.Empty(rows, heads*c)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	src := &Tensor{buf: x.buf, ptr: x.ptr, Rows: rows * heads, Cols: cp}
+	dst := &Tensor{buf: out.buf, ptr: out.ptr, Rows: rows * heads, Cols: c}
+	if err := CopyCols(dst, 0, src, 0, c); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
 }
 
 // gatv2Kernel is the fused GATv2 kernels' mapping for heads of C channels:
@@ -99,14 +198,14 @@ func (k gatv2Kernel) suffix() string {
 
 // gatv2Groups are the group shapes instantiated in gatv2.cu, narrowest
 // first; (32, 3) exists only masked.
-var gatv2Groups = []gatv2Kernel{{2, 1, false}, {4, 1, false}, {8, 1, false}, {16, 1, false}, {32, 1, false}, {32, 2, false}, {32, 3, true}, {32, 4, false}}
+var gatv2Groups = []gatv2Kernel{{2, 1, false}, {4, 1, false}, {8, 1, false}, {16, 1, false}, {32, 1, false}, {32, 2, false}, {32, 3, true}, {32, 4, false}, {32, 8, false}}
 
 // maxGATv2Channels is the widest head the fused GATv2 kernels take.
-const maxGATv2Channels = 512
+const maxGATv2Channels = 1024
 
 // gatShape returns the fused GATv2 kernels' mapping for heads of c
-// channels: the exact kernels for 8, 16, ..., 512 and the masked ones of
-// the narrowest group that holds c for the other multiples of 4 up to 512
+// channels: the exact kernels for 8, 16, ..., 1024 and the masked ones of
+// the narrowest group that holds c for the other multiples of 4 up to 1024
 // (their float4 loads need c a multiple of 4). ok is false for the other
 // widths, which gnnlib/nn composes from other device ops.
 func gatShape(c int) (k gatv2Kernel, ok bool) {

@@ -470,8 +470,10 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 	GATV2_INST(_##G##_##VPL, G, VPL, false) \
 	GATV2_INST(_m_##G##_##VPL, G, VPL, true)
 
-// C = 4*G*VPL: 8 (2,1), 16 (4,1), 32 (8,1), 64 (16,1), 128 (32,1), 256 (32,2), 512 (32,4);
-// masked up to those, and up to 384 (32,3, masked only).
+// C = 4*G*VPL: 8 (2,1), 16 (4,1), 32 (8,1), 64 (16,1), 128 (32,1), 256 (32,2), 512 (32,4),
+// 1024 (32,8); masked up to those, and up to 384 (32,3, masked only). At
+// (32,8) the destination passes use 255 registers and spill about 350
+// bytes a thread at sm_90: slower per channel, still one pass per node.
 GAT_INST(2, 1)
 GAT_INST(4, 1)
 GAT_INST(8, 1)
@@ -480,3 +482,4 @@ GAT_INST(32, 1)
 GAT_INST(32, 2)
 GATV2_INST(_m_32_3, 32, 3, true)
 GAT_INST(32, 4)
+GAT_INST(32, 8)
