@@ -43,9 +43,9 @@ var GATShapes = []LayerShape{
 // ShapeCases are the layer configurations of the shape sweep, each a
 // Layer case on a graph with a heavy row (HubGraph) whose gradients with
 // respect to the input and every parameter are compared: GATv2Conv at
-// GATv2Shapes, GATConv at GATShapes, both on a sampled block and with
-// more heads than fit a warp, and the other graph layers at widths that
-// are not a multiple of 4.
+// GATv2Shapes, GATConv at GATShapes, both on a sampled block, with heads
+// of 1100 channels and with more heads than fit a warp, and the other
+// graph layers at widths that are not a multiple of 4.
 func ShapeCases(tb testing.TB) []Case {
 	const in = 20
 	g := HubGraph(tb, 200, 900, true)
@@ -64,6 +64,9 @@ func ShapeCases(tb testing.TB) []Case {
 		Layer("GATv2Conv 2x40 block", func() nn.Module { return nn.NewGATv2Conv(in, 40, 2, true, 0) }, on(blk), randn(2, 400, in)),
 		Layer("GATv2Conv 1x7 block", func() nn.Module { return nn.NewGATv2Conv(in, 7, 1, true, 0) }, on(blk), randn(2, 400, in)),
 		Layer("GATConv 2x300 block", func() nn.Module { return nn.NewGATConv(in, 300, 2, true, 0) }, on(blk), randn(2, 400, in)),
+		// Past the widest fused kernel a backend has (gnnlib/cuda: 1024).
+		Layer("GATv2Conv 1x1100", func() nn.Module { return nn.NewGATv2Conv(in, 1100, 1, true, 0) }, on(g), randn(5, 200, in)),
+		Layer("GATConv 2x1100 mean", func() nn.Module { return nn.NewGATConv(in, 1100, 2, false, 0) }, on(g), randn(5, 200, in)),
 		Layer("GATv2Conv 40x4 concat", func() nn.Module { return nn.NewGATv2Conv(in, 4, 40, true, 0) }, on(g), randn(3, 200, in)),
 		Layer("GATConv 40x3 mean", func() nn.Module { return nn.NewGATConv(in, 3, 40, false, 0) }, on(g), randn(3, 200, in)),
 		Layer("GCNConv 47", func() nn.Module { return nn.NewGCNConv(in, 47) }, on(g), randn(4, 200, in)),
