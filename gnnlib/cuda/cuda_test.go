@@ -207,7 +207,7 @@ func TestSpMM(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := g.NumNodes()
-	for _, f := range []int{4, 12, 64, 256, 7, 33} {
+	for _, f := range []int{4, 12, 64, 256, 7, 33, 300, 301} {
 		for _, k := range []SpMMKernel{SpMMVec4, SpMMWarp} {
 			if k == SpMMVec4 && f%4 != 0 {
 				continue

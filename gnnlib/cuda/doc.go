@@ -102,7 +102,11 @@
 // adjacency and its transpose, which NewGraph builds once and keeps on the
 // device; two thread mappings (SpMMVec4: a lane group per row moving
 // float4s, two edges in flight; SpMMWarp: a warp per row, one float per
-// lane) are selectable and compared by the benchmark. GATv2Forward fuses
+// lane) are selectable and compared by the benchmark; SpMMAuto takes the
+// first for widths that are a multiple of 4 and the second otherwise. Both
+// split the rows of more than 128 edges into edge tiles summed by atomics,
+// listed per direction when the graph is uploaded; Graph's String reports
+// those degree statistics and the split they chose. GATv2Forward fuses
 // score, softmax and aggregation of a GATv2 layer into one pass per
 // destination with an online softmax, storing only the output and one
 // log-sum-exp per node and head (x_l and x_r may be the halves of one
@@ -228,8 +232,7 @@
 // such tensor. At 513-1024 channels the GATv2 destination passes spill
 // registers (about 350 bytes a thread at sm_90).
 // SpMMInt8 reads one byte per lane (about 1.6 TB/s on arxiv-sized graphs);
-// it does not yet move 4-byte words. Widths that are not a multiple of 4
-// take the warp-per-row SpMM, which has no hub split.
+// it does not yet move 4-byte words.
 //
 // BUG(gnnlab): kernels index edges with int32, so a graph has fewer than
 // 2^31 edges. Reordering (graph.RCM, then Permute) is the caller's step
