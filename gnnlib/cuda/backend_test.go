@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,17 +51,51 @@ func TestTensorDevice(t *testing.T) {
 
 // TestDeviceSuite runs gnnlib/devicetest's suite on the GPU: every op and
 // layer the tensor API and gnnlib/nn dispatch to the device against the
-// CPU (outputs and gradients), the arg-extrema, the ops the device lacks
-// (and the fused GATv2 kernel's width limit), and training steps of the
+// CPU (outputs and gradients), the shape sweep of the attention layers
+// (fused kernels where they take the shape, the composed path otherwise),
+// the arg-extrema, the ops the device lacks, and training steps of the
 // GNN models, an MLP with both norms and LeNet-5. gnnlib/nn runs the same
 // suite on devicetest.Fake.
 func TestDeviceSuite(t *testing.T) {
 	d := defaultOrSkip(t).be
-	g := testGraph(t, 10, 20, false)
-	gatv2Width := devicetest.Unsupported{Op: "GATv2Attention with 12 channels", F: func() {
-		nn.GATv2Attention(g, randn(1, 10, 12).To(d), randn(2, 10, 12).To(d), randn(3, 1, 12).To(d), 1, 0.2, 0, nil, true)
-	}}
-	devicetest.Run(t, d, devicetest.Tolerance{Op: 2e-4, Loss: 1e-4, Value: 1e-3}, gatv2Width)
+	devicetest.Run(t, d, devicetest.Tolerance{Op: 2e-4, Loss: 1e-4, Value: 1e-3})
+}
+
+// TestFusedAttentionRefusal checks that the fused attention kernels refuse
+// the shapes they do not take (heads over 1024 channels, GATv2 on a
+// sampled block) with an error wrapping tensor.ErrNotOnDevice that says
+// why (gnnlib/nn then composes the op), and that the layer runs anyway.
+func TestFusedAttentionRefusal(t *testing.T) {
+	d := defaultOrSkip(t).be
+	g := testGraph(t, 10, 20, false).AddSelfLoops()
+	const c = 1028
+	for _, tc := range []struct {
+		name, why string
+		call      func() error
+	}{
+		{"GATv2Attention", "1028 channels", func() error {
+			_, _, err := d.GATv2Attention(g, randn(1, 10, c).To(d), randn(2, 10, c).To(d), randn(3, 1, c).To(d), 1, 0.2, 0, 0)
+			return err
+		}},
+		{"GATAttention", "1028", func() error {
+			_, _, err := d.GATAttention(g, randn(1, 10, c).To(d), randn(2, 10, 1).To(d), randn(3, 10, 1).To(d), 1, 0.2, 0, 0)
+			return err
+		}},
+	} {
+		err := tc.call()
+		if !errors.Is(err, tensor.ErrNotOnDevice) {
+			t.Errorf("%s with %d channels: err = %v, want one wrapping tensor.ErrNotOnDevice", tc.name, c, err)
+			continue
+		}
+		if msg := (&tensor.DeviceError{Op: tc.name, Device: d.String(), Err: err}).Error(); !strings.Contains(msg, tc.why) {
+			t.Errorf("DeviceError text %q does not name the kernel's reason (%q)", msg, tc.why)
+		}
+	}
+	out := nn.GATv2Attention(g, randn(1, 10, c).To(d), randn(2, 10, c).To(d), randn(3, 1, c).To(d), 1, 0.2, 0, nil, true)
+	want := nn.GATv2Attention(g, randn(1, 10, c), randn(2, 10, c), randn(3, 1, c), 1, 0.2, 0, nil, true)
+	if e := devicetest.RelErr(out, want); e > 2e-4 {
+		t.Errorf("composed GATv2Attention with %d channels: error %.3g against the CPU", c, e)
+	}
 }
 
 func randn(seed int64, shape ...int) *tensor.Tensor { return tensor.Randn(seed, shape...) }

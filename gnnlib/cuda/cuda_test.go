@@ -207,7 +207,7 @@ func TestSpMM(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := g.NumNodes()
-	for _, f := range []int{4, 12, 64, 256, 7, 33} {
+	for _, f := range []int{4, 12, 64, 256, 7, 33, 300, 301} {
 		for _, k := range []SpMMKernel{SpMMVec4, SpMMWarp} {
 			if k == SpMMVec4 && f%4 != 0 {
 				continue
@@ -368,7 +368,11 @@ func TestGATv2(t *testing.T) {
 	defer func(old GATv2Backward) { GATv2BackwardMode = old }(GATv2BackwardMode)
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, tc := range []struct{ n, m, h, c int }{{40, 200, 2, 8}, {30, 120, 1, 64}, {25, 100, 4, 16}, {20, 60, 1, 256},
-		{16, 50, 2, 32}, {12, 30, 1, 128}, {9, 20, 1, 512}} {
+		{16, 50, 2, 32}, {12, 30, 1, 128}, {9, 20, 1, 512},
+		// The masked kernels: widths between the exact ones.
+		{20, 80, 3, 12}, {16, 60, 1, 40}, {12, 40, 2, 4}, {10, 30, 1, 20}, {9, 24, 2, 300}, {8, 20, 1, 500},
+		// The (32, 8) group: 1024 exact, 700 masked.
+		{6, 14, 1, 1024}, {7, 16, 1, 700}} {
 		graphs, g, multi := gatv2Graphs(t, d, tc.n, tc.m)
 		hc := tc.h * tc.c
 		xlr, att := randSlice(r, tc.n*2*hc), randSlice(r, hc)

@@ -102,7 +102,11 @@
 // adjacency and its transpose, which NewGraph builds once and keeps on the
 // device; two thread mappings (SpMMVec4: a lane group per row moving
 // float4s, two edges in flight; SpMMWarp: a warp per row, one float per
-// lane) are selectable and compared by the benchmark. GATv2Forward fuses
+// lane) are selectable and compared by the benchmark; SpMMAuto takes the
+// first for widths that are a multiple of 4 and the second otherwise. Both
+// split the rows of more than 128 edges into edge tiles summed by atomics,
+// listed per direction when the graph is uploaded; Graph's String reports
+// those degree statistics and the split they chose. GATv2Forward fuses
 // score, softmax and aggregation of a GATv2 layer into one pass per
 // destination with an online softmax, storing only the output and one
 // log-sum-exp per node and head (x_l and x_r may be the halves of one
@@ -115,11 +119,22 @@
 // BackwardDst and BackwardSrc let a caller consume x_r's gradient before
 // x_l's is written into the same memory. Attention dropout (PyG's dropout
 // of GATConv/GATv2Conv) is applied inside the fused kernels from a seeded
-// counter-based mask, recomputed backward: AttentionDropout.
+// counter-based mask, recomputed backward: AttentionDropout. The GATv2
+// kernels take heads of any multiple of 4 channels up to 1024: exact
+// kernels for 8, 16, ..., 1024, and between them masked ones whose lanes
+// past the head's width load zeros and store nothing (a 40-channel head
+// runs on the 64-channel mapping); the tensor API pads other widths (7 or
+// 47 classes) with zero channels to the next multiple of 4.
 // GATForward and GAT.Backward do the same for GAT (v1), whose logits
 // LeakyReLU(as[u] + ad[v]) come from per-node scores (HeadDot): a warp per
 // (destination, head) with an online softmax forward, a destination pass
-// and a source pass over the transpose backward. SAGE's mean aggregation
+// and a source pass over the transpose backward, 8 channels a lane up to
+// 256 and 32 (the _w kernels) up to 1024, masked past the head's width.
+// Shapes the fused kernels do not take (heads over 1024 channels, sampled
+// blocks for GATv2) are refused with an error wrapping tensor.ErrNotOnDevice that
+// says why, and gnnlib/nn then composes the attention from other device
+// ops (edge gathers, HeadDot, a softmax per destination, sums over the
+// edges), so every shape the CPU takes runs on the device. SAGE's mean aggregation
 // is an SpMM with weights 1/deg(v) uploaded once per graph. MatMulInt8
 // and SpMMInt8 multiply int8 matrices into int32 sums (__dp4a), for
 // gnnlib/quant; GEMMInt8 is the host-slice form. UnbiasAct lets a layer
@@ -208,11 +223,16 @@
 // narrow tile (GEMMv2N) at 24-30 TFLOP/s.
 //
 // BUG(gnnlab): the fused GAT (v1) kernels give a warp to each (node, head)
-// with up to 8 channels per lane, so heads narrower than 32 channels leave
-// lanes idle (4x64 heads: 8.9 ms a layer against 4.5 ms for 1x256).
+// with up to 8 channels per lane (32 past 256), so heads narrower than 32
+// channels leave lanes idle (4x64 heads: 8.9 ms a layer against 4.5 ms
+// for 1x256). The composed attention that takes the shapes the fused
+// kernels refuse stores several edges × heads·channels tensors and their
+// gradients, where the fused kernels store one value per node and head:
+// a 2048-channel head on an arxiv-sized graph needs about 20 GiB per
+// such tensor. At 513-1024 channels the GATv2 destination passes spill
+// registers (about 350 bytes a thread at sm_90).
 // SpMMInt8 reads one byte per lane (about 1.6 TB/s on arxiv-sized graphs);
-// it does not yet move 4-byte words. Widths that are not a multiple of 4
-// take the warp-per-row SpMM, which has no hub split.
+// it does not yet move 4-byte words.
 //
 // BUG(gnnlab): kernels index edges with int32, so a graph has fewer than
 // 2^31 edges. Reordering (graph.RCM, then Permute) is the caller's step

@@ -165,7 +165,7 @@ func gat1Ref(g *graph.Graph, h, as, ad []float64, heads, c int, slope float64, d
 func TestGATDropout(t *testing.T) {
 	d := openOrSkip(t)
 	r := rand.New(rand.NewPCG(9, 10))
-	for _, tc := range []struct{ n, m, h, c int }{{30, 150, 2, 16}, {20, 80, 1, 40}} {
+	for _, tc := range []struct{ n, m, h, c int }{{30, 150, 2, 16}, {20, 80, 1, 40}, {12, 40, 2, 300}, {8, 20, 1, 1024}} {
 		hg, err := graph.ErdosRenyiM(tc.n, tc.m, 5)
 		if err != nil {
 			t.Fatal(err)

@@ -17,8 +17,18 @@ type GAT struct {
 	LSE             *Tensor // N x H
 }
 
-// maxGATChannels is the widest head gat_fwd takes (8 values per lane).
-const maxGATChannels = 256
+// maxGATChannels is the widest head the fused GAT kernels take (32 values
+// per lane in the _w kernels).
+const maxGATChannels = 1024
+
+// gatSuffix names the fused GAT kernels for heads of c channels: 8
+// values per lane up to 256 channels, 32 (the _w kernels) up to 1024.
+func gatSuffix(c int) string {
+	if c <= 256 {
+		return ""
+	}
+	return "_w"
+}
 
 // GATForward computes the attention aggregation of a GAT layer (Veličković
 // et al., PyG's GATConv without bias): out[v,k,:] = Σ_u α_vuk h[u,k,:] with
@@ -26,7 +36,7 @@ const maxGATChannels = 256
 // NumSrc x H*C, as NumSrc x H and ad NumNodes x H (the per-node logits
 // <att_src_k, h_u,k> and <att_dst_k, h_v,k>, see HeadDot). Each
 // destination makes one pass over its in-edges with an online softmax and
-// no per-edge tensor is written. C is at most 256. drop is the dropout of
+// no per-edge tensor is written. C is at most 1024. drop is the dropout of
 // the attention coefficients (zero: none).
 func GATForward(g *Graph, h, as, ad *Tensor, heads int, slope float32, drop AttentionDropout) (*GAT, error) {
 	d, err := sameDev("GATForward", h, as, ad)
@@ -54,7 +64,9 @@ func GATForward(g *Graph, h, as, ad *Tensor, heads int, slope float32, drop Atte
 		return nil, err
 	}
 	grid := d.gridFor(int64(g.n)*int64(heads)*32, 256)
-	if err := d.launch("gat_fwd", grid, 256, g.indptr, g.idx, h, as, ad, out, lse, g.n, heads, c, slope, drop.P, drop.Seed); err != nil {
+	if err := d.launch("gat_fwd"+gatSuffix(c), grid, 256, g.indptr, g.idx, h, as, ad, out, lse, g.n, heads, c, slope, drop.P, drop.Seed); err != nil {
+		out.Free()
+		lse.Free()
 		return nil, err
 	}
 	return &GAT{Heads: heads, Channels: c, Slope: slope, Dropout: drop, Out: out, LSE: lse}, nil
@@ -78,7 +90,7 @@ func (a *GAT) Backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
 		return err
 	}
 	defer dd.Free()
-	if err := d.launch("gat_bwd_dst", d.gridFor(int64(g.n)*int64(a.Heads)*32, 256), 256,
+	if err := d.launch("gat_bwd_dst"+gatSuffix(a.Channels), d.gridFor(int64(g.n)*int64(a.Heads)*32, 256), 256,
 		g.indptr, g.idx, h, as, ad, a.Out, a.LSE, dout, dd, dad, g.n, a.Heads, a.Channels, a.Slope, a.Dropout.P, a.Dropout.Seed); err != nil {
 		return err
 	}
@@ -90,7 +102,7 @@ func (a *GAT) Backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
 			return err
 		}
 	}
-	return d.launch("gat_bwd_src", d.gridFor(int64(g.nsrc)*int64(a.Heads)*32, 256), 256,
+	return d.launch("gat_bwd_src"+gatSuffix(a.Channels), d.gridFor(int64(g.nsrc)*int64(a.Heads)*32, 256), 256,
 		g.tptr, g.tidx, h, as, ad, a.LSE, dd, dout, dh, das, g.nsrc, a.Heads, a.Channels, a.Slope, ptrOf(tperm), a.Dropout.P, a.Dropout.Seed)
 }
 

@@ -10,7 +10,9 @@ import (
 // GATv2Attention runs the fused GATv2 attention for gnnlib/nn: hs (the
 // messages, x·W_l) and hd (the targets, x·W_r) are read in place, and the
 // backward pass writes their gradients directly. p is the attention
-// dropout (0: none), its mask drawn from seed.
+// dropout (0: none), its mask drawn from seed. Heads whose width is not a
+// multiple of 4 (7 or 47 classes) run padded with zero channels to the
+// next multiple (padHeads), which changes no score, output or gradient.
 func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	if !g.IsSquare() {
 		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention on a rectangular graph (a sampled block): %w", tensor.ErrNotOnDevice)
@@ -21,18 +23,52 @@ func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 	}
 	hc := vs[0].Cols
 	c := hc / heads
-	if _, _, ok := gatShape(c); !ok {
-		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention with %d channels per head (the fused kernel takes 8, 16, 32, 64, 128, 256 or 512): %w", c, tensor.ErrNotOnDevice)
+	cp := (c + 3) / 4 * 4
+	if _, ok := gatShape(cp); !ok {
+		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention with %d channels per head (the fused kernel takes up to %d): %w", c, maxGATv2Channels, tensor.ErrNotOnDevice)
 	}
 	dg, err := d.deviceGraph(g, false)
 	if err != nil {
 		return nil, nil, err
 	}
+	n := vs[0].Rows
 	xl, xr := vs[0], vs[1]
 	a := &Tensor{buf: vs[2].buf, ptr: vs[2].ptr, Rows: 1, Cols: hc}
-	fw, err := GATv2ForwardLR(dg, xl, xr, a, heads, c, slope, AttentionDropout{P: p, Seed: seed})
+	padded := cp != c
+	if padded {
+		var err error
+		if xl, err = d.padHeads(xl, heads, c, cp); err != nil {
+			return nil, nil, err
+		}
+		if xr, err = d.padHeads(xr, heads, c, cp); err != nil {
+			xl.Free()
+			return nil, nil, err
+		}
+		if a, err = d.padHeads(a, heads, c, cp); err != nil {
+			xl.Free()
+			xr.Free()
+			return nil, nil, err
+		}
+	}
+	freePadded := func() {
+		if padded {
+			xl.Free()
+			xr.Free()
+			a.Free()
+		}
+	}
+	fw, err := GATv2ForwardLR(dg, xl, xr, a, heads, cp, slope, AttentionDropout{P: p, Seed: seed})
 	if err != nil {
+		freePadded()
 		return nil, nil, err
+	}
+	out := fw.Out
+	if padded {
+		if out, err = d.unpadHeads(fw.Out, heads, c, cp); err != nil {
+			fw.Free()
+			freePadded()
+			return nil, nil, err
+		}
 	}
 	done := false
 	backward := func(grad *tensor.Tensor) (dhs, dhd, datt tensor.Storage, err error) {
@@ -42,59 +78,150 @@ func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 		done = true
 		// The log-sum-exp and the saved edges are the op's private state:
 		// give them back as soon as the pass ran instead of when the
-		// collector finds the closure dead (Out belongs to the caller).
+		// collector finds the closure dead (Out belongs to the caller,
+		// unless it is the padded one).
 		defer func() {
 			fw.LSE.Free()
 			fw.d.Free()
 			fw.freeEdges()
+			if padded {
+				fw.Out.Free()
+			}
+			freePadded()
 		}()
 		dout, err := d.view(grad)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		n := xl.Rows
-		dr, err := d.Empty(n, hc)
+		if padded {
+			if dout, err = d.padHeads(dout, heads, c, cp); err != nil {
+				return nil, nil, nil, err
+			}
+			defer dout.Free()
+		}
+		hcp := heads * cp
+		dr, err := d.Empty(n, hcp)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		da, err := d.Empty(vs[2].Rows, vs[2].Cols)
+		da, err := d.Empty(1, hcp)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if err := fw.BackwardDst(dg, xl, xr, a, dout, dr, &Tensor{buf: da.buf, ptr: da.ptr, Rows: 1, Cols: hc}); err != nil {
+		if err := fw.BackwardDst(dg, xl, xr, a, dout, dr, da); err != nil {
 			return nil, nil, nil, err
 		}
-		dl, err := d.Empty(n, hc)
+		dl, err := d.Empty(n, hcp)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		if err := fw.BackwardSrc(dg, xl, xr, a, dout, dl); err != nil {
 			return nil, nil, nil, err
 		}
-		return dl, dr, da, nil
+		if !padded {
+			return dl, dr, &Tensor{buf: da.buf, ptr: da.ptr, Rows: vs[2].Rows, Cols: vs[2].Cols}, nil
+		}
+		defer func() {
+			dl.Free()
+			dr.Free()
+			da.Free()
+		}()
+		var outs [3]*Tensor
+		for i, t := range []*Tensor{dl, dr, da} {
+			if outs[i], err = d.unpadHeads(t, heads, c, cp); err != nil {
+				for _, o := range outs[:i] {
+					o.Free()
+				}
+				return nil, nil, nil, err
+			}
+		}
+		outs[2].Rows, outs[2].Cols = vs[2].Rows, vs[2].Cols
+		return outs[0], outs[1], outs[2], nil
 	}
-	return fw.Out, backward, nil
+	return out, backward, nil
 }
 
-// gatShape returns the group width G and float4s per lane for C channels.
-func gatShape(c int) (g, vpl int, ok bool) {
-	switch c {
-	case 8:
-		return 2, 1, true
-	case 16:
-		return 4, 1, true
-	case 32:
-		return 8, 1, true
-	case 64:
-		return 16, 1, true
-	case 128:
-		return 32, 1, true
-	case 256:
-		return 32, 2, true
-	case 512:
-		return 32, 4, true
+// padHeads returns x (rows x heads·c) with each head widened to cp
+// channels by zero columns (rows x heads·cp): as a (rows·heads) x c
+// matrix, x's columns copied into a zeroed (rows·heads) x cp one.
+func (d *backend) padHeads(x *Tensor, heads, c, cp int) (*Tensor, error) {
+	rows := x.Len() / (heads * c)
+	out, err := d.Zeros(rows, heads*cp)
+	if err != nil || out.Len() == 0 {
+		return out, err
 	}
-	return 0, 0, false
+	src := &Tensor{buf: x.buf, ptr: x.ptr, Rows: rows * heads, Cols: c}
+	dst := &Tensor{buf: out.buf, ptr: out.ptr, Rows: rows * heads, Cols: cp}
+	if err := CopyCols(dst, 0, src, 0, c); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
+// unpadHeads is padHeads' inverse: the first c of each head's cp columns.
+func (d *backend) unpadHeads(x *Tensor, heads, c, cp int) (*Tensor, error) {
+	rows := x.Len() / (heads * cp)
+	out, err := d.Empty(rows, heads*c)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	src := &Tensor{buf: x.buf, ptr: x.ptr, Rows: rows * heads, Cols: cp}
+	dst := &Tensor{buf: out.buf, ptr: out.ptr, Rows: rows * heads, Cols: c}
+	if err := CopyCols(dst, 0, src, 0, c); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
+// gatv2Kernel is the fused GATv2 kernels' mapping for heads of C channels:
+// groups of G lanes holding VPL float4s each, so 4·G·VPL channels, of
+// which a masked kernel uses the first C.
+type gatv2Kernel struct {
+	g, vpl int
+	mask   bool
+}
+
+// width is the number of channels a group holds in registers, C rounded
+// up for a masked kernel; the saved sign bits take width/8 bytes per edge
+// and head.
+func (k gatv2Kernel) width() int { return 4 * k.g * k.vpl }
+
+// suffix is the kernels' name suffix: _G_VPL, or _m_G_VPL masked.
+func (k gatv2Kernel) suffix() string {
+	if k.mask {
+		return fmt.Sprintf("_m_%d_%d", k.g, k.vpl)
+	}
+	return fmt.Sprintf("_%d_%d", k.g, k.vpl)
+}
+
+// gatv2Groups are the group shapes instantiated in gatv2.cu, narrowest
+// first; (32, 3) exists only masked.
+var gatv2Groups = []gatv2Kernel{{2, 1, false}, {4, 1, false}, {8, 1, false}, {16, 1, false}, {32, 1, false}, {32, 2, false}, {32, 3, true}, {32, 4, false}, {32, 8, false}}
+
+// maxGATv2Channels is the widest head the fused GATv2 kernels take.
+const maxGATv2Channels = 1024
+
+// gatShape returns the fused GATv2 kernels' mapping for heads of c
+// channels: the exact kernels for 8, 16, ..., 1024 and the masked ones of
+// the narrowest group that holds c for the other multiples of 4 up to 1024
+// (their float4 loads need c a multiple of 4). ok is false for the other
+// widths, which gnnlib/nn composes from other device ops.
+func gatShape(c int) (k gatv2Kernel, ok bool) {
+	if c < 4 || c%4 != 0 || c > maxGATv2Channels {
+		return gatv2Kernel{}, false
+	}
+	for _, k := range gatv2Groups {
+		if k.width() == c {
+			return k, true
+		}
+		if k.width() > c {
+			k.mask = true
+			return k, true
+		}
+	}
+	return gatv2Kernel{}, false
 }
 
 // GATv2 holds what the fused GATv2 attention keeps between forward and
@@ -209,9 +336,9 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		return nil, err
 	}
 	hc := heads * channels
-	gs, vpl, ok := gatShape(channels)
+	k, ok := gatShape(channels)
 	if !ok {
-		return nil, shapeErr("GATv2Forward", "channels per head %d; supported 8, 16, 32, 64, 128, 256, 512", channels)
+		return nil, shapeErr("GATv2Forward", "channels per head %d; supported multiples of 4 up to %d", channels, maxGATv2Channels)
 	}
 	if att.Len() != hc || !g.IsSquare() {
 		return nil, shapeErr("GATv2Forward", "att %d, graph %d<-%d nodes, heads %d x %d", att.Len(), g.n, g.nsrc, heads, channels)
@@ -226,8 +353,8 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		return nil, err
 	}
 	const block = 256
-	grid := d.gridFor(int64(g.n)*int64(heads)*int64(gs), block)
-	err = d.launch(fmt.Sprintf("gatv2_fwd_%d_%d", gs, vpl), grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, g.n, heads, slope, drop.P, drop.Seed)
+	grid := d.gridFor(int64(g.n)*int64(heads)*int64(k.g), block)
+	err = d.launch("gatv2_fwd"+k.suffix(), grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, g.n, heads, slope, drop.P, drop.Seed, channels)
 	if err != nil {
 		out.Free()
 		lse.Free()
@@ -281,14 +408,14 @@ func (a *GATv2) BackwardSrc(g *Graph, xl, xr, att, dout, dxl *Tensor) error {
 // multiple of H so that each of its lanes sees one head and can sum att's
 // gradient in registers; the source pass's (src) covers every group.
 func (a *GATv2) launchShape(d *Device, g *Graph) (dst, src, block int, suffix string) {
-	gs, vpl, _ := gatShape(a.Channels)
+	k, _ := gatShape(a.Channels)
 	block = 256
-	src = d.gridFor(int64(g.n)*int64(a.Heads)*int64(gs), block)
+	src = d.gridFor(int64(g.n)*int64(a.Heads)*int64(k.g), block)
 	dst = src
-	if gpb := block / gs; (dst*gpb)%a.Heads != 0 {
+	if gpb := block / k.g; (dst*gpb)%a.Heads != 0 {
 		dst = max(1, dst/a.Heads*a.Heads)
 	}
-	return dst, src, block, fmt.Sprintf("_%d_%d", gs, vpl)
+	return dst, src, block, k.suffix()
 }
 
 func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, datt *Tensor) error {
@@ -310,7 +437,7 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 			}
 		}
 		return d.launch("gatv2_bwd_dst"+suffix, grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld,
-			att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.d, datt, g.n, a.Heads, a.Slope)
+			att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.d, datt, g.n, a.Heads, a.Slope, a.Channels)
 	}
 	a.freeEdges()
 	eh := g.edges * a.Heads
@@ -318,13 +445,15 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 	if a.eas, err = d.Empty(eh, 2); err != nil {
 		return err
 	}
-	// C/8 sign bytes per edge and head, in whole floats.
-	if a.esign, err = d.Empty((eh*(a.Channels/8)+3)/4, 1); err != nil {
+	// width/8 sign bytes per edge and head (C/8, or the masked kernel's
+	// padded width), in whole floats.
+	k, _ := gatShape(a.Channels)
+	if a.esign, err = d.Empty((eh*(k.width()/8)+3)/4, 1); err != nil {
 		a.freeEdges()
 		return err
 	}
 	return d.launch("gatv2_bwd_dsts"+suffix, grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld,
-		att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.eas, a.esign, datt, g.n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed)
+		att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.eas, a.esign, datt, g.n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels)
 }
 
 // saveEdges reports whether a backward pass over g saves per-edge values:
@@ -337,7 +466,8 @@ func (a *GATv2) saveEdges(g *Graph) bool {
 	case GATv2BackwardMode == GATv2Recompute:
 		return false
 	}
-	return int64(g.edges)*int64(a.Heads)*int64(8+a.Channels/8) <= saveEdgeLimit
+	k, _ := gatShape(a.Channels)
+	return int64(g.edges)*int64(a.Heads)*int64(8+k.width()/8) <= saveEdgeLimit
 }
 
 func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) error {
@@ -348,7 +478,7 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) er
 			return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
 		}
 		return d.launch("gatv2_bwd_src"+suffix, grid, block, g.tptr, g.tidx, xl.ptr, xl.ld, xr.ptr, xr.ld,
-			att, a.LSE, a.d, dout, dxl.ptr, dxl.ld, g.n, a.Heads, a.Slope)
+			att, a.LSE, a.d, dout, dxl.ptr, dxl.ld, g.n, a.Heads, a.Slope, a.Channels)
 	}
 	if a.eas == nil {
 		return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
@@ -359,7 +489,7 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) er
 		return err
 	}
 	return d.launch("gatv2_bwd_srcs"+suffix, grid, block, g.tptr, g.tidx, tperm, a.eas, a.esign, att, dout, dxl.ptr, dxl.ld,
-		g.n, a.Heads, a.Slope)
+		g.n, a.Heads, a.Slope, a.Channels)
 }
 
 // freeEdges releases the saved per-edge values.

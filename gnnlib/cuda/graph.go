@@ -16,13 +16,15 @@ type Graph struct {
 	indptr, idx, w *buffer
 	tptr, tidx, tw *buffer
 	// heavy rows of the degree-aware kernels, listed at upload.
-	maxTile   int
-	heavy     *buffer
-	tiles     *buffer
-	nheavy    int
-	ntiles    int
-	maxDegree int
-	hv, thv   heavyRows
+	maxTile int
+	heavy   *buffer
+	tiles   *buffer
+	nheavy  int
+	ntiles  int
+	hv, thv heavyRows
+	// in and out describe the rows of each direction (CSR by destination,
+	// its transpose) at upload: what the degree-aware kernels chose.
+	in, out degreeStats
 	// tperm maps each position of the transpose to its CSR edge, built on
 	// the device at the first GATv2 backward pass that saves edges.
 	tperm *buffer
@@ -67,6 +69,42 @@ func (d *Device) heavyRows(indptr any) (heavyRows, error) {
 	return h, err
 }
 
+// degreeStats summarises the row lengths of one direction of a graph as
+// the degree-aware kernels (SpMM in both mappings, the max aggregation)
+// see them at upload: rows of more than heavyTile edges are heavy and
+// split into edge tiles summed by atomics, the others get one lane group
+// (or warp) each.
+type degreeStats struct {
+	rows, edges, max  int
+	heavy, heavyEdges int // rows over heavyTile edges, and their edges
+}
+
+func degreeStatsOf[I int | int32](indptr []I) degreeStats {
+	s := degreeStats{rows: len(indptr) - 1}
+	for v := 0; v+1 < len(indptr); v++ {
+		deg := int(indptr[v+1] - indptr[v])
+		s.edges += deg
+		s.max = max(s.max, deg)
+		if deg > heavyTile {
+			s.heavy++
+			s.heavyEdges += deg
+		}
+	}
+	return s
+}
+
+func (s degreeStats) String() string {
+	mean := 0.0
+	if s.rows > 0 {
+		mean = float64(s.edges) / float64(s.rows)
+	}
+	if s.heavy == 0 {
+		return fmt.Sprintf("mean degree %.1f, max %d: a lane group per row", mean, s.max)
+	}
+	return fmt.Sprintf("mean degree %.1f, max %d: %d rows over %d edges (%.1f%% of the edges) split into edge tiles",
+		mean, s.max, s.heavy, heavyTile, 100*float64(s.heavyEdges)/float64(max(s.edges, 1)))
+}
+
 // NumNodes, NumSrc and NumEdges mirror graph.Graph's.
 func (g *Graph) NumNodes() int { return g.n }
 
@@ -74,9 +112,13 @@ func (g *Graph) NumSrc() int { return g.nsrc }
 
 func (g *Graph) NumEdges() int { return g.edges }
 
-// String summarises g.
+// String summarises g and the thread mapping its degrees chose at upload,
+// by destination (the forward aggregation) and by source (the backward
+// pass over the transpose), e.g.
+//
+//	cuda.Graph(nodes=300, edges=1800; in: mean degree 6.0, max 300: 1 rows over 128 edges (16.7% of the edges) split into edge tiles; out: mean degree 6.0, max 13: a lane group per row)
 func (g *Graph) String() string {
-	return fmt.Sprintf("cuda.Graph(nodes=%d, edges=%d)", g.n, g.edges)
+	return fmt.Sprintf("cuda.Graph(nodes=%d, edges=%d; in: %v; out: %v)", g.n, g.edges, g.in, g.out)
 }
 
 // NewGraph uploads g and its cached transpose (g.Transpose(), with the edge
@@ -125,9 +167,7 @@ func NewGraphCSR[I int | int32](d *Device, nsrc int, indptr, indices []I, w []fl
 	// Rows longer than one edge tile are the heavy rows of the degree-aware
 	// kernels; list them and their first tile once here, in both orders.
 	g.maxTile = heavyTile
-	for v := 0; v < n; v++ {
-		g.maxDegree = max(g.maxDegree, int(indptr[v+1]-indptr[v]))
-	}
+	g.in, g.out = degreeStatsOf(indptr), degreeStatsOf(tindptr)
 	if err == nil {
 		g.hv, err = d.heavyRows(any(indptr))
 	}

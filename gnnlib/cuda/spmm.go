@@ -81,7 +81,8 @@ const (
 	// SpMMWarp gives each row a warp, one float per lane, edge ids
 	// broadcast by shuffles: the textbook mapping, which SpMMAuto takes
 	// for widths that are not a multiple of 4 and which the GPU notebook
-	// times against SpMMVec4.
+	// times against SpMMVec4. Rows of more than 128 edges are split into
+	// edge tiles summed by atomics, as in SpMMVec4.
 	SpMMWarp
 )
 
@@ -163,7 +164,14 @@ func spmm(dst *Tensor, rows, srcRows int, indptr, idx, w *buffer, hv heavyRows, 
 	case SpMMWarp:
 		const block = 256
 		grid := d.gridFor(int64(rows)*32, block)
-		return d.launch("spmm_warp", grid, block, indptr, idx, ptrOf(w), x, dst, rows, f)
+		tile := 0
+		if hv.n > 0 {
+			tile = heavyTile
+		}
+		if err := d.launch("spmm_warp", grid, block, indptr, idx, ptrOf(w), x, dst, rows, f, tile); err != nil || tile == 0 {
+			return err
+		}
+		return d.launch("spmm_heavy_warp", hv.ntiles, min(256, (f+31)/32*32), indptr, idx, ptrOf(w), x, dst, hv.heavy, hv.tiles, hv.n, f, heavyTile)
 	}
 	return fmt.Errorf("gnnlib/cuda: SpMM: unknown kernel %d", k)
 }

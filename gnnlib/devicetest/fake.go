@@ -20,7 +20,13 @@ import (
 // Storage freed by a backward pass (Free) is poisoned: a later read panics,
 // which catches a BackwardFunc that hands back memory still in use. Each
 // *Fake is a device of its own; use one per test.
-type Fake struct{}
+type Fake struct {
+	// NoFusedAttention makes GATAttention and GATv2Attention refuse every
+	// shape with an error wrapping tensor.ErrNotOnDevice, as a backend's
+	// fused kernels refuse the shapes they do not take, so that gnnlib/nn
+	// runs its composed device path instead.
+	NoFusedAttention bool
+}
 
 type fakeStore struct {
 	dev   *Fake
@@ -492,6 +498,9 @@ func (f *Fake) GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor) (
 }
 
 func (f *Fake) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+	if f.NoFusedAttention {
+		return nil, nil, fmt.Errorf("devicetest.Fake: GATv2Attention without fused attention: %w", tensor.ErrNotOnDevice)
+	}
 	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
 		return nn.GATv2Attention(g, in[0], in[1], in[2], heads, slope, p, tensor.NewRNG(int64(seed)), true)
 	}, hs, hd, att)
@@ -502,6 +511,9 @@ func (f *Fake) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads 
 }
 
 func (f *Fake) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+	if f.NoFusedAttention {
+		return nil, nil, fmt.Errorf("devicetest.Fake: GATAttention without fused attention: %w", tensor.ErrNotOnDevice)
+	}
 	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
 		return nn.GATAttention(g, in[0], in[1], in[2], heads, slope, p, tensor.NewRNG(int64(seed)), true)
 	}, h, aSrc, aDst)

@@ -23,11 +23,12 @@ type Tolerance struct {
 	Value float64
 }
 
-// Run runs the whole suite on dev as subtests: the op cases, the
-// arg-extrema, the ops a device lacks (with extra, the backend's own), and
+// Run runs the whole suite on dev as subtests: the op cases, the shape
+// sweep of the attention layers (CheckShapes), the arg-extrema, the ops a device lacks (with extra, the backend's own), and
 // training steps against the CPU.
 func Run(t *testing.T, dev tensor.Backend, tol Tolerance, extra ...Unsupported) {
 	t.Run("Ops", func(t *testing.T) { CheckOps(t, dev, OpCases(t), tol.Op) })
+	t.Run("Shapes", func(t *testing.T) { CheckShapes(t, dev, tol) })
 	t.Run("ArgReduce", func(t *testing.T) { CheckArgReduce(t, dev) })
 	t.Run("NotOnDevice", func(t *testing.T) { CheckNotOnDevice(t, dev, extra...) })
 	t.Run("Training", func(t *testing.T) { CheckTraining(t, dev, TrainCases(), tol) })

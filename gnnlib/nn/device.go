@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -129,7 +130,8 @@ func attentionDropout(p float32, r *tensor.RNG, training bool) (float32, uint64)
 	return p, uint64(r.Float64()*(1<<53)) ^ uint64(r.Float64()*(1<<53))<<11
 }
 
-// deviceGATv2 is GATv2Attention on a device, with the fused kernel.
+// deviceGATv2 is GATv2Attention on a device, with the fused kernel where
+// the device has one for the shape and composed device ops otherwise.
 func deviceGATv2(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
 	const name = "GATv2Attention"
 	start := tensor.OpStart()
@@ -139,6 +141,10 @@ func deviceGATv2(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p
 	}
 	p, seed := attentionDropout(p, rng, training)
 	s, backward, err := ops.GATv2Attention(g, hs, hd, att, heads, slope, p, seed)
+	if errors.Is(err, tensor.ErrNotOnDevice) {
+		// The fused kernel does not take this shape: compose it.
+		return composedGATv2(g, hs, hd, att, heads, slope, p, rng, training)
+	}
 	deviceCheck(name, hs, err)
 	shape := hs.Shape()
 	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), shape[1]), []*tensor.Tensor{hs, hd, att}, func(grad *tensor.Tensor) []*tensor.Tensor {
@@ -179,7 +185,8 @@ func deviceMean(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	})
 }
 
-// deviceGAT is GATAttention on a device, with the fused kernel.
+// deviceGAT is GATAttention on a device, with the fused kernel where the
+// device has one for the shape and composed device ops otherwise.
 func deviceGAT(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
 	const name = "GATAttention"
 	start := tensor.OpStart()
@@ -189,6 +196,9 @@ func deviceGAT(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p
 	}
 	p, seed := attentionDropout(p, rng, training)
 	s, backward, err := ops.GATAttention(g, h, aSrc, aDst, heads, slope, p, seed)
+	if errors.Is(err, tensor.ErrNotOnDevice) {
+		return composedGAT(g, h, aSrc, aDst, heads, slope, p, rng, training)
+	}
 	deviceCheck(name, h, err)
 	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), h.Shape()[1]), []*tensor.Tensor{h, aSrc, aDst}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dh, ds, dd, err := backward(grad)

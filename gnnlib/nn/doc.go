@@ -129,10 +129,14 @@
 //
 // Graphs stay *graph.Graph values: the backend uploads each one (and its
 // transpose) the first time a layer uses it on the device and frees it
-// with the host graph. On a device run GCNConv, GATv2Conv (8 to 512
-// channels per head, square graphs), GATConv (at most 256 channels per
-// head), both with attention dropout inside the fused kernels (its mask
-// drawn on the device), SAGEConv (mean and max), GINConv (ε fixed or trained), Linear,
+// with the host graph. On a device run GCNConv, GATv2Conv and GATConv at
+// every shape the CPU takes (any heads and channels per head, concatenated
+// or averaged, on square graphs and sampled blocks): the backend's fused
+// attention kernels where they take the shape, with attention dropout
+// inside them (its mask drawn on the device), and otherwise the same
+// attention composed of device ops (edge gathers, a softmax per
+// destination, sums over the edges), which stores per-edge tensors;
+// SAGEConv (mean and max), GINConv (ε fixed or trained), Linear,
 // BatchNorm (its running statistics move to the input's device), LayerNorm,
 // the activations, Dropout (its mask drawn on the device, so it differs
 // from the CPU's for the same seed), SpMM, SumAggregate, MeanAggregate,

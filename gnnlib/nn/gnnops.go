@@ -144,7 +144,9 @@ func (a *attention) backwardScores(grad, hs []float32, wantH bool) (dScores, dhs
 // probability p while training, and weights the sum of h[u,k,:] into
 // row v. h is [NumSrc, heads·f], aSrc [NumSrc, heads], aDst [NumNodes,
 // heads]; the result is [NumNodes, heads·f]. Only per-edge scalars per
-// head are stored. rng draws the dropout mask.
+// head are stored. rng draws the dropout mask. On a device it runs the
+// backend's fused kernel, or, for a shape that kernel refuses, the same
+// arithmetic composed of device ops.
 func GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
 	start := tensor.OpStart()
 	hf := checkNodes("GATAttention", h, g.NumSrc())
@@ -203,7 +205,10 @@ func GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope
 // hd[v,k,j]), computed edge by edge without storing the per-edge sum;
 // softmax, dropout and aggregation of hs follow as in GATAttention. hs is
 // [NumSrc, heads·f], hd [NumNodes, heads·f], att [heads, f]. The backward
-// pass recomputes the sums instead of keeping them.
+// pass recomputes the sums instead of keeping them. On a device it runs
+// the backend's fused kernel, or, for a shape that kernel refuses, the
+// same arithmetic composed of device ops (which stores the per-edge
+// sums).
 func GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
 	if hs.IsOnDevice() {
 		checkGATv2("GATv2Attention", g, hs, hd, att, heads)
@@ -357,29 +362,11 @@ func parallelRows(indptr []int, fn func(lo, hi, w int)) {
 
 // loopCache keeps the graphs with self-loops that attention layers use, so
 // that a training loop over one graph builds them (and their transposes)
-// once. It holds a few recent graphs.
-var loopCache struct {
-	sync.Mutex
-	keys, vals []*graph.Graph
-}
+// once.
+var loopCache graphMemo[*graph.Graph]
 
 // withSelfLoops returns g with a self-loop on every node (PyG's
 // add_remaining_self_loops), cached.
 func withSelfLoops(g *graph.Graph) *graph.Graph {
-	loopCache.Lock()
-	defer loopCache.Unlock()
-	for i, k := range loopCache.keys {
-		if k == g {
-			return loopCache.vals[i]
-		}
-	}
-	l := g.AddSelfLoops()
-	const keep = 8
-	loopCache.keys = append(loopCache.keys, g)
-	loopCache.vals = append(loopCache.vals, l)
-	if len(loopCache.keys) > keep {
-		loopCache.keys = loopCache.keys[1:]
-		loopCache.vals = loopCache.vals[1:]
-	}
-	return l
+	return loopCache.get(g, g.AddSelfLoops)
 }

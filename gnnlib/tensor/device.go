@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -146,7 +147,13 @@ type DeviceError struct {
 
 func (e *DeviceError) Error() string {
 	if errors.Is(e.Err, ErrNotOnDevice) {
-		return fmt.Sprintf("tensor: %s is not available on %s yet; move its operands to the CPU with x.CPU() first", e.Op, e.Device)
+		// Keep the backend's reason (a kernel's width limit, say), without
+		// repeating ErrNotOnDevice's own text at its end.
+		why := ""
+		if e.Err != ErrNotOnDevice {
+			why = " (" + strings.TrimSuffix(e.Err.Error(), ": "+ErrNotOnDevice.Error()) + ")"
+		}
+		return fmt.Sprintf("tensor: %s is not available on %s yet%s; move its operands to the CPU with x.CPU() first", e.Op, e.Device, why)
 	}
 	return fmt.Sprintf("tensor: %s on %s: %v", e.Op, e.Device, e.Err)
 }

@@ -7,10 +7,13 @@
 // GAT (v1) attention, fused like GATv2's: per destination v and head k the
 // logits lrelu(as[u,k] + ad[v,k]) of v's in-edges go through an online
 // softmax (running max and sum in registers) and weight h[u,k,:]. One warp
-// per (v, k), lanes over the head's F channels (at most GAT_CPL per lane,
-// so F <= 256). Only out and one log-sum-exp per (v, k) are stored; the
-// backward passes recompute the attention from it.
-#define GAT_CPL 8
+// per (v, k), lanes over the head's F channels: lane l holds channels
+// l + 32j for j < CPL, masked past F, so a kernel takes F <= 32·CPL. The
+// kernels are instantiated for CPL 8 (F <= 256: gat_fwd, gat_bwd_dst,
+// gat_bwd_src) and CPL 32 (F <= 1024: the same names with _w), which keeps
+// the common widths at the register count they had. Only out and one
+// log-sum-exp per (v, k) are stored; the backward passes recompute the
+// attention from it.
 
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
@@ -18,7 +21,8 @@ __device__ __forceinline__ float warp_sum(float v) {
 	return v;
 }
 
-extern "C" __global__ void gat_fwd(const int* __restrict__ indptr, const int* __restrict__ indices,
+template <int GAT_CPL>
+__device__ void gat_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices,
                                    const float* __restrict__ h, const float* __restrict__ as,
                                    const float* __restrict__ ad, float* __restrict__ out, float* __restrict__ lse,
                                    int n, int H, int F, float slope, float pdrop, unsigned long long seed) {
@@ -75,7 +79,8 @@ extern "C" __global__ void gat_fwd(const int* __restrict__ indptr, const int* __
 // gat_bwd_dst: per (v, k): D = dout[v,k,:]·out[v,k,:] (stored for the
 // source pass) and dad[v,k] = Σ_u dz_vu, where dz = α(dout_v·h_u − D)
 // times the LeakyReLU slope of the logit.
-extern "C" __global__ void gat_bwd_dst(const int* __restrict__ indptr, const int* __restrict__ indices,
+template <int GAT_CPL>
+__device__ void gat_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices,
                                        const float* __restrict__ h, const float* __restrict__ as,
                                        const float* __restrict__ ad, const float* __restrict__ out,
                                        const float* __restrict__ lse, const float* __restrict__ dout,
@@ -126,7 +131,8 @@ extern "C" __global__ void gat_bwd_dst(const int* __restrict__ indptr, const int
 // (tindices hold the destinations): dh[u,k,:] = Σ_v α_vu dout[v,k,:] and
 // das[u,k] = Σ_v dz_vu, recomputing α and dz from lse and D (and, with
 // attention dropout, the edge's factor from the CSR edge tperm[e]).
-extern "C" __global__ void gat_bwd_src(const int* __restrict__ tindptr, const int* __restrict__ tindices,
+template <int GAT_CPL>
+__device__ void gat_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices,
                                        const float* __restrict__ h, const float* __restrict__ as,
                                        const float* __restrict__ ad, const float* __restrict__ lse,
                                        const float* __restrict__ dd, const float* __restrict__ dout,
@@ -178,6 +184,31 @@ extern "C" __global__ void gat_bwd_src(const int* __restrict__ tindptr, const in
 		if (lane == 0) das[p] = dsum;
 	}
 }
+
+#define GAT_V1_INST(SUFFIX, CPL)                                                                                   \
+	extern "C" __global__ void gat_fwd##SUFFIX(const int* indptr, const int* indices, const float* h, const float* as, \
+	                                           const float* ad, float* out, float* lse, int n, int H, int F,          \
+	                                           float slope, float pdrop, unsigned long long seed) {                   \
+		gat_fwd_body<CPL>(indptr, indices, h, as, ad, out, lse, n, H, F, slope, pdrop, seed);                       \
+	}                                                                                                                \
+	extern "C" __global__ void gat_bwd_dst##SUFFIX(const int* indptr, const int* indices, const float* h,             \
+	                                               const float* as, const float* ad, const float* out,                \
+	                                               const float* lse, const float* dout, float* dd, float* dad, int n, \
+	                                               int H, int F, float slope, float pdrop, unsigned long long seed) { \
+		gat_bwd_dst_body<CPL>(indptr, indices, h, as, ad, out, lse, dout, dd, dad, n, H, F, slope, pdrop, seed);    \
+	}                                                                                                                \
+	extern "C" __global__ void gat_bwd_src##SUFFIX(const int* tindptr, const int* tindices, const float* h,           \
+	                                               const float* as, const float* ad, const float* lse,                \
+	                                               const float* dd, const float* dout, float* dh, float* das,         \
+	                                               int nsrc, int H, int F, float slope, const int* tperm, float pdrop, \
+	                                               unsigned long long seed) {                                         \
+		gat_bwd_src_body<CPL>(tindptr, tindices, h, as, ad, lse, dd, dout, dh, das, nsrc, H, F, slope, tperm, pdrop, \
+		                      seed);                                                                                 \
+	}
+
+// F <= 256 (8 channels a lane) and F <= 1024 (32 a lane).
+GAT_V1_INST(, 8)
+GAT_V1_INST(_w, 32)
 
 // head_dot: y[r,k] = Σ_j x[r,k,j]·att[k,j] (GAT's per-node attention
 // logits), one warp per (r, k).

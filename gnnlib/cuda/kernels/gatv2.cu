@@ -66,17 +66,29 @@ __device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a
 
 // lane_row loads a lane's share of a C-wide row: float4 i is columns
 // (i*G + lane)*4 .. +3, the layout every GATv2 kernel keeps in registers.
-template <int G, int VPL>
-__device__ __forceinline__ void lane_row(float4 (&x)[VPL], const float* __restrict__ row, int lane) {
+// With MASK the row is C < 4*G*VPL wide (C a multiple of 4): the float4s
+// past it read as zeros, which add nothing to a score, a dot product or a
+// sum, so the kernels need no other masking in registers.
+template <int G, int VPL, bool MASK>
+__device__ __forceinline__ void lane_row(float4 (&x)[VPL], const float* __restrict__ row, int lane, int C) {
 #pragma unroll
-	for (int i = 0; i < VPL; i++) x[i] = __ldg(reinterpret_cast<const float4*>(row) + i * G + lane);
+	for (int i = 0; i < VPL; i++) {
+		if (!MASK || (i * G + lane) * 4 < C) {
+			x[i] = __ldg(reinterpret_cast<const float4*>(row) + i * G + lane);
+		} else {
+			x[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+		}
+	}
 }
 
-// lane_store writes a lane's share of a row.
-template <int G, int VPL>
-__device__ __forceinline__ void lane_store(float* row, const float4 (&x)[VPL], int lane) {
+// lane_store writes a lane's share of a row (with MASK, of its first C
+// columns).
+template <int G, int VPL, bool MASK>
+__device__ __forceinline__ void lane_store(float* row, const float4 (&x)[VPL], int lane, int C) {
 #pragma unroll
-	for (int i = 0; i < VPL; i++) st4(row + (i * G + lane) * 4, x[i]);
+	for (int i = 0; i < VPL; i++) {
+		if (!MASK || (i * G + lane) * 4 < C) st4(row + (i * G + lane) * 4, x[i]);
+	}
 }
 
 // lane_score and lane_dot are a lane's shares of a GATv2 score and of a
@@ -106,12 +118,12 @@ __device__ __forceinline__ void zero4(float4 (&x)[VPL]) {
 // The pointer arguments every GATv2 kernel takes for x_l and x_r.
 #define GATV2_X const float *__restrict__ xl, long long ldl, const float *__restrict__ xr, long long ldr
 
-template <int G, int VPL>
+template <int G, int VPL, bool MASK>
 __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, GATV2_X,
                                const float* __restrict__ att, float* __restrict__ out, float* __restrict__ lse,
-                               int n, int H, float slope, float pdrop, unsigned long long seed) {
+                               int n, int H, float slope, float pdrop, unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
-	const int C = 4 * G * VPL, HC = H * C;
+	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
 	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
 	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
@@ -125,8 +137,8 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		long long v = live ? p / H : 0;
 		int h = live ? p % H : 0;
 		float4 a[VPL], r[VPL], acc[VPL];
-		lane_row<G, VPL>(a, att + h * C, lane);
-		lane_row<G, VPL>(r, xr + v * ldr + h * C, lane);
+		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
+		lane_row<G, VPL, MASK>(r, xr + v * ldr + h * C, lane, C);
 		zero4(acc);
 		float m = -INFINITY, l = 0.f;
 		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
@@ -136,8 +148,8 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		for (; e + 1 < end; e += 2) {
 			int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
 			float4 q0[VPL], q1[VPL];
-			lane_row<G, VPL>(q0, xl + (long long)u0 * ldl + h * C, lane);
-			lane_row<G, VPL>(q1, xl + (long long)u1 * ldl + h * C, lane);
+			lane_row<G, VPL, MASK>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
+			lane_row<G, VPL, MASK>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
 			float s0 = lane_score(a, q0, r, slope), s1 = lane_score(a, q1, r, slope);
 			group_sum2<G>(s0, s1);
 			// Online softmax: rescale the running sum when the max moves.
@@ -160,7 +172,7 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		if (e < end) {
 			int u = __ldg(&indices[e]);
 			float4 q[VPL];
-			lane_row<G, VPL>(q, xl + (long long)u * ldl + h * C, lane);
+			lane_row<G, VPL, MASK>(q, xl + (long long)u * ldl + h * C, lane, C);
 			float s = group_sum<G>(lane_score(a, q, r, slope));
 			float mn = fmaxf(m, s);
 			float scale = __expf(m - mn), pe = __expf(s - mn);
@@ -179,7 +191,7 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		float inv = l > 0.f ? 1.f / l : 0.f;
 #pragma unroll
 		for (int i = 0; i < VPL; i++) acc[i] = make_float4(acc[i].x * inv, acc[i].y * inv, acc[i].z * inv, acc[i].w * inv);
-		lane_store<G, VPL>(out + v * HC + h * C, acc, lane);
+		lane_store<G, VPL, MASK>(out + v * HC + h * C, acc, lane, C);
 		if (lane == 0) lse[p] = l > 0.f ? m + __logf(l) : 0.f;
 	}
 }
@@ -193,7 +205,7 @@ __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const flo
                                                float4 (&dr)[VPL], float4 (&dal)[VPL], float alpha, float ds,
                                                long long t, int lane, float slope, float2* __restrict__ eas,
                                                unsigned char* __restrict__ esign) {
-	const int C = 4 * G * VPL;
+	const int CP = 4 * G * VPL;  // sign bytes per edge and head: CP/8, masked channels included
 	if (SAVE && lane == 0) eas[t] = make_float2(alpha, ds);
 #pragma unroll
 	for (int i = 0; i < VPL; i++) {
@@ -212,7 +224,7 @@ __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const flo
 			// edge's C/8, low nibble from the even lane.
 			unsigned nib = (zx > 0.f) | (zy > 0.f) << 1 | (zz > 0.f) << 2 | (zw > 0.f) << 3;
 			unsigned hi = __shfl_down_sync(group_mask<G>(), nib, 1, G);
-			if ((lane & 1) == 0) esign[t * (C / 8) + (i * G + lane) / 2] = (unsigned char)(nib | hi << 4);
+			if ((lane & 1) == 0) esign[t * (CP / 8) + (i * G + lane) / 2] = (unsigned char)(nib | hi << 4);
 		}
 	}
 }
@@ -227,16 +239,16 @@ __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const flo
 // order, so that the writes are contiguous and the source pass gathers
 // nothing but dout beside them) or, without SAVE, D per (v,h) in dd, from
 // which the source pass recomputes everything.
-template <int G, int VPL, bool SAVE>
+template <int G, int VPL, bool SAVE, bool MASK>
 __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, GATV2_X,
                                    const float* __restrict__ att,
                                    const float* __restrict__ out, const float* __restrict__ lse,
                                    const float* __restrict__ dout, float* __restrict__ dxr, long long ldd,
                                    float* __restrict__ dd, float2* __restrict__ eas,
                                    unsigned char* __restrict__ esign, float* __restrict__ datt, int n, int H,
-                                   float slope, float pdrop, unsigned long long seed) {
+                                   float slope, float pdrop, unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
-	const int C = 4 * G * VPL, HC = H * C;
+	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
 	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
 	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
@@ -255,10 +267,10 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		long long v = live ? p / H : 0;
 		int h = live ? p % H : 0;
 		float4 a[VPL], r[VPL], go[VPL], o[VPL], dr[VPL], dal[VPL];
-		lane_row<G, VPL>(a, att + h * C, lane);
-		lane_row<G, VPL>(r, xr + v * ldr + h * C, lane);
-		lane_row<G, VPL>(go, dout + v * HC + h * C, lane);
-		lane_row<G, VPL>(o, out + v * HC + h * C, lane);
+		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
+		lane_row<G, VPL, MASK>(r, xr + v * ldr + h * C, lane, C);
+		lane_row<G, VPL, MASK>(go, dout + v * HC + h * C, lane, C);
+		lane_row<G, VPL, MASK>(o, out + v * HC + h * C, lane, C);
 		zero4(dr);
 		zero4(dal);
 		float D = group_sum<G>(lane_dot(go, o));
@@ -269,8 +281,8 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		for (; e + 1 < end; e += 2) {
 			int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
 			float4 q0[VPL], q1[VPL];
-			lane_row<G, VPL>(q0, xl + (long long)u0 * ldl + h * C, lane);
-			lane_row<G, VPL>(q1, xl + (long long)u1 * ldl + h * C, lane);
+			lane_row<G, VPL, MASK>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
+			lane_row<G, VPL, MASK>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
 			float s0 = lane_score(a, q0, r, slope), s1 = lane_score(a, q1, r, slope);
 			float g0 = lane_dot(go, q0), g1 = lane_dot(go, q1);
 			group_sum4<G>(s0, s1, g0, g1);
@@ -285,7 +297,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		if (e < end) {
 			int u = __ldg(&indices[e]);
 			float4 q[VPL];
-			lane_row<G, VPL>(q, xl + (long long)u * ldl + h * C, lane);
+			lane_row<G, VPL, MASK>(q, xl + (long long)u * ldl + h * C, lane, C);
 			float s = lane_score(a, q, r, slope), dalpha = lane_dot(go, q);
 			group_sum2<G>(s, dalpha);
 			long long t = (long long)e * H + h;
@@ -294,10 +306,11 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 			gatv2_dst_edge<G, VPL, SAVE>(q, r, a, dr, dal, alpha * k, alpha * (k * dalpha - D), t, lane, slope, eas, esign);
 		}
 		if (!live) continue;
-		lane_store<G, VPL>(dxr + v * ldd + h * C, dr, lane);
+		lane_store<G, VPL, MASK>(dxr + v * ldd + h * C, dr, lane, C);
 #pragma unroll
 		for (int i = 0; i < VPL; i++) {
 			int c = (i * G + lane) * 4;
+			if (MASK && c >= C) continue;
 			if (fixedHead) {
 				da[i].x += dal[i].x; da[i].y += dal[i].y; da[i].z += dal[i].z; da[i].w += dal[i].w;
 			} else {
@@ -311,6 +324,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 #pragma unroll
 		for (int i = 0; i < VPL; i++) {
 			int c = (i * G + lane) * 4;
+			if (MASK && c >= C) continue;
 			float* q = datt + hfix * C + c;
 			atomicAdd(q, da[i].x); atomicAdd(q + 1, da[i].y); atomicAdd(q + 2, da[i].z); atomicAdd(q + 3, da[i].w);
 		}
@@ -320,12 +334,12 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 // gatv2_bwd_src_body: for each (u,h), over u's out-edges in the transposed
 // CSR (tindices hold the destinations v), recompute alpha and ds and gather
 //   dxl[u,h] = sum_v alpha * dout[v,h] + ds * a ⊙ lrelu'(z).
-template <int G, int VPL>
+template <int G, int VPL, bool MASK>
 __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, GATV2_X,
                                    const float* __restrict__ att, const float* __restrict__ lse,
                                    const float* __restrict__ dd, const float* __restrict__ dout,
-                                   float* __restrict__ dxl, long long ldd, int n, int H, float slope) {
-	const int C = 4 * G * VPL, HC = H * C;
+                                   float* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
+	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
 	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
 	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
@@ -337,15 +351,15 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 		long long u = live ? p / H : 0;
 		int h = live ? p % H : 0;
 		float4 a[VPL], q[VPL], dq[VPL];
-		lane_row<G, VPL>(a, att + h * C, lane);
-		lane_row<G, VPL>(q, xl + u * ldl + h * C, lane);
+		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
+		lane_row<G, VPL, MASK>(q, xl + u * ldl + h * C, lane, C);
 		zero4(dq);
 		int beg = live ? tindptr[u] : 0, end = live ? tindptr[u + 1] : 0;
 		for (int e = beg; e < end; e++) {
 			int v = __ldg(&tindices[e]);
 			float4 r[VPL], go[VPL];
-			lane_row<G, VPL>(r, xr + (long long)v * ldr + h * C, lane);
-			lane_row<G, VPL>(go, dout + (long long)v * HC + h * C, lane);
+			lane_row<G, VPL, MASK>(r, xr + (long long)v * ldr + h * C, lane, C);
+			lane_row<G, VPL, MASK>(go, dout + (long long)v * HC + h * C, lane, C);
 			float s = lane_score(a, q, r, slope), dalpha = lane_dot(go, q);
 			group_sum2<G>(s, dalpha);
 			long long k = (long long)v * H + h;
@@ -360,7 +374,7 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 			}
 		}
 		if (!live) continue;
-		lane_store<G, VPL>(dxl + u * ldd + h * C, dq, lane);
+		lane_store<G, VPL, MASK>(dxl + u * ldd + h * C, dq, lane, C);
 	}
 }
 
@@ -371,12 +385,13 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 //   dxl[u,h] = sum_v alpha * dout[v,h] + ds * a ⊙ (z > 0 ? 1 : slope),
 // gathering dout's rows and the edges' 40 bytes (at C = 256). No lane
 // exchanges anything, so groups need not run in step.
-template <int G, int VPL>
+template <int G, int VPL, bool MASK>
 __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* __restrict__ tindices,
                                     const int* __restrict__ tperm, const float2* __restrict__ eas, const unsigned char* __restrict__ esign,
                                     const float* __restrict__ att, const float* __restrict__ dout,
-                                    float* __restrict__ dxl, long long ldd, int n, int H, float slope) {
-	const int C = 4 * G * VPL, HC = H * C;
+                                    float* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
+	// The saved sign bits take 4*G*VPL/8 bytes per edge and head (CP/8).
+	const int CP = 4 * G * VPL, C = MASK ? cw : CP, HC = H * C;
 	const int lane = threadIdx.x % G;
 	const long long total = (long long)n * H;
 	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
@@ -385,7 +400,7 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 		int h = p % H;
 		// a ⊙ lrelu' is a or slope·a per channel: keep both.
 		float4 a[VPL], as[VPL], dq[VPL];
-		lane_row<G, VPL>(a, att + h * C, lane);
+		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
 #pragma unroll
 		for (int i = 0; i < VPL; i++) as[i] = make_float4(slope * a[i].x, slope * a[i].y, slope * a[i].z, slope * a[i].w);
 		zero4(dq);
@@ -395,60 +410,76 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 			long long t = (long long)__ldg(&tperm[e]) * H + h;
 			float2 w = __ldg(&eas[t]);
 			float4 go[VPL];
-			lane_row<G, VPL>(go, dout + (long long)v * HC + h * C, lane);
+			lane_row<G, VPL, MASK>(go, dout + (long long)v * HC + h * C, lane, C);
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
-				unsigned b = __ldg(&esign[t * (C / 8) + (i * G + lane) / 2]) >> ((lane & 1) * 4);
+				unsigned b = __ldg(&esign[t * (CP / 8) + (i * G + lane) / 2]) >> ((lane & 1) * 4);
 				dq[i].x += w.x * go[i].x + w.y * ((b & 1) ? a[i].x : as[i].x);
 				dq[i].y += w.x * go[i].y + w.y * ((b & 2) ? a[i].y : as[i].y);
 				dq[i].z += w.x * go[i].z + w.y * ((b & 4) ? a[i].z : as[i].z);
 				dq[i].w += w.x * go[i].w + w.y * ((b & 8) ? a[i].w : as[i].w);
 			}
 		}
-		lane_store<G, VPL>(dxl + u * ldd + h * C, dq, lane);
+		lane_store<G, VPL, MASK>(dxl + u * ldd + h * C, dq, lane, C);
 	}
 }
 
-#define GAT_INST(G, VPL)                                                                                             \
-	extern "C" __global__ void gatv2_fwd_##G##_##VPL(const int* indptr, const int* indices, GATV2_X,                \
-	                                                 const float* att, float* out, float* lse, int n, int H,        \
-	                                                 float slope, float pdrop, unsigned long long seed) {           \
-		gatv2_fwd_body<G, VPL>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, n, H, slope, pdrop, seed);         \
+// GATV2_INST instantiates the five GATv2 kernels for groups of G lanes
+// holding VPL float4s each, under the names gatv2_*SFX; with MASK they
+// take heads of cw < 4*G*VPL channels (cw a multiple of 4), otherwise
+// exactly 4*G*VPL and ignore cw.
+#define GATV2_INST(SFX, G, VPL, MASK)                                                                                \
+	extern "C" __global__ void gatv2_fwd##SFX(const int* indptr, const int* indices, GATV2_X, const float* att,     \
+	                                          float* out, float* lse, int n, int H, float slope, float pdrop,        \
+	                                          unsigned long long seed, int cw) {                                     \
+		gatv2_fwd_body<G, VPL, MASK>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, n, H, slope, pdrop, seed, cw); \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_dst_##G##_##VPL(const int* indptr, const int* indices, GATV2_X,            \
-	                                                     const float* att, const float* out, const float* lse,      \
-	                                                     const float* dout, float* dxr, long long ldd, float* dd,   \
-	                                                     float* datt, int n, int H, float slope) {                  \
-		gatv2_bwd_dst_body<G, VPL, false>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, dd,     \
-		                                  nullptr, nullptr, datt, n, H, slope, 0.f, 0);                             \
+	extern "C" __global__ void gatv2_bwd_dst##SFX(const int* indptr, const int* indices, GATV2_X,                   \
+	                                              const float* att, const float* out, const float* lse,             \
+	                                              const float* dout, float* dxr, long long ldd, float* dd,          \
+	                                              float* datt, int n, int H, float slope, int cw) {                 \
+		gatv2_bwd_dst_body<G, VPL, false, MASK>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,   \
+		                                        dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw);               \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_dsts_##G##_##VPL(const int* indptr, const int* indices,                   \
-	                                                      GATV2_X, const float* att, const float* out,              \
-	                                                      const float* lse, const float* dout, float* dxr,          \
-	                                                      long long ldd, float2* eas, unsigned char* esign,         \
-	                                                      float* datt, int n, int H, float slope, float pdrop,      \
-	                                                      unsigned long long seed) {                                \
-		gatv2_bwd_dst_body<G, VPL, true>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,          \
-		                                 nullptr, eas, esign, datt, n, H, slope, pdrop, seed);                      \
+	extern "C" __global__ void gatv2_bwd_dsts##SFX(const int* indptr, const int* indices, GATV2_X,                  \
+	                                               const float* att, const float* out, const float* lse,            \
+	                                               const float* dout, float* dxr, long long ldd, float2* eas,       \
+	                                               unsigned char* esign, float* datt, int n, int H, float slope,    \
+	                                               float pdrop, unsigned long long seed, int cw) {                  \
+		gatv2_bwd_dst_body<G, VPL, true, MASK>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,    \
+		                                       nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw);            \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_src_##G##_##VPL(const int* tindptr, const int* tindices, GATV2_X,          \
-	                                                     const float* att, const float* lse, const float* dd,       \
-	                                                     const float* dout, float* dxl, long long ldd, int n,       \
-	                                                     int H, float slope) {                                      \
-		gatv2_bwd_src_body<G, VPL>(tindptr, tindices, xl, ldl, xr, ldr, att, lse, dd, dout, dxl, ldd, n, H, slope); \
+	extern "C" __global__ void gatv2_bwd_src##SFX(const int* tindptr, const int* tindices, GATV2_X,                 \
+	                                              const float* att, const float* lse, const float* dd,              \
+	                                              const float* dout, float* dxl, long long ldd, int n, int H,       \
+	                                              float slope, int cw) {                                            \
+		gatv2_bwd_src_body<G, VPL, MASK>(tindptr, tindices, xl, ldl, xr, ldr, att, lse, dd, dout, dxl, ldd, n, H,   \
+		                                 slope, cw);                                                               \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_srcs_##G##_##VPL(const int* tindptr, const int* tindices, const int* tperm, \
-	                                                      const float2* eas, const unsigned char* esign,            \
-	                                                      const float* att, const float* dout, float* dxl,          \
-	                                                      long long ldd, int n, int H, float slope) {               \
-		gatv2_bwd_srcs_body<G, VPL>(tindptr, tindices, tperm, eas, esign, att, dout, dxl, ldd, n, H, slope);        \
+	extern "C" __global__ void gatv2_bwd_srcs##SFX(const int* tindptr, const int* tindices, const int* tperm,        \
+	                                               const float2* eas, const unsigned char* esign, const float* att, \
+	                                               const float* dout, float* dxl, long long ldd, int n, int H,      \
+	                                               float slope, int cw) {                                           \
+		gatv2_bwd_srcs_body<G, VPL, MASK>(tindptr, tindices, tperm, eas, esign, att, dout, dxl, ldd, n, H, slope,   \
+		                                  cw);                                                                     \
 	}
 
-// C = 4*G*VPL: 8 (2,1), 16 (4,1), 32 (8,1), 64 (16,1), 128 (32,1), 256 (32,2), 512 (32,4).
+// GAT_INST instantiates the exact kernels (gatv2_*_G_VPL) and the masked
+// ones (gatv2_*_m_G_VPL) of one group shape.
+#define GAT_INST(G, VPL)                         \
+	GATV2_INST(_##G##_##VPL, G, VPL, false) \
+	GATV2_INST(_m_##G##_##VPL, G, VPL, true)
+
+// C = 4*G*VPL: 8 (2,1), 16 (4,1), 32 (8,1), 64 (16,1), 128 (32,1), 256 (32,2), 512 (32,4),
+// 1024 (32,8); masked up to those, and up to 384 (32,3, masked only). At
+// (32,8) the destination passes use 255 registers and spill about 350
+// bytes a thread at sm_90: slower per channel, still one pass per node.
 GAT_INST(2, 1)
 GAT_INST(4, 1)
 GAT_INST(8, 1)
 GAT_INST(16, 1)
 GAT_INST(32, 1)
 GAT_INST(32, 2)
+GATV2_INST(_m_32_3, 32, 3, true)
 GAT_INST(32, 4)
+GAT_INST(32, 8)

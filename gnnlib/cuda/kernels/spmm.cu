@@ -1,6 +1,6 @@
 // ---------------------------------------------------------------------------
 // spmm.cu: CSR SpMM in two thread mappings (a lane group moving
-// float4s with edge tiles for heavy rows, and a warp per row), and the
+// float4s, and a warp per row), each with edge tiles for heavy rows, and the
 // transpose permutation a device graph keeps for the backward passes.
 // ---------------------------------------------------------------------------
 
@@ -80,14 +80,16 @@ extern "C" __global__ void spmm_heavy_vec4(const int* __restrict__ indptr, const
 
 // spmm_warp: the textbook mapping, one warp per row and one float per lane,
 // the row's edge ids and weights read 32 at a time and broadcast by shuffle.
+// Rows with more than tile edges (tile > 0) are only zeroed here and summed
+// by spmm_heavy_warp, as spmm_vec4 leaves its heavy rows to spmm_heavy_vec4.
 extern "C" __global__ void spmm_warp(const int* __restrict__ indptr, const int* __restrict__ indices,
                                      const float* __restrict__ w, const float* __restrict__ x,
-                                     float* __restrict__ y, int n, int F) {
+                                     float* __restrict__ y, int n, int F, int tile) {
 	const int lane = threadIdx.x % WARP;
 	const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
 	const long long nwarp = (long long)gridDim.x * blockDim.x / WARP;
 	for (long long v = warp; v < n; v += nwarp) {
-		const int beg = indptr[v], end = indptr[v + 1];
+		const int beg = indptr[v], end = tile > 0 && indptr[v + 1] - indptr[v] > tile ? indptr[v] : indptr[v + 1];
 		for (int c0 = 0; c0 < F; c0 += WARP) {
 			int c = c0 + lane;
 			float acc = 0.f;
@@ -104,6 +106,34 @@ extern "C" __global__ void spmm_warp(const int* __restrict__ indptr, const int* 
 			}
 			if (c < F) y[v * F + c] = acc;
 		}
+	}
+}
+
+// spmm_heavy_warp is spmm_heavy_vec4 for widths that are not a multiple of
+// 4: one block per edge tile of a heavy row, each thread summing one column
+// over the tile (consecutive threads read consecutive floats of a
+// neighbour's row) and adding it to y by an atomic.
+extern "C" __global__ void spmm_heavy_warp(const int* __restrict__ indptr, const int* __restrict__ indices,
+                                           const float* __restrict__ w, const float* __restrict__ x,
+                                           float* __restrict__ y, const int* __restrict__ heavy,
+                                           const int* __restrict__ tiles, int nheavy, int F, int tile) {
+	int b = blockIdx.x;
+	int lo = 0, hi = nheavy - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (tiles[mid] <= b) lo = mid; else hi = mid - 1;
+	}
+	int v = heavy[lo];
+	int beg = indptr[v] + (b - tiles[lo]) * tile;
+	int end = min(indptr[v + 1], beg + tile);
+	for (int c = threadIdx.x; c < F; c += blockDim.x) {
+		float acc = 0.f;
+		for (int e = beg; e < end; e++) {
+			int u = __ldg(&indices[e]);
+			float ww = w ? __ldg(&w[e]) : 1.f;
+			acc += ww * __ldg(&x[(long long)u * F + c]);
+		}
+		atomicAdd(&y[(long long)v * F + c], acc);
 	}
 }
 

@@ -1,0 +1,48 @@
+package cuda
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAttentionKernelsInPTX checks that the fused attention kernels the
+// launchers name for every head width they accept are in the PTX, and
+// which widths take the fused GATv2 kernels: multiples of 4 up to 1024,
+// masked between the exact 8, 16, ..., 1024.
+func TestAttentionKernelsInPTX(t *testing.T) {
+	entries := map[string]bool{}
+	for _, line := range strings.Split(ptxSource, "\n") {
+		if name, ok := strings.CutPrefix(line, ".visible .entry "); ok {
+			entries[strings.TrimSuffix(name, "(")] = true
+		}
+	}
+	has := func(name string) bool { return entries[name] }
+	for c := 1; c <= 1100; c++ {
+		k, ok := gatShape(c)
+		if want := c%4 == 0 && c <= maxGATv2Channels; ok != want {
+			t.Errorf("gatShape(%d) ok = %t, want %t", c, ok, want)
+		}
+		if ok {
+			if k.width() < c || (!k.mask && k.width() != c) {
+				t.Errorf("gatShape(%d) = %+v (width %d)", c, k, k.width())
+			}
+			for _, f := range []string{"gatv2_fwd", "gatv2_bwd_dst", "gatv2_bwd_dsts", "gatv2_bwd_src", "gatv2_bwd_srcs"} {
+				if !has(f + k.suffix()) {
+					t.Errorf("gatShape(%d): kernel %s%s not in the PTX", c, f, k.suffix())
+				}
+			}
+		}
+		if c <= maxGATChannels {
+			for _, f := range []string{"gat_fwd", "gat_bwd_dst", "gat_bwd_src"} {
+				if !has(f + gatSuffix(c)) {
+					t.Errorf("GAT with %d channels: kernel %s%s not in the PTX", c, f, gatSuffix(c))
+				}
+			}
+		}
+	}
+	for c, want := range map[int]string{8: "_2_1", 12: "_m_4_1", 40: "_m_16_1", 256: "_32_2", 300: "_m_32_3", 400: "_m_32_4", 512: "_32_4", 600: "_m_32_8", 1024: "_32_8"} {
+		if k, _ := gatShape(c); k.suffix() != want {
+			t.Errorf("gatShape(%d).suffix() = %q, want %q", c, k.suffix(), want)
+		}
+	}
+}
