@@ -8,7 +8,8 @@ import (
 // TestAttentionKernelsInPTX checks that the fused attention kernels the
 // launchers name for every head width they accept are in the PTX, and
 // which widths take the fused GATv2 kernels: multiples of 4 up to 1024,
-// masked between the exact 8, 16, ..., 1024.
+// masked between the exact 8, 16, ..., 512, and 1024; GATv2Attention
+// pads the widths between 512 and 1024 to 1024 (fusedGATv2Width).
 func TestAttentionKernelsInPTX(t *testing.T) {
 	entries := map[string]bool{}
 	for _, line := range strings.Split(ptxSource, "\n") {
@@ -19,7 +20,7 @@ func TestAttentionKernelsInPTX(t *testing.T) {
 	has := func(name string) bool { return entries[name] }
 	for c := 1; c <= 1100; c++ {
 		k, ok := gatShape(c)
-		if want := c%4 == 0 && c <= maxGATv2Channels; ok != want {
+		if want := c%4 == 0 && (c <= maxMaskedGATv2Channels || c == maxGATv2Channels); ok != want {
 			t.Errorf("gatShape(%d) ok = %t, want %t", c, ok, want)
 		}
 		if ok {
@@ -40,7 +41,12 @@ func TestAttentionKernelsInPTX(t *testing.T) {
 			}
 		}
 	}
-	for c, want := range map[int]string{8: "_2_1", 12: "_m_4_1", 40: "_m_16_1", 256: "_32_2", 300: "_m_32_3", 400: "_m_32_4", 512: "_32_4", 600: "_m_32_8", 1024: "_32_8"} {
+	for c, want := range map[int]int{7: 8, 12: 12, 500: 500, 516: 1024, 700: 1024, 1024: 1024} {
+		if got := fusedGATv2Width(c); got != want {
+			t.Errorf("fusedGATv2Width(%d) = %d, want %d", c, got, want)
+		}
+	}
+	for c, want := range map[int]string{8: "_2_1", 12: "_m_4_1", 40: "_m_16_1", 256: "_32_2", 300: "_m_32_3", 400: "_m_32_4", 512: "_32_4", 1024: "_32_8"} {
 		if k, _ := gatShape(c); k.suffix() != want {
 			t.Errorf("gatShape(%d).suffix() = %q, want %q", c, k.suffix(), want)
 		}

@@ -120,11 +120,13 @@
 // x_l's is written into the same memory. Attention dropout (PyG's dropout
 // of GATConv/GATv2Conv) is applied inside the fused kernels from a seeded
 // counter-based mask, recomputed backward: AttentionDropout. The GATv2
-// kernels take heads of any multiple of 4 channels up to 1024: exact
-// kernels for 8, 16, ..., 1024, and between them masked ones whose lanes
-// past the head's width load zeros and store nothing (a 40-channel head
-// runs on the 64-channel mapping); the tensor API pads other widths (7 or
-// 47 classes) with zero channels to the next multiple of 4.
+// kernels take heads of any multiple of 4 channels up to 512, and 1024:
+// exact kernels for 8, 16, ..., 1024, and between them, up to 512, masked
+// ones whose lanes past the head's width load zeros and store nothing (a
+// 40-channel head runs on the 64-channel mapping); the tensor API pads
+// other widths with zero channels: 7 or 47 classes to the next multiple
+// of 4, heads between 512 and 1024 channels to 1024 (the masked kernels of
+// that group gave wrong attention gradients with dropout on the H200).
 // GATForward and GAT.Backward do the same for GAT (v1), whose logits
 // LeakyReLU(as[u] + ad[v]) come from per-node scores (HeadDot): a warp per
 // (destination, head) with an online softmax forward, a destination pass

@@ -26,11 +26,11 @@ func (s LayerShape) String() string {
 
 // GATv2Shapes are the GATv2Conv configurations of the shape sweep: one
 // head of 7 (a class count not a multiple of 4), 40 (ogbn-arxiv's classes),
-// 300 and 1024 channels, 8 heads of 8, 8 heads of 7 averaged, 2 heads of
+// 300, 700 (padded to 1024 on gnnlib/cuda) and 1024 channels, 8 heads of 8, 8 heads of 7 averaged, 2 heads of
 // 47 and 3 heads of 12.
 var GATv2Shapes = []LayerShape{
 	{7, 1, true}, {40, 1, true}, {8, 8, true}, {7, 8, false},
-	{300, 1, true}, {1024, 1, true}, {47, 2, true}, {12, 3, true},
+	{300, 1, true}, {700, 1, true}, {1024, 1, true}, {47, 2, true}, {12, 3, true},
 }
 
 // GATShapes are the GATConv configurations of the shape sweep: widths 7,
