@@ -12,6 +12,20 @@
 // request came in on, between a busy and an idle status on iopub. The
 // heartbeat echoes on its own goroutine.
 //
+// # Hostile and slow peers
+//
+// zmq4 v0.17 trusts its peers, so every socket listens through the
+// transport of kernel/internal/zconn, which wraps each connection (no fork
+// or replace of zmq4). It follows the ZMTP stream a peer sends and drops
+// the connection, before zmq4 allocates, on a message over
+// Options.MaxMessageSize (1 GiB by default; gnnlab kernel
+// --max-message-size) or on bytes zmq4 would panic on (bad READY
+// metadata, reserved flags); a peer has 10 s to complete its handshake.
+// Each connection sends from a queue of its own: a peer that does not read
+// (an iopub subscriber, a shell client that never collects its replies)
+// has new messages dropped once 1000 messages or 256 MiB wait, as at
+// ZeroMQ's high-water mark, and never holds up the other clients.
+//
 // # Execution
 //
 // Execute requests run one at a time in arrival order; everything else on

@@ -14,6 +14,7 @@ import (
 	"github.com/gnnlab/gnnlab/interp/supervisor"
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 	"github.com/gnnlab/gnnlab/kernel/internal/wire"
+	"github.com/gnnlab/gnnlab/kernel/internal/zconn"
 )
 
 // Options configure a Kernel.
@@ -35,7 +36,14 @@ type Options struct {
 	Interrupts <-chan os.Signal
 	// Log receives diagnostics; nil means stderr.
 	Log *log.Logger
+	// MaxMessageSize bounds the bytes of one message a client may send on
+	// any socket (checked from the frame headers, before anything is
+	// allocated); 0 means DefaultMaxMessageSize.
+	MaxMessageSize int64
 }
+
+// DefaultMaxMessageSize is the default of Options.MaxMessageSize.
+const DefaultMaxMessageSize = zconn.DefaultMaxMessage
 
 // Kernel is a running Jupyter kernel.
 type Kernel struct {
@@ -124,7 +132,7 @@ func New(opts Options) (*Kernel, error) {
 		{k.shell, &k.conn.ShellPort}, {k.control, &k.conn.ControlPort}, {k.stdin, &k.conn.StdinPort},
 		{k.iopub, &k.conn.IOPubPort}, {hb, &k.conn.HBPort},
 	} {
-		port, err := b.c.listen(k.conn.endpoint(*b.port))
+		port, err := b.c.listen(k.conn.endpoint(*b.port), zconn.Limits{MaxMessage: opts.MaxMessageSize})
 		if err != nil {
 			k.closeSockets()
 			cancel()

@@ -1,0 +1,151 @@
+package kernel_test
+
+import (
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gnnlab/gnnlab/kernel/internal/wire"
+	"github.com/gnnlab/gnnlab/kernel/kerneltest"
+)
+
+var garbageN = flag.Int("garbage", 200, "random-garbage connections TestGarbageConnections makes")
+
+// zmtpGreeting is a ZMTP 3.0 NULL greeting as a client sends it.
+func zmtpGreeting() []byte {
+	g := make([]byte, 64)
+	g[0], g[9], g[10] = 0xff, 0x7f, 3
+	copy(g[12:], "NULL")
+	return g
+}
+
+func zmtpReady(socketType string) []byte {
+	body := []byte("\x05READY\x0bSocket-Type")
+	body = binary.BigEndian.AppendUint32(body, uint32(len(socketType)))
+	body = append(body, socketType...)
+	return append([]byte{0x04, byte(len(body))}, body...)
+}
+
+func longHeader(flag byte, size uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{flag | 0x02}, size)
+}
+
+// sendRaw writes b to a kernel port and waits briefly for the kernel to
+// answer or hang up, so that a crash it causes happens within the test.
+func sendRaw(t *testing.T, port int, b []byte) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 5*time.Second)
+	if err != nil {
+		t.Fatalf("dial %d: %v", port, err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(50 * time.Millisecond))
+	c.Write(b)
+	io.Copy(io.Discard, c)
+}
+
+func ports(c *kerneltest.Client) map[string]int {
+	return map[string]int{"shell": c.Conn.ShellPort, "control": c.Conn.ControlPort, "stdin": c.Conn.StdinPort,
+		"iopub": c.Conn.IOPubPort, "hb": c.Conn.HBPort}
+}
+
+// stillServing checks that the kernel answers kernel_info on shell and
+// control and echoes a heartbeat.
+func stillServing(t *testing.T, c *kerneltest.Client, after string) {
+	t.Helper()
+	for _, ch := range []string{"shell", "control"} {
+		id := c.Send(ch, "kernel_info_request", map[string]any{})
+		if _, err := c.Reply(ch, id); err != nil {
+			t.Fatalf("kernel_info on %s after %s: %v", ch, after, err)
+		}
+	}
+	if got, err := c.Ping("alive"); err != nil || got != "alive" {
+		t.Fatalf("heartbeat after %s = %q, %v", after, got, err)
+	}
+}
+
+// TestHugeFrameHeader sends, on every port and without the key, a ZMTP
+// greeting and a frame header announcing 2^50 (and 2^40) bytes: zmq4
+// allocated the body at that size and the kernel died (issue 20, 1).
+func TestHugeFrameHeader(t *testing.T) {
+	c := kerneltest.Start(t, kerneltest.Options{WorkerCommand: workerCmd, Logf: t.Logf, MaxMessageSize: 64 << 20})
+	for name, port := range ports(c) {
+		for _, size := range []uint64{1 << 50, 1 << 40, 1<<64 - 1} {
+			sendRaw(t, port, append(zmtpGreeting(), longHeader(0x04, size)...)) // as the READY command
+			sendRaw(t, port, append(append(zmtpGreeting(), zmtpReady("DEALER")...), longHeader(0, size)...))
+			sendRaw(t, port, append(append(zmtpGreeting(), zmtpReady("SUB")...), longHeader(0, size)...))
+		}
+		stillServing(t, c, "2^50 byte frame headers on "+name)
+	}
+}
+
+// TestGarbageConnections sends random bytes after a valid greeting (and
+// after a valid READY) to random ports; the kernel must keep serving
+// (issue 20, 1: 15 of 85 such payloads killed it). -garbage sets the count.
+func TestGarbageConnections(t *testing.T) {
+	c := kerneltest.Start(t, kerneltest.Options{WorkerCommand: workerCmd, Logf: func(string, ...any) {}})
+	ps := ports(c)
+	var all []int
+	for _, p := range ps {
+		all = append(all, p)
+	}
+	rng := rand.New(rand.NewPCG(20, 1))
+	for i := range *garbageN {
+		b := zmtpGreeting()
+		if i%2 == 1 {
+			b = append(b, zmtpReady([]string{"DEALER", "SUB", "REQ"}[rng.IntN(3)])...)
+		}
+		junk := make([]byte, rng.IntN(64))
+		for j := range junk {
+			junk[j] = byte(rng.Uint32())
+		}
+		sendRaw(t, all[rng.IntN(len(all))], append(b, junk...))
+	}
+	stillServing(t, c, fmt.Sprintf("%d garbage connections", *garbageN))
+}
+
+// TestMalformedContentAnswered sends requests of known types whose content
+// does not decode: each must get an error reply between busy and idle
+// (issue 20, 8: an execute_request with an array or a numeric code got
+// nothing, and the client waited for ever).
+func TestMalformedContentAnswered(t *testing.T) {
+	c := start(t, "tcp")
+	for _, tt := range []struct{ msgType, content string }{
+		{"execute_request", `[1, 2]`},
+		{"execute_request", `{"code": 42}`},
+		{"execute_request", `"print"`},
+		{"complete_request", `{"code": 1, "cursor_pos": 0}`},
+		{"inspect_request", `{"code": "x", "cursor_pos": "end"}`},
+		{"is_complete_request", `[]`},
+		{"history_request", `{"hist_access_type": 3}`},
+		{"comm_info_request", `[]`},
+	} {
+		h := c.Header(tt.msgType)
+		c.SendFrames("shell", c.Encode(&wire.Message{Header: h, Content: []byte(tt.content)}))
+		r, err := c.Reply("shell", h.MsgID)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tt.msgType, tt.content, err)
+		}
+		want := strings.TrimSuffix(tt.msgType, "_request") + "_reply"
+		if r.MsgType != want || r.Content["status"] != "error" || r.Content["ename"] == nil {
+			t.Errorf("%s %s: reply %s %v, want %s with status error", tt.msgType, tt.content, r.MsgType, r.Content, want)
+		}
+		out, err := c.IOPubUntilIdle(h.MsgID)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tt.msgType, tt.content, err)
+		}
+		if got := statuses(out); len(got) != 2 || got[0] != "busy" || got[1] != "idle" {
+			t.Errorf("%s %s: statuses %v, want [busy idle]", tt.msgType, tt.content, got)
+		}
+	}
+	// The kernel still runs cells, and counts from 1.
+	if reply, _ := c.Execute("1 + 1", nil); reply.Content["status"] != "ok" || reply.Content["execution_count"] != float64(1) {
+		t.Errorf("execute after malformed requests = %v", reply.Content)
+	}
+}
