@@ -8,7 +8,9 @@
 // socket and the heartbeat REP socket of a connection file (tcp or ipc);
 // Run serves them. Every message is verified (HMAC, in constant time)
 // before it is handled; one with a bad or missing signature, or one that
-// does not parse, is logged and dropped. Replies go out on the socket the
+// does not parse, is logged and dropped; so is one whose signature was
+// seen among the last 65,536 (a replay), as ipykernel does. A request of a
+// known type whose content does not decode gets an error reply. Replies go out on the socket the
 // request came in on, between a busy and an idle status on iopub. The
 // heartbeat echoes on its own goroutine.
 //

@@ -149,3 +149,23 @@ func TestMalformedContentAnswered(t *testing.T) {
 		t.Errorf("execute after malformed requests = %v", reply.Content)
 	}
 }
+
+// TestReplayedMessageDropped sends one signed execute_request three times:
+// it runs once (issue 20, 5: it ran three times).
+func TestReplayedMessageDropped(t *testing.T) {
+	c := start(t, "tcp")
+	h := c.Header("execute_request")
+	frames := c.Encode(&wire.Message{Header: h, Content: []byte(`{"code": "1 + 1", "silent": false, "store_history": true}`)})
+	for range 3 {
+		c.SendFrames("shell", frames)
+	}
+	if r, err := c.Reply("shell", h.MsgID); err != nil || r.Content["status"] != "ok" {
+		t.Fatalf("first execute_request: %v, %v", r.Content, err)
+	}
+	if r, err := c.ReplyWithin("shell", h.MsgID, 300*time.Millisecond); err == nil {
+		t.Fatalf("a replayed execute_request was answered: %v", r.Content)
+	}
+	if reply, _ := c.Execute("2", nil); reply.Content["execution_count"] != float64(2) {
+		t.Errorf("next execution_count = %v, want 2 (the replays must not run)", reply.Content["execution_count"])
+	}
+}

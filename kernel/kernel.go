@@ -56,9 +56,10 @@ type Kernel struct {
 	shell, control, stdin, iopub *channel
 	hb                           zmq4.Socket
 
-	sup   *supervisor.Supervisor
-	hist  *history
-	comms commRegistry
+	sup     *supervisor.Supervisor
+	hist    *history
+	comms   commRegistry
+	replays replays // signatures seen, shared by all sockets
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -242,6 +243,10 @@ func (k *Kernel) readLoop(c *channel, dispatch func(request)) {
 			} else {
 				k.log.Printf("%s: dropped a malformed message: %v", c.name, err)
 			}
+			continue
+		}
+		if !k.replays.fresh(m.Signature) {
+			k.log.Printf("%s: dropped a replayed message (signature seen before)", c.name)
 			continue
 		}
 		dispatch(request{ch: c, msg: m})
