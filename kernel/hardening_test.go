@@ -25,11 +25,47 @@ func zmtpGreeting() []byte {
 	return g
 }
 
-func zmtpReady(socketType string) []byte {
-	body := []byte("\x05READY\x0bSocket-Type")
-	body = binary.BigEndian.AppendUint32(body, uint32(len(socketType)))
-	body = append(body, socketType...)
+func zmtpReady(socketType string, props ...string) []byte {
+	props = append([]string{"Socket-Type", socketType}, props...)
+	body := []byte("\x05READY")
+	for i := 0; i+1 < len(props); i += 2 {
+		body = append(body, byte(len(props[i])))
+		body = append(body, props[i]...)
+		body = binary.BigEndian.AppendUint32(body, uint32(len(props[i+1])))
+		body = append(body, props[i+1]...)
+	}
 	return append([]byte{0x04, byte(len(body))}, body...)
+}
+
+// zmtpMessage encodes frames as one ZMTP message.
+func zmtpMessage(frames [][]byte) []byte {
+	var b []byte
+	for i, f := range frames {
+		flag := byte(0)
+		if i < len(frames)-1 {
+			flag = 0x01
+		}
+		if len(f) > 255 {
+			b = append(b, longHeader(flag, uint64(len(f)))...)
+			b = append(b, f...)
+			continue
+		}
+		b = append(b, flag, byte(len(f)))
+		b = append(b, f...)
+	}
+	return b
+}
+
+// dialRaw opens a raw connection that sends b and then never reads.
+func dialRaw(t *testing.T, port int, b []byte) net.Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 5*time.Second)
+	if err != nil {
+		t.Fatalf("dial %d: %v", port, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	go c.Write(b) // may block: the kernel reads as it can
+	return c
 }
 
 func longHeader(flag byte, size uint64) []byte {
@@ -167,5 +203,57 @@ func TestReplayedMessageDropped(t *testing.T) {
 	}
 	if reply, _ := c.Execute("2", nil); reply.Content["execution_count"] != float64(2) {
 		t.Errorf("next execution_count = %v, want 2 (the replays must not run)", reply.Content["execution_count"])
+	}
+}
+
+// TestSlowSubscriberDoesNotStall connects an iopub subscriber that never
+// reads (no key needed) and runs cells that print 24 MB: the other
+// client's cells must still reach idle (issue 20, 3: zmq4's PUB wrote to
+// the stuck subscriber and every client waited).
+func TestSlowSubscriberDoesNotStall(t *testing.T) {
+	c := start(t, "tcp")
+	sub := append(zmtpGreeting(), zmtpReady("SUB")...)
+	sub = append(sub, 0, 1, 1) // subscribe to every topic
+	dialRaw(t, c.Conn.IOPubPort, sub)
+	time.Sleep(100 * time.Millisecond) // let the subscription arrive
+	c.Execute("import (\"fmt\"; \"strings\")", nil)
+	for range 3 {
+		reply, out := c.Execute("for i := 0; i < 80; i++ { fmt.Print(strings.Repeat(\"x\", 100000)) }", nil)
+		if reply.Content["status"] != "ok" || len(kerneltest.StreamText(out, "stdout")) != 8000000 {
+			t.Fatalf("cell with a stuck subscriber: %v, %d bytes of stdout", reply.Content, len(kerneltest.StreamText(out, "stdout")))
+		}
+	}
+}
+
+// TestUnreadRepliesDoNotBlockOthers floods shell with 20,000 signed
+// kernel_info requests from a client that never reads its replies; another
+// client must still be answered (issue 20, 3: the kernel's shell loop
+// blocked writing to the flooding client).
+func TestUnreadRepliesDoNotBlockOthers(t *testing.T) {
+	c := start(t, "tcp")
+	flood := append(zmtpGreeting(), zmtpReady("DEALER", "Identity", "flood")...)
+	for range 20000 {
+		flood = append(flood, zmtpMessage(c.Encode(&wire.Message{Header: c.Header("kernel_info_request"), Content: []byte("{}")}))...)
+	}
+	dialRaw(t, c.Conn.ShellPort, flood)
+	// Wait until the kernel has answered the whole flood, or has stopped
+	// getting on with it (iopub shows an idle status per request).
+	idle := 0
+	for quiet := time.NewTimer(2 * time.Second); idle < 20000; {
+		select {
+		case m := <-c.Inbox("iopub"):
+			if m.MsgType == "status" && m.Content["execution_state"] == "idle" {
+				idle++
+				quiet.Reset(2 * time.Second)
+			}
+		case <-quiet.C:
+			t.Fatalf("the kernel stopped after answering %d of 20,000 requests from a client that does not read", idle)
+		}
+	}
+	for range 3 {
+		id := c.Send("shell", "kernel_info_request", map[string]any{})
+		if _, err := c.Reply("shell", id); err != nil {
+			t.Fatalf("kernel_info while another client does not read: %v", err)
+		}
 	}
 }
