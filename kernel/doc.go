@@ -58,7 +58,9 @@
 //
 // Every stored execution is appended to a JSON-lines file (HistoryFile);
 // each kernel start is a new session, and history_request supports tail,
-// range and search. Comms are kept in a registry; RegisterCommTarget adds
+// range and search. An input or output over 1 MiB is cut in the file with
+// a marker (the session keeps it whole); a line the loader cannot read is
+// skipped with a log line, and the entries after it still load. Comms are kept in a registry; RegisterCommTarget adds
 // a target, and comm_open for an unknown target is answered by comm_close.
 //
 // BUG(gnnlab): shutdown_request with restart true ends the process like
