@@ -483,26 +483,12 @@ func refers(n ast.Node, names map[string]bool) bool {
 // stopWait) for yaegi's goroutine to stop, so that the next cell does not
 // race with it.
 func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.Value, error) {
-	type outcome struct {
-		v   reflect.Value
-		err error
-	}
-	gid := make(chan uint64, 1)
-	done := make(chan outcome, 1)
 	s.errw.take()
-	i := s.i
-	go func() {
-		gid <- goroutineID()
-		v, err := i.EvalWithContext(ctx, src)
-		done <- outcome{v, err}
-	}()
-	id := <-gid
-	o := <-done
-	if o.err == nil {
+	o, interrupted, stopped := evalStoppable(ctx, s.i, src) // stop.go
+	if o.err == nil && !interrupted {
 		return o.v, nil
 	}
-	if ctx.Err() != nil && errors.Is(o.err, ctx.Err()) {
-		stopped := waitStopped(id, stopWait)
+	if interrupted {
 		e := &Error{Name: nameInterrupted, Value: "the cell was interrupted"}
 		if !stopped {
 			e.Value += " (it is still running in a compiled call and will stop when that returns)"
