@@ -172,6 +172,13 @@
 // leaves the earlier functions returning zero values (their stop cannot
 // be undone while it runs); the kernel then replaces the worker.
 //
+// BUG(interp): The interpreter's memory still grows with the session:
+// yaegi gives each cell's temporaries slots of the global frame for good
+// and keeps each cell's compiled code, and every function literal copies
+// the whole global frame. The session resets the temporaries' values after
+// each cell (release.go), so values only they held (a tensor a cell
+// computed and did not keep) are freed; what stays is a few KB per cell.
+//
 // BUG(interp): A panic in a goroutine started by a cell, os.Exit in a
 // compiled package, or a stack overflow ends the process: the kernel
 // restarts the worker (see DESIGN.md).
