@@ -95,26 +95,45 @@ func evalStoppable(ctx context.Context, i *yaegi.Interpreter, src string) (o eva
 		return o, false, true
 	case <-ctx.Done():
 	}
-	atomic.AddUint64(st.id, 1) // interpreted loops end
-	select {
-	case o = <-done:
-		rearm(st.id, before)
-		return o, true, true
-	case <-time.After(softStopWait):
+	// Interpreted loops end when the run id changes. The cell may not have
+	// started yet (it compiles): its run would take the changed id as its
+	// own, so the id changes again every millisecond until it has ended.
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	soft := time.After(softStopWait)
+	limit := time.After(stopWait)
+	for {
+		atomic.AddUint64(st.id, 1)
+		select {
+		case o = <-done:
+			rearm(st.id, before)
+			return o, true, true
+		case <-tick.C:
+		case <-soft:
+			// The cell waits in a channel operation (or a compiled
+			// call): close done, as yaegi's stop does, so that channel
+			// operations end too.
+			st.mu.Lock()
+			closeOnce(*st.done)
+			st.mu.Unlock()
+		case <-limit:
+			// Still in a compiled call: it stops when that returns. The
+			// run id stays changed, or the cell would go on.
+			return evalOutcome{}, true, false
+		}
 	}
-	// The cell waits in a channel operation (or a compiled call): close
-	// done, as yaegi's stop does, so that channel operations end too.
-	st.mu.Lock()
-	close(*st.done)
-	st.mu.Unlock()
+}
+
+// closeOnce closes c unless it is nil or closed (the cell's goroutine may
+// not have set its own yet); only the session closes these channels.
+func closeOnce(c chan struct{}) {
+	if c == nil {
+		return
+	}
 	select {
-	case o = <-done:
-		rearm(st.id, before)
-		return o, true, true
-	case <-time.After(stopWait - softStopWait):
-		// Still in a compiled call: it stops when that returns. The run
-		// id stays changed, or the cell would go on.
-		return evalOutcome{}, true, false
+	case <-c:
+	default:
+		close(c)
 	}
 }
 

@@ -257,3 +257,37 @@ func TestUnreadRepliesDoNotBlockOthers(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptKeepsFunctions interrupts a `for {}` cell and a time.Sleep
+// through the kernel: functions defined before must still compute (issue
+// 20, 2: tri(3) was 0 with status ok after the interrupt).
+func TestInterruptKeepsFunctions(t *testing.T) {
+	c := start(t, "tcp")
+	c.Execute("import \"time\"\nfunc tri(x int) int { return 3 * x }\ndouble := func(x int) int { return 2 * x }", nil)
+	result := func(code string) string {
+		t.Helper()
+		reply, out := c.Execute(code, nil)
+		res := kerneltest.Filter(out, "execute_result")
+		if reply.Content["status"] != "ok" || len(res) != 1 {
+			t.Fatalf("%s: reply %v, results %v", code, reply.Content, res)
+		}
+		return fmt.Sprint(res[0].Content["data"].(map[string]any)["text/plain"])
+	}
+	for _, cell := range []string{"for {\n}", "time.Sleep(time.Hour / 3600 / 2)"} {
+		id := c.Send("shell", "execute_request", map[string]any{"code": cell})
+		waitBusy(t, c, id)
+		iid := c.Send("control", "interrupt_request", map[string]any{})
+		if _, err := c.Reply("control", iid); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Reply("shell", id); err != nil {
+			t.Fatal(err)
+		}
+		if got := result("tri(3)"); got != "9" {
+			t.Errorf("tri(3) after interrupting %q = %s, want 9", cell, got)
+		}
+		if got := result("double(3)"); got != "6" {
+			t.Errorf("double(3) after interrupting %q = %s, want 6", cell, got)
+		}
+	}
+}
