@@ -5,6 +5,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -77,4 +78,38 @@ func sendRaw(t testing.TB, addr string, b []byte) {
 	c.SetDeadline(time.Now().Add(50 * time.Millisecond))
 	c.Write(b)
 	io.Copy(io.Discard, c)
+}
+
+// TestFailedHandshakesAreClosed sends bad greetings and bad READY
+// commands: zmq4 drops a connection whose handshake fails without closing
+// it, so the conn must close itself, or each attempt would keep a file
+// descriptor and a goroutine.
+func TestFailedHandshakesAreClosed(t *testing.T) {
+	addrs, err := fuzzSockets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd here")
+		}
+		return len(ents)
+	}
+	before := fds()
+	for i := range 200 {
+		bad := []byte("GET / HTTP/1.0\r\n\r\n" + strings.Repeat("x", 64))
+		if i%2 == 1 {
+			bad = append(greetingBytes(), frame(flagCommand, []byte("\x05READY\x01"))...)
+		}
+		sendRaw(t, addrs[i%len(addrs)], bad)
+	}
+	// Give zmq4's accept loops time to reach the last connections.
+	deadline := time.Now().Add(10 * time.Second)
+	for fds() > before+20 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if after := fds(); after > before+20 {
+		t.Errorf("open files %d after 200 failed handshakes, %d before: connections leak", after, before)
+	}
 }

@@ -109,6 +109,18 @@ func (s *sendQueue) wait() {
 	}
 }
 
+// abort closes c at once, dropping what is queued: its peer is gone or
+// broke the protocol.
+func (s *sendQueue) abort(c net.Conn) {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closing, s.q, s.bytes = true, nil, 0
+		s.cond.Broadcast()
+		s.mu.Unlock()
+		s.closeErr = c.Close()
+	})
+}
+
 // close lets the writer send what is queued, up to closeDrain, and closes
 // c.
 func (s *sendQueue) close(c net.Conn) error {

@@ -118,8 +118,17 @@ func newConn(c net.Conn, l Limits) *Conn {
 	return zc
 }
 
-// Read reads through the buffer and the checks of the stream.
-func (c *Conn) Read(p []byte) (int, error) { return c.rd.Read(p) }
+// Read reads through the buffer and the checks of the stream. A read
+// that fails closes the connection: zmq4 gives up on it, and one whose
+// handshake fails it drops without closing (a file descriptor and a
+// goroutine per bad greeting, otherwise).
+func (c *Conn) Read(p []byte) (int, error) {
+	n, err := c.rd.Read(p)
+	if err != nil {
+		c.q.abort(c.Conn)
+	}
+	return n, err
+}
 
 // Write takes bytes of the ZMTP stream and queues them when a message or
 // command is complete. It does not wait for the peer.
