@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
+	"unicode/utf8"
 )
 
 const flagCommand = 0x04
@@ -174,17 +175,43 @@ func checkCommand(b []byte) error {
 	if string(b[1:1+n]) != "READY" {
 		return nil
 	}
+	socketType, found := "", false
 	for md := b[1+n:]; len(md) > 0; {
 		k := int(md[0])
 		if 1+k+4 > len(md) {
 			return fmt.Errorf("%w: READY property name", ErrProtocol)
 		}
+		key := string(md[1 : 1+k])
 		v := binary.BigEndian.Uint32(md[1+k:])
 		md = md[1+k+4:]
 		if uint64(v) > uint64(len(md)) {
 			return fmt.Errorf("%w: READY property value", ErrProtocol)
 		}
+		for i := range len(key) {
+			if key[i] >= utf8.RuneSelf {
+				return fmt.Errorf("%w: READY property name %q", ErrProtocol, key)
+			}
+		}
+		if isSocketTypeKey(key) {
+			socketType, found = string(md[:v]), true
+		}
 		md = md[v:]
 	}
+	// zmq4 panics on a peer of a type it does not know, or of none.
+	if !found || !knownSocketTypes[socketType] {
+		return fmt.Errorf("%w: READY socket type %q", ErrProtocol, socketType)
+	}
 	return nil
+}
+
+var knownSocketTypes = map[string]bool{
+	"PAIR": true, "PUB": true, "SUB": true, "REQ": true, "REP": true, "DEALER": true,
+	"ROUTER": true, "PULL": true, "PUSH": true, "XPUB": true, "XSUB": true,
+}
+
+// isSocketTypeKey reports whether zmq4, which title-cases property names
+// (cases.Title, NoLower), files the ASCII name k as "Socket-Type": only the
+// initials of its two words may differ.
+func isSocketTypeKey(k string) bool {
+	return len(k) == 11 && (k[0] == 's' || k[0] == 'S') && k[1:7] == "ocket-" && (k[7] == 't' || k[7] == 'T') && k[8:] == "ype"
 }

@@ -57,6 +57,11 @@ func TestReaderChecks(t *testing.T) {
 		{"READY name length at the end", cat(greetingBytes(), frame(flagCommand, []byte("\x05READY\x01"))), ErrProtocol},
 		{"READY value length cut", cat(greetingBytes(), frame(flagCommand, []byte("\x05READY\x01A\x00\x00"))), ErrProtocol},
 		{"READY value past the end", cat(greetingBytes(), frame(flagCommand, []byte("\x05READY\x01A\x00\x00\x00\x09xy"))), ErrProtocol},
+		{"READY of an unknown socket type", cat(greetingBytes(), readyCommand("Socket-Type", "DEAL'R")), ErrProtocol},
+		{"READY without a socket type", cat(greetingBytes(), readyCommand("Identity", "x")), ErrProtocol},
+		{"READY with a type zmq4 does not see", cat(greetingBytes(), readyCommand("SOCKET-TYPE", "DEALER")), ErrProtocol},
+		{"READY with a non-ASCII name", cat(greetingBytes(), readyCommand("\u017focket-type", "DEALER")), ErrProtocol},
+		{"READY, lower-case name", cat(greetingBytes(), readyCommand("socket-type", "SUB")), nil},
 		{"bad signature", cat([]byte{0x00}, greetingBytes()[1:]), ErrProtocol},
 		{"bad signature footer", cat(greetingBytes()[:9], []byte{0}, greetingBytes()[10:]), ErrProtocol},
 	}
