@@ -112,7 +112,12 @@
 // for {} loop stops within milliseconds), and Eval waits for it to stop
 // before returning; the session keeps its variables. Code blocked in a
 // compiled call (time.Sleep, a long tensor operation) stops when the call
-// returns; Eval returns after two seconds at most, saying so.
+// returns; Eval returns after two seconds at most, saying so. The session
+// stops yaegi itself (stop.go): yaegi's own stop leaves every function
+// defined before it returning zero values, and waiting for it meant
+// dumping all goroutines' stacks; this stop re-arms the earlier functions
+// once the cell has ended and takes about 10 ms however many goroutines
+// there are.
 //
 // # Standard streams
 //
@@ -166,6 +171,20 @@
 //
 // BUG(interp): The values of a trailing call with several results lose
 // the methods of interpreted types (two() shows {1 2}, not its String()).
+//
+// BUG(interp): An interrupt stops the goroutines a cell started only if
+// they are running interpreted code: one inside a compiled call
+// (time.Sleep) or blocked on a channel goes on when that returns, as in
+// Go. A cell still in a compiled call two seconds after the interrupt
+// leaves the earlier functions returning zero values (their stop cannot
+// be undone while it runs); the kernel then replaces the worker.
+//
+// BUG(interp): The interpreter's memory still grows with the session:
+// yaegi gives each cell's temporaries slots of the global frame for good
+// and keeps each cell's compiled code, and every function literal copies
+// the whole global frame. The session resets the temporaries' values after
+// each cell (release.go), so values only they held (a tensor a cell
+// computed and did not keep) are freed; what stays is a few KB per cell.
 //
 // BUG(interp): A panic in a goroutine started by a cell, os.Exit in a
 // compiled package, or a stack overflow ends the process: the kernel

@@ -44,6 +44,12 @@ type Session struct {
 	records []*declRec     // declarations of earlier cells, in order
 	user    map[string]*declRec
 	defers  deferList // deferred calls of the running cell (defer.go)
+	// released counts the slots of releasedIn's global frame that
+	// releaseTemps has seen (release.go); unstopped says a cell is still
+	// running after an interrupt, so its slots must stay.
+	released   int
+	releasedIn *yaegi.Interpreter
+	unstopped  bool
 }
 
 type importRec struct{ name, path string }
@@ -139,6 +145,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 // Eval runs one cell. Cancelling ctx interrupts it (an *Error named
 // "interrupted"); the session keeps its state.
 func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error) {
+	defer s.releaseTemps()                          // release.go
 	if res, ok, err := s.evalMagic(ctx, cell); ok { // magic.go
 		return res, err
 	}
@@ -486,26 +493,15 @@ func refers(n ast.Node, names map[string]bool) bool {
 // stopWait) for yaegi's goroutine to stop, so that the next cell does not
 // race with it.
 func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.Value, error) {
-	type outcome struct {
-		v   reflect.Value
-		err error
-	}
-	gid := make(chan uint64, 1)
-	done := make(chan outcome, 1)
 	s.errw.take()
-	i := s.i
-	go func() {
-		gid <- goroutineID()
-		v, err := i.EvalWithContext(ctx, src)
-		done <- outcome{v, err}
-	}()
-	id := <-gid
-	o := <-done
-	if o.err == nil {
+	o, interrupted, stopped := evalStoppable(ctx, s.i, src) // stop.go
+	if interrupted && !stopped {
+		s.unstopped = true
+	}
+	if o.err == nil && !interrupted {
 		return o.v, nil
 	}
-	if ctx.Err() != nil && errors.Is(o.err, ctx.Err()) {
-		stopped := waitStopped(id, stopWait)
+	if interrupted {
 		e := &Error{Name: nameInterrupted, Value: "the cell was interrupted"}
 		if !stopped {
 			e.Value += " (it is still running in a compiled call and will stop when that returns)"

@@ -49,14 +49,6 @@ func equalBools(a, b []bool) bool {
 }
 
 func TestInterrupt(t *testing.T) {
-	if raceEnabled {
-		// yaegi's EvalWithContext returns at cancellation while its
-		// goroutine winds down, and closes no channel anyone can wait on.
-		// The session waits for that goroutine by inspecting goroutine
-		// stacks before the next cell, which the race detector cannot
-		// see, so it reports the next cell's frame growth as a race.
-		t.Skip("interrupt is checked without -race: the race detector cannot see how the session waits for yaegi's cancelled goroutine")
-	}
 	cells := []string{
 		"for {\n}",
 		"n := 0\nfor i := 0; i < 1e12; i++ {\n\tn += i\n}",

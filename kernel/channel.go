@@ -23,12 +23,13 @@ type channel struct {
 }
 
 // listen binds the socket to endpoint through zconn's buffered transport,
-// so that each message goes out in one write.
-func (c *channel) listen(endpoint string) (port int, err error) {
-	if err := zconn.Register(); err != nil {
+// so that each message goes out in one write, and a peer keeps to lim.
+func (c *channel) listen(endpoint string, lim zconn.Limits) (port int, err error) {
+	ep, err := zconn.WithLimits(endpoint, lim)
+	if err != nil {
 		return 0, fmt.Errorf("kernel: %w", err)
 	}
-	if err := c.sock.Listen(zconn.Endpoint(endpoint)); err != nil {
+	if err := c.sock.Listen(ep); err != nil {
 		return 0, fmt.Errorf("kernel: %s socket: %w", c.name, err)
 	}
 	if a, ok := c.sock.Addr().(*net.TCPAddr); ok {

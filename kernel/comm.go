@@ -144,7 +144,7 @@ func (k *Kernel) commInfo(r request) {
 		TargetName string `json:"target_name"`
 	}
 	if err := r.msg.DecodeContent(&c); err != nil {
-		k.log.Print(err)
+		k.replyBadContent(r, err)
 		return
 	}
 	k.comms.mu.Lock()

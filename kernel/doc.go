@@ -8,9 +8,25 @@
 // socket and the heartbeat REP socket of a connection file (tcp or ipc);
 // Run serves them. Every message is verified (HMAC, in constant time)
 // before it is handled; one with a bad or missing signature, or one that
-// does not parse, is logged and dropped. Replies go out on the socket the
+// does not parse, is logged and dropped; so is one whose signature was
+// seen among the last 65,536 (a replay), as ipykernel does. A request of a
+// known type whose content does not decode gets an error reply. Replies go out on the socket the
 // request came in on, between a busy and an idle status on iopub. The
 // heartbeat echoes on its own goroutine.
+//
+// # Hostile and slow peers
+//
+// zmq4 v0.17 trusts its peers, so every socket listens through the
+// transport of kernel/internal/zconn, which wraps each connection (no fork
+// or replace of zmq4). It follows the ZMTP stream a peer sends and drops
+// the connection, before zmq4 allocates, on a message over
+// Options.MaxMessageSize (1 GiB by default; gnnlab kernel
+// --max-message-size) or on bytes zmq4 would panic on (bad READY
+// metadata, reserved flags); a peer has 10 s to complete its handshake.
+// Each connection sends from a queue of its own: a peer that does not read
+// (an iopub subscriber, a shell client that never collects its replies)
+// has new messages dropped once 1000 messages or 256 MiB wait, as at
+// ZeroMQ's high-water mark, and never holds up the other clients.
 //
 // # Execution
 //
@@ -58,7 +74,9 @@
 //
 // Every stored execution is appended to a JSON-lines file (HistoryFile);
 // each kernel start is a new session, and history_request supports tail,
-// range and search. Comms are kept in a registry; RegisterCommTarget adds
+// range and search. An input or output over 1 MiB is cut in the file with
+// a marker (the session keeps it whole); a line the loader cannot read is
+// skipped with a log line, and the entries after it still load. Comms are kept in a registry; RegisterCommTarget adds
 // a target, and comm_open for an unknown target is answered by comm_close.
 //
 // BUG(gnnlab): shutdown_request with restart true ends the process like

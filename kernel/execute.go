@@ -54,7 +54,9 @@ func (k *Kernel) next() (request, bool) {
 func (k *Kernel) execute(r request) {
 	var c executeContent
 	if err := r.msg.DecodeContent(&c); err != nil {
-		k.log.Print(err)
+		k.status(r.msg.Header, "busy")
+		k.replyBadContent(r, err)
+		k.status(r.msg.Header, "idle")
 		return
 	}
 	parent := r.msg.Header

@@ -2,12 +2,82 @@ package kernel
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"log"
 	"os"
 	"path/filepath"
 	"sync"
+	"unicode/utf8"
 )
+
+// maxEntryText bounds the input and the output of a history entry in the
+// file; the longer ones are cut with truncatedMarker. maxLine bounds a
+// line the loader reads: longer lines (from older versions, or a damaged
+// file) are skipped, and the lines after them still load.
+const (
+	maxEntryText    = 1 << 20
+	maxLine         = 16 << 20
+	truncatedMarker = "\n… [history: truncated, %d bytes in all]"
+)
+
+// truncateEntry cuts s to maxEntryText bytes, at a character boundary,
+// and says so.
+func truncateEntry(s string) string {
+	if len(s) <= maxEntryText {
+		return s
+	}
+	cut := maxEntryText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf(truncatedMarker, len(s))
+}
+
+// load reads the entries of r, one JSON object a line.
+func (h *history) load(r io.Reader) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	for n := 1; ; n++ {
+		line = line[:0]
+		skip := false
+		var err error
+		for {
+			var part []byte
+			part, err = br.ReadSlice('\n')
+			if !skip {
+				line = append(line, part...)
+				if len(line) > maxLine {
+					skip, line = true, line[:0]
+				}
+			}
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		switch {
+		case skip:
+			h.log.Printf("history: line %d is over %d bytes: skipped", n, maxLine)
+		case len(bytes.TrimSpace(line)) > 0:
+			var e historyEntry
+			if jerr := json.Unmarshal(line, &e); jerr != nil {
+				h.log.Printf("history: line %d: %v: skipped", n, jerr)
+			} else {
+				h.entries = append(h.entries, e)
+				h.session = max(h.session, e.Session)
+			}
+		}
+		if err != nil {
+			if err != io.EOF {
+				h.log.Printf("history: %v", err)
+			}
+			return
+		}
+	}
+}
 
 // HistoryFile returns where the history is kept: $GNNLAB_HISTORY (a file,
 // or a directory that gets history.jsonl), else
@@ -57,15 +127,7 @@ func openHistory(path string, l *log.Logger) *history {
 		return h
 	}
 	if f, err := os.Open(path); err == nil {
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		for sc.Scan() {
-			var e historyEntry
-			if json.Unmarshal(sc.Bytes(), &e) == nil {
-				h.entries = append(h.entries, e)
-				h.session = max(h.session, e.Session)
-			}
-		}
+		h.load(f)
 		f.Close()
 	}
 	h.session++
@@ -90,6 +152,7 @@ func (h *history) add(line int, input, output string) {
 	if h.f == nil {
 		return
 	}
+	e.Input, e.Output = truncateEntry(e.Input), truncateEntry(e.Output)
 	b, err := json.Marshal(e)
 	if err == nil {
 		_, err = h.f.Write(append(b, '\n'))

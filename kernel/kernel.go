@@ -13,6 +13,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/interp/client"
 	"github.com/gnnlab/gnnlab/kernel/internal/wire"
+	"github.com/gnnlab/gnnlab/kernel/internal/zconn"
 )
 
 // Options configure a Kernel.
@@ -34,7 +35,14 @@ type Options struct {
 	Interrupts <-chan os.Signal
 	// Log receives diagnostics; nil means stderr.
 	Log *log.Logger
+	// MaxMessageSize bounds the bytes of one message a client may send on
+	// any socket (checked from the frame headers, before anything is
+	// allocated); 0 means DefaultMaxMessageSize.
+	MaxMessageSize int64
 }
+
+// DefaultMaxMessageSize is the default of Options.MaxMessageSize.
+const DefaultMaxMessageSize = zconn.DefaultMaxMessage
 
 // Kernel is a running Jupyter kernel.
 type Kernel struct {
@@ -47,9 +55,10 @@ type Kernel struct {
 	shell, control, stdin, iopub *channel
 	hb                           zmq4.Socket
 
-	client *client.Client
-	hist   *history
-	comms  commRegistry
+	client  *client.Client
+	hist    *history
+	comms   commRegistry
+	replays replays // signatures seen, shared by all sockets
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -112,7 +121,7 @@ func New(opts Options) (*Kernel, error) {
 		{k.shell, &k.conn.ShellPort}, {k.control, &k.conn.ControlPort}, {k.stdin, &k.conn.StdinPort},
 		{k.iopub, &k.conn.IOPubPort}, {hb, &k.conn.HBPort},
 	} {
-		port, err := b.c.listen(k.conn.endpoint(*b.port))
+		port, err := b.c.listen(k.conn.endpoint(*b.port), zconn.Limits{MaxMessage: opts.MaxMessageSize})
 		if err != nil {
 			k.closeSockets()
 			cancel()
@@ -221,6 +230,10 @@ func (k *Kernel) readLoop(c *channel, dispatch func(request)) {
 			} else {
 				k.log.Printf("%s: dropped a malformed message: %v", c.name, err)
 			}
+			continue
+		}
+		if !k.replays.fresh(m.Signature) {
+			k.log.Printf("%s: dropped a replayed message (signature seen before)", c.name)
 			continue
 		}
 		dispatch(request{ch: c, msg: m, arrived: time.Now()})

@@ -64,7 +64,7 @@ type codeCursor struct {
 func (k *Kernel) complete(r request) {
 	var c codeCursor
 	if err := r.msg.DecodeContent(&c); err != nil {
-		k.log.Print(err)
+		k.replyBadContent(r, err)
 		return
 	}
 	reply := map[string]any{"status": "ok", "matches": []string{}, "cursor_start": c.CursorPos, "cursor_end": c.CursorPos, "metadata": map[string]any{}}
@@ -82,7 +82,7 @@ func (k *Kernel) complete(r request) {
 func (k *Kernel) inspect(r request) {
 	var c codeCursor
 	if err := r.msg.DecodeContent(&c); err != nil {
-		k.log.Print(err)
+		k.replyBadContent(r, err)
 		return
 	}
 	reply := map[string]any{"status": "ok", "found": false, "data": map[string]any{}, "metadata": map[string]any{}}
@@ -99,7 +99,7 @@ func (k *Kernel) inspect(r request) {
 func (k *Kernel) isComplete(r request) {
 	var c codeCursor
 	if err := r.msg.DecodeContent(&c); err != nil {
-		k.log.Print(err)
+		k.replyBadContent(r, err)
 		return
 	}
 	ctx, done := k.short()
@@ -115,7 +115,7 @@ func (k *Kernel) isComplete(r request) {
 func (k *Kernel) history(r request) {
 	var c historyRequest
 	if err := r.msg.DecodeContent(&c); err != nil {
-		k.log.Print(err)
+		k.replyBadContent(r, err)
 		return
 	}
 	k.reply(r, "history_reply", map[string]any{"status": "ok", "history": k.hist.query(c)})

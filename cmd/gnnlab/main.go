@@ -84,6 +84,7 @@ func getVersion() string {
 func runKernel(args []string) int {
 	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
 	connFile := fs.String("connection-file", "", "Jupyter connection file")
+	maxMessage := fs.Int64("max-message-size", kernel.DefaultMaxMessageSize, "largest message in bytes a client may send")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -102,7 +103,7 @@ func runKernel(args []string) int {
 	defer stop()
 	ctx, unwatch := kernel.WithParent(ctx, os.Getenv("JPY_PARENT_PID"))
 	defer unwatch()
-	k, err := kernel.New(kernel.Options{Conn: conn, Version: getVersion(), Interrupts: interrupts})
+	k, err := kernel.New(kernel.Options{Conn: conn, Version: getVersion(), Interrupts: interrupts, MaxMessageSize: *maxMessage})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -1,6 +1,8 @@
 package nn
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"sync"
 
@@ -13,6 +15,24 @@ type Optimizer interface {
 	Step()
 	// ZeroGrad clears the gradients of all parameters.
 	ZeroGrad()
+}
+
+// ErrHyperparameter is wrapped by the panic value of an optimiser given
+// an invalid hyper-parameter: a NaN or infinite value, a negative learning
+// rate, momentum, epsilon or weight decay, or a beta outside [0, 1). The
+// constructors, SetLR and Step check (Step for the exported fields).
+var ErrHyperparameter = errors.New("nn: invalid hyper-parameter")
+
+// checkHyper panics with an error wrapping ErrHyperparameter unless v is
+// finite, at least 0 and (when below1) less than 1.
+func checkHyper(op, name string, v float64, below1 bool) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || below1 && v >= 1 {
+		want := "a finite value ≥ 0"
+		if below1 {
+			want = "in [0, 1)"
+		}
+		panic(fmt.Errorf("nn: %s: %s = %v, want %s: %w", op, name, v, want, ErrHyperparameter))
+	}
 }
 
 // optimBase holds the parameters and the learning rate shared by the
@@ -32,8 +52,12 @@ func (o *optimBase) ZeroGrad() {
 // LR returns the learning rate.
 func (o *optimBase) LR() float64 { return o.lr }
 
-// SetLR changes the learning rate (for a schedule).
-func (o *optimBase) SetLR(lr float64) { o.lr = lr }
+// SetLR changes the learning rate (for a schedule). A NaN, infinite or
+// negative rate panics with an error wrapping ErrHyperparameter.
+func (o *optimBase) SetLR(lr float64) {
+	checkHyper("SetLR", "lr", lr, false)
+	o.lr = lr
+}
 
 // Params returns the parameters the optimiser updates.
 func (o *optimBase) Params() []*tensor.Tensor { return o.params }
@@ -60,13 +84,22 @@ type SGD struct {
 	db []*tensor.Tensor
 }
 
-// NewSGD returns an SGD optimiser.
+// NewSGD returns an SGD optimiser. Invalid hyper-parameters panic with an
+// error wrapping ErrHyperparameter.
 func NewSGD(params []*tensor.Tensor, lr, momentum, weightDecay float64) *SGD {
+	checkSGD("NewSGD", lr, momentum, weightDecay)
 	return &SGD{optimBase: optimBase{params: params, lr: lr}, Momentum: momentum, WeightDecay: weightDecay, buf: buffers(params)}
+}
+
+func checkSGD(op string, lr, momentum, weightDecay float64) {
+	checkHyper(op, "lr", lr, false)
+	checkHyper(op, "momentum", momentum, false)
+	checkHyper(op, "weightDecay", weightDecay, false)
 }
 
 // Step updates the parameters.
 func (o *SGD) Step() {
+	checkSGD("SGD.Step", o.lr, o.Momentum, o.WeightDecay)
 	lr, mom, wd := float32(o.lr), float32(o.Momentum), float32(o.WeightDecay)
 	for i, p := range o.params {
 		g := p.Grad()
@@ -111,8 +144,11 @@ type Adam struct {
 }
 
 // NewAdam returns Adam with betas (0.9, 0.999), eps 1e-8 and L2 weight
-// decay weightDecay.
+// decay weightDecay. Invalid hyper-parameters panic with an error wrapping
+// ErrHyperparameter.
 func NewAdam(params []*tensor.Tensor, lr, weightDecay float64) *Adam {
+	checkHyper("NewAdam", "lr", lr, false)
+	checkHyper("NewAdam", "weightDecay", weightDecay, false)
 	return &Adam{optimBase: optimBase{params: params, lr: lr}, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8,
 		WeightDecay: weightDecay, m: buffers(params), v: buffers(params)}
 }
@@ -128,6 +164,13 @@ func NewAdamW(params []*tensor.Tensor, lr, weightDecay float64) *Adam {
 
 // Step updates the parameters.
 func (o *Adam) Step() {
+	for _, h := range []struct {
+		name   string
+		v      float64
+		below1 bool
+	}{{"lr", o.lr, false}, {"Beta1", o.Beta1, true}, {"Beta2", o.Beta2, true}, {"Eps", o.Eps, false}, {"WeightDecay", o.WeightDecay, false}} {
+		checkHyper("Adam.Step", h.name, h.v, h.below1)
+	}
 	o.t++
 	b1, b2 := o.Beta1, o.Beta2
 	c1 := 1 - math.Pow(b1, float64(o.t))
@@ -192,7 +235,11 @@ func splitRange(n, grain int, f func(lo, hi int)) {
 // is at most maxNorm, and returns the norm before clipping. Gradients on a
 // device are summed there; returning the norm waits for the device, and
 // a clipped device gradient is replaced (SetGrad) by a scaled copy.
+//
+// A NaN, infinite or negative maxNorm panics with an error wrapping
+// ErrHyperparameter.
 func ClipGradNorm(params []*tensor.Tensor, maxNorm float64) float64 {
+	checkHyper("ClipGradNorm", "maxNorm", maxNorm, false)
 	var s float64
 	var onDev []*tensor.Tensor
 	for _, p := range params {

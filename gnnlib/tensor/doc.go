@@ -43,7 +43,10 @@
 // naming the op and both shapes (gonum's convention). The notebook session
 // recovers such panics and reports them as a clean error for the cell; in Go
 // code, recover and use errors.As. Out-of-range indices panic with an error
-// wrapping ErrIndex.
+// wrapping ErrIndex. A shape whose element count overflows, or whose values
+// would not fit in memory (MaxBytes), panics with an error wrapping
+// ErrTooLarge before anything is allocated; a NaN or infinite argument to
+// Arange with one wrapping ErrNotFinite.
 //
 // # Parallelism
 //

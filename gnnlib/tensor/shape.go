@@ -25,6 +25,7 @@ func (t *Tensor) Reshape(shape ...int) *Tensor {
 // a *ShapeError when the shapes do not fit.
 func reshapeTarget(from []int, n int, shape []int) []int {
 	shape = cloneInts(shape)
+	elements("Reshape", shape) // the products below must not wrap around
 	infer, known := -1, 1
 	for i, d := range shape {
 		switch {

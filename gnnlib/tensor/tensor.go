@@ -35,12 +35,15 @@ func numel(shape []int) int {
 	return n
 }
 
+// checkShape panics with a *ShapeError on a negative dimension and with
+// an error wrapping ErrTooLarge on a shape whose size overflows int.
 func checkShape(op string, shape []int) {
 	for _, d := range shape {
 		if d < 0 {
 			panic(&ShapeError{Op: op, A: cloneInts(shape), Msg: "negative dimension"})
 		}
 	}
+	elements(op, shape)
 }
 
 func cloneInts(s []int) []int {
@@ -50,9 +53,11 @@ func cloneInts(s []int) []int {
 	return append([]int(nil), s...)
 }
 
-// newDense allocates a zeroed dense tensor; the shape slice is copied.
+// newDense allocates a zeroed dense tensor; the shape slice is copied. A
+// shape too large to allocate panics with an error wrapping ErrTooLarge
+// before the allocation.
 func newDense(shape []int) *Tensor {
-	return &Tensor{data: make([]float32, numel(shape)), shape: cloneInts(shape)}
+	return &Tensor{data: make([]float32, checkedLen("New", shape)), shape: cloneInts(shape)}
 }
 
 // Zeros returns a tensor of the given shape filled with 0. With no shape it
@@ -134,15 +139,23 @@ func FromFloat64s(data []float64, shape ...int) *Tensor {
 func Scalar(v float32) *Tensor { return &Tensor{data: []float32{v}, shape: []int{}} }
 
 // Arange returns the 1-D tensor [start, start+step, ...] of the values
-// below stop (above stop for a negative step), like numpy.arange.
+// below stop (above stop for a negative step), like numpy.arange. A NaN or
+// infinite argument panics with an error wrapping ErrNotFinite, and a
+// count too large to allocate with one wrapping ErrTooLarge.
 func Arange(start, stop, step float64) *Tensor {
+	for _, v := range []float64{start, stop, step} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			panic(fmt.Errorf("tensor: Arange(%v, %v, %v): %w", start, stop, step, ErrNotFinite))
+		}
+	}
 	if step == 0 {
 		panic(&ShapeError{Op: "Arange", Msg: "zero step"})
 	}
-	n := int(math.Ceil((stop - start) / step))
-	if n < 0 {
-		n = 0
+	count := math.Ceil((stop - start) / step) // may be +Inf: (1e308 - -1e308)/1e-300
+	if count > float64(math.MaxInt/4) || count*4 > float64(maxBytes()) {
+		panic(fmt.Errorf("tensor: Arange(%v, %v, %v): %g values: %w", start, stop, step, count, ErrTooLarge))
 	}
+	n := max(int(count), 0)
 	t := newDense([]int{n})
 	for i := range t.data {
 		t.data[i] = float32(start + float64(i)*step)

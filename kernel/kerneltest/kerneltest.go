@@ -50,6 +50,8 @@ type Options struct {
 	Interrupts <-chan os.Signal
 	// Logf, when set, receives the kernel's log lines.
 	Logf func(format string, args ...any)
+	// MaxMessageSize is passed to the kernel.
+	MaxMessageSize int64
 }
 
 // Build compiles the gnnlab command into dir and returns its path.
@@ -121,7 +123,7 @@ func Start(t testing.TB, opts Options) *Client {
 	if opts.Logf != nil {
 		logger = log.New(logfWriter(opts.Logf), "kernel: ", 0)
 	}
-	k, err := kernel.New(kernel.Options{Conn: conn, WorkerCommand: opts.WorkerCommand, HistoryPath: hist, Version: "test", Log: logger, Interrupts: opts.Interrupts})
+	k, err := kernel.New(kernel.Options{Conn: conn, WorkerCommand: opts.WorkerCommand, HistoryPath: hist, Version: "test", Log: logger, Interrupts: opts.Interrupts, MaxMessageSize: opts.MaxMessageSize})
 	if err != nil {
 		t.Fatalf("kernel.New: %v", err)
 	}

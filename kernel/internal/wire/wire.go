@@ -58,6 +58,9 @@ type Message struct {
 	// struct of their message type.
 	Content json.RawMessage
 	Buffers [][]byte
+	// Signature is the hex signature Decode verified (empty when signing
+	// is off); Encode computes its own.
+	Signature []byte
 }
 
 // Signer signs and verifies messages with the key and scheme of a
@@ -166,7 +169,7 @@ func Decode(frames [][]byte, s *Signer) (*Message, error) {
 	if !s.verify(sig, header, parent, meta, content) {
 		return nil, ErrBadSignature
 	}
-	m := &Message{Identities: frames[:d:d], Buffers: rest[5:]}
+	m := &Message{Identities: frames[:d:d], Buffers: rest[5:], Signature: sig}
 	if err := json.Unmarshal(header, &m.Header); err != nil {
 		return nil, fmt.Errorf("%w: header: %w", ErrBadJSON, err)
 	}

@@ -1,16 +1,32 @@
 // Package zconn gives zmq4 sockets connections that send each ZeroMQ
-// message in one write and read through a buffer.
+// message in one write, read through a buffer, and bound what a peer can
+// cost the process.
 //
 // zmq4 writes every frame as two writes (header, then body), so one Jupyter
 // message of seven frames costs fourteen system calls and as many wake-ups
 // of the peer, and it reads every header and body with a read of its own.
 // On a trivial cell the kernel sends five messages: those calls were most
 // of its time. A conn here parses the ZMTP 3 framing of what zmq4 writes,
-// keeps the bytes until a message (or a command) is complete and writes it
-// at once; reads go through a bufio.Reader.
+// keeps the bytes until a message (or a command) is complete and queues it
+// for a writer goroutine of its own, which sends what has queued in one
+// write; reads go through a bufio.Reader.
+//
+// # Limits
+//
+// zmq4 v0.17 trusts its peers: it allocates a frame's body at the size the
+// header announces (a header of 2^50 bytes panics the process before any
+// signature is checked), parses READY metadata past its end, and writes to
+// every peer in turn, so a subscriber that never reads stalls the PUB
+// socket for all. A conn follows the stream the peer sends and fails the
+// read (zmq4 then drops the connection) on a message over
+// Limits.MaxMessage or on bytes zmq4 would choke on, before zmq4 sees the
+// header; it gives the handshake Limits.Handshake; and its send queue
+// holds Limits.SendQueue messages, beyond which new messages to that peer
+// are dropped (ZeroMQ's high-water mark) while the other peers go on.
 //
 // Register makes the transports "gnnlab-tcp" and "gnnlab-ipc" known to
-// zmq4; Endpoint rewrites a "tcp://" or "ipc://" endpoint to use them.
+// zmq4; Endpoint rewrites a "tcp://" or "ipc://" endpoint to use them, and
+// WithLimits to transports with other limits.
 package zconn
 
 import (
@@ -18,47 +34,22 @@ import (
 	"context"
 	"encoding/binary"
 	"net"
-	"strings"
 	"sync"
+	"time"
 
-	"github.com/go-zeromq/zmq4"
 	"github.com/go-zeromq/zmq4/transport"
 )
 
 const (
-	greetingLen = 64      // ZMTP 3 greeting, written through unbuffered
-	flushAt     = 1 << 16 // a large frame is written in pieces of this size
+	greetingLen = 64 // ZMTP 3 greeting, written through unbuffered
 	flagMore    = 0x01
 	flagLong    = 0x02
 )
 
-var register = sync.OnceValue(func() error {
-	for name, network := range map[string]string{"gnnlab-tcp": "tcp", "gnnlab-ipc": "unix"} {
-		if err := zmq4.RegisterTransport(name, netTransport{Transport: transport.New(network), network: network}); err != nil {
-			return err
-		}
-	}
-	return nil
-})
-
-// Register adds the buffered transports to zmq4. It is safe to call more
-// than once.
-func Register() error { return register() }
-
-// Endpoint rewrites a tcp:// or ipc:// endpoint to the buffered transport of
-// the same kind; other endpoints are returned unchanged.
-func Endpoint(ep string) string {
-	for _, p := range []string{"tcp", "ipc"} {
-		if rest, ok := strings.CutPrefix(ep, p+"://"); ok {
-			return "gnnlab-" + p + "://" + rest
-		}
-	}
-	return ep
-}
-
 type netTransport struct {
 	transport.Transport
 	network string
+	lim     Limits
 }
 
 func (t netTransport) Dial(ctx context.Context, d transport.Dialer, addr string) (net.Conn, error) {
@@ -66,7 +57,7 @@ func (t netTransport) Dial(ctx context.Context, d transport.Dialer, addr string)
 	if err != nil {
 		return nil, err
 	}
-	return New(c), nil
+	return newConn(c, t.lim), nil
 }
 
 func (t netTransport) Listen(ctx context.Context, addr string) (net.Listener, error) {
@@ -74,26 +65,37 @@ func (t netTransport) Listen(ctx context.Context, addr string) (net.Listener, er
 	if err != nil {
 		return nil, err
 	}
-	return listener{l}, nil
+	return listener{l, t.lim}, nil
 }
 
-type listener struct{ net.Listener }
+type listener struct {
+	net.Listener
+	lim Limits
+}
 
+// Accept gives the peer Limits.Handshake to greet and send its READY:
+// zmq4 runs each handshake in its accept loop, so a peer that sends
+// nothing would otherwise keep every later client out.
 func (l listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return New(c), nil
+	zc := newConn(c, l.lim)
+	if err := c.SetReadDeadline(time.Now().Add(zc.lim.Handshake)); err == nil {
+		zc.rd.handshake = func() { c.SetReadDeadline(time.Time{}) }
+	}
+	return zc, nil
 }
 
 // Conn is a net.Conn that coalesces the writes of each ZMTP frame sequence
-// into one write and buffers reads.
+// into one write from a bounded queue, and checks and buffers reads.
 type Conn struct {
 	net.Conn
-	r *bufio.Reader
+	lim Limits
+	rd  reader
 
-	mu       sync.Mutex
+	mu       sync.Mutex // serializes Write's parsing
 	buf      []byte
 	greeting int // greeting bytes still to pass
 	hdr      [9]byte
@@ -101,21 +103,41 @@ type Conn struct {
 	hdrNeed  int    // header bytes still missing; 0 between frames or in a body
 	body     uint64 // body bytes still missing of the current frame
 	last     bool   // the current frame ends a message (or is a command)
+	command  bool   // the current frame is a command: never dropped
+
+	q sendQueue
 }
 
-// New wraps c.
-func New(c net.Conn) *Conn {
-	return &Conn{Conn: c, r: bufio.NewReaderSize(c, 1<<16), greeting: greetingLen}
+// New wraps c with the default Limits.
+func New(c net.Conn) *Conn { return newConn(c, Limits{}) }
+
+func newConn(c net.Conn, l Limits) *Conn {
+	zc := &Conn{Conn: c, lim: l.withDefaults(), greeting: greetingLen}
+	zc.rd = reader{r: bufio.NewReaderSize(c, 1<<16), lim: zc.lim}
+	zc.q.start(c, zc.lim)
+	return zc
 }
 
-// Read reads through the buffer.
-func (c *Conn) Read(p []byte) (int, error) { return c.r.Read(p) }
+// Read reads through the buffer and the checks of the stream. A read
+// that fails closes the connection: zmq4 gives up on it, and one whose
+// handshake fails it drops without closing (a file descriptor and a
+// goroutine per bad greeting, otherwise).
+func (c *Conn) Read(p []byte) (int, error) {
+	n, err := c.rd.Read(p)
+	if err != nil {
+		c.q.abort(c.Conn)
+	}
+	return n, err
+}
 
-// Write takes bytes of the ZMTP stream and writes them to the connection
-// when a message or command is complete.
+// Write takes bytes of the ZMTP stream and queues them when a message or
+// command is complete. It does not wait for the peer.
 func (c *Conn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.q.failed(); err != nil {
+		return 0, err
+	}
 	n := len(p)
 	for len(p) > 0 {
 		switch {
@@ -124,15 +146,14 @@ func (c *Conn) Write(p []byte) (int, error) {
 			c.buf = append(c.buf, p[:k]...)
 			c.greeting -= k
 			p = p[k:]
-			if err := c.flush(); err != nil {
-				return 0, err
-			}
+			c.flush(false)
 		case c.hdrNeed == 0 && c.body == 0: // a frame starts
 			c.hdrLen, c.hdrNeed = 0, 2
 			if p[0]&flagLong != 0 {
 				c.hdrNeed = 9
 			}
 			c.last = p[0]&flagMore == 0
+			c.command = p[0]&flagCommand != 0
 		case c.hdrNeed > 0:
 			k := min(c.hdrNeed, len(p))
 			copy(c.hdr[c.hdrLen:], p[:k])
@@ -149,9 +170,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 				c.body = binary.BigEndian.Uint64(c.hdr[1:9])
 			}
 			if c.body == 0 && c.last {
-				if err := c.flush(); err != nil {
-					return 0, err
-				}
+				c.flush(!c.command)
 			}
 		default: // body bytes
 			k := len(p)
@@ -161,25 +180,27 @@ func (c *Conn) Write(p []byte) (int, error) {
 			c.buf = append(c.buf, p[:k]...)
 			c.body -= uint64(k)
 			p = p[k:]
-			if c.body == 0 && c.last || len(c.buf) >= flushAt {
-				if err := c.flush(); err != nil {
-					return 0, err
-				}
+			if c.body == 0 && c.last {
+				c.flush(!c.command)
 			}
 		}
 	}
 	return n, nil
 }
 
-func (c *Conn) flush() error {
+// flush hands the bytes gathered to the send queue; droppable says they
+// are a whole message that the queue may drop when the peer lags.
+func (c *Conn) flush(droppable bool) {
 	if len(c.buf) == 0 {
-		return nil
+		return
 	}
-	_, err := c.Conn.Write(c.buf)
-	if cap(c.buf) > 1<<20 {
-		c.buf = nil // do not keep a large image's buffer
-	} else {
-		c.buf = c.buf[:0]
-	}
-	return err
+	c.q.push(c.buf, droppable)
+	c.buf = nil
 }
+
+// Close sends what is queued (waiting a little for a slow peer) and closes
+// the connection.
+func (c *Conn) Close() error { return c.q.close(c.Conn) }
+
+// Dropped returns how many messages the send queue has dropped.
+func (c *Conn) Dropped() uint64 { return c.q.droppedCount() }

@@ -1,5 +1,0 @@
-//go:build race
-
-package interp
-
-const raceEnabled = true
