@@ -18,6 +18,7 @@ const (
 	helperMax    = helperPrefix + "max"
 	helperRT     = helperPrefix + "rt" // the compiled helpers, runtimeSymbols
 	helperMain   = helperPrefix + "main"
+	helperNew    = helperPrefix + "new"
 )
 
 // helperSrc is compiled into every interpreter. min and max are generic
@@ -34,6 +35,8 @@ func __gnnlab_min[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~
 	}
 	return x
 }
+
+func __gnnlab_new[T any](v T) *T { return &v }
 
 func __gnnlab_max[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string](x T, y ...T) T {
 	for _, v := range y {
@@ -252,7 +255,10 @@ type rewriter struct {
 	globals   map[string]reflect.Value
 	ed        *editor
 	n         int
-	unknown   token.Pos // a range statement whose operand type is unknown
+	unknown   token.Pos           // a range statement whose operand type is unknown
+	names     map[string]string   // import path to name, for types written in rewrites
+	hasMain   bool                // an earlier cell defined func main
+	labels    map[ast.Stmt]string // labelled statements, by statement
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -277,8 +283,17 @@ func (r *rewriter) isBuiltin(id *ast.Ident, name string) bool {
 // construct.
 func (r *rewriter) rewrite(n ast.Node) error {
 	var err error
+	if r.labels == nil {
+		r.labels = map[ast.Stmt]string{}
+	}
 	ast.Inspect(n, func(node ast.Node) bool {
 		switch x := node.(type) {
+		case *ast.LabeledStmt:
+			r.labels[x.Stmt] = x.Label.Name
+		case *ast.ForStmt:
+			r.forLoopVars(x)
+		case *ast.Ident:
+			r.mainRef(x)
 		case *ast.RangeStmt:
 			if x.X == nil {
 				return true
@@ -293,12 +308,20 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			switch u := tv.Type.Underlying().(type) {
 			case *types.Basic:
 				if u.Info()&types.IsInteger != 0 {
-					r.rangeInt(x, tv.Type)
+					captured := false
+					if x.Tok == token.DEFINE {
+						captured, _ = r.captured(x.Body, r.loopVars([]ast.Expr{x.Key}))
+					}
+					r.rangeInt(x, tv.Type, captured)
+				} else {
+					r.rangeLoopVars(x)
 				}
 			case *types.Signature:
 				if err == nil {
 					err = &unsupportedError{x.For, "range over a function (range-over-func iterators, Go 1.23) is not supported by the interpreter"}
 				}
+			default:
+				r.rangeLoopVars(x)
 			}
 		case *ast.SelectorExpr:
 			r.packageVar(x)
@@ -318,10 +341,13 @@ func (r *rewriter) rewrite(n ast.Node) error {
 				r.ed.replace(id.Pos(), id.End(), helper)
 			case r.isBuiltin(id, "clear"):
 				r.ed.replace(id.Pos(), id.End(), helperRT+".Clear")
+			case r.isBuiltin(id, "new"):
+				r.newExpr(x, id)
 			}
 		}
 		return true
 	})
+	r.nestedDefers(n)
 	return err
 }
 
@@ -352,12 +378,17 @@ func (r *rewriter) packageVar(sel *ast.SelectorExpr) {
 
 // rangeInt turns `for k := range n {` into a three-clause loop, leaving
 // the operand's text in place.
-func (r *rewriter) rangeInt(x *ast.RangeStmt, t types.Type) {
+func (r *rewriter) rangeInt(x *ast.RangeStmt, t types.Type, captured bool) {
 	tname := types.TypeString(types.Default(t), func(*types.Package) string { return "" })
 	i, n := r.fresh("i"), r.fresh("n")
 	tail := ""
 	if key, ok := x.Key.(*ast.Ident); ok && x.Tok == token.DEFINE && key.Name != "_" {
-		i = key.Name
+		if captured {
+			// A copy per iteration (rewrite_loopvar.go).
+			tail = " " + key.Name + " := " + i + ";"
+		} else {
+			i = key.Name
+		}
 	} else if x.Key != nil && x.Tok == token.ASSIGN {
 		// The loop variable exists already: assign it on each iteration.
 		tail = " " + r.ed.text(x.Key.Pos(), x.Key.End(), false) + " = " + i + ";"
@@ -504,6 +535,10 @@ func (r *rewriter) typedDefine(lhs, rhs []ast.Expr, from, to token.Pos, names ma
 				if tv, ok := r.info.Types[n.X]; ok && tv.IsValue() {
 					indexes = true
 				}
+			case *ast.CallExpr:
+				// yaegi cannot type a global from a call of a generic
+				// function (new(expr) calls one, rewrite_call.go).
+				indexes = r.genericCall(n)
 			}
 			return !indexes
 		})
@@ -539,6 +574,38 @@ func (r *rewriter) typedDefine(lhs, rhs []ast.Expr, from, to token.Pos, names ma
 		parts[i] = e.(*ast.Ident).Name
 	}
 	r.ed.replace(from, to, "var "+strings.Join(parts, ", ")+" "+text+" = ")
+}
+
+// genericCall reports whether call calls a generic function, or new with
+// a value.
+func (r *rewriter) genericCall(call *ast.CallExpr) bool {
+	fun := ast.Unparen(call.Fun)
+	switch f := fun.(type) {
+	case *ast.IndexExpr:
+		fun = f.X
+	case *ast.IndexListExpr:
+		fun = f.X
+	}
+	var id *ast.Ident
+	switch f := fun.(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return false
+	}
+	switch obj := r.info.Uses[id].(type) {
+	case *types.Func:
+		sig, _ := obj.Type().(*types.Signature)
+		return sig != nil && sig.TypeParams().Len() > 0
+	case *types.Builtin:
+		if obj.Name() == "new" && len(call.Args) == 1 {
+			tv := r.info.Types[call.Args[0]]
+			return tv.IsValue()
+		}
+	}
+	return false
 }
 
 // needsFrame reports whether a compound top-level statement defines

@@ -44,6 +44,7 @@ type Session struct {
 	records []*declRec     // declarations of earlier cells, in order
 	user    map[string]*declRec
 	defers  deferList // deferred calls of the running cell (defer.go)
+	exit    chan int  // os.Exit's status (exit.go)
 }
 
 type importRec struct{ name, path string }
@@ -71,6 +72,7 @@ func New(opts Options) (*Session, error) {
 		errw:   &errWriter{w: orStderr(opts.Stderr)},
 		user:   map[string]*declRec{},
 		fset:   token.NewFileSet(),
+		exit:   make(chan int, 1),
 	}
 	if s.stdin == nil {
 		s.stdin = noStdin{}
@@ -118,6 +120,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		stdlib.Symbols,
 		symbols.Symbols,
 		s.runtimeSymbols(),
+		s.exitSymbols(),
 		// os.Stdin/Stdout/Stderr of cells are the session's streams
 		// (as io.Reader and io.Writer, not *os.File).
 		{"os/os": {
@@ -148,6 +151,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		if r := recover(); r != nil {
 			res, err = Result{}, internalError(r)
 		}
+		if err == error(errExitZero) {
+			err = nil // os.Exit(0) ended the cell (exit.go)
+		}
 	}()
 	pc, err := parseCell(s.fset, n, cell)
 	if err != nil {
@@ -157,17 +163,19 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	globals := globalsOf(s.i)
 	info, undef := typecheck(s.fset, pc, checkEnv{globals: globals, earlier: s.records, imports: s.imports, known: s.knows})
 	declEd := newEditor(s.fset, pc.decls.Pos(), pc.declSrc)
-	rw := &rewriter{info: info, globals: globals, undefined: undef, ed: declEd}
+	names := s.importNames(pc)
+	_, hasMain := s.user["main"]
+	rw := &rewriter{info: info, globals: globals, undefined: undef, ed: declEd, names: names, hasMain: hasMain}
 	if err := rw.rewrite(pc.decls); err != nil {
 		return Result{}, unsupported(s.fset, err)
 	}
 	stmtEd := newEditor(s.fset, pc.body.Pos(), pc.stmtSrc)
-	srw := &rewriter{info: info, globals: globals, undefined: undef, ed: stmtEd, n: rw.n}
+	srw := &rewriter{info: info, globals: globals, undefined: undef, ed: stmtEd, n: rw.n, names: names, hasMain: hasMain, labels: rw.labels}
 	if err := srw.rewrite(pc.body); err != nil {
 		return Result{}, unsupported(s.fset, err)
 	}
-	names := s.importNames(pc)
 	srw.statements(pc.body, names)
+	srw.shadows(pc.body)
 	srw.defers(pc.body, names)
 	if s.needsReplay(recs) {
 		if err := s.rebuild(ctx, recs, imps); err != nil {
@@ -179,7 +187,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		}
 		s.commit(recs, imps)
 	}
-	if declaresMain(pc.decls) {
+	if declaresMain(pc.decls) && !callsMain(pc.body) {
 		if _, err := s.eval(ctx, helperMain+"()", nil); err != nil {
 			return Result{}, err
 		}
@@ -487,21 +495,34 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 		v   reflect.Value
 		err error
 	}
+	if debugSrc {
+		fmt.Fprintf(os.Stderr, "--- eval:\n%s\n", src)
+	}
 	gid := make(chan uint64, 1)
 	done := make(chan outcome, 1)
 	s.errw.take()
 	i := s.i
+	// yaegi sees ctx through ictx, which stops following ctx when eval
+	// returns: a goroutine left behind by os.Exit (exit.go) must not stop
+	// a later evaluation when ctx is cancelled after this one.
+	ictx, icancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer context.AfterFunc(ctx, icancel)()
 	go func() {
 		gid <- goroutineID()
-		v, err := i.EvalWithContext(ctx, src)
+		v, err := i.EvalWithContext(ictx, src)
 		done <- outcome{v, err}
 	}()
 	id := <-gid
-	o := <-done
+	var o outcome
+	select {
+	case o = <-done:
+	case code := <-s.exit:
+		return reflect.Value{}, exitError(code)
+	}
 	if o.err == nil {
 		return o.v, nil
 	}
-	if ctx.Err() != nil && errors.Is(o.err, ctx.Err()) {
+	if ctx.Err() != nil && errors.Is(o.err, context.Canceled) {
 		stopped := waitStopped(id, stopWait)
 		e := &Error{Name: nameInterrupted, Value: "the cell was interrupted"}
 		if !stopped {

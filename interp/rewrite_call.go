@@ -1,0 +1,142 @@
+package interp
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+)
+
+// Rewrites of calls that yaegi gets wrong:
+//
+//   - a defer in a function evaluates its function value and its
+//     arguments when the deferred call runs, not at the defer statement
+//     (defer fmt.Println(x) prints the last x), so the arguments are
+//     evaluated first: defer F(a, b) becomes
+//     { a1, a2 := a, b; defer F(a1, a2) }, the block's variables being
+//     new on each execution (the function value stays where it is:
+//     deferring a call of a function variable can hang yaegi);
+//   - new(expr) (Go 1.26) gives the zero value: it calls a generic helper
+//     that returns a pointer to a copy of its argument;
+//   - main, once a cell defined it, is the renamed function (funcName):
+//     an explicit main() calls it.
+
+// nestedDefers rewrites the defer statements inside the function bodies
+// of n (FuncDecl and FuncLit), not those of the cell's top level, which
+// defer.go handles.
+func (r *rewriter) nestedDefers(n ast.Node) {
+	var walk func(n ast.Node, inFunc bool)
+	walk = func(n ast.Node, inFunc bool) {
+		ast.Inspect(n, func(x ast.Node) bool {
+			switch x := x.(type) {
+			case *ast.FuncDecl:
+				if x.Body != nil && !inFunc {
+					walk(x.Body, true)
+					return false
+				}
+			case *ast.FuncLit:
+				if !inFunc {
+					walk(x.Body, true)
+					return false
+				}
+			case *ast.DeferStmt:
+				if inFunc {
+					r.nestedDefer(x)
+				}
+			}
+			return true
+		})
+	}
+	walk(n, false)
+}
+
+func (r *rewriter) nestedDefer(st *ast.DeferStmt) {
+	call := st.Call
+	if len(call.Args) == 0 || r.names == nil || !r.capturable(call, r.names) {
+		return
+	}
+	if len(call.Args) == 1 {
+		if _, tuple := r.info.Types[call.Args[0]].Type.(*types.Tuple); tuple {
+			return // f(g()) with g of several results
+		}
+	}
+	vars := make([]string, len(call.Args))
+	for k := range vars {
+		vars[k] = r.fresh("da")
+	}
+	r.ed.insert(st.Defer, "{ "+strings.Join(vars, ", ")+" := ", false)
+	r.ed.replace(st.Defer, call.Lparen+1, "")
+	sig, _ := r.info.Types[call.Fun].Type.Underlying().(*types.Signature)
+	for k, a := range call.Args {
+		if untyped(r.info.Types[a]) {
+			t, _ := typeText(paramType(sig, k), r.names)
+			r.ed.insert(a.Pos(), t+"(", false)
+			r.ed.insert(a.End(), ")", false)
+		}
+	}
+	spread := ""
+	if call.Ellipsis.IsValid() {
+		r.ed.replace(call.Ellipsis, call.Ellipsis+token.Pos(len("...")), "")
+		spread = "..."
+	}
+	fun := r.ed.text(call.Fun.Pos(), call.Fun.End(), false)
+	r.ed.replace(call.Rparen, call.Rparen+1, "; defer "+fun+"("+strings.Join(vars, ", ")+spread+") }")
+}
+
+// newExpr rewrites new(expr), whose operand is a value, into a function
+// literal that returns the address of a copy (a generic helper when the
+// type cannot be written: yaegi fails to instantiate a generic function
+// for a statement at the top level of a cell).
+func (r *rewriter) newExpr(call *ast.CallExpr, id *ast.Ident) {
+	if len(call.Args) != 1 {
+		return
+	}
+	arg := call.Args[0]
+	tv, ok := r.info.Types[arg]
+	if !ok || !tv.IsValue() || tv.Type == nil {
+		return
+	}
+	t, ok := typeText(types.Default(tv.Type), r.names)
+	if !ok {
+		r.ed.replace(id.Pos(), id.End(), helperNew)
+		return
+	}
+	v := r.fresh("nv")
+	r.ed.replace(call.Pos(), arg.Pos(), "func() *"+t+" { var "+v+" "+t+" = ")
+	r.ed.replace(arg.End(), call.End(), "; return &"+v+" }()")
+}
+
+// mainRef rewrites a use of the cell's or the session's func main.
+func (r *rewriter) mainRef(id *ast.Ident) {
+	if id.Name != "main" {
+		return
+	}
+	switch obj := r.info.Uses[id].(type) {
+	case *types.Func:
+		if obj.Parent() != obj.Pkg().Scope() {
+			return
+		}
+	case nil:
+		if !r.hasMain {
+			return
+		}
+	default:
+		return
+	}
+	r.ed.replace(id.Pos(), id.End(), helperMain)
+}
+
+// callsMain reports whether a statement of the cell's top level calls
+// main.
+func callsMain(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "main" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
