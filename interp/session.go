@@ -45,6 +45,7 @@ type Session struct {
 	user    map[string]*declRec
 	defers  deferList // deferred calls of the running cell (defer.go)
 	exit    chan int  // os.Exit's status (exit.go)
+	tnames  typeNames // the cells' struct types, for fmt (fmtnames.go)
 }
 
 type importRec struct{ name, path string }
@@ -97,7 +98,7 @@ func (s *Session) runtimeSymbols() yaegi.Exports {
 	}
 	vv := reflect.ValueOf(values)
 	return yaegi.Exports{
-		"gnnlabrt/gnnlabrt": {"Values": vv, "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push)},
+		"gnnlabrt/gnnlabrt": {"Values": vv, "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register)},
 		// Interpreted values passed to Values are wrapped so that they
 		// keep these methods (yaegi's "MapTypes").
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{vv: {
@@ -121,6 +122,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		symbols.Symbols,
 		s.runtimeSymbols(),
 		s.exitSymbols(),
+		s.tnames.fmtSymbols(s.stdout),
 		// os.Stdin/Stdout/Stderr of cells are the session's streams
 		// (as io.Reader and io.Writer, not *os.File).
 		{"os/os": {
@@ -186,6 +188,10 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 			return Result{}, err
 		}
 		s.commit(recs, imps)
+	}
+	if src := structTypes(pc.decls.Decls); src != "" {
+		// Cosmetic (fmt's type names): a failure does not fail the cell.
+		_, _ = s.eval(ctx, blockPrefix+src, nil)
 	}
 	if declaresMain(pc.decls) && !callsMain(pc.body) {
 		if _, err := s.eval(ctx, helperMain+"()", nil); err != nil {
