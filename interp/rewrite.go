@@ -185,7 +185,12 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 	var gs strings.Builder
 	gs.WriteString("package main\n")
 	for _, rec := range env.earlier {
-		if rec.dead || (rec.tok != token.TYPE && rec.tok != token.CONST && !rec.method) {
+		// Generic functions are declarations in the interpreter (not
+		// function variables, which globals give): their signatures let
+		// go/types infer type arguments of calls in later cells.
+		generic := rec.tok == token.FUNC && !rec.method && len(rec.names) == 1 &&
+			strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rec.sig), "func "+rec.names[0])), "[")
+		if rec.dead || (rec.tok != token.TYPE && rec.tok != token.CONST && !rec.method && !generic) {
 			continue
 		}
 		clash := false
@@ -194,7 +199,7 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 		}
 		switch {
 		case clash:
-		case rec.method:
+		case rec.method, generic:
 			gs.WriteString(rec.sig + "\n")
 		default:
 			gs.WriteString(rec.text + "\n")
@@ -224,6 +229,9 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 		Defs:  map[*ast.Ident]types.Object{},
 		// Selections tell method values from fields (defer.go).
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
+		// Instances give generic calls their type arguments
+		// (rewrite_call.go).
+		Instances: map[*ast.Ident]types.Instance{},
 	}
 	cellFiles := map[*token.File]bool{fset.File(pc.decls.Pos()): true, fset.File(pc.body.Pos()): true}
 	conf := types.Config{Importer: importer{}, Error: func(err error) {
@@ -326,6 +334,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 		case *ast.SelectorExpr:
 			r.packageVar(x)
 		case *ast.CallExpr:
+			r.instantiate(x)
 			id, ok := x.Fun.(*ast.Ident)
 			if !ok {
 				return true

@@ -18,6 +18,10 @@ import (
 //     deferring a call of a function variable can hang yaegi);
 //   - new(expr) (Go 1.26) gives the zero value: it calls a generic helper
 //     that returns a pointer to a copy of its argument;
+//   - a call of a generic function whose type arguments are inferred
+//     gets them written (Map(xs, f) becomes Map[int, string](xs, f)):
+//     yaegi's inference fails with several type parameters and with
+//     untyped constant arguments;
 //   - main, once a cell defined it, is the renamed function (funcName):
 //     an explicit main() calls it.
 
@@ -139,4 +143,37 @@ func callsMain(body *ast.BlockStmt) bool {
 		return !found
 	})
 	return found
+}
+
+// instantiate writes the type arguments that go/types inferred for a call
+// of a generic function, when they can all be written in the cell.
+func (r *rewriter) instantiate(call *ast.CallExpr) {
+	var id *ast.Ident
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return
+	}
+	if _, ok := r.info.Uses[id].(*types.Func); !ok {
+		return
+	}
+	inst, ok := r.info.Instances[id]
+	if !ok || inst.TypeArgs == nil || inst.TypeArgs.Len() == 0 {
+		return
+	}
+	if strings.HasPrefix(id.Name, helperPrefix) {
+		return
+	}
+	args := make([]string, inst.TypeArgs.Len())
+	for k := range args {
+		t, ok := typeText(inst.TypeArgs.At(k), r.names)
+		if !ok {
+			return
+		}
+		args[k] = t
+	}
+	r.ed.insert(call.Fun.End(), "["+strings.Join(args, ", ")+"]", false)
 }
