@@ -37,8 +37,29 @@ import (
 // new or changed programs, all of them in one go build.
 
 // knownDiffs names the programs (file name without .go, optionally
-// "name/mode") that disagree, and why.
-var knownDiffs = map[string]string{}
+// "name/mode") that disagree, and why. They run, and the test fails when
+// one agrees (so the list only shrinks), except those whose reason starts
+// with "hangs", which are not run.
+var knownDiffs = map[string]string{
+	"errors_custom":               "errors.Is does not see the Unwrap method of an interpreted error type",
+	"fmt_named_basic":             "%T and %#v of a named non-struct type (type ID int) print the underlying type: yaegi gives it no reflect type of its own",
+	"go122_loopvar_closure_defer": "yaegi creates a deferred function literal when the deferred call runs, so it sees the last iteration's loop variable",
+	"go123_iter_pull":             "package iter is not supported (a clear error names it)",
+	"go123_iter_seq2":             "package iter and range over a function are not supported (a clear error names them)",
+	"issue_rangefunc":             "package iter and range over a function are not supported (a clear error names them)",
+	"go123_slices_iter":           "generic functions of slices and maps have no symbols in yaegi's tables (a clear error names them)",
+	"issue_slices":                "generic functions of slices, maps and cmp have no symbols in yaegi's tables (a clear error names them)",
+	"issue_sortfunc":              "slices.SortFunc has no symbol in yaegi's tables (a clear error names it)",
+	"iface_error_type":            "errors.As with a target of an interpreted type panics (errors: *target must be interface or implement error)",
+	"iface_nil":                   "a nil pointer of an interpreted type returned as an error compares equal to nil",
+	"iface_stringer":              "%d of an interpreted type with a String method prints yaegi's wrapper struct; a slice of such values does not use String",
+	"iface_typeswitch":            "a type switch case error does not match a compiled error value (fmt.Errorf) held in an interface",
+	"init_order":                  "init runs before the cell's package-level variables are initialised (the session assigns them after the declarations)",
+	"json_marshal":                "encoding/json sees an unexported field of an interpreted struct as exported (Xinner)",
+	"label_switch_break":          "hangs: break to the label of a for statement from inside a select does not leave the loop",
+	"method_value":                "a method value binds its receiver when called, not when evaluated, and a method expression ((*T).Set) fails",
+	"panic_index":                 "a runtime panic's message lacks Go's details (index out of range [5] with length 3)",
+}
 
 // goRun is what the toolchain's binary did.
 type goRun struct {
@@ -70,6 +91,13 @@ func TestDifferential(t *testing.T) {
 		}
 		for _, mode := range []string{"cell", "split"} {
 			t.Run(name+"/"+mode, func(t *testing.T) {
+				if r, ok := knownDiffs[name]; ok && strings.HasPrefix(r, "hangs") {
+					mu.Lock()
+					total++
+					known++
+					mu.Unlock()
+					t.Skipf("known difference (not run): %s", r)
+				}
 				cells, err := diffCells(string(src), mode == "split")
 				if err != nil {
 					t.Fatal(err)

@@ -298,6 +298,10 @@ func (r *rewriter) rewrite(n ast.Node) error {
 		switch x := node.(type) {
 		case *ast.LabeledStmt:
 			r.labels[x.Stmt] = x.Label.Name
+		case *ast.GenDecl:
+			if x.Tok == token.CONST {
+				r.constRepeat(x)
+			}
 		case *ast.ForStmt:
 			r.forLoopVars(x)
 		case *ast.Ident:

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strconv"
 	"strings"
 )
 
@@ -176,4 +177,67 @@ func (r *rewriter) instantiate(call *ast.CallExpr) {
 		args[k] = t
 	}
 	r.ed.insert(call.Fun.End(), "["+strings.Join(args, ", ")+"]", false)
+}
+
+// constRepeat fixes constant declarations of several names per line
+// (const ( a, b = iota, iota * 10; c, d )), which yaegi gets wrong: it
+// fails on the implicit repetition ("constant definition loop") and
+// counts iota per name, not per line. In such a line, iota is written as
+// its value and a repeated expression list is written out.
+func (r *rewriter) constRepeat(d *ast.GenDecl) {
+	var last *ast.ValueSpec
+	for k, sp := range d.Specs {
+		vs := sp.(*ast.ValueSpec)
+		if len(vs.Values) > 0 {
+			last = vs
+		}
+		if len(vs.Names) < 2 || last == nil {
+			continue
+		}
+		if len(vs.Values) > 0 {
+			for _, e := range vs.Values {
+				ast.Inspect(e, func(n ast.Node) bool {
+					if id, ok := n.(*ast.Ident); ok && r.isIota(id) {
+						r.ed.replace(id.Pos(), id.End(), strconv.Itoa(k))
+					}
+					return true
+				})
+			}
+			continue
+		}
+		if vs.Type != nil {
+			continue
+		}
+		text := ""
+		if last.Type != nil {
+			text = " " + r.ed.src[r.ed.off(last.Type.Pos()):r.ed.off(last.Type.End())]
+		}
+		from, to := r.ed.off(last.Values[0].Pos()), r.ed.off(last.Values[len(last.Values)-1].End())
+		var iotas []int
+		for _, e := range last.Values {
+			ast.Inspect(e, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && r.isIota(id) {
+					iotas = append(iotas, r.ed.off(id.Pos()))
+				}
+				return true
+			})
+		}
+		var b strings.Builder
+		at := from
+		for _, o := range iotas {
+			b.WriteString(r.ed.src[at:o] + strconv.Itoa(k))
+			at = o + len("iota")
+		}
+		b.WriteString(r.ed.src[at:to])
+		r.ed.insert(vs.Names[len(vs.Names)-1].End(), text+" = "+b.String(), false)
+	}
+}
+
+// isIota reports whether id is the predeclared iota.
+func (r *rewriter) isIota(id *ast.Ident) bool {
+	if id.Name != "iota" {
+		return false
+	}
+	c, ok := r.info.Uses[id].(*types.Const)
+	return ok && c.Pkg() == nil
 }
