@@ -267,6 +267,8 @@ type rewriter struct {
 	names     map[string]string   // import path to name, for types written in rewrites
 	hasMain   bool                // an earlier cell defined func main
 	labels    map[ast.Stmt]string // labelled statements, by statement
+	hoistDecl string              // declarations of hoisted variables (hoist.go)
+	hoisted   map[ast.Stmt]bool   // definitions made assignments (hoist.go)
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -466,6 +468,9 @@ func typeText(t types.Type, names map[string]string) (string, bool) {
 //     written: var x T = s[i].
 func (r *rewriter) statements(body *ast.BlockStmt, names map[string]string) {
 	for _, st := range body.List {
+		if r.hoisted[st] {
+			continue
+		}
 		switch st := st.(type) {
 		case *ast.AssignStmt:
 			switch {

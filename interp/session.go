@@ -173,6 +173,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	stmtEd := newEditor(s.fset, pc.body.Pos(), pc.stmtSrc)
 	srw := &rewriter{info: info, globals: globals, undefined: undef, ed: stmtEd, n: rw.n, names: names, hasMain: hasMain, labels: rw.labels}
+	hoist(pc, rw, srw)
 	if err := srw.rewrite(pc.body); err != nil {
 		return Result{}, unsupported(s.fset, err)
 	}
@@ -354,6 +355,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 		inits = append(inits, init{r, text})
 	}
 	var file1, file3, st2, st4b strings.Builder
+	st2.WriteString(rw.hoistDecl)
 	var newImports []importRec
 	for _, d := range pc.decls.Decls {
 		switch d := d.(type) {
