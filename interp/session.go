@@ -164,6 +164,11 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	recs, imps := s.collect(pc)
 	globals := globalsOf(s.i)
 	info, undef := typecheck(s.fset, pc, checkEnv{globals: globals, earlier: s.records, imports: s.imports, known: s.knows})
+	if added, err := s.autoImport(ctx, pc, undef); err != nil {
+		return Result{}, err
+	} else if added {
+		info, undef = typecheck(s.fset, pc, checkEnv{globals: globals, earlier: s.records, imports: s.imports, known: s.knows})
+	}
 	declEd := newEditor(s.fset, pc.decls.Pos(), pc.declSrc)
 	names := s.importNames(pc)
 	_, hasMain := s.user["main"]
