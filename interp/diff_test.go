@@ -42,6 +42,7 @@ import (
 // with "hangs", which are not run.
 var knownDiffs = map[string]string{
 	"errors_custom":               "errors.Is does not see the Unwrap method of an interpreted error type",
+	"fmt_errors_types":            "an interpreted error value held in a local variable of type error loses its Error method in fmt (yaegi: var err error = codeErr{404} prints {404})",
 	"fmt_named_basic":             "%T and %#v of a named non-struct type (type ID int) print the underlying type: yaegi gives it no reflect type of its own",
 	"go122_loopvar_closure_defer": "yaegi creates a deferred function literal when the deferred call runs, so it sees the last iteration's loop variable",
 	"go123_iter_pull":             "package iter is not supported (a clear error names it)",
