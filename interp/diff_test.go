@@ -186,7 +186,7 @@ func sessionRun(t *testing.T, cells []string) goRun {
 		}
 		code := 2
 		if e.Name == nameExit {
-			code, _ = strconv.Atoi(strings.TrimPrefix(e.Value, "exit status "))
+			code, _ = strconv.Atoi(e.Value[strings.LastIndexByte(e.Value, ' ')+1:])
 		} else if e.Name == nameCompile || e.Name == nameUnsupported {
 			code = -1 // never what go run gives for a program that builds
 		}

@@ -18,7 +18,8 @@ import (
 // that called it blocks for good (so that no deferred call runs, neither
 // in interpreted functions nor at the top of the cell), and Eval returns
 // at once: with no error for status 0, else an *Error named "exit" whose
-// value is "exit status N", as go run reports it. The session keeps its
+// value is "os.Exit(N): exit status N" (the last words as go run reports
+// them). The session keeps its
 // variables. log.Fatal* write their message and exit with status 1.
 //
 // os.Args is what a program run by go run sees without arguments: the
@@ -58,10 +59,10 @@ func exitError(code int) error {
 	if code == 0 {
 		return errExitZero
 	}
-	v := "exit status " + strconv.Itoa(code)
+	v := "os.Exit(" + strconv.Itoa(code) + "): exit status " + strconv.Itoa(code)
 	return &Error{Name: nameExit, Value: v, Traceback: []string{nameExit + ": " + v}}
 }
 
 // errExitZero stops the running cell after os.Exit(0); Eval reports no
 // error for it.
-var errExitZero = &Error{Name: nameExit, Value: "exit status 0"}
+var errExitZero = &Error{Name: nameExit, Value: "os.Exit(0): exit status 0"}
