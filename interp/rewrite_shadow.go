@@ -16,29 +16,25 @@ import (
 // Only definitions that are statements of a block or a clause are
 // rewritten (not the init of if, for or switch).
 func (r *rewriter) shadows(body *ast.BlockStmt) {
-	var lists func(n ast.Node)
-	lists = func(n ast.Node) {
-		ast.Inspect(n, func(x ast.Node) bool {
-			var list []ast.Stmt
-			switch x := x.(type) {
-			case *ast.FuncLit:
-				return false
-			case *ast.BlockStmt:
-				list = x.List
-			case *ast.CaseClause:
-				list = x.Body
-			case *ast.CommClause:
-				list = x.Body
+	ast.Inspect(body, func(x ast.Node) bool {
+		var list []ast.Stmt
+		switch x := x.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.BlockStmt:
+			list = x.List
+		case *ast.CaseClause:
+			list = x.Body
+		case *ast.CommClause:
+			list = x.Body
+		}
+		for _, st := range list {
+			if as, ok := st.(*ast.AssignStmt); ok && as.Tok == token.DEFINE && x != body {
+				r.shadow(as)
 			}
-			for _, st := range list {
-				if as, ok := st.(*ast.AssignStmt); ok && as.Tok == token.DEFINE && x != body {
-					r.shadow(as)
-				}
-			}
-			return true
-		})
-	}
-	lists(body)
+		}
+		return true
+	})
 }
 
 func (r *rewriter) shadow(as *ast.AssignStmt) {
