@@ -331,8 +331,11 @@ func (r *rewriter) rewrite(n ast.Node) error {
 					r.rangeLoopVars(x)
 				}
 			case *types.Signature:
+				if r.rangeFunc(x, u) {
+					return true
+				}
 				if err == nil {
-					err = &unsupportedError{x.For, "range over a function (range-over-func iterators, Go 1.23) is not supported by the interpreter"}
+					err = &unsupportedError{x.For, "this range over a function (range-over-func iterator, Go 1.23) is not supported by the interpreter: its body returns, defers, uses goto or a label, or the yield function's types cannot be written (write the call seq(func(v T) bool { ...; return true }))"}
 				}
 			default:
 				r.rangeLoopVars(x)
