@@ -63,6 +63,11 @@ func (e *unsupportedError) Error() string { return e.msg }
 type importer struct{}
 
 func (importer) Import(path string) (*types.Package, error) {
+	if path == "iter" {
+		if p := iterTypes(); p != nil {
+			return p, nil // iter.go
+		}
+	}
 	if p, err := symTypes.Import(path); err == nil {
 		return p, nil
 	}
@@ -341,7 +346,18 @@ func (r *rewriter) rewrite(n ast.Node) error {
 				r.rangeLoopVars(x)
 			}
 		case *ast.SelectorExpr:
+			if e := r.iterSelector(x); e != nil && err == nil {
+				err = e
+			}
 			r.packageVar(x)
+		case *ast.IndexExpr:
+			if r.iterType(x, x.X, []ast.Expr{x.Index}) {
+				return false
+			}
+		case *ast.IndexListExpr:
+			if r.iterType(x, x.X, x.Indices) {
+				return false
+			}
 		case *ast.CallExpr:
 			r.instantiate(x)
 			id, ok := x.Fun.(*ast.Ident)

@@ -383,6 +383,13 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 				// harmless in a notebook; yaegi would refuse it.
 				for _, sp := range d.Specs {
 					is := sp.(*ast.ImportSpec)
+					if isIterImport(is) {
+						// Known to go/types only (iter.go).
+						if !s.imported(is) {
+							newImports = append(newImports, importRec{importName(is), "iter"})
+						}
+						continue
+					}
 					if !s.imported(is) {
 						file1.WriteString(ed.piece(is.Pos(), is.End(), "import ", false))
 						p, _ := strconv.Unquote(is.Path.Value)
@@ -769,7 +776,9 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 	var src strings.Builder
 	src.WriteString("package main\n")
 	for _, im := range s.imports {
-		fmt.Fprintf(&src, "import %s %q\n", im.name, im.path)
+		if im.path != "iter" { // iter.go
+			fmt.Fprintf(&src, "import %s %q\n", im.name, im.path)
+		}
 	}
 	src.WriteString("import __gnnlab_carry \"gnnlabcarry\"\n")
 	names := make([]string, 0, len(oldGlobals))
