@@ -63,6 +63,9 @@ func (e *unsupportedError) Error() string { return e.msg }
 type importer struct{}
 
 func (importer) Import(path string) (*types.Package, error) {
+	if p := genericTypes(path); p != nil {
+		return p, nil // genericstd.go
+	}
 	if path == "iter" {
 		if p := iterTypes(); p != nil {
 			return p, nil // iter.go
@@ -274,6 +277,7 @@ type rewriter struct {
 	labels    map[ast.Stmt]string // labelled statements, by statement
 	hoistDecl string              // declarations of hoisted variables (hoist.go)
 	hoisted   map[ast.Stmt]bool   // definitions made assignments (hoist.go)
+	generic   map[string]bool     // packages whose helpers calls use (genericstd.go)
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -359,7 +363,13 @@ func (r *rewriter) rewrite(n ast.Node) error {
 				return false
 			}
 		case *ast.CallExpr:
-			r.instantiate(x)
+			done, e := r.genericCallee(x)
+			if e != nil && err == nil {
+				err = e
+			}
+			if !done {
+				r.instantiate(x)
+			}
 			id, ok := x.Fun.(*ast.Ident)
 			if !ok {
 				return true

@@ -43,9 +43,10 @@ type Session struct {
 	imports []importRec    // imports of earlier cells, for replay
 	records []*declRec     // declarations of earlier cells, in order
 	user    map[string]*declRec
-	defers  deferList // deferred calls of the running cell (defer.go)
-	exit    chan int  // os.Exit's status (exit.go)
-	tnames  typeNames // the cells' struct types, for fmt (fmtnames.go)
+	defers  deferList       // deferred calls of the running cell (defer.go)
+	exit    chan int        // os.Exit's status (exit.go)
+	tnames  typeNames       // the cells' struct types, for fmt (fmtnames.go)
+	generic map[string]bool // packages whose generic helpers are loaded (genericstd.go)
 }
 
 type importRec struct{ name, path string }
@@ -138,6 +139,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 	if _, err := i.Eval(helperSrc); err != nil {
 		return nil, fmt.Errorf("interp: helpers: %w", err)
 	}
+
 	return i, nil
 }
 
@@ -184,6 +186,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	srw.statements(pc.body, names)
 	srw.shadows(pc.body)
+	if err := s.loadGeneric(ctx, rw, srw); err != nil {
+		return Result{}, err
+	}
 	srw.defers(pc.body, names)
 	if s.needsReplay(recs) {
 		if err := s.rebuild(ctx, recs, imps); err != nil {
@@ -811,6 +816,7 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		}
 	}
 	s.i = ni
+	s.generic = nil
 	fset := token.NewFileSet()
 	text := src.String()
 	f, err := parser.ParseFile(fset, cellFile, text, parser.ParseComments)
