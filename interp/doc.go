@@ -118,7 +118,19 @@
 //     several type parameters and untyped constants (Max(2.5, 1.5));
 //   - a constant declaration with several names per line has iota written
 //     as its value and the implicit repetition written out: yaegi counted
-//     iota per name and failed on the repetition.
+//     iota per name and failed on the repetition;
+//   - range over a function (Go 1.23), which yaegi lacks, calls the
+//     function with the loop body as the yield function, continue and
+//     break becoming return true and return false (rewrite_rangefunc.go);
+//     package iter's Seq and Seq2 are written as the function types they
+//     are, and import "iter" is kept from yaegi, which has no such package
+//     (iter.go);
+//   - calls of the common generic functions of slices, maps and cmp
+//     (slices.Sort, slices.SortFunc, slices.Max, slices.Index,
+//     slices.Equal, maps.Equal, cmp.Compare...), for which yaegi has no
+//     symbols, call interpreted versions that the session compiles when a
+//     cell first needs them, instantiated with go/types' type arguments
+//     (genericstd.go).
 //
 // The rewrites of calls are in rewrite_call.go.
 //
@@ -143,9 +155,11 @@
 //
 // A rewrite that needs a type that cannot be written in the cell (of a
 // package the session did not import) is not made. A range over a
-// function (range-over-func iterators), the package iter and the generic
-// functions of the standard library (slices.Max, maps.Keys) fail with an
-// *Error named "unsupported" that names the construct.
+// function whose body returns, defers, uses goto or a label, the names of
+// iter other than Seq and Seq2 (iter.Pull), and the generic functions of
+// the standard library that the session does not provide (maps.Keys,
+// slices.Clone, slices.Sorted) fail with an *Error named "unsupported"
+// that names the construct.
 //
 // # Errors
 //
