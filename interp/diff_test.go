@@ -52,7 +52,7 @@ var knownDiffs = map[string]string{
 	"iface_nil":                   "a nil pointer of an interpreted type returned as an error compares equal to nil",
 	"iface_stringer":              "%d of an interpreted type with a String method prints yaegi's wrapper struct; a slice of such values does not use String",
 	"iface_typeswitch":            "a type switch case error does not match a compiled error value (fmt.Errorf) held in an interface",
-	"init_order":                  "init runs before the cell's package-level variables are initialised (the session assigns them after the declarations)",
+	"init_order/split":            "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",
 	"json_marshal":                "encoding/json sees an unexported field of an interpreted struct as exported (Xinner)",
 	"label_switch_break":          "hangs: break to the label of a for statement from inside a select does not leave the loop",
 	"method_value":                "a method value binds its receiver when called, not when evaluated, and a method expression ((*T).Set) fails",

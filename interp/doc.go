@@ -52,7 +52,9 @@
 // into a function variable: func f(x int) int {...} runs as
 // var f func(x int) int; f = func(x int) int {...}. Redefining f with the
 // same signature assigns the same variable, so functions defined earlier
-// call the new body; recursion works through the variable. A function
+// call the new body; recursion works through the variable. A cell's init
+// functions run after its package-level variables are initialised, as in
+// Go. A function
 // named main is renamed (yaegi would run main again on every later cell)
 // and called when its cell runs, once, unless the cell calls main()
 // itself; main() in any cell calls it (yaegi took main() for its own
@@ -255,8 +257,7 @@
 // called, and method expressions ((*T).M) fail; a deferred function
 // literal sees the loop variable of the last iteration; an interpreted
 // error held in a local variable of type error loses its Error method in
-// fmt; errors.Is does not see an interpreted Unwrap method; init runs
-// before the package-level variables of its cell are initialised;
+// fmt; errors.Is does not see an interpreted Unwrap method;
 // encoding/json sees unexported fields of interpreted structs; break to a
 // for statement's label from inside a select does not leave the loop.
 package interp

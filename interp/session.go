@@ -354,22 +354,29 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 		rank int
 		text string
 	}
-	var inits []init
+	var varInits []init
 	addInit := func(ids []*ast.Ident, text string) {
-		r := len(info.InitOrder) + len(inits) // unknown: after, in source order
+		r := len(info.InitOrder) + len(varInits) // unknown: after, in source order
 		for _, id := range ids {
 			if k, ok := rank[info.Defs[id]]; ok {
 				r = min(r, k)
 			}
 		}
-		inits = append(inits, init{r, text})
+		varInits = append(varInits, init{r, text})
 	}
+	var inits []string // the bodies of init functions, called last
 	var file1, file3, st2, st4b strings.Builder
 	st2.WriteString(rw.hoistDecl)
 	var newImports []importRec
 	for _, d := range pc.decls.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
+			if d.Recv == nil && d.Name.Name == "init" && d.Body != nil && d.Type.TypeParams == nil {
+				// init runs after the cell's variables are initialised,
+				// as in Go (yaegi ran it with the declarations).
+				inits = append(inits, strings.TrimSuffix(ed.piece(d.Body.Pos(), d.End(), "func() ", false), "\n")+"()\n")
+				continue
+			}
 			if !plainFunc(d) {
 				file3.WriteString(ed.piece(d.Pos(), d.End(), "", false))
 				continue
@@ -442,10 +449,13 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 			}
 		}
 	}
-	sort.SliceStable(inits, func(i, j int) bool { return inits[i].rank < inits[j].rank })
+	sort.SliceStable(varInits, func(i, j int) bool { return varInits[i].rank < varInits[j].rank })
 	st4 := st4b.String()
-	for _, in := range inits {
+	for _, in := range varInits {
 		st4 += in.text
+	}
+	for _, in := range inits {
+		st4 += in
 	}
 	var steps []string
 	if file1.Len() > 0 {
