@@ -114,7 +114,9 @@
 //     becomes a function literal returning the address of a copy;
 //   - the arguments of a deferred call in a function are evaluated at the
 //     defer statement, as Go does; yaegi evaluated them when the call ran
-//     (defer fmt.Println(i) in a loop printed the last i each time);
+//     (defer fmt.Println(i) in a loop printed the last i each time), and
+//     a deferred function literal gets the loop variables it reads as
+//     arguments (yaegi made the closure when the call ran);
 //   - a call of a generic function gets the type arguments go/types
 //     inferred (Map[int, string](xs, f)): yaegi's inference fails with
 //     several type parameters and untyped constants (Max(2.5, 1.5));
@@ -254,8 +256,7 @@
 // named non-struct type (type ID int) print the underlying type; two
 // struct types of a session with the same fields share yaegi's type, so
 // fmt names them by the later one; a method value binds its receiver when
-// called, and method expressions ((*T).M) fail; a deferred function
-// literal sees the loop variable of the last iteration; an interpreted
+// called, and method expressions ((*T).M) fail; an interpreted
 // error held in a local variable of type error loses its Error method in
 // fmt; errors.Is does not see an interpreted Unwrap method;
 // encoding/json sees unexported fields of interpreted structs; break to a

@@ -278,6 +278,7 @@ type rewriter struct {
 	hoistDecl string              // declarations of hoisted variables (hoist.go)
 	hoisted   map[ast.Stmt]bool   // definitions made assignments (hoist.go)
 	generic   map[string]bool     // packages whose helpers calls use (genericstd.go)
+	loops     []ast.Stmt          // for and range statements (deferredLit)
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -314,10 +315,12 @@ func (r *rewriter) rewrite(n ast.Node) error {
 				r.constRepeat(x)
 			}
 		case *ast.ForStmt:
+			r.loops = append(r.loops, x)
 			r.forLoopVars(x)
 		case *ast.Ident:
 			r.mainRef(x)
 		case *ast.RangeStmt:
+			r.loops = append(r.loops, x)
 			if x.X == nil {
 				return true
 			}

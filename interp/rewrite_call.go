@@ -47,6 +47,7 @@ func (r *rewriter) nestedDefers(n ast.Node) {
 			case *ast.DeferStmt:
 				if inFunc {
 					r.nestedDefer(x)
+					r.deferredLit(x)
 				}
 			}
 			return true
@@ -86,6 +87,72 @@ func (r *rewriter) nestedDefer(st *ast.DeferStmt) {
 	}
 	fun := r.ed.text(call.Fun.Pos(), call.Fun.End(), false)
 	r.ed.replace(call.Rparen, call.Rparen+1, "; defer "+fun+"("+strings.Join(vars, ", ")+spread+") }")
+}
+
+// deferredLit passes the loop variables that a deferred function literal
+// reads as arguments: defer func() { use(i) }() in a loop becomes
+// defer func(i int) { use(i) }(i). yaegi makes the closure when the
+// deferred call runs, so it saw the last iteration's variables, while the
+// arguments of a deferred call are read per iteration. A variable the
+// literal assigns stays captured.
+func (r *rewriter) deferredLit(st *ast.DeferStmt) {
+	lit, ok := ast.Unparen(st.Call.Fun).(*ast.FuncLit)
+	if !ok || len(st.Call.Args) != 0 || lit.Type.Params.NumFields() != 0 || len(r.loops) == 0 {
+		return
+	}
+	inLoop := func(p token.Pos) bool {
+		for _, l := range r.loops {
+			if l.Pos() <= p && p < l.End() && l.Pos() <= st.Pos() && st.Pos() < l.End() {
+				return true
+			}
+		}
+		return false
+	}
+	var order []*types.Var
+	seen := map[*types.Var]bool{}
+	assigned := map[types.Object]bool{}
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range x.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+					assigned[r.info.Uses[id]] = true
+				}
+			}
+		case *ast.IncDecStmt:
+			if id, ok := ast.Unparen(x.X).(*ast.Ident); ok {
+				assigned[r.info.Uses[id]] = true
+			}
+		case *ast.UnaryExpr:
+			if id, ok := ast.Unparen(x.X).(*ast.Ident); ok && x.Op == token.AND {
+				assigned[r.info.Uses[id]] = true
+			}
+		case *ast.Ident:
+			v, ok := r.info.Uses[x].(*types.Var)
+			if ok && !v.IsField() && !seen[v] && !(lit.Pos() <= v.Pos() && v.Pos() < lit.End()) && inLoop(v.Pos()) {
+				seen[v] = true
+				order = append(order, v)
+			}
+		}
+		return true
+	})
+	var params, args []string
+	for _, v := range order {
+		if assigned[v] {
+			continue
+		}
+		t, ok := typeText(v.Type(), r.names)
+		if !ok {
+			return
+		}
+		params = append(params, v.Name()+" "+t)
+		args = append(args, v.Name())
+	}
+	if len(params) == 0 {
+		return
+	}
+	r.ed.replace(lit.Type.Params.Opening, lit.Type.Params.Closing+1, "("+strings.Join(params, ", ")+")")
+	r.ed.replace(st.Call.Lparen, st.Call.Rparen+1, "("+strings.Join(args, ", ")+")")
 }
 
 // newExpr rewrites new(expr), whose operand is a value, into a function
