@@ -54,7 +54,6 @@ var knownDiffs = map[string]string{
 	"init_order/split":   "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",
 	"json_marshal":       "encoding/json sees an unexported field of an interpreted struct as exported (Xinner)",
 	"label_switch_break": "hangs: break to the label of a for statement from inside a select does not leave the loop",
-	"method_value":       "a method value binds its receiver when called, not when evaluated, and a method expression ((*T).Set) fails",
 	"panic_index":        "a runtime panic's message lacks Go's details (index out of range [5] with length 3)",
 }
 

@@ -120,6 +120,10 @@
 //   - a call of a generic function gets the type arguments go/types
 //     inferred (Map[int, string](xs, f)): yaegi's inference fails with
 //     several type parameters and untyped constants (Max(2.5, 1.5));
+//   - a method value of a value receiver that is not called at once
+//     (get := t.Get) binds a copy of the receiver, and a method expression
+//     ((*T).Set) becomes a function literal: yaegi read the receiver when
+//     the value was called and failed to call method expressions;
 //   - a constant declaration with several names per line has iota written
 //     as its value and the implicit repetition written out: yaegi counted
 //     iota per name and failed on the repetition;
@@ -255,8 +259,7 @@
 // testdata/diff listed with its reason in diff_test.go: %T and %#v of a
 // named non-struct type (type ID int) print the underlying type; two
 // struct types of a session with the same fields share yaegi's type, so
-// fmt names them by the later one; a method value binds its receiver when
-// called, and method expressions ((*T).M) fail; an interpreted
+// fmt names them by the later one; an interpreted
 // error held in a local variable of type error loses its Error method in
 // fmt; errors.Is does not see an interpreted Unwrap method;
 // encoding/json sees unexported fields of interpreted structs; break to a

@@ -306,6 +306,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 	if r.labels == nil {
 		r.labels = map[ast.Stmt]string{}
 	}
+	calledSel := map[*ast.SelectorExpr]bool{} // selectors called at once
 	ast.Inspect(n, func(node ast.Node) bool {
 		switch x := node.(type) {
 		case *ast.LabeledStmt:
@@ -357,6 +358,9 @@ func (r *rewriter) rewrite(n ast.Node) error {
 				err = e
 			}
 			r.packageVar(x)
+			if !calledSel[x] {
+				r.methodRef(x)
+			}
 		case *ast.IndexExpr:
 			if r.iterType(x, x.X, []ast.Expr{x.Index}) {
 				return false
@@ -366,6 +370,9 @@ func (r *rewriter) rewrite(n ast.Node) error {
 				return false
 			}
 		case *ast.CallExpr:
+			if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok {
+				calledSel[sel] = true
+			}
 			done, e := r.genericCallee(x)
 			if e != nil && err == nil {
 				err = e
