@@ -124,6 +124,9 @@
 //     (get := t.Get) binds a copy of the receiver, and a method expression
 //     ((*T).Set) becomes a function literal: yaegi read the receiver when
 //     the value was called and failed to call method expressions;
+//   - break L inside a select, of the for statement that L labels,
+//     becomes a goto to a label after the loop: yaegi's break did not
+//     leave the loop, and the cell hung;
 //   - a constant declaration with several names per line has iota written
 //     as its value and the implicit repetition written out: yaegi counted
 //     iota per name and failed on the repetition;
@@ -262,6 +265,5 @@
 // fmt names them by the later one; an interpreted
 // error held in a local variable of type error loses its Error method in
 // fmt; errors.Is does not see an interpreted Unwrap method;
-// encoding/json sees unexported fields of interpreted structs; break to a
-// for statement's label from inside a select does not leave the loop.
+// encoding/json sees unexported fields of interpreted structs.
 package interp

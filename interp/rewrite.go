@@ -311,6 +311,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 		switch x := node.(type) {
 		case *ast.LabeledStmt:
 			r.labels[x.Stmt] = x.Label.Name
+			r.selectBreaks(x)
 		case *ast.GenDecl:
 			if x.Tok == token.CONST {
 				r.constRepeat(x)
