@@ -153,6 +153,23 @@ func blank(src string, chunks []chunk, drop func(chunk) bool) string {
 	return string(b)
 }
 
+// blankSeparators replaces the semicolons between the chunks of src by
+// spaces: once the statements of `p := f(); g(p)` are blanked, a
+// semicolon left alone is no declaration ("expected declaration").
+func blankSeparators(src string, chunks []chunk) string {
+	b := []byte(src)
+	prev := 0
+	for _, c := range append(chunks, chunk{start: len(b), end: len(b)}) {
+		for i := prev; i < c.start && i < len(b); i++ {
+			if b[i] == ';' {
+				b[i] = ' '
+			}
+		}
+		prev = c.end
+	}
+	return string(b)
+}
+
 // parsedCell is a cell cut into its declarations and its statements, both
 // parsed in the interpreter's file set with positions of the cell.
 type parsedCell struct {
@@ -201,7 +218,7 @@ func parseCell(fset *token.FileSet, n int, src string) (*parsedCell, error) {
 		}
 	}
 	b.WriteString(lineDirective(virtualLine(n, 1)))
-	b.WriteString(blank(src, chunks, func(c chunk) bool { return !c.decl || c.imp }))
+	b.WriteString(blankSeparators(blank(src, chunks, func(c chunk) bool { return !c.decl || c.imp }), chunks))
 	pc.declSrc = b.String()
 	f, err := parser.ParseFile(fset, cellFile, pc.declSrc, parser.ParseComments|parser.DeclarationErrors)
 	if err != nil {

@@ -51,6 +51,9 @@ func (d *deferList) take() []func() {
 // had none, as it would end a Go program.
 func (s *Session) runDefers(err error) error {
 	calls := s.defers.take()
+	if e, ok := err.(*Error); ok && e.Name == nameExit {
+		return err // os.Exit runs no deferred call
+	}
 	for k := len(calls) - 1; k >= 0; k-- {
 		func() {
 			defer func() {

@@ -12,9 +12,18 @@
 // type, var, const, or func with a name or receiver is a declaration) and
 // runs first the imports and declarations, then the statements in order.
 // Declarations may use each other in any order, as in a Go file, and
-// their variables are initialised in Go's order, dependencies first; a
-// variable declaration cannot use a variable that a statement of the same
-// cell defines (x := 1; var y = x fails: write y := x).
+// their variables are initialised in Go's order, dependencies first. A
+// function may use a variable that a statement of the same cell defines
+// (y := 41; func f() int { return y + 1 }): the variable is declared with
+// the declarations and the statement assigns it (hoist.go). A variable
+// declaration cannot (x := 1; var y = x fails: write y := x).
+//
+// A package that a cell uses without importing it (fmt.Println with no
+// import "fmt") is imported as goimports would: a preloaded package of
+// that name that has every name the cell selects from it, the shortest
+// path first (math/rand before math/rand/v2); the session keeps the
+// import and writes "interp: added import ..." on standard error
+// (autoimport.go).
 //
 // yaegi cannot initialise a package-level variable that refers to one of
 // an earlier evaluation, so the session runs the declarations in phases
@@ -43,9 +52,14 @@
 // into a function variable: func f(x int) int {...} runs as
 // var f func(x int) int; f = func(x int) int {...}. Redefining f with the
 // same signature assigns the same variable, so functions defined earlier
-// call the new body; recursion works through the variable. A function
+// call the new body; recursion works through the variable. A cell's init
+// functions run after its package-level variables are initialised, as in
+// Go. A function
 // named main is renamed (yaegi would run main again on every later cell)
-// and called when its cell runs.
+// and called when its cell runs, once, unless the cell calls main()
+// itself; main() in any cell calls it (yaegi took main() for its own
+// entry point and ran other functions). So a whole program pasted into a
+// cell, or split across cells with func main last, runs as go run runs it.
 //
 // Redefining a type or a method with a different text would be ignored by
 // yaegi, so the session then rebuilds itself: a fresh interpreter replays
@@ -66,7 +80,9 @@
 // session's imports, its globals of compiled types, and the types,
 // constants and method signatures of earlier cells; it learns the compiled
 // packages from their symbol tables (typesof.go), so it needs no Go
-// toolchain. The rewrites:
+// toolchain. Each rewrite covers a yaegi v0.16.1 behaviour, measured by
+// the differential tests (testdata/diff: programs run by go build and by
+// the session, compared):
 //
 //   - for i := range n over an integer becomes a three-clause loop; min
 //     and max call generic helpers; clear calls a compiled helper;
@@ -85,13 +101,76 @@
 //   - a variable of a compiled package of a basic kind (a string, number
 //     or bool: cuda.MatMulKernel) is used through its address,
 //     (*(&pkg.V)), because yaegi takes it for a constant: it refused to
-//     assign to it and compared its value as of compile time.
+//     assign to it and compared its value as of compile time;
+//   - loop variables are per iteration (Go 1.22): yaegi has one variable
+//     per loop, so closures and pointers saw the last value (3 3 3 for
+//     0 1 2). A for or range statement whose variables a function literal
+//     uses, or whose address is taken, copies them at the top of its body
+//     (and back before the next iteration when the body assigns them);
+//     see rewrite_loopvar.go;
+//   - c := c in a block at the top level of a cell, where yaegi read the
+//     new, zero c, goes through a fresh variable (rewrite_shadow.go);
+//   - new(expr) (Go 1.26), which yaegi answered with the zero value,
+//     becomes a function literal returning the address of a copy;
+//   - the arguments of a deferred call in a function are evaluated at the
+//     defer statement, as Go does; yaegi evaluated them when the call ran
+//     (defer fmt.Println(i) in a loop printed the last i each time), and
+//     a deferred function literal gets the loop variables it reads as
+//     arguments (yaegi made the closure when the call ran);
+//   - a call of a generic function gets the type arguments go/types
+//     inferred (Map[int, string](xs, f)): yaegi's inference fails with
+//     several type parameters and untyped constants (Max(2.5, 1.5));
+//   - a method value of a value receiver that is not called at once
+//     (get := t.Get) binds a copy of the receiver, and a method expression
+//     ((*T).Set) becomes a function literal: yaegi read the receiver when
+//     the value was called and failed to call method expressions;
+//   - break L inside a select, of the for statement that L labels,
+//     becomes a goto to a label after the loop: yaegi's break did not
+//     leave the loop, and the cell hung;
+//   - a constant declaration with several names per line has iota written
+//     as its value and the implicit repetition written out: yaegi counted
+//     iota per name and failed on the repetition;
+//   - range over a function (Go 1.23), which yaegi lacks, calls the
+//     function with the loop body as the yield function, continue and
+//     break becoming return true and return false (rewrite_rangefunc.go);
+//     package iter's Seq and Seq2 are written as the function types they
+//     are, and import "iter" is kept from yaegi, which has no such package
+//     (iter.go);
+//   - calls of the common generic functions of slices, maps and cmp
+//     (slices.Sort, slices.SortFunc, slices.Max, slices.Index,
+//     slices.Equal, maps.Equal, cmp.Compare...), for which yaegi has no
+//     symbols, call interpreted versions that the session compiles when a
+//     cell first needs them, instantiated with go/types' type arguments
+//     (genericstd.go).
+//
+// The rewrites of calls are in rewrite_call.go.
+//
+// # Programs
+//
+// os.Exit(code) ends the cell, not the session (exit.go): no deferred
+// call runs, in functions or at the top of the cell, nothing after it
+// runs, and Eval returns an *Error named "exit" with the value
+// "os.Exit(3): exit status 3", or no error for status 0. The session
+// keeps its variables; the goroutine that called os.Exit stays blocked.
+// log.Fatal* print their message and exit with status 1. os.Args is
+// [main], a program's name and no arguments, as go run gives them.
+//
+// # Type names in fmt
+//
+// yaegi makes each struct type of a cell with reflect.StructOf: no name,
+// and an X in front of unexported field names. The session registers the
+// reflect type of every struct type a cell declares with its Go name and
+// fields, and the fmt functions that take a format print %T, %+v and %#v
+// of such values as Go does: main.point, {x:1 y:2}, main.point{x:1, y:2}
+// (fmtnames.go).
 //
 // A rewrite that needs a type that cannot be written in the cell (of a
 // package the session did not import) is not made. A range over a
-// function (range-over-func iterators), the package iter and the generic
-// functions of the standard library (slices.Max, maps.Keys) fail with an
-// *Error named "unsupported" that names the construct.
+// function whose body returns, defers, uses goto or a label, the names of
+// iter other than Seq and Seq2 (iter.Pull), and the generic functions of
+// the standard library that the session does not provide (maps.Keys,
+// slices.Clone, slices.Sorted) fail with an *Error named "unsupported"
+// that names the construct.
 //
 // # Errors
 //
@@ -103,7 +182,8 @@
 // function that the panic went through. A panic inside yaegi itself is
 // recovered into an "unsupported" error; yaegi's stack is never shown
 // (set GNNLAB_DEBUG_STACK=1 to have it written to stderr when reporting a
-// bug). A cell that fails to compile leaves the session as it was, except
+// bug; GNNLAB_DEBUG_SRC=1 writes the rewritten source given to yaegi). A
+// cell that fails to compile leaves the session as it was, except
 // that a variable it declared stays known with its zero value.
 //
 // # Interrupt
@@ -203,4 +283,13 @@
 //
 // BUG(interp): Columns in error positions can be off on a line that the
 // session rewrote (range over an integer, min, max).
+//
+// BUG(interp): Known differences from go run, each a program of
+// testdata/diff listed with its reason in diff_test.go: %T and %#v of a
+// named non-struct type (type ID int) print the underlying type; two
+// struct types of a session with the same fields share yaegi's type, so
+// fmt names them by the later one; an interpreted
+// error held in a local variable of type error loses its Error method in
+// fmt; errors.Is does not see an interpreted Unwrap method;
+// encoding/json sees unexported fields of interpreted structs.
 package interp

@@ -25,6 +25,7 @@ const (
 	nameRuntime     = "runtime error"
 	nameInterrupted = "interrupted"
 	nameUnsupported = "unsupported"
+	nameExit        = "exit" // os.Exit with a non-zero status
 )
 
 // posRE matches a virtual position, which yaegi writes without its file

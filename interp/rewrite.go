@@ -18,6 +18,7 @@ const (
 	helperMax    = helperPrefix + "max"
 	helperRT     = helperPrefix + "rt" // the compiled helpers, runtimeSymbols
 	helperMain   = helperPrefix + "main"
+	helperNew    = helperPrefix + "new"
 )
 
 // helperSrc is compiled into every interpreter. min and max are generic
@@ -34,6 +35,8 @@ func __gnnlab_min[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~
 	}
 	return x
 }
+
+func __gnnlab_new[T any](v T) *T { return &v }
 
 func __gnnlab_max[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string](x T, y ...T) T {
 	for _, v := range y {
@@ -60,6 +63,14 @@ func (e *unsupportedError) Error() string { return e.msg }
 type importer struct{}
 
 func (importer) Import(path string) (*types.Package, error) {
+	if p := genericTypes(path); p != nil {
+		return p, nil // genericstd.go
+	}
+	if path == "iter" {
+		if p := iterTypes(); p != nil {
+			return p, nil // iter.go
+		}
+	}
 	if p, err := symTypes.Import(path); err == nil {
 		return p, nil
 	}
@@ -182,7 +193,12 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 	var gs strings.Builder
 	gs.WriteString("package main\n")
 	for _, rec := range env.earlier {
-		if rec.dead || (rec.tok != token.TYPE && rec.tok != token.CONST && !rec.method) {
+		// Generic functions are declarations in the interpreter (not
+		// function variables, which globals give): their signatures let
+		// go/types infer type arguments of calls in later cells.
+		generic := rec.tok == token.FUNC && !rec.method && len(rec.names) == 1 &&
+			strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rec.sig), "func "+rec.names[0])), "[")
+		if rec.dead || (rec.tok != token.TYPE && rec.tok != token.CONST && !rec.method && !generic) {
 			continue
 		}
 		clash := false
@@ -191,7 +207,7 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 		}
 		switch {
 		case clash:
-		case rec.method:
+		case rec.method, generic:
 			gs.WriteString(rec.sig + "\n")
 		default:
 			gs.WriteString(rec.text + "\n")
@@ -221,6 +237,9 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 		Defs:  map[*ast.Ident]types.Object{},
 		// Selections tell method values from fields (defer.go).
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
+		// Instances give generic calls their type arguments
+		// (rewrite_call.go).
+		Instances: map[*ast.Ident]types.Instance{},
 	}
 	cellFiles := map[*token.File]bool{fset.File(pc.decls.Pos()): true, fset.File(pc.body.Pos()): true}
 	conf := types.Config{Importer: importer{}, Error: func(err error) {
@@ -252,7 +271,14 @@ type rewriter struct {
 	globals   map[string]reflect.Value
 	ed        *editor
 	n         int
-	unknown   token.Pos // a range statement whose operand type is unknown
+	unknown   token.Pos           // a range statement whose operand type is unknown
+	names     map[string]string   // import path to name, for types written in rewrites
+	hasMain   bool                // an earlier cell defined func main
+	labels    map[ast.Stmt]string // labelled statements, by statement
+	hoistDecl string              // declarations of hoisted variables (hoist.go)
+	hoisted   map[ast.Stmt]bool   // definitions made assignments (hoist.go)
+	generic   map[string]bool     // packages whose helpers calls use (genericstd.go)
+	loops     []ast.Stmt          // for and range statements (deferredLit)
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -277,9 +303,26 @@ func (r *rewriter) isBuiltin(id *ast.Ident, name string) bool {
 // construct.
 func (r *rewriter) rewrite(n ast.Node) error {
 	var err error
+	if r.labels == nil {
+		r.labels = map[ast.Stmt]string{}
+	}
+	calledSel := map[*ast.SelectorExpr]bool{} // selectors called at once
 	ast.Inspect(n, func(node ast.Node) bool {
 		switch x := node.(type) {
+		case *ast.LabeledStmt:
+			r.labels[x.Stmt] = x.Label.Name
+			r.selectBreaks(x)
+		case *ast.GenDecl:
+			if x.Tok == token.CONST {
+				r.constRepeat(x)
+			}
+		case *ast.ForStmt:
+			r.loops = append(r.loops, x)
+			r.forLoopVars(x)
+		case *ast.Ident:
+			r.mainRef(x)
 		case *ast.RangeStmt:
+			r.loops = append(r.loops, x)
 			if x.X == nil {
 				return true
 			}
@@ -293,16 +336,51 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			switch u := tv.Type.Underlying().(type) {
 			case *types.Basic:
 				if u.Info()&types.IsInteger != 0 {
-					r.rangeInt(x, tv.Type)
+					captured := false
+					if x.Tok == token.DEFINE {
+						captured, _ = r.captured(x.Body, r.loopVars([]ast.Expr{x.Key}))
+					}
+					r.rangeInt(x, tv.Type, captured)
+				} else {
+					r.rangeLoopVars(x)
 				}
 			case *types.Signature:
-				if err == nil {
-					err = &unsupportedError{x.For, "range over a function (range-over-func iterators, Go 1.23) is not supported by the interpreter"}
+				if r.rangeFunc(x, u) {
+					return true
 				}
+				if err == nil {
+					err = &unsupportedError{x.For, "this range over a function (range-over-func iterator, Go 1.23) is not supported by the interpreter: its body returns, defers, uses goto or a label, or the yield function's types cannot be written (write the call seq(func(v T) bool { ...; return true }))"}
+				}
+			default:
+				r.rangeLoopVars(x)
 			}
 		case *ast.SelectorExpr:
+			if e := r.iterSelector(x); e != nil && err == nil {
+				err = e
+			}
 			r.packageVar(x)
+			if !calledSel[x] {
+				r.methodRef(x)
+			}
+		case *ast.IndexExpr:
+			if r.iterType(x, x.X, []ast.Expr{x.Index}) {
+				return false
+			}
+		case *ast.IndexListExpr:
+			if r.iterType(x, x.X, x.Indices) {
+				return false
+			}
 		case *ast.CallExpr:
+			if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok {
+				calledSel[sel] = true
+			}
+			done, e := r.genericCallee(x)
+			if e != nil && err == nil {
+				err = e
+			}
+			if !done {
+				r.instantiate(x)
+			}
 			id, ok := x.Fun.(*ast.Ident)
 			if !ok {
 				return true
@@ -318,10 +396,13 @@ func (r *rewriter) rewrite(n ast.Node) error {
 				r.ed.replace(id.Pos(), id.End(), helper)
 			case r.isBuiltin(id, "clear"):
 				r.ed.replace(id.Pos(), id.End(), helperRT+".Clear")
+			case r.isBuiltin(id, "new"):
+				r.newExpr(x, id)
 			}
 		}
 		return true
 	})
+	r.nestedDefers(n)
 	return err
 }
 
@@ -352,12 +433,17 @@ func (r *rewriter) packageVar(sel *ast.SelectorExpr) {
 
 // rangeInt turns `for k := range n {` into a three-clause loop, leaving
 // the operand's text in place.
-func (r *rewriter) rangeInt(x *ast.RangeStmt, t types.Type) {
+func (r *rewriter) rangeInt(x *ast.RangeStmt, t types.Type, captured bool) {
 	tname := types.TypeString(types.Default(t), func(*types.Package) string { return "" })
 	i, n := r.fresh("i"), r.fresh("n")
 	tail := ""
 	if key, ok := x.Key.(*ast.Ident); ok && x.Tok == token.DEFINE && key.Name != "_" {
-		i = key.Name
+		if captured {
+			// A copy per iteration (rewrite_loopvar.go).
+			tail = " " + key.Name + " := " + i + ";"
+		} else {
+			i = key.Name
+		}
 	} else if x.Key != nil && x.Tok == token.ASSIGN {
 		// The loop variable exists already: assign it on each iteration.
 		tail = " " + r.ed.text(x.Key.Pos(), x.Key.End(), false) + " = " + i + ";"
@@ -422,6 +508,9 @@ func typeText(t types.Type, names map[string]string) (string, bool) {
 //     written: var x T = s[i].
 func (r *rewriter) statements(body *ast.BlockStmt, names map[string]string) {
 	for _, st := range body.List {
+		if r.hoisted[st] {
+			continue
+		}
 		switch st := st.(type) {
 		case *ast.AssignStmt:
 			switch {
@@ -504,6 +593,10 @@ func (r *rewriter) typedDefine(lhs, rhs []ast.Expr, from, to token.Pos, names ma
 				if tv, ok := r.info.Types[n.X]; ok && tv.IsValue() {
 					indexes = true
 				}
+			case *ast.CallExpr:
+				// yaegi cannot type a global from a call of a generic
+				// function (new(expr) calls one, rewrite_call.go).
+				indexes = r.genericCall(n)
 			}
 			return !indexes
 		})
@@ -539,6 +632,38 @@ func (r *rewriter) typedDefine(lhs, rhs []ast.Expr, from, to token.Pos, names ma
 		parts[i] = e.(*ast.Ident).Name
 	}
 	r.ed.replace(from, to, "var "+strings.Join(parts, ", ")+" "+text+" = ")
+}
+
+// genericCall reports whether call calls a generic function, or new with
+// a value.
+func (r *rewriter) genericCall(call *ast.CallExpr) bool {
+	fun := ast.Unparen(call.Fun)
+	switch f := fun.(type) {
+	case *ast.IndexExpr:
+		fun = f.X
+	case *ast.IndexListExpr:
+		fun = f.X
+	}
+	var id *ast.Ident
+	switch f := fun.(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return false
+	}
+	switch obj := r.info.Uses[id].(type) {
+	case *types.Func:
+		sig, _ := obj.Type().(*types.Signature)
+		return sig != nil && sig.TypeParams().Len() > 0
+	case *types.Builtin:
+		if obj.Name() == "new" && len(call.Args) == 1 {
+			tv := r.info.Types[call.Args[0]]
+			return tv.IsValue()
+		}
+	}
+	return false
 }
 
 // needsFrame reports whether a compound top-level statement defines

@@ -43,7 +43,10 @@ type Session struct {
 	imports []importRec    // imports of earlier cells, for replay
 	records []*declRec     // declarations of earlier cells, in order
 	user    map[string]*declRec
-	defers  deferList // deferred calls of the running cell (defer.go)
+	defers  deferList       // deferred calls of the running cell (defer.go)
+	exit    chan int        // os.Exit's status (exit.go)
+	tnames  typeNames       // the cells' struct types, for fmt (fmtnames.go)
+	generic map[string]bool // packages whose generic helpers are loaded (genericstd.go)
 	// released counts the slots of releasedIn's global frame that
 	// releaseTemps has seen (release.go); unstopped says a cell is still
 	// running after an interrupt, so its slots must stay.
@@ -77,6 +80,7 @@ func New(opts Options) (*Session, error) {
 		errw:   &errWriter{w: orStderr(opts.Stderr)},
 		user:   map[string]*declRec{},
 		fset:   token.NewFileSet(),
+		exit:   make(chan int, 1),
 	}
 	if s.stdin == nil {
 		s.stdin = noStdin{}
@@ -101,7 +105,7 @@ func (s *Session) runtimeSymbols() yaegi.Exports {
 	}
 	vv := reflect.ValueOf(values)
 	return yaegi.Exports{
-		"gnnlabrt/gnnlabrt": {"Values": vv, "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push)},
+		"gnnlabrt/gnnlabrt": {"Values": vv, "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register)},
 		// Interpreted values passed to Values are wrapped so that they
 		// keep these methods (yaegi's "MapTypes").
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{vv: {
@@ -124,6 +128,8 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		stdlib.Symbols,
 		symbols.Symbols,
 		s.runtimeSymbols(),
+		s.exitSymbols(),
+		s.tnames.fmtSymbols(s.stdout),
 		// os.Stdin/Stdout/Stderr of cells are the session's streams
 		// (as io.Reader and io.Writer, not *os.File).
 		{"os/os": {
@@ -139,6 +145,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 	if _, err := i.Eval(helperSrc); err != nil {
 		return nil, fmt.Errorf("interp: helpers: %w", err)
 	}
+
 	return i, nil
 }
 
@@ -155,6 +162,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		if r := recover(); r != nil {
 			res, err = Result{}, internalError(r)
 		}
+		if err == error(errExitZero) {
+			err = nil // os.Exit(0) ended the cell (exit.go)
+		}
 	}()
 	pc, err := parseCell(s.fset, n, cell)
 	if err != nil {
@@ -163,21 +173,32 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	recs, imps := s.collect(pc)
 	globals := globalsOf(s.i)
 	info, undef := typecheck(s.fset, pc, checkEnv{globals: globals, earlier: s.records, imports: s.imports, known: s.knows})
+	if added, err := s.autoImport(ctx, pc, undef); err != nil {
+		return Result{}, err
+	} else if added {
+		info, undef = typecheck(s.fset, pc, checkEnv{globals: globals, earlier: s.records, imports: s.imports, known: s.knows})
+	}
 	if e := unexportedUse(s.fset, info, pc.decls, pc.body); e != nil { // unexported.go
 		return Result{}, e
 	}
 	declEd := newEditor(s.fset, pc.decls.Pos(), pc.declSrc)
-	rw := &rewriter{info: info, globals: globals, undefined: undef, ed: declEd}
+	names := s.importNames(pc)
+	_, hasMain := s.user["main"]
+	rw := &rewriter{info: info, globals: globals, undefined: undef, ed: declEd, names: names, hasMain: hasMain}
 	if err := rw.rewrite(pc.decls); err != nil {
 		return Result{}, unsupported(s.fset, err)
 	}
 	stmtEd := newEditor(s.fset, pc.body.Pos(), pc.stmtSrc)
-	srw := &rewriter{info: info, globals: globals, undefined: undef, ed: stmtEd, n: rw.n}
+	srw := &rewriter{info: info, globals: globals, undefined: undef, ed: stmtEd, n: rw.n, names: names, hasMain: hasMain, labels: rw.labels}
+	hoist(pc, rw, srw)
 	if err := srw.rewrite(pc.body); err != nil {
 		return Result{}, unsupported(s.fset, err)
 	}
-	names := s.importNames(pc)
 	srw.statements(pc.body, names)
+	srw.shadows(pc.body)
+	if err := s.loadGeneric(ctx, rw, srw); err != nil {
+		return Result{}, err
+	}
 	srw.defers(pc.body, names)
 	if s.needsReplay(recs) {
 		if err := s.rebuild(ctx, recs, imps); err != nil {
@@ -189,7 +210,11 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		}
 		s.commit(recs, imps)
 	}
-	if declaresMain(pc.decls) {
+	if src := structTypes(pc.decls.Decls); src != "" {
+		// Cosmetic (fmt's type names): a failure does not fail the cell.
+		_, _ = s.eval(ctx, blockPrefix+src, nil)
+	}
+	if declaresMain(pc.decls) && !callsMain(pc.body) {
 		if _, err := s.eval(ctx, helperMain+"()", nil); err != nil {
 			return Result{}, err
 		}
@@ -339,21 +364,29 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 		rank int
 		text string
 	}
-	var inits []init
+	var varInits []init
 	addInit := func(ids []*ast.Ident, text string) {
-		r := len(info.InitOrder) + len(inits) // unknown: after, in source order
+		r := len(info.InitOrder) + len(varInits) // unknown: after, in source order
 		for _, id := range ids {
 			if k, ok := rank[info.Defs[id]]; ok {
 				r = min(r, k)
 			}
 		}
-		inits = append(inits, init{r, text})
+		varInits = append(varInits, init{r, text})
 	}
+	var inits []string // the bodies of init functions, called last
 	var file1, file3, st2, st4b strings.Builder
+	st2.WriteString(rw.hoistDecl)
 	var newImports []importRec
 	for _, d := range pc.decls.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
+			if d.Recv == nil && d.Name.Name == "init" && d.Body != nil && d.Type.TypeParams == nil {
+				// init runs after the cell's variables are initialised,
+				// as in Go (yaegi ran it with the declarations).
+				inits = append(inits, strings.TrimSuffix(ed.piece(d.Body.Pos(), d.End(), "func() ", false), "\n")+"()\n")
+				continue
+			}
 			if !plainFunc(d) {
 				file3.WriteString(ed.piece(d.Pos(), d.End(), "", false))
 				continue
@@ -372,6 +405,13 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 				// harmless in a notebook; yaegi would refuse it.
 				for _, sp := range d.Specs {
 					is := sp.(*ast.ImportSpec)
+					if isIterImport(is) {
+						// Known to go/types only (iter.go).
+						if !s.imported(is) {
+							newImports = append(newImports, importRec{importName(is), "iter"})
+						}
+						continue
+					}
 					if !s.imported(is) {
 						file1.WriteString(ed.piece(is.Pos(), is.End(), "import ", false))
 						p, _ := strconv.Unquote(is.Path.Value)
@@ -419,10 +459,13 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 			}
 		}
 	}
-	sort.SliceStable(inits, func(i, j int) bool { return inits[i].rank < inits[j].rank })
+	sort.SliceStable(varInits, func(i, j int) bool { return varInits[i].rank < varInits[j].rank })
 	st4 := st4b.String()
-	for _, in := range inits {
+	for _, in := range varInits {
 		st4 += in.text
+	}
+	for _, in := range inits {
+		st4 += in
 	}
 	var steps []string
 	if file1.Len() > 0 {
@@ -493,8 +536,14 @@ func refers(n ast.Node, names map[string]bool) bool {
 // stopWait) for yaegi's goroutine to stop, so that the next cell does not
 // race with it.
 func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.Value, error) {
+	if debugSrc {
+		fmt.Fprintf(os.Stderr, "--- eval:\n%s\n", src)
+	}
 	s.errw.take()
-	o, interrupted, stopped := evalStoppable(ctx, s.i, src) // stop.go
+	o, interrupted, stopped := evalStoppable(ctx, s.i, src, s.exit) // stop.go
+	if o.exited {
+		return reflect.Value{}, exitError(o.code)
+	}
 	if interrupted && !stopped {
 		s.unstopped = true
 	}
@@ -734,7 +783,9 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 	var src strings.Builder
 	src.WriteString("package main\n")
 	for _, im := range s.imports {
-		fmt.Fprintf(&src, "import %s %q\n", im.name, im.path)
+		if im.path != "iter" { // iter.go
+			fmt.Fprintf(&src, "import %s %q\n", im.name, im.path)
+		}
 	}
 	src.WriteString("import __gnnlab_carry \"gnnlabcarry\"\n")
 	names := make([]string, 0, len(oldGlobals))
@@ -767,6 +818,7 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		}
 	}
 	s.i = ni
+	s.generic = nil
 	fset := token.NewFileSet()
 	text := src.String()
 	f, err := parser.ParseFile(fset, cellFile, text, parser.ParseComments)

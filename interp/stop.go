@@ -72,15 +72,20 @@ func stopOf(i *yaegi.Interpreter) (st yaegiStop, ok bool) {
 type evalOutcome struct {
 	v   reflect.Value
 	err error
+	// exited says the cell called os.Exit(code) (exit.go): its goroutine
+	// stays blocked there, so that no deferred call runs.
+	exited bool
+	code   int
 }
 
 // evalStoppable runs src on i. When ctx is cancelled first it stops the
 // cell as described above and returns interrupted true; stopped is false
-// when the cell was still running (in a compiled call) after stopWait.
-func evalStoppable(ctx context.Context, i *yaegi.Interpreter, src string) (o evalOutcome, interrupted, stopped bool) {
+// when the cell was still running (in a compiled call) after stopWait. A
+// status received on exit ends the evaluation with o.exited.
+func evalStoppable(ctx context.Context, i *yaegi.Interpreter, src string, exit <-chan int) (o evalOutcome, interrupted, stopped bool) {
 	st, ok := stopOf(i)
 	if !ok {
-		return evalYaegiStop(ctx, i, src)
+		return evalYaegiStop(ctx, i, src, exit)
 	}
 	done := make(chan evalOutcome, 1)
 	// EvalWithContext sets a fresh done channel under the mutex; its
@@ -88,11 +93,13 @@ func evalStoppable(ctx context.Context, i *yaegi.Interpreter, src string) (o eva
 	before := atomic.LoadUint64(st.id)
 	go func() {
 		v, err := i.EvalWithContext(context.Background(), src)
-		done <- evalOutcome{v, err}
+		done <- evalOutcome{v: v, err: err}
 	}()
 	select {
 	case o = <-done:
 		return o, false, true
+	case code := <-exit:
+		return evalOutcome{exited: true, code: code}, false, true
 	case <-ctx.Done():
 	}
 	// Interpreted loops end when the run id changes. The cell may not have
@@ -108,6 +115,9 @@ func evalStoppable(ctx context.Context, i *yaegi.Interpreter, src string) (o eva
 		case o = <-done:
 			rearm(st.id, before)
 			return o, true, true
+		case code := <-exit:
+			rearm(st.id, before)
+			return evalOutcome{exited: true, code: code}, false, true
 		case <-tick.C:
 		case <-soft:
 			// The cell waits in a channel operation (or a compiled
@@ -140,16 +150,25 @@ func closeOnce(c chan struct{}) {
 // evalYaegiStop is the stop for a yaegi whose fields stopOf does not know:
 // EvalWithContext's own, which returns at cancellation while its goroutine
 // winds down, found among the stacks of all goroutines.
-func evalYaegiStop(ctx context.Context, i *yaegi.Interpreter, src string) (o evalOutcome, interrupted, stopped bool) {
+func evalYaegiStop(ctx context.Context, i *yaegi.Interpreter, src string, exit <-chan int) (o evalOutcome, interrupted, stopped bool) {
 	gid := make(chan uint64, 1)
 	done := make(chan evalOutcome, 1)
+	// yaegi sees ctx through ictx, which stops following ctx when this
+	// returns: a goroutine left behind by os.Exit (exit.go) must not stop
+	// a later evaluation when ctx is cancelled after this one.
+	ictx, icancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer context.AfterFunc(ctx, icancel)()
 	go func() {
 		gid <- goroutineID()
-		v, err := i.EvalWithContext(ctx, src)
-		done <- evalOutcome{v, err}
+		v, err := i.EvalWithContext(ictx, src)
+		done <- evalOutcome{v: v, err: err}
 	}()
 	id := <-gid
-	o = <-done
+	select {
+	case o = <-done:
+	case code := <-exit:
+		return evalOutcome{exited: true, code: code}, false, true
+	}
 	if ctx.Err() == nil || !errors.Is(o.err, ctx.Err()) {
 		return o, false, true
 	}

@@ -1,0 +1,335 @@
+package interp
+
+import (
+	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"strings"
+	"sync"
+)
+
+// The generic functions of slices, maps and cmp.
+//
+// yaegi's tables have no symbols for them, and the generic sources that
+// yaegi compiles for some fail ("undefined type for E"). The session
+// carries its own interpreted versions of the common ones (genericSrc),
+// compiled into every interpreter under prefixed names
+// (__gnnlab_slices_Sort), and tells go/types that packages slices, maps
+// and cmp declare them (under their own names), so that a call
+// slices.Sort(xs) is rewritten to __gnnlab_slices_Sort[int](xs) with the
+// type arguments go/types inferred. Their signatures are simpler than
+// the standard library's (a slice parameter is []E, not S ~[]E), so a
+// result has the unnamed slice type. Functions not listed stay
+// unsupported, with an error naming them: among them those that return
+// iterators (maps.Keys, slices.All: yaegi fails to call a closure that a
+// generic function returns) and those that build slices with append
+// (slices.Clone, Insert, Compact, Delete: yaegi's generic append lost the
+// elements). A package's helpers are compiled into a session
+// when a cell first calls one (Session.loadGeneric).
+
+// genericSrc holds one template per package; PFX is the prefix of its
+// names: "" for go/types, "__gnnlab_<pkg>_" for the interpreter.
+var genericSrc = map[string]string{
+	"cmp": `
+type Ordered interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
+}
+
+func PFXCompare[T Ordered](x, y T) int {
+	xNaN := x != x
+	yNaN := y != y
+	if xNaN {
+		if yNaN {
+			return 0
+		}
+		return -1
+	}
+	if yNaN {
+		return +1
+	}
+	if x < y {
+		return -1
+	}
+	if x > y {
+		return +1
+	}
+	return 0
+}
+
+func PFXLess[T Ordered](x, y T) bool { return (x != x && y == y) || x < y }
+`,
+	"slices": `
+type ordered interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
+}
+
+func PFXSort[E ordered](x []E) { SORT.Slice(x, func(i, j int) bool { return x[i] < x[j] }) }
+
+func PFXSortFunc[E any](x []E, cmp func(a, b E) int) {
+	SORT.Slice(x, func(i, j int) bool { return cmp(x[i], x[j]) < 0 })
+}
+
+func PFXSortStableFunc[E any](x []E, cmp func(a, b E) int) {
+	SORT.SliceStable(x, func(i, j int) bool { return cmp(x[i], x[j]) < 0 })
+}
+
+func PFXIsSorted[E ordered](x []E) bool {
+	for i := len(x) - 1; i > 0; i-- {
+		if x[i] < x[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+func PFXMax[E ordered](x []E) E {
+	if len(x) < 1 {
+		panic("slices.Max: empty list")
+	}
+	m := x[0]
+	for i := 1; i < len(x); i++ {
+		if x[i] > m {
+			m = x[i]
+		}
+	}
+	return m
+}
+
+func PFXMin[E ordered](x []E) E {
+	if len(x) < 1 {
+		panic("slices.Min: empty list")
+	}
+	m := x[0]
+	for i := 1; i < len(x); i++ {
+		if x[i] < m {
+			m = x[i]
+		}
+	}
+	return m
+}
+
+func PFXMaxFunc[E any](x []E, cmp func(a, b E) int) E {
+	if len(x) < 1 {
+		panic("slices.MaxFunc: empty list")
+	}
+	m := x[0]
+	for i := 1; i < len(x); i++ {
+		if cmp(x[i], m) > 0 {
+			m = x[i]
+		}
+	}
+	return m
+}
+
+func PFXMinFunc[E any](x []E, cmp func(a, b E) int) E {
+	if len(x) < 1 {
+		panic("slices.MinFunc: empty list")
+	}
+	m := x[0]
+	for i := 1; i < len(x); i++ {
+		if cmp(x[i], m) < 0 {
+			m = x[i]
+		}
+	}
+	return m
+}
+
+func PFXIndex[E comparable](s []E, v E) int {
+	for i := range s {
+		if v == s[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+func PFXIndexFunc[E any](s []E, f func(E) bool) int {
+	for i := range s {
+		if f(s[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func PFXContains[E comparable](s []E, v E) bool { return PFXIndex(s, v) >= 0 }
+
+func PFXContainsFunc[E any](s []E, f func(E) bool) bool { return PFXIndexFunc(s, f) >= 0 }
+
+func PFXEqual[E comparable](s1, s2 []E) bool {
+	if len(s1) != len(s2) {
+		return false
+	}
+	for i := range s1 {
+		if s1[i] != s2[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func PFXReverse[E any](s []E) {
+	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+		s[i], s[j] = s[j], s[i]
+	}
+}
+
+
+
+
+
+
+
+
+
+`,
+	"maps": `
+
+
+
+func PFXEqual[K, V comparable](m1, m2 map[K]V) bool {
+	if len(m1) != len(m2) {
+		return false
+	}
+	for k, v1 := range m1 {
+		if v2, ok := m2[k]; !ok || v1 != v2 {
+			return false
+		}
+	}
+	return true
+}
+
+
+func PFXCopy[K comparable, V any](dst, src map[K]V) {
+	for k, v := range src {
+		dst[k] = v
+	}
+}
+
+func PFXDeleteFunc[K comparable, V any](m map[K]V, del func(K, V) bool) {
+	for k, v := range m {
+		if del(k, v) {
+			delete(m, k)
+		}
+	}
+}
+
+`,
+}
+
+// genericPrefix is the prefix of the interpreter's names for package p.
+func genericPrefix(p string) string { return helperPrefix + p + "_" }
+
+// genericPiece is the interpreter's source of the helpers of package p.
+func genericPiece(p string) string {
+	var b strings.Builder
+	b.WriteString("package main\n")
+	if strings.Contains(genericSrc[p], "SORT.") {
+		b.WriteString("import __gnnlab_sort \"sort\"\n")
+	}
+	{
+		src := genericSrc[p]
+		pfx := genericPrefix(p)
+		src = strings.ReplaceAll(src, "PFX", pfx)
+		src = strings.ReplaceAll(src, "SORT.", "__gnnlab_sort.")
+		// The constraints get the prefix too.
+		src = strings.ReplaceAll(src, "type ordered ", "type "+pfx+"ordered ")
+		src = strings.ReplaceAll(src, "type Ordered ", "type "+pfx+"Ordered ")
+		src = strings.ReplaceAll(src, " ordered]", " "+pfx+"ordered]")
+		src = strings.ReplaceAll(src, " Ordered]", " "+pfx+"Ordered]")
+		b.WriteString(src)
+	}
+	return b.String()
+}
+
+var (
+	genericOnce sync.Once
+	genericPkgs map[string]*types.Package
+)
+
+// genericTypes returns package p (slices, maps or cmp) as go/types sees it
+// in cells: the helpers under their own names; nil for other packages.
+func genericTypes(p string) *types.Package {
+	genericOnce.Do(func() {
+		genericPkgs = map[string]*types.Package{}
+		for name, src := range genericSrc {
+			text := "package " + name + "\n\nimport \"sort\"\n" + strings.ReplaceAll(strings.ReplaceAll(src, "PFX", ""), "SORT.", "sort.")
+			if !strings.Contains(text, "sort.") {
+				text = strings.Replace(text, "import \"sort\"\n", "", 1)
+			}
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, name+".go", text, 0)
+			if err != nil {
+				continue
+			}
+			// symTypes, not importer{}, which would come back here.
+			conf := types.Config{Importer: symTypes, Error: func(error) {}}
+			pkg, _ := conf.Check(name, fset, []*ast.File{f}, nil)
+			if pkg != nil {
+				genericPkgs[name] = pkg
+			}
+		}
+	})
+	return genericPkgs[p]
+}
+
+// genericCallee rewrites the callee of a call of slices.F, maps.F or
+// cmp.F that the helpers provide, and reports whether it did.
+func (r *rewriter) genericCallee(call *ast.CallExpr) (bool, *unsupportedError) {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false, nil
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return false, nil
+	}
+	pn, ok := r.info.Uses[pkg].(*types.PkgName)
+	if !ok || genericSrc[pn.Imported().Path()] == "" {
+		return false, nil
+	}
+	fn, ok := r.info.Uses[sel.Sel].(*types.Func)
+	if !ok {
+		return false, nil
+	}
+	inst, ok := r.info.Instances[sel.Sel]
+	if !ok {
+		return false, nil
+	}
+	args := make([]string, inst.TypeArgs.Len())
+	for k := range args {
+		t, ok := typeText(inst.TypeArgs.At(k), r.names)
+		if !ok {
+			return false, &unsupportedError{call.Pos(), pn.Imported().Path() + "." + fn.Name() + " with a type argument of a package the cell did not import is not supported by the interpreter"}
+		}
+		args[k] = t
+	}
+	r.ed.replace(sel.Pos(), sel.End(), genericPrefix(pn.Imported().Path())+sel.Sel.Name+"["+strings.Join(args, ", ")+"]")
+	if r.generic == nil {
+		r.generic = map[string]bool{}
+	}
+	r.generic[pn.Imported().Path()] = true
+	return true, nil
+}
+
+// loadGeneric compiles the helpers of the packages that the rewriters'
+// cells call, once per interpreter.
+func (s *Session) loadGeneric(ctx context.Context, rws ...*rewriter) error {
+	for _, r := range rws {
+		for _, p := range []string{"cmp", "slices", "maps"} {
+			if !r.generic[p] || s.generic[p] {
+				continue
+			}
+			if _, err := s.eval(ctx, genericPiece(p), nil); err != nil {
+				return err
+			}
+			if s.generic == nil {
+				s.generic = map[string]bool{}
+			}
+			s.generic[p] = true
+		}
+	}
+	return nil
+}

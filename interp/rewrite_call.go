@@ -1,0 +1,417 @@
+package interp
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// Rewrites of calls that yaegi gets wrong:
+//
+//   - a defer in a function evaluates its function value and its
+//     arguments when the deferred call runs, not at the defer statement
+//     (defer fmt.Println(x) prints the last x), so the arguments are
+//     evaluated first: defer F(a, b) becomes
+//     { a1, a2 := a, b; defer F(a1, a2) }, the block's variables being
+//     new on each execution (the function value stays where it is:
+//     deferring a call of a function variable can hang yaegi);
+//   - new(expr) (Go 1.26) gives the zero value: it calls a generic helper
+//     that returns a pointer to a copy of its argument;
+//   - a call of a generic function whose type arguments are inferred
+//     gets them written (Map(xs, f) becomes Map[int, string](xs, f)):
+//     yaegi's inference fails with several type parameters and with
+//     untyped constant arguments;
+//   - main, once a cell defined it, is the renamed function (funcName):
+//     an explicit main() calls it.
+
+// nestedDefers rewrites the defer statements inside the function bodies
+// of n (FuncDecl and FuncLit), not those of the cell's top level, which
+// defer.go handles.
+func (r *rewriter) nestedDefers(n ast.Node) {
+	var walk func(n ast.Node, inFunc bool)
+	walk = func(n ast.Node, inFunc bool) {
+		ast.Inspect(n, func(x ast.Node) bool {
+			switch x := x.(type) {
+			case *ast.FuncDecl:
+				if x.Body != nil && !inFunc {
+					walk(x.Body, true)
+					return false
+				}
+			case *ast.FuncLit:
+				if !inFunc {
+					walk(x.Body, true)
+					return false
+				}
+			case *ast.DeferStmt:
+				if inFunc {
+					r.nestedDefer(x)
+					r.deferredLit(x)
+				}
+			}
+			return true
+		})
+	}
+	walk(n, false)
+}
+
+func (r *rewriter) nestedDefer(st *ast.DeferStmt) {
+	call := st.Call
+	if len(call.Args) == 0 || r.names == nil || !r.capturable(call, r.names) {
+		return
+	}
+	if len(call.Args) == 1 {
+		if _, tuple := r.info.Types[call.Args[0]].Type.(*types.Tuple); tuple {
+			return // f(g()) with g of several results
+		}
+	}
+	vars := make([]string, len(call.Args))
+	for k := range vars {
+		vars[k] = r.fresh("da")
+	}
+	r.ed.insert(st.Defer, "{ "+strings.Join(vars, ", ")+" := ", false)
+	r.ed.replace(st.Defer, call.Lparen+1, "")
+	sig, _ := r.info.Types[call.Fun].Type.Underlying().(*types.Signature)
+	for k, a := range call.Args {
+		if untyped(r.info.Types[a]) {
+			t, _ := typeText(paramType(sig, k), r.names)
+			r.ed.insert(a.Pos(), t+"(", false)
+			r.ed.insert(a.End(), ")", false)
+		}
+	}
+	spread := ""
+	if call.Ellipsis.IsValid() {
+		r.ed.replace(call.Ellipsis, call.Ellipsis+token.Pos(len("...")), "")
+		spread = "..."
+	}
+	fun := r.ed.text(call.Fun.Pos(), call.Fun.End(), false)
+	r.ed.replace(call.Rparen, call.Rparen+1, "; defer "+fun+"("+strings.Join(vars, ", ")+spread+") }")
+}
+
+// deferredLit passes the loop variables that a deferred function literal
+// reads as arguments: defer func() { use(i) }() in a loop becomes
+// defer func(i int) { use(i) }(i). yaegi makes the closure when the
+// deferred call runs, so it saw the last iteration's variables, while the
+// arguments of a deferred call are read per iteration. A variable the
+// literal assigns stays captured.
+func (r *rewriter) deferredLit(st *ast.DeferStmt) {
+	lit, ok := ast.Unparen(st.Call.Fun).(*ast.FuncLit)
+	if !ok || len(st.Call.Args) != 0 || lit.Type.Params.NumFields() != 0 || len(r.loops) == 0 {
+		return
+	}
+	inLoop := func(p token.Pos) bool {
+		for _, l := range r.loops {
+			if l.Pos() <= p && p < l.End() && l.Pos() <= st.Pos() && st.Pos() < l.End() {
+				return true
+			}
+		}
+		return false
+	}
+	var order []*types.Var
+	seen := map[*types.Var]bool{}
+	assigned := map[types.Object]bool{}
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range x.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+					assigned[r.info.Uses[id]] = true
+				}
+			}
+		case *ast.IncDecStmt:
+			if id, ok := ast.Unparen(x.X).(*ast.Ident); ok {
+				assigned[r.info.Uses[id]] = true
+			}
+		case *ast.UnaryExpr:
+			if id, ok := ast.Unparen(x.X).(*ast.Ident); ok && x.Op == token.AND {
+				assigned[r.info.Uses[id]] = true
+			}
+		case *ast.Ident:
+			v, ok := r.info.Uses[x].(*types.Var)
+			if ok && !v.IsField() && !seen[v] && !(lit.Pos() <= v.Pos() && v.Pos() < lit.End()) && inLoop(v.Pos()) {
+				seen[v] = true
+				order = append(order, v)
+			}
+		}
+		return true
+	})
+	var params, args []string
+	for _, v := range order {
+		if assigned[v] {
+			continue
+		}
+		t, ok := typeText(v.Type(), r.names)
+		if !ok {
+			return
+		}
+		params = append(params, v.Name()+" "+t)
+		args = append(args, v.Name())
+	}
+	if len(params) == 0 {
+		return
+	}
+	r.ed.replace(lit.Type.Params.Opening, lit.Type.Params.Closing+1, "("+strings.Join(params, ", ")+")")
+	r.ed.replace(st.Call.Lparen, st.Call.Rparen+1, "("+strings.Join(args, ", ")+")")
+}
+
+// newExpr rewrites new(expr), whose operand is a value, into a function
+// literal that returns the address of a copy (a generic helper when the
+// type cannot be written: yaegi fails to instantiate a generic function
+// for a statement at the top level of a cell).
+func (r *rewriter) newExpr(call *ast.CallExpr, id *ast.Ident) {
+	if len(call.Args) != 1 {
+		return
+	}
+	arg := call.Args[0]
+	tv, ok := r.info.Types[arg]
+	if !ok || !tv.IsValue() || tv.Type == nil {
+		return
+	}
+	t, ok := typeText(types.Default(tv.Type), r.names)
+	if !ok {
+		r.ed.replace(id.Pos(), id.End(), helperNew)
+		return
+	}
+	v := r.fresh("nv")
+	r.ed.replace(call.Pos(), arg.Pos(), "func() *"+t+" { var "+v+" "+t+" = ")
+	r.ed.replace(arg.End(), call.End(), "; return &"+v+" }()")
+}
+
+// mainRef rewrites a use of the cell's or the session's func main.
+func (r *rewriter) mainRef(id *ast.Ident) {
+	if id.Name != "main" {
+		return
+	}
+	switch obj := r.info.Uses[id].(type) {
+	case *types.Func:
+		if obj.Parent() != obj.Pkg().Scope() {
+			return
+		}
+	case nil:
+		if !r.hasMain {
+			return
+		}
+	default:
+		return
+	}
+	r.ed.replace(id.Pos(), id.End(), helperMain)
+}
+
+// callsMain reports whether a statement of the cell's top level calls
+// main.
+func callsMain(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "main" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// instantiate writes the type arguments that go/types inferred for a call
+// of a generic function, when they can all be written in the cell.
+func (r *rewriter) instantiate(call *ast.CallExpr) {
+	var id *ast.Ident
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return
+	}
+	if _, ok := r.info.Uses[id].(*types.Func); !ok {
+		return
+	}
+	inst, ok := r.info.Instances[id]
+	if !ok || inst.TypeArgs == nil || inst.TypeArgs.Len() == 0 {
+		return
+	}
+	if strings.HasPrefix(id.Name, helperPrefix) {
+		return
+	}
+	args := make([]string, inst.TypeArgs.Len())
+	for k := range args {
+		t, ok := typeText(inst.TypeArgs.At(k), r.names)
+		if !ok {
+			return
+		}
+		args[k] = t
+	}
+	r.ed.insert(call.Fun.End(), "["+strings.Join(args, ", ")+"]", false)
+}
+
+// constRepeat fixes constant declarations of several names per line
+// (const ( a, b = iota, iota * 10; c, d )), which yaegi gets wrong: it
+// fails on the implicit repetition ("constant definition loop") and
+// counts iota per name, not per line. In such a line, iota is written as
+// its value and a repeated expression list is written out.
+func (r *rewriter) constRepeat(d *ast.GenDecl) {
+	var last *ast.ValueSpec
+	for k, sp := range d.Specs {
+		vs := sp.(*ast.ValueSpec)
+		if len(vs.Values) > 0 {
+			last = vs
+		}
+		if len(vs.Names) < 2 || last == nil {
+			continue
+		}
+		if len(vs.Values) > 0 {
+			for _, e := range vs.Values {
+				ast.Inspect(e, func(n ast.Node) bool {
+					if id, ok := n.(*ast.Ident); ok && r.isIota(id) {
+						r.ed.replace(id.Pos(), id.End(), strconv.Itoa(k))
+					}
+					return true
+				})
+			}
+			continue
+		}
+		if vs.Type != nil {
+			continue
+		}
+		text := ""
+		if last.Type != nil {
+			text = " " + r.ed.src[r.ed.off(last.Type.Pos()):r.ed.off(last.Type.End())]
+		}
+		from, to := r.ed.off(last.Values[0].Pos()), r.ed.off(last.Values[len(last.Values)-1].End())
+		var iotas []int
+		for _, e := range last.Values {
+			ast.Inspect(e, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && r.isIota(id) {
+					iotas = append(iotas, r.ed.off(id.Pos()))
+				}
+				return true
+			})
+		}
+		var b strings.Builder
+		at := from
+		for _, o := range iotas {
+			b.WriteString(r.ed.src[at:o] + strconv.Itoa(k))
+			at = o + len("iota")
+		}
+		b.WriteString(r.ed.src[at:to])
+		r.ed.insert(vs.Names[len(vs.Names)-1].End(), text+" = "+b.String(), false)
+	}
+}
+
+// isIota reports whether id is the predeclared iota.
+func (r *rewriter) isIota(id *ast.Ident) bool {
+	if id.Name != "iota" {
+		return false
+	}
+	c, ok := r.info.Uses[id].(*types.Const)
+	return ok && c.Pkg() == nil
+}
+
+// methodRef rewrites a method value of a value receiver that is not
+// called at once (get := t.Get) and a method expression ((*T).Set,
+// T.Get). yaegi binds a method value's receiver when the value is
+// called, not when it is evaluated (get() saw later changes of t), and
+// fails to call method expressions ("Call with too many input
+// arguments"). Both become function literals:
+//
+//	t.Get    →  func(r T) func() int { return r.Get }(t)
+//	(*T).Set →  func(r *T, a0 int) { r.Set(a0) }
+func (r *rewriter) methodRef(sel *ast.SelectorExpr) {
+	s := r.info.Selections[sel]
+	if s == nil {
+		return
+	}
+	sig, ok := r.info.Types[sel].Type.(*types.Signature)
+	if !ok {
+		return
+	}
+	switch s.Kind() {
+	case types.MethodVal:
+		if _, ptr := s.Obj().Type().(*types.Signature).Recv().Type().Underlying().(*types.Pointer); ptr {
+			return // the receiver is an address, bound either way
+		}
+		if _, iface := s.Recv().Underlying().(*types.Interface); iface {
+			return
+		}
+		rt, ok1 := typeText(s.Recv(), r.names)
+		ft, ok2 := typeText(sig, r.names)
+		if !ok1 || !ok2 {
+			return
+		}
+		v := r.fresh("mr")
+		r.ed.insert(sel.Pos(), "func("+v+" "+rt+") "+ft+" { return "+v+"."+sel.Sel.Name+" }(", false)
+		r.ed.replace(sel.X.End(), sel.End(), ")")
+	case types.MethodExpr:
+		params := make([]string, sig.Params().Len())
+		args := make([]string, sig.Params().Len())
+		for k := range params {
+			t, ok := typeText(sig.Params().At(k).Type(), r.names)
+			if !ok {
+				return
+			}
+			args[k] = r.fresh("ma")
+			params[k] = args[k] + " " + t
+		}
+		spread := ""
+		if sig.Variadic() {
+			params[len(params)-1] = args[len(args)-1] + " ..." + strings.TrimPrefix(params[len(params)-1][len(args[len(args)-1])+1:], "[]")
+			spread = "..."
+		}
+		res := ""
+		if sig.Results().Len() > 0 {
+			rt, ok := typeText(sig.Results(), r.names)
+			if !ok {
+				return
+			}
+			res = " " + rt
+		}
+		ret := ""
+		if res != "" {
+			ret = "return "
+		}
+		call := args[0] + "." + sel.Sel.Name + "(" + strings.Join(args[1:], ", ") + spread + ")"
+		r.ed.replace(sel.Pos(), sel.End(), "func("+strings.Join(params, ", ")+")"+res+" { "+ret+call+" }")
+	}
+}
+
+// selectBreaks rewrites break L, inside a select statement, of the for or
+// range statement that l labels, into a goto to a label after the loop:
+// yaegi's break did not leave the loop (the cell hung).
+func (r *rewriter) selectBreaks(l *ast.LabeledStmt) {
+	switch l.Stmt.(type) {
+	case *ast.ForStmt, *ast.RangeStmt:
+	default:
+		return
+	}
+	var found []*ast.BranchStmt
+	var walk func(n ast.Node, inSelect bool)
+	walk = func(n ast.Node, inSelect bool) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.SelectStmt:
+				if !inSelect {
+					walk(m.Body, true)
+					return false
+				}
+			case *ast.BranchStmt:
+				if inSelect && m.Tok == token.BREAK && m.Label != nil && m.Label.Name == l.Label.Name {
+					found = append(found, m)
+				}
+			}
+			return true
+		})
+	}
+	walk(l.Stmt, false)
+	if len(found) == 0 {
+		return
+	}
+	end := r.fresh("brk")
+	for _, b := range found {
+		r.ed.replace(b.Pos(), b.End(), "goto "+end)
+	}
+	r.ed.insert(l.End(), "; "+end+": ;", false)
+}

@@ -1,0 +1,194 @@
+package interp
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+)
+
+// Per-iteration loop variables (Go 1.22).
+//
+// yaegi gives the variables that a for statement defines one variable for
+// the whole loop, as Go did before 1.22: closures created in the loop and
+// pointers taken to the variable all see its last value. A variable that
+// the loop body defines is new on each iteration in yaegi too, so a loop
+// whose variables are captured (used in a function literal or their
+// address taken) gets a copy of each at the top of its body:
+//
+//	for i := 0; i < n; i++ { body }
+//	for __gnnlab_lv1 := 0; __gnnlab_lv1 < n; __gnnlab_lv1++ { i := __gnnlab_lv1; body }
+//
+// and, when the body assigns the variable, the copy is written back before
+// the next iteration (at the end of the body and at each continue of this
+// loop), as Go copies the variable into the next iteration's. A range
+// statement's variables are copied the same way, without the write back.
+// The copy has a new name rather than i := i because yaegi reads the new,
+// zero i on the right of i := i in a block at the top level of a cell.
+
+// loopVars returns the objects of the variables that the identifiers
+// define, in order (nil for blank or unknown ones).
+func (r *rewriter) loopVars(ids []ast.Expr) []types.Object {
+	objs := make([]types.Object, len(ids))
+	for k, e := range ids {
+		if id, ok := e.(*ast.Ident); ok && id.Name != "_" {
+			objs[k] = r.info.Defs[id]
+		}
+	}
+	return objs
+}
+
+// captured reports whether n uses one of objs in a function literal or
+// takes its address, and whether it assigns one of them.
+func (r *rewriter) captured(n ast.Node, objs []types.Object) (captured, assigned bool) {
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		if !ok {
+			return false
+		}
+		obj := r.info.Uses[id]
+		for _, o := range objs {
+			if o != nil && obj == o {
+				return true
+			}
+		}
+		return false
+	}
+	var walk func(n ast.Node, inLit bool)
+	walk = func(n ast.Node, inLit bool) {
+		ast.Inspect(n, func(x ast.Node) bool {
+			switch x := x.(type) {
+			case *ast.FuncLit:
+				if !inLit {
+					walk(x.Body, true)
+					return false
+				}
+			case *ast.Ident:
+				if inLit && is(x) {
+					captured = true
+				}
+			case *ast.UnaryExpr:
+				if x.Op == token.AND && is(x.X) {
+					captured, assigned = true, true
+				}
+			case *ast.AssignStmt:
+				for _, l := range x.Lhs {
+					assigned = assigned || (x.Tok != token.DEFINE && is(l))
+				}
+			case *ast.IncDecStmt:
+				assigned = assigned || is(x.X)
+			}
+			return true
+		})
+	}
+	walk(n, false)
+	return captured, assigned
+}
+
+// forLoopVars gives a three-clause loop whose variables are captured a
+// copy of them per iteration (see above).
+func (r *rewriter) forLoopVars(x *ast.ForStmt) {
+	init, ok := x.Init.(*ast.AssignStmt)
+	if !ok || init.Tok != token.DEFINE {
+		return
+	}
+	objs := r.loopVars(init.Lhs)
+	captured, assigned := r.captured(x.Body, objs)
+	if !captured {
+		return
+	}
+	renamed := map[types.Object]string{}
+	var copies, back []string
+	for k, o := range objs {
+		if o == nil {
+			continue
+		}
+		lv := r.fresh("lv")
+		renamed[o] = lv
+		id := init.Lhs[k].(*ast.Ident)
+		r.ed.replace(id.Pos(), id.End(), lv)
+		copies = append(copies, id.Name+" := "+lv+";")
+		back = append(back, lv+" = "+id.Name+";")
+	}
+	// The loop's own clauses use the renamed variables.
+	for _, n := range []ast.Node{x.Cond, x.Post} {
+		if n == nil {
+			continue
+		}
+		ast.Inspect(n, func(m ast.Node) bool {
+			if id, ok := m.(*ast.Ident); ok {
+				if lv, ok := renamed[r.info.Uses[id]]; ok {
+					r.ed.replace(id.Pos(), id.End(), lv)
+				}
+			}
+			return true
+		})
+	}
+	r.ed.insert(x.Body.Lbrace+1, " "+strings.Join(copies, " "), false)
+	if !assigned {
+		return
+	}
+	wb := strings.Join(back, " ")
+	r.ed.insert(x.Body.Rbrace, "; "+wb+" ", false)
+	for _, c := range r.continuesOf(x) {
+		r.ed.insert(c.Pos(), "{ "+wb+" ", false)
+		r.ed.insert(c.End(), " }", false)
+	}
+}
+
+// continuesOf returns the continue statements that continue loop x.
+func (r *rewriter) continuesOf(x *ast.ForStmt) []*ast.BranchStmt {
+	label := ""
+	if r.labels != nil {
+		label = r.labels[x]
+	}
+	var out []*ast.BranchStmt
+	var walk func(n ast.Node, nested bool)
+	walk = func(n ast.Node, nested bool) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ForStmt:
+				if m != x {
+					walk(m.Body, true)
+					return false
+				}
+			case *ast.RangeStmt:
+				walk(m.Body, true)
+				return false
+			case *ast.BranchStmt:
+				if m.Tok == token.CONTINUE && ((m.Label == nil && !nested) || (m.Label != nil && m.Label.Name == label && label != "")) {
+					out = append(out, m)
+				}
+			}
+			return true
+		})
+	}
+	walk(x.Body, false)
+	return out
+}
+
+// rangeLoopVars gives a range statement whose variables are captured a
+// copy of them per iteration. It reports false when it made no change.
+func (r *rewriter) rangeLoopVars(x *ast.RangeStmt) bool {
+	if x.Tok != token.DEFINE {
+		return false
+	}
+	objs := r.loopVars([]ast.Expr{x.Key, x.Value})
+	if captured, _ := r.captured(x.Body, objs); !captured {
+		return false
+	}
+	var copies []string
+	for k, e := range []ast.Expr{x.Key, x.Value} {
+		if objs[k] == nil {
+			continue
+		}
+		id := e.(*ast.Ident)
+		lv := r.fresh("lv")
+		r.ed.replace(id.Pos(), id.End(), lv)
+		copies = append(copies, id.Name+" := "+lv+";")
+	}
+	r.ed.insert(x.Body.Lbrace+1, " "+strings.Join(copies, " "), false)
+	return true
+}
