@@ -54,7 +54,7 @@ var notebooks = []struct {
 	{"01-backprop.ipynb", []check{
 		contains("neuron: hand = autograd: true"),
 		contains("mlp: hand = autograd: true"),
-		contains("gradient check: passed"),
+		atMost(`gradient check: passed \(worst relative error ([0-9.e+-]+) ≤`, 1e-2),
 	}},
 	{"02-cnn.ipynb", []check{
 		contains("hand = tensor.Conv2D: true"),
@@ -115,6 +115,19 @@ func atLeast(re string, min float64) check {
 		}
 		if v[0] < min {
 			return fmt.Errorf("%q: %.1f, want at least %.1f", re, v[0], min)
+		}
+		return nil
+	}
+}
+
+func atMost(re string, max float64) check {
+	return func(text string) error {
+		v, err := numbers(re, text)
+		if err != nil {
+			return err
+		}
+		if v[0] > max {
+			return fmt.Errorf("%q: %g, want at most %g", re, v[0], max)
 		}
 		return nil
 	}
