@@ -202,6 +202,30 @@ func TestGoldenImageGridMNIST(t *testing.T) {
 	golden(t, "mnist_grid", f)
 }
 
+// TestGoldenImageGridSigned covers tiles of both signs and different
+// scales: one symmetric scale for all, 0 mid grey, and a colour bar.
+func TestGoldenImageGridSigned(t *testing.T) {
+	const n, side = 4, 9
+	vals := make([]float32, n*side*side)
+	for k := 0; k < n; k++ {
+		for i := 0; i < side; i++ {
+			for j := 0; j < side; j++ {
+				// a horizontal ramp, scaled 1, 2, 3 and 4 times, the last tile flipped
+				v := float32(k+1) * float32(j-side/2) / float32(side/2)
+				if k == n-1 {
+					v = -v
+				}
+				vals[(k*side+i)*side+j] = v
+			}
+		}
+	}
+	f, err := viz.ImageGridData(vals, n, side, side, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "grid_signed", f)
+}
+
 func TestGoldenGroupedBars(t *testing.T) {
 	f, err := viz.GroupedBars([]string{"accuracy", "size (rel.)", "time (rel.)"}, []string{"FP32", "INT8"},
 		[][]float64{{0.815, 1, 1}, {0.809, 0.25, 0.55}})
