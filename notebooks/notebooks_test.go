@@ -66,6 +66,8 @@ var notebooks = []struct {
 		atLeast(`GCN on Cora: test accuracy ([0-9.]+)%`, 80),
 		overSmoothing,
 		atLeast(`graph classification: test accuracy ([0-9.]+)%`, 80),
+		atMost(`largest in-edge weight × d̃: ([0-9.]+) on average`, 1.2), // "nearly uniform"
+		contains("edge-count baseline"),
 	}},
 	{"04-quantization.ipynb", []check{
 		int8WithinOnePoint,
@@ -148,7 +150,8 @@ func atLeastBar(re string) check {
 }
 
 // overSmoothing checks that k steps of propagation shrink the mean average
-// distance, and that deep GCNs lose accuracy against the 2-layer one.
+// distance and the degree-normalised energy but not the plain one, and that
+// deep GCNs lose accuracy against the 2-layer one.
 func overSmoothing(text string) error {
 	k0, err := numbers(`k =  0: Dirichlet energy [0-9.e+-]+, MAD ([0-9.]+)`, text)
 	if err != nil {
@@ -161,11 +164,26 @@ func overSmoothing(text string) error {
 	if k64[0] >= k0[0]/10 {
 		return fmt.Errorf("MAD after 64 propagation steps %.4f, want below a tenth of %.4f", k64[0], k0[0])
 	}
-	two, err := numbers(` 2 layers: training accuracy +[0-9.]+%, test accuracy +([0-9.]+)%`, text)
+	// The energy levels off above 0, the degree-normalised one goes to 0.
+	e0, err := numbers(`k =  0: Dirichlet energy ([0-9.e+-]+), MAD [0-9.]+, degree-normalised energy ([0-9.e+-]+)`, text)
 	if err != nil {
 		return err
 	}
-	sixteen, err := numbers(`16 layers: training accuracy +[0-9.]+%, test accuracy +([0-9.]+)%`, text)
+	e64, err := numbers(`k = 64: Dirichlet energy ([0-9.e+-]+), MAD [0-9.]+, degree-normalised energy ([0-9.e+-]+)`, text)
+	if err != nil {
+		return err
+	}
+	if e64[0] < e0[0]/100 {
+		return fmt.Errorf("Dirichlet energy after 64 steps %.3g, want it to level off above a hundredth of %.3g, as the notebook says", e64[0], e0[0])
+	}
+	if e64[1] >= e0[1]/1000 {
+		return fmt.Errorf("degree-normalised energy after 64 steps %.3g, want below a thousandth of %.3g", e64[1], e0[1])
+	}
+	two, err := numbers(` 2 layers: training accuracy +[0-9.]+ ± +[0-9.]+%, test accuracy +([0-9.]+) ± +[0-9.]+%`, text)
+	if err != nil {
+		return err
+	}
+	sixteen, err := numbers(`16 layers: training accuracy +[0-9.]+ ± +[0-9.]+%, test accuracy +([0-9.]+) ± +[0-9.]+%`, text)
 	if err != nil {
 		return err
 	}
