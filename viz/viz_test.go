@@ -235,6 +235,17 @@ func TestGoldenGroupedBars(t *testing.T) {
 	golden(t, "bars", f)
 }
 
+// TestGoldenGroupedBarsZoom covers accuracies that differ by tenths of a
+// point: the axis starts below the shortest bar.
+func TestGoldenGroupedBarsZoom(t *testing.T) {
+	f, err := viz.GroupedBars([]string{"FP32", "INT8 PTQ", "W4A8 PTQ", "W4A8 QAT"}, []string{"mean of 10 seeds"},
+		[][]float64{{0.816, 0.815, 0.814, 0.817}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "bars_zoom", f)
+}
+
 func TestGoldenRoofline(t *testing.T) {
 	f, err := viz.Roofline(100, 20, []viz.RooflinePoint{
 		{Name: "MatMul", Intensity: 30, GFLOPs: 60},
