@@ -71,7 +71,8 @@ var notebooks = []struct {
 	}},
 	{"04-quantization.ipynb", []check{
 		int8WithinOnePoint,
-		atLeast(`INT4 weights: PTQ [0-9.]+%, QAT ([0-9.]+)%`, 75),
+		atLeast(`W4A8: PTQ [0-9.]+%, QAT ([0-9.]+)%`, 75),
+		atLeast(`W4A8 Degree-Quant +test accuracy ([0-9.]+) ± [0-9.]+% \(mean ± sd of 10 seeds\)`, 75),
 	}},
 	{"05-parallel-gpu.ipynb", []check{
 		amdahlFit,
