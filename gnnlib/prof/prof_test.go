@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/prof"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
@@ -83,6 +84,8 @@ func TestFitAmdahlErrors(t *testing.T) {
 		{"one thread only", []float64{1, 1}, []float64{1, 1}},
 		{"zero speedup", []float64{1, 2}, []float64{1, 0}},
 		{"zero threads", []float64{0, 2}, []float64{1, 2}},
+		{"1 and 2 threads only", []float64{1, 2}, []float64{1, 1.6}},
+		{"2 threads repeated", []float64{1, 2, 2}, []float64{1, 1.6, 1.7}},
 	}
 	for _, tt := range tests {
 		if _, err := prof.FitAmdahl(tt.threads, tt.speedup); !errors.Is(err, prof.ErrFit) {
@@ -187,6 +190,35 @@ func TestOpProfileCoversStep(t *testing.T) {
 	}
 	if !strings.Contains(best.HTML(), "<table>") {
 		t.Errorf("OpReport.HTML() has no table: %q", best.HTML())
+	}
+}
+
+// TestOpProfileGraphOps checks that graph ops count their work from the
+// edges and the feature width, in both passes, not one FLOP an output.
+func TestOpProfileGraphOps(t *testing.T) {
+	g, err := graph.ErdosRenyiM(100, 600, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const f = 16
+	x := tensor.Randn(1, 100, f).SetRequiresGrad(true)
+	p := prof.StartOps()
+	nn.SumAggregate(g, x).Sum().Backward()
+	r := p.Stop()
+	e := int64(g.NumEdges())
+	wantFLOPs, wantBytes := 2*e*f, 4*e*f+12*e+4*100*f
+	seen := 0
+	for _, row := range r.Rows {
+		if row.Op != "SumAggregate" {
+			continue
+		}
+		seen++
+		if row.FLOPs != wantFLOPs || row.Bytes != wantBytes {
+			t.Errorf("%s: %d FLOPs, %d bytes, want %d FLOPs (2·E·f), %d bytes", row.Name(), row.FLOPs, row.Bytes, wantFLOPs, wantBytes)
+		}
+	}
+	if seen != 2 {
+		t.Errorf("op profile has %d SumAggregate rows, want 2 (forward, backward):\n%v", seen, r)
 	}
 }
 
