@@ -35,6 +35,7 @@ func init() {
 		"MatMulInto":      reflect.ValueOf(tensor.MatMulInto),
 		"MemoryOf":        reflect.ValueOf(tensor.MemoryOf),
 		"NLL":             reflect.ValueOf(tensor.NLL),
+		"NewGraphOpSince": reflect.ValueOf(tensor.NewGraphOpSince),
 		"NewOp":           reflect.ValueOf(tensor.NewOp),
 		"NewOpSince":      reflect.ValueOf(tensor.NewOpSince),
 		"NewRNG":          reflect.ValueOf(tensor.NewRNG),
