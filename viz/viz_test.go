@@ -200,6 +200,20 @@ func syntheticMemory() *prof.MemoryProfile {
 	return m
 }
 
+// TestGoldenMemoryLive covers marks that measured the live heap: their
+// curve shows over the heap's.
+func TestGoldenMemoryLive(t *testing.T) {
+	m := syntheticMemory()
+	for i := range m.Marks {
+		m.Marks[i].Live = uint64(40+[]int{0, 50, 20}[i%3]) << 20 // forward keeps 50 MiB, backward frees 30
+	}
+	f, err := viz.Memory(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "memory_live", f)
+}
+
 func TestGoldenMemory(t *testing.T) {
 	f, err := viz.Memory(syntheticMemory())
 	if err != nil {

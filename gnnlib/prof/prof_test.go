@@ -251,6 +251,30 @@ func TestOpProfileNesting(t *testing.T) {
 
 var sink []byte
 
+// TestMarkLive checks that MarkLive measures what is kept, not garbage:
+// 32 MiB held show at the next mark, 32 MiB dropped do not.
+func TestMarkLive(t *testing.T) {
+	const size = 32 << 20
+	m := prof.TrackMemory(time.Millisecond)
+	m.MarkLive("before")
+	held := make([]byte, size)
+	garbage := make([]byte, size)
+	garbage[0] = 1
+	garbage = nil
+	m.MarkLive("after")
+	r := m.Stop()
+	sink = held
+	defer func() { sink = nil }()
+	_ = garbage
+	if len(r.Marks) != 2 {
+		t.Fatalf("MarkLive marks = %v, want 2", r.Marks)
+	}
+	grew := int64(r.Marks[1].Live) - int64(r.Marks[0].Live)
+	if grew < size*15/16 || grew > size*3/2 {
+		t.Errorf("live heap grew by %s between the marks, want about %s (the held buffer, not the dropped one)", prof.Bytes(uint64(max(grew, 0))), prof.Bytes(size))
+	}
+}
+
 func TestTrackMemorySeesAllocation(t *testing.T) {
 	const size = 64 << 20
 	runtime.GC()
