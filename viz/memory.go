@@ -45,7 +45,7 @@ func Memory(m *prof.MemoryProfile) (*Figure, error) {
 	for k, v := range phaseColors {
 		shade[k] = v
 	}
-	next := 4
+	next := 6 // after the curves' colours
 	for i, mk := range m.Marks {
 		to := end
 		if i+1 < len(m.Marks) {
@@ -86,8 +86,8 @@ func Memory(m *prof.MemoryProfile) (*Figure, error) {
 		}
 	}
 	if len(live) > 0 {
-		ll := line(live, Color(4), 2, false)
-		p.Add(ll, points(live, Color(4), 3))
+		ll := line(live, Color(5), 2, false)
+		p.Add(ll, points(live, Color(5), 3))
 		p.Legend.Add("live heap after GC, at each mark", ll)
 	}
 	if m.HasDevice {
