@@ -27,7 +27,8 @@ type LineOptions struct {
 	// of few points (accuracy against depth).
 	Markers bool
 	// Legend places the legend: "top right" (the default), "top left",
-	// "bottom right" or "bottom left", whichever the curves leave free.
+	// "bottom right" or "bottom left", whichever the curves leave free,
+	// or "outside", to the right of the plot, when no corner is free.
 	Legend string
 }
 
@@ -83,6 +84,8 @@ func Lines(x []float64, series []Series, o LineOptions) (*Figure, error) {
 		p.Legend.Top = false
 	case "bottom left":
 		p.Legend.Top, p.Legend.Left = false, true
+	case "outside":
+		f.LegendOutside = true
 	default:
 		return nil, fmt.Errorf("%w: lines: legend position %q", ErrData, o.Legend)
 	}
