@@ -177,8 +177,8 @@ func (m *MemoryTracker) Mark(name string) {
 // live heap at the mark. Between collections the Go heap also holds
 // garbage not yet collected, so its curve shows the collector's rhythm
 // more than the program's; the live heap at each phase boundary shows
-// what the program keeps: activations climbing through the forward pass,
-// freed by the backward pass. The collection costs time (milliseconds
+// what the program keeps: activations climbing through the forward pass
+// and freed once the step drops the loss that holds them. The collection costs time (milliseconds
 // for a heap of hundreds of MiB), which the phases' lengths include.
 func (m *MemoryTracker) MarkLive(name string) {
 	runtime.GC()
