@@ -2,6 +2,7 @@ package viz
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
@@ -15,6 +16,9 @@ import (
 // series in each: values[s][g] is series s in group g. Use it for
 // comparisons such as FP32 against INT8 (series) in accuracy, size and
 // time (groups; normalise them to one scale first), or CPU against GPU.
+// The y axis leaves room above the bars for the legend, and when all
+// values are positive and differ by less than a fifth of the largest it
+// starts below the shortest bar instead of at 0 (the description says so).
 func GroupedBars(groups, series []string, values [][]float64) (*Figure, error) {
 	if len(groups) == 0 || len(series) == 0 || len(values) != len(series) {
 		return nil, fmt.Errorf("%w: %d groups, %d series, %d value rows", ErrData, len(groups), len(series), len(values))
@@ -45,8 +49,30 @@ func GroupedBars(groups, series []string, values [][]float64) (*Figure, error) {
 		desc = append(desc, fmt.Sprintf("%s %v", series[s], round3(row)))
 	}
 	p.NominalX(groups...)
-	p.Y.Min = min(0, p.Y.Min)
 	f.Description = fmt.Sprintf("%s over %s: %s", title, strings.Join(groups, ", "), strings.Join(desc, "; "))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, row := range values {
+		for _, v := range row {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+	}
+	if lo > hi { // no finite values
+		return f, nil
+	}
+	bottom, top := min(0, lo), max(0, hi)
+	if lo > 0 && hi-lo < 0.2*hi {
+		// Differences of a few percent (accuracies of 81.6% against 82.3%)
+		// vanish on an axis from 0: start it below the shortest bar, so that
+		// the bars' tops differ visibly; the axis' ticks show where it starts.
+		bottom = max(0, lo-max(hi-lo, 0.01*hi))
+		f.Description += fmt.Sprintf(" (y axis from %.3g, not 0)", bottom)
+	}
+	// Headroom for the legend at the top: about 0.2 inch a series on a
+	// 4 inch figure, so that it does not cover the tallest bars.
+	frac := min(0.5, 0.05*float64(len(series))+0.04)
+	p.Y.Min, p.Y.Max = bottom, top+(top-bottom)*frac/(1-frac)
 	return f, nil
 }
 

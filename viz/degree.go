@@ -243,7 +243,7 @@ func degreeLinear(counts []int, fit PowerLaw, fitLabel string) (*plot.Plot, erro
 func degreeLogLog(counts []int, fit PowerLaw, fitLabel string) (*plot.Plot, error) {
 	p := newPlot("", "degree", "nodes")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker, p.Y.Tick.Marker = decadeTicks{}, decadeTicks{}
 	var xys plotter.XYs
 	for d := 1; d < len(counts); d++ {
 		if counts[d] > 0 {

@@ -24,7 +24,8 @@
 //     class.
 //   - DrawGraph: Fruchterman–Reingold layout (Layout) with nodes coloured by
 //     class or prediction; Cora's 2,708 nodes take about a second.
-//   - ImageGrid: digits, convolution filters or feature maps as grey tiles.
+//   - ImageGrid: digits, convolution filters or feature maps as grey tiles
+//     on one scale, with a colour bar for values outside [0, 1].
 //   - GroupedBars: side-by-side comparisons (FP32 against INT8, CPU against
 //     GPU).
 //   - Roofline: measured ops (RooflinePoints of a prof.OpReport) against a

@@ -79,6 +79,7 @@ func EmbeddingData(data []float32, n, d int, labels []int) (*Figure, error) {
 	}
 	p.Add(s)
 	classLegend(p, k, r)
+	f.LegendOutside = true // the points fill the plot: no corner is free
 	f.Description += fmt.Sprintf(", %d classes", k)
 	return f, nil
 }

@@ -91,12 +91,12 @@ func ExampleDrawGraph() {
 }
 
 func ExampleImageGrid() {
-	// Sixteen 5×5 "filters" with values outside [0, 1]: each is stretched
-	// to the full grey range.
+	// Sixteen 5×5 "filters" with values of both signs share one scale,
+	// symmetric about 0, shown by a colour bar.
 	w := tensor.Randn(1, 16, 1, 5, 5)
 	f := check(viz.ImageGrid(w, 8))
 	fmt.Println(f)
-	// Output: 16 images of 5×5
+	// Output: 16 images of 5×5, one grey scale from -3.48 (white) to 3.48 (black)
 }
 
 func ExampleGroupedBars() {

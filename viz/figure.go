@@ -41,6 +41,11 @@ type Figure struct {
 	// Description is the text/plain form: what the figure shows, with its
 	// key numbers, for terminals and screen readers.
 	Description string
+	// LegendOutside draws each panel's legend to the right of its plot,
+	// outside the data, which then narrows by the legend's width: for
+	// scatter plots and curves that fill the plot, where any corner would
+	// cover data.
+	LegendOutside bool
 }
 
 // NewFigure returns a figure with one titled and labelled plot in the
@@ -92,13 +97,32 @@ func (f *Figure) draw(c draw.Canvas) {
 	c.SetColor(color.White)
 	c.Fill(c.Rectangle.Path())
 	if len(f.Plots) == 1 {
-		f.Plots[0].Draw(c)
+		f.drawPlot(f.Plots[0], c)
 		return
 	}
 	t := draw.Tiles{Rows: 1, Cols: len(f.Plots), PadX: vg.Points(6), PadLeft: vg.Points(2), PadRight: vg.Points(4), PadTop: vg.Points(2), PadBottom: vg.Points(2)}
 	for i, p := range f.Plots {
-		p.Draw(t.At(c, i, 0))
+		f.drawPlot(p, t.At(c, i, 0))
 	}
+}
+
+// drawPlot draws one panel, with its legend beside it when LegendOutside.
+func (f *Figure) drawPlot(p *plot.Plot, c draw.Canvas) {
+	leg := p.Legend
+	r := leg.Rectangle(c)
+	if !f.LegendOutside || r.Max.X-r.Min.X <= 0 {
+		p.Draw(c)
+		return
+	}
+	gap := vg.Points(8)
+	w := r.Max.X - r.Min.X + gap
+	p.Legend = plot.NewLegend() // empty: the panel draws no legend of its own
+	p.Draw(draw.Crop(c, 0, -w, 0, 0))
+	p.Legend = leg
+	// The strip right of the panel, below the title's line.
+	strip := draw.Crop(c, c.Max.X-c.Min.X-w+gap, 0, 0, -vg.Points(24))
+	leg.Left, leg.Top, leg.XOffs = true, true, 0
+	leg.Draw(strip)
 }
 
 func (f *Figure) check() error {

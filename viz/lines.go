@@ -27,7 +27,8 @@ type LineOptions struct {
 	// of few points (accuracy against depth).
 	Markers bool
 	// Legend places the legend: "top right" (the default), "top left",
-	// "bottom right" or "bottom left", whichever the curves leave free.
+	// "bottom right" or "bottom left", whichever the curves leave free,
+	// or "outside", to the right of the plot, when no corner is free.
 	Legend string
 }
 
@@ -83,6 +84,8 @@ func Lines(x []float64, series []Series, o LineOptions) (*Figure, error) {
 		p.Legend.Top = false
 	case "bottom left":
 		p.Legend.Top, p.Legend.Left = false, true
+	case "outside":
+		f.LegendOutside = true
 	default:
 		return nil, fmt.Errorf("%w: lines: legend position %q", ErrData, o.Legend)
 	}
@@ -93,9 +96,10 @@ func Lines(x []float64, series []Series, o LineOptions) (*Figure, error) {
 	return f, nil
 }
 
-// decadeTicks label powers of ten in their shortest form ("1e-06", "100"),
-// at most about eight of them, where gonum's LogTicks would print every
-// decade with all the digits of its floating-point value.
+// decadeTicks label powers of ten in their shortest form ("1e-06", "100",
+// never "9.999999999999999e-05"), at most about eight of them. Over more
+// than four decades they drop the minor ticks between decades, which
+// gonum's LogTicks draws nine a decade (a solid band over 28 decades).
 type decadeTicks struct{}
 
 func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -108,16 +112,23 @@ func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	every := (decades + 7) / 8
 	k := 0
-	for i := range ts {
-		if ts[i].Label == "" {
+	var out []plot.Tick
+	for _, t := range ts {
+		exp := math.Round(math.Log10(t.Value))
+		if t.Label == "" {
+			// LogTicks repeats each decade as a minor tick; keep the
+			// minor ticks between decades over a few decades only.
+			if decade := math.Abs(math.Log10(t.Value)-exp) < 1e-9; !decade && decades <= 4 {
+				out = append(out, t)
+			}
 			continue
 		}
+		t.Label = ""
 		if k%every == 0 {
-			ts[i].Label = strconv.FormatFloat(math.Pow(10, math.Round(math.Log10(ts[i].Value))), 'g', 3, 64)
-		} else {
-			ts[i].Label = ""
+			t.Label = strconv.FormatFloat(math.Pow(10, exp), 'g', 3, 64)
 		}
 		k++
+		out = append(out, t)
 	}
-	return ts
+	return out
 }

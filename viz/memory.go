@@ -21,8 +21,9 @@ var phaseColors = map[string]color.Color{
 }
 
 // Memory plots a memory profile over time: the Go heap (and the device
-// memory when there is a device), the phases between marks shaded and
-// named in the legend, and the peak annotated.
+// memory when there is a device), the live heap at the marks that
+// measured it (prof.MemoryTracker.MarkLive), the phases between marks
+// shaded and named in the legend, and the peak annotated.
 func Memory(m *prof.MemoryProfile) (*Figure, error) {
 	if m == nil || len(m.Samples) == 0 {
 		return nil, fmt.Errorf("%w: empty memory profile", ErrData)
@@ -44,7 +45,7 @@ func Memory(m *prof.MemoryProfile) (*Figure, error) {
 	for k, v := range phaseColors {
 		shade[k] = v
 	}
-	next := 4
+	next := 6 // after the curves' colours
 	for i, mk := range m.Marks {
 		to := end
 		if i+1 < len(m.Marks) {
@@ -77,7 +78,18 @@ func Memory(m *prof.MemoryProfile) (*Figure, error) {
 	}
 	l := line(heap, black, 1.5, false)
 	p.Add(l)
-	p.Legend.Add("host (Go heap)", l)
+	p.Legend.Add("host (Go heap, with garbage)", l)
+	var live plotter.XYs
+	for _, mk := range m.Marks {
+		if mk.Live > 0 {
+			live = append(live, plotter.XY{X: ms(mk.T), Y: float64(mk.Live) / mib})
+		}
+	}
+	if len(live) > 0 {
+		ll := line(live, Color(5), 2, false)
+		p.Add(ll, points(live, Color(5), 3))
+		p.Legend.Add("live heap after GC, at each mark", ll)
+	}
 	if m.HasDevice {
 		d := line(dev, Color(3), 1.5, false)
 		p.Add(d)

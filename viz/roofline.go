@@ -60,7 +60,7 @@ func Roofline(peakGFLOPs, peakGBs float64, points []RooflinePoint) (*Figure, err
 	f.Description = fmt.Sprintf("Roofline with peaks %.4g GFLOP/s and %.4g GB/s (ridge %.3g FLOP/byte); points %v", peakGFLOPs, peakGBs, ridge, points)
 	p := f.Plot()
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker, p.Y.Tick.Marker = decadeTicks{}, decadeTicks{}
 	grid(p)
 	roof := line(plotter.XYs{{X: lo, Y: lo * peakGBs}, {X: ridge, Y: peakGFLOPs}, {X: hi, Y: peakGFLOPs}}, black, 2, false)
 	p.Add(roof)

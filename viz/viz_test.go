@@ -5,12 +5,14 @@ import (
 	"errors"
 	"flag"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/cmpimg"
 
 	"github.com/gnnlab/gnnlab/gnnlib/data"
@@ -106,6 +108,66 @@ func TestGoldenSpeedup(t *testing.T) {
 	golden(t, "speedup", f)
 }
 
+// TestGoldenLinesManyDecades covers a log axis over 28 decades (gradient
+// norms of a sigmoid network): round labels, at most about eight, and no
+// band of minor ticks.
+func TestGoldenLinesManyDecades(t *testing.T) {
+	x := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	var y []float64
+	for i := range x {
+		y = append(y, math.Pow(10, -17+2.8*float64(i)))
+	}
+	f, err := viz.Lines(x, []viz.Series{{Name: "norm", Y: y}}, viz.LineOptions{Title: "28 decades", XLabel: "layer", YLabel: "norm (log scale)", LogY: true, Markers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := f.Plot()
+	ticks := p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max)
+	labels := 0
+	for _, tk := range ticks {
+		if tk.Label != "" {
+			labels++
+			if strings.Contains(tk.Label, "999") || strings.Contains(tk.Label, "000000") {
+				t.Errorf("log tick label %q, want a round power of ten", tk.Label)
+			}
+		}
+	}
+	if labels > 9 || len(ticks) > 40 {
+		t.Errorf("log axis over 28 decades: %d ticks, %d labelled, want at most 40 and 9", len(ticks), labels)
+	}
+	golden(t, "lines_decades", f)
+}
+
+// TestGoldenRooflineTicks covers roofline axes whose decades gonum labels
+// with float noise (9.999999999999999e-05).
+func TestGoldenRooflineTicks(t *testing.T) {
+	f, err := viz.Roofline(35, 10, []viz.RooflinePoint{{Name: "GCNPropagate", Intensity: 0.48, GFLOPs: 0.5}, {Name: "MatMul", Intensity: 47, GFLOPs: 18}, {Name: "CrossEntropy", Intensity: 3e-6, GFLOPs: 8e-8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ax := range []plot.Axis{f.Plot().X, f.Plot().Y} {
+		for _, tk := range ax.Tick.Marker.Ticks(ax.Min, ax.Max) {
+			if strings.Contains(tk.Label, "999") {
+				t.Errorf("roofline tick label %q, want a round power of ten", tk.Label)
+			}
+		}
+	}
+	golden(t, "roofline_ticks", f)
+}
+
+// TestGoldenSpeedupTooFew covers a 2-core machine: no Amdahl fit from 1
+// and 2 threads, and the legend says so.
+func TestGoldenSpeedupTooFew(t *testing.T) {
+	f, err := viz.Speedup([]float64{1, 2}, []float64{1, 1.7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.Description, "no Amdahl fit") {
+		t.Errorf("Speedup(1, 2 threads).Description = %q, want it to say there is no fit", f.Description)
+	}
+	golden(t, "speedup_too_few", f)
+}
+
 // syntheticMemory is a profile of three steps with fixed numbers, so the
 // golden image does not depend on the machine.
 func syntheticMemory() *prof.MemoryProfile {
@@ -136,6 +198,20 @@ func syntheticMemory() *prof.MemoryProfile {
 	}
 	m.Duration = 90 * ms
 	return m
+}
+
+// TestGoldenMemoryLive covers marks that measured the live heap: their
+// curve shows over the heap's.
+func TestGoldenMemoryLive(t *testing.T) {
+	m := syntheticMemory()
+	for i := range m.Marks {
+		m.Marks[i].Live = uint64(40+[]int{0, 50, 20}[i%3]) << 20 // forward keeps 50 MiB, backward frees 30
+	}
+	f, err := viz.Memory(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "memory_live", f)
 }
 
 func TestGoldenMemory(t *testing.T) {
@@ -202,6 +278,30 @@ func TestGoldenImageGridMNIST(t *testing.T) {
 	golden(t, "mnist_grid", f)
 }
 
+// TestGoldenImageGridSigned covers tiles of both signs and different
+// scales: one symmetric scale for all, 0 mid grey, and a colour bar.
+func TestGoldenImageGridSigned(t *testing.T) {
+	const n, side = 4, 9
+	vals := make([]float32, n*side*side)
+	for k := 0; k < n; k++ {
+		for i := 0; i < side; i++ {
+			for j := 0; j < side; j++ {
+				// a horizontal ramp, scaled 1, 2, 3 and 4 times, the last tile flipped
+				v := float32(k+1) * float32(j-side/2) / float32(side/2)
+				if k == n-1 {
+					v = -v
+				}
+				vals[(k*side+i)*side+j] = v
+			}
+		}
+	}
+	f, err := viz.ImageGridData(vals, n, side, side, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "grid_signed", f)
+}
+
 func TestGoldenGroupedBars(t *testing.T) {
 	f, err := viz.GroupedBars([]string{"accuracy", "size (rel.)", "time (rel.)"}, []string{"FP32", "INT8"},
 		[][]float64{{0.815, 1, 1}, {0.809, 0.25, 0.55}})
@@ -209,6 +309,17 @@ func TestGoldenGroupedBars(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "bars", f)
+}
+
+// TestGoldenGroupedBarsZoom covers accuracies that differ by tenths of a
+// point: the axis starts below the shortest bar.
+func TestGoldenGroupedBarsZoom(t *testing.T) {
+	f, err := viz.GroupedBars([]string{"FP32", "INT8 PTQ", "W4A8 PTQ", "W4A8 QAT"}, []string{"mean of 10 seeds"},
+		[][]float64{{0.816, 0.815, 0.814, 0.817}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "bars_zoom", f)
 }
 
 func TestGoldenRoofline(t *testing.T) {
@@ -315,8 +426,11 @@ func TestConstructorErrors(t *testing.T) {
 			t.Errorf("%s: error = %v, want ErrData", tt.name, err)
 		}
 	}
-	if _, err := viz.Speedup([]float64{1}, []float64{1}); !errors.Is(err, prof.ErrFit) {
-		t.Errorf("Speedup(one point) error = %v, want prof.ErrFit", err)
+	if _, err := viz.Speedup([]float64{1, 2}, []float64{1, 0}); !errors.Is(err, viz.ErrData) {
+		t.Errorf("Speedup(zero speedup) error = %v, want ErrData", err)
+	}
+	if f, err := viz.Speedup([]float64{1}, []float64{1}); err != nil || !strings.Contains(f.Description, "no Amdahl fit") {
+		t.Errorf("Speedup(one point) = %v, %v; want a plot without a fit", f, err)
 	}
 }
 

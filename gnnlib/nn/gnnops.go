@@ -45,7 +45,7 @@ func spmm(name string, g *graph.Graph, w []float32, x *tensor.Tensor) *tensor.Te
 	f := checkNodes(name, x, g.NumSrc())
 	out := make([]float32, g.NumNodes()*f)
 	g.SpMM(out, x.Data(), f, w)
-	return tensor.NewOpSince(start, name, tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return tensor.NewGraphOpSince(start, name, g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dx := make([]float32, g.NumSrc()*f)
 		g.SpMMT(dx, grad.Data(), f, w)
 		return []*tensor.Tensor{tensor.Wrap(dx, g.NumSrc(), f)}
@@ -62,7 +62,7 @@ func MeanAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	f := checkNodes("MeanAggregate", x, g.NumSrc())
 	out := make([]float32, g.NumNodes()*f)
 	g.MeanAggregate(out, x.Data(), f)
-	return tensor.NewOpSince(start, "MeanAggregate", tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return tensor.NewGraphOpSince(start, "MeanAggregate", g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dx := make([]float32, g.NumSrc()*f)
 		g.MeanAggregateT(dx, grad.Data(), f)
 		return []*tensor.Tensor{tensor.Wrap(dx, g.NumSrc(), f)}
@@ -81,7 +81,7 @@ func MaxAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	out := make([]float32, g.NumNodes()*f)
 	arg := make([]int, len(out))
 	g.AggregateMax(out, x.Data(), f, arg)
-	return tensor.NewOpSince(start, "MaxAggregate", tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return tensor.NewGraphOpSince(start, "MaxAggregate", g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dx := make([]float32, g.NumSrc()*f)
 		graph.ScatterArg(dx, grad.Data(), f, arg)
 		return []*tensor.Tensor{tensor.Wrap(dx, g.NumSrc(), f)}

@@ -24,9 +24,24 @@ type Amdahl struct {
 // (speedup[i] with threads[i], relative to one worker) by least squares
 // on 1/S = (1−p) + p/n. With x = 1 − 1/n and y = 1 − 1/S the model is
 // y = p·x, whose least-squares solution is p = Σxy / Σx².
+//
+// The measurement with one thread carries no information (S = 1 by
+// definition), and one other thread count determines p exactly, with no
+// test of the law. So FitAmdahl refuses, with an error wrapping ErrFit,
+// unless there are at least two distinct thread counts above one: three
+// thread counts with 1, more than a 2-core machine can measure.
 func FitAmdahl(threads, speedups []float64) (Amdahl, error) {
 	if len(threads) != len(speedups) {
 		return Amdahl{}, fmt.Errorf("%w: %d thread counts but %d speedups", ErrFit, len(threads), len(speedups))
+	}
+	distinct := map[float64]bool{}
+	for _, n := range threads {
+		if n > 1 {
+			distinct[n] = true
+		}
+	}
+	if len(distinct) < 2 {
+		return Amdahl{}, fmt.Errorf("%w: speedups at %v threads: Amdahl's law needs two or more thread counts above 1 (one point determines p exactly)", ErrFit, threads)
 	}
 	var sxy, sxx float64
 	for i, n := range threads {

@@ -25,11 +25,16 @@ type OpRow struct {
 	// called, so that the rows of a profile add up to the traced time.
 	Time time.Duration
 	// Bytes estimates the memory traffic from the operand shapes: every
-	// input and output read or written once, 4 bytes an element.
+	// input and output read or written once, 4 bytes an element. A graph
+	// op reads a feature row per edge (no reuse from caches, so an upper
+	// bound), an 8-byte index and a 4-byte weight per edge, and writes
+	// its output once.
 	Bytes int64
 	// FLOPs estimates the floating-point operations: 2mkn for a matrix
-	// product, 2·nnz·n for a sparse one, the multiply-adds of a
-	// convolution, one per output element for everything else.
+	// product, 2·nnz·n for a sparse one, 2·E·f for a graph op over E edges
+	// and f features (a multiply-add per edge and feature), the
+	// multiply-adds of a convolution, one per output element for
+	// everything else.
 	FLOPs int64
 	// Share is Time over the profile's wall time.
 	Share float64
@@ -274,6 +279,12 @@ func estimate(e tensor.OpEvent) (flops, bytes int64) {
 		}
 	}
 	flops = out
+	if e.Edges > 0 && e.Out != nil && e.Out.Dims() == 2 {
+		// The work of a graph op (either pass) follows its edges: each
+		// gathers a row of f features and multiply-adds it into a row.
+		edges, f := int64(e.Edges), int64(e.Out.Size(-1))
+		return 2 * edges * f, 4*edges*f + 12*edges + 4*out
+	}
 	switch e.Name {
 	case "MatMul", "BatchMatMul", "SpMM":
 		if len(e.Inputs) >= 2 && e.Inputs[0] != nil && e.Inputs[1] != nil && e.Out != nil {

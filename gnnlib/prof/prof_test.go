@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/prof"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
@@ -83,6 +84,8 @@ func TestFitAmdahlErrors(t *testing.T) {
 		{"one thread only", []float64{1, 1}, []float64{1, 1}},
 		{"zero speedup", []float64{1, 2}, []float64{1, 0}},
 		{"zero threads", []float64{0, 2}, []float64{1, 2}},
+		{"1 and 2 threads only", []float64{1, 2}, []float64{1, 1.6}},
+		{"2 threads repeated", []float64{1, 2, 2}, []float64{1, 1.6, 1.7}},
 	}
 	for _, tt := range tests {
 		if _, err := prof.FitAmdahl(tt.threads, tt.speedup); !errors.Is(err, prof.ErrFit) {
@@ -190,6 +193,35 @@ func TestOpProfileCoversStep(t *testing.T) {
 	}
 }
 
+// TestOpProfileGraphOps checks that graph ops count their work from the
+// edges and the feature width, in both passes, not one FLOP an output.
+func TestOpProfileGraphOps(t *testing.T) {
+	g, err := graph.ErdosRenyiM(100, 600, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const f = 16
+	x := tensor.Randn(1, 100, f).SetRequiresGrad(true)
+	p := prof.StartOps()
+	nn.SumAggregate(g, x).Sum().Backward()
+	r := p.Stop()
+	e := int64(g.NumEdges())
+	wantFLOPs, wantBytes := 2*e*f, 4*e*f+12*e+4*100*f
+	seen := 0
+	for _, row := range r.Rows {
+		if row.Op != "SumAggregate" {
+			continue
+		}
+		seen++
+		if row.FLOPs != wantFLOPs || row.Bytes != wantBytes {
+			t.Errorf("%s: %d FLOPs, %d bytes, want %d FLOPs (2·E·f), %d bytes", row.Name(), row.FLOPs, row.Bytes, wantFLOPs, wantBytes)
+		}
+	}
+	if seen != 2 {
+		t.Errorf("op profile has %d SumAggregate rows, want 2 (forward, backward):\n%v", seen, r)
+	}
+}
+
 func TestOpProfileNesting(t *testing.T) {
 	// A backward function that calls a MatMul: the MatMul is in the
 	// backward pass and the caller keeps only its own time.
@@ -218,6 +250,30 @@ func TestOpProfileNesting(t *testing.T) {
 }
 
 var sink []byte
+
+// TestMarkLive checks that MarkLive measures what is kept, not garbage:
+// 32 MiB held show at the next mark, 32 MiB dropped do not.
+func TestMarkLive(t *testing.T) {
+	const size = 32 << 20
+	m := prof.TrackMemory(time.Millisecond)
+	m.MarkLive("before")
+	held := make([]byte, size)
+	garbage := make([]byte, size)
+	garbage[0] = 1
+	garbage = nil
+	m.MarkLive("after")
+	r := m.Stop()
+	sink = held
+	defer func() { sink = nil }()
+	_ = garbage
+	if len(r.Marks) != 2 {
+		t.Fatalf("MarkLive marks = %v, want 2", r.Marks)
+	}
+	grew := int64(r.Marks[1].Live) - int64(r.Marks[0].Live)
+	if grew < size*15/16 || grew > size*3/2 {
+		t.Errorf("live heap grew by %s between the marks, want about %s (the held buffer, not the dropped one)", prof.Bytes(uint64(max(grew, 0))), prof.Bytes(size))
+	}
+}
 
 func TestTrackMemorySeesAllocation(t *testing.T) {
 	const size = 64 << 20

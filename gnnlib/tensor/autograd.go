@@ -15,6 +15,7 @@ type BackwardFunc func(grad *Tensor) []*Tensor
 // node is one recorded op on the tape.
 type node struct {
 	name     string
+	edges    int // edges a graph op runs over, for profilers; 0 for other ops
 	inputs   []*Tensor
 	backward BackwardFunc
 }
@@ -96,6 +97,9 @@ type OpEvent struct {
 	// Inputs are the op's inputs (in both passes), so that a profiler can
 	// estimate FLOPs and bytes moved from their shapes. Do not modify them.
 	Inputs []*Tensor
+	// Edges is the number of edges a graph op (NewGraphOpSince) ran over,
+	// whose work its tensor shapes do not show; 0 for other ops.
+	Edges int
 }
 
 var opHook atomic.Pointer[func(OpEvent)]
@@ -141,16 +145,28 @@ func NewOp(name string, out *Tensor, inputs []*Tensor, backward BackwardFunc) *T
 // NewOpSince is NewOp for an op that started at start (from OpStart), so
 // that the op hook can time it.
 func NewOpSince(start time.Time, name string, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
+	return newOp(start, name, 0, out, inputs, backward)
+}
+
+// NewGraphOpSince is NewOpSince for an op over the edges of a graph (an
+// aggregation, an SpMM), whose work grows with the edges rather than with
+// its tensors' shapes: the op hook's events, forward and backward, carry
+// edges, so that a profiler can count FLOPs and bytes.
+func NewGraphOpSince(start time.Time, name string, edges int, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
+	return newOp(start, name, edges, out, inputs, backward)
+}
+
+func newOp(start time.Time, name string, edges int, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
 	if GradEnabled() && backward != nil {
 		for _, in := range inputs {
 			if in != nil && in.RequiresGrad() {
-				out.node = &node{name: name, inputs: inputs, backward: backward}
+				out.node = &node{name: name, edges: edges, inputs: inputs, backward: backward}
 				break
 			}
 		}
 	}
 	if h := opHook.Load(); h != nil {
-		(*h)(OpEvent{Name: name, Start: start, End: time.Now(), Out: out, Inputs: inputs})
+		(*h)(OpEvent{Name: name, Start: start, End: time.Now(), Out: out, Inputs: inputs, Edges: edges})
 	}
 	return out
 }
@@ -219,7 +235,7 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 		}
 		ins := v.node.backward(acc.g)
 		if hook != nil {
-			(*hook)(OpEvent{Name: v.node.name, Backward: true, Start: start, End: time.Now(), Out: acc.g, Inputs: v.node.inputs})
+			(*hook)(OpEvent{Name: v.node.name, Backward: true, Start: start, End: time.Now(), Out: acc.g, Inputs: v.node.inputs, Edges: v.node.edges})
 		}
 		if v.requiresGrad { // a non-leaf the user asked to keep
 			if v.grad == nil {

@@ -38,6 +38,7 @@ func init() {
 		"MaxBytes":        reflect.ValueOf(&tensor.MaxBytes).Elem(),
 		"MemoryOf":        reflect.ValueOf(tensor.MemoryOf),
 		"NLL":             reflect.ValueOf(tensor.NLL),
+		"NewGraphOpSince": reflect.ValueOf(tensor.NewGraphOpSince),
 		"NewOp":           reflect.ValueOf(tensor.NewOp),
 		"NewOpSince":      reflect.ValueOf(tensor.NewOpSince),
 		"NewRNG":          reflect.ValueOf(tensor.NewRNG),
