@@ -236,10 +236,13 @@ func splitRange(n, grain int, f func(lo, hi int)) {
 // device are summed there; returning the norm waits for the device, and
 // a clipped device gradient is replaced (SetGrad) by a scaled copy.
 //
-// A NaN, infinite or negative maxNorm panics with an error wrapping
-// ErrHyperparameter.
+// A maxNorm of +Inf clips nothing and only measures the norm, as in
+// PyTorch's clip_grad_norm_; a NaN, negative or -Inf maxNorm panics with
+// an error wrapping ErrHyperparameter.
 func ClipGradNorm(params []*tensor.Tensor, maxNorm float64) float64 {
-	checkHyper("ClipGradNorm", "maxNorm", maxNorm, false)
+	if !math.IsInf(maxNorm, 1) {
+		checkHyper("ClipGradNorm", "maxNorm", maxNorm, false)
+	}
 	var s float64
 	var onDev []*tensor.Tensor
 	for _, p := range params {

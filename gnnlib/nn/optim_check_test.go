@@ -54,6 +54,10 @@ func TestInvalidHyperparameters(t *testing.T) {
 		{"Eps = NaN", func() { a := NewAdam(ps, 0.01, 0); a.Eps = nan; withGrad(a)() }, true},
 		{"Momentum = Inf", func() { s := NewSGD(ps, 0.01, 0, 0); s.Momentum = inf; withGrad(s)() }, true},
 		{"ClipGradNorm(NaN)", func() { ClipGradNorm(ps, nan) }, true},
+		{"ClipGradNorm(-1)", func() { ClipGradNorm(ps, -1) }, true},
+		{"ClipGradNorm(-Inf)", func() { ClipGradNorm(ps, -inf) }, true},
+		// +Inf measures the norm without clipping (notebook 01 does).
+		{"ClipGradNorm(+Inf)", func() { withGrad(NewSGD(ps, 0, 0, 0))(); ClipGradNorm(ps, inf) }, false},
 		{"NewAdam(0.01, 5e-4) steps", withGrad(NewAdam(ps, 0.01, 5e-4)), false},
 		{"NewSGD(0, 0.9, 0) steps", withGrad(NewSGD(ps, 0, 0.9, 0)), false},
 	}
