@@ -305,9 +305,11 @@
 // BUG(interp): The standard packages outside interp/symbols/stdlib.txt
 // have yaegi's Go 1.22 tables: what Go added to them since is missing, and
 // packages added since 1.22 (unique, weak, crypto/sha3, go/version...) are
-// not available. Generic functions of the standard library (errors.AsType,
-// rand.N, the generic parts of slices, maps, sync/atomic) are not in any
-// table; the session provides some (genericstd.go).
+// not available. Generic functions of the standard library (rand.N,
+// atomic.Pointer, the generic parts of slices and maps) are not in any
+// table; the session provides some of slices, maps and cmp, and
+// errors.AsType, as interpreted helpers (genericstd.go); errors.AsType,
+// like errors.As, works for compiled error types only.
 //
 // BUG(interp): errors.As with a target whose type is interpreted (var t
 // *myErr) panics: compiled code does not see the interpreted Error method.
