@@ -5,6 +5,8 @@
 
 package symbols
 
+//lint:file-ignore SA1019 cells may use the deprecated symbols of the package too
+
 import (
 	"reflect"
 	"sync/atomic"
