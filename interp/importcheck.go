@@ -54,5 +54,8 @@ func (s *Session) checkImports(pc *parsedCell) *Error {
 
 // notAvailable is the message for an import path that no table holds.
 func notAvailable(path string) string {
+	if isStdKey(path) {
+		return fmt.Sprintf("package %q is not available in the interpreter: its standard library is Go 1.22's, and Go 1.26's for the packages of interp/symbols/stdlib.txt; this package is newer, generic only or internal", path)
+	}
 	return fmt.Sprintf("package %q is not available in the interpreter (it has the standard library and the gnnlab packages)", path)
 }
