@@ -206,6 +206,38 @@
 // of os.Stdin read Options.Stdin. Without one, reading fails with
 // ErrNoStdin.
 //
+// In the worker, os.Stdin asks the frontend for a line each time it runs
+// dry. The end of input is an input reply with EOF set
+// (workerproto.Request.EOF, client.ReplyEOF): the read returns io.EOF, and
+// so does every later read of the same cell, so io.ReadAll(os.Stdin) and
+// a bufio.Scanner loop finish. The kernel sends it for an empty
+// input_reply (Jupyter has no end-of-input reply: an empty line cannot be
+// entered), gnnlab repl for Ctrl-D at the input prompt (there an empty
+// line is an empty line). The next cell's input starts afresh.
+//
+// # Standard library
+//
+// yaegi's standard library tables (github.com/traefik/yaegi/stdlib) were
+// extracted from Go 1.22. interp/symbols extracts the packages listed in
+// its stdlib.txt from the toolchain that builds gnnlab, and those tables
+// replace yaegi's package by package (stdsymbols.go): bufio, bytes,
+// container/heap, container/list, context, crypto/rand, encoding,
+// encoding/binary, encoding/csv, encoding/json, errors, fmt, hash, io,
+// io/fs, log/slog, math, math/bits, math/rand/v2, os, os/exec,
+// path/filepath, regexp, sort, strconv, strings, sync, sync/atomic,
+// text/tabwriter, time, unicode, unicode/utf16 and unicode/utf8. The other
+// standard packages come from yaegi's tables, without what Go added to
+// them after 1.22. log is yaegi's table with log.Logger replaced by the
+// real *log.Logger whose Fatal methods end the cell like os.Exit(1)
+// (exit.go); log.New and log.Default return it.
+//
+// os/exec works in cells: a command's output may go to the cell's
+// os.Stdout. A cell that imports a package that no table holds is refused
+// before any of it runs (importcheck.go), with a compile error that names
+// the package; embed is one (a cell has no package folder for //go:embed:
+// read files with os.ReadFile or os.DirFS instead), and so are unsafe,
+// cgo and modules outside the standard library and gnnlab.
+//
 // # Completion and inspection
 //
 // Complete offers Go keywords, builtins, session variables, functions and
@@ -269,6 +301,15 @@
 // BUG(interp): A panic in a goroutine started by a cell, os.Exit in a
 // compiled package, or a stack overflow ends the process: the kernel
 // restarts the worker (see DESIGN.md).
+//
+// BUG(interp): The standard packages outside interp/symbols/stdlib.txt
+// have yaegi's Go 1.22 tables: what Go added to them since is missing, and
+// packages added since 1.22 (unique, weak, crypto/sha3, go/version...) are
+// not available. Generic functions of the standard library (rand.N,
+// atomic.Pointer, the generic parts of slices and maps) are not in any
+// table; the session provides some of slices, maps and cmp, and
+// errors.AsType, as interpreted helpers (genericstd.go); errors.AsType,
+// like errors.As, works for compiled error types only.
 //
 // BUG(interp): errors.As with a target whose type is interpreted (var t
 // *myErr) panics: compiled code does not see the interpreted Error method.

@@ -104,7 +104,7 @@ var (
 func compileError(err error) *Error {
 	msg := mapPositions(err.Error())
 	if m := importErrRE.FindStringSubmatch(msg); m != nil {
-		name, text := nameCompile, fmt.Sprintf("package %q is not available in the interpreter (it has the standard library and the gnnlab packages)", m[1])
+		name, text := nameCompile, notAvailable(m[1]) // importcheck.go
 		if m[1] == "iter" {
 			name, text = nameUnsupported, `package "iter" (range-over-func iterators) is not supported by the interpreter`
 		}

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"io"
 	"log"
 	"reflect"
 	"strconv"
@@ -20,7 +21,10 @@ import (
 // at once: with no error for status 0, else an *Error named "exit" whose
 // value is "os.Exit(N): exit status N" (the last words as go run reports
 // them). The session keeps its
-// variables. log.Fatal* write their message and exit with status 1.
+// variables. log.Fatal* write their message and exit with status 1, and
+// so do the Fatal methods of a *log.Logger: in cells log.Logger is
+// logLogger, the real *log.Logger with those three methods replaced
+// (yaegi's own wrapper lacked SetPrefix).
 //
 // os.Args is what a program run by go run sees without arguments: the
 // program's name alone.
@@ -50,6 +54,11 @@ func (s *Session) exitSymbols() yaegi.Exports {
 			"Fatal":   reflect.ValueOf(func(v ...any) { fatal(fmt.Sprint(v...)) }),
 			"Fatalf":  reflect.ValueOf(func(f string, v ...any) { fatal(fmt.Sprintf(f, v...)) }),
 			"Fatalln": reflect.ValueOf(func(v ...any) { fatal(fmt.Sprintln(v...)) }),
+			"Logger":  reflect.ValueOf((*logLogger)(nil)),
+			"New": reflect.ValueOf(func(out io.Writer, prefix string, flag int) *logLogger {
+				return &logLogger{Logger: log.New(out, prefix, flag), exit: osExit}
+			}),
+			"Default": reflect.ValueOf(func() *logLogger { return &logLogger{Logger: log.Default(), exit: osExit} }),
 		},
 	}
 }
@@ -66,3 +75,19 @@ func exitError(code int) error {
 // errExitZero stops the running cell after os.Exit(0); Eval reports no
 // error for it.
 var errExitZero = &Error{Name: nameExit, Value: "os.Exit(0): exit status 0"}
+
+// logLogger is log.Logger in cells: its Fatal methods end the cell as
+// os.Exit(1) does in a session instead of ending the worker.
+type logLogger struct {
+	*log.Logger
+	exit func(code int)
+}
+
+func (l *logLogger) Fatal(v ...any) { _ = l.Output(2, fmt.Sprint(v...)); l.exit(1) }
+
+func (l *logLogger) Fatalf(format string, v ...any) {
+	_ = l.Output(2, fmt.Sprintf(format, v...))
+	l.exit(1)
+}
+
+func (l *logLogger) Fatalln(v ...any) { _ = l.Output(2, fmt.Sprintln(v...)); l.exit(1) }

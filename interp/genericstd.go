@@ -10,7 +10,7 @@ import (
 	"sync"
 )
 
-// The generic functions of slices, maps and cmp.
+// The generic functions of slices, maps and cmp, and errors.AsType.
 //
 // yaegi's tables have no symbols for them, and the generic sources that
 // yaegi compiles for some fail ("undefined type for E"). The session
@@ -32,6 +32,15 @@ import (
 // genericSrc holds one template per package; PFX is the prefix of its
 // names: "" for go/types, "__gnnlab_<pkg>_" for the interpreter.
 var genericSrc = map[string]string{
+	// errors.AsType (Go 1.26); go/types sees it beside the compiled
+	// functions of errors (errorsTypes).
+	"errors": `
+func PFXAsType[E error](err error) (E, bool) {
+	var target E
+	ok := ERRORS.As(err, &target)
+	return target, ok
+}
+`,
 	"cmp": `
 type Ordered interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
@@ -229,11 +238,15 @@ func genericPiece(p string) string {
 	if strings.Contains(genericSrc[p], "SORT.") {
 		b.WriteString("import __gnnlab_sort \"sort\"\n")
 	}
+	if strings.Contains(genericSrc[p], "ERRORS.") {
+		b.WriteString("import __gnnlab_errors \"errors\"\n")
+	}
 	{
 		src := genericSrc[p]
 		pfx := genericPrefix(p)
 		src = strings.ReplaceAll(src, "PFX", pfx)
 		src = strings.ReplaceAll(src, "SORT.", "__gnnlab_sort.")
+		src = strings.ReplaceAll(src, "ERRORS.", "__gnnlab_errors.")
 		// The constraints get the prefix too.
 		src = strings.ReplaceAll(src, "type ordered ", "type "+pfx+"ordered ")
 		src = strings.ReplaceAll(src, "type Ordered ", "type "+pfx+"Ordered ")
@@ -251,13 +264,42 @@ var (
 
 // genericTypes returns package p (slices, maps or cmp) as go/types sees it
 // in cells: the helpers under their own names; nil for other packages.
+// errors is the compiled package with AsType added (errorsTypes).
 func genericTypes(p string) *types.Package {
+	if p == "errors" {
+		return errorsTypes()
+	}
+	return genericHelpers(p)
+}
+
+// errorsTypes is package errors for go/types: the compiled functions of
+// the symbol table and the interpreted AsType.
+var errorsTypes = sync.OnceValue(func() *types.Package {
+	p, err := symTypes.Import("errors")
+	if err != nil {
+		return nil
+	}
+	if h := genericHelpers("errors"); h != nil {
+		for _, name := range h.Scope().Names() {
+			if p.Scope().Lookup(name) == nil {
+				p.Scope().Insert(h.Scope().Lookup(name))
+			}
+		}
+	}
+	return p
+})
+
+// genericHelpers is the package of the helpers of p for go/types.
+func genericHelpers(p string) *types.Package {
 	genericOnce.Do(func() {
 		genericPkgs = map[string]*types.Package{}
 		for name, src := range genericSrc {
 			text := "package " + name + "\n\nimport \"sort\"\n" + strings.ReplaceAll(strings.ReplaceAll(src, "PFX", ""), "SORT.", "sort.")
 			if !strings.Contains(text, "sort.") {
 				text = strings.Replace(text, "import \"sort\"\n", "", 1)
+			}
+			if strings.Contains(text, "ERRORS.") {
+				text = strings.Replace(strings.ReplaceAll(text, "ERRORS.", "__errors."), "\n\n", "\n\nimport __errors \"errors\"\n", 1)
 			}
 			fset := token.NewFileSet()
 			f, err := parser.ParseFile(fset, name+".go", text, 0)
@@ -278,7 +320,16 @@ func genericTypes(p string) *types.Package {
 // genericCallee rewrites the callee of a call of slices.F, maps.F or
 // cmp.F that the helpers provide, and reports whether it did.
 func (r *rewriter) genericCallee(call *ast.CallExpr) (bool, *unsupportedError) {
-	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	fun := ast.Unparen(call.Fun)
+	// An explicit instantiation (errors.AsType[*fs.PathError]) is
+	// replaced whole, with the type arguments go/types recorded.
+	switch x := fun.(type) {
+	case *ast.IndexExpr:
+		fun = x.X
+	case *ast.IndexListExpr:
+		fun = x.X
+	}
+	sel, ok := fun.(*ast.SelectorExpr)
 	if !ok {
 		return false, nil
 	}
@@ -306,7 +357,24 @@ func (r *rewriter) genericCallee(call *ast.CallExpr) (bool, *unsupportedError) {
 		}
 		args[k] = t
 	}
-	r.ed.replace(sel.Pos(), sel.End(), genericPrefix(pn.Imported().Path())+sel.Sel.Name+"["+strings.Join(args, ", ")+"]")
+	callee := genericPrefix(pn.Imported().Path()) + sel.Sel.Name + "[" + strings.Join(args, ", ") + "]"
+	if sig, ok := inst.Type.(*types.Signature); ok && sig.Results().Len() > 1 {
+		// yaegi fails to compile a, b := f[T](x) at the top level of a
+		// cell (a nil pointer in its compiler) for a generic f; the call
+		// goes inside a function literal with the instantiated results.
+		res := make([]string, sig.Results().Len())
+		for k := range res {
+			t, ok := typeText(sig.Results().At(k).Type(), r.names)
+			if !ok {
+				return false, &unsupportedError{call.Pos(), pn.Imported().Path() + "." + fn.Name() + " with a result of a package the cell did not import is not supported by the interpreter"}
+			}
+			res[k] = t
+		}
+		r.ed.replace(call.Pos(), ast.Unparen(call.Fun).End(), "func() ("+strings.Join(res, ", ")+") { return "+callee)
+		r.ed.insert(call.End(), " }()", false)
+	} else {
+		r.ed.replace(sel.Pos(), ast.Unparen(call.Fun).End(), callee)
+	}
 	if r.generic == nil {
 		r.generic = map[string]bool{}
 	}
@@ -318,7 +386,7 @@ func (r *rewriter) genericCallee(call *ast.CallExpr) (bool, *unsupportedError) {
 // cells call, once per interpreter.
 func (s *Session) loadGeneric(ctx context.Context, rws ...*rewriter) error {
 	for _, r := range rws {
-		for _, p := range []string{"cmp", "slices", "maps"} {
+		for _, p := range []string{"cmp", "slices", "maps", "errors"} {
 			if !r.generic[p] || s.generic[p] {
 				continue
 			}

@@ -19,10 +19,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gnnlab/gnnlab/interp/symbols"
 	"github.com/gnnlab/gnnlab/viz/display"
 	yaegi "github.com/traefik/yaegi/interp"
-	"github.com/traefik/yaegi/stdlib"
 )
 
 // stopWait bounds how long an interrupted Eval waits for the interpreted
@@ -124,9 +122,10 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		Env:    os.Environ(),
 	})
 	stdin, stdout, stderr := s.stdin, s.stdout, io.Writer(s.errw)
+	std, gnnlab := symbolTables() // stdsymbols.go
 	for _, e := range []yaegi.Exports{
-		stdlib.Symbols,
-		symbols.Symbols,
+		std,
+		gnnlab,
 		s.runtimeSymbols(),
 		s.exitSymbols(),
 		s.tnames.fmtSymbols(s.stdout),
@@ -169,6 +168,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	pc, err := parseCell(s.fset, n, cell)
 	if err != nil {
 		return Result{}, parseError(s.fset, err)
+	}
+	if e := s.checkImports(pc); e != nil { // importcheck.go
+		return Result{}, e
 	}
 	recs, imps := s.collect(pc)
 	globals := globalsOf(s.i)

@@ -276,7 +276,14 @@ func (k *Kernel) dispatchStdin(r request) {
 		k.log.Print(err)
 		return
 	}
-	if err := k.client.Reply(c.Value); err != nil {
+	// Jupyter has no end-of-input reply: an empty one is the end of
+	// standard input (io.EOF in the cell), so that reading to the end
+	// finishes.
+	reply := func() error { return k.client.Reply(c.Value) }
+	if c.Value == "" {
+		reply = k.client.ReplyEOF
+	}
+	if err := reply(); err != nil {
 		k.log.Print(err)
 	}
 }

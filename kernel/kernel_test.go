@@ -330,6 +330,28 @@ func TestStdin(t *testing.T) {
 	}
 }
 
+// TestStdinEOF: an empty input_reply is the end of standard input, so a
+// cell reading os.Stdin to the end finishes.
+func TestStdinEOF(t *testing.T) {
+	c := start(t, "tcp")
+	code := "import (\n\"fmt\"\n\"io\"\n\"os\"\n)\nb, err := io.ReadAll(os.Stdin)\nfmt.Printf(\"%q %v\\n\", b, err)"
+	id := c.Send("shell", "execute_request", map[string]any{"code": code, "allow_stdin": true})
+	for _, v := range []string{"x", ""} {
+		req, err := c.Reply("stdin", id)
+		if err != nil || req.MsgType != "input_request" {
+			t.Fatalf("input_request = %v, %v", req, err)
+		}
+		c.Send("stdin", "input_reply", map[string]any{"value": v})
+	}
+	if r, err := c.Reply("shell", id); err != nil || r.Content["status"] != "ok" {
+		t.Fatalf("execute reading to the end = %v, %v", r, err)
+	}
+	out, _ := c.IOPubUntilIdle(id)
+	if got, want := kerneltest.StreamText(out, "stdout"), "\"x\\n\" <nil>\n"; got != want {
+		t.Errorf("stdout = %q, want %q", got, want)
+	}
+}
+
 func TestShellRequests(t *testing.T) {
 	hist := filepath.Join(t.TempDir(), "h.jsonl")
 	c := kerneltest.Start(t, kerneltest.Options{WorkerCommand: workerCmd, HistoryPath: hist, Logf: t.Logf})

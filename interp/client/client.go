@@ -401,6 +401,13 @@ func (c *Client) Reply(line string) error {
 	return c.sup.Send(workerproto.Request{Op: workerproto.OpInputReply, Value: line})
 }
 
+// ReplyEOF answers an EvInputRequest with the end of input: the cell's
+// read returns io.EOF, and so do its later reads. The kernel sends it for
+// an empty input_reply, the REPL for Ctrl-D.
+func (c *Client) ReplyEOF() error {
+	return c.sup.Send(workerproto.Request{Op: workerproto.OpInputReply, EOF: true})
+}
+
 // short runs a request that does not wait behind a running cell.
 func (c *Client) short(ctx context.Context, req workerproto.Request) (workerproto.Event, error) {
 	if !c.workerMu.TryLock() {

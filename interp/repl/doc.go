@@ -13,7 +13,9 @@
 // are red unless NO_COLOR is set. Ctrl-C at the prompt drops the lines
 // typed; while a cell runs it interrupts the cell (and kills the worker
 // if the cell has not stopped two seconds later) and the REPL stays.
-// Ctrl-D at an empty prompt exits.
+// Ctrl-D at an empty prompt exits. When a cell reads os.Stdin the REPL
+// asks for a line; Ctrl-D there is the end of the cell's input (the cell
+// reads io.EOF), and an empty line is an empty line.
 //
 // # In a pipe
 //

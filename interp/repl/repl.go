@@ -315,15 +315,22 @@ func (r *repl) event(ev workerproto.Event) {
 			r.out.update(ev.Bundle.DisplayID, r.bundleText(display.Bundle(*ev.Bundle)))
 		}
 	case workerproto.EvInputRequest:
-		line := ""
+		line, eof := "", false
 		if r.rl != nil {
 			r.rl.SetPrompt(ev.Prompt)
 			l, err := r.rl.Readline()
-			if err == nil {
+			switch {
+			case err == nil:
 				line = l
+			case errors.Is(err, io.EOF):
+				eof = true // Ctrl-D: the end of the cell's standard input
 			}
 		}
-		if err := r.c.Reply(line); err != nil {
+		reply := func() error { return r.c.Reply(line) }
+		if eof {
+			reply = r.c.ReplyEOF
+		}
+		if err := reply(); err != nil {
 			r.out.errorf(r.opts.Color, "repl: input: %v\n", err)
 		}
 	}

@@ -20,6 +20,13 @@
 // into a temporary folder and fails when a committed file differs
 // (check-generate).
 //
+// The standard packages listed in stdlib.txt are extracted the same way,
+// from the toolchain that runs the generator, into std-*.go files without
+// docs or examples; the session uses them in place of yaegi's tables
+// (github.com/traefik/yaegi/stdlib, extracted from Go 1.22) for those
+// packages. restricted.go holds the os.Exit and os.FindProcess that the
+// extractor substitutes, as yaegi's stdlib package does.
+//
 // # Limits
 //
 // yaegi extract skips generic functions and types and sees only the

@@ -8,7 +8,8 @@
 // both. Display calls from cells become EvDisplay, EvUpdateDisplay and
 // EvClearOutput events. A cell reading os.Stdin asks the frontend for a
 // line (EvInputRequest, answered by OpInputReply) when its request allowed
-// input, and gets ErrNoStdin otherwise. An interrupt cancels the running
+// input, and gets ErrNoStdin otherwise; a reply with EOF set ends the
+// cell's input (io.EOF for this read and the later ones of the cell). An interrupt cancels the running
 // cell's context: SIGINT (in Main), or OpInterrupt naming the request,
 // which also cancels a cell that has not started yet. Cursor positions arrive in code
 // points, as Jupyter counts them, and are converted to the session's byte

@@ -104,9 +104,10 @@ type server struct {
 	curCancel context.CancelFunc
 	// pendingInterrupt is an execute request cancelled before it started.
 	pendingInterrupt uint64
-	inputs           chan string
+	inputs           chan workerproto.Request // input replies
 	stdinMu          sync.Mutex
 	stdinBuf         []byte
+	stdinEOF         bool // the frontend ended the running cell's input
 	reqs             chan workerproto.Request
 	readerDone       chan error
 }
@@ -118,7 +119,7 @@ func Serve(r io.Reader, w io.Writer, opts ServeOptions) error {
 		stdout:     opts.Stdout,
 		stderr:     opts.Stderr,
 		ev:         w,
-		inputs:     make(chan string, 1),
+		inputs:     make(chan workerproto.Request, 1),
 		reqs:       make(chan workerproto.Request, 16),
 		readerDone: make(chan error, 1),
 	}
@@ -186,7 +187,7 @@ func (s *server) read(r io.Reader) {
 		}
 		if req.Op == workerproto.OpInputReply {
 			select {
-			case s.inputs <- req.Value:
+			case s.inputs <- req:
 			default: // nobody asked: drop the stale answer
 			}
 			continue
@@ -290,7 +291,7 @@ func (s *server) execute(req workerproto.Request) error {
 		s.curMu.Unlock()
 		// Typed-ahead input belongs to this cell only.
 		s.stdinMu.Lock()
-		s.stdinBuf = nil
+		s.stdinBuf, s.stdinEOF = nil, false
 		s.stdinMu.Unlock()
 	}()
 
@@ -375,6 +376,8 @@ func (s *server) currentID() uint64 {
 
 // stdinReader is the cells' os.Stdin: each time its buffer runs dry it
 // asks the frontend for a line (EvInputRequest) and waits for the answer.
+// An answer with EOF set ends the input: this read and the later ones of
+// the cell return io.EOF.
 type stdinReader struct{ s *server }
 
 func (r *stdinReader) Read(p []byte) (int, error) {
@@ -382,6 +385,9 @@ func (r *stdinReader) Read(p []byte) (int, error) {
 	s.stdinMu.Lock()
 	defer s.stdinMu.Unlock()
 	if len(s.stdinBuf) == 0 {
+		if s.stdinEOF {
+			return 0, io.EOF
+		}
 		s.curMu.Lock()
 		id, allow, ctx := s.curID, s.curAllow, s.curCtx
 		s.curMu.Unlock()
@@ -392,8 +398,12 @@ func (r *stdinReader) Read(p []byte) (int, error) {
 			return 0, err
 		}
 		select {
-		case v := <-s.inputs:
-			s.stdinBuf = []byte(v + "\n")
+		case in := <-s.inputs:
+			if in.EOF {
+				s.stdinEOF = true
+				return 0, io.EOF
+			}
+			s.stdinBuf = []byte(in.Value + "\n")
 		case <-ctx.Done():
 			return 0, fmt.Errorf("loop: input: %w", ctx.Err())
 		}

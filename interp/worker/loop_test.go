@@ -85,7 +85,7 @@ func TestServe(t *testing.T) {
 }
 
 func TestStdinRefused(t *testing.T) {
-	r := &stdinReader{s: &server{inputs: make(chan string, 1)}}
+	r := &stdinReader{s: &server{inputs: make(chan workerproto.Request, 1)}}
 	if _, err := r.Read(make([]byte, 8)); !errors.Is(err, ErrNoStdin) {
 		t.Errorf("Read() without allow_stdin = %v, want %v", err, ErrNoStdin)
 	}

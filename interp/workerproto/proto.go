@@ -25,6 +25,10 @@ type Request struct {
 	AllowStdin      bool              `json:"allow_stdin,omitempty"`
 	UserExpressions map[string]string `json:"user_expressions,omitempty"`
 	Value           string            `json:"value,omitempty"` // input_reply
+	// EOF, on input_reply, is the end of standard input (Value is
+	// ignored): the cell's read returns io.EOF, and so does every later
+	// read of the same cell.
+	EOF bool `json:"eof,omitempty"`
 	// Count, on execute, is the execution count the frontend shows for
 	// the cell (In [8]): the cell's positions read cell[8] whatever the
 	// worker ran before. Zero lets the worker number it after the last.

@@ -26,15 +26,23 @@ import (
 func main() {
 	out := flag.String("o", ".", "output folder (holds packages.txt unless -list is set)")
 	list := flag.String("list", "", "file listing the import paths, one a line (default: <o>/packages.txt)")
+	std := flag.String("std", "", "file listing the standard library packages to extract from this toolchain (default: stdlib.txt beside the list)")
 	flag.Parse()
 	if *list == "" {
 		*list = filepath.Join(*out, "packages.txt")
+	}
+	if *std == "" {
+		*std = filepath.Join(filepath.Dir(*list), "stdlib.txt")
 	}
 	pkgs, err := readList(*list)
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := generate(*out, pkgs); err != nil {
+	stdPkgs, err := readList(*std)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := generate(*out, pkgs, stdPkgs); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -57,9 +65,23 @@ func readList(name string) ([]string, error) {
 	return pkgs, sc.Err()
 }
 
-func generate(out string, pkgs []string) error {
+func generate(out string, pkgs, std []string) error {
 	ext := extract.Extractor{Dest: "symbols"}
 	r := strings.NewReplacer("/", "-", ".", "_", "~", "_")
+	// Standard library tables get no docs or examples (the session's
+	// inspection of them goes through go/doc of the toolchain's sources).
+	for _, p := range std {
+		var buf bytes.Buffer
+		importPath, err := ext.Extract(p, "", &buf)
+		if err != nil {
+			return fmt.Errorf("gen: extract %s: %w", p, err)
+		}
+		// Cells may use deprecated symbols too (strings.Title).
+		src := bytes.Replace(buf.Bytes(), []byte("\npackage symbols\n"), []byte("\npackage symbols\n\n//lint:file-ignore SA1019 cells may use the deprecated symbols of the package too\n"), 1)
+		if err := os.WriteFile(filepath.Join(out, "std-"+r.Replace(importPath)+".go"), src, 0o644); err != nil {
+			return err
+		}
+	}
 	docs := map[string]string{}
 	examples := map[string]string{}
 	for _, p := range pkgs {
