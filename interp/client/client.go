@@ -100,6 +100,7 @@ type Client struct {
 	succeeded []string // cells that succeeded on the current worker
 	lost      []string // cells that had succeeded on workers that died
 	skipped   string   // the cell supervisor.Replayable left out of lost
+	crashes   int      // workers that died, during a cell or between cells
 	// stdinCells holds the cells that read standard input when they ran:
 	// %replay skips them (replay.go).
 	stdinCells map[string]bool
@@ -352,6 +353,7 @@ func (c *Client) onCrash(cr supervisor.Crash) {
 	c.lost = append(cells, c.lost...)
 	c.skipped = skipped
 	c.succeeded = nil
+	c.crashes++
 	inCell := c.sent
 	c.mu.Unlock()
 	if !inCell {
@@ -359,6 +361,14 @@ func (c *Client) onCrash(cr supervisor.Crash) {
 		ce := c.crashError(cr)
 		c.cfg.Output("stderr", strings.Join(ce.Traceback, "\n")+"\n")
 	}
+}
+
+// Crashes returns how many workers have died since the client started,
+// during a cell or between cells (gnnlab repl's pipe mode fails then).
+func (c *Client) Crashes() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.crashes
 }
 
 // crashError is the error of the cell during which the worker died.

@@ -26,7 +26,8 @@
 //
 // prints 42. Lines are gathered until they form a complete cell. Values
 // and printed text go to standard output, errors to standard error; the
-// exit status is 1 when a cell failed.
+// exit status is 1 when a cell failed or the worker died (between cells
+// too: the state of the run is lost).
 //
 // # Rich values
 //

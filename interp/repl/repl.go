@@ -90,7 +90,8 @@ func Main(args []string) int {
 	return 0
 }
 
-// ErrCellFailed is returned by Run in pipe mode when a cell failed.
+// ErrCellFailed is returned by Run in pipe mode when a cell failed or the
+// worker died.
 var ErrCellFailed = errors.New("repl: a cell failed")
 
 // repl is one running REPL.
@@ -188,7 +189,9 @@ func (r *repl) pipe(ctx context.Context) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("repl: read: %w", err)
 	}
-	if failed {
+	// A worker that died between two cells failed no cell, but the state
+	// of the run is lost all the same.
+	if failed || r.c.Crashes() > 0 {
 		return ErrCellFailed
 	}
 	return nil
