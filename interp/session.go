@@ -562,8 +562,19 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 	}
 	var pv yaegi.Panic
 	if errors.As(o.err, &pv) {
+		// A name that go/types found undefined explains a failure inside
+		// yaegi better than yaegi does: var t T with no T panics in its
+		// compiler ("nil reflect type"), main() with no main in reflect.
+		undefined := rw != nil && len(rw.undefined) > 0
 		if bytes.Contains(pv.Stack, []byte("yaegi/interp.(*Interpreter).CompileAST")) {
+			if undefined {
+				return reflect.Value{}, undefinedError(rw.undefined[0])
+			}
 			return reflect.Value{}, s.compilePanic(pv.Value, rw)
+		}
+		if undefined && strings.HasPrefix(fmt.Sprint(pv.Value), "reflect: ") {
+			s.errw.take()
+			return reflect.Value{}, undefinedError(rw.undefined[0])
 		}
 		return reflect.Value{}, runtimeError(pv, s.errw.take())
 	}
@@ -571,11 +582,15 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 	if rw != nil && len(rw.undefined) > 0 && e.Name == nameCompile && !strings.Contains(e.Value, "undefined") {
 		// yaegi reports some undefined names obscurely
 		// ("constant definition loop"); go/types says it plainly.
-		u := rw.undefined[0]
-		pos := u.Fset.Position(u.Pos)
-		return reflect.Value{}, &Error{Name: nameCompile, Value: u.Msg, Traceback: []string{cellPos(pos.Line, pos.Column) + ": " + u.Msg}}
+		return reflect.Value{}, undefinedError(rw.undefined[0])
 	}
 	return reflect.Value{}, e
+}
+
+// undefinedError is the compile error of a name go/types found undefined.
+func undefinedError(u types.Error) *Error {
+	pos := u.Fset.Position(u.Pos)
+	return &Error{Name: nameCompile, Value: u.Msg, Traceback: []string{cellPos(pos.Line, pos.Column) + ": " + u.Msg}}
 }
 
 // compilePanic converts an internal panic of yaegi's compiler, naming the
