@@ -116,18 +116,9 @@ const examplesDoc = `// Examples maps "importpath.Name" and "importpath.Type.Met
 // one; examples of a function, type or method are named as go doc names
 // them (ExampleNewGCN, ExampleGCN_Forward, ExampleNewGCN_second).
 func collectExamples(path string, examples map[string]string) error {
-	bp, err := build.Import(path, ".", 0)
+	fset, files, err := parsePackage(path, true)
 	if err != nil {
 		return err
-	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, name := range append(append(append([]string(nil), bp.GoFiles...), bp.TestGoFiles...), bp.XTestGoFiles...) {
-		f, err := parser.ParseFile(fset, filepath.Join(bp.Dir, name), nil, parser.ParseComments)
-		if err != nil {
-			return err
-		}
-		files = append(files, f)
 	}
 	dp, err := doc.NewFromFiles(fset, files, path)
 	if err != nil {
@@ -201,21 +192,35 @@ func writeTable(file, name, doc string, m map[string]string) error {
 	return os.WriteFile(file, src, 0o644)
 }
 
-// collectDocs adds "path.Name" (and "path.Type.Method") keys with the
-// declaration text, a blank line and the doc comment.
-func collectDocs(path string, docs map[string]string) error {
+// parsePackage parses the Go files of the package at path, with comments,
+// and its _test.go files too when tests is set (for the examples).
+func parsePackage(path string, tests bool) (*token.FileSet, []*ast.File, error) {
 	bp, err := build.Import(path, ".", 0)
 	if err != nil {
-		return err
+		return nil, nil, err
+	}
+	names := bp.GoFiles
+	if tests {
+		names = append(append(append([]string(nil), bp.GoFiles...), bp.TestGoFiles...), bp.XTestGoFiles...)
 	}
 	fset := token.NewFileSet()
 	var files []*ast.File
-	for _, name := range bp.GoFiles {
+	for _, name := range names {
 		f, err := parser.ParseFile(fset, filepath.Join(bp.Dir, name), nil, parser.ParseComments)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		files = append(files, f)
+	}
+	return fset, files, nil
+}
+
+// collectDocs adds "path.Name" (and "path.Type.Method") keys with the
+// declaration text, a blank line and the doc comment.
+func collectDocs(path string, docs map[string]string) error {
+	fset, files, err := parsePackage(path, false)
+	if err != nil {
+		return err
 	}
 	{
 		dp, err := doc.NewFromFiles(fset, files, path)
