@@ -27,7 +27,7 @@ func TestAttentionKernelsInPTX(t *testing.T) {
 			if k.width() < c || (!k.mask && k.width() != c) {
 				t.Errorf("gatShape(%d) = %+v (width %d)", c, k, k.width())
 			}
-			for _, f := range []string{"gatv2_fwd", "gatv2_bwd_dst", "gatv2_bwd_dsts", "gatv2_bwd_src", "gatv2_bwd_srcs"} {
+			for _, f := range []string{"gatv2_fwd", "gatv2_bwd_dst", "gatv2_bwd_dsts", "gatv2_bwd_src", "gatv2_bwd_srcs", "tf_fwd", "tf_bwd_dst", "tf_bwd_src"} {
 				if !has(f + k.suffix()) {
 					t.Errorf("gatShape(%d): kernel %s%s not in the PTX", c, f, k.suffix())
 				}

@@ -109,6 +109,7 @@ func TestGNNGradients(t *testing.T) {
 	aDst := rng.Normal(0, 1, 7, 2)
 	hd := rng.Normal(0, 1, 7, 6)
 	att := rng.Normal(0, 1, 2, 3)
+	aKey := rng.Normal(0, 1, 7, 6)
 	runGradCases(t, []gradCase{
 		{"SpMM", []*tensor.Tensor{x}, func() *tensor.Tensor { return nn.SpMM(g.GCNNorm(), x) }},
 		{"SumAggregate", []*tensor.Tensor{x}, func() *tensor.Tensor { return nn.SumAggregate(g, x) }},
@@ -119,6 +120,12 @@ func TestGNNGradients(t *testing.T) {
 		}},
 		{"GATv2Attention/dropout", []*tensor.Tensor{hs, hd, att}, func() *tensor.Tensor {
 			return nn.GATv2Attention(g, hs, hd, att, 2, 0.2, 0.3, tensor.NewRNG(8), true)
+		}},
+		{"TransformerAttention", []*tensor.Tensor{hd, hs, aKey}, func() *tensor.Tensor {
+			return nn.TransformerAttention(g, hd, hs, aKey, 2, 0, nil, true)
+		}},
+		{"TransformerAttention/dropout", []*tensor.Tensor{hd, hs, aKey}, func() *tensor.Tensor {
+			return nn.TransformerAttention(g, hd, hs, aKey, 3, 0.3, tensor.NewRNG(8), true)
 		}},
 		{"GCNConv", with(x, gcn), func() *tensor.Tensor { return gcn.Forward(g, x) }},
 		{"SAGEConv/mean", with(x, sageMean), func() *tensor.Tensor { return sageMean.Forward(g, x) }},

@@ -15,7 +15,7 @@ import time
 
 import torch
 import torch.nn.functional as F
-from torch_geometric.nn import GATConv, GATv2Conv, GCNConv, SAGEConv
+from torch_geometric.nn import GATConv, GATv2Conv, GCNConv, SAGEConv, TransformerConv
 
 REPS = int(os.environ.get("REPS", "10"))
 PRODUCTS = os.environ.get("PRODUCTS", "1") == "1"
@@ -121,9 +121,24 @@ def gat_layer(gname, ei, n, fin, h, c):
     del x, dout, conv
 
 
+def tf_layer(gname, ei, n, fin, h, c):
+    x = torch.randn(n, fin, device=dev)
+    dout = torch.randn(n, h * c, device=dev)
+    # concat, root_weight (lin_skip), no beta gate, no edge features: what
+    # gnnbench's transformer-layer computes.
+    conv = TransformerConv(fin, c, heads=h).to(dev)
+
+    def step():
+        conv.zero_grad()
+        conv(x, ei).backward(dout)
+
+    guarded("transformer-layer", gname, f"{h}x{c}", step)
+    del x, dout, conv
+
+
 def main():
     print("device:", torch.cuda.get_device_name(), "torch", torch.__version__, file=sys.stderr)
-    parts = os.environ.get("ONLY", "spmm,gat,gcn,gatv2,api").split(",")
+    parts = os.environ.get("ONLY", "spmm,gat,tf,gcn,gatv2,api").split(",")
     cora = graph(2708, 10556, 1)
     arxiv = graph(169343, 2332486, 2)
     prod = graph(2449029, 123718280, 4) if PRODUCTS else None
@@ -136,6 +151,10 @@ def main():
         gat_layer("arxiv", arxiv, 169343, 128, 4, 64)
         if prod is not None:
             gat_layer("products", prod, 2449029, 100, 1, 256)
+    if "tf" in parts:
+        tf_layer("arxiv", arxiv, 169343, 128, 4, 64)
+        if prod is not None:
+            tf_layer("products", prod, 2449029, 100, 4, 64)
     if "gcn" in parts:
         epoch("gcn-epoch", "gcn", "cora", cora, 2708, 1433, 16, 7, 2)
         epoch("gcn-epoch", "gcn", "arxiv", arxiv, 169343, 128, 256, 40, 3)

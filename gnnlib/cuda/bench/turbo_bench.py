@@ -16,7 +16,7 @@ Needs turbo_gnn importable: bench/turbo.sh builds it from its sdist.
 import sys
 
 import torch
-from turbo_gnn import AdjacencyForwardBackwardWithNodeBuckets, gatv2_aggr
+from turbo_gnn import AdjacencyForwardBackwardWithNodeBuckets, gatv2_aggr, graph_transformer_aggr
 
 import pyg_bench as pb
 
@@ -57,15 +57,44 @@ def gat_layer(gname, ei, n, fin, h, c):
     torch.cuda.empty_cache()
 
 
+def tf_layer(gname, ei, n, fin, h, c):
+    """One TransformerConv layer as gnnbench times it: q, k, v and skip
+    projections (Linear with bias), turbo-gnn's fused attention, out =
+    attention + skip, backward from a random upstream gradient."""
+    torch.cuda.empty_cache()
+    g = AdjacencyForwardBackwardWithNodeBuckets.from_edge_list(ei, num_nodes=n).to(pb.dev)
+    x = torch.randn(n, fin, device=pb.dev)
+    dout = torch.randn(n, h * c, device=pb.dev)
+    lins = [torch.nn.Linear(fin, h * c).to(pb.dev) for _ in range(4)]
+
+    def step():
+        for lin in lins:
+            lin.zero_grad()
+        q, k, v = (lin(x).view(n, h, c) for lin in lins[:3])
+        out = graph_transformer_aggr(g, x, q, k, v, c ** -0.5).reshape(n, h * c) + lins[3](x)
+        out.backward(dout)
+
+    torch.cuda.reset_peak_memory_stats()
+    try:
+        ms = pb.timeit(step)
+        report("transformer-layer", gname, f"{h}x{c}", ms, torch.cuda.max_memory_allocated() / 2**30)
+    except torch.OutOfMemoryError:
+        report("transformer-layer", gname, f"{h}x{c}", None, None, "out of memory")
+    del g, x, dout, lins
+    torch.cuda.empty_cache()
+
+
 def main():
     print("device:", torch.cuda.get_device_name(), "torch", torch.__version__, file=sys.stderr)
     arxiv = pb.graph(169343, 2332486, 2)
     gat_layer("arxiv", arxiv, 169343, 128, 1, 256)
     gat_layer("arxiv", arxiv, 169343, 128, 4, 64)
+    tf_layer("arxiv", arxiv, 169343, 128, 4, 64)
     del arxiv
     if pb.PRODUCTS:
         prod = pb.graph(2449029, 123718280, 4)
         gat_layer("products", prod, 2449029, 100, 1, 256)
+        tf_layer("products", prod, 2449029, 100, 4, 64)
 
 
 if __name__ == "__main__":

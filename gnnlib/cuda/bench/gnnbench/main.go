@@ -7,7 +7,7 @@
 // It prints one tab-separated line per measurement, prefixed "go\t", which
 // bench/run.sh joins with bench/pyg_bench.py's.
 //
-// Usage: gnnbench [-only spmm,gat,gat1,gcn,gatv2,api,reorder,int8,gemm]
+// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm]
 // [-products=false] [-reps 10] [-gemm v1,v2]
 //
 // -gemm lists the MatMul kernel families (tune.GEMMKernel) to compare:
@@ -37,7 +37,7 @@ import (
 )
 
 var (
-	only     = flag.String("only", "spmm,gat,gat1,gcn,gatv2,api,reorder,int8,gemm", "comma-separated parts to run")
+	only     = flag.String("only", "spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm", "comma-separated parts to run")
 	products = flag.Bool("products", true, "include the products-sized graph")
 	reps     = flag.Int("reps", 10, "timed repetitions (median reported)")
 	gemms    = flag.String("gemm", string(tune.GEMM), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n)")
@@ -303,6 +303,12 @@ func main() {
 			h, ch int
 		}{{1, 256}, {4, 64}} {
 			gat1Layer(d, r, arxiv, 128, c.h, c.ch)
+		}
+	}
+	if parts["tf"] {
+		tfLayer(d, r, arxiv, 128, 4, 64)
+		if prod != nil {
+			tfLayer(d, r, prod, 100, 4, 64)
 		}
 	}
 	if parts["gemm"] {

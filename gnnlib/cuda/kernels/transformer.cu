@@ -1,0 +1,248 @@
+// ---------------------------------------------------------------------------
+// transformer.cu: the fused attention of the Graph Transformer
+// (TransformerConv, Shi et al. 2021).
+// ---------------------------------------------------------------------------
+
+#include "common.cuh"
+
+// For H heads of C channels, queries q (targets, N x HC), keys k and values
+// vv (sources, N x HC), an edge u->v and head h:
+//   s = scale * q[v,h]·k[u,h]   (scale = 1/sqrt(C) of the unpadded width),
+//   alpha = softmax of s over v's in-edges, out[v,h,:] = sum_u alpha * vv[u,h,:].
+// The first kernel family of the IO-aware paper: the forward keeps a running
+// max and sum per (node, head) in registers (online softmax) and stores only
+// the log-sum-exp; the backward recomputes alpha from it. Nothing is stored
+// per edge. The lane layout, group shapes and masking are gatv2.cu's
+// (lane_row, group_sum, ...), which gnn.cu includes before this file.
+
+// The pointer arguments every transformer kernel takes for q, k and vv.
+#define TF_QKV const float *__restrict__ q, const float *__restrict__ k, const float *__restrict__ vv
+
+template <int G, int VPL, bool MASK>
+__device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, TF_QKV,
+                            float* __restrict__ out, float* __restrict__ lse, int n, int H, float scale, float pdrop,
+                            unsigned long long seed, int cw) {
+	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
+	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
+	const int lane = threadIdx.x % G;
+	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
+	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
+	const long long total = (long long)n * H;
+	// Every lane of a warp runs the same number of iterations (shuffles).
+	const long long iters = (total + ngrp - 1) / ngrp;
+	for (long long it = 0; it < iters; it++) {
+		long long p = grp0 + it * ngrp;
+		bool live = p < total;
+		long long v = live ? p / H : 0;
+		int h = live ? p % H : 0;
+		float4 qv[VPL], acc[VPL];
+		lane_row<G, VPL, MASK>(qv, q + v * HC + h * C, lane, C);
+		zero4(acc);
+		float m = -INFINITY, l = 0.f;
+		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
+		int e = beg;
+		// Two edges a step where the registers allow (two key and two
+		// value rows in flight).
+		if (VPL <= 2) {
+			for (; e + 1 < end; e += 2) {
+				int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
+				float4 k0[VPL], k1[VPL], v0[VPL], v1[VPL];
+				lane_row<G, VPL, MASK>(k0, k + (long long)u0 * HC + h * C, lane, C);
+				lane_row<G, VPL, MASK>(k1, k + (long long)u1 * HC + h * C, lane, C);
+				lane_row<G, VPL, MASK>(v0, vv + (long long)u0 * HC + h * C, lane, C);
+				lane_row<G, VPL, MASK>(v1, vv + (long long)u1 * HC + h * C, lane, C);
+				float s0 = lane_dot(qv, k0), s1 = lane_dot(qv, k1);
+				group_sum2<G>(s0, s1);
+				s0 *= scale;
+				s1 *= scale;
+				float mn = fmaxf(m, fmaxf(s0, s1));
+				float sc = __expf(m - mn), p0 = __expf(s0 - mn), p1 = __expf(s1 - mn);
+				l = l * sc + p0 + p1;
+				p0 *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
+				p1 *= drop_keep(pdrop, keep, seed, (long long)(e + 1) * H + h);
+#pragma unroll
+				for (int i = 0; i < VPL; i++) {
+					acc[i].x = acc[i].x * sc + p0 * v0[i].x + p1 * v1[i].x;
+					acc[i].y = acc[i].y * sc + p0 * v0[i].y + p1 * v1[i].y;
+					acc[i].z = acc[i].z * sc + p0 * v0[i].z + p1 * v1[i].z;
+					acc[i].w = acc[i].w * sc + p0 * v0[i].w + p1 * v1[i].w;
+				}
+				m = mn;
+			}
+		}
+		for (; e < end; e++) {
+			int u = __ldg(&indices[e]);
+			float4 ku[VPL], vu[VPL];
+			lane_row<G, VPL, MASK>(ku, k + (long long)u * HC + h * C, lane, C);
+			lane_row<G, VPL, MASK>(vu, vv + (long long)u * HC + h * C, lane, C);
+			float s = scale * group_sum<G>(lane_dot(qv, ku));
+			float mn = fmaxf(m, s);
+			float sc = __expf(m - mn), pe = __expf(s - mn);
+			l = l * sc + pe;
+			pe *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
+#pragma unroll
+			for (int i = 0; i < VPL; i++) {
+				acc[i].x = acc[i].x * sc + pe * vu[i].x;
+				acc[i].y = acc[i].y * sc + pe * vu[i].y;
+				acc[i].z = acc[i].z * sc + pe * vu[i].z;
+				acc[i].w = acc[i].w * sc + pe * vu[i].w;
+			}
+			m = mn;
+		}
+		if (!live) continue;
+		float inv = l > 0.f ? 1.f / l : 0.f;
+#pragma unroll
+		for (int i = 0; i < VPL; i++) acc[i] = make_float4(acc[i].x * inv, acc[i].y * inv, acc[i].z * inv, acc[i].w * inv);
+		lane_store<G, VPL, MASK>(out + v * HC + h * C, acc, lane, C);
+		if (lane == 0) lse[p] = l > 0.f ? m + __logf(l) : 0.f;
+	}
+}
+
+// tf_bwd_dst_body: for each (v,h), over v's in-edges, with D = dout[v,h]·out[v,h]
+// and alpha = exp(s - lse[v,h]) recomputed,
+//   ds = alpha * (keep * dout[v,h]·vv[u,h] - D),   dq[v,h] = scale * sum_u ds * k[u,h],
+// and D saved per (v,h) in dd for the source pass.
+template <int G, int VPL, bool MASK>
+__device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, TF_QKV,
+                                const float* __restrict__ out, const float* __restrict__ lse,
+                                const float* __restrict__ dout, float* __restrict__ dq, float* __restrict__ dd, int n,
+                                int H, float scale, float pdrop, unsigned long long seed, int cw) {
+	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
+	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
+	const int lane = threadIdx.x % G;
+	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
+	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
+	const long long total = (long long)n * H;
+	const long long iters = (total + ngrp - 1) / ngrp;
+	for (long long it = 0; it < iters; it++) {
+		long long p = grp0 + it * ngrp;
+		bool live = p < total;
+		long long v = live ? p / H : 0;
+		int h = live ? p % H : 0;
+		float4 qv[VPL], go[VPL], acc[VPL];
+		lane_row<G, VPL, MASK>(qv, q + v * HC + h * C, lane, C);
+		lane_row<G, VPL, MASK>(go, dout + v * HC + h * C, lane, C);
+		// D = dout·out, with out read into acc before acc sums dq.
+		lane_row<G, VPL, MASK>(acc, out + v * HC + h * C, lane, C);
+		float D = group_sum<G>(lane_dot(go, acc));
+		zero4(acc);
+		float L = live ? lse[p] : 0.f;
+		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
+		for (int e = beg; e < end; e++) {
+			int u = __ldg(&indices[e]);
+			float4 ku[VPL], vu[VPL];
+			lane_row<G, VPL, MASK>(ku, k + (long long)u * HC + h * C, lane, C);
+			lane_row<G, VPL, MASK>(vu, vv + (long long)u * HC + h * C, lane, C);
+			float s = lane_dot(qv, ku), g = lane_dot(go, vu);
+			group_sum2<G>(s, g);
+			float alpha = __expf(scale * s - L);
+			float kd = drop_keep(pdrop, keep, seed, (long long)e * H + h);
+			float ds = scale * alpha * (kd * g - D);
+#pragma unroll
+			for (int i = 0; i < VPL; i++) {
+				acc[i].x += ds * ku[i].x;
+				acc[i].y += ds * ku[i].y;
+				acc[i].z += ds * ku[i].z;
+				acc[i].w += ds * ku[i].w;
+			}
+		}
+		if (!live) continue;
+		lane_store<G, VPL, MASK>(dq + v * HC + h * C, acc, lane, C);
+		if (lane == 0) dd[p] = D;
+	}
+}
+
+// tf_bwd_src_body: for each (u,h), over u's out-edges in the transposed CSR
+// (tindices hold the destinations v; position t is CSR edge tperm[t], needed
+// only for the dropout factors: tperm may be null without dropout),
+//   dk[u,h] = scale * sum_v ds * q[v,h],   dv[u,h] = sum_v keep * alpha * dout[v,h].
+template <int G, int VPL, bool MASK>
+__device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices,
+                                const int* __restrict__ tperm, TF_QKV, const float* __restrict__ lse,
+                                const float* __restrict__ dd, const float* __restrict__ dout, float* __restrict__ dk,
+                                float* __restrict__ dv, int n, int H, float scale, float pdrop,
+                                unsigned long long seed, int cw) {
+	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
+	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
+	const int lane = threadIdx.x % G;
+	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
+	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
+	const long long total = (long long)n * H;
+	const long long iters = (total + ngrp - 1) / ngrp;
+	for (long long it = 0; it < iters; it++) {
+		long long p = grp0 + it * ngrp;
+		bool live = p < total;
+		long long u = live ? p / H : 0;
+		int h = live ? p % H : 0;
+		float4 ku[VPL], vu[VPL], gk[VPL], gv[VPL];
+		lane_row<G, VPL, MASK>(ku, k + u * HC + h * C, lane, C);
+		lane_row<G, VPL, MASK>(vu, vv + u * HC + h * C, lane, C);
+		zero4(gk);
+		zero4(gv);
+		int beg = live ? tindptr[u] : 0, end = live ? tindptr[u + 1] : 0;
+		for (int e = beg; e < end; e++) {
+			int v = __ldg(&tindices[e]);
+			float4 qv[VPL], go[VPL];
+			lane_row<G, VPL, MASK>(qv, q + (long long)v * HC + h * C, lane, C);
+			lane_row<G, VPL, MASK>(go, dout + (long long)v * HC + h * C, lane, C);
+			float s = lane_dot(qv, ku), g = lane_dot(go, vu);
+			group_sum2<G>(s, g);
+			long long kv = (long long)v * H + h;
+			float alpha = __expf(scale * s - __ldg(&lse[kv]));
+			float kd = pdrop > 0.f ? drop_keep(pdrop, keep, seed, (long long)__ldg(&tperm[e]) * H + h) : 1.f;
+			float ds = scale * alpha * (kd * g - __ldg(&dd[kv]));
+			float w = kd * alpha;
+#pragma unroll
+			for (int i = 0; i < VPL; i++) {
+				gk[i].x += ds * qv[i].x;
+				gk[i].y += ds * qv[i].y;
+				gk[i].z += ds * qv[i].z;
+				gk[i].w += ds * qv[i].w;
+				gv[i].x += w * go[i].x;
+				gv[i].y += w * go[i].y;
+				gv[i].z += w * go[i].z;
+				gv[i].w += w * go[i].w;
+			}
+		}
+		if (!live) continue;
+		lane_store<G, VPL, MASK>(dk + u * HC + h * C, gk, lane, C);
+		lane_store<G, VPL, MASK>(dv + u * HC + h * C, gv, lane, C);
+	}
+}
+
+// TF_INST instantiates the three transformer kernels for groups of G lanes
+// holding VPL float4s each, under the names tf_*SFX (masked as in GATV2_INST).
+#define TF_INST(SFX, G, VPL, MASK)                                                                                     \
+	extern "C" __global__ void tf_fwd##SFX(const int* indptr, const int* indices, TF_QKV, float* out, float* lse,     \
+	                                       int n, int H, float scale, float pdrop, unsigned long long seed, int cw) {  \
+		tf_fwd_body<G, VPL, MASK>(indptr, indices, q, k, vv, out, lse, n, H, scale, pdrop, seed, cw);              \
+	}                                                                                                                  \
+	extern "C" __global__ void tf_bwd_dst##SFX(const int* indptr, const int* indices, TF_QKV, const float* out,       \
+	                                           const float* lse, const float* dout, float* dq, float* dd, int n,     \
+	                                           int H, float scale, float pdrop, unsigned long long seed, int cw) {   \
+		tf_bwd_dst_body<G, VPL, MASK>(indptr, indices, q, k, vv, out, lse, dout, dq, dd, n, H, scale, pdrop, seed, \
+		                              cw);                                                                         \
+	}                                                                                                                  \
+	extern "C" __global__ void tf_bwd_src##SFX(const int* tindptr, const int* tindices, const int* tperm, TF_QKV,     \
+	                                           const float* lse, const float* dd, const float* dout, float* dk,      \
+	                                           float* dv, int n, int H, float scale, float pdrop,                   \
+	                                           unsigned long long seed, int cw) {                                    \
+		tf_bwd_src_body<G, VPL, MASK>(tindptr, tindices, tperm, q, k, vv, lse, dd, dout, dk, dv, n, H, scale,       \
+		                              pdrop, seed, cw);                                                            \
+	}
+
+#define TF_SHAPE(G, VPL)                    \
+	TF_INST(_##G##_##VPL, G, VPL, false) \
+	TF_INST(_m_##G##_##VPL, G, VPL, true)
+
+// The group shapes of gatv2.cu (gatv2Groups on the Go side): the same
+// widths take the same kernels' layouts.
+TF_SHAPE(2, 1)
+TF_SHAPE(4, 1)
+TF_SHAPE(8, 1)
+TF_SHAPE(16, 1)
+TF_SHAPE(32, 1)
+TF_SHAPE(32, 2)
+TF_INST(_m_32_3, 32, 3, true)
+TF_SHAPE(32, 4)
+TF_SHAPE(32, 8)

@@ -1,0 +1,242 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// Transformer holds what the fused Graph Transformer attention keeps
+// between its forward and backward passes: the output and one log-sum-exp
+// per (node, head). Nothing is stored per edge: the backward passes
+// recompute each edge's attention from the log-sum-exp.
+type Transformer struct {
+	Heads, Channels int
+	Scale           float32 // the scores' factor, 1/√C of the layer's width
+	Out             *Tensor // N x H*C
+	LSE             *Tensor // N x H
+	Dropout         AttentionDropout
+	d               *Tensor // N x H, dOut·Out, between the two backward passes
+}
+
+// TransformerForward computes the attention of a TransformerConv layer
+// (Shi et al. 2021; PyG's TransformerConv without its projections, root
+// weight or gate): for an edge u→v and head h, the score is scale·q[v,h]·
+// k[u,h], the weights are its softmax over v's in-edges (dropped out by
+// drop), and out[v,h] = Σ_u α·val[u,h]. q, k and val are N x heads·
+// channels; channels is a width the fused kernels take (gatShape). One
+// pass per destination with an online softmax.
+func TransformerForward(g *Graph, q, k, val *Tensor, heads, channels int, scale float32, drop AttentionDropout) (*Transformer, error) {
+	const op = "TransformerForward"
+	d := q.buf.dev
+	if err := drop.check(op); err != nil {
+		return nil, err
+	}
+	hc := heads * channels
+	for _, x := range []*Tensor{q, k, val} {
+		if x.Rows != g.n || x.Cols != hc {
+			return nil, shapeErr(op, "q, k and values must be %dx%d (graph %d nodes, heads %d x %d), got %dx%d", g.n, hc, g.n, heads, channels, x.Rows, x.Cols)
+		}
+	}
+	kn, ok := gatShape(channels)
+	if !ok || !g.IsSquare() {
+		return nil, shapeErr(op, "channels per head %d (multiples of 4 up to %d), graph %d<-%d nodes", channels, maxGATv2Channels, g.n, g.nsrc)
+	}
+	out, err := d.Empty(g.n, hc)
+	if err != nil {
+		return nil, err
+	}
+	lse, err := d.Empty(g.n, heads)
+	if err != nil {
+		out.Free()
+		return nil, err
+	}
+	const block = 256
+	grid := d.gridFor(int64(g.n)*int64(heads)*int64(kn.g), block)
+	if err := d.launch("tf_fwd"+kn.suffix(), grid, block, g.indptr, g.idx, q, k, val, out, lse, g.n, heads, scale, drop.P, drop.Seed, channels); err != nil {
+		out.Free()
+		lse.Free()
+		return nil, err
+	}
+	return &Transformer{Heads: heads, Channels: channels, Scale: scale, Out: out, LSE: lse, Dropout: drop}, nil
+}
+
+// Backward writes the gradients of q, k and val (each N x heads·channels)
+// given dout = dL/dOut: a pass over the in-edges for dq, then one over the
+// cached transposed CSR for dk and dval.
+func (a *Transformer) Backward(g *Graph, q, k, val, dout, dq, dk, dval *Tensor) error {
+	const op = "Transformer.Backward"
+	d := q.buf.dev
+	hc := a.Heads * a.Channels
+	for _, x := range []*Tensor{q, k, val, dout, dq, dk, dval} {
+		if x.Rows != g.n || x.Cols != hc {
+			return shapeErr(op, "operands must be %dx%d, got %dx%d", g.n, hc, x.Rows, x.Cols)
+		}
+	}
+	kn, _ := gatShape(a.Channels)
+	const block = 256
+	grid := d.gridFor(int64(g.n)*int64(a.Heads)*int64(kn.g), block)
+	if a.d == nil {
+		var err error
+		if a.d, err = d.Empty(g.n, a.Heads); err != nil {
+			return err
+		}
+	}
+	if err := d.launch("tf_bwd_dst"+kn.suffix(), grid, block, g.indptr, g.idx, q, k, val, a.Out, a.LSE, dout, dq, a.d,
+		g.n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels); err != nil {
+		return err
+	}
+	// The dropout factors are a function of the CSR edge: the source pass
+	// finds it through the transpose's permutation, needed only then.
+	var tperm *buffer
+	if a.Dropout.P > 0 {
+		var err error
+		if tperm, err = g.transposePerm(); err != nil {
+			return err
+		}
+	}
+	var tp uintptr
+	if tperm != nil {
+		tp = tperm.ptr
+	}
+	return d.launch("tf_bwd_src"+kn.suffix(), grid, block, g.tptr, g.tidx, tp, q, k, val, a.LSE, a.d, dout, dk, dval,
+		g.n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels)
+}
+
+// Free releases the saved tensors.
+func (a *Transformer) Free() {
+	a.Out.Free()
+	a.LSE.Free()
+	if a.d != nil {
+		a.d.Free()
+	}
+}
+
+// TransformerAttention runs the fused Graph Transformer attention for
+// gnnlib/nn: q [NumNodes, heads·c], k and val [NumSrc, heads·c], scores
+// scaled by 1/√c, attention dropout p drawn from seed. Heads whose width
+// is not a multiple of 4 run padded with zero channels (padHeads), which
+// change no score, output or gradient; widths between 512 and 1024 run at
+// 1024 as GATv2Attention's do. Wider heads and rectangular graphs are
+// refused with an error wrapping tensor.ErrNotOnDevice, which gnnlib/nn
+// answers with composed device ops.
+func (d *backend) TransformerAttention(g *graph.Graph, q, k, val *tensor.Tensor, heads int, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+	if !g.IsSquare() {
+		return nil, nil, fmt.Errorf("gnnlib/cuda: TransformerAttention on a rectangular graph (a sampled block): %w", tensor.ErrNotOnDevice)
+	}
+	vs, err := d.views(q, k, val)
+	if err != nil {
+		return nil, nil, err
+	}
+	hc := vs[0].Cols
+	c := hc / heads
+	cp := fusedGATv2Width(c)
+	if _, ok := gatShape(cp); !ok {
+		return nil, nil, fmt.Errorf("gnnlib/cuda: TransformerAttention with %d channels per head (the fused kernel takes up to %d): %w", c, maxGATv2Channels, tensor.ErrNotOnDevice)
+	}
+	dg, err := d.deviceGraph(g, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	scale := float32(1 / math.Sqrt(float64(c)))
+	ins := [3]*Tensor{vs[0], vs[1], vs[2]}
+	padded := cp != c
+	freeIns := func() {
+		if padded {
+			for _, t := range ins {
+				if t != nil {
+					t.Free()
+				}
+			}
+		}
+	}
+	if padded {
+		for i, t := range vs {
+			if ins[i], err = d.padHeads(t, heads, c, cp); err != nil {
+				for j := range ins[i:] {
+					ins[i+j] = nil
+				}
+				freeIns()
+				return nil, nil, err
+			}
+		}
+	}
+	fw, err := TransformerForward(dg, ins[0], ins[1], ins[2], heads, cp, scale, AttentionDropout{P: p, Seed: seed})
+	if err != nil {
+		freeIns()
+		return nil, nil, err
+	}
+	out := fw.Out
+	if padded {
+		if out, err = d.unpadHeads(fw.Out, heads, c, cp); err != nil {
+			fw.Free()
+			freeIns()
+			return nil, nil, err
+		}
+	}
+	done := false
+	backward := func(grad *tensor.Tensor) (dq, dk, dv tensor.Storage, err error) {
+		if done {
+			return nil, nil, nil, errBackwardTwice
+		}
+		done = true
+		// The log-sum-exp and D are the op's private state: free them
+		// as soon as the pass ran (Out belongs to the caller unless it is
+		// the padded one).
+		defer func() {
+			fw.LSE.Free()
+			if fw.d != nil {
+				fw.d.Free()
+			}
+			if padded {
+				fw.Out.Free()
+			}
+			freeIns()
+		}()
+		dout, err := d.view(grad)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if padded {
+			if dout, err = d.padHeads(dout, heads, c, cp); err != nil {
+				return nil, nil, nil, err
+			}
+			defer dout.Free()
+		}
+		var gs [3]*Tensor
+		freeGs := func() {
+			for _, t := range gs {
+				if t != nil {
+					t.Free()
+				}
+			}
+		}
+		for i := range gs {
+			if gs[i], err = d.Empty(dg.n, heads*cp); err != nil {
+				freeGs()
+				return nil, nil, nil, err
+			}
+		}
+		if err := fw.Backward(dg, ins[0], ins[1], ins[2], dout, gs[0], gs[1], gs[2]); err != nil {
+			freeGs()
+			return nil, nil, nil, err
+		}
+		if !padded {
+			return gs[0], gs[1], gs[2], nil
+		}
+		defer freeGs()
+		var outs [3]*Tensor
+		for i, t := range gs {
+			if outs[i], err = d.unpadHeads(t, heads, c, cp); err != nil {
+				for _, o := range outs[:i] {
+					o.Free()
+				}
+				return nil, nil, nil, err
+			}
+		}
+		return outs[0], outs[1], outs[2], nil
+	}
+	return out, backward, nil
+}
