@@ -21,9 +21,9 @@ rm -rf /tmp/turbo-src && mkdir -p /tmp/turbo-src && tar xzf .benchdata/turbo_gnn
 	>"$out/turbo-build.log" 2>&1
 echo "turbo-gnn build: exit $? ($(($(date +%s) - t0)) s)"; tail -3 "$out/turbo-build.log"
 fi
-timeout 120 .gpubin/gnnbench -only gat,tf >"$out/go.tsv" 2>"$out/go.err"; echo "gnnbench: exit $?"
-(cd gnnlib/cuda/bench && ONLY=gat,tf PYTHONUNBUFFERED=1 timeout 120 python3 pyg_bench.py) >"$out/pyg.tsv" 2>"$out/pyg.err"; echo "pyg_bench: exit $?"
-(cd gnnlib/cuda/bench && PYTHONPATH="$site" PYTHONUNBUFFERED=1 timeout 150 python3 turbo_bench.py) >"$out/turbo.tsv" 2>"$out/turbo.err"
+timeout 200 .gpubin/gnnbench -only gat,tf >"$out/go.tsv" 2>"$out/go.err"; echo "gnnbench: exit $?"
+(cd gnnlib/cuda/bench && ONLY=gat,tf PYTHONUNBUFFERED=1 timeout 200 python3 pyg_bench.py) >"$out/pyg.tsv" 2>"$out/pyg.err"; echo "pyg_bench: exit $?"
+(cd gnnlib/cuda/bench && PYTHONPATH="$site" PYTHONUNBUFFERED=1 timeout 200 python3 turbo_bench.py) >"$out/turbo.tsv" 2>"$out/turbo.err"
 echo "turbo_bench: exit $?"; tail -3 "$out/turbo.err"
 echo
 printf 'side\twhat\tgraph\tvariant\tms\tpeak GiB\tnote\n'
