@@ -15,10 +15,11 @@ import (
 type Transformer struct {
 	Heads, Channels int
 	Scale           float32 // the scores' factor, 1/√C of the layer's width
-	Out             *Tensor // N x H*C
+	Out             *Tensor // N x H*C (attention + skip after TransformerForwardFused)
 	LSE             *Tensor // N x H
 	Dropout         AttentionDropout
-	d               *Tensor // N x H, dOut·Out, between the two backward passes
+	d               *Tensor // N x H, dOut·attention, between the two backward passes
+	skip            bool    // Out includes the skip block of the fused input
 }
 
 // TransformerForward computes the attention of a TransformerConv layer
@@ -29,17 +30,47 @@ type Transformer struct {
 // channels; channels is a width the fused kernels take (gatShape). One
 // pass per destination with an online softmax.
 func TransformerForward(g *Graph, q, k, val *Tensor, heads, channels int, scale float32, drop AttentionDropout) (*Transformer, error) {
+	hc := heads * channels
+	for _, x := range []*Tensor{q, k, val} {
+		if x.Rows != g.n || x.Cols != hc {
+			return nil, shapeErr("TransformerForward", "q, k and values must be %dx%d (graph %d nodes, heads %d x %d), got %dx%d", g.n, hc, g.n, heads, channels, x.Rows, x.Cols)
+		}
+	}
+	return transformerForward(g, qkv{matOf(q), k.ptr, val.ptr, 0}, q.buf.dev, heads, channels, scale, drop)
+}
+
+// TransformerForwardFused is TransformerForward from one N x 4·heads·
+// channels product x·[W_q W_k W_v W_skip] (the four projections of a
+// TransformerConv layer with its root weight, as one GEMM): q, k and val
+// are its first three column blocks, and Out is the attention plus the
+// fourth block, added as each row is stored.
+func TransformerForwardFused(g *Graph, qkvs *Tensor, heads, channels int, scale float32, drop AttentionDropout) (*Transformer, error) {
+	hc := heads * channels
+	if qkvs.Rows != g.n || qkvs.Cols != 4*hc {
+		return nil, shapeErr("TransformerForwardFused", "qkvs %dx%d, want %dx%d (graph %d nodes, heads %d x %d)", qkvs.Rows, qkvs.Cols, g.n, 4*hc, g.n, heads, channels)
+	}
+	return transformerForward(g, fusedQKV(qkvs, hc), qkvs.buf.dev, heads, channels, scale, drop)
+}
+
+// qkv names the query, key, value and (optional) skip blocks of a
+// transformer's input, which share one row stride.
+type qkv struct {
+	q          mat
+	k, v, skip uintptr
+}
+
+// fusedQKV splits an N x 4HC tensor into its four column blocks.
+func fusedQKV(t *Tensor, hc int) qkv {
+	b := uintptr(hc) * 4
+	return qkv{mat{t.ptr, int64(t.Cols)}, t.ptr + b, t.ptr + 2*b, t.ptr + 3*b}
+}
+
+func transformerForward(g *Graph, in qkv, d *Device, heads, channels int, scale float32, drop AttentionDropout) (*Transformer, error) {
 	const op = "TransformerForward"
-	d := q.buf.dev
 	if err := drop.check(op); err != nil {
 		return nil, err
 	}
 	hc := heads * channels
-	for _, x := range []*Tensor{q, k, val} {
-		if x.Rows != g.n || x.Cols != hc {
-			return nil, shapeErr(op, "q, k and values must be %dx%d (graph %d nodes, heads %d x %d), got %dx%d", g.n, hc, g.n, heads, channels, x.Rows, x.Cols)
-		}
-	}
 	kn, ok := gatShape(channels)
 	if !ok || !g.IsSquare() {
 		return nil, shapeErr(op, "channels per head %d (multiples of 4 up to %d), graph %d<-%d nodes", channels, maxGATv2Channels, g.n, g.nsrc)
@@ -55,25 +86,47 @@ func TransformerForward(g *Graph, q, k, val *Tensor, heads, channels int, scale 
 	}
 	const block = 256
 	grid := d.gridFor(int64(g.n)*int64(heads)*int64(kn.g), block)
-	if err := d.launch("tf_fwd"+kn.suffix(), grid, block, g.indptr, g.idx, q, k, val, out, lse, g.n, heads, scale, drop.P, drop.Seed, channels); err != nil {
+	if err := d.launch("tf_fwd"+kn.suffix(), grid, block, g.indptr, g.idx, in.q.ptr, in.k, in.v, in.q.ld, in.skip, out, lse, g.n, heads, scale, drop.P, drop.Seed, channels); err != nil {
 		out.Free()
 		lse.Free()
 		return nil, err
 	}
-	return &Transformer{Heads: heads, Channels: channels, Scale: scale, Out: out, LSE: lse, Dropout: drop}, nil
+	return &Transformer{Heads: heads, Channels: channels, Scale: scale, Out: out, LSE: lse, Dropout: drop, skip: in.skip != 0}, nil
 }
 
 // Backward writes the gradients of q, k and val (each N x heads·channels)
 // given dout = dL/dOut: a pass over the in-edges for dq, then one over the
 // cached transposed CSR for dk and dval.
 func (a *Transformer) Backward(g *Graph, q, k, val, dout, dq, dk, dval *Tensor) error {
-	const op = "Transformer.Backward"
-	d := q.buf.dev
 	hc := a.Heads * a.Channels
 	for _, x := range []*Tensor{q, k, val, dout, dq, dk, dval} {
 		if x.Rows != g.n || x.Cols != hc {
-			return shapeErr(op, "operands must be %dx%d, got %dx%d", g.n, hc, x.Rows, x.Cols)
+			return shapeErr("Transformer.Backward", "operands must be %dx%d, got %dx%d", g.n, hc, x.Rows, x.Cols)
 		}
+	}
+	if a.skip {
+		return shapeErr("Transformer.Backward", "the attention ran fused with its skip block: use BackwardFused")
+	}
+	return a.backward(g, qkv{matOf(q), k.ptr, val.ptr, 0}, dout, qkv{matOf(dq), dk.ptr, dval.ptr, 0})
+}
+
+// BackwardFused is Backward after TransformerForwardFused: from the same
+// qkvs it writes the gradients of q, k and val as the three column blocks
+// of dqkv (N x 3·heads·channels), so that one GEMM xᵀ·dqkv gives the three
+// weights' gradients; the skip block's gradient is dout itself.
+func (a *Transformer) BackwardFused(g *Graph, qkvs, dout, dqkv *Tensor) error {
+	hc := a.Heads * a.Channels
+	if qkvs.Rows != g.n || qkvs.Cols != 4*hc || dout.Rows != g.n || dout.Cols != hc || dqkv.Rows != g.n || dqkv.Cols != 3*hc {
+		return shapeErr("Transformer.BackwardFused", "qkvs %dx%d, dout %dx%d, dqkv %dx%d for %d nodes, heads %d x %d", qkvs.Rows, qkvs.Cols, dout.Rows, dout.Cols, dqkv.Rows, dqkv.Cols, g.n, a.Heads, a.Channels)
+	}
+	b := uintptr(hc) * 4
+	return a.backward(g, fusedQKV(qkvs, hc), dout, qkv{mat{dqkv.ptr, int64(dqkv.Cols)}, dqkv.ptr + b, dqkv.ptr + 2*b, 0})
+}
+
+func (a *Transformer) backward(g *Graph, in qkv, dout *Tensor, grads qkv) error {
+	d := dout.buf.dev
+	if dout.Rows != g.n || dout.Cols != a.Heads*a.Channels {
+		return shapeErr("Transformer.Backward", "dout %dx%d", dout.Rows, dout.Cols)
 	}
 	kn, _ := gatShape(a.Channels)
 	const block = 256
@@ -84,25 +137,26 @@ func (a *Transformer) Backward(g *Graph, q, k, val, dout, dq, dk, dval *Tensor) 
 			return err
 		}
 	}
-	if err := d.launch("tf_bwd_dst"+kn.suffix(), grid, block, g.indptr, g.idx, q, k, val, a.Out, a.LSE, dout, dq, a.d,
-		g.n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels); err != nil {
+	var skip uintptr
+	if a.skip {
+		skip = in.skip
+	}
+	if err := d.launch("tf_bwd_dst"+kn.suffix(), grid, block, g.indptr, g.idx, in.q.ptr, in.k, in.v, in.q.ld, skip, a.Out, a.LSE, dout,
+		grads.q.ptr, grads.q.ld, a.d, g.n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels); err != nil {
 		return err
 	}
 	// The dropout factors are a function of the CSR edge: the source pass
 	// finds it through the transpose's permutation, needed only then.
-	var tperm *buffer
+	var tp uintptr
 	if a.Dropout.P > 0 {
-		var err error
-		if tperm, err = g.transposePerm(); err != nil {
+		tperm, err := g.transposePerm()
+		if err != nil {
 			return err
 		}
-	}
-	var tp uintptr
-	if tperm != nil {
 		tp = tperm.ptr
 	}
-	return d.launch("tf_bwd_src"+kn.suffix(), grid, block, g.tptr, g.tidx, tp, q, k, val, a.LSE, a.d, dout, dk, dval,
-		g.n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels)
+	return d.launch("tf_bwd_src"+kn.suffix(), grid, block, g.tptr, g.tidx, tp, in.q.ptr, in.k, in.v, in.q.ld, a.LSE, a.d, dout,
+		grads.k, grads.v, grads.q.ld, g.n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels)
 }
 
 // Free releases the saved tensors.

@@ -126,6 +126,48 @@ func TestTransformer(t *testing.T) {
 					}
 				}
 				a.Free()
+				// The fused form: one N x 4HC input [q|k|v|skip], out =
+				// attention + skip, gradients into one N x 3HC buffer.
+				skip := randSlice(r, tc.n*hc)
+				cat := make([]float32, 0, tc.n*4*hc)
+				for v := 0; v < tc.n; v++ {
+					for _, x := range [][]float32{q, k, val, skip} {
+						cat = append(cat, x[v*hc:(v+1)*hc]...)
+					}
+				}
+				wantOut := make([]float64, len(want.out))
+				for i := range wantOut {
+					wantOut[i] = want.out[i] + float64(skip[i])
+				}
+				qkvs := mustT(t, d, cat, tc.n, 4*hc)
+				a, err = TransformerForwardFused(dg, qkvs, tc.h, tc.c, float32(scale), drop)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := relErr(host(t, a.Out), wantOut); e > 1e-5 {
+					t.Errorf("TransformerForwardFused(%s) relative error %.3g", what, e)
+				}
+				if err := a.Backward(dg, dq, dk, dv, mustT(t, d, rw, tc.n, hc), gq, gk, gv); err == nil {
+					t.Errorf("Backward after TransformerForwardFused(%s): no error", what)
+				}
+				dqkv := poisoned(t, d, tc.n, 3*hc)
+				if err := a.BackwardFused(dg, qkvs, mustT(t, d, rw, tc.n, hc), dqkv); err != nil {
+					t.Fatal(err)
+				}
+				all := host(t, dqkv)
+				for b, c := range []struct {
+					name string
+					want []float64
+				}{{"dq", want.dq}, {"dk", want.dk}, {"dv", want.dv}} {
+					got := make([]float32, 0, tc.n*hc)
+					for v := 0; v < tc.n; v++ {
+						got = append(got, all[v*3*hc+b*hc:v*3*hc+(b+1)*hc]...)
+					}
+					if e := relErr(at(got, c.want)); e > 1e-4 {
+						t.Errorf("Transformer.BackwardFused(%s) %s relative error %.3g", what, c.name, e)
+					}
+				}
+				a.Free()
 			}
 		}
 	}

@@ -15,12 +15,14 @@
 // per edge. The lane layout, group shapes and masking are gatv2.cu's
 // (lane_row, group_sum, ...), which gnn.cu includes before this file.
 
-// The pointer arguments every transformer kernel takes for q, k and vv.
-#define TF_QKV const float *__restrict__ q, const float *__restrict__ k, const float *__restrict__ vv
+// The pointer arguments every transformer kernel takes for q, k and vv,
+// which share a row stride ldx: three N x HC tensors (ldx = HC) or column
+// blocks of one x·[W_q W_k W_v W_skip] product (ldx = 4HC).
+#define TF_QKV const float *__restrict__ q, const float *__restrict__ k, const float *__restrict__ vv, long long ldx
 
 template <int G, int VPL, bool MASK>
 __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, TF_QKV,
-                            float* __restrict__ out, float* __restrict__ lse, int n, int H, float scale, float pdrop,
+                            const float* __restrict__ skip, float* __restrict__ out, float* __restrict__ lse, int n, int H, float scale, float pdrop,
                             unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
@@ -36,7 +38,7 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 		long long v = live ? p / H : 0;
 		int h = live ? p % H : 0;
 		float4 qv[VPL], acc[VPL];
-		lane_row<G, VPL, MASK>(qv, q + v * HC + h * C, lane, C);
+		lane_row<G, VPL, MASK>(qv, q + v * ldx + h * C, lane, C);
 		zero4(acc);
 		float m = -INFINITY, l = 0.f;
 		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
@@ -47,10 +49,10 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 			for (; e + 1 < end; e += 2) {
 				int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
 				float4 k0[VPL], k1[VPL], v0[VPL], v1[VPL];
-				lane_row<G, VPL, MASK>(k0, k + (long long)u0 * HC + h * C, lane, C);
-				lane_row<G, VPL, MASK>(k1, k + (long long)u1 * HC + h * C, lane, C);
-				lane_row<G, VPL, MASK>(v0, vv + (long long)u0 * HC + h * C, lane, C);
-				lane_row<G, VPL, MASK>(v1, vv + (long long)u1 * HC + h * C, lane, C);
+				lane_row<G, VPL, MASK>(k0, k + (long long)u0 * ldx + h * C, lane, C);
+				lane_row<G, VPL, MASK>(k1, k + (long long)u1 * ldx + h * C, lane, C);
+				lane_row<G, VPL, MASK>(v0, vv + (long long)u0 * ldx + h * C, lane, C);
+				lane_row<G, VPL, MASK>(v1, vv + (long long)u1 * ldx + h * C, lane, C);
 				float s0 = lane_dot(qv, k0), s1 = lane_dot(qv, k1);
 				group_sum2<G>(s0, s1);
 				s0 *= scale;
@@ -73,8 +75,8 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 		for (; e < end; e++) {
 			int u = __ldg(&indices[e]);
 			float4 ku[VPL], vu[VPL];
-			lane_row<G, VPL, MASK>(ku, k + (long long)u * HC + h * C, lane, C);
-			lane_row<G, VPL, MASK>(vu, vv + (long long)u * HC + h * C, lane, C);
+			lane_row<G, VPL, MASK>(ku, k + (long long)u * ldx + h * C, lane, C);
+			lane_row<G, VPL, MASK>(vu, vv + (long long)u * ldx + h * C, lane, C);
 			float s = scale * group_sum<G>(lane_dot(qv, ku));
 			float mn = fmaxf(m, s);
 			float sc = __expf(m - mn), pe = __expf(s - mn);
@@ -93,6 +95,13 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 		float inv = l > 0.f ? 1.f / l : 0.f;
 #pragma unroll
 		for (int i = 0; i < VPL; i++) acc[i] = make_float4(acc[i].x * inv, acc[i].y * inv, acc[i].z * inv, acc[i].w * inv);
+		if (skip != nullptr) {
+			// The root weight's term, added as the row is stored.
+			float4 sk[VPL];
+			lane_row<G, VPL, MASK>(sk, skip + v * ldx + h * C, lane, C);
+#pragma unroll
+			for (int i = 0; i < VPL; i++) acc[i] = make_float4(acc[i].x + sk[i].x, acc[i].y + sk[i].y, acc[i].z + sk[i].z, acc[i].w + sk[i].w);
+		}
 		lane_store<G, VPL, MASK>(out + v * HC + h * C, acc, lane, C);
 		if (lane == 0) lse[p] = l > 0.f ? m + __logf(l) : 0.f;
 	}
@@ -104,8 +113,8 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 // and D saved per (v,h) in dd for the source pass.
 template <int G, int VPL, bool MASK>
 __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, TF_QKV,
-                                const float* __restrict__ out, const float* __restrict__ lse,
-                                const float* __restrict__ dout, float* __restrict__ dq, float* __restrict__ dd, int n,
+                                const float* __restrict__ skip, const float* __restrict__ out, const float* __restrict__ lse,
+                                const float* __restrict__ dout, float* __restrict__ dq, long long ldg, float* __restrict__ dd, int n,
                                 int H, float scale, float pdrop, unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
@@ -120,19 +129,25 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 		long long v = live ? p / H : 0;
 		int h = live ? p % H : 0;
 		float4 qv[VPL], go[VPL], acc[VPL];
-		lane_row<G, VPL, MASK>(qv, q + v * HC + h * C, lane, C);
+		lane_row<G, VPL, MASK>(qv, q + v * ldx + h * C, lane, C);
 		lane_row<G, VPL, MASK>(go, dout + v * HC + h * C, lane, C);
 		// D = dout·out, with out read into acc before acc sums dq.
 		lane_row<G, VPL, MASK>(acc, out + v * HC + h * C, lane, C);
-		float D = group_sum<G>(lane_dot(go, acc));
+		float D = lane_dot(go, acc);
+		if (skip != nullptr) {
+			// out holds attention + skip: D is dout·attention.
+			lane_row<G, VPL, MASK>(acc, skip + v * ldx + h * C, lane, C);
+			D -= lane_dot(go, acc);
+		}
+		D = group_sum<G>(D);
 		zero4(acc);
 		float L = live ? lse[p] : 0.f;
 		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
 		for (int e = beg; e < end; e++) {
 			int u = __ldg(&indices[e]);
 			float4 ku[VPL], vu[VPL];
-			lane_row<G, VPL, MASK>(ku, k + (long long)u * HC + h * C, lane, C);
-			lane_row<G, VPL, MASK>(vu, vv + (long long)u * HC + h * C, lane, C);
+			lane_row<G, VPL, MASK>(ku, k + (long long)u * ldx + h * C, lane, C);
+			lane_row<G, VPL, MASK>(vu, vv + (long long)u * ldx + h * C, lane, C);
 			float s = lane_dot(qv, ku), g = lane_dot(go, vu);
 			group_sum2<G>(s, g);
 			float alpha = __expf(scale * s - L);
@@ -147,7 +162,7 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 			}
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dq + v * HC + h * C, acc, lane, C);
+		lane_store<G, VPL, MASK>(dq + v * ldx + h * C, acc, lane, C);
 		if (lane == 0) dd[p] = D;
 	}
 }
@@ -160,7 +175,7 @@ template <int G, int VPL, bool MASK>
 __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices,
                                 const int* __restrict__ tperm, TF_QKV, const float* __restrict__ lse,
                                 const float* __restrict__ dd, const float* __restrict__ dout, float* __restrict__ dk,
-                                float* __restrict__ dv, int n, int H, float scale, float pdrop,
+                                float* __restrict__ dv, long long ldg, int n, int H, float scale, float pdrop,
                                 unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
@@ -175,15 +190,15 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 		long long u = live ? p / H : 0;
 		int h = live ? p % H : 0;
 		float4 ku[VPL], vu[VPL], gk[VPL], gv[VPL];
-		lane_row<G, VPL, MASK>(ku, k + u * HC + h * C, lane, C);
-		lane_row<G, VPL, MASK>(vu, vv + u * HC + h * C, lane, C);
+		lane_row<G, VPL, MASK>(ku, k + u * ldx + h * C, lane, C);
+		lane_row<G, VPL, MASK>(vu, vv + u * ldx + h * C, lane, C);
 		zero4(gk);
 		zero4(gv);
 		int beg = live ? tindptr[u] : 0, end = live ? tindptr[u + 1] : 0;
 		for (int e = beg; e < end; e++) {
 			int v = __ldg(&tindices[e]);
 			float4 qv[VPL], go[VPL];
-			lane_row<G, VPL, MASK>(qv, q + (long long)v * HC + h * C, lane, C);
+			lane_row<G, VPL, MASK>(qv, q + (long long)v * ldx + h * C, lane, C);
 			lane_row<G, VPL, MASK>(go, dout + (long long)v * HC + h * C, lane, C);
 			float s = lane_dot(qv, ku), g = lane_dot(go, vu);
 			group_sum2<G>(s, g);
@@ -205,30 +220,32 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 			}
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dk + u * HC + h * C, gk, lane, C);
-		lane_store<G, VPL, MASK>(dv + u * HC + h * C, gv, lane, C);
+		lane_store<G, VPL, MASK>(dk + u * ldx + h * C, gk, lane, C);
+		lane_store<G, VPL, MASK>(dv + u * ldg + h * C, gv, lane, C);
 	}
 }
 
 // TF_INST instantiates the three transformer kernels for groups of G lanes
 // holding VPL float4s each, under the names tf_*SFX (masked as in GATV2_INST).
 #define TF_INST(SFX, G, VPL, MASK)                                                                                     \
-	extern "C" __global__ void tf_fwd##SFX(const int* indptr, const int* indices, TF_QKV, float* out, float* lse,     \
-	                                       int n, int H, float scale, float pdrop, unsigned long long seed, int cw) {  \
-		tf_fwd_body<G, VPL, MASK>(indptr, indices, q, k, vv, out, lse, n, H, scale, pdrop, seed, cw);              \
+	extern "C" __global__ void tf_fwd##SFX(const int* indptr, const int* indices, TF_QKV, const float* skip,          \
+	                                       float* out, float* lse, int n, int H, float scale, float pdrop,           \
+	                                       unsigned long long seed, int cw) {                                        \
+		tf_fwd_body<G, VPL, MASK>(indptr, indices, q, k, vv, ldx, skip, out, lse, n, H, scale, pdrop, seed, cw);   \
 	}                                                                                                                  \
-	extern "C" __global__ void tf_bwd_dst##SFX(const int* indptr, const int* indices, TF_QKV, const float* out,       \
-	                                           const float* lse, const float* dout, float* dq, float* dd, int n,     \
-	                                           int H, float scale, float pdrop, unsigned long long seed, int cw) {   \
-		tf_bwd_dst_body<G, VPL, MASK>(indptr, indices, q, k, vv, out, lse, dout, dq, dd, n, H, scale, pdrop, seed, \
-		                              cw);                                                                         \
+	extern "C" __global__ void tf_bwd_dst##SFX(const int* indptr, const int* indices, TF_QKV, const float* skip,      \
+	                                           const float* out, const float* lse, const float* dout, float* dq,     \
+	                                           long long ldg, float* dd, int n, int H, float scale, float pdrop,     \
+	                                           unsigned long long seed, int cw) {                                    \
+		tf_bwd_dst_body<G, VPL, MASK>(indptr, indices, q, k, vv, ldx, skip, out, lse, dout, dq, ldg, dd, n, H,      \
+		                              scale, pdrop, seed, cw);                                                     \
 	}                                                                                                                  \
 	extern "C" __global__ void tf_bwd_src##SFX(const int* tindptr, const int* tindices, const int* tperm, TF_QKV,     \
 	                                           const float* lse, const float* dd, const float* dout, float* dk,      \
-	                                           float* dv, int n, int H, float scale, float pdrop,                   \
+	                                           float* dv, long long ldg, int n, int H, float scale, float pdrop,     \
 	                                           unsigned long long seed, int cw) {                                    \
-		tf_bwd_src_body<G, VPL, MASK>(tindptr, tindices, tperm, q, k, vv, lse, dd, dout, dk, dv, n, H, scale,       \
-		                              pdrop, seed, cw);                                                            \
+		tf_bwd_src_body<G, VPL, MASK>(tindptr, tindices, tperm, q, k, vv, ldx, lse, dd, dout, dk, dv, ldg, n, H,    \
+		                              scale, pdrop, seed, cw);                                                     \
 	}
 
 #define TF_SHAPE(G, VPL)                    \

@@ -11,67 +11,58 @@ import (
 // tfLayer times one TransformerConv layer forward and backward as PyG's
 // TransformerConv(fin, c, heads=h) computes it (concat, root weight, no
 // beta gate, no edge features): q, k, v and the skip term are x·W + b
-// (lin_query, lin_key, lin_value, lin_skip), the fused attention, out =
+// (lin_query, lin_key, lin_value, lin_skip), the attention, out =
 // attention + skip, and the gradients of the four weights and biases (x
-// needs none). turbo_bench.py times turbo-gnn's graph_transformer_aggr
-// with the same projections.
+// needs none). The four projections are one GEMM x·[W_q W_k W_v W_skip]
+// with one bias pass; the attention reads their column blocks and adds
+// the skip block as it stores each row (TransformerForwardFused); its
+// backward writes dq, dk and dv into one N x 3HC buffer, so the weight
+// gradients are two GEMMs (xᵀ·[dq dk dv] and xᵀ·dout). turbo_bench.py
+// times turbo-gnn's graph_transformer_aggr with the same projections.
 func tfLayer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	check(d.EmptyCache())
 	dg := g.upload(d)
 	hc := h * c
 	x := randT(d, r, g.n, fin, 1)
-	var w, b, dw, db [4]*cuda.Tensor
-	for i := range w {
-		w[i] = randT(d, r, fin, hc, float32(1/math.Sqrt(float64(fin))))
-		b[i] = randT(d, r, 1, hc, 0.1)
-		dw[i], db[i] = must(d.Empty(fin, hc)), must(d.Empty(1, hc))
-	}
+	w := randT(d, r, fin, 4*hc, float32(1/math.Sqrt(float64(fin))))
+	b := randT(d, r, 1, 4*hc, 0.1)
+	// The weight gradients: [dW_q dW_k dW_v] and dW_skip.
+	dw3, dws := must(d.Empty(fin, 3*hc)), must(d.Empty(fin, hc))
+	db3, dbs := must(d.Empty(1, 3*hc)), must(d.Empty(1, hc))
 	dout := randT(d, r, g.n, hc, 1)
 	scale := float32(1 / math.Sqrt(float64(c)))
-	proj := func(i int) *cuda.Tensor {
-		y := must(d.Empty(g.n, hc))
-		check(cuda.MatMul(y, x, w[i], false, false))
-		check(cuda.BiasAct(y, y, b[i], false, 0, 0))
-		return y
+	forward := func() (*cuda.Tensor, *cuda.Transformer) {
+		qkvs := must(d.Empty(g.n, 4*hc))
+		check(cuda.MatMul(qkvs, x, w, false, false))
+		check(cuda.BiasAct(qkvs, qkvs, b, false, 0, 0))
+		return qkvs, must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{}))
 	}
 	d.ResetPeak()
 	step := func() {
-		q, k, v := proj(0), proj(1), proj(2)
-		a := must(cuda.TransformerForward(dg, q, k, v, h, c, scale, cuda.AttentionDropout{}))
-		skip := proj(3)
-		check(cuda.Axpby(a.Out, 1, skip, 1))
-		skip.Free()
-		var grads [3]*cuda.Tensor
-		for i := range grads {
-			grads[i] = must(d.Empty(g.n, hc))
-		}
-		check(a.Backward(dg, q, k, v, dout, grads[0], grads[1], grads[2]))
+		qkvs, a := forward()
+		dqkv := must(d.Empty(g.n, 3*hc))
+		check(a.BackwardFused(dg, qkvs, dout, dqkv))
 		a.Free()
-		for i, gr := range grads {
-			check(cuda.MatMul(dw[i], x, gr, true, false))
-			check(cuda.ColSum(db[i], gr))
-			gr.Free()
-		}
-		check(cuda.MatMul(dw[3], x, dout, true, false))
-		check(cuda.ColSum(db[3], dout))
-		q.Free()
-		k.Free()
-		v.Free()
+		qkvs.Free()
+		check(cuda.MatMul(dw3, x, dqkv, true, false))
+		check(cuda.ColSum(db3, dqkv))
+		dqkv.Free()
+		check(cuda.MatMul(dws, x, dout, true, false))
+		check(cuda.ColSum(dbs, dout))
 	}
 	ms := timeit(d, step)
 	peak := peakGiB(d)
-	q, k, v := proj(0), proj(1), proj(2)
-	fwd := timeit(d, func() { must(cuda.TransformerForward(dg, q, k, v, h, c, scale, cuda.AttentionDropout{})).Free() })
-	a := must(cuda.TransformerForward(dg, q, k, v, h, c, scale, cuda.AttentionDropout{}))
-	var grads [3]*cuda.Tensor
-	for i := range grads {
-		grads[i] = must(d.Empty(g.n, hc))
-	}
-	bwd := timeit(d, func() { check(a.Backward(dg, q, k, v, dout, grads[0], grads[1], grads[2])) })
+	qkvs, a := forward()
+	a.Free()
+	fwd := timeit(d, func() { must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{})).Free() })
+	gemm := timeit(d, func() { check(cuda.MatMul(qkvs, x, w, false, false)) })
+	a = must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{}))
+	dqkv := must(d.Empty(g.n, 3*hc))
+	bwd := timeit(d, func() { check(a.BackwardFused(dg, qkvs, dout, dqkv)) })
 	a.Free()
 	report("transformer-layer", g.name, fmt.Sprintf("%dx%d", h, c), ms, peak,
-		fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (dst + src passes)", fwd, bwd))
-	for _, t := range append([]*cuda.Tensor{x, dout, q, k, v, grads[0], grads[1], grads[2]}, append(append(w[:], b[:]...), append(dw[:], db[:]...)...)...) {
+		fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (dst + src passes), x·[W_q W_k W_v W_skip] %.3f ms", fwd, bwd, gemm))
+	for _, t := range []*cuda.Tensor{x, w, b, dw3, dws, db3, dbs, dout, qkvs, dqkv} {
 		t.Free()
 	}
 	dg.Free()
