@@ -162,7 +162,7 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 			}
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dq + v * ldx + h * C, acc, lane, C);
+		lane_store<G, VPL, MASK>(dq + v * ldg + h * C, acc, lane, C);
 		if (lane == 0) dd[p] = D;
 	}
 }
@@ -220,7 +220,7 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 			}
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dk + u * ldx + h * C, gk, lane, C);
+		lane_store<G, VPL, MASK>(dk + u * ldg + h * C, gk, lane, C);
 		lane_store<G, VPL, MASK>(dv + u * ldg + h * C, gv, lane, C);
 	}
 }
