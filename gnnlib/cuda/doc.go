@@ -12,7 +12,7 @@
 // Without the tag Open returns ErrNoCUDA, whose message says how to rebuild;
 // everything else in the package is plain Go that builds, vets and tests in
 // every configuration. The kernels are CUDA C, one file per family in
-// kernels/ (gemm.cu, spmm.cu, aggregate.cu, gatv2.cu, gat.cu,
+// kernels/ (gemm.cu, spmm.cu, aggregate.cu, gatv2.cu, gat.cu, transformer.cu,
 // elementwise.cu, reduce.cu, loss.cu, optim.cu, norm.cu, conv.cu, int8.cu,
 // with common.cuh), all included by kernels/gnn.cu into one module,
 // compiled to PTX for compute_70 by `go generate` (kernels/gen.sh, needs
@@ -127,6 +127,15 @@
 // other widths with zero channels: 7 or 47 classes to the next multiple
 // of 4, heads between 512 and 1024 channels to 1024 (the masked kernels of
 // that group gave wrong attention gradients with dropout on the H200).
+// TransformerForward and Transformer.Backward are the Graph Transformer's
+// attention (TransformerConv: scores q[v]·k[u]/√C, softmax over v's
+// in-edges, a weighted sum of the values) in the same layout and with the
+// same widths: an online-softmax forward storing one log-sum-exp per node
+// and head, a destination pass for the queries' gradient and a source
+// pass over the transpose for the keys' and values', nothing per edge;
+// TransformerForwardFused reads the four projections as column blocks of
+// one x·[W_q W_k W_v W_skip] product and adds the skip block as it stores
+// each row.
 // GATForward and GAT.Backward do the same for GAT (v1), whose logits
 // LeakyReLU(as[u] + ad[v]) come from per-node scores (HeadDot): a warp per
 // (destination, head) with an online softmax forward, a destination pass
