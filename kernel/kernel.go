@@ -71,6 +71,7 @@ type Kernel struct {
 	mu         sync.Mutex
 	execCount  int
 	lastParent wire.Header // parent of output that arrives outside a cell
+	running    bool        // a cell is executing (lastParent is its header)
 	failed     failure     // the last cell that failed with stop_on_error
 
 	usageStats usageSampler // usage_request (usage.go)

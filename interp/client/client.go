@@ -58,6 +58,9 @@ type Cell struct {
 	// that its errors say cell[Count] after a worker restart too; zero
 	// lets the worker number it.
 	Count int
+	// MsgID is the msg_id of the frontend's request for the cell; a
+	// widget Output that captures the cell's output names it.
+	MsgID string
 }
 
 // Result is what Execute returns for a cell.
@@ -304,7 +307,7 @@ func (c *Client) run(ctx context.Context, cell Cell, record bool, fn func(worker
 	req := workerproto.Request{
 		Op: workerproto.OpExecute, Code: cell.Code, Silent: cell.Silent,
 		AllowStdin: cell.AllowStdin, UserExpressions: cell.UserExpressions,
-		Count: cell.Count,
+		Count: cell.Count, MsgID: cell.MsgID,
 	}
 	var ce *workerproto.CellError
 	readStdin := false
@@ -416,6 +419,26 @@ func (c *Client) Reply(line string) error {
 // an empty input_reply, the REPL for Ctrl-D.
 func (c *Client) ReplyEOF() error {
 	return c.sup.Send(workerproto.Request{Op: workerproto.OpInputReply, EOF: true})
+}
+
+// Comm passes a comm message of the frontend to the session's comms and
+// fn the events its handlers cause (EvComm, EvDisplay, ...), until they
+// are done. It neither waits for a running cell nor holds one up: the
+// worker delivers comm messages during cells too, so a slider moved while
+// a training loop runs reaches the loop. The returned error says why the
+// session could not take the message (no such comm, a refused target).
+func (c *Client) Comm(ctx context.Context, m workerproto.CommMsg, fn func(workerproto.Event)) error {
+	if fn == nil {
+		fn = ignore
+	}
+	done, err := c.sup.Call(ctx, workerproto.Request{Op: workerproto.OpComm, Comm: &m}, fn)
+	if err != nil {
+		return fmt.Errorf("client: comm: %w", err)
+	}
+	if done.Error != nil {
+		return fmt.Errorf("client: comm: %s", done.Error.Value)
+	}
+	return nil
 }
 
 // short runs a request that does not wait behind a running cell.
