@@ -371,3 +371,56 @@ func TestWidgetControlComm(t *testing.T) {
 		t.Errorf("update_states models = %v, want the Text, its layout and its style", names)
 	}
 }
+
+// BenchmarkWidgetRoundTrip times what a user sees when moving a slider:
+// the frontend's update on the shell socket, the Go callback in the
+// worker, and its printed output back on iopub. It reports the median
+// (p50-ms) and the 90th percentile (p90-ms) of the round trips.
+func BenchmarkWidgetRoundTrip(b *testing.B) {
+	c := kerneltest.Start(b, kerneltest.Options{WorkerCommand: workerCmd})
+	reply, out := c.Execute(widgetsImport+"\n"+`s := widgets.NewIntSlider("lr", 0, 1000000, 0)
+s.OnChange(func(v int) { fmt.Println("lr =", v) })
+s`, nil)
+	if reply.Content["status"] != "ok" {
+		b.Fatalf("cell: %v", reply.Content)
+	}
+	var id string
+	for _, m := range kerneltest.Filter(out, "comm_open") {
+		if state(m)["_model_name"] == "IntSliderModel" {
+			id = fmt.Sprint(m.Content["comm_id"])
+		}
+	}
+	if id == "" {
+		b.Fatal("no IntSlider comm_open")
+	}
+	times := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		want := fmt.Sprintf("lr = %d\n", i+1)
+		start := time.Now()
+		msgID := c.Send("shell", "comm_msg", map[string]any{"comm_id": id, "data": update("value", i+1)})
+		var got time.Duration
+		for got == 0 {
+			select {
+			case m := <-c.Inbox("iopub"):
+				if m.ParentID == msgID && m.MsgType == "stream" && m.Content["text"] == want {
+					got = time.Since(start)
+				}
+			case <-time.After(kerneltest.Timeout):
+				b.Fatalf("no output %q", want)
+			}
+		}
+		times = append(times, got)
+		// Let the message finish (its idle status) before the next one.
+		if _, err := c.IOPubUntilIdle(msgID); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(times)
+	ms := func(q float64) float64 {
+		return float64(times[int(q*float64(len(times)-1))].Microseconds()) / 1000
+	}
+	b.ReportMetric(ms(0.5), "p50-ms")
+	b.ReportMetric(ms(0.9), "p90-ms")
+}
