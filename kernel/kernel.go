@@ -12,6 +12,7 @@ import (
 	"github.com/go-zeromq/zmq4"
 
 	"github.com/gnnlab/gnnlab/interp/client"
+	"github.com/gnnlab/gnnlab/interp/workerproto"
 	"github.com/gnnlab/gnnlab/kernel/internal/wire"
 	"github.com/gnnlab/gnnlab/kernel/internal/zconn"
 )
@@ -139,10 +140,11 @@ func New(opts Options) (*Kernel, error) {
 	k.hist = openHistory(hp, k.log)
 	k.client = client.New(client.Config{
 		Command: opts.WorkerCommand,
-		Env:     opts.WorkerEnv,
-		Output:  k.onOutput,
-		Orphan:  k.onOrphan,
-		Log:     k.log,
+		// The kernel relays comms: the session may open them (widgets).
+		Env:    append(append([]string(nil), opts.WorkerEnv...), workerproto.CommsEnv+"=1"),
+		Output: k.onOutput,
+		Orphan: k.onOrphan,
+		Log:    k.log,
 	})
 	return k, nil
 }

@@ -33,6 +33,9 @@ type ServeOptions struct {
 	Interrupt <-chan os.Signal
 	// Banner is sent with EvReady.
 	Banner string
+	// Comms lets the session open comms (widgets): the host relays them
+	// to a Jupyter frontend. Main sets it from workerproto.CommsEnv.
+	Comms bool
 }
 
 // Main is the "gnnlab worker" subcommand: it serves requests from fd 3 and
@@ -48,7 +51,8 @@ func Main() int {
 	tuneGC()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
-	if err := Serve(reqs, events, ServeOptions{Interrupt: sig}); err != nil {
+	opts := ServeOptions{Interrupt: sig, Comms: os.Getenv(workerproto.CommsEnv) == "1"}
+	if err := Serve(reqs, events, opts); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -142,8 +146,12 @@ func Serve(r io.Reader, w io.Writer, opts ServeOptions) error {
 	s.sess = sess
 	display.SetPublisher(publisher{s})
 	defer display.SetPublisher(nil)
-	comm.SetTransport(commTransport{s})
-	defer comm.SetTransport(nil)
+	if opts.Comms {
+		comm.SetTransport(commTransport{s})
+		defer comm.SetTransport(nil)
+	}
+	// Without a transport the frontend's comm messages (none come) would
+	// be refused by viz/comm: the goroutine runs either way.
 	go s.serveComms()
 	defer s.comms.close()
 

@@ -133,6 +133,12 @@ type IsCompleteReply struct {
 	Indent string `json:"indent,omitempty"`
 }
 
+// CommsEnv names the environment variable with which a host that relays
+// comms (the kernel) starts its worker, set to "1": only then does the
+// session open comms (viz/widgets). The REPL and the notebook runner have
+// no frontend to show them, and their widgets show as text.
+const CommsEnv = "GNNLAB_WORKER_COMMS"
+
 // Comm message types, CommMsg.Type.
 const (
 	CommOpen    = "open"  // comm_open
