@@ -243,3 +243,24 @@ func (k *Kernel) publishComm(parent wire.Header, m workerproto.CommMsg) {
 		k.log.Print(err)
 	}
 }
+
+// closeSessionComms closes every comm of the Go session, on the frontend
+// too: its worker was replaced, and nothing answers them any more (a
+// widget's view then stops sending).
+func (k *Kernel) closeSessionComms() {
+	k.comms.mu.Lock()
+	var ids []string
+	for id, c := range k.comms.open {
+		if c.session {
+			ids = append(ids, id)
+			delete(k.comms.open, id)
+		}
+	}
+	k.comms.mu.Unlock()
+	k.mu.Lock()
+	parent := k.lastParent
+	k.mu.Unlock()
+	for _, id := range ids {
+		k.publish(parent, "comm_close", map[string]any{"comm_id": id, "data": map[string]any{}})
+	}
+}

@@ -89,7 +89,8 @@
 // relayed message is busy until the session's handlers are done, and what
 // they publish is its child, so a widget Output capturing under its
 // msg_id receives a callback's output; between cells what the callback
-// prints goes under it too.
+// prints goes under it too. When the worker is replaced (a crash,
+// %restart) the session's comms are closed on the frontend.
 //
 // BUG(gnnlab): shutdown_request with restart true ends the process like
 // ipykernel does (the frontend starts a new one); %restart restarts the

@@ -144,7 +144,9 @@ func New(opts Options) (*Kernel, error) {
 		Env:    append(append([]string(nil), opts.WorkerEnv...), workerproto.CommsEnv+"=1"),
 		Output: k.onOutput,
 		Orphan: k.onOrphan,
-		Log:    k.log,
+		// The session's comms died with its worker: close them on the page.
+		Replaced: k.closeSessionComms,
+		Log:      k.log,
 	})
 	return k, nil
 }

@@ -424,3 +424,43 @@ s`, nil)
 	b.ReportMetric(ms(0.5), "p50-ms")
 	b.ReportMetric(ms(0.9), "p90-ms")
 }
+
+// TestWidgetRestart checks that the widgets of a session that is gone are
+// closed on the page and leave comm_info: %restart, then a crash.
+func TestWidgetRestart(t *testing.T) {
+	c := start(t, "tcp")
+	for _, tc := range []struct{ name, end string }{
+		{"restart", "%restart"},
+		// A panic in a goroutine kills the worker (os.Exit only ends the cell).
+		{"crash", `import "time"
+go func() { panic("boom") }()
+time.Sleep(20 * time.Second)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run(t, c, widgetsImport)
+			out := run(t, c, `widgets.NewCheckbox("x", true)`)
+			var ids []string
+			for _, m := range kerneltest.Filter(out, "comm_open") {
+				ids = append(ids, fmt.Sprint(m.Content["comm_id"]))
+			}
+			_, out = c.Execute(tc.end, nil)
+			var closed []string
+			for _, m := range kerneltest.Filter(out, "comm_close") {
+				closed = append(closed, fmt.Sprint(m.Content["comm_id"]))
+			}
+			sort.Strings(ids)
+			sort.Strings(closed)
+			if len(ids) != 3 || !slices.Equal(closed, ids) {
+				t.Errorf("after %s: comm_close for %v, want the widget's comms %v", tc.name, closed, ids)
+			}
+			infoID := c.Send("shell", "comm_info_request", map[string]any{})
+			info, err := c.Reply("shell", infoID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if comms, _ := info.Content["comms"].(map[string]any); len(comms) != 0 {
+				t.Errorf("comm_info after %s = %v, want none", tc.name, comms)
+			}
+		})
+	}
+}

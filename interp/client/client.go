@@ -38,6 +38,10 @@ type Config struct {
 	Output func(stream, text string)
 	// Orphan receives display events that arrive between cells.
 	Orphan func(workerproto.Event)
+	// Replaced, when set, is called after a fresh worker took the place
+	// of the old one (a crash, %restart): what lived in the old session,
+	// such as its comms, is gone.
+	Replaced func()
 	// Log receives diagnostics; nil discards them.
 	Log *log.Logger
 }
@@ -117,6 +121,9 @@ func New(cfg Config) *Client {
 	}
 	if cfg.Orphan == nil {
 		cfg.Orphan = func(workerproto.Event) {}
+	}
+	if cfg.Replaced == nil {
+		cfg.Replaced = func() {}
 	}
 	if cfg.Log == nil {
 		cfg.Log = log.New(discard{}, "", 0)
@@ -276,6 +283,7 @@ func (c *Client) magic(ctx context.Context, name string, fn func(workerproto.Eve
 		c.mu.Lock()
 		c.succeeded, c.lost = nil, nil
 		c.mu.Unlock()
+		c.cfg.Replaced()
 		if err := c.Ready(ctx); err != nil {
 			return Result{}, err
 		}
@@ -359,6 +367,7 @@ func (c *Client) onCrash(cr supervisor.Crash) {
 	c.crashes++
 	inCell := c.sent
 	c.mu.Unlock()
+	c.cfg.Replaced()
 	if !inCell {
 		// No cell to fail: tell the user through the output.
 		ce := c.crashError(cr)

@@ -42,9 +42,13 @@
 // comms. Package comm carries the messages; the kernel relays them to the
 // session and never runs widget code itself.
 //
+// Widgets live in the session: when its worker is replaced (a crash,
+// %restart) the kernel closes their comms, the frontend removes their
+// views, and running the cells again makes new ones.
+//
 // # Without a notebook
 //
-// Outside a Jupyter frontend (gnnlab repl, a plain Go program) the
+// Outside a Jupyter frontend (gnnlab repl, gnnlab run, a Go program) the
 // widgets still hold values and run callbacks on SetValue; they show as
 // their text/plain form.
 //
@@ -59,10 +63,6 @@
 // to that cell's output (the worker's streams carry no request id), and
 // an Output captures it only because it captures the running cell's
 // output as a whole.
-//
-// BUG(gnnlab): widget comms die with the worker: after a crash or
-// %restart the old views stay on the page but no longer answer; run the
-// cells again to make new ones.
 //
 // BUG(gnnlab): the controls are the common ones listed here; there is no
 // binary buffer support in the controls (Image, Audio) and no layout or
