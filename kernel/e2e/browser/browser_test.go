@@ -59,7 +59,7 @@ func TestJupyterLab(t *testing.T) {
 func TestJupyterLabWidgets(t *testing.T) {
 	lab := startLab(t)
 	b := lab.drive(t, "widgets.cjs")
-	for _, want := range []string{"slider shown", "callback output", "slider moved", "button"} {
+	for _, want := range []string{"slider shown", "callback output", "slider moved", "button", "plot redrawn"} {
 		if !strings.Contains(b, want) {
 			t.Errorf("widgets.cjs did not report the check %q", want)
 		}

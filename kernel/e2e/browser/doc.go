@@ -11,8 +11,9 @@
 // set-up with jupyterlab_widgets from the venv: it shows a viz/widgets
 // IntSlider through widgets.Interact, moves it with the keyboard and
 // through its readout, waits for the Go callback's output in the Output
-// widget, and clicks a Button whose callback prints into an Output. The
-// scripts share lab.cjs.
+// widget, clicks a Button whose callback prints into an Output, and moves
+// a slider that redraws a plot in an Output (widgets-plot.png is the
+// README's kernel/e2e/browser/widgets.png). The scripts share lab.cjs.
 //
 // # Running
 //

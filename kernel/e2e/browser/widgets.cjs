@@ -57,4 +57,31 @@ main(async (page, out) => {
   await cell.locator('.widget-output .jp-OutputArea-output', { hasText: 'button clicked in Go' }).waitFor();
   await page.screenshot({ path: `${out}/widgets.png` });
   step('button click ran the Go callback, which printed into an Output');
+
+  // A plot that a slider redraws, as a teaching cell does with a
+  // training curve.
+  cell = await runCell(page, [
+    'import (', '\t"github.com/gnnlab/gnnlab/viz"', '\t"github.com/gnnlab/gnnlab/viz/display"', ')',
+    'top := widgets.NewIntSlider("speedup at 8", 4, 8, 5)',
+    'widgets.Interact(func() {',
+    '\tfig, err := viz.Speedup([]float64{1, 2, 4, 8}, []float64{1, 1.8, 3.1, float64(top.Value())})',
+    '\tif err != nil {', '\t\tfmt.Println(err)', '\t\treturn', '\t}',
+    '\tdisplay.Value(fig)',
+    '}, top)',
+  ].join('\n'));
+  const plot = cell.locator('.widget-output img');
+  await plot.waitFor();
+  await waitIdle(cell);
+  const before = await plot.getAttribute('src');
+  await cell.locator('.widget-slider .noUi-handle').focus();
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(([el, old]) => el && el.getAttribute('src') !== old,
+    [await plot.elementHandle(), before]).catch(async () => {
+    // The old <img> may be replaced by a new one: look again.
+    const now = await cell.locator('.widget-output img').first().getAttribute('src');
+    if (now === before) throw new Error('the plot was not redrawn after the slider moved');
+  });
+  if (await cell.locator('.widget-output img').count() !== 1) throw new Error('the Output holds more than one plot');
+  await cell.screenshot({ path: `${out}/widgets-plot.png` });
+  step('plot redrawn in the Output after the slider moved');
 });
