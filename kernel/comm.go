@@ -264,3 +264,16 @@ func (k *Kernel) closeSessionComms() {
 		k.publish(parent, "comm_close", map[string]any{"comm_id": id, "data": map[string]any{}})
 	}
 }
+
+// relayComms handles the queued comm messages one at a time, in order,
+// each between its busy and idle status.
+func (k *Kernel) relayComms() {
+	for {
+		select {
+		case r := <-k.commQ:
+			k.handle(r)
+		case <-k.ctx.Done():
+			return
+		}
+	}
+}

@@ -69,6 +69,11 @@ type Kernel struct {
 	queue   []request
 	wake    chan struct{}
 
+	// commQ holds comm messages in arrival order for relayComms, so that
+	// a slow widget callback holds up neither the other shell requests
+	// nor the cells (a runaway one can be ended with %restart).
+	commQ chan request
+
 	mu         sync.Mutex
 	execCount  int
 	lastParent wire.Header // parent of output that arrives outside a cell
@@ -103,6 +108,7 @@ func New(opts Options) (*Kernel, error) {
 		ctx:     ctx,
 		cancel:  cancel,
 		wake:    make(chan struct{}, 1),
+		commQ:   make(chan request, 1024),
 	}
 	k.comms.init()
 	zlog := log.New(logWriter{k.log}, "zmq4: ", 0)
@@ -167,6 +173,7 @@ func (k *Kernel) Run(ctx context.Context) error {
 	go k.readLoop(k.control, k.dispatchControl)
 	go k.readLoop(k.stdin, k.dispatchStdin)
 	go k.executor()
+	go k.relayComms()
 	for {
 		select {
 		case <-ctx.Done():
@@ -245,9 +252,18 @@ func (k *Kernel) readLoop(c *channel, dispatch func(request)) {
 	}
 }
 
-// dispatchShell queues execute requests and answers the others at once,
-// so kernel_info, completion and history never wait behind a cell.
+// dispatchShell queues execute requests and comm messages and answers the
+// others at once, so kernel_info, completion and history never wait
+// behind a cell or a widget callback.
 func (k *Kernel) dispatchShell(r request) {
+	switch r.msgType() {
+	case "comm_open", "comm_msg", "comm_close":
+		select {
+		case k.commQ <- r:
+		case <-k.ctx.Done():
+		}
+		return
+	}
 	if r.msgType() == "execute_request" {
 		k.queueMu.Lock()
 		k.queue = append(k.queue, r)

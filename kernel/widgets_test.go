@@ -464,3 +464,24 @@ time.Sleep(20 * time.Second)`},
 		})
 	}
 }
+
+// TestWidgetRunawayCallback clicks a button whose callback never returns:
+// the kernel still answers on shell, cells still run, and %restart ends
+// the callback with its session.
+func TestWidgetRunawayCallback(t *testing.T) {
+	c := start(t, "tcp")
+	run(t, c, widgetsImport)
+	open := widgetOpen(t, run(t, c, `b := widgets.NewButton("spin"); b.OnClick(func() { for {} }); b`), "ButtonModel")
+	c.Send("shell", "comm_msg", map[string]any{"comm_id": open.Content["comm_id"], "data": map[string]any{"method": "custom", "content": map[string]any{"event": "click"}}})
+	id := c.Send("shell", "kernel_info_request", map[string]any{})
+	if _, err := c.Reply("shell", id); err != nil {
+		t.Fatalf("kernel_info while a callback spins: %v", err)
+	}
+	if r := kerneltest.Filter(run(t, c, "1 + 2"), "execute_result"); len(r) != 1 || data(r[0])["text/plain"] != "3" {
+		t.Errorf("a cell while a callback spins: %v, want 3", r)
+	}
+	out := run(t, c, "%restart")
+	if cl := kerneltest.Filter(out, "comm_close"); len(cl) != 3 {
+		t.Errorf("%%restart closed %d comms, want the button and its layout and style: %v", len(cl), cl)
+	}
+}
