@@ -17,7 +17,8 @@
 // changes, from the frontend or from SetValue. Callbacks run in the
 // session, between cells or while one runs, one at a time in the order
 // the frontend sent its events; a panic in one is reported on standard
-// error and ends nothing else.
+// error and ends nothing else. A callback that never returns holds up the
+// widget events after it, not the cells; %restart ends it.
 //
 // # Output and Interact
 //
