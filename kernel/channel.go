@@ -41,6 +41,11 @@ func (c *channel) listen(endpoint string, lim zconn.Limits) (port int, err error
 // send signs and sends a message of msgType with content, answering
 // parent (which may be the zero Header), to identities.
 func (c *channel) send(identities [][]byte, parent wire.Header, msgType string, content any) error {
+	return c.sendMessage(identities, parent, msgType, content, nil, nil)
+}
+
+// sendMessage is send with the message's metadata and binary buffers.
+func (c *channel) sendMessage(identities [][]byte, parent wire.Header, msgType string, content any, metadata map[string]any, buffers [][]byte) error {
 	body, err := json.Marshal(content)
 	if err != nil {
 		return fmt.Errorf("kernel: encode %s: %w", msgType, err)
@@ -49,7 +54,9 @@ func (c *channel) send(identities [][]byte, parent wire.Header, msgType string, 
 		Identities:   identities,
 		Header:       wire.NewHeader(msgType, c.k.session),
 		ParentHeader: parent,
+		Metadata:     metadata,
 		Content:      body,
+		Buffers:      buffers,
 	}
 	frames, err := wire.Encode(m, c.k.signer)
 	if err != nil {

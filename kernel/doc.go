@@ -76,8 +76,21 @@
 // each kernel start is a new session, and history_request supports tail,
 // range and search. An input or output over 1 MiB is cut in the file with
 // a marker (the session keeps it whole); a line the loader cannot read is
-// skipped with a log line, and the entries after it still load. Comms are kept in a registry; RegisterCommTarget adds
-// a target, and comm_open for an unknown target is answered by comm_close.
+// skipped with a log line, and the entries after it still load.
+//
+// Comms are kept in a registry, which comm_info_request lists.
+// RegisterCommTarget adds a target that the kernel answers itself. A
+// comm_open for any other target goes to the Go session, as do the
+// comms the session opens (viz/widgets: every widget is a comm of target
+// jupyter.widget): the kernel publishes the worker's comm messages
+// (workerproto.EvComm) on iopub and relays the frontend's comm_msg and
+// comm_close on them to the worker (client.Comm), at once, also while a
+// cell runs; the session closes a comm whose target it does not have. A
+// relayed message is busy until the session's handlers are done, and what
+// they publish is its child, so a widget Output capturing under its
+// msg_id receives a callback's output; between cells what the callback
+// prints goes under it too. When the worker is replaced (a crash,
+// %restart) the session's comms are closed on the frontend.
 //
 // BUG(gnnlab): shutdown_request with restart true ends the process like
 // ipykernel does (the frontend starts a new one); %restart restarts the

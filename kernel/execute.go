@@ -62,7 +62,13 @@ func (k *Kernel) execute(r request) {
 	parent := r.msg.Header
 	k.mu.Lock()
 	k.lastParent = parent
+	k.running = true
 	k.mu.Unlock()
+	defer func() {
+		k.mu.Lock()
+		k.running = false
+		k.mu.Unlock()
+	}()
 	// From here an interrupt applies to this cell, even before it reaches
 	// the worker.
 	defer k.client.Begin()()
@@ -88,6 +94,7 @@ func (k *Kernel) execute(r request) {
 	cell := client.Cell{
 		Code: c.Code, Silent: c.Silent, AllowStdin: c.AllowStdin,
 		UserExpressions: c.UserExpressions, Unlisted: !store,
+		MsgID: parent.MsgID,
 	}
 	if store {
 		cell.Count = count
@@ -167,6 +174,10 @@ func (k *Kernel) publishEvent(parent wire.Header, ev workerproto.Event) {
 		k.publish(parent, msgType, displayContent(*ev.Bundle))
 	case workerproto.EvClearOutput:
 		k.publish(parent, "clear_output", map[string]bool{"wait": ev.Wait})
+	case workerproto.EvComm:
+		if ev.Comm != nil {
+			k.publishComm(parent, *ev.Comm)
+		}
 	default:
 		k.log.Printf("worker: ignored event %q", ev.Kind)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/go-zeromq/zmq4"
 
 	"github.com/gnnlab/gnnlab/interp/client"
+	"github.com/gnnlab/gnnlab/interp/workerproto"
 	"github.com/gnnlab/gnnlab/kernel/internal/wire"
 	"github.com/gnnlab/gnnlab/kernel/internal/zconn"
 )
@@ -68,9 +69,15 @@ type Kernel struct {
 	queue   []request
 	wake    chan struct{}
 
+	// commQ holds comm messages in arrival order for relayComms, so that
+	// a slow widget callback holds up neither the other shell requests
+	// nor the cells (a runaway one can be ended with %restart).
+	commQ chan request
+
 	mu         sync.Mutex
 	execCount  int
 	lastParent wire.Header // parent of output that arrives outside a cell
+	running    bool        // a cell is executing (lastParent is its header)
 	failed     failure     // the last cell that failed with stop_on_error
 
 	usageStats usageSampler // usage_request (usage.go)
@@ -101,6 +108,7 @@ func New(opts Options) (*Kernel, error) {
 		ctx:     ctx,
 		cancel:  cancel,
 		wake:    make(chan struct{}, 1),
+		commQ:   make(chan request, 1024),
 	}
 	k.comms.init()
 	zlog := log.New(logWriter{k.log}, "zmq4: ", 0)
@@ -138,10 +146,13 @@ func New(opts Options) (*Kernel, error) {
 	k.hist = openHistory(hp, k.log)
 	k.client = client.New(client.Config{
 		Command: opts.WorkerCommand,
-		Env:     opts.WorkerEnv,
-		Output:  k.onOutput,
-		Orphan:  k.onOrphan,
-		Log:     k.log,
+		// The kernel relays comms: the session may open them (widgets).
+		Env:    append(append([]string(nil), opts.WorkerEnv...), workerproto.CommsEnv+"=1"),
+		Output: k.onOutput,
+		Orphan: k.onOrphan,
+		// The session's comms died with its worker: close them on the page.
+		Replaced: k.closeSessionComms,
+		Log:      k.log,
 	})
 	return k, nil
 }
@@ -162,6 +173,7 @@ func (k *Kernel) Run(ctx context.Context) error {
 	go k.readLoop(k.control, k.dispatchControl)
 	go k.readLoop(k.stdin, k.dispatchStdin)
 	go k.executor()
+	go k.relayComms()
 	for {
 		select {
 		case <-ctx.Done():
@@ -240,9 +252,18 @@ func (k *Kernel) readLoop(c *channel, dispatch func(request)) {
 	}
 }
 
-// dispatchShell queues execute requests and answers the others at once,
-// so kernel_info, completion and history never wait behind a cell.
+// dispatchShell queues execute requests and comm messages and answers the
+// others at once, so kernel_info, completion and history never wait
+// behind a cell or a widget callback.
 func (k *Kernel) dispatchShell(r request) {
+	switch r.msgType() {
+	case "comm_open", "comm_msg", "comm_close":
+		select {
+		case k.commQ <- r:
+		case <-k.ctx.Done():
+		}
+		return
+	}
 	if r.msgType() == "execute_request" {
 		k.queueMu.Lock()
 		k.queue = append(k.queue, r)

@@ -38,6 +38,10 @@ type Config struct {
 	Output func(stream, text string)
 	// Orphan receives display events that arrive between cells.
 	Orphan func(workerproto.Event)
+	// Replaced, when set, is called after a fresh worker took the place
+	// of the old one (a crash, %restart): what lived in the old session,
+	// such as its comms, is gone.
+	Replaced func()
 	// Log receives diagnostics; nil discards them.
 	Log *log.Logger
 }
@@ -58,6 +62,9 @@ type Cell struct {
 	// that its errors say cell[Count] after a worker restart too; zero
 	// lets the worker number it.
 	Count int
+	// MsgID is the msg_id of the frontend's request for the cell; a
+	// widget Output that captures the cell's output names it.
+	MsgID string
 }
 
 // Result is what Execute returns for a cell.
@@ -114,6 +121,9 @@ func New(cfg Config) *Client {
 	}
 	if cfg.Orphan == nil {
 		cfg.Orphan = func(workerproto.Event) {}
+	}
+	if cfg.Replaced == nil {
+		cfg.Replaced = func() {}
 	}
 	if cfg.Log == nil {
 		cfg.Log = log.New(discard{}, "", 0)
@@ -273,6 +283,7 @@ func (c *Client) magic(ctx context.Context, name string, fn func(workerproto.Eve
 		c.mu.Lock()
 		c.succeeded, c.lost = nil, nil
 		c.mu.Unlock()
+		c.cfg.Replaced()
 		if err := c.Ready(ctx); err != nil {
 			return Result{}, err
 		}
@@ -304,7 +315,7 @@ func (c *Client) run(ctx context.Context, cell Cell, record bool, fn func(worker
 	req := workerproto.Request{
 		Op: workerproto.OpExecute, Code: cell.Code, Silent: cell.Silent,
 		AllowStdin: cell.AllowStdin, UserExpressions: cell.UserExpressions,
-		Count: cell.Count,
+		Count: cell.Count, MsgID: cell.MsgID,
 	}
 	var ce *workerproto.CellError
 	readStdin := false
@@ -356,6 +367,7 @@ func (c *Client) onCrash(cr supervisor.Crash) {
 	c.crashes++
 	inCell := c.sent
 	c.mu.Unlock()
+	c.cfg.Replaced()
 	if !inCell {
 		// No cell to fail: tell the user through the output.
 		ce := c.crashError(cr)
@@ -416,6 +428,26 @@ func (c *Client) Reply(line string) error {
 // an empty input_reply, the REPL for Ctrl-D.
 func (c *Client) ReplyEOF() error {
 	return c.sup.Send(workerproto.Request{Op: workerproto.OpInputReply, EOF: true})
+}
+
+// Comm passes a comm message of the frontend to the session's comms and
+// fn the events its handlers cause (EvComm, EvDisplay, ...), until they
+// are done. It neither waits for a running cell nor holds one up: the
+// worker delivers comm messages during cells too, so a slider moved while
+// a training loop runs reaches the loop. The returned error says why the
+// session could not take the message (no such comm, a refused target).
+func (c *Client) Comm(ctx context.Context, m workerproto.CommMsg, fn func(workerproto.Event)) error {
+	if fn == nil {
+		fn = ignore
+	}
+	done, err := c.sup.Call(ctx, workerproto.Request{Op: workerproto.OpComm, Comm: &m}, fn)
+	if err != nil {
+		return fmt.Errorf("client: comm: %w", err)
+	}
+	if done.Error != nil {
+		return fmt.Errorf("client: comm: %s", done.Error.Value)
+	}
+	return nil
 }
 
 // short runs a request that does not wait behind a running cell.

@@ -40,6 +40,13 @@
 // that comes after a cell's turn began (Begin) but before the cell reached
 // the worker stops it before it starts.
 //
+// # Comms
+//
+// Comm passes a comm message of the frontend to the session and its
+// handlers' events to a callback. It takes no turn: the worker delivers
+// comm messages while a cell runs too, which is how a slider reaches a
+// training loop.
+//
 // # Short requests
 //
 // Complete, Inspect and IsComplete never wait behind a running cell: they

@@ -15,6 +15,18 @@
 // points, as Jupyter counts them, and are converted to the session's byte
 // offsets and back.
 //
+// # Comms
+//
+// With ServeOptions.Comms (Main sets it when workerproto.CommsEnv is "1",
+// as the kernel starts it) Serve installs a viz/comm Transport: the
+// session's comm messages (widgets) leave as EvComm events of the request
+// they belong to — the frontend message they answer, else the running
+// cell, else the comm message whose handler runs. OpComm requests are read
+// while a cell runs and delivered to viz/comm on a goroutine of their own,
+// in order, each answered by EvDone after the output of its handlers; a
+// panic in a handler is reported in that EvDone's Error. Displays from a
+// handler between cells belong to its comm request.
+//
 // The package sits apart from the frontend side (package client and its
 // supervisor) so that the kernel does not link the interpreter through it.
 // Display bundles leave as workerproto.Bundle, the same fields as

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/interp"
 	"github.com/gnnlab/gnnlab/interp/workerproto"
+	"github.com/gnnlab/gnnlab/viz/comm"
 	"github.com/gnnlab/gnnlab/viz/display"
 )
 
@@ -32,6 +33,9 @@ type ServeOptions struct {
 	Interrupt <-chan os.Signal
 	// Banner is sent with EvReady.
 	Banner string
+	// Comms lets the session open comms (widgets): the host relays them
+	// to a Jupyter frontend. Main sets it from workerproto.CommsEnv.
+	Comms bool
 }
 
 // Main is the "gnnlab worker" subcommand: it serves requests from fd 3 and
@@ -47,7 +51,8 @@ func Main() int {
 	tuneGC()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
-	if err := Serve(reqs, events, ServeOptions{Interrupt: sig}); err != nil {
+	opts := ServeOptions{Interrupt: sig, Comms: os.Getenv(workerproto.CommsEnv) == "1"}
+	if err := Serve(reqs, events, opts); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -99,6 +104,7 @@ type server struct {
 
 	curMu     sync.Mutex
 	curID     uint64 // the request being executed, 0 when idle
+	curMsgID  string // its frontend msg_id (Request.MsgID)
 	curAllow  bool
 	curCtx    context.Context
 	curCancel context.CancelFunc
@@ -110,6 +116,7 @@ type server struct {
 	stdinEOF         bool // the frontend ended the running cell's input
 	reqs             chan workerproto.Request
 	readerDone       chan error
+	comms            *commQueue // the frontend's comm messages (comm.go)
 }
 
 // Serve runs a session, answering the requests read from r with events
@@ -122,6 +129,7 @@ func Serve(r io.Reader, w io.Writer, opts ServeOptions) error {
 		inputs:     make(chan workerproto.Request, 1),
 		reqs:       make(chan workerproto.Request, 16),
 		readerDone: make(chan error, 1),
+		comms:      newCommQueue(),
 	}
 	// Keep the original files: a cell may reassign os.Stdout, but the
 	// sync marks must reach the pipes that the kernel reads.
@@ -138,6 +146,14 @@ func Serve(r io.Reader, w io.Writer, opts ServeOptions) error {
 	s.sess = sess
 	display.SetPublisher(publisher{s})
 	defer display.SetPublisher(nil)
+	if opts.Comms {
+		comm.SetTransport(commTransport{s})
+		defer comm.SetTransport(nil)
+	}
+	// Without a transport the frontend's comm messages (none come) would
+	// be refused by viz/comm: the goroutine runs either way.
+	go s.serveComms()
+	defer s.comms.close()
 
 	if opts.Interrupt != nil {
 		stop := make(chan struct{})
@@ -183,6 +199,10 @@ func (s *server) read(r io.Reader) {
 		}
 		if req.Op == workerproto.OpInterrupt {
 			s.interruptID(req.ID)
+			continue
+		}
+		if req.Op == workerproto.OpComm {
+			s.comms.push(req)
 			continue
 		}
 		if req.Op == workerproto.OpInputReply {
@@ -280,6 +300,7 @@ func (s *server) execute(req workerproto.Request) error {
 	defer cancel()
 	s.curMu.Lock()
 	s.curID, s.curAllow, s.curCtx, s.curCancel = req.ID, req.AllowStdin, ctx, cancel
+	s.curMsgID = req.MsgID
 	if s.pendingInterrupt == req.ID {
 		cancel()
 	}
@@ -288,6 +309,7 @@ func (s *server) execute(req workerproto.Request) error {
 		cancel() // first: a goroutine of the cell may wait for input under stdinMu
 		s.curMu.Lock()
 		s.curID, s.curAllow, s.curCtx, s.curCancel = 0, false, nil, nil
+		s.curMsgID = ""
 		s.curMu.Unlock()
 		// Typed-ahead input belongs to this cell only.
 		s.stdinMu.Lock()
@@ -352,7 +374,8 @@ func cellError(err error) *workerproto.CellError {
 }
 
 // publisher sends display calls from cells as events of the running
-// request (ID 0 when a goroutine displays after its cell ended).
+// request (see outputID; ID 0 when a goroutine displays after its cell
+// ended).
 type publisher struct{ s *server }
 
 func (p publisher) Display(b display.Bundle, update bool) {
@@ -361,11 +384,21 @@ func (p publisher) Display(b display.Bundle, update bool) {
 		kind = workerproto.EvUpdateDisplay
 	}
 	wb := workerproto.Bundle(b)
-	_ = p.s.sendSynced(workerproto.Event{ID: p.s.currentID(), Kind: kind, Bundle: &wb})
+	_ = p.s.sendSynced(workerproto.Event{ID: p.s.outputID(), Kind: kind, Bundle: &wb})
 }
 
 func (p publisher) ClearOutput(wait bool) {
-	_ = p.s.sendSynced(workerproto.Event{ID: p.s.currentID(), Kind: workerproto.EvClearOutput, Wait: wait})
+	_ = p.s.sendSynced(workerproto.Event{ID: p.s.outputID(), Kind: workerproto.EvClearOutput, Wait: wait})
+}
+
+// outputID is the request that a display belongs to: the running cell,
+// else the comm message whose handler runs (a widget callback), else 0.
+func (s *server) outputID() uint64 {
+	if id := s.currentID(); id != 0 {
+		return id
+	}
+	id, _ := s.comms.current()
+	return id
 }
 
 func (s *server) currentID() uint64 {

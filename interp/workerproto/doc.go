@@ -20,4 +20,13 @@
 // the event's Sync to n; the kernel strips the marks from the streams and
 // holds the event until it has seen mark n on both, so every byte a cell
 // printed is published before its result and its idle status.
+//
+// # Comms
+//
+// Jupyter comms (widgets) travel both ways as CommMsg: OpComm carries the
+// frontend's comm_open, comm_msg and comm_close to the session, which the
+// worker reads and delivers while a cell runs too; EvComm carries the
+// session's to the kernel, which publishes them. The kernel starts the
+// worker with CommsEnv set, so that the session opens comms only when a
+// frontend relays them.
 package workerproto

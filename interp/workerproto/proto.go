@@ -1,5 +1,7 @@
 package workerproto
 
+import "encoding/json"
+
 // Request operations, sent kernel → worker.
 const (
 	OpExecute    = "execute"     // run Code
@@ -12,6 +14,12 @@ const (
 	// the worker; it is read while a cell runs, so unlike SIGINT it cannot
 	// miss a cell that has not started yet. The kernel sends both.
 	OpInterrupt = "interrupt"
+	// OpComm passes a comm message of the frontend (Comm) to the
+	// session's comms. Like OpInterrupt it is read while a cell runs: the
+	// worker delivers comm messages on a goroutine of their own, in order,
+	// during cells and between them, and answers each with EvDone (Error
+	// set when the comm was unknown or refused).
+	OpComm = "comm"
 )
 
 // Request is a frame from the kernel to the worker.
@@ -33,6 +41,12 @@ type Request struct {
 	// the cell (In [8]): the cell's positions read cell[8] whatever the
 	// worker ran before. Zero lets the worker number it after the last.
 	Count int `json:"count,omitempty"`
+	// MsgID, on execute, is the msg_id of the frontend's request: what
+	// the cell shows reaches the frontend under it, and a widget Output
+	// capturing the cell's output names it.
+	MsgID string `json:"msg_id,omitempty"`
+	// Comm is the message of OpComm.
+	Comm *CommMsg `json:"comm,omitempty"`
 }
 
 // Event kinds, sent worker → kernel.
@@ -45,6 +59,10 @@ const (
 	EvError         = "error"          // the cell failed (Error)
 	EvInputRequest  = "input_request"  // the cell reads os.Stdin (Prompt, Password)
 	EvDone          = "done"           // last event of every request; carries replies
+	// EvComm is a comm message of the session to the frontend (Comm):
+	// the kernel publishes it as comm_open, comm_msg or comm_close, and
+	// relays the frontend's messages on a comm it opened back (OpComm).
+	EvComm = "comm"
 )
 
 // Event is a frame from the worker to the kernel. ID is the request it
@@ -62,6 +80,8 @@ type Event struct {
 	// that the worker wrote to its stdout and stderr just before this
 	// event: the kernel publishes the event after the output before it.
 	Sync uint64 `json:"sync,omitempty"`
+	// Comm is the message of EvComm.
+	Comm *CommMsg `json:"comm,omitempty"`
 
 	// Replies, on EvDone.
 	Complete        *CompleteReply            `json:"complete,omitempty"`
@@ -111,4 +131,33 @@ type InspectReply struct {
 type IsCompleteReply struct {
 	Status string `json:"status"` // complete, incomplete, invalid, unknown
 	Indent string `json:"indent,omitempty"`
+}
+
+// CommsEnv names the environment variable with which a host that relays
+// comms (the kernel) starts its worker, set to "1": only then does the
+// session open comms (viz/widgets). The REPL and the notebook runner have
+// no frontend to show them, and their widgets show as text.
+const CommsEnv = "GNNLAB_WORKER_COMMS"
+
+// Comm message types, CommMsg.Type.
+const (
+	CommOpen    = "open"  // comm_open
+	CommMessage = "msg"   // comm_msg
+	CommClose   = "close" // comm_close
+)
+
+// CommMsg is a Jupyter comm message on its way between the frontend and
+// the session, in either direction. It has the fields of viz/comm's Msg,
+// in the same order, so each converts to the other (the kernel knows
+// nothing of viz).
+type CommMsg struct {
+	Type     string          `json:"type"` // CommOpen, CommMessage or CommClose
+	ID       string          `json:"comm_id"`
+	Target   string          `json:"target_name,omitempty"` // on CommOpen
+	Data     json.RawMessage `json:"data,omitempty"`        // the content's data
+	Metadata map[string]any  `json:"metadata,omitempty"`    // the message's metadata
+	Buffers  [][]byte        `json:"buffers,omitempty"`
+	// MsgID is the msg_id of the frontend's message (OpComm), or of the
+	// frontend message that this one answers (EvComm; empty for none).
+	MsgID string `json:"msg_id,omitempty"`
 }

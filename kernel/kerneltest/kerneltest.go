@@ -71,6 +71,8 @@ type Message struct {
 	MsgID    string
 	ParentID string
 	Content  map[string]any
+	Metadata map[string]any // the message's metadata
+	Buffers  [][]byte       // its binary buffers
 }
 
 // Client is a frontend connected to a kernel.
@@ -218,7 +220,7 @@ func (c *Client) read(name string, s zmq4.Socket, ch chan Message) {
 		if m.Header.Version != wire.Version || m.Header.Session == "" || m.Header.MsgID == "" {
 			c.t.Errorf("kerneltest: %s: bad header %+v", name, m.Header)
 		}
-		ch <- Message{Channel: name, MsgType: m.Header.MsgType, MsgID: m.Header.MsgID, ParentID: m.ParentHeader.MsgID, Content: content}
+		ch <- Message{Channel: name, MsgType: m.Header.MsgType, MsgID: m.Header.MsgID, ParentID: m.ParentHeader.MsgID, Content: content, Metadata: m.Metadata, Buffers: m.Buffers}
 	}
 }
 

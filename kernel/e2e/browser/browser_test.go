@@ -44,6 +44,40 @@ func freePort(t *testing.T) int {
 }
 
 func TestJupyterLab(t *testing.T) {
+	lab := startLab(t)
+	b := lab.drive(t, "drive.cjs")
+	for _, want := range []string{"prints", "PNG", "error box", "interrupted", "members", "signature"} {
+		if !strings.Contains(b, want) {
+			t.Errorf("drive.cjs did not report the check %q", want)
+		}
+	}
+}
+
+// TestJupyterLabWidgets moves a slider of viz/widgets in JupyterLab with
+// jupyterlab_widgets (the ipywidgets 8 front end from PyPI) and reads the
+// Go callback's output in the page.
+func TestJupyterLabWidgets(t *testing.T) {
+	lab := startLab(t)
+	b := lab.drive(t, "widgets.cjs")
+	for _, want := range []string{"slider shown", "callback output", "slider moved", "button", "plot redrawn"} {
+		if !strings.Contains(b, want) {
+			t.Errorf("widgets.cjs did not report the check %q", want)
+		}
+	}
+}
+
+// lab is a JupyterLab server with the gnnlab kernel, for one test.
+type lab struct {
+	ctx      context.Context
+	url      string // /lab with the token
+	node     string
+	tmp, out string
+}
+
+// startLab builds gnnlab, installs its kernelspec into a temporary Jupyter
+// path, writes browser.ipynb and starts JupyterLab on a free port; all of
+// it stops when the test ends. It skips unless GNNLAB_BROWSER_TEST=1.
+func startLab(t *testing.T) *lab {
 	if os.Getenv("GNNLAB_BROWSER_TEST") != "1" {
 		t.Skip("set GNNLAB_BROWSER_TEST=1 (make test-browser) to run JupyterLab in headless Chromium")
 	}
@@ -69,7 +103,7 @@ func TestJupyterLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 
 	// gnnlab and its kernelspec, in a Jupyter path of the test's own.
 	bin := filepath.Join(tmp, "gnnlab")
@@ -88,11 +122,11 @@ func TestJupyterLab(t *testing.T) {
 
 	port := freePort(t)
 	token := fmt.Sprintf("gnnlab-%d", time.Now().UnixNano())
-	lab := exec.CommandContext(ctx, jupyter, "lab", "--no-browser", "--allow-root",
+	cmd := exec.CommandContext(ctx, jupyter, "lab", "--no-browser", "--allow-root",
 		fmt.Sprintf("--port=%d", port), "--ip=127.0.0.1", "--ServerApp.port_retries=0",
 		"--IdentityProvider.token="+token, "--ServerApp.root_dir="+work,
 		"--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate")
-	lab.Env = append(os.Environ(),
+	cmd.Env = append(os.Environ(),
 		"JUPYTER_PATH="+filepath.Join(prefix, "share", "jupyter"),
 		"JUPYTER_CONFIG_DIR="+filepath.Join(tmp, "config"),
 		"JUPYTER_DATA_DIR="+filepath.Join(tmp, "data"),
@@ -101,44 +135,46 @@ func TestJupyterLab(t *testing.T) {
 		"JUPYTERLAB_WORKSPACES_DIR="+filepath.Join(tmp, "workspaces"),
 	)
 	var labLog bytes.Buffer
-	lab.Stdout, lab.Stderr = &labLog, &labLog
-	lab.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	lab.Cancel = func() error { return syscall.Kill(-lab.Process.Pid, syscall.SIGTERM) }
-	lab.WaitDelay = 10 * time.Second
-	if err := lab.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = &labLog, &labLog
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		_ = syscall.Kill(-lab.Process.Pid, syscall.SIGTERM)
-		_ = lab.Wait()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_ = cmd.Wait()
 		if t.Failed() {
 			t.Logf("JupyterLab log:\n%s", labLog.String())
 		}
-	}()
+	})
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	if err := waitServer(ctx, base+"/api/status?token="+token, 90*time.Second); err != nil {
 		t.Fatalf("JupyterLab did not start: %v", err)
 	}
+	return &lab{ctx: ctx, url: base + "/lab?token=" + token, node: node, tmp: tmp, out: out}
+}
 
-	drive := exec.CommandContext(ctx, node, "drive.cjs")
-	drive.Env = append(os.Environ(),
-		"LAB_URL="+base+"/lab?token="+token,
+// drive runs a playwright script on browser.ipynb and returns what it
+// printed; it fails the test if the script fails.
+func (l *lab) drive(t *testing.T, script string) string {
+	t.Helper()
+	cmd := exec.CommandContext(l.ctx, l.node, script)
+	cmd.Env = append(os.Environ(),
+		"LAB_URL="+l.url,
 		"NOTEBOOK=browser.ipynb",
 		"CHROMIUM="+chromium(),
-		"OUT="+out,
-		"PROFILE="+filepath.Join(tmp, "chromium-profile"),
+		"OUT="+l.out,
+		"PROFILE="+filepath.Join(l.tmp, "chromium-profile"),
 	)
-	b, err := drive.CombinedOutput()
-	t.Logf("drive.cjs:\n%s", b)
+	b, err := cmd.CombinedOutput()
+	t.Logf("%s:\n%s", script, b)
 	if err != nil {
-		t.Fatalf("drive.cjs: %v (screenshots in %s)", err, out)
+		t.Fatalf("%s: %v (screenshots in %s)", script, err, l.out)
 	}
-	for _, want := range []string{"prints", "PNG", "error box", "interrupted", "members", "signature"} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("drive.cjs did not report the check %q", want)
-		}
-	}
-	t.Logf("screenshots in %s", out)
+	t.Logf("screenshots in %s", l.out)
+	return string(b)
 }
 
 // waitServer polls url until it answers 200.

@@ -6,7 +6,14 @@
 // downloaded browser): it opens a gnnlab notebook, runs a cell that
 // prints, one that shows HTML and a plot, one that fails and an endless
 // loop that it interrupts, and checks Tab completion and the Shift+Tab
-// tooltip, asserting on the page's DOM and saving screenshots.
+// tooltip, asserting on the page's DOM and saving screenshots
+// (TestJupyterLab). TestJupyterLabWidgets runs widgets.cjs on the same
+// set-up with jupyterlab_widgets from the venv: it shows a viz/widgets
+// IntSlider through widgets.Interact, moves it with the keyboard and
+// through its readout, waits for the Go callback's output in the Output
+// widget, clicks a Button whose callback prints into an Output, and moves
+// a slider that redraws a plot in an Output (widgets-plot.png is the
+// README's kernel/e2e/browser/widgets.png). The scripts share lab.cjs.
 //
 // # Running
 //

@@ -1,73 +1,13 @@
 // drive.cjs drives JupyterLab in headless Chromium through playwright-core
 // for browser_test.go: it opens the notebook that the test prepared (gnnlab
 // kernel), runs cells and checks what the page shows. It prints one line
-// per check and exits non-zero at the first failure.
-//
-// Environment: LAB_URL (with the token), NOTEBOOK (path in the server),
-// CHROMIUM (executable), OUT (screenshots), PROFILE (fresh user data dir).
+// per check and exits non-zero at the first failure. lab.cjs has the
+// helpers and the environment it reads.
 'use strict';
-const { chromium } = require('playwright-core');
+const { step, main, openNotebook, cellCount, runCell, waitIdle } = require('./lab.cjs');
 
-const env = (name) => {
-  const v = process.env[name];
-  if (!v) throw new Error(`drive: ${name} is not set`);
-  return v;
-};
-const out = env('OUT');
-const step = (msg) => console.log(`ok: ${msg}`);
-
-async function main() {
-  const context = await chromium.launchPersistentContext(env('PROFILE'), {
-    executablePath: env('CHROMIUM'),
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1280, height: 900 },
-  });
-  const page = context.pages()[0] || await context.newPage();
-  page.setDefaultTimeout(60000);
-  try {
-    await run(page);
-  } catch (err) {
-    await page.screenshot({ path: `${out}/failure.png` }).catch(() => {});
-    throw err;
-  } finally {
-    await context.close();
-  }
-}
-
-// cellCount returns the number of cells in the notebook.
-const cellCount = (page) => page.locator('.jp-Notebook .jp-Cell').count();
-
-// runCell types code into the last cell and runs it with Shift+Enter;
-// it returns the cell's locator.
-async function runCell(page, code) {
-  const cells = page.locator('.jp-Notebook .jp-Cell');
-  const n = await cells.count();
-  const cell = cells.nth(n - 1);
-  await cell.locator('.cm-content').click();
-  await page.keyboard.press('ControlOrMeta+a');
-  await page.keyboard.press('Delete');
-  await page.keyboard.insertText(code);
-  await page.keyboard.press('Shift+Enter');
-  return cell;
-}
-
-// waitIdle waits until the cell has an execution count (not [*]).
-async function waitIdle(cell) {
-  await cell.locator('.jp-InputPrompt').filter({ hasText: /\[\d+\]/ }).waitFor();
-}
-
-async function run(page) {
-  await page.goto(`${env('LAB_URL')}`.replace('/lab?', `/lab/tree/${env('NOTEBOOK')}?`));
-  await page.locator('.jp-Notebook .jp-Cell .cm-content').first().waitFor();
-  // The kernel named in the notebook's metadata starts by itself.
-  // The status bar reads "Go (gnnlab) | Idle" once the kernel is connected.
-  await page.getByText(/Go \(gnnlab\) \| Idle/).first().waitFor();
-  // JupyterLab asks about news on a fresh profile: say no, so that the
-  // toast stays out of the screenshots.
-  const no = page.locator('.jp-toast-button', { hasText: 'No' });
-  await no.click({ timeout: 5000 }).catch(() => {});
+main(async (page, out) => {
+  await openNotebook(page);
   step('notebook open with the gnnlab kernel');
 
   let cell = await runCell(page, 'import "fmt"\nfmt.Println("hello from gnnlab")');
@@ -121,9 +61,4 @@ async function run(page) {
   await page.locator('.jp-Tooltip', { hasText: 'func ToUpper' }).waitFor();
   await page.screenshot({ path: `${out}/tooltip.png` });
   step('Shift+Tab shows the signature and doc');
-}
-
-main().then(() => process.exit(0), (err) => {
-  console.error(`FAIL: ${err && err.stack || err}`);
-  process.exit(1);
 });

@@ -1,0 +1,120 @@
+package widgets
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gnnlab/gnnlab/viz/comm"
+	"github.com/gnnlab/gnnlab/viz/display"
+)
+
+// Output is an area that shows what functions print and display
+// (ipywidgets' Output), typically what a callback draws.
+type Output struct {
+	*model
+}
+
+// NewOutput returns an empty output area.
+func NewOutput() *Output {
+	o := &Output{}
+	st := viewState("OutputModel", "OutputView", outputModule, outputVersion)
+	st["msg_id"] = ""
+	st["outputs"] = []any{}
+	o.model = newModel("Output", st, "")
+	o.text = func() string { return "Output()" }
+	return o
+}
+
+// Capture runs fn and shows in the output area what it prints and
+// displays, as `with out:` does in Python. It captures what is shown
+// under the current parent message: the running cell's, or, between
+// cells, that of the frontend event whose callback runs now. Without a
+// frontend fn just runs.
+func (o *Output) Capture(fn func()) {
+	parent := comm.Parent()
+	if o.comm == nil || parent == "" {
+		fn()
+		return
+	}
+	o.set(map[string]any{"msg_id": parent})
+	defer o.set(map[string]any{"msg_id": ""})
+	call(o.name, fn)
+}
+
+// Clear empties the output area.
+func (o *Output) Clear() {
+	o.set(map[string]any{"outputs": []any{}})
+}
+
+// Box lays widgets out in a row (HBox) or a column (VBox).
+type Box struct {
+	*model
+	children []Widget
+}
+
+// HBox returns a box showing children side by side.
+func HBox(children ...Widget) *Box { return newBox("HBox", children) }
+
+// VBox returns a box showing children one above the other.
+func VBox(children ...Widget) *Box { return newBox("VBox", children) }
+
+func newBox(kind string, children []Widget) *Box {
+	b := &Box{children: append([]Widget(nil), children...)}
+	st := viewState(kind+"Model", kind+"View", controlsModule, moduleVersion)
+	refs := make([]string, 0, len(children))
+	names := make([]string, 0, len(children))
+	var missing []string
+	for i, c := range children {
+		if c == nil {
+			missing = append(missing, fmt.Sprintf("child %d is nil", i))
+			continue
+		}
+		names = append(names, c.Render().Text())
+		if id := c.ModelID(); id != "" {
+			refs = append(refs, "IPY_MODEL_"+id)
+		}
+	}
+	st["children"] = refs
+	st["box_style"] = ""
+	if len(missing) > 0 {
+		b.model = &model{name: kind, state: st}
+		b.fail("%s", strings.Join(missing, ", "))
+		return b
+	}
+	b.model = newModel(kind, st, "")
+	b.text = func() string { return kind + "(" + strings.Join(names, ", ") + ")" }
+	return b
+}
+
+// Children returns the widgets in the box.
+func (b *Box) Children() []Widget { return append([]Widget(nil), b.children...) }
+
+// Interact shows controls above an Output and calls fn now and again each
+// time one of the controls changes (a slider moved, a button clicked),
+// with the output area cleared and what fn prints and displays shown in
+// it. fn reads the controls' values itself:
+//
+//	lr := widgets.NewFloatSlider("lr", 0.001, 0.1, 0.001, 0.01)
+//	widgets.Interact(func() { fmt.Println("training with", lr.Value()) }, lr)
+//
+// It returns the box, which a cell shows as its last expression.
+func Interact(fn func(), controls ...Widget) *Box {
+	out := NewOutput()
+	run := func() {
+		out.Capture(func() {
+			display.Clear(true)
+			fn()
+		})
+	}
+	for _, c := range controls {
+		if o, ok := c.(observer); ok {
+			o.observe(run)
+		}
+	}
+	children := append(append([]Widget(nil), controls...), out)
+	box := VBox(children...)
+	if box.Err() == nil {
+		run()
+	}
+	return box
+}
