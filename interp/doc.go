@@ -260,8 +260,8 @@
 // the go command (to resolve and download), works wherever the kernel
 // runs, and a local module was importable in under a second in the tests;
 // the price is interpreted speed
-// in the module's code and yaegi's gaps there, which fail at the import
-// with yaegi's words.
+// in the module's code and yaegi's gaps there, which fail the cell at
+// the import, naming the construct.
 //
 // # Completion and inspection
 //
