@@ -134,8 +134,8 @@ func TestGoGetProxy(t *testing.T) {
 	t.Setenv("GOPROXY", "file://"+filepath.ToSlash(proxy))
 	t.Setenv("GOSUMDB", "off")
 	t.Setenv("GOMODCACHE", t.TempDir())
-	var out bytes.Buffer
-	s := newTestSession(t, Options{Stdout: &out, Stderr: &bytes.Buffer{}})
+	var out, errs bytes.Buffer
+	s := newTestSession(t, Options{Stdout: &out, Stderr: &errs})
 	t.Cleanup(func() { s.Close() })
 	mustEval(t, s, "%go get example.com/hello@v1.0.0")
 	if got, want := s.Modules(), []string{"example.com/hello@v1.0.0"}; !slices.Equal(got, want) {
@@ -158,6 +158,18 @@ func TestGoGetProxy(t *testing.T) {
 	mustEval(t, s2, "%go get "+strings.Join(s.Modules(), " "))
 	if res := mustEval(t, s2, "import \"example.com/hello\"\nhello.Version()"); res.Value.Text() != `"v1.0.0"` {
 		t.Errorf("after restoring %q: hello.Version() = %s, want \"v1.0.0\"", s.Modules(), res.Value.Text())
+	}
+	// Another version replaces the module's entry; the imported
+	// package stays as it was, and the session says so.
+	mustEval(t, s, "%go get example.com/hello@v1.1.0")
+	if got, want := s.Modules(), []string{"example.com/hello@v1.1.0"}; !slices.Equal(got, want) {
+		t.Errorf("Modules() after getting v1.1.0 = %q, want %q", got, want)
+	}
+	if !strings.Contains(errs.String(), "example.com/hello changed version") {
+		t.Errorf("stderr = %q, want a note that example.com/hello changed version", errs.String())
+	}
+	if res := mustEval(t, s, "hello.Version()"); res.Value.Text() != `"v1.0.0"` {
+		t.Errorf("hello.Version() after getting v1.1.0 = %s, want the imported \"v1.0.0\"", res.Value.Text())
 	}
 }
 
