@@ -217,26 +217,51 @@
 //
 // # Standard library
 //
-// yaegi's standard library tables (github.com/traefik/yaegi/stdlib) were
-// extracted from Go 1.22. interp/symbols extracts the packages listed in
-// its stdlib.txt from the toolchain that builds gnnlab, and those tables
-// replace yaegi's package by package (stdsymbols.go): bufio, bytes,
-// container/heap, container/list, context, crypto/rand, encoding,
-// encoding/binary, encoding/csv, encoding/json, errors, fmt, hash, io,
-// io/fs, log/slog, math, math/bits, math/rand/v2, os, os/exec,
-// path/filepath, regexp, sort, strconv, strings, sync, sync/atomic,
-// text/tabwriter, time, unicode, unicode/utf16 and unicode/utf8. The other
-// standard packages come from yaegi's tables, without what Go added to
-// them after 1.22. log is yaegi's table with log.Logger replaced by the
-// real *log.Logger whose Fatal methods end the cell like os.Exit(1)
-// (exit.go); log.New and log.Default return it.
+// The standard library of cells is the one of the toolchain that builds
+// gnnlab: interp/symbols extracts every importable standard package (its
+// stdlib.txt) from it, and those tables replace yaegi's, which were
+// extracted from Go 1.22 (stdsymbols.go). stdlib.txt leaves out, as yaegi
+// does, syscall and unsafe, and plugin, runtime/cgo and runtime/race,
+// which a binary built without cgo or -race cannot serve; embed is
+// explained below. log is the table with log.Logger replaced by the real
+// *log.Logger whose Fatal methods end the cell like os.Exit(1) (exit.go);
+// log.New and log.Default return it.
 //
 // os/exec works in cells: a command's output may go to the cell's
 // os.Stdout. A cell that imports a package that no table holds is refused
 // before any of it runs (importcheck.go), with a compile error that names
 // the package; embed is one (a cell has no package folder for //go:embed:
 // read files with os.ReadFile or os.DirFS instead), and so are unsafe,
-// cgo and modules outside the standard library and gnnlab.
+// syscall, cgo, and modules outside the standard library and gnnlab that
+// %go get did not add.
+//
+// # Modules
+//
+// %go get MODULE[@VERSION] (or a folder holding a go.mod) makes the
+// packages of a module and of its requirements importable (modules.go).
+// The session runs the go command in a main module of its own, a
+// temporary folder: go get resolves and downloads into the user's module
+// cache, and go list -deps names each package's folder and Go files for
+// this platform. yaegi then interprets a package that a cell imports from
+// that source, through a GOPATH tree that exists only as the file system
+// the session gives yaegi (modFS): nothing is copied. A package that uses
+// cgo or //go:embed, imports unsafe, syscall or another package that
+// cells lack, or imports such a package, is refused at the import with the
+// reason. Session.Modules lists the set, each pinned to the version
+// resolved; package client restores it on a fresh worker.
+//
+// Why interpreting and not Go plugins (gophernotes' way, a plugin per
+// module built with the same toolchain and module versions as the
+// binary): a plugin needs cgo, which the gnnlab binary is built without,
+// and a build of the module against gnnlab's exact dependency versions,
+// so the go command and a C toolchain on the user's machine and a build
+// of each module; it works on Linux and macOS only, and a plugin
+// cannot be unloaded or replaced by a new version. Interpreting needs only
+// the go command (to resolve and download), works wherever the kernel
+// runs, and a local module was importable in under a second in the tests;
+// the price is interpreted speed
+// in the module's code and yaegi's gaps there, which fail the cell at
+// the import, naming the construct.
 //
 // # Completion and inspection
 //
@@ -261,7 +286,7 @@
 // of the cell; a line starting with % or ! in the first column, where a
 // top-level Go statement could start (not inside a string literal, a
 // comment, brackets or a block, nor continuing a statement), is a line
-// magic (%time, %timeit, %who, %reset, %env, %gpu, %help, !command) run
+// magic (%time, %timeit, %who, %reset, %env, %gpu, %go, %help, !command) run
 // between the Go pieces around it. Magics that need the frontend's list
 // of cells (%history, %replay, %restart) fail here with ErrFrontendMagic;
 // the kernel, the REPL and the notebook runner run them through package
@@ -302,14 +327,19 @@
 // compiled package, or a stack overflow ends the process: the kernel
 // restarts the worker (see DESIGN.md).
 //
-// BUG(interp): The standard packages outside interp/symbols/stdlib.txt
-// have yaegi's Go 1.22 tables: what Go added to them since is missing, and
-// packages added since 1.22 (unique, weak, crypto/sha3, go/version...) are
-// not available. Generic functions of the standard library (rand.N,
-// atomic.Pointer, the generic parts of slices and maps) are not in any
-// table; the session provides some of slices, maps and cmp, and
-// errors.AsType, as interpreted helpers (genericstd.go); errors.AsType,
-// like errors.As, works for compiled error types only.
+// BUG(interp): Generic functions and types of the standard library
+// (rand.N, atomic.Pointer, unique.Make, the generic parts of slices and
+// maps) are not in any table, so packages that are generic only (unique,
+// weak, crypto/hkdf, iter's functions) import but offer nothing; the
+// session provides some of slices, maps and cmp, and errors.AsType, as
+// interpreted helpers (genericstd.go); errors.AsType, like errors.As,
+// works for compiled error types only.
+//
+// BUG(interp): Packages of %go get's modules run interpreted, without the
+// session's rewrites (yaegi's Go 1.22-era semantics: one loop variable per
+// loop, no range over functions) and with yaegi's gaps, which fail at the
+// import; completion and inspection do not see them, and a new version of
+// a package already imported is used only after %restart.
 //
 // BUG(interp): errors.As with a target whose type is interpreted (var t
 // *myErr) panics: compiled code does not see the interpreted Error method.

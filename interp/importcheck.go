@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"runtime"
 	"strconv"
 )
 
@@ -19,9 +20,13 @@ import (
 // unavailable explains the packages that a cell may not import, for
 // those where there is something better to say than "not available".
 var unavailable = map[string]string{
-	"embed":  `package "embed" is not available in a cell: //go:embed embeds the files of a package's folder when it is compiled, and a cell has none; read the files when the cell runs, with os.ReadFile, or os.DirFS(dir) for an fs.FS`,
-	"unsafe": `package "unsafe" is not available in the interpreter (yaegi gives cells no unsafe pointers)`,
-	"C":      `cgo (import "C") is not available in the interpreter`,
+	"embed":        `package "embed" is not available in a cell: //go:embed embeds the files of a package's folder when it is compiled, and a cell has none; read the files when the cell runs, with os.ReadFile, or os.DirFS(dir) for an fs.FS`,
+	"unsafe":       `package "unsafe" is not available in the interpreter (cells have no unsafe pointers)`,
+	"C":            `cgo (import "C") is not available in the interpreter`,
+	"syscall":      `package "syscall" is not available in the interpreter: cells make no system calls of their own; use os, os/exec or os/signal`,
+	"plugin":       `package "plugin" is not available: gnnlab is built without cgo, which Go plugins need; %go get MODULE interprets a module's source instead`,
+	"runtime/cgo":  `package "runtime/cgo" is not available: the interpreter runs no cgo`,
+	"runtime/race": `package "runtime/race" is not available: it exists only in a binary built with -race`,
 }
 
 // checkImports returns a compile error naming the first import of pc
@@ -41,8 +46,16 @@ func (s *Session) checkImports(pc *parsedCell) *Error {
 			if _, ok := packages().byPath[p]; ok {
 				continue
 			}
+			mp, isMod := s.modPackage(p) // modules.go
+			if isMod && mp.why == "" {
+				s.keepSlots = true // release.go
+				continue
+			}
 			msg, ok := unavailable[p]
-			if !ok {
+			switch {
+			case isMod:
+				msg = fmt.Sprintf("package %q (module %s) cannot be used in a cell: %s", p, mp.module, mp.why)
+			case !ok:
 				msg = notAvailable(p)
 			}
 			pos := s.fset.Position(is.Path.Pos())
@@ -55,7 +68,7 @@ func (s *Session) checkImports(pc *parsedCell) *Error {
 // notAvailable is the message for an import path that no table holds.
 func notAvailable(path string) string {
 	if isStdKey(path) {
-		return fmt.Sprintf("package %q is not available in the interpreter: its standard library is Go 1.22's, and Go 1.26's for the packages of interp/symbols/stdlib.txt; this package is newer, generic only or internal", path)
+		return fmt.Sprintf("package %q is not in the standard library of the interpreter (%s): it is internal, or not a standard package", path, runtime.Version())
 	}
-	return fmt.Sprintf("package %q is not available in the interpreter (it has the standard library and the gnnlab packages)", path)
+	return fmt.Sprintf("package %q is not available: cells have the standard library and the gnnlab packages, and the modules that %%go get MODULE[@VERSION] adds", path)
 }

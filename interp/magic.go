@@ -178,6 +178,8 @@ func (s *Session) lineMagic(ctx context.Context, name, args string) (Result, err
 	case "gpu":
 		gpuInfo(s)
 		return Result{}, nil
+	case "go":
+		return Result{}, s.goMagic(ctx, args) // modules.go
 	case "history", "replay", "restart":
 		e := magicError("%%%s is run by the frontend (the kernel, gnnlab repl or gnnlab run), not by the session", name)
 		return Result{}, fmt.Errorf("%w: %w", ErrFrontendMagic, e)

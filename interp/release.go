@@ -68,9 +68,14 @@ func (s *Session) releaseTemps() {
 	d := *data
 	if s.releasedIn != s.i {
 		s.released, s.releasedIn = 0, s.i
+		// A rebuilt interpreter imported the session's packages again.
+		s.keepSlots = s.keepSlots || s.importsModules()
 	}
-	if s.unstopped { // its code may still use its slots: leave them
-		s.released, s.unstopped = len(d), false
+	// The package-level variables of a package interpreted from source
+	// (%go get, modules.go) take slots of the global frame when it is
+	// imported, among the cell's temporaries: leave that cell's slots.
+	if s.unstopped || s.keepSlots { // its code may still use its slots: leave them
+		s.released, s.unstopped, s.keepSlots = len(d), false, false
 		return
 	}
 	for j := s.released; j < len(d); j++ {

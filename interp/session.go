@@ -51,6 +51,10 @@ type Session struct {
 	released   int
 	releasedIn *yaegi.Interpreter
 	unstopped  bool
+	mods       modules // %go get (modules.go)
+	// keepSlots says that the cell imported a package of a module, whose
+	// package-level variables live in the global frame (release.go).
+	keepSlots bool
 }
 
 type importRec struct{ name, path string }
@@ -120,6 +124,9 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		Stdout: s.stdout,
 		Stderr: s.errw,
 		Env:    os.Environ(),
+		// Packages of %go get's modules are interpreted from source.
+		GoPath:               modRoot,
+		SourcecodeFilesystem: modFS{s},
 	})
 	stdin, stdout, stderr := s.stdin, s.stdout, io.Writer(s.errw)
 	std, gnnlab := symbolTables() // stdsymbols.go
@@ -163,6 +170,10 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		}
 		if err == error(errExitZero) {
 			err = nil // os.Exit(0) ended the cell (exit.go)
+		}
+		var e *Error
+		if errors.As(err, &e) {
+			modErrors(e) // modules.go
 		}
 	}()
 	pc, err := parseCell(s.fset, n, cell)

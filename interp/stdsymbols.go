@@ -13,10 +13,12 @@ import (
 //
 // yaegi's tables (github.com/traefik/yaegi/stdlib) were extracted from Go
 // 1.22: what was added since (strings.Lines, sync/atomic.AndInt32,
-// math/rand/v2.Uint, os.Root, ...) is missing from them, and they leave out
-// os/exec. interp/symbols extracts the packages of its stdlib.txt from the
-// toolchain that builds gnnlab; those tables replace yaegi's package by
-// package, and yaegi's serve the others.
+// math/rand/v2.Uint, os.Root, crypto/sha3, ...) is missing from them, and
+// they leave out os/exec. interp/symbols extracts every importable
+// standard package of its stdlib.txt from the toolchain that builds
+// gnnlab; those tables replace yaegi's package by package. yaegi's
+// package is still linked for its MapTypes (the interfaces that fmt and
+// encoding/json look for in interpreted values).
 
 // symbolTables returns the standard library tables (yaegi's, with the
 // packages that interp/symbols extracts replaced) and the gnnlab tables,

@@ -111,6 +111,10 @@ type Client struct {
 	// stdinCells holds the cells that read standard input when they ran:
 	// %replay skips them (replay.go).
 	stdinCells map[string]bool
+	// modules is what %go get added to the session, as the worker last
+	// reported it; restore says that a fresh worker lacks them (modules.go).
+	modules []string
+	restore bool
 }
 
 // New returns a Client whose worker is not started yet: Start launches
@@ -282,12 +286,16 @@ func (c *Client) magic(ctx context.Context, name string, fn func(workerproto.Eve
 		}
 		c.mu.Lock()
 		c.succeeded, c.lost = nil, nil
+		c.restore = true
 		c.mu.Unlock()
 		c.cfg.Replaced()
 		if err := c.Ready(ctx); err != nil {
 			return Result{}, err
 		}
 		c.note("The Go session was restarted with a fresh state.\n")
+		if err := c.restoreModules(ctx); err != nil {
+			return Result{}, err
+		}
 		return Result{}, nil
 	}
 	return c.replay(ctx, fn)
@@ -303,6 +311,13 @@ func (c *Client) run(ctx context.Context, cell Cell, record bool, fn func(worker
 		c.mu.Unlock()
 		const msg = "the cell was interrupted before it started"
 		return Result{Error: &workerproto.CellError{Name: "interrupted", Value: msg, Traceback: []string{"interrupted: " + msg}}}, nil
+	}
+	if c.restore {
+		c.mu.Unlock()
+		if err := c.restoreModules(ctx); err != nil {
+			return Result{}, err
+		}
+		c.mu.Lock()
 	}
 	c.sent = true
 	c.runSeq++
@@ -336,6 +351,11 @@ func (c *Client) run(ctx context.Context, cell Cell, record bool, fn func(worker
 	case err != nil:
 		return Result{}, fmt.Errorf("client: %w", err)
 	}
+	if done.Modules != nil {
+		c.mu.Lock()
+		c.modules = done.Modules
+		c.mu.Unlock()
+	}
 	if ce == nil {
 		ce = done.Error
 	}
@@ -364,6 +384,7 @@ func (c *Client) onCrash(cr supervisor.Crash) {
 	c.lost = append(cells, c.lost...)
 	c.skipped = skipped
 	c.succeeded = nil
+	c.restore = true
 	c.crashes++
 	inCell := c.sent
 	c.mu.Unlock()

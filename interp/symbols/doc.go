@@ -20,11 +20,17 @@
 // into a temporary folder and fails when a committed file differs
 // (check-generate).
 //
-// The standard packages listed in stdlib.txt are extracted the same way,
-// from the toolchain that runs the generator, into std-*.go files without
-// docs or examples; the session uses them in place of yaegi's tables
-// (github.com/traefik/yaegi/stdlib, extracted from Go 1.22) for those
-// packages. restricted.go holds the os.Exit and os.FindProcess that the
+// The standard packages listed in stdlib.txt, every one a program can
+// import except those it leaves out with a reason ("-path reason"), are
+// extracted the same way, from the toolchain that runs the generator, into
+// std-*.go files without docs or examples; the session uses them in place
+// of yaegi's tables (github.com/traefik/yaegi/stdlib, extracted from Go
+// 1.22). The generator fails when go list std has a package that
+// stdlib.txt neither lists nor leaves out. Extracting them takes minutes
+// (each package is type-checked from source with its dependencies), so
+// the generator does it only when the hash of stdlib.txt, of the listed
+// packages' sources for this platform and of the extractor's version
+// differs from the one stamped in stdlib_gen.go, or with -force. restricted.go holds the os.Exit and os.FindProcess that the
 // extractor substitutes, as yaegi's stdlib package does.
 //
 // # Limits

@@ -144,6 +144,7 @@ func Serve(r io.Reader, w io.Writer, opts ServeOptions) error {
 		return fmt.Errorf("loop: start session: %w", err)
 	}
 	s.sess = sess
+	defer sess.Close() // the folder of %go get's modules
 	display.SetPublisher(publisher{s})
 	defer display.SetPublisher(nil)
 	if opts.Comms {
@@ -322,7 +323,7 @@ func (s *server) execute(req workerproto.Request) error {
 		if err := s.sendSynced(workerproto.Event{ID: req.ID, Kind: workerproto.EvError, Error: cellError(err)}); err != nil {
 			return err
 		}
-		return s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone})
+		return s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone, Modules: s.sess.Modules()})
 	}
 	if res.HasValue && !req.Silent {
 		b := workerproto.Bundle(res.Value)
@@ -330,7 +331,7 @@ func (s *server) execute(req workerproto.Request) error {
 			return err
 		}
 	}
-	done := workerproto.Event{ID: req.ID, Kind: workerproto.EvDone}
+	done := workerproto.Event{ID: req.ID, Kind: workerproto.EvDone, Modules: s.sess.Modules()}
 	if len(req.UserExpressions) > 0 {
 		done.UserExpressions = make(map[string]map[string]any, len(req.UserExpressions))
 		for name, expr := range req.UserExpressions {

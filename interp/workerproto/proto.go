@@ -88,6 +88,10 @@ type Event struct {
 	Inspect         *InspectReply             `json:"inspect,omitempty"`
 	IsComplete      *IsCompleteReply          `json:"is_complete,omitempty"`
 	UserExpressions map[string]map[string]any `json:"user_expressions,omitempty"`
+	// Modules, on the EvDone of an OpExecute, lists what %go get has
+	// added to the session, pinned (interp.Session.Modules), so that the
+	// client can restore the set on a fresh worker.
+	Modules []string `json:"modules,omitempty"`
 }
 
 // Bundle is a display bundle as it travels from the worker to the

@@ -30,6 +30,8 @@ func All() []Magic {
 		{Name: "%%writefile [-a] FILE", Help: "write (or with -a append) the rest of the cell to FILE"},
 		{Name: "!COMMAND", Help: "run a shell command (sh -c) and show its output"},
 		{Name: "%gpu", Help: "show the GPU (device, memory), or why there is none"},
+		{Name: "%go get MODULE[@VERSION]", Help: "make a module's packages importable (interpreted from source; also a folder with a go.mod)"},
+		{Name: "%go list", Help: "list the modules %go get added and their packages"},
 		{Name: "%history", Frontend: true, Help: "list the cells run so far"},
 		{Name: "%replay", Frontend: true, Help: "after a worker crash, re-run the cells that had succeeded"},
 		{Name: "%restart", Frontend: true, Help: "restart the Go session with a fresh worker"},
