@@ -55,10 +55,12 @@ var notebooks = []struct {
 		contains("neuron: hand = autograd: true"),
 		contains("mlp: hand = autograd: true"),
 		atMost(`gradient check: passed \(worst relative error ([0-9.e+-]+) ≤`, 1e-2),
+		contains("exercise 2: not answered yet"),
 	}},
 	{"02-cnn.ipynb", []check{
 		contains("hand = tensor.Conv2D: true"),
 		atLeastBar(`LeNet-5 test accuracy: ([0-9.]+)% \(bar: ([0-9.]+)%\)`),
+		contains("exercise 2: not answered yet"),
 	}},
 	{"03-gnn.ipynb", []check{
 		contains("hand = MeanAggregate: true"),
@@ -69,16 +71,34 @@ var notebooks = []struct {
 		atLeast(`graph classification: test accuracy ([0-9.]+)%`, 80),
 		atMost(`largest in-edge weight × d̃: ([0-9.]+) on average`, 1.2), // "nearly uniform"
 		contains("edge-count baseline"),
+		contains("exercise 1: not answered yet"),
 	}},
 	{"04-quantization.ipynb", []check{
 		int8WithinOnePoint,
 		atLeast(`W4A8: PTQ [0-9.]+%, QAT ([0-9.]+)%`, 75),
 		atLeast(`W4A8 Degree-Quant +test accuracy ([0-9.]+) ± [0-9.]+% \(mean ± sd of 10 seeds\)`, 75),
+		contains("exercise 1: not answered yet"),
 	}},
 	{"05-parallel-gpu.ipynb", []check{
 		amdahlFit,
 		contains("full-batch gradient = mean of 4 shard gradients: true"),
 		graphFLOPs,
+		atMost(`largest \|online − two-pass\| over the output: ([0-9.e+-]+)`, 1e-9),
+		atLeast(`: ([0-9.]+)× shorter`, 2), // splitting hub rows shortens the busiest warp on R-MAT
+		contains("SpMMT (a gather over the cached transpose) = scatter over the CSR: true"),
+		contains("fused = materialised: true"),
+		atLeast(`fused [0-9.]+ [KMG]?i?B \([0-9.]+\): ([0-9.]+)× less`, 10),
+		gpuCellsShowResults,
+		contains("exercise 3: not answered yet"),
+	}},
+	{"06-cuda.ipynb", []check{
+		contains(`extern "C" __global__ void spmm_vec4(`),
+		contains("__device__ void gatv2_fwd_body("),
+		atLeast(`best: F = [0-9]+, ([0-9.]+)× the useful bandwidth of F = 1`, 1), // timings: only that it printed them
+		simtEfficiency,
+		contains("2 blocks per SM (limited by registers)"),
+		gpuCellsShowResults,
+		contains("exercise 1: not answered yet"),
 	}},
 }
 
@@ -244,6 +264,83 @@ func graphFLOPs(text string) error {
 		return fmt.Errorf("GCNPropagate profiled at %.1f MFLOP, want 2·|E|·f = %.1f MFLOP", v[0], v[1])
 	}
 	return nil
+}
+
+// simtEfficiency checks that notebook 6 finds vec4's SIMT efficiency lower
+// on the power-law graph than on the uniform one, as its text says.
+func simtEfficiency(text string) error {
+	v, err := numbers(`SIMT efficiency ([0-9.]+)% on R-MAT .*, ([0-9.]+)% on Erdős–Rényi`, text)
+	if err != nil {
+		return err
+	}
+	if v[0] >= v[1] {
+		return fmt.Errorf("SIMT efficiency %.0f%% on R-MAT, not below %.0f%% on Erdős–Rényi", v[0], v[1])
+	}
+	return nil
+}
+
+// gpuCellsShowResults checks that without a GPU every GPU cell says what
+// it shows: results RECORDED on a GPU (stored in the notebook by
+// notebooks/record-gpu.sh), or, until they are recorded, a skip line that
+// names the script.
+func gpuCellsShowResults(text string) error {
+	if !strings.Contains(text, "No GPU") {
+		return nil
+	}
+	if !strings.Contains(text, "RECORDED on ") && !strings.Contains(text, "skipped: no GPU and no recorded results (run notebooks/record-gpu.sh") {
+		return fmt.Errorf("no GPU, and the GPU cells show neither recorded results nor why they skip")
+	}
+	return nil
+}
+
+// TestExerciseCheck runs notebook 1 with a right and a wrong answer to
+// exercise 2 given as a parameter (gnnlab run -p), and checks the verdict
+// of its checking cell.
+func TestExerciseCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a notebook twice; skipped in -short mode")
+	}
+	for _, c := range []struct{ answer, want string }{
+		{"15", "exercise 2: pass"},
+		{"3", "exercise 2: not yet"},
+	} {
+		out := filepath.Join(t.TempDir(), "01.ipynb")
+		cmd := exec.Command(gnnlabBin, "run", "-q", "01-backprop.ipynb", "-p", "ex2Answer="+c.answer, "-o", out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("gnnlab run -p ex2Answer=%s: %v\n%s", c.answer, err, tail(string(b)))
+		}
+		executed, err := runner.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text strings.Builder
+		for _, cell := range executed.Cells {
+			text.WriteString(outputText(cell))
+		}
+		if !strings.Contains(text.String(), c.want) {
+			t.Errorf("gnnlab run -p ex2Answer=%s: output lacks %q", c.answer, c.want)
+		}
+	}
+}
+
+// TestParametersCell checks that every notebook has exactly one cell
+// tagged "parameters", where gnnlab run -p and papermill inject values.
+func TestParametersCell(t *testing.T) {
+	for _, nb := range notebooks {
+		n, err := runner.ReadFile(nb.file)
+		if err != nil {
+			t.Fatalf("ReadFile(%q) = %v", nb.file, err)
+		}
+		count := 0
+		for _, c := range n.Cells {
+			if c.HasTag("parameters") {
+				count++
+			}
+		}
+		if count != 1 {
+			t.Errorf("%s: %d cells tagged parameters, want 1", nb.file, count)
+		}
+	}
 }
 
 // TestCleared checks that the committed notebooks carry no outputs.

@@ -16,12 +16,20 @@ import (
 // TrainingCurves: ten a second is smooth to watch and cheap to render.
 const MinUpdateInterval = 100 * time.Millisecond
 
+// renderShare bounds the time live updates take: after an update that took
+// d to draw and publish, the next waits at least renderShare·d, so drawing
+// takes at most about 1/(renderShare+1) of a training loop however slow
+// the machine (a loaded 2-core one draws a plot in about half a second).
+const renderShare = 9
+
 // displayIDs numbers the display ids of this process.
 var displayIDs atomic.Int64
 
 // TrainingCurves is a live plot of training metrics: Add a row of values
 // per epoch, and once Show has displayed it, each Add updates the same
-// output (one display id) at most ten times a second. Call Flush after
+// output (one display id) at most ten times a second, and less often
+// when drawing takes longer than a hundredth of a second, so that the
+// updates take at most about a tenth of the loop's time. Call Flush after
 // the loop so that the last epochs, which the throttle may have held
 // back, are shown. Series whose name contains "loss" share the left
 // panel; the others (accuracies) the right one.
@@ -33,7 +41,8 @@ type TrainingCurves struct {
 	id      string
 	shown   bool
 	pending bool
-	last    time.Time
+	last    time.Time     // when the last update ended
+	cost    time.Duration // how long the last update took to draw and publish
 	// now is the clock, replaced by tests.
 	now func() time.Time
 }
@@ -87,11 +96,12 @@ func (tc *TrainingCurves) Show() {
 }
 
 // Update refreshes the shown output if there is something new and the
-// previous update is at least MinUpdateInterval old; otherwise it leaves
-// the change pending for a later Update or Flush.
+// previous update ended at least MinUpdateInterval ago (and at least nine
+// times as long ago as it took); otherwise it leaves the change pending
+// for a later Update or Flush.
 func (tc *TrainingCurves) Update() {
 	tc.mu.Lock()
-	if !tc.shown || !tc.pending || tc.now().Sub(tc.last) < MinUpdateInterval {
+	if !tc.shown || !tc.pending || tc.now().Sub(tc.last) < max(MinUpdateInterval, renderShare*tc.cost) {
 		tc.mu.Unlock()
 		return
 	}
@@ -117,10 +127,15 @@ func (tc *TrainingCurves) Flush() {
 // publishLocked renders and publishes an update; it unlocks tc.mu before
 // publishing so that a slow frontend does not hold the lock.
 func (tc *TrainingCurves) publishLocked() {
-	tc.pending, tc.last = false, tc.now()
+	start := tc.now()
+	tc.pending, tc.last = false, start // throttles concurrent Updates meanwhile
 	b := tc.bundleLocked()
 	tc.mu.Unlock()
 	display.Update(b)
+	end := tc.now()
+	tc.mu.Lock()
+	tc.last, tc.cost = end, end.Sub(start)
+	tc.mu.Unlock()
 }
 
 func (tc *TrainingCurves) bundleLocked() display.Bundle {

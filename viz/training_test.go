@@ -14,11 +14,16 @@ type recorder struct {
 	mu      sync.Mutex
 	shows   []display.Bundle
 	updates []display.Bundle
+	// onUpdate, if set, runs for each update (a slow frontend or render).
+	onUpdate func()
 }
 
 func (r *recorder) Display(b display.Bundle, update bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if update && r.onUpdate != nil {
+		r.onUpdate()
+	}
 	if update {
 		r.updates = append(r.updates, b)
 	} else {
@@ -33,6 +38,39 @@ type fakeClock struct{ t time.Time }
 
 func (c *fakeClock) now() time.Time          { return c.t }
 func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+// TestTrainingCurvesSlowUpdates checks that updates which take long to
+// draw and publish are spaced out, so that they take a bounded share of
+// the training loop's time (on a loaded machine a plot takes about half a
+// second, and updating ten times a second made a 3-second loop take 2
+// minutes).
+func TestTrainingCurvesSlowUpdates(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(0, 0)}
+	const cost = 300 * time.Millisecond
+	rec := &recorder{onUpdate: func() { clock.advance(cost) }}
+	display.SetPublisher(rec)
+	defer display.SetPublisher(nil)
+	tc := NewTrainingCurves("loss")
+	tc.now = clock.now
+	tc.Show()
+	start := clock.now()
+	for e := 0; e < 1000; e++ {
+		clock.advance(20 * time.Millisecond)
+		if err := tc.Add(float64(e), 1/float64(e+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	elapsed := clock.now().Sub(start)
+	spent := time.Duration(len(rec.updates)) * cost
+	// The first update cannot know its cost; after it, each waits
+	// renderShare times the last one's.
+	if limit := elapsed/(renderShare+1) + cost; spent > limit {
+		t.Errorf("%d updates of %v each took %v of %v, want at most %v", len(rec.updates), cost, spent, elapsed, limit)
+	}
+	if len(rec.updates) < 2 {
+		t.Errorf("%d updates in %v, want the curves to keep updating", len(rec.updates), elapsed)
+	}
+}
 
 func TestTrainingCurvesPublishThroughOneID(t *testing.T) {
 	rec := &recorder{}

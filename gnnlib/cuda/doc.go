@@ -39,6 +39,13 @@
 // driver's own cuInit (dlsym with RTLD_NEXT), records the result for Open
 // and reports success to cu.
 //
+// # Kernel sources
+//
+// The CUDA C sources are embedded too: KernelFiles lists them and
+// KernelSource returns a file or one function's definition (a kernel such
+// as spmm_vec4 with its comment), the code the embedded PTX was compiled
+// from, so that a notebook shows what the GPU runs.
+//
 // # Runtime
 //
 // Open starts a Device: one goroutine locked to an OS thread owns the CUDA
