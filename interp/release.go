@@ -45,6 +45,20 @@ func frameOf(i *yaegi.Interpreter) (data *[]reflect.Value, mu *sync.RWMutex, ok 
 	return (*[]reflect.Value)(unsafe.Add(f, d.Offset)), (*sync.RWMutex)(unsafe.Add(f, m.Offset)), true
 }
 
+// dropRoots empties i's list of the roots of every tree it compiled
+// (unexported in yaegi v0.16.1), which only yaegi's debugger reads: the
+// code of a finished top-level statement is unreachable otherwise, and
+// the list kept all of it. What later code runs (functions, methods,
+// types) stays reachable from the scopes. It does nothing for another
+// layout.
+func dropRoots(i *yaegi.Interpreter) {
+	rt, ok := reflect.TypeFor[yaegi.Interpreter]().FieldByName("roots")
+	if !ok || rt.Type.Kind() != reflect.Slice || rt.Type.Elem().Kind() != reflect.Pointer {
+		return
+	}
+	*(*[]unsafe.Pointer)(unsafe.Add(unsafe.Pointer(i), rt.Offset)) = nil
+}
+
 // releaseTemps resets the slots of the global frame from s.released on
 // that hold no named global, and moves s.released to the end. It runs
 // after each cell.
@@ -66,6 +80,7 @@ func (s *Session) releaseTemps() {
 	}
 	defer mu.Unlock()
 	d := *data
+	dropRoots(s.i)
 	if s.releasedIn != s.i {
 		s.released, s.releasedIn = 0, s.i
 	}

@@ -51,6 +51,7 @@ type Session struct {
 	released   int
 	releasedIn *yaegi.Interpreter
 	unstopped  bool
+	defs       int // functions made for the cells' definitions (frames.go)
 }
 
 type importRec struct{ name, path string }
@@ -224,6 +225,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if !pc.hasStmts {
 		return Result{}, nil
 	}
+	if err := s.makeLits(ctx, pc, info, stmtEd, srw); err != nil { // frames.go
+		return Result{}, err
+	}
 	return s.runStmts(ctx, pc, info, stmtEd, srw)
 }
 
@@ -364,20 +368,21 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	}
 	type init struct {
 		rank int
-		text string
+		defPiece
 	}
 	var varInits []init
-	addInit := func(ids []*ast.Ident, text string) {
+	addInit := func(ids []*ast.Ident, text string, decl bool) {
 		r := len(info.InitOrder) + len(varInits) // unknown: after, in source order
 		for _, id := range ids {
 			if k, ok := rank[info.Defs[id]]; ok {
 				r = min(r, k)
 			}
 		}
-		varInits = append(varInits, init{r, text})
+		varInits = append(varInits, init{r, defPiece{text, decl}})
 	}
 	var inits []string // the bodies of init functions, called last
-	var file1, file3, st2, st4b strings.Builder
+	var file1, file3, st2 strings.Builder
+	var st4 []defPiece // phase 4: the functions' assignments, then the variables
 	st2.WriteString(rw.hoistDecl)
 	var newImports []importRec
 	for _, d := range pc.decls.Decls {
@@ -400,7 +405,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 			if old, ok := s.user[d.Name.Name]; !ok || old.tok != token.FUNC || old.method || old.sigKey != normalize(sig) || !s.isFuncGlobal(name) {
 				st2.WriteString(ed.piece(d.Type.Params.Pos(), d.Type.End(), "var "+name+" func", false))
 			}
-			st4b.WriteString(ed.piece(d.Type.Params.Pos(), d.End(), name+" = func", false))
+			st4 = append(st4, defPiece{text: ed.piece(d.Type.Params.Pos(), d.End(), name+" = func", false)})
 		case *ast.GenDecl:
 			if d.Tok == token.IMPORT {
 				// Importing a package again (a cell run twice) is
@@ -438,7 +443,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 					}
 				}
 				if !known {
-					addInit(vs.Names, ed.piece(vs.Pos(), vs.End(), "var ", false))
+					addInit(vs.Names, ed.piece(vs.Pos(), vs.End(), "var ", false), true)
 					continue
 				}
 				for k, n := range vs.Names {
@@ -449,25 +454,24 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 				switch {
 				case len(vs.Values) == len(vs.Names):
 					for k, n := range vs.Names {
-						addInit(vs.Names[k:k+1], ed.piece(vs.Values[k].Pos(), vs.Values[k].End(), n.Name+" = ", false))
+						addInit(vs.Names[k:k+1], ed.piece(vs.Values[k].Pos(), vs.Values[k].End(), n.Name+" = ", false), false)
 					}
 				case len(vs.Values) > 0:
 					names := make([]string, len(vs.Names))
 					for k, n := range vs.Names {
 						names[k] = n.Name
 					}
-					addInit(vs.Names, ed.piece(vs.Values[0].Pos(), vs.Values[len(vs.Values)-1].End(), strings.Join(names, ", ")+" = ", false))
+					addInit(vs.Names, ed.piece(vs.Values[0].Pos(), vs.Values[len(vs.Values)-1].End(), strings.Join(names, ", ")+" = ", false), false)
 				}
 			}
 		}
 	}
 	sort.SliceStable(varInits, func(i, j int) bool { return varInits[i].rank < varInits[j].rank })
-	st4 := st4b.String()
 	for _, in := range varInits {
-		st4 += in.text
+		st4 = append(st4, in.defPiece)
 	}
 	for _, in := range inits {
-		st4 += in
+		st4 = append(st4, defPiece{text: in})
 	}
 	var steps []string
 	if file1.Len() > 0 {
@@ -479,9 +483,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	if file3.Len() > 0 {
 		steps = append(steps, "package main\n"+file3.String())
 	}
-	if st4 != "" {
-		steps = append(steps, blockPrefix+st4)
-	}
+	steps = append(steps, s.defSteps(st4)...) // frames.go
 	for k, src := range steps {
 		if _, err := s.eval(ctx, src, rw); err != nil {
 			return err

@@ -1,0 +1,151 @@
+package interp
+
+import (
+	"context"
+	"go/ast"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// Where the session's functions are made, and why not at the top level.
+//
+// yaegi makes a function value from a function literal by copying the
+// frame the literal is evaluated in (a "frame clone") and keeps the copy
+// for as long as the function lives. At the top level of an evaluation
+// that frame is the global one, which has a slot for every global and
+// every temporary of every cell so far: each function defined there held
+// a copy as long as the session was, and a session that defines a
+// function in every few cells held memory growing with the square of its
+// length (BenchmarkSoak).
+//
+// So the session makes its functions inside a function: the assignments
+// of a cell's functions and variables (phase 4 of Session.runDecls) are
+// the body of a function declared for them, called once. The literals
+// then copy that function's frame, a few slots, and its caller's frame,
+// the global one, is shared rather than copied: a function of the cell
+// reads and writes globals through the root frame in either case. The
+// temporaries of the initialisers live in that frame too, not in global
+// slots. A variable whose type the session cannot write (var x = f() of
+// an interpreted type go/types did not see) is declared where it was, at
+// the top level.
+
+// defPiece is a statement of phase 4 of runDecls: an assignment of a
+// function or a variable, an init body called, or (decl) a var
+// declaration that must stay at the top level to declare a global.
+type defPiece struct {
+	text string
+	decl bool
+}
+
+// defSteps returns the evaluations that run pieces in order: each run of
+// assignments becomes a function, declared in one evaluation and called
+// in the next; var declarations run as top-level statements.
+func (s *Session) defSteps(pieces []defPiece) []string {
+	var steps []string
+	for len(pieces) > 0 {
+		k := 0
+		for k < len(pieces) && pieces[k].decl == pieces[0].decl {
+			k++
+		}
+		var b strings.Builder
+		for _, p := range pieces[:k] {
+			b.WriteString(p.text)
+		}
+		if pieces[0].decl {
+			steps = append(steps, blockPrefix+b.String())
+		} else {
+			s.defs++
+			name := helperPrefix + "defs" + strconv.Itoa(s.defs)
+			steps = append(steps, "package main\nfunc "+name+"() {"+b.String()+"}", blockPrefix+name+"()")
+		}
+		pieces = pieces[k:]
+	}
+	return steps
+}
+
+// makeLits moves the function literals of a cell's statements that use
+// package-level names only (globals, this cell's declarations, imported
+// packages) into functions declared for them: `h := func(a int) int {...}`
+// runs as `h := __gnnlab_defsN()`, and func __gnnlab_defsN() func(a int)
+// int { return func(a int) int {...} } is declared first, so that the
+// literal copies that function's frame rather than the global one. A
+// literal that uses a variable of the statements (declared by this cell's
+// statements, or local to a block) stays where it is: the declared
+// function could not see it. A literal in a defer statement stays too
+// (defer.go rewrites those).
+func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) error {
+	if len(rw.undefined) > 0 {
+		return nil
+	}
+	var file strings.Builder
+	ast.Inspect(pc.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.DeferStmt:
+			return false
+		case *ast.FuncLit:
+			if usesPackageOnly(n, info) {
+				s.makeLit(&file, n, ed)
+			}
+			return false
+		}
+		return true
+	})
+	if file.Len() == 0 {
+		return nil
+	}
+	_, err := s.eval(ctx, "package main\n"+file.String(), rw)
+	return err
+}
+
+// makeLit writes the function that makes lit to file and replaces lit by
+// its call in ed; it does nothing when an edit of ed straddles lit.
+func (s *Session) makeLit(file *strings.Builder, lit *ast.FuncLit, ed *editor) {
+	a, b := ed.off(lit.Pos()), ed.off(lit.End())
+	var outer []edit
+	for _, e := range ed.edits {
+		switch {
+		case e.start == e.end && (e.start == a || e.start == b), e.end <= a, e.start >= b:
+			outer = append(outer, e) // around lit, or at its ends
+		case e.start >= a && e.end <= b: // inside lit: in its text below
+		default:
+			return // a rewrite of more than lit
+		}
+	}
+	typ := ed.text(lit.Type.Pos(), lit.Type.End(), false)
+	if strings.Contains(typ, "\n") {
+		return
+	}
+	s.defs++
+	name := helperPrefix + "defs" + strconv.Itoa(s.defs)
+	file.WriteString("func " + name + "() " + typ + " {" + ed.piece(lit.Pos(), lit.End(), "return ", false) + "}\n")
+	ed.edits = append(outer, edit{start: a, end: b, text: name + "()"})
+}
+
+// usesPackageOnly reports whether every name lit uses is declared at
+// package level, in the universe, or inside lit, as far as go/types
+// knows: a name it did not resolve counts as local.
+func usesPackageOnly(lit *ast.FuncLit, info *types.Info) bool {
+	ok := true
+	ast.Inspect(lit, func(n ast.Node) bool {
+		id, isID := n.(*ast.Ident)
+		if !ok || !isID || id.Name == "_" {
+			return ok
+		}
+		if _, def := info.Defs[id]; def {
+			return true
+		}
+		obj := info.Uses[id]
+		switch {
+		case obj == nil:
+			ok = false
+		case obj.Pos() >= lit.Pos() && obj.Pos() < lit.End():
+		case obj.Parent() == nil: // a field or a method
+		case obj.Parent() == types.Universe, obj.Parent().Parent() == types.Universe:
+		default:
+			_, ok = obj.(*types.PkgName)
+		}
+		return ok
+	})
+	return ok
+}
