@@ -57,6 +57,7 @@ func (s *Session) defSteps(pieces []defPiece) []string {
 		} else {
 			s.defs++
 			name := helperPrefix + "defs" + strconv.Itoa(s.defs)
+			s.made = append(s.made, name)
 			steps = append(steps, "package main\nfunc "+name+"() {"+b.String()+"}", blockPrefix+name+"()")
 		}
 		pieces = pieces[k:]
@@ -118,6 +119,7 @@ func (s *Session) makeLit(file *strings.Builder, lit *ast.FuncLit, ed *editor) {
 	}
 	s.defs++
 	name := helperPrefix + "defs" + strconv.Itoa(s.defs)
+	s.made = append(s.made, name)
 	file.WriteString("func " + name + "() " + typ + " {" + ed.piece(lit.Pos(), lit.End(), "return ", false) + "}\n")
 	ed.edits = append(outer, edit{start: a, end: b, text: name + "()"})
 }

@@ -59,6 +59,59 @@ func dropRoots(i *yaegi.Interpreter) {
 	*(*[]unsafe.Pointer)(unsafe.Add(unsafe.Pointer(i), rt.Offset)) = nil
 }
 
+// scopeField finds field name of yaegi's scope struct through i's map
+// of package scopes (unexported in yaegi v0.16.1), checking that it has
+// kind k; ok is false for another layout.
+func scopeField(name string, k reflect.Kind) (scopes reflect.StructField, f reflect.StructField, ok bool) {
+	scopes, ok = reflect.TypeFor[yaegi.Interpreter]().FieldByName("scopes")
+	if !ok || scopes.Type.Kind() != reflect.Map || scopes.Type.Key().Kind() != reflect.String ||
+		scopes.Type.Elem().Kind() != reflect.Pointer || scopes.Type.Elem().Elem().Kind() != reflect.Struct {
+		return scopes, f, false
+	}
+	f, ok = scopes.Type.Elem().Elem().FieldByName(name)
+	return scopes, f, ok && f.Type.Kind() == k
+}
+
+// eachScope calls fn with a pointer to each package scope of i.
+func eachScope(i *yaegi.Interpreter, scopes reflect.StructField, fn func(unsafe.Pointer)) {
+	m := reflect.NewAt(scopes.Type, unsafe.Add(unsafe.Pointer(i), scopes.Offset)).Elem()
+	for it := m.MapRange(); it.Next(); {
+		if p := it.Value().UnsafePointer(); p != nil {
+			fn(p)
+		}
+	}
+}
+
+// dropScopeChildren empties the list of the scopes nested in each package
+// scope of i (every block and function body compiled at the top level),
+// which only yaegi's debugger reads; each kept its function's code alive.
+func dropScopeChildren(i *yaegi.Interpreter) {
+	scopes, child, ok := scopeField("child", reflect.Slice)
+	if !ok || child.Type.Elem() != scopes.Type.Elem() {
+		return
+	}
+	eachScope(i, scopes, func(p unsafe.Pointer) {
+		*(*[]unsafe.Pointer)(unsafe.Add(p, child.Offset)) = nil
+	})
+}
+
+// forget removes names from the symbols of i's package scopes: functions
+// the session declared for one cell (frames.go), which no later code
+// calls. Compiled calls refer to a function's code, not to its symbol, so
+// this only frees the code once nothing else uses it.
+func forget(i *yaegi.Interpreter, names []string) {
+	scopes, sym, ok := scopeField("sym", reflect.Map)
+	if !ok || sym.Type.Key().Kind() != reflect.String || len(names) == 0 {
+		return
+	}
+	eachScope(i, scopes, func(p unsafe.Pointer) {
+		m := reflect.NewAt(sym.Type, unsafe.Add(p, sym.Offset)).Elem()
+		for _, n := range names {
+			m.SetMapIndex(reflect.ValueOf(n), reflect.Value{})
+		}
+	})
+}
+
 // releaseTemps resets the slots of the global frame from s.released on
 // that hold no named global, and moves s.released to the end. It runs
 // after each cell.
@@ -80,7 +133,6 @@ func (s *Session) releaseTemps() {
 	}
 	defer mu.Unlock()
 	d := *data
-	dropRoots(s.i)
 	if s.releasedIn != s.i {
 		s.released, s.releasedIn = 0, s.i
 	}
@@ -88,6 +140,10 @@ func (s *Session) releaseTemps() {
 		s.released, s.unstopped = len(d), false
 		return
 	}
+	dropRoots(s.i)
+	dropScopeChildren(s.i)
+	forget(s.i, s.made)
+	s.made = s.made[:0]
 	for j := s.released; j < len(d); j++ {
 		v := d[j]
 		if !v.IsValid() || v.CanAddr() && named[v.UnsafeAddr()] {

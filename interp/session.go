@@ -51,7 +51,8 @@ type Session struct {
 	released   int
 	releasedIn *yaegi.Interpreter
 	unstopped  bool
-	defs       int // functions made for the cells' definitions (frames.go)
+	defs       int      // functions made for the cells' definitions (frames.go)
+	made       []string // those of the running cell, forgotten after it
 }
 
 type importRec struct{ name, path string }
@@ -158,6 +159,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	s.count++
 	n := s.count
+	// Positions of earlier cells are not needed again: a fresh set does
+	// not keep every cell's line table.
+	s.fset = token.NewFileSet()
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = Result{}, internalError(r)
