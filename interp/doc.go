@@ -199,6 +199,33 @@
 // once the cell has ended and takes about 10 ms however many goroutines
 // there are.
 //
+// # Memory
+//
+// yaegi keeps more per evaluation than a session of 10,000 cells can
+// afford, and two of its habits made memory grow with the square of the
+// session's length: a function literal evaluated at the top level copies
+// the whole global frame, which has a slot for every global and every
+// temporary of every cell so far, and a list kept for yaegi's debugger
+// held every tree it compiled. So the session:
+//
+//   - makes functions inside functions (frames.go): the assignments of a
+//     cell's functions and variables (f = func(...) {...}, v = expr) run
+//     in a function declared for them and called once, and a function
+//     literal of the statements that uses package-level names only
+//     (h := func(a int) int {...}) is returned by a function declared for
+//     it; the literal then copies that function's few slots, and globals
+//     are shared through the root frame either way;
+//   - after each cell (release.go), resets the slots of the cell's
+//     temporaries, empties the debugger's lists (the compiled roots, the
+//     scopes nested in the package scopes), forgets the functions it
+//     declared for the cell, and starts the next cell in a fresh FileSet,
+//     so that the code of finished statements and of redefined functions
+//     is freed.
+//
+// The live heap then grows by about 1 KB a cell that redefines a function
+// and by the code and symbols of what cells define (BenchmarkSoak prints
+// the curve; TestMemoryGrowsLinearly checks that it is linear).
+//
 // # Standard streams
 //
 // Options.Stdout and Options.Stderr receive fmt.Print*, println, and what
@@ -291,12 +318,13 @@
 // leaves the earlier functions returning zero values (their stop cannot
 // be undone while it runs); the kernel then replaces the worker.
 //
-// BUG(interp): The interpreter's memory still grows with the session:
-// yaegi gives each cell's temporaries slots of the global frame for good
-// and keeps each cell's compiled code, and every function literal copies
-// the whole global frame. The session resets the temporaries' values after
-// each cell (release.go), so values only they held (a tensor a cell
-// computed and did not keep) are freed; what stays is a few KB per cell.
+// BUG(interp): The interpreter's memory still grows with the session,
+// linearly: yaegi gives each cell's temporaries slots of the global frame
+// for good (24 bytes each), keeps the positions of every evaluated source,
+// and keeps a whole cell's code while any global it defined lives. A
+// function literal of the statements that uses a variable of the
+// statements (x := 1; h := func() int { return x }, or a loop variable)
+// is still made at the top level and copies the whole global frame.
 //
 // BUG(interp): A panic in a goroutine started by a cell, os.Exit in a
 // compiled package, or a stack overflow ends the process: the kernel

@@ -13,18 +13,21 @@ import (
 // yaegi gives every temporary of top-level code (the value of a call, a
 // function literal before its assignment, a variable of a block) a slot of
 // the global frame, for good: the frame grows by a few slots with every
-// cell, and the slots keep their values. Every function literal (every
-// function the session defines) copies the whole global frame when it is
-// made (a "frame clone"), so each clone holds the temporaries of all the
-// cells before it, including older function values and their clones:
-// memory grew with the square of the session's length (BenchmarkSoak).
+// cell, and the slots keep their values. A function literal evaluated at
+// the top level copies the whole global frame (frames.go says how the
+// session avoids that). yaegi also keeps, for its debugger only, the root
+// of every tree it compiled and every scope nested in a package scope:
+// through them all the code of every cell stayed alive.
 //
 // After each cell the session resets the temporaries' slots that the
 // cell added to zero values (not their storage: a closure made in the cell
 // keeps its own copy of the slot and sees what it saw). Code of a finished
 // top-level statement never runs again, and named globals, the only slots
 // later code reads, are kept. The slots themselves stay (yaegi indexes
-// them), so each clone still costs a few bytes per cell of the session.
+// them): 24 bytes each. It empties the debugger's lists and forgets the
+// functions it declared for the cell, so that the code of a statement or
+// of a function redefined since can be freed; the code of live functions,
+// types and the symbols of globals stay reachable from the package scope.
 
 // frameOf finds the data slice and mutex of i's global frame (unexported
 // in yaegi v0.16.1); ok is false for another layout.
