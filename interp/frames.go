@@ -4,6 +4,7 @@ import (
 	"context"
 	"go/ast"
 	"go/types"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -151,3 +152,12 @@ func usesPackageOnly(lit *ast.FuncLit, info *types.Info) bool {
 	})
 	return ok
 }
+
+// madeName matches the name of a function the session made, as a panic's
+// frame names it (main.__gnnlab_defs3.func1).
+var madeName = regexp.MustCompile(`\.` + helperPrefix + `defs[0-9]+\b`)
+
+// hideMade removes the names of the functions the session made from a
+// frame of a traceback: main.__gnnlab_defs3.func1 is main.func1, as it
+// was when the literal was made at the top level.
+func hideMade(frame string) string { return madeName.ReplaceAllString(frame, "") }
