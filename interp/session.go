@@ -748,6 +748,16 @@ func (s *Session) commit(recs []*declRec, imps []importRec) {
 		}
 		s.records = append(s.records, r)
 	}
+	// A record whose every name was redefined is not read again: keeping
+	// it made a session that redefines a function keep every version.
+	live := s.records[:0]
+	for _, r := range s.records {
+		if !r.dead {
+			live = append(live, r)
+		}
+	}
+	clear(s.records[len(live):])
+	s.records = live
 }
 
 func remove(list []string, s string) []string {
