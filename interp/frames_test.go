@@ -8,13 +8,15 @@ import (
 )
 
 // growthCells define functions in each way a notebook does (declared,
-// redefined, assigned from a literal at the top level) and variables.
+// redefined, assigned from a literal at the top level, a literal using a
+// variable of its cell) and variables.
 var growthCells = []string{
 	"func f%[1]d(x int) int { return x + %[1]d }",
 	"func g(x int) int { return x * %[1]d }",
 	"h := func(a int) int { return a - %[1]d }\nacc = h(acc)",
 	"v%[1]d := g(%[1]d) + f%[1]d(1)",
 	"var w%[1]d = func() int { return %[1]d }\nacc = acc + w%[1]d()",
+	"x := %[1]d\nk := func() int { return x }\nacc = acc + k()",
 }
 
 // TestMemoryGrowsLinearly checks that what a session keeps per cell does
