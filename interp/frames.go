@@ -80,7 +80,10 @@ func (s *Session) defSteps(pieces []defPiece) []string {
 // definition reads the name it defines (x := x + 1). A literal that uses
 // another variable of the statements (of a block, a loop variable) stays
 // where it is: the declared function could not see it. A literal in a
-// defer statement stays too (defer.go rewrites those).
+// defer statement stays too (defer.go rewrites those), and one in a go
+// statement: yaegi's go of a function value that a call returned reads
+// the call's result slot when the goroutine starts, so that a loop's next
+// call raced with it.
 func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) error {
 	if len(rw.undefined) > 0 {
 		return nil
@@ -90,7 +93,7 @@ func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info
 	var file strings.Builder
 	ast.Inspect(pc.body, func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.DeferStmt:
+		case *ast.DeferStmt, *ast.GoStmt:
 			return false
 		case *ast.FuncLit:
 			used := map[*ast.AssignStmt]bool{}
