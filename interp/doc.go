@@ -214,7 +214,10 @@
 //     literal of the statements that uses package-level names only
 //     (h := func(a int) int {...}) is returned by a function declared for
 //     it; the literal then copies that function's few slots, and globals
-//     are shared through the root frame either way;
+//     are shared through the root frame either way. Variables that the
+//     cell's top-level definitions make count as package-level names (x
+//     := 1; k := func() int { return x }): they are declared first and
+//     their definitions become assignments;
 //   - after each cell (release.go), resets the slots of the cell's
 //     temporaries, empties the debugger's lists (the compiled roots, the
 //     scopes nested in the package scopes), forgets the functions it
@@ -222,9 +225,11 @@
 //     so that the code of finished statements and of redefined functions
 //     is freed.
 //
-// The live heap then grows by about 1 KB a cell that redefines a function
-// and by the code and symbols of what cells define (BenchmarkSoak prints
-// the curve; TestMemoryGrowsLinearly checks that it is linear).
+// In BenchmarkSoak the live heap then grows by about 1 KB a cell that
+// redefines a function or computes with temporaries, and by about 8 KB a
+// cell of its mixed notebook (the code and symbols of what the cells
+// define), as much at the 10,000th cell as at the 1,000th
+// (TestMemoryGrowsLinearly checks that the growth is linear).
 //
 // # Standard streams
 //
@@ -319,12 +324,15 @@
 // be undone while it runs); the kernel then replaces the worker.
 //
 // BUG(interp): The interpreter's memory still grows with the session,
-// linearly: yaegi gives each cell's temporaries slots of the global frame
-// for good (24 bytes each), keeps the positions of every evaluated source,
-// and keeps a whole cell's code while any global it defined lives. A
-// function literal of the statements that uses a variable of the
-// statements (x := 1; h := func() int { return x }, or a loop variable)
-// is still made at the top level and copies the whole global frame.
+// linearly (about 1 KB a cell): yaegi gives each cell's temporaries slots
+// of the global frame for good (24 bytes each), keeps the positions of
+// every evaluated source, and keeps a whole cell's code while any global
+// it defined lives. A variable defined again by a statement (h := ... in
+// a later cell) gets a new slot, and the old one keeps its value, which
+// functions compiled before may still read. A function literal that uses
+// a variable of a block or a loop of the statements, or sits in a go or
+// defer statement, is still made at the top level and copies the whole
+// global frame.
 //
 // BUG(interp): A panic in a goroutine started by a cell, os.Exit in a
 // compiled package, or a stack overflow ends the process: the kernel
