@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"go/token"
 	"reflect"
 	"sync"
 	"unsafe"
@@ -155,4 +156,42 @@ func (s *Session) releaseTemps() {
 		d[j] = reflect.Zero(v.Type())
 	}
 	s.released = len(d)
+}
+
+// fsetOf finds i's file set (unexported in yaegi v0.16.1), where each
+// evaluation adds its source's line table; nil for another layout.
+func fsetOf(i *yaegi.Interpreter) *token.FileSet {
+	f, ok := reflect.TypeFor[yaegi.Interpreter]().FieldByName("fset")
+	if !ok || f.Type != reflect.TypeFor[*token.FileSet]() {
+		return nil
+	}
+	return *(**token.FileSet)(unsafe.Add(unsafe.Pointer(i), f.Offset))
+}
+
+// sourceMark is where the next evaluation's source will start in i's file
+// set; -1 when the session cannot reach it.
+func sourceMark(i *yaegi.Interpreter) int {
+	if fs := fsetOf(i); fs != nil {
+		return fs.Base()
+	}
+	return -1
+}
+
+// dropSources removes from i's file set the sources evaluated since mark.
+// The session calls it after statements that made no function: their
+// code never runs again, and errors have been reported, so no position in
+// them is looked up again.
+func dropSources(i *yaegi.Interpreter, mark int) {
+	fs := fsetOf(i)
+	if fs == nil || mark < 0 {
+		return
+	}
+	for p := mark; p < fs.Base(); {
+		f := fs.File(token.Pos(p))
+		if f == nil {
+			return
+		}
+		p = f.Base() + f.Size() + 1
+		fs.RemoveFile(f)
+	}
 }

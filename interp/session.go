@@ -548,7 +548,12 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 		fmt.Fprintf(os.Stderr, "--- eval:\n%s\n", src)
 	}
 	s.errw.take()
+	mark := sourceMark(s.i)
 	o, interrupted, stopped := evalStoppable(ctx, s.i, src, s.exit) // stop.go
+	if stopped && strings.HasPrefix(src, blockPrefix) && !strings.Contains(src, "func") {
+		// Statements that made no function: nothing of them runs again.
+		defer dropSources(s.i, mark) // release.go
+	}
 	if o.exited {
 		return reflect.Value{}, exitError(o.code)
 	}
