@@ -29,6 +29,8 @@ import (
 // functions it declared for the cell, so that the code of a statement or
 // of a function redefined since can be freed; the code of live functions,
 // types and the symbols of globals stay reachable from the package scope.
+// yaegi's file set keeps the line table of every source it evaluated, for
+// positions: those of statements that made no function are removed.
 
 // frameOf finds the data slice and mutex of i's global frame (unexported
 // in yaegi v0.16.1); ok is false for another layout.
