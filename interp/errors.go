@@ -162,6 +162,7 @@ func runtimeError(p yaegi.Panic, frames []string) *Error {
 		}
 		msg = strings.TrimPrefix(msg, "panic: ")
 		msg = strings.TrimSuffix(msg, "(...)")
+		msg = hideMade(msg) // frames.go
 		e.Traceback = append(e.Traceback, pos+": in "+msg)
 	}
 	return e

@@ -55,6 +55,8 @@ type Session struct {
 	// keepSlots says that the cell imported a package of a module, whose
 	// package-level variables live in the global frame (release.go).
 	keepSlots bool
+	defs      int      // functions made for the cells' definitions (frames.go)
+	made      []string // those of the running cell, forgotten after it
 }
 
 type importRec struct{ name, path string }
@@ -164,6 +166,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	s.count++
 	n := s.count
+	// Positions of earlier cells are not needed again: a fresh set does
+	// not keep every cell's line table.
+	s.fset = token.NewFileSet()
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = Result{}, internalError(r)
@@ -234,6 +239,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	if !pc.hasStmts {
 		return Result{}, nil
+	}
+	if err := s.makeLits(ctx, pc, info, stmtEd, srw); err != nil { // frames.go
+		return Result{}, err
 	}
 	return s.runStmts(ctx, pc, info, stmtEd, srw)
 }
@@ -375,20 +383,21 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	}
 	type init struct {
 		rank int
-		text string
+		defPiece
 	}
 	var varInits []init
-	addInit := func(ids []*ast.Ident, text string) {
+	addInit := func(ids []*ast.Ident, text string, decl bool) {
 		r := len(info.InitOrder) + len(varInits) // unknown: after, in source order
 		for _, id := range ids {
 			if k, ok := rank[info.Defs[id]]; ok {
 				r = min(r, k)
 			}
 		}
-		varInits = append(varInits, init{r, text})
+		varInits = append(varInits, init{r, defPiece{text, decl}})
 	}
 	var inits []string // the bodies of init functions, called last
-	var file1, file3, st2, st4b strings.Builder
+	var file1, file3, st2 strings.Builder
+	var st4 []defPiece // phase 4: the functions' assignments, then the variables
 	st2.WriteString(rw.hoistDecl)
 	var newImports []importRec
 	for _, d := range pc.decls.Decls {
@@ -411,7 +420,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 			if old, ok := s.user[d.Name.Name]; !ok || old.tok != token.FUNC || old.method || old.sigKey != normalize(sig) || !s.isFuncGlobal(name) {
 				st2.WriteString(ed.piece(d.Type.Params.Pos(), d.Type.End(), "var "+name+" func", false))
 			}
-			st4b.WriteString(ed.piece(d.Type.Params.Pos(), d.End(), name+" = func", false))
+			st4 = append(st4, defPiece{text: ed.piece(d.Type.Params.Pos(), d.End(), name+" = func", false)})
 		case *ast.GenDecl:
 			if d.Tok == token.IMPORT {
 				// Importing a package again (a cell run twice) is
@@ -449,7 +458,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 					}
 				}
 				if !known {
-					addInit(vs.Names, ed.piece(vs.Pos(), vs.End(), "var ", false))
+					addInit(vs.Names, ed.piece(vs.Pos(), vs.End(), "var ", false), true)
 					continue
 				}
 				for k, n := range vs.Names {
@@ -460,25 +469,24 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 				switch {
 				case len(vs.Values) == len(vs.Names):
 					for k, n := range vs.Names {
-						addInit(vs.Names[k:k+1], ed.piece(vs.Values[k].Pos(), vs.Values[k].End(), n.Name+" = ", false))
+						addInit(vs.Names[k:k+1], ed.piece(vs.Values[k].Pos(), vs.Values[k].End(), n.Name+" = ", false), false)
 					}
 				case len(vs.Values) > 0:
 					names := make([]string, len(vs.Names))
 					for k, n := range vs.Names {
 						names[k] = n.Name
 					}
-					addInit(vs.Names, ed.piece(vs.Values[0].Pos(), vs.Values[len(vs.Values)-1].End(), strings.Join(names, ", ")+" = ", false))
+					addInit(vs.Names, ed.piece(vs.Values[0].Pos(), vs.Values[len(vs.Values)-1].End(), strings.Join(names, ", ")+" = ", false), false)
 				}
 			}
 		}
 	}
 	sort.SliceStable(varInits, func(i, j int) bool { return varInits[i].rank < varInits[j].rank })
-	st4 := st4b.String()
 	for _, in := range varInits {
-		st4 += in.text
+		st4 = append(st4, in.defPiece)
 	}
 	for _, in := range inits {
-		st4 += in
+		st4 = append(st4, defPiece{text: in})
 	}
 	var steps []string
 	if file1.Len() > 0 {
@@ -490,9 +498,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	if file3.Len() > 0 {
 		steps = append(steps, "package main\n"+file3.String())
 	}
-	if st4 != "" {
-		steps = append(steps, blockPrefix+st4)
-	}
+	steps = append(steps, s.defSteps(st4)...) // frames.go
 	for k, src := range steps {
 		if _, err := s.eval(ctx, src, rw); err != nil {
 			return err
@@ -553,7 +559,12 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 		fmt.Fprintf(os.Stderr, "--- eval:\n%s\n", src)
 	}
 	s.errw.take()
+	mark := sourceMark(s.i)
 	o, interrupted, stopped := evalStoppable(ctx, s.i, src, s.exit) // stop.go
+	if stopped && strings.HasPrefix(src, blockPrefix) && !strings.Contains(src, "func") {
+		// Statements that made no function: nothing of them runs again.
+		defer dropSources(s.i, mark) // release.go
+	}
 	if o.exited {
 		return reflect.Value{}, exitError(o.code)
 	}
@@ -753,6 +764,16 @@ func (s *Session) commit(recs []*declRec, imps []importRec) {
 		}
 		s.records = append(s.records, r)
 	}
+	// A record whose every name was redefined is not read again: keeping
+	// it made a session that redefines a function keep every version.
+	live := s.records[:0]
+	for _, r := range s.records {
+		if !r.dead {
+			live = append(live, r)
+		}
+	}
+	clear(s.records[len(live):])
+	s.records = live
 }
 
 func remove(list []string, s string) []string {

@@ -1,0 +1,311 @@
+package interp
+
+import (
+	"context"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Where the session's functions are made, and why not at the top level.
+//
+// yaegi makes a function value from a function literal by copying the
+// frame the literal is evaluated in (a "frame clone") and keeps the copy
+// for as long as the function lives. At the top level of an evaluation
+// that frame is the global one, which has a slot for every global and
+// every temporary of every cell so far: each function defined there held
+// a copy as long as the session was, and a session that defines a
+// function in every few cells held memory growing with the square of its
+// length (BenchmarkSoak).
+//
+// So the session makes its functions inside a function: the assignments
+// of a cell's functions and variables (phase 4 of Session.runDecls) are
+// the body of a function declared for them, called once. The literals
+// then copy that function's frame, a few slots, and its caller's frame,
+// the global one, is shared rather than copied: a function of the cell
+// reads and writes globals through the root frame in either case. The
+// temporaries of the initialisers live in that frame too, not in global
+// slots. A variable whose type the session cannot write (var x = f() of
+// an interpreted type go/types did not see) is declared where it was, at
+// the top level.
+
+// defPiece is a statement of phase 4 of runDecls: an assignment of a
+// function or a variable, an init body called, or (decl) a var
+// declaration that must stay at the top level to declare a global.
+type defPiece struct {
+	text string
+	decl bool
+}
+
+// defSteps returns the evaluations that run pieces in order: each run of
+// assignments becomes a function, declared in one evaluation and called
+// in the next; var declarations run as top-level statements.
+func (s *Session) defSteps(pieces []defPiece) []string {
+	var steps []string
+	for len(pieces) > 0 {
+		k := 0
+		for k < len(pieces) && pieces[k].decl == pieces[0].decl {
+			k++
+		}
+		var b strings.Builder
+		for _, p := range pieces[:k] {
+			b.WriteString(p.text)
+		}
+		if pieces[0].decl {
+			steps = append(steps, blockPrefix+b.String())
+		} else {
+			s.defs++
+			name := helperPrefix + "defs" + strconv.Itoa(s.defs)
+			s.made = append(s.made, name)
+			steps = append(steps, "package main\nfunc "+name+"() {"+b.String()+"}", blockPrefix+name+"()")
+		}
+		pieces = pieces[k:]
+	}
+	return steps
+}
+
+// makeLits moves the function literals of a cell's statements that use
+// package-level names only (globals, this cell's declarations, imported
+// packages) into functions declared for them: `h := func(a int) int {...}`
+// runs as `h := __gnnlab_defsN()`, and func __gnnlab_defsN() func(a int)
+// int { return func(a int) int {...} } is declared first, so that the
+// literal copies that function's frame rather than the global one. A
+// variable that a top-level definition of the statements makes (x := 1;
+// k := func() int { return x }) counts as package-level: it is declared
+// first (var x int) and its definition becomes an assignment, as hoist.go
+// does for declarations, unless its type cannot be written there or its
+// definition reads the name it defines (x := x + 1). A literal that uses
+// another variable of the statements (of a block, a loop variable) stays
+// where it is: the declared function could not see it. A literal in a
+// defer statement stays too (defer.go rewrites those), and one in a go
+// statement: yaegi's go of a function value that a call returned reads
+// the call's result slot when the goroutine starts, so that a loop's next
+// call raced with it.
+func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) error {
+	if len(rw.undefined) > 0 {
+		return nil
+	}
+	defs := cellDefs(pc, info, ed, rw)
+	declare := map[*ast.AssignStmt]bool{}
+	var file strings.Builder
+	ast.Inspect(pc.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.DeferStmt, *ast.GoStmt:
+			return false
+		case *ast.FuncLit:
+			used := map[*ast.AssignStmt]bool{}
+			if usesPackageOnly(n, info, defs, used) && s.makeLit(&file, n, ed) {
+				for as := range used {
+					declare[as] = true
+				}
+			}
+			return false
+		}
+		return true
+	})
+	if file.Len() == 0 {
+		return nil
+	}
+	var decl strings.Builder
+	for _, st := range pc.body.List {
+		as, ok := st.(*ast.AssignStmt)
+		if !ok || !declare[as] || rw.hoisted[as] {
+			continue
+		}
+		for _, e := range as.Lhs {
+			if obj := info.Defs[e.(*ast.Ident)]; obj != nil {
+				t, _ := typeText(obj.Type(), rw.names)
+				decl.WriteString("\nvar " + obj.Name() + " " + t + "\n")
+			}
+		}
+		ed.replace(as.TokPos, as.TokPos+token.Pos(len(":=")), "=")
+	}
+	if decl.Len() > 0 {
+		if _, err := s.eval(ctx, blockPrefix+decl.String(), rw); err != nil {
+			return err
+		}
+	}
+	_, err := s.eval(ctx, "package main\n"+file.String(), rw)
+	return err
+}
+
+// cellDefs maps the variables that the top-level definitions of the
+// cell's statements make (x := 1) to their statements, where makeLits can
+// declare them first: the statement has no other rewrite, its right side
+// does not mention what it defines, and each type can be written at
+// package level. hoist.go's statements are declared already.
+func cellDefs(pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) map[types.Object]*ast.AssignStmt {
+	defs := map[types.Object]*ast.AssignStmt{}
+	for _, st := range pc.body.List {
+		as, ok := st.(*ast.AssignStmt)
+		if !ok || as.Tok != token.DEFINE {
+			continue
+		}
+		a, b := ed.off(as.Pos()), ed.off(as.TokPos)+len(":=")
+		edited := false
+		for _, e := range ed.edits {
+			edited = edited || e.start < b && e.end > a || e.start == e.end && e.start >= a && e.start <= b
+		}
+		names := map[string]bool{}
+		writable := true
+		var objs []types.Object
+		for _, e := range as.Lhs {
+			id, ok := e.(*ast.Ident)
+			if !ok {
+				writable = false
+				break
+			}
+			names[id.Name] = true
+			if obj := info.Defs[id]; obj != nil {
+				_, ok := typeText(obj.Type(), rw.names)
+				writable = writable && ok && packageLevelType(obj.Type(), 0)
+				objs = append(objs, obj)
+			}
+		}
+		if !rw.hoisted[as] && (edited || !writable || refersAny(as.Rhs, names)) {
+			continue
+		}
+		for _, obj := range objs {
+			defs[obj] = as
+		}
+	}
+	return defs
+}
+
+func refersAny(es []ast.Expr, names map[string]bool) bool {
+	for _, e := range es {
+		if refers(e, names) {
+			return true
+		}
+	}
+	return false
+}
+
+// packageLevelType reports whether every named type in t is declared at
+// package level (or predeclared, or in a compiled package), so that a
+// package-level declaration can name it.
+func packageLevelType(t types.Type, depth int) bool {
+	if depth > 16 {
+		return false
+	}
+	d := depth + 1
+	switch t := t.(type) {
+	case *types.Basic:
+		return t.Kind() != types.Invalid
+	case *types.Named:
+		if p := t.Obj().Parent(); p != nil && p != types.Universe && p.Parent() != types.Universe {
+			return false
+		}
+		for i := range t.TypeArgs().Len() {
+			if !packageLevelType(t.TypeArgs().At(i), d) {
+				return false
+			}
+		}
+		return true
+	case *types.Alias:
+		return packageLevelType(types.Unalias(t), d)
+	case *types.Pointer:
+		return packageLevelType(t.Elem(), d)
+	case *types.Slice:
+		return packageLevelType(t.Elem(), d)
+	case *types.Array:
+		return packageLevelType(t.Elem(), d)
+	case *types.Chan:
+		return packageLevelType(t.Elem(), d)
+	case *types.Map:
+		return packageLevelType(t.Key(), d) && packageLevelType(t.Elem(), d)
+	case *types.Signature:
+		for _, tu := range []*types.Tuple{t.Params(), t.Results()} {
+			for i := range tu.Len() {
+				if !packageLevelType(tu.At(i).Type(), d) {
+					return false
+				}
+			}
+		}
+		return true
+	case *types.Struct:
+		for i := range t.NumFields() {
+			if !packageLevelType(t.Field(i).Type(), d) {
+				return false
+			}
+		}
+		return true
+	case *types.Interface:
+		for i := range t.NumMethods() {
+			if !packageLevelType(t.Method(i).Type(), d) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// makeLit writes the function that makes lit to file and replaces lit by
+// its call in ed; it does nothing (false) when an edit of ed straddles lit.
+func (s *Session) makeLit(file *strings.Builder, lit *ast.FuncLit, ed *editor) bool {
+	a, b := ed.off(lit.Pos()), ed.off(lit.End())
+	var outer []edit
+	for _, e := range ed.edits {
+		switch {
+		case e.start == e.end && (e.start == a || e.start == b), e.end <= a, e.start >= b:
+			outer = append(outer, e) // around lit, or at its ends
+		case e.start >= a && e.end <= b: // inside lit: in its text below
+		default:
+			return false // a rewrite of more than lit
+		}
+	}
+	typ := ed.text(lit.Type.Pos(), lit.Type.End(), false)
+	if strings.Contains(typ, "\n") {
+		return false
+	}
+	s.defs++
+	name := helperPrefix + "defs" + strconv.Itoa(s.defs)
+	s.made = append(s.made, name)
+	file.WriteString("func " + name + "() " + typ + " {" + ed.piece(lit.Pos(), lit.End(), "return ", false) + "}\n")
+	ed.edits = append(outer, edit{start: a, end: b, text: name + "()"})
+	return true
+}
+
+// usesPackageOnly reports whether every name lit uses is declared at
+// package level, in the universe, inside lit, or by a definition of defs
+// (added to used), as far as go/types knows: a name it did not resolve
+// counts as local.
+func usesPackageOnly(lit *ast.FuncLit, info *types.Info, defs map[types.Object]*ast.AssignStmt, used map[*ast.AssignStmt]bool) bool {
+	ok := true
+	ast.Inspect(lit, func(n ast.Node) bool {
+		id, isID := n.(*ast.Ident)
+		if !ok || !isID || id.Name == "_" {
+			return ok
+		}
+		if _, def := info.Defs[id]; def {
+			return true
+		}
+		obj := info.Uses[id]
+		switch {
+		case obj == nil:
+			ok = false
+		case obj.Pos() >= lit.Pos() && obj.Pos() < lit.End():
+		case obj.Parent() == nil: // a field or a method
+		case obj.Parent() == types.Universe, obj.Parent().Parent() == types.Universe:
+		case defs[obj] != nil:
+			used[defs[obj]] = true
+		default:
+			_, ok = obj.(*types.PkgName)
+		}
+		return ok
+	})
+	return ok
+}
+
+// madeName matches the name of a function the session made, as a panic's
+// frame names it (main.__gnnlab_defs3.func1).
+var madeName = regexp.MustCompile(`\.` + helperPrefix + `defs[0-9]+\b`)
+
+// hideMade removes the names of the functions the session made from a
+// frame of a traceback: main.__gnnlab_defs3.func1 is main.func1, as it
+// was when the literal was made at the top level.
+func hideMade(frame string) string { return madeName.ReplaceAllString(frame, "") }
