@@ -171,6 +171,12 @@ func (c *SGConv) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 		}
 		var ax *tensor.Tensor
 		tensor.NoGrad(func() { ax = propagateK(g, xd.Detach(), c.K) })
+		if x.IsSparse() && !ax.IsOnDevice() {
+			// Â^K·x of bag-of-words features is still mostly zeros
+			// (Cora, K = 2: 19% non-zero): kept sparse, each epoch is
+			// one sparse product.
+			ax = tensor.SparseFromDense(ax)
+		}
 		c.cacheG, c.cacheX, c.cacheAX = g, x, ax
 	}
 	return c.cacheAX.MatMul(c.W).Add(c.B)
