@@ -178,7 +178,7 @@ func TestScaledLaplacian(t *testing.T) {
 				if u == v {
 					lap = 1 // I − D^-1/2 A D^-1/2, as PyG (isolated nodes too)
 				}
-				want := 2*lap/lmax
+				want := 2 * lap / lmax
 				if u == v {
 					want--
 				}
