@@ -97,9 +97,11 @@ type APPNPNet struct {
 
 // NewAPPNPNet returns an APPNP model from in features through hidden
 // units to out classes, propagating k steps with teleport alpha (the
-// paper's Cora model: NewAPPNPNet(1433, 64, 7, 10, 0.1)); no edge dropout.
+// paper's Cora model: NewAPPNPNet(1433, 64, 7, 10, 0.1)); dropout 0.5 on
+// the features and, as in the paper, on the edges of the propagation
+// (set Prop.Dropout to change it).
 func NewAPPNPNet(in, hidden, out, k int, alpha float32) *APPNPNet {
-	m := &APPNPNet{Lin1: NewLinear(in, hidden), Lin2: NewLinear(hidden, out), Prop: NewAPPNP(k, alpha, 0), Dropout: 0.5}
+	m := &APPNPNet{Lin1: NewLinear(in, hidden), Lin2: NewLinear(hidden, out), Prop: NewAPPNP(k, alpha, 0.5), Dropout: 0.5}
 	m.modules = []Module{m.Lin1, m.Lin2, m.Prop}
 	m.rng = newLayerRNG()
 	return m
