@@ -208,13 +208,17 @@ func leafRow(name string, m Module, ps []*tensor.Tensor) SummaryRow {
 	return r
 }
 
-// ShapeString formats a shape as [2708 16], or "-" for nil.
-func ShapeString(s []int) string {
+// shapeString formats a shape as [2708 16], or "-" for nil.
+func shapeString(s []int) string {
 	if s == nil {
 		return "-"
 	}
 	return fmt.Sprint(s)
 }
+
+// OutputString formats the row's output shape, such as "[2708 16]", or
+// "-" when it is not known.
+func (r SummaryRow) OutputString() string { return shapeString(r.Output) }
 
 // ParamShapeString formats the parameter shapes of a row, such as
 // "[1433 16] [16]".
@@ -237,7 +241,7 @@ func (s *ModelSummary) String() string {
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "layer\ttype\toutput\tparameter shapes\tparams")
 	for _, r := range s.Rows {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\n", r.Name, r.Layer, ShapeString(r.Output), r.ParamShapeString(), r.Params)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\n", r.Name, r.Layer, r.OutputString(), r.ParamShapeString(), r.Params)
 	}
 	w.Flush()
 	fmt.Fprintf(&b, "total parameters: %d", s.Params)

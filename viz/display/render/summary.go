@@ -20,9 +20,9 @@ func modelSummary(s *nn.ModelSummary) display.Bundle {
 	fmt.Fprintf(&b, "<table><caption>%s</caption><tr><th>layer</th><th>type</th><th>output</th><th>parameter shapes</th><th>params</th></tr>", html.EscapeString(caption))
 	for _, r := range s.Rows {
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td style=\"text-align:right\">%d</td></tr>",
-			html.EscapeString(r.Name), html.EscapeString(r.Layer), nn.ShapeString(r.Output), r.ParamShapeString(), r.Params)
+			html.EscapeString(r.Name), html.EscapeString(r.Layer), r.OutputString(), r.ParamShapeString(), r.Params)
 	}
-	fmt.Fprintf(&b, "<tr><th colspan=\"4\" style=\"text-align:left\">total parameters")
+	b.WriteString("<tr><th colspan=\"4\" style=\"text-align:left\">total parameters")
 	if s.Output != nil {
 		fmt.Fprintf(&b, " (output %v)", s.Output)
 	}
