@@ -99,7 +99,16 @@
 //
 // The newer layers on the same split, mean ± standard deviation over
 // seeds 1–10 (GNNLAB_SEEDS=10 go test -run 'TestCoraPropagationLayers|
-// TestCoraGAE'): RESULTS_PLACEHOLDER
+// TestCoraGAE'; the tests alone train seed 1):
+//
+//	APPNP (NewAPPNPNet(1433, 64, 7, 10, 0.1), 300 epochs, test
+//	accuracy at the best validation epoch)     83.5 ± 0.7 %
+//	SGC (K 2, lr 0.2, weight decay 5e-5)       81.1 ± 0.05 %
+//	ChebNet (hidden 16, K 3)                   81.7 ± 0.9 %
+//	GraphTransformer (8 heads of 8, best
+//	validation epoch)                          80.9 ± 0.6 %
+//	GAE link prediction (RandomLinkSplit 5 % / 10 %, 400 epochs):
+//	test ROC-AUC 0.909 ± 0.008, AP 0.914 ± 0.008
 //
 // # Performance
 //
