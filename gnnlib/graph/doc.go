@@ -35,6 +35,15 @@
 // joins small graphs block-diagonally for graph classification, with
 // GlobalAddPool, GlobalMeanPool and GlobalMaxPool to read them out.
 //
+// # Link prediction and spectral operators
+//
+// RandomLinkSplit splits a graph's undirected pairs into training,
+// validation and test links with as many negative pairs (PyG's
+// RandomLinkSplit with is_undirected and split_labels), from a seed;
+// NegativeSampling draws pairs that are not edges; EdgeList holds either.
+// ScaledLaplacian returns 2L/λmax − I of the normalised Laplacian, the
+// operator of Chebyshev convolutions.
+//
 // # Generators and measures
 //
 // SBM (with class-correlated features), BarabasiAlbert, ErdosRenyi,

@@ -59,6 +59,10 @@ func BenchmarkEpoch(b *testing.B) {
 		{"GCN", func(t nodeTask) nn.GraphLayer { return nn.NewGCN(t.feats, 16, t.labels) }},
 		{"GraphSAGE", func(t nodeTask) nn.GraphLayer { return nn.NewGraphSAGE(t.feats, 64, t.labels, "mean") }},
 		{"GAT", func(t nodeTask) nn.GraphLayer { return nn.NewGAT(t.feats, 8, 8, t.labels) }},
+		{"APPNP", func(t nodeTask) nn.GraphLayer { return nn.NewAPPNPNet(t.feats, 64, t.labels, 10, 0.1) }},
+		{"SGC", func(t nodeTask) nn.GraphLayer { return nn.NewSGConv(t.feats, t.labels, 2, true) }},
+		{"ChebNet", func(t nodeTask) nn.GraphLayer { return nn.NewChebNet(t.feats, 16, t.labels, 3) }},
+		{"GraphTransformer", func(t nodeTask) nn.GraphLayer { return nn.NewGraphTransformer(t.feats, 8, 8, t.labels, 0.6) }},
 	}
 	graphs := []struct {
 		name string

@@ -29,6 +29,7 @@ func init() {
 		"GlobalMeanPool":      reflect.ValueOf(graph.GlobalMeanPool),
 		"InversePermutation":  reflect.ValueOf(graph.InversePermutation),
 		"MeanAverageDistance": reflect.ValueOf(graph.MeanAverageDistance),
+		"NegativeSampling":    reflect.ValueOf(graph.NegativeSampling),
 		"NewBipartite":        reflect.ValueOf(graph.NewBipartite),
 		"PermuteRows":         reflect.ValueOf(graph.PermuteRows),
 		"RMAT":                reflect.ValueOf(graph.RMAT),
@@ -36,6 +37,7 @@ func init() {
 		"RMATB":               reflect.ValueOf(constant.MakeFromLiteral("0.1899999999999999999978315956550289911319850943982601165771484375", token.FLOAT, 0)),
 		"RMATC":               reflect.ValueOf(constant.MakeFromLiteral("0.1899999999999999999978315956550289911319850943982601165771484375", token.FLOAT, 0)),
 		"RMATWith":            reflect.ValueOf(graph.RMATWith),
+		"RandomLinkSplit":     reflect.ValueOf(graph.RandomLinkSplit),
 		"SBM":                 reflect.ValueOf(graph.SBM),
 		"ScatterArg":          reflect.ValueOf(graph.ScatterArg),
 		"SegmentMax":          reflect.ValueOf(graph.SegmentMax),
@@ -47,7 +49,9 @@ func init() {
 
 		// type definitions
 		"Block":      reflect.ValueOf((*graph.Block)(nil)),
+		"EdgeList":   reflect.ValueOf((*graph.EdgeList)(nil)),
 		"Graph":      reflect.ValueOf((*graph.Graph)(nil)),
+		"LinkSplit":  reflect.ValueOf((*graph.LinkSplit)(nil)),
 		"SBMOptions": reflect.ValueOf((*graph.SBMOptions)(nil)),
 	}
 }

@@ -17,6 +17,9 @@
 //     a column per field.
 //   - *quant.Report (gnnlib/quant): an HTML table of the variants, the
 //     report's text table as text/plain.
+//   - *nn.ModelSummary (gnnlib/nn): an HTML table of the layers, their
+//     output and parameter shapes and counts, with the total; the
+//     summary's text table as text/plain.
 //
 // Tables stop after MaxRows rows and say how many were left out; the
 // text/plain form stays fmt's %v, which the session provides.

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/quant"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	"github.com/gnnlab/gnnlab/viz"
@@ -51,6 +52,11 @@ func Convert(v any) (b display.Bundle, ok bool, err error) {
 			return display.Bundle{}, false, nil
 		}
 		return quantReport(x), true, nil
+	case *nn.ModelSummary:
+		if x == nil {
+			return display.Bundle{}, false, nil
+		}
+		return modelSummary(x), true, nil
 	}
 	if html, ok := Table(v); ok {
 		return display.Bundle{Data: map[string]any{"text/html": html, "text/plain": fmt.Sprintf("%v", v)}, Metadata: map[string]any{}}, true, nil

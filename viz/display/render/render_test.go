@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/quant"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	"github.com/gnnlab/gnnlab/viz/display"
@@ -120,4 +121,23 @@ func keys(b display.Bundle) []string {
 		k = append(k, m)
 	}
 	return k
+}
+
+// A model summary shows as a table of layers through the converter.
+func TestModelSummary(t *testing.T) {
+	nn.Seed(1)
+	s := nn.InputSummary(nn.NewMLP(4, 8, 2), tensor.Ones(3, 4))
+	b, ok, err := render.Convert(s)
+	if err != nil || !ok {
+		t.Fatalf("Convert(*nn.ModelSummary) = _, %v, %v, want true, nil", ok, err)
+	}
+	h, _ := b.Data["text/html"].(string)
+	for _, want := range []string{"<caption>Sequential on input [3 4]</caption>", "Linear(4, 8, bias=true)", "<td>[3 8]</td>", "[4 8] [8]", ">58</th>"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("Convert(*nn.ModelSummary) HTML = %q, want it to contain %q", h, want)
+		}
+	}
+	if b.Data["text/plain"] != s.String() {
+		t.Errorf("Convert(*nn.ModelSummary) text = %q, want the summary's String()", b.Data["text/plain"])
+	}
 }
