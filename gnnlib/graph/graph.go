@@ -46,6 +46,9 @@ type Graph struct {
 	tEdges  []int
 	gcnOnce sync.Once
 	gcn     *Graph
+
+	// sampleScratch pools SampleNeighbors' node-id maps.
+	sampleScratch sync.Pool
 }
 
 // NumNodes returns the number of destination nodes (rows); for a square
