@@ -53,7 +53,13 @@
 // stored — no edge×feature tensor is ever built; GATv2's backward pass
 // recomputes the per-edge sums instead of keeping them. The layers also
 // accept a rectangular graph (a graph.Block from neighbour sampling),
-// whose first rows of x are the destination nodes.
+// whose first rows of x are the destination nodes: GCNConv normalises it
+// by the block's own degrees (DGL's GraphConv on a block), GATConv and
+// GATv2Conv add each destination's self-loop. GCN, GraphSAGE and GAT have
+// ForwardBlocks(blocks, x) for the mini-batches of data.NeighborLoader.
+//
+// Graph classification reads a batch of graphs out with GlobalAddPool,
+// GlobalMeanPool or GlobalMaxPool (PyG's global_*_pool, on the CPU).
 //
 // # Ready models
 //
