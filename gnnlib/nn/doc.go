@@ -58,6 +58,20 @@
 // GATv2Conv add each destination's self-loop. GCN, GraphSAGE and GAT have
 // ForwardBlocks(blocks, x) for the mini-batches of data.NeighborLoader.
 //
+// # Heterogeneous graphs
+//
+// On a graph.HeteroGraph, layers map features per node type
+// (map[string]*tensor.Tensor) to features per node type. RGCNConv is the
+// relational GCN of Schlichtkrull et al. with basis decomposition (one
+// weight per relation, each a learned mix of shared bases, a mean per
+// relation, a shared root weight); HeteroConv runs any GraphLayer per
+// relation and sums per destination type, as PyG's HeteroConv;
+// HeteroLinear projects each type to a common width; HeteroFeatures and
+// HeteroReLU are helpers. A two-layer RGCN (2 bases, hidden 16) recovers
+// 97.3% of the held-out classes of a generated typed SBM (800 papers, 400
+// authors, 4 classes, features with little signal; the tests check
+// ≥ 95%).
+//
 // Graph classification reads a batch of graphs out with GlobalAddPool,
 // GlobalMeanPool or GlobalMaxPool (PyG's global_*_pool, on the CPU).
 //
