@@ -50,7 +50,9 @@
 //
 // SBM (with class-correlated features), TypedSBM (heterogeneous),
 // BarabasiAlbert, ErdosRenyi, ErdosRenyiM and RMAT generate graphs from a
-// seed. DirichletEnergy and
+// seed; BAShapes builds the GNNExplainer paper's benchmark (a
+// Barabási–Albert graph with house motifs, labels by role and the motif
+// edges as ground truth). DirichletEnergy and
 // MeanAverageDistance measure over-smoothing of node features.
 //
 // BUG(gnnlab): Kernels are plain Go loops, unrolled by hand but not

@@ -68,3 +68,19 @@ func ExampleTypedSBM() {
 	// Output:
 	// [paper author] 60 papers, classes of the first and last: 0 2
 }
+
+func ExampleBAShapes() {
+	g, labels, inMotif, err := graph.BAShapes(graph.BAShapesOptions{Seed: 1}) // the paper's sizes
+	if err != nil {
+		panic(err)
+	}
+	motif := 0
+	for _, in := range inMotif {
+		if in {
+			motif++
+		}
+	}
+	fmt.Println(g.NumNodes(), "nodes; house nodes 300–304 have labels", labels[300:305], "and", motif/2, "house edges")
+	// Output:
+	// 700 nodes; house nodes 300–304 have labels [1 1 2 2 3] and 480 house edges
+}

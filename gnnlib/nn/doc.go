@@ -72,6 +72,21 @@
 // authors, 4 classes, features with little signal; the tests check
 // ≥ 95%).
 //
+// # Explanations
+//
+// ExplainNode is GNNExplainer (Ying et al. 2019) for node classification:
+// it learns an edge mask and a feature mask by Adam so that the model,
+// run with them, keeps its prediction for the node, with the paper's size
+// and entropy regularisers (PyG's coefficients by default). The model is
+// given as a function of the graph, features and edge mask;
+// GCNConv.ForwardMasked scales each edge's message by its mask, on
+// WeightedSpMM (SpMM with differentiable edge weights). The Explanation
+// holds both masks, the node's neighbourhood and Top(k);
+// viz.DrawExplanation draws it. On BA-Shapes (graph.BAShapes), a
+// three-layer GCN reaches 97.1% accuracy, and the edge masks of 22 house
+// nodes (200 epochs each) rank the house edges of their neighbourhoods
+// with ROC-AUC 0.936 (the paper: 0.925); the tests check ≥ 0.90.
+//
 // Graph classification reads a batch of graphs out with GlobalAddPool,
 // GlobalMeanPool or GlobalMaxPool (PyG's global_*_pool, on the CPU).
 //
