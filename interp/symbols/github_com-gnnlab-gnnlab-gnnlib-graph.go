@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/gnnlab/gnnlab/gnnlib/graph/graph"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"BAShapes":            reflect.ValueOf(graph.BAShapes),
 		"BarabasiAlbert":      reflect.ValueOf(graph.BarabasiAlbert),
 		"Batch":               reflect.ValueOf(graph.Batch),
 		"ErdosRenyi":          reflect.ValueOf(graph.ErdosRenyi),
@@ -30,6 +31,7 @@ func init() {
 		"InversePermutation":  reflect.ValueOf(graph.InversePermutation),
 		"MeanAverageDistance": reflect.ValueOf(graph.MeanAverageDistance),
 		"NewBipartite":        reflect.ValueOf(graph.NewBipartite),
+		"NewHeteroGraph":      reflect.ValueOf(graph.NewHeteroGraph),
 		"PermuteRows":         reflect.ValueOf(graph.PermuteRows),
 		"RMAT":                reflect.ValueOf(graph.RMAT),
 		"RMATA":               reflect.ValueOf(constant.MakeFromLiteral("0.5699999999999999999934947869650869733959552831947803497314453125", token.FLOAT, 0)),
@@ -44,10 +46,15 @@ func init() {
 		"SegmentSum":          reflect.ValueOf(graph.SegmentSum),
 		"SetThreads":          reflect.ValueOf(graph.SetThreads),
 		"Threads":             reflect.ValueOf(graph.Threads),
+		"TypedSBM":            reflect.ValueOf(graph.TypedSBM),
 
 		// type definitions
-		"Block":      reflect.ValueOf((*graph.Block)(nil)),
-		"Graph":      reflect.ValueOf((*graph.Graph)(nil)),
-		"SBMOptions": reflect.ValueOf((*graph.SBMOptions)(nil)),
+		"BAShapesOptions": reflect.ValueOf((*graph.BAShapesOptions)(nil)),
+		"Block":           reflect.ValueOf((*graph.Block)(nil)),
+		"EdgeType":        reflect.ValueOf((*graph.EdgeType)(nil)),
+		"Graph":           reflect.ValueOf((*graph.Graph)(nil)),
+		"HeteroGraph":     reflect.ValueOf((*graph.HeteroGraph)(nil)),
+		"SBMOptions":      reflect.ValueOf((*graph.SBMOptions)(nil)),
+		"TypedSBMOptions": reflect.ValueOf((*graph.TypedSBMOptions)(nil)),
 	}
 }
