@@ -210,6 +210,13 @@ package nn
 //
 // BUG(nn): The max aggregator of SAGEConv densifies sparse features.
 //
+// BUG(nn): RGCNConv, HeteroConv, WeightedSpMM, GCNConv.ForwardMasked,
+// ExplainNode and the global pooling ops run on the CPU only. HeteroConv
+// needs one feature width for a relation's two node types.
+//
+// BUG(nn): ExplainNode runs the model on the whole graph every epoch, so
+// its cost grows with the graph rather than the node's neighbourhood.
+//
 // BUG(nn): LeNet-5 trained about 2.3 times slower per epoch than PyTorch
 // on the same CPU and threads; after the direct convolution it projects
 // to 0.9–1.0 times, still to be confirmed on the benchmark host
