@@ -24,6 +24,9 @@
 //     class.
 //   - DrawGraph: Fruchterman–Reingold layout (Layout) with nodes coloured by
 //     class or prediction; Cora's 2,708 nodes take about a second.
+//   - DrawExplanation: a GNNExplainer explanation (nn.ExplainNode): the
+//     explained node's neighbourhood, edges shaded by their mask, the top
+//     ones in red, the explained node drawn larger.
 //   - ImageGrid: digits, convolution filters or feature maps as grey tiles
 //     on one scale, with a colour bar for values outside [0, 1].
 //   - GroupedBars: side-by-side comparisons (FP32 against INT8, CPU against

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/prof"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	"github.com/gnnlab/gnnlab/viz"
@@ -121,4 +122,18 @@ func ExampleOpProfile() {
 	check(viz.OpProfile(r, 10))
 	fmt.Println(len(r.Rows) > 0, viz.ProfileTable(r).Render().Data["text/html"] != nil)
 	// Output: true true
+}
+
+func ExampleDrawExplanation() {
+	g, y, _, _ := graph.BAShapes(graph.BAShapesOptions{Base: 40, M: 2, Houses: 4, Seed: 1})
+	nn.Seed(1)
+	conv := nn.NewGCNConv(1, 4) // untrained: a trained model explains better
+	model := func(g *graph.Graph, x, mask *tensor.Tensor) *tensor.Tensor { return conv.ForwardMasked(g, x, mask) }
+	ex, err := nn.ExplainNode(model, g, tensor.Ones(g.NumNodes(), 1), 42, nn.ExplainerOptions{Epochs: 10, Hops: 2})
+	if err != nil {
+		panic(err)
+	}
+	f := check(viz.DrawExplanation(g, ex, y, viz.ExplanationOptions{Layout: viz.LayoutOptions{Seed: 1}}))
+	fmt.Println(f)
+	// Output: Explanation of node 42 (class 3): 5 nodes, top 6 of 12 edges
 }

@@ -1,6 +1,7 @@
 // Package data loads the datasets that gnnlab's notebooks train on: the
 // Planetoid citation graphs (Cora, CiteSeer, PubMed), Zachary's karate
-// club and the MNIST digits.
+// club, the TU graph-classification datasets and the MNIST digits; and
+// it cuts node-classification graphs into neighbour-sampled mini-batches.
 //
 // # Node classification
 //
@@ -14,6 +15,56 @@
 // Planetoid parses the original Python 2 pickles in Go (with
 // github.com/nlpodyssey/gopickle) and reproduces PyG's processing and
 // public split exactly; its documentation lists the steps.
+//
+// # Graph classification
+//
+// TUDataset(name) and LoadTU(dir, name) read the text format of the TU
+// datasets (Morris et al.: <name>_A.txt, _graph_indicator.txt,
+// _graph_labels.txt, optional _node_labels.txt and
+// _node_attributes.txt) into a *GraphDataset, processed as PyG's
+// TUDataset: self-loops and duplicate edges removed, graph labels
+// renumbered from 0, node labels one-hot encoded after the attributes.
+// ds.Batch(idx) joins graphs block-diagonally into a *GraphBatch (graph,
+// stacked features, the batch vector, labels) for a GNN followed by
+// nn.GlobalMeanPool, GlobalAddPool or GlobalMaxPool.
+//
+// # Neighbour-sampled mini-batches
+//
+// NewNeighborLoader(g, x, y, seeds, options) is PyG's NeighborLoader: an
+// epoch (Iter) walks the seed nodes in batches of BatchSize, shuffled if
+// asked, samples Fanouts in-neighbours per layer (graph.SampleNeighbors)
+// and yields a *MiniBatch with the blocks (one bipartite graph per layer,
+// first layer first), the features of the first block's sources and the
+// seeds' labels:
+//
+//	loader, err := data.NewNeighborLoader(ds.Graph, ds.X, ds.Y, ds.TrainIdx,
+//		data.NeighborLoaderOptions{BatchSize: 512, Fanouts: []int{25, 10}, Shuffle: true})
+//	it := loader.Iter()
+//	for it.Next() {
+//		b := it.Batch()
+//		loss := nn.CrossEntropy(model.ForwardBlocks(b.Graphs(), b.X), b.Y, nil)
+//		...
+//	}
+//	it.Close()
+//
+// Batches are sampled ahead on Workers background goroutines while the
+// caller trains on the current one, at most Prefetch batches ahead; Close
+// stops them (and waits for them), so breaking out of an epoch leaks
+// nothing. The batches depend only on Seed and the epoch's number, not on
+// Workers. The sampler alone (BenchmarkNeighborSampler in gnnlib/nn, one
+// goroutine, a 100k-node SBM of mean degree 10, batches of 1024 seeds)
+// draws 104k seeds/s with fan-outs 25, 10 and 10k seeds/s with 15, 10, 5
+// (whose third hop reaches almost every node). Its time hides behind
+// training: in BenchmarkSampledEpoch (GraphSAGE, hidden 64, 2 threads, 8
+// batches of 512 seeds, fan-outs 10, 5) the training loop waited 27–29 ms
+// an epoch for the loader's batches, against 245–480 ms spent sampling
+// when the same batches were drawn inline (2-core machine, shared and
+// loaded, so the epoch times themselves varied twofold).
+//
+// On Cora, GraphSAGE trained on sampled batches (4 batches of 35
+// training nodes, fan-outs 25 and 10, 50 epochs) reached 80.4% mean test
+// accuracy over seeds 1–3 beside 80.8% for full-batch training; the tests
+// check that it stays within one point.
 //
 // # Images
 //
@@ -35,6 +86,12 @@
 //
 // BUG(gnnlab): Only the Cora files' sha256 sums are known, so CiteSeer and
 // PubMed downloads are not checked; only Cora is tested on real data.
+//
+// BUG(gnnlab): LoadTU ignores edge labels and attributes and graph
+// attributes; its error messages count non-blank lines.
+//
+// BUG(gnnlab): A NeighborLoader keeps x on the host; move each batch's X
+// to the device in the training loop.
 //
 // BUG(gnnlab): Planetoid reads numeric numpy arrays only; object arrays (the
 // NELL variant) are not supported.

@@ -29,7 +29,9 @@
 //
 // # Sampling, reordering, batching
 //
-// SampleNeighbors draws GraphSAGE mini-batch blocks; KHopSubgraph and
+// SampleNeighbors draws GraphSAGE mini-batch blocks (gnnlib/data's
+// NeighborLoader batches them on background goroutines); AddSelfLoops and
+// GCNNorm also take a block; KHopSubgraph and
 // Subgraph cut out induced subgraphs; RCM and DegreeOrder compute node
 // orders for Permute, whose effect EdgeSpan and Bandwidth measure; Batch
 // joins small graphs block-diagonally for graph classification, with
@@ -44,10 +46,22 @@
 // ScaledLaplacian returns 2L/λmax − I of the normalised Laplacian, the
 // operator of Chebyshev convolutions.
 //
+// # Heterogeneous graphs
+//
+// A HeteroGraph (PyG's HeteroData) holds several node types, each with a
+// count and optional features, and one rectangular Graph per relation
+// (an EdgeType: source type, relation, destination type), each in CSR by
+// destination. Stacked lays a relation out as a sampled Block (the
+// destinations' rows first), which lets the homogeneous layers of
+// gnnlib/nn run on it. TypedSBM generates one with planted classes.
+//
 // # Generators and measures
 //
-// SBM (with class-correlated features), BarabasiAlbert, ErdosRenyi,
-// ErdosRenyiM and RMAT generate graphs from a seed. DirichletEnergy and
+// SBM (with class-correlated features), TypedSBM (heterogeneous),
+// BarabasiAlbert, ErdosRenyi, ErdosRenyiM and RMAT generate graphs from a
+// seed; BAShapes builds the GNNExplainer paper's benchmark (a
+// Barabási–Albert graph with house motifs, labels by role and the motif
+// edges as ground truth). DirichletEnergy and
 // MeanAverageDistance measure over-smoothing of node features.
 //
 // BUG(gnnlab): Kernels are plain Go loops, unrolled by hand but not

@@ -46,6 +46,9 @@ type Graph struct {
 	tEdges  []int
 	gcnOnce sync.Once
 	gcn     *Graph
+
+	// sampleScratch pools SampleNeighbors' node-id maps.
+	sampleScratch sync.Pool
 }
 
 // NumNodes returns the number of destination nodes (rows); for a square
@@ -356,9 +359,15 @@ func (g *Graph) RemoveSelfLoops() *Graph {
 
 // AddSelfLoops returns the graph with an edge v→v of weight 1 added to each
 // node that has none (PyG's add_remaining_self_loops): it is idempotent.
+// On a rectangular graph with at least as many sources as destinations (a
+// sampled Block, whose first sources are its destinations) destination v
+// gets the loop from source v, as PyG's bipartite GATConv adds them; fewer
+// sources than destinations panics.
 func (g *Graph) AddSelfLoops() *Graph {
-	g.mustSquare("AddSelfLoops")
 	n := g.NumNodes()
+	if g.numSrc < n {
+		panic(fmt.Sprintf("graph: AddSelfLoops needs at least as many sources as destinations, have %d sources and %d destinations", g.numSrc, n))
+	}
 	indptr := make([]int, n+1)
 	indices := make([]int, 0, len(g.Indices)+n)
 	var w []float32
@@ -396,7 +405,7 @@ func (g *Graph) AddSelfLoops() *Graph {
 		}
 		indptr[v+1] = len(indices)
 	}
-	return &Graph{Indptr: indptr, Indices: indices, Weights: w, numSrc: n}
+	return &Graph{Indptr: indptr, Indices: indices, Weights: w, numSrc: g.numSrc}
 }
 
 func (g *Graph) filter(keep func(u, v int) bool) *Graph {
@@ -433,26 +442,42 @@ func (g *Graph) WithWeights(w []float32) (*Graph, error) {
 // GCNNorm returns Â = D^-1/2 (A+I) D^-1/2 of Kipf and Welling as a weighted
 // graph: self-loops of weight 1 are added where missing, D is the weighted
 // in-degree of A+I, and the edge u→v gets weight w_uv / sqrt(d_u d_v), as
-// PyG's gcn_norm computes it. The result is cached, since a GCN asks for it
-// every epoch; it is safe for concurrent use.
+// PyG's gcn_norm computes it. On a sampled Block (rectangular, see
+// AddSelfLoops) d_v is the weighted in-degree of destination v and d_u the
+// weighted out-degree of source u within the block with its loops, as
+// DGL's GraphConv normalises a block. The result is cached, since a GCN
+// asks for it every epoch; it is safe for concurrent use.
 func (g *Graph) GCNNorm() *Graph {
 	g.gcnOnce.Do(func() {
 		a := g.AddSelfLoops()
 		w := make([]float32, len(a.Indices))
 		deg := make([]float64, a.NumNodes())
+		srcDeg := deg
+		if !a.IsSquare() {
+			srcDeg = make([]float64, a.numSrc)
+		}
 		for v := range deg {
 			for e := a.Indptr[v]; e < a.Indptr[v+1]; e++ {
+				x := 1.0
 				if a.Weights != nil {
-					deg[v] += float64(a.Weights[e])
-				} else {
-					deg[v]++
+					x = float64(a.Weights[e])
+				}
+				deg[v] += x
+				if !a.IsSquare() {
+					srcDeg[a.Indices[e]] += x
 				}
 			}
 		}
-		for v := range deg {
-			if deg[v] > 0 {
-				deg[v] = 1 / math.Sqrt(deg[v])
+		inv := func(d []float64) {
+			for v := range d {
+				if d[v] > 0 {
+					d[v] = 1 / math.Sqrt(d[v])
+				}
 			}
+		}
+		inv(deg)
+		if !a.IsSquare() {
+			inv(srcDeg)
 		}
 		for v := 0; v < a.NumNodes(); v++ {
 			for e := a.Indptr[v]; e < a.Indptr[v+1]; e++ {
@@ -460,7 +485,7 @@ func (g *Graph) GCNNorm() *Graph {
 				if a.Weights != nil {
 					x = float64(a.Weights[e])
 				}
-				w[e] = float32(deg[a.Indices[e]] * x * deg[v])
+				w[e] = float32(srcDeg[a.Indices[e]] * x * deg[v])
 			}
 		}
 		a.Weights = w

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // ErrNode is wrapped by errors about a node id out of range or repeated.
@@ -30,27 +31,46 @@ type Block struct {
 func (g *Graph) SampleNeighbors(seeds []int, fanouts []int, seed uint64) ([]Block, error) {
 	g.mustSquare("SampleNeighbors")
 	n := g.NumNodes()
-	local := make(map[int]int, len(seeds))
+	// local maps a node id to its position in the current hop's sources
+	// (−1: not reached); it is pooled and reset entry by entry, so a call
+	// costs time in the nodes it reaches, not in n.
+	lp := g.localIDs()
+	local := *lp
+	defer func() { g.sampleScratch.Put(lp) }()
+	reset := func(nodes []int) {
+		for _, v := range nodes {
+			local[v] = -1
+		}
+	}
 	for i, s := range seeds {
 		if s < 0 || s >= n {
+			reset(seeds[:i])
 			return nil, fmt.Errorf("graph: seed %d is node %d of %d: %w", i, s, n, ErrNode)
 		}
-		if _, dup := local[s]; dup {
+		if local[s] >= 0 {
+			reset(seeds[:i])
 			return nil, fmt.Errorf("graph: seed node %d repeated: %w", s, ErrNode)
 		}
-		local[s] = i
+		local[s] = int32(i)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	blocks := make([]Block, len(fanouts))
 	dst := append([]int(nil), seeds...)
 	var scratch []int
 	for hop, fan := range fanouts {
-		srcNodes := append([]int(nil), dst...)
-		ids := make(map[int]int, len(dst)*2)
-		for i, v := range dst {
-			ids[v] = i
+		// local already maps dst (the seeds, or the last hop's sources) to
+		// their positions, which start this hop's sources.
+		srcNodes := append(make([]int, 0, 2*len(dst)), dst...)
+		edges := 0
+		for _, v := range dst {
+			d := g.Indptr[v+1] - g.Indptr[v]
+			if fan >= 0 && fan < d {
+				d = fan
+			}
+			edges += d
 		}
-		var es, ed []int
+		indptr := make([]int, len(dst)+1)
+		es := make([]int, 0, edges)
 		for i, v := range dst {
 			nb := g.Neighbors(v)
 			pick := nb
@@ -63,25 +83,37 @@ func (g *Graph) SampleNeighbors(seeds []int, fanouts []int, seed uint64) ([]Bloc
 				}
 				pick = scratch[:fan]
 			}
+			row := len(es)
 			for _, u := range pick {
-				id, ok := ids[u]
-				if !ok {
-					id = len(srcNodes)
-					ids[u] = id
+				id := local[u]
+				if id < 0 {
+					id = int32(len(srcNodes))
+					local[u] = id
 					srcNodes = append(srcNodes, u)
 				}
-				es = append(es, id)
-				ed = append(ed, i)
+				es = append(es, int(id))
 			}
+			// Rows are sorted by (block-local) source, as a Graph's are.
+			slices.Sort(es[row:])
+			indptr[i+1] = len(es)
 		}
-		bg, err := NewBipartite(len(srcNodes), len(dst), es, ed, nil)
-		if err != nil {
-			return nil, err
-		}
-		blocks[len(fanouts)-1-hop] = Block{Graph: bg, SrcNodes: srcNodes, DstNodes: dst}
+		blocks[len(fanouts)-1-hop] = Block{Graph: &Graph{Indptr: indptr, Indices: es, numSrc: len(srcNodes)}, SrcNodes: srcNodes, DstNodes: dst}
 		dst = srcNodes
 	}
+	reset(dst)
 	return blocks, nil
+}
+
+// localIDs returns a pooled slice of NumNodes entries, all −1.
+func (g *Graph) localIDs() *[]int32 {
+	if p, ok := g.sampleScratch.Get().(*[]int32); ok {
+		return p
+	}
+	s := make([]int32, g.NumNodes())
+	for i := range s {
+		s[i] = -1
+	}
+	return &s
 }
 
 // Subgraph returns the subgraph induced by nodes, node i of it being

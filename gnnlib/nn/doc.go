@@ -53,7 +53,45 @@
 // stored — no edge×feature tensor is ever built; GATv2's backward pass
 // recomputes the per-edge sums instead of keeping them. The layers also
 // accept a rectangular graph (a graph.Block from neighbour sampling),
-// whose first rows of x are the destination nodes.
+// whose first rows of x are the destination nodes: GCNConv normalises it
+// by the block's own degrees (DGL's GraphConv on a block), GATConv and
+// GATv2Conv add each destination's self-loop. GCN, GraphSAGE and GAT have
+// ForwardBlocks(blocks, x) for the mini-batches of data.NeighborLoader.
+//
+// # Heterogeneous graphs
+//
+// On a graph.HeteroGraph, layers map features per node type
+// (map[string]*tensor.Tensor) to features per node type. RGCNConv is the
+// relational GCN of Schlichtkrull et al. with basis decomposition (one
+// weight per relation, each a learned mix of shared bases, a mean per
+// relation, a shared root weight); HeteroConv runs any GraphLayer per
+// relation and sums per destination type, as PyG's HeteroConv;
+// HeteroLinear projects each type to a common width; HeteroFeatures and
+// HeteroReLU are helpers. A two-layer RGCN (2 bases, hidden 16) recovers
+// 97.3% of the held-out classes of a generated typed SBM (800 papers, 400
+// authors, 4 classes, features with little signal; the tests check
+// ≥ 95%).
+//
+// # Explanations
+//
+// ExplainNode is GNNExplainer (Ying et al. 2019) for node classification:
+// it learns an edge mask and a feature mask by Adam so that the model,
+// run with them, keeps its prediction for the node, with the paper's size
+// and entropy regularisers (PyG's coefficients by default). The model is
+// given as a function of the graph, features and edge mask;
+// GCNConv.ForwardMasked scales each edge's message by its mask, on
+// WeightedSpMM (SpMM with differentiable edge weights). The Explanation
+// holds both masks, the node's neighbourhood and Top(k);
+// viz.DrawExplanation draws it. On BA-Shapes (graph.BAShapes), a
+// three-layer GCN reaches 97.1% accuracy, and the edge masks (200 epochs
+// each) rank the house edges of the explained nodes' 3-hop neighbourhoods,
+// pooled, with ROC-AUC 0.913 over every third house node (134 nodes, all
+// roles; the paper: 0.925) and 0.936 over the 22 the tests explain (they
+// check ≥ 0.90); for the 80 corners that carry the edge to the base graph
+// alone, whose neighbourhoods are largest, it is 0.866.
+//
+// Graph classification reads a batch of graphs out with GlobalAddPool,
+// GlobalMeanPool or GlobalMaxPool (PyG's global_*_pool, on the CPU).
 //
 // # Propagation and transformer layers
 //
@@ -227,6 +265,13 @@ package nn
 // per-edge attention gradients of GATAttention are summed serially.
 //
 // BUG(nn): The max aggregator of SAGEConv densifies sparse features.
+//
+// BUG(nn): RGCNConv, HeteroConv, WeightedSpMM, GCNConv.ForwardMasked,
+// ExplainNode and the global pooling ops run on the CPU only. HeteroConv
+// needs one feature width for a relation's two node types.
+//
+// BUG(nn): ExplainNode runs the model on the whole graph every epoch, so
+// its cost grows with the graph rather than the node's neighbourhood.
 //
 // BUG(nn): LeNet-5 trained about 2.3 times slower per epoch than PyTorch
 // on the same CPU and threads; after the direct convolution it projects

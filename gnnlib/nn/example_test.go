@@ -97,3 +97,17 @@ func ExampleSave() {
 	fmt.Println(tensor.AllClose(a.Forward(x), b.Forward(x), 0, 0))
 	// Output: true
 }
+
+func ExampleRGCNConv() {
+	rels := []graph.EdgeType{{Src: "author", Rel: "writes", Dst: "paper"}, {Src: "paper", Rel: "cites", Dst: "paper"}}
+	h, _, _ := graph.TypedSBM(graph.TypedSBMOptions{NodeTypes: []string{"paper", "author"}, Sizes: []int{50, 20},
+		Classes: 2, Relations: rels, PIn: 0.2, POut: 0.02, Features: 4, Signal: 1, Seed: 1})
+	nn.Seed(1)
+	conv := nn.NewRGCNConv(4, 8, rels, 1) // one basis shared by both relations
+	out := conv.Forward(h, nn.HeteroFeatures(h))
+	fmt.Println(conv)
+	fmt.Println("paper", out["paper"].Shape(), "author", out["author"].Shape())
+	// Output:
+	// RGCNConv(4, 8, relations=2, bases=1)
+	// paper [50 8] author [20 8]
+}

@@ -142,11 +142,10 @@ func headLogits(h, att *tensor.Tensor, heads, f int) *tensor.Tensor {
 	return h.Reshape(n, heads, f).Mul(att.Reshape(1, heads, f)).SumAxis(2, false)
 }
 
-// Forward computes the layer on g (self-loops are added to a square g).
+// Forward computes the layer on g, with self-loops added where missing
+// (on a sampled block, destination v's loop from its own source row v).
 func (c *GATConv) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
-	if g.IsSquare() {
-		g = withSelfLoops(g)
-	}
+	g = withSelfLoops(g)
 	h := x.MatMul(c.W)
 	aSrc := headLogits(h, c.AttSrc, c.Heads, c.Out)
 	hDst := h
@@ -204,11 +203,10 @@ func NewGATv2Conv(in, out, heads int, concat bool, dropout float32) *GATv2Conv {
 	return c
 }
 
-// Forward computes the layer on g (self-loops are added to a square g).
+// Forward computes the layer on g, with self-loops added where missing
+// (on a sampled block, destination v's loop from its own source row v).
 func (c *GATv2Conv) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
-	if g.IsSquare() {
-		g = withSelfLoops(g)
-	}
+	g = withSelfLoops(g)
 	hs := x.MatMul(c.WSrc)
 	xd := x
 	if !g.IsSquare() {

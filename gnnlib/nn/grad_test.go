@@ -153,7 +153,9 @@ func TestBlockGradients(t *testing.T) {
 	gat := nn.NewGATConv(5, 2, 2, true, 0)
 	gatv2 := nn.NewGATv2Conv(5, 2, 2, true, 0)
 	gin := nn.NewGINConv(nn.NewMLP(5, 3), 0, false)
+	gcn := nn.NewGCNConv(5, 3)
 	runGradCases(t, []gradCase{
+		{"GCNConv", with(x, gcn), func() *tensor.Tensor { return gcn.Forward(b.Graph, x) }},
 		{"SAGEConv", with(x, sage), func() *tensor.Tensor { return sage.Forward(b.Graph, x) }},
 		{"GATConv", with(x, gat), func() *tensor.Tensor { return gat.Forward(b.Graph, x) }},
 		{"GATv2Conv", with(x, gatv2), func() *tensor.Tensor { return gatv2.Forward(b.Graph, x) }},

@@ -14,15 +14,25 @@ func init() {
 		// function, constant and variable definitions
 		"CacheDir":          reflect.ValueOf(data.CacheDir),
 		"ErrCorrupt":        reflect.ValueOf(&data.ErrCorrupt).Elem(),
+		"ErrLoader":         reflect.ValueOf(&data.ErrLoader).Elem(),
 		"ErrUnknownDataset": reflect.ValueOf(&data.ErrUnknownDataset).Elem(),
 		"KarateClub":        reflect.ValueOf(data.KarateClub),
+		"LoadTU":            reflect.ValueOf(data.LoadTU),
 		"MNIST":             reflect.ValueOf(data.MNIST),
 		"MNISTURL":          reflect.ValueOf(constant.MakeFromLiteral("\"https://ossci-datasets.s3.amazonaws.com/mnist/\"", token.STRING, 0)),
+		"NewNeighborLoader": reflect.ValueOf(data.NewNeighborLoader),
 		"Planetoid":         reflect.ValueOf(data.Planetoid),
+		"TUDataset":         reflect.ValueOf(data.TUDataset),
 
 		// type definitions
-		"Dataset":   reflect.ValueOf((*data.Dataset)(nil)),
-		"FileError": reflect.ValueOf((*data.FileError)(nil)),
-		"ImageSet":  reflect.ValueOf((*data.ImageSet)(nil)),
+		"Dataset":               reflect.ValueOf((*data.Dataset)(nil)),
+		"FileError":             reflect.ValueOf((*data.FileError)(nil)),
+		"GraphBatch":            reflect.ValueOf((*data.GraphBatch)(nil)),
+		"GraphDataset":          reflect.ValueOf((*data.GraphDataset)(nil)),
+		"ImageSet":              reflect.ValueOf((*data.ImageSet)(nil)),
+		"LoaderIter":            reflect.ValueOf((*data.LoaderIter)(nil)),
+		"MiniBatch":             reflect.ValueOf((*data.MiniBatch)(nil)),
+		"NeighborLoader":        reflect.ValueOf((*data.NeighborLoader)(nil)),
+		"NeighborLoaderOptions": reflect.ValueOf((*data.NeighborLoaderOptions)(nil)),
 	}
 }

@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/gnnlab/gnnlab/gnnlib/graph/graph"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"BAShapes":            reflect.ValueOf(graph.BAShapes),
 		"BarabasiAlbert":      reflect.ValueOf(graph.BarabasiAlbert),
 		"Batch":               reflect.ValueOf(graph.Batch),
 		"ErdosRenyi":          reflect.ValueOf(graph.ErdosRenyi),
@@ -31,6 +32,7 @@ func init() {
 		"MeanAverageDistance": reflect.ValueOf(graph.MeanAverageDistance),
 		"NegativeSampling":    reflect.ValueOf(graph.NegativeSampling),
 		"NewBipartite":        reflect.ValueOf(graph.NewBipartite),
+		"NewHeteroGraph":      reflect.ValueOf(graph.NewHeteroGraph),
 		"PermuteRows":         reflect.ValueOf(graph.PermuteRows),
 		"RMAT":                reflect.ValueOf(graph.RMAT),
 		"RMATA":               reflect.ValueOf(constant.MakeFromLiteral("0.5699999999999999999934947869650869733959552831947803497314453125", token.FLOAT, 0)),
@@ -46,12 +48,17 @@ func init() {
 		"SegmentSum":          reflect.ValueOf(graph.SegmentSum),
 		"SetThreads":          reflect.ValueOf(graph.SetThreads),
 		"Threads":             reflect.ValueOf(graph.Threads),
+		"TypedSBM":            reflect.ValueOf(graph.TypedSBM),
 
 		// type definitions
-		"Block":      reflect.ValueOf((*graph.Block)(nil)),
-		"EdgeList":   reflect.ValueOf((*graph.EdgeList)(nil)),
-		"Graph":      reflect.ValueOf((*graph.Graph)(nil)),
-		"LinkSplit":  reflect.ValueOf((*graph.LinkSplit)(nil)),
-		"SBMOptions": reflect.ValueOf((*graph.SBMOptions)(nil)),
+		"BAShapesOptions": reflect.ValueOf((*graph.BAShapesOptions)(nil)),
+		"Block":           reflect.ValueOf((*graph.Block)(nil)),
+		"EdgeList":        reflect.ValueOf((*graph.EdgeList)(nil)),
+		"EdgeType":        reflect.ValueOf((*graph.EdgeType)(nil)),
+		"Graph":           reflect.ValueOf((*graph.Graph)(nil)),
+		"HeteroGraph":     reflect.ValueOf((*graph.HeteroGraph)(nil)),
+		"LinkSplit":       reflect.ValueOf((*graph.LinkSplit)(nil)),
+		"SBMOptions":      reflect.ValueOf((*graph.SBMOptions)(nil)),
+		"TypedSBMOptions": reflect.ValueOf((*graph.TypedSBMOptions)(nil)),
 	}
 }

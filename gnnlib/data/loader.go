@@ -1,0 +1,312 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// ErrLoader is wrapped by the errors of NewNeighborLoader given bad
+// options or inputs.
+var ErrLoader = errors.New("data: bad loader argument")
+
+// NeighborLoaderOptions configure a NeighborLoader.
+type NeighborLoaderOptions struct {
+	// BatchSize is the number of seed nodes per mini-batch (the last batch
+	// of an epoch may be smaller).
+	BatchSize int
+	// Fanouts holds the number of in-neighbours sampled per node, one
+	// entry per layer from the seeds outwards, as PyG's num_neighbors: [25,
+	// 10] samples 25 neighbours of each seed and 10 of each of those. A
+	// negative entry takes all neighbours.
+	Fanouts []int
+	// Shuffle reorders the seeds at the start of every epoch.
+	Shuffle bool
+	// Seed fixes the shuffles and the samples: the same Seed gives the same
+	// batches, epoch by epoch, whatever Workers is.
+	Seed uint64
+	// Prefetch bounds the batches sampled ahead of the consumer (0: 2).
+	Prefetch int
+	// Workers is the number of sampling goroutines (0: 1).
+	Workers int
+}
+
+// NeighborLoader yields neighbour-sampled mini-batches over seed nodes, as
+// PyG's NeighborLoader and DGL's DataLoader with a NeighborSampler do:
+// each batch holds the sampled blocks (graph.Block, one bipartite graph per
+// layer, first layer first), the feature rows of the first block's
+// sources and the labels of the seeds. Sampling runs on background
+// goroutines while the consumer trains on the previous batch.
+type NeighborLoader struct {
+	g     *graph.Graph
+	x     *tensor.Tensor
+	y     []int
+	seeds []int
+	o     NeighborLoaderOptions
+	epoch int
+}
+
+// NewNeighborLoader returns a loader over the seed nodes of g. x holds one
+// feature row per node of g (dense or sparse), y one label per node (or is
+// nil). A seed out of range or repeated, or impossible options, give an
+// error wrapping ErrLoader.
+func NewNeighborLoader(g *graph.Graph, x *tensor.Tensor, y []int, seeds []int, o NeighborLoaderOptions) (*NeighborLoader, error) {
+	n := g.NumNodes()
+	switch {
+	case !g.IsSquare():
+		return nil, fmt.Errorf("data: NeighborLoader: rectangular graph %v: %w", g, ErrLoader)
+	case o.BatchSize < 1:
+		return nil, fmt.Errorf("data: NeighborLoader: batch size %d: %w", o.BatchSize, ErrLoader)
+	case len(o.Fanouts) == 0:
+		return nil, fmt.Errorf("data: NeighborLoader: no fan-outs (one per layer): %w", ErrLoader)
+	case o.Prefetch < 0 || o.Workers < 0:
+		return nil, fmt.Errorf("data: NeighborLoader: prefetch %d, workers %d: %w", o.Prefetch, o.Workers, ErrLoader)
+	case x != nil && (x.Dims() != 2 || x.Size(0) != n):
+		return nil, fmt.Errorf("data: NeighborLoader: features of shape %v for %d nodes: %w", x.Shape(), n, ErrLoader)
+	case x != nil && x.IsOnDevice():
+		return nil, fmt.Errorf("data: NeighborLoader: features on a device (keep x on the host and move each batch's X): %w", ErrLoader)
+	case y != nil && len(y) != n:
+		return nil, fmt.Errorf("data: NeighborLoader: %d labels for %d nodes: %w", len(y), n, ErrLoader)
+	case len(seeds) == 0:
+		return nil, fmt.Errorf("data: NeighborLoader: no seed nodes: %w", ErrLoader)
+	}
+	seen := make(map[int]bool, len(seeds))
+	for i, s := range seeds {
+		if s < 0 || s >= n || seen[s] {
+			return nil, fmt.Errorf("data: NeighborLoader: seed %d is node %d of %d (out of range or repeated): %w", i, s, n, ErrLoader)
+		}
+		seen[s] = true
+	}
+	if o.Prefetch == 0 {
+		o.Prefetch = 2
+	}
+	if o.Workers == 0 {
+		o.Workers = 1
+	}
+	o.Fanouts = append([]int(nil), o.Fanouts...)
+	return &NeighborLoader{g: g, x: x, y: y, seeds: append([]int(nil), seeds...), o: o}, nil
+}
+
+// Len returns the number of batches in an epoch.
+func (l *NeighborLoader) Len() int { return (len(l.seeds) + l.o.BatchSize - 1) / l.o.BatchSize }
+
+func (l *NeighborLoader) String() string {
+	return fmt.Sprintf("NeighborLoader(seeds=%d, batch=%d, fanouts=%v, shuffle=%t, batches=%d)",
+		len(l.seeds), l.o.BatchSize, l.o.Fanouts, l.o.Shuffle, l.Len())
+}
+
+// MiniBatch is one sampled batch.
+type MiniBatch struct {
+	// Blocks are the layers' graphs, Blocks[0] for the first layer; the
+	// destinations of the last block are the seeds.
+	Blocks []graph.Block
+	// X holds the features of Blocks[0].SrcNodes, nil without features.
+	X *tensor.Tensor
+	// Y holds the labels of the seeds, nil without labels.
+	Y []int
+	// Seeds are the batch's seed nodes (ids of the whole graph).
+	Seeds []int
+	// Index is the batch's position in its epoch.
+	Index int
+}
+
+// NumSampled returns the number of nodes whose features the batch reads.
+func (b *MiniBatch) NumSampled() int { return len(b.Blocks[0].SrcNodes) }
+
+// Graphs returns the blocks' graphs, first layer first, for the models'
+// ForwardBlocks.
+func (b *MiniBatch) Graphs() []*graph.Graph {
+	gs := make([]*graph.Graph, len(b.Blocks))
+	for i, bl := range b.Blocks {
+		gs[i] = bl.Graph
+	}
+	return gs
+}
+
+// Iter starts one epoch: its goroutines begin sampling at once. Each call
+// starts the next epoch (with a new shuffle). Call Close when done,
+// also after an early break.
+func (l *NeighborLoader) Iter() *LoaderIter {
+	order := append([]int(nil), l.seeds...)
+	epochSeed := mix(l.o.Seed, uint64(l.epoch))
+	l.epoch++
+	if l.o.Shuffle {
+		r := rand.New(rand.NewPCG(epochSeed, 0x51ed2701f3a5c7b9))
+		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	nb := l.Len()
+	it := &LoaderIter{
+		results: make([]chan result, nb),
+		done:    make(chan struct{}),
+		tokens:  make(chan struct{}, l.o.Prefetch),
+	}
+	for i := range it.results {
+		it.results[i] = make(chan result, 1)
+	}
+	jobs := make(chan int)
+	// The dispatcher hands out batch numbers in order, one token each, so
+	// at most Prefetch batches are sampled and not yet taken.
+	it.wg.Add(1)
+	go func() {
+		defer it.wg.Done()
+		defer close(jobs)
+		for i := 0; i < nb; i++ {
+			select {
+			case it.tokens <- struct{}{}:
+			case <-it.done:
+				return
+			}
+			select {
+			case jobs <- i:
+			case <-it.done:
+				return
+			}
+		}
+	}()
+	for w := 0; w < l.o.Workers; w++ {
+		it.wg.Add(1)
+		go func() {
+			defer it.wg.Done()
+			for i := range jobs {
+				lo := i * l.o.BatchSize
+				hi := min(lo+l.o.BatchSize, len(order))
+				b, err := l.sample(order[lo:hi], i, mix(epochSeed, uint64(i)+1))
+				it.sampled.Add(1)
+				it.results[i] <- result{b, err} // buffered: never blocks
+			}
+		}()
+	}
+	return it
+}
+
+// sample draws one batch.
+func (l *NeighborLoader) sample(seeds []int, index int, seed uint64) (*MiniBatch, error) {
+	blocks, err := l.g.SampleNeighbors(seeds, l.o.Fanouts, seed)
+	if err != nil {
+		return nil, err
+	}
+	b := &MiniBatch{Blocks: blocks, Seeds: seeds, Index: index}
+	if l.x != nil {
+		b.X = gatherRows(l.x, blocks[0].SrcNodes)
+	}
+	if l.y != nil {
+		b.Y = make([]int, len(seeds))
+		for i, s := range seeds {
+			b.Y[i] = l.y[s]
+		}
+	}
+	return b, nil
+}
+
+// gatherRows copies rows of x into a new tensor without recording an
+// autograd op or calling the op hook: it runs on the loader's goroutines,
+// and both tensor.NoGrad and the profiler's hook are global to the
+// process.
+func gatherRows(x *tensor.Tensor, rows []int) *tensor.Tensor {
+	if x.IsSparse() {
+		indptr, indices, values := x.CSR()
+		nnz := 0
+		for _, r := range rows {
+			nnz += indptr[r+1] - indptr[r]
+		}
+		ip := make([]int, 1, len(rows)+1)
+		ix := make([]int, 0, nnz)
+		vs := make([]float32, 0, nnz)
+		for _, r := range rows {
+			ix = append(ix, indices[indptr[r]:indptr[r+1]]...)
+			vs = append(vs, values[indptr[r]:indptr[r+1]]...)
+			ip = append(ip, len(ix))
+		}
+		return tensor.SparseFromCSR(len(rows), x.Size(1), ip, ix, vs)
+	}
+	f := x.Size(1)
+	src := x.Data()
+	out := make([]float32, len(rows)*f)
+	for i, r := range rows {
+		copy(out[i*f:i*f+f], src[r*f:r*f+f])
+	}
+	return tensor.Wrap(out, len(rows), f)
+}
+
+// mix derives a seed from a seed and a counter (SplitMix64's finaliser).
+func mix(a, b uint64) uint64 {
+	z := a + 0x9e3779b97f4a7c15*(b+1)
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+type result struct {
+	b   *MiniBatch
+	err error
+}
+
+// LoaderIter walks one epoch of a NeighborLoader in the style of
+// bufio.Scanner:
+//
+//	it := loader.Iter()
+//	for it.Next() {
+//		b := it.Batch()
+//		...
+//	}
+//	it.Close()
+//	if err := it.Err(); err != nil { ... }
+type LoaderIter struct {
+	results []chan result
+	done    chan struct{}
+	tokens  chan struct{}
+	wg      sync.WaitGroup
+	once    sync.Once
+	next    int
+	cur     *MiniBatch
+	err     error
+	sampled atomic.Int64 // batches sampled so far, for tests
+}
+
+// Next waits for the next batch and reports whether there is one; it is
+// false at the end of the epoch, after an error and after Close.
+func (it *LoaderIter) Next() bool {
+	if it.err != nil || it.next >= len(it.results) || it.closed() {
+		it.cur = nil
+		return false
+	}
+	r := <-it.results[it.next]
+	<-it.tokens
+	it.next++
+	if r.err != nil {
+		it.err = r.err
+		it.cur = nil
+		return false
+	}
+	it.cur = r.b
+	return true
+}
+
+func (it *LoaderIter) closed() bool {
+	select {
+	case <-it.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Batch returns the batch that the last Next made current.
+func (it *LoaderIter) Batch() *MiniBatch { return it.cur }
+
+// Err returns the first sampling error, if any.
+func (it *LoaderIter) Err() error { return it.err }
+
+// Close stops the sampling goroutines and waits for them to return. It may
+// be called more than once, and before the epoch ends.
+func (it *LoaderIter) Close() {
+	it.once.Do(func() {
+		close(it.done)
+		it.wg.Wait()
+	})
+}
