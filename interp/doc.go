@@ -136,6 +136,17 @@
 //     package iter's Seq and Seq2 are written as the function types they
 //     are, and import "iter" is kept from yaegi, which has no such package
 //     (iter.go);
+//   - a value of an interpreted type that is not a pointer, assigned or
+//     converted to error (var err error = codeErr{404}), goes through a
+//     compiled identity function: yaegi has no reflect type for error and
+//     stored the bare value, which fmt printed as its fields and which
+//     panicked when passed on (rewrite_iface.go);
+//   - == and != of values of compiled interface types (err == target)
+//     call a compiled comparison that looks inside yaegi's wrappers, which
+//     are not comparable (the comparison panicked); a function returning
+//     a variable of an interpreted pointer type as an error returns a
+//     non-nil error when the pointer is nil, as Go does (yaegi returned a
+//     nil error);
 //   - calls of the common generic functions of slices, maps and cmp
 //     (slices.Sort, slices.SortFunc, slices.Max, slices.Index,
 //     slices.Equal, maps.Equal, cmp.Compare...), for which yaegi has no
@@ -154,6 +165,16 @@
 // keeps its variables; the goroutine that called os.Exit stays blocked.
 // log.Fatal* print their message and exit with status 1. os.Args is
 // [main], a program's name and no arguments, as go run gives them.
+//
+// # Errors of interpreted types
+//
+// The fmt and log functions that print see the Error method of
+// interpreted types (yaegi wrapped their arguments for Formatter and
+// Stringer only), and errors.Is, errors.As and errors.Unwrap see their
+// Unwrap, Is and As methods: the session gives yaegi error wrappers with
+// these methods and replaces errors.Is and errors.As by versions that
+// look through yaegi's wrappers, so that a target of an interpreted
+// pointer type (var nf *NotFound) is filled (errwrap.go).
 //
 // # Type names in fmt
 //
@@ -308,11 +329,14 @@
 // not available. Generic functions of the standard library (rand.N,
 // atomic.Pointer, the generic parts of slices and maps) are not in any
 // table; the session provides some of slices, maps and cmp, and
-// errors.AsType, as interpreted helpers (genericstd.go); errors.AsType,
-// like errors.As, works for compiled error types only.
+// errors.AsType, as interpreted helpers (genericstd.go).
 //
-// BUG(interp): errors.As with a target whose type is interpreted (var t
-// *myErr) panics: compiled code does not see the interpreted Error method.
+// BUG(interp): errors.As (and errors.AsType) with a target of an
+// interpreted struct type that is not a pointer (var pe parseErr) panics
+// with a message saying so: yaegi's wrapper of such a value holds its last
+// field, not the value. For the same reason two interface values holding
+// such struct values compare by their last fields. Pointer targets and
+// pointer receivers work.
 //
 // BUG(interp): A recover in a function deferred at the top level of a cell
 // does not stop the cell's panic, and a deferred call of a builtin or a
@@ -329,8 +353,6 @@
 // testdata/diff listed with its reason in diff_test.go: %T and %#v of a
 // named non-struct type (type ID int) print the underlying type; two
 // struct types of a session with the same fields share yaegi's type, so
-// fmt names them by the later one; an interpreted
-// error held in a local variable of type error loses its Error method in
-// fmt; errors.Is does not see an interpreted Unwrap method;
-// encoding/json sees unexported fields of interpreted structs.
+// fmt names them by the later one; encoding/json sees unexported fields
+// of interpreted structs.
 package interp

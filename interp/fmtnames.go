@@ -552,6 +552,32 @@ func (tn *typeNames) fmtSymbols(stdout io.Writer) yaegi.Exports {
 	return yaegi.Exports{"fmt/./fmt": fns, ".": {"MapTypes": reflect.ValueOf(mt)}}
 }
 
+// printMapTypes has the printing functions of fmt and log wrap the
+// interpreted values passed to them for fmt.Formatter, error and
+// fmt.Stringer, in the order fmt looks for these methods. yaegi's
+// MapTypes listed only Formatter and Stringer: an interpreted error type
+// passed to fmt.Println printed its fields, not its Error method.
+func printMapTypes(i *yaegi.Interpreter) yaegi.Exports {
+	ts := []reflect.Type{
+		reflect.TypeFor[fmt.Formatter](),
+		reflect.TypeFor[error](),
+		reflect.TypeFor[fmt.Stringer](),
+	}
+	mt := map[reflect.Value][]reflect.Type{}
+	for pkg, names := range map[string][]string{
+		"fmt": {"Append", "Appendf", "Appendln", "Errorf", "Fprint", "Fprintf", "Fprintln", "Print", "Printf", "Println", "Sprint", "Sprintf", "Sprintln"},
+		"log": {"Fatal", "Fatalf", "Fatalln", "Panic", "Panicf", "Panicln", "Print", "Printf", "Println"},
+	} {
+		syms := i.Symbols(pkg)[pkg]
+		for _, name := range names {
+			if v, ok := syms[name]; ok && v.Kind() == reflect.Func {
+				mt[v] = ts
+			}
+		}
+	}
+	return yaegi.Exports{".": {"MapTypes": reflect.ValueOf(mt)}}
+}
+
 // structTypes returns the registration calls for the struct types that
 // decls declare (not generic ones): __gnnlab_rt.Name("main.T", "a,b",
 // (*T)(nil)), or "".

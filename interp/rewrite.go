@@ -19,6 +19,7 @@ const (
 	helperRT     = helperPrefix + "rt" // the compiled helpers, runtimeSymbols
 	helperMain   = helperPrefix + "main"
 	helperNew    = helperPrefix + "new"
+	helperErr    = helperPrefix + "err"
 )
 
 // helperSrc is compiled into every interpreter. min and max are generic
@@ -37,6 +38,12 @@ func __gnnlab_min[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~
 }
 
 func __gnnlab_new[T any](v T) *T { return &v }
+
+type __gnnlab_errT struct{}
+
+func (__gnnlab_errT) Error() string { return "" }
+
+func __gnnlab_err() error { return __gnnlab_errT{} }
 
 func __gnnlab_max[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string](x T, y ...T) T {
 	for _, v := range y {
@@ -403,6 +410,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 		return true
 	})
 	r.nestedDefers(n)
+	r.errorConv(n) // rewrite_iface.go
 	return err
 }
 

@@ -103,7 +103,7 @@ func (s *Session) runtimeSymbols() yaegi.Exports {
 	}
 	vv := reflect.ValueOf(values)
 	return yaegi.Exports{
-		"gnnlabrt/gnnlabrt": {"Values": vv, "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register)},
+		"gnnlabrt/gnnlabrt": {"Values": vv, "Error": reflect.ValueOf(func(e error) error { return e }), "Equal": reflect.ValueOf(equal), "ErrorPtr": reflect.ValueOf(errorPtr), "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register)},
 		// Interpreted values passed to Values are wrapped so that they
 		// keep these methods (yaegi's "MapTypes").
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{vv: {
@@ -141,8 +141,18 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 			return nil, fmt.Errorf("interp: loading symbols: %w", err)
 		}
 	}
+	if err := i.Use(printMapTypes(i)); err != nil { // fmtnames.go
+		return nil, fmt.Errorf("interp: loading symbols: %w", err)
+	}
 	if _, err := i.Eval(helperSrc); err != nil {
 		return nil, fmt.Errorf("interp: helpers: %w", err)
+	}
+	es, err := errorSymbols(i) // errwrap.go
+	if err == nil {
+		err = i.Use(es)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("interp: error wrappers: %w", err)
 	}
 
 	return i, nil
