@@ -146,7 +146,12 @@
 //     are not comparable (the comparison panicked); a function returning
 //     a variable of an interpreted pointer type as an error returns a
 //     non-nil error when the pointer is nil, as Go does (yaegi returned a
-//     nil error);
+//     nil error); case error in a type switch, and x.(error), name
+//     error's compiled type (__gnnlab_rt.ErrorType), which matches
+//     compiled errors (fmt.Errorf's), and a type switch without a
+//     variable that has a case of an interface type gets one: yaegi's
+//     case error matched no compiled error, and without a variable it
+//     compared type names;
 //   - calls of the common generic functions of slices, maps and cmp
 //     (slices.Sort, slices.SortFunc, slices.Max, slices.Index,
 //     slices.Equal, maps.Equal, cmp.Compare...), for which yaegi has no

@@ -697,8 +697,8 @@ func needsFrame(st ast.Stmt) bool {
 		case *ast.ValueSpec:
 			need = need || (len(n.Names) > len(n.Values) && len(n.Values) > 0)
 		case *ast.TypeSwitchStmt:
-			_, binds := n.Assign.(*ast.AssignStmt)
-			need = need || binds
+			// It binds a variable, or is given one (errorCases).
+			need = true
 		case *ast.ReturnStmt:
 			can = false
 		case *ast.BranchStmt:

@@ -42,6 +42,12 @@ func (r *rewriter) errorConv(n ast.Node) {
 			for _, v := range x.Values {
 				r.toError(t, v)
 			}
+		case *ast.TypeSwitchStmt:
+			r.errorCases(x)
+		case *ast.TypeAssertExpr:
+			if id, ok := x.Type.(*ast.Ident); ok && r.info.Uses[id] == types.Universe.Lookup("error") {
+				r.ed.replace(id.Pos(), id.End(), helperRT+".ErrorType")
+			}
 		case *ast.FuncDecl:
 			if obj, ok := r.info.Defs[x.Name].(*types.Func); ok && x.Body != nil {
 				r.nilReturns(x.Body, obj.Type().(*types.Signature))
@@ -116,6 +122,44 @@ func (r *rewriter) nilReturns(body *ast.BlockStmt, sig *types.Signature) {
 		}
 		return true
 	})
+}
+
+// errorCases writes a case error of a type switch as a case of the
+// compiled error type (__gnnlab_rt.ErrorType, error's reflect type):
+// yaegi's case error did not match a compiled error (fmt.Errorf's).
+func (r *rewriter) errorCases(sw *ast.TypeSwitchStmt) {
+	if es, ok := sw.Assign.(*ast.ExprStmt); ok && r.ifaceCase(sw) {
+		// Without a variable, yaegi compares the names of the types,
+		// which an interface never matches: give it one.
+		r.ed.insert(es.X.Pos(), helperPrefix+"_ := ", false)
+	}
+	for _, st := range sw.Body.List {
+		cc, ok := st.(*ast.CaseClause)
+		if !ok {
+			continue
+		}
+		for _, e := range cc.List {
+			if id, ok := e.(*ast.Ident); ok && r.info.Uses[id] == types.Universe.Lookup("error") {
+				r.ed.replace(id.Pos(), id.End(), helperRT+".ErrorType")
+			}
+		}
+	}
+}
+
+// ifaceCase reports whether a case of sw is an interface type with methods.
+func (r *rewriter) ifaceCase(sw *ast.TypeSwitchStmt) bool {
+	for _, st := range sw.Body.List {
+		if cc, ok := st.(*ast.CaseClause); ok {
+			for _, e := range cc.List {
+				if tv := r.info.Types[e]; tv.IsType() {
+					if it, ok := tv.Type.Underlying().(*types.Interface); ok && it.NumMethods() > 0 {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // plainOperand reports whether e is a name or a selection of fields of
