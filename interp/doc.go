@@ -188,7 +188,14 @@
 // reflect type of every struct type a cell declares with its Go name and
 // fields, and the fmt functions that take a format print %T, %+v and %#v
 // of such values as Go does: main.point, {x:1 y:2}, main.point{x:1, y:2}
-// (fmtnames.go).
+// (fmtnames.go). A named type of another kind (type ID int) has its
+// underlying reflect type in yaegi: in a call with a constant format that
+// holds %T or %#v, an argument of such a type is passed with its Go name
+// (rewrite_fmt.go), so %T prints main.ID. %d and the other verbs that do
+// not call String print the value of an interpreted Stringer, not yaegi's
+// wrapper, and a slice or array of a cell type with a String or Error
+// method passed to a printing function of fmt prints their results
+// ([Red Green], not [0 1]).
 //
 // A rewrite that needs a type that cannot be written in the cell (of a
 // package the session did not import) is not made. A range over a
@@ -355,9 +362,13 @@
 // session rewrote (range over an integer, min, max).
 //
 // BUG(interp): Known differences from go run, each a program of
-// testdata/diff listed with its reason in diff_test.go: %T and %#v of a
-// named non-struct type (type ID int) print the underlying type; two
-// struct types of a session with the same fields share yaegi's type, so
-// fmt names them by the later one; encoding/json sees unexported fields
-// of interpreted structs.
+// testdata/diff listed with its reason in diff_test.go: two struct types
+// of a session with the same fields share yaegi's type, so fmt names them
+// by the later one; encoding/json sees unexported fields of interpreted
+// structs.
+//
+// BUG(interp): A value of an interpreted type held in an any (var a any =
+// codeErr{1}) is yaegi's bare value: fmt prints it without its String or
+// Error method, %T of a named non-struct type prints the underlying type,
+// and case error or x.(error) do not match it.
 package interp

@@ -388,6 +388,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			if !done {
 				r.instantiate(x)
 			}
+			r.namedArgs(x) // rewrite_fmt.go
 			id, ok := x.Fun.(*ast.Ident)
 			if !ok {
 				return true
