@@ -45,7 +45,6 @@ var knownDiffs = map[string]string{
 	"go123_slices_iter": "slices.All, maps.Keys, maps.Values (generic functions returning iterators) are not provided (a clear error names them)",
 	"issue_slices":      "maps.Keys and slices.Sorted (generic functions returning iterators) are not provided: yaegi fails to call a closure returned by a generic function (a clear error names them)",
 	"init_order/split":  "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",
-	"json_marshal":      "encoding/json sees an unexported field of an interpreted struct as exported (Xinner)",
 	"panic_index":       "a runtime panic's message lacks Go's details (index out of range [5] with length 3)",
 }
 

@@ -152,6 +152,9 @@
 //     variable that has a case of an interface type gets one: yaegi's
 //     case error matched no compiled error, and without a variable it
 //     compared type names;
+//   - an unexported field of a declared struct type gets the tag
+//     json:"-": yaegi exports it (x becomes Xx), and encoding/json wrote
+//     and read it (rewrite_tags.go);
 //   - calls of the common generic functions of slices, maps and cmp
 //     (slices.Sort, slices.SortFunc, slices.Max, slices.Index,
 //     slices.Equal, maps.Equal, cmp.Compare...), for which yaegi has no
@@ -364,8 +367,7 @@
 // BUG(interp): Known differences from go run, each a program of
 // testdata/diff listed with its reason in diff_test.go: two struct types
 // of a session with the same fields share yaegi's type, so fmt names them
-// by the later one; encoding/json sees unexported fields of interpreted
-// structs.
+// by the later one.
 //
 // BUG(interp): A value of an interpreted type held in an any (var a any =
 // codeErr{1}) is yaegi's bare value: fmt prints it without its String or

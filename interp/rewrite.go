@@ -323,6 +323,9 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			if x.Tok == token.CONST {
 				r.constRepeat(x)
 			}
+			if x.Tok == token.TYPE {
+				r.unexportedTags(x) // rewrite_tags.go
+			}
 		case *ast.ForStmt:
 			r.loops = append(r.loops, x)
 			r.forLoopVars(x)
