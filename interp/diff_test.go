@@ -41,11 +41,8 @@ import (
 // one agrees (so the list only shrinks), except those whose reason starts
 // with "hangs", which are not run.
 var knownDiffs = map[string]string{
-	"go123_iter_pull":   "iter.Pull is not supported (a clear error names it)",
-	"go123_slices_iter": "slices.All, maps.Keys, maps.Values (generic functions returning iterators) are not provided (a clear error names them)",
-	"issue_slices":      "maps.Keys and slices.Sorted (generic functions returning iterators) are not provided: yaegi fails to call a closure returned by a generic function (a clear error names them)",
-	"init_order/split":  "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",
-	"panic_index":       "a runtime panic's message lacks Go's details (index out of range [5] with length 3)",
+	"init_order/split": "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",
+	"panic_index":      "a runtime panic's message lacks Go's details (index out of range [5] with length 3)",
 }
 
 // goRun is what the toolchain's binary did.

@@ -160,7 +160,15 @@
 //     slices.Equal, maps.Equal, cmp.Compare...), for which yaegi has no
 //     symbols, call interpreted versions that the session compiles when a
 //     cell first needs them, instantiated with go/types' type arguments
-//     (genericstd.go).
+//     (genericstd.go);
+//   - calls of the generic functions of slices, maps and iter that
+//     return or take iterators or build slices (maps.Keys, slices.Sorted,
+//     slices.Collect, slices.Clone, slices.Insert, iter.Pull...) are
+//     written out as function literals with go/types' type arguments:
+//     yaegi failed to call a closure returned by a generic function, and
+//     its generic append lost elements (genericmacro.go);
+//   - return <-ch becomes return T(<-ch): yaegi lost the received value
+//     (reflect: Value.Set using unaddressable value) (rewrite_recv.go).
 //
 // The rewrites of calls are in rewrite_call.go.
 //
@@ -202,11 +210,10 @@
 //
 // A rewrite that needs a type that cannot be written in the cell (of a
 // package the session did not import) is not made. A range over a
-// function whose body returns, defers, uses goto or a label, the names of
-// iter other than Seq and Seq2 (iter.Pull), and the generic functions of
-// the standard library that the session does not provide (maps.Keys,
-// slices.Clone, slices.Sorted) fail with an *Error named "unsupported"
-// that names the construct.
+// function whose body returns, defers, uses goto or a label, and the
+// generic functions of the standard library that the session does not
+// provide (slices.BinarySearch, maps.EqualFunc) fail with an *Error named
+// "unsupported" that names the construct.
 //
 // # Errors
 //

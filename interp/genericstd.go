@@ -21,12 +21,13 @@ import (
 // slices.Sort(xs) is rewritten to __gnnlab_slices_Sort[int](xs) with the
 // type arguments go/types inferred. Their signatures are simpler than
 // the standard library's (a slice parameter is []E, not S ~[]E), so a
-// result has the unnamed slice type. Functions not listed stay
-// unsupported, with an error naming them: among them those that return
-// iterators (maps.Keys, slices.All: yaegi fails to call a closure that a
-// generic function returns) and those that build slices with append
+// result has the unnamed slice type. Those that return iterators
+// (maps.Keys, slices.All: yaegi fails to call a closure that a generic
+// function returns) and those that build slices with append
 // (slices.Clone, Insert, Compact, Delete: yaegi's generic append lost the
-// elements). A package's helpers are compiled into a session
+// elements) are written out at each call instead (genericmacro.go).
+// Functions in neither list stay unsupported, with an error naming them.
+// A package's helpers are compiled into a session
 // when a cell first calls one (Session.loadGeneric).
 
 // genericSrc holds one template per package; PFX is the prefix of its
@@ -294,7 +295,7 @@ func genericHelpers(p string) *types.Package {
 	genericOnce.Do(func() {
 		genericPkgs = map[string]*types.Package{}
 		for name, src := range genericSrc {
-			text := "package " + name + "\n\nimport \"sort\"\n" + strings.ReplaceAll(strings.ReplaceAll(src, "PFX", ""), "SORT.", "sort.")
+			text := "package " + name + "\n\nimport \"sort\"\n" + strings.ReplaceAll(strings.ReplaceAll(src, "PFX", ""), "SORT.", "sort.") + macroDecls[name]
 			if !strings.Contains(text, "sort.") {
 				text = strings.Replace(text, "import \"sort\"\n", "", 1)
 			}

@@ -384,7 +384,10 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok {
 				calledSel[sel] = true
 			}
-			done, e := r.genericCallee(x)
+			done, e := r.macroCall(x) // genericmacro.go
+			if !done && e == nil {
+				done, e = r.genericCallee(x)
+			}
 			if e != nil && err == nil {
 				err = e
 			}
@@ -414,7 +417,8 @@ func (r *rewriter) rewrite(n ast.Node) error {
 		return true
 	})
 	r.nestedDefers(n)
-	r.errorConv(n) // rewrite_iface.go
+	r.errorConv(n)   // rewrite_iface.go
+	r.recvReturns(n) // rewrite_recv.go
 	return err
 }
 
