@@ -348,10 +348,10 @@
 // BUG(interp): The standard packages outside interp/symbols/stdlib.txt
 // have yaegi's Go 1.22 tables: what Go added to them since is missing, and
 // packages added since 1.22 (unique, weak, crypto/sha3, go/version...) are
-// not available. Generic functions of the standard library (rand.N,
-// atomic.Pointer, the generic parts of slices and maps) are not in any
-// table; the session provides some of slices, maps and cmp, and
-// errors.AsType, as interpreted helpers (genericstd.go).
+// not available. Generic functions and types of the standard library are
+// not in any table; the session provides the common ones of slices, maps,
+// cmp and iter, errors.AsType, rand.N and atomic.Pointer (genericstd.go,
+// genericmacro.go, genericatomic.go).
 //
 // BUG(interp): errors.As (and errors.AsType) with a target of an
 // interpreted struct type that is not a pointer (var pe parseErr) panics

@@ -20,7 +20,7 @@ import (
 //
 // The arguments keep their text and place. go/types sees the functions'
 // signatures (macroDecls); {0}, {1}... in a body stand for the type
-// arguments. iter.Pull runs the sequence in a goroutine that hands each
+// arguments, {pkg} for the name by which the cell calls the package. iter.Pull runs the sequence in a goroutine that hands each
 // value over a channel (yaegi's return <-ch returned a wrong value: the
 // bodies receive into a variable first).
 
@@ -53,6 +53,12 @@ func Concat[E any](ss ...[]E) []E { return nil }
 func Repeat[E any](x []E, count int) []E { return nil }
 func Chunk[E any](s []E, n int) func(yield func([]E) bool) { return nil }
 `,
+	"math/rand/v2": `
+type intType interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+func N[Int intType](n Int) Int { return n }
+`,
 	"iter": `
 func Pull[V any](seq Seq[V]) (func() (V, bool), func()) { return nil, nil }
 func Pull2[K, V any](seq Seq2[K, V]) (func() (K, V, bool), func()) { return nil, nil }
@@ -84,6 +90,8 @@ var macroBodies = map[string]string{
 	"slices.Concat":      `func(ss ...[]{0}) []{0} { var r []{0}; for _, s := range ss { r = append(r, s...) }; return r }`,
 	"slices.Repeat":      `func(x []{0}, count int) []{0} { if count < 0 { panic("cannot be negative") }; r := make([]{0}, 0, len(x)*count); for k := 0; k < count; k++ { r = append(r, x...) }; return r }`,
 	"slices.Chunk":       `func(s []{0}, n int) func(func([]{0}) bool) { if n < 1 { panic("cannot be less than 1") }; return func(yield func([]{0}) bool) { for i := 0; i < len(s); i += n { end := i + n; if end > len(s) { end = len(s) }; if !yield(s[i:end:end]) { return } } } }`,
+
+	"math/rand/v2.N": `func(n {0}) {0} { if n <= 0 { panic("invalid argument to N") }; return {0}({pkg}.Uint64N(uint64(n))) }`,
 
 	"iter.Pull": `func(seq func(func({0}) bool)) (func() ({0}, bool), func()) {
 	req := make(chan bool)
@@ -201,6 +209,7 @@ func (r *rewriter) macroCall(call *ast.CallExpr) (bool, *unsupportedError) {
 		}
 		body = strings.ReplaceAll(body, "{"+string(rune('0'+k))+"}", t)
 	}
+	body = strings.ReplaceAll(body, "{pkg}", pkg.Name)
 	if strings.Contains(body, "__gnnlab_slices_") {
 		if r.generic == nil {
 			r.generic = map[string]bool{}

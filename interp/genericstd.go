@@ -267,8 +267,13 @@ var (
 // in cells: the helpers under their own names; nil for other packages.
 // errors is the compiled package with AsType added (errorsTypes).
 func genericTypes(p string) *types.Package {
-	if p == "errors" {
+	switch p {
+	case "errors":
 		return errorsTypes()
+	case "math/rand/v2":
+		return randTypes()
+	case "sync/atomic":
+		return atomicTypes() // genericatomic.go
 	}
 	return genericHelpers(p)
 }
@@ -286,6 +291,26 @@ var errorsTypes = sync.OnceValue(func() *types.Package {
 				p.Scope().Insert(h.Scope().Lookup(name))
 			}
 		}
+	}
+	return p
+})
+
+// randTypes is package math/rand/v2 for go/types: the compiled functions
+// and the generic N, written out at its calls (genericmacro.go).
+var randTypes = sync.OnceValue(func() *types.Package {
+	p, err := symTypes.Import("math/rand/v2")
+	if err != nil {
+		return nil
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "rand.go", "package rand\n"+macroDecls["math/rand/v2"], 0)
+	if err != nil {
+		return p
+	}
+	conf := types.Config{Error: func(error) {}}
+	h, _ := conf.Check("math/rand/v2", fset, []*ast.File{f}, nil)
+	if h != nil && p.Scope().Lookup("N") == nil {
+		p.Scope().Insert(h.Scope().Lookup("N"))
 	}
 	return p
 })
@@ -387,11 +412,15 @@ func (r *rewriter) genericCallee(call *ast.CallExpr) (bool, *unsupportedError) {
 // cells call, once per interpreter.
 func (s *Session) loadGeneric(ctx context.Context, rws ...*rewriter) error {
 	for _, r := range rws {
-		for _, p := range []string{"cmp", "slices", "maps", "errors"} {
+		for _, p := range []string{"cmp", "slices", "maps", "errors", "sync/atomic"} {
 			if !r.generic[p] || s.generic[p] {
 				continue
 			}
-			if _, err := s.eval(ctx, genericPiece(p), nil); err != nil {
+			src := atomicSrc
+			if p != "sync/atomic" {
+				src = genericPiece(p)
+			}
+			if _, err := s.eval(ctx, src, nil); err != nil {
 				return err
 			}
 			if s.generic == nil {

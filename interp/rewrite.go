@@ -376,6 +376,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			if r.iterType(x, x.X, []ast.Expr{x.Index}) {
 				return false
 			}
+			r.atomicType(x.X) // genericatomic.go
 		case *ast.IndexListExpr:
 			if r.iterType(x, x.X, x.Indices) {
 				return false
