@@ -121,7 +121,7 @@
 //     inferred (Map[int, string](xs, f)): yaegi's inference fails with
 //     several type parameters and untyped constants (Max(2.5, 1.5));
 //   - a method value of a value receiver that is not called at once
-//     (get := t.Get) binds a copy of the receiver, and a method expression
+//     (get := t.Get, also with t a pointer) binds a copy of the receiver, and a method expression
 //     ((*T).Set) becomes a function literal: yaegi read the receiver when
 //     the value was called and failed to call method expressions;
 //   - break L inside a select, of the for statement that L labels,
