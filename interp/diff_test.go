@@ -43,6 +43,7 @@ import (
 var knownDiffs = map[string]string{
 	"init_order/split": "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",
 	"panic_index":      "a runtime panic's message lacks Go's details (index out of range [5] with length 3)",
+	"panics_custom":    "a panic value of an interpreted error type, recovered into an any, does not match case error (yaegi's bare value in an any has no methods)",
 }
 
 // goRun is what the toolchain's binary did.

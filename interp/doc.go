@@ -167,6 +167,9 @@
 //     written out as function literals with go/types' type arguments:
 //     yaegi failed to call a closure returned by a generic function, and
 //     its generic append lost elements (genericmacro.go);
+//   - recover() becomes __gnnlab_rt.Recovered(recover()), which gives
+//     the panic value: yaegi's recover returned it as a reflect.Value, so
+//     r.(string) and case string failed;
 //   - return <-ch becomes return T(<-ch): yaegi lost the received value
 //     (reflect: Value.Set using unaddressable value) (rewrite_recv.go).
 //
@@ -379,5 +382,6 @@
 // BUG(interp): A value of an interpreted type held in an any (var a any =
 // codeErr{1}) is yaegi's bare value: fmt prints it without its String or
 // Error method, %T of a named non-struct type prints the underlying type,
-// and case error or x.(error) do not match it.
+// and case error or x.(error) do not match it; so is a recovered panic
+// value of such a type.
 package interp

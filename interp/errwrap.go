@@ -166,6 +166,18 @@ type nilPtrError struct{ msg func() string }
 
 func (e nilPtrError) Error() string { return e.msg() }
 
+// recovered is the value of recover() in a cell (rewrite.go): yaegi's
+// recover returned the panic value as a reflect.Value.
+func recovered(v any) any {
+	if rv, ok := v.(reflect.Value); ok {
+		if !rv.IsValid() {
+			return nil
+		}
+		return rv.Interface()
+	}
+	return v
+}
+
 // goRuntimeError is a panic value of the runtime.Error kind.
 type goRuntimeError string
 

@@ -413,6 +413,11 @@ func (r *rewriter) rewrite(n ast.Node) error {
 				r.ed.replace(id.Pos(), id.End(), helperRT+".Clear")
 			case r.isBuiltin(id, "new"):
 				r.newExpr(x, id)
+			case r.isBuiltin(id, "recover") && len(x.Args) == 0:
+				// yaegi's recover gives the panic value as a
+				// reflect.Value: r.(string) and case string failed.
+				r.ed.insert(x.Pos(), helperRT+".Recovered(", false)
+				r.ed.insert(x.End(), ")", false)
 			}
 		}
 		return true
