@@ -14,9 +14,9 @@ type Shape interface {
 type Rect struct{ W, H float64 }
 type Circle struct{ R float64 }
 
-func (r Rect) Area() float64       { return r.W * r.H }
-func (r Rect) Perimeter() float64  { return 2 * (r.W + r.H) }
-func (c Circle) Area() float64     { return math.Pi * c.R * c.R }
+func (r Rect) Area() float64        { return r.W * r.H }
+func (r Rect) Perimeter() float64   { return 2 * (r.W + r.H) }
+func (c Circle) Area() float64      { return math.Pi * c.R * c.R }
 func (c Circle) Perimeter() float64 { return 2 * math.Pi * c.R }
 
 type byArea []Shape

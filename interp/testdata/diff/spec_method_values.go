@@ -4,8 +4,8 @@ import "fmt"
 
 type Counter struct{ n int }
 
-func (c *Counter) Inc()     { c.n++ }
-func (c Counter) Get() int  { return c.n }
+func (c *Counter) Inc()         { c.n++ }
+func (c Counter) Get() int      { return c.n }
 func (c Counter) Add(k int) int { return c.n + k }
 
 func apply(f func(int) int, v int) int { return f(v) }
