@@ -228,7 +228,9 @@
 // function that the panic went through. A panic inside yaegi itself is
 // recovered into an "unsupported" error; yaegi's stack is never shown
 // (set GNNLAB_DEBUG_STACK=1 to have it written to stderr when reporting a
-// bug; GNNLAB_DEBUG_SRC=1 writes the rewritten source given to yaegi). A
+// bug; GNNLAB_DEBUG_SRC=1 writes the rewritten source given to yaegi).
+// The line "nil reflect type" that yaegi's log.Panic wrote to the standard
+// logger before such a panic is dropped (yaegilog.go). A
 // cell that fails to compile leaves the session as it was, except
 // that a variable it declared stays known with its zero value.
 //

@@ -120,6 +120,7 @@ func (s *Session) runtimeSymbols() yaegi.Exports {
 }
 
 func (s *Session) newInterp() (*yaegi.Interpreter, error) {
+	quietYaegiLog() // yaegilog.go
 	i := yaegi.New(yaegi.Options{
 		Stdin:  s.stdin,
 		Stdout: s.stdout,
