@@ -110,6 +110,9 @@
 //     see rewrite_loopvar.go;
 //   - c := c in a block at the top level of a cell, where yaegi read the
 //     new, zero c, goes through a fresh variable (rewrite_shadow.go);
+//     a variable defined in a block there with the name of a session
+//     variable (b := k in a range body) is renamed, since yaegi assigned
+//     the session's variable instead;
 //   - new(expr) (Go 1.26), which yaegi answered with the zero value,
 //     becomes a function literal returning the address of a copy;
 //   - the arguments of a deferred call in a function are evaluated at the

@@ -214,6 +214,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	srw.statements(pc.body, names)
 	srw.shadows(pc.body)
+	srw.globalShadows(pc.body)
 	if err := s.loadGeneric(ctx, rw, srw); err != nil {
 		return Result{}, err
 	}
