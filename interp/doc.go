@@ -91,6 +91,10 @@
 //     v, ok := m[k], switch y := x.(type)) runs in a function literal,
 //     unless it holds return, goto, or a break or continue to an outer
 //     label;
+//   - a top-level definition of a session variable with the type it has
+//     (b := b + 1 in a later cell) assigns it, its new variables declared
+//     first: yaegi made the new, zero b when it compiled the cell, so
+//     b + 1 read 0;
 //   - a top-level comma-ok definition (v, ok := m[k], x.(T), <-ch)
 //     declares its new variables first (var v V; var ok bool; v, ok = ...);
 //   - a top-level definition whose value indexes something (x := s[i])

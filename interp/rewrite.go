@@ -537,6 +537,7 @@ func (r *rewriter) statements(body *ast.BlockStmt, names map[string]string) {
 		case *ast.AssignStmt:
 			switch {
 			case st.Tok != token.DEFINE:
+			case r.redefine(st, names):
 			case len(st.Lhs) == len(st.Rhs):
 				r.typedDefine(st.Lhs, st.Rhs, st.Lhs[0].Pos(), st.Rhs[0].Pos(), names)
 			case len(st.Lhs) == 2 && isCommaOk(st.Rhs[0]):
@@ -569,6 +570,50 @@ func isCommaOk(e ast.Expr) bool {
 		return e.Op == token.ARROW
 	}
 	return false
+}
+
+// redefine rewrites a top-level definition of a session variable with
+// the type it has (b := b + 1, f, b := step(b) in a later cell) into an
+// assignment of it, the other new variables declared first: yaegi made
+// the new, zero b when it compiled the cell, before b + 1 or an earlier
+// statement of the cell read b. It reports whether it did.
+func (r *rewriter) redefine(st *ast.AssignStmt, names map[string]string) bool {
+	decl, again := "", false
+	for _, e := range st.Lhs {
+		id, ok := e.(*ast.Ident)
+		if !ok {
+			return false
+		}
+		obj := r.info.Defs[id]
+		if obj == nil {
+			obj = r.info.Uses[id] // defined again in this cell
+		}
+		if id.Name == "_" || obj == nil {
+			continue
+		}
+		if g, ok := r.globals[id.Name]; ok && g.IsValid() {
+			gt, ok := symTypes.TypeOf(g.Type())
+			if !ok || !types.Identical(gt, obj.Type()) {
+				return false
+			}
+			again = true
+			continue
+		}
+		if r.info.Defs[id] == nil {
+			continue // assigned: defined earlier in this cell
+		}
+		t, ok := typeText(obj.Type(), names)
+		if !ok {
+			return false
+		}
+		decl += "var " + id.Name + " " + t + "; "
+	}
+	if !again {
+		return false
+	}
+	r.ed.replace(st.TokPos, st.TokPos+token.Pos(len(":=")), "=")
+	r.ed.insert(st.Pos(), decl, false)
+	return true
 }
 
 // commaOk declares the new variables of v, ok := x before assigning them.
