@@ -392,5 +392,7 @@
 // codeErr{1}) is yaegi's bare value: fmt prints it without its String or
 // Error method, %T of a named non-struct type prints the underlying type,
 // and case error or x.(error) do not match it; so is a recovered panic
-// value of such a type.
+// value of such a type. A type switch whose cases are interpreted
+// concrete types (case codeErr, case *ptrErr) does not match such a value
+// passed in an interface{} parameter either (testdata/diff/typeswitch_concrete.go).
 package interp
