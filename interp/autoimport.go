@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"go/ast"
 	"go/types"
-	"path"
 	"sort"
 	"strings"
 )
@@ -16,8 +15,9 @@ import (
 // import "fmt"), as goimports would add it, gets the import: a name that
 // neither the cell nor the session defines, used as X in X.Sel, is looked
 // up among the standard library and gnnlab packages of the symbol tables
-// by package name; the package must have every name the cell selects from
-// it, and of several such packages the one with the shortest path wins
+// by package name (math/rand/v2 is rand); the package must have every
+// name the cell selects from it (its table's, or the generic ones the
+// session provides: rand.N, slices.Sorted), and of several such packages the one with the shortest path wins
 // (math/rand over math/rand/v2). The session imports it for good, as an
 // import in the cell would, and writes a line on standard error saying so.
 
@@ -26,7 +26,7 @@ import (
 func packagesNamed(name string) []string {
 	var ps []string
 	for p := range packages().byPath {
-		if path.Base(p) == name && !strings.Contains(p, "internal") {
+		if pathName(p) == name && !strings.Contains(p, "internal") {
 			ps = append(ps, p)
 		}
 	}
@@ -37,6 +37,17 @@ func packagesNamed(name string) []string {
 		return ps[i] < ps[j]
 	})
 	return ps
+}
+
+// providedGeneric reports whether the session provides the generic
+// function or type name of package p (genericstd.go), which no symbol
+// table holds.
+func providedGeneric(p, name string) bool {
+	t := genericTypes(p)
+	if t == nil && p == "iter" {
+		t = iterTypes()
+	}
+	return t != nil && t.Scope().Lookup(name) != nil
 }
 
 // autoImport imports the packages that the cell uses without importing;
@@ -75,7 +86,7 @@ func (s *Session) autoImport(ctx context.Context, pc *parsedCell, undef []types.
 		for _, p := range packagesNamed(name) {
 			exp := packages().byPath[p]
 			for sel := range sels[name] {
-				if _, ok := exp[sel]; !ok {
+				if _, ok := exp[sel]; !ok && !providedGeneric(p, sel) {
 					continue candidates
 				}
 			}

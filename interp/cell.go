@@ -285,5 +285,16 @@ func importName(s *ast.ImportSpec) string {
 		return s.Name.Name
 	}
 	p, _ := strconv.Unquote(s.Path.Value)
-	return p[strings.LastIndex(p, "/")+1:]
+	return pathName(p)
+}
+
+// pathName is the name of the package of import path p as Go's packages
+// name themselves: the last element, or the one before a major version
+// (math/rand/v2 is rand).
+func pathName(p string) string {
+	name := p[strings.LastIndex(p, "/")+1:]
+	if i := strings.LastIndex(p, "/"); i > 0 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+		return pathName(p[:i])
+	}
+	return name
 }

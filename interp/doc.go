@@ -91,6 +91,10 @@
 //     v, ok := m[k], switch y := x.(type)) runs in a function literal,
 //     unless it holds return, goto, or a break or continue to an outer
 //     label;
+//   - a top-level definition of a session variable with the type it has
+//     (b := b + 1 in a later cell) assigns it, its new variables declared
+//     first: yaegi made the new, zero b when it compiled the cell, so
+//     b + 1 read 0;
 //   - a top-level comma-ok definition (v, ok := m[k], x.(T), <-ch)
 //     declares its new variables first (var v V; var ok bool; v, ok = ...);
 //   - a top-level definition whose value indexes something (x := s[i])
@@ -110,6 +114,9 @@
 //     see rewrite_loopvar.go;
 //   - c := c in a block at the top level of a cell, where yaegi read the
 //     new, zero c, goes through a fresh variable (rewrite_shadow.go);
+//     a variable defined in a block there with the name of a session
+//     variable (b := k in a range body) is renamed, since yaegi assigned
+//     the session's variable instead;
 //   - new(expr) (Go 1.26), which yaegi answered with the zero value,
 //     becomes a function literal returning the address of a copy;
 //   - the arguments of a deferred call in a function are evaluated at the
@@ -121,7 +128,7 @@
 //     inferred (Map[int, string](xs, f)): yaegi's inference fails with
 //     several type parameters and untyped constants (Max(2.5, 1.5));
 //   - a method value of a value receiver that is not called at once
-//     (get := t.Get) binds a copy of the receiver, and a method expression
+//     (get := t.Get, also with t a pointer) binds a copy of the receiver, and a method expression
 //     ((*T).Set) becomes a function literal: yaegi read the receiver when
 //     the value was called and failed to call method expressions;
 //   - break L inside a select, of the for statement that L labels,
@@ -136,12 +143,42 @@
 //     package iter's Seq and Seq2 are written as the function types they
 //     are, and import "iter" is kept from yaegi, which has no such package
 //     (iter.go);
+//   - a value of an interpreted type that is not a pointer, assigned or
+//     converted to error (var err error = codeErr{404}), goes through a
+//     compiled identity function: yaegi has no reflect type for error and
+//     stored the bare value, which fmt printed as its fields and which
+//     panicked when passed on (rewrite_iface.go);
+//   - == and != of values of compiled interface types (err == target)
+//     call a compiled comparison that looks inside yaegi's wrappers, which
+//     are not comparable (the comparison panicked); a function returning
+//     a variable of an interpreted pointer type as an error returns a
+//     non-nil error when the pointer is nil, as Go does (yaegi returned a
+//     nil error); case error in a type switch, and x.(error), name
+//     error's compiled type (__gnnlab_rt.ErrorType), which matches
+//     compiled errors (fmt.Errorf's), and a type switch without a
+//     variable that has a case of an interface type gets one: yaegi's
+//     case error matched no compiled error, and without a variable it
+//     compared type names;
+//   - an unexported field of a declared struct type gets the tag
+//     json:"-": yaegi exports it (x becomes Xx), and encoding/json wrote
+//     and read it (rewrite_tags.go);
 //   - calls of the common generic functions of slices, maps and cmp
 //     (slices.Sort, slices.SortFunc, slices.Max, slices.Index,
 //     slices.Equal, maps.Equal, cmp.Compare...), for which yaegi has no
 //     symbols, call interpreted versions that the session compiles when a
 //     cell first needs them, instantiated with go/types' type arguments
-//     (genericstd.go).
+//     (genericstd.go);
+//   - calls of the generic functions of slices, maps and iter that
+//     return or take iterators or build slices (maps.Keys, slices.Sorted,
+//     slices.Collect, slices.Clone, slices.Insert, iter.Pull...) are
+//     written out as function literals with go/types' type arguments:
+//     yaegi failed to call a closure returned by a generic function, and
+//     its generic append lost elements (genericmacro.go);
+//   - recover() becomes __gnnlab_rt.Recovered(recover()), which gives
+//     the panic value: yaegi's recover returned it as a reflect.Value, so
+//     r.(string) and case string failed;
+//   - return <-ch becomes return T(<-ch): yaegi lost the received value
+//     (reflect: Value.Set using unaddressable value) (rewrite_recv.go).
 //
 // The rewrites of calls are in rewrite_call.go.
 //
@@ -155,6 +192,16 @@
 // log.Fatal* print their message and exit with status 1. os.Args is
 // [main], a program's name and no arguments, as go run gives them.
 //
+// # Errors of interpreted types
+//
+// The fmt and log functions that print see the Error method of
+// interpreted types (yaegi wrapped their arguments for Formatter and
+// Stringer only), and errors.Is, errors.As and errors.Unwrap see their
+// Unwrap, Is and As methods: the session gives yaegi error wrappers with
+// these methods and replaces errors.Is and errors.As by versions that
+// look through yaegi's wrappers, so that a target of an interpreted
+// pointer type (var nf *NotFound) is filled (errwrap.go).
+//
 // # Type names in fmt
 //
 // yaegi makes each struct type of a cell with reflect.StructOf: no name,
@@ -162,15 +209,21 @@
 // reflect type of every struct type a cell declares with its Go name and
 // fields, and the fmt functions that take a format print %T, %+v and %#v
 // of such values as Go does: main.point, {x:1 y:2}, main.point{x:1, y:2}
-// (fmtnames.go).
+// (fmtnames.go). A named type of another kind (type ID int) has its
+// underlying reflect type in yaegi: in a call with a constant format that
+// holds %T or %#v, an argument of such a type is passed with its Go name
+// (rewrite_fmt.go), so %T prints main.ID. %d and the other verbs that do
+// not call String print the value of an interpreted Stringer, not yaegi's
+// wrapper, and a slice or array of a cell type with a String or Error
+// method passed to a printing function of fmt prints their results
+// ([Red Green], not [0 1]).
 //
 // A rewrite that needs a type that cannot be written in the cell (of a
 // package the session did not import) is not made. A range over a
-// function whose body returns, defers, uses goto or a label, the names of
-// iter other than Seq and Seq2 (iter.Pull), and the generic functions of
-// the standard library that the session does not provide (maps.Keys,
-// slices.Clone, slices.Sorted) fail with an *Error named "unsupported"
-// that names the construct.
+// function whose body returns, defers, uses goto or a label, and the
+// generic functions of the standard library that the session does not
+// provide (slices.BinarySearch, maps.EqualFunc) fail with an *Error named
+// "unsupported" that names the construct.
 //
 // # Errors
 //
@@ -182,7 +235,9 @@
 // function that the panic went through. A panic inside yaegi itself is
 // recovered into an "unsupported" error; yaegi's stack is never shown
 // (set GNNLAB_DEBUG_STACK=1 to have it written to stderr when reporting a
-// bug; GNNLAB_DEBUG_SRC=1 writes the rewritten source given to yaegi). A
+// bug; GNNLAB_DEBUG_SRC=1 writes the rewritten source given to yaegi).
+// The line "nil reflect type" that yaegi's log.Panic wrote to the standard
+// logger before such a panic is dropped (yaegilog.go). A
 // cell that fails to compile leaves the session as it was, except
 // that a variable it declared stays known with its zero value.
 //
@@ -364,13 +419,12 @@
 // compiled package, or a stack overflow ends the process: the kernel
 // restarts the worker (see DESIGN.md).
 //
-// BUG(interp): Generic functions and types of the standard library
-// (rand.N, atomic.Pointer, unique.Make, the generic parts of slices and
-// maps) are not in any table, so packages that are generic only (unique,
-// weak, crypto/hkdf, iter's functions) import but offer nothing; the
-// session provides some of slices, maps and cmp, and errors.AsType, as
-// interpreted helpers (genericstd.go); errors.AsType, like errors.As,
-// works for compiled error types only.
+// BUG(interp): Generic functions and types of the standard library are
+// not in any table, so packages that are generic only (unique, weak,
+// crypto/hkdf) import but offer nothing; the session provides the common
+// ones of slices, maps, cmp and iter, errors.AsType, rand.N and
+// atomic.Pointer as interpreted helpers (genericstd.go, genericmacro.go,
+// genericatomic.go).
 //
 // BUG(interp): Packages of %go get's modules run interpreted, without the
 // session's rewrites (yaegi's Go 1.22-era semantics: one loop variable per
@@ -378,8 +432,12 @@
 // import; completion and inspection do not see them, and a new version of
 // a package already imported is used only after %restart.
 //
-// BUG(interp): errors.As with a target whose type is interpreted (var t
-// *myErr) panics: compiled code does not see the interpreted Error method.
+// BUG(interp): errors.As (and errors.AsType) with a target of an
+// interpreted struct type that is not a pointer (var pe parseErr) panics
+// with a message saying so: yaegi's wrapper of such a value holds its last
+// field, not the value. For the same reason two interface values holding
+// such struct values compare by their last fields. Pointer targets and
+// pointer receivers work.
 //
 // BUG(interp): A recover in a function deferred at the top level of a cell
 // does not stop the cell's panic, and a deferred call of a builtin or a
@@ -393,11 +451,15 @@
 // session rewrote (range over an integer, min, max).
 //
 // BUG(interp): Known differences from go run, each a program of
-// testdata/diff listed with its reason in diff_test.go: %T and %#v of a
-// named non-struct type (type ID int) print the underlying type; two
-// struct types of a session with the same fields share yaegi's type, so
-// fmt names them by the later one; an interpreted
-// error held in a local variable of type error loses its Error method in
-// fmt; errors.Is does not see an interpreted Unwrap method;
-// encoding/json sees unexported fields of interpreted structs.
+// testdata/diff listed with its reason in diff_test.go: two struct types
+// of a session with the same fields share yaegi's type, so fmt names them
+// by the later one.
+//
+// BUG(interp): A value of an interpreted type held in an any (var a any =
+// codeErr{1}) is yaegi's bare value: fmt prints it without its String or
+// Error method, %T of a named non-struct type prints the underlying type,
+// and case error or x.(error) do not match it; so is a recovered panic
+// value of such a type. A type switch whose cases are interpreted
+// concrete types (case codeErr, case *ptrErr) does not match such a value
+// passed in an interface{} parameter either (testdata/diff/typeswitch_concrete.go).
 package interp

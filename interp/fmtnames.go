@@ -422,10 +422,93 @@ func boolInt(b bool) int64 {
 	return 0
 }
 
+// namedValue is an argument of a named non-struct type of the session
+// (type ID int), whose reflect type is its underlying type: the session
+// passes its Go name beside it (rewrite_fmt.go) for %T and %#v.
+type namedValue struct {
+	name string // main.ID, []main.ID
+	v    any
+}
+
+// goSyntax is %#v of the value: fmt's, with the type's Go name in place
+// of its underlying type.
+func (nv namedValue) goSyntax() string {
+	s := fmt.Sprintf("%#v", nv.v)
+	if t := reflect.TypeOf(nv.v); t != nil {
+		if rest, ok := strings.CutPrefix(s, t.String()); ok {
+			return nv.name + rest
+		}
+	}
+	return s
+}
+
+// stringerList and errList are slices of values of a session type with a
+// String or Error method (rewrite_fmt.go), which print as fmt prints
+// such a slice in Go: the method for %v and %s (and Println), the values
+// for other verbs.
+type (
+	stringerList []fmt.Stringer
+	errList      []error
+)
+
+func stringers(n int, at func(int) fmt.Stringer) any {
+	s := make(stringerList, n)
+	for i := range s {
+		s[i] = at(i)
+	}
+	return s
+}
+
+func errorList(n int, at func(int) error) any {
+	s := make(errList, n)
+	for i := range s {
+		s[i] = at(i)
+	}
+	return s
+}
+
+func (s stringerList) Format(f fmt.State, verb rune) {
+	formatList(f, verb, len(s), func(i int) any { return s[i] })
+}
+func (s errList) Format(f fmt.State, verb rune) {
+	formatList(f, verb, len(s), func(i int) any { return s[i] })
+}
+
+func formatList(f fmt.State, verb rune, n int, at func(int) any) {
+	format := fmt.FormatString(f, verb)
+	io.WriteString(f, "[")
+	for i := range n {
+		if i > 0 {
+			io.WriteString(f, " ")
+		}
+		v := at(i)
+		if rv := unwrapped(reflect.ValueOf(v)); rv.IsValid() && !strings.ContainsRune("vsqxXw", verb) {
+			v = rv.Interface()
+		}
+		fmt.Fprintf(f, format, v)
+	}
+	io.WriteString(f, "]")
+}
+
+// isWrapper reports whether t is the type of a yaegi interface wrapper (a
+// struct whose first field IValue holds the value, then methods).
+func isWrapper(t reflect.Type) bool {
+	return t != nil && t.Kind() == reflect.Struct && t.NumField() > 1 && t.Field(0).Name == "IValue" && t.Field(0).Type.Kind() == reflect.Interface && t.Field(1).Type.Kind() == reflect.Func
+}
+
+func hasWrapper(args []any) bool {
+	for _, a := range args {
+		if isWrapper(reflect.TypeOf(a)) {
+			return true
+		}
+	}
+	return false
+}
+
 // fixArgs returns the arguments of a call with format, those printed by
 // %T, %+v or %#v replaced where their types hold interpreted structs.
 func (tn *typeNames) fixArgs(format string, args []any) (string, []any) {
-	if !strings.ContainsAny(format, "+#T") {
+	if !strings.ContainsAny(format, "+#T") && !hasWrapper(args) {
 		return format, args
 	}
 	var out []any
@@ -492,7 +575,29 @@ func (tn *typeNames) fixArgs(format string, args []any) (string, []any) {
 			continue
 		}
 		a := args[argNum]
+		if nv, ok := a.(namedValue); ok {
+			switch {
+			case c == 'T':
+				set(argNum, nv.name)
+			case c == 'v' && sharp:
+				set(argNum, nv.goSyntax())
+			default:
+				set(argNum, nv.v)
+				argNum++
+				continue
+			}
+			if fb == nil {
+				fb = []byte(format)
+			}
+			fb[i] = 's'
+			argNum++
+			continue
+		}
 		switch {
+		case !strings.ContainsRune("vsqxXTw", rune(c)) && isWrapper(reflect.TypeOf(a)):
+			// %d of an interpreted Stringer is of its value, not of
+			// yaegi's wrapper.
+			set(argNum, unwrapped(reflect.ValueOf(a)).Interface())
 		case c == 'T' && a != nil && tn.needs(reflect.TypeOf(a)):
 			set(argNum, tn.typeString(reflect.TypeOf(a)))
 			if fb == nil {
@@ -550,6 +655,32 @@ func (tn *typeNames) fmtSymbols(stdout io.Writer) yaegi.Exports {
 		}
 	}
 	return yaegi.Exports{"fmt/./fmt": fns, ".": {"MapTypes": reflect.ValueOf(mt)}}
+}
+
+// printMapTypes has the printing functions of fmt and log wrap the
+// interpreted values passed to them for fmt.Formatter, error and
+// fmt.Stringer, in the order fmt looks for these methods. yaegi's
+// MapTypes listed only Formatter and Stringer: an interpreted error type
+// passed to fmt.Println printed its fields, not its Error method.
+func printMapTypes(i *yaegi.Interpreter) yaegi.Exports {
+	ts := []reflect.Type{
+		reflect.TypeFor[fmt.Formatter](),
+		reflect.TypeFor[error](),
+		reflect.TypeFor[fmt.Stringer](),
+	}
+	mt := map[reflect.Value][]reflect.Type{}
+	for pkg, names := range map[string][]string{
+		"fmt": {"Append", "Appendf", "Appendln", "Errorf", "Fprint", "Fprintf", "Fprintln", "Print", "Printf", "Println", "Sprint", "Sprintf", "Sprintln"},
+		"log": {"Fatal", "Fatalf", "Fatalln", "Panic", "Panicf", "Panicln", "Print", "Printf", "Println"},
+	} {
+		syms := i.Symbols(pkg)[pkg]
+		for _, name := range names {
+			if v, ok := syms[name]; ok && v.Kind() == reflect.Func {
+				mt[v] = ts
+			}
+		}
+	}
+	return yaegi.Exports{".": {"MapTypes": reflect.ValueOf(mt)}}
 }
 
 // structTypes returns the registration calls for the struct types that

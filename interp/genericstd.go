@@ -21,12 +21,13 @@ import (
 // slices.Sort(xs) is rewritten to __gnnlab_slices_Sort[int](xs) with the
 // type arguments go/types inferred. Their signatures are simpler than
 // the standard library's (a slice parameter is []E, not S ~[]E), so a
-// result has the unnamed slice type. Functions not listed stay
-// unsupported, with an error naming them: among them those that return
-// iterators (maps.Keys, slices.All: yaegi fails to call a closure that a
-// generic function returns) and those that build slices with append
+// result has the unnamed slice type. Those that return iterators
+// (maps.Keys, slices.All: yaegi fails to call a closure that a generic
+// function returns) and those that build slices with append
 // (slices.Clone, Insert, Compact, Delete: yaegi's generic append lost the
-// elements). A package's helpers are compiled into a session
+// elements) are written out at each call instead (genericmacro.go).
+// Functions in neither list stay unsupported, with an error naming them.
+// A package's helpers are compiled into a session
 // when a cell first calls one (Session.loadGeneric).
 
 // genericSrc holds one template per package; PFX is the prefix of its
@@ -266,8 +267,13 @@ var (
 // in cells: the helpers under their own names; nil for other packages.
 // errors is the compiled package with AsType added (errorsTypes).
 func genericTypes(p string) *types.Package {
-	if p == "errors" {
+	switch p {
+	case "errors":
 		return errorsTypes()
+	case "math/rand/v2":
+		return randTypes()
+	case "sync/atomic":
+		return atomicTypes() // genericatomic.go
 	}
 	return genericHelpers(p)
 }
@@ -289,12 +295,32 @@ var errorsTypes = sync.OnceValue(func() *types.Package {
 	return p
 })
 
+// randTypes is package math/rand/v2 for go/types: the compiled functions
+// and the generic N, written out at its calls (genericmacro.go).
+var randTypes = sync.OnceValue(func() *types.Package {
+	p, err := symTypes.Import("math/rand/v2")
+	if err != nil {
+		return nil
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "rand.go", "package rand\n"+macroDecls["math/rand/v2"], 0)
+	if err != nil {
+		return p
+	}
+	conf := types.Config{Error: func(error) {}}
+	h, _ := conf.Check("math/rand/v2", fset, []*ast.File{f}, nil)
+	if h != nil && p.Scope().Lookup("N") == nil {
+		p.Scope().Insert(h.Scope().Lookup("N"))
+	}
+	return p
+})
+
 // genericHelpers is the package of the helpers of p for go/types.
 func genericHelpers(p string) *types.Package {
 	genericOnce.Do(func() {
 		genericPkgs = map[string]*types.Package{}
 		for name, src := range genericSrc {
-			text := "package " + name + "\n\nimport \"sort\"\n" + strings.ReplaceAll(strings.ReplaceAll(src, "PFX", ""), "SORT.", "sort.")
+			text := "package " + name + "\n\nimport \"sort\"\n" + strings.ReplaceAll(strings.ReplaceAll(src, "PFX", ""), "SORT.", "sort.") + macroDecls[name]
 			if !strings.Contains(text, "sort.") {
 				text = strings.Replace(text, "import \"sort\"\n", "", 1)
 			}
@@ -386,11 +412,15 @@ func (r *rewriter) genericCallee(call *ast.CallExpr) (bool, *unsupportedError) {
 // cells call, once per interpreter.
 func (s *Session) loadGeneric(ctx context.Context, rws ...*rewriter) error {
 	for _, r := range rws {
-		for _, p := range []string{"cmp", "slices", "maps", "errors"} {
+		for _, p := range []string{"cmp", "slices", "maps", "errors", "sync/atomic"} {
 			if !r.generic[p] || s.generic[p] {
 				continue
 			}
-			if _, err := s.eval(ctx, genericPiece(p), nil); err != nil {
+			src := atomicSrc
+			if p != "sync/atomic" {
+				src = genericPiece(p)
+			}
+			if _, err := s.eval(ctx, src, nil); err != nil {
 				return err
 			}
 			if s.generic == nil {

@@ -16,15 +16,15 @@ import (
 // which range over a function (rewrite_rangefunc.go) handles, so the
 // session gives go/types a package iter declaring them, does not pass
 // import "iter" to yaegi, and writes iter.Seq[V] as func(func(V) bool)
-// and iter.Seq2[K, V] as func(func(K, V) bool). Other names of iter
-// (iter.Pull) are unsupported, with an error that names them.
+// and iter.Seq2[K, V] as func(func(K, V) bool). iter.Pull and iter.Pull2
+// are written out at their calls (genericmacro.go).
 
-const iterSrc = `package iter
+var iterSrc = `package iter
 
 type Seq[V any] func(yield func(V) bool)
 
 type Seq2[K, V any] func(yield func(K, V) bool)
-`
+` + "\n" + macroDecls["iter"]
 
 var (
 	iterOnce sync.Once
@@ -85,7 +85,7 @@ func (r *rewriter) iterSelector(sel *ast.SelectorExpr) *unsupportedError {
 		return nil
 	}
 	pn, ok := r.info.Uses[pkg].(*types.PkgName)
-	if !ok || pn.Imported().Path() != "iter" || sel.Sel.Name == "Seq" || sel.Sel.Name == "Seq2" {
+	if !ok || pn.Imported().Path() != "iter" || sel.Sel.Name == "Seq" || sel.Sel.Name == "Seq2" || macroBodies["iter."+sel.Sel.Name] != "" {
 		return nil
 	}
 	return &unsupportedError{sel.Pos(), "iter." + sel.Sel.Name + " is not supported by the interpreter (iter.Seq and iter.Seq2 are)"}

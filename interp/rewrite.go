@@ -19,6 +19,7 @@ const (
 	helperRT     = helperPrefix + "rt" // the compiled helpers, runtimeSymbols
 	helperMain   = helperPrefix + "main"
 	helperNew    = helperPrefix + "new"
+	helperErr    = helperPrefix + "err"
 )
 
 // helperSrc is compiled into every interpreter. min and max are generic
@@ -37,6 +38,12 @@ func __gnnlab_min[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~
 }
 
 func __gnnlab_new[T any](v T) *T { return &v }
+
+type __gnnlab_errT struct{}
+
+func (__gnnlab_errT) Error() string { return "" }
+
+func __gnnlab_err() error { return __gnnlab_errT{} }
 
 func __gnnlab_max[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string](x T, y ...T) T {
 	for _, v := range y {
@@ -316,6 +323,9 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			if x.Tok == token.CONST {
 				r.constRepeat(x)
 			}
+			if x.Tok == token.TYPE {
+				r.unexportedTags(x) // rewrite_tags.go
+			}
 		case *ast.ForStmt:
 			r.loops = append(r.loops, x)
 			r.forLoopVars(x)
@@ -366,6 +376,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			if r.iterType(x, x.X, []ast.Expr{x.Index}) {
 				return false
 			}
+			r.atomicType(x.X) // genericatomic.go
 		case *ast.IndexListExpr:
 			if r.iterType(x, x.X, x.Indices) {
 				return false
@@ -374,13 +385,17 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok {
 				calledSel[sel] = true
 			}
-			done, e := r.genericCallee(x)
+			done, e := r.macroCall(x) // genericmacro.go
+			if !done && e == nil {
+				done, e = r.genericCallee(x)
+			}
 			if e != nil && err == nil {
 				err = e
 			}
 			if !done {
 				r.instantiate(x)
 			}
+			r.namedArgs(x) // rewrite_fmt.go
 			id, ok := x.Fun.(*ast.Ident)
 			if !ok {
 				return true
@@ -398,11 +413,18 @@ func (r *rewriter) rewrite(n ast.Node) error {
 				r.ed.replace(id.Pos(), id.End(), helperRT+".Clear")
 			case r.isBuiltin(id, "new"):
 				r.newExpr(x, id)
+			case r.isBuiltin(id, "recover") && len(x.Args) == 0:
+				// yaegi's recover gives the panic value as a
+				// reflect.Value: r.(string) and case string failed.
+				r.ed.insert(x.Pos(), helperRT+".Recovered(", false)
+				r.ed.insert(x.End(), ")", false)
 			}
 		}
 		return true
 	})
 	r.nestedDefers(n)
+	r.errorConv(n)   // rewrite_iface.go
+	r.recvReturns(n) // rewrite_recv.go
 	return err
 }
 
@@ -515,6 +537,7 @@ func (r *rewriter) statements(body *ast.BlockStmt, names map[string]string) {
 		case *ast.AssignStmt:
 			switch {
 			case st.Tok != token.DEFINE:
+			case r.redefine(st, names):
 			case len(st.Lhs) == len(st.Rhs):
 				r.typedDefine(st.Lhs, st.Rhs, st.Lhs[0].Pos(), st.Rhs[0].Pos(), names)
 			case len(st.Lhs) == 2 && isCommaOk(st.Rhs[0]):
@@ -547,6 +570,50 @@ func isCommaOk(e ast.Expr) bool {
 		return e.Op == token.ARROW
 	}
 	return false
+}
+
+// redefine rewrites a top-level definition of a session variable with
+// the type it has (b := b + 1, f, b := step(b) in a later cell) into an
+// assignment of it, the other new variables declared first: yaegi made
+// the new, zero b when it compiled the cell, before b + 1 or an earlier
+// statement of the cell read b. It reports whether it did.
+func (r *rewriter) redefine(st *ast.AssignStmt, names map[string]string) bool {
+	decl, again := "", false
+	for _, e := range st.Lhs {
+		id, ok := e.(*ast.Ident)
+		if !ok {
+			return false
+		}
+		obj := r.info.Defs[id]
+		if obj == nil {
+			obj = r.info.Uses[id] // defined again in this cell
+		}
+		if id.Name == "_" || obj == nil {
+			continue
+		}
+		if g, ok := r.globals[id.Name]; ok && g.IsValid() {
+			gt, ok := symTypes.TypeOf(g.Type())
+			if !ok || !types.Identical(gt, obj.Type()) {
+				return false
+			}
+			again = true
+			continue
+		}
+		if r.info.Defs[id] == nil {
+			continue // assigned: defined earlier in this cell
+		}
+		t, ok := typeText(obj.Type(), names)
+		if !ok {
+			return false
+		}
+		decl += "var " + id.Name + " " + t + "; "
+	}
+	if !again {
+		return false
+	}
+	r.ed.replace(st.TokPos, st.TokPos+token.Pos(len(":=")), "=")
+	r.ed.insert(st.Pos(), decl, false)
+	return true
 }
 
 // commaOk declares the new variables of v, ok := x before assigning them.
@@ -689,8 +756,8 @@ func needsFrame(st ast.Stmt) bool {
 		case *ast.ValueSpec:
 			need = need || (len(n.Names) > len(n.Values) && len(n.Values) > 0)
 		case *ast.TypeSwitchStmt:
-			_, binds := n.Assign.(*ast.AssignStmt)
-			need = need || binds
+			// It binds a variable, or is given one (errorCases).
+			need = true
 		case *ast.ReturnStmt:
 			can = false
 		case *ast.BranchStmt:

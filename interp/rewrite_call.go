@@ -335,13 +335,18 @@ func (r *rewriter) methodRef(sel *ast.SelectorExpr) {
 		if _, iface := s.Recv().Underlying().(*types.Interface); iface {
 			return
 		}
-		rt, ok1 := typeText(s.Recv(), r.names)
+		recv, deref := s.Recv(), ""
+		if p, ok := recv.Underlying().(*types.Pointer); ok && len(s.Index()) == 1 {
+			// c.Get with c a *T and Get of receiver T binds a copy of *c.
+			recv, deref = p.Elem(), "*"
+		}
+		rt, ok1 := typeText(recv, r.names)
 		ft, ok2 := typeText(sig, r.names)
 		if !ok1 || !ok2 {
 			return
 		}
 		v := r.fresh("mr")
-		r.ed.insert(sel.Pos(), "func("+v+" "+rt+") "+ft+" { return "+v+"."+sel.Sel.Name+" }(", false)
+		r.ed.insert(sel.Pos(), "func("+v+" "+rt+") "+ft+" { return "+v+"."+sel.Sel.Name+" }("+deref, false)
 		r.ed.replace(sel.X.End(), sel.End(), ")")
 	case types.MethodExpr:
 		params := make([]string, sig.Params().Len())

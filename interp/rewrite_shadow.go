@@ -3,6 +3,7 @@ package interp
 import (
 	"go/ast"
 	"go/token"
+	"go/types"
 	"strings"
 )
 
@@ -67,4 +68,121 @@ func (r *rewriter) shadow(as *ast.AssignStmt) {
 	lhs := r.ed.text(as.Lhs[0].Pos(), as.Lhs[len(as.Lhs)-1].End(), false)
 	r.ed.replace(as.Lhs[0].Pos(), as.TokPos+token.Pos(len(":=")), strings.Join(tmps, ", ")+" :=")
 	r.ed.insert(as.End(), "; "+lhs+" := "+strings.Join(tmps, ", "), false)
+}
+
+// globalShadows renames the variables that a definition in a block of the
+// cell's top-level statements (outside function literals) gives the name
+// of a global: yaegi assigned the global instead (b := k in if or range
+// body at the top of a cell changed the session's b for good). The new
+// variable and its uses get a fresh name, __gnnlab_gs1_b. Definitions
+// that read the name they define are left to shadow.
+func (r *rewriter) globalShadows(body *ast.BlockStmt) {
+	top := map[string]bool{}
+	for _, st := range body.List {
+		if as, ok := st.(*ast.AssignStmt); ok && as.Tok == token.DEFINE {
+			for _, e := range as.Lhs {
+				if id, ok := e.(*ast.Ident); ok {
+					top[id.Name] = true
+				}
+			}
+		}
+		if ds, ok := st.(*ast.DeclStmt); ok {
+			if gd, ok := ds.Decl.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+				for _, sp := range gd.Specs {
+					for _, id := range sp.(*ast.ValueSpec).Names {
+						top[id.Name] = true
+					}
+				}
+			}
+		}
+	}
+	global := func(name string) bool {
+		_, g := r.globals[name]
+		return g || top[name]
+	}
+	renamed := map[types.Object]string{}
+	var defs []*ast.Ident
+	ast.Inspect(body, func(x ast.Node) bool {
+		var list []ast.Stmt
+		switch x := x.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.BlockStmt:
+			list = x.List
+		case *ast.CaseClause:
+			list = x.Body
+		case *ast.CommClause:
+			list = x.Body
+		}
+		if x == body {
+			return true
+		}
+		for _, st := range list {
+			var ids []*ast.Ident
+			switch st := st.(type) {
+			case *ast.AssignStmt:
+				if st.Tok != token.DEFINE || r.readsDefined(st) {
+					continue
+				}
+				for _, e := range st.Lhs {
+					if id, ok := e.(*ast.Ident); ok {
+						ids = append(ids, id)
+					}
+				}
+			case *ast.DeclStmt:
+				if gd, ok := st.Decl.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+					for _, sp := range gd.Specs {
+						ids = append(ids, sp.(*ast.ValueSpec).Names...)
+					}
+				}
+			}
+			for _, id := range ids {
+				obj := r.info.Defs[id]
+				if obj == nil || id.Name == "_" || !global(id.Name) {
+					continue
+				}
+				if _, ok := obj.(*types.Var); !ok {
+					continue
+				}
+				renamed[obj] = r.fresh("gs") + "_" + id.Name
+				defs = append(defs, id)
+			}
+		}
+		return true
+	})
+	if len(renamed) == 0 {
+		return
+	}
+	for _, id := range defs {
+		r.ed.replace(id.Pos(), id.End(), renamed[r.info.Defs[id]])
+	}
+	ast.Inspect(body, func(x ast.Node) bool {
+		if id, ok := x.(*ast.Ident); ok {
+			if name, ok := renamed[r.info.Uses[id]]; ok {
+				r.ed.replace(id.Pos(), id.End(), name)
+			}
+		}
+		return true
+	})
+}
+
+// readsDefined reports whether a definition reads a name it defines
+// (c := c), which shadow rewrites.
+func (r *rewriter) readsDefined(as *ast.AssignStmt) bool {
+	defined := map[string]bool{}
+	for _, e := range as.Lhs {
+		if id, ok := e.(*ast.Ident); ok {
+			defined[id.Name] = true
+		}
+	}
+	reads := false
+	for _, e := range as.Rhs {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && defined[id.Name] {
+				reads = true
+			}
+			return !reads
+		})
+	}
+	return reads
 }

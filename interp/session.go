@@ -108,19 +108,25 @@ func (s *Session) runtimeSymbols() yaegi.Exports {
 		}
 	}
 	vv := reflect.ValueOf(values)
+	vn := reflect.ValueOf(func(name string, v any) any { return namedValue{name, v} })
 	return yaegi.Exports{
-		"gnnlabrt/gnnlabrt": {"Values": vv, "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register)},
+		"gnnlabrt/gnnlabrt": {"Values": vv, "Error": reflect.ValueOf(func(e error) error { return e }), "Equal": reflect.ValueOf(equal), "ErrorPtr": reflect.ValueOf(errorPtr), "ErrorType": reflect.ValueOf((*error)(nil)), "Named": vn, "Recovered": reflect.ValueOf(recovered), "StringerType": reflect.ValueOf((*fmt.Stringer)(nil)), "Stringers": reflect.ValueOf(stringers), "Errors": reflect.ValueOf(errorList), "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register)},
 		// Interpreted values passed to Values are wrapped so that they
 		// keep these methods (yaegi's "MapTypes").
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{vv: {
 			reflect.TypeFor[display.Renderer](),
 			reflect.TypeFor[fmt.Stringer](),
 			reflect.TypeFor[error](),
+		}, vn: {
+			reflect.TypeFor[fmt.Formatter](),
+			reflect.TypeFor[error](),
+			reflect.TypeFor[fmt.Stringer](),
 		}})},
 	}
 }
 
 func (s *Session) newInterp() (*yaegi.Interpreter, error) {
+	quietYaegiLog() // yaegilog.go
 	i := yaegi.New(yaegi.Options{
 		Stdin:  s.stdin,
 		Stdout: s.stdout,
@@ -150,8 +156,18 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 			return nil, fmt.Errorf("interp: loading symbols: %w", err)
 		}
 	}
+	if err := i.Use(printMapTypes(i)); err != nil { // fmtnames.go
+		return nil, fmt.Errorf("interp: loading symbols: %w", err)
+	}
 	if _, err := i.Eval(helperSrc); err != nil {
 		return nil, fmt.Errorf("interp: helpers: %w", err)
+	}
+	es, err := errorSymbols(i) // errwrap.go
+	if err == nil {
+		err = i.Use(es)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("interp: error wrappers: %w", err)
 	}
 
 	return i, nil
@@ -214,6 +230,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	srw.statements(pc.body, names)
 	srw.shadows(pc.body)
+	srw.globalShadows(pc.body)
 	if err := s.loadGeneric(ctx, rw, srw); err != nil {
 		return Result{}, err
 	}

@@ -1,0 +1,205 @@
+package interp
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+)
+
+// Conversions to error.
+//
+// yaegi keeps no reflect type for the predeclared error, so a value of an
+// interpreted type that is not a pointer, assigned to a variable of type
+// error (var err error = codeErr{404}, err = codeErr{404}) or converted
+// (error(codeErr{404})), is stored as its bare value: fmt printed its
+// fields ({404}) and passing it on to a function panicked (reflect: Call
+// using struct as type error). Its conversions in a call argument or a
+// return statement are right. So the value goes through a compiled
+// identity function taking an error, __gnnlab_rt.Error(v), whose argument
+// yaegi wraps with the type's methods.
+
+// Comparisons of such values (err == target) go through
+// __gnnlab_rt.Equal, which compares the values inside the wrappers
+// (errwrap.go).
+
+// errorConv records the rewrites of the conversions to error, and of
+// the comparisons of values of compiled interface types, in n.
+func (r *rewriter) errorConv(n ast.Node) {
+	ast.Inspect(n, func(node ast.Node) bool {
+		switch x := node.(type) {
+		case *ast.AssignStmt:
+			if x.Tok != token.ASSIGN || len(x.Lhs) != len(x.Rhs) {
+				return true
+			}
+			for k, l := range x.Lhs {
+				r.toError(r.info.Types[l].Type, x.Rhs[k])
+			}
+		case *ast.ValueSpec:
+			if x.Type == nil || len(x.Values) != len(x.Names) {
+				return true
+			}
+			t := r.info.Types[x.Type].Type
+			for _, v := range x.Values {
+				r.toError(t, v)
+			}
+		case *ast.TypeSwitchStmt:
+			r.errorCases(x)
+		case *ast.TypeAssertExpr:
+			if id, ok := x.Type.(*ast.Ident); ok && r.info.Uses[id] == types.Universe.Lookup("error") {
+				r.ed.replace(id.Pos(), id.End(), helperRT+".ErrorType")
+			}
+		case *ast.FuncDecl:
+			if obj, ok := r.info.Defs[x.Name].(*types.Func); ok && x.Body != nil {
+				r.nilReturns(x.Body, obj.Type().(*types.Signature))
+			}
+		case *ast.FuncLit:
+			if sig, ok := r.info.Types[x].Type.(*types.Signature); ok {
+				r.nilReturns(x.Body, sig)
+			}
+		case *ast.BinaryExpr:
+			if (x.Op == token.EQL || x.Op == token.NEQ) && (compiledIface(r.info.Types[x.X]) || compiledIface(r.info.Types[x.Y])) &&
+				!r.info.Types[x.X].IsNil() && !r.info.Types[x.Y].IsNil() {
+				call := helperRT + ".Equal("
+				if x.Op == token.NEQ {
+					call = "!" + call
+				}
+				r.ed.insert(x.X.Pos(), call, false)
+				r.ed.replace(x.OpPos, x.OpPos+2, ",")
+				r.ed.insert(x.Y.End(), ")", false)
+			}
+		case *ast.CallExpr:
+			if len(x.Args) != 1 {
+				return true
+			}
+			if tv, ok := r.info.Types[x.Fun]; ok && tv.IsType() {
+				r.toError(tv.Type, x.Args[0])
+			}
+		}
+		return true
+	})
+}
+
+// toError wraps v when dst is error and v's type is an interpreted type
+// that is neither a pointer nor an interface.
+func (r *rewriter) toError(dst types.Type, v ast.Expr) {
+	if dst == nil || !types.Identical(dst, types.Universe.Lookup("error").Type()) {
+		return
+	}
+	if !interpretedValueType(r.info.Types[v].Type) {
+		return
+	}
+	r.ed.insert(v.Pos(), helperRT+".Error(", false)
+	r.ed.insert(v.End(), ")", false)
+}
+
+// nilReturns wraps the variables of pointer types of the session returned
+// as an error by a function of signature sig with body: return p, p a nil
+// *E, gave a nil error (yaegi makes a nil pointer a nil interface), and
+// err == nil was true. __gnnlab_rt.ErrorPtr returns, for a nil p, an error
+// whose Error method calls p's.
+func (r *rewriter) nilReturns(body *ast.BlockStmt, sig *types.Signature) {
+	res := sig.Results()
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(x.Results) != res.Len() {
+				return true
+			}
+			for k, e := range x.Results {
+				if !types.Identical(res.At(k).Type(), types.Universe.Lookup("error").Type()) || !plainOperand(e) {
+					continue
+				}
+				ptr, ok := types.Unalias(r.info.Types[e].Type).(*types.Pointer)
+				if !ok || !interpretedValueType(ptr.Elem()) {
+					continue
+				}
+				v := r.ed.text(e.Pos(), e.End(), false)
+				r.ed.insert(e.Pos(), helperRT+".ErrorPtr("+v+" == nil, func() string { return "+v+".Error() }, ", false)
+				r.ed.insert(e.End(), ")", false)
+			}
+		}
+		return true
+	})
+}
+
+// errorCases writes a case error of a type switch as a case of the
+// compiled error type (__gnnlab_rt.ErrorType, error's reflect type):
+// yaegi's case error did not match a compiled error (fmt.Errorf's).
+func (r *rewriter) errorCases(sw *ast.TypeSwitchStmt) {
+	if es, ok := sw.Assign.(*ast.ExprStmt); ok && r.ifaceCase(sw) {
+		// Without a variable, yaegi compares the names of the types,
+		// which an interface never matches: give it one.
+		r.ed.insert(es.X.Pos(), helperPrefix+"_ := ", false)
+	}
+	for _, st := range sw.Body.List {
+		cc, ok := st.(*ast.CaseClause)
+		if !ok {
+			continue
+		}
+		for _, e := range cc.List {
+			if id, ok := e.(*ast.Ident); ok && r.info.Uses[id] == types.Universe.Lookup("error") {
+				r.ed.replace(id.Pos(), id.End(), helperRT+".ErrorType")
+			}
+		}
+	}
+}
+
+// ifaceCase reports whether a case of sw is an interface type with methods.
+func (r *rewriter) ifaceCase(sw *ast.TypeSwitchStmt) bool {
+	for _, st := range sw.Body.List {
+		if cc, ok := st.(*ast.CaseClause); ok {
+			for _, e := range cc.List {
+				if tv := r.info.Types[e]; tv.IsType() {
+					if it, ok := tv.Type.Underlying().(*types.Interface); ok && it.NumMethods() > 0 {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// plainOperand reports whether e is a name or a selection of fields of
+// a name, which may be evaluated more than once.
+func plainOperand(e ast.Expr) bool {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return x.Name != "nil"
+	case *ast.SelectorExpr:
+		return plainOperand(x.X)
+	}
+	return false
+}
+
+// compiledIface reports whether tv is a value of an interface type with
+// methods that the session did not declare (error, fmt.Stringer).
+func compiledIface(tv types.TypeAndValue) bool {
+	if !tv.IsValue() || tv.Type == nil {
+		return false
+	}
+	it, ok := tv.Type.Underlying().(*types.Interface)
+	if !ok || it.NumMethods() == 0 {
+		return false
+	}
+	if named, ok := types.Unalias(tv.Type).(*types.Named); ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "main" {
+		return false
+	}
+	return true
+}
+
+// interpretedValueType reports whether t is a named type of the session
+// (package main) that is neither a pointer nor an interface.
+func interpretedValueType(t types.Type) bool {
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != "main" {
+		return false
+	}
+	switch named.Underlying().(type) {
+	case *types.Pointer, *types.Interface:
+		return false
+	}
+	return true
+}
