@@ -179,6 +179,10 @@
 //     r.(string) and case string failed;
 //   - return <-ch becomes return T(<-ch): yaegi lost the received value
 //     (reflect: Value.Set using unaddressable value) (rewrite_recv.go).
+//   - A builtin call among several results of a return or values of an
+//     assignment (return 1 + f(x), len(x)) becomes a conversion to its
+//     type (int(len(x))): yaegi wrote its value over another result of the
+//     statement (rewrite_recv.go).
 //
 // The rewrites of calls are in rewrite_call.go.
 //

@@ -423,8 +423,9 @@ func (r *rewriter) rewrite(n ast.Node) error {
 		return true
 	})
 	r.nestedDefers(n)
-	r.errorConv(n)   // rewrite_iface.go
-	r.recvReturns(n) // rewrite_recv.go
+	r.errorConv(n)      // rewrite_iface.go
+	r.recvReturns(n)    // rewrite_recv.go
+	r.builtinReturns(n) // rewrite_recv.go
 	return err
 }
 
