@@ -11,8 +11,7 @@ import (
 type IntSlider struct {
 	*model
 	value, min, max, step int
-	onChange              []func(int)
-	watchers              []func()
+	on                    listeners[int]
 }
 
 // NewIntSlider returns a slider from min to max (step 1) showing value,
@@ -67,39 +66,15 @@ func (s *IntSlider) SetValue(v int) {
 }
 
 func (s *IntSlider) setLocked(v int, send bool) []func() {
-	s.mu.Lock()
 	v = clampInt(v, s.min, s.max)
-	if v == s.value {
-		s.mu.Unlock()
-		return nil
-	}
-	s.value = v
-	s.state["value"] = v
-	calls := make([]func(), 0, len(s.onChange)+len(s.watchers))
-	for _, f := range s.onChange {
-		calls = append(calls, func() { f(v) })
-	}
-	calls = append(calls, s.watchers...)
-	s.mu.Unlock()
-	if send {
-		s.set(map[string]any{"value": v})
-	}
-	return calls
+	return change(s.model, &s.value, v, "value", &s.on, v, send)
 }
 
 // OnChange adds f to the functions called with the new value each time
 // it changes, from the frontend or from SetValue.
-func (s *IntSlider) OnChange(f func(v int)) {
-	s.mu.Lock()
-	s.onChange = append(s.onChange, f)
-	s.mu.Unlock()
-}
+func (s *IntSlider) OnChange(f func(v int)) { s.on.add(s.model, f) }
 
-func (s *IntSlider) observe(f func()) {
-	s.mu.Lock()
-	s.watchers = append(s.watchers, f)
-	s.mu.Unlock()
-}
+func (s *IntSlider) observe(f func()) { s.on.watch(s.model, f) }
 
 func clampInt(v, lo, hi int) int {
 	return min(max(v, lo), hi)
@@ -109,8 +84,7 @@ func clampInt(v, lo, hi int) int {
 type FloatSlider struct {
 	*model
 	value, min, max, step float64
-	onChange              []func(float64)
-	watchers              []func()
+	on                    listeners[float64]
 }
 
 // NewFloatSlider returns a slider from min to max in steps of step showing
@@ -186,47 +160,22 @@ func (s *FloatSlider) setLocked(v float64, send bool) []func() {
 	if math.IsNaN(v) {
 		return nil
 	}
-	s.mu.Lock()
 	v = math.Min(math.Max(v, s.min), s.max)
-	if v == s.value {
-		s.mu.Unlock()
-		return nil
-	}
-	s.value = v
-	s.state["value"] = v
-	calls := make([]func(), 0, len(s.onChange)+len(s.watchers))
-	for _, f := range s.onChange {
-		calls = append(calls, func() { f(v) })
-	}
-	calls = append(calls, s.watchers...)
-	s.mu.Unlock()
-	if send {
-		s.set(map[string]any{"value": v})
-	}
-	return calls
+	return change(s.model, &s.value, v, "value", &s.on, v, send)
 }
 
 // OnChange adds f to the functions called with the new value each time
 // it changes.
-func (s *FloatSlider) OnChange(f func(v float64)) {
-	s.mu.Lock()
-	s.onChange = append(s.onChange, f)
-	s.mu.Unlock()
-}
+func (s *FloatSlider) OnChange(f func(v float64)) { s.on.add(s.model, f) }
 
-func (s *FloatSlider) observe(f func()) {
-	s.mu.Lock()
-	s.watchers = append(s.watchers, f)
-	s.mu.Unlock()
-}
+func (s *FloatSlider) observe(f func()) { s.on.watch(s.model, f) }
 
 // Dropdown chooses one of a list of strings (ipywidgets' Dropdown).
 type Dropdown struct {
 	*model
-	options  []string
-	index    int
-	onChange []func(string)
-	watchers []func()
+	options []string
+	index   int
+	on      listeners[string]
 }
 
 // NewDropdown returns a dropdown of options with value chosen. An empty
@@ -299,45 +248,22 @@ func (d *Dropdown) SetValue(v string) error {
 }
 
 func (d *Dropdown) setLocked(i int, send bool) []func() {
-	d.mu.Lock()
-	if i == d.index || d.err != nil {
-		d.mu.Unlock()
+	if d.err != nil { // set at construction only
 		return nil
 	}
-	d.index = i
-	d.state["index"] = i
-	v := d.options[i]
-	calls := make([]func(), 0, len(d.onChange)+len(d.watchers))
-	for _, f := range d.onChange {
-		calls = append(calls, func() { f(v) })
-	}
-	calls = append(calls, d.watchers...)
-	d.mu.Unlock()
-	if send {
-		d.set(map[string]any{"index": i})
-	}
-	return calls
+	return change(d.model, &d.index, i, "index", &d.on, d.options[i], send)
 }
 
 // OnChange adds f to the functions called with the new choice.
-func (d *Dropdown) OnChange(f func(v string)) {
-	d.mu.Lock()
-	d.onChange = append(d.onChange, f)
-	d.mu.Unlock()
-}
+func (d *Dropdown) OnChange(f func(v string)) { d.on.add(d.model, f) }
 
-func (d *Dropdown) observe(f func()) {
-	d.mu.Lock()
-	d.watchers = append(d.watchers, f)
-	d.mu.Unlock()
-}
+func (d *Dropdown) observe(f func()) { d.on.watch(d.model, f) }
 
 // Checkbox is a boolean (ipywidgets' Checkbox).
 type Checkbox struct {
 	*model
-	value    bool
-	onChange []func(bool)
-	watchers []func()
+	value bool
+	on    listeners[bool]
 }
 
 // NewCheckbox returns a checkbox labelled description, checked if value.
@@ -378,44 +304,19 @@ func (c *Checkbox) SetValue(v bool) {
 }
 
 func (c *Checkbox) setLocked(v bool, send bool) []func() {
-	c.mu.Lock()
-	if v == c.value {
-		c.mu.Unlock()
-		return nil
-	}
-	c.value = v
-	c.state["value"] = v
-	calls := make([]func(), 0, len(c.onChange)+len(c.watchers))
-	for _, f := range c.onChange {
-		calls = append(calls, func() { f(v) })
-	}
-	calls = append(calls, c.watchers...)
-	c.mu.Unlock()
-	if send {
-		c.set(map[string]any{"value": v})
-	}
-	return calls
+	return change(c.model, &c.value, v, "value", &c.on, v, send)
 }
 
 // OnChange adds f to the functions called with the new value.
-func (c *Checkbox) OnChange(f func(v bool)) {
-	c.mu.Lock()
-	c.onChange = append(c.onChange, f)
-	c.mu.Unlock()
-}
+func (c *Checkbox) OnChange(f func(v bool)) { c.on.add(c.model, f) }
 
-func (c *Checkbox) observe(f func()) {
-	c.mu.Lock()
-	c.watchers = append(c.watchers, f)
-	c.mu.Unlock()
-}
+func (c *Checkbox) observe(f func()) { c.on.watch(c.model, f) }
 
 // Text is a line of text input (ipywidgets' Text).
 type Text struct {
 	*model
-	value    string
-	onChange []func(string)
-	watchers []func()
+	value string
+	on    listeners[string]
 }
 
 // NewText returns a text field labelled description holding value. The
@@ -460,37 +361,13 @@ func (t *Text) SetValue(v string) {
 }
 
 func (t *Text) setLocked(v string, send bool) []func() {
-	t.mu.Lock()
-	if v == t.value {
-		t.mu.Unlock()
-		return nil
-	}
-	t.value = v
-	t.state["value"] = v
-	calls := make([]func(), 0, len(t.onChange)+len(t.watchers))
-	for _, f := range t.onChange {
-		calls = append(calls, func() { f(v) })
-	}
-	calls = append(calls, t.watchers...)
-	t.mu.Unlock()
-	if send {
-		t.set(map[string]any{"value": v})
-	}
-	return calls
+	return change(t.model, &t.value, v, "value", &t.on, v, send)
 }
 
 // OnChange adds f to the functions called with the new text.
-func (t *Text) OnChange(f func(v string)) {
-	t.mu.Lock()
-	t.onChange = append(t.onChange, f)
-	t.mu.Unlock()
-}
+func (t *Text) OnChange(f func(v string)) { t.on.add(t.model, f) }
 
-func (t *Text) observe(f func()) {
-	t.mu.Lock()
-	t.watchers = append(t.watchers, f)
-	t.mu.Unlock()
-}
+func (t *Text) observe(f func()) { t.on.watch(t.model, f) }
 
 // Button is a push button (ipywidgets' Button).
 type Button struct {
