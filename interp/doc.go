@@ -183,6 +183,12 @@
 //     assignment (return 1 + f(x), len(x)) becomes a conversion to its
 //     type (int(len(x))): yaegi wrote its value over another result of the
 //     statement (rewrite_recv.go).
+//   - A tuple assignment to names with a call on its right side (a, b = x.F(),
+//     s[:n]) becomes an assignment from one call of a function literal
+//     returning the values: yaegi lost the values after a method call in
+//     the tuple form (rewrite_recv.go). The session declares a cell's
+//     variables for its function literals only from definitions of one
+//     name (frames.go) for the same reason.
 //
 // The rewrites of calls are in rewrite_call.go.
 //

@@ -134,9 +134,9 @@ func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info
 
 // cellDefs maps the variables that the top-level definitions of the
 // cell's statements make (x := 1) to their statements, where makeLits can
-// declare them first: the statement has no other rewrite, its right side
-// does not mention what it defines, and each type can be written at
-// package level. hoist.go's statements are declared already.
+// declare them first: the statement has no other rewrite, defines one
+// name, its right side does not mention what it defines, and each type can
+// be written at package level. hoist.go's statements are declared already.
 func cellDefs(pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) map[types.Object]*ast.AssignStmt {
 	defs := map[types.Object]*ast.AssignStmt{}
 	for _, st := range pc.body.List {
@@ -165,7 +165,11 @@ func cellDefs(pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) map[ty
 				objs = append(objs, obj)
 			}
 		}
-		if !rw.hoisted[as] && (edited || !writable || refersAny(as.Rhs, names)) {
+		// A statement of several values stays a definition: as an
+		// assignment (a, b = x.F(), s[:n]) yaegi loses the values after
+		// a method call (b is left empty).
+		multi := len(as.Lhs) > 1
+		if !rw.hoisted[as] && (edited || !writable || multi || refersAny(as.Rhs, names)) {
 			continue
 		}
 		for _, obj := range objs {

@@ -310,6 +310,7 @@ func (r *rewriter) isBuiltin(id *ast.Ident, name string) bool {
 // construct.
 func (r *rewriter) rewrite(n ast.Node) error {
 	var err error
+	r.tupleAssigns(n) // rewrite_recv.go; first: see there
 	if r.labels == nil {
 		r.labels = map[ast.Stmt]string{}
 	}

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 )
 
 // recvReturns rewrites return <-ch, whose value yaegi lost (reflect:
@@ -82,6 +83,60 @@ func (r *rewriter) builtinReturns(n ast.Node) {
 			r.ed.insert(e.Pos(), "("+t+")(", false)
 			r.ed.insert(e.End(), ")", false)
 		}
+		return true
+	})
+}
+
+// tupleAssigns rewrites a tuple assignment to names whose right side has a
+// call (a, b, c = x.F(1), x.F(2), s[:3]) to an assignment from one call of
+// a function literal returning the values (a, b, c = func() (T, T, []int)
+// { return x.F(1), x.F(2), s[:3] }()): yaegi lost the values after a
+// method call in the tuple form (c was left empty), and gets the
+// single-call form right. The right side is still evaluated before any
+// name is assigned, as Go does. It runs before the other rewrites, so
+// that their insertions at the statement's end land inside the literal.
+func (r *rewriter) tupleAssigns(n ast.Node) {
+	ast.Inspect(n, func(node ast.Node) bool {
+		as, ok := node.(*ast.AssignStmt)
+		if !ok || as.Tok != token.ASSIGN || len(as.Lhs) < 2 || len(as.Lhs) != len(as.Rhs) {
+			return true
+		}
+		hasCall := false
+		for _, e := range as.Rhs {
+			ast.Inspect(e, func(m ast.Node) bool {
+				if _, ok := m.(*ast.CallExpr); ok {
+					hasCall = true
+				}
+				_, lit := m.(*ast.FuncLit)
+				return !hasCall && !lit
+			})
+		}
+		if !hasCall {
+			return true
+		}
+		results := make([]string, len(as.Lhs))
+		for i, e := range as.Lhs {
+			id, ok := e.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			var t types.Type
+			if obj := r.info.ObjectOf(id); obj != nil && id.Name != "_" {
+				t = obj.Type()
+			} else if tv, ok := r.info.Types[as.Rhs[i]]; ok {
+				t = types.Default(tv.Type)
+			}
+			if t == nil {
+				return true
+			}
+			s, ok := typeText(t, r.names)
+			if !ok {
+				return true
+			}
+			results[i] = s
+		}
+		r.ed.replace(as.TokPos, as.Rhs[0].Pos(), "= func() ("+strings.Join(results, ", ")+") { return ")
+		r.ed.insert(as.End(), " }()", false)
 		return true
 	})
 }
