@@ -189,6 +189,14 @@
 //     the tuple form (rewrite_recv.go). The session declares a cell's
 //     variables for its function literals only from definitions of one
 //     name (frames.go) for the same reason.
+//   - A go statement that starts a function literal (go func(k int)
+//     {...}(i)) calls a function declared for the literal, given pointers
+//     to the variables the literal captures: yaegi's call of a literal
+//     writes the literal's frame slot as the goroutine ends while the next
+//     evaluation of the literal reads it without a lock — a data race
+//     under -race and, at times, a "call of nil function" crash of a loop
+//     that starts goroutines (rewrite_go.go). A literal that uses a type
+//     or constant declared in its function stays a literal.
 //
 // The rewrites of calls are in rewrite_call.go.
 //

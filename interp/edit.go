@@ -47,6 +47,7 @@ func (e *editor) text(from, to token.Pos, withWrap bool) string {
 			in = append(in, ed)
 		}
 	}
+	in = dropCovered(in)
 	// Apply from the end; at one offset, a replacement goes before an
 	// insertion so that the insertion lands in front of it.
 	sort.SliceStable(in, func(i, j int) bool {
@@ -69,4 +70,28 @@ func (e *editor) piece(from, to token.Pos, prefix string, withWrap bool) string 
 	p := e.fset.Position(from)
 	col := max(p.Column-len(prefix), 1)
 	return "\n//line " + cellFile + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(col) + "\n" + prefix + e.text(from, to, withWrap) + "\n"
+}
+
+// dropCovered leaves out the edits inside a replacement that covers them
+// (goLits replaces a literal whose text it has moved, edits and all):
+// insertions at its ends stay, and so do replacements of the same range.
+func dropCovered(in []edit) []edit {
+	out := in[:0:0]
+	for _, e := range in {
+		covered := false
+		for _, c := range in {
+			if c.start == c.end || e.start < c.start || e.end > c.end || (e.start == c.start && e.end == c.end) {
+				continue
+			}
+			if e.start == e.end && (e.start == c.start || e.start == c.end) {
+				continue
+			}
+			covered = true
+			break
+		}
+		if !covered {
+			out = append(out, e)
+		}
+	}
+	return out
 }

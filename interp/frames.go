@@ -81,9 +81,9 @@ func (s *Session) defSteps(pieces []defPiece) []string {
 // another variable of the statements (of a block, a loop variable) stays
 // where it is: the declared function could not see it. A literal in a
 // defer statement stays too (defer.go rewrites those), and one in a go
-// statement: yaegi's go of a function value that a call returned reads
-// the call's result slot when the goroutine starts, so that a loop's next
-// call raced with it.
+// statement (rewrite_go.go declares a function for it): yaegi's go of a
+// function value that a call returned reads the call's result slot when
+// the goroutine starts, so that a loop's next call raced with it.
 func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) error {
 	if len(rw.undefined) > 0 {
 		return nil
@@ -309,7 +309,13 @@ func usesPackageOnly(lit *ast.FuncLit, info *types.Info, defs map[types.Object]*
 // frame names it (main.__gnnlab_defs3.func1).
 var madeName = regexp.MustCompile(`\.` + helperPrefix + `defs[0-9]+\b`)
 
+// goName matches a function declared for a go statement's literal
+// (rewrite_go.go), which Go names func1 and so on.
+var goName = regexp.MustCompile(helperPrefix + `go[0-9]+\b`)
+
 // hideMade removes the names of the functions the session made from a
 // frame of a traceback: main.__gnnlab_defs3.func1 is main.func1, as it
 // was when the literal was made at the top level.
-func hideMade(frame string) string { return madeName.ReplaceAllString(frame, "") }
+func hideMade(frame string) string {
+	return goName.ReplaceAllString(madeName.ReplaceAllString(frame, ""), "func1")
+}

@@ -286,6 +286,8 @@ type rewriter struct {
 	hoisted   map[ast.Stmt]bool   // definitions made assignments (hoist.go)
 	generic   map[string]bool     // packages whose helpers calls use (genericstd.go)
 	loops     []ast.Stmt          // for and range statements (deferredLit)
+	seq       *int                // numbers the session's declared functions (goLits)
+	goFuncs   []goFunc            // functions declared for go statements (rewrite_go.go)
 }
 
 func (r *rewriter) fresh(base string) string {

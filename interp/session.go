@@ -218,12 +218,13 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	declEd := newEditor(s.fset, pc.decls.Pos(), pc.declSrc)
 	names := s.importNames(pc)
 	_, hasMain := s.user["main"]
-	rw := &rewriter{info: info, globals: globals, undefined: undef, ed: declEd, names: names, hasMain: hasMain}
+	rw := &rewriter{info: info, globals: globals, undefined: undef, ed: declEd, names: names, hasMain: hasMain, seq: &s.defs}
 	if err := rw.rewrite(pc.decls); err != nil {
 		return Result{}, unsupported(s.fset, err)
 	}
+	rw.goLits(pc.decls) // rewrite_go.go
 	stmtEd := newEditor(s.fset, pc.body.Pos(), pc.stmtSrc)
-	srw := &rewriter{info: info, globals: globals, undefined: undef, ed: stmtEd, n: rw.n, names: names, hasMain: hasMain, labels: rw.labels}
+	srw := &rewriter{info: info, globals: globals, undefined: undef, ed: stmtEd, n: rw.n, names: names, hasMain: hasMain, labels: rw.labels, seq: &s.defs}
 	hoist(pc, rw, srw)
 	if err := srw.rewrite(pc.body); err != nil {
 		return Result{}, unsupported(s.fset, err)
@@ -235,6 +236,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		return Result{}, err
 	}
 	srw.defers(pc.body, names)
+	srw.goLits(pc.body) // rewrite_go.go; last: see there
 	if s.needsReplay(recs) {
 		if err := s.rebuild(ctx, recs, imps); err != nil {
 			return Result{}, err
@@ -256,6 +258,11 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	if !pc.hasStmts {
 		return Result{}, nil
+	}
+	if len(srw.goFuncs) > 0 {
+		if _, err := s.eval(ctx, "package main\n"+srw.goDecls(), srw); err != nil {
+			return Result{}, err
+		}
 	}
 	if err := s.makeLits(ctx, pc, info, stmtEd, srw); err != nil { // frames.go
 		return Result{}, err
@@ -512,6 +519,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	if st2.Len() > 0 {
 		steps = append(steps, blockPrefix+st2.String())
 	}
+	file3.WriteString(rw.goDecls()) // rewrite_go.go
 	if file3.Len() > 0 {
 		steps = append(steps, "package main\n"+file3.String())
 	}
@@ -895,13 +903,14 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 	pc := &parsedCell{decls: f, body: &ast.BlockStmt{}}
 	info, _ := typecheck(fset, pc, checkEnv{})
 	ed := newEditor(fset, f.Pos(), text)
-	rw := &rewriter{info: info, ed: ed}
+	rw := &rewriter{info: info, ed: ed, seq: &s.defs}
 	if err := rw.rewrite(f); err != nil {
 		restore()
 		return unsupported(fset, err)
 	}
+	rw.goLits(f) // rewrite_go.go
 	funcsToVars(f, ed)
-	if _, err := s.eval(ctx, ed.text(f.Pos(), token.Pos(fset.File(f.Pos()).Base()+len(text)), false), rw); err != nil {
+	if _, err := s.eval(ctx, ed.text(f.Pos(), token.Pos(fset.File(f.Pos()).Base()+len(text)), false)+rw.goDecls(), rw); err != nil {
 		restore()
 		if e, ok := err.(*Error); ok {
 			e.Value = "redefining a type replays the earlier declarations in a fresh interpreter, and that failed: " + e.Value
