@@ -18,6 +18,10 @@ var logos embed.FS
 // Name is the kernel's name in Jupyter.
 const Name = "gnnlab"
 
+// GatewayName is the name of the kernelspec for Jupyter Enterprise
+// Gateway (NewGatewaySpec).
+const GatewayName = "gnnlab_distributed"
+
 // ErrNoVirtualEnv is returned for SysPrefix outside a virtual environment.
 var ErrNoVirtualEnv = errors.New("install: --sys-prefix needs an active virtual environment ($VIRTUAL_ENV is not set)")
 
@@ -38,6 +42,31 @@ func NewSpec(exe string) Spec {
 		DisplayName:   "Go (gnnlab)",
 		Language:      "go",
 		InterruptMode: "message",
+	}
+}
+
+// NewGatewaySpec returns the kernelspec that Jupyter Enterprise Gateway
+// starts exe by: its DistributedProcessProxy runs the kernel on one of the
+// gateway's remote hosts (over ssh, or directly when the host is the
+// gateway's own), and the kernel reports its ports to the gateway's
+// response address (gnnlab kernel --response-address) instead of reading a
+// connection file.
+func NewGatewaySpec(exe string) Spec {
+	return Spec{
+		Argv: []string{exe, "kernel",
+			"--response-address", "{response_address}",
+			"--kernel-id", "{kernel_id}",
+			"--public-key", "{public_key}",
+			"--port-range", "{port_range}",
+		},
+		DisplayName:   "Go (gnnlab, Enterprise Gateway)",
+		Language:      "go",
+		InterruptMode: "message",
+		Metadata: map[string]any{
+			"process_proxy": map[string]any{
+				"class_name": "enterprise_gateway.services.processproxies.distributed.DistributedProcessProxy",
+			},
+		},
 	}
 }
 
@@ -85,15 +114,26 @@ func KernelsDir(w Where) (string, error) {
 // Write installs the kernelspec for exe (made absolute) into kernelsDir
 // and returns the kernelspec directory.
 func Write(kernelsDir, exe string) (string, error) {
+	return write(kernelsDir, Name, exe, NewSpec)
+}
+
+// WriteGateway installs the Enterprise Gateway kernelspec (GatewayName,
+// NewGatewaySpec) for exe (made absolute) into kernelsDir and returns the
+// kernelspec directory.
+func WriteGateway(kernelsDir, exe string) (string, error) {
+	return write(kernelsDir, GatewayName, exe, NewGatewaySpec)
+}
+
+func write(kernelsDir, name, exe string, newSpec func(string) Spec) (string, error) {
 	exe, err := filepath.Abs(exe)
 	if err != nil {
 		return "", fmt.Errorf("install: %w", err)
 	}
-	dir := filepath.Join(kernelsDir, Name)
+	dir := filepath.Join(kernelsDir, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("install: %w", err)
 	}
-	spec, err := json.MarshalIndent(NewSpec(exe), "", "  ")
+	spec, err := json.MarshalIndent(newSpec(exe), "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("install: %w", err)
 	}

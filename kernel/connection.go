@@ -18,6 +18,10 @@ type ConnectionInfo struct {
 	Key             string `json:"key"`
 	SignatureScheme string `json:"signature_scheme"`
 	KernelName      string `json:"kernel_name,omitempty"`
+	// RegistrationPort, when set, is the port of the launcher's
+	// registration socket on IP (JEP 66, see Kernel.Register): the
+	// kernel picks its own ports for those the file leaves at 0.
+	RegistrationPort int `json:"registration_port,omitempty"`
 }
 
 // ReadConnectionFile reads and checks a connection file.

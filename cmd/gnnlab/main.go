@@ -3,9 +3,13 @@
 // kernelspec installer.
 //
 //	gnnlab kernel --connection-file FILE   run as a Jupyter kernel
+//	gnnlab kernel --connection-file FILE --handshake ADDR
+//	                                       JEP 66: report own ports to ADDR
+//	gnnlab kernel --response-address HOST:PORT --kernel-id ID --public-key KEY [--port-range LOW..HIGH]
+//	                                       started by Jupyter Enterprise Gateway
 //	gnnlab repl                            the terminal REPL
 //	gnnlab run NOTEBOOK.ipynb [-o OUT.ipynb | --inplace] [-p name=value ...] [--html OUT.html]
-//	gnnlab install [--user | --sys-prefix | --prefix DIR]
+//	gnnlab install [--user | --sys-prefix | --prefix DIR] [--gateway]
 //	gnnlab version
 //	gnnlab worker                          internal: the kernel's session process
 package main
@@ -14,6 +18,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"runtime"
@@ -62,11 +67,15 @@ func main() {
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   gnnlab kernel --connection-file FILE   run as a Jupyter kernel
+                [--handshake ADDR]     JEP 66: bind free ports, report them to ADDR
+  gnnlab kernel --response-address HOST:PORT --kernel-id ID --public-key KEY [--port-range LOW..HIGH]
+                                         run as a kernel of Jupyter Enterprise Gateway
   gnnlab repl                            the terminal REPL (Go cells, magics)
   gnnlab run NOTEBOOK.ipynb [-o OUT.ipynb | --inplace] [-p name=value ...] [--html OUT.html]
                                          execute a notebook headless
-  gnnlab install [--user | --sys-prefix | --prefix DIR]
-                                         install the Jupyter kernelspec (default --user)
+  gnnlab install [--user | --sys-prefix | --prefix DIR] [--gateway]
+                                         install the Jupyter kernelspec (default --user);
+                                         --gateway: the one for Enterprise Gateway
   gnnlab version                         print the version
 `)
 }
@@ -83,19 +92,48 @@ func getVersion() string {
 
 func runKernel(args []string) int {
 	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
-	connFile := fs.String("connection-file", "", "Jupyter connection file")
+	connFile := fs.String("connection-file", "", "Jupyter connection `file`")
 	maxMessage := fs.Int64("max-message-size", kernel.DefaultMaxMessageSize, "largest message in bytes a client may send")
+	handshake := fs.String("handshake", "", "JEP 66 handshake: bind free ports and report them to the launcher's registration socket at `ADDR` (tcp://host:port); a connection file with registration_port does the same")
+	var gw kernel.GatewayResponse
+	fs.StringVar(&gw.Address, "response-address", "", "Enterprise Gateway: report the connection information, encrypted, to `HOST:PORT` (in place of a connection file)")
+	fs.StringVar(&gw.KernelID, "kernel-id", "", "Enterprise Gateway: the kernel's `ID`")
+	fs.StringVar(&gw.PublicKey, "public-key", "", "Enterprise Gateway: its RSA public `KEY` (base64 DER)")
+	portRange := fs.String("port-range", "", "Enterprise Gateway: bind ports in `LOW..HIGH` (0..0: any)")
+	ip := fs.String("ip", "0.0.0.0", "Enterprise Gateway: the `address` to bind")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *connFile == "" {
+	var conn kernel.ConnectionInfo
+	var err error
+	low, high := 0, 0
+	switch {
+	case gw.Address != "":
+		if *connFile != "" || *handshake != "" {
+			fmt.Fprintln(os.Stderr, "gnnlab kernel: --response-address takes no --connection-file or --handshake")
+			return 2
+		}
+		if gw.KernelID == "" || gw.PublicKey == "" {
+			fmt.Fprintln(os.Stderr, "gnnlab kernel: --response-address needs --kernel-id and --public-key")
+			return 2
+		}
+		if low, high, err = kernel.ParsePortRange(*portRange); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		conn = kernel.ConnectionInfo{Transport: "tcp", IP: *ip, Key: kernel.NewKey(), SignatureScheme: "hmac-sha256", KernelName: install.Name}
+	case *connFile == "":
 		fmt.Fprintln(os.Stderr, "gnnlab kernel: --connection-file is required")
 		return 2
+	default:
+		if conn, err = kernel.ReadConnectionFile(*connFile); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
-	conn, err := kernel.ReadConnectionFile(*connFile)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+	registration := *handshake
+	if registration == "" {
+		registration = conn.RegistrationEndpoint()
 	}
 	interrupts := make(chan os.Signal, 1)
 	signal.Notify(interrupts, os.Interrupt)
@@ -103,9 +141,23 @@ func runKernel(args []string) int {
 	defer stop()
 	ctx, unwatch := kernel.WithParent(ctx, os.Getenv("JPY_PARENT_PID"))
 	defer unwatch()
-	k, err := kernel.New(kernel.Options{Conn: conn, Version: getVersion(), Interrupts: interrupts, MaxMessageSize: *maxMessage})
+	opts := kernel.Options{Conn: conn, Version: getVersion(), Interrupts: interrupts, MaxMessageSize: *maxMessage}
+	k, err := newKernel(opts, low, high)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	switch {
+	case gw.Address != "":
+		err = kernel.ReportToGateway(ctx, gw, k.Conn())
+	case registration != "":
+		if err = k.Register(ctx, registration, 0); err == nil {
+			err = kernel.WriteConnectionFile(*connFile, k.Conn())
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		k.Close()
 		return 1
 	}
 	if err := k.Run(ctx); err != nil && ctx.Err() == nil {
@@ -115,12 +167,34 @@ func runKernel(args []string) int {
 	return 0
 }
 
+// newKernel binds the kernel's sockets; with a port range (high > 0) it
+// binds each to a random port in [low, high], trying again with others
+// when one is taken.
+func newKernel(opts kernel.Options, low, high int) (*kernel.Kernel, error) {
+	if high == 0 {
+		return kernel.New(opts)
+	}
+	var err error
+	for range 20 {
+		c := &opts.Conn
+		for _, p := range []*int{&c.ShellPort, &c.ControlPort, &c.StdinPort, &c.IOPubPort, &c.HBPort} {
+			*p = low + rand.IntN(high-low+1)
+		}
+		var k *kernel.Kernel
+		if k, err = kernel.New(opts); err == nil {
+			return k, nil
+		}
+	}
+	return nil, fmt.Errorf("gnnlab kernel: no free ports in %d..%d: %w", low, high, err)
+}
+
 func runInstall(args []string) int {
 	fs := flag.NewFlagSet("install", flag.ContinueOnError)
 	var w install.Where
 	fs.BoolVar(&w.User, "user", false, "install for the current user (default)")
 	fs.BoolVar(&w.SysPrefix, "sys-prefix", false, "install into the active virtual environment ($VIRTUAL_ENV)")
 	fs.StringVar(&w.Prefix, "prefix", "", "install into `DIR`/share/jupyter/kernels")
+	gateway := fs.Bool("gateway", false, "install the kernelspec for Jupyter Enterprise Gateway ("+install.GatewayName+") instead")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -144,11 +218,15 @@ func runInstall(args []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	dir, err := install.Write(kd, exe)
+	write, name := install.Write, install.Name
+	if *gateway {
+		write, name = install.WriteGateway, install.GatewayName
+	}
+	dir, err := write(kd, exe)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	fmt.Printf("installed kernelspec %s in %s\n", install.Name, dir)
+	fmt.Printf("installed kernelspec %s in %s\n", name, dir)
 	return 0
 }
