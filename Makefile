@@ -6,6 +6,8 @@ PYTHON  ?= python3
 BIN     := bin/gnnlab
 VENV    := .venv
 VPY     := $(VENV)/bin/python
+# Jupyter Enterprise Gateway's own environment (its pins clash with JupyterLab 4's).
+GW_VENV := .venv-gateway
 # Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS="--no-browser --port 8890".
 LAB_ARGS ?=
 # Jupyter refuses to run as root without --allow-root (containers, CI images).
@@ -118,9 +120,11 @@ test-go:
 test-race:
 	$(GO) test -race ./kernel/... ./interp/...
 
-## test-e2e: Python end-to-end tests through real Jupyter clients (kernel/e2e).
+## test-e2e: Python end-to-end tests through real Jupyter clients (kernel/e2e),
+## Jupyter Enterprise Gateway among them (install/setup-gateway-venv.sh).
 test-e2e: build venv
-	GNNLAB_BIN=$(abspath $(BIN)) $(VPY) -m pytest kernel/e2e $(PYTEST_ARGS)
+	PYTHON=$(PYTHON) install/setup-gateway-venv.sh $(GW_VENV)
+	GNNLAB_BIN=$(abspath $(BIN)) GNNLAB_GATEWAY_VENV=$(abspath $(GW_VENV)) $(VPY) -m pytest kernel/e2e $(PYTEST_ARGS)
 
 ## bench: Go benchmarks, the kernel benchmark, then gnnlab beside PyG on the CPU.
 bench: bench-go bench-kernel bench-pyg
@@ -167,6 +171,6 @@ clean:
 	find . -name __pycache__ -type d -not -path './.venv*' -prune -exec rm -rf {} +
 
 ## distclean: clean, and remove what the set-up scripts installed into the
-## checkout (.venv, .venv-bench, node_modules) and build/ with build/lab.
+## checkout (.venv, .venv-bench, .venv-gateway, node_modules) and build/ with build/lab.
 distclean: clean
-	rm -rf build $(VENV) .venv-bench .benchdata kernel/e2e/browser/node_modules
+	rm -rf build $(VENV) $(GW_VENV) .venv-bench .benchdata kernel/e2e/browser/node_modules

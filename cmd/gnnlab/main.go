@@ -121,7 +121,7 @@ func runKernel(args []string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
-		conn = kernel.ConnectionInfo{Transport: "tcp", IP: *ip, Key: kernel.NewKey(), SignatureScheme: "hmac-sha256", KernelName: install.Name}
+		conn = kernel.ConnectionInfo{Transport: "tcp", IP: *ip, Key: kernel.NewKey(), SignatureScheme: "hmac-sha256", KernelName: install.GatewayName}
 	case *connFile == "":
 		fmt.Fprintln(os.Stderr, "gnnlab kernel: --connection-file is required")
 		return 2
