@@ -62,3 +62,43 @@ func TestKernelsDir(t *testing.T) {
 		t.Errorf("KernelsDir(user) = %q, want /data/kernels", got)
 	}
 }
+
+func TestWriteGateway(t *testing.T) {
+	kd := t.TempDir()
+	dir, err := WriteGateway(kd, "/opt/bin/gnnlab")
+	if err != nil {
+		t.Fatalf("WriteGateway() = %v", err)
+	}
+	if want := filepath.Join(kd, GatewayName); dir != want {
+		t.Errorf("WriteGateway() dir = %q, want %q", dir, want)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "kernel.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec struct {
+		Spec
+		Metadata struct {
+			ProcessProxy struct {
+				ClassName string `json:"class_name"`
+			} `json:"process_proxy"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(data, &spec); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/opt/bin/gnnlab", "kernel", "--response-address", "{response_address}", "--kernel-id", "{kernel_id}",
+		"--public-key", "{public_key}", "--port-range", "{port_range}"}
+	if !reflect.DeepEqual(spec.Argv, want) || spec.InterruptMode != "message" || spec.Language != "go" {
+		t.Errorf("kernel.json = %+v, want argv %q, interrupt_mode message, language go", spec.Spec, want)
+	}
+	if got := spec.Metadata.ProcessProxy.ClassName; got != "enterprise_gateway.services.processproxies.distributed.DistributedProcessProxy" {
+		t.Errorf("process_proxy class_name = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "logo-64x64.png")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(kd, Name)); !os.IsNotExist(err) {
+		t.Errorf("WriteGateway touched the %s kernelspec: %v", Name, err)
+	}
+}

@@ -96,6 +96,8 @@ func gatewayPayload(r GatewayResponse, ci ConnectionInfo) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The gateway decrypts with PKCS#1 v1.5 only (its ResponseManager).
+	//lint:ignore SA1019 the gateway's protocol fixes the padding.
 	wrapped, err := rsa.EncryptPKCS1v15(rand.Reader, pub, key)
 	if err != nil {
 		return nil, fmt.Errorf("kernel: encrypt for the gateway: %w", err)
