@@ -2,8 +2,9 @@
 starts gnnlab through the gnnlab_distributed kernelspec, whose
 DistributedProcessProxy runs `gnnlab kernel --response-address ...` on the
 gateway's remote host, here localhost; the kernel reports its ports to the
-gateway, encrypted. The test drives the gateway as JupyterLab does with
---gateway-url: kernels through its REST API, cells through its websocket.
+gateway, encrypted. The tests drive the gateway's REST API (kernels,
+interrupts) and websocket (cells) directly, and through jupyter_server
+started with --gateway-url, the server JupyterLab's page talks to.
 
 install/setup-gateway-venv.sh (run by `make test-e2e`) installs the
 gateway. When it could not (no network) the test skips with its reason,
@@ -18,6 +19,7 @@ import pathlib
 import re
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -57,15 +59,19 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-class Gateway:
-    """A running Enterprise Gateway and a small client of its API."""
+class Server:
+    """A running Jupyter server (Enterprise Gateway, or jupyter_server with
+    --gateway-url) and a small client of its kernels API."""
 
-    def __init__(self, url: str, proc: subprocess.Popen, log: pathlib.Path) -> None:
-        self.url, self.proc, self.log = url, proc, log
+    def __init__(self, url: str, proc: subprocess.Popen, log: pathlib.Path, token: str = "") -> None:
+        self.url, self.proc, self.log, self.token = url, proc, log, token
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"token {self.token}"} if self.token else {}
 
     def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url + path, data=data, method=method)
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=self.headers())
         try:
             with urllib.request.urlopen(req, timeout=TIMEOUT) as r:
                 raw = r.read()
@@ -73,27 +79,38 @@ class Gateway:
         except urllib.error.HTTPError as e:
             return e.code, e.read().decode(errors="replace")
 
-    def start_kernel(self) -> str:
-        # The gateway refuses kernels for root (its unauthorized_users) unless
-        # the request names the user, as JupyterLab's KERNEL_USERNAME does.
-        status, body = self.request(
-            "POST", "/api/kernels", {"name": GATEWAY_SPEC, "env": {"KERNEL_USERNAME": "gnnlab-test"}}
-        )
-        assert status == 201, f"POST /api/kernels: {status} {body}\n{self.tail()}"
-        return body["id"]
-
     def kernel_pid(self, kernel_id: str) -> int:
         """The pid the gateway logged when it launched kernel_id."""
         m = re.search(rf"pid: (\d+), ID: {kernel_id}", self.log.read_text(errors="replace"))
-        assert m, f"no launch of {kernel_id} in the gateway log\n{self.tail()}"
+        assert m, f"no launch of {kernel_id} in the gateway log {self.log}"
         return int(m.group(1))
 
     def tail(self) -> str:
-        return "gateway log (last lines):\n" + "\n".join(self.log.read_text(errors="replace").splitlines()[-25:])
+        return f"{self.log.name} (last lines):\n" + "\n".join(self.log.read_text(errors="replace").splitlines()[-25:])
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            assert self.proc.poll() is None, f"{self.log.name}: exited with {self.proc.returncode}\n{self.tail()}"
+            try:
+                if self.request("GET", "/api/kernelspecs")[0] == 200:
+                    return
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, f"no answer within {TIMEOUT} s\n{self.tail()}"
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 @pytest.fixture(scope="module")
-def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
+def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     program = _gateway_program()
     root = tmp_path_factory.mktemp("gateway")
     prefix = root / "prefix"
@@ -110,35 +127,48 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
             [str(program), "--ip=127.0.0.1", f"--port={port}", "--port_retries=0", "--debug"],
             env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
         )
-    gw = Gateway(f"http://127.0.0.1:{port}", proc, log)
+    gw = Server(f"http://127.0.0.1:{port}", proc, log)
     try:
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            assert proc.poll() is None, f"the gateway exited with {proc.returncode}\n{gw.tail()}"
-            try:
-                if gw.request("GET", "/api/kernelspecs")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, f"the gateway did not answer within {TIMEOUT} s\n{gw.tail()}"
-            time.sleep(0.2)
+        gw.wait_ready()
         yield gw
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        gw.stop()
+
+
+@pytest.fixture(scope="module")
+def lab_server(gateway: Server, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """jupyter_server from .venv, as `jupyter lab --gateway-url` runs it:
+    its kernels are the gateway's."""
+    root = tmp_path_factory.mktemp("labserver")
+    port, token = _free_port(), uuid.uuid4().hex
+    env = dict(os.environ, **kernelenv.isolated_env(root, root / "prefix"))
+    # jupyter_server passes the KERNEL_ variables of its environment to the
+    # gateway with each new kernel.
+    env["KERNEL_USERNAME"] = "gnnlab-test"
+    log = root / "jupyter-server.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root", "--ip=127.0.0.1",
+             f"--port={port}", "--port_retries=0", f"--IdentityProvider.token={token}",
+             f"--ServerApp.root_dir={root}", f"--gateway-url={gateway.url}"],
+            env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+        )
+    srv = Server(f"http://127.0.0.1:{port}", proc, log, token)
+    try:
+        srv.wait_ready()
+        yield srv
+    finally:
+        srv.stop()
 
 
 class Channels:
     """A kernel's websocket at the gateway: Jupyter messages as JSON, each
     with the channel it belongs to."""
 
-    def __init__(self, gw: Gateway, kernel_id: str) -> None:
+    def __init__(self, srv: Server, kernel_id: str) -> None:
         self.ws = websocket.create_connection(
-            gw.url.replace("http", "ws", 1) + f"/api/kernels/{kernel_id}/channels", timeout=TIMEOUT
+            srv.url.replace("http", "ws", 1) + f"/api/kernels/{kernel_id}/channels",
+            timeout=TIMEOUT, header=srv.headers(),
         )
         self.session = uuid.uuid4().hex
 
@@ -207,20 +237,32 @@ def _stdout(msgs: list[dict]) -> str:
     )
 
 
-def test_gateway_lists_the_gnnlab_kernelspec(gateway: Gateway) -> None:
-    status, body = gateway.request("GET", "/api/kernelspecs")
+@pytest.fixture(params=["gateway", "jupyter_server --gateway-url"])
+def server(request: pytest.FixtureRequest) -> Server:
+    """The gateway's API directly, and through jupyter_server."""
+    return request.getfixturevalue("gateway" if request.param == "gateway" else "lab_server")
+
+
+def test_gateway_lists_the_gnnlab_kernelspec(server: Server) -> None:
+    status, body = server.request("GET", "/api/kernelspecs")
     assert status == 200
     spec = body["kernelspecs"][GATEWAY_SPEC]["spec"]
     assert spec["language"] == "go" and spec["interrupt_mode"] == "message"
     assert "{response_address}" in spec["argv"]
 
 
-def test_cell_and_interrupt_through_the_gateway(gateway: Gateway) -> None:
-    kernel_id = gateway.start_kernel()
+def test_cell_and_interrupt_through_the_gateway(server: Server, gateway: Server) -> None:
+    # The gateway refuses kernels for root (its unauthorized_users) unless
+    # the request names the user, as jupyter_server does from KERNEL_USERNAME.
+    status, body = server.request(
+        "POST", "/api/kernels", {"name": GATEWAY_SPEC, "env": {"KERNEL_USERNAME": "gnnlab-test"}}
+    )
+    assert status == 201, f"POST /api/kernels: {status} {body}\n{server.tail()}"
+    kernel_id = body["id"]
     pid = gateway.kernel_pid(kernel_id)
     ch = None
     try:
-        ch = Channels(gateway, kernel_id)
+        ch = Channels(server, kernel_id)
         reply, out = ch.run('kept := 6 * 7\nfmt.Println("through the gateway:", kept)')
         assert reply["status"] == "ok", reply
         assert out == "through the gateway: 42\n"
@@ -228,7 +270,7 @@ def test_cell_and_interrupt_through_the_gateway(gateway: Gateway) -> None:
         # A cell that would run for a minute, interrupted through the REST API.
         msg_id = ch.execute('fmt.Println("sleeping")\ntime.Sleep(time.Minute)')
         ch.until(msg_id, lambda ms: "sleeping" in _stdout(ms))
-        status, body = gateway.request("POST", f"/api/kernels/{kernel_id}/interrupt")
+        status, body = server.request("POST", f"/api/kernels/{kernel_id}/interrupt")
         assert status == 204, f"interrupt: {status} {body}"
         msgs = ch.until(msg_id, _reply_and_idle)
         reply = _reply(msgs)
@@ -240,13 +282,13 @@ def test_cell_and_interrupt_through_the_gateway(gateway: Gateway) -> None:
         reply, out = ch.run('fmt.Println("after the interrupt:", kept+1)')
         assert reply["status"] == "ok", reply
         assert out == "after the interrupt: 43\n"
-        status, body = gateway.request("GET", f"/api/kernels/{kernel_id}")
+        status, body = server.request("GET", f"/api/kernels/{kernel_id}")
         assert status == 200 and body["id"] == kernel_id, body
     finally:
         if ch is not None:
             ch.close()
-        status, body = gateway.request("DELETE", f"/api/kernels/{kernel_id}")
-    assert status == 204, f"DELETE kernel: {status} {body}\n{gateway.tail()}"
+        status, body = server.request("DELETE", f"/api/kernels/{kernel_id}")
+    assert status == 204, f"DELETE kernel: {status} {body}\n{server.tail()}"
     assert gateway.request("GET", f"/api/kernels/{kernel_id}")[0] == 404
     deadline = time.monotonic() + TIMEOUT
     while not _gone(pid):
