@@ -10,6 +10,11 @@
 // user's data directory (User: ~/.local/share/jupyter/kernels on Linux,
 // ~/Library/Jupyter/kernels on macOS, honouring $JUPYTER_DATA_DIR).
 //
+// WriteGateway writes a second kernelspec, "gnnlab_distributed", for
+// Jupyter Enterprise Gateway: its DistributedProcessProxy starts gnnlab
+// kernel with the gateway's response address in place of a connection
+// file (NewGatewaySpec).
+//
 // The logos are drawn by kernelspec/genlogo.go (go generate) and embedded.
 //
 // BUG(gnnlab): SysPrefix knows only virtual environments ($VIRTUAL_ENV),

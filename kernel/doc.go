@@ -14,6 +14,15 @@
 // request came in on, between a busy and an idle status on iopub. The
 // heartbeat echoes on its own goroutine.
 //
+// # Who picks the ports
+//
+// A tcp port of 0 in Options.Conn makes New bind a free one; Conn reports
+// the ports bound. Register then reports them to a launcher's registration
+// socket (the handshake pattern of JEP 66), and ReportToGateway to Jupyter
+// Enterprise Gateway's response address, encrypted as the gateway's own
+// kernel launchers do; either way no port is chosen by one process and
+// bound by another.
+//
 // # Hostile and slow peers
 //
 // zmq4 v0.17 trusts its peers, so every socket listens through the
