@@ -15,8 +15,17 @@
 //     calibration methods, QAT with the straight-through estimator, the
 //     FP32/INT8/INT4 report and Degree-Quant.
 //   - 05-parallel-gpu.ipynb: Amdahl's law measured, data parallelism, the
-//     roofline, the memory curve of a training step, graph reordering, and
-//     GPU cells that skip with a note when there is no GPU.
+//     roofline, the memory curve of a training step, graph reordering, the
+//     IO-aware ideas as CPU experiments, and GPU cells that show results
+//     recorded on a GPU (or say why they skip) when there is none.
+//   - 06-cuda.ipynb: how a GPU runs gnnlab's own SpMM and attention
+//     kernels, their CUDA source shown, with recorded results.
+//   - 07-scaling.ipynb: neighbour sampling and mini-batches, BF16, FP16
+//     and INT8 rounding of a GCN, data parallelism with a ring all-reduce
+//     written in the notebook, and graph partitioning.
+//   - 08-applications.ipynb: link prediction with a GAE, graph
+//     classification on a generated TU-format dataset, an RGCN on a
+//     heterogeneous graph, and GNNExplainer on BA-Shapes.
 //
 // # Testing
 //
@@ -26,8 +35,9 @@
 // from this folder) and checks its key results in the executed outputs —
 // accuracies, gradient checks, the Amdahl fit — and that every plotting
 // cell produced a PNG. A failure names the notebook and the cell. The
-// whole run takes about three minutes on two cores; go test -short skips
-// it and only checks that the outputs are cleared.
+// whole run takes about three and a half minutes of CPU time on two
+// cores; go test -short skips it and only checks that the outputs are
+// cleared.
 //
 // The Amdahl fit of notebook 5 measures the machine it runs on: on a
 // loaded two-core machine the fitted p may be anywhere from 0 to 1, so the

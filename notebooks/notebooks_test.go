@@ -100,6 +100,28 @@ var notebooks = []struct {
 		gpuCellsShowResults,
 		contains("exercise 1: not answered yet"),
 	}},
+	{"07-scaling.ipynb", []check{
+		atLeast(`; ([0-9.]+)% of the nodes have at most 10 neighbours`, 50), // "most nodes have fewer neighbours"
+		atLeast(`sampler, fan-outs \[10 5\]: ([0-9.]+) seeds/s`, 1),         // timings: only that it printed them
+		atLeast(`GraphSAGE, sampled \[25 10\] *: test accuracy ([0-9.]+)`, 75),
+		precisionChanges,
+		lossScaling,
+		contains("all-reduced gradient = full-batch gradient: true"),
+		contains("all workers hold the same: true"),
+		ringBytes,
+		partitions,
+		contains("exercise 1: not answered yet"),
+	}},
+	{"08-applications.ipynb", []check{
+		linkPrediction,
+		motifCounts,
+		ordered("GIN beats the label counts", `MLP on the label counts: +test accuracy ([0-9.]+)`, `GIN \(sum readout\): +test accuracy ([0-9.]+)`),
+		heteroRelations,
+		atLeast(`GCN on BA-Shapes: accuracy ([0-9.]+)%`, 90),
+		atLeast(`([0-9.]+) over their edges pooled`, 0.7),
+		contains("Explanation of node"),
+		contains("exercise 1: not answered yet"),
+	}},
 }
 
 // A check looks at the text the cells printed and returns an error naming
@@ -275,6 +297,161 @@ func simtEfficiency(text string) error {
 	}
 	if v[0] >= v[1] {
 		return fmt.Errorf("SIMT efficiency %.0f%% on R-MAT, not below %.0f%% on Erdős–Rényi", v[0], v[1])
+	}
+	return nil
+}
+
+// ordered checks that the number matched by low is below the one matched
+// by high.
+func ordered(what, low, high string) check {
+	return func(text string) error {
+		lo, err := numbers(low, text)
+		if err != nil {
+			return err
+		}
+		hi, err := numbers(high, text)
+		if err != nil {
+			return err
+		}
+		if lo[0] >= hi[0] {
+			return fmt.Errorf("%s: %g is not below %g", what, lo[0], hi[0])
+		}
+		return nil
+	}
+}
+
+// precisionChanges checks notebook 7's claim that rounding a trained GCN
+// to BF16, FP16 or INT8 changes its accuracy by a fraction of a point.
+func precisionChanges(text string) error {
+	v, err := numbers(`largest change against FP32 on the same model: BF16 ([0-9.]+), FP16 ([0-9.]+), INT8 ([0-9.]+) points`, text)
+	if err != nil {
+		return err
+	}
+	for i, name := range []string{"BF16", "FP16", "INT8"} {
+		if v[i] >= 1 {
+			return fmt.Errorf("%s changed the GCN's accuracy by %.1f points, not a fraction of one", name, v[i])
+		}
+	}
+	return nil
+}
+
+// lossScaling checks that FP16 rounds more gradients to zero than BF16
+// and that scaling the loss brings them back, as notebook 7 says.
+func lossScaling(text string) error {
+	v, err := numbers(`rounded to zero: BF16 ([0-9.]+)%, FP16 ([0-9.]+)%, FP16 with the loss scaled by 1024: ([0-9.]+)%`, text)
+	if err != nil {
+		return err
+	}
+	if v[1] <= v[0] || v[2] >= v[1] {
+		return fmt.Errorf("gradients rounded to zero: BF16 %g%%, FP16 %g%%, scaled FP16 %g%%; want FP16 above BF16 and scaling to lower it", v[0], v[1], v[2])
+	}
+	return nil
+}
+
+// ringBytes checks that the ring all-reduce of notebook 7 sent the bytes
+// of the formula it prints beside them.
+func ringBytes(text string) error {
+	m := regexp.MustCompile(`each worker sent (\S+ \S+) = 2\(n−1\)/n · 4L bytes = (\S+ \S+);`).FindStringSubmatch(text)
+	if m == nil {
+		return fmt.Errorf("output lacks the ring all-reduce's bytes")
+	}
+	if m[1] != m[2] {
+		return fmt.Errorf("ring all-reduce: each worker sent %s, the formula gives %s", m[1], m[2])
+	}
+	return nil
+}
+
+// partitions checks notebook 7's partitioning claims: on both graphs BFS
+// growing cuts fewer edges than random and refinement fewer still, and
+// the planted partition of the generated graph cuts fewer than all.
+func partitions(text string) error {
+	cut := func(graphName, method string) (float64, error) {
+		v, err := numbers(graphName+` +`+regexp.QuoteMeta(method)+`: +([0-9.]+)% of edges cut`, text)
+		if err != nil {
+			return 0, err
+		}
+		return v[0], nil
+	}
+	for _, g := range []string{"Cora", "generated SBM"} {
+		var prev float64
+		for i, m := range []string{"random", "BFS growing", "BFS + refinement"} {
+			c, err := cut(g, m)
+			if err != nil {
+				return err
+			}
+			if i > 0 && c >= prev {
+				return fmt.Errorf("%s: %s cuts %.1f%% of the edges, not fewer than the method before it (%.1f%%)", g, m, c, prev)
+			}
+			prev = c
+		}
+		if g == "generated SBM" {
+			planted, err := cut(g, "planted")
+			if err != nil {
+				return err
+			}
+			if planted >= prev {
+				return fmt.Errorf("generated SBM: the planted partition cuts %.1f%%, not fewer than refinement's %.1f%%", planted, prev)
+			}
+		}
+	}
+	return nil
+}
+
+// linkPrediction checks notebook 8's GAE: better than chance untrained,
+// better still trained.
+func linkPrediction(text string) error {
+	before, err := numbers(`untrained GAE: test ROC-AUC ([0-9.]+) ± [0-9.]+, AP ([0-9.]+)`, text)
+	if err != nil {
+		return err
+	}
+	after, err := numbers(`(?m)^trained GAE: +test ROC-AUC ([0-9.]+) ± [0-9.]+, AP ([0-9.]+)`, text)
+	if err != nil {
+		return err
+	}
+	if before[0] <= 0.5 || after[0] <= before[0] || after[1] <= before[1] {
+		return fmt.Errorf("GAE ROC-AUC/AP %.3f/%.3f untrained, %.3f/%.3f trained: want above chance, and higher after training", before[0], before[1], after[0], after[1])
+	}
+	if after[0] < 0.85 {
+		return fmt.Errorf("trained GAE ROC-AUC %.3f, want at least 0.85", after[0])
+	}
+	return nil
+}
+
+// motifCounts checks that the generated graphs with the motif have more
+// nodes labelled 1 and 2 on average, as notebook 8 says.
+func motifCounts(text string) error {
+	c0, err := numbers(`class 0: [0-9]+ graphs, mean nodes labelled 0, 1, 2: ([0-9.]+), ([0-9.]+), ([0-9.]+)`, text)
+	if err != nil {
+		return err
+	}
+	c1, err := numbers(`class 1: [0-9]+ graphs, mean nodes labelled 0, 1, 2: ([0-9.]+), ([0-9.]+), ([0-9.]+)`, text)
+	if err != nil {
+		return err
+	}
+	if c1[1] <= c0[1] || c1[2] <= c0[2] {
+		return fmt.Errorf("mean label-1 and label-2 counts %v (class 0) and %v (class 1): want class 1 higher", c0[1:], c1[1:])
+	}
+	return nil
+}
+
+// heteroRelations checks notebook 8's heterogeneous results: the RGCN
+// over citations beats the MLP, the one over all relations beats both
+// and has the smaller spread.
+func heteroRelations(text string) error {
+	mlp, err := numbers(`MLP on paper features : test accuracy ([0-9.]+) ± ([0-9.]+)%`, text)
+	if err != nil {
+		return err
+	}
+	cites, err := numbers(`RGCN, citations only  : test accuracy ([0-9.]+) ± ([0-9.]+)%`, text)
+	if err != nil {
+		return err
+	}
+	all, err := numbers(`RGCN, all relations   : test accuracy ([0-9.]+) ± ([0-9.]+)%`, text)
+	if err != nil {
+		return err
+	}
+	if !(mlp[0] < cites[0] && cites[0] < all[0] && all[1] < cites[1]) {
+		return fmt.Errorf("MLP %v, RGCN on citations %v, on all relations %v (mean, sd): want rising means and a smaller spread with all relations", mlp, cites, all)
 	}
 	return nil
 }

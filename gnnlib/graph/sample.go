@@ -232,7 +232,7 @@ func Batch(gs []*Graph) (*Graph, []int) {
 	off := 0
 	for i, g := range gs {
 		for v := 0; v < g.NumNodes(); v++ {
-			indptr = append(indptr, len(indices)+g.Indptr[v+1]-g.Indptr[v])
+			indptr = append(indptr, len(indices)+g.Indptr[v+1]-g.Indptr[0])
 			batch = append(batch, i)
 		}
 		for _, u := range g.Indices {

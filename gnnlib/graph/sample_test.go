@@ -109,6 +109,31 @@ func TestSubgraphEdgeIDs(t *testing.T) {
 	}
 }
 
+// TestBatchNeighbors batches graphs in which several nodes have in-edges
+// and checks that every node keeps its own in-neighbours, shifted.
+func TestBatchNeighbors(t *testing.T) {
+	a, _ := FromEdges(3, []int{0, 1, 1, 2, 2, 0}, []int{1, 0, 2, 1, 0, 2}) // a triangle, both directions
+	b, _ := FromEdges(4, []int{0, 1, 2, 1, 3}, []int{1, 2, 1, 0, 2})
+	g, _ := Batch([]*Graph{a, b})
+	for i, part := range []struct {
+		g   *Graph
+		off int
+	}{{a, 0}, {b, 3}} {
+		for v := 0; v < part.g.NumNodes(); v++ {
+			var want []int
+			for _, u := range part.g.Neighbors(v) {
+				want = append(want, u+part.off)
+			}
+			if got := g.Neighbors(v + part.off); !slices.Equal(got, want) {
+				t.Errorf("Batch: graph %d node %d: in-neighbours %v, want %v", i, v, got, want)
+			}
+		}
+	}
+	if g.NumEdges() != a.NumEdges()+b.NumEdges() {
+		t.Errorf("Batch: %d edges, want %d", g.NumEdges(), a.NumEdges()+b.NumEdges())
+	}
+}
+
 func TestBatchAndPooling(t *testing.T) {
 	a, _ := FromEdges(2, []int{0}, []int{1})
 	b, _ := FromEdges(3, []int{0, 1}, []int{2, 2})
