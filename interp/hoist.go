@@ -62,8 +62,8 @@ func hoist(pc *parsedCell, rw, srw *rewriter) {
 				break
 			}
 			obj := srw.info.Defs[id]
-			if obj == nil {
-				continue // assigned, not defined
+			if obj == nil || id.Name == "_" {
+				continue // assigned, not defined (var _ T alone: yaegi refuses it)
 			}
 			needed = needed || used[id.Name]
 			t, ok := typeText(obj.Type(), srw.names)
