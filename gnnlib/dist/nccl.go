@@ -16,9 +16,6 @@ const NCCLEnv = "GNNLAB_NCCL"
 // package needs) or the binary was built without the cuda tag.
 var ErrNoNCCL = errors.New("dist: NCCL is not available")
 
-// ncclHint says how to get NCCL.
-const ncclHint = "install PyTorch's NCCL wheel (pip install nvidia-nccl-cu12, which PyTorch's CUDA wheels pull in) or the system's libnccl2, or set " + NCCLEnv + " to the path of libnccl.so.2"
-
 // ncclCandidates lists the libraries the NCCL loader tries, in order:
 // only the path in GNNLAB_NCCL when it is set; otherwise the libnccl.so.2
 // that PyTorch's wheels install (site-packages/nvidia/nccl/lib) in the

@@ -89,6 +89,9 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
+// ncclHint says how to get NCCL.
+const ncclHint = "install PyTorch's NCCL wheel (pip install nvidia-nccl-cu12, which PyTorch's CUDA wheels pull in) or the system's libnccl2, or set " + NCCLEnv + " to the path of libnccl.so.2"
+
 // ncclLib is the loaded library: its path and version code, or why it
 // could not be loaded.
 var ncclLib struct {
