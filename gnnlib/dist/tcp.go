@@ -56,6 +56,40 @@ type welcome struct {
 	ID []byte
 }
 
+// maxMsg bounds a bootstrap message, so that a stray connection cannot
+// make a rank allocate much.
+const maxMsg = 1 << 20
+
+// writeMsg sends v as JSON after its length (4 bytes, little-endian):
+// framed, so that the reader consumes exactly the message and the ring's
+// data that follows on the same connection stays unread.
+func writeMsg(c net.Conn, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	msg := binary.LittleEndian.AppendUint32(nil, uint32(len(b)))
+	_, err = c.Write(append(msg, b...))
+	return err
+}
+
+// readMsg reads a message of writeMsg into v.
+func readMsg(c net.Conn, v any) error {
+	var n [4]byte
+	if _, err := io.ReadFull(c, n[:]); err != nil {
+		return err
+	}
+	size := binary.LittleEndian.Uint32(n[:])
+	if size > maxMsg {
+		return fmt.Errorf("dist: bootstrap message of %d bytes", size)
+	}
+	b := make([]byte, size)
+	if _, err := io.ReadFull(c, b); err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
 // rendezvous is the TCP bootstrap: rank 0 listens on addr, the others
 // connect to it (retrying while it is not up yet) and say who they are;
 // rank 0 answers each with the table of the ranks' ring addresses and its
@@ -78,11 +112,11 @@ func rendezvous(addr string, rank, size, port int, payload []byte, o TCPOptions)
 	}
 	defer conn.Close()
 	conn.SetDeadline(deadline)
-	if err := json.NewEncoder(conn).Encode(hello{magic, rank, size, port}); err != nil {
+	if err := writeMsg(conn, hello{magic, rank, size, port}); err != nil {
 		return nil, nil, netErr(fmt.Sprintf("rank %d: rendezvous with rank 0 at %s", rank, addr), err)
 	}
 	var w welcome
-	if err := json.NewDecoder(conn).Decode(&w); err != nil {
+	if err := readMsg(conn, &w); err != nil {
 		return nil, nil, netErr(fmt.Sprintf("rank %d: waiting for rank 0 at %s to hear from all %d ranks", rank, addr, size), err)
 	}
 	if w.Error != "" {
@@ -130,7 +164,7 @@ func serveRendezvous(addr, host string, size, port int, payload []byte, deadline
 		}
 		c.SetDeadline(deadline)
 		var h hello
-		if err := json.NewDecoder(c).Decode(&h); err != nil || h.Magic != magic {
+		if err := readMsg(c, &h); err != nil || h.Magic != magic {
 			c.Close() // not one of ours: keep waiting
 			continue
 		}
@@ -143,7 +177,7 @@ func serveRendezvous(addr, host string, size, port int, payload []byte, deadline
 			refuse = fmt.Sprintf("rank %d connected twice", h.Rank)
 		}
 		if refuse != "" {
-			json.NewEncoder(c).Encode(welcome{Error: refuse})
+			writeMsg(c, welcome{Error: refuse})
 			c.Close()
 			break
 		}
@@ -159,7 +193,7 @@ func serveRendezvous(addr, host string, size, port int, payload []byte, deadline
 			continue
 		}
 		w := welcome{Error: refuse, Addrs: addrs, ID: payload}
-		if err := json.NewEncoder(c).Encode(w); err != nil && refuse == "" {
+		if err := writeMsg(c, w); err != nil && refuse == "" {
 			return nil, nil, netErr(fmt.Sprintf("rank 0: send the group to rank %d", r), err)
 		}
 	}
@@ -259,7 +293,7 @@ func ConnectTCP(addr string, rank, size int, o TCPOptions) (Communicator, error)
 		c, err := dialRetry(next, rank, deadline)
 		if err == nil {
 			c.SetDeadline(deadline)
-			err = json.NewEncoder(c).Encode(hello{magic, rank, size, 0})
+			err = writeMsg(c, hello{magic, rank, size, 0})
 		}
 		dc <- dialed{c, err}
 	}()
@@ -276,7 +310,7 @@ func ConnectTCP(addr string, rank, size int, o TCPOptions) (Communicator, error)
 		}
 		conn.SetDeadline(deadline)
 		var h hello
-		if err := json.NewDecoder(conn).Decode(&h); err != nil || h.Magic != magic || h.Rank != prev || h.Size != size {
+		if err := readMsg(conn, &h); err != nil || h.Magic != magic || h.Rank != prev || h.Size != size {
 			conn.Close()
 			continue
 		}
