@@ -26,6 +26,11 @@ func sbm(t testing.TB) (*graph.Graph, *tensor.Tensor, []int) {
 // replica gets them, the others start elsewhere and must receive them),
 // and returns each rank's final parameters and the losses of rank 0.
 func trainSAGE(t *testing.T, n, batch, steps int, init []*tensor.Tensor, adam bool) ([][][]float32, []float32) {
+	return trainSAGEOn(t, "local", n, batch, steps, init, adam)
+}
+
+// trainSAGEOn is trainSAGE over communicators of a kind (see group).
+func trainSAGEOn(t *testing.T, kind string, n, batch, steps int, init []*tensor.Tensor, adam bool) ([][][]float32, []float32) {
 	g, x, y := sbm(t)
 	seeds := make([]int, 0, g.NumNodes())
 	for v := 0; v < g.NumNodes(); v += 2 {
@@ -33,7 +38,7 @@ func trainSAGE(t *testing.T, n, batch, steps int, init []*tensor.Tensor, adam bo
 	}
 	params := make([][][]float32, n)
 	var losses []float32
-	err := Spawn(n, func(c Communicator) error {
+	err := errors.Join(group(t, kind, n, func(c Communicator) error {
 		m := nn.NewGraphSAGE(12, 16, 3, "mean")
 		m.Dropout = 0
 		if c.Rank() == 0 {
@@ -82,7 +87,7 @@ func trainSAGE(t *testing.T, n, batch, steps int, init []*tensor.Tensor, adam bo
 			params[c.Rank()] = append(params[c.Rank()], append([]float32(nil), p.Data()...))
 		}
 		return nil
-	})
+	})...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,13 +99,17 @@ func trainSAGE(t *testing.T, n, batch, steps int, init []*tensor.Tensor, adam bo
 // parameters one rank training on the whole batches ends with, and the
 // two replicas stay equal.
 func TestDataParallelMatchesOneRank(t *testing.T) {
-	for _, adam := range []bool{false, true} {
-		t.Run(fmt.Sprintf("adam=%t", adam), func(t *testing.T) {
+	for _, tc := range []struct {
+		kind string
+		adam bool
+	}{{"local", false}, {"local", true}, {"tcp", true}} {
+		t.Run(fmt.Sprintf("%s/adam=%t", tc.kind, tc.adam), func(t *testing.T) {
+			adam := tc.adam
 			nn.Seed(11)
 			ref := nn.NewGraphSAGE(12, 16, 3, "mean")
-			const batch, steps = 16, 8 // 90 seeds: 5 batches an epoch, so two epochs
+			const batch, steps = 16, 8 // 90 seeds: 6 batches an epoch, so two epochs
 			one, l1 := trainSAGE(t, 1, batch, steps, ref.Params(), adam)
-			two, l2 := trainSAGE(t, 2, batch, steps, ref.Params(), adam)
+			two, l2 := trainSAGEOn(t, tc.kind, 2, batch, steps, ref.Params(), adam)
 			moved := 0.0
 			for i := range one[0] {
 				for j, v := range one[0][i] {
