@@ -84,7 +84,11 @@
 // Recv). Shard.Exchange extends the owned rows of a layer's input by the
 // halo rows received from their owners, so that a layer over the shard
 // computes the rows of the unpartitioned layer; Shard.ExchangeGrad sends
-// the gradient of the halo rows back to their owners.
+// the gradient of the halo rows back to their owners. A HaloTape
+// (Shard.Tape) records the exchanges of a forward pass and runs the
+// backward pass across them, so that full-batch training over the parts
+// takes the steps training on the whole graph takes (the package's tests
+// check both for a two-layer GCN).
 //
 // BUG(dist): gnnlib/tensor switches gradient recording off for the whole
 // process during every backward pass (and inside tensor.NoGrad), so the
@@ -104,10 +108,9 @@
 // BUG(dist): Shard.Exchange is one all-reduce of every part's boundary rows
 // (zeros but for the rank's own), so every rank receives every boundary
 // row, not only its halo; none of the communicators has point-to-point
-// sends for the Send and Recv plan yet. Its result is a host tensor with
-// no autograd link to its input: a backward pass over several layers runs
-// layer by layer with ExchangeGrad between (as the package's test of one
-// layer does).
+// sends for the Send and Recv plan yet. The exchange goes through host
+// memory (device rows are copied to the host and back), and a HaloTape's
+// backward pass runs segment by segment, not as one pass.
 //
 // BUG(dist): the NCCL communicators have not run on a GPU yet (they build
 // and vet here; the cuda-tagged tests TestNCCLAllReduceGPUs and

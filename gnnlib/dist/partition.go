@@ -329,11 +329,13 @@ func (s *Shard) rows(g *graph.Graph) (*graph.Graph, error) {
 // exchange is one all-reduce of the boundary rows of all parts (each rank
 // fills its own, the others are zeros, so the sum is their concatenation
 // exactly): every rank receives every boundary row, not only its halo's.
-// The result is a new host tensor that records no autograd link to x.
+// The result is a new tensor on x's device (the rows go through host
+// memory) that records no autograd link to x; HaloTape records one.
 func (s *Shard) Exchange(c Communicator, x *tensor.Tensor) (*tensor.Tensor, error) {
 	if err := s.check(c, x, len(s.Owned)); err != nil {
 		return nil, err
 	}
+	dev := x.Device()
 	x = x.CPU()
 	f := x.Size(1)
 	xd := x.Data()
@@ -350,18 +352,28 @@ func (s *Shard) Exchange(c Communicator, x *tensor.Tensor) (*tensor.Tensor, erro
 	for j, r := range s.haloRow {
 		copy(out[base+j*f:base+(j+1)*f], buf[r*f:(r+1)*f])
 	}
-	return tensor.Wrap(out, len(s.Owned)+len(s.Halo), f), nil
+	return onDevice(tensor.Wrap(out, len(s.Owned)+len(s.Halo), f), dev), nil
+}
+
+// onDevice moves a new host tensor to dev (nil: the CPU).
+func onDevice(t *tensor.Tensor, dev tensor.Backend) *tensor.Tensor {
+	if dev != nil {
+		return t.To(dev)
+	}
+	return t
 }
 
 // ExchangeGrad is Exchange's reverse, for a backward pass: given the
 // gradient of a layer's input over the shard (one row per owned and halo
 // node), it sends the halo rows back to their owners and returns the
 // gradient of the owned rows, each the sum of its own row and of the rows
-// the other parts computed for it. A collective call, as Exchange.
+// the other parts computed for it, on g's device. A collective call, as
+// Exchange.
 func (s *Shard) ExchangeGrad(c Communicator, g *tensor.Tensor) (*tensor.Tensor, error) {
 	if err := s.check(c, g, len(s.Owned)+len(s.Halo)); err != nil {
 		return nil, err
 	}
+	dev := g.Device()
 	g = g.CPU()
 	f := g.Size(1)
 	gd := g.Data()
@@ -383,7 +395,7 @@ func (s *Shard) ExchangeGrad(c Communicator, g *tensor.Tensor) (*tensor.Tensor, 
 			dst[i] += src[i]
 		}
 	}
-	return tensor.Wrap(out, len(s.Owned), f), nil
+	return onDevice(tensor.Wrap(out, len(s.Owned), f), dev), nil
 }
 
 func (s *Shard) check(c Communicator, x *tensor.Tensor, rows int) error {
@@ -393,5 +405,61 @@ func (s *Shard) check(c Communicator, x *tensor.Tensor, rows int) error {
 	if x.Dims() != 2 || x.Size(0) != rows || x.IsSparse() {
 		return &tensor.ShapeError{Op: "dist.Shard exchange", A: x.Shape(), B: []int{rows}, Msg: "needs one dense row per node"}
 	}
+	return nil
+}
+
+// HaloTape records the halo exchanges of a forward pass over a shard, so
+// that Backward can run the backward pass across them: each exchange
+// cuts the autograd graph (Exchange's result is a new leaf), and Backward
+// runs the pass segment by segment from the loss back to the first
+// exchange, sending each cut's halo gradient back to its owners
+// (ExchangeGrad) in between. Every rank of the partition must make the
+// same calls. For ranks of one process, run each segment of the forward
+// pass (the layer between two exchanges) inside Exclusive, as Backward
+// does with the backward segments.
+type HaloTape struct {
+	s    *Shard
+	c    Communicator
+	cuts [][2]*tensor.Tensor // (input, its exchanged leaf)
+}
+
+// Tape returns an empty HaloTape over the shard and communicator.
+func (s *Shard) Tape(c Communicator) *HaloTape { return &HaloTape{s: s, c: c} }
+
+// Exchange is Shard.Exchange, recorded: when h takes part in the
+// autograd graph, the result is a leaf requiring gradients whose gradient
+// Backward carries back to h.
+func (t *HaloTape) Exchange(h *tensor.Tensor) (*tensor.Tensor, error) {
+	ext, err := t.s.Exchange(t.c, h)
+	if err != nil {
+		return nil, err
+	}
+	if h.RequiresGrad() {
+		ext.SetRequiresGrad(true)
+		t.cuts = append(t.cuts, [2]*tensor.Tensor{h, ext})
+	}
+	return ext, nil
+}
+
+// Backward runs loss.Backward and then, cut by cut from the last, sends
+// the halo rows of the cut's gradient back to their owners and continues
+// the backward pass from the cut's input with the owned rows' gradient.
+// Each backward segment runs inside Exclusive. The tape is empty
+// afterwards.
+func (t *HaloTape) Backward(loss *tensor.Tensor) error {
+	Exclusive(loss.Backward)
+	for i := len(t.cuts) - 1; i >= 0; i-- {
+		h, ext := t.cuts[i][0], t.cuts[i][1]
+		g := ext.Grad()
+		if g == nil { // the loss does not depend on this cut here, but may on another rank
+			g = tensor.ZerosLike(ext)
+		}
+		dh, err := t.s.ExchangeGrad(t.c, g)
+		if err != nil {
+			return err
+		}
+		Exclusive(func() { h.BackwardWith(dh) })
+	}
+	t.cuts = nil
 	return nil
 }

@@ -171,3 +171,123 @@ func TestShardPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionedTraining trains a two-layer GCN full-batch for a few SGD
+// steps with the graph split in two, and checks that the parameters end
+// where training on the whole graph takes them.
+func TestPartitionedTraining(t *testing.T) {
+	g0, x0, y0 := sbm(t)
+	perm := rand.New(rand.NewPCG(5, 5)).Perm(g0.NumNodes())
+	g, x := shuffled(t, g0, x0)
+	y := make([]int, len(y0))
+	for i, old := range perm { // new id i is old node perm[i]
+		y[i] = y0[old]
+	}
+	train := []int{}
+	for v := 0; v < g.NumNodes(); v += 3 {
+		train = append(train, v)
+	}
+	const steps = 5
+	nn.Seed(4)
+	ref := nn.NewGCN(12, 16, 3)
+	ref.Dropout = 0
+	start := make([][]float32, 0)
+	for _, p := range ref.Params() {
+		start = append(start, append([]float32(nil), p.Data()...))
+	}
+	opt := nn.NewSGD(ref.Params(), 0.5, 0.9, 0)
+	for range steps {
+		opt.ZeroGrad()
+		nn.CrossEntropy(ref.Forward(g, x), y, train).Backward()
+		opt.Step()
+	}
+	p, err := BFSPartition(g, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([][][]float32, 2)
+	err = Spawn(2, func(c Communicator) error {
+		s, err := p.Shard(g, c.Rank())
+		if err != nil {
+			return err
+		}
+		m := nn.NewGCN(12, 16, 3)
+		for i, q := range m.Params() {
+			copy(q.Data(), start[i])
+		}
+		f := x.Size(1)
+		xs := make([]float32, 0, len(s.Owned)*f)
+		ys := make([]int, len(s.Owned))
+		var local []int // the shard's training rows
+		isTrain := map[int]bool{}
+		for _, v := range train {
+			isTrain[v] = true
+		}
+		for i, v := range s.Owned {
+			xs = append(xs, x.Data()[v*f:(v+1)*f]...)
+			ys[i] = y[v]
+			if isTrain[v] {
+				local = append(local, i)
+			}
+		}
+		xo := tensor.FromSlice(xs, len(s.Owned), f)
+		grads, err := NewBucketer(m.Params(), c, 0)
+		if err != nil {
+			return err
+		}
+		opt := nn.NewSGD(m.Params(), 0.5, 0.9, 0)
+		tape := s.Tape(c)
+		for range steps {
+			opt.ZeroGrad()
+			h := xo
+			for l, conv := range []*nn.GCNConv{m.Conv1, m.Conv2} {
+				var xw *tensor.Tensor
+				Exclusive(func() { xw = h.MatMul(conv.W) })
+				ext, err := tape.Exchange(xw)
+				if err != nil {
+					return err
+				}
+				Exclusive(func() {
+					h = nn.SpMM(s.GCN, ext).Add(conv.B)
+					if l == 0 {
+						h = h.ReLU()
+					}
+				})
+			}
+			// The whole graph's mean over the training nodes is the
+			// sum over the shards of their sums divided by its count.
+			var loss *tensor.Tensor
+			Exclusive(func() {
+				loss = nn.CrossEntropy(h, ys, local).MulScalar(float32(len(local)) / float32(len(train)))
+			})
+			if err := tape.Backward(loss); err != nil {
+				return err
+			}
+			if err := grads.AllReduce(Sum); err != nil {
+				return err
+			}
+			opt.Step()
+		}
+		for _, q := range m.Params() {
+			got[c.Rank()] = append(got[c.Rank()], q.Data())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := 0.0
+	for i, q := range ref.Params() {
+		for j, v := range q.Data() {
+			moved = math.Max(moved, math.Abs(float64(v-start[i][j])))
+			for r := range 2 {
+				if d := math.Abs(float64(got[r][i][j] - v)); d > 1e-4 {
+					t.Fatalf("parameter %d value %d: part %d has %v, whole-graph training %v", i, j, r, got[r][i][j], v)
+				}
+			}
+		}
+	}
+	if moved < 1e-2 {
+		t.Fatalf("training moved the parameters by at most %v", moved)
+	}
+}

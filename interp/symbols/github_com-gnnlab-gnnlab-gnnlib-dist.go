@@ -41,6 +41,7 @@ func init() {
 		"Bucketer":           reflect.ValueOf((*dist.Bucketer)(nil)),
 		"Communicator":       reflect.ValueOf((*dist.Communicator)(nil)),
 		"DataParallel":       reflect.ValueOf((*dist.DataParallel)(nil)),
+		"HaloTape":           reflect.ValueOf((*dist.HaloTape)(nil)),
 		"Op":                 reflect.ValueOf((*dist.Op)(nil)),
 		"Partition":          reflect.ValueOf((*dist.Partition)(nil)),
 		"Shard":              reflect.ValueOf((*dist.Shard)(nil)),
