@@ -119,6 +119,7 @@
 // which uses the CUDA runtime, takes the context current on the calling
 // thread (Run calls it on the device's thread), but its helper threads
 // select devices through the runtime, that is through primary contexts.
-// NCCL cannot check that ranks make matching calls; mismatched calls hang
-// until NCCL's own timeout.
+// NCCL does not check that ranks make matching calls: mismatched calls
+// hang or exchange wrong data, where the TCP and in-process communicators
+// fail with ErrMismatch.
 package dist
