@@ -158,11 +158,13 @@ bench-gpu:
 	CGO_ENABLED=1 $(GO) test -c -tags cuda -o .gpubin/cuda.test ./gnnlib/cuda
 	CGO_ENABLED=1 $(GO) build -tags cuda -o .gpubin/gnnbench ./gnnlib/cuda/bench/gnnbench
 	CGO_ENABLED=1 $(GO) build -tags cuda -o .gpubin/gnnlab ./cmd/gnnlab
-	@echo "built .gpubin/cuda.test, .gpubin/gnnbench and .gpubin/gnnlab; on the GPU machine, from the repository root:"
+	CGO_ENABLED=1 $(GO) test -c -tags cuda -o .gpubin/dist.test ./gnnlib/dist
+	@echo "built .gpubin/cuda.test, .gpubin/dist.test, .gpubin/gnnbench and .gpubin/gnnlab; on the GPU machine, from the repository root:"
 	@echo "  OUT=/tmp gnnlib/cuda/bench/run.sh            # GPU tests, gnnbench and PyG side by side"
 	@echo "  (cd gnnlib/cuda && ../../.gpubin/cuda.test -test.run XXX -test.bench TensorAPIEpoch -test.benchtime 20x)"
 	@echo "  gnnlib/cuda/bench/turbo.sh                   # GATv2 layer: gnnbench, PyG and turbo-gnn (sdist in .benchdata)"
 	@echo "  notebooks/record-gpu.sh                      # the GPU results that notebooks show without a GPU"
+	@echo "  .gpubin/dist.test -test.run GPUs -test.v     # two GPUs over NCCL (GNNLAB_NCCL=path/libnccl.so.2 if not found)"
 
 ## clean: remove build outputs and test caches; keeps .venv, the browser
 ## test's node_modules and your notebook copies in build/lab.

@@ -37,6 +37,8 @@ type driver interface {
 	// one, waits for it and returns the milliseconds between the two.
 	timeStart() error
 	timeStop() (float64, error)
+	// streamHandle returns the stream's CUstream handle, for Device.Run.
+	streamHandle() uintptr
 	// memInfo reports the driver's free and total device memory.
 	memInfo() (free, total int64, err error)
 	close() error

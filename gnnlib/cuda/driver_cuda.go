@@ -207,6 +207,8 @@ func (d *cuDriver) timeStop() (float64, error) {
 	return d.ev[0].Elapsed(d.ev[1])
 }
 
+func (d *cuDriver) streamHandle() uintptr { return uintptr(unsafe.Pointer(d.stream.C())) }
+
 func (d *cuDriver) memInfo() (free, total int64, err error) { return cu.MemInfo() }
 
 func (d *cuDriver) close() error {
