@@ -159,6 +159,22 @@
 //     variable that has a case of an interface type gets one: yaegi's
 //     case error matched no compiled error, and without a variable it
 //     compared type names;
+//   - a type switch on an empty interface (any) with a case of a type of
+//     the session, error, fmt.Stringer or an interface of the session
+//     becomes an expression switch over assertions made once; x.(error),
+//     x.(fmt.Stringer) and x.(I) of an any x call helpers
+//     (rewrite_typeswitch.go). yaegi keeps a value of a cell's type in an
+//     any either bare, without its methods (var a any = codeErr{1}, a
+//     recovered panic value), or in its own wrapper (an argument f(codeErr{1})):
+//     its type switch matched neither by methods (case error) nor the
+//     wrapper by its type (case codeErr); its assertion to an interface
+//     missed the bare value, counted the methods of *T as those of T, and
+//     with a result panicked or built the methods from the caller's frame.
+//     The session registers, for each struct type with methods and its
+//     pointer, the method set and interpreted functions converting a bare
+//     value to yaegi's wrapper, an error and a fmt.Stringer; compiled
+//     helpers read the value out of yaegi's wrapper and use these
+//     (ifacevalue.go), and recover() gives the value in yaegi's wrapper;
 //   - an unexported field of a declared struct type gets the tag
 //     json:"-": yaegi exports it (x becomes Xx), and encoding/json wrote
 //     and read it (rewrite_tags.go);
@@ -474,10 +490,12 @@
 // by the later one.
 //
 // BUG(interp): A value of an interpreted type held in an any (var a any =
-// codeErr{1}) is yaegi's bare value: fmt prints it without its String or
-// Error method, %T of a named non-struct type prints the underlying type,
-// and case error or x.(error) do not match it; so is a recovered panic
-// value of such a type. A type switch whose cases are interpreted
-// concrete types (case codeErr, case *ptrErr) does not match such a value
-// passed in an interface{} parameter either (testdata/diff/typeswitch_concrete.go).
+// codeErr{1}) is yaegi's bare value or yaegi's wrapper: fmt prints the
+// bare value without its String or Error method, yaegi's wrapper in a
+// slice or through %v of a Sprintf argument by its internals, and %T of a
+// named non-struct type prints the underlying type. Type switches and
+// assertions see a bare value's methods only for struct types (and
+// pointers to them): a bare value of a named type of another kind (type
+// level int) is an int to the interpreter. Two struct types with the same
+// fields share one reflect type, and the later one's methods.
 package interp

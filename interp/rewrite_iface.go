@@ -25,9 +25,16 @@ import (
 // errorConv records the rewrites of the conversions to error, and of
 // the comparisons of values of compiled interface types, in n.
 func (r *rewriter) errorConv(n ast.Node) {
+	labeled := map[ast.Stmt]*ast.LabeledStmt{}
+	commaOk := map[ast.Expr]bool{} // v, ok := x.(T)
 	ast.Inspect(n, func(node ast.Node) bool {
 		switch x := node.(type) {
+		case *ast.LabeledStmt:
+			labeled[x.Stmt] = x
 		case *ast.AssignStmt:
+			if len(x.Lhs) == 2 && len(x.Rhs) == 1 {
+				commaOk[ast.Unparen(x.Rhs[0])] = true
+			}
 			if x.Tok != token.ASSIGN || len(x.Lhs) != len(x.Rhs) {
 				return true
 			}
@@ -35,6 +42,9 @@ func (r *rewriter) errorConv(n ast.Node) {
 				r.toError(r.info.Types[l].Type, x.Rhs[k])
 			}
 		case *ast.ValueSpec:
+			if len(x.Names) == 2 && len(x.Values) == 1 {
+				commaOk[ast.Unparen(x.Values[0])] = true
+			}
 			if x.Type == nil || len(x.Values) != len(x.Names) {
 				return true
 			}
@@ -43,8 +53,13 @@ func (r *rewriter) errorConv(n ast.Node) {
 				r.toError(t, v)
 			}
 		case *ast.TypeSwitchStmt:
-			r.errorCases(x)
+			if !r.typeSwitch(x, labeled[x]) { // rewrite_typeswitch.go
+				r.errorCases(x)
+			}
 		case *ast.TypeAssertExpr:
+			if r.ifaceAssert(x, commaOk[x]) { // rewrite_typeswitch.go
+				return true
+			}
 			if id, ok := x.Type.(*ast.Ident); ok && r.info.Uses[id] == types.Universe.Lookup("error") {
 				r.ed.replace(id.Pos(), id.End(), helperRT+".ErrorType")
 			}

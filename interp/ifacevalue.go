@@ -1,0 +1,350 @@
+package interp
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"reflect"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// Values of interpreted types in an interface{}.
+//
+// yaegi keeps a value of an interpreted type in an empty interface in one
+// of two forms: its own wrapper, interp.valueInterface, which holds the
+// value and a node of its interpreted type (a call argument of type any,
+// f(codeErr{1}), gets it), or the bare value (var a any = codeErr{1}, a
+// recovered panic value), whose reflect type has no methods. Its type
+// switch on an empty interface compared the names of reflect types, which
+// matched neither the wrapper (case codeErr failed) nor a method set
+// (case error failed); its assertions to an interface see the methods of
+// the wrapper only, and an assertion to a compiled interface with a
+// result built the method wrappers by evaluating the wrapper's node in
+// the current frame, the caller's node in the callee's frame (a wrong
+// value, or reflect: Method on nil interface value).
+//
+// So the session registers, for each struct type of a cell with methods
+// and for its pointer, interpreted functions that take a bare value of
+// the type and return it as yaegi's wrapper, as an error and as a
+// fmt.Stringer, each converted inside the function, where the node is
+// right (ifaceValues, filled by methodTypes' calls). Compiled code sees
+// yaegi's wrapper as the struct it is, and reads the bare value out of it
+// (bareValue). A type switch on an empty interface then becomes a chain
+// of assertions (rewrite_typeswitch.go): case error and case fmt.Stringer
+// call AsError and AsStringer, cases of interfaces of the session assert
+// the value that __gnnlab_iface rewraps, and recovered panic values are
+// rewrapped. A named type of another kind (type celsius float64) has its
+// underlying reflect type, so its bare values cannot be told from those of
+// that type, and they stay as they are.
+
+// ifaceFuncs are the interpreted conversions of a bare value of one type.
+type ifaceFuncs struct {
+	methods map[string]bool        // the type's method set, by name
+	wrap    func(any) any          // yaegi's wrapper, with the type's methods; nil without methods
+	err     func(any) error        // nil unless the type is an error
+	str     func(any) fmt.Stringer // nil unless the type is a fmt.Stringer
+}
+
+// ifaceValues maps the reflect types of the cells' struct types with
+// methods, and of pointers to them, to their conversions.
+type ifaceValues struct {
+	mu    sync.RWMutex
+	m     map[reflect.Type]ifaceFuncs
+	names *typeNames // the session's, for type names in panics
+}
+
+// register records the method set (names separated by commas) and the
+// conversions of the struct type that ptr points to (pointer false) or of
+// the pointer type (pointer true). Other kinds of types are ignored.
+func (iv *ifaceValues) register(ptr any, pointer bool, methods string, wrap func(any) any, err func(any) error, str func(any) fmt.Stringer) {
+	t := reflect.TypeOf(ptr)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return
+	}
+	if !pointer {
+		t = t.Elem()
+	}
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	if iv.m == nil {
+		iv.m = map[reflect.Type]ifaceFuncs{}
+	}
+	ms := map[string]bool{}
+	for _, m := range strings.Split(methods, ",") {
+		if m != "" {
+			ms[m] = true
+		}
+	}
+	iv.m[t] = ifaceFuncs{ms, wrap, err, str}
+}
+
+func (iv *ifaceValues) lookup(v any) ifaceFuncs {
+	iv.mu.RLock()
+	defer iv.mu.RUnlock()
+	return iv.m[reflect.TypeOf(v)]
+}
+
+// rewrap returns yaegi's wrapper of v and true when v is a bare value of a
+// registered type.
+func (iv *ifaceValues) rewrap(v any) (any, bool) {
+	if v == nil {
+		return nil, false
+	}
+	if f := iv.lookup(v).wrap; f != nil {
+		return f(v), true
+	}
+	return v, false
+}
+
+// hasMethods reports whether the value v, bare or in yaegi's wrapper, has
+// the methods of names: 1 yes, 0 no, -1 not known here (a value of a
+// named type of the session that is not a struct, whose reflect type is
+// its underlying type). Values of compiled named types are answered by
+// reflect.
+func (iv *ifaceValues) hasMethods(v any, names ...string) int {
+	v = bareValue(v)
+	if v == nil {
+		return 0
+	}
+	f, ok := iv.known(v)
+	if !ok {
+		t := reflect.TypeOf(v)
+		elem := t
+		if elem.Kind() == reflect.Pointer {
+			elem = elem.Elem()
+		}
+		if elem.PkgPath() == "" {
+			return -1
+		}
+		for _, n := range names {
+			if _, ok := t.MethodByName(n); !ok {
+				return 0
+			}
+		}
+		return 1
+	}
+	for _, n := range names {
+		if !f.methods[n] {
+			return 0
+		}
+	}
+	return 1
+}
+
+// conversion is the panic value of a failed v.(I), I an interface of the
+// session named iface with the methods of names.
+func (iv *ifaceValues) conversion(v any, iface string, names ...string) error {
+	missing := ""
+	if f, ok := iv.known(bareValue(v)); ok {
+		for _, n := range names {
+			if !f.methods[n] {
+				missing = n
+				break
+			}
+		}
+	}
+	if missing == "" && len(names) > 0 {
+		missing = names[0]
+	}
+	return iv.conversionError(v, iface, missing)
+}
+
+func (iv *ifaceValues) known(v any) (ifaceFuncs, bool) {
+	iv.mu.RLock()
+	defer iv.mu.RUnlock()
+	f, ok := iv.m[reflect.TypeOf(v)]
+	return f, ok
+}
+
+// asError is v.(error) for a v that may be a value of an interpreted
+// type, bare or in yaegi's wrapper.
+func (iv *ifaceValues) asError(v any) (error, bool) {
+	v = bareValue(v)
+	if f := iv.lookup(v).err; f != nil {
+		return f(v), true
+	}
+	e, ok := v.(error)
+	return e, ok
+}
+
+// asStringer is v.(fmt.Stringer), as asError.
+func (iv *ifaceValues) asStringer(v any) (fmt.Stringer, bool) {
+	v = bareValue(v)
+	if f := iv.lookup(v).str; f != nil {
+		return f(v), true
+	}
+	s, ok := v.(fmt.Stringer)
+	return s, ok
+}
+
+// mustError is v.(error): it panics as Go does when v is not an error.
+func (iv *ifaceValues) mustError(v any) error {
+	e, ok := iv.asError(v)
+	if !ok {
+		panic(iv.conversionError(v, "error", "Error"))
+	}
+	return e
+}
+
+// mustStringer is v.(fmt.Stringer), as mustError.
+func (iv *ifaceValues) mustStringer(v any) fmt.Stringer {
+	s, ok := iv.asStringer(v)
+	if !ok {
+		panic(iv.conversionError(v, "fmt.Stringer", "String"))
+	}
+	return s
+}
+
+// conversionError is the panic value of a failed v.(iface), whose first
+// missing method is method.
+func (iv *ifaceValues) conversionError(v any, iface, method string) error {
+	v = bareValue(v)
+	if v == nil {
+		return typeAssertionError("interface conversion: interface {} is nil, not " + iface)
+	}
+	return typeAssertionError("interface conversion: " + iv.typeName(v) + " is not " + iface + ": missing method " + method)
+}
+
+// typeName is the Go name of v's type where the session registered it
+// (main.T, *main.T), else its reflect type.
+func (iv *ifaceValues) typeName(v any) string {
+	t := reflect.TypeOf(v)
+	star := ""
+	if t.Kind() == reflect.Pointer {
+		star, t = "*", t.Elem()
+	}
+	if iv.names != nil {
+		if nt, ok := iv.names.lookup(t); ok {
+			return star + nt.name
+		}
+	}
+	return reflect.TypeOf(v).String()
+}
+
+// typeAssertionError is the panic value of a failed assertion, a
+// runtime.Error as Go's *runtime.TypeAssertionError is.
+type typeAssertionError string
+
+func (e typeAssertionError) Error() string { return string(e) }
+func (typeAssertionError) RuntimeError()   {}
+
+// recovered is the value of recover() in a cell (rewrite.go): yaegi's
+// recover returned the panic value as a reflect.Value, and a value of an
+// interpreted type bare.
+func (iv *ifaceValues) recovered(v any) any {
+	v = recovered(v)
+	if w, ok := iv.rewrap(v); ok {
+		return w
+	}
+	return v
+}
+
+var reflectValueType = reflect.TypeFor[reflect.Value]()
+
+// bareValue is v without yaegi's wrapper (a struct valueInterface whose
+// second field is the value, as a reflect.Value, read through unsafe since
+// the field is unexported).
+func bareValue(v any) any {
+	for v != nil {
+		rv := reflect.ValueOf(v)
+		t := rv.Type()
+		if t.Kind() != reflect.Struct || t.Name() != "valueInterface" || t.PkgPath() != "github.com/traefik/yaegi/interp" ||
+			t.NumField() != 2 || t.Field(1).Type != reflectValueType {
+			return v
+		}
+		c := reflect.New(t).Elem()
+		c.Set(rv)
+		inner := *(*reflect.Value)(unsafe.Pointer(c.Field(1).UnsafeAddr()))
+		if !inner.IsValid() || !inner.CanInterface() {
+			return nil
+		}
+		v = inner.Interface()
+	}
+	return nil
+}
+
+// methodTypes returns the registration calls of the struct types that
+// decls declare or give methods, when the type's pointer has methods (not
+// generic ones), or "": for T and for *T, __gnnlab_rt.Methods((*T)(nil),
+// false, "Error,Unwrap", func(v any) any { return __gnnlab_wrapany(v.(T))
+// }, func(v any) __gnnlab_rt.ErrorType { return v.(T) }, nil): the method
+// set's names, and the conversions, nil where the type has no methods or
+// is not an error or a fmt.Stringer. Passing the asserted value to the interpreted
+// __gnnlab_wrapany, whose parameter is an any, is what makes yaegi wrap
+// it.
+func methodTypes(decls []ast.Decl, info *types.Info) string {
+	var names []*types.TypeName
+	seen := map[*types.TypeName]bool{}
+	add := func(obj types.Object) {
+		tn, ok := obj.(*types.TypeName)
+		if !ok || seen[tn] || tn.Name() == "_" {
+			return
+		}
+		seen[tn] = true
+		names = append(names, tn)
+	}
+	for _, d := range decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			for _, sp := range d.Specs {
+				if ts, ok := sp.(*ast.TypeSpec); ok && ts.TypeParams == nil && ts.Assign == 0 {
+					add(info.Defs[ts.Name])
+				}
+			}
+		case *ast.FuncDecl:
+			if d.Recv == nil || len(d.Recv.List) != 1 {
+				continue
+			}
+			t := d.Recv.List[0].Type
+			if star, ok := t.(*ast.StarExpr); ok {
+				t = star.X
+			}
+			if id, ok := ast.Unparen(t).(*ast.Ident); ok { // not T[K]
+				add(info.Uses[id])
+			}
+		}
+	}
+	errT := types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
+	strT := types.NewInterfaceType([]*types.Func{types.NewFunc(0, nil, "String",
+		types.NewSignatureType(nil, nil, nil, nil, types.NewTuple(types.NewVar(0, nil, "", types.Typ[types.String])), false))}, nil).Complete()
+	var b strings.Builder
+	for _, tn := range names {
+		named, ok := tn.Type().(*types.Named)
+		if !ok || named.TypeParams().Len() > 0 || tn.Parent() != tn.Pkg().Scope() {
+			continue
+		}
+		if _, ok := named.Underlying().(*types.Struct); !ok {
+			continue
+		}
+		for _, pointer := range []bool{false, true} {
+			var t types.Type = named
+			text := tn.Name()
+			if pointer {
+				t, text = types.NewPointer(named), "*"+tn.Name()
+			}
+			mset := types.NewMethodSet(t)
+			if mset.Len() == 0 && (pointer || types.NewMethodSet(types.NewPointer(named)).Len() == 0) {
+				continue
+			}
+			var ms []string
+			for i := 0; i < mset.Len(); i++ {
+				ms = append(ms, mset.At(i).Obj().Name())
+			}
+			wrap := "nil"
+			if mset.Len() > 0 {
+				wrap = "func(v any) any { return " + helperPrefix + "wrapany(v.(" + text + ")) }"
+			}
+			conv := func(iface *types.Interface, typ string) string {
+				if !types.Implements(t, iface) {
+					return "nil"
+				}
+				return "func(v any) " + helperRT + "." + typ + " { return v.(" + text + ") }"
+			}
+			fmt.Fprintf(&b, "%s.Methods((*%s)(nil), %t, %q, %s, %s, %s)\n",
+				helperRT, tn.Name(), pointer, strings.Join(ms, ","), wrap, conv(errT, "ErrorType"), conv(strT, "StringerType"))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,323 @@
+package interp
+
+import (
+	"go/ast"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// Type switches and assertions on empty interfaces (see ifacevalue.go).
+//
+// A type switch whose operand is an empty interface and which has a case
+// of a type of the session, a pointer to one, error, fmt.Stringer or an
+// interface of the session,
+//
+//	switch x := v.(type) {
+//	case codeErr: A
+//	case error, string: B
+//	}
+//
+// becomes an expression switch over assertions of the operand, made once
+// (the names are fresh ones):
+//
+//	{ var ts interface{} = v; var ts_0, ts_1, ts_2 bool; if ts != nil {
+//	_, ts_0 = ts.(codeErr); _, ts_1 = __gnnlab_aserr(ts); _, ts_2 = ts.(string); };
+//	switch {
+//	case ts_0: x := ts.(codeErr); _ = x; A
+//	case ts_1 || ts_2: x := ts; _ = x; B
+//	} }
+//
+// case error and case fmt.Stringer, and x.(error) and x.(fmt.Stringer) of
+// an empty interface x, call __gnnlab_aserr and __gnnlab_asstr
+// (__gnnlab_musterr and __gnnlab_muststr without ok), which ask the
+// compiled AsError and AsStringer first and yaegi's assertion for the
+// values these do not know (of a named type that is not a struct); a case or an assertion of an interface of the
+// session asserts __gnnlab_iface(x), which rewraps a bare value, and a
+// case of one binds its variable with a type switch of that one case:
+// yaegi's x := v.(I) panicked (reflect.Set: interface {} is not
+// assignable to interp.valueInterface). A switch with an init statement,
+// or with a case whose type holds a type parameter, is left as it is.
+
+// typeSwitch records the rewrite of sw and reports whether it made it;
+// label is the labelled statement around sw, or nil.
+func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bool {
+	if sw.Init != nil {
+		return false
+	}
+	var x *ast.Ident
+	var ta *ast.TypeAssertExpr
+	switch a := sw.Assign.(type) {
+	case *ast.AssignStmt:
+		if len(a.Lhs) != 1 || len(a.Rhs) != 1 {
+			return false
+		}
+		x, _ = a.Lhs[0].(*ast.Ident)
+		ta, _ = a.Rhs[0].(*ast.TypeAssertExpr)
+	case *ast.ExprStmt:
+		ta, _ = a.X.(*ast.TypeAssertExpr)
+	}
+	if ta == nil || !emptyIface(r.info.Types[ta.X].Type) {
+		return false
+	}
+	relevant := false
+	for _, st := range sw.Body.List {
+		for _, e := range st.(*ast.CaseClause).List {
+			tv := r.info.Types[e]
+			if tv.IsNil() {
+				continue
+			}
+			if !tv.IsType() || hasTypeParam(tv.Type) {
+				return false
+			}
+			relevant = relevant || sessionOrIfaceType(tv.Type)
+		}
+	}
+	if !relevant {
+		return false
+	}
+	v := r.fresh("ts")
+	var oks []string
+	var asserts strings.Builder
+	conds := map[ast.Expr]string{}
+	binds := map[ast.Expr]string{} // the value of x in a case of one type
+	for _, st := range sw.Body.List {
+		for _, e := range st.(*ast.CaseClause).List {
+			if r.info.Types[e].IsNil() {
+				conds[e] = v + " == nil"
+				continue
+			}
+			ok := v + "_" + strconv.Itoa(len(oks))
+			oks = append(oks, ok)
+			conds[e] = ok
+			t := r.info.Types[e].Type
+			text := r.ed.text(e.Pos(), e.End(), false) // before the edits below cover it
+			switch {
+			case isError(t), isStringer(t):
+				call := helperPrefix + "asstr(" + v + ")"
+				if isError(t) {
+					call = helperPrefix + "aserr(" + v + ")"
+				}
+				asserts.WriteString("_, " + ok + " = " + call + "; ")
+				binds[e] = call
+			case sessionIface(t):
+				w := helperPrefix + "iface(" + v + ")"
+				asserts.WriteString(implementsCheck(ok, v, t, text))
+				// Bound by a type switch of one case (see above).
+				binds[e] = "\x00" + w + "\x00" + text
+			default:
+				asserts.WriteString("_, " + ok + " = " + v + ".(" + text + "); ")
+				binds[e] = v + ".(" + text + ")"
+			}
+		}
+	}
+	head := "{ var " + v + " interface{} = "
+	pre := "; "
+	if len(oks) > 0 {
+		// yaegi's assertion of a nil any to an interface with ok
+		// dereferenced nil.
+		pre += "var " + strings.Join(oks, ", ") + " bool; if " + v + " != nil { " + asserts.String() + "}; "
+	}
+	if label != nil {
+		// The statements go before the label, which must stay on the
+		// switch: the operand's text is moved there.
+		r.ed.insert(label.Pos(), head+r.ed.text(ta.X.Pos(), ta.X.End(), false)+pre, false)
+		r.ed.replace(sw.Switch, sw.Body.Lbrace, "switch ")
+	} else {
+		r.ed.replace(sw.Switch, ta.X.Pos(), head)
+		r.ed.replace(ta.X.End(), sw.Body.Lbrace, pre+"switch ")
+	}
+	for _, st := range sw.Body.List {
+		cc := st.(*ast.CaseClause)
+		if len(cc.List) > 0 {
+			var cs []string
+			for _, e := range cc.List {
+				cs = append(cs, conds[e])
+			}
+			r.ed.replace(cc.List[0].Pos(), cc.List[len(cc.List)-1].End(), strings.Join(cs, " || "))
+		}
+		if x == nil {
+			continue
+		}
+		bind := " " + x.Name + " := " + v + ";"
+		if len(cc.List) == 1 && !r.info.Types[cc.List[0]].IsNil() {
+			b := binds[cc.List[0]]
+			bind = " " + x.Name + " := " + b + ";"
+			if strings.HasPrefix(b, "\x00") {
+				parts := strings.Split(b, "\x00")
+				y := r.fresh("ty")
+				bind = " var " + x.Name + " " + parts[2] + "; switch " + y + " := " + parts[1] + ".(type) { case " + parts[2] + ": " + x.Name + " = " + y + " };"
+			} else if strings.HasPrefix(b, helperPrefix+"as") {
+				bind = " " + x.Name + ", _ := " + b + ";"
+			}
+		}
+		r.ed.insert(cc.Colon+1, bind+" _ = "+x.Name+";", false)
+	}
+	// A replacement of the brace, not an insertion after it, so that it
+	// goes before what other rewrites insert there (the function literal
+	// of a statement at the top of a cell).
+	r.ed.replace(sw.Body.Rbrace, sw.Body.Rbrace+1, "} }")
+	return true
+}
+
+// ifaceAssert records the rewrite of x.(I), x an empty interface and I
+// error or fmt.Stringer, to a call of __gnnlab_aserr or __gnnlab_asstr
+// (commaOk: v, ok := x.(I)) or of __gnnlab_musterr or __gnnlab_muststr,
+// and, I an interface of the session, to a function literal that checks
+// the method set (implementsCheck) and binds the value with a type switch
+// of one case, as typeSwitch does (yaegi's assertion panicked, and with ok
+// dereferenced nil for a nil x). It reports whether it made the rewrite.
+func (r *rewriter) ifaceAssert(ta *ast.TypeAssertExpr, commaOk bool) bool {
+	if ta.Type == nil || !emptyIface(r.info.Types[ta.X].Type) {
+		return false
+	}
+	t := r.info.Types[ta.Type].Type
+	if t == nil {
+		return false
+	}
+	switch {
+	case isError(t), isStringer(t):
+		name := "str("
+		if isError(t) {
+			name = "err("
+		}
+		fn := "must"
+		if commaOk {
+			fn = "as"
+		}
+		r.ed.insert(ta.X.Pos(), helperPrefix+fn+name, false)
+		r.ed.replace(ta.X.End(), ta.End(), ")")
+	case sessionIface(t):
+		text := r.ed.text(ta.Type.Pos(), ta.Type.End(), false)
+		w, y, ok := r.fresh("tw"), r.fresh("ty"), r.fresh("tok")
+		lit := "func() (" + text + ", bool) { var " + w + " interface{} = "
+		fail := "return nil, false"
+		if !commaOk {
+			lit = "func() " + text + " { var " + w + " interface{} = "
+			it := t.Underlying().(*types.Interface)
+			fail = "panic(" + helperRT + ".Conversion(" + w + ", " + strconv.Quote(types.TypeString(t, mainQualifier)) + ", " + methodNames(it) + "))"
+		}
+		res := y
+		if commaOk {
+			res = y + ", true"
+		}
+		r.ed.replace(ta.Pos(), ta.X.Pos(), lit)
+		r.ed.replace(ta.X.End(), ta.End(), "; "+ok+" := false; if "+w+" != nil { "+implementsCheck(ok, w, t, text)+"}; if !"+ok+" { "+fail+
+			" }; switch "+y+" := "+helperPrefix+"iface("+w+").(type) { case "+text+": return "+res+" }; "+fail+" }()")
+	default:
+		return false
+	}
+	return true
+}
+
+// implementsCheck is the statement that sets ok to whether v (not nil)
+// implements the interface t of the session, written text: the compiled
+// HasMethods knows the method sets of the session's struct types and of
+// compiled types; for other values (of a named type that is not a struct)
+// yaegi's assertion answers. yaegi's alone counted the methods of *T as
+// methods of T.
+func implementsCheck(ok, v string, t types.Type, text string) string {
+	k := helperPrefix + "k"
+	return "if " + k + " := " + helperRT + ".HasMethods(" + v + ", " + methodNames(t.Underlying().(*types.Interface)) + "); " + k + " >= 0 { " + ok + " = " + k + " == 1 } else { _, " + ok + " = " + helperPrefix + "iface(" + v + ").(" + text + ") }; "
+}
+
+// methodNames is the list of it's method names as Go string literals.
+func methodNames(it *types.Interface) string {
+	var ns []string
+	for i := 0; i < it.NumMethods(); i++ {
+		ns = append(ns, strconv.Quote(it.Method(i).Name()))
+	}
+	return strings.Join(ns, ", ")
+}
+
+// mainQualifier writes the session's package as main.
+func mainQualifier(p *types.Package) string { return p.Name() }
+
+// emptyIface reports whether t is an interface without methods (any),
+// not a type parameter.
+func emptyIface(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	if _, ok := types.Unalias(t).(*types.TypeParam); ok {
+		return false
+	}
+	it, ok := t.Underlying().(*types.Interface)
+	return ok && it.NumMethods() == 0 && !it.IsImplicit()
+}
+
+// sessionOrIfaceType reports whether t is a type of the session, a
+// pointer to one, error, fmt.Stringer or an interface of the session.
+func sessionOrIfaceType(t types.Type) bool {
+	if isError(t) || isStringer(t) || sessionIface(t) {
+		return true
+	}
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	return interpretedValueType(t)
+}
+
+// sessionIface reports whether t is an interface type with methods that
+// the session declared or wrote (type shape interface{...}, or an
+// interface literal), not one of a compiled package or error.
+func sessionIface(t types.Type) bool {
+	it, ok := t.Underlying().(*types.Interface)
+	if !ok || it.NumMethods() == 0 {
+		return false
+	}
+	if named, ok := types.Unalias(t).(*types.Named); ok {
+		return named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "main"
+	}
+	return true
+}
+
+// isError reports whether t is the predeclared error.
+func isError(t types.Type) bool {
+	return types.Unalias(t) == types.Universe.Lookup("error").Type()
+}
+
+// isStringer reports whether t is fmt.Stringer.
+func isStringer(t types.Type) bool {
+	named, ok := types.Unalias(t).(*types.Named)
+	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "fmt" && named.Obj().Name() == "Stringer"
+}
+
+// hasTypeParam reports whether t mentions a type parameter.
+func hasTypeParam(t types.Type) bool {
+	found := false
+	var walk func(types.Type)
+	walk = func(t types.Type) {
+		if found || t == nil {
+			return
+		}
+		switch x := types.Unalias(t).(type) {
+		case *types.TypeParam:
+			found = true
+		case *types.Pointer:
+			walk(x.Elem())
+		case *types.Slice:
+			walk(x.Elem())
+		case *types.Array:
+			walk(x.Elem())
+		case *types.Map:
+			walk(x.Key())
+			walk(x.Elem())
+		case *types.Chan:
+			walk(x.Elem())
+		case *types.Named:
+			for i := 0; i < x.TypeArgs().Len(); i++ {
+				walk(x.TypeArgs().At(i))
+			}
+		case *types.Signature:
+			for i := 0; i < x.Params().Len(); i++ {
+				walk(x.Params().At(i).Type())
+			}
+			for i := 0; i < x.Results().Len(); i++ {
+				walk(x.Results().At(i).Type())
+			}
+		}
+	}
+	walk(t)
+	return found
+}
