@@ -250,7 +250,14 @@
 // not call String print the value of an interpreted Stringer, not yaegi's
 // wrapper, and a slice or array of a cell type with a String or Error
 // method passed to a printing function of fmt prints their results
-// ([Red Green], not [0 1]).
+// ([Red Green], not [0 1]). The printing functions without a format
+// (Print, Println, Sprint, Fprintln...) are the session's too: a value of
+// a struct type of the session (or a pointer to one) with an Error or
+// String method, held in an any, bare or in yaegi's wrapper, and so in a
+// []any, prints by its method, %T by its Go name (ifacevalue.go); an
+// argument of type any of these functions goes through a compiled
+// function (__gnnlab_rt.PrintOperand), since yaegi built the method
+// wrappers of its own wrapper from the caller's frame and crashed.
 //
 // A rewrite that needs a type that cannot be written in the cell (of a
 // package the session did not import) is not made. A range over a
@@ -489,13 +496,12 @@
 // of a session with the same fields share yaegi's type, so fmt names them
 // by the later one.
 //
-// BUG(interp): A value of an interpreted type held in an any (var a any =
-// codeErr{1}) is yaegi's bare value or yaegi's wrapper: fmt prints the
-// bare value without its String or Error method, yaegi's wrapper in a
-// slice or through %v of a Sprintf argument by its internals, and %T of a
-// named non-struct type prints the underlying type. Type switches and
-// assertions see a bare value's methods only for struct types (and
-// pointers to them): a bare value of a named type of another kind (type
-// level int) is an int to the interpreter. Two struct types with the same
-// fields share one reflect type, and the later one's methods.
+// BUG(interp): A value of a named type of the session that is not a
+// struct (type level int) held in an any is, when bare (var a any =
+// level(2), a recovered panic value), a value of its underlying type to
+// the interpreter: fmt prints it without its String or Error method, %T
+// prints the underlying type, and type switches and assertions see
+// neither its type nor its methods. Struct types and pointers to them are
+// right (ifacevalue.go). Two struct types with the same fields share one
+// reflect type, and the methods of the later one.
 package interp

@@ -243,6 +243,12 @@ func (iv *ifaceValues) recovered(v any) any {
 
 var reflectValueType = reflect.TypeFor[reflect.Value]()
 
+// isValueInterface reports whether t is yaegi's wrapper valueInterface.
+func isValueInterface(t reflect.Type) bool {
+	return t != nil && t.Kind() == reflect.Struct && t.Name() == "valueInterface" && t.PkgPath() == "github.com/traefik/yaegi/interp" &&
+		t.NumField() == 2 && t.Field(1).Type == reflectValueType
+}
+
 // bareValue is v without yaegi's wrapper (a struct valueInterface whose
 // second field is the value, as a reflect.Value, read through unsafe since
 // the field is unexported).
@@ -250,8 +256,7 @@ func bareValue(v any) any {
 	for v != nil {
 		rv := reflect.ValueOf(v)
 		t := rv.Type()
-		if t.Kind() != reflect.Struct || t.Name() != "valueInterface" || t.PkgPath() != "github.com/traefik/yaegi/interp" ||
-			t.NumField() != 2 || t.Field(1).Type != reflectValueType {
+		if !isValueInterface(t) {
 			return v
 		}
 		c := reflect.New(t).Elem()
@@ -347,4 +352,128 @@ func methodTypes(decls []ast.Decl, info *types.Info) string {
 		}
 	}
 	return b.String()
+}
+
+// printArgs returns the arguments of a printing function of fmt with the
+// values of the session's types that have an Error or String method, bare
+// or in yaegi's wrapper, made methodValues, and the other values out of
+// yaegi's wrapper; the elements of a []any argument too. args is returned
+// as it is when nothing changes (and before any such type is declared).
+func (tn *typeNames) printArgs(args []any) []any {
+	iv := tn.ivals
+	if iv == nil || !iv.any() {
+		return args
+	}
+	var out []any
+	for k, a := range args {
+		b, changed := tn.printArg(a)
+		if s, ok := a.([]any); ok && len(s) > 0 {
+			if t := tn.printArgs(s); &t[0] != &s[0] {
+				b, changed = t, true
+			}
+		}
+		if changed || out != nil {
+			if out == nil {
+				out = append([]any(nil), args[:k]...)
+			}
+			out = append(out, b)
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
+// printArg is a as printArgs passes it, and whether that is not a.
+func (tn *typeNames) printArg(a any) (any, bool) {
+	b := bareValue(a)
+	if b == nil {
+		return a, false
+	}
+	if isWrapper(reflect.TypeOf(b)) {
+		// yaegi's wrapper for a compiled interface (errwrap.go): of a
+		// pointer it holds the pointer (of a struct its last field).
+		if v := unwrapped(reflect.ValueOf(b)); v.Kind() == reflect.Pointer && v.CanInterface() {
+			if f, ok := tn.ivals.known(v.Interface()); ok && (f.err != nil || f.str != nil) {
+				return methodValue{v.Interface(), f, tn}, true
+			}
+		}
+		return a, false
+	}
+	if f, ok := tn.ivals.known(b); ok && (f.err != nil || f.str != nil) {
+		return methodValue{b, f, tn}, true
+	}
+	return b, isValueInterface(reflect.TypeOf(a))
+}
+
+func (iv *ifaceValues) any() bool {
+	iv.mu.RLock()
+	defer iv.mu.RUnlock()
+	return len(iv.m) > 0
+}
+
+// methodValue prints a value of a session's type with an Error or String
+// method as fmt prints the Go value: the verbs that call these methods
+// print the result of Error (or else String), %#v the Go syntax, the
+// others the value (%d of a struct: its fields).
+type methodValue struct {
+	v  any
+	f  ifaceFuncs
+	tn *typeNames
+}
+
+func (m methodValue) Format(f fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && f.Flag('#'):
+		goFormatter{m.tn, reflect.ValueOf(m.v)}.Format(f, verb)
+	case strings.ContainsRune("vsqxX", verb):
+		if m.f.err != nil {
+			fmt.Fprintf(f, fmt.FormatString(f, verb), m.f.err(m.v).Error())
+		} else {
+			fmt.Fprintf(f, fmt.FormatString(f, verb), m.f.str(m.v).String())
+		}
+	default:
+		fmt.Fprintf(f, fmt.FormatString(f, verb), m.v)
+	}
+}
+
+// printOperand is an argument of static type any of a printing function
+// of fmt (rewrite_typeswitch.go's printAnyArgs): yaegi's wrapper of a
+// value of a struct type of the session becomes what printArgs passes
+// for it, so that yaegi does not build its method wrappers from the
+// wrapper's node, which it evaluated in the current frame (a node of the
+// caller: reflect: call of reflect.Value.Interface on zero Value). Other
+// values are returned as they are.
+func (tn *typeNames) printOperand(v any) any {
+	if !isValueInterface(reflect.TypeOf(v)) || tn.ivals == nil {
+		return v
+	}
+	b := bareValue(v)
+	if _, ok := tn.ivals.known(b); !ok {
+		return v
+	}
+	p, _ := tn.printArg(v)
+	return p
+}
+
+// errorfOperand is printOperand for fmt.Errorf, whose %w needs an error
+// (and errors.Is and errors.As the value in it): yaegi's wrapper of a
+// value of a struct type of the session becomes the value as an error, or
+// else as a fmt.Stringer, or else bare.
+func (tn *typeNames) errorfOperand(v any) any {
+	if !isValueInterface(reflect.TypeOf(v)) || tn.ivals == nil {
+		return v
+	}
+	b := bareValue(v)
+	f, ok := tn.ivals.known(b)
+	switch {
+	case !ok:
+		return v
+	case f.err != nil:
+		return f.err(b)
+	case f.str != nil:
+		return f.str(b)
+	}
+	return b
 }

@@ -83,6 +83,7 @@ func (r *rewriter) errorConv(n ast.Node) {
 				r.ed.insert(x.Y.End(), ")", false)
 			}
 		case *ast.CallExpr:
+			r.printAnyArgs(x) // rewrite_typeswitch.go
 			if len(x.Args) != 1 {
 				return true
 			}

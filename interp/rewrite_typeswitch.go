@@ -233,6 +233,27 @@ func methodNames(it *types.Interface) string {
 // mainQualifier writes the session's package as main.
 func mainQualifier(p *types.Package) string { return p.Name() }
 
+// printAnyArgs records the rewrite of the arguments of static type any
+// of a call of a printing function of fmt to __gnnlab_rt.PrintOperand(a),
+// or ErrorfOperand(a) for fmt.Errorf (ifacevalue.go).
+func (r *rewriter) printAnyArgs(call *ast.CallExpr) {
+	name := r.fmtCall(call)
+	k, ok := printFuncs[name]
+	if !ok || call.Ellipsis.IsValid() {
+		return
+	}
+	helper := helperRT + ".PrintOperand("
+	if name == "Errorf" {
+		helper = helperRT + ".ErrorfOperand("
+	}
+	for i, a := range call.Args {
+		if i >= k && emptyIface(r.info.Types[a].Type) && !r.info.Types[a].IsNil() {
+			r.ed.insert(a.Pos(), helper, false)
+			r.ed.insert(a.End(), ")", false)
+		}
+	}
+}
+
 // emptyIface reports whether t is an interface without methods (any),
 // not a type parameter.
 func emptyIface(t types.Type) bool {

@@ -109,10 +109,9 @@ func (s *Session) runtimeSymbols() yaegi.Exports {
 		}
 	}
 	vv := reflect.ValueOf(values)
-	s.ivals.names = &s.tnames
 	vn := reflect.ValueOf(func(name string, v any) any { return namedValue{name, v} })
 	return yaegi.Exports{
-		"gnnlabrt/gnnlabrt": {"Values": vv, "Error": reflect.ValueOf(func(e error) error { return e }), "Equal": reflect.ValueOf(equal), "ErrorPtr": reflect.ValueOf(errorPtr), "ErrorType": reflect.ValueOf((*error)(nil)), "Named": vn, "Recovered": reflect.ValueOf(s.ivals.recovered), "Rewrap": reflect.ValueOf(s.ivals.rewrap), "Methods": reflect.ValueOf(s.ivals.register), "AsError": reflect.ValueOf(s.ivals.asError), "AsStringer": reflect.ValueOf(s.ivals.asStringer), "MustError": reflect.ValueOf(s.ivals.mustError), "MustStringer": reflect.ValueOf(s.ivals.mustStringer), "HasMethods": reflect.ValueOf(s.ivals.hasMethods), "Conversion": reflect.ValueOf(s.ivals.conversion), "StringerType": reflect.ValueOf((*fmt.Stringer)(nil)), "Stringers": reflect.ValueOf(stringers), "Errors": reflect.ValueOf(errorList), "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register)},
+		"gnnlabrt/gnnlabrt": {"Values": vv, "Error": reflect.ValueOf(func(e error) error { return e }), "Equal": reflect.ValueOf(equal), "ErrorPtr": reflect.ValueOf(errorPtr), "ErrorType": reflect.ValueOf((*error)(nil)), "Named": vn, "Recovered": reflect.ValueOf(s.ivals.recovered), "Rewrap": reflect.ValueOf(s.ivals.rewrap), "Methods": reflect.ValueOf(s.ivals.register), "AsError": reflect.ValueOf(s.ivals.asError), "AsStringer": reflect.ValueOf(s.ivals.asStringer), "MustError": reflect.ValueOf(s.ivals.mustError), "MustStringer": reflect.ValueOf(s.ivals.mustStringer), "HasMethods": reflect.ValueOf(s.ivals.hasMethods), "PrintOperand": reflect.ValueOf(s.tnames.printOperand), "ErrorfOperand": reflect.ValueOf(s.tnames.errorfOperand), "Conversion": reflect.ValueOf(s.ivals.conversion), "StringerType": reflect.ValueOf((*fmt.Stringer)(nil)), "Stringers": reflect.ValueOf(stringers), "Errors": reflect.ValueOf(errorList), "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register)},
 		// Interpreted values passed to Values are wrapped so that they
 		// keep these methods (yaegi's "MapTypes").
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{vv: {
@@ -128,7 +127,8 @@ func (s *Session) runtimeSymbols() yaegi.Exports {
 }
 
 func (s *Session) newInterp() (*yaegi.Interpreter, error) {
-	quietYaegiLog() // yaegilog.go
+	quietYaegiLog()                                     // yaegilog.go
+	s.ivals.names, s.tnames.ivals = &s.tnames, &s.ivals // ifacevalue.go
 	i := yaegi.New(yaegi.Options{
 		Stdin:  s.stdin,
 		Stdout: s.stdout,
