@@ -189,7 +189,10 @@
 //     slices.Collect, slices.Clone, slices.Insert, iter.Pull...) are
 //     written out as function literals with go/types' type arguments:
 //     yaegi failed to call a closure returned by a generic function, and
-//     its generic append lost elements (genericmacro.go);
+//     its generic append lost elements (genericmacro.go); those whose
+//     result has the type of their slice or map argument (slices.Clone,
+//     Insert, Delete, Compact, Concat, maps.Clone...) keep it, so the
+//     clone of a named type (type IDs []int) has its methods and %T;
 //   - recover() becomes __gnnlab_rt.Recovered(recover()), which gives
 //     the panic value: yaegi's recover returned it as a reflect.Value, so
 //     r.(string) and case string failed;
