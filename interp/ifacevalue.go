@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/types"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -280,14 +281,15 @@ func bareValue(v any) any {
 // __gnnlab_wrapany, whose parameter is an any, is what makes yaegi wrap
 // it.
 func methodTypes(decls []ast.Decl, info *types.Info) string {
+	if len(decls) == 0 {
+		return ""
+	}
 	var names []*types.TypeName
-	seen := map[*types.TypeName]bool{}
 	add := func(obj types.Object) {
 		tn, ok := obj.(*types.TypeName)
-		if !ok || seen[tn] || tn.Name() == "_" {
+		if !ok || tn.Name() == "_" || slices.Contains(names, tn) {
 			return
 		}
-		seen[tn] = true
 		names = append(names, tn)
 	}
 	for _, d := range decls {
@@ -310,6 +312,9 @@ func methodTypes(decls []ast.Decl, info *types.Info) string {
 				add(info.Uses[id])
 			}
 		}
+	}
+	if len(names) == 0 {
+		return ""
 	}
 	errT := types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
 	strT := types.NewInterfaceType([]*types.Func{types.NewFunc(0, nil, "String",

@@ -25,14 +25,20 @@ import (
 // errorConv records the rewrites of the conversions to error, and of
 // the comparisons of values of compiled interface types, in n.
 func (r *rewriter) errorConv(n ast.Node) {
-	labeled := map[ast.Stmt]*ast.LabeledStmt{}
-	commaOk := map[ast.Expr]bool{} // v, ok := x.(T)
+	var labeled map[ast.Stmt]*ast.LabeledStmt
+	var commaOk map[ast.Expr]bool // v, ok := x.(T)
 	ast.Inspect(n, func(node ast.Node) bool {
 		switch x := node.(type) {
 		case *ast.LabeledStmt:
+			if labeled == nil {
+				labeled = map[ast.Stmt]*ast.LabeledStmt{}
+			}
 			labeled[x.Stmt] = x
 		case *ast.AssignStmt:
 			if len(x.Lhs) == 2 && len(x.Rhs) == 1 {
+				if commaOk == nil {
+					commaOk = map[ast.Expr]bool{}
+				}
 				commaOk[ast.Unparen(x.Rhs[0])] = true
 			}
 			if x.Tok != token.ASSIGN || len(x.Lhs) != len(x.Rhs) {
@@ -43,6 +49,9 @@ func (r *rewriter) errorConv(n ast.Node) {
 			}
 		case *ast.ValueSpec:
 			if len(x.Names) == 2 && len(x.Values) == 1 {
+				if commaOk == nil {
+					commaOk = map[ast.Expr]bool{}
+				}
 				commaOk[ast.Unparen(x.Values[0])] = true
 			}
 			if x.Type == nil || len(x.Values) != len(x.Names) {
