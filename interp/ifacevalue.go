@@ -203,7 +203,7 @@ func (iv *ifaceValues) mustStringer(v any) fmt.Stringer {
 func (iv *ifaceValues) conversionError(v any, iface, method string) error {
 	v = bareValue(v)
 	if v == nil {
-		return typeAssertionError("interface conversion: interface {} is nil, not " + iface)
+		return typeAssertionError("interface conversion: interface is nil, not " + iface)
 	}
 	return typeAssertionError("interface conversion: " + iv.typeName(v) + " is not " + iface + ": missing method " + method)
 }
