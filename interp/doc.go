@@ -175,6 +175,14 @@
 //     value to yaegi's wrapper, an error and a fmt.Stringer; compiled
 //     helpers read the value out of yaegi's wrapper and use these
 //     (ifacevalue.go), and recover() gives the value in yaegi's wrapper;
+//     the same holds for a type switch on an error;
+//   - a value of a struct type of the session that implements error and
+//     becomes an error (an assignment, conversion, return, call argument,
+//     composite literal element, send, fmt.Errorf operand) goes through
+//     a compiled function that keeps the value beside yaegi's error
+//     wrapper, which held the struct's last field: err.(T), case T,
+//     errors.As with a T target, errors.Is and err == T{...} missed the
+//     value (rewrite_typeswitch.go);
 //   - an unexported field of a declared struct type gets the tag
 //     json:"-": yaegi exports it (x becomes Xx), and encoding/json wrote
 //     and read it (rewrite_tags.go);
@@ -476,12 +484,14 @@
 // import; completion and inspection do not see them, and a new version of
 // a package already imported is used only after %restart.
 //
-// BUG(interp): errors.As (and errors.AsType) with a target of an
-// interpreted struct type that is not a pointer (var pe parseErr) panics
-// with a message saying so: yaegi's wrapper of such a value holds its last
-// field, not the value. For the same reason two interface values holding
-// such struct values compare by their last fields. Pointer targets and
-// pointer receivers work.
+// BUG(interp): A value of a struct type of the session that becomes an
+// error where the session's rewrites do not see it (in a generic
+// function's body, in a package of %go get) is yaegi's error wrapper,
+// which holds the struct's last field, not the value: errors.As (and
+// errors.AsType) with a target of the struct type (not a pointer) panics
+// with a message saying so, err.(T) and case T do not match it, and two
+// such errors compare by their last fields. Pointer targets and pointer
+// receivers work.
 //
 // BUG(interp): A recover in a function deferred at the top level of a cell
 // does not stop the cell's panic, and a deferred call of a builtin or a

@@ -93,6 +93,9 @@ func (iv *ifaceValues) rewrap(v any) (any, bool) {
 	if v == nil {
 		return nil, false
 	}
+	if se, ok := v.(structError); ok {
+		v = se.IValue
+	}
 	if f := iv.lookup(v).wrap; f != nil {
 		return f(v), true
 	}
@@ -162,9 +165,12 @@ func (iv *ifaceValues) known(v any) (ifaceFuncs, bool) {
 // asError is v.(error) for a v that may be a value of an interpreted
 // type, bare or in yaegi's wrapper.
 func (iv *ifaceValues) asError(v any) (error, bool) {
+	if se, ok := v.(structError); ok {
+		return se, true
+	}
 	v = bareValue(v)
 	if f := iv.lookup(v).err; f != nil {
-		return f(v), true
+		return structErr(v, f(v)), true
 	}
 	e, ok := v.(error)
 	return e, ok
@@ -257,6 +263,10 @@ func bareValue(v any) any {
 	for v != nil {
 		rv := reflect.ValueOf(v)
 		t := rv.Type()
+		if se, ok := v.(structError); ok {
+			v = se.IValue
+			continue
+		}
 		if !isValueInterface(t) {
 			return v
 		}
@@ -443,15 +453,17 @@ func (m methodValue) Format(f fmt.State, verb rune) {
 	}
 }
 
-// printOperand is an argument of static type any of a printing function
-// of fmt (rewrite_typeswitch.go's printAnyArgs): yaegi's wrapper of a
-// value of a struct type of the session becomes what printArgs passes
-// for it, so that yaegi does not build its method wrappers from the
-// wrapper's node, which it evaluated in the current frame (a node of the
-// caller: reflect: call of reflect.Value.Interface on zero Value). Other
-// values are returned as they are.
+// printOperand is an argument of a printing function of fmt of static
+// type any, or a struct type of the session (or a pointer to one) with an
+// Error or String method (rewrite_typeswitch.go's printAnyArgs): a value
+// of a registered type, bare or in yaegi's wrapper, becomes what
+// printArgs passes for it. So yaegi does not wrap it for fmt's
+// interfaces: it built the method wrappers of its own wrapper from the
+// wrapper's node evaluated in the current frame (a node of the caller:
+// reflect: call of reflect.Value.Interface on zero Value), and %T printed
+// its wrapper's type. Other values are returned as they are.
 func (tn *typeNames) printOperand(v any) any {
-	if !isValueInterface(reflect.TypeOf(v)) || tn.ivals == nil {
+	if v == nil || tn.ivals == nil {
 		return v
 	}
 	b := bareValue(v)
@@ -476,9 +488,56 @@ func (tn *typeNames) errorfOperand(v any) any {
 	case !ok:
 		return v
 	case f.err != nil:
-		return f.err(b)
+		return structErr(b, f.err(b))
 	case f.str != nil:
 		return f.str(b)
 	}
 	return b
+}
+
+// structError is a value of a struct type of the session as an error
+// (StructError): yaegi's error wrapper of a struct value held its last
+// field, not the value (getConcreteValue), so err.(T), a type switch's
+// case T, errors.As with a *T target and err == T{...} missed it. Its
+// first field is named IValue as yaegi's wrappers' is, which yaegi's
+// assertions and unwrapped look through; err is yaegi's wrapper, whose
+// methods are the value's.
+type structError struct {
+	IValue any
+	err    error
+}
+
+func (e structError) Error() string { return e.err.Error() }
+
+// Unwrap, Is and As are the value's where it has them.
+func (e structError) Unwrap() error {
+	if u, ok := e.err.(interface{ Unwrap() error }); ok {
+		return u.Unwrap()
+	}
+	return nil
+}
+
+func (e structError) Is(target error) bool {
+	if x, ok := e.err.(interface{ Is(error) bool }); ok {
+		return x.Is(target)
+	}
+	return false
+}
+
+func (e structError) As(target any) bool {
+	if x, ok := e.err.(interface{ As(any) bool }); ok {
+		return x.As(target)
+	}
+	return false
+}
+
+// structErr is v, a value of a struct type of the session that
+// implements error, as an error (rewrite_typeswitch.go's structToError):
+// a structError of v and e, yaegi's conversion of v to error. yaegi gives
+// v bare.
+func structErr(v any, e error) error {
+	if v == nil || e == nil || reflect.TypeOf(v).Kind() != reflect.Struct {
+		return e
+	}
+	return structError{v, e}
 }

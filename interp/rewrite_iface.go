@@ -75,10 +75,12 @@ func (r *rewriter) errorConv(n ast.Node) {
 		case *ast.FuncDecl:
 			if obj, ok := r.info.Defs[x.Name].(*types.Func); ok && x.Body != nil {
 				r.nilReturns(x.Body, obj.Type().(*types.Signature))
+				r.structReturns(x.Body, obj.Type().(*types.Signature)) // rewrite_typeswitch.go
 			}
 		case *ast.FuncLit:
 			if sig, ok := r.info.Types[x].Type.(*types.Signature); ok {
 				r.nilReturns(x.Body, sig)
+				r.structReturns(x.Body, sig)
 			}
 		case *ast.BinaryExpr:
 			if (x.Op == token.EQL || x.Op == token.NEQ) && (compiledIface(r.info.Types[x.X]) || compiledIface(r.info.Types[x.Y])) &&
@@ -91,8 +93,15 @@ func (r *rewriter) errorConv(n ast.Node) {
 				r.ed.replace(x.OpPos, x.OpPos+2, ",")
 				r.ed.insert(x.Y.End(), ")", false)
 			}
+		case *ast.CompositeLit:
+			r.structElems(x) // rewrite_typeswitch.go
+		case *ast.SendStmt:
+			if ch, ok := r.info.Types[x.Chan].Type.Underlying().(*types.Chan); ok && isError(ch.Elem()) {
+				r.structToError(x.Value)
+			}
 		case *ast.CallExpr:
 			r.printAnyArgs(x) // rewrite_typeswitch.go
+			r.structArgs(x)
 			if len(x.Args) != 1 {
 				return true
 			}
@@ -111,6 +120,9 @@ func (r *rewriter) toError(dst types.Type, v ast.Expr) {
 		return
 	}
 	if !interpretedValueType(r.info.Types[v].Type) {
+		return
+	}
+	if r.structToError(v) { // rewrite_typeswitch.go
 		return
 	}
 	r.ed.insert(v.Pos(), helperRT+".Error(", false)

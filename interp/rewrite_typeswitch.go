@@ -9,9 +9,9 @@ import (
 
 // Type switches and assertions on empty interfaces (see ifacevalue.go).
 //
-// A type switch whose operand is an empty interface and which has a case
-// of a type of the session, a pointer to one, error, fmt.Stringer or an
-// interface of the session,
+// A type switch whose operand is an empty interface or an error and which
+// has a case of a type of the session, a pointer to one, error,
+// fmt.Stringer or an interface of the session,
 //
 //	switch x := v.(type) {
 //	case codeErr: A
@@ -57,7 +57,16 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 	case *ast.ExprStmt:
 		ta, _ = a.X.(*ast.TypeAssertExpr)
 	}
-	if ta == nil || !emptyIface(r.info.Types[ta.X].Type) {
+	if ta == nil {
+		return false
+	}
+	opType := "interface{}"
+	switch t := r.info.Types[ta.X].Type; {
+	case isError(t):
+		// The operand keeps its type: yaegi's assertions of an error
+		// look through the wrappers (structError, ifacevalue.go).
+		opType = "error"
+	case !emptyIface(t):
 		return false
 	}
 	relevant := false
@@ -111,7 +120,7 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 			}
 		}
 	}
-	head := "{ var " + v + " interface{} = "
+	head := "{ var " + v + " " + opType + " = "
 	pre := "; "
 	if len(oks) > 0 {
 		// yaegi's assertion of a nil any to an interface with ok
@@ -233,9 +242,11 @@ func methodNames(it *types.Interface) string {
 // mainQualifier writes the session's package as main.
 func mainQualifier(p *types.Package) string { return p.Name() }
 
-// printAnyArgs records the rewrite of the arguments of static type any
-// of a call of a printing function of fmt to __gnnlab_rt.PrintOperand(a),
-// or ErrorfOperand(a) for fmt.Errorf (ifacevalue.go).
+// printAnyArgs records the rewrite of the arguments of static type any,
+// or of a struct type of the session with an Error or String method (not
+// of Errorf), of a call of a printing function of fmt to
+// __gnnlab_rt.PrintOperand(a), or ErrorfOperand(a) for fmt.Errorf
+// (ifacevalue.go).
 func (r *rewriter) printAnyArgs(call *ast.CallExpr) {
 	name := r.fmtCall(call)
 	k, ok := printFuncs[name]
@@ -247,11 +258,166 @@ func (r *rewriter) printAnyArgs(call *ast.CallExpr) {
 		helper = helperRT + ".ErrorfOperand("
 	}
 	for i, a := range call.Args {
-		if i >= k && emptyIface(r.info.Types[a].Type) && !r.info.Types[a].IsNil() {
+		t := r.info.Types[a].Type
+		if i >= k && !r.info.Types[a].IsNil() && (emptyIface(t) || name != "Errorf" && printableStruct(t)) {
 			r.ed.insert(a.Pos(), helper, false)
 			r.ed.insert(a.End(), ")", false)
 		}
 	}
+}
+
+// Struct values as errors.
+//
+// yaegi's error wrapper of a value of a struct type holds the struct's
+// last field, not the value, so err.(T), case T, errors.As with a T
+// target and err == T{...} missed it. Where a value of a struct type of
+// the session that implements error becomes an error (an assignment,
+// conversion, return, call argument, element of a composite literal,
+// send, or fmt.Errorf operand), it goes
+// through func(v T) error { return __gnnlab_rt.StructError(v, v) }(x),
+// which keeps the value beside yaegi's wrapper (structError,
+// ifacevalue.go).
+
+// structToError records that rewrite of v when v is such a value, and
+// reports whether it did.
+func (r *rewriter) structToError(v ast.Expr) bool {
+	t := r.info.Types[v].Type
+	if !structErrorType(t) {
+		return false
+	}
+	text, ok := typeText(t, r.names)
+	if !ok {
+		return false
+	}
+	r.ed.insert(v.Pos(), "func(v "+text+") error { return "+helperRT+".StructError(v, v) }(", false)
+	r.ed.insert(v.End(), ")", false)
+	return true
+}
+
+// structErrorType reports whether t is a struct type of the session
+// (not generic) that implements error.
+func structErrorType(t types.Type) bool {
+	if !interpretedValueType(t) || hasTypeParam(t) {
+		return false
+	}
+	if _, ok := t.Underlying().(*types.Struct); !ok {
+		return false
+	}
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok || named.TypeParams().Len() > 0 {
+		return false
+	}
+	return types.Implements(t, types.Universe.Lookup("error").Type().Underlying().(*types.Interface))
+}
+
+// structReturns records the rewrite of the struct values returned as an
+// error by a function of signature sig with body.
+func (r *rewriter) structReturns(body *ast.BlockStmt, sig *types.Signature) {
+	res := sig.Results()
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(x.Results) != res.Len() {
+				return true
+			}
+			for k, e := range x.Results {
+				if isError(res.At(k).Type()) {
+					r.structToError(e)
+				}
+			}
+		}
+		return true
+	})
+}
+
+// structArgs records the rewrite of the struct values passed as an error
+// to a function (errors.Is(err, T{}), f(T{})), and of those passed to
+// fmt.Errorf.
+func (r *rewriter) structArgs(call *ast.CallExpr) {
+	if r.fmtCall(call) == "Errorf" {
+		for _, a := range call.Args[1:] {
+			r.structToError(a)
+		}
+		return
+	}
+	tv, ok := r.info.Types[call.Fun]
+	if !ok || tv.IsType() {
+		return
+	}
+	sig, ok := tv.Type.Underlying().(*types.Signature)
+	if !ok || call.Ellipsis.IsValid() {
+		return
+	}
+	for i, a := range call.Args {
+		var pt types.Type
+		switch n := sig.Params().Len(); {
+		case sig.Variadic() && i >= n-1:
+			pt = sig.Params().At(n - 1).Type().(*types.Slice).Elem()
+		case i < n:
+			pt = sig.Params().At(i).Type()
+		}
+		if pt != nil && isError(pt) {
+			r.structToError(a)
+		}
+	}
+}
+
+// structElems records the rewrite of the struct values that are elements
+// of type error of a composite literal ([]error{T{}}, a field of type
+// error).
+func (r *rewriter) structElems(lit *ast.CompositeLit) {
+	t := r.info.Types[lit].Type
+	if t == nil {
+		return
+	}
+	for i, e := range lit.Elts {
+		var et types.Type
+		val := e
+		kv, isKV := e.(*ast.KeyValueExpr)
+		if isKV {
+			val = kv.Value
+		}
+		switch u := t.Underlying().(type) {
+		case *types.Slice:
+			et = u.Elem()
+		case *types.Array:
+			et = u.Elem()
+		case *types.Map:
+			et = u.Elem()
+		case *types.Struct:
+			if isKV {
+				if id, ok := kv.Key.(*ast.Ident); ok {
+					if f, ok := r.info.Uses[id].(*types.Var); ok {
+						et = f.Type()
+					}
+				}
+			} else if i < u.NumFields() {
+				et = u.Field(i).Type()
+			}
+		}
+		if et != nil && isError(et) {
+			r.structToError(val)
+		}
+	}
+}
+
+// printableStruct reports whether t is a struct type of the session, or a
+// pointer to one, with an Error or String method.
+func printableStruct(t types.Type) bool {
+	if t == nil || hasTypeParam(t) {
+		return false
+	}
+	base := t
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		base = p.Elem()
+	}
+	if _, ok := base.Underlying().(*types.Struct); !ok || !interpretedValueType(base) {
+		return false
+	}
+	ms := types.NewMethodSet(t)
+	return ms.Lookup(nil, "Error") != nil || ms.Lookup(nil, "String") != nil
 }
 
 // emptyIface reports whether t is an interface without methods (any),
