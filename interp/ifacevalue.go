@@ -250,6 +250,16 @@ func (iv *ifaceValues) recovered(v any) any {
 
 var reflectValueType = reflect.TypeFor[reflect.Value]()
 
+// notType is the panic value of x.(T) where x holds yaegi's wrapper of a
+// value of a type of the session named name.
+func notType(name, t string) error {
+	return typeAssertionError("interface conversion: interface {} is " + name + ", not " + t)
+}
+
+// wrapped reports whether v is yaegi's wrapper valueInterface, which
+// holds a value of an interpreted type.
+func wrapped(v any) bool { return isValueInterface(reflect.TypeOf(v)) }
+
 // isValueInterface reports whether t is yaegi's wrapper valueInterface.
 func isValueInterface(t reflect.Type) bool {
 	return t != nil && t.Kind() == reflect.Struct && t.Name() == "valueInterface" && t.PkgPath() == "github.com/traefik/yaegi/interp" &&

@@ -331,6 +331,9 @@ type rewriter struct {
 	loops     []ast.Stmt          // for and range statements (deferredLit)
 	seq       *int                // numbers the session's declared functions (goLits)
 	goFuncs   []goFunc            // functions declared for go statements (rewrite_go.go)
+	// underlying maps the underlying types of the session's named
+	// non-struct types with methods to their names (rewrite_typeswitch.go).
+	underlying map[types.Type]string
 }
 
 func (r *rewriter) fresh(base string) string {

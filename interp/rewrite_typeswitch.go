@@ -90,6 +90,7 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 	var asserts strings.Builder
 	conds := map[ast.Expr]string{}
 	binds := map[ast.Expr]string{} // the value of x in a case of one type
+	wrapped := false               // whether the assertions need v_w
 	for _, st := range sw.Body.List {
 		for _, e := range st.(*ast.CaseClause).List {
 			if r.info.Types[e].IsNil() {
@@ -114,6 +115,13 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 				asserts.WriteString(implementsCheck(ok, v, t, text))
 				// Bound by a type switch of one case (see above).
 				binds[e] = "\x00" + w + "\x00" + text
+			case opType != "error" && !sessionType(t) && r.underlyingOfMethods(t) != "":
+				// yaegi's wrapper holds a value of a type of the
+				// session, never of a compiled one, but its assertion
+				// to int matched a type level int.
+				asserts.WriteString("if !" + v + "_w { _, " + ok + " = " + v + ".(" + text + ") }; ")
+				binds[e] = v + ".(" + text + ")"
+				wrapped = true
 			default:
 				asserts.WriteString("_, " + ok + " = " + v + ".(" + text + "); ")
 				binds[e] = v + ".(" + text + ")"
@@ -125,7 +133,11 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 	if len(oks) > 0 {
 		// yaegi's assertion of a nil any to an interface with ok
 		// dereferenced nil.
-		pre += "var " + strings.Join(oks, ", ") + " bool; if " + v + " != nil { " + asserts.String() + "}; "
+		w := ""
+		if wrapped {
+			w = v + "_w := " + helperRT + ".Wrapped(" + v + "); "
+		}
+		pre += "var " + strings.Join(oks, ", ") + " bool; if " + v + " != nil { " + w + asserts.String() + "}; "
 	}
 	if label != nil {
 		// The statements go before the label, which must stay on the
@@ -213,10 +225,77 @@ func (r *rewriter) ifaceAssert(ta *ast.TypeAssertExpr, commaOk bool) bool {
 		r.ed.replace(ta.Pos(), ta.X.Pos(), lit)
 		r.ed.replace(ta.X.End(), ta.End(), "; "+ok+" := false; if "+w+" != nil { "+implementsCheck(ok, w, t, text)+"}; if !"+ok+" { "+fail+
 			" }; switch "+y+" := "+helperPrefix+"iface("+w+").(type) { case "+text+": return "+res+" }; "+fail+" }()")
+	case !types.IsInterface(t) && !sessionType(t) && r.underlyingOfMethods(t) != "":
+		// x.(int) where the session has a type level int with methods:
+		// yaegi's assertion of its wrapper of a level matched int.
+		text, okText := typeText(t, r.names)
+		if !okText {
+			return false
+		}
+		w := r.fresh("tw")
+		lit := "func() (" + text + ", bool) { var " + w + " interface{} = "
+		tail := "; if " + helperRT + ".Wrapped(" + w + ") { var z " + text + "; return z, false }; z, ok := " + w + ".(" + text + "); return z, ok }()"
+		if !commaOk {
+			lit = "func() " + text + " { var " + w + " interface{} = "
+			tail = "; if " + helperRT + ".Wrapped(" + w + ") { panic(" + helperRT + ".NotType(" + strconv.Quote(r.underlyingOfMethods(t)) + ", " + strconv.Quote(text) + ")) }; return " + w + ".(" + text + ") }()"
+		}
+		r.ed.replace(ta.Pos(), ta.X.Pos(), lit)
+		r.ed.replace(ta.X.End(), ta.End(), tail)
 	default:
 		return false
 	}
 	return true
+}
+
+// underlyingOfMethods returns the name (main.level) of a named type of the
+// session with methods whose underlying type is t, or "" (several names
+// are joined by " or ").
+func (r *rewriter) underlyingOfMethods(t types.Type) string {
+	if r.underlying == nil {
+		r.underlying = map[types.Type]string{}
+		var scope *types.Scope
+		for _, obj := range r.info.Defs {
+			if obj != nil && obj.Pkg() != nil {
+				scope = obj.Pkg().Scope()
+				break
+			}
+		}
+		if scope == nil {
+			for _, obj := range r.info.Uses {
+				if obj != nil && obj.Pkg() != nil && obj.Pkg().Path() == "main" {
+					scope = obj.Pkg().Scope()
+					break
+				}
+			}
+		}
+		if scope != nil {
+			for _, n := range scope.Names() {
+				tn, ok := scope.Lookup(n).(*types.TypeName)
+				if !ok || tn.IsAlias() {
+					continue
+				}
+				u := tn.Type().Underlying()
+				switch u.(type) {
+				case *types.Struct, *types.Interface:
+					continue
+				}
+				if types.NewMethodSet(types.NewPointer(tn.Type())).Len() == 0 {
+					continue
+				}
+				if old, ok := r.underlying[u]; ok {
+					r.underlying[u] = old + " or main." + n
+				} else {
+					r.underlying[u] = "main." + n
+				}
+			}
+		}
+	}
+	for u, name := range r.underlying {
+		if types.Identical(u, t) {
+			return name
+		}
+	}
+	return ""
 }
 
 // implementsCheck is the statement that sets ok to whether v (not nil)
@@ -257,9 +336,16 @@ func (r *rewriter) printAnyArgs(call *ast.CallExpr) {
 	if name == "Errorf" {
 		helper = helperRT + ".ErrorfOperand("
 	}
+	// A value of a named non-struct type of the session with methods
+	// (type level int) in an any is yaegi's wrapper, which only yaegi's
+	// MapTypes can make into a fmt.Stringer: the result of PrintOperand,
+	// a call, would reach fmt unwrapped (3, not L3). Where the session
+	// has such a type, arguments of type any are left to yaegi.
+	r.underlyingOfMethods(types.Typ[types.Invalid])
+	anyArgs := len(r.underlying) == 0
 	for i, a := range call.Args {
 		t := r.info.Types[a].Type
-		if i >= k && !r.info.Types[a].IsNil() && (emptyIface(t) || name != "Errorf" && printableStruct(t)) {
+		if i >= k && !r.info.Types[a].IsNil() && (anyArgs && emptyIface(t) || name != "Errorf" && printableStruct(t)) {
 			r.ed.insert(a.Pos(), helper, false)
 			r.ed.insert(a.End(), ")", false)
 		}
@@ -401,6 +487,16 @@ func (r *rewriter) structElems(lit *ast.CompositeLit) {
 			r.structToError(val)
 		}
 	}
+}
+
+// sessionType reports whether t is a named type of the session or a
+// pointer to one.
+func sessionType(t types.Type) bool {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	named, ok := types.Unalias(t).(*types.Named)
+	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "main"
 }
 
 // printableStruct reports whether t is a struct type of the session, or a
