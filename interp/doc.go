@@ -510,11 +510,13 @@
 // by the later one.
 //
 // BUG(interp): A value of a named type of the session that is not a
-// struct (type level int) held in an any is, when bare (var a any =
-// level(2), a recovered panic value), a value of its underlying type to
-// the interpreter: fmt prints it without its String or Error method, %T
-// prints the underlying type, and type switches and assertions see
-// neither its type nor its methods. Struct types and pointers to them are
-// right (ifacevalue.go). Two struct types with the same fields share one
-// reflect type, and the methods of the later one.
+// struct (type level int) held in an any is, when bare (a recovered panic
+// value), a value of its underlying type to the interpreter: fmt prints it
+// without its String or Error method, and type switches and assertions see
+// neither its type nor its methods; in yaegi's wrapper (var a any =
+// level(2), an argument f(level(2))) %T prints the wrapper's type, and fmt
+// of such an argument passed on from another function can fail with a
+// reflect panic. Struct types and pointers to them are right
+// (ifacevalue.go). Two struct types with the same fields share one reflect
+// type, and the methods of the later one.
 package interp
