@@ -27,18 +27,22 @@ import (
 // value, or reflect: Method on nil interface value).
 //
 // So the session registers, for each struct type of a cell with methods
-// and for its pointer, interpreted functions that take a bare value of
-// the type and return it as yaegi's wrapper, as an error and as a
-// fmt.Stringer, each converted inside the function, where the node is
-// right (ifaceValues, filled by methodTypes' calls). Compiled code sees
-// yaegi's wrapper as the struct it is, and reads the bare value out of it
-// (bareValue). A type switch on an empty interface then becomes a chain
-// of assertions (rewrite_typeswitch.go): case error and case fmt.Stringer
-// call AsError and AsStringer, cases of interfaces of the session assert
-// the value that __gnnlab_iface rewraps, and recovered panic values are
-// rewrapped. A named type of another kind (type celsius float64) has its
-// underlying reflect type, so its bare values cannot be told from those of
-// that type, and they stay as they are.
+// and for its pointer, its method set and interpreted functions that take
+// a bare value of the type and return it as yaegi's wrapper, as an error
+// and as a fmt.Stringer, each converted inside the function, where the
+// node is right (ifaceValues, filled by methodTypes' calls). Compiled code
+// sees yaegi's wrapper as the struct it is, and reads the bare value out
+// of it (bareValue). A type switch on an empty interface or an error then
+// becomes a chain of assertions (rewrite_typeswitch.go): case error and
+// case fmt.Stringer call AsError and AsStringer, cases of interfaces of
+// the session ask HasMethods and bind the value that __gnnlab_iface
+// rewraps, and recovered panic values are rewrapped. The printing
+// functions of fmt print such values by their methods (printArgs), and a
+// struct value that becomes an error keeps the value (structError). A
+// named type of another kind (type level int) has its underlying reflect
+// type, so its bare values cannot be told from those of that type, and
+// they stay as they are; its values in yaegi's wrapper are left to yaegi,
+// but for assertions to the underlying type (Wrapped).
 
 // ifaceFuncs are the interpreted conversions of a bare value of one type.
 type ifaceFuncs struct {

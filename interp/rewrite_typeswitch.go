@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// Type switches and assertions on empty interfaces (see ifacevalue.go).
+// Type switches and assertions on empty interfaces and errors (see
+// ifacevalue.go).
 //
 // A type switch whose operand is an empty interface or an error and which
 // has a case of a type of the session, a pointer to one, error,
@@ -28,16 +29,23 @@ import (
 //	case ts_1 || ts_2: x := ts; _ = x; B
 //	} }
 //
-// case error and case fmt.Stringer, and x.(error) and x.(fmt.Stringer) of
-// an empty interface x, call __gnnlab_aserr and __gnnlab_asstr
-// (__gnnlab_musterr and __gnnlab_muststr without ok), which ask the
-// compiled AsError and AsStringer first and yaegi's assertion for the
-// values these do not know (of a named type that is not a struct); a case or an assertion of an interface of the
-// session asserts __gnnlab_iface(x), which rewraps a bare value, and a
-// case of one binds its variable with a type switch of that one case:
-// yaegi's x := v.(I) panicked (reflect.Set: interface {} is not
-// assignable to interp.valueInterface). A switch with an init statement,
-// or with a case whose type holds a type parameter, is left as it is.
+// (an error operand keeps its type: yaegi's assertions of an error look
+// through the wrappers). case error and case fmt.Stringer, and x.(error)
+// and x.(fmt.Stringer) of an empty interface x, call __gnnlab_aserr and
+// __gnnlab_asstr (__gnnlab_musterr and __gnnlab_muststr without ok),
+// which ask the compiled AsError and AsStringer first and yaegi's
+// assertion for the values these do not know (of a named type that is
+// not a struct). A case or an assertion of an interface of the session
+// asks the compiled HasMethods (yaegi's assertion counted the methods of
+// *T as methods of T), and yaegi's assertion of __gnnlab_iface(x), which
+// rewraps a bare value, where HasMethods does not know the value; the
+// value is bound by a type switch of that one case: yaegi's x := v.(I)
+// panicked (reflect.Set: interface {} is not assignable to
+// interp.valueInterface). A case T, or x.(T), of a compiled type T that is
+// the underlying type of a named type of the session with methods asks
+// the compiled Wrapped first (yaegi's assertion to int matched its wrapper
+// of a type level int). A switch with an init statement, or with a case
+// whose type holds a type parameter, is left as it is.
 
 // typeSwitch records the rewrite of sw and reports whether it made it;
 // label is the labelled statement around sw, or nil.
