@@ -169,7 +169,8 @@
 //     its type switch matched neither by methods (case error) nor the
 //     wrapper by its type (case codeErr); its assertion to an interface
 //     missed the bare value, counted the methods of *T as those of T, and
-//     with a result panicked or built the methods from the caller's frame.
+//     with a result panicked or built the methods from the caller's frame;
+//     its assertion to int matched its wrapper of a type level int.
 //     The session registers, for each struct type with methods and its
 //     pointer, the method set and interpreted functions converting a bare
 //     value to yaegi's wrapper, an error and a fmt.Stringer; compiled

@@ -195,7 +195,9 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 // and, I an interface of the session, to a function literal that checks
 // the method set (implementsCheck) and binds the value with a type switch
 // of one case, as typeSwitch does (yaegi's assertion panicked, and with ok
-// dereferenced nil for a nil x). It reports whether it made the rewrite.
+// dereferenced nil for a nil x); T the underlying type of a named type of
+// the session with methods, to a function literal that asks Wrapped
+// first. It reports whether it made the rewrite.
 func (r *rewriter) ifaceAssert(ta *ast.TypeAssertExpr, commaOk bool) bool {
 	if ta.Type == nil || !emptyIface(r.info.Types[ta.X].Type) {
 		return false
