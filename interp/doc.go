@@ -515,9 +515,10 @@
 // value), a value of its underlying type to the interpreter: fmt prints it
 // without its String or Error method, and type switches and assertions see
 // neither its type nor its methods; in yaegi's wrapper (var a any =
-// level(2), an argument f(level(2))) %T prints the wrapper's type, and fmt
-// of such an argument passed on from another function can fail with a
-// reflect panic. Struct types and pointers to them are right
+// level(2), an argument f(level(2))) %T prints the wrapper's type where two
+// such types share an underlying type, and fmt of such a value passed on
+// from another function can fail with a reflect panic. Struct types and
+// pointers to them are right
 // (ifacevalue.go). Two struct types with the same fields share one reflect
 // type, and the methods of the later one.
 package interp

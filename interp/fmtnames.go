@@ -608,6 +608,14 @@ func (tn *typeNames) fixArgs(format string, args []any) (string, []any) {
 			// %d of an interpreted Stringer is of its value, not of
 			// yaegi's wrapper.
 			set(argNum, unwrapped(reflect.ValueOf(a)).Interface())
+		case c == 'T' && a != nil && tn.ivals != nil && tn.ivals.wrappedName(a) != "":
+			// A value of a named non-struct type of the session in
+			// yaegi's wrapper (ifacevalue.go).
+			set(argNum, tn.ivals.wrappedName(a))
+			if fb == nil {
+				fb = []byte(format)
+			}
+			fb[i] = 's'
 		case c == 'T' && a != nil && tn.needs(reflect.TypeOf(a)):
 			set(argNum, tn.typeString(reflect.TypeOf(a)))
 			if fb == nil {

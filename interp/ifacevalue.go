@@ -57,7 +57,54 @@ type ifaceFuncs struct {
 type ifaceValues struct {
 	mu    sync.RWMutex
 	m     map[reflect.Type]ifaceFuncs
-	names *typeNames // the session's, for type names in panics
+	named map[reflect.Type][]string // names of the non-struct types with methods, by underlying type
+	names *typeNames                // the session's, for type names in panics
+}
+
+// registerNamed records name (main.level) as a named non-struct type with
+// methods whose reflect type is ptr's element type.
+func (iv *ifaceValues) registerNamed(name string, ptr any) {
+	t := reflect.TypeOf(ptr)
+	if t == nil || t.Kind() != reflect.Pointer {
+		return
+	}
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	if iv.named == nil {
+		iv.named = map[reflect.Type][]string{}
+	}
+	if !slices.Contains(iv.named[t.Elem()], name) {
+		iv.named[t.Elem()] = append(iv.named[t.Elem()], name)
+	}
+}
+
+// wrappedName returns the Go name of the type of a value in one of
+// yaegi's wrappers (valueInterface, or a wrapper for a compiled
+// interface), which hold values of interpreted types only, when its
+// reflect type is that of one named non-struct type of the session with
+// methods, else "".
+func (iv *ifaceValues) wrappedName(a any) string {
+	t := reflect.TypeOf(a)
+	var inner reflect.Type
+	switch {
+	case isValueInterface(t):
+		if b := bareValue(a); b != nil {
+			inner = reflect.TypeOf(b)
+		}
+	case isWrapper(t):
+		if v := unwrapped(reflect.ValueOf(a)); v.IsValid() {
+			inner = v.Type()
+		}
+	}
+	if inner == nil {
+		return ""
+	}
+	iv.mu.RLock()
+	defer iv.mu.RUnlock()
+	if ns := iv.named[inner]; len(ns) == 1 {
+		return ns[0]
+	}
+	return ""
 }
 
 // register records the method set (names separated by commas) and the
@@ -349,7 +396,14 @@ func methodTypes(decls []ast.Decl, info *types.Info) string {
 		if !ok || named.TypeParams().Len() > 0 || tn.Parent() != tn.Pkg().Scope() {
 			continue
 		}
-		if _, ok := named.Underlying().(*types.Struct); !ok {
+		switch named.Underlying().(type) {
+		case *types.Interface:
+			continue
+		case *types.Struct:
+		default:
+			if types.NewMethodSet(types.NewPointer(named)).Len() > 0 {
+				fmt.Fprintf(&b, "%s.NamedKind(%q, (*%s)(nil))\n", helperRT, "main."+tn.Name(), tn.Name())
+			}
 			continue
 		}
 		for _, pointer := range []bool{false, true} {

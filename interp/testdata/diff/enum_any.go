@@ -35,4 +35,8 @@ func main() {
 	_, isStr := a.(fmt.Stringer)
 	_, isErr := c.(error)
 	fmt.Println(isInt, isStr, isErr)
+	fmt.Printf("%v %T %v %T %s %d\n", a, a, c, c, a, a)
+	show(level(5))
 }
+
+func show(v any) { fmt.Printf("%v %T\n", v, v) }
