@@ -41,10 +41,8 @@ import (
 // one agrees (so the list only shrinks), except those whose reason starts
 // with "hangs", which are not run.
 var knownDiffs = map[string]string{
-	"init_order/split":    "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",
-	"panic_index":         "a runtime panic's message lacks Go's details (index out of range [5] with length 3)",
-	"typeswitch_concrete": "a type switch with cases of interpreted concrete types (case codeErr, case *ptrErr) does not match such a value passed in an interface{} parameter (yaegi returns before it looks at its own interface values)",
-	"panics_custom":       "a panic value of an interpreted error type, recovered into an any, does not match case error (yaegi's bare value in an any has no methods)",
+	"init_order/split": "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",
+	"panic_index":      "a runtime panic's message lacks Go's details (index out of range [5] with length 3)",
 }
 
 // goRun is what the toolchain's binary did.

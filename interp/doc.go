@@ -159,6 +159,31 @@
 //     variable that has a case of an interface type gets one: yaegi's
 //     case error matched no compiled error, and without a variable it
 //     compared type names;
+//   - a type switch on an empty interface (any) with a case of a type of
+//     the session, error, fmt.Stringer or an interface of the session
+//     becomes an expression switch over assertions made once; x.(error),
+//     x.(fmt.Stringer) and x.(I) of an any x call helpers
+//     (rewrite_typeswitch.go). yaegi keeps a value of a cell's type in an
+//     any either bare, without its methods (var a any = codeErr{1}, a
+//     recovered panic value), or in its own wrapper (an argument f(codeErr{1})):
+//     its type switch matched neither by methods (case error) nor the
+//     wrapper by its type (case codeErr); its assertion to an interface
+//     missed the bare value, counted the methods of *T as those of T, and
+//     with a result panicked or built the methods from the caller's frame;
+//     its assertion to int matched its wrapper of a type level int.
+//     The session registers, for each struct type with methods and its
+//     pointer, the method set and interpreted functions converting a bare
+//     value to yaegi's wrapper, an error and a fmt.Stringer; compiled
+//     helpers read the value out of yaegi's wrapper and use these
+//     (ifacevalue.go), and recover() gives the value in yaegi's wrapper;
+//     the same holds for a type switch on an error;
+//   - a value of a struct type of the session that implements error and
+//     becomes an error (an assignment, conversion, return, call argument,
+//     composite literal element, send, fmt.Errorf operand) goes through
+//     a compiled function that keeps the value beside yaegi's error
+//     wrapper, which held the struct's last field: err.(T), case T,
+//     errors.As with a T target, errors.Is and err == T{...} missed the
+//     value (rewrite_typeswitch.go);
 //   - an unexported field of a declared struct type gets the tag
 //     json:"-": yaegi exports it (x becomes Xx), and encoding/json wrote
 //     and read it (rewrite_tags.go);
@@ -173,7 +198,10 @@
 //     slices.Collect, slices.Clone, slices.Insert, iter.Pull...) are
 //     written out as function literals with go/types' type arguments:
 //     yaegi failed to call a closure returned by a generic function, and
-//     its generic append lost elements (genericmacro.go);
+//     its generic append lost elements (genericmacro.go); those whose
+//     result has the type of their slice or map argument (slices.Clone,
+//     Insert, Delete, Compact, Concat, maps.Clone...) keep it, so the
+//     clone of a named type (type IDs []int) has its methods and %T;
 //   - recover() becomes __gnnlab_rt.Recovered(recover()), which gives
 //     the panic value: yaegi's recover returned it as a reflect.Value, so
 //     r.(string) and case string failed;
@@ -234,7 +262,14 @@
 // not call String print the value of an interpreted Stringer, not yaegi's
 // wrapper, and a slice or array of a cell type with a String or Error
 // method passed to a printing function of fmt prints their results
-// ([Red Green], not [0 1]).
+// ([Red Green], not [0 1]). The printing functions without a format
+// (Print, Println, Sprint, Fprintln...) are the session's too: a value of
+// a struct type of the session (or a pointer to one) with an Error or
+// String method, held in an any, bare or in yaegi's wrapper, and so in a
+// []any, prints by its method, %T by its Go name (ifacevalue.go); an
+// argument of type any of these functions goes through a compiled
+// function (__gnnlab_rt.PrintOperand), since yaegi built the method
+// wrappers of its own wrapper from the caller's frame and crashed.
 //
 // A rewrite that needs a type that cannot be written in the cell (of a
 // package the session did not import) is not made. A range over a
@@ -450,12 +485,14 @@
 // import; completion and inspection do not see them, and a new version of
 // a package already imported is used only after %restart.
 //
-// BUG(interp): errors.As (and errors.AsType) with a target of an
-// interpreted struct type that is not a pointer (var pe parseErr) panics
-// with a message saying so: yaegi's wrapper of such a value holds its last
-// field, not the value. For the same reason two interface values holding
-// such struct values compare by their last fields. Pointer targets and
-// pointer receivers work.
+// BUG(interp): A value of a struct type of the session that becomes an
+// error where the session's rewrites do not see it (in a generic
+// function's body, in a package of %go get) is yaegi's error wrapper,
+// which holds the struct's last field, not the value: errors.As (and
+// errors.AsType) with a target of the struct type (not a pointer) panics
+// with a message saying so, err.(T) and case T do not match it, and two
+// such errors compare by their last fields. Pointer targets and pointer
+// receivers work.
 //
 // BUG(interp): A recover in a function deferred at the top level of a cell
 // does not stop the cell's panic, and a deferred call of a builtin or a
@@ -473,11 +510,15 @@
 // of a session with the same fields share yaegi's type, so fmt names them
 // by the later one.
 //
-// BUG(interp): A value of an interpreted type held in an any (var a any =
-// codeErr{1}) is yaegi's bare value: fmt prints it without its String or
-// Error method, %T of a named non-struct type prints the underlying type,
-// and case error or x.(error) do not match it; so is a recovered panic
-// value of such a type. A type switch whose cases are interpreted
-// concrete types (case codeErr, case *ptrErr) does not match such a value
-// passed in an interface{} parameter either (testdata/diff/typeswitch_concrete.go).
+// BUG(interp): A value of a named type of the session that is not a
+// struct (type level int) held in an any is, when bare (a recovered panic
+// value), a value of its underlying type to the interpreter: fmt prints it
+// without its String or Error method, and type switches and assertions see
+// neither its type nor its methods; in yaegi's wrapper (var a any =
+// level(2), an argument f(level(2))) %T prints the wrapper's type where two
+// such types share an underlying type, and fmt of such a value passed on
+// from another function can fail with a reflect panic. Struct types and
+// pointers to them are right
+// (ifacevalue.go). Two struct types with the same fields share one reflect
+// type, and the methods of the later one.
 package interp

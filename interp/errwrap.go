@@ -252,7 +252,8 @@ func asIn(err error, dst reflect.Value, targetType reflect.Type) bool {
 			}
 			if targetType.Kind() == reflect.Struct && targetType.Name() == "" && targetType.NumField() > 0 && v.Type() == targetType.Field(targetType.NumField()-1).Type {
 				// yaegi's wrapper of a struct holds its last field,
-				// not the struct.
+				// not the struct (a structError, which holds the
+				// struct, matched above: ifacevalue.go).
 				panic(fmt.Sprintf("errors.As with a target of an interpreted struct type (%s) is not supported by the interpreter: give the type pointer receivers and use a pointer target", targetType))
 			}
 		}

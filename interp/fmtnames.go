@@ -37,6 +37,7 @@ import (
 
 // typeNames is a session's registry of struct types.
 type typeNames struct {
+	ivals *ifaceValues // the session's, for values with methods (ifacevalue.go)
 	mu    sync.RWMutex
 	named map[reflect.Type]namedType
 	wrap  map[reflect.Type]bool // whether values of a type need formatter
@@ -575,6 +576,15 @@ func (tn *typeNames) fixArgs(format string, args []any) (string, []any) {
 			continue
 		}
 		a := args[argNum]
+		if mv, ok := a.(methodValue); ok && c == 'T' {
+			set(argNum, tn.typeString(reflect.TypeOf(mv.v)))
+			if fb == nil {
+				fb = []byte(format)
+			}
+			fb[i] = 's'
+			argNum++
+			continue
+		}
 		if nv, ok := a.(namedValue); ok {
 			switch {
 			case c == 'T':
@@ -598,6 +608,14 @@ func (tn *typeNames) fixArgs(format string, args []any) (string, []any) {
 			// %d of an interpreted Stringer is of its value, not of
 			// yaegi's wrapper.
 			set(argNum, unwrapped(reflect.ValueOf(a)).Interface())
+		case c == 'T' && a != nil && tn.ivals != nil && tn.ivals.wrappedName(a) != "":
+			// A value of a named non-struct type of the session in
+			// yaegi's wrapper (ifacevalue.go).
+			set(argNum, tn.ivals.wrappedName(a))
+			if fb == nil {
+				fb = []byte(format)
+			}
+			fb[i] = 's'
 		case c == 'T' && a != nil && tn.needs(reflect.TypeOf(a)):
 			set(argNum, tn.typeString(reflect.TypeOf(a)))
 			if fb == nil {
@@ -627,16 +645,40 @@ func (tn *typeNames) fixArgs(format string, args []any) (string, []any) {
 // still seen.
 func (tn *typeNames) fmtSymbols(stdout io.Writer) yaegi.Exports {
 	fns := map[string]reflect.Value{
+		"Print": reflect.ValueOf(func(a ...any) (int, error) {
+			return fmt.Fprint(stdout, tn.printArgs(a)...)
+		}),
+		"Println": reflect.ValueOf(func(a ...any) (int, error) {
+			return fmt.Fprintln(stdout, tn.printArgs(a)...)
+		}),
+		"Sprint": reflect.ValueOf(func(a ...any) string {
+			return fmt.Sprint(tn.printArgs(a)...)
+		}),
+		"Sprintln": reflect.ValueOf(func(a ...any) string {
+			return fmt.Sprintln(tn.printArgs(a)...)
+		}),
+		"Fprint": reflect.ValueOf(func(w io.Writer, a ...any) (int, error) {
+			return fmt.Fprint(w, tn.printArgs(a)...)
+		}),
+		"Fprintln": reflect.ValueOf(func(w io.Writer, a ...any) (int, error) {
+			return fmt.Fprintln(w, tn.printArgs(a)...)
+		}),
+		"Append": reflect.ValueOf(func(b []byte, a ...any) []byte {
+			return fmt.Append(b, tn.printArgs(a)...)
+		}),
+		"Appendln": reflect.ValueOf(func(b []byte, a ...any) []byte {
+			return fmt.Appendln(b, tn.printArgs(a)...)
+		}),
 		"Printf": reflect.ValueOf(func(format string, a ...any) (int, error) {
-			format, a = tn.fixArgs(format, a)
+			format, a = tn.fixArgs(format, tn.printArgs(a))
 			return fmt.Fprintf(stdout, format, a...)
 		}),
 		"Sprintf": reflect.ValueOf(func(format string, a ...any) string {
-			format, a = tn.fixArgs(format, a)
+			format, a = tn.fixArgs(format, tn.printArgs(a))
 			return fmt.Sprintf(format, a...)
 		}),
 		"Fprintf": reflect.ValueOf(func(w io.Writer, format string, a ...any) (int, error) {
-			format, a = tn.fixArgs(format, a)
+			format, a = tn.fixArgs(format, tn.printArgs(a))
 			return fmt.Fprintf(w, format, a...)
 		}),
 		"Errorf": reflect.ValueOf(func(format string, a ...any) error {
@@ -644,12 +686,12 @@ func (tn *typeNames) fmtSymbols(stdout io.Writer) yaegi.Exports {
 			return fmt.Errorf(format, a...)
 		}),
 		"Appendf": reflect.ValueOf(func(b []byte, format string, a ...any) []byte {
-			format, a = tn.fixArgs(format, a)
+			format, a = tn.fixArgs(format, tn.printArgs(a))
 			return fmt.Appendf(b, format, a...)
 		}),
 	}
 	mt := map[reflect.Value][]reflect.Type{}
-	for name, orig := range map[string]any{"Printf": fmt.Printf, "Sprintf": fmt.Sprintf, "Fprintf": fmt.Fprintf, "Errorf": fmt.Errorf, "Appendf": fmt.Appendf} {
+	for name, orig := range map[string]any{"Print": fmt.Print, "Println": fmt.Println, "Sprint": fmt.Sprint, "Sprintln": fmt.Sprintln, "Fprint": fmt.Fprint, "Fprintln": fmt.Fprintln, "Append": fmt.Append, "Appendln": fmt.Appendln, "Printf": fmt.Printf, "Sprintf": fmt.Sprintf, "Fprintf": fmt.Fprintf, "Errorf": fmt.Errorf, "Appendf": fmt.Appendf} {
 		if ts, ok := stdlib.MapTypes[reflect.ValueOf(orig)]; ok {
 			mt[fns[name]] = ts
 		}

@@ -32,7 +32,7 @@ func Keys[K comparable, V any](m map[K]V) func(yield func(K) bool) { return nil 
 func Values[K comparable, V any](m map[K]V) func(yield func(V) bool) { return nil }
 func All[K comparable, V any](m map[K]V) func(yield func(K, V) bool) { return nil }
 func Collect[K comparable, V any](seq func(yield func(K, V) bool)) map[K]V { return nil }
-func Clone[K comparable, V any](m map[K]V) map[K]V { return nil }
+func Clone[M ~map[K]V, K comparable, V any](m M) M { return nil }
 func Insert[K comparable, V any](m map[K]V, seq func(yield func(K, V) bool)) {}
 `,
 	"slices": `
@@ -40,17 +40,17 @@ func All[E any](s []E) func(yield func(int, E) bool) { return nil }
 func Values[E any](s []E) func(yield func(E) bool) { return nil }
 func Backward[E any](s []E) func(yield func(int, E) bool) { return nil }
 func Collect[E any](seq func(yield func(E) bool)) []E { return nil }
-func AppendSeq[E any](s []E, seq func(yield func(E) bool)) []E { return nil }
+func AppendSeq[S ~[]E, E any](s S, seq func(yield func(E) bool)) S { return nil }
 func Sorted[E ordered](seq func(yield func(E) bool)) []E { return nil }
 func SortedFunc[E any](seq func(yield func(E) bool), cmp func(E, E) int) []E { return nil }
-func Clone[E any](s []E) []E { return nil }
-func Compact[E comparable](s []E) []E { return nil }
-func CompactFunc[E any](s []E, eq func(E, E) bool) []E { return nil }
-func Insert[E any](s []E, i int, v ...E) []E { return nil }
-func Delete[E any](s []E, i, j int) []E { return nil }
-func DeleteFunc[E any](s []E, del func(E) bool) []E { return nil }
-func Concat[E any](ss ...[]E) []E { return nil }
-func Repeat[E any](x []E, count int) []E { return nil }
+func Clone[S ~[]E, E any](s S) S { return nil }
+func Compact[S ~[]E, E comparable](s S) S { return nil }
+func CompactFunc[S ~[]E, E any](s S, eq func(E, E) bool) S { return nil }
+func Insert[S ~[]E, E any](s S, i int, v ...E) S { return nil }
+func Delete[S ~[]E, E any](s S, i, j int) S { return nil }
+func DeleteFunc[S ~[]E, E any](s S, del func(E) bool) S { return nil }
+func Concat[S ~[]E, E any](ss ...S) S { return nil }
+func Repeat[S ~[]E, E any](x S, count int) S { return nil }
 func Chunk[E any](s []E, n int) func(yield func([]E) bool) { return nil }
 `,
 	"math/rand/v2": `
@@ -71,24 +71,24 @@ var macroBodies = map[string]string{
 	"maps.Values":  `func(m map[{0}]{1}) func(func({1}) bool) { return func(yield func({1}) bool) { for _, v := range m { if !yield(v) { return } } } }`,
 	"maps.All":     `func(m map[{0}]{1}) func(func({0}, {1}) bool) { return func(yield func({0}, {1}) bool) { for k, v := range m { if !yield(k, v) { return } } } }`,
 	"maps.Collect": `func(seq func(func({0}, {1}) bool)) map[{0}]{1} { m := map[{0}]{1}{}; seq(func(k {0}, v {1}) bool { m[k] = v; return true }); return m }`,
-	"maps.Clone":   `func(m map[{0}]{1}) map[{0}]{1} { if m == nil { return nil }; c := make(map[{0}]{1}, len(m)); for k, v := range m { c[k] = v }; return c }`,
+	"maps.Clone":   `func(m {0}) {0} { if m == nil { return nil }; c := make({0}, len(m)); for k, v := range m { c[k] = v }; return c }`,
 	"maps.Insert":  `func(m map[{0}]{1}, seq func(func({0}, {1}) bool)) { seq(func(k {0}, v {1}) bool { m[k] = v; return true }) }`,
 
 	"slices.All":         `func(s []{0}) func(func(int, {0}) bool) { return func(yield func(int, {0}) bool) { for i := 0; i < len(s); i++ { if !yield(i, s[i]) { return } } } }`,
 	"slices.Values":      `func(s []{0}) func(func({0}) bool) { return func(yield func({0}) bool) { for i := 0; i < len(s); i++ { if !yield(s[i]) { return } } } }`,
 	"slices.Backward":    `func(s []{0}) func(func(int, {0}) bool) { return func(yield func(int, {0}) bool) { for i := len(s) - 1; i >= 0; i-- { if !yield(i, s[i]) { return } } } }`,
 	"slices.Collect":     `func(seq func(func({0}) bool)) []{0} { var s []{0}; seq(func(v {0}) bool { s = append(s, v); return true }); return s }`,
-	"slices.AppendSeq":   `func(s []{0}, seq func(func({0}) bool)) []{0} { seq(func(v {0}) bool { s = append(s, v); return true }); return s }`,
+	"slices.AppendSeq":   `func(s {0}, seq func(func({1}) bool)) {0} { seq(func(v {1}) bool { s = append(s, v); return true }); return s }`,
 	"slices.Sorted":      `func(seq func(func({0}) bool)) []{0} { var s []{0}; seq(func(v {0}) bool { s = append(s, v); return true }); __gnnlab_slices_Sort[{0}](s); return s }`,
 	"slices.SortedFunc":  `func(seq func(func({0}) bool), cmp func({0}, {0}) int) []{0} { var s []{0}; seq(func(v {0}) bool { s = append(s, v); return true }); __gnnlab_slices_SortStableFunc[{0}](s, cmp); return s }`,
-	"slices.Clone":       `func(s []{0}) []{0} { if s == nil { return nil }; return append([]{0}{}, s...) }`,
-	"slices.Compact":     `func(s []{0}) []{0} { if len(s) < 2 { return s }; i := 1; for k := 1; k < len(s); k++ { if s[k] != s[k-1] { s[i] = s[k]; i++ } }; for k := i; k < len(s); k++ { var z {0}; s[k] = z }; return s[:i] }`,
-	"slices.CompactFunc": `func(s []{0}, eq func({0}, {0}) bool) []{0} { if len(s) < 2 { return s }; i := 1; for k := 1; k < len(s); k++ { if !eq(s[k], s[i-1]) { s[i] = s[k]; i++ } }; for k := i; k < len(s); k++ { var z {0}; s[k] = z }; return s[:i] }`,
-	"slices.Insert":      `func(s []{0}, i int, v ...{0}) []{0} { _ = s[i:]; r := make([]{0}, 0, len(s)+len(v)); r = append(r, s[:i]...); r = append(r, v...); return append(r, s[i:]...) }`,
-	"slices.Delete":      `func(s []{0}, i, j int) []{0} { _ = s[i:j:len(s)]; if i == j { return s }; n := len(s); s = append(s[:i], s[j:]...); for k := len(s); k < n; k++ { var z {0}; s[:n][k] = z }; return s }`,
-	"slices.DeleteFunc":  `func(s []{0}, del func({0}) bool) []{0} { i := 0; for k := 0; k < len(s); k++ { if !del(s[k]) { s[i] = s[k]; i++ } }; for k := i; k < len(s); k++ { var z {0}; s[k] = z }; return s[:i] }`,
-	"slices.Concat":      `func(ss ...[]{0}) []{0} { var r []{0}; for _, s := range ss { r = append(r, s...) }; return r }`,
-	"slices.Repeat":      `func(x []{0}, count int) []{0} { if count < 0 { panic("cannot be negative") }; r := make([]{0}, 0, len(x)*count); for k := 0; k < count; k++ { r = append(r, x...) }; return r }`,
+	"slices.Clone":       `func(s {0}) {0} { if s == nil { return nil }; return append({0}{}, s...) }`,
+	"slices.Compact":     `func(s {0}) {0} { if len(s) < 2 { return s }; i := 1; for k := 1; k < len(s); k++ { if s[k] != s[k-1] { s[i] = s[k]; i++ } }; for k := i; k < len(s); k++ { var z {1}; s[k] = z }; return s[:i] }`,
+	"slices.CompactFunc": `func(s {0}, eq func({1}, {1}) bool) {0} { if len(s) < 2 { return s }; i := 1; for k := 1; k < len(s); k++ { if !eq(s[k], s[i-1]) { s[i] = s[k]; i++ } }; for k := i; k < len(s); k++ { var z {1}; s[k] = z }; return s[:i] }`,
+	"slices.Insert":      `func(s {0}, i int, v ...{1}) {0} { _ = s[i:]; r := make({0}, 0, len(s)+len(v)); r = append(r, s[:i]...); r = append(r, v...); return append(r, s[i:]...) }`,
+	"slices.Delete":      `func(s {0}, i, j int) {0} { _ = s[i:j:len(s)]; if i == j { return s }; n := len(s); s = append(s[:i], s[j:]...); for k := len(s); k < n; k++ { var z {1}; s[:n][k] = z }; return s }`,
+	"slices.DeleteFunc":  `func(s {0}, del func({1}) bool) {0} { i := 0; for k := 0; k < len(s); k++ { if !del(s[k]) { s[i] = s[k]; i++ } }; for k := i; k < len(s); k++ { var z {1}; s[k] = z }; return s[:i] }`,
+	"slices.Concat":      `func(ss ...{0}) {0} { var r {0}; for _, s := range ss { r = append(r, s...) }; return r }`,
+	"slices.Repeat":      `func(x {0}, count int) {0} { if count < 0 { panic("cannot be negative") }; r := make({0}, 0, len(x)*count); for k := 0; k < count; k++ { r = append(r, x...) }; return r }`,
 	"slices.Chunk":       `func(s []{0}, n int) func(func([]{0}) bool) { if n < 1 { panic("cannot be less than 1") }; return func(yield func([]{0}) bool) { for i := 0; i < len(s); i += n { end := i + n; if end > len(s) { end = len(s) }; if !yield(s[i:end:end]) { return } } } }`,
 
 	"math/rand/v2.N": `func(n {0}) {0} { if n <= 0 { panic("invalid argument to N") }; return {0}({pkg}.Uint64N(uint64(n))) }`,

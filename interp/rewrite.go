@@ -45,6 +45,49 @@ func (__gnnlab_errT) Error() string { return "" }
 
 func __gnnlab_err() error { return __gnnlab_errT{} }
 
+func __gnnlab_wrapany(v any) any { return v }
+
+func __gnnlab_aserr(v any) (__gnnlab_rt.ErrorType, bool) {
+	if e, ok := __gnnlab_rt.AsError(v); ok || v == nil {
+		return e, ok
+	}
+	if _, ok := v.(__gnnlab_rt.ErrorType); !ok {
+		return nil, false
+	}
+	return v.(__gnnlab_rt.ErrorType), true
+}
+
+func __gnnlab_asstr(v any) (__gnnlab_rt.StringerType, bool) {
+	if s, ok := __gnnlab_rt.AsStringer(v); ok || v == nil {
+		return s, ok
+	}
+	if _, ok := v.(__gnnlab_rt.StringerType); !ok {
+		return nil, false
+	}
+	return v.(__gnnlab_rt.StringerType), true
+}
+
+func __gnnlab_musterr(v any) __gnnlab_rt.ErrorType {
+	if e, ok := __gnnlab_aserr(v); ok {
+		return e
+	}
+	return __gnnlab_rt.MustError(v)
+}
+
+func __gnnlab_muststr(v any) __gnnlab_rt.StringerType {
+	if s, ok := __gnnlab_asstr(v); ok {
+		return s
+	}
+	return __gnnlab_rt.MustStringer(v)
+}
+
+func __gnnlab_iface(v any) any {
+	if w, ok := __gnnlab_rt.Rewrap(v); ok {
+		return w
+	}
+	return v
+}
+
 func __gnnlab_max[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string](x T, y ...T) T {
 	for _, v := range y {
 		if v > x || v != v {
@@ -288,6 +331,9 @@ type rewriter struct {
 	loops     []ast.Stmt          // for and range statements (deferredLit)
 	seq       *int                // numbers the session's declared functions (goLits)
 	goFuncs   []goFunc            // functions declared for go statements (rewrite_go.go)
+	// underlying maps the underlying types of the session's named
+	// non-struct types with methods to their names (rewrite_typeswitch.go).
+	underlying map[types.Type]string
 }
 
 func (r *rewriter) fresh(base string) string {

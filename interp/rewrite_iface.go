@@ -25,9 +25,22 @@ import (
 // errorConv records the rewrites of the conversions to error, and of
 // the comparisons of values of compiled interface types, in n.
 func (r *rewriter) errorConv(n ast.Node) {
+	var labeled map[ast.Stmt]*ast.LabeledStmt
+	var commaOk map[ast.Expr]bool // v, ok := x.(T)
 	ast.Inspect(n, func(node ast.Node) bool {
 		switch x := node.(type) {
+		case *ast.LabeledStmt:
+			if labeled == nil {
+				labeled = map[ast.Stmt]*ast.LabeledStmt{}
+			}
+			labeled[x.Stmt] = x
 		case *ast.AssignStmt:
+			if len(x.Lhs) == 2 && len(x.Rhs) == 1 {
+				if commaOk == nil {
+					commaOk = map[ast.Expr]bool{}
+				}
+				commaOk[ast.Unparen(x.Rhs[0])] = true
+			}
 			if x.Tok != token.ASSIGN || len(x.Lhs) != len(x.Rhs) {
 				return true
 			}
@@ -35,6 +48,12 @@ func (r *rewriter) errorConv(n ast.Node) {
 				r.toError(r.info.Types[l].Type, x.Rhs[k])
 			}
 		case *ast.ValueSpec:
+			if len(x.Names) == 2 && len(x.Values) == 1 {
+				if commaOk == nil {
+					commaOk = map[ast.Expr]bool{}
+				}
+				commaOk[ast.Unparen(x.Values[0])] = true
+			}
 			if x.Type == nil || len(x.Values) != len(x.Names) {
 				return true
 			}
@@ -43,18 +62,25 @@ func (r *rewriter) errorConv(n ast.Node) {
 				r.toError(t, v)
 			}
 		case *ast.TypeSwitchStmt:
-			r.errorCases(x)
+			if !r.typeSwitch(x, labeled[x]) { // rewrite_typeswitch.go
+				r.errorCases(x)
+			}
 		case *ast.TypeAssertExpr:
+			if r.ifaceAssert(x, commaOk[x]) { // rewrite_typeswitch.go
+				return true
+			}
 			if id, ok := x.Type.(*ast.Ident); ok && r.info.Uses[id] == types.Universe.Lookup("error") {
 				r.ed.replace(id.Pos(), id.End(), helperRT+".ErrorType")
 			}
 		case *ast.FuncDecl:
 			if obj, ok := r.info.Defs[x.Name].(*types.Func); ok && x.Body != nil {
 				r.nilReturns(x.Body, obj.Type().(*types.Signature))
+				r.structReturns(x.Body, obj.Type().(*types.Signature)) // rewrite_typeswitch.go
 			}
 		case *ast.FuncLit:
 			if sig, ok := r.info.Types[x].Type.(*types.Signature); ok {
 				r.nilReturns(x.Body, sig)
+				r.structReturns(x.Body, sig)
 			}
 		case *ast.BinaryExpr:
 			if (x.Op == token.EQL || x.Op == token.NEQ) && (compiledIface(r.info.Types[x.X]) || compiledIface(r.info.Types[x.Y])) &&
@@ -67,7 +93,15 @@ func (r *rewriter) errorConv(n ast.Node) {
 				r.ed.replace(x.OpPos, x.OpPos+2, ",")
 				r.ed.insert(x.Y.End(), ")", false)
 			}
+		case *ast.CompositeLit:
+			r.structElems(x) // rewrite_typeswitch.go
+		case *ast.SendStmt:
+			if ch, ok := r.info.Types[x.Chan].Type.Underlying().(*types.Chan); ok && isError(ch.Elem()) {
+				r.structToError(x.Value)
+			}
 		case *ast.CallExpr:
+			r.printAnyArgs(x) // rewrite_typeswitch.go
+			r.structArgs(x)
 			if len(x.Args) != 1 {
 				return true
 			}
@@ -86,6 +120,9 @@ func (r *rewriter) toError(dst types.Type, v ast.Expr) {
 		return
 	}
 	if !interpretedValueType(r.info.Types[v].Type) {
+		return
+	}
+	if r.structToError(v) { // rewrite_typeswitch.go
 		return
 	}
 	r.ed.insert(v.Pos(), helperRT+".Error(", false)

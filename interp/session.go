@@ -44,6 +44,7 @@ type Session struct {
 	defers  deferList       // deferred calls of the running cell (defer.go)
 	exit    chan int        // os.Exit's status (exit.go)
 	tnames  typeNames       // the cells' struct types, for fmt (fmtnames.go)
+	ivals   ifaceValues     // the cells' types with methods, for interfaces (ifacevalue.go)
 	generic map[string]bool // packages whose generic helpers are loaded (genericstd.go)
 	// released counts the slots of releasedIn's global frame that
 	// releaseTemps has seen (release.go); unstopped says a cell is still
@@ -110,7 +111,7 @@ func (s *Session) runtimeSymbols() yaegi.Exports {
 	vv := reflect.ValueOf(values)
 	vn := reflect.ValueOf(func(name string, v any) any { return namedValue{name, v} })
 	return yaegi.Exports{
-		"gnnlabrt/gnnlabrt": {"Values": vv, "Error": reflect.ValueOf(func(e error) error { return e }), "Equal": reflect.ValueOf(equal), "ErrorPtr": reflect.ValueOf(errorPtr), "ErrorType": reflect.ValueOf((*error)(nil)), "Named": vn, "Recovered": reflect.ValueOf(recovered), "StringerType": reflect.ValueOf((*fmt.Stringer)(nil)), "Stringers": reflect.ValueOf(stringers), "Errors": reflect.ValueOf(errorList), "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register)},
+		"gnnlabrt/gnnlabrt": {"Values": vv, "Error": reflect.ValueOf(func(e error) error { return e }), "Equal": reflect.ValueOf(equal), "ErrorPtr": reflect.ValueOf(errorPtr), "ErrorType": reflect.ValueOf((*error)(nil)), "Named": vn, "Recovered": reflect.ValueOf(s.ivals.recovered), "Rewrap": reflect.ValueOf(s.ivals.rewrap), "Methods": reflect.ValueOf(s.ivals.register), "AsError": reflect.ValueOf(s.ivals.asError), "AsStringer": reflect.ValueOf(s.ivals.asStringer), "MustError": reflect.ValueOf(s.ivals.mustError), "MustStringer": reflect.ValueOf(s.ivals.mustStringer), "HasMethods": reflect.ValueOf(s.ivals.hasMethods), "PrintOperand": reflect.ValueOf(s.tnames.printOperand), "StructError": reflect.ValueOf(structErr), "Wrapped": reflect.ValueOf(wrapped), "NotType": reflect.ValueOf(notType), "NamedKind": reflect.ValueOf(s.ivals.registerNamed), "ErrorfOperand": reflect.ValueOf(s.tnames.errorfOperand), "Conversion": reflect.ValueOf(s.ivals.conversion), "StringerType": reflect.ValueOf((*fmt.Stringer)(nil)), "Stringers": reflect.ValueOf(stringers), "Errors": reflect.ValueOf(errorList), "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register)},
 		// Interpreted values passed to Values are wrapped so that they
 		// keep these methods (yaegi's "MapTypes").
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{vv: {
@@ -126,7 +127,8 @@ func (s *Session) runtimeSymbols() yaegi.Exports {
 }
 
 func (s *Session) newInterp() (*yaegi.Interpreter, error) {
-	quietYaegiLog() // yaegilog.go
+	quietYaegiLog()                                     // yaegilog.go
+	s.ivals.names, s.tnames.ivals = &s.tnames, &s.ivals // ifacevalue.go
 	i := yaegi.New(yaegi.Options{
 		Stdin:  s.stdin,
 		Stdout: s.stdout,
@@ -247,8 +249,10 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		}
 		s.commit(recs, imps)
 	}
-	if src := structTypes(pc.decls.Decls); src != "" {
-		// Cosmetic (fmt's type names): a failure does not fail the cell.
+	if src := structTypes(pc.decls.Decls) + methodTypes(pc.decls.Decls, info); src != "" {
+		// fmt's type names, and the conversions of values with methods
+		// (ifacevalue.go): a failure does not fail the cell, whose
+		// values then print and convert as yaegi has them.
 		_, _ = s.eval(ctx, blockPrefix+src, nil)
 	}
 	if declaresMain(pc.decls) && !callsMain(pc.body) {
