@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gnnlab/gnnlab/viz/display"
@@ -57,6 +58,15 @@ type Session struct {
 	keepSlots bool
 	defs      int      // functions made for the cells' definitions (frames.go)
 	made      []string // those of the running cell, forgotten after it
+	// debug is set by SetDebug; drun is the debugging state of the
+	// running cell, nil when it runs without the debugger (breakpoint.go).
+	debug atomic.Pointer[DebugOptions]
+	drun  *debugRun
+	// rootDebug is the debug data of s.i's global frame, set up when
+	// rootOK (breakpoint.go).
+	rootDebug rootDebug
+	rootOK    bool
+	rootFor   *yaegi.Interpreter // the interpreter rootDebug belongs to
 }
 
 type importRec struct{ name, path string }
@@ -159,6 +169,11 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 	if err := i.Use(printMapTypes(i)); err != nil { // fmtnames.go
 		return nil, fmt.Errorf("interp: loading symbols: %w", err)
 	}
+	// Before any function value exists (breakpoint.go).
+	if s.opts.Debuggable {
+		s.rootDebug, s.rootOK = pinRootDebug(i)
+		s.rootFor = i
+	}
 	if _, err := i.Eval(helperSrc); err != nil {
 		return nil, fmt.Errorf("interp: helpers: %w", err)
 	}
@@ -182,6 +197,8 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	s.count++
 	n := s.count
+	s.drun = s.newDebugRun(n, cell) // breakpoint.go
+	defer func() { s.drun = nil }()
 	// Positions of earlier cells are not needed again: a fresh set does
 	// not keep every cell's line table.
 	s.fset = token.NewFileSet()
@@ -585,7 +602,13 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 	}
 	s.errw.take()
 	mark := sourceMark(s.i)
-	o, interrupted, stopped := evalStoppable(ctx, s.i, src, s.exit) // stop.go
+	var o evalOutcome
+	var interrupted, stopped bool
+	if run := s.debugRunFor(src); run != nil {
+		o, interrupted, stopped = run.eval(ctx, s.i, src, s.exit) // breakpoint.go
+	} else {
+		o, interrupted, stopped = evalStoppable(ctx, s.i, src, s.exit) // stop.go
+	}
 	if stopped && strings.HasPrefix(src, blockPrefix) && !strings.Contains(src, "func") {
 		// Statements that made no function: nothing of them runs again.
 		defer dropSources(s.i, mark) // release.go
