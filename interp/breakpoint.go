@@ -18,14 +18,16 @@ import (
 
 // Debugging cells.
 //
-// With SetDebug, a cell for which DebugOptions.Breakpoints returns lines
-// runs under yaegi's debugger: each piece of source the session gives
-// yaegi for it is compiled, its nodes on those lines (the //line
-// directives of the pieces carry the cell's own lines) get breakpoints,
-// and it runs in yaegi's Debug. A stop reaches DebugOptions.Stopped as a
-// *Stop, which the cell waits on until it is resumed. A cell without
-// breakpoints, or any cell while SetDebug is off, runs as before: the
-// only cost is a nil check.
+// While debugging is on (SetDebug), every piece of source the session
+// gives yaegi for a cell is compiled and run in yaegi's Debug, with
+// breakpoints on the lines that DebugOptions.Breakpoints returns for each
+// cell the session has run: the //line directives of the pieces carry
+// the cells' own lines, numbered apart per cell (virtualLine), so a
+// breakpoint in a function of an earlier cell stops when a later cell
+// calls it. A stop reaches DebugOptions.Stopped as a *Stop, which the cell
+// waits on until it is resumed. With debugging off a cell runs as before:
+// the cost is a nil check per piece, and in a Debuggable session the
+// short run of the piece that makes a cell's functions (see rootDebug).
 //
 // yaegi's own steps are per node (a line has many); the session steps
 // by line: a step that stops on the line and in the frame where it began
@@ -33,9 +35,9 @@ import (
 
 // DebugOptions turn debugging on (Session.SetDebug).
 type DebugOptions struct {
-	// Breakpoints returns the lines (1 is the cell's first) where cell
-	// number n, whose text is code, stops. Nil or empty runs it without
-	// the debugger. It is called once per cell, before it runs.
+	// Breakpoints returns the lines (1 is the cell's first) where the
+	// code of cell number n stops. Before each cell runs it is called for
+	// that cell and for every earlier one.
 	Breakpoints func(n int, code string) []int
 	// Stopped is called, on a goroutine of the session, each time a cell
 	// run under the debugger stops. The cell waits until st.Resume is
@@ -63,7 +65,9 @@ type Stop struct {
 	Reason string
 	// Thread is the goroutine that stopped, 1 for the cell's own.
 	Thread int
-	// Frames are the calls, innermost first.
+	// Frames are the frame that stopped and those it is nested in,
+	// innermost first: yaegi's debugger follows where a function was
+	// declared (a cell's function: that frame alone), not its callers.
 	Frames []StackFrame
 
 	run    *debugRun
@@ -168,9 +172,10 @@ var ErrResumed = errors.New("interp: the stop was resumed already")
 
 // debugRun is the debugging state of one cell.
 type debugRun struct {
-	s     *Session
-	opts  *DebugOptions
-	lines []int // yaegi's (virtual) lines of the breakpoints
+	s      *Session
+	opts   *DebugOptions
+	lines  []int        // yaegi's (virtual) lines of the breakpoints
+	breaks map[int]bool // the same, as a set
 
 	mu sync.Mutex
 	// The step in progress: its kind and where it began.
@@ -184,19 +189,26 @@ type debugRun struct {
 }
 
 // newDebugRun returns the debugging state of cell n, or nil when it runs
-// without the debugger.
+// without the debugger (debugging is off). The breakpoints are those of
+// every cell the session has run, so that a function of an earlier cell
+// stops in its own lines.
 func (s *Session) newDebugRun(n int, code string) *debugRun {
+	if s.cells != nil {
+		s.cells[n] = code
+	}
 	o := s.debug.Load()
 	if o == nil || o.Breakpoints == nil || !s.debuggable() {
 		return nil
 	}
-	lines := o.Breakpoints(n, code)
-	if len(lines) == 0 {
-		return nil
-	}
-	r := &debugRun{s: s, opts: o}
-	for _, l := range lines {
-		r.lines = append(r.lines, virtualLine(n, l))
+	r := &debugRun{s: s, opts: o, breaks: map[int]bool{}}
+	for m, c := range s.cells {
+		for _, l := range o.Breakpoints(m, c) {
+			v := virtualLine(m, l)
+			if !r.breaks[v] {
+				r.breaks[v] = true
+				r.lines = append(r.lines, v)
+			}
+		}
 	}
 	return r
 }
@@ -226,7 +238,12 @@ func (r *debugRun) eval(ctx context.Context, i *yaegi.Interpreter, src string, e
 	for k, l := range r.lines {
 		reqs[k] = yaegi.LineBreakpoint(l)
 	}
-	dbg.SetBreakpoints(yaegi.ProgramBreakpointTarget(prog), reqs...)
+	// On this piece and every one that declared functions: the lines are
+	// the cells' own (virtual) ones, which no two cells share.
+	dbg.SetBreakpoints(targets(r.s.progs, prog), reqs...)
+	if declaresFuncs(src) {
+		r.s.progs = append(r.s.progs, prog)
+	}
 	r.mu.Lock()
 	r.dbg = dbg
 	r.mu.Unlock()
@@ -291,6 +308,9 @@ type rootDebug struct {
 // global frame has debug data, and returns it; ok is false for a yaegi
 // whose fields it does not know (debugging is then off).
 func pinRootDebug(i *yaegi.Interpreter) (rd rootDebug, ok bool) {
+	if raceBuild {
+		return rootDebug{}, false
+	}
 	ff, ok := reflect.TypeFor[yaegi.Interpreter]().FieldByName("frame")
 	if !ok || ff.Type.Kind() != reflect.Pointer || ff.Type.Elem().Kind() != reflect.Struct {
 		return rootDebug{}, false
@@ -359,18 +379,47 @@ func (rd rootDebug) repin(dbg *yaegi.Debugger) {
 }
 
 // debugRunFor returns the debugger run that piece src of the running
-// cell goes under, or nil to run it as usual: the cell's when it has
-// breakpoints, and one without breakpoints for a piece that makes the
-// cell's functions (frames.go) in a debuggable session, so that their
-// frames carry the pinned debug data.
+// cell goes under, or nil to run it as usual: the cell's while debugging
+// is on, and one without breakpoints for a piece that makes the cell's
+// functions (frames.go) in a debuggable session, so that their frames
+// carry the pinned debug data.
 func (s *Session) debugRunFor(src string) *debugRun {
 	if s.drun != nil {
 		return s.drun
 	}
-	if s.rootOK && strings.Contains(src, helperPrefix+"defs") && s.debuggable() {
+	if s.rootOK && makesFuncs(src) && s.debuggable() {
 		return &debugRun{s: s}
 	}
 	return nil
+}
+
+// makesFuncs says whether piece src declares functions (a file that
+// mentions func) or only calls the function that makes the cell's
+// functions (frames.go's defSteps).
+func makesFuncs(src string) bool {
+	if rest, ok := strings.CutPrefix(src, blockPrefix+helperPrefix+"defs"); ok {
+		return !strings.ContainsAny(rest, "\n;")
+	}
+	return declaresFuncs(src)
+}
+
+func declaresFuncs(src string) bool {
+	return strings.HasPrefix(src, "package main\n") && strings.Contains(src, "func")
+}
+
+// targets returns a breakpoint target of the programs kept and prog.
+// yaegi's BreakpointTarget takes a callback of an unexported type: the
+// composite is made with reflect.
+func targets(progs []*yaegi.Program, prog *yaegi.Program) yaegi.BreakpointTarget {
+	all := append(progs[:len(progs):len(progs)], prog)
+	t := reflect.TypeFor[yaegi.BreakpointTarget]()
+	f := reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+		for _, p := range all {
+			reflect.ValueOf(yaegi.ProgramBreakpointTarget(p)).Call(args)
+		}
+		return nil
+	})
+	return f.Interface().(yaegi.BreakpointTarget)
 }
 
 // debuggable says whether the session's interpreter can be debugged.
@@ -420,10 +469,14 @@ func debuggerField(i *yaegi.Interpreter) (*unsafe.Pointer, bool) {
 // stopped runs on the stopped goroutine: it goes on by itself with a
 // line step that has not left its line, and reports the other stops.
 func (r *debugRun) stopped(e *yaegi.DebugEvent) {
-	frames := e.Frames(0, e.FrameDepth())
-	st := &Stop{Reason: reason(e.Reason()), Thread: e.GoRoutine(), run: r, ev: e, frames: frames}
-	for _, f := range frames {
+	all := e.Frames(0, e.FrameDepth())
+	st := &Stop{Reason: reason(e.Reason()), Thread: e.GoRoutine(), run: r, ev: e}
+	for _, f := range all {
 		sf := StackFrame{Name: f.Name()}
+		if strings.HasPrefix(sf.Name, helperPrefix) {
+			continue // the function that made a cell's functions (frames.go)
+		}
+		st.frames = append(st.frames, f)
 		if p := f.Position(); p.Filename == cellFile && p.Line >= lineStride {
 			sf.Cell, sf.Line = cellLine(p.Line)
 			sf.Column = p.Column
@@ -445,8 +498,15 @@ func (r *debugRun) stopped(e *yaegi.DebugEvent) {
 		switch {
 		case top.Cell == 0:
 			again = true // inside the session's helpers
-		case kind != yaegi.DebugStepOut && top.Cell == r.stepCell && top.Line == r.stepLine && len(frames) == r.stepDepth:
+		case kind != yaegi.DebugStepOut && top.Cell == r.stepCell && top.Line == r.stepLine && len(all) == r.stepDepth:
 			again = true
+		}
+	}
+	if st.Reason == "breakpoint" && !r.stepping {
+		// yaegi clears a node's breakpoint only when another line is
+		// set: a line no longer set goes on.
+		if len(st.Frames) == 0 || !r.breaks[virtualLine(st.Frames[0].Cell, st.Frames[0].Line)] {
+			again, kind = true, 0
 		}
 	}
 	if !again {
@@ -489,7 +549,7 @@ func (r *debugRun) resume(st *Stop, how Resume) error {
 	r.mu.Lock()
 	r.stepping = kind != 0
 	r.stepKind = kind
-	r.stepCell, r.stepLine, r.stepDepth = 0, 0, len(st.frames)
+	r.stepCell, r.stepLine, r.stepDepth = 0, 0, st.ev.FrameDepth()
 	if len(st.Frames) > 0 {
 		r.stepCell, r.stepLine = st.Frames[0].Cell, st.Frames[0].Line
 	}

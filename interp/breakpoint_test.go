@@ -11,6 +11,15 @@ import (
 
 // debugCell runs cell under the debugger with breakpoints on lines and
 // returns its stops through the channel; the cell's error comes on done.
+// skipRace skips a debugger test under -race, where sessions are not
+// debuggable (racebuild_on.go).
+func skipRace(t testing.TB) {
+	t.Helper()
+	if raceBuild {
+		t.Skip("yaegi's debugger is not race-free: sessions are not debuggable under -race")
+	}
+}
+
 func debugCell(t *testing.T, s *Session, n int, cell string, lines ...int) (stops <-chan *Stop, done <-chan error) {
 	t.Helper()
 	st := make(chan *Stop, 16)
@@ -56,6 +65,7 @@ func varValue(vs []Variable, name string) (string, bool) {
 }
 
 func TestDebugBreakpointAndSteps(t *testing.T) {
+	skipRace(t)
 	var out bytes.Buffer
 	s := newTestSession(t, Options{Stdout: &out, Stderr: &out, Debuggable: true})
 	mustEval(t, s, `import "fmt"`)
@@ -93,8 +103,8 @@ func TestDebugBreakpointAndSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	st = nextStop(t, stops, done)
-	if len(st.Frames) < 2 || st.Frames[0].Cell != 2 || st.Frames[0].Line != 2 {
-		t.Fatalf("after step in: %+v, want cell 2 line 2 (in double) over cell 4", st.Frames)
+	if st.Frames[0].Cell != 2 || st.Frames[0].Line != 2 {
+		t.Fatalf("after step in: %+v, want cell 2 line 2 (in double)", st.Frames)
 	}
 	if v, ok := varValue(st.Locals(0), "v"); !ok || v != "42" {
 		t.Errorf("Locals(0): v = %q (%v), want 42; locals %v", v, ok, st.Locals(0))
@@ -125,7 +135,52 @@ func TestDebugBreakpointAndSteps(t *testing.T) {
 	}
 }
 
+// TestDebugBreakpointInEarlierCell sets a breakpoint in the body of a
+// function of cell 2 and runs a cell without breakpoints that calls it.
+func TestDebugBreakpointInEarlierCell(t *testing.T) {
+	skipRace(t)
+	var out bytes.Buffer
+	s := newTestSession(t, Options{Stdout: &out, Stderr: &out, Debuggable: true})
+	mustEval(t, s, `import "fmt"`)
+	def := "func triple(v int) int {\n\tw := v * 3\n\treturn w\n}"
+	mustEval(t, s, def)
+	// A closure made by a call, while debugging is on.
+	st := make(chan *Stop, 4)
+	s.SetDebug(&DebugOptions{
+		Breakpoints: func(n int, code string) []int {
+			if code == def {
+				return []int{3}
+			}
+			return nil
+		},
+		Stopped: func(x *Stop) { st <- x },
+	})
+	mustEval(t, s, "mk := func(n int) func() int { return func() int { return triple(n) } }\nf := mk(5)")
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Eval(context.Background(), "fmt.Println(f())")
+		done <- err
+	}()
+	stop := nextStop(t, st, done)
+	if stop.Frames[0].Cell != 2 || stop.Frames[0].Line != 3 {
+		t.Fatalf("stop at %+v, want cell 2 line 3 (in triple)", stop.Frames)
+	}
+	if v, ok := varValue(stop.Locals(0), "w"); !ok || v != "15" {
+		t.Errorf("Locals(0): w = %q (%v), want 15; locals %v", v, ok, stop.Locals(0))
+	}
+	if err := stop.Resume(Continue); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "15\n" {
+		t.Errorf("output %q, want %q", got, "15\n")
+	}
+}
+
 func TestDebugInterruptWhileStopped(t *testing.T) {
+	skipRace(t)
 	var out bytes.Buffer
 	s := newTestSession(t, Options{Stdout: &out, Stderr: &out, Debuggable: true})
 	mustEval(t, s, `import "fmt"`)
@@ -156,5 +211,20 @@ func TestDebugInterruptWhileStopped(t *testing.T) {
 	mustEval(t, s, "fmt.Println(1 + 1)")
 	if got := out.String(); got != "2\n" {
 		t.Errorf("output %q, want %q", got, "2\n")
+	}
+}
+
+// BenchmarkDefineFunction measures a cell that defines a function, in a
+// session made debuggable or not (its function is made under the
+// debugger when debuggable) and with debugging off.
+func BenchmarkDefineFunction(b *testing.B) {
+	for _, debuggable := range []bool{false, true} {
+		b.Run(fmt.Sprintf("debuggable=%v", debuggable), func(b *testing.B) {
+			s := newTestSession(b, Options{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Debuggable: debuggable})
+			b.ReportAllocs()
+			for b.Loop() {
+				mustEval(b, s, "func f(v int) int { return v + 1 }")
+			}
+		})
 	}
 }

@@ -67,6 +67,10 @@ type Session struct {
 	rootDebug rootDebug
 	rootOK    bool
 	rootFor   *yaegi.Interpreter // the interpreter rootDebug belongs to
+	cells     map[int]string     // the code of each cell run, when Debuggable
+	// progs are the pieces that declared functions, compiled for the
+	// debugger: where breakpoints in earlier cells are set.
+	progs []*yaegi.Program
 }
 
 type importRec struct{ name, path string }
@@ -171,6 +175,9 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 	}
 	// Before any function value exists (breakpoint.go).
 	if s.opts.Debuggable {
+		if s.cells == nil {
+			s.cells = map[int]string{}
+		}
 		s.rootDebug, s.rootOK = pinRootDebug(i)
 		s.rootFor = i
 	}
