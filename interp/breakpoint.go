@@ -425,6 +425,21 @@ func targets(progs []*yaegi.Program, prog *yaegi.Program) yaegi.BreakpointTarget
 // debuggable says whether the session's interpreter can be debugged.
 func (s *Session) debuggable() bool { return s.rootOK && s.rootFor == s.i }
 
+// staleFuncError is the error of a piece run under the debugger that
+// called a function value made outside it by a call (a function literal
+// of a statement cell, a closure returned by a function) while debugging
+// was off: its frames have no debug data and yaegi's debugger
+// dereferences nil. Nil for other errors.
+func staleFuncError(err error) *Error {
+	var pv yaegi.Panic
+	if !errors.As(err, &pv) || !strings.Contains(string(pv.Stack), "yaegi/interp.(*Debugger).enterCall") {
+		return nil
+	}
+	const msg = "the debugger cannot run a function value made while it was off " +
+		"(a function literal of a cell, or a closure returned by a call): run the cell that makes it again with the debugger on"
+	return &Error{Name: "debugger", Value: msg, Traceback: []string{"debugger: " + msg}}
+}
+
 // compile compiles src; a panic of yaegi's compiler is an error, as in
 // yaegi's Eval.
 func compile(i *yaegi.Interpreter, src string) (p *yaegi.Program, err error) {

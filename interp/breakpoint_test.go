@@ -228,3 +228,24 @@ func BenchmarkDefineFunction(b *testing.B) {
 		})
 	}
 }
+
+// TestDebugStaleFunction calls, under the debugger, a literal made while
+// debugging was off: a clear error, and the session goes on.
+func TestDebugStaleFunction(t *testing.T) {
+	skipRace(t)
+	var out bytes.Buffer
+	s := newTestSession(t, Options{Stdout: &out, Stderr: &out, Debuggable: true})
+	mustEval(t, s, `import "fmt"`)
+	mustEval(t, s, "h := func(a int) int { return a + 1 }")
+	s.SetDebug(&DebugOptions{Breakpoints: func(int, string) []int { return nil }, Stopped: func(x *Stop) { go x.Resume(Continue) }})
+	_, err := s.Eval(context.Background(), "fmt.Println(h(1))")
+	var e *Error
+	if !errors.As(err, &e) || e.Name != "debugger" {
+		t.Fatalf("calling a literal made with the debugger off: %v, want a debugger error", err)
+	}
+	mustEval(t, s, "h = func(a int) int { return a + 2 }")
+	mustEval(t, s, "fmt.Println(h(1))")
+	if got := out.String(); got != "3\n" {
+		t.Errorf("output %q, want %q", got, "3\n")
+	}
+}

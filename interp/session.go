@@ -613,6 +613,10 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 	var interrupted, stopped bool
 	if run := s.debugRunFor(src); run != nil {
 		o, interrupted, stopped = run.eval(ctx, s.i, src, s.exit) // breakpoint.go
+		if e := staleFuncError(o.err); e != nil {
+			s.errw.take()
+			return reflect.Value{}, e
+		}
 	} else {
 		o, interrupted, stopped = evalStoppable(ctx, s.i, src, s.exit) // stop.go
 	}
