@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/gnnlab/gnnlab/interp"
@@ -70,9 +71,14 @@ func (d *debugger) serve() {
 	for {
 		select {
 		case req := <-d.reqs:
-			resp := d.handle(req.Debug)
+			resp, command := d.handle(req.Debug)
 			if err := d.s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone, Debug: resp}); err != nil {
 				return
+			}
+			if command == "attach" {
+				// The debugger is ready for breakpoints (DAP's initialized
+				// event, which opens JupyterLab's debugger sidebar).
+				d.event("initialized", map[string]any{})
 			}
 		case <-d.closedCh:
 			return
@@ -91,14 +97,15 @@ type dapRequest struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-// handle answers one DAP request with its response.
-func (d *debugger) handle(raw json.RawMessage) json.RawMessage {
+// handle answers one DAP request with its response; it returns the
+// request's command too.
+func (d *debugger) handle(raw json.RawMessage) (json.RawMessage, string) {
 	var req dapRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
-		return d.response(req, nil, fmt.Errorf("debug request: %w", err))
+		return d.response(req, nil, fmt.Errorf("debug request: %w", err)), ""
 	}
 	body, err := d.run(req)
-	return d.response(req, body, err)
+	return d.response(req, body, err), req.Command
 }
 
 func (d *debugger) response(req dapRequest, body any, err error) json.RawMessage {
@@ -184,6 +191,25 @@ func (d *debugger) run(req dapRequest) (any, error) {
 		return d.scopes(args)
 	case "variables":
 		return d.variables(args)
+	case "source":
+		var a struct {
+			Source struct {
+				Path string `json:"path"`
+			} `json:"source"`
+		}
+		if err := json.Unmarshal(args, &a); err != nil {
+			return nil, err
+		}
+		if !strings.HasPrefix(a.Source.Path, d.prefix) {
+			return nil, fmt.Errorf("source %q is not a cell of this kernel", a.Source.Path)
+		}
+		b, err := os.ReadFile(a.Source.Path)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"content": string(b)}, nil
+	case "modules":
+		return map[string]any{"modules": []any{}, "totalModules": 0}, nil
 	case "inspectVariables":
 		return map[string]any{"variables": d.list(d.s.sess.Variables)}, nil
 	case "continue", "next", "stepIn", "stepOut":

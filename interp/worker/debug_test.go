@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,6 +100,10 @@ func TestDebugProtocol(t *testing.T) {
 
 	dap("initialize", map[string]any{"adapterID": "gnnlab"})
 	dap("attach", map[string]any{})
+	ev := next(func(ev workerproto.Event) bool { return ev.Kind == workerproto.EvDebug })
+	if !strings.Contains(string(ev.Debug), `"event":"initialized"`) {
+		t.Errorf("event after attach: %s, want initialized", ev.Debug)
+	}
 	cell := "xs := []int{4, 5}\nn := len(xs)\n_ = n"
 	path := dap("dumpCell", map[string]any{"code": cell})["sourcePath"].(string)
 	if want := filepath.Join(os.TempDir(), "gnnlab-debug-"+strconv.Itoa(os.Getpid()), strconv.FormatUint(uint64(murmur2([]byte(cell), hashSeed)), 10)+".go"); path != want {
@@ -108,7 +113,7 @@ func TestDebugProtocol(t *testing.T) {
 	if err := workerproto.WriteFrame(reqW, workerproto.Request{ID: 1, Op: workerproto.OpExecute, Code: cell}); err != nil {
 		t.Fatal(err)
 	}
-	ev := next(func(ev workerproto.Event) bool { return ev.Kind == workerproto.EvDebug })
+	ev = next(func(ev workerproto.Event) bool { return ev.Kind == workerproto.EvDebug })
 	var stopped struct {
 		Event string         `json:"event"`
 		Body  map[string]any `json:"body"`
@@ -141,6 +146,9 @@ func TestDebugProtocol(t *testing.T) {
 	elems := dap("variables", map[string]any{"variablesReference": xs["variablesReference"]})["variables"].([]any)
 	if len(elems) != 2 || elems[1].(map[string]any)["value"] != "5" {
 		t.Errorf("xs expanded: %v, want 4 and 5", elems)
+	}
+	if src := dap("source", map[string]any{"source": map[string]any{"path": path}}); src["content"] != cell {
+		t.Errorf("source of %s: %v, want the cell", path, src)
 	}
 	dap("continue", map[string]any{"threadId": 1})
 	done := next(func(ev workerproto.Event) bool { return ev.ID == 1 && ev.Kind == workerproto.EvDone })
