@@ -298,6 +298,18 @@ func (d *debugger) stopped(st *interp.Stop) {
 	d.event("stopped", map[string]any{"reason": st.Reason, "threadId": st.Thread, "allThreadsStopped": true})
 }
 
+// cellEnded forgets a stop that the cell's end (an interrupt) left
+// behind, telling the frontend that the thread goes on no more.
+func (d *debugger) cellEnded() {
+	d.mu.Lock()
+	st := d.stop
+	d.stop, d.refs = nil, nil
+	d.mu.Unlock()
+	if st != nil {
+		d.event("continued", map[string]any{"threadId": st.Thread, "allThreadsContinued": true})
+	}
+}
+
 func (d *debugger) current() (*interp.Stop, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -335,6 +335,9 @@ func (s *server) execute(req workerproto.Request) error {
 		s.stdinMu.Lock()
 		s.stdinBuf, s.stdinEOF = nil, false
 		s.stdinMu.Unlock()
+		if s.debug != nil {
+			s.debug.cellEnded() // an interrupt may end a stopped cell
+		}
 	}()
 
 	res, err := s.sess.EvalCount(ctx, req.Count, req.Code)
