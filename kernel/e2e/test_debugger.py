@@ -127,3 +127,25 @@ def test_breakpoint_stack_variables_continue(kernel):
     msg_id = kc.execute(cell)
     assert shell_reply(kc, msg_id)["content"]["status"] == "ok"
     assert stdout(iopub_until_idle(kc, msg_id)) == "sum 41 82\n"
+
+
+def test_interrupt_stopped_cell(kernel):
+    km, kc = kernel
+    dbg = Debugger(kc)
+    dbg.ok("initialize", clientID="jupyterlab", adapterID="gnnlab")
+    dbg.ok("attach")
+    cell = 'import "fmt"\nfmt.Println("line 2 ran")\nfmt.Println("line 3 ran")'
+    path = dbg.ok("dumpCell", code=cell)["sourcePath"]
+    dbg.ok("setBreakpoints", source={"path": path}, breakpoints=[{"line": 2}])
+    msg_id = kc.execute(cell)
+    debug_event(kc, "stopped")
+    km.interrupt_kernel()
+    reply = shell_reply(kc, msg_id)
+    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "interrupted", reply["content"]
+    out = iopub_until_idle(kc, msg_id)
+    assert "ran" not in stdout(out), f"an interrupted stopped cell printed {stdout(out)!r}"
+    assert dbg.ok("debugInfo")["stoppedThreads"] == []
+    dbg.ok("disconnect")
+    msg_id = kc.execute('fmt.Println("after")')
+    assert shell_reply(kc, msg_id)["content"]["status"] == "ok"
+    assert stdout(iopub_until_idle(kc, msg_id)) == "after\n"
