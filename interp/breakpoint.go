@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"errors"
+	"go/token"
 	"reflect"
 	"runtime"
 	"runtime/debug"
@@ -496,8 +497,15 @@ func (r *debugRun) stopped(e *yaegi.DebugEvent) {
 			sf.Cell, sf.Line = cellLine(p.Line)
 			sf.Column = p.Column
 		}
-		if sf.Name == "<init>" {
+		switch sf.Name {
+		case "<init>":
 			sf.Name = "cell"
+		case "<anonymous>":
+			// The session declares a cell's functions as variables that
+			// hold literals: name the frame by the declaration.
+			if name := r.s.funcAt(virtualLine(sf.Cell, sf.Line)); name != "" {
+				sf.Name = name
+			}
 		}
 		st.Frames = append(st.Frames, sf)
 	}
@@ -537,6 +545,18 @@ func (r *debugRun) stopped(e *yaegi.DebugEvent) {
 		return
 	}
 	r.opts.Stopped(st)
+}
+
+// funcAt returns the name of the function declared by a cell that holds
+// yaegi's line v, or "".
+func (s *Session) funcAt(v int) string {
+	name := ""
+	for _, r := range s.records {
+		if r.tok == token.FUNC && len(r.names) > 0 && r.line <= v && v <= r.line+strings.Count(r.text, "\n") {
+			name = r.names[0]
+		}
+	}
+	return name
 }
 
 func reason(k yaegi.DebugEventReason) string {

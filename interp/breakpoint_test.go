@@ -106,6 +106,9 @@ func TestDebugBreakpointAndSteps(t *testing.T) {
 	if st.Frames[0].Cell != 2 || st.Frames[0].Line != 2 {
 		t.Fatalf("after step in: %+v, want cell 2 line 2 (in double)", st.Frames)
 	}
+	if st.Frames[0].Name != "double" {
+		t.Errorf("frame name %q, want double", st.Frames[0].Name)
+	}
 	if v, ok := varValue(st.Locals(0), "v"); !ok || v != "42" {
 		t.Errorf("Locals(0): v = %q (%v), want 42; locals %v", v, ok, st.Locals(0))
 	}

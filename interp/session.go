@@ -86,6 +86,7 @@ type declRec struct {
 	doc    string
 	sigKey string // a function's parameters and results, normalised
 	cell   int
+	line   int  // yaegi's (virtual) line of its first line (virtualLine)
 	dead   bool // every name redefined by a later cell
 }
 
@@ -757,7 +758,7 @@ func (s *Session) collect(pc *parsedCell) ([]*declRec, []importRec) {
 			continue
 		}
 		pos := fset.Position(d.Pos())
-		r := &declRec{names: declNames(d), cell: pc.n, text: text(d.Pos(), d.End())}
+		r := &declRec{names: declNames(d), cell: pc.n, text: text(d.Pos(), d.End()), line: pos.Line}
 		r.src = "\n//line " + cellFile + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column) + "\n" + r.text + "\n"
 		switch d := d.(type) {
 		case *ast.FuncDecl:
