@@ -211,6 +211,13 @@ func (d *debugger) run(req dapRequest) (any, error) {
 	case "modules":
 		return map[string]any{"modules": []any{}, "totalModules": 0}, nil
 	case "inspectVariables":
+		// Between cells or at a stop: a running cell changes them.
+		d.mu.Lock()
+		stopped := d.stop != nil
+		d.mu.Unlock()
+		if !stopped && d.s.currentID() != 0 {
+			return map[string]any{"variables": []any{}}, nil
+		}
 		return map[string]any{"variables": d.list(d.s.sess.Variables)}, nil
 	case "continue", "next", "stepIn", "stepOut":
 		return d.resume(req.Command)
