@@ -366,10 +366,16 @@ func (d *debugger) scopes(args json.RawMessage) (any, error) {
 	}
 	locals := d.ref(func() []variable { return toVariables(st.Locals(a.FrameID - 1)) })
 	globals := d.ref(func() []variable { return toVariables(st.Globals()) })
-	return map[string]any{"scopes": []map[string]any{
+	scopes := []map[string]any{
 		{"name": "Locals", "variablesReference": locals, "expensive": false},
 		{"name": "Globals", "variablesReference": globals, "expensive": false},
-	}}, nil
+	}
+	if len(st.Locals(a.FrameID-1)) == 0 {
+		// A cell's own variables are the session's: JupyterLab shows the
+		// first scope, so Globals goes first when the frame has no locals.
+		scopes[0], scopes[1] = scopes[1], scopes[0]
+	}
+	return map[string]any{"scopes": scopes}, nil
 }
 
 func toVariables(vs []interp.Variable) []variable {
