@@ -42,6 +42,8 @@ func NewSpec(exe string) Spec {
 		DisplayName:   "Go (gnnlab)",
 		Language:      "go",
 		InterruptMode: "message",
+		// JupyterLab offers its debugger for kernels whose spec says so.
+		Metadata: map[string]any{"debugger": true},
 	}
 }
 

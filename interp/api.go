@@ -17,6 +17,12 @@ type Options struct {
 	// Stdin is what os.Stdin reads in cells. Nil means reading fails with
 	// an error saying that the frontend does not accept input.
 	Stdin io.Reader
+	// Debuggable readies the session for SetDebug: the functions that
+	// cells define are made under yaegi's debugger, so that a cell run
+	// under it later can call them (see breakpoint.go). It costs a few
+	// microseconds per cell that defines functions; off, SetDebug has no
+	// effect.
+	Debuggable bool
 }
 
 // Result is the outcome of a successful cell.

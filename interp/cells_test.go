@@ -51,7 +51,17 @@ func readProgram(t *testing.T, name string) cellProgram {
 	return p
 }
 
-func TestCellPrograms(t *testing.T) {
+func TestCellPrograms(t *testing.T) { cellPrograms(t, false) }
+
+// TestCellProgramsUnderDebugger runs the programs with the debugger on
+// and no breakpoints: every piece runs in yaegi's Debug, with the same
+// output (breakpoint.go).
+func TestCellProgramsUnderDebugger(t *testing.T) {
+	skipRace(t)
+	cellPrograms(t, true)
+}
+
+func cellPrograms(t *testing.T, debug bool) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.cell"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no testdata programs (%v)", err)
@@ -60,9 +70,12 @@ func TestCellPrograms(t *testing.T) {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".go"), func(t *testing.T) {
 			p := readProgram(t, file)
 			var out bytes.Buffer
-			s, err := New(Options{Stdout: &out, Stderr: &out})
+			s, err := New(Options{Stdout: &out, Stderr: &out, Debuggable: debug})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if debug {
+				s.SetDebug(&DebugOptions{Breakpoints: func(int, string) []int { return nil }})
 			}
 			var cellErr *Error
 			for k, c := range p.cells {

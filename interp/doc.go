@@ -420,6 +420,26 @@
 // text of the user's, the package's source of compiled ones where the
 // binary was built.
 //
+// # Debugging
+//
+// A session made with Options.Debuggable can run cells under yaegi's
+// debugger (breakpoint.go): with SetDebug on, every piece of a cell is
+// compiled and run in yaegi's Debug with breakpoints on the lines that
+// DebugOptions.Breakpoints gives for each cell run so far (the pieces'
+// //line directives carry the cells' lines, numbered apart per cell). A
+// stop is a *Stop: its frames in cell lines, the frame's variables
+// (Locals) and the session's (Variables), and Resume to continue or to
+// step over, in or out by lines. Interrupting a stopped cell ends it
+// without running the statement it stopped at. So that functions made
+// before the debugger runs can be called under it, a debuggable session
+// gives its global frame yaegi's debug data once, copies each run's into
+// it, and makes the functions that cells declare under the debugger (a
+// short run without breakpoints); the compiled pieces that declare
+// functions are kept, for breakpoints in earlier cells. With SetDebug off
+// cells run as before. Package worker speaks the Jupyter debug protocol on
+// top of this. A binary built with -race is never debuggable (yaegi's
+// debugger is not synchronised).
+//
 // # Magics
 //
 // Eval runs IPython-style magics (magic.go): a cell whose first line is
@@ -433,6 +453,12 @@
 // the kernel, the REPL and the notebook runner run them through package
 // client. Package magic holds their syntax and lists them all with a line
 // of help each.
+//
+// BUG(interp): Under the debugger a function value made while it was off
+// by a call (a function literal of a cell, a closure a function returned)
+// cannot be called: the cell fails with an error named "debugger"; a stop's
+// frames are the lexical ones (where a function was declared, not its
+// callers); a cell ends only once the goroutines it started have ended.
 //
 // BUG(interp): os.Stdin, os.Stdout and os.Stderr are an io.Reader and
 // io.Writers in cells, not *os.File: methods of *os.File on them fail to

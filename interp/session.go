@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gnnlab/gnnlab/viz/display"
@@ -58,6 +59,19 @@ type Session struct {
 	keepSlots bool
 	defs      int      // functions made for the cells' definitions (frames.go)
 	made      []string // those of the running cell, forgotten after it
+	// debug is set by SetDebug; drun is the debugging state of the
+	// running cell, nil when it runs without the debugger (breakpoint.go).
+	debug atomic.Pointer[DebugOptions]
+	drun  *debugRun
+	// rootDebug is the debug data of s.i's global frame, set up when
+	// rootOK (breakpoint.go).
+	rootDebug rootDebug
+	rootOK    bool
+	rootFor   *yaegi.Interpreter // the interpreter rootDebug belongs to
+	cells     map[int]string     // the code of each cell run, when Debuggable
+	// progs are the pieces that declared functions, compiled for the
+	// debugger: where breakpoints in earlier cells are set.
+	progs []*yaegi.Program
 }
 
 type importRec struct{ name, path string }
@@ -73,6 +87,7 @@ type declRec struct {
 	doc    string
 	sigKey string // a function's parameters and results, normalised
 	cell   int
+	line   int  // yaegi's (virtual) line of its first line (virtualLine)
 	dead   bool // every name redefined by a later cell
 }
 
@@ -161,6 +176,14 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 	if err := i.Use(printMapTypes(i)); err != nil { // fmtnames.go
 		return nil, fmt.Errorf("interp: loading symbols: %w", err)
 	}
+	// Before any function value exists (breakpoint.go).
+	if s.opts.Debuggable {
+		if s.cells == nil {
+			s.cells = map[int]string{}
+		}
+		s.rootDebug, s.rootOK = pinRootDebug(i)
+		s.rootFor = i
+	}
 	if _, err := i.Eval(helperSrc); err != nil {
 		return nil, fmt.Errorf("interp: helpers: %w", err)
 	}
@@ -184,6 +207,8 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	s.count++
 	n := s.count
+	s.drun = s.newDebugRun(n, cell) // breakpoint.go
+	defer func() { s.drun = nil }()
 	// Positions of earlier cells are not needed again: a fresh set does
 	// not keep every cell's line table.
 	s.fset = token.NewFileSet()
@@ -589,7 +614,17 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 	}
 	s.errw.take()
 	mark := sourceMark(s.i)
-	o, interrupted, stopped := evalStoppable(ctx, s.i, src, s.exit) // stop.go
+	var o evalOutcome
+	var interrupted, stopped bool
+	if run := s.debugRunFor(src); run != nil {
+		o, interrupted, stopped = run.eval(ctx, s.i, src, s.exit) // breakpoint.go
+		if e := staleFuncError(o.err); e != nil {
+			s.errw.take()
+			return reflect.Value{}, e
+		}
+	} else {
+		o, interrupted, stopped = evalStoppable(ctx, s.i, src, s.exit) // stop.go
+	}
 	if stopped && strings.HasPrefix(src, blockPrefix) && !strings.Contains(src, "func") {
 		// Statements that made no function: nothing of them runs again.
 		defer dropSources(s.i, mark) // release.go
@@ -727,7 +762,7 @@ func (s *Session) collect(pc *parsedCell) ([]*declRec, []importRec) {
 			continue
 		}
 		pos := fset.Position(d.Pos())
-		r := &declRec{names: declNames(d), cell: pc.n, text: text(d.Pos(), d.End())}
+		r := &declRec{names: declNames(d), cell: pc.n, text: text(d.Pos(), d.End()), line: pos.Line}
 		r.src = "\n//line " + cellFile + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column) + "\n" + r.text + "\n"
 		switch d := d.(type) {
 		case *ast.FuncDecl:

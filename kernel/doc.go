@@ -101,6 +101,16 @@
 // prints goes under it too. When the worker is replaced (a crash,
 // %restart) the session's comms are closed on the frontend.
 //
+// # Debugger
+//
+// kernel_info says debugger (and supported_features ["debugger"]), and the
+// kernelspec's metadata too, which is what JupyterLab reads. A
+// debug_request on the control channel is relayed to the worker
+// (client.Debug), whose debugger answers it also while a cell runs or is
+// stopped; its content is the DAP response, sent back as debug_reply. The
+// worker's debug events (stopped, continued) are published on iopub as
+// debug_event, children of the running cell.
+//
 // BUG(gnnlab): shutdown_request with restart true ends the process like
 // ipykernel does (the frontend starts a new one); %restart restarts the
 // worker in place.

@@ -178,6 +178,10 @@ func (k *Kernel) publishEvent(parent wire.Header, ev workerproto.Event) {
 		if ev.Comm != nil {
 			k.publishComm(parent, *ev.Comm)
 		}
+	case workerproto.EvDebug:
+		if ev.Debug != nil {
+			k.publish(parent, "debug_event", ev.Debug)
+		}
 	default:
 		k.log.Printf("worker: ignored event %q", ev.Kind)
 	}

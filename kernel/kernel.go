@@ -147,7 +147,8 @@ func New(opts Options) (*Kernel, error) {
 	k.client = client.New(client.Config{
 		Command: opts.WorkerCommand,
 		// The kernel relays comms: the session may open them (widgets).
-		Env:    append(append([]string(nil), opts.WorkerEnv...), workerproto.CommsEnv+"=1"),
+		// It speaks the debug protocol: the session is debuggable.
+		Env:    append(append([]string(nil), opts.WorkerEnv...), workerproto.CommsEnv+"=1", workerproto.DebugEnv+"=1"),
 		Output: k.onOutput,
 		Orphan: k.onOrphan,
 		// The session's comms died with its worker: close them on the page.
@@ -334,6 +335,8 @@ func (k *Kernel) handle(r request) {
 		k.commClose(r)
 	case "usage_request":
 		k.usage(r)
+	case "debug_request":
+		k.debugRequest(r) // debug.go
 	case "interrupt_request":
 		k.client.Interrupt()
 		k.reply(r, "interrupt_reply", map[string]string{"status": "ok"})

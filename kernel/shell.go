@@ -25,6 +25,9 @@ func (k *Kernel) kernelInfo() map[string]any {
 		"protocol_version":       "5.3",
 		"implementation":         "gnnlab",
 		"implementation_version": version,
+		// The debug protocol (debug.go): JupyterLab reads both.
+		"debugger":           true,
+		"supported_features": []string{"debugger"},
 		"language_info": map[string]any{
 			"name":            "go",
 			"version":         goVersion,

@@ -471,6 +471,21 @@ func (c *Client) Comm(ctx context.Context, m workerproto.CommMsg, fn func(worker
 	return nil
 }
 
+// Debug passes a request of the Jupyter debug protocol (DAP, as JSON) to
+// the session's debugger and returns its response. Like Comm it neither
+// waits for a running cell nor holds one up: a cell stopped at a
+// breakpoint is asked for its frames this way.
+func (c *Client) Debug(ctx context.Context, req []byte) ([]byte, error) {
+	done, err := c.sup.Call(ctx, workerproto.Request{Op: workerproto.OpDebug, Debug: req}, ignore)
+	if err != nil {
+		return nil, fmt.Errorf("client: debug: %w", err)
+	}
+	if done.Error != nil {
+		return nil, fmt.Errorf("client: debug: %s", done.Error.Value)
+	}
+	return done.Debug, nil
+}
+
 // short runs a request that does not wait behind a running cell.
 func (c *Client) short(ctx context.Context, req workerproto.Request) (workerproto.Event, error) {
 	if !c.workerMu.TryLock() {

@@ -27,6 +27,22 @@
 // panic in a handler is reported in that EvDone's Error. Displays from a
 // handler between cells belong to its comm request.
 //
+// # Debugger
+//
+// With ServeOptions.Debug (Main sets it when workerproto.DebugEnv is "1")
+// the session is debuggable and OpDebug requests, read while a cell runs,
+// are answered on a goroutine of their own (debug.go): each carries a
+// request of the Jupyter debug protocol (DAP) and its EvDone the response.
+// dumpCell writes a cell's code to a file in a folder of this worker named
+// by JupyterLab's murmur2 hash of the code with the seed debugInfo reports;
+// setBreakpoints on such a file apply to every cell with that code;
+// attach turns the session's debugger on and disconnect off (resuming a
+// stopped cell). A stop leaves as an EvDebug "stopped" event, after which
+// threads, stackTrace (frames in the dumped files' lines), scopes (Locals
+// and Globals), variables (nested values by variablesReference),
+// continue, next, stepIn and stepOut answer; inspectVariables lists the
+// session's variables at any time.
+//
 // The package sits apart from the frontend side (package client and its
 // supervisor) so that the kernel does not link the interpreter through it.
 // Display bundles leave as workerproto.Bundle, the same fields as

@@ -36,6 +36,9 @@ type ServeOptions struct {
 	// Comms lets the session open comms (widgets): the host relays them
 	// to a Jupyter frontend. Main sets it from workerproto.CommsEnv.
 	Comms bool
+	// Debug makes the session debuggable and answers the debug protocol
+	// (debug.go). Main sets it from workerproto.DebugEnv.
+	Debug bool
 }
 
 // Main is the "gnnlab worker" subcommand: it serves requests from fd 3 and
@@ -51,7 +54,8 @@ func Main() int {
 	tuneGC()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
-	opts := ServeOptions{Interrupt: sig, Comms: os.Getenv(workerproto.CommsEnv) == "1"}
+	opts := ServeOptions{Interrupt: sig, Comms: os.Getenv(workerproto.CommsEnv) == "1",
+		Debug: os.Getenv(workerproto.DebugEnv) == "1"}
 	if err := Serve(reqs, events, opts); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -117,6 +121,7 @@ type server struct {
 	reqs             chan workerproto.Request
 	readerDone       chan error
 	comms            *commQueue // the frontend's comm messages (comm.go)
+	debug            *debugger  // the debug protocol (debug.go), nil when off
 }
 
 // Serve runs a session, answering the requests read from r with events
@@ -139,7 +144,7 @@ func Serve(r io.Reader, w io.Writer, opts ServeOptions) error {
 	if s.stderr == nil {
 		s.stderr = os.Stderr
 	}
-	sess, err := interp.New(interp.Options{Stdout: opts.Stdout, Stderr: opts.Stderr, Stdin: &stdinReader{s}})
+	sess, err := interp.New(interp.Options{Stdout: opts.Stdout, Stderr: opts.Stderr, Stdin: &stdinReader{s}, Debuggable: opts.Debug})
 	if err != nil {
 		return fmt.Errorf("loop: start session: %w", err)
 	}
@@ -155,6 +160,11 @@ func Serve(r io.Reader, w io.Writer, opts ServeOptions) error {
 	// be refused by viz/comm: the goroutine runs either way.
 	go s.serveComms()
 	defer s.comms.close()
+	if opts.Debug {
+		s.debug = newDebugger(s)
+		go s.debug.serve()
+		defer s.debug.close()
+	}
 
 	if opts.Interrupt != nil {
 		stop := make(chan struct{})
@@ -204,6 +214,15 @@ func (s *server) read(r io.Reader) {
 		}
 		if req.Op == workerproto.OpComm {
 			s.comms.push(req)
+			continue
+		}
+		if req.Op == workerproto.OpDebug {
+			if s.debug == nil {
+				_ = s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone, Error: &workerproto.CellError{
+					Name: "worker error", Value: "this worker was started without the debugger"}})
+			} else {
+				s.debug.push(req)
+			}
 			continue
 		}
 		if req.Op == workerproto.OpInputReply {
@@ -316,6 +335,9 @@ func (s *server) execute(req workerproto.Request) error {
 		s.stdinMu.Lock()
 		s.stdinBuf, s.stdinEOF = nil, false
 		s.stdinMu.Unlock()
+		if s.debug != nil {
+			s.debug.cellEnded() // an interrupt may end a stopped cell
+		}
 	}()
 
 	res, err := s.sess.EvalCount(ctx, req.Count, req.Code)

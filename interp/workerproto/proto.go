@@ -20,6 +20,11 @@ const (
 	// during cells and between them, and answers each with EvDone (Error
 	// set when the comm was unknown or refused).
 	OpComm = "comm"
+	// OpDebug passes a request of the Jupyter debug protocol (a DAP
+	// request, Debug) to the session's debugger. Like OpComm it is read
+	// while a cell runs (a stopped cell is asked for its frames); the
+	// worker answers with EvDone carrying the DAP response in Debug.
+	OpDebug = "debug"
 )
 
 // Request is a frame from the kernel to the worker.
@@ -47,6 +52,8 @@ type Request struct {
 	MsgID string `json:"msg_id,omitempty"`
 	// Comm is the message of OpComm.
 	Comm *CommMsg `json:"comm,omitempty"`
+	// Debug is the DAP request of OpDebug.
+	Debug json.RawMessage `json:"debug,omitempty"`
 }
 
 // Event kinds, sent worker → kernel.
@@ -63,6 +70,9 @@ const (
 	// the kernel publishes it as comm_open, comm_msg or comm_close, and
 	// relays the frontend's messages on a comm it opened back (OpComm).
 	EvComm = "comm"
+	// EvDebug is an event of the debug protocol (a DAP event, Debug),
+	// such as "stopped": the kernel publishes it as debug_event.
+	EvDebug = "debug"
 )
 
 // Event is a frame from the worker to the kernel. ID is the request it
@@ -82,6 +92,9 @@ type Event struct {
 	Sync uint64 `json:"sync,omitempty"`
 	// Comm is the message of EvComm.
 	Comm *CommMsg `json:"comm,omitempty"`
+	// Debug is the DAP event of EvDebug, or the DAP response on the
+	// EvDone of an OpDebug.
+	Debug json.RawMessage `json:"debug,omitempty"`
 
 	// Replies, on EvDone.
 	Complete        *CompleteReply            `json:"complete,omitempty"`
@@ -142,6 +155,12 @@ type IsCompleteReply struct {
 // session open comms (viz/widgets). The REPL and the notebook runner have
 // no frontend to show them, and their widgets show as text.
 const CommsEnv = "GNNLAB_WORKER_COMMS"
+
+// DebugEnv names the environment variable with which a host that speaks
+// the Jupyter debug protocol (the kernel) starts its worker, set to "1":
+// the session is then made debuggable (interp.Options.Debuggable) and
+// answers OpDebug.
+const DebugEnv = "GNNLAB_WORKER_DEBUG"
 
 // Comm message types, CommMsg.Type.
 const (

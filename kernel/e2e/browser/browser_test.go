@@ -66,6 +66,19 @@ func TestJupyterLabWidgets(t *testing.T) {
 	}
 }
 
+// TestJupyterLabDebugger sets a breakpoint in a cell's gutter in
+// JupyterLab's debugger, runs the cell and reads the call stack and the
+// variables panel, then steps and continues.
+func TestJupyterLabDebugger(t *testing.T) {
+	lab := startLab(t)
+	b := lab.drive(t, "debugger.cjs")
+	for _, want := range []string{"debugger on", "breakpoint set", "stopped at line 2", "Next went", "Continue finished"} {
+		if !strings.Contains(b, want) {
+			t.Errorf("debugger.cjs did not report the check %q", want)
+		}
+	}
+}
+
 // lab is a JupyterLab server with the gnnlab kernel, for one test.
 type lab struct {
 	ctx      context.Context
