@@ -94,12 +94,40 @@ func TestGNNExplainerBAShapes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a model and explains 22 nodes")
 	}
-	g, y, inMotif, err := graph.BAShapes(graph.BAShapesOptions{Seed: 1})
+	// An explanation is only as good as the model: seeds whose GCN does
+	// not reach 90% are reported and left out of the mean, and they must
+	// stay a minority.
+	n := seedCount(t)
+	var aucs []float64
+	var weak []int
+	for k := range n {
+		auc, ok := explainBAShapes(t, int64(k+1))
+		if !ok {
+			weak = append(weak, k+1)
+			continue
+		}
+		aucs = append(aucs, auc)
+	}
+	if len(weak) > n/2 || len(aucs) == 0 {
+		t.Fatalf("the GCN on BA-Shapes stayed below 90%% accuracy for seeds %v of %d", weak, n)
+	}
+	auc, sd := meanSD(aucs)
+	t.Logf("GNNExplainer on BA-Shapes over %d seeds with an accurate GCN: ROC-AUC %.3f ± %.3f %v (GCN below 90%% for seeds %v, left out)", len(aucs), auc, sd, aucs, weak)
+	if auc < 0.90 {
+		t.Errorf("GNNExplainer ROC-AUC on BA-Shapes = %.3f (mean of %d seeds), want >= 0.90", auc, len(aucs))
+	}
+}
+
+// explainBAShapes trains the GCN on the BA-Shapes graph of seed, explains
+// every 19th house node and returns the edge masks' pooled ROC-AUC; ok is
+// false, with nothing explained, when the GCN's accuracy stays below 90%.
+func explainBAShapes(t *testing.T, seed int64) (auc float64, ok bool) {
+	g, y, inMotif, err := graph.BAShapes(graph.BAShapesOptions{Seed: uint64(seed)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	x := tensor.Ones(g.NumNodes(), 10)
-	nn.Seed(1)
+	nn.Seed(seed)
 	m := &baShapesGCN{c1: nn.NewGCNConv(10, 20), c2: nn.NewGCNConv(20, 20), c3: nn.NewGCNConv(20, 20), out: nn.NewLinear(60, 4)}
 	opt := nn.NewAdam(m.params(), 0.01, 5e-4)
 	ones := tensor.Ones(g.NumEdges())
@@ -111,9 +139,9 @@ func TestGNNExplainerBAShapes(t *testing.T) {
 	}
 	var acc float64
 	tensor.NoGrad(func() { acc = nn.Accuracy(m.forward(g, x, ones), y, nil) })
-	t.Logf("BA-Shapes: GCN accuracy %.3f", acc)
+	t.Logf("BA-Shapes seed %d: GCN accuracy %.3f", seed, acc)
 	if acc < 0.9 {
-		t.Fatalf("GCN on BA-Shapes: accuracy %.3f, want >= 0.9 before explaining", acc)
+		return 0, false
 	}
 	var scores []float32
 	var truth []bool
@@ -129,12 +157,10 @@ func TestGNNExplainerBAShapes(t *testing.T) {
 		}
 		explained++
 	}
-	auc := rocAUC(scores, truth)
-	t.Logf("GNNExplainer on BA-Shapes: ROC-AUC %.3f over %d edges of %d explained house nodes", auc, len(scores), explained)
-	if auc < 0.90 {
-		t.Errorf("GNNExplainer ROC-AUC on BA-Shapes = %.3f, want >= 0.90", auc)
-	}
+	auc = rocAUC(scores, truth)
+	t.Logf("BA-Shapes seed %d: ROC-AUC %.3f over %d edges of %d explained house nodes", seed, auc, len(scores), explained)
 	if _, err := nn.ExplainNode(m.forward, g, x, g.NumNodes(), nn.ExplainerOptions{}); !errors.Is(err, nn.ErrExplain) {
 		t.Errorf("ExplainNode(node out of range) = %v, want ErrExplain", err)
 	}
+	return auc, true
 }
