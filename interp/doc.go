@@ -85,7 +85,9 @@
 // the session, compared):
 //
 //   - for i := range n over an integer becomes a three-clause loop; min
-//     and max call generic helpers; clear calls a compiled helper;
+//     and max call generic helpers, or are written as their value when it
+//     is constant (const c = min(1, 2): a call is no constant); clear
+//     calls a compiled helper;
 //   - a compound statement (if, for, switch, select, a block) in which a
 //     nested scope defines variables from several results (a, b := f(),
 //     v, ok := m[k], switch y := x.(type)) runs in a function literal,
@@ -139,7 +141,9 @@
 //     iota per name and failed on the repetition;
 //   - range over a function (Go 1.23), which yaegi lacks, calls the
 //     function with the loop body as the yield function, continue and
-//     break becoming return true and return false (rewrite_rangefunc.go);
+//     break becoming return true and return false, and a return of the
+//     enclosing function recording its values, which the function returns
+//     after the call (rewrite_rangefunc.go);
 //     package iter's Seq and Seq2 are written as the function types they
 //     are, and import "iter" is kept from yaegi, which has no such package
 //     (iter.go);
@@ -164,13 +168,16 @@
 //     and read it (rewrite_tags.go);
 //   - calls of the common generic functions of slices, maps and cmp
 //     (slices.Sort, slices.SortFunc, slices.Max, slices.Index,
-//     slices.Equal, maps.Equal, cmp.Compare...), for which yaegi has no
+//     slices.BinarySearch, slices.Equal, maps.Equal, cmp.Compare, cmp.Or...),
+//     for which yaegi has no
 //     symbols, call interpreted versions that the session compiles when a
 //     cell first needs them, instantiated with go/types' type arguments
 //     (genericstd.go);
 //   - calls of the generic functions of slices, maps and iter that
 //     return or take iterators or build slices (maps.Keys, slices.Sorted,
-//     slices.Collect, slices.Clone, slices.Insert, iter.Pull...) are
+//     slices.Collect, slices.Clone, slices.Insert, iter.Pull, and
+//     sync.OnceValue and OnceValues, whose later calls return zero values
+//     after the function panicked, where Go's panic again...) are
 //     written out as function literals with go/types' type arguments:
 //     yaegi failed to call a closure returned by a generic function, and
 //     its generic append lost elements (genericmacro.go);

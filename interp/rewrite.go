@@ -3,6 +3,7 @@ package interp
 import (
 	"errors"
 	"go/ast"
+	"go/constant"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -288,6 +289,7 @@ type rewriter struct {
 	loops     []ast.Stmt          // for and range statements (deferredLit)
 	seq       *int                // numbers the session's declared functions (goLits)
 	goFuncs   []goFunc            // functions declared for go statements (rewrite_go.go)
+	funcs     []ast.Node          // function declarations and literals, in source order
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -322,6 +324,8 @@ func (r *rewriter) rewrite(n ast.Node) error {
 		case *ast.LabeledStmt:
 			r.labels[x.Stmt] = x.Label.Name
 			r.selectBreaks(x)
+		case *ast.FuncDecl, *ast.FuncLit:
+			r.funcs = append(r.funcs, x)
 		case *ast.GenDecl:
 			if x.Tok == token.CONST {
 				r.constRepeat(x)
@@ -362,7 +366,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 					return true
 				}
 				if err == nil {
-					err = &unsupportedError{x.For, "this range over a function (range-over-func iterator, Go 1.23) is not supported by the interpreter: its body returns, defers, uses goto or a label, or the yield function's types cannot be written (write the call seq(func(v T) bool { ...; return true }))"}
+					err = &unsupportedError{x.For, "this range over a function (range-over-func iterator, Go 1.23) is not supported by the interpreter: its body defers, uses goto or a label, returns inside a nested range over a function, or the yield function's types cannot be written (write the call seq(func(v T) bool { ...; return true }))"}
 				}
 			default:
 				r.rangeLoopVars(x)
@@ -405,6 +409,11 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			}
 			switch {
 			case r.isBuiltin(id, "min"), r.isBuiltin(id, "max"):
+				if text, ok := r.constantText(x); ok {
+					// A constant (const c = min(1, 2)) stays one.
+					r.ed.replace(x.Pos(), x.End(), text)
+					return false
+				}
 				helper := helperPrefix + id.Name
 				if tv, ok := r.info.Types[x]; ok && tv.Type != nil {
 					if b, ok := types.Default(tv.Type).(*types.Basic); ok && b.Kind() != types.Invalid {
@@ -430,6 +439,40 @@ func (r *rewriter) rewrite(n ast.Node) error {
 	r.recvReturns(n)    // rewrite_recv.go
 	r.builtinReturns(n) // rewrite_recv.go
 	return err
+}
+
+// constantText returns the text of the constant value of e, converted
+// to its type unless that is untyped, when go/types knows it and it can
+// be written exactly.
+func (r *rewriter) constantText(e ast.Expr) (string, bool) {
+	tv, ok := r.info.Types[e]
+	if !ok || tv.Value == nil {
+		return "", false
+	}
+	var text string
+	switch tv.Value.Kind() {
+	case constant.Int:
+		text = tv.Value.ExactString()
+	case constant.String:
+		text = strconv.Quote(constant.StringVal(tv.Value))
+	case constant.Float:
+		// A fraction (5/2), written so that it stays a float constant.
+		num, den, frac := strings.Cut(tv.Value.ExactString(), "/")
+		text = num + ".0"
+		if frac {
+			text += "/" + den
+		}
+	default:
+		return "", false
+	}
+	if b, ok := tv.Type.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+		return "(" + text + ")", true
+	}
+	t, ok := typeText(tv.Type, r.names)
+	if !ok {
+		return "", false
+	}
+	return t + "(" + text + ")", true
 }
 
 // packageVar rewrites a use of pkg.V, a variable of a compiled package, to
