@@ -114,6 +114,19 @@
 //     uses, or whose address is taken, copies them at the top of its body
 //     (and back before the next iteration when the body assigns them);
 //     see rewrite_loopvar.go;
+//   - a range over a pointer to an array, and a range with a value over
+//     a slice or array of channels (for _, c := range chs, the fan-in
+//     idiom), become three-clause loops that index a copy of the operand:
+//     yaegi panicked before the body ran (rangeIndexed in
+//     rewrite_loopvar.go);
+//   - a function literal that is an argument of a call statement in a
+//     loop body (wg.Go(func() {...}), g.Go(...)) is assigned to a variable
+//     just before the statement: passed straight to a compiled function
+//     that ran it later, yaegi's literal saw the last iteration's
+//     variables (loopLitArgs in rewrite_loopvar.go);
+//   - a label with the name of a variable (start: beside start := 0) is
+//     renamed: yaegi looked labels up among the variables ("label start
+//     not defined");
 //   - c := c in a block at the top level of a cell, where yaegi read the
 //     new, zero c, goes through a fresh variable (rewrite_shadow.go);
 //     a variable defined in a block there with the name of a session

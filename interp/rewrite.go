@@ -315,6 +315,7 @@ func (r *rewriter) isBuiltin(id *ast.Ident, name string) bool {
 func (r *rewriter) rewrite(n ast.Node) error {
 	var err error
 	r.tupleAssigns(n) // rewrite_recv.go; first: see there
+	r.labelNames(n)
 	if r.labels == nil {
 		r.labels = map[ast.Stmt]string{}
 	}
@@ -369,7 +370,9 @@ func (r *rewriter) rewrite(n ast.Node) error {
 					err = &unsupportedError{x.For, "this range over a function (range-over-func iterator, Go 1.23) is not supported by the interpreter: its body defers, uses goto or a label, returns inside a nested range over a function, or the yield function's types cannot be written (write the call seq(func(v T) bool { ...; return true }))"}
 				}
 			default:
-				r.rangeLoopVars(x)
+				if !r.rangeIndexed(x) {
+					r.rangeLoopVars(x)
+				}
 			}
 		case *ast.SelectorExpr:
 			if e := r.iterSelector(x); e != nil && err == nil {
@@ -438,6 +441,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 	r.errorConv(n)      // rewrite_iface.go
 	r.recvReturns(n)    // rewrite_recv.go
 	r.builtinReturns(n) // rewrite_recv.go
+	r.loopLitArgs(n)    // rewrite_loopvar.go; last: it moves text
 	return err
 }
 
@@ -473,6 +477,40 @@ func (r *rewriter) constantText(e ast.Expr) (string, bool) {
 		return "", false
 	}
 	return t + "(" + text + ")", true
+}
+
+// labelNames renames the labels of n that have the name of another
+// identifier of n or of a session variable (start: beside a variable
+// start): labels have a name space of their own in Go, but yaegi looked
+// them up among the variables ("label start not defined").
+func (r *rewriter) labelNames(n ast.Node) {
+	labels := map[*ast.Ident]bool{}
+	ast.Inspect(n, func(node ast.Node) bool {
+		switch x := node.(type) {
+		case *ast.LabeledStmt:
+			labels[x.Label] = true
+		case *ast.BranchStmt:
+			if x.Label != nil {
+				labels[x.Label] = true
+			}
+		}
+		return true
+	})
+	if len(labels) == 0 {
+		return
+	}
+	names := map[string]bool{}
+	ast.Inspect(n, func(node ast.Node) bool {
+		if id, ok := node.(*ast.Ident); ok && !labels[id] {
+			names[id.Name] = true
+		}
+		return true
+	})
+	for id := range labels {
+		if _, global := r.globals[id.Name]; names[id.Name] || global {
+			r.ed.replace(id.Pos(), id.End(), helperPrefix+"label_"+id.Name)
+		}
+	}
 }
 
 // packageVar rewrites a use of pkg.V, a variable of a compiled package, to
