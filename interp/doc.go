@@ -151,7 +151,11 @@
 //     leave the loop, and the cell hung;
 //   - a constant declaration with several names per line has iota written
 //     as its value and the implicit repetition written out: yaegi counted
-//     iota per name and failed on the repetition;
+//     iota per name and failed on the repetition; an implicit repetition
+//     in a line of one name is written out too (yaegi failed on Warn =
+//     Info * 10; Error), and a constant of a floating-point type whose
+//     value shifts (KB Size = 1 << (10 * iota)) is written as its value,
+//     on which yaegi failed as well;
 //   - range over a function (Go 1.23), which yaegi lacks, calls the
 //     function with the loop body as the yield function, continue and
 //     break becoming return true and return false, and a return of the
