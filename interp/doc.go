@@ -136,7 +136,9 @@
 //     becomes a function literal returning the address of a copy;
 //   - the arguments of a deferred call in a function are evaluated at the
 //     defer statement, as Go does; yaegi evaluated them when the call ran
-//     (defer fmt.Println(i) in a loop printed the last i each time), and
+//     (defer fmt.Println(i) in a loop printed the last i each time); so is
+//     the receiver of a method with a value receiver (defer t.done()),
+//     which is copied there; and
 //     a deferred function literal gets the loop variables it reads as
 //     arguments (yaegi made the closure when the call ran);
 //   - a call of a generic function gets the type arguments go/types

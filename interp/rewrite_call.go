@@ -59,7 +59,8 @@ func (r *rewriter) nestedDefers(n ast.Node) {
 
 func (r *rewriter) nestedDefer(st *ast.DeferStmt) {
 	call := st.Call
-	if len(call.Args) == 0 || r.names == nil || !r.capturable(call, r.names) {
+	recv := r.valueReceiver(call)
+	if (len(call.Args) == 0 && recv == nil) || r.names == nil || !r.capturable(call, r.names) {
 		return
 	}
 	if len(call.Args) == 1 {
@@ -67,11 +68,28 @@ func (r *rewriter) nestedDefer(st *ast.DeferStmt) {
 			return // f(g()) with g of several results
 		}
 	}
+	prefix := "{ "
+	fun := r.ed.text(call.Fun.Pos(), call.Fun.End(), false)
+	if recv != nil {
+		// The receiver is copied at the defer statement too (defer
+		// t.done() of a value receiver): yaegi read it when the call ran.
+		rv := r.fresh("dr")
+		x := r.ed.text(recv.X.Pos(), recv.X.End(), false)
+		if _, ptr := r.info.TypeOf(recv.X).Underlying().(*types.Pointer); ptr {
+			x = "*" + x
+		}
+		prefix += rv + " := " + x + "; "
+		fun = rv + "." + recv.Sel.Name
+	}
+	if len(call.Args) == 0 {
+		r.ed.replace(st.Pos(), st.End(), prefix+"defer "+fun+"() }")
+		return
+	}
 	vars := make([]string, len(call.Args))
 	for k := range vars {
 		vars[k] = r.fresh("da")
 	}
-	r.ed.insert(st.Defer, "{ "+strings.Join(vars, ", ")+" := ", false)
+	r.ed.insert(st.Defer, prefix+strings.Join(vars, ", ")+" := ", false)
 	r.ed.replace(st.Defer, call.Lparen+1, "")
 	sig, _ := r.info.Types[call.Fun].Type.Underlying().(*types.Signature)
 	for k, a := range call.Args {
@@ -86,8 +104,45 @@ func (r *rewriter) nestedDefer(st *ast.DeferStmt) {
 		r.ed.replace(call.Ellipsis, call.Ellipsis+token.Pos(len("...")), "")
 		spread = "..."
 	}
-	fun := r.ed.text(call.Fun.Pos(), call.Fun.End(), false)
 	r.ed.replace(call.Rparen, call.Rparen+1, "; defer "+fun+"("+strings.Join(vars, ", ")+spread+") }")
+}
+
+// valueReceiver returns the selector of a call of a method with a value
+// receiver, declared by the type itself, on a variable or field of a
+// concrete type (t.done(), p.show() with p a pointer), or nil.
+func (r *rewriter) valueReceiver(call *ast.CallExpr) *ast.SelectorExpr {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	s, ok := r.info.Selections[sel]
+	if !ok || s.Kind() != types.MethodVal || types.IsInterface(s.Recv()) || len(s.Index()) > 1 {
+		return nil // promoted methods stay: their receiver is a field
+	}
+	fn, ok := s.Obj().(*types.Func)
+	if !ok {
+		return nil
+	}
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return nil
+	}
+	if _, ptr := sig.Recv().Type().(*types.Pointer); ptr || types.IsInterface(sig.Recv().Type()) {
+		return nil
+	}
+	switch x := ast.Unparen(sel.X).(type) {
+	case *ast.Ident:
+		if _, ok := r.info.Uses[x].(*types.Var); !ok {
+			return nil
+		}
+	case *ast.SelectorExpr:
+	default:
+		return nil // a call or a literal is evaluated once anyway
+	}
+	if t := r.info.TypeOf(sel.X); t == nil || !validType(t) {
+		return nil
+	}
+	return sel
 }
 
 // deferredLit passes the loop variables that a deferred function literal
