@@ -51,7 +51,6 @@ var knownDiffs = map[string]string{
 	"generic_tilde":            "yaegi's compiler panics (CFG post-order, nil pointer) on the generic functions with ~ constraints called with named types (Sum[Celsius], Upper(Name(...)))",
 	"generic_tree/split":       "a generic type whose methods come in later cells (Tree[T] over node[T]): yaegi checks cmp.Ordered against the node struct (does not implement cmp.Ordered)",
 	"spec_assert_commaok":      "interface values of interpreted types: v.(Shape) of an any holding an interpreted struct panics (reflect.Set: interface {} is not assignable to interp.valueInterface)",
-	"spec_complex":             "yaegi's constant typing: float64(k)*math.Pi/2 in a call fails (mismatched types untyped float and untyped float64)",
 	"spec_iface_embed":         "interface values of interpreted types: == of two interface values of different interpreted interface types holding the same pointer is false",
 	"spec_method_expr":         "interface values of interpreted types: fmt prints the result of a method expression (Vec.Add) as its fields ({4 6}), without its String method",
 	"spec_method_sets":         "interface values of interpreted types: any(&ByVal{}).(Counter), through a promoted method of an embedded field, is false",

@@ -86,8 +86,9 @@
 //
 //   - for i := range n over an integer becomes a three-clause loop; min
 //     and max call generic helpers, or are written as their value when it
-//     is constant (const c = min(1, 2): a call is no constant); clear
-//     calls a compiled helper;
+//     is constant (const c = min(1, 2): a call is no constant); a
+//     constant complex(re, im) is written as its value (yaegi failed on
+//     complex(0, math.Pi)); clear calls a compiled helper;
 //   - a compound statement (if, for, switch, select, a block) in which a
 //     nested scope defines variables from several results (a, b := f(),
 //     v, ok := m[k], switch y := x.(type)) runs in a function literal,

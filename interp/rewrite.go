@@ -424,6 +424,14 @@ func (r *rewriter) rewrite(n ast.Node) error {
 					}
 				}
 				r.ed.replace(id.Pos(), id.End(), helper)
+			case r.isBuiltin(id, "complex"):
+				// complex(0, math.Pi) failed in yaegi (mismatched types
+				// untyped float and untyped float64): a constant is
+				// written as its value.
+				if text, ok := r.constantText(x); ok {
+					r.ed.replace(x.Pos(), x.End(), text)
+					return false
+				}
 			case r.isBuiltin(id, "clear"):
 				r.ed.replace(id.Pos(), id.End(), helperRT+".Clear")
 			case r.isBuiltin(id, "new"):
@@ -460,12 +468,9 @@ func (r *rewriter) constantText(e ast.Expr) (string, bool) {
 	case constant.String:
 		text = strconv.Quote(constant.StringVal(tv.Value))
 	case constant.Float:
-		// A fraction (5/2), written so that it stays a float constant.
-		num, den, frac := strings.Cut(tv.Value.ExactString(), "/")
-		text = num + ".0"
-		if frac {
-			text += "/" + den
-		}
+		text = floatText(tv.Value)
+	case constant.Complex:
+		text = "complex(" + floatText(constant.Real(tv.Value)) + ", " + floatText(constant.Imag(tv.Value)) + ")"
 	default:
 		return "", false
 	}
@@ -511,6 +516,16 @@ func (r *rewriter) labelNames(n ast.Node) {
 			r.ed.replace(id.Pos(), id.End(), helperPrefix+"label_"+id.Name)
 		}
 	}
+}
+
+// floatText writes the exact value of a numeric constant as an untyped
+// float constant: a fraction (5/2) as 5.0/2.
+func floatText(v constant.Value) string {
+	num, den, frac := strings.Cut(constant.ToFloat(v).ExactString(), "/")
+	if frac {
+		return "(" + num + ".0/" + den + ")"
+	}
+	return num + ".0"
 }
 
 // packageVar rewrites a use of pkg.V, a variable of a compiled package, to
