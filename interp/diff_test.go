@@ -41,6 +41,8 @@ import (
 // one agrees (so the list only shrinks), except those whose reason starts
 // with "hangs", which are not run.
 var knownDiffs = map[string]string{
+	"lang_struct_embed_iface":  "a struct type that embeds an interface (struct{ sort.Interface }): yaegi panics (reflect: StructOf does not support methods of embedded interfaces)",
+	"panic_in_defer_exit":      "yaegi: a panic in a deferred call stops the function's other deferred calls (outer defer is not printed before the crash)",
 	"spec_iota_skip":           "interface values of interpreted types: %d of a constant of an interpreted Stringer type prints yaegi's wrapper ({30 5509472}), want 30",
 	"algo_binary_tree_bfs":     "interface values of interpreted types: fmt does not call the String method of a nil pointer of an interpreted type (prints <nil>, want ())",
 	"generic_set/cell":         "yaegi: a method of a generic type that calls another method of the type (o.Has(k) in Intersect), declared in the same cell: undefined type for T",
@@ -48,7 +50,7 @@ var knownDiffs = map[string]string{
 	"err_custom_impls":         "interface values of interpreted types: e.(Temporary) on an error holding an interpreted struct fails, and errors.As with a target of an interpreted non-pointer type (var ne netErr) panics",
 	"fmt_gostringer_formatter": "interface values of interpreted types: fmt does not call the GoString method of an interpreted type for %#v, nor Format for %d of an interpreted slice type",
 	"fmt_stringer_types":       "interface values of interpreted types: fmt prints a map key of an interpreted Stringer type as its number (map[1:2], want map[♥:2])",
-	"generic_tilde":            "yaegi's compiler panics (CFG post-order, nil pointer) on the generic functions with ~ constraints called with named types (Sum[Celsius], Upper(Name(...)))",
+	"generic_tilde":            "yaegi's compiler panics (CFG post-order, nil pointer) on a conversion to a type parameter (S(x) in Upper[S ~string]) when the type argument is a named type (Upper(Name(\"bob\"))); plain string works",
 	"generic_tree/split":       "a generic type whose methods come in later cells (Tree[T] over node[T]): yaegi checks cmp.Ordered against the node struct (does not implement cmp.Ordered)",
 	"spec_assert_commaok":      "interface values of interpreted types: v.(Shape) of an any holding an interpreted struct panics (reflect.Set: interface {} is not assignable to interp.valueInterface)",
 	"spec_iface_embed":         "interface values of interpreted types: == of two interface values of different interpreted interface types holding the same pointer is false",

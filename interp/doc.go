@@ -125,6 +125,12 @@
 //     just before the statement: passed straight to a compiled function
 //     that ran it later, yaegi's literal saw the last iteration's
 //     variables (loopLitArgs in rewrite_loopvar.go);
+//   - an unnamed parameter of a function declaration or literal
+//     (func (n Num) Eval(map[string]float64) float64) is named _: yaegi
+//     stored the receiver in it;
+//   - a value assigned to a field of an interface type of a compiled
+//     struct (r.Value = i * 10, r a *ring.Ring) is converted to the
+//     field's type: yaegi left the function silently there;
 //   - a label with the name of a variable (start: beside start := 0) is
 //     renamed: yaegi looked labels up among the variables ("label start
 //     not defined");

@@ -325,8 +325,12 @@ func (r *rewriter) rewrite(n ast.Node) error {
 		case *ast.LabeledStmt:
 			r.labels[x.Stmt] = x.Label.Name
 			r.selectBreaks(x)
-		case *ast.FuncDecl, *ast.FuncLit:
+		case *ast.FuncDecl:
 			r.funcs = append(r.funcs, x)
+			r.unnamedParams(x.Type)
+		case *ast.FuncLit:
+			r.funcs = append(r.funcs, x)
+			r.unnamedParams(x.Type)
 		case *ast.GenDecl:
 			if x.Tok == token.CONST {
 				r.constRepeat(x)
@@ -334,6 +338,8 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			if x.Tok == token.TYPE {
 				r.unexportedTags(x) // rewrite_tags.go
 			}
+		case *ast.AssignStmt:
+			r.ifaceFieldAssign(x)
 		case *ast.ForStmt:
 			r.loops = append(r.loops, x)
 			r.forLoopVars(x)
@@ -516,6 +522,65 @@ func (r *rewriter) labelNames(n ast.Node) {
 			r.ed.replace(id.Pos(), id.End(), helperPrefix+"label_"+id.Name)
 		}
 	}
+}
+
+// ifaceFieldAssign converts the value assigned to a field of an
+// interface type of a compiled struct (r.Value = i * 10, r a *ring.Ring)
+// to the field's type: yaegi left the function silently at such an
+// assignment of a value of a concrete type computed in the statement.
+func (r *rewriter) ifaceFieldAssign(x *ast.AssignStmt) {
+	if x.Tok != token.ASSIGN || len(x.Lhs) != len(x.Rhs) {
+		return
+	}
+	for k, lhs := range x.Lhs {
+		sel, ok := ast.Unparen(lhs).(*ast.SelectorExpr)
+		if !ok {
+			continue
+		}
+		s, ok := r.info.Selections[sel]
+		if !ok || s.Kind() != types.FieldVal || !compiledStruct(s.Recv()) {
+			continue
+		}
+		ft := s.Obj().Type()
+		vt := r.info.TypeOf(x.Rhs[k])
+		if !types.IsInterface(ft) || vt == nil || types.IsInterface(vt) {
+			continue
+		}
+		if b, ok := vt.(*types.Basic); ok && b.Kind() == types.UntypedNil {
+			continue
+		}
+		t, ok := typeText(ft, r.names)
+		if !ok {
+			continue
+		}
+		r.ed.insert(x.Rhs[k].Pos(), "("+t+")(", false)
+		r.ed.insert(x.Rhs[k].End(), ")", false)
+	}
+}
+
+// unnamedParams names the unnamed parameters of a function declaration
+// or literal _ (func (n Num) Eval(map[string]float64) float64): yaegi
+// stored the receiver's value in the first of them (reflect.Set: value of
+// type map[string]float64 is not assignable to type float64).
+func (r *rewriter) unnamedParams(ft *ast.FuncType) {
+	if ft.Params == nil {
+		return
+	}
+	for _, f := range ft.Params.List {
+		if len(f.Names) == 0 {
+			r.ed.insert(f.Type.Pos(), "_ ", false)
+		}
+	}
+}
+
+// compiledStruct reports whether t, or what it points to, is a named
+// type of a compiled package.
+func compiledStruct(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() != "main"
 }
 
 // floatText writes the exact value of a numeric constant as an untyped
