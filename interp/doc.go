@@ -123,8 +123,11 @@
 //   - a function literal that is an argument of a call statement in a
 //     loop body (wg.Go(func() {...}), g.Go(...)) is assigned to a variable
 //     just before the statement: passed straight to a compiled function
-//     that ran it later, yaegi's literal saw the last iteration's
-//     variables (loopLitArgs in rewrite_loopvar.go);
+//     that kept it and ran it later (l.PushBack(func() ...), wg.Go),
+//     yaegi's literal saw the last iteration's variables (loopLitArgs in
+//     rewrite_loopvar.go). The goroutines that wg.Go starts for
+//     interpreted functions still race inside yaegi, as go statements of
+//     literals did before rewrite_go.go;
 //   - an unnamed parameter of a function declaration or literal
 //     (func (n Num) Eval(map[string]float64) float64) is named _: yaegi
 //     stored the receiver in it;

@@ -261,9 +261,10 @@ func isBlank(e ast.Expr) bool {
 //
 //	__gnnlab_f1 := func() { ... }; wg.Go(__gnnlab_f1)
 //
-// yaegi's literal passed straight to a compiled function that ran it
-// later, in a goroutine, saw the variables of the loop's last iteration;
-// a literal held in a variable sees its own. Creating a literal has no
+// yaegi's literal passed straight to a compiled function that kept it
+// and ran it later (l.PushBack(func() ...), wg.Go(func() {...})) saw the
+// variables of the loop's last iteration; a literal held in a variable
+// sees its own. Creating a literal has no
 // effects, so evaluating it before the other arguments changes nothing
 // else. A literal that holds a go statement stays (goLits, which runs
 // later, rewrites it where it is). Only statements of a block or a case (not a for statement's
