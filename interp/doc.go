@@ -134,6 +134,10 @@
 //   - a value assigned to a field of an interface type of a compiled
 //     struct (r.Value = i * 10, r a *ring.Ring) is converted to the
 //     field's type: yaegi left the function silently there;
+//   - a shift count of a signed type that is not constant (x << n)
+//     becomes __gnnlab_rt.ShiftCount(int64(n)), which panics with Go's
+//     runtime error when it is negative: yaegi shifted by it (1 << -1
+//     gave 0);
 //   - a label with the name of a variable (start: beside start := 0) is
 //     renamed: yaegi looked labels up among the variables ("label start
 //     not defined");

@@ -340,6 +340,13 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			}
 		case *ast.AssignStmt:
 			r.ifaceFieldAssign(x)
+			if (x.Tok == token.SHL_ASSIGN || x.Tok == token.SHR_ASSIGN) && len(x.Rhs) == 1 {
+				r.shiftCount(x.Rhs[0])
+			}
+		case *ast.BinaryExpr:
+			if x.Op == token.SHL || x.Op == token.SHR {
+				r.shiftCount(x.Y)
+			}
 		case *ast.ForStmt:
 			r.loops = append(r.loops, x)
 			r.forLoopVars(x)
@@ -571,6 +578,23 @@ func (r *rewriter) unnamedParams(ft *ast.FuncType) {
 			r.ed.insert(f.Type.Pos(), "_ ", false)
 		}
 	}
+}
+
+// shiftCount makes a shift count of a signed type that is not constant
+// (x << n) panic when it is negative, as Go does: yaegi shifted by it
+// (1 << -1 gave 0). The count becomes __gnnlab_rt.ShiftCount(int64(n)),
+// an unsigned count.
+func (r *rewriter) shiftCount(n ast.Expr) {
+	tv, ok := r.info.Types[n]
+	if !ok || tv.Value != nil || tv.Type == nil {
+		return
+	}
+	b, ok := tv.Type.Underlying().(*types.Basic)
+	if !ok || b.Info()&types.IsInteger == 0 || b.Info()&types.IsUnsigned != 0 || b.Info()&types.IsUntyped != 0 {
+		return
+	}
+	r.ed.insert(n.Pos(), helperRT+".ShiftCount(int64(", false)
+	r.ed.insert(n.End(), "))", false)
 }
 
 // compiledStruct reports whether t, or what it points to, is a named

@@ -110,7 +110,7 @@ func (s *Session) runtimeSymbols() yaegi.Exports {
 	vv := reflect.ValueOf(values)
 	vn := reflect.ValueOf(func(name string, v any) any { return namedValue{name, v} })
 	return yaegi.Exports{
-		"gnnlabrt/gnnlabrt": {"Values": vv, "Error": reflect.ValueOf(func(e error) error { return e }), "Equal": reflect.ValueOf(equal), "ErrorPtr": reflect.ValueOf(errorPtr), "ErrorType": reflect.ValueOf((*error)(nil)), "Named": vn, "Recovered": reflect.ValueOf(recovered), "StringerType": reflect.ValueOf((*fmt.Stringer)(nil)), "Stringers": reflect.ValueOf(stringers), "Errors": reflect.ValueOf(errorList), "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register)},
+		"gnnlabrt/gnnlabrt": {"Values": vv, "Error": reflect.ValueOf(func(e error) error { return e }), "Equal": reflect.ValueOf(equal), "ErrorPtr": reflect.ValueOf(errorPtr), "ErrorType": reflect.ValueOf((*error)(nil)), "Named": vn, "Recovered": reflect.ValueOf(recovered), "ShiftCount": reflect.ValueOf(shiftCount), "StringerType": reflect.ValueOf((*fmt.Stringer)(nil)), "Stringers": reflect.ValueOf(stringers), "Errors": reflect.ValueOf(errorList), "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register)},
 		// Interpreted values passed to Values are wrapped so that they
 		// keep these methods (yaegi's "MapTypes").
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{vv: {
