@@ -138,6 +138,9 @@
 //     becomes __gnnlab_rt.ShiftCount(int64(n)), which panics with Go's
 //     runtime error when it is negative: yaegi shifted by it (1 << -1
 //     gave 0);
+//   - a type alias declared in a function (type celsius = float64),
+//     which yaegi did not declare, is removed and its uses name the
+//     aliased type;
 //   - a label with the name of a variable (start: beside start := 0) is
 //     renamed: yaegi looked labels up among the variables ("label start
 //     not defined");

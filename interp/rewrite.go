@@ -338,6 +338,8 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			if x.Tok == token.TYPE {
 				r.unexportedTags(x) // rewrite_tags.go
 			}
+		case *ast.DeclStmt:
+			r.localAliases(n, x)
 		case *ast.AssignStmt:
 			r.ifaceFieldAssign(x)
 			if (x.Tok == token.SHL_ASSIGN || x.Tok == token.SHR_ASSIGN) && len(x.Rhs) == 1 {
@@ -595,6 +597,67 @@ func (r *rewriter) shiftCount(n ast.Expr) {
 	}
 	r.ed.insert(n.Pos(), helperRT+".ShiftCount(int64(", false)
 	r.ed.insert(n.End(), "))", false)
+}
+
+// localAliases removes the type aliases declared in a function (type
+// celsius = float64), which yaegi did not declare ("undefined: celsius"),
+// and writes the aliased type at their uses, in parentheses in a
+// conversion (ptr(x) with ptr = *T becomes (*T)(x)).
+func (r *rewriter) localAliases(root ast.Node, d *ast.DeclStmt) {
+	gd, ok := d.Decl.(*ast.GenDecl)
+	if !ok || gd.Tok != token.TYPE {
+		return
+	}
+	texts := map[types.Object]string{}
+	all := true
+	for _, sp := range gd.Specs {
+		ts := sp.(*ast.TypeSpec)
+		obj, ok := r.info.Defs[ts.Name].(*types.TypeName)
+		if !ts.Assign.IsValid() || !ok || !obj.IsAlias() {
+			all = false
+			continue
+		}
+		t, ok := typeText(types.Unalias(obj.Type()), r.names)
+		if !ok {
+			all = false
+			continue
+		}
+		texts[obj] = t
+	}
+	if len(texts) == 0 {
+		return
+	}
+	called := map[*ast.Ident]bool{}
+	ast.Inspect(root, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok {
+				called[id] = true
+			}
+		case *ast.Ident:
+			if t, ok := texts[r.info.Uses[x]]; ok {
+				if called[x] {
+					t = "(" + t + ")"
+				}
+				r.ed.replace(x.Pos(), x.End(), t)
+			}
+		}
+		return true
+	})
+	// What is removed keeps its line breaks, so that the lines after it
+	// keep their numbers.
+	remove := func(from, to token.Pos) {
+		r.ed.replace(from, to, strings.Repeat("\n", strings.Count(r.ed.src[r.ed.off(from):r.ed.off(to)], "\n")))
+	}
+	if all {
+		remove(d.Pos(), d.End()) // yaegi failed on an empty type ( )
+		return
+	}
+	for _, sp := range gd.Specs {
+		if ts := sp.(*ast.TypeSpec); texts[r.info.Defs[ts.Name]] != "" {
+			remove(ts.Pos(), ts.End())
+		}
+	}
 }
 
 // compiledStruct reports whether t, or what it points to, is a named

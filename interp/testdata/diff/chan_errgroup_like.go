@@ -31,14 +31,16 @@ func main() {
 	var g Group
 	var mu sync.Mutex
 	sum := 0
-	for i := 1; i <= 10; i++ {
-		g.Go(func() error {
+	add := func(n int) func() error {
+		return func() error {
 			mu.Lock()
-			sum += i
+			sum += n
 			mu.Unlock()
 			return nil
-		})
+		}
 	}
+	g.Go(add(10))
+	g.Go(add(45))
 	fmt.Println(g.Wait(), sum)
 	var g2 Group
 	g2.Go(func() error { return errors.New("task failed") })
