@@ -85,7 +85,10 @@
 // the session, compared):
 //
 //   - for i := range n over an integer becomes a three-clause loop; min
-//     and max call generic helpers; clear calls a compiled helper;
+//     and max call generic helpers, or are written as their value when it
+//     is constant (const c = min(1, 2): a call is no constant); a
+//     constant complex(re, im) is written as its value (yaegi failed on
+//     complex(0, math.Pi)); clear calls a compiled helper;
 //   - a compound statement (if, for, switch, select, a block) in which a
 //     nested scope defines variables from several results (a, b := f(),
 //     v, ok := m[k], switch y := x.(type)) runs in a function literal,
@@ -112,6 +115,35 @@
 //     uses, or whose address is taken, copies them at the top of its body
 //     (and back before the next iteration when the body assigns them);
 //     see rewrite_loopvar.go;
+//   - a range over a pointer to an array, and a range with a value over
+//     a slice or array of channels (for _, c := range chs, the fan-in
+//     idiom), become three-clause loops that index a copy of the operand:
+//     yaegi panicked before the body ran (rangeIndexed in
+//     rewrite_loopvar.go);
+//   - a function literal that is an argument of a call statement in a
+//     loop body (wg.Go(func() {...}), g.Go(...)) is assigned to a variable
+//     just before the statement: passed straight to a compiled function
+//     that kept it and ran it later (l.PushBack(func() ...), wg.Go),
+//     yaegi's literal saw the last iteration's variables (loopLitArgs in
+//     rewrite_loopvar.go). The goroutines that wg.Go starts for
+//     interpreted functions still race inside yaegi, as go statements of
+//     literals did before rewrite_go.go;
+//   - an unnamed parameter of a function declaration or literal
+//     (func (n Num) Eval(map[string]float64) float64) is named _: yaegi
+//     stored the receiver in it;
+//   - a value assigned to a field of an interface type of a compiled
+//     struct (r.Value = i * 10, r a *ring.Ring) is converted to the
+//     field's type: yaegi left the function silently there;
+//   - a shift count of a signed type that is not constant (x << n)
+//     becomes __gnnlab_rt.ShiftCount(int64(n)), which panics with Go's
+//     runtime error when it is negative: yaegi shifted by it (1 << -1
+//     gave 0);
+//   - a type alias declared in a function (type celsius = float64),
+//     which yaegi did not declare, is removed and its uses name the
+//     aliased type;
+//   - a label with the name of a variable (start: beside start := 0) is
+//     renamed: yaegi looked labels up among the variables ("label start
+//     not defined");
 //   - c := c in a block at the top level of a cell, where yaegi read the
 //     new, zero c, goes through a fresh variable (rewrite_shadow.go);
 //     a variable defined in a block there with the name of a session
@@ -121,7 +153,9 @@
 //     becomes a function literal returning the address of a copy;
 //   - the arguments of a deferred call in a function are evaluated at the
 //     defer statement, as Go does; yaegi evaluated them when the call ran
-//     (defer fmt.Println(i) in a loop printed the last i each time), and
+//     (defer fmt.Println(i) in a loop printed the last i each time); so is
+//     the receiver of a method with a value receiver (defer t.done()),
+//     which is copied there; and
 //     a deferred function literal gets the loop variables it reads as
 //     arguments (yaegi made the closure when the call ran);
 //   - a call of a generic function gets the type arguments go/types
@@ -136,10 +170,16 @@
 //     leave the loop, and the cell hung;
 //   - a constant declaration with several names per line has iota written
 //     as its value and the implicit repetition written out: yaegi counted
-//     iota per name and failed on the repetition;
+//     iota per name and failed on the repetition; an implicit repetition
+//     in a line of one name is written out too (yaegi failed on Warn =
+//     Info * 10; Error), and a constant of a floating-point type whose
+//     value shifts (KB Size = 1 << (10 * iota)) is written as its value,
+//     on which yaegi failed as well;
 //   - range over a function (Go 1.23), which yaegi lacks, calls the
 //     function with the loop body as the yield function, continue and
-//     break becoming return true and return false (rewrite_rangefunc.go);
+//     break becoming return true and return false, and a return of the
+//     enclosing function recording its values, which the function returns
+//     after the call (rewrite_rangefunc.go);
 //     package iter's Seq and Seq2 are written as the function types they
 //     are, and import "iter" is kept from yaegi, which has no such package
 //     (iter.go);
@@ -189,13 +229,16 @@
 //     and read it (rewrite_tags.go);
 //   - calls of the common generic functions of slices, maps and cmp
 //     (slices.Sort, slices.SortFunc, slices.Max, slices.Index,
-//     slices.Equal, maps.Equal, cmp.Compare...), for which yaegi has no
+//     slices.BinarySearch, slices.Equal, maps.Equal, cmp.Compare, cmp.Or...),
+//     for which yaegi has no
 //     symbols, call interpreted versions that the session compiles when a
 //     cell first needs them, instantiated with go/types' type arguments
 //     (genericstd.go);
 //   - calls of the generic functions of slices, maps and iter that
 //     return or take iterators or build slices (maps.Keys, slices.Sorted,
-//     slices.Collect, slices.Clone, slices.Insert, iter.Pull...) are
+//     slices.Collect, slices.Clone, slices.Insert, iter.Pull, and
+//     sync.OnceValue and OnceValues, whose later calls return zero values
+//     after the function panicked, where Go's panic again...) are
 //     written out as function literals with go/types' type arguments:
 //     yaegi failed to call a closure returned by a generic function, and
 //     its generic append lost elements (genericmacro.go); those whose

@@ -178,6 +178,15 @@ func recovered(v any) any {
 	return v
 }
 
+// shiftCount is a signed shift count that is not constant (x << n,
+// rewrite.go): Go panics when it is negative, yaegi shifted by it.
+func shiftCount(n int64) uint64 {
+	if n < 0 {
+		panic(goRuntimeError("negative shift amount"))
+	}
+	return uint64(n)
+}
+
 // goRuntimeError is a panic value of the runtime.Error kind.
 type goRuntimeError string
 

@@ -59,6 +59,10 @@ type intType interface {
 }
 func N[Int intType](n Int) Int { return n }
 `,
+	"sync": `
+func OnceValue[T any](f func() T) func() T { return nil }
+func OnceValues[T1, T2 any](f func() (T1, T2)) func() (T1, T2) { return nil }
+`,
 	"iter": `
 func Pull[V any](seq Seq[V]) (func() (V, bool), func()) { return nil, nil }
 func Pull2[K, V any](seq Seq2[K, V]) (func() (K, V, bool), func()) { return nil, nil }
@@ -90,6 +94,11 @@ var macroBodies = map[string]string{
 	"slices.Concat":      `func(ss ...{0}) {0} { var r {0}; for _, s := range ss { r = append(r, s...) }; return r }`,
 	"slices.Repeat":      `func(x {0}, count int) {0} { if count < 0 { panic("cannot be negative") }; r := make({0}, 0, len(x)*count); for k := 0; k < count; k++ { r = append(r, x...) }; return r }`,
 	"slices.Chunk":       `func(s []{0}, n int) func(func([]{0}) bool) { if n < 1 { panic("cannot be less than 1") }; return func(yield func([]{0}) bool) { for i := 0; i < len(s); i += n { end := i + n; if end > len(s) { end = len(s) }; if !yield(s[i:end:end]) { return } } } }`,
+
+	// A panic of f is not kept: a later call runs nothing and returns
+	// the zero values (Go's panics again with the same value).
+	"sync.OnceValue":  `func(f func() {0}) func() {0} { var once {pkg}.Once; var v {0}; return func() {0} { once.Do(func() { v = f() }); return v } }`,
+	"sync.OnceValues": `func(f func() ({0}, {1})) func() ({0}, {1}) { var once {pkg}.Once; var a {0}; var b {1}; return func() ({0}, {1}) { once.Do(func() { a, b = f() }); return a, b } }`,
 
 	"math/rand/v2.N": `func(n {0}) {0} { if n <= 0 { panic("invalid argument to N") }; return {0}({pkg}.Uint64N(uint64(n))) }`,
 

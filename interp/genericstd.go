@@ -69,6 +69,16 @@ func PFXCompare[T Ordered](x, y T) int {
 }
 
 func PFXLess[T Ordered](x, y T) bool { return (x != x && y == y) || x < y }
+
+func PFXOr[T comparable](vals ...T) T {
+	var zero T
+	for _, v := range vals {
+		if v != zero {
+			return v
+		}
+	}
+	return zero
+}
 `,
 	"slices": `
 type ordered interface {
@@ -180,6 +190,32 @@ func PFXEqual[E comparable](s1, s2 []E) bool {
 	return true
 }
 
+func PFXBinarySearch[E ordered](x []E, target E) (int, bool) {
+	i, j := 0, len(x)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if x[h] < target || (x[h] != x[h] && target == target) {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i, i < len(x) && (x[i] == target || (x[i] != x[i] && target != target))
+}
+
+func PFXBinarySearchFunc[E, T any](x []E, target T, cmp func(E, T) int) (int, bool) {
+	i, j := 0, len(x)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if cmp(x[h], target) < 0 {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i, i < len(x) && cmp(x[i], target) == 0
+}
+
 func PFXReverse[E any](s []E) {
 	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
 		s[i], s[j] = s[j], s[i]
@@ -272,6 +308,8 @@ func genericTypes(p string) *types.Package {
 		return errorsTypes()
 	case "math/rand/v2":
 		return randTypes()
+	case "sync":
+		return syncTypes()
 	case "sync/atomic":
 		return atomicTypes() // genericatomic.go
 	}
@@ -297,23 +335,37 @@ var errorsTypes = sync.OnceValue(func() *types.Package {
 
 // randTypes is package math/rand/v2 for go/types: the compiled functions
 // and the generic N, written out at its calls (genericmacro.go).
-var randTypes = sync.OnceValue(func() *types.Package {
-	p, err := symTypes.Import("math/rand/v2")
+var randTypes = sync.OnceValue(func() *types.Package { return withMacros("math/rand/v2") })
+
+// syncTypes is package sync for go/types: the compiled package and the
+// generic OnceValue and OnceValues, written out at their calls
+// (genericmacro.go).
+var syncTypes = sync.OnceValue(func() *types.Package { return withMacros("sync") })
+
+// withMacros returns compiled package path with the functions of its
+// macroDecls added.
+func withMacros(path string) *types.Package {
+	p, err := symTypes.Import(path)
 	if err != nil {
 		return nil
 	}
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "rand.go", "package rand\n"+macroDecls["math/rand/v2"], 0)
+	f, err := parser.ParseFile(fset, "macros.go", "package "+p.Name()+"\n"+macroDecls[path], 0)
 	if err != nil {
 		return p
 	}
 	conf := types.Config{Error: func(error) {}}
-	h, _ := conf.Check("math/rand/v2", fset, []*ast.File{f}, nil)
-	if h != nil && p.Scope().Lookup("N") == nil {
-		p.Scope().Insert(h.Scope().Lookup("N"))
+	h, _ := conf.Check(path, fset, []*ast.File{f}, nil)
+	if h == nil {
+		return p
+	}
+	for _, name := range h.Scope().Names() {
+		if fn, ok := h.Scope().Lookup(name).(*types.Func); ok && p.Scope().Lookup(name) == nil {
+			p.Scope().Insert(fn)
+		}
 	}
 	return p
-})
+}
 
 // genericHelpers is the package of the helpers of p for go/types.
 func genericHelpers(p string) *types.Package {

@@ -3,6 +3,7 @@ package interp
 import (
 	"errors"
 	"go/ast"
+	"go/constant"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -334,6 +335,7 @@ type rewriter struct {
 	// underlying maps the underlying types of the session's named
 	// non-struct types with methods to their names (rewrite_typeswitch.go).
 	underlying map[types.Type]string
+	funcs      []ast.Node // function declarations and literals, in source order
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -359,6 +361,7 @@ func (r *rewriter) isBuiltin(id *ast.Ident, name string) bool {
 func (r *rewriter) rewrite(n ast.Node) error {
 	var err error
 	r.tupleAssigns(n) // rewrite_recv.go; first: see there
+	r.labelNames(n)
 	if r.labels == nil {
 		r.labels = map[ast.Stmt]string{}
 	}
@@ -368,12 +371,29 @@ func (r *rewriter) rewrite(n ast.Node) error {
 		case *ast.LabeledStmt:
 			r.labels[x.Stmt] = x.Label.Name
 			r.selectBreaks(x)
+		case *ast.FuncDecl:
+			r.funcs = append(r.funcs, x)
+			r.unnamedParams(x.Type)
+		case *ast.FuncLit:
+			r.funcs = append(r.funcs, x)
+			r.unnamedParams(x.Type)
 		case *ast.GenDecl:
 			if x.Tok == token.CONST {
 				r.constRepeat(x)
 			}
 			if x.Tok == token.TYPE {
 				r.unexportedTags(x) // rewrite_tags.go
+			}
+		case *ast.DeclStmt:
+			r.localAliases(n, x)
+		case *ast.AssignStmt:
+			r.ifaceFieldAssign(x)
+			if (x.Tok == token.SHL_ASSIGN || x.Tok == token.SHR_ASSIGN) && len(x.Rhs) == 1 {
+				r.shiftCount(x.Rhs[0])
+			}
+		case *ast.BinaryExpr:
+			if x.Op == token.SHL || x.Op == token.SHR {
+				r.shiftCount(x.Y)
 			}
 		case *ast.ForStmt:
 			r.loops = append(r.loops, x)
@@ -408,10 +428,12 @@ func (r *rewriter) rewrite(n ast.Node) error {
 					return true
 				}
 				if err == nil {
-					err = &unsupportedError{x.For, "this range over a function (range-over-func iterator, Go 1.23) is not supported by the interpreter: its body returns, defers, uses goto or a label, or the yield function's types cannot be written (write the call seq(func(v T) bool { ...; return true }))"}
+					err = &unsupportedError{x.For, "this range over a function (range-over-func iterator, Go 1.23) is not supported by the interpreter: its body defers, uses goto or a label, returns inside a nested range over a function, or the yield function's types cannot be written (write the call seq(func(v T) bool { ...; return true }))"}
 				}
 			default:
-				r.rangeLoopVars(x)
+				if !r.rangeIndexed(x) {
+					r.rangeLoopVars(x)
+				}
 			}
 		case *ast.SelectorExpr:
 			if e := r.iterSelector(x); e != nil && err == nil {
@@ -451,6 +473,11 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			}
 			switch {
 			case r.isBuiltin(id, "min"), r.isBuiltin(id, "max"):
+				if text, ok := r.constantText(x); ok {
+					// A constant (const c = min(1, 2)) stays one.
+					r.ed.replace(x.Pos(), x.End(), text)
+					return false
+				}
 				helper := helperPrefix + id.Name
 				if tv, ok := r.info.Types[x]; ok && tv.Type != nil {
 					if b, ok := types.Default(tv.Type).(*types.Basic); ok && b.Kind() != types.Invalid {
@@ -458,6 +485,14 @@ func (r *rewriter) rewrite(n ast.Node) error {
 					}
 				}
 				r.ed.replace(id.Pos(), id.End(), helper)
+			case r.isBuiltin(id, "complex"):
+				// complex(0, math.Pi) failed in yaegi (mismatched types
+				// untyped float and untyped float64): a constant is
+				// written as its value.
+				if text, ok := r.constantText(x); ok {
+					r.ed.replace(x.Pos(), x.End(), text)
+					return false
+				}
 			case r.isBuiltin(id, "clear"):
 				r.ed.replace(id.Pos(), id.End(), helperRT+".Clear")
 			case r.isBuiltin(id, "new"):
@@ -475,7 +510,220 @@ func (r *rewriter) rewrite(n ast.Node) error {
 	r.errorConv(n)      // rewrite_iface.go
 	r.recvReturns(n)    // rewrite_recv.go
 	r.builtinReturns(n) // rewrite_recv.go
+	r.loopLitArgs(n)    // rewrite_loopvar.go; last: it moves text
 	return err
+}
+
+// constantText returns the text of the constant value of e, converted
+// to its type unless that is untyped, when go/types knows it and it can
+// be written exactly.
+func (r *rewriter) constantText(e ast.Expr) (string, bool) {
+	tv, ok := r.info.Types[e]
+	if !ok || tv.Value == nil {
+		return "", false
+	}
+	var text string
+	switch tv.Value.Kind() {
+	case constant.Int:
+		text = tv.Value.ExactString()
+	case constant.String:
+		text = strconv.Quote(constant.StringVal(tv.Value))
+	case constant.Float:
+		text = floatText(tv.Value)
+	case constant.Complex:
+		text = "complex(" + floatText(constant.Real(tv.Value)) + ", " + floatText(constant.Imag(tv.Value)) + ")"
+	default:
+		return "", false
+	}
+	if b, ok := tv.Type.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+		return "(" + text + ")", true
+	}
+	t, ok := typeText(tv.Type, r.names)
+	if !ok {
+		return "", false
+	}
+	return t + "(" + text + ")", true
+}
+
+// labelNames renames the labels of n that have the name of another
+// identifier of n or of a session variable (start: beside a variable
+// start): labels have a name space of their own in Go, but yaegi looked
+// them up among the variables ("label start not defined").
+func (r *rewriter) labelNames(n ast.Node) {
+	labels := map[*ast.Ident]bool{}
+	ast.Inspect(n, func(node ast.Node) bool {
+		switch x := node.(type) {
+		case *ast.LabeledStmt:
+			labels[x.Label] = true
+		case *ast.BranchStmt:
+			if x.Label != nil {
+				labels[x.Label] = true
+			}
+		}
+		return true
+	})
+	if len(labels) == 0 {
+		return
+	}
+	names := map[string]bool{}
+	ast.Inspect(n, func(node ast.Node) bool {
+		if id, ok := node.(*ast.Ident); ok && !labels[id] {
+			names[id.Name] = true
+		}
+		return true
+	})
+	for id := range labels {
+		if _, global := r.globals[id.Name]; names[id.Name] || global {
+			r.ed.replace(id.Pos(), id.End(), helperPrefix+"label_"+id.Name)
+		}
+	}
+}
+
+// ifaceFieldAssign converts the value assigned to a field of an
+// interface type of a compiled struct (r.Value = i * 10, r a *ring.Ring)
+// to the field's type: yaegi left the function silently at such an
+// assignment of a value of a concrete type computed in the statement.
+func (r *rewriter) ifaceFieldAssign(x *ast.AssignStmt) {
+	if x.Tok != token.ASSIGN || len(x.Lhs) != len(x.Rhs) {
+		return
+	}
+	for k, lhs := range x.Lhs {
+		sel, ok := ast.Unparen(lhs).(*ast.SelectorExpr)
+		if !ok {
+			continue
+		}
+		s, ok := r.info.Selections[sel]
+		if !ok || s.Kind() != types.FieldVal || !compiledStruct(s.Recv()) {
+			continue
+		}
+		ft := s.Obj().Type()
+		vt := r.info.TypeOf(x.Rhs[k])
+		if !types.IsInterface(ft) || vt == nil || types.IsInterface(vt) {
+			continue
+		}
+		if b, ok := vt.(*types.Basic); ok && b.Kind() == types.UntypedNil {
+			continue
+		}
+		t, ok := typeText(ft, r.names)
+		if !ok {
+			continue
+		}
+		r.ed.insert(x.Rhs[k].Pos(), "("+t+")(", false)
+		r.ed.insert(x.Rhs[k].End(), ")", false)
+	}
+}
+
+// unnamedParams names the unnamed parameters of a function declaration
+// or literal _ (func (n Num) Eval(map[string]float64) float64): yaegi
+// stored the receiver's value in the first of them (reflect.Set: value of
+// type map[string]float64 is not assignable to type float64).
+func (r *rewriter) unnamedParams(ft *ast.FuncType) {
+	if ft.Params == nil {
+		return
+	}
+	for _, f := range ft.Params.List {
+		if len(f.Names) == 0 {
+			r.ed.insert(f.Type.Pos(), "_ ", false)
+		}
+	}
+}
+
+// shiftCount makes a shift count of a signed type that is not constant
+// (x << n) panic when it is negative, as Go does: yaegi shifted by it
+// (1 << -1 gave 0). The count becomes __gnnlab_rt.ShiftCount(int64(n)),
+// an unsigned count.
+func (r *rewriter) shiftCount(n ast.Expr) {
+	tv, ok := r.info.Types[n]
+	if !ok || tv.Value != nil || tv.Type == nil {
+		return
+	}
+	b, ok := tv.Type.Underlying().(*types.Basic)
+	if !ok || b.Info()&types.IsInteger == 0 || b.Info()&types.IsUnsigned != 0 || b.Info()&types.IsUntyped != 0 {
+		return
+	}
+	r.ed.insert(n.Pos(), helperRT+".ShiftCount(int64(", false)
+	r.ed.insert(n.End(), "))", false)
+}
+
+// localAliases removes the type aliases declared in a function (type
+// celsius = float64), which yaegi did not declare ("undefined: celsius"),
+// and writes the aliased type at their uses, in parentheses in a
+// conversion (ptr(x) with ptr = *T becomes (*T)(x)).
+func (r *rewriter) localAliases(root ast.Node, d *ast.DeclStmt) {
+	gd, ok := d.Decl.(*ast.GenDecl)
+	if !ok || gd.Tok != token.TYPE {
+		return
+	}
+	texts := map[types.Object]string{}
+	all := true
+	for _, sp := range gd.Specs {
+		ts := sp.(*ast.TypeSpec)
+		obj, ok := r.info.Defs[ts.Name].(*types.TypeName)
+		if !ts.Assign.IsValid() || !ok || !obj.IsAlias() {
+			all = false
+			continue
+		}
+		t, ok := typeText(types.Unalias(obj.Type()), r.names)
+		if !ok {
+			all = false
+			continue
+		}
+		texts[obj] = t
+	}
+	if len(texts) == 0 {
+		return
+	}
+	called := map[*ast.Ident]bool{}
+	ast.Inspect(root, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok {
+				called[id] = true
+			}
+		case *ast.Ident:
+			if t, ok := texts[r.info.Uses[x]]; ok {
+				if called[x] {
+					t = "(" + t + ")"
+				}
+				r.ed.replace(x.Pos(), x.End(), t)
+			}
+		}
+		return true
+	})
+	// What is removed keeps its line breaks, so that the lines after it
+	// keep their numbers.
+	remove := func(from, to token.Pos) {
+		r.ed.replace(from, to, strings.Repeat("\n", strings.Count(r.ed.src[r.ed.off(from):r.ed.off(to)], "\n")))
+	}
+	if all {
+		remove(d.Pos(), d.End()) // yaegi failed on an empty type ( )
+		return
+	}
+	for _, sp := range gd.Specs {
+		if ts := sp.(*ast.TypeSpec); texts[r.info.Defs[ts.Name]] != "" {
+			remove(ts.Pos(), ts.End())
+		}
+	}
+}
+
+// compiledStruct reports whether t, or what it points to, is a named
+// type of a compiled package.
+func compiledStruct(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() != "main"
+}
+
+// floatText writes the exact value of a numeric constant as an untyped
+// float constant: a fraction (5/2) as 5.0/2.
+func floatText(v constant.Value) string {
+	num, den, frac := strings.Cut(constant.ToFloat(v).ExactString(), "/")
+	if frac {
+		return "(" + num + ".0/" + den + ")"
+	}
+	return num + ".0"
 }
 
 // packageVar rewrites a use of pkg.V, a variable of a compiled package, to

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"strconv"
@@ -58,7 +59,8 @@ func (r *rewriter) nestedDefers(n ast.Node) {
 
 func (r *rewriter) nestedDefer(st *ast.DeferStmt) {
 	call := st.Call
-	if len(call.Args) == 0 || r.names == nil || !r.capturable(call, r.names) {
+	recv := r.valueReceiver(call)
+	if (len(call.Args) == 0 && recv == nil) || r.names == nil || !r.capturable(call, r.names) {
 		return
 	}
 	if len(call.Args) == 1 {
@@ -66,11 +68,28 @@ func (r *rewriter) nestedDefer(st *ast.DeferStmt) {
 			return // f(g()) with g of several results
 		}
 	}
+	prefix := "{ "
+	fun := r.ed.text(call.Fun.Pos(), call.Fun.End(), false)
+	if recv != nil {
+		// The receiver is copied at the defer statement too (defer
+		// t.done() of a value receiver): yaegi read it when the call ran.
+		rv := r.fresh("dr")
+		x := r.ed.text(recv.X.Pos(), recv.X.End(), false)
+		if _, ptr := r.info.TypeOf(recv.X).Underlying().(*types.Pointer); ptr {
+			x = "*" + x
+		}
+		prefix += rv + " := " + x + "; "
+		fun = rv + "." + recv.Sel.Name
+	}
+	if len(call.Args) == 0 {
+		r.ed.replace(st.Pos(), st.End(), prefix+"defer "+fun+"() }")
+		return
+	}
 	vars := make([]string, len(call.Args))
 	for k := range vars {
 		vars[k] = r.fresh("da")
 	}
-	r.ed.insert(st.Defer, "{ "+strings.Join(vars, ", ")+" := ", false)
+	r.ed.insert(st.Defer, prefix+strings.Join(vars, ", ")+" := ", false)
 	r.ed.replace(st.Defer, call.Lparen+1, "")
 	sig, _ := r.info.Types[call.Fun].Type.Underlying().(*types.Signature)
 	for k, a := range call.Args {
@@ -85,8 +104,45 @@ func (r *rewriter) nestedDefer(st *ast.DeferStmt) {
 		r.ed.replace(call.Ellipsis, call.Ellipsis+token.Pos(len("...")), "")
 		spread = "..."
 	}
-	fun := r.ed.text(call.Fun.Pos(), call.Fun.End(), false)
 	r.ed.replace(call.Rparen, call.Rparen+1, "; defer "+fun+"("+strings.Join(vars, ", ")+spread+") }")
+}
+
+// valueReceiver returns the selector of a call of a method with a value
+// receiver, declared by the type itself, on a variable or field of a
+// concrete type (t.done(), p.show() with p a pointer), or nil.
+func (r *rewriter) valueReceiver(call *ast.CallExpr) *ast.SelectorExpr {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	s, ok := r.info.Selections[sel]
+	if !ok || s.Kind() != types.MethodVal || types.IsInterface(s.Recv()) || len(s.Index()) > 1 {
+		return nil // promoted methods stay: their receiver is a field
+	}
+	fn, ok := s.Obj().(*types.Func)
+	if !ok {
+		return nil
+	}
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return nil
+	}
+	if _, ptr := sig.Recv().Type().(*types.Pointer); ptr || types.IsInterface(sig.Recv().Type()) {
+		return nil
+	}
+	switch x := ast.Unparen(sel.X).(type) {
+	case *ast.Ident:
+		if _, ok := r.info.Uses[x].(*types.Var); !ok {
+			return nil
+		}
+	case *ast.SelectorExpr:
+	default:
+		return nil // a call or a literal is evaluated once anyway
+	}
+	if t := r.info.TypeOf(sel.X); t == nil || !validType(t) {
+		return nil
+	}
+	return sel
 }
 
 // deferredLit passes the loop variables that a deferred function literal
@@ -250,7 +306,10 @@ func (r *rewriter) instantiate(call *ast.CallExpr) {
 // (const ( a, b = iota, iota * 10; c, d )), which yaegi gets wrong: it
 // fails on the implicit repetition ("constant definition loop") and
 // counts iota per name, not per line. In such a line, iota is written as
-// its value and a repeated expression list is written out.
+// its value and a repeated expression list is written out. yaegi also
+// failed on implicit repetitions in lines of one name (Warn = Info * 10;
+// Error, and MB after KB Size = 1 << (10 * iota)), which are written out
+// too, iota as its value.
 func (r *rewriter) constRepeat(d *ast.GenDecl) {
 	var last *ast.ValueSpec
 	for k, sp := range d.Specs {
@@ -258,7 +317,7 @@ func (r *rewriter) constRepeat(d *ast.GenDecl) {
 		if len(vs.Values) > 0 {
 			last = vs
 		}
-		if len(vs.Names) < 2 || last == nil {
+		if last == nil || r.floatShift(vs, last) || (len(vs.Names) < 2 && len(vs.Values) > 0) {
 			continue
 		}
 		if len(vs.Values) > 0 {
@@ -298,6 +357,58 @@ func (r *rewriter) constRepeat(d *ast.GenDecl) {
 		b.WriteString(r.ed.src[at:to])
 		r.ed.insert(vs.Names[len(vs.Names)-1].End(), text+" = "+b.String(), false)
 	}
+}
+
+// floatShift writes the values of the constants of vs, whose values are
+// those of last, when they have a floating-point type and the values
+// shift (KB Size = 1 << (10 * iota), with Size a float64): yaegi failed
+// on them ("constant definition loop"). It reports whether it did.
+func (r *rewriter) floatShift(vs, last *ast.ValueSpec) bool {
+	shifts := false
+	for _, e := range last.Values {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if b, ok := n.(*ast.BinaryExpr); ok && (b.Op == token.SHL || b.Op == token.SHR) {
+				shifts = true
+			}
+			return !shifts
+		})
+	}
+	if !shifts {
+		return false
+	}
+	vals := make([]string, len(vs.Names))
+	typ := ""
+	for k, name := range vs.Names {
+		c, ok := r.info.Defs[name].(*types.Const)
+		if !ok {
+			return false
+		}
+		b, ok := c.Type().Underlying().(*types.Basic)
+		if !ok || b.Info()&types.IsFloat == 0 || b.Info()&types.IsUntyped != 0 || c.Val().Kind() == constant.Unknown {
+			return false
+		}
+		num, den, frac := strings.Cut(constant.ToFloat(c.Val()).ExactString(), "/")
+		vals[k] = num + ".0"
+		if frac {
+			vals[k] += "/" + den
+		}
+		t, ok := typeText(c.Type(), r.names)
+		if !ok || (typ != "" && t != typ) {
+			return false
+		}
+		typ = t
+	}
+	if len(vs.Values) == 0 {
+		r.ed.insert(vs.Names[len(vs.Names)-1].End(), " "+typ+" = "+strings.Join(vals, ", "), false)
+		return true
+	}
+	if len(vs.Values) != len(vs.Names) {
+		return false
+	}
+	for k, e := range vs.Values {
+		r.ed.replace(e.Pos(), e.End(), typ+"("+vals[k]+")")
+	}
+	return true
 }
 
 // isIota reports whether id is the predeclared iota.

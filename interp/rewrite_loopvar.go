@@ -192,3 +192,144 @@ func (r *rewriter) rangeLoopVars(x *ast.RangeStmt) bool {
 	r.ed.insert(x.Body.Lbrace+1, " "+strings.Join(copies, " "), false)
 	return true
 }
+
+// rangeIndexed rewrites a range over a pointer to an array, and a range
+// with a value over a slice or array of channels (for _, c := range chs),
+// to a three-clause loop that indexes a copy of the operand:
+//
+//	for i, s := 0, chs; i < len(s); i++ { _, c := i, s[i]; ... }
+//
+// yaegi panicked on both before the body ran (reflect: call of
+// reflect.Value.Elem on array Value; reflect: call of reflect.Value.Len
+// on int Value). The variables are defined in the body, so they are per
+// iteration. It reports whether it rewrote x.
+func (r *rewriter) rangeIndexed(x *ast.RangeStmt) bool {
+	t := r.info.TypeOf(x.X)
+	if t == nil {
+		return false
+	}
+	value := x.Value
+	if value != nil && isBlank(value) {
+		value = nil
+	}
+	u := t.Underlying()
+	ptr := false
+	if p, ok := u.(*types.Pointer); ok {
+		u = p.Elem().Underlying()
+		if _, isArray := u.(*types.Array); !isArray {
+			return false
+		}
+		ptr = true
+	}
+	var elem types.Type
+	switch u := u.(type) {
+	case *types.Slice:
+		elem = u.Elem()
+	case *types.Array:
+		elem = u.Elem()
+	default:
+		return false
+	}
+	if _, ch := elem.Underlying().(*types.Chan); !ptr && !(ch && value != nil) {
+		return false
+	}
+	text := func(e ast.Expr) string { return r.ed.text(e.Pos(), e.End(), false) }
+	i, s := r.fresh("i"), r.fresh("s")
+	var vars string
+	switch {
+	case value != nil:
+		key := "_"
+		if x.Key != nil {
+			key = text(x.Key)
+		}
+		vars = " " + key + ", " + text(value) + " " + x.Tok.String() + " " + i + ", " + s + "[" + i + "];"
+	case x.Key != nil && !isBlank(x.Key):
+		vars = " " + text(x.Key) + " " + x.Tok.String() + " " + i + ";"
+	}
+	r.ed.replace(x.For, x.Body.Lbrace+1, "for "+i+", "+s+" := 0, "+text(x.X)+"; "+i+" < len("+s+"); "+i+"++ {"+vars)
+	return true
+}
+
+func isBlank(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == "_"
+}
+
+// loopLitArgs moves a function literal that is an argument of a call
+// statement in the body of a loop (wg.Go(func() { ... }), g.Go(...)) to
+// a variable defined just before the statement:
+//
+//	__gnnlab_f1 := func() { ... }; wg.Go(__gnnlab_f1)
+//
+// yaegi's literal passed straight to a compiled function that kept it
+// and ran it later (l.PushBack(func() ...), wg.Go(func() {...})) saw the
+// variables of the loop's last iteration; a literal held in a variable
+// sees its own. Creating a literal has no
+// effects, so evaluating it before the other arguments changes nothing
+// else. A literal that holds a go statement stays (goLits, which runs
+// later, rewrites it where it is). Only statements of a block or a case (not a for statement's
+// init or post, not labelled ones) are rewritten; the literal's text
+// moves with the edits made inside it so far.
+func (r *rewriter) loopLitArgs(n ast.Node) {
+	var stmts []ast.Stmt
+	var walk func(n ast.Node, inLoop bool)
+	walk = func(n ast.Node, inLoop bool) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			var list []ast.Stmt
+			switch m := m.(type) {
+			case *ast.ForStmt:
+				walk(m.Body, true)
+				return false
+			case *ast.RangeStmt:
+				walk(m.Body, true)
+				return false
+			case *ast.FuncLit:
+				walk(m.Body, false)
+				return false
+			case *ast.BlockStmt:
+				list = m.List
+			case *ast.CaseClause:
+				list = m.Body
+			case *ast.CommClause:
+				list = m.Body
+			}
+			if inLoop {
+				for _, st := range list {
+					if es, ok := st.(*ast.ExprStmt); ok {
+						if _, ok := es.X.(*ast.CallExpr); ok {
+							stmts = append(stmts, es)
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	walk(n, false)
+	for _, st := range stmts {
+		call := st.(*ast.ExprStmt).X.(*ast.CallExpr)
+		var defs []string
+		for _, a := range call.Args {
+			lit, ok := a.(*ast.FuncLit)
+			if !ok || holdsGo(lit) {
+				continue // goLits rewrites go statements in place
+			}
+			name := r.fresh("f")
+			defs = append(defs, name+" := "+r.ed.text(lit.Pos(), lit.End(), false)+";")
+			r.ed.replace(lit.Pos(), lit.End(), name)
+		}
+		if len(defs) > 0 {
+			r.ed.insert(st.Pos(), strings.Join(defs, " ")+" ", false)
+		}
+	}
+}
+
+func holdsGo(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(m ast.Node) bool {
+		_, g := m.(*ast.GoStmt)
+		found = found || g
+		return !found
+	})
+	return found
+}
