@@ -46,8 +46,7 @@ func (r *rewriter) goLits(n ast.Node) {
 		return
 	}
 	var stmts []*ast.GoStmt
-	var visit func(n ast.Node) bool
-	visit = func(n ast.Node) bool {
+	visit := func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.FuncDecl:
 			if x.Type.TypeParams != nil || genericRecv(x) {
