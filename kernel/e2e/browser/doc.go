@@ -16,11 +16,8 @@
 // README's kernel/e2e/browser/widgets.png). TestJupyterLabDebugger runs
 // debugger.cjs: it turns JupyterLab's debugger on, sets a breakpoint on
 // line 2 of a cell in its gutter, runs the cell and reads the call stack
-// and the variables panel, then presses Next and Continue. (debugger.cjs
-// was written where playwright-core was not installed: its steps and
-// selectors were checked by hand in the same JupyterLab and Chromium
-// through the DevTools protocol, which took debugger.png, but the script
-// itself had not run when it was added.) The scripts share lab.cjs.
+// and the variables panel, then presses Next and Continue. The scripts
+// share lab.cjs.
 //
 // # Running
 //
