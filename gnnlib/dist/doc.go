@@ -90,16 +90,6 @@
 // takes the steps training on the whole graph takes (the package's tests
 // check both for a two-layer GCN).
 //
-// BUG(dist): gnnlib/tensor switches gradient recording off for the whole
-// process during every backward pass (and inside tensor.NoGrad), so the
-// ranks of one process cannot run forward and backward passes at the same
-// time: DataParallel.Step runs them inside Exclusive, one rank after
-// another, and only the all-reduce and the optimiser steps run in
-// parallel. On the CPU in-process ranks therefore train no faster than one;
-// on GPUs the kernels a rank queues keep running while the next rank
-// launches its own, but the host side is serial. A process per GPU
-// (ConnectNCCL) has no such limit.
-//
 // BUG(dist): the all-reduce of the gradients starts after the backward
 // pass, not bucket by bucket as the backward pass finishes each bucket:
 // gnnlib/tensor's autograd has no hook called when a leaf's gradient is

@@ -2,7 +2,6 @@ package dist
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
@@ -91,46 +90,22 @@ func (d *DataParallel) NewLoader(g *graph.Graph, x *tensor.Tensor, y []int, seed
 	return data.NewNeighborLoader(g, x, y, d.Shard(seeds), o)
 }
 
-// Exclusive runs f while no other goroutine of the process is inside
-// Exclusive: DataParallel.Step runs each rank's forward and backward pass
-// in it. A training loop that calls SyncGradients itself, with several
-// ranks in one process, must run its forward and backward passes in
-// Exclusive too: gnnlib/tensor's gradient recording is switched off
-// process-wide during every backward pass, so a forward pass running
-// beside another rank's backward pass would record no graph.
-func Exclusive(f func()) {
-	autograd.Lock()
-	defer autograd.Unlock()
-	f()
-}
-
 // SyncGradients replaces every parameter's gradient by its mean over the
 // ranks; call it between the backward pass and the optimiser's step.
 func (d *DataParallel) SyncGradients() error {
 	return d.grads.AllReduce(Mean)
 }
 
-// autograd serialises the forward and backward passes of the ranks of
-// one process: gnnlib/tensor's switch that stops ops recording the
-// autograd graph (on during every backward pass) is global to the
-// process, so a rank's forward pass running while another rank's
-// backward pass runs would record nothing.
-var autograd sync.Mutex
-
 // Step is one training step: it clears the gradients with opt.ZeroGrad,
 // calls loss for the rank's loss on its batch (the forward pass), runs
 // the backward pass, averages the gradients over the ranks and calls
-// opt.Step. It returns the loss averaged over the ranks. The forward and
-// backward passes of the ranks of one process take turns (see the BUG
-// note in the package documentation); the all-reduce and the optimiser
-// steps run in parallel.
+// opt.Step. It returns the loss averaged over the ranks. The ranks of one
+// process run their steps at the same time (gnnlib/tensor's switch of
+// gradient recording is per goroutine).
 func (d *DataParallel) Step(opt nn.Optimizer, loss func() *tensor.Tensor) (float32, error) {
 	opt.ZeroGrad()
-	var l *tensor.Tensor
-	Exclusive(func() {
-		l = loss()
-		l.Backward()
-	})
+	l := loss()
+	l.Backward()
 	if err := d.SyncGradients(); err != nil {
 		return 0, err
 	}

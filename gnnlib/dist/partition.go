@@ -414,9 +414,7 @@ func (s *Shard) check(c Communicator, x *tensor.Tensor, rows int) error {
 // runs the pass segment by segment from the loss back to the first
 // exchange, sending each cut's halo gradient back to its owners
 // (ExchangeGrad) in between. Every rank of the partition must make the
-// same calls. For ranks of one process, run each segment of the forward
-// pass (the layer between two exchanges) inside Exclusive, as Backward
-// does with the backward segments.
+// same calls.
 type HaloTape struct {
 	s    *Shard
 	c    Communicator
@@ -444,10 +442,9 @@ func (t *HaloTape) Exchange(h *tensor.Tensor) (*tensor.Tensor, error) {
 // Backward runs loss.Backward and then, cut by cut from the last, sends
 // the halo rows of the cut's gradient back to their owners and continues
 // the backward pass from the cut's input with the owned rows' gradient.
-// Each backward segment runs inside Exclusive. The tape is empty
-// afterwards.
+// The tape is empty afterwards.
 func (t *HaloTape) Backward(loss *tensor.Tensor) error {
-	Exclusive(loss.Backward)
+	loss.Backward()
 	for i := len(t.cuts) - 1; i >= 0; i-- {
 		h, ext := t.cuts[i][0], t.cuts[i][1]
 		g := ext.Grad()
@@ -458,7 +455,7 @@ func (t *HaloTape) Backward(loss *tensor.Tensor) error {
 		if err != nil {
 			return err
 		}
-		Exclusive(func() { h.BackwardWith(dh) })
+		h.BackwardWith(dh)
 	}
 	t.cuts = nil
 	return nil

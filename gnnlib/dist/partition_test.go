@@ -125,7 +125,7 @@ func TestPartitionedGCN(t *testing.T) {
 						return err
 					}
 					ext.SetRequiresGrad(true)
-					Exclusive(func() { nn.SpMM(s.GCN, ext).Mul(rows(r, s.Owned)).Sum().Backward() })
+					nn.SpMM(s.GCN, ext).Mul(rows(r, s.Owned)).Sum().Backward()
 					dx, err := s.ExchangeGrad(c, ext.Grad())
 					if err != nil {
 						return err
@@ -241,25 +241,19 @@ func TestPartitionedTraining(t *testing.T) {
 			opt.ZeroGrad()
 			h := xo
 			for l, conv := range []*nn.GCNConv{m.Conv1, m.Conv2} {
-				var xw *tensor.Tensor
-				Exclusive(func() { xw = h.MatMul(conv.W) })
+				xw := h.MatMul(conv.W)
 				ext, err := tape.Exchange(xw)
 				if err != nil {
 					return err
 				}
-				Exclusive(func() {
-					h = nn.SpMM(s.GCN, ext).Add(conv.B)
-					if l == 0 {
-						h = h.ReLU()
-					}
-				})
+				h = nn.SpMM(s.GCN, ext).Add(conv.B)
+				if l == 0 {
+					h = h.ReLU()
+				}
 			}
 			// The whole graph's mean over the training nodes is the
 			// sum over the shards of their sums divided by its count.
-			var loss *tensor.Tensor
-			Exclusive(func() {
-				loss = nn.CrossEntropy(h, ys, local).MulScalar(float32(len(local)) / float32(len(train)))
-			})
+			loss := nn.CrossEntropy(h, ys, local).MulScalar(float32(len(local)) / float32(len(train)))
 			if err := tape.Backward(loss); err != nil {
 				return err
 			}

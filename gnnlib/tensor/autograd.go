@@ -1,6 +1,9 @@
 package tensor
 
 import (
+	"bytes"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -9,7 +12,8 @@ import (
 // output) to the gradients of its inputs, one per input in order, each with
 // that input's shape. An entry may be nil when that input needs no gradient
 // (check inputs[i].RequiresGrad() to skip work). It must not modify grad.
-// It runs with gradients disabled, so it may use any tensor op freely.
+// It may use any tensor op: what its ops record is dropped when it returns
+// (Backward cuts the gradients it returns from it).
 type BackwardFunc func(grad *Tensor) []*Tensor
 
 // node is one recorded op on the tape.
@@ -20,31 +24,101 @@ type node struct {
 	backward BackwardFunc
 }
 
-// gradOff counts active no-grad scopes; gradients are recorded when zero.
-var gradOff atomic.Int64
+// Gradient recording is switched off per goroutine, as PyTorch's grad mode
+// is per thread: a training step's backward pass (which runs with
+// recording off) does not stop another goroutine's forward pass from
+// recording. gradOff counts the active no-grad scopes of all goroutines,
+// so that recording costs nothing extra while there are none; offBy holds
+// their depth per goroutine.
+var (
+	gradOff atomic.Int64
+	offMu   sync.Mutex
+	offBy   = map[uint64]int{}
+)
 
-// GradEnabled reports whether ops currently record the autograd graph.
-func GradEnabled() bool { return gradOff.Load() == 0 }
+// GradEnabled reports whether ops that the calling goroutine runs record
+// the autograd graph.
+func GradEnabled() bool {
+	if gradOff.Load() == 0 {
+		return true
+	}
+	id := goid()
+	offMu.Lock()
+	n := offBy[id]
+	offMu.Unlock()
+	return n == 0
+}
 
 // NoGrad runs f with gradient recording disabled (for evaluation and
-// parameter updates), like torch.no_grad. The switch is global to the
-// process, not per goroutine.
+// parameter updates), like torch.no_grad. The switch is the calling
+// goroutine's: goroutines that f starts record as usual.
 func NoGrad(f func()) {
 	restore := DisableGrad()
 	defer restore()
 	f()
 }
 
-// DisableGrad turns gradient recording off until the returned function is
-// called: restore := tensor.DisableGrad(); defer restore(). Calls nest.
+// DisableGrad turns gradient recording off for the calling goroutine until
+// the returned function is called: restore := tensor.DisableGrad(); defer
+// restore(). Calls nest.
 func DisableGrad() (restore func()) {
+	id := goid()
+	offMu.Lock()
+	offBy[id]++
+	offMu.Unlock()
 	gradOff.Add(1)
 	var done atomic.Bool
 	return func() {
 		if done.CompareAndSwap(false, true) {
-			gradOff.Add(-1)
+			setOff(id, -1)
 		}
 	}
+}
+
+// setOff adds delta to goroutine id's no-grad depth.
+func setOff(id uint64, delta int) {
+	offMu.Lock()
+	if offBy[id] += delta; offBy[id] <= 0 {
+		delete(offBy, id)
+	}
+	offMu.Unlock()
+	gradOff.Add(int64(delta))
+}
+
+// enableGrad turns recording on for the calling goroutine, whatever
+// scopes it is in, until restore is called (GradCheck's analytic pass).
+func enableGrad() (restore func()) {
+	id := goid()
+	offMu.Lock()
+	n := offBy[id]
+	offMu.Unlock()
+	if n == 0 {
+		return func() {}
+	}
+	setOff(id, -n)
+	return func() {
+		offMu.Lock()
+		offBy[id] += n
+		offMu.Unlock()
+		gradOff.Add(int64(n))
+	}
+}
+
+// goid returns the calling goroutine's id, read from the first line of its
+// stack trace ("goroutine 18 [running]:"): Go offers no other way, and it
+// is read only while some goroutine has recording off.
+func goid() uint64 {
+	var buf [32]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	var id uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
 }
 
 // RequiresGrad reports whether gradients flow to t: it is a leaf marked with
@@ -198,10 +272,16 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 	if !t.RequiresGrad() {
 		return
 	}
-	restore := DisableGrad()
-	defer restore()
-
+	// The pass does not switch recording off (a no-grad scope would cost
+	// every op of the pass a lookup of its goroutine, see goid): the ops
+	// of the backward functions may record, and the gradients they return
+	// are cut from what they recorded as they come, so that nothing of it
+	// outlives its backward function.
 	order := topoOrder(t)
+	inGraph := make(map[*Tensor]bool, len(order))
+	for _, v := range order {
+		inGraph[v] = true
+	}
 	grads := map[*Tensor]*gradAcc{t: {g: grad}}
 	rel := newReleaser(order, grad)
 	hook := opHook.Load()
@@ -234,6 +314,11 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 			start = time.Now()
 		}
 		ins := v.node.backward(acc.g)
+		for _, g := range ins {
+			if g != nil && g.node != nil && !inGraph[g] {
+				g.node = nil
+			}
+		}
 		if hook != nil {
 			(*hook)(OpEvent{Name: v.node.name, Backward: true, Start: start, End: time.Now(), Out: acc.g, Inputs: v.node.inputs, Edges: v.node.edges})
 		}

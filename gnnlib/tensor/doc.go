@@ -22,7 +22,9 @@
 // the graph of tensors). Backward on a one-element tensor (BackwardWith for
 // others) walks the graph in reverse topological order and adds gradients to
 // Grad of every leaf that requires them. NoGrad(f) and DisableGrad() switch
-// recording off; Detach cuts a tensor from the graph.
+// recording off for the calling goroutine (as PyTorch's grad mode is per
+// thread), so goroutines may train models side by side; Detach cuts a
+// tensor from the graph.
 //
 // Other packages define differentiable ops with NewOp: compute the output
 // from Data(), then hand NewOp the output, the inputs and a BackwardFunc.
@@ -147,9 +149,6 @@ package tensor
 // slower. The assembly kernel's fused multiply-adds round differently from
 // the Go kernel, so the last bits of a product differ between the two
 // (each is deterministic on its own).
-//
-// BUG(tensor): Gradient recording (NoGrad, DisableGrad) is a process-wide
-// switch, not per goroutine: do not train and evaluate concurrently.
 //
 // BUG(tensor): Conv2D's forward pass parallelises over the images of a
 // batch; a batch of one image runs on one goroutine. The direct path

@@ -34,8 +34,7 @@ func GradCheck(f func(inputs []*Tensor) *Tensor, inputs []*Tensor, eps, tol floa
 	var y *Tensor
 	func() {
 		// gradients must be on for the analytic pass even inside NoGrad
-		saved := gradOff.Swap(0)
-		defer gradOff.Add(saved)
+		defer enableGrad()()
 		y = f(inputs)
 		if y.RequiresGrad() {
 			y.BackwardWith(OnesLike(y))

@@ -23,7 +23,6 @@ func init() {
 		"ErrNoNCCL":              reflect.ValueOf(&dist.ErrNoNCCL).Elem(),
 		"ErrTimeout":             reflect.ValueOf(&dist.ErrTimeout).Elem(),
 		"ExchangeID":             reflect.ValueOf(dist.ExchangeID),
-		"Exclusive":              reflect.ValueOf(dist.Exclusive),
 		"Mean":                   reflect.ValueOf(dist.Mean),
 		"NCCLEnv":                reflect.ValueOf(constant.MakeFromLiteral("\"GNNLAB_NCCL\"", token.STRING, 0)),
 		"NCCLVersion":            reflect.ValueOf(dist.NCCLVersion),
