@@ -135,26 +135,33 @@ func (r *rewriter) toError(dst types.Type, v ast.Expr) {
 // err == nil was true. __gnnlab_rt.ErrorPtr returns, for a nil p, an error
 // whose Error method calls p's.
 func (r *rewriter) nilReturns(body *ast.BlockStmt, sig *types.Signature) {
+	eachResult(body, sig, func(e ast.Expr, t types.Type) {
+		if !types.Identical(t, types.Universe.Lookup("error").Type()) || !plainOperand(e) {
+			return
+		}
+		ptr, ok := types.Unalias(r.info.Types[e].Type).(*types.Pointer)
+		if !ok || !interpretedValueType(ptr.Elem()) {
+			return
+		}
+		v := r.ed.text(e.Pos(), e.End(), false)
+		r.ed.insert(e.Pos(), helperRT+".ErrorPtr("+v+" == nil, func() string { return "+v+".Error() }, ", false)
+		r.ed.insert(e.End(), ")", false)
+	})
+}
+
+// eachResult calls f with each result of the return statements of body
+// (not those of its function literals) and the type sig gives it.
+func eachResult(body *ast.BlockStmt, sig *types.Signature, f func(e ast.Expr, t types.Type)) {
 	res := sig.Results()
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.ReturnStmt:
-			if len(x.Results) != res.Len() {
-				return true
-			}
-			for k, e := range x.Results {
-				if !types.Identical(res.At(k).Type(), types.Universe.Lookup("error").Type()) || !plainOperand(e) {
-					continue
+			if len(x.Results) == res.Len() {
+				for k, e := range x.Results {
+					f(e, res.At(k).Type())
 				}
-				ptr, ok := types.Unalias(r.info.Types[e].Type).(*types.Pointer)
-				if !ok || !interpretedValueType(ptr.Elem()) {
-					continue
-				}
-				v := r.ed.text(e.Pos(), e.End(), false)
-				r.ed.insert(e.Pos(), helperRT+".ErrorPtr("+v+" == nil, func() string { return "+v+".Error() }, ", false)
-				r.ed.insert(e.End(), ")", false)
 			}
 		}
 		return true

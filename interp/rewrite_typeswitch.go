@@ -409,22 +409,10 @@ func structErrorType(t types.Type) bool {
 // structReturns records the rewrite of the struct values returned as an
 // error by a function of signature sig with body.
 func (r *rewriter) structReturns(body *ast.BlockStmt, sig *types.Signature) {
-	res := sig.Results()
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch x := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ReturnStmt:
-			if len(x.Results) != res.Len() {
-				return true
-			}
-			for k, e := range x.Results {
-				if isError(res.At(k).Type()) {
-					r.structToError(e)
-				}
-			}
+	eachResult(body, sig, func(e ast.Expr, t types.Type) {
+		if isError(t) {
+			r.structToError(e)
 		}
-		return true
 	})
 }
 
