@@ -61,8 +61,18 @@ func TestDebugProtocol(t *testing.T) {
 			events <- ev
 		}
 	}()
+	// next returns the first event that matches, earlier ones that did not
+	// match included: the cell's done event may come before the reply to
+	// the continue that ended it, and must not be lost.
+	var backlog []workerproto.Event
 	next := func(match func(workerproto.Event) bool) workerproto.Event {
 		t.Helper()
+		for k, ev := range backlog {
+			if match(ev) {
+				backlog = append(backlog[:k], backlog[k+1:]...)
+				return ev
+			}
+		}
 		for {
 			select {
 			case ev, ok := <-events:
@@ -72,6 +82,7 @@ func TestDebugProtocol(t *testing.T) {
 				if match(ev) {
 					return ev
 				}
+				backlog = append(backlog, ev)
 			case <-time.After(20 * time.Second):
 				t.Fatal("no event within 20s")
 			}
