@@ -509,10 +509,13 @@ func (d *debugger) resume(cmd string) (any, error) {
 		return nil, fmt.Errorf("no cell is stopped")
 	}
 	how := map[string]interp.Resume{"continue": interp.Continue, "next": interp.StepOver, "stepIn": interp.StepIn, "stepOut": interp.StepOut}[cmd]
+	// continued goes out before the cell runs on: a step's next stop
+	// would otherwise race it, and a frontend that hears stopped, then
+	// continued, takes the stopped thread for running.
+	d.event("continued", map[string]any{"threadId": st.Thread, "allThreadsContinued": true})
 	if err := st.Resume(how); err != nil {
 		return nil, err
 	}
-	d.event("continued", map[string]any{"threadId": st.Thread, "allThreadsContinued": true})
 	return map[string]any{"allThreadsContinued": true}, nil
 }
 

@@ -161,6 +161,28 @@ func TestDebugProtocol(t *testing.T) {
 	if src := dap("source", map[string]any{"source": map[string]any{"path": path}}); src["content"] != cell {
 		t.Errorf("source of %s: %v, want the cell", path, src)
 	}
+	// Next: the frontend must hear that the thread went on before it
+	// hears of the stop at line 3, or it takes the thread for running
+	// (JupyterLab then greys out Continue).
+	dap("next", map[string]any{"threadId": 1})
+	debugEvent := func() string {
+		t.Helper()
+		ev := next(func(ev workerproto.Event) bool { return ev.Kind == workerproto.EvDebug })
+		var e struct {
+			Event string `json:"event"`
+		}
+		if err := json.Unmarshal(ev.Debug, &e); err != nil {
+			t.Fatalf("debug event %s: %v", ev.Debug, err)
+		}
+		return e.Event
+	}
+	if first, second := debugEvent(), debugEvent(); first != "continued" || second != "stopped" {
+		t.Fatalf("events after next: %s, %s; want continued, stopped", first, second)
+	}
+	frames = dap("stackTrace", map[string]any{"threadId": 1})["stackFrames"].([]any)
+	if top := frames[0].(map[string]any); top["line"] != 3.0 {
+		t.Fatalf("after next, top frame %v, want line 3", top)
+	}
 	dap("continue", map[string]any{"threadId": 1})
 	done := next(func(ev workerproto.Event) bool { return ev.ID == 1 && ev.Kind == workerproto.EvDone })
 	if done.Error != nil {
