@@ -366,6 +366,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 		r.labels = map[ast.Stmt]string{}
 	}
 	calledSel := map[*ast.SelectorExpr]bool{} // selectors called at once
+	recoverIn := r.deferGuards(n)             // defer.go
 	ast.Inspect(n, func(node ast.Node) bool {
 		switch x := node.(type) {
 		case *ast.LabeledStmt:
@@ -500,7 +501,11 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			case r.isBuiltin(id, "recover") && len(x.Args) == 0:
 				// yaegi's recover gives the panic value as a
 				// reflect.Value: r.(string) and case string failed.
-				r.ed.insert(x.Pos(), helperRT+".Recovered(", false)
+				prefix := helperRT
+				if slot, ok := recoverIn[x]; ok {
+					prefix = slot // a guarded deferred literal (defer.go)
+				}
+				r.ed.insert(x.Pos(), prefix+".Recovered(", false)
 				r.ed.insert(x.End(), ")", false)
 			}
 		}

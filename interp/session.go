@@ -159,6 +159,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		std,
 		gnnlab,
 		s.runtimeSymbols(),
+		s.deferSymbols(), // defer.go
 		s.exitSymbols(),
 		s.tnames.fmtSymbols(s.stdout),
 		// os.Stdin/Stdout/Stderr of cells are the session's streams
