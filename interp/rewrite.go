@@ -336,6 +336,7 @@ type rewriter struct {
 	// non-struct types with methods to their names (rewrite_typeswitch.go).
 	underlying map[types.Type]string
 	funcs      []ast.Node // function declarations and literals, in source order
+	forwards   []string   // methods declared for embedded interfaces (rewrite_embed.go)
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -384,6 +385,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			}
 			if x.Tok == token.TYPE {
 				r.unexportedTags(x) // rewrite_tags.go
+				r.embeddedIfaces(x) // rewrite_embed.go
 			}
 		case *ast.DeclStmt:
 			r.localAliases(n, x)
@@ -588,6 +590,9 @@ func (r *rewriter) labelNames(n ast.Node) {
 // interface type of a compiled struct (r.Value = i * 10, r a *ring.Ring)
 // to the field's type: yaegi left the function silently at such an
 // assignment of a value of a concrete type computed in the statement.
+// So is a composite literal assigned to a field of an interface type of
+// any struct (s.Logger = prefixLogger{"> "}): yaegi failed with
+// "reflect.Set: value of type interp.valueInterface is not assignable".
 func (r *rewriter) ifaceFieldAssign(x *ast.AssignStmt) {
 	if x.Tok != token.ASSIGN || len(x.Lhs) != len(x.Rhs) {
 		return
@@ -598,7 +603,8 @@ func (r *rewriter) ifaceFieldAssign(x *ast.AssignStmt) {
 			continue
 		}
 		s, ok := r.info.Selections[sel]
-		if !ok || s.Kind() != types.FieldVal || !compiledStruct(s.Recv()) {
+		_, lit := ast.Unparen(x.Rhs[k]).(*ast.CompositeLit)
+		if !ok || s.Kind() != types.FieldVal || !(lit || compiledStruct(s.Recv())) {
 			continue
 		}
 		ft := s.Obj().Type()
