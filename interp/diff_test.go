@@ -43,7 +43,6 @@ import (
 var knownDiffs = map[string]string{
 	"generic_embedded_type/cell": "yaegi: methods promoted from an embedded instance of a generic type (Box[int] in Labeled), declared in the same cell: undefined selector: Set",
 	"lang_init_funcs/split":      "split in source order, the cell of var computed = compute() comes before the cell that declares compute (cells run in order; a notebook cannot mean this)",
-	"panic_array_index_const":    "a runtime panic's message lacks Go's details (index out of range [2] with length 2), as for panic_index",
 	"std_flag_parse":             "interface values of interpreted types: fmt calls a String method of a pointer receiver for a value (prints a,b, want [a b]): the value's method set has no String",
 	"spec_iota_skip/cell":        "interface values of interpreted types: %d of a constant of an interpreted Stringer type prints yaegi's wrapper ({30 5509472}), want 30",
 	"algo_binary_tree_bfs":       "interface values of interpreted types: fmt does not call the String method of a nil pointer of an interpreted type (prints <nil>, want ())",
@@ -59,7 +58,6 @@ var knownDiffs = map[string]string{
 	"std_json_custom":            "interface values of interpreted types: encoding/json does not call MarshalJSON and UnmarshalJSON of interpreted types",
 	"std_json_tags":              "encoding/json's error names the struct type (Go struct field User.id); yaegi's struct types are unnamed (Go struct field .id)",
 	"init_order/split":           "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",
-	"panic_index":                "a runtime panic's message lacks Go's details (index out of range [5] with length 3)",
 }
 
 // goRun is what the toolchain's binary did.

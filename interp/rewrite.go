@@ -517,6 +517,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 	r.errorConv(n)      // rewrite_iface.go
 	r.recvReturns(n)    // rewrite_recv.go
 	r.builtinReturns(n) // rewrite_recv.go
+	r.indexGuards(n)    // rewrite_index.go
 	r.loopLitArgs(n)    // rewrite_loopvar.go; last: it moves text
 	return err
 }

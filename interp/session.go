@@ -163,6 +163,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		gnnlab,
 		s.runtimeSymbols(),
 		s.deferSymbols(), // defer.go
+		indexSymbols(),   // rewrite_index.go
 		s.exitSymbols(),
 		s.tnames.fmtSymbols(s.stdout),
 		// os.Stdin/Stdout/Stderr of cells are the session's streams
