@@ -43,17 +43,22 @@ func indexSymbols() yaegi.Exports {
 }
 
 // indexGuards records the checks of the index expressions of the
-// function bodies in n (see above).
+// function bodies in n (see above). When n is a cell's statements, those
+// are not checked: later rewrites rename variables there.
 func (r *rewriter) indexGuards(n ast.Node) {
+	if b, ok := n.(*ast.BlockStmt); ok {
+		r.guardStmts(b.List, false, true)
+		return
+	}
 	ast.Inspect(n, func(x ast.Node) bool {
 		switch x := x.(type) {
 		case *ast.FuncDecl:
 			if x.Body != nil && x.Type.TypeParams == nil && !genericRecv(x) {
-				r.guardStmts(x.Body.List, false)
+				r.guardStmts(x.Body.List, false, false)
 			}
 			return false
 		case *ast.FuncLit:
-			r.guardStmts(x.Body.List, false)
+			r.guardStmts(x.Body.List, false, false)
 			return false
 		}
 		return true
@@ -62,14 +67,15 @@ func (r *rewriter) indexGuards(n ast.Node) {
 
 // guardStmts checks the statements of a list; inLoop says the list is
 // inside a loop of its function, where only function literals are
-// looked at (their statements count as in the loop too).
-func (r *rewriter) guardStmts(list []ast.Stmt, inLoop bool) {
+// looked at (their statements count as in the loop too), and top that it
+// is in the cell's statements, where only function literals are.
+func (r *rewriter) guardStmts(list []ast.Stmt, inLoop, top bool) {
 	for _, st := range list {
-		r.guardStmt(st, inLoop)
+		r.guardStmt(st, inLoop, top)
 	}
 }
 
-func (r *rewriter) guardStmt(st ast.Stmt, inLoop bool) {
+func (r *rewriter) guardStmt(st ast.Stmt, inLoop, top bool) {
 	lits := func(nodes ...ast.Node) {
 		for _, n := range nodes {
 			if n == nil || n == ast.Node((*ast.BlockStmt)(nil)) {
@@ -77,7 +83,7 @@ func (r *rewriter) guardStmt(st ast.Stmt, inLoop bool) {
 			}
 			ast.Inspect(n, func(x ast.Node) bool {
 				if lit, ok := x.(*ast.FuncLit); ok {
-					r.guardStmts(lit.Body.List, inLoop)
+					r.guardStmts(lit.Body.List, inLoop, false)
 					return false
 				}
 				return true
@@ -109,9 +115,9 @@ func (r *rewriter) guardStmt(st ast.Stmt, inLoop bool) {
 			exprs = []ast.Node{s.Cond}
 		}
 		lits(s.Init, s.Cond)
-		r.guardStmts(s.Body.List, inLoop)
+		r.guardStmts(s.Body.List, inLoop, top)
 		if s.Else != nil {
-			r.guardStmt(s.Else, inLoop)
+			r.guardStmt(s.Else, inLoop, top)
 		}
 	case *ast.SwitchStmt:
 		if s.Init == nil && s.Tag != nil {
@@ -123,29 +129,29 @@ func (r *rewriter) guardStmt(st ast.Stmt, inLoop bool) {
 			for _, e := range cc.List {
 				lits(e)
 			}
-			r.guardStmts(cc.Body, inLoop)
+			r.guardStmts(cc.Body, inLoop, top)
 		}
 	case *ast.TypeSwitchStmt:
 		lits(s.Init, s.Assign)
 		for _, c := range s.Body.List {
-			r.guardStmts(c.(*ast.CaseClause).Body, inLoop)
+			r.guardStmts(c.(*ast.CaseClause).Body, inLoop, top)
 		}
 	case *ast.SelectStmt:
 		for _, c := range s.Body.List {
 			cc := c.(*ast.CommClause)
 			lits(cc.Comm)
-			r.guardStmts(cc.Body, inLoop)
+			r.guardStmts(cc.Body, inLoop, top)
 		}
 	case *ast.BlockStmt:
-		r.guardStmts(s.List, inLoop)
+		r.guardStmts(s.List, inLoop, top)
 	case *ast.LabeledStmt:
-		r.guardStmt(s.Stmt, inLoop)
+		r.guardStmt(s.Stmt, inLoop, top)
 	case *ast.ForStmt:
 		lits(s.Init, s.Cond, s.Post)
-		r.guardStmts(s.Body.List, true)
+		r.guardStmts(s.Body.List, true, top)
 	case *ast.RangeStmt:
 		lits(s.X)
-		r.guardStmts(s.Body.List, true)
+		r.guardStmts(s.Body.List, true, top)
 	default:
 		lits(st) // go, defer, send...
 	}
@@ -153,7 +159,7 @@ func (r *rewriter) guardStmt(st ast.Stmt, inLoop bool) {
 	case *ast.ExprStmt, *ast.AssignStmt, *ast.ReturnStmt, *ast.IncDecStmt, *ast.DeclStmt:
 		lits(st)
 	}
-	if inLoop || (len(exprs) == 0 && len(lhs) == 0) {
+	if inLoop || top || (len(exprs) == 0 && len(lhs) == 0) {
 		return
 	}
 	// Calls and receives in st that are not around an index expression
@@ -277,8 +283,8 @@ func (r *rewriter) indexGuard(x *ast.IndexExpr, st ast.Stmt, effects []ast.Node,
 			return "", false
 		}
 	}
-	s := r.ed.text(x.X.Pos(), x.X.End(), false)
-	i := r.ed.text(x.Index.Pos(), x.Index.End(), false)
+	s := r.ed.inner(x.X.Pos(), x.X.End())
+	i := r.ed.inner(x.Index.Pos(), x.Index.End())
 	return "if uint(" + i + ") >= uint(len(" + s + ")) { " + helperRT + ".IndexOut(" + i + ", len(" + s + ")) }", true
 }
 
@@ -299,8 +305,13 @@ func (r *rewriter) simpleOperand(e ast.Expr, st ast.Stmt, indexable bool) bool {
 	case *ast.SelectorExpr:
 		if id, ok := x.X.(*ast.Ident); ok {
 			if _, pkg := r.info.Uses[id].(*types.PkgName); pkg {
-				_, isVar := r.info.Uses[x.Sel].(*types.Var)
-				return isVar
+				// Not one of a basic type, which packageVar rewrites.
+				v, isVar := r.info.Uses[x.Sel].(*types.Var)
+				if !isVar {
+					return false
+				}
+				_, basic := v.Type().Underlying().(*types.Basic)
+				return !basic
 			}
 		}
 		s, ok := r.info.Selections[x]
@@ -325,4 +336,20 @@ func (r *rewriter) simpleOperand(e ast.Expr, st ast.Stmt, indexable bool) bool {
 		return indexable && r.simpleOperand(x.X, st, true) && r.simpleOperand(x.Index, st, false)
 	}
 	return false
+}
+
+// inner is the edited text of [from, to) without the insertions at its
+// ends, which belong to an expression around it (__gnnlab_aserr(vals[0])
+// inserts at the start of vals).
+func (e *editor) inner(from, to token.Pos) string {
+	a, b := e.off(from), e.off(to)
+	c := *e
+	c.edits = nil
+	for _, ed := range e.edits {
+		if ed.start == ed.end && (ed.start == a || ed.start == b) {
+			continue
+		}
+		c.edits = append(c.edits, ed)
+	}
+	return c.text(from, to, false)
 }
