@@ -198,7 +198,8 @@ func (r *rewriter) defers(body *ast.BlockStmt, names map[string]string) {
 // leaves: a deferred call that panics skips the calls deferred before it,
 // which Go still runs, and their recover does not see the new panic. The
 // session guards the deferred function literals of a function that may
-// defer more than one call (two defer statements, or one in a loop):
+// defer more than one call (two defer statements, or one in a loop), one
+// of them a function literal:
 //
 //	func f() {
 //		__gnnlab_dp1 := __gnnlab_rt.NewPanics(); defer __gnnlab_dp1.End()
@@ -210,7 +211,7 @@ func (r *rewriter) defers(body *ast.BlockStmt, names map[string]string) {
 // deferPanic, the other deferred calls run, a recover() directly in a
 // later guarded literal (__gnnlab_dp1.Recovered(recover())) gives that
 // newest panic, and End, deferred first so run last, panics with it if
-// none recovered it. A guarded literal that defers calls itself gets a
+// none recovered it. A guarded literal that defers a literal itself gets a
 // deferPanic of its own, whose panic its guard hands on
 // (__gnnlab_dp2 := ...; defer func() { __gnnlab_dp1.Forward(__gnnlab_dp2, recover()) }()).
 // Deferred calls that are not function literals are not guarded.
@@ -289,18 +290,20 @@ func (r *rewriter) deferGuards(n ast.Node) map[*ast.CallExpr]string {
 			}
 			return true
 		})
-		inLoop := false
+		inLoop, lit := false, false
 		for _, d := range defers {
 			for _, l := range loops {
 				inLoop = inLoop || (l.Pos() <= d.Pos() && d.End() <= l.End())
 			}
+			_, ok := ast.Unparen(d.Call.Fun).(*ast.FuncLit)
+			lit = lit || ok
 		}
 		guarded := 0
 		if parent != "" {
 			guarded = 1
 		}
 		slot, text := "", ""
-		if len(defers)+guarded >= 2 || (inLoop && len(defers) > 0) {
+		if lit && (len(defers)+guarded >= 2 || inLoop) {
 			slot = r.fresh("dp")
 			text = " " + slot + " := " + helperRT + ".NewPanics();"
 			if parent != "" {
