@@ -163,8 +163,8 @@ func memFloor(kind string, g *graph.Graph, dims []int, ps []*tensor.Tensor) (par
 		params += 4 * 4 * int64(p.Len())
 	}
 	resident = params
-	resident += 4 * n * int64(dims[0])            // features
-	resident += 4 * (2*(n+1) + 2*e)               // CSR and transpose
+	resident += 4 * n * int64(dims[0])           // features
+	resident += 4 * (2*(n+1) + 2*e)              // CSR and transpose
 	resident += 4 * n * int64(dims[len(dims)-1]) // the loss gradient
 	floor = resident
 	switch kind {
