@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
@@ -247,4 +248,96 @@ func BenchmarkEpochDeviceMemory(b *testing.B) {
 			b.ReportMetric(m.arxiv(m.floor)/(1<<30), "arxiv-floor-GiB")
 		})
 	}
+}
+
+// TestFusedLayersMatchOps checks that GCNConv and GATv2Conv on a device,
+// which run as one op each and free their intermediates, give the values
+// and gradients of the ops they stand for, bit for bit.
+func TestFusedLayersMatchOps(t *testing.T) {
+	g := memGraph(t, 300)
+	for _, kind := range []string{"gcn", "gatv2"} {
+		t.Run(kind, func(t *testing.T) {
+			dev := &devicetest.Fake{}
+			var layer nn.GraphLayer
+			var byOps func(x *tensor.Tensor) *tensor.Tensor
+			switch kind {
+			case "gcn":
+				c := nn.NewGCNConv(16, 8)
+				layer = c
+				byOps = func(x *tensor.Tensor) *tensor.Tensor { return nn.SpMM(g.GCNNorm(), x.MatMul(c.W)).Add(c.B) }
+			case "gatv2":
+				c := nn.NewGATv2Conv(16, 4, 2, true, 0) // two heads of 4, concatenated: 8 wide
+				layer = c
+				byOps = func(x *tensor.Tensor) *tensor.Tensor {
+					return nn.GATv2Attention(g.AddSelfLoops(), x.MatMul(c.WSrc), x.MatMul(c.WDst), c.Att, 2, c.NegativeSlope, 0, nil, true).Add(c.B)
+				}
+			}
+			nn.To(layer, dev)
+			x := tensor.Randn(3, 300, 16).To(dev).Detach().SetRequiresGrad(true)
+			w := tensor.Randn(4, 300, 8).To(dev)
+			run := func(f func(*tensor.Tensor) *tensor.Tensor) (out []float32, grads [][]float32) {
+				x.ZeroGrad()
+				for _, p := range layer.Params() {
+					p.ZeroGrad()
+				}
+				y := f(x)
+				y.Mul(w).Sum().Backward()
+				for _, p := range append([]*tensor.Tensor{x}, layer.Params()...) {
+					grads = append(grads, p.Grad().CPU().Data())
+				}
+				return y.CPU().Data(), grads
+			}
+			fused, fusedGrads := run(func(x *tensor.Tensor) *tensor.Tensor { return layer.Forward(g, x) })
+			ops, opsGrads := run(byOps)
+			if !slices.Equal(fused, ops) {
+				t.Errorf("Forward differs from the ops it stands for")
+			}
+			for i := range opsGrads {
+				if !slices.Equal(fusedGrads[i], opsGrads[i]) {
+					t.Errorf("gradient %d differs from the ops'", i)
+				}
+			}
+		})
+	}
+}
+
+// TestTapeKeepsNoSpentInput checks that the autograd tape does not keep
+// the device memory of an intermediate that no backward function reads
+// (a ReLU's input), that the gradients are the CPU's, and that a
+// gradient asked of such an intermediate after it was used still arrives.
+func TestTapeKeepsNoSpentInput(t *testing.T) {
+	dev := &devicetest.Fake{}
+	xc, wc := tensor.Randn(2, 100, 64), tensor.Randn(1, 64, 32).SetRequiresGrad(true)
+	x, w := xc.To(dev), wc.Detach().To(dev).SetRequiresGrad(true)
+	r := x.MatMul(w).ReLU() // the product is the ReLU's input only
+	dev.ResetPeak()
+	if got, want := dev.MemStats().Live, int64(4*(100*64+64*32+100*32)); got != want {
+		t.Errorf("live = %d bytes, want %d (x, w and the ReLU's output; not its input)", got, want)
+	}
+	r.Sum().Backward()
+	xc.MatMul(wc).ReLU().Sum().Backward()
+	if got, want := w.Grad().CPU().Data(), wc.Grad().Data(); !slices.Equal(got, want) {
+		t.Errorf("w's gradient on the device differs from the CPU's")
+	}
+
+	k := x.MatMul(w)
+	r = k.ReLU()
+	k.SetRequiresGrad(true) // after the ReLU recorded it
+	r.Sum().Backward()
+	if k.Grad() == nil {
+		t.Fatal("k.Grad() = nil after SetRequiresGrad on the intermediate")
+	}
+	kv, gv := k.CPU().Data(), k.Grad().CPU().Data()
+	for i := range kv {
+		if want := ifPositive(kv[i]); gv[i] != want {
+			t.Fatalf("k.Grad()[%d] = %g for k %g, want %g", i, gv[i], kv[i], want)
+		}
+	}
+}
+
+func ifPositive(v float32) float32 {
+	if v > 0 {
+		return 1
+	}
+	return 0
 }

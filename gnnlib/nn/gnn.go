@@ -25,6 +25,9 @@ func NewGCNConv(in, out int) *GCNConv {
 
 // Forward propagates x [N, in] (dense or sparse) over g.
 func (c *GCNConv) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	if onDevice(x, c.W, c.B) {
+		return deviceGCNConv(c, g, x)
+	}
 	return spmm("GCNPropagate", g.GCNNorm(), g.GCNNorm().Weights, x.MatMul(c.W)).Add(c.B)
 }
 
@@ -207,6 +210,9 @@ func NewGATv2Conv(in, out, heads int, concat bool, dropout float32) *GATv2Conv {
 // (on a sampled block, destination v's loop from its own source row v).
 func (c *GATv2Conv) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	g = withSelfLoops(g)
+	if c.gatv2Fused(g, x) {
+		return deviceGATv2Conv(c, g, x)
+	}
 	hs := x.MatMul(c.WSrc)
 	xd := x
 	if !g.IsSquare() {

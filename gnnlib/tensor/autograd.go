@@ -3,9 +3,11 @@ package tensor
 import (
 	"bytes"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 )
 
 // BackwardFunc maps the gradient of an op's output (same shape as the
@@ -22,6 +24,36 @@ type node struct {
 	edges    int // edges a graph op runs over, for profilers; 0 for other ops
 	inputs   []*Tensor
 	backward BackwardFunc
+	// For an op whose output lives on a device, the tape refers to the
+	// output through stub, a tensor of its shape and node without its
+	// storage, and out finds the output itself while something else
+	// keeps it: the tape alone then does not keep the device memory of
+	// an intermediate that no backward function reads (a ReLU's input,
+	// a dropout's) from the device's allocator until the tape dies.
+	stub *Tensor
+	out  weak.Pointer[Tensor]
+}
+
+// tapeRef returns what the tape keeps of the op input t: t itself, or
+// for the output of a recorded device op its storage-less stub.
+func tapeRef(t *Tensor) *Tensor {
+	if t == nil || t.node == nil || t.dev == nil || t.node.out.Value() != t {
+		return t
+	}
+	n := t.node
+	if n.stub == nil {
+		n.stub = &Tensor{shape: t.shape, node: n}
+	}
+	return n.stub
+}
+
+// self returns the tensor that v stands for on the tape: the op's output
+// for a stub, while it is alive (nil once collected), else v.
+func (v *Tensor) self() *Tensor {
+	if v.node != nil && v.node.stub == v {
+		return v.node.out.Value()
+	}
+	return v
 }
 
 // Gradient recording is switched off per goroutine, as PyTorch's grad mode
@@ -234,7 +266,19 @@ func newOp(start time.Time, name string, edges int, out *Tensor, inputs []*Tenso
 	if GradEnabled() && backward != nil {
 		for _, in := range inputs {
 			if in != nil && in.RequiresGrad() {
-				out.node = &node{name: name, edges: edges, inputs: inputs, backward: backward}
+				n := &node{name: name, edges: edges, inputs: inputs, backward: backward}
+				for i, in := range inputs {
+					if r := tapeRef(in); r != in {
+						if &n.inputs[0] == &inputs[0] {
+							n.inputs = slices.Clone(inputs) // the caller's slice stays as it was
+						}
+						n.inputs[i] = r
+					}
+				}
+				if out.dev != nil {
+					n.out = weak.Make(out)
+				}
+				out.node = n
 				break
 			}
 		}
@@ -278,9 +322,11 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 	// are cut from what they recorded as they come, so that nothing of it
 	// outlives its backward function.
 	order := topoOrder(t)
-	inGraph := make(map[*Tensor]bool, len(order))
+	inGraph := make(map[*node]bool, len(order)) // the recorded ops
 	for _, v := range order {
-		inGraph[v] = true
+		if v.node != nil {
+			inGraph[v.node] = true
+		}
 	}
 	grads := map[*Tensor]*gradAcc{t: {g: grad}}
 	rel := newReleaser(order, grad)
@@ -315,18 +361,18 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 		}
 		ins := v.node.backward(acc.g)
 		for _, g := range ins {
-			if g != nil && g.node != nil && !inGraph[g] {
+			if g != nil && g.node != nil && !inGraph[g.node] {
 				g.node = nil
 			}
 		}
 		if hook != nil {
 			(*hook)(OpEvent{Name: v.node.name, Backward: true, Start: start, End: time.Now(), Out: acc.g, Inputs: v.node.inputs, Edges: v.node.edges})
 		}
-		if v.requiresGrad { // a non-leaf the user asked to keep
-			if v.grad == nil {
-				v.grad = acc.g.Clone()
+		if u := v.self(); u != nil && u.requiresGrad { // a non-leaf the user asked to keep
+			if u.grad == nil {
+				u.grad = acc.g.Clone()
 			} else {
-				addInto(v.grad, acc.g)
+				addInto(u.grad, acc.g)
 			}
 		}
 		var added []*Tensor // gradients summed into others, kept by nobody
@@ -381,6 +427,9 @@ type releaser struct {
 func newReleaser(order []*Tensor, seed *Tensor) *releaser {
 	r := &releaser{}
 	protect := func(t *Tensor) {
+		if t != nil {
+			t = t.self() // a stub's storage is its op's output's
+		}
 		if t == nil || t.dev == nil {
 			return
 		}
