@@ -161,25 +161,33 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 		for _, t := range saved {
 			freeStorage(t)
 		}
-		dhs, dhd := tensor.FromStorage(sdhs, hs.Shape()...), tensor.FromStorage(sdhd, hd.Shape()...)
 		grads[3] = tensor.FromStorage(sdatt, att.Shape()...)
-		for i, pair := range [][2]*tensor.Tensor{{ws, dhs}, {wd, dhd}} {
-			if pair[0].RequiresGrad() {
-				s, err := ops.MatMul(x, pair[1], true, false)
-				grads[1+i] = devStorage(back, x, s, err, pair[0].Shape()...)
+		// Each side's share of x's gradient and its weight gradient, the
+		// side's input gradient freed before the other's is read, so
+		// that at most one of them is alive beside x's gradient.
+		var dx *tensor.Tensor
+		for i, side := range []struct {
+			w *tensor.Tensor
+			s tensor.Storage
+		}{{ws, sdhs}, {wd, sdhd}} {
+			dh := tensor.FromStorage(side.s, hs.Shape()...)
+			if side.w.RequiresGrad() {
+				s, err := ops.MatMul(x, dh, true, false)
+				grads[1+i] = devStorage(back, x, s, err, side.w.Shape()...)
 			}
+			if x.RequiresGrad() {
+				s, err := ops.MatMul(dh, side.w, false, true)
+				part := devStorage(back, x, s, err, x.Shape()...)
+				if dx == nil {
+					dx = part
+				} else {
+					deviceCheck(back, x, ops.AddTo(dx, part))
+					freeStorage(part)
+				}
+			}
+			freeStorage(dh)
 		}
-		if x.RequiresGrad() {
-			s, err := ops.MatMul(dhs, ws, false, true)
-			dx := devStorage(back, x, s, err, x.Shape()...)
-			s, err = ops.MatMul(dhd, wd, false, true)
-			dx2 := devStorage(back, x, s, err, x.Shape()...)
-			deviceCheck(back, x, ops.AddTo(dx, dx2))
-			freeStorage(dx2)
-			grads[0] = dx
-		}
-		freeStorage(dhs)
-		freeStorage(dhd)
+		grads[0] = dx
 		return grads
 	})
 	if y.IsLeaf() { // nothing recorded: no backward pass will read them

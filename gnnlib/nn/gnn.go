@@ -11,7 +11,8 @@ import (
 // out = Â·(x·W) + B with Â = D^-1/2 (A+I) D^-1/2. Â is the graph's cached
 // GCNNorm, computed once per *graph.Graph, not per epoch. x·W is taken
 // first, so a sparse x (bag-of-words features) costs a sparse product and
-// the propagation runs on the narrow result.
+// the propagation runs on the narrow result. On a device the layer is one
+// recorded op that frees x·W and Â·x·W as soon as they are spent.
 type GCNConv struct {
 	Mode
 	W, B *tensor.Tensor
@@ -181,7 +182,10 @@ func (c *GATConv) String() string {
 // sources are projected by WSrc and targets by WDst, the logit of u→v in
 // head k is <Att_k, LeakyReLU(hs_u,k + hd_v,k)>, and the weighted sum runs
 // over hs. The fused op (GATv2Attention) recomputes the per-edge sums in
-// its backward pass instead of storing them.
+// its backward pass instead of storing them. On a device, with the heads
+// concatenated (or one) on a square graph, the layer is one recorded op
+// that frees x·WSrc, x·WDst and the attention output once its backward
+// pass has read them; the layer can then be backpropagated once.
 type GATv2Conv struct {
 	Mode
 	WSrc, WDst, Att, B *tensor.Tensor

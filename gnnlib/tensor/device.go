@@ -496,7 +496,7 @@ func deviceCrossEntropy(logits *Tensor, labels, rows []int) *Tensor {
 	grad := &Tensor{dev: gs, shape: cloneInts(logits.shape)}
 	return NewOpSince(start, "CrossEntropy", loss, []*Tensor{logits}, func(g *Tensor) []*Tensor {
 		s, err := be.Scale(grad.Len(), grad, g, 1)
-		return []*Tensor{devResult("CrossEntropy backward", be, s, err, logits.shape)}
+		return []*Tensor{devResult("CrossEntropy backward", be, s, err, grad.shape)}
 	})
 }
 

@@ -179,7 +179,7 @@ func deviceNLL(logp *Tensor, labels, rows []int) *Tensor {
 	grad := &Tensor{dev: gs, shape: cloneInts(logp.shape)}
 	return NewOpSince(start, "NLL", loss, []*Tensor{logp}, func(g *Tensor) []*Tensor {
 		s, err := be.Scale(grad.Len(), grad, g, 1)
-		return []*Tensor{devResult("NLL backward", be, s, err, logp.shape)}
+		return []*Tensor{devResult("NLL backward", be, s, err, grad.shape)}
 	})
 }
 
