@@ -1,6 +1,7 @@
 package nn_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -340,4 +341,26 @@ func ifPositive(v float32) float32 {
 		return 1
 	}
 	return 0
+}
+
+// TestSecondBackwardOnDevice checks that a backward pass releases what a
+// device op saved, so that a second pass through it panics with a
+// *tensor.DeviceError, while the CPU's tape can be backpropagated again.
+func TestSecondBackwardOnDevice(t *testing.T) {
+	w := tensor.Randn(1, 8, 4).SetRequiresGrad(true)
+	x := tensor.Randn(2, 5, 8)
+	loss := x.MatMul(w).ReLU().Sum()
+	loss.Backward()
+	loss.Backward() // the CPU keeps the tape
+	dev := &devicetest.Fake{}
+	wd := w.Detach().To(dev).SetRequiresGrad(true)
+	loss = x.To(dev).MatMul(wd).ReLU().Sum()
+	loss.Backward()
+	defer func() {
+		var de *tensor.DeviceError
+		if err, _ := recover().(error); !errors.As(err, &de) {
+			t.Errorf("second backward pass on the device: recovered %v, want a *tensor.DeviceError", err)
+		}
+	}()
+	loss.Backward()
 }

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"bytes"
+	"errors"
 	"runtime"
 	"slices"
 	"sync"
@@ -32,7 +33,13 @@ type node struct {
 	// a dropout's) from the device's allocator until the tape dies.
 	stub *Tensor
 	out  weak.Pointer[Tensor]
+	// device marks an op whose output lives on a device: Backward drops
+	// its backward function once it has run.
+	device bool
 }
+
+// errSpent is the error of a second backward pass through a device op.
+var errSpent = errors.New("a second backward pass through a recorded device op, whose saved tensors the first pass released (record the forward pass again)")
 
 // tapeRef returns what the tape keeps of the op input t: t itself, or
 // for the output of a recorded device op its storage-less stub.
@@ -276,7 +283,7 @@ func newOp(start time.Time, name string, edges int, out *Tensor, inputs []*Tenso
 					}
 				}
 				if out.dev != nil {
-					n.out = weak.Make(out)
+					n.out, n.device = weak.Make(out), true
 				}
 				out.node = n
 				break
@@ -305,7 +312,11 @@ func (t *Tensor) Backward() {
 // makes for intermediate tensors go back to the device's allocator as soon
 // as they are spent (a Storage with a Free method is freed), so a
 // BackwardFunc must return fresh tensors, views of grad, or tensors of the
-// recorded graph, and must not keep the gradients it returns.
+// recorded graph, and must not keep the gradients it returns. The pass
+// also drops the backward function of each device op it has run, with the
+// tensors it saved (as PyTorch does without retain_graph): a second pass
+// through a device op panics with a *DeviceError; record the forward pass
+// again instead. On the CPU the tape may be backpropagated again.
 func (t *Tensor) BackwardWith(grad *Tensor) {
 	if !grad.SameShape(t) {
 		panic(&ShapeError{Op: "BackwardWith", A: cloneInts(t.shape), B: cloneInts(grad.shape)})
@@ -359,7 +370,16 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 		if hook != nil {
 			start = time.Now()
 		}
-		ins := v.node.backward(acc.g)
+		bw := v.node.backward
+		if bw == nil {
+			panic(&DeviceError{Op: v.node.name + " backward", Device: deviceName(acc.g.Device()), Err: errSpent})
+		}
+		ins := bw(acc.g)
+		if v.node.device {
+			// What a device op's backward function keeps (its saved
+			// tensors) goes back now, not when the tape dies.
+			v.node.backward = nil
+		}
 		for _, g := range ins {
 			if g != nil && g.node != nil && !inGraph[g.node] {
 				g.node = nil
