@@ -209,6 +209,8 @@ type OpEvent struct {
 	Out      *Tensor // the op's output (forward) or the output gradient (backward)
 	// Inputs are the op's inputs (in both passes), so that a profiler can
 	// estimate FLOPs and bytes moved from their shapes. Do not modify them.
+	// In the backward pass an input made by a recorded device op is the
+	// tape's stand-in for it, which has its shape but not its values.
 	Inputs []*Tensor
 	// Edges is the number of edges a graph op (NewGraphOpSince) ran over,
 	// whose work its tensor shapes do not show; 0 for other ops.
