@@ -89,10 +89,12 @@
 // the usual tape with backward closures that launch this package's
 // kernels. Host graphs are uploaded with their transpose at first use and
 // cached per *graph.Graph (weakly: the device copy is freed when the host
-// graph is collected). Intermediate tensors return to the allocator when
-// the Go garbage collector finalises them; the allocator starts a
-// collection every 2 GiB it hands out and, when the driver runs out of
-// memory, collects and waits for the finalisers before failing.
+// graph is collected). The backward pass frees the gradients it has
+// spent, and gnnlib/nn's GCNConv and GATv2Conv their intermediates, at
+// once; other intermediate tensors return to the allocator when the Go
+// garbage collector finalises them: the allocator starts a collection
+// every 1 GiB it hands out and, when the driver runs out of memory,
+// collects and waits for the finalisers before failing.
 //
 // # Kernels
 //
@@ -221,11 +223,13 @@
 // the driver.
 //
 // BUG(gnnlab): through the tensor API an epoch is slower than gnnbench's
-// hand-written one and peaks at 2.3-2.9x its memory: bias, activation and
-// dropout are separate kernels with their own outputs, and while gradients
-// are freed as soon as the backward pass spent them, forward intermediates
-// still wait for the garbage collector (the allocator starts one every 1
-// GiB it hands out; see BENCHMARKS.md). Clamp, Max and Min along an axis
+// hand-written one and holds more memory (measured on the H200 before
+// GCNConv and GATv2Conv freed their intermediates: 2.3-2.9x; see
+// BENCHMARKS.md for the fake device's figures since): bias, activation
+// and dropout are separate kernels with their own outputs, and the
+// activations between the layers (a ReLU's output, a dropout's), which
+// the program's code makes and may keep, return to the allocator only
+// when the garbage collector finalises them. Clamp, Max and Min along an axis
 // and the batched MatMul have no device path yet. The ops beyond a GCN/GAT
 // epoch (reduce.cu, loss.cu, norm.cu, conv.cu) are simple grid-stride kernels, not tuned: BatchNorm gives one block to
 // each channel, Softmax one warp to each row, IndexSelect's and

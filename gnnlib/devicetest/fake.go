@@ -20,32 +20,47 @@ import (
 // Storage freed by a backward pass (Free) is poisoned: a later read panics,
 // which catches a BackwardFunc that hands back memory still in use. Each
 // *Fake is a device of its own; use one per test.
+//
+// A Fake keeps a ledger of its memory (MemStats, ResetPeak, and Memory
+// for tensor.MemoryOf), so that what a training step holds on a device —
+// the storage the autograd tape keeps, what the backward pass and the
+// layers free — is measured on any machine.
 type Fake struct {
 	// NoFusedAttention makes GATAttention and GATv2Attention refuse every
 	// shape with an error wrapping tensor.ErrNotOnDevice, as a backend's
 	// fused kernels refuse the shapes they do not take, so that gnnlib/nn
 	// runs its composed device path instead.
 	NoFusedAttention bool
+	// Collect runs the garbage collector before each allocation, so that
+	// MemStats' Live counts exactly the storage still reachable (slow:
+	// for memory measurements, not for the suite).
+	Collect bool
+
+	mem fakeMem
 }
 
 type fakeStore struct {
 	dev   *Fake
 	data  []float32
 	freed bool
+	blk   *fakeBlock
 }
 
 // Backend returns the fake device holding s.
 func (s *fakeStore) Backend() tensor.Backend { return s.dev }
 
 // Free marks the storage released, as gnnlib/cuda's allocator would.
-func (s *fakeStore) Free() { s.freed, s.data = true, nil }
+func (s *fakeStore) Free() {
+	s.freed, s.data = true, nil
+	s.dev.mem.free(s.blk)
+}
 
 // String names the device.
 func (f *Fake) String() string { return "fake:0" }
 
 // store returns a copy of a host tensor's values as device storage.
 func (f *Fake) store(t *tensor.Tensor) *fakeStore {
-	return &fakeStore{dev: f, data: slices.Clone(t.Data())}
+	return f.newStore(slices.Clone(t.Data()))
 }
 
 // host returns x's values as a host tensor of x's shape, without a copy.
@@ -98,7 +113,7 @@ func (f *Fake) autograd(fn func(in []*tensor.Tensor) *tensor.Tensor, xs ...*tens
 }
 
 func (f *Fake) Upload(data []float32, shape []int) (tensor.Storage, error) {
-	return &fakeStore{dev: f, data: slices.Clone(data)}, nil
+	return f.newStore(slices.Clone(data)), nil
 }
 
 func (f *Fake) Download(dst []float32, t *tensor.Tensor) error {
@@ -128,7 +143,7 @@ func (f *Fake) Scale(n int, x, s *tensor.Tensor, k float32) (tensor.Storage, err
 		}
 		out[i] = v
 	}
-	return &fakeStore{dev: f, data: out}, nil
+	return f.newStore(out), nil
 }
 
 func (f *Fake) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Storage, error) {
@@ -247,7 +262,7 @@ func (f *Fake) MapGrad(op string, g, x, y *tensor.Tensor, p float32) (tensor.Sto
 		}
 		out[i] = gi * d
 	}
-	return &fakeStore{dev: f, data: out}, nil
+	return f.newStore(out), nil
 }
 
 func ifElse(c bool, a, b float32) float32 {
@@ -283,7 +298,7 @@ func (f *Fake) Dropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage
 	for i := range d {
 		d[i] *= dropKeep(seed, i, p)
 	}
-	return &fakeStore{dev: f, data: d}, nil
+	return f.newStore(d), nil
 }
 
 func (f *Fake) DropoutGrad(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
@@ -410,7 +425,7 @@ func (f *Fake) Im2Col(x *tensor.Tensor, kh, kw, stride, padding int) (tensor.Sto
 			out[i] = xd[src]
 		}
 	})
-	return &fakeStore{dev: f, data: out}, nil
+	return f.newStore(out), nil
 }
 
 func (f *Fake) Col2Im(cols *tensor.Tensor, shape []int, kh, kw, stride, padding int) (tensor.Storage, error) {
@@ -421,7 +436,7 @@ func (f *Fake) Col2Im(cols *tensor.Tensor, shape []int, kh, kw, stride, padding 
 			out[src] += cd[i]
 		}
 	})
-	return &fakeStore{dev: f, data: out}, nil
+	return f.newStore(out), nil
 }
 
 func (f *Fake) Pool2D(op string, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
@@ -462,12 +477,17 @@ func (f *Fake) Pool2DGrad(op string, g, x *tensor.Tensor, kernel, stride int) (t
 			}
 		}
 	}
-	return &fakeStore{dev: f, data: dx}, nil
+	return f.newStore(dx), nil
 }
 
 // The nn.DeviceOps.
 
 func (f *Fake) GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
+	mode := noWeights
+	if weighted {
+		mode = edgeWeights
+	}
+	f.chargeGraph(g, mode)
 	h := f.host(x)
 	w := []float32(nil)
 	if weighted {
@@ -477,30 +497,32 @@ func (f *Fake) GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.Ten
 	if transpose {
 		out := make([]float32, g.NumSrc()*c)
 		g.SpMMT(out, h.Data(), c, w)
-		return &fakeStore{dev: f, data: out}, nil
+		return f.newStore(out), nil
 	}
 	out := make([]float32, g.NumNodes()*c)
 	g.SpMM(out, h.Data(), c, w)
-	return &fakeStore{dev: f, data: out}, nil
+	return f.newStore(out), nil
 }
 
 func (f *Fake) GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
+	f.chargeGraph(g, meanWeights)
 	h := f.host(x)
 	c := h.Size(1)
 	if transpose {
 		out := make([]float32, g.NumSrc()*c)
 		g.MeanAggregateT(out, h.Data(), c)
-		return &fakeStore{dev: f, data: out}, nil
+		return f.newStore(out), nil
 	}
 	out := make([]float32, g.NumNodes()*c)
 	g.MeanAggregate(out, h.Data(), c)
-	return &fakeStore{dev: f, data: out}, nil
+	return f.newStore(out), nil
 }
 
 func (f *Fake) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	if f.NoFusedAttention {
 		return nil, nil, fmt.Errorf("devicetest.Fake: GATv2Attention without fused attention: %w", tensor.ErrNotOnDevice)
 	}
+	f.chargeGraph(g, noWeights)
 	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
 		return nn.GATv2Attention(g, in[0], in[1], in[2], heads, slope, p, tensor.NewRNG(int64(seed)), true)
 	}, hs, hd, att)
@@ -514,6 +536,7 @@ func (f *Fake) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads 
 	if f.NoFusedAttention {
 		return nil, nil, fmt.Errorf("devicetest.Fake: GATAttention without fused attention: %w", tensor.ErrNotOnDevice)
 	}
+	f.chargeGraph(g, noWeights)
 	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
 		return nn.GATAttention(g, in[0], in[1], in[2], heads, slope, p, tensor.NewRNG(int64(seed)), true)
 	}, h, aSrc, aDst)
@@ -551,6 +574,7 @@ func (f *Fake) AdamStep(p, grad, m, v *tensor.Tensor, step, beta1, beta2, eps, s
 }
 
 func (f *Fake) GraphMaxAggregate(g *graph.Graph, x *tensor.Tensor) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, error), error) {
+	f.chargeGraph(g, noWeights)
 	out, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor { return nn.MaxAggregate(g, in[0]) }, x)
 	return out, func(grad *tensor.Tensor) (tensor.Storage, error) { return back(grad)[0], nil }, nil
 }

@@ -97,7 +97,15 @@ func notOnDevice(op string, x *tensor.Tensor) {
 // deviceCheck panics with a *tensor.DeviceError when err is not nil.
 func deviceCheck(op string, x *tensor.Tensor, err error) {
 	if err != nil {
-		panic(&tensor.DeviceError{Op: op, Device: x.Device().String(), Err: err})
+		deviceCheckOn(op, x.Device(), err)
+	}
+}
+
+// deviceCheckOn is deviceCheck for an op on dev, for backward functions
+// that keep no operand.
+func deviceCheckOn(op string, dev tensor.Backend, err error) {
+	if err != nil {
+		panic(&tensor.DeviceError{Op: op, Device: dev.String(), Err: err})
 	}
 }
 
@@ -111,7 +119,7 @@ func deviceSpMM(name string, g *graph.Graph, weighted bool, x *tensor.Tensor) *t
 	deviceCheck(name, x, err)
 	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		s, err := ops.GraphSpMM(g, weighted, true, grad)
-		deviceCheck(name+" backward", x, err)
+		deviceCheckOn(name+" backward", ops, err)
 		return []*tensor.Tensor{tensor.FromStorage(s, g.NumSrc(), f)}
 	})
 }
@@ -147,10 +155,11 @@ func deviceGATv2(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p
 	}
 	deviceCheck(name, hs, err)
 	shape := hs.Shape()
+	hdShape, attShape := hd.Shape(), att.Shape() // the backward keeps no operand
 	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), shape[1]), []*tensor.Tensor{hs, hd, att}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dhs, dhd, datt, err := backward(grad)
-		deviceCheck(name+" backward", hs, err)
-		return []*tensor.Tensor{tensor.FromStorage(dhs, hs.Shape()...), tensor.FromStorage(dhd, hd.Shape()...), tensor.FromStorage(datt, att.Shape()...)}
+		deviceCheckOn(name+" backward", ops, err)
+		return []*tensor.Tensor{tensor.FromStorage(dhs, shape...), tensor.FromStorage(dhd, hdShape...), tensor.FromStorage(datt, attShape...)}
 	})
 }
 
@@ -180,7 +189,7 @@ func deviceMean(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	deviceCheck(name, x, err)
 	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		s, err := ops.GraphMeanSpMM(g, true, grad)
-		deviceCheck(name+" backward", x, err)
+		deviceCheckOn(name+" backward", ops, err)
 		return []*tensor.Tensor{tensor.FromStorage(s, g.NumSrc(), f)}
 	})
 }

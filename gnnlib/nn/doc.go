@@ -237,6 +237,16 @@
 // with a *tensor.DeviceError naming it. A backend provides the graph,
 // norm and optimiser kernels through DeviceOps.
 //
+// On a device GCNConv, and GATv2Conv with concatenated heads (or one) on
+// a square graph, run as one recorded op each, through the backend calls
+// of the ops they stand for (so with the same values), and give their
+// intermediates back to the device as soon as they are spent rather than
+// when the garbage collector finds them: GCN's x·W and Â·x·W at once,
+// GATv2's x·W_src, x·W_dst and attention output once the layer's
+// backward pass has read them (a second backward pass through the layer
+// then panics with a *tensor.DeviceError, as gnnlib/cuda's fused
+// attention does).
+//
 // # Errors
 //
 // As in gnnlib/tensor, a shape mismatch is a programmer error: layers

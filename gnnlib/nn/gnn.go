@@ -11,7 +11,8 @@ import (
 // out = Â·(x·W) + B with Â = D^-1/2 (A+I) D^-1/2. Â is the graph's cached
 // GCNNorm, computed once per *graph.Graph, not per epoch. x·W is taken
 // first, so a sparse x (bag-of-words features) costs a sparse product and
-// the propagation runs on the narrow result.
+// the propagation runs on the narrow result. On a device the layer is one
+// recorded op that frees x·W and Â·x·W as soon as they are spent.
 type GCNConv struct {
 	Mode
 	W, B *tensor.Tensor
@@ -25,6 +26,9 @@ func NewGCNConv(in, out int) *GCNConv {
 
 // Forward propagates x [N, in] (dense or sparse) over g.
 func (c *GCNConv) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	if onDevice(x, c.W, c.B) {
+		return deviceGCNConv(c, g, x)
+	}
 	return spmm("GCNPropagate", g.GCNNorm(), g.GCNNorm().Weights, x.MatMul(c.W)).Add(c.B)
 }
 
@@ -178,7 +182,10 @@ func (c *GATConv) String() string {
 // sources are projected by WSrc and targets by WDst, the logit of u→v in
 // head k is <Att_k, LeakyReLU(hs_u,k + hd_v,k)>, and the weighted sum runs
 // over hs. The fused op (GATv2Attention) recomputes the per-edge sums in
-// its backward pass instead of storing them.
+// its backward pass instead of storing them. On a device, with the heads
+// concatenated (or one) on a square graph, the layer is one recorded op
+// that frees x·WSrc, x·WDst and the attention output once its backward
+// pass has read them; the layer can then be backpropagated once.
 type GATv2Conv struct {
 	Mode
 	WSrc, WDst, Att, B *tensor.Tensor
@@ -207,6 +214,9 @@ func NewGATv2Conv(in, out, heads int, concat bool, dropout float32) *GATv2Conv {
 // (on a sampled block, destination v's loop from its own source row v).
 func (c *GATv2Conv) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	g = withSelfLoops(g)
+	if c.gatv2Fused(g, x) {
+		return deviceGATv2Conv(c, g, x)
+	}
 	hs := x.MatMul(c.WSrc)
 	xd := x
 	if !g.IsSquare() {

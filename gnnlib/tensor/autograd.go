@@ -2,10 +2,13 @@ package tensor
 
 import (
 	"bytes"
+	"errors"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 )
 
 // BackwardFunc maps the gradient of an op's output (same shape as the
@@ -22,6 +25,42 @@ type node struct {
 	edges    int // edges a graph op runs over, for profilers; 0 for other ops
 	inputs   []*Tensor
 	backward BackwardFunc
+	// For an op whose output lives on a device, the tape refers to the
+	// output through stub, a tensor of its shape and node without its
+	// storage, and out finds the output itself while something else
+	// keeps it: the tape alone then does not keep the device memory of
+	// an intermediate that no backward function reads (a ReLU's input,
+	// a dropout's) from the device's allocator until the tape dies.
+	stub *Tensor
+	out  weak.Pointer[Tensor]
+	// device marks an op whose output lives on a device: Backward drops
+	// its backward function once it has run.
+	device bool
+}
+
+// errSpent is the error of a second backward pass through a device op.
+var errSpent = errors.New("a second backward pass through a recorded device op, whose saved tensors the first pass released (record the forward pass again)")
+
+// tapeRef returns what the tape keeps of the op input t: t itself, or
+// for the output of a recorded device op its storage-less stub.
+func tapeRef(t *Tensor) *Tensor {
+	if t == nil || t.node == nil || t.dev == nil || t.node.out.Value() != t {
+		return t
+	}
+	n := t.node
+	if n.stub == nil {
+		n.stub = &Tensor{shape: t.shape, node: n}
+	}
+	return n.stub
+}
+
+// self returns the tensor that v stands for on the tape: the op's output
+// for a stub, while it is alive (nil once collected), else v.
+func (v *Tensor) self() *Tensor {
+	if v.node != nil && v.node.stub == v {
+		return v.node.out.Value()
+	}
+	return v
 }
 
 // Gradient recording is switched off per goroutine, as PyTorch's grad mode
@@ -170,6 +209,8 @@ type OpEvent struct {
 	Out      *Tensor // the op's output (forward) or the output gradient (backward)
 	// Inputs are the op's inputs (in both passes), so that a profiler can
 	// estimate FLOPs and bytes moved from their shapes. Do not modify them.
+	// In the backward pass an input made by a recorded device op is the
+	// tape's stand-in for it, which has its shape but not its values.
 	Inputs []*Tensor
 	// Edges is the number of edges a graph op (NewGraphOpSince) ran over,
 	// whose work its tensor shapes do not show; 0 for other ops.
@@ -234,7 +275,19 @@ func newOp(start time.Time, name string, edges int, out *Tensor, inputs []*Tenso
 	if GradEnabled() && backward != nil {
 		for _, in := range inputs {
 			if in != nil && in.RequiresGrad() {
-				out.node = &node{name: name, edges: edges, inputs: inputs, backward: backward}
+				n := &node{name: name, edges: edges, inputs: inputs, backward: backward}
+				for i, in := range inputs {
+					if r := tapeRef(in); r != in {
+						if &n.inputs[0] == &inputs[0] {
+							n.inputs = slices.Clone(inputs) // the caller's slice stays as it was
+						}
+						n.inputs[i] = r
+					}
+				}
+				if out.dev != nil {
+					n.out, n.device = weak.Make(out), true
+				}
+				out.node = n
 				break
 			}
 		}
@@ -261,7 +314,11 @@ func (t *Tensor) Backward() {
 // makes for intermediate tensors go back to the device's allocator as soon
 // as they are spent (a Storage with a Free method is freed), so a
 // BackwardFunc must return fresh tensors, views of grad, or tensors of the
-// recorded graph, and must not keep the gradients it returns.
+// recorded graph, and must not keep the gradients it returns. The pass
+// also drops the backward function of each device op it has run, with the
+// tensors it saved (as PyTorch does without retain_graph): a second pass
+// through a device op panics with a *DeviceError; record the forward pass
+// again instead. On the CPU the tape may be backpropagated again.
 func (t *Tensor) BackwardWith(grad *Tensor) {
 	if !grad.SameShape(t) {
 		panic(&ShapeError{Op: "BackwardWith", A: cloneInts(t.shape), B: cloneInts(grad.shape)})
@@ -278,9 +335,11 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 	// are cut from what they recorded as they come, so that nothing of it
 	// outlives its backward function.
 	order := topoOrder(t)
-	inGraph := make(map[*Tensor]bool, len(order))
+	inGraph := make(map[*node]bool, len(order)) // the recorded ops
 	for _, v := range order {
-		inGraph[v] = true
+		if v.node != nil {
+			inGraph[v.node] = true
+		}
 	}
 	grads := map[*Tensor]*gradAcc{t: {g: grad}}
 	rel := newReleaser(order, grad)
@@ -313,20 +372,29 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 		if hook != nil {
 			start = time.Now()
 		}
-		ins := v.node.backward(acc.g)
+		bw := v.node.backward
+		if bw == nil {
+			panic(&DeviceError{Op: v.node.name + " backward", Device: deviceName(acc.g.Device()), Err: errSpent})
+		}
+		ins := bw(acc.g)
+		if v.node.device {
+			// What a device op's backward function keeps (its saved
+			// tensors) goes back now, not when the tape dies.
+			v.node.backward = nil
+		}
 		for _, g := range ins {
-			if g != nil && g.node != nil && !inGraph[g] {
+			if g != nil && g.node != nil && !inGraph[g.node] {
 				g.node = nil
 			}
 		}
 		if hook != nil {
 			(*hook)(OpEvent{Name: v.node.name, Backward: true, Start: start, End: time.Now(), Out: acc.g, Inputs: v.node.inputs, Edges: v.node.edges})
 		}
-		if v.requiresGrad { // a non-leaf the user asked to keep
-			if v.grad == nil {
-				v.grad = acc.g.Clone()
+		if u := v.self(); u != nil && u.requiresGrad { // a non-leaf the user asked to keep
+			if u.grad == nil {
+				u.grad = acc.g.Clone()
 			} else {
-				addInto(v.grad, acc.g)
+				addInto(u.grad, acc.g)
 			}
 		}
 		var added []*Tensor // gradients summed into others, kept by nobody
@@ -381,6 +449,9 @@ type releaser struct {
 func newReleaser(order []*Tensor, seed *Tensor) *releaser {
 	r := &releaser{}
 	protect := func(t *Tensor) {
+		if t != nil {
+			t = t.self() // a stub's storage is its op's output's
+		}
 		if t == nil || t.dev == nil {
 			return
 		}

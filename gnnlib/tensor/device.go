@@ -370,42 +370,63 @@ func deviceBinary(op binOp, a, b *Tensor) *Tensor {
 		s, err := be.Binary(op, x, y)
 		return devResult(name+" backward", be, s, err, x.shape)
 	}
+	// The backward pass reads a only for Mul's gradient of b, b for
+	// Mul's and Div's gradient of a, out for Div's of b: the closure
+	// keeps no other operand, so that the tape does not hold its memory.
+	aNeeds, bNeeds, bShape := needsGrad(a), needsGrad(b), b.shape
+	var ka, kb, kout *Tensor
+	switch op {
+	case opMul:
+		ka, kb = a, b
+	case opDiv:
+		kb, kout = b, out
+	}
 	return NewOpSince(start, name, out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		var ga, gb *Tensor
-		if a.RequiresGrad() {
+		if aNeeds() {
 			switch op {
 			case opMul:
-				ga = bin("mul", g, b)
+				ga = bin("mul", g, kb)
 			case opDiv:
-				ga = bin("div", g, b)
+				ga = bin("div", g, kb)
 			default:
 				ga = g
 			}
 		}
-		if b.RequiresGrad() {
+		if bNeeds() {
 			switch op {
 			case opMul:
-				gb = bin("mul", g, a)
+				gb = bin("mul", g, ka)
 			case opDiv: // d(a/b)/db = -out/b, negated below
-				gb = bin("div", bin("mul", g, out), b)
+				gb = bin("div", bin("mul", g, kout), kb)
 			default:
 				gb = g
 			}
 			switch {
 			case scalar:
 				s, err := be.Sum(gb)
-				gb = devResult(name+" backward", be, s, err, b.shape)
+				gb = devResult(name+" backward", be, s, err, bShape)
 			case row:
 				s, err := be.ColSum(gb)
-				gb = devResult(name+" backward", be, s, err, b.shape)
+				gb = devResult(name+" backward", be, s, err, bShape)
 			}
 			if op == opSub || op == opDiv {
 				s, err := be.Scale(gb.Len(), gb, nil, -1)
-				gb = devResult(name+" backward", be, s, err, b.shape)
+				gb = devResult(name+" backward", be, s, err, bShape)
 			}
 		}
 		return []*Tensor{ga, gb}
 	})
+}
+
+// needsGrad returns a function reporting whether t requires gradients
+// when a backward pass runs, without keeping the output of a recorded op
+// (and its memory) alive: such a tensor always does.
+func needsGrad(t *Tensor) func() bool {
+	if t.node != nil {
+		return func() bool { return true }
+	}
+	return t.RequiresGrad
 }
 
 // deviceUnary is an element-wise op on a device; key names it to the
@@ -421,9 +442,16 @@ func deviceUnary(name, key string, t *Tensor, p float32) *Tensor {
 	if key == "add_scalar" {
 		return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor { return []*Tensor{g} })
 	}
+	x, shape := t, t.shape
+	if key == "relu" {
+		// ReLU's derivative at x is 1 where its output is positive, as
+		// where x is: keep the output only, so that the tape does not
+		// hold the input's memory.
+		x = out
+	}
 	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
-		s, err := be.MapGrad(key, g, t, out, p)
-		return []*Tensor{devResult(name+" backward", be, s, err, t.shape)}
+		s, err := be.MapGrad(key, g, x, out, p)
+		return []*Tensor{devResult(name+" backward", be, s, err, shape)}
 	})
 }
 
@@ -468,7 +496,7 @@ func deviceCrossEntropy(logits *Tensor, labels, rows []int) *Tensor {
 	grad := &Tensor{dev: gs, shape: cloneInts(logits.shape)}
 	return NewOpSince(start, "CrossEntropy", loss, []*Tensor{logits}, func(g *Tensor) []*Tensor {
 		s, err := be.Scale(grad.Len(), grad, g, 1)
-		return []*Tensor{devResult("CrossEntropy backward", be, s, err, logits.shape)}
+		return []*Tensor{devResult("CrossEntropy backward", be, s, err, grad.shape)}
 	})
 }
 

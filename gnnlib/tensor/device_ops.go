@@ -179,7 +179,7 @@ func deviceNLL(logp *Tensor, labels, rows []int) *Tensor {
 	grad := &Tensor{dev: gs, shape: cloneInts(logp.shape)}
 	return NewOpSince(start, "NLL", loss, []*Tensor{logp}, func(g *Tensor) []*Tensor {
 		s, err := be.Scale(grad.Len(), grad, g, 1)
-		return []*Tensor{devResult("NLL backward", be, s, err, logp.shape)}
+		return []*Tensor{devResult("NLL backward", be, s, err, grad.shape)}
 	})
 }
 
@@ -195,9 +195,10 @@ func deviceDropout(t *Tensor, p float32, rng *RNG) *Tensor {
 	seed := uint64(rng.Float64()*(1<<53)) ^ uint64(rng.Float64()*(1<<53))<<11
 	s, err := be.Dropout(t, p, seed)
 	out := devResult("Dropout", be, s, err, t.shape)
+	shape := t.shape // the backward pass keeps no operand
 	return NewOpSince(start, "Dropout", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		s, err := be.DropoutGrad(g, p, seed)
-		return []*Tensor{devResult("Dropout backward", be, s, err, t.shape)}
+		return []*Tensor{devResult("Dropout backward", be, s, err, shape)}
 	})
 }
 

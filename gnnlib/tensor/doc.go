@@ -138,6 +138,15 @@
 // AllClose read values and so copy them back; CPU() copies a tensor back.
 // On the CPU the cost of all this is one nil check per op.
 //
+// On a device the tape keeps no more memory than the backward functions
+// read: it refers to the outputs of recorded device ops through
+// stand-ins without their storage, and the backward functions of ReLU,
+// Dropout, Add, Sub, Mul and Div keep only the operands their gradients
+// need, so an intermediate that no backward function reads (a ReLU's
+// input, a dropout's) goes back to the device once the program drops it
+// (gnnlib/cuda takes such memory back when the garbage collector
+// finalises the tensor), not when the tape dies.
+//
 // # Profiling
 //
 // SetOpHook installs a function called after every op's forward and backward

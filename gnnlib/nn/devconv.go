@@ -1,0 +1,205 @@
+package nn
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// On a device, GCNConv and GATv2Conv run as one recorded op each, whose
+// forward and backward passes make the same backend calls as the ops they
+// stand for (so the same values, bit for bit) and free the device memory
+// of the intermediates no one else can see as soon as they are spent,
+// instead of leaving it to the garbage collector (which returns device
+// memory only when it finalises the tensors): x·W and Â·(x·W) at once for
+// GCN, and for GATv2 x·W_src, x·W_dst and the attention output when the
+// layer's backward pass has read them.
+
+// freeStorage gives t's device memory back at once when its storage can
+// (gnnlib/cuda's and devicetest.Fake's can).
+func freeStorage(t *tensor.Tensor) {
+	if t == nil {
+		return
+	}
+	if f, ok := t.Storage().(interface{ Free() }); ok {
+		f.Free()
+	}
+}
+
+// onDevice reports whether x and every tensor of ps live on x's device,
+// x dense and 2-D: what the fused layer ops take.
+func onDevice(x *tensor.Tensor, ps ...*tensor.Tensor) bool {
+	if !x.IsOnDevice() || x.IsSparse() || x.Dims() != 2 {
+		return false
+	}
+	for _, p := range ps {
+		if p.Device() != x.Device() {
+			return false
+		}
+	}
+	_, ok := x.Device().(DeviceOps)
+	return ok
+}
+
+// devStorage panics with a *tensor.DeviceError for op when err is set and
+// returns s as a tensor of shape.
+func devStorage(op string, x *tensor.Tensor, s tensor.Storage, err error, shape ...int) *tensor.Tensor {
+	deviceCheck(op, x, err)
+	return tensor.FromStorage(s, shape...)
+}
+
+// deviceGCNConv is GCNConv.Forward on a device: Â·(x·W) + B, as MatMul,
+// the propagation over g.GCNNorm() and the bias add would compute it,
+// with x·W and Â·(x·W) freed as soon as the next product has read them.
+// The backward pass reads x and W only: dB = Σ_rows G, T = Âᵀ·G,
+// dW = xᵀ·T, dx = T·Wᵀ.
+func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	const name = "GCNConv"
+	start := tensor.OpStart()
+	ops := deviceOps(name, x)
+	a := g.GCNNorm()
+	w, b := c.W, c.B
+	in, out := w.Size(0), w.Size(1)
+	if x.Size(1) != in {
+		panic(&tensor.ShapeError{Op: "MatMul", A: x.Shape(), B: w.Shape()})
+	}
+	checkNodes(name, x, a.NumSrc())
+	if b.Len() != out {
+		panic(&tensor.ShapeError{Op: "Add", A: []int{a.NumNodes(), out}, B: b.Shape()})
+	}
+	s, err := ops.MatMul(x, w, false, false)
+	xw := devStorage(name, x, s, err, x.Size(0), out)
+	s, err = ops.GraphSpMM(a, a.Weights != nil, false, xw)
+	freeStorage(xw)
+	ax := devStorage(name, x, s, err, a.NumNodes(), out)
+	s, err = ops.Binary("add", ax, b)
+	freeStorage(ax)
+	y := devStorage(name, x, s, err, a.NumNodes(), out)
+	return tensor.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
+		const back = name + " backward"
+		grads := make([]*tensor.Tensor, 3)
+		if b.RequiresGrad() {
+			s, err := ops.ColSum(grad)
+			grads[2] = devStorage(back, x, s, err, b.Shape()...)
+		}
+		if !x.RequiresGrad() && !w.RequiresGrad() {
+			return grads
+		}
+		s, err := ops.GraphSpMM(a, a.Weights != nil, true, grad)
+		t := devStorage(back, x, s, err, a.NumSrc(), out)
+		if x.RequiresGrad() {
+			s, err := ops.MatMul(t, w, false, true)
+			grads[0] = devStorage(back, x, s, err, x.Shape()...)
+		}
+		if w.RequiresGrad() {
+			s, err := ops.MatMul(x, t, true, false)
+			grads[1] = devStorage(back, x, s, err, w.Shape()...)
+		}
+		freeStorage(t)
+		return grads
+	})
+}
+
+// errBackwardTwice is the error of a second backward pass through a fused
+// layer op, whose saved intermediates the first one freed.
+var errBackwardTwice = errors.New("a second backward pass through the layer (its saved intermediates were freed by the first)")
+
+// deviceGATv2Conv is GATv2Conv.Forward on a device for concatenated heads
+// (or one): x·W_src, x·W_dst, the fused attention and the bias as the ops
+// they stand for would compute them, the three intermediates freed by the
+// layer's backward pass once it has read them (at once when nothing is
+// recorded). g has its self-loops. Where the device's fused attention
+// does not take the shape, the attention is composed from other device
+// ops, as GATv2Attention composes it.
+func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	const name = "GATv2Conv"
+	start := tensor.OpStart()
+	ops := deviceOps(name, x)
+	ws, wd, att, b := c.WSrc, c.WDst, c.Att, c.B
+	hf := ws.Size(1)
+	if x.Size(1) != ws.Size(0) || !slices.Equal(ws.Shape(), wd.Shape()) {
+		panic(&tensor.ShapeError{Op: "MatMul", A: x.Shape(), B: ws.Shape()})
+	}
+	s, err := ops.MatMul(x, ws, false, false)
+	hs := devStorage(name, x, s, err, x.Size(0), hf)
+	s, err = ops.MatMul(x, wd, false, false)
+	hd := devStorage(name, x, s, err, x.Size(0), hf)
+	checkGATv2("GATv2Attention", g, hs, hd, att, c.Heads)
+	p, seed := attentionDropout(c.Dropout, c.rng, c.Training())
+	s, attBack, err := ops.GATv2Attention(g, hs, hd, att, c.Heads, c.NegativeSlope, p, seed)
+	if errors.Is(err, tensor.ErrNotOnDevice) {
+		// Op by op, with the dropout seed already drawn, as
+		// deviceGATv2 falls back.
+		freeStorage(hs)
+		freeStorage(hd)
+		out := composedGATv2(g, x.MatMul(ws), x.MatMul(wd), att, c.Heads, c.NegativeSlope, p, c.rng, c.Training())
+		return finishHeads(out, b, c.Heads, c.Out, c.Concat)
+	}
+	out := devStorage(name, x, s, err, g.NumNodes(), hf)
+	if b.Len() != hf {
+		panic(&tensor.ShapeError{Op: "Add", A: out.Shape(), B: b.Shape()})
+	}
+	s, err = ops.Binary("add", out, b)
+	y := devStorage(name, x, s, err, g.NumNodes(), hf)
+	saved := []*tensor.Tensor{hs, hd, out}
+	done := false
+	y = tensor.NewGraphOpSince(start, name, g.NumEdges(), y, []*tensor.Tensor{x, ws, wd, att, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
+		const back = name + " backward"
+		if done {
+			deviceCheck(back, x, errBackwardTwice)
+		}
+		done = true
+		grads := make([]*tensor.Tensor, 5)
+		if b.RequiresGrad() {
+			s, err := ops.ColSum(grad)
+			grads[4] = devStorage(back, x, s, err, b.Shape()...)
+		}
+		sdhs, sdhd, sdatt, err := attBack(grad)
+		deviceCheck(back, x, err)
+		for _, t := range saved {
+			freeStorage(t)
+		}
+		grads[3] = tensor.FromStorage(sdatt, att.Shape()...)
+		// Each side's share of x's gradient and its weight gradient, the
+		// side's input gradient freed before the other's is read, so
+		// that at most one of them is alive beside x's gradient.
+		var dx *tensor.Tensor
+		for i, side := range []struct {
+			w *tensor.Tensor
+			s tensor.Storage
+		}{{ws, sdhs}, {wd, sdhd}} {
+			dh := tensor.FromStorage(side.s, hs.Shape()...)
+			if side.w.RequiresGrad() {
+				s, err := ops.MatMul(x, dh, true, false)
+				grads[1+i] = devStorage(back, x, s, err, side.w.Shape()...)
+			}
+			if x.RequiresGrad() {
+				s, err := ops.MatMul(dh, side.w, false, true)
+				part := devStorage(back, x, s, err, x.Shape()...)
+				if dx == nil {
+					dx = part
+				} else {
+					deviceCheck(back, x, ops.AddTo(dx, part))
+					freeStorage(part)
+				}
+			}
+			freeStorage(dh)
+		}
+		grads[0] = dx
+		return grads
+	})
+	if y.IsLeaf() { // nothing recorded: no backward pass will read them
+		done = true
+		for _, t := range saved {
+			freeStorage(t)
+		}
+	}
+	return y
+}
+
+// gatv2Fused reports whether GATv2Conv.Forward takes the fused device op.
+func (c *GATv2Conv) gatv2Fused(g *graph.Graph, x *tensor.Tensor) bool {
+	return (c.Concat || c.Heads == 1) && g.IsSquare() && onDevice(x, c.WSrc, c.WDst, c.Att, c.B)
+}

@@ -1,0 +1,366 @@
+package nn_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// The device memory of a training epoch written with this package, on
+// devicetest's Fake, whose ledger counts what the device would hold: the
+// network of gnnlib/cuda/bench/gnnbench's api part (3 layers of 256,
+// ReLU and dropout 0.5 between, cross-entropy, Adam) on a random graph of
+// the arxiv-sized graph's degree, scaled down.
+
+// Arxiv-sized, as gnnbench generates it: 169,343 nodes, 2,332,486 random
+// edges plus a self-loop each, 128 features, 40 classes.
+const (
+	arxivNodes = 169_343
+	arxivEdges = 2_332_486
+)
+
+// memGraph is a random graph of n nodes with the arxiv-sized graph's
+// edges per node, drawn as gnnbench draws it (sources and destinations
+// uniform, one self-loop per node).
+func memGraph(tb testing.TB, n int) *graph.Graph {
+	m := int(int64(n) * arxivEdges / arxivNodes)
+	r := rand.New(rand.NewPCG(2, 99))
+	src, dst := make([]int, 0, m+n), make([]int, 0, m+n)
+	for range m {
+		src, dst = append(src, r.IntN(n)), append(dst, r.IntN(n))
+	}
+	for v := range n {
+		src, dst = append(src, v), append(dst, v)
+	}
+	g, err := graph.FromEdges(n, src, dst)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g
+}
+
+// memModel is gnnbench's apiModel: convolutions with ReLU and dropout
+// between them.
+type memModel struct {
+	nn.Mode
+	convs []nn.GraphLayer
+	drop  *nn.Dropout
+}
+
+func (m *memModel) Params() []*tensor.Tensor {
+	var ps []*tensor.Tensor
+	for _, c := range m.convs {
+		ps = append(ps, c.Params()...)
+	}
+	return ps
+}
+
+func (m *memModel) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	for i, c := range m.convs {
+		x = c.Forward(g, x)
+		if i < len(m.convs)-1 {
+			x = m.drop.Forward(x.ReLU())
+		}
+	}
+	return x
+}
+
+// memDims are the widths of the measured networks: 128 features, two
+// hidden layers of 256, and 40 classes (GATv2: 64, the output width
+// gnnbench pads it to).
+func memDims(kind string) []int {
+	if kind == "gatv2" {
+		return []int{128, 256, 256, 64}
+	}
+	return []int{128, 256, 256, 40}
+}
+
+func newMemModel(kind string, dims []int) *memModel {
+	m := &memModel{drop: nn.NewDropout(0.5)}
+	for i := 0; i+1 < len(dims); i++ {
+		switch kind {
+		case "gcn":
+			m.convs = append(m.convs, nn.NewGCNConv(dims[i], dims[i+1]))
+		case "gatv2":
+			m.convs = append(m.convs, nn.NewGATv2Conv(dims[i], dims[i+1], 1, true, 0))
+		}
+	}
+	return m
+}
+
+// epochMemory is what one measured epoch held on the Fake.
+type epochMemory struct {
+	n        int
+	peakLive int64 // reachable storage at its most (Collect: exact)
+	peakHeld int64 // storage not yet freed at its most
+	after    int64 // live after the epoch, once the loss is dropped
+	params   int64 // parameters with gradients and Adam moments
+	resident int64 // params, features, graph, the loss gradient
+	floor    int64 // resident plus what the backward pass must read
+}
+
+// measureEpoch trains kind on an n-node graph on a Fake for two epochs
+// (Adam's moments and the device graph are made in the first) and
+// measures the third, running the collector before every allocation so
+// that peakLive is exact.
+func measureEpoch(tb testing.TB, kind string, n int) epochMemory {
+	g := memGraph(tb, n)
+	dims := memDims(kind)
+	dev := &devicetest.Fake{}
+	model := newMemModel(kind, dims)
+	nn.To(model, dev)
+	x := tensor.Randn(1, n, dims[0]).To(dev)
+	y := make([]int, n)
+	for i := range y {
+		y[i] = i % 40
+	}
+	opt := nn.NewAdam(model.Params(), 0.01, 0)
+	epoch := func() {
+		opt.ZeroGrad()
+		loss := nn.CrossEntropy(model.Forward(g, x), y, nil)
+		loss.Backward()
+		opt.Step()
+		loss.Item()
+	}
+	epoch()
+	epoch()
+	opt.ZeroGrad() // the measured epoch starts without gradients
+	dev.ResetPeak()
+	dev.Collect = true
+	epoch()
+	dev.Collect = false
+	st := dev.MemStats()
+	dev.ResetPeak()
+	m := epochMemory{n: n, peakLive: st.PeakLive, peakHeld: st.PeakHeld, after: dev.MemStats().Live}
+	runtime.KeepAlive(x) // the model's state stays live through the count
+	runtime.KeepAlive(opt)
+	m.params, m.resident, m.floor = memFloor(kind, g, dims, model.Params())
+	return m
+}
+
+// memFloor returns the bytes an epoch cannot do without: resident, the
+// parameters (with their gradients and Adam's two moments), the features,
+// the labels' loss gradient and the device graph (as devicetest.Fake
+// charges it); and floor, resident plus the activations the backward pass
+// reads, at the end of the forward pass. A GCN layer's weight gradient
+// reads its input, so each hidden layer keeps one N×256 activation (the
+// ReLU and dropout masks are recovered from it, as gnnbench's hand-written
+// epoch does). A GATv2 layer's fused backward reads x·W_src, x·W_dst,
+// its output (which can double as the activation) and one log-sum-exp per
+// node. The floor leaves out the backward pass's working set (an
+// upstream gradient and one or two of its products at a time), so no
+// epoch reaches it; it is what the tape would hold if it kept nothing
+// backward does not read.
+func memFloor(kind string, g *graph.Graph, dims []int, ps []*tensor.Tensor) (params, resident, floor int64) {
+	n, e := int64(g.NumNodes()), int64(g.NumEdges())
+	for _, p := range ps {
+		params += 4 * 4 * int64(p.Len())
+	}
+	resident = params
+	resident += 4 * n * int64(dims[0])           // features
+	resident += 4 * (2*(n+1) + 2*e)              // CSR and transpose
+	resident += 4 * n * int64(dims[len(dims)-1]) // the loss gradient
+	floor = resident
+	switch kind {
+	case "gcn":
+		resident += 4 * 2 * e // GCN weights, both orders
+		floor = resident
+		for _, w := range dims[1 : len(dims)-1] {
+			floor += 4 * n * int64(w)
+		}
+	case "gatv2":
+		floor = resident
+		for _, w := range dims[1:] {
+			floor += 4 * n * (3*int64(w) + 1)
+		}
+	}
+	return params, resident, floor
+}
+
+func gib(b float64) string { return fmt.Sprintf("%.2f GiB", b/(1<<30)) }
+
+// perNode returns b less the parameters' state, per node.
+func (m epochMemory) perNode(b int64) float64 { return float64(b-m.params) / float64(m.n) }
+
+// arxiv extrapolates b to the arxiv-sized graph: the parameters' state
+// stays, the rest grows with the nodes (at a fixed degree, the edges do
+// too).
+func (m epochMemory) arxiv(b int64) float64 { return float64(m.params) + m.perNode(b)*arxivNodes }
+
+// report is m as a line: bytes per node (past the parameters' state) and
+// extrapolated to the arxiv-sized graph.
+func (m epochMemory) report(kind string) string {
+	per := m.perNode
+	arx := func(b int64) string { return gib(m.arxiv(b)) }
+	return fmt.Sprintf("%s on %d nodes: peak live %.0f B/node (arxiv %s), peak held %.0f B/node (arxiv %s); floor %.0f B/node (arxiv %s), resident %.0f B/node (arxiv %s)",
+		kind, m.n, per(m.peakLive), arx(m.peakLive), per(m.peakHeld), arx(m.peakHeld),
+		per(m.floor), arx(m.floor), per(m.resident), arx(m.resident))
+}
+
+// TestEpochDeviceMemory measures a GCN and a GATv2 training epoch on the
+// Fake and checks that the epoch leaves nothing behind but the model's
+// state: once the loss is dropped, what stays live is the parameters,
+// their gradients and moments, the features and the graph.
+func TestEpochDeviceMemory(t *testing.T) {
+	n := 4_000 // BenchmarkEpochDeviceMemory measures 20,000
+	if testing.Short() {
+		n = 1_000
+	}
+	for _, kind := range []string{"gcn", "gatv2"} {
+		t.Run(kind, func(t *testing.T) {
+			m := measureEpoch(t, kind, n)
+			t.Log(m.report(kind))
+			// The loss gradient is not kept after the epoch.
+			last := int64(memDims(kind)[len(memDims(kind))-1])
+			if want := m.resident - 4*int64(n)*last; m.after != want {
+				t.Errorf("live after the epoch = %d bytes, want %d (parameters, gradients, moments, features, graph)", m.after, want)
+			}
+			if m.peakLive < m.floor {
+				t.Errorf("peak live %d bytes below the floor %d: the ledger misses storage", m.peakLive, m.floor)
+			}
+		})
+	}
+}
+
+// BenchmarkEpochDeviceMemory reports the Fake's peaks of one epoch, in
+// bytes per node and extrapolated to the arxiv-sized graph in GiB; the
+// time is the measurement's (a collection before every allocation), not
+// an epoch's.
+func BenchmarkEpochDeviceMemory(b *testing.B) {
+	for _, kind := range []string{"gcn", "gatv2"} {
+		b.Run(kind, func(b *testing.B) {
+			var m epochMemory
+			for b.Loop() {
+				m = measureEpoch(b, kind, 20_000)
+			}
+			b.ReportMetric(m.perNode(m.peakLive), "live-B/node")
+			b.ReportMetric(m.perNode(m.peakHeld), "held-B/node")
+			b.ReportMetric(m.perNode(m.floor), "floor-B/node")
+			b.ReportMetric(m.arxiv(m.peakLive)/(1<<30), "arxiv-live-GiB")
+			b.ReportMetric(m.arxiv(m.peakHeld)/(1<<30), "arxiv-held-GiB")
+			b.ReportMetric(m.arxiv(m.floor)/(1<<30), "arxiv-floor-GiB")
+		})
+	}
+}
+
+// TestFusedLayersMatchOps checks that GCNConv and GATv2Conv on a device,
+// which run as one op each and free their intermediates, give the values
+// and gradients of the ops they stand for, bit for bit.
+func TestFusedLayersMatchOps(t *testing.T) {
+	g := memGraph(t, 300)
+	for _, kind := range []string{"gcn", "gatv2"} {
+		t.Run(kind, func(t *testing.T) {
+			dev := &devicetest.Fake{}
+			var layer nn.GraphLayer
+			var byOps func(x *tensor.Tensor) *tensor.Tensor
+			switch kind {
+			case "gcn":
+				c := nn.NewGCNConv(16, 8)
+				layer = c
+				byOps = func(x *tensor.Tensor) *tensor.Tensor { return nn.SpMM(g.GCNNorm(), x.MatMul(c.W)).Add(c.B) }
+			case "gatv2":
+				c := nn.NewGATv2Conv(16, 4, 2, true, 0) // two heads of 4, concatenated: 8 wide
+				layer = c
+				byOps = func(x *tensor.Tensor) *tensor.Tensor {
+					return nn.GATv2Attention(g.AddSelfLoops(), x.MatMul(c.WSrc), x.MatMul(c.WDst), c.Att, 2, c.NegativeSlope, 0, nil, true).Add(c.B)
+				}
+			}
+			nn.To(layer, dev)
+			x := tensor.Randn(3, 300, 16).To(dev).Detach().SetRequiresGrad(true)
+			w := tensor.Randn(4, 300, 8).To(dev)
+			run := func(f func(*tensor.Tensor) *tensor.Tensor) (out []float32, grads [][]float32) {
+				x.ZeroGrad()
+				for _, p := range layer.Params() {
+					p.ZeroGrad()
+				}
+				y := f(x)
+				y.Mul(w).Sum().Backward()
+				for _, p := range append([]*tensor.Tensor{x}, layer.Params()...) {
+					grads = append(grads, p.Grad().CPU().Data())
+				}
+				return y.CPU().Data(), grads
+			}
+			fused, fusedGrads := run(func(x *tensor.Tensor) *tensor.Tensor { return layer.Forward(g, x) })
+			ops, opsGrads := run(byOps)
+			if !slices.Equal(fused, ops) {
+				t.Errorf("Forward differs from the ops it stands for")
+			}
+			for i := range opsGrads {
+				if !slices.Equal(fusedGrads[i], opsGrads[i]) {
+					t.Errorf("gradient %d differs from the ops'", i)
+				}
+			}
+		})
+	}
+}
+
+// TestTapeKeepsNoSpentInput checks that the autograd tape does not keep
+// the device memory of an intermediate that no backward function reads
+// (a ReLU's input), that the gradients are the CPU's, and that a
+// gradient asked of such an intermediate after it was used still arrives.
+func TestTapeKeepsNoSpentInput(t *testing.T) {
+	dev := &devicetest.Fake{}
+	xc, wc := tensor.Randn(2, 100, 64), tensor.Randn(1, 64, 32).SetRequiresGrad(true)
+	x, w := xc.To(dev), wc.Detach().To(dev).SetRequiresGrad(true)
+	r := x.MatMul(w).ReLU() // the product is the ReLU's input only
+	dev.ResetPeak()
+	if got, want := dev.MemStats().Live, int64(4*(100*64+64*32+100*32)); got != want {
+		t.Errorf("live = %d bytes, want %d (x, w and the ReLU's output; not its input)", got, want)
+	}
+	r.Sum().Backward()
+	xc.MatMul(wc).ReLU().Sum().Backward()
+	if got, want := w.Grad().CPU().Data(), wc.Grad().Data(); !slices.Equal(got, want) {
+		t.Errorf("w's gradient on the device differs from the CPU's")
+	}
+
+	k := x.MatMul(w)
+	r = k.ReLU()
+	k.SetRequiresGrad(true) // after the ReLU recorded it
+	r.Sum().Backward()
+	if k.Grad() == nil {
+		t.Fatal("k.Grad() = nil after SetRequiresGrad on the intermediate")
+	}
+	kv, gv := k.CPU().Data(), k.Grad().CPU().Data()
+	for i := range kv {
+		if want := ifPositive(kv[i]); gv[i] != want {
+			t.Fatalf("k.Grad()[%d] = %g for k %g, want %g", i, gv[i], kv[i], want)
+		}
+	}
+}
+
+func ifPositive(v float32) float32 {
+	if v > 0 {
+		return 1
+	}
+	return 0
+}
+
+// TestSecondBackwardOnDevice checks that a backward pass releases what a
+// device op saved, so that a second pass through it panics with a
+// *tensor.DeviceError, while the CPU's tape can be backpropagated again.
+func TestSecondBackwardOnDevice(t *testing.T) {
+	w := tensor.Randn(1, 8, 4).SetRequiresGrad(true)
+	x := tensor.Randn(2, 5, 8)
+	loss := x.MatMul(w).ReLU().Sum()
+	loss.Backward()
+	loss.Backward() // the CPU keeps the tape
+	dev := &devicetest.Fake{}
+	wd := w.Detach().To(dev).SetRequiresGrad(true)
+	loss = x.To(dev).MatMul(wd).ReLU().Sum()
+	loss.Backward()
+	defer func() {
+		var de *tensor.DeviceError
+		if err, _ := recover().(error); !errors.As(err, &de) {
+			t.Errorf("second backward pass on the device: recovered %v, want a *tensor.DeviceError", err)
+		}
+	}()
+	loss.Backward()
+}
