@@ -216,7 +216,12 @@
 //     value to yaegi's wrapper, an error and a fmt.Stringer; compiled
 //     helpers read the value out of yaegi's wrapper and use these
 //     (ifacevalue.go), and recover() gives the value in yaegi's wrapper;
-//     the same holds for a type switch on an error;
+//     the same holds for a type switch on an error, and for x.(I) of an
+//     error x (yaegi's assertion of an error holding a struct failed);
+//   - an assertion or a type switch case of an interface of the session
+//     tries, after yaegi's, each type of the session that implements it
+//     through a method of an embedded field (any(&ByVal{}).(Counter)):
+//     yaegi's assertion failed there (rewrite_promoted.go);
 //   - a value of a struct type of the session that implements error and
 //     becomes an error (an assignment, conversion, return, call argument,
 //     composite literal element, send, fmt.Errorf operand) goes through
@@ -325,7 +330,9 @@
 //
 // Eval returns an *Error for every failure of the cell: "compile error"
 // (syntax and type errors), "panic" (the cell panicked; Value is the
-// panic value), "runtime error" (index out of range, nil dereference),
+// panic value as Go prints it: of an error, its Error method's result,
+// else of a fmt.Stringer, its String method's, also for values of the
+// cells' struct types, whose fields yaegi printed: ifacepanic.go), "runtime error" (index out of range, nil dereference),
 // "interrupted" (ctx was cancelled) and "unsupported". Tracebacks hold
 // lines "cell[N]:LINE:COL: message"; for a panic, one line per interpreted
 // function that the panic went through. A panic inside yaegi itself is
