@@ -190,7 +190,10 @@
 //     panicked when passed on (rewrite_iface.go);
 //   - == and != of values of compiled interface types (err == target)
 //     call a compiled comparison that looks inside yaegi's wrappers, which
-//     are not comparable (the comparison panicked); a function returning
+//     are not comparable (the comparison panicked), and so do those of
+//     values of the session's interface types (r2 == r, r2 a Reader made
+//     from a ReadWriter: yaegi's wrappers of one pointer differed, and it
+//     answered false); a function returning
 //     a variable of an interpreted pointer type as an error returns a
 //     non-nil error when the pointer is nil, as Go does (yaegi returned a
 //     nil error); case error in a type switch, and x.(error), name
