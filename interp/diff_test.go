@@ -55,8 +55,6 @@ var knownDiffs = map[string]string{
 	"generic_tilde":              "yaegi's compiler panics (CFG post-order, nil pointer) on a conversion to a type parameter (S(x) in Upper[S ~string]) when the type argument is a named type (Upper(Name(\"bob\"))); plain string works",
 	"generic_tree/split":         "a generic type whose methods come in later cells (Tree[T] over node[T]): yaegi checks cmp.Ordered against the node struct (does not implement cmp.Ordered)",
 	"spec_recover_nested":        "yaegi: a panic raised by a deferred function's own deferred call, after a nested recover, is not recovered by the function's earlier deferred recover",
-	"std_json_custom":            "interface values of interpreted types: encoding/json does not call MarshalJSON and UnmarshalJSON of interpreted types",
-	"std_json_tags":              "encoding/json's error names the struct type (Go struct field User.id); yaegi's struct types are unnamed (Go struct field .id)",
 	"init_order/split":           "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",
 	"panic_index":                "a runtime panic's message lacks Go's details (index out of range [5] with length 3)",
 }

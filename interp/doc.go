@@ -235,6 +235,16 @@
 //   - an unexported field of a declared struct type gets the tag
 //     json:"-": yaegi exports it (x becomes Xx), and encoding/json wrote
 //     and read it (rewrite_tags.go);
+//   - the value of json.Marshal, MarshalIndent and (*json.Encoder).Encode,
+//     and the target of json.Unmarshal and (*json.Decoder).Decode, whose
+//     static type holds a type of the session with a MarshalJSON or
+//     UnmarshalJSON method (as itself, a field, an element, a map value,
+//     behind a pointer; not in an interface, nor promoted from an embedded
+//     struct), go through compiled helpers given these methods: yaegi's
+//     reflect types have no methods, and encoding/json called neither
+//     (rewrite_json.go, json.go); json.Unmarshal's type errors name the
+//     struct type of the field (Go struct field User.id), which yaegi's
+//     struct types left out (.id);
 //   - calls of the common generic functions of slices, maps and cmp
 //     (slices.Sort, slices.SortFunc, slices.Max, slices.Index,
 //     slices.BinarySearch, slices.Equal, maps.Equal, cmp.Compare, cmp.Or...),

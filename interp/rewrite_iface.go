@@ -103,6 +103,7 @@ func (r *rewriter) errorConv(n ast.Node) {
 		case *ast.CallExpr:
 			r.printAnyArgs(x) // rewrite_typeswitch.go
 			r.structArgs(x)
+			r.jsonCall(x) // rewrite_json.go
 			if len(x.Args) != 1 {
 				return true
 			}

@@ -161,6 +161,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		s.runtimeSymbols(),
 		s.exitSymbols(),
 		s.tnames.fmtSymbols(s.stdout),
+		s.tnames.jsonSymbols(), // json.go
 		// os.Stdin/Stdout/Stderr of cells are the session's streams
 		// (as io.Reader and io.Writer, not *os.File).
 		{"os/os": {
