@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -30,10 +31,21 @@ func (tn *typeNames) jsonSymbols() yaegi.Exports {
 			"Unmarshal": reflect.ValueOf(func(data []byte, v any) error {
 				return tn.jsonError(json.Unmarshal(data, v), v)
 			}),
+			"Marshal": reflect.ValueOf(func(v any) ([]byte, error) {
+				b, err := json.Marshal(v)
+				return b, jsonMarshalError(err)
+			}),
+			"MarshalIndent": reflect.ValueOf(func(v any, prefix, indent string) ([]byte, error) {
+				b, err := json.MarshalIndent(v, prefix, indent)
+				return b, jsonMarshalError(err)
+			}),
 		},
 		"gnnlabrt/gnnlabrt": {
 			"JSONValue":  reflect.ValueOf(jsonMarshalValue),
 			"JSONTarget": reflect.ValueOf(tn.jsonTargetOf),
+			"JSONEncode": reflect.ValueOf(func(enc *json.Encoder, v any) error {
+				return jsonMarshalError(enc.Encode(v))
+			}),
 		},
 	}
 }
@@ -183,11 +195,13 @@ type jsonPlan struct {
 // by index: marshal(p) calls p's MarshalJSON, unmarshal(p, b) p's
 // UnmarshalJSON, p a pointer to the value; nil where the type lacks the
 // method. addr[k] reports whether MarshalJSON has a pointer receiver
-// (encoding/json calls it for addressable values only).
+// (encoding/json calls it for addressable values only), names[k] is the
+// type's Go name (main.Color).
 type jsonHooks struct {
 	marshal   []func(any) ([]byte, error)
 	unmarshal []func(any, []byte) error
 	addr      []bool
+	names     []string
 }
 
 var jsonPlans sync.Map // plan string -> *jsonPlan
@@ -330,11 +344,57 @@ func shadowType(t reflect.Type, p *jsonPlan, decode bool) reflect.Type {
 
 // jsonOut is a value with an interpreted MarshalJSON method, in a shadow.
 type jsonOut struct {
-	p any // a pointer to the value
-	f func(any) ([]byte, error)
+	p    any // a pointer to the value
+	f    func(any) ([]byte, error)
+	name string // the Go name of the type whose method encoding/json calls (main.Color, *main.Color)
 }
 
-func (o jsonOut) MarshalJSON() ([]byte, error) { return o.f(o.p) }
+// MarshalJSON is the interpreted method's result. Its error, or the
+// syntax error of its result, is given as a jsonOutError, which
+// jsonMarshalError finds.
+func (o jsonOut) MarshalJSON() ([]byte, error) {
+	b, err := o.f(o.p)
+	if err == nil {
+		err = json.Compact(&bytes.Buffer{}, b)
+	}
+	if err != nil {
+		return nil, jsonOutError{o.name, err}
+	}
+	return b, nil
+}
+
+// jsonOutError is an error of an interpreted MarshalJSON method of a
+// value of the type named name.
+type jsonOutError struct {
+	name string
+	err  error
+}
+
+func (e jsonOutError) Error() string { return e.err.Error() }
+func (e jsonOutError) Unwrap() error { return e.err }
+
+// jsonMarshalError is err, an error of encoding/json's encoding of a
+// shadow, with the Go name of the type whose MarshalJSON failed where Go
+// writes it ("json: error calling MarshalJSON for type main.Color: ..."),
+// not jsonOut's: it unwraps to the *json.MarshalerError.
+func jsonMarshalError(err error) error {
+	var me *json.MarshalerError
+	var oe jsonOutError
+	if !errors.As(err, &me) || !errors.As(me.Err, &oe) {
+		return err
+	}
+	return &jsonNamedError{"json: error calling MarshalJSON for type " + oe.name + ": " + oe.err.Error(), me}
+}
+
+// jsonNamedError is a *json.MarshalerError with the message that names the
+// interpreted type.
+type jsonNamedError struct {
+	msg string
+	me  *json.MarshalerError
+}
+
+func (e *jsonNamedError) Error() string { return e.msg }
+func (e *jsonNamedError) Unwrap() error { return e.me }
 
 // shadow returns the shadow of v under p, with hooks h: for decoding,
 // with empty json.RawMessages where values with methods are.
@@ -351,7 +411,9 @@ func (h *jsonHooks) shadow(v reflect.Value, p *jsonPlan, decode bool) reflect.Va
 		}
 		if p.kind == '*' {
 			if !v.IsNil() {
-				out.Set(reflect.ValueOf(h.out(v.Interface(), p.elem.hook)))
+				o := h.out(v.Interface(), p.elem.hook)
+				o.name = "*" + o.name
+				out.Set(reflect.ValueOf(o))
 			}
 			return out
 		}
@@ -406,7 +468,7 @@ func (h *jsonHooks) shadow(v reflect.Value, p *jsonPlan, decode bool) reflect.Va
 	return out
 }
 
-func (h *jsonHooks) out(p any, k int) jsonOut { return jsonOut{p: p, f: h.marshal[k]} }
+func (h *jsonHooks) out(p any, k int) jsonOut { return jsonOut{p, h.marshal[k], h.names[k]} }
 
 // omitEmpty reports whether f's json tag has omitempty.
 func omitEmpty(f reflect.StructField) bool {
@@ -511,12 +573,12 @@ func (h *jsonHooks) restore(dst, sv reflect.Value, p *jsonPlan) error {
 // jsonMarshalValue is v as json.Marshal should see it under plan (the
 // rewrite of json.Marshal(v) and its kin, rewrite_json.go): its shadow,
 // or v where the plan does not fit v's type.
-func jsonMarshalValue(v any, plan string, marshal []func(any) ([]byte, error), addr []bool) any {
+func jsonMarshalValue(v any, plan string, marshal []func(any) ([]byte, error), addr []bool, names []string) any {
 	p, err := parseJSONPlan(plan)
-	if err != nil || p == nil || v == nil || !planFits(reflect.TypeOf(v), p, len(marshal)) || len(addr) != len(marshal) {
+	if err != nil || p == nil || v == nil || !planFits(reflect.TypeOf(v), p, len(marshal)) || len(addr) != len(marshal) || len(names) != len(marshal) {
 		return v
 	}
-	h := &jsonHooks{marshal: marshal, addr: addr}
+	h := &jsonHooks{marshal: marshal, addr: addr, names: names}
 	return h.shadow(reflect.ValueOf(v), p, false).Interface()
 }
 

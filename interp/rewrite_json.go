@@ -16,8 +16,10 @@ import (
 // a type (as itself, an element, a map value, a field, through pointers),
 // v becomes
 //
-//	__gnnlab_rt.JSONValue(v, plan, []func(any) ([]byte, error){...}, []bool{...})
+//	__gnnlab_rt.JSONValue(v, plan, []func(any) ([]byte, error){...}, []bool{...}, []string{...})
 //
+// (and enc.Encode(v) __gnnlab_rt.JSONEncode(enc, ...), whose error names
+// the type whose MarshalJSON failed, as the session's json.Marshal does)
 // and the target p of json.Unmarshal(data, p) or dec.Decode(p) becomes
 //
 //	__gnnlab_rt.JSONTarget(p, plan, []func(any, []byte) error{...})
@@ -79,7 +81,7 @@ func (r *rewriter) jsonCall(call *ast.CallExpr) {
 	if plan == "." {
 		return
 	}
-	var fns, addr []string
+	var fns, addr, names []string
 	for _, h := range hooks {
 		text, ok := typeText(h, r.names)
 		if !ok {
@@ -95,14 +97,23 @@ func (r *rewriter) jsonCall(call *ast.CallExpr) {
 			fns = append(fns, "nil")
 		}
 		addr = append(addr, strconv.FormatBool(ptrOnly))
+		names = append(names, strconv.Quote(types.TypeString(h, mainQualifier)))
 	}
 	if decode {
 		r.ed.insert(arg.Pos(), helperRT+".JSONTarget(", false)
 		r.ed.insert(arg.End(), ", "+strconv.Quote(plan)+", []func(any, []byte) error{"+strings.Join(fns, ", ")+"})", false)
 		return
 	}
+	if recv == "Encoder" {
+		// The error names the type as Go does (json.go's
+		// jsonMarshalError; json.Marshal and MarshalIndent are the
+		// session's).
+		r.ed.replace(call.Fun.Pos(), sel.X.Pos(), helperRT+".JSONEncode(")
+		r.ed.replace(sel.X.End(), call.Lparen+1, ", ")
+	}
 	r.ed.insert(arg.Pos(), helperRT+".JSONValue(", false)
-	r.ed.insert(arg.End(), ", "+strconv.Quote(plan)+", []func(any) ([]byte, error){"+strings.Join(fns, ", ")+"}, []bool{"+strings.Join(addr, ", ")+"})", false)
+	r.ed.insert(arg.End(), ", "+strconv.Quote(plan)+", []func(any) ([]byte, error){"+strings.Join(fns, ", ")+"}, []bool{"+
+		strings.Join(addr, ", ")+"}, []string{"+strings.Join(names, ", ")+"})", false)
 }
 
 // jsonPlanOf returns the plan (json.go) of a value of type t, adding the
