@@ -220,7 +220,8 @@
 //     helpers read the value out of yaegi's wrapper and use these
 //     (ifacevalue.go), and recover() gives the value in yaegi's wrapper;
 //     the same holds for a type switch on an error, and for x.(I) of an
-//     error x (yaegi's assertion of an error holding a struct failed);
+//     error x (yaegi's assertion of an error holding a struct failed, and
+//     one holding a pointer saw only the Error method of yaegi's wrapper);
 //   - an assertion or a type switch case of an interface of the session
 //     tries, after yaegi's, each type of the session that implements it
 //     through a method of an embedded field (any(&ByVal{}).(Counter)):
@@ -345,7 +346,8 @@
 // (syntax and type errors), "panic" (the cell panicked; Value is the
 // panic value as Go prints it: of an error, its Error method's result,
 // else of a fmt.Stringer, its String method's, also for values of the
-// cells' struct types, whose fields yaegi printed: ifacepanic.go), "runtime error" (index out of range, nil dereference),
+// cells' struct types, whose fields yaegi printed: ifaceassert.go),
+// "runtime error" (index out of range, nil dereference),
 // "interrupted" (ctx was cancelled) and "unsupported". Tracebacks hold
 // lines "cell[N]:LINE:COL: message"; for a panic, one line per interpreted
 // function that the panic went through. A panic inside yaegi itself is

@@ -663,7 +663,7 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 			s.errw.take()
 			return reflect.Value{}, undefinedError(rw.undefined[0])
 		}
-		pv.Value = s.ivals.panicValue(pv.Value) // ifacepanic.go
+		pv.Value = s.ivals.panicValue(pv.Value) // ifaceassert.go
 		return reflect.Value{}, runtimeError(pv, s.errw.take())
 	}
 	e := compileError(o.err)

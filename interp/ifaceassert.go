@@ -24,3 +24,19 @@ func (iv *ifaceValues) panicValue(v any) any {
 	}
 	return v
 }
+
+// wrappedPointer is the pointer to a value of an interpreted type that v,
+// yaegi's wrapper of it for a compiled interface (an error holding a *T,
+// errwrap.go), holds, or else v. (Of a struct value, yaegi's wrapper holds
+// its last field, not the value: such a wrapper is left as it is.)
+// yaegi's assertion of the wrapper to an interface of the session saw
+// the wrapper's methods only (e.(Temporary) was false).
+func wrappedPointer(v any) any {
+	if !isWrapper(reflect.TypeOf(v)) {
+		return v
+	}
+	if u := unwrapped(reflect.ValueOf(v)); u.Kind() == reflect.Pointer && u.CanInterface() {
+		return u.Interface()
+	}
+	return v
+}
