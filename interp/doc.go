@@ -243,7 +243,8 @@
 //     behind a pointer; not in an interface, nor promoted from an embedded
 //     struct), go through compiled helpers given these methods: yaegi's
 //     reflect types have no methods, and encoding/json called neither
-//     (rewrite_json.go, json.go); json.Unmarshal's type errors name the
+//     (rewrite_json.go, json.go; MarshalText and UnmarshalText are still
+//     not called); json.Unmarshal's type errors name the
 //     struct type of the field (Go struct field User.id), which yaegi's
 //     struct types left out (.id);
 //   - calls of the common generic functions of slices, maps and cmp
