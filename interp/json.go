@@ -43,6 +43,7 @@ func (tn *typeNames) jsonSymbols() yaegi.Exports {
 		"gnnlabrt/gnnlabrt": {
 			"JSONValue":  reflect.ValueOf(jsonMarshalValue),
 			"JSONTarget": reflect.ValueOf(tn.jsonTargetOf),
+			"JSONDecode": reflect.ValueOf(tn.jsonDecode),
 			"JSONEncode": reflect.ValueOf(func(enc *json.Encoder, v any) error {
 				return jsonMarshalError(enc.Encode(v))
 			}),
@@ -590,6 +591,8 @@ type jsonTarget struct {
 	v    any // the pointer given
 	plan *jsonPlan
 	h    *jsonHooks
+	// The settings of the Decoder that decodes into it.
+	useNumber, disallowUnknown bool
 }
 
 // UnmarshalJSON decodes data into the shadow of *t.v and copies it back,
@@ -598,7 +601,19 @@ func (t *jsonTarget) UnmarshalJSON(data []byte) error {
 	rv := reflect.ValueOf(t.v)
 	sp := reflect.New(shadowType(rv.Elem().Type(), t.plan, true))
 	sp.Elem().Set(t.h.shadow(rv.Elem(), t.plan, true))
-	derr := json.Unmarshal(data, sp.Interface())
+	var derr error
+	if t.useNumber || t.disallowUnknown {
+		d := json.NewDecoder(bytes.NewReader(data))
+		if t.useNumber {
+			d.UseNumber()
+		}
+		if t.disallowUnknown {
+			d.DisallowUnknownFields()
+		}
+		derr = d.Decode(sp.Interface())
+	} else {
+		derr = json.Unmarshal(data, sp.Interface())
+	}
 	var syntax *json.SyntaxError
 	if errors.As(derr, &syntax) {
 		return derr
@@ -618,7 +633,26 @@ func (tn *typeNames) jsonTargetOf(v any, plan string, unmarshal []func(any, []by
 	if err != nil || p == nil || rv.Kind() != reflect.Pointer || rv.IsNil() || !planFits(rv.Type().Elem(), p, len(unmarshal)) {
 		return v
 	}
-	return &jsonTarget{tn, v, p, &jsonHooks{unmarshal: unmarshal}}
+	return &jsonTarget{tn: tn, v: v, plan: p, h: &jsonHooks{unmarshal: unmarshal}}
+}
+
+// jsonDecode is dec.Decode(v) under plan, as jsonTargetOf, with dec's
+// UseNumber and DisallowUnknownFields settings, which the Decoder keeps
+// unexported (read by reflect; unset where its fields are not found).
+func (tn *typeNames) jsonDecode(dec *json.Decoder, v any, plan string, unmarshal []func(any, []byte) error) error {
+	t := tn.jsonTargetOf(v, plan, unmarshal)
+	if jt, ok := t.(*jsonTarget); ok {
+		d := reflect.ValueOf(dec).Elem().FieldByName("d")
+		flag := func(name string) bool {
+			if !d.IsValid() || d.Kind() != reflect.Struct {
+				return false
+			}
+			f := d.FieldByName(name)
+			return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
+		}
+		jt.useNumber, jt.disallowUnknown = flag("useNumber"), flag("disallowUnknownFields")
+	}
+	return dec.Decode(t)
 }
 
 // planFits reports whether the plan p fits the reflect type t, with hook

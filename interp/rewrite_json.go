@@ -20,10 +20,12 @@ import (
 //
 // (and enc.Encode(v) __gnnlab_rt.JSONEncode(enc, ...), whose error names
 // the type whose MarshalJSON failed, as the session's json.Marshal does)
-// and the target p of json.Unmarshal(data, p) or dec.Decode(p) becomes
+// and the target p of json.Unmarshal(data, p) becomes
 //
 //	__gnnlab_rt.JSONTarget(p, plan, []func(any, []byte) error{...})
 //
+// (dec.Decode(p) __gnnlab_rt.JSONDecode(dec, p, plan, ...), which keeps
+// the Decoder's settings)
 // with the plan of where the values with methods are (json.go) and, for
 // each of their types T, func(p any) ([]byte, error) { return
 // p.(*T).MarshalJSON() } or func(p any, b []byte) error { return
@@ -100,8 +102,16 @@ func (r *rewriter) jsonCall(call *ast.CallExpr) {
 		names = append(names, strconv.Quote(types.TypeString(h, mainQualifier)))
 	}
 	if decode {
-		r.ed.insert(arg.Pos(), helperRT+".JSONTarget(", false)
-		r.ed.insert(arg.End(), ", "+strconv.Quote(plan)+", []func(any, []byte) error{"+strings.Join(fns, ", ")+"})", false)
+		tail := ", " + strconv.Quote(plan) + ", []func(any, []byte) error{" + strings.Join(fns, ", ") + "}"
+		if recv == "Decoder" {
+			// With the Decoder's settings (UseNumber...).
+			r.ed.replace(call.Fun.Pos(), sel.X.Pos(), helperRT+".JSONDecode(")
+			r.ed.replace(sel.X.End(), call.Lparen+1, ", ")
+		} else {
+			r.ed.insert(arg.Pos(), helperRT+".JSONTarget(", false)
+			tail += ")"
+		}
+		r.ed.insert(arg.End(), tail, false)
 		return
 	}
 	if recv == "Encoder" {
