@@ -240,11 +240,12 @@
 //     and the target of json.Unmarshal and (*json.Decoder).Decode, whose
 //     static type holds a type of the session with a MarshalJSON or
 //     UnmarshalJSON method (as itself, a field, an element, a map value,
-//     behind a pointer; not in an interface, nor promoted from an embedded
-//     struct), go through compiled helpers given these methods: yaegi's
-//     reflect types have no methods, and encoding/json called neither
-//     (rewrite_json.go, json.go; MarshalText and UnmarshalText are still
-//     not called); json.Unmarshal's type errors name the
+//     behind a pointer; not in an interface), or a struct embedding a
+//     struct, go through compiled helpers given these methods: yaegi's
+//     reflect types have no methods, and encoding/json called neither;
+//     nor did it promote the fields of an embedded struct, which yaegi's
+//     reflect type does not mark embedded (rewrite_json.go, json.go;
+//     MarshalText and UnmarshalText are still not called); json.Unmarshal's type errors name the
 //     struct type of the field (Go struct field User.id), which yaegi's
 //     struct types left out (.id);
 //   - calls of the common generic functions of slices, maps and cmp

@@ -66,7 +66,8 @@ func (tn *typeNames) jsonError(err error, v any) error {
 }
 
 // jsonStruct returns the Go name (User, without the package) of the
-// struct type that holds the last field of path in a value of type t, as
+// struct type that holds the last field of path in a value of type t (or
+// of a shadow, json.go's, of that type), as
 // encoding/json's errors name it (the struct that was being decoded: of a
 // field promoted from an embedded struct, the outer one), or "" where
 // that struct has no registered name or path does not lead through t.
@@ -98,6 +99,9 @@ func (tn *typeNames) jsonStruct(t reflect.Type, path []string) string {
 	}
 	if owner == nil {
 		return ""
+	}
+	if o, ok := shadowOrigin.Load(owner); ok {
+		owner = o.(reflect.Type)
 	}
 	nt, ok := tn.lookup(owner)
 	if !ok {
@@ -182,7 +186,10 @@ func embedsFields(f reflect.StructField) bool {
 // A plan is a string: "." nothing to do, "#k" a value of the k-th type
 // with methods, "*P" a pointer, "[P" a slice or array, "mP" a map's
 // values, "{i:P;...}" a struct's fields by index (only those with
-// something to do).
+// something to do; "i=P;" for a field that Go embeds, which yaegi's
+// reflect type does not mark as embedded: encoding/json did not promote
+// its fields, {"Base":{"id":1}} for {"id":1}; the shadow's field is
+// embedded).
 
 // jsonPlan is a parsed plan.
 type jsonPlan struct {
@@ -190,6 +197,7 @@ type jsonPlan struct {
 	hook   int
 	elem   *jsonPlan
 	fields map[int]*jsonPlan
+	embeds map[int]bool // the embedded fields
 }
 
 // jsonHooks are the interpreted methods of the types that a plan names,
@@ -246,12 +254,15 @@ func parsePlan(s string) (*jsonPlan, string, error) {
 		}
 		return &jsonPlan{kind: c, elem: e}, rest, nil
 	case '{':
-		p := &jsonPlan{kind: c, fields: map[int]*jsonPlan{}}
+		p := &jsonPlan{kind: c, fields: map[int]*jsonPlan{}, embeds: map[int]bool{}}
 		s = s[1:]
 		for !strings.HasPrefix(s, "}") {
 			i, rest := leadingInt(s)
-			if i < 0 || !strings.HasPrefix(rest, ":") {
+			if i < 0 || !strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, "=") {
 				return nil, s, errors.New("bad field")
+			}
+			if rest[0] == '=' {
+				p.embeds[i] = true
 			}
 			f, rest, err := parsePlan(rest[1:])
 			if err != nil {
@@ -298,7 +309,10 @@ type shadowKey struct {
 	decode bool
 }
 
-var shadowTypes sync.Map // shadowKey -> reflect.Type
+var (
+	shadowTypes  sync.Map // shadowKey -> reflect.Type
+	shadowOrigin sync.Map // a shadow's struct type -> the struct type it stands for
+)
 
 // shadowType is the type of t's shadow under plan p: for encoding, an
 // any at the places of values with methods; for decoding, a
@@ -334,13 +348,27 @@ func shadowType(t reflect.Type, p *jsonPlan, decode bool) reflect.Type {
 			if fp := p.fields[i]; fp != nil {
 				fs[i].Type = shadowType(f.Type, fp, decode)
 			}
+			if p.embeds[i] && madeStruct(fs[i].Type) {
+				fs[i].Anonymous = true
+			}
 		}
 		st = reflect.StructOf(fs)
+		shadowOrigin.Store(st, t)
 	default:
 		panic("interp: json plan " + string(p.kind) + " does not fit " + t.String())
 	}
 	shadowTypes.Store(key, st)
 	return st
+}
+
+// madeStruct reports whether t is a struct type that yaegi made (unnamed,
+// without methods), or a pointer to one: reflect.StructOf embeds these
+// (it refuses some types with methods).
+func madeStruct(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct && t.Name() == "" && t.NumMethod() == 0
 }
 
 // jsonOut is a value with an interpreted MarshalJSON method, in a shadow.
@@ -576,7 +604,8 @@ func (h *jsonHooks) restore(dst, sv reflect.Value, p *jsonPlan) error {
 // or v where the plan does not fit v's type.
 func jsonMarshalValue(v any, plan string, marshal []func(any) ([]byte, error), addr []bool, names []string) any {
 	p, err := parseJSONPlan(plan)
-	if err != nil || p == nil || v == nil || !planFits(reflect.TypeOf(v), p, len(marshal)) || len(addr) != len(marshal) || len(names) != len(marshal) {
+	if err != nil || p == nil || v == nil || !planFits(reflect.TypeOf(v), p, len(marshal)) || len(addr) != len(marshal) || len(names) != len(marshal) ||
+		!shadowable(reflect.TypeOf(v), p, false) {
 		return v
 	}
 	h := &jsonHooks{marshal: marshal, addr: addr, names: names}
@@ -621,7 +650,7 @@ func (t *jsonTarget) UnmarshalJSON(data []byte) error {
 	if err := t.h.restore(rv.Elem(), sp.Elem(), t.plan); err != nil {
 		return err
 	}
-	return t.tn.jsonError(derr, t.v)
+	return t.tn.jsonError(derr, sp.Interface()) // its embedded fields are marked
 }
 
 // jsonTargetOf is the target that the rewrite of a decoding gives
@@ -630,7 +659,8 @@ func (t *jsonTarget) UnmarshalJSON(data []byte) error {
 func (tn *typeNames) jsonTargetOf(v any, plan string, unmarshal []func(any, []byte) error) any {
 	p, err := parseJSONPlan(plan)
 	rv := reflect.ValueOf(v)
-	if err != nil || p == nil || rv.Kind() != reflect.Pointer || rv.IsNil() || !planFits(rv.Type().Elem(), p, len(unmarshal)) {
+	if err != nil || p == nil || rv.Kind() != reflect.Pointer || rv.IsNil() || !planFits(rv.Type().Elem(), p, len(unmarshal)) ||
+		!shadowable(rv.Type().Elem(), p, true) {
 		return v
 	}
 	return &jsonTarget{tn: tn, v: v, plan: p, h: &jsonHooks{unmarshal: unmarshal}}
@@ -655,6 +685,18 @@ func (tn *typeNames) jsonDecode(dec *json.Decoder, v any, plan string, unmarshal
 	return dec.Decode(t)
 }
 
+// shadowable reports whether reflect can make the shadow type of t under
+// p (StructOf panics on some fields).
+func shadowable(t reflect.Type, p *jsonPlan, decode bool) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	shadowType(t, p, decode)
+	return true
+}
+
 // planFits reports whether the plan p fits the reflect type t, with hook
 // indexes below n.
 func planFits(t reflect.Type, p *jsonPlan, n int) bool {
@@ -676,6 +718,11 @@ func planFits(t reflect.Type, p *jsonPlan, n int) bool {
 		}
 		for i, f := range p.fields {
 			if i >= t.NumField() || !t.Field(i).IsExported() || !planFits(t.Field(i).Type, f, n) {
+				return false
+			}
+		}
+		for i := range p.embeds {
+			if i >= t.NumField() || !t.Field(i).IsExported() {
 				return false
 			}
 		}

@@ -8,13 +8,14 @@ import (
 )
 
 // Calls of encoding/json on values of the session's types with MarshalJSON
-// or UnmarshalJSON methods (json.go).
+// or UnmarshalJSON methods, or with embedded structs (json.go).
 //
 // encoding/json called neither method of an interpreted type: yaegi's
 // reflect types have no methods. Where the static type of the value of
 // json.Marshal(v), json.MarshalIndent(v, ...) or enc.Encode(v) holds such
 // a type (as itself, an element, a map value, a field, through pointers),
-// v becomes
+// or a struct that embeds a struct (yaegi's reflect type does not mark the
+// field embedded, and encoding/json did not promote its fields), v becomes
 //
 //	__gnnlab_rt.JSONValue(v, plan, []func(any) ([]byte, error){...}, []bool{...}, []string{...})
 //
@@ -168,11 +169,15 @@ func jsonPlanOf(t types.Type, hooks *[]*types.Named, outer []*types.Named) strin
 		var b strings.Builder
 		for i := 0; i < u.NumFields(); i++ {
 			f := u.Field(i)
-			if f.Embedded() || !f.Exported() {
-				continue
-			}
-			if p := jsonPlanOf(f.Type(), hooks, outer); p != "." {
-				b.WriteString(strconv.Itoa(i) + ":" + p + ";")
+			switch {
+			case f.Embedded() && structOrPointer(f.Type()):
+				// Embedded in the shadow, which yaegi's type is not.
+				b.WriteString(strconv.Itoa(i) + "=" + jsonPlanOf(f.Type(), hooks, outer) + ";")
+			case f.Embedded() || !f.Exported():
+			default:
+				if p := jsonPlanOf(f.Type(), hooks, outer); p != "." {
+					b.WriteString(strconv.Itoa(i) + ":" + p + ";")
+				}
 			}
 		}
 		if b.Len() == 0 {
@@ -213,4 +218,13 @@ func unnamed(t *types.Tuple) *types.Tuple {
 		vs[i] = types.NewParam(0, nil, "", t.At(i).Type())
 	}
 	return types.NewTuple(vs...)
+}
+
+// structOrPointer reports whether t is a struct type or a pointer to one.
+func structOrPointer(t types.Type) bool {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	_, ok := t.Underlying().(*types.Struct)
+	return ok
 }
