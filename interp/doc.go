@@ -235,7 +235,12 @@
 //     value (rewrite_typeswitch.go);
 //   - an unexported field of a declared struct type gets the tag
 //     json:"-": yaegi exports it (x becomes Xx), and encoding/json wrote
-//     and read it (rewrite_tags.go);
+//     and read it (rewrite_tags.go); the first field of a struct type
+//     whose fields are those of another struct type of the session gets
+//     the tag key gnnlabtype:"Name": yaegi gave the two one reflect type,
+//     and the session's tables of methods and names, keyed by it, mixed
+//     them up (A{1} printed by B's String, %T main.B); struct types
+//     without fields still share one;
 //   - the value of json.Marshal, MarshalIndent and (*json.Encoder).Encode,
 //     and the target of json.Unmarshal and (*json.Decoder).Decode, whose
 //     static type holds a type of the session with a MarshalJSON or
