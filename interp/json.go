@@ -23,8 +23,9 @@ import (
 // from the type of the target through the field names that encoding/json
 // uses, and the names that the session registered (fmtnames.go).
 
-// jsonSymbols returns the session's json.Unmarshal, and the helpers of
-// the rewrites of rewrite_json.go.
+// jsonSymbols returns the session's json.Unmarshal, and json.Marshal and
+// MarshalIndent, whose errors name the cells' types (jsonMarshalError),
+// and the helpers of the rewrites of rewrite_json.go.
 func (tn *typeNames) jsonSymbols() yaegi.Exports {
 	return yaegi.Exports{
 		"encoding/json/json": {
