@@ -47,16 +47,10 @@ var knownDiffs = map[string]string{
 	"spec_iota_skip/cell":        "interface values of interpreted types: %d of a constant of an interpreted Stringer type prints yaegi's wrapper ({30 5509472}), want 30",
 	"algo_binary_tree_bfs":       "interface values of interpreted types: fmt does not call the String method of a nil pointer of an interpreted type (prints <nil>, want ())",
 	"generic_set/cell":           "yaegi: a method of a generic type that calls another method of the type (o.Has(k) in Intersect), declared in the same cell: undefined type for T",
-	"panic_custom_error_type":    "interface values of interpreted types: an uncaught panic with a value of an interpreted error type reports its fields (panic: &{name}), not its Error method",
-	"err_custom_impls":           "interface values of interpreted types: e.(Temporary) on an error holding an interpreted struct fails, and errors.As with a target of an interpreted non-pointer type (var ne netErr) panics",
 	"fmt_gostringer_formatter":   "interface values of interpreted types: fmt does not call the GoString method of an interpreted type for %#v, nor Format for %d of an interpreted slice type",
 	"fmt_stringer_types":         "interface values of interpreted types: fmt prints a map key of an interpreted Stringer type as its number (map[1:2], want map[♥:2])",
 	"generic_tilde":              "yaegi's compiler panics (CFG post-order, nil pointer) on a conversion to a type parameter (S(x) in Upper[S ~string]) when the type argument is a named type (Upper(Name(\"bob\"))); plain string works",
 	"generic_tree/split":         "a generic type whose methods come in later cells (Tree[T] over node[T]): yaegi checks cmp.Ordered against the node struct (does not implement cmp.Ordered)",
-	"spec_iface_embed":           "interface values of interpreted types: == of two interface values of different interpreted interface types holding the same pointer is false",
-	"spec_method_sets":           "interface values of interpreted types: any(&ByVal{}).(Counter), through a promoted method of an embedded field, is false",
-	"std_json_custom":            "interface values of interpreted types: encoding/json does not call MarshalJSON and UnmarshalJSON of interpreted types",
-	"std_json_tags":              "encoding/json's error names the struct type (Go struct field User.id); yaegi's struct types are unnamed (Go struct field .id)",
 	"init_order/split":           "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",
 }
 

@@ -215,7 +215,10 @@
 //     panicked when passed on (rewrite_iface.go);
 //   - == and != of values of compiled interface types (err == target)
 //     call a compiled comparison that looks inside yaegi's wrappers, which
-//     are not comparable (the comparison panicked); a function returning
+//     are not comparable (the comparison panicked), and so do those of
+//     values of the session's interface types (r2 == r, r2 a Reader made
+//     from a ReadWriter: yaegi's wrappers of one pointer differed, and it
+//     answered false); a function returning
 //     a variable of an interpreted pointer type as an error returns a
 //     non-nil error when the pointer is nil, as Go does (yaegi returned a
 //     nil error); case error in a type switch, and x.(error), name
@@ -241,7 +244,13 @@
 //     value to yaegi's wrapper, an error and a fmt.Stringer; compiled
 //     helpers read the value out of yaegi's wrapper and use these
 //     (ifacevalue.go), and recover() gives the value in yaegi's wrapper;
-//     the same holds for a type switch on an error;
+//     the same holds for a type switch on an error, and for x.(I) of an
+//     error x (yaegi's assertion of an error holding a struct failed, and
+//     one holding a pointer saw only the Error method of yaegi's wrapper);
+//   - an assertion or a type switch case of an interface of the session
+//     tries, after yaegi's, each type of the session that implements it
+//     through a method of an embedded field (any(&ByVal{}).(Counter)):
+//     yaegi's assertion failed there (rewrite_promoted.go);
 //   - a value of a struct type of the session that implements error and
 //     becomes an error (an assignment, conversion, return, call argument,
 //     composite literal element, send, fmt.Errorf operand) goes through
@@ -251,7 +260,24 @@
 //     value (rewrite_typeswitch.go);
 //   - an unexported field of a declared struct type gets the tag
 //     json:"-": yaegi exports it (x becomes Xx), and encoding/json wrote
-//     and read it (rewrite_tags.go);
+//     and read it (rewrite_tags.go); the first field of a struct type
+//     whose fields are those of another struct type of the session gets
+//     the tag key gnnlabtype:"Name": yaegi gave the two one reflect type,
+//     and the session's tables of methods and names, keyed by it, mixed
+//     them up (A{1} printed by B's String, %T main.B); struct types
+//     without fields still share one;
+//   - the value of json.Marshal, MarshalIndent and (*json.Encoder).Encode,
+//     and the target of json.Unmarshal and (*json.Decoder).Decode, whose
+//     static type holds a type of the session with a MarshalJSON or
+//     UnmarshalJSON method (as itself, a field, an element, a map value,
+//     behind a pointer; not in an interface), or a struct embedding a
+//     struct, go through compiled helpers given these methods: yaegi's
+//     reflect types have no methods, and encoding/json called neither;
+//     nor did it promote the fields of an embedded struct, which yaegi's
+//     reflect type does not mark embedded (rewrite_json.go, json.go;
+//     MarshalText and UnmarshalText are still not called); json.Unmarshal's type errors name the
+//     struct type of the field (Go struct field User.id), which yaegi's
+//     struct types left out (.id);
 //   - calls of the common generic functions of slices, maps and cmp
 //     (slices.Sort, slices.SortFunc, slices.Max, slices.Index,
 //     slices.BinarySearch, slices.Equal, maps.Equal, cmp.Compare, cmp.Or...),
@@ -350,7 +376,10 @@
 //
 // Eval returns an *Error for every failure of the cell: "compile error"
 // (syntax and type errors), "panic" (the cell panicked; Value is the
-// panic value), "runtime error" (index out of range, nil dereference),
+// panic value as Go prints it: of an error, its Error method's result,
+// else of a fmt.Stringer, its String method's, also for values of the
+// cells' struct types, whose fields yaegi printed: ifaceassert.go),
+// "runtime error" (index out of range, nil dereference),
 // "interrupted" (ctx was cancelled) and "unsupported". Tracebacks hold
 // lines "cell[N]:LINE:COL: message"; for a panic, one line per interpreted
 // function that the panic went through. A panic inside yaegi itself is

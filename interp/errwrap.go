@@ -133,11 +133,11 @@ func unwrapped(v reflect.Value) reflect.Value {
 	return v
 }
 
-// equal is a == b for interface values that may hold yaegi's wrappers: the
-// wrapped values are compared, and, as in Go, comparing two values of one
-// uncomparable type panics.
+// equal is a == b for interface values that may hold yaegi's wrappers
+// (valueInterface too, bareValue): the wrapped values are compared, and,
+// as in Go, comparing two values of one uncomparable type panics.
 func equal(a, b any) bool {
-	va, vb := unwrapped(reflect.ValueOf(a)), unwrapped(reflect.ValueOf(b))
+	va, vb := unwrapped(reflect.ValueOf(bareValue(a))), unwrapped(reflect.ValueOf(bareValue(b)))
 	if !va.IsValid() || !vb.IsValid() {
 		return va.IsValid() == vb.IsValid()
 	}

@@ -147,6 +147,7 @@ func (iv *ifaceValues) rewrap(v any) (any, bool) {
 	if se, ok := v.(structError); ok {
 		v = se.IValue
 	}
+	v = wrappedPointer(v) // ifaceassert.go
 	if f := iv.lookup(v).wrap; f != nil {
 		return f(v), true
 	}
@@ -159,7 +160,7 @@ func (iv *ifaceValues) rewrap(v any) (any, bool) {
 // its underlying type). Values of compiled named types are answered by
 // reflect.
 func (iv *ifaceValues) hasMethods(v any, names ...string) int {
-	v = bareValue(v)
+	v = wrappedPointer(bareValue(v))
 	if v == nil {
 		return 0
 	}
@@ -192,7 +193,7 @@ func (iv *ifaceValues) hasMethods(v any, names ...string) int {
 // session named iface with the methods of names.
 func (iv *ifaceValues) conversion(v any, iface string, names ...string) error {
 	missing := ""
-	if f, ok := iv.known(bareValue(v)); ok {
+	if f, ok := iv.known(wrappedPointer(bareValue(v))); ok {
 		for _, n := range names {
 			if !f.methods[n] {
 				missing = n
@@ -293,6 +294,9 @@ func (typeAssertionError) RuntimeError()   {}
 // interpreted type bare.
 func (iv *ifaceValues) recovered(v any) any {
 	v = recovered(v)
+	if isWrapper(reflect.TypeOf(v)) {
+		return v // a compiled interface's (panic(err)): its methods are the value's
+	}
 	if w, ok := iv.rewrap(v); ok {
 		return w
 	}

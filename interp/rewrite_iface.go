@@ -18,9 +18,9 @@ import (
 // identity function taking an error, __gnnlab_rt.Error(v), whose argument
 // yaegi wraps with the type's methods.
 
-// Comparisons of such values (err == target) go through
-// __gnnlab_rt.Equal, which compares the values inside the wrappers
-// (errwrap.go).
+// Comparisons of such values (err == target), and of values of the
+// session's interface types, go through __gnnlab_rt.Equal, which compares
+// the values inside the wrappers (errwrap.go).
 
 // errorConv records the rewrites of the conversions to error, and of
 // the comparisons of values of compiled interface types, in n.
@@ -83,7 +83,8 @@ func (r *rewriter) errorConv(n ast.Node) {
 				r.structReturns(x.Body, sig)
 			}
 		case *ast.BinaryExpr:
-			if (x.Op == token.EQL || x.Op == token.NEQ) && (compiledIface(r.info.Types[x.X]) || compiledIface(r.info.Types[x.Y])) &&
+			if (x.Op == token.EQL || x.Op == token.NEQ) && (compiledIface(r.info.Types[x.X]) || compiledIface(r.info.Types[x.Y]) ||
+				sessionIfaceValue(r.info.Types[x.X]) || sessionIfaceValue(r.info.Types[x.Y])) &&
 				!r.info.Types[x.X].IsNil() && !r.info.Types[x.Y].IsNil() {
 				call := helperRT + ".Equal("
 				if x.Op == token.NEQ {
@@ -102,6 +103,7 @@ func (r *rewriter) errorConv(n ast.Node) {
 		case *ast.CallExpr:
 			r.printAnyArgs(x) // rewrite_typeswitch.go
 			r.structArgs(x)
+			r.jsonCall(x) // rewrite_json.go
 			if len(x.Args) != 1 {
 				return true
 			}
@@ -232,6 +234,14 @@ func compiledIface(tv types.TypeAndValue) bool {
 		return false
 	}
 	return true
+}
+
+// sessionIfaceValue reports whether tv is a value of an interface type
+// with methods that the session declared: yaegi compared two values of
+// different such types holding one pointer as unequal (its wrappers of
+// the value differ).
+func sessionIfaceValue(tv types.TypeAndValue) bool {
+	return tv.IsValue() && tv.Type != nil && sessionIface(tv.Type) && !compiledIface(tv)
 }
 
 // interpretedValueType reports whether t is a named type of the session

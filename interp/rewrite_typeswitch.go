@@ -176,6 +176,9 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 				parts := strings.Split(b, "\x00")
 				y := r.fresh("ty")
 				bind = " var " + x.Name + " " + parts[2] + "; switch " + y + " := " + parts[1] + ".(type) { case " + parts[2] + ": " + x.Name + " = " + y + " };"
+				if impls := r.promotedImpls(r.info.Types[cc.List[0]].Type); len(impls) > 0 { // rewrite_promoted.go
+					bind += " if " + x.Name + " == nil { " + r.promotedAsserts(v, impls, x.Name+" = \x00") + "};"
+				}
 			} else if strings.HasPrefix(b, helperPrefix+"as") {
 				bind = " " + x.Name + ", _ := " + b + ";"
 			}
@@ -192,18 +195,21 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 // ifaceAssert records the rewrite of x.(I), x an empty interface and I
 // error or fmt.Stringer, to a call of __gnnlab_aserr or __gnnlab_asstr
 // (commaOk: v, ok := x.(I)) or of __gnnlab_musterr or __gnnlab_muststr,
-// and, I an interface of the session, to a function literal that checks
-// the method set (implementsCheck) and binds the value with a type switch
-// of one case, as typeSwitch does (yaegi's assertion panicked, and with ok
-// dereferenced nil for a nil x); T the underlying type of a named type of
+// and, I an interface of the session (x an empty interface or an error),
+// to a function literal that checks the method set (implementsCheck) and
+// binds the value with a type switch of one case, as typeSwitch does, or
+// else with an assertion to a type that has methods of I by embedding
+// (rewrite_promoted.go) (yaegi's assertion panicked, and with ok
+// dereferenced nil for a nil x; of an error holding a struct of the
+// session, it failed); T the underlying type of a named type of
 // the session with methods, to a function literal that asks Wrapped
 // first. It reports whether it made the rewrite.
 func (r *rewriter) ifaceAssert(ta *ast.TypeAssertExpr, commaOk bool) bool {
-	if ta.Type == nil || !emptyIface(r.info.Types[ta.X].Type) {
+	if ta.Type == nil {
 		return false
 	}
 	t := r.info.Types[ta.Type].Type
-	if t == nil {
+	if xt := r.info.Types[ta.X].Type; t == nil || !emptyIface(xt) && !(isError(xt) && sessionIface(t)) {
 		return false
 	}
 	switch {
@@ -233,8 +239,9 @@ func (r *rewriter) ifaceAssert(ta *ast.TypeAssertExpr, commaOk bool) bool {
 			res = y + ", true"
 		}
 		r.ed.replace(ta.Pos(), ta.X.Pos(), lit)
+		promoted := r.promotedAsserts(w, r.promotedImpls(t), "return "+strings.Replace(res, y, "\x00", 1)) // rewrite_promoted.go
 		r.ed.replace(ta.X.End(), ta.End(), "; "+ok+" := false; if "+w+" != nil { "+implementsCheck(ok, w, t, text)+"}; if !"+ok+" { "+fail+
-			" }; switch "+y+" := "+helperPrefix+"iface("+w+").(type) { case "+text+": return "+res+" }; "+fail+" }()")
+			" }; switch "+y+" := "+helperPrefix+"iface("+w+").(type) { case "+text+": return "+res+" }; "+promoted+fail+" }()")
 	case !types.IsInterface(t) && !sessionType(t) && r.underlyingOfMethods(t) != "":
 		// x.(int) where the session has a type level int with methods:
 		// yaegi's assertion of its wrapper of a level matched int.

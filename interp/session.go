@@ -166,6 +166,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		indexSymbols(),   // rewrite_index.go
 		s.exitSymbols(),
 		s.tnames.fmtSymbols(s.stdout),
+		s.tnames.jsonSymbols(), // json.go
 		// os.Stdin/Stdout/Stderr of cells are the session's streams
 		// (as io.Reader and io.Writer, not *os.File).
 		{"os/os": {
@@ -668,6 +669,7 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 			s.errw.take()
 			return reflect.Value{}, undefinedError(rw.undefined[0])
 		}
+		pv.Value = s.ivals.panicValue(pv.Value) // ifaceassert.go
 		return reflect.Value{}, runtimeError(pv, s.errw.take())
 	}
 	e := compileError(o.err)
