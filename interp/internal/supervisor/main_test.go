@@ -3,6 +3,7 @@ package supervisor
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,6 +78,10 @@ func fakeWorker() {
 			go func() { panic("boom") }()
 			time.Sleep(time.Minute)
 		case "recurse":
+			// A small stack limit overflows in milliseconds; at the
+			// default 1 GB the growth took seconds on a loaded machine,
+			// past execute's timeout.
+			debug.SetMaxStack(32 << 20)
 			var f func(int) int
 			f = func(n int) int { return f(n+1) + 1 }
 			f(0)
