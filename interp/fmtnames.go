@@ -614,25 +614,25 @@ func (tn *typeNames) fixArgs(format string, args []any) (string, []any) {
 func (tn *typeNames) fmtSymbols(stdout io.Writer) yaegi.Exports {
 	fns := map[string]reflect.Value{
 		"Print": reflect.ValueOf(func(a ...any) (int, error) {
-			return fmt.Fprint(stdout, tn.printArgs(a)...)
+			return fmt.Fprint(stdout, printSpaced(tn.printArgs(a))...)
 		}),
 		"Println": reflect.ValueOf(func(a ...any) (int, error) {
 			return fmt.Fprintln(stdout, tn.printArgs(a)...)
 		}),
 		"Sprint": reflect.ValueOf(func(a ...any) string {
-			return fmt.Sprint(tn.printArgs(a)...)
+			return fmt.Sprint(printSpaced(tn.printArgs(a))...)
 		}),
 		"Sprintln": reflect.ValueOf(func(a ...any) string {
 			return fmt.Sprintln(tn.printArgs(a)...)
 		}),
 		"Fprint": reflect.ValueOf(func(w io.Writer, a ...any) (int, error) {
-			return fmt.Fprint(w, tn.printArgs(a)...)
+			return fmt.Fprint(w, printSpaced(tn.printArgs(a))...)
 		}),
 		"Fprintln": reflect.ValueOf(func(w io.Writer, a ...any) (int, error) {
 			return fmt.Fprintln(w, tn.printArgs(a)...)
 		}),
 		"Append": reflect.ValueOf(func(b []byte, a ...any) []byte {
-			return fmt.Append(b, tn.printArgs(a)...)
+			return fmt.Append(b, printSpaced(tn.printArgs(a))...)
 		}),
 		"Appendln": reflect.ValueOf(func(b []byte, a ...any) []byte {
 			return fmt.Appendln(b, tn.printArgs(a)...)

@@ -291,3 +291,34 @@ func printElem(f fmt.State, format string, verb rune, x any) {
 	}
 	fmt.Fprintf(f, format, x)
 }
+
+// printSpaced returns the arguments of Print, Sprint, Fprint or Append
+// as one string when an operand of a value of a string kind is among
+// them, with the spaces fmt puts between operands neither of which is a
+// string: the operand is a struct to fmt.
+func printSpaced(args []any) []any {
+	found := false
+	for _, a := range args {
+		if o, ok := a.(fmtOperand); ok && o.v != nil && reflect.TypeOf(o.v).Kind() == reflect.String {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return args
+	}
+	var b strings.Builder
+	prev := false
+	for i, a := range args {
+		isString := a != nil && reflect.TypeOf(a).Kind() == reflect.String
+		if o, ok := a.(fmtOperand); ok {
+			isString = o.v != nil && reflect.TypeOf(o.v).Kind() == reflect.String
+		}
+		if i > 0 && !isString && !prev {
+			b.WriteByte(' ')
+		}
+		fmt.Fprint(&b, a)
+		prev = isString
+	}
+	return []any{b.String()}
+}
