@@ -220,18 +220,13 @@ func (m fmtMap) Format(f fmt.State, verb rune) {
 // fmtStruct is a struct value whose exported fields hold operands.
 type fmtStruct struct {
 	tn     *typeNames
-	name   string // main.P, or "" for a struct type without a name
+	name   string // main.P
 	v      any    // the value, bare
 	fields []string
 	values []any
 }
 
-func (s fmtStruct) goName() string {
-	if s.name == "" {
-		return s.tn.typeString(reflect.TypeOf(s.v))
-	}
-	return s.name
-}
+func (s fmtStruct) goName() string { return s.name }
 
 // structOf is the compiled side of the rewrite of a struct value v: the
 // names of its fields, separated by commas, and their values, operands
@@ -321,4 +316,25 @@ func printSpaced(args []any) []any {
 		prev = isString
 	}
 	return []any{b.String()}
+}
+
+// nilInterface is a nil element of an interface type (named so) of a
+// value that the session prints (ifaceOrNil).
+type nilInterface string
+
+// ifaceOrNil is x, an element of the interface type named name, or a
+// nilInterface for a nil x.
+func ifaceOrNil(name string, x any) any {
+	if x == nil {
+		return nilInterface(name)
+	}
+	return x
+}
+
+func (n nilInterface) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		io.WriteString(f, string(n)+"(nil)")
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), nil)
 }

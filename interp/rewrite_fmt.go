@@ -82,7 +82,7 @@ func (r *rewriter) fmtConv(t types.Type, depth int) (string, bool) {
 	}
 	d := strconv.Itoa(depth)
 	v, i, k, e := helperPrefix+"f"+d, helperPrefix+"i"+d, helperPrefix+"k"+d, helperPrefix+"e"+d
-	name := strconv.Quote(types.TypeString(t, mainQualifier))
+	name := strconv.Quote(reflectTypeString(t, 0))
 	var body string
 	if ms, ok := fmtMethodSet(t); ok {
 		args := []string{name, v}
@@ -117,7 +117,7 @@ func (r *rewriter) fmtConv(t types.Type, depth int) (string, bool) {
 			if !kok && !eok {
 				return "", false
 			}
-			key, elem := k, e
+			key, elem := ifaceElem(u.Key(), k), ifaceElem(u.Elem(), e)
 			if kok {
 				key = kc + "(" + k + ")"
 			}
@@ -136,14 +136,13 @@ func (r *rewriter) fmtConv(t types.Type, depth int) (string, bool) {
 					val = "nil"
 				} else if fc, ok := r.fmtConv(f.Type(), depth+1); ok && f.Exported() {
 					val, conv = fc+"("+val+")", true
+				} else {
+					val = ifaceElem(f.Type(), val)
 				}
 				vals = append(vals, val)
 			}
 			if !conv {
 				return "", false
-			}
-			if _, named := types.Unalias(t).(*types.Named); !named {
-				name = `""`
 			}
 			body = helperRT + ".Struct(" + name + ", " + v + ", " + strconv.Quote(strings.Join(names, ",")) + ", []any{" + strings.Join(vals, ", ") + "})"
 		default:
@@ -155,6 +154,66 @@ func (r *rewriter) fmtConv(t types.Type, depth int) (string, bool) {
 		return "", false
 	}
 	return "func(" + v + " " + tt + ") any { return " + body + " }", true
+}
+
+// ifaceElem is the text of x, an element of type t of a value that
+// fmtConv rewrites: for an interface type, a call of __gnnlab_rt.Iface,
+// which gives a nil x its type for %#v (interface {}(nil)).
+func ifaceElem(t types.Type, x string) string {
+	if _, ok := t.Underlying().(*types.Interface); !ok {
+		return x
+	}
+	return helperRT + ".Iface(" + strconv.Quote(reflectTypeString(t, 0)) + ", " + x + ")"
+}
+
+// reflectTypeString is t as Go's reflect (and so %T) writes it, the
+// session's package named main: struct { x int }, interface {}.
+func reflectTypeString(t types.Type, depth int) string {
+	if depth > 16 {
+		return types.TypeString(t, mainQualifier)
+	}
+	switch u := t.(type) {
+	case *types.Alias:
+		return reflectTypeString(types.Unalias(t), depth+1)
+	case *types.Pointer:
+		return "*" + reflectTypeString(u.Elem(), depth+1)
+	case *types.Slice:
+		return "[]" + reflectTypeString(u.Elem(), depth+1)
+	case *types.Array:
+		return "[" + strconv.FormatInt(u.Len(), 10) + "]" + reflectTypeString(u.Elem(), depth+1)
+	case *types.Map:
+		return "map[" + reflectTypeString(u.Key(), depth+1) + "]" + reflectTypeString(u.Elem(), depth+1)
+	case *types.Chan:
+		prefix := "chan "
+		switch u.Dir() {
+		case types.SendOnly:
+			prefix = "chan<- "
+		case types.RecvOnly:
+			prefix = "<-chan "
+		}
+		return prefix + reflectTypeString(u.Elem(), depth+1)
+	case *types.Struct:
+		if u.NumFields() == 0 {
+			return "struct {}"
+		}
+		parts := make([]string, u.NumFields())
+		for i := range parts {
+			f := u.Field(i)
+			parts[i] = reflectTypeString(f.Type(), depth+1)
+			if !f.Embedded() {
+				parts[i] = f.Name() + " " + parts[i]
+			}
+			if tag := u.Tag(i); tag != "" {
+				parts[i] += " " + strconv.Quote(tag)
+			}
+		}
+		return "struct { " + strings.Join(parts, "; ") + " }"
+	case *types.Interface:
+		if u.Empty() {
+			return "interface {}"
+		}
+	}
+	return types.TypeString(t, mainQualifier)
 }
 
 // fmtOperand reports whether an argument of type t of a printing function
