@@ -273,10 +273,11 @@ func (tn *typeNames) elemOperand(x any) any {
 }
 
 // printElem prints an element of a value: as fmt prints an operand,
-// except that a non-nil pointer is its address, as fmt prints a
-// pointer inside a value (a pointer to a struct operand is &{...}).
+// except that a non-nil pointer without a method that fmt calls is its
+// address, as fmt prints a pointer inside a value (a pointer to a struct
+// operand is &{...}).
 func printElem(f fmt.State, format string, verb rune, x any) {
-	if rv := reflect.ValueOf(x); rv.Kind() == reflect.Pointer && !rv.IsNil() && verb == 'v' {
+	if rv := reflect.ValueOf(x); rv.Kind() == reflect.Pointer && !rv.IsNil() && verb == 'v' && !implementsFmt(rv, f.Flag('#')) {
 		if f.Flag('#') {
 			fmt.Fprintf(f, "(%s)(%p)", rv.Type(), x)
 		} else {

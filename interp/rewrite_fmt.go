@@ -136,6 +136,9 @@ func (r *rewriter) fmtConv(t types.Type, depth int) (string, bool) {
 					val = "nil"
 				} else if fc, ok := r.fmtConv(f.Type(), depth+1); ok && f.Exported() {
 					val, conv = fc+"("+val+")", true
+				} else if ok {
+					// fmt calls no method of an unexported field.
+					val = helperRT + ".Operand(" + strconv.Quote(reflectTypeString(f.Type(), 0)) + ", " + val + ", nil, nil, nil, nil)"
 				} else {
 					val = ifaceElem(f.Type(), val)
 				}
