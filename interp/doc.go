@@ -271,16 +271,18 @@
 //   - An argument of a printing function of fmt whose static type is a
 //     type of the session with a method that fmt looks for (Format,
 //     GoString, Error, String), in its method set or its pointer's, or
-//     a slice, array, map or struct that holds one, becomes a compiled
+//     a slice, array, map or struct that holds one (or a pointer to
+//     such a value), and each result of such a type of a call passed
+//     alone (fmt.Println(two())), becomes a compiled
 //     value made from the static type that calls the methods of the
 //     value's method set from closures of the cell (fmtoperand.go):
 //     yaegi gave fmt a named non-struct type (type Suit int) as its
 //     underlying type, so map keys, elements and fields of such types
 //     printed as numbers; it wrapped a value for fmt.Stringer when only
 //     its pointer had String (func (l *listFlag) String()); it never
-//     called GoString, made a nil pointer a nil interface (String of a
-//     nil *Tree was not called), and %d of a Formatter printed its
-//     elements.
+//     called GoString nor the String method of a nil pointer (a nil
+//     *Tree), %d of a Formatter printed its elements, and the results
+//     of a call lost their methods.
 //
 // The rewrites of calls are in rewrite_call.go.
 //

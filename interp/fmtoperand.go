@@ -12,22 +12,24 @@ import (
 // Operands of fmt by their static types.
 //
 // yaegi's values of the session's types reach fmt without the methods Go
-// would see (ifacevalue.go): a named type of another kind than struct
-// (type Suit int) has its underlying reflect type, so fmt printed the
-// number of a map key or struct field of type Suit; a Stringer nested in a
-// slice or map was printed bare; yaegi wrapped a value for fmt.Stringer
-// when only its pointer had String (type listFlag []string with func (l
-// *listFlag) String()), it never called GoString, and fmt did not call
-// String on a nil pointer (yaegi made it a nil interface). An argument of
-// a printing function of fmt whose static type is, or holds in a slice,
-// array or map, a type of the session with a method fmt looks for (or
-// whose pointer has one) is rewritten (rewrite_fmt.go) to a compiled
-// value made from the static type: fmtOperand for a value of such a type,
-// with closures that call its methods in the cell, fmtList for a slice or
-// array, fmtMap for a map. Their Format methods print as fmt prints the
-// Go value: Format for every verb, GoString for %#v, Error or else String
-// for %v %s %q %x %X, the value itself otherwise, a panic of a method as
-// fmt reports it (<nil> for a nil receiver).
+// would see (ifacevalue.go): a named type of another kind than struct (type
+// Suit int) has its underlying reflect type, so fmt printed the number of a
+// map key or struct field of type Suit; a Stringer in a map or a struct
+// field printed bare; yaegi wrapped a value for fmt.Stringer when only its
+// pointer had String (type listFlag []string with func (l *listFlag)
+// String()), and it never called GoString nor the String method of a nil
+// pointer. An argument of a printing function of fmt whose static type is,
+// or holds in a slice, array, map, struct field or pointed-to value, a type
+// of the session with a method fmt looks for (or whose pointer has one) is
+// rewritten (rewrite_fmt.go) to a compiled value made from the static type:
+// fmtOperand for a value of such a type, with closures that call its
+// methods in the cell, fmtList for a slice or array, fmtMap for a map,
+// fmtStruct for a struct, fmtPtr for a pointer. Their Format methods print
+// as fmt prints the Go value: Format for every verb, GoString for %#v,
+// Error or else String for %v %s %q %x %X, the value itself otherwise, a
+// panic of a method as fmt reports it (<nil> for a nil receiver). A call
+// with several results passed alone (fmt.Println(two())) gives each result
+// its operand.
 
 // fmtOperand is a value of a type of the session with the methods of the
 // type's method set that fmt looks for; nil where the set lacks one.
@@ -277,6 +279,9 @@ func (tn *typeNames) elemOperand(x any) any {
 // address, as fmt prints a pointer inside a value (a pointer to a struct
 // operand is &{...}).
 func printElem(f fmt.State, format string, verb rune, x any) {
+	if p, ok := x.(fmtPtr); ok && !p.isNil {
+		x = p.p
+	}
 	if rv := reflect.ValueOf(x); rv.Kind() == reflect.Pointer && !rv.IsNil() && verb == 'v' && !implementsFmt(rv, f.Flag('#')) {
 		if f.Flag('#') {
 			fmt.Fprintf(f, "(%s)(%p)", rv.Type(), x)
@@ -338,4 +343,38 @@ func (n nilInterface) Format(f fmt.State, verb rune) {
 		return
 	}
 	fmt.Fprintf(f, fmt.FormatString(f, verb), nil)
+}
+
+// fmtPtr is a non-nil pointer to a struct, array, slice or map that holds
+// operands: fmt prints it as & and the value it points to, inside a value
+// as its address.
+type fmtPtr struct {
+	name  string // *main.P
+	p     any    // the pointer, bare
+	isNil bool
+	elem  any // the operand of *p; nil for a nil p
+}
+
+func (p fmtPtr) goName() string { return p.name }
+
+// ptr is the compiled side of the rewrite of a pointer p; elem returns
+// the operand of *p, called when p is not nil.
+func ptr(name string, p any, isNil bool, elem func() any) any {
+	fp := fmtPtr{name: name, p: bareValue(p), isNil: isNil}
+	if !isNil {
+		fp.elem = elem()
+	}
+	return fp
+}
+
+func (p fmtPtr) Format(f fmt.State, verb rune) {
+	switch {
+	case p.isNil && verb == 'v' && f.Flag('#'):
+		io.WriteString(f, "("+p.name+")(nil)")
+	case p.isNil:
+		fmt.Fprintf(f, fmt.FormatString(f, verb), nil)
+	default:
+		io.WriteString(f, "&")
+		fmt.Fprintf(f, fmt.FormatString(f, verb), p.elem)
+	}
 }

@@ -50,6 +50,9 @@ func (r *rewriter) fmtOperands(call *ast.CallExpr, done map[ast.Expr]bool) {
 	if !ok || call.Ellipsis.IsValid() {
 		return
 	}
+	if len(call.Args) == 1 && k == 0 {
+		r.tupleOperands(call.Args[0], done)
+	}
 	for i, a := range call.Args {
 		tv := r.info.Types[a]
 		if i < k || tv.Type == nil || tv.IsNil() || tv.IsType() {
@@ -68,14 +71,48 @@ func (r *rewriter) fmtOperands(call *ast.CallExpr, done map[ast.Expr]bool) {
 	}
 }
 
+// tupleOperands records the rewrite of a, the only argument of a
+// printing call, when it is a call with several results one of which
+// fmtConv converts: f() becomes func(r0 T0, r1 T1) []any { return
+// []any{CONV(r0), r1} }(f())..., as yaegi lost the methods of the
+// results (two() printed 1 <nil>, not H <nil>).
+func (r *rewriter) tupleOperands(a ast.Expr, done map[ast.Expr]bool) {
+	tup, ok := r.info.Types[a].Type.(*types.Tuple)
+	if !ok || tup.Len() < 2 {
+		return
+	}
+	var params, vals []string
+	conv := false
+	for j := 0; j < tup.Len(); j++ {
+		t := tup.At(j).Type()
+		tt, ok := typeText(t, r.names)
+		if !ok {
+			return
+		}
+		p := helperPrefix + "r" + strconv.Itoa(j)
+		params = append(params, p+" "+tt)
+		if fc, ok := r.fmtConv(t, 0); ok {
+			p, conv = fc+"("+p+")", true
+		}
+		vals = append(vals, p)
+	}
+	if !conv {
+		return
+	}
+	done[a] = true
+	r.ed.insert(a.Pos(), "func("+strings.Join(params, ", ")+") []any { return []any{"+strings.Join(vals, ", ")+"} }(", false)
+	r.ed.insert(a.End(), ")...", false)
+}
+
 // fmtConv returns the text of a function literal of one parameter of
 // type t that returns the operand for fmt of its argument, when t is a
 // type of the session, or a pointer to one, whose method set or whose
 // pointer's has a method that fmt looks for (__gnnlab_rt.Operand, with a
 // closure for each of Format, GoString, Error and String in t's method
 // set), or a slice, array, map or struct (in an exported field, whose
-// methods fmt sees) that holds such a type (__gnnlab_rt.List,
-// __gnnlab_rt.Map, __gnnlab_rt.Struct); else false.
+// methods fmt sees), or a pointer to one of these, that holds such a type
+// (__gnnlab_rt.List, __gnnlab_rt.Map, __gnnlab_rt.Struct,
+// __gnnlab_rt.Ptr); else false.
 func (r *rewriter) fmtConv(t types.Type, depth int) (string, bool) {
 	if depth > 4 || hasTypeParam(t) {
 		return "", false
@@ -125,6 +162,17 @@ func (r *rewriter) fmtConv(t types.Type, depth int) (string, bool) {
 				elem = ec + "(" + e + ")"
 			}
 			body = helperRT + ".Map(" + name + ", " + v + " == nil, func(yield func(raw, key, value any)) { for " + k + ", " + e + " := range " + v + " { yield(" + k + ", " + key + ", " + elem + ") } })"
+		case *types.Pointer:
+			switch u.Elem().Underlying().(type) {
+			case *types.Struct, *types.Array, *types.Slice, *types.Map:
+			default:
+				return "", false
+			}
+			ec, ok := r.fmtConv(u.Elem(), depth+1)
+			if !ok {
+				return "", false
+			}
+			body = helperRT + ".Ptr(" + name + ", " + v + ", " + v + " == nil, func() any { return " + ec + "(*" + v + ") })"
 		case *types.Struct:
 			var names, vals []string
 			conv := false
