@@ -78,7 +78,10 @@
 // the top level of a cell, are rewritten in the cell's text before it
 // runs, with the types found by go/types. The type checker sees the
 // session's imports, its globals of compiled types, and the types,
-// constants and method signatures of earlier cells; it learns the compiled
+// constants and method signatures of earlier cells, and the signatures of
+// their functions that the cell names (generic ones always): a global's
+// reflect type has lost the session's named types of other kinds than
+// struct (const Hearts Suit was an int to it); it learns the compiled
 // packages from their symbol tables (typesof.go), so it needs no Go
 // toolchain. Each rewrite covers a yaegi v0.16.1 behaviour, measured by
 // the differential tests (testdata/diff: programs run by go build and by
