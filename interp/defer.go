@@ -5,8 +5,11 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"reflect"
 	"strings"
 	"sync"
+
+	yaegi "github.com/traefik/yaegi/interp"
 )
 
 // Deferred calls of a cell's top level.
@@ -187,4 +190,180 @@ func (r *rewriter) defers(body *ast.BlockStmt, names map[string]string) {
 		}
 		return true
 	})
+}
+
+// Panics of deferred calls in functions.
+//
+// yaegi runs the deferred calls of a function in one loop that a panic
+// leaves: a deferred call that panics skips the calls deferred before it,
+// which Go still runs, and their recover does not see the new panic. The
+// session guards the deferred function literals of a function that may
+// defer more than one call (two defer statements, or one in a loop), one
+// of them a function literal:
+//
+//	func f() {
+//		__gnnlab_dp1 := __gnnlab_rt.NewPanics(); defer __gnnlab_dp1.End()
+//		defer func() { defer func() { __gnnlab_dp1.Catch(recover()) }(); ... }()
+//		...
+//	}
+//
+// A guarded literal that panics leaves its panic in the function's
+// deferPanic, the other deferred calls run, a recover() directly in a
+// later guarded literal (__gnnlab_dp1.Recovered(recover())) gives that
+// newest panic, and End, deferred first so run last, panics with it if
+// none recovered it. A guarded literal that defers a literal itself gets a
+// deferPanic of its own, whose panic its guard hands on
+// (__gnnlab_dp2 := ...; defer func() { __gnnlab_dp1.Forward(__gnnlab_dp2, recover()) }()).
+// Deferred calls that are not function literals are not guarded.
+
+// deferPanic holds the newest panic that a guarded deferred literal of
+// one call of a function raised and did not recover, as yaegi's recover
+// gave it.
+type deferPanic struct {
+	iv  *ifaceValues
+	val any
+	set bool
+}
+
+// newDeferPanic is __gnnlab_rt.NewPanics.
+func (iv *ifaceValues) newDeferPanic() *deferPanic { return &deferPanic{iv: iv} }
+
+func (p *deferPanic) take() any {
+	v := p.val
+	p.val, p.set = nil, false
+	return v
+}
+
+// Catch keeps v, a deferred literal's panic (nil: none).
+func (p *deferPanic) Catch(v any) {
+	if v != nil {
+		p.val, p.set = v, true
+	}
+}
+
+// Forward keeps the panic of a deferred literal that has guarded
+// deferred calls of its own: the newest of theirs (in inner) or its own.
+func (p *deferPanic) Forward(inner *deferPanic, v any) {
+	if inner.set {
+		v = inner.take()
+	}
+	p.Catch(v)
+}
+
+// Recovered is recover() in a guarded literal: the newest panic, which
+// is a deferred literal's if one raised it; v is yaegi's recover, whose
+// call also ends the function's own panic, as Go ends a panic that a
+// later one interrupted when that one is recovered.
+func (p *deferPanic) Recovered(v any) any {
+	if p.set {
+		v = p.take()
+	}
+	return p.iv.recovered(v)
+}
+
+// End panics with the panic that no deferred call recovered.
+func (p *deferPanic) End() {
+	if p.set {
+		panic(p.take())
+	}
+}
+
+// deferGuards records the guards of the deferred function literals of
+// the functions in n (see above) and returns the deferPanic variable that
+// each recover() directly in a guarded literal reads.
+func (r *rewriter) deferGuards(n ast.Node) map[*ast.CallExpr]string {
+	var slots map[*ast.CallExpr]string
+	var function func(body *ast.BlockStmt, parent string)
+	function = func(body *ast.BlockStmt, parent string) {
+		var defers []*ast.DeferStmt
+		var lits []*ast.FuncLit
+		var loops []ast.Node
+		ast.Inspect(body, func(x ast.Node) bool {
+			switch x := x.(type) {
+			case *ast.FuncLit:
+				lits = append(lits, x)
+				return false
+			case *ast.DeferStmt:
+				defers = append(defers, x)
+			case *ast.ForStmt, *ast.RangeStmt:
+				loops = append(loops, x)
+			}
+			return true
+		})
+		inLoop, lit := false, false
+		for _, d := range defers {
+			for _, l := range loops {
+				inLoop = inLoop || (l.Pos() <= d.Pos() && d.End() <= l.End())
+			}
+			_, ok := ast.Unparen(d.Call.Fun).(*ast.FuncLit)
+			lit = lit || ok
+		}
+		guarded := 0
+		if parent != "" {
+			guarded = 1
+		}
+		slot, text := "", ""
+		if lit && (len(defers)+guarded >= 2 || inLoop) {
+			slot = r.fresh("dp")
+			text = " " + slot + " := " + helperRT + ".NewPanics();"
+			if parent != "" {
+				text += " defer func() { " + parent + ".Forward(" + slot + ", recover()) }();"
+			} else {
+				text += " defer " + slot + ".End();"
+			}
+		} else if parent != "" {
+			text = " defer func() { " + parent + ".Catch(recover()) }();"
+		}
+		if text != "" {
+			r.ed.insert(body.Lbrace+1, text, false)
+		}
+		deferred := map[*ast.FuncLit]bool{}
+		if slot != "" {
+			for _, d := range defers {
+				if lit, ok := ast.Unparen(d.Call.Fun).(*ast.FuncLit); ok {
+					deferred[lit] = true
+				}
+			}
+		}
+		for _, lit := range lits {
+			if !deferred[lit] {
+				function(lit.Body, "")
+				continue
+			}
+			ast.Inspect(lit.Body, func(x ast.Node) bool {
+				switch x := x.(type) {
+				case *ast.FuncLit:
+					return false
+				case *ast.CallExpr:
+					if id, ok := x.Fun.(*ast.Ident); ok && len(x.Args) == 0 && r.isBuiltin(id, "recover") {
+						if slots == nil {
+							slots = map[*ast.CallExpr]string{}
+						}
+						slots[x] = slot
+					}
+				}
+				return true
+			})
+			function(lit.Body, slot)
+		}
+	}
+	ast.Inspect(n, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.FuncDecl:
+			if x.Body != nil {
+				function(x.Body, "")
+			}
+			return false
+		case *ast.FuncLit:
+			function(x.Body, "")
+			return false
+		}
+		return true
+	})
+	return slots
+}
+
+// deferSymbols are the compiled helpers of guarded deferred literals.
+func (s *Session) deferSymbols() yaegi.Exports {
+	return yaegi.Exports{"gnnlabrt/gnnlabrt": {"NewPanics": reflect.ValueOf(s.ivals.newDeferPanic)}}
 }

@@ -43,9 +43,6 @@ import (
 var knownDiffs = map[string]string{
 	"generic_embedded_type/cell": "yaegi: methods promoted from an embedded instance of a generic type (Box[int] in Labeled), declared in the same cell: undefined selector: Set",
 	"lang_init_funcs/split":      "split in source order, the cell of var computed = compute() comes before the cell that declares compute (cells run in order; a notebook cannot mean this)",
-	"panic_array_index_const":    "a runtime panic's message lacks Go's details (index out of range [2] with length 2), as for panic_index",
-	"lang_struct_embed_iface":    "a struct type that embeds an interface (struct{ sort.Interface }): yaegi panics (reflect: StructOf does not support methods of embedded interfaces)",
-	"panic_in_defer_exit":        "yaegi: a panic in a deferred call stops the function's other deferred calls (outer defer is not printed before the crash)",
 	"generic_set/cell":           "yaegi: a method of a generic type that calls another method of the type (o.Has(k) in Intersect), declared in the same cell: undefined type for T",
 	"panic_custom_error_type":    "interface values of interpreted types: an uncaught panic with a value of an interpreted error type reports its fields (panic: &{name}), not its Error method",
 	"err_custom_impls":           "interface values of interpreted types: e.(Temporary) on an error holding an interpreted struct fails, and errors.As with a target of an interpreted non-pointer type (var ne netErr) panics",
@@ -53,11 +50,9 @@ var knownDiffs = map[string]string{
 	"generic_tree/split":         "a generic type whose methods come in later cells (Tree[T] over node[T]): yaegi checks cmp.Ordered against the node struct (does not implement cmp.Ordered)",
 	"spec_iface_embed":           "interface values of interpreted types: == of two interface values of different interpreted interface types holding the same pointer is false",
 	"spec_method_sets":           "interface values of interpreted types: any(&ByVal{}).(Counter), through a promoted method of an embedded field, is false",
-	"spec_recover_nested":        "yaegi: a panic raised by a deferred function's own deferred call, after a nested recover, is not recovered by the function's earlier deferred recover",
 	"std_json_custom":            "interface values of interpreted types: encoding/json does not call MarshalJSON and UnmarshalJSON of interpreted types",
 	"std_json_tags":              "encoding/json's error names the struct type (Go struct field User.id); yaegi's struct types are unnamed (Go struct field .id)",
 	"init_order/split":           "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",
-	"panic_index":                "a runtime panic's message lacks Go's details (index out of range [5] with length 3)",
 }
 
 // goRun is what the toolchain's binary did.

@@ -136,7 +136,32 @@
 //     stored the receiver in it;
 //   - a value assigned to a field of an interface type of a compiled
 //     struct (r.Value = i * 10, r a *ring.Ring) is converted to the
-//     field's type: yaegi left the function silently there;
+//     field's type: yaegi left the function silently there; so is a
+//     composite literal assigned to an interface field of any struct
+//     (s.Logger = prefixLogger{"> "}), on which yaegi panicked
+//     (reflect.Set: value of type interp.valueInterface is not assignable);
+//   - a struct type of a cell that embeds an interface with methods
+//     (struct{ sort.Interface }) names the field by its embedded name
+//     (Interface sort.Interface), so x.Interface and composite literals
+//     stay as written, and gets a forwarding method with a value receiver
+//     for each method that the field promoted and the type does not
+//     declare: yaegi's reflect.StructOf panicked ("StructOf does not
+//     support methods of embedded interfaces"). A later cell that declares
+//     one of those methods rebuilds the session, whose replay then
+//     forwards it no more (rewrite_embed.go);
+//   - in a function that may defer several calls (two defer statements,
+//     or one in a loop), each deferred function literal gets a guard that
+//     keeps its panic for the function's call, a recover() in a later
+//     deferred literal gets that newest panic, and a call deferred first
+//     panics with it if none recovered it: yaegi ran the deferred calls
+//     in one loop that the first panic left, so the calls deferred before
+//     it did not run and their recover did not see it (defer.go);
+//   - a statement of a function outside loops that indexes a slice,
+//     array or string with simple operands (variables, constants,
+//     arithmetic, len) and calls no other function first gets a check in
+//     front (if uint(i) >= uint(len(s)) {...}) that panics with Go's
+//     runtime error, index out of range [5] with length 3, where yaegi's
+//     reflect said "slice index out of range" (rewrite_index.go);
 //   - a shift count of a signed type that is not constant (x << n)
 //     becomes __gnnlab_rt.ShiftCount(int64(n)), which panics with Go's
 //     runtime error when it is negative: yaegi shifted by it (1 << -1
@@ -580,6 +605,15 @@
 // with a message saying so, err.(T) and case T do not match it, and two
 // such errors compare by their last fields. Pointer targets and pointer
 // receivers work.
+//
+// BUG(interp): An index out of range inside a loop, at the top level of a
+// cell, or in a statement that calls a function first, panics with a
+// runtime error "index out of range (reflect: slice index out of range)",
+// without Go's index and length: a check there would slow loops several
+// times (rewrite_index.go). A deferred call that is not a function literal
+// (defer cleanup()) and panics still skips the calls deferred before it,
+// and a recover in it does not see the panic of a deferred literal that
+// ran before it (defer.go).
 //
 // BUG(interp): A recover in a function deferred at the top level of a cell
 // does not stop the cell's panic, and a deferred call of a builtin or a

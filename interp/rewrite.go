@@ -386,6 +386,7 @@ type rewriter struct {
 	// non-struct types with methods to their names (rewrite_typeswitch.go).
 	underlying map[types.Type]string
 	funcs      []ast.Node // function declarations and literals, in source order
+	forwards   []string   // methods declared for embedded interfaces (rewrite_embed.go)
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -416,6 +417,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 		r.labels = map[ast.Stmt]string{}
 	}
 	calledSel := map[*ast.SelectorExpr]bool{} // selectors called at once
+	recoverIn := r.deferGuards(n)             // defer.go
 	ast.Inspect(n, func(node ast.Node) bool {
 		switch x := node.(type) {
 		case *ast.LabeledStmt:
@@ -433,6 +435,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			}
 			if x.Tok == token.TYPE {
 				r.unexportedTags(x) // rewrite_tags.go
+				r.embeddedIfaces(x) // rewrite_embed.go
 			}
 		case *ast.DeclStmt:
 			r.localAliases(n, x)
@@ -550,7 +553,11 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			case r.isBuiltin(id, "recover") && len(x.Args) == 0:
 				// yaegi's recover gives the panic value as a
 				// reflect.Value: r.(string) and case string failed.
-				r.ed.insert(x.Pos(), helperRT+".Recovered(", false)
+				prefix := helperRT
+				if slot, ok := recoverIn[x]; ok {
+					prefix = slot // a guarded deferred literal (defer.go)
+				}
+				r.ed.insert(x.Pos(), prefix+".Recovered(", false)
 				r.ed.insert(x.End(), ")", false)
 			}
 		}
@@ -560,6 +567,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 	r.errorConv(n)      // rewrite_iface.go
 	r.recvReturns(n)    // rewrite_recv.go
 	r.builtinReturns(n) // rewrite_recv.go
+	r.indexGuards(n)    // rewrite_index.go
 	r.loopLitArgs(n)    // rewrite_loopvar.go; last: it moves text
 	return err
 }
@@ -633,6 +641,9 @@ func (r *rewriter) labelNames(n ast.Node) {
 // interface type of a compiled struct (r.Value = i * 10, r a *ring.Ring)
 // to the field's type: yaegi left the function silently at such an
 // assignment of a value of a concrete type computed in the statement.
+// So is a composite literal assigned to a field of an interface type of
+// any struct (s.Logger = prefixLogger{"> "}): yaegi failed with
+// "reflect.Set: value of type interp.valueInterface is not assignable".
 func (r *rewriter) ifaceFieldAssign(x *ast.AssignStmt) {
 	if x.Tok != token.ASSIGN || len(x.Lhs) != len(x.Rhs) {
 		return
@@ -643,7 +654,8 @@ func (r *rewriter) ifaceFieldAssign(x *ast.AssignStmt) {
 			continue
 		}
 		s, ok := r.info.Selections[sel]
-		if !ok || s.Kind() != types.FieldVal || !compiledStruct(s.Recv()) {
+		_, lit := ast.Unparen(x.Rhs[k]).(*ast.CompositeLit)
+		if !ok || s.Kind() != types.FieldVal || !(lit || compiledStruct(s.Recv())) {
 			continue
 		}
 		ft := s.Obj().Type()

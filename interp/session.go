@@ -72,6 +72,9 @@ type Session struct {
 	// progs are the pieces that declared functions, compiled for the
 	// debugger: where breakpoints in earlier cells are set.
 	progs []*yaegi.Program
+	// forwards are the methods that the session declared for embedded
+	// interfaces ("Type.Method", rewrite_embed.go).
+	forwards map[string]bool
 }
 
 type importRec struct{ name, path string }
@@ -159,6 +162,8 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		std,
 		gnnlab,
 		s.runtimeSymbols(),
+		s.deferSymbols(), // defer.go
+		indexSymbols(),   // rewrite_index.go
 		s.exitSymbols(),
 		s.tnames.fmtSymbols(s.stdout),
 		// os.Stdin/Stdout/Stderr of cells are the session's streams
@@ -273,6 +278,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 			return Result{}, err
 		}
 		s.commit(recs, imps)
+		s.addForwards(rw.forwards, false) // rewrite_embed.go
 	}
 	if src := structTypes(pc.decls.Decls) + methodTypes(pc.decls.Decls, info); src != "" {
 		// fmt's type names, and the conversions of values with methods
@@ -785,6 +791,9 @@ func (s *Session) collect(pc *parsedCell) ([]*declRec, []importRec) {
 // method with a different text: yaegi would keep the old one.
 func (s *Session) needsReplay(recs []*declRec) bool {
 	for _, r := range recs {
+		if s.forwarded(r) { // rewrite_embed.go
+			return true
+		}
 		if r.tok != token.TYPE && !r.method {
 			continue
 		}
@@ -957,6 +966,7 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		}
 		return err
 	}
+	s.addForwards(rw.forwards, true) // rewrite_embed.go
 	// Variables whose declarations re-ran get their old values back when
 	// their type did not change.
 	fresh := map[string]bool{}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	yaegi "github.com/traefik/yaegi/interp"
 )
 
 func TestSplit(t *testing.T) {
@@ -233,17 +235,48 @@ func TestDeferPanics(t *testing.T) {
 
 // BenchmarkEval times a trivial cell in a session holding imports and
 // variables of compiled and interpreted types.
+// BenchmarkEval is a trivial cell's round trip in a session of 20 cells,
+// beside the same cell in a bare yaegi interpreter with the same symbols:
+// the difference is what the session adds to every cell (its rewrites,
+// the type check, the bookkeeping of globals).
 func BenchmarkEval(b *testing.B) {
-	var out bytes.Buffer
-	s := newTestSession(b, Options{Stdout: &out, Stderr: &out})
-	mustEval(b, s, "import (\n\"fmt\"\n\"strings\"\n\"github.com/gnnlab/gnnlab/gnnlib/tensor\"\n\"github.com/gnnlab/gnnlab/gnnlib/nn\"\n)\ntype pt struct{ X, Y int }\nfunc (p pt) Sum() int { return p.X + p.Y }")
+	const setup = "import (\n\"fmt\"\n\"strings\"\n\"github.com/gnnlab/gnnlab/gnnlib/tensor\"\n\"github.com/gnnlab/gnnlab/gnnlib/nn\"\n)\ntype pt struct{ X, Y int }\nfunc (p pt) Sum() int { return p.X + p.Y }"
+	cells := []string{setup}
 	for i := range 20 {
-		mustEval(b, s, fmt.Sprintf("v%d := %d\nw%d := tensor.Zeros(2)\np%d := pt{1, 2}\nl%d := nn.NewLinear(2, 2)\ns%d := strings.Repeat(\"a\", 2)", i, i, i, i, i, i))
+		cells = append(cells, fmt.Sprintf("v%d := %d\nw%d := tensor.Zeros(2)\np%d := pt{1, 2}\nl%d := nn.NewLinear(2, 2)\ns%d := strings.Repeat(\"a\", 2)", i, i, i, i, i, i))
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		mustEval(b, s, "v3 + 1")
-	}
+	b.Run("session", func(b *testing.B) {
+		var out bytes.Buffer
+		s := newTestSession(b, Options{Stdout: &out, Stderr: &out})
+		for _, c := range cells {
+			mustEval(b, s, c)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			mustEval(b, s, "v3 + 1")
+		}
+	})
+	b.Run("yaegi", func(b *testing.B) {
+		var out bytes.Buffer
+		i := yaegi.New(yaegi.Options{Stdout: &out, Stderr: &out})
+		std, gnnlab := symbolTables()
+		for _, e := range []yaegi.Exports{std, gnnlab} {
+			if err := i.Use(e); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, c := range cells {
+			if _, err := i.Eval(c); err != nil {
+				b.Fatalf("yaegi: %q: %v", c, err)
+			}
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := i.Eval("v3 + 1"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // A Go runtime error is named once: ename "runtime error", and an evalue
