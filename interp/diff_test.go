@@ -43,12 +43,7 @@ import (
 var knownDiffs = map[string]string{
 	"generic_embedded_type/cell": "yaegi: methods promoted from an embedded instance of a generic type (Box[int] in Labeled), declared in the same cell: undefined selector: Set",
 	"lang_init_funcs/split":      "split in source order, the cell of var computed = compute() comes before the cell that declares compute (cells run in order; a notebook cannot mean this)",
-	"std_flag_parse":             "interface values of interpreted types: fmt calls a String method of a pointer receiver for a value (prints a,b, want [a b]): the value's method set has no String",
-	"spec_iota_skip/cell":        "interface values of interpreted types: %d of a constant of an interpreted Stringer type prints yaegi's wrapper ({30 5509472}), want 30",
-	"algo_binary_tree_bfs":       "interface values of interpreted types: fmt does not call the String method of a nil pointer of an interpreted type (prints <nil>, want ())",
 	"generic_set/cell":           "yaegi: a method of a generic type that calls another method of the type (o.Has(k) in Intersect), declared in the same cell: undefined type for T",
-	"fmt_gostringer_formatter":   "interface values of interpreted types: fmt does not call the GoString method of an interpreted type for %#v, nor Format for %d of an interpreted slice type",
-	"fmt_stringer_types":         "interface values of interpreted types: fmt prints a map key of an interpreted Stringer type as its number (map[1:2], want map[♥:2])",
 	"generic_tilde":              "yaegi's compiler panics (CFG post-order, nil pointer) on a conversion to a type parameter (S(x) in Upper[S ~string]) when the type argument is a named type (Upper(Name(\"bob\"))); plain string works",
 	"generic_tree/split":         "a generic type whose methods come in later cells (Tree[T] over node[T]): yaegi checks cmp.Ordered against the node struct (does not implement cmp.Ordered)",
 	"init_order/split":           "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",

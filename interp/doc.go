@@ -78,7 +78,10 @@
 // the top level of a cell, are rewritten in the cell's text before it
 // runs, with the types found by go/types. The type checker sees the
 // session's imports, its globals of compiled types, and the types,
-// constants and method signatures of earlier cells; it learns the compiled
+// constants and method signatures of earlier cells, and the signatures of
+// their functions that the cell names (generic ones always): a global's
+// reflect type has lost the session's named types of other kinds than
+// struct (const Hearts Suit was an int to it); it learns the compiled
 // packages from their symbol tables (typesof.go), so it needs no Go
 // toolchain. Each rewrite covers a yaegi v0.16.1 behaviour, measured by
 // the differential tests (testdata/diff: programs run by go build and by
@@ -319,6 +322,21 @@
 //     under -race and, at times, a "call of nil function" crash of a loop
 //     that starts goroutines (rewrite_go.go). A literal that uses a type
 //     or constant declared in its function stays a literal.
+//   - An argument of a printing function of fmt whose static type is a
+//     type of the session with a method that fmt looks for (Format,
+//     GoString, Error, String), in its method set or its pointer's, or
+//     a slice, array, map or struct that holds one (or a pointer to
+//     such a value), and each result of such a type of a call passed
+//     alone (fmt.Println(two())), becomes a compiled
+//     value made from the static type that calls the methods of the
+//     value's method set from closures of the cell (fmtoperand.go):
+//     yaegi gave fmt a named non-struct type (type Suit int) as its
+//     underlying type, so map keys, elements and fields of such types
+//     printed as numbers; it wrapped a value for fmt.Stringer when only
+//     its pointer had String (func (l *listFlag) String()); it never
+//     called GoString nor the String method of a nil pointer (a nil
+//     *Tree), %d of a Formatter printed its elements, and the results
+//     of a call lost their methods.
 //
 // The rewrites of calls are in rewrite_call.go.
 //
@@ -354,9 +372,9 @@
 // holds %T or %#v, an argument of such a type is passed with its Go name
 // (rewrite_fmt.go), so %T prints main.ID. %d and the other verbs that do
 // not call String print the value of an interpreted Stringer, not yaegi's
-// wrapper, and a slice or array of a cell type with a String or Error
-// method passed to a printing function of fmt prints their results
-// ([Red Green], not [0 1]). The printing functions without a format
+// wrapper, and an argument whose static type holds a cell type with a
+// method that fmt looks for prints as Go prints it (see the rewrites
+// above): [Red Green], not [0 1], map[♥:2], not map[1:2]. The printing functions without a format
 // (Print, Println, Sprint, Fprintln...) are the session's too: a value of
 // a struct type of the session (or a pointer to one) with an Error or
 // String method, held in an any, bare or in yaegi's wrapper, and so in a

@@ -349,6 +349,12 @@ func (tn *typeNames) print(b *bytes.Buffer, v reflect.Value, sharp bool, depth i
 	}
 }
 
+// isFormatter reports whether a is a fmt.Formatter.
+func isFormatter(a any) bool {
+	_, ok := a.(fmt.Formatter)
+	return ok
+}
+
 // implementsFmt reports whether fmt would print v by a method: Formatter,
 // GoStringer for %#v, error or Stringer for %+v.
 func implementsFmt(v reflect.Value, sharp bool) bool {
@@ -443,54 +449,6 @@ func (nv namedValue) goSyntax() string {
 	return s
 }
 
-// stringerList and errList are slices of values of a session type with a
-// String or Error method (rewrite_fmt.go), which print as fmt prints
-// such a slice in Go: the method for %v and %s (and Println), the values
-// for other verbs.
-type (
-	stringerList []fmt.Stringer
-	errList      []error
-)
-
-func stringers(n int, at func(int) fmt.Stringer) any {
-	s := make(stringerList, n)
-	for i := range s {
-		s[i] = at(i)
-	}
-	return s
-}
-
-func errorList(n int, at func(int) error) any {
-	s := make(errList, n)
-	for i := range s {
-		s[i] = at(i)
-	}
-	return s
-}
-
-func (s stringerList) Format(f fmt.State, verb rune) {
-	formatList(f, verb, len(s), func(i int) any { return s[i] })
-}
-func (s errList) Format(f fmt.State, verb rune) {
-	formatList(f, verb, len(s), func(i int) any { return s[i] })
-}
-
-func formatList(f fmt.State, verb rune, n int, at func(int) any) {
-	format := fmt.FormatString(f, verb)
-	io.WriteString(f, "[")
-	for i := range n {
-		if i > 0 {
-			io.WriteString(f, " ")
-		}
-		v := at(i)
-		if rv := unwrapped(reflect.ValueOf(v)); rv.IsValid() && !strings.ContainsRune("vsqxXw", verb) {
-			v = rv.Interface()
-		}
-		fmt.Fprintf(f, format, v)
-	}
-	io.WriteString(f, "]")
-}
-
 // isWrapper reports whether t is the type of a yaegi interface wrapper (a
 // struct whose first field IValue holds the value, then methods).
 func isWrapper(t reflect.Type) bool {
@@ -576,6 +534,16 @@ func (tn *typeNames) fixArgs(format string, args []any) (string, []any) {
 			continue
 		}
 		a := args[argNum]
+		if g, ok := a.(interface{ goName() string }); ok && c == 'T' {
+			// An operand of fmtoperand.go.
+			set(argNum, g.goName())
+			if fb == nil {
+				fb = []byte(format)
+			}
+			fb[i] = 's'
+			argNum++
+			continue
+		}
 		if mv, ok := a.(methodValue); ok && c == 'T' {
 			set(argNum, tn.typeString(reflect.TypeOf(mv.v)))
 			if fb == nil {
@@ -604,9 +572,9 @@ func (tn *typeNames) fixArgs(format string, args []any) (string, []any) {
 			continue
 		}
 		switch {
-		case !strings.ContainsRune("vsqxXTw", rune(c)) && isWrapper(reflect.TypeOf(a)):
+		case !strings.ContainsRune("vsqxXTw", rune(c)) && isWrapper(reflect.TypeOf(a)) && !isFormatter(a):
 			// %d of an interpreted Stringer is of its value, not of
-			// yaegi's wrapper.
+			// yaegi's wrapper; a Formatter's Format prints every verb.
 			set(argNum, unwrapped(reflect.ValueOf(a)).Interface())
 		case c == 'T' && a != nil && tn.ivals != nil && tn.ivals.wrappedName(a) != "":
 			// A value of a named non-struct type of the session in
@@ -646,25 +614,25 @@ func (tn *typeNames) fixArgs(format string, args []any) (string, []any) {
 func (tn *typeNames) fmtSymbols(stdout io.Writer) yaegi.Exports {
 	fns := map[string]reflect.Value{
 		"Print": reflect.ValueOf(func(a ...any) (int, error) {
-			return fmt.Fprint(stdout, tn.printArgs(a)...)
+			return fmt.Fprint(stdout, printSpaced(tn.printArgs(a))...)
 		}),
 		"Println": reflect.ValueOf(func(a ...any) (int, error) {
 			return fmt.Fprintln(stdout, tn.printArgs(a)...)
 		}),
 		"Sprint": reflect.ValueOf(func(a ...any) string {
-			return fmt.Sprint(tn.printArgs(a)...)
+			return fmt.Sprint(printSpaced(tn.printArgs(a))...)
 		}),
 		"Sprintln": reflect.ValueOf(func(a ...any) string {
 			return fmt.Sprintln(tn.printArgs(a)...)
 		}),
 		"Fprint": reflect.ValueOf(func(w io.Writer, a ...any) (int, error) {
-			return fmt.Fprint(w, tn.printArgs(a)...)
+			return fmt.Fprint(w, printSpaced(tn.printArgs(a))...)
 		}),
 		"Fprintln": reflect.ValueOf(func(w io.Writer, a ...any) (int, error) {
 			return fmt.Fprintln(w, tn.printArgs(a)...)
 		}),
 		"Append": reflect.ValueOf(func(b []byte, a ...any) []byte {
-			return fmt.Append(b, tn.printArgs(a)...)
+			return fmt.Append(b, printSpaced(tn.printArgs(a))...)
 		}),
 		"Appendln": reflect.ValueOf(func(b []byte, a ...any) []byte {
 			return fmt.Appendln(b, tn.printArgs(a)...)

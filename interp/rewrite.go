@@ -231,8 +231,10 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 		cellImports[importName(is)] = true
 	}
 	pkg := types.NewPackage("main", "main")
+	used := identNames(pc.decls, pc.body)
+	byRecord := recordNames(env.earlier, declared, used)
 	for name, v := range env.globals {
-		if declared[name] || strings.HasPrefix(name, helperPrefix) || !v.IsValid() || !compiledType(v.Type(), 0) {
+		if declared[name] || byRecord[name] || strings.HasPrefix(name, helperPrefix) || !v.IsValid() || !compiledType(v.Type(), 0) {
 			continue
 		}
 		if t, ok := symTypes.TypeOf(v.Type()); ok {
@@ -244,12 +246,11 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 	var gs strings.Builder
 	gs.WriteString("package main\n")
 	for _, rec := range env.earlier {
-		// Generic functions are declarations in the interpreter (not
-		// function variables, which globals give): their signatures let
-		// go/types infer type arguments of calls in later cells.
-		generic := rec.tok == token.FUNC && !rec.method && len(rec.names) == 1 &&
-			strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rec.sig), "func "+rec.names[0])), "[")
-		if rec.dead || (rec.tok != token.TYPE && rec.tok != token.CONST && !rec.method && !generic) {
+		// Functions are given by their signatures (recordNames), which
+		// also let go/types infer type arguments of calls of generic
+		// ones in later cells.
+		fn := sigRecord(rec, used)
+		if rec.dead || (rec.tok != token.TYPE && rec.tok != token.CONST && !rec.method && !fn) {
 			continue
 		}
 		clash := false
@@ -258,7 +259,7 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 		}
 		switch {
 		case clash:
-		case rec.method, generic:
+		case rec.method, fn:
 			gs.WriteString(rec.sig + "\n")
 		default:
 			gs.WriteString(rec.text + "\n")
@@ -312,6 +313,55 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 		_ = types.NewChecker(&conf, fset, pkg, info).Files(files)
 	}()
 	return info, undefined
+}
+
+// sigRecord reports whether rec declares a function (not a method) whose
+// signature the type checker is given: a generic one, or one that the
+// cell names (used), so that a session of many functions does not check
+// all their signatures for every cell.
+func sigRecord(rec *declRec, used map[string]bool) bool {
+	if rec.tok != token.FUNC || rec.method || len(rec.names) != 1 {
+		return false
+	}
+	return used[rec.names[0]] || strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rec.sig), "func "+rec.names[0])), "[")
+}
+
+// identNames returns the names of the identifiers in nodes.
+func identNames(nodes ...ast.Node) map[string]bool {
+	names := map[string]bool{}
+	for _, n := range nodes {
+		ast.Inspect(n, func(x ast.Node) bool {
+			if id, ok := x.(*ast.Ident); ok {
+				names[id.Name] = true
+			}
+			return true
+		})
+	}
+	return names
+}
+
+// recordNames are the names that typecheck declares from the earlier
+// cells' declarations (constants, and functions of sigRecord, not
+// redefined in this cell), not from the interpreter's globals: a global's
+// reflect type lost the named non-struct types of the session (const
+// Hearts Suit was an int, func two() (Suit, error) returned an int).
+func recordNames(earlier []*declRec, declared, used map[string]bool) map[string]bool {
+	names := map[string]bool{}
+	for _, rec := range earlier {
+		if rec.dead || !(rec.tok == token.CONST || sigRecord(rec, used)) {
+			continue
+		}
+		clash := false
+		for _, n := range rec.names {
+			clash = clash || declared[n]
+		}
+		if !clash {
+			for _, n := range rec.names {
+				names[n] = true
+			}
+		}
+	}
+	return names
 }
 
 // rewriter finds the constructs that stand in for Go features yaegi

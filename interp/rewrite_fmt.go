@@ -39,76 +39,302 @@ func (r *rewriter) fmtCall(call *ast.CallExpr) string {
 	return sel.Sel.Name
 }
 
-// stringerArgs rewrites the arguments of a printing call that are slices
-// or arrays of a session type with a String or Error method: yaegi gave fmt
-// the bare elements ([0 1] for [Red Green]). The argument becomes
-// func(s []Color) any { return __gnnlab_rt.Stringers(len(s), func(i int)
-// __gnnlab_rt.Stringer { return s[i] }) }(x), a compiled slice of the
-// elements as fmt.Stringer (or error) values.
-func (r *rewriter) stringerArgs(call *ast.CallExpr, wrapped map[ast.Expr]bool) {
-	k, ok := printFuncs[r.fmtCall(call)]
+// fmtOperands records the rewrites of the arguments of a printing call
+// whose static types hold a type of the session with methods that fmt
+// looks for (fmtoperand.go): the argument x of type T becomes
+// func(v T) any { return CONV }(x), CONV a call of a compiled helper
+// built from T (fmtConv). It marks them in done.
+func (r *rewriter) fmtOperands(call *ast.CallExpr, done map[ast.Expr]bool) {
+	name := r.fmtCall(call)
+	k, ok := printFuncs[name]
 	if !ok || call.Ellipsis.IsValid() {
 		return
 	}
+	if len(call.Args) == 1 && k == 0 {
+		r.tupleOperands(call.Args[0], done)
+	}
 	for i, a := range call.Args {
-		if i < k || wrapped[a] {
+		tv := r.info.Types[a]
+		if i < k || tv.Type == nil || tv.IsNil() || tv.IsType() {
 			continue
 		}
-		t := r.info.Types[a].Type
-		if t == nil {
-			continue
+		if name == "Errorf" && types.NewMethodSet(tv.Type).Lookup(nil, "Error") != nil {
+			continue // %w needs the error
 		}
-		var elem types.Type
-		switch u := t.Underlying().(type) {
-		case *types.Slice:
-			elem = u.Elem()
-		case *types.Array:
-			elem = u.Elem()
-		default:
-			continue
-		}
-		iface := stringerOf(elem)
-		if iface == "" {
-			continue
-		}
-		tt, ok := typeText(t, r.names)
+		fn, ok := r.fmtConv(tv.Type, 0)
 		if !ok {
 			continue
 		}
-		r.ed.insert(a.Pos(), "func(s "+tt+") any { return "+helperRT+"."+iface+"s(len(s), func(i int) "+helperRT+"."+iface+"Type { return s[i] }) }(", false)
+		done[a] = true
+		r.ed.insert(a.Pos(), fn+"(", false)
 		r.ed.insert(a.End(), ")", false)
 	}
 }
 
-// stringerOf returns "Error" or "Stringer" when t is a type of the session
-// (or a pointer to one) whose method set has Error or String, else "".
-func stringerOf(t types.Type) string {
-	base := t
-	if p, ok := types.Unalias(t).(*types.Pointer); ok {
-		base = p.Elem()
+// tupleOperands records the rewrite of a, the only argument of a
+// printing call, when it is a call with several results one of which
+// fmtConv converts: f() becomes func(r0 T0, r1 T1) []any { return
+// []any{CONV(r0), r1} }(f())..., as yaegi lost the methods of the
+// results (two() printed 1 <nil>, not H <nil>).
+func (r *rewriter) tupleOperands(a ast.Expr, done map[ast.Expr]bool) {
+	tup, ok := r.info.Types[a].Type.(*types.Tuple)
+	if !ok || tup.Len() < 2 {
+		return
 	}
-	named, ok := types.Unalias(base).(*types.Named)
-	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != "main" || named.TypeParams().Len() > 0 {
-		return ""
+	var params, vals []string
+	conv := false
+	for j := 0; j < tup.Len(); j++ {
+		t := tup.At(j).Type()
+		tt, ok := typeText(t, r.names)
+		if !ok {
+			return
+		}
+		p := helperPrefix + "r" + strconv.Itoa(j)
+		params = append(params, p+" "+tt)
+		if fc, ok := r.fmtConv(t, 0); ok {
+			p, conv = fc+"("+p+")", true
+		}
+		vals = append(vals, p)
 	}
-	if _, ok := named.Underlying().(*types.Interface); ok {
-		return ""
+	if !conv {
+		return
 	}
-	ms := types.NewMethodSet(t)
-	for _, m := range []struct{ name, iface string }{{"Error", "Error"}, {"String", "Stringer"}} {
-		if sel := ms.Lookup(nil, m.name); sel != nil {
-			if sig, ok := sel.Type().(*types.Signature); ok && sig.Params().Len() == 0 && sig.Results().Len() == 1 && types.Identical(sig.Results().At(0).Type(), types.Typ[types.String]) {
-				return m.iface
+	done[a] = true
+	r.ed.insert(a.Pos(), "func("+strings.Join(params, ", ")+") []any { return []any{"+strings.Join(vals, ", ")+"} }(", false)
+	r.ed.insert(a.End(), ")...", false)
+}
+
+// fmtConv returns the text of a function literal of one parameter of
+// type t that returns the operand for fmt of its argument, when t is a
+// type of the session, or a pointer to one, whose method set or whose
+// pointer's has a method that fmt looks for (__gnnlab_rt.Operand, with a
+// closure for each of Format, GoString, Error and String in t's method
+// set), or a slice, array, map or struct (in an exported field, whose
+// methods fmt sees), or a pointer to one of these, that holds such a type
+// (__gnnlab_rt.List, __gnnlab_rt.Map, __gnnlab_rt.Struct,
+// __gnnlab_rt.Ptr); else false.
+func (r *rewriter) fmtConv(t types.Type, depth int) (string, bool) {
+	if depth > 4 || hasTypeParam(t) {
+		return "", false
+	}
+	d := strconv.Itoa(depth)
+	v, i, k, e := helperPrefix+"f"+d, helperPrefix+"i"+d, helperPrefix+"k"+d, helperPrefix+"e"+d
+	name := strconv.Quote(reflectTypeString(t, 0))
+	var body string
+	if ms, ok := fmtMethodSet(t); ok {
+		args := []string{name, v}
+		for _, m := range fmtMethodNames {
+			switch {
+			case !ms[m]:
+				args = append(args, "nil")
+			case m == "Format":
+				args = append(args, "func(s "+helperRT+".State, c rune) { "+v+".Format(s, c) }")
+			default:
+				args = append(args, "func() string { return "+v+"."+m+"() }")
 			}
 		}
+		body = helperRT + ".Operand(" + strings.Join(args, ", ") + ")"
+	} else {
+		switch u := t.Underlying().(type) {
+		case *types.Slice, *types.Array:
+			elem, isNil := types.Type(nil), "false"
+			if s, ok := u.(*types.Slice); ok {
+				elem, isNil = s.Elem(), v+" == nil"
+			} else {
+				elem = u.(*types.Array).Elem()
+			}
+			ec, ok := r.fmtConv(elem, depth+1)
+			if !ok {
+				return "", false
+			}
+			body = helperRT + ".List(" + name + ", " + isNil + ", len(" + v + "), func(" + i + " int) any { return " + ec + "(" + v + "[" + i + "]) })"
+		case *types.Map:
+			kc, kok := r.fmtConv(u.Key(), depth+1)
+			ec, eok := r.fmtConv(u.Elem(), depth+1)
+			if !kok && !eok {
+				return "", false
+			}
+			key, elem := ifaceElem(u.Key(), k), ifaceElem(u.Elem(), e)
+			if kok {
+				key = kc + "(" + k + ")"
+			}
+			if eok {
+				elem = ec + "(" + e + ")"
+			}
+			body = helperRT + ".Map(" + name + ", " + v + " == nil, func(yield func(raw, key, value any)) { for " + k + ", " + e + " := range " + v + " { yield(" + k + ", " + key + ", " + elem + ") } })"
+		case *types.Pointer:
+			switch u.Elem().Underlying().(type) {
+			case *types.Struct, *types.Array, *types.Slice, *types.Map:
+			default:
+				return "", false
+			}
+			ec, ok := r.fmtConv(u.Elem(), depth+1)
+			if !ok {
+				return "", false
+			}
+			body = helperRT + ".Ptr(" + name + ", " + v + ", " + v + " == nil, func() any { return " + ec + "(*" + v + ") })"
+		case *types.Struct:
+			var names, vals []string
+			conv := false
+			for j := 0; j < u.NumFields(); j++ {
+				f := u.Field(j)
+				names = append(names, f.Name())
+				val := v + "." + f.Name()
+				if f.Name() == "_" {
+					val = "nil"
+				} else if fc, ok := r.fmtConv(f.Type(), depth+1); ok && f.Exported() {
+					val, conv = fc+"("+val+")", true
+				} else if ok {
+					// fmt calls no method of an unexported field.
+					val = helperRT + ".Operand(" + strconv.Quote(reflectTypeString(f.Type(), 0)) + ", " + val + ", nil, nil, nil, nil)"
+				} else {
+					val = ifaceElem(f.Type(), val)
+				}
+				vals = append(vals, val)
+			}
+			if !conv {
+				return "", false
+			}
+			body = helperRT + ".Struct(" + name + ", " + v + ", " + strconv.Quote(strings.Join(names, ",")) + ", []any{" + strings.Join(vals, ", ") + "})"
+		default:
+			return "", false
+		}
 	}
-	return ""
+	tt, ok := typeText(t, r.names)
+	if !ok {
+		return "", false
+	}
+	return "func(" + v + " " + tt + ") any { return " + body + " }", true
+}
+
+// ifaceElem is the text of x, an element of type t of a value that
+// fmtConv rewrites: for an interface type, a call of __gnnlab_rt.Iface,
+// which gives a nil x its type for %#v (interface {}(nil)).
+func ifaceElem(t types.Type, x string) string {
+	if _, ok := t.Underlying().(*types.Interface); !ok {
+		return x
+	}
+	return helperRT + ".Iface(" + strconv.Quote(reflectTypeString(t, 0)) + ", " + x + ")"
+}
+
+// reflectTypeString is t as Go's reflect (and so %T) writes it, the
+// session's package named main: struct { x int }, interface {}.
+func reflectTypeString(t types.Type, depth int) string {
+	if depth > 16 {
+		return types.TypeString(t, mainQualifier)
+	}
+	switch u := t.(type) {
+	case *types.Alias:
+		return reflectTypeString(types.Unalias(t), depth+1)
+	case *types.Pointer:
+		return "*" + reflectTypeString(u.Elem(), depth+1)
+	case *types.Slice:
+		return "[]" + reflectTypeString(u.Elem(), depth+1)
+	case *types.Array:
+		return "[" + strconv.FormatInt(u.Len(), 10) + "]" + reflectTypeString(u.Elem(), depth+1)
+	case *types.Map:
+		return "map[" + reflectTypeString(u.Key(), depth+1) + "]" + reflectTypeString(u.Elem(), depth+1)
+	case *types.Chan:
+		prefix := "chan "
+		switch u.Dir() {
+		case types.SendOnly:
+			prefix = "chan<- "
+		case types.RecvOnly:
+			prefix = "<-chan "
+		}
+		return prefix + reflectTypeString(u.Elem(), depth+1)
+	case *types.Struct:
+		if u.NumFields() == 0 {
+			return "struct {}"
+		}
+		parts := make([]string, u.NumFields())
+		for i := range parts {
+			f := u.Field(i)
+			parts[i] = reflectTypeString(f.Type(), depth+1)
+			if !f.Embedded() {
+				parts[i] = f.Name() + " " + parts[i]
+			}
+			if tag := u.Tag(i); tag != "" {
+				parts[i] += " " + strconv.Quote(tag)
+			}
+		}
+		return "struct { " + strings.Join(parts, "; ") + " }"
+	case *types.Interface:
+		if u.Empty() {
+			return "interface {}"
+		}
+	}
+	return types.TypeString(t, mainQualifier)
+}
+
+// fmtOperand reports whether an argument of type t of a printing function
+// of fmt is rewritten by fmtOperands.
+func (r *rewriter) fmtOperand(t types.Type) bool {
+	_, ok := r.fmtConv(t, 0)
+	return ok
+}
+
+// fmtMethodNames are the methods that fmt looks for, in fmtOperand's
+// order of arguments.
+var fmtMethodNames = []string{"Format", "GoString", "Error", "String"}
+
+// fmtMethodSet returns the methods of fmtMethodNames in t's method set
+// and true, when t is a type of the session (not generic, not an
+// interface), or a pointer to one, and t's method set or its pointer's has
+// one of them.
+func fmtMethodSet(t types.Type) (map[string]bool, bool) {
+	base, ptr := t, false
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		base, ptr = p.Elem(), true
+	}
+	n, ok := types.Unalias(base).(*types.Named)
+	if !ok || !interpretedValueType(n) || n.TypeParams().Len() > 0 || n.TypeArgs().Len() > 0 {
+		return nil, false
+	}
+	has := fmtMethods(t)
+	if len(has) == 0 && (ptr || len(fmtMethods(types.NewPointer(t))) == 0) {
+		return nil, false
+	}
+	return has, true
+}
+
+// fmtMethods returns the methods of fmtMethodNames, with fmt's
+// signatures, in t's method set.
+func fmtMethods(t types.Type) map[string]bool {
+	ms := types.NewMethodSet(t)
+	has := map[string]bool{}
+	for _, m := range fmtMethodNames {
+		sel := ms.Lookup(nil, m)
+		if sel == nil {
+			continue
+		}
+		sig, ok := sel.Type().(*types.Signature)
+		if !ok {
+			continue
+		}
+		if m == "Format" {
+			has[m] = sig.Params().Len() == 2 && sig.Results().Len() == 0 && isFmtState(sig.Params().At(0).Type()) &&
+				types.Identical(sig.Params().At(1).Type(), types.Typ[types.Rune])
+		} else {
+			has[m] = sig.Params().Len() == 0 && sig.Results().Len() == 1 && types.Identical(sig.Results().At(0).Type(), types.Typ[types.String])
+		}
+		if !has[m] {
+			delete(has, m)
+		}
+	}
+	return has
+}
+
+// isFmtState reports whether t is fmt.State.
+func isFmtState(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "fmt" && n.Obj().Name() == "State"
 }
 
 // namedArgs records the rewrites of the arguments of call.
 func (r *rewriter) namedArgs(call *ast.CallExpr) {
 	wrapped := map[ast.Expr]bool{}
-	defer r.stringerArgs(call, wrapped)
+	r.fmtOperands(call, wrapped)
 	k, ok := fmtFuncs[r.fmtCall(call)]
 	if !ok || len(call.Args) <= k+1 {
 		return
@@ -119,10 +345,9 @@ func (r *rewriter) namedArgs(call *ast.CallExpr) {
 	}
 	for _, a := range call.Args[k+1:] {
 		t := r.info.Types[a].Type
-		if t == nil || !hasNamedBasic(t, 0) {
+		if t == nil || wrapped[a] || !hasNamedBasic(t, 0) {
 			continue
 		}
-		wrapped[a] = true
 		name := types.TypeString(t, func(p *types.Package) string { return p.Name() })
 		r.ed.insert(a.Pos(), helperRT+".Named("+strconv.Quote(name)+", ", false)
 		r.ed.insert(a.End(), ")", false)

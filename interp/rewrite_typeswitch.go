@@ -362,7 +362,7 @@ func (r *rewriter) printAnyArgs(call *ast.CallExpr) {
 	anyArgs := len(r.underlying) == 0
 	for i, a := range call.Args {
 		t := r.info.Types[a].Type
-		if i >= k && !r.info.Types[a].IsNil() && (anyArgs && emptyIface(t) || name != "Errorf" && printableStruct(t)) {
+		if i >= k && !r.info.Types[a].IsNil() && (anyArgs && emptyIface(t) || name != "Errorf" && printableStruct(t) && !r.fmtOperand(t)) {
 			r.ed.insert(a.Pos(), helper, false)
 			r.ed.insert(a.End(), ")", false)
 		}
