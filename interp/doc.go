@@ -161,6 +161,18 @@
 //   - a call of a generic function gets the type arguments go/types
 //     inferred (Map[int, string](xs, f)): yaegi's inference fails with
 //     several type parameters and untyped constants (Max(2.5, 1.5));
+//   - a conversion to a type parameter (S(x) in func Upper[S ~string])
+//     calls a function literal whose result a compiled helper sets with
+//     reflect's conversion: yaegi's compiler panicked on the conversion
+//     when the type argument was a type of the session (Upper(Name("bob")));
+//     an untyped constant argument gets its default type
+//     (rewrite_typeparam.go);
+//   - the methods of a cell's generic type run with the cell's types,
+//     before them, when their bodies use no function or variable of the
+//     cell: yaegi gave an instance (Box[int]) only the methods its type
+//     had when the instance was made, so a struct embedding it lacked the
+//     promoted methods and a function of the cell taking one broke the
+//     methods' compilation (genericorder.go);
 //   - a method value of a value receiver that is not called at once
 //     (get := t.Get, also with t a pointer) binds a copy of the receiver, and a method expression
 //     ((*T).Set) becomes a function literal: yaegi read the receiver when

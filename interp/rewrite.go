@@ -453,6 +453,9 @@ func (r *rewriter) rewrite(n ast.Node) error {
 				return false
 			}
 		case *ast.CallExpr:
+			if r.typeParamConversion(x) { // rewrite_typeparam.go
+				return true
+			}
 			if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok {
 				calledSel[sel] = true
 			}

@@ -159,6 +159,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		std,
 		gnnlab,
 		s.runtimeSymbols(),
+		typeParamSymbols, // rewrite_typeparam.go
 		s.exitSymbols(),
 		s.tnames.fmtSymbols(s.stdout),
 		// os.Stdin/Stdout/Stderr of cells are the session's streams
@@ -450,6 +451,10 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	}
 	var inits []string // the bodies of init functions, called last
 	var file1, file3, st2 strings.Builder
+	// The first file is the imports, the generic types whose methods come
+	// with them (genericorder.go), then the other types and constants.
+	var imports1, file1Generic strings.Builder
+	early, moved := earlyMethods(pc, info)
 	var st4 []defPiece // phase 4: the functions' assignments, then the variables
 	st2.WriteString(rw.hoistDecl)
 	var newImports []importRec
@@ -461,6 +466,9 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 				// as in Go (yaegi ran it with the declarations).
 				inits = append(inits, strings.TrimSuffix(ed.piece(d.Body.Pos(), d.End(), "func() ", false), "\n")+"()\n")
 				continue
+			}
+			if moved[d] {
+				continue // with its type
 			}
 			if !plainFunc(d) {
 				file3.WriteString(ed.piece(d.Pos(), d.End(), "", false))
@@ -488,10 +496,17 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 						continue
 					}
 					if !s.imported(is) {
-						file1.WriteString(ed.piece(is.Pos(), is.End(), "import ", false))
+						imports1.WriteString(ed.piece(is.Pos(), is.End(), "import ", false))
 						p, _ := strconv.Unquote(is.Path.Value)
 						newImports = append(newImports, importRec{importName(is), p})
 					}
+				}
+				continue
+			}
+			if ms, ok := early[d]; ok {
+				file1Generic.WriteString(ed.piece(d.Pos(), d.End(), "", false))
+				for _, m := range ms {
+					file1Generic.WriteString(ed.piece(m.Pos(), m.End(), "", false))
 				}
 				continue
 			}
@@ -542,8 +557,9 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 		st4 = append(st4, defPiece{text: in})
 	}
 	var steps []string
-	if file1.Len() > 0 {
-		steps = append(steps, "package main\n"+file1.String())
+	first := imports1.String() + file1Generic.String() + file1.String()
+	if first != "" {
+		steps = append(steps, "package main\n"+first)
 	}
 	if st2.Len() > 0 {
 		steps = append(steps, blockPrefix+st2.String())
@@ -557,7 +573,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 		if _, err := s.eval(ctx, src, rw); err != nil {
 			return err
 		}
-		if k == 0 && file1.Len() > 0 {
+		if k == 0 && first != "" {
 			// The imports are in the interpreter now, whatever follows.
 			s.commit(nil, newImports)
 		}
