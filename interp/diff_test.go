@@ -52,7 +52,6 @@ var knownDiffs = map[string]string{
 	"err_custom_impls":         "interface values of interpreted types: e.(Temporary) on an error holding an interpreted struct fails, and errors.As with a target of an interpreted non-pointer type (var ne netErr) panics",
 	"fmt_gostringer_formatter": "interface values of interpreted types: fmt does not call the GoString method of an interpreted type for %#v, nor Format for %d of an interpreted slice type",
 	"fmt_stringer_types":       "interface values of interpreted types: fmt prints a map key of an interpreted Stringer type as its number (map[1:2], want map[♥:2])",
-	"generic_tree/split":       "a generic type whose methods come in later cells (Tree[T] over node[T]): yaegi checks cmp.Ordered against the node struct (does not implement cmp.Ordered)",
 	"spec_iface_embed":         "interface values of interpreted types: == of two interface values of different interpreted interface types holding the same pointer is false",
 	"spec_method_sets":         "interface values of interpreted types: any(&ByVal{}).(Counter), through a promoted method of an embedded field, is false",
 	"spec_recover_nested":      "yaegi: a panic raised by a deferred function's own deferred call, after a nested recover, is not recovered by the function's earlier deferred recover",

@@ -72,6 +72,12 @@
 // otherwise. The session writes a line on standard error naming the
 // variables re-initialised and dropped.
 //
+// The session rebuilds itself the same way when a cell declares a generic
+// function that a method or generic function of an earlier cell called
+// before it existed (Walk calling walk(t.root, f), walk declared in the
+// next cell): the call had no type arguments from go/types, and yaegi
+// inferred wrong ones (genericorder.go).
+//
 // # Rewrites
 //
 // Go features newer than yaegi, and statements that yaegi mishandles at

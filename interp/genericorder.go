@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
+	"strings"
 )
 
 // Methods of a cell's generic types before the instances of the types.
@@ -143,4 +145,76 @@ func usable(id *ast.Ident, info *types.Info, inCell func(types.Object) bool) boo
 		return true
 	}
 	return false
+}
+
+// Calls of generic functions that later cells declare.
+//
+// A method or generic function may call a generic function that a later
+// cell declares (cells split in source order: func (t *Tree[T]) Walk(f
+// func(T)) { walk(t.root, f) }, then func walk[T cmp.Ordered](n *node[T],
+// f func(T))). go/types did not know walk, so the call got no type
+// arguments (rewrite_call.go), and yaegi, compiling the method when
+// Tree[int] was made, inferred T as walk's node struct ("does not
+// implement cmp.Ordered"). So such a declaration records the names it used
+// undefined (declRec.pending), and the cell that declares one of them as a
+// generic function rebuilds the session (Session.rebuild), whose rewrite
+// of all the declarations, type-checked together, gives the call its type
+// arguments.
+
+// markPending records in the methods and generic functions of recs
+// (collect's records of pc) the names that undef reports undefined
+// inside them.
+func markPending(pc *parsedCell, recs []*declRec, undef []types.Error) {
+	if len(undef) == 0 {
+		return
+	}
+	k := 0
+	for _, d := range pc.decls.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.IMPORT {
+			continue
+		}
+		r := recs[k]
+		k++
+		if fd, ok := d.(*ast.FuncDecl); !ok || fd.Recv == nil && fd.Type.TypeParams == nil {
+			continue
+		}
+		for _, u := range undef {
+			if u.Pos >= d.Pos() && u.Pos < d.End() {
+				r.pending = append(r.pending, strings.TrimPrefix(u.Msg, "undefined: "))
+			}
+		}
+	}
+}
+
+// resolvesPending reports whether pc declares a generic function that a
+// live record used while it was undefined.
+func (s *Session) resolvesPending(pc *parsedCell) bool {
+	var generic []string
+	for _, d := range pc.decls.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Type.TypeParams != nil {
+			generic = append(generic, fd.Name.Name)
+		}
+	}
+	if len(generic) == 0 {
+		return false
+	}
+	for _, old := range s.records {
+		if old.dead {
+			continue
+		}
+		for _, p := range old.pending {
+			if slices.Contains(generic, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// clearPending forgets the pending names that the session now declares,
+// once it has been rebuilt with them.
+func (s *Session) clearPending() {
+	for _, r := range s.records {
+		r.pending = slices.DeleteFunc(r.pending, func(n string) bool { return s.user[n] != nil })
+	}
 }

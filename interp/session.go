@@ -89,6 +89,9 @@ type declRec struct {
 	cell   int
 	line   int  // yaegi's (virtual) line of its first line (virtualLine)
 	dead   bool // every name redefined by a later cell
+	// pending are the names a method or generic function used
+	// undefined (genericorder.go).
+	pending []string
 }
 
 // New starts a session with the preloaded packages.
@@ -264,9 +267,14 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		return Result{}, err
 	}
 	srw.defers(pc.body, names)
-	srw.goLits(pc.body) // rewrite_go.go; last: see there
-	if s.needsReplay(recs) {
+	srw.goLits(pc.body)          // rewrite_go.go; last: see there
+	markPending(pc, recs, undef) // genericorder.go
+	if s.needsReplay(recs) || s.resolvesPending(pc) {
 		if err := s.rebuild(ctx, recs, imps); err != nil {
+			return Result{}, err
+		}
+		s.clearPending()
+		if err := s.loadGeneric(ctx, rw, srw); err != nil { // those of the cell, in the fresh interpreter
 			return Result{}, err
 		}
 	} else if pc.hasDecls {
@@ -870,7 +878,7 @@ func remove(list []string, s string) []string {
 // declarations with the cell's new ones; see "Redefinition" in the
 // package doc.
 func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec) error {
-	old := s.i
+	old, oldGeneric := s.i, s.generic
 	oldGlobals := globalsOf(old)
 	// Work on copies so that a failed rebuild leaves the session as it was.
 	saved := struct {
@@ -886,7 +894,7 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		saved.dead[r] = r.names
 	}
 	restore := func() {
-		s.i, s.imports, s.records, s.user = old, saved.imports, saved.records, saved.user
+		s.i, s.imports, s.records, s.user, s.generic = old, saved.imports, saved.records, saved.user, oldGeneric
 		for r, names := range saved.dead {
 			r.names, r.dead = names, len(names) == 0
 		}
@@ -965,6 +973,10 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 	}
 	rw.goLits(f) // rewrite_go.go
 	funcsToVars(f, ed)
+	if err := s.loadGeneric(ctx, rw); err != nil { // genericstd.go, for the fresh interpreter
+		restore()
+		return err
+	}
 	if _, err := s.eval(ctx, ed.text(f.Pos(), token.Pos(fset.File(f.Pos()).Base()+len(text)), false)+rw.goDecls(), rw); err != nil {
 		restore()
 		if e, ok := err.(*Error); ok {
