@@ -179,6 +179,11 @@
 //     had when the instance was made, so a struct embedding it lacked the
 //     promoted methods and a function of the cell taking one broke the
 //     methods' compilation (genericorder.go);
+//   - the instances of generic functions that a cell's statements call
+//     (Twice[int]) are made first in a function that never runs: made at
+//     the top level of a cell, yaegi gave the instance's variables the
+//     cell's frame, and e := Twice(5) gave 0 (geninstance.go). An instance
+//     that yaegi cannot make stops the cell with an error naming it;
 //   - a method value of a value receiver that is not called at once
 //     (get := t.Get, also with t a pointer) binds a copy of the receiver, and a method expression
 //     ((*T).Set) becomes a function literal: yaegi read the receiver when
@@ -591,6 +596,13 @@
 //
 // BUG(interp): Columns in error positions can be off on a line that the
 // session rewrote (range over an integer, min, max).
+//
+// BUG(interp): yaegi cannot make an instance of a generic function that
+// calls another generic function with a type argument of the session
+// (Id2[Name] with func Id2[T any](x T) T { return Id(x) }, type Name
+// string): a cell calling it at its top level stops with an error naming
+// the instance; called in a function, it fails with a nil pointer
+// dereference. Builtin type arguments work.
 //
 // BUG(interp): Known differences from go run, each a program of
 // testdata/diff listed with its reason in diff_test.go: two struct types

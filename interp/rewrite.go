@@ -329,6 +329,7 @@ type rewriter struct {
 	hoistDecl string              // declarations of hoisted variables (hoist.go)
 	hoisted   map[ast.Stmt]bool   // definitions made assignments (hoist.go)
 	generic   map[string]bool     // packages whose helpers calls use (genericstd.go)
+	instances []instanceUse       // generic instances the calls use (geninstance.go)
 	loops     []ast.Stmt          // for and range statements (deferredLit)
 	seq       *int                // numbers the session's declared functions (goLits)
 	goFuncs   []goFunc            // functions declared for go statements (rewrite_go.go)

@@ -300,6 +300,9 @@ func (r *rewriter) instantiate(call *ast.CallExpr) {
 		args[k] = t
 	}
 	r.ed.insert(call.Fun.End(), "["+strings.Join(args, ", ")+"]", false)
+	if _, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+		r.useInstance(id.Name+"["+strings.Join(args, ", ")+"]", len(args), inst.Type, call.Pos()) // geninstance.go
+	}
 }
 
 // constRepeat fixes constant declarations of several names per line

@@ -47,6 +47,8 @@ type Session struct {
 	tnames  typeNames       // the cells' struct types, for fmt (fmtnames.go)
 	ivals   ifaceValues     // the cells' types with methods, for interfaces (ifacevalue.go)
 	generic map[string]bool // packages whose generic helpers are loaded (genericstd.go)
+	// instances are the generic instances made in a function (geninstance.go)
+	instances map[string]bool
 	// released counts the slots of releasedIn's global frame that
 	// releaseTemps has seen (release.go); unstopped says a cell is still
 	// running after an interrupt, so its slots must stay.
@@ -301,6 +303,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		if _, err := s.eval(ctx, "package main\n"+srw.goDecls(), srw); err != nil {
 			return Result{}, err
 		}
+	}
+	if err := s.makeInstances(ctx, srw); err != nil { // geninstance.go
+		return Result{}, err
 	}
 	if err := s.makeLits(ctx, pc, info, stmtEd, srw); err != nil { // frames.go
 		return Result{}, err
@@ -878,7 +883,7 @@ func remove(list []string, s string) []string {
 // declarations with the cell's new ones; see "Redefinition" in the
 // package doc.
 func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec) error {
-	old, oldGeneric := s.i, s.generic
+	old, oldGeneric, oldInstances := s.i, s.generic, s.instances
 	oldGlobals := globalsOf(old)
 	// Work on copies so that a failed rebuild leaves the session as it was.
 	saved := struct {
@@ -894,7 +899,7 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		saved.dead[r] = r.names
 	}
 	restore := func() {
-		s.i, s.imports, s.records, s.user, s.generic = old, saved.imports, saved.records, saved.user, oldGeneric
+		s.i, s.imports, s.records, s.user, s.generic, s.instances = old, saved.imports, saved.records, saved.user, oldGeneric, oldInstances
 		for r, names := range saved.dead {
 			r.names, r.dead = names, len(names) == 0
 		}
@@ -955,7 +960,7 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		}
 	}
 	s.i = ni
-	s.generic = nil
+	s.generic, s.instances = nil, nil
 	fset := token.NewFileSet()
 	text := src.String()
 	f, err := parser.ParseFile(fset, cellFile, text, parser.ParseComments)
