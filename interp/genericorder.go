@@ -26,9 +26,11 @@ import (
 // the cell do not exist yet in the first phase), and starts no goroutine
 // (rewrite_go.go declares a function for it in the third phase). A type
 // is chosen only if all of its methods in the cell are; runDecls then
-// writes the chosen types, each followed by its methods, before the
-// cell's other types.
-func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*ast.FuncDecl, moved map[*ast.FuncDecl]bool) {
+// writes the chosen types, each followed by its methods, after the cell's
+// other types and constants, which the methods may use (yaegi lost the
+// methods when they used one declared after them), except those that name
+// a chosen type (late), directly or through another, which come last.
+func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*ast.FuncDecl, moved map[*ast.FuncDecl]bool, late map[*ast.GenDecl]bool) {
 	generic := map[string]*ast.GenDecl{} // generic type name -> its declaration
 	for _, d := range pc.decls.Decls {
 		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
@@ -40,7 +42,7 @@ func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*a
 		}
 	}
 	if len(generic) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	tf := pc.fset.File(pc.decls.Pos())
 	inCell := func(obj types.Object) bool {
@@ -75,7 +77,33 @@ func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*a
 		early[generic[name]] = append(early[generic[name]], fd)
 		moved[fd] = true
 	}
-	return early, moved
+	if early == nil {
+		return nil, nil, nil
+	}
+	// The other type and constant declarations that name an early type,
+	// or one of them, come after the early ones: before them, they would
+	// make instances without the methods.
+	names := map[string]bool{}
+	for name, gd := range generic {
+		if early[gd] != nil {
+			names[name] = true
+		}
+	}
+	late = map[*ast.GenDecl]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, d := range pc.decls.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || (gd.Tok != token.TYPE && gd.Tok != token.CONST) || early[gd] != nil || late[gd] || !refers(gd, names) {
+				continue
+			}
+			late[gd], changed = true, true
+			for _, n := range declNames(gd) {
+				names[n] = true
+			}
+		}
+	}
+	return early, moved, late
 }
 
 // recvBase is the name of a receiver's type: T of T, *T, T[K] or *T[K, V].

@@ -464,10 +464,11 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	}
 	var inits []string // the bodies of init functions, called last
 	var file1, file3, st2 strings.Builder
-	// The first file is the imports, the generic types whose methods come
-	// with them (genericorder.go), then the other types and constants.
-	var imports1, file1Generic strings.Builder
-	early, moved := earlyMethods(pc, info)
+	// The first file is the imports, the types and constants, the generic
+	// types whose methods come with them, and the types and constants that
+	// use those (genericorder.go).
+	var imports1, file1Generic, file1Late strings.Builder
+	early, moved, late := earlyMethods(pc, info)
 	var st4 []defPiece // phase 4: the functions' assignments, then the variables
 	st2.WriteString(rw.hoistDecl)
 	var newImports []importRec
@@ -523,6 +524,10 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 				}
 				continue
 			}
+			if late[d] {
+				file1Late.WriteString(ed.piece(d.Pos(), d.End(), "", false))
+				continue
+			}
 			if d.Tok != token.VAR {
 				file1.WriteString(ed.piece(d.Pos(), d.End(), "", false))
 				continue
@@ -570,7 +575,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 		st4 = append(st4, defPiece{text: in})
 	}
 	var steps []string
-	first := imports1.String() + file1Generic.String() + file1.String()
+	first := imports1.String() + file1.String() + file1Generic.String() + file1Late.String()
 	if first != "" {
 		steps = append(steps, "package main\n"+first)
 	}
