@@ -174,16 +174,18 @@
 //     an untyped constant argument gets its default type
 //     (rewrite_typeparam.go);
 //   - the methods of a cell's generic type run with the cell's types,
-//     before them, when their bodies use no function or variable of the
-//     cell: yaegi gave an instance (Box[int]) only the methods its type
-//     had when the instance was made, so a struct embedding it lacked the
-//     promoted methods and a function of the cell taking one broke the
-//     methods' compilation (genericorder.go);
+//     before the types and constants that name the generic type, when
+//     their bodies use no function or variable of the cell: yaegi gave an
+//     instance (Box[int]) only the methods its type had when the instance
+//     was made, so a struct embedding it lacked the promoted methods and a
+//     function of the cell taking one broke the methods' compilation
+//     (genericorder.go);
 //   - the instances of generic functions that a cell's statements call
-//     (Twice[int]) are made first in a function that never runs: made at
-//     the top level of a cell, yaegi gave the instance's variables the
-//     cell's frame, and e := Twice(5) gave 0 (geninstance.go). An instance
-//     that yaegi cannot make stops the cell with an error naming it;
+//     (Twice[int]) are made first in a function that never runs: first
+//     made by a definition at the top level of a cell, yaegi's instance
+//     came out wrong, and e := Twice(5) gave 0 (geninstance.go). An
+//     instance that yaegi cannot make stops the cell with an error naming
+//     it;
 //   - a method value of a value receiver that is not called at once
 //     (get := t.Get, also with t a pointer) binds a copy of the receiver, and a method expression
 //     ((*T).Set) becomes a function literal: yaegi read the receiver when

@@ -12,15 +12,14 @@ import (
 // Generic instances made outside the top level of a cell.
 //
 // yaegi compiles an instance of a generic function where it is first
-// called, and at the top level of a cell it gave the instance's local
-// variables the cell's frame: Twice[int](5), with
+// called, and an instance first called by a definition at the top level
+// of a cell came out wrong: e := Twice(5), with
 // func Twice[T ~int](x T) T { r := x; r = r * 2; return r }, gave 0, and
-// the instance stayed broken for the later cells (a nil pointer
-// dereference). The instances that a cell's statements call are made
-// first in a function that is never called, as they would be in Go code:
+// p := Pair("a", 1) an empty map. The instances that a cell's statements
+// call are made first in a function that is never called, as they would
+// be in Go code:
 //
 //	func __gnnlab_inst3() { _ = Twice[int] }
-//
 //
 // An instance of several type arguments is called there with zero
 // values, in a branch that never runs, since yaegi took F[A, B] that is
