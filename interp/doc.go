@@ -166,7 +166,14 @@
 //     arguments (yaegi made the closure when the call ran);
 //   - a call of a generic function gets the type arguments go/types
 //     inferred (Map[int, string](xs, f)): yaegi's inference fails with
-//     several type parameters and untyped constants (Max(2.5, 1.5));
+//     several type parameters and untyped constants (Max(2.5, 1.5)); not
+//     a call in a generic function whose type arguments are the caller's
+//     type parameters and that yaegi infers from arguments of exactly
+//     those types (Id(x) in Id2[T]), since the written Id[T](x) failed
+//     for Id2[Name] (a nil pointer dereference); a call of an instance
+//     with several results runs in a function literal returning them
+//     (yaegi: "not a generic type" at the top level of a cell)
+//     (rewrite_typeparam.go);
 //   - a conversion to a type parameter (S(x) in func Upper[S ~string])
 //     calls a function literal whose result a compiled helper sets with
 //     reflect's conversion: yaegi's compiler panicked on the conversion
@@ -599,12 +606,12 @@
 // BUG(interp): Columns in error positions can be off on a line that the
 // session rewrote (range over an integer, min, max).
 //
-// BUG(interp): yaegi cannot make an instance of a generic function that
-// calls another generic function with a type argument of the session
-// (Id2[Name] with func Id2[T any](x T) T { return Id(x) }, type Name
-// string): a cell calling it at its top level stops with an error naming
-// the instance; called in a function, it fails with a nil pointer
-// dereference. Builtin type arguments work.
+// BUG(interp): yaegi cannot make some instances of generic functions
+// with a type argument that the session declares (Get[Name], where
+// func Get[T any](x T) T { b := &box[T]{x}; return get(b) } calls the
+// generic get with a *box[T]): a cell calling one at its top level stops
+// with an error naming the instance; called in a function, it fails with
+// a nil pointer dereference. Builtin type arguments work.
 //
 // BUG(interp): Known differences from go run, each a program of
 // testdata/diff listed with its reason in diff_test.go: two struct types

@@ -64,10 +64,10 @@ func (r *rewriter) useInstance(fun string, ntypes int, sig types.Type, pos token
 
 // makeInstances makes the instances that r's calls need and the session
 // has not made yet, each in its own function. yaegi fails to make some
-// (a generic function calling another with a type argument that the
-// session declares: Id2[Name] calling Id[T]); where they failed, the
-// statements got wrong values (an empty string) or a nil pointer
-// dereference, so the cell stops with an error naming the instance.
+// (Get[Name], with type Name string and func Get[T any](x T) T { b :=
+// &box[T]{x}; return get(b) }); where they failed, the statements got
+// wrong values (an empty string) or a nil pointer dereference, so the
+// cell stops with an error naming the instance.
 func (s *Session) makeInstances(ctx context.Context, r *rewriter) error {
 	for _, in := range r.instances {
 		if s.instances[in.fun] {
@@ -80,7 +80,8 @@ func (s *Session) makeInstances(ctx context.Context, r *rewriter) error {
 		src := "package main\nfunc " + helperPrefix + "inst" + strconv.Itoa(len(s.instances)) + "() { " + in.text + " }\n"
 		if _, err := s.eval(ctx, src, nil); err != nil {
 			delete(s.instances, in.fun)
-			msg := "the interpreter cannot instantiate " + in.fun + " (" + errText(err) + ")"
+			why := strings.TrimSuffix(strings.TrimPrefix(errText(err), "the interpreter cannot run this cell (internal error: "), ")")
+			msg := "the interpreter cannot instantiate " + in.fun + " (" + why + ")"
 			return unsupported(s.fset, &unsupportedError{in.pos, msg})
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/types"
 	"reflect"
+	"strings"
 
 	yaegi "github.com/traefik/yaegi/interp"
 )
@@ -66,4 +67,75 @@ func (r *rewriter) typeParamConversion(call *ast.CallExpr) bool {
 		}
 	}
 	return true
+}
+
+// inferable reports whether the call, in a generic function, of the
+// generic function that id names, with the type arguments of inst, is
+// better left to yaegi's inference: a type argument is a type parameter
+// of the caller (written out, Id[T](x) in Id2[T] failed with a nil
+// pointer dereference for a type argument of the session), and yaegi
+// infers each of the callee's type parameters from an argument whose
+// parameter has exactly that type, an argument of a type (not an untyped
+// constant), the callee not variadic: Id(x) was right where Id[T](x)
+// failed. Inference from a *node[T] or from a variadic parameter went
+// wrong in yaegi, so those calls keep their type arguments.
+func (r *rewriter) inferable(call *ast.CallExpr, id *ast.Ident, inst types.Instance) bool {
+	usesParam := false
+	for t := range inst.TypeArgs.Types() {
+		if _, ok := types.Unalias(t).(*types.TypeParam); ok {
+			usesParam = true
+		}
+	}
+	if !usesParam || call.Ellipsis.IsValid() {
+		return false
+	}
+	fn, ok := r.info.Uses[id].(*types.Func)
+	if !ok {
+		return false
+	}
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.TypeParams() == nil || sig.Variadic() || sig.Params().Len() != len(call.Args) {
+		return false
+	}
+	for tp := range sig.TypeParams().TypeParams() {
+		found := false
+		for k := range sig.Params().Len() {
+			if sig.Params().At(k).Type() != tp {
+				continue
+			}
+			if at, ok := r.info.Types[call.Args[k]]; ok && at.Type != nil {
+				if b, ok := at.Type.(*types.Basic); !ok || b.Info()&types.IsUntyped == 0 {
+					found = true
+				}
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// severalResults puts a call of an instance with several results (a, b :=
+// Swap[int, string](1, "x")) inside a function literal returning them, as
+// genericCallee does for the standard library's: yaegi failed to compile
+// it at the top level of a cell ("not a generic type").
+func (r *rewriter) severalResults(call *ast.CallExpr, t types.Type) {
+	sig, ok := t.(*types.Signature)
+	if !ok || sig.Results().Len() < 2 {
+		return
+	}
+	res := make([]string, sig.Results().Len())
+	for k := range res {
+		rt := sig.Results().At(k).Type()
+		if hasTypeParam(rt) {
+			return
+		}
+		var ok bool
+		if res[k], ok = typeText(rt, r.names); !ok {
+			return
+		}
+	}
+	r.ed.insert(call.Pos(), "func() ("+strings.Join(res, ", ")+") { return ", false)
+	r.ed.insert(call.End(), " }()", false)
 }
