@@ -305,7 +305,7 @@ func (r *rewriter) instantiate(call *ast.CallExpr) {
 	r.ed.insert(call.Fun.End(), "["+strings.Join(args, ", ")+"]", false)
 	if _, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
 		r.useInstance(id.Name+"["+strings.Join(args, ", ")+"]", len(args), inst.Type, call.Pos()) // geninstance.go
-		r.severalResults(call, inst.Type)                                                         // rewrite_typeparam.go
+		r.severalResults(call, inst)                                                              // rewrite_typeparam.go
 	}
 }
 

@@ -119,11 +119,17 @@ func (r *rewriter) inferable(call *ast.CallExpr, id *ast.Ident, inst types.Insta
 // severalResults puts a call of an instance with several results (a, b :=
 // Swap[int, string](1, "x")) inside a function literal returning them, as
 // genericCallee does for the standard library's: yaegi failed to compile
-// it at the top level of a cell ("not a generic type").
-func (r *rewriter) severalResults(call *ast.CallExpr, t types.Type) {
-	sig, ok := t.(*types.Signature)
+// it at the top level of a cell ("not a generic type"). A call in a
+// generic function (type arguments with type parameters) stays as it is.
+func (r *rewriter) severalResults(call *ast.CallExpr, inst types.Instance) {
+	sig, ok := inst.Type.(*types.Signature)
 	if !ok || sig.Results().Len() < 2 {
 		return
+	}
+	for t := range inst.TypeArgs.Types() {
+		if hasTypeParam(t) {
+			return
+		}
 	}
 	res := make([]string, sig.Results().Len())
 	for k := range res {
