@@ -41,12 +41,8 @@ import (
 // one agrees (so the list only shrinks), except those whose reason starts
 // with "hangs", which are not run.
 var knownDiffs = map[string]string{
-	"generic_embedded_type/cell": "yaegi: methods promoted from an embedded instance of a generic type (Box[int] in Labeled), declared in the same cell: undefined selector: Set",
-	"lang_init_funcs/split":      "split in source order, the cell of var computed = compute() comes before the cell that declares compute (cells run in order; a notebook cannot mean this)",
-	"generic_set/cell":           "yaegi: a method of a generic type that calls another method of the type (o.Has(k) in Intersect), declared in the same cell: undefined type for T",
-	"generic_tilde":              "yaegi's compiler panics (CFG post-order, nil pointer) on a conversion to a type parameter (S(x) in Upper[S ~string]) when the type argument is a named type (Upper(Name(\"bob\"))); plain string works",
-	"generic_tree/split":         "a generic type whose methods come in later cells (Tree[T] over node[T]): yaegi checks cmp.Ordered against the node struct (does not implement cmp.Ordered)",
-	"init_order/split":           "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",
+	"lang_init_funcs/split": "split in source order, the cell of var computed = compute() comes before the cell that declares compute (cells run in order; a notebook cannot mean this)",
+	"init_order/split":      "split in source order, the cell of var a = b + 1 comes before the cell that declares b (cells run in order; a notebook cannot mean this)",
 }
 
 // goRun is what the toolchain's binary did.

@@ -72,6 +72,12 @@
 // otherwise. The session writes a line on standard error naming the
 // variables re-initialised and dropped.
 //
+// The session rebuilds itself the same way when a cell declares a generic
+// function that a method or generic function of an earlier cell called
+// before it existed (Walk calling walk(t.root, f), walk declared in the
+// next cell): the call had no type arguments from go/types, and yaegi
+// inferred wrong ones (genericorder.go).
+//
 // # Rewrites
 //
 // Go features newer than yaegi, and statements that yaegi mishandles at
@@ -188,7 +194,33 @@
 //     arguments (yaegi made the closure when the call ran);
 //   - a call of a generic function gets the type arguments go/types
 //     inferred (Map[int, string](xs, f)): yaegi's inference fails with
-//     several type parameters and untyped constants (Max(2.5, 1.5));
+//     several type parameters and untyped constants (Max(2.5, 1.5)); not
+//     a call in a generic function whose type arguments are the caller's
+//     type parameters and that yaegi infers from arguments of exactly
+//     those types (Id(x) in Id2[T]), since the written Id[T](x) failed
+//     for Id2[Name] (a nil pointer dereference); a call of an instance
+//     with several results runs in a function literal returning them
+//     (yaegi: "not a generic type" at the top level of a cell)
+//     (rewrite_typeparam.go);
+//   - a conversion to a type parameter (S(x) in func Upper[S ~string])
+//     calls a function literal whose result a compiled helper sets with
+//     reflect's conversion: yaegi's compiler panicked on the conversion
+//     when the type argument was a type of the session (Upper(Name("bob")));
+//     an untyped constant argument gets its default type
+//     (rewrite_typeparam.go);
+//   - the methods of a cell's generic type run with the cell's types,
+//     before the types and constants that name the generic type, when
+//     their bodies use no function or variable of the cell: yaegi gave an
+//     instance (Box[int]) only the methods its type had when the instance
+//     was made, so a struct embedding it lacked the promoted methods and a
+//     function of the cell taking one broke the methods' compilation
+//     (genericorder.go);
+//   - the instances of generic functions that a cell's statements call
+//     (Twice[int]) are made first in a function that never runs: first
+//     made by a definition at the top level of a cell, yaegi's instance
+//     came out wrong, and e := Twice(5) gave 0 (geninstance.go). An
+//     instance that yaegi cannot make stops the cell with an error naming
+//     it;
 //   - a method value of a value receiver that is not called at once
 //     (get := t.Get, also with t a pointer) binds a copy of the receiver, and a method expression
 //     ((*T).Set) becomes a function literal: yaegi read the receiver when
@@ -654,6 +686,13 @@
 //
 // BUG(interp): Columns in error positions can be off on a line that the
 // session rewrote (range over an integer, min, max).
+//
+// BUG(interp): yaegi cannot make some instances of generic functions
+// with a type argument that the session declares (Get[Name], where
+// func Get[T any](x T) T { b := &box[T]{x}; return get(b) } calls the
+// generic get with a *box[T]): a cell calling one at its top level stops
+// with an error naming the instance; called in a function, it fails with
+// a nil pointer dereference. Builtin type arguments work.
 //
 // BUG(interp): Known differences from go run, each a program of
 // testdata/diff listed with its reason in diff_test.go: two struct types

@@ -436,6 +436,7 @@ func (r *rewriter) genericCallee(call *ast.CallExpr) (bool, *unsupportedError) {
 		args[k] = t
 	}
 	callee := genericPrefix(pn.Imported().Path()) + sel.Sel.Name + "[" + strings.Join(args, ", ") + "]"
+	r.useInstance(callee, len(args), inst.Type, call.Pos()) // geninstance.go
 	if sig, ok := inst.Type.(*types.Signature); ok && sig.Results().Len() > 1 {
 		// yaegi fails to compile a, b := f[T](x) at the top level of a
 		// cell (a nil pointer in its compiler) for a generic f; the call

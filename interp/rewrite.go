@@ -379,6 +379,7 @@ type rewriter struct {
 	hoistDecl string              // declarations of hoisted variables (hoist.go)
 	hoisted   map[ast.Stmt]bool   // definitions made assignments (hoist.go)
 	generic   map[string]bool     // packages whose helpers calls use (genericstd.go)
+	instances []instanceUse       // generic instances the calls use (geninstance.go)
 	loops     []ast.Stmt          // for and range statements (deferredLit)
 	seq       *int                // numbers the session's declared functions (goLits)
 	goFuncs   []goFunc            // functions declared for go statements (rewrite_go.go)
@@ -506,6 +507,9 @@ func (r *rewriter) rewrite(n ast.Node) error {
 				return false
 			}
 		case *ast.CallExpr:
+			if r.typeParamConversion(x) { // rewrite_typeparam.go
+				return true
+			}
 			if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok {
 				calledSel[sel] = true
 			}

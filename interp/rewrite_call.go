@@ -291,6 +291,9 @@ func (r *rewriter) instantiate(call *ast.CallExpr) {
 	if strings.HasPrefix(id.Name, helperPrefix) {
 		return
 	}
+	if r.inferable(call, id, inst) { // rewrite_typeparam.go
+		return
+	}
 	args := make([]string, inst.TypeArgs.Len())
 	for k := range args {
 		t, ok := typeText(inst.TypeArgs.At(k), r.names)
@@ -300,6 +303,10 @@ func (r *rewriter) instantiate(call *ast.CallExpr) {
 		args[k] = t
 	}
 	r.ed.insert(call.Fun.End(), "["+strings.Join(args, ", ")+"]", false)
+	if _, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+		r.useInstance(id.Name+"["+strings.Join(args, ", ")+"]", len(args), inst.Type, call.Pos()) // geninstance.go
+		r.severalResults(call, inst)                                                              // rewrite_typeparam.go
+	}
 }
 
 // constRepeat fixes constant declarations of several names per line

@@ -47,6 +47,8 @@ type Session struct {
 	tnames  typeNames       // the cells' struct types, for fmt (fmtnames.go)
 	ivals   ifaceValues     // the cells' types with methods, for interfaces (ifacevalue.go)
 	generic map[string]bool // packages whose generic helpers are loaded (genericstd.go)
+	// instances are the generic instances made in a function (geninstance.go)
+	instances map[string]bool
 	// released counts the slots of releasedIn's global frame that
 	// releaseTemps has seen (release.go); unstopped says a cell is still
 	// running after an interrupt, so its slots must stay.
@@ -92,6 +94,9 @@ type declRec struct {
 	cell   int
 	line   int  // yaegi's (virtual) line of its first line (virtualLine)
 	dead   bool // every name redefined by a later cell
+	// pending are the names a method or generic function used
+	// undefined (genericorder.go).
+	pending []string
 }
 
 // New starts a session with the preloaded packages.
@@ -164,6 +169,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		s.runtimeSymbols(),
 		s.deferSymbols(), // defer.go
 		indexSymbols(),   // rewrite_index.go
+		typeParamSymbols, // rewrite_typeparam.go
 		s.exitSymbols(),
 		s.tnames.fmtSymbols(s.stdout),
 		s.tnames.jsonSymbols(), // json.go
@@ -269,9 +275,14 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		return Result{}, err
 	}
 	srw.defers(pc.body, names)
-	srw.goLits(pc.body) // rewrite_go.go; last: see there
-	if s.needsReplay(recs) {
+	srw.goLits(pc.body)          // rewrite_go.go; last: see there
+	markPending(pc, recs, undef) // genericorder.go
+	if s.needsReplay(recs) || s.resolvesPending(pc) {
 		if err := s.rebuild(ctx, recs, imps); err != nil {
+			return Result{}, err
+		}
+		s.clearPending()
+		if err := s.loadGeneric(ctx, rw, srw); err != nil { // those of the cell, in the fresh interpreter
 			return Result{}, err
 		}
 	} else if pc.hasDecls {
@@ -299,6 +310,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		if _, err := s.eval(ctx, "package main\n"+srw.goDecls(), srw); err != nil {
 			return Result{}, err
 		}
+	}
+	if err := s.makeInstances(ctx, srw); err != nil { // geninstance.go
+		return Result{}, err
 	}
 	if err := s.makeLits(ctx, pc, info, stmtEd, srw); err != nil { // frames.go
 		return Result{}, err
@@ -457,6 +471,11 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	}
 	var inits []string // the bodies of init functions, called last
 	var file1, file3, st2 strings.Builder
+	// The first file is the imports, the types and constants, the generic
+	// types whose methods come with them, and the types and constants that
+	// use those (genericorder.go).
+	var imports1, file1Generic, file1Late strings.Builder
+	early, moved, late := earlyMethods(pc, info)
 	var st4 []defPiece // phase 4: the functions' assignments, then the variables
 	st2.WriteString(rw.hoistDecl)
 	var newImports []importRec
@@ -468,6 +487,9 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 				// as in Go (yaegi ran it with the declarations).
 				inits = append(inits, strings.TrimSuffix(ed.piece(d.Body.Pos(), d.End(), "func() ", false), "\n")+"()\n")
 				continue
+			}
+			if moved[d] {
+				continue // with its type
 			}
 			if !plainFunc(d) {
 				file3.WriteString(ed.piece(d.Pos(), d.End(), "", false))
@@ -495,11 +517,22 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 						continue
 					}
 					if !s.imported(is) {
-						file1.WriteString(ed.piece(is.Pos(), is.End(), "import ", false))
+						imports1.WriteString(ed.piece(is.Pos(), is.End(), "import ", false))
 						p, _ := strconv.Unquote(is.Path.Value)
 						newImports = append(newImports, importRec{importName(is), p})
 					}
 				}
+				continue
+			}
+			if ms, ok := early[d]; ok {
+				file1Generic.WriteString(ed.piece(d.Pos(), d.End(), "", false))
+				for _, m := range ms {
+					file1Generic.WriteString(ed.piece(m.Pos(), m.End(), "", false))
+				}
+				continue
+			}
+			if late[d] {
+				file1Late.WriteString(ed.piece(d.Pos(), d.End(), "", false))
 				continue
 			}
 			if d.Tok != token.VAR {
@@ -549,8 +582,9 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 		st4 = append(st4, defPiece{text: in})
 	}
 	var steps []string
-	if file1.Len() > 0 {
-		steps = append(steps, "package main\n"+file1.String())
+	first := imports1.String() + file1.String() + file1Generic.String() + file1Late.String()
+	if first != "" {
+		steps = append(steps, "package main\n"+first)
 	}
 	if st2.Len() > 0 {
 		steps = append(steps, blockPrefix+st2.String())
@@ -564,7 +598,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 		if _, err := s.eval(ctx, src, rw); err != nil {
 			return err
 		}
-		if k == 0 && file1.Len() > 0 {
+		if k == 0 && first != "" {
 			// The imports are in the interpreter now, whatever follows.
 			s.commit(nil, newImports)
 		}
@@ -865,7 +899,7 @@ func remove(list []string, s string) []string {
 // declarations with the cell's new ones; see "Redefinition" in the
 // package doc.
 func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec) error {
-	old := s.i
+	old, oldGeneric, oldInstances := s.i, s.generic, s.instances
 	oldGlobals := globalsOf(old)
 	// Work on copies so that a failed rebuild leaves the session as it was.
 	saved := struct {
@@ -881,7 +915,7 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		saved.dead[r] = r.names
 	}
 	restore := func() {
-		s.i, s.imports, s.records, s.user = old, saved.imports, saved.records, saved.user
+		s.i, s.imports, s.records, s.user, s.generic, s.instances = old, saved.imports, saved.records, saved.user, oldGeneric, oldInstances
 		for r, names := range saved.dead {
 			r.names, r.dead = names, len(names) == 0
 		}
@@ -942,7 +976,7 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		}
 	}
 	s.i = ni
-	s.generic = nil
+	s.generic, s.instances = nil, nil
 	fset := token.NewFileSet()
 	text := src.String()
 	f, err := parser.ParseFile(fset, cellFile, text, parser.ParseComments)
@@ -960,6 +994,10 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 	}
 	rw.goLits(f) // rewrite_go.go
 	funcsToVars(f, ed)
+	if err := s.loadGeneric(ctx, rw); err != nil { // genericstd.go, for the fresh interpreter
+		restore()
+		return err
+	}
 	if _, err := s.eval(ctx, ed.text(f.Pos(), token.Pos(fset.File(f.Pos()).Base()+len(text)), false)+rw.goDecls(), rw); err != nil {
 		restore()
 		if e, ok := err.(*Error); ok {
