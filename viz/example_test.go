@@ -135,5 +135,5 @@ func ExampleDrawExplanation() {
 	}
 	f := check(viz.DrawExplanation(g, ex, y, viz.ExplanationOptions{Layout: viz.LayoutOptions{Seed: 1}}))
 	fmt.Println(f)
-	// Output: Explanation of node 42 (class 3): 5 nodes, top 6 of 12 edges
+	// Output: Explanation of node 42 (class 3): 5 nodes, top 6 of 10 edges
 }

@@ -23,9 +23,11 @@ type BAShapesOptions struct {
 // one edge to a random base node, plus random noise edges. Labels are 0
 // for base nodes, 1 for the two upper corners of a house (those joined
 // to the roof), 2 for the two lower corners and 3 for the roof; the
-// attaching edge goes to an upper corner. The graph is undirected (both
-// directions stored). inMotif[e] reports whether edge e (an edge id of g)
-// lies inside a house, the ground truth for explanations.
+// attaching edge goes to an upper corner. House h holds nodes Base+5h to
+// Base+5h+4: the upper corners (the first one attached), the lower
+// corners, the roof. The graph is undirected (both directions stored).
+// inMotif[e] reports whether edge e (an edge id of g) lies inside a
+// house, the ground truth for explanations.
 func BAShapes(o BAShapesOptions) (g *Graph, labels []int, inMotif []bool, err error) {
 	if o.Base == 0 {
 		o.Base = 300
