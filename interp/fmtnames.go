@@ -41,6 +41,7 @@ type typeNames struct {
 	mu    sync.RWMutex
 	named map[reflect.Type]namedType
 	wrap  map[reflect.Type]bool // whether values of a type need formatter
+	anys  anyConvs              // values of the cells' types in an any (fmtany.go)
 }
 
 type namedType struct {

@@ -448,7 +448,7 @@ func methodTypes(decls []ast.Decl, info *types.Info) string {
 // as it is when nothing changes (and before any such type is declared).
 func (tn *typeNames) printArgs(args []any) []any {
 	iv := tn.ivals
-	if iv == nil || !iv.any() {
+	if iv == nil || !iv.any() && !tn.anys.any() {
 		return args
 	}
 	var out []any
@@ -474,6 +474,9 @@ func (tn *typeNames) printArgs(args []any) []any {
 
 // printArg is a as printArgs passes it, and whether that is not a.
 func (tn *typeNames) printArg(a any) (any, bool) {
+	if o, ok := tn.anyOperand(a); ok { // fmtany.go
+		return o, true
+	}
 	b := bareValue(a)
 	if b == nil {
 		return a, false
@@ -538,6 +541,9 @@ func (tn *typeNames) printOperand(v any) any {
 	if v == nil || tn.ivals == nil {
 		return v
 	}
+	if o, ok := tn.anyOperand(v); ok { // fmtany.go
+		return o
+	}
 	b := bareValue(v)
 	if _, ok := tn.ivals.known(b); !ok {
 		return v
@@ -553,6 +559,9 @@ func (tn *typeNames) printOperand(v any) any {
 func (tn *typeNames) errorfOperand(v any) any {
 	if !isValueInterface(reflect.TypeOf(v)) || tn.ivals == nil {
 		return v
+	}
+	if e, ok := tn.anyError(v); ok { // fmtany.go
+		return e
 	}
 	b := bareValue(v)
 	f, ok := tn.ivals.known(b)
