@@ -278,3 +278,183 @@ func declaredTypes(decls []ast.Decl, info *types.Info) []*types.TypeName {
 	}
 	return names
 }
+
+// Values in an any inside a printed value.
+//
+// fmt prints the elements of a map[string]any, a [][]any or a field of
+// type any of yaegi's wrapper as a struct of a node and a reflect.Value.
+// So a value that holds interfaces (not behind a pointer, except a
+// pointer printed itself) is printed as a copy whose interface elements
+// are what printArg gives for them: the operands of values of the
+// session's types, the bare values of others; a field that Go does not
+// export gets the bare value, since fmt calls no method of it. The copy
+// has the value's type, so fmt prints its type names and nil elements as
+// of the value.
+
+// holdsIface caches, by reflect type, whether values of the type hold an
+// interface that operandsIn converts.
+var holdsIface sync.Map
+
+// mayHoldIface reports whether values of t hold an interface, not behind
+// a pointer: t is an interface, or a slice, array, map (its elements) or
+// struct without methods (fmt prints a value with methods by them) that
+// holds one.
+func mayHoldIface(t reflect.Type) bool {
+	if r, ok := holdsIface.Load(t); ok {
+		return r.(bool)
+	}
+	r := scanIface(t, 0)
+	holdsIface.Store(t, r)
+	return r
+}
+
+func scanIface(t reflect.Type, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	if t.Kind() != reflect.Interface && t.NumMethod() > 0 {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return t.Elem().Kind() != reflect.Uint8 && scanIface(t.Elem(), depth+1)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if t.Field(i).IsExported() && scanIface(t.Field(i).Type, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// operandsIn returns a copy of v whose interfaces hold what printArg
+// gives for their values, and true, when that changes one of them; a
+// pointer only at the top (depth 0), where fmt prints what it points to.
+func (tn *typeNames) operandsIn(v reflect.Value, depth int) (reflect.Value, bool) {
+	if depth > 8 || !v.IsValid() {
+		return v, false
+	}
+	t := v.Type()
+	if t.Kind() == reflect.Pointer {
+		if depth > 0 || v.IsNil() || !mayHoldIface(t.Elem()) {
+			return v, false
+		}
+		switch t.Elem().Kind() {
+		case reflect.Struct, reflect.Array, reflect.Slice, reflect.Map:
+		default:
+			return v, false
+		}
+		e, ok := tn.operandsIn(v.Elem(), depth+1)
+		if !ok {
+			return v, false
+		}
+		p := reflect.New(t.Elem())
+		p.Elem().Set(e)
+		return p, true
+	}
+	if !mayHoldIface(t) {
+		return v, false
+	}
+	var out reflect.Value
+	switch t.Kind() {
+	case reflect.Interface:
+		if v.IsNil() || !v.Elem().CanInterface() {
+			return v, false
+		}
+		p, changed := tn.printArg(v.Elem().Interface())
+		if !changed || p == nil || !reflect.TypeOf(p).AssignableTo(t) {
+			return v, false
+		}
+		out = reflect.New(t).Elem()
+		out.Set(reflect.ValueOf(p))
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			e, ok := tn.operandsIn(v.Index(i), depth+1)
+			if !ok {
+				continue
+			}
+			if !out.IsValid() {
+				if t.Kind() == reflect.Slice {
+					out = reflect.MakeSlice(t, v.Len(), v.Len())
+					reflect.Copy(out, v)
+				} else {
+					out = reflect.New(t).Elem()
+					out.Set(v)
+				}
+			}
+			out.Index(i).Set(e)
+		}
+	case reflect.Map:
+		it := v.MapRange()
+		for it.Next() {
+			e, ok := tn.operandsIn(it.Value(), depth+1)
+			if !ok {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.MakeMapWithSize(t, v.Len())
+				all := v.MapRange()
+				for all.Next() {
+					out.SetMapIndex(all.Key(), all.Value())
+				}
+			}
+			out.SetMapIndex(it.Key(), e)
+		}
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if !t.Field(i).IsExported() {
+				continue
+			}
+			fv := v.Field(i)
+			var e reflect.Value
+			ok := false
+			if mangled(t.Field(i).Name) {
+				// A field Go does not export: its value, bare.
+				if fv.Kind() == reflect.Interface && !fv.IsNil() && isValueInterface(fv.Elem().Type()) {
+					if b := bareValue(fv.Interface()); b != nil {
+						name := reflect.TypeOf(b).String()
+						if yname, _, found := wrappedType(fv.Interface()); found {
+							name = goTypeName(yname)
+						}
+						e, ok = reflect.New(fv.Type()).Elem(), true
+						e.Set(reflect.ValueOf(fmtOperand{tn: tn, name: name, v: b}))
+					}
+				}
+			} else {
+				e, ok = tn.operandsIn(fv, depth+1)
+			}
+			if !ok {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.New(t).Elem()
+				out.Set(v)
+			}
+			out.Field(i).Set(e)
+		}
+	}
+	return out, out.IsValid()
+}
+
+// topOperand is printArg of a, an argument of a printing function, and
+// of what a non-nil pointer a to a struct, array, slice or map points to.
+func (tn *typeNames) topOperand(a any) (any, bool) {
+	if rv := reflect.ValueOf(a); rv.Kind() == reflect.Pointer {
+		if c, ok := tn.operandsIn(rv, 0); ok {
+			return c.Interface(), true
+		}
+	}
+	return tn.printArg(a)
+}
+
+// goTypeName is the Go name of the type yaegi names yname in the package
+// main: main.level, *main.pt.
+func goTypeName(yname string) string {
+	if n, ok := strings.CutPrefix(yname, "*"); ok {
+		return "*main." + n
+	}
+	return "main." + yname
+}

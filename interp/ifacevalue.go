@@ -453,12 +453,7 @@ func (tn *typeNames) printArgs(args []any) []any {
 	}
 	var out []any
 	for k, a := range args {
-		b, changed := tn.printArg(a)
-		if s, ok := a.([]any); ok && len(s) > 0 {
-			if t := tn.printArgs(s); &t[0] != &s[0] {
-				b, changed = t, true
-			}
-		}
+		b, changed := tn.topOperand(a) // fmtany.go
 		if changed || out != nil {
 			if out == nil {
 				out = append([]any(nil), args[:k]...)
@@ -493,6 +488,9 @@ func (tn *typeNames) printArg(a any) (any, bool) {
 	}
 	if f, ok := tn.ivals.known(b); ok && (f.err != nil || f.str != nil) {
 		return methodValue{b, f, tn}, true
+	}
+	if c, ok := tn.operandsIn(reflect.ValueOf(b), 1); ok { // fmtany.go
+		return c.Interface(), true
 	}
 	return b, isValueInterface(reflect.TypeOf(a))
 }
