@@ -185,6 +185,11 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 			return nil, fmt.Errorf("interp: loading symbols: %w", err)
 		}
 	}
+	if out, ok := i.Symbols("log")["log"]["Output"].Interface().(func(int, string) error); ok {
+		if err := i.Use(yaegi.Exports{"log/log": s.tnames.logSymbols(out)}); err != nil { // logprint.go
+			return nil, fmt.Errorf("interp: loading symbols: %w", err)
+		}
+	}
 	if err := i.Use(printMapTypes(i)); err != nil { // fmtnames.go
 		return nil, fmt.Errorf("interp: loading symbols: %w", err)
 	}
