@@ -1012,6 +1012,13 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		return err
 	}
 	s.addForwards(rw.forwards, true) // rewrite_embed.go
+	rw.names = map[string]string{}
+	for _, im := range s.imports {
+		rw.names[im.path] = im.name
+	}
+	if src := rw.anyTypes(f.Decls); src != "" { // fmtany.go: the fresh interpreter's types
+		_, _ = s.eval(ctx, blockPrefix+src, nil)
+	}
 	// Variables whose declarations re-ran get their old values back when
 	// their type did not change.
 	fresh := map[string]bool{}
