@@ -26,16 +26,20 @@ import (
 // tell it from an int.
 //
 // yaegi's wrapper names the type, though: its node's type has the name
-// and package yaegi gave it. So the session registers, for each named
-// type of a cell that is not a struct (and for a struct or a pointer whose
-// method set or pointer's has a method fmt looks for), an interpreted
-// function taking the wrapper as an any and returning the fmt operand
-// of its value (fmtConv's, fmtoperand.go), and, for a type of another
-// kind than struct that implements error, one returning it as an error;
-// __gnnlab_rt.PrintOperand and the printing functions of fmt (printArg)
-// give fmt that operand in place of the wrapper, and ErrorfOperand the
-// error (%w). Bare values (a recovered panic value) still cannot be told
-// apart.
+// and package yaegi gave it (read through reflect: yaegiLayout). So the
+// session registers, for each named type of a cell of another kind than
+// struct that has methods, and for each struct type T or *T whose method
+// set or its pointer's has a method fmt looks for (anyTypes), an
+// interpreted function taking the wrapper as an any and returning the fmt
+// operand of its value (fmtConv's, fmtoperand.go), and, for a type of
+// another kind than struct that implements error, one returning it as an
+// error; __gnnlab_rt.PrintOperand and the printing functions of fmt
+// (printArg) give fmt that operand in place of the wrapper, and
+// ErrorfOperand the error (%w). A conversion is used only for values of
+// the interpreter that registered it (a rebuild registers the fresh
+// one's). Bare values (a recovered panic value, a pointer to a type of
+// another kind than struct, a value of a type without methods) still
+// cannot be told apart from their underlying type's.
 
 // anyConv is what the session registered for one type.
 type anyConv struct {

@@ -442,10 +442,12 @@ func methodTypes(decls []ast.Decl, info *types.Info) string {
 }
 
 // printArgs returns the arguments of a printing function of fmt with the
-// values of the session's types that have an Error or String method, bare
-// or in yaegi's wrapper, made methodValues, and the other values out of
-// yaegi's wrapper; the elements of a []any argument too. args is returned
-// as it is when nothing changes (and before any such type is declared).
+// values of the session's types in yaegi's wrapper made their fmt
+// operands (fmtany.go), those of struct types that have an Error or
+// String method, bare, made methodValues, and the other values out of
+// yaegi's wrapper; the interfaces inside an argument too (a []any, a
+// map[string]any: operandsIn). args is returned as it is when nothing
+// changes (and before any such type is declared).
 func (tn *typeNames) printArgs(args []any) []any {
 	iv := tn.ivals
 	if iv == nil || !iv.any() && !tn.anys.any() {
