@@ -462,3 +462,31 @@ func goTypeName(yname string) string {
 	}
 	return "main." + yname
 }
+
+// errorfArgs returns the arguments of fmt.Errorf with the interfaces
+// inside those that are not errors made operands (operandsIn): %w needs
+// its error as it is, and ErrorfOperand serves the values in yaegi's
+// wrapper.
+func (tn *typeNames) errorfArgs(args []any) []any {
+	if !tn.anys.any() && (tn.ivals == nil || !tn.ivals.any()) {
+		return args
+	}
+	var out []any
+	for k, a := range args {
+		if _, isErr := a.(error); isErr || a == nil || isValueInterface(reflect.TypeOf(a)) {
+			continue
+		}
+		c, ok := tn.operandsIn(reflect.ValueOf(a), 0)
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), args...)
+		}
+		out[k] = c.Interface()
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}

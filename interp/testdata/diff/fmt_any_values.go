@@ -66,6 +66,7 @@ func main() {
 		fmt.Printf("%v;", v)
 		show(v)
 	}
+	fmt.Println(fmt.Errorf("in %v and %v: %w", m, []any{pt{0, 1}}, code(5)))
 	s := fmt.Sprint(level(1), pt{2, 3}, "x", 4)
 	fmt.Println(s, len(s))
 }
