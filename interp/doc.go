@@ -354,7 +354,8 @@
 //     under -race and, at times, a "call of nil function" crash of a loop
 //     that starts goroutines (rewrite_go.go). A literal that uses a type
 //     or constant declared in its function stays a literal.
-//   - An argument of a printing function of fmt whose static type is a
+//   - An argument of a printing function of fmt (or of log, and of a
+//     *log.Logger's printing methods: logprint.go) whose static type is a
 //     type of the session with a method that fmt looks for (Format,
 //     GoString, Error, String), in its method set or its pointer's, or
 //     a slice, array, map or struct that holds one (or a pointer to
@@ -413,7 +414,15 @@
 // []any, prints by its method, %T by its Go name (ifacevalue.go); an
 // argument of type any of these functions goes through a compiled
 // function (__gnnlab_rt.PrintOperand), since yaegi built the method
-// wrappers of its own wrapper from the caller's frame and crashed.
+// wrappers of its own wrapper from the caller's frame (func describe(v
+// any) string { return fmt.Sprint(v) } printed <nil> for pt{1, 2}, or
+// crashed). PrintOperand and these functions tell the type of a value in
+// yaegi's wrapper by the name yaegi's type has, also for a named type of
+// another kind than struct with methods (type level int), and print it
+// by its methods and %T by its Go name, also inside a map[string]any, a
+// [][]any or a field of type any, where fmt printed yaegi's wrapper as a
+// struct (fmtany.go). log's Print*, Panic* and Fatal* and a *log.Logger's
+// printing methods print as these functions do (logprint.go).
 //
 // A rewrite that needs a type that cannot be written in the cell (of a
 // package the session did not import) is not made. A range over a
@@ -700,14 +709,15 @@
 // by the later one.
 //
 // BUG(interp): A value of a named type of the session that is not a
-// struct (type level int) held in an any is, when bare (a recovered panic
-// value), a value of its underlying type to the interpreter: fmt prints it
-// without its String or Error method, and type switches and assertions see
-// neither its type nor its methods; in yaegi's wrapper (var a any =
-// level(2), an argument f(level(2))) %T prints the wrapper's type where two
-// such types share an underlying type, and fmt of such a value passed on
-// from another function can fail with a reflect panic. Struct types and
-// pointers to them are right
+// struct (type level int) held in an any is, when bare, a value of its
+// underlying type to the interpreter: fmt prints it without its String or
+// Error method and %T names the underlying type, and type switches and
+// assertions see neither its type nor its methods. yaegi keeps it bare
+// when the type has no methods (%T of an ID in an any prints int), for a
+// pointer to it (describe(&l) prints an address), and as a recovered panic
+// value; in yaegi's wrapper (var a any = level(2), an argument
+// f(level(2)), an element of a []any) fmt prints it as Go does
+// (fmtany.go). Struct types and pointers to them are right
 // (ifacevalue.go). Two struct types with the same fields share one reflect
 // type, and the methods of the later one.
 package interp

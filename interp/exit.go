@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"fmt"
 	"io"
 	"log"
 	"reflect"
@@ -51,14 +50,14 @@ func (s *Session) exitSymbols() yaegi.Exports {
 			"Args": reflect.ValueOf(&args).Elem(),
 		},
 		"log/log": {
-			"Fatal":   reflect.ValueOf(func(v ...any) { fatal(fmt.Sprint(v...)) }),
-			"Fatalf":  reflect.ValueOf(func(f string, v ...any) { fatal(fmt.Sprintf(f, v...)) }),
-			"Fatalln": reflect.ValueOf(func(v ...any) { fatal(fmt.Sprintln(v...)) }),
+			"Fatal":   reflect.ValueOf(func(v ...any) { fatal(s.tnames.sprint(v)) }), // logprint.go
+			"Fatalf":  reflect.ValueOf(func(f string, v ...any) { fatal(s.tnames.sprintf(f, v)) }),
+			"Fatalln": reflect.ValueOf(func(v ...any) { fatal(s.tnames.sprintln(v)) }),
 			"Logger":  reflect.ValueOf((*logLogger)(nil)),
 			"New": reflect.ValueOf(func(out io.Writer, prefix string, flag int) *logLogger {
-				return &logLogger{Logger: log.New(out, prefix, flag), exit: osExit}
+				return &logLogger{Logger: log.New(out, prefix, flag), exit: osExit, tn: &s.tnames}
 			}),
-			"Default": reflect.ValueOf(func() *logLogger { return &logLogger{Logger: log.Default(), exit: osExit} }),
+			"Default": reflect.ValueOf(func() *logLogger { return &logLogger{Logger: log.Default(), exit: osExit, tn: &s.tnames} }),
 		},
 	}
 }
@@ -81,13 +80,14 @@ var errExitZero = &Error{Name: nameExit, Value: "os.Exit(0): exit status 0"}
 type logLogger struct {
 	*log.Logger
 	exit func(code int)
+	tn   *typeNames // the session's, for its printing methods (logprint.go)
 }
 
-func (l *logLogger) Fatal(v ...any) { _ = l.Output(2, fmt.Sprint(v...)); l.exit(1) }
+func (l *logLogger) Fatal(v ...any) { _ = l.Output(2, l.tn.sprint(v)); l.exit(1) }
 
 func (l *logLogger) Fatalf(format string, v ...any) {
-	_ = l.Output(2, fmt.Sprintf(format, v...))
+	_ = l.Output(2, l.tn.sprintf(format, v))
 	l.exit(1)
 }
 
-func (l *logLogger) Fatalln(v ...any) { _ = l.Output(2, fmt.Sprintln(v...)); l.exit(1) }
+func (l *logLogger) Fatalln(v ...any) { _ = l.Output(2, l.tn.sprintln(v)); l.exit(1) }

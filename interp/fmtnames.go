@@ -41,6 +41,7 @@ type typeNames struct {
 	mu    sync.RWMutex
 	named map[reflect.Type]namedType
 	wrap  map[reflect.Type]bool // whether values of a type need formatter
+	anys  anyConvs              // values of the cells' types in an any (fmtany.go)
 }
 
 type namedType struct {
@@ -650,7 +651,7 @@ func (tn *typeNames) fmtSymbols(stdout io.Writer) yaegi.Exports {
 			return fmt.Fprintf(w, format, a...)
 		}),
 		"Errorf": reflect.ValueOf(func(format string, a ...any) error {
-			format, a = tn.fixArgs(format, a)
+			format, a = tn.fixArgs(format, tn.errorfArgs(a)) // fmtany.go
 			return fmt.Errorf(format, a...)
 		}),
 		"Appendf": reflect.ValueOf(func(b []byte, format string, a ...any) []byte {

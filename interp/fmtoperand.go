@@ -112,7 +112,14 @@ func (tn *typeNames) formatRaw(f fmt.State, verb rune, name string, v any) {
 		writePadded(f, namedValue{name, v}.goSyntax())
 		return
 	}
-	fmt.Fprintf(f, fmt.FormatString(f, verb), v)
+	s := fmt.Sprintf(fmt.FormatString(f, verb), v)
+	if t := reflect.TypeOf(v); t != nil && t.String() != name {
+		// A wrong verb names the Go type: %!s(main.level=4).
+		if rest, ok := strings.CutPrefix(s, "%!"+string(verb)+"("+t.String()+"="); ok {
+			s = "%!" + string(verb) + "(" + name + "=" + rest
+		}
+	}
+	io.WriteString(f, s)
 }
 
 // fmtList is a slice or array whose elements are operands (fmtOperand,

@@ -442,23 +442,20 @@ func methodTypes(decls []ast.Decl, info *types.Info) string {
 }
 
 // printArgs returns the arguments of a printing function of fmt with the
-// values of the session's types that have an Error or String method, bare
-// or in yaegi's wrapper, made methodValues, and the other values out of
-// yaegi's wrapper; the elements of a []any argument too. args is returned
-// as it is when nothing changes (and before any such type is declared).
+// values of the session's types in yaegi's wrapper made their fmt
+// operands (fmtany.go), those of struct types that have an Error or
+// String method, bare, made methodValues, and the other values out of
+// yaegi's wrapper; the interfaces inside an argument too (a []any, a
+// map[string]any: operandsIn). args is returned as it is when nothing
+// changes (and before any such type is declared).
 func (tn *typeNames) printArgs(args []any) []any {
 	iv := tn.ivals
-	if iv == nil || !iv.any() {
+	if iv == nil || !iv.any() && !tn.anys.any() {
 		return args
 	}
 	var out []any
 	for k, a := range args {
-		b, changed := tn.printArg(a)
-		if s, ok := a.([]any); ok && len(s) > 0 {
-			if t := tn.printArgs(s); &t[0] != &s[0] {
-				b, changed = t, true
-			}
-		}
+		b, changed := tn.topOperand(a) // fmtany.go
 		if changed || out != nil {
 			if out == nil {
 				out = append([]any(nil), args[:k]...)
@@ -474,6 +471,9 @@ func (tn *typeNames) printArgs(args []any) []any {
 
 // printArg is a as printArgs passes it, and whether that is not a.
 func (tn *typeNames) printArg(a any) (any, bool) {
+	if o, ok := tn.anyOperand(a); ok { // fmtany.go
+		return o, true
+	}
 	b := bareValue(a)
 	if b == nil {
 		return a, false
@@ -490,6 +490,9 @@ func (tn *typeNames) printArg(a any) (any, bool) {
 	}
 	if f, ok := tn.ivals.known(b); ok && (f.err != nil || f.str != nil) {
 		return methodValue{b, f, tn}, true
+	}
+	if c, ok := tn.operandsIn(reflect.ValueOf(b), 1); ok { // fmtany.go
+		return c.Interface(), true
 	}
 	return b, isValueInterface(reflect.TypeOf(a))
 }
@@ -538,6 +541,9 @@ func (tn *typeNames) printOperand(v any) any {
 	if v == nil || tn.ivals == nil {
 		return v
 	}
+	if o, ok := tn.anyOperand(v); ok { // fmtany.go
+		return o
+	}
 	b := bareValue(v)
 	if _, ok := tn.ivals.known(b); !ok {
 		return v
@@ -553,6 +559,9 @@ func (tn *typeNames) printOperand(v any) any {
 func (tn *typeNames) errorfOperand(v any) any {
 	if !isValueInterface(reflect.TypeOf(v)) || tn.ivals == nil {
 		return v
+	}
+	if e, ok := tn.anyError(v); ok { // fmtany.go
+		return e
 	}
 	b := bareValue(v)
 	f, ok := tn.ivals.known(b)

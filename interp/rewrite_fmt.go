@@ -23,17 +23,28 @@ var fmtFuncs = map[string]int{"Printf": 0, "Sprintf": 0, "Errorf": 0, "Fprintf":
 // index of the first argument printed.
 var printFuncs = map[string]int{"Print": 0, "Println": 0, "Sprint": 0, "Sprintln": 0, "Fprint": 1, "Fprintln": 1, "Printf": 1, "Sprintf": 1, "Errorf": 1, "Fprintf": 2, "Appendf": 2, "Append": 1, "Appendln": 1}
 
-// fmtCall returns the name of the fmt function that call calls, or "".
+// fmtCall returns the name of the fmt function that call calls, or "";
+// for a printing function of log, the fmt function whose arguments it
+// takes (logprint.go).
 func (r *rewriter) fmtCall(call *ast.CallExpr) string {
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
 		return ""
 	}
+	if s, ok := r.info.Selections[sel]; ok && s.Kind() == types.MethodVal && isLogLogger(s.Recv()) {
+		return logPrintNames[sel.Sel.Name] // logprint.go
+	}
 	pkg, ok := sel.X.(*ast.Ident)
 	if !ok {
 		return ""
 	}
-	if pn, ok := r.info.Uses[pkg].(*types.PkgName); !ok || pn.Imported().Path() != "fmt" {
+	pn, ok := r.info.Uses[pkg].(*types.PkgName)
+	switch {
+	case !ok:
+		return ""
+	case pn.Imported().Path() == "log":
+		return logPrintNames[sel.Sel.Name] // logprint.go
+	case pn.Imported().Path() != "fmt":
 		return ""
 	}
 	return sel.Sel.Name

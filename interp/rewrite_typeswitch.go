@@ -353,16 +353,12 @@ func (r *rewriter) printAnyArgs(call *ast.CallExpr) {
 	if name == "Errorf" {
 		helper = helperRT + ".ErrorfOperand("
 	}
-	// A value of a named non-struct type of the session with methods
-	// (type level int) in an any is yaegi's wrapper, which only yaegi's
-	// MapTypes can make into a fmt.Stringer: the result of PrintOperand,
-	// a call, would reach fmt unwrapped (3, not L3). Where the session
-	// has such a type, arguments of type any are left to yaegi.
-	r.underlyingOfMethods(types.Typ[types.Invalid])
-	anyArgs := len(r.underlying) == 0
+	// A value of a named non-struct type of the session (type level int)
+	// in an any is yaegi's wrapper, which PrintOperand makes the value's
+	// fmt operand (fmtany.go).
 	for i, a := range call.Args {
 		t := r.info.Types[a].Type
-		if i >= k && !r.info.Types[a].IsNil() && (anyArgs && emptyIface(t) || name != "Errorf" && printableStruct(t) && !r.fmtOperand(t)) {
+		if i >= k && !r.info.Types[a].IsNil() && (emptyIface(t) || name != "Errorf" && printableStruct(t) && !r.fmtOperand(t)) {
 			r.ed.insert(a.Pos(), helper, false)
 			r.ed.insert(a.End(), ")", false)
 		}

@@ -134,7 +134,7 @@ func (s *Session) runtimeSymbols() yaegi.Exports {
 	vv := reflect.ValueOf(values)
 	vn := reflect.ValueOf(func(name string, v any) any { return namedValue{name, v} })
 	return yaegi.Exports{
-		"gnnlabrt/gnnlabrt": {"Values": vv, "Error": reflect.ValueOf(func(e error) error { return e }), "Equal": reflect.ValueOf(equal), "ErrorPtr": reflect.ValueOf(errorPtr), "ErrorType": reflect.ValueOf((*error)(nil)), "Named": vn, "Recovered": reflect.ValueOf(s.ivals.recovered), "ShiftCount": reflect.ValueOf(shiftCount), "Rewrap": reflect.ValueOf(s.ivals.rewrap), "Methods": reflect.ValueOf(s.ivals.register), "AsError": reflect.ValueOf(s.ivals.asError), "AsStringer": reflect.ValueOf(s.ivals.asStringer), "MustError": reflect.ValueOf(s.ivals.mustError), "MustStringer": reflect.ValueOf(s.ivals.mustStringer), "HasMethods": reflect.ValueOf(s.ivals.hasMethods), "PrintOperand": reflect.ValueOf(s.tnames.printOperand), "StructError": reflect.ValueOf(structErr), "Wrapped": reflect.ValueOf(wrapped), "NotType": reflect.ValueOf(notType), "NamedKind": reflect.ValueOf(s.ivals.registerNamed), "ErrorfOperand": reflect.ValueOf(s.tnames.errorfOperand), "Conversion": reflect.ValueOf(s.ivals.conversion), "StringerType": reflect.ValueOf((*fmt.Stringer)(nil)), "Operand": reflect.ValueOf(s.tnames.operand), "List": reflect.ValueOf(s.tnames.list), "Map": reflect.ValueOf(s.tnames.mapOf), "Struct": reflect.ValueOf(s.tnames.structOf), "Iface": reflect.ValueOf(ifaceOrNil), "Ptr": reflect.ValueOf(ptr), "State": reflect.ValueOf((*fmt.State)(nil)), "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register)},
+		"gnnlabrt/gnnlabrt": {"Values": vv, "Error": reflect.ValueOf(func(e error) error { return e }), "Equal": reflect.ValueOf(equal), "ErrorPtr": reflect.ValueOf(errorPtr), "ErrorType": reflect.ValueOf((*error)(nil)), "Named": vn, "Recovered": reflect.ValueOf(s.ivals.recovered), "ShiftCount": reflect.ValueOf(shiftCount), "Rewrap": reflect.ValueOf(s.ivals.rewrap), "Methods": reflect.ValueOf(s.ivals.register), "AsError": reflect.ValueOf(s.ivals.asError), "AsStringer": reflect.ValueOf(s.ivals.asStringer), "MustError": reflect.ValueOf(s.ivals.mustError), "MustStringer": reflect.ValueOf(s.ivals.mustStringer), "HasMethods": reflect.ValueOf(s.ivals.hasMethods), "PrintOperand": reflect.ValueOf(s.tnames.printOperand), "StructError": reflect.ValueOf(structErr), "Wrapped": reflect.ValueOf(wrapped), "NotType": reflect.ValueOf(notType), "NamedKind": reflect.ValueOf(s.ivals.registerNamed), "ErrorfOperand": reflect.ValueOf(s.tnames.errorfOperand), "Conversion": reflect.ValueOf(s.ivals.conversion), "StringerType": reflect.ValueOf((*fmt.Stringer)(nil)), "Operand": reflect.ValueOf(s.tnames.operand), "List": reflect.ValueOf(s.tnames.list), "Map": reflect.ValueOf(s.tnames.mapOf), "Struct": reflect.ValueOf(s.tnames.structOf), "Iface": reflect.ValueOf(ifaceOrNil), "Ptr": reflect.ValueOf(ptr), "State": reflect.ValueOf((*fmt.State)(nil)), "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register), "FmtAny": reflect.ValueOf(s.tnames.registerAny)},
 		// Interpreted values passed to Values are wrapped so that they
 		// keep these methods (yaegi's "MapTypes").
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{vv: {
@@ -182,6 +182,11 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		}},
 	} {
 		if err := i.Use(e); err != nil {
+			return nil, fmt.Errorf("interp: loading symbols: %w", err)
+		}
+	}
+	if out, ok := i.Symbols("log")["log"]["Output"].Interface().(func(int, string) error); ok {
+		if err := i.Use(yaegi.Exports{"log/log": s.tnames.logSymbols(out)}); err != nil { // logprint.go
 			return nil, fmt.Errorf("interp: loading symbols: %w", err)
 		}
 	}
@@ -292,7 +297,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		s.commit(recs, imps)
 		s.addForwards(rw.forwards, false) // rewrite_embed.go
 	}
-	if src := structTypes(pc.decls.Decls) + methodTypes(pc.decls.Decls, info); src != "" {
+	if src := structTypes(pc.decls.Decls) + methodTypes(pc.decls.Decls, info) + rw.anyTypes(pc.decls.Decls); src != "" {
 		// fmt's type names, and the conversions of values with methods
 		// (ifacevalue.go): a failure does not fail the cell, whose
 		// values then print and convert as yaegi has them.
@@ -1007,6 +1012,13 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		return err
 	}
 	s.addForwards(rw.forwards, true) // rewrite_embed.go
+	rw.names = map[string]string{}
+	for _, im := range s.imports {
+		rw.names[im.path] = im.name
+	}
+	if src := rw.anyTypes(f.Decls); src != "" { // fmtany.go: the fresh interpreter's types
+		_, _ = s.eval(ctx, blockPrefix+src, nil)
+	}
 	// Variables whose declarations re-ran get their old values back when
 	// their type did not change.
 	fresh := map[string]bool{}
