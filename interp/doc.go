@@ -264,8 +264,9 @@
 //     whose fields are those of another struct type of the session gets
 //     the tag key gnnlabtype:"Name": yaegi gave the two one reflect type,
 //     and the session's tables of methods and names, keyed by it, mixed
-//     them up (A{1} printed by B's String, %T main.B); struct types
-//     without fields still share one;
+//     them up (A{1} printed by B's String, %T main.B); a struct type
+//     without fields beside another gets a hidden field of no size, and
+//     conversions and assignments of struct{}{} to it are written T{};
 //   - the value of json.Marshal, MarshalIndent and (*json.Encoder).Encode,
 //     and the target of json.Unmarshal and (*json.Decoder).Decode, whose
 //     static type holds a type of the session with a MarshalJSON or

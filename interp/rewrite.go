@@ -389,7 +389,10 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			}
 		case *ast.DeclStmt:
 			r.localAliases(n, x)
+		case *ast.ValueSpec:
+			r.emptyAssigns(x) // rewrite_tags.go
 		case *ast.AssignStmt:
+			r.emptyAssigns(x) // rewrite_tags.go
 			r.ifaceFieldAssign(x)
 			if (x.Tok == token.SHL_ASSIGN || x.Tok == token.SHR_ASSIGN) && len(x.Rhs) == 1 {
 				r.shiftCount(x.Rhs[0])
@@ -469,7 +472,10 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			if !done {
 				r.instantiate(x)
 			}
-			r.namedArgs(x) // rewrite_fmt.go
+			r.namedArgs(x)      // rewrite_fmt.go
+			if r.emptyConv(x) { // rewrite_tags.go
+				return false
+			}
 			id, ok := x.Fun.(*ast.Ident)
 			if !ok {
 				return true
