@@ -319,7 +319,10 @@
 //     evaluation of the literal reads it without a lock — a data race
 //     under -race and, at times, a "call of nil function" crash of a loop
 //     that starts goroutines (rewrite_go.go). A literal that uses a type
-//     or constant declared in its function stays a literal.
+//     or constant declared in its function stays a literal. A deferred
+//     literal inside it that was given loop variables as arguments (see
+//     above) keeps them as its parameters, and its call reads them
+//     through the pointers (yaegi failed with undefined: i).
 //
 // The rewrites of calls are in rewrite_call.go.
 //

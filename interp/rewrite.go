@@ -337,6 +337,7 @@ type rewriter struct {
 	underlying map[types.Type]string
 	funcs      []ast.Node // function declarations and literals, in source order
 	forwards   []string   // methods declared for embedded interfaces (rewrite_embed.go)
+	deferArgs  []deferArg // deferred literals given loop variables (deferredLit)
 }
 
 func (r *rewriter) fresh(base string) string {
