@@ -16,7 +16,10 @@
 // function may use a variable that a statement of the same cell defines
 // (y := 41; func f() int { return y + 1 }): the variable is declared with
 // the declarations and the statement assigns it (hoist.go). A variable
-// declaration cannot (x := 1; var y = x fails: write y := x).
+// declaration whose value reads such a variable, or another such
+// declaration, is initialised in its place among the statements, as in a
+// function body (xs := f(); var si sort.Interface = rs{xs}: it had run
+// with the declarations and read the zero xs).
 //
 // A package that a cell uses without importing it (fmt.Println with no
 // import "fmt") is imported as goimports would: a preloaded package of
@@ -374,7 +377,11 @@
 // function whose body returns, defers, uses goto or a label, and the
 // generic functions of the standard library that the session does not
 // provide (slices.BinarySearch, maps.EqualFunc) fail with an *Error named
-// "unsupported" that names the construct.
+// "unsupported" that names the construct; so does x.(T) or case T of a
+// type switch on x, x of a compiled interface type other than error
+// (sort.Interface, fmt.Stringer) and T a struct type of the session with
+// fields: yaegi's wrapper of the interface holds the struct's last field,
+// not the struct, and the assertion answered false (rewrite_iface.go).
 //
 // # Errors
 //

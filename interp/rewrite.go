@@ -335,9 +335,10 @@ type rewriter struct {
 	// underlying maps the underlying types of the session's named
 	// non-struct types with methods to their names (rewrite_typeswitch.go).
 	underlying map[types.Type]string
-	funcs      []ast.Node // function declarations and literals, in source order
-	forwards   []string   // methods declared for embedded interfaces (rewrite_embed.go)
-	deferArgs  []deferArg // deferred literals given loop variables (deferredLit)
+	funcs      []ast.Node              // function declarations and literals, in source order
+	forwards   []string                // methods declared for embedded interfaces (rewrite_embed.go)
+	deferArgs  []deferArg              // deferred literals given loop variables (deferredLit)
+	inOrder    map[*ast.ValueSpec]bool // var specs initialised (false) or declared (true) among the statements (hoist.go)
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -441,6 +442,14 @@ func (r *rewriter) rewrite(n ast.Node) error {
 				if !r.rangeIndexed(x) {
 					r.rangeLoopVars(x)
 				}
+			}
+		case *ast.TypeAssertExpr:
+			if e := r.compiledAssert(x.X, x.Type); e != nil && err == nil {
+				err = e // rewrite_iface.go
+			}
+		case *ast.TypeSwitchStmt:
+			if e := r.compiledSwitch(x); e != nil && err == nil {
+				err = e // rewrite_iface.go
 			}
 		case *ast.SelectorExpr:
 			if e := r.iterSelector(x); e != nil && err == nil {

@@ -257,3 +257,54 @@ func interpretedValueType(t types.Type) bool {
 	}
 	return true
 }
+
+// compiledAssert returns an unsupported error for x.(T), x of a compiled
+// interface type other than error (sort.Interface, fmt.Stringer,
+// io.Reader) and T a struct type of the session with fields: yaegi's
+// wrapper of the compiled interface holds the struct's last field in
+// place of the value (its getConcreteValue looks for the value of an
+// emulated interface there), so the assertion failed (ok false) or
+// panicked (interface conversion: []int is not struct...), while the
+// methods called through the interface work.
+func (r *rewriter) compiledAssert(x, typ ast.Expr) error {
+	if typ == nil {
+		return nil
+	}
+	t, xt := r.info.Types[typ].Type, r.info.Types[x]
+	if t == nil || !compiledIface(xt) || isError(xt.Type) || !sessionType(t) {
+		return nil
+	}
+	if st, ok := t.Underlying().(*types.Struct); !ok || st.NumFields() == 0 {
+		return nil // a pointer, or a value yaegi keeps whole
+	}
+	tn := types.TypeString(t, func(*types.Package) string { return "" })
+	xn := types.TypeString(xt.Type, func(p *types.Package) string { return p.Name() })
+	return &unsupportedError{typ.Pos(), "the interpreter cannot assert a value of the compiled interface type " + xn + " to the struct type " + tn +
+		" of the session: its wrapper does not keep the struct (the methods called through the interface work); keep the value in a variable of type " + tn + ", or store a pointer (*" + tn + ") in the interface"}
+}
+
+// compiledSwitch returns compiledAssert's error for a case of a type
+// switch on a value of a compiled interface type.
+func (r *rewriter) compiledSwitch(sw *ast.TypeSwitchStmt) error {
+	var x ast.Expr
+	switch a := sw.Assign.(type) {
+	case *ast.AssignStmt:
+		if len(a.Rhs) == 1 {
+			x = a.Rhs[0]
+		}
+	case *ast.ExprStmt:
+		x = a.X
+	}
+	ta, ok := ast.Unparen(x).(*ast.TypeAssertExpr)
+	if !ok {
+		return nil
+	}
+	for _, c := range sw.Body.List {
+		for _, t := range c.(*ast.CaseClause).List {
+			if err := r.compiledAssert(ta.X, t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

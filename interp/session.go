@@ -517,6 +517,9 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 						break
 					}
 				}
+				if rw.inOrder[vs] {
+					continue // declared among the statements (hoist.go)
+				}
 				if !known {
 					addInit(vs.Names, ed.piece(vs.Pos(), vs.End(), "var ", false), true)
 					continue
@@ -526,7 +529,10 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 						fmt.Fprintf(&st2, "\nvar %s %s\n", n.Name, typs[k])
 					}
 				}
+				_, moved := rw.inOrder[vs]
 				switch {
+				case moved:
+					// Initialised among the statements (hoist.go).
 				case len(vs.Values) == len(vs.Names):
 					for k, n := range vs.Names {
 						addInit(vs.Names[k:k+1], ed.piece(vs.Values[k].Pos(), vs.Values[k].End(), n.Name+" = ", false), false)
