@@ -221,7 +221,8 @@
 //     are not comparable (the comparison panicked), and so do those of
 //     values of the session's interface types (r2 == r, r2 a Reader made
 //     from a ReadWriter: yaegi's wrappers of one pointer differed, and it
-//     answered false); a function returning
+//     answered false), and so do those of two empty interfaces (any(w) ==
+//     any(r), w and r of two interface types); a function returning
 //     a variable of an interpreted pointer type as an error returns a
 //     non-nil error when the pointer is nil, as Go does (yaegi returned a
 //     nil error); case error in a type switch, and x.(error), name

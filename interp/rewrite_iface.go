@@ -18,9 +18,11 @@ import (
 // identity function taking an error, __gnnlab_rt.Error(v), whose argument
 // yaegi wraps with the type's methods.
 
-// Comparisons of such values (err == target), and of values of the
-// session's interface types, go through __gnnlab_rt.Equal, which compares
-// the values inside the wrappers (errwrap.go).
+// Comparisons of such values (err == target), of values of the
+// session's interface types, and of two empty interfaces (any(w) ==
+// any(r), w and r of two interface types holding one pointer: yaegi's
+// wrappers differed), go through __gnnlab_rt.Equal, which compares the
+// values inside the wrappers (errwrap.go).
 
 // errorConv records the rewrites of the conversions to error, and of
 // the comparisons of values of compiled interface types, in n.
@@ -84,7 +86,8 @@ func (r *rewriter) errorConv(n ast.Node) {
 			}
 		case *ast.BinaryExpr:
 			if (x.Op == token.EQL || x.Op == token.NEQ) && (compiledIface(r.info.Types[x.X]) || compiledIface(r.info.Types[x.Y]) ||
-				sessionIfaceValue(r.info.Types[x.X]) || sessionIfaceValue(r.info.Types[x.Y])) &&
+				sessionIfaceValue(r.info.Types[x.X]) || sessionIfaceValue(r.info.Types[x.Y]) ||
+				emptyIface(r.info.Types[x.X].Type) && emptyIface(r.info.Types[x.Y].Type)) &&
 				!r.info.Types[x.X].IsNil() && !r.info.Types[x.Y].IsNil() {
 				call := helperRT + ".Equal("
 				if x.Op == token.NEQ {
