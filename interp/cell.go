@@ -229,8 +229,8 @@ func parseCell(fset *token.FileSet, n int, src string) (*parsedCell, error) {
 		return nil, err
 	}
 	pc.decls = f
-	pc.stmtBase = len("package main\nfunc main() {\n" + lineDirective(virtualLine(n, 1)))
 	pc.stmtSrc = "package main\nfunc main() {\n" + lineDirective(virtualLine(n, 1)) + blank(src, chunks, func(c chunk) bool { return c.decl }) + "\n}\n"
+	pc.stmtBase = len(pc.stmtSrc) - len(src) - len("\n}\n") // blank keeps the length
 	g, err := parser.ParseFile(fset, cellFile, pc.stmtSrc, 0)
 	if err != nil {
 		return nil, err
