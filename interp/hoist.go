@@ -160,6 +160,7 @@ func inOrder(pc *parsedCell, rw, srw *rewriter, hoisted map[string]bool) {
 			if !usedIn(pc.decls, vs, rw.info) {
 				srw.ed.replace(stmtPos(vs.Pos()), stmtPos(vs.End()), "var "+rw.ed.text(vs.Pos(), vs.End(), false)+";")
 				rw.inOrder[vs] = true
+				srw.inOrderEnd = max(srw.inOrderEnd, stmtPos(vs.End()))
 			}
 			continue
 		}
@@ -175,6 +176,7 @@ func inOrder(pc *parsedCell, rw, srw *rewriter, hoisted map[string]bool) {
 		srw.ed.replace(stmtPos(vs.Names[0].Pos()), stmtPos(first.Pos()), lhs)
 		srw.ed.replace(stmtPos(first.Pos()), stmtPos(last.End()), rw.ed.text(first.Pos(), last.End(), false)+";")
 		rw.inOrder[vs] = false
+		srw.inOrderEnd = max(srw.inOrderEnd, stmtPos(last.End()))
 	}
 }
 

@@ -339,6 +339,7 @@ type rewriter struct {
 	forwards   []string                // methods declared for embedded interfaces (rewrite_embed.go)
 	deferArgs  []deferArg              // deferred literals given loop variables (deferredLit)
 	inOrder    map[*ast.ValueSpec]bool // var specs initialised (false) or declared (true) among the statements (hoist.go)
+	inOrderEnd token.Pos               // in the statements, the end of the last of those (hoist.go)
 }
 
 func (r *rewriter) fresh(base string) string {

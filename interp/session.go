@@ -359,12 +359,18 @@ func (s *Session) runStmts(ctx context.Context, pc *parsedCell, info *types.Info
 		return Result{}, nil
 	}
 	last, _ := list[len(list)-1].(*ast.ExprStmt)
+	end := list[len(list)-1].End()
+	if rw.inOrderEnd > end {
+		// A declaration initialised among the statements comes last
+		// (hoist.go): the cell ends with it, not with a value.
+		end, last = rw.inOrderEnd, nil
+	}
 	wrap := last != nil && showsValue(last.X, info)
 	if wrap {
 		ed.insert(last.X.Pos(), helperRT+".Values(", true)
 		ed.insert(last.X.End(), ")", true)
 	}
-	text := func(w bool) string { return blockPrefix + ed.piece(list[0].Pos(), list[len(list)-1].End(), "", w) }
+	text := func(w bool) string { return blockPrefix + ed.piece(list[0].Pos(), end, "", w) }
 	v, err := s.eval(ctx, text(wrap), rw)
 	var e *Error
 	if err != nil && wrap && errors.As(err, &e) && e.Name == nameCompile {
