@@ -668,8 +668,8 @@
 //
 // BUG(interp): A map with keys of type any does not find a value of a
 // struct type of the session with methods under the key it was stored
-// with (m := map[any]bool{pt{1}: true}; m[pt{1}] is false): yaegi wraps
-// each conversion to any anew. A type switch on a value of a compiled
+// with (m := map[any]bool{pt{1}: true}; m[pt{1}] is false), in a function
+// as at the top level; without methods it does. A type switch on a value of a compiled
 // interface type with a case of a pointer type of the session (switch
 // r.(type) { case *rd: }, r an io.Reader) matches no case, where the
 // assertion r.(*rd) works.
