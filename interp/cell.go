@@ -182,6 +182,9 @@ type parsedCell struct {
 	body     *ast.BlockStmt // statements
 	hasDecls bool
 	hasStmts bool
+	// The offsets in declSrc and stmtSrc of the cell's first byte: both
+	// hold the cell's text, the other part blanked, at these offsets.
+	declBase, stmtBase int
 }
 
 // lineDirective makes the next line line v (virtual), column 1.
@@ -218,6 +221,7 @@ func parseCell(fset *token.FileSet, n int, src string) (*parsedCell, error) {
 		}
 	}
 	b.WriteString(lineDirective(virtualLine(n, 1)))
+	pc.declBase = b.Len()
 	b.WriteString(blankSeparators(blank(src, chunks, func(c chunk) bool { return !c.decl || c.imp }), chunks))
 	pc.declSrc = b.String()
 	f, err := parser.ParseFile(fset, cellFile, pc.declSrc, parser.ParseComments|parser.DeclarationErrors)
@@ -226,6 +230,7 @@ func parseCell(fset *token.FileSet, n int, src string) (*parsedCell, error) {
 	}
 	pc.decls = f
 	pc.stmtSrc = "package main\nfunc main() {\n" + lineDirective(virtualLine(n, 1)) + blank(src, chunks, func(c chunk) bool { return c.decl }) + "\n}\n"
+	pc.stmtBase = len(pc.stmtSrc) - len(src) - len("\n}\n") // blank keeps the length
 	g, err := parser.ParseFile(fset, cellFile, pc.stmtSrc, 0)
 	if err != nil {
 		return nil, err

@@ -16,7 +16,10 @@
 // function may use a variable that a statement of the same cell defines
 // (y := 41; func f() int { return y + 1 }): the variable is declared with
 // the declarations and the statement assigns it (hoist.go). A variable
-// declaration cannot (x := 1; var y = x fails: write y := x).
+// declaration whose value reads such a variable, or another such
+// declaration, is initialised in its place among the statements, as in a
+// function body (xs := f(); var si sort.Interface = rs{xs}: it had run
+// with the declarations and read the zero xs).
 //
 // A package that a cell uses without importing it (fmt.Println with no
 // import "fmt") is imported as goimports would: a preloaded package of
@@ -253,7 +256,8 @@
 //     are not comparable (the comparison panicked), and so do those of
 //     values of the session's interface types (r2 == r, r2 a Reader made
 //     from a ReadWriter: yaegi's wrappers of one pointer differed, and it
-//     answered false); a function returning
+//     answered false), and so do those of two empty interfaces (any(w) ==
+//     any(r), w and r of two interface types); a function returning
 //     a variable of an interpreted pointer type as an error returns a
 //     non-nil error when the pointer is nil, as Go does (yaegi returned a
 //     nil error); case error in a type switch, and x.(error), name
@@ -299,8 +303,9 @@
 //     whose fields are those of another struct type of the session gets
 //     the tag key gnnlabtype:"Name": yaegi gave the two one reflect type,
 //     and the session's tables of methods and names, keyed by it, mixed
-//     them up (A{1} printed by B's String, %T main.B); struct types
-//     without fields still share one;
+//     them up (A{1} printed by B's String, %T main.B); a struct type
+//     without fields beside another gets a hidden field of no size, and
+//     conversions and assignments of struct{}{} to it are written T{};
 //   - the value of json.Marshal, MarshalIndent and (*json.Encoder).Encode,
 //     and the target of json.Unmarshal and (*json.Decoder).Decode, whose
 //     static type holds a type of the session with a MarshalJSON or
@@ -353,7 +358,10 @@
 //     evaluation of the literal reads it without a lock — a data race
 //     under -race and, at times, a "call of nil function" crash of a loop
 //     that starts goroutines (rewrite_go.go). A literal that uses a type
-//     or constant declared in its function stays a literal.
+//     or constant declared in its function stays a literal. A deferred
+//     literal inside it that was given loop variables as arguments (see
+//     above) keeps them as its parameters, and its call reads them
+//     through the pointers (yaegi failed with undefined: i).
 //   - An argument of a printing function of fmt (or of log, and of a
 //     *log.Logger's printing methods: logprint.go) whose static type is a
 //     type of the session with a method that fmt looks for (Format,
@@ -429,7 +437,11 @@
 // function whose body returns, defers, uses goto or a label, and the
 // generic functions of the standard library that the session does not
 // provide (slices.BinarySearch, maps.EqualFunc) fail with an *Error named
-// "unsupported" that names the construct.
+// "unsupported" that names the construct; so does x.(T) or case T of a
+// type switch on x, x of a compiled interface type other than error
+// (sort.Interface, fmt.Stringer) and T a struct type of the session with
+// fields: yaegi's wrapper of the interface holds the struct's last field,
+// not the struct, and the assertion answered false (rewrite_iface.go).
 //
 // # Errors
 //
@@ -720,4 +732,12 @@
 // (fmtany.go). Struct types and pointers to them are right
 // (ifacevalue.go). Two struct types with the same fields share one reflect
 // type, and the methods of the later one.
+//
+// BUG(interp): A map with keys of type any does not find a value of a
+// struct type of the session with methods under the key it was stored
+// with (m := map[any]bool{pt{1}: true}; m[pt{1}] is false), in a function
+// as at the top level; without methods it does. A type switch on a value of a compiled
+// interface type with a case of a pointer type of the session (switch
+// r.(type) { case *rd: }, r an io.Reader) matches no case, where the
+// assertion r.(*rd) works.
 package interp

@@ -254,6 +254,9 @@ func (tn *typeNames) print(b *bytes.Buffer, v reflect.Value, sharp bool, depth i
 		}
 		b.WriteByte('{')
 		for i := 0; i < v.NumField(); i++ {
+			if t.Field(i).Type == emptyTagType {
+				continue // the only field, added by the session (rewrite_tags.go)
+			}
 			if i > 0 {
 				if sharp {
 					b.WriteString(", ")

@@ -3,6 +3,9 @@ package interp
 import (
 	"go/ast"
 	"go/token"
+	"go/types"
+	"slices"
+	"sort"
 	"strings"
 )
 
@@ -89,6 +92,7 @@ func hoist(pc *parsedCell, rw, srw *rewriter) {
 		srw.ed.replace(as.TokPos, as.TokPos+token.Pos(len(":=")), "=")
 	}
 	rw.hoistDecl = decl.String()
+	inOrder(pc, rw, srw, hoisted)
 	for _, r := range []*rewriter{rw, srw} {
 		kept := r.undefined[:0:0]
 		for _, u := range r.undefined {
@@ -98,4 +102,126 @@ func hoist(pc *parsedCell, rw, srw *rewriter) {
 		}
 		r.undefined = kept
 	}
+}
+
+// inOrder moves the initialisation of a var declaration of the cell whose
+// values read a variable that hoist declared (xs := []int{3, 1, 2}; var si
+// sort.Interface = rs{xs}) among the statements, where the declaration
+// is: runDecls, which runs before the statements, had initialised it from
+// the zero xs (si.Len() was 0), where a Go function body runs the two in
+// order. The variable is still declared with the declarations; the
+// assignment takes the place of the declaration's text in the
+// statements, and rw.inOrder tells runDecls to leave it out (false), or
+// the whole declaration (true) when go/types does not know the type.
+func inOrder(pc *parsedCell, rw, srw *rewriter, hoisted map[string]bool) {
+	if len(hoisted) == 0 {
+		return
+	}
+	stmtPos := func(p token.Pos) token.Pos {
+		return srw.ed.file.Pos(rw.ed.off(p) - pc.declBase + pc.stmtBase)
+	}
+	// A declaration whose values read a moved one moves too (var r2
+	// Reader = rw after var rw ReadWriter = b).
+	var specs []*ast.ValueSpec
+	moved := map[string]bool{}
+	for n := range hoisted {
+		moved[n] = true
+	}
+	for grew := true; grew; {
+		grew = false
+		for _, d := range pc.decls.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, sp := range gd.Specs {
+				vs := sp.(*ast.ValueSpec)
+				if len(vs.Values) == 0 || slices.Contains(specs, vs) || !valuesRefer(vs.Values, moved) {
+					continue
+				}
+				specs = append(specs, vs)
+				for _, n := range vs.Names {
+					moved[n.Name] = true
+				}
+				grew = true
+			}
+		}
+	}
+	sort.Slice(specs, func(i, j int) bool { return specs[i].Pos() < specs[j].Pos() })
+	for _, vs := range specs {
+		if rw.inOrder == nil {
+			rw.inOrder = map[*ast.ValueSpec]bool{}
+		}
+		if !knownTypes(vs, rw) {
+			// go/types did not find the type from the hoisted
+			// variable (var n = len(xs)): runDecls would declare
+			// it with its value; the statements do, unless a
+			// declaration of the cell uses it.
+			if !usedIn(pc.decls, vs, rw.info) {
+				srw.ed.replace(stmtPos(vs.Pos()), stmtPos(vs.End()), "var "+rw.ed.text(vs.Pos(), vs.End(), false)+";")
+				rw.inOrder[vs] = true
+				srw.inOrderEnd = max(srw.inOrderEnd, stmtPos(vs.End()))
+			}
+			continue
+		}
+		names := make([]string, len(vs.Names))
+		for k, n := range vs.Names {
+			names[k] = n.Name
+		}
+		first, last := vs.Values[0], vs.Values[len(vs.Values)-1]
+		lhs := strings.Join(names, ", ") + " = "
+		if gap := rw.ed.off(first.Pos()) - rw.ed.off(vs.Names[0].Pos()); gap > len(lhs) {
+			lhs = strings.Join(names, ", ") + strings.Repeat(" ", gap-len(lhs)) + " = "
+		}
+		srw.ed.replace(stmtPos(vs.Names[0].Pos()), stmtPos(first.Pos()), lhs)
+		srw.ed.replace(stmtPos(first.Pos()), stmtPos(last.End()), rw.ed.text(first.Pos(), last.End(), false)+";")
+		rw.inOrder[vs] = false
+		srw.inOrderEnd = max(srw.inOrderEnd, stmtPos(last.End()))
+	}
+}
+
+func valuesRefer(values []ast.Expr, names map[string]bool) bool {
+	for _, v := range values {
+		if refers(v, names) {
+			return true
+		}
+	}
+	return false
+}
+
+// knownTypes reports whether go/types knows the types of the variables
+// that vs declares, so that runDecls declares them first.
+func knownTypes(vs *ast.ValueSpec, rw *rewriter) bool {
+	if vs.Type != nil {
+		return true
+	}
+	for _, n := range vs.Names {
+		obj := rw.info.Defs[n]
+		if obj == nil || obj.Type() == nil {
+			return false
+		}
+		if _, ok := typeText(obj.Type(), rw.names); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// usedIn reports whether a name of root other than those of vs refers to
+// a variable that vs declares.
+func usedIn(root ast.Node, vs *ast.ValueSpec, info *types.Info) bool {
+	vars := map[types.Object]bool{}
+	for _, n := range vs.Names {
+		if obj := info.Defs[n]; obj != nil {
+			vars[obj] = true
+		}
+	}
+	used := false
+	ast.Inspect(root, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && vars[info.Uses[id]] {
+			used = true
+		}
+		return !used
+	})
+	return used
 }

@@ -386,8 +386,11 @@ type rewriter struct {
 	// underlying maps the underlying types of the session's named
 	// non-struct types with methods to their names (rewrite_typeswitch.go).
 	underlying map[types.Type]string
-	funcs      []ast.Node // function declarations and literals, in source order
-	forwards   []string   // methods declared for embedded interfaces (rewrite_embed.go)
+	funcs      []ast.Node              // function declarations and literals, in source order
+	forwards   []string                // methods declared for embedded interfaces (rewrite_embed.go)
+	deferArgs  []deferArg              // deferred literals given loop variables (deferredLit)
+	inOrder    map[*ast.ValueSpec]bool // var specs initialised (false) or declared (true) among the statements (hoist.go)
+	inOrderEnd token.Pos               // in the statements, the end of the last of those (hoist.go)
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -440,7 +443,10 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			}
 		case *ast.DeclStmt:
 			r.localAliases(n, x)
+		case *ast.ValueSpec:
+			r.emptyAssigns(x) // rewrite_tags.go
 		case *ast.AssignStmt:
+			r.emptyAssigns(x) // rewrite_tags.go
 			r.ifaceFieldAssign(x)
 			if (x.Tok == token.SHL_ASSIGN || x.Tok == token.SHR_ASSIGN) && len(x.Rhs) == 1 {
 				r.shiftCount(x.Rhs[0])
@@ -489,6 +495,14 @@ func (r *rewriter) rewrite(n ast.Node) error {
 					r.rangeLoopVars(x)
 				}
 			}
+		case *ast.TypeAssertExpr:
+			if e := r.compiledAssert(x.X, x.Type); e != nil && err == nil {
+				err = e // rewrite_iface.go
+			}
+		case *ast.TypeSwitchStmt:
+			if e := r.compiledSwitch(x); e != nil && err == nil {
+				err = e // rewrite_iface.go
+			}
 		case *ast.SelectorExpr:
 			if e := r.iterSelector(x); e != nil && err == nil {
 				err = e
@@ -523,7 +537,10 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			if !done {
 				r.instantiate(x)
 			}
-			r.namedArgs(x) // rewrite_fmt.go
+			r.namedArgs(x)      // rewrite_fmt.go
+			if r.emptyConv(x) { // rewrite_tags.go
+				return false
+			}
 			id, ok := x.Fun.(*ast.Ident)
 			if !ok {
 				return true

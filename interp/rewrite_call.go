@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -193,10 +194,12 @@ func (r *rewriter) deferredLit(st *ast.DeferStmt) {
 		return true
 	})
 	var params, args []string
+	var vars []*types.Var
 	for _, v := range order {
 		if assigned[v] {
 			continue
 		}
+		vars = append(vars, v)
 		t, ok := typeText(v.Type(), r.names)
 		if !ok {
 			return
@@ -209,6 +212,25 @@ func (r *rewriter) deferredLit(st *ast.DeferStmt) {
 	}
 	r.ed.replace(lit.Type.Params.Opening, lit.Type.Params.Closing+1, "("+strings.Join(params, ", ")+")")
 	r.ed.replace(st.Call.Lparen, st.Call.Rparen+1, "("+strings.Join(args, ", ")+")")
+	r.deferArgs = append(r.deferArgs, deferArg{lit, st.Call, vars})
+}
+
+// deferArg is a deferred function literal to which deferredLit passes
+// the loop variables vars: in its body they are its parameters, and the
+// call's arguments read them.
+type deferArg struct {
+	lit  *ast.FuncLit
+	call *ast.CallExpr
+	vars []*types.Var
+}
+
+// param reports whether id, inside the deferred literal, names one of the
+// variables made its parameters.
+func (d deferArg) param(id *ast.Ident, v *types.Var) bool {
+	if id.Pos() < d.lit.Body.Pos() || id.End() > d.lit.Body.End() {
+		return false
+	}
+	return slices.Contains(d.vars, v)
 }
 
 // newExpr rewrites new(expr), whose operand is a value, into a function

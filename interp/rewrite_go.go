@@ -112,6 +112,12 @@ func (r *rewriter) goLit(g *ast.GoStmt, outer []*goFunc) *goFunc {
 			if o.IsField() || pkgLevel(o) || inside(o.Pos()) {
 				return true
 			}
+			if r.deferParam(lit, id, o) {
+				if _, ok := caps[o]; !ok {
+					caps[o] = nil // read by the deferred call's arguments
+				}
+				return true
+			}
 			caps[o] = append(caps[o], id)
 		case *types.Const, *types.TypeName:
 			if !pkgLevel(o) && !inside(o.Pos()) {
@@ -165,6 +171,7 @@ func (r *rewriter) goLit(g *ast.GoStmt, outer []*goFunc) *goFunc {
 			}
 		}
 	}
+	r.deferCallArgs(lit, f.caps)
 	r.ed.replace(lit.Pos(), lit.End(), name)
 	if len(vars) > 0 {
 		a := strings.Join(args, ", ")
@@ -177,6 +184,42 @@ func (r *rewriter) goLit(g *ast.GoStmt, outer []*goFunc) *goFunc {
 		}
 	}
 	return f
+}
+
+// deferParam reports whether id, inside the go statement's literal lit,
+// names the variable v in a deferred literal to which deferredLit passed
+// v: there id is the deferred literal's parameter, not the captured v.
+func (r *rewriter) deferParam(lit *ast.FuncLit, id *ast.Ident, v *types.Var) bool {
+	for _, d := range r.deferArgs {
+		if d.lit.Pos() >= lit.Pos() && d.lit.End() <= lit.End() && d.param(id, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// deferCallArgs has the arguments that deferredLit gave the deferred
+// literals inside lit read the captured variables through their pointers
+// (defer func(i int) {...}((*__gnnlab_p_i))).
+func (r *rewriter) deferCallArgs(lit *ast.FuncLit, caps map[*types.Var]bool) {
+	for _, d := range r.deferArgs {
+		if d.lit.Pos() < lit.Pos() || d.lit.End() > lit.End() {
+			continue
+		}
+		args := make([]string, len(d.vars))
+		for i, v := range d.vars {
+			args[i] = v.Name()
+			if caps[v] {
+				args[i] = capText(v)
+			}
+		}
+		a, b := r.ed.off(d.call.Lparen), r.ed.off(d.call.Rparen+1)
+		for i, e := range r.ed.edits {
+			if e.start == a && e.end == b {
+				r.ed.edits[i].text = "(" + strings.Join(args, ", ") + ")"
+			}
+		}
+	}
 }
 
 // capText is what a use of a captured variable becomes in a function

@@ -18,9 +18,11 @@ import (
 // identity function taking an error, __gnnlab_rt.Error(v), whose argument
 // yaegi wraps with the type's methods.
 
-// Comparisons of such values (err == target), and of values of the
-// session's interface types, go through __gnnlab_rt.Equal, which compares
-// the values inside the wrappers (errwrap.go).
+// Comparisons of such values (err == target), of values of the
+// session's interface types, and of two empty interfaces (any(w) ==
+// any(r), w and r of two interface types holding one pointer: yaegi's
+// wrappers differed), go through __gnnlab_rt.Equal, which compares the
+// values inside the wrappers (errwrap.go).
 
 // errorConv records the rewrites of the conversions to error, and of
 // the comparisons of values of compiled interface types, in n.
@@ -84,7 +86,8 @@ func (r *rewriter) errorConv(n ast.Node) {
 			}
 		case *ast.BinaryExpr:
 			if (x.Op == token.EQL || x.Op == token.NEQ) && (compiledIface(r.info.Types[x.X]) || compiledIface(r.info.Types[x.Y]) ||
-				sessionIfaceValue(r.info.Types[x.X]) || sessionIfaceValue(r.info.Types[x.Y])) &&
+				sessionIfaceValue(r.info.Types[x.X]) || sessionIfaceValue(r.info.Types[x.Y]) ||
+				emptyIface(r.info.Types[x.X].Type) && emptyIface(r.info.Types[x.Y].Type)) &&
 				!r.info.Types[x.X].IsNil() && !r.info.Types[x.Y].IsNil() {
 				call := helperRT + ".Equal("
 				if x.Op == token.NEQ {
@@ -256,4 +259,55 @@ func interpretedValueType(t types.Type) bool {
 		return false
 	}
 	return true
+}
+
+// compiledAssert returns an unsupported error for x.(T), x of a compiled
+// interface type other than error (sort.Interface, fmt.Stringer,
+// io.Reader) and T a struct type of the session with fields: yaegi's
+// wrapper of the compiled interface holds the struct's last field in
+// place of the value (its getConcreteValue looks for the value of an
+// emulated interface there), so the assertion failed (ok false) or
+// panicked (interface conversion: []int is not struct...), while the
+// methods called through the interface work.
+func (r *rewriter) compiledAssert(x, typ ast.Expr) error {
+	if typ == nil {
+		return nil
+	}
+	t, xt := r.info.Types[typ].Type, r.info.Types[x]
+	if t == nil || !compiledIface(xt) || isError(xt.Type) || !sessionType(t) {
+		return nil
+	}
+	if st, ok := t.Underlying().(*types.Struct); !ok || st.NumFields() == 0 {
+		return nil // a pointer, or a value yaegi keeps whole
+	}
+	tn := types.TypeString(t, func(*types.Package) string { return "" })
+	xn := types.TypeString(xt.Type, func(p *types.Package) string { return p.Name() })
+	return &unsupportedError{typ.Pos(), "the interpreter cannot assert a value of the compiled interface type " + xn + " to the struct type " + tn +
+		" of the session: its wrapper does not keep the struct (the methods called through the interface work); keep the value in a variable of type " + tn + ", or store a pointer (*" + tn + ") in the interface"}
+}
+
+// compiledSwitch returns compiledAssert's error for a case of a type
+// switch on a value of a compiled interface type.
+func (r *rewriter) compiledSwitch(sw *ast.TypeSwitchStmt) error {
+	var x ast.Expr
+	switch a := sw.Assign.(type) {
+	case *ast.AssignStmt:
+		if len(a.Rhs) == 1 {
+			x = a.Rhs[0]
+		}
+	case *ast.ExprStmt:
+		x = a.X
+	}
+	ta, ok := ast.Unparen(x).(*ast.TypeAssertExpr)
+	if !ok {
+		return nil
+	}
+	for _, c := range sw.Body.List {
+		for _, t := range c.(*ast.CaseClause).List {
+			if err := r.compiledAssert(ta.X, t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

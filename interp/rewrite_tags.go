@@ -1,8 +1,11 @@
 package interp
 
 import (
+	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -29,8 +32,17 @@ import (
 // tags and underlying types of fields) gets the tag key gnnlabtype:"B"
 // (reflect's Tag.Get of other keys is unchanged). Only then: yaegi does
 // not assign a value of an unnamed struct type to a variable of a struct
-// type with a different tag (var p P = struct{ X, Y int }{1, 2}). A
-// struct type without fields cannot be told apart this way.
+// type with a different tag (var p P = struct{ X, Y int }{1, 2}).
+//
+// A struct type without fields (type square struct{}, the strategy
+// pattern's) has no field to tag: when another named struct type without
+// fields is in scope, it gets the field _ __gnnlab_rt.EmptyTag with the
+// tags json:"-" gnnlabtype:"Name". EmptyTag has no size and prints as
+// nothing, so %v is still {}. yaegi then refuses to convert struct{}{} to
+// the type: a conversion between struct types without fields of a
+// variable or a literal (token(struct{}{})), and struct{}{} assigned to a
+// variable of such a type, are written as T{}. Other uses of a struct{}
+// value as such a type (a call argument) fail to compile.
 
 var jsonKey = regexp.MustCompile(`json:"(?:[^"\\]|\\.)*"`)
 
@@ -39,6 +51,10 @@ func (r *rewriter) unexportedTags(decl *ast.GenDecl) {
 	for _, sp := range decl.Specs {
 		ts, ok := sp.(*ast.TypeSpec)
 		if !ok {
+			continue
+		}
+		if st, ok := ts.Type.(*ast.StructType); ok && ts.Assign == 0 && len(st.Fields.List) == 0 && r.emptyTwin(ts.Name) {
+			r.ed.insert(st.Fields.Closing, " _ "+helperRT+".EmptyTag `json:\"-\" gnnlabtype:"+strconv.Quote(ts.Name.Name)+"` ", false)
 			continue
 		}
 		ast.Inspect(ts.Type, func(n ast.Node) bool {
@@ -120,6 +136,42 @@ func (r *rewriter) sameFields(name *ast.Ident) bool {
 	return false
 }
 
+// emptyTwin reports whether the type that name declares is a struct type
+// without fields and another named struct type without fields is in scope
+// where it is declared (yaegi gives them all one reflect type).
+func (r *rewriter) emptyTwin(name *ast.Ident) bool {
+	tn, ok := r.info.Defs[name].(*types.TypeName)
+	if !ok || !emptyStruct(tn.Type()) {
+		return false
+	}
+	for sc := tn.Parent(); sc != nil && sc != types.Universe; sc = sc.Parent() {
+		for _, n := range sc.Names() {
+			other, ok := sc.Lookup(n).(*types.TypeName)
+			if ok && other != tn && !other.IsAlias() && emptyStruct(other.Type()) {
+				if _, named := other.Type().(*types.Named); named {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func emptyStruct(t types.Type) bool {
+	st, ok := t.Underlying().(*types.Struct)
+	return ok && st.NumFields() == 0
+}
+
+// emptyTag is the type of the field that the session adds to a struct
+// type without fields that has a twin (rewrite_tags.go): it has no size,
+// and fmt prints it as nothing, so that %v of the value is {} as in Go.
+type emptyTag struct{}
+
+var emptyTagType = reflect.TypeFor[emptyTag]()
+
+// Format prints nothing.
+func (emptyTag) Format(fmt.State, rune) {}
+
 // fieldShape is the text of the fields of the struct type t, each a name,
 // tag and the text of its underlying type, or "" when t is not a struct
 // type with fields.
@@ -134,4 +186,72 @@ func fieldShape(t types.Type) string {
 		b.WriteString(f.Name() + " " + strconv.Quote(st.Tag(i)) + " " + types.TypeString(f.Type().Underlying(), nil) + ";")
 	}
 	return b.String()
+}
+
+// emptyConv writes a conversion between two struct types without fields,
+// T(x) with x a variable or a literal, as T{}: yaegi refuses it when one
+// of them has the field that emptyTwin adds (cannot convert expression of
+// type struct {} to type main.token). It reports whether it did.
+func (r *rewriter) emptyConv(call *ast.CallExpr) bool {
+	tv, ok := r.info.Types[call.Fun]
+	if !ok || !tv.IsType() || len(call.Args) != 1 || call.Ellipsis.IsValid() {
+		return false
+	}
+	return r.emptyValue(tv.Type, call, call.Args[0])
+}
+
+// emptyAssigns writes the literals struct{}{} assigned to variables of a
+// named struct type without fields (var t token = struct{}{}) as T{},
+// for the same reason.
+func (r *rewriter) emptyAssigns(n ast.Node) {
+	switch x := n.(type) {
+	case *ast.ValueSpec:
+		if x.Type == nil || len(x.Values) != len(x.Names) {
+			return
+		}
+		t := r.info.TypeOf(x.Type)
+		for _, v := range x.Values {
+			r.emptyValue(t, v, v)
+		}
+	case *ast.AssignStmt:
+		if x.Tok != token.ASSIGN || len(x.Lhs) != len(x.Rhs) {
+			return
+		}
+		for i, v := range x.Rhs {
+			r.emptyValue(r.info.TypeOf(x.Lhs[i]), v, v)
+		}
+	}
+}
+
+// emptyValue replaces e, which becomes the value v of type t, by t{} when
+// t and v's type are distinct struct types without fields and v has no
+// effects: a variable, a field or an empty composite literal.
+func (r *rewriter) emptyValue(t types.Type, e, v ast.Expr) bool {
+	vt := r.info.TypeOf(v)
+	if t == nil || vt == nil || !emptyStruct(t) || !emptyStruct(vt) || types.Identical(t, vt) {
+		return false
+	}
+	switch x := ast.Unparen(v).(type) {
+	case *ast.Ident:
+	case *ast.SelectorExpr:
+		if _, ok := ast.Unparen(x.X).(*ast.Ident); !ok {
+			return false
+		}
+	case *ast.CompositeLit:
+		if len(x.Elts) > 0 {
+			return false
+		}
+	default:
+		return false
+	}
+	text := "struct{}"
+	if nt, ok := t.(*types.Named); ok {
+		obj := nt.Obj()
+		if obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() || nt.TypeArgs() != nil {
+			return false // a type the cell may not name here
+		}
+		text = obj.Name()
+	}
+	r.ed.replace(e.Pos(), e.End(), text+"{}")
+	return true
 }

@@ -134,7 +134,7 @@ func (s *Session) runtimeSymbols() yaegi.Exports {
 	vv := reflect.ValueOf(values)
 	vn := reflect.ValueOf(func(name string, v any) any { return namedValue{name, v} })
 	return yaegi.Exports{
-		"gnnlabrt/gnnlabrt": {"Values": vv, "Error": reflect.ValueOf(func(e error) error { return e }), "Equal": reflect.ValueOf(equal), "ErrorPtr": reflect.ValueOf(errorPtr), "ErrorType": reflect.ValueOf((*error)(nil)), "Named": vn, "Recovered": reflect.ValueOf(s.ivals.recovered), "ShiftCount": reflect.ValueOf(shiftCount), "Rewrap": reflect.ValueOf(s.ivals.rewrap), "Methods": reflect.ValueOf(s.ivals.register), "AsError": reflect.ValueOf(s.ivals.asError), "AsStringer": reflect.ValueOf(s.ivals.asStringer), "MustError": reflect.ValueOf(s.ivals.mustError), "MustStringer": reflect.ValueOf(s.ivals.mustStringer), "HasMethods": reflect.ValueOf(s.ivals.hasMethods), "PrintOperand": reflect.ValueOf(s.tnames.printOperand), "StructError": reflect.ValueOf(structErr), "Wrapped": reflect.ValueOf(wrapped), "NotType": reflect.ValueOf(notType), "NamedKind": reflect.ValueOf(s.ivals.registerNamed), "ErrorfOperand": reflect.ValueOf(s.tnames.errorfOperand), "Conversion": reflect.ValueOf(s.ivals.conversion), "StringerType": reflect.ValueOf((*fmt.Stringer)(nil)), "Operand": reflect.ValueOf(s.tnames.operand), "List": reflect.ValueOf(s.tnames.list), "Map": reflect.ValueOf(s.tnames.mapOf), "Struct": reflect.ValueOf(s.tnames.structOf), "Iface": reflect.ValueOf(ifaceOrNil), "Ptr": reflect.ValueOf(ptr), "State": reflect.ValueOf((*fmt.State)(nil)), "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register), "FmtAny": reflect.ValueOf(s.tnames.registerAny)},
+		"gnnlabrt/gnnlabrt": {"Values": vv, "Error": reflect.ValueOf(func(e error) error { return e }), "Equal": reflect.ValueOf(equal), "ErrorPtr": reflect.ValueOf(errorPtr), "ErrorType": reflect.ValueOf((*error)(nil)), "Named": vn, "Recovered": reflect.ValueOf(s.ivals.recovered), "ShiftCount": reflect.ValueOf(shiftCount), "Rewrap": reflect.ValueOf(s.ivals.rewrap), "Methods": reflect.ValueOf(s.ivals.register), "AsError": reflect.ValueOf(s.ivals.asError), "AsStringer": reflect.ValueOf(s.ivals.asStringer), "MustError": reflect.ValueOf(s.ivals.mustError), "MustStringer": reflect.ValueOf(s.ivals.mustStringer), "HasMethods": reflect.ValueOf(s.ivals.hasMethods), "PrintOperand": reflect.ValueOf(s.tnames.printOperand), "StructError": reflect.ValueOf(structErr), "Wrapped": reflect.ValueOf(wrapped), "NotType": reflect.ValueOf(notType), "NamedKind": reflect.ValueOf(s.ivals.registerNamed), "ErrorfOperand": reflect.ValueOf(s.tnames.errorfOperand), "Conversion": reflect.ValueOf(s.ivals.conversion), "StringerType": reflect.ValueOf((*fmt.Stringer)(nil)), "Operand": reflect.ValueOf(s.tnames.operand), "List": reflect.ValueOf(s.tnames.list), "Map": reflect.ValueOf(s.tnames.mapOf), "Struct": reflect.ValueOf(s.tnames.structOf), "Iface": reflect.ValueOf(ifaceOrNil), "Ptr": reflect.ValueOf(ptr), "State": reflect.ValueOf((*fmt.State)(nil)), "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register), "FmtAny": reflect.ValueOf(s.tnames.registerAny), "EmptyTag": reflect.ValueOf((*emptyTag)(nil))},
 		// Interpreted values passed to Values are wrapped so that they
 		// keep these methods (yaegi's "MapTypes").
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{vv: {
@@ -378,12 +378,18 @@ func (s *Session) runStmts(ctx context.Context, pc *parsedCell, info *types.Info
 		return Result{}, nil
 	}
 	last, _ := list[len(list)-1].(*ast.ExprStmt)
+	end := list[len(list)-1].End()
+	if rw.inOrderEnd > end {
+		// A declaration initialised among the statements comes last
+		// (hoist.go): the cell ends with it, not with a value.
+		end, last = rw.inOrderEnd, nil
+	}
 	wrap := last != nil && showsValue(last.X, info)
 	if wrap {
 		ed.insert(last.X.Pos(), helperRT+".Values(", true)
 		ed.insert(last.X.End(), ")", true)
 	}
-	text := func(w bool) string { return blockPrefix + ed.piece(list[0].Pos(), list[len(list)-1].End(), "", w) }
+	text := func(w bool) string { return blockPrefix + ed.piece(list[0].Pos(), end, "", w) }
 	v, err := s.eval(ctx, text(wrap), rw)
 	var e *Error
 	if err != nil && wrap && errors.As(err, &e) && e.Name == nameCompile {
@@ -555,6 +561,9 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 						break
 					}
 				}
+				if rw.inOrder[vs] {
+					continue // declared among the statements (hoist.go)
+				}
 				if !known {
 					addInit(vs.Names, ed.piece(vs.Pos(), vs.End(), "var ", false), true)
 					continue
@@ -564,7 +573,10 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 						fmt.Fprintf(&st2, "\nvar %s %s\n", n.Name, typs[k])
 					}
 				}
+				_, moved := rw.inOrder[vs]
 				switch {
+				case moved:
+					// Initialised among the statements (hoist.go).
 				case len(vs.Values) == len(vs.Names):
 					for k, n := range vs.Names {
 						addInit(vs.Names[k:k+1], ed.piece(vs.Values[k].Pos(), vs.Values[k].End(), n.Name+" = ", false), false)
