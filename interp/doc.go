@@ -436,7 +436,7 @@
 // package the session did not import) is not made. A range over a
 // function whose body returns, defers, uses goto or a label, and the
 // generic functions of the standard library that the session does not
-// provide (slices.BinarySearch, maps.EqualFunc) fail with an *Error named
+// provide (slices.Grow, slices.Replace) fail with an *Error named
 // "unsupported" that names the construct; so does x.(T) or case T of a
 // type switch on x, x of a compiled interface type other than error
 // (sort.Interface, fmt.Stringer) and T a struct type of the session with
@@ -716,9 +716,9 @@
 // a nil pointer dereference. Builtin type arguments work.
 //
 // BUG(interp): Known differences from go run, each a program of
-// testdata/diff listed with its reason in diff_test.go: two struct types
-// of a session with the same fields share yaegi's type, so fmt names them
-// by the later one.
+// testdata/diff listed with its reason in diff_test.go: two programs split
+// across cells so that a cell uses a declaration of a later cell, which
+// fails with "undefined: NAME" (cells run in order).
 //
 // BUG(interp): A value of a named type of the session that is not a
 // struct (type level int) held in an any is, when bare, a value of its
@@ -730,8 +730,7 @@
 // value; in yaegi's wrapper (var a any = level(2), an argument
 // f(level(2)), an element of a []any) fmt prints it as Go does
 // (fmtany.go). Struct types and pointers to them are right
-// (ifacevalue.go). Two struct types with the same fields share one reflect
-// type, and the methods of the later one.
+// (ifacevalue.go).
 //
 // BUG(interp): A map with keys of type any does not find a value of a
 // struct type of the session with methods under the key it was stored

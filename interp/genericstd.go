@@ -247,6 +247,17 @@ func PFXEqual[K, V comparable](m1, m2 map[K]V) bool {
 	return true
 }
 
+func PFXEqualFunc[K comparable, V1, V2 any](m1 map[K]V1, m2 map[K]V2, eq func(V1, V2) bool) bool {
+	if len(m1) != len(m2) {
+		return false
+	}
+	for k, v1 := range m1 {
+		if v2, ok := m2[k]; !ok || !eq(v1, v2) {
+			return false
+		}
+	}
+	return true
+}
 
 func PFXCopy[K comparable, V any](dst, src map[K]V) {
 	for k, v := range src {
@@ -421,6 +432,14 @@ func (r *rewriter) genericCallee(call *ast.CallExpr) (bool, *unsupportedError) {
 	}
 	fn, ok := r.info.Uses[sel.Sel].(*types.Func)
 	if !ok {
+		switch path := pn.Imported().Path(); {
+		case r.info.Uses[sel.Sel] == nil && (path == "slices" || path == "maps" || path == "cmp"):
+			// These packages are generic only: a function go/types does
+			// not know is one the helpers lack, which yaegi would report
+			// from its own source with a line of that source ("392:19:
+			// undefined type for E").
+			return false, &unsupportedError{call.Pos(), path + "." + sel.Sel.Name + " is not among the generic functions of " + path + " that the interpreter provides"}
+		}
 		return false, nil
 	}
 	inst, ok := r.info.Instances[sel.Sel]
