@@ -435,10 +435,11 @@ func (r *rewriter) genericCallee(call *ast.CallExpr) (bool, *unsupportedError) {
 		switch path := pn.Imported().Path(); {
 		case r.info.Uses[sel.Sel] == nil && (path == "slices" || path == "maps" || path == "cmp"):
 			// These packages are generic only: a function go/types does
-			// not know is one the helpers lack, which yaegi would report
-			// from its own source with a line of that source ("392:19:
-			// undefined type for E").
-			return false, &unsupportedError{call.Pos(), path + "." + sel.Sel.Name + " is not among the generic functions of " + path + " that the interpreter provides"}
+			// not know is one the helpers lack (or none at all), which
+			// yaegi reported from its own source of the package, by a
+			// line of that source ("392:19: undefined type for E"), or
+			// as an undefined selector (compileError).
+			return false, &unsupportedError{call.Pos(), path + "." + sel.Sel.Name + " is undefined, or is a generic function of the standard library, which the interpreter does not provide (write the loop instead)"}
 		}
 		return false, nil
 	}
