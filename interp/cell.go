@@ -265,6 +265,8 @@ func declNames(d ast.Decl) []string {
 	return nil
 }
 
+// recvName is the name of a receiver's type: T of T, *T, T[K] or *T[K,
+// V]; "?" when it has none.
 func recvName(e ast.Expr) string {
 	for {
 		switch t := e.(type) {

@@ -56,7 +56,7 @@ func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*a
 		if !isFunc || fd.Recv == nil || len(fd.Recv.List) != 1 || fd.Body == nil {
 			continue
 		}
-		name := recvBase(fd.Recv.List[0].Type)
+		name := recvName(fd.Recv.List[0].Type)
 		if generic[name] == nil {
 			continue
 		}
@@ -67,7 +67,7 @@ func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*a
 		found = append(found, fd)
 	}
 	for _, fd := range found {
-		name := recvBase(fd.Recv.List[0].Type)
+		name := recvName(fd.Recv.List[0].Type)
 		if !ok[name] {
 			continue
 		}
@@ -104,26 +104,6 @@ func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*a
 		}
 	}
 	return early, moved, late
-}
-
-// recvBase is the name of a receiver's type: T of T, *T, T[K] or *T[K, V].
-func recvBase(e ast.Expr) string {
-	for {
-		switch x := e.(type) {
-		case *ast.StarExpr:
-			e = x.X
-		case *ast.ParenExpr:
-			e = x.X
-		case *ast.IndexExpr:
-			e = x.X
-		case *ast.IndexListExpr:
-			e = x.X
-		case *ast.Ident:
-			return x.Name
-		default:
-			return ""
-		}
-	}
 }
 
 // selfContained reports whether body uses, of the package-level names

@@ -359,35 +359,8 @@ func methodTypes(decls []ast.Decl, info *types.Info) string {
 	if len(decls) == 0 {
 		return ""
 	}
-	var names []*types.TypeName
-	add := func(obj types.Object) {
-		tn, ok := obj.(*types.TypeName)
-		if !ok || tn.Name() == "_" || slices.Contains(names, tn) {
-			return
-		}
-		names = append(names, tn)
-	}
-	for _, d := range decls {
-		switch d := d.(type) {
-		case *ast.GenDecl:
-			for _, sp := range d.Specs {
-				if ts, ok := sp.(*ast.TypeSpec); ok && ts.TypeParams == nil && ts.Assign == 0 {
-					add(info.Defs[ts.Name])
-				}
-			}
-		case *ast.FuncDecl:
-			if d.Recv == nil || len(d.Recv.List) != 1 {
-				continue
-			}
-			t := d.Recv.List[0].Type
-			if star, ok := t.(*ast.StarExpr); ok {
-				t = star.X
-			}
-			if id, ok := ast.Unparen(t).(*ast.Ident); ok { // not T[K]
-				add(info.Uses[id])
-			}
-		}
-	}
+	// Aliases, which declaredTypes leaves out, are no named types.
+	names := declaredTypes(decls, info) // fmtany.go
 	if len(names) == 0 {
 		return ""
 	}
