@@ -286,6 +286,10 @@
 //     the same holds for a type switch on an error, and for x.(I) of an
 //     error x (yaegi's assertion of an error holding a struct failed, and
 //     one holding a pointer saw only the Error method of yaegi's wrapper);
+//   - a type switch on a value of a compiled interface type (an
+//     io.Reader) with a case of a pointer to a type of the session
+//     becomes the same chain of assertions: yaegi's switch matched no
+//     such case (case *countingReader), where its assertion works;
 //   - an assertion or a type switch case of an interface of the session
 //     tries, after yaegi's, each type of the session that implements it
 //     through a method of an embedded field (any(&ByVal{}).(Counter)):
@@ -735,8 +739,5 @@
 // BUG(interp): A map with keys of type any does not find a value of a
 // struct type of the session with methods under the key it was stored
 // with (m := map[any]bool{pt{1}: true}; m[pt{1}] is false), in a function
-// as at the top level; without methods it does. A type switch on a value of a compiled
-// interface type with a case of a pointer type of the session (switch
-// r.(type) { case *rd: }, r an io.Reader) matches no case, where the
-// assertion r.(*rd) works.
+// as at the top level; without methods it does.
 package interp

@@ -12,7 +12,9 @@ import (
 //
 // A type switch whose operand is an empty interface or an error and which
 // has a case of a type of the session, a pointer to one, error,
-// fmt.Stringer or an interface of the session,
+// fmt.Stringer or an interface of the session (or whose operand is of a
+// compiled interface type, an io.Reader, and which has a case of a
+// pointer to a type of the session: yaegi matched no such case),
 //
 //	switch x := v.(type) {
 //	case codeErr: A
@@ -74,6 +76,15 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 		// The operand keeps its type: yaegi's assertions of an error
 		// look through the wrappers (structError, ifacevalue.go).
 		opType = "error"
+	case compiledIface(r.info.Types[ta.X]) && sessionPointerCase(sw, r.info):
+		// yaegi's type switch on a compiled interface (an io.Reader)
+		// matched no case of a pointer type of the session, where its
+		// assertion r.(*T) works: the operand keeps its type too.
+		text, ok := typeText(t, r.names)
+		if !ok {
+			return false
+		}
+		opType = text
 	case !emptyIface(t):
 		return false
 	}
@@ -528,6 +539,21 @@ func emptyIface(t types.Type) bool {
 	}
 	it, ok := t.Underlying().(*types.Interface)
 	return ok && it.NumMethods() == 0 && !it.IsImplicit()
+}
+
+// sessionPointerCase reports whether a case of sw is a pointer to a type
+// of the session.
+func sessionPointerCase(sw *ast.TypeSwitchStmt, info *types.Info) bool {
+	for _, st := range sw.Body.List {
+		for _, e := range st.(*ast.CaseClause).List {
+			if tv := info.Types[e]; tv.IsType() {
+				if _, ok := types.Unalias(tv.Type).(*types.Pointer); ok && sessionType(tv.Type) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // sessionOrIfaceType reports whether t is a type of the session, a
