@@ -64,16 +64,20 @@ func (k *Kernel) execute(r request) {
 	k.lastParent = parent
 	k.running = true
 	k.mu.Unlock()
-	defer func() {
-		k.mu.Lock()
-		k.running = false
-		k.mu.Unlock()
-	}()
 	// From here an interrupt applies to this cell, even before it reaches
 	// the worker.
 	defer k.client.Begin()()
 	k.status(parent, "busy")
 	defer k.status(parent, "idle")
+	// The cell stops counting as running before its idle goes out (the
+	// defers run last first): a comm message that a frontend sends on
+	// seeing idle is between cells, and its callback's output goes under
+	// it (relay), not under this cell.
+	defer func() {
+		k.mu.Lock()
+		k.running = false
+		k.mu.Unlock()
+	}()
 
 	if k.shouldAbort(parent) {
 		k.reply(r, "execute_reply", map[string]any{"status": "aborted", "execution_count": k.count()})
