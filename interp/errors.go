@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gnnlab/gnnlab/interp/workerproto"
 	yaegi "github.com/traefik/yaegi/interp"
 )
 
@@ -18,14 +19,14 @@ import (
 // has no Options.Stdin (the frontend does not accept input).
 var ErrNoStdin = errors.New("interp: this frontend does not accept input (allow_stdin is false)")
 
-// Error names, as Jupyter shows them (ename).
+// Error names, as Jupyter shows them (ename): workerproto's vocabulary.
 const (
-	nameCompile     = "compile error"
-	namePanic       = "panic"
-	nameRuntime     = "runtime error"
-	nameInterrupted = "interrupted"
-	nameUnsupported = "unsupported"
-	nameExit        = "exit" // os.Exit with a non-zero status
+	nameCompile     = workerproto.EnameCompile
+	namePanic       = workerproto.EnamePanic
+	nameRuntime     = workerproto.EnameRuntime
+	nameInterrupted = workerproto.EnameInterrupted
+	nameUnsupported = workerproto.EnameUnsupported
+	nameExit        = workerproto.EnameExit // os.Exit with a non-zero status
 )
 
 // posRE matches a virtual position, which yaegi writes without its file

@@ -77,6 +77,10 @@ type Session struct {
 	// forwards are the methods that the session declared for embedded
 	// interfaces ("Type.Method", rewrite_embed.go).
 	forwards map[string]bool
+	// calls ends the blocking calls of an interrupted cell; stuck says
+	// the last interrupted cell did not stop (blocking.go).
+	calls cellStop
+	stuck bool
 }
 
 type importRec struct{ name, path string }
@@ -171,6 +175,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		indexSymbols(),   // rewrite_index.go
 		typeParamSymbols, // rewrite_typeparam.go
 		s.exitSymbols(),
+		s.blockingSymbols(), // blocking.go
 		s.tnames.fmtSymbols(s.stdout),
 		s.tnames.jsonSymbols(), // json.go
 		// os.Stdin/Stdout/Stderr of cells are the session's streams
@@ -681,7 +686,8 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 			return reflect.Value{}, e
 		}
 	} else {
-		o, interrupted, stopped = evalStoppable(ctx, s.i, src, s.exit) // stop.go
+		o, interrupted, stopped = evalStoppable(ctx, s.i, src, s.exit, s.calls.fire) // stop.go
+		s.calls.reset()                                                              // blocking.go
 	}
 	if stopped && strings.HasPrefix(src, blockPrefix) && !strings.Contains(src, "func") {
 		// Statements that made no function: nothing of them runs again.
@@ -691,7 +697,7 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 		return reflect.Value{}, exitError(o.code)
 	}
 	if interrupted && !stopped {
-		s.unstopped = true
+		s.unstopped, s.stuck = true, true
 	}
 	if o.err == nil && !interrupted {
 		return o.v, nil

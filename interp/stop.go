@@ -82,7 +82,11 @@ type evalOutcome struct {
 // cell as described above and returns interrupted true; stopped is false
 // when the cell was still running (in a compiled call) after stopWait. A
 // status received on exit ends the evaluation with o.exited.
-func evalStoppable(ctx context.Context, i *yaegi.Interpreter, src string, exit <-chan int) (o evalOutcome, interrupted, stopped bool) {
+//
+// fire, when not nil, is called once the run id has changed: it ends the
+// compiled blocking calls the cell may wait in (blocking.go), so that the
+// cell stops at its next statement.
+func evalStoppable(ctx context.Context, i *yaegi.Interpreter, src string, exit <-chan int, fire func()) (o evalOutcome, interrupted, stopped bool) {
 	st, ok := stopOf(i)
 	if !ok {
 		return evalYaegiStop(ctx, i, src, exit)
@@ -109,6 +113,10 @@ func evalStoppable(ctx context.Context, i *yaegi.Interpreter, src string, exit <
 	defer tick.Stop()
 	soft := time.After(softStopWait)
 	limit := time.After(stopWait)
+	atomic.AddUint64(st.id, 1)
+	if fire != nil {
+		fire()
+	}
 	for {
 		atomic.AddUint64(st.id, 1)
 		select {

@@ -122,7 +122,7 @@ func (k *Kernel) execute(r request) {
 		}
 	})
 	if err != nil {
-		res = client.Result{Error: &workerproto.CellError{Name: "worker error", Value: err.Error(), Traceback: []string{err.Error()}}}
+		res = client.Result{Error: &workerproto.CellError{Name: workerproto.EnameWorkerError, Value: err.Error(), Traceback: []string{err.Error()}}}
 	}
 	if ce := res.Error; ce != nil {
 		if ce.Traceback == nil {

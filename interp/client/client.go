@@ -106,6 +106,7 @@ type Client struct {
 	history   []Entry
 	succeeded []string // cells that succeeded on the current worker
 	lost      []string // cells that had succeeded on workers that died
+	lastLost  int      // how many of lost the last worker to die had run
 	skipped   string   // the cell supervisor.Replayable left out of lost
 	crashes   int      // workers that died, during a cell or between cells
 	// stdinCells holds the cells that read standard input when they ran:
@@ -310,7 +311,7 @@ func (c *Client) run(ctx context.Context, cell Cell, record bool, fn func(worker
 		c.pending = false
 		c.mu.Unlock()
 		const msg = "the cell was interrupted before it started"
-		return Result{Error: &workerproto.CellError{Name: "interrupted", Value: msg, Traceback: []string{"interrupted: " + msg}}}, nil
+		return Result{Error: &workerproto.CellError{Name: workerproto.EnameInterrupted, Value: msg, Traceback: []string{workerproto.EnameInterrupted + ": " + msg}}}, nil
 	}
 	if c.restore {
 		c.mu.Unlock()
@@ -346,10 +347,23 @@ func (c *Client) run(ctx context.Context, cell Cell, record bool, fn func(worker
 	})
 	var crash *supervisor.CrashError
 	switch {
+	case errors.As(err, &crash) && crash.Crash.Kind == supervisor.CauseInterrupted && record:
+		// Killed because the interrupted cell did not stop: the state
+		// comes back by itself (unstuck.go).
+		ce := c.crashError(crash.Crash)
+		return c.recoverState(ctx, ce, fn)
 	case errors.As(err, &crash):
 		return Result{Error: c.crashError(crash.Crash)}, nil
 	case err != nil:
 		return Result{}, fmt.Errorf("client: %w", err)
+	}
+	if done.Stuck && record {
+		// The worker answered, but its interrupted cell still runs and its
+		// session would answer zeros: replace it (unstuck.go).
+		if ce == nil {
+			ce = done.Error
+		}
+		return c.restartStuck(ctx, ce, fn)
 	}
 	if done.Modules != nil {
 		c.mu.Lock()
@@ -382,6 +396,7 @@ func (c *Client) onCrash(cr supervisor.Crash) {
 	c.mu.Lock()
 	cells, skipped := supervisor.Replayable(c.succeeded, cr)
 	c.lost = append(cells, c.lost...)
+	c.lastLost = len(cells)
 	c.skipped = skipped
 	c.succeeded = nil
 	c.restore = true
@@ -434,7 +449,7 @@ func (c *Client) Interrupt() {
 		still := c.sent && c.runSeq == seq
 		c.mu.Unlock()
 		if still {
-			c.sup.Kill(fmt.Sprintf("the cell did not stop within %v of the interrupt, so its worker process was killed", Grace))
+			c.sup.KillInterrupted(fmt.Sprintf("the cell did not stop within %v of the interrupt, so its worker process was killed", Grace))
 		}
 	})
 }

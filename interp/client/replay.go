@@ -95,7 +95,7 @@ func (c *Client) replay(ctx context.Context, fn func(workerproto.Event)) (Result
 	}
 	tb := append([]string{"%replay: " + value + ":"}, report...)
 	tb = append(tb, "Run the cells that define them again (a cell that depended on an interrupted or failed cell needs that cell's effects first).")
-	return Result{Error: &workerproto.CellError{Name: "replay incomplete", Value: value, Traceback: tb}}, nil
+	return Result{Error: &workerproto.CellError{Name: workerproto.EnameReplayIncomplete, Value: value, Traceback: tb}}, nil
 }
 
 // undefinedFrom finds, for a replayed cell that failed with "undefined:

@@ -88,11 +88,11 @@ func (s *server) serveComms() {
 		}
 		done := workerproto.Event{ID: req.ID, Kind: workerproto.EvDone}
 		if req.Comm == nil {
-			done.Error = &workerproto.CellError{Name: "worker error", Value: "comm request without a message"}
+			done.Error = &workerproto.CellError{Name: workerproto.EnameWorkerError, Value: "comm request without a message"}
 		} else {
 			s.comms.setCurrent(req.ID, req.Comm.MsgID)
 			if err := deliver(comm.Msg(*req.Comm)); err != nil {
-				done.Error = &workerproto.CellError{Name: "comm error", Value: err.Error()}
+				done.Error = &workerproto.CellError{Name: workerproto.EnameCommError, Value: err.Error()}
 			}
 			s.comms.setCurrent(0, "")
 		}

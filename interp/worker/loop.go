@@ -219,7 +219,7 @@ func (s *server) read(r io.Reader) {
 		if req.Op == workerproto.OpDebug {
 			if s.debug == nil {
 				_ = s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone, Error: &workerproto.CellError{
-					Name: "worker error", Value: "this worker was started without the debugger"}})
+					Name: workerproto.EnameWorkerError, Value: "this worker was started without the debugger"}})
 			} else {
 				s.debug.push(req)
 			}
@@ -310,7 +310,7 @@ func (s *server) handle(req workerproto.Request) error {
 	default:
 		// An op from a newer kernel: answer so that the kernel never waits.
 		return s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone, Error: &workerproto.CellError{
-			Name: "worker error", Value: fmt.Sprintf("unknown request %q", req.Op),
+			Name: workerproto.EnameWorkerError, Value: fmt.Sprintf("unknown request %q", req.Op),
 		}})
 	}
 }
@@ -345,7 +345,7 @@ func (s *server) execute(req workerproto.Request) error {
 		if err := s.sendSynced(workerproto.Event{ID: req.ID, Kind: workerproto.EvError, Error: cellError(err)}); err != nil {
 			return err
 		}
-		return s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone, Modules: s.sess.Modules()})
+		return s.send(workerproto.Event{ID: req.ID, Kind: workerproto.EvDone, Modules: s.sess.Modules(), Stuck: s.sess.Stuck()})
 	}
 	if res.HasValue && !req.Silent {
 		b := workerproto.Bundle(res.Value)
@@ -353,7 +353,7 @@ func (s *server) execute(req workerproto.Request) error {
 			return err
 		}
 	}
-	done := workerproto.Event{ID: req.ID, Kind: workerproto.EvDone, Modules: s.sess.Modules()}
+	done := workerproto.Event{ID: req.ID, Kind: workerproto.EvDone, Modules: s.sess.Modules(), Stuck: s.sess.Stuck()}
 	if len(req.UserExpressions) > 0 {
 		done.UserExpressions = make(map[string]map[string]any, len(req.UserExpressions))
 		for name, expr := range req.UserExpressions {
@@ -393,7 +393,7 @@ func cellError(err error) *workerproto.CellError {
 		}
 		return &workerproto.CellError{Name: ie.Name, Value: ie.Value, Traceback: tb}
 	}
-	return &workerproto.CellError{Name: "error", Value: err.Error(), Traceback: []string{err.Error()}}
+	return &workerproto.CellError{Name: workerproto.EnameError, Value: err.Error(), Traceback: []string{err.Error()}}
 }
 
 // publisher sends display calls from cells as events of the running

@@ -105,6 +105,12 @@ type Event struct {
 	// added to the session, pinned (interp.Session.Modules), so that the
 	// client can restore the set on a fresh worker.
 	Modules []string `json:"modules,omitempty"`
+	// Stuck, on the EvDone of an OpExecute, says that the cell was
+	// interrupted but did not stop: it waits in a compiled call that the
+	// session cannot end (interp.Session.Stuck), and the functions defined
+	// before it would answer zero values. The client replaces the worker
+	// and replays the session.
+	Stuck bool `json:"stuck,omitempty"`
 }
 
 // Bundle is a display bundle as it travels from the worker to the
@@ -126,7 +132,7 @@ func (b Bundle) Text() string {
 
 // CellError is a failed cell, in Jupyter's terms.
 type CellError struct {
-	Name      string   `json:"ename"`  // Go-style: "compile error", "panic", "runtime error", "interrupted", ...
+	Name      string   `json:"ename"`  // one of the Ename constants (ename.go)
 	Value     string   `json:"evalue"` // the message
 	Traceback []string `json:"traceback"`
 }

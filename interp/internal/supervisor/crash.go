@@ -11,8 +11,39 @@ import (
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
 
+// Cause is the kind of a worker's death, which decides how the user is
+// told and what %replay leaves out.
+type Cause int
+
+const (
+	// CauseEnded: the process ended and nothing more is known.
+	CauseEnded Cause = iota
+	// CauseExit: it exited with a status (os.Exit in a compiled package).
+	CauseExit
+	// CauseSignal: a signal killed it (SIGKILL: out of memory?).
+	CauseSignal
+	// CauseGoroutinePanic: a goroutine panicked (the session recovers the
+	// cell's own panics, so a panic that ends the process is a goroutine's).
+	CauseGoroutinePanic
+	// CauseConcurrentMap: the Go runtime caught concurrent map accesses.
+	CauseConcurrentMap
+	// CauseStackOverflow: a goroutine's stack exceeded its limit.
+	CauseStackOverflow
+	// CauseFatal: another fatal error of the Go runtime.
+	CauseFatal
+	// CauseMemoryFault: a bad memory access (cgo, unsafe).
+	CauseMemoryFault
+	// CauseKilled: the supervisor killed it (Supervisor.Kill).
+	CauseKilled
+	// CauseInterrupted: the supervisor killed it because an interrupted
+	// cell did not stop (Supervisor.KillInterrupted).
+	CauseInterrupted
+)
+
 // Crash describes why a worker process died.
 type Crash struct {
+	// Kind is the kind of the death.
+	Kind Cause
 	// Cause is one line for the user: "stack overflow (infinite
 	// recursion?)", "panic in a goroutine: boom", "fatal error: concurrent
 	// map writes", "the worker called os.Exit(3)", ...
@@ -29,9 +60,9 @@ type Crash struct {
 // worker started, which %replay can run again.
 // skipped, when not empty, is the cell that Replayable left out.
 func (c Crash) CellError(lost int, skipped string) *workerproto.CellError {
-	name := "worker crashed"
-	if strings.Contains(c.Cause, "interrupt") {
-		name = "interrupted"
+	name := workerproto.EnameWorkerCrashed
+	if c.Kind == CauseInterrupted {
+		name = workerproto.EnameInterrupted
 	}
 	tb := []string{
 		"The Go worker process died: " + c.Cause + ".",
@@ -50,7 +81,7 @@ func (c Crash) CellError(lost int, skipped string) *workerproto.CellError {
 // in one, or concurrent map writes), which can outlive the cell that
 // started it.
 func (c Crash) FromGoroutine() bool {
-	return strings.HasPrefix(c.Cause, "panic in a goroutine") || strings.Contains(c.Cause, "concurrent map")
+	return c.Kind == CauseGoroutinePanic || c.Kind == CauseConcurrentMap
 }
 
 // Replayable returns the cells of succeeded (in order) that %replay should
@@ -102,25 +133,29 @@ type CrashError struct{ Crash Crash }
 func (e *CrashError) Error() string { return "worker: " + e.Crash.Cause }
 
 // ParseCrash works out a Crash from the worker's dying stderr output, its
-// process state (which may be nil) and the reason the supervisor killed it
-// (empty if it did not).
-func ParseCrash(stderr string, state *os.ProcessState, killReason string) Crash {
+// process state (which may be nil) and, when the supervisor killed it, the
+// kind and reason of the kill (kill is CauseKilled or CauseInterrupted;
+// reason is empty if it did not kill it).
+func ParseCrash(stderr string, state *os.ProcessState, kill Cause, reason string) Crash {
 	c := Crash{Output: TrimDump(stderr), ExitCode: -1}
 	if state != nil {
 		c.ExitCode = state.ExitCode()
 	}
-	if killReason != "" {
-		c.Cause = killReason
+	if reason != "" {
+		c.Kind, c.Cause = kill, reason
 		return c
 	}
 	for _, line := range strings.Split(stderr, "\n") {
 		line = strings.TrimRight(line, "\r")
 		switch {
 		case line == "fatal error: stack overflow":
-			c.Cause = "stack overflow (infinite recursion?)"
+			c.Kind, c.Cause = CauseStackOverflow, "stack overflow (infinite recursion?)"
+			return c
+		case strings.HasPrefix(line, "fatal error: concurrent map"):
+			c.Kind, c.Cause = CauseConcurrentMap, line
 			return c
 		case strings.HasPrefix(line, "fatal error: "):
-			c.Cause = line
+			c.Kind, c.Cause = CauseFatal, line
 			return c
 		case strings.HasPrefix(line, "panic: "):
 			// yaegi recovers a goroutine's panic and panics again, which Go
@@ -129,26 +164,26 @@ func ParseCrash(stderr string, state *os.ProcessState, killReason string) Crash 
 			msg = strings.TrimSuffix(strings.TrimSuffix(msg, " [recovered, repanicked]"), " [recovered]")
 			// Panics in the cell itself are recovered by the session, so a
 			// panic that ends the process came from a goroutine.
-			c.Cause = "panic in a goroutine: " + msg
+			c.Kind, c.Cause = CauseGoroutinePanic, "panic in a goroutine: "+msg
 			return c
 		case strings.HasPrefix(line, "unexpected fault address"), strings.HasPrefix(line, "SIGSEGV"), strings.HasPrefix(line, "SIGBUS"):
-			c.Cause = "memory fault: " + line
+			c.Kind, c.Cause = CauseMemoryFault, "memory fault: "+line
 			return c
 		}
 	}
 	if state == nil {
-		c.Cause = "the worker process ended"
+		c.Kind, c.Cause = CauseEnded, "the worker process ended"
 		return c
 	}
 	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		sig := ws.Signal()
-		c.Cause = fmt.Sprintf("the worker was killed (signal: %v)", sig)
+		c.Kind, c.Cause = CauseSignal, fmt.Sprintf("the worker was killed (signal: %v)", sig)
 		if sig == syscall.SIGKILL {
 			c.Cause += "; out of memory?"
 		}
 		return c
 	}
-	c.Cause = fmt.Sprintf("the worker exited with status %d (os.Exit(%d)?)", c.ExitCode, c.ExitCode)
+	c.Kind, c.Cause = CauseExit, fmt.Sprintf("the worker exited with status %d (os.Exit(%d)?)", c.ExitCode, c.ExitCode)
 	return c
 }
 

@@ -77,18 +77,34 @@ func TestParseCrash(t *testing.T) {
 	overflow := "runtime: goroutine stack exceeds 1000000000-byte limit\nruntime: sp=0xc0200e1390 stack=[0xc0200e0000, 0xc0400e0000]\nfatal error: stack overflow\n\nruntime stack:\nruntime.throw()\n"
 	tests := []struct {
 		stderr, reason, want string
+		kind                 Cause
 	}{
-		{overflow, "", "stack overflow (infinite recursion?)"},
-		{"panic: boom\n\ngoroutine 7 [running]:\nmain.f()\n", "", "panic in a goroutine: boom"},
-		{"panic: x [recovered]\n", "", "panic in a goroutine: x"},
-		{"panic: late [recovered, repanicked]\n", "", "panic in a goroutine: late"},
-		{"fatal error: concurrent map writes\n", "", "fatal error: concurrent map writes"},
-		{"panic: boom\n", "interrupted", "interrupted"},
-		{"", "", "the worker process ended"},
+		{overflow, "", "stack overflow (infinite recursion?)", CauseStackOverflow},
+		{"panic: boom\n\ngoroutine 7 [running]:\nmain.f()\n", "", "panic in a goroutine: boom", CauseGoroutinePanic},
+		{"panic: x [recovered]\n", "", "panic in a goroutine: x", CauseGoroutinePanic},
+		{"panic: late [recovered, repanicked]\n", "", "panic in a goroutine: late", CauseGoroutinePanic},
+		{"fatal error: concurrent map writes\n", "", "fatal error: concurrent map writes", CauseConcurrentMap},
+		{"fatal error: out of memory\n", "", "fatal error: out of memory", CauseFatal},
+		{"panic: boom\n", "the cell did not stop", "the cell did not stop", CauseInterrupted},
+		{"", "", "the worker process ended", CauseEnded},
 	}
 	for _, tt := range tests {
-		if got := ParseCrash(tt.stderr, nil, tt.reason).Cause; got != tt.want {
-			t.Errorf("ParseCrash(%.30q, nil, %q) = %q, want %q", tt.stderr, tt.reason, got, tt.want)
+		c := ParseCrash(tt.stderr, nil, CauseInterrupted, tt.reason)
+		if c.Cause != tt.want || c.Kind != tt.kind {
+			t.Errorf("ParseCrash(%.30q, nil, CauseInterrupted, %q) = %q of kind %d, want %q of kind %d", tt.stderr, tt.reason, c.Cause, c.Kind, tt.want, tt.kind)
+		}
+	}
+	// The kind, not the words of the cause, names the error: a crash whose
+	// message mentions an interrupt is still a crash.
+	for _, tt := range []struct {
+		c    Crash
+		want string
+	}{
+		{Crash{Kind: CauseGoroutinePanic, Cause: "panic in a goroutine: interrupted by the user"}, workerproto.EnameWorkerCrashed},
+		{Crash{Kind: CauseInterrupted, Cause: "the cell did not stop"}, workerproto.EnameInterrupted},
+	} {
+		if got := tt.c.CellError(0, "").Name; got != tt.want {
+			t.Errorf("%+v.CellError().Name = %q, want %q", tt.c, got, tt.want)
 		}
 	}
 }
@@ -107,12 +123,12 @@ func TestTrimDump(t *testing.T) {
 
 func TestReplayable(t *testing.T) {
 	cells := []string{"x := 5", "go func() { panic(\"boom\") }()", "s := \"go\"", "y := x"}
-	goroutine := Crash{Cause: "panic in a goroutine: boom"}
+	goroutine := Crash{Kind: CauseGoroutinePanic, Cause: "panic in a goroutine: boom"}
 	got, skipped := Replayable(cells, goroutine)
 	if want := []string{"x := 5", "s := \"go\"", "y := x"}; strings.Join(got, "|") != strings.Join(want, "|") || skipped != cells[1] {
 		t.Errorf("Replayable(goroutine panic) = %q, skipped %q; want %q, skipped %q", got, skipped, want, cells[1])
 	}
-	if got, skipped := Replayable(cells, Crash{Cause: "stack overflow (infinite recursion?)"}); len(got) != len(cells) || skipped != "" {
+	if got, skipped := Replayable(cells, Crash{Kind: CauseStackOverflow, Cause: "stack overflow (infinite recursion?)"}); len(got) != len(cells) || skipped != "" {
 		t.Errorf("Replayable(stack overflow) = %q, skipped %q; want every cell", got, skipped)
 	}
 	if got, skipped := Replayable(cells[:1], goroutine); len(got) != 1 || skipped != "" {

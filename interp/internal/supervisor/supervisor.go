@@ -214,10 +214,19 @@ func (s *Supervisor) Interrupt() error {
 }
 
 // Kill kills the current worker; the death is reported as a crash whose
-// cause is reason, and a fresh worker is started.
+// cause is reason (of kind CauseKilled), and a fresh worker is started.
 func (s *Supervisor) Kill(reason string) {
 	if p, err := s.current(); err == nil {
-		p.kill(reason)
+		p.kill(CauseKilled, reason)
+	}
+}
+
+// KillInterrupted is Kill for a worker whose interrupted cell did not
+// stop: the crash is of kind CauseInterrupted, and the cell's error is
+// named "interrupted".
+func (s *Supervisor) KillInterrupted(reason string) {
+	if p, err := s.current(); err == nil {
+		p.kill(CauseInterrupted, reason)
 	}
 }
 
@@ -231,7 +240,7 @@ func (s *Supervisor) Restart() error {
 	s.mu.Unlock()
 	if old != nil {
 		old.stopping.Store(true)
-		old.kill("")
+		old.kill(CauseKilled, "")
 		<-old.dead
 	}
 	return err
@@ -252,7 +261,7 @@ func (s *Supervisor) Stop() {
 	select {
 	case <-p.dead:
 	case <-time.After(time.Second):
-		p.kill("")
+		p.kill(CauseKilled, "")
 		<-p.dead
 	}
 }
@@ -291,6 +300,7 @@ type proc struct {
 	marksCh    chan struct{} // closed and replaced when marks or delivered change
 	eventsEnd  chan struct{} // closed when the event pipe ends
 	killReason string
+	killKind   Cause
 }
 
 func (s *Supervisor) spawn() (*proc, error) {
@@ -491,7 +501,7 @@ func (p *proc) monitor(evR *os.File, streams *sync.WaitGroup, filter *crashFilte
 		if err := workerproto.ReadFrame(evR, &ev); err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, os.ErrClosed) {
 				p.sup.cfg.Log.Printf("worker: read event: %v", err)
-				p.kill("the worker sent a malformed event: " + err.Error())
+				p.kill(CauseKilled, "the worker sent a malformed event: "+err.Error())
 			}
 			break
 		}
@@ -529,7 +539,7 @@ func (p *proc) monitor(evR *os.File, streams *sync.WaitGroup, filter *crashFilte
 		return
 	}
 	p.mu.Lock()
-	reason := p.killReason
+	reason, kind := p.killReason, p.killKind
 	p.mu.Unlock()
 	var ee *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &ee) {
@@ -541,7 +551,7 @@ func (p *proc) monitor(evR *os.File, streams *sync.WaitGroup, filter *crashFilte
 	if report == "" {
 		report = tail.String()
 	}
-	c := ParseCrash(report, p.cmd.ProcessState, reason)
+	c := ParseCrash(report, p.cmd.ProcessState, kind, reason)
 	if held != "" {
 		p.sup.cfg.Output("stderr", TrimDump(held))
 	}
@@ -586,10 +596,10 @@ func (p *proc) send(req workerproto.Request) error {
 	return nil
 }
 
-func (p *proc) kill(reason string) {
+func (p *proc) kill(kind Cause, reason string) {
 	p.mu.Lock()
 	if p.killReason == "" {
-		p.killReason = reason
+		p.killReason, p.killKind = reason, kind
 	}
 	p.mu.Unlock()
 	killGroup(p.cmd.Process)
