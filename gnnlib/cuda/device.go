@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/gnnlab/gnnlab/gnnlib/interrupt"
 )
 
 // Device is one GPU with its context, stream, caching allocator and the
@@ -154,8 +156,22 @@ func (d *Device) String() string { return d.desc }
 
 // Synchronize waits until all queued device work has finished and reports
 // the first asynchronous error.
+// An interrupt (gnnlib/interrupt) ends the wait with an *interrupt.Error;
+// the device goes on with its queue, and the next call waits behind it.
 func (d *Device) Synchronize() error {
-	return d.do(func(drv driver) error { return drv.sync() })
+	errc := make(chan error, 1)
+	go func() { errc <- d.do(func(drv driver) error { return drv.sync() }) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-interrupt.Context().Done():
+		select {
+		case err := <-errc:
+			return err
+		default:
+			return &interrupt.Error{Op: "cuda: Synchronize"}
+		}
+	}
 }
 
 // MemStats describes the device memory of the caching allocator.

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/gnnlab/gnnlab/gnnlib/interrupt"
 )
 
 // ErrCorrupt is wrapped by errors about a data file that exists but cannot
@@ -136,10 +138,23 @@ func download(path, url, sum string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	client := &http.Client{Timeout: 5 * time.Minute}
-	resp, err := client.Get(url)
+	// The session's interrupt (gnnlib/interrupt) cancels the request, and
+	// the download returns an *interrupt.Error.
+	ctx := interrupt.Context()
+	stopped := func(err error) error {
+		if ctx.Err() != nil {
+			return &interrupt.Error{Op: "data: download " + url}
+		}
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
+	}
+	client := &http.Client{Timeout: 5 * time.Minute}
+	resp, err := client.Do(req)
+	if err != nil {
+		return stopped(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -153,7 +168,7 @@ func download(path, url, sum string) error {
 	h := sha256.New()
 	if _, err := io.Copy(io.MultiWriter(tmp, h), resp.Body); err != nil {
 		tmp.Close()
-		return err
+		return stopped(err)
 	}
 	if err := tmp.Close(); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/interrupt"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -338,7 +339,10 @@ func ExplainNode(model func(g *graph.Graph, x, edgeMask *tensor.Tensor) *tensor.
 		return m.AddScalar(eps).Log().Mul(m).Add(m.Neg().AddScalar(1 + eps).Log().Mul(m.Neg().AddScalar(1))).Neg().Mean()
 	}
 	one := tensor.Ones(1, 1)
-	for range o.Epochs {
+	for epoch := range o.Epochs {
+		if interrupt.Raised() {
+			return nil, &interrupt.Error{Op: fmt.Sprintf("nn: ExplainNode: epoch %d of %d", epoch+1, o.Epochs)}
+		}
 		em := edgeLogit.Sigmoid()
 		// Edges whose mask cannot reach the prediction keep weight 1.
 		mask := tensor.Concat(0, em.Reshape(c.nParams, 1), one).IndexSelect(c.param).Reshape(len(c.param))

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/gnnlab/gnnlab/gnnlib/interrupt"
 )
 
 // ErrFit is wrapped by the errors of FitAmdahl and MeasureSpeedup when
@@ -126,6 +128,9 @@ func MeasureSpeedup(fn func(), threads []int, o Options) (Speedups, error) {
 	s := Speedups{Threads: append([]int(nil), threads...)}
 	s.Base = Time(fn, o)
 	for _, n := range threads {
+		if err := interrupt.Check("prof: MeasureSpeedup"); err != nil {
+			return Speedups{}, err
+		}
 		SetThreads(n)
 		st := s.Base
 		if n != 1 {

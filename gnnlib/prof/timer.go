@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/gnnlab/gnnlab/gnnlib/interrupt"
 )
 
 // Options controls Time.
@@ -93,13 +95,18 @@ func Time(fn func(), o Options) Stats {
 			o.Sync()
 		}
 	}
-	for i := 0; i < o.Warmup; i++ {
+	for i := 0; i < o.Warmup && !interrupt.Raised(); i++ {
 		fn()
 		wait()
 	}
 	runs := make([]time.Duration, o.Repeats)
 	events := timer != nil
 	for i := range runs {
+		if interrupt.Raised() {
+			// The session's interrupt: the statistics of the runs done.
+			runs = runs[:i]
+			break
+		}
 		if events {
 			// Device events time the queued kernels; a device that
 			// fails to record them falls back to the host clock.
