@@ -2,11 +2,13 @@ package interp
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"reflect"
+	"runtime"
 	"sync"
 	"time"
 	"weak"
@@ -270,3 +272,22 @@ func (s *Session) blockingSymbols() yaegi.Exports {
 // that is stuck must be replaced (interp/client restarts the worker and
 // replays the cells that had succeeded).
 func (s *Session) Stuck() bool { return s.stuck }
+
+// leftBehind waits a moment for the goroutines of an interrupted cell to
+// notice the stop and returns a line for the cell's error about those
+// still running: more goroutines than the before the cell had. They wait
+// in a call that the interrupt does not end, and what they reference
+// stays alive until it returns: the user should know.
+func leftBehind(before int) []string {
+	n := 0
+	for range 10 {
+		if n = runtime.NumGoroutine() - before; n <= 0 {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n == 1 {
+		return []string{"1 goroutine that the cell started is still running: it waits in a call that the interrupt does not end, and stops when that call returns."}
+	}
+	return []string{fmt.Sprintf("%d goroutines that the cell started are still running: they wait in calls that the interrupt does not end, and stop when those calls return.", n)}
+}

@@ -677,6 +677,7 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 	}
 	s.errw.take()
 	mark := sourceMark(s.i)
+	goroutines := runtime.NumGoroutine() // blocking.go's leftBehind
 	var o evalOutcome
 	var interrupted, stopped bool
 	if run := s.debugRunFor(src); run != nil {
@@ -708,6 +709,9 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 			e.Value += " (it is still running in a compiled call and will stop when that returns)"
 		}
 		e.Traceback = []string{e.Name + ": " + e.Value}
+		if stopped {
+			e.Traceback = append(e.Traceback, leftBehind(goroutines)...) // blocking.go
+		}
 		return reflect.Value{}, e
 	}
 	var pv yaegi.Panic

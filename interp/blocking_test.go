@@ -1,0 +1,23 @@
+package interp
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestInterruptReportsGoroutines interrupts a cell whose goroutine waits
+// where an interrupt cannot reach (a second Lock of a mutex): the cell
+// stops, and its error says that the goroutine still runs.
+func TestInterruptReportsGoroutines(t *testing.T) {
+	s := newTestSession(t, Options{})
+	mustEval(t, s, "import (\"sync\"; \"time\")\nvar mu sync.Mutex\nmu.Lock()")
+	e := interrupt(t, s, "go func() {\n\tmu.Lock()\n}()\ntime.Sleep(time.Minute)")
+	if tb := strings.Join(e.Traceback, "\n"); !strings.Contains(tb, "1 goroutine that the cell started is still running") {
+		t.Errorf("interrupted cell's traceback = %q, want it to report the goroutine left behind", tb)
+	}
+	mustEval(t, s, "mu.Unlock()")
+	e = interrupt(t, s, "time.Sleep(time.Minute)")
+	if len(e.Traceback) != 1 {
+		t.Errorf("a cell that left no goroutine: traceback %q, want one line", e.Traceback)
+	}
+}
