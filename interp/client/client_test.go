@@ -43,7 +43,7 @@ func (o *output) take() string {
 	return s
 }
 
-func start(t *testing.T) (*client.Client, *output) {
+func start(t testing.TB) (*client.Client, *output) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -61,7 +61,7 @@ func start(t *testing.T) (*client.Client, *output) {
 }
 
 // exec runs a cell with a timeout and returns the text of its result.
-func exec(t *testing.T, c *client.Client, code string) (string, *workerproto.CellError) {
+func exec(t testing.TB, c *client.Client, code string) (string, *workerproto.CellError) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
