@@ -1,8 +1,10 @@
 package interp
 
 import (
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestInterruptReportsGoroutines interrupts a cell whose goroutine waits
@@ -11,6 +13,13 @@ import (
 func TestInterruptReportsGoroutines(t *testing.T) {
 	s := newTestSession(t, Options{})
 	mustEval(t, s, "import (\"sync\"; \"time\")\nvar mu sync.Mutex\nmu.Lock()")
+	// The count is the process's: let the goroutines of earlier tests end.
+	for n, stable := runtime.NumGoroutine(), 0; stable < 10; stable++ {
+		time.Sleep(20 * time.Millisecond)
+		if m := runtime.NumGoroutine(); m != n {
+			n, stable = m, 0
+		}
+	}
 	e := interrupt(t, s, "go func() {\n\tmu.Lock()\n}()\ntime.Sleep(time.Minute)")
 	if tb := strings.Join(e.Traceback, "\n"); !strings.Contains(tb, "1 goroutine that the cell started is still running") {
 		t.Errorf("interrupted cell's traceback = %q, want it to report the goroutine left behind", tb)

@@ -678,6 +678,7 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 	s.errw.take()
 	mark := sourceMark(s.i)
 	goroutines := runtime.NumGoroutine() // blocking.go's leftBehind
+	slots := frameLen(s.i)               // framegrowth.go
 	var o evalOutcome
 	var interrupted, stopped bool
 	if run := s.debugRunFor(src); run != nil {
@@ -693,6 +694,9 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 	if stopped && strings.HasPrefix(src, blockPrefix) && !strings.Contains(src, "func") {
 		// Statements that made no function: nothing of them runs again.
 		defer dropSources(s.i, mark) // release.go
+		if !s.opts.Debuggable && !s.keepSlots {
+			trimFrame(s.i, slots, src, s.ivals.withMethods) // framegrowth.go
+		}
 	}
 	if o.exited {
 		return reflect.Value{}, exitError(o.code)
