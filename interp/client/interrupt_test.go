@@ -30,6 +30,11 @@ var blockedCells = []blockedCell{
 	{"time.Ticker", "tk := time.NewTicker(time.Hour)\nfor range tk.C {\n}"},
 	{"http.Get", "resp, err := http.Get(%q)\nif err == nil {\n\tresp.Body.Close()\n}"},
 	{"pipe read", "r, w, _ := os.Pipe()\nbuf := make([]byte, 1)\nr.Read(buf)\nw.Close()"},
+	// A long operation of gnnlib that calls back into the cell's code.
+	{"nn.ExplainNode", "ds := data.KarateClub()\nconv := nn.NewGCNConv(ds.NumFeatures(), 4)\n" +
+		"model := func(g *graph.Graph, x, w *tensor.Tensor) *tensor.Tensor { return conv.ForwardWeighted(g, x, w) }\n" +
+		"_, err := nn.ExplainNode(model, ds.Graph, ds.X, 0, nn.ExplainerOptions{Epochs: 100000000})\n" +
+		"fmt.Println(errors.Is(err, interrupt.ErrInterrupted))"},
 }
 
 // neverAnswers is a local HTTP server whose handler waits until the test
@@ -86,7 +91,9 @@ func interruptBlocked(t testing.TB, c *client.Client, out *output, bc blockedCel
 	}
 }
 
-const definitions = "import (\"fmt\"; \"net/http\"; \"os\"; \"sync\"; \"time\")\n" +
+const definitions = "import (\"errors\"; \"fmt\"; \"net/http\"; \"os\"; \"sync\"; \"time\"\n" +
+	"\"github.com/gnnlab/gnnlab/gnnlib/data\"; \"github.com/gnnlab/gnnlab/gnnlib/graph\"; \"github.com/gnnlab/gnnlab/gnnlib/interrupt\"\n" +
+	"\"github.com/gnnlab/gnnlab/gnnlib/nn\"; \"github.com/gnnlab/gnnlab/gnnlib/tensor\")\n" +
 	"x := 6\n" +
 	"func dbl(v int) int { return 2 * v }\n" +
 	"func viaChan(v int) int {\n\tc := make(chan int, 1)\n\tc <- v\n\treturn <-c\n}"
