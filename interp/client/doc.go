@@ -34,11 +34,19 @@
 //
 // # Interrupt
 //
-// Interrupt asks the worker to cancel the running cell; when the cell has
-// not stopped after Grace (a compiled call that never returns), the worker
-// is killed and replaced, and the cell fails as interrupted. An interrupt
-// that comes after a cell's turn began (Begin) but before the cell reached
-// the worker stops it before it starts.
+// Interrupt asks the worker to cancel the running cell. The session ends
+// interpreted code, channel operations and the common blocking calls
+// (time.Sleep, sync.WaitGroup, HTTP requests, pipe reads, gnnlib's long
+// operations) within a fraction of a second, and keeps its state. A cell
+// that waits in a call the session cannot end would leave the functions
+// defined before it answering zero values, so the client never goes on
+// with such a worker: when the worker answers that the cell is stuck
+// (workerproto.Event.Stuck), or does not answer within Grace and is
+// killed, a fresh worker takes over and the cells that had succeeded are
+// replayed on it at once; the cell fails as interrupted, its traceback
+// listing the cells replayed and those that could not be (unstuck.go).
+// An interrupt that comes after a cell's turn began (Begin) but before
+// the cell reached the worker stops it before it starts.
 //
 // # Comms
 //
