@@ -24,7 +24,8 @@ func TestInterruptReportsGoroutines(t *testing.T) {
 	if tb := strings.Join(e.Traceback, "\n"); !strings.Contains(tb, "1 goroutine that the cell started is still running") {
 		t.Errorf("interrupted cell's traceback = %q, want it to report the goroutine left behind", tb)
 	}
-	mustEval(t, s, "mu.Unlock()")
+	// The goroutine stays blocked: woken while a later cell compiles, it
+	// would read the global frame that yaegi reallocates (a race in yaegi).
 	e = interrupt(t, s, "time.Sleep(time.Minute)")
 	if len(e.Traceback) != 1 {
 		t.Errorf("a cell that left no goroutine: traceback %q, want one line", e.Traceback)
