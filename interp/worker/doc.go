@@ -11,7 +11,10 @@
 // input, and gets ErrNoStdin otherwise; a reply with EOF set ends the
 // cell's input (io.EOF for this read and the later ones of the cell). An interrupt cancels the running
 // cell's context: SIGINT (in Main), or OpInterrupt naming the request,
-// which also cancels a cell that has not started yet. Cursor positions arrive in code
+// which also cancels a cell that has not started yet. When the interrupted
+// cell is still running in a compiled call after the session gave up
+// waiting (interp.Session.Stuck), the EvDone says Stuck, and the client
+// replaces this worker. Cursor positions arrive in code
 // points, as Jupyter counts them, and are converted to the session's byte
 // offsets and back.
 //

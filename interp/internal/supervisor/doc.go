@@ -23,8 +23,11 @@
 // from the last lines of stderr and the exit status (ParseCrash), shows the
 // crash report with the goroutine dumps trimmed (TrimDump), starts a fresh
 // worker at once, and returns a *CrashError from the call that was running.
-// Kill ends a worker that does not stop after an interrupt; Restart
-// replaces it on purpose.
+// Crash.Kind says what killed it (a Cause: a goroutine's panic, a stack
+// overflow, a signal, ...), so that callers never read the message to
+// tell. Kill ends a worker on purpose, KillInterrupted one that does not
+// stop after an interrupt (its crash is of kind CauseInterrupted); Restart
+// replaces it without a crash.
 //
 // BUG(gnnlab): stderr text that starts a line with "panic: " or "fatal
 // error: " is held back as a possible crash report until the cell ends, so
