@@ -527,8 +527,8 @@
 // define), as much at the 10,000th cell as at the 1,000th
 // (TestMemoryGrowsLinearly checks that the growth is linear). Through
 // the worker, interp/client's BenchmarkSoak (10,000 cells over a bounded
-// state) holds 8.6 MiB live at 1,000 cells and 11.0 MiB at 10,000, with
-// the round trip's median flat (README, "Benchmarks").
+// state) holds 9.1 MiB live at 1,000 cells and 11.4 MiB at 10,000, and
+// the round trip's median 0.49 and 0.57 ms (README, "Benchmarks").
 //
 // # Standard streams
 //
@@ -680,8 +680,8 @@
 // interp/client must be replaced then; interp/client does it by itself.
 //
 // BUG(interp): The interpreter's memory still grows with the session,
-// linearly but slowly (about 0.25 KB a cell of client.BenchmarkSoak's
-// mixed notebook, whose live heap at 10,000 cells is 1.3 times that at
+// linearly but slowly (about 0.26 KB a cell of client.BenchmarkSoak's
+// mixed notebook, whose live heap at 10,000 cells is 1.25 times that at
 // 1,000): the global frame is cut back after statements that made no
 // function and started no goroutine (framegrowth.go), but the slots of
 // the temporaries of statements that made a function or started a

@@ -14,8 +14,8 @@ import (
 )
 
 // soakMix is a notebook's work over a bounded state: 60 variables and 40
-// functions defined again and again, calls, tensors, prints, HTML and
-// failing cells. %[1]d is the cell's number, %[2]d a variable's slot and
+// functions defined again and again, calls, closures, loops, tensors,
+// prints, HTML, line plots and failing cells. %[1]d is the cell's number, %[2]d a variable's slot and
 // %[3]d a function's.
 var soakMix = []string{
 	"v%[2]d := %[1]d",
@@ -32,9 +32,10 @@ var soakMix = []string{
 	"m%[2]d := tensor.Ones(16, 16).MulScalar(%[1]d)\nm%[2]d.Sum().Item()",
 	"k%[2]d := func() int { return v%[2]d + %[1]d }\nk%[2]d()",
 	"for i := 0; i < 10; i++ {\n\tv%[2]d += i\n}\nv%[2]d",
+	"viz.Must(viz.Lines([]float64{0, 1, 2}, []viz.Series{{Name: \"loss\", Y: []float64{3, 2, float64(%[1]d %% 7)}}}, viz.LineOptions{Title: \"cell %[1]d\", XLabel: \"epoch\", YLabel: \"loss\"}))",
 }
 
-const soakSetup = "import (\"fmt\"; \"runtime\"; \"github.com/gnnlab/gnnlab/gnnlib/tensor\"; \"github.com/gnnlab/gnnlab/viz/display\")\n" +
+const soakSetup = "import (\"fmt\"; \"runtime\"; \"github.com/gnnlab/gnnlab/gnnlib/tensor\"; \"github.com/gnnlab/gnnlab/viz\"; \"github.com/gnnlab/gnnlab/viz/display\")\n" +
 	"func liveHeap() uint64 {\n\truntime.GC()\n\tvar ms runtime.MemStats\n\truntime.ReadMemStats(&ms)\n\treturn ms.HeapAlloc\n}"
 
 // BenchmarkSoak runs 10,000 mixed cells (GNNLAB_SOAK_CELLS sets another
@@ -85,11 +86,15 @@ func soak(b *testing.B, n int, env string) {
 	fmt.Printf("%s\n| cells | live heap (MiB) | p50 (ms) |\n|---:|---:|---:|\n| 0 | %.1f | |\n", b.Name(), heap())
 	var firstHeap, firstP50, lastHeap, lastP50 float64
 	lat := make([]time.Duration, 0, 1000)
+	failed := map[int]int{} // kind of cell: how many failed
 	for i := range n {
 		code := fmt.Sprintf(soakMix[i%len(soakMix)], i+1, (i/len(soakMix))%60, (i/len(soakMix))%40)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		t0 := time.Now()
-		_, err := c.Execute(ctx, client.Cell{Code: code, Unlisted: true}, func(workerproto.Event) {})
+		res, err := c.Execute(ctx, client.Cell{Code: code, Unlisted: true}, func(workerproto.Event) {})
+		if res.Error != nil {
+			failed[i%len(soakMix)]++
+		}
 		lat = append(lat, time.Since(t0))
 		cancel()
 		if err != nil {
@@ -111,6 +116,12 @@ func soak(b *testing.B, n int, env string) {
 		b.ReportMetric(lastHeap/firstHeap, "heap-ratio")
 		b.ReportMetric(lastP50/firstP50, "p50-ratio")
 		b.ReportMetric(lastHeap, "MiB-live")
+	}
+	// Only the cells written to fail do.
+	for kind, count := range failed {
+		if kind != 6 && kind != 8 {
+			b.Errorf("%d cells of kind %d failed: %q", count, kind, soakMix[kind])
+		}
 	}
 	if c.Crashes() != 0 {
 		b.Errorf("the soak crashed %d workers", c.Crashes())
