@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // TestFrameStaysSmall runs 1,000 cells of statements that compute with
@@ -50,5 +51,33 @@ func TestFrameKeepsReceivers(t *testing.T) {
 	// zero item (BUG in doc.go), but never a value of another cell.
 	if _, err := s.Eval(t.Context(), "items[0].String()"); err != nil {
 		t.Errorf("items[0].String() = %v, want no error", err)
+	}
+}
+
+// TestFrameKeepsCallbacks hands a method value and a function to a
+// compiled API that calls them later (time.AfterFunc) in cells that the
+// session trims, and runs other statements before they fire.
+func TestFrameKeepsCallbacks(t *testing.T) {
+	if raceEnabled {
+		// yaegi writes the global frame on every evaluation without a
+		// lock (run's done channel, resizeFrame), so a callback on the
+		// timer's goroutine races with the cells before it, trimmed or not.
+		t.Skip("a callback reading the global frame races with yaegi's writes to it")
+	}
+	s := newTestSession(t, Options{})
+	for _, c := range []string{
+		"import (\"sort\"; \"time\")\ntype ctr struct{ n int }\nfunc (c *ctr) tick() { c.n++ }\nc := &ctr{}\nfunc plain() { c.n += 10 }",
+		"t1 := time.AfterFunc(100*time.Millisecond, c.tick)",
+		"t2 := time.AfterFunc(120*time.Millisecond, plain)",
+		"y := 42\ny + 1",
+		"z := []int{3, 1, 2}\nsort.Ints(z)\nz[0] + y",
+		"w := \"abc\" + \"def\"\nlen(w) + 1",
+	} {
+		mustEval(t, s, c)
+	}
+	time.Sleep(300 * time.Millisecond) // between cells
+
+	if got := mustEval(t, s, "c.n").Value.Text(); got != "11" {
+		t.Errorf("c.n after the callbacks = %s, want 11", got)
 	}
 }
