@@ -5,11 +5,9 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"reflect"
 	"strings"
-	"sync"
 
-	yaegi "github.com/traefik/yaegi/interp"
+	"github.com/gnnlab/gnnlab/interp/internal/rt"
 )
 
 // Deferred calls of a cell's top level.
@@ -29,31 +27,11 @@ import (
 //
 // with constant arguments converted to their parameter's type.
 
-// deferList holds the deferred calls of the running cell.
-type deferList struct {
-	mu    sync.Mutex
-	calls []func()
-}
-
-func (d *deferList) push(f func()) {
-	d.mu.Lock()
-	d.calls = append(d.calls, f)
-	d.mu.Unlock()
-}
-
-func (d *deferList) take() []func() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	c := d.calls
-	d.calls = nil
-	return c
-}
-
 // runDefers runs the cell's deferred calls, last first. err is the
 // cell's error; a panic in a deferred call becomes the error when the cell
 // had none, as it would end a Go program.
 func (s *Session) runDefers(err error) error {
-	calls := s.defers.take()
+	calls := s.rt.TakeDefers()
 	if e, ok := err.(*Error); ok && e.Name == nameExit {
 		return err // os.Exit runs no deferred call
 	}
@@ -78,7 +56,7 @@ func (r *rewriter) deferStmt(st *ast.DeferStmt, names map[string]string) {
 	if !r.capturable(call, names) {
 		// A builtin, a generic function or a conversion: the call runs at
 		// the end with its arguments evaluated then.
-		r.ed.replace(st.Defer, call.Pos(), helperRT+".Defer(func() { ")
+		r.ed.replace(st.Defer, call.Pos(), rt.Defer+"(func() { ")
 		r.ed.insert(call.End(), " })", false)
 		return
 	}
@@ -100,7 +78,7 @@ func (r *rewriter) deferStmt(st *ast.DeferStmt, names map[string]string) {
 			}
 		}
 	}
-	r.ed.replace(st.Defer, first.Pos(), helperRT+".Defer(func() func() { "+strings.Join(vars, ", ")+" := "+addr)
+	r.ed.replace(st.Defer, first.Pos(), rt.Defer+"(func() func() { "+strings.Join(vars, ", ")+" := "+addr)
 	if len(call.Args) == 0 {
 		r.ed.replace(first.End(), call.Rparen+1, "; return func() { "+callee+"() } }())")
 		return
@@ -216,58 +194,6 @@ func (r *rewriter) defers(body *ast.BlockStmt, names map[string]string) {
 // (__gnnlab_dp2 := ...; defer func() { __gnnlab_dp1.Forward(__gnnlab_dp2, recover()) }()).
 // Deferred calls that are not function literals are not guarded.
 
-// deferPanic holds the newest panic that a guarded deferred literal of
-// one call of a function raised and did not recover, as yaegi's recover
-// gave it.
-type deferPanic struct {
-	iv  *ifaceValues
-	val any
-	set bool
-}
-
-// newDeferPanic is __gnnlab_rt.NewPanics.
-func (iv *ifaceValues) newDeferPanic() *deferPanic { return &deferPanic{iv: iv} }
-
-func (p *deferPanic) take() any {
-	v := p.val
-	p.val, p.set = nil, false
-	return v
-}
-
-// Catch keeps v, a deferred literal's panic (nil: none).
-func (p *deferPanic) Catch(v any) {
-	if v != nil {
-		p.val, p.set = v, true
-	}
-}
-
-// Forward keeps the panic of a deferred literal that has guarded
-// deferred calls of its own: the newest of theirs (in inner) or its own.
-func (p *deferPanic) Forward(inner *deferPanic, v any) {
-	if inner.set {
-		v = inner.take()
-	}
-	p.Catch(v)
-}
-
-// Recovered is recover() in a guarded literal: the newest panic, which
-// is a deferred literal's if one raised it; v is yaegi's recover, whose
-// call also ends the function's own panic, as Go ends a panic that a
-// later one interrupted when that one is recovered.
-func (p *deferPanic) Recovered(v any) any {
-	if p.set {
-		v = p.take()
-	}
-	return p.iv.recovered(v)
-}
-
-// End panics with the panic that no deferred call recovered.
-func (p *deferPanic) End() {
-	if p.set {
-		panic(p.take())
-	}
-}
-
 // deferGuards records the guards of the deferred function literals of
 // the functions in n (see above) and returns the deferPanic variable that
 // each recover() directly in a guarded literal reads.
@@ -305,7 +231,7 @@ func (r *rewriter) deferGuards(n ast.Node) map[*ast.CallExpr]string {
 		slot, text := "", ""
 		if lit && (len(defers)+guarded >= 2 || inLoop) {
 			slot = r.fresh("dp")
-			text = " " + slot + " := " + helperRT + ".NewPanics();"
+			text = " " + slot + " := " + rt.NewPanics + "();"
 			if parent != "" {
 				text += " defer func() { " + parent + ".Forward(" + slot + ", recover()) }();"
 			} else {
@@ -361,9 +287,4 @@ func (r *rewriter) deferGuards(n ast.Node) map[*ast.CallExpr]string {
 		return true
 	})
 	return slots
-}
-
-// deferSymbols are the compiled helpers of guarded deferred literals.
-func (s *Session) deferSymbols() yaegi.Exports {
-	return yaegi.Exports{"gnnlabrt/gnnlabrt": {"NewPanics": reflect.ValueOf(s.ivals.newDeferPanic)}}
 }

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rt"
 )
 
 // Names of the helpers that rewritten cells call; see helperSrc.
@@ -17,7 +19,6 @@ const (
 	helperPrefix = "__gnnlab_"
 	helperMin    = helperPrefix + "min"
 	helperMax    = helperPrefix + "max"
-	helperRT     = helperPrefix + "rt" // the compiled helpers, runtimeSymbols
 	helperMain   = helperPrefix + "main"
 	helperNew    = helperPrefix + "new"
 	helperErr    = helperPrefix + "err"
@@ -568,17 +569,17 @@ func (r *rewriter) rewrite(n ast.Node) error {
 					return false
 				}
 			case r.isBuiltin(id, "clear"):
-				r.ed.replace(id.Pos(), id.End(), helperRT+".Clear")
+				r.ed.replace(id.Pos(), id.End(), rt.Clear)
 			case r.isBuiltin(id, "new"):
 				r.newExpr(x, id)
 			case r.isBuiltin(id, "recover") && len(x.Args) == 0:
 				// yaegi's recover gives the panic value as a
 				// reflect.Value: r.(string) and case string failed.
-				prefix := helperRT
+				call := rt.Recovered
 				if slot, ok := recoverIn[x]; ok {
-					prefix = slot // a guarded deferred literal (defer.go)
+					call = slot + ".Recovered" // a guarded deferred literal (defer.go)
 				}
-				r.ed.insert(x.Pos(), prefix+".Recovered(", false)
+				r.ed.insert(x.Pos(), call+"(", false)
 				r.ed.insert(x.End(), ")", false)
 			}
 		}
@@ -724,7 +725,7 @@ func (r *rewriter) shiftCount(n ast.Expr) {
 	if !ok || b.Info()&types.IsInteger == 0 || b.Info()&types.IsUnsigned != 0 || b.Info()&types.IsUntyped != 0 {
 		return
 	}
-	r.ed.insert(n.Pos(), helperRT+".ShiftCount(int64(", false)
+	r.ed.insert(n.Pos(), rt.ShiftCount+"(int64(", false)
 	r.ed.insert(n.End(), "))", false)
 }
 

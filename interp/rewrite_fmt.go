@@ -3,8 +3,12 @@ package interp
 import (
 	"go/ast"
 	"go/types"
+	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rt"
+	"github.com/gnnlab/gnnlab/interp/symbols"
 )
 
 // Named non-struct types in fmt.
@@ -32,7 +36,7 @@ func (r *rewriter) fmtCall(call *ast.CallExpr) string {
 		return ""
 	}
 	if s, ok := r.info.Selections[sel]; ok && s.Kind() == types.MethodVal && isLogLogger(s.Recv()) {
-		return logPrintNames[sel.Sel.Name] // logprint.go
+		return logPrintNames[sel.Sel.Name]
 	}
 	pkg, ok := sel.X.(*ast.Ident)
 	if !ok {
@@ -43,7 +47,7 @@ func (r *rewriter) fmtCall(call *ast.CallExpr) string {
 	case !ok:
 		return ""
 	case pn.Imported().Path() == "log":
-		return logPrintNames[sel.Sel.Name] // logprint.go
+		return logPrintNames[sel.Sel.Name]
 	case pn.Imported().Path() != "fmt":
 		return ""
 	}
@@ -139,12 +143,12 @@ func (r *rewriter) fmtConv(t types.Type, depth int) (string, bool) {
 			case !ms[m]:
 				args = append(args, "nil")
 			case m == "Format":
-				args = append(args, "func(s "+helperRT+".State, c rune) { "+v+".Format(s, c) }")
+				args = append(args, "func(s "+rt.State+", c rune) { "+v+".Format(s, c) }")
 			default:
 				args = append(args, "func() string { return "+v+"."+m+"() }")
 			}
 		}
-		body = helperRT + ".Operand(" + strings.Join(args, ", ") + ")"
+		body = rt.Operand + "(" + strings.Join(args, ", ") + ")"
 	} else {
 		switch u := t.Underlying().(type) {
 		case *types.Slice, *types.Array:
@@ -158,7 +162,7 @@ func (r *rewriter) fmtConv(t types.Type, depth int) (string, bool) {
 			if !ok {
 				return "", false
 			}
-			body = helperRT + ".List(" + name + ", " + isNil + ", len(" + v + "), func(" + i + " int) any { return " + ec + "(" + v + "[" + i + "]) })"
+			body = rt.List + "(" + name + ", " + isNil + ", len(" + v + "), func(" + i + " int) any { return " + ec + "(" + v + "[" + i + "]) })"
 		case *types.Map:
 			kc, kok := r.fmtConv(u.Key(), depth+1)
 			ec, eok := r.fmtConv(u.Elem(), depth+1)
@@ -172,7 +176,7 @@ func (r *rewriter) fmtConv(t types.Type, depth int) (string, bool) {
 			if eok {
 				elem = ec + "(" + e + ")"
 			}
-			body = helperRT + ".Map(" + name + ", " + v + " == nil, func(yield func(raw, key, value any)) { for " + k + ", " + e + " := range " + v + " { yield(" + k + ", " + key + ", " + elem + ") } })"
+			body = rt.Map + "(" + name + ", " + v + " == nil, func(yield func(raw, key, value any)) { for " + k + ", " + e + " := range " + v + " { yield(" + k + ", " + key + ", " + elem + ") } })"
 		case *types.Pointer:
 			switch u.Elem().Underlying().(type) {
 			case *types.Struct, *types.Array, *types.Slice, *types.Map:
@@ -183,7 +187,7 @@ func (r *rewriter) fmtConv(t types.Type, depth int) (string, bool) {
 			if !ok {
 				return "", false
 			}
-			body = helperRT + ".Ptr(" + name + ", " + v + ", " + v + " == nil, func() any { return " + ec + "(*" + v + ") })"
+			body = rt.Ptr + "(" + name + ", " + v + ", " + v + " == nil, func() any { return " + ec + "(*" + v + ") })"
 		case *types.Struct:
 			var names, vals []string
 			conv := false
@@ -197,7 +201,7 @@ func (r *rewriter) fmtConv(t types.Type, depth int) (string, bool) {
 					val, conv = fc+"("+val+")", true
 				} else if ok {
 					// fmt calls no method of an unexported field.
-					val = helperRT + ".Operand(" + strconv.Quote(reflectTypeString(f.Type(), 0)) + ", " + val + ", nil, nil, nil, nil)"
+					val = rt.Operand + "(" + strconv.Quote(reflectTypeString(f.Type(), 0)) + ", " + val + ", nil, nil, nil, nil)"
 				} else {
 					val = ifaceElem(f.Type(), val)
 				}
@@ -206,7 +210,7 @@ func (r *rewriter) fmtConv(t types.Type, depth int) (string, bool) {
 			if !conv {
 				return "", false
 			}
-			body = helperRT + ".Struct(" + name + ", " + v + ", " + strconv.Quote(strings.Join(names, ",")) + ", []any{" + strings.Join(vals, ", ") + "})"
+			body = rt.Struct + "(" + name + ", " + v + ", " + strconv.Quote(strings.Join(names, ",")) + ", []any{" + strings.Join(vals, ", ") + "})"
 		default:
 			return "", false
 		}
@@ -225,7 +229,7 @@ func ifaceElem(t types.Type, x string) string {
 	if _, ok := t.Underlying().(*types.Interface); !ok {
 		return x
 	}
-	return helperRT + ".Iface(" + strconv.Quote(reflectTypeString(t, 0)) + ", " + x + ")"
+	return rt.Iface + "(" + strconv.Quote(reflectTypeString(t, 0)) + ", " + x + ")"
 }
 
 // reflectTypeString is t as Go's reflect (and so %T) writes it, the
@@ -360,7 +364,7 @@ func (r *rewriter) namedArgs(call *ast.CallExpr) {
 			continue
 		}
 		name := types.TypeString(t, func(p *types.Package) string { return p.Name() })
-		r.ed.insert(a.Pos(), helperRT+".Named("+strconv.Quote(name)+", ", false)
+		r.ed.insert(a.Pos(), rt.Named+"("+strconv.Quote(name)+", ", false)
 		r.ed.insert(a.End(), ")", false)
 	}
 }
@@ -394,3 +398,30 @@ func hasNamedBasic(t types.Type, depth int) bool {
 	}
 	return false
 }
+
+// logPrintNames are log's printing functions, by the fmt function whose
+// arguments they take.
+var logPrintNames = map[string]string{
+	"Print": "Print", "Printf": "Printf", "Println": "Println",
+	"Fatal": "Print", "Fatalf": "Printf", "Fatalln": "Println",
+	"Panic": "Print", "Panicf": "Printf", "Panicln": "Println",
+}
+
+// isLogLogger reports whether t is log.Logger or a pointer to it, which
+// the type checker knows as the symbol table's logLogger (interp/symbols,
+// typesof.go) and a global's reflect type may show as the runtime's.
+func isLogLogger(t types.Type) bool {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return false
+	}
+	path, name := n.Obj().Pkg().Path(), n.Obj().Name()
+	is := func(t reflect.Type) bool { return path == t.PkgPath() && name == t.Name() }
+	return path == "log" && name == "Logger" || is(tableLogger) || is(rt.LogLoggerType)
+}
+
+// tableLogger is log.Logger in the symbol table.
+var tableLogger = symbols.Symbols["log/log"]["Logger"].Type().Elem()

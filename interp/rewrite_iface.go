@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rt"
 )
 
 // Conversions to error.
@@ -72,7 +74,7 @@ func (r *rewriter) errorConv(n ast.Node) {
 				return true
 			}
 			if id, ok := x.Type.(*ast.Ident); ok && r.info.Uses[id] == types.Universe.Lookup("error") {
-				r.ed.replace(id.Pos(), id.End(), helperRT+".ErrorType")
+				r.ed.replace(id.Pos(), id.End(), rt.ErrorType)
 			}
 		case *ast.FuncDecl:
 			if obj, ok := r.info.Defs[x.Name].(*types.Func); ok && x.Body != nil {
@@ -89,7 +91,7 @@ func (r *rewriter) errorConv(n ast.Node) {
 				sessionIfaceValue(r.info.Types[x.X]) || sessionIfaceValue(r.info.Types[x.Y]) ||
 				emptyIface(r.info.Types[x.X].Type) && emptyIface(r.info.Types[x.Y].Type)) &&
 				!r.info.Types[x.X].IsNil() && !r.info.Types[x.Y].IsNil() {
-				call := helperRT + ".Equal("
+				call := rt.Equal + "("
 				if x.Op == token.NEQ {
 					call = "!" + call
 				}
@@ -130,7 +132,7 @@ func (r *rewriter) toError(dst types.Type, v ast.Expr) {
 	if r.structToError(v) { // rewrite_typeswitch.go
 		return
 	}
-	r.ed.insert(v.Pos(), helperRT+".Error(", false)
+	r.ed.insert(v.Pos(), rt.Error+"(", false)
 	r.ed.insert(v.End(), ")", false)
 }
 
@@ -149,7 +151,7 @@ func (r *rewriter) nilReturns(body *ast.BlockStmt, sig *types.Signature) {
 			return
 		}
 		v := r.ed.text(e.Pos(), e.End(), false)
-		r.ed.insert(e.Pos(), helperRT+".ErrorPtr("+v+" == nil, func() string { return "+v+".Error() }, ", false)
+		r.ed.insert(e.Pos(), rt.ErrorPtr+"("+v+" == nil, func() string { return "+v+".Error() }, ", false)
 		r.ed.insert(e.End(), ")", false)
 	})
 }
@@ -189,7 +191,7 @@ func (r *rewriter) errorCases(sw *ast.TypeSwitchStmt) {
 		}
 		for _, e := range cc.List {
 			if id, ok := e.(*ast.Ident); ok && r.info.Uses[id] == types.Universe.Lookup("error") {
-				r.ed.replace(id.Pos(), id.End(), helperRT+".ErrorType")
+				r.ed.replace(id.Pos(), id.End(), rt.ErrorType)
 			}
 		}
 	}

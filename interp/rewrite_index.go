@@ -1,13 +1,11 @@
 package interp
 
 import (
-	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
-	"reflect"
 
-	yaegi "github.com/traefik/yaegi/interp"
+	"github.com/gnnlab/gnnlab/interp/internal/rt"
 )
 
 // Index checks with Go's message.
@@ -28,19 +26,6 @@ import (
 // which panics with Go's runtime error. An index in a loop, or one that
 // does not qualify, still fails with yaegi's message (a runtime error
 // "index out of range (reflect: slice index out of range)").
-
-// indexOut is __gnnlab_rt.IndexOut: Go's panic for index i of a length n.
-func indexOut(i any, n int) {
-	if v := reflect.ValueOf(i); v.CanInt() && v.Int() < 0 {
-		panic(goRuntimeError(fmt.Sprintf("index out of range [%d]", i)))
-	}
-	panic(goRuntimeError(fmt.Sprintf("index out of range [%d] with length %d", i, n)))
-}
-
-// indexSymbols is the compiled helper of the index checks.
-func indexSymbols() yaegi.Exports {
-	return yaegi.Exports{"gnnlabrt/gnnlabrt": {"IndexOut": reflect.ValueOf(indexOut)}}
-}
 
 // indexGuards records the checks of the index expressions of the
 // function bodies in n (see above). When n is a cell's statements, those
@@ -285,7 +270,7 @@ func (r *rewriter) indexGuard(x *ast.IndexExpr, st ast.Stmt, effects []ast.Node,
 	}
 	s := r.ed.inner(x.X.Pos(), x.X.End())
 	i := r.ed.inner(x.Index.Pos(), x.Index.End())
-	return "if uint(" + i + ") >= uint(len(" + s + ")) { " + helperRT + ".IndexOut(" + i + ", len(" + s + ")) }", true
+	return "if uint(" + i + ") >= uint(len(" + s + ")) { " + rt.IndexOut + "(" + i + ", len(" + s + ")) }", true
 }
 
 // simpleOperand reports whether e reads only variables declared before

@@ -5,6 +5,8 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rt"
 )
 
 // Calls of encoding/json on values of the session's types with MarshalJSON
@@ -106,10 +108,10 @@ func (r *rewriter) jsonCall(call *ast.CallExpr) {
 		tail := ", " + strconv.Quote(plan) + ", []func(any, []byte) error{" + strings.Join(fns, ", ") + "}"
 		if recv == "Decoder" {
 			// With the Decoder's settings (UseNumber...).
-			r.ed.replace(call.Fun.Pos(), sel.X.Pos(), helperRT+".JSONDecode(")
+			r.ed.replace(call.Fun.Pos(), sel.X.Pos(), rt.JSONDecode+"(")
 			r.ed.replace(sel.X.End(), call.Lparen+1, ", ")
 		} else {
-			r.ed.insert(arg.Pos(), helperRT+".JSONTarget(", false)
+			r.ed.insert(arg.Pos(), rt.JSONTarget+"(", false)
 			tail += ")"
 		}
 		r.ed.insert(arg.End(), tail, false)
@@ -119,10 +121,10 @@ func (r *rewriter) jsonCall(call *ast.CallExpr) {
 		// The error names the type as Go does (json.go's
 		// jsonMarshalError; json.Marshal and MarshalIndent are the
 		// session's).
-		r.ed.replace(call.Fun.Pos(), sel.X.Pos(), helperRT+".JSONEncode(")
+		r.ed.replace(call.Fun.Pos(), sel.X.Pos(), rt.JSONEncode+"(")
 		r.ed.replace(sel.X.End(), call.Lparen+1, ", ")
 	}
-	r.ed.insert(arg.Pos(), helperRT+".JSONValue(", false)
+	r.ed.insert(arg.Pos(), rt.JSONValue+"(", false)
 	r.ed.insert(arg.End(), ", "+strconv.Quote(plan)+", []func(any) ([]byte, error){"+strings.Join(fns, ", ")+"}, []bool{"+
 		strings.Join(addr, ", ")+"}, []string{"+strings.Join(names, ", ")+"})", false)
 }

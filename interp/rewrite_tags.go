@@ -1,16 +1,16 @@
 package interp
 
 import (
-	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rt"
 )
 
 // Unexported fields and encoding/json.
@@ -54,7 +54,7 @@ func (r *rewriter) unexportedTags(decl *ast.GenDecl) {
 			continue
 		}
 		if st, ok := ts.Type.(*ast.StructType); ok && ts.Assign == 0 && len(st.Fields.List) == 0 && r.emptyTwin(ts.Name) {
-			r.ed.insert(st.Fields.Closing, " _ "+helperRT+".EmptyTag `json:\"-\" gnnlabtype:"+strconv.Quote(ts.Name.Name)+"` ", false)
+			r.ed.insert(st.Fields.Closing, " _ "+rt.EmptyTag+" `json:\"-\" gnnlabtype:"+strconv.Quote(ts.Name.Name)+"` ", false)
 			continue
 		}
 		ast.Inspect(ts.Type, func(n ast.Node) bool {
@@ -161,16 +161,6 @@ func emptyStruct(t types.Type) bool {
 	st, ok := t.Underlying().(*types.Struct)
 	return ok && st.NumFields() == 0
 }
-
-// emptyTag is the type of the field that the session adds to a struct
-// type without fields that has a twin (rewrite_tags.go): it has no size,
-// and fmt prints it as nothing, so that %v of the value is {} as in Go.
-type emptyTag struct{}
-
-var emptyTagType = reflect.TypeFor[emptyTag]()
-
-// Format prints nothing.
-func (emptyTag) Format(fmt.State, rune) {}
 
 // fieldShape is the text of the fields of the struct type t, each a name,
 // tag and the text of its underlying type, or "" when t is not a struct

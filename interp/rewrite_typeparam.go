@@ -3,10 +3,9 @@ package interp
 import (
 	"go/ast"
 	"go/types"
-	"reflect"
 	"strings"
 
-	yaegi "github.com/traefik/yaegi/interp"
+	"github.com/gnnlab/gnnlab/interp/internal/rt"
 )
 
 // Conversions to a type parameter.
@@ -25,22 +24,6 @@ import (
 //
 //	func(__gnnlab_cx any) (__gnnlab_cv S) { __gnnlab_rt.ConvertTo(&__gnnlab_cv, __gnnlab_cx); return }(x)
 
-// typeParamSymbols are the compiled helpers of the rewrite, in the
-// package of the other runtime helpers (helperRT).
-var typeParamSymbols = yaegi.Exports{"gnnlabrt/gnnlabrt": {"ConvertTo": reflect.ValueOf(convertTo)}}
-
-// convertTo sets *p to x converted to *p's type. A value of an
-// interpreted type reaches it in yaegi's wrapper, which it takes off.
-func convertTo(p, x any) {
-	d := reflect.ValueOf(p).Elem()
-	v := reflect.ValueOf(bareValue(x))
-	if !v.IsValid() {
-		d.SetZero()
-		return
-	}
-	d.Set(v.Convert(d.Type()))
-}
-
 // typeParamConversion rewrites call when it is a conversion to a type
 // parameter, and reports whether it did.
 func (r *rewriter) typeParamConversion(call *ast.CallExpr) bool {
@@ -56,7 +39,7 @@ func (r *rewriter) typeParamConversion(call *ast.CallExpr) bool {
 	}
 	const v, x = helperPrefix + "cv", helperPrefix + "cx"
 	r.ed.insert(call.Pos(), "func("+x+" any) ("+v+" ", false)
-	r.ed.replace(call.Lparen, call.Lparen+1, ") { "+helperRT+".ConvertTo(&"+v+", "+x+"); return }(")
+	r.ed.replace(call.Lparen, call.Lparen+1, ") { "+rt.ConvertTo+"(&"+v+", "+x+"); return }(")
 	if at, ok := r.info.Types[call.Args[0]]; ok && at.Value != nil {
 		if b, ok := at.Type.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
 			// yaegi's compiler panicked on an untyped constant passed

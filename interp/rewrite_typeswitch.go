@@ -5,6 +5,8 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rt"
 )
 
 // Type switches and assertions on empty interfaces and errors (see
@@ -154,7 +156,7 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 		// dereferenced nil.
 		w := ""
 		if wrapped {
-			w = v + "_w := " + helperRT + ".Wrapped(" + v + "); "
+			w = v + "_w := " + rt.Wrapped + "(" + v + "); "
 		}
 		pre += "var " + strings.Join(oks, ", ") + " bool; if " + v + " != nil { " + w + asserts.String() + "}; "
 	}
@@ -243,7 +245,7 @@ func (r *rewriter) ifaceAssert(ta *ast.TypeAssertExpr, commaOk bool) bool {
 		if !commaOk {
 			lit = "func() " + text + " { var " + w + " interface{} = "
 			it := t.Underlying().(*types.Interface)
-			fail = "panic(" + helperRT + ".Conversion(" + w + ", " + strconv.Quote(types.TypeString(t, mainQualifier)) + ", " + methodNames(it) + "))"
+			fail = "panic(" + rt.Conversion + "(" + w + ", " + strconv.Quote(types.TypeString(t, mainQualifier)) + ", " + methodNames(it) + "))"
 		}
 		res := y
 		if commaOk {
@@ -262,10 +264,10 @@ func (r *rewriter) ifaceAssert(ta *ast.TypeAssertExpr, commaOk bool) bool {
 		}
 		w := r.fresh("tw")
 		lit := "func() (" + text + ", bool) { var " + w + " interface{} = "
-		tail := "; if " + helperRT + ".Wrapped(" + w + ") { var z " + text + "; return z, false }; z, ok := " + w + ".(" + text + "); return z, ok }()"
+		tail := "; if " + rt.Wrapped + "(" + w + ") { var z " + text + "; return z, false }; z, ok := " + w + ".(" + text + "); return z, ok }()"
 		if !commaOk {
 			lit = "func() " + text + " { var " + w + " interface{} = "
-			tail = "; if " + helperRT + ".Wrapped(" + w + ") { panic(" + helperRT + ".NotType(" + strconv.Quote(r.underlyingOfMethods(t)) + ", " + strconv.Quote(text) + ")) }; return " + w + ".(" + text + ") }()"
+			tail = "; if " + rt.Wrapped + "(" + w + ") { panic(" + rt.NotType + "(" + strconv.Quote(r.underlyingOfMethods(t)) + ", " + strconv.Quote(text) + ")) }; return " + w + ".(" + text + ") }()"
 		}
 		r.ed.replace(ta.Pos(), ta.X.Pos(), lit)
 		r.ed.replace(ta.X.End(), ta.End(), tail)
@@ -334,7 +336,7 @@ func (r *rewriter) underlyingOfMethods(t types.Type) string {
 // methods of T.
 func implementsCheck(ok, v string, t types.Type, text string) string {
 	k := helperPrefix + "k"
-	return "if " + k + " := " + helperRT + ".HasMethods(" + v + ", " + methodNames(t.Underlying().(*types.Interface)) + "); " + k + " >= 0 { " + ok + " = " + k + " == 1 } else { _, " + ok + " = " + helperPrefix + "iface(" + v + ").(" + text + ") }; "
+	return "if " + k + " := " + rt.HasMethods + "(" + v + ", " + methodNames(t.Underlying().(*types.Interface)) + "); " + k + " >= 0 { " + ok + " = " + k + " == 1 } else { _, " + ok + " = " + helperPrefix + "iface(" + v + ").(" + text + ") }; "
 }
 
 // methodNames is the list of it's method names as Go string literals.
@@ -360,9 +362,9 @@ func (r *rewriter) printAnyArgs(call *ast.CallExpr) {
 	if !ok || call.Ellipsis.IsValid() {
 		return
 	}
-	helper := helperRT + ".PrintOperand("
+	helper := rt.PrintOperand + "("
 	if name == "Errorf" {
-		helper = helperRT + ".ErrorfOperand("
+		helper = rt.ErrorfOperand + "("
 	}
 	// A value of a named non-struct type of the session (type level int)
 	// in an any is yaegi's wrapper, which PrintOperand makes the value's
@@ -399,7 +401,7 @@ func (r *rewriter) structToError(v ast.Expr) bool {
 	if !ok {
 		return false
 	}
-	r.ed.insert(v.Pos(), "func(v "+text+") error { return "+helperRT+".StructError(v, v) }(", false)
+	r.ed.insert(v.Pos(), "func(v "+text+") error { return "+rt.StructError+"(v, v) }(", false)
 	r.ed.insert(v.End(), ")", false)
 	return true
 }

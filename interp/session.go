@@ -20,7 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gnnlab/gnnlab/viz/display"
+	"github.com/gnnlab/gnnlab/interp/internal/rt"
 	yaegi "github.com/traefik/yaegi/interp"
 )
 
@@ -42,10 +42,8 @@ type Session struct {
 	imports []importRec    // imports of earlier cells, for replay
 	records []*declRec     // declarations of earlier cells, in order
 	user    map[string]*declRec
-	defers  deferList       // deferred calls of the running cell (defer.go)
 	exit    chan int        // os.Exit's status (exit.go)
-	tnames  typeNames       // the cells' struct types, for fmt (fmtnames.go)
-	ivals   ifaceValues     // the cells' types with methods, for interfaces (ifacevalue.go)
+	rt      *rt.Runtime     // what rewritten cells call (internal/rt)
 	generic map[string]bool // packages whose generic helpers are loaded (genericstd.go)
 	// instances are the generic instances made in a function (geninstance.go)
 	instances map[string]bool
@@ -110,6 +108,7 @@ func New(opts Options) (*Session, error) {
 		fset:   token.NewFileSet(),
 		exit:   make(chan int, 1),
 	}
+	s.rt = rt.New(s.stdout, s.exit)
 	if s.stdin == nil {
 		s.stdin = noStdin{}
 	}
@@ -121,37 +120,8 @@ func New(opts Options) (*Session, error) {
 	return s, nil
 }
 
-// runtimeSymbols are compiled helpers that rewritten cells call.
-func (s *Session) runtimeSymbols() yaegi.Exports {
-	values := func(v ...any) []any { return v }
-	clear := func(x any) {
-		v := reflect.ValueOf(x)
-		switch v.Kind() {
-		case reflect.Map, reflect.Slice:
-			v.Clear()
-		}
-	}
-	vv := reflect.ValueOf(values)
-	vn := reflect.ValueOf(func(name string, v any) any { return namedValue{name, v} })
-	return yaegi.Exports{
-		"gnnlabrt/gnnlabrt": {"Values": vv, "Error": reflect.ValueOf(func(e error) error { return e }), "Equal": reflect.ValueOf(equal), "ErrorPtr": reflect.ValueOf(errorPtr), "ErrorType": reflect.ValueOf((*error)(nil)), "Named": vn, "Recovered": reflect.ValueOf(s.ivals.recovered), "ShiftCount": reflect.ValueOf(shiftCount), "Rewrap": reflect.ValueOf(s.ivals.rewrap), "Methods": reflect.ValueOf(s.ivals.register), "AsError": reflect.ValueOf(s.ivals.asError), "AsStringer": reflect.ValueOf(s.ivals.asStringer), "MustError": reflect.ValueOf(s.ivals.mustError), "MustStringer": reflect.ValueOf(s.ivals.mustStringer), "HasMethods": reflect.ValueOf(s.ivals.hasMethods), "PrintOperand": reflect.ValueOf(s.tnames.printOperand), "StructError": reflect.ValueOf(structErr), "Wrapped": reflect.ValueOf(wrapped), "NotType": reflect.ValueOf(notType), "NamedKind": reflect.ValueOf(s.ivals.registerNamed), "ErrorfOperand": reflect.ValueOf(s.tnames.errorfOperand), "Conversion": reflect.ValueOf(s.ivals.conversion), "StringerType": reflect.ValueOf((*fmt.Stringer)(nil)), "Operand": reflect.ValueOf(s.tnames.operand), "List": reflect.ValueOf(s.tnames.list), "Map": reflect.ValueOf(s.tnames.mapOf), "Struct": reflect.ValueOf(s.tnames.structOf), "Iface": reflect.ValueOf(ifaceOrNil), "Ptr": reflect.ValueOf(ptr), "State": reflect.ValueOf((*fmt.State)(nil)), "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register), "FmtAny": reflect.ValueOf(s.tnames.registerAny), "EmptyTag": reflect.ValueOf((*emptyTag)(nil))},
-		// Interpreted values passed to Values are wrapped so that they
-		// keep these methods (yaegi's "MapTypes").
-		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{vv: {
-			reflect.TypeFor[display.Renderer](),
-			reflect.TypeFor[fmt.Stringer](),
-			reflect.TypeFor[error](),
-		}, vn: {
-			reflect.TypeFor[fmt.Formatter](),
-			reflect.TypeFor[error](),
-			reflect.TypeFor[fmt.Stringer](),
-		}})},
-	}
-}
-
 func (s *Session) newInterp() (*yaegi.Interpreter, error) {
-	quietYaegiLog()                                     // yaegilog.go
-	s.ivals.names, s.tnames.ivals = &s.tnames, &s.ivals // ifacevalue.go
+	quietYaegiLog() // yaegilog.go
 	i := yaegi.New(yaegi.Options{
 		Stdin:  s.stdin,
 		Stdout: s.stdout,
@@ -162,36 +132,24 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		SourcecodeFilesystem: modFS{s},
 	})
 	stdin, stdout, stderr := s.stdin, s.stdout, io.Writer(s.errw)
-	std, gnnlab := symbolTables() // stdsymbols.go
-	for _, e := range []yaegi.Exports{
-		std,
-		gnnlab,
-		s.runtimeSymbols(),
-		s.deferSymbols(), // defer.go
-		indexSymbols(),   // rewrite_index.go
-		typeParamSymbols, // rewrite_typeparam.go
-		s.exitSymbols(),
-		s.tnames.fmtSymbols(s.stdout),
-		s.tnames.jsonSymbols(), // json.go
-		// os.Stdin/Stdout/Stderr of cells are the session's streams
-		// (as io.Reader and io.Writer, not *os.File).
-		{"os/os": {
-			"Stdin":  reflect.ValueOf(&stdin).Elem(),
-			"Stdout": reflect.ValueOf(&stdout).Elem(),
-			"Stderr": reflect.ValueOf(&stderr).Elem(),
-		}},
-	} {
+	std, gnnlab := symbolTables()                                      // stdsymbols.go
+	exports := append([]yaegi.Exports{std, gnnlab}, s.rt.Exports()...) // internal/rt
+	// os.Stdin/Stdout/Stderr of cells are the session's streams (as
+	// io.Reader and io.Writer, not *os.File).
+	exports = append(exports, yaegi.Exports{"os/os": {
+		"Stdin":  reflect.ValueOf(&stdin).Elem(),
+		"Stdout": reflect.ValueOf(&stdout).Elem(),
+		"Stderr": reflect.ValueOf(&stderr).Elem(),
+	}})
+	for _, e := range exports {
 		if err := i.Use(e); err != nil {
 			return nil, fmt.Errorf("interp: loading symbols: %w", err)
 		}
 	}
-	if out, ok := i.Symbols("log")["log"]["Output"].Interface().(func(int, string) error); ok {
-		if err := i.Use(yaegi.Exports{"log/log": s.tnames.logSymbols(out)}); err != nil { // logprint.go
+	for _, e := range s.rt.LateExports(i) {
+		if err := i.Use(e); err != nil {
 			return nil, fmt.Errorf("interp: loading symbols: %w", err)
 		}
-	}
-	if err := i.Use(printMapTypes(i)); err != nil { // fmtnames.go
-		return nil, fmt.Errorf("interp: loading symbols: %w", err)
 	}
 	// Before any function value exists (breakpoint.go).
 	if s.opts.Debuggable {
@@ -204,7 +162,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 	if _, err := i.Eval(helperSrc); err != nil {
 		return nil, fmt.Errorf("interp: helpers: %w", err)
 	}
-	es, err := errorSymbols(i) // errwrap.go
+	es, err := rt.ErrorSymbols(i, helperErr+"()") // internal/rt/errwrap.go
 	if err == nil {
 		err = i.Use(es)
 	}
@@ -386,7 +344,7 @@ func (s *Session) runStmts(ctx context.Context, pc *parsedCell, info *types.Info
 	}
 	wrap := last != nil && showsValue(last.X, info)
 	if wrap {
-		ed.insert(last.X.Pos(), helperRT+".Values(", true)
+		ed.insert(last.X.Pos(), rt.Values+"(", true)
 		ed.insert(last.X.End(), ")", true)
 	}
 	text := func(w bool) string { return blockPrefix + ed.piece(list[0].Pos(), end, "", w) }
@@ -720,7 +678,7 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 			s.errw.take()
 			return reflect.Value{}, undefinedError(rw.undefined[0])
 		}
-		pv.Value = s.ivals.panicValue(pv.Value) // ifaceassert.go
+		pv.Value = s.rt.PanicValue(pv.Value) // internal/rt/ifaceassert.go
 		return reflect.Value{}, runtimeError(pv, s.errw.take())
 	}
 	e := compileError(o.err)

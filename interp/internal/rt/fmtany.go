@@ -1,11 +1,7 @@
-package interp
+package rt
 
 import (
-	"go/ast"
-	"go/types"
 	"reflect"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -190,97 +186,6 @@ func (f *yaegiLayout) find(nodeType reflect.Type) {
 	it := nodeType.Field(f.typ).Type.Elem()
 	f.name, f.path, f.val = index(it, "name", reflect.String), index(it, "path", reflect.String), index(it, "val", reflect.Pointer)
 	f.ok = f.name >= 0 && f.path >= 0 && f.val >= 0 && it.Field(f.val).Type == nodeType.Field(f.typ).Type
-}
-
-// anyTypes returns the registration calls, for values in an any, of the
-// named types that decls declare or give methods (not generic ones, not
-// interfaces): for a type T of another kind than struct with methods, or
-// a struct type T or *T whose method set or pointer's has a method fmt
-// looks for, func(sample any) { __gnnlab_rt.FmtAny("T", sample, func(v
-// any) any { return CONV(v.(T)) }, ERR) }(*new(T)), CONV the function
-// literal of fmtConv (or a plain operand where T's method set has no
-// method fmt looks for), ERR a conversion to error for a T of another
-// kind than struct that implements error, else nil. The call of the
-// literal gives FmtAny the zero value in yaegi's wrapper. yaegi keeps
-// values of other types, and pointers to types of other kinds than
-// struct, bare in an any: they are left out.
-func (r *rewriter) anyTypes(decls []ast.Decl) string {
-	var b strings.Builder
-	for _, tn := range declaredTypes(decls, r.info) {
-		named, ok := tn.Type().(*types.Named)
-		if !ok || named.TypeParams().Len() > 0 || tn.Parent() != tn.Pkg().Scope() {
-			continue
-		}
-		_, isStruct := named.Underlying().(*types.Struct)
-		if types.IsInterface(named) || !isStruct && types.NewMethodSet(types.NewPointer(named)).Len() == 0 {
-			continue // yaegi keeps a value without methods bare
-		}
-		for _, t := range []types.Type{named, types.NewPointer(named)} {
-			text, ok := typeText(t, r.names)
-			if !ok {
-				break
-			}
-			_, isPtr := t.(*types.Pointer)
-			conv, hasConv := r.fmtConv(t, 0)
-			if _, fmtType := fmtMethodSet(t); !fmtType {
-				hasConv = false
-			}
-			if !hasConv && isStruct || isPtr && !isStruct {
-				continue // a pointer to a type of another kind is bare
-			}
-			if !hasConv {
-				conv = "func(" + helperPrefix + "f0 " + text + ") any { return " + helperRT + ".Operand(" + strconv.Quote(reflectTypeString(t, 0)) + ", " + helperPrefix + "f0, nil, nil, nil, nil) }"
-			}
-			errConv := "nil"
-			if !isStruct && !isPtr && types.Implements(t, types.Universe.Lookup("error").Type().Underlying().(*types.Interface)) {
-				errConv = "func(v any) error { return v.(" + text + ") }"
-			}
-			zero := "*new(" + text + ")"
-			if isPtr {
-				zero = "new(" + strings.TrimPrefix(text, "*") + ")"
-			}
-			yname := strings.TrimPrefix(text, "*")
-			if isPtr {
-				yname = "*" + yname
-			}
-			b.WriteString("func(sample any) { " + helperRT + ".FmtAny(" + strconv.Quote(yname) + ", sample, func(v any) any { return " + conv + "(v.(" + text + ")) }, " + errConv + ") }(" + zero + ")\n")
-		}
-	}
-	return b.String()
-}
-
-// declaredTypes returns the type names that decls declare at the top
-// level or give methods, once each, in order.
-func declaredTypes(decls []ast.Decl, info *types.Info) []*types.TypeName {
-	var names []*types.TypeName
-	add := func(obj types.Object) {
-		tn, ok := obj.(*types.TypeName)
-		if ok && tn.Name() != "_" && !tn.IsAlias() && !slices.Contains(names, tn) {
-			names = append(names, tn)
-		}
-	}
-	for _, d := range decls {
-		switch d := d.(type) {
-		case *ast.GenDecl:
-			for _, sp := range d.Specs {
-				if ts, ok := sp.(*ast.TypeSpec); ok && ts.TypeParams == nil && ts.Assign == 0 {
-					add(info.Defs[ts.Name])
-				}
-			}
-		case *ast.FuncDecl:
-			if d.Recv == nil || len(d.Recv.List) != 1 {
-				continue
-			}
-			t := d.Recv.List[0].Type
-			if star, ok := t.(*ast.StarExpr); ok {
-				t = star.X
-			}
-			if id, ok := ast.Unparen(t).(*ast.Ident); ok {
-				add(info.Uses[id])
-			}
-		}
-	}
-	return names
 }
 
 // Values in an any inside a printed value.

@@ -1,9 +1,7 @@
-package interp
+package rt
 
 import (
 	"fmt"
-	"go/ast"
-	"go/types"
 	"reflect"
 	"slices"
 	"strings"
@@ -344,74 +342,6 @@ func bareValue(v any) any {
 		v = inner.Interface()
 	}
 	return nil
-}
-
-// methodTypes returns the registration calls of the struct types that
-// decls declare or give methods, when the type's pointer has methods (not
-// generic ones), or "": for T and for *T, __gnnlab_rt.Methods((*T)(nil),
-// false, "Error,Unwrap", func(v any) any { return __gnnlab_wrapany(v.(T))
-// }, func(v any) __gnnlab_rt.ErrorType { return v.(T) }, nil): the method
-// set's names, and the conversions, nil where the type has no methods or
-// is not an error or a fmt.Stringer. Passing the asserted value to the interpreted
-// __gnnlab_wrapany, whose parameter is an any, is what makes yaegi wrap
-// it.
-func methodTypes(decls []ast.Decl, info *types.Info) string {
-	if len(decls) == 0 {
-		return ""
-	}
-	// Aliases, which declaredTypes leaves out, are no named types.
-	names := declaredTypes(decls, info) // fmtany.go
-	if len(names) == 0 {
-		return ""
-	}
-	errT := types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
-	strT := types.NewInterfaceType([]*types.Func{types.NewFunc(0, nil, "String",
-		types.NewSignatureType(nil, nil, nil, nil, types.NewTuple(types.NewVar(0, nil, "", types.Typ[types.String])), false))}, nil).Complete()
-	var b strings.Builder
-	for _, tn := range names {
-		named, ok := tn.Type().(*types.Named)
-		if !ok || named.TypeParams().Len() > 0 || tn.Parent() != tn.Pkg().Scope() {
-			continue
-		}
-		switch named.Underlying().(type) {
-		case *types.Interface:
-			continue
-		case *types.Struct:
-		default:
-			if types.NewMethodSet(types.NewPointer(named)).Len() > 0 {
-				fmt.Fprintf(&b, "%s.NamedKind(%q, (*%s)(nil))\n", helperRT, "main."+tn.Name(), tn.Name())
-			}
-			continue
-		}
-		for _, pointer := range []bool{false, true} {
-			var t types.Type = named
-			text := tn.Name()
-			if pointer {
-				t, text = types.NewPointer(named), "*"+tn.Name()
-			}
-			mset := types.NewMethodSet(t)
-			if mset.Len() == 0 && (pointer || types.NewMethodSet(types.NewPointer(named)).Len() == 0) {
-				continue
-			}
-			var ms []string
-			for i := 0; i < mset.Len(); i++ {
-				ms = append(ms, mset.At(i).Obj().Name())
-			}
-			wrap := "nil"
-			if mset.Len() > 0 {
-				wrap = "func(v any) any { return " + helperPrefix + "wrapany(v.(" + text + ")) }"
-			}
-			conv := func(iface *types.Interface, typ string) string {
-				if !types.Implements(t, iface) {
-					return "nil"
-				}
-				return "func(v any) " + helperRT + "." + typ + " { return v.(" + text + ") }"
-			}
-			fmt.Fprintf(&b, "%s.Methods((*%s)(nil), %t, %q, %s, %s, %s)\n",
-				helperRT, tn.Name(), pointer, strings.Join(ms, ","), wrap, conv(errT, "ErrorType"), conv(strT, "StringerType"))
-		}
-	}
-	return b.String()
 }
 
 // printArgs returns the arguments of a printing function of fmt with the

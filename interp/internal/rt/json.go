@@ -1,4 +1,4 @@
-package interp
+package rt
 
 import (
 	"bytes"
@@ -24,8 +24,7 @@ import (
 // uses, and the names that the session registered (fmtnames.go).
 
 // jsonSymbols returns the session's json.Unmarshal, and json.Marshal and
-// MarshalIndent, whose errors name the cells' types (jsonMarshalError),
-// and the helpers of the rewrites of rewrite_json.go.
+// MarshalIndent, whose errors name the cells' types (jsonMarshalError).
 func (tn *typeNames) jsonSymbols() yaegi.Exports {
 	return yaegi.Exports{
 		"encoding/json/json": {
@@ -41,15 +40,13 @@ func (tn *typeNames) jsonSymbols() yaegi.Exports {
 				return b, jsonMarshalError(err)
 			}),
 		},
-		"gnnlabrt/gnnlabrt": {
-			"JSONValue":  reflect.ValueOf(jsonMarshalValue),
-			"JSONTarget": reflect.ValueOf(tn.jsonTargetOf),
-			"JSONDecode": reflect.ValueOf(tn.jsonDecode),
-			"JSONEncode": reflect.ValueOf(func(enc *json.Encoder, v any) error {
-				return jsonMarshalError(enc.Encode(v))
-			}),
-		},
 	}
+}
+
+// jsonEncode is __gnnlab_rt.JSONEncode: enc.Encode(v), whose error
+// names the cells' types.
+func jsonEncode(enc *json.Encoder, v any) error {
+	return jsonMarshalError(enc.Encode(v))
 }
 
 // jsonError is err, an error of encoding/json decoding into v, with the

@@ -1,10 +1,8 @@
-package interp
+package rt
 
 import (
 	"fmt"
-	"go/types"
 	"reflect"
-	"strings"
 )
 
 // log's printing functions in cells.
@@ -47,31 +45,6 @@ func (tn *typeNames) logSymbols(output func(int, string) error) map[string]refle
 		"Panicln": reflect.ValueOf(func(v ...any) { panicOut(tn.sprintln(v)) }),
 	}
 }
-
-// logPrintNames are log's printing functions, by the fmt function whose
-// arguments they take.
-var logPrintNames = map[string]string{
-	"Print": "Print", "Printf": "Printf", "Println": "Println",
-	"Fatal": "Print", "Fatalf": "Printf", "Fatalln": "Println",
-	"Panic": "Print", "Panicf": "Printf", "Panicln": "Println",
-}
-
-// isLogLogger reports whether t is log.Logger or a pointer to it, which
-// the type checker knows as logLogger (of a package under interp's path),
-// the table's (typesof.go).
-func isLogLogger(t types.Type) bool {
-	if p, ok := types.Unalias(t).(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	n, ok := types.Unalias(t).(*types.Named)
-	if !ok || n.Obj().Pkg() == nil {
-		return false
-	}
-	path, name := n.Obj().Pkg().Path(), n.Obj().Name()
-	return path == "log" && name == "Logger" || strings.HasPrefix(path, logLoggerType.PkgPath()) && name == logLoggerType.Name()
-}
-
-var logLoggerType = reflect.TypeFor[logLogger]()
 
 // The printing methods of log.Logger in cells (exit.go's logLogger), as
 // log's functions.

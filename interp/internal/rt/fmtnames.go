@@ -1,9 +1,8 @@
-package interp
+package rt
 
 import (
 	"bytes"
 	"fmt"
-	"go/ast"
 	"io"
 	"reflect"
 	"sort"
@@ -695,45 +694,4 @@ func printMapTypes(i *yaegi.Interpreter) yaegi.Exports {
 		}
 	}
 	return yaegi.Exports{".": {"MapTypes": reflect.ValueOf(mt)}}
-}
-
-// structTypes returns the registration calls for the struct types that
-// decls declare (not generic ones): __gnnlab_rt.Name("main.T", "a,b",
-// (*T)(nil)), or "".
-func structTypes(decls []ast.Decl) string {
-	var b strings.Builder
-	for _, d := range decls {
-		gd, ok := d.(*ast.GenDecl)
-		if !ok {
-			continue
-		}
-		for _, sp := range gd.Specs {
-			ts, ok := sp.(*ast.TypeSpec)
-			if !ok || ts.TypeParams != nil || ts.Name.Name == "_" {
-				continue
-			}
-			st, ok := ts.Type.(*ast.StructType)
-			if !ok {
-				continue
-			}
-			var fields []string
-			for _, f := range st.Fields.List {
-				if len(f.Names) == 0 {
-					t := f.Type
-					if st, ok := t.(*ast.StarExpr); ok {
-						t = st.X
-					}
-					if sel, ok := t.(*ast.SelectorExpr); ok {
-						t = sel.Sel
-					}
-					fields = append(fields, recvName(t))
-				}
-				for _, n := range f.Names {
-					fields = append(fields, n.Name)
-				}
-			}
-			fmt.Fprintf(&b, "%s.Name(%q, %q, (*%s)(nil))\n", helperRT, "main."+ts.Name.Name, strings.Join(fields, ","), ts.Name.Name)
-		}
-	}
-	return b.String()
 }

@@ -1,4 +1,4 @@
-package interp
+package rt
 
 import (
 	"fmt"
@@ -89,17 +89,18 @@ func (w errI) Is(target error) bool   { return w.WIs(target) }
 func (w errA) Error() string          { return w.WError() }
 func (w errA) As(target any) bool     { return w.WAs(target) }
 
-// errorSymbols returns errors.Is and errors.As, and the error wrappers,
+// ErrorSymbols returns errors.Is and errors.As, and the error wrappers,
 // keyed by yaegi's own wrapper type, which an interpreted error returned
-// as an error shows (helperErr, defined by helperSrc).
-func errorSymbols(i *yaegi.Interpreter) (yaegi.Exports, error) {
+// as an error shows: errCall is a call of an interpreted function that
+// returns an interpreted error (the helper source's __gnnlab_err()).
+func ErrorSymbols(i *yaegi.Interpreter, errCall string) (yaegi.Exports, error) {
 	e := yaegi.Exports{
 		"errors/errors": {
 			"Is": reflect.ValueOf(errorsIs),
 			"As": reflect.ValueOf(errorsAs),
 		},
 	}
-	v, err := i.Eval(helperErr + "()")
+	v, err := i.Eval(errCall)
 	if err != nil {
 		return nil, err
 	}
