@@ -6,64 +6,21 @@ import (
 	"go/token"
 	"go/types"
 	"sync"
+
+	"github.com/gnnlab/gnnlab/interp/internal/helpers"
 )
 
 // atomic.Pointer[T] in cells.
 //
 // yaegi's tables have no generic types: the session declares
-// atomic.Pointer for go/types (atomicDecl) and writes atomic.Pointer[T]
+// atomic.Pointer for go/types (helpers.AtomicDecl) and writes atomic.Pointer[T]
 // as __gnnlab_atomic_Pointer[T], an interpreted generic type with the
 // same methods, whose pointer a mutex guards (atomicSrc), compiled into a
 // session when a cell first uses it.
 
-const atomicDecl = `
-type Pointer[T any] struct{ p *T }
-
-func (x *Pointer[T]) Load() *T                         { return x.p }
-func (x *Pointer[T]) Store(val *T)                     {}
-func (x *Pointer[T]) Swap(new *T) (old *T)             { return nil }
-func (x *Pointer[T]) CompareAndSwap(old, new *T) bool  { return false }
-`
-
-const atomicSrc = `package main
-
-import __gnnlab_sync "sync"
-
-type __gnnlab_atomic_Pointer[T any] struct {
-	mu __gnnlab_sync.Mutex
-	p  *T
-}
-
-func (x *__gnnlab_atomic_Pointer[T]) Load() *T {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.p
-}
-
-func (x *__gnnlab_atomic_Pointer[T]) Store(val *T) {
-	x.mu.Lock()
-	x.p = val
-	x.mu.Unlock()
-}
-
-func (x *__gnnlab_atomic_Pointer[T]) Swap(new *T) *T {
-	x.mu.Lock()
-	old := x.p
-	x.p = new
-	x.mu.Unlock()
-	return old
-}
-
-func (x *__gnnlab_atomic_Pointer[T]) CompareAndSwap(old, new *T) bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.p != old {
-		return false
-	}
-	x.p = new
-	return true
-}
-`
+// atomicSrc is atomic.Pointer[T] in the interpreter
+// (internal/helpers/std/atomic).
+var atomicSrc = helpers.Atomic()
 
 // atomicTypes is package sync/atomic for go/types: the compiled package
 // with Pointer added.
@@ -73,7 +30,7 @@ var atomicTypes = sync.OnceValue(func() *types.Package {
 		return nil
 	}
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "atomic.go", "package atomic\n"+atomicDecl, 0)
+	f, err := parser.ParseFile(fset, "atomic.go", helpers.AtomicDecl(), 0)
 	if err != nil {
 		return p
 	}
