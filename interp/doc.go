@@ -91,7 +91,7 @@
 // their functions that the cell names (generic ones always): a global's
 // reflect type has lost the session's named types of other kinds than
 // struct (const Hearts Suit was an int to it); it learns the compiled
-// packages from their symbol tables (typesof.go), so it needs no Go
+// packages from their symbol tables (internal/symtypes), so it needs no Go
 // toolchain. Each rewrite covers a yaegi v0.16.1 behaviour, measured by
 // the differential tests (testdata/diff: programs run by go build and by
 // the session, compared):

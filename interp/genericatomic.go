@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/gnnlab/gnnlab/interp/internal/helpers"
+	"github.com/gnnlab/gnnlab/interp/internal/symtypes"
 )
 
 // atomic.Pointer[T] in cells.
@@ -25,7 +26,7 @@ var atomicSrc = helpers.Atomic()
 // atomicTypes is package sync/atomic for go/types: the compiled package
 // with Pointer added.
 var atomicTypes = sync.OnceValue(func() *types.Package {
-	p, err := symTypes.Import("sync/atomic")
+	p, err := symtypes.Import("sync/atomic")
 	if err != nil {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/gnnlab/gnnlab/interp/internal/helpers"
+	"github.com/gnnlab/gnnlab/interp/internal/symtypes"
 )
 
 // The generic functions of slices, maps and cmp, and errors.AsType.
@@ -97,7 +98,7 @@ func genericTypes(p string) *types.Package {
 // errorsTypes is package errors for go/types: the compiled functions of
 // the symbol table and the interpreted AsType.
 var errorsTypes = sync.OnceValue(func() *types.Package {
-	p, err := symTypes.Import("errors")
+	p, err := symtypes.Import("errors")
 	if err != nil {
 		return nil
 	}
@@ -123,7 +124,7 @@ var syncTypes = sync.OnceValue(func() *types.Package { return withMacros("sync")
 // withMacros returns compiled package path with the functions of its
 // macroDecls added.
 func withMacros(path string) *types.Package {
-	p, err := symTypes.Import(path)
+	p, err := symtypes.Import(path)
 	if err != nil {
 		return nil
 	}
@@ -162,8 +163,8 @@ func genericHelpers(p string) *types.Package {
 			if err != nil {
 				continue
 			}
-			// symTypes, not importer{}, which would come back here.
-			conf := types.Config{Importer: symTypes, Error: func(error) {}}
+			// symtypes, not importer{}, which would come back here.
+			conf := types.Config{Importer: symtypes.Importer, Error: func(error) {}}
 			pkg, _ := conf.Check(name, fset, []*ast.File{f}, nil)
 			if pkg != nil {
 				genericPkgs[name] = pkg

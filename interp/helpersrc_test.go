@@ -10,17 +10,18 @@ import (
 
 	"github.com/gnnlab/gnnlab/interp/internal/helpers"
 	"github.com/gnnlab/gnnlab/interp/internal/rt"
+	"github.com/gnnlab/gnnlab/interp/internal/symtypes"
 )
 
 // rtImporter gives go/types the runtime's package as the interpreter has
-// it (rt.Path, from the runtime's table) and the others from symTypes.
+// it (rt.Path, from the runtime's table) and the others from symtypes.
 type rtImporter struct{ rt *types.Package }
 
 func (i rtImporter) Import(path string) (*types.Package, error) {
 	if path == rt.Path {
 		return i.rt, nil
 	}
-	return symTypes.Import(path)
+	return symtypes.Import(path)
 }
 
 // TestHelperSource type-checks the helper source that the session
@@ -29,13 +30,11 @@ func (i rtImporter) Import(path string) (*types.Package, error) {
 // the symbol tables, as the interpreter compiles them.
 func TestHelperSource(t *testing.T) {
 	pkg := types.NewPackage(rt.Path, rt.Path)
-	symTypes.mu.Lock()
 	for name, v := range rt.New(io.Discard, make(chan int, 1)).Exports()[0][rt.Path+"/"+rt.Path] {
-		if obj := symTypes.object(pkg, name, v); obj != nil {
+		if obj := symtypes.Object(pkg, name, v); obj != nil {
 			pkg.Scope().Insert(obj)
 		}
 	}
-	symTypes.mu.Unlock()
 	pkg.MarkComplete()
 	imp := rtImporter{pkg}
 	check := func(name string, srcs ...string) {

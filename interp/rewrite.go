@@ -13,6 +13,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/interp/internal/helpers"
 	"github.com/gnnlab/gnnlab/interp/internal/rt"
+	"github.com/gnnlab/gnnlab/interp/internal/symtypes"
 )
 
 // Names of the helpers that rewritten cells call; see helperSrc.
@@ -52,7 +53,7 @@ func (importer) Import(path string) (*types.Package, error) {
 			return p, nil // iter.go
 		}
 	}
-	if p, err := symTypes.Import(path); err == nil {
+	if p, err := symtypes.Import(path); err == nil {
 		return p, nil
 	}
 	name := path[strings.LastIndex(path, "/")+1:]
@@ -167,7 +168,7 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 		if declared[name] || byRecord[name] || strings.HasPrefix(name, helperPrefix) || !v.IsValid() || !compiledType(v.Type(), 0) {
 			continue
 		}
-		if t, ok := symTypes.TypeOf(v.Type()); ok {
+		if t, ok := symtypes.TypeOf(v.Type()); ok {
 			pkg.Scope().Insert(types.NewVar(0, pkg, name, t))
 		}
 	}
@@ -903,7 +904,7 @@ func (r *rewriter) redefine(st *ast.AssignStmt, names map[string]string) bool {
 			continue
 		}
 		if g, ok := r.globals[id.Name]; ok && g.IsValid() {
-			gt, ok := symTypes.TypeOf(g.Type())
+			gt, ok := symtypes.TypeOf(g.Type())
 			if !ok || !types.Identical(gt, obj.Type()) {
 				return false
 			}

@@ -409,7 +409,7 @@ var logPrintNames = map[string]string{
 
 // isLogLogger reports whether t is log.Logger or a pointer to it, which
 // the type checker knows as the symbol table's logLogger (interp/symbols,
-// typesof.go) and a global's reflect type may show as the runtime's.
+// internal/symtypes) and a global's reflect type may show as the runtime's.
 func isLogLogger(t types.Type) bool {
 	if p, ok := types.Unalias(t).(*types.Pointer); ok {
 		t = p.Elem()

@@ -1,4 +1,4 @@
-package interp
+package symtypes
 
 import (
 	"go/types"
