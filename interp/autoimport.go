@@ -7,6 +7,8 @@ import (
 	"go/types"
 	"sort"
 	"strings"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 )
 
 // Automatic imports.
@@ -43,10 +45,7 @@ func packagesNamed(name string) []string {
 // function or type name of package p (genericstd.go), which no symbol
 // table holds.
 func providedGeneric(p, name string) bool {
-	t := genericTypes(p)
-	if t == nil && p == "iter" {
-		t = iterTypes()
-	}
+	t := rewrite.GenericPackage(p)
 	return t != nil && t.Scope().Lookup(name) != nil
 }
 

@@ -7,13 +7,20 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 )
 
-// cellFile is the file name of every piece of cell code given to yaegi:
-// yaegi's own name for Eval'd source, because yaegi scopes imports by the
-// base name of a node's file. The cell number and line are carried by the
-// line number (see virtualLine), set with //line directives.
-const cellFile = "_.go"
+// cellFile is the file name of every piece of cell code given to yaegi
+// (rewrite.CellFile).
+const cellFile = rewrite.CellFile
+
+// Names of the helpers the session makes and calls (internal/rewrite).
+const (
+	helperPrefix = rewrite.Prefix
+	helperMain   = rewrite.Main
+	helperErr    = rewrite.Err
+)
 
 // lineStride separates the line numbers of consecutive cells: line L of
 // cell N is line N*lineStride+L for the parser and yaegi.
@@ -172,6 +179,12 @@ func blankSeparators(src string, chunks []chunk) string {
 
 // parsedCell is a cell cut into its declarations and its statements, both
 // parsed in the interpreter's file set with positions of the cell.
+// rewriteCell is the cell as the rewrites see it.
+func (pc *parsedCell) rewriteCell() *rewrite.Cell {
+	return &rewrite.Cell{Fset: pc.fset, Decls: pc.decls, DeclSrc: pc.declSrc, Body: pc.body, StmtSrc: pc.stmtSrc,
+		HasDecls: pc.hasDecls, HasStmts: pc.hasStmts, DeclBase: pc.declBase, StmtBase: pc.stmtBase}
+}
+
 type parsedCell struct {
 	n        int
 	fset     *token.FileSet
@@ -245,7 +258,7 @@ func declNames(d ast.Decl) []string {
 	switch d := d.(type) {
 	case *ast.FuncDecl:
 		if d.Recv != nil && len(d.Recv.List) == 1 {
-			return []string{recvName(d.Recv.List[0].Type) + "." + d.Name.Name}
+			return []string{rewrite.RecvName(d.Recv.List[0].Type) + "." + d.Name.Name}
 		}
 		return []string{d.Name.Name}
 	case *ast.GenDecl:
@@ -263,27 +276,6 @@ func declNames(d ast.Decl) []string {
 		return names
 	}
 	return nil
-}
-
-// recvName is the name of a receiver's type: T of T, *T, T[K] or *T[K,
-// V]; "?" when it has none.
-func recvName(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.ParenExpr:
-			e = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return "?"
-		}
-	}
 }
 
 // importName is the name under which an import spec binds its package.

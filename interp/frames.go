@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 )
 
 // Where the session's functions are made, and why not at the top level.
@@ -84,8 +86,8 @@ func (s *Session) defSteps(pieces []defPiece) []string {
 // statement (rewrite_go.go declares a function for it): yaegi's go of a
 // function value that a call returned reads the call's result slot when
 // the goroutine starts, so that a loop's next call raced with it.
-func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) error {
-	if len(rw.undefined) > 0 {
+func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info, ed *rewrite.Editor, rw *rewrite.Rewriter) error {
+	if len(rw.Undefined()) > 0 {
 		return nil
 	}
 	defs := cellDefs(pc, info, ed, rw)
@@ -112,16 +114,16 @@ func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info
 	var decl strings.Builder
 	for _, st := range pc.body.List {
 		as, ok := st.(*ast.AssignStmt)
-		if !ok || !declare[as] || rw.hoisted[as] {
+		if !ok || !declare[as] || rw.Hoisted(as) {
 			continue
 		}
 		for _, e := range as.Lhs {
 			if obj := info.Defs[e.(*ast.Ident)]; obj != nil {
-				t, _ := typeText(obj.Type(), rw.names)
+				t, _ := rewrite.TypeText(obj.Type(), rw.Names())
 				decl.WriteString("\nvar " + obj.Name() + " " + t + "\n")
 			}
 		}
-		ed.replace(as.TokPos, as.TokPos+token.Pos(len(":=")), "=")
+		ed.Replace(as.TokPos, as.TokPos+token.Pos(len(":=")), "=")
 	}
 	if decl.Len() > 0 {
 		if _, err := s.eval(ctx, blockPrefix+decl.String(), rw); err != nil {
@@ -137,18 +139,15 @@ func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info
 // declare them first: the statement has no other rewrite, defines one
 // name, its right side does not mention what it defines, and each type can
 // be written at package level. hoist.go's statements are declared already.
-func cellDefs(pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) map[types.Object]*ast.AssignStmt {
+func cellDefs(pc *parsedCell, info *types.Info, ed *rewrite.Editor, rw *rewrite.Rewriter) map[types.Object]*ast.AssignStmt {
 	defs := map[types.Object]*ast.AssignStmt{}
 	for _, st := range pc.body.List {
 		as, ok := st.(*ast.AssignStmt)
 		if !ok || as.Tok != token.DEFINE {
 			continue
 		}
-		a, b := ed.off(as.Pos()), ed.off(as.TokPos)+len(":=")
-		edited := false
-		for _, e := range ed.edits {
-			edited = edited || e.start < b && e.end > a || e.start == e.end && e.start >= a && e.start <= b
-		}
+		a, b := ed.Off(as.Pos()), ed.Off(as.TokPos)+len(":=")
+		edited := ed.EditedIn(a, b)
 		names := map[string]bool{}
 		writable := true
 		var objs []types.Object
@@ -160,7 +159,7 @@ func cellDefs(pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) map[ty
 			}
 			names[id.Name] = true
 			if obj := info.Defs[id]; obj != nil {
-				_, ok := typeText(obj.Type(), rw.names)
+				_, ok := rewrite.TypeText(obj.Type(), rw.Names())
 				writable = writable && ok && packageLevelType(obj.Type(), 0)
 				objs = append(objs, obj)
 			}
@@ -169,7 +168,7 @@ func cellDefs(pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) map[ty
 		// assignment (a, b = x.F(), s[:n]) yaegi loses the values after
 		// a method call (b is left empty).
 		multi := len(as.Lhs) > 1
-		if !rw.hoisted[as] && (edited || !writable || multi || refersAny(as.Rhs, names)) {
+		if !rw.Hoisted(as) && (edited || !writable || multi || refersAny(as.Rhs, names)) {
 			continue
 		}
 		for _, obj := range objs {
@@ -181,7 +180,7 @@ func cellDefs(pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) map[ty
 
 func refersAny(es []ast.Expr, names map[string]bool) bool {
 	for _, e := range es {
-		if refers(e, names) {
+		if rewrite.Refers(e, names) {
 			return true
 		}
 	}
@@ -250,27 +249,19 @@ func packageLevelType(t types.Type, depth int) bool {
 
 // makeLit writes the function that makes lit to file and replaces lit by
 // its call in ed; it does nothing (false) when an edit of ed straddles lit.
-func (s *Session) makeLit(file *strings.Builder, lit *ast.FuncLit, ed *editor) bool {
-	a, b := ed.off(lit.Pos()), ed.off(lit.End())
-	var outer []edit
-	for _, e := range ed.edits {
-		switch {
-		case e.start == e.end && (e.start == a || e.start == b), e.end <= a, e.start >= b:
-			outer = append(outer, e) // around lit, or at its ends
-		case e.start >= a && e.end <= b: // inside lit: in its text below
-		default:
-			return false // a rewrite of more than lit
-		}
+func (s *Session) makeLit(file *strings.Builder, lit *ast.FuncLit, ed *rewrite.Editor) bool {
+	if ed.Straddled(lit.Pos(), lit.End()) {
+		return false // a rewrite of more than lit
 	}
-	typ := ed.text(lit.Type.Pos(), lit.Type.End(), false)
+	typ := ed.Text(lit.Type.Pos(), lit.Type.End(), false)
 	if strings.Contains(typ, "\n") {
 		return false
 	}
 	s.defs++
 	name := helperPrefix + "defs" + strconv.Itoa(s.defs)
 	s.made = append(s.made, name)
-	file.WriteString("func " + name + "() " + typ + " {" + ed.piece(lit.Pos(), lit.End(), "return ", false) + "}\n")
-	ed.edits = append(outer, edit{start: a, end: b, text: name + "()"})
+	file.WriteString("func " + name + "() " + typ + " {" + ed.Piece(lit.Pos(), lit.End(), "return ", false) + "}\n")
+	ed.Collapse(lit.Pos(), lit.End(), name+"()")
 	return true
 }
 

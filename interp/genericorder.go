@@ -6,6 +6,8 @@ import (
 	"go/types"
 	"slices"
 	"strings"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 )
 
 // Methods of a cell's generic types before the instances of the types.
@@ -56,7 +58,7 @@ func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*a
 		if !isFunc || fd.Recv == nil || len(fd.Recv.List) != 1 || fd.Body == nil {
 			continue
 		}
-		name := recvName(fd.Recv.List[0].Type)
+		name := rewrite.RecvName(fd.Recv.List[0].Type)
 		if generic[name] == nil {
 			continue
 		}
@@ -67,7 +69,7 @@ func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*a
 		found = append(found, fd)
 	}
 	for _, fd := range found {
-		name := recvName(fd.Recv.List[0].Type)
+		name := rewrite.RecvName(fd.Recv.List[0].Type)
 		if !ok[name] {
 			continue
 		}
@@ -94,7 +96,7 @@ func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*a
 		changed = false
 		for _, d := range pc.decls.Decls {
 			gd, ok := d.(*ast.GenDecl)
-			if !ok || (gd.Tok != token.TYPE && gd.Tok != token.CONST) || early[gd] != nil || late[gd] || !refers(gd, names) {
+			if !ok || (gd.Tok != token.TYPE && gd.Tok != token.CONST) || early[gd] != nil || late[gd] || !rewrite.Refers(gd, names) {
 				continue
 			}
 			late[gd], changed = true, true

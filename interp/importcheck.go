@@ -6,6 +6,8 @@ import (
 	"go/token"
 	"runtime"
 	"strconv"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 )
 
 // Imports that the interpreter cannot satisfy.
@@ -40,7 +42,7 @@ func (s *Session) checkImports(pc *parsedCell) *Error {
 		for _, sp := range gd.Specs {
 			is := sp.(*ast.ImportSpec)
 			p, err := strconv.Unquote(is.Path.Value)
-			if err != nil || isIterImport(is) {
+			if err != nil || rewrite.IsIterImport(is) {
 				continue
 			}
 			if _, ok := packages().byPath[p]; ok {

@@ -1,10 +1,8 @@
-package interp
+package rewrite
 
 import (
-	"errors"
 	"go/ast"
 	"go/constant"
-	"go/parser"
 	"go/token"
 	"go/types"
 	"reflect"
@@ -62,246 +60,13 @@ func (importer) Import(path string) (*types.Package, error) {
 	return p, nil
 }
 
-// checkEnv is what the type checker is told about the session.
-type checkEnv struct {
-	globals map[string]reflect.Value
-	earlier []*declRec  // declarations of earlier cells
-	imports []importRec // imports of earlier cells
-	// known reports whether the session knows name (a global, a
-	// declaration or an import), so that go/types' "undefined: name" is
-	// kept only for names that are undefined indeed.
-	known func(name string) bool
-}
-
-// compiledType reports whether t holds no type that yaegi made for an
-// interpreted type (an unnamed struct or interface): go/types is told the
-// types of globals only when they say what the cell sees.
-func compiledType(t reflect.Type, depth int) bool {
-	if depth > 8 {
-		return false
-	}
-	if t.Name() != "" {
-		return true
-	}
-	switch t.Kind() {
-	case reflect.Struct, reflect.Interface:
-		return t.Kind() == reflect.Interface && t.NumMethod() == 0
-	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Chan:
-		return compiledType(t.Elem(), depth+1)
-	case reflect.Map:
-		return compiledType(t.Key(), depth+1) && compiledType(t.Elem(), depth+1)
-	case reflect.Func:
-		for i := 0; i < t.NumIn(); i++ {
-			if !compiledType(t.In(i), depth+1) {
-				return false
-			}
-		}
-		for i := 0; i < t.NumOut(); i++ {
-			if !compiledType(t.Out(i), depth+1) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func inGlobals(g map[string]reflect.Value, name string) bool {
-	_, ok := g[name]
-	return ok
-}
-
-// qualifiers returns the identifiers that the nodes use as X in X.Sel:
-// the imports a file needs, for go/types would spend time on an
-// "imported and not used" error for each of the others.
-func qualifiers(nodes ...ast.Node) map[string]bool {
-	q := map[string]bool{}
-	for _, n := range nodes {
-		ast.Inspect(n, func(x ast.Node) bool {
-			if sel, ok := x.(*ast.SelectorExpr); ok {
-				if id, ok := sel.X.(*ast.Ident); ok {
-					q[id.Name] = true
-				}
-			}
-			return true
-		})
-	}
-	return q
-}
-
-// importDecl declares to go/types the imports named in used, except
-// those in skip; nil when there are none.
-func importDecl(imps []importRec, used, skip map[string]bool) *ast.GenDecl {
-	d := &ast.GenDecl{Tok: token.IMPORT}
-	for _, im := range imps {
-		if (!used[im.name] && im.name != ".") || skip[im.name] {
-			continue
-		}
-		d.Specs = append(d.Specs, &ast.ImportSpec{
-			Name: ast.NewIdent(im.name),
-			Path: &ast.BasicLit{Kind: token.STRING, Value: strconv.Quote(im.path)},
-		})
-	}
-	if len(d.Specs) == 0 {
-		return nil
-	}
-	return d
-}
-
-// typecheck runs go/types over the cell with the session's imports and
-// globals declared, ignoring every error, and returns what it learnt and
-// the names that neither go/types nor the session know.
-func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.Info, undefined []types.Error) {
-	declared := map[string]bool{}
-	for _, d := range pc.decls.Decls {
-		for _, n := range declNames(d) {
-			declared[n] = true
-		}
-	}
-	cellImports := map[string]bool{}
-	for _, is := range pc.decls.Imports {
-		cellImports[importName(is)] = true
-	}
-	pkg := types.NewPackage("main", "main")
-	used := identNames(pc.decls, pc.body)
-	byRecord := recordNames(env.earlier, declared, used)
-	for name, v := range env.globals {
-		if declared[name] || byRecord[name] || strings.HasPrefix(name, helperPrefix) || !v.IsValid() || !compiledType(v.Type(), 0) {
-			continue
-		}
-		if t, ok := symtypes.TypeOf(v.Type()); ok {
-			pkg.Scope().Insert(types.NewVar(0, pkg, name, t))
-		}
-	}
-	// Types, constants and methods (without their bodies, which need not
-	// be checked again) of earlier cells help to infer more.
-	var gs strings.Builder
-	gs.WriteString("package main\n")
-	for _, rec := range env.earlier {
-		// Functions are given by their signatures (recordNames), which
-		// also let go/types infer type arguments of calls of generic
-		// ones in later cells.
-		fn := sigRecord(rec, used)
-		if rec.dead || (rec.tok != token.TYPE && rec.tok != token.CONST && !rec.method && !fn) {
-			continue
-		}
-		clash := false
-		for _, n := range rec.names {
-			clash = clash || declared[n] || declared[n[:strings.IndexByte(n+".", '.')]]
-		}
-		switch {
-		case clash:
-		case rec.method, fn:
-			gs.WriteString(rec.sig + "\n")
-		default:
-			gs.WriteString(rec.text + "\n")
-		}
-	}
-	files := []*ast.File{}
-	if gf, err := parser.ParseFile(fset, "", gs.String(), 0); err == nil {
-		if d := importDecl(env.imports, qualifiers(gf), nil); d != nil {
-			gf.Decls = append([]ast.Decl{d}, gf.Decls...)
-		}
-		files = append(files, gf)
-	}
-	var decls []ast.Decl
-	if d := importDecl(env.imports, qualifiers(pc.decls, pc.body), cellImports); d != nil {
-		decls = append(decls, d)
-	}
-	decls = append(decls, pc.decls.Decls...)
-	decls = append(decls, &ast.FuncDecl{
-		Name: ast.NewIdent(helperPrefix + "cell"),
-		Type: &ast.FuncType{Params: &ast.FieldList{}},
-		Body: pc.body,
-	})
-	files = append(files, &ast.File{Name: ast.NewIdent("main"), Decls: decls, Package: pc.decls.Package})
-	info = &types.Info{
-		Types: map[ast.Expr]types.TypeAndValue{},
-		Uses:  map[*ast.Ident]types.Object{},
-		Defs:  map[*ast.Ident]types.Object{},
-		// Selections tell method values from fields (defer.go).
-		Selections: map[*ast.SelectorExpr]*types.Selection{},
-		// Instances give generic calls their type arguments
-		// (rewrite_call.go).
-		Instances: map[*ast.Ident]types.Instance{},
-	}
-	cellFiles := map[*token.File]bool{fset.File(pc.decls.Pos()): true, fset.File(pc.body.Pos()): true}
-	conf := types.Config{Importer: importer{}, Error: func(err error) {
-		// Keep "undefined: x" of names in the cell that the session does
-		// not know either: yaegi reports some of them obscurely.
-		var te types.Error
-		if !errors.As(err, &te) || !strings.HasPrefix(te.Msg, "undefined: ") || !cellFiles[fset.File(te.Pos)] {
-			return
-		}
-		name := strings.TrimPrefix(te.Msg, "undefined: ")
-		if strings.Contains(name, ".") || inGlobals(env.globals, name) || (env.known != nil && env.known(name)) {
-			return
-		}
-		undefined = append(undefined, te)
-	}}
-	func() {
-		// go/types is robust, but a panic here must not fail the cell.
-		defer func() { _ = recover() }()
-		_ = types.NewChecker(&conf, fset, pkg, info).Files(files)
-	}()
-	return info, undefined
-}
-
-// sigRecord reports whether rec declares a function (not a method) whose
-// signature the type checker is given: a generic one, or one that the
-// cell names (used), so that a session of many functions does not check
-// all their signatures for every cell.
-func sigRecord(rec *declRec, used map[string]bool) bool {
-	if rec.tok != token.FUNC || rec.method || len(rec.names) != 1 {
-		return false
-	}
-	return used[rec.names[0]] || strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rec.sig), "func "+rec.names[0])), "[")
-}
-
-// identNames returns the names of the identifiers in nodes.
-func identNames(nodes ...ast.Node) map[string]bool {
-	names := map[string]bool{}
-	for _, n := range nodes {
-		ast.Inspect(n, func(x ast.Node) bool {
-			if id, ok := x.(*ast.Ident); ok {
-				names[id.Name] = true
-			}
-			return true
-		})
-	}
-	return names
-}
-
-// recordNames are the names that typecheck declares from the earlier
-// cells' declarations (constants, and functions of sigRecord, not
-// redefined in this cell), not from the interpreter's globals: a global's
-// reflect type lost the named non-struct types of the session (const
-// Hearts Suit was an int, func two() (Suit, error) returned an int).
-func recordNames(earlier []*declRec, declared, used map[string]bool) map[string]bool {
-	names := map[string]bool{}
-	for _, rec := range earlier {
-		if rec.dead || !(rec.tok == token.CONST || sigRecord(rec, used)) {
-			continue
-		}
-		clash := false
-		for _, n := range rec.names {
-			clash = clash || declared[n]
-		}
-		if !clash {
-			for _, n := range rec.names {
-				names[n] = true
-			}
-		}
-	}
-	return names
-}
-
 // rewriter finds the constructs that stand in for Go features yaegi
 // lacks (see the package doc) and records their rewrites as text edits.
 type rewriter struct {
 	info      *types.Info
 	undefined []types.Error // from typecheck
 	globals   map[string]reflect.Value
-	ed        *editor
+	ed        *Editor
 	n         int
 	unknown   token.Pos           // a range statement whose operand type is unknown
 	names     map[string]string   // import path to name, for types written in rewrites
@@ -310,7 +75,7 @@ type rewriter struct {
 	hoistDecl string              // declarations of hoisted variables (hoist.go)
 	hoisted   map[ast.Stmt]bool   // definitions made assignments (hoist.go)
 	generic   map[string]bool     // packages whose helpers calls use (genericstd.go)
-	instances []instanceUse       // generic instances the calls use (geninstance.go)
+	instances []Instance          // generic instances the calls use (geninstance.go)
 	loops     []ast.Stmt          // for and range statements (deferredLit)
 	seq       *int                // numbers the session's declared functions (goLits)
 	goFuncs   []goFunc            // functions declared for go statements (rewrite_go.go)
@@ -322,6 +87,9 @@ type rewriter struct {
 	deferArgs  []deferArg              // deferred literals given loop variables (deferredLit)
 	inOrder    map[*ast.ValueSpec]bool // var specs initialised (false) or declared (true) among the statements (hoist.go)
 	inOrderEnd token.Pos               // in the statements, the end of the last of those (hoist.go)
+	// recoverIn are the deferPanic variables that recover() calls in
+	// guarded deferred literals read (deferGuards, defer.go).
+	recoverIn map[*ast.CallExpr]string
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -342,17 +110,15 @@ func (r *rewriter) isBuiltin(id *ast.Ident, name string) bool {
 	return !shadowed
 }
 
-// rewrite records the edits for n and returns the first unsupported
-// construct.
-func (r *rewriter) rewrite(n ast.Node) error {
+// walk records the node-by-node rewrites of n (the "nodes" pass of the
+// Suite) and returns the first unsupported construct.
+func (r *rewriter) walk(n ast.Node) error {
 	var err error
-	r.tupleAssigns(n) // rewrite_recv.go; first: see there
-	r.labelNames(n)
 	if r.labels == nil {
 		r.labels = map[ast.Stmt]string{}
 	}
 	calledSel := map[*ast.SelectorExpr]bool{} // selectors called at once
-	recoverIn := r.deferGuards(n)             // defer.go
+	recoverIn := r.recoverIn                  // the "deferguards" pass
 	ast.Inspect(n, func(node ast.Node) bool {
 		switch x := node.(type) {
 		case *ast.LabeledStmt:
@@ -480,7 +246,7 @@ func (r *rewriter) rewrite(n ast.Node) error {
 			case r.isBuiltin(id, "min"), r.isBuiltin(id, "max"):
 				if text, ok := r.constantText(x); ok {
 					// A constant (const c = min(1, 2)) stays one.
-					r.ed.replace(x.Pos(), x.End(), text)
+					r.ed.Replace(x.Pos(), x.End(), text)
 					return false
 				}
 				helper := helperPrefix + id.Name
@@ -489,17 +255,17 @@ func (r *rewriter) rewrite(n ast.Node) error {
 						helper += "[" + b.Name() + "]"
 					}
 				}
-				r.ed.replace(id.Pos(), id.End(), helper)
+				r.ed.Replace(id.Pos(), id.End(), helper)
 			case r.isBuiltin(id, "complex"):
 				// complex(0, math.Pi) failed in yaegi (mismatched types
 				// untyped float and untyped float64): a constant is
 				// written as its value.
 				if text, ok := r.constantText(x); ok {
-					r.ed.replace(x.Pos(), x.End(), text)
+					r.ed.Replace(x.Pos(), x.End(), text)
 					return false
 				}
 			case r.isBuiltin(id, "clear"):
-				r.ed.replace(id.Pos(), id.End(), rt.Clear)
+				r.ed.Replace(id.Pos(), id.End(), rt.Clear)
 			case r.isBuiltin(id, "new"):
 				r.newExpr(x, id)
 			case r.isBuiltin(id, "recover") && len(x.Args) == 0:
@@ -509,18 +275,12 @@ func (r *rewriter) rewrite(n ast.Node) error {
 				if slot, ok := recoverIn[x]; ok {
 					call = slot + ".Recovered" // a guarded deferred literal (defer.go)
 				}
-				r.ed.insert(x.Pos(), call+"(", false)
-				r.ed.insert(x.End(), ")", false)
+				r.ed.Insert(x.Pos(), call+"(", false)
+				r.ed.Insert(x.End(), ")", false)
 			}
 		}
 		return true
 	})
-	r.nestedDefers(n)
-	r.errorConv(n)      // rewrite_iface.go
-	r.recvReturns(n)    // rewrite_recv.go
-	r.builtinReturns(n) // rewrite_recv.go
-	r.indexGuards(n)    // rewrite_index.go
-	r.loopLitArgs(n)    // rewrite_loopvar.go; last: it moves text
 	return err
 }
 
@@ -584,7 +344,7 @@ func (r *rewriter) labelNames(n ast.Node) {
 	})
 	for id := range labels {
 		if _, global := r.globals[id.Name]; names[id.Name] || global {
-			r.ed.replace(id.Pos(), id.End(), helperPrefix+"label_"+id.Name)
+			r.ed.Replace(id.Pos(), id.End(), helperPrefix+"label_"+id.Name)
 		}
 	}
 }
@@ -622,8 +382,8 @@ func (r *rewriter) ifaceFieldAssign(x *ast.AssignStmt) {
 		if !ok {
 			continue
 		}
-		r.ed.insert(x.Rhs[k].Pos(), "("+t+")(", false)
-		r.ed.insert(x.Rhs[k].End(), ")", false)
+		r.ed.Insert(x.Rhs[k].Pos(), "("+t+")(", false)
+		r.ed.Insert(x.Rhs[k].End(), ")", false)
 	}
 }
 
@@ -637,7 +397,7 @@ func (r *rewriter) unnamedParams(ft *ast.FuncType) {
 	}
 	for _, f := range ft.Params.List {
 		if len(f.Names) == 0 {
-			r.ed.insert(f.Type.Pos(), "_ ", false)
+			r.ed.Insert(f.Type.Pos(), "_ ", false)
 		}
 	}
 }
@@ -655,8 +415,8 @@ func (r *rewriter) shiftCount(n ast.Expr) {
 	if !ok || b.Info()&types.IsInteger == 0 || b.Info()&types.IsUnsigned != 0 || b.Info()&types.IsUntyped != 0 {
 		return
 	}
-	r.ed.insert(n.Pos(), rt.ShiftCount+"(int64(", false)
-	r.ed.insert(n.End(), "))", false)
+	r.ed.Insert(n.Pos(), rt.ShiftCount+"(int64(", false)
+	r.ed.Insert(n.End(), "))", false)
 }
 
 // localAliases removes the type aliases declared in a function (type
@@ -699,7 +459,7 @@ func (r *rewriter) localAliases(root ast.Node, d *ast.DeclStmt) {
 				if called[x] {
 					t = "(" + t + ")"
 				}
-				r.ed.replace(x.Pos(), x.End(), t)
+				r.ed.Replace(x.Pos(), x.End(), t)
 			}
 		}
 		return true
@@ -707,7 +467,7 @@ func (r *rewriter) localAliases(root ast.Node, d *ast.DeclStmt) {
 	// What is removed keeps its line breaks, so that the lines after it
 	// keep their numbers.
 	remove := func(from, to token.Pos) {
-		r.ed.replace(from, to, strings.Repeat("\n", strings.Count(r.ed.src[r.ed.off(from):r.ed.off(to)], "\n")))
+		r.ed.Replace(from, to, strings.Repeat("\n", strings.Count(r.ed.src[r.ed.Off(from):r.ed.Off(to)], "\n")))
 	}
 	if all {
 		remove(d.Pos(), d.End()) // yaegi failed on an empty type ( )
@@ -761,8 +521,8 @@ func (r *rewriter) packageVar(sel *ast.SelectorExpr) {
 	if _, basic := v.Type().Underlying().(*types.Basic); !basic {
 		return
 	}
-	r.ed.insert(sel.Pos(), "(*(&", false)
-	r.ed.insert(sel.End(), "))", false)
+	r.ed.Insert(sel.Pos(), "(*(&", false)
+	r.ed.Insert(sel.End(), "))", false)
 }
 
 // rangeInt turns `for k := range n {` into a three-clause loop, leaving
@@ -780,24 +540,24 @@ func (r *rewriter) rangeInt(x *ast.RangeStmt, t types.Type, captured bool) {
 		}
 	} else if x.Key != nil && x.Tok == token.ASSIGN {
 		// The loop variable exists already: assign it on each iteration.
-		tail = " " + r.ed.text(x.Key.Pos(), x.Key.End(), false) + " = " + i + ";"
+		tail = " " + r.ed.Text(x.Key.Pos(), x.Key.End(), false) + " = " + i + ";"
 	}
-	r.ed.replace(x.For, x.X.Pos(), "for "+i+", "+n+" := "+tname+"(0), "+tname+"(")
-	r.ed.replace(x.X.End(), x.Body.Lbrace+1, "); "+i+" < "+n+"; "+i+"++ {"+tail)
+	r.ed.Replace(x.For, x.X.Pos(), "for "+i+", "+n+" := "+tname+"(0), "+tname+"(")
+	r.ed.Replace(x.X.End(), x.Body.Lbrace+1, "); "+i+" < "+n+"; "+i+"++ {"+tail)
 }
 
 // funcsToVars rewrites each plain top-level function `func f(p) r {b}` to
 // `var f func(p) r = func(p) r {b}`, so that a later redefinition of f is
 // seen by the functions that call it. Methods, generic functions and init
 // stay declarations.
-func funcsToVars(f *ast.File, ed *editor) {
+func funcsToVars(f *ast.File, ed *Editor) {
 	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || !plainFunc(fd) {
 			continue
 		}
-		sig := ed.text(fd.Type.Params.Pos(), fd.Type.End(), false)
-		ed.replace(fd.Pos(), fd.Type.Params.Pos(), "var "+funcName(fd)+" func"+sig+" = func")
+		sig := ed.Text(fd.Type.Params.Pos(), fd.Type.End(), false)
+		ed.Replace(fd.Pos(), fd.Type.Params.Pos(), "var "+funcName(fd)+" func"+sig+" = func")
 	}
 }
 
@@ -923,8 +683,8 @@ func (r *rewriter) redefine(st *ast.AssignStmt, names map[string]string) bool {
 	if !again {
 		return false
 	}
-	r.ed.replace(st.TokPos, st.TokPos+token.Pos(len(":=")), "=")
-	r.ed.insert(st.Pos(), decl, false)
+	r.ed.Replace(st.TokPos, st.TokPos+token.Pos(len(":=")), "=")
+	r.ed.Insert(st.Pos(), decl, false)
 	return true
 }
 
@@ -946,8 +706,8 @@ func (r *rewriter) commaOk(st *ast.AssignStmt, names map[string]string) {
 		}
 		decl += "var " + id.Name + " " + t + "; "
 	}
-	r.ed.replace(st.TokPos, st.TokPos+token.Pos(len(":=")), "=")
-	r.ed.insert(st.Pos(), decl, false)
+	r.ed.Replace(st.TokPos, st.TokPos+token.Pos(len(":=")), "=")
+	r.ed.Insert(st.Pos(), decl, false)
 }
 
 func namesOf(ids []*ast.Ident) []ast.Expr {
@@ -1003,14 +763,14 @@ func (r *rewriter) typedDefine(lhs, rhs []ast.Expr, from, to token.Pos, names ma
 		}
 	}
 	if from == to {
-		r.ed.insert(from, " "+text, false)
+		r.ed.Insert(from, " "+text, false)
 		return
 	}
 	parts := make([]string, len(lhs))
 	for i, e := range lhs {
 		parts[i] = e.(*ast.Ident).Name
 	}
-	r.ed.replace(from, to, "var "+strings.Join(parts, ", ")+" "+text+" = ")
+	r.ed.Replace(from, to, "var "+strings.Join(parts, ", ")+" "+text+" = ")
 }
 
 // genericCall reports whether call calls a generic function, or new with
@@ -1086,6 +846,30 @@ func needsFrame(st ast.Stmt) bool {
 // positions of st and of what follows it on its last line.
 func (r *rewriter) frame(st ast.Stmt) {
 	start, end := r.ed.fset.Position(st.Pos()), r.ed.fset.Position(st.End())
-	r.ed.insert(st.Pos(), "func() {\n//line "+cellFile+":"+strconv.Itoa(start.Line)+":"+strconv.Itoa(start.Column)+"\n", false)
-	r.ed.insert(st.End(), "\n}()\n//line "+cellFile+":"+strconv.Itoa(end.Line)+":"+strconv.Itoa(end.Column)+"\n", false)
+	r.ed.Insert(st.Pos(), "func() {\n//line "+CellFile+":"+strconv.Itoa(start.Line)+":"+strconv.Itoa(start.Column)+"\n", false)
+	r.ed.Insert(st.End(), "\n}()\n//line "+CellFile+":"+strconv.Itoa(end.Line)+":"+strconv.Itoa(end.Column)+"\n", false)
+}
+
+func plainFunc(fd *ast.FuncDecl) bool {
+	return fd.Recv == nil && fd.Body != nil && fd.Name.Name != "init" && fd.Name.Name != "_" &&
+		(fd.Type.TypeParams == nil || len(fd.Type.TypeParams.List) == 0)
+}
+
+// validType reports whether t can be written in a cell: no invalid parts,
+// no types of packages the type checker did not see.
+func validType(t types.Type) bool {
+	s := types.TypeString(t, nil)
+	return !strings.Contains(s, "invalid type") && !strings.Contains(s, "untyped")
+}
+
+// refers reports whether n mentions one of names.
+func refers(n ast.Node, names map[string]bool) bool {
+	found := false
+	ast.Inspect(n, func(x ast.Node) bool {
+		if id, ok := x.(*ast.Ident); ok && names[id.Name] {
+			found = true
+		}
+		return !found
+	})
+	return found
 }

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -54,7 +54,7 @@ func (r *rewriter) unexportedTags(decl *ast.GenDecl) {
 			continue
 		}
 		if st, ok := ts.Type.(*ast.StructType); ok && ts.Assign == 0 && len(st.Fields.List) == 0 && r.emptyTwin(ts.Name) {
-			r.ed.insert(st.Fields.Closing, " _ "+rt.EmptyTag+" `json:\"-\" gnnlabtype:"+strconv.Quote(ts.Name.Name)+"` ", false)
+			r.ed.Insert(st.Fields.Closing, " _ "+rt.EmptyTag+" `json:\"-\" gnnlabtype:"+strconv.Quote(ts.Name.Name)+"` ", false)
 			continue
 		}
 		ast.Inspect(ts.Type, func(n ast.Node) bool {
@@ -106,10 +106,10 @@ func (r *rewriter) fieldTag(f *ast.Field, hide bool, typeName string) {
 		lit = strconv.Quote(tag)
 	}
 	if f.Tag == nil {
-		r.ed.insert(f.Type.End(), " "+lit, false)
+		r.ed.Insert(f.Type.End(), " "+lit, false)
 		return
 	}
-	r.ed.replace(f.Tag.Pos(), f.Tag.End(), lit)
+	r.ed.Replace(f.Tag.Pos(), f.Tag.End(), lit)
 }
 
 // sameFields reports whether the struct type that name declares has the
@@ -242,6 +242,6 @@ func (r *rewriter) emptyValue(t types.Type, e, v ast.Expr) bool {
 		}
 		text = obj.Name()
 	}
-	r.ed.replace(e.Pos(), e.End(), text+"{}")
+	r.ed.Replace(e.Pos(), e.End(), text+"{}")
 	return true
 }

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -202,7 +202,7 @@ func (r *rewriter) guardStmt(st ast.Stmt, inLoop, top bool) {
 	for _, g := range guards {
 		text += g + "; "
 	}
-	r.ed.insert(st.Pos(), text, false)
+	r.ed.Insert(st.Pos(), text, false)
 }
 
 func exprNodes(es []ast.Expr) []ast.Node {
@@ -268,8 +268,8 @@ func (r *rewriter) indexGuard(x *ast.IndexExpr, st ast.Stmt, effects []ast.Node,
 			return "", false
 		}
 	}
-	s := r.ed.inner(x.X.Pos(), x.X.End())
-	i := r.ed.inner(x.Index.Pos(), x.Index.End())
+	s := r.ed.Inner(x.X.Pos(), x.X.End())
+	i := r.ed.Inner(x.Index.Pos(), x.Index.End())
 	return "if uint(" + i + ") >= uint(len(" + s + ")) { " + rt.IndexOut + "(" + i + ", len(" + s + ")) }", true
 }
 
@@ -323,11 +323,11 @@ func (r *rewriter) simpleOperand(e ast.Expr, st ast.Stmt, indexable bool) bool {
 	return false
 }
 
-// inner is the edited text of [from, to) without the insertions at its
+// Inner is the edited text of [from, to) without the insertions at its
 // ends, which belong to an expression around it (__gnnlab_aserr(vals[0])
 // inserts at the start of vals).
-func (e *editor) inner(from, to token.Pos) string {
-	a, b := e.off(from), e.off(to)
+func (e *Editor) Inner(from, to token.Pos) string {
+	a, b := e.Off(from), e.Off(to)
 	c := *e
 	c.edits = nil
 	for _, ed := range e.edits {
@@ -336,5 +336,5 @@ func (e *editor) inner(from, to token.Pos) string {
 		}
 		c.edits = append(c.edits, ed)
 	}
-	return c.text(from, to, false)
+	return c.Text(from, to, false)
 }

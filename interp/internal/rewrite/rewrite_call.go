@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -70,12 +70,12 @@ func (r *rewriter) nestedDefer(st *ast.DeferStmt) {
 		}
 	}
 	prefix := "{ "
-	fun := r.ed.text(call.Fun.Pos(), call.Fun.End(), false)
+	fun := r.ed.Text(call.Fun.Pos(), call.Fun.End(), false)
 	if recv != nil {
 		// The receiver is copied at the defer statement too (defer
 		// t.done() of a value receiver): yaegi read it when the call ran.
 		rv := r.fresh("dr")
-		x := r.ed.text(recv.X.Pos(), recv.X.End(), false)
+		x := r.ed.Text(recv.X.Pos(), recv.X.End(), false)
 		if _, ptr := r.info.TypeOf(recv.X).Underlying().(*types.Pointer); ptr {
 			x = "*" + x
 		}
@@ -83,29 +83,29 @@ func (r *rewriter) nestedDefer(st *ast.DeferStmt) {
 		fun = rv + "." + recv.Sel.Name
 	}
 	if len(call.Args) == 0 {
-		r.ed.replace(st.Pos(), st.End(), prefix+"defer "+fun+"() }")
+		r.ed.Replace(st.Pos(), st.End(), prefix+"defer "+fun+"() }")
 		return
 	}
 	vars := make([]string, len(call.Args))
 	for k := range vars {
 		vars[k] = r.fresh("da")
 	}
-	r.ed.insert(st.Defer, prefix+strings.Join(vars, ", ")+" := ", false)
-	r.ed.replace(st.Defer, call.Lparen+1, "")
+	r.ed.Insert(st.Defer, prefix+strings.Join(vars, ", ")+" := ", false)
+	r.ed.Replace(st.Defer, call.Lparen+1, "")
 	sig, _ := r.info.Types[call.Fun].Type.Underlying().(*types.Signature)
 	for k, a := range call.Args {
 		if untyped(r.info.Types[a]) {
 			t, _ := typeText(paramType(sig, k), r.names)
-			r.ed.insert(a.Pos(), t+"(", false)
-			r.ed.insert(a.End(), ")", false)
+			r.ed.Insert(a.Pos(), t+"(", false)
+			r.ed.Insert(a.End(), ")", false)
 		}
 	}
 	spread := ""
 	if call.Ellipsis.IsValid() {
-		r.ed.replace(call.Ellipsis, call.Ellipsis+token.Pos(len("...")), "")
+		r.ed.Replace(call.Ellipsis, call.Ellipsis+token.Pos(len("...")), "")
 		spread = "..."
 	}
-	r.ed.replace(call.Rparen, call.Rparen+1, "; defer "+fun+"("+strings.Join(vars, ", ")+spread+") }")
+	r.ed.Replace(call.Rparen, call.Rparen+1, "; defer "+fun+"("+strings.Join(vars, ", ")+spread+") }")
 }
 
 // valueReceiver returns the selector of a call of a method with a value
@@ -210,8 +210,8 @@ func (r *rewriter) deferredLit(st *ast.DeferStmt) {
 	if len(params) == 0 {
 		return
 	}
-	r.ed.replace(lit.Type.Params.Opening, lit.Type.Params.Closing+1, "("+strings.Join(params, ", ")+")")
-	r.ed.replace(st.Call.Lparen, st.Call.Rparen+1, "("+strings.Join(args, ", ")+")")
+	r.ed.Replace(lit.Type.Params.Opening, lit.Type.Params.Closing+1, "("+strings.Join(params, ", ")+")")
+	r.ed.Replace(st.Call.Lparen, st.Call.Rparen+1, "("+strings.Join(args, ", ")+")")
 	r.deferArgs = append(r.deferArgs, deferArg{lit, st.Call, vars})
 }
 
@@ -248,12 +248,12 @@ func (r *rewriter) newExpr(call *ast.CallExpr, id *ast.Ident) {
 	}
 	t, ok := typeText(types.Default(tv.Type), r.names)
 	if !ok {
-		r.ed.replace(id.Pos(), id.End(), helperNew)
+		r.ed.Replace(id.Pos(), id.End(), helperNew)
 		return
 	}
 	v := r.fresh("nv")
-	r.ed.replace(call.Pos(), arg.Pos(), "func() *"+t+" { var "+v+" "+t+" = ")
-	r.ed.replace(arg.End(), call.End(), "; return &"+v+" }()")
+	r.ed.Replace(call.Pos(), arg.Pos(), "func() *"+t+" { var "+v+" "+t+" = ")
+	r.ed.Replace(arg.End(), call.End(), "; return &"+v+" }()")
 }
 
 // mainRef rewrites a use of the cell's or the session's func main.
@@ -273,7 +273,7 @@ func (r *rewriter) mainRef(id *ast.Ident) {
 	default:
 		return
 	}
-	r.ed.replace(id.Pos(), id.End(), helperMain)
+	r.ed.Replace(id.Pos(), id.End(), helperMain)
 }
 
 // callsMain reports whether a statement of the cell's top level calls
@@ -324,7 +324,7 @@ func (r *rewriter) instantiate(call *ast.CallExpr) {
 		}
 		args[k] = t
 	}
-	r.ed.insert(call.Fun.End(), "["+strings.Join(args, ", ")+"]", false)
+	r.ed.Insert(call.Fun.End(), "["+strings.Join(args, ", ")+"]", false)
 	if _, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
 		r.useInstance(id.Name+"["+strings.Join(args, ", ")+"]", len(args), inst.Type, call.Pos()) // geninstance.go
 		r.severalResults(call, inst)                                                              // rewrite_typeparam.go
@@ -353,7 +353,7 @@ func (r *rewriter) constRepeat(d *ast.GenDecl) {
 			for _, e := range vs.Values {
 				ast.Inspect(e, func(n ast.Node) bool {
 					if id, ok := n.(*ast.Ident); ok && r.isIota(id) {
-						r.ed.replace(id.Pos(), id.End(), strconv.Itoa(k))
+						r.ed.Replace(id.Pos(), id.End(), strconv.Itoa(k))
 					}
 					return true
 				})
@@ -365,14 +365,14 @@ func (r *rewriter) constRepeat(d *ast.GenDecl) {
 		}
 		text := ""
 		if last.Type != nil {
-			text = " " + r.ed.src[r.ed.off(last.Type.Pos()):r.ed.off(last.Type.End())]
+			text = " " + r.ed.src[r.ed.Off(last.Type.Pos()):r.ed.Off(last.Type.End())]
 		}
-		from, to := r.ed.off(last.Values[0].Pos()), r.ed.off(last.Values[len(last.Values)-1].End())
+		from, to := r.ed.Off(last.Values[0].Pos()), r.ed.Off(last.Values[len(last.Values)-1].End())
 		var iotas []int
 		for _, e := range last.Values {
 			ast.Inspect(e, func(n ast.Node) bool {
 				if id, ok := n.(*ast.Ident); ok && r.isIota(id) {
-					iotas = append(iotas, r.ed.off(id.Pos()))
+					iotas = append(iotas, r.ed.Off(id.Pos()))
 				}
 				return true
 			})
@@ -384,7 +384,7 @@ func (r *rewriter) constRepeat(d *ast.GenDecl) {
 			at = o + len("iota")
 		}
 		b.WriteString(r.ed.src[at:to])
-		r.ed.insert(vs.Names[len(vs.Names)-1].End(), text+" = "+b.String(), false)
+		r.ed.Insert(vs.Names[len(vs.Names)-1].End(), text+" = "+b.String(), false)
 	}
 }
 
@@ -428,14 +428,14 @@ func (r *rewriter) floatShift(vs, last *ast.ValueSpec) bool {
 		typ = t
 	}
 	if len(vs.Values) == 0 {
-		r.ed.insert(vs.Names[len(vs.Names)-1].End(), " "+typ+" = "+strings.Join(vals, ", "), false)
+		r.ed.Insert(vs.Names[len(vs.Names)-1].End(), " "+typ+" = "+strings.Join(vals, ", "), false)
 		return true
 	}
 	if len(vs.Values) != len(vs.Names) {
 		return false
 	}
 	for k, e := range vs.Values {
-		r.ed.replace(e.Pos(), e.End(), typ+"("+vals[k]+")")
+		r.ed.Replace(e.Pos(), e.End(), typ+"("+vals[k]+")")
 	}
 	return true
 }
@@ -486,8 +486,8 @@ func (r *rewriter) methodRef(sel *ast.SelectorExpr) {
 			return
 		}
 		v := r.fresh("mr")
-		r.ed.insert(sel.Pos(), "func("+v+" "+rt+") "+ft+" { return "+v+"."+sel.Sel.Name+" }("+deref, false)
-		r.ed.replace(sel.X.End(), sel.End(), ")")
+		r.ed.Insert(sel.Pos(), "func("+v+" "+rt+") "+ft+" { return "+v+"."+sel.Sel.Name+" }("+deref, false)
+		r.ed.Replace(sel.X.End(), sel.End(), ")")
 	case types.MethodExpr:
 		params := make([]string, sig.Params().Len())
 		args := make([]string, sig.Params().Len())
@@ -517,7 +517,7 @@ func (r *rewriter) methodRef(sel *ast.SelectorExpr) {
 			ret = "return "
 		}
 		call := args[0] + "." + sel.Sel.Name + "(" + strings.Join(args[1:], ", ") + spread + ")"
-		r.ed.replace(sel.Pos(), sel.End(), "func("+strings.Join(params, ", ")+")"+res+" { "+ret+call+" }")
+		r.ed.Replace(sel.Pos(), sel.End(), "func("+strings.Join(params, ", ")+")"+res+" { "+ret+call+" }")
 	}
 }
 
@@ -556,7 +556,7 @@ func (r *rewriter) selectBreaks(l *ast.LabeledStmt) {
 	}
 	end := r.fresh("brk")
 	for _, b := range found {
-		r.ed.replace(b.Pos(), b.End(), "goto "+end)
+		r.ed.Replace(b.Pos(), b.End(), "goto "+end)
 	}
-	r.ed.insert(l.End(), "; "+end+": ;", false)
+	r.ed.Insert(l.End(), "; "+end+": ;", false)
 }

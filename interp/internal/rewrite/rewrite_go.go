@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -167,18 +167,18 @@ func (r *rewriter) goLit(g *ast.GoStmt, outer []*goFunc) *goFunc {
 		f.caps[v] = true
 		for _, id := range caps[v] {
 			if !r.editedIn(id.Pos(), id.End(), false, "") {
-				r.ed.replace(id.Pos(), id.End(), capText(v))
+				r.ed.Replace(id.Pos(), id.End(), capText(v))
 			}
 		}
 	}
 	r.deferCallArgs(lit, f.caps)
-	r.ed.replace(lit.Pos(), lit.End(), name)
+	r.ed.Replace(lit.Pos(), lit.End(), name)
 	if len(vars) > 0 {
 		a := strings.Join(args, ", ")
 		if len(g.Call.Args) > 0 {
 			a += ", "
 		}
-		r.ed.insert(g.Call.Lparen+1, a, false)
+		r.ed.Insert(g.Call.Lparen+1, a, false)
 		if len(lit.Type.Params.List) > 0 {
 			f.params += ", "
 		}
@@ -213,7 +213,7 @@ func (r *rewriter) deferCallArgs(lit *ast.FuncLit, caps map[*types.Var]bool) {
 				args[i] = capText(v)
 			}
 		}
-		a, b := r.ed.off(d.call.Lparen), r.ed.off(d.call.Rparen+1)
+		a, b := r.ed.Off(d.call.Lparen), r.ed.Off(d.call.Rparen+1)
 		for i, e := range r.ed.edits {
 			if e.start == a && e.end == b {
 				r.ed.edits[i].text = "(" + strings.Join(args, ", ") + ")"
@@ -231,7 +231,7 @@ func capText(v *types.Var) string { return "(*" + helperPrefix + "p_" + v.Name()
 // with inner neither do edits wholly inside it, nor, when same is not
 // empty, an edit of the same range to same.
 func (r *rewriter) editedIn(from, to token.Pos, inner bool, same string) bool {
-	a, b := r.ed.off(from), r.ed.off(to)
+	a, b := r.ed.Off(from), r.ed.Off(to)
 	for _, e := range r.ed.edits {
 		if e.start == e.end || e.end <= a || e.start >= b {
 			continue
@@ -256,7 +256,7 @@ func (r *rewriter) goDecls() string {
 	var b strings.Builder
 	for _, f := range r.goFuncs {
 		open := f.lit.Type.Params.Opening + 1
-		b.WriteString(r.ed.piece(open, f.lit.End(), "func "+f.name+"("+f.params, false))
+		b.WriteString(r.ed.Piece(open, f.lit.End(), "func "+f.name+"("+f.params, false))
 	}
 	return b.String()
 }

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -23,12 +23,12 @@ import (
 // declarations (in rw.hoistDecl, for runDecls) and the rewrites of their
 // definitions (in srw). The undefined names that it resolves are dropped
 // from both rewriters' lists.
-func hoist(pc *parsedCell, rw, srw *rewriter) {
-	if !pc.hasDecls || !pc.hasStmts {
+func hoist(pc *Cell, rw, srw *rewriter) {
+	if !pc.HasDecls || !pc.HasStmts {
 		return
 	}
 	used := map[string]bool{}
-	ast.Inspect(pc.decls, func(n ast.Node) bool {
+	ast.Inspect(pc.Decls, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.SelectorExpr:
 			ast.Inspect(x.X, func(m ast.Node) bool {
@@ -50,7 +50,7 @@ func hoist(pc *parsedCell, rw, srw *rewriter) {
 	}
 	var decl strings.Builder
 	hoisted := map[string]bool{}
-	for _, st := range pc.body.List {
+	for _, st := range pc.Body.List {
 		as, ok := st.(*ast.AssignStmt)
 		if !ok || as.Tok != token.DEFINE {
 			continue
@@ -89,7 +89,7 @@ func hoist(pc *parsedCell, rw, srw *rewriter) {
 			srw.hoisted = map[ast.Stmt]bool{}
 		}
 		srw.hoisted[as] = true
-		srw.ed.replace(as.TokPos, as.TokPos+token.Pos(len(":=")), "=")
+		srw.ed.Replace(as.TokPos, as.TokPos+token.Pos(len(":=")), "=")
 	}
 	rw.hoistDecl = decl.String()
 	inOrder(pc, rw, srw, hoisted)
@@ -113,12 +113,12 @@ func hoist(pc *parsedCell, rw, srw *rewriter) {
 // assignment takes the place of the declaration's text in the
 // statements, and rw.inOrder tells runDecls to leave it out (false), or
 // the whole declaration (true) when go/types does not know the type.
-func inOrder(pc *parsedCell, rw, srw *rewriter, hoisted map[string]bool) {
+func inOrder(pc *Cell, rw, srw *rewriter, hoisted map[string]bool) {
 	if len(hoisted) == 0 {
 		return
 	}
 	stmtPos := func(p token.Pos) token.Pos {
-		return srw.ed.file.Pos(rw.ed.off(p) - pc.declBase + pc.stmtBase)
+		return srw.ed.file.Pos(rw.ed.Off(p) - pc.DeclBase + pc.StmtBase)
 	}
 	// A declaration whose values read a moved one moves too (var r2
 	// Reader = rw after var rw ReadWriter = b).
@@ -129,7 +129,7 @@ func inOrder(pc *parsedCell, rw, srw *rewriter, hoisted map[string]bool) {
 	}
 	for grew := true; grew; {
 		grew = false
-		for _, d := range pc.decls.Decls {
+		for _, d := range pc.Decls.Decls {
 			gd, ok := d.(*ast.GenDecl)
 			if !ok || gd.Tok != token.VAR {
 				continue
@@ -157,8 +157,8 @@ func inOrder(pc *parsedCell, rw, srw *rewriter, hoisted map[string]bool) {
 			// variable (var n = len(xs)): runDecls would declare
 			// it with its value; the statements do, unless a
 			// declaration of the cell uses it.
-			if !usedIn(pc.decls, vs, rw.info) {
-				srw.ed.replace(stmtPos(vs.Pos()), stmtPos(vs.End()), "var "+rw.ed.text(vs.Pos(), vs.End(), false)+";")
+			if !usedIn(pc.Decls, vs, rw.info) {
+				srw.ed.Replace(stmtPos(vs.Pos()), stmtPos(vs.End()), "var "+rw.ed.Text(vs.Pos(), vs.End(), false)+";")
 				rw.inOrder[vs] = true
 				srw.inOrderEnd = max(srw.inOrderEnd, stmtPos(vs.End()))
 			}
@@ -170,11 +170,11 @@ func inOrder(pc *parsedCell, rw, srw *rewriter, hoisted map[string]bool) {
 		}
 		first, last := vs.Values[0], vs.Values[len(vs.Values)-1]
 		lhs := strings.Join(names, ", ") + " = "
-		if gap := rw.ed.off(first.Pos()) - rw.ed.off(vs.Names[0].Pos()); gap > len(lhs) {
+		if gap := rw.ed.Off(first.Pos()) - rw.ed.Off(vs.Names[0].Pos()); gap > len(lhs) {
 			lhs = strings.Join(names, ", ") + strings.Repeat(" ", gap-len(lhs)) + " = "
 		}
-		srw.ed.replace(stmtPos(vs.Names[0].Pos()), stmtPos(first.Pos()), lhs)
-		srw.ed.replace(stmtPos(first.Pos()), stmtPos(last.End()), rw.ed.text(first.Pos(), last.End(), false)+";")
+		srw.ed.Replace(stmtPos(vs.Names[0].Pos()), stmtPos(first.Pos()), lhs)
+		srw.ed.Replace(stmtPos(first.Pos()), stmtPos(last.End()), rw.ed.Text(first.Pos(), last.End(), false)+";")
 		rw.inOrder[vs] = false
 		srw.inOrderEnd = max(srw.inOrderEnd, stmtPos(last.End()))
 	}

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -65,9 +65,9 @@ func (r *rewriter) shadow(as *ast.AssignStmt) {
 	for k := range tmps {
 		tmps[k] = r.fresh("sh")
 	}
-	lhs := r.ed.text(as.Lhs[0].Pos(), as.Lhs[len(as.Lhs)-1].End(), false)
-	r.ed.replace(as.Lhs[0].Pos(), as.TokPos+token.Pos(len(":=")), strings.Join(tmps, ", ")+" :=")
-	r.ed.insert(as.End(), "; "+lhs+" := "+strings.Join(tmps, ", "), false)
+	lhs := r.ed.Text(as.Lhs[0].Pos(), as.Lhs[len(as.Lhs)-1].End(), false)
+	r.ed.Replace(as.Lhs[0].Pos(), as.TokPos+token.Pos(len(":=")), strings.Join(tmps, ", ")+" :=")
+	r.ed.Insert(as.End(), "; "+lhs+" := "+strings.Join(tmps, ", "), false)
 }
 
 // globalShadows renames the variables that a definition in a block of the
@@ -154,12 +154,12 @@ func (r *rewriter) globalShadows(body *ast.BlockStmt) {
 		return
 	}
 	for _, id := range defs {
-		r.ed.replace(id.Pos(), id.End(), renamed[r.info.Defs[id]])
+		r.ed.Replace(id.Pos(), id.End(), renamed[r.info.Defs[id]])
 	}
 	ast.Inspect(body, func(x ast.Node) bool {
 		if id, ok := x.(*ast.Ident); ok {
 			if name, ok := renamed[r.info.Uses[id]]; ok {
-				r.ed.replace(id.Pos(), id.End(), name)
+				r.ed.Replace(id.Pos(), id.End(), name)
 			}
 		}
 		return true

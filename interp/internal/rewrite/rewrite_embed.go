@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -77,13 +77,13 @@ func (r *rewriter) embeddedIfaces(decl *ast.GenDecl) {
 			continue
 		}
 		for _, f := range fields {
-			r.ed.insert(f.Type.Pos(), embeddedName(f.Type)+" ", false)
+			r.ed.Insert(f.Type.Pos(), embeddedName(f.Type)+" ", false)
 		}
 		methods = append(methods, forward...)
 		r.forwards = append(r.forwards, names...)
 	}
 	if len(methods) > 0 {
-		r.ed.insert(decl.End(), "; "+strings.Join(methods, "; "), false)
+		r.ed.Insert(decl.End(), "; "+strings.Join(methods, "; "), false)
 	}
 }
 
@@ -141,31 +141,4 @@ func forwardMethod(recv, typ, field string, m *types.Func, names map[string]stri
 		body = "return " + call
 	}
 	return "func (" + recv + " " + typ + ") " + m.Name() + "(" + strings.Join(params, ", ") + ") (" + strings.Join(results, ", ") + ") { " + body + " }", true
-}
-
-// addForwards records the methods that a cell's rewrite declared for
-// embedded interfaces; after a rebuild (all) they replace the earlier.
-func (s *Session) addForwards(names []string, all bool) {
-	if all || s.forwards == nil {
-		s.forwards = map[string]bool{}
-	}
-	for _, n := range names {
-		s.forwards[n] = true
-	}
-}
-
-// forwarded reports whether r declares a method that the session
-// declared for an embedded interface of an earlier cell's type: the
-// session is then rebuilt, so that the type's declaration no longer
-// declares it.
-func (s *Session) forwarded(r *declRec) bool {
-	if !r.method {
-		return false
-	}
-	for _, n := range r.names {
-		if s.forwards[n] {
-			return true
-		}
-	}
-	return false
 }

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -57,7 +57,7 @@ func (r *rewriter) atomicType(x ast.Expr) bool {
 	if pn, ok := r.info.Uses[pkg].(*types.PkgName); !ok || pn.Imported().Path() != "sync/atomic" {
 		return false
 	}
-	r.ed.replace(sel.Pos(), sel.End(), helperPrefix+"atomic_Pointer")
+	r.ed.Replace(sel.Pos(), sel.End(), helperPrefix+"atomic_Pointer")
 	if r.generic == nil {
 		r.generic = map[string]bool{}
 	}

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -33,8 +33,8 @@ func (r *rewriter) recvReturns(n ast.Node) {
 			if !ok {
 				continue
 			}
-			r.ed.insert(e.Pos(), "("+t+")(", false)
-			r.ed.insert(e.End(), ")", false)
+			r.ed.Insert(e.Pos(), "("+t+")(", false)
+			r.ed.Insert(e.End(), ")", false)
 		}
 		return true
 	})
@@ -80,8 +80,8 @@ func (r *rewriter) builtinReturns(n ast.Node) {
 			if !ok {
 				continue
 			}
-			r.ed.insert(e.Pos(), "("+t+")(", false)
-			r.ed.insert(e.End(), ")", false)
+			r.ed.Insert(e.Pos(), "("+t+")(", false)
+			r.ed.Insert(e.End(), ")", false)
 		}
 		return true
 	})
@@ -135,8 +135,8 @@ func (r *rewriter) tupleAssigns(n ast.Node) {
 			}
 			results[i] = s
 		}
-		r.ed.replace(as.TokPos, as.Rhs[0].Pos(), "= func() ("+strings.Join(results, ", ")+") { return ")
-		r.ed.insert(as.End(), " }()", false)
+		r.ed.Replace(as.TokPos, as.Rhs[0].Pos(), "= func() ("+strings.Join(results, ", ")+") { return ")
+		r.ed.Insert(as.End(), " }()", false)
 		return true
 	})
 }

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -108,24 +108,24 @@ func (r *rewriter) jsonCall(call *ast.CallExpr) {
 		tail := ", " + strconv.Quote(plan) + ", []func(any, []byte) error{" + strings.Join(fns, ", ") + "}"
 		if recv == "Decoder" {
 			// With the Decoder's settings (UseNumber...).
-			r.ed.replace(call.Fun.Pos(), sel.X.Pos(), rt.JSONDecode+"(")
-			r.ed.replace(sel.X.End(), call.Lparen+1, ", ")
+			r.ed.Replace(call.Fun.Pos(), sel.X.Pos(), rt.JSONDecode+"(")
+			r.ed.Replace(sel.X.End(), call.Lparen+1, ", ")
 		} else {
-			r.ed.insert(arg.Pos(), rt.JSONTarget+"(", false)
+			r.ed.Insert(arg.Pos(), rt.JSONTarget+"(", false)
 			tail += ")"
 		}
-		r.ed.insert(arg.End(), tail, false)
+		r.ed.Insert(arg.End(), tail, false)
 		return
 	}
 	if recv == "Encoder" {
 		// The error names the type as Go does (json.go's
 		// jsonMarshalError; json.Marshal and MarshalIndent are the
 		// session's).
-		r.ed.replace(call.Fun.Pos(), sel.X.Pos(), rt.JSONEncode+"(")
-		r.ed.replace(sel.X.End(), call.Lparen+1, ", ")
+		r.ed.Replace(call.Fun.Pos(), sel.X.Pos(), rt.JSONEncode+"(")
+		r.ed.Replace(sel.X.End(), call.Lparen+1, ", ")
 	}
-	r.ed.insert(arg.Pos(), rt.JSONValue+"(", false)
-	r.ed.insert(arg.End(), ", "+strconv.Quote(plan)+", []func(any) ([]byte, error){"+strings.Join(fns, ", ")+"}, []bool{"+
+	r.ed.Insert(arg.Pos(), rt.JSONValue+"(", false)
+	r.ed.Insert(arg.End(), ", "+strconv.Quote(plan)+", []func(any) ([]byte, error){"+strings.Join(fns, ", ")+"}, []bool{"+
 		strings.Join(addr, ", ")+"}, []string{"+strings.Join(names, ", ")+"})", false)
 }
 

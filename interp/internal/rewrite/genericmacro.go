@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -226,7 +226,7 @@ func (r *rewriter) macroCall(call *ast.CallExpr) (bool, *unsupportedError) {
 		r.generic["slices"] = true
 	}
 	// One line, so that the positions after it stay where they were.
-	r.ed.replace(call.Fun.Pos(), call.Fun.End(), "("+oneLine(body)+")")
+	r.ed.Replace(call.Fun.Pos(), call.Fun.End(), "("+oneLine(body)+")")
 	return true, nil
 }
 

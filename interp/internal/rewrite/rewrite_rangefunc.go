@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -52,7 +52,7 @@ func (r *rewriter) rangeFunc(x *ast.RangeStmt, sig *types.Signature) bool {
 				name = vars[k].(*ast.Ident).Name
 			case x.Tok == token.ASSIGN:
 				name = r.fresh("rv")
-				assigns = append(assigns, r.ed.text(vars[k].Pos(), vars[k].End(), false)+" = "+name+";")
+				assigns = append(assigns, r.ed.Text(vars[k].Pos(), vars[k].End(), false)+" = "+name+";")
 			}
 		}
 		params[k] = name + " " + t
@@ -70,11 +70,11 @@ func (r *rewriter) rangeFunc(x *ast.RangeStmt, sig *types.Signature) bool {
 		if b.Tok == token.BREAK {
 			text = "return false"
 		}
-		r.ed.replace(b.Pos(), b.End(), text)
+		r.ed.Replace(b.Pos(), b.End(), text)
 	}
-	r.ed.replace(x.For, x.X.Pos(), before)
-	r.ed.replace(x.X.End(), x.Body.Lbrace+1, "(func("+strings.Join(params, ", ")+") bool {"+strings.Join(assigns, " "))
-	r.ed.replace(x.Body.Rbrace, x.Body.Rbrace+1, "; return true })"+after)
+	r.ed.Replace(x.For, x.X.Pos(), before)
+	r.ed.Replace(x.X.End(), x.Body.Lbrace+1, "(func("+strings.Join(params, ", ")+") bool {"+strings.Join(assigns, " "))
+	r.ed.Replace(x.Body.Rbrace, x.Body.Rbrace+1, "; return true })"+after)
 	return true
 }
 
@@ -107,10 +107,10 @@ func (r *rewriter) loopReturns(x *ast.RangeStmt, returns []*ast.ReturnStmt) (bef
 		switch {
 		case len(ret.Results) == 0:
 			bare = true
-			r.ed.replace(ret.Pos(), ret.End(), "{ "+state+" = 1; return false }")
+			r.ed.Replace(ret.Pos(), ret.End(), "{ "+state+" = 1; return false }")
 		default:
-			r.ed.replace(ret.Pos(), ret.Results[0].Pos(), "{ "+strings.Join(res, ", ")+" = ")
-			r.ed.insert(ret.End(), "; "+state+" = 2; return false }", false)
+			r.ed.Replace(ret.Pos(), ret.Results[0].Pos(), "{ "+strings.Join(res, ", ")+" = ")
+			r.ed.Insert(ret.End(), "; "+state+" = 2; return false }", false)
 		}
 	}
 	after = "; if " + state + " == 2 { return " + strings.Join(res, ", ") + " }"

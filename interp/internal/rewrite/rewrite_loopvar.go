@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -106,7 +106,7 @@ func (r *rewriter) forLoopVars(x *ast.ForStmt) {
 		lv := r.fresh("lv")
 		renamed[o] = lv
 		id := init.Lhs[k].(*ast.Ident)
-		r.ed.replace(id.Pos(), id.End(), lv)
+		r.ed.Replace(id.Pos(), id.End(), lv)
 		copies = append(copies, id.Name+" := "+lv+";")
 		back = append(back, lv+" = "+id.Name+";")
 	}
@@ -118,21 +118,21 @@ func (r *rewriter) forLoopVars(x *ast.ForStmt) {
 		ast.Inspect(n, func(m ast.Node) bool {
 			if id, ok := m.(*ast.Ident); ok {
 				if lv, ok := renamed[r.info.Uses[id]]; ok {
-					r.ed.replace(id.Pos(), id.End(), lv)
+					r.ed.Replace(id.Pos(), id.End(), lv)
 				}
 			}
 			return true
 		})
 	}
-	r.ed.insert(x.Body.Lbrace+1, " "+strings.Join(copies, " "), false)
+	r.ed.Insert(x.Body.Lbrace+1, " "+strings.Join(copies, " "), false)
 	if !assigned {
 		return
 	}
 	wb := strings.Join(back, " ")
-	r.ed.insert(x.Body.Rbrace, "; "+wb+" ", false)
+	r.ed.Insert(x.Body.Rbrace, "; "+wb+" ", false)
 	for _, c := range r.continuesOf(x) {
-		r.ed.insert(c.Pos(), "{ "+wb+" ", false)
-		r.ed.insert(c.End(), " }", false)
+		r.ed.Insert(c.Pos(), "{ "+wb+" ", false)
+		r.ed.Insert(c.End(), " }", false)
 	}
 }
 
@@ -186,10 +186,10 @@ func (r *rewriter) rangeLoopVars(x *ast.RangeStmt) bool {
 		}
 		id := e.(*ast.Ident)
 		lv := r.fresh("lv")
-		r.ed.replace(id.Pos(), id.End(), lv)
+		r.ed.Replace(id.Pos(), id.End(), lv)
 		copies = append(copies, id.Name+" := "+lv+";")
 	}
-	r.ed.insert(x.Body.Lbrace+1, " "+strings.Join(copies, " "), false)
+	r.ed.Insert(x.Body.Lbrace+1, " "+strings.Join(copies, " "), false)
 	return true
 }
 
@@ -233,7 +233,7 @@ func (r *rewriter) rangeIndexed(x *ast.RangeStmt) bool {
 	if _, ch := elem.Underlying().(*types.Chan); !ptr && !(ch && value != nil) {
 		return false
 	}
-	text := func(e ast.Expr) string { return r.ed.text(e.Pos(), e.End(), false) }
+	text := func(e ast.Expr) string { return r.ed.Text(e.Pos(), e.End(), false) }
 	i, s := r.fresh("i"), r.fresh("s")
 	var vars string
 	switch {
@@ -246,7 +246,7 @@ func (r *rewriter) rangeIndexed(x *ast.RangeStmt) bool {
 	case x.Key != nil && !isBlank(x.Key):
 		vars = " " + text(x.Key) + " " + x.Tok.String() + " " + i + ";"
 	}
-	r.ed.replace(x.For, x.Body.Lbrace+1, "for "+i+", "+s+" := 0, "+text(x.X)+"; "+i+" < len("+s+"); "+i+"++ {"+vars)
+	r.ed.Replace(x.For, x.Body.Lbrace+1, "for "+i+", "+s+" := 0, "+text(x.X)+"; "+i+" < len("+s+"); "+i+"++ {"+vars)
 	return true
 }
 
@@ -315,11 +315,11 @@ func (r *rewriter) loopLitArgs(n ast.Node) {
 				continue // goLits rewrites go statements in place
 			}
 			name := r.fresh("f")
-			defs = append(defs, name+" := "+r.ed.text(lit.Pos(), lit.End(), false)+";")
-			r.ed.replace(lit.Pos(), lit.End(), name)
+			defs = append(defs, name+" := "+r.ed.Text(lit.Pos(), lit.End(), false)+";")
+			r.ed.Replace(lit.Pos(), lit.End(), name)
 		}
 		if len(defs) > 0 {
-			r.ed.insert(st.Pos(), strings.Join(defs, " ")+" ", false)
+			r.ed.Insert(st.Pos(), strings.Join(defs, " ")+" ", false)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"fmt"
@@ -27,28 +27,6 @@ import (
 //
 // with constant arguments converted to their parameter's type.
 
-// runDefers runs the cell's deferred calls, last first. err is the
-// cell's error; a panic in a deferred call becomes the error when the cell
-// had none, as it would end a Go program.
-func (s *Session) runDefers(err error) error {
-	calls := s.rt.TakeDefers()
-	if e, ok := err.(*Error); ok && e.Name == nameExit {
-		return err // os.Exit runs no deferred call
-	}
-	for k := len(calls) - 1; k >= 0; k-- {
-		func() {
-			defer func() {
-				if r := recover(); r != nil && err == nil {
-					msg := mapPositions(fmt.Sprint(r))
-					err = &Error{Name: namePanic, Value: msg, Traceback: []string{namePanic + ": " + msg + " (in a deferred call)"}}
-				}
-			}()
-			calls[k]()
-		}()
-	}
-	return err
-}
-
 // deferStmt records the rewrite of a defer statement of the cell's top
 // level (see above).
 func (r *rewriter) deferStmt(st *ast.DeferStmt, names map[string]string) {
@@ -56,8 +34,8 @@ func (r *rewriter) deferStmt(st *ast.DeferStmt, names map[string]string) {
 	if !r.capturable(call, names) {
 		// A builtin, a generic function or a conversion: the call runs at
 		// the end with its arguments evaluated then.
-		r.ed.replace(st.Defer, call.Pos(), rt.Defer+"(func() { ")
-		r.ed.insert(call.End(), " })", false)
+		r.ed.Replace(st.Defer, call.Pos(), rt.Defer+"(func() { ")
+		r.ed.Insert(call.End(), " })", false)
 		return
 	}
 	vars := []string{helperPrefix + "f"}
@@ -78,26 +56,26 @@ func (r *rewriter) deferStmt(st *ast.DeferStmt, names map[string]string) {
 			}
 		}
 	}
-	r.ed.replace(st.Defer, first.Pos(), rt.Defer+"(func() func() { "+strings.Join(vars, ", ")+" := "+addr)
+	r.ed.Replace(st.Defer, first.Pos(), rt.Defer+"(func() func() { "+strings.Join(vars, ", ")+" := "+addr)
 	if len(call.Args) == 0 {
-		r.ed.replace(first.End(), call.Rparen+1, "; return func() { "+callee+"() } }())")
+		r.ed.Replace(first.End(), call.Rparen+1, "; return func() { "+callee+"() } }())")
 		return
 	}
-	r.ed.replace(first.End(), call.Lparen+1, ", ")
+	r.ed.Replace(first.End(), call.Lparen+1, ", ")
 	sig, _ := r.info.Types[call.Fun].Type.Underlying().(*types.Signature)
 	for k, a := range call.Args {
 		if untyped(r.info.Types[a]) {
 			t, _ := typeText(paramType(sig, k), names)
-			r.ed.insert(a.Pos(), t+"(", false)
-			r.ed.insert(a.End(), ")", false)
+			r.ed.Insert(a.Pos(), t+"(", false)
+			r.ed.Insert(a.End(), ")", false)
 		}
 	}
 	spread := ""
 	if call.Ellipsis.IsValid() {
-		r.ed.replace(call.Ellipsis, call.Ellipsis+token.Pos(len("...")), "")
+		r.ed.Replace(call.Ellipsis, call.Ellipsis+token.Pos(len("...")), "")
 		spread = "..."
 	}
-	r.ed.replace(call.Rparen, call.Rparen+1, "; return func() { "+callee+"("+strings.Join(vars[1:], ", ")+spread+") } }())")
+	r.ed.Replace(call.Rparen, call.Rparen+1, "; return func() { "+callee+"("+strings.Join(vars[1:], ", ")+spread+") } }())")
 }
 
 // capturable reports whether call's function and arguments can be
@@ -241,7 +219,7 @@ func (r *rewriter) deferGuards(n ast.Node) map[*ast.CallExpr]string {
 			text = " defer func() { " + parent + ".Catch(recover()) }();"
 		}
 		if text != "" {
-			r.ed.insert(body.Lbrace+1, text, false)
+			r.ed.Insert(body.Lbrace+1, text, false)
 		}
 		deferred := map[*ast.FuncLit]bool{}
 		if slot != "" {

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -71,9 +71,9 @@ func (r *rewriter) iterType(x ast.Expr, fun ast.Expr, indices []ast.Expr) bool {
 	}
 	args := make([]string, len(indices))
 	for k, e := range indices {
-		args[k] = r.ed.text(e.Pos(), e.End(), false)
+		args[k] = r.ed.Text(e.Pos(), e.End(), false)
 	}
-	r.ed.replace(x.Pos(), x.End(), "func(func("+strings.Join(args, ", ")+") bool)")
+	r.ed.Replace(x.Pos(), x.End(), "func(func("+strings.Join(args, ", ")+") bool)")
 	return true
 }
 

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -38,15 +38,15 @@ func (r *rewriter) typeParamConversion(call *ast.CallExpr) bool {
 		return false
 	}
 	const v, x = helperPrefix + "cv", helperPrefix + "cx"
-	r.ed.insert(call.Pos(), "func("+x+" any) ("+v+" ", false)
-	r.ed.replace(call.Lparen, call.Lparen+1, ") { "+rt.ConvertTo+"(&"+v+", "+x+"); return }(")
+	r.ed.Insert(call.Pos(), "func("+x+" any) ("+v+" ", false)
+	r.ed.Replace(call.Lparen, call.Lparen+1, ") { "+rt.ConvertTo+"(&"+v+", "+x+"); return }(")
 	if at, ok := r.info.Types[call.Args[0]]; ok && at.Value != nil {
 		if b, ok := at.Type.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
 			// yaegi's compiler panicked on an untyped constant passed
 			// as an any in an instance (reflect: call of Interface on
 			// zero Value): it gets its default type.
-			r.ed.insert(call.Args[0].Pos(), types.Default(b).String()+"(", false)
-			r.ed.insert(call.Args[0].End(), ")", false)
+			r.ed.Insert(call.Args[0].Pos(), types.Default(b).String()+"(", false)
+			r.ed.Insert(call.Args[0].End(), ")", false)
 		}
 	}
 	return true
@@ -125,6 +125,6 @@ func (r *rewriter) severalResults(call *ast.CallExpr, inst types.Instance) {
 			return
 		}
 	}
-	r.ed.insert(call.Pos(), "func() ("+strings.Join(res, ", ")+") { return ", false)
-	r.ed.insert(call.End(), " }()", false)
+	r.ed.Insert(call.Pos(), "func() ("+strings.Join(res, ", ")+") { return ", false)
+	r.ed.Insert(call.End(), " }()", false)
 }

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -122,7 +122,7 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 			oks = append(oks, ok)
 			conds[e] = ok
 			t := r.info.Types[e].Type
-			text := r.ed.text(e.Pos(), e.End(), false) // before the edits below cover it
+			text := r.ed.Text(e.Pos(), e.End(), false) // before the edits below cover it
 			switch {
 			case isError(t), isStringer(t):
 				call := helperPrefix + "asstr(" + v + ")"
@@ -163,11 +163,11 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 	if label != nil {
 		// The statements go before the label, which must stay on the
 		// switch: the operand's text is moved there.
-		r.ed.insert(label.Pos(), head+r.ed.text(ta.X.Pos(), ta.X.End(), false)+pre, false)
-		r.ed.replace(sw.Switch, sw.Body.Lbrace, "switch ")
+		r.ed.Insert(label.Pos(), head+r.ed.Text(ta.X.Pos(), ta.X.End(), false)+pre, false)
+		r.ed.Replace(sw.Switch, sw.Body.Lbrace, "switch ")
 	} else {
-		r.ed.replace(sw.Switch, ta.X.Pos(), head)
-		r.ed.replace(ta.X.End(), sw.Body.Lbrace, pre+"switch ")
+		r.ed.Replace(sw.Switch, ta.X.Pos(), head)
+		r.ed.Replace(ta.X.End(), sw.Body.Lbrace, pre+"switch ")
 	}
 	for _, st := range sw.Body.List {
 		cc := st.(*ast.CaseClause)
@@ -176,7 +176,7 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 			for _, e := range cc.List {
 				cs = append(cs, conds[e])
 			}
-			r.ed.replace(cc.List[0].Pos(), cc.List[len(cc.List)-1].End(), strings.Join(cs, " || "))
+			r.ed.Replace(cc.List[0].Pos(), cc.List[len(cc.List)-1].End(), strings.Join(cs, " || "))
 		}
 		if x == nil {
 			continue
@@ -196,12 +196,12 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 				bind = " " + x.Name + ", _ := " + b + ";"
 			}
 		}
-		r.ed.insert(cc.Colon+1, bind+" _ = "+x.Name+";", false)
+		r.ed.Insert(cc.Colon+1, bind+" _ = "+x.Name+";", false)
 	}
 	// A replacement of the brace, not an insertion after it, so that it
 	// goes before what other rewrites insert there (the function literal
 	// of a statement at the top of a cell).
-	r.ed.replace(sw.Body.Rbrace, sw.Body.Rbrace+1, "} }")
+	r.ed.Replace(sw.Body.Rbrace, sw.Body.Rbrace+1, "} }")
 	return true
 }
 
@@ -235,10 +235,10 @@ func (r *rewriter) ifaceAssert(ta *ast.TypeAssertExpr, commaOk bool) bool {
 		if commaOk {
 			fn = "as"
 		}
-		r.ed.insert(ta.X.Pos(), helperPrefix+fn+name, false)
-		r.ed.replace(ta.X.End(), ta.End(), ")")
+		r.ed.Insert(ta.X.Pos(), helperPrefix+fn+name, false)
+		r.ed.Replace(ta.X.End(), ta.End(), ")")
 	case sessionIface(t):
-		text := r.ed.text(ta.Type.Pos(), ta.Type.End(), false)
+		text := r.ed.Text(ta.Type.Pos(), ta.Type.End(), false)
 		w, y, ok := r.fresh("tw"), r.fresh("ty"), r.fresh("tok")
 		lit := "func() (" + text + ", bool) { var " + w + " interface{} = "
 		fail := "return nil, false"
@@ -251,9 +251,9 @@ func (r *rewriter) ifaceAssert(ta *ast.TypeAssertExpr, commaOk bool) bool {
 		if commaOk {
 			res = y + ", true"
 		}
-		r.ed.replace(ta.Pos(), ta.X.Pos(), lit)
+		r.ed.Replace(ta.Pos(), ta.X.Pos(), lit)
 		promoted := r.promotedAsserts(w, r.promotedImpls(t), "return "+strings.Replace(res, y, "\x00", 1)) // rewrite_promoted.go
-		r.ed.replace(ta.X.End(), ta.End(), "; "+ok+" := false; if "+w+" != nil { "+implementsCheck(ok, w, t, text)+"}; if !"+ok+" { "+fail+
+		r.ed.Replace(ta.X.End(), ta.End(), "; "+ok+" := false; if "+w+" != nil { "+implementsCheck(ok, w, t, text)+"}; if !"+ok+" { "+fail+
 			" }; switch "+y+" := "+helperPrefix+"iface("+w+").(type) { case "+text+": return "+res+" }; "+promoted+fail+" }()")
 	case !types.IsInterface(t) && !sessionType(t) && r.underlyingOfMethods(t) != "":
 		// x.(int) where the session has a type level int with methods:
@@ -269,8 +269,8 @@ func (r *rewriter) ifaceAssert(ta *ast.TypeAssertExpr, commaOk bool) bool {
 			lit = "func() " + text + " { var " + w + " interface{} = "
 			tail = "; if " + rt.Wrapped + "(" + w + ") { panic(" + rt.NotType + "(" + strconv.Quote(r.underlyingOfMethods(t)) + ", " + strconv.Quote(text) + ")) }; return " + w + ".(" + text + ") }()"
 		}
-		r.ed.replace(ta.Pos(), ta.X.Pos(), lit)
-		r.ed.replace(ta.X.End(), ta.End(), tail)
+		r.ed.Replace(ta.Pos(), ta.X.Pos(), lit)
+		r.ed.Replace(ta.X.End(), ta.End(), tail)
 	default:
 		return false
 	}
@@ -372,8 +372,8 @@ func (r *rewriter) printAnyArgs(call *ast.CallExpr) {
 	for i, a := range call.Args {
 		t := r.info.Types[a].Type
 		if i >= k && !r.info.Types[a].IsNil() && (emptyIface(t) || name != "Errorf" && printableStruct(t) && !r.fmtOperand(t)) {
-			r.ed.insert(a.Pos(), helper, false)
-			r.ed.insert(a.End(), ")", false)
+			r.ed.Insert(a.Pos(), helper, false)
+			r.ed.Insert(a.End(), ")", false)
 		}
 	}
 }
@@ -401,8 +401,8 @@ func (r *rewriter) structToError(v ast.Expr) bool {
 	if !ok {
 		return false
 	}
-	r.ed.insert(v.Pos(), "func(v "+text+") error { return "+rt.StructError+"(v, v) }(", false)
-	r.ed.insert(v.End(), ")", false)
+	r.ed.Insert(v.Pos(), "func(v "+text+") error { return "+rt.StructError+"(v, v) }(", false)
+	r.ed.Insert(v.End(), ")", false)
 	return true
 }
 

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -74,7 +74,7 @@ func (r *rewriter) errorConv(n ast.Node) {
 				return true
 			}
 			if id, ok := x.Type.(*ast.Ident); ok && r.info.Uses[id] == types.Universe.Lookup("error") {
-				r.ed.replace(id.Pos(), id.End(), rt.ErrorType)
+				r.ed.Replace(id.Pos(), id.End(), rt.ErrorType)
 			}
 		case *ast.FuncDecl:
 			if obj, ok := r.info.Defs[x.Name].(*types.Func); ok && x.Body != nil {
@@ -95,9 +95,9 @@ func (r *rewriter) errorConv(n ast.Node) {
 				if x.Op == token.NEQ {
 					call = "!" + call
 				}
-				r.ed.insert(x.X.Pos(), call, false)
-				r.ed.replace(x.OpPos, x.OpPos+2, ",")
-				r.ed.insert(x.Y.End(), ")", false)
+				r.ed.Insert(x.X.Pos(), call, false)
+				r.ed.Replace(x.OpPos, x.OpPos+2, ",")
+				r.ed.Insert(x.Y.End(), ")", false)
 			}
 		case *ast.CompositeLit:
 			r.structElems(x) // rewrite_typeswitch.go
@@ -132,8 +132,8 @@ func (r *rewriter) toError(dst types.Type, v ast.Expr) {
 	if r.structToError(v) { // rewrite_typeswitch.go
 		return
 	}
-	r.ed.insert(v.Pos(), rt.Error+"(", false)
-	r.ed.insert(v.End(), ")", false)
+	r.ed.Insert(v.Pos(), rt.Error+"(", false)
+	r.ed.Insert(v.End(), ")", false)
 }
 
 // nilReturns wraps the variables of pointer types of the session returned
@@ -150,9 +150,9 @@ func (r *rewriter) nilReturns(body *ast.BlockStmt, sig *types.Signature) {
 		if !ok || !interpretedValueType(ptr.Elem()) {
 			return
 		}
-		v := r.ed.text(e.Pos(), e.End(), false)
-		r.ed.insert(e.Pos(), rt.ErrorPtr+"("+v+" == nil, func() string { return "+v+".Error() }, ", false)
-		r.ed.insert(e.End(), ")", false)
+		v := r.ed.Text(e.Pos(), e.End(), false)
+		r.ed.Insert(e.Pos(), rt.ErrorPtr+"("+v+" == nil, func() string { return "+v+".Error() }, ", false)
+		r.ed.Insert(e.End(), ")", false)
 	})
 }
 
@@ -182,7 +182,7 @@ func (r *rewriter) errorCases(sw *ast.TypeSwitchStmt) {
 	if es, ok := sw.Assign.(*ast.ExprStmt); ok && r.ifaceCase(sw) {
 		// Without a variable, yaegi compares the names of the types,
 		// which an interface never matches: give it one.
-		r.ed.insert(es.X.Pos(), helperPrefix+"_ := ", false)
+		r.ed.Insert(es.X.Pos(), helperPrefix+"_ := ", false)
 	}
 	for _, st := range sw.Body.List {
 		cc, ok := st.(*ast.CaseClause)
@@ -191,7 +191,7 @@ func (r *rewriter) errorCases(sw *ast.TypeSwitchStmt) {
 		}
 		for _, e := range cc.List {
 			if id, ok := e.(*ast.Ident); ok && r.info.Uses[id] == types.Universe.Lookup("error") {
-				r.ed.replace(id.Pos(), id.End(), rt.ErrorType)
+				r.ed.Replace(id.Pos(), id.End(), rt.ErrorType)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"

@@ -1,7 +1,6 @@
-package interp
+package rewrite
 
 import (
-	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -237,38 +236,14 @@ func (r *rewriter) genericCallee(call *ast.CallExpr) (bool, *unsupportedError) {
 			}
 			res[k] = t
 		}
-		r.ed.replace(call.Pos(), ast.Unparen(call.Fun).End(), "func() ("+strings.Join(res, ", ")+") { return "+callee)
-		r.ed.insert(call.End(), " }()", false)
+		r.ed.Replace(call.Pos(), ast.Unparen(call.Fun).End(), "func() ("+strings.Join(res, ", ")+") { return "+callee)
+		r.ed.Insert(call.End(), " }()", false)
 	} else {
-		r.ed.replace(sel.Pos(), ast.Unparen(call.Fun).End(), callee)
+		r.ed.Replace(sel.Pos(), ast.Unparen(call.Fun).End(), callee)
 	}
 	if r.generic == nil {
 		r.generic = map[string]bool{}
 	}
 	r.generic[pn.Imported().Path()] = true
 	return true, nil
-}
-
-// loadGeneric compiles the helpers of the packages that the rewriters'
-// cells call, once per interpreter.
-func (s *Session) loadGeneric(ctx context.Context, rws ...*rewriter) error {
-	for _, r := range rws {
-		for _, p := range []string{"cmp", "slices", "maps", "errors", "sync/atomic"} {
-			if !r.generic[p] || s.generic[p] {
-				continue
-			}
-			src := atomicSrc
-			if p != "sync/atomic" {
-				src = genericPiece(p)
-			}
-			if _, err := s.eval(ctx, src, nil); err != nil {
-				return err
-			}
-			if s.generic == nil {
-				s.generic = map[string]bool{}
-			}
-			s.generic[p] = true
-		}
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"go/ast"
@@ -81,8 +81,8 @@ func (r *rewriter) fmtOperands(call *ast.CallExpr, done map[ast.Expr]bool) {
 			continue
 		}
 		done[a] = true
-		r.ed.insert(a.Pos(), fn+"(", false)
-		r.ed.insert(a.End(), ")", false)
+		r.ed.Insert(a.Pos(), fn+"(", false)
+		r.ed.Insert(a.End(), ")", false)
 	}
 }
 
@@ -115,8 +115,8 @@ func (r *rewriter) tupleOperands(a ast.Expr, done map[ast.Expr]bool) {
 		return
 	}
 	done[a] = true
-	r.ed.insert(a.Pos(), "func("+strings.Join(params, ", ")+") []any { return []any{"+strings.Join(vals, ", ")+"} }(", false)
-	r.ed.insert(a.End(), ")...", false)
+	r.ed.Insert(a.Pos(), "func("+strings.Join(params, ", ")+") []any { return []any{"+strings.Join(vals, ", ")+"} }(", false)
+	r.ed.Insert(a.End(), ")...", false)
 }
 
 // fmtConv returns the text of a function literal of one parameter of
@@ -364,8 +364,8 @@ func (r *rewriter) namedArgs(call *ast.CallExpr) {
 			continue
 		}
 		name := types.TypeString(t, func(p *types.Package) string { return p.Name() })
-		r.ed.insert(a.Pos(), rt.Named+"("+strconv.Quote(name)+", ", false)
-		r.ed.insert(a.End(), ")", false)
+		r.ed.Insert(a.Pos(), rt.Named+"("+strconv.Quote(name)+", ", false)
+		r.ed.Insert(a.End(), ")", false)
 	}
 }
 

@@ -1,4 +1,4 @@
-package interp
+package rewrite
 
 import (
 	"fmt"
@@ -213,4 +213,25 @@ func methodTypes(decls []ast.Decl, info *types.Info) string {
 		}
 	}
 	return b.String()
+}
+
+// recvName is the name of a receiver's type: T of T, *T, T[K] or *T[K,
+// V]; "?" when it has none.
+func recvName(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.ParenExpr:
+			e = t.X
+		case *ast.Ident:
+			return t.Name
+		default:
+			return "?"
+		}
+	}
 }
