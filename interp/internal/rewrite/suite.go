@@ -123,11 +123,16 @@ type Output struct {
 // (info) and returns the first unsupported construct as an
 // *UnsupportedError.
 func Apply(c *Cell, info *types.Info, env Env) (*Output, error) {
+	return apply(c, info, env, Suite)
+}
+
+// apply runs the passes of suite (a Suite or part of one, in tests).
+func apply(c *Cell, info *types.Info, env Env, suite []Pass) (*Output, error) {
 	rw := &rewriter{info: info, globals: env.Globals, undefined: env.Undefined, ed: NewEditor(c.Fset, c.Decls.Pos(), c.DeclSrc), names: env.Names, hasMain: env.HasMain, seq: env.Seq}
 	out := &Output{Decl: rw}
 	run := func(part Part, r *rewriter, node ast.Node) error {
 		s := &state{r: r, decl: rw, node: node, cell: c, env: env}
-		for _, p := range Suite {
+		for _, p := range suite {
 			if p.Part&part == 0 {
 				continue
 			}
