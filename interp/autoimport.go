@@ -42,7 +42,7 @@ func packagesNamed(name string) []string {
 }
 
 // providedGeneric reports whether the session provides the generic
-// function or type name of package p (genericstd.go), which no symbol
+// function or type name of package p (internal/rewrite/genericstd.go), which no symbol
 // table holds.
 func providedGeneric(p, name string) bool {
 	t := rewrite.GenericPackage(p)

@@ -77,13 +77,13 @@ func (s *Session) defSteps(pieces []defPiece) []string {
 // literal copies that function's frame rather than the global one. A
 // variable that a top-level definition of the statements makes (x := 1;
 // k := func() int { return x }) counts as package-level: it is declared
-// first (var x int) and its definition becomes an assignment, as hoist.go
+// first (var x int) and its definition becomes an assignment, as internal/rewrite/hoist.go
 // does for declarations, unless its type cannot be written there or its
 // definition reads the name it defines (x := x + 1). A literal that uses
 // another variable of the statements (of a block, a loop variable) stays
 // where it is: the declared function could not see it. A literal in a
 // defer statement stays too (defer.go rewrites those), and one in a go
-// statement (rewrite_go.go declares a function for it): yaegi's go of a
+// statement (internal/rewrite/rewrite_go.go declares a function for it): yaegi's go of a
 // function value that a call returned reads the call's result slot when
 // the goroutine starts, so that a loop's next call raced with it.
 func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info, ed *rewrite.Editor, rw *rewrite.Rewriter) error {
@@ -138,7 +138,7 @@ func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info
 // cell's statements make (x := 1) to their statements, where makeLits can
 // declare them first: the statement has no other rewrite, defines one
 // name, its right side does not mention what it defines, and each type can
-// be written at package level. hoist.go's statements are declared already.
+// be written at package level. internal/rewrite/hoist.go's statements are declared already.
 func cellDefs(pc *parsedCell, info *types.Info, ed *rewrite.Editor, rw *rewrite.Rewriter) map[types.Object]*ast.AssignStmt {
 	defs := map[types.Object]*ast.AssignStmt{}
 	for _, st := range pc.body.List {
@@ -301,7 +301,7 @@ func usesPackageOnly(lit *ast.FuncLit, info *types.Info, defs map[types.Object]*
 var madeName = regexp.MustCompile(`\.` + helperPrefix + `defs[0-9]+\b`)
 
 // goName matches a function declared for a go statement's literal
-// (rewrite_go.go), which Go names func1 and so on.
+// (internal/rewrite/rewrite_go.go), which Go names func1 and so on.
 var goName = regexp.MustCompile(helperPrefix + `go[0-9]+\b`)
 
 // hideMade removes the names of the functions the session made from a

@@ -26,7 +26,7 @@ import (
 // with the types instead: each method's body uses, of the names the cell
 // declares, only types and constants (the functions and variables of
 // the cell do not exist yet in the first phase), and starts no goroutine
-// (rewrite_go.go declares a function for it in the third phase). A type
+// (internal/rewrite/rewrite_go.go declares a function for it in the third phase). A type
 // is chosen only if all of its methods in the cell are; runDecls then
 // writes the chosen types, each followed by its methods, after the cell's
 // other types and constants, which the methods may use (yaegi lost the
@@ -163,7 +163,7 @@ func usable(id *ast.Ident, info *types.Info, inCell func(types.Object) bool) boo
 // cell declares (cells split in source order: func (t *Tree[T]) Walk(f
 // func(T)) { walk(t.root, f) }, then func walk[T cmp.Ordered](n *node[T],
 // f func(T))). go/types did not know walk, so the call got no type
-// arguments (rewrite_call.go), and yaegi, compiling the method when
+// arguments (internal/rewrite/rewrite_call.go), and yaegi, compiling the method when
 // Tree[int] was made, inferred T as walk's node struct ("does not
 // implement cmp.Ordered"). So such a declaration records the names it used
 // undefined (declRec.pending), and the cell that declares one of them as a

@@ -45,8 +45,8 @@ type Session struct {
 	user    map[string]*declRec
 	exit    chan int        // os.Exit's status (exit.go)
 	rt      *rt.Runtime     // what rewritten cells call (internal/rt)
-	generic map[string]bool // packages whose generic helpers are loaded (genericstd.go)
-	// instances are the generic instances made in a function (geninstance.go)
+	generic map[string]bool // packages whose generic helpers are loaded (internal/rewrite/genericstd.go)
+	// instances are the generic instances made in a function (internal/rewrite/geninstance.go)
 	instances map[string]bool
 	// released counts the slots of releasedIn's global frame that
 	// releaseTemps has seen (release.go); unstopped says a cell is still
@@ -74,7 +74,7 @@ type Session struct {
 	// debugger: where breakpoints in earlier cells are set.
 	progs []*yaegi.Program
 	// forwards are the methods that the session declared for embedded
-	// interfaces ("Type.Method", rewrite_embed.go).
+	// interfaces ("Type.Method", internal/rewrite/rewrite_embed.go).
 	forwards map[string]bool
 }
 
@@ -242,11 +242,11 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 			return Result{}, err
 		}
 		s.commit(recs, imps)
-		s.addForwards(rw.Forwards(), false) // rewrite_embed.go
+		s.addForwards(rw.Forwards(), false) // internal/rewrite/rewrite_embed.go
 	}
 	if src := rewrite.StructTypes(pc.decls.Decls) + rewrite.MethodTypes(pc.decls.Decls, info) + rw.AnyTypes(pc.decls.Decls); src != "" {
 		// fmt's type names, and the conversions of values with methods
-		// (ifacevalue.go): a failure does not fail the cell, whose
+		// (internal/rt/ifacevalue.go): a failure does not fail the cell, whose
 		// values then print and convert as yaegi has them.
 		_, _ = s.eval(ctx, blockPrefix+src, nil)
 	}
@@ -263,7 +263,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 			return Result{}, err
 		}
 	}
-	if err := s.makeInstances(ctx, srw); err != nil { // geninstance.go
+	if err := s.makeInstances(ctx, srw); err != nil { // internal/rewrite/geninstance.go
 		return Result{}, err
 	}
 	if err := s.makeLits(ctx, pc, info, stmtEd, srw); err != nil { // frames.go
@@ -328,7 +328,7 @@ func (s *Session) runStmts(ctx context.Context, pc *parsedCell, info *types.Info
 	end := list[len(list)-1].End()
 	if rw.InOrderEnd() > end {
 		// A declaration initialised among the statements comes last
-		// (hoist.go): the cell ends with it, not with a value.
+		// (internal/rewrite/hoist.go): the cell ends with it, not with a value.
 		end, last = rw.InOrderEnd(), nil
 	}
 	wrap := last != nil && showsValue(last.X, info)
@@ -468,7 +468,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 				for _, sp := range d.Specs {
 					is := sp.(*ast.ImportSpec)
 					if rewrite.IsIterImport(is) {
-						// Known to go/types only (iter.go).
+						// Known to go/types only (internal/rewrite/iter.go).
 						if !s.imported(is) {
 							newImports = append(newImports, importRec{importName(is), "iter"})
 						}
@@ -509,7 +509,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 					}
 				}
 				if whole, _ := rw.InOrder(vs); whole {
-					continue // declared among the statements (hoist.go)
+					continue // declared among the statements (internal/rewrite/hoist.go)
 				}
 				if !known {
 					addInit(vs.Names, ed.Piece(vs.Pos(), vs.End(), "var ", false), true)
@@ -523,7 +523,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 				_, moved := rw.InOrder(vs)
 				switch {
 				case moved:
-					// Initialised among the statements (hoist.go).
+					// Initialised among the statements (internal/rewrite/hoist.go).
 				case len(vs.Values) == len(vs.Names):
 					for k, n := range vs.Names {
 						addInit(vs.Names[k:k+1], ed.Piece(vs.Values[k].Pos(), vs.Values[k].End(), n.Name+" = ", false), false)
@@ -553,7 +553,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	if st2.Len() > 0 {
 		steps = append(steps, blockPrefix+st2.String())
 	}
-	file3.WriteString(rw.GoDecls()) // rewrite_go.go
+	file3.WriteString(rw.GoDecls()) // internal/rewrite/rewrite_go.go
 	if file3.Len() > 0 {
 		steps = append(steps, "package main\n"+file3.String())
 	}
@@ -767,7 +767,7 @@ func (s *Session) collect(pc *parsedCell) ([]*declRec, []importRec) {
 // method with a different text: yaegi would keep the old one.
 func (s *Session) needsReplay(recs []*declRec) bool {
 	for _, r := range recs {
-		if s.forwarded(r) { // rewrite_embed.go
+		if s.forwarded(r) { // internal/rewrite/rewrite_embed.go
 			return true
 		}
 		if r.tok != token.TYPE && !r.method {
@@ -881,7 +881,7 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 	var src strings.Builder
 	src.WriteString("package main\n")
 	for _, im := range s.imports {
-		if im.path != "iter" { // iter.go
+		if im.path != "iter" { // internal/rewrite/iter.go
 			fmt.Fprintf(&src, "import %s %q\n", im.name, im.path)
 		}
 	}
@@ -932,7 +932,7 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		return unsupported(fset, err)
 	}
 	rw, ed := out.Decl, out.Decl.Editor()
-	if err := s.loadGeneric(ctx, rw); err != nil { // genericstd.go, for the fresh interpreter
+	if err := s.loadGeneric(ctx, rw); err != nil { // internal/rewrite/genericstd.go, for the fresh interpreter
 		restore()
 		return err
 	}
@@ -944,13 +944,13 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		}
 		return err
 	}
-	s.addForwards(rw.Forwards(), true) // rewrite_embed.go
+	s.addForwards(rw.Forwards(), true) // internal/rewrite/rewrite_embed.go
 	impNames := map[string]string{}
 	for _, im := range s.imports {
 		impNames[im.path] = im.name
 	}
 	rw.SetNames(impNames)
-	if src := rw.AnyTypes(f.Decls); src != "" { // fmtany.go: the fresh interpreter's types
+	if src := rw.AnyTypes(f.Decls); src != "" { // internal/rt/fmtany.go: the fresh interpreter's types
 		_, _ = s.eval(ctx, blockPrefix+src, nil)
 	}
 	// Variables whose declarations re-ran get their old values back when

@@ -161,7 +161,7 @@ func methodTypes(decls []ast.Decl, info *types.Info) string {
 		return ""
 	}
 	// Aliases, which declaredTypes leaves out, are no named types.
-	names := declaredTypes(decls, info) // fmtany.go
+	names := declaredTypes(decls, info) // internal/rt/fmtany.go
 	if len(names) == 0 {
 		return ""
 	}

@@ -18,7 +18,7 @@ import (
 // main.ID. In a call of a fmt function with a constant format holding %T
 // or %#v, an argument whose type holds such a type becomes
 // __gnnlab_rt.Named("main.ID", x), which the fmt wrappers print as Go
-// does (namedValue, fmtnames.go).
+// does (namedValue, internal/rt/fmtnames.go).
 
 // fmtFuncs are the fmt functions with a format, by the format's index.
 var fmtFuncs = map[string]int{"Printf": 0, "Sprintf": 0, "Errorf": 0, "Fprintf": 1, "Appendf": 1}
@@ -29,7 +29,7 @@ var printFuncs = map[string]int{"Print": 0, "Println": 0, "Sprint": 0, "Sprintln
 
 // fmtCall returns the name of the fmt function that call calls, or "";
 // for a printing function of log, the fmt function whose arguments it
-// takes (logprint.go).
+// takes (internal/rt/logprint.go).
 func (r *rewriter) fmtCall(call *ast.CallExpr) string {
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
@@ -56,7 +56,7 @@ func (r *rewriter) fmtCall(call *ast.CallExpr) string {
 
 // fmtOperands records the rewrites of the arguments of a printing call
 // whose static types hold a type of the session with methods that fmt
-// looks for (fmtoperand.go): the argument x of type T becomes
+// looks for (internal/rt/fmtoperand.go): the argument x of type T becomes
 // func(v T) any { return CONV }(x), CONV a call of a compiled helper
 // built from T (fmtConv). It marks them in done.
 func (r *rewriter) fmtOperands(call *ast.CallExpr, done map[ast.Expr]bool) {

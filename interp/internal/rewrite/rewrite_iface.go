@@ -24,7 +24,7 @@ import (
 // session's interface types, and of two empty interfaces (any(w) ==
 // any(r), w and r of two interface types holding one pointer: yaegi's
 // wrappers differed), go through __gnnlab_rt.Equal, which compares the
-// values inside the wrappers (errwrap.go).
+// values inside the wrappers (internal/rt/errwrap.go).
 
 // errorConv records the rewrites of the conversions to error, and of
 // the comparisons of values of compiled interface types, in n.

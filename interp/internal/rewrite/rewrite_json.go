@@ -10,7 +10,7 @@ import (
 )
 
 // Calls of encoding/json on values of the session's types with MarshalJSON
-// or UnmarshalJSON methods, or with embedded structs (json.go).
+// or UnmarshalJSON methods, or with embedded structs (internal/rt/json.go).
 //
 // encoding/json called neither method of an interpreted type: yaegi's
 // reflect types have no methods. Where the static type of the value of
@@ -29,7 +29,7 @@ import (
 //
 // (dec.Decode(p) __gnnlab_rt.JSONDecode(dec, p, plan, ...), which keeps
 // the Decoder's settings)
-// with the plan of where the values with methods are (json.go) and, for
+// with the plan of where the values with methods are (internal/rt/json.go) and, for
 // each of their types T, func(p any) ([]byte, error) { return
 // p.(*T).MarshalJSON() } or func(p any, b []byte) error { return
 // p.(*T).UnmarshalJSON(b) } (nil without the method). A value held in an
@@ -118,7 +118,7 @@ func (r *rewriter) jsonCall(call *ast.CallExpr) {
 		return
 	}
 	if recv == "Encoder" {
-		// The error names the type as Go does (json.go's
+		// The error names the type as Go does (internal/rt/json.go's
 		// jsonMarshalError; json.Marshal and MarshalIndent are the
 		// session's).
 		r.ed.Replace(call.Fun.Pos(), sel.X.Pos(), rt.JSONEncode+"(")
@@ -129,7 +129,7 @@ func (r *rewriter) jsonCall(call *ast.CallExpr) {
 		strings.Join(addr, ", ")+"}, []string{"+strings.Join(names, ", ")+"})", false)
 }
 
-// jsonPlanOf returns the plan (json.go) of a value of type t, adding the
+// jsonPlanOf returns the plan (internal/rt/json.go) of a value of type t, adding the
 // types with methods that it names to hooks; outer holds the named types
 // that t is inside of (a recursive type's inner values are not planned).
 func jsonPlanOf(t types.Type, hooks *[]*types.Named, outer []*types.Named) string {

@@ -24,8 +24,8 @@ import (
 //
 // StructOf also gives two struct types with the same fields one reflect
 // type (type A struct{ n int } and type B struct{ n int }), and the
-// session's tables of types with methods and names (ifacevalue.go,
-// fmtnames.go) are keyed by reflect type: A{1} printed by B's String
+// session's tables of types with methods and names (internal/rt/ifacevalue.go,
+// internal/rt/fmtnames.go) are keyed by reflect type: A{1} printed by B's String
 // method, its %T was main.B, and x.(I) of an A asked B's methods. So the
 // first field of a declared struct type that has the fields of another
 // type of the session (in scope where it is declared: the same names,

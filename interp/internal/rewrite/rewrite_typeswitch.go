@@ -10,7 +10,7 @@ import (
 )
 
 // Type switches and assertions on empty interfaces and errors (see
-// ifacevalue.go).
+// internal/rt/ifacevalue.go).
 //
 // A type switch whose operand is an empty interface or an error and which
 // has a case of a type of the session, a pointer to one, error,
@@ -76,7 +76,7 @@ func (r *rewriter) typeSwitch(sw *ast.TypeSwitchStmt, label *ast.LabeledStmt) bo
 	switch t := r.info.Types[ta.X].Type; {
 	case isError(t):
 		// The operand keeps its type: yaegi's assertions of an error
-		// look through the wrappers (structError, ifacevalue.go).
+		// look through the wrappers (structError, internal/rt/ifacevalue.go).
 		opType = "error"
 	case compiledIface(r.info.Types[ta.X]) && sessionPointerCase(sw, r.info):
 		// yaegi's type switch on a compiled interface (an io.Reader)
@@ -355,7 +355,7 @@ func mainQualifier(p *types.Package) string { return p.Name() }
 // or of a struct type of the session with an Error or String method (not
 // of Errorf), of a call of a printing function of fmt to
 // __gnnlab_rt.PrintOperand(a), or ErrorfOperand(a) for fmt.Errorf
-// (ifacevalue.go).
+// (internal/rt/ifacevalue.go).
 func (r *rewriter) printAnyArgs(call *ast.CallExpr) {
 	name := r.fmtCall(call)
 	k, ok := printFuncs[name]
@@ -368,7 +368,7 @@ func (r *rewriter) printAnyArgs(call *ast.CallExpr) {
 	}
 	// A value of a named non-struct type of the session (type level int)
 	// in an any is yaegi's wrapper, which PrintOperand makes the value's
-	// fmt operand (fmtany.go).
+	// fmt operand (internal/rt/fmtany.go).
 	for i, a := range call.Args {
 		t := r.info.Types[a].Type
 		if i >= k && !r.info.Types[a].IsNil() && (emptyIface(t) || name != "Errorf" && printableStruct(t) && !r.fmtOperand(t)) {
@@ -388,7 +388,7 @@ func (r *rewriter) printAnyArgs(call *ast.CallExpr) {
 // send, or fmt.Errorf operand), it goes
 // through func(v T) error { return __gnnlab_rt.StructError(v, v) }(x),
 // which keeps the value beside yaegi's wrapper (structError,
-// ifacevalue.go).
+// internal/rt/ifacevalue.go).
 
 // structToError records that rewrite of v when v is such a value, and
 // reports whether it did.

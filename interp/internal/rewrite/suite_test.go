@@ -190,8 +190,12 @@ func TestPasses(t *testing.T) {
 }
 
 // TestSuiteOrder checks what Apply relies on: pass names are unique, and
-// every pass has a doc.
+// every pass has a doc, and a section "# Pass NAME" in the package doc.
 func TestSuiteOrder(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := map[string]bool{}
 	for _, p := range Suite {
 		if seen[p.Name] {
@@ -200,6 +204,9 @@ func TestSuiteOrder(t *testing.T) {
 		seen[p.Name] = true
 		if p.Doc == "" || p.Run == nil || p.Part&Both == 0 {
 			t.Errorf("pass %s lacks a doc, a run or a part", p.Name)
+		}
+		if !bytes.Contains(doc, []byte("\n// # Pass "+p.Name+"\n")) {
+			t.Errorf("doc.go has no section # Pass %s", p.Name)
 		}
 	}
 }

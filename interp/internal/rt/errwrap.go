@@ -21,7 +21,7 @@ import (
 // it picks for a type that has these methods (yaegi's MapTypes of the
 // error wrapper), replaces errors.Is and errors.As by versions that look
 // through the wrappers, and compares interface values of compiled
-// interface types with Equal (rewrite_iface.go), which compares the
+// interface types with Equal (internal/rewrite/rewrite_iface.go), which compares the
 // wrapped values.
 
 // The wrappers, most methods first (yaegi takes the first whose methods
@@ -152,7 +152,7 @@ func equal(a, b any) bool {
 }
 
 // errorPtr is the error returned for a nil pointer p of an interpreted
-// type (rewrite_iface.go): a non-nil error, as in Go, whose Error method
+// type (internal/rewrite/rewrite_iface.go): a non-nil error, as in Go, whose Error method
 // is p's.
 func errorPtr(isNil bool, msg func() string, e error) error {
 	if isNil {
@@ -167,7 +167,7 @@ type nilPtrError struct{ msg func() string }
 
 func (e nilPtrError) Error() string { return e.msg() }
 
-// recovered is the value of recover() in a cell (rewrite.go): yaegi's
+// recovered is the value of recover() in a cell (internal/rewrite/rewrite.go): yaegi's
 // recover returned the panic value as a reflect.Value.
 func recovered(v any) any {
 	if rv, ok := v.(reflect.Value); ok {
@@ -180,7 +180,7 @@ func recovered(v any) any {
 }
 
 // shiftCount is a signed shift count that is not constant (x << n,
-// rewrite.go): Go panics when it is negative, yaegi shifted by it.
+// internal/rewrite/rewrite.go): Go panics when it is negative, yaegi shifted by it.
 func shiftCount(n int64) uint64 {
 	if n < 0 {
 		panic(goRuntimeError("negative shift amount"))

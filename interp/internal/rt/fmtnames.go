@@ -254,7 +254,7 @@ func (tn *typeNames) print(b *bytes.Buffer, v reflect.Value, sharp bool, depth i
 		b.WriteByte('{')
 		for i := 0; i < v.NumField(); i++ {
 			if t.Field(i).Type == emptyTagType {
-				continue // the only field, added by the session (rewrite_tags.go)
+				continue // the only field, added by the session (internal/rewrite/rewrite_tags.go)
 			}
 			if i > 0 {
 				if sharp {
@@ -434,7 +434,7 @@ func boolInt(b bool) int64 {
 
 // namedValue is an argument of a named non-struct type of the session
 // (type ID int), whose reflect type is its underlying type: the session
-// passes its Go name beside it (rewrite_fmt.go) for %T and %#v.
+// passes its Go name beside it (internal/rewrite/rewrite_fmt.go) for %T and %#v.
 type namedValue struct {
 	name string // main.ID, []main.ID
 	v    any

@@ -21,7 +21,7 @@ import (
 // pointer. An argument of a printing function of fmt whose static type is,
 // or holds in a slice, array, map, struct field or pointed-to value, a type
 // of the session with a method fmt looks for (or whose pointer has one) is
-// rewritten (rewrite_fmt.go) to a compiled value made from the static type:
+// rewritten (internal/rewrite/rewrite_fmt.go) to a compiled value made from the static type:
 // fmtOperand for a value of such a type, with closures that call its
 // methods in the cell, fmtList for a slice or array, fmtMap for a map,
 // fmtStruct for a struct, fmtPtr for a pointer. Their Format methods print

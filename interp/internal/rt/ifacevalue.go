@@ -31,7 +31,7 @@ import (
 // node is right (ifaceValues, filled by methodTypes' calls). Compiled code
 // sees yaegi's wrapper as the struct it is, and reads the bare value out
 // of it (bareValue). A type switch on an empty interface or an error then
-// becomes a chain of assertions (rewrite_typeswitch.go): case error and
+// becomes a chain of assertions (internal/rewrite/rewrite_typeswitch.go): case error and
 // case fmt.Stringer call AsError and AsStringer, cases of interfaces of
 // the session ask HasMethods and bind the value that __gnnlab_iface
 // rewraps, and recovered panic values are rewrapped. The printing
@@ -287,7 +287,7 @@ type typeAssertionError string
 func (e typeAssertionError) Error() string { return string(e) }
 func (typeAssertionError) RuntimeError()   {}
 
-// recovered is the value of recover() in a cell (rewrite.go): yaegi's
+// recovered is the value of recover() in a cell (internal/rewrite/rewrite.go): yaegi's
 // recover returned the panic value as a reflect.Value, and a value of an
 // interpreted type bare.
 func (iv *ifaceValues) recovered(v any) any {
@@ -433,7 +433,7 @@ func (m methodValue) Format(f fmt.State, verb rune) {
 
 // printOperand is an argument of a printing function of fmt of static
 // type any, or a struct type of the session (or a pointer to one) with an
-// Error or String method (rewrite_typeswitch.go's printAnyArgs): a value
+// Error or String method (internal/rewrite/rewrite_typeswitch.go's printAnyArgs): a value
 // of a registered type, bare or in yaegi's wrapper, becomes what
 // printArgs passes for it. So yaegi does not wrap it for fmt's
 // interfaces: it built the method wrappers of its own wrapper from the
@@ -516,7 +516,7 @@ func (e structError) As(target any) bool {
 }
 
 // structErr is v, a value of a struct type of the session that
-// implements error, as an error (rewrite_typeswitch.go's structToError):
+// implements error, as an error (internal/rewrite/rewrite_typeswitch.go's structToError):
 // a structError of v and e, yaegi's conversion of v to error. yaegi gives
 // v bare.
 func structErr(v any, e error) error {

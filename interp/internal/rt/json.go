@@ -173,7 +173,7 @@ func embedsFields(f reflect.StructField) bool {
 // Color int is an int there), so it called neither method. Where the
 // value passed to json.Marshal, MarshalIndent, (*Encoder).Encode,
 // json.Unmarshal or (*Decoder).Decode has a static type that holds a type
-// of the session with either method (rewrite_json.go), the session passes
+// of the session with either method (internal/rewrite/rewrite_json.go), the session passes
 // a description of where such values are in it (jsonPlan) and the
 // interpreted methods, and encodes or decodes a copy (a shadow) whose
 // type has, at those places, an interface holding jsonOut, whose
@@ -598,7 +598,7 @@ func (h *jsonHooks) restore(dst, sv reflect.Value, p *jsonPlan) error {
 }
 
 // jsonMarshalValue is v as json.Marshal should see it under plan (the
-// rewrite of json.Marshal(v) and its kin, rewrite_json.go): its shadow,
+// rewrite of json.Marshal(v) and its kin, internal/rewrite/rewrite_json.go): its shadow,
 // or v where the plan does not fit v's type.
 func jsonMarshalValue(v any, plan string, marshal []func(any) ([]byte, error), addr []bool, names []string) any {
 	p, err := parseJSONPlan(plan)
@@ -652,7 +652,7 @@ func (t *jsonTarget) UnmarshalJSON(data []byte) error {
 }
 
 // jsonTargetOf is the target that the rewrite of a decoding gives
-// encoding/json for the pointer v (rewrite_json.go): a *jsonTarget, or v
+// encoding/json for the pointer v (internal/rewrite/rewrite_json.go): a *jsonTarget, or v
 // where v is nil or the plan does not fit its element's type.
 func (tn *typeNames) jsonTargetOf(v any, plan string, unmarshal []func(any, []byte) error) any {
 	p, err := parseJSONPlan(plan)

@@ -11,7 +11,7 @@ import (
 // writing to the session's standard error (fixStdlib), which printed
 // their arguments with fmt directly: a value of a session's type passed
 // on as an any crashed them as it crashed fmt (fmtany.go), and the
-// fmt operands of the rewrites (rewrite_fmt.go) and the type names of
+// fmt operands of the rewrites (internal/rewrite/rewrite_fmt.go) and the type names of
 // fmtnames.go were not applied. The session replaces them by functions
 // that format as the session's fmt functions do (sprint, sprintf,
 // sprintln) and write through that logger's Output; the rewrites treat

@@ -26,7 +26,7 @@ func convertTo(p, x any) {
 }
 
 // emptyTag is the type of the field that the session adds to a struct
-// type without fields that has a twin (rewrite_tags.go): it has no size,
+// type without fields that has a twin (internal/rewrite/rewrite_tags.go): it has no size,
 // and fmt prints it as nothing, so that %v of the value is {} as in Go.
 type emptyTag struct{}
 
