@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gnnlab/gnnlab/interp/internal/inspect"
 	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 )
 
@@ -27,7 +28,7 @@ import (
 // name, shortest first.
 func packagesNamed(name string) []string {
 	var ps []string
-	for p := range packages().byPath {
+	for p := range inspect.Packages().ByPath {
 		if pathName(p) == name && !strings.Contains(p, "internal") {
 			ps = append(ps, p)
 		}
@@ -83,7 +84,7 @@ func (s *Session) autoImport(ctx context.Context, pc *parsedCell, undef []types.
 	for _, name := range names {
 	candidates:
 		for _, p := range packagesNamed(name) {
-			exp := packages().byPath[p]
+			exp := inspect.Packages().ByPath[p]
 			for sel := range sels[name] {
 				if _, ok := exp[sel]; !ok && !providedGeneric(p, sel) {
 					continue candidates

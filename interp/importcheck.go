@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 
+	"github.com/gnnlab/gnnlab/interp/internal/inspect"
 	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 )
 
@@ -45,7 +46,7 @@ func (s *Session) checkImports(pc *parsedCell) *Error {
 			if err != nil || rewrite.IsIterImport(is) {
 				continue
 			}
-			if _, ok := packages().byPath[p]; ok {
+			if _, ok := inspect.Packages().ByPath[p]; ok {
 				continue
 			}
 			mp, isMod := s.modPackage(p) // modules.go

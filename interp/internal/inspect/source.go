@@ -1,4 +1,4 @@
-package interp
+package inspect
 
 import (
 	"bytes"
@@ -18,11 +18,11 @@ import (
 	"github.com/gnnlab/gnnlab/interp/symbols"
 )
 
-// symbolDetail documents pkg.name ("Type.Method" too) for Shift-Tab and
+// SymbolDetail documents pkg.name ("Type.Method" too) for Shift-Tab and
 // name?: the signature and doc (symbolDoc), then the symbol's first
 // runnable example; detail > 0 (name??) adds its source, read from the
 // package's files where the binary was built.
-func symbolDetail(importPath, name string, detail int) (string, bool) {
+func SymbolDetail(importPath, name string, detail int) (string, bool) {
 	text, ok := symbolDoc(importPath, name)
 	if !ok {
 		return "", false
@@ -40,9 +40,9 @@ func symbolDetail(importPath, name string, detail int) (string, bool) {
 	return text, true
 }
 
-// methodDetail documents v.name where v is a session variable of a
+// MethodDetail documents v.name where v is a session variable of a
 // compiled named type (model.Forward): the method's doc, or nil.
-func methodDetail(v reflect.Value, name string, detail int) (string, bool) {
+func MethodDetail(v reflect.Value, name string, detail int) (string, bool) {
 	if !v.IsValid() || !token.IsExported(name) {
 		return "", false
 	}
@@ -53,7 +53,7 @@ func methodDetail(v reflect.Value, name string, detail int) (string, bool) {
 	if t.Name() == "" || t.PkgPath() == "" {
 		return "", false
 	}
-	return symbolDetail(t.PkgPath(), t.Name()+"."+name, detail)
+	return SymbolDetail(t.PkgPath(), t.Name()+"."+name, detail)
 }
 
 func indentText(s string) string {
@@ -138,7 +138,7 @@ func loadSource(importPath string) *srcPackage {
 	}
 	srcCache[importPath] = nil
 	var dirs []string
-	for _, v := range packages().byPath[importPath] {
+	for _, v := range Packages().ByPath[importPath] {
 		if v.Kind() != reflect.Func || v.IsNil() {
 			continue
 		}

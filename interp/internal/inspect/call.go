@@ -1,9 +1,9 @@
-package interp
+package inspect
 
-// callOpen returns the offset of the "(" of the call whose arguments hold
+// CallOpen returns the offset of the "(" of the call whose arguments hold
 // cursor, when a name ends right before it; -1 otherwise. Shift+Tab after
 // "strings.ToUpper(" then documents strings.ToUpper, as in IPython.
-func callOpen(code string, cursor int) int {
+func CallOpen(code string, cursor int) int {
 	cursor = min(max(cursor, 0), len(code))
 	depth := 0
 	for i := cursor - 1; i >= 0; i-- {
