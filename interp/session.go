@@ -17,7 +17,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
@@ -60,19 +59,7 @@ type Session struct {
 	keepSlots bool
 	defs      int      // functions made for the cells' definitions (frames.go)
 	made      []string // those of the running cell, forgotten after it
-	// debug is set by SetDebug; drun is the debugging state of the
-	// running cell, nil when it runs without the debugger (breakpoint.go).
-	debug atomic.Pointer[DebugOptions]
-	drun  *debugRun
-	// rootDebug is the debug data of s.i's global frame, set up when
-	// rootOK (breakpoint.go).
-	rootDebug rootDebug
-	rootOK    bool
-	rootFor   *yaegi.Interpreter // the interpreter rootDebug belongs to
-	cells     map[int]string     // the code of each cell run, when Debuggable
-	// progs are the pieces that declared functions, compiled for the
-	// debugger: where breakpoints in earlier cells are set.
-	progs []*yaegi.Program
+	dbg       debugger // the debugger (breakpoint.go)
 	// forwards are the methods that the session declared for embedded
 	// interfaces ("Type.Method", internal/rewrite/rewrite_embed.go).
 	forwards map[string]bool
@@ -154,11 +141,11 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 	}
 	// Before any function value exists (breakpoint.go).
 	if s.opts.Debuggable {
-		if s.cells == nil {
-			s.cells = map[int]string{}
+		if s.dbg.cells == nil {
+			s.dbg.cells = map[int]string{}
 		}
-		s.rootDebug, s.rootOK = pinRootDebug(i)
-		s.rootFor = i
+		s.dbg.rootDebug, s.dbg.rootOK = pinRootDebug(i)
+		s.dbg.rootFor = i
 	}
 	if _, err := i.Eval(rewrite.HelperSource()); err != nil {
 		return nil, fmt.Errorf("interp: helpers: %w", err)
@@ -183,8 +170,8 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	s.count++
 	n := s.count
-	s.drun = s.newDebugRun(n, cell) // breakpoint.go
-	defer func() { s.drun = nil }()
+	s.dbg.drun = s.newDebugRun(n, cell) // breakpoint.go
+	defer func() { s.dbg.drun = nil }()
 	// Positions of earlier cells are not needed again: a fresh set does
 	// not keep every cell's line table.
 	s.fset = token.NewFileSet()
