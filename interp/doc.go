@@ -26,7 +26,7 @@
 // that name that has every name the cell selects from it, the shortest
 // path first (math/rand before math/rand/v2); the session keeps the
 // import and writes "interp: added import ..." on standard error
-// (autoimport.go).
+// (typecheck.go).
 //
 // yaegi cannot initialise a package-level variable that refers to one of
 // an earlier evaluation, so the session runs the declarations in phases
@@ -79,7 +79,7 @@
 // function that a method or generic function of an earlier cell called
 // before it existed (Walk calling walk(t.root, f), walk declared in the
 // next cell): the call had no type arguments from go/types, and yaegi
-// inferred wrong ones (genericorder.go).
+// inferred wrong ones (frames.go).
 //
 // # Rewrites
 //
@@ -95,7 +95,7 @@
 // cell: yaegi gave an instance (Box[int]) only the methods its type had
 // when the instance was made, so a struct embedding it lacked the
 // promoted methods and a function of the cell taking one broke the
-// methods' compilation (genericorder.go).
+// methods' compilation (frames.go).
 //
 // # Programs
 //
@@ -174,7 +174,7 @@
 // (set GNNLAB_DEBUG_STACK=1 to have it written to stderr when reporting a
 // bug; GNNLAB_DEBUG_SRC=1 writes the rewritten source given to yaegi).
 // The line "nil reflect type" that yaegi's log.Panic wrote to the standard
-// logger before such a panic is dropped (yaegilog.go). A
+// logger before such a panic is dropped (stdio.go). A
 // cell that fails to compile leaves the session as it was, except
 // that a variable it declared stays known with its zero value.
 //
@@ -254,7 +254,7 @@
 //
 // os/exec works in cells: a command's output may go to the cell's
 // os.Stdout. A cell that imports a package that no table holds is refused
-// before any of it runs (importcheck.go), with a compile error that names
+// before any of it runs (typecheck.go), with a compile error that names
 // the package; embed is one (a cell has no package folder for //go:embed:
 // read files with os.ReadFile or os.DirFS instead), and so are unsafe,
 // syscall, cgo, and modules outside the standard library and gnnlab that

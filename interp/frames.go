@@ -2,10 +2,12 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"go/ast"
 	"go/token"
 	"go/types"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -309,4 +311,309 @@ var goName = regexp.MustCompile(helperPrefix + `go[0-9]+\b`)
 // was when the literal was made at the top level.
 func hideMade(frame string) string {
 	return goName.ReplaceAllString(madeName.ReplaceAllString(frame, ""), "func1")
+}
+
+// The session's side of the rewrites (internal/rewrite): loading the
+// generic helpers and instances that rewritten cells call, and the
+// methods declared for embedded interfaces.
+
+// loadGeneric compiles the helpers of the packages that the rewriters'
+// cells call, once per interpreter.
+func (s *Session) loadGeneric(ctx context.Context, rws ...*rewrite.Rewriter) error {
+	for _, r := range rws {
+		for _, p := range []string{"cmp", "slices", "maps", "errors", "sync/atomic"} {
+			if !r.Generic(p) || s.generic[p] {
+				continue
+			}
+			if _, err := s.eval(ctx, rewrite.GenericSource(p), nil); err != nil {
+				return err
+			}
+			if s.generic == nil {
+				s.generic = map[string]bool{}
+			}
+			s.generic[p] = true
+		}
+	}
+	return nil
+}
+
+// makeInstances makes the instances that r's calls need and the session
+// has not made yet, each in its own function. yaegi fails to make some
+// (Get[Name], with type Name string and func Get[T any](x T) T { b :=
+// &box[T]{x}; return get(b) }); where they failed, the statements got
+// wrong values (an empty string) or a nil pointer dereference, so the
+// cell stops with an error naming the instance.
+func (s *Session) makeInstances(ctx context.Context, r *rewrite.Rewriter) error {
+	for _, in := range r.Instances() {
+		if s.instances[in.Fun] {
+			continue
+		}
+		if s.instances == nil {
+			s.instances = map[string]bool{}
+		}
+		s.instances[in.Fun] = true
+		src := "package main\nfunc " + helperPrefix + "inst" + strconv.Itoa(len(s.instances)) + "() { " + in.Text + " }\n"
+		if _, err := s.eval(ctx, src, nil); err != nil {
+			delete(s.instances, in.Fun)
+			why := strings.TrimSuffix(strings.TrimPrefix(errText(err), "the interpreter cannot run this cell (internal error: "), ")")
+			msg := "the interpreter cannot instantiate " + in.Fun + " (" + why + ")"
+			return unsupported(s.fset, rewrite.Unsupported(in.Pos, msg))
+		}
+	}
+	return nil
+}
+
+// errText is the message of err, the value of an *Error.
+func errText(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Value
+	}
+	return err.Error()
+}
+
+// addForwards records the methods that a cell's rewrite declared for
+// embedded interfaces; after a rebuild (all) they replace the earlier.
+func (s *Session) addForwards(names []string, all bool) {
+	if all || s.forwards == nil {
+		s.forwards = map[string]bool{}
+	}
+	for _, n := range names {
+		s.forwards[n] = true
+	}
+}
+
+// forwarded reports whether r declares a method that the session
+// declared for an embedded interface of an earlier cell's type: the
+// session is then rebuilt, so that the type's declaration no longer
+// declares it.
+func (s *Session) forwarded(r *declRec) bool {
+	if !r.method {
+		return false
+	}
+	for _, n := range r.names {
+		if s.forwards[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// Methods of a cell's generic types before the instances of the types.
+//
+// yaegi gives an instance of a generic type (Box[int]) the methods that
+// the generic type has when the instance is first made, and later methods
+// never reach it: a struct embedding Box[int] declared before Box's
+// methods lacked the promoted methods ("undefined selector: Set"), and a
+// function variable of type func(Set[int]) declared before Set's methods
+// broke their compilation ("undefined type for T"). runDecls declares
+// types in its first phase and methods in its third, after the variables
+// of the second phase, so every instance that the types and variables of
+// a cell made came before the methods of the same cell.
+//
+// earlyMethods finds the generic types of the cell whose methods can run
+// with the types instead: each method's body uses, of the names the cell
+// declares, only types and constants (the functions and variables of
+// the cell do not exist yet in the first phase), and starts no goroutine
+// (internal/rewrite/rewrite_go.go declares a function for it in the third phase). A type
+// is chosen only if all of its methods in the cell are; runDecls then
+// writes the chosen types, each followed by its methods, after the cell's
+// other types and constants, which the methods may use (yaegi lost the
+// methods when they used one declared after them), except those that name
+// a chosen type (late), directly or through another, which come last.
+func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*ast.FuncDecl, moved map[*ast.FuncDecl]bool, late map[*ast.GenDecl]bool) {
+	generic := map[string]*ast.GenDecl{} // generic type name -> its declaration
+	for _, d := range pc.decls.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+			for _, sp := range gd.Specs {
+				if ts := sp.(*ast.TypeSpec); ts.TypeParams != nil && len(ts.TypeParams.List) > 0 {
+					generic[ts.Name.Name] = gd
+				}
+			}
+		}
+	}
+	if len(generic) == 0 {
+		return nil, nil, nil
+	}
+	tf := pc.fset.File(pc.decls.Pos())
+	inCell := func(obj types.Object) bool {
+		p := int(obj.Pos())
+		return tf != nil && p >= tf.Base() && p <= tf.Base()+tf.Size()
+	}
+	ok := map[string]bool{}
+	var found []*ast.FuncDecl
+	for _, d := range pc.decls.Decls {
+		fd, isFunc := d.(*ast.FuncDecl)
+		if !isFunc || fd.Recv == nil || len(fd.Recv.List) != 1 || fd.Body == nil {
+			continue
+		}
+		name := rewrite.RecvName(fd.Recv.List[0].Type)
+		if generic[name] == nil {
+			continue
+		}
+		if _, seen := ok[name]; !seen {
+			ok[name] = true
+		}
+		ok[name] = ok[name] && selfContained(fd.Body, info, inCell)
+		found = append(found, fd)
+	}
+	for _, fd := range found {
+		name := rewrite.RecvName(fd.Recv.List[0].Type)
+		if !ok[name] {
+			continue
+		}
+		if early == nil {
+			early, moved = map[*ast.GenDecl][]*ast.FuncDecl{}, map[*ast.FuncDecl]bool{}
+		}
+		early[generic[name]] = append(early[generic[name]], fd)
+		moved[fd] = true
+	}
+	if early == nil {
+		return nil, nil, nil
+	}
+	// The other type and constant declarations that name an early type,
+	// or one of them, come after the early ones: before them, they would
+	// make instances without the methods.
+	names := map[string]bool{}
+	for name, gd := range generic {
+		if early[gd] != nil {
+			names[name] = true
+		}
+	}
+	late = map[*ast.GenDecl]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, d := range pc.decls.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || (gd.Tok != token.TYPE && gd.Tok != token.CONST) || early[gd] != nil || late[gd] || !rewrite.Refers(gd, names) {
+				continue
+			}
+			late[gd], changed = true, true
+			for _, n := range declNames(gd) {
+				names[n] = true
+			}
+		}
+	}
+	return early, moved, late
+}
+
+// selfContained reports whether body uses, of the package-level names
+// that inCell reports, only types and constants, uses no name go/types
+// left undefined, and has no go statement.
+func selfContained(body *ast.BlockStmt, info *types.Info, inCell func(types.Object) bool) bool {
+	ok := true
+	ast.Inspect(body, func(n ast.Node) bool {
+		if !ok {
+			return false
+		}
+		switch x := n.(type) {
+		case *ast.GoStmt:
+			ok = false
+		case *ast.SelectorExpr:
+			// x.Sel is a field, a method or a name of a package.
+			ast.Inspect(x.X, func(m ast.Node) bool {
+				if id, isID := m.(*ast.Ident); isID {
+					ok = ok && usable(id, info, inCell)
+				}
+				return ok
+			})
+			return false
+		case *ast.Ident:
+			ok = usable(x, info, inCell)
+		}
+		return ok
+	})
+	return ok
+}
+
+// usable reports whether id is defined in the function, or names
+// something that exists before the cell's functions and variables do.
+func usable(id *ast.Ident, info *types.Info, inCell func(types.Object) bool) bool {
+	if id.Name == "_" || info.Defs[id] != nil {
+		return true
+	}
+	obj := info.Uses[id]
+	if obj == nil {
+		return false // undefined, or a variable hoisted from the statements
+	}
+	if obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() || !inCell(obj) {
+		return true
+	}
+	switch obj.(type) {
+	case *types.TypeName, *types.Const:
+		return true
+	}
+	return false
+}
+
+// Calls of generic functions that later cells declare.
+//
+// A method or generic function may call a generic function that a later
+// cell declares (cells split in source order: func (t *Tree[T]) Walk(f
+// func(T)) { walk(t.root, f) }, then func walk[T cmp.Ordered](n *node[T],
+// f func(T))). go/types did not know walk, so the call got no type
+// arguments (internal/rewrite/rewrite_call.go), and yaegi, compiling the method when
+// Tree[int] was made, inferred T as walk's node struct ("does not
+// implement cmp.Ordered"). So such a declaration records the names it used
+// undefined (declRec.pending), and the cell that declares one of them as a
+// generic function rebuilds the session (Session.rebuild), whose rewrite
+// of all the declarations, type-checked together, gives the call its type
+// arguments.
+
+// markPending records in the methods and generic functions of recs
+// (collect's records of pc) the names that undef reports undefined
+// inside them.
+func markPending(pc *parsedCell, recs []*declRec, undef []types.Error) {
+	if len(undef) == 0 {
+		return
+	}
+	k := 0
+	for _, d := range pc.decls.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.IMPORT {
+			continue
+		}
+		r := recs[k]
+		k++
+		if fd, ok := d.(*ast.FuncDecl); !ok || fd.Recv == nil && fd.Type.TypeParams == nil {
+			continue
+		}
+		for _, u := range undef {
+			if u.Pos >= d.Pos() && u.Pos < d.End() {
+				r.pending = append(r.pending, strings.TrimPrefix(u.Msg, "undefined: "))
+			}
+		}
+	}
+}
+
+// resolvesPending reports whether pc declares a generic function that a
+// live record used while it was undefined.
+func (s *Session) resolvesPending(pc *parsedCell) bool {
+	var generic []string
+	for _, d := range pc.decls.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Type.TypeParams != nil {
+			generic = append(generic, fd.Name.Name)
+		}
+	}
+	if len(generic) == 0 {
+		return false
+	}
+	for _, old := range s.records {
+		if old.dead {
+			continue
+		}
+		for _, p := range old.pending {
+			if slices.Contains(generic, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// clearPending forgets the pending names that the session now declares,
+// once it has been rebuilt with them.
+func (s *Session) clearPending() {
+	for _, r := range s.records {
+		r.pending = slices.DeleteFunc(r.pending, func(n string) bool { return s.user[n] != nil })
+	}
 }

@@ -42,7 +42,7 @@ type Session struct {
 	imports []importRec    // imports of earlier cells, for replay
 	records []*declRec     // declarations of earlier cells, in order
 	user    map[string]*declRec
-	exit    chan int        // os.Exit's status (exit.go)
+	exit    chan int        // os.Exit's status (internal/rt/exit.go)
 	rt      *rt.Runtime     // what rewritten cells call (internal/rt)
 	generic map[string]bool // packages whose generic helpers are loaded (internal/rewrite/genericstd.go)
 	// instances are the generic instances made in a function (internal/rewrite/geninstance.go)
@@ -81,7 +81,7 @@ type declRec struct {
 	line   int  // yaegi's (virtual) line of its first line (virtualLine)
 	dead   bool // every name redefined by a later cell
 	// pending are the names a method or generic function used
-	// undefined (genericorder.go).
+	// undefined (frames.go).
 	pending []string
 }
 
@@ -109,7 +109,7 @@ func New(opts Options) (*Session, error) {
 }
 
 func (s *Session) newInterp() (*yaegi.Interpreter, error) {
-	quietYaegiLog() // yaegilog.go
+	quietYaegiLog() // stdio.go
 	i := yaegi.New(yaegi.Options{
 		Stdin:  s.stdin,
 		Stdout: s.stdout,
@@ -180,7 +180,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 			res, err = Result{}, internalError(r)
 		}
 		if err == error(errExitZero) {
-			err = nil // os.Exit(0) ended the cell (exit.go)
+			err = nil // os.Exit(0) ended the cell (internal/rt/exit.go)
 		}
 		var e *Error
 		if errors.As(err, &e) {
@@ -191,7 +191,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if err != nil {
 		return Result{}, parseError(s.fset, err)
 	}
-	if e := s.checkImports(pc); e != nil { // importcheck.go
+	if e := s.checkImports(pc); e != nil { // typecheck.go
 		return Result{}, e
 	}
 	recs, imps := s.collect(pc)
@@ -202,7 +202,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	} else if added {
 		info, undef = typecheck(s.fset, pc, checkEnv{globals: globals, earlier: s.records, imports: s.imports, known: s.knows})
 	}
-	if e := unexportedUse(s.fset, info, pc.decls, pc.body); e != nil { // unexported.go
+	if e := unexportedUse(s.fset, info, pc.decls, pc.body); e != nil { // typecheck.go
 		return Result{}, e
 	}
 	_, hasMain := s.user["main"]
@@ -215,7 +215,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if err := s.loadGeneric(ctx, rw, srw); err != nil {
 		return Result{}, err
 	}
-	markPending(pc, recs, undef) // genericorder.go
+	markPending(pc, recs, undef) // frames.go
 	if s.needsReplay(recs) || s.resolvesPending(pc) {
 		if err := s.rebuild(ctx, recs, imps); err != nil {
 			return Result{}, err
@@ -418,7 +418,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	var file1, file3, st2 strings.Builder
 	// The first file is the imports, the types and constants, the generic
 	// types whose methods come with them, and the types and constants that
-	// use those (genericorder.go).
+	// use those (frames.go).
 	var imports1, file1Generic, file1Late strings.Builder
 	early, moved, late := earlyMethods(pc, info)
 	var st4 []defPiece // phase 4: the functions' assignments, then the variables

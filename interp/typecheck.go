@@ -1,15 +1,20 @@
 package interp
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"go/types"
 	"reflect"
+	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/gnnlab/gnnlab/interp/internal/inspect"
 	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 	"github.com/gnnlab/gnnlab/interp/internal/symtypes"
 )
@@ -245,4 +250,222 @@ func recordNames(earlier []*declRec, declared, used map[string]bool) map[string]
 		}
 	}
 	return names
+}
+
+// unexportedUse finds the first selector in nodes that names an
+// unexported field or method of a compiled package's type (ds.features):
+// Go refuses it at compile time, while yaegi accepts it and panics when it
+// runs ("reflect.Value.Interface: cannot return value obtained from
+// unexported field or method"). It returns that compile error, or nil.
+func unexportedUse(fset *token.FileSet, info *types.Info, nodes ...ast.Node) *Error {
+	if info == nil {
+		return nil
+	}
+	var found *Error
+	for _, n := range nodes {
+		ast.Inspect(n, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if found != nil || !ok || sel.Sel.IsExported() || info.Selections[sel] != nil {
+				return found == nil
+			}
+			tv, ok := info.Types[sel.X]
+			if !ok || tv.Type == nil || !tv.IsValue() {
+				return true
+			}
+			pkg := compiledPkg(tv.Type)
+			if pkg == nil {
+				return true
+			}
+			obj, _, _ := types.LookupFieldOrMethod(tv.Type, true, pkg, sel.Sel.Name)
+			if obj == nil {
+				return true
+			}
+			kind := "field"
+			if _, isFunc := obj.(*types.Func); isFunc {
+				kind = "method"
+			}
+			pos := fset.Position(sel.Sel.Pos())
+			msg := types.ExprString(sel) + " undefined (cannot refer to unexported " + kind + " " + sel.Sel.Name +
+				" of " + types.TypeString(tv.Type, func(p *types.Package) string { return p.Name() }) + ")"
+			found = &Error{Name: nameCompile, Value: msg, Traceback: []string{cellPos(pos.Line, pos.Column) + ": " + msg}}
+			return false
+		})
+	}
+	return found
+}
+
+// compiledPkg returns the package of a named type (or pointer to one)
+// that is not the session's own.
+func compiledPkg(t types.Type) *types.Package {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() == "main" {
+		return nil
+	}
+	return n.Obj().Pkg()
+}
+
+// Imports that the interpreter cannot satisfy.
+//
+// yaegi compiles a cell's declarations in order, so a cell whose import
+// failed had already declared what came before the import (types without
+// a reflect type, a package name half imported): later cells failed with
+// "fmt/_.go redeclared in this block" or "internal error: nil reflect
+// type". The session checks every import of a cell against the symbol
+// tables first and refuses the whole cell before yaegi sees any of it.
+
+// unavailable explains the packages that a cell may not import, for
+// those where there is something better to say than "not available".
+var unavailable = map[string]string{
+	"embed":        `package "embed" is not available in a cell: //go:embed embeds the files of a package's folder when it is compiled, and a cell has none; read the files when the cell runs, with os.ReadFile, or os.DirFS(dir) for an fs.FS`,
+	"unsafe":       `package "unsafe" is not available in the interpreter (cells have no unsafe pointers)`,
+	"C":            `cgo (import "C") is not available in the interpreter`,
+	"syscall":      `package "syscall" is not available in the interpreter: cells make no system calls of their own; use os, os/exec or os/signal`,
+	"plugin":       `package "plugin" is not available: gnnlab is built without cgo, which Go plugins need; %go get MODULE interprets a module's source instead`,
+	"runtime/cgo":  `package "runtime/cgo" is not available: the interpreter runs no cgo`,
+	"runtime/race": `package "runtime/race" is not available: it exists only in a binary built with -race`,
+}
+
+// checkImports returns a compile error naming the first import of pc
+// that no symbol table holds, with its cell position, or nil.
+func (s *Session) checkImports(pc *parsedCell) *Error {
+	for _, d := range pc.decls.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.IMPORT {
+			continue
+		}
+		for _, sp := range gd.Specs {
+			is := sp.(*ast.ImportSpec)
+			p, err := strconv.Unquote(is.Path.Value)
+			if err != nil || rewrite.IsIterImport(is) {
+				continue
+			}
+			if _, ok := inspect.Packages().ByPath[p]; ok {
+				continue
+			}
+			mp, isMod := s.modPackage(p) // modules.go
+			if isMod && mp.why == "" {
+				s.keepSlots = true // release.go
+				continue
+			}
+			msg, ok := unavailable[p]
+			switch {
+			case isMod:
+				msg = fmt.Sprintf("package %q (module %s) cannot be used in a cell: %s", p, mp.module, mp.why)
+			case !ok:
+				msg = notAvailable(p)
+			}
+			pos := s.fset.Position(is.Path.Pos())
+			return &Error{Name: nameCompile, Value: msg, Traceback: []string{cellPos(pos.Line, pos.Column) + ": " + msg}}
+		}
+	}
+	return nil
+}
+
+// notAvailable is the message for an import path that no table holds.
+func notAvailable(path string) string {
+	if isStdKey(path) {
+		return fmt.Sprintf("package %q is not in the standard library of the interpreter (%s): it is internal, or not a standard package", path, runtime.Version())
+	}
+	return fmt.Sprintf("package %q is not available: cells have the standard library and the gnnlab packages, and the modules that %%go get MODULE[@VERSION] adds", path)
+}
+
+// Automatic imports.
+//
+// A cell that uses a package it did not import (fmt.Println without
+// import "fmt"), as goimports would add it, gets the import: a name that
+// neither the cell nor the session defines, used as X in X.Sel, is looked
+// up among the standard library and gnnlab packages of the symbol tables
+// by package name (math/rand/v2 is rand); the package must have every
+// name the cell selects from it (its table's, or the generic ones the
+// session provides: rand.N, slices.Sorted), and of several such packages the one with the shortest path wins
+// (math/rand over math/rand/v2). The session imports it for good, as an
+// import in the cell would, and writes a line on standard error saying so.
+
+// packagesNamed returns the import paths of the preloaded packages with
+// name, shortest first.
+func packagesNamed(name string) []string {
+	var ps []string
+	for p := range inspect.Packages().ByPath {
+		if pathName(p) == name && !strings.Contains(p, "internal") {
+			ps = append(ps, p)
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool {
+		if len(ps[i]) != len(ps[j]) {
+			return len(ps[i]) < len(ps[j])
+		}
+		return ps[i] < ps[j]
+	})
+	return ps
+}
+
+// providedGeneric reports whether the session provides the generic
+// function or type name of package p (internal/rewrite/genericstd.go), which no symbol
+// table holds.
+func providedGeneric(p, name string) bool {
+	t := rewrite.GenericPackage(p)
+	return t != nil && t.Scope().Lookup(name) != nil
+}
+
+// autoImport imports the packages that the cell uses without importing;
+// it reports whether it imported any.
+func (s *Session) autoImport(ctx context.Context, pc *parsedCell, undef []types.Error) (bool, error) {
+	if len(undef) == 0 {
+		return false, nil
+	}
+	missing := map[string]bool{}
+	for _, u := range undef {
+		missing[strings.TrimPrefix(u.Msg, "undefined: ")] = true
+	}
+	sels := map[string]map[string]bool{}
+	for _, n := range []ast.Node{pc.decls, pc.body} {
+		ast.Inspect(n, func(x ast.Node) bool {
+			if sel, ok := x.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && missing[id.Name] {
+					if sels[id.Name] == nil {
+						sels[id.Name] = map[string]bool{}
+					}
+					sels[id.Name][sel.Sel.Name] = true
+				}
+			}
+			return true
+		})
+	}
+	names := make([]string, 0, len(sels))
+	for n := range sels {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var imps []importRec
+	var src strings.Builder
+	for _, name := range names {
+	candidates:
+		for _, p := range packagesNamed(name) {
+			exp := inspect.Packages().ByPath[p]
+			for sel := range sels[name] {
+				if _, ok := exp[sel]; !ok && !providedGeneric(p, sel) {
+					continue candidates
+				}
+			}
+			imps = append(imps, importRec{name, p})
+			fmt.Fprintf(&src, "import %q\n", p)
+			break
+		}
+	}
+	if len(imps) == 0 {
+		return false, nil
+	}
+	if _, err := s.eval(ctx, "package main\n"+src.String(), nil); err != nil {
+		return false, err
+	}
+	s.commit(nil, imps)
+	paths := make([]string, len(imps))
+	for k, im := range imps {
+		paths[k] = fmt.Sprintf("%q", im.path)
+	}
+	fmt.Fprintf(s.errw, "interp: added import %s\n", strings.Join(paths, ", "))
+	return true, nil
 }
