@@ -9,9 +9,13 @@
 //   - std/<pkg>/<pkg>.go: the interpreted generic functions of cmp,
 //     slices, maps and errors, written with PFX before their names and
 //     SORT and ERRORS as the names of sort and errors, which the session
-//     replaces (genericstd.go in interp);
+//     replaces (genericstd.go in internal/rewrite);
 //   - std/atomic: atomic.Pointer[T] as an interpreted generic type, and
-//     the declaration go/types sees (genericatomic.go in interp).
+//     the declaration go/types sees (genericatomic.go in internal/rewrite);
+//   - std/<pkg>/macros.go: the signatures go/types sees of the generic
+//     functions that the session writes out at each call (maps.Keys,
+//     slices.Sorted, rand.N, sync.OnceValue, iter.Pull; genericmacro.go),
+//     and std/iter/iter.go, package iter's types for go/types.
 package helpers
 
 import (
@@ -72,3 +76,24 @@ func Atomic() string { return "package main" + after(read("std/atomic/atomic.go"
 // AtomicDecl is package sync/atomic's Pointer as go/types sees it, a
 // file of package atomic.
 func AtomicDecl() string { return read("std/atomic/decl.go") }
+
+// MacroPackages are the packages (import paths) with a macros.go, by the
+// folder under std that holds it.
+var MacroPackages = map[string]string{"maps": "maps", "slices": "slices", "math/rand/v2": "rand", "sync": "sync", "iter": "iter"}
+
+// Macros returns the signatures of path's macros.go (path one of
+// MacroPackages), the text after the package clause.
+func Macros(path string) string {
+	dir, ok := MacroPackages[path]
+	if !ok {
+		return ""
+	}
+	return after(read("std/"+dir+"/macros.go"), false)
+}
+
+// MacroFile returns the whole file of Macros(path), for a type check.
+func MacroFile(path string) string { return read("std/" + MacroPackages[path] + "/macros.go") }
+
+// Iter is package iter's types as go/types sees them, a file of package
+// iter.
+func Iter() string { return read("std/iter/iter.go") }

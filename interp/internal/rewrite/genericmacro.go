@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/types"
 	"strings"
+
+	"github.com/gnnlab/gnnlab/interp/internal/helpers"
 )
 
 // Generic functions of the standard library written out at the call.
@@ -25,49 +27,15 @@ import (
 // bodies receive into a variable first).
 
 // macroDecls are the signatures go/types sees, by package, beside the
-// helpers of genericSrc; their type parameters are the {k} of macroBodies.
-var macroDecls = map[string]string{
-	"maps": `
-func Keys[K comparable, V any](m map[K]V) func(yield func(K) bool) { return nil }
-func Values[K comparable, V any](m map[K]V) func(yield func(V) bool) { return nil }
-func All[K comparable, V any](m map[K]V) func(yield func(K, V) bool) { return nil }
-func Collect[K comparable, V any](seq func(yield func(K, V) bool)) map[K]V { return nil }
-func Clone[M ~map[K]V, K comparable, V any](m M) M { return nil }
-func Insert[K comparable, V any](m map[K]V, seq func(yield func(K, V) bool)) {}
-`,
-	"slices": `
-func All[E any](s []E) func(yield func(int, E) bool) { return nil }
-func Values[E any](s []E) func(yield func(E) bool) { return nil }
-func Backward[E any](s []E) func(yield func(int, E) bool) { return nil }
-func Collect[E any](seq func(yield func(E) bool)) []E { return nil }
-func AppendSeq[S ~[]E, E any](s S, seq func(yield func(E) bool)) S { return nil }
-func Sorted[E ordered](seq func(yield func(E) bool)) []E { return nil }
-func SortedFunc[E any](seq func(yield func(E) bool), cmp func(E, E) int) []E { return nil }
-func Clone[S ~[]E, E any](s S) S { return nil }
-func Compact[S ~[]E, E comparable](s S) S { return nil }
-func CompactFunc[S ~[]E, E any](s S, eq func(E, E) bool) S { return nil }
-func Insert[S ~[]E, E any](s S, i int, v ...E) S { return nil }
-func Delete[S ~[]E, E any](s S, i, j int) S { return nil }
-func DeleteFunc[S ~[]E, E any](s S, del func(E) bool) S { return nil }
-func Concat[S ~[]E, E any](ss ...S) S { return nil }
-func Repeat[S ~[]E, E any](x S, count int) S { return nil }
-func Chunk[E any](s []E, n int) func(yield func([]E) bool) { return nil }
-`,
-	"math/rand/v2": `
-type intType interface {
-	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
-}
-func N[Int intType](n Int) Int { return n }
-`,
-	"sync": `
-func OnceValue[T any](f func() T) func() T { return nil }
-func OnceValues[T1, T2 any](f func() (T1, T2)) func() (T1, T2) { return nil }
-`,
-	"iter": `
-func Pull[V any](seq Seq[V]) (func() (V, bool), func()) { return nil, nil }
-func Pull2[K, V any](seq Seq2[K, V]) (func() (K, V, bool), func()) { return nil, nil }
-`,
-}
+// helpers of genericSrc (internal/helpers/std/<pkg>/macros.go); their
+// type parameters are the {k} of macroBodies.
+var macroDecls = func() map[string]string {
+	m := map[string]string{}
+	for p := range helpers.MacroPackages {
+		m[p] = helpers.Macros(p)
+	}
+	return m
+}()
 
 // macroBodies are the function literals that replace the callees.
 var macroBodies = map[string]string{

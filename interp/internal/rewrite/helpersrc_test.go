@@ -62,6 +62,19 @@ func TestHelperSource(t *testing.T) {
 			t.Errorf("genericSrc[%q] is empty", p)
 		}
 	}
+	for path, dir := range helpers.MacroPackages {
+		files := []string{helpers.MacroFile(path)}
+		switch dir {
+		case "slices", "maps":
+			files = append(files, helpers.StdFile(dir)) // their constraints
+		case "iter":
+			files = append(files, helpers.Iter())
+		}
+		check("std/"+dir+"/macros.go", files...)
+		if macroDecls[path] == "" {
+			t.Errorf("macroDecls[%q] is empty", path)
+		}
+	}
 	check("std/atomic (as evaluated)", helpers.Atomic())
 	check("std/atomic/decl.go", helpers.AtomicDecl())
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gnnlab/gnnlab/interp/internal/helpers"
 )
 
 // Package iter in cells.
@@ -19,12 +21,9 @@ import (
 // and iter.Seq2[K, V] as func(func(K, V) bool). iter.Pull and iter.Pull2
 // are written out at their calls (genericmacro.go).
 
-var iterSrc = `package iter
-
-type Seq[V any] func(yield func(V) bool)
-
-type Seq2[K, V any] func(yield func(K, V) bool)
-` + "\n" + macroDecls["iter"]
+// iterSrc is package iter for go/types: its types
+// (internal/helpers/std/iter) and Pull and Pull2.
+var iterSrc = helpers.Iter() + "\n" + macroDecls["iter"]
 
 var (
 	iterOnce sync.Once
