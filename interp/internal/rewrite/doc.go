@@ -29,8 +29,10 @@
 // A pass has a golden file, testdata/passes/NAME.txtar: a cell it
 // rewrites, and the text after the pass alone and after the whole Suite
 // (go test -run TestPasses -update writes them). A new interpreter gap
-// costs one file, one Suite line and one golden file. Most rewrites of
-// single nodes run in one walk (the pass "nodes"), since their edits at
+// costs one file, one Suite line and one golden file: a rewrite of single
+// nodes is a pass with Node, which the walk of the pass "nodes" calls for
+// each node (the pass "params" is one). The older rewrites of single
+// nodes are still that walk's own, in one switch, since their edits at
 // one position must keep their order.
 //
 // # Pass hoist
@@ -89,9 +91,6 @@
 //     idiom), become three-clause loops that index a copy of the operand:
 //     yaegi panicked before the body ran (rangeIndexed in
 //     rewrite_loopvar.go);
-//   - an unnamed parameter of a function declaration or literal
-//     (func (n Num) Eval(map[string]float64) float64) is named _: yaegi
-//     stored the receiver in it;
 //   - a value assigned to a field of an interface type of a compiled
 //     struct (r.Value = i * 10, r a *ring.Ring) is converted to the
 //     field's type: yaegi left the function silently there; so is a
@@ -253,6 +252,12 @@
 //     called GoString nor the String method of a nil pointer (a nil
 //     *Tree), %d of a Formatter printed its elements, and the results
 //     of a call lost their methods.
+//
+// # Pass params
+//
+//   - an unnamed parameter of a function declaration or literal
+//     (func (n Num) Eval(map[string]float64) float64) is named _: yaegi
+//     stored the receiver in it;
 //
 // # Pass nesteddefers
 //

@@ -90,6 +90,9 @@ type rewriter struct {
 	// recoverIn are the deferPanic variables that recover() calls in
 	// guarded deferred literals read (deferGuards, defer.go).
 	recoverIn map[*ast.CallExpr]string
+	// nodes are the passes of single nodes that the walk calls
+	// (Pass.Node), in Suite order.
+	nodes []Pass
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -120,16 +123,15 @@ func (r *rewriter) walk(n ast.Node) error {
 	calledSel := map[*ast.SelectorExpr]bool{} // selectors called at once
 	recoverIn := r.recoverIn                  // the "deferguards" pass
 	ast.Inspect(n, func(node ast.Node) bool {
+		r.nodePasses(node) // the passes of single nodes (Pass.Node)
 		switch x := node.(type) {
 		case *ast.LabeledStmt:
 			r.labels[x.Stmt] = x.Label.Name
 			r.selectBreaks(x)
 		case *ast.FuncDecl:
 			r.funcs = append(r.funcs, x)
-			r.unnamedParams(x.Type)
 		case *ast.FuncLit:
 			r.funcs = append(r.funcs, x)
-			r.unnamedParams(x.Type)
 		case *ast.GenDecl:
 			if x.Tok == token.CONST {
 				r.constRepeat(x)
@@ -384,21 +386,6 @@ func (r *rewriter) ifaceFieldAssign(x *ast.AssignStmt) {
 		}
 		r.ed.Insert(x.Rhs[k].Pos(), "("+t+")(", false)
 		r.ed.Insert(x.Rhs[k].End(), ")", false)
-	}
-}
-
-// unnamedParams names the unnamed parameters of a function declaration
-// or literal _ (func (n Num) Eval(map[string]float64) float64): yaegi
-// stored the receiver's value in the first of them (reflect.Set: value of
-// type map[string]float64 is not assignable to type float64).
-func (r *rewriter) unnamedParams(ft *ast.FuncType) {
-	if ft.Params == nil {
-		return
-	}
-	for _, f := range ft.Params.List {
-		if len(f.Names) == 0 {
-			r.ed.Insert(f.Type.Pos(), "_ ", false)
-		}
 	}
 }
 

@@ -46,12 +46,17 @@ const (
 
 // A Pass is one rewrite of the Suite: what Go does that yaegi v0.16.1
 // does not (Doc, measured by the differential corpus), and the edits of
-// the cell's text that make it behave as Go (Run).
+// the cell's text that make it behave as Go: Run, a walk of its own over
+// the part, or Node, a rewrite of single nodes that the walk of the pass
+// "nodes" calls for each node it visits, before its own rewrites of the
+// node, in Suite order (a new rewrite of single nodes is a Pass with
+// Node, so that it needs no edit of that walk).
 type Pass struct {
 	Name string
 	Doc  string
 	Part Part
 	Run  func(*state) error
+	Node func(r *rewriter, n ast.Node)
 }
 
 // state is what a pass works on: the rewriter of its part (r) over the
@@ -71,44 +76,45 @@ type state struct {
 // "# Rewrites" says of it.
 var Suite = []Pass{
 	{"hoist", "variables of the statements used by the declarations are declared with them (hoist.go)", Stmts,
-		func(s *state) error { hoist(s.cell, s.decl, s.r); return nil }},
+		func(s *state) error { hoist(s.cell, s.decl, s.r); return nil }, nil},
 	{"tupleassigns", "tuple assignments whose right side reads what the left side writes (rewrite_recv.go); first, since later passes edit inside them", Both,
-		func(s *state) error { s.r.tupleAssigns(s.node); return nil }},
+		func(s *state) error { s.r.tupleAssigns(s.node); return nil }, nil},
 	{"labels", "labels with the name of a variable are renamed (yaegi looked them up among the variables)", Both,
-		func(s *state) error { s.r.labelNames(s.node); return nil }},
+		func(s *state) error { s.r.labelNames(s.node); return nil }, nil},
 	{"deferguards", "deferred function literals that panic are guarded, so that recover sees the newest panic (defer.go)", Both,
-		func(s *state) error { s.r.recoverIn = s.r.deferGuards(s.node); return nil }},
+		func(s *state) error { s.r.recoverIn = s.r.deferGuards(s.node); return nil }, nil},
 	{"nodes", "the rewrites of single nodes: range over int and functions, min, max, clear, new, recover, shifts, conversions, fmt operands, generic calls, type assertions and switches on compiled interfaces, struct tags, aliases, loop variables (see the package doc)", Both,
-		func(s *state) error { return s.r.walk(s.node) }},
+		func(s *state) error { return s.r.walk(s.node) }, nil},
+	{Name: "params", Doc: "unnamed parameters are named _ (yaegi stored the receiver in the first) (rewrite_params.go)", Part: Both, Node: params},
 	{"nesteddefers", "defer statements in nested functions (defer.go)", Both,
-		func(s *state) error { s.r.nestedDefers(s.node); return nil }},
+		func(s *state) error { s.r.nestedDefers(s.node); return nil }, nil},
 	{"errorconv", "conversions to error of values of the session's types (rewrite_iface.go)", Both,
-		func(s *state) error { s.r.errorConv(s.node); return nil }},
+		func(s *state) error { s.r.errorConv(s.node); return nil }, nil},
 	{"recvreturns", "returns of comma-ok receives and assertions (rewrite_recv.go)", Both,
-		func(s *state) error { s.r.recvReturns(s.node); return nil }},
+		func(s *state) error { s.r.recvReturns(s.node); return nil }, nil},
 	{"builtinreturns", "returns of builtin calls of several results (rewrite_recv.go)", Both,
-		func(s *state) error { s.r.builtinReturns(s.node); return nil }},
+		func(s *state) error { s.r.builtinReturns(s.node); return nil }, nil},
 	{"indexguards", "index expressions outside loops panic with Go's message (rewrite_index.go)", Both,
-		func(s *state) error { s.r.indexGuards(s.node); return nil }},
+		func(s *state) error { s.r.indexGuards(s.node); return nil }, nil},
 	{"looplitargs", "function literals passed to calls in loops are assigned first (rewrite_loopvar.go); last of the node rewrites: it moves text", Both,
-		func(s *state) error { s.r.loopLitArgs(s.node); return nil }},
+		func(s *state) error { s.r.loopLitArgs(s.node); return nil }, nil},
 	{"statements", "top-level definitions that yaegi's global scope mishandles: redefinitions, comma-ok, indexing, nested multi-value definitions (rewrite.go)", Stmts,
-		func(s *state) error { s.r.statements(s.cell.Body, s.r.names); return nil }},
+		func(s *state) error { s.r.statements(s.cell.Body, s.r.names); return nil }, nil},
 	{"shadows", "variables that shadow others in nested scopes (rewrite_shadow.go)", Stmts,
-		func(s *state) error { s.r.shadows(s.cell.Body); return nil }},
+		func(s *state) error { s.r.shadows(s.cell.Body); return nil }, nil},
 	{"globalshadows", "top-level variables that shadow session globals (rewrite_shadow.go)", Stmts,
-		func(s *state) error { s.r.globalShadows(s.cell.Body); return nil }},
+		func(s *state) error { s.r.globalShadows(s.cell.Body); return nil }, nil},
 	{"defers", "top-level defer statements record their calls, run when the cell's statements end (defer.go)", Stmts,
-		func(s *state) error { s.r.defers(s.cell.Body, s.r.names); return nil }},
+		func(s *state) error { s.r.defers(s.cell.Body, s.r.names); return nil }, nil},
 	{"golits", "go statements and function literals become declared functions (rewrite_go.go); last: see there", Both,
-		func(s *state) error { s.r.goLits(s.node); return nil }},
+		func(s *state) error { s.r.goLits(s.node); return nil }, nil},
 	{"funcstovars", "plain functions become function variables, so that a redefinition reaches their callers (replay only; runDecls does it for a cell)", Decls,
 		func(s *state) error {
 			if s.env.Replay {
 				funcsToVars(s.cell.Decls, s.r.ed)
 			}
 			return nil
-		}},
+		}, nil},
 }
 
 // Output is the rewritten cell: the edits of the declarations and of the
@@ -132,12 +138,29 @@ func apply(c *Cell, info *types.Info, env Env, suite []Pass) (*Output, error) {
 	out := &Output{Decl: rw}
 	run := func(part Part, r *rewriter, node ast.Node) error {
 		s := &state{r: r, decl: rw, node: node, cell: c, env: env}
+		walks := false
 		for _, p := range suite {
-			if p.Part&part == 0 {
-				continue
+			if p.Part&part != 0 && p.Node != nil {
+				r.nodes = append(r.nodes, p)
 			}
-			if err := p.Run(s); err != nil {
-				return err
+			walks = walks || p.Name == "nodes"
+		}
+		for _, p := range suite {
+			switch {
+			case p.Part&part == 0:
+			case p.Node == nil:
+				if err := p.Run(s); err != nil {
+					return err
+				}
+			case !walks:
+				// Without the pass "nodes" (a suite of some passes, in
+				// tests) a walk of its own calls it.
+				ast.Inspect(node, func(n ast.Node) bool {
+					if n != nil {
+						p.Node(r, n)
+					}
+					return true
+				})
 			}
 		}
 		return nil
