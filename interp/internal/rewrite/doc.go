@@ -76,10 +76,6 @@
 //     is constant (const c = min(1, 2): a call is no constant); a
 //     constant complex(re, im) is written as its value (yaegi failed on
 //     complex(0, math.Pi)); clear calls a compiled helper;
-//   - a variable of a compiled package of a basic kind (a string, number
-//     or bool: cuda.MatMulKernel) is used through its address,
-//     (*(&pkg.V)), because yaegi takes it for a constant: it refused to
-//     assign to it and compared its value as of compile time;
 //   - loop variables are per iteration (Go 1.22): yaegi has one variable
 //     per loop, so closures and pointers saw the last value (3 3 3 for
 //     0 1 2). A for or range statement whose variables a function literal
@@ -106,10 +102,6 @@
 //     support methods of embedded interfaces"). A later cell that declares
 //     one of those methods rebuilds the session, whose replay then
 //     forwards it no more (rewrite_embed.go);
-//   - a shift count of a signed type that is not constant (x << n)
-//     becomes __gnnlab_rt.ShiftCount(int64(n)), which panics with Go's
-//     runtime error when it is negative: yaegi shifted by it (1 << -1
-//     gave 0);
 //   - a type alias declared in a function (type celsius = float64),
 //     which yaegi did not declare, is removed and its uses name the
 //     aliased type;
@@ -252,6 +244,20 @@
 //     called GoString nor the String method of a nil pointer (a nil
 //     *Tree), %d of a Formatter printed its elements, and the results
 //     of a call lost their methods.
+//
+// # Pass shifts
+//
+//   - a shift count of a signed type that is not constant (x << n)
+//     becomes __gnnlab_rt.ShiftCount(int64(n)), which panics with Go's
+//     runtime error when it is negative: yaegi shifted by it (1 << -1
+//     gave 0);
+//
+// # Pass packagevars
+//
+//   - a variable of a compiled package of a basic kind (a string, number
+//     or bool: cuda.MatMulKernel) is used through its address,
+//     (*(&pkg.V)), because yaegi takes it for a constant: it refused to
+//     assign to it and compared its value as of compile time;
 //
 // # Pass params
 //

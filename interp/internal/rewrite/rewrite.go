@@ -147,13 +147,6 @@ func (r *rewriter) walk(n ast.Node) error {
 		case *ast.AssignStmt:
 			r.emptyAssigns(x) // rewrite_tags.go
 			r.ifaceFieldAssign(x)
-			if (x.Tok == token.SHL_ASSIGN || x.Tok == token.SHR_ASSIGN) && len(x.Rhs) == 1 {
-				r.shiftCount(x.Rhs[0])
-			}
-		case *ast.BinaryExpr:
-			if x.Op == token.SHL || x.Op == token.SHR {
-				r.shiftCount(x.Y)
-			}
 		case *ast.ForStmt:
 			r.loops = append(r.loops, x)
 			r.forLoopVars(x)
@@ -206,7 +199,6 @@ func (r *rewriter) walk(n ast.Node) error {
 			if e := r.iterSelector(x); e != nil && err == nil {
 				err = e
 			}
-			r.packageVar(x)
 			if !calledSel[x] {
 				r.methodRef(x)
 			}
@@ -389,23 +381,6 @@ func (r *rewriter) ifaceFieldAssign(x *ast.AssignStmt) {
 	}
 }
 
-// shiftCount makes a shift count of a signed type that is not constant
-// (x << n) panic when it is negative, as Go does: yaegi shifted by it
-// (1 << -1 gave 0). The count becomes __gnnlab_rt.ShiftCount(int64(n)),
-// an unsigned count.
-func (r *rewriter) shiftCount(n ast.Expr) {
-	tv, ok := r.info.Types[n]
-	if !ok || tv.Value != nil || tv.Type == nil {
-		return
-	}
-	b, ok := tv.Type.Underlying().(*types.Basic)
-	if !ok || b.Info()&types.IsInteger == 0 || b.Info()&types.IsUnsigned != 0 || b.Info()&types.IsUntyped != 0 {
-		return
-	}
-	r.ed.Insert(n.Pos(), rt.ShiftCount+"(int64(", false)
-	r.ed.Insert(n.End(), "))", false)
-}
-
 // localAliases removes the type aliases declared in a function (type
 // celsius = float64), which yaegi did not declare ("undefined: celsius"),
 // and writes the aliased type at their uses, in parentheses in a
@@ -485,31 +460,6 @@ func floatText(v constant.Value) string {
 		return "(" + num + ".0/" + den + ")"
 	}
 	return num + ".0"
-}
-
-// packageVar rewrites a use of pkg.V, a variable of a compiled package, to
-// (*(&pkg.V)): yaegi takes a compiled variable of a basic kind
-// (cuda.MatMulKernel, a string) for a constant, so it refuses to assign to
-// it and compares its value at compile time, but reads and writes it
-// through its address. Variables of other kinds are left as they are.
-func (r *rewriter) packageVar(sel *ast.SelectorExpr) {
-	pkg, ok := sel.X.(*ast.Ident)
-	if !ok {
-		return
-	}
-	if _, ok := r.info.Uses[pkg].(*types.PkgName); !ok {
-		return
-	}
-	v, ok := r.info.Uses[sel.Sel].(*types.Var)
-	if !ok || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
-		return
-	}
-	// Only the basic kinds are mistaken for constants.
-	if _, basic := v.Type().Underlying().(*types.Basic); !basic {
-		return
-	}
-	r.ed.Insert(sel.Pos(), "(*(&", false)
-	r.ed.Insert(sel.End(), "))", false)
 }
 
 // rangeInt turns `for k := range n {` into a three-clause loop, leaving

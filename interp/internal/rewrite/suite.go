@@ -85,6 +85,8 @@ var Suite = []Pass{
 		func(s *state) error { s.r.recoverIn = s.r.deferGuards(s.node); return nil }, nil},
 	{"nodes", "the rewrites of single nodes: range over int and functions, min, max, clear, new, recover, shifts, conversions, fmt operands, generic calls, type assertions and switches on compiled interfaces, struct tags, aliases, loop variables (see the package doc)", Both,
 		func(s *state) error { return s.r.walk(s.node) }, nil},
+	{Name: "shifts", Doc: "signed shift counts that are not constant panic when negative (rewrite_shift.go)", Part: Both, Node: shifts},
+	{Name: "packagevars", Doc: "variables of compiled packages of basic kinds are used through their address (rewrite_pkgvar.go)", Part: Both, Node: packageVars},
 	{Name: "params", Doc: "unnamed parameters are named _ (yaegi stored the receiver in the first) (rewrite_params.go)", Part: Both, Node: params},
 	{"nesteddefers", "defer statements in nested functions (defer.go)", Both,
 		func(s *state) error { s.r.nestedDefers(s.node); return nil }, nil},
