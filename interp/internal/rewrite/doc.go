@@ -136,13 +136,6 @@
 //   - break L inside a select, of the for statement that L labels,
 //     becomes a goto to a label after the loop: yaegi's break did not
 //     leave the loop, and the cell hung;
-//   - a constant declaration with several names per line has iota written
-//     as its value and the implicit repetition written out: yaegi counted
-//     iota per name and failed on the repetition; an implicit repetition
-//     in a line of one name is written out too (yaegi failed on Warn =
-//     Info * 10; Error), and a constant of a floating-point type whose
-//     value shifts (KB Size = 1 << (10 * iota)) is written as its value,
-//     on which yaegi failed as well;
 //   - range over a function (Go 1.23), which yaegi lacks, calls the
 //     function with the loop body as the yield function, continue and
 //     break becoming return true and return false, and a return of the
@@ -258,6 +251,29 @@
 //     or bool: cuda.MatMulKernel) is used through its address,
 //     (*(&pkg.V)), because yaegi takes it for a constant: it refused to
 //     assign to it and compared its value as of compile time;
+//
+// # Pass constants
+//
+//   - a constant declaration with several names per line has iota written
+//     as its value and the implicit repetition written out: yaegi counted
+//     iota per name and failed on the repetition; an implicit repetition
+//     in a line of one name is written out too (yaegi failed on Warn =
+//     Info * 10; Error), and a constant of a floating-point type whose
+//     value shifts (KB Size = 1 << (10 * iota)) is written as its value,
+//     on which yaegi failed as well;
+//
+// # Pass main
+//
+//   - main, once a cell declared it, is a function of another name (yaegi
+//     would run a function named main after every later cell), and a use
+//     of main names that function;
+//
+// # Pass atomicpointer
+//
+//   - atomic.Pointer[T], which yaegi's tables lack (they have no generic
+//     types), is written as an interpreted generic type with the same
+//     methods, whose pointer a mutex guards, compiled into the session
+//     when a cell first uses it (genericatomic.go, internal/helpers);
 //
 // # Pass params
 //

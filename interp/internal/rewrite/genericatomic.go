@@ -43,6 +43,14 @@ var atomicTypes = sync.OnceValue(func() *types.Package {
 	return p
 })
 
+// atomicPointers is the pass "atomicpointer", a pass of single nodes
+// (Pass.Node): see atomicType.
+func atomicPointers(r *rewriter, n ast.Node) {
+	if x, ok := n.(*ast.IndexExpr); ok {
+		r.atomicType(x.X)
+	}
+}
+
 // atomicType rewrites atomic.Pointer in atomic.Pointer[T] (x's X); it
 // reports whether it did.
 func (r *rewriter) atomicType(x ast.Expr) bool {

@@ -133,9 +133,6 @@ func (r *rewriter) walk(n ast.Node) error {
 		case *ast.FuncLit:
 			r.funcs = append(r.funcs, x)
 		case *ast.GenDecl:
-			if x.Tok == token.CONST {
-				r.constRepeat(x)
-			}
 			if x.Tok == token.TYPE {
 				r.unexportedTags(x) // rewrite_tags.go
 				r.embeddedIfaces(x) // rewrite_embed.go
@@ -150,8 +147,6 @@ func (r *rewriter) walk(n ast.Node) error {
 		case *ast.ForStmt:
 			r.loops = append(r.loops, x)
 			r.forLoopVars(x)
-		case *ast.Ident:
-			r.mainRef(x)
 		case *ast.RangeStmt:
 			r.loops = append(r.loops, x)
 			if x.X == nil {
@@ -206,7 +201,6 @@ func (r *rewriter) walk(n ast.Node) error {
 			if r.iterType(x, x.X, []ast.Expr{x.Index}) {
 				return false
 			}
-			r.atomicType(x.X) // genericatomic.go
 		case *ast.IndexListExpr:
 			if r.iterType(x, x.X, x.Indices) {
 				return false
