@@ -79,7 +79,7 @@ var Suite = []Pass{
 		func(s *state) error { hoist(s.cell, s.decl, s.r); return nil }, nil},
 	{"tupleassigns", "tuple assignments whose right side reads what the left side writes (rewrite_recv.go); first, since later passes edit inside them", Both,
 		func(s *state) error { s.r.tupleAssigns(s.node); return nil }, nil},
-	{"labels", "labels with the name of a variable are renamed (yaegi looked them up among the variables)", Both,
+	{"labels", "labels with the name of a variable are renamed (yaegi looked them up among the variables) (rewrite_labels.go)", Both,
 		func(s *state) error { s.r.labelNames(s.node); return nil }, nil},
 	{"deferguards", "deferred function literals that panic are guarded, so that recover sees the newest panic (defer.go)", Both,
 		func(s *state) error { s.r.recoverIn = s.r.deferGuards(s.node); return nil }, nil},
@@ -103,7 +103,7 @@ var Suite = []Pass{
 		func(s *state) error { s.r.indexGuards(s.node); return nil }, nil},
 	{"looplitargs", "function literals passed to calls in loops are assigned first (rewrite_loopvar.go); last of the node rewrites: it moves text", Both,
 		func(s *state) error { s.r.loopLitArgs(s.node); return nil }, nil},
-	{"statements", "top-level definitions that yaegi's global scope mishandles: redefinitions, comma-ok, indexing, nested multi-value definitions (rewrite.go)", Stmts,
+	{"statements", "top-level definitions that yaegi's global scope mishandles: redefinitions, comma-ok, indexing, nested multi-value definitions (rewrite_stmts.go)", Stmts,
 		func(s *state) error { s.r.statements(s.cell.Body, s.r.names); return nil }, nil},
 	{"shadows", "variables that shadow others in nested scopes (rewrite_shadow.go)", Stmts,
 		func(s *state) error { s.r.shadows(s.cell.Body); return nil }, nil},
@@ -113,7 +113,7 @@ var Suite = []Pass{
 		func(s *state) error { s.r.defers(s.cell.Body, s.r.names); return nil }, nil},
 	{"golits", "go statements and function literals become declared functions (rewrite_go.go); last: see there", Both,
 		func(s *state) error { s.r.goLits(s.node); return nil }, nil},
-	{"funcstovars", "plain functions become function variables, so that a redefinition reaches their callers (replay only; runDecls does it for a cell)", Decls,
+	{"funcstovars", "plain functions become function variables, so that a redefinition reaches their callers (replay only; runDecls does it for a cell) (rewrite_funcvars.go)", Decls,
 		func(s *state) error {
 			if s.env.Replay {
 				funcsToVars(s.cell.Decls, s.r.ed)
