@@ -1,5 +1,8 @@
 package rt
 
+// The compiled helpers of single rewrites: Go's index panic, the
+// conversion to a type parameter, the hidden field of empty structs.
+
 import (
 	"fmt"
 	"reflect"
