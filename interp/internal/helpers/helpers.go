@@ -97,3 +97,21 @@ func MacroFile(path string) string { return read("std/" + MacroPackages[path] + 
 // Iter is package iter's types as go/types sees them, a file of package
 // iter.
 func Iter() string { return read("std/iter/iter.go") }
+
+// StdSources is Std of each of StdPackages, by package.
+func StdSources() map[string]string {
+	m := map[string]string{}
+	for _, p := range StdPackages {
+		m[p] = Std(p)
+	}
+	return m
+}
+
+// MacroSources is Macros of each of MacroPackages, by import path.
+func MacroSources() map[string]string {
+	m := map[string]string{}
+	for p := range MacroPackages {
+		m[p] = Macros(p)
+	}
+	return m
+}

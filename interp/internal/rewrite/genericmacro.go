@@ -29,13 +29,7 @@ import (
 // macroDecls are the signatures go/types sees, by package, beside the
 // helpers of genericSrc (internal/helpers/std/<pkg>/macros.go); their
 // type parameters are the {k} of macroBodies.
-var macroDecls = func() map[string]string {
-	m := map[string]string{}
-	for p := range helpers.MacroPackages {
-		m[p] = helpers.Macros(p)
-	}
-	return m
-}()
+var macroDecls = helpers.MacroSources()
 
 // macroBodies are the function literals that replace the callees.
 var macroBodies = map[string]string{

@@ -35,13 +35,7 @@ import (
 // genericSrc holds one template per package
 // (internal/helpers/std/<pkg>/<pkg>.go); PFX is the prefix of its names:
 // "" for go/types, "__gnnlab_<pkg>_" for the interpreter.
-var genericSrc = func() map[string]string {
-	m := map[string]string{}
-	for _, p := range helpers.StdPackages {
-		m[p] = helpers.Std(p)
-	}
-	return m
-}()
+var genericSrc = helpers.StdSources()
 
 // genericPrefix is the prefix of the interpreter's names for package p.
 func genericPrefix(p string) string { return helperPrefix + p + "_" }
