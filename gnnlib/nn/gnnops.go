@@ -2,9 +2,9 @@ package nn
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -317,47 +317,18 @@ func checkGATv2(op string, g *graph.Graph, hs, hd, att *tensor.Tensor, heads int
 	return hf
 }
 
-// workerCount is the number of row ranges parallelRows cuts indptr into.
-func workerCount(indptr []int) int {
-	n := len(indptr) - 1
-	t := graph.Threads()
-	if work := indptr[n] + n; work < 1<<12 || n < 2 {
-		return 1
-	}
-	return max(1, min(t, n))
-}
+// aggregationMinWork is the edges plus rows below which the attention
+// loops stay on one goroutine.
+const aggregationMinWork = 1 << 12
 
-// parallelRows calls fn(lo, hi, w) on workerCount(indptr) disjoint row
-// ranges with about the same number of edges plus rows each, range w on
-// its own goroutine. The cut depends only on the graph and the thread
-// count, so per-worker partial sums add up the same way every run.
+// workerCount is the number of row ranges parallelRows cuts indptr into.
+func workerCount(indptr []int) int { return parallel.Workers(indptr, aggregationMinWork) }
+
+// parallelRows is parallel.RowsByWorker: fn(lo, hi, w) on workerCount(indptr)
+// ranges of about equal edges plus rows, one per goroutine, cut the same
+// way every run so per-worker partial sums add up in a fixed order.
 func parallelRows(indptr []int, fn func(lo, hi, w int)) {
-	n := len(indptr) - 1
-	workers := workerCount(indptr)
-	if workers == 1 {
-		fn(0, n, 0)
-		return
-	}
-	total := indptr[n] + n
-	cut := make([]int, workers+1)
-	v := 0
-	for w := 1; w < workers; w++ {
-		target := total * w / workers
-		for v < n && indptr[v]+v < target {
-			v++
-		}
-		cut[w] = v
-	}
-	cut[workers] = n
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(cut[w], cut[w+1], w)
-		}()
-	}
-	wg.Wait()
+	parallel.RowsByWorker(indptr, aggregationMinWork, fn)
 }
 
 // loopCache keeps the graphs with self-loops that attention layers use, so

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -222,25 +221,7 @@ func dropMask(n int, p float32, r *tensor.RNG) []float32 {
 			}
 		}
 	}
-	workers := min(tensor.Threads(), chunks)
-	if workers <= 1 {
-		for c := 0; c < chunks; c++ {
-			fill(c)
-		}
-		return mask
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := int(next.Add(1)) - 1; c < chunks; c = int(next.Add(1)) - 1 {
-				fill(c)
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Steal(chunks, fill)
 	return mask
 }
 

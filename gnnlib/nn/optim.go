@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
+	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -213,23 +213,10 @@ func (o *Adam) Step() {
 	}
 }
 
-// splitRange calls f on up to tensor.Threads() disjoint ranges covering
-// [0, n), in parallel, each of at least grain items (one call on the
-// caller's goroutine when n is small). The update of a large weight
-// matrix (LeNet-5's 400×120) is otherwise a serial tenth of an epoch.
-func splitRange(n, grain int, f func(lo, hi int)) {
-	chunks := min(n/grain, tensor.Threads())
-	if chunks <= 1 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for c := 0; c < chunks; c++ {
-		lo, hi := c*n/chunks, (c+1)*n/chunks
-		wg.Go(func() { f(lo, hi) })
-	}
-	wg.Wait()
-}
+// splitRange is parallel.For: f on up to tensor.Threads() ranges of at
+// least grain items. The update of a large weight matrix (LeNet-5's
+// 400×120) is otherwise a serial tenth of an epoch.
+func splitRange(n, grain int, f func(lo, hi int)) { parallel.For(n, grain, f) }
 
 // ClipGradNorm scales the gradients of params so that their joint L2 norm
 // is at most maxNorm, and returns the norm before clipping. Gradients on a

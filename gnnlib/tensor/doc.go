@@ -54,7 +54,10 @@
 //
 // MatMul, sparse MatMul, Conv2D and large element-wise ops split their work
 // over Threads() goroutines (default GOMAXPROCS); SetThreads changes it for
-// the whole process. Reductions are computed in a fixed order, so results are
+// the whole process, and for every CPU loop of gnnlib with it: the graph
+// kernels, the layers of gnnlib/nn and the quantized kernels split their
+// work through the same knob (graph.SetThreads, nn.SetThreads and
+// prof.SetThreads are deprecated aliases). Reductions are computed in a fixed order, so results are
 // deterministic and independent of the thread count.
 //
 // # Matrix multiplication
