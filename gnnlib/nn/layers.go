@@ -7,6 +7,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // Linear is a dense layer y = x·W + B with W of shape [in, out] and B of
@@ -173,14 +174,14 @@ func dropout(x *tensor.Tensor, p float32, r *tensor.RNG, training bool) *tensor.
 		}
 		return tensor.SparseFromCSR(x.Size(0), x.Size(1), indptr, indices, mask)
 	}
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	xd := x.Data()
 	mask := dropMask(len(xd), p, r)
 	out := make([]float32, len(xd))
 	for i, m := range mask {
 		out[i] = xd[i] * m
 	}
-	return tensor.NewOpSince(start, "Dropout", tensor.Wrap(out, x.Shape()...), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, "Dropout", tensor.Wrap(out, x.Shape()...), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		g := grad.Data()
 		dx := make([]float32, len(g))
 		for i, m := range mask {

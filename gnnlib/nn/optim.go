@@ -7,6 +7,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // Optimizer updates parameters from their gradients.
@@ -256,7 +257,7 @@ func ClipGradNorm(params []*tensor.Tensor, maxNorm float64) float64 {
 			case g.IsOnDevice():
 				st, err := g.Device().Scale(g.Len(), g, nil, f)
 				deviceCheck("ClipGradNorm", g, err)
-				p.SetGrad(tensor.FromStorage(st, g.Shape()...))
+				p.SetGrad(backend.FromStorage(st, g.Shape()...))
 			default:
 				d := g.Data()
 				for j := range d {

@@ -13,6 +13,7 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/prof"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 func TestSummarize(t *testing.T) {
@@ -230,7 +231,7 @@ func TestOpProfileNesting(t *testing.T) {
 	// backward pass and the caller keeps only its own time.
 	a := tensor.Randn(1, 64, 64).SetRequiresGrad(true)
 	p := prof.StartOps()
-	out := tensor.NewOpSince(tensor.OpStart(), "Custom", a.Clone().Detach(), []*tensor.Tensor{a}, func(g *tensor.Tensor) []*tensor.Tensor {
+	out := backend.NewOpSince(backend.OpStart(), "Custom", a.Clone().Detach(), []*tensor.Tensor{a}, func(g *tensor.Tensor) []*tensor.Tensor {
 		return []*tensor.Tensor{g.MatMul(tensor.Eye(64))}
 	})
 	out.Sum().Backward()

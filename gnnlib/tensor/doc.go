@@ -152,8 +152,11 @@
 //
 // # Profiling
 //
-// SetOpHook installs a function called after every op's forward and backward
-// pass with its name and timing, for an op-level profiler.
+// An op-level profiler (gnnlib/prof) sees every op's forward and backward
+// pass with its name and timing through backend.SetOpHook
+// (gnnlib/tensor/backend, the device contract, which also holds the
+// plumbing that backends call: NewOpSince, OpStart, FromStorage and the
+// registry).
 package tensor
 
 // BUG(tensor): Only amd64 has an assembly matmul micro-kernel; other
