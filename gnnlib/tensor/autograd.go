@@ -219,12 +219,6 @@ type OpEvent struct {
 
 var opHook atomic.Pointer[func(OpEvent)]
 
-// SetOpHook is backend.SetOpHook.
-//
-// Deprecated: plumbing for profilers; call backend.SetOpHook
-// (gnnlib/tensor/backend), or use gnnlib/prof.
-func SetOpHook(h func(OpEvent)) (restore func()) { return setOpHook(h) }
-
 // setOpHook installs h to be called after every op's forward and backward
 // pass (nil removes it) and returns a function restoring the previous hook.
 // With no hook the cost per op is one atomic load. The hook runs on the
@@ -237,12 +231,6 @@ func setOpHook(h func(OpEvent)) (restore func()) {
 	old := opHook.Swap(p)
 	return func() { opHook.Store(old) }
 }
-
-// OpStart is backend.OpStart.
-//
-// Deprecated: plumbing for backend packages; call backend.OpStart
-// (gnnlib/tensor/backend).
-func OpStart() time.Time { return opStart() }
 
 // opStart returns the current time when an op hook is installed and the
 // zero time otherwise; pass it to NewOpSince so the hook sees the op's
@@ -267,26 +255,6 @@ func opStart() time.Time {
 // input. Gradients of inputs reached by several paths are summed.
 func NewOp(name string, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
 	return newOp(time.Time{}, name, 0, out, inputs, backward)
-}
-
-// NewOpSince is NewOp for an op that started at start (from OpStart), so
-// that the op hook can time it.
-//
-// Deprecated: plumbing for backend packages; call backend.NewOpSince
-// (gnnlib/tensor/backend).
-func NewOpSince(start time.Time, name string, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
-	return newOp(start, name, 0, out, inputs, backward)
-}
-
-// NewGraphOpSince is NewOpSince for an op over the edges of a graph (an
-// aggregation, an SpMM), whose work grows with the edges rather than with
-// its tensors' shapes: the op hook's events, forward and backward, carry
-// edges, so that a profiler can count FLOPs and bytes.
-//
-// Deprecated: plumbing for backend packages; call backend.NewGraphOpSince
-// (gnnlib/tensor/backend).
-func NewGraphOpSince(start time.Time, name string, edges int, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
-	return newOp(start, name, edges, out, inputs, backward)
 }
 
 func newOp(start time.Time, name string, edges int, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {

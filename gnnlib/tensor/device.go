@@ -179,20 +179,6 @@ func (t *Tensor) notOnDevice(op string) {
 	devicePanic(op, t.dev.Backend(), ErrNotOnDevice)
 }
 
-// RegisterBackend registers how to open the device kind name.
-//
-// Deprecated: call backend.Register (gnnlib/tensor/backend), which
-// registers the kind's memory counter in the same call.
-func RegisterBackend(name string, open func() (Backend, error)) {
-	contract.Register(name, contract.Driver{Open: func() (any, error) {
-		b, err := open()
-		if b == nil {
-			return nil, err // not a nil Backend in a non-nil any
-		}
-		return b, err
-	}})
-}
-
 // ErrNoBackend is wrapped by the error Device returns for a device kind
 // that no package registered.
 var ErrNoBackend = errors.New("tensor: no such device backend")
@@ -222,12 +208,6 @@ func Device(name string) (Backend, error) {
 	}
 	return be, nil
 }
-
-// FromStorage is backend.FromStorage.
-//
-// Deprecated: plumbing for backend packages; call backend.FromStorage
-// (gnnlib/tensor/backend).
-func FromStorage(s Storage, shape ...int) *Tensor { return fromStorage(s, shape...) }
 
 // fromStorage returns a tensor of the given shape over s (no copy).
 func fromStorage(s Storage, shape ...int) *Tensor {

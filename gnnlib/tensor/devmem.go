@@ -11,15 +11,6 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/tensor/internal/contract"
 )
 
-// RegisterMemory gives the device kind name a counter of the bytes its
-// open devices hold.
-//
-// Deprecated: call backend.Register (gnnlib/tensor/backend) with the
-// counter as the Driver's InUse.
-func RegisterMemory(name string, inUse func() (uint64, error)) {
-	contract.Register(name, contract.Driver{InUse: inUse})
-}
-
 // DeviceMemory returns the device memory in use, in bytes, summed over
 // the device kinds whose driver has a memory counter and have a device
 // open; ok is false when none has. It opens no device.
