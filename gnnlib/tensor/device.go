@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor/internal/contract"
-	"github.com/gnnlab/gnnlab/gnnlib/tensor/internal/opcode"
 )
 
 // Storage is a tensor's data held in a device's memory. A Backend creates

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gnnlab/gnnlab/gnnlib/tensor/internal/opcode"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode"
 )
 
 // The device versions of the ops along an axis, the row gathers and

@@ -2,7 +2,7 @@
 
 package tensor
 
-import "github.com/gnnlab/gnnlab/gnnlib/tensor/internal/opcode"
+import "github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode"
 
 // deviceMaps gives the unary ops with a device version their code (Backend.Map).
 var deviceMaps = map[unOp]opcode.MapOp{opReLU: opcode.MapReLU, opLeakyReLU: opcode.MapLeakyReLU, opELU: opcode.MapELU, opSigmoid: opcode.MapSigmoid, opTanh: opcode.MapTanh, opExp: opcode.MapExp, opLog: opcode.MapLog, opGELU: opcode.MapGELU, opSqrt: opcode.MapSqrt, opAbs: opcode.MapAbs, opSquare: opcode.MapSquare, opPow: opcode.MapPow}

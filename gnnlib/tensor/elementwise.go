@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gnnlab/gnnlab/gnnlib/tensor/internal/opcode"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode"
 )
 
 type binOp int

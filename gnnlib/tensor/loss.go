@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gnnlab/gnnlab/gnnlib/tensor/internal/opcode"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode"
 )
 
 // lossRows validates a [N, C] score matrix, labels and the row subset, and

@@ -3,7 +3,7 @@ package tensor
 import (
 	"fmt"
 
-	"github.com/gnnlab/gnnlab/gnnlib/tensor/internal/opcode"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode"
 )
 
 // Dropout zeroes each element with probability p and scales the others by

@@ -24,7 +24,7 @@
 // string: Map and MapGrad a MapOp, Binary a BinaryOp, Loss a LossOp,
 // Pool2D and Pool2DGrad a PoolOp. The codes come from one table,
 // internal/opgen/ops.go, from which go generate writes the constants
-// (opcodes_gen.go here, over gnnlib/tensor/internal/opcode),
+// (opcodes_gen.go here, over gnnlib/tensor/backend/opcode),
 // gnnlib/tensor's map from its element-wise ops to their codes,
 // gnnlib/cuda's table of the kernel and code each op runs and the
 // kernels' macros (kernels/opcodes.cuh), and gnnlib/devicetest's host

@@ -2,7 +2,7 @@
 
 package backend
 
-import "github.com/gnnlab/gnnlab/gnnlib/tensor/internal/opcode"
+import "github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode"
 
 // MapOp is an element-wise op of Backend.Map and Backend.MapGrad; p is the op's parameter where it has one.
 type MapOp = opcode.MapOp

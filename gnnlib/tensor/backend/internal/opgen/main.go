@@ -27,7 +27,7 @@ func main() {
 	if root == "" {
 		log.Fatal("run in gnnlib/cuda or gnnlib/tensor/backend (go generate ./gnnlib/cuda)")
 	}
-	write(filepath.Join(root, "tensor", "internal", "opcode", "opcodes_gen.go"), opcodeSource())
+	write(filepath.Join(root, "tensor", "backend", "opcode", "opcodes_gen.go"), opcodeSource())
 	write(filepath.Join(root, "tensor", "backend", "opcodes_gen.go"), backendSource())
 	write(filepath.Join(root, "tensor", "devicemaps_gen.go"), tensorSource())
 	write(filepath.Join(root, "cuda", "opcodes_gen.go"), cudaSource())
@@ -64,7 +64,7 @@ func (t opType) each(fn func(code int, f family, o op, inFamily int)) {
 // opcodeSource declares the types, their constants and String methods.
 func opcodeSource() []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "// %s\n\n// Package opcode holds the typed op codes of the device contract;\n// gnnlib/tensor/backend re-exports them.\npackage opcode\n\n", header)
+	fmt.Fprintf(&b, "// %s\n\n// Package opcode holds the typed op codes of the device contract,\n// below gnnlib/tensor (whose Backend methods take them);\n// gnnlib/tensor/backend re-exports them, and code names them there.\npackage opcode\n\n", header)
 	for _, t := range types {
 		fmt.Fprintf(&b, "// %s is %s.\ntype %s uint8\n\nconst (\n", t.goName, t.doc, t.goName)
 		t.each(func(code int, _ family, o op, _ int) {
@@ -85,7 +85,7 @@ func opcodeSource() []byte {
 // backendSource re-exports the types and constants in gnnlib/tensor/backend.
 func backendSource() []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "// %s\n\npackage backend\n\nimport \"github.com/gnnlab/gnnlab/gnnlib/tensor/internal/opcode\"\n\n", header)
+	fmt.Fprintf(&b, "// %s\n\npackage backend\n\nimport \"github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode\"\n\n", header)
 	for _, t := range types {
 		fmt.Fprintf(&b, "// %s is %s.\ntype %s = opcode.%s\n\n// The %s codes.\nconst (\n", t.goName, t.doc, t.goName, t.goName, t.goName)
 		t.each(func(_ int, _ family, o op, _ int) {
@@ -99,7 +99,7 @@ func backendSource() []byte {
 // tensorSource is gnnlib/tensor's map from its unary ops to their codes.
 func tensorSource() []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "// %s\n\npackage tensor\n\nimport \"github.com/gnnlab/gnnlab/gnnlib/tensor/internal/opcode\"\n\n", header)
+	fmt.Fprintf(&b, "// %s\n\npackage tensor\n\nimport \"github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode\"\n\n", header)
 	b.WriteString("// deviceMaps gives the unary ops with a device version their code (Backend.Map).\nvar deviceMaps = map[unOp]opcode.MapOp{")
 	for _, t := range types {
 		t.each(func(_ int, _ family, o op, _ int) {
