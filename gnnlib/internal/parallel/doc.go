@@ -28,7 +28,9 @@
 // *Canceled that wraps the error. A notebook session that turns an
 // interrupt into such an error, and recovers the panic at the cell's
 // boundary, stops a long kernel within one chunk instead of at its end.
-// With no check installed (the default) the loops poll nothing.
+// With no check installed (the default) the loops poll nothing. The
+// program that runs cells reaches it as backend.SetCancelCheck
+// (gnnlib/tensor/backend), since this package is internal to gnnlib.
 //
 // # Counting
 //

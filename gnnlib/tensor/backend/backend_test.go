@@ -149,3 +149,30 @@ func TestOpCodes(t *testing.T) {
 		t.Error("BinaryDiv, LossBCELogits, PoolAvg do not print as div, bce_logits, avg")
 	}
 }
+
+// TestCancelCheck checks that an installed check stops a graph kernel
+// with a *Canceled panic wrapping its error, on the calling goroutine.
+func TestCancelCheck(t *testing.T) {
+	g, err := graph.ErdosRenyiM(20_000, 100_000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const f = 16
+	x := make([]float32, g.NumNodes()*f)
+	dst := make([]float32, g.NumNodes()*f)
+	errStop := errors.New("interrupted")
+	prev := backend.SetCancelCheck(func() error { return errStop })
+	defer func() { backend.SetCancelCheck(prev) }()
+	func() {
+		defer func() {
+			var c *backend.Canceled
+			err, _ := recover().(error)
+			if !errors.As(err, &c) || !errors.Is(err, errStop) {
+				t.Errorf("SpMM under a failing cancel check panicked with %v, want a *backend.Canceled wrapping %v", err, errStop)
+			}
+		}()
+		g.SpMM(dst, x, f, nil)
+	}()
+	backend.SetCancelCheck(nil)
+	g.SpMM(dst, x, f, nil) // runs to the end again
+}

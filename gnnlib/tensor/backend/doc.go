@@ -47,6 +47,10 @@
 // tensor.RegisterMemory, nn.DeviceOps, graph.SetThreads and friends)
 // are deprecated forwarders kept while other branches still call them.
 //
+// SetCancelCheck is for the program that runs notebook cells: it installs
+// a check that every parallel CPU loop of gnnlib polls between chunks, so
+// that an interrupt stops a long kernel with a *Canceled panic.
+//
 // GraphCache keeps a value per host graph (a device copy of it), made at
 // first use and released when the host graph is collected: gnnlib/cuda's
 // device graphs and the Fake's graph memory both live in one.
