@@ -95,6 +95,18 @@
 // tensor.ErrNotOnDevice, which the recording op turns into a
 // *tensor.DeviceError naming the op (or a composed fallback, as the
 // attention ops do).
+//
+// A fused kernel for an op that already composes from device ops is
+// four: the kernel (1) and its launcher and adapter (2) as above, a
+// one-method optional capability declared here (3) rather than a method
+// of GraphOps, and the device branch of the op (4), which asserts the
+// capability and falls back to the composed version without it (or on
+// ErrNotOnDevice for a shape the kernel does not take). The Fake needs
+// nothing, and the op's existing case in OpCases checks the composed
+// path on the Fake and the fused one on the GPU. TransformerAttention is
+// built this way (its capability is still declared in
+// gnnlib/nn/transformerop.go, to move here once the attention rework has
+// merged).
 package backend
 
 //go:generate go run ./internal/opgen
