@@ -57,8 +57,9 @@
 // the whole process, and for every CPU loop of gnnlib with it: the graph
 // kernels, the layers of gnnlib/nn and the quantized kernels split their
 // work through the same knob (graph.SetThreads, nn.SetThreads and
-// prof.SetThreads are deprecated aliases). Reductions are computed in a fixed order, so results are
-// deterministic and independent of the thread count.
+// prof.SetThreads are deprecated aliases). Reductions are computed in a
+// fixed order, so results are deterministic and independent of the thread
+// count.
 //
 // # Matrix multiplication
 //
