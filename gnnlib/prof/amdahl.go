@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
 // ErrFit is wrapped by the errors of FitAmdahl and MeasureSpeedup when
@@ -121,12 +123,12 @@ func MeasureSpeedup(fn func(), threads []int, o Options) (Speedups, error) {
 			return Speedups{}, fmt.Errorf("%w: thread count %d", ErrFit, n)
 		}
 	}
-	prev := SetThreads(1)
-	defer SetThreads(prev)
+	prev := tensor.SetThreads(1)
+	defer tensor.SetThreads(prev)
 	s := Speedups{Threads: append([]int(nil), threads...)}
 	s.Base = Time(fn, o)
 	for _, n := range threads {
-		SetThreads(n)
+		tensor.SetThreads(n)
 		st := s.Base
 		if n != 1 {
 			st = Time(fn, o)
