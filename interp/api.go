@@ -4,6 +4,7 @@ package interp
 // build on. The interp helper owns the implementation.
 
 import (
+	"context"
 	"io"
 
 	"github.com/gnnlab/gnnlab/viz/display"
@@ -43,3 +44,14 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.Name + ": " + e.Value }
+
+// EvalCount runs cell as Eval does, numbered n: its positions read
+// cell[n]. Frontends pass the execution count they show (In [n]), which
+// after a worker restart is ahead of the cells this session ran; n <= 0
+// numbers the cell after the last one.
+func (s *Session) EvalCount(ctx context.Context, n int, cell string) (Result, error) {
+	if n > 0 {
+		s.count = n - 1
+	}
+	return s.Eval(ctx, cell)
+}

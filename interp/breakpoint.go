@@ -34,6 +34,23 @@ import (
 // by line: a step that stops on the line and in the frame where it began
 // goes on by itself.
 
+// debugger is the debugging state of a session, one field of Session.
+type debugger struct {
+	// debug is set by SetDebug; drun is the debugging state of the
+	// running cell, nil when it runs without the debugger.
+	debug atomic.Pointer[DebugOptions]
+	drun  *debugRun
+	// rootDebug is the debug data of the global frame of rootFor, the
+	// interpreter it belongs to, set up when rootOK.
+	rootDebug rootDebug
+	rootOK    bool
+	rootFor   *yaegi.Interpreter
+	cells     map[int]string // the code of each cell run, when Debuggable
+	// progs are the pieces that declared functions, compiled for the
+	// debugger: where breakpoints in earlier cells are set.
+	progs []*yaegi.Program
+}
+
 // DebugOptions turn debugging on (Session.SetDebug).
 type DebugOptions struct {
 	// Breakpoints returns the lines (1 is the cell's first) where the
@@ -48,7 +65,7 @@ type DebugOptions struct {
 
 // SetDebug turns debugging on with o, or off with nil. It may be called
 // while a cell runs: the cell being run keeps the mode it started with.
-func (s *Session) SetDebug(o *DebugOptions) { s.debug.Store(o) }
+func (s *Session) SetDebug(o *DebugOptions) { s.dbg.debug.Store(o) }
 
 // Resume says how a stopped cell goes on.
 type Resume int
@@ -194,15 +211,15 @@ type debugRun struct {
 // every cell the session has run, so that a function of an earlier cell
 // stops in its own lines.
 func (s *Session) newDebugRun(n int, code string) *debugRun {
-	if s.cells != nil {
-		s.cells[n] = code
+	if s.dbg.cells != nil {
+		s.dbg.cells[n] = code
 	}
-	o := s.debug.Load()
+	o := s.dbg.debug.Load()
 	if o == nil || o.Breakpoints == nil || !s.debuggable() {
 		return nil
 	}
 	r := &debugRun{s: s, opts: o, breaks: map[int]bool{}}
-	for m, c := range s.cells {
+	for m, c := range s.dbg.cells {
 		for _, l := range o.Breakpoints(m, c) {
 			v := virtualLine(m, l)
 			if !r.breaks[v] {
@@ -234,16 +251,16 @@ func (r *debugRun) eval(ctx context.Context, i *yaegi.Interpreter, src string, e
 	dctx, dcancel := context.WithCancel(context.Background())
 	defer dcancel()
 	dbg := i.Debug(dctx, prog, events, &yaegi.DebugOptions{GoRoutineStartAt1: true})
-	r.s.rootDebug.repin(dbg)
+	r.s.dbg.rootDebug.repin(dbg)
 	reqs := make([]yaegi.BreakpointRequest, len(r.lines))
 	for k, l := range r.lines {
 		reqs[k] = yaegi.LineBreakpoint(l)
 	}
 	// On this piece and every one that declared functions: the lines are
 	// the cells' own (virtual) ones, which no two cells share.
-	dbg.SetBreakpoints(targets(r.s.progs, prog), reqs...)
+	dbg.SetBreakpoints(targets(r.s.dbg.progs, prog), reqs...)
 	if declaresFuncs(src) {
-		r.s.progs = append(r.s.progs, prog)
+		r.s.dbg.progs = append(r.s.dbg.progs, prog)
 	}
 	r.mu.Lock()
 	r.dbg = dbg
@@ -385,10 +402,10 @@ func (rd rootDebug) repin(dbg *yaegi.Debugger) {
 // functions (frames.go) in a debuggable session, so that their frames
 // carry the pinned debug data.
 func (s *Session) debugRunFor(src string) *debugRun {
-	if s.drun != nil {
-		return s.drun
+	if s.dbg.drun != nil {
+		return s.dbg.drun
 	}
-	if s.rootOK && makesFuncs(src) && s.debuggable() {
+	if s.dbg.rootOK && makesFuncs(src) && s.debuggable() {
 		return &debugRun{s: s}
 	}
 	return nil
@@ -424,7 +441,7 @@ func targets(progs []*yaegi.Program, prog *yaegi.Program) yaegi.BreakpointTarget
 }
 
 // debuggable says whether the session's interpreter can be debugged.
-func (s *Session) debuggable() bool { return s.rootOK && s.rootFor == s.i }
+func (s *Session) debuggable() bool { return s.dbg.rootOK && s.dbg.rootFor == s.i }
 
 // staleFuncError is the error of a piece run under the debugger that
 // called a function value made outside it by a call (a function literal

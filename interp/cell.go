@@ -5,15 +5,23 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"os"
 	"strconv"
 	"strings"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 )
 
-// cellFile is the file name of every piece of cell code given to yaegi:
-// yaegi's own name for Eval'd source, because yaegi scopes imports by the
-// base name of a node's file. The cell number and line are carried by the
-// line number (see virtualLine), set with //line directives.
-const cellFile = "_.go"
+// cellFile is the file name of every piece of cell code given to yaegi
+// (rewrite.CellFile).
+const cellFile = rewrite.CellFile
+
+// Names of the helpers the session makes and calls (internal/rewrite).
+const (
+	helperPrefix = rewrite.Prefix
+	helperMain   = rewrite.Main
+	helperErr    = rewrite.Err
+)
 
 // lineStride separates the line numbers of consecutive cells: line L of
 // cell N is line N*lineStride+L for the parser and yaegi.
@@ -172,6 +180,12 @@ func blankSeparators(src string, chunks []chunk) string {
 
 // parsedCell is a cell cut into its declarations and its statements, both
 // parsed in the interpreter's file set with positions of the cell.
+// rewriteCell is the cell as the rewrites see it.
+func (pc *parsedCell) rewriteCell() *rewrite.Cell {
+	return &rewrite.Cell{Fset: pc.fset, Decls: pc.decls, DeclSrc: pc.declSrc, Body: pc.body, StmtSrc: pc.stmtSrc,
+		HasDecls: pc.hasDecls, HasStmts: pc.hasStmts, DeclBase: pc.declBase, StmtBase: pc.stmtBase}
+}
+
 type parsedCell struct {
 	n        int
 	fset     *token.FileSet
@@ -245,7 +259,7 @@ func declNames(d ast.Decl) []string {
 	switch d := d.(type) {
 	case *ast.FuncDecl:
 		if d.Recv != nil && len(d.Recv.List) == 1 {
-			return []string{recvName(d.Recv.List[0].Type) + "." + d.Name.Name}
+			return []string{rewrite.RecvName(d.Recv.List[0].Type) + "." + d.Name.Name}
 		}
 		return []string{d.Name.Name}
 	case *ast.GenDecl:
@@ -263,27 +277,6 @@ func declNames(d ast.Decl) []string {
 		return names
 	}
 	return nil
-}
-
-// recvName is the name of a receiver's type: T of T, *T, T[K] or *T[K,
-// V]; "?" when it has none.
-func recvName(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.ParenExpr:
-			e = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return "?"
-		}
-	}
 }
 
 // importName is the name under which an import spec binds its package.
@@ -304,4 +297,67 @@ func pathName(p string) string {
 		return pathName(p[:i])
 	}
 	return name
+}
+
+// debugSrc, set by GNNLAB_DEBUG_SRC=1, has the session write each piece
+// of rewritten source it gives yaegi on standard error (for bug reports).
+var debugSrc = os.Getenv("GNNLAB_DEBUG_SRC") != ""
+
+// IsComplete says whether code is a complete cell: "complete",
+// "incomplete" (with the indent for the next line: one tab per open
+// bracket) or "invalid".
+func (s *Session) IsComplete(code string) (status, indent string) {
+	if strings.TrimSpace(code) == "" {
+		return "complete", ""
+	}
+	defer func() {
+		// The cell splitter can panic on some unfinished text (an open
+		// import block); going by the brackets beats killing the worker.
+		if r := recover(); r != nil {
+			status, indent = "invalid", ""
+			if depth, dangling := openBrackets(code); depth > 0 || dangling {
+				status, indent = "incomplete", strings.Repeat("\t", depth)
+			}
+		}
+	}()
+	_, err := parseCell(token.NewFileSet(), 1, code)
+	if err == nil {
+		return "complete", ""
+	}
+	list, ok := err.(scanner.ErrorList)
+	if !ok || len(list) == 0 {
+		return "invalid", ""
+	}
+	depth, dangling := openBrackets(code)
+	if e := list[0]; depth > 0 || dangling || strings.HasSuffix(e.Msg, "found 'EOF'") || strings.HasSuffix(e.Msg, "not terminated") {
+		return "incomplete", strings.Repeat("\t", depth)
+	}
+	return "invalid", ""
+}
+
+// openBrackets counts the brackets open at the end of code, and reports
+// whether the last token asks for more (a comma or a binary operator, as in
+// `fmt.Println("a",` or `x := 1 +`).
+func openBrackets(code string) (depth int, dangling bool) {
+	fset := token.NewFileSet()
+	f := fset.AddFile("", -1, len(code))
+	var sc scanner.Scanner
+	sc.Init(f, []byte(code), func(token.Position, string) {}, 0)
+	last := token.ILLEGAL
+	for {
+		_, tok, lit := sc.Scan()
+		if tok == token.SEMICOLON && lit == "\n" {
+			continue // automatic semicolon: the line ended
+		}
+		switch tok {
+		case token.EOF:
+			dangling = last == token.COMMA || last == token.PERIOD || last == token.ASSIGN || last == token.DEFINE || last.IsOperator() && last.Precedence() > 0
+			return max(depth, 0), dangling
+		case token.LBRACE, token.LPAREN, token.LBRACK:
+			depth++
+		case token.RBRACE, token.RPAREN, token.RBRACK:
+			depth--
+		}
+		last = tok
+	}
 }

@@ -1,61 +1,15 @@
 package interp
 
 import (
+	"fmt"
 	"go/token"
-	"path"
 	"reflect"
 	"sort"
 	"strings"
-	"sync"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/gnnlab/gnnlab/interp/symbols"
-	"github.com/traefik/yaegi/stdlib"
+	"github.com/gnnlab/gnnlab/interp/internal/inspect"
+	"github.com/gnnlab/gnnlab/interp/internal/sigdoc"
 )
-
-// packageIndex maps import paths and package names to the symbol tables of
-// the preloaded packages.
-type packageIndex struct {
-	byPath map[string]map[string]reflect.Value
-	byName map[string]string // package name -> import path (first in path order)
-}
-
-var (
-	pkgIndexOnce sync.Once
-	pkgIndex     packageIndex
-)
-
-func packages() *packageIndex {
-	pkgIndexOnce.Do(func() {
-		pkgIndex = packageIndex{byPath: map[string]map[string]reflect.Value{}, byName: map[string]string{}}
-		var paths []string
-		for _, tables := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols} {
-			for key, syms := range tables {
-				p := path.Dir(key)
-				if p == "." || strings.Contains(p, "yaegi") {
-					continue
-				}
-				pkgIndex.byPath[p] = syms
-				paths = append(paths, p)
-			}
-		}
-		// Shorter paths first, so that "rand" is math/rand, not crypto/rand.
-		sort.Slice(paths, func(a, b int) bool {
-			if len(paths[a]) != len(paths[b]) {
-				return len(paths[a]) < len(paths[b])
-			}
-			return paths[a] < paths[b]
-		})
-		for _, p := range paths {
-			name := path.Base(p)
-			if _, ok := pkgIndex.byName[name]; !ok {
-				pkgIndex.byName[name] = p
-			}
-		}
-	})
-	return &pkgIndex
-}
 
 // importPath resolves a package name used in a cell: the session's imports
 // first, then the preloaded package of that name.
@@ -65,65 +19,14 @@ func (s *Session) importPath(name string) (string, bool) {
 			return s.imports[k].path, true
 		}
 	}
-	p, ok := packages().byName[name]
+	p, ok := inspect.Packages().ByName[name]
 	return p, ok
-}
-
-var builtins = []string{
-	"append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min", "new", "panic",
-	"print", "println", "real", "recover",
-	"any", "bool", "byte", "comparable", "complex128", "complex64", "error", "float32", "float64", "int", "int16",
-	"int32", "int64", "int8", "rune", "string", "uint", "uint16", "uint32", "uint64", "uint8", "uintptr",
-	"true", "false", "iota", "nil",
-}
-
-func isIdentRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-// identAt returns the byte range of the identifier around cursor and the
-// dotted expression before it ("a.b" for "a.b.c|"), if any.
-func identAt(code string, cursor int) (start, end int, qual string) {
-	cursor = max(0, min(cursor, len(code)))
-	start = cursor
-	for start > 0 {
-		r, size := utf8.DecodeLastRuneInString(code[:start])
-		if !isIdentRune(r) {
-			break
-		}
-		start -= size
-	}
-	end = cursor
-	for end < len(code) {
-		r, size := utf8.DecodeRuneInString(code[end:])
-		if !isIdentRune(r) {
-			break
-		}
-		end += size
-	}
-	q := start
-	for q > 0 && code[q-1] == '.' {
-		k := q - 1
-		for k > 0 {
-			r, size := utf8.DecodeLastRuneInString(code[:k])
-			if !isIdentRune(r) {
-				break
-			}
-			k -= size
-		}
-		if k == q-1 {
-			break
-		}
-		q = k
-	}
-	if q < start {
-		qual = code[q : start-1]
-	}
-	return start, end, qual
 }
 
 // Complete returns completions for code at cursor (a byte offset), and the
 // byte range [start, end) of code that they replace.
 func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
-	start, end, qual := identAt(code, cursor)
+	start, end, qual := inspect.IdentAt(code, cursor)
 	prefix := code[start:min(max(cursor, start), len(code))]
 	seen := map[string]bool{}
 	add := func(name string) {
@@ -142,7 +45,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 				add(tok.String())
 			}
 		}
-		for _, b := range builtins {
+		for _, b := range inspect.Builtins {
 			add(b)
 		}
 		for name := range globalsOf(s.i) {
@@ -157,7 +60,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 			add(im.name)
 		}
 		if prefix != "" {
-			for name := range packages().byName {
+			for name := range inspect.Packages().ByName {
 				add(name)
 			}
 		}
@@ -174,7 +77,7 @@ func (s *Session) members(qual string) []string {
 	if len(parts) == 1 {
 		if _, isVar := globalsOf(s.i)[qual]; !isVar {
 			if p, ok := s.importPath(qual); ok {
-				for name := range packages().byPath[p] {
+				for name := range inspect.Packages().ByPath[p] {
 					out = append(out, name)
 				}
 				return out
@@ -282,7 +185,7 @@ func (s *Session) typesWithFields(fields []string) []string {
 		}
 		ok := true
 		for _, f := range fields {
-			if !containsWord(r.text, f) {
+			if !inspect.ContainsWord(r.text, f) {
 				ok = false
 				break
 			}
@@ -308,18 +211,94 @@ func (s *Session) methodsOf(typeName string) []string {
 // word w.
 func (s *Session) declaresWord(w string) bool {
 	for _, r := range s.user {
-		if r.tok == token.TYPE && containsWord(r.text, w) {
+		if r.tok == token.TYPE && inspect.ContainsWord(r.text, w) {
 			return true
 		}
 	}
 	return false
 }
 
-func containsWord(text, w string) bool {
-	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return !isIdentRune(r) }) {
-		if f == w {
-			return true
+// Inspect returns documentation (signature and doc comment, and for a
+// compiled symbol its first runnable example) for the identifier at cursor
+// (a byte offset); detail > 0 (name??) asks for the declaration's source
+// too: the cell's text of the user's declarations, the package's source of
+// compiled ones.
+func (s *Session) Inspect(code string, cursor, detail int) (text string, found bool) {
+	start, end, qual := inspect.IdentAt(code, cursor)
+	name := code[start:end]
+	if name == "" {
+		// In a call's arguments (f(|, f(a, |): the callee (inspectcall.go).
+		if open := inspect.CallOpen(code, cursor); open > 0 {
+			return s.Inspect(code, open, detail)
+		}
+		return "", false
+	}
+	if qual == "" {
+		if r, ok := s.user[name]; ok {
+			return userDoc(r, detail), true
+		}
+		if v, ok := globalsOf(s.i)[name]; ok && v.IsValid() {
+			val := fmt.Sprintf("%v", v)
+			if len(val) > 200 {
+				val = val[:200] + "…"
+			}
+			return fmt.Sprintf("var %s %s\n\n%s", name, v.Type(), val), true
+		}
+		if p, ok := s.importPath(name); ok {
+			return inspect.PackageDoc(p), true
+		}
+		if start == 0 || code[start-1] != '.' {
+			return "", false
 		}
 	}
-	return false
+	if parts := strings.Split(qual, "."); qual != "" && len(parts) == 1 {
+		if _, isVar := globalsOf(s.i)[qual]; !isVar {
+			if p, ok := s.importPath(qual); ok {
+				return inspect.SymbolDetail(p, name, detail) // inspectsrc.go
+			}
+		}
+		if text, ok := inspect.MethodDetail(globalsOf(s.i)[qual], name, detail); ok {
+			return text, true
+		}
+		if r, ok := s.user[qual]; ok && r.tok == token.TYPE {
+			if m, ok := s.user[qual+"."+name]; ok {
+				return userDoc(m, detail), true
+			}
+		}
+	}
+	// pkg.Type.Method.
+	if parts := strings.Split(qual, "."); len(parts) == 2 {
+		if _, isVar := globalsOf(s.i)[parts[0]]; !isVar {
+			if p, ok := s.importPath(parts[0]); ok {
+				if text, ok := inspect.SymbolDetail(p, parts[1]+"."+name, detail); ok {
+					return text, true
+				}
+			}
+		}
+	}
+	// x.Method of a value of an interpreted type.
+	for _, t := range s.user {
+		if t.tok != token.TYPE {
+			continue
+		}
+		for _, tn := range t.names {
+			if m, ok := s.user[tn+"."+name]; ok && m.method {
+				return userDoc(m, detail), true
+			}
+		}
+	}
+	return "", false
+}
+
+// userDoc documents a declaration of a cell: its signature printed as
+// those of compiled packages are (sigdoc), or with detail > 0 its text.
+func userDoc(r *declRec, detail int) string {
+	text := sigdoc.Source(r.text, "")
+	if detail > 0 {
+		text = r.text
+	}
+	if r.doc != "" {
+		text += "\n\n" + strings.TrimRight(r.doc, "\n")
+	}
+	return text + fmt.Sprintf("\n\n(defined in cell[%d])", r.cell)
 }

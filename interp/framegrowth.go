@@ -138,15 +138,3 @@ func startsGoroutine(src string) bool {
 		}
 	}
 }
-
-// withMethods reports whether t is a type of the session's cells with
-// methods, or the underlying type of a named one (ifacevalue.go).
-func (iv *ifaceValues) withMethods(t reflect.Type) bool {
-	iv.mu.RLock()
-	defer iv.mu.RUnlock()
-	if _, ok := iv.m[t]; ok {
-		return true
-	}
-	_, ok := iv.m[reflect.PointerTo(t)]
-	return ok || len(iv.named[t]) > 0
-}

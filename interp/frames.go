@@ -2,12 +2,16 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"go/ast"
 	"go/token"
 	"go/types"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 )
 
 // Where the session's functions are made, and why not at the top level.
@@ -75,17 +79,17 @@ func (s *Session) defSteps(pieces []defPiece) []string {
 // literal copies that function's frame rather than the global one. A
 // variable that a top-level definition of the statements makes (x := 1;
 // k := func() int { return x }) counts as package-level: it is declared
-// first (var x int) and its definition becomes an assignment, as hoist.go
+// first (var x int) and its definition becomes an assignment, as internal/rewrite/hoist.go
 // does for declarations, unless its type cannot be written there or its
 // definition reads the name it defines (x := x + 1). A literal that uses
 // another variable of the statements (of a block, a loop variable) stays
 // where it is: the declared function could not see it. A literal in a
 // defer statement stays too (defer.go rewrites those), and one in a go
-// statement (rewrite_go.go declares a function for it): yaegi's go of a
+// statement (internal/rewrite/rewrite_go.go declares a function for it): yaegi's go of a
 // function value that a call returned reads the call's result slot when
 // the goroutine starts, so that a loop's next call raced with it.
-func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) error {
-	if len(rw.undefined) > 0 {
+func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info, ed *rewrite.Editor, rw *rewrite.Rewriter) error {
+	if len(rw.Undefined()) > 0 {
 		return nil
 	}
 	defs := cellDefs(pc, info, ed, rw)
@@ -112,16 +116,16 @@ func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info
 	var decl strings.Builder
 	for _, st := range pc.body.List {
 		as, ok := st.(*ast.AssignStmt)
-		if !ok || !declare[as] || rw.hoisted[as] {
+		if !ok || !declare[as] || rw.Hoisted(as) {
 			continue
 		}
 		for _, e := range as.Lhs {
 			if obj := info.Defs[e.(*ast.Ident)]; obj != nil {
-				t, _ := typeText(obj.Type(), rw.names)
+				t, _ := rewrite.TypeText(obj.Type(), rw.Names())
 				decl.WriteString("\nvar " + obj.Name() + " " + t + "\n")
 			}
 		}
-		ed.replace(as.TokPos, as.TokPos+token.Pos(len(":=")), "=")
+		ed.Replace(as.TokPos, as.TokPos+token.Pos(len(":=")), "=")
 	}
 	if decl.Len() > 0 {
 		if _, err := s.eval(ctx, blockPrefix+decl.String(), rw); err != nil {
@@ -136,19 +140,16 @@ func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info
 // cell's statements make (x := 1) to their statements, where makeLits can
 // declare them first: the statement has no other rewrite, defines one
 // name, its right side does not mention what it defines, and each type can
-// be written at package level. hoist.go's statements are declared already.
-func cellDefs(pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) map[types.Object]*ast.AssignStmt {
+// be written at package level. internal/rewrite/hoist.go's statements are declared already.
+func cellDefs(pc *parsedCell, info *types.Info, ed *rewrite.Editor, rw *rewrite.Rewriter) map[types.Object]*ast.AssignStmt {
 	defs := map[types.Object]*ast.AssignStmt{}
 	for _, st := range pc.body.List {
 		as, ok := st.(*ast.AssignStmt)
 		if !ok || as.Tok != token.DEFINE {
 			continue
 		}
-		a, b := ed.off(as.Pos()), ed.off(as.TokPos)+len(":=")
-		edited := false
-		for _, e := range ed.edits {
-			edited = edited || e.start < b && e.end > a || e.start == e.end && e.start >= a && e.start <= b
-		}
+		a, b := ed.Off(as.Pos()), ed.Off(as.TokPos)+len(":=")
+		edited := ed.EditedIn(a, b)
 		names := map[string]bool{}
 		writable := true
 		var objs []types.Object
@@ -160,7 +161,7 @@ func cellDefs(pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) map[ty
 			}
 			names[id.Name] = true
 			if obj := info.Defs[id]; obj != nil {
-				_, ok := typeText(obj.Type(), rw.names)
+				_, ok := rewrite.TypeText(obj.Type(), rw.Names())
 				writable = writable && ok && packageLevelType(obj.Type(), 0)
 				objs = append(objs, obj)
 			}
@@ -169,7 +170,7 @@ func cellDefs(pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) map[ty
 		// assignment (a, b = x.F(), s[:n]) yaegi loses the values after
 		// a method call (b is left empty).
 		multi := len(as.Lhs) > 1
-		if !rw.hoisted[as] && (edited || !writable || multi || refersAny(as.Rhs, names)) {
+		if !rw.Hoisted(as) && (edited || !writable || multi || refersAny(as.Rhs, names)) {
 			continue
 		}
 		for _, obj := range objs {
@@ -181,7 +182,7 @@ func cellDefs(pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) map[ty
 
 func refersAny(es []ast.Expr, names map[string]bool) bool {
 	for _, e := range es {
-		if refers(e, names) {
+		if rewrite.Refers(e, names) {
 			return true
 		}
 	}
@@ -250,27 +251,19 @@ func packageLevelType(t types.Type, depth int) bool {
 
 // makeLit writes the function that makes lit to file and replaces lit by
 // its call in ed; it does nothing (false) when an edit of ed straddles lit.
-func (s *Session) makeLit(file *strings.Builder, lit *ast.FuncLit, ed *editor) bool {
-	a, b := ed.off(lit.Pos()), ed.off(lit.End())
-	var outer []edit
-	for _, e := range ed.edits {
-		switch {
-		case e.start == e.end && (e.start == a || e.start == b), e.end <= a, e.start >= b:
-			outer = append(outer, e) // around lit, or at its ends
-		case e.start >= a && e.end <= b: // inside lit: in its text below
-		default:
-			return false // a rewrite of more than lit
-		}
+func (s *Session) makeLit(file *strings.Builder, lit *ast.FuncLit, ed *rewrite.Editor) bool {
+	if ed.Straddled(lit.Pos(), lit.End()) {
+		return false // a rewrite of more than lit
 	}
-	typ := ed.text(lit.Type.Pos(), lit.Type.End(), false)
+	typ := ed.Text(lit.Type.Pos(), lit.Type.End(), false)
 	if strings.Contains(typ, "\n") {
 		return false
 	}
 	s.defs++
 	name := helperPrefix + "defs" + strconv.Itoa(s.defs)
 	s.made = append(s.made, name)
-	file.WriteString("func " + name + "() " + typ + " {" + ed.piece(lit.Pos(), lit.End(), "return ", false) + "}\n")
-	ed.edits = append(outer, edit{start: a, end: b, text: name + "()"})
+	file.WriteString("func " + name + "() " + typ + " {" + ed.Piece(lit.Pos(), lit.End(), "return ", false) + "}\n")
+	ed.Collapse(lit.Pos(), lit.End(), name+"()")
 	return true
 }
 
@@ -310,7 +303,7 @@ func usesPackageOnly(lit *ast.FuncLit, info *types.Info, defs map[types.Object]*
 var madeName = regexp.MustCompile(`\.` + helperPrefix + `defs[0-9]+\b`)
 
 // goName matches a function declared for a go statement's literal
-// (rewrite_go.go), which Go names func1 and so on.
+// (internal/rewrite/rewrite_go.go), which Go names func1 and so on.
 var goName = regexp.MustCompile(helperPrefix + `go[0-9]+\b`)
 
 // hideMade removes the names of the functions the session made from a
@@ -318,4 +311,309 @@ var goName = regexp.MustCompile(helperPrefix + `go[0-9]+\b`)
 // was when the literal was made at the top level.
 func hideMade(frame string) string {
 	return goName.ReplaceAllString(madeName.ReplaceAllString(frame, ""), "func1")
+}
+
+// The session's side of the rewrites (internal/rewrite): loading the
+// generic helpers and instances that rewritten cells call, and the
+// methods declared for embedded interfaces.
+
+// loadGeneric compiles the helpers of the packages that the rewriters'
+// cells call, once per interpreter.
+func (s *Session) loadGeneric(ctx context.Context, rws ...*rewrite.Rewriter) error {
+	for _, r := range rws {
+		for _, p := range []string{"cmp", "slices", "maps", "errors", "sync/atomic"} {
+			if !r.Generic(p) || s.generic[p] {
+				continue
+			}
+			if _, err := s.eval(ctx, rewrite.GenericSource(p), nil); err != nil {
+				return err
+			}
+			if s.generic == nil {
+				s.generic = map[string]bool{}
+			}
+			s.generic[p] = true
+		}
+	}
+	return nil
+}
+
+// makeInstances makes the instances that r's calls need and the session
+// has not made yet, each in its own function. yaegi fails to make some
+// (Get[Name], with type Name string and func Get[T any](x T) T { b :=
+// &box[T]{x}; return get(b) }); where they failed, the statements got
+// wrong values (an empty string) or a nil pointer dereference, so the
+// cell stops with an error naming the instance.
+func (s *Session) makeInstances(ctx context.Context, r *rewrite.Rewriter) error {
+	for _, in := range r.Instances() {
+		if s.instances[in.Fun] {
+			continue
+		}
+		if s.instances == nil {
+			s.instances = map[string]bool{}
+		}
+		s.instances[in.Fun] = true
+		src := "package main\nfunc " + helperPrefix + "inst" + strconv.Itoa(len(s.instances)) + "() { " + in.Text + " }\n"
+		if _, err := s.eval(ctx, src, nil); err != nil {
+			delete(s.instances, in.Fun)
+			why := strings.TrimSuffix(strings.TrimPrefix(errText(err), "the interpreter cannot run this cell (internal error: "), ")")
+			msg := "the interpreter cannot instantiate " + in.Fun + " (" + why + ")"
+			return unsupported(s.fset, rewrite.Unsupported(in.Pos, msg))
+		}
+	}
+	return nil
+}
+
+// errText is the message of err, the value of an *Error.
+func errText(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Value
+	}
+	return err.Error()
+}
+
+// addForwards records the methods that a cell's rewrite declared for
+// embedded interfaces; after a rebuild (all) they replace the earlier.
+func (s *Session) addForwards(names []string, all bool) {
+	if all || s.forwards == nil {
+		s.forwards = map[string]bool{}
+	}
+	for _, n := range names {
+		s.forwards[n] = true
+	}
+}
+
+// forwarded reports whether r declares a method that the session
+// declared for an embedded interface of an earlier cell's type: the
+// session is then rebuilt, so that the type's declaration no longer
+// declares it.
+func (s *Session) forwarded(r *declRec) bool {
+	if !r.method {
+		return false
+	}
+	for _, n := range r.names {
+		if s.forwards[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// Methods of a cell's generic types before the instances of the types.
+//
+// yaegi gives an instance of a generic type (Box[int]) the methods that
+// the generic type has when the instance is first made, and later methods
+// never reach it: a struct embedding Box[int] declared before Box's
+// methods lacked the promoted methods ("undefined selector: Set"), and a
+// function variable of type func(Set[int]) declared before Set's methods
+// broke their compilation ("undefined type for T"). runDecls declares
+// types in its first phase and methods in its third, after the variables
+// of the second phase, so every instance that the types and variables of
+// a cell made came before the methods of the same cell.
+//
+// earlyMethods finds the generic types of the cell whose methods can run
+// with the types instead: each method's body uses, of the names the cell
+// declares, only types and constants (the functions and variables of
+// the cell do not exist yet in the first phase), and starts no goroutine
+// (internal/rewrite/rewrite_go.go declares a function for it in the third phase). A type
+// is chosen only if all of its methods in the cell are; runDecls then
+// writes the chosen types, each followed by its methods, after the cell's
+// other types and constants, which the methods may use (yaegi lost the
+// methods when they used one declared after them), except those that name
+// a chosen type (late), directly or through another, which come last.
+func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*ast.FuncDecl, moved map[*ast.FuncDecl]bool, late map[*ast.GenDecl]bool) {
+	generic := map[string]*ast.GenDecl{} // generic type name -> its declaration
+	for _, d := range pc.decls.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+			for _, sp := range gd.Specs {
+				if ts := sp.(*ast.TypeSpec); ts.TypeParams != nil && len(ts.TypeParams.List) > 0 {
+					generic[ts.Name.Name] = gd
+				}
+			}
+		}
+	}
+	if len(generic) == 0 {
+		return nil, nil, nil
+	}
+	tf := pc.fset.File(pc.decls.Pos())
+	inCell := func(obj types.Object) bool {
+		p := int(obj.Pos())
+		return tf != nil && p >= tf.Base() && p <= tf.Base()+tf.Size()
+	}
+	ok := map[string]bool{}
+	var found []*ast.FuncDecl
+	for _, d := range pc.decls.Decls {
+		fd, isFunc := d.(*ast.FuncDecl)
+		if !isFunc || fd.Recv == nil || len(fd.Recv.List) != 1 || fd.Body == nil {
+			continue
+		}
+		name := rewrite.RecvName(fd.Recv.List[0].Type)
+		if generic[name] == nil {
+			continue
+		}
+		if _, seen := ok[name]; !seen {
+			ok[name] = true
+		}
+		ok[name] = ok[name] && selfContained(fd.Body, info, inCell)
+		found = append(found, fd)
+	}
+	for _, fd := range found {
+		name := rewrite.RecvName(fd.Recv.List[0].Type)
+		if !ok[name] {
+			continue
+		}
+		if early == nil {
+			early, moved = map[*ast.GenDecl][]*ast.FuncDecl{}, map[*ast.FuncDecl]bool{}
+		}
+		early[generic[name]] = append(early[generic[name]], fd)
+		moved[fd] = true
+	}
+	if early == nil {
+		return nil, nil, nil
+	}
+	// The other type and constant declarations that name an early type,
+	// or one of them, come after the early ones: before them, they would
+	// make instances without the methods.
+	names := map[string]bool{}
+	for name, gd := range generic {
+		if early[gd] != nil {
+			names[name] = true
+		}
+	}
+	late = map[*ast.GenDecl]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, d := range pc.decls.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || (gd.Tok != token.TYPE && gd.Tok != token.CONST) || early[gd] != nil || late[gd] || !rewrite.Refers(gd, names) {
+				continue
+			}
+			late[gd], changed = true, true
+			for _, n := range declNames(gd) {
+				names[n] = true
+			}
+		}
+	}
+	return early, moved, late
+}
+
+// selfContained reports whether body uses, of the package-level names
+// that inCell reports, only types and constants, uses no name go/types
+// left undefined, and has no go statement.
+func selfContained(body *ast.BlockStmt, info *types.Info, inCell func(types.Object) bool) bool {
+	ok := true
+	ast.Inspect(body, func(n ast.Node) bool {
+		if !ok {
+			return false
+		}
+		switch x := n.(type) {
+		case *ast.GoStmt:
+			ok = false
+		case *ast.SelectorExpr:
+			// x.Sel is a field, a method or a name of a package.
+			ast.Inspect(x.X, func(m ast.Node) bool {
+				if id, isID := m.(*ast.Ident); isID {
+					ok = ok && usable(id, info, inCell)
+				}
+				return ok
+			})
+			return false
+		case *ast.Ident:
+			ok = usable(x, info, inCell)
+		}
+		return ok
+	})
+	return ok
+}
+
+// usable reports whether id is defined in the function, or names
+// something that exists before the cell's functions and variables do.
+func usable(id *ast.Ident, info *types.Info, inCell func(types.Object) bool) bool {
+	if id.Name == "_" || info.Defs[id] != nil {
+		return true
+	}
+	obj := info.Uses[id]
+	if obj == nil {
+		return false // undefined, or a variable hoisted from the statements
+	}
+	if obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() || !inCell(obj) {
+		return true
+	}
+	switch obj.(type) {
+	case *types.TypeName, *types.Const:
+		return true
+	}
+	return false
+}
+
+// Calls of generic functions that later cells declare.
+//
+// A method or generic function may call a generic function that a later
+// cell declares (cells split in source order: func (t *Tree[T]) Walk(f
+// func(T)) { walk(t.root, f) }, then func walk[T cmp.Ordered](n *node[T],
+// f func(T))). go/types did not know walk, so the call got no type
+// arguments (internal/rewrite/rewrite_call.go), and yaegi, compiling the method when
+// Tree[int] was made, inferred T as walk's node struct ("does not
+// implement cmp.Ordered"). So such a declaration records the names it used
+// undefined (declRec.pending), and the cell that declares one of them as a
+// generic function rebuilds the session (Session.rebuild), whose rewrite
+// of all the declarations, type-checked together, gives the call its type
+// arguments.
+
+// markPending records in the methods and generic functions of recs
+// (collect's records of pc) the names that undef reports undefined
+// inside them.
+func markPending(pc *parsedCell, recs []*declRec, undef []types.Error) {
+	if len(undef) == 0 {
+		return
+	}
+	k := 0
+	for _, d := range pc.decls.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.IMPORT {
+			continue
+		}
+		r := recs[k]
+		k++
+		if fd, ok := d.(*ast.FuncDecl); !ok || fd.Recv == nil && fd.Type.TypeParams == nil {
+			continue
+		}
+		for _, u := range undef {
+			if u.Pos >= d.Pos() && u.Pos < d.End() {
+				r.pending = append(r.pending, strings.TrimPrefix(u.Msg, "undefined: "))
+			}
+		}
+	}
+}
+
+// resolvesPending reports whether pc declares a generic function that a
+// live record used while it was undefined.
+func (s *Session) resolvesPending(pc *parsedCell) bool {
+	var generic []string
+	for _, d := range pc.decls.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Type.TypeParams != nil {
+			generic = append(generic, fd.Name.Name)
+		}
+	}
+	if len(generic) == 0 {
+		return false
+	}
+	for _, old := range s.records {
+		if old.dead {
+			continue
+		}
+		for _, p := range old.pending {
+			if slices.Contains(generic, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// clearPending forgets the pending names that the session now declares,
+// once it has been rebuilt with them.
+func (s *Session) clearPending() {
+	for _, r := range s.records {
+		r.pending = slices.DeleteFunc(r.pending, func(n string) bool { return s.user[n] != nil })
+	}
 }

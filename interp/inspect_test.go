@@ -77,3 +77,25 @@ func TestInspectInCall(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectOneRenderer checks that a cell's declaration prints as a
+// compiled package's does (one renderer, sigdoc): gofmt's spacing and
+// alignment whatever the cell's, the struct's fields aligned with
+// spaces after tab indents, as in the standard library's
+// (strings.Builder's doc is printed the same way).
+func TestInspectOneRenderer(t *testing.T) {
+	s := newTestSession(t, Options{})
+	mustEval(t, s, "import \"strings\"\nfunc  scale( x float64,k float64 )float64 { return x*k }\ntype pair struct{ A int; Name string }")
+	for _, c := range []struct {
+		code, want string
+	}{
+		{"scale", "func scale(x float64, k float64) float64\n"},
+		{"pair", "type pair struct {\n\tA    int\n\tName string\n}\n"},
+		{"strings.NewReplacer", "func NewReplacer(oldnew ...string) *Replacer\n"},
+	} {
+		got, _ := s.Inspect(c.code, len(c.code), 0)
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("Inspect(%q) = %q, want it to start with %q", c.code, got, c.want)
+		}
+	}
+}

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gnnlab/gnnlab/interp/internal/inspect"
 )
 
 // Third-party modules in cells: %go get.
@@ -331,7 +333,7 @@ func (m *modules) list(ctx context.Context, paths []string) (map[string]modPkg, 
 		if l.Standard || l.Module == nil {
 			continue
 		}
-		if _, ok := packages().byPath[l.ImportPath]; ok {
+		if _, ok := inspect.Packages().ByPath[l.ImportPath]; ok {
 			continue // preloaded: cells get the compiled package
 		}
 		mod := l.Module.Path + "@" + l.Module.Version
@@ -367,7 +369,7 @@ func whyNot(l listed, pkgs map[string]modPkg) string {
 			}
 			continue
 		}
-		if _, ok := packages().byPath[imp]; !ok && isStdKey(imp) {
+		if _, ok := inspect.Packages().ByPath[imp]; !ok && isStdKey(imp) {
 			return fmt.Sprintf("it imports %q, which cells do not have", imp)
 		}
 	}

@@ -17,10 +17,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
-	"github.com/gnnlab/gnnlab/viz/display"
+	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
+	"github.com/gnnlab/gnnlab/interp/internal/rt"
 	yaegi "github.com/traefik/yaegi/interp"
 )
 
@@ -42,12 +42,10 @@ type Session struct {
 	imports []importRec    // imports of earlier cells, for replay
 	records []*declRec     // declarations of earlier cells, in order
 	user    map[string]*declRec
-	defers  deferList       // deferred calls of the running cell (defer.go)
-	exit    chan int        // os.Exit's status (exit.go)
-	tnames  typeNames       // the cells' struct types, for fmt (fmtnames.go)
-	ivals   ifaceValues     // the cells' types with methods, for interfaces (ifacevalue.go)
-	generic map[string]bool // packages whose generic helpers are loaded (genericstd.go)
-	// instances are the generic instances made in a function (geninstance.go)
+	exit    chan int        // os.Exit's status (internal/rt/exit.go)
+	rt      *rt.Runtime     // what rewritten cells call (internal/rt)
+	generic map[string]bool // packages whose generic helpers are loaded (internal/rewrite/genericstd.go)
+	// instances are the generic instances made in a function (internal/rewrite/geninstance.go)
 	instances map[string]bool
 	// released counts the slots of releasedIn's global frame that
 	// releaseTemps has seen (release.go); unstopped says a cell is still
@@ -61,21 +59,9 @@ type Session struct {
 	keepSlots bool
 	defs      int      // functions made for the cells' definitions (frames.go)
 	made      []string // those of the running cell, forgotten after it
-	// debug is set by SetDebug; drun is the debugging state of the
-	// running cell, nil when it runs without the debugger (breakpoint.go).
-	debug atomic.Pointer[DebugOptions]
-	drun  *debugRun
-	// rootDebug is the debug data of s.i's global frame, set up when
-	// rootOK (breakpoint.go).
-	rootDebug rootDebug
-	rootOK    bool
-	rootFor   *yaegi.Interpreter // the interpreter rootDebug belongs to
-	cells     map[int]string     // the code of each cell run, when Debuggable
-	// progs are the pieces that declared functions, compiled for the
-	// debugger: where breakpoints in earlier cells are set.
-	progs []*yaegi.Program
+	dbg       debugger // the debugger (breakpoint.go)
 	// forwards are the methods that the session declared for embedded
-	// interfaces ("Type.Method", rewrite_embed.go).
+	// interfaces ("Type.Method", internal/rewrite/rewrite_embed.go).
 	forwards map[string]bool
 	// calls ends the blocking calls of an interrupted cell; stuck says
 	// the last interrupted cell did not stop (blocking.go).
@@ -99,7 +85,7 @@ type declRec struct {
 	line   int  // yaegi's (virtual) line of its first line (virtualLine)
 	dead   bool // every name redefined by a later cell
 	// pending are the names a method or generic function used
-	// undefined (genericorder.go).
+	// undefined (frames.go).
 	pending []string
 }
 
@@ -114,6 +100,7 @@ func New(opts Options) (*Session, error) {
 		fset:   token.NewFileSet(),
 		exit:   make(chan int, 1),
 	}
+	s.rt = rt.New(s.stdout, s.exit)
 	if s.stdin == nil {
 		s.stdin = noStdin{}
 	}
@@ -125,37 +112,8 @@ func New(opts Options) (*Session, error) {
 	return s, nil
 }
 
-// runtimeSymbols are compiled helpers that rewritten cells call.
-func (s *Session) runtimeSymbols() yaegi.Exports {
-	values := func(v ...any) []any { return v }
-	clear := func(x any) {
-		v := reflect.ValueOf(x)
-		switch v.Kind() {
-		case reflect.Map, reflect.Slice:
-			v.Clear()
-		}
-	}
-	vv := reflect.ValueOf(values)
-	vn := reflect.ValueOf(func(name string, v any) any { return namedValue{name, v} })
-	return yaegi.Exports{
-		"gnnlabrt/gnnlabrt": {"Values": vv, "Error": reflect.ValueOf(func(e error) error { return e }), "Equal": reflect.ValueOf(equal), "ErrorPtr": reflect.ValueOf(errorPtr), "ErrorType": reflect.ValueOf((*error)(nil)), "Named": vn, "Recovered": reflect.ValueOf(s.ivals.recovered), "ShiftCount": reflect.ValueOf(shiftCount), "Rewrap": reflect.ValueOf(s.ivals.rewrap), "Methods": reflect.ValueOf(s.ivals.register), "AsError": reflect.ValueOf(s.ivals.asError), "AsStringer": reflect.ValueOf(s.ivals.asStringer), "MustError": reflect.ValueOf(s.ivals.mustError), "MustStringer": reflect.ValueOf(s.ivals.mustStringer), "HasMethods": reflect.ValueOf(s.ivals.hasMethods), "PrintOperand": reflect.ValueOf(s.tnames.printOperand), "StructError": reflect.ValueOf(structErr), "Wrapped": reflect.ValueOf(wrapped), "NotType": reflect.ValueOf(notType), "NamedKind": reflect.ValueOf(s.ivals.registerNamed), "ErrorfOperand": reflect.ValueOf(s.tnames.errorfOperand), "Conversion": reflect.ValueOf(s.ivals.conversion), "StringerType": reflect.ValueOf((*fmt.Stringer)(nil)), "Operand": reflect.ValueOf(s.tnames.operand), "List": reflect.ValueOf(s.tnames.list), "Map": reflect.ValueOf(s.tnames.mapOf), "Struct": reflect.ValueOf(s.tnames.structOf), "Iface": reflect.ValueOf(ifaceOrNil), "Ptr": reflect.ValueOf(ptr), "State": reflect.ValueOf((*fmt.State)(nil)), "Clear": reflect.ValueOf(clear), "Defer": reflect.ValueOf(s.defers.push), "Name": reflect.ValueOf(s.tnames.register), "FmtAny": reflect.ValueOf(s.tnames.registerAny), "EmptyTag": reflect.ValueOf((*emptyTag)(nil))},
-		// Interpreted values passed to Values are wrapped so that they
-		// keep these methods (yaegi's "MapTypes").
-		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{vv: {
-			reflect.TypeFor[display.Renderer](),
-			reflect.TypeFor[fmt.Stringer](),
-			reflect.TypeFor[error](),
-		}, vn: {
-			reflect.TypeFor[fmt.Formatter](),
-			reflect.TypeFor[error](),
-			reflect.TypeFor[fmt.Stringer](),
-		}})},
-	}
-}
-
 func (s *Session) newInterp() (*yaegi.Interpreter, error) {
-	quietYaegiLog()                                     // yaegilog.go
-	s.ivals.names, s.tnames.ivals = &s.tnames, &s.ivals // ifacevalue.go
+	quietYaegiLog() // stdio.go
 	i := yaegi.New(yaegi.Options{
 		Stdin:  s.stdin,
 		Stdout: s.stdout,
@@ -166,50 +124,38 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		SourcecodeFilesystem: modFS{s},
 	})
 	stdin, stdout, stderr := s.stdin, s.stdout, io.Writer(s.errw)
-	std, gnnlab := symbolTables() // stdsymbols.go
-	for _, e := range []yaegi.Exports{
-		std,
-		gnnlab,
-		s.runtimeSymbols(),
-		s.deferSymbols(), // defer.go
-		indexSymbols(),   // rewrite_index.go
-		typeParamSymbols, // rewrite_typeparam.go
-		s.exitSymbols(),
-		s.blockingSymbols(), // blocking.go
-		s.tnames.fmtSymbols(s.stdout),
-		s.tnames.jsonSymbols(), // json.go
-		// os.Stdin/Stdout/Stderr of cells are the session's streams
-		// (as io.Reader and io.Writer, not *os.File).
-		{"os/os": {
-			"Stdin":  reflect.ValueOf(&stdin).Elem(),
-			"Stdout": reflect.ValueOf(&stdout).Elem(),
-			"Stderr": reflect.ValueOf(&stderr).Elem(),
-		}},
-	} {
+	std, gnnlab := symbolTables()                                      // stdsymbols.go
+	exports := append([]yaegi.Exports{std, gnnlab}, s.rt.Exports()...) // internal/rt
+	exports = append(exports, s.blockingSymbols())                     // blocking.go
+	// os.Stdin/Stdout/Stderr of cells are the session's streams (as
+	// io.Reader and io.Writer, not *os.File).
+	exports = append(exports, yaegi.Exports{"os/os": {
+		"Stdin":  reflect.ValueOf(&stdin).Elem(),
+		"Stdout": reflect.ValueOf(&stdout).Elem(),
+		"Stderr": reflect.ValueOf(&stderr).Elem(),
+	}})
+	for _, e := range exports {
 		if err := i.Use(e); err != nil {
 			return nil, fmt.Errorf("interp: loading symbols: %w", err)
 		}
 	}
-	if out, ok := i.Symbols("log")["log"]["Output"].Interface().(func(int, string) error); ok {
-		if err := i.Use(yaegi.Exports{"log/log": s.tnames.logSymbols(out)}); err != nil { // logprint.go
+	for _, e := range s.rt.LateExports(i) {
+		if err := i.Use(e); err != nil {
 			return nil, fmt.Errorf("interp: loading symbols: %w", err)
 		}
 	}
-	if err := i.Use(printMapTypes(i)); err != nil { // fmtnames.go
-		return nil, fmt.Errorf("interp: loading symbols: %w", err)
-	}
 	// Before any function value exists (breakpoint.go).
 	if s.opts.Debuggable {
-		if s.cells == nil {
-			s.cells = map[int]string{}
+		if s.dbg.cells == nil {
+			s.dbg.cells = map[int]string{}
 		}
-		s.rootDebug, s.rootOK = pinRootDebug(i)
-		s.rootFor = i
+		s.dbg.rootDebug, s.dbg.rootOK = pinRootDebug(i)
+		s.dbg.rootFor = i
 	}
-	if _, err := i.Eval(helperSrc); err != nil {
+	if _, err := i.Eval(rewrite.HelperSource()); err != nil {
 		return nil, fmt.Errorf("interp: helpers: %w", err)
 	}
-	es, err := errorSymbols(i) // errwrap.go
+	es, err := rt.ErrorSymbols(i, helperErr+"()") // internal/rt/errwrap.go
 	if err == nil {
 		err = i.Use(es)
 	}
@@ -229,8 +175,8 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	s.count++
 	n := s.count
-	s.drun = s.newDebugRun(n, cell) // breakpoint.go
-	defer func() { s.drun = nil }()
+	s.dbg.drun = s.newDebugRun(n, cell) // breakpoint.go
+	defer func() { s.dbg.drun = nil }()
 	// Positions of earlier cells are not needed again: a fresh set does
 	// not keep every cell's line table.
 	s.fset = token.NewFileSet()
@@ -239,7 +185,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 			res, err = Result{}, internalError(r)
 		}
 		if err == error(errExitZero) {
-			err = nil // os.Exit(0) ended the cell (exit.go)
+			err = nil // os.Exit(0) ended the cell (internal/rt/exit.go)
 		}
 		var e *Error
 		if errors.As(err, &e) {
@@ -250,7 +196,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if err != nil {
 		return Result{}, parseError(s.fset, err)
 	}
-	if e := s.checkImports(pc); e != nil { // importcheck.go
+	if e := s.checkImports(pc); e != nil { // typecheck.go
 		return Result{}, e
 	}
 	recs, imps := s.collect(pc)
@@ -261,32 +207,20 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	} else if added {
 		info, undef = typecheck(s.fset, pc, checkEnv{globals: globals, earlier: s.records, imports: s.imports, known: s.knows})
 	}
-	if e := unexportedUse(s.fset, info, pc.decls, pc.body); e != nil { // unexported.go
+	if e := unexportedUse(s.fset, info, pc.decls, pc.body); e != nil { // typecheck.go
 		return Result{}, e
 	}
-	declEd := newEditor(s.fset, pc.decls.Pos(), pc.declSrc)
-	names := s.importNames(pc)
 	_, hasMain := s.user["main"]
-	rw := &rewriter{info: info, globals: globals, undefined: undef, ed: declEd, names: names, hasMain: hasMain, seq: &s.defs}
-	if err := rw.rewrite(pc.decls); err != nil {
+	out, err := rewrite.Apply(pc.rewriteCell(), info, rewrite.Env{Globals: globals, Undefined: undef, Names: s.importNames(pc), HasMain: hasMain, Seq: &s.defs})
+	if err != nil {
 		return Result{}, unsupported(s.fset, err)
 	}
-	rw.goLits(pc.decls) // rewrite_go.go
-	stmtEd := newEditor(s.fset, pc.body.Pos(), pc.stmtSrc)
-	srw := &rewriter{info: info, globals: globals, undefined: undef, ed: stmtEd, n: rw.n, names: names, hasMain: hasMain, labels: rw.labels, seq: &s.defs}
-	hoist(pc, rw, srw)
-	if err := srw.rewrite(pc.body); err != nil {
-		return Result{}, unsupported(s.fset, err)
-	}
-	srw.statements(pc.body, names)
-	srw.shadows(pc.body)
-	srw.globalShadows(pc.body)
+	rw, srw := out.Decl, out.Stmt
+	declEd, stmtEd := rw.Editor(), srw.Editor()
 	if err := s.loadGeneric(ctx, rw, srw); err != nil {
 		return Result{}, err
 	}
-	srw.defers(pc.body, names)
-	srw.goLits(pc.body)          // rewrite_go.go; last: see there
-	markPending(pc, recs, undef) // genericorder.go
+	markPending(pc, recs, undef) // frames.go
 	if s.needsReplay(recs) || s.resolvesPending(pc) {
 		if err := s.rebuild(ctx, recs, imps); err != nil {
 			return Result{}, err
@@ -300,15 +234,15 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 			return Result{}, err
 		}
 		s.commit(recs, imps)
-		s.addForwards(rw.forwards, false) // rewrite_embed.go
+		s.addForwards(rw.Forwards(), false) // internal/rewrite/rewrite_embed.go
 	}
-	if src := structTypes(pc.decls.Decls) + methodTypes(pc.decls.Decls, info) + rw.anyTypes(pc.decls.Decls); src != "" {
+	if src := rewrite.StructTypes(pc.decls.Decls) + rewrite.MethodTypes(pc.decls.Decls, info) + rw.AnyTypes(pc.decls.Decls); src != "" {
 		// fmt's type names, and the conversions of values with methods
-		// (ifacevalue.go): a failure does not fail the cell, whose
+		// (internal/rt/ifacevalue.go): a failure does not fail the cell, whose
 		// values then print and convert as yaegi has them.
 		_, _ = s.eval(ctx, blockPrefix+src, nil)
 	}
-	if declaresMain(pc.decls) && !callsMain(pc.body) {
+	if declaresMain(pc.decls) && !rewrite.CallsMain(pc.body) {
 		if _, err := s.eval(ctx, helperMain+"()", nil); err != nil {
 			return Result{}, err
 		}
@@ -316,12 +250,12 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if !pc.hasStmts {
 		return Result{}, nil
 	}
-	if len(srw.goFuncs) > 0 {
-		if _, err := s.eval(ctx, "package main\n"+srw.goDecls(), srw); err != nil {
+	if srw.HasGoFuncs() {
+		if _, err := s.eval(ctx, "package main\n"+srw.GoDecls(), srw); err != nil {
 			return Result{}, err
 		}
 	}
-	if err := s.makeInstances(ctx, srw); err != nil { // geninstance.go
+	if err := s.makeInstances(ctx, srw); err != nil { // internal/rewrite/geninstance.go
 		return Result{}, err
 	}
 	if err := s.makeLits(ctx, pc, info, stmtEd, srw); err != nil { // frames.go
@@ -364,7 +298,7 @@ func (s *Session) knows(name string) bool {
 
 func declaresMain(f *ast.File) bool {
 	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && plainFunc(fd) && fd.Name.Name == "main" {
+		if fd, ok := d.(*ast.FuncDecl); ok && rewrite.PlainFunc(fd) && fd.Name.Name == "main" {
 			return true
 		}
 	}
@@ -377,24 +311,24 @@ const blockPrefix = "_ = 0\n"
 
 // runStmts runs the statements of a cell; a trailing expression's value
 // is the result.
-func (s *Session) runStmts(ctx context.Context, pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) (Result, error) {
+func (s *Session) runStmts(ctx context.Context, pc *parsedCell, info *types.Info, ed *rewrite.Editor, rw *rewrite.Rewriter) (Result, error) {
 	list := pc.body.List
 	if len(list) == 0 {
 		return Result{}, nil
 	}
 	last, _ := list[len(list)-1].(*ast.ExprStmt)
 	end := list[len(list)-1].End()
-	if rw.inOrderEnd > end {
+	if rw.InOrderEnd() > end {
 		// A declaration initialised among the statements comes last
-		// (hoist.go): the cell ends with it, not with a value.
-		end, last = rw.inOrderEnd, nil
+		// (internal/rewrite/hoist.go): the cell ends with it, not with a value.
+		end, last = rw.InOrderEnd(), nil
 	}
 	wrap := last != nil && showsValue(last.X, info)
 	if wrap {
-		ed.insert(last.X.Pos(), helperRT+".Values(", true)
-		ed.insert(last.X.End(), ")", true)
+		ed.Insert(last.X.Pos(), rt.Values+"(", true)
+		ed.Insert(last.X.End(), ")", true)
 	}
-	text := func(w bool) string { return blockPrefix + ed.piece(list[0].Pos(), end, "", w) }
+	text := func(w bool) string { return blockPrefix + ed.Piece(list[0].Pos(), end, "", w) }
 	v, err := s.eval(ctx, text(wrap), rw)
 	var e *Error
 	if err != nil && wrap && errors.As(err, &e) && e.Name == nameCompile {
@@ -454,14 +388,14 @@ func showsValue(e ast.Expr, info *types.Info) bool {
 //  4. statements: `f = func(...) {...}` for each function, then the
 //     variables' assignments (and declarations, of those whose type is
 //     unknown) in Go's initialisation order: dependencies first.
-func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info, ed *editor, rw *rewriter) error {
+func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info, ed *rewrite.Editor, rw *rewrite.Rewriter) error {
 	names := s.importNames(pc)
 	typeOf := func(id *ast.Ident) (string, bool) {
 		obj := info.Defs[id]
 		if obj == nil || obj.Type() == nil {
 			return "", false
 		}
-		return typeText(obj.Type(), names)
+		return rewrite.TypeText(obj.Type(), names)
 	}
 	// Variables are initialised in Go's order (dependencies first), which
 	// go/types computed; rank is an object's place in it.
@@ -489,11 +423,11 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	var file1, file3, st2 strings.Builder
 	// The first file is the imports, the types and constants, the generic
 	// types whose methods come with them, and the types and constants that
-	// use those (genericorder.go).
+	// use those (frames.go).
 	var imports1, file1Generic, file1Late strings.Builder
 	early, moved, late := earlyMethods(pc, info)
 	var st4 []defPiece // phase 4: the functions' assignments, then the variables
-	st2.WriteString(rw.hoistDecl)
+	st2.WriteString(rw.HoistDecl())
 	var newImports []importRec
 	for _, d := range pc.decls.Decls {
 		switch d := d.(type) {
@@ -501,39 +435,39 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 			if d.Recv == nil && d.Name.Name == "init" && d.Body != nil && d.Type.TypeParams == nil {
 				// init runs after the cell's variables are initialised,
 				// as in Go (yaegi ran it with the declarations).
-				inits = append(inits, strings.TrimSuffix(ed.piece(d.Body.Pos(), d.End(), "func() ", false), "\n")+"()\n")
+				inits = append(inits, strings.TrimSuffix(ed.Piece(d.Body.Pos(), d.End(), "func() ", false), "\n")+"()\n")
 				continue
 			}
 			if moved[d] {
 				continue // with its type
 			}
-			if !plainFunc(d) {
-				file3.WriteString(ed.piece(d.Pos(), d.End(), "", false))
+			if !rewrite.PlainFunc(d) {
+				file3.WriteString(ed.Piece(d.Pos(), d.End(), "", false))
 				continue
 			}
-			name := funcName(d)
-			sig := ed.text(d.Type.Params.Pos(), d.Type.End(), false)
+			name := rewrite.FuncName(d)
+			sig := ed.Text(d.Type.Params.Pos(), d.Type.End(), false)
 			// Keep the variable of an earlier definition with the same
 			// signature, so that its callers see the new body.
 			if old, ok := s.user[d.Name.Name]; !ok || old.tok != token.FUNC || old.method || old.sigKey != normalize(sig) || !s.isFuncGlobal(name) {
-				st2.WriteString(ed.piece(d.Type.Params.Pos(), d.Type.End(), "var "+name+" func", false))
+				st2.WriteString(ed.Piece(d.Type.Params.Pos(), d.Type.End(), "var "+name+" func", false))
 			}
-			st4 = append(st4, defPiece{text: ed.piece(d.Type.Params.Pos(), d.End(), name+" = func", false)})
+			st4 = append(st4, defPiece{text: ed.Piece(d.Type.Params.Pos(), d.End(), name+" = func", false)})
 		case *ast.GenDecl:
 			if d.Tok == token.IMPORT {
 				// Importing a package again (a cell run twice) is
 				// harmless in a notebook; yaegi would refuse it.
 				for _, sp := range d.Specs {
 					is := sp.(*ast.ImportSpec)
-					if isIterImport(is) {
-						// Known to go/types only (iter.go).
+					if rewrite.IsIterImport(is) {
+						// Known to go/types only (internal/rewrite/iter.go).
 						if !s.imported(is) {
 							newImports = append(newImports, importRec{importName(is), "iter"})
 						}
 						continue
 					}
 					if !s.imported(is) {
-						imports1.WriteString(ed.piece(is.Pos(), is.End(), "import ", false))
+						imports1.WriteString(ed.Piece(is.Pos(), is.End(), "import ", false))
 						p, _ := strconv.Unquote(is.Path.Value)
 						newImports = append(newImports, importRec{importName(is), p})
 					}
@@ -541,18 +475,18 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 				continue
 			}
 			if ms, ok := early[d]; ok {
-				file1Generic.WriteString(ed.piece(d.Pos(), d.End(), "", false))
+				file1Generic.WriteString(ed.Piece(d.Pos(), d.End(), "", false))
 				for _, m := range ms {
-					file1Generic.WriteString(ed.piece(m.Pos(), m.End(), "", false))
+					file1Generic.WriteString(ed.Piece(m.Pos(), m.End(), "", false))
 				}
 				continue
 			}
 			if late[d] {
-				file1Late.WriteString(ed.piece(d.Pos(), d.End(), "", false))
+				file1Late.WriteString(ed.Piece(d.Pos(), d.End(), "", false))
 				continue
 			}
 			if d.Tok != token.VAR {
-				file1.WriteString(ed.piece(d.Pos(), d.End(), "", false))
+				file1.WriteString(ed.Piece(d.Pos(), d.End(), "", false))
 				continue
 			}
 			for _, sp := range d.Specs {
@@ -561,16 +495,16 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 				known := true
 				for k, n := range vs.Names {
 					if vs.Type != nil {
-						typs[k] = ed.text(vs.Type.Pos(), vs.Type.End(), false)
+						typs[k] = ed.Text(vs.Type.Pos(), vs.Type.End(), false)
 					} else if typs[k], known = typeOf(n); !known {
 						break
 					}
 				}
-				if rw.inOrder[vs] {
-					continue // declared among the statements (hoist.go)
+				if whole, _ := rw.InOrder(vs); whole {
+					continue // declared among the statements (internal/rewrite/hoist.go)
 				}
 				if !known {
-					addInit(vs.Names, ed.piece(vs.Pos(), vs.End(), "var ", false), true)
+					addInit(vs.Names, ed.Piece(vs.Pos(), vs.End(), "var ", false), true)
 					continue
 				}
 				for k, n := range vs.Names {
@@ -578,20 +512,20 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 						fmt.Fprintf(&st2, "\nvar %s %s\n", n.Name, typs[k])
 					}
 				}
-				_, moved := rw.inOrder[vs]
+				_, moved := rw.InOrder(vs)
 				switch {
 				case moved:
-					// Initialised among the statements (hoist.go).
+					// Initialised among the statements (internal/rewrite/hoist.go).
 				case len(vs.Values) == len(vs.Names):
 					for k, n := range vs.Names {
-						addInit(vs.Names[k:k+1], ed.piece(vs.Values[k].Pos(), vs.Values[k].End(), n.Name+" = ", false), false)
+						addInit(vs.Names[k:k+1], ed.Piece(vs.Values[k].Pos(), vs.Values[k].End(), n.Name+" = ", false), false)
 					}
 				case len(vs.Values) > 0:
 					names := make([]string, len(vs.Names))
 					for k, n := range vs.Names {
 						names[k] = n.Name
 					}
-					addInit(vs.Names, ed.piece(vs.Values[0].Pos(), vs.Values[len(vs.Values)-1].End(), strings.Join(names, ", ")+" = ", false), false)
+					addInit(vs.Names, ed.Piece(vs.Values[0].Pos(), vs.Values[len(vs.Values)-1].End(), strings.Join(names, ", ")+" = ", false), false)
 				}
 			}
 		}
@@ -611,7 +545,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	if st2.Len() > 0 {
 		steps = append(steps, blockPrefix+st2.String())
 	}
-	file3.WriteString(rw.goDecls()) // rewrite_go.go
+	file3.WriteString(rw.GoDecls()) // internal/rewrite/rewrite_go.go
 	if file3.Len() > 0 {
 		steps = append(steps, "package main\n"+file3.String())
 	}
@@ -643,35 +577,11 @@ func (s *Session) isFuncGlobal(name string) bool {
 	return ok && v.IsValid() && v.Kind() == reflect.Func
 }
 
-func plainFunc(fd *ast.FuncDecl) bool {
-	return fd.Recv == nil && fd.Body != nil && fd.Name.Name != "init" && fd.Name.Name != "_" &&
-		(fd.Type.TypeParams == nil || len(fd.Type.TypeParams.List) == 0)
-}
-
-// validType reports whether t can be written in a cell: no invalid parts,
-// no types of packages the type checker did not see.
-func validType(t types.Type) bool {
-	s := types.TypeString(t, nil)
-	return !strings.Contains(s, "invalid type") && !strings.Contains(s, "untyped")
-}
-
-// refers reports whether n mentions one of names.
-func refers(n ast.Node, names map[string]bool) bool {
-	found := false
-	ast.Inspect(n, func(x ast.Node) bool {
-		if id, ok := x.(*ast.Ident); ok && names[id.Name] {
-			found = true
-		}
-		return !found
-	})
-	return found
-}
-
 // eval compiles and runs src in the interpreter, cancelled by ctx, and
 // converts its failures into *Error. On cancellation it waits (up to
 // stopWait) for yaegi's goroutine to stop, so that the next cell does not
 // race with it.
-func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.Value, error) {
+func (s *Session) eval(ctx context.Context, src string, rw *rewrite.Rewriter) (reflect.Value, error) {
 	if debugSrc {
 		fmt.Fprintf(os.Stderr, "--- eval:\n%s\n", src)
 	}
@@ -695,7 +605,7 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 		// Statements that made no function: nothing of them runs again.
 		defer dropSources(s.i, mark) // release.go
 		if !s.opts.Debuggable && !s.keepSlots {
-			trimFrame(s.i, slots, src, s.ivals.withMethods) // framegrowth.go
+			trimFrame(s.i, slots, src, s.rt.WithMethods) // framegrowth.go
 		}
 	}
 	if o.exited {
@@ -723,25 +633,25 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewriter) (reflect.V
 		// A name that go/types found undefined explains a failure inside
 		// yaegi better than yaegi does: var t T with no T panics in its
 		// compiler ("nil reflect type"), main() with no main in reflect.
-		undefined := rw != nil && len(rw.undefined) > 0
+		undefined := rw != nil && len(rw.Undefined()) > 0
 		if bytes.Contains(pv.Stack, []byte("yaegi/interp.(*Interpreter).CompileAST")) {
 			if undefined {
-				return reflect.Value{}, undefinedError(rw.undefined[0])
+				return reflect.Value{}, undefinedError(rw.Undefined()[0])
 			}
 			return reflect.Value{}, s.compilePanic(pv.Value, rw)
 		}
 		if undefined && strings.HasPrefix(fmt.Sprint(pv.Value), "reflect: ") {
 			s.errw.take()
-			return reflect.Value{}, undefinedError(rw.undefined[0])
+			return reflect.Value{}, undefinedError(rw.Undefined()[0])
 		}
-		pv.Value = s.ivals.panicValue(pv.Value) // ifaceassert.go
+		pv.Value = s.rt.PanicValue(pv.Value) // internal/rt/ifaceassert.go
 		return reflect.Value{}, runtimeError(pv, s.errw.take())
 	}
 	e := compileError(o.err)
-	if rw != nil && len(rw.undefined) > 0 && e.Name == nameCompile && !strings.Contains(e.Value, "undefined") {
+	if rw != nil && len(rw.Undefined()) > 0 && e.Name == nameCompile && !strings.Contains(e.Value, "undefined") {
 		// yaegi reports some undefined names obscurely
 		// ("constant definition loop"); go/types says it plainly.
-		return reflect.Value{}, undefinedError(rw.undefined[0])
+		return reflect.Value{}, undefinedError(rw.Undefined()[0])
 	}
 	return reflect.Value{}, e
 }
@@ -754,9 +664,9 @@ func undefinedError(u types.Error) *Error {
 
 // compilePanic converts an internal panic of yaegi's compiler, naming the
 // construct when it can.
-func (s *Session) compilePanic(r any, rw *rewriter) *Error {
-	if fmt.Sprint(r) == "nil type" && rw != nil && rw.unknown.IsValid() {
-		pos := s.fset.Position(rw.unknown)
+func (s *Session) compilePanic(r any, rw *rewrite.Rewriter) *Error {
+	if fmt.Sprint(r) == "nil type" && rw != nil && rw.Unknown().IsValid() {
+		pos := s.fset.Position(rw.Unknown())
 		text := "range over an int or a function whose type the session could not infer is not supported by the interpreter (write for i := 0; i < n; i++)"
 		return &Error{Name: nameUnsupported, Value: text, Traceback: []string{cellPos(pos.Line, pos.Column) + ": " + text}}
 	}
@@ -807,10 +717,10 @@ func internalError(r any) *Error {
 }
 
 func unsupported(fset *token.FileSet, err error) *Error {
-	var u *unsupportedError
+	var u *rewrite.UnsupportedError
 	if errors.As(err, &u) {
-		pos := fset.Position(u.pos)
-		return &Error{Name: nameUnsupported, Value: u.msg, Traceback: []string{cellPos(pos.Line, pos.Column) + ": " + u.msg}}
+		pos := fset.Position(u.Pos())
+		return &Error{Name: nameUnsupported, Value: u.Msg(), Traceback: []string{cellPos(pos.Line, pos.Column) + ": " + u.Msg()}}
 	}
 	return &Error{Name: nameUnsupported, Value: err.Error(), Traceback: []string{err.Error()}}
 }
@@ -858,7 +768,7 @@ func (s *Session) collect(pc *parsedCell) ([]*declRec, []importRec) {
 // method with a different text: yaegi would keep the old one.
 func (s *Session) needsReplay(recs []*declRec) bool {
 	for _, r := range recs {
-		if s.forwarded(r) { // rewrite_embed.go
+		if s.forwarded(r) { // internal/rewrite/rewrite_embed.go
 			return true
 		}
 		if r.tok != token.TYPE && !r.method {
@@ -972,7 +882,7 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 	var src strings.Builder
 	src.WriteString("package main\n")
 	for _, im := range s.imports {
-		if im.path != "iter" { // iter.go
+		if im.path != "iter" { // internal/rewrite/iter.go
 			fmt.Fprintf(&src, "import %s %q\n", im.name, im.path)
 		}
 	}
@@ -1017,19 +927,17 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 	}
 	pc := &parsedCell{decls: f, body: &ast.BlockStmt{}}
 	info, _ := typecheck(fset, pc, checkEnv{})
-	ed := newEditor(fset, f.Pos(), text)
-	rw := &rewriter{info: info, ed: ed, seq: &s.defs}
-	if err := rw.rewrite(f); err != nil {
+	out, err := rewrite.Apply(&rewrite.Cell{Fset: fset, Decls: f, DeclSrc: text, Body: pc.body}, info, rewrite.Env{Seq: &s.defs, Replay: true})
+	if err != nil {
 		restore()
 		return unsupported(fset, err)
 	}
-	rw.goLits(f) // rewrite_go.go
-	funcsToVars(f, ed)
-	if err := s.loadGeneric(ctx, rw); err != nil { // genericstd.go, for the fresh interpreter
+	rw, ed := out.Decl, out.Decl.Editor()
+	if err := s.loadGeneric(ctx, rw); err != nil { // internal/rewrite/genericstd.go, for the fresh interpreter
 		restore()
 		return err
 	}
-	if _, err := s.eval(ctx, ed.text(f.Pos(), token.Pos(fset.File(f.Pos()).Base()+len(text)), false)+rw.goDecls(), rw); err != nil {
+	if _, err := s.eval(ctx, ed.Text(f.Pos(), token.Pos(fset.File(f.Pos()).Base()+len(text)), false)+rw.GoDecls(), rw); err != nil {
 		restore()
 		if e, ok := err.(*Error); ok {
 			e.Value = "redefining a type replays the earlier declarations in a fresh interpreter, and that failed: " + e.Value
@@ -1037,12 +945,13 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		}
 		return err
 	}
-	s.addForwards(rw.forwards, true) // rewrite_embed.go
-	rw.names = map[string]string{}
+	s.addForwards(rw.Forwards(), true) // internal/rewrite/rewrite_embed.go
+	impNames := map[string]string{}
 	for _, im := range s.imports {
-		rw.names[im.path] = im.name
+		impNames[im.path] = im.name
 	}
-	if src := rw.anyTypes(f.Decls); src != "" { // fmtany.go: the fresh interpreter's types
+	rw.SetNames(impNames)
+	if src := rw.AnyTypes(f.Decls); src != "" { // internal/rt/fmtany.go: the fresh interpreter's types
 		_, _ = s.eval(ctx, blockPrefix+src, nil)
 	}
 	// Variables whose declarations re-ran get their old values back when
@@ -1131,4 +1040,26 @@ func globalsOf(i *yaegi.Interpreter) (g map[string]reflect.Value) {
 		}
 	}()
 	return i.Globals()
+}
+
+// runDefers runs the cell's deferred calls, last first. err is the
+// cell's error; a panic in a deferred call becomes the error when the cell
+// had none, as it would end a Go program.
+func (s *Session) runDefers(err error) error {
+	calls := s.rt.TakeDefers()
+	if e, ok := err.(*Error); ok && e.Name == nameExit {
+		return err // os.Exit runs no deferred call
+	}
+	for k := len(calls) - 1; k >= 0; k-- {
+		func() {
+			defer func() {
+				if r := recover(); r != nil && err == nil {
+					msg := mapPositions(fmt.Sprint(r))
+					err = &Error{Name: namePanic, Value: msg, Traceback: []string{namePanic + ": " + msg + " (in a deferred call)"}}
+				}
+			}()
+			calls[k]()
+		}()
+	}
+	return err
 }

@@ -6,6 +6,10 @@ import (
 	"strings"
 
 	"github.com/gnnlab/gnnlab/viz/display"
+	// The rich renderers of images, plots, tensors and tables register
+	// with display when imported; the session imports them here so that
+	// a cell's trailing expression and display.Value in cells use them.
+	_ "github.com/gnnlab/gnnlab/viz/display/render"
 )
 
 // render turns the values of a cell's trailing expression into a bundle.
@@ -20,7 +24,7 @@ func render(vals []any) display.Bundle {
 	}
 	text := strings.Join(parts, ", ")
 	if len(vals) == 1 {
-		// Renderers, images, plots, tensors and tables (see rich.go).
+		// Renderers, images, plots, tensors and tables (see value.go).
 		b, ok, err := display.Rich(vals[0])
 		if err != nil {
 			// Never swallowed: the text form, and why the rich one failed.

@@ -2,16 +2,16 @@ package cuda
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 	"unsafe"
-	"weak"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
-// backend is a Device seen as a tensor.Backend and a gnnlib/nn DeviceOps:
+// backend is a Device seen as a tensor.Backend with the GraphOps
+// capability of gnnlib/tensor/backend (imported here as tbackend):
 // tensor.Tensor values whose Storage is a *Tensor of this package run
 // their ops through it, with autograd recorded by gnnlib/tensor and
 // gnnlib/nn. Its methods are plumbing that only those packages call, so
@@ -20,7 +20,7 @@ import (
 // holds the methods of that family (gemm.go: MatMul, and so on).
 type backend struct{ *Device }
 
-// Backend returns d as a tensor.Backend (and a gnnlib/nn DeviceOps), the
+// Backend returns d as a tensor.Backend (with backend.GraphOps), the
 // value tensor.Device("cuda") returns for Default: what Tensor.To,
 // nn.To and the tensor API take.
 //
@@ -29,17 +29,19 @@ type backend struct{ *Device }
 func (d *Device) Backend() tensor.Backend { return d.be }
 
 func init() {
-	tensor.RegisterBackend("cuda", func() (tensor.Backend, error) {
-		d, err := Default()
-		if err != nil {
-			// Not a nil *backend in a non-nil interface.
-			return nil, err
-		}
-		return d.Backend(), nil
+	tbackend.Register("cuda", tbackend.Driver{
+		Open: func() (tensor.Backend, error) {
+			d, err := Default()
+			if err != nil {
+				// Not a nil *backend in a non-nil interface.
+				return nil, err
+			}
+			return d.Backend(), nil
+		},
+		// prof's memory tracker samples the device allocators alongside
+		// the Go heap once a device is open.
+		InUse: DeviceMemory,
 	})
-	// prof's memory tracker samples the device allocators alongside the
-	// Go heap once a device is open.
-	tensor.RegisterMemory("cuda", DeviceMemory)
 }
 
 var defaultDev struct {
@@ -144,13 +146,6 @@ func (d *backend) Copy(t *tensor.Tensor) (tensor.Storage, error) {
 	return out, d.do(func(drv driver) error { return drv.dtod(out.ptr, v.ptr, int64(v.Len())*4) })
 }
 
-// graphKey names a host graph and which edge weights its device copy
-// carries.
-type graphKey struct {
-	g    weak.Pointer[graph.Graph]
-	mode graphMode
-}
-
 // graphMode selects a device graph's edge weights.
 type graphMode int
 
@@ -159,14 +154,6 @@ const (
 	weighted              // the host graph's Weights
 	meanWeights           // 1/in-degree of the destination (GraphSAGE's mean)
 )
-
-// graphs caches the device copies of host graphs: uploaded at first use
-// and freed when the host graph is garbage collected, so a training loop
-// uploads each graph (and its transpose) once.
-type graphCache struct {
-	mu sync.Mutex
-	m  map[graphKey]*Graph
-}
 
 // deviceGraph returns g on d, uploading it at first use.
 func (d *Device) deviceGraph(g *graph.Graph, useWeights bool) (*Graph, error) {
@@ -180,41 +167,17 @@ func (d *Device) deviceGraph(g *graph.Graph, useWeights bool) (*Graph, error) {
 // deviceGraphMode returns g on d with the edge weights of mode, uploading
 // it at first use.
 func (d *Device) deviceGraphMode(g *graph.Graph, mode graphMode) (*Graph, error) {
-	key := graphKey{weak.Make(g), mode}
-	c := &d.graphs
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if dg := c.m[key]; dg != nil {
-		return dg, nil
-	}
-	var dg *Graph
-	var err error
-	switch mode {
-	case weighted:
-		dg, err = NewGraph(d, g)
-	case meanWeights:
-		w, tw := meanEdgeWeights(g)
-		t := g.Transpose()
-		dg, err = NewGraphCSR(d, g.NumSrc(), g.Indptr, g.Indices, w, t.Indptr, t.Indices, tw)
-	default:
-		t := g.Transpose()
-		dg, err = NewGraphCSR(d, g.NumSrc(), g.Indptr, g.Indices, nil, t.Indptr, t.Indices, nil)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if c.m == nil {
-		c.m = map[graphKey]*Graph{}
-	}
-	c.m[key] = dg
-	runtime.AddCleanup(g, func(k graphKey) {
-		c.mu.Lock()
-		dg := c.m[k]
-		delete(c.m, k)
-		c.mu.Unlock()
-		if dg != nil {
-			dg.Free()
+	return d.graphs.Get(g, mode, func() (*Graph, error) {
+		switch mode {
+		case weighted:
+			return NewGraph(d, g)
+		case meanWeights:
+			w, tw := meanEdgeWeights(g)
+			t := g.Transpose()
+			return NewGraphCSR(d, g.NumSrc(), g.Indptr, g.Indices, w, t.Indptr, t.Indices, tw)
+		default:
+			t := g.Transpose()
+			return NewGraphCSR(d, g.NumSrc(), g.Indptr, g.Indices, nil, t.Indptr, t.Indices, nil)
 		}
-	}, key)
-	return dg, nil
+	})
 }

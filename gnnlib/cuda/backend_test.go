@@ -12,10 +12,11 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // The device must offer everything gnnlib/nn's layers ask of a backend.
-var _ nn.DeviceOps = (*backend)(nil)
+var _ tbackend.GraphBackend = (*backend)(nil)
 
 // defaultOrSkip returns the shared device, skipping without one after
 // checking that the error says which.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // Permute returns x with its axes reordered (out.shape[i] =
@@ -115,11 +116,11 @@ func poolShape(op string, shape []int, kernel, stride int) (total int64, h, w, o
 }
 
 // Pool2D returns the maximum or mean over kernel×kernel windows of x.
-func (d *backend) Pool2D(op string, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
-	code, ok := poolOps[op]
-	if !ok {
-		return nil, fmt.Errorf("gnnlib/cuda: Pool2D %q: %w", op, tensor.ErrNotOnDevice)
+func (d *backend) Pool2D(op tbackend.PoolOp, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
+	if int(op) >= len(poolOpKernels) {
+		return nil, fmt.Errorf("gnnlib/cuda: Pool2D %v: %w", op, tensor.ErrNotOnDevice)
 	}
+	code := poolOpKernels[op].code
 	v, err := d.view(x)
 	if err != nil {
 		return nil, err
@@ -137,11 +138,11 @@ func (d *backend) Pool2D(op string, x *tensor.Tensor, kernel, stride int) (tenso
 
 // Pool2DGrad returns the gradient of Pool2D's input x from the output's
 // gradient g.
-func (d *backend) Pool2DGrad(op string, g, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
-	code, ok := poolOps[op]
-	if !ok {
-		return nil, fmt.Errorf("gnnlib/cuda: Pool2DGrad %q: %w", op, tensor.ErrNotOnDevice)
+func (d *backend) Pool2DGrad(op tbackend.PoolOp, g, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
+	if int(op) >= len(poolOpKernels) {
+		return nil, fmt.Errorf("gnnlib/cuda: Pool2DGrad %v: %w", op, tensor.ErrNotOnDevice)
 	}
+	code := poolOpKernels[op].code
 	vs, err := d.views(g, x)
 	if err != nil {
 		return nil, err

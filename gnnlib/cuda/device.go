@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/gnnlab/gnnlab/gnnlib/interrupt"
+	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // Device is one GPU with its context, stream, caching allocator and the
@@ -29,8 +30,9 @@ type Device struct {
 	closed bool
 
 	pool pool
-	// graphs holds the device copies of host graphs that tensor ops used.
-	graphs graphCache
+	// graphs holds the device copies of host graphs that tensor ops used,
+	// freed when the host graph is collected.
+	graphs tbackend.GraphCache[graphMode, *Graph]
 }
 
 // Open starts the device with the given ordinal (0 for the first GPU). In a
@@ -39,6 +41,7 @@ type Device struct {
 func Open(ordinal int) (*Device, error) {
 	d := &Device{work: make(chan func()), done: make(chan struct{})}
 	d.be = &backend{d}
+	d.graphs.Release = (*Graph).Free
 	errc := make(chan error, 1)
 	go d.serve(ordinal, errc)
 	if err := <-errc; err != nil {
@@ -61,7 +64,7 @@ var openDevs = struct {
 // open devices (ErrNoDevice when none is open). It reads a counter the
 // allocator keeps, without waiting for queued device work, so that
 // gnnlib/prof's memory tracker can sample it often: cuda's init registers
-// it with tensor.RegisterMemory, which prof.DeviceMemory asks.
+// it as the Driver's InUse (backend.Register), which prof.DeviceMemory asks.
 func DeviceMemory() (uint64, error) {
 	openDevs.Lock()
 	defer openDevs.Unlock()

@@ -21,9 +21,11 @@
 // 13 driver. TestPTXFresh fails when the PTX is older than its sources.
 // The Go file of each family has the family's name (gemm.go launches
 // gemm.cu's kernels). The op codes the element-wise, loss and pooling
-// kernels switch on are generated with gnnlib/tensor's names for them
-// from one table (internal/opgen: opcodes_gen.go, kernels/opcodes.cuh,
-// gnnlib/tensor's devicemaps_gen.go).
+// kernels switch on are generated, with the typed codes of the device
+// contract, from one table (gnnlib/tensor/backend/internal/opgen:
+// opcodes_gen.go and kernels/opcodes.cuh here, the backend.MapOp,
+// BinaryOp, LossOp and PoolOp constants, gnnlib/tensor's dispatch map and
+// gnnlib/devicetest's references).
 //
 // # Machines without a GPU
 //
@@ -62,15 +64,16 @@
 // A Device is a prof.EventTimer: prof.Time with Options{Device: dev} times
 // each run between two events on the device's stream (StartTimer,
 // StopTimer). The package's init registers DeviceMemory, the in-use bytes
-// of the open devices' allocators, with tensor.RegisterMemory, so that
+// of the open devices' allocators, as its driver's memory counter
+// (backend.Register, gnnlib/tensor/backend), so that
 // prof.DeviceMemory reports them and
 // prof.TrackMemory records a device curve beside the Go heap and
 // viz.Memory draws both.
 //
 // # The tensor API on the GPU
 //
-// Device.Backend is the device as a tensor.Backend and a gnnlib/nn
-// DeviceOps, registered with gnnlib/tensor as "cuda" (for Default, the
+// Device.Backend is the device as a tensor.Backend with the GraphOps
+// capability of gnnlib/tensor/backend, registered there as "cuda" (for Default, the
 // process's shared device 0), so notebook code trains on the GPU by moving
 // its inputs and model:
 //
@@ -185,30 +188,21 @@
 //
 // # Adding a device op
 //
-// A device op is a kernel, its Go launcher, the adapter method through
-// which gnnlib/tensor or gnnlib/nn reach it, and a test case:
-//
-//  1. Write the kernel in the family's file under kernels/ (a new family
-//     gets its own .cu file and an #include line in kernels/gnn.cu),
-//     extern "C", with the conventions of gnn.cu.
-//  2. If it switches on an op code, add the op to its family in
-//     internal/opgen/ops.go (a new element-wise map: give it
-//     gnnlib/tensor's unOp constant too) and use the generated macro
-//     (MAP_EXT_GELU, LOSS_MSE, ...) in the switch; never a literal code.
-//  3. Run go generate ./gnnlib/cuda: opgen rewrites the op-code tables,
-//     gen.sh recompiles the PTX (nvcc) and stamps it with the sources'
-//     hash. Commit the .cu, .cuh, PTX and generated Go files together.
-//  4. Launch it from the family's Go file: check shapes (shapeErr),
-//     allocate outputs with Empty or Zeros, size the grid with gridFor
-//     and call launch. If gnnlib/tensor or gnnlib/nn should reach it, add
-//     the method to tensor.Backend or nn.DeviceOps and implement it on
-//     backend (the adapter) in the same file, and on devicetest.Fake;
-//     without a device version an op's method returns an error wrapping
-//     tensor.ErrNotOnDevice.
-//  5. Add a case to devicetest.OpCases: gnnlib/nn's tests then run it on
-//     the fake device and this package's TestDeviceSuite on the GPU.
-//     Export the launcher only when a user times it; otherwise keep it
-//     unexported.
+// The recipe is in gnnlib/tensor/backend's doc ("Adding a device op"):
+// an element-wise map is a row in its op table, a case in
+// kernels/elementwise.cu and the CPU op; an op with a method of its own
+// is its kernel, its launcher and adapter method in the family's Go file
+// here, the method in tensor.Backend or backend.GraphOps, its Fake
+// version, the op that records it and its case in devicetest.OpCases.
+// Kernels go in the family's file under kernels/ (a new family gets its
+// own .cu file and an #include line in kernels/gnn.cu), extern "C", with
+// the conventions of gnn.cu; one that switches on an op code uses the
+// generated macro (MAP_EXT_GELU, LOSS_MSE, ...), never a literal code.
+// go generate ./gnnlib/cuda rewrites the op-code tables and recompiles
+// the PTX (nvcc), stamped with the sources' hash: commit the .cu, .cuh,
+// PTX and generated Go files together. A launcher checks shapes
+// (shapeErr), allocates outputs with Empty or Zeros, sizes the grid with
+// gridFor and calls launch; export it only when a user times it.
 //
 // # Benchmarks
 //

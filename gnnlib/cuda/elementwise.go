@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // AddTo adds src to dst in place.
@@ -36,11 +37,11 @@ func (d *backend) Scale(n int, x, s *tensor.Tensor, k float32) (tensor.Storage, 
 }
 
 // Binary returns a op b, b of a's length, one broadcast row or one value.
-func (d *backend) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error) {
-	code, ok := binaryOps[op]
-	if !ok && op != "div" {
-		return nil, fmt.Errorf("gnnlib/cuda: Binary %q: %w", op, tensor.ErrNotOnDevice)
+func (d *backend) Binary(op tbackend.BinaryOp, a, b *tensor.Tensor) (tensor.Storage, error) {
+	if int(op) >= len(binaryOpKernels) {
+		return nil, fmt.Errorf("gnnlib/cuda: Binary %v: %w", op, tensor.ErrNotOnDevice)
 	}
+	code := binaryOpKernels[op].code
 	vs, err := d.views(a, b)
 	if err != nil {
 		return nil, err
@@ -53,14 +54,14 @@ func (d *backend) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error)
 	case vs[1].Len() == 1: // a row of one value: b[i % 1]
 		row, f = 1, 1
 	default:
-		return nil, shapeErr("Binary", "%dx%d %s %d values", vs[0].Rows, vs[0].Cols, op, vs[1].Len())
+		return nil, shapeErr("Binary", "%dx%d %v %d values", vs[0].Rows, vs[0].Cols, op, vs[1].Len())
 	}
 	out, err := d.Empty(vs[0].Rows, vs[0].Cols)
 	n := int64(vs[0].Len())
 	if err != nil || n == 0 {
 		return out, err
 	}
-	if op == "div" {
+	if op == tbackend.BinaryDiv {
 		return out, d.launch("div_op", d.gridFor(n, 256), 256, vs[0], vs[1], out, n, f, row)
 	}
 	return out, d.launch("binary_op", d.gridFor(n, 256), 256, vs[0], vs[1], out, n, f, code, row)
@@ -68,18 +69,16 @@ func (d *backend) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error)
 
 // mapKernel returns the kernel (map_fwd or map_ext_fwd, with suffix
 // replacing "fwd") and code of an element-wise op.
-func mapKernel(method, op, suffix string) (string, int, error) {
-	if code, ok := mapOps[op]; ok {
-		return "map_" + suffix, code, nil
+func mapKernel(method string, op tbackend.MapOp, suffix string) (string, int, error) {
+	if int(op) >= len(mapOpKernels) {
+		return "", 0, fmt.Errorf("gnnlib/cuda: %s %v: %w", method, op, tensor.ErrNotOnDevice)
 	}
-	if code, ok := mapExtOps[op]; ok {
-		return "map_ext_" + suffix, code, nil
-	}
-	return "", 0, fmt.Errorf("gnnlib/cuda: %s %q: %w", method, op, tensor.ErrNotOnDevice)
+	k := mapOpKernels[op]
+	return k.kernel + suffix, k.code, nil
 }
 
 // Map returns op(x) element-wise.
-func (d *backend) Map(op string, x *tensor.Tensor, p float32) (tensor.Storage, error) {
+func (d *backend) Map(op tbackend.MapOp, x *tensor.Tensor, p float32) (tensor.Storage, error) {
 	kernel, code, err := mapKernel("Map", op, "fwd")
 	if err != nil {
 		return nil, err
@@ -97,7 +96,7 @@ func (d *backend) Map(op string, x *tensor.Tensor, p float32) (tensor.Storage, e
 }
 
 // MapGrad returns g·op'(x) given x and y = op(x).
-func (d *backend) MapGrad(op string, g, x, y *tensor.Tensor, p float32) (tensor.Storage, error) {
+func (d *backend) MapGrad(op tbackend.MapOp, g, x, y *tensor.Tensor, p float32) (tensor.Storage, error) {
 	kernel, code, err := mapKernel("MapGrad", op, "bwd")
 	if err != nil {
 		return nil, err

@@ -2,11 +2,12 @@ package cuda
 
 import _ "embed"
 
-// opgen writes the op codes shared with the kernels (opcodes_gen.go,
-// kernels/opcodes.cuh, gnnlib/tensor's devicemaps_gen.go) before gen.sh
-// compiles the kernels.
+// opgen (gnnlib/tensor/backend's op table) writes the op codes shared
+// with the kernels (opcodes_gen.go, kernels/opcodes.cuh, and the Go
+// tables of gnnlib/tensor/backend, gnnlib/tensor and gnnlib/devicetest)
+// before gen.sh compiles the kernels.
 //
-//go:generate go run ./internal/opgen
+//go:generate go run ../tensor/backend/internal/opgen
 //go:generate sh kernels/gen.sh
 
 // ptxSource is the PTX of kernels/gnn.cu and the family files it

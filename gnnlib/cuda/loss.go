@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // CrossEntropy returns the mean cross-entropy over rows and its gradient,
@@ -46,11 +47,11 @@ func (d *backend) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss,
 
 // Loss returns the mean element-wise loss op of pred against target and
 // its gradient with respect to pred, fused (elem_loss).
-func (d *backend) Loss(op string, pred, target *tensor.Tensor) (loss, grad tensor.Storage, err error) {
-	code, ok := lossOps[op]
-	if !ok {
-		return nil, nil, fmt.Errorf("gnnlib/cuda: Loss %q: %w", op, tensor.ErrNotOnDevice)
+func (d *backend) Loss(op tbackend.LossOp, pred, target *tensor.Tensor) (loss, grad tensor.Storage, err error) {
+	if int(op) >= len(lossOpKernels) {
+		return nil, nil, fmt.Errorf("gnnlib/cuda: Loss %v: %w", op, tensor.ErrNotOnDevice)
 	}
+	code := lossOpKernels[op].code
 	vs, err := d.views(pred, target)
 	if err != nil {
 		return nil, nil, err

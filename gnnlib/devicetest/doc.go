@@ -1,6 +1,6 @@
 // Package devicetest is the test suite that every gnnlib device backend
 // runs: the cases of the ops and layers that gnnlib/tensor and gnnlib/nn
-// dispatch to a tensor.Backend and nn.DeviceOps, checks that compare a
+// dispatch to a tensor.Backend and its backend.GraphOps, checks that compare a
 // device with the CPU on them and on training steps, and Fake, a device
 // whose memory is host memory and whose ops are the CPU's own.
 //
@@ -14,6 +14,8 @@
 //	}
 //
 // A new backend op gets its case in OpCases, so that every backend checks
-// it. The package is for tests: it imports testing, and notebooks do not
+// it; an element-wise map (backend.MapOp) gets its case, and the Fake's
+// version of it, from the op table in gnnlib/tensor/backend
+// (maps_gen.go). The package is for tests: it imports testing, and notebooks do not
 // preload it.
 package devicetest

@@ -8,9 +8,10 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
-// Fake is a tensor.Backend and nn.DeviceOps whose memory is host memory
+// Fake is a tensor.Backend with backend.GraphOps whose memory is host memory
 // and whose ops are the CPU's own, run on host copies of their operands.
 // Run with it, the suite checks the device dispatch of gnnlib/tensor and
 // gnnlib/nn — which ops reach a backend, with which shapes, and how their
@@ -159,7 +160,7 @@ func (f *Fake) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Storage,
 	})), nil
 }
 
-func (f *Fake) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error) {
+func (f *Fake) Binary(op backend.BinaryOp, a, b *tensor.Tensor) (tensor.Storage, error) {
 	x, y := f.host(a), f.host(b)
 	switch s := x.Shape(); {
 	case y.Len() == x.Len():
@@ -169,100 +170,46 @@ func (f *Fake) Binary(op string, a, b *tensor.Tensor) (tensor.Storage, error) {
 	case y.Len() == 1:
 		y = y.Reshape(1)
 	default:
-		return nil, fmt.Errorf("devicetest.Fake: Binary %v %s %v", s, op, y.Shape())
+		return nil, fmt.Errorf("devicetest.Fake: Binary %v %v %v", s, op, y.Shape())
 	}
-	fn := map[string]func(*tensor.Tensor, *tensor.Tensor) *tensor.Tensor{
-		"add": (*tensor.Tensor).Add, "sub": (*tensor.Tensor).Sub, "mul": (*tensor.Tensor).Mul, "div": (*tensor.Tensor).Div}[op]
+	fn := map[backend.BinaryOp]func(*tensor.Tensor, *tensor.Tensor) *tensor.Tensor{
+		backend.BinaryAdd: (*tensor.Tensor).Add, backend.BinarySub: (*tensor.Tensor).Sub, backend.BinaryMul: (*tensor.Tensor).Mul, backend.BinaryDiv: (*tensor.Tensor).Div}[op]
 	if fn == nil {
-		return nil, fmt.Errorf("devicetest.Fake: Binary %q: %w", op, tensor.ErrNotOnDevice)
+		return nil, fmt.Errorf("devicetest.Fake: Binary %v: %w", op, tensor.ErrNotOnDevice)
 	}
 	return f.store(hostRun(func() *tensor.Tensor { return fn(x, y) })), nil
 }
 
-// mapFunc returns the host op of a Map op code.
-func mapFunc(op string, p float32) func(*tensor.Tensor) *tensor.Tensor {
-	switch op {
-	case "relu":
-		return (*tensor.Tensor).ReLU
-	case "leaky_relu":
-		return func(x *tensor.Tensor) *tensor.Tensor { return x.LeakyReLU(p) }
-	case "elu":
-		return func(x *tensor.Tensor) *tensor.Tensor { return x.ELU(p) }
-	case "sigmoid":
-		return (*tensor.Tensor).Sigmoid
-	case "tanh":
-		return (*tensor.Tensor).Tanh
-	case "exp":
-		return (*tensor.Tensor).Exp
-	case "log":
-		return (*tensor.Tensor).Log
-	case "add_scalar":
-		return func(x *tensor.Tensor) *tensor.Tensor { return x.AddScalar(p) }
-	case "gelu":
-		return (*tensor.Tensor).GELU
-	case "sqrt":
-		return (*tensor.Tensor).Sqrt
-	case "abs":
-		return (*tensor.Tensor).Abs
-	case "square":
-		return (*tensor.Tensor).Square
-	case "pow":
-		return func(x *tensor.Tensor) *tensor.Tensor { return x.Pow(p) }
+// Map runs the op's host reference (mapForward, generated from the op
+// table with the op codes).
+func (f *Fake) Map(op backend.MapOp, x *tensor.Tensor, p float32) (tensor.Storage, error) {
+	if int(op) >= len(mapForward) {
+		return nil, fmt.Errorf("devicetest.Fake: Map %v: %w", op, tensor.ErrNotOnDevice)
 	}
-	return nil
+	return f.store(hostRun(func() *tensor.Tensor { return mapForward[op](f.host(x), p) })), nil
 }
 
-func (f *Fake) Map(op string, x *tensor.Tensor, p float32) (tensor.Storage, error) {
-	fn := mapFunc(op, p)
-	if fn == nil {
-		return nil, fmt.Errorf("devicetest.Fake: Map %q: %w", op, tensor.ErrNotOnDevice)
+// MapGrad applies the op's derivative (mapDerivative, generated from the
+// op table): it runs inside a backward pass, where nothing records a
+// graph to differentiate.
+func (f *Fake) MapGrad(op backend.MapOp, g, x, y *tensor.Tensor, p float32) (tensor.Storage, error) {
+	if int(op) >= len(mapDerivative) {
+		return nil, fmt.Errorf("devicetest.Fake: MapGrad %v: %w", op, tensor.ErrNotOnDevice)
 	}
-	return f.store(hostRun(func() *tensor.Tensor { return fn(f.host(x)) })), nil
-}
-
-// MapGrad spells out the derivatives: it runs inside a backward pass,
-// where nothing records a graph to differentiate.
-func (f *Fake) MapGrad(op string, g, x, y *tensor.Tensor, p float32) (tensor.Storage, error) {
+	d := mapDerivative[op]
 	gd, xd, yd := f.host(g).Data(), f.host(x).Data(), f.host(y).Data()
 	out := make([]float32, len(gd))
 	for i, gi := range gd {
-		v, w := xd[i], yd[i]
-		var d float32
-		switch op {
-		case "relu":
-			d = ifElse(v > 0, 1, 0)
-		case "leaky_relu":
-			d = ifElse(v > 0, 1, p)
-		case "elu":
-			d = ifElse(v > 0, 1, w+p)
-		case "sigmoid":
-			d = w * (1 - w)
-		case "tanh":
-			d = 1 - w*w
-		case "exp":
-			d = w
-		case "log":
-			d = 1 / v
-		case "add_scalar":
-			d = 1
-		case "gelu":
-			u := float64(v)
-			th := math.Tanh(0.7978845608028654 * (u + 0.044715*u*u*u))
-			d = float32(0.5*(1+th) + 0.5*u*(1-th*th)*0.7978845608028654*(1+3*0.044715*u*u))
-		case "sqrt":
-			d = 0.5 / w
-		case "abs":
-			d = ifElse(v > 0, 1, ifElse(v < 0, -1, 0))
-		case "square":
-			d = 2 * v
-		case "pow":
-			d = p * float32(math.Pow(float64(v), float64(p-1)))
-		default:
-			return nil, fmt.Errorf("devicetest.Fake: MapGrad %q: %w", op, tensor.ErrNotOnDevice)
-		}
-		out[i] = gi * d
+		out[i] = gi * d(xd[i], yd[i], p)
 	}
 	return f.newStore(out), nil
+}
+
+// geluGrad is the derivative of GELU's tanh approximation.
+func geluGrad(v float32) float32 {
+	u := float64(v)
+	th := math.Tanh(0.7978845608028654 * (u + 0.044715*u*u*u))
+	return float32(0.5*(1+th) + 0.5*u*(1-th*th)*0.7978845608028654*(1+3*0.044715*u*u))
 }
 
 func ifElse(c bool, a, b float32) float32 {
@@ -368,10 +315,10 @@ func (f *Fake) Narrow(x *tensor.Tensor, axis, start, length int) (tensor.Storage
 	return f.store(hostRun(func() *tensor.Tensor { return f.host(x).Narrow(axis, start, length) })), nil
 }
 
-func (f *Fake) Loss(op string, pred, target *tensor.Tensor) (loss, grad tensor.Storage, err error) {
-	fn := map[string]func(a, b *tensor.Tensor) *tensor.Tensor{"mse": tensor.MSE, "bce_logits": tensor.BCEWithLogits}[op]
+func (f *Fake) Loss(op backend.LossOp, pred, target *tensor.Tensor) (loss, grad tensor.Storage, err error) {
+	fn := map[backend.LossOp]func(a, b *tensor.Tensor) *tensor.Tensor{backend.LossMSE: tensor.MSE, backend.LossBCELogits: tensor.BCEWithLogits}[op]
 	if fn == nil {
-		return nil, nil, fmt.Errorf("devicetest.Fake: Loss %q: %w", op, tensor.ErrNotOnDevice)
+		return nil, nil, fmt.Errorf("devicetest.Fake: Loss %v: %w", op, tensor.ErrNotOnDevice)
 	}
 	t := f.host(target)
 	l, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor { return fn(in[0], t) }, pred)
@@ -439,9 +386,9 @@ func (f *Fake) Col2Im(cols *tensor.Tensor, shape []int, kh, kw, stride, padding 
 	return f.newStore(out), nil
 }
 
-func (f *Fake) Pool2D(op string, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
+func (f *Fake) Pool2D(op backend.PoolOp, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
 	return f.store(hostRun(func() *tensor.Tensor {
-		if op == "max" {
+		if op == backend.PoolMax {
 			return f.host(x).MaxPool2D(kernel, stride)
 		}
 		return f.host(x).AvgPool2D(kernel, stride)
@@ -449,7 +396,7 @@ func (f *Fake) Pool2D(op string, x *tensor.Tensor, kernel, stride int) (tensor.S
 }
 
 // Pool2DGrad spells the gradient out (it runs inside a backward pass).
-func (f *Fake) Pool2DGrad(op string, g, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
+func (f *Fake) Pool2DGrad(op backend.PoolOp, g, x *tensor.Tensor, kernel, stride int) (tensor.Storage, error) {
 	s := x.Shape()
 	h, w := s[2], s[3]
 	oh, ow := (h-kernel)/stride+1, (w-kernel)/stride+1
@@ -464,14 +411,14 @@ func (f *Fake) Pool2DGrad(op string, g, x *tensor.Tensor, kernel, stride int) (t
 				for i := 0; i < kernel; i++ {
 					for j := 0; j < kernel; j++ {
 						q := base + i*w + j
-						if op == "avg" {
+						if op == backend.PoolAvg {
 							dx[q] += v / float32(kernel*kernel)
 						} else if xd[q] > xd[bi] {
 							bi = q
 						}
 					}
 				}
-				if op == "max" {
+				if op == backend.PoolMax {
 					dx[bi] += v
 				}
 			}
@@ -480,7 +427,7 @@ func (f *Fake) Pool2DGrad(op string, g, x *tensor.Tensor, kernel, stride int) (t
 	return f.newStore(dx), nil
 }
 
-// The nn.DeviceOps.
+// The backend.GraphOps.
 
 func (f *Fake) GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.Tensor) (tensor.Storage, error) {
 	mode := noWeights
@@ -644,4 +591,4 @@ func (f *Fake) BatchNorm(x, gamma, beta, runMean, runVar *tensor.Tensor, train b
 	}, nil
 }
 
-var _ nn.DeviceOps = (*Fake)(nil)
+var _ backend.GraphBackend = (*Fake)(nil)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // MemStats is what a Fake's device memory holds, in bytes: every storage
@@ -38,7 +39,9 @@ type fakeMem struct {
 	// garbage is what was found unreachable without being freed since
 	// the last ResetPeak: still held, no longer live.
 	garbage int64
-	graphs  map[fakeGraphKey]bool
+	// graphs remembers which graphs (and weightings) were charged, as
+	// gnnlib/cuda's cache of device graphs does.
+	graphs backend.GraphCache[graphWeights, struct{}]
 }
 
 // fakeBlock is one allocation in the ledger.
@@ -47,11 +50,6 @@ type fakeBlock struct {
 	alive     func() bool // whether its owner is still reachable
 	freed     bool
 	collected bool
-}
-
-type fakeGraphKey struct {
-	g    weak.Pointer[graph.Graph]
-	mode graphWeights
 }
 
 // graphWeights is which edge weights a device graph carries; each is a
@@ -130,25 +128,15 @@ func (f *Fake) chargeGraph(g *graph.Graph, mode graphWeights) {
 	if mode == edgeWeights && g.Weights == nil {
 		mode = noWeights
 	}
-	key := fakeGraphKey{weak.Make(g), mode}
-	f.mem.mu.Lock()
-	seen := f.mem.graphs[key]
-	if !seen {
-		if f.mem.graphs == nil {
-			f.mem.graphs = map[fakeGraphKey]bool{}
+	_, _ = f.mem.graphs.Get(g, mode, func() (struct{}, error) {
+		n := 2*int64(g.NumNodes()+1) + 2*int64(g.NumEdges()) // offsets and indices, both orders
+		if mode != noWeights {
+			n += 2 * int64(g.NumEdges())
 		}
-		f.mem.graphs[key] = true
-	}
-	f.mem.mu.Unlock()
-	if seen {
-		return
-	}
-	n := 2*int64(g.NumNodes()+1) + 2*int64(g.NumEdges()) // offsets and indices, both orders
-	if mode != noWeights {
-		n += 2 * int64(g.NumEdges())
-	}
-	wg := key.g
-	f.mem.charge(4*n, func() bool { return wg.Value() != nil }, false)
+		wg := weak.Make(g)
+		f.mem.charge(4*n, func() bool { return wg.Value() != nil }, false)
+		return struct{}{}, nil
+	})
 }
 
 // MemStats returns the fake device's memory (see MemStats), after

@@ -22,7 +22,7 @@
 // max and min aggregation, SDDMM, the per-destination EdgeSoftmax and the
 // multi-head AttentionAggregate are what GCN, GraphSAGE and GAT layers need
 // (gnnlib/nn wraps them into autograd operations); no kernel materialises a
-// per-edge feature matrix. They run over row blocks on Threads goroutines,
+// per-edge feature matrix. They run over row blocks on tensor.Threads() goroutines,
 // the blocks cut by edge count so that hubs do not leave cores idle. A slice
 // of the wrong length is a programmer error and panics with an error
 // wrapping ErrShape.

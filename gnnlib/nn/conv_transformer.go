@@ -6,6 +6,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // TransformerAttention is the fused multi-head scaled dot-product
@@ -33,7 +34,7 @@ func TransformerAttention(g *graph.Graph, q, key, value *tensor.Tensor, heads in
 	if q.IsOnDevice() || key.IsOnDevice() || value.IsOnDevice() {
 		return deviceTransformer(g, q, key, value, heads, p, rng, training)
 	}
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	f := hf / heads
 	scale := float32(1 / math.Sqrt(float64(f)))
 	a := &attention{g: g, heads: heads, f: f}
@@ -45,7 +46,7 @@ func TransformerAttention(g *graph.Graph, q, key, value *tensor.Tensor, heads in
 	}
 	out := a.softmaxAndAggregate(scores, vd, p, rng, training)
 	n := g.NumNodes()
-	return tensor.NewOpSince(start, op, tensor.Wrap(out, n, hf), []*tensor.Tensor{q, key, value}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, op, tensor.Wrap(out, n, hf), []*tensor.Tensor{q, key, value}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		d, dv := a.backwardScores(grad.Data(), vd, value.RequiresGrad())
 		for i := range d {
 			d[i] *= scale

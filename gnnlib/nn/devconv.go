@@ -6,6 +6,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // On a device, GCNConv and GATv2Conv run as one recorded op each, whose
@@ -23,7 +24,7 @@ func freeStorage(t *tensor.Tensor) {
 	if t == nil {
 		return
 	}
-	if f, ok := t.Storage().(interface{ Free() }); ok {
+	if f, ok := t.Storage().(backend.Freer); ok {
 		f.Free()
 	}
 }
@@ -39,7 +40,7 @@ func onDevice(x *tensor.Tensor, ps ...*tensor.Tensor) bool {
 			return false
 		}
 	}
-	_, ok := x.Device().(DeviceOps)
+	_, ok := x.Device().(backend.GraphBackend)
 	return ok
 }
 
@@ -47,7 +48,7 @@ func onDevice(x *tensor.Tensor, ps ...*tensor.Tensor) bool {
 // returns s as a tensor of shape.
 func devStorage(op string, x *tensor.Tensor, s tensor.Storage, err error, shape ...int) *tensor.Tensor {
 	deviceCheck(op, x, err)
-	return tensor.FromStorage(s, shape...)
+	return backend.FromStorage(s, shape...)
 }
 
 // deviceGCNConv is GCNConv.Forward on a device: Â·(x·W) + B, as MatMul,
@@ -57,7 +58,7 @@ func devStorage(op string, x *tensor.Tensor, s tensor.Storage, err error, shape 
 // dW = xᵀ·T, dx = T·Wᵀ.
 func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	const name = "GCNConv"
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	ops := deviceOps(name, x)
 	a := g.GCNNorm()
 	w, b := c.W, c.B
@@ -74,10 +75,10 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 	s, err = ops.GraphSpMM(a, a.Weights != nil, false, xw)
 	freeStorage(xw)
 	ax := devStorage(name, x, s, err, a.NumNodes(), out)
-	s, err = ops.Binary("add", ax, b)
+	s, err = ops.Binary(backend.BinaryAdd, ax, b)
 	freeStorage(ax)
 	y := devStorage(name, x, s, err, a.NumNodes(), out)
-	return tensor.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
 		grads := make([]*tensor.Tensor, 3)
 		if b.RequiresGrad() {
@@ -115,7 +116,7 @@ var errBackwardTwice = errors.New("a second backward pass through the layer (its
 // ops, as GATv2Attention composes it.
 func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	const name = "GATv2Conv"
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	ops := deviceOps(name, x)
 	ws, wd, att, b := c.WSrc, c.WDst, c.Att, c.B
 	hf := ws.Size(1)
@@ -141,11 +142,11 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 	if b.Len() != hf {
 		panic(&tensor.ShapeError{Op: "Add", A: out.Shape(), B: b.Shape()})
 	}
-	s, err = ops.Binary("add", out, b)
+	s, err = ops.Binary(backend.BinaryAdd, out, b)
 	y := devStorage(name, x, s, err, g.NumNodes(), hf)
 	saved := []*tensor.Tensor{hs, hd, out}
 	done := false
-	y = tensor.NewGraphOpSince(start, name, g.NumEdges(), y, []*tensor.Tensor{x, ws, wd, att, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	y = backend.NewGraphOpSince(start, name, g.NumEdges(), y, []*tensor.Tensor{x, ws, wd, att, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
 		if done {
 			deviceCheck(back, x, errBackwardTwice)
@@ -161,7 +162,7 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 		for _, t := range saved {
 			freeStorage(t)
 		}
-		grads[3] = tensor.FromStorage(sdatt, att.Shape()...)
+		grads[3] = backend.FromStorage(sdatt, att.Shape()...)
 		// Each side's share of x's gradient and its weight gradient, the
 		// side's input gradient freed before the other's is read, so
 		// that at most one of them is alive beside x's gradient.
@@ -170,7 +171,7 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 			w *tensor.Tensor
 			s tensor.Storage
 		}{{ws, sdhs}, {wd, sdhd}} {
-			dh := tensor.FromStorage(side.s, hs.Shape()...)
+			dh := backend.FromStorage(side.s, hs.Shape()...)
 			if side.w.RequiresGrad() {
 				s, err := ops.MatMul(x, dh, true, false)
 				grads[1+i] = devStorage(back, x, s, err, side.w.Shape()...)

@@ -7,60 +7,16 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
-// DeviceOps is what a tensor.Backend implements, besides the tensor ops,
-// for the graph layers and optimisers of this package to run on it.
-// gnnlib/cuda's device implements it (cuda.Device.Backend returns it) and
-// so does gnnlib/devicetest's Fake. Every method gets device tensors and
-// returns new device storage; none records autograd (the callers here do).
-type DeviceOps interface {
-	tensor.Backend
-	// GraphSpMM returns A·x over g (Aᵀ·x when transpose is set), with g's
-	// edge weights when weighted and ones otherwise. The backend uploads
-	// g (and its transpose) on first use and keeps it while g lives.
-	GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.Tensor) (tensor.Storage, error)
-	// GATv2Attention runs the fused attention of GATv2Attention, with
-	// attention dropout p (0: none) drawn from seed, and returns its
-	// output and a function computing the gradients of hs, hd and att
-	// from the output's gradient.
-	GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor) (dhs, dhd, datt tensor.Storage, err error), err error)
-	// GATAttention runs the fused attention of GATAttention, with
-	// attention dropout p (0: none) drawn from seed: h [NumSrc, heads·f],
-	// aSrc [NumSrc, heads], aDst [NumNodes, heads]; backward returns the
-	// gradients of the three.
-	GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor) (dh, dSrc, dDst tensor.Storage, err error), err error)
-	// HeadDot returns y[r,k] = Σ_j x[r,k,j]·att[k,j] for x [rows,
-	// heads·f] and att [heads, f] (GAT's per-node logits) and a function
-	// computing the gradients of x and att from y's.
-	HeadDot(x, att *tensor.Tensor, heads int) (y tensor.Storage, backward func(grad *tensor.Tensor) (dx, datt tensor.Storage, err error), err error)
-	// GraphMeanSpMM returns the mean of the in-neighbours' rows of x
-	// over g, or with transpose its backward pass (MeanAggregate).
-	GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor) (tensor.Storage, error)
-	// AdamStep updates p, m and v in place as Adam.Step does on the CPU:
-	// with decoupled, p *= shrink first, else grad += weightDecay·p; then
-	// m, v move and p -= step·m/(sqrt(v)/sqrtC2 + eps).
-	AdamStep(p, grad, m, v *tensor.Tensor, step, beta1, beta2, eps, sqrtC2, weightDecay, shrink float32, decoupled bool) error
-	// GraphMaxAggregate returns the element-wise maximum of the
-	// in-neighbours' rows of x over g (MaxAggregate) and a function
-	// computing x's gradient from the output's: each element's gradient
-	// goes to the neighbour that won it.
-	GraphMaxAggregate(g *graph.Graph, x *tensor.Tensor) (out tensor.Storage, backward func(grad *tensor.Tensor) (dx tensor.Storage, err error), err error)
-	// SGDStep updates p in place as SGD.Step does on the CPU: grad +=
-	// weightDecay·p; with momentum, grad += momentum·buf once started and
-	// buf = grad (buf is nil without momentum); p -= lr·grad.
-	SGDStep(p, grad, buf *tensor.Tensor, lr, momentum, weightDecay float32, started bool) error
-	// SumSquares returns Σ x² over every value of xs (ClipGradNorm).
-	SumSquares(xs []*tensor.Tensor) (float64, error)
-	// LayerNorm runs LayerNorm's forward pass over the last axis of x and
-	// returns a function computing the gradients of x, gamma and beta.
-	LayerNorm(x, gamma, beta *tensor.Tensor, eps float32) (y tensor.Storage, backward func(grad *tensor.Tensor) (dx, dgamma, dbeta tensor.Storage, err error), err error)
-	// BatchNorm runs BatchNorm's forward pass over the channels (axis 1)
-	// of x [N, C, ...]: with train, with the batch's statistics, moving
-	// runMean and runVar in place by momentum; otherwise with them. It
-	// returns a function computing the gradients of x, gamma and beta.
-	BatchNorm(x, gamma, beta, runMean, runVar *tensor.Tensor, train bool, momentum, eps float32) (y tensor.Storage, backward func(grad *tensor.Tensor) (dx, dgamma, dbeta tensor.Storage, err error), err error)
-}
+// DeviceOps is a tensor.Backend with the GraphOps capability that the
+// graph layers and optimisers of this package need on a device.
+//
+// Deprecated: plumbing for backend packages; the capability is
+// backend.GraphOps (gnnlib/tensor/backend), and backend.GraphBackend is
+// this interface.
+type DeviceOps = backend.GraphBackend
 
 // To moves the parameters of m to dev in place (dev nil: back to the CPU),
 // so that the same model code runs there once its inputs are moved too:
@@ -78,11 +34,11 @@ func To(m Module, dev tensor.Backend) {
 	}
 }
 
-// deviceOps returns the DeviceOps of x's device for op, panicking with a
+// deviceOps returns x's device with its GraphOps for op, panicking with a
 // *tensor.DeviceError when the device has none.
-func deviceOps(op string, x *tensor.Tensor) DeviceOps {
+func deviceOps(op string, x *tensor.Tensor) backend.GraphBackend {
 	be := x.Device()
-	ops, ok := be.(DeviceOps)
+	ops, ok := be.(backend.GraphBackend)
 	if !ok {
 		notOnDevice(op, x)
 	}
@@ -112,15 +68,15 @@ func deviceCheckOn(op string, dev tensor.Backend, err error) {
 // deviceSpMM is spmm on a device: the backward pass runs the transposed
 // product over the transpose the backend cached with the graph.
 func deviceSpMM(name string, g *graph.Graph, weighted bool, x *tensor.Tensor) *tensor.Tensor {
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	ops := deviceOps(name, x)
 	f := checkNodes(name, x, g.NumSrc())
 	s, err := ops.GraphSpMM(g, weighted, false, x)
 	deviceCheck(name, x, err)
-	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, name, backend.FromStorage(s, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		s, err := ops.GraphSpMM(g, weighted, true, grad)
 		deviceCheckOn(name+" backward", ops, err)
-		return []*tensor.Tensor{tensor.FromStorage(s, g.NumSrc(), f)}
+		return []*tensor.Tensor{backend.FromStorage(s, g.NumSrc(), f)}
 	})
 }
 
@@ -142,7 +98,7 @@ func attentionDropout(p float32, r *tensor.RNG, training bool) (float32, uint64)
 // the device has one for the shape and composed device ops otherwise.
 func deviceGATv2(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
 	const name = "GATv2Attention"
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	ops := deviceOps(name, hs)
 	if hd.Device() != hs.Device() || att.Device() != hs.Device() {
 		panic(&tensor.DeviceError{Op: name, Device: hs.Device().String(), Err: fmt.Errorf("operands on different devices; move them with To")})
@@ -156,10 +112,10 @@ func deviceGATv2(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p
 	deviceCheck(name, hs, err)
 	shape := hs.Shape()
 	hdShape, attShape := hd.Shape(), att.Shape() // the backward keeps no operand
-	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), shape[1]), []*tensor.Tensor{hs, hd, att}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, name, backend.FromStorage(s, g.NumNodes(), shape[1]), []*tensor.Tensor{hs, hd, att}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dhs, dhd, datt, err := backward(grad)
 		deviceCheckOn(name+" backward", ops, err)
-		return []*tensor.Tensor{tensor.FromStorage(dhs, shape...), tensor.FromStorage(dhd, hdShape...), tensor.FromStorage(datt, attShape...)}
+		return []*tensor.Tensor{backend.FromStorage(dhs, shape...), backend.FromStorage(dhd, hdShape...), backend.FromStorage(datt, attShape...)}
 	})
 }
 
@@ -182,15 +138,15 @@ func (o *Adam) deviceStep(i int, p, g *tensor.Tensor, step, sc2 float32) {
 // whose backward pass runs over the cached transpose.
 func deviceMean(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	const name = "MeanAggregate"
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	ops := deviceOps(name, x)
 	f := checkNodes(name, x, g.NumSrc())
 	s, err := ops.GraphMeanSpMM(g, false, x)
 	deviceCheck(name, x, err)
-	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, name, backend.FromStorage(s, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		s, err := ops.GraphMeanSpMM(g, true, grad)
 		deviceCheckOn(name+" backward", ops, err)
-		return []*tensor.Tensor{tensor.FromStorage(s, g.NumSrc(), f)}
+		return []*tensor.Tensor{backend.FromStorage(s, g.NumSrc(), f)}
 	})
 }
 
@@ -198,7 +154,7 @@ func deviceMean(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 // device has one for the shape and composed device ops otherwise.
 func deviceGAT(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
 	const name = "GATAttention"
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	ops := deviceOps(name, h)
 	if aSrc.Device() != h.Device() || aDst.Device() != h.Device() {
 		panic(&tensor.DeviceError{Op: name, Device: h.Device().String(), Err: fmt.Errorf("operands on different devices; move them with To")})
@@ -209,10 +165,10 @@ func deviceGAT(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p
 		return composedGAT(g, h, aSrc, aDst, heads, slope, p, rng, training)
 	}
 	deviceCheck(name, h, err)
-	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), h.Shape()[1]), []*tensor.Tensor{h, aSrc, aDst}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, name, backend.FromStorage(s, g.NumNodes(), h.Shape()[1]), []*tensor.Tensor{h, aSrc, aDst}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dh, ds, dd, err := backward(grad)
 		deviceCheck(name+" backward", h, err)
-		return []*tensor.Tensor{tensor.FromStorage(dh, h.Shape()...), tensor.FromStorage(ds, aSrc.Shape()...), tensor.FromStorage(dd, aDst.Shape()...)}
+		return []*tensor.Tensor{backend.FromStorage(dh, h.Shape()...), backend.FromStorage(ds, aSrc.Shape()...), backend.FromStorage(dd, aDst.Shape()...)}
 	})
 }
 
@@ -220,17 +176,17 @@ func deviceGAT(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p
 // broadcast product and axis sum, which have no device version.
 func deviceHeadDot(h, att *tensor.Tensor, heads int) *tensor.Tensor {
 	const name = "HeadDot"
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	ops := deviceOps(name, h)
 	if att.Device() != h.Device() {
 		panic(&tensor.DeviceError{Op: name, Device: h.Device().String(), Err: fmt.Errorf("operands on different devices; move them with To")})
 	}
 	s, backward, err := ops.HeadDot(h, att, heads)
 	deviceCheck(name, h, err)
-	return tensor.NewOpSince(start, name, tensor.FromStorage(s, h.Size(0), heads), []*tensor.Tensor{h, att}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, name, backend.FromStorage(s, h.Size(0), heads), []*tensor.Tensor{h, att}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dx, datt, err := backward(grad)
 		deviceCheck(name+" backward", h, err)
-		return []*tensor.Tensor{tensor.FromStorage(dx, h.Shape()...), tensor.FromStorage(datt, att.Shape()...)}
+		return []*tensor.Tensor{backend.FromStorage(dx, h.Shape()...), backend.FromStorage(datt, att.Shape()...)}
 	})
 }
 
@@ -238,15 +194,15 @@ func deviceHeadDot(h, att *tensor.Tensor, heads int) *tensor.Tensor {
 // whose winners the backward pass scatters the gradient to.
 func deviceMax(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	const name = "MaxAggregate"
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	ops := deviceOps(name, x)
 	f := checkNodes(name, x, g.NumSrc())
 	s, backward, err := ops.GraphMaxAggregate(g, x)
 	deviceCheck(name, x, err)
-	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, name, backend.FromStorage(s, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		s, err := backward(grad)
 		deviceCheck(name+" backward", x, err)
-		return []*tensor.Tensor{tensor.FromStorage(s, g.NumSrc(), f)}
+		return []*tensor.Tensor{backend.FromStorage(s, g.NumSrc(), f)}
 	})
 }
 
@@ -280,10 +236,10 @@ func sameDevice(op string, x *tensor.Tensor, ts ...*tensor.Tensor) {
 // deviceNorm records a fused norm's device forward pass y with inputs x,
 // gamma and beta and its backward function.
 func deviceNorm(name string, start time.Time, y tensor.Storage, backward func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), x, gamma, beta *tensor.Tensor) *tensor.Tensor {
-	return tensor.NewOpSince(start, name, tensor.FromStorage(y, x.Shape()...), []*tensor.Tensor{x, gamma, beta}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, name, backend.FromStorage(y, x.Shape()...), []*tensor.Tensor{x, gamma, beta}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dx, dg, db, err := backward(grad)
 		deviceCheck(name+" backward", x, err)
-		return []*tensor.Tensor{tensor.FromStorage(dx, x.Shape()...), tensor.FromStorage(dg, gamma.Shape()...), tensor.FromStorage(db, beta.Shape()...)}
+		return []*tensor.Tensor{backend.FromStorage(dx, x.Shape()...), backend.FromStorage(dg, gamma.Shape()...), backend.FromStorage(db, beta.Shape()...)}
 	})
 }
 
@@ -291,7 +247,7 @@ func deviceNorm(name string, start time.Time, y tensor.Storage, backward func(*t
 // statistics move there first (in place, keeping their identity).
 func (b *BatchNorm) deviceForward(x *tensor.Tensor) *tensor.Tensor {
 	const name = "BatchNorm"
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	ops := deviceOps(name, x)
 	sameDevice(name, x, b.Gamma, b.Beta)
 	b.statsTo(x.Device())
@@ -312,7 +268,7 @@ func (b *BatchNorm) statsTo(dev tensor.Backend) {
 // deviceForward is LayerNorm's forward pass on x's device.
 func (l *LayerNorm) deviceForward(x *tensor.Tensor) *tensor.Tensor {
 	const name = "LayerNorm"
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	ops := deviceOps(name, x)
 	sameDevice(name, x, l.Gamma, l.Beta)
 	y, backward, err := ops.LayerNorm(x, l.Gamma, l.Beta, l.Eps)

@@ -243,7 +243,8 @@
 // copies back only the predicted classes, and Save and Load copy the
 // parameters through the host. An op without a device version panics
 // with a *tensor.DeviceError naming it. A backend provides the graph,
-// norm and optimiser kernels through DeviceOps.
+// norm and optimiser kernels through the GraphOps capability of
+// gnnlib/tensor/backend (nn.DeviceOps is a deprecated alias).
 //
 // On a device GCNConv, and GATv2Conv with concatenated heads (or one) on
 // a square graph, run as one recorded op each, through the backend calls

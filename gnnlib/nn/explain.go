@@ -9,6 +9,7 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/interrupt"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // WeightedSpMM is SpMM with differentiable edge weights: row v of the
@@ -19,7 +20,7 @@ func WeightedSpMM(g *graph.Graph, w, x *tensor.Tensor) *tensor.Tensor {
 	if x.IsOnDevice() || w.IsOnDevice() {
 		notOnDevice("WeightedSpMM", x)
 	}
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	f := checkNodes("WeightedSpMM", x, g.NumSrc())
 	if w.Len() != g.NumEdges() || w.IsSparse() {
 		panic(&tensor.ShapeError{Op: "WeightedSpMM", A: w.Shape(), B: []int{g.NumEdges()}, Msg: "needs one weight per edge"})
@@ -27,7 +28,7 @@ func WeightedSpMM(g *graph.Graph, w, x *tensor.Tensor) *tensor.Tensor {
 	wd, xd := w.Data(), x.Data()
 	out := make([]float32, g.NumNodes()*f)
 	g.SpMM(out, xd, f, wd)
-	return tensor.NewGraphOpSince(start, "WeightedSpMM", g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{w, x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewGraphOpSince(start, "WeightedSpMM", g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{w, x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		var dw, dx *tensor.Tensor
 		if w.RequiresGrad() {
 			d := make([]float32, g.NumEdges())

@@ -2,10 +2,11 @@ package nn
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // The differentiable graph operations below wrap gnnlib/graph's kernels as
@@ -41,11 +42,11 @@ func spmm(name string, g *graph.Graph, w []float32, x *tensor.Tensor) *tensor.Te
 	if x.IsOnDevice() {
 		return deviceSpMM(name, g, w != nil, x)
 	}
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	f := checkNodes(name, x, g.NumSrc())
 	out := make([]float32, g.NumNodes()*f)
 	g.SpMM(out, x.Data(), f, w)
-	return tensor.NewGraphOpSince(start, name, g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewGraphOpSince(start, name, g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dx := make([]float32, g.NumSrc()*f)
 		g.SpMMT(dx, grad.Data(), f, w)
 		return []*tensor.Tensor{tensor.Wrap(dx, g.NumSrc(), f)}
@@ -58,11 +59,11 @@ func MeanAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	if x.IsOnDevice() {
 		return deviceMean(g, x)
 	}
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	f := checkNodes("MeanAggregate", x, g.NumSrc())
 	out := make([]float32, g.NumNodes()*f)
 	g.MeanAggregate(out, x.Data(), f)
-	return tensor.NewGraphOpSince(start, "MeanAggregate", g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewGraphOpSince(start, "MeanAggregate", g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dx := make([]float32, g.NumSrc()*f)
 		g.MeanAggregateT(dx, grad.Data(), f)
 		return []*tensor.Tensor{tensor.Wrap(dx, g.NumSrc(), f)}
@@ -76,12 +77,12 @@ func MaxAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	if x.IsOnDevice() {
 		return deviceMax(g, x)
 	}
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	f := checkNodes("MaxAggregate", x, g.NumSrc())
 	out := make([]float32, g.NumNodes()*f)
 	arg := make([]int, len(out))
 	g.AggregateMax(out, x.Data(), f, arg)
-	return tensor.NewGraphOpSince(start, "MaxAggregate", g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewGraphOpSince(start, "MaxAggregate", g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dx := make([]float32, g.NumSrc()*f)
 		graph.ScatterArg(dx, grad.Data(), f, arg)
 		return []*tensor.Tensor{tensor.Wrap(dx, g.NumSrc(), f)}
@@ -148,7 +149,7 @@ func (a *attention) backwardScores(grad, hs []float32, wantH bool) (dScores, dhs
 // backend's fused kernel, or, for a shape that kernel refuses, the same
 // arithmetic composed of device ops.
 func GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	hf := checkNodes("GATAttention", h, g.NumSrc())
 	if heads < 1 || hf%heads != 0 {
 		panic(&tensor.ShapeError{Op: "GATAttention", A: h.Shape(), Msg: fmt.Sprintf("width not divisible by %d heads", heads)})
@@ -174,7 +175,7 @@ func GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope
 	hd := h.Data()
 	out := a.softmaxAndAggregate(scores, hd, p, rng, training)
 	n := g.NumNodes()
-	return tensor.NewOpSince(start, "GATAttention", tensor.Wrap(out, n, hf), []*tensor.Tensor{h, aSrc, aDst}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, "GATAttention", tensor.Wrap(out, n, hf), []*tensor.Tensor{h, aSrc, aDst}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		d, dh := a.backwardScores(grad.Data(), hd, h.RequiresGrad())
 		for i := range d {
 			if !a.prePositive[i] {
@@ -214,7 +215,7 @@ func GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope
 		checkGATv2("GATv2Attention", g, hs, hd, att, heads)
 		return deviceGATv2(g, hs, hd, att, heads, slope, p, rng, training)
 	}
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	hf := checkGATv2("GATv2Attention", g, hs, hd, att, heads)
 	f := hf / heads
 	a := &attention{g: g, heads: heads, f: f, slope: slope}
@@ -241,7 +242,7 @@ func GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope
 		}
 	})
 	out := a.softmaxAndAggregate(scores, sd, p, rng, training)
-	return tensor.NewOpSince(start, "GATv2Attention", tensor.Wrap(out, n, hf), []*tensor.Tensor{hs, hd, att}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, "GATv2Attention", tensor.Wrap(out, n, hf), []*tensor.Tensor{hs, hd, att}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		d, dhs := a.backwardScores(grad.Data(), sd, true)
 		dhd := make([]float32, n*hf)
 		workers := workerCount(g.Indptr)
@@ -317,47 +318,18 @@ func checkGATv2(op string, g *graph.Graph, hs, hd, att *tensor.Tensor, heads int
 	return hf
 }
 
-// workerCount is the number of row ranges parallelRows cuts indptr into.
-func workerCount(indptr []int) int {
-	n := len(indptr) - 1
-	t := graph.Threads()
-	if work := indptr[n] + n; work < 1<<12 || n < 2 {
-		return 1
-	}
-	return max(1, min(t, n))
-}
+// aggregationMinWork is the edges plus rows below which the attention
+// loops stay on one goroutine.
+const aggregationMinWork = 1 << 12
 
-// parallelRows calls fn(lo, hi, w) on workerCount(indptr) disjoint row
-// ranges with about the same number of edges plus rows each, range w on
-// its own goroutine. The cut depends only on the graph and the thread
-// count, so per-worker partial sums add up the same way every run.
+// workerCount is the number of row ranges parallelRows cuts indptr into.
+func workerCount(indptr []int) int { return parallel.Workers(indptr, aggregationMinWork) }
+
+// parallelRows is parallel.RowsByWorker: fn(lo, hi, w) on workerCount(indptr)
+// ranges of about equal edges plus rows, one per goroutine, cut the same
+// way every run so per-worker partial sums add up in a fixed order.
 func parallelRows(indptr []int, fn func(lo, hi, w int)) {
-	n := len(indptr) - 1
-	workers := workerCount(indptr)
-	if workers == 1 {
-		fn(0, n, 0)
-		return
-	}
-	total := indptr[n] + n
-	cut := make([]int, workers+1)
-	v := 0
-	for w := 1; w < workers; w++ {
-		target := total * w / workers
-		for v < n && indptr[v]+v < target {
-			v++
-		}
-		cut[w] = v
-	}
-	cut[workers] = n
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(cut[w], cut[w+1], w)
-		}()
-	}
-	wg.Wait()
+	parallel.RowsByWorker(indptr, aggregationMinWork, fn)
 }
 
 // loopCache keeps the graphs with self-loops that attention layers use, so

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // Linear is a dense layer y = x·W + B with W of shape [in, out] and B of
@@ -174,14 +174,14 @@ func dropout(x *tensor.Tensor, p float32, r *tensor.RNG, training bool) *tensor.
 		}
 		return tensor.SparseFromCSR(x.Size(0), x.Size(1), indptr, indices, mask)
 	}
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	xd := x.Data()
 	mask := dropMask(len(xd), p, r)
 	out := make([]float32, len(xd))
 	for i, m := range mask {
 		out[i] = xd[i] * m
 	}
-	return tensor.NewOpSince(start, "Dropout", tensor.Wrap(out, x.Shape()...), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, "Dropout", tensor.Wrap(out, x.Shape()...), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		g := grad.Data()
 		dx := make([]float32, len(g))
 		for i, m := range mask {
@@ -222,25 +222,7 @@ func dropMask(n int, p float32, r *tensor.RNG) []float32 {
 			}
 		}
 	}
-	workers := min(tensor.Threads(), chunks)
-	if workers <= 1 {
-		for c := 0; c < chunks; c++ {
-			fill(c)
-		}
-		return mask
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := int(next.Add(1)) - 1; c < chunks; c = int(next.Add(1)) - 1 {
-				fill(c)
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Steal(chunks, fill)
 	return mask
 }
 

@@ -48,7 +48,7 @@ func BenchmarkNeighborSampler(b *testing.B) {
 // inline.
 func BenchmarkSampledEpoch(b *testing.B) {
 	task := synthetic100k(b)
-	defer nn.SetThreads(nn.SetThreads(2))
+	defer tensor.SetThreads(tensor.SetThreads(2))
 	seeds := task.train[:8*512]
 	o := data.NeighborLoaderOptions{BatchSize: 512, Fanouts: []int{10, 5}, Shuffle: true, Seed: 1}
 	l, err := data.NewNeighborLoader(task.g, task.x, task.y, seeds, o)

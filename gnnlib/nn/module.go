@@ -93,13 +93,10 @@ func newLayerRNG() *tensor.RNG {
 	return tensor.NewRNG(s)
 }
 
-// SetThreads sets how many goroutines both the tensor ops and the graph
-// kernels use (n <= 0: GOMAXPROCS) and returns the previous tensor
-// setting.
-func SetThreads(n int) int {
-	graph.SetThreads(n)
-	return tensor.SetThreads(n)
-}
+// SetThreads is tensor.SetThreads, which governs every CPU loop of gnnlib.
+//
+// Deprecated: call tensor.SetThreads, the one thread knob of gnnlib.
+func SetThreads(n int) int { return tensor.SetThreads(n) }
 
 // collect concatenates the parameters of modules.
 func collect(ms ...Module) []*tensor.Tensor {

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
+	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // Optimizer updates parameters from their gradients.
@@ -213,23 +214,10 @@ func (o *Adam) Step() {
 	}
 }
 
-// splitRange calls f on up to tensor.Threads() disjoint ranges covering
-// [0, n), in parallel, each of at least grain items (one call on the
-// caller's goroutine when n is small). The update of a large weight
-// matrix (LeNet-5's 400×120) is otherwise a serial tenth of an epoch.
-func splitRange(n, grain int, f func(lo, hi int)) {
-	chunks := min(n/grain, tensor.Threads())
-	if chunks <= 1 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for c := 0; c < chunks; c++ {
-		lo, hi := c*n/chunks, (c+1)*n/chunks
-		wg.Go(func() { f(lo, hi) })
-	}
-	wg.Wait()
-}
+// splitRange is parallel.For: f on up to tensor.Threads() ranges of at
+// least grain items. The update of a large weight matrix (LeNet-5's
+// 400×120) is otherwise a serial tenth of an epoch.
+func splitRange(n, grain int, f func(lo, hi int)) { parallel.For(n, grain, f) }
 
 // ClipGradNorm scales the gradients of params so that their joint L2 norm
 // is at most maxNorm, and returns the norm before clipping. Gradients on a
@@ -269,7 +257,7 @@ func ClipGradNorm(params []*tensor.Tensor, maxNorm float64) float64 {
 			case g.IsOnDevice():
 				st, err := g.Device().Scale(g.Len(), g, nil, f)
 				deviceCheck("ClipGradNorm", g, err)
-				p.SetGrad(tensor.FromStorage(st, g.Shape()...))
+				p.SetGrad(backend.FromStorage(st, g.Shape()...))
 			default:
 				d := g.Data()
 				for j := range d {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // Global pooling for graph classification: x holds the node rows of a
@@ -39,7 +40,7 @@ func checkPool(op string, x *tensor.Tensor, batch []int, numGraphs int) int {
 }
 
 func globalPool(op string, x *tensor.Tensor, batch []int, numGraphs int, mean bool) *tensor.Tensor {
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	f := checkPool(op, x, batch, numGraphs)
 	out := make([]float32, numGraphs*f)
 	if mean {
@@ -47,7 +48,7 @@ func globalPool(op string, x *tensor.Tensor, batch []int, numGraphs int, mean bo
 	} else {
 		graph.GlobalAddPool(out, x.Data(), f, batch, numGraphs)
 	}
-	return tensor.NewOpSince(start, op, tensor.Wrap(out, numGraphs, f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, op, tensor.Wrap(out, numGraphs, f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		var scale []float32
 		if mean {
 			scale = make([]float32, numGraphs)
@@ -79,12 +80,12 @@ func globalPool(op string, x *tensor.Tensor, batch []int, numGraphs int, mean bo
 // graph (zero for a graph without nodes); the gradient flows to the node
 // that won each element.
 func GlobalMaxPool(x *tensor.Tensor, batch []int, numGraphs int) *tensor.Tensor {
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	f := checkPool("GlobalMaxPool", x, batch, numGraphs)
 	out := make([]float32, numGraphs*f)
 	arg := make([]int, numGraphs*f)
 	graph.GlobalMaxPool(out, x.Data(), f, batch, numGraphs, arg)
-	return tensor.NewOpSince(start, "GlobalMaxPool", tensor.Wrap(out, numGraphs, f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, "GlobalMaxPool", tensor.Wrap(out, numGraphs, f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dx := make([]float32, len(batch)*f)
 		graph.ScatterArg(dx, grad.Data(), f, arg)
 		return []*tensor.Tensor{tensor.Wrap(dx, len(batch), f)}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // transformerOps is what a device implements to run TransformerAttention
@@ -21,7 +22,7 @@ type transformerOps interface {
 // device has a kernel for the shape and composed otherwise.
 func deviceTransformer(g *graph.Graph, q, key, value *tensor.Tensor, heads int, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
 	const name = "TransformerAttention"
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	if !q.IsOnDevice() || key.Device() != q.Device() || value.Device() != q.Device() {
 		panic(&tensor.DeviceError{Op: name, Device: q.Device().String(), Err: fmt.Errorf("operands on different devices; move them with To")})
 	}
@@ -35,10 +36,10 @@ func deviceTransformer(g *graph.Graph, q, key, value *tensor.Tensor, heads int, 
 		return composedTransformer(g, q, key, value, heads, p, rng, training)
 	}
 	deviceCheck(name, q, err)
-	return tensor.NewOpSince(start, name, tensor.FromStorage(s, g.NumNodes(), q.Size(1)), []*tensor.Tensor{q, key, value}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, name, backend.FromStorage(s, g.NumNodes(), q.Size(1)), []*tensor.Tensor{q, key, value}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dq, dk, dv, err := backward(grad)
 		deviceCheck(name+" backward", q, err)
-		return []*tensor.Tensor{tensor.FromStorage(dq, q.Shape()...), tensor.FromStorage(dk, key.Shape()...), tensor.FromStorage(dv, value.Shape()...)}
+		return []*tensor.Tensor{backend.FromStorage(dq, q.Shape()...), backend.FromStorage(dk, key.Shape()...), backend.FromStorage(dv, value.Shape()...)}
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/gnnlab/gnnlab/gnnlib/interrupt"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
 // ErrFit is wrapped by the errors of FitAmdahl and MeasureSpeedup when
@@ -123,15 +124,15 @@ func MeasureSpeedup(fn func(), threads []int, o Options) (Speedups, error) {
 			return Speedups{}, fmt.Errorf("%w: thread count %d", ErrFit, n)
 		}
 	}
-	prev := SetThreads(1)
-	defer SetThreads(prev)
+	prev := tensor.SetThreads(1)
+	defer tensor.SetThreads(prev)
 	s := Speedups{Threads: append([]int(nil), threads...)}
 	s.Base = Time(fn, o)
 	for _, n := range threads {
 		if err := interrupt.Check("prof: MeasureSpeedup"); err != nil {
 			return Speedups{}, err
 		}
-		SetThreads(n)
+		tensor.SetThreads(n)
 		st := s.Base
 		if n != 1 {
 			st = Time(fn, o)

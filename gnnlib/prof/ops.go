@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // OpRow is one line of an op profile: one op name in one pass.
@@ -156,7 +157,7 @@ type opEvent struct {
 // (restoring the previous one on Stop) and starts the wall clock.
 func StartOps() *OpProfiler {
 	p := &OpProfiler{}
-	p.restore = tensor.SetOpHook(p.record)
+	p.restore = backend.SetOpHook(p.record)
 	p.start = time.Now()
 	return p
 }

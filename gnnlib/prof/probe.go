@@ -2,8 +2,8 @@ package prof
 
 import (
 	"fmt"
-	"sync"
 
+	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -44,16 +44,8 @@ func StreamCopy(size int, o Options) float64 {
 	}
 	t := Threads()
 	st := Time(func() {
-		var wg sync.WaitGroup
-		for w := 0; w < t; w++ {
-			lo, hi := w*n/t, (w+1)*n/t
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				copy(dst[lo:hi], src[lo:hi])
-			}()
-		}
-		wg.Wait()
+		// One range per thread: grain n/t makes parallel.For cut t of them.
+		parallel.For(n, max(1, n/t), func(lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
 	}, o)
 	return 2 * float64(n) * 4 / st.Min.Seconds() / 1e9
 }

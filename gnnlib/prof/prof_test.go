@@ -13,6 +13,7 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/prof"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 func TestSummarize(t *testing.T) {
@@ -94,11 +95,14 @@ func TestFitAmdahlErrors(t *testing.T) {
 	}
 }
 
+// TestSetThreads checks that the deprecated setters still turn the one knob.
 func TestSetThreads(t *testing.T) {
 	prev := prof.SetThreads(3)
-	defer prof.SetThreads(prev)
-	if tensor.Threads() != 3 || graph.Threads() != 3 || prof.Threads() != 3 {
-		t.Errorf("SetThreads(3): tensor %d, graph %d, prof %d, want 3", tensor.Threads(), graph.Threads(), prof.Threads())
+	defer tensor.SetThreads(prev)
+	//lint:ignore SA1019 the deprecated aliases are what is tested
+	tn, gn, pn := tensor.Threads(), graph.Threads(), prof.Threads()
+	if tn != 3 || gn != 3 || pn != 3 {
+		t.Errorf("SetThreads(3): tensor %d, graph %d, prof %d, want 3", tn, gn, pn)
 	}
 }
 
@@ -227,7 +231,7 @@ func TestOpProfileNesting(t *testing.T) {
 	// backward pass and the caller keeps only its own time.
 	a := tensor.Randn(1, 64, 64).SetRequiresGrad(true)
 	p := prof.StartOps()
-	out := tensor.NewOpSince(tensor.OpStart(), "Custom", a.Clone().Detach(), []*tensor.Tensor{a}, func(g *tensor.Tensor) []*tensor.Tensor {
+	out := backend.NewOpSince(backend.OpStart(), "Custom", a.Clone().Detach(), []*tensor.Tensor{a}, func(g *tensor.Tensor) []*tensor.Tensor {
 		return []*tensor.Tensor{g.MatMul(tensor.Eye(64))}
 	})
 	out.Sum().Backward()

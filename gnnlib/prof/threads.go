@@ -1,22 +1,15 @@
 package prof
 
-import (
-	"github.com/gnnlab/gnnlab/gnnlib/graph"
-	"github.com/gnnlab/gnnlab/gnnlib/tensor"
-)
+import "github.com/gnnlab/gnnlab/gnnlib/tensor"
 
-// SetThreads sets the number of goroutines that gnnlib's parallel code
-// uses, tensor ops and graph kernels alike, and returns the previous
-// tensor setting. n < 1 restores the default, runtime.GOMAXPROCS(0). It is
-// the one knob a notebook turns to measure speedup against threads.
-func SetThreads(n int) (previous int) {
-	if n < 1 {
-		n = 0
-	}
-	previous = tensor.SetThreads(n)
-	graph.SetThreads(n)
-	return previous
-}
+// SetThreads is tensor.SetThreads, the one control of gnnlib's CPU
+// parallelism (tensor ops, graph kernels and layers alike); it returns the
+// previous thread count. MeasureSpeedup turns it for each count.
+//
+// Deprecated: call tensor.SetThreads.
+func SetThreads(n int) (previous int) { return tensor.SetThreads(n) }
 
-// Threads returns the number of goroutines gnnlib's tensor ops use.
+// Threads is tensor.Threads.
+//
+// Deprecated: call tensor.Threads.
 func Threads() int { return tensor.Threads() }

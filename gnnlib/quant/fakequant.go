@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // FakeQuant returns x quantized and dequantized with p, x' = (x_q − Z)·S,
@@ -28,7 +29,7 @@ func FakeQuantRows(x *tensor.Tensor, p Params, keep []bool) (*tensor.Tensor, err
 }
 
 func fakeQuantRows(x *tensor.Tensor, p Params, keep []bool) (*tensor.Tensor, error) {
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	shape := x.Shape()
 	if err := checkBits(p.Bits); err != nil {
 		return nil, err
@@ -60,7 +61,7 @@ func fakeQuantRows(x *tensor.Tensor, p Params, keep []bool) (*tensor.Tensor, err
 		pass[i] = v >= lo && v <= hi
 	}
 	y := tensor.Wrap(out, shape...)
-	return tensor.NewOpSince(start, "FakeQuant", y, []*tensor.Tensor{x}, func(g *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, "FakeQuant", y, []*tensor.Tensor{x}, func(g *tensor.Tensor) []*tensor.Tensor {
 		gd := g.Data()
 		dx := make([]float32, len(gd))
 		for i, ok := range pass {
@@ -80,7 +81,7 @@ func fakeQuantRows(x *tensor.Tensor, p Params, keep []bool) (*tensor.Tensor, err
 // multiplied by g = 1/sqrt(N·Q) to keep the scale's steps in proportion
 // with the weights'.
 func LSQ(x, scale *tensor.Tensor, bits int) (*tensor.Tensor, error) {
-	start := tensor.OpStart()
+	start := backend.OpStart()
 	if err := checkBits(bits); err != nil {
 		return nil, err
 	}
@@ -108,7 +109,7 @@ func LSQ(x, scale *tensor.Tensor, bits int) (*tensor.Tensor, error) {
 	gScale := float32(1 / math.Sqrt(float64(len(src))*float64(q)))
 	shape := x.Shape()
 	y := tensor.Wrap(out, shape...)
-	return tensor.NewOpSince(start, "LSQ", y, []*tensor.Tensor{x, scale}, func(g *tensor.Tensor) []*tensor.Tensor {
+	return backend.NewOpSince(start, "LSQ", y, []*tensor.Tensor{x, scale}, func(g *tensor.Tensor) []*tensor.Tensor {
 		gd := g.Data()
 		dx := make([]float32, len(gd))
 		var sum float32

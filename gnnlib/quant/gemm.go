@@ -2,8 +2,8 @@ package quant
 
 import (
 	"fmt"
-	"sync"
 
+	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -215,28 +215,10 @@ func GEMMInt8Ref(dst []int32, a, b []int8, m, k, n int) {
 	}
 }
 
-// parallelFor calls f on disjoint ranges covering [0, n), on up to
-// tensor.Threads() goroutines, each range at least grain long. f must not
-// panic: callers check lengths first.
-func parallelFor(n, grain int, f func(lo, hi int)) {
-	chunks := min(n/max(grain, 1), tensor.Threads())
-	if chunks <= 1 {
-		if n > 0 {
-			f(0, n)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	for c := 0; c < chunks; c++ {
-		lo, hi := c*n/chunks, (c+1)*n/chunks
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
-}
+// parallelFor is parallel.For: f on up to tensor.Threads() ranges
+// covering [0, n), each at least grain long. f must not panic: callers
+// check lengths first.
+func parallelFor(n, grain int, f func(lo, hi int)) { parallel.For(n, grain, f) }
 
 // SparseGEMMInt8 computes dst = a·b exactly in int32 for a sparse m×K int8
 // matrix a in compressed sparse rows (m = len(indptr)−1; row i's values

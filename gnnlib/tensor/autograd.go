@@ -219,11 +219,11 @@ type OpEvent struct {
 
 var opHook atomic.Pointer[func(OpEvent)]
 
-// SetOpHook installs h to be called after every op's forward and backward
+// setOpHook installs h to be called after every op's forward and backward
 // pass (nil removes it) and returns a function restoring the previous hook.
 // With no hook the cost per op is one atomic load. The hook runs on the
 // goroutine that ran the op and must be fast.
-func SetOpHook(h func(OpEvent)) (restore func()) {
+func setOpHook(h func(OpEvent)) (restore func()) {
 	var p *func(OpEvent)
 	if h != nil {
 		p = &h
@@ -232,10 +232,10 @@ func SetOpHook(h func(OpEvent)) (restore func()) {
 	return func() { opHook.Store(old) }
 }
 
-// OpStart returns the current time when an op hook is installed and the
+// opStart returns the current time when an op hook is installed and the
 // zero time otherwise; pass it to NewOpSince so the hook sees the op's
 // duration.
-func OpStart() time.Time {
+func opStart() time.Time {
 	if opHook.Load() == nil {
 		return time.Time{}
 	}
@@ -254,21 +254,7 @@ func OpStart() time.Time {
 // and returns one gradient per input (nil allowed), each shaped like that
 // input. Gradients of inputs reached by several paths are summed.
 func NewOp(name string, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
-	return NewOpSince(time.Time{}, name, out, inputs, backward)
-}
-
-// NewOpSince is NewOp for an op that started at start (from OpStart), so
-// that the op hook can time it.
-func NewOpSince(start time.Time, name string, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
-	return newOp(start, name, 0, out, inputs, backward)
-}
-
-// NewGraphOpSince is NewOpSince for an op over the edges of a graph (an
-// aggregation, an SpMM), whose work grows with the edges rather than with
-// its tensors' shapes: the op hook's events, forward and backward, carry
-// edges, so that a profiler can count FLOPs and bytes.
-func NewGraphOpSince(start time.Time, name string, edges int, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
-	return newOp(start, name, edges, out, inputs, backward)
+	return newOp(time.Time{}, name, 0, out, inputs, backward)
 }
 
 func newOp(start time.Time, name string, edges int, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
+
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/internal/contract"
 )
 
 // Storage is a tensor's data held in a device's memory. A Backend creates
@@ -20,7 +21,9 @@ type Storage interface {
 // Backend is a compute device that tensors can move to with To. The
 // package knows no device of its own: a backend package (gnnlib/cuda,
 // built with -tags cuda) implements Backend and registers it with
-// RegisterBackend, so that this package never depends on it.
+// backend.Register (gnnlib/tensor/backend, the device contract, which
+// also holds the optional capabilities, the op codes and the plumbing a
+// backend calls), so that this package never depends on it.
 //
 // Ops of this package run on a Backend when their operands live there, and
 // record autograd on the same tape as CPU ops. Every method gets device
@@ -44,17 +47,16 @@ type Backend interface {
 	// MatMul returns op(a)·op(b) for 2-D a and b, op transposing when
 	// transA or transB is set (never both).
 	MatMul(a, b *Tensor, transA, transB bool) (Storage, error)
-	// Binary returns a ∘ b for op "add", "sub", "mul" or "div", where b
-	// has a's length, is one row broadcast over a's rows (len(b) == last
-	// axis) or is one value broadcast over a.
-	Binary(op string, a, b *Tensor) (Storage, error)
-	// Map returns op(x) element-wise for op "relu", "leaky_relu" (p: the
-	// slope), "elu" (p: alpha), "sigmoid", "tanh", "exp", "log",
-	// "add_scalar" (p: the scalar), "gelu", "sqrt", "abs", "square" or
-	// "pow" (p: the exponent).
-	Map(op string, x *Tensor, p float32) (Storage, error)
+	// Binary returns a ∘ b for op BinaryAdd, BinarySub, BinaryMul or
+	// BinaryDiv, where b has a's length, is one row broadcast over a's
+	// rows (len(b) == last axis) or is one value broadcast over a.
+	Binary(op opcode.BinaryOp, a, b *Tensor) (Storage, error)
+	// Map returns op(x) element-wise for op one of the backend.MapOp codes
+	// (MapReLU, MapLeakyReLU with p the slope, MapELU with p alpha,
+	// MapAddScalar with p the scalar, MapPow with p the exponent, ...).
+	Map(op opcode.MapOp, x *Tensor, p float32) (Storage, error)
 	// MapGrad returns g·op'(x) given x and y = op(x).
-	MapGrad(op string, g, x, y *Tensor, p float32) (Storage, error)
+	MapGrad(op opcode.MapOp, g, x, y *Tensor, p float32) (Storage, error)
 	// ColSum sums x over all axes but the last (a bias gradient).
 	ColSum(x *Tensor) (Storage, error)
 	// Sum returns the sum of all elements as one value.
@@ -98,10 +100,10 @@ type Backend interface {
 	// Narrow returns the slice [start, start+length) of x along axis.
 	Narrow(x *Tensor, axis, start, length int) (Storage, error)
 	// Loss returns the mean of an element-wise loss of pred against a
-	// target of its shape, op "mse" (squared error) or "bce_logits"
+	// target of its shape, op LossMSE (squared error) or LossBCELogits
 	// (binary cross-entropy of sigmoid(pred), computed from the logits),
 	// and its gradient with respect to pred for a unit upstream gradient.
-	Loss(op string, pred, target *Tensor) (loss, grad Storage, err error)
+	Loss(op opcode.LossOp, pred, target *Tensor) (loss, grad Storage, err error)
 	// NLL returns the mean negative log-likelihood of log-probabilities
 	// logp [N, C] at labels over rows (nil: all; a repeated row counts
 	// again) and its gradient for a unit upstream gradient.
@@ -121,13 +123,13 @@ type Backend interface {
 	// Col2Im adds the rows of cols back into an image of the given shape
 	// [N, C, H, W]: Im2Col's adjoint.
 	Col2Im(cols *Tensor, shape []int, kh, kw, stride, padding int) (Storage, error)
-	// Pool2D returns the maximum (op "max") or mean ("avg") over the
+	// Pool2D returns the maximum (op PoolMax) or mean (PoolAvg) over the
 	// kernel×kernel windows of x moved by stride, [N, C, OH, OW].
-	Pool2D(op string, x *Tensor, kernel, stride int) (Storage, error)
+	Pool2D(op opcode.PoolOp, x *Tensor, kernel, stride int) (Storage, error)
 	// Pool2DGrad returns the gradient of Pool2D's input x from the
-	// output's gradient g; for "max", all of a window's goes to its first
-	// maximum in row-major order.
-	Pool2DGrad(op string, g, x *Tensor, kernel, stride int) (Storage, error)
+	// output's gradient g; for PoolMax, all of a window's goes to its
+	// first maximum in row-major order.
+	Pool2DGrad(op opcode.PoolOp, g, x *Tensor, kernel, stride int) (Storage, error)
 }
 
 // ErrNotOnDevice is wrapped by the panic value of an op that has no version
@@ -177,24 +179,6 @@ func (t *Tensor) notOnDevice(op string) {
 	devicePanic(op, t.dev.Backend(), ErrNotOnDevice)
 }
 
-var registry struct {
-	sync.Mutex
-	open map[string]func() (Backend, error)
-}
-
-// RegisterBackend makes a device kind available to Device under name
-// ("cuda"). A backend package calls it from its init function; open is
-// called at most once per Device call and should return an error that
-// says why the device is unavailable and how to fix it.
-func RegisterBackend(name string, open func() (Backend, error)) {
-	registry.Lock()
-	defer registry.Unlock()
-	if registry.open == nil {
-		registry.open = map[string]func() (Backend, error){}
-	}
-	registry.open[name] = open
-}
-
 // ErrNoBackend is wrapped by the error Device returns for a device kind
 // that no package registered.
 var ErrNoBackend = errors.New("tensor: no such device backend")
@@ -207,26 +191,26 @@ func Device(name string) (Backend, error) {
 	if name == "cpu" {
 		return nil, nil
 	}
-	registry.Lock()
-	open := registry.open[name]
-	var known []string
-	for k := range registry.open {
-		known = append(known, k)
-	}
-	registry.Unlock()
-	if open == nil {
-		sort.Strings(known)
+	d, ok, known := contract.Lookup(name)
+	if !ok {
 		if name == "cuda" {
 			return nil, fmt.Errorf("%w: %q: this binary was built without CUDA support; rebuild with -tags cuda (make cuda) and import gnnlib/cuda", ErrNoBackend, name)
 		}
 		return nil, fmt.Errorf("%w: %q (registered: cpu %v)", ErrNoBackend, name, known)
 	}
-	return open()
+	b, err := d.Open()
+	if err != nil {
+		return nil, err
+	}
+	be, ok := b.(Backend)
+	if !ok {
+		return nil, fmt.Errorf("tensor: device kind %q opened a %T, not a Backend", name, b)
+	}
+	return be, nil
 }
 
-// FromStorage returns a tensor of the given shape over s (no copy). Backend
-// packages use it to hand results back; it does not record autograd.
-func FromStorage(s Storage, shape ...int) *Tensor {
+// fromStorage returns a tensor of the given shape over s (no copy).
+func fromStorage(s Storage, shape ...int) *Tensor {
 	checkShape("FromStorage", shape)
 	return &Tensor{dev: s, shape: cloneInts(shape)}
 }
@@ -363,10 +347,10 @@ func deviceBinary(op binOp, a, b *Tensor) *Tensor {
 	if !slices.Equal(a.shape, shape) || (row && !scalar && (len(shape) == 0 || !isSuffixRepeat(b.shape, shape) || b.Len() != shape[len(shape)-1])) {
 		a.notOnDevice(name + " (other than same shapes, a broadcast row or one value)")
 	}
-	key := [...]string{opAdd: "add", opSub: "sub", opMul: "mul", opDiv: "div"}[op]
+	key := [...]opcode.BinaryOp{opAdd: opcode.BinaryAdd, opSub: opcode.BinarySub, opMul: opcode.BinaryMul, opDiv: opcode.BinaryDiv}[op]
 	s, err := be.Binary(key, a, b)
 	out := devResult(name, be, s, err, shape)
-	bin := func(op string, x, y *Tensor) *Tensor {
+	bin := func(op opcode.BinaryOp, x, y *Tensor) *Tensor {
 		s, err := be.Binary(op, x, y)
 		return devResult(name+" backward", be, s, err, x.shape)
 	}
@@ -386,9 +370,9 @@ func deviceBinary(op binOp, a, b *Tensor) *Tensor {
 		if aNeeds() {
 			switch op {
 			case opMul:
-				ga = bin("mul", g, kb)
+				ga = bin(opcode.BinaryMul, g, kb)
 			case opDiv:
-				ga = bin("div", g, kb)
+				ga = bin(opcode.BinaryDiv, g, kb)
 			default:
 				ga = g
 			}
@@ -396,9 +380,9 @@ func deviceBinary(op binOp, a, b *Tensor) *Tensor {
 		if bNeeds() {
 			switch op {
 			case opMul:
-				gb = bin("mul", g, ka)
+				gb = bin(opcode.BinaryMul, g, ka)
 			case opDiv: // d(a/b)/db = -out/b, negated below
-				gb = bin("div", bin("mul", g, kout), kb)
+				gb = bin(opcode.BinaryDiv, bin(opcode.BinaryMul, g, kout), kb)
 			default:
 				gb = g
 			}
@@ -429,21 +413,21 @@ func needsGrad(t *Tensor) func() bool {
 	return t.RequiresGrad
 }
 
-// deviceUnary is an element-wise op on a device; key names it to the
-// backend ("add_scalar" or one of deviceMaps).
-func deviceUnary(name, key string, t *Tensor, p float32) *Tensor {
+// deviceUnary is an element-wise op on a device; key is its code
+// (MapAddScalar or one of deviceMaps), ok false when it has none.
+func deviceUnary(name string, key opcode.MapOp, ok bool, t *Tensor, p float32) *Tensor {
 	start := OpStart()
 	be := t.dev.Backend()
-	if key == "" {
+	if !ok {
 		t.notOnDevice(name)
 	}
 	s, err := be.Map(key, t, p)
 	out := devResult(name, be, s, err, t.shape)
-	if key == "add_scalar" {
+	if key == opcode.MapAddScalar {
 		return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor { return []*Tensor{g} })
 	}
 	x, shape := t, t.shape
-	if key == "relu" {
+	if key == opcode.MapReLU {
 		// ReLU's derivative at x is 1 where its output is positive, as
 		// where x is: keep the output only, so that the tape does not
 		// hold the input's memory.

@@ -3,6 +3,8 @@ package tensor
 import (
 	"fmt"
 	"time"
+
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode"
 )
 
 // The device versions of the ops along an axis, the row gathers and
@@ -141,10 +143,10 @@ func deviceNarrow(start0 time.Time, t *Tensor, axis, start, length int) *Tensor 
 	})
 }
 
-// deviceLoss is MSE (op "mse") or BCEWithLogits ("bce_logits") on a
+// deviceLoss is MSE (op LossMSE) or BCEWithLogits (LossBCELogits) on a
 // device: loss and gradient come from one fused pass, and the backward
 // pass scales the stored gradient by the upstream one.
-func deviceLoss(name, op string, pred, target *Tensor) *Tensor {
+func deviceLoss(name string, op opcode.LossOp, pred, target *Tensor) *Tensor {
 	start := OpStart()
 	be := backendOf(name, pred, target)
 	if !pred.SameShape(target) {
@@ -159,7 +161,7 @@ func deviceLoss(name, op string, pred, target *Tensor) *Tensor {
 		dp := devResult(name+" backward", be, s, err, pred.shape)
 		var dt *Tensor
 		if target.RequiresGrad() {
-			if op == "mse" { // -dp
+			if op == opcode.LossMSE { // -dp
 				s, err = be.Scale(grad.Len(), grad, g, -1)
 			} else { // -logits·g/n
 				s, err = be.Scale(pred.Len(), pred, g, -1/n)
@@ -244,7 +246,7 @@ func deviceConv2D(start time.Time, x, w, b *Tensor, g convGeom) *Tensor {
 	s, err = be.MatMul(cols, w2, false, true)
 	y := devResult(name, be, s, err, []int{rows, g.o})
 	if b != nil {
-		s, err = be.Binary("add", y, b)
+		s, err = be.Binary(opcode.BinaryAdd, y, b)
 		yb := devResult(name, be, s, err, y.shape)
 		freeStorage(y)
 		y = yb
@@ -280,10 +282,10 @@ func deviceConv2D(start time.Time, x, w, b *Tensor, g convGeom) *Tensor {
 	})
 }
 
-// devicePool is MaxPool2D (op "max") and AvgPool2D ("avg") on a device;
+// devicePool is MaxPool2D (op PoolMax) and AvgPool2D (PoolAvg) on a device;
 // the backward pass finds each window's maximum again instead of storing
 // it.
-func devicePool(start time.Time, name, op string, t *Tensor, g convGeom) *Tensor {
+func devicePool(start time.Time, name string, op opcode.PoolOp, t *Tensor, g convGeom) *Tensor {
 	be := t.dev.Backend()
 	s, err := be.Pool2D(op, t, g.kh, g.stride)
 	out := devResult(name, be, s, err, []int{g.n, g.c, g.oh, g.ow})

@@ -54,8 +54,12 @@
 //
 // MatMul, sparse MatMul, Conv2D and large element-wise ops split their work
 // over Threads() goroutines (default GOMAXPROCS); SetThreads changes it for
-// the whole process. Reductions are computed in a fixed order, so results are
-// deterministic and independent of the thread count.
+// the whole process, and for every CPU loop of gnnlib with it: the graph
+// kernels, the layers of gnnlib/nn and the quantized kernels split their
+// work through the same knob (graph.SetThreads, nn.SetThreads and
+// prof.SetThreads are deprecated aliases). Reductions are computed in a
+// fixed order, so results are deterministic and independent of the thread
+// count.
 //
 // # Matrix multiplication
 //
@@ -149,8 +153,11 @@
 //
 // # Profiling
 //
-// SetOpHook installs a function called after every op's forward and backward
-// pass with its name and timing, for an op-level profiler.
+// An op-level profiler (gnnlib/prof) sees every op's forward and backward
+// pass with its name and timing through backend.SetOpHook
+// (gnnlib/tensor/backend, the device contract, which also holds the
+// plumbing that backends call: NewOpSince, OpStart, FromStorage and the
+// registry).
 package tensor
 
 // BUG(tensor): Only amd64 has an assembly matmul micro-kernel; other

@@ -3,6 +3,8 @@ package tensor
 import (
 	"math"
 	"slices"
+
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode"
 )
 
 type binOp int
@@ -158,7 +160,7 @@ func (t *Tensor) Div(u *Tensor) *Tensor { return binary(opDiv, t, u) }
 // AddScalar returns t + s.
 func (t *Tensor) AddScalar(s float32) *Tensor {
 	if t.dev != nil {
-		return deviceUnary("AddScalar", "add_scalar", t, s)
+		return deviceUnary("AddScalar", opcode.MapAddScalar, true, t, s)
 	}
 	start := OpStart()
 	t.mustDense("AddScalar")
@@ -387,7 +389,8 @@ func unary(op unOp, t *Tensor, p, q float32) *Tensor {
 		if op == opNeg {
 			return deviceScale("Neg", t, -1)
 		}
-		return deviceUnary(unNames[op], deviceMaps[op], t, p)
+		code, ok := deviceMaps[op]
+		return deviceUnary(unNames[op], code, ok, t, p)
 	}
 	start := OpStart()
 	name := unNames[op]

@@ -3,6 +3,8 @@ package tensor
 import (
 	"fmt"
 	"math"
+
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode"
 )
 
 // lossRows validates a [N, C] score matrix, labels and the row subset, and
@@ -126,7 +128,7 @@ func NLL(logp *Tensor, labels []int, rows []int) *Tensor {
 // MSE is the mean squared error between pred and target (same shape).
 func MSE(pred, target *Tensor) *Tensor {
 	if pred.dev != nil || target.dev != nil {
-		return deviceLoss("MSE", "mse", pred, target)
+		return deviceLoss("MSE", opcode.LossMSE, pred, target)
 	}
 	start := OpStart()
 	pred.mustDense("MSE")
@@ -160,7 +162,7 @@ func MSE(pred, target *Tensor) *Tensor {
 // max(x, 0) - x·t + log(1 + e^-|x|).
 func BCEWithLogits(logits, target *Tensor) *Tensor {
 	if logits.dev != nil || target.dev != nil {
-		return deviceLoss("BCEWithLogits", "bce_logits", logits, target)
+		return deviceLoss("BCEWithLogits", opcode.LossBCELogits, logits, target)
 	}
 	start := OpStart()
 	logits.mustDense("BCEWithLogits")

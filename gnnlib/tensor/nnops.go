@@ -1,6 +1,10 @@
 package tensor
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode"
+)
 
 // Dropout zeroes each element with probability p and scales the others by
 // 1/(1-p) when training is true; otherwise (or with p == 0) it returns t.
@@ -292,7 +296,7 @@ func (t *Tensor) MaxPool2D(kernel, stride int) *Tensor {
 	start := OpStart()
 	g := poolGeom("MaxPool2D", t, kernel, stride)
 	if t.dev != nil {
-		return devicePool(start, "MaxPool2D", "max", t, g)
+		return devicePool(start, "MaxPool2D", opcode.PoolMax, t, g)
 	}
 	out := newDense([]int{g.n, g.c, g.oh, g.ow})
 	arg := make([]int32, len(out.data)) // offset of the max within the plane
@@ -343,7 +347,7 @@ func (t *Tensor) AvgPool2D(kernel, stride int) *Tensor {
 	start := OpStart()
 	g := poolGeom("AvgPool2D", t, kernel, stride)
 	if t.dev != nil {
-		return devicePool(start, "AvgPool2D", "avg", t, g)
+		return devicePool(start, "AvgPool2D", opcode.PoolAvg, t, g)
 	}
 	out := newDense([]int{g.n, g.c, g.oh, g.ow})
 	hw, ohw := g.h*g.w, g.ohw()

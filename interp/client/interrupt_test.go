@@ -30,6 +30,9 @@ var blockedCells = []blockedCell{
 	{"time.Ticker", "tk := time.NewTicker(time.Hour)\nfor range tk.C {\n}"},
 	{"http.Get", "resp, err := http.Get(%q)\nif err == nil {\n\tresp.Body.Close()\n}"},
 	{"pipe read", "r, w, _ := os.Pipe()\nbuf := make([]byte, 1)\nr.Read(buf)\nw.Close()"},
+	// One long parallel tensor operation after another (gnnlib's loops
+	// poll the cancel check the worker installs).
+	{"tensor MatMul", "a := tensor.Ones(1500, 1500)\nfor {\n\ta = a.MatMul(a).MulScalar(0.0001)\n}"},
 	// A long operation of gnnlib that calls back into the cell's code.
 	{"nn.ExplainNode", "ds := data.KarateClub()\nconv := nn.NewGCNConv(ds.NumFeatures(), 4)\n" +
 		"model := func(g *graph.Graph, x, w *tensor.Tensor) *tensor.Tensor { return conv.ForwardWeighted(g, x, w) }\n" +

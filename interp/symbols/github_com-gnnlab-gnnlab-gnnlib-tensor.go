@@ -4,6 +4,7 @@ package symbols
 
 import (
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode"
 	"reflect"
 )
 
@@ -85,7 +86,7 @@ type _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend struct {
 	IValue        interface{}
 	WAddTo        func(dst *tensor.Tensor, src *tensor.Tensor) error
 	WArgReduce    func(x *tensor.Tensor, axis int, wantMax bool) ([]int, error)
-	WBinary       func(op string, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error)
+	WBinary       func(op opcode.BinaryOp, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error)
 	WCol2Im       func(cols *tensor.Tensor, shape []int, kh int, kw int, stride int, padding int) (tensor.Storage, error)
 	WColSum       func(x *tensor.Tensor) (tensor.Storage, error)
 	WConcat       func(axis int, xs []*tensor.Tensor) (tensor.Storage, error)
@@ -97,15 +98,15 @@ type _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend struct {
 	WExpandAxis   func(g *tensor.Tensor, shape []int, axis int, scale float32) (tensor.Storage, error)
 	WGather       func(x *tensor.Tensor, idx []int) (tensor.Storage, error)
 	WIm2Col       func(x *tensor.Tensor, kh int, kw int, stride int, padding int) (tensor.Storage, error)
-	WLoss         func(op string, pred *tensor.Tensor, target *tensor.Tensor) (loss tensor.Storage, grad tensor.Storage, err error)
-	WMap          func(op string, x *tensor.Tensor, p float32) (tensor.Storage, error)
-	WMapGrad      func(op string, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error)
+	WLoss         func(op opcode.LossOp, pred *tensor.Tensor, target *tensor.Tensor) (loss tensor.Storage, grad tensor.Storage, err error)
+	WMap          func(op opcode.MapOp, x *tensor.Tensor, p float32) (tensor.Storage, error)
+	WMapGrad      func(op opcode.MapOp, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error)
 	WMatMul       func(a *tensor.Tensor, b *tensor.Tensor, transA bool, transB bool) (tensor.Storage, error)
 	WNLL          func(logp *tensor.Tensor, labels []int, rows []int) (loss tensor.Storage, grad tensor.Storage, err error)
 	WNarrow       func(x *tensor.Tensor, axis int, start int, length int) (tensor.Storage, error)
 	WPermute      func(x *tensor.Tensor, perm []int) (tensor.Storage, error)
-	WPool2D       func(op string, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error)
-	WPool2DGrad   func(op string, g *tensor.Tensor, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error)
+	WPool2D       func(op opcode.PoolOp, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error)
+	WPool2DGrad   func(op opcode.PoolOp, g *tensor.Tensor, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error)
 	WScale        func(n int, x *tensor.Tensor, s *tensor.Tensor, k float32) (tensor.Storage, error)
 	WScatterAdd   func(src *tensor.Tensor, idx []int, n int) (tensor.Storage, error)
 	WSoftmax      func(x *tensor.Tensor, axis int, log bool) (tensor.Storage, error)
@@ -122,7 +123,7 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) AddTo(dst *tensor.Tenso
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) ArgReduce(x *tensor.Tensor, axis int, wantMax bool) ([]int, error) {
 	return W.WArgReduce(x, axis, wantMax)
 }
-func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Binary(op string, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error) {
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Binary(op opcode.BinaryOp, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error) {
 	return W.WBinary(op, a, b)
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Col2Im(cols *tensor.Tensor, shape []int, kh int, kw int, stride int, padding int) (tensor.Storage, error) {
@@ -158,13 +159,13 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Gather(x *tensor.Tensor
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Im2Col(x *tensor.Tensor, kh int, kw int, stride int, padding int) (tensor.Storage, error) {
 	return W.WIm2Col(x, kh, kw, stride, padding)
 }
-func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Loss(op string, pred *tensor.Tensor, target *tensor.Tensor) (loss tensor.Storage, grad tensor.Storage, err error) {
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Loss(op opcode.LossOp, pred *tensor.Tensor, target *tensor.Tensor) (loss tensor.Storage, grad tensor.Storage, err error) {
 	return W.WLoss(op, pred, target)
 }
-func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Map(op string, x *tensor.Tensor, p float32) (tensor.Storage, error) {
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Map(op opcode.MapOp, x *tensor.Tensor, p float32) (tensor.Storage, error) {
 	return W.WMap(op, x, p)
 }
-func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) MapGrad(op string, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error) {
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) MapGrad(op opcode.MapOp, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error) {
 	return W.WMapGrad(op, g, x, y, p)
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) MatMul(a *tensor.Tensor, b *tensor.Tensor, transA bool, transB bool) (tensor.Storage, error) {
@@ -179,10 +180,10 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Narrow(x *tensor.Tensor
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Permute(x *tensor.Tensor, perm []int) (tensor.Storage, error) {
 	return W.WPermute(x, perm)
 }
-func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Pool2D(op string, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error) {
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Pool2D(op opcode.PoolOp, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error) {
 	return W.WPool2D(op, x, kernel, stride)
 }
-func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Pool2DGrad(op string, g *tensor.Tensor, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error) {
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Pool2DGrad(op opcode.PoolOp, g *tensor.Tensor, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error) {
 	return W.WPool2DGrad(op, g, x, kernel, stride)
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Scale(n int, x *tensor.Tensor, s *tensor.Tensor, k float32) (tensor.Storage, error) {

@@ -12,7 +12,7 @@ import (
 // place of os.Exit, os.FindProcess, log.Fatal*, log.New and log.Logger, as
 // yaegi's own stdlib package does: a cell must not end the worker by
 // accident. The session replaces os.Exit, log.Fatal*, log.New,
-// log.Default and log.Logger with its own (interp/exit.go), which end the
+// log.Default and log.Logger with its own (interp/internal/rt/exit.go), which end the
 // cell; these are what a user of the tables without the session gets.
 
 var errRestricted = errors.New("symbols: restricted in cells")

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/gnnlab/gnnlab/gnnlib/interrupt"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 	"github.com/gnnlab/gnnlab/interp"
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 	"github.com/gnnlab/gnnlab/viz/comm"
@@ -97,6 +99,10 @@ func totalRAM() int64 {
 	return 0
 }
 
+// cancelCheck is the cancel check of gnnlib's parallel loops: an
+// *interrupt.Error while the signal is raised.
+func cancelCheck() error { return interrupt.Check("gnnlib: a parallel loop") }
+
 // server is the worker side of one connection to the kernel.
 type server struct {
 	sess           *interp.Session
@@ -150,6 +156,9 @@ func Serve(r io.Reader, w io.Writer, opts ServeOptions) error {
 	}
 	s.sess = sess
 	defer sess.Close() // the folder of %go get's modules
+	// gnnlib's parallel CPU loops stop between chunks once the session
+	// has raised gnnlib/interrupt for an interrupted cell.
+	defer backend.SetCancelCheck(backend.SetCancelCheck(cancelCheck))
 	display.SetPublisher(publisher{s})
 	defer display.SetPublisher(nil)
 	if opts.Comms {

@@ -14,7 +14,7 @@
 //	gnnlab	MODEL	DATASET	MS_PER_EPOCH	NOTE
 //
 // The time is the median of R epochs after W warm-up epochs, with
-// nn.SetThreads(N) and GOMAXPROCS N. -export writes the synthetic graph to
+// tensor.SetThreads(N) and GOMAXPROCS N. -export writes the synthetic graph to
 // DIR as .npy files (indptr, indices, x, y, train) before measuring, so
 // that pyg_bench.py trains on the identical graph; -only picks cases by
 // model or dataset name (comma-separated).

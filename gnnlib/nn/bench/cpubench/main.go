@@ -17,7 +17,7 @@ import (
 )
 
 func main() {
-	threads := flag.Int("threads", runtime.NumCPU(), "goroutines for the parallel ops (nn.SetThreads) and GOMAXPROCS")
+	threads := flag.Int("threads", runtime.NumCPU(), "goroutines for the parallel ops (tensor.SetThreads) and GOMAXPROCS")
 	reps := flag.Int("reps", 5, "measured epochs per case, at least (more while under -mintime)")
 	minTime := flag.Duration("mintime", 2*time.Second, "keep measuring a case until this much time has passed (at most 50 epochs)")
 	warmup := flag.Int("warmup", 1, "epochs run before measuring")
@@ -39,7 +39,7 @@ func main() {
 		return
 	}
 	runtime.GOMAXPROCS(*threads)
-	nn.SetThreads(*threads)
+	tensor.SetThreads(*threads)
 	b := &bencher{reps: *reps, minTime: *minTime, warmup: *warmup, only: splitList(*only), threads: *threads}
 	if err := b.run(*export, *batch); err != nil {
 		fmt.Fprintln(os.Stderr, err)

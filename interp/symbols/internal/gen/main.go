@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gnnlab/gnnlab/interp/internal/sigdoc"
 	"github.com/traefik/yaegi/extract"
 )
 
@@ -433,24 +434,7 @@ func addValues(fset *token.FileSet, path string, vals []*doc.Value, docs map[str
 }
 
 func entry(fset *token.FileSet, decl ast.Node, text string) string {
-	switch d := decl.(type) {
-	case *ast.FuncDecl:
-		c := *d
-		c.Body, c.Doc = nil, nil
-		decl = &c
-	case *ast.GenDecl:
-		c := *d
-		c.Doc = nil
-		decl = &c
-	}
-	var buf bytes.Buffer
-	cfg := printer.Config{Mode: printer.UseSpaces | printer.TabIndent, Tabwidth: 8}
-	_ = cfg.Fprint(&buf, fset, decl)
-	s := buf.String()
-	if text != "" {
-		s += "\n\n" + strings.TrimRight(text, "\n")
-	}
-	return s
+	return sigdoc.Decl(fset, decl, text) // the session's renderer of cells' declarations too
 }
 
 func writeDocs(name string, docs map[string]string) error {

@@ -1,0 +1,40 @@
+// Package parallel is gnnlib's one thread knob and its parallel loops: every
+// CPU kernel of gnnlib/tensor, gnnlib/graph, gnnlib/nn, gnnlib/quant and
+// gnnlib/prof splits its work through this package, so that
+// tensor.SetThreads (which sets the knob here) governs them all.
+//
+// # Loops
+//
+// For splits [0, n) into up to Threads() even ranges (elementwise ops,
+// GEMM panels, convolutions). Rows splits the rows of a CSR matrix into
+// blocks of about equal edges plus rows, several per worker, which the
+// workers take from a shared counter (work stealing): power-law graphs put
+// most edges on a few rows. RowsByWorker cuts the rows into exactly
+// Workers(indptr, minWork) ranges, one per worker, so that per-worker
+// partial sums add up in the same order every run. Steal runs chunks
+// 0..n-1 on up to Threads() workers that take the next chunk from a
+// shared counter.
+//
+// A loop whose work is below its threshold runs on the calling goroutine.
+// The functions passed to a loop must not panic: a panic in a worker
+// goroutine kills the process, so callers check shapes and indices first.
+//
+// # Cancellation
+//
+// SetCancelCheck installs a function that the loops call between chunks
+// (before a worker takes its next range or block). When it returns a
+// non-nil error, no further chunk starts; the loop waits for the chunks
+// already running and then panics on the calling goroutine with a
+// *Canceled that wraps the error. A notebook session that turns an
+// interrupt into such an error, and recovers the panic at the cell's
+// boundary, stops a long kernel within one chunk instead of at its end.
+// With no check installed (the default) the loops poll nothing. The
+// program that runs cells reaches it as backend.SetCancelCheck
+// (gnnlib/tensor/backend), since this package is internal to gnnlib.
+//
+// # Counting
+//
+// ReadStats reports how many loops ran and how many workers they used in
+// all (a loop run on the calling goroutine counts one worker). Tests use
+// it to prove that an op honours the thread knob.
+package parallel
