@@ -30,8 +30,10 @@ var blockedCells = []blockedCell{
 	{"time.Ticker", "tk := time.NewTicker(time.Hour)\nfor range tk.C {\n}"},
 	{"http.Get", "resp, err := http.Get(%q)\nif err == nil {\n\tresp.Body.Close()\n}"},
 	{"pipe read", "r, w, _ := os.Pipe()\nbuf := make([]byte, 1)\nr.Read(buf)\nw.Close()"},
-	// One long parallel tensor operation after another (gnnlib's loops
-	// poll the cancel check the worker installs).
+	// One parallel tensor operation (about 0.1 s) after another: the
+	// interpreted loop stops between them. (A single operation of
+	// several seconds is stopped only before each of its chunks, one a
+	// thread: the worker is then replaced; see doc.go's BUG note.)
 	{"tensor MatMul", "a := tensor.Ones(1500, 1500)\nfor {\n\ta = a.MatMul(a).MulScalar(0.0001)\n}"},
 	// A long operation of gnnlib that calls back into the cell's code.
 	{"nn.ExplainNode", "ds := data.KarateClub()\nconv := nn.NewGCNConv(ds.NumFeatures(), 4)\n" +
@@ -122,8 +124,8 @@ func TestInterruptBlockedCalls(t *testing.T) {
 			if took >= client.Grace {
 				t.Errorf("%s: reply %v after the interrupt, want it before the grace (%v)", bc.kind, took, client.Grace)
 			}
-			if c.Crashes() != 0 {
-				t.Errorf("%s: %d workers died, want the cell stopped without a restart", bc.kind, c.Crashes())
+			if c.Crashes() != 0 || strings.Contains(strings.Join(ce.Traceback, "\n"), "restarted") {
+				t.Errorf("%s: the worker was replaced, want the cell stopped in the session", bc.kind)
 			}
 			for expr, want := range map[string]string{"dbl(21)": "42", "viaChan(4)": "4", "x": "6"} {
 				if got, ce := exec(t, c, expr); ce != nil || got != want {
