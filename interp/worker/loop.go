@@ -158,7 +158,8 @@ func Serve(r io.Reader, w io.Writer, opts ServeOptions) error {
 	defer sess.Close() // the folder of %go get's modules
 	// gnnlib's parallel CPU loops stop between chunks once the session
 	// has raised gnnlib/interrupt for an interrupted cell.
-	defer backend.SetCancelCheck(backend.SetCancelCheck(cancelCheck))
+	prevCheck := backend.SetCancelCheck(cancelCheck)
+	defer func() { backend.SetCancelCheck(prevCheck) }()
 	display.SetPublisher(publisher{s})
 	defer display.SetPublisher(nil)
 	if opts.Comms {
