@@ -119,7 +119,9 @@ func New(opts Options) (*Kernel, error) {
 	k.shell = mk("shell", zmq4.NewRouter(ctx, zmq4.WithLogger(zlog)))
 	k.control = mk("control", zmq4.NewRouter(ctx, zmq4.WithLogger(zlog)))
 	k.stdin = mk("stdin", zmq4.NewRouter(ctx, zmq4.WithLogger(zlog)))
-	k.iopub = mk("iopub", zmq4.NewPub(ctx, zmq4.WithLogger(zlog)))
+	// IOPub is XPUB (protocol 5.5): each new subscriber gets an
+	// iopub_welcome (welcome.go) before anything published after it.
+	k.iopub = mk("iopub", zmq4.NewXPub(ctx, zmq4.WithLogger(zlog)))
 	k.hb = zmq4.NewRep(ctx, zmq4.WithLogger(zlog))
 	hb := &channel{name: "heartbeat", sock: k.hb, k: k}
 	for _, b := range []struct {
@@ -129,7 +131,11 @@ func New(opts Options) (*Kernel, error) {
 		{k.shell, &k.conn.ShellPort}, {k.control, &k.conn.ControlPort}, {k.stdin, &k.conn.StdinPort},
 		{k.iopub, &k.conn.IOPubPort}, {hb, &k.conn.HBPort},
 	} {
-		port, err := b.c.listen(k.conn.endpoint(*b.port), zconn.Limits{MaxMessage: opts.MaxMessageSize})
+		lim := zconn.Limits{MaxMessage: opts.MaxMessageSize}
+		if b.c == k.iopub {
+			lim.Welcome = (*welcomer)(k)
+		}
+		port, err := b.c.listen(k.conn.endpoint(*b.port), lim)
 		if err != nil {
 			k.closeSockets()
 			cancel()

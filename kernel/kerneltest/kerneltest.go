@@ -90,6 +90,7 @@ type Client struct {
 	cancel  context.CancelFunc
 	runErr  error
 	kernelK *kernel.Kernel
+	welcome *Message
 }
 
 // Kernel returns the kernel under test.
@@ -226,17 +227,30 @@ func (c *Client) read(name string, s zmq4.Socket, ch chan Message) {
 
 // waitForIOPub sends kernel_info requests until iopub delivers, as
 // jupyter_client does: a SUB socket misses what was published before it
-// subscribed.
+// subscribed. The first message is the kernel's iopub_welcome (protocol
+// 5.5), kept for Welcome.
 func (c *Client) waitForIOPub() {
 	c.t.Helper()
 	deadline := time.Now().Add(Timeout)
 	for time.Now().Before(deadline) {
+		select {
+		case m := <-c.inbox["iopub"]:
+			if m.MsgType == "iopub_welcome" {
+				c.welcome = &m
+			}
+			c.drainIOPub(100 * time.Millisecond)
+			return
+		default:
+		}
 		id := c.Send("shell", "kernel_info_request", map[string]any{})
 		if _, err := c.Reply("shell", id); err != nil {
 			c.t.Fatalf("kerneltest: kernel_info: %v", err)
 		}
 		select {
-		case <-c.inbox["iopub"]:
+		case m := <-c.inbox["iopub"]:
+			if m.MsgType == "iopub_welcome" {
+				c.welcome = &m
+			}
 			c.drainIOPub(100 * time.Millisecond)
 			return
 		case <-time.After(200 * time.Millisecond):
@@ -269,6 +283,10 @@ func (c *Client) close() {
 
 // Done is closed when the kernel's Run has returned.
 func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Welcome returns the iopub_welcome the client's iopub socket received
+// first on connecting, or nil when the first message was another.
+func (c *Client) Welcome() *Message { return c.welcome }
 
 // Header returns a request header for msgType from this client.
 func (c *Client) Header(msgType string) wire.Header {

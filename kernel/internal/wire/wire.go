@@ -17,7 +17,7 @@ import (
 const Delimiter = "<IDS|MSG>"
 
 // Version is the messaging protocol version written in every header.
-const Version = "5.3"
+const Version = "5.5"
 
 // Errors returned (wrapped) by NewSigner and Decode.
 var (

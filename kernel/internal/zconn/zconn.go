@@ -115,7 +115,38 @@ func newConn(c net.Conn, l Limits) *Conn {
 	zc := &Conn{Conn: c, lim: l.withDefaults(), greeting: greetingLen}
 	zc.rd = reader{r: bufio.NewReaderSize(c, 1<<16), lim: zc.lim}
 	zc.q.start(c, zc.lim)
+	if w := zc.lim.Welcome; w != nil {
+		zc.rd.onMessage = func(b []byte) {
+			if len(b) > 0 && b[0] == 1 {
+				if frames := w.Welcome(b[1:]); frames != nil {
+					zc.sendFrames(frames)
+				}
+			}
+		}
+	}
 	return zc
+}
+
+// sendFrames queues one message of frames, between the messages zmq4
+// writes: zmq4's partial message stays in buf until it is complete.
+func (c *Conn) sendFrames(frames [][]byte) {
+	var b []byte
+	for i, f := range frames {
+		var flag byte
+		if i < len(frames)-1 {
+			flag |= flagMore
+		}
+		if len(f) > 255 {
+			b = append(b, flag|flagLong)
+			b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
+		} else {
+			b = append(b, flag, byte(len(f)))
+		}
+		b = append(b, f...)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.q.push(b, true)
 }
 
 // Read reads through the buffer and the checks of the stream. A read
