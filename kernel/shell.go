@@ -33,8 +33,9 @@ func (k *Kernel) kernelInfo() map[string]any {
 		"implementation":         "gnnlab",
 		"implementation_version": version,
 		// The debug protocol (debug.go): JupyterLab reads both.
-		"debugger":           true,
-		"supported_features": []string{"debugger"},
+		"debugger": true,
+		// Kernel subshells (JEP 91, subshell.go).
+		"supported_features": []string{"debugger", "kernel subshells"},
 		"language_info": map[string]any{
 			"name":            "go",
 			"version":         goVersion,

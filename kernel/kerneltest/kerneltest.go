@@ -299,7 +299,15 @@ func (c *Client) Header(msgType string) wire.Header {
 // and returns its msg_id.
 func (c *Client) Send(channel, msgType string, content any) string {
 	c.t.Helper()
+	return c.SendTo(channel, "", msgType, content)
+}
+
+// SendTo is Send for the kernel subshell subshellID (its header's
+// subshell_id); "" is the main shell.
+func (c *Client) SendTo(channel, subshellID, msgType string, content any) string {
+	c.t.Helper()
 	h := c.Header(msgType)
+	h.SubshellID = subshellID
 	body, err := json.Marshal(content)
 	if err != nil {
 		c.t.Fatal(err)

@@ -36,6 +36,9 @@ type Header struct {
 	Date     string `json:"date"`
 	MsgType  string `json:"msg_type"`
 	Version  string `json:"version"`
+	// SubshellID names the kernel subshell a shell request is for
+	// (protocol 5.5, JEP 91); empty for the main shell.
+	SubshellID string `json:"subshell_id,omitempty"`
 }
 
 // MarshalJSON writes the zero Header as {}, the parent header of a message
