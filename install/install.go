@@ -51,7 +51,10 @@ func NewSpec(exe string) Spec {
 		Language:      "go",
 		InterruptMode: "message",
 		// JupyterLab offers its debugger for kernels whose spec says so.
-		Metadata:              map[string]any{"debugger": true},
+		// supported_encryption: the kernel speaks CurveZMQ when the
+		// connection file has curve keys (jupyter_client 8.10's
+		// transport_encryption "auto" or "required" provisions them).
+		Metadata:              map[string]any{"debugger": true, "supported_encryption": []string{"curve"}},
 		KernelProtocolVersion: KernelProtocolVersion,
 	}
 }

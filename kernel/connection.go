@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/gnnlab/gnnlab/kernel/internal/zconn"
 )
 
 // ConnectionInfo is the content of a Jupyter connection file.
@@ -22,6 +24,27 @@ type ConnectionInfo struct {
 	// registration socket on IP (JEP 66, see Kernel.Register): the
 	// kernel picks its own ports for those the file leaves at 0.
 	RegistrationPort int `json:"registration_port,omitempty"`
+	// CurvePublicKey and CurveSecretKey, when set, are the kernel's
+	// CurveZMQ key pair (Z85, as jupyter_client 8.10 writes them): every
+	// socket then speaks CURVE as its server and refuses peers without
+	// CURVE or without the public key.
+	CurvePublicKey string `json:"curve_publickey,omitempty"`
+	CurveSecretKey string `json:"curve_secretkey,omitempty"`
+}
+
+// curveKeys parses the CurveZMQ keys; nil when there are none.
+func (ci ConnectionInfo) curveKeys() (*zconn.CurveKeys, error) {
+	if ci.CurvePublicKey == "" && ci.CurveSecretKey == "" {
+		return nil, nil
+	}
+	if ci.CurvePublicKey == "" || ci.CurveSecretKey == "" {
+		return nil, fmt.Errorf("kernel: curve_publickey and curve_secretkey go together; the connection has only one")
+	}
+	k, err := zconn.ParseCurveKeys(ci.CurvePublicKey, ci.CurveSecretKey)
+	if err != nil {
+		return nil, fmt.Errorf("kernel: %w", err)
+	}
+	return k, nil
 }
 
 // ReadConnectionFile reads and checks a connection file.
@@ -42,6 +65,9 @@ func ReadConnectionFile(path string) (ConnectionInfo, error) {
 	}
 	if ci.IP == "" {
 		ci.IP = "127.0.0.1"
+	}
+	if _, err := ci.curveKeys(); err != nil {
+		return ci, fmt.Errorf("%w (connection file %s)", err, path)
 	}
 	return ci, nil
 }

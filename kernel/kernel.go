@@ -93,6 +93,10 @@ func New(opts Options) (*Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kernel: %w", err)
 	}
+	curve, err := opts.Conn.curveKeys()
+	if err != nil {
+		return nil, err
+	}
 	if opts.Conn.Transport == "" {
 		opts.Conn.Transport = "tcp"
 	}
@@ -132,7 +136,7 @@ func New(opts Options) (*Kernel, error) {
 		{k.shell, &k.conn.ShellPort}, {k.control, &k.conn.ControlPort}, {k.stdin, &k.conn.StdinPort},
 		{k.iopub, &k.conn.IOPubPort}, {hb, &k.conn.HBPort},
 	} {
-		lim := zconn.Limits{MaxMessage: opts.MaxMessageSize}
+		lim := zconn.Limits{MaxMessage: opts.MaxMessageSize, Curve: curve}
 		if b.c == k.iopub {
 			lim.Welcome = (*welcomer)(k)
 		}

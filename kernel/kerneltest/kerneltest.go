@@ -27,6 +27,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/kernel"
 	"github.com/gnnlab/gnnlab/kernel/internal/wire"
+	"github.com/gnnlab/gnnlab/kernel/internal/zconn"
 )
 
 // Timeout bounds every wait of the client.
@@ -52,6 +53,9 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// MaxMessageSize is passed to the kernel.
 	MaxMessageSize int64
+	// Curve gives the connection a fresh CurveZMQ key pair: the kernel
+	// and the client speak CURVE on every socket.
+	Curve bool
 }
 
 // Build compiles the gnnlab command into dir and returns its path.
@@ -91,6 +95,7 @@ type Client struct {
 	runErr  error
 	kernelK *kernel.Kernel
 	welcome *Message
+	curve   *zconn.CurveKeys // the connection's keys, when it speaks CURVE
 }
 
 // Kernel returns the kernel under test.
@@ -118,6 +123,13 @@ func Start(t testing.TB, opts Options) *Client {
 	default:
 		conn.Key = wire.NewID()
 	}
+	var curve *zconn.CurveKeys
+	if opts.Curve {
+		var err error
+		if curve, conn.CurvePublicKey, conn.CurveSecretKey, err = zconn.NewCurveKeys(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	hist := opts.HistoryPath
 	if hist == "" {
 		hist = filepath.Join(dir, "history.jsonl")
@@ -134,7 +146,7 @@ func Start(t testing.TB, opts Options) *Client {
 	c := &Client{
 		Conn: k.Conn(), Session: wire.NewID(), t: t, kernelK: k,
 		socks: map[string]zmq4.Socket{}, sendMu: map[string]*sync.Mutex{}, inbox: map[string]chan Message{},
-		done: make(chan struct{}), cancel: cancel,
+		done: make(chan struct{}), cancel: cancel, curve: curve,
 	}
 	go func() {
 		c.runErr = k.Run(ctx)
@@ -160,10 +172,15 @@ func (f logfWriter) Write(p []byte) (int, error) {
 }
 
 func (c *Client) endpoint(port int) string {
+	ep := fmt.Sprintf("tcp://%s:%d", c.Conn.IP, port)
 	if c.Conn.Transport == "ipc" {
-		return fmt.Sprintf("ipc://%s-%d", c.Conn.IP, port)
+		ep = fmt.Sprintf("ipc://%s-%d", c.Conn.IP, port)
 	}
-	return fmt.Sprintf("tcp://%s:%d", c.Conn.IP, port)
+	if c.curve != nil {
+		// Dial through zconn's CURVE client.
+		ep, _ = zconn.WithLimits(ep, zconn.Limits{Curve: c.curve})
+	}
+	return ep
 }
 
 func (c *Client) connect() error {

@@ -53,6 +53,11 @@ type Limits struct {
 	// topic); it goes to that peer alone, ahead of anything the socket
 	// publishes after the subscription.
 	Welcome Welcomer
+	// Curve, when set, makes every connection speak CurveZMQ with these
+	// long-term keys (curve.go): a listener's connections as the server,
+	// a dialer's as a client whose own pair they are too (jupyter_client's
+	// way). A peer without CURVE or without the key is refused.
+	Curve *CurveKeys
 }
 
 // Welcomer makes the message that greets a new subscriber: its frames, or

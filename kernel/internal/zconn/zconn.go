@@ -57,7 +57,7 @@ func (t netTransport) Dial(ctx context.Context, d transport.Dialer, addr string)
 	if err != nil {
 		return nil, err
 	}
-	return newConn(c, t.lim), nil
+	return newConn(c, t.lim, false), nil
 }
 
 func (t netTransport) Listen(ctx context.Context, addr string) (net.Listener, error) {
@@ -81,7 +81,7 @@ func (l listener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	zc := newConn(c, l.lim)
+	zc := newConn(c, l.lim, true)
 	if err := c.SetReadDeadline(time.Now().Add(zc.lim.Handshake)); err == nil {
 		zc.rd.handshake = func() { c.SetReadDeadline(time.Time{}) }
 	}
@@ -109,10 +109,15 @@ type Conn struct {
 }
 
 // New wraps c with the default Limits.
-func New(c net.Conn) *Conn { return newConn(c, Limits{}) }
+func New(c net.Conn) *Conn { return newConn(c, Limits{}, false) }
 
-func newConn(c net.Conn, l Limits) *Conn {
-	zc := &Conn{Conn: c, lim: l.withDefaults(), greeting: greetingLen}
+// newConn wraps c; server says it was accepted (the CURVE server).
+func newConn(c net.Conn, l Limits, server bool) *Conn {
+	l = l.withDefaults()
+	if l.Curve != nil {
+		c = newCurveConn(c, l.Curve, server, l.MaxMessage)
+	}
+	zc := &Conn{Conn: c, lim: l, greeting: greetingLen}
 	zc.rd = reader{r: bufio.NewReaderSize(c, 1<<16), lim: zc.lim}
 	zc.q.start(c, zc.lim)
 	if w := zc.lim.Welcome; w != nil {
