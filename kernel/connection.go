@@ -28,6 +28,12 @@ type ConnectionInfo struct {
 	// CurveZMQ key pair (Z85, as jupyter_client 8.10 writes them): every
 	// socket then speaks CURVE as its server and refuses peers without
 	// CURVE or without the public key.
+	// KernelID and RegistrationIP come in a registration file (protocol
+	// 5.6's start-up handshake, Kernel.Register) in place of the ports:
+	// the kernel binds its own and reports them, with KernelID, to the
+	// registration socket at RegistrationIP:RegistrationPort.
+	KernelID       string `json:"kernel_id,omitempty"`
+	RegistrationIP string `json:"registration_ip,omitempty"`
 	CurvePublicKey string `json:"curve_publickey,omitempty"`
 	CurveSecretKey string `json:"curve_secretkey,omitempty"`
 }
@@ -64,13 +70,25 @@ func ReadConnectionFile(path string) (ConnectionInfo, error) {
 		return ci, fmt.Errorf("kernel: connection file %s: unknown transport %q", path, ci.Transport)
 	}
 	if ci.IP == "" {
+		// A registration file names no address to bind: bind where the
+		// launcher listens, which reaches it.
+		ci.IP = ci.RegistrationIP
+	}
+	if ci.IP == "" {
 		ci.IP = "127.0.0.1"
+	}
+	if ci.IsRegistrationFile() && (ci.RegistrationPort == 0 || ci.KernelID == "") {
+		return ci, fmt.Errorf("kernel: registration file %s: want registration_port and kernel_id beside registration_ip", path)
 	}
 	if _, err := ci.curveKeys(); err != nil {
 		return ci, fmt.Errorf("%w (connection file %s)", err, path)
 	}
 	return ci, nil
 }
+
+// IsRegistrationFile reports whether ci came from a registration file
+// (protocol 5.6) rather than a connection file.
+func (ci ConnectionInfo) IsRegistrationFile() bool { return ci.RegistrationIP != "" }
 
 // endpoint returns the ZeroMQ address of port. Jupyter's ipc transport
 // names a socket file "<ip>-<port>".

@@ -196,3 +196,36 @@ func (m *Message) DecodeContent(v any) error {
 	}
 	return nil
 }
+
+// EncodeContent returns the frames of a minimal message (protocol 5.6's
+// start-up handshake): the delimiter, the signature of content, and
+// content, with no header, parent or metadata.
+func EncodeContent(content []byte, s *Signer) [][]byte {
+	return [][]byte{[]byte(Delimiter), s.sign(content), content}
+}
+
+// DecodeContentOnly parses and verifies a minimal message of one content
+// frame after the delimiter, and returns the content.
+func DecodeContentOnly(frames [][]byte, s *Signer) (json.RawMessage, error) {
+	d := -1
+	for i, f := range frames {
+		if string(f) == Delimiter {
+			d = i
+			break
+		}
+	}
+	if d < 0 {
+		return nil, ErrNoDelimiter
+	}
+	rest := frames[d+1:]
+	if len(rest) != 2 {
+		return nil, fmt.Errorf("%w: %d after the delimiter, want a signature and a content", ErrMissingFrames, len(rest))
+	}
+	if !s.verify(rest[0], rest[1]) {
+		return nil, ErrBadSignature
+	}
+	if !json.Valid(rest[1]) {
+		return nil, fmt.Errorf("%w: content", ErrBadJSON)
+	}
+	return json.RawMessage(rest[1]), nil
+}
