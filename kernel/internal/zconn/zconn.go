@@ -24,6 +24,16 @@
 // holds Limits.SendQueue messages, beyond which new messages to that peer
 // are dropped (ZeroMQ's high-water mark) while the other peers go on.
 //
+// # XPUB subscriptions and CURVE
+//
+// zmq4's XPUB socket keeps subscriptions to itself; a conn whose
+// Limits.Welcome is set sees each one in the stream and queues the
+// Welcomer's message for that peer alone (protocol 5.5's iopub_welcome).
+// zmq4's Security interface writes a frame's header with the plaintext
+// length before the mechanism sees the frame, so no encrypting mechanism
+// fits it; with Limits.Curve a conn speaks CurveZMQ (RFC 26) to the peer
+// itself (curve.go) and shows zmq4 a NULL-mechanism stream.
+//
 // Register makes the transports "gnnlab-tcp" and "gnnlab-ipc" known to
 // zmq4; Endpoint rewrites a "tcp://" or "ipc://" endpoint to use them, and
 // WithLimits to transports with other limits.
