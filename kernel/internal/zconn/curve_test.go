@@ -193,3 +193,40 @@ func TestCurveRefusesPeers(t *testing.T) {
 }
 
 var quietLog = log.New(io.Discard, "", 0)
+
+// FuzzCurveServer feeds a CURVE server connection a CURVE greeting and
+// then arbitrary bytes: every read either succeeds or fails, never panics
+// (the handshake parses what an unauthenticated peer sends).
+func FuzzCurveServer(f *testing.F) {
+	keys, _, _, err := NewCurveKeys()
+	if err != nil {
+		f.Fatal(err)
+	}
+	g := make([]byte, greetingLen)
+	g[0], g[9], g[10] = 0xff, 0x7f, 3
+	copy(g[12:], "CURVE")
+	hello := append([]byte("\x05HELLO\x01\x00"), make([]byte, 72+32+8+80)...)
+	f.Add(append([]byte{0x04, byte(len(hello))}, hello...))
+	f.Add([]byte{0x04, 9, 8, 'I', 'N', 'I', 'T', 'I', 'A', 'T', 'E'})
+	f.Add([]byte{0x00, 20, 7, 'M', 'E', 'S', 'S', 'A', 'G', 'E'})
+	f.Add([]byte{0x06, 0, 0, 0, 0, 0, 0, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, rest []byte) {
+		a, b := net.Pipe()
+		defer a.Close()
+		go io.Copy(io.Discard, a) // the server's greeting and WELCOME
+		go func() {
+			a.Write(g)
+			a.Write(rest)
+			a.Close()
+		}()
+		c := newCurveConn(b, keys, true, 1<<20)
+		c.meta <- nil // zmq4's READY metadata
+		defer c.Close()
+		buf := make([]byte, 512)
+		for {
+			if _, err := c.Read(buf); err != nil {
+				return
+			}
+		}
+	})
+}
