@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import time
 
-from kclient import TIMEOUT, execute_ok, shell_reply
+import pytest
+
+from kclient import TIMEOUT, control_reply, execute_ok, shell_reply
 
 IMPORTS = 'import (\n\t"fmt"\n\t"time"\n\t"github.com/gnnlab/gnnlab/viz/widgets"\n)'
 
@@ -23,17 +25,25 @@ def widget_ids(out, model):
     ]
 
 
-def send_update(kc, comm_id, key, value):
+def send_update(kc, comm_id, key, value, subshell_id=None):
     msg = kc.session.msg(
         "comm_msg",
         {"comm_id": comm_id, "data": {"method": "update", "state": {key: value}, "buffer_paths": []}},
     )
+    if subshell_id:
+        msg["header"]["subshell_id"] = subshell_id
     kc.shell_channel.send(msg)
     return msg["header"]["msg_id"]
 
 
-def test_slider_during_long_cell(kernel):
+@pytest.mark.parametrize("via", ["main shell", "subshell"])
+def test_slider_during_long_cell(kernel, via):
     _, kc = kernel
+    subshell = None
+    if via == "subshell":
+        create = kc.session.msg("create_subshell_request", {})
+        kc.control_channel.send(create)
+        subshell = control_reply(kc, create["header"]["msg_id"])["content"]["subshell_id"]
     execute_ok(kc, IMPORTS)
     out = execute_ok(
         kc,
@@ -63,7 +73,7 @@ def test_slider_during_long_cell(kernel):
             break
     time.sleep(1.0)
     sent = time.monotonic()
-    upd = send_update(kc, slider, "value", 7)
+    upd = send_update(kc, slider, "value", 7, subshell)
     printed = None
     seq = []  # the Output widget's capture window and the callback's print, in order
     while printed is None:
@@ -74,7 +84,7 @@ def test_slider_during_long_cell(kernel):
         if m["msg_type"] == "stream" and m["content"]["text"] == "n is 7\n":
             printed = time.monotonic()
             seq.append(("print", parent))
-    print(f"\nslider change during a running cell: callback output {1000 * (printed - sent):.1f} ms after the comm_msg")
+    print(f"\nslider change during a running cell ({via}): callback output {1000 * (printed - sent):.1f} ms after the comm_msg")
     # The Output widget captures under a msg_id and the callback's print is
     # published under that msg_id inside the window: JupyterLab shows it in
     # the widget's output area, not in the running cell's.
