@@ -44,9 +44,14 @@ func (k *Kernel) execute(q *shellQueue, r request) {
 	parent := r.msg.Header
 	// The session runs one cell at a time: a subshell's cell waits here
 	// for the main shell's (or another subshell's) to end, and the other
-	// way round. Its status is busy while it waits.
-	k.status(parent, "busy")
-	k.cellMu.Lock()
+	// way round. Its status is busy while it waits (an interrupt then
+	// stops the cell that runs); otherwise busy goes out once the cell's
+	// turn is open, so that an interrupt sent on seeing it stops this cell.
+	waited := !k.cellMu.TryLock()
+	if waited {
+		k.status(parent, "busy")
+		k.cellMu.Lock()
+	}
 	defer k.cellMu.Unlock()
 	k.mu.Lock()
 	k.lastParent = parent
@@ -55,6 +60,9 @@ func (k *Kernel) execute(q *shellQueue, r request) {
 	// From here an interrupt applies to this cell, even before it reaches
 	// the worker.
 	defer k.client.Begin()()
+	if !waited {
+		k.status(parent, "busy")
+	}
 	defer k.status(parent, "idle")
 	// The cell stops counting as running before its idle goes out (the
 	// defers run last first): a comm message that a frontend sends on
