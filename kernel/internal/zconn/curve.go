@@ -101,6 +101,9 @@ type curveConn struct {
 	sendN  uint64
 	wgreet int    // greeting bytes of zmq4 still to drop
 	wbuf   []byte // zmq4's bytes of an unfinished frame
+	plain  []byte // a MESSAGE's plaintext, reused
+	rbody  []byte // a MESSAGE's body, reused (Read)
+	pbuf   []byte // the plain frame given to zmq4, reused once read
 	gotMD  bool
 }
 
@@ -195,7 +198,7 @@ func (c *curveConn) readGreeting() error {
 // readCommand reads one raw command frame and returns its body, which
 // must start with name.
 func (c *curveConn) readCommand(name string) ([]byte, error) {
-	flags, body, err := c.readFrame(maxCommand)
+	flags, body, err := c.readFrame(nil, maxCommand)
 	if err != nil {
 		return nil, err
 	}
@@ -205,8 +208,9 @@ func (c *curveConn) readCommand(name string) ([]byte, error) {
 	return body[1+len(name):], nil
 }
 
-// readFrame reads one raw frame of at most limit bytes.
-func (c *curveConn) readFrame(limit uint64) (flags byte, body []byte, err error) {
+// readFrame reads one raw frame of at most limit bytes, into buf when it
+// is large enough.
+func (c *curveConn) readFrame(buf []byte, limit uint64) (flags byte, body []byte, err error) {
 	var h [9]byte
 	if _, err := io.ReadFull(c.r, h[:2]); err != nil {
 		return 0, nil, err
@@ -225,7 +229,11 @@ func (c *curveConn) readFrame(limit uint64) (flags byte, body []byte, err error)
 	if size > limit {
 		return 0, nil, fmt.Errorf("%w: a frame of %d bytes (limit %d)", ErrTooLarge, size, limit)
 	}
-	body = make([]byte, size)
+	if uint64(cap(buf)) >= size {
+		body = buf[:size]
+	} else {
+		body = make([]byte, size)
+	}
 	if _, err := io.ReadFull(c.r, body); err != nil {
 		return 0, nil, err
 	}
@@ -453,9 +461,12 @@ func (c *curveConn) clientHandshake() ([]byte, error) {
 
 // readMessage decrypts one MESSAGE into a plaintext frame for zmq4.
 func (c *curveConn) readMessage() error {
-	_, body, err := c.readFrame(c.maxBody)
+	_, body, err := c.readFrame(c.rbody, c.maxBody)
 	if err != nil {
 		return err
+	}
+	if cap(body) <= reuseMax {
+		c.rbody = body[:0]
 	}
 	if len(body) < curveMessageMin || string(body[:8]) != "\x07MESSAGE" {
 		return errors.New("want a MESSAGE")
@@ -467,20 +478,43 @@ func (c *curveConn) readMessage() error {
 	if !c.server {
 		prefix = "CurveZMQMESSAGES"
 	}
-	plain, ok := box.OpenAfterPrecomputation(nil, body[16:], nonce(prefix, body[8:16]), &c.shared)
+	// The plaintext (the MESSAGE's flags, then the frame) is opened right
+	// behind the plain frame's header, its flags byte on the header's last
+	// byte, which the header then takes back.
+	n := len(body) - 16 - box.Overhead - 1 // the frame's length
+	hl := 2
+	if n > 255 {
+		hl = 9
+	}
+	var room [9]byte
+	out, ok := box.OpenAfterPrecomputation(append(c.pbuf[:0], room[:hl-1]...), body[16:], nonce(prefix, body[8:16]), &c.shared)
 	if !ok {
 		return errors.New("a MESSAGE does not authenticate")
 	}
 	var flags byte
-	if plain[0]&1 != 0 {
+	if out[hl-1]&1 != 0 {
 		flags |= flagMore
 	}
-	if plain[0]&2 != 0 {
+	if out[hl-1]&2 != 0 {
 		flags |= flagCommand
 	}
-	c.pending = appendFrame(nil, flags, plain[1:])
+	if hl == 2 {
+		out[0], out[1] = flags, byte(n)
+	} else {
+		out[0] = flags | flagLong
+		binary.BigEndian.PutUint64(out[1:9], uint64(n))
+	}
+	if cap(out) <= reuseMax {
+		c.pbuf = out[:0]
+	} else {
+		c.pbuf = nil
+	}
+	c.pending = out
 	return nil
 }
+
+// reuseMax bounds the read buffers a connection keeps between messages.
+const reuseMax = 64 << 10
 
 // Write takes zmq4's plaintext stream: its greeting is dropped (ours went
 // out), its READY's metadata goes to the handshake, and every later frame
@@ -528,9 +562,18 @@ func (c *curveConn) Write(p []byte) (int, error) {
 		if !c.server {
 			prefix = "CurveZMQMESSAGEC"
 		}
-		m := append([]byte("\x07MESSAGE"), sn...)
-		m = box.SealAfterPrecomputation(m, append([]byte{f}, body...), nonce(prefix, sn), &c.shared)
-		out = appendFrame(out, 0, m)
+		// The MESSAGE goes straight into out: its frame header (the
+		// length is known), the command name and nonce, then the box.
+		c.plain = append(append(c.plain[:0], f), body...)
+		size := 16 + box.Overhead + len(c.plain)
+		if size > 255 {
+			out = append(out, flagLong)
+			out = binary.BigEndian.AppendUint64(out, uint64(size))
+		} else {
+			out = append(out, 0, byte(size))
+		}
+		out = append(append(out, "\x07MESSAGE"...), sn...)
+		out = box.SealAfterPrecomputation(out, c.plain, nonce(prefix, sn), &c.shared)
 	}
 	if len(c.wbuf) == 0 {
 		c.wbuf = nil
