@@ -140,7 +140,8 @@ bench-pyg:
 	install/setup-bench-venv.sh .venv-bench
 	GO=$(GO) gnnlib/nn/bench/run.sh
 
-## bench-kernel: start time and cell round trip, gnnlab beside ipykernel.
+## bench-kernel: start time and cell round trip, gnnlab beside ipykernel, and
+## the round trip with CurveZMQ encryption off and on.
 bench-kernel: build venv
 	$(VPY) kernel/e2e/bench/bench_kernel.py --binary $(abspath $(BIN)) $(BENCH_ARGS)
 

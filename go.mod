@@ -7,6 +7,7 @@ require (
 	github.com/go-zeromq/zmq4 v0.17.0
 	github.com/nlpodyssey/gopickle v0.2.0
 	github.com/traefik/yaegi v0.16.1
+	golang.org/x/crypto v0.41.0
 	golang.org/x/sys v0.48.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0

@@ -9,6 +9,11 @@
 // active virtual environment (SysPrefix, from $VIRTUAL_ENV), or in the
 // user's data directory (User: ~/.local/share/jupyter/kernels on Linux,
 // ~/Library/Jupyter/kernels on macOS, honouring $JUPYTER_DATA_DIR).
+// kernel.json says the protocol version the kernel speaks
+// (kernel_protocol_version, KernelProtocolVersion) and, in its metadata,
+// the debugger and "supported_encryption": ["curve"], on which
+// jupyter_client 8.10's transport_encryption "auto" provisions CurveZMQ
+// keys.
 //
 // WriteGateway writes a second kernelspec, "gnnlab_distributed", for
 // Jupyter Enterprise Gateway: its DistributedProcessProxy starts gnnlab

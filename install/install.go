@@ -33,7 +33,15 @@ type Spec struct {
 	InterruptMode string            `json:"interrupt_mode"`
 	Env           map[string]string `json:"env,omitempty"`
 	Metadata      map[string]any    `json:"metadata,omitempty"`
+	// KernelProtocolVersion: kernel_protocol_version (protocol 5.5).
+	KernelProtocolVersion string `json:"kernel_protocol_version,omitempty"`
 }
+
+// KernelProtocolVersion is the Jupyter messaging protocol version the
+// kernel speaks, advertised in kernel.json (kernel_protocol_version) so
+// that a launcher knows it before the kernel starts; kernel.ProtocolVersion
+// must agree (a test in package kernel checks).
+const KernelProtocolVersion = "5.5"
 
 // NewSpec returns the kernelspec that starts exe as a kernel.
 func NewSpec(exe string) Spec {
@@ -43,7 +51,11 @@ func NewSpec(exe string) Spec {
 		Language:      "go",
 		InterruptMode: "message",
 		// JupyterLab offers its debugger for kernels whose spec says so.
-		Metadata: map[string]any{"debugger": true},
+		// supported_encryption: the kernel speaks CurveZMQ when the
+		// connection file has curve keys (jupyter_client 8.10's
+		// transport_encryption "auto" or "required" provisions them).
+		Metadata:              map[string]any{"debugger": true, "supported_encryption": []string{"curve"}},
+		KernelProtocolVersion: KernelProtocolVersion,
 	}
 }
 
@@ -61,9 +73,10 @@ func NewGatewaySpec(exe string) Spec {
 			"--public-key", "{public_key}",
 			"--port-range", "{port_range}",
 		},
-		DisplayName:   "Go (gnnlab, Enterprise Gateway)",
-		Language:      "go",
-		InterruptMode: "message",
+		DisplayName:           "Go (gnnlab, Enterprise Gateway)",
+		Language:              "go",
+		InterruptMode:         "message",
+		KernelProtocolVersion: KernelProtocolVersion,
 		Metadata: map[string]any{
 			"process_proxy": map[string]any{
 				"class_name": "enterprise_gateway.services.processproxies.distributed.DistributedProcessProxy",

@@ -1,12 +1,16 @@
 // Package kernel is the Jupyter side of gnnlab: it speaks the Jupyter
-// messaging protocol (version 5.3) over ZeroMQ and relays cells to the
-// worker process that runs the Go session. It never runs user code.
+// messaging protocol (version 5.5, ProtocolVersion, and the start-up
+// handshake of 5.6) over ZeroMQ and relays cells to the worker process
+// that runs the Go session. It never runs user code.
 //
 // # Sockets
 //
-// New binds the shell, control and stdin ROUTER sockets, the iopub PUB
+// New binds the shell, control and stdin ROUTER sockets, the iopub XPUB
 // socket and the heartbeat REP socket of a connection file (tcp or ipc);
-// Run serves them. Every message is verified (HMAC, in constant time)
+// Run serves them. Each new iopub subscriber gets an iopub_welcome naming
+// its subscription, sent to it alone before anything published after the
+// subscription (welcome.go; zmq4's XPUB keeps subscriptions to itself, so
+// the connection layer, kernel/internal/zconn, reports them). Every message is verified (HMAC, in constant time)
 // before it is handled; one with a bad or missing signature, or one that
 // does not parse, is logged and dropped; so is one whose signature was
 // seen among the last 65,536 (a replay), as ipykernel does. A request of a
@@ -14,11 +18,21 @@
 // request came in on, between a busy and an idle status on iopub. The
 // heartbeat echoes on its own goroutine.
 //
+// # Encryption
+//
+// A connection file with curve_publickey and curve_secretkey (Z85, as
+// jupyter_client 8.10's transport_encryption writes them) makes every
+// socket speak CurveZMQ (RFC 26) as its server; a peer without CURVE or
+// without the public key is dropped in the handshake. zmq4 has no
+// encrypting mechanism (its Security interface cannot change a frame's
+// length), so zconn runs CURVE below zmq4.
+//
 // # Who picks the ports
 //
 // A tcp port of 0 in Options.Conn makes New bind a free one; Conn reports
 // the ports bound. Register then reports them to a launcher's registration
-// socket (the handshake pattern of JEP 66), and ReportToGateway to Jupyter
+// socket (the handshake pattern of JEP 66, or, given a registration
+// file, the start-up handshake of protocol 5.6), and ReportToGateway to Jupyter
 // Enterprise Gateway's response address, encrypted as the gateway's own
 // kernel launchers do; either way no port is chosen by one process and
 // bound by another.
@@ -45,6 +59,13 @@
 // worker when it is idle and get an empty (or "unknown") answer while a
 // cell runs. After a failed cell with stop_on_error, the execute requests
 // queued behind it are answered "aborted".
+//
+// Kernel subshells (JEP 91) are made, listed and deleted on control; a
+// shell request whose header has a subshell_id goes to that subshell.
+// Each subshell has its own execute queue (stop_on_error aborts only its
+// own), but the session runs one cell at a time: a subshell's cell waits,
+// busy, for the cell that runs, whichever shell sent it. Everything else
+// is answered at once on every subshell, as on the main shell.
 //
 // The kernel drives the worker through package client, as gnnlab repl and
 // gnnlab run do, and relays what it returns: output of the worker becomes
@@ -114,6 +135,12 @@
 // BUG(gnnlab): shutdown_request with restart true ends the process like
 // ipykernel does (the frontend starts a new one); %restart restarts the
 // worker in place.
+//
+// BUG(gnnlab): while a widget callback runs during a cell, its Output
+// widget captures under the cell's msg_id, so what the cell prints in
+// those moments shows in the widget too: the session's standard output is
+// one pipe, and the kernel cannot tell the callback's prints from the
+// cell's.
 //
 // BUG(gnnlab): history keeps the text/plain of a cell's execute_result as
 // its output; displays and streams are not kept.

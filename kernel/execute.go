@@ -21,37 +21,19 @@ type executeContent struct {
 	StopOnError     *bool             `json:"stop_on_error"`
 }
 
-// executor runs queued execute requests one at a time.
-func (k *Kernel) executor() {
+// executor runs the execute requests of q one at a time, until q is
+// deleted or the kernel stops.
+func (k *Kernel) executor(q *shellQueue) {
 	for {
-		r, ok := k.next()
+		r, ok := q.next(k.ctx)
 		if !ok {
 			return
 		}
-		k.execute(r)
+		k.execute(q, r)
 	}
 }
 
-// next blocks until an execute request is queued or the kernel stops.
-func (k *Kernel) next() (request, bool) {
-	for {
-		k.queueMu.Lock()
-		if len(k.queue) > 0 {
-			r := k.queue[0]
-			k.queue = k.queue[1:]
-			k.queueMu.Unlock()
-			return r, true
-		}
-		k.queueMu.Unlock()
-		select {
-		case <-k.wake:
-		case <-k.ctx.Done():
-			return request{}, false
-		}
-	}
-}
-
-func (k *Kernel) execute(r request) {
+func (k *Kernel) execute(q *shellQueue, r request) {
 	var c executeContent
 	if err := r.msg.DecodeContent(&c); err != nil {
 		k.status(r.msg.Header, "busy")
@@ -60,6 +42,17 @@ func (k *Kernel) execute(r request) {
 		return
 	}
 	parent := r.msg.Header
+	// The session runs one cell at a time: a subshell's cell waits here
+	// for the main shell's (or another subshell's) to end, and the other
+	// way round. Its status is busy while it waits (an interrupt then
+	// stops the cell that runs); otherwise busy goes out once the cell's
+	// turn is open, so that an interrupt sent on seeing it stops this cell.
+	waited := !k.cellMu.TryLock()
+	if waited {
+		k.status(parent, "busy")
+		k.cellMu.Lock()
+	}
+	defer k.cellMu.Unlock()
 	k.mu.Lock()
 	k.lastParent = parent
 	k.running = true
@@ -67,7 +60,9 @@ func (k *Kernel) execute(r request) {
 	// From here an interrupt applies to this cell, even before it reaches
 	// the worker.
 	defer k.client.Begin()()
-	k.status(parent, "busy")
+	if !waited {
+		k.status(parent, "busy")
+	}
 	defer k.status(parent, "idle")
 	// The cell stops counting as running before its idle goes out (the
 	// defers run last first): a comm message that a frontend sends on
@@ -79,7 +74,7 @@ func (k *Kernel) execute(r request) {
 		k.mu.Unlock()
 	}()
 
-	if k.shouldAbort(parent) {
+	if q.shouldAbort(parent) {
 		k.reply(r, "execute_reply", map[string]any{"status": "aborted", "execution_count": k.count()})
 		return
 	}
@@ -139,7 +134,7 @@ func (k *Kernel) execute(r request) {
 			"ename": ce.Name, "evalue": ce.Value, "traceback": ce.Traceback,
 		})
 		if c.StopOnError == nil || *c.StopOnError {
-			k.abortQueued(r)
+			k.abortQueued(q, r)
 		}
 		return
 	}
@@ -224,22 +219,16 @@ type failure struct {
 	clientAt time.Time
 }
 
-// abortQueued answers every execute request queued behind the failed
-// cell r with status "aborted", as ipykernel does with stop_on_error.
-func (k *Kernel) abortQueued(r request) {
+// abortQueued answers every execute request queued in q behind the failed
+// cell r with status "aborted", as ipykernel does with stop_on_error; the
+// queues of the other subshells go on.
+func (k *Kernel) abortQueued(q *shellQueue, r request) {
 	now := time.Now()
 	f := failure{at: now, session: r.msg.Header.Session}
 	if sent, err := time.Parse(time.RFC3339Nano, r.msg.Header.Date); err == nil {
 		f.clientAt = sent.Add(now.Sub(r.arrived))
 	}
-	k.mu.Lock()
-	k.failed = f
-	k.mu.Unlock()
-	k.queueMu.Lock()
-	q := k.queue
-	k.queue = nil
-	k.queueMu.Unlock()
-	for _, r := range q {
+	for _, r := range q.fail(f) {
 		k.status(r.msg.Header, "busy")
 		k.reply(r, "execute_reply", map[string]any{"status": "aborted", "execution_count": k.count()})
 		k.status(r.msg.Header, "idle")
@@ -255,10 +244,10 @@ func (k *Kernel) abortQueued(r request) {
 // take seconds to deliver it), so no clock skew and no timing enters.
 // Another session's clock may differ from the kernel's, so its requests
 // are compared on the kernel's clock and only within abortWindow.
-func (k *Kernel) shouldAbort(h wire.Header) bool {
-	k.mu.Lock()
-	f := k.failed
-	k.mu.Unlock()
+func (q *shellQueue) shouldAbort(h wire.Header) bool {
+	q.mu.Lock()
+	f := q.failed
+	q.mu.Unlock()
 	if f.at.IsZero() {
 		return false
 	}

@@ -55,10 +55,14 @@ type handshakeReply struct {
 }
 
 // RegistrationEndpoint returns the ZeroMQ address of the registration
-// socket that ci names (its registration_port), or "" when it names none.
+// socket that ci names (its registration_port, on registration_ip for a
+// registration file), or "" when it names none.
 func (ci ConnectionInfo) RegistrationEndpoint() string {
 	if ci.RegistrationPort == 0 {
 		return ""
+	}
+	if ci.IsRegistrationFile() {
+		return fmt.Sprintf("%s://%s:%d", ci.Transport, ci.RegistrationIP, ci.RegistrationPort)
 	}
 	return ci.endpoint(ci.RegistrationPort)
 }
@@ -68,9 +72,15 @@ func (ci ConnectionInfo) RegistrationEndpoint() string {
 // to timeout (0 means DefaultRegistrationTimeout) for the acknowledgement.
 // Call it after New, which has bound the ports, and before Run. The
 // request and the reply are signed with the connection's key.
+//
+// For a registration file (protocol 5.6) it speaks that handshake
+// instead (register56).
 func (k *Kernel) Register(ctx context.Context, endpoint string, timeout time.Duration) error {
 	if timeout <= 0 {
 		timeout = DefaultRegistrationTimeout
+	}
+	if k.conn.IsRegistrationFile() {
+		return k.register56(ctx, endpoint, timeout)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -64,10 +64,12 @@ type Kernel struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	// queue holds execute requests in arrival order; wake signals it.
-	queueMu sync.Mutex
-	queue   []request
-	wake    chan struct{}
+	// main holds the main shell's execute requests in arrival order;
+	// subshells (subshell.go) have queues of their own. cellMu lets one
+	// cell at a time run in the session, whichever queue it came from.
+	main      *shellQueue
+	subshells subshells
+	cellMu    sync.Mutex
 
 	// commQ holds comm messages in arrival order for relayComms, so that
 	// a slow widget callback holds up neither the other shell requests
@@ -78,7 +80,6 @@ type Kernel struct {
 	execCount  int
 	lastParent wire.Header // parent of output that arrives outside a cell
 	running    bool        // a cell is executing (lastParent is its header)
-	failed     failure     // the last cell that failed with stop_on_error
 
 	usageStats usageSampler // usage_request (usage.go)
 }
@@ -91,6 +92,10 @@ func New(opts Options) (*Kernel, error) {
 	signer, err := wire.NewSigner(opts.Conn.SignatureScheme, []byte(opts.Conn.Key))
 	if err != nil {
 		return nil, fmt.Errorf("kernel: %w", err)
+	}
+	curve, err := opts.Conn.curveKeys()
+	if err != nil {
+		return nil, err
 	}
 	if opts.Conn.Transport == "" {
 		opts.Conn.Transport = "tcp"
@@ -107,7 +112,7 @@ func New(opts Options) (*Kernel, error) {
 		session: wire.NewID(),
 		ctx:     ctx,
 		cancel:  cancel,
-		wake:    make(chan struct{}, 1),
+		main:    newShellQueue(""),
 		commQ:   make(chan request, 1024),
 	}
 	k.comms.init()
@@ -119,7 +124,9 @@ func New(opts Options) (*Kernel, error) {
 	k.shell = mk("shell", zmq4.NewRouter(ctx, zmq4.WithLogger(zlog)))
 	k.control = mk("control", zmq4.NewRouter(ctx, zmq4.WithLogger(zlog)))
 	k.stdin = mk("stdin", zmq4.NewRouter(ctx, zmq4.WithLogger(zlog)))
-	k.iopub = mk("iopub", zmq4.NewPub(ctx, zmq4.WithLogger(zlog)))
+	// IOPub is XPUB (protocol 5.5): each new subscriber gets an
+	// iopub_welcome (welcome.go) before anything published after it.
+	k.iopub = mk("iopub", zmq4.NewXPub(ctx, zmq4.WithLogger(zlog)))
 	k.hb = zmq4.NewRep(ctx, zmq4.WithLogger(zlog))
 	hb := &channel{name: "heartbeat", sock: k.hb, k: k}
 	for _, b := range []struct {
@@ -129,7 +136,11 @@ func New(opts Options) (*Kernel, error) {
 		{k.shell, &k.conn.ShellPort}, {k.control, &k.conn.ControlPort}, {k.stdin, &k.conn.StdinPort},
 		{k.iopub, &k.conn.IOPubPort}, {hb, &k.conn.HBPort},
 	} {
-		port, err := b.c.listen(k.conn.endpoint(*b.port), zconn.Limits{MaxMessage: opts.MaxMessageSize})
+		lim := zconn.Limits{MaxMessage: opts.MaxMessageSize, Curve: curve}
+		if b.c == k.iopub {
+			lim.Welcome = (*welcomer)(k)
+		}
+		port, err := b.c.listen(k.conn.endpoint(*b.port), lim)
 		if err != nil {
 			k.closeSockets()
 			cancel()
@@ -173,7 +184,7 @@ func (k *Kernel) Run(ctx context.Context) error {
 	go k.readLoop(k.shell, k.dispatchShell)
 	go k.readLoop(k.control, k.dispatchControl)
 	go k.readLoop(k.stdin, k.dispatchStdin)
-	go k.executor()
+	go k.executor(k.main)
 	go k.relayComms()
 	for {
 		select {
@@ -255,8 +266,17 @@ func (k *Kernel) readLoop(c *channel, dispatch func(request)) {
 
 // dispatchShell queues execute requests and comm messages and answers the
 // others at once, so kernel_info, completion and history never wait
-// behind a cell or a widget callback.
+// behind a cell or a widget callback. An execute request goes to the
+// queue of its subshell (subshell_id in its header); a request for a
+// subshell that does not exist gets an error reply.
 func (k *Kernel) dispatchShell(r request) {
+	q := k.main
+	if id := r.msg.Header.SubshellID; id != "" {
+		if q = k.subshells.get(id); q == nil {
+			k.unknownSubshell(r)
+			return
+		}
+	}
 	switch r.msgType() {
 	case "comm_open", "comm_msg", "comm_close":
 		select {
@@ -266,12 +286,8 @@ func (k *Kernel) dispatchShell(r request) {
 		return
 	}
 	if r.msgType() == "execute_request" {
-		k.queueMu.Lock()
-		k.queue = append(k.queue, r)
-		k.queueMu.Unlock()
-		select {
-		case k.wake <- struct{}{}:
-		default:
+		if !q.push(r) {
+			k.unknownSubshell(r)
 		}
 		return
 	}
@@ -337,6 +353,12 @@ func (k *Kernel) handle(r request) {
 		k.usage(r)
 	case "debug_request":
 		k.debugRequest(r) // debug.go
+	case "create_subshell_request", "delete_subshell_request", "list_subshell_request":
+		if r.ch != k.control {
+			k.log.Printf("%s: ignored %s (it belongs on control)", r.ch.name, r.msgType())
+			break
+		}
+		k.subshellRequest(r) // subshell.go
 	case "interrupt_request":
 		k.client.Interrupt()
 		k.reply(r, "interrupt_reply", map[string]string{"status": "ok"})

@@ -55,7 +55,7 @@ func TestKernelInfo(t *testing.T) {
 				if err != nil {
 					t.Fatalf("kernel_info on %s: %v", channel, err)
 				}
-				if r.MsgType != "kernel_info_reply" || r.Content["protocol_version"] != "5.3" || r.Content["implementation"] != "gnnlab" || r.Content["status"] != "ok" {
+				if r.MsgType != "kernel_info_reply" || r.Content["protocol_version"] != "5.5" || r.Content["implementation"] != "gnnlab" || r.Content["status"] != "ok" {
 					t.Errorf("kernel_info_reply on %s = %v", channel, r.Content)
 				}
 				li, _ := r.Content["language_info"].(map[string]any)

@@ -8,7 +8,14 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/interp/client"
+	"github.com/gnnlab/gnnlab/kernel/internal/wire"
 )
+
+// ProtocolVersion is the version of the Jupyter messaging protocol the
+// kernel speaks (kernel_info_reply's protocol_version, every header's
+// version); install.KernelProtocolVersion, which the kernelspec
+// advertises, must agree (a test checks).
+const ProtocolVersion = wire.Version
 
 // workerTimeout bounds how long completion and inspection wait for the
 // worker before answering without it.
@@ -22,12 +29,13 @@ func (k *Kernel) kernelInfo() map[string]any {
 	goVersion := strings.TrimPrefix(runtime.Version(), "go")
 	return map[string]any{
 		"status":                 "ok",
-		"protocol_version":       "5.3",
+		"protocol_version":       ProtocolVersion,
 		"implementation":         "gnnlab",
 		"implementation_version": version,
 		// The debug protocol (debug.go): JupyterLab reads both.
-		"debugger":           true,
-		"supported_features": []string{"debugger"},
+		"debugger": true,
+		// Kernel subshells (JEP 91, subshell.go).
+		"supported_features": []string{"debugger", "kernel subshells"},
 		"language_info": map[string]any{
 			"name":            "go",
 			"version":         goVersion,

@@ -94,7 +94,7 @@ func runKernel(args []string) int {
 	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
 	connFile := fs.String("connection-file", "", "Jupyter connection `file`")
 	maxMessage := fs.Int64("max-message-size", kernel.DefaultMaxMessageSize, "largest message in bytes a client may send")
-	handshake := fs.String("handshake", "", "JEP 66 handshake: bind free ports and report them to the launcher's registration socket at `ADDR` (tcp://host:port); a connection file with registration_port does the same")
+	handshake := fs.String("handshake", "", "JEP 66 handshake: bind free ports and report them to the launcher's registration socket at `ADDR` (tcp://host:port); a connection file with registration_port does the same, and a registration file (protocol 5.6) its own handshake")
 	var gw kernel.GatewayResponse
 	fs.StringVar(&gw.Address, "response-address", "", "Enterprise Gateway: report the connection information, encrypted, to `HOST:PORT` (in place of a connection file)")
 	fs.StringVar(&gw.KernelID, "kernel-id", "", "Enterprise Gateway: the kernel's `ID`")
@@ -151,7 +151,9 @@ func runKernel(args []string) int {
 	case gw.Address != "":
 		err = kernel.ReportToGateway(ctx, gw, k.Conn())
 	case registration != "":
-		if err = k.Register(ctx, registration, 0); err == nil {
+		// A registration file (protocol 5.6) stays as the launcher wrote
+		// it; a JEP 66 connection file becomes the running kernel's.
+		if err = k.Register(ctx, registration, 0); err == nil && !conn.IsRegistrationFile() {
 			err = kernel.WriteConnectionFile(*connFile, k.Conn())
 		}
 	}

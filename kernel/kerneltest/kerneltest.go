@@ -27,6 +27,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/kernel"
 	"github.com/gnnlab/gnnlab/kernel/internal/wire"
+	"github.com/gnnlab/gnnlab/kernel/internal/zconn"
 )
 
 // Timeout bounds every wait of the client.
@@ -52,6 +53,9 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// MaxMessageSize is passed to the kernel.
 	MaxMessageSize int64
+	// Curve gives the connection a fresh CurveZMQ key pair: the kernel
+	// and the client speak CURVE on every socket.
+	Curve bool
 }
 
 // Build compiles the gnnlab command into dir and returns its path.
@@ -90,6 +94,8 @@ type Client struct {
 	cancel  context.CancelFunc
 	runErr  error
 	kernelK *kernel.Kernel
+	welcome *Message
+	curve   *zconn.CurveKeys // the connection's keys, when it speaks CURVE
 }
 
 // Kernel returns the kernel under test.
@@ -117,6 +123,13 @@ func Start(t testing.TB, opts Options) *Client {
 	default:
 		conn.Key = wire.NewID()
 	}
+	var curve *zconn.CurveKeys
+	if opts.Curve {
+		var err error
+		if curve, conn.CurvePublicKey, conn.CurveSecretKey, err = zconn.NewCurveKeys(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	hist := opts.HistoryPath
 	if hist == "" {
 		hist = filepath.Join(dir, "history.jsonl")
@@ -133,7 +146,7 @@ func Start(t testing.TB, opts Options) *Client {
 	c := &Client{
 		Conn: k.Conn(), Session: wire.NewID(), t: t, kernelK: k,
 		socks: map[string]zmq4.Socket{}, sendMu: map[string]*sync.Mutex{}, inbox: map[string]chan Message{},
-		done: make(chan struct{}), cancel: cancel,
+		done: make(chan struct{}), cancel: cancel, curve: curve,
 	}
 	go func() {
 		c.runErr = k.Run(ctx)
@@ -159,10 +172,15 @@ func (f logfWriter) Write(p []byte) (int, error) {
 }
 
 func (c *Client) endpoint(port int) string {
+	ep := fmt.Sprintf("tcp://%s:%d", c.Conn.IP, port)
 	if c.Conn.Transport == "ipc" {
-		return fmt.Sprintf("ipc://%s-%d", c.Conn.IP, port)
+		ep = fmt.Sprintf("ipc://%s-%d", c.Conn.IP, port)
 	}
-	return fmt.Sprintf("tcp://%s:%d", c.Conn.IP, port)
+	if c.curve != nil {
+		// Dial through zconn's CURVE client.
+		ep, _ = zconn.WithLimits(ep, zconn.Limits{Curve: c.curve})
+	}
+	return ep
 }
 
 func (c *Client) connect() error {
@@ -226,17 +244,30 @@ func (c *Client) read(name string, s zmq4.Socket, ch chan Message) {
 
 // waitForIOPub sends kernel_info requests until iopub delivers, as
 // jupyter_client does: a SUB socket misses what was published before it
-// subscribed.
+// subscribed. The first message is the kernel's iopub_welcome (protocol
+// 5.5), kept for Welcome.
 func (c *Client) waitForIOPub() {
 	c.t.Helper()
 	deadline := time.Now().Add(Timeout)
 	for time.Now().Before(deadline) {
+		select {
+		case m := <-c.inbox["iopub"]:
+			if m.MsgType == "iopub_welcome" {
+				c.welcome = &m
+			}
+			c.drainIOPub(100 * time.Millisecond)
+			return
+		default:
+		}
 		id := c.Send("shell", "kernel_info_request", map[string]any{})
 		if _, err := c.Reply("shell", id); err != nil {
 			c.t.Fatalf("kerneltest: kernel_info: %v", err)
 		}
 		select {
-		case <-c.inbox["iopub"]:
+		case m := <-c.inbox["iopub"]:
+			if m.MsgType == "iopub_welcome" {
+				c.welcome = &m
+			}
 			c.drainIOPub(100 * time.Millisecond)
 			return
 		case <-time.After(200 * time.Millisecond):
@@ -270,6 +301,10 @@ func (c *Client) close() {
 // Done is closed when the kernel's Run has returned.
 func (c *Client) Done() <-chan struct{} { return c.done }
 
+// Welcome returns the iopub_welcome the client's iopub socket received
+// first on connecting, or nil when the first message was another.
+func (c *Client) Welcome() *Message { return c.welcome }
+
 // Header returns a request header for msgType from this client.
 func (c *Client) Header(msgType string) wire.Header {
 	h := wire.NewHeader(msgType, c.Session)
@@ -281,7 +316,15 @@ func (c *Client) Header(msgType string) wire.Header {
 // and returns its msg_id.
 func (c *Client) Send(channel, msgType string, content any) string {
 	c.t.Helper()
+	return c.SendTo(channel, "", msgType, content)
+}
+
+// SendTo is Send for the kernel subshell subshellID (its header's
+// subshell_id); "" is the main shell.
+func (c *Client) SendTo(channel, subshellID, msgType string, content any) string {
+	c.t.Helper()
 	h := c.Header(msgType)
+	h.SubshellID = subshellID
 	body, err := json.Marshal(content)
 	if err != nil {
 		c.t.Fatal(err)

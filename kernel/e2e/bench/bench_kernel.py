@@ -9,7 +9,10 @@ For each kernel, in one run on one machine, it measures
     cells (after a warm-up);
   - for reference, a kernel_info request to its reply: what the Python
     client and the transport alone cost, with no cell run,
-and prints a table with the ratios gnnlab/ipykernel beside the goals.
+  - the trivial cell's round trip again with CurveZMQ transport
+    encryption on (jupyter_client's transport_encryption="required"),
+and prints a table with the ratios gnnlab/ipykernel beside the goals, and
+one of CURVE on against off for each kernel.
 
 Run it with `make bench-kernel` (builds bin/gnnlab and the venv first) or
   .venv/bin/python kernel/e2e/bench/bench_kernel.py --binary bin/gnnlab
@@ -62,10 +65,11 @@ def measure_start(name: str, starts: int) -> list[float]:
     return samples
 
 
-def measure_round_trips(name: str, code: str | None, runs: int) -> list[float]:
+def measure_round_trips(name: str, code: str | None, runs: int, encryption: str = "disabled") -> list[float]:
     """Time runs cells of code; with code None, time kernel_info requests
-    instead (the client's and the transport's share of a round trip)."""
-    km = KernelManager(kernel_name=name)
+    instead (the client's and the transport's share of a round trip).
+    encryption is jupyter_client's transport_encryption."""
+    km = KernelManager(kernel_name=name, transport_encryption=encryption)
     km.start_kernel(stderr=subprocess.DEVNULL)
     kc = km.client()
     kc.start_channels()
@@ -91,6 +95,39 @@ def measure_round_trips(name: str, code: str | None, runs: int) -> list[float]:
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def measure_curve_pair(name: str, code: str, runs: int) -> tuple[list[float], list[float]]:
+    """Time cells of code on two kernels of name, one without and one with
+    CURVE, alternating cell by cell so that the machine's load drifts over
+    both alike; return (off, on) samples."""
+    kms, kcs = [], []
+    try:
+        for enc in ("disabled", "required"):
+            km = KernelManager(kernel_name=name, transport_encryption=enc)
+            kms.append(km)
+            km.start_kernel(stderr=subprocess.DEVNULL)
+            kc = km.client()
+            kc.start_channels()
+            kcs.append(kc)
+            kc.wait_for_ready(timeout=60)
+        samples: tuple[list[float], list[float]] = ([], [])
+        for i in range(max(10, runs // 10) + runs):
+            for j in (i % 2, 1 - i % 2):  # alternate which goes first
+                t0 = time.perf_counter()
+                reply, _ = execute(kcs[j], code)
+                elapsed = time.perf_counter() - t0
+                if reply["content"]["status"] != "ok":
+                    raise RuntimeError(f"{name}: cell {code!r} failed: {reply['content']}")
+                if i >= max(10, runs // 10):
+                    samples[j].append(elapsed)
+        return samples
+    finally:
+        for kc in kcs:
+            kc.stop_channels()
+        for km in kms:
+            if km.has_kernel:
+                km.shutdown_kernel(now=True)
 
 
 def pct(samples: list[float], p: float) -> float:
@@ -133,6 +170,13 @@ def main() -> int:
                 rt = measure_round_trips(name, code, args.runs)
                 f[f"{kind}_p50_ms"] = pct(rt, 50) * 1e3
                 f[f"{kind}_p95_ms"] = pct(rt, 95) * 1e3
+            if zmq.has("curve"):
+                try:
+                    off, on = measure_curve_pair(name, CELLS[name]["expr"], args.runs)
+                    f["plain_p50_ms"], f["plain_p95_ms"] = pct(off, 50) * 1e3, pct(off, 95) * 1e3
+                    f["curve_p50_ms"], f["curve_p95_ms"] = pct(on, 50) * 1e3, pct(on, 95) * 1e3
+                except RuntimeError as e:  # a kernelspec without supported_encryption
+                    print(f"{LABELS[name]}: no CURVE run: {e}", file=sys.stderr)
             figures[name] = f
 
     g, p = figures["gnnlab"], figures["python3"]
@@ -148,6 +192,16 @@ def main() -> int:
     print(f"{'measure':32} {'gnnlab':>10} {'ipykernel':>10} {'ratio':>7}  goal")
     for label, key, goal in rows:
         print(f"{label:32} {g[key]:8.2f}ms {p[key]:8.2f}ms {g[key] / p[key]:6.2f}x  {goal}")
+    print(f"\n{'cell `1`, CURVE off/on alternating':32} {'CURVE off':>10} {'CURVE on':>10} {'on/off':>7}  goal")
+    for name in ("gnnlab", "python3"):
+        f = figures[name]
+        if "curve_p50_ms" not in f:
+            print(f"{LABELS[name] + ', p50':32} {f['expr_p50_ms']:8.2f}ms {'n/a':>10}")
+            continue
+        for q in ("p50", "p95"):
+            off, on = f[f"plain_{q}_ms"], f[f"curve_{q}_ms"]
+            goal = "<= 1.10x" if name == "gnnlab" and q == "p50" else ""
+            print(f"{LABELS[name] + ', ' + q:32} {off:8.2f}ms {on:8.2f}ms {on / off:6.2f}x  {goal}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump({LABELS[k]: v for k, v in figures.items()}, out, indent=2)

@@ -13,7 +13,11 @@
 // through its readout, waits for the Go callback's output in the Output
 // widget, clicks a Button whose callback prints into an Output, and moves
 // a slider that redraws a plot in an Output (widgets-plot.png is the
-// README's kernel/e2e/browser/widgets.png). TestJupyterLabDebugger runs
+// README's kernel/e2e/browser/widgets.png); then it moves the first slider
+// while a cell of up to 30 s runs, prints the time from the key press to
+// the callback's output in the Output widget (timed in the page, not
+// asserted), checks that the output did not go under the running cell,
+// and ends the cell by moving the slider to its maximum. TestJupyterLabDebugger runs
 // debugger.cjs: it turns JupyterLab's debugger on, sets a breakpoint on
 // line 2 of a cell in its gutter, runs the cell and reads the call stack
 // and the variables panel, then presses Next and Continue. The scripts

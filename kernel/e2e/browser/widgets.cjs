@@ -15,6 +15,7 @@ main(async (page, out) => {
     'lr := widgets.NewIntSlider("lr", 1, 100, 10)',
     'widgets.Interact(func() { fmt.Println("callback saw lr =", lr.Value()) }, lr)',
   ].join('\n'));
+  const interact = cell;
   const slider = cell.locator('.widget-slider');
   await slider.waitFor();
   await waitIdle(cell);
@@ -84,4 +85,49 @@ main(async (page, out) => {
   if (await cell.locator('.widget-output img').count() !== 1) throw new Error('the Output holds more than one plot');
   await cell.screenshot({ path: `${out}/widgets-plot.png` });
   step('plot redrawn in the Output after the slider moved');
+
+  // The first slider moved while a cell runs (a training loop of up to
+  // 30 s that stops when lr reaches 99 or more): the Go callback's output shows in
+  // the Interact's Output widget, not under the running cell. The time
+  // from the key press to the output in the page is printed, not checked.
+  cell = await runCell(page, [
+    'import "time"',
+    'fmt.Println("training")',
+    'for deadline := time.Now().Add(30 * time.Second); lr.Value() < 99 && time.Now().Before(deadline); {',
+    '\ttime.Sleep(10 * time.Millisecond)',
+    '}',
+    'fmt.Println("stopped at", lr.Value())',
+  ].join('\n'));
+  const running = cell;
+  await running.locator('.jp-OutputArea-output', { hasText: 'training' }).waitFor();
+  const handle = interact.locator('.widget-slider .noUi-handle');
+  await handle.focus();
+  // Timed in the page: from the keydown to the mutation that adds the
+  // output, so that the driver's own round trips do not count.
+  // The front end may re-create the output nodes: watch the whole page.
+  await page.evaluate(() => { window.gnnlabSeen = new Promise((resolve, reject) => {
+    let down = 0;
+    document.addEventListener('keydown', () => { down = performance.now(); }, { once: true, capture: true });
+    const obs = new MutationObserver(() => {
+      const hit = [...document.querySelectorAll('.widget-output')].some((o) => o.textContent.includes('callback saw lr = 43'));
+      if (down && hit) {
+        obs.disconnect();
+        resolve(performance.now() - down);
+      }
+    });
+    obs.observe(document.body, { childList: true, subtree: true, characterData: true });
+    setTimeout(() => { obs.disconnect(); reject(new Error('no callback output within 30 s of the key press')); }, 30000);
+  }); });
+  await page.keyboard.press('ArrowRight');
+  await area.locator('.jp-OutputArea-output', { hasText: 'callback saw lr = 43' }).waitFor();
+  const ms = Math.round(await page.evaluate(() => window.gnnlabSeen));
+  if (await running.locator('.jp-InputPrompt', { hasText: '[*]' }).count() !== 1) throw new Error('the training cell was no longer running when the callback output came');
+  if (await running.getByText('callback saw lr').count() !== 0) throw new Error("the callback's output went to the running cell");
+  step(`slider moved during a running cell: the callback's output in its Output widget ${ms} ms after the key press`);
+  // End moves the handle to the maximum, 100.
+  await interact.locator('.widget-slider .noUi-handle').focus();
+  await page.keyboard.press('End');
+  await running.locator('.jp-OutputArea-output', { hasText: 'stopped at 100' }).waitFor({ timeout: 20000 });
+  await waitIdle(running);
+  step('the running cell saw the slider moved to 100 and stopped');
 });

@@ -20,7 +20,11 @@
 // never reaches a handler. Every malformed input returns an error wrapping
 // one of the Err values; Decode never panics (FuzzDecode checks it).
 //
-// BUG(gnnlab): Header keeps the fields of protocol 5.3 only; unknown header
-// fields of a request (a newer protocol's subshell_id, say) are dropped
-// from the parent_header of its replies.
+// EncodeContent and DecodeContentOnly handle the minimal messages of
+// protocol 5.6's start-up handshake: one content frame after the
+// delimiter and its signature, with no header.
+//
+// BUG(gnnlab): Header keeps the fields of protocol 5.5 only (subshell_id
+// among them); unknown header fields of a request (a later protocol's)
+// are dropped from the parent_header of its replies.
 package wire

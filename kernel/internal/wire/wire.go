@@ -17,7 +17,7 @@ import (
 const Delimiter = "<IDS|MSG>"
 
 // Version is the messaging protocol version written in every header.
-const Version = "5.3"
+const Version = "5.5"
 
 // Errors returned (wrapped) by NewSigner and Decode.
 var (
@@ -36,6 +36,9 @@ type Header struct {
 	Date     string `json:"date"`
 	MsgType  string `json:"msg_type"`
 	Version  string `json:"version"`
+	// SubshellID names the kernel subshell a shell request is for
+	// (protocol 5.5, JEP 91); empty for the main shell.
+	SubshellID string `json:"subshell_id,omitempty"`
 }
 
 // MarshalJSON writes the zero Header as {}, the parent header of a message
@@ -192,4 +195,37 @@ func (m *Message) DecodeContent(v any) error {
 		return fmt.Errorf("%w: %s content: %w", ErrBadJSON, m.Header.MsgType, err)
 	}
 	return nil
+}
+
+// EncodeContent returns the frames of a minimal message (protocol 5.6's
+// start-up handshake): the delimiter, the signature of content, and
+// content, with no header, parent or metadata.
+func EncodeContent(content []byte, s *Signer) [][]byte {
+	return [][]byte{[]byte(Delimiter), s.sign(content), content}
+}
+
+// DecodeContentOnly parses and verifies a minimal message of one content
+// frame after the delimiter, and returns the content.
+func DecodeContentOnly(frames [][]byte, s *Signer) (json.RawMessage, error) {
+	d := -1
+	for i, f := range frames {
+		if string(f) == Delimiter {
+			d = i
+			break
+		}
+	}
+	if d < 0 {
+		return nil, ErrNoDelimiter
+	}
+	rest := frames[d+1:]
+	if len(rest) != 2 {
+		return nil, fmt.Errorf("%w: %d after the delimiter, want a signature and a content", ErrMissingFrames, len(rest))
+	}
+	if !s.verify(rest[0], rest[1]) {
+		return nil, ErrBadSignature
+	}
+	if !json.Valid(rest[1]) {
+		return nil, fmt.Errorf("%w: content", ErrBadJSON)
+	}
+	return json.RawMessage(rest[1]), nil
 }

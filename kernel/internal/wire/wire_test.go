@@ -233,3 +233,29 @@ func BenchmarkEncodeDecode(b *testing.B) {
 		}
 	}
 }
+
+// TestContentOnly: protocol 5.6's minimal messages round-trip, and a bad
+// signature, a missing frame or bad JSON is an error.
+func TestContentOnly(t *testing.T) {
+	s, err := NewSigner("hmac-sha256", []byte("key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := []byte(`{"kernel_id":"k"}`)
+	frames := EncodeContent(content, s)
+	got, err := DecodeContentOnly(append([][]byte{[]byte("ident")}, frames...), s)
+	if err != nil || string(got) != string(content) {
+		t.Fatalf("DecodeContentOnly(EncodeContent(%s)) = %s, %v", content, got, err)
+	}
+	other, _ := NewSigner("hmac-sha256", []byte("other"))
+	if _, err := DecodeContentOnly(frames, other); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("DecodeContentOnly with another key = %v, want ErrBadSignature", err)
+	}
+	if _, err := DecodeContentOnly(frames[:2], s); !errors.Is(err, ErrMissingFrames) {
+		t.Errorf("DecodeContentOnly without content = %v, want ErrMissingFrames", err)
+	}
+	bad := EncodeContent([]byte("{"), s)
+	if _, err := DecodeContentOnly(bad, s); !errors.Is(err, ErrBadJSON) {
+		t.Errorf("DecodeContentOnly of bad JSON = %v, want ErrBadJSON", err)
+	}
+}

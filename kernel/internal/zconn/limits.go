@@ -48,7 +48,28 @@ type Limits struct {
 	// Handshake bounds the time an accepted connection may take to send its
 	// greeting and first command.
 	Handshake time.Duration
+	// Welcome, when set, is asked for a message to send to a peer that
+	// subscribes (an XPUB socket's subscription message, 0x01 and the
+	// topic); it goes to that peer alone, ahead of anything the socket
+	// publishes after the subscription.
+	Welcome Welcomer
+	// Curve, when set, makes every connection speak CurveZMQ with these
+	// long-term keys (curve.go): a listener's connections as the server,
+	// a dialer's as a client whose own pair they are too (jupyter_client's
+	// way). A peer without CURVE or without the key is refused.
+	Curve *CurveKeys
 }
+
+// Welcomer makes the message that greets a new subscriber: its frames, or
+// nil for none. Its dynamic type must be comparable (a pointer): Limits
+// name a transport.
+type Welcomer interface {
+	Welcome(topic []byte) [][]byte
+}
+
+// maxSubscription bounds the subscription messages the reader keeps to
+// pass to Welcome; a longer one subscribes without a welcome.
+const maxSubscription = 4096
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxMessage <= 0 {

@@ -44,6 +44,12 @@ type reader struct {
 	cmdBody  []byte
 	msg      uint64 // bytes counted for the open message
 	commands int
+
+	// onMessage, when set, receives each one-frame message of at most
+	// maxSubscription bytes (a subscription, on an XPUB socket).
+	onMessage func(body []byte)
+	short     []byte
+	keep      bool // the current frame is kept in short
 }
 
 func (r *reader) Read(p []byte) (int, error) {
@@ -114,6 +120,10 @@ func (r *reader) scan(p []byte) error {
 					return fmt.Errorf("%w: a frame of %d bytes after %d (limit %d)", ErrTooLarge, size, r.msg, r.lim.MaxMessage)
 				}
 				r.msg += size + frameOverhead
+				r.keep = r.onMessage != nil && !r.inMsg && !r.more && size <= maxSubscription
+				if r.keep {
+					r.short = make([]byte, 0, size)
+				}
 			}
 			r.body = size
 			r.state = rsBody
@@ -129,6 +139,8 @@ func (r *reader) scan(p []byte) error {
 			}
 			if r.cmd {
 				r.cmdBody = append(r.cmdBody, p[:k]...)
+			} else if r.keep {
+				r.short = append(r.short, p[:k]...)
 			}
 			r.body -= uint64(k)
 			p = p[k:]
@@ -155,6 +167,11 @@ func (r *reader) endFrame() error {
 			r.handshake()
 		}
 		return nil
+	}
+	if r.keep {
+		b := r.short
+		r.short, r.keep = nil, false
+		r.onMessage(b)
 	}
 	r.inMsg = r.more
 	if !r.more {

@@ -24,6 +24,16 @@
 // holds Limits.SendQueue messages, beyond which new messages to that peer
 // are dropped (ZeroMQ's high-water mark) while the other peers go on.
 //
+// # XPUB subscriptions and CURVE
+//
+// zmq4's XPUB socket keeps subscriptions to itself; a conn whose
+// Limits.Welcome is set sees each one in the stream and queues the
+// Welcomer's message for that peer alone (protocol 5.5's iopub_welcome).
+// zmq4's Security interface writes a frame's header with the plaintext
+// length before the mechanism sees the frame, so no encrypting mechanism
+// fits it; with Limits.Curve a conn speaks CurveZMQ (RFC 26) to the peer
+// itself (curve.go) and shows zmq4 a NULL-mechanism stream.
+//
 // Register makes the transports "gnnlab-tcp" and "gnnlab-ipc" known to
 // zmq4; Endpoint rewrites a "tcp://" or "ipc://" endpoint to use them, and
 // WithLimits to transports with other limits.
@@ -57,7 +67,7 @@ func (t netTransport) Dial(ctx context.Context, d transport.Dialer, addr string)
 	if err != nil {
 		return nil, err
 	}
-	return newConn(c, t.lim), nil
+	return newConn(c, t.lim, false), nil
 }
 
 func (t netTransport) Listen(ctx context.Context, addr string) (net.Listener, error) {
@@ -81,7 +91,7 @@ func (l listener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	zc := newConn(c, l.lim)
+	zc := newConn(c, l.lim, true)
 	if err := c.SetReadDeadline(time.Now().Add(zc.lim.Handshake)); err == nil {
 		zc.rd.handshake = func() { c.SetReadDeadline(time.Time{}) }
 	}
@@ -109,13 +119,49 @@ type Conn struct {
 }
 
 // New wraps c with the default Limits.
-func New(c net.Conn) *Conn { return newConn(c, Limits{}) }
+func New(c net.Conn) *Conn { return newConn(c, Limits{}, false) }
 
-func newConn(c net.Conn, l Limits) *Conn {
-	zc := &Conn{Conn: c, lim: l.withDefaults(), greeting: greetingLen}
+// newConn wraps c; server says it was accepted (the CURVE server).
+func newConn(c net.Conn, l Limits, server bool) *Conn {
+	l = l.withDefaults()
+	if l.Curve != nil {
+		c = newCurveConn(c, l.Curve, server, l.MaxMessage)
+	}
+	zc := &Conn{Conn: c, lim: l, greeting: greetingLen}
 	zc.rd = reader{r: bufio.NewReaderSize(c, 1<<16), lim: zc.lim}
 	zc.q.start(c, zc.lim)
+	if w := zc.lim.Welcome; w != nil {
+		zc.rd.onMessage = func(b []byte) {
+			if len(b) > 0 && b[0] == 1 {
+				if frames := w.Welcome(b[1:]); frames != nil {
+					zc.sendFrames(frames)
+				}
+			}
+		}
+	}
 	return zc
+}
+
+// sendFrames queues one message of frames, between the messages zmq4
+// writes: zmq4's partial message stays in buf until it is complete.
+func (c *Conn) sendFrames(frames [][]byte) {
+	var b []byte
+	for i, f := range frames {
+		var flag byte
+		if i < len(frames)-1 {
+			flag |= flagMore
+		}
+		if len(f) > 255 {
+			b = append(b, flag|flagLong)
+			b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
+		} else {
+			b = append(b, flag, byte(len(f)))
+		}
+		b = append(b, f...)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.q.push(b, true)
 }
 
 // Read reads through the buffer and the checks of the stream. A read
