@@ -165,38 +165,53 @@ func (d *backend) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, hea
 	if err != nil {
 		return nil, nil, err
 	}
-	as := &Tensor{buf: vs[1].buf, ptr: vs[1].ptr, Rows: vs[1].Len() / heads, Cols: heads}
-	ad := &Tensor{buf: vs[2].buf, ptr: vs[2].ptr, Rows: vs[2].Len() / heads, Cols: heads}
-	fw, err := GATForward(dg, vs[0], as, ad, heads, slope, AttentionDropout{P: p, Seed: seed})
-	if err != nil {
-		return nil, nil, err
-	}
-	done := false
-	backward := func(grad *tensor.Tensor) (dh, dsrc, ddst tensor.Storage, err error) {
-		if done {
-			return nil, nil, nil, errBackwardTwice
-		}
-		done = true
-		// The log-sum-exp is the op's private state: give it back now
-		// rather than when the collector finds the closure dead.
-		defer fw.LSE.Free()
-		dout, err := d.view(grad)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		outs := make([]*Tensor, 3)
-		for i, s := range [][2]int{{vs[0].Rows, vs[0].Cols}, {as.Rows, heads}, {ad.Rows, heads}} {
-			if outs[i], err = d.Empty(s[0], s[1]); err != nil {
-				return nil, nil, nil, err
-			}
-		}
-		if err := fw.Backward(dg, vs[0], as, ad, dout, outs[0], outs[1], outs[2]); err != nil {
-			return nil, nil, nil, err
-		}
-		return outs[0], outs[1], outs[2], nil
-	}
-	return fw.Out, backward, nil
+	c := vs[0].Cols / heads
+	return d.runAttention(heads, c, c, vs, &gatOp{d: d, g: dg, heads: heads, slope: slope, drop: AttentionDropout{P: p, Seed: seed}})
 }
+
+// gatOp is GATAttention's kernels for fusedAttention: inputs h and the
+// per-node scores of sources and destinations (never padded: the GAT
+// kernels take every width up to 1024).
+type gatOp struct {
+	d     *backend
+	g     *Graph
+	heads int
+	slope float32
+	drop  AttentionDropout
+	fw    *GAT
+}
+
+// scores views a per-node score input as NumNodes x heads.
+func (k *gatOp) scores(t *Tensor) *Tensor {
+	return &Tensor{buf: t.buf, ptr: t.ptr, Rows: t.Len() / k.heads, Cols: k.heads}
+}
+
+func (k *gatOp) forward(ins []*Tensor) (*Tensor, error) {
+	var err error
+	if k.fw, err = GATForward(k.g, ins[0], k.scores(ins[1]), k.scores(ins[2]), k.heads, k.slope, k.drop); err != nil {
+		return nil, err
+	}
+	return k.fw.Out, nil
+}
+
+func (k *gatOp) backward(ins []*Tensor, dout *Tensor) ([]*Tensor, error) {
+	as, ad := k.scores(ins[1]), k.scores(ins[2])
+	gs := make([]*Tensor, 3)
+	for i, s := range [][2]int{{ins[0].Rows, ins[0].Cols}, {as.Rows, k.heads}, {ad.Rows, k.heads}} {
+		var err error
+		if gs[i], err = k.d.Empty(s[0], s[1]); err != nil {
+			freeAll(gs)
+			return nil, err
+		}
+	}
+	if err := k.fw.Backward(k.g, ins[0], as, ad, dout, gs[0], gs[1], gs[2]); err != nil {
+		freeAll(gs)
+		return nil, err
+	}
+	return gs, nil
+}
+
+func (k *gatOp) release() { k.fw.LSE.Free() }
 
 // HeadDot returns GAT's per-node attention logits y[r,k] = Σ_j
 // x[r,k,j]·att[k,j] for gnnlib/nn, with a function computing the

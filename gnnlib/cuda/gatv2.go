@@ -31,114 +31,63 @@ func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 	if err != nil {
 		return nil, nil, err
 	}
-	n := vs[0].Rows
-	xl, xr := vs[0], vs[1]
-	a := &Tensor{buf: vs[2].buf, ptr: vs[2].ptr, Rows: 1, Cols: hc}
-	padded := cp != c
-	if padded {
-		var err error
-		if xl, err = d.padHeads(xl, heads, c, cp); err != nil {
-			return nil, nil, err
-		}
-		if xr, err = d.padHeads(xr, heads, c, cp); err != nil {
-			xl.Free()
-			return nil, nil, err
-		}
-		if a, err = d.padHeads(a, heads, c, cp); err != nil {
-			xl.Free()
-			xr.Free()
-			return nil, nil, err
-		}
-	}
-	freePadded := func() {
-		if padded {
-			xl.Free()
-			xr.Free()
-			a.Free()
-		}
-	}
-	fw, err := GATv2ForwardLR(dg, xl, xr, a, heads, cp, slope, AttentionDropout{P: p, Seed: seed})
+	return d.runAttention(heads, c, cp, vs, &gatv2Op{d: d, g: dg, heads: heads, cp: cp, slope: slope, drop: AttentionDropout{P: p, Seed: seed}})
+}
+
+// gatv2Op is GATv2Attention's kernels for fusedAttention: inputs x_l, x_r
+// and att.
+type gatv2Op struct {
+	d         *backend
+	g         *Graph
+	heads, cp int
+	slope     float32
+	drop      AttentionDropout
+	fw        *GATv2
+}
+
+func (k *gatv2Op) forward(ins []*Tensor) (*Tensor, error) {
+	a := &Tensor{buf: ins[2].buf, ptr: ins[2].ptr, Rows: 1, Cols: k.heads * k.cp}
+	var err error
+	k.fw, err = GATv2ForwardLR(k.g, ins[0], ins[1], a, k.heads, k.cp, k.slope, k.drop)
 	if err != nil {
-		freePadded()
-		return nil, nil, err
+		return nil, err
 	}
-	out := fw.Out
-	if padded {
-		if out, err = d.unpadHeads(fw.Out, heads, c, cp); err != nil {
-			fw.Free()
-			freePadded()
-			return nil, nil, err
-		}
+	return k.fw.Out, nil
+}
+
+func (k *gatv2Op) backward(ins []*Tensor, dout *Tensor) ([]*Tensor, error) {
+	d, hcp := k.d, k.heads*k.cp
+	a := &Tensor{buf: ins[2].buf, ptr: ins[2].ptr, Rows: 1, Cols: hcp}
+	gs := make([]*Tensor, 3) // dx_l, dx_r, datt
+	fail := func(err error) ([]*Tensor, error) {
+		freeAll(gs)
+		return nil, err
 	}
-	done := false
-	backward := func(grad *tensor.Tensor) (dhs, dhd, datt tensor.Storage, err error) {
-		if done {
-			return nil, nil, nil, errBackwardTwice
-		}
-		done = true
-		// The log-sum-exp and the saved edges are the op's private state:
-		// give them back as soon as the pass ran instead of when the
-		// collector finds the closure dead (Out belongs to the caller,
-		// unless it is the padded one).
-		defer func() {
-			fw.LSE.Free()
-			fw.d.Free()
-			fw.freeEdges()
-			if padded {
-				fw.Out.Free()
-			}
-			freePadded()
-		}()
-		dout, err := d.view(grad)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if padded {
-			if dout, err = d.padHeads(dout, heads, c, cp); err != nil {
-				return nil, nil, nil, err
-			}
-			defer dout.Free()
-		}
-		hcp := heads * cp
-		dr, err := d.Empty(n, hcp)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		da, err := d.Empty(1, hcp)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if err := fw.BackwardDst(dg, xl, xr, a, dout, dr, da); err != nil {
-			return nil, nil, nil, err
-		}
-		dl, err := d.Empty(n, hcp)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if err := fw.BackwardSrc(dg, xl, xr, a, dout, dl); err != nil {
-			return nil, nil, nil, err
-		}
-		if !padded {
-			return dl, dr, &Tensor{buf: da.buf, ptr: da.ptr, Rows: vs[2].Rows, Cols: vs[2].Cols}, nil
-		}
-		defer func() {
-			dl.Free()
-			dr.Free()
-			da.Free()
-		}()
-		var outs [3]*Tensor
-		for i, t := range []*Tensor{dl, dr, da} {
-			if outs[i], err = d.unpadHeads(t, heads, c, cp); err != nil {
-				for _, o := range outs[:i] {
-					o.Free()
-				}
-				return nil, nil, nil, err
-			}
-		}
-		outs[2].Rows, outs[2].Cols = vs[2].Rows, vs[2].Cols
-		return outs[0], outs[1], outs[2], nil
+	var err error
+	if gs[1], err = d.Empty(k.g.n, hcp); err != nil {
+		return fail(err)
 	}
-	return out, backward, nil
+	if gs[2], err = d.Empty(1, hcp); err != nil {
+		return fail(err)
+	}
+	if err := k.fw.BackwardDst(k.g, ins[0], ins[1], a, dout, gs[1], gs[2]); err != nil {
+		return fail(err)
+	}
+	if gs[0], err = d.Empty(k.g.n, hcp); err != nil {
+		return fail(err)
+	}
+	if err := k.fw.BackwardSrc(k.g, ins[0], ins[1], a, dout, gs[0]); err != nil {
+		return fail(err)
+	}
+	return gs, nil
+}
+
+func (k *gatv2Op) release() {
+	k.fw.LSE.Free()
+	if k.fw.d != nil {
+		k.fw.d.Free()
+	}
+	k.fw.freeEdges()
 }
 
 // padHeads returns x (rows x heads·c) with each head widened to cp

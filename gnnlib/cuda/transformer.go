@@ -195,102 +195,47 @@ func (d *backend) TransformerAttention(g *graph.Graph, q, k, val *tensor.Tensor,
 		return nil, nil, err
 	}
 	scale := float32(1 / math.Sqrt(float64(c)))
-	ins := [3]*Tensor{vs[0], vs[1], vs[2]}
-	padded := cp != c
-	freeIns := func() {
-		if padded {
-			for _, t := range ins {
-				if t != nil {
-					t.Free()
-				}
-			}
+	return d.runAttention(heads, c, cp, vs, &transformerOp{d: d, g: dg, heads: heads, cp: cp, scale: scale, drop: AttentionDropout{P: p, Seed: seed}})
+}
+
+// transformerOp is TransformerAttention's kernels for fusedAttention:
+// inputs q, k and values.
+type transformerOp struct {
+	d         *backend
+	g         *Graph
+	heads, cp int
+	scale     float32
+	drop      AttentionDropout
+	fw        *Transformer
+}
+
+func (k *transformerOp) forward(ins []*Tensor) (*Tensor, error) {
+	var err error
+	if k.fw, err = TransformerForward(k.g, ins[0], ins[1], ins[2], k.heads, k.cp, k.scale, k.drop); err != nil {
+		return nil, err
+	}
+	return k.fw.Out, nil
+}
+
+func (k *transformerOp) backward(ins []*Tensor, dout *Tensor) ([]*Tensor, error) {
+	gs := make([]*Tensor, 3)
+	for i := range gs {
+		var err error
+		if gs[i], err = k.d.Empty(k.g.n, k.heads*k.cp); err != nil {
+			freeAll(gs)
+			return nil, err
 		}
 	}
-	if padded {
-		for i, t := range vs {
-			if ins[i], err = d.padHeads(t, heads, c, cp); err != nil {
-				for j := range ins[i:] {
-					ins[i+j] = nil
-				}
-				freeIns()
-				return nil, nil, err
-			}
-		}
+	if err := k.fw.Backward(k.g, ins[0], ins[1], ins[2], dout, gs[0], gs[1], gs[2]); err != nil {
+		freeAll(gs)
+		return nil, err
 	}
-	fw, err := TransformerForward(dg, ins[0], ins[1], ins[2], heads, cp, scale, AttentionDropout{P: p, Seed: seed})
-	if err != nil {
-		freeIns()
-		return nil, nil, err
+	return gs, nil
+}
+
+func (k *transformerOp) release() {
+	k.fw.LSE.Free()
+	if k.fw.d != nil {
+		k.fw.d.Free()
 	}
-	out := fw.Out
-	if padded {
-		if out, err = d.unpadHeads(fw.Out, heads, c, cp); err != nil {
-			fw.Free()
-			freeIns()
-			return nil, nil, err
-		}
-	}
-	done := false
-	backward := func(grad *tensor.Tensor) (dq, dk, dv tensor.Storage, err error) {
-		if done {
-			return nil, nil, nil, errBackwardTwice
-		}
-		done = true
-		// The log-sum-exp and D are the op's private state: free them
-		// as soon as the pass ran (Out belongs to the caller unless it is
-		// the padded one).
-		defer func() {
-			fw.LSE.Free()
-			if fw.d != nil {
-				fw.d.Free()
-			}
-			if padded {
-				fw.Out.Free()
-			}
-			freeIns()
-		}()
-		dout, err := d.view(grad)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if padded {
-			if dout, err = d.padHeads(dout, heads, c, cp); err != nil {
-				return nil, nil, nil, err
-			}
-			defer dout.Free()
-		}
-		var gs [3]*Tensor
-		freeGs := func() {
-			for _, t := range gs {
-				if t != nil {
-					t.Free()
-				}
-			}
-		}
-		for i := range gs {
-			if gs[i], err = d.Empty(dg.n, heads*cp); err != nil {
-				freeGs()
-				return nil, nil, nil, err
-			}
-		}
-		if err := fw.Backward(dg, ins[0], ins[1], ins[2], dout, gs[0], gs[1], gs[2]); err != nil {
-			freeGs()
-			return nil, nil, nil, err
-		}
-		if !padded {
-			return gs[0], gs[1], gs[2], nil
-		}
-		defer freeGs()
-		var outs [3]*Tensor
-		for i, t := range gs {
-			if outs[i], err = d.unpadHeads(t, heads, c, cp); err != nil {
-				for _, o := range outs[:i] {
-					o.Free()
-				}
-				return nil, nil, nil, err
-			}
-		}
-		return outs[0], outs[1], outs[2], nil
-	}
-	return out, backward, nil
 }

@@ -3,6 +3,7 @@
 // ---------------------------------------------------------------------------
 
 #include "common.cuh"
+#include "attn.cuh"
 
 // GAT (v1) attention, fused like GATv2's: per destination v and head k the
 // logits lrelu(as[u,k] + ad[v,k]) of v's in-edges go through an online
@@ -44,19 +45,9 @@ __device__ void gat_fwd_body(const int* __restrict__ indptr, const int* __restri
 			const int u = __ldg(&indices[e]);
 			const float z = lrelu(__ldg(&as[(long long)u * H + k]) + adv, slope);
 			const float* hu = h + (long long)u * HF + k * F;
-			float q;
-			if (z > m) {
-				// A new maximum rescales what was summed so far.
-				const float sc = expf(m - z);
-				s = s * sc + 1.f;
+			float sc, q = osm_step<false>(m, s, z, sc);
 #pragma unroll
-				for (int j = 0; j < GAT_CPL; j++) acc[j] *= sc;
-				m = z;
-				q = 1.f;
-			} else {
-				q = expf(z - m);
-				s += q;
-			}
+			for (int j = 0; j < GAT_CPL; j++) acc[j] *= sc;
 			// Attention dropout weighs the edge in the output only.
 			q *= drop_keep(pdrop, keep, seed, (long long)e * H + k);
 #pragma unroll
@@ -65,14 +56,14 @@ __device__ void gat_fwd_body(const int* __restrict__ indptr, const int* __restri
 				if (c < F) acc[j] += q * __ldg(&hu[c]);
 			}
 		}
-		const float inv = s > 0.f ? 1.f / s : 0.f;
+		const float inv = osm_inv(s);
 		float* o = out + v * HF + k * F;
 #pragma unroll
 		for (int j = 0; j < GAT_CPL; j++) {
 			const int c = lane + j * WARP;
 			if (c < F) o[c] = acc[j] * inv;
 		}
-		if (lane == 0) lse[p] = s > 0.f ? m + logf(s) : 0.f;
+		if (lane == 0) lse[p] = osm_lse<false>(m, s);
 	}
 }
 

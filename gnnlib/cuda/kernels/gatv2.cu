@@ -3,6 +3,7 @@
 // ---------------------------------------------------------------------------
 
 #include "common.cuh"
+#include "attn.cuh"
 
 // Fused GATv2 (Brody et al.), H heads of C channels. x_l (messages, source
 // side) and x_r (target side) are N x HC matrices given as a pointer and a
@@ -14,106 +15,6 @@
 // One group of G lanes owns a (node, head) pair; each lane keeps VPL float4
 // of the channels in registers (C == 4*G*VPL), lane l holding channels
 // (i*G + l)*4 .. +3 for i < VPL. The forward writes no per-edge tensor.
-
-// group_mask names the lanes of the calling lane's group of G.
-template <int G>
-__device__ __forceinline__ unsigned group_mask() {
-	return G == 32 ? FULL : (((1u << G) - 1u) << ((threadIdx.x % WARP) / G * G));
-}
-
-// group_sum adds v over the G lanes of a group. Groups of one warp may run
-// different edge counts, so the shuffle names only the group's own lanes.
-template <int G>
-__device__ __forceinline__ float group_sum(float v) {
-	const unsigned mask = group_mask<G>();
-#pragma unroll
-	for (int o = G / 2; o > 0; o >>= 1) v += __shfl_xor_sync(mask, v, o, G);
-	return v;
-}
-
-// group_sum2 and group_sum4 are group_sum over two and four values at once,
-// interleaved so that their shuffles overlap.
-template <int G>
-__device__ __forceinline__ void group_sum2(float& a, float& b) {
-	const unsigned mask = group_mask<G>();
-#pragma unroll
-	for (int o = G / 2; o > 0; o >>= 1) {
-		a += __shfl_xor_sync(mask, a, o, G);
-		b += __shfl_xor_sync(mask, b, o, G);
-	}
-}
-
-template <int G>
-__device__ __forceinline__ void group_sum4(float& a, float& b, float& c, float& d) {
-	const unsigned mask = group_mask<G>();
-#pragma unroll
-	for (int o = G / 2; o > 0; o >>= 1) {
-		a += __shfl_xor_sync(mask, a, o, G);
-		b += __shfl_xor_sync(mask, b, o, G);
-		c += __shfl_xor_sync(mask, c, o, G);
-		d += __shfl_xor_sync(mask, d, o, G);
-	}
-}
-
-// score4 is one lane's share of a GATv2 score over a float4 of channels:
-// Σ a ⊙ leaky_relu(q + r).
-__device__ __forceinline__ float score4(float4 a, float4 q, float4 r, float slope) {
-	return a.x * lrelu(q.x + r.x, slope) + a.y * lrelu(q.y + r.y, slope) + a.z * lrelu(q.z + r.z, slope) +
-	       a.w * lrelu(q.w + r.w, slope);
-}
-
-__device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
-
-// lane_row loads a lane's share of a C-wide row: float4 i is columns
-// (i*G + lane)*4 .. +3, the layout every GATv2 kernel keeps in registers.
-// With MASK the row is C < 4*G*VPL wide (C a multiple of 4): the float4s
-// past it read as zeros, which add nothing to a score, a dot product or a
-// sum, so the kernels need no other masking in registers.
-template <int G, int VPL, bool MASK>
-__device__ __forceinline__ void lane_row(float4 (&x)[VPL], const float* __restrict__ row, int lane, int C) {
-#pragma unroll
-	for (int i = 0; i < VPL; i++) {
-		if (!MASK || (i * G + lane) * 4 < C) {
-			x[i] = __ldg(reinterpret_cast<const float4*>(row) + i * G + lane);
-		} else {
-			x[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-		}
-	}
-}
-
-// lane_store writes a lane's share of a row (with MASK, of its first C
-// columns).
-template <int G, int VPL, bool MASK>
-__device__ __forceinline__ void lane_store(float* row, const float4 (&x)[VPL], int lane, int C) {
-#pragma unroll
-	for (int i = 0; i < VPL; i++) {
-		if (!MASK || (i * G + lane) * 4 < C) st4(row + (i * G + lane) * 4, x[i]);
-	}
-}
-
-// lane_score and lane_dot are a lane's shares of a GATv2 score and of a
-// dot product over its VPL float4s.
-template <int VPL>
-__device__ __forceinline__ float lane_score(const float4 (&a)[VPL], const float4 (&q)[VPL], const float4 (&r)[VPL], float slope) {
-	float s = 0.f;
-#pragma unroll
-	for (int i = 0; i < VPL; i++) s += score4(a[i], q[i], r[i], slope);
-	return s;
-}
-
-template <int VPL>
-__device__ __forceinline__ float lane_dot(const float4 (&x)[VPL], const float4 (&y)[VPL]) {
-	float s = 0.f;
-#pragma unroll
-	for (int i = 0; i < VPL; i++) s += dot4(x[i], y[i]);
-	return s;
-}
-
-template <int VPL>
-__device__ __forceinline__ void zero4(float4 (&x)[VPL]) {
-#pragma unroll
-	for (int i = 0; i < VPL; i++) x[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-}
 
 // The pointer arguments every GATv2 kernel takes for x_l and x_r.
 #define GATV2_X const float *__restrict__ xl, long long ldl, const float *__restrict__ xr, long long ldr
@@ -153,46 +54,27 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 			float s0 = lane_score(a, q0, r, slope), s1 = lane_score(a, q1, r, slope);
 			group_sum2<G>(s0, s1);
 			// Online softmax: rescale the running sum when the max moves.
-			float mn = fmaxf(m, fmaxf(s0, s1));
-			float scale = __expf(m - mn), p0 = __expf(s0 - mn), p1 = __expf(s1 - mn);
-			l = l * scale + p0 + p1;
+			float scale, p0, p1;
+			osm_step2<true>(m, l, s0, s1, scale, p0, p1);
 			// Attention dropout scales an edge's weight in the output, not
 			// in the softmax's sum.
 			p0 *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
 			p1 *= drop_keep(pdrop, keep, seed, (long long)(e + 1) * H + h);
-#pragma unroll
-			for (int i = 0; i < VPL; i++) {
-				acc[i].x = acc[i].x * scale + p0 * q0[i].x + p1 * q1[i].x;
-				acc[i].y = acc[i].y * scale + p0 * q0[i].y + p1 * q1[i].y;
-				acc[i].z = acc[i].z * scale + p0 * q0[i].z + p1 * q1[i].z;
-				acc[i].w = acc[i].w * scale + p0 * q0[i].w + p1 * q1[i].w;
-			}
-			m = mn;
+			lane_rescale_add2(acc, scale, p0, q0, p1, q1);
 		}
 		if (e < end) {
 			int u = __ldg(&indices[e]);
 			float4 q[VPL];
 			lane_row<G, VPL, MASK>(q, xl + (long long)u * ldl + h * C, lane, C);
 			float s = group_sum<G>(lane_score(a, q, r, slope));
-			float mn = fmaxf(m, s);
-			float scale = __expf(m - mn), pe = __expf(s - mn);
-			l = l * scale + pe;
+			float scale, pe = osm_step<true>(m, l, s, scale);
 			pe *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
-#pragma unroll
-			for (int i = 0; i < VPL; i++) {
-				acc[i].x = acc[i].x * scale + pe * q[i].x;
-				acc[i].y = acc[i].y * scale + pe * q[i].y;
-				acc[i].z = acc[i].z * scale + pe * q[i].z;
-				acc[i].w = acc[i].w * scale + pe * q[i].w;
-			}
-			m = mn;
+			lane_rescale_add(acc, scale, pe, q);
 		}
 		if (!live) continue;
-		float inv = l > 0.f ? 1.f / l : 0.f;
-#pragma unroll
-		for (int i = 0; i < VPL; i++) acc[i] = make_float4(acc[i].x * inv, acc[i].y * inv, acc[i].z * inv, acc[i].w * inv);
+		lane_scale(acc, osm_inv(l));
 		lane_store<G, VPL, MASK>(out + v * HC + h * C, acc, lane, C);
-		if (lane == 0) lse[p] = l > 0.f ? m + __logf(l) : 0.f;
+		if (lane == 0) lse[p] = osm_lse<true>(m, l);
 	}
 }
 

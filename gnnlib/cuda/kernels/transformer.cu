@@ -4,6 +4,7 @@
 // ---------------------------------------------------------------------------
 
 #include "common.cuh"
+#include "attn.cuh"
 
 // For H heads of C channels, queries q (targets, N x HC), keys k and values
 // vv (sources, N x HC), an edge u->v and head h:
@@ -12,8 +13,8 @@
 // The first kernel family of the IO-aware paper: the forward keeps a running
 // max and sum per (node, head) in registers (online softmax) and stores only
 // the log-sum-exp; the backward recomputes alpha from it. Nothing is stored
-// per edge. The lane layout, group shapes and masking are gatv2.cu's
-// (lane_row, group_sum, ...), which gnn.cu includes before this file.
+// per edge. The lane layout, group shapes and masking are gatv2.cu's,
+// from attn.cuh (lane_row, group_sum, the online-softmax step).
 
 // The pointer arguments every transformer kernel takes for q, k and vv,
 // which share a row stride ldx: three N x HC tensors (ldx = HC) or column
@@ -57,19 +58,11 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 				group_sum2<G>(s0, s1);
 				s0 *= scale;
 				s1 *= scale;
-				float mn = fmaxf(m, fmaxf(s0, s1));
-				float sc = __expf(m - mn), p0 = __expf(s0 - mn), p1 = __expf(s1 - mn);
-				l = l * sc + p0 + p1;
+				float sc, p0, p1;
+				osm_step2<true>(m, l, s0, s1, sc, p0, p1);
 				p0 *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
 				p1 *= drop_keep(pdrop, keep, seed, (long long)(e + 1) * H + h);
-#pragma unroll
-				for (int i = 0; i < VPL; i++) {
-					acc[i].x = acc[i].x * sc + p0 * v0[i].x + p1 * v1[i].x;
-					acc[i].y = acc[i].y * sc + p0 * v0[i].y + p1 * v1[i].y;
-					acc[i].z = acc[i].z * sc + p0 * v0[i].z + p1 * v1[i].z;
-					acc[i].w = acc[i].w * sc + p0 * v0[i].w + p1 * v1[i].w;
-				}
-				m = mn;
+				lane_rescale_add2(acc, sc, p0, v0, p1, v1);
 			}
 		}
 		for (; e < end; e++) {
@@ -78,23 +71,12 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 			lane_row<G, VPL, MASK>(ku, k + (long long)u * ldx + h * C, lane, C);
 			lane_row<G, VPL, MASK>(vu, vv + (long long)u * ldx + h * C, lane, C);
 			float s = scale * group_sum<G>(lane_dot(qv, ku));
-			float mn = fmaxf(m, s);
-			float sc = __expf(m - mn), pe = __expf(s - mn);
-			l = l * sc + pe;
+			float sc, pe = osm_step<true>(m, l, s, sc);
 			pe *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
-#pragma unroll
-			for (int i = 0; i < VPL; i++) {
-				acc[i].x = acc[i].x * sc + pe * vu[i].x;
-				acc[i].y = acc[i].y * sc + pe * vu[i].y;
-				acc[i].z = acc[i].z * sc + pe * vu[i].z;
-				acc[i].w = acc[i].w * sc + pe * vu[i].w;
-			}
-			m = mn;
+			lane_rescale_add(acc, sc, pe, vu);
 		}
 		if (!live) continue;
-		float inv = l > 0.f ? 1.f / l : 0.f;
-#pragma unroll
-		for (int i = 0; i < VPL; i++) acc[i] = make_float4(acc[i].x * inv, acc[i].y * inv, acc[i].z * inv, acc[i].w * inv);
+		lane_scale(acc, osm_inv(l));
 		if (skip != nullptr) {
 			// The root weight's term, added as the row is stored.
 			float4 sk[VPL];
@@ -103,7 +85,7 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 			for (int i = 0; i < VPL; i++) acc[i] = make_float4(acc[i].x + sk[i].x, acc[i].y + sk[i].y, acc[i].z + sk[i].z, acc[i].w + sk[i].w);
 		}
 		lane_store<G, VPL, MASK>(out + v * HC + h * C, acc, lane, C);
-		if (lane == 0) lse[p] = l > 0.f ? m + __logf(l) : 0.f;
+		if (lane == 0) lse[p] = osm_lse<true>(m, l);
 	}
 }
 
