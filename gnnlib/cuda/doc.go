@@ -150,6 +150,18 @@
 // (destination, head) with an online softmax forward, a destination pass
 // and a source pass over the transpose backward, 8 channels a lane up to
 // 256 and 32 (the _w kernels) up to 1024, masked past the head's width.
+// The three attention families are degree-aware (SplitHeavyRows, on by
+// default): when the graph has rows of more than 128 edges (the heavy
+// rows Graph lists per direction at upload), each pass, forward and both
+// backward, runs once over the rows with the heavy ones skipped and once
+// over the heavy rows' 128-edge tiles, which leave their partial softmax
+// state (output and log-sum-exp) or partial sums in scratch that a merge
+// kernel (attn_merge_softmax, attn_merge_sum) folds into each heavy row;
+// a 15k-edge hub of a power-law graph is then walked by 120 lane groups
+// instead of one. The kernels share their lane helpers and the
+// online-softmax step (kernels/attn.cuh), and the tensor API's three
+// fused attention ops one lifecycle in Go (fusedAttention: pad, forward,
+// unpad, backward once, free).
 // Shapes the fused kernels do not take (heads over 1024 channels, sampled
 // blocks for GATv2) are refused with an error wrapping tensor.ErrNotOnDevice that
 // says why, and gnnlib/nn then composes the attention from other device

@@ -63,8 +63,20 @@ func GATForward(g *Graph, h, as, ad *Tensor, heads int, slope float32, drop Atte
 		out.Free()
 		return nil, err
 	}
-	grid := d.gridFor(int64(g.n)*int64(heads)*32, 256)
-	if err := d.launch("gat_fwd"+gatSuffix(c), grid, 256, g.indptr, g.idx, h, as, ad, out, lse, g.n, heads, c, slope, drop.P, drop.Seed); err != nil {
+	pass := g.attnPass(false)
+	fwd := func(n int, args []any) error {
+		return d.launch("gat_fwd"+gatSuffix(c), d.gridFor(int64(n)*int64(heads)*32, 256), 256, args...)
+	}
+	rest := func(out, lse *Tensor, n int) []any {
+		return []any{h, as, ad, out, lse, n, heads, c, slope, drop.P, drop.Seed}
+	}
+	err = fwd(g.n, pass.rowArgs(rest(out, lse, g.n)...))
+	if err == nil && pass.split {
+		err = splitForward(pass, heads, c, out, lse, 0, 0, func(pout, plse *Tensor) error {
+			return fwd(pass.hv.ntiles, pass.tileArgs(rest(pout, plse, pass.hv.ntiles)...))
+		})
+	}
+	if err != nil {
 		out.Free()
 		lse.Free()
 		return nil, err
@@ -90,9 +102,24 @@ func (a *GAT) Backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
 		return err
 	}
 	defer dd.Free()
-	if err := d.launch("gat_bwd_dst"+gatSuffix(a.Channels), d.gridFor(int64(g.n)*int64(a.Heads)*32, 256), 256,
-		g.indptr, g.idx, h, as, ad, a.Out, a.LSE, dout, dd, dad, g.n, a.Heads, a.Channels, a.Slope, a.Dropout.P, a.Dropout.Seed); err != nil {
+	launch := func(kernel string, n int, args []any) error {
+		return d.launch(kernel+gatSuffix(a.Channels), d.gridFor(int64(n)*int64(a.Heads)*32, 256), 256, args...)
+	}
+	// D per (row, head) goes to dd from the row pass only.
+	dst := func(dd, dad uintptr, n int) []any {
+		return []any{h, as, ad, a.Out, a.LSE, dout, dd, dad, n, a.Heads, a.Channels, a.Slope, a.Dropout.P, a.Dropout.Seed}
+	}
+	pass := g.attnPass(false)
+	if err := launch("gat_bwd_dst", g.n, pass.rowArgs(dst(dd.ptr, dad.ptr, g.n)...)); err != nil {
 		return err
+	}
+	if pass.split {
+		err := splitSum(pass, []sumOut{{a.Heads, dad.ptr, int64(a.Heads)}}, func(parts []*Tensor) error {
+			return launch("gat_bwd_dst", pass.hv.ntiles, pass.tileArgs(dst(0, parts[0].ptr, pass.hv.ntiles)...))
+		})
+		if err != nil {
+			return err
+		}
 	}
 	// The source pass draws dropout factors by CSR edge: it needs the
 	// transpose's permutation then.
@@ -102,8 +129,16 @@ func (a *GAT) Backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
 			return err
 		}
 	}
-	return d.launch("gat_bwd_src"+gatSuffix(a.Channels), d.gridFor(int64(g.nsrc)*int64(a.Heads)*32, 256), 256,
-		g.tptr, g.tidx, h, as, ad, a.LSE, dd, dout, dh, das, g.nsrc, a.Heads, a.Channels, a.Slope, ptrOf(tperm), a.Dropout.P, a.Dropout.Seed)
+	src := func(dh, das uintptr, n int) []any {
+		return []any{h, as, ad, a.LSE, dd, dout, dh, das, n, a.Heads, a.Channels, a.Slope, ptrOf(tperm), a.Dropout.P, a.Dropout.Seed}
+	}
+	pass = g.attnPass(true)
+	if err := launch("gat_bwd_src", g.nsrc, pass.rowArgs(src(dh.ptr, das.ptr, g.nsrc)...)); err != nil || !pass.split {
+		return err
+	}
+	return splitSum(pass, []sumOut{{hc, dh.ptr, int64(hc)}, {a.Heads, das.ptr, int64(a.Heads)}}, func(parts []*Tensor) error {
+		return launch("gat_bwd_src", pass.hv.ntiles, pass.tileArgs(src(parts[0].ptr, parts[1].ptr, pass.hv.ntiles)...))
+	})
 }
 
 // Free releases the saved tensors.

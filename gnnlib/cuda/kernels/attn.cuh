@@ -191,3 +191,97 @@ __device__ __forceinline__ void lane_scale(float4 (&x)[VPL], float f) {
 #pragma unroll
 	for (int i = 0; i < VPL; i++) x[i] = make_float4(x[i].x * f, x[i].y * f, x[i].z * f, x[i].w * f);
 }
+
+// ---------------------------------------------------------------------------
+// Heavy rows. On a power-law graph one row may hold 15k edges, which one
+// lane group would walk alone while the rest of the GPU waits. The degree
+// statistics taken at upload (gnnlib/cuda's Graph) list the rows of more
+// than `tile` edges and the index of each one's first edge tile of `tile`
+// edges; an attention pass then runs twice: once over the rows, heavy
+// ones skipped, and once over the edge tiles, each writing its partial
+// result (softmax state or sum) to scratch, merged per heavy row by
+// attn_merge_softmax or attn_merge_sum. Every attention kernel takes the
+// work-item arguments ATTN_ROWS.
+// ---------------------------------------------------------------------------
+
+// ATTN_ROWS: heavy == nullptr runs over the rows, skipping those of more
+// than tile edges (tile INT_MAX: none); otherwise items are the nheavy
+// heavy rows' edge tiles (tiles[j] is heavy row j's first).
+#define ATTN_ROWS const int *__restrict__ heavy, const int *__restrict__ tiles, int nheavy, int tile
+
+// attn_row resolves work item s to the row v whose inputs it reads and the
+// edges beg..end it walks. Its outputs go to index s: the row itself, or
+// the tile's scratch row.
+__device__ __forceinline__ void attn_row(const int* __restrict__ indptr, ATTN_ROWS, long long s, long long& v, int& beg,
+                                         int& end) {
+	if (heavy == nullptr) {
+		v = s;
+		beg = indptr[s];
+		end = indptr[s + 1];
+		if (end - beg > tile) end = beg;  // a heavy row: its tiles are items of the other launch
+		return;
+	}
+	int lo = 0, hi = nheavy - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (tiles[mid] <= s) lo = mid; else hi = mid - 1;
+	}
+	v = heavy[lo];
+	beg = indptr[v] + (int)(s - tiles[lo]) * tile;
+	end = min(beg + tile, indptr[v + 1]);
+}
+
+// attn_tiles_of returns heavy row j's tiles, first..last (exclusive).
+__device__ __forceinline__ void attn_tiles_of(const int* __restrict__ tiles, int nheavy, int ntiles, int j, int& first, int& last) {
+	first = tiles[j];
+	last = j + 1 < nheavy ? tiles[j + 1] : ntiles;
+}
+
+// attn_merge_softmax merges the edge tiles of each heavy row: tile t left
+// its normalised output pout[t, h, :] and log-sum-exp plse[t, h]; the row's
+// log-sum-exp is LSE = log Σ_t exp(plse_t) and its output Σ_t exp(plse_t -
+// LSE)·pout_t (the online-softmax merge of two states, over all tiles at
+// once), plus skip's row when skip is not null (the Transformer's root
+// term). One warp per (heavy row, head); C channels a head.
+extern "C" __global__ void attn_merge_softmax(const int* __restrict__ heavy, const int* __restrict__ tiles, int nheavy, int ntiles,
+                                              int H, int C, const float* __restrict__ pout, const float* __restrict__ plse,
+                                              float* __restrict__ out, float* __restrict__ lse, const float* __restrict__ skip,
+                                              long long lds) {
+	const int lane = threadIdx.x % WARP;
+	const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
+	const long long nwarp = (long long)gridDim.x * blockDim.x / WARP;
+	const long long HC = (long long)H * C;
+	for (long long p = warp; p < (long long)nheavy * H; p += nwarp) {
+		const int j = p / H, h = p % H;
+		const long long v = heavy[j];
+		int first, last;
+		attn_tiles_of(tiles, nheavy, ntiles, j, first, last);
+		float m = -INFINITY;
+		for (int t = first; t < last; t++) m = fmaxf(m, plse[(long long)t * H + h]);
+		float l = 0.f;
+		for (int t = first; t < last; t++) l += expf(plse[(long long)t * H + h] - m);
+		const float L = m + logf(l);
+		for (int c = lane; c < C; c += WARP) {
+			float o = 0.f;
+			for (int t = first; t < last; t++) o += expf(plse[(long long)t * H + h] - L) * pout[t * HC + h * C + c];
+			if (skip != nullptr) o += skip[v * lds + h * C + c];
+			out[v * HC + h * C + c] = o;
+		}
+		if (lane == 0) lse[v * H + h] = L;
+	}
+}
+
+// attn_merge_sum adds the edge tiles' partial sums of each heavy row:
+// dst[row, c] = Σ_t part[t, c] for c < W (a gradient row, or W = H
+// per-head scalars). One thread per (heavy row, column).
+extern "C" __global__ void attn_merge_sum(const int* __restrict__ heavy, const int* __restrict__ tiles, int nheavy, int ntiles, int W,
+                                          const float* __restrict__ part, float* __restrict__ dst, long long ld) {
+	GRID_LOOP(i, (long long)nheavy * W) {
+		const int j = i / W, c = i % W;
+		int first, last;
+		attn_tiles_of(tiles, nheavy, ntiles, j, first, last);
+		float s = 0.f;
+		for (int t = first; t < last; t++) s += part[(long long)t * W + c];
+		dst[(long long)heavy[j] * ld + c] = s;
+	}
+}

@@ -20,7 +20,7 @@
 #define GATV2_X const float *__restrict__ xl, long long ldl, const float *__restrict__ xr, long long ldr
 
 template <int G, int VPL, bool MASK>
-__device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, GATV2_X,
+__device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X,
                                const float* __restrict__ att, float* __restrict__ out, float* __restrict__ lse,
                                int n, int H, float slope, float pdrop, unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
@@ -35,14 +35,14 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 	for (long long it = 0; it < iters; it++) {
 		long long p = grp0 + it * ngrp;
 		bool live = p < total;
-		long long v = live ? p / H : 0;
-		int h = live ? p % H : 0;
+		long long item = live ? p / H : 0, v = 0;
+		int h = live ? p % H : 0, beg = 0, end = 0;
+		if (live) attn_row(indptr, heavy, tiles, nheavy, tile, item, v, beg, end);
 		float4 a[VPL], r[VPL], acc[VPL];
 		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK>(r, xr + v * ldr + h * C, lane, C);
 		zero4(acc);
 		float m = -INFINITY, l = 0.f;
-		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
 		// Two edges a step, so that two gathers and their shuffles are in
 		// flight at once; an odd last edge goes alone.
 		int e = beg;
@@ -73,7 +73,7 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		}
 		if (!live) continue;
 		lane_scale(acc, osm_inv(l));
-		lane_store<G, VPL, MASK>(out + v * HC + h * C, acc, lane, C);
+		lane_store<G, VPL, MASK>(out + item * HC + h * C, acc, lane, C);
 		if (lane == 0) lse[p] = osm_lse<true>(m, l);
 	}
 }
@@ -122,7 +122,7 @@ __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const flo
 // nothing but dout beside them) or, without SAVE, D per (v,h) in dd, from
 // which the source pass recomputes everything.
 template <int G, int VPL, bool SAVE, bool MASK>
-__device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, GATV2_X,
+__device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X,
                                    const float* __restrict__ att,
                                    const float* __restrict__ out, const float* __restrict__ lse,
                                    const float* __restrict__ dout, float* __restrict__ dxr, long long ldd,
@@ -146,8 +146,9 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 	for (long long it = 0; it < iters; it++) {
 		long long p = grp0 + it * ngrp;
 		bool live = p < total;
-		long long v = live ? p / H : 0;
-		int h = live ? p % H : 0;
+		long long item = live ? p / H : 0, v = 0;
+		int h = live ? p % H : 0, beg = 0, end = 0;
+		if (live) attn_row(indptr, heavy, tiles, nheavy, tile, item, v, beg, end);
 		float4 a[VPL], r[VPL], go[VPL], o[VPL], dr[VPL], dal[VPL];
 		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK>(r, xr + v * ldr + h * C, lane, C);
@@ -156,8 +157,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		zero4(dr);
 		zero4(dal);
 		float D = group_sum<G>(lane_dot(go, o));
-		float L = live ? lse[p] : 0.f;
-		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
+		float L = live ? lse[v * H + h] : 0.f;
 		// Two edges a step, as in the forward pass.
 		int e = beg;
 		for (; e + 1 < end; e += 2) {
@@ -188,7 +188,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 			gatv2_dst_edge<G, VPL, SAVE>(q, r, a, dr, dal, alpha * k, alpha * (k * dalpha - D), t, lane, slope, eas, esign);
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dxr + v * ldd + h * C, dr, lane, C);
+		lane_store<G, VPL, MASK>(dxr + item * ldd + h * C, dr, lane, C);
 #pragma unroll
 		for (int i = 0; i < VPL; i++) {
 			int c = (i * G + lane) * 4;
@@ -200,7 +200,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 				atomicAdd(q, dal[i].x); atomicAdd(q + 1, dal[i].y); atomicAdd(q + 2, dal[i].z); atomicAdd(q + 3, dal[i].w);
 			}
 		}
-		if (!SAVE && lane == 0) dd[p] = D;
+		if (!SAVE && dd != nullptr && lane == 0) dd[p] = D;  // the row pass only
 	}
 	if (fixedHead) {
 #pragma unroll
@@ -217,7 +217,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 // CSR (tindices hold the destinations v), recompute alpha and ds and gather
 //   dxl[u,h] = sum_v alpha * dout[v,h] + ds * a ⊙ lrelu'(z).
 template <int G, int VPL, bool MASK>
-__device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, GATV2_X,
+__device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS, GATV2_X,
                                    const float* __restrict__ att, const float* __restrict__ lse,
                                    const float* __restrict__ dd, const float* __restrict__ dout,
                                    float* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
@@ -230,13 +230,13 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 	for (long long it = 0; it < iters; it++) {
 		long long p = grp0 + it * ngrp;
 		bool live = p < total;
-		long long u = live ? p / H : 0;
-		int h = live ? p % H : 0;
+		long long item = live ? p / H : 0, u = 0;
+		int h = live ? p % H : 0, beg = 0, end = 0;
+		if (live) attn_row(tindptr, heavy, tiles, nheavy, tile, item, u, beg, end);
 		float4 a[VPL], q[VPL], dq[VPL];
 		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK>(q, xl + u * ldl + h * C, lane, C);
 		zero4(dq);
-		int beg = live ? tindptr[u] : 0, end = live ? tindptr[u + 1] : 0;
 		for (int e = beg; e < end; e++) {
 			int v = __ldg(&tindices[e]);
 			float4 r[VPL], go[VPL];
@@ -256,7 +256,7 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 			}
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dxl + u * ldd + h * C, dq, lane, C);
+		lane_store<G, VPL, MASK>(dxl + item * ldd + h * C, dq, lane, C);
 	}
 }
 
@@ -268,7 +268,7 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 // gathering dout's rows and the edges' 40 bytes (at C = 256). No lane
 // exchanges anything, so groups need not run in step.
 template <int G, int VPL, bool MASK>
-__device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* __restrict__ tindices,
+__device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
                                     const int* __restrict__ tperm, const float2* __restrict__ eas, const unsigned char* __restrict__ esign,
                                     const float* __restrict__ att, const float* __restrict__ dout,
                                     float* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
@@ -278,15 +278,15 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 	const long long total = (long long)n * H;
 	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
 	for (long long p = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G; p < total; p += ngrp) {
-		long long u = p / H;
-		int h = p % H;
+		long long item = p / H, u;
+		int h = p % H, beg, end;
+		attn_row(tindptr, heavy, tiles, nheavy, tile, item, u, beg, end);
 		// a ⊙ lrelu' is a or slope·a per channel: keep both.
 		float4 a[VPL], as[VPL], dq[VPL];
 		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
 #pragma unroll
 		for (int i = 0; i < VPL; i++) as[i] = make_float4(slope * a[i].x, slope * a[i].y, slope * a[i].z, slope * a[i].w);
 		zero4(dq);
-		int beg = tindptr[u], end = tindptr[u + 1];
 		for (int e = beg; e < end; e++) {
 			int v = __ldg(&tindices[e]);
 			long long t = (long long)__ldg(&tperm[e]) * H + h;
@@ -302,7 +302,7 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 				dq[i].w += w.x * go[i].w + w.y * ((b & 8) ? a[i].w : as[i].w);
 			}
 		}
-		lane_store<G, VPL, MASK>(dxl + u * ldd + h * C, dq, lane, C);
+		lane_store<G, VPL, MASK>(dxl + item * ldd + h * C, dq, lane, C);
 	}
 }
 
@@ -311,38 +311,38 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 // take heads of cw < 4*G*VPL channels (cw a multiple of 4), otherwise
 // exactly 4*G*VPL and ignore cw.
 #define GATV2_INST(SFX, G, VPL, MASK)                                                                                \
-	extern "C" __global__ void gatv2_fwd##SFX(const int* indptr, const int* indices, GATV2_X, const float* att,     \
+	extern "C" __global__ void gatv2_fwd##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X, const float* att,     \
 	                                          float* out, float* lse, int n, int H, float slope, float pdrop,        \
 	                                          unsigned long long seed, int cw) {                                     \
-		gatv2_fwd_body<G, VPL, MASK>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, n, H, slope, pdrop, seed, cw); \
+		gatv2_fwd_body<G, VPL, MASK>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, n, H, slope, pdrop, seed, cw); \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_dst##SFX(const int* indptr, const int* indices, GATV2_X,                   \
+	extern "C" __global__ void gatv2_bwd_dst##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X,                   \
 	                                              const float* att, const float* out, const float* lse,             \
 	                                              const float* dout, float* dxr, long long ldd, float* dd,          \
 	                                              float* datt, int n, int H, float slope, int cw) {                 \
-		gatv2_bwd_dst_body<G, VPL, false, MASK>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,   \
+		gatv2_bwd_dst_body<G, VPL, false, MASK>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,   \
 		                                        dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw);               \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_dsts##SFX(const int* indptr, const int* indices, GATV2_X,                  \
+	extern "C" __global__ void gatv2_bwd_dsts##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X,                  \
 	                                               const float* att, const float* out, const float* lse,            \
 	                                               const float* dout, float* dxr, long long ldd, float2* eas,       \
 	                                               unsigned char* esign, float* datt, int n, int H, float slope,    \
 	                                               float pdrop, unsigned long long seed, int cw) {                  \
-		gatv2_bwd_dst_body<G, VPL, true, MASK>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,    \
+		gatv2_bwd_dst_body<G, VPL, true, MASK>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,    \
 		                                       nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw);            \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_src##SFX(const int* tindptr, const int* tindices, GATV2_X,                 \
+	extern "C" __global__ void gatv2_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, GATV2_X,                 \
 	                                              const float* att, const float* lse, const float* dd,              \
 	                                              const float* dout, float* dxl, long long ldd, int n, int H,       \
 	                                              float slope, int cw) {                                            \
-		gatv2_bwd_src_body<G, VPL, MASK>(tindptr, tindices, xl, ldl, xr, ldr, att, lse, dd, dout, dxl, ldd, n, H,   \
+		gatv2_bwd_src_body<G, VPL, MASK>(tindptr, tindices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, lse, dd, dout, dxl, ldd, n, H,   \
 		                                 slope, cw);                                                               \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_srcs##SFX(const int* tindptr, const int* tindices, const int* tperm,        \
+	extern "C" __global__ void gatv2_bwd_srcs##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm,        \
 	                                               const float2* eas, const unsigned char* esign, const float* att, \
 	                                               const float* dout, float* dxl, long long ldd, int n, int H,      \
 	                                               float slope, int cw) {                                           \
-		gatv2_bwd_srcs_body<G, VPL, MASK>(tindptr, tindices, tperm, eas, esign, att, dout, dxl, ldd, n, H, slope,   \
+		gatv2_bwd_srcs_body<G, VPL, MASK>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, eas, esign, att, dout, dxl, ldd, n, H, slope,   \
 		                                  cw);                                                                     \
 	}
 
