@@ -305,6 +305,15 @@ func (f *Fake) DropoutGrad(g *tensor.Tensor, p float32, seed uint64) (tensor.Sto
 	return f.Dropout(g, p, seed)
 }
 
+// GraphSpMMBias is nn.GraphSpMMBiasOps': GraphSpMM, then the bias added.
+func (f *Fake) GraphSpMMBias(g *graph.Graph, weighted bool, x, b *tensor.Tensor) (tensor.Storage, error) {
+	s, err := f.GraphSpMM(g, weighted, false, x)
+	if err != nil {
+		return nil, err
+	}
+	return f.Binary("add", tensor.FromStorage(s, g.NumNodes(), x.Size(1)), b)
+}
+
 // ReLUDropout is nn.ReLUDropoutOps': Dropout of the ReLU, the same mask.
 func (f *Fake) ReLUDropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
 	d := slices.Clone(f.host(x).Data())

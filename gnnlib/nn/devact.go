@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -14,6 +15,14 @@ import (
 type ReLUDropoutOps interface {
 	ReLUDropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
 	ReLUDropoutGrad(g, y *tensor.Tensor, p float32) (tensor.Storage, error)
+}
+
+// GraphSpMMBiasOps is an optional capability of a device: A·x + b (b
+// broadcast over the rows) with the bias added as the propagation stores
+// each row, the values of GraphSpMM and then Binary("add") without the
+// intermediate. GCNConv's device op uses it.
+type GraphSpMMBiasOps interface {
+	GraphSpMMBias(g *graph.Graph, weighted bool, x, b *tensor.Tensor) (tensor.Storage, error)
 }
 
 // ReLUDropout returns d.Forward(x.ReLU()): the hidden activation of a GCN
