@@ -143,6 +143,7 @@ func init() {
 		"GraphConv":         reflect.ValueOf((*nn.GraphConv)(nil)),
 		"GraphLayer":        reflect.ValueOf((*nn.GraphLayer)(nil)),
 		"GraphSAGE":         reflect.ValueOf((*nn.GraphSAGE)(nil)),
+		"GraphSpMMBiasOps":  reflect.ValueOf((*nn.GraphSpMMBiasOps)(nil)),
 		"GraphTransformer":  reflect.ValueOf((*nn.GraphTransformer)(nil)),
 		"HeteroConv":        reflect.ValueOf((*nn.HeteroConv)(nil)),
 		"HeteroLinear":      reflect.ValueOf((*nn.HeteroLinear)(nil)),
@@ -169,13 +170,14 @@ func init() {
 		"TransformerConv":   reflect.ValueOf((*nn.TransformerConv)(nil)),
 
 		// interface wrapper definitions
-		"_DeviceOps":      reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps)(nil)),
-		"_GraphLayer":     reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GraphLayer)(nil)),
-		"_LRSetter":       reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_LRSetter)(nil)),
-		"_Layer":          reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Layer)(nil)),
-		"_Module":         reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Module)(nil)),
-		"_Optimizer":      reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Optimizer)(nil)),
-		"_ReLUDropoutOps": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutOps)(nil)),
+		"_DeviceOps":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps)(nil)),
+		"_GraphLayer":       reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GraphLayer)(nil)),
+		"_GraphSpMMBiasOps": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GraphSpMMBiasOps)(nil)),
+		"_LRSetter":         reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_LRSetter)(nil)),
+		"_Layer":            reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Layer)(nil)),
+		"_Module":           reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Module)(nil)),
+		"_Optimizer":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Optimizer)(nil)),
+		"_ReLUDropoutOps":   reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutOps)(nil)),
 	}
 }
 
@@ -372,6 +374,16 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GraphLayer) Params() []*tensor.Tenso
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GraphLayer) SetTraining(on bool) {
 	W.WSetTraining(on)
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_nn_GraphSpMMBiasOps is an interface wrapper for GraphSpMMBiasOps type
+type _github_com_gnnlab_gnnlab_gnnlib_nn_GraphSpMMBiasOps struct {
+	IValue         interface{}
+	WGraphSpMMBias func(g *graph.Graph, weighted bool, x *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error)
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GraphSpMMBiasOps) GraphSpMMBias(g *graph.Graph, weighted bool, x *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error) {
+	return W.WGraphSpMMBias(g, weighted, x, b)
 }
 
 // _github_com_gnnlab_gnnlab_gnnlib_nn_LRSetter is an interface wrapper for LRSetter type
