@@ -12,7 +12,12 @@
 // It prints one tab-separated line per measurement, prefixed "go\t", which
 // bench/run.sh joins with bench/pyg_bench.py's.
 //
-// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,rmat]
+// The sampled part trains a 3-layer GraphSAGE on neighbour-sampled
+// mini-batches of the arxiv-sized graph (fan-outs 15, 10, 5; batches of
+// 1024) with gnnlib/nn on the device, data.NeighborLoader sampling on
+// background goroutines: time per batch and the sampler's share.
+//
+// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,rmat,sampled]
 // [-products=false] [-reps 10] [-gemm v1,v2] [-rmat 17,20] [-edges dir]
 //
 // -gemm lists the MatMul kernel families (tune.GEMMKernel) to compare:
@@ -365,6 +370,12 @@ func main() {
 	if parts["api"] {
 		apiEpochs(d, cora, 1433, 16, 7, 2)
 		apiEpochs(d, arxiv, 128, 256, 40, 3)
+	}
+	if parts["sampled"] {
+		// Before the R-MAT graphs: arxiv-sized, 1/8 of an epoch.
+		for _, w := range []int{1, 4} {
+			sampledSAGE(d, arxiv, 128, 40, 20, w)
+		}
 	}
 	if parts["rmat"] {
 		for _, f := range strings.Split(*rmatScales, ",") {
