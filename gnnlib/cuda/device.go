@@ -174,8 +174,7 @@ type MemStats struct {
 func (d *Device) MemStats() (MemStats, error) {
 	var s MemStats
 	err := d.do(func(drv driver) error {
-		d.pool.collect()
-		s.InUse, s.Peak, s.Reserved = d.pool.inUse, d.pool.peak, d.pool.reserved
+		s.InUse, s.Peak, s.Reserved = d.pool.stats()
 		var err error
 		s.Free, s.Total, err = drv.memInfo()
 		return err
@@ -186,18 +185,14 @@ func (d *Device) MemStats() (MemStats, error) {
 // ResetPeak sets the peak counter to the bytes in use now.
 func (d *Device) ResetPeak() {
 	d.do(func(driver) error {
-		d.pool.collect()
-		d.pool.peak = d.pool.inUse
+		d.pool.resetPeak()
 		return nil
 	})
 }
 
 // EmptyCache returns the allocator's cached free blocks to the driver.
 func (d *Device) EmptyCache() error {
-	return d.do(func(driver) error {
-		d.pool.collect()
-		return d.pool.trim()
-	})
+	return d.do(func(driver) error { return d.pool.trim() })
 }
 
 // launch queues a kernel with the given grid and block sizes.

@@ -369,6 +369,12 @@ func main() {
 	cuda.GATv2BackwardMode, kernTag = modeOf[modes[0]], ""
 	if parts["api"] {
 		apiEpochs(d, cora, 1433, 16, 7, 2)
+		// The launch-bound epochs again with every allocation a round
+		// trip to the device goroutine, as before the allocator's fast
+		// path.
+		tune.PoolFastPath, kernTag = false, " [allocator fast path off]"
+		apiEpochs(d, cora, 1433, 16, 7, 2)
+		tune.PoolFastPath, kernTag = true, ""
 		apiEpochs(d, arxiv, 128, 256, 40, 3)
 	}
 	if parts["rmat"] {
