@@ -18,6 +18,7 @@ import (
 type recordDriver struct {
 	next     uintptr
 	launches []launchRec
+	fail     string // a kernel whose launches fail
 }
 
 type launchRec struct {
@@ -55,13 +56,16 @@ func (r *recordDriver) memInfo() (free, total int64, err error) { return 1 << 40
 func (r *recordDriver) close() error                            { return nil }
 func (r *recordDriver) launch(kernel string, grid, block [3]int, shared int, args []uint64) error {
 	r.launches = append(r.launches, launchRec{kernel, len(args), grid})
+	if kernel == r.fail {
+		return fmt.Errorf("record: launch of %s fails", kernel)
+	}
 	return nil
 }
 
 // openRecorder is Open on a recordDriver.
 func openRecorder(t *testing.T) (*Device, *recordDriver) {
 	drv := &recordDriver{}
-	d := &Device{work: make(chan func()), done: make(chan struct{}), drv: drv, desc: drv.name(), nsm: drv.sms()}
+	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: drv.name(), nsm: drv.sms()}
 	d.be = &backend{d}
 	d.pool.init(drv)
 	go func() {

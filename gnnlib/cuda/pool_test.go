@@ -1,6 +1,9 @@
 package cuda
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -74,4 +77,47 @@ func TestPoolConcurrent(t *testing.T) {
 		}
 	}
 	tune.PoolFastPath = true
+}
+
+// TestAsyncLaunch checks posted launches (tune.AsyncLaunch) on a recording
+// driver: they reach the driver in the order queued, interleaved with
+// waiting calls, and a failed launch's error comes back from the next
+// waiting call, once.
+func TestAsyncLaunch(t *testing.T) {
+	tune.AsyncLaunch = true
+	defer func() { tune.AsyncLaunch = false }()
+	d, drv := openRecorder(t)
+	var want []string
+	for i := 0; i < 600; i++ {
+		name := fmt.Sprint("k", i)
+		want = append(want, name)
+		if err := d.launch(name, 1, 32); err != nil {
+			t.Fatal(err)
+		}
+		if i%100 == 0 {
+			if _, err := d.Empty(4, 4); err != nil { // a waiting call between launches
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := d.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range drv.launches {
+		got = append(got, l.kernel)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("launches reached the driver as %v..., want %v...", got[:5], want[:5])
+	}
+	drv.fail = "bad"
+	if err := d.launch("bad", 1, 32); err != nil {
+		t.Errorf("posted launch returned %v, want nil (the error comes later)", err)
+	}
+	if err := d.Synchronize(); err == nil || !strings.Contains(err.Error(), "bad") {
+		t.Errorf("Synchronize after a failed posted launch = %v, want its error", err)
+	}
+	if err := d.Synchronize(); err != nil {
+		t.Errorf("second Synchronize = %v, want nil (the error is reported once)", err)
+	}
 }

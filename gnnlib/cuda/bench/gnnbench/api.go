@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
@@ -143,7 +144,7 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		sort.Float64s(times)
 		report("api-epoch", g.name, fmt.Sprintf("%s, %d layers, hidden %d, %s", kind, layers, hidden, act), times[len(times)/2], peakGiB(d),
 			fmt.Sprintf("gnnlib/nn on the device; loss %.3f -> %.3f", first, last))
-		if *profile && g.name == "arxiv" && (kind == "gcn" || kind == "gatv2") {
+		if *profile && !tune.AsyncLaunch && g.name == "arxiv" && (kind == "gcn" || kind == "gatv2") {
 			profileEpoch(d, g.name, kind+", "+act, epoch)
 		}
 		check(d.EmptyCache())

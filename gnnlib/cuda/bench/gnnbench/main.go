@@ -374,7 +374,11 @@ func main() {
 		// path.
 		tune.PoolFastPath, kernTag = false, " [allocator fast path off]"
 		apiEpochs(d, cora, 1433, 16, 7, 2)
-		tune.PoolFastPath, kernTag = true, ""
+		// And with launches posted without waiting (tune.AsyncLaunch).
+		tune.PoolFastPath, tune.AsyncLaunch, kernTag = true, true, " [async launches]"
+		apiEpochs(d, cora, 1433, 16, 7, 2)
+		apiEpochs(d, arxiv, 128, 256, 40, 3)
+		tune.AsyncLaunch, kernTag = false, ""
 		apiEpochs(d, arxiv, 128, 256, 40, 3)
 	}
 	if parts["rmat"] {

@@ -33,3 +33,10 @@ var GEMM = GEMMv2N
 // still called on the device goroutine only. On by default; gnnbench
 // compares the two on launch-bound epochs.
 var PoolFastPath = true
+
+// AsyncLaunch makes gnnlib/cuda's kernel launches return as soon as they
+// are queued for the device goroutine, instead of after the driver call
+// (a channel round trip per kernel); a launch's error then comes back
+// from the next call that waits. Off by default; gnnbench compares the
+// two on launch-bound epochs.
+var AsyncLaunch = false
