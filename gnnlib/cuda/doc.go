@@ -150,6 +150,11 @@
 // (destination, head) with an online softmax forward, a destination pass
 // and a source pass over the transpose backward, 8 channels a lane up to
 // 256 and 32 (the _w kernels) up to 1024, masked past the head's width.
+// The caching allocator hands out a cached block on the allocating
+// goroutine, under its mutex, calling the driver (on the device goroutine)
+// only to grow; launches wait for the driver call unless
+// internal/tune.AsyncLaunch posts them (off by default: gnnbench compares
+// the two on launch-bound epochs).
 // The three attention families are degree-aware (SplitHeavyRows, on by
 // default): when the graph has rows of more than 128 edges (the heavy
 // rows Graph lists per direction at upload), each pass, forward and both
