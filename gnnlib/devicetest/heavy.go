@@ -32,8 +32,8 @@ func StarGraph(tb testing.TB, n, m int) *graph.Graph {
 
 // HeavyCases are the attention layers and ops on StarGraph(16000, 48000),
 // outputs and gradients against the CPU: GATv2Conv (one head of 64, four
-// of 16, one of 7 padded), GATConv, TransformerConv and the three fused
-// attention ops on their own.
+// of 16, one of 7 padded), GATConv, TransformerConv (all gradients but
+// the key bias's) and the three fused attention ops on their own.
 func HeavyCases(tb testing.TB) []Case {
 	const n, in = 16000, 16
 	g := StarGraph(tb, n, 48000)
@@ -44,7 +44,22 @@ func HeavyCases(tb testing.TB) []Case {
 		Layer("GATv2Conv 4x16", func() nn.Module { return nn.NewGATv2Conv(in, 16, 4, true, 0) }, on, randn(2, n, in)),
 		Layer("GATv2Conv 1x7", func() nn.Module { return nn.NewGATv2Conv(in, 7, 1, true, 0) }, on, randn(3, n, in)),
 		Layer("GATConv 2x40", func() nn.Module { return nn.NewGATConv(in, 40, 2, true, 0) }, on, randn(4, n, in)),
-		Layer("TransformerConv 2x32", func() nn.Module { return nn.NewTransformerConv(in, 32, 2, true, false, 0) }, on, randn(5, n, in)),
+		// The key bias's gradient is zero in exact arithmetic (the
+		// softmax does not see a shift of every key's score): its
+		// relative error is rounding noise (4.1e-4 on the H100, every
+		// other gradient within tolerance), so it is left out.
+		{"TransformerConv 2x32", []*tensor.Tensor{randn(5, n, in)}, func(x []*tensor.Tensor, dev tensor.Backend) (*tensor.Tensor, []*tensor.Tensor) {
+			nn.Seed(3)
+			m := nn.NewTransformerConv(in, 32, 2, true, false, 0)
+			nn.To(m, dev)
+			var ps []*tensor.Tensor
+			for _, p := range m.Params() {
+				if p != m.BK {
+					ps = append(ps, p)
+				}
+			}
+			return m.Forward(g, x[0]), ps
+		}},
 		Op("GATv2Attention 2x32", func(x []T) T { return nn.GATv2Attention(g, x[0], x[1], x[2], 2, 0.2, 0, nil, true) },
 			randn(6, n, 64), randn(7, n, 64), randn(8, 2, 32)),
 		Op("GATAttention 1x256", func(x []T) T { return nn.GATAttention(g, x[0], x[1], x[2], 1, 0.2, 0, nil, true) },
@@ -56,8 +71,7 @@ func HeavyCases(tb testing.TB) []Case {
 
 // CheckHeavyRows runs HeavyCases on dev against the CPU, within tol but
 // no tighter than 2e-4: a parameter's gradient sums over 16k-edge rows in
-// float32 in an order the CPU does not share (the Fake, whose ops are the
-// CPU's own, differs from the CPU by 6e-5 on TransformerConv's).
+// float32 in an order the CPU does not share.
 func CheckHeavyRows(t *testing.T, dev tensor.Backend, tol float64) {
 	CheckOps(t, dev, HeavyCases(t), max(tol, 2e-4))
 }
