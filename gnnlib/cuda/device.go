@@ -1,12 +1,14 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 	"time"
 	"unsafe"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/interrupt"
 	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
@@ -33,13 +35,16 @@ type Device struct {
 	// graphs holds the device copies of host graphs that tensor ops used,
 	// freed when the host graph is collected.
 	graphs tbackend.GraphCache[graphMode, *Graph]
+	// asyncErr is the first error of work posted without waiting (post),
+	// returned by the next call that waits; device goroutine only.
+	asyncErr error
 }
 
 // Open starts the device with the given ordinal (0 for the first GPU). In a
 // binary built without the cuda tag it returns ErrNoCUDA; with no usable GPU
 // an error wrapping ErrNoDevice that says what the driver reported.
 func Open(ordinal int) (*Device, error) {
-	d := &Device{work: make(chan func()), done: make(chan struct{})}
+	d := &Device{work: make(chan func(), 256), done: make(chan struct{})}
 	d.be = &backend{d}
 	d.graphs.Release = (*Graph).Free
 	errc := make(chan error, 1)
@@ -118,7 +123,8 @@ func (d *Device) serve(ordinal int, errc chan<- error) {
 	close(d.done)
 }
 
-// do runs fn on the device goroutine and returns its error.
+// do runs fn on the device goroutine and returns its error, or the first
+// error of work posted since the last call that waited.
 func (d *Device) do(fn func(drv driver) error) error {
 	d.mu.Lock()
 	if d.closed {
@@ -130,10 +136,33 @@ func (d *Device) do(fn func(drv driver) error) error {
 	ch := make(chan struct{})
 	d.work <- func() {
 		err = fn(d.drv)
+		if d.asyncErr != nil {
+			err = errors.Join(d.asyncErr, err)
+			d.asyncErr = nil
+		}
 		close(ch)
 	}
 	<-ch
 	return err
+}
+
+// post queues fn on the device goroutine without waiting for it: the
+// caller goes on at once, and an error of fn is returned by the next call
+// that waits (do: a copy to the host, Synchronize, an allocation from the
+// driver). Work runs in the order it was queued, posted or not.
+func (d *Device) post(fn func(drv driver) error) error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return ErrClosed
+	}
+	d.mu.Unlock()
+	d.work <- func() {
+		if err := fn(d.drv); err != nil && d.asyncErr == nil {
+			d.asyncErr = err
+		}
+	}
+	return nil
 }
 
 // Close waits for the device's queued work, frees its memory and destroys
@@ -193,8 +222,7 @@ type MemStats struct {
 func (d *Device) MemStats() (MemStats, error) {
 	var s MemStats
 	err := d.do(func(drv driver) error {
-		d.pool.collect()
-		s.InUse, s.Peak, s.Reserved = d.pool.inUse, d.pool.peak, d.pool.reserved
+		s.InUse, s.Peak, s.Reserved = d.pool.stats()
 		var err error
 		s.Free, s.Total, err = drv.memInfo()
 		return err
@@ -205,18 +233,14 @@ func (d *Device) MemStats() (MemStats, error) {
 // ResetPeak sets the peak counter to the bytes in use now.
 func (d *Device) ResetPeak() {
 	d.do(func(driver) error {
-		d.pool.collect()
-		d.pool.peak = d.pool.inUse
+		d.pool.resetPeak()
 		return nil
 	})
 }
 
 // EmptyCache returns the allocator's cached free blocks to the driver.
 func (d *Device) EmptyCache() error {
-	return d.do(func(driver) error {
-		d.pool.collect()
-		return d.pool.trim()
-	})
+	return d.do(func(driver) error { return d.pool.trim() })
 }
 
 // launch queues a kernel with the given grid and block sizes.
@@ -255,6 +279,9 @@ func (d *Device) launch3(kernel string, grid, block [3]int, args ...any) error {
 		default:
 			panic(fmt.Sprintf("gnnlib/cuda: launch %s: argument %d of type %T", kernel, i, a))
 		}
+	}
+	if tune.AsyncLaunch {
+		return d.post(func(drv driver) error { return drv.launch(kernel, grid, block, 0, slots) })
 	}
 	return d.do(func(drv driver) error { return drv.launch(kernel, grid, block, 0, slots) })
 }

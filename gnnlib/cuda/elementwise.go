@@ -214,3 +214,32 @@ func CopyCols(dst *Tensor, doff int, src *Tensor, soff, width int) error {
 	n := int64(src.Rows) * int64(width)
 	return d.launch("copy_cols", d.gridFor(n, 256), 256, src, dst, src.Rows, width, src.Cols, soff, dst.Cols, doff)
 }
+
+// ReLUDropout returns dropout(relu(x)) in one pass (bias_act without a
+// bias), the mask the one Dropout draws from (seed, index): gnnlib/nn's
+// ReLUDropoutOps.
+func (d *backend) ReLUDropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	v, err := d.view(x)
+	if err != nil {
+		return nil, err
+	}
+	out, err := d.Empty(v.Rows, v.Cols)
+	if err != nil || v.Len() == 0 {
+		return out, err
+	}
+	return out, BiasAct(out, v, nil, true, p, seed)
+}
+
+// ReLUDropoutGrad returns g through ReLUDropout given its output y: g/(1-p)
+// where y is not zero, 0 elsewhere (ActBackward).
+func (d *backend) ReLUDropoutGrad(g, y *tensor.Tensor, p float32) (tensor.Storage, error) {
+	vs, err := d.views(g, y)
+	if err != nil {
+		return nil, err
+	}
+	out, err := d.Empty(vs[0].Rows, vs[0].Cols)
+	if err != nil || vs[0].Len() == 0 {
+		return out, err
+	}
+	return out, ActBackward(out, vs[1], vs[0], true, p)
+}

@@ -63,8 +63,20 @@ func GATForward(g *Graph, h, as, ad *Tensor, heads int, slope float32, drop Atte
 		out.Free()
 		return nil, err
 	}
-	grid := d.gridFor(int64(g.n)*int64(heads)*32, 256)
-	if err := d.launch("gat_fwd"+gatSuffix(c), grid, 256, g.indptr, g.idx, h, as, ad, out, lse, g.n, heads, c, slope, drop.P, drop.Seed); err != nil {
+	pass := g.attnPass(false)
+	fwd := func(n int, args []any) error {
+		return d.launch("gat_fwd"+gatSuffix(c), d.gridFor(int64(n)*int64(heads)*32, 256), 256, args...)
+	}
+	rest := func(out, lse *Tensor, n int) []any {
+		return []any{h, as, ad, out, lse, n, heads, c, slope, drop.P, drop.Seed}
+	}
+	err = fwd(g.n, pass.rowArgs(rest(out, lse, g.n)...))
+	if err == nil && pass.split {
+		err = splitForward(pass, heads, c, out, lse, 0, 0, func(pout, plse *Tensor) error {
+			return fwd(pass.hv.ntiles, pass.tileArgs(rest(pout, plse, pass.hv.ntiles)...))
+		})
+	}
+	if err != nil {
 		out.Free()
 		lse.Free()
 		return nil, err
@@ -90,9 +102,24 @@ func (a *GAT) Backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
 		return err
 	}
 	defer dd.Free()
-	if err := d.launch("gat_bwd_dst"+gatSuffix(a.Channels), d.gridFor(int64(g.n)*int64(a.Heads)*32, 256), 256,
-		g.indptr, g.idx, h, as, ad, a.Out, a.LSE, dout, dd, dad, g.n, a.Heads, a.Channels, a.Slope, a.Dropout.P, a.Dropout.Seed); err != nil {
+	launch := func(kernel string, n int, args []any) error {
+		return d.launch(kernel+gatSuffix(a.Channels), d.gridFor(int64(n)*int64(a.Heads)*32, 256), 256, args...)
+	}
+	// D per (row, head) goes to dd from the row pass only.
+	dst := func(dd, dad uintptr, n int) []any {
+		return []any{h, as, ad, a.Out, a.LSE, dout, dd, dad, n, a.Heads, a.Channels, a.Slope, a.Dropout.P, a.Dropout.Seed}
+	}
+	pass := g.attnPass(false)
+	if err := launch("gat_bwd_dst", g.n, pass.rowArgs(dst(dd.ptr, dad.ptr, g.n)...)); err != nil {
 		return err
+	}
+	if pass.split {
+		err := splitSum(pass, []sumOut{{a.Heads, dad.ptr, int64(a.Heads)}}, func(parts []*Tensor) error {
+			return launch("gat_bwd_dst", pass.hv.ntiles, pass.tileArgs(dst(0, parts[0].ptr, pass.hv.ntiles)...))
+		})
+		if err != nil {
+			return err
+		}
 	}
 	// The source pass draws dropout factors by CSR edge: it needs the
 	// transpose's permutation then.
@@ -102,8 +129,16 @@ func (a *GAT) Backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
 			return err
 		}
 	}
-	return d.launch("gat_bwd_src"+gatSuffix(a.Channels), d.gridFor(int64(g.nsrc)*int64(a.Heads)*32, 256), 256,
-		g.tptr, g.tidx, h, as, ad, a.LSE, dd, dout, dh, das, g.nsrc, a.Heads, a.Channels, a.Slope, ptrOf(tperm), a.Dropout.P, a.Dropout.Seed)
+	src := func(dh, das uintptr, n int) []any {
+		return []any{h, as, ad, a.LSE, dd, dout, dh, das, n, a.Heads, a.Channels, a.Slope, ptrOf(tperm), a.Dropout.P, a.Dropout.Seed}
+	}
+	pass = g.attnPass(true)
+	if err := launch("gat_bwd_src", g.nsrc, pass.rowArgs(src(dh.ptr, das.ptr, g.nsrc)...)); err != nil || !pass.split {
+		return err
+	}
+	return splitSum(pass, []sumOut{{hc, dh.ptr, int64(hc)}, {a.Heads, das.ptr, int64(a.Heads)}}, func(parts []*Tensor) error {
+		return launch("gat_bwd_src", pass.hv.ntiles, pass.tileArgs(src(parts[0].ptr, parts[1].ptr, pass.hv.ntiles)...))
+	})
 }
 
 // Free releases the saved tensors.
@@ -165,38 +200,53 @@ func (d *backend) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, hea
 	if err != nil {
 		return nil, nil, err
 	}
-	as := &Tensor{buf: vs[1].buf, ptr: vs[1].ptr, Rows: vs[1].Len() / heads, Cols: heads}
-	ad := &Tensor{buf: vs[2].buf, ptr: vs[2].ptr, Rows: vs[2].Len() / heads, Cols: heads}
-	fw, err := GATForward(dg, vs[0], as, ad, heads, slope, AttentionDropout{P: p, Seed: seed})
-	if err != nil {
-		return nil, nil, err
-	}
-	done := false
-	backward := func(grad *tensor.Tensor) (dh, dsrc, ddst tensor.Storage, err error) {
-		if done {
-			return nil, nil, nil, errBackwardTwice
-		}
-		done = true
-		// The log-sum-exp is the op's private state: give it back now
-		// rather than when the collector finds the closure dead.
-		defer fw.LSE.Free()
-		dout, err := d.view(grad)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		outs := make([]*Tensor, 3)
-		for i, s := range [][2]int{{vs[0].Rows, vs[0].Cols}, {as.Rows, heads}, {ad.Rows, heads}} {
-			if outs[i], err = d.Empty(s[0], s[1]); err != nil {
-				return nil, nil, nil, err
-			}
-		}
-		if err := fw.Backward(dg, vs[0], as, ad, dout, outs[0], outs[1], outs[2]); err != nil {
-			return nil, nil, nil, err
-		}
-		return outs[0], outs[1], outs[2], nil
-	}
-	return fw.Out, backward, nil
+	c := vs[0].Cols / heads
+	return d.runAttention(heads, c, c, vs, &gatOp{d: d, g: dg, heads: heads, slope: slope, drop: AttentionDropout{P: p, Seed: seed}})
 }
+
+// gatOp is GATAttention's kernels for fusedAttention: inputs h and the
+// per-node scores of sources and destinations (never padded: the GAT
+// kernels take every width up to 1024).
+type gatOp struct {
+	d     *backend
+	g     *Graph
+	heads int
+	slope float32
+	drop  AttentionDropout
+	fw    *GAT
+}
+
+// scores views a per-node score input as NumNodes x heads.
+func (k *gatOp) scores(t *Tensor) *Tensor {
+	return &Tensor{buf: t.buf, ptr: t.ptr, Rows: t.Len() / k.heads, Cols: k.heads}
+}
+
+func (k *gatOp) forward(ins []*Tensor) (*Tensor, error) {
+	var err error
+	if k.fw, err = GATForward(k.g, ins[0], k.scores(ins[1]), k.scores(ins[2]), k.heads, k.slope, k.drop); err != nil {
+		return nil, err
+	}
+	return k.fw.Out, nil
+}
+
+func (k *gatOp) backward(ins []*Tensor, dout *Tensor) ([]*Tensor, error) {
+	as, ad := k.scores(ins[1]), k.scores(ins[2])
+	gs := make([]*Tensor, 3)
+	for i, s := range [][2]int{{ins[0].Rows, ins[0].Cols}, {as.Rows, k.heads}, {ad.Rows, k.heads}} {
+		var err error
+		if gs[i], err = k.d.Empty(s[0], s[1]); err != nil {
+			freeAll(gs)
+			return nil, err
+		}
+	}
+	if err := k.fw.Backward(k.g, ins[0], as, ad, dout, gs[0], gs[1], gs[2]); err != nil {
+		freeAll(gs)
+		return nil, err
+	}
+	return gs, nil
+}
+
+func (k *gatOp) release() { k.fw.LSE.Free() }
 
 // HeadDot returns GAT's per-node attention logits y[r,k] = Σ_j
 // x[r,k,j]·att[k,j] for gnnlib/nn, with a function computing the

@@ -31,114 +31,63 @@ func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 	if err != nil {
 		return nil, nil, err
 	}
-	n := vs[0].Rows
-	xl, xr := vs[0], vs[1]
-	a := &Tensor{buf: vs[2].buf, ptr: vs[2].ptr, Rows: 1, Cols: hc}
-	padded := cp != c
-	if padded {
-		var err error
-		if xl, err = d.padHeads(xl, heads, c, cp); err != nil {
-			return nil, nil, err
-		}
-		if xr, err = d.padHeads(xr, heads, c, cp); err != nil {
-			xl.Free()
-			return nil, nil, err
-		}
-		if a, err = d.padHeads(a, heads, c, cp); err != nil {
-			xl.Free()
-			xr.Free()
-			return nil, nil, err
-		}
-	}
-	freePadded := func() {
-		if padded {
-			xl.Free()
-			xr.Free()
-			a.Free()
-		}
-	}
-	fw, err := GATv2ForwardLR(dg, xl, xr, a, heads, cp, slope, AttentionDropout{P: p, Seed: seed})
+	return d.runAttention(heads, c, cp, vs, &gatv2Op{d: d, g: dg, heads: heads, cp: cp, slope: slope, drop: AttentionDropout{P: p, Seed: seed}})
+}
+
+// gatv2Op is GATv2Attention's kernels for fusedAttention: inputs x_l, x_r
+// and att.
+type gatv2Op struct {
+	d         *backend
+	g         *Graph
+	heads, cp int
+	slope     float32
+	drop      AttentionDropout
+	fw        *GATv2
+}
+
+func (k *gatv2Op) forward(ins []*Tensor) (*Tensor, error) {
+	a := &Tensor{buf: ins[2].buf, ptr: ins[2].ptr, Rows: 1, Cols: k.heads * k.cp}
+	var err error
+	k.fw, err = GATv2ForwardLR(k.g, ins[0], ins[1], a, k.heads, k.cp, k.slope, k.drop)
 	if err != nil {
-		freePadded()
-		return nil, nil, err
+		return nil, err
 	}
-	out := fw.Out
-	if padded {
-		if out, err = d.unpadHeads(fw.Out, heads, c, cp); err != nil {
-			fw.Free()
-			freePadded()
-			return nil, nil, err
-		}
+	return k.fw.Out, nil
+}
+
+func (k *gatv2Op) backward(ins []*Tensor, dout *Tensor) ([]*Tensor, error) {
+	d, hcp := k.d, k.heads*k.cp
+	a := &Tensor{buf: ins[2].buf, ptr: ins[2].ptr, Rows: 1, Cols: hcp}
+	gs := make([]*Tensor, 3) // dx_l, dx_r, datt
+	fail := func(err error) ([]*Tensor, error) {
+		freeAll(gs)
+		return nil, err
 	}
-	done := false
-	backward := func(grad *tensor.Tensor) (dhs, dhd, datt tensor.Storage, err error) {
-		if done {
-			return nil, nil, nil, errBackwardTwice
-		}
-		done = true
-		// The log-sum-exp and the saved edges are the op's private state:
-		// give them back as soon as the pass ran instead of when the
-		// collector finds the closure dead (Out belongs to the caller,
-		// unless it is the padded one).
-		defer func() {
-			fw.LSE.Free()
-			fw.d.Free()
-			fw.freeEdges()
-			if padded {
-				fw.Out.Free()
-			}
-			freePadded()
-		}()
-		dout, err := d.view(grad)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if padded {
-			if dout, err = d.padHeads(dout, heads, c, cp); err != nil {
-				return nil, nil, nil, err
-			}
-			defer dout.Free()
-		}
-		hcp := heads * cp
-		dr, err := d.Empty(n, hcp)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		da, err := d.Empty(1, hcp)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if err := fw.BackwardDst(dg, xl, xr, a, dout, dr, da); err != nil {
-			return nil, nil, nil, err
-		}
-		dl, err := d.Empty(n, hcp)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if err := fw.BackwardSrc(dg, xl, xr, a, dout, dl); err != nil {
-			return nil, nil, nil, err
-		}
-		if !padded {
-			return dl, dr, &Tensor{buf: da.buf, ptr: da.ptr, Rows: vs[2].Rows, Cols: vs[2].Cols}, nil
-		}
-		defer func() {
-			dl.Free()
-			dr.Free()
-			da.Free()
-		}()
-		var outs [3]*Tensor
-		for i, t := range []*Tensor{dl, dr, da} {
-			if outs[i], err = d.unpadHeads(t, heads, c, cp); err != nil {
-				for _, o := range outs[:i] {
-					o.Free()
-				}
-				return nil, nil, nil, err
-			}
-		}
-		outs[2].Rows, outs[2].Cols = vs[2].Rows, vs[2].Cols
-		return outs[0], outs[1], outs[2], nil
+	var err error
+	if gs[1], err = d.Empty(k.g.n, hcp); err != nil {
+		return fail(err)
 	}
-	return out, backward, nil
+	if gs[2], err = d.Empty(1, hcp); err != nil {
+		return fail(err)
+	}
+	if err := k.fw.BackwardDst(k.g, ins[0], ins[1], a, dout, gs[1], gs[2]); err != nil {
+		return fail(err)
+	}
+	if gs[0], err = d.Empty(k.g.n, hcp); err != nil {
+		return fail(err)
+	}
+	if err := k.fw.BackwardSrc(k.g, ins[0], ins[1], a, dout, gs[0]); err != nil {
+		return fail(err)
+	}
+	return gs, nil
+}
+
+func (k *gatv2Op) release() {
+	k.fw.LSE.Free()
+	if k.fw.d != nil {
+		k.fw.d.Free()
+	}
+	k.fw.freeEdges()
 }
 
 // padHeads returns x (rows x heads·c) with each head widened to cp
@@ -372,8 +321,19 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		return nil, err
 	}
 	const block = 256
-	grid := d.gridFor(int64(g.n)*int64(heads)*int64(k.g), block)
-	err = d.launch("gatv2_fwd"+k.suffix(), grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, g.n, heads, slope, drop.P, drop.Seed, channels)
+	pass := g.attnPass(false)
+	fwd := func(n int, args []any) error {
+		return d.launch("gatv2_fwd"+k.suffix(), d.gridFor(int64(n)*int64(heads)*int64(k.g), block), block, args...)
+	}
+	rest := func(out, lse *Tensor, n int) []any {
+		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, n, heads, slope, drop.P, drop.Seed, channels}
+	}
+	err = fwd(g.n, pass.rowArgs(rest(out, lse, g.n)...))
+	if err == nil && pass.split {
+		err = splitForward(pass, heads, channels, out, lse, 0, 0, func(pout, plse *Tensor) error {
+			return fwd(pass.hv.ntiles, pass.tileArgs(rest(pout, plse, pass.hv.ntiles)...))
+		})
+	}
 	if err != nil {
 		out.Free()
 		lse.Free()
@@ -421,15 +381,16 @@ func (a *GATv2) BackwardSrc(g *Graph, xl, xr, att, dout, dxl *Tensor) error {
 	return a.backwardSrc(g, matOf(xl), matOf(xr), att, dout, matOf(dxl))
 }
 
-// launchShape is the launch shape of the backward passes: blocks of 256
-// threads, a group of lanes per (node, head), and the kernels' name
-// suffix. The destination pass's grid (dst) keeps the number of groups a
-// multiple of H so that each of its lanes sees one head and can sum att's
-// gradient in registers; the source pass's (src) covers every group.
-func (a *GATv2) launchShape(d *Device, g *Graph) (dst, src, block int, suffix string) {
+// launchShape is the launch shape of the backward passes over n work
+// items (rows or edge tiles): blocks of 256 threads, a group of lanes per
+// (item, head), and the kernels' name suffix. The destination pass's grid
+// (dst) keeps the number of groups a multiple of H so that each of its
+// lanes sees one head and can sum att's gradient in registers; the source
+// pass's (src) covers every group.
+func (a *GATv2) launchShape(d *Device, n int) (dst, src, block int, suffix string) {
 	k, _ := gatShape(a.Channels)
 	block = 256
-	src = d.gridFor(int64(g.n)*int64(a.Heads)*int64(k.g), block)
+	src = d.gridFor(int64(n)*int64(a.Heads)*int64(k.g), block)
 	dst = src
 	if gpb := block / k.g; (dst*gpb)%a.Heads != 0 {
 		dst = max(1, dst/a.Heads*a.Heads)
@@ -446,7 +407,14 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 	if err := datt.Fill(0); err != nil {
 		return err
 	}
-	grid, _, block, suffix := a.launchShape(d, g)
+	pass := g.attnPass(false)
+	_, _, block, suffix := a.launchShape(d, g.n)
+	// launch runs the pass over n items (the rows, or the heavy rows'
+	// tiles with dr their scratch) with args, CSR and ATTN_ROWS first.
+	launch := func(kernel string, n int, args []any) error {
+		grid, _, _, _ := a.launchShape(d, n)
+		return d.launch(kernel+suffix, grid, block, args...)
+	}
 	a.saved = a.saveEdges(g)
 	if !a.saved {
 		if a.d == nil {
@@ -455,8 +423,16 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 				return err
 			}
 		}
-		return d.launch("gatv2_bwd_dst"+suffix, grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld,
-			att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.d, datt, g.n, a.Heads, a.Slope, a.Channels)
+		// D per (row, head) goes to a.d from the row pass only.
+		rest := func(dr mat, dd uintptr, n int) []any {
+			return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.Out, a.LSE, dout, dr.ptr, dr.ld, dd, datt, n, a.Heads, a.Slope, a.Channels}
+		}
+		if err := launch("gatv2_bwd_dst", g.n, pass.rowArgs(rest(dxr, a.d.ptr, g.n)...)); err != nil || !pass.split {
+			return err
+		}
+		return splitSum(pass, []sumOut{{hc, dxr.ptr, dxr.ld}}, func(parts []*Tensor) error {
+			return launch("gatv2_bwd_dst", pass.hv.ntiles, pass.tileArgs(rest(matOf(parts[0]), 0, pass.hv.ntiles)...))
+		})
 	}
 	a.freeEdges()
 	eh := g.edges * a.Heads
@@ -471,8 +447,15 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 		a.freeEdges()
 		return err
 	}
-	return d.launch("gatv2_bwd_dsts"+suffix, grid, block, g.indptr, g.idx, xl.ptr, xl.ld, xr.ptr, xr.ld,
-		att, a.Out, a.LSE, dout, dxr.ptr, dxr.ld, a.eas, a.esign, datt, g.n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels)
+	rest := func(dr mat, n int) []any {
+		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.Out, a.LSE, dout, dr.ptr, dr.ld, a.eas, a.esign, datt, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels}
+	}
+	if err := launch("gatv2_bwd_dsts", g.n, pass.rowArgs(rest(dxr, g.n)...)); err != nil || !pass.split {
+		return err
+	}
+	return splitSum(pass, []sumOut{{hc, dxr.ptr, dxr.ld}}, func(parts []*Tensor) error {
+		return launch("gatv2_bwd_dsts", pass.hv.ntiles, pass.tileArgs(rest(matOf(parts[0]), pass.hv.ntiles)...))
+	})
 }
 
 // saveEdges reports whether a backward pass over g saves per-edge values:
@@ -491,13 +474,30 @@ func (a *GATv2) saveEdges(g *Graph) bool {
 
 func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) error {
 	d := att.buf.dev
-	_, grid, block, suffix := a.launchShape(d, g)
+	hc := a.Heads * a.Channels
+	pass := g.attnPass(true)
+	_, _, block, suffix := a.launchShape(d, g.n)
+	launch := func(kernel string, n int, args []any) error {
+		_, grid, _, _ := a.launchShape(d, n)
+		return d.launch(kernel+suffix, grid, block, args...)
+	}
+	// run runs the pass over the rows, then (when it splits) over the
+	// heavy rows' tiles into scratch summed into dxl.
+	run := func(kernel string, rest func(dq mat, n int) []any) error {
+		if err := launch(kernel, g.n, pass.rowArgs(rest(dxl, g.n)...)); err != nil || !pass.split {
+			return err
+		}
+		return splitSum(pass, []sumOut{{hc, dxl.ptr, dxl.ld}}, func(parts []*Tensor) error {
+			return launch(kernel, pass.hv.ntiles, pass.tileArgs(rest(matOf(parts[0]), pass.hv.ntiles)...))
+		})
+	}
 	if !a.saved {
 		if a.d == nil {
 			return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
 		}
-		return d.launch("gatv2_bwd_src"+suffix, grid, block, g.tptr, g.tidx, xl.ptr, xl.ld, xr.ptr, xr.ld,
-			att, a.LSE, a.d, dout, dxl.ptr, dxl.ld, g.n, a.Heads, a.Slope, a.Channels)
+		return run("gatv2_bwd_src", func(dq mat, n int) []any {
+			return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.LSE, a.d, dout, dq.ptr, dq.ld, n, a.Heads, a.Slope, a.Channels}
+		})
 	}
 	if a.eas == nil {
 		return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
@@ -507,8 +507,9 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) er
 	if err != nil {
 		return err
 	}
-	return d.launch("gatv2_bwd_srcs"+suffix, grid, block, g.tptr, g.tidx, tperm, a.eas, a.esign, att, dout, dxl.ptr, dxl.ld,
-		g.n, a.Heads, a.Slope, a.Channels)
+	return run("gatv2_bwd_srcs", func(dq mat, n int) []any {
+		return []any{tperm, a.eas, a.esign, att, dout, dq.ptr, dq.ld, n, a.Heads, a.Slope, a.Channels}
+	})
 }
 
 // freeEdges releases the saved per-edge values.

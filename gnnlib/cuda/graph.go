@@ -70,10 +70,12 @@ func (d *Device) heavyRows(indptr any) (heavyRows, error) {
 }
 
 // degreeStats summarises the row lengths of one direction of a graph as
-// the degree-aware kernels (SpMM in both mappings, the max aggregation)
-// see them at upload: rows of more than heavyTile edges are heavy and
-// split into edge tiles summed by atomics, the others get one lane group
-// (or warp) each.
+// the degree-aware kernels (SpMM in both mappings, the max aggregation,
+// the fused attention passes unless SplitHeavyRows is off) see them at
+// upload: rows of more than heavyTile edges are heavy and split into edge
+// tiles (summed by atomics, or merged from their partial softmax states
+// and sums by attnrows.go's passes), the others get one lane group (or
+// warp) each.
 type degreeStats struct {
 	rows, edges, max  int
 	heavy, heavyEdges int // rows over heavyTile edges, and their edges

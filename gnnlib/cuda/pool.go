@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 )
 
 // buffer is one block of device memory handed out by the pool.
@@ -19,26 +21,30 @@ type buffer struct {
 
 // pool is the caching allocator: freed blocks go to a free list per size
 // class and are reused without a driver call, so a training step allocates
-// nothing from the driver after its first epoch. It runs on the device
-// goroutine only, except for the pending list that finalizers append to.
+// nothing from the driver after its first epoch. Its driver calls (alloc,
+// free) run on the device goroutine; its bookkeeping is guarded by mu, so
+// that a cached block can be handed out on any goroutine (take: the fast
+// path of newBuffer, which then costs no round trip to the device
+// goroutine), and finalizers and Free return blocks from any goroutine.
 type pool struct {
-	drv      driver
+	drv driver
+
+	mu       sync.Mutex
 	free     map[int64][]uintptr
 	inUse    int64
 	peak     int64
 	reserved int64
-	// live mirrors inUse for readers on other goroutines (the memory
-	// tracker of gnnlib/prof), which must not queue work on the device.
-	live atomic.Int64
-
 	// sinceGC counts the bytes handed out since the pool last asked for a
 	// garbage collection: device tensors made by tensor ops are freed by
 	// finalizers, and their Go headers are too small for the Go heap to
 	// trigger collections by itself.
 	sinceGC int64
+	pending []*buffer // released by finalizers or Free, not yet on a free list
+	closed  bool      // released: take hands out nothing
 
-	mu      sync.Mutex
-	pending []*buffer // released by finalizers or Free from any goroutine
+	// live mirrors inUse for readers on other goroutines (the memory
+	// tracker of gnnlib/prof), which must not queue work on the device.
+	live atomic.Int64
 }
 
 // gcEvery is how many bytes the pool hands out between the garbage
@@ -67,18 +73,27 @@ func sizeClass(n int64) int64 {
 	return (n + step - 1) / step * step
 }
 
-// get returns a block of at least n bytes.
-func (p *pool) get(n int64) (uintptr, int64, error) {
-	p.collect()
-	c := sizeClass(n)
-	if p.sinceGC += c; p.sinceGC > gcEvery {
-		p.sinceGC = 0
-		go runtime.GC()
+// take hands out a cached block of class c if one is free. It may run on
+// any goroutine.
+func (p *pool) take(c int64) (uintptr, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.collectLocked()
+	l := p.free[c]
+	if p.closed || len(l) == 0 {
+		return 0, false
 	}
-	if l := p.free[c]; len(l) > 0 {
-		ptr := l[len(l)-1]
-		p.free[c] = l[:len(l)-1]
-		p.account(c)
+	ptr := l[len(l)-1]
+	p.free[c] = l[:len(l)-1]
+	p.accountLocked(c)
+	return ptr, true
+}
+
+// get returns a block of at least n bytes: a cached one, or one from the
+// driver. It runs on the device goroutine.
+func (p *pool) get(n int64) (uintptr, int64, error) {
+	c := sizeClass(n)
+	if ptr, ok := p.take(c); ok {
 		return ptr, c, nil
 	}
 	ptr, err := p.drv.alloc(c)
@@ -86,33 +101,41 @@ func (p *pool) get(n int64) (uintptr, int64, error) {
 		// Out of memory: collect the garbage, whose finalizers return
 		// blocks, give the cached blocks back and try once more.
 		p.reclaim(c)
-		if l := p.free[c]; len(l) > 0 {
-			ptr := l[len(l)-1]
-			p.free[c] = l[:len(l)-1]
-			p.account(c)
+		if ptr, ok := p.take(c); ok {
 			return ptr, c, nil
 		}
 		if terr := p.trim(); terr != nil {
 			return 0, 0, errors.Join(err, terr)
 		}
 		if ptr, err = p.drv.alloc(c); err != nil {
-			return 0, 0, fmt.Errorf("gnnlib/cuda: allocate %d bytes (%d in use): %w", c, p.inUse, err)
+			p.mu.Lock()
+			inUse := p.inUse
+			p.mu.Unlock()
+			return 0, 0, fmt.Errorf("gnnlib/cuda: allocate %d bytes (%d in use): %w", c, inUse, err)
 		}
 	}
+	p.mu.Lock()
 	p.reserved += c
-	p.account(c)
+	p.accountLocked(c)
+	p.mu.Unlock()
 	return ptr, c, nil
 }
 
-func (p *pool) account(c int64) {
+// accountLocked counts a block of class c handed out (p.mu held).
+func (p *pool) accountLocked(c int64) {
 	p.inUse += c
 	p.live.Store(p.inUse)
 	if p.inUse > p.peak {
 		p.peak = p.inUse
 	}
+	if p.sinceGC += c; p.sinceGC > gcEvery {
+		p.sinceGC = 0
+		go runtime.GC()
+	}
 }
 
-func (p *pool) put(ptr uintptr, c int64) {
+// putLocked returns a block to its free list (p.mu held).
+func (p *pool) putLocked(ptr uintptr, c int64) {
 	p.inUse -= c
 	p.live.Store(p.inUse)
 	p.free[c] = append(p.free[c], ptr)
@@ -125,26 +148,45 @@ func (p *pool) reclaim(c int64) {
 	runtime.GC()
 	for i := 0; i < 40; i++ {
 		time.Sleep(5 * time.Millisecond)
-		p.collect()
-		if len(p.free[c]) > 0 {
+		p.mu.Lock()
+		p.collectLocked()
+		back := len(p.free[c]) > 0
+		p.mu.Unlock()
+		if back {
 			return
 		}
 	}
 }
 
-// collect moves blocks released from other goroutines to the free lists.
-func (p *pool) collect() {
-	p.mu.Lock()
-	pend := p.pending
-	p.pending = nil
-	p.mu.Unlock()
-	for _, b := range pend {
-		p.put(b.ptr, b.bytes)
+// collectLocked moves released blocks to the free lists (p.mu held).
+func (p *pool) collectLocked() {
+	for _, b := range p.pending {
+		p.putLocked(b.ptr, b.bytes)
 	}
+	p.pending = nil
 }
 
-// trim frees every cached block.
+// stats returns the bytes in use, the peak and the bytes reserved.
+func (p *pool) stats() (inUse, peak, reserved int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.collectLocked()
+	return p.inUse, p.peak, p.reserved
+}
+
+// resetPeak sets the peak to the bytes in use now.
+func (p *pool) resetPeak() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.collectLocked()
+	p.peak = p.inUse
+}
+
+// trim frees every cached block; it runs on the device goroutine.
 func (p *pool) trim() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.collectLocked()
 	var errs []error
 	for c, l := range p.free {
 		for _, ptr := range l {
@@ -158,8 +200,12 @@ func (p *pool) trim() error {
 	return errors.Join(errs...)
 }
 
+// release frees the cached blocks when the device closes; take hands out
+// nothing afterwards.
 func (p *pool) release() {
-	p.collect()
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
 	p.trim()
 }
 
@@ -167,6 +213,15 @@ func (p *pool) release() {
 // pool if the owner forgets to call release.
 func (d *Device) newBuffer(n int64) (*buffer, error) {
 	b := &buffer{dev: d}
+	// A cached block needs no driver call, so no round trip to the device
+	// goroutine (tune.PoolFastPath).
+	if c := sizeClass(n); tune.PoolFastPath {
+		if ptr, ok := d.pool.take(c); ok {
+			b.ptr, b.bytes = ptr, c
+			runtime.SetFinalizer(b, (*buffer).release)
+			return b, nil
+		}
+	}
 	err := d.do(func(driver) error {
 		var err error
 		b.ptr, b.bytes, err = d.pool.get(n)

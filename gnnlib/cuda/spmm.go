@@ -175,3 +175,23 @@ func spmm(dst *Tensor, rows, srcRows int, indptr, idx, w *buffer, hv heavyRows, 
 	}
 	return fmt.Errorf("gnnlib/cuda: SpMM: unknown kernel %d", k)
 }
+
+// GraphSpMMBias returns A·x + b, b broadcast over the rows, the bias added
+// as the SpMM stores each row (SpMMBiasAct): gnnlib/nn's GraphSpMMBiasOps,
+// GCNConv's propagation without the intermediate A·x.
+func (d *backend) GraphSpMMBias(g *graph.Graph, weighted bool, x, b *tensor.Tensor) (tensor.Storage, error) {
+	dg, err := d.deviceGraph(g, weighted)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := d.views(x, b)
+	if err != nil {
+		return nil, err
+	}
+	out, err := d.Empty(dg.n, vs[0].Cols)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	bias := &Tensor{buf: vs[1].buf, ptr: vs[1].ptr, Rows: 1, Cols: vs[1].Len()}
+	return out, SpMMBiasAct(out, dg, vs[0], bias, false, 0, 0)
+}

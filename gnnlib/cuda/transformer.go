@@ -85,8 +85,21 @@ func transformerForward(g *Graph, in qkv, d *Device, heads, channels int, scale 
 		return nil, err
 	}
 	const block = 256
-	grid := d.gridFor(int64(g.n)*int64(heads)*int64(kn.g), block)
-	if err := d.launch("tf_fwd"+kn.suffix(), grid, block, g.indptr, g.idx, in.q.ptr, in.k, in.v, in.q.ld, in.skip, out, lse, g.n, heads, scale, drop.P, drop.Seed, channels); err != nil {
+	pass := g.attnPass(false)
+	fwd := func(n int, args []any) error {
+		return d.launch("tf_fwd"+kn.suffix(), d.gridFor(int64(n)*int64(heads)*int64(kn.g), block), block, args...)
+	}
+	// The tiles leave the skip block to the merge, which adds it once.
+	rest := func(skip uintptr, out, lse *Tensor, n int) []any {
+		return []any{in.q.ptr, in.k, in.v, in.q.ld, skip, out, lse, n, heads, scale, drop.P, drop.Seed, channels}
+	}
+	err = fwd(g.n, pass.rowArgs(rest(in.skip, out, lse, g.n)...))
+	if err == nil && pass.split {
+		err = splitForward(pass, heads, channels, out, lse, in.skip, in.q.ld, func(pout, plse *Tensor) error {
+			return fwd(pass.hv.ntiles, pass.tileArgs(rest(0, pout, plse, pass.hv.ntiles)...))
+		})
+	}
+	if err != nil {
 		out.Free()
 		lse.Free()
 		return nil, err
@@ -130,7 +143,10 @@ func (a *Transformer) backward(g *Graph, in qkv, dout *Tensor, grads qkv) error 
 	}
 	kn, _ := gatShape(a.Channels)
 	const block = 256
-	grid := d.gridFor(int64(g.n)*int64(a.Heads)*int64(kn.g), block)
+	launch := func(kernel string, n int, args []any) error {
+		return d.launch(kernel+kn.suffix(), d.gridFor(int64(n)*int64(a.Heads)*int64(kn.g), block), block, args...)
+	}
+	hc := a.Heads * a.Channels
 	if a.d == nil {
 		var err error
 		if a.d, err = d.Empty(g.n, a.Heads); err != nil {
@@ -141,9 +157,21 @@ func (a *Transformer) backward(g *Graph, in qkv, dout *Tensor, grads qkv) error 
 	if a.skip {
 		skip = in.skip
 	}
-	if err := d.launch("tf_bwd_dst"+kn.suffix(), grid, block, g.indptr, g.idx, in.q.ptr, in.k, in.v, in.q.ld, skip, a.Out, a.LSE, dout,
-		grads.q.ptr, grads.q.ld, a.d, g.n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels); err != nil {
+	// D per (row, head) goes to a.d from the row pass only.
+	dst := func(dq mat, dd uintptr, n int) []any {
+		return []any{in.q.ptr, in.k, in.v, in.q.ld, skip, a.Out, a.LSE, dout, dq.ptr, dq.ld, dd, n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels}
+	}
+	pass := g.attnPass(false)
+	if err := launch("tf_bwd_dst", g.n, pass.rowArgs(dst(grads.q, a.d.ptr, g.n)...)); err != nil {
 		return err
+	}
+	if pass.split {
+		err := splitSum(pass, []sumOut{{hc, grads.q.ptr, grads.q.ld}}, func(parts []*Tensor) error {
+			return launch("tf_bwd_dst", pass.hv.ntiles, pass.tileArgs(dst(matOf(parts[0]), 0, pass.hv.ntiles)...))
+		})
+		if err != nil {
+			return err
+		}
 	}
 	// The dropout factors are a function of the CSR edge: the source pass
 	// finds it through the transpose's permutation, needed only then.
@@ -155,8 +183,16 @@ func (a *Transformer) backward(g *Graph, in qkv, dout *Tensor, grads qkv) error 
 		}
 		tp = tperm.ptr
 	}
-	return d.launch("tf_bwd_src"+kn.suffix(), grid, block, g.tptr, g.tidx, tp, in.q.ptr, in.k, in.v, in.q.ld, a.LSE, a.d, dout,
-		grads.k, grads.v, grads.q.ld, g.n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels)
+	src := func(dk, dv uintptr, ld int64, n int) []any {
+		return []any{tp, in.q.ptr, in.k, in.v, in.q.ld, a.LSE, a.d, dout, dk, dv, ld, n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels}
+	}
+	pass = g.attnPass(true)
+	if err := launch("tf_bwd_src", g.n, pass.rowArgs(src(grads.k, grads.v, grads.q.ld, g.n)...)); err != nil || !pass.split {
+		return err
+	}
+	return splitSum(pass, []sumOut{{hc, grads.k, grads.q.ld}, {hc, grads.v, grads.q.ld}}, func(parts []*Tensor) error {
+		return launch("tf_bwd_src", pass.hv.ntiles, pass.tileArgs(src(parts[0].ptr, parts[1].ptr, int64(hc), pass.hv.ntiles)...))
+	})
 }
 
 // Free releases the saved tensors.
@@ -195,102 +231,47 @@ func (d *backend) TransformerAttention(g *graph.Graph, q, k, val *tensor.Tensor,
 		return nil, nil, err
 	}
 	scale := float32(1 / math.Sqrt(float64(c)))
-	ins := [3]*Tensor{vs[0], vs[1], vs[2]}
-	padded := cp != c
-	freeIns := func() {
-		if padded {
-			for _, t := range ins {
-				if t != nil {
-					t.Free()
-				}
-			}
+	return d.runAttention(heads, c, cp, vs, &transformerOp{d: d, g: dg, heads: heads, cp: cp, scale: scale, drop: AttentionDropout{P: p, Seed: seed}})
+}
+
+// transformerOp is TransformerAttention's kernels for fusedAttention:
+// inputs q, k and values.
+type transformerOp struct {
+	d         *backend
+	g         *Graph
+	heads, cp int
+	scale     float32
+	drop      AttentionDropout
+	fw        *Transformer
+}
+
+func (k *transformerOp) forward(ins []*Tensor) (*Tensor, error) {
+	var err error
+	if k.fw, err = TransformerForward(k.g, ins[0], ins[1], ins[2], k.heads, k.cp, k.scale, k.drop); err != nil {
+		return nil, err
+	}
+	return k.fw.Out, nil
+}
+
+func (k *transformerOp) backward(ins []*Tensor, dout *Tensor) ([]*Tensor, error) {
+	gs := make([]*Tensor, 3)
+	for i := range gs {
+		var err error
+		if gs[i], err = k.d.Empty(k.g.n, k.heads*k.cp); err != nil {
+			freeAll(gs)
+			return nil, err
 		}
 	}
-	if padded {
-		for i, t := range vs {
-			if ins[i], err = d.padHeads(t, heads, c, cp); err != nil {
-				for j := range ins[i:] {
-					ins[i+j] = nil
-				}
-				freeIns()
-				return nil, nil, err
-			}
-		}
+	if err := k.fw.Backward(k.g, ins[0], ins[1], ins[2], dout, gs[0], gs[1], gs[2]); err != nil {
+		freeAll(gs)
+		return nil, err
 	}
-	fw, err := TransformerForward(dg, ins[0], ins[1], ins[2], heads, cp, scale, AttentionDropout{P: p, Seed: seed})
-	if err != nil {
-		freeIns()
-		return nil, nil, err
+	return gs, nil
+}
+
+func (k *transformerOp) release() {
+	k.fw.LSE.Free()
+	if k.fw.d != nil {
+		k.fw.d.Free()
 	}
-	out := fw.Out
-	if padded {
-		if out, err = d.unpadHeads(fw.Out, heads, c, cp); err != nil {
-			fw.Free()
-			freeIns()
-			return nil, nil, err
-		}
-	}
-	done := false
-	backward := func(grad *tensor.Tensor) (dq, dk, dv tensor.Storage, err error) {
-		if done {
-			return nil, nil, nil, errBackwardTwice
-		}
-		done = true
-		// The log-sum-exp and D are the op's private state: free them
-		// as soon as the pass ran (Out belongs to the caller unless it is
-		// the padded one).
-		defer func() {
-			fw.LSE.Free()
-			if fw.d != nil {
-				fw.d.Free()
-			}
-			if padded {
-				fw.Out.Free()
-			}
-			freeIns()
-		}()
-		dout, err := d.view(grad)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if padded {
-			if dout, err = d.padHeads(dout, heads, c, cp); err != nil {
-				return nil, nil, nil, err
-			}
-			defer dout.Free()
-		}
-		var gs [3]*Tensor
-		freeGs := func() {
-			for _, t := range gs {
-				if t != nil {
-					t.Free()
-				}
-			}
-		}
-		for i := range gs {
-			if gs[i], err = d.Empty(dg.n, heads*cp); err != nil {
-				freeGs()
-				return nil, nil, nil, err
-			}
-		}
-		if err := fw.Backward(dg, ins[0], ins[1], ins[2], dout, gs[0], gs[1], gs[2]); err != nil {
-			freeGs()
-			return nil, nil, nil, err
-		}
-		if !padded {
-			return gs[0], gs[1], gs[2], nil
-		}
-		defer freeGs()
-		var outs [3]*Tensor
-		for i, t := range gs {
-			if outs[i], err = d.unpadHeads(t, heads, c, cp); err != nil {
-				for _, o := range outs[:i] {
-					o.Free()
-				}
-				return nil, nil, nil, err
-			}
-		}
-		return outs[0], outs[1], outs[2], nil
-	}
-	return out, backward, nil
 }

@@ -252,6 +252,37 @@ func (f *Fake) DropoutGrad(g *tensor.Tensor, p float32, seed uint64) (tensor.Sto
 	return f.Dropout(g, p, seed)
 }
 
+// GraphSpMMBias is nn.GraphSpMMBiasOps': GraphSpMM, then the bias added.
+func (f *Fake) GraphSpMMBias(g *graph.Graph, weighted bool, x, b *tensor.Tensor) (tensor.Storage, error) {
+	s, err := f.GraphSpMM(g, weighted, false, x)
+	if err != nil {
+		return nil, err
+	}
+	return f.Binary(backend.BinaryAdd, backend.FromStorage(s, g.NumNodes(), x.Size(1)), b)
+}
+
+// ReLUDropout is nn.ReLUDropoutOps': Dropout of the ReLU, the same mask.
+func (f *Fake) ReLUDropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	d := slices.Clone(f.host(x).Data())
+	for i, v := range d {
+		d[i] = max(v, 0) * dropKeep(seed, i, p)
+	}
+	return f.newStore(d), nil
+}
+
+// ReLUDropoutGrad passes g/(1-p) where ReLUDropout's output y is not zero.
+func (f *Fake) ReLUDropoutGrad(g, y *tensor.Tensor, p float32) (tensor.Storage, error) {
+	d := slices.Clone(f.host(g).Data())
+	for i, v := range f.host(y).Data() {
+		if v != 0 {
+			d[i] *= 1 / (1 - p)
+		} else {
+			d[i] = 0
+		}
+	}
+	return f.newStore(d), nil
+}
+
 func (f *Fake) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss, grad tensor.Storage, err error) {
 	l, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor { return tensor.CrossEntropy(in[0], labels, rows) }, logits)
 	return l, back(tensor.Scalar(1).To(f))[0], nil

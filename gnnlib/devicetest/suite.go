@@ -29,6 +29,7 @@ type Tolerance struct {
 func Run(t *testing.T, dev tensor.Backend, tol Tolerance, extra ...Unsupported) {
 	t.Run("Ops", func(t *testing.T) { CheckOps(t, dev, OpCases(t), tol.Op) })
 	t.Run("Shapes", func(t *testing.T) { CheckShapes(t, dev, tol) })
+	t.Run("HeavyRows", func(t *testing.T) { CheckHeavyRows(t, dev, tol.Op) })
 	t.Run("ArgReduce", func(t *testing.T) { CheckArgReduce(t, dev) })
 	t.Run("NotOnDevice", func(t *testing.T) { CheckNotOnDevice(t, dev, extra...) })
 	t.Run("Training", func(t *testing.T) { CheckTraining(t, dev, TrainCases(), tol) })

@@ -72,12 +72,20 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 	}
 	s, err := ops.MatMul(x, w, false, false)
 	xw := devStorage(name, x, s, err, x.Size(0), out)
-	s, err = ops.GraphSpMM(a, a.Weights != nil, false, xw)
-	freeStorage(xw)
-	ax := devStorage(name, x, s, err, a.NumNodes(), out)
-	s, err = ops.Binary(backend.BinaryAdd, ax, b)
-	freeStorage(ax)
-	y := devStorage(name, x, s, err, a.NumNodes(), out)
+	var y *tensor.Tensor
+	if fo, ok := ops.(GraphSpMMBiasOps); ok {
+		// The bias added as the propagation stores each row.
+		s, err = fo.GraphSpMMBias(a, a.Weights != nil, xw, b)
+		freeStorage(xw)
+		y = devStorage(name, x, s, err, a.NumNodes(), out)
+	} else {
+		s, err = ops.GraphSpMM(a, a.Weights != nil, false, xw)
+		freeStorage(xw)
+		ax := devStorage(name, x, s, err, a.NumNodes(), out)
+		s, err = ops.Binary(backend.BinaryAdd, ax, b)
+		freeStorage(ax)
+		y = devStorage(name, x, s, err, a.NumNodes(), out)
+	}
 	return backend.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
 		grads := make([]*tensor.Tensor, 3)

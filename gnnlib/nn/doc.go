@@ -254,7 +254,10 @@
 // GATv2's x·W_src, x·W_dst and attention output once the layer's
 // backward pass has read them (a second backward pass through the layer
 // then panics with a *tensor.DeviceError, as gnnlib/cuda's fused
-// attention does).
+// attention does). ReLUDropout is a hidden layer's ReLU and dropout as one
+// op on a device that fuses them (ReLUDropoutOps; gnnlib/cuda's does),
+// with the values of the two ops and one activation-sized tensor less per
+// layer; GCN and GraphSAGE use it.
 //
 // # Errors
 //

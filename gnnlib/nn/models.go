@@ -80,6 +80,14 @@ func (b *gnnBase) drop(x *tensor.Tensor, p float32) *tensor.Tensor {
 	return dropout(x, p, b.rng, b.Training())
 }
 
+// reluDrop is drop(x.ReLU(), p), one op on a device with ReLUDropoutOps.
+func (b *gnnBase) reluDrop(x *tensor.Tensor, p float32) *tensor.Tensor {
+	if !b.Training() || p == 0 || !x.IsOnDevice() || x.IsSparse() {
+		return b.drop(x.ReLU(), p)
+	}
+	return reluDropout(x, p, b.rng)
+}
+
 // GCN is the two-layer graph convolutional network of Kipf and Welling:
 // dropout, GCNConv, ReLU, dropout, GCNConv. It outputs logits.
 type GCN struct {
@@ -101,8 +109,8 @@ func NewGCN(in, hidden, out int) *GCN {
 
 // Forward returns the logits of every node of g.
 func (m *GCN) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
-	h := m.Conv1.Forward(g, m.drop(x, m.Dropout)).ReLU()
-	return m.Conv2.Forward(g, m.drop(h, m.Dropout))
+	h := m.reluDrop(m.Conv1.Forward(g, m.drop(x, m.Dropout)), m.Dropout)
+	return m.Conv2.Forward(g, h)
 }
 
 func (m *GCN) String() string { return m.describe("GCN") }
@@ -126,8 +134,8 @@ func NewGraphSAGE(in, hidden, out int, aggr string) *GraphSAGE {
 
 // Forward returns the logits of every node of g.
 func (m *GraphSAGE) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
-	h := m.Conv1.Forward(g, m.drop(x, m.Dropout)).ReLU()
-	return m.Conv2.Forward(g, m.drop(h, m.Dropout))
+	h := m.reluDrop(m.Conv1.Forward(g, m.drop(x, m.Dropout)), m.Dropout)
+	return m.Conv2.Forward(g, h)
 }
 
 func (m *GraphSAGE) String() string { return m.describe("GraphSAGE") }

@@ -51,6 +51,7 @@ func init() {
 		"SpMMT":                   reflect.ValueOf(cuda.SpMMT),
 		"SpMMVec4":                reflect.ValueOf(cuda.SpMMVec4),
 		"SpMMWarp":                reflect.ValueOf(cuda.SpMMWarp),
+		"SplitHeavyRows":          reflect.ValueOf(&cuda.SplitHeavyRows).Elem(),
 		"To":                      reflect.ValueOf(cuda.To),
 		"TransformerForward":      reflect.ValueOf(cuda.TransformerForward),
 		"TransformerForwardFused": reflect.ValueOf(cuda.TransformerForwardFused),

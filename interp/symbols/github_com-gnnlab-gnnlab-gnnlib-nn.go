@@ -96,6 +96,7 @@ func init() {
 		"NewTransformerConv":   reflect.ValueOf(nn.NewTransformerConv),
 		"ROCAUC":               reflect.ValueOf(nn.ROCAUC),
 		"ReLU":                 reflect.ValueOf(nn.ReLU),
+		"ReLUDropout":          reflect.ValueOf(nn.ReLUDropout),
 		"ReconLoss":            reflect.ValueOf(nn.ReconLoss),
 		"Save":                 reflect.ValueOf(nn.Save),
 		"SaveFile":             reflect.ValueOf(nn.SaveFile),
@@ -144,6 +145,7 @@ func init() {
 		"GraphConv":         reflect.ValueOf((*nn.GraphConv)(nil)),
 		"GraphLayer":        reflect.ValueOf((*nn.GraphLayer)(nil)),
 		"GraphSAGE":         reflect.ValueOf((*nn.GraphSAGE)(nil)),
+		"GraphSpMMBiasOps":  reflect.ValueOf((*nn.GraphSpMMBiasOps)(nil)),
 		"GraphTransformer":  reflect.ValueOf((*nn.GraphTransformer)(nil)),
 		"HeteroConv":        reflect.ValueOf((*nn.HeteroConv)(nil)),
 		"HeteroLinear":      reflect.ValueOf((*nn.HeteroLinear)(nil)),
@@ -159,6 +161,7 @@ func init() {
 		"Optimizer":         reflect.ValueOf((*nn.Optimizer)(nil)),
 		"Pool2D":            reflect.ValueOf((*nn.Pool2D)(nil)),
 		"RGCNConv":          reflect.ValueOf((*nn.RGCNConv)(nil)),
+		"ReLUDropoutOps":    reflect.ValueOf((*nn.ReLUDropoutOps)(nil)),
 		"ReduceLROnPlateau": reflect.ValueOf((*nn.ReduceLROnPlateau)(nil)),
 		"SAGEConv":          reflect.ValueOf((*nn.SAGEConv)(nil)),
 		"SGConv":            reflect.ValueOf((*nn.SGConv)(nil)),
@@ -169,12 +172,14 @@ func init() {
 		"TransformerConv":   reflect.ValueOf((*nn.TransformerConv)(nil)),
 
 		// interface wrapper definitions
-		"_DeviceOps":  reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps)(nil)),
-		"_GraphLayer": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GraphLayer)(nil)),
-		"_LRSetter":   reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_LRSetter)(nil)),
-		"_Layer":      reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Layer)(nil)),
-		"_Module":     reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Module)(nil)),
-		"_Optimizer":  reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Optimizer)(nil)),
+		"_DeviceOps":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps)(nil)),
+		"_GraphLayer":       reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GraphLayer)(nil)),
+		"_GraphSpMMBiasOps": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GraphSpMMBiasOps)(nil)),
+		"_LRSetter":         reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_LRSetter)(nil)),
+		"_Layer":            reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Layer)(nil)),
+		"_Module":           reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Module)(nil)),
+		"_Optimizer":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Optimizer)(nil)),
+		"_ReLUDropoutOps":   reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutOps)(nil)),
 	}
 }
 
@@ -373,6 +378,16 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GraphLayer) SetTraining(on bool) {
 	W.WSetTraining(on)
 }
 
+// _github_com_gnnlab_gnnlab_gnnlib_nn_GraphSpMMBiasOps is an interface wrapper for GraphSpMMBiasOps type
+type _github_com_gnnlab_gnnlab_gnnlib_nn_GraphSpMMBiasOps struct {
+	IValue         interface{}
+	WGraphSpMMBias func(g *graph.Graph, weighted bool, x *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error)
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GraphSpMMBiasOps) GraphSpMMBias(g *graph.Graph, weighted bool, x *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error) {
+	return W.WGraphSpMMBias(g, weighted, x, b)
+}
+
 // _github_com_gnnlab_gnnlab_gnnlib_nn_LRSetter is an interface wrapper for LRSetter type
 type _github_com_gnnlab_gnnlab_gnnlib_nn_LRSetter struct {
 	IValue interface{}
@@ -431,4 +446,18 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_nn_Optimizer) Step() {
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_Optimizer) ZeroGrad() {
 	W.WZeroGrad()
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutOps is an interface wrapper for ReLUDropoutOps type
+type _github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutOps struct {
+	IValue           interface{}
+	WReLUDropout     func(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
+	WReLUDropoutGrad func(g *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error)
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutOps) ReLUDropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	return W.WReLUDropout(x, p, seed)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutOps) ReLUDropoutGrad(g *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error) {
+	return W.WReLUDropoutGrad(g, y, p)
 }

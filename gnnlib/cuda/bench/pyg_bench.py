@@ -7,12 +7,15 @@ GAT and GATv2 training epochs (forward, backward, Adam), median time of REPS run
 warm-up, peak memory from torch.cuda.max_memory_allocated with the data
 already resident. Prints lines "pyg\\twhat\\tgraph\\tvariant\\tms\\tGiB\\textra".
 The graphs are drawn with torch's generator, so they are the same
-distribution as gnnbench's, not the same edges.
+distribution as gnnbench's, not the same edges; the R-MAT graphs (part
+rmat) are read from the files gnnbench -edges wrote into RMAT_DIR, so they
+are the same edges.
 """
 import os
 import sys
 import time
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch_geometric.nn import GATConv, GATv2Conv, GCNConv, SAGEConv, TransformerConv
@@ -108,17 +111,30 @@ def epoch(what, kind, gname, ei, n, fin, hidden, out, layers):
     torch.cuda.empty_cache()
 
 
-def gat_layer(gname, ei, n, fin, h, c):
+def gat_layer(gname, ei, n, fin, h, c, kind=GATv2Conv, what="gatv2-layer"):
     x = torch.randn(n, fin, device=dev)
     dout = torch.randn(n, h * c, device=dev)
-    conv = GATv2Conv(fin, c, heads=h).to(dev)
+    conv = kind(fin, c, heads=h).to(dev)
 
     def step():
         conv.zero_grad()
         conv(x, ei).backward(dout)
 
-    guarded("gatv2-layer", gname, f"{h}x{c}", step)
+    guarded(what, gname, f"{h}x{c}", step)
     del x, dout, conv
+
+
+def rmat_graphs():
+    """The R-MAT graphs gnnbench -edges wrote: (name, edge_index, nodes)."""
+    d = os.environ.get("RMAT_DIR", "")
+    if not d:
+        return []
+    out = []
+    for f in sorted(os.listdir(d)):
+        if f.endswith(".edges"):
+            ei = torch.from_numpy(np.fromfile(os.path.join(d, f), dtype=np.int32).reshape(2, -1).astype(np.int64)).to(dev)
+            out.append((f[: -len(".edges")], ei, int(ei.max()) + 1))
+    return out
 
 
 def tf_layer(gname, ei, n, fin, h, c):
@@ -168,6 +184,14 @@ def main():
         for kind in ("sage", "gat"):
             epoch(f"{kind}-epoch", kind, "cora", cora, 2708, 1433, 16, 7, 2)
             epoch(f"{kind}-epoch", kind, "arxiv", arxiv, 169343, 128, 256, 40, 3)
+    if "rmat" in parts:
+        # gnnbench's rmat part, on the same edges.
+        for name, ei, n in rmat_graphs():
+            gat_layer(name, ei, n, 128, 1, 256)
+            gat_layer(name, ei, n, 128, 1, 256, GATConv, "gat-layer")
+            tf_layer(name, ei, n, 128, 4, 64)
+            for kind in ("gatv2", "gcn", "gat", "sage"):
+                epoch(f"{kind}-epoch", kind, name, ei, n, 128, 256, 40, 3)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 // ---------------------------------------------------------------------------
 
 #include "common.cuh"
+#include "attn.cuh"
 
 // GAT (v1) attention, fused like GATv2's: per destination v and head k the
 // logits lrelu(as[u,k] + ad[v,k]) of v's in-edges go through an online
@@ -22,7 +23,7 @@ __device__ __forceinline__ float warp_sum(float v) {
 }
 
 template <int GAT_CPL>
-__device__ void gat_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices,
+__device__ void gat_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS,
                                    const float* __restrict__ h, const float* __restrict__ as,
                                    const float* __restrict__ ad, float* __restrict__ out, float* __restrict__ lse,
                                    int n, int H, int F, float slope, float pdrop, unsigned long long seed) {
@@ -32,10 +33,12 @@ __device__ void gat_fwd_body(const int* __restrict__ indptr, const int* __restri
 	const long long nwarp = (long long)gridDim.x * blockDim.x / WARP;
 	const int HF = H * F;
 	for (long long p = warp; p < (long long)n * H; p += nwarp) {
-		const long long v = p / H;
+		const long long item = p / H;
 		const int k = p % H;
-		const int beg = indptr[v], end = indptr[v + 1];
-		const float adv = ad[p];
+		long long v;
+		int beg, end;
+		attn_row(indptr, heavy, tiles, nheavy, tile, item, v, beg, end);
+		const float adv = ad[v * H + k];
 		float m = -INFINITY, s = 0.f;
 		float acc[GAT_CPL];
 #pragma unroll
@@ -44,19 +47,9 @@ __device__ void gat_fwd_body(const int* __restrict__ indptr, const int* __restri
 			const int u = __ldg(&indices[e]);
 			const float z = lrelu(__ldg(&as[(long long)u * H + k]) + adv, slope);
 			const float* hu = h + (long long)u * HF + k * F;
-			float q;
-			if (z > m) {
-				// A new maximum rescales what was summed so far.
-				const float sc = expf(m - z);
-				s = s * sc + 1.f;
+			float sc, q = osm_step<false>(m, s, z, sc);
 #pragma unroll
-				for (int j = 0; j < GAT_CPL; j++) acc[j] *= sc;
-				m = z;
-				q = 1.f;
-			} else {
-				q = expf(z - m);
-				s += q;
-			}
+			for (int j = 0; j < GAT_CPL; j++) acc[j] *= sc;
 			// Attention dropout weighs the edge in the output only.
 			q *= drop_keep(pdrop, keep, seed, (long long)e * H + k);
 #pragma unroll
@@ -65,14 +58,14 @@ __device__ void gat_fwd_body(const int* __restrict__ indptr, const int* __restri
 				if (c < F) acc[j] += q * __ldg(&hu[c]);
 			}
 		}
-		const float inv = s > 0.f ? 1.f / s : 0.f;
-		float* o = out + v * HF + k * F;
+		const float inv = osm_inv(s);
+		float* o = out + item * HF + k * F;
 #pragma unroll
 		for (int j = 0; j < GAT_CPL; j++) {
 			const int c = lane + j * WARP;
 			if (c < F) o[c] = acc[j] * inv;
 		}
-		if (lane == 0) lse[p] = s > 0.f ? m + logf(s) : 0.f;
+		if (lane == 0) lse[p] = osm_lse<false>(m, s);
 	}
 }
 
@@ -80,7 +73,7 @@ __device__ void gat_fwd_body(const int* __restrict__ indptr, const int* __restri
 // source pass) and dad[v,k] = Σ_u dz_vu, where dz = α(dout_v·h_u − D)
 // times the LeakyReLU slope of the logit.
 template <int GAT_CPL>
-__device__ void gat_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices,
+__device__ void gat_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS,
                                        const float* __restrict__ h, const float* __restrict__ as,
                                        const float* __restrict__ ad, const float* __restrict__ out,
                                        const float* __restrict__ lse, const float* __restrict__ dout,
@@ -92,8 +85,11 @@ __device__ void gat_bwd_dst_body(const int* __restrict__ indptr, const int* __re
 	const long long nwarp = (long long)gridDim.x * blockDim.x / WARP;
 	const int HF = H * F;
 	for (long long p = warp; p < (long long)n * H; p += nwarp) {
-		const long long v = p / H;
+		const long long item = p / H;
 		const int k = p % H;
+		long long v;
+		int beg, end;
+		attn_row(indptr, heavy, tiles, nheavy, tile, item, v, beg, end);
 		float go[GAT_CPL];
 		float D = 0.f;
 #pragma unroll
@@ -103,9 +99,9 @@ __device__ void gat_bwd_dst_body(const int* __restrict__ indptr, const int* __re
 			if (c < F) D += go[j] * out[v * HF + k * F + c];
 		}
 		D = warp_sum(D);
-		const float L = lse[p], adv = ad[p];
+		const float L = lse[v * H + k], adv = ad[v * H + k];
 		float dsum = 0.f;
-		for (int e = indptr[v]; e < indptr[v + 1]; e++) {
+		for (int e = beg; e < end; e++) {
 			const int u = __ldg(&indices[e]);
 			const float z0 = __ldg(&as[(long long)u * H + k]) + adv;
 			const float* hu = h + (long long)u * HF + k * F;
@@ -121,7 +117,7 @@ __device__ void gat_bwd_dst_body(const int* __restrict__ indptr, const int* __re
 			dsum += alpha * (kd * dot - D) * dlrelu(z0, slope);
 		}
 		if (lane == 0) {
-			dd[p] = D;
+			if (dd != nullptr) dd[p] = D;  // the row pass only
 			dad[p] = dsum;
 		}
 	}
@@ -132,7 +128,7 @@ __device__ void gat_bwd_dst_body(const int* __restrict__ indptr, const int* __re
 // das[u,k] = Σ_v dz_vu, recomputing α and dz from lse and D (and, with
 // attention dropout, the edge's factor from the CSR edge tperm[e]).
 template <int GAT_CPL>
-__device__ void gat_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices,
+__device__ void gat_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
                                        const float* __restrict__ h, const float* __restrict__ as,
                                        const float* __restrict__ ad, const float* __restrict__ lse,
                                        const float* __restrict__ dd, const float* __restrict__ dout,
@@ -145,8 +141,11 @@ __device__ void gat_bwd_src_body(const int* __restrict__ tindptr, const int* __r
 	const long long nwarp = (long long)gridDim.x * blockDim.x / WARP;
 	const int HF = H * F;
 	for (long long p = warp; p < (long long)nsrc * H; p += nwarp) {
-		const long long u = p / H;
+		const long long item = p / H;
 		const int k = p % H;
+		long long u;
+		int beg, end;
+		attn_row(tindptr, heavy, tiles, nheavy, tile, item, u, beg, end);
 		float hu[GAT_CPL], acc[GAT_CPL];
 #pragma unroll
 		for (int j = 0; j < GAT_CPL; j++) {
@@ -154,9 +153,9 @@ __device__ void gat_bwd_src_body(const int* __restrict__ tindptr, const int* __r
 			hu[j] = c < F ? h[u * HF + k * F + c] : 0.f;
 			acc[j] = 0.f;
 		}
-		const float asu = as[p];
+		const float asu = as[u * H + k];
 		float dsum = 0.f;
-		for (int e = tindptr[u]; e < tindptr[u + 1]; e++) {
+		for (int e = beg; e < end; e++) {
 			const long long v = __ldg(&tindices[e]);
 			const long long q = v * H + k;
 			const float z0 = asu + __ldg(&ad[q]);
@@ -179,30 +178,30 @@ __device__ void gat_bwd_src_body(const int* __restrict__ tindptr, const int* __r
 #pragma unroll
 		for (int j = 0; j < GAT_CPL; j++) {
 			const int c = lane + j * WARP;
-			if (c < F) dh[u * HF + k * F + c] = acc[j];
+			if (c < F) dh[item * HF + k * F + c] = acc[j];
 		}
 		if (lane == 0) das[p] = dsum;
 	}
 }
 
 #define GAT_V1_INST(SUFFIX, CPL)                                                                                   \
-	extern "C" __global__ void gat_fwd##SUFFIX(const int* indptr, const int* indices, const float* h, const float* as, \
+	extern "C" __global__ void gat_fwd##SUFFIX(const int* indptr, const int* indices, ATTN_ROWS, const float* h, const float* as, \
 	                                           const float* ad, float* out, float* lse, int n, int H, int F,          \
 	                                           float slope, float pdrop, unsigned long long seed) {                   \
-		gat_fwd_body<CPL>(indptr, indices, h, as, ad, out, lse, n, H, F, slope, pdrop, seed);                       \
+		gat_fwd_body<CPL>(indptr, indices, heavy, tiles, nheavy, tile, h, as, ad, out, lse, n, H, F, slope, pdrop, seed);                       \
 	}                                                                                                                \
-	extern "C" __global__ void gat_bwd_dst##SUFFIX(const int* indptr, const int* indices, const float* h,             \
+	extern "C" __global__ void gat_bwd_dst##SUFFIX(const int* indptr, const int* indices, ATTN_ROWS, const float* h,             \
 	                                               const float* as, const float* ad, const float* out,                \
 	                                               const float* lse, const float* dout, float* dd, float* dad, int n, \
 	                                               int H, int F, float slope, float pdrop, unsigned long long seed) { \
-		gat_bwd_dst_body<CPL>(indptr, indices, h, as, ad, out, lse, dout, dd, dad, n, H, F, slope, pdrop, seed);    \
+		gat_bwd_dst_body<CPL>(indptr, indices, heavy, tiles, nheavy, tile, h, as, ad, out, lse, dout, dd, dad, n, H, F, slope, pdrop, seed);    \
 	}                                                                                                                \
-	extern "C" __global__ void gat_bwd_src##SUFFIX(const int* tindptr, const int* tindices, const float* h,           \
+	extern "C" __global__ void gat_bwd_src##SUFFIX(const int* tindptr, const int* tindices, ATTN_ROWS, const float* h,           \
 	                                               const float* as, const float* ad, const float* lse,                \
 	                                               const float* dd, const float* dout, float* dh, float* das,         \
 	                                               int nsrc, int H, int F, float slope, const int* tperm, float pdrop, \
 	                                               unsigned long long seed) {                                         \
-		gat_bwd_src_body<CPL>(tindptr, tindices, h, as, ad, lse, dd, dout, dh, das, nsrc, H, F, slope, tperm, pdrop, \
+		gat_bwd_src_body<CPL>(tindptr, tindices, heavy, tiles, nheavy, tile, h, as, ad, lse, dd, dout, dh, das, nsrc, H, F, slope, tperm, pdrop, \
 		                      seed);                                                                                 \
 	}
 

@@ -3,6 +3,7 @@
 // ---------------------------------------------------------------------------
 
 #include "common.cuh"
+#include "attn.cuh"
 
 // Fused GATv2 (Brody et al.), H heads of C channels. x_l (messages, source
 // side) and x_r (target side) are N x HC matrices given as a pointer and a
@@ -15,111 +16,11 @@
 // of the channels in registers (C == 4*G*VPL), lane l holding channels
 // (i*G + l)*4 .. +3 for i < VPL. The forward writes no per-edge tensor.
 
-// group_mask names the lanes of the calling lane's group of G.
-template <int G>
-__device__ __forceinline__ unsigned group_mask() {
-	return G == 32 ? FULL : (((1u << G) - 1u) << ((threadIdx.x % WARP) / G * G));
-}
-
-// group_sum adds v over the G lanes of a group. Groups of one warp may run
-// different edge counts, so the shuffle names only the group's own lanes.
-template <int G>
-__device__ __forceinline__ float group_sum(float v) {
-	const unsigned mask = group_mask<G>();
-#pragma unroll
-	for (int o = G / 2; o > 0; o >>= 1) v += __shfl_xor_sync(mask, v, o, G);
-	return v;
-}
-
-// group_sum2 and group_sum4 are group_sum over two and four values at once,
-// interleaved so that their shuffles overlap.
-template <int G>
-__device__ __forceinline__ void group_sum2(float& a, float& b) {
-	const unsigned mask = group_mask<G>();
-#pragma unroll
-	for (int o = G / 2; o > 0; o >>= 1) {
-		a += __shfl_xor_sync(mask, a, o, G);
-		b += __shfl_xor_sync(mask, b, o, G);
-	}
-}
-
-template <int G>
-__device__ __forceinline__ void group_sum4(float& a, float& b, float& c, float& d) {
-	const unsigned mask = group_mask<G>();
-#pragma unroll
-	for (int o = G / 2; o > 0; o >>= 1) {
-		a += __shfl_xor_sync(mask, a, o, G);
-		b += __shfl_xor_sync(mask, b, o, G);
-		c += __shfl_xor_sync(mask, c, o, G);
-		d += __shfl_xor_sync(mask, d, o, G);
-	}
-}
-
-// score4 is one lane's share of a GATv2 score over a float4 of channels:
-// Σ a ⊙ leaky_relu(q + r).
-__device__ __forceinline__ float score4(float4 a, float4 q, float4 r, float slope) {
-	return a.x * lrelu(q.x + r.x, slope) + a.y * lrelu(q.y + r.y, slope) + a.z * lrelu(q.z + r.z, slope) +
-	       a.w * lrelu(q.w + r.w, slope);
-}
-
-__device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
-
-// lane_row loads a lane's share of a C-wide row: float4 i is columns
-// (i*G + lane)*4 .. +3, the layout every GATv2 kernel keeps in registers.
-// With MASK the row is C < 4*G*VPL wide (C a multiple of 4): the float4s
-// past it read as zeros, which add nothing to a score, a dot product or a
-// sum, so the kernels need no other masking in registers.
-template <int G, int VPL, bool MASK>
-__device__ __forceinline__ void lane_row(float4 (&x)[VPL], const float* __restrict__ row, int lane, int C) {
-#pragma unroll
-	for (int i = 0; i < VPL; i++) {
-		if (!MASK || (i * G + lane) * 4 < C) {
-			x[i] = __ldg(reinterpret_cast<const float4*>(row) + i * G + lane);
-		} else {
-			x[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-		}
-	}
-}
-
-// lane_store writes a lane's share of a row (with MASK, of its first C
-// columns).
-template <int G, int VPL, bool MASK>
-__device__ __forceinline__ void lane_store(float* row, const float4 (&x)[VPL], int lane, int C) {
-#pragma unroll
-	for (int i = 0; i < VPL; i++) {
-		if (!MASK || (i * G + lane) * 4 < C) st4(row + (i * G + lane) * 4, x[i]);
-	}
-}
-
-// lane_score and lane_dot are a lane's shares of a GATv2 score and of a
-// dot product over its VPL float4s.
-template <int VPL>
-__device__ __forceinline__ float lane_score(const float4 (&a)[VPL], const float4 (&q)[VPL], const float4 (&r)[VPL], float slope) {
-	float s = 0.f;
-#pragma unroll
-	for (int i = 0; i < VPL; i++) s += score4(a[i], q[i], r[i], slope);
-	return s;
-}
-
-template <int VPL>
-__device__ __forceinline__ float lane_dot(const float4 (&x)[VPL], const float4 (&y)[VPL]) {
-	float s = 0.f;
-#pragma unroll
-	for (int i = 0; i < VPL; i++) s += dot4(x[i], y[i]);
-	return s;
-}
-
-template <int VPL>
-__device__ __forceinline__ void zero4(float4 (&x)[VPL]) {
-#pragma unroll
-	for (int i = 0; i < VPL; i++) x[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-}
-
 // The pointer arguments every GATv2 kernel takes for x_l and x_r.
 #define GATV2_X const float *__restrict__ xl, long long ldl, const float *__restrict__ xr, long long ldr
 
 template <int G, int VPL, bool MASK>
-__device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, GATV2_X,
+__device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X,
                                const float* __restrict__ att, float* __restrict__ out, float* __restrict__ lse,
                                int n, int H, float slope, float pdrop, unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
@@ -134,14 +35,14 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 	for (long long it = 0; it < iters; it++) {
 		long long p = grp0 + it * ngrp;
 		bool live = p < total;
-		long long v = live ? p / H : 0;
-		int h = live ? p % H : 0;
+		long long item = live ? p / H : 0, v = 0;
+		int h = live ? p % H : 0, beg = 0, end = 0;
+		if (live) attn_row(indptr, heavy, tiles, nheavy, tile, item, v, beg, end);
 		float4 a[VPL], r[VPL], acc[VPL];
 		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK>(r, xr + v * ldr + h * C, lane, C);
 		zero4(acc);
 		float m = -INFINITY, l = 0.f;
-		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
 		// Two edges a step, so that two gathers and their shuffles are in
 		// flight at once; an odd last edge goes alone.
 		int e = beg;
@@ -153,46 +54,27 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 			float s0 = lane_score(a, q0, r, slope), s1 = lane_score(a, q1, r, slope);
 			group_sum2<G>(s0, s1);
 			// Online softmax: rescale the running sum when the max moves.
-			float mn = fmaxf(m, fmaxf(s0, s1));
-			float scale = __expf(m - mn), p0 = __expf(s0 - mn), p1 = __expf(s1 - mn);
-			l = l * scale + p0 + p1;
+			float scale, p0, p1;
+			osm_step2<true>(m, l, s0, s1, scale, p0, p1);
 			// Attention dropout scales an edge's weight in the output, not
 			// in the softmax's sum.
 			p0 *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
 			p1 *= drop_keep(pdrop, keep, seed, (long long)(e + 1) * H + h);
-#pragma unroll
-			for (int i = 0; i < VPL; i++) {
-				acc[i].x = acc[i].x * scale + p0 * q0[i].x + p1 * q1[i].x;
-				acc[i].y = acc[i].y * scale + p0 * q0[i].y + p1 * q1[i].y;
-				acc[i].z = acc[i].z * scale + p0 * q0[i].z + p1 * q1[i].z;
-				acc[i].w = acc[i].w * scale + p0 * q0[i].w + p1 * q1[i].w;
-			}
-			m = mn;
+			lane_rescale_add2(acc, scale, p0, q0, p1, q1);
 		}
 		if (e < end) {
 			int u = __ldg(&indices[e]);
 			float4 q[VPL];
 			lane_row<G, VPL, MASK>(q, xl + (long long)u * ldl + h * C, lane, C);
 			float s = group_sum<G>(lane_score(a, q, r, slope));
-			float mn = fmaxf(m, s);
-			float scale = __expf(m - mn), pe = __expf(s - mn);
-			l = l * scale + pe;
+			float scale, pe = osm_step<true>(m, l, s, scale);
 			pe *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
-#pragma unroll
-			for (int i = 0; i < VPL; i++) {
-				acc[i].x = acc[i].x * scale + pe * q[i].x;
-				acc[i].y = acc[i].y * scale + pe * q[i].y;
-				acc[i].z = acc[i].z * scale + pe * q[i].z;
-				acc[i].w = acc[i].w * scale + pe * q[i].w;
-			}
-			m = mn;
+			lane_rescale_add(acc, scale, pe, q);
 		}
 		if (!live) continue;
-		float inv = l > 0.f ? 1.f / l : 0.f;
-#pragma unroll
-		for (int i = 0; i < VPL; i++) acc[i] = make_float4(acc[i].x * inv, acc[i].y * inv, acc[i].z * inv, acc[i].w * inv);
-		lane_store<G, VPL, MASK>(out + v * HC + h * C, acc, lane, C);
-		if (lane == 0) lse[p] = l > 0.f ? m + __logf(l) : 0.f;
+		lane_scale(acc, osm_inv(l));
+		lane_store<G, VPL, MASK>(out + item * HC + h * C, acc, lane, C);
+		if (lane == 0) lse[p] = osm_lse<true>(m, l);
 	}
 }
 
@@ -240,7 +122,7 @@ __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const flo
 // nothing but dout beside them) or, without SAVE, D per (v,h) in dd, from
 // which the source pass recomputes everything.
 template <int G, int VPL, bool SAVE, bool MASK>
-__device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, GATV2_X,
+__device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X,
                                    const float* __restrict__ att,
                                    const float* __restrict__ out, const float* __restrict__ lse,
                                    const float* __restrict__ dout, float* __restrict__ dxr, long long ldd,
@@ -264,8 +146,9 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 	for (long long it = 0; it < iters; it++) {
 		long long p = grp0 + it * ngrp;
 		bool live = p < total;
-		long long v = live ? p / H : 0;
-		int h = live ? p % H : 0;
+		long long item = live ? p / H : 0, v = 0;
+		int h = live ? p % H : 0, beg = 0, end = 0;
+		if (live) attn_row(indptr, heavy, tiles, nheavy, tile, item, v, beg, end);
 		float4 a[VPL], r[VPL], go[VPL], o[VPL], dr[VPL], dal[VPL];
 		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK>(r, xr + v * ldr + h * C, lane, C);
@@ -274,8 +157,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		zero4(dr);
 		zero4(dal);
 		float D = group_sum<G>(lane_dot(go, o));
-		float L = live ? lse[p] : 0.f;
-		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
+		float L = live ? lse[v * H + h] : 0.f;
 		// Two edges a step, as in the forward pass.
 		int e = beg;
 		for (; e + 1 < end; e += 2) {
@@ -306,7 +188,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 			gatv2_dst_edge<G, VPL, SAVE>(q, r, a, dr, dal, alpha * k, alpha * (k * dalpha - D), t, lane, slope, eas, esign);
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dxr + v * ldd + h * C, dr, lane, C);
+		lane_store<G, VPL, MASK>(dxr + item * ldd + h * C, dr, lane, C);
 #pragma unroll
 		for (int i = 0; i < VPL; i++) {
 			int c = (i * G + lane) * 4;
@@ -318,7 +200,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 				atomicAdd(q, dal[i].x); atomicAdd(q + 1, dal[i].y); atomicAdd(q + 2, dal[i].z); atomicAdd(q + 3, dal[i].w);
 			}
 		}
-		if (!SAVE && lane == 0) dd[p] = D;
+		if (!SAVE && dd != nullptr && lane == 0) dd[p] = D;  // the row pass only
 	}
 	if (fixedHead) {
 #pragma unroll
@@ -335,7 +217,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 // CSR (tindices hold the destinations v), recompute alpha and ds and gather
 //   dxl[u,h] = sum_v alpha * dout[v,h] + ds * a ⊙ lrelu'(z).
 template <int G, int VPL, bool MASK>
-__device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, GATV2_X,
+__device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS, GATV2_X,
                                    const float* __restrict__ att, const float* __restrict__ lse,
                                    const float* __restrict__ dd, const float* __restrict__ dout,
                                    float* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
@@ -348,13 +230,13 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 	for (long long it = 0; it < iters; it++) {
 		long long p = grp0 + it * ngrp;
 		bool live = p < total;
-		long long u = live ? p / H : 0;
-		int h = live ? p % H : 0;
+		long long item = live ? p / H : 0, u = 0;
+		int h = live ? p % H : 0, beg = 0, end = 0;
+		if (live) attn_row(tindptr, heavy, tiles, nheavy, tile, item, u, beg, end);
 		float4 a[VPL], q[VPL], dq[VPL];
 		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK>(q, xl + u * ldl + h * C, lane, C);
 		zero4(dq);
-		int beg = live ? tindptr[u] : 0, end = live ? tindptr[u + 1] : 0;
 		for (int e = beg; e < end; e++) {
 			int v = __ldg(&tindices[e]);
 			float4 r[VPL], go[VPL];
@@ -374,7 +256,7 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 			}
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dxl + u * ldd + h * C, dq, lane, C);
+		lane_store<G, VPL, MASK>(dxl + item * ldd + h * C, dq, lane, C);
 	}
 }
 
@@ -386,7 +268,7 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 // gathering dout's rows and the edges' 40 bytes (at C = 256). No lane
 // exchanges anything, so groups need not run in step.
 template <int G, int VPL, bool MASK>
-__device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* __restrict__ tindices,
+__device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
                                     const int* __restrict__ tperm, const float2* __restrict__ eas, const unsigned char* __restrict__ esign,
                                     const float* __restrict__ att, const float* __restrict__ dout,
                                     float* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
@@ -396,15 +278,15 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 	const long long total = (long long)n * H;
 	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
 	for (long long p = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G; p < total; p += ngrp) {
-		long long u = p / H;
-		int h = p % H;
+		long long item = p / H, u;
+		int h = p % H, beg, end;
+		attn_row(tindptr, heavy, tiles, nheavy, tile, item, u, beg, end);
 		// a ⊙ lrelu' is a or slope·a per channel: keep both.
 		float4 a[VPL], as[VPL], dq[VPL];
 		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
 #pragma unroll
 		for (int i = 0; i < VPL; i++) as[i] = make_float4(slope * a[i].x, slope * a[i].y, slope * a[i].z, slope * a[i].w);
 		zero4(dq);
-		int beg = tindptr[u], end = tindptr[u + 1];
 		for (int e = beg; e < end; e++) {
 			int v = __ldg(&tindices[e]);
 			long long t = (long long)__ldg(&tperm[e]) * H + h;
@@ -420,7 +302,7 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 				dq[i].w += w.x * go[i].w + w.y * ((b & 8) ? a[i].w : as[i].w);
 			}
 		}
-		lane_store<G, VPL, MASK>(dxl + u * ldd + h * C, dq, lane, C);
+		lane_store<G, VPL, MASK>(dxl + item * ldd + h * C, dq, lane, C);
 	}
 }
 
@@ -429,38 +311,38 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 // take heads of cw < 4*G*VPL channels (cw a multiple of 4), otherwise
 // exactly 4*G*VPL and ignore cw.
 #define GATV2_INST(SFX, G, VPL, MASK)                                                                                \
-	extern "C" __global__ void gatv2_fwd##SFX(const int* indptr, const int* indices, GATV2_X, const float* att,     \
+	extern "C" __global__ void gatv2_fwd##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X, const float* att,     \
 	                                          float* out, float* lse, int n, int H, float slope, float pdrop,        \
 	                                          unsigned long long seed, int cw) {                                     \
-		gatv2_fwd_body<G, VPL, MASK>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, n, H, slope, pdrop, seed, cw); \
+		gatv2_fwd_body<G, VPL, MASK>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, n, H, slope, pdrop, seed, cw); \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_dst##SFX(const int* indptr, const int* indices, GATV2_X,                   \
+	extern "C" __global__ void gatv2_bwd_dst##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X,                   \
 	                                              const float* att, const float* out, const float* lse,             \
 	                                              const float* dout, float* dxr, long long ldd, float* dd,          \
 	                                              float* datt, int n, int H, float slope, int cw) {                 \
-		gatv2_bwd_dst_body<G, VPL, false, MASK>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,   \
+		gatv2_bwd_dst_body<G, VPL, false, MASK>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,   \
 		                                        dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw);               \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_dsts##SFX(const int* indptr, const int* indices, GATV2_X,                  \
+	extern "C" __global__ void gatv2_bwd_dsts##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X,                  \
 	                                               const float* att, const float* out, const float* lse,            \
 	                                               const float* dout, float* dxr, long long ldd, float2* eas,       \
 	                                               unsigned char* esign, float* datt, int n, int H, float slope,    \
 	                                               float pdrop, unsigned long long seed, int cw) {                  \
-		gatv2_bwd_dst_body<G, VPL, true, MASK>(indptr, indices, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,    \
+		gatv2_bwd_dst_body<G, VPL, true, MASK>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,    \
 		                                       nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw);            \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_src##SFX(const int* tindptr, const int* tindices, GATV2_X,                 \
+	extern "C" __global__ void gatv2_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, GATV2_X,                 \
 	                                              const float* att, const float* lse, const float* dd,              \
 	                                              const float* dout, float* dxl, long long ldd, int n, int H,       \
 	                                              float slope, int cw) {                                            \
-		gatv2_bwd_src_body<G, VPL, MASK>(tindptr, tindices, xl, ldl, xr, ldr, att, lse, dd, dout, dxl, ldd, n, H,   \
+		gatv2_bwd_src_body<G, VPL, MASK>(tindptr, tindices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, lse, dd, dout, dxl, ldd, n, H,   \
 		                                 slope, cw);                                                               \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_srcs##SFX(const int* tindptr, const int* tindices, const int* tperm,        \
+	extern "C" __global__ void gatv2_bwd_srcs##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm,        \
 	                                               const float2* eas, const unsigned char* esign, const float* att, \
 	                                               const float* dout, float* dxl, long long ldd, int n, int H,      \
 	                                               float slope, int cw) {                                           \
-		gatv2_bwd_srcs_body<G, VPL, MASK>(tindptr, tindices, tperm, eas, esign, att, dout, dxl, ldd, n, H, slope,   \
+		gatv2_bwd_srcs_body<G, VPL, MASK>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, eas, esign, att, dout, dxl, ldd, n, H, slope,   \
 		                                  cw);                                                                     \
 	}
 

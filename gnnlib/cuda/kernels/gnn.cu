@@ -18,7 +18,7 @@
 #include "aggregate.cu"   // degree-aware max aggregation and its backward pass
 #include "gatv2.cu"       // fused GATv2 attention
 #include "gat.cu"         // fused GAT (v1) attention, per-node scores
-#include "transformer.cu" // fused Graph Transformer attention (uses gatv2.cu's lane helpers)
+#include "transformer.cu" // fused Graph Transformer attention
 #include "elementwise.cu" // bias + activation + dropout, maps, binary ops, copies
 #include "reduce.cu"      // column and full sums, ops along an axis, gathers and scatters
 #include "loss.cu"        // fused losses with their gradients

@@ -4,6 +4,7 @@
 // ---------------------------------------------------------------------------
 
 #include "common.cuh"
+#include "attn.cuh"
 
 // For H heads of C channels, queries q (targets, N x HC), keys k and values
 // vv (sources, N x HC), an edge u->v and head h:
@@ -12,8 +13,8 @@
 // The first kernel family of the IO-aware paper: the forward keeps a running
 // max and sum per (node, head) in registers (online softmax) and stores only
 // the log-sum-exp; the backward recomputes alpha from it. Nothing is stored
-// per edge. The lane layout, group shapes and masking are gatv2.cu's
-// (lane_row, group_sum, ...), which gnn.cu includes before this file.
+// per edge. The lane layout, group shapes and masking are gatv2.cu's,
+// from attn.cuh (lane_row, group_sum, the online-softmax step).
 
 // The pointer arguments every transformer kernel takes for q, k and vv,
 // which share a row stride ldx: three N x HC tensors (ldx = HC) or column
@@ -21,7 +22,7 @@
 #define TF_QKV const float *__restrict__ q, const float *__restrict__ k, const float *__restrict__ vv, long long ldx
 
 template <int G, int VPL, bool MASK>
-__device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, TF_QKV,
+__device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, TF_QKV,
                             const float* __restrict__ skip, float* __restrict__ out, float* __restrict__ lse, int n, int H, float scale, float pdrop,
                             unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
@@ -35,13 +36,13 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 	for (long long it = 0; it < iters; it++) {
 		long long p = grp0 + it * ngrp;
 		bool live = p < total;
-		long long v = live ? p / H : 0;
-		int h = live ? p % H : 0;
+		long long item = live ? p / H : 0, v = 0;
+		int h = live ? p % H : 0, beg = 0, end = 0;
+		if (live) attn_row(indptr, heavy, tiles, nheavy, tile, item, v, beg, end);
 		float4 qv[VPL], acc[VPL];
 		lane_row<G, VPL, MASK>(qv, q + v * ldx + h * C, lane, C);
 		zero4(acc);
 		float m = -INFINITY, l = 0.f;
-		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
 		int e = beg;
 		// Two edges a step where the registers allow (two key and two
 		// value rows in flight).
@@ -57,19 +58,11 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 				group_sum2<G>(s0, s1);
 				s0 *= scale;
 				s1 *= scale;
-				float mn = fmaxf(m, fmaxf(s0, s1));
-				float sc = __expf(m - mn), p0 = __expf(s0 - mn), p1 = __expf(s1 - mn);
-				l = l * sc + p0 + p1;
+				float sc, p0, p1;
+				osm_step2<true>(m, l, s0, s1, sc, p0, p1);
 				p0 *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
 				p1 *= drop_keep(pdrop, keep, seed, (long long)(e + 1) * H + h);
-#pragma unroll
-				for (int i = 0; i < VPL; i++) {
-					acc[i].x = acc[i].x * sc + p0 * v0[i].x + p1 * v1[i].x;
-					acc[i].y = acc[i].y * sc + p0 * v0[i].y + p1 * v1[i].y;
-					acc[i].z = acc[i].z * sc + p0 * v0[i].z + p1 * v1[i].z;
-					acc[i].w = acc[i].w * sc + p0 * v0[i].w + p1 * v1[i].w;
-				}
-				m = mn;
+				lane_rescale_add2(acc, sc, p0, v0, p1, v1);
 			}
 		}
 		for (; e < end; e++) {
@@ -78,23 +71,12 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 			lane_row<G, VPL, MASK>(ku, k + (long long)u * ldx + h * C, lane, C);
 			lane_row<G, VPL, MASK>(vu, vv + (long long)u * ldx + h * C, lane, C);
 			float s = scale * group_sum<G>(lane_dot(qv, ku));
-			float mn = fmaxf(m, s);
-			float sc = __expf(m - mn), pe = __expf(s - mn);
-			l = l * sc + pe;
+			float sc, pe = osm_step<true>(m, l, s, sc);
 			pe *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
-#pragma unroll
-			for (int i = 0; i < VPL; i++) {
-				acc[i].x = acc[i].x * sc + pe * vu[i].x;
-				acc[i].y = acc[i].y * sc + pe * vu[i].y;
-				acc[i].z = acc[i].z * sc + pe * vu[i].z;
-				acc[i].w = acc[i].w * sc + pe * vu[i].w;
-			}
-			m = mn;
+			lane_rescale_add(acc, sc, pe, vu);
 		}
 		if (!live) continue;
-		float inv = l > 0.f ? 1.f / l : 0.f;
-#pragma unroll
-		for (int i = 0; i < VPL; i++) acc[i] = make_float4(acc[i].x * inv, acc[i].y * inv, acc[i].z * inv, acc[i].w * inv);
+		lane_scale(acc, osm_inv(l));
 		if (skip != nullptr) {
 			// The root weight's term, added as the row is stored.
 			float4 sk[VPL];
@@ -102,8 +84,8 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 #pragma unroll
 			for (int i = 0; i < VPL; i++) acc[i] = make_float4(acc[i].x + sk[i].x, acc[i].y + sk[i].y, acc[i].z + sk[i].z, acc[i].w + sk[i].w);
 		}
-		lane_store<G, VPL, MASK>(out + v * HC + h * C, acc, lane, C);
-		if (lane == 0) lse[p] = l > 0.f ? m + __logf(l) : 0.f;
+		lane_store<G, VPL, MASK>(out + item * HC + h * C, acc, lane, C);
+		if (lane == 0) lse[p] = osm_lse<true>(m, l);
 	}
 }
 
@@ -112,7 +94,7 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 //   ds = alpha * (keep * dout[v,h]·vv[u,h] - D),   dq[v,h] = scale * sum_u ds * k[u,h],
 // and D saved per (v,h) in dd for the source pass.
 template <int G, int VPL, bool MASK>
-__device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, TF_QKV,
+__device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, TF_QKV,
                                 const float* __restrict__ skip, const float* __restrict__ out, const float* __restrict__ lse,
                                 const float* __restrict__ dout, float* __restrict__ dq, long long ldg, float* __restrict__ dd, int n,
                                 int H, float scale, float pdrop, unsigned long long seed, int cw) {
@@ -126,8 +108,9 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 	for (long long it = 0; it < iters; it++) {
 		long long p = grp0 + it * ngrp;
 		bool live = p < total;
-		long long v = live ? p / H : 0;
-		int h = live ? p % H : 0;
+		long long item = live ? p / H : 0, v = 0;
+		int h = live ? p % H : 0, beg = 0, end = 0;
+		if (live) attn_row(indptr, heavy, tiles, nheavy, tile, item, v, beg, end);
 		float4 qv[VPL], go[VPL], acc[VPL];
 		lane_row<G, VPL, MASK>(qv, q + v * ldx + h * C, lane, C);
 		lane_row<G, VPL, MASK>(go, dout + v * HC + h * C, lane, C);
@@ -141,8 +124,7 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 		}
 		D = group_sum<G>(D);
 		zero4(acc);
-		float L = live ? lse[p] : 0.f;
-		int beg = live ? indptr[v] : 0, end = live ? indptr[v + 1] : 0;
+		float L = live ? lse[v * H + h] : 0.f;
 		for (int e = beg; e < end; e++) {
 			int u = __ldg(&indices[e]);
 			float4 ku[VPL], vu[VPL];
@@ -162,8 +144,8 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 			}
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dq + v * ldg + h * C, acc, lane, C);
-		if (lane == 0) dd[p] = D;
+		lane_store<G, VPL, MASK>(dq + item * ldg + h * C, acc, lane, C);
+		if (dd != nullptr && lane == 0) dd[p] = D;  // the row pass only
 	}
 }
 
@@ -172,7 +154,7 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 // only for the dropout factors: tperm may be null without dropout),
 //   dk[u,h] = scale * sum_v ds * q[v,h],   dv[u,h] = sum_v keep * alpha * dout[v,h].
 template <int G, int VPL, bool MASK>
-__device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices,
+__device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
                                 const int* __restrict__ tperm, TF_QKV, const float* __restrict__ lse,
                                 const float* __restrict__ dd, const float* __restrict__ dout, float* __restrict__ dk,
                                 float* __restrict__ dv, long long ldg, int n, int H, float scale, float pdrop,
@@ -187,14 +169,14 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 	for (long long it = 0; it < iters; it++) {
 		long long p = grp0 + it * ngrp;
 		bool live = p < total;
-		long long u = live ? p / H : 0;
-		int h = live ? p % H : 0;
+		long long item = live ? p / H : 0, u = 0;
+		int h = live ? p % H : 0, beg = 0, end = 0;
+		if (live) attn_row(tindptr, heavy, tiles, nheavy, tile, item, u, beg, end);
 		float4 ku[VPL], vu[VPL], gk[VPL], gv[VPL];
 		lane_row<G, VPL, MASK>(ku, k + u * ldx + h * C, lane, C);
 		lane_row<G, VPL, MASK>(vu, vv + u * ldx + h * C, lane, C);
 		zero4(gk);
 		zero4(gv);
-		int beg = live ? tindptr[u] : 0, end = live ? tindptr[u + 1] : 0;
 		for (int e = beg; e < end; e++) {
 			int v = __ldg(&tindices[e]);
 			float4 qv[VPL], go[VPL];
@@ -220,31 +202,31 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 			}
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dk + u * ldg + h * C, gk, lane, C);
-		lane_store<G, VPL, MASK>(dv + u * ldg + h * C, gv, lane, C);
+		lane_store<G, VPL, MASK>(dk + item * ldg + h * C, gk, lane, C);
+		lane_store<G, VPL, MASK>(dv + item * ldg + h * C, gv, lane, C);
 	}
 }
 
 // TF_INST instantiates the three transformer kernels for groups of G lanes
 // holding VPL float4s each, under the names tf_*SFX (masked as in GATV2_INST).
 #define TF_INST(SFX, G, VPL, MASK)                                                                                     \
-	extern "C" __global__ void tf_fwd##SFX(const int* indptr, const int* indices, TF_QKV, const float* skip,          \
+	extern "C" __global__ void tf_fwd##SFX(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV, const float* skip,          \
 	                                       float* out, float* lse, int n, int H, float scale, float pdrop,           \
 	                                       unsigned long long seed, int cw) {                                        \
-		tf_fwd_body<G, VPL, MASK>(indptr, indices, q, k, vv, ldx, skip, out, lse, n, H, scale, pdrop, seed, cw);   \
+		tf_fwd_body<G, VPL, MASK>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, n, H, scale, pdrop, seed, cw);   \
 	}                                                                                                                  \
-	extern "C" __global__ void tf_bwd_dst##SFX(const int* indptr, const int* indices, TF_QKV, const float* skip,      \
+	extern "C" __global__ void tf_bwd_dst##SFX(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV, const float* skip,      \
 	                                           const float* out, const float* lse, const float* dout, float* dq,     \
 	                                           long long ldg, float* dd, int n, int H, float scale, float pdrop,     \
 	                                           unsigned long long seed, int cw) {                                    \
-		tf_bwd_dst_body<G, VPL, MASK>(indptr, indices, q, k, vv, ldx, skip, out, lse, dout, dq, ldg, dd, n, H,      \
+		tf_bwd_dst_body<G, VPL, MASK>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, dout, dq, ldg, dd, n, H,      \
 		                              scale, pdrop, seed, cw);                                                     \
 	}                                                                                                                  \
-	extern "C" __global__ void tf_bwd_src##SFX(const int* tindptr, const int* tindices, const int* tperm, TF_QKV,     \
+	extern "C" __global__ void tf_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, TF_QKV,     \
 	                                           const float* lse, const float* dd, const float* dout, float* dk,      \
 	                                           float* dv, long long ldg, int n, int H, float scale, float pdrop,     \
 	                                           unsigned long long seed, int cw) {                                    \
-		tf_bwd_src_body<G, VPL, MASK>(tindptr, tindices, tperm, q, k, vv, ldx, lse, dd, dout, dk, dv, ldg, n, H,    \
+		tf_bwd_src_body<G, VPL, MASK>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, q, k, vv, ldx, lse, dd, dout, dk, dv, ldg, n, H,    \
 		                              scale, pdrop, seed, cw);                                                     \
 	}
 

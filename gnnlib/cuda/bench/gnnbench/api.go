@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // apiModel is the network of pyg_bench.py's Net written with gnnlib/nn:
@@ -19,6 +21,9 @@ type apiModel struct {
 	convs []nn.GraphLayer
 	fwd   []func(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor
 	drop  *nn.Dropout
+	// fused: the hidden activations through nn.ReLUDropout, one op on the
+	// device, instead of x.ReLU() and then the Dropout layer.
+	fused bool
 }
 
 func (m *apiModel) Params() []*tensor.Tensor {
@@ -33,7 +38,11 @@ func (m *apiModel) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	for i, f := range m.fwd {
 		x = f(g, x)
 		if i < len(m.fwd)-1 {
-			x = m.drop.Forward(x.ReLU())
+			if m.fused {
+				x = nn.ReLUDropout(x, m.drop)
+			} else {
+				x = m.drop.Forward(x.ReLU())
+			}
 		}
 	}
 	return x
@@ -65,7 +74,9 @@ func newAPIModel(kind string, dims []int) *apiModel {
 
 // apiEpochs times full-batch training epochs (forward, backward, Adam) of
 // GCN, GraphSAGE (mean), GAT and GATv2 written with gnnlib/nn and moved to
-// the device with nn.To: the same code a notebook runs. The fused GATv2
+// the device with nn.To: the same code a notebook runs, each with its
+// hidden activations written as x.ReLU() and a Dropout layer and as
+// nn.ReLUDropout. The fused GATv2
 // kernel takes power-of-two head widths, so its output layer is padded to
 // the next one (labels stay below classes), as gnnbench's GATv2 epoch does.
 func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
@@ -83,7 +94,11 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	for i := range y {
 		y[i] = i % classes
 	}
-	for _, kind := range []string{"gcn", "sage", "gat", "gatv2"} {
+	for _, run := range []struct {
+		kind  string
+		fused bool
+	}{{"gcn", false}, {"gcn", true}, {"sage", false}, {"sage", true}, {"gat", false}, {"gat", true}, {"gatv2", false}, {"gatv2", true}} {
+		kind := run.kind
 		out := classes
 		if kind == "gatv2" {
 			for out = 8; out < classes; out *= 2 {
@@ -95,6 +110,11 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		dims = append(dims, out)
 		model := newAPIModel(kind, dims)
+		model.fused = run.fused
+		act := "ReLU, Dropout"
+		if run.fused {
+			act = "nn.ReLUDropout"
+		}
 		nn.To(model, d.Backend())
 		opt := nn.NewAdam(model.Params(), 0.01, 0)
 		var first, last float32
@@ -123,8 +143,81 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			times[i] = float64(time.Since(t0).Microseconds()) / 1e3
 		}
 		sort.Float64s(times)
-		report("api-epoch", g.name, fmt.Sprintf("%s, %d layers, hidden %d", kind, layers, hidden), times[len(times)/2], peakGiB(d),
+		report("api-epoch", g.name, fmt.Sprintf("%s, %d layers, hidden %d, %s", kind, layers, hidden, act), times[len(times)/2], peakGiB(d),
 			fmt.Sprintf("gnnlib/nn on the device; loss %.3f -> %.3f", first, last))
+		if *profile && !tune.AsyncLaunch && g.name == "arxiv" && (kind == "gcn" || kind == "gatv2") {
+			profileEpoch(d, g.name, kind+", "+act, epoch)
+		}
 		check(d.EmptyCache())
 	}
+}
+
+// profileEpoch runs epoch once more under a synchronising op hook: each
+// op's time is the device's from the previous op's end to its own (the
+// device synchronised at both, so launches do not overlap), its self time
+// when other ops ran inside it; the allocator's bytes in use are read
+// after every op. It reports the ops that took the most time, what ran
+// outside any op (Adam, the loss read back), and the op after which the
+// most memory was in use, beside the bytes in use once a garbage
+// collection has returned what the epoch left to finalizers: what the
+// gnnlib/nn epoch does that the hand-written one does not.
+func profileEpoch(d *cuda.Device, gname, kind string, epoch func()) {
+	type row struct {
+		name  string
+		calls int
+		ms    float64
+	}
+	rows := map[string]*row{}
+	var peak int64
+	var peakOp string
+	runtime.GC()
+	time.Sleep(50 * time.Millisecond)
+	check(d.Synchronize())
+	base := must(d.MemStats()).InUse
+	t0 := time.Now()
+	last := t0
+	var traced float64
+	restore := backend.SetOpHook(func(e tensor.OpEvent) {
+		check(d.Synchronize())
+		now := time.Now()
+		key := e.Name
+		if e.Backward {
+			key += " backward"
+		}
+		r := rows[key]
+		if r == nil {
+			r = &row{name: key}
+			rows[key] = r
+		}
+		ms := float64(now.Sub(last).Microseconds()) / 1e3
+		r.calls++
+		r.ms += ms
+		traced += ms
+		if s := must(d.MemStats()); s.InUse > peak {
+			peak, peakOp = s.InUse, key
+		}
+		last = time.Now() // the memory read is not the next op's
+	})
+	epoch()
+	check(d.Synchronize())
+	restore()
+	outside := float64(time.Since(last).Microseconds()) / 1e3
+	list := make([]*row, 0, len(rows))
+	for _, r := range rows {
+		list = append(list, r)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].ms > list[j].ms })
+	what := func(s string) string { return fmt.Sprintf("%s profile: %s", kind, s) }
+	for i, r := range list {
+		if i == 12 {
+			break
+		}
+		report("api-profile", gname, what(r.name), r.ms, 0, fmt.Sprintf("%d calls, synchronised after each op", r.calls))
+	}
+	report("api-profile", gname, what("after the last op (Adam, loss read back)"), outside, 0, fmt.Sprintf("ops traced: %.3f ms in all", traced))
+	runtime.GC()
+	time.Sleep(100 * time.Millisecond)
+	after := must(d.MemStats()).InUse
+	report("api-profile", gname, what("memory"), 0, float64(peak)/(1<<30),
+		fmt.Sprintf("peak in use after %s; %.3f GiB in use before the epoch, %.3f GiB after it once collected", peakOp, float64(base)/(1<<30), float64(after)/(1<<30)))
 }

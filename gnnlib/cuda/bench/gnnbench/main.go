@@ -4,11 +4,21 @@
 // epochs (forward, backward, Adam), hand-written with this package's
 // kernels and, in the api part, GCN, GraphSAGE, GAT and GATv2 written with
 // gnnlib/nn on device tensors; each with the allocator's peak memory.
+// The rmat part does the attention layers and epochs on R-MAT graphs with
+// Graph500's parameters (-rmat scales, 17 and 20 by default), whose hubs
+// are the heavy rows the degree-aware attention splits: each with the
+// split and with one lane group per row; -edges writes those graphs'
+// edges for pyg_bench.py (RMAT_DIR), so that PyG runs on the same edges.
 // It prints one tab-separated line per measurement, prefixed "go\t", which
 // bench/run.sh joins with bench/pyg_bench.py's.
 //
-// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm]
-// [-products=false] [-reps 10] [-gemm v1,v2]
+// The sampled part trains a 3-layer GraphSAGE on neighbour-sampled
+// mini-batches of the arxiv-sized graph (fan-outs 15, 10, 5; batches of
+// 1024) with gnnlib/nn on the device, data.NeighborLoader sampling on
+// background goroutines: time per batch and the sampler's share.
+//
+// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,rmat,sampled]
+// [-products=false] [-reps 10] [-gemm v1,v2] [-rmat 17,20] [-edges dir]
 //
 // -gemm lists the MatMul kernel families (tune.GEMMKernel) to compare:
 // the gemm part times each on the same operands, the gat and gcn parts run
@@ -37,11 +47,14 @@ import (
 )
 
 var (
-	only     = flag.String("only", "spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm", "comma-separated parts to run")
-	products = flag.Bool("products", true, "include the products-sized graph")
-	reps     = flag.Int("reps", 10, "timed repetitions (median reported)")
-	gemms    = flag.String("gemm", string(tune.GEMM), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n)")
-	gatModes = flag.String("gatv2", "auto", "comma-separated GATv2 backward modes for the gat and gatv2 parts: auto, save (saved edges), recompute")
+	only       = flag.String("only", "spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,rmat", "comma-separated parts to run")
+	products   = flag.Bool("products", true, "include the products-sized graph")
+	reps       = flag.Int("reps", 10, "timed repetitions (median reported)")
+	gemms      = flag.String("gemm", string(tune.GEMM), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n)")
+	gatModes   = flag.String("gatv2", "auto", "comma-separated GATv2 backward modes for the gat and gatv2 parts: auto, save (saved edges), recompute")
+	rmatScales = flag.String("rmat", "17,20", "comma-separated R-MAT scales of the rmat part")
+	edgesDir   = flag.String("edges", "", "directory to write the R-MAT graphs' edges into, for pyg_bench.py (RMAT_DIR)")
+	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs, profile one epoch op by op (api-profile lines)")
 )
 
 // kernTag is appended to the variant column while the gat and gcn parts
@@ -79,6 +92,13 @@ func gen(name string, n, m int, skew bool, seed uint64) *csr {
 	for v := 0; v < n; v++ {
 		src[m+v], dst[m+v] = int32(v), int32(v)
 	}
+	return build(name, n, src, dst)
+}
+
+// build makes the csr of the edges src[i]→dst[i]: both CSR orders and
+// the GCN weights.
+func build(name string, n int, src, dst []int32) *csr {
+	e := len(src)
 	g := &csr{name: name, n: n}
 	g.indptr, g.idx = bucket(n, dst, src)
 	g.tptr, g.tidx = bucket(n, src, dst)
@@ -349,7 +369,62 @@ func main() {
 	cuda.GATv2BackwardMode, kernTag = modeOf[modes[0]], ""
 	if parts["api"] {
 		apiEpochs(d, cora, 1433, 16, 7, 2)
+		// The launch-bound epochs again with every allocation a round
+		// trip to the device goroutine, as before the allocator's fast
+		// path.
+		tune.PoolFastPath, kernTag = false, " [allocator fast path off]"
+		apiEpochs(d, cora, 1433, 16, 7, 2)
+		// And with launches posted without waiting (tune.AsyncLaunch).
+		tune.PoolFastPath, tune.AsyncLaunch, kernTag = true, true, " [async launches]"
+		apiEpochs(d, cora, 1433, 16, 7, 2)
 		apiEpochs(d, arxiv, 128, 256, 40, 3)
+		tune.AsyncLaunch, kernTag = false, ""
+		apiEpochs(d, arxiv, 128, 256, 40, 3)
+	}
+	if parts["rmat"] {
+		for _, f := range strings.Split(*rmatScales, ",") {
+			var scale int
+			if _, err := fmt.Sscan(f, &scale); err != nil || scale < 4 || scale > 26 {
+				log.Fatalf("-rmat %q: want scales between 4 and 26", f)
+			}
+			rmatPart(d, r, scale)
+		}
+	}
+	if parts["sampled"] {
+		// Arxiv-sized, 20 of an epoch's 166 batches.
+		for _, w := range []int{1, 4} {
+			sampledSAGE(d, arxiv, 128, 40, 20, w)
+		}
+	}
+}
+
+// rmatPart times the attention layers and epochs on an R-MAT graph of the
+// given scale (Graph500 parameters), each with the attention's heavy rows
+// split into edge tiles (cuda.SplitHeavyRows, the default) and with one
+// lane group per row, then the GCN epoch and, at scales up to 17, the
+// gnnlib/nn epochs.
+func rmatPart(d *cuda.Device, r *rand.Rand, scale int) {
+	t0 := time.Now()
+	g := rmat(scale, uint64(scale))
+	fmt.Fprintf(os.Stderr, "%s: %d nodes, %d edges (self-loops included), max in-degree %d, generated in %v\n", g.name, g.n, len(g.idx), g.maxDegree(), time.Since(t0))
+	if *edgesDir != "" {
+		check(g.writeEdges(*edgesDir))
+	}
+	for _, split := range []bool{true, false} {
+		cuda.SplitHeavyRows = split
+		kernTag = " [whole rows]"
+		if split {
+			kernTag = " [split heavy rows]"
+		}
+		gatLayer(d, r, g, 128, 1, 256)
+		gat1Layer(d, r, g, 128, 1, 256)
+		tfLayer(d, r, g, 128, 4, 64)
+		gatEpoch(d, r, g, 128, 256, 40, 3)
+	}
+	cuda.SplitHeavyRows, kernTag = true, ""
+	gcnEpoch(d, r, g, 128, 256, 40, 3)
+	if scale <= 17 {
+		apiEpochs(d, g, 128, 256, 40, 3)
 	}
 }
 

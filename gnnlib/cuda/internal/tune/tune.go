@@ -26,3 +26,17 @@ const (
 // GEMM is the kernel family gnnlib/cuda's MatMul launches. Set it before
 // work is queued, not concurrently with MatMul calls.
 var GEMM = GEMMv2N
+
+// PoolFastPath lets gnnlib/cuda's caching allocator hand out a cached
+// block on the allocating goroutine, under its mutex, instead of on the
+// device goroutine (a channel round trip per allocation); the driver is
+// still called on the device goroutine only. On by default; gnnbench
+// compares the two on launch-bound epochs.
+var PoolFastPath = true
+
+// AsyncLaunch makes gnnlib/cuda's kernel launches return as soon as they
+// are queued for the device goroutine, instead of after the driver call
+// (a channel round trip per kernel); a launch's error then comes back
+// from the next call that waits. Off by default; gnnbench compares the
+// two on launch-bound epochs.
+var AsyncLaunch = false

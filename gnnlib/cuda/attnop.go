@@ -1,0 +1,146 @@
+package cuda
+
+import (
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// attnKernels is one fused attention family (GATv2, GAT, the Graph
+// Transformer) as fusedAttention drives it for gnnlib/nn.
+type attnKernels interface {
+	// forward runs the forward kernels on the inputs as the kernels take
+	// them (heads widened to the kernels' width) and returns the output.
+	forward(ins []*Tensor) (*Tensor, error)
+	// backward returns the gradients of the inputs, at the kernels'
+	// width, from dout (at the kernels' width too).
+	backward(ins []*Tensor, dout *Tensor) ([]*Tensor, error)
+	// release frees what the forward kept for the backward (the
+	// log-sum-exp, saved edges), the output excepted.
+	release()
+}
+
+// fusedAttention is the lifecycle every fused attention op of gnnlib/nn
+// goes through, written once: the inputs are padded with zero channels
+// when a head's width c is not the kernels' width cp (padHeads, which
+// changes no score, output or gradient); the forward runs and its output
+// is narrowed back; the backward function runs once, pads dOut, narrows
+// the gradients to the inputs' shapes and frees the op's private state
+// (and the padded copies) as soon as it ran instead of when the collector
+// finds the closure dead. An unpadded output belongs to the caller.
+type fusedAttention struct {
+	d            *backend
+	heads, c, cp int
+	views        []*Tensor // the caller's inputs
+	ins          []*Tensor // what the kernels read: views, or padded copies
+	out          *Tensor   // the kernels' output
+	k            attnKernels
+	done         bool
+}
+
+func (op *fusedAttention) padded() bool { return op.cp != op.c }
+
+// freeIns frees the padded copies of the inputs.
+func (op *fusedAttention) freeIns() {
+	if !op.padded() {
+		return
+	}
+	for _, t := range op.ins {
+		if t != nil {
+			t.Free()
+		}
+	}
+}
+
+// runAttention pads views when needed, runs k's forward and returns the
+// output with the backward function gnnlib/nn's device ops expect.
+func (d *backend) runAttention(heads, c, cp int, views []*Tensor, k attnKernels) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+	op := &fusedAttention{d: d, heads: heads, c: c, cp: cp, views: views, ins: make([]*Tensor, len(views)), k: k}
+	if !op.padded() {
+		copy(op.ins, views)
+	} else {
+		for i, t := range views {
+			var err error
+			if op.ins[i], err = d.padHeads(t, heads, c, cp); err != nil {
+				op.freeIns()
+				return nil, nil, err
+			}
+		}
+	}
+	var err error
+	if op.out, err = k.forward(op.ins); err != nil {
+		op.freeIns()
+		return nil, nil, err
+	}
+	out := op.out
+	if op.padded() {
+		if out, err = d.unpadHeads(op.out, heads, c, cp); err != nil {
+			op.out.Free()
+			k.release()
+			op.freeIns()
+			return nil, nil, err
+		}
+	}
+	return out, op.backward, nil
+}
+
+func (op *fusedAttention) backward(grad *tensor.Tensor) (g0, g1, g2 tensor.Storage, err error) {
+	if op.done {
+		return nil, nil, nil, errBackwardTwice
+	}
+	op.done = true
+	defer func() {
+		op.k.release()
+		if op.padded() {
+			op.out.Free()
+		}
+		op.freeIns()
+	}()
+	d := op.d
+	dout, err := d.view(grad)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if op.padded() {
+		if dout, err = d.padHeads(dout, op.heads, op.c, op.cp); err != nil {
+			return nil, nil, nil, err
+		}
+		defer dout.Free()
+	}
+	gs, err := op.k.backward(op.ins, dout)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	outs := make([]*Tensor, len(gs))
+	if !op.padded() {
+		copy(outs, gs)
+	} else {
+		defer func() {
+			for _, t := range gs {
+				t.Free()
+			}
+		}()
+		for i, t := range gs {
+			if outs[i], err = d.unpadHeads(t, op.heads, op.c, op.cp); err != nil {
+				for _, o := range outs[:i] {
+					o.Free()
+				}
+				return nil, nil, nil, err
+			}
+		}
+	}
+	// Each gradient takes its input's shape (att's 1 x HC, a score's N x H).
+	for i, t := range outs {
+		if t.Len() == op.views[i].Len() {
+			t.Rows, t.Cols = op.views[i].Rows, op.views[i].Cols
+		}
+	}
+	return outs[0], outs[1], outs[2], nil
+}
+
+// freeAll frees the tensors of ts that are not nil.
+func freeAll(ts []*Tensor) {
+	for _, t := range ts {
+		if t != nil {
+			t.Free()
+		}
+	}
+}

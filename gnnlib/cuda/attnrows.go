@@ -1,0 +1,131 @@
+package cuda
+
+import "math"
+
+// SplitHeavyRows selects the degree-aware mapping of the fused attention
+// kernels (GAT, GATv2, the Graph Transformer), forward and backward. When
+// true (the default) and a graph has heavy rows (more than heavyTile
+// edges, listed at upload: Graph.String shows the statistics), each pass
+// runs once over the rows with the heavy ones skipped and once over the
+// heavy rows' edge tiles, each tile leaving its partial softmax state or
+// sum in scratch, merged per row (attn_merge_softmax, attn_merge_sum):
+// one 15k-edge row of a power-law graph no longer holds the pass up
+// behind one lane group. Graphs without heavy rows run the one row pass
+// either way. False keeps one lane group per row. Set it before work is
+// queued.
+var SplitHeavyRows = true
+
+// attnPass is how one attention pass maps the rows of one direction of a
+// graph (its CSR, or the transpose for the source-side backward passes)
+// onto work items.
+type attnPass struct {
+	d        *Device
+	ptr, idx *buffer
+	hv       heavyRows
+	split    bool
+}
+
+// attnPass returns the mapping of the pass over g's CSR by destination
+// (transpose false) or by source.
+func (g *Graph) attnPass(transpose bool) attnPass {
+	p := attnPass{d: g.dev, ptr: g.indptr, idx: g.idx, hv: g.hv}
+	if transpose {
+		p.ptr, p.idx, p.hv = g.tptr, g.tidx, g.thv
+	}
+	p.split = SplitHeavyRows && p.hv.n > 0
+	return p
+}
+
+// rowArgs are a kernel's CSR and ATTN_ROWS arguments for the pass over
+// the rows, followed by rest: heavy rows skipped when the pass splits.
+func (p attnPass) rowArgs(rest ...any) []any {
+	tile := math.MaxInt32
+	if p.split {
+		tile = heavyTile
+	}
+	return append([]any{p.ptr, p.idx, uintptr(0), uintptr(0), 0, tile}, rest...)
+}
+
+// tileArgs are the same arguments for the pass over the heavy rows' edge
+// tiles (p.hv.ntiles items).
+func (p attnPass) tileArgs(rest ...any) []any {
+	return append([]any{p.ptr, p.idx, p.hv.heavy, p.hv.tiles, p.hv.n, heavyTile}, rest...)
+}
+
+// scratch returns the tiles' partial results: one ntiles x w tensor per
+// width, freed together by the function returned.
+func (p attnPass) scratch(ws ...int) ([]*Tensor, func(), error) {
+	ts := make([]*Tensor, len(ws))
+	free := func() { freeAll(ts) }
+	for i, w := range ws {
+		var err error
+		if ts[i], err = p.d.Empty(p.hv.ntiles, w); err != nil {
+			free()
+			return nil, nil, err
+		}
+	}
+	return ts, free, nil
+}
+
+// mergeSoftmax writes each heavy row's output (out, N x heads·c,
+// plus skip's row at stride lds when skip is not 0) and log-sum-exp
+// from its tiles' outputs pout and log-sum-exps plse.
+func (p attnPass) mergeSoftmax(heads, c int, pout, plse, out, lse *Tensor, skip uintptr, lds int64) error {
+	grid := p.d.gridFor(int64(p.hv.n)*int64(heads)*32, 256)
+	return p.d.launch("attn_merge_softmax", grid, 256, p.hv.heavy, p.hv.tiles, p.hv.n, p.hv.ntiles, heads, c, pout, plse, out, lse, skip, lds)
+}
+
+// mergeSum writes each heavy row's w values at dst (row stride ld) as
+// the sum of its tiles' rows of part.
+func (p attnPass) mergeSum(w int, part *Tensor, dst uintptr, ld int64) error {
+	grid := p.d.gridFor(int64(p.hv.n)*int64(w), 256)
+	return p.d.launch("attn_merge_sum", grid, 256, p.hv.heavy, p.hv.tiles, p.hv.n, p.hv.ntiles, w, part, dst, ld)
+}
+
+// splitForward finishes a forward pass that split: tiles launches the
+// pass over the edge tiles into the scratch it is given (an output row
+// and a log-sum-exp per tile and head), merged into out and lse (with
+// skip's rows, when not 0, at stride lds).
+func splitForward(p attnPass, heads, c int, out, lse *Tensor, skip uintptr, lds int64, tiles func(pout, plse *Tensor) error) error {
+	ts, free, err := p.scratch(heads*c, heads)
+	if err != nil {
+		return err
+	}
+	defer free()
+	if err := tiles(ts[0], ts[1]); err != nil {
+		return err
+	}
+	return p.mergeSoftmax(heads, c, ts[0], ts[1], out, lse, skip, lds)
+}
+
+// sumOut is one output of a backward pass that split: w values a row at
+// dst, row stride ld.
+type sumOut struct {
+	w   int
+	dst uintptr
+	ld  int64
+}
+
+// splitSum finishes a backward pass that split: tiles launches the pass
+// over the edge tiles into one scratch tensor per output (ntiles x w,
+// row stride w), whose rows are summed into each heavy row of the output.
+func splitSum(p attnPass, outs []sumOut, tiles func(parts []*Tensor) error) error {
+	ws := make([]int, len(outs))
+	for i, o := range outs {
+		ws[i] = o.w
+	}
+	parts, free, err := p.scratch(ws...)
+	if err != nil {
+		return err
+	}
+	defer free()
+	if err := tiles(parts); err != nil {
+		return err
+	}
+	for i, o := range outs {
+		if err := p.mergeSum(o.w, parts[i], o.dst, o.ld); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+	"github.com/gnnlab/gnnlab/gnnlib/data"
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// sampledSAGE trains a 3-layer GraphSAGE (mean, hidden 256) on
+// neighbour-sampled mini-batches (fan-outs 15, 10, 5 from the seeds
+// outwards, batches of 1024 seeds) with gnnlib/nn on the device:
+// data.NeighborLoader samples on workers background goroutines while the
+// device runs the step on the previous batch; each batch's features and
+// blocks go to the device in the step. It reports the time per batch, the
+// part of it the step waited for the sampler, and the sampler's own time
+// per batch (one batch sampled alone, on the host).
+func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int) {
+	// A panic (an op the device lacks on blocks) ends this part, not the run.
+	defer func() {
+		if e := recover(); e != nil {
+			report("sampled-sage", g.name, fmt.Sprintf("%d sampler goroutines", workers), 0, 0, fmt.Sprintf("failed: %v", e))
+		}
+	}()
+	indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
+	for i, v := range g.indptr {
+		indptr[i] = int(v)
+	}
+	for i, v := range g.idx {
+		idx[i] = int(v)
+	}
+	hg, err := graph.FromCSR(g.n, indptr, idx, nil)
+	check(err)
+	x := tensor.Randn(1, g.n, fin)
+	y := make([]int, g.n)
+	seeds := make([]int, g.n)
+	for i := range y {
+		y[i], seeds[i] = i%classes, i
+	}
+	fanouts := []int{15, 10, 5} // from the seeds outwards, as PyG's num_neighbors
+	o := data.NeighborLoaderOptions{BatchSize: 1024, Fanouts: fanouts, Shuffle: true, Seed: 1, Workers: workers}
+	loader, err := data.NewNeighborLoader(hg, x, y, seeds, o)
+	check(err)
+	step := sageStep(d.Backend(), fin, 256, classes)
+	it := loader.Iter()
+	defer it.Close()
+	var wait, total time.Duration
+	var sampled, steps int
+	var first, last float32
+	t0 := time.Now()
+	for steps < batches+2 {
+		w0 := time.Now()
+		if !it.Next() {
+			break
+		}
+		b := it.Batch()
+		if steps >= 2 { // two warm-up batches
+			wait += time.Since(w0)
+			sampled += b.NumSampled()
+		}
+		last = step(b)
+		if steps == 1 {
+			first = last
+			t0 = time.Now()
+		}
+		steps++
+	}
+	check(it.Err())
+	total = time.Since(t0)
+	n := steps - 2
+	if n < 1 {
+		fmt.Fprintln(os.Stderr, "sampled-sage: too few batches")
+		return
+	}
+	// The sampler alone: one batch of the same size, on this goroutine.
+	s0 := time.Now()
+	_, err = hg.SampleNeighbors(seeds[:1024], fanouts, 7)
+	check(err)
+	sample := time.Since(s0)
+	ms := func(t time.Duration) float64 { return float64(t.Microseconds()) / 1e3 }
+	report("sampled-sage", g.name, fmt.Sprintf("3 layers, hidden 256, fan-outs 15,10,5, batch 1024, %d sampler goroutines", workers), ms(total)/float64(n), peakGiB(d),
+		fmt.Sprintf("per batch over %d batches: waited %.3f ms for the sampler; sampling one batch alone %.3f ms on the host; %d nodes sampled a batch; loss %.3f -> %.3f",
+			n, ms(wait)/float64(n), ms(sample), sampled/n, first, last))
+}
+
+// sageStep returns the training step of sampledSAGE on dev (nil: the
+// CPU): a 3-layer GraphSAGE (mean) from fin features through hidden units
+// to classes, ReLU and dropout 0.5 between the layers (nn.ReLUDropout),
+// cross-entropy on the batch's seeds and an Adam step; it returns the loss.
+func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBatch) float32 {
+	dims := []int{fin, hidden, hidden, classes}
+	var convs []*nn.SAGEConv
+	var params []*tensor.Tensor
+	for i := 0; i+1 < len(dims); i++ {
+		c := nn.NewSAGEConv(dims[i], dims[i+1], "mean")
+		nn.To(c, dev)
+		convs = append(convs, c)
+		params = append(params, c.Params()...)
+	}
+	drop := nn.NewDropout(0.5)
+	opt := nn.NewAdam(params, 0.01, 0)
+	return func(b *data.MiniBatch) float32 {
+		gs := b.Graphs()
+		h := b.X.To(dev)
+		for i, c := range convs {
+			h = c.Forward(gs[i], h)
+			if i < len(convs)-1 {
+				h = nn.ReLUDropout(h, drop)
+			}
+		}
+		opt.ZeroGrad()
+		loss := nn.CrossEntropy(h, b.Y, nil)
+		loss.Backward()
+		opt.Step()
+		return loss.Item()
+	}
+}

@@ -1,0 +1,287 @@
+// ---------------------------------------------------------------------------
+// attn.cuh: the building blocks of the fused attention kernels (gatv2.cu,
+// transformer.cu, gat.cu): the lane-group helpers that keep a head's
+// channels in registers, and the online-softmax step with the merge of two
+// softmax states (the heavy rows' edge tiles). One copy, so that a new
+// precision or a new attention family reuses them instead of copying.
+// ---------------------------------------------------------------------------
+
+#pragma once
+
+#include "common.cuh"
+
+// A group of G lanes owns a (node, head) pair; each lane keeps VPL float4
+// of the head's channels in registers (C == 4*G*VPL), lane l holding
+// channels (i*G + l)*4 .. +3 for i < VPL.
+
+// group_mask names the lanes of the calling lane's group of G.
+template <int G>
+__device__ __forceinline__ unsigned group_mask() {
+	return G == 32 ? FULL : (((1u << G) - 1u) << ((threadIdx.x % WARP) / G * G));
+}
+
+// group_sum adds v over the G lanes of a group. Groups of one warp may run
+// different edge counts, so the shuffle names only the group's own lanes.
+template <int G>
+__device__ __forceinline__ float group_sum(float v) {
+	const unsigned mask = group_mask<G>();
+#pragma unroll
+	for (int o = G / 2; o > 0; o >>= 1) v += __shfl_xor_sync(mask, v, o, G);
+	return v;
+}
+
+// group_sum2 and group_sum4 are group_sum over two and four values at once,
+// interleaved so that their shuffles overlap.
+template <int G>
+__device__ __forceinline__ void group_sum2(float& a, float& b) {
+	const unsigned mask = group_mask<G>();
+#pragma unroll
+	for (int o = G / 2; o > 0; o >>= 1) {
+		a += __shfl_xor_sync(mask, a, o, G);
+		b += __shfl_xor_sync(mask, b, o, G);
+	}
+}
+
+template <int G>
+__device__ __forceinline__ void group_sum4(float& a, float& b, float& c, float& d) {
+	const unsigned mask = group_mask<G>();
+#pragma unroll
+	for (int o = G / 2; o > 0; o >>= 1) {
+		a += __shfl_xor_sync(mask, a, o, G);
+		b += __shfl_xor_sync(mask, b, o, G);
+		c += __shfl_xor_sync(mask, c, o, G);
+		d += __shfl_xor_sync(mask, d, o, G);
+	}
+}
+
+// score4 is one lane's share of a GATv2 score over a float4 of channels:
+// Σ a ⊙ leaky_relu(q + r).
+__device__ __forceinline__ float score4(float4 a, float4 q, float4 r, float slope) {
+	return a.x * lrelu(q.x + r.x, slope) + a.y * lrelu(q.y + r.y, slope) + a.z * lrelu(q.z + r.z, slope) +
+	       a.w * lrelu(q.w + r.w, slope);
+}
+
+__device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+
+// lane_row loads a lane's share of a C-wide row: float4 i is columns
+// (i*G + lane)*4 .. +3, the layout every GATv2 kernel keeps in registers.
+// With MASK the row is C < 4*G*VPL wide (C a multiple of 4): the float4s
+// past it read as zeros, which add nothing to a score, a dot product or a
+// sum, so the kernels need no other masking in registers.
+template <int G, int VPL, bool MASK>
+__device__ __forceinline__ void lane_row(float4 (&x)[VPL], const float* __restrict__ row, int lane, int C) {
+#pragma unroll
+	for (int i = 0; i < VPL; i++) {
+		if (!MASK || (i * G + lane) * 4 < C) {
+			x[i] = __ldg(reinterpret_cast<const float4*>(row) + i * G + lane);
+		} else {
+			x[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+		}
+	}
+}
+
+// lane_store writes a lane's share of a row (with MASK, of its first C
+// columns).
+template <int G, int VPL, bool MASK>
+__device__ __forceinline__ void lane_store(float* row, const float4 (&x)[VPL], int lane, int C) {
+#pragma unroll
+	for (int i = 0; i < VPL; i++) {
+		if (!MASK || (i * G + lane) * 4 < C) st4(row + (i * G + lane) * 4, x[i]);
+	}
+}
+
+// lane_score and lane_dot are a lane's shares of a GATv2 score and of a
+// dot product over its VPL float4s.
+template <int VPL>
+__device__ __forceinline__ float lane_score(const float4 (&a)[VPL], const float4 (&q)[VPL], const float4 (&r)[VPL], float slope) {
+	float s = 0.f;
+#pragma unroll
+	for (int i = 0; i < VPL; i++) s += score4(a[i], q[i], r[i], slope);
+	return s;
+}
+
+template <int VPL>
+__device__ __forceinline__ float lane_dot(const float4 (&x)[VPL], const float4 (&y)[VPL]) {
+	float s = 0.f;
+#pragma unroll
+	for (int i = 0; i < VPL; i++) s += dot4(x[i], y[i]);
+	return s;
+}
+
+template <int VPL>
+__device__ __forceinline__ void zero4(float4 (&x)[VPL]) {
+#pragma unroll
+	for (int i = 0; i < VPL; i++) x[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+}
+
+// ---------------------------------------------------------------------------
+// The online softmax. A pass over a row's edges keeps the running maximum m
+// of the scores seen and the sum l of exp(s - m); when a score raises the
+// maximum, what was summed so far (l and the weighted accumulator) is
+// rescaled by exp(m_old - m_new). FAST picks __expf (the GATv2 and
+// Transformer kernels) or expf (GAT's).
+// ---------------------------------------------------------------------------
+
+template <bool FAST>
+__device__ __forceinline__ float osm_exp(float x) { return FAST ? __expf(x) : expf(x); }
+
+// osm_step takes one score s into (m, l): it returns the edge's weight
+// exp(s - m) at the new maximum and sets sc, the factor the accumulator is
+// rescaled by before the weighted row is added.
+template <bool FAST>
+__device__ __forceinline__ float osm_step(float& m, float& l, float s, float& sc) {
+	float mn = fmaxf(m, s);
+	sc = osm_exp<FAST>(m - mn);
+	float p = osm_exp<FAST>(s - mn);
+	l = l * sc + p;
+	m = mn;
+	return p;
+}
+
+// osm_step2 takes two scores at once (two edges a step).
+template <bool FAST>
+__device__ __forceinline__ void osm_step2(float& m, float& l, float s0, float s1, float& sc, float& p0, float& p1) {
+	float mn = fmaxf(m, fmaxf(s0, s1));
+	sc = osm_exp<FAST>(m - mn);
+	p0 = osm_exp<FAST>(s0 - mn);
+	p1 = osm_exp<FAST>(s1 - mn);
+	l = l * sc + p0 + p1;
+	m = mn;
+}
+
+// lane_rescale_add is the accumulator's side of a step: acc = acc*sc + p*x.
+template <int VPL>
+__device__ __forceinline__ void lane_rescale_add(float4 (&acc)[VPL], float sc, float p, const float4 (&x)[VPL]) {
+#pragma unroll
+	for (int i = 0; i < VPL; i++) {
+		acc[i].x = acc[i].x * sc + p * x[i].x;
+		acc[i].y = acc[i].y * sc + p * x[i].y;
+		acc[i].z = acc[i].z * sc + p * x[i].z;
+		acc[i].w = acc[i].w * sc + p * x[i].w;
+	}
+}
+
+// lane_rescale_add2 is lane_rescale_add for two edges: acc*sc + p0*x0 + p1*x1.
+template <int VPL>
+__device__ __forceinline__ void lane_rescale_add2(float4 (&acc)[VPL], float sc, float p0, const float4 (&x0)[VPL], float p1,
+                                                  const float4 (&x1)[VPL]) {
+#pragma unroll
+	for (int i = 0; i < VPL; i++) {
+		acc[i].x = acc[i].x * sc + p0 * x0[i].x + p1 * x1[i].x;
+		acc[i].y = acc[i].y * sc + p0 * x0[i].y + p1 * x1[i].y;
+		acc[i].z = acc[i].z * sc + p0 * x0[i].z + p1 * x1[i].z;
+		acc[i].w = acc[i].w * sc + p0 * x0[i].w + p1 * x1[i].w;
+	}
+}
+
+// osm_inv is the factor that normalises the accumulator: 1/l, or 0 for a
+// row without edges (whose output is zero).
+__device__ __forceinline__ float osm_inv(float l) { return l > 0.f ? 1.f / l : 0.f; }
+
+// osm_lse is the row's log-sum-exp m + log l (0 for a row without edges),
+// all that the backward passes keep of the softmax.
+template <bool FAST>
+__device__ __forceinline__ float osm_lse(float m, float l) {
+	return l > 0.f ? m + (FAST ? __logf(l) : logf(l)) : 0.f;
+}
+
+// lane_scale multiplies a lane's share of a row by f.
+template <int VPL>
+__device__ __forceinline__ void lane_scale(float4 (&x)[VPL], float f) {
+#pragma unroll
+	for (int i = 0; i < VPL; i++) x[i] = make_float4(x[i].x * f, x[i].y * f, x[i].z * f, x[i].w * f);
+}
+
+// ---------------------------------------------------------------------------
+// Heavy rows. On a power-law graph one row may hold 15k edges, which one
+// lane group would walk alone while the rest of the GPU waits. The degree
+// statistics taken at upload (gnnlib/cuda's Graph) list the rows of more
+// than `tile` edges and the index of each one's first edge tile of `tile`
+// edges; an attention pass then runs twice: once over the rows, heavy
+// ones skipped, and once over the edge tiles, each writing its partial
+// result (softmax state or sum) to scratch, merged per heavy row by
+// attn_merge_softmax or attn_merge_sum. Every attention kernel takes the
+// work-item arguments ATTN_ROWS.
+// ---------------------------------------------------------------------------
+
+// ATTN_ROWS: heavy == nullptr runs over the rows, skipping those of more
+// than tile edges (tile INT_MAX: none); otherwise items are the nheavy
+// heavy rows' edge tiles (tiles[j] is heavy row j's first).
+#define ATTN_ROWS const int *__restrict__ heavy, const int *__restrict__ tiles, int nheavy, int tile
+
+// attn_row resolves work item s to the row v whose inputs it reads and the
+// edges beg..end it walks. Its outputs go to index s: the row itself, or
+// the tile's scratch row.
+__device__ __forceinline__ void attn_row(const int* __restrict__ indptr, ATTN_ROWS, long long s, long long& v, int& beg,
+                                         int& end) {
+	if (heavy == nullptr) {
+		v = s;
+		beg = indptr[s];
+		end = indptr[s + 1];
+		if (end - beg > tile) end = beg;  // a heavy row: its tiles are items of the other launch
+		return;
+	}
+	int lo = 0, hi = nheavy - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (tiles[mid] <= s) lo = mid; else hi = mid - 1;
+	}
+	v = heavy[lo];
+	beg = indptr[v] + (int)(s - tiles[lo]) * tile;
+	end = min(beg + tile, indptr[v + 1]);
+}
+
+// attn_tiles_of returns heavy row j's tiles, first..last (exclusive).
+__device__ __forceinline__ void attn_tiles_of(const int* __restrict__ tiles, int nheavy, int ntiles, int j, int& first, int& last) {
+	first = tiles[j];
+	last = j + 1 < nheavy ? tiles[j + 1] : ntiles;
+}
+
+// attn_merge_softmax merges the edge tiles of each heavy row: tile t left
+// its normalised output pout[t, h, :] and log-sum-exp plse[t, h]; the row's
+// log-sum-exp is LSE = log Σ_t exp(plse_t) and its output Σ_t exp(plse_t -
+// LSE)·pout_t (the online-softmax merge of two states, over all tiles at
+// once), plus skip's row when skip is not null (the Transformer's root
+// term). One warp per (heavy row, head); C channels a head.
+extern "C" __global__ void attn_merge_softmax(const int* __restrict__ heavy, const int* __restrict__ tiles, int nheavy, int ntiles,
+                                              int H, int C, const float* __restrict__ pout, const float* __restrict__ plse,
+                                              float* __restrict__ out, float* __restrict__ lse, const float* __restrict__ skip,
+                                              long long lds) {
+	const int lane = threadIdx.x % WARP;
+	const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
+	const long long nwarp = (long long)gridDim.x * blockDim.x / WARP;
+	const long long HC = (long long)H * C;
+	for (long long p = warp; p < (long long)nheavy * H; p += nwarp) {
+		const int j = p / H, h = p % H;
+		const long long v = heavy[j];
+		int first, last;
+		attn_tiles_of(tiles, nheavy, ntiles, j, first, last);
+		float m = -INFINITY;
+		for (int t = first; t < last; t++) m = fmaxf(m, plse[(long long)t * H + h]);
+		float l = 0.f;
+		for (int t = first; t < last; t++) l += expf(plse[(long long)t * H + h] - m);
+		const float L = m + logf(l);
+		for (int c = lane; c < C; c += WARP) {
+			float o = 0.f;
+			for (int t = first; t < last; t++) o += expf(plse[(long long)t * H + h] - L) * pout[t * HC + h * C + c];
+			if (skip != nullptr) o += skip[v * lds + h * C + c];
+			out[v * HC + h * C + c] = o;
+		}
+		if (lane == 0) lse[v * H + h] = L;
+	}
+}
+
+// attn_merge_sum adds the edge tiles' partial sums of each heavy row:
+// dst[row, c] = Σ_t part[t, c] for c < W (a gradient row, or W = H
+// per-head scalars). One thread per (heavy row, column).
+extern "C" __global__ void attn_merge_sum(const int* __restrict__ heavy, const int* __restrict__ tiles, int nheavy, int ntiles, int W,
+                                          const float* __restrict__ part, float* __restrict__ dst, long long ld) {
+	GRID_LOOP(i, (long long)nheavy * W) {
+		const int j = i / W, c = i % W;
+		int first, last;
+		attn_tiles_of(tiles, nheavy, ntiles, j, first, last);
+		float s = 0.f;
+		for (int t = first; t < last; t++) s += part[(long long)t * W + c];
+		dst[(long long)heavy[j] * ld + c] = s;
+	}
+}
