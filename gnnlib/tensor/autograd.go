@@ -272,6 +272,9 @@ func NewGraphOpSince(start time.Time, name string, edges int, out *Tensor, input
 }
 
 func newOp(start time.Time, name string, edges int, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
+	if castOn.Load() != 0 { // mixed precision (autocast.go)
+		backward = autocastOp(name, out, inputs, backward)
+	}
 	if GradEnabled() && backward != nil {
 		for _, in := range inputs {
 			if in != nil && in.RequiresGrad() {
