@@ -7,7 +7,7 @@
 // It prints one tab-separated line per measurement, prefixed "go\t", which
 // bench/run.sh joins with bench/pyg_bench.py's.
 //
-// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm]
+// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,bf16]
 // [-products=false] [-reps 10] [-gemm v1,v2]
 //
 // -gemm lists the MatMul kernel families (tune.GEMMKernel) to compare:
@@ -37,7 +37,7 @@ import (
 )
 
 var (
-	only     = flag.String("only", "spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm", "comma-separated parts to run")
+	only     = flag.String("only", "spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,bf16", "comma-separated parts to run (bf16: tensor-core GEMM and SpMM in bfloat16 against float32, bf16.go)")
 	products = flag.Bool("products", true, "include the products-sized graph")
 	reps     = flag.Int("reps", 10, "timed repetitions (median reported)")
 	gemms    = flag.String("gemm", string(tune.GEMM), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n)")
@@ -316,6 +316,9 @@ func main() {
 	}
 	if parts["int8"] {
 		int8Kernels(d, r, arxiv)
+	}
+	if parts["bf16"] {
+		bf16Part(d, r, []*csr{arxiv, prod})
 	}
 	if parts["reorder"] {
 		reorder(d, r)

@@ -1,0 +1,249 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"unsafe"
+
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// ErrNoBF16 is wrapped by the error of a bfloat16 tensor-core op (MatMulBF16,
+// SpMMBF16) on a GPU older than compute capability 8.0 (Ampere), which
+// has no bfloat16 mma instructions; the conversions work on every GPU.
+var ErrNoBF16 = errors.New("needs a GPU of compute capability 8.0 or later (bfloat16 tensor cores)")
+
+// BF16Tensor is a row-major bfloat16 matrix in device memory: two bytes a
+// value, half of a Tensor's. ToBF16 makes one from a float32 Tensor
+// (rounding to nearest even), Float32 turns it back.
+type BF16Tensor struct {
+	buf        *buffer
+	ptr        uintptr
+	Rows, Cols int
+}
+
+// Len returns Rows*Cols.
+func (t *BF16Tensor) Len() int { return t.Rows * t.Cols }
+
+// Bytes returns the bytes of t's values (2 a value).
+func (t *BF16Tensor) Bytes() int64 { return int64(t.Len()) * 2 }
+
+// String describes t without copying it back.
+func (t *BF16Tensor) String() string { return fmt.Sprintf("cuda.BF16Tensor(%dx%d)", t.Rows, t.Cols) }
+
+// Free returns t's memory to the device's cache now.
+func (t *BF16Tensor) Free() {
+	if t != nil && t.buf != nil {
+		t.buf.release()
+	}
+}
+
+// EmptyBF16 allocates an uninitialised rows x cols bfloat16 matrix.
+func (d *Device) EmptyBF16(rows, cols int) (*BF16Tensor, error) {
+	if rows < 0 || cols < 0 {
+		return nil, fmt.Errorf("%w: EmptyBF16(%d, %d)", ErrShape, rows, cols)
+	}
+	b, err := d.newBuffer(int64(rows) * int64(cols) * 2)
+	if err != nil {
+		return nil, err
+	}
+	return &BF16Tensor{buf: b, ptr: b.ptr, Rows: rows, Cols: cols}, nil
+}
+
+// BF16FromHost copies rows x cols bfloat16 bit patterns to the device.
+func (d *Device) BF16FromHost(data []uint16, rows, cols int) (*BF16Tensor, error) {
+	if rows < 0 || cols < 0 || len(data) != rows*cols {
+		return nil, fmt.Errorf("%w: BF16FromHost: %d values for %dx%d", ErrShape, len(data), rows, cols)
+	}
+	t, err := d.EmptyBF16(rows, cols)
+	if err != nil || len(data) == 0 {
+		return t, err
+	}
+	if err := d.upload(t.ptr, unsafe.Pointer(unsafe.SliceData(data)), int64(len(data))*2); err != nil {
+		t.Free()
+		return nil, err
+	}
+	return t, nil
+}
+
+// Host copies t's bit patterns back.
+func (t *BF16Tensor) Host() ([]uint16, error) {
+	out := make([]uint16, t.Len())
+	if len(out) == 0 {
+		return out, nil
+	}
+	err := t.buf.dev.do(func(drv driver) error {
+		return drv.dtoh(unsafe.Pointer(unsafe.SliceData(out)), t.ptr, int64(len(out))*2)
+	})
+	return out, err
+}
+
+// ToBF16 returns x rounded to bfloat16 (to nearest, ties to even, as
+// gnnlib/internal/half) in a new BF16Tensor on x's device.
+func ToBF16(x *Tensor) (*BF16Tensor, error) {
+	d := x.buf.dev
+	y, err := d.EmptyBF16(x.Rows, x.Cols)
+	if err != nil || x.Len() == 0 {
+		return y, err
+	}
+	n := int64(x.Len())
+	if err := d.launch("f32_to_bf16", d.gridFor(n, 256), 256, x, y.ptr, n); err != nil {
+		y.Free()
+		return nil, err
+	}
+	return y, nil
+}
+
+// Float32 returns t's values as a new float32 Tensor (exact).
+func (t *BF16Tensor) Float32() (*Tensor, error) {
+	d := t.buf.dev
+	y, err := d.Empty(t.Rows, t.Cols)
+	if err != nil || t.Len() == 0 {
+		return y, err
+	}
+	n := int64(t.Len())
+	if err := d.launch("bf16_to_f32", d.gridFor(n, 256), 256, t.ptr, y, n); err != nil {
+		y.Free()
+		return nil, err
+	}
+	return y, nil
+}
+
+// RoundHalf rounds the float32 values of x in place to bfloat16 (fp16
+// false) or float16 values, to nearest, ties to even.
+func RoundHalf(x *Tensor, fp16 bool) error {
+	n := int64(x.Len())
+	if n == 0 {
+		return nil
+	}
+	d := x.buf.dev
+	return d.launch("round_half", d.gridFor(n, 256), 256, x, n, fp16)
+}
+
+// RoundHalf implements tensor.HalfBackend: Autocast's rounding on store,
+// run on the device.
+func (d *backend) RoundHalf(s tensor.Storage, n int, dt tensor.DType) error {
+	x, ok := s.(*Tensor)
+	if !ok || x.buf.dev != d.Device {
+		return fmt.Errorf("gnnlib/cuda: RoundHalf: storage %T is not on %v", s, d.Device)
+	}
+	if n > x.Len() {
+		return shapeErr("RoundHalf", "%d values of a %dx%d tensor", n, x.Rows, x.Cols)
+	}
+	switch dt {
+	case tensor.BFloat16, tensor.Float16:
+	default:
+		return fmt.Errorf("gnnlib/cuda: RoundHalf(%v): %w", dt, tensor.ErrDType)
+	}
+	return RoundHalf(&Tensor{buf: x.buf, ptr: x.ptr, Rows: 1, Cols: n}, dt == tensor.Float16)
+}
+
+// gemmBF16Split is the split-K rule of the float32 GEMM (matMulWith) for
+// the 128x128 tile: few output tiles over a long inner dimension.
+func (d *Device) gemmBF16Split(m, n, k int) (split, chunk int) {
+	const bk = 32
+	tiles := ((m + 127) / 128) * ((n + 127) / 128)
+	split = 1
+	if want := 2 * d.nsm; tiles < want && k >= 4096 {
+		split = min((want+tiles-1)/tiles, k/1024)
+	}
+	chunk = (k + split - 1) / split
+	chunk = (chunk + bk - 1) / bk * bk
+	split = (k + chunk - 1) / chunk
+	return split, chunk
+}
+
+// MatMulBF16 computes dst = op(a)·op(b) on the tensor cores (mma.sync,
+// sm_80 and later): bfloat16 operands, float32 sums, dst float32. op
+// transposes when transA or transB is set (not both). A product with few
+// output tiles and a long inner dimension (a weight gradient Xᵀ·dY) splits
+// k across blocks that add into dst atomically.
+func MatMulBF16(dst *Tensor, a, b *BF16Tensor, transA, transB bool) error {
+	return gemmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, false, a, b, transA, transB)
+}
+
+// MatMulBF16Out is MatMulBF16 with a bfloat16 result (each float32 sum
+// rounded once as it is stored): half the bytes written, for a product
+// whose output the next op reads in bfloat16 anyway. It never splits k.
+func MatMulBF16Out(dst, a, b *BF16Tensor, transA, transB bool) error {
+	return gemmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, true, a, b, transA, transB)
+}
+
+func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF16Tensor, transA, transB bool) error {
+	d := a.buf.dev
+	if b.buf.dev != d || dbuf.dev != d {
+		return fmt.Errorf("gnnlib/cuda: MatMulBF16: operands on different devices")
+	}
+	m, k := a.Rows, a.Cols
+	if transA {
+		m, k = k, m
+	}
+	k2, n := b.Rows, b.Cols
+	if transB {
+		k2, n = n, k2
+	}
+	if k != k2 || rows != m || cols != n {
+		return shapeErr("MatMulBF16", "%dx%d (T=%v) · %dx%d (T=%v) into %dx%d", a.Rows, a.Cols, transA, b.Rows, b.Cols, transB, rows, cols)
+	}
+	if transA && transB {
+		return shapeErr("MatMulBF16", "both operands transposed is not supported")
+	}
+	if m == 0 || n == 0 {
+		return nil
+	}
+	split, chunk := 1, (k+31)/32*32
+	if !outBF16 {
+		split, chunk = d.gemmBF16Split(m, n, k)
+	}
+	if k == 0 || split > 1 {
+		if err := (&Tensor{buf: dbuf, ptr: dptr, Rows: m, Cols: n}).Fill(0); err != nil || k == 0 {
+			return err
+		}
+	}
+	lda, ldb := k, n
+	if transA {
+		lda = m
+	}
+	if transB {
+		ldb = k
+	}
+	vecA := lda%8 == 0 && a.ptr%16 == 0
+	vecB := ldb%8 == 0 && b.ptr%16 == 0
+	return d.launch3("sm80_gemm_bf16", [3]int{(n + 127) / 128, (m + 127) / 128, split}, [3]int{256, 1, 1},
+		a.ptr, b.ptr, dptr, m, n, k, transA, transB, chunk, split > 1, outBF16, vecA, vecB)
+}
+
+// SpMMBF16 computes dst[v,:] = Σ_{u→v} w_uv · x[u,:] over g with x in
+// bfloat16 and float32 sums, dst float32: the SpMM of a layer whose
+// features are stored in bfloat16 (sm_80 and later).
+func SpMMBF16(dst *Tensor, g *Graph, x *BF16Tensor) error {
+	return spmmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, false, g, x)
+}
+
+// SpMMBF16Out is SpMMBF16 with a bfloat16 result.
+func SpMMBF16Out(dst *BF16Tensor, g *Graph, x *BF16Tensor) error {
+	return spmmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, true, g, x)
+}
+
+func spmmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, g *Graph, x *BF16Tensor) error {
+	d := x.buf.dev
+	if dbuf.dev != d || g.dev != d {
+		return fmt.Errorf("gnnlib/cuda: SpMMBF16: operands on different devices")
+	}
+	f := x.Cols
+	if x.Rows != g.nsrc || rows != g.n || cols != f {
+		return shapeErr("SpMMBF16", "graph %d<-%d nodes, x %dx%d, dst %dx%d", g.n, g.nsrc, x.Rows, x.Cols, rows, cols)
+	}
+	if g.n == 0 || f == 0 {
+		return nil
+	}
+	const block = 256
+	if f%8 == 0 && x.ptr%16 == 0 && dptr%16 == 0 {
+		grp := min(32, 1<<(bits.Len(uint(f/8))-1))
+		grid := d.gridFor(int64(g.n)*int64(grp), block)
+		return d.launch("sm80_spmm_bf16_vec8", grid, block, g.indptr, g.idx, ptrOf(g.w), x.ptr, dptr, g.n, f, grp, outBF16)
+	}
+	grid := d.gridFor(int64(g.n)*32, block)
+	return d.launch("sm80_spmm_bf16_warp", grid, block, g.indptr, g.idx, ptrOf(g.w), x.ptr, dptr, g.n, f, outBF16)
+}

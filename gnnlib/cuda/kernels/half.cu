@@ -1,0 +1,43 @@
+// ---------------------------------------------------------------------------
+// half.cu: 16-bit storage for mixed precision, in the compute_70 module (no
+// sm_80 instruction is needed): float32 <-> bfloat16 conversion and the
+// in-place rounding of float32 values to BF16 or FP16 that the Autocast
+// emulation on the device uses. Rounding is to nearest, ties to even, with
+// NaN kept a quiet NaN, exactly as gnnlib/internal/half on the CPU.
+// ---------------------------------------------------------------------------
+
+#pragma once
+
+#include "common.cuh"
+#include <cuda_fp16.h>
+
+// f32_bf16_bits rounds f to bfloat16 (round to nearest even) and returns
+// its 16 bits.
+__device__ __forceinline__ unsigned short f32_bf16_bits(float f) {
+	unsigned int b = __float_as_uint(f);
+	if ((b & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((b >> 16) | 0x0040u);
+	b += 0x7fffu + ((b >> 16) & 1u);
+	return (unsigned short)(b >> 16);
+}
+
+__device__ __forceinline__ float bf16_bits_f32(unsigned short h) { return __uint_as_float((unsigned int)h << 16); }
+
+// f32_to_bf16: y[i] = bf16(x[i]) for n values.
+extern "C" __global__ void f32_to_bf16(const float* __restrict__ x, unsigned short* __restrict__ y, long long n) {
+	GRID_LOOP(i, n) y[i] = f32_bf16_bits(x[i]);
+}
+
+// bf16_to_f32: y[i] = float(x[i]) for n values (exact).
+extern "C" __global__ void bf16_to_f32(const unsigned short* __restrict__ x, float* __restrict__ y, long long n) {
+	GRID_LOOP(i, n) y[i] = bf16_bits_f32(x[i]);
+}
+
+// round_half rounds n float32 values in place to BF16 (fp16 == 0) or FP16
+// (fp16 == 1), keeping them float32: Autocast's rounding on store.
+extern "C" __global__ void round_half(float* __restrict__ x, long long n, int fp16) {
+	if (fp16) {
+		GRID_LOOP(i, n) x[i] = __half2float(__float2half_rn(x[i]));
+	} else {
+		GRID_LOOP(i, n) x[i] = bf16_bits_f32(f32_bf16_bits(x[i]));
+	}
+}
