@@ -183,6 +183,24 @@
 // finds each window's maximum again. Concat and Narrow are column copies
 // (CopyCols).
 //
+// # Bfloat16 and the tensor cores
+//
+// A BF16Tensor holds a matrix in bfloat16, two bytes a value (the
+// allocator counts half a Tensor's bytes). ToBF16 rounds a Tensor to it
+// (to nearest even, bit for bit as gnnlib/internal/half) and Float32
+// turns it back; RoundHalf rounds float32 values in place to bfloat16 or
+// float16, which is how the backend runs tensor.Autocast (it implements
+// tensor.HalfBackend). These live in gnn.ptx, for every GPU. MatMulBF16
+// (float32 result) and MatMulBF16Out (bfloat16 result) multiply on the
+// tensor cores with mma.sync.m16n8k16 and float32 sums, in the three
+// forms, with split-K for long inner dimensions; SpMMBF16 and
+// SpMMBF16Out read bfloat16 features 16 bytes at a time and sum in
+// float32. Those need the bfloat16 mma instructions of compute capability
+// 8.0: they are compiled for compute_80 into a second module, sm80.ptx
+// (kernels/sm80.cu, every kernel named sm80_*), which the driver loads
+// only on such GPUs; elsewhere they return an error wrapping ErrNoBF16.
+// gnnbench's bf16 part times them against the float32 kernels.
+//
 // # Adding a device op
 //
 // A device op is a kernel, its Go launcher, the adapter method through
@@ -216,6 +234,14 @@
 // GATv2 training steps on synthetic graphs; bench/pyg_bench.py runs the same
 // shapes through PyTorch Geometric, and bench/run.sh runs both on the GPU
 // machine. Results are in BENCHMARKS.md.
+//
+// BUG(gnnlab): the bfloat16 kernels are a GEMM and an SpMM without the
+// degree-aware split of heavy rows or the cached transpose; the fused
+// attention (GAT, GATv2, Transformer), the reductions, the losses and
+// the optimiser steps have no bfloat16 versions yet, and the tensor API
+// does not store tensors in bfloat16 (Autocast rounds float32 storage).
+// The GEMM is mma.sync with register prefetch, not wgmma with the bulk
+// copy engine (sm_90a).
 //
 // BUG(gnnlab): a -tags cuda binary is linked against the NVIDIA driver
 // library, libcuda.so.1, and does not start at all where it is missing (the
