@@ -247,3 +247,29 @@ func spmmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, g *Graph
 	grid := d.gridFor(int64(g.n)*32, block)
 	return d.launch("sm80_spmm_bf16_warp", grid, block, g.indptr, g.idx, ptrOf(g.w), x.ptr, dptr, g.n, f, outBF16)
 }
+
+// AdamBF16 is one step of gnnlib/nn's Adam (AdamW when decoupled) for
+// bfloat16 training: the gradient g is bfloat16, the parameter p and the
+// moments m and v are float32 master copies updated in place, and p16
+// receives p rounded to bfloat16 for the next forward pass, in the same
+// pass. step = lr/(1-β₁ᵗ) and sqrtC2 = √(1-β₂ᵗ), as Adam.Step computes
+// them; shrink = 1 - lr·weightDecay.
+func AdamBF16(p *Tensor, g *BF16Tensor, m, v *Tensor, p16 *BF16Tensor, step, beta1, beta2, eps, sqrtC2, weightDecay, shrink float32, decoupled bool) error {
+	d := p.buf.dev
+	n := p.Len()
+	for _, l := range []int{g.Len(), m.Len(), v.Len(), p16.Len()} {
+		if l != n {
+			return shapeErr("AdamBF16", "parameter of %d values, gradient, state or copy of %d", n, l)
+		}
+	}
+	for _, b := range []*buffer{g.buf, m.buf, v.buf, p16.buf} {
+		if b.dev != d {
+			return fmt.Errorf("gnnlib/cuda: AdamBF16: operands on different devices")
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return d.launch("adam_wd_bf16", d.gridFor(int64(n), 256), 256, p, g.ptr, m, v, p16.ptr, int64(n),
+		step, beta1, beta2, eps, sqrtC2, weightDecay, shrink, decoupled)
+}

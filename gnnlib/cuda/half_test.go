@@ -409,3 +409,64 @@ func TestDeviceAutocast(t *testing.T) {
 	}
 	devicetest.CheckAutocast(t, be, 1e-2)
 }
+
+// TestAdamBF16 runs three AdamBF16 steps (with L2 weight decay, then
+// decoupled) against the same arithmetic on the CPU in float32 from the
+// bfloat16 gradient: the master weights and moments agree to float32
+// rounding, and the bfloat16 copy is the rounded master weight.
+func TestAdamBF16(t *testing.T) {
+	d := openOrSkip(t)
+	r := rand.New(rand.NewPCG(41, 42))
+	const n = 10007
+	for _, decoupled := range []bool{false, true} {
+		p := make([]float32, n)
+		for i := range p {
+			p[i] = float32(r.NormFloat64())
+		}
+		m, v := make([]float32, n), make([]float32, n)
+		pd, md, vd := mustT(t, d, p, 1, n), mustT(t, d, m, 1, n), mustT(t, d, v, 1, n)
+		p16, err := d.EmptyBF16(1, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const lr, b1, b2, eps, wd = 0.01, 0.9, 0.999, 1e-8, 5e-4
+		for step := 1; step <= 3; step++ {
+			_, gh := bf16Operand(r, n)
+			g, err := d.BF16FromHost(gh, 1, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := float32(lr / (1 - math.Pow(b1, float64(step))))
+			sc2 := float32(math.Sqrt(1 - math.Pow(b2, float64(step))))
+			shrink := float32(1 - lr*wd)
+			if err := AdamBF16(pd, g, md, vd, p16, st, b1, b2, eps, sc2, wd, shrink, decoupled); err != nil {
+				t.Fatal(err)
+			}
+			for i := range p {
+				gi := half.BF16(gh[i]).Float32()
+				if decoupled {
+					p[i] *= shrink
+				} else {
+					gi += wd * p[i]
+				}
+				m[i] = b1*m[i] + (1-b1)*gi
+				v[i] = b2*v[i] + (1-b2)*gi*gi
+				p[i] -= st * m[i] / (float32(math.Sqrt(float64(v[i])))/sc2 + eps)
+			}
+			g.Free()
+		}
+		got := host(t, pd)
+		cp, err := p16.Host()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range p {
+			if math.Abs(float64(got[i]-p[i])) > 1e-5*(1+math.Abs(float64(p[i]))) {
+				t.Fatalf("decoupled=%v: p[%d] = %v, want %v", decoupled, i, got[i], p[i])
+			}
+			if cp[i] != uint16(half.FromFloat32BF16(got[i])) {
+				t.Fatalf("decoupled=%v: bf16 copy %#04x of p[%d] = %v, want %#04x", decoupled, cp[i], i, got[i], half.FromFloat32BF16(got[i]))
+			}
+		}
+	}
+}
