@@ -38,6 +38,15 @@ __device__ __forceinline__ uint4 fetch8(const unsigned short* __restrict__ src, 
 	return out;
 }
 
+// trans_p and trans_c place vector v (0..511) of a transposed tile (32
+// k-rows of 128 halves) at k-row p, columns c..c+7: the two lanes of a
+// pair read 32 contiguous bytes of one row (a whole sector) and a warp
+// covers 16 rows, so that its scattered 2-byte stores into sm[c+j][p]
+// fall in distinct banks but for the pair (2-way) — with 16 lanes on one
+// row, as a row-major order would have, all 16 hit one bank.
+__device__ __forceinline__ int trans_p(int v) { return (v >> 1) & 31; }
+__device__ __forceinline__ int trans_c(int v) { return ((v >> 6) * 2 + (v & 1)) * 8; }
+
 // stage holds one thread's share (2 x 8 halves) of a k-tile of A or B.
 struct stage {
 	uint4 v[2];
@@ -55,7 +64,7 @@ __device__ __forceinline__ stage load_tile(const unsigned short* __restrict__ sr
 		if (direct) {
 			s.v[q] = fetch8(src, ld, lim, kend, r0 + (v >> 2), kc + (v & 3) * 8, vec);
 		} else {
-			s.v[q] = fetch8(src, ld, kend, lim, kc + (v >> 4), r0 + (v & 15) * 8, vec);
+			s.v[q] = fetch8(src, ld, kend, lim, kc + trans_p(v), r0 + trans_c(v), vec);
 		}
 	}
 	return s;
@@ -69,7 +78,7 @@ __device__ __forceinline__ void store_tile(unsigned short (*sm)[GB_LD], const st
 			*reinterpret_cast<uint4*>(&sm[v >> 2][(v & 3) * 8]) = s.v[q];
 		} else {
 			const unsigned short* o = reinterpret_cast<const unsigned short*>(&s.v[q]);
-			int p = v >> 4, c = (v & 15) * 8;
+			int p = trans_p(v), c = trans_c(v);
 #pragma unroll
 			for (int j = 0; j < 8; j++) sm[c + j][p] = o[j];
 		}
