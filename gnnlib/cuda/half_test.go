@@ -163,7 +163,8 @@ func skipNoBF16(t *testing.T, err error) {
 // bfloat16 values is exact in float32), and the float64 product of the
 // float32 operands (the FP32 CPU reference), which it must match within
 // the bound bfloat16 rounding allows: |error| ≤ (2u + u²)·Σ|a||b| for the
-// operands' rounding, u = 2⁻⁹, plus u·|c| for a bfloat16 output.
+// operands' rounding, u = 2⁻⁸ (half an ulp of 8 significant bits), plus
+// u·|c| for a bfloat16 output.
 func TestMatMulBF16(t *testing.T) {
 	d := openOrSkip(t)
 	r := rand.New(rand.NewPCG(21, 22))
@@ -185,7 +186,7 @@ func TestMatMulBF16(t *testing.T) {
 		{128, 169343, 256, true, false, 300},   // its weight gradient Xᵀ·dY
 		{169343, 256, 128, false, true, 2000},  // its input gradient dY·Wᵀ
 	}
-	const u = 1.0 / 512
+	const u = half.EpsBF16
 	for _, tc := range cases {
 		ar, ac := tc.m, tc.k
 		if tc.transA {
@@ -383,12 +384,12 @@ func TestSpMMBF16(t *testing.T) {
 					s := float64(abs[i])
 					outTol := 0.0
 					if out16 {
-						outTol = math.Abs(float64(want16[i])) / 512
+						outTol = math.Abs(float64(want16[i])) * half.EpsBF16
 					}
 					if e := math.Abs(float64(got[i] - want16[i])); !(e <= 1e-5*s+outTol*1.01+1e-30) {
 						t.Fatalf("SpMMBF16(F=%d weighted=%v out bf16 %v)[%d] = %v, want %v on the rounded features", f, weighted, out16, i, got[i], want16[i])
 					}
-					if e := math.Abs(float64(got[i] - want32[i])); !(e <= s/512+1e-5*s+outTol*1.01+1e-30) {
+					if e := math.Abs(float64(got[i] - want32[i])); !(e <= s*half.EpsBF16+1e-5*s+outTol*1.01+1e-30) {
 						t.Fatalf("SpMMBF16(F=%d weighted=%v out bf16 %v)[%d] = %v, FP32 reference %v: beyond the bf16 bound", f, weighted, out16, i, got[i], want32[i])
 					}
 				}
