@@ -218,34 +218,45 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 // bfloat16 and float32 sums, dst float32: the SpMM of a layer whose
 // features are stored in bfloat16 (sm_80 and later).
 func SpMMBF16(dst *Tensor, g *Graph, x *BF16Tensor) error {
-	return spmmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, false, g, x)
+	return spmmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, false, g, false, x)
 }
 
 // SpMMBF16Out is SpMMBF16 with a bfloat16 result.
 func SpMMBF16Out(dst *BF16Tensor, g *Graph, x *BF16Tensor) error {
-	return spmmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, true, g, x)
+	return spmmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, true, g, false, x)
 }
 
-func spmmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, g *Graph, x *BF16Tensor) error {
+// SpMMBF16T is SpMMBF16 of the transpose, dst[u,:] = Σ_{u→v} w_uv · x[v,:],
+// over the cached transposed CSR: the backward pass of SpMMBF16, a
+// bfloat16 gradient in, float32 sums and result.
+func SpMMBF16T(dst *Tensor, g *Graph, x *BF16Tensor) error {
+	return spmmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, false, g, true, x)
+}
+
+func spmmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, g *Graph, transpose bool, x *BF16Tensor) error {
 	d := x.buf.dev
 	if dbuf.dev != d || g.dev != d {
 		return fmt.Errorf("gnnlib/cuda: SpMMBF16: operands on different devices")
 	}
-	f := x.Cols
-	if x.Rows != g.nsrc || rows != g.n || cols != f {
-		return shapeErr("SpMMBF16", "graph %d<-%d nodes, x %dx%d, dst %dx%d", g.n, g.nsrc, x.Rows, x.Cols, rows, cols)
+	n, nsrc, indptr, idx, w := g.n, g.nsrc, g.indptr, g.idx, g.w
+	if transpose {
+		n, nsrc, indptr, idx, w = g.nsrc, g.n, g.tptr, g.tidx, g.tw
 	}
-	if g.n == 0 || f == 0 {
+	f := x.Cols
+	if x.Rows != nsrc || rows != n || cols != f {
+		return shapeErr("SpMMBF16", "graph %d<-%d nodes (transposed %v), x %dx%d, dst %dx%d", n, nsrc, transpose, x.Rows, x.Cols, rows, cols)
+	}
+	if n == 0 || f == 0 {
 		return nil
 	}
 	const block = 256
 	if f%8 == 0 && x.ptr%16 == 0 && dptr%16 == 0 {
 		grp := min(32, 1<<(bits.Len(uint(f/8))-1))
-		grid := d.gridFor(int64(g.n)*int64(grp), block)
-		return d.launch("sm80_spmm_bf16_vec8", grid, block, g.indptr, g.idx, ptrOf(g.w), x.ptr, dptr, g.n, f, grp, outBF16)
+		grid := d.gridFor(int64(n)*int64(grp), block)
+		return d.launch("sm80_spmm_bf16_vec8", grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, grp, outBF16)
 	}
-	grid := d.gridFor(int64(g.n)*32, block)
-	return d.launch("sm80_spmm_bf16_warp", grid, block, g.indptr, g.idx, ptrOf(g.w), x.ptr, dptr, g.n, f, outBF16)
+	grid := d.gridFor(int64(n)*32, block)
+	return d.launch("sm80_spmm_bf16_warp", grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, outBF16)
 }
 
 // AdamBF16 is one step of gnnlib/nn's Adam (AdamW when decoupled) for

@@ -304,7 +304,7 @@ func TestMatMulBF16(t *testing.T) {
 	}
 }
 
-// TestSpMMBF16 checks the bfloat16 SpMM, both mappings (widths multiple
+// TestSpMMBF16 checks the bfloat16 SpMM and its transpose, both mappings (widths multiple
 // of 8 and not) and both output types, weighted and not, on a graph with
 // a heavy row, against graph.SpMM of the rounded features (float32 sums:
 // summation-order error only) and of the float32 features (the bfloat16
@@ -394,6 +394,24 @@ func TestSpMMBF16(t *testing.T) {
 					}
 				}
 			}
+			// The transposed product over the cached transpose (the
+			// backward pass), float32 out, on the rounded features.
+			wantT := make([]float32, n*f)
+			hg.SpMMT(wantT, x16, f, hg.Weights)
+			absT := make([]float32, n*f)
+			hg.SpMMT(absT, ax, f, aw)
+			yt := poisoned(t, d, n, f)
+			err = SpMMBF16T(yt, dg, x)
+			skipNoBF16(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range host(t, yt) {
+				if e := math.Abs(float64(v - wantT[i])); !(e <= 1e-5*float64(absT[i])+1e-30) {
+					t.Fatalf("SpMMBF16T(F=%d weighted=%v)[%d] = %v, want %v", f, weighted, i, v, wantT[i])
+				}
+			}
+			yt.Free()
 			x.Free()
 		}
 		dg.Free()
