@@ -233,6 +233,11 @@ func SpMMBF16T(dst *Tensor, g *Graph, x *BF16Tensor) error {
 	return spmmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, false, g, true, x)
 }
 
+// SpMMBF16TOut is SpMMBF16T with a bfloat16 result.
+func SpMMBF16TOut(dst *BF16Tensor, g *Graph, x *BF16Tensor) error {
+	return spmmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, true, g, true, x)
+}
+
 func spmmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, g *Graph, transpose bool, x *BF16Tensor) error {
 	d := x.buf.dev
 	if dbuf.dev != d || g.dev != d {

@@ -119,6 +119,10 @@ func bf16Part(d *cuda.Device, r *rand.Rand, gs []*csr) {
 			ms = timeit(d, func() { check(cuda.SpMMBF16Out(y16, dg, x16)) })
 			bytes = float64(e*8 + e*int64(f)*2 + int64(g.n)*int64(f)*2)
 			report("spmm-bf16", g.name, fmt.Sprintf("F=%d [bf16 out]", f), ms, 0, fmt.Sprintf("%.0f GB/s, %.2fx fp32", bytes/ms/1e6, ms32/ms))
+			ms32t := timeit(d, func() { check(cuda.SpMMT(y, dg, x, cuda.SpMMAuto)) })
+			report("spmmT-fp32", g.name, fmt.Sprintf("F=%d", f), ms32t, 0, "")
+			ms = timeit(d, func() { check(cuda.SpMMBF16T(y, dg, x16)) })
+			report("spmmT-bf16", g.name, fmt.Sprintf("F=%d [f32 out]", f), ms, 0, fmt.Sprintf("%.2fx fp32", ms32t/ms))
 
 			// A GCN layer's forward pass, x·W then the SpMM, in
 			// float32 and in bfloat16 storage (bf16 outputs, f32 sums).
@@ -139,6 +143,37 @@ func bf16Part(d *cuda.Device, r *rand.Rand, gs []*csr) {
 					check(cuda.SpMMBF16Out(y16, dg, h16))
 				})
 				report("gcn-layer-fwd-bf16", g.name, fmt.Sprintf("%d->%d", fin, f), ms, 0, fmt.Sprintf("%.2fx fp32", ms32/ms))
+
+				// Forward and backward of the layer's heavy parts (no
+				// bias, activation or optimiser): h = x·W, y = A·h;
+				// dh = Aᵀ·dy, dW = xᵀ·dh (float32 for the master
+				// weight), dx = dh·Wᵀ.
+				dy := randT(d, r, g.n, f, 1)
+				dh := must(d.Empty(g.n, f))
+				dW := must(d.Empty(fin, f))
+				dx := must(d.Empty(g.n, fin))
+				ms32 = timeit(d, func() {
+					check(cuda.MatMul(h, xi, w, false, false))
+					check(cuda.SpMM(y, dg, h, cuda.SpMMAuto))
+					check(cuda.SpMMT(dh, dg, dy, cuda.SpMMAuto))
+					check(cuda.MatMul(dW, xi, dh, true, false))
+					check(cuda.MatMul(dx, dh, w, false, true))
+				})
+				report("gcn-layer-fwd+bwd-fp32", g.name, fmt.Sprintf("%d->%d", fin, f), ms32, 0, "")
+				dy16 := must(cuda.ToBF16(dy))
+				dh16 := must(d.EmptyBF16(g.n, f))
+				dx16 := must(d.EmptyBF16(g.n, fin))
+				ms = timeit(d, func() {
+					check(cuda.MatMulBF16Out(h16, xi16, w16, false, false))
+					check(cuda.SpMMBF16Out(y16, dg, h16))
+					check(cuda.SpMMBF16TOut(dh16, dg, dy16))
+					check(cuda.MatMulBF16(dW, xi16, dh16, true, false))
+					check(cuda.MatMulBF16Out(dx16, dh16, w16, false, true))
+				})
+				report("gcn-layer-fwd+bwd-bf16", g.name, fmt.Sprintf("%d->%d", fin, f), ms, 0, fmt.Sprintf("%.2fx fp32", ms32/ms))
+				for _, t := range []interface{ Free() }{dy, dh, dW, dx, dy16, dh16, dx16} {
+					t.Free()
+				}
 				for _, t := range []interface{ Free() }{xi, w, h, xi16, w16, h16} {
 					t.Free()
 				}
