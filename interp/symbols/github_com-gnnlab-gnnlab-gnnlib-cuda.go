@@ -12,6 +12,7 @@ func init() {
 		// function, constant and variable definitions
 		"ActBackward":             reflect.ValueOf(cuda.ActBackward),
 		"ActBackwardColSum":       reflect.ValueOf(cuda.ActBackwardColSum),
+		"AdamBF16":                reflect.ValueOf(cuda.AdamBF16),
 		"AggregateMax":            reflect.ValueOf(cuda.AggregateMax),
 		"ArgHost":                 reflect.ValueOf(cuda.ArgHost),
 		"Axpby":                   reflect.ValueOf(cuda.Axpby),
@@ -52,6 +53,8 @@ func init() {
 		"SpMMAuto":                reflect.ValueOf(cuda.SpMMAuto),
 		"SpMMBF16":                reflect.ValueOf(cuda.SpMMBF16),
 		"SpMMBF16Out":             reflect.ValueOf(cuda.SpMMBF16Out),
+		"SpMMBF16T":               reflect.ValueOf(cuda.SpMMBF16T),
+		"SpMMBF16TOut":            reflect.ValueOf(cuda.SpMMBF16TOut),
 		"SpMMBiasAct":             reflect.ValueOf(cuda.SpMMBiasAct),
 		"SpMMInt8":                reflect.ValueOf(cuda.SpMMInt8),
 		"SpMMT":                   reflect.ValueOf(cuda.SpMMT),
