@@ -168,20 +168,24 @@ var fp32Ops = map[string]bool{
 
 // autocastOp applies the calling goroutine's Autocast format to an op
 // being recorded: it rounds out in place (unless the op keeps float32)
-// and wraps backward so that the gradients it returns are rounded.
-func autocastOp(name string, out *Tensor, inputs []*Tensor, backward BackwardFunc) BackwardFunc {
+// and wraps backward so that the gradients it returns are rounded. It
+// returns the wrapped backward, the format out is stored in and the
+// format of the gradients the backward pass returns (Autocast's).
+func autocastOp(name string, out *Tensor, inputs []*Tensor, backward BackwardFunc) (_ BackwardFunc, stored, cast DType) {
 	dt := AutocastDType()
 	if dt == Float32 {
-		return backward
+		return backward, Float32, Float32
 	}
+	stored = Float32
 	// A view (Reshape of a host tensor) shares its input's values: they
 	// are left as they are, as a view of a float32 parameter stays
 	// float32 in PyTorch.
 	if !fp32Ops[name] && out.sp == nil && !aliases(out, inputs) {
 		roundInPlace(name, out, dt)
+		stored = dt
 	}
 	if backward == nil {
-		return nil
+		return nil, stored, dt
 	}
 	return func(g *Tensor) []*Tensor {
 		gs := backward(g)
@@ -191,7 +195,7 @@ func autocastOp(name string, out *Tensor, inputs []*Tensor, backward BackwardFun
 			}
 		}
 		return gs
-	}
+	}, stored, dt
 }
 
 // aliases reports whether out shares its values with one of inputs.

@@ -3,6 +3,7 @@ package tensor
 import (
 	"errors"
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/gnnlab/gnnlab/gnnlib/internal/half"
@@ -158,5 +159,38 @@ func TestRoundTo(t *testing.T) {
 	}
 	if d := BFloat16.Size(); d != 2 || Float32.Size() != 4 {
 		t.Errorf("Size = %d, %d", d, Float32.Size())
+	}
+}
+
+// TestAutocastOpEventDType: the op hook sees the format each op stored its
+// output in, forward and backward, for a profiler's byte counts.
+func TestAutocastOpEventDType(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]DType{}
+	restore := SetOpHook(func(ev OpEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		key := ev.Name
+		if ev.Backward {
+			key += " backward"
+		}
+		seen[key] = ev.DType
+	})
+	defer restore()
+	w := Randn(1, 3, 2).SetRequiresGrad(true)
+	var loss *Tensor
+	Autocast(BFloat16, func() { loss = Randn(2, 4, 3).MatMul(w).LogSoftmax(1).Mean() })
+	loss.Backward()
+	Randn(3, 2, 2).Add(Randn(4, 2, 2))
+	// LogSoftmax stores float32; the gradient it returns for its bfloat16
+	// input is bfloat16.
+	want := map[string]DType{"MatMul": BFloat16, "MatMul backward": BFloat16, "LogSoftmax": Float32,
+		"LogSoftmax backward": BFloat16, "Mean": Float32, "Add": Float32}
+	mu.Lock()
+	defer mu.Unlock()
+	for k, v := range want {
+		if got, ok := seen[k]; !ok || got != v {
+			t.Errorf("op event %q: DType %v (seen %v), want %v", k, got, ok, v)
+		}
 	}
 }
