@@ -114,6 +114,9 @@ func Autocast(dt DType, f func()) {
 // SetAutocast is Autocast without the function: mixed precision dt holds
 // for the calling goroutine until restore is called (restore :=
 // tensor.SetAutocast(tensor.BFloat16); defer restore()). Calls nest.
+// The scope is the calling goroutine's, so in a notebook, where a cell
+// may run on another goroutine than the cell before it, open it in the
+// cell that trains (or use Autocast there).
 func SetAutocast(dt DType) (restore func()) {
 	if dt != Float32 && dt != BFloat16 && dt != Float16 {
 		panic(fmt.Errorf("tensor: SetAutocast(%v): %w", dt, ErrDType))
