@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/internal/half"
@@ -491,4 +492,18 @@ func TestAdamBF16(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDeviceCoraAutocast trains GCN and GAT on Cora on the GPU over 10
+// seeds, float32 and under Autocast, and checks the 0.5-point rule
+// (devicetest.CheckCoraAutocast). It needs GNNLAB_DATA with Planetoid's
+// Cora files and skips without them.
+func TestDeviceCoraAutocast(t *testing.T) {
+	be := defaultOrSkip(t).be
+	ds, err := data.Planetoid("cora")
+	if err != nil {
+		t.Skipf("Cora not available (set GNNLAB_DATA): %v", err)
+	}
+	ds.NormalizeFeatures()
+	devicetest.CheckCoraAutocast(t, be, ds, 10)
 }

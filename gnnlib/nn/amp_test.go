@@ -1,11 +1,10 @@
 package nn_test
 
 import (
-	"fmt"
 	"math"
 	"testing"
 
-	"github.com/gnnlab/gnnlab/gnnlib/data"
+	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
@@ -90,79 +89,15 @@ func TestGradScalerKeepsSmallGradients(t *testing.T) {
 	}
 }
 
-// trainNodesAMP is trainNodes with the forward pass under Autocast(dt)
-// (Float32: none), evaluation included, and for Float16 a GradScaler.
-func trainNodesAMP(ds *data.Dataset, model nn.GraphLayer, opt nn.Optimizer, epochs int, dt tensor.DType) float64 {
-	scaler := nn.NewGradScaler()
-	for epoch := 0; epoch < epochs; epoch++ {
-		model.SetTraining(true)
-		var loss *tensor.Tensor
-		tensor.Autocast(dt, func() {
-			loss = nn.CrossEntropy(model.Forward(ds.Graph, ds.X), ds.Y, ds.TrainIdx)
-		})
-		opt.ZeroGrad()
-		if dt == tensor.Float16 {
-			scaler.Scale(loss).Backward()
-			scaler.Step(opt, model.Params())
-			scaler.Update()
-		} else {
-			loss.Backward()
-			opt.Step()
-		}
-	}
-	model.SetTraining(false)
-	var acc float64
-	tensor.NoGrad(func() {
-		tensor.Autocast(dt, func() {
-			acc = nn.Accuracy(model.Forward(ds.Graph, ds.X), ds.Y, ds.TestIdx)
-		})
-	})
-	return acc
-}
-
 // TestCoraMixedPrecision trains GCN and GAT on Cora over 10 seeds in
 // float32 and under Autocast (CPU emulation of 16-bit storage) and
-// checks that the mean test accuracies agree within 0.5 points.
+// checks that the mean test accuracies agree within 0.5 points
+// (devicetest.CheckCoraAutocast; gnnlib/cuda runs it on the GPU).
 func TestCoraMixedPrecision(t *testing.T) {
 	ds := cora(t)
 	seeds := 10
 	if testing.Short() {
 		seeds = 3
 	}
-	models := []struct {
-		name  string
-		build func() (nn.GraphLayer, nn.Optimizer)
-		dts   []tensor.DType
-	}{
-		{"GCN", func() (nn.GraphLayer, nn.Optimizer) {
-			m := nn.NewGCN(ds.NumFeatures(), 16, ds.NumClasses())
-			return m, nn.NewAdam(m.Params(), 0.01, 5e-4)
-		}, []tensor.DType{tensor.BFloat16, tensor.Float16}},
-		{"GAT", func() (nn.GraphLayer, nn.Optimizer) {
-			m := nn.NewGAT(ds.NumFeatures(), 8, 8, ds.NumClasses())
-			return m, nn.NewAdam(m.Params(), 0.005, 5e-4)
-		}, []tensor.DType{tensor.BFloat16}},
-	}
-	for _, mc := range models {
-		t.Run(mc.name, func(t *testing.T) {
-			run := func(dt tensor.DType) []float64 {
-				var accs []float64
-				for seed := 1; seed <= seeds; seed++ {
-					nn.Seed(int64(seed))
-					m, opt := mc.build()
-					accs = append(accs, 100*trainNodesAMP(ds, m, opt, 200, dt))
-				}
-				return accs
-			}
-			m32, sd32 := meanSD(run(tensor.Float32))
-			fmt.Printf("Cora %s over %d seeds: float32   %.2f ± %.2f %%\n", mc.name, seeds, m32, sd32)
-			for _, dt := range mc.dts {
-				m16, sd16 := meanSD(run(dt))
-				fmt.Printf("Cora %s over %d seeds: %-9v %.2f ± %.2f %% (%+.2f points)\n", mc.name, seeds, dt, m16, sd16, m16-m32)
-				if math.Abs(m16-m32) > 0.5 {
-					t.Errorf("Cora %s: mean accuracy under Autocast(%v) %.2f%%, float32 %.2f%%: differ by more than 0.5 points", mc.name, dt, m16, m32)
-				}
-			}
-		})
-	}
+	devicetest.CheckCoraAutocast(t, nil, ds, seeds)
 }
