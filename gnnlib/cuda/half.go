@@ -289,3 +289,38 @@ func AdamBF16(p *Tensor, g *BF16Tensor, m, v *Tensor, p16 *BF16Tensor, step, bet
 	return d.launch("adam_wd_bf16", d.gridFor(int64(n), 256), 256, p, g.ptr, m, v, p16.ptr, int64(n),
 		step, beta1, beta2, eps, sqrtC2, weightDecay, shrink, decoupled)
 }
+
+// BiasActBF16 is BiasAct over bfloat16 storage: y = dropout(act(x + b))
+// with x and y bfloat16 (in place allowed), b float32 (nil: none), float32
+// arithmetic and BiasAct's dropout mask for the same seed.
+func BiasActBF16(y, x *BF16Tensor, b *Tensor, relu bool, p float32, seed uint64) error {
+	d := x.buf.dev
+	if y.buf.dev != d || (b != nil && b.buf.dev != d) {
+		return fmt.Errorf("gnnlib/cuda: BiasActBF16: operands on different devices")
+	}
+	if y.Len() != x.Len() || (b != nil && b.Len() != x.Cols) {
+		return shapeErr("BiasActBF16", "x %dx%d, y %dx%d", x.Rows, x.Cols, y.Rows, y.Cols)
+	}
+	n := int64(x.Len())
+	if n == 0 {
+		return nil
+	}
+	return d.launch("bias_act_bf16", d.gridFor(n, 256), 256, x.ptr, b, y.ptr, n, x.Cols, relu, p, seed)
+}
+
+// ActBackwardBF16 is ActBackward over bfloat16 storage: dx = g masked by
+// BiasActBF16's output y (zero where y is zero, g/(1-p) elsewhere).
+func ActBackwardBF16(dx, y, g *BF16Tensor, relu bool, p float32) error {
+	d := y.buf.dev
+	if dx.buf.dev != d || g.buf.dev != d {
+		return fmt.Errorf("gnnlib/cuda: ActBackwardBF16: operands on different devices")
+	}
+	n := int64(y.Len())
+	if dx.Len() != y.Len() || g.Len() != y.Len() {
+		return shapeErr("ActBackwardBF16", "lengths %d, %d, %d", dx.Len(), y.Len(), g.Len())
+	}
+	if n == 0 {
+		return nil
+	}
+	return d.launch("act_backward_bf16", d.gridFor(n, 256), 256, y.ptr, g.ptr, dx.ptr, n, relu, p)
+}

@@ -507,3 +507,67 @@ func TestDeviceCoraAutocast(t *testing.T) {
 	ds.NormalizeFeatures()
 	devicetest.CheckCoraAutocast(t, be, ds, 10)
 }
+
+// TestBiasActBF16 checks the bfloat16 bias + ReLU + dropout and its
+// backward pass against BiasAct and ActBackward (tested against the CPU in
+// the device suite) run on the widened values and rounded: bit for bit,
+// the dropout mask included.
+func TestBiasActBF16(t *testing.T) {
+	d := openOrSkip(t)
+	r := rand.New(rand.NewPCG(51, 52))
+	const rows, cols = 1001, 37
+	_, xh := bf16Operand(r, rows*cols)
+	bias := make([]float32, cols)
+	for i := range bias {
+		bias[i] = float32(r.NormFloat64())
+	}
+	_, gh := bf16Operand(r, rows*cols)
+	x16, err := d.BF16FromHost(xh, rows, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g16, err := d.BF16FromHost(gh, rows, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mustT(t, d, bias, 1, cols)
+	for _, c := range []struct {
+		relu bool
+		p    float32
+		b    *Tensor
+	}{{true, 0, b}, {true, 0.5, b}, {false, 0.3, nil}, {false, 0, b}} {
+		y16, _ := d.EmptyBF16(rows, cols)
+		dx16, _ := d.EmptyBF16(rows, cols)
+		if err := BiasActBF16(y16, x16, c.b, c.relu, c.p, 7); err != nil {
+			t.Fatal(err)
+		}
+		if err := ActBackwardBF16(dx16, y16, g16, c.relu, c.p); err != nil {
+			t.Fatal(err)
+		}
+		x32, _ := x16.Float32()
+		y32, _ := d.Empty(rows, cols)
+		if err := BiasAct(y32, x32, c.b, c.relu, c.p, 7); err != nil {
+			t.Fatal(err)
+		}
+		wantY, _ := ToBF16(y32)
+		y16r, _ := y16.Float32()
+		g32, _ := g16.Float32()
+		dx32, _ := d.Empty(rows, cols)
+		if err := ActBackward(dx32, y16r, g32, c.relu, c.p); err != nil {
+			t.Fatal(err)
+		}
+		wantDx, _ := ToBF16(dx32)
+		for name, pair := range map[string][2]*BF16Tensor{"y": {y16, wantY}, "dx": {dx16, wantDx}} {
+			got, _ := pair[0].Host()
+			want, _ := pair[1].Host()
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("relu=%v p=%v bias=%v: %s[%d] = %#04x, want %#04x", c.relu, c.p, c.b != nil, name, i, got[i], want[i])
+				}
+			}
+		}
+		for _, x := range []interface{ Free() }{y16, dx16, x32, y32, wantY, y16r, g32, dx32, wantDx} {
+			x.Free()
+		}
+	}
+}

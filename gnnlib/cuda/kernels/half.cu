@@ -66,3 +66,24 @@ extern "C" __global__ void adam_wd_bf16(float* p, const unsigned short* __restri
 		p16[i] = f32_bf16_bits(pi);
 	}
 }
+
+// bias_act_bf16 is bias_act over bfloat16 storage: y = bf16(dropout(act(x +
+// b))) with x and y bfloat16, b float32, the arithmetic float32 and the
+// dropout mask bias_act's (the same (seed, index) hash), so that it equals
+// bias_act on the widened input, rounded. In place allowed.
+extern "C" __global__ void bias_act_bf16(const unsigned short* x, const float* b, unsigned short* y, long long total,
+                                         int F, int relu, float p, unsigned long long seed) {
+	float keep = 1.f / (1.f - p);
+	GRID_LOOP(i, total) y[i] = f32_bf16_bits(bias_act1(bf16_bits_f32(x[i]) + (b ? b[i % F] : 0.f), relu, p, keep, seed, i));
+}
+
+// act_backward_bf16 is act_backward over bfloat16 storage: dx = bf16(g ·
+// mask(y)).
+extern "C" __global__ void act_backward_bf16(const unsigned short* y, const unsigned short* g, unsigned short* dx,
+                                             long long total, int relu, float p) {
+	float keep = p > 0.f ? 1.f / (1.f - p) : 1.f;
+	GRID_LOOP(i, total) {
+		float m = (relu || p > 0.f) ? ((y[i] & 0x7fffu) != 0 ? keep : 0.f) : 1.f;
+		dx[i] = f32_bf16_bits(bf16_bits_f32(g[i]) * m);
+	}
+}

@@ -144,34 +144,41 @@ func bf16Part(d *cuda.Device, r *rand.Rand, gs []*csr) {
 				})
 				report("gcn-layer-fwd-bf16", g.name, fmt.Sprintf("%d->%d", fin, f), ms, 0, fmt.Sprintf("%.2fx fp32", ms32/ms))
 
-				// Forward and backward of the layer's heavy parts (no
-				// bias, activation or optimiser): h = x·W, y = A·h;
-				// dh = Aᵀ·dy, dW = xᵀ·dh (float32 for the master
-				// weight), dx = dh·Wᵀ.
+				// Forward and backward of the layer without the
+				// optimiser: h = x·W, y = relu(A·h + b); dz = relu'(y)
+				// ⊙ dy, dh = Aᵀ·dz, dW = xᵀ·dh (float32 for the master
+				// weight), dx = dh·Wᵀ (no bias gradient).
+				bias := randT(d, r, 1, f, 0.1)
 				dy := randT(d, r, g.n, f, 1)
+				dz := must(d.Empty(g.n, f))
 				dh := must(d.Empty(g.n, f))
 				dW := must(d.Empty(fin, f))
 				dx := must(d.Empty(g.n, fin))
 				ms32 = timeit(d, func() {
 					check(cuda.MatMul(h, xi, w, false, false))
 					check(cuda.SpMM(y, dg, h, cuda.SpMMAuto))
-					check(cuda.SpMMT(dh, dg, dy, cuda.SpMMAuto))
+					check(cuda.BiasAct(y, y, bias, true, 0, 1))
+					check(cuda.ActBackward(dz, y, dy, true, 0))
+					check(cuda.SpMMT(dh, dg, dz, cuda.SpMMAuto))
 					check(cuda.MatMul(dW, xi, dh, true, false))
 					check(cuda.MatMul(dx, dh, w, false, true))
 				})
 				report("gcn-layer-fwd+bwd-fp32", g.name, fmt.Sprintf("%d->%d", fin, f), ms32, 0, "")
 				dy16 := must(cuda.ToBF16(dy))
+				dz16 := must(d.EmptyBF16(g.n, f))
 				dh16 := must(d.EmptyBF16(g.n, f))
 				dx16 := must(d.EmptyBF16(g.n, fin))
 				ms = timeit(d, func() {
 					check(cuda.MatMulBF16Out(h16, xi16, w16, false, false))
 					check(cuda.SpMMBF16Out(y16, dg, h16))
-					check(cuda.SpMMBF16TOut(dh16, dg, dy16))
+					check(cuda.BiasActBF16(y16, y16, bias, true, 0, 1))
+					check(cuda.ActBackwardBF16(dz16, y16, dy16, true, 0))
+					check(cuda.SpMMBF16TOut(dh16, dg, dz16))
 					check(cuda.MatMulBF16(dW, xi16, dh16, true, false))
 					check(cuda.MatMulBF16Out(dx16, dh16, w16, false, true))
 				})
 				report("gcn-layer-fwd+bwd-bf16", g.name, fmt.Sprintf("%d->%d", fin, f), ms, 0, fmt.Sprintf("%.2fx fp32", ms32/ms))
-				for _, t := range []interface{ Free() }{dy, dh, dW, dx, dy16, dh16, dx16} {
+				for _, t := range []interface{ Free() }{bias, dy, dz, dh, dW, dx, dy16, dz16, dh16, dx16} {
 					t.Free()
 				}
 				for _, t := range []interface{ Free() }{xi, w, h, xi16, w16, h16} {
