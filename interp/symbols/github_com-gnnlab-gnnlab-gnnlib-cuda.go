@@ -11,12 +11,14 @@ func init() {
 	Symbols["github.com/gnnlab/gnnlab/gnnlib/cuda/cuda"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"ActBackward":             reflect.ValueOf(cuda.ActBackward),
+		"ActBackwardBF16":         reflect.ValueOf(cuda.ActBackwardBF16),
 		"ActBackwardColSum":       reflect.ValueOf(cuda.ActBackwardColSum),
 		"AdamBF16":                reflect.ValueOf(cuda.AdamBF16),
 		"AggregateMax":            reflect.ValueOf(cuda.AggregateMax),
 		"ArgHost":                 reflect.ValueOf(cuda.ArgHost),
 		"Axpby":                   reflect.ValueOf(cuda.Axpby),
 		"BiasAct":                 reflect.ValueOf(cuda.BiasAct),
+		"BiasActBF16":             reflect.ValueOf(cuda.BiasActBF16),
 		"Built":                   reflect.ValueOf(cuda.Built),
 		"ColSum":                  reflect.ValueOf(cuda.ColSum),
 		"CopyCols":                reflect.ValueOf(cuda.CopyCols),
