@@ -193,9 +193,14 @@
 // tensor.HalfBackend). These live in gnn.ptx, for every GPU. MatMulBF16
 // (float32 result) and MatMulBF16Out (bfloat16 result) multiply on the
 // tensor cores with mma.sync.m16n8k16 and float32 sums, in the three
-// forms, with split-K for long inner dimensions; SpMMBF16 and
-// SpMMBF16Out read bfloat16 features 16 bytes at a time and sum in
-// float32. Those need the bfloat16 mma instructions of compute capability
+// forms, with split-K for long inner dimensions; SpMMBF16, SpMMBF16Out
+// and their transposes over the cached transposed CSR (SpMMBF16T,
+// SpMMBF16TOut) read bfloat16 features 16 bytes at a time and sum in
+// float32. BiasActBF16 and ActBackwardBF16 are a layer's bias, ReLU and
+// dropout over bfloat16 storage, and AdamBF16 the Adam step that takes a
+// bfloat16 gradient, updates the float32 master weight and moments and
+// writes the weight's bfloat16 copy in the same pass (these three in
+// gnn.ptx). The GEMM and the SpMMs need the bfloat16 mma instructions of compute capability
 // 8.0: they are compiled for compute_80 into a second module, sm80.ptx
 // (kernels/sm80.cu, every kernel named sm80_*), which the driver loads
 // only on such GPUs; elsewhere they return an error wrapping ErrNoBF16.
@@ -235,11 +240,12 @@
 // shapes through PyTorch Geometric, and bench/run.sh runs both on the GPU
 // machine. Results are in BENCHMARKS.md.
 //
-// BUG(gnnlab): the bfloat16 kernels are a GEMM and an SpMM without the
-// degree-aware split of heavy rows or the cached transpose; the fused
-// attention (GAT, GATv2, Transformer), the reductions, the losses and
-// the optimiser steps have no bfloat16 versions yet, and the tensor API
-// does not store tensors in bfloat16 (Autocast rounds float32 storage).
+// BUG(gnnlab): the bfloat16 SpMMs have no degree-aware split of heavy
+// rows; the fused attention (GAT, GATv2, Transformer: waiting for their
+// shared, degree-aware headers), the reductions, the losses, SGD and the
+// other element-wise ops have no bfloat16 versions yet, and the tensor
+// API does not store tensors in bfloat16 (Autocast rounds float32
+// storage), so gnnlib/nn does not reach these kernels.
 // The GEMM is mma.sync with register prefetch, not wgmma with the bulk
 // copy engine (sm_90a).
 //
