@@ -165,7 +165,8 @@ func MatMulBF16(dst *Tensor, a, b *BF16Tensor, transA, transB bool) error {
 
 // MatMulBF16Out is MatMulBF16 with a bfloat16 result (each float32 sum
 // rounded once as it is stored): half the bytes written, for a product
-// whose output the next op reads in bfloat16 anyway. It never splits k.
+// whose output the next op reads in bfloat16 anyway. When it splits k,
+// the partial sums add up in a float32 scratch rounded at the end.
 func MatMulBF16Out(dst, a, b *BF16Tensor, transA, transB bool) error {
 	return gemmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, true, a, b, transA, transB)
 }
@@ -192,9 +193,21 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 	if m == 0 || n == 0 {
 		return nil
 	}
-	split, chunk := 1, (k+31)/32*32
-	if !outBF16 {
-		split, chunk = d.gemmBF16Split(m, n, k)
+	split, chunk := d.gemmBF16Split(m, n, k)
+	if outBF16 && (split > 1 || k == 0) {
+		// Split-K partial sums add up in a float32 scratch, rounded to
+		// bfloat16 once at the end: one block walking all of a long k
+		// (Xᵀ·dY) ran 22-40x slower than the float32 GEMM on the H100.
+		tmp, err := d.Empty(m, n)
+		if err != nil {
+			return err
+		}
+		defer tmp.Free()
+		if err := gemmBF16(tmp.buf, tmp.ptr, m, n, false, a, b, transA, transB); err != nil {
+			return err
+		}
+		cnt := int64(m) * int64(n)
+		return d.launch("f32_to_bf16", d.gridFor(cnt, 256), 256, tmp, dptr, cnt)
 	}
 	if k == 0 || split > 1 {
 		if err := (&Tensor{buf: dbuf, ptr: dptr, Rows: m, Cols: n}).Fill(0); err != nil || k == 0 {
