@@ -203,6 +203,29 @@
 // finds each window's maximum again. Concat and Narrow are column copies
 // (CopyCols).
 //
+// # Bfloat16 and the tensor cores
+//
+// A BF16Tensor holds a matrix in bfloat16, two bytes a value (the
+// allocator counts half a Tensor's bytes). ToBF16 rounds a Tensor to it
+// (to nearest even, bit for bit as gnnlib/internal/half) and Float32
+// turns it back; RoundHalf rounds float32 values in place to bfloat16 or
+// float16, which is how the backend runs tensor.Autocast (it implements
+// tensor.HalfBackend). These live in gnn.ptx, for every GPU. MatMulBF16
+// (float32 result) and MatMulBF16Out (bfloat16 result) multiply on the
+// tensor cores with mma.sync.m16n8k16 and float32 sums, in the three
+// forms, with split-K for long inner dimensions; SpMMBF16, SpMMBF16Out
+// and their transposes over the cached transposed CSR (SpMMBF16T,
+// SpMMBF16TOut) read bfloat16 features 16 bytes at a time and sum in
+// float32. BiasActBF16 and ActBackwardBF16 are a layer's bias, ReLU and
+// dropout over bfloat16 storage, and AdamBF16 the Adam step that takes a
+// bfloat16 gradient, updates the float32 master weight and moments and
+// writes the weight's bfloat16 copy in the same pass (these three in
+// gnn.ptx). The GEMM and the SpMMs need the bfloat16 mma instructions of compute capability
+// 8.0: they are compiled for compute_80 into a second module, sm80.ptx
+// (kernels/sm80.cu, every kernel named sm80_*), which the driver loads
+// only on such GPUs; elsewhere they return an error wrapping ErrNoBF16.
+// gnnbench's bf16 part times them against the float32 kernels.
+//
 // # Adding a device op
 //
 // The recipe is in gnnlib/tensor/backend's doc ("Adding a device op"):
@@ -227,6 +250,17 @@
 // GATv2 training steps on synthetic graphs; bench/pyg_bench.py runs the same
 // shapes through PyTorch Geometric, and bench/run.sh runs both on the GPU
 // machine. Results are in BENCHMARKS.md.
+//
+// BUG(gnnlab): the bfloat16 SpMMs have no degree-aware split of heavy
+// rows; the fused attention (GAT, GATv2, Transformer: waiting for their
+// shared, degree-aware headers), the reductions, the losses, SGD and the
+// other element-wise ops have no bfloat16 versions yet, and the tensor
+// API does not store tensors in bfloat16 (Autocast rounds float32
+// storage), so gnnlib/nn does not reach these kernels.
+// The GEMM is mma.sync with register prefetch, not wgmma with the bulk
+// copy engine (sm_90a): on the H100 it reached 13-52 % of the roofline at
+// the GNN layers' shapes (cuBLAS's bf16 GEMM 2-5.6x faster there) and 131
+// TFLOP/s on a square 8192 product (BENCHMARKS.md).
 //
 // BUG(gnnlab): a -tags cuda binary is linked against the NVIDIA driver
 // library, libcuda.so.1, and does not start at all where it is missing (the

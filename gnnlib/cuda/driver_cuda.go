@@ -21,9 +21,13 @@ const Built = true
 // cuDriver implements driver on gorgonia.org/cu: one context, one module
 // loaded from the embedded PTX, one non-blocking stream.
 type cuDriver struct {
-	dev    cu.Device
-	ctx    cu.CUContext
-	mod    cu.Module
+	dev cu.Device
+	ctx cu.CUContext
+	mod cu.Module
+	// mod80 holds the sm80_* kernels (ptxSM80), loaded on GPUs of
+	// compute capability 8.0 or more; has80 says whether it was.
+	mod80  cu.Module
+	has80  bool
 	stream cu.Stream
 	fns    map[string]cu.Function
 	desc   string
@@ -111,6 +115,13 @@ func openDriver(ordinal int) (driver, error) {
 		ctx.Destroy()
 		return nil, fmt.Errorf("gnnlib/cuda: load kernels (PTX JIT): %w", err)
 	}
+	if major >= 8 {
+		if d.mod80, err = cu.LoadData(ptxSM80); err != nil {
+			ctx.Destroy()
+			return nil, fmt.Errorf("gnnlib/cuda: load the sm80 kernels (PTX JIT): %w", err)
+		}
+		d.has80 = true
+	}
 	if d.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
 		ctx.Destroy()
 		return nil, fmt.Errorf("gnnlib/cuda: create stream: %w", err)
@@ -167,7 +178,14 @@ func (d *cuDriver) launch(kernel string, grid, block [3]int, shared int, args []
 	fn, ok := d.fns[kernel]
 	if !ok {
 		var err error
-		if fn, err = d.mod.Function(kernel); err != nil {
+		mod := d.mod
+		if strings.HasPrefix(kernel, "sm80_") {
+			if !d.has80 {
+				return fmt.Errorf("gnnlib/cuda: kernel %s: %w (this GPU is %s)", kernel, ErrNoBF16, d.desc)
+			}
+			mod = d.mod80
+		}
+		if fn, err = mod.Function(kernel); err != nil {
 			return fmt.Errorf("gnnlib/cuda: kernel %s: %w", kernel, err)
 		}
 		d.fns[kernel] = fn

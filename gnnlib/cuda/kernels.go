@@ -16,3 +16,10 @@ import _ "embed"
 //
 //go:embed kernels/gnn.ptx
 var ptxSource string
+
+// ptxSM80 is the PTX of kernels/sm80.cu for compute_80: the kernels named
+// sm80_* (bfloat16 on the tensor cores), which the driver loads as a second
+// module on GPUs of compute capability 8.0 or more.
+//
+//go:embed kernels/sm80.ptx
+var ptxSM80 string

@@ -192,6 +192,17 @@
 // KaimingNormal, LeCunUniform, Uniform, Constant) fill weights in place;
 // Linear.Reset and Conv2D.Reset apply one.
 //
+// # Mixed precision
+//
+// Train under tensor.Autocast for 16-bit activations with float32 master
+// weights; with tensor.Float16, scale the loss with a GradScaler, as
+// PyTorch's torch.amp.GradScaler does: scaler.Scale(loss).Backward(),
+// scaler.Step(opt, model.Params()) (skipped when a gradient overflowed),
+// scaler.Update(). Measured on Cora over 10 seeds with the CPU emulation
+// (TestCoraMixedPrecision): GCN 81.73 ± 0.74 % in float32, 81.69 ± 0.75
+// in bfloat16 and 81.70 ± 0.75 in float16 with the scaler; GAT 82.09 ±
+// 0.51 and 82.19 ± 0.67 in bfloat16.
+//
 // # Reproducibility
 //
 // Parameter initialisation and the dropout generators of layers and

@@ -36,6 +36,9 @@ type node struct {
 	// device marks an op whose output lives on a device: Backward drops
 	// its backward function once it has run.
 	device bool
+	// dtype is the format of the gradients the op's backward function
+	// returns (Autocast's, Float32 outside Autocast), for the op hook.
+	dtype DType
 }
 
 // errSpent is the error of a second backward pass through a device op.
@@ -215,6 +218,11 @@ type OpEvent struct {
 	// Edges is the number of edges a graph op (NewGraphOpSince) ran over,
 	// whose work its tensor shapes do not show; 0 for other ops.
 	Edges int
+	// DType is the format the op stored its output in (forward) or its
+	// input gradients in (backward): Float32, or under Autocast the
+	// 16-bit format they were rounded to, so that a profiler can count
+	// the bytes 16-bit storage would move (DType.Size a value).
+	DType DType
 }
 
 var opHook atomic.Pointer[func(OpEvent)]
@@ -258,10 +266,14 @@ func NewOp(name string, out *Tensor, inputs []*Tensor, backward BackwardFunc) *T
 }
 
 func newOp(start time.Time, name string, edges int, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
+	dt, cast := Float32, Float32
+	if castOn.Load() != 0 { // mixed precision (autocast.go)
+		backward, dt, cast = autocastOp(name, out, inputs, backward)
+	}
 	if GradEnabled() && backward != nil {
 		for _, in := range inputs {
 			if in != nil && in.RequiresGrad() {
-				n := &node{name: name, edges: edges, inputs: inputs, backward: backward}
+				n := &node{name: name, edges: edges, inputs: inputs, backward: backward, dtype: cast}
 				for i, in := range inputs {
 					if r := tapeRef(in); r != in {
 						if &n.inputs[0] == &inputs[0] {
@@ -279,7 +291,7 @@ func newOp(start time.Time, name string, edges int, out *Tensor, inputs []*Tenso
 		}
 	}
 	if h := opHook.Load(); h != nil {
-		(*h)(OpEvent{Name: name, Start: start, End: time.Now(), Out: out, Inputs: inputs, Edges: edges})
+		(*h)(OpEvent{Name: name, Start: start, End: time.Now(), Out: out, Inputs: inputs, Edges: edges, DType: dt})
 	}
 	return out
 }
@@ -374,7 +386,7 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 			}
 		}
 		if hook != nil {
-			(*hook)(OpEvent{Name: v.node.name, Backward: true, Start: start, End: time.Now(), Out: acc.g, Inputs: v.node.inputs, Edges: v.node.edges})
+			(*hook)(OpEvent{Name: v.node.name, Backward: true, Start: start, End: time.Now(), Out: acc.g, Inputs: v.node.inputs, Edges: v.node.edges, DType: v.node.dtype})
 		}
 		if u := v.self(); u != nil && u.requiresGrad { // a non-leaf the user asked to keep
 			if u.grad == nil {

@@ -151,6 +151,22 @@
 // (gnnlib/cuda takes such memory back when the garbage collector
 // finalises the tensor), not when the tape dies.
 //
+// # Mixed precision
+//
+// Autocast(BFloat16, f) runs f as torch.autocast(dtype=torch.bfloat16)
+// does: the output of every op is stored in bfloat16 (its float32 values
+// rounded to nearest even on store, gnnlib/internal/half), and so are the
+// gradients the backward pass makes for them, whenever Backward runs;
+// sums inside ops stay float32, Softmax, LogSoftmax, the losses, Sum and
+// Mean keep float32 outputs, and parameters (leaves) stay float32 master
+// weights that the optimisers update. Float16 does the same in IEEE half
+// precision, whose narrow range needs nn.GradScaler. The scope is per
+// goroutine, like NoGrad. On the CPU this is an emulation: the numbers of
+// 16-bit storage at float32's speed and memory, the reference that the
+// device kernels are tested against. A device runs it when its backend
+// implements HalfBackend (gnnlib/cuda does, and devicetest.Fake), by
+// rounding each op's float32 output in place. RoundTo rounds one tensor.
+//
 // # Profiling
 //
 // An op-level profiler (gnnlib/prof) sees every op's forward and backward
@@ -178,6 +194,14 @@ package tensor
 // device covers a row over a matrix and one value over anything. Clamp,
 // Max and Min along an axis and the batched (3-D) MatMul have no device
 // version yet.
+//
+// BUG(tensor): Under Autocast, tensors still hold float32 values (rounded
+// to 16-bit ones), on the CPU and on a device: the numbers are those of
+// 16-bit storage, the memory and the speed are float32's, and a device
+// pays one rounding pass per op. Storage in 16 bits (gnnlib/cuda's
+// BF16Tensor, its tensor-core MatMulBF16 and SpMMBF16) is not yet behind
+// the tensor API. Ops whose inputs are rounded only on store: MatMul reads
+// float32 weights where the tensor cores would read them rounded.
 //
 // BUG(tensor): Sparse tensors support only MatMul (sparse×dense, gradient to
 // the dense side), IndexSelect, At and ToDense.

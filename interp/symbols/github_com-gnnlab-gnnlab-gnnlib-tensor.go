@@ -13,7 +13,10 @@ func init() {
 		// function, constant and variable definitions
 		"AllClose":        reflect.ValueOf(tensor.AllClose),
 		"Arange":          reflect.ValueOf(tensor.Arange),
+		"Autocast":        reflect.ValueOf(tensor.Autocast),
+		"AutocastDType":   reflect.ValueOf(tensor.AutocastDType),
 		"BCEWithLogits":   reflect.ValueOf(tensor.BCEWithLogits),
+		"BFloat16":        reflect.ValueOf(tensor.BFloat16),
 		"Concat":          reflect.ValueOf(tensor.Concat),
 		"Conv2D":          reflect.ValueOf(tensor.Conv2D),
 		"Conv2DReLU":      reflect.ValueOf(tensor.Conv2DReLU),
@@ -21,6 +24,7 @@ func init() {
 		"Device":          reflect.ValueOf(tensor.Device),
 		"DeviceMemory":    reflect.ValueOf(tensor.DeviceMemory),
 		"DisableGrad":     reflect.ValueOf(tensor.DisableGrad),
+		"ErrDType":        reflect.ValueOf(&tensor.ErrDType).Elem(),
 		"ErrIndex":        reflect.ValueOf(&tensor.ErrIndex).Elem(),
 		"ErrNoBackend":    reflect.ValueOf(&tensor.ErrNoBackend).Elem(),
 		"ErrNotFinite":    reflect.ValueOf(&tensor.ErrNotFinite).Elem(),
@@ -28,6 +32,8 @@ func init() {
 		"ErrSparse":       reflect.ValueOf(&tensor.ErrSparse).Elem(),
 		"ErrTooLarge":     reflect.ValueOf(&tensor.ErrTooLarge).Elem(),
 		"Eye":             reflect.ValueOf(tensor.Eye),
+		"Float16":         reflect.ValueOf(tensor.Float16),
+		"Float32":         reflect.ValueOf(tensor.Float32),
 		"FromFloat64s":    reflect.ValueOf(tensor.FromFloat64s),
 		"FromSlice":       reflect.ValueOf(tensor.FromSlice),
 		"FromStorage":     reflect.ValueOf(tensor.FromStorage),
@@ -53,6 +59,7 @@ func init() {
 		"RegisterMemory":  reflect.ValueOf(tensor.RegisterMemory),
 		"Scalar":          reflect.ValueOf(tensor.Scalar),
 		"ScatterAddRows":  reflect.ValueOf(tensor.ScatterAddRows),
+		"SetAutocast":     reflect.ValueOf(tensor.SetAutocast),
 		"SetOpHook":       reflect.ValueOf(tensor.SetOpHook),
 		"SetThreads":      reflect.ValueOf(tensor.SetThreads),
 		"SparseFromCSR":   reflect.ValueOf(tensor.SparseFromCSR),
@@ -65,7 +72,9 @@ func init() {
 		// type definitions
 		"Backend":        reflect.ValueOf((*tensor.Backend)(nil)),
 		"BackwardFunc":   reflect.ValueOf((*tensor.BackwardFunc)(nil)),
+		"DType":          reflect.ValueOf((*tensor.DType)(nil)),
 		"DeviceError":    reflect.ValueOf((*tensor.DeviceError)(nil)),
+		"HalfBackend":    reflect.ValueOf((*tensor.HalfBackend)(nil)),
 		"Memory":         reflect.ValueOf((*tensor.Memory)(nil)),
 		"MemoryReporter": reflect.ValueOf((*tensor.MemoryReporter)(nil)),
 		"OpEvent":        reflect.ValueOf((*tensor.OpEvent)(nil)),
@@ -76,6 +85,7 @@ func init() {
 
 		// interface wrapper definitions
 		"_Backend":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_Backend)(nil)),
+		"_HalfBackend":    reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_HalfBackend)(nil)),
 		"_MemoryReporter": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_MemoryReporter)(nil)),
 		"_Storage":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_Storage)(nil)),
 	}
@@ -212,6 +222,16 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) SumAxis(x *tensor.Tenso
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_Backend) Upload(data []float32, shape []int) (tensor.Storage, error) {
 	return W.WUpload(data, shape)
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_tensor_HalfBackend is an interface wrapper for HalfBackend type
+type _github_com_gnnlab_gnnlab_gnnlib_tensor_HalfBackend struct {
+	IValue     interface{}
+	WRoundHalf func(s tensor.Storage, n int, dt tensor.DType) error
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_HalfBackend) RoundHalf(s tensor.Storage, n int, dt tensor.DType) error {
+	return W.WRoundHalf(s, n, dt)
 }
 
 // _github_com_gnnlab_gnnlab_gnnlib_tensor_MemoryReporter is an interface wrapper for MemoryReporter type

@@ -17,7 +17,7 @@
 // 1024) with gnnlib/nn on the device, data.NeighborLoader sampling on
 // background goroutines: time per batch and the sampler's share.
 //
-// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,rmat,sampled]
+// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,bf16,rmat,sampled]
 // [-products=false] [-reps 10] [-gemm v1,v2] [-rmat 17,20] [-edges dir]
 //
 // -gemm lists the MatMul kernel families (tune.GEMMKernel) to compare:
@@ -47,7 +47,7 @@ import (
 )
 
 var (
-	only       = flag.String("only", "spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,rmat", "comma-separated parts to run")
+	only       = flag.String("only", "spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,bf16,rmat", "comma-separated parts to run (bf16: tensor-core GEMM and SpMM in bfloat16 against float32, bf16.go)")
 	products   = flag.Bool("products", true, "include the products-sized graph")
 	reps       = flag.Int("reps", 10, "timed repetitions (median reported)")
 	gemms      = flag.String("gemm", string(tune.GEMM), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n)")
@@ -336,6 +336,9 @@ func main() {
 	}
 	if parts["int8"] {
 		int8Kernels(d, r, arxiv)
+	}
+	if parts["bf16"] {
+		bf16Part(d, r, []*csr{arxiv, prod})
 	}
 	if parts["reorder"] {
 		reorder(d, r)

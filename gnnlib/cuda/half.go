@@ -1,0 +1,339 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"unsafe"
+
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// ErrNoBF16 is wrapped by the error of a bfloat16 tensor-core op (MatMulBF16,
+// SpMMBF16) on a GPU older than compute capability 8.0 (Ampere), which
+// has no bfloat16 mma instructions; the conversions work on every GPU.
+var ErrNoBF16 = errors.New("needs a GPU of compute capability 8.0 or later (bfloat16 tensor cores)")
+
+// BF16Tensor is a row-major bfloat16 matrix in device memory: two bytes a
+// value, half of a Tensor's. ToBF16 makes one from a float32 Tensor
+// (rounding to nearest even), Float32 turns it back.
+type BF16Tensor struct {
+	buf        *buffer
+	ptr        uintptr
+	Rows, Cols int
+}
+
+// Len returns Rows*Cols.
+func (t *BF16Tensor) Len() int { return t.Rows * t.Cols }
+
+// Bytes returns the bytes of t's values (2 a value).
+func (t *BF16Tensor) Bytes() int64 { return int64(t.Len()) * 2 }
+
+// String describes t without copying it back.
+func (t *BF16Tensor) String() string { return fmt.Sprintf("cuda.BF16Tensor(%dx%d)", t.Rows, t.Cols) }
+
+// Free returns t's memory to the device's cache now.
+func (t *BF16Tensor) Free() {
+	if t != nil && t.buf != nil {
+		t.buf.release()
+	}
+}
+
+// EmptyBF16 allocates an uninitialised rows x cols bfloat16 matrix.
+func (d *Device) EmptyBF16(rows, cols int) (*BF16Tensor, error) {
+	if rows < 0 || cols < 0 {
+		return nil, fmt.Errorf("%w: EmptyBF16(%d, %d)", ErrShape, rows, cols)
+	}
+	b, err := d.newBuffer(int64(rows) * int64(cols) * 2)
+	if err != nil {
+		return nil, err
+	}
+	return &BF16Tensor{buf: b, ptr: b.ptr, Rows: rows, Cols: cols}, nil
+}
+
+// BF16FromHost copies rows x cols bfloat16 bit patterns to the device.
+func (d *Device) BF16FromHost(data []uint16, rows, cols int) (*BF16Tensor, error) {
+	if rows < 0 || cols < 0 || len(data) != rows*cols {
+		return nil, fmt.Errorf("%w: BF16FromHost: %d values for %dx%d", ErrShape, len(data), rows, cols)
+	}
+	t, err := d.EmptyBF16(rows, cols)
+	if err != nil || len(data) == 0 {
+		return t, err
+	}
+	if err := d.upload(t.ptr, unsafe.Pointer(unsafe.SliceData(data)), int64(len(data))*2); err != nil {
+		t.Free()
+		return nil, err
+	}
+	return t, nil
+}
+
+// Host copies t's bit patterns back.
+func (t *BF16Tensor) Host() ([]uint16, error) {
+	out := make([]uint16, t.Len())
+	if len(out) == 0 {
+		return out, nil
+	}
+	err := t.buf.dev.do(func(drv driver) error {
+		return drv.dtoh(unsafe.Pointer(unsafe.SliceData(out)), t.ptr, int64(len(out))*2)
+	})
+	return out, err
+}
+
+// ToBF16 returns x rounded to bfloat16 (to nearest, ties to even, as
+// gnnlib/internal/half) in a new BF16Tensor on x's device.
+func ToBF16(x *Tensor) (*BF16Tensor, error) {
+	d := x.buf.dev
+	y, err := d.EmptyBF16(x.Rows, x.Cols)
+	if err != nil || x.Len() == 0 {
+		return y, err
+	}
+	n := int64(x.Len())
+	if err := d.launch("f32_to_bf16", d.gridFor(n, 256), 256, x, y.ptr, n); err != nil {
+		y.Free()
+		return nil, err
+	}
+	return y, nil
+}
+
+// Float32 returns t's values as a new float32 Tensor (exact).
+func (t *BF16Tensor) Float32() (*Tensor, error) {
+	d := t.buf.dev
+	y, err := d.Empty(t.Rows, t.Cols)
+	if err != nil || t.Len() == 0 {
+		return y, err
+	}
+	n := int64(t.Len())
+	if err := d.launch("bf16_to_f32", d.gridFor(n, 256), 256, t.ptr, y, n); err != nil {
+		y.Free()
+		return nil, err
+	}
+	return y, nil
+}
+
+// RoundHalf rounds the float32 values of x in place to bfloat16 (fp16
+// false) or float16 values, to nearest, ties to even.
+func RoundHalf(x *Tensor, fp16 bool) error {
+	n := int64(x.Len())
+	if n == 0 {
+		return nil
+	}
+	d := x.buf.dev
+	return d.launch("round_half", d.gridFor(n, 256), 256, x, n, fp16)
+}
+
+// RoundHalf implements tensor.HalfBackend: Autocast's rounding on store,
+// run on the device.
+func (d *backend) RoundHalf(s tensor.Storage, n int, dt tensor.DType) error {
+	x, ok := s.(*Tensor)
+	if !ok || x.buf.dev != d.Device {
+		return fmt.Errorf("gnnlib/cuda: RoundHalf: storage %T is not on %v", s, d.Device)
+	}
+	if n > x.Len() {
+		return shapeErr("RoundHalf", "%d values of a %dx%d tensor", n, x.Rows, x.Cols)
+	}
+	switch dt {
+	case tensor.BFloat16, tensor.Float16:
+	default:
+		return fmt.Errorf("gnnlib/cuda: RoundHalf(%v): %w", dt, tensor.ErrDType)
+	}
+	return RoundHalf(&Tensor{buf: x.buf, ptr: x.ptr, Rows: 1, Cols: n}, dt == tensor.Float16)
+}
+
+// gemmBF16Split is the split-K rule of the float32 GEMM (matMulWith) for
+// the 128x128 tile: few output tiles over a long inner dimension.
+func (d *Device) gemmBF16Split(m, n, k int) (split, chunk int) {
+	const bk = 32
+	tiles := ((m + 127) / 128) * ((n + 127) / 128)
+	split = 1
+	if want := 2 * d.nsm; tiles < want && k >= 4096 {
+		split = min((want+tiles-1)/tiles, k/1024)
+	}
+	chunk = (k + split - 1) / split
+	chunk = (chunk + bk - 1) / bk * bk
+	split = (k + chunk - 1) / chunk
+	return split, chunk
+}
+
+// MatMulBF16 computes dst = op(a)·op(b) on the tensor cores (mma.sync,
+// sm_80 and later): bfloat16 operands, float32 sums, dst float32. op
+// transposes when transA or transB is set (not both). A product with few
+// output tiles and a long inner dimension (a weight gradient Xᵀ·dY) splits
+// k across blocks that add into dst atomically.
+func MatMulBF16(dst *Tensor, a, b *BF16Tensor, transA, transB bool) error {
+	return gemmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, false, a, b, transA, transB)
+}
+
+// MatMulBF16Out is MatMulBF16 with a bfloat16 result (each float32 sum
+// rounded once as it is stored): half the bytes written, for a product
+// whose output the next op reads in bfloat16 anyway. When it splits k,
+// the partial sums add up in a float32 scratch rounded at the end.
+func MatMulBF16Out(dst, a, b *BF16Tensor, transA, transB bool) error {
+	return gemmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, true, a, b, transA, transB)
+}
+
+func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF16Tensor, transA, transB bool) error {
+	d := a.buf.dev
+	if b.buf.dev != d || dbuf.dev != d {
+		return fmt.Errorf("gnnlib/cuda: MatMulBF16: operands on different devices")
+	}
+	m, k := a.Rows, a.Cols
+	if transA {
+		m, k = k, m
+	}
+	k2, n := b.Rows, b.Cols
+	if transB {
+		k2, n = n, k2
+	}
+	if k != k2 || rows != m || cols != n {
+		return shapeErr("MatMulBF16", "%dx%d (T=%v) · %dx%d (T=%v) into %dx%d", a.Rows, a.Cols, transA, b.Rows, b.Cols, transB, rows, cols)
+	}
+	if transA && transB {
+		return shapeErr("MatMulBF16", "both operands transposed is not supported")
+	}
+	if m == 0 || n == 0 {
+		return nil
+	}
+	split, chunk := d.gemmBF16Split(m, n, k)
+	if outBF16 && (split > 1 || k == 0) {
+		// Split-K partial sums add up in a float32 scratch, rounded to
+		// bfloat16 once at the end: one block walking all of a long k
+		// (Xᵀ·dY) ran 22-40x slower than the float32 GEMM on the H100.
+		tmp, err := d.Empty(m, n)
+		if err != nil {
+			return err
+		}
+		defer tmp.Free()
+		if err := gemmBF16(tmp.buf, tmp.ptr, m, n, false, a, b, transA, transB); err != nil {
+			return err
+		}
+		cnt := int64(m) * int64(n)
+		return d.launch("f32_to_bf16", d.gridFor(cnt, 256), 256, tmp, dptr, cnt)
+	}
+	if k == 0 || split > 1 {
+		if err := (&Tensor{buf: dbuf, ptr: dptr, Rows: m, Cols: n}).Fill(0); err != nil || k == 0 {
+			return err
+		}
+	}
+	lda, ldb := k, n
+	if transA {
+		lda = m
+	}
+	if transB {
+		ldb = k
+	}
+	vecA := lda%8 == 0 && a.ptr%16 == 0
+	vecB := ldb%8 == 0 && b.ptr%16 == 0
+	return d.launch3("sm80_gemm_bf16", [3]int{(n + 127) / 128, (m + 127) / 128, split}, [3]int{256, 1, 1},
+		a.ptr, b.ptr, dptr, m, n, k, transA, transB, chunk, split > 1, outBF16, vecA, vecB)
+}
+
+// SpMMBF16 computes dst[v,:] = Σ_{u→v} w_uv · x[u,:] over g with x in
+// bfloat16 and float32 sums, dst float32: the SpMM of a layer whose
+// features are stored in bfloat16 (sm_80 and later).
+func SpMMBF16(dst *Tensor, g *Graph, x *BF16Tensor) error {
+	return spmmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, false, g, false, x)
+}
+
+// SpMMBF16Out is SpMMBF16 with a bfloat16 result.
+func SpMMBF16Out(dst *BF16Tensor, g *Graph, x *BF16Tensor) error {
+	return spmmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, true, g, false, x)
+}
+
+// SpMMBF16T is SpMMBF16 of the transpose, dst[u,:] = Σ_{u→v} w_uv · x[v,:],
+// over the cached transposed CSR: the backward pass of SpMMBF16, a
+// bfloat16 gradient in, float32 sums and result.
+func SpMMBF16T(dst *Tensor, g *Graph, x *BF16Tensor) error {
+	return spmmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, false, g, true, x)
+}
+
+// SpMMBF16TOut is SpMMBF16T with a bfloat16 result.
+func SpMMBF16TOut(dst *BF16Tensor, g *Graph, x *BF16Tensor) error {
+	return spmmBF16(dst.buf, dst.ptr, dst.Rows, dst.Cols, true, g, true, x)
+}
+
+func spmmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, g *Graph, transpose bool, x *BF16Tensor) error {
+	d := x.buf.dev
+	if dbuf.dev != d || g.dev != d {
+		return fmt.Errorf("gnnlib/cuda: SpMMBF16: operands on different devices")
+	}
+	n, nsrc, indptr, idx, w := g.n, g.nsrc, g.indptr, g.idx, g.w
+	if transpose {
+		n, nsrc, indptr, idx, w = g.nsrc, g.n, g.tptr, g.tidx, g.tw
+	}
+	f := x.Cols
+	if x.Rows != nsrc || rows != n || cols != f {
+		return shapeErr("SpMMBF16", "graph %d<-%d nodes (transposed %v), x %dx%d, dst %dx%d", n, nsrc, transpose, x.Rows, x.Cols, rows, cols)
+	}
+	if n == 0 || f == 0 {
+		return nil
+	}
+	const block = 256
+	if f%8 == 0 && x.ptr%16 == 0 && dptr%16 == 0 {
+		grp := min(32, 1<<(bits.Len(uint(f/8))-1))
+		grid := d.gridFor(int64(n)*int64(grp), block)
+		return d.launch("sm80_spmm_bf16_vec8", grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, grp, outBF16)
+	}
+	grid := d.gridFor(int64(n)*32, block)
+	return d.launch("sm80_spmm_bf16_warp", grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, outBF16)
+}
+
+// AdamBF16 is one step of gnnlib/nn's Adam (AdamW when decoupled) for
+// bfloat16 training: the gradient g is bfloat16, the parameter p and the
+// moments m and v are float32 master copies updated in place, and p16
+// receives p rounded to bfloat16 for the next forward pass, in the same
+// pass. step = lr/(1-β₁ᵗ) and sqrtC2 = √(1-β₂ᵗ), as Adam.Step computes
+// them; shrink = 1 - lr·weightDecay.
+func AdamBF16(p *Tensor, g *BF16Tensor, m, v *Tensor, p16 *BF16Tensor, step, beta1, beta2, eps, sqrtC2, weightDecay, shrink float32, decoupled bool) error {
+	d := p.buf.dev
+	n := p.Len()
+	for _, l := range []int{g.Len(), m.Len(), v.Len(), p16.Len()} {
+		if l != n {
+			return shapeErr("AdamBF16", "parameter of %d values, gradient, state or copy of %d", n, l)
+		}
+	}
+	for _, b := range []*buffer{g.buf, m.buf, v.buf, p16.buf} {
+		if b.dev != d {
+			return fmt.Errorf("gnnlib/cuda: AdamBF16: operands on different devices")
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return d.launch("adam_wd_bf16", d.gridFor(int64(n), 256), 256, p, g.ptr, m, v, p16.ptr, int64(n),
+		step, beta1, beta2, eps, sqrtC2, weightDecay, shrink, decoupled)
+}
+
+// BiasActBF16 is BiasAct over bfloat16 storage: y = dropout(act(x + b))
+// with x and y bfloat16 (in place allowed), b float32 (nil: none), float32
+// arithmetic and BiasAct's dropout mask for the same seed.
+func BiasActBF16(y, x *BF16Tensor, b *Tensor, relu bool, p float32, seed uint64) error {
+	d := x.buf.dev
+	if y.buf.dev != d || (b != nil && b.buf.dev != d) {
+		return fmt.Errorf("gnnlib/cuda: BiasActBF16: operands on different devices")
+	}
+	if y.Len() != x.Len() || (b != nil && b.Len() != x.Cols) {
+		return shapeErr("BiasActBF16", "x %dx%d, y %dx%d", x.Rows, x.Cols, y.Rows, y.Cols)
+	}
+	n := int64(x.Len())
+	if n == 0 {
+		return nil
+	}
+	return d.launch("bias_act_bf16", d.gridFor(n, 256), 256, x.ptr, b, y.ptr, n, x.Cols, relu, p, seed)
+}
+
+// ActBackwardBF16 is ActBackward over bfloat16 storage: dx = g masked by
+// BiasActBF16's output y (zero where y is zero, g/(1-p) elsewhere).
+func ActBackwardBF16(dx, y, g *BF16Tensor, relu bool, p float32) error {
+	d := y.buf.dev
+	if dx.buf.dev != d || g.buf.dev != d {
+		return fmt.Errorf("gnnlib/cuda: ActBackwardBF16: operands on different devices")
+	}
+	n := int64(y.Len())
+	if dx.Len() != y.Len() || g.Len() != y.Len() {
+		return shapeErr("ActBackwardBF16", "lengths %d, %d, %d", dx.Len(), y.Len(), g.Len())
+	}
+	if n == 0 {
+		return nil
+	}
+	return d.launch("act_backward_bf16", d.gridFor(n, 256), 256, y.ptr, g.ptr, dx.ptr, n, relu, p)
+}

@@ -1,0 +1,89 @@
+// ---------------------------------------------------------------------------
+// half.cu: 16-bit storage for mixed precision, in the compute_70 module (no
+// sm_80 instruction is needed): float32 <-> bfloat16 conversion and the
+// in-place rounding of float32 values to BF16 or FP16 that the Autocast
+// emulation on the device uses. Rounding is to nearest, ties to even, with
+// NaN kept a quiet NaN, exactly as gnnlib/internal/half on the CPU.
+// ---------------------------------------------------------------------------
+
+#pragma once
+
+#include "common.cuh"
+#include <cuda_fp16.h>
+
+// f32_bf16_bits rounds f to bfloat16 (round to nearest even) and returns
+// its 16 bits.
+__device__ __forceinline__ unsigned short f32_bf16_bits(float f) {
+	unsigned int b = __float_as_uint(f);
+	if ((b & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((b >> 16) | 0x0040u);
+	b += 0x7fffu + ((b >> 16) & 1u);
+	return (unsigned short)(b >> 16);
+}
+
+__device__ __forceinline__ float bf16_bits_f32(unsigned short h) { return __uint_as_float((unsigned int)h << 16); }
+
+// f32_to_bf16: y[i] = bf16(x[i]) for n values.
+extern "C" __global__ void f32_to_bf16(const float* __restrict__ x, unsigned short* __restrict__ y, long long n) {
+	GRID_LOOP(i, n) y[i] = f32_bf16_bits(x[i]);
+}
+
+// bf16_to_f32: y[i] = float(x[i]) for n values (exact).
+extern "C" __global__ void bf16_to_f32(const unsigned short* __restrict__ x, float* __restrict__ y, long long n) {
+	GRID_LOOP(i, n) y[i] = bf16_bits_f32(x[i]);
+}
+
+// round_half rounds n float32 values in place to BF16 (fp16 == 0) or FP16
+// (fp16 == 1), keeping them float32: Autocast's rounding on store.
+extern "C" __global__ void round_half(float* __restrict__ x, long long n, int fp16) {
+	if (fp16) {
+		GRID_LOOP(i, n) x[i] = __half2float(__float2half_rn(x[i]));
+	} else {
+		GRID_LOOP(i, n) x[i] = bf16_bits_f32(f32_bf16_bits(x[i]));
+	}
+}
+
+// adam_wd_bf16 is adam_wd for bfloat16 training: the gradient g16 is
+// bfloat16, the parameter p and the moments m, v stay float32 (the master
+// weights), and the step also writes p16 = bf16(p), the copy that the
+// next forward pass multiplies on the tensor cores — one pass instead of
+// the step and a conversion.
+extern "C" __global__ void adam_wd_bf16(float* p, const unsigned short* __restrict__ g16, float* m, float* v,
+                                        unsigned short* __restrict__ p16, long long n, float step, float b1, float b2,
+                                        float eps, float sc2, float wd, float shrink, int decoupled) {
+	GRID_LOOP(i, n) {
+		float pi = p[i], gi = bf16_bits_f32(g16[i]);
+		if (decoupled) {
+			pi *= shrink;
+		} else {
+			gi += wd * pi;
+		}
+		float mi = b1 * m[i] + (1.f - b1) * gi;
+		float vi = b2 * v[i] + (1.f - b2) * gi * gi;
+		m[i] = mi;
+		v[i] = vi;
+		pi = pi - step * mi / (sqrtf(vi) / sc2 + eps);
+		p[i] = pi;
+		p16[i] = f32_bf16_bits(pi);
+	}
+}
+
+// bias_act_bf16 is bias_act over bfloat16 storage: y = bf16(dropout(act(x +
+// b))) with x and y bfloat16, b float32, the arithmetic float32 and the
+// dropout mask bias_act's (the same (seed, index) hash), so that it equals
+// bias_act on the widened input, rounded. In place allowed.
+extern "C" __global__ void bias_act_bf16(const unsigned short* x, const float* b, unsigned short* y, long long total,
+                                         int F, int relu, float p, unsigned long long seed) {
+	float keep = 1.f / (1.f - p);
+	GRID_LOOP(i, total) y[i] = f32_bf16_bits(bias_act1(bf16_bits_f32(x[i]) + (b ? b[i % F] : 0.f), relu, p, keep, seed, i));
+}
+
+// act_backward_bf16 is act_backward over bfloat16 storage: dx = bf16(g ·
+// mask(y)).
+extern "C" __global__ void act_backward_bf16(const unsigned short* y, const unsigned short* g, unsigned short* dx,
+                                             long long total, int relu, float p) {
+	float keep = p > 0.f ? 1.f / (1.f - p) : 1.f;
+	GRID_LOOP(i, total) {
+		float m = (relu || p > 0.f) ? ((y[i] & 0x7fffu) != 0 ? keep : 0.f) : 1.f;
+		dx[i] = f32_bf16_bits(bf16_bits_f32(g[i]) * m);
+	}
+}
