@@ -46,6 +46,9 @@ func (s *Session) checkImports(pc *parsedCell) *Error {
 			if _, ok := packages().byPath[p]; ok {
 				continue
 			}
+			if _, ok := pluginTables.Load(p); ok { // compiled.go
+				continue
+			}
 			mp, isMod := s.modPackage(p) // modules.go
 			if isMod && mp.why == "" {
 				s.keepSlots = true // release.go

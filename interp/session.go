@@ -77,6 +77,7 @@ type Session struct {
 	// forwards are the methods that the session declared for embedded
 	// interfaces ("Type.Method", rewrite_embed.go).
 	forwards map[string]bool
+	compiled compiledState // the compiled tier (compiled.go)
 }
 
 type importRec struct{ name, path string }
@@ -201,6 +202,9 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		s.rootDebug, s.rootOK = pinRootDebug(i)
 		s.rootFor = i
 	}
+	if err := s.useCompiled(i); err != nil { // compiled.go
+		return nil, fmt.Errorf("interp: compiled cells: %w", err)
+	}
 	if _, err := i.Eval(helperSrc); err != nil {
 		return nil, fmt.Errorf("interp: helpers: %w", err)
 	}
@@ -224,6 +228,11 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	s.count++
 	n := s.count
+	cell, compiledDone, err := s.compiledCell(ctx, n, cell) // compiled.go
+	defer compiledDone()
+	if err != nil {
+		return Result{}, err
+	}
 	s.drun = s.newDebugRun(n, cell) // breakpoint.go
 	defer func() { s.drun = nil }()
 	// Positions of earlier cells are not needed again: a fresh set does

@@ -45,6 +45,9 @@ func (st *symbolTypes) table(path string) map[string]reflect.Value {
 	if !ok {
 		return nil
 	}
+	if t, ok := pluginTables.Load(path); ok { // compiled.go
+		return t.(map[string]reflect.Value)
+	}
 	if t, ok := symbols.Symbols[path+"/"+name]; ok {
 		return t
 	}

@@ -1,0 +1,60 @@
+// Package cellrt is the runtime that compiled cells link: the interrupt
+// flag their loops and functions check, and os.Exit's replacement. The
+// session's compiled tier (interp/internal/compiled) generates the calls;
+// nothing else should import it. It is not internal because a cell's
+// plugin is built in a module of its own, which may not import the
+// checkout's internal packages.
+package cellrt
+
+import (
+	"fmt"
+	"log"
+	"sync/atomic"
+)
+
+// stop is set while the running cell is interrupted.
+var stop atomic.Bool
+
+// Interrupted is the panic value with which compiled code stops on an
+// interrupt.
+type Interrupted struct{}
+
+func (Interrupted) Error() string { return "interrupted" }
+
+// Check stops compiled code when the cell is interrupted. Generated code
+// calls it at every function entry and loop back-edge; it inlines to one
+// load and a branch.
+func Check() {
+	if stop.Load() {
+		stopNow()
+	}
+}
+
+//go:noinline
+func stopNow() { panic(Interrupted{}) }
+
+// Interrupt makes every running Check panic with Interrupted (on), or
+// lets compiled code run again (off).
+func Interrupt(on bool) { stop.Store(on) }
+
+// ExitHook is what os.Exit does in compiled cells: the session sets it so
+// that the cell ends and the worker stays.
+var ExitHook func(code int)
+
+// Exit replaces os.Exit in compiled cells.
+func Exit(code int) {
+	if h := ExitHook; h != nil {
+		h(code)
+	}
+	panic("cellrt: os.Exit without a session")
+}
+
+// Fatal, Fatalf and Fatalln replace log's in compiled cells: they print
+// as log does, then Exit(1).
+func Fatal(v ...any) { _ = log.Output(2, fmt.Sprint(v...)); Exit(1) }
+
+// Fatalf is log.Fatalf of compiled cells.
+func Fatalf(format string, v ...any) { _ = log.Output(2, fmt.Sprintf(format, v...)); Exit(1) }
+
+// Fatalln is log.Fatalln of compiled cells.
+func Fatalln(v ...any) { _ = log.Output(2, fmt.Sprintln(v...)); Exit(1) }

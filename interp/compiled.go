@@ -1,0 +1,259 @@
+package interp
+
+import (
+	"context"
+	"fmt"
+	"go/token"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gnnlab/gnnlab/interp/cellrt"
+	"github.com/gnnlab/gnnlab/interp/internal/compiled"
+	yaegi "github.com/traefik/yaegi/interp"
+)
+
+// The compiled tier (interp/internal/compiled): a cell's declarations
+// are built into a Go plugin and the interpreter calls them. This file
+// is the session's side of it: the hook in Eval, the plugins' symbols in
+// every interpreter the session makes, the notices, the interrupt flag
+// and, where the session does not print to the process's stdout, the
+// capture of what compiled code prints.
+
+// compiledState is the session's compiled tier.
+type compiledState struct {
+	tier    *compiled.Tier
+	off     bool   // %compiled off
+	broken  string // why the tier cannot work in this process ("" if it can)
+	said    map[string]bool
+	plugins []*compiled.Plugin
+	last    time.Duration // build and load of the last compiled cell
+	out     *stdoutCapture
+}
+
+// CompiledOff turns the compiled tier off for sessions that start after
+// it is set (tests of the interpreter alone; GNNLAB_COMPILED=off does
+// the same in a worker).
+var CompiledOff = os.Getenv("GNNLAB_COMPILED") == "off"
+
+// compiledCell is the hook of Eval: it compiles what it can of cell n
+// and returns the cell for the interpreter. done ends the cell's
+// interrupt watch.
+func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string, func(), error) {
+	cs := &s.compiled
+	if cs.off || CompiledOff && cs.tier == nil && cs.broken == "" {
+		return cell, func() {}, nil
+	}
+	cellrt.Interrupt(false)
+	stop := context.AfterFunc(ctx, func() { cellrt.Interrupt(true) })
+	done := func() { stop() }
+	if cs.broken != "" {
+		return cell, done, nil
+	}
+	if cs.tier == nil {
+		env, err := compiled.Detect()
+		if err == nil {
+			var b *compiled.Builder
+			if b, err = compiled.NewBuilder(env); err == nil {
+				cs.tier = compiled.New(b)
+			}
+		}
+		if err != nil {
+			cs.broken = err.Error()
+			s.compiledNotice("env", cs.broken)
+			return cell, done, nil
+		}
+		cellrt.ExitHook = s.compiledExit
+		if s.stdout != io.Writer(os.Stdout) {
+			cs.out = &stdoutCapture{w: s.stdout}
+		}
+	}
+	if !strings.Contains(cell, "func") && !strings.Contains(cell, "type") && !strings.Contains(cell, "var") && len(cs.plugins) == 0 {
+		return cell, done, nil // statements only: nothing to compile or qualify
+	}
+	pc, err := parseCell(token.NewFileSet(), n, cell)
+	if err != nil {
+		return cell, done, nil // the session reports it
+	}
+	var imps []compiled.Import
+	for _, im := range s.imports {
+		imps = append(imps, compiled.Import{Name: im.name, Path: im.path})
+	}
+	var globals map[string]reflect.Value
+	c := compiled.Cell{
+		N: n, Text: cell,
+		DeclSrc: pc.declSrc, DeclBase: pc.declBase,
+		StmtSrc: pc.stmtSrc, StmtBase: pc.stmtBase,
+		HasStmts: pc.hasStmts,
+		Imports:  imps,
+		Interpreted: func(name string) bool {
+			if s.knows(name) {
+				return true
+			}
+			if globals == nil {
+				globals = globalsOf(s.i)
+			}
+			_, ok := globals[name]
+			return ok
+		},
+	}
+	res, err := cs.tier.Compile(ctx, c)
+	if err != nil {
+		return cell, done, err
+	}
+	if res.Notice != "" {
+		s.compiledNotice(res.Kind, res.Notice)
+	}
+	if res.Plugin != nil {
+		cs.plugins = append(cs.plugins, res.Plugin)
+		cs.last = res.Plugin.Build + res.Plugin.Load
+		if err := s.i.Use(s.pluginExports(res.Plugin)); err != nil {
+			return cell, done, fmt.Errorf("interp: loading a compiled cell: %w", err)
+		}
+		registerPlugin(res.Plugin)
+	}
+	if os.Getenv("GNNLAB_COMPILED_DEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "--- compiled tier, cell %d:\n%s\n---\n", n, res.Text)
+	}
+	return res.Text, done, nil
+}
+
+// compiledNotice says once per kind why declarations run interpreted.
+func (s *Session) compiledNotice(kind, why string) {
+	cs := &s.compiled
+	if cs.said == nil {
+		cs.said = map[string]bool{}
+	}
+	if cs.said[kind] {
+		return
+	}
+	cs.said[kind] = true
+	fmt.Fprintf(s.errw, "gnnlab: running interpreted (not compiled): %s\n", why)
+}
+
+// useCompiled gives a fresh interpreter of the session (a rebuild) the
+// plugins loaded so far.
+func (s *Session) useCompiled(i *yaegi.Interpreter) error {
+	for _, p := range s.compiled.plugins {
+		if err := i.Use(s.pluginExports(p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pluginExports are a plugin's symbols for yaegi; where the session's
+// stdout is not the process's, each function is wrapped so that what
+// compiled code prints reaches it.
+func (s *Session) pluginExports(p *compiled.Plugin) yaegi.Exports {
+	syms := p.Symbols
+	if out := s.compiled.out; out != nil {
+		syms = map[string]reflect.Value{}
+		for k, v := range p.Symbols {
+			if v.Kind() == reflect.Func && strings.HasPrefix(k, "F") {
+				v = out.wrap(v)
+			}
+			syms[k] = v
+		}
+	}
+	return yaegi.Exports{p.Key: syms}
+}
+
+// compiledExit is os.Exit in compiled code: as in interpreted code
+// (exit.go), the cell ends and the goroutine blocks for good.
+func (s *Session) compiledExit(code int) {
+	if out := s.compiled.out; out != nil {
+		out.flush()
+	}
+	select {
+	case s.exit <- code:
+	default:
+	}
+	select {}
+}
+
+// registerPlugin makes a plugin's package known to the session's type
+// checker (typesof.go), as the preloaded packages are.
+func registerPlugin(p *compiled.Plugin) {
+	symTypes.mu.Lock()
+	defer symTypes.mu.Unlock()
+	symTypes.loadNames()
+	name := p.Key[strings.LastIndexByte(p.Key, '/')+1:]
+	symTypes.names[p.Path] = name
+	pluginTables.Store(p.Path, p.Symbols)
+}
+
+// pluginTables holds the compiled cells' symbol tables by import path.
+var pluginTables sync.Map
+
+// stdoutCapture sends what compiled code writes to os.Stdout to the
+// session's stdout: during each outermost call of a compiled function,
+// os.Stdout is a file whose contents are copied when the call returns.
+type stdoutCapture struct {
+	mu    sync.Mutex
+	w     io.Writer
+	depth int
+	f     *os.File
+	saved *os.File
+}
+
+func (c *stdoutCapture) wrap(fn reflect.Value) reflect.Value {
+	t := fn.Type()
+	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+		c.begin()
+		defer c.end()
+		if t.IsVariadic() {
+			return fn.CallSlice(args)
+		}
+		return fn.Call(args)
+	})
+}
+
+func (c *stdoutCapture) begin() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.depth++
+	if c.depth > 1 {
+		return
+	}
+	if c.f == nil {
+		f, err := os.CreateTemp("", "gnnlab-stdout-")
+		if err != nil {
+			return
+		}
+		os.Remove(f.Name())
+		c.f = f
+	}
+	c.saved, os.Stdout = os.Stdout, c.f
+}
+
+func (c *stdoutCapture) end() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.depth--
+	if c.depth > 0 || c.saved == nil {
+		return
+	}
+	c.flushLocked()
+	os.Stdout, c.saved = c.saved, nil
+}
+
+func (c *stdoutCapture) flush() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.flushLocked()
+}
+
+func (c *stdoutCapture) flushLocked() {
+	if c.f == nil {
+		return
+	}
+	if _, err := c.f.Seek(0, io.SeekStart); err == nil {
+		_, _ = io.Copy(c.w, c.f)
+	}
+	_ = c.f.Truncate(0)
+	_, _ = c.f.Seek(0, io.SeekStart)
+}
