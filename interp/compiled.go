@@ -26,6 +26,8 @@ import (
 // compiledState is the session's compiled tier.
 type compiledState struct {
 	tier    *compiled.Tier
+	init    bool   // the first cell has decided off
+	force   bool   // on even under CompiledOff (tests)
 	off     bool   // %compiled off
 	broken  string // why the tier cannot work in this process ("" if it can)
 	said    map[string]bool
@@ -44,7 +46,11 @@ var CompiledOff = os.Getenv("GNNLAB_COMPILED") == "off"
 // interrupt watch.
 func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string, func(), error) {
 	cs := &s.compiled
-	if cs.off || CompiledOff && cs.tier == nil && cs.broken == "" {
+	if !cs.init {
+		cs.init = true
+		cs.off = CompiledOff && !cs.force
+	}
+	if cs.off {
 		return cell, func() {}, nil
 	}
 	cellrt.Interrupt(false)

@@ -46,8 +46,9 @@ type Result struct {
 
 // Decision says how one declaration runs.
 type Decision struct {
-	Cell     int
-	Name     string
+	Cell     int    // the cell that declared it
+	In       int    // the cell whose plugin holds it (compiled)
+	Name     string // methods as "T.m"
 	Compiled bool
 	Why      string
 }
@@ -87,8 +88,25 @@ func New(b *Builder) *Tier {
 	return &Tier{b: b, defs: map[string]*def{}, vars: map[string]*def{}}
 }
 
-// Decisions returns how the declarations of the cells so far run.
-func (t *Tier) Decisions() []Decision { return t.log }
+// Decisions returns how the declarations of the cells so far run: the
+// latest decision for each name, in the order of their cells.
+func (t *Tier) Decisions() []Decision {
+	last := map[string]int{}
+	for i, d := range t.log {
+		last[d.Name] = i
+	}
+	var out []Decision
+	for i, d := range t.log {
+		if last[d.Name] == i {
+			out = append(out, d)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Cell < out[j].Cell })
+	return out
+}
+
+// Log returns every decision so far, in order.
+func (t *Tier) Log() []Decision { return t.log }
 
 // Close removes the tier's module.
 func (t *Tier) Close() error { return t.b.Close() }
@@ -351,7 +369,7 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 			if d.kind == token.VAR && n != "_" {
 				t.vars[n] = d
 			}
-			t.log = append(t.log, Decision{Cell: d.cell, Name: n, Compiled: true, Why: fmt.Sprintf("compiled in cell %d's plugin", c.N)})
+			t.log = append(t.log, Decision{Cell: d.cell, In: c.N, Name: n, Compiled: true, Why: fmt.Sprintf("compiled (in cell %d's plugin)", c.N)})
 		}
 	}
 	if hasMain {
@@ -631,4 +649,3 @@ func stmtDefines(st ast.Stmt) []string {
 	}
 	return names
 }
-

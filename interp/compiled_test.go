@@ -1,0 +1,155 @@
+package interp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gnnlab/gnnlab/interp/internal/compiled"
+)
+
+// The interpreter's own tests run without the compiled tier (each
+// declaration would cost a plugin build); the tests of the tier turn it
+// on for their sessions.
+func TestMain(m *testing.M) {
+	CompiledOff = true
+	os.Exit(m.Run())
+}
+
+// compiledSession is a session with the compiled tier on; it skips the
+// test where the tier cannot work (no toolchain, no plugins).
+func compiledSession(t *testing.T) (*Session, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	if _, err := compiled.Detect(); err != nil {
+		t.Skipf("no compiled tier here: %v", err)
+	}
+	var out, errw bytes.Buffer
+	s, err := New(Options{Stdout: &out, Stderr: &errw, Stdin: strings.NewReader("")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.compiled.force = true
+	t.Cleanup(func() {
+		if s.compiled.tier != nil {
+			s.compiled.tier.Close()
+		}
+	})
+	return s, &out, &errw
+}
+
+func evalCell(t *testing.T, s *Session, cell string) (Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	return s.Eval(ctx, cell)
+}
+
+// compiledNames returns the names that the tier compiled in cell n.
+func compiledIn(s *Session, n int) map[string]bool {
+	got := map[string]bool{}
+	if s.compiled.tier == nil {
+		return got
+	}
+	for _, d := range s.compiled.tier.Log() {
+		if d.Compiled && d.In == n {
+			got[d.Name] = true
+		}
+	}
+	return got
+}
+
+func TestCompiledCells(t *testing.T) {
+	s, out, errw := compiledSession(t)
+	steps := []struct {
+		cell     string
+		out      string
+		compiled []string // names compiled by this cell
+		err      string   // part of the error, "" for none
+	}{
+		{cell: "import \"fmt\"\nfunc fib(n int) int {\n\tif n < 2 {\n\t\treturn n\n\t}\n\treturn fib(n-1) + fib(n-2)\n}\nfmt.Println(fib(20))", out: "6765\n", compiled: []string{"fib"}},
+		// Types with their methods, state in a package-level variable
+		// that interpreted statements then read and write.
+		{cell: "type Point struct{ X, Y int }\nfunc (p Point) Sum() int { return p.X + p.Y }\nvar Count int\nfunc bump() int { Count++; return Count }", compiled: []string{"Point", "Point.Sum", "Count", "bump"}},
+		{cell: "p := Point{1, 2}\nbump()\nCount += 10\nfmt.Println(p.Sum(), bump(), Count)", out: "3 12 12\n"},
+		// Redefinition takes effect for the cells after it, in compiled
+		// callers too (they are compiled again with it).
+		{cell: "func twice(n int) int { return 2 * fib(n) }\nfmt.Println(twice(10))", out: "110\n", compiled: []string{"twice"}},
+		{cell: "func fib(n int) int { return n }", compiled: []string{"fib", "twice"}},
+		{cell: "fmt.Println(fib(10), twice(10))", out: "10 20\n"},
+		// A panic in compiled code is the cell's error; the session stays.
+		{cell: "func main() {\n\tvar a []int\n\tfmt.Println(a[3])\n}", err: "index out of range [3] with length 0"},
+		{cell: "func deref() int {\n\tvar p *int\n\treturn *p\n}\nderef()", err: "nil pointer dereference", compiled: []string{"deref"}},
+		{cell: "fmt.Println(Count)", out: "12\n"},
+	}
+	for i, st := range steps {
+		out.Reset()
+		_, err := evalCell(t, s, st.cell)
+		switch {
+		case st.err == "" && err != nil:
+			t.Fatalf("cell %d: %v (stderr %q)", i+1, err, errw.String())
+		case st.err != "" && (err == nil || !strings.Contains(err.Error(), st.err)):
+			t.Fatalf("cell %d: error %v, want one holding %q", i+1, err, st.err)
+		}
+		if out.String() != st.out {
+			t.Errorf("cell %d printed %q, want %q", i+1, out.String(), st.out)
+		}
+		got := compiledIn(s, s.count)
+		for _, n := range st.compiled {
+			if !got[n] {
+				t.Errorf("cell %d: %s not compiled (compiled: %v; stderr %q)", i+1, n, got, errw.String())
+			}
+		}
+	}
+	if errw.Len() != 0 {
+		t.Errorf("notices on stderr: %q", errw.String())
+	}
+}
+
+func TestCompiledFallbackNotice(t *testing.T) {
+	s, out, errw := compiledSession(t)
+	cells := []string{
+		"import \"fmt\"\nscale := 3",
+		// uses the interpreted variable scale: runs interpreted, with a notice
+		"func times(n int) int { return n * scale }\nfmt.Println(times(2))",
+		"func plus(n int) int { return n + scale }\nfmt.Println(plus(2))",
+	}
+	for _, c := range cells {
+		if _, err := evalCell(t, s, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out.String() != "6\n5\n" {
+		t.Errorf("printed %q, want %q", out.String(), "6\n5\n")
+	}
+	notice := "gnnlab: running interpreted (not compiled): it uses scale, which an interpreted cell declared\n"
+	if errw.String() != notice {
+		t.Errorf("stderr %q, want the notice once: %q", errw.String(), notice)
+	}
+}
+
+func TestCompiledInterrupt(t *testing.T) {
+	s, out, _ := compiledSession(t)
+	if _, err := evalCell(t, s, "import \"fmt\"\nvar N int\nfunc spin() {\n\tfor {\n\t\tN++\n\t}\n}"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+	_, err := s.Eval(ctx, "spin()")
+	var e *Error
+	if !errors.As(err, &e) || e.Name != nameInterrupted {
+		t.Fatalf("Eval(spin()) = %v, want an interrupt", err)
+	}
+	if strings.Contains(e.Value, "still running") {
+		t.Errorf("the compiled loop did not stop: %s", e.Value)
+	}
+	if _, err := evalCell(t, s, "fmt.Println(N > 0)"); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "true\n" {
+		t.Errorf("after the interrupt: %q, want %q", out.String(), "true\n")
+	}
+}
