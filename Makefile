@@ -24,7 +24,7 @@ export GNNLAB_DATA
 endif
 
 .PHONY: all build lab venv install test lint check-generate test-go test-race \
-	test-e2e test-browser check-cuda notebooks generate bench bench-kernel clean distclean
+	test-e2e test-browser check-cuda notebooks generate bench bench-kernel bench-cells clean distclean
 
 all: build
 
@@ -139,6 +139,12 @@ bench-go:
 bench-pyg:
 	install/setup-bench-venv.sh .venv-bench
 	GO=$(GO) gnnlib/nn/bench/run.sh
+
+## bench-cells: CPU-bound programs (testdata/bench) as go run, as an
+## interpreted cell and as a compiled cell, side by side: ratios and the
+## compiled cells' build+load latencies (the README's table).
+bench-cells:
+	GNNLAB_BENCH_CELLS=1 $(GO) test -count=1 -run '^TestCellsSpeed$$' -v ./interp
 
 ## bench-kernel: start time and cell round trip, gnnlab beside ipykernel.
 bench-kernel: build venv

@@ -74,7 +74,13 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 		}
 		cellrt.ExitHook = s.compiledExit
 		if s.stdout != io.Writer(os.Stdout) {
-			cs.out = &stdoutCapture{w: s.stdout}
+			out := &stdoutCapture{w: s.stdout}
+			cs.out = out
+			cs.tier.Around(func(load func()) {
+				out.begin()
+				defer out.end()
+				load()
+			})
 		}
 	}
 	if !strings.Contains(cell, "func") && !strings.Contains(cell, "type") && !strings.Contains(cell, "var") && len(cs.plugins) == 0 {
@@ -262,4 +268,63 @@ func (c *stdoutCapture) flushLocked() {
 	}
 	_ = c.f.Truncate(0)
 	_, _ = c.f.Seek(0, io.SeekStart)
+}
+
+// compiledMagic is %compiled: "on" and "off" turn the tier on and off for
+// the session; with no argument it shows how each declaration runs.
+func (s *Session) compiledMagic(args string) error {
+	cs := &s.compiled
+	cs.init = true
+	switch strings.TrimSpace(args) {
+	case "on":
+		cs.off = false
+		return nil
+	case "off":
+		cs.off = true
+		return nil
+	case "", "why":
+	default:
+		return magicError("%%compiled takes on, off or nothing (got %q)", args)
+	}
+	state := "on"
+	switch {
+	case cs.off:
+		state = "off (%compiled on turns it on)"
+	case cs.broken != "":
+		state = "unavailable: " + cs.broken
+	case cs.tier == nil:
+		state = "on (no cell compiled yet)"
+	default:
+		state = fmt.Sprintf("on: %d plugins loaded, the last built and loaded in %.2f s", len(cs.plugins), cs.last.Seconds())
+	}
+	fmt.Fprintf(s.stdout, "compiled tier: %s\n", state)
+	if cs.tier == nil {
+		return nil
+	}
+	ds := cs.tier.Decisions()
+	if len(ds) == 0 {
+		return nil
+	}
+	w := 4
+	for _, d := range ds {
+		w = max(w, len(d.Name))
+	}
+	fmt.Fprintf(s.stdout, "%-5s %-*s  %-11s  %s\n", "cell", w, "name", "runs", "why")
+	for _, d := range ds {
+		runs := "interpreted"
+		if d.Compiled {
+			runs = "compiled"
+		}
+		fmt.Fprintf(s.stdout, "%-5d %-*s  %-11s  %s\n", d.Cell, w, d.Name, runs, d.Why)
+	}
+	fmt.Fprintln(s.stdout, "(declarations not listed run interpreted: their cells had nothing to compile or ran with the tier off)")
+	return nil
+}
+
+// WarmCompiled fills the go command's cache with the packages that
+// compiled cells link, built in plugin mode, so that the first compiled
+// cell of a session does not wait for them (gnnlab install and make lab
+// run it). It returns how long it took.
+func WarmCompiled(ctx context.Context) (time.Duration, error) {
+	return compiled.Warm(ctx)
 }

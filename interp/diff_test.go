@@ -174,12 +174,15 @@ func compareRuns(w, got goRun) string {
 
 // sessionRun evaluates cells in a fresh session, stopping at the first
 // failing cell, as a program stops.
-func sessionRun(t *testing.T, cells []string) goRun {
+func sessionRun(t *testing.T, cells []string, setup ...func(*Session)) goRun {
 	t.Helper()
 	var out, errw bytes.Buffer
 	s, err := New(Options{Stdout: &out, Stderr: &errw, Stdin: strings.NewReader("")})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range setup { // diff_compiled_test.go
+		f(s)
 	}
 	for _, c := range cells {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -41,6 +41,10 @@ func Interrupt(on bool) { stop.Store(on) }
 // that the cell ends and the worker stays.
 var ExitHook func(code int)
 
+// Args is os.Args in compiled cells: what a program run by go run sees
+// without arguments, as in interpreted cells.
+var Args = []string{"main"}
+
 // Exit replaces os.Exit in compiled cells.
 func Exit(code int) {
 	if h := ExitHook; h != nil {

@@ -16,8 +16,12 @@ import (
 // its own (a temporary directory) that requires the checkout.
 type Builder struct {
 	env Env
-	dir string
-	n   int
+	// Around runs the plugin's loading, which runs its init functions
+	// and variable initialisers (the session captures their output).
+	Around func(load func())
+	dir    string
+	id     string // distinguishes the session's plugins from other sessions'
+	n      int
 }
 
 // NewBuilder makes the session's module.
@@ -30,7 +34,9 @@ func NewBuilder(env Env) (*Builder, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	return &Builder{env: env, dir: dir}, nil
+	id := filepath.Base(dir)
+	id = id[strings.LastIndexByte(id, '-')+1:]
+	return &Builder{env: env, dir: dir, id: id}, nil
 }
 
 // Close removes the module (loaded plugins stay loaded).
@@ -125,7 +131,14 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 		return nil, &BuildError{Output: out.String()}
 	}
 	t1 := time.Now()
-	syms, err := open(so)
+	var syms map[string]map[string]reflect.Value
+	var err error
+	load := func() { syms, err = open(so) }
+	if b.Around != nil {
+		b.Around(load)
+	} else {
+		load()
+	}
 	if err != nil {
 		return nil, &Reason{"a cell's plugin does not load: " + firstLine(err.Error()) + " (was the binary built from " + b.env.Checkout + " as it is now?)"}
 	}

@@ -15,7 +15,7 @@ const pkgMark = "\x00pkg\x00"
 // instrument inserts the interrupt check at the entry of every function
 // and the top of every loop body of declaration d (whose text starts at
 // offset from of tf), and replaces os.Exit and log.Fatal*, which would
-// end the worker.
+// end the worker, and os.Args, which are the worker's.
 func instrument(text string, from int, tf *token.File, d ast.Decl) string {
 	type ins struct {
 		at   int
@@ -45,8 +45,8 @@ func instrument(text string, from int, tf *token.File, d ast.Decl) string {
 			}
 			repl := ""
 			switch {
-			case x.Name == "os" && n.Sel.Name == "Exit":
-				repl = rtName + ".Exit"
+			case x.Name == "os" && (n.Sel.Name == "Exit" || n.Sel.Name == "Args"):
+				repl = rtName + "." + n.Sel.Name
 			case x.Name == "log" && strings.HasPrefix(n.Sel.Name, "Fatal"):
 				repl = rtName + "." + n.Sel.Name
 			}
@@ -135,6 +135,7 @@ func (t *Tier) generate(name string, all []*def, df *ast.File, imports map[strin
 		}
 	}
 	fmt.Fprintf(&b, "\t%s %q\n\t%s \"reflect\"\n)\n\n", rtName, RuntimePath, refName)
+	fmt.Fprintf(&b, "var _ = %s.Check\n\n", rtName)
 	if used["os"] {
 		b.WriteString("var _ = os.Exit\n")
 	}

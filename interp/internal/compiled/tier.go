@@ -67,6 +67,7 @@ type def struct {
 	pkg     string // import path of the plugin that holds it
 	effects bool   // a var initialised by a call
 	sigSrc  string // a function's wrapper, for the interpreter ("" if none)
+	orig    string // the declaration as written
 	// unexported is a field or method that interpreted code could not
 	// reach in a compiled type.
 	unexported string
@@ -87,6 +88,9 @@ type Tier struct {
 func New(b *Builder) *Tier {
 	return &Tier{b: b, defs: map[string]*def{}, vars: map[string]*def{}}
 }
+
+// Around sets what runs the loading of each plugin (Builder.Around).
+func (t *Tier) Around(f func(load func())) { t.b.Around = f }
 
 // Decisions returns how the declarations of the cells so far run: the
 // latest decision for each name, in the order of their cells.
@@ -158,7 +162,9 @@ func (t *Tier) Compile(ctx context.Context, c Cell) (Result, error) {
 	}
 
 	res, reason, kind := t.plan(ctx, c, fset, df, imports)
+	demoted := ""
 	if reason != "" {
+		demoted = t.demote(declared(df))
 		t.epoch++ // its declarations are interpreted: they may hold values of compiled types
 		for _, d := range df.Decls {
 			for _, n := range declNames(d) {
@@ -197,8 +203,55 @@ func (t *Tier) Compile(ctx context.Context, c Cell) (Result, error) {
 	if res.Plugin != nil {
 		text += "\n" + res.Text
 	}
+	if demoted != "" {
+		text += "\n" + demoted
+	}
 	res.Text = text
 	return res, nil
+}
+
+// declared returns the names a file declares.
+func declared(f *ast.File) map[string]bool {
+	names := map[string]bool{}
+	for _, d := range f.Decls {
+		for _, n := range declNames(d) {
+			names[n] = true
+		}
+	}
+	return names
+}
+
+// demote returns the text of the compiled declarations made since the
+// last statements ran, for the interpreter to declare them again, and
+// forgets them: an interpreted cell that refers to compiled types and
+// functions mixes the two worlds, which yaegi handles in simple cases
+// only, and while no statement has run, no value or state of them
+// exists, so nothing is lost. Declarations with effects (init, a
+// variable initialised by a call) are not run twice: then nothing is
+// demoted. Those that the cell redeclares are left out.
+func (t *Tier) demote(skip map[string]bool) string {
+	var ds []*def
+	for _, d := range t.liveDefs() {
+		if d.epoch != t.epoch {
+			continue
+		}
+		if d.effects || d.kind == token.FUNC && d.names[0] == "init" {
+			return ""
+		}
+		if !overlaps(d.names, skip) {
+			ds = append(ds, d)
+		}
+	}
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString(d.orig + "\n")
+		for _, n := range d.names {
+			t.log = append(t.log, Decision{Cell: d.cell, Name: n, Why: "interpreted again: a later cell that runs interpreted refers to the declarations compiled since statements last ran"})
+			delete(t.defs, n)
+			delete(t.vars, n)
+		}
+	}
+	return b.String()
 }
 
 // forget drops a compiled name that an interpreted cell redeclares.
@@ -344,7 +397,10 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 		return all[i].src < all[j].src
 	})
 	all = append(all, own...)
-	name := fmt.Sprintf("c%d", c.N)
+	// The go command names a plugin after its package's import path, and
+	// a process cannot load two plugins of one name: the session's id
+	// keeps cells of sessions apart.
+	name := fmt.Sprintf("c%d_%s", c.N, t.b.id)
 	path := ModPath + "/" + name
 	src, binds := t.generate(name, all, df, imports)
 	p, err := t.b.Build(ctx, name, src)
@@ -459,7 +515,7 @@ func (t *Tier) newDef(c Cell, fset *token.FileSet, f *ast.File, d ast.Decl) *def
 		for _, s := range d.Specs {
 			switch s := s.(type) {
 			case *ast.TypeSpec:
-				if s.TypeParams != nil && len(s.TypeParams.List) > 0 {
+				if s.TypeParams != nil && len(s.TypeParams.List) > 0 || isConstraint(s.Type) {
 					nd.generic = true
 				}
 				if st, ok := s.Type.(*ast.StructType); ok {
@@ -494,6 +550,7 @@ func (t *Tier) newDef(c Cell, fset *token.FileSet, f *ast.File, d ast.Decl) *def
 	start := declStart(d)
 	from, to := tf.Offset(start), tf.Offset(d.End())
 	text := c.DeclSrc[from:to]
+	nd.orig = text
 	text = instrument(text, from, tf, d)
 	// The session's //line directive maps DeclSrc's lines to the cell's.
 	pos := fset.Position(start)
@@ -648,4 +705,22 @@ func stmtDefines(st ast.Stmt) []string {
 		return declNames(st.Decl)
 	}
 	return names
+}
+
+// isConstraint reports whether an interface type has type elements
+// (int | float64, ~string), which only constraints may.
+func isConstraint(e ast.Expr) bool {
+	it, ok := e.(*ast.InterfaceType)
+	if !ok {
+		return false
+	}
+	for _, f := range it.Methods.List {
+		if len(f.Names) == 0 {
+			switch f.Type.(type) {
+			case *ast.BinaryExpr, *ast.UnaryExpr:
+				return true
+			}
+		}
+	}
+	return false
 }
