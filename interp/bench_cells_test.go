@@ -29,6 +29,9 @@ func TestCellsSpeed(t *testing.T) {
 	sort.Strings(files)
 	dir := t.TempDir()
 	comp, cout, errw := compiledSession(t)
+	// The same without the interrupt checks, to measure what they cost.
+	bare, bout, _ := compiledSession(t)
+	bare.compiled.noChecks = true
 	interpRun := func(src string) (string, time.Duration) {
 		var out bytes.Buffer
 		s, err := New(Options{Stdout: &out, Stderr: &out, Stdin: strings.NewReader("")})
@@ -44,6 +47,7 @@ func TestCellsSpeed(t *testing.T) {
 	type row struct {
 		name                 string
 		goRun, interp, compd time.Duration
+		bare                 time.Duration // compiled without interrupt checks
 		latency              time.Duration
 		same                 bool
 	}
@@ -72,7 +76,12 @@ func TestCellsSpeed(t *testing.T) {
 			t.Fatalf("compiled: %v (%s)", err, errw)
 		}
 		cOut, cTime := splitElapsed(t, cout.String())
-		rows = append(rows, row{name, goRun, iTime, cTime, comp.compiled.last, wantOut == iOut && wantOut == cOut})
+		bout.Reset()
+		if _, err := evalCell(t, bare, cells[0]); err != nil {
+			t.Fatalf("compiled without checks: %v", err)
+		}
+		_, bTime := splitElapsed(t, bout.String())
+		rows = append(rows, row{name, goRun, iTime, cTime, bTime, comp.compiled.last, wantOut == iOut && wantOut == cOut})
 		if !compiledIn(comp, comp.count)["main"] {
 			t.Errorf("%s: not compiled (%s)", name, errw)
 		}
@@ -97,14 +106,14 @@ func TestCellsSpeed(t *testing.T) {
 
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
 	var b strings.Builder
-	b.WriteString("| program | go run | interpreted cell | compiled cell | interpreted / go run | compiled / go run | cell build+load | same output |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| program | go run | interpreted cell | compiled cell | interpreted / go run | compiled / go run | compiled without interrupt checks / go run | cell build+load | same output |\n|---|---|---|---|---|---|---|---|---|\n")
 	for i, r := range rows {
 		lat := ms(r.latency)
 		if i == 0 {
 			lat += " (first cell)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.0f× | %.2f× | %s | %v |\n", r.name, ms(r.goRun), ms(r.interp), ms(r.compd),
-			float64(r.interp)/float64(r.goRun), float64(r.compd)/float64(r.goRun), lat, r.same)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.0f× | %.2f× | %.2f× | %s | %v |\n", r.name, ms(r.goRun), ms(r.interp), ms(r.compd),
+			float64(r.interp)/float64(r.goRun), float64(r.compd)/float64(r.goRun), float64(r.bare)/float64(r.goRun), lat, r.same)
 	}
 	fmt.Fprintf(&b, "\nstatement-only cell (x := 1; x++), best of 20: %s with the tier off, %s with it on\n", ms(stmtOff), ms(stmtOn))
 	fmt.Print(b.String())

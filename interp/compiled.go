@@ -28,6 +28,9 @@ type compiledState struct {
 	tier    *compiled.Tier
 	init    bool   // the first cell has decided off
 	force   bool   // on even under CompiledOff (tests)
+	// noChecks builds cells without interrupt checks (the benchmark
+	// measures their cost).
+	noChecks bool
 	off     bool   // %compiled off
 	broken  string // why the tier cannot work in this process ("" if it can)
 	said    map[string]bool
@@ -72,6 +75,7 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 			s.compiledNotice("env", cs.broken)
 			return cell, done, nil
 		}
+		cs.tier.NoChecks = cs.noChecks
 		cellrt.ExitHook = s.compiledExit
 		if s.stdout != io.Writer(os.Stdout) {
 			out := &stdoutCapture{w: s.stdout}

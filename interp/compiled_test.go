@@ -133,23 +133,28 @@ func TestCompiledFallbackNotice(t *testing.T) {
 
 func TestCompiledInterrupt(t *testing.T) {
 	s, out, _ := compiledSession(t)
-	if _, err := evalCell(t, s, "import \"fmt\"\nvar N int\nfunc spin() {\n\tfor {\n\t\tN++\n\t}\n}"); err != nil {
+	// A loop with no end, a counted loop (checked every 4,096
+	// iterations) and a recursion without loops.
+	if _, err := evalCell(t, s, "import \"fmt\"\nvar N int\nfunc spin() {\n\tfor {\n\t\tN++\n\t}\n}\nfunc count() {\n\tfor i := 0; i < 1<<62; i++ {\n\t\tN += i & 1\n\t}\n}\nfunc fib(n int) int {\n\tif n < 2 {\n\t\treturn n\n\t}\n\treturn fib(n-1) + fib(n-2)\n}"); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
-	_, err := s.Eval(ctx, "spin()")
-	var e *Error
-	if !errors.As(err, &e) || e.Name != nameInterrupted {
-		t.Fatalf("Eval(spin()) = %v, want an interrupt", err)
-	}
-	if strings.Contains(e.Value, "still running") {
-		t.Errorf("the compiled loop did not stop: %s", e.Value)
-	}
-	if _, err := evalCell(t, s, "fmt.Println(N > 0)"); err != nil {
-		t.Fatal(err)
-	}
-	if out.String() != "true\n" {
-		t.Errorf("after the interrupt: %q, want %q", out.String(), "true\n")
+	for _, call := range []string{"spin()", "count()", "fib(80)"} {
+		out.Reset()
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+		_, err := s.Eval(ctx, call)
+		var e *Error
+		if !errors.As(err, &e) || e.Name != nameInterrupted {
+			t.Fatalf("Eval(%s) = %v, want an interrupt", call, err)
+		}
+		if strings.Contains(e.Value, "still running") {
+			t.Errorf("%s: the compiled code did not stop: %s", call, e.Value)
+		}
+		if _, err := evalCell(t, s, "fmt.Println(N > 0, fib(10))"); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != "true 55\n" {
+			t.Errorf("after interrupting %s: %q, want %q", call, out.String(), "true 55\n")
+		}
 	}
 }

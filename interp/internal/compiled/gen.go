@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"go/types"
 	"sort"
 	"strings"
 )
@@ -16,7 +17,12 @@ const pkgMark = "\x00pkg\x00"
 // and the top of every loop body of declaration d (whose text starts at
 // offset from of tf), and replaces os.Exit and log.Fatal*, which would
 // end the worker, and os.Args, which are the worker's.
-func instrument(text string, from int, tf *token.File, d ast.Decl) string {
+//
+// A function gets the check at its entry only if it calls something that
+// may come back to cell code (a method, a function of the cell, a
+// function value): a leaf such as a small method of a vector type ends
+// by itself, and stays small enough for the compiler to inline.
+func instrument(text string, from int, tf *token.File, d ast.Decl, imports map[string]string, checks bool) string {
 	type ins struct {
 		at   int
 		del  int
@@ -24,17 +30,27 @@ func instrument(text string, from int, tf *token.File, d ast.Decl) string {
 	}
 	var edits []ins
 	check := func(b *ast.BlockStmt) {
-		if b != nil {
+		if b != nil && checks {
 			edits = append(edits, ins{at: tf.Offset(b.Lbrace) + 1 - from, text: rtName + ".Check(); "})
 		}
 	}
 	ast.Inspect(d, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncDecl:
-			check(n.Body)
+			if callsBack(n.Body, imports) {
+				check(n.Body)
+			}
 		case *ast.FuncLit:
-			check(n.Body)
+			if callsBack(n.Body, imports) {
+				check(n.Body)
+			}
 		case *ast.ForStmt:
+			if v := countedLeaf(n, imports); v != "" && checks {
+				// One test of a register instead of a load of the flag
+				// each iteration: the loop still stops within 4,096.
+				edits = append(edits, ins{at: tf.Offset(n.Body.Lbrace) + 1 - from, text: "if " + v + "&4095 == 0 { " + rtName + ".Check() }; "})
+				break
+			}
 			check(n.Body)
 		case *ast.RangeStmt:
 			check(n.Body)
@@ -229,4 +245,89 @@ func (e *editList) importLines(p *Plugin) []string {
 	}
 	sort.Strings(lines)
 	return lines
+}
+
+// callsBack reports whether body holds a call that may lead back to cell
+// code: any call but of a builtin, a conversion to a predeclared type or
+// a function of an imported package. (A function literal inside body
+// is checked on its own.)
+func callsBack(body *ast.BlockStmt, imports map[string]string) bool {
+	if body == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		switch f := ast.Unparen(call.Fun).(type) {
+		case *ast.Ident:
+			if f.Obj == nil && types.Universe.Lookup(f.Name) != nil {
+				return true
+			}
+		case *ast.SelectorExpr:
+			if x, ok := f.X.(*ast.Ident); ok && x.Obj == nil && imports[x.Name] != "" {
+				return true
+			}
+		case *ast.ArrayType, *ast.MapType, *ast.ChanType, *ast.FuncType, *ast.InterfaceType, *ast.StructType:
+			return true // a conversion
+		}
+		found = true
+		return false
+	})
+	return found
+}
+
+// countedLeaf returns the variable of a loop "for i := 0; i < n; i++"
+// (an int: its initial value is an integer literal; < <= > >= and ++ --)
+// whose body has no loop and no call that may come back to cell code, or
+// "".
+func countedLeaf(f *ast.ForStmt, imports map[string]string) string {
+	init, ok := f.Init.(*ast.AssignStmt)
+	if !ok || init.Tok != token.DEFINE || len(init.Lhs) != 1 || len(init.Rhs) != 1 {
+		return ""
+	}
+	v, ok := init.Lhs[0].(*ast.Ident)
+	if lit, isLit := init.Rhs[0].(*ast.BasicLit); !ok || !isLit || lit.Kind != token.INT {
+		return ""
+	}
+	post, ok := f.Post.(*ast.IncDecStmt)
+	if !ok {
+		return ""
+	}
+	if x, ok := post.X.(*ast.Ident); !ok || x.Name != v.Name {
+		return ""
+	}
+	if c, ok := f.Cond.(*ast.BinaryExpr); !ok || (c.Op != token.LSS && c.Op != token.LEQ && c.Op != token.GTR && c.Op != token.GEQ) {
+		return ""
+	}
+	if callsBack(f.Body, imports) {
+		return ""
+	}
+	leaf := true
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt, *ast.FuncLit, *ast.GoStmt, *ast.SelectStmt:
+			leaf = false
+		case *ast.AssignStmt:
+			// i = ... inside the body: not a plain counted loop.
+			for _, l := range n.(*ast.AssignStmt).Lhs {
+				if id, ok := l.(*ast.Ident); ok && id.Name == v.Name {
+					leaf = false
+				}
+			}
+		}
+		return leaf
+	})
+	if !leaf {
+		return ""
+	}
+	return v.Name
 }

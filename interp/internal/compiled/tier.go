@@ -80,6 +80,9 @@ type Tier struct {
 	vars  map[string]*def // compiled variables the interpreter reaches through their plugin
 	epoch int             // counts cells that ran statements
 	log   []Decision
+	// NoChecks leaves the interrupt checks out of later cells (to
+	// measure their cost: such cells cannot be interrupted).
+	NoChecks bool
 	// Timings of the last compiled cell.
 	Last struct{ Build, Load time.Duration }
 }
@@ -288,7 +291,7 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.IMPORT {
 			continue
 		}
-		nd := t.newDef(c, fset, df, d)
+		nd := t.newDef(c, fset, df, d, imports)
 		own = append(own, nd)
 		for _, n := range nd.names {
 			declared[n] = true
@@ -485,7 +488,7 @@ func (t *Tier) includable(d *def, n string) string {
 }
 
 // newDef reads one declaration of the cell.
-func (t *Tier) newDef(c Cell, fset *token.FileSet, f *ast.File, d ast.Decl) *def {
+func (t *Tier) newDef(c Cell, fset *token.FileSet, f *ast.File, d ast.Decl, imports map[string]string) *def {
 	tf := fset.File(f.Pos())
 	nd := &def{names: declNames(d), cell: c.N}
 	switch d := d.(type) {
@@ -551,7 +554,7 @@ func (t *Tier) newDef(c Cell, fset *token.FileSet, f *ast.File, d ast.Decl) *def
 	from, to := tf.Offset(start), tf.Offset(d.End())
 	text := c.DeclSrc[from:to]
 	nd.orig = text
-	text = instrument(text, from, tf, d)
+	text = instrument(text, from, tf, d, imports, !t.NoChecks)
 	// The session's //line directive maps DeclSrc's lines to the cell's.
 	pos := fset.Position(start)
 	nd.src = fmt.Sprintf("//line %s:%d:%d\n%s", pos.Filename, pos.Line, pos.Column, text)
