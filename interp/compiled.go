@@ -25,18 +25,18 @@ import (
 
 // compiledState is the session's compiled tier.
 type compiledState struct {
-	tier    *compiled.Tier
-	init    bool   // the first cell has decided off
-	force   bool   // on even under CompiledOff (tests)
+	tier  *compiled.Tier
+	init  bool // the first cell has decided off
+	force bool // on even under CompiledOff (tests)
 	// noChecks builds cells without interrupt checks (the benchmark
 	// measures their cost).
 	noChecks bool
-	off     bool   // %compiled off
-	broken  string // why the tier cannot work in this process ("" if it can)
-	said    map[string]bool
-	plugins []*compiled.Plugin
-	last    time.Duration // build and load of the last compiled cell
-	out     *stdoutCapture
+	off      bool   // %compiled off
+	broken   string // why the tier cannot work in this process ("" if it can)
+	said     map[string]bool
+	plugins  []*compiled.Plugin
+	last     time.Duration // build and load of the last compiled cell
+	out      *stdoutCapture
 }
 
 // CompiledOff turns the compiled tier off for sessions that start after
