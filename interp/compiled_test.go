@@ -158,3 +158,43 @@ func TestCompiledInterrupt(t *testing.T) {
 		}
 	}
 }
+
+func TestCompiledMagic(t *testing.T) {
+	s, out, _ := compiledSession(t)
+	cells := []string{
+		"import \"fmt\"\nscale := 3",
+		"func times(n int) int { return n * scale }",
+		"func square(n int) int { return n * n }",
+		"%compiled off",
+		"func cube(n int) int { return n * n * n }\nfmt.Println(cube(2), square(3), times(1))",
+		"%compiled on",
+	}
+	for _, c := range cells {
+		if _, err := evalCell(t, s, c); err != nil {
+			t.Fatalf("%q: %v", c, err)
+		}
+	}
+	if out.String() != "8 9 3\n" {
+		t.Errorf("printed %q, want %q", out.String(), "8 9 3\n")
+	}
+	out.Reset()
+	if _, err := evalCell(t, s, "%compiled"); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		"compiled tier: on: 1 plugins loaded",
+		"times   interpreted  it uses scale, which an interpreted cell declared",
+		"square  compiled     compiled (in cell 3's plugin)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%%compiled printed\n%s\nwant a line holding %q", got, want)
+		}
+	}
+	if strings.Contains(got, "cube") {
+		t.Errorf("%%compiled lists cube, declared with the tier off:\n%s", got)
+	}
+	if _, err := evalCell(t, s, "%compiled sideways"); err == nil {
+		t.Errorf("%%compiled sideways: no error")
+	}
+}

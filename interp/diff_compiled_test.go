@@ -19,12 +19,18 @@ var knownCompiledDiffs = map[string]string{}
 // TestDifferentialCompiled runs the differential corpus with the
 // compiled tier on, as one cell and split, against go run. Each cell
 // that declares something costs a plugin build (about half a second), so
-// by default it runs every 12th program; GNNLAB_DIFF_COMPILED=all runs
-// them all. Cells the tier does not compile run interpreted, as in
+// by default it runs every 12th program (not under -race unless
+// GNNLAB_DIFF_COMPILED is set); GNNLAB_DIFF_COMPILED=all runs them all. Cells the tier does not compile run interpreted, as in
 // TestDifferential; the log says how many declarations compiled.
 func TestDifferentialCompiled(t *testing.T) {
 	if _, err := compiled.Detect(); err != nil {
 		t.Skipf("no compiled tier here: %v", err)
+	}
+	if raceEnabled && os.Getenv("GNNLAB_DIFF_COMPILED") == "" {
+		// Each cell's plugin is built with -race too (a plugin must match
+		// its host): the corpus would take minutes; TestCompiled* check
+		// the tier under the race detector.
+		t.Skip("under -race: set GNNLAB_DIFF_COMPILED=some or all to run it")
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "diff", "*.go"))
 	if err != nil || len(files) == 0 {

@@ -1,9 +1,3 @@
-// Package cellrt is the runtime that compiled cells link: the interrupt
-// flag their loops and functions check, and os.Exit's replacement. The
-// session's compiled tier (interp/internal/compiled) generates the calls;
-// nothing else should import it. It is not internal because a cell's
-// plugin is built in a module of its own, which may not import the
-// checkout's internal packages.
 package cellrt
 
 import (
