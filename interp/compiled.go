@@ -122,6 +122,11 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 	}
 	if res.Notice != "" {
 		s.compiledNotice(res.Kind, res.Notice)
+		if res.Kind == "load" {
+			// Every later plugin would fail alike (the binary does not
+			// match the checkout): stop building them.
+			cs.broken = res.Notice
+		}
 	}
 	if res.Plugin != nil {
 		cs.plugins = append(cs.plugins, res.Plugin)
