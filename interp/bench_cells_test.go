@@ -104,6 +104,19 @@ func TestCellsSpeed(t *testing.T) {
 	}
 	stmtOff, stmtOn := stmt(plain), stmt(comp)
 
+	// Memory: the resident size grows with each plugin (they cannot be
+	// unloaded); redefine one function 20 times.
+	rss0 := residentMiB()
+	const redefs = 20
+	var later time.Duration
+	for i := range redefs {
+		if _, err := evalCell(t, comp, fmt.Sprintf("func redefined(n int) int { return n + %d }", i)); err != nil {
+			t.Fatal(err)
+		}
+		later += comp.compiled.last
+	}
+	perRedef := (residentMiB() - rss0) / redefs
+
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
 	var b strings.Builder
 	b.WriteString("| program | go run | interpreted cell | compiled cell | interpreted / go run | compiled / go run | compiled without interrupt checks / go run | cell build+load | same output |\n|---|---|---|---|---|---|---|---|---|\n")
@@ -116,6 +129,7 @@ func TestCellsSpeed(t *testing.T) {
 			float64(r.interp)/float64(r.goRun), float64(r.compd)/float64(r.goRun), float64(r.bare)/float64(r.goRun), lat, r.same)
 	}
 	fmt.Fprintf(&b, "\nstatement-only cell (x := 1; x++), best of 20: %s with the tier off, %s with it on\n", ms(stmtOff), ms(stmtOn))
+	fmt.Fprintf(&b, "a one-function cell, redefined %d times: build+load %s on average, resident memory +%.1f MiB per redefinition\n", redefs, ms(later/redefs), perRedef)
 	fmt.Print(b.String())
 	for _, r := range rows {
 		if !r.same {
@@ -136,4 +150,18 @@ func splitElapsed(t *testing.T, out string) (string, time.Duration) {
 		t.Fatal(err)
 	}
 	return out[:i], time.Duration(ns)
+}
+
+// residentMiB is the process's resident set size (Linux), or 0.
+func residentMiB() float64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseFloat(f[1], 64)
+	return pages * float64(os.Getpagesize()) / (1 << 20)
 }

@@ -18,6 +18,10 @@ const pkgMark = "\x00pkg\x00"
 // offset from of tf), and replaces os.Exit and log.Fatal*, which would
 // end the worker, and os.Args, which are the worker's.
 //
+// A counted loop whose body is straight-line code ("for i := 0; i < n;
+// i++") tests its counter and checks every 4,096 iterations, or not at
+// all inside another loop, whose back-edge check then stops it.
+//
 // A function gets the check at its entry only if it calls something that
 // may come back to cell code (a method, a function of the cell, a
 // function value): a leaf such as a small method of a vector type ends
@@ -34,6 +38,31 @@ func instrument(text string, from int, tf *token.File, d ast.Decl, imports map[s
 			edits = append(edits, ins{at: tf.Offset(b.Lbrace) + 1 - from, text: rtName + ".Check(); "})
 		}
 	}
+	// Loops inside another loop of the same function: a counted leaf
+	// loop there needs no check of its own, the enclosing loop's
+	// back-edge stops it (at most one run of it later).
+	nested := map[ast.Node]bool{}
+	var stack []ast.Node
+	ast.Inspect(d, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		switch n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			for i := len(stack) - 1; i >= 0; i-- {
+				if _, ok := stack[i].(*ast.FuncLit); ok {
+					break
+				}
+				switch stack[i].(type) {
+				case *ast.ForStmt, *ast.RangeStmt:
+					nested[n] = true
+				}
+			}
+		}
+		stack = append(stack, n)
+		return true
+	})
 	ast.Inspect(d, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncDecl:
@@ -45,7 +74,9 @@ func instrument(text string, from int, tf *token.File, d ast.Decl, imports map[s
 				check(n.Body)
 			}
 		case *ast.ForStmt:
-			if v := countedLeaf(n, imports); v != "" && checks {
+			if v := countedLeaf(n, imports); v != "" && nested[n] {
+				break
+			} else if v != "" && checks {
 				// One test of a register instead of a load of the flag
 				// each iteration: the loop still stops within 4,096.
 				edits = append(edits, ins{at: tf.Offset(n.Body.Lbrace) + 1 - from, text: "if " + v + "&4095 == 0 { " + rtName + ".Check() }; "})

@@ -33,6 +33,8 @@ func TestInstrument(t *testing.T) {
 		// a float counter is not a counted loop: the plain check
 		{"func c(n float64) { for x := 0.0; x < n; x++ { } }", "func c(n float64) { for x := 0.0; x < n; x++ {gnnlabrt.Check();  } }"},
 		{"func r(xs []int) { for range xs { } }", "func r(xs []int) { for range xs {gnnlabrt.Check();  } }"},
+		// a counted leaf loop inside a loop: the outer back-edge checks
+		{"func m(n int) { for j := 0; j < n; j++ { for k := 0; k < n; k++ { } } }", "func m(n int) { for j := 0; j < n; j++ {gnnlabrt.Check();  for k := 0; k < n; k++ { } } }"},
 		{"func e() { os.Exit(3) }", "func e() { gnnlabrt.Exit(3) }"},
 		{"func a() []string { return os.Args }", "func a() []string { return gnnlabrt.Args }"},
 	} {
