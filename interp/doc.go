@@ -684,7 +684,8 @@
 // compiled type or variable used by a later cell after statements ran
 // makes that cell interpreted (declaring it again would make another
 // type, or lose the variable's value). Each compiled cell costs a plugin
-// build (0.3 to 1 s) and stays loaded: plugins cannot be unloaded.
+// build (0.3 to 1 s) and stays loaded (about 2.5 MiB): plugins cannot be
+// unloaded, so after 160 compiled cells later ones run interpreted.
 //
 // BUG(interp): A compiled function keeps what it printed until it
 // returns where the session's stdout is not the process's (it is copied
