@@ -132,7 +132,8 @@ func checkout() (string, error) {
 // goBin finds the go command of the toolchain that built the binary:
 // GOROOT's (when the toolchain is where it was), else the one on PATH.
 func goBin() (string, error) {
-	if root := runtime.GOROOT(); root != "" { //nolint:staticcheck // the build's GOROOT is what we want
+	//lint:ignore SA1019 the GOROOT of the build is the toolchain a plugin needs
+	if root := runtime.GOROOT(); root != "" {
 		p := filepath.Join(root, "bin", "go")
 		if _, err := os.Stat(p); err == nil {
 			return p, nil

@@ -587,11 +587,10 @@ func declStart(d ast.Decl) token.Pos {
 func freeNames(d ast.Decl) []string {
 	seen := map[string]bool{}
 	var out []string
-	local := map[*ast.Object]bool{}
 	ast.Inspect(d, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.SelectorExpr:
-			ast.Inspect(n.X, func(m ast.Node) bool { return visitIdent(m, seen, &out, local) })
+			ast.Inspect(n.X, func(m ast.Node) bool { return visitIdent(m, seen, &out) })
 			return false
 		case *ast.KeyValueExpr:
 			// A key may be a field name; take it only if it may be a
@@ -604,23 +603,23 @@ func freeNames(d ast.Decl) []string {
 				if part != nil && !reflect.ValueOf(part).IsNil() {
 					ast.Inspect(part, func(m ast.Node) bool {
 						if s, ok := m.(*ast.SelectorExpr); ok {
-							ast.Inspect(s.X, func(m ast.Node) bool { return visitIdent(m, seen, &out, local) })
+							ast.Inspect(s.X, func(m ast.Node) bool { return visitIdent(m, seen, &out) })
 							return false
 						}
-						return visitIdent(m, seen, &out, local)
+						return visitIdent(m, seen, &out)
 					})
 				}
 			}
 			return false
 		case *ast.Ident:
-			visitIdent(n, seen, &out, local)
+			visitIdent(n, seen, &out)
 		}
 		return true
 	})
 	return out
 }
 
-func visitIdent(n ast.Node, seen map[string]bool, out *[]string, _ map[*ast.Object]bool) bool {
+func visitIdent(n ast.Node, seen map[string]bool, out *[]string) bool {
 	id, ok := n.(*ast.Ident)
 	if !ok {
 		return true
