@@ -7,7 +7,7 @@ type Pool struct {
 	Results chan int
 }
 
-func (p *Pool) work() {
+func (p *Pool) Work() {
 	for j := range p.Jobs {
 		p.Results <- j * j
 	}
@@ -16,7 +16,7 @@ func (p *Pool) work() {
 
 func main() {
 	p := &Pool{Jobs: make(chan int, 4), Results: make(chan int, 4)}
-	go p.work()
+	go p.Work()
 	for i := 1; i <= 3; i++ {
 		p.Jobs <- i
 	}
