@@ -62,6 +62,11 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 	if cs.broken != "" {
 		return cell, done, nil
 	}
+	if s.debug.Load() != nil && (strings.Contains(cell, "func") || strings.Contains(cell, "type") || strings.Contains(cell, "var")) {
+		// Breakpoints and steps need the interpreter (breakpoint.go).
+		s.compiledNotice("debug", "the debugger is on: declarations run interpreted while it is, so that breakpoints and steps reach them (functions compiled before stay compiled)")
+		return cell, done, nil
+	}
 	if len(cs.plugins) >= maxPlugins {
 		cs.broken = fmt.Sprintf("the session has loaded %d compiled cells (about %d MiB, which plugins keep: they cannot be unloaded); %%restart, then %%replay, frees them", len(cs.plugins), len(cs.plugins)*5/2)
 		s.compiledNotice("memory", cs.broken)

@@ -433,8 +433,12 @@
 // ran, they are declared again, interpreted, in that cell. %compiled shows
 // how each declaration runs and why.
 //
-// Compiled code checks an interrupt flag at every function entry and loop
-// back-edge (package interp/cellrt), so an interrupt ends a compiled loop
+// While the debugger is on (SetDebug), declarations run interpreted, so
+// that breakpoints and steps reach them; functions compiled before stay
+// compiled and are stepped over.
+//
+// Compiled code checks an interrupt flag at function entries and loop
+// back-edges (package interp/cellrt), so an interrupt ends a compiled loop
 // at once and the session keeps its state. A panic in compiled code is
 // the cell's error, with Go's message. os.Exit, log.Fatal* and os.Args
 // behave as in interpreted cells. Where the session's stdout is not the
