@@ -198,3 +198,27 @@ func TestCompiledMagic(t *testing.T) {
 		t.Errorf("%%compiled sideways: no error")
 	}
 }
+
+func TestCompiledVariables(t *testing.T) {
+	s, out, errw := compiledSession(t)
+	cells := []string{
+		"import \"fmt\"\nvar total int\nfunc add(n int) { total += n }",
+		"add(2)\np := &total\n*p += 3\ntotal++\nfmt.Sscan(\"7\", &total)\nadd(1)\nfmt.Println(total, *p)",
+		// variables alone are not worth a plugin: interpreted, no notice
+		"var name string\nfmt.Sscan(\"bob\", &name)\nfmt.Println(name)",
+	}
+	for _, c := range cells {
+		if _, err := evalCell(t, s, c); err != nil {
+			t.Fatalf("%q: %v (%s)", c, err, errw)
+		}
+	}
+	if want := "8 8\nbob\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+	if !compiledIn(s, 1)["total"] || compiledIn(s, 3)["name"] {
+		t.Errorf("compiled: %v in cell 1, %v in cell 3; want total only", compiledIn(s, 1), compiledIn(s, 3))
+	}
+	if errw.Len() != 0 {
+		t.Errorf("stderr: %q", errw)
+	}
+}

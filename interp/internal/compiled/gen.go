@@ -210,7 +210,7 @@ func (t *Tier) generate(name string, all []*def, df *ast.File, imports map[strin
 				fmt.Fprintf(&b, "\t%q: %s.ValueOf((*%s)(nil)),\n", "T"+n, refName, n)
 				binds = append(binds, fmt.Sprintf("type %s = %s.T%s", n, alias, n))
 			case d.kind == token.VAR:
-				fmt.Fprintf(&b, "\t%q: %s.ValueOf(&%s).Elem(),\n", "V"+n, refName, n)
+				fmt.Fprintf(&b, "\t%q: %s.ValueOf(&%s),\n", "P"+n, refName, n)
 			}
 		}
 	}

@@ -277,7 +277,9 @@ func (t *Tier) qualify(unresolved []*ast.Ident, off func(token.Pos) int, edits *
 			continue
 		}
 		alias := edits.alias(d.pkg)
-		edits.replace(off(id.Pos()), off(id.End()), alias+".V"+id.Name)
+		// Through a pointer: yaegi cannot take the address of a
+		// compiled package's variable, but can of *p.
+		edits.replace(off(id.Pos()), off(id.End()), "(*"+alias+".P"+id.Name+")")
 	}
 }
 
@@ -296,7 +298,10 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 		for _, n := range nd.names {
 			declared[n] = true
 		}
-		if nd.kind == token.FUNC || nd.kind == token.TYPE || nd.kind == token.VAR {
+		// Functions and types are worth a plugin; a cell of variables
+		// and constants alone is not (it would cost a build and gain
+		// nothing: its initialisers run once).
+		if nd.kind == token.FUNC || nd.kind == token.TYPE {
 			worth = true
 		}
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" {
