@@ -669,7 +669,8 @@
 // of the cell; a line starting with % or ! in the first column, where a
 // top-level Go statement could start (not inside a string literal, a
 // comment, brackets or a block, nor continuing a statement), is a line
-// magic (%time, %timeit, %who, %reset, %env, %gpu, %go, %help, !command) run
+// magic (%time, %timeit, %who, %reset, %env, %gpu, %go, %compiled, %help,
+// !command) run
 // between the Go pieces around it. Magics that need the frontend's list
 // of cells (%history, %replay, %restart) fail here with ErrFrontendMagic;
 // the kernel, the REPL and the notebook runner run them through package
