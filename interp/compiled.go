@@ -2,11 +2,14 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/token"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +40,9 @@ type compiledState struct {
 	plugins  []*compiled.Plugin
 	last     time.Duration // build and load of the last compiled cell
 	out      *stdoutCapture
+	// frames are the cell lines of the compiled functions a panic went
+	// through, innermost first ("cell[N]:L: in f").
+	frames []string
 }
 
 // CompiledOff turns the compiled tier off for sessions that start after
@@ -47,18 +53,23 @@ var CompiledOff = os.Getenv("GNNLAB_COMPILED") == "off"
 // compiledCell is the hook of Eval: it compiles what it can of cell n
 // and returns the cell for the interpreter. done ends the cell's
 // interrupt watch.
-func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string, func(), error) {
+func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string, func(*error), error) {
 	cs := &s.compiled
 	if !cs.init {
 		cs.init = true
 		cs.off = CompiledOff && !cs.force
 	}
 	if cs.off {
-		return cell, func() {}, nil
+		return cell, func(*error) {}, nil
 	}
 	cellrt.Interrupt(false)
 	stop := context.AfterFunc(ctx, func() { cellrt.Interrupt(true) })
-	done := func() { stop() }
+	cs.frames = nil
+	lines := strings.Count(cell, "\n") + 1
+	done := func(err *error) {
+		stop()
+		s.compiledFrames(*err, n, lines)
+	}
 	if cs.broken != "" {
 		return cell, done, nil
 	}
@@ -185,17 +196,86 @@ func (s *Session) useCompiled(i *yaegi.Interpreter) error {
 // stdout is not the process's, each function is wrapped so that what
 // compiled code prints reaches it.
 func (s *Session) pluginExports(p *compiled.Plugin) yaegi.Exports {
-	syms := p.Symbols
-	if out := s.compiled.out; out != nil {
-		syms = map[string]reflect.Value{}
-		for k, v := range p.Symbols {
-			if v.Kind() == reflect.Func && strings.HasPrefix(k, "F") {
-				v = out.wrap(v)
-			}
-			syms[k] = v
+	syms := map[string]reflect.Value{}
+	for k, v := range p.Symbols {
+		if v.Kind() == reflect.Func && strings.HasPrefix(k, "F") {
+			v = s.wrapCompiled(v)
 		}
+		syms[k] = v
 	}
 	return yaegi.Exports{p.Key: syms}
+}
+
+// wrapCompiled wraps a compiled function for the interpreter: a panic
+// leaves the cell lines of the compiled frames it went through (the
+// error's traceback shows them), and where the session's stdout is not
+// the process's, what the function prints is copied to it.
+func (s *Session) wrapCompiled(fn reflect.Value) reflect.Value {
+	t := fn.Type()
+	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+		if out := s.compiled.out; out != nil {
+			out.begin()
+			defer out.end()
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				if s.compiled.frames == nil {
+					s.compiled.frames = cellFrames()
+				}
+				panic(r)
+			}
+		}()
+		if t.IsVariadic() {
+			return fn.CallSlice(args)
+		}
+		return fn.Call(args)
+	})
+}
+
+// cellFrames returns the frames of compiled cell code on the stack of a
+// panic being recovered, as "cell[N]:L: in name".
+func cellFrames() []string {
+	pc := make([]uintptr, 64)
+	n := runtime.Callers(3, pc)
+	frames := runtime.CallersFrames(pc[:n])
+	var out []string
+	for {
+		f, more := frames.Next()
+		if filepath.Base(f.File) == cellFile {
+			name := f.Function
+			if i := strings.LastIndexByte(name, '/'); i >= 0 {
+				name = name[i+1:]
+			}
+			if _, rest, ok := strings.Cut(name, "."); ok {
+				name = rest
+			}
+			out = append(out, cellPos(f.Line, 0)+": in "+name)
+		}
+		if !more {
+			break
+		}
+	}
+	return out
+}
+
+// compiledFrames puts the compiled frames of a panic into the cell's
+// error, ahead of the interpreter's, less those of the wrappers the tier
+// added after the cell's last line (of lines).
+func (s *Session) compiledFrames(err error, n, lines int) {
+	var e *Error
+	if len(s.compiled.frames) == 0 || !errors.As(err, &e) || (e.Name != namePanic && e.Name != nameRuntime) || len(e.Traceback) == 0 {
+		return
+	}
+	tb := append([]string{e.Traceback[0]}, s.compiled.frames...)
+	for _, l := range e.Traceback[1:] {
+		var c, line int
+		if _, err := fmt.Sscanf(l, "cell[%d]:%d:", &c, &line); err == nil && c == n && line > lines {
+			continue
+		}
+		tb = append(tb, l)
+	}
+	e.Traceback = tb
+	s.compiled.frames = nil
 }
 
 // compiledExit is os.Exit in compiled code: as in interpreted code
@@ -234,18 +314,6 @@ type stdoutCapture struct {
 	depth int
 	f     *os.File
 	saved *os.File
-}
-
-func (c *stdoutCapture) wrap(fn reflect.Value) reflect.Value {
-	t := fn.Type()
-	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
-		c.begin()
-		defer c.end()
-		if t.IsVariadic() {
-			return fn.CallSlice(args)
-		}
-		return fn.Call(args)
-	})
 }
 
 func (c *stdoutCapture) begin() {

@@ -69,6 +69,7 @@ func TestCompiledCells(t *testing.T) {
 		out      string
 		compiled []string // names compiled by this cell
 		err      string   // part of the error, "" for none
+		trace    []string // lines the error's traceback must hold
 	}{
 		{cell: "import \"fmt\"\nfunc fib(n int) int {\n\tif n < 2 {\n\t\treturn n\n\t}\n\treturn fib(n-1) + fib(n-2)\n}\nfmt.Println(fib(20))", out: "6765\n", compiled: []string{"fib"}},
 		// Types with their methods, state in a package-level variable
@@ -83,6 +84,8 @@ func TestCompiledCells(t *testing.T) {
 		// A panic in compiled code is the cell's error; the session stays.
 		{cell: "func main() {\n\tvar a []int\n\tfmt.Println(a[3])\n}", err: "index out of range [3] with length 0"},
 		{cell: "func deref() int {\n\tvar p *int\n\treturn *p\n}\nderef()", err: "nil pointer dereference", compiled: []string{"deref"}},
+		{cell: "func inner(a []int) int {\n\treturn a[5]\n}\nfunc outer() int {\n\treturn inner(nil) + 1\n}\nouter()", err: "index out of range [5] with length 0", compiled: []string{"inner", "outer"},
+			trace: []string{"cell[9]:2: in inner", "cell[9]:5: in outer"}},
 		{cell: "fmt.Println(Count)", out: "12\n"},
 	}
 	for i, st := range steps {
@@ -93,6 +96,15 @@ func TestCompiledCells(t *testing.T) {
 			t.Fatalf("cell %d: %v (stderr %q)", i+1, err, errw.String())
 		case st.err != "" && (err == nil || !strings.Contains(err.Error(), st.err)):
 			t.Fatalf("cell %d: error %v, want one holding %q", i+1, err, st.err)
+		}
+		var e *Error
+		if errors.As(err, &e) {
+			tb := strings.Join(e.Traceback, "\n")
+			for _, l := range st.trace {
+				if !strings.Contains(tb, l) {
+					t.Errorf("cell %d: traceback\n%s\nwant a line %q", i+1, tb, l)
+				}
+			}
 		}
 		if out.String() != st.out {
 			t.Errorf("cell %d printed %q, want %q", i+1, out.String(), st.out)

@@ -229,7 +229,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	s.count++
 	n := s.count
 	cell, compiledDone, err := s.compiledCell(ctx, n, cell) // compiled.go
-	defer compiledDone()
+	defer compiledDone(&err)
 	if err != nil {
 		return Result{}, err
 	}
