@@ -440,7 +440,8 @@
 // Compiled code checks an interrupt flag at function entries and loop
 // back-edges (package interp/cellrt), so an interrupt ends a compiled loop
 // at once and the session keeps its state. A panic in compiled code is
-// the cell's error, with Go's message. os.Exit, log.Fatal* and os.Args
+// the cell's error, with Go's message; its traceback names the cell lines
+// of the compiled functions the panic went through. os.Exit, log.Fatal* and os.Args
 // behave as in interpreted cells. Where the session's stdout is not the
 // process's (tests, embedding), what compiled functions print is copied
 // to it when they return.
