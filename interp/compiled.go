@@ -126,6 +126,10 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 		StmtSrc: pc.stmtSrc, StmtBase: pc.stmtBase,
 		HasStmts: pc.hasStmts,
 		Imports:  imps,
+		Module: func(path string) bool {
+			_, ok := s.modPackage(path)
+			return ok
+		},
 		Interpreted: func(name string) bool {
 			if s.knows(name) {
 				return true
@@ -419,4 +423,13 @@ func (s *Session) compiledMagic(args string) error {
 // run it). It returns how long it took.
 func WarmCompiled(ctx context.Context) (time.Duration, error) {
 	return compiled.Warm(ctx)
+}
+
+// closeCompiled removes the tier's module (the loaded plugins stay).
+func (s *Session) closeCompiled() {
+	if t := s.compiled.tier; t != nil {
+		_ = t.Close()
+		s.compiled.tier = nil
+		s.compiled.broken = "the session is closed"
+	}
 }

@@ -33,11 +33,7 @@ func compiledSession(t *testing.T) (*Session, *bytes.Buffer, *bytes.Buffer) {
 		t.Fatal(err)
 	}
 	s.compiled.force = true
-	t.Cleanup(func() {
-		if s.compiled.tier != nil {
-			s.compiled.tier.Close()
-		}
-	})
+	t.Cleanup(func() { s.Close() })
 	return s, &out, &errw
 }
 
@@ -232,5 +228,27 @@ func TestCompiledVariables(t *testing.T) {
 	}
 	if errw.Len() != 0 {
 		t.Errorf("stderr: %q", errw)
+	}
+}
+
+// TestCompiledModule: a cell that imports a package of a module added by
+// %go get runs interpreted, with the notice.
+func TestCompiledModule(t *testing.T) {
+	needGo(t)
+	dir := t.TempDir()
+	writeTree(t, dir, greetModule)
+	s, out, errw := compiledSession(t)
+	if _, err := evalCell(t, s, "%go get "+dir); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if _, err := evalCell(t, s, "import \"fmt\"\nimport \"example.com/greet\"\nfunc hi() string { return greet.Hello(\"go\") }\nfmt.Println(hi())"); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "hello, go\n" {
+		t.Errorf("printed %q, want %q", out.String(), "hello, go\n")
+	}
+	if want := "gnnlab: running interpreted (not compiled): it imports example.com/greet, of a module that %go get added: compiled cells cannot link those yet\n"; errw.String() != want {
+		t.Errorf("stderr %q, want %q", errw.String(), want)
 	}
 }

@@ -33,6 +33,9 @@ type Cell struct {
 	// Interpreted reports whether an earlier, interpreted cell declared
 	// name.
 	Interpreted func(name string) bool
+	// Module reports whether an import path is a package of a module
+	// that %go get added (not in the cells' module).
+	Module func(path string) bool
 }
 
 // Result is what the session runs instead of the cell.
@@ -314,6 +317,15 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 	for _, is := range df.Imports {
 		if n := importName(is, ""); n == "." {
 			return Result{}, "a dot import stays interpreted", "dot"
+		}
+	}
+	if c.Module != nil {
+		for _, nd := range own {
+			for _, n := range nd.deps {
+				if p := imports[n]; p != "" && c.Module(p) {
+					return Result{}, fmt.Sprintf("it imports %s, of a module that %%go get added: compiled cells cannot link those yet", p), "module"
+				}
+			}
 		}
 	}
 	for _, nd := range own {
