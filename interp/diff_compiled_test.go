@@ -2,6 +2,7 @@ package interp
 
 import (
 	"errors"
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,6 +86,10 @@ func TestDifferentialCompiled(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// Compiled programs change the process's standard logger
+				// (log.SetOutput, SetFlags): restore it for the tests after.
+				lw, lf, lp := log.Writer(), log.Flags(), log.Prefix()
+				defer func() { log.SetOutput(lw); log.SetFlags(lf); log.SetPrefix(lp) }()
 				var sess *Session
 				got := sessionRun(t, cells, func(s *Session) {
 					s.compiled.force = true

@@ -693,6 +693,11 @@
 // build (0.3 to 1 s) and stays loaded (about 2.5 MiB): plugins cannot be
 // unloaded, so after 160 compiled cells later ones run interpreted.
 //
+// BUG(interp): Compiled code shares the worker's standard library: what
+// it changes there (log.SetOutput, flag.CommandLine, a package's
+// variables) changes it for the whole process, interpreted cells
+// included, where interpreted cells have their own log and os streams.
+//
 // BUG(interp): A compiled function keeps what it printed until it
 // returns where the session's stdout is not the process's (it is copied
 // then); in the worker, compiled and interpreted code print to the same
