@@ -98,6 +98,7 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 		}
 		cs.tier.NoChecks = cs.noChecks
 		cellrt.ExitHook = s.compiledExit
+		cellrt.Stdin = s.stdin
 		if s.stdout != io.Writer(os.Stdout) {
 			out := &stdoutCapture{w: s.stdout}
 			cs.out = out

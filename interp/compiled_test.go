@@ -252,3 +252,24 @@ func TestCompiledModule(t *testing.T) {
 		t.Errorf("stderr %q, want %q", errw.String(), want)
 	}
 }
+
+// TestCompiledStdin: compiled code reads the session's input.
+func TestCompiledStdin(t *testing.T) {
+	if _, err := compiled.Detect(); err != nil {
+		t.Skipf("no compiled tier here: %v", err)
+	}
+	var out bytes.Buffer
+	s, err := New(Options{Stdout: &out, Stderr: &out, Stdin: strings.NewReader("41\nbob\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.compiled.force = true
+	t.Cleanup(func() { s.Close() })
+	cell := "import (\n\t\"bufio\"\n\t\"fmt\"\n\t\"os\"\n)\nfunc read() (int, string) {\n\tvar n int\n\tfmt.Scanln(&n)\n\tname, _ := bufio.NewReader(os.Stdin).ReadString('\\n')\n\treturn n, name\n}\nfmt.Println(read())"
+	if _, err := evalCell(t, s, cell); err != nil {
+		t.Fatal(err)
+	}
+	if want := "41 bob\n\n"; out.String() != want || !compiledIn(s, 1)["read"] {
+		t.Errorf("printed %q (read compiled: %v), want %q", out.String(), compiledIn(s, 1)["read"], want)
+	}
+}

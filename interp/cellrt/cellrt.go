@@ -2,7 +2,9 @@ package cellrt
 
 import (
 	"fmt"
+	"io"
 	"log"
+	"os"
 	"sync/atomic"
 )
 
@@ -34,6 +36,20 @@ func Interrupt(on bool) { stop.Store(on) }
 // ExitHook is what os.Exit does in compiled cells: the session sets it so
 // that the cell ends and the worker stays.
 var ExitHook func(code int)
+
+// Stdin is os.Stdin in compiled cells: the session's input (in a
+// notebook, the frontend's input box), an io.Reader as in interpreted
+// cells.
+var Stdin io.Reader = os.Stdin
+
+// Scan, Scanln and Scanf are fmt's, reading Stdin.
+func Scan(a ...any) (int, error) { return fmt.Fscan(Stdin, a...) }
+
+// Scanln is fmt.Scanln of compiled cells.
+func Scanln(a ...any) (int, error) { return fmt.Fscanln(Stdin, a...) }
+
+// Scanf is fmt.Scanf of compiled cells.
+func Scanf(format string, a ...any) (int, error) { return fmt.Fscanf(Stdin, format, a...) }
 
 // Args is os.Args in compiled cells: what a program run by go run sees
 // without arguments, as in interpreted cells.

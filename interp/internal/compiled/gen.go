@@ -16,7 +16,8 @@ const pkgMark = "\x00pkg\x00"
 // instrument inserts the interrupt check at the entry of every function
 // and the top of every loop body of declaration d (whose text starts at
 // offset from of tf), and replaces os.Exit and log.Fatal*, which would
-// end the worker, and os.Args, which are the worker's.
+// end the worker, and os.Args, os.Stdin and fmt.Scan*, which are the
+// worker's (a cell's input is the session's).
 //
 // A counted loop whose body is straight-line code ("for i := 0; i < n;
 // i++") tests its counter and checks every 4,096 iterations, or not at
@@ -92,7 +93,9 @@ func instrument(text string, from int, tf *token.File, d ast.Decl, imports map[s
 			}
 			repl := ""
 			switch {
-			case x.Name == "os" && (n.Sel.Name == "Exit" || n.Sel.Name == "Args"):
+			case x.Name == "os" && (n.Sel.Name == "Exit" || n.Sel.Name == "Args" || n.Sel.Name == "Stdin"):
+				repl = rtName + "." + n.Sel.Name
+			case x.Name == "fmt" && (n.Sel.Name == "Scan" || n.Sel.Name == "Scanln" || n.Sel.Name == "Scanf"):
 				repl = rtName + "." + n.Sel.Name
 			case x.Name == "log" && strings.HasPrefix(n.Sel.Name, "Fatal"):
 				repl = rtName + "." + n.Sel.Name
@@ -188,6 +191,9 @@ func (t *Tier) generate(name string, all []*def, df *ast.File, imports map[strin
 	}
 	if used["log"] {
 		b.WriteString("var _ = log.Fatal\n")
+	}
+	if used["fmt"] {
+		b.WriteString("var _ = fmt.Sprint\n")
 	}
 	for _, d := range all {
 		b.WriteString(d.src + "\n\n")
