@@ -441,10 +441,11 @@
 // back-edges (package interp/cellrt), so an interrupt ends a compiled loop
 // at once and the session keeps its state. A panic in compiled code is
 // the cell's error, with Go's message; its traceback names the cell lines
-// of the compiled functions the panic went through. os.Exit, log.Fatal* and os.Args
-// behave as in interpreted cells. Where the session's stdout is not the
-// process's (tests, embedding), what compiled functions print is copied
-// to it when they return.
+// of the compiled functions the panic went through. os.Exit, log.Fatal*,
+// os.Args, os.Stdin and fmt.Scan* behave as in interpreted cells (the
+// generated code calls package cellrt's). Where the session's stdout is
+// not the process's (tests, embedding), what compiled functions print is
+// copied to it when they return.
 //
 // # Errors of interpreted types
 //
