@@ -199,6 +199,16 @@ func (t *Tier) generate(name string, all []*def, df *ast.File, imports map[strin
 		b.WriteString(d.src + "\n\n")
 	}
 	alias := "gnnlab" + name
+	// Generic types are not bound in the interpreter: a function whose
+	// signature names one is not either.
+	generic := map[string]bool{}
+	for _, d := range all {
+		if d.generic && d.kind == token.TYPE {
+			for _, n := range d.names {
+				generic[n] = true
+			}
+		}
+	}
 	fmt.Fprintf(&b, "//line :1\n// Symbols is what the interpreter reaches.\nvar Symbols = map[string]map[string]%s.Value{%q: {\n", refName, ModPath+"/"+name+"/"+name)
 	for _, d := range all {
 		if d.generic {
@@ -209,12 +219,18 @@ func (t *Tier) generate(name string, all []*def, df *ast.File, imports map[strin
 			case n == "_" || n == "init" || d.method:
 			case d.kind == token.FUNC:
 				fmt.Fprintf(&b, "\t%q: %s.ValueOf(%s),\n", "F"+n, refName, n)
-				if d.sigSrc != "" {
+				if d.sigSrc != "" && !mentions(d.fn.Type, generic) {
 					binds = append(binds, strings.ReplaceAll(d.sigSrc, pkgMark, alias))
 				}
 			case d.kind == token.TYPE:
 				fmt.Fprintf(&b, "\t%q: %s.ValueOf((*%s)(nil)),\n", "T"+n, refName, n)
+				// Under its own name too: the session's type checker finds
+				// a compiled type of a value by its name (typesof.go).
+				fmt.Fprintf(&b, "\t%q: %s.ValueOf((*%s)(nil)),\n", n, refName, n)
 				binds = append(binds, fmt.Sprintf("type %s = %s.T%s", n, alias, n))
+			case d.kind == token.CONST && d.bindConst:
+				fmt.Fprintf(&b, "\t%q: %s.ValueOf(%s),\n", "C"+n, refName, n)
+				binds = append(binds, fmt.Sprintf("var %s = %s.C%s", n, alias, n))
 			case d.kind == token.VAR:
 				fmt.Fprintf(&b, "\t%q: %s.ValueOf(&%s),\n", "P"+n, refName, n)
 			}
@@ -367,4 +383,16 @@ func countedLeaf(f *ast.ForStmt, imports map[string]string) string {
 		return ""
 	}
 	return v.Name
+}
+
+// mentions reports whether node uses one of names.
+func mentions(node ast.Node, names map[string]bool) bool {
+	found := false
+	ast.Inspect(node, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && names[id.Name] {
+			found = true
+		}
+		return !found
+	})
+	return found
 }

@@ -71,6 +71,10 @@ type def struct {
 	effects bool   // a var initialised by a call
 	sigSrc  string // a function's wrapper, for the interpreter ("" if none)
 	orig    string // the declaration as written
+	// bindConst says that a constant is of a compiled type: the
+	// interpreter gets its value from the plugin.
+	bindConst bool
+	decl      ast.Decl
 	// unexported is a field or method that interpreted code could not
 	// reach in a compiled type.
 	unexported string
@@ -191,7 +195,11 @@ func (t *Tier) Compile(ctx context.Context, c Cell) (Result, error) {
 				continue
 			}
 			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
-				continue // constants stay in the interpreter's text too
+				// Constants stay in the interpreter's text too, unless
+				// they are of a compiled type (bound to the plugin's).
+				if names := declNames(d); len(names) == 0 || t.defs[names[0]] == nil || !t.defs[names[0]].bindConst {
+					continue
+				}
 			}
 			edits.blank(declOff(declStart(d)), declOff(d.End()))
 		}
@@ -312,6 +320,18 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 		}
 	}
 	if !worth {
+		// Variables and constants of compiled types are compiled with
+		// them: yaegi mixes its own declarations with compiled types
+		// badly ("incomplete type").
+		for _, nd := range own {
+			for _, n := range nd.deps {
+				if d, ok := t.defs[n]; ok && d.kind == token.TYPE && !declared[n] {
+					worth = true
+				}
+			}
+		}
+	}
+	if !worth {
 		return Result{}, "", ""
 	}
 	for _, is := range df.Imports {
@@ -335,6 +355,27 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 		if (nd.kind == token.TYPE || nd.method) && !hasMain {
 			if n := nd.unexported; n != "" {
 				return Result{}, fmt.Sprintf("type %s has the unexported field or method %s, which interpreted cells could not reach in a compiled type (a cell with func main compiles it)", nd.names[0], n), "unexported"
+			}
+		}
+	}
+	ownTypes := map[string]bool{}
+	for _, nd := range own {
+		if nd.kind == token.TYPE {
+			for _, n := range nd.names {
+				ownTypes[n] = true
+			}
+		}
+	}
+	for _, nd := range own {
+		if nd.kind != token.CONST {
+			continue
+		}
+		if mentions(nd.decl, ownTypes) {
+			nd.bindConst = true
+		}
+		for _, n := range nd.deps {
+			if d, ok := t.defs[n]; ok && d.kind == token.TYPE && !declared[n] {
+				nd.bindConst = true
 			}
 		}
 	}
@@ -507,7 +548,7 @@ func (t *Tier) includable(d *def, n string) string {
 // newDef reads one declaration of the cell.
 func (t *Tier) newDef(c Cell, fset *token.FileSet, f *ast.File, d ast.Decl, imports map[string]string) *def {
 	tf := fset.File(f.Pos())
-	nd := &def{names: declNames(d), cell: c.N}
+	nd := &def{names: declNames(d), cell: c.N, decl: d}
 	switch d := d.(type) {
 	case *ast.FuncDecl:
 		nd.kind, nd.method = token.FUNC, d.Recv != nil
