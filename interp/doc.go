@@ -405,7 +405,10 @@
 // the plugin's own storage for each package-level variable (references to
 // it in later cells are rewritten to it). The cell's statements stay
 // interpreted; a pasted program is compiled whole, since its work is in
-// func main and the functions it calls. The tier is on by default
+// func main and the functions it calls. A cell that declares only
+// variables and constants (not of compiled types) stays interpreted: a
+// plugin would gain it nothing. Constants of compiled types are bound to
+// the plugin's values (variables, for the interpreter). The tier is on by default
 // (GNNLAB_COMPILED=off, %compiled off turn it off) and needs the go
 // command of the toolchain that built the binary and the checkout it was
 // built from (found from where the binary's sources were compiled, or
