@@ -320,12 +320,14 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 		}
 	}
 	if !worth {
-		// Variables and constants of compiled types are compiled with
-		// them: yaegi mixes its own declarations with compiled types
-		// badly ("incomplete type").
+		// Variables and constants of compiled types, or that use
+		// constants of compiled types (variables in the interpreter, so
+		// no array bounds or keys there), are compiled with them: yaegi
+		// mixes its own declarations with compiled types badly
+		// ("incomplete type").
 		for _, nd := range own {
 			for _, n := range nd.deps {
-				if d, ok := t.defs[n]; ok && d.kind == token.TYPE && !declared[n] {
+				if d, ok := t.defs[n]; ok && (d.kind == token.TYPE || d.bindConst) && !declared[n] {
 					worth = true
 				}
 			}
