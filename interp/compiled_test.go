@@ -149,8 +149,11 @@ func TestCompiledInterrupt(t *testing.T) {
 	for _, call := range []string{"spin()", "count()", "fib(80)"} {
 		out.Reset()
 		ctx, cancel := context.WithCancel(context.Background())
-		go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+		var cancelled time.Time
+		go func() { time.Sleep(300 * time.Millisecond); cancelled = time.Now(); cancel() }()
 		_, err := s.Eval(ctx, call)
+		// A timing, logged (never asserted): the target is 0.5 s.
+		t.Logf("%s: the cell ended %v after the interrupt", call, time.Since(cancelled))
 		var e *Error
 		if !errors.As(err, &e) || e.Name != nameInterrupted {
 			t.Fatalf("Eval(%s) = %v, want an interrupt", call, err)
