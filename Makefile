@@ -24,7 +24,7 @@ export GNNLAB_DATA
 endif
 
 .PHONY: all build lab venv install test lint check-generate test-go test-race \
-	test-e2e test-browser check-cuda notebooks generate bench bench-kernel clean distclean
+	test-e2e test-browser check-cuda notebooks generate bench bench-kernel bench-cells warm-cells clean distclean
 
 all: build
 
@@ -67,7 +67,7 @@ check-cuda:
 
 ## test-browser: JupyterLab with the gnnlab kernel, driven in headless Chromium.
 # install/setup-browser.sh installs Debian's chromium and playwright-core.
-test-browser: build venv
+test-browser: build venv warm-cells
 	install/setup-browser.sh
 	GNNLAB_BROWSER_TEST=1 $(GO) test -count=1 ./kernel/e2e/browser
 
@@ -122,7 +122,7 @@ test-race:
 
 ## test-e2e: Python end-to-end tests through real Jupyter clients (kernel/e2e),
 ## Jupyter Enterprise Gateway among them (install/setup-gateway-venv.sh).
-test-e2e: build venv
+test-e2e: build venv warm-cells
 	PYTHON=$(PYTHON) install/setup-gateway-venv.sh $(GW_VENV)
 	GNNLAB_BIN=$(abspath $(BIN)) GNNLAB_GATEWAY_VENV=$(abspath $(GW_VENV)) $(VPY) -m pytest kernel/e2e $(PYTEST_ARGS)
 
@@ -139,6 +139,18 @@ bench-go:
 bench-pyg:
 	install/setup-bench-venv.sh .venv-bench
 	GO=$(GO) gnnlib/nn/bench/run.sh
+
+## warm-cells: build what compiled cells link in plugin mode into the go
+## command's cache (gnnlab install does it too; minutes the first time, a
+## second after), so that a session's first compiled cell does not wait.
+warm-cells: build
+	$(BIN) install --prefix $(abspath build/warm-cells)
+
+## bench-cells: CPU-bound programs (testdata/bench) as go run, as an
+## interpreted cell and as a compiled cell, side by side: ratios and the
+## compiled cells' build+load latencies (the README's table).
+bench-cells:
+	GNNLAB_BENCH_CELLS=1 $(GO) test -count=1 -run '^TestCellsSpeed$$' -v ./interp
 
 ## bench-kernel: start time and cell round trip, gnnlab beside ipykernel, and
 ## the round trip with CurveZMQ encryption off and on.

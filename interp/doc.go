@@ -107,6 +107,61 @@
 // log.Fatal* print their message and exit with status 1. os.Args is
 // [main], a program's name and no arguments, as go run gives them.
 //
+// # Compiled cells
+//
+// A cell's declarations (functions, methods, types, variables and
+// constants) are built with the Go toolchain into a Go plugin and loaded
+// into the process (compiled.go, package interp/internal/compiled): the
+// interpreter then calls them at native speed, through a wrapper function
+// of the same signature for each function, an alias for each type, and
+// the plugin's own storage for each package-level variable (references to
+// it in later cells are rewritten to it). The cell's statements stay
+// interpreted; a pasted program is compiled whole, since its work is in
+// func main and the functions it calls. A cell that declares only
+// variables and constants (not of compiled types) stays interpreted: a
+// plugin would gain it nothing. Constants of compiled types are bound to
+// the plugin's values (variables, for the interpreter). The tier is on by default
+// (GNNLAB_COMPILED=off, %compiled off turn it off) and needs the go
+// command of the toolchain that built the binary and the checkout it was
+// built from (found from where the binary's sources were compiled, or
+// $GNNLAB_CHECKOUT); a plugin is built with the host's -race, -tags and
+// flags, in a module of the session's own that requires the checkout.
+//
+// A plugin cannot import another, so a later cell that uses what earlier
+// compiled cells declared gets them declared again in its own plugin.
+// That is exact for functions and constants; for types and variables it
+// is exact only while no statement has run since they were compiled (no
+// value of the type, no changed state can exist yet), so a cell that uses
+// a compiled type or variable after statements ran runs interpreted. A
+// cell that redeclares a function also rebuilds the compiled functions
+// that call it, so the new definition takes effect everywhere.
+//
+// Where a cell's declarations cannot compile they run interpreted, and a
+// one-line notice on stderr says why, once per kind of reason: the
+// toolchain or plugins are missing, the binary was not built from the
+// checkout, the cell uses a value an interpreted cell declared, a type has
+// unexported fields or methods (which interpreted code could not reach in
+// a compiled type; a cell with func main compiles them), a declaration is
+// generic (the interpreter cannot call a compiled generic function; again
+// a cell with func main compiles it), or the plugin did not build. When an
+// interpreted cell refers to declarations compiled since statements last
+// ran, they are declared again, interpreted, in that cell. %compiled shows
+// how each declaration runs and why.
+//
+// While the debugger is on (SetDebug), declarations run interpreted, so
+// that breakpoints and steps reach them; functions compiled before stay
+// compiled and are stepped over.
+//
+// Compiled code checks an interrupt flag at function entries and loop
+// back-edges (package interp/cellrt), so an interrupt ends a compiled loop
+// at once and the session keeps its state. A panic in compiled code is
+// the cell's error, with Go's message; its traceback names the cell lines
+// of the compiled functions the panic went through. os.Exit, log.Fatal*,
+// os.Args, os.Stdin and fmt.Scan* behave as in interpreted cells (the
+// generated code calls package cellrt's). Where the session's stdout is
+// not the process's (tests, embedding), what compiled functions print is
+// copied to it when they return.
+//
 // # Errors of interpreted types
 //
 // The fmt and log functions that print see the Error method of
@@ -349,12 +404,39 @@
 // of the cell; a line starting with % or ! in the first column, where a
 // top-level Go statement could start (not inside a string literal, a
 // comment, brackets or a block, nor continuing a statement), is a line
-// magic (%time, %timeit, %who, %reset, %env, %gpu, %go, %help, !command) run
+// magic (%time, %timeit, %who, %reset, %env, %gpu, %go, %compiled, %help,
+// !command) run
 // between the Go pieces around it. Magics that need the frontend's list
 // of cells (%history, %replay, %restart) fail here with ErrFrontendMagic;
 // the kernel, the REPL and the notebook runner run them through package
 // client. Package magic holds their syntax and lists them all with a line
 // of help each.
+//
+// BUG(interp): A stack overflow in compiled code (unbounded recursion)
+// kills the worker process, as it does a Go program: the kernel reports
+// the crash and %replay restores the session. A depth check at each
+// function entry would turn it into a cell error but costs more than the
+// interrupt check (measured: recursive Fibonacci several times slower).
+//
+// BUG(interp): A compiled type with unexported fields or methods, and a
+// generic declaration, compile only in a cell that declares func main;
+// elsewhere they run interpreted. A plugin cannot import another, so a
+// compiled type or variable used by a later cell after statements ran
+// makes that cell interpreted (declaring it again would make another
+// type, or lose the variable's value). Each compiled cell costs a plugin
+// build (0.3 to 1 s) and stays loaded (about 2.5 MiB): plugins cannot be
+// unloaded, so after 160 compiled cells later ones run interpreted.
+//
+// BUG(interp): Compiled code shares the worker's standard library: what
+// it changes there (log.SetOutput, flag.CommandLine, a package's
+// variables) changes it for the whole process, interpreted cells
+// included, where interpreted cells have their own log and os streams.
+//
+// BUG(interp): A compiled function keeps what it printed until it
+// returns where the session's stdout is not the process's (it is copied
+// then); in the worker, compiled and interpreted code print to the same
+// file as they go. println in compiled code writes to the process's
+// stderr.
 //
 // BUG(interp): Under the debugger a function value made while it was off
 // by a call (a function literal of a cell, a closure a function returned)

@@ -180,6 +180,8 @@ func (s *Session) lineMagic(ctx context.Context, name, args string) (Result, err
 		return Result{}, nil
 	case "go":
 		return Result{}, s.goMagic(ctx, args) // modules.go
+	case "compiled":
+		return Result{}, s.compiledMagic(args) // compiled.go
 	case "history", "replay", "restart":
 		e := magicError("%%%s is run by the frontend (the kernel, gnnlab repl or gnnlab run), not by the session", name)
 		return Result{}, fmt.Errorf("%w: %w", ErrFrontendMagic, e)

@@ -76,6 +76,7 @@ func (s *Session) Modules() []string {
 // Close removes the session's module folder (the downloaded modules stay
 // in the module cache). The session must not be used after it.
 func (s *Session) Close() error {
+	s.closeCompiled() // compiled.go
 	s.mods.mu.Lock()
 	defer s.mods.mu.Unlock()
 	if s.mods.dir == "" {

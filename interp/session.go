@@ -65,8 +65,9 @@ type Session struct {
 	forwards map[string]bool
 	// calls ends the blocking calls of an interrupted cell; stuck says
 	// the last interrupted cell did not stop (blocking.go).
-	calls cellStop
-	stuck bool
+	calls    cellStop
+	stuck    bool
+	compiled compiledState // the compiled tier (compiled.go)
 }
 
 type importRec struct{ name, path string }
@@ -152,6 +153,9 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 		s.dbg.rootDebug, s.dbg.rootOK = pinRootDebug(i)
 		s.dbg.rootFor = i
 	}
+	if err := s.useCompiled(i); err != nil { // compiled.go
+		return nil, fmt.Errorf("interp: compiled cells: %w", err)
+	}
 	if _, err := i.Eval(rewrite.HelperSource()); err != nil {
 		return nil, fmt.Errorf("interp: helpers: %w", err)
 	}
@@ -175,6 +179,11 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	s.count++
 	n := s.count
+	cell, compiledDone, err := s.compiledCell(ctx, n, cell) // compiled.go
+	defer compiledDone(&err)
+	if err != nil {
+		return Result{}, err
+	}
 	s.dbg.drun = s.newDebugRun(n, cell) // breakpoint.go
 	defer func() { s.dbg.drun = nil }()
 	// Positions of earlier cells are not needed again: a fresh set does

@@ -345,6 +345,9 @@ func (s *Session) checkImports(pc *parsedCell) *Error {
 			if _, ok := inspect.Packages().ByPath[p]; ok {
 				continue
 			}
+			if symtypes.IsPlugin(p) { // compiled.go
+				continue
+			}
 			mp, isMod := s.modPackage(p) // modules.go
 			if isMod && mp.why == "" {
 				s.keepSlots = true // release.go

@@ -26,6 +26,7 @@ import (
 	"syscall"
 
 	"github.com/gnnlab/gnnlab/install"
+	"github.com/gnnlab/gnnlab/interp"
 	"github.com/gnnlab/gnnlab/interp/repl"
 	"github.com/gnnlab/gnnlab/interp/runner"
 	"github.com/gnnlab/gnnlab/interp/worker"
@@ -197,6 +198,7 @@ func runInstall(args []string) int {
 	fs.BoolVar(&w.SysPrefix, "sys-prefix", false, "install into the active virtual environment ($VIRTUAL_ENV)")
 	fs.StringVar(&w.Prefix, "prefix", "", "install into `DIR`/share/jupyter/kernels")
 	gateway := fs.Bool("gateway", false, "install the kernelspec for Jupyter Enterprise Gateway ("+install.GatewayName+") instead")
+	warm := fs.Bool("warm", true, "build the packages that compiled cells link in plugin mode now, so that the first compiled cell does not wait for them")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -230,5 +232,14 @@ func runInstall(args []string) int {
 		return 1
 	}
 	fmt.Printf("installed kernelspec %s in %s\n", name, dir)
+	if *warm {
+		// A failure is not the install's: cells then run interpreted
+		// (or compile their dependencies on first use).
+		if d, err := interp.WarmCompiled(context.Background()); err != nil {
+			fmt.Fprintf(os.Stderr, "gnnlab install: compiled cells: %v\n", err)
+		} else {
+			fmt.Printf("compiled cells: plugin build cache warm (%.1f s)\n", d.Seconds())
+		}
+	}
 	return 0
 }

@@ -32,6 +32,8 @@ func All() []Magic {
 		{Name: "%gpu", Help: "show the GPU (device, memory), or why there is none"},
 		{Name: "%go get MODULE[@VERSION]", Help: "make a module's packages importable (interpreted from source; also a folder with a go.mod)"},
 		{Name: "%go list", Help: "list the modules %go get added and their packages"},
+		{Name: "%compiled on|off", Help: "turn the compiled tier (cells' declarations built as Go plugins) on or off for the session"},
+		{Name: "%compiled", Help: "show, per declaration, whether it runs compiled or interpreted and why"},
 		{Name: "%history", Frontend: true, Help: "list the cells run so far"},
 		{Name: "%replay", Frontend: true, Help: "after a worker crash, re-run the cells that had succeeded"},
 		{Name: "%restart", Frontend: true, Help: "restart the Go session with a fresh worker"},

@@ -31,6 +31,27 @@ type symbolTypes struct {
 	types map[reflect.Type]types.Type
 }
 
+// plugins holds the symbol tables of the session's compiled cells (Go
+// plugins) by import path (RegisterPlugin).
+var plugins sync.Map
+
+// RegisterPlugin makes the package of a compiled cell (a Go plugin loaded
+// by interp's compiled tier) known to the type checker, as the preloaded
+// packages are: path is its import path, name its package name.
+func RegisterPlugin(path, name string, syms map[string]reflect.Value) {
+	symTypes.mu.Lock()
+	defer symTypes.mu.Unlock()
+	symTypes.loadNames()
+	symTypes.names[path] = name
+	plugins.Store(path, syms)
+}
+
+// IsPlugin reports whether path is the import path of a compiled cell.
+func IsPlugin(path string) bool {
+	_, ok := plugins.Load(path)
+	return ok
+}
+
 var symTypes = &symbolTypes{
 	pkgs:  map[string]*types.Package{},
 	done:  map[string]bool{},
@@ -44,6 +65,9 @@ func (st *symbolTypes) table(path string) map[string]reflect.Value {
 	name, ok := st.names[path]
 	if !ok {
 		return nil
+	}
+	if t, ok := plugins.Load(path); ok {
+		return t.(map[string]reflect.Value)
 	}
 	if t, ok := symbols.Symbols[path+"/"+name]; ok {
 		return t

@@ -1,0 +1,429 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/token"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gnnlab/gnnlab/interp/cellrt"
+	"github.com/gnnlab/gnnlab/interp/internal/compiled"
+	"github.com/gnnlab/gnnlab/interp/internal/symtypes"
+	yaegi "github.com/traefik/yaegi/interp"
+)
+
+// The compiled tier (interp/internal/compiled): a cell's declarations
+// are built into a Go plugin and the interpreter calls them. This file
+// is the session's side of it: the hook in Eval, the plugins' symbols in
+// every interpreter the session makes, the notices, the interrupt flag
+// and, where the session does not print to the process's stdout, the
+// capture of what compiled code prints.
+
+// compiledState is the session's compiled tier.
+type compiledState struct {
+	tier  *compiled.Tier
+	init  bool // the first cell has decided off
+	force bool // on even under CompiledOff (tests)
+	// noChecks builds cells without interrupt checks (the benchmark
+	// measures their cost).
+	noChecks bool
+	off      bool   // %compiled off
+	broken   string // why the tier cannot work in this process ("" if it can)
+	said     map[string]bool
+	plugins  []*compiled.Plugin
+	last     time.Duration // build and load of the last compiled cell
+	out      *stdoutCapture
+	// frames are the cell lines of the compiled functions a panic went
+	// through, innermost first ("cell[N]:L: in f").
+	frames []string
+}
+
+// CompiledOff turns the compiled tier off for sessions that start after
+// it is set (tests of the interpreter alone; GNNLAB_COMPILED=off does
+// the same in a worker).
+var CompiledOff = os.Getenv("GNNLAB_COMPILED") == "off"
+
+// compiledCell is the hook of Eval: it compiles what it can of cell n
+// and returns the cell for the interpreter. done ends the cell's
+// interrupt watch.
+func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string, func(*error), error) {
+	cs := &s.compiled
+	if !cs.init {
+		cs.init = true
+		cs.off = CompiledOff && !cs.force
+	}
+	if cs.off {
+		return cell, func(*error) {}, nil
+	}
+	cellrt.Interrupt(false)
+	stop := context.AfterFunc(ctx, func() { cellrt.Interrupt(true) })
+	cs.frames = nil
+	lines := strings.Count(cell, "\n") + 1
+	done := func(err *error) {
+		stop()
+		s.compiledFrames(*err, n, lines)
+	}
+	if cs.broken != "" {
+		return cell, done, nil
+	}
+	if s.dbg.debug.Load() != nil && (strings.Contains(cell, "func") || strings.Contains(cell, "type") || strings.Contains(cell, "var")) {
+		// Breakpoints and steps need the interpreter (breakpoint.go).
+		s.compiledNotice("debug", "the debugger is on: declarations run interpreted while it is, so that breakpoints and steps reach them (functions compiled before stay compiled)")
+		return cell, done, nil
+	}
+	if len(cs.plugins) >= maxPlugins {
+		cs.broken = fmt.Sprintf("the session has loaded %d compiled cells (about %d MiB, which plugins keep: they cannot be unloaded); %%restart, then %%replay, frees them", len(cs.plugins), len(cs.plugins)*5/2)
+		s.compiledNotice("memory", cs.broken)
+		return cell, done, nil
+	}
+	if cs.tier == nil {
+		env, err := compiled.Detect()
+		if err == nil {
+			var b *compiled.Builder
+			if b, err = compiled.NewBuilder(env); err == nil {
+				cs.tier = compiled.New(b)
+			}
+		}
+		if err != nil {
+			cs.broken = err.Error()
+			s.compiledNotice("env", cs.broken)
+			return cell, done, nil
+		}
+		cs.tier.NoChecks = cs.noChecks
+		cellrt.ExitHook = s.compiledExit
+		cellrt.Stdin = s.stdin
+		if s.stdout != io.Writer(os.Stdout) {
+			out := &stdoutCapture{w: s.stdout}
+			cs.out = out
+			cs.tier.Around(func(load func()) {
+				out.begin()
+				defer out.end()
+				load()
+			})
+		}
+	}
+	if !strings.Contains(cell, "func") && !strings.Contains(cell, "type") && !strings.Contains(cell, "var") && len(cs.plugins) == 0 {
+		return cell, done, nil // statements only: nothing to compile or qualify
+	}
+	pc, err := parseCell(token.NewFileSet(), n, cell)
+	if err != nil {
+		return cell, done, nil // the session reports it
+	}
+	var imps []compiled.Import
+	for _, im := range s.imports {
+		imps = append(imps, compiled.Import{Name: im.name, Path: im.path})
+	}
+	var globals map[string]reflect.Value
+	c := compiled.Cell{
+		N: n, Text: cell,
+		DeclSrc: pc.declSrc, DeclBase: pc.declBase,
+		StmtSrc: pc.stmtSrc, StmtBase: pc.stmtBase,
+		HasStmts: pc.hasStmts,
+		Imports:  imps,
+		Module: func(path string) bool {
+			_, ok := s.modPackage(path)
+			return ok
+		},
+		Interpreted: func(name string) bool {
+			if s.knows(name) {
+				return true
+			}
+			if globals == nil {
+				globals = globalsOf(s.i)
+			}
+			_, ok := globals[name]
+			return ok
+		},
+	}
+	res, err := cs.tier.Compile(ctx, c)
+	if err != nil {
+		return cell, done, err
+	}
+	if res.Notice != "" {
+		s.compiledNotice(res.Kind, res.Notice)
+		if res.Kind == "load" {
+			// Every later plugin would fail alike (the binary does not
+			// match the checkout): stop building them.
+			cs.broken = res.Notice
+		}
+	}
+	if res.Plugin != nil {
+		cs.plugins = append(cs.plugins, res.Plugin)
+		cs.last = res.Plugin.Build + res.Plugin.Load
+		if err := s.i.Use(s.pluginExports(res.Plugin)); err != nil {
+			return cell, done, fmt.Errorf("interp: loading a compiled cell: %w", err)
+		}
+		registerPlugin(res.Plugin)
+	}
+	if os.Getenv("GNNLAB_COMPILED_DEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "--- compiled tier, cell %d:\n%s\n---\n", n, res.Text)
+	}
+	return res.Text, done, nil
+}
+
+// maxPlugins bounds the plugins of a session: each keeps about 2.5 MiB
+// resident (measured by make bench-cells) and cannot be unloaded, so
+// past this many (about 400 MiB) later cells run interpreted.
+const maxPlugins = 160
+
+// compiledNotice says once per kind why declarations run interpreted.
+func (s *Session) compiledNotice(kind, why string) {
+	cs := &s.compiled
+	if cs.said == nil {
+		cs.said = map[string]bool{}
+	}
+	if cs.said[kind] {
+		return
+	}
+	cs.said[kind] = true
+	fmt.Fprintf(s.errw, "gnnlab: running interpreted (not compiled): %s\n", why)
+}
+
+// useCompiled gives a fresh interpreter of the session (a rebuild) the
+// plugins loaded so far.
+func (s *Session) useCompiled(i *yaegi.Interpreter) error {
+	for _, p := range s.compiled.plugins {
+		if err := i.Use(s.pluginExports(p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pluginExports are a plugin's symbols for yaegi; where the session's
+// stdout is not the process's, each function is wrapped so that what
+// compiled code prints reaches it.
+func (s *Session) pluginExports(p *compiled.Plugin) yaegi.Exports {
+	syms := map[string]reflect.Value{}
+	for k, v := range p.Symbols {
+		if v.Kind() == reflect.Func && strings.HasPrefix(k, "F") {
+			v = s.wrapCompiled(v)
+		}
+		syms[k] = v
+	}
+	return yaegi.Exports{p.Key: syms}
+}
+
+// wrapCompiled wraps a compiled function for the interpreter: a panic
+// leaves the cell lines of the compiled frames it went through (the
+// error's traceback shows them), and where the session's stdout is not
+// the process's, what the function prints is copied to it.
+func (s *Session) wrapCompiled(fn reflect.Value) reflect.Value {
+	t := fn.Type()
+	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+		if out := s.compiled.out; out != nil {
+			out.begin()
+			defer out.end()
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				if s.compiled.frames == nil {
+					s.compiled.frames = cellFrames()
+				}
+				panic(r)
+			}
+		}()
+		if t.IsVariadic() {
+			return fn.CallSlice(args)
+		}
+		return fn.Call(args)
+	})
+}
+
+// cellFrames returns the frames of compiled cell code on the stack of a
+// panic being recovered, as "cell[N]:L: in name".
+func cellFrames() []string {
+	pc := make([]uintptr, 64)
+	n := runtime.Callers(3, pc)
+	frames := runtime.CallersFrames(pc[:n])
+	var out []string
+	for {
+		f, more := frames.Next()
+		if filepath.Base(f.File) == cellFile {
+			name := f.Function
+			if i := strings.LastIndexByte(name, '/'); i >= 0 {
+				name = name[i+1:]
+			}
+			if _, rest, ok := strings.Cut(name, "."); ok {
+				name = rest
+			}
+			out = append(out, cellPos(f.Line, 0)+": in "+name)
+		}
+		if !more {
+			break
+		}
+	}
+	return out
+}
+
+// compiledFrames puts the compiled frames of a panic into the cell's
+// error, ahead of the interpreter's, less those of the wrappers the tier
+// added after the cell's last line (of lines).
+func (s *Session) compiledFrames(err error, n, lines int) {
+	var e *Error
+	if len(s.compiled.frames) == 0 || !errors.As(err, &e) || (e.Name != namePanic && e.Name != nameRuntime) || len(e.Traceback) == 0 {
+		return
+	}
+	tb := append([]string{e.Traceback[0]}, s.compiled.frames...)
+	for _, l := range e.Traceback[1:] {
+		var c, line int
+		if _, err := fmt.Sscanf(l, "cell[%d]:%d:", &c, &line); err == nil && c == n && line > lines {
+			continue
+		}
+		tb = append(tb, l)
+	}
+	e.Traceback = tb
+	s.compiled.frames = nil
+}
+
+// compiledExit is os.Exit in compiled code: as in interpreted code
+// (exit.go), the cell ends and the goroutine blocks for good.
+func (s *Session) compiledExit(code int) {
+	if out := s.compiled.out; out != nil {
+		out.flush()
+	}
+	select {
+	case s.exit <- code:
+	default:
+	}
+	select {}
+}
+
+// registerPlugin makes a plugin's package known to the session's type
+// checker (internal/symtypes), as the preloaded packages are.
+func registerPlugin(p *compiled.Plugin) {
+	symtypes.RegisterPlugin(p.Path, p.Key[strings.LastIndexByte(p.Key, '/')+1:], p.Symbols)
+}
+
+// stdoutCapture sends what compiled code writes to os.Stdout to the
+// session's stdout: during each outermost call of a compiled function,
+// os.Stdout is a file whose contents are copied when the call returns.
+type stdoutCapture struct {
+	mu    sync.Mutex
+	w     io.Writer
+	depth int
+	f     *os.File
+	saved *os.File
+}
+
+func (c *stdoutCapture) begin() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.depth++
+	if c.depth > 1 {
+		return
+	}
+	if c.f == nil {
+		f, err := os.CreateTemp("", "gnnlab-stdout-")
+		if err != nil {
+			return
+		}
+		os.Remove(f.Name())
+		c.f = f
+	}
+	c.saved, os.Stdout = os.Stdout, c.f
+}
+
+func (c *stdoutCapture) end() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.depth--
+	if c.depth > 0 || c.saved == nil {
+		return
+	}
+	c.flushLocked()
+	os.Stdout, c.saved = c.saved, nil
+}
+
+func (c *stdoutCapture) flush() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.flushLocked()
+}
+
+func (c *stdoutCapture) flushLocked() {
+	if c.f == nil {
+		return
+	}
+	if _, err := c.f.Seek(0, io.SeekStart); err == nil {
+		_, _ = io.Copy(c.w, c.f)
+	}
+	_ = c.f.Truncate(0)
+	_, _ = c.f.Seek(0, io.SeekStart)
+}
+
+// compiledMagic is %compiled: "on" and "off" turn the tier on and off for
+// the session; with no argument it shows how each declaration runs.
+func (s *Session) compiledMagic(args string) error {
+	cs := &s.compiled
+	cs.init = true
+	switch strings.TrimSpace(args) {
+	case "on":
+		cs.off = false
+		return nil
+	case "off":
+		cs.off = true
+		return nil
+	case "", "why":
+	default:
+		return magicError("%%compiled takes on, off or nothing (got %q)", args)
+	}
+	state := "on"
+	switch {
+	case cs.off:
+		state = "off (%compiled on turns it on)"
+	case cs.broken != "":
+		state = "unavailable: " + cs.broken
+	case cs.tier == nil:
+		state = "on (no cell compiled yet)"
+	default:
+		state = fmt.Sprintf("on: %d plugins loaded, the last built and loaded in %.2f s", len(cs.plugins), cs.last.Seconds())
+	}
+	fmt.Fprintf(s.stdout, "compiled tier: %s\n", state)
+	if cs.tier == nil {
+		return nil
+	}
+	ds := cs.tier.Decisions()
+	if len(ds) == 0 {
+		return nil
+	}
+	w := 4
+	for _, d := range ds {
+		w = max(w, len(d.Name))
+	}
+	fmt.Fprintf(s.stdout, "%-5s %-*s  %-11s  %s\n", "cell", w, "name", "runs", "why")
+	for _, d := range ds {
+		runs := "interpreted"
+		if d.Compiled {
+			runs = "compiled"
+		}
+		fmt.Fprintf(s.stdout, "%-5d %-*s  %-11s  %s\n", d.Cell, w, d.Name, runs, d.Why)
+	}
+	fmt.Fprintln(s.stdout, "(declarations not listed run interpreted: their cells had nothing to compile or ran with the tier off)")
+	return nil
+}
+
+// WarmCompiled fills the go command's cache with the packages that
+// compiled cells link, built in plugin mode, so that the first compiled
+// cell of a session does not wait for them (gnnlab install and make lab
+// run it). It returns how long it took.
+func WarmCompiled(ctx context.Context) (time.Duration, error) {
+	return compiled.Warm(ctx)
+}
+
+// closeCompiled removes the tier's module (the loaded plugins stay).
+func (s *Session) closeCompiled() {
+	if t := s.compiled.tier; t != nil {
+		_ = t.Close()
+		s.compiled.tier = nil
+		s.compiled.broken = "the session is closed"
+	}
+}

@@ -1,0 +1,278 @@
+package interp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gnnlab/gnnlab/interp/internal/compiled"
+)
+
+// The interpreter's own tests run without the compiled tier (each
+// declaration would cost a plugin build); the tests of the tier turn it
+// on for their sessions.
+func TestMain(m *testing.M) {
+	CompiledOff = true
+	os.Exit(m.Run())
+}
+
+// compiledSession is a session with the compiled tier on; it skips the
+// test where the tier cannot work (no toolchain, no plugins).
+func compiledSession(t *testing.T) (*Session, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	if _, err := compiled.Detect(); err != nil {
+		t.Skipf("no compiled tier here: %v", err)
+	}
+	var out, errw bytes.Buffer
+	s, err := New(Options{Stdout: &out, Stderr: &errw, Stdin: strings.NewReader("")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.compiled.force = true
+	t.Cleanup(func() { s.Close() })
+	return s, &out, &errw
+}
+
+func evalCell(t *testing.T, s *Session, cell string) (Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	return s.Eval(ctx, cell)
+}
+
+// compiledNames returns the names that the tier compiled in cell n.
+func compiledIn(s *Session, n int) map[string]bool {
+	got := map[string]bool{}
+	if s.compiled.tier == nil {
+		return got
+	}
+	for _, d := range s.compiled.tier.Log() {
+		if d.Compiled && d.In == n {
+			got[d.Name] = true
+		}
+	}
+	return got
+}
+
+func TestCompiledCells(t *testing.T) {
+	s, out, errw := compiledSession(t)
+	steps := []struct {
+		cell     string
+		out      string
+		compiled []string // names compiled by this cell
+		err      string   // part of the error, "" for none
+		trace    []string // lines the error's traceback must hold
+	}{
+		{cell: "import \"fmt\"\nfunc fib(n int) int {\n\tif n < 2 {\n\t\treturn n\n\t}\n\treturn fib(n-1) + fib(n-2)\n}\nfmt.Println(fib(20))", out: "6765\n", compiled: []string{"fib"}},
+		// Types with their methods, state in a package-level variable
+		// that interpreted statements then read and write.
+		{cell: "type Point struct{ X, Y int }\nfunc (p Point) Sum() int { return p.X + p.Y }\nvar Count int\nfunc bump() int { Count++; return Count }", compiled: []string{"Point", "Point.Sum", "Count", "bump"}},
+		{cell: "p := Point{1, 2}\nbump()\nCount += 10\nfmt.Println(p.Sum(), bump(), Count)", out: "3 12 12\n"},
+		// Redefinition takes effect for the cells after it, in compiled
+		// callers too (they are compiled again with it).
+		{cell: "func twice(n int) int { return 2 * fib(n) }\nfmt.Println(twice(10))", out: "110\n", compiled: []string{"twice"}},
+		{cell: "func fib(n int) int { return n }", compiled: []string{"fib", "twice"}},
+		{cell: "fmt.Println(fib(10), twice(10))", out: "10 20\n"},
+		// A panic in compiled code is the cell's error; the session stays.
+		{cell: "func main() {\n\tvar a []int\n\tfmt.Println(a[3])\n}", err: "index out of range [3] with length 0"},
+		{cell: "func deref() int {\n\tvar p *int\n\treturn *p\n}\nderef()", err: "nil pointer dereference", compiled: []string{"deref"}},
+		{cell: "func inner(a []int) int {\n\treturn a[5]\n}\nfunc outer() int {\n\treturn inner(nil) + 1\n}\nouter()", err: "index out of range [5] with length 0", compiled: []string{"inner", "outer"},
+			trace: []string{"cell[9]:2: in inner", "cell[9]:5: in outer"}},
+		{cell: "fmt.Println(Count)", out: "12\n"},
+	}
+	for i, st := range steps {
+		out.Reset()
+		_, err := evalCell(t, s, st.cell)
+		switch {
+		case st.err == "" && err != nil:
+			t.Fatalf("cell %d: %v (stderr %q)", i+1, err, errw.String())
+		case st.err != "" && (err == nil || !strings.Contains(err.Error(), st.err)):
+			t.Fatalf("cell %d: error %v, want one holding %q", i+1, err, st.err)
+		}
+		var e *Error
+		if errors.As(err, &e) {
+			tb := strings.Join(e.Traceback, "\n")
+			for _, l := range st.trace {
+				if !strings.Contains(tb, l) {
+					t.Errorf("cell %d: traceback\n%s\nwant a line %q", i+1, tb, l)
+				}
+			}
+		}
+		if out.String() != st.out {
+			t.Errorf("cell %d printed %q, want %q", i+1, out.String(), st.out)
+		}
+		got := compiledIn(s, s.count)
+		for _, n := range st.compiled {
+			if !got[n] {
+				t.Errorf("cell %d: %s not compiled (compiled: %v; stderr %q)", i+1, n, got, errw.String())
+			}
+		}
+	}
+	if errw.Len() != 0 {
+		t.Errorf("notices on stderr: %q", errw.String())
+	}
+}
+
+func TestCompiledFallbackNotice(t *testing.T) {
+	s, out, errw := compiledSession(t)
+	cells := []string{
+		"import \"fmt\"\nscale := 3",
+		// uses the interpreted variable scale: runs interpreted, with a notice
+		"func times(n int) int { return n * scale }\nfmt.Println(times(2))",
+		"func plus(n int) int { return n + scale }\nfmt.Println(plus(2))",
+	}
+	for _, c := range cells {
+		if _, err := evalCell(t, s, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out.String() != "6\n5\n" {
+		t.Errorf("printed %q, want %q", out.String(), "6\n5\n")
+	}
+	notice := "gnnlab: running interpreted (not compiled): it uses scale, which an interpreted cell declared\n"
+	if errw.String() != notice {
+		t.Errorf("stderr %q, want the notice once: %q", errw.String(), notice)
+	}
+}
+
+func TestCompiledInterrupt(t *testing.T) {
+	s, out, _ := compiledSession(t)
+	// A loop with no end, a counted loop (checked every 4,096
+	// iterations) and a recursion without loops.
+	if _, err := evalCell(t, s, "import \"fmt\"\nvar N int\nfunc spin() {\n\tfor {\n\t\tN++\n\t}\n}\nfunc count() {\n\tfor i := 0; i < 1<<62; i++ {\n\t\tN += i & 1\n\t}\n}\nfunc fib(n int) int {\n\tif n < 2 {\n\t\treturn n\n\t}\n\treturn fib(n-1) + fib(n-2)\n}"); err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range []string{"spin()", "count()", "fib(80)"} {
+		out.Reset()
+		ctx, cancel := context.WithCancel(context.Background())
+		var cancelled time.Time
+		go func() { time.Sleep(300 * time.Millisecond); cancelled = time.Now(); cancel() }()
+		_, err := s.Eval(ctx, call)
+		// A timing, logged (never asserted): the target is 0.5 s.
+		t.Logf("%s: the cell ended %v after the interrupt", call, time.Since(cancelled))
+		var e *Error
+		if !errors.As(err, &e) || e.Name != nameInterrupted {
+			t.Fatalf("Eval(%s) = %v, want an interrupt", call, err)
+		}
+		if strings.Contains(e.Value, "still running") {
+			t.Errorf("%s: the compiled code did not stop: %s", call, e.Value)
+		}
+		if _, err := evalCell(t, s, "fmt.Println(N > 0, fib(10))"); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != "true 55\n" {
+			t.Errorf("after interrupting %s: %q, want %q", call, out.String(), "true 55\n")
+		}
+	}
+}
+
+func TestCompiledMagic(t *testing.T) {
+	s, out, _ := compiledSession(t)
+	cells := []string{
+		"import \"fmt\"\nscale := 3",
+		"func times(n int) int { return n * scale }",
+		"func square(n int) int { return n * n }",
+		"%compiled off",
+		"func cube(n int) int { return n * n * n }\nfmt.Println(cube(2), square(3), times(1))",
+		"%compiled on",
+	}
+	for _, c := range cells {
+		if _, err := evalCell(t, s, c); err != nil {
+			t.Fatalf("%q: %v", c, err)
+		}
+	}
+	if out.String() != "8 9 3\n" {
+		t.Errorf("printed %q, want %q", out.String(), "8 9 3\n")
+	}
+	out.Reset()
+	if _, err := evalCell(t, s, "%compiled"); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		"compiled tier: on: 1 plugins loaded",
+		"times   interpreted  it uses scale, which an interpreted cell declared",
+		"square  compiled     compiled (in cell 3's plugin)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%%compiled printed\n%s\nwant a line holding %q", got, want)
+		}
+	}
+	if strings.Contains(got, "cube") {
+		t.Errorf("%%compiled lists cube, declared with the tier off:\n%s", got)
+	}
+	if _, err := evalCell(t, s, "%compiled sideways"); err == nil {
+		t.Errorf("%%compiled sideways: no error")
+	}
+}
+
+func TestCompiledVariables(t *testing.T) {
+	s, out, errw := compiledSession(t)
+	cells := []string{
+		"import \"fmt\"\nvar total int\nfunc add(n int) { total += n }",
+		"add(2)\np := &total\n*p += 3\ntotal++\nfmt.Sscan(\"7\", &total)\nadd(1)\nfmt.Println(total, *p)",
+		// variables alone are not worth a plugin: interpreted, no notice
+		"var name string\nfmt.Sscan(\"bob\", &name)\nfmt.Println(name)",
+	}
+	for _, c := range cells {
+		if _, err := evalCell(t, s, c); err != nil {
+			t.Fatalf("%q: %v (%s)", c, err, errw)
+		}
+	}
+	if want := "8 8\nbob\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+	if !compiledIn(s, 1)["total"] || compiledIn(s, 3)["name"] {
+		t.Errorf("compiled: %v in cell 1, %v in cell 3; want total only", compiledIn(s, 1), compiledIn(s, 3))
+	}
+	if errw.Len() != 0 {
+		t.Errorf("stderr: %q", errw)
+	}
+}
+
+// TestCompiledModule: a cell that imports a package of a module added by
+// %go get runs interpreted, with the notice.
+func TestCompiledModule(t *testing.T) {
+	needGo(t)
+	dir := t.TempDir()
+	writeTree(t, dir, greetModule)
+	s, out, errw := compiledSession(t)
+	if _, err := evalCell(t, s, "%go get "+dir); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if _, err := evalCell(t, s, "import \"fmt\"\nimport \"example.com/greet\"\nfunc hi() string { return greet.Hello(\"go\") }\nfmt.Println(hi())"); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "hello, go\n" {
+		t.Errorf("printed %q, want %q", out.String(), "hello, go\n")
+	}
+	if want := "gnnlab: running interpreted (not compiled): it imports example.com/greet, of a module that %go get added: compiled cells cannot link those yet\n"; errw.String() != want {
+		t.Errorf("stderr %q, want %q", errw.String(), want)
+	}
+}
+
+// TestCompiledStdin: compiled code reads the session's input.
+func TestCompiledStdin(t *testing.T) {
+	if _, err := compiled.Detect(); err != nil {
+		t.Skipf("no compiled tier here: %v", err)
+	}
+	var out bytes.Buffer
+	s, err := New(Options{Stdout: &out, Stderr: &out, Stdin: strings.NewReader("41\nbob\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.compiled.force = true
+	t.Cleanup(func() { s.Close() })
+	cell := "import (\n\t\"bufio\"\n\t\"fmt\"\n\t\"os\"\n)\nfunc read() (int, string) {\n\tvar n int\n\tfmt.Scanln(&n)\n\tname, _ := bufio.NewReader(os.Stdin).ReadString('\\n')\n\treturn n, name\n}\nfmt.Println(read())"
+	if _, err := evalCell(t, s, cell); err != nil {
+		t.Fatal(err)
+	}
+	if want := "41 bob\n\n"; out.String() != want || !compiledIn(s, 1)["read"] {
+		t.Errorf("printed %q (read compiled: %v), want %q", out.String(), compiledIn(s, 1)["read"], want)
+	}
+}

@@ -1,0 +1,157 @@
+package compiled
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// Builder builds the cells of one session into plugins, in a module of
+// its own (a temporary directory) that requires the checkout.
+type Builder struct {
+	env Env
+	// Around runs the plugin's loading, which runs its init functions
+	// and variable initialisers (the session captures their output).
+	Around func(load func())
+	dir    string
+	id     string // distinguishes the session's plugins from other sessions'
+	n      int
+}
+
+// NewBuilder makes the session's module.
+func NewBuilder(env Env) (*Builder, error) {
+	dir, err := os.MkdirTemp("", "gnnlab-cells-")
+	if err != nil {
+		return nil, err
+	}
+	if err := writeModule(dir, env); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	id := filepath.Base(dir)
+	id = id[strings.LastIndexByte(id, '-')+1:]
+	return &Builder{env: env, dir: dir, id: id}, nil
+}
+
+// Close removes the module (loaded plugins stay loaded).
+func (b *Builder) Close() error { return os.RemoveAll(b.dir) }
+
+// ModPath is the module of the cells' plugins.
+const ModPath = "gnnlab.cells"
+
+// writeModule writes go.mod (the checkout's requirements, so that every
+// module is at the version the host was built with, and a replace of
+// the checkout) and the checkout's go.sum.
+func writeModule(dir string, env Env) error {
+	mod, err := os.ReadFile(filepath.Join(env.Checkout, "go.mod"))
+	if err != nil {
+		return err
+	}
+	var gm strings.Builder
+	fmt.Fprintf(&gm, "module %s\n", ModPath)
+	inTool := false
+	for _, line := range strings.Split(string(mod), "\n")[1:] {
+		switch {
+		case inTool:
+			inTool = strings.TrimSpace(line) != ")"
+			continue
+		case strings.HasPrefix(line, "tool ("):
+			inTool = true
+			continue
+		case strings.HasPrefix(line, "tool ") || strings.HasPrefix(line, "toolchain "):
+			continue
+		}
+		gm.WriteString(line + "\n")
+	}
+	fmt.Fprintf(&gm, "\nrequire %s v0.0.0\n\nreplace %s => %s\n", Module, Module, env.Checkout)
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gm.String()), 0o644); err != nil {
+		return err
+	}
+	sum, err := os.ReadFile(filepath.Join(env.Checkout, "go.sum"))
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644)
+}
+
+// Plugin is one built and loaded cell.
+type Plugin struct {
+	Key     string // the yaegi key of its symbols: "path/name"
+	Path    string // its import path in cells
+	Symbols map[string]reflect.Value
+	Build   time.Duration // go build
+	Load    time.Duration // plugin.Open
+}
+
+// BuildError is a plugin that did not build; Output is the compiler's.
+type BuildError struct{ Output string }
+
+func (e *BuildError) Error() string {
+	s := strings.TrimSpace(e.Output)
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	return "compiled: build failed: " + strings.Join(lines, "; ")
+}
+
+// Build writes src (a package main that declares Symbols for the
+// package name) as the next cell package, builds it as a plugin and
+// loads it.
+func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, error) {
+	b.n++
+	pkgDir := filepath.Join(b.dir, name)
+	if err := os.MkdirAll(pkgDir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(pkgDir, "cell.go"), src, 0o644); err != nil {
+		return nil, err
+	}
+	so := filepath.Join(b.dir, name+".so")
+	args := append([]string{"build", "-buildmode=plugin", "-o", so}, b.env.Flags...)
+	args = append(args, "./"+name)
+	cmd := exec.CommandContext(ctx, b.env.GoBin, args...)
+	cmd.Dir = b.dir
+	cmd.Env = append(os.Environ(), b.env.Vars...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &BuildError{Output: out.String()}
+	}
+	t1 := time.Now()
+	var syms map[string]map[string]reflect.Value
+	var err error
+	load := func() { syms, err = open(so) }
+	if b.Around != nil {
+		b.Around(load)
+	} else {
+		load()
+	}
+	if err != nil {
+		return nil, &Reason{"a cell's plugin does not load: " + firstLine(err.Error()) + " (was the binary built from " + b.env.Checkout + " as it is now?)"}
+	}
+	p := &Plugin{Path: ModPath + "/" + name, Build: t1.Sub(t0), Load: time.Since(t1)}
+	p.Key = p.Path + "/" + name
+	p.Symbols = syms[p.Key]
+	if p.Symbols == nil {
+		return nil, fmt.Errorf("compiled: plugin %s has no symbols for %s", so, p.Key)
+	}
+	return p, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
