@@ -55,6 +55,11 @@ var notebooks = []struct {
 		contains("neuron: hand = autograd: true"),
 		contains("mlp: hand = autograd: true"),
 		atMost(`gradient check: passed \(worst relative error ([0-9.e+-]+) ≤`, 1e-2),
+		atMost(`sigmoid, default init +layer 1: +[0-9.e+-]+ +layer 20: +[0-9.e+-]+ +ratio +([0-9.e+-]+)`, 1e-10), // "less than 10^-10"
+		atLeast(`sigmoid \+ residual +layer 1: +[0-9.e+-]+ +layer 20: +[0-9.e+-]+ +ratio +([0-9.e+-]+)`, 1e-2),
+		atLeast(`ReLU, He init +layer 1: +[0-9.e+-]+ +layer 20: +[0-9.e+-]+ +ratio +([0-9.e+-]+)`, 1e-2),
+		atLeast(`ReLU, N\(0, 1\) init +layer 1: +([0-9.e+-]+)`, 1e10), // "above 10^10: they explode"
+		contains("η = 1.00: loss "),                                   // the slider's line at its starting value
 		contains("exercise 2: not answered yet"),
 	}},
 	{"02-cnn.ipynb", []check{
@@ -71,10 +76,14 @@ var notebooks = []struct {
 		atLeast(`graph classification: test accuracy ([0-9.]+)%`, 80),
 		atMost(`largest in-edge weight × d̃: ([0-9.]+) on average`, 1.2), // "nearly uniform"
 		contains("edge-count baseline"),
+		intervalAbove(`2 layers − 16 layers, test accuracy per seed: `, 0), // deep plain GCNs lose accuracy, seed by seed
+		contains("GIN − edge-count baseline: "),
 		contains("exercise 1: not answered yet"),
 	}},
 	{"04-quantization.ipynb", []check{
 		int8WithinOnePoint,
+		intervalAbove(`INT8 PTQ +− FP32, paired per seed: `, -1), // INT8 within a point of FP32, paired over 10 seeds
+		contains("W4A8 PTQ, min-max: test accuracy"),             // the controls' line at their starting values
 		atLeast(`W4A8: PTQ [0-9.]+%, QAT ([0-9.]+)%`, 75),
 		atLeast(`W4A8 Degree-Quant +test accuracy ([0-9.]+) ± [0-9.]+% \(mean ± sd of 10 seeds\)`, 75),
 		contains("exercise 1: not answered yet"),
@@ -236,6 +245,23 @@ func overSmoothing(text string) error {
 		return fmt.Errorf("16-layer GCN test accuracy %.1f%%, want below the 2-layer %.1f%%", sixteen[0], two[0])
 	}
 	return nil
+}
+
+// intervalAbove checks that the 95 % interval printed after the regular
+// expression prefix (by gnnlib/stats' Summary.Format: "m ± se (95 % CI
+// [lo, hi], n = N)") lies wholly above min.
+func intervalAbove(prefix string, min float64) check {
+	re := prefix + `-?[0-9.]+ ± [0-9.]+ \(95 % CI \[(-?[0-9.]+), (-?[0-9.]+)\], n = [0-9]+\)`
+	return func(text string) error {
+		v, err := numbers(re, text)
+		if err != nil {
+			return err
+		}
+		if v[0] <= min {
+			return fmt.Errorf("%q: 95 %% interval [%g, %g], want it above %g", prefix, v[0], v[1], min)
+		}
+		return nil
+	}
 }
 
 func int8WithinOnePoint(text string) error {
@@ -555,39 +581,70 @@ func TestNotebooks(t *testing.T) {
 			if err != nil {
 				t.Fatalf("gnnlab run %s: %v (no executed notebook: %v)\n%s", nb.file, runErr, err, tail(stderr.String()))
 			}
-			failed := false
-			var text strings.Builder
-			for i, c := range executed.Cells {
-				if c.CellType != "code" {
-					continue
-				}
-				for _, o := range c.Outputs {
-					if o.OutputType == "error" {
-						t.Errorf("%s: cell %d (%s) failed: %s: %s", nb.file, i, firstLine(c), o.Ename, o.Evalue)
-						failed = true
-					}
-				}
-				if c.ExecutionCount == nil && !failed {
-					t.Errorf("%s: cell %d (%s) did not run", nb.file, i, firstLine(c))
-					failed = true
-				}
-				cellText := outputText(c)
-				text.WriteString(cellText)
-				if plots(c) && !hasPNG(c) && !strings.Contains(cellText, "skipped: no GPU") && !failed {
-					t.Errorf("%s: cell %d (%s) plots but has no image/png output", nb.file, i, firstLine(c))
-				}
-			}
-			if runErr != nil && !failed {
+			if runErr != nil {
 				t.Errorf("gnnlab run %s: %v\n%s", nb.file, runErr, tail(stderr.String()))
 			}
-			if failed {
-				return
+			checkExecuted(t, nb.file, executed, nb.checks)
+		})
+	}
+}
+
+// checkExecuted checks an executed notebook: every code cell ran without
+// an error, every cell that plots has a PNG, and the notebook's checks pass
+// on the text its cells printed.
+func checkExecuted(t *testing.T, file string, executed *runner.Notebook, checks []check) {
+	t.Helper()
+	failed := false
+	var text strings.Builder
+	for i, c := range executed.Cells {
+		if c.CellType != "code" {
+			continue
+		}
+		for _, o := range c.Outputs {
+			if o.OutputType == "error" {
+				t.Errorf("%s: cell %d (%s) failed: %s: %s", file, i, firstLine(c), o.Ename, o.Evalue)
+				failed = true
 			}
-			for _, check := range nb.checks {
-				if err := check(text.String()); err != nil {
-					t.Errorf("%s: %v", nb.file, err)
-				}
+		}
+		if c.ExecutionCount == nil && !failed {
+			t.Errorf("%s: cell %d (%s) did not run", file, i, firstLine(c))
+			failed = true
+		}
+		cellText := outputText(c)
+		text.WriteString(cellText)
+		if plots(c) && !hasPNG(c) && !strings.Contains(cellText, "skipped: no GPU") && !failed {
+			t.Errorf("%s: cell %d (%s) plots but has no image/png output", file, i, firstLine(c))
+		}
+	}
+	if failed {
+		return
+	}
+	for _, check := range checks {
+		if err := check(text.String()); err != nil {
+			t.Errorf("%s: %v", file, err)
+		}
+	}
+}
+
+// TestExecutedDir runs the checks of TestNotebooks on notebooks executed
+// elsewhere (gnnlab run -o DIR/NAME.ipynb), named by GNNLAB_EXECUTED: a
+// quick way to try a changed check without running the notebooks again.
+func TestExecutedDir(t *testing.T) {
+	dir := os.Getenv("GNNLAB_EXECUTED")
+	if dir == "" {
+		t.Skip("GNNLAB_EXECUTED names no folder of executed notebooks")
+	}
+	for _, nb := range notebooks {
+		path := filepath.Join(dir, nb.file)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		t.Run(strings.TrimSuffix(nb.file, ".ipynb"), func(t *testing.T) {
+			executed, err := runner.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
 			}
+			checkExecuted(t, nb.file, executed, nb.checks)
 		})
 	}
 }
