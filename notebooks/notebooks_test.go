@@ -113,6 +113,7 @@ var notebooks = []struct {
 		atLeast(`; ([0-9.]+)% of the nodes have at most 10 neighbours`, 50), // "most nodes have fewer neighbours"
 		atLeast(`sampler, fan-outs \[10 5\]: ([0-9.]+) seeds/s`, 1),         // timings: only that it printed them
 		atLeast(`GraphSAGE, sampled \[25 10\] *: test accuracy ([0-9.]+)`, 75),
+		intervalAbove(`sampled \[25 10\] − full, [0-9]+ steps, paired per seed: `, -5), // sampling within reach of full batch at equal steps
 		precisionChanges,
 		lossScaling,
 		contains("all-reduced gradient = full-batch gradient: true"),
@@ -460,24 +461,18 @@ func motifCounts(text string) error {
 	return nil
 }
 
-// heteroRelations checks notebook 8's heterogeneous results: the RGCN
-// over citations beats the MLP, the one over all relations beats both
-// and has the smaller spread.
+// heteroRelations checks notebook 8's heterogeneous results, paired per
+// seed: the RGCN over citations beats the MLP.
 func heteroRelations(text string) error {
-	mlp, err := numbers(`MLP on paper features : test accuracy ([0-9.]+) ± ([0-9.]+)%`, text)
-	if err != nil {
+	// The citations' gain over the MLP is large (about 50 points): its
+	// paired interval must lie above zero. The authors' further gain is a
+	// few points, which five seeds may or may not resolve; the notebook
+	// prints its interval and says so, and the test asks no more of it.
+	if err := intervalAbove(`RGCN, citations only − MLP, paired per seed: `, 0)(text); err != nil {
 		return err
 	}
-	cites, err := numbers(`RGCN, citations only  : test accuracy ([0-9.]+) ± ([0-9.]+)%`, text)
-	if err != nil {
-		return err
-	}
-	all, err := numbers(`RGCN, all relations   : test accuracy ([0-9.]+) ± ([0-9.]+)%`, text)
-	if err != nil {
-		return err
-	}
-	if !(mlp[0] < cites[0] && cites[0] < all[0] && all[1] < cites[1]) {
-		return fmt.Errorf("MLP %v, RGCN on citations %v, on all relations %v (mean, sd): want rising means and a smaller spread with all relations", mlp, cites, all)
+	if !strings.Contains(text, "RGCN, all relations − citations only, paired per seed: ") {
+		return fmt.Errorf("output lacks the paired comparison of all relations against the citations")
 	}
 	return nil
 }
