@@ -71,6 +71,8 @@ var notebooks = []struct {
 		contains("hand = MeanAggregate: true"),
 		contains("GCN from scratch = nn.GCNConv: true"),
 		atLeast(`GCN on Cora: test accuracy ([0-9.]+)%`, 80),
+		atLeast(`GCN − MLP: \+?(-?[0-9.]+) points from the citations`, 10), // the graph's contribution
+		colourRefinement,
 		atLeast(`papers nearest to their own topic's centroid: ([0-9.]+)%`, 50), // well above chance (14%)
 		overSmoothing,
 		atLeast(`graph classification: test accuracy ([0-9.]+)%`, 80),
@@ -244,6 +246,20 @@ func overSmoothing(text string) error {
 	}
 	if sixteen[0] >= two[0] {
 		return fmt.Errorf("16-layer GCN test accuracy %.1f%%, want below the 2-layer %.1f%%", sixteen[0], two[0])
+	}
+	return nil
+}
+
+// colourRefinement checks notebook 3's 1-WL demo: the sum (multiset)
+// version separates at least as many nodes as the mean, and the mean at
+// least as many as the max, as the theory says.
+func colourRefinement(text string) error {
+	v, err := numbers(`colour refinement on the karate club: sum ([0-9]+), mean ([0-9]+), max ([0-9]+) colours`, text)
+	if err != nil {
+		return err
+	}
+	if !(v[0] >= v[1] && v[1] >= v[2] && v[0] > 1) {
+		return fmt.Errorf("colour refinement: sum %v, mean %v, max %v colours; want sum ≥ mean ≥ max and sum above 1", v[0], v[1], v[2])
 	}
 	return nil
 }
