@@ -635,6 +635,25 @@ func checkExecuted(t *testing.T, file string, executed *runner.Notebook, checks 
 			t.Errorf("%s: %v", file, err)
 		}
 	}
+	if err := checkedExercises(text.String()); err != nil {
+		t.Errorf("%s: %v", file, err)
+	}
+}
+
+// checkedExercises checks that a notebook run with its parameters as
+// shipped has at least three exercise-checking cells, each saying that its
+// exercise is not answered yet (TestExerciseCheck passes a right and a
+// wrong answer through one of them).
+func checkedExercises(text string) error {
+	m := regexp.MustCompile(`exercise ([0-9]+): not answered yet`).FindAllStringSubmatch(text, -1)
+	seen := map[string]bool{}
+	for _, s := range m {
+		seen[s[1]] = true
+	}
+	if len(seen) < 3 {
+		return fmt.Errorf("%d exercises checked (%v), want at least 3 cells that say 'exercise N: not answered yet' when unanswered", len(seen), seen)
+	}
+	return nil
 }
 
 // TestExecutedDir runs the checks of TestNotebooks on notebooks executed
