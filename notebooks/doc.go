@@ -39,7 +39,8 @@
 // Amdahl fit — that every plotting cell produced a PNG, that every GPU
 // cell shows measured or recorded results, and that at least three
 // exercise-checking cells ran. A failure names the notebook and the cell.
-// TIMING go test -short skips the runs and checks only that the outputs
+// The eight take about 106 s of CPU time (68 s before the paired
+// comparisons of issue 30). go test -short skips the runs and checks only that the outputs
 // are cleared and that the published HTML (html/, written by make
 // notebooks) matches the notebooks' code. With GNNLAB_EXECUTED=DIR,
 // TestExecutedDir runs the same checks on notebooks executed elsewhere.
