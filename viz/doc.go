@@ -30,7 +30,7 @@
 //   - ImageGrid: digits, convolution filters or feature maps as grey tiles
 //     on one scale, with a colour bar for values outside [0, 1].
 //   - GroupedBars: side-by-side comparisons (FP32 against INT8, CPU against
-//     GPU).
+//     GPU); GroupedBarsErr adds error bars, for bars that are means of seeds.
 //   - Roofline: measured ops (RooflinePoints of a prof.OpReport) against a
 //     machine's bandwidth and compute ceilings (prof.MeasurePeaks).
 //   - OpProfile and ProfileTable: a prof.OpReport as bars and as an HTML

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/plotter"
@@ -125,5 +126,26 @@ func TestErrorBand(t *testing.T) {
 	}
 	if _, err := Lines([]float64{0, 1}, []Series{{Name: "a", Y: []float64{1, 2}}}, o); !errors.Is(err, ErrData) {
 		t.Errorf("Lines on a log₂ axis with x = 0 = %v, want ErrData", err)
+	}
+}
+
+// TestGroupedBarsErr checks that error bars widen the y range to hold
+// them, appear in the description, and that a wrong shape is refused.
+func TestGroupedBarsErr(t *testing.T) {
+	f, err := GroupedBarsErr([]string{"FP32", "INT8"}, []string{"mean of 10 seeds ± SE"}, [][]float64{{0.817, 0.816}}, [][]float64{{0.002, 0.003}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := f.Plot(); p.Y.Min > 0.813 || p.Y.Max < 0.819 {
+		t.Errorf("y axis [%v, %v], want it to hold 0.816 ± 0.003 and 0.817 ± 0.002", p.Y.Min, p.Y.Max)
+	}
+	if want := "± [0.002 0.003]"; !strings.Contains(f.String(), want) {
+		t.Errorf("String() = %q, want it to contain %q", f.String(), want)
+	}
+	if _, err := f.PNG(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := GroupedBarsErr([]string{"a"}, []string{"s"}, [][]float64{{1}}, [][]float64{{1, 2}}); !errors.Is(err, ErrData) {
+		t.Errorf("GroupedBarsErr with 2 errors for 1 value = %v, want ErrData", err)
 	}
 }
