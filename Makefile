@@ -71,13 +71,18 @@ test-browser: build venv warm-cells
 	install/setup-browser.sh
 	GNNLAB_BROWSER_TEST=1 $(GO) test -count=1 ./kernel/e2e/browser
 
-## notebooks: execute every notebook headless into build/notebooks (.ipynb and .html).
+## notebooks: execute every notebook headless into build/notebooks (.ipynb and
+## .html) and publish the HTML in notebooks/html, stamped with the commit and
+## the machine (TestPublishedHTML fails when its code differs from the notebooks').
 notebooks: build
-	mkdir -p build/notebooks
+	mkdir -p build/notebooks notebooks/html
 	for nb in notebooks/*.ipynb; do \
 		name=$$(basename $$nb .ipynb); \
 		$(BIN) run -o build/notebooks/$$name.ipynb --html build/notebooks/$$name.html $$nb || exit 1; \
+		cp build/notebooks/$$name.html notebooks/html/$$name.html; \
 	done
+	{ echo "Made by \`make notebooks\` on $$(date -u +%Y-%m-%d) from commit $$(git rev-parse --short HEAD)$$(git diff --quiet -- notebooks/*.ipynb || echo ' (notebooks modified)')"; \
+	  echo "on $$(uname -sm), $$(nproc) CPU cores, $$(if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi -L | head -1; else echo 'no GPU (the GPU cells show results recorded on one)'; fi)."; } > notebooks/html/MADE.txt
 
 ## lint: gofmt, go vet, staticcheck and go mod tidy -diff must be silent.
 # testdata/ holds cell programs, which need not be valid Go files.

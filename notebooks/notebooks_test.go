@@ -55,6 +55,11 @@ var notebooks = []struct {
 		contains("neuron: hand = autograd: true"),
 		contains("mlp: hand = autograd: true"),
 		atMost(`gradient check: passed \(worst relative error ([0-9.e+-]+) ≤`, 1e-2),
+		atMost(`sigmoid, default init +layer 1: +[0-9.e+-]+ +layer 20: +[0-9.e+-]+ +ratio +([0-9.e+-]+)`, 1e-10), // "less than 10^-10"
+		atLeast(`sigmoid \+ residual +layer 1: +[0-9.e+-]+ +layer 20: +[0-9.e+-]+ +ratio +([0-9.e+-]+)`, 1e-2),
+		atLeast(`ReLU, He init +layer 1: +[0-9.e+-]+ +layer 20: +[0-9.e+-]+ +ratio +([0-9.e+-]+)`, 1e-2),
+		atLeast(`ReLU, N\(0, 1\) init +layer 1: +([0-9.e+-]+)`, 1e10), // "above 10^10: they explode"
+		contains("η = 1.00: loss "),                                   // the slider's line at its starting value
 		contains("exercise 2: not answered yet"),
 	}},
 	{"02-cnn.ipynb", []check{
@@ -66,15 +71,22 @@ var notebooks = []struct {
 		contains("hand = MeanAggregate: true"),
 		contains("GCN from scratch = nn.GCNConv: true"),
 		atLeast(`GCN on Cora: test accuracy ([0-9.]+)%`, 80),
-		atLeast(`papers nearest to their own topic's centroid: ([0-9.]+)%`, 50), // well above chance (14%)
+		atLeast(`GCN − MLP: \+?(-?[0-9.]+) points from the citations`, 10), // the graph's contribution
+		colourRefinement,
+		atLeast(`karate club, 4 labelled members, [0-9]+ epochs: test accuracy ([0-9.]+)%`, 70), // the factions separate from four labels
+		atLeast(`papers nearest to their own topic's centroid: ([0-9.]+)%`, 50),                 // well above chance (14%)
 		overSmoothing,
 		atLeast(`graph classification: test accuracy ([0-9.]+)%`, 80),
 		atMost(`largest in-edge weight × d̃: ([0-9.]+) on average`, 1.2), // "nearly uniform"
 		contains("edge-count baseline"),
+		intervalAbove(`2 layers − 16 layers, test accuracy per seed: `, 0), // deep plain GCNs lose accuracy, seed by seed
+		contains("GIN − edge-count baseline: "),
 		contains("exercise 1: not answered yet"),
 	}},
 	{"04-quantization.ipynb", []check{
 		int8WithinOnePoint,
+		intervalAbove(`INT8 PTQ +− FP32, paired per seed: `, -1), // INT8 within a point of FP32, paired over 10 seeds
+		contains("W4A8 PTQ, min-max: test accuracy"),             // the controls' line at their starting values
 		atLeast(`W4A8: PTQ [0-9.]+%, QAT ([0-9.]+)%`, 75),
 		atLeast(`W4A8 Degree-Quant +test accuracy ([0-9.]+) ± [0-9.]+% \(mean ± sd of 10 seeds\)`, 75),
 		contains("exercise 1: not answered yet"),
@@ -104,6 +116,7 @@ var notebooks = []struct {
 		atLeast(`; ([0-9.]+)% of the nodes have at most 10 neighbours`, 50), // "most nodes have fewer neighbours"
 		atLeast(`sampler, fan-outs \[10 5\]: ([0-9.]+) seeds/s`, 1),         // timings: only that it printed them
 		atLeast(`GraphSAGE, sampled \[25 10\] *: test accuracy ([0-9.]+)`, 75),
+		intervalAbove(`sampled \[25 10\] − full, [0-9]+ steps, paired per seed: `, -5), // sampling within reach of full batch at equal steps
 		precisionChanges,
 		lossScaling,
 		contains("all-reduced gradient = full-batch gradient: true"),
@@ -236,6 +249,37 @@ func overSmoothing(text string) error {
 		return fmt.Errorf("16-layer GCN test accuracy %.1f%%, want below the 2-layer %.1f%%", sixteen[0], two[0])
 	}
 	return nil
+}
+
+// colourRefinement checks notebook 3's 1-WL demo: the sum (multiset)
+// version separates at least as many nodes as the mean, and the mean at
+// least as many as the max, as the theory says.
+func colourRefinement(text string) error {
+	v, err := numbers(`colour refinement on the karate club: sum ([0-9]+), mean ([0-9]+), max ([0-9]+) colours`, text)
+	if err != nil {
+		return err
+	}
+	if !(v[0] >= v[1] && v[1] >= v[2] && v[0] > 1) {
+		return fmt.Errorf("colour refinement: sum %v, mean %v, max %v colours; want sum ≥ mean ≥ max and sum above 1", v[0], v[1], v[2])
+	}
+	return nil
+}
+
+// intervalAbove checks that the 95 % interval printed after the regular
+// expression prefix (by gnnlib/stats' Summary.Format: "m ± se (95 % CI
+// [lo, hi], n = N)") lies wholly above min.
+func intervalAbove(prefix string, min float64) check {
+	re := prefix + `-?[0-9.]+ ± [0-9.]+ \(95 % CI \[(-?[0-9.]+), (-?[0-9.]+)\], n = [0-9]+\)`
+	return func(text string) error {
+		v, err := numbers(re, text)
+		if err != nil {
+			return err
+		}
+		if v[0] <= min {
+			return fmt.Errorf("%q: 95 %% interval [%g, %g], want it above %g", prefix, v[0], v[1], min)
+		}
+		return nil
+	}
 }
 
 func int8WithinOnePoint(text string) error {
@@ -434,38 +478,35 @@ func motifCounts(text string) error {
 	return nil
 }
 
-// heteroRelations checks notebook 8's heterogeneous results: the RGCN
-// over citations beats the MLP, the one over all relations beats both
-// and has the smaller spread.
+// heteroRelations checks notebook 8's heterogeneous results, paired per
+// seed: the RGCN over citations beats the MLP.
 func heteroRelations(text string) error {
-	mlp, err := numbers(`MLP on paper features : test accuracy ([0-9.]+) ± ([0-9.]+)%`, text)
-	if err != nil {
+	// The citations' gain over the MLP is large (about 50 points): its
+	// paired interval must lie above zero. The authors' further gain is a
+	// few points, which five seeds may or may not resolve; the notebook
+	// prints its interval and says so, and the test asks no more of it.
+	if err := intervalAbove(`RGCN, citations only − MLP, paired per seed: `, 0)(text); err != nil {
 		return err
 	}
-	cites, err := numbers(`RGCN, citations only  : test accuracy ([0-9.]+) ± ([0-9.]+)%`, text)
-	if err != nil {
-		return err
-	}
-	all, err := numbers(`RGCN, all relations   : test accuracy ([0-9.]+) ± ([0-9.]+)%`, text)
-	if err != nil {
-		return err
-	}
-	if !(mlp[0] < cites[0] && cites[0] < all[0] && all[1] < cites[1]) {
-		return fmt.Errorf("MLP %v, RGCN on citations %v, on all relations %v (mean, sd): want rising means and a smaller spread with all relations", mlp, cites, all)
+	if !strings.Contains(text, "RGCN, all relations − citations only, paired per seed: ") {
+		return fmt.Errorf("output lacks the paired comparison of all relations against the citations")
 	}
 	return nil
 }
 
-// gpuCellsShowResults checks that without a GPU every GPU cell says what
-// it shows: results RECORDED on a GPU (stored in the notebook by
-// notebooks/record-gpu.sh), or, until they are recorded, a skip line that
-// names the script.
+// gpuCellsShowResults checks that without a GPU every GPU cell shows
+// results: RECORDED on a GPU (stored in the notebook by
+// notebooks/record-gpu.sh). A cell that skips for want of a record fails
+// the test: an empty or partial record is a bug to fix by recording.
 func gpuCellsShowResults(text string) error {
 	if !strings.Contains(text, "No GPU") {
 		return nil
 	}
-	if !strings.Contains(text, "RECORDED on ") && !strings.Contains(text, "skipped: no GPU and no recorded results (run notebooks/record-gpu.sh") {
-		return fmt.Errorf("no GPU, and the GPU cells show neither recorded results nor why they skip")
+	if n := strings.Count(text, "skipped: no GPU and no recorded results"); n > 0 {
+		return fmt.Errorf("no GPU, and %d GPU cells have no recorded results; run notebooks/record-gpu.sh on a GPU machine and commit the notebook", n)
+	}
+	if !strings.Contains(text, "RECORDED on ") {
+		return fmt.Errorf("no GPU, and no GPU cell shows RECORDED results")
 	}
 	return nil
 }
@@ -555,39 +596,89 @@ func TestNotebooks(t *testing.T) {
 			if err != nil {
 				t.Fatalf("gnnlab run %s: %v (no executed notebook: %v)\n%s", nb.file, runErr, err, tail(stderr.String()))
 			}
-			failed := false
-			var text strings.Builder
-			for i, c := range executed.Cells {
-				if c.CellType != "code" {
-					continue
-				}
-				for _, o := range c.Outputs {
-					if o.OutputType == "error" {
-						t.Errorf("%s: cell %d (%s) failed: %s: %s", nb.file, i, firstLine(c), o.Ename, o.Evalue)
-						failed = true
-					}
-				}
-				if c.ExecutionCount == nil && !failed {
-					t.Errorf("%s: cell %d (%s) did not run", nb.file, i, firstLine(c))
-					failed = true
-				}
-				cellText := outputText(c)
-				text.WriteString(cellText)
-				if plots(c) && !hasPNG(c) && !strings.Contains(cellText, "skipped: no GPU") && !failed {
-					t.Errorf("%s: cell %d (%s) plots but has no image/png output", nb.file, i, firstLine(c))
-				}
-			}
-			if runErr != nil && !failed {
+			if runErr != nil {
 				t.Errorf("gnnlab run %s: %v\n%s", nb.file, runErr, tail(stderr.String()))
 			}
-			if failed {
-				return
+			checkExecuted(t, nb.file, executed, nb.checks)
+		})
+	}
+}
+
+// checkExecuted checks an executed notebook: every code cell ran without
+// an error, every cell that plots has a PNG, and the notebook's checks pass
+// on the text its cells printed.
+func checkExecuted(t *testing.T, file string, executed *runner.Notebook, checks []check) {
+	t.Helper()
+	failed := false
+	var text strings.Builder
+	for i, c := range executed.Cells {
+		if c.CellType != "code" {
+			continue
+		}
+		for _, o := range c.Outputs {
+			if o.OutputType == "error" {
+				t.Errorf("%s: cell %d (%s) failed: %s: %s", file, i, firstLine(c), o.Ename, o.Evalue)
+				failed = true
 			}
-			for _, check := range nb.checks {
-				if err := check(text.String()); err != nil {
-					t.Errorf("%s: %v", nb.file, err)
-				}
+		}
+		if c.ExecutionCount == nil && !failed {
+			t.Errorf("%s: cell %d (%s) did not run", file, i, firstLine(c))
+			failed = true
+		}
+		cellText := outputText(c)
+		text.WriteString(cellText)
+		if plots(c) && !hasPNG(c) && !strings.Contains(cellText, "skipped: no GPU") && !failed {
+			t.Errorf("%s: cell %d (%s) plots but has no image/png output", file, i, firstLine(c))
+		}
+	}
+	if failed {
+		return
+	}
+	for _, check := range checks {
+		if err := check(text.String()); err != nil {
+			t.Errorf("%s: %v", file, err)
+		}
+	}
+	if err := checkedExercises(text.String()); err != nil {
+		t.Errorf("%s: %v", file, err)
+	}
+}
+
+// checkedExercises checks that a notebook run with its parameters as
+// shipped has at least three exercise-checking cells, each saying that its
+// exercise is not answered yet (TestExerciseCheck passes a right and a
+// wrong answer through one of them).
+func checkedExercises(text string) error {
+	m := regexp.MustCompile(`exercise ([0-9]+): not answered yet`).FindAllStringSubmatch(text, -1)
+	seen := map[string]bool{}
+	for _, s := range m {
+		seen[s[1]] = true
+	}
+	if len(seen) < 3 {
+		return fmt.Errorf("%d exercises checked (%v), want at least 3 cells that say 'exercise N: not answered yet' when unanswered", len(seen), seen)
+	}
+	return nil
+}
+
+// TestExecutedDir runs the checks of TestNotebooks on notebooks executed
+// elsewhere (gnnlab run -o DIR/NAME.ipynb), named by GNNLAB_EXECUTED: a
+// quick way to try a changed check without running the notebooks again.
+func TestExecutedDir(t *testing.T) {
+	dir := os.Getenv("GNNLAB_EXECUTED")
+	if dir == "" {
+		t.Skip("GNNLAB_EXECUTED names no folder of executed notebooks")
+	}
+	for _, nb := range notebooks {
+		path := filepath.Join(dir, nb.file)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		t.Run(strings.TrimSuffix(nb.file, ".ipynb"), func(t *testing.T) {
+			executed, err := runner.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
 			}
+			checkExecuted(t, nb.file, executed, nb.checks)
 		})
 	}
 }

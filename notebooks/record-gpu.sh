@@ -44,7 +44,11 @@ for nb in "${notebooks[@]}"; do
 	json="$out/$name.gpu.json"
 	rm -f "$json"
 	echo "record-gpu.sh: running $nb on the GPU" >&2
-	"$bin" run "$nb" -p "recordGPU=$json" -o "$out/$name.executed.ipynb"
+	# A failed cell stops the run; the GPU cells catch their own failures
+	# (they record nothing and say so), so a stop here is worth reporting
+	# but what was written before it is still stored.
+	"$bin" run "$nb" -p "recordGPU=$json" -o "$out/$name.executed.ipynb" ||
+		echo "record-gpu.sh: $nb stopped at a failed cell (see $out/$name.executed.ipynb)" >&2
 	if [[ ! -s "$json" ]]; then
 		echo "record-gpu.sh: $nb wrote no GPU results to $json (no GPU? see $out/$name.executed.ipynb)" >&2
 		exit 1

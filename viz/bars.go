@@ -2,11 +2,14 @@ package viz
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"strings"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gnnlab/gnnlab/gnnlib/prof"
 	"github.com/gnnlab/gnnlab/viz/display"
@@ -20,6 +23,27 @@ import (
 // values are positive and differ by less than a fifth of the largest it
 // starts below the shortest bar instead of at 0 (the description says so).
 func GroupedBars(groups, series []string, values [][]float64) (*Figure, error) {
+	return groupedBars(groups, series, values, nil)
+}
+
+// GroupedBarsErr is GroupedBars with an error bar on each bar, from
+// values[s][g] − errs[s][g] to values[s][g] + errs[s][g]: for bars that
+// are means of seeds (errs their standard errors or 95 % half-widths; say
+// which in the series name or the title). errs has the shape of values;
+// NaN draws no bar.
+func GroupedBarsErr(groups, series []string, values, errs [][]float64) (*Figure, error) {
+	if len(errs) != len(values) {
+		return nil, fmt.Errorf("%w: %d error rows for %d value rows", ErrData, len(errs), len(values))
+	}
+	for s := range errs {
+		if len(errs[s]) != len(values[s]) {
+			return nil, fmt.Errorf("%w: series %d has %d errors for %d values", ErrData, s, len(errs[s]), len(values[s]))
+		}
+	}
+	return groupedBars(groups, series, values, errs)
+}
+
+func groupedBars(groups, series []string, values, errs [][]float64) (*Figure, error) {
 	if len(groups) == 0 || len(series) == 0 || len(values) != len(series) {
 		return nil, fmt.Errorf("%w: %d groups, %d series, %d value rows", ErrData, len(groups), len(series), len(values))
 	}
@@ -46,16 +70,26 @@ func GroupedBars(groups, series []string, values [][]float64) (*Figure, error) {
 		b.Offset = w * (vg.Length(s) - vg.Length(len(series)-1)/2)
 		p.Add(b)
 		p.Legend.Add(series[s], b)
-		desc = append(desc, fmt.Sprintf("%s %v", series[s], round3(row)))
+		if errs != nil {
+			p.Add(barErrors{vals: row, errs: errs[s], offset: b.Offset, cap: w / 4})
+			desc = append(desc, fmt.Sprintf("%s %v ± %v", series[s], round3(row), round3(errs[s])))
+		} else {
+			desc = append(desc, fmt.Sprintf("%s %v", series[s], round3(row)))
+		}
 	}
 	p.NominalX(groups...)
 	f.Description = fmt.Sprintf("%s over %s: %s", title, strings.Join(groups, ", "), strings.Join(desc, "; "))
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, row := range values {
-		for _, v := range row {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				lo, hi = min(lo, v), max(hi, v)
+	for s, row := range values {
+		for g, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
 			}
+			e := 0.0
+			if errs != nil && !math.IsNaN(errs[s][g]) && !math.IsInf(errs[s][g], 0) {
+				e = math.Abs(errs[s][g])
+			}
+			lo, hi = min(lo, v-e), max(hi, v+e)
 		}
 	}
 	if lo > hi { // no finite values
@@ -140,3 +174,26 @@ func (t Table) String() string { return t.Text }
 // ProfileTable returns an op profile as a table that shows as HTML in a
 // notebook (prof itself knows nothing of notebooks).
 func ProfileTable(r *prof.OpReport) Table { return Table{HTML: r.HTML(), Text: r.String()} }
+
+// barErrors draws an error bar over each bar of one series of a grouped
+// bar chart: group g's bar stands at x = g, shifted by the series' offset.
+type barErrors struct {
+	vals, errs  []float64
+	offset, cap vg.Length
+}
+
+func (b barErrors) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
+	for g, v := range b.vals {
+		e := b.errs[g]
+		if math.IsNaN(v) || math.IsNaN(e) || math.IsInf(v, 0) || math.IsInf(e, 0) {
+			continue
+		}
+		x := trX(float64(g)) + b.offset
+		lo, hi := trY(v-e), trY(v+e)
+		c.StrokeLine2(sty, x, lo, x, hi)
+		c.StrokeLine2(sty, x-b.cap, lo, x+b.cap, lo)
+		c.StrokeLine2(sty, x-b.cap, hi, x+b.cap, hi)
+	}
+}

@@ -30,14 +30,16 @@
 //   - ImageGrid: digits, convolution filters or feature maps as grey tiles
 //     on one scale, with a colour bar for values outside [0, 1].
 //   - GroupedBars: side-by-side comparisons (FP32 against INT8, CPU against
-//     GPU).
+//     GPU); GroupedBarsErr adds error bars, for bars that are means of seeds.
 //   - Roofline: measured ops (RooflinePoints of a prof.OpReport) against a
 //     machine's bandwidth and compute ceilings (prof.MeasurePeaks).
 //   - OpProfile and ProfileTable: a prof.OpReport as bars and as an HTML
 //     table.
 //   - Lines: any named series against shared x values, optionally on a
-//     logarithmic y axis (loss curves of several runs, gradient norms per
-//     layer, accuracy against depth).
+//     logarithmic y axis or a base-2 x axis (LogX2, for doublings), with an
+//     error band around a series that has Err (a mean of seeds ± its
+//     standard error or 95 % half-width): loss curves of several runs,
+//     gradient norms per layer, accuracy against depth.
 //
 // # Live training curves
 //
@@ -54,6 +56,14 @@
 // Figure.Plots holds the gonum plots: change titles, axis ranges or add
 // plotters there before the figure is rendered. Color gives the house
 // colours (Tableau 10) that class colourings use.
+//
+// Linear axes get ticks at round values: multiples of 1, 2 or 5 times a
+// power of ten (2.5 only when none of those gives 4 to 8 ticks), so an
+// axis reads 0, 0.2, 0.4, … and never 3, 9, 15. Logarithmic axes get
+// decades (or, with LogX2, powers of two). Lines, without an explicit
+// LineOptions.Legend, and DrawExplanation put the legend in the first
+// corner that covers none of the curves, bands, nodes or edges, and
+// beside the plot when no corner is free.
 //
 // # Golden images
 //

@@ -126,12 +126,26 @@ func DrawExplanation(g *graph.Graph, ex *nn.Explanation, labels []int, o Explana
 		}
 		return gs
 	}
-	if labels != nil {
-		classLegend(p, k, radius)
-		p.Legend.Top = false
-	}
 	p.Add(s)
 	pad := 0.05
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -pad, 1+pad, -pad, 1+pad
+	if labels != nil && k <= 20 {
+		classLegend(p, k, radius)
+		// The legend goes where it covers no node and no edge; with no
+		// free corner, beside the drawing.
+		var names []string
+		for c := 0; c < k; c++ {
+			names = append(names, fmt.Sprintf("class %d", c))
+		}
+		drawn := append([]plotter.XY{}, pos...)
+		for v := 0; v < sub.NumNodes(); v++ {
+			for _, u := range sub.Neighbors(v) {
+				drawn = append(drawn, densify(plotter.XYs{pos[u], pos[v]}, 12, false, false)...)
+			}
+		}
+		if !placeLegend(f, p, names, drawn, false, false) {
+			f.LegendOutside = true
+		}
+	}
 	return f, nil
 }

@@ -6,7 +6,6 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -74,22 +73,8 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p.Legend.TextStyle.Font.Size = 9
 	p.Legend.Padding = vg.Points(3)
 	p.Legend.Top = true
-	p.X.Tick.Marker, p.Y.Tick.Marker = cleanTicks{}, cleanTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = roundTicks{}, roundTicks{}
 	return p
-}
-
-// cleanTicks are gonum's default ticks labelled in the shortest form
-// ("500", not "500.00").
-type cleanTicks struct{}
-
-func (cleanTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
-		}
-	}
-	return ts
 }
 
 // draw draws the panels on c, side by side.

@@ -115,8 +115,10 @@
 // TransformerConv also run on sampled blocks. TransformerConv's
 // attention is one fused op, TransformerAttention, which stores only
 // per-edge scalars per head; the layer around it is made of ordinary
-// ops (its doc comment lists the boundaries), and the op has no device
-// version yet. Ready models: NewAPPNPNet (an MLP, then APPNP),
+// ops (its doc comment lists the boundaries). On a device the op runs
+// the backend's fused kernel (one log-sum-exp per node and head, the
+// weights recomputed in the backward pass), or the same arithmetic
+// composed of device ops for a shape the kernel refuses. Ready models: NewAPPNPNet (an MLP, then APPNP),
 // NewChebNet and NewGraphTransformer (two layers each); SGConv alone is
 // the SGC model.
 //
@@ -289,8 +291,7 @@ package nn
 // gradient per worker, so its last bits depend on the thread count
 // (results are still identical run to run with the same count).
 //
-// BUG(nn): TransformerAttention has no device version, and
-// TransformerConv has no edge features (PyG's edge_dim). A SGConv's
+// BUG(nn): TransformerConv has no edge features (PyG's edge_dim). A SGConv's
 // cache is kept for one graph and one input tensor, compared by identity:
 // changing x's values in place is not noticed.
 //

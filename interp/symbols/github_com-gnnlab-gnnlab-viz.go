@@ -27,6 +27,7 @@ func init() {
 		"ErrData":           reflect.ValueOf(&viz.ErrData).Elem(),
 		"FitPowerLaw":       reflect.ValueOf(viz.FitPowerLaw),
 		"GroupedBars":       reflect.ValueOf(viz.GroupedBars),
+		"GroupedBarsErr":    reflect.ValueOf(viz.GroupedBarsErr),
 		"ImageGrid":         reflect.ValueOf(viz.ImageGrid),
 		"ImageGridData":     reflect.ValueOf(viz.ImageGridData),
 		"Layout":            reflect.ValueOf(viz.Layout),
