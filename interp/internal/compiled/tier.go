@@ -361,6 +361,9 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 		}
 	}
 	for _, nd := range own {
+		if n := emptyStruct(nd.decl); n != "" {
+			return Result{}, fmt.Sprintf("type %s is a struct without fields: the session tells such types apart by a hidden field that compiled code lacks", n), "empty struct"
+		}
 		if sel := sessionType(nd.decl, imports); sel != "" {
 			return Result{}, fmt.Sprintf("%s uses %s, which cells get in the session's interruptible version: a compiled declaration could not take the interpreter's value", nd.names[0], sel), "session type"
 		}
@@ -815,4 +818,22 @@ func sessionType(decl ast.Decl, imports map[string]string) string {
 		return true
 	})
 	return found
+}
+
+// emptyStruct returns the name of a struct type without fields that decl
+// declares, or "": the interpreter's rewrites give such types a hidden
+// field so that their reflect types differ (rewrite's twins pass), and the
+// session's tables then reach for a field that a compiled one lacks.
+func emptyStruct(decl ast.Decl) string {
+	gd, ok := decl.(*ast.GenDecl)
+	if !ok || gd.Tok != token.TYPE {
+		return ""
+	}
+	for _, sp := range gd.Specs {
+		ts := sp.(*ast.TypeSpec)
+		if st, ok := ts.Type.(*ast.StructType); ok && (st.Fields == nil || len(st.Fields.List) == 0) {
+			return ts.Name.Name
+		}
+	}
+	return ""
 }
