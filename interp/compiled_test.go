@@ -276,3 +276,28 @@ func TestCompiledStdin(t *testing.T) {
 		t.Errorf("printed %q (read compiled: %v), want %q", out.String(), compiledIn(s, 1)["read"], want)
 	}
 }
+
+// TestCompiledLayerVariable: a variable holding a pointer to a library
+// struct, with a function that uses it and statements that select its
+// fields, as notebook 01 declares its layers: yaegi cannot select a field
+// through a compiled variable's pointer ("undefined selector W"), so the
+// cell runs interpreted with a notice, and runs right.
+func TestCompiledLayerVariable(t *testing.T) {
+	s, out, errw := compiledSession(t)
+	cells := []string{
+		"import (\"fmt\"; \"github.com/gnnlab/gnnlab/gnnlib/nn\"; \"github.com/gnnlab/gnnlab/gnnlib/tensor\")",
+		"var l1 = nn.NewLinear(2, 3)\nfunc f(X *tensor.Tensor) *tensor.Tensor { return X.MatMul(l1.W) }\nps := []*tensor.Tensor{l1.W, l1.B}\nfmt.Println(len(ps), f(tensor.Zeros(1, 2)).Shape())",
+		"fmt.Println(l1.W.Shape())",
+	}
+	for _, c := range cells {
+		if _, err := evalCell(t, s, c); err != nil {
+			t.Fatalf("%q: %v (%s)", c, err, errw)
+		}
+	}
+	if want := "2 [1 3]\n[2 3]\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+	if !strings.Contains(errw.String(), "variable l1") {
+		t.Errorf("stderr %q, want the notice naming l1", errw)
+	}
+}

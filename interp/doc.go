@@ -420,7 +420,10 @@
 //
 // BUG(interp): A compiled type with unexported fields or methods, and a
 // generic declaration, compile only in a cell that declares func main;
-// elsewhere they run interpreted. A plugin cannot import another, so a
+// elsewhere they run interpreted. So does a cell declaring a package-level
+// variable of a type that is not basic (var l1 = nn.NewLinear(2, 16)):
+// yaegi cannot select a field through the pointer by which it reaches a
+// compiled variable ("undefined selector W"). A plugin cannot import another, so a
 // compiled type or variable used by a later cell after statements ran
 // makes that cell interpreted (declaring it again would make another
 // type, or lose the variable's value). Each compiled cell costs a plugin

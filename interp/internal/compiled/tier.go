@@ -361,6 +361,15 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 		}
 	}
 	for _, nd := range own {
+		if nd.kind == token.VAR && !hasMain && !basicVar(nd.decl) {
+			// The interpreter reaches a compiled variable through a
+			// pointer into the plugin, and yaegi cannot select a field
+			// through it (var l1 = nn.NewLinear(2, 3) then l1.W:
+			// "undefined selector W"), so only variables of basic types
+			// compile outside a program, and what uses the others stays
+			// interpreted with them.
+			return Result{}, fmt.Sprintf("it declares the variable %s, not of a basic type: such variables are interpreted (the interpreter cannot select a field through a compiled one) unless the cell is a program with func main", nd.names[0]), "variable"
+		}
 		if n := emptyStruct(nd.decl); n != "" {
 			return Result{}, fmt.Sprintf("type %s is a struct without fields: the session tells such types apart by a hidden field that compiled code lacks", n), "empty struct"
 		}
@@ -836,4 +845,39 @@ func emptyStruct(decl ast.Decl) string {
 		}
 	}
 	return ""
+}
+
+// basicVar reports whether every variable decl declares has a basic type
+// (int, float64, string, ...), written or given by basic literals.
+func basicVar(decl ast.Decl) bool {
+	gd, ok := decl.(*ast.GenDecl)
+	if !ok {
+		return false
+	}
+	basic := func(e ast.Expr) bool {
+		id, ok := e.(*ast.Ident)
+		if !ok {
+			return false
+		}
+		_, ok = types.Universe.Lookup(id.Name).(*types.TypeName)
+		return ok && id.Name != "error" && id.Name != "any"
+	}
+	for _, sp := range gd.Specs {
+		vs := sp.(*ast.ValueSpec)
+		if vs.Type != nil {
+			if !basic(vs.Type) {
+				return false
+			}
+			continue
+		}
+		for _, v := range vs.Values {
+			if u, ok := v.(*ast.UnaryExpr); ok && u.Op == token.SUB {
+				v = u.X
+			}
+			if _, ok := v.(*ast.BasicLit); !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
