@@ -208,6 +208,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if e := s.checkImports(pc); e != nil { // typecheck.go
 		return Result{}, e
 	}
+	if e := s.checkReturn(pc); e != nil { // typecheck.go
+		return Result{}, e
+	}
 	recs, imps := s.collect(pc)
 	globals := globalsOf(s.i)
 	info, undef := typecheck(s.fset, pc, checkEnv{globals: globals, earlier: s.records, imports: s.imports, known: s.knows})

@@ -367,6 +367,34 @@ func (s *Session) checkImports(pc *parsedCell) *Error {
 	return nil
 }
 
+// checkReturn returns a compile error for a return among the cell's own
+// statements (not inside a function literal): they run at the top level,
+// where yaegi's compiler panicked on it (the cell "return" gave an
+// internal error; FuzzCells found it).
+func (s *Session) checkReturn(pc *parsedCell) *Error {
+	if pc.body == nil {
+		return nil
+	}
+	var ret *ast.ReturnStmt
+	ast.Inspect(pc.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if ret == nil {
+				ret = n
+			}
+		}
+		return ret == nil
+	})
+	if ret == nil {
+		return nil
+	}
+	const msg = "return outside a function: a cell's statements run at the top level, where there is nothing to return from (declare a func and call it, or end the cell with if/else)"
+	pos := s.fset.Position(ret.Pos())
+	return &Error{Name: nameCompile, Value: msg, Traceback: []string{cellPos(pos.Line, pos.Column) + ": " + msg}}
+}
+
 // notAvailable is the message for an import path that no table holds.
 func notAvailable(path string) string {
 	if isStdKey(path) {
