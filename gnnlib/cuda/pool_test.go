@@ -70,10 +70,19 @@ func TestPoolConcurrent(t *testing.T) {
 		if s.InUse != 0 || s.Peak == 0 || s.Reserved == 0 {
 			t.Errorf("fast path %t: after the first round %+v, want nothing in use", fast, s)
 		}
-		reserved := s.Reserved
 		round()
-		if s, _ = d.MemStats(); s.InUse != 0 || s.Reserved > reserved*2 {
-			t.Errorf("fast path %t: after the second round %+v (reserved %d after the first)", fast, s, reserved)
+		// What a round reserves depends on how the goroutines interleave
+		// (twice the first round's was exceeded once on a loaded machine),
+		// but a cache that reuses its blocks never holds more than the
+		// largest set that can be live at once: 8 goroutines holding 3
+		// blocks of each size, doubled for the rounding of blocks. One
+		// that did not reuse them would hold what 3,200 allocations take.
+		var most int64
+		for _, n := range sizes {
+			most += 8 * 3 * 2 * n
+		}
+		if s, _ = d.MemStats(); s.InUse != 0 || s.Reserved > most {
+			t.Errorf("fast path %t: after the second round %+v, want nothing in use and at most %d reserved", fast, s, most)
 		}
 	}
 	tune.PoolFastPath = true
