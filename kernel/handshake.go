@@ -107,26 +107,14 @@ func (k *Kernel) Register(ctx context.Context, endpoint string, timeout time.Dur
 	if err := sock.SendMulti(zmq4.NewMsgFrom(frames...)); err != nil {
 		return fmt.Errorf("kernel: send handshake_request to %s: %w", endpoint, err)
 	}
-	// Recv ends when ctx does: the socket was made with it.
-	type result struct {
-		msg zmq4.Msg
-		err error
+	reply, late, err := recvWithin(ctx, sock)
+	if late {
+		return fmt.Errorf("kernel: no handshake_reply from %s within %s: %w", endpoint, timeout, err)
 	}
-	got := make(chan result, 1)
-	go func() {
-		m, err := sock.Recv()
-		got <- result{m, err}
-	}()
-	var r result
-	select {
-	case r = <-got:
-	case <-ctx.Done():
-		return fmt.Errorf("kernel: no handshake_reply from %s within %s: %w", endpoint, timeout, ctx.Err())
+	if err != nil {
+		return fmt.Errorf("kernel: receive handshake_reply from %s: %w", endpoint, err)
 	}
-	if r.err != nil {
-		return fmt.Errorf("kernel: receive handshake_reply from %s: %w", endpoint, r.err)
-	}
-	m, err := wire.Decode(r.msg.Frames, k.signer)
+	m, err := wire.Decode(reply.Frames, k.signer)
 	if err != nil {
 		return fmt.Errorf("kernel: handshake_reply from %s: %w", endpoint, err)
 	}
@@ -181,4 +169,25 @@ func (k *Kernel) Close() {
 	k.cancel()
 	k.closeSockets()
 	k.hist.close()
+}
+
+// recvWithin receives one message from sock, a socket made with ctx (so
+// its Recv ends when ctx does). late reports that ctx ended first; err is
+// then ctx's error.
+func recvWithin(ctx context.Context, sock zmq4.Socket) (msg zmq4.Msg, late bool, err error) {
+	type result struct {
+		msg zmq4.Msg
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		m, err := sock.Recv()
+		got <- result{m, err}
+	}()
+	select {
+	case r := <-got:
+		return r.msg, false, r.err
+	case <-ctx.Done():
+		return zmq4.Msg{}, true, ctx.Err()
+	}
 }

@@ -54,26 +54,15 @@ func (k *Kernel) register56(ctx context.Context, endpoint string, timeout time.D
 	if err := sock.SendMulti(zmq4.NewMsgFrom(wire.EncodeContent(body, k.signer)...)); err != nil {
 		return fmt.Errorf("kernel: send registration to %s: %w", endpoint, err)
 	}
-	type result struct {
-		msg zmq4.Msg
-		err error
+	ack, late, err := recvWithin(ctx, sock) // handshake.go
+	if late {
+		return fmt.Errorf("kernel: no registration ACK from %s within %s: %w", endpoint, timeout, err)
 	}
-	got := make(chan result, 1)
-	go func() {
-		m, err := sock.Recv()
-		got <- result{m, err}
-	}()
-	var r result
-	select {
-	case r = <-got:
-	case <-ctx.Done():
-		return fmt.Errorf("kernel: no registration ACK from %s within %s: %w", endpoint, timeout, ctx.Err())
-	}
-	if r.err != nil {
-		return fmt.Errorf("kernel: receive registration ACK from %s: %w", endpoint, r.err)
+	if err != nil {
+		return fmt.Errorf("kernel: receive registration ACK from %s: %w", endpoint, err)
 	}
 	// The ACK's content is the service's to choose; its signature is not.
-	if _, err := wire.DecodeContentOnly(r.msg.Frames, k.signer); err != nil {
+	if _, err := wire.DecodeContentOnly(ack.Frames, k.signer); err != nil {
 		return fmt.Errorf("kernel: registration ACK from %s: %w", endpoint, err)
 	}
 	return nil
