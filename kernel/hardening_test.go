@@ -237,8 +237,13 @@ func TestUnreadRepliesDoNotBlockOthers(t *testing.T) {
 	}
 	dialRaw(t, c.Conn.ShellPort, flood)
 	// Wait until the kernel has answered the whole flood, or has stopped
-	// getting on with it (iopub shows an idle status per request).
+	// getting on with it (iopub shows an idle status per request). IOPub
+	// drops what a lagging subscriber cannot take (this test's own, under
+	// a loaded CI machine, missed 64 of 40,000 statuses once), so a few
+	// missing idles are iopub's loss, not a stalled kernel; kernel_info
+	// below is what must still answer.
 	idle := 0
+wait:
 	for quiet := time.NewTimer(2 * time.Second); idle < 20000; {
 		select {
 		case m := <-c.Inbox("iopub"):
@@ -247,8 +252,14 @@ func TestUnreadRepliesDoNotBlockOthers(t *testing.T) {
 				quiet.Reset(2 * time.Second)
 			}
 		case <-quiet.C:
-			t.Fatalf("the kernel stopped after answering %d of 20,000 requests from a client that does not read", idle)
+			break wait
 		}
+	}
+	if idle < 19000 {
+		t.Fatalf("the kernel stopped after answering %d of 20,000 requests from a client that does not read", idle)
+	}
+	if idle < 20000 {
+		t.Logf("iopub carried %d of the 20,000 idle statuses to this subscriber", idle)
 	}
 	for range 3 {
 		id := c.Send("shell", "kernel_info_request", map[string]any{})
