@@ -319,8 +319,9 @@
 // gnnlab: interp/symbols extracts every importable standard package (its
 // stdlib.txt) from it, and those tables replace yaegi's, which were
 // extracted from Go 1.22 (stdsymbols.go). stdlib.txt leaves out, as yaegi
-// does, syscall and unsafe, and plugin, runtime/cgo and runtime/race,
-// which a binary built without cgo or -race cannot serve; embed is
+// does, syscall and unsafe, plugin (the session's compiled tier loads
+// plugins itself), and runtime/cgo and runtime/race, which the
+// interpreter cannot serve; embed is
 // explained below. log is the table with log.Logger replaced by the real
 // *log.Logger whose Fatal methods end the cell like os.Exit(1) (internal/rt/exit.go);
 // log.New and log.Default return it.

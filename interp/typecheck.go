@@ -323,7 +323,7 @@ var unavailable = map[string]string{
 	"unsafe":       `package "unsafe" is not available in the interpreter (cells have no unsafe pointers)`,
 	"C":            `cgo (import "C") is not available in the interpreter`,
 	"syscall":      `package "syscall" is not available in the interpreter: cells make no system calls of their own; use os, os/exec or os/signal`,
-	"plugin":       `package "plugin" is not available: gnnlab is built without cgo, which Go plugins need; %go get MODULE interprets a module's source instead`,
+	"plugin":       `package "plugin" is not available in cells: the session itself loads what cells declare as plugins (the compiled tier, %compiled); %go get MODULE adds a module's packages`,
 	"runtime/cgo":  `package "runtime/cgo" is not available: the interpreter runs no cgo`,
 	"runtime/race": `package "runtime/race" is not available: it exists only in a binary built with -race`,
 }
