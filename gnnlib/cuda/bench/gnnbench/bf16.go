@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda"
@@ -46,22 +47,9 @@ func pctRoof(desc string, flop, bytes, ms float64) string {
 func bf16Part(d *cuda.Device, r *rand.Rand, gs []*csr) {
 	check(d.EmptyCache())
 	desc := d.String()
-	for _, c := range []struct {
-		name    string
-		m, k, n int
-		ta, tb  bool
-	}{
-		{"x·W arxiv 169343x128·128x512", 169343, 128, 512, false, false},
-		{"Xᵀ·dY arxiv 128x169343·169343x512", 128, 169343, 512, true, false},
-		{"dY·Wᵀ arxiv 169343x256·(128x256)ᵀ", 169343, 256, 128, false, true},
-		{"x·W products 2449029x100·100x256", 2449029, 100, 256, false, false},
-		{"x·W products 2449029x256·256x256", 2449029, 256, 256, false, false},
-		{"x·W products 2449029x256·256x48", 2449029, 256, 48, false, false},
-		{"Xᵀ·dY products 256x2449029·2449029x48", 256, 2449029, 48, true, false},
-		{"dY·Wᵀ products 2449029x48·(256x48)ᵀ", 2449029, 48, 256, false, true},
-		{"x·W products 2449029x256·256x47 (odd)", 2449029, 256, 47, false, false},
-		{"square 8192x8192·8192x8192", 8192, 8192, 8192, false, false},
-	} {
+	// The gemm part's shapes and a compute-bound square.
+	shapes := append(slices.Clone(gemmShapes), gemmShape{"square 8192x8192·8192x8192", 8192, 8192, 8192, false, false})
+	for _, c := range shapes {
 		ar, ac := c.m, c.k
 		if c.ta {
 			ar, ac = ac, ar

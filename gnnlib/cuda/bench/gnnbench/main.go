@@ -776,26 +776,34 @@ func gat1Layer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	dg.Free()
 }
 
+// gemmShape is one dense product that the gemm and bf16 parts time.
+type gemmShape struct {
+	name    string
+	m, k, n int
+	ta, tb  bool
+}
+
+// gemmShapes are the dense products of the arxiv- and products-sized
+// layers: the forward x·W, the weight gradient Xᵀ·dY and the input
+// gradient dY·Wᵀ.
+var gemmShapes = []gemmShape{
+	{"x·W arxiv 169343x128·128x512", 169343, 128, 512, false, false},
+	{"Xᵀ·dY arxiv 128x169343·169343x512", 128, 169343, 512, true, false},
+	{"dY·Wᵀ arxiv 169343x256·(128x256)ᵀ", 169343, 256, 128, false, true},
+	{"x·W products 2449029x100·100x256", 2449029, 100, 256, false, false},
+	{"x·W products 2449029x256·256x256", 2449029, 256, 256, false, false},
+	{"x·W products 2449029x256·256x48", 2449029, 256, 48, false, false},
+	{"Xᵀ·dY products 256x2449029·2449029x48", 256, 2449029, 48, true, false},
+	{"dY·Wᵀ products 2449029x48·(256x48)ᵀ", 2449029, 48, 256, false, true},
+	{"x·W products 2449029x256·256x47 (odd)", 2449029, 256, 47, false, false},
+}
+
 // gemmRates reports the FP32 GEMM's rate on the dense products of the
 // arxiv- and products-sized layers, for each kernel family on the same
 // operands.
 func gemmRates(d *cuda.Device, r *rand.Rand, kerns []tune.GEMMKernel) {
 	check(d.EmptyCache())
-	for _, c := range []struct {
-		name    string
-		m, k, n int
-		ta, tb  bool
-	}{
-		{"x·W arxiv 169343x128·128x512", 169343, 128, 512, false, false},
-		{"Xᵀ·dY arxiv 128x169343·169343x512", 128, 169343, 512, true, false},
-		{"dY·Wᵀ arxiv 169343x256·(128x256)ᵀ", 169343, 256, 128, false, true},
-		{"x·W products 2449029x100·100x256", 2449029, 100, 256, false, false},
-		{"x·W products 2449029x256·256x256", 2449029, 256, 256, false, false},
-		{"x·W products 2449029x256·256x48", 2449029, 256, 48, false, false},
-		{"Xᵀ·dY products 256x2449029·2449029x48", 256, 2449029, 48, true, false},
-		{"dY·Wᵀ products 2449029x48·(256x48)ᵀ", 2449029, 48, 256, false, true},
-		{"x·W products 2449029x256·256x47 (odd)", 2449029, 256, 47, false, false},
-	} {
+	for _, c := range gemmShapes {
 		if !*products && c.m+c.k > 1e6 {
 			continue
 		}
