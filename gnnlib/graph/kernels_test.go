@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 )
 
 // The references below loop over the edge list (src, dst) as PyG's
@@ -52,8 +54,8 @@ func eachKernelCase(t *testing.T, fn func(t *testing.T, rng *rand.Rand, g *Graph
 	for _, threads := range []int{1, 4} {
 		for _, c := range kernelCases {
 			t.Run(fmt.Sprintf("threads=%d/%dx%d,E=%d,h=%d,f=%d", threads, c.nSrc, c.nDst, c.m, c.h, c.f), func(t *testing.T) {
-				SetThreads(threads)
-				defer SetThreads(0)
+				parallel.SetThreads(threads)
+				defer parallel.SetThreads(0)
 				rng := rand.New(rand.NewPCG(uint64(c.m), 7))
 				s, d := randomEdges(rng, c.nSrc, c.nDst, c.m)
 				g, err := NewBipartite(c.nSrc, c.nDst, s, d, nil)

@@ -111,7 +111,8 @@ type Driver struct {
 // Register makes the device kind name ("cuda") available to
 // tensor.Device and its memory to tensor.DeviceMemory. A backend package
 // calls it from its init function; a later call for the same name
-// replaces the driver.
+// replaces the driver's fields that it sets (a nil Open or InUse keeps
+// the one registered before).
 func Register(name string, d Driver) {
 	var open func() (any, error)
 	if d.Open != nil {

@@ -42,10 +42,9 @@
 //
 // NewOpSince, NewGraphOpSince and OpStart record a device op on the
 // autograd tape with its timing; FromStorage wraps a backend's Storage in
-// a tensor; SetOpHook installs the op profiler's hook (gnnlib/prof). The
-// same names in gnnlib/tensor (and tensor.RegisterBackend,
-// tensor.RegisterMemory, nn.DeviceOps, graph.SetThreads and friends)
-// are deprecated forwarders kept while other branches still call them.
+// a tensor; SetOpHook installs the op profiler's hook (gnnlib/prof).
+// They live here, not in gnnlib/tensor, so that a notebook's completion
+// on tensor offers none of them.
 //
 // SetCancelCheck is for the program that runs notebook cells: it installs
 // a check that every parallel CPU loop of gnnlib polls between chunks, so
