@@ -46,8 +46,6 @@ func init() {
 		"SegmentMean":         reflect.ValueOf(graph.SegmentMean),
 		"SegmentMin":          reflect.ValueOf(graph.SegmentMin),
 		"SegmentSum":          reflect.ValueOf(graph.SegmentSum),
-		"SetThreads":          reflect.ValueOf(graph.SetThreads),
-		"Threads":             reflect.ValueOf(graph.Threads),
 		"TypedSBM":            reflect.ValueOf(graph.TypedSBM),
 
 		// type definitions
