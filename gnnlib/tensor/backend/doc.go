@@ -103,9 +103,7 @@
 // ErrNotOnDevice for a shape the kernel does not take). The Fake needs
 // nothing, and the op's existing case in OpCases checks the composed
 // path on the Fake and the fused one on the GPU. TransformerAttention is
-// built this way (its capability is still declared in
-// gnnlib/nn/transformerop.go, to move here once the attention rework has
-// merged).
+// built this way: its capability is TransformerOps.
 package backend
 
 //go:generate go run ./internal/opgen
