@@ -86,7 +86,8 @@
 //     Fake.autograd);
 //  5. the op that records it: a device branch in gnnlib/tensor or
 //     gnnlib/nn calling the method, FromStorage on its result and
-//     NewOpSince with a backward closure of Backend calls;
+//     NewOpSince with a backward closure of Backend calls (inside
+//     gnnlib/tensor, their unexported twins fromStorage and newOpSince);
 //  6. its case in devicetest.OpCases, which gnnlib/nn's tests run on the
 //     Fake and gnnlib/cuda's on the GPU.
 //
