@@ -381,7 +381,8 @@
 // # Debugging
 //
 // A session made with Options.Debuggable can run cells under yaegi's
-// debugger (breakpoint.go): with SetDebug on, every piece of a cell is
+// debugger (package internal/debug; the session's side in breakpoint.go):
+// with SetDebug on, every piece of a cell is
 // compiled and run in yaegi's Debug with breakpoints on the lines that
 // DebugOptions.Breakpoints gives for each cell run so far (the pieces'
 // //line directives carry the cells' lines, numbered apart per cell). A

@@ -147,11 +147,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 	}
 	// Before any function value exists (breakpoint.go).
 	if s.opts.Debuggable {
-		if s.dbg.cells == nil {
-			s.dbg.cells = map[int]string{}
-		}
-		s.dbg.rootDebug, s.dbg.rootOK = pinRootDebug(i)
-		s.dbg.rootFor = i
+		s.dbg.Pin(i, (*debugHost)(s), stopWait)
 	}
 	if err := s.useCompiled(i); err != nil { // compiled.go
 		return nil, fmt.Errorf("interp: compiled cells: %w", err)
@@ -604,7 +600,7 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewrite.Rewriter) (r
 	var o evalOutcome
 	var interrupted, stopped bool
 	if run := s.debugRunFor(src); run != nil {
-		o, interrupted, stopped = run.eval(ctx, s.i, src, s.exit) // breakpoint.go
+		o, interrupted, stopped = s.evalDebug(ctx, run, src) // breakpoint.go
 		if e := staleFuncError(o.err); e != nil {
 			s.errw.take()
 			return reflect.Value{}, e
