@@ -364,7 +364,8 @@
 //
 // # Completion and inspection
 //
-// Complete offers Go keywords, inspect.Builtins, session variables, functions and
+// Complete and Inspect are package internal/complete's, over the session's
+// globals, imports and declarations. Complete offers Go keywords, inspect.Builtins, session variables, functions and
 // types, imported package names, the members of a package (fmt.Pri) and
 // the fields and methods of a session variable (x.) that a cell may use:
 // of a compiled type only the exported ones (a cell that selects an
