@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/gnnlab/gnnlab/interp/internal/helpers"
-	"github.com/gnnlab/gnnlab/interp/internal/rt"
 	"github.com/gnnlab/gnnlab/interp/internal/symtypes"
 )
 
@@ -90,9 +89,14 @@ type rewriter struct {
 	// recoverIn are the deferPanic variables that recover() calls in
 	// guarded deferred literals read (deferGuards, defer.go).
 	recoverIn map[*ast.CallExpr]string
-	// nodes are the passes of single nodes that the walk calls
-	// (Pass.Node), in Suite order.
-	nodes []Pass
+	// The walk of the passes of single nodes (walk): its root, the
+	// first unsupported construct they found, and whether it has
+	// recorded what the walk records.
+	root     ast.Node
+	walkErr  error
+	recorded bool
+	// called are the selectors called at once (methodValues).
+	called map[*ast.SelectorExpr]bool
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -113,163 +117,112 @@ func (r *rewriter) isBuiltin(id *ast.Ident, name string) bool {
 	return !shadowed
 }
 
-// walk records the node-by-node rewrites of n (the "nodes" pass of the
-// Suite) and returns the first unsupported construct.
-func (r *rewriter) walk(n ast.Node) error {
-	var err error
+// walk calls passes, passes of single nodes (Pass.Node), on each node
+// of root in their order, and returns the first unsupported construct
+// that they found. Before the passes see a node, the first walk of the
+// rewriter records what later passes read of it: labels, function
+// declarations and literals, loops, and the first range statement whose
+// operand has a type go/types does not know (Unknown).
+func (r *rewriter) walk(root ast.Node, passes []Pass) error {
+	record := !r.recorded
+	r.root, r.walkErr, r.recorded = root, nil, true
 	if r.labels == nil {
 		r.labels = map[ast.Stmt]string{}
 	}
-	calledSel := map[*ast.SelectorExpr]bool{} // selectors called at once
-	recoverIn := r.recoverIn                  // the "deferguards" pass
-	ast.Inspect(n, func(node ast.Node) bool {
-		r.nodePasses(node) // the passes of single nodes (Pass.Node)
-		switch x := node.(type) {
-		case *ast.LabeledStmt:
-			r.labels[x.Stmt] = x.Label.Name
-			r.selectBreaks(x)
-		case *ast.FuncDecl:
-			r.funcs = append(r.funcs, x)
-		case *ast.FuncLit:
-			r.funcs = append(r.funcs, x)
-		case *ast.GenDecl:
-			if x.Tok == token.TYPE {
-				r.unexportedTags(x) // rewrite_tags.go
-				r.embeddedIfaces(x) // rewrite_embed.go
-			}
-		case *ast.DeclStmt:
-			r.localAliases(n, x)
-		case *ast.ValueSpec:
-			r.emptyAssigns(x) // rewrite_tags.go
-		case *ast.AssignStmt:
-			r.emptyAssigns(x) // rewrite_tags.go
-			r.ifaceFieldAssign(x)
-		case *ast.ForStmt:
-			r.loops = append(r.loops, x)
-			r.forLoopVars(x)
-		case *ast.RangeStmt:
-			r.loops = append(r.loops, x)
-			if x.X == nil {
+	ast.Inspect(root, func(n ast.Node) bool {
+		if n == nil {
+			return true
+		}
+		if record {
+			r.record(n)
+		}
+		for _, p := range passes {
+			switch p.Node(r, n) {
+			case Done:
 				return true
-			}
-			tv, ok := r.info.Types[x.X]
-			if !ok || tv.Type == nil || tv.Type == types.Typ[types.Invalid] {
-				if r.unknown == token.NoPos && x.Value == nil {
-					r.unknown = x.For
-				}
-				return true
-			}
-			switch u := tv.Type.Underlying().(type) {
-			case *types.Basic:
-				if u.Info()&types.IsInteger != 0 {
-					captured := false
-					if x.Tok == token.DEFINE {
-						captured, _ = r.captured(x.Body, r.loopVars([]ast.Expr{x.Key}))
-					}
-					r.rangeInt(x, tv.Type, captured)
-				} else {
-					r.rangeLoopVars(x)
-				}
-			case *types.Signature:
-				if r.rangeFunc(x, u) {
-					return true
-				}
-				if err == nil {
-					err = &unsupportedError{x.For, "this range over a function (range-over-func iterator, Go 1.23) is not supported by the interpreter: its body defers, uses goto or a label, returns inside a nested range over a function, or the yield function's types cannot be written (write the call seq(func(v T) bool { ...; return true }))"}
-				}
-			default:
-				if !r.rangeIndexed(x) {
-					r.rangeLoopVars(x)
-				}
-			}
-		case *ast.TypeAssertExpr:
-			if e := r.compiledAssert(x.X, x.Type); e != nil && err == nil {
-				err = e // rewrite_iface.go
-			}
-		case *ast.TypeSwitchStmt:
-			if e := r.compiledSwitch(x); e != nil && err == nil {
-				err = e // rewrite_iface.go
-			}
-		case *ast.SelectorExpr:
-			if e := r.iterSelector(x); e != nil && err == nil {
-				err = e
-			}
-			if !calledSel[x] {
-				r.methodRef(x)
-			}
-		case *ast.IndexExpr:
-			if r.iterType(x, x.X, []ast.Expr{x.Index}) {
+			case Prune:
 				return false
-			}
-		case *ast.IndexListExpr:
-			if r.iterType(x, x.X, x.Indices) {
-				return false
-			}
-		case *ast.CallExpr:
-			if r.typeParamConversion(x) { // rewrite_typeparam.go
-				return true
-			}
-			if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok {
-				calledSel[sel] = true
-			}
-			done, e := r.macroCall(x) // genericmacro.go
-			if !done && e == nil {
-				done, e = r.genericCallee(x)
-			}
-			if e != nil && err == nil {
-				err = e
-			}
-			if !done {
-				r.instantiate(x)
-			}
-			r.namedArgs(x)      // rewrite_fmt.go
-			if r.emptyConv(x) { // rewrite_tags.go
-				return false
-			}
-			id, ok := x.Fun.(*ast.Ident)
-			if !ok {
-				return true
-			}
-			switch {
-			case r.isBuiltin(id, "min"), r.isBuiltin(id, "max"):
-				if text, ok := r.constantText(x); ok {
-					// A constant (const c = min(1, 2)) stays one.
-					r.ed.Replace(x.Pos(), x.End(), text)
-					return false
-				}
-				helper := helperPrefix + id.Name
-				if tv, ok := r.info.Types[x]; ok && tv.Type != nil {
-					if b, ok := types.Default(tv.Type).(*types.Basic); ok && b.Kind() != types.Invalid {
-						helper += "[" + b.Name() + "]"
-					}
-				}
-				r.ed.Replace(id.Pos(), id.End(), helper)
-			case r.isBuiltin(id, "complex"):
-				// complex(0, math.Pi) failed in yaegi (mismatched types
-				// untyped float and untyped float64): a constant is
-				// written as its value.
-				if text, ok := r.constantText(x); ok {
-					r.ed.Replace(x.Pos(), x.End(), text)
-					return false
-				}
-			case r.isBuiltin(id, "clear"):
-				r.ed.Replace(id.Pos(), id.End(), rt.Clear)
-			case r.isBuiltin(id, "new"):
-				r.newExpr(x, id)
-			case r.isBuiltin(id, "recover") && len(x.Args) == 0:
-				// yaegi's recover gives the panic value as a
-				// reflect.Value: r.(string) and case string failed.
-				call := rt.Recovered
-				if slot, ok := recoverIn[x]; ok {
-					call = slot + ".Recovered" // a guarded deferred literal (defer.go)
-				}
-				r.ed.Insert(x.Pos(), call+"(", false)
-				r.ed.Insert(x.End(), ")", false)
 			}
 		}
 		return true
 	})
-	return err
+	return r.walkErr
+}
+
+// record records n for later passes (walk).
+func (r *rewriter) record(n ast.Node) {
+	switch x := n.(type) {
+	case *ast.LabeledStmt:
+		r.labels[x.Stmt] = x.Label.Name
+	case *ast.FuncDecl:
+		r.funcs = append(r.funcs, x)
+	case *ast.FuncLit:
+		r.funcs = append(r.funcs, x)
+	case *ast.ForStmt:
+		r.loops = append(r.loops, x)
+	case *ast.RangeStmt:
+		r.loops = append(r.loops, x)
+		if x.X != nil && r.rangeType(x) == nil && r.unknown == token.NoPos && x.Value == nil {
+			r.unknown = x.For
+		}
+	}
+}
+
+// fail records e, an unsupported construct that a pass of single nodes
+// found, unless the walk found one before.
+func (r *rewriter) fail(e error) {
+	if r.walkErr == nil {
+		r.walkErr = e
+	}
+}
+
+// rangeType is the type of the operand of a range statement, nil when
+// go/types does not know it.
+func (r *rewriter) rangeType(x *ast.RangeStmt) types.Type {
+	if x.X == nil {
+		return nil
+	}
+	tv, ok := r.info.Types[x.X]
+	if !ok || tv.Type == nil || tv.Type == types.Typ[types.Invalid] {
+		return nil
+	}
+	return tv.Type
+}
+
+// localAliasesPass is the pass "localaliases".
+func localAliasesPass(r *rewriter, n ast.Node) Visit {
+	if x, ok := n.(*ast.DeclStmt); ok {
+		r.localAliases(r.root, x)
+	}
+	return Next
+}
+
+// ifaceFields is the pass "ifacefields".
+func ifaceFields(r *rewriter, n ast.Node) Visit {
+	if x, ok := n.(*ast.AssignStmt); ok {
+		r.ifaceFieldAssign(x)
+	}
+	return Next
+}
+
+// rangeInts is the pass "rangeint".
+func rangeInts(r *rewriter, n ast.Node) Visit {
+	x, ok := n.(*ast.RangeStmt)
+	if !ok {
+		return Next
+	}
+	t := r.rangeType(x)
+	if t == nil {
+		return Next
+	}
+	if u, ok := t.Underlying().(*types.Basic); ok && u.Info()&types.IsInteger != 0 {
+		captured := false
+		if x.Tok == token.DEFINE {
+			captured, _ = r.captured(x.Body, r.loopVars([]ast.Expr{x.Key}))
+		}
+		r.rangeInt(x, t, captured)
+	}
+	return Next
 }
 
 // constantText returns the text of the constant value of e, converted

@@ -257,10 +257,11 @@ func (r *rewriter) newExpr(call *ast.CallExpr, id *ast.Ident) {
 
 // mainRefs is the pass "main", a pass of single nodes (Pass.Node): see
 // mainRef.
-func mainRefs(r *rewriter, n ast.Node) {
+func mainRefs(r *rewriter, n ast.Node) Visit {
 	if id, ok := n.(*ast.Ident); ok {
 		r.mainRef(id)
 	}
+	return Next
 }
 
 // mainRef rewrites a use of the cell's or the session's func main.
@@ -509,4 +510,54 @@ func (r *rewriter) selectBreaks(l *ast.LabeledStmt) {
 		r.ed.Replace(b.Pos(), b.End(), "goto "+end)
 	}
 	r.ed.Insert(l.End(), "; "+end+": ;", false)
+}
+
+// selectBreaksPass is the pass "selectbreaks".
+func selectBreaksPass(r *rewriter, n ast.Node) Visit {
+	if x, ok := n.(*ast.LabeledStmt); ok {
+		r.selectBreaks(x)
+	}
+	return Next
+}
+
+// methodValues is the pass "methodvalues": it rewrites the selectors of
+// methods that are not called at once, which it tells from the calls
+// that it sees first, their parents.
+func methodValues(r *rewriter, n ast.Node) Visit {
+	switch x := n.(type) {
+	case *ast.CallExpr:
+		if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok {
+			if r.called == nil {
+				r.called = map[*ast.SelectorExpr]bool{}
+			}
+			r.called[sel] = true
+		}
+	case *ast.SelectorExpr:
+		if !r.called[x] {
+			r.methodRef(x)
+		}
+	}
+	return Next
+}
+
+// genericCalls is the pass "genericcalls": a call of a generic function
+// of the standard library is written out (genericmacro.go) or calls the
+// session's version (genericstd.go); other calls of generic functions
+// get their type arguments (instantiate).
+func genericCalls(r *rewriter, n ast.Node) Visit {
+	x, ok := n.(*ast.CallExpr)
+	if !ok {
+		return Next
+	}
+	done, e := r.macroCall(x)
+	if !done && e == nil {
+		done, e = r.genericCallee(x)
+	}
+	if e != nil {
+		r.fail(e)
+	}
+	if !done {
+		r.instantiate(x)
+	}
+	return Next
 }

@@ -9,10 +9,11 @@ import (
 
 // constants is the pass "constants", a pass of single nodes (Pass.Node):
 // see constRepeat.
-func constants(r *rewriter, n ast.Node) {
+func constants(r *rewriter, n ast.Node) Visit {
 	if d, ok := n.(*ast.GenDecl); ok && d.Tok == token.CONST {
 		r.constRepeat(d)
 	}
+	return Next
 }
 
 // constRepeat fixes constant declarations of several names per line

@@ -333,3 +333,47 @@ func holdsGo(n ast.Node) bool {
 	})
 	return found
 }
+
+// rangeIndexedPass is the pass "rangeindexed": a range statement it
+// rewrites is done.
+func rangeIndexedPass(r *rewriter, n ast.Node) Visit {
+	x, ok := n.(*ast.RangeStmt)
+	if !ok {
+		return Next
+	}
+	t := r.rangeType(x)
+	if t == nil {
+		return Next
+	}
+	switch t.Underlying().(type) {
+	case *types.Basic, *types.Signature:
+		return Next
+	}
+	if r.rangeIndexed(x) {
+		return Done
+	}
+	return Next
+}
+
+// loopVarsPass is the pass "loopvars".
+func loopVarsPass(r *rewriter, n ast.Node) Visit {
+	switch x := n.(type) {
+	case *ast.ForStmt:
+		r.forLoopVars(x)
+	case *ast.RangeStmt:
+		t := r.rangeType(x)
+		if t == nil {
+			return Next
+		}
+		switch u := t.Underlying().(type) {
+		case *types.Basic:
+			if u.Info()&types.IsInteger == 0 {
+				r.rangeLoopVars(x)
+			}
+		case *types.Signature:
+		default:
+			r.rangeLoopVars(x)
+		}
+	}
+	return Next
+}
