@@ -133,7 +133,7 @@
 //     are (iter.Seq[V] is func(func(V) bool)), which range over a function
 //     handles; the session keeps import "iter" from yaegi, which has no
 //     such package, and go/types sees one (iter.go). Another name of iter
-//     than Pull and Pull2 (written out by the pass genericcalls) is an
+//     than Pull and Pull2 (written out by the pass genericmacros) is an
 //     unsupported construct naming it;
 //
 // # Pass methodvalues
@@ -143,7 +143,31 @@
 //     ((*T).Set) becomes a function literal: yaegi read the receiver when
 //     the value was called and failed to call method expressions;
 //
-// # Pass genericcalls
+// # Pass genericmacros
+//
+//   - calls of the generic functions of slices, maps and iter that
+//     return or take iterators or build slices (maps.Keys, slices.Sorted,
+//     slices.Collect, slices.Clone, slices.Insert, iter.Pull, and
+//     sync.OnceValue and OnceValues, whose later calls return zero values
+//     after the function panicked, where Go's panic again...) are
+//     written out as function literals with go/types' type arguments:
+//     yaegi failed to call a closure returned by a generic function, and
+//     its generic append lost elements (genericmacro.go); those whose
+//     result has the type of their slice or map argument (slices.Clone,
+//     Insert, Delete, Compact, Concat, maps.Clone...) keep it, so the
+//     clone of a named type (type IDs []int) has its methods and %T;
+//
+// # Pass genericstd
+//
+//   - calls of the common generic functions of slices, maps and cmp
+//     (slices.Sort, slices.SortFunc, slices.Max, slices.Index,
+//     slices.BinarySearch, slices.Equal, maps.Equal, cmp.Compare, cmp.Or...),
+//     for which yaegi has no
+//     symbols, call interpreted versions that the session compiles when a
+//     cell first needs them, instantiated with go/types' type arguments
+//     (genericstd.go);
+//
+// # Pass typeargs
 //
 //   - a call of a generic function gets the type arguments go/types
 //     inferred (Map[int, string](xs, f)): yaegi's inference fails with
@@ -161,24 +185,6 @@
 //     came out wrong, and e := Twice(5) gave 0 (geninstance.go). An
 //     instance that yaegi cannot make stops the cell with an error naming
 //     it;
-//   - calls of the common generic functions of slices, maps and cmp
-//     (slices.Sort, slices.SortFunc, slices.Max, slices.Index,
-//     slices.BinarySearch, slices.Equal, maps.Equal, cmp.Compare, cmp.Or...),
-//     for which yaegi has no
-//     symbols, call interpreted versions that the session compiles when a
-//     cell first needs them, instantiated with go/types' type arguments
-//     (genericstd.go);
-//   - calls of the generic functions of slices, maps and iter that
-//     return or take iterators or build slices (maps.Keys, slices.Sorted,
-//     slices.Collect, slices.Clone, slices.Insert, iter.Pull, and
-//     sync.OnceValue and OnceValues, whose later calls return zero values
-//     after the function panicked, where Go's panic again...) are
-//     written out as function literals with go/types' type arguments:
-//     yaegi failed to call a closure returned by a generic function, and
-//     its generic append lost elements (genericmacro.go); those whose
-//     result has the type of their slice or map argument (slices.Clone,
-//     Insert, Delete, Compact, Concat, maps.Clone...) keep it, so the
-//     clone of a named type (type IDs []int) has its methods and %T;
 //
 // # Pass fmtoperands
 //

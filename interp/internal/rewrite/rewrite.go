@@ -97,6 +97,9 @@ type rewriter struct {
 	recorded bool
 	// called are the selectors called at once (methodValues).
 	called map[*ast.SelectorExpr]bool
+	// genericCalls says what the passes of generic calls did with a
+	// call (genericMacros).
+	genericCalls map[*ast.CallExpr]int
 }
 
 func (r *rewriter) fresh(base string) string {

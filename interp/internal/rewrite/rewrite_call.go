@@ -540,24 +540,58 @@ func methodValues(r *rewriter, n ast.Node) Visit {
 	return Next
 }
 
-// genericCalls is the pass "genericcalls": a call of a generic function
-// of the standard library is written out (genericmacro.go) or calls the
-// session's version (genericstd.go); other calls of generic functions
-// get their type arguments (instantiate).
-func genericCalls(r *rewriter, n ast.Node) Visit {
+// What the passes of generic calls did with a call (rewriter.genericCalls).
+const (
+	genericFailed  = 1 // genericmacros found it unsupported
+	genericWritten = 2 // written out, or a call of the session's version
+)
+
+// genericMacros is the pass "genericmacros" (genericmacro.go).
+func genericMacros(r *rewriter, n ast.Node) Visit {
 	x, ok := n.(*ast.CallExpr)
 	if !ok {
 		return Next
 	}
 	done, e := r.macroCall(x)
-	if !done && e == nil {
-		done, e = r.genericCallee(x)
+	if e != nil {
+		r.fail(e)
+		r.markGeneric(x, genericFailed)
 	}
+	if done {
+		r.markGeneric(x, genericWritten)
+	}
+	return Next
+}
+
+// genericStd is the pass "genericstd" (genericstd.go): calls that
+// genericmacros saw are left alone.
+func genericStd(r *rewriter, n ast.Node) Visit {
+	x, ok := n.(*ast.CallExpr)
+	if !ok || r.genericCalls[x] != 0 {
+		return Next
+	}
+	done, e := r.genericCallee(x)
 	if e != nil {
 		r.fail(e)
 	}
-	if !done {
+	if done {
+		r.markGeneric(x, genericWritten)
+	}
+	return Next
+}
+
+// typeArgs is the pass "typeargs": calls that the passes before wrote
+// out or redirected are left alone.
+func typeArgs(r *rewriter, n ast.Node) Visit {
+	if x, ok := n.(*ast.CallExpr); ok && r.genericCalls[x] != genericWritten {
 		r.instantiate(x)
 	}
 	return Next
+}
+
+func (r *rewriter) markGeneric(x *ast.CallExpr, how int) {
+	if r.genericCalls == nil {
+		r.genericCalls = map[*ast.CallExpr]int{}
+	}
+	r.genericCalls[x] = how
 }
