@@ -364,9 +364,10 @@
 //
 // # Completion and inspection
 //
-// Complete and Inspect are package internal/complete's, over the session's
-// globals, imports and declarations. Complete offers Go keywords, inspect.Builtins, session variables, functions and
-// types, imported package names, the members of a package (fmt.Pri) and
+// Complete and Inspect are package internal/complete's, over the
+// session's globals, imports and declarations. Complete offers Go
+// keywords, inspect.Builtins, session variables, functions and types,
+// imported package names, the members of a package (fmt.Pri) and
 // the fields and methods of a session variable (x.) that a cell may use:
 // of a compiled type only the exported ones (a cell that selects an
 // unexported one gets Go's compile error, not yaegi's reflect panic), of an
@@ -382,9 +383,9 @@
 // # Debugging
 //
 // A session made with Options.Debuggable can run cells under yaegi's
-// debugger (package internal/debug; the session's side in breakpoint.go):
-// with SetDebug on, every piece of a cell is
-// compiled and run in yaegi's Debug with breakpoints on the lines that
+// debugger (package internal/debug; the session's side in
+// breakpoint.go): with SetDebug on, every piece of a cell is compiled and
+// run in yaegi's Debug with breakpoints on the lines that
 // DebugOptions.Breakpoints gives for each cell run so far (the pieces'
 // //line directives carry the cells' lines, numbered apart per cell). A
 // stop is a *Stop: its frames in cell lines, the frame's variables
