@@ -215,3 +215,26 @@ func oneLine(src string) string {
 	}
 	return b.String()
 }
+
+// What the passes of generic calls did with a call (rewriter.genericCalls).
+const (
+	genericFailed  = 1 // genericmacros found it unsupported
+	genericWritten = 2 // written out, or a call of the session's version
+)
+
+// genericMacros is the pass "genericmacros" (genericmacro.go).
+func genericMacros(r *rewriter, n ast.Node) Visit {
+	x, ok := n.(*ast.CallExpr)
+	if !ok {
+		return Next
+	}
+	done, e := r.macroCall(x)
+	if e != nil {
+		r.fail(e)
+		r.markGeneric(x, genericFailed)
+	}
+	if done {
+		r.markGeneric(x, genericWritten)
+	}
+	return Next
+}

@@ -241,3 +241,20 @@ func (r *rewriter) genericCallee(call *ast.CallExpr) (bool, *unsupportedError) {
 	r.generic[pn.Imported().Path()] = true
 	return true, nil
 }
+
+// genericStd is the pass "genericstd" (genericstd.go): calls that
+// genericmacros saw are left alone.
+func genericStd(r *rewriter, n ast.Node) Visit {
+	x, ok := n.(*ast.CallExpr)
+	if !ok || r.genericCalls[x] != 0 {
+		return Next
+	}
+	done, e := r.genericCallee(x)
+	if e != nil {
+		r.fail(e)
+	}
+	if done {
+		r.markGeneric(x, genericWritten)
+	}
+	return Next
+}

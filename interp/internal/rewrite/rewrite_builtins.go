@@ -2,7 +2,10 @@ package rewrite
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/types"
+	"strconv"
+	"strings"
 
 	"github.com/gnnlab/gnnlab/interp/internal/rt"
 )
@@ -94,4 +97,68 @@ func recovers(r *rewriter, n ast.Node) Visit {
 	r.ed.Insert(x.Pos(), call+"(", false)
 	r.ed.Insert(x.End(), ")", false)
 	return Next
+}
+
+// constantText returns the text of the constant value of e, converted
+// to its type unless that is untyped, when go/types knows it and it can
+// be written exactly.
+func (r *rewriter) constantText(e ast.Expr) (string, bool) {
+	tv, ok := r.info.Types[e]
+	if !ok || tv.Value == nil {
+		return "", false
+	}
+	var text string
+	switch tv.Value.Kind() {
+	case constant.Int:
+		text = tv.Value.ExactString()
+	case constant.String:
+		text = strconv.Quote(constant.StringVal(tv.Value))
+	case constant.Float:
+		text = floatText(tv.Value)
+	case constant.Complex:
+		text = "complex(" + floatText(constant.Real(tv.Value)) + ", " + floatText(constant.Imag(tv.Value)) + ")"
+	default:
+		return "", false
+	}
+	if b, ok := tv.Type.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+		return "(" + text + ")", true
+	}
+	t, ok := typeText(tv.Type, r.names)
+	if !ok {
+		return "", false
+	}
+	return t + "(" + text + ")", true
+}
+
+// floatText writes the exact value of a numeric constant as an untyped
+// float constant: a fraction (5/2) as 5.0/2.
+func floatText(v constant.Value) string {
+	num, den, frac := strings.Cut(constant.ToFloat(v).ExactString(), "/")
+	if frac {
+		return "(" + num + ".0/" + den + ")"
+	}
+	return num + ".0"
+}
+
+// newExpr rewrites new(expr), whose operand is a value, into a function
+// literal that returns the address of a copy (a generic helper when the
+// type cannot be written: yaegi fails to instantiate a generic function
+// for a statement at the top level of a cell).
+func (r *rewriter) newExpr(call *ast.CallExpr, id *ast.Ident) {
+	if len(call.Args) != 1 {
+		return
+	}
+	arg := call.Args[0]
+	tv, ok := r.info.Types[arg]
+	if !ok || !tv.IsValue() || tv.Type == nil {
+		return
+	}
+	t, ok := typeText(types.Default(tv.Type), r.names)
+	if !ok {
+		r.ed.Replace(id.Pos(), id.End(), helperNew)
+		return
+	}
+	v := r.fresh("nv")
+	r.ed.Replace(call.Pos(), arg.Pos(), "func() *"+t+" { var "+v+" "+t+" = ")
+	r.ed.Replace(arg.End(), call.End(), "; return &"+v+" }()")
 }

@@ -161,7 +161,7 @@ func (r *rewriter) typedDefine(lhs, rhs []ast.Expr, from, to token.Pos, names ma
 				}
 			case *ast.CallExpr:
 				// yaegi cannot type a global from a call of a generic
-				// function (new(expr) calls one, rewrite_call.go).
+				// function (new(expr) calls one, rewrite_builtins.go).
 				indexes = r.genericCall(n)
 			}
 			return !indexes
