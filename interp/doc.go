@@ -275,7 +275,7 @@
 //     cell's top-level definitions make count as package-level names (x
 //     := 1; k := func() int { return x }): they are declared first and
 //     their definitions become assignments;
-//   - after each cell (release.go), resets the slots of the cell's
+//   - after each cell (release.go, internal/frame), resets the slots of the cell's
 //     temporaries, empties the debugger's lists (the compiled roots, the
 //     scopes nested in the package scopes), forgets the functions it
 //     declared for the cell, and starts the next cell in a fresh FileSet,
@@ -283,7 +283,7 @@
 //     is freed; the source of statements that made no function leaves
 //     yaegi's file set once they ran;
 //   - after statements that made no function and started no goroutine,
-//     cuts the global frame back to its last global (framegrowth.go):
+//     cuts the global frame back to its last global (internal/frame):
 //     yaegi allocates and copies the whole frame on each evaluation that
 //     adds slots, and with five slots a cell a session of 10,000 cells
 //     copied 1.2 MB on nearly every cell, its round trip doubling.
@@ -490,7 +490,7 @@
 // linearly but slowly (about 0.26 KB a cell of client.BenchmarkSoak's
 // mixed notebook, whose live heap at 10,000 cells is 1.25 times that at
 // 1,000): the global frame is cut back after statements that made no
-// function and started no goroutine (framegrowth.go), but the slots of
+// function and started no goroutine (internal/frame), but the slots of
 // the temporaries of statements that made a function or started a
 // goroutine stay (24 bytes each), yaegi keeps the positions of every
 // evaluated source that made a function, and a whole cell's code while
