@@ -275,13 +275,13 @@
 //     cell's top-level definitions make count as package-level names (x
 //     := 1; k := func() int { return x }): they are declared first and
 //     their definitions become assignments;
-//   - after each cell (release.go, internal/frame), resets the slots of the cell's
-//     temporaries, empties the debugger's lists (the compiled roots, the
-//     scopes nested in the package scopes), forgets the functions it
-//     declared for the cell, and starts the next cell in a fresh FileSet,
-//     so that the code of finished statements and of redefined functions
-//     is freed; the source of statements that made no function leaves
-//     yaegi's file set once they ran;
+//   - after each cell (release.go, internal/frame), resets the slots of
+//     the cell's temporaries, empties the debugger's lists (the compiled
+//     roots, the scopes nested in the package scopes), forgets the
+//     functions it declared for the cell, and starts the next cell in a
+//     fresh FileSet, so that the code of finished statements and of
+//     redefined functions is freed; the source of statements that made no
+//     function leaves yaegi's file set once they ran;
 //   - after statements that made no function and started no goroutine,
 //     cuts the global frame back to its last global (internal/frame):
 //     yaegi allocates and copies the whole frame on each evaluation that
