@@ -18,12 +18,7 @@ func (s *Session) releaseTemps() {
 	if !ok {
 		return
 	}
-	named := map[uintptr]bool{}
-	for _, v := range globalsOf(s.i) {
-		if v.IsValid() && v.CanAddr() {
-			named[v.UnsafeAddr()] = true
-		}
-	}
+	named := frame.Addrs(globalsOf(s.i))
 	// yaegi can leave the frame's mutex held after a panic it reported
 	// (%timeit panic("x")): then leave the slots for a later cell.
 	if !mu.TryLock() {

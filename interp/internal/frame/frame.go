@@ -83,12 +83,7 @@ func Trim(i *yaegi.Interpreter, mark int, src string, globals func() map[string]
 	if !ok {
 		return
 	}
-	named := map[uintptr]bool{}
-	for _, v := range globals() {
-		if v.IsValid() && v.CanAddr() {
-			named[v.UnsafeAddr()] = true
-		}
-	}
+	named := Addrs(globals())
 	if !mu.TryLock() {
 		return
 	}
@@ -116,6 +111,18 @@ func Trim(i *yaegi.Interpreter, mark int, src string, globals func() map[string]
 	*data = d[:cut]
 	*universe = (*universe)[:cut]
 	*main = (*main)[:cut]
+}
+
+// Addrs is the set of the addresses of globals' storage: the slots of
+// the global frame that hold a named global.
+func Addrs(globals map[string]reflect.Value) map[uintptr]bool {
+	named := map[uintptr]bool{}
+	for _, v := range globals {
+		if v.IsValid() && v.CanAddr() {
+			named[v.UnsafeAddr()] = true
+		}
+	}
+	return named
 }
 
 // StartsGoroutine reports whether src holds a go statement.
