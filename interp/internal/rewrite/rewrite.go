@@ -191,6 +191,30 @@ func (r *rewriter) rangeType(x *ast.RangeStmt) types.Type {
 	return tv.Type
 }
 
+// rangeOver returns n as a range statement and the type of its operand;
+// t is nil when n is not a range statement or rangeType is nil.
+func (r *rewriter) rangeOver(n ast.Node) (x *ast.RangeStmt, t types.Type) {
+	x, ok := n.(*ast.RangeStmt)
+	if !ok {
+		return nil, nil
+	}
+	return x, r.rangeType(x)
+}
+
+// stmtList returns the statements of a block or of a case or comm
+// clause, nil for another node.
+func stmtList(n ast.Node) []ast.Stmt {
+	switch n := n.(type) {
+	case *ast.BlockStmt:
+		return n.List
+	case *ast.CaseClause:
+		return n.Body
+	case *ast.CommClause:
+		return n.Body
+	}
+	return nil
+}
+
 // typeText writes t as source for a cell, its packages named as the
 // session imported them (names: import path to name); false when t
 // cannot be written there (an invalid type, a package not imported).

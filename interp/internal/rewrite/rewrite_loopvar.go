@@ -275,7 +275,6 @@ func (r *rewriter) loopLitArgs(n ast.Node) {
 	var walk func(n ast.Node, inLoop bool)
 	walk = func(n ast.Node, inLoop bool) {
 		ast.Inspect(n, func(m ast.Node) bool {
-			var list []ast.Stmt
 			switch m := m.(type) {
 			case *ast.ForStmt:
 				walk(m.Body, true)
@@ -286,13 +285,8 @@ func (r *rewriter) loopLitArgs(n ast.Node) {
 			case *ast.FuncLit:
 				walk(m.Body, false)
 				return false
-			case *ast.BlockStmt:
-				list = m.List
-			case *ast.CaseClause:
-				list = m.Body
-			case *ast.CommClause:
-				list = m.Body
 			}
+			list := stmtList(m)
 			if inLoop {
 				for _, st := range list {
 					if es, ok := st.(*ast.ExprStmt); ok {
@@ -337,11 +331,7 @@ func holdsGo(n ast.Node) bool {
 // rangeIndexedPass is the pass "rangeindexed": a range statement it
 // rewrites is done.
 func rangeIndexedPass(r *rewriter, n ast.Node) Visit {
-	x, ok := n.(*ast.RangeStmt)
-	if !ok {
-		return Next
-	}
-	t := r.rangeType(x)
+	x, t := r.rangeOver(n)
 	if t == nil {
 		return Next
 	}

@@ -80,19 +80,7 @@ func (r *rewriter) nestedDefer(st *ast.DeferStmt) {
 	}
 	r.ed.Insert(st.Defer, prefix+strings.Join(vars, ", ")+" := ", false)
 	r.ed.Replace(st.Defer, call.Lparen+1, "")
-	sig, _ := r.info.Types[call.Fun].Type.Underlying().(*types.Signature)
-	for k, a := range call.Args {
-		if untyped(r.info.Types[a]) {
-			t, _ := typeText(paramType(sig, k), r.names)
-			r.ed.Insert(a.Pos(), t+"(", false)
-			r.ed.Insert(a.End(), ")", false)
-		}
-	}
-	spread := ""
-	if call.Ellipsis.IsValid() {
-		r.ed.Replace(call.Ellipsis, call.Ellipsis+token.Pos(len("...")), "")
-		spread = "..."
-	}
+	spread := r.typedArgs(call, r.names)
 	r.ed.Replace(call.Rparen, call.Rparen+1, "; defer "+fun+"("+strings.Join(vars, ", ")+spread+") }")
 }
 

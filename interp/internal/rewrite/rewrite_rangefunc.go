@@ -208,11 +208,7 @@ func isSignature(t types.Type) bool {
 
 // rangeFuncs is the pass "rangefunc".
 func rangeFuncs(r *rewriter, n ast.Node) Visit {
-	x, ok := n.(*ast.RangeStmt)
-	if !ok {
-		return Next
-	}
-	t := r.rangeType(x)
+	x, t := r.rangeOver(n)
 	if t == nil {
 		return Next
 	}

@@ -11,11 +11,7 @@ import (
 
 // rangeInts is the pass "rangeint".
 func rangeInts(r *rewriter, n ast.Node) Visit {
-	x, ok := n.(*ast.RangeStmt)
-	if !ok {
-		return Next
-	}
-	t := r.rangeType(x)
+	x, t := r.rangeOver(n)
 	if t == nil {
 		return Next
 	}

@@ -203,15 +203,8 @@ func (r *rewriter) typedDefine(lhs, rhs []ast.Expr, from, to token.Pos, names ma
 // genericCall reports whether call calls a generic function, or new with
 // a value.
 func (r *rewriter) genericCall(call *ast.CallExpr) bool {
-	fun := ast.Unparen(call.Fun)
-	switch f := fun.(type) {
-	case *ast.IndexExpr:
-		fun = f.X
-	case *ast.IndexListExpr:
-		fun = f.X
-	}
 	var id *ast.Ident
-	switch f := fun.(type) {
+	switch f := callee(call).(type) {
 	case *ast.Ident:
 		id = f
 	case *ast.SelectorExpr:
