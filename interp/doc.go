@@ -72,8 +72,13 @@
 // the others keep their new initial value (re-initialised). Statements are
 // not re-run: variables that statements defined are carried over when
 // their values hold no interpreted type and no function, and dropped
-// otherwise. The session writes a line on standard error naming the
-// variables re-initialised and dropped.
+// otherwise; so is a declaration that uses a dropped variable (var w
+// Writer = p after p := &buf{}), and one that uses what such a
+// declaration declared, unless it is in the cell being run, which then
+// fails naming the variable. A declaration of several names that a later
+// cell redefined in part replays with those names blank (var a, _ = 1,
+// 2). The session writes a line on standard error naming the variables
+// re-initialised and dropped.
 //
 // The session rebuilds itself the same way when a cell declares a generic
 // function that a method or generic function of an earlier cell called
@@ -457,6 +462,17 @@
 // variables defined by statements whose values hold interpreted structs or
 // functions are dropped by a rebuild.
 //
+// BUG(interp): A rebuild replays every earlier declaration as written, so
+// redefining a type fails (and leaves the session as it was) when an
+// earlier function or method uses what the new type lacks: after type
+// square struct{ s float64 } and a method reading q.s, type square
+// struct{} fails with "undefined selector: s" until the cell redefines
+// the method too. A function whose signature names iter.Seq or
+// iter.Seq2 (func count(n int) iter.Seq[int]) makes every later rebuild
+// fail with an internal error: the replay keeps iter.Seq[int], which the
+// rewrites turn into a function type only in the cell itself. Both were
+// found by running every cell program in one session.
+//
 // BUG(interp): Functions defined earlier keep calling the old variable
 // when a function is redefined with a different signature, and the old
 // body of a redefined variable's declaration.
@@ -499,9 +515,8 @@
 // copies the whole global frame. A value of a cell's type with methods
 // that went into a compiled interface in a statement (items =
 // append(items, item{"a"}) with items a []fmt.Stringer) reads its
-// receiver from a temporary's slot when a method is called, and after
-// the cell that slot holds a zero value: items[0].String() sees a zero
-// item.
+// receiver from a temporary's slot when a method is called, so that slot
+// is kept after the cell too (release.go).
 //
 // BUG(interp): A panic in a goroutine started by a cell, os.Exit in a
 // compiled package, or a stack overflow ends the process: the kernel

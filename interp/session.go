@@ -923,15 +923,19 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		restore()
 		return fmt.Errorf("interp: rebuild: %w", err)
 	}
-	for _, r := range s.records {
-		if !r.dead {
-			src.WriteString(r.src)
-		}
+	// Declarations that use a dropped variable are dropped too (replayblank.go).
+	text, skipped, err := replayText(src.String(), s.records, recs, dropped)
+	if err != nil {
+		restore()
+		return err
+	}
+	for _, r := range skipped {
+		dropped = append(dropped, r.names...)
+		r.names, r.dead = nil, true
 	}
 	s.i = ni
 	s.generic, s.instances = nil, nil
 	fset := token.NewFileSet()
-	text := src.String()
 	f, err := parser.ParseFile(fset, cellFile, text, parser.ParseComments)
 	if err != nil {
 		restore()
