@@ -467,11 +467,7 @@
 // earlier function or method uses what the new type lacks: after type
 // square struct{ s float64 } and a method reading q.s, type square
 // struct{} fails with "undefined selector: s" until the cell redefines
-// the method too. A function whose signature names iter.Seq or
-// iter.Seq2 (func count(n int) iter.Seq[int]) makes every later rebuild
-// fail with an internal error: the replay keeps iter.Seq[int], which the
-// rewrites turn into a function type only in the cell itself. Both were
-// found by running every cell program in one session.
+// the method too (found by running every cell program in one session).
 //
 // BUG(interp): Functions defined earlier keep calling the old variable
 // when a function is redefined with a different signature, and the old

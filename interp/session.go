@@ -894,9 +894,10 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 	var src strings.Builder
 	src.WriteString("package main\n")
 	for _, im := range s.imports {
-		if im.path != "iter" { // internal/rewrite/iter.go
-			fmt.Fprintf(&src, "import %s %q\n", im.name, im.path)
-		}
+		// iter is known to go/types only: the rewrites need it to write
+		// iter.Seq[V] as a function type, and the import is cut from
+		// what yaegi evaluates below (internal/rewrite/iter.go).
+		fmt.Fprintf(&src, "import %s %q\n", im.name, im.path)
 	}
 	src.WriteString("import __gnnlab_carry \"gnnlabcarry\"\n")
 	names := make([]string, 0, len(oldGlobals))
@@ -949,6 +950,11 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		return unsupported(fset, err)
 	}
 	rw, ed := out.Decl, out.Decl.Editor()
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT && len(g.Specs) == 1 && rewrite.IsIterImport(g.Specs[0].(*ast.ImportSpec)) {
+			ed.Replace(g.Pos(), g.End(), "")
+		}
+	}
 	if err := s.loadGeneric(ctx, rw); err != nil { // internal/rewrite/genericstd.go, for the fresh interpreter
 		restore()
 		return err
