@@ -894,6 +894,11 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 	var src strings.Builder
 	src.WriteString("package main\n")
 	for _, im := range s.imports {
+		// A later cell declared the import's name (var fs after import
+		// "io/fs"): in one file the two would clash.
+		if declared[im.name] {
+			continue
+		}
 		// iter is known to go/types only: the rewrites need it to write
 		// iter.Seq[V] as a function type, and the import is cut from
 		// what yaegi evaluates below (internal/rewrite/iter.go).
