@@ -469,15 +469,12 @@
 // struct{} fails with "undefined selector: s" until the cell redefines
 // the method too, and with an internal error ("incomplete type") when
 // the earlier declarations used it as a generic type (type node[T ...]
-// redefined as type node struct{...}). After a rebuild, a channel that
-// statements defined and the rebuild carried over (ch := make(chan int,
-// 2)) fails a send (ch <- 1) with an internal error. A function that uses a
-// variable which the statements of its own cell define again with
-// another type (done := make(chan bool, 1) and func f() { done <- true }
-// after an earlier done of type chan string) is made before the
-// statements run and sees the old variable: the cell fails with an
-// internal error. All were found by running every cell program in one
-// session.
+// redefined as type node struct{...}). A function that uses a variable
+// which the statements of its own cell define again with another type
+// (done := make(chan bool, 1) and func f() { done <- true } after an
+// earlier done of type chan string) is made before the statements run
+// and sees the old variable: the cell fails with an internal error. All
+// were found by running every cell program in one session.
 //
 // BUG(interp): Functions defined earlier keep calling the old variable
 // when a function is redefined with a different signature, and the old

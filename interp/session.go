@@ -923,7 +923,15 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		cv.Set(v)
 		key := "V" + strconv.Itoa(len(carry))
 		carry[key] = cv
-		fmt.Fprintf(&src, "var %s = __gnnlab_carry.%s\n", n, key)
+		// Where the type can be written without a package, write it: a
+		// channel declared from the symbol alone (var ch =
+		// __gnnlab_carry.V0) failed every send in yaegi with an internal
+		// error (rebuildchan.cell).
+		typ := ""
+		if ts := cv.Type().String(); !strings.ContainsAny(ts, ".") {
+			typ = " " + ts
+		}
+		fmt.Fprintf(&src, "var %s%s = __gnnlab_carry.%s\n", n, typ, key)
 	}
 	if err := ni.Use(yaegi.Exports{"gnnlabcarry/gnnlabcarry": carry}); err != nil {
 		restore()
