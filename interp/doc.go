@@ -462,6 +462,13 @@
 // variables defined by statements whose values hold interpreted structs or
 // functions are dropped by a rebuild.
 //
+// BUG(interp): yaegi keeps one set of cases per select statement, shared
+// by every goroutine that runs it: two goroutines in the same select at
+// once can receive from each other's channels. Four goroutines each
+// running func pump (ch <- id, then select { case v := <-ch: ...; case
+// <-quit: } on channels of their own, 20,000 times) hang, where go run
+// ends at once; -race reports the shared cases (yaegi's run.go, _select).
+//
 // BUG(interp): A rebuild replays every earlier declaration as written, so
 // redefining a type fails (and leaves the session as it was) when an
 // earlier function or method uses what the new type lacks: after type
