@@ -86,7 +86,10 @@ func completeUTF8(b []byte) int {
 
 // goid returns the id of the calling goroutine, read from the first line
 // of its stack trace ("goroutine 18 [running]:"). Go offers no cheaper
-// way; the router asks only while a comm handler runs.
+// way, and it walks the stack: the router asks only while a comm handler
+// runs. BenchmarkStreamRouter: a write costs 3.6 ns while none runs, and
+// while one does 3.7 µs at a test's stack depth and 36 µs 200 frames
+// deep (2 shared cores).
 func goid() uint64 {
 	var buf [64]byte
 	b := buf[:runtime.Stack(buf[:], false)]
