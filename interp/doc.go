@@ -462,6 +462,14 @@
 // variables defined by statements whose values hold interpreted structs or
 // functions are dropped by a rebuild.
 //
+// BUG(interp): A definition in a later cell that gives a session variable
+// another type and reads it on its right side sees the new variable's
+// zero value: b := fmt.Sprint(b, "!") after b := 5 makes "!", not "5!",
+// and f, b := 1.5, b after func f() int and b := 5 makes b 0. Of the same
+// type (b := b + 1) it reads the old value (redefine.cell). Found by
+// running every cell program in one session (newexpr.cell, then
+// redefine.cell).
+//
 // BUG(interp): yaegi keeps one set of cases per select statement, shared
 // by every goroutine that runs it: two goroutines in the same select at
 // once can receive from each other's channels. Four goroutines each
