@@ -13,7 +13,10 @@ import (
 // Options configure a Session.
 type Options struct {
 	// Stdout and Stderr receive what cells print (fmt.Print*, os.Stdout,
-	// println). Nil means os.Stdout and os.Stderr.
+	// println). Nil means os.Stdout and os.Stderr. A Stdout that passes
+	// its writes on to the process's standard output says so with a
+	// method ProcessStdout() bool returning true (the worker's does):
+	// compiled code then prints to os.Stdout as it goes, as with nil.
 	Stdout, Stderr io.Writer
 	// Stdin is what os.Stdin reads in cells. Nil means reading fails with
 	// an error saying that the frontend does not accept input.

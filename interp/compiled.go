@@ -100,7 +100,7 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 		cs.tier.NoChecks = cs.noChecks
 		cellrt.ExitHook = s.compiledExit
 		cellrt.Stdin = s.stdin
-		if s.stdout != io.Writer(os.Stdout) {
+		if !processStdout(s.stdout) {
 			out := &stdoutCapture{w: s.stdout}
 			cs.out = out
 			cs.tier.Around(func(load func()) {

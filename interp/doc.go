@@ -72,8 +72,13 @@
 // the others keep their new initial value (re-initialised). Statements are
 // not re-run: variables that statements defined are carried over when
 // their values hold no interpreted type and no function, and dropped
-// otherwise. The session writes a line on standard error naming the
-// variables re-initialised and dropped.
+// otherwise; so is a declaration that uses a dropped variable (var w
+// Writer = p after p := &buf{}), and one that uses what such a
+// declaration declared, unless it is in the cell being run, which then
+// fails naming the variable. A declaration of several names that a later
+// cell redefined in part replays with those names blank (var a, _ = 1,
+// 2). The session writes a line on standard error naming the variables
+// re-initialised and dropped.
 //
 // The session rebuilds itself the same way when a cell declares a generic
 // function that a method or generic function of an earlier cell called
@@ -460,6 +465,35 @@
 // variables defined by statements whose values hold interpreted structs or
 // functions are dropped by a rebuild.
 //
+// BUG(interp): A definition in a later cell that gives a session variable
+// another type and reads it on its right side sees the new variable's
+// zero value: b := fmt.Sprint(b, "!") after b := 5 makes "!", not "5!",
+// and f, b := 1.5, b after func f() int and b := 5 makes b 0. Of the same
+// type (b := b + 1) it reads the old value (redefine.cell). Found by
+// running every cell program in one session (newexpr.cell, then
+// redefine.cell).
+//
+// BUG(interp): yaegi keeps one set of cases per select statement, shared
+// by every goroutine that runs it: two goroutines in the same select at
+// once can receive from each other's channels. Four goroutines each
+// running func pump (ch <- id, then select { case v := <-ch: ...; case
+// <-quit: } on channels of their own, 20,000 times) hang, where go run
+// ends at once; -race reports the shared cases (yaegi's run.go, _select).
+//
+// BUG(interp): A rebuild replays every earlier declaration as written, so
+// redefining a type fails (and leaves the session as it was) when an
+// earlier function or method uses what the new type lacks: after type
+// square struct{ s float64 } and a method reading q.s, type square
+// struct{} fails with "undefined selector: s" until the cell redefines
+// the method too, and with an internal error ("incomplete type") when
+// the earlier declarations used it as a generic type (type node[T ...]
+// redefined as type node struct{...}). A function that uses a variable
+// which the statements of its own cell define again with another type
+// (done := make(chan bool, 1) and func f() { done <- true } after an
+// earlier done of type chan string) is made before the statements run
+// and sees the old variable: the cell fails with an internal error. All
+// were found by running every cell program in one session.
+//
 // BUG(interp): Functions defined earlier keep calling the old variable
 // when a function is redefined with a different signature, and the old
 // body of a redefined variable's declaration.
@@ -502,9 +536,8 @@
 // copies the whole global frame. A value of a cell's type with methods
 // that went into a compiled interface in a statement (items =
 // append(items, item{"a"}) with items a []fmt.Stringer) reads its
-// receiver from a temporary's slot when a method is called, and after
-// the cell that slot holds a zero value: items[0].String() sees a zero
-// item.
+// receiver from a temporary's slot when a method is called, so that slot
+// is kept after the cell too (release.go).
 //
 // BUG(interp): A panic in a goroutine started by a cell, os.Exit in a
 // compiled package, or a stack overflow ends the process: the kernel

@@ -47,6 +47,13 @@ func (s *Session) releaseTemps() {
 		if !v.IsValid() || v.CanAddr() && named[v.UnsafeAddr()] {
 			continue
 		}
+		// A value of a type with methods that went into a compiled
+		// interface reads its receiver from this slot whenever a method
+		// is called (framegrowth.go): items = append(items, item{"a"})
+		// with items a []fmt.Stringer printed a zero item in later cells.
+		if s.rt.WithMethods(v.Type()) || v.Kind() == reflect.Pointer && s.rt.WithMethods(v.Type().Elem()) {
+			continue
+		}
 		d[j] = reflect.Zero(v.Type())
 	}
 	s.released = len(d)

@@ -891,9 +891,15 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 	var src strings.Builder
 	src.WriteString("package main\n")
 	for _, im := range s.imports {
-		if im.path != "iter" { // internal/rewrite/iter.go
-			fmt.Fprintf(&src, "import %s %q\n", im.name, im.path)
+		// A later cell declared the import's name (var fs after import
+		// "io/fs"): in one file the two would clash.
+		if declared[im.name] {
+			continue
 		}
+		// iter is known to go/types only: the rewrites need it to write
+		// iter.Seq[V] as a function type, and the import is cut from
+		// what yaegi evaluates below (internal/rewrite/iter.go).
+		fmt.Fprintf(&src, "import %s %q\n", im.name, im.path)
 	}
 	src.WriteString("import __gnnlab_carry \"gnnlabcarry\"\n")
 	names := make([]string, 0, len(oldGlobals))
@@ -914,21 +920,33 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		cv.Set(v)
 		key := "V" + strconv.Itoa(len(carry))
 		carry[key] = cv
-		fmt.Fprintf(&src, "var %s = __gnnlab_carry.%s\n", n, key)
+		// Where the type can be written without a package, write it: a
+		// channel declared from the symbol alone (var ch =
+		// __gnnlab_carry.V0) failed every send in yaegi with an internal
+		// error (rebuildchan.cell).
+		typ := ""
+		if ts := cv.Type().String(); !strings.ContainsAny(ts, ".") {
+			typ = " " + ts
+		}
+		fmt.Fprintf(&src, "var %s%s = __gnnlab_carry.%s\n", n, typ, key)
 	}
 	if err := ni.Use(yaegi.Exports{"gnnlabcarry/gnnlabcarry": carry}); err != nil {
 		restore()
 		return fmt.Errorf("interp: rebuild: %w", err)
 	}
-	for _, r := range s.records {
-		if !r.dead {
-			src.WriteString(r.src)
-		}
+	// Declarations that use a dropped variable are dropped too (replayblank.go).
+	text, skipped, err := replayText(src.String(), s.records, recs, dropped)
+	if err != nil {
+		restore()
+		return err
+	}
+	for _, r := range skipped {
+		dropped = append(dropped, r.names...)
+		r.names, r.dead = nil, true
 	}
 	s.i = ni
 	s.generic, s.instances = nil, nil
 	fset := token.NewFileSet()
-	text := src.String()
 	f, err := parser.ParseFile(fset, cellFile, text, parser.ParseComments)
 	if err != nil {
 		restore()
@@ -942,6 +960,11 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		return unsupported(fset, err)
 	}
 	rw, ed := out.Decl, out.Decl.Editor()
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT && len(g.Specs) == 1 && rewrite.IsIterImport(g.Specs[0].(*ast.ImportSpec)) {
+			ed.Replace(g.Pos(), g.End(), "")
+		}
+	}
 	if err := s.loadGeneric(ctx, rw); err != nil { // internal/rewrite/genericstd.go, for the fresh interpreter
 		restore()
 		return err

@@ -52,6 +52,16 @@ func orStdout(w io.Writer) io.Writer {
 	return w
 }
 
+// processStdout reports whether what is written to w reaches the
+// process's standard output: w is os.Stdout, or says so (Options.Stdout).
+func processStdout(w io.Writer) bool {
+	if w == io.Writer(os.Stdout) {
+		return true
+	}
+	p, ok := w.(interface{ ProcessStdout() bool })
+	return ok && p.ProcessStdout()
+}
+
 func orStderr(w io.Writer) io.Writer {
 	if w == nil {
 		return os.Stderr

@@ -182,9 +182,10 @@ func (k *Kernel) commInfo(r request) {
 // publishes what its handlers do as children of the message, until they
 // are done: the frontend's future of the message is still open then, so
 // a widget Output capturing under its msg_id sees the callback's output.
-// Between cells the callback's printed output goes under the message too;
-// while a cell runs it goes to the cell (the worker's streams carry no
-// request id).
+// What the callback prints comes as EvStream events of the message, also
+// while a cell runs, whose own prints stay the cell's; between cells the
+// rest of the worker's output (goroutines a callback started, compiled
+// code) goes under the message too.
 func (k *Kernel) relay(r request, m workerproto.CommMsg) {
 	parent := r.msg.Header
 	m.Metadata = r.msg.Metadata

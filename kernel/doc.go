@@ -118,8 +118,10 @@
 // cell runs; the session closes a comm whose target it does not have. A
 // relayed message is busy until the session's handlers are done, and what
 // they publish is its child, so a widget Output capturing under its
-// msg_id receives a callback's output; between cells what the callback
-// prints goes under it too. When the worker is replaced (a crash,
+// msg_id receives a callback's output. What the callback prints is its
+// child too, also while a cell runs (the worker sends it as
+// workerproto.EvStream), and what the cell prints meanwhile stays the
+// cell's. When the worker is replaced (a crash,
 // %restart) the session's comms are closed on the frontend.
 //
 // # Debugger
@@ -136,11 +138,10 @@
 // ipykernel does (the frontend starts a new one); %restart restarts the
 // worker in place.
 //
-// BUG(gnnlab): while a widget callback runs during a cell, its Output
-// widget captures under the cell's msg_id, so what the cell prints in
-// those moments shows in the widget too: the session's standard output is
-// one pipe, and the kernel cannot tell the callback's prints from the
-// cell's.
+// BUG(gnnlab): while a widget callback runs during a cell, what a
+// goroutine that the callback started, or compiled code it calls,
+// prints goes to the cell: the worker tells the callback's prints from
+// the cell's by the goroutine that delivers comm messages.
 //
 // BUG(gnnlab): history keeps the text/plain of a cell's execute_result as
 // its output; displays and streams are not kept.

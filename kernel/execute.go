@@ -159,7 +159,8 @@ func (k *Kernel) execute(q *shellQueue, r request) {
 	})
 }
 
-// publishEvent publishes a display event as a child of parent.
+// publishEvent publishes a display event, or a widget callback's printed
+// text, as a child of parent.
 func (k *Kernel) publishEvent(parent wire.Header, ev workerproto.Event) {
 	switch ev.Kind {
 	case workerproto.EvDisplay, workerproto.EvUpdateDisplay:
@@ -173,6 +174,10 @@ func (k *Kernel) publishEvent(parent wire.Header, ev workerproto.Event) {
 		k.publish(parent, msgType, displayContent(*ev.Bundle))
 	case workerproto.EvClearOutput:
 		k.publish(parent, "clear_output", map[string]bool{"wait": ev.Wait})
+	case workerproto.EvStream:
+		if ev.Text != "" && (ev.Stream == "stdout" || ev.Stream == "stderr") {
+			k.publish(parent, "stream", map[string]string{"name": ev.Stream, "text": ev.Text})
+		}
 	case workerproto.EvComm:
 		if ev.Comm != nil {
 			k.publishComm(parent, *ev.Comm)

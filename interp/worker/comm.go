@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 	"github.com/gnnlab/gnnlab/viz/comm"
@@ -21,6 +22,12 @@ type commQueue struct {
 	// The message being delivered: its request id and msg_id.
 	curID    uint64
 	curMsgID string
+
+	// gid is the goroutine that delivers the messages (serveComms), set
+	// before the first; active is the request being delivered, 0 between
+	// them: deliveringHere reads them on every write of the session.
+	gid    atomic.Uint64
+	active atomic.Uint64
 }
 
 func newCommQueue() *commQueue { return &commQueue{wake: make(chan struct{}, 1)} }
@@ -69,6 +76,18 @@ func (q *commQueue) setCurrent(id uint64, msgID string) {
 	q.mu.Lock()
 	q.curID, q.curMsgID = id, msgID
 	q.mu.Unlock()
+	q.active.Store(id)
+}
+
+// deliveringHere returns the comm request whose handlers run on the
+// calling goroutine, or 0: the caller is a cell, a goroutine of one, or
+// no handler runs.
+func (q *commQueue) deliveringHere() uint64 {
+	id := q.active.Load()
+	if id == 0 || goid() != q.gid.Load() {
+		return 0
+	}
+	return id
 }
 
 func (q *commQueue) current() (uint64, string) {
@@ -81,6 +100,7 @@ func (q *commQueue) current() (uint64, string) {
 // cells and between them, and answers each with EvDone after what its
 // handlers printed.
 func (s *server) serveComms() {
+	s.comms.gid.Store(goid())
 	for {
 		req, ok := s.comms.next()
 		if !ok {
@@ -95,6 +115,8 @@ func (s *server) serveComms() {
 				done.Error = &workerproto.CellError{Name: workerproto.EnameCommError, Value: err.Error()}
 			}
 			s.comms.setCurrent(0, "")
+			s.out.flush(req.ID)
+			s.errOut.flush(req.ID)
 		}
 		if err := s.sendSynced(done); err != nil {
 			return // the kernel is gone
@@ -116,15 +138,16 @@ func deliver(m comm.Msg) (err error) {
 // commTransport sends the session's comm messages to the kernel.
 type commTransport struct{ s *server }
 
-// Send routes m as an event of the request it belongs to: the frontend
-// message it answers when that is being delivered, else the running cell,
-// else the comm message being delivered; between all of them it goes out
-// with ID 0 and the kernel publishes it on its own.
+// Send routes m as an event of the request it belongs to: the comm
+// message being delivered when m comes from its handlers (the calling
+// goroutine delivers it) or answers it, else the running cell, else the
+// comm message being delivered; between all of them it goes out with ID
+// 0 and the kernel publishes it on its own.
 func (t commTransport) Send(m comm.Msg) error {
 	s := t.s
 	commID, commMsgID := s.comms.current()
 	id := s.currentID()
-	if commID != 0 && (id == 0 || (m.MsgID != "" && m.MsgID == commMsgID)) {
+	if commID != 0 && (id == 0 || (m.MsgID != "" && m.MsgID == commMsgID) || s.comms.deliveringHere() == commID) {
 		id = commID
 	}
 	cm := workerproto.CommMsg(m)
@@ -132,9 +155,16 @@ func (t commTransport) Send(m comm.Msg) error {
 }
 
 // Parent returns the msg_id that output shown now is published under:
-// the running cell's, else that of the comm message being delivered.
+// that of the comm message whose handlers run on the calling goroutine
+// (a widget callback: what it prints leaves as EvStream of that message),
+// else the running cell's, else that of the comm message being delivered.
 func (t commTransport) Parent() string {
 	s := t.s
+	if id := s.comms.deliveringHere(); id != 0 {
+		if cid, msgID := s.comms.current(); cid == id {
+			return msgID
+		}
+	}
 	s.curMu.Lock()
 	cell := s.curMsgID
 	running := s.curID != 0

@@ -11,62 +11,90 @@ import (
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
 
-// TestServeComms delivers a widget update while a cell runs: the loop in
-// the cell sees the value, the echo belongs to the comm request (not to
-// the cell), and both requests end with their EvDone.
-func TestServeComms(t *testing.T) {
+// served is a Serve over pipes with comms on, as the kernel runs it.
+type served struct {
+	t              *testing.T
+	reqW           *io.PipeWriter
+	events         chan workerproto.Event
+	stdout, stderr *syncBuf
+}
+
+func serveComms(t *testing.T) *served {
+	t.Helper()
 	reqR, reqW := io.Pipe()
 	evR, evW := io.Pipe()
-	stdout, stderr := &syncBuf{b: new(bytes.Buffer)}, &syncBuf{b: new(bytes.Buffer)}
+	sv := &served{t: t, reqW: reqW, events: make(chan workerproto.Event, 64),
+		stdout: &syncBuf{b: new(bytes.Buffer)}, stderr: &syncBuf{b: new(bytes.Buffer)}}
 	go func() {
-		_ = Serve(reqR, evW, ServeOptions{Stdout: stdout, Stderr: stderr, Comms: true})
+		_ = Serve(reqR, evW, ServeOptions{Stdout: sv.stdout, Stderr: sv.stderr, Comms: true})
 		evW.Close()
 	}()
 	t.Cleanup(func() { reqW.Close() })
-	events := make(chan workerproto.Event, 64)
 	go func() {
-		defer close(events)
+		defer close(sv.events)
 		for {
 			var ev workerproto.Event
 			if err := workerproto.ReadFrame(evR, &ev); err != nil {
 				return
 			}
-			events <- ev
+			sv.events <- ev
 		}
 	}()
-	send := func(req workerproto.Request) {
-		t.Helper()
-		if err := workerproto.WriteFrame(reqW, req); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// until collects events up to the EvDone of each of ids.
-	until := func(ids ...uint64) []workerproto.Event {
-		t.Helper()
-		var got []workerproto.Event
-		left := map[uint64]bool{}
-		for _, id := range ids {
-			left[id] = true
-		}
-		for len(left) > 0 {
-			select {
-			case ev, ok := <-events:
-				if !ok {
-					t.Fatal("event stream ended")
-				}
-				got = append(got, ev)
-				if ev.Kind == workerproto.EvDone {
-					delete(left, ev.ID)
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatalf("no done for requests %v within 30s; got %+v", left, got)
-			}
-		}
-		return got
-	}
-	if ev := <-events; ev.Kind != workerproto.EvReady {
+	if ev := <-sv.events; ev.Kind != workerproto.EvReady {
 		t.Fatalf("first event = %+v, want ready", ev)
 	}
+	return sv
+}
+
+func (sv *served) send(req workerproto.Request) {
+	sv.t.Helper()
+	if err := workerproto.WriteFrame(sv.reqW, req); err != nil {
+		sv.t.Fatal(err)
+	}
+}
+
+// until collects events up to the EvDone of each of ids.
+func (sv *served) until(ids ...uint64) []workerproto.Event {
+	sv.t.Helper()
+	var got []workerproto.Event
+	left := map[uint64]bool{}
+	for _, id := range ids {
+		left[id] = true
+	}
+	for len(left) > 0 {
+		select {
+		case ev, ok := <-sv.events:
+			if !ok {
+				sv.t.Fatal("event stream ended")
+			}
+			got = append(got, ev)
+			if ev.Kind == workerproto.EvDone {
+				delete(left, ev.ID)
+			}
+		case <-time.After(30 * time.Second):
+			sv.t.Fatalf("no done for requests %v within 30s; got %+v", left, got)
+		}
+	}
+	return got
+}
+
+// waitStdout waits until the cells' standard output holds s.
+func (sv *served) waitStdout(s string) {
+	sv.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(sv.stdout.String(), s); {
+		if time.Now().After(deadline) {
+			sv.t.Fatalf("stdout never held %q; stdout %q, stderr %q", s, sv.stdout.String(), sv.stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestServeComms delivers a widget update while a cell runs: the loop in
+// the cell sees the value, the echo belongs to the comm request (not to
+// the cell), and both requests end with their EvDone.
+func TestServeComms(t *testing.T) {
+	sv := serveComms(t)
+	send, until := sv.send, sv.until
 	send(workerproto.Request{ID: 1, Op: workerproto.OpExecute, Code: `import "github.com/gnnlab/gnnlab/viz/widgets"
 s := widgets.NewIntSlider("n", 0, 10, 0)`})
 	var slider string
@@ -101,12 +129,7 @@ for s.Value() != 5 && time.Now().Before(deadline) {
 	time.Sleep(time.Millisecond)
 }
 s.Value()`})
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stdout.String(), "started"); {
-		if time.Now().After(deadline) {
-			t.Fatalf("the cell did not start; stdout %q, stderr %q", stdout.String(), stderr.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	sv.waitStdout("started")
 	send(workerproto.Request{ID: 3, Op: workerproto.OpComm, Comm: &workerproto.CommMsg{
 		Type: workerproto.CommMessage, ID: slider, MsgID: "m3",
 		Data: json.RawMessage(`{"method":"update","state":{"value":5},"buffer_paths":[]}`),

@@ -27,8 +27,14 @@
 // cell, else the comm message whose handler runs. OpComm requests are read
 // while a cell runs and delivered to viz/comm on a goroutine of their own,
 // in order, each answered by EvDone after the output of its handlers; a
-// panic in a handler is reported in that EvDone's Error. Displays from a
-// handler between cells belong to its comm request.
+// panic in a handler is reported in that EvDone's Error. What a handler
+// (a widget callback) prints, displays and sends on its goroutine belongs
+// to its comm request, also while a cell runs: the session's stdout and
+// stderr are routers (output.go) that send the comm goroutine's writes
+// as EvStream events of the request and the rest to the pipes, and the
+// comm Transport's Parent names the comm message there, so that an Output
+// widget captures the callback's output and not the cell's. Displays
+// from a handler between cells belong to its comm request too.
 //
 // # Debugger
 //

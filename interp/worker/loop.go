@@ -126,8 +126,9 @@ type server struct {
 	stdinEOF         bool // the frontend ended the running cell's input
 	reqs             chan workerproto.Request
 	readerDone       chan error
-	comms            *commQueue // the frontend's comm messages (comm.go)
-	debug            *debugger  // the debug protocol (debug.go), nil when off
+	comms            *commQueue    // the frontend's comm messages (comm.go)
+	out, errOut      *streamRouter // the session's stdout and stderr (output.go)
+	debug            *debugger     // the debug protocol (debug.go), nil when off
 }
 
 // Serve runs a session, answering the requests read from r with events
@@ -150,7 +151,10 @@ func Serve(r io.Reader, w io.Writer, opts ServeOptions) error {
 	if s.stderr == nil {
 		s.stderr = os.Stderr
 	}
-	sess, err := interp.New(interp.Options{Stdout: opts.Stdout, Stderr: opts.Stderr, Stdin: &stdinReader{s}, Debuggable: opts.Debug})
+	// What a widget callback prints goes to its comm message (output.go).
+	s.out = &streamRouter{s: s, name: "stdout", w: s.stdout}
+	s.errOut = &streamRouter{s: s, name: "stderr", w: s.stderr}
+	sess, err := interp.New(interp.Options{Stdout: s.out, Stderr: s.errOut, Stdin: &stdinReader{s}, Debuggable: opts.Debug})
 	if err != nil {
 		return fmt.Errorf("loop: start session: %w", err)
 	}
@@ -424,9 +428,13 @@ func (p publisher) ClearOutput(wait bool) {
 	_ = p.s.sendSynced(workerproto.Event{ID: p.s.outputID(), Kind: workerproto.EvClearOutput, Wait: wait})
 }
 
-// outputID is the request that a display belongs to: the running cell,
-// else the comm message whose handler runs (a widget callback), else 0.
+// outputID is the request that a display belongs to: the comm message
+// whose handler runs on the calling goroutine (a widget callback), else
+// the running cell, else the comm message being delivered, else 0.
 func (s *server) outputID() uint64 {
+	if id := s.comms.deliveringHere(); id != 0 {
+		return id
+	}
 	if id := s.currentID(); id != 0 {
 		return id
 	}

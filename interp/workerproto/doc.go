@@ -28,5 +28,8 @@
 // worker reads and delivers while a cell runs too; EvComm carries the
 // session's to the kernel, which publishes them. The kernel starts the
 // worker with CommsEnv set, so that the session opens comms only when a
-// frontend relays them.
+// frontend relays them. What a comm message's handlers print on the
+// goroutine that delivers it travels as EvStream events of that message,
+// not on the pipes, so that the kernel publishes it under the message
+// while what a running cell prints stays the cell's.
 package workerproto

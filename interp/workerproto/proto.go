@@ -73,6 +73,14 @@ const (
 	// EvDebug is an event of the debug protocol (a DAP event, Debug),
 	// such as "stopped": the kernel publishes it as debug_event.
 	EvDebug = "debug"
+	// EvStream is text that a comm message's handler (a widget callback)
+	// printed while it ran on the worker's comm goroutine: Text, on the
+	// stream that Stream names ("stdout" or "stderr"). The kernel
+	// publishes it as a stream message of that comm message, so that it
+	// reaches the Output widget capturing under its msg_id and never the
+	// running cell. Everything else printed travels on the worker's
+	// standard output and error pipes.
+	EvStream = "stream"
 )
 
 // Event is a frame from the worker to the kernel. ID is the request it
@@ -86,6 +94,8 @@ type Event struct {
 	Password bool       `json:"password,omitempty"`
 	Error    *CellError `json:"error,omitempty"`
 	Text     string     `json:"text,omitempty"`
+	// Stream names the stream of EvStream: "stdout" or "stderr".
+	Stream string `json:"stream,omitempty"`
 	// Sync, when not zero, is the number of the sync mark (see SyncMark)
 	// that the worker wrote to its stdout and stderr just before this
 	// event: the kernel publishes the event after the output before it.

@@ -89,10 +89,109 @@ def test_slider_during_long_cell(kernel, via):
     # published under that msg_id inside the window: JupyterLab shows it in
     # the widget's output area, not in the running cell's.
     assert len(seq) == 2 and seq[0][0] == "capture" and seq[0][1] and seq[1] == ("print", seq[0][1]), seq
-    assert seq[0][1] in (cell, upd), seq
+    # The update's own msg_id, not the running cell's: what the cell prints
+    # meanwhile stays in the cell.
+    assert seq[0][1] == upd, seq
 
     send_update(kc, stop, "value", 1)
     reply = shell_reply(kc, cell, timeout=TIMEOUT + 30)
     assert reply["content"]["status"] == "ok"
     ended = time.monotonic()
     assert ended - sent < 25, "the cell ran to its deadline: the stop slider was not seen"
+
+
+def test_callback_output_apart_from_running_cell(kernel):
+    """A cell prints a line every millisecond while a slider's callback
+    prints for about 100 ms: the callback's lines (stdout and stderr) are
+    published under its comm_msg, which the Output widget captures under,
+    and every line of the cell under the cell, none inside the capture
+    window under the captured msg_id."""
+    _, kc = kernel
+    execute_ok(kc, IMPORTS + '\nimport "os"')
+    out = execute_ok(
+        kc,
+        'n := widgets.NewIntSlider("n", 0, 10, 1)\n'
+        'stop := widgets.NewIntSlider("stop", 0, 1, 0)\n'
+        "box := widgets.Interact(func() {\n"
+        "\tfor i := 0; i < 5; i++ {\n"
+        '\t\tfmt.Println("callback", n.Value(), i)\n'
+        "\t\ttime.Sleep(20 * time.Millisecond)\n"
+        "\t}\n"
+        '\tfmt.Fprintln(os.Stderr, "callback stderr", n.Value())\n'
+        "}, n)\n"
+        "box",
+    )
+    slider, stop = widget_ids(out, "IntSliderModel")[:2]
+    (area,) = widget_ids(out, "OutputModel")
+    cell = kc.execute(
+        "for i := 0; stop.Value() == 0 && i < 20000; i++ {\n"
+        '\tfmt.Println("tick", i)\n'
+        "\ttime.Sleep(time.Millisecond)\n"
+        "}"
+    )
+    deadline = time.monotonic() + TIMEOUT
+    msgs = []
+    while not any(m["msg_type"] == "stream" for m in msgs):
+        m = kc.get_iopub_msg(timeout=max(0.1, deadline - time.monotonic()))
+        if m["parent_header"].get("msg_id") == cell:
+            msgs.append(m)
+    upd = send_update(kc, slider, "value", 7)
+    # Up to the update's idle: its handlers are done.
+    while True:
+        m = kc.get_iopub_msg(timeout=max(0.1, deadline - time.monotonic()))
+        msgs.append(m)
+        if (
+            m["parent_header"].get("msg_id") == upd
+            and m["msg_type"] == "status"
+            and m["content"]["execution_state"] == "idle"
+        ):
+            break
+    send_update(kc, stop, "value", 1)
+    reply = shell_reply(kc, cell)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    while True:
+        m = kc.get_iopub_msg(timeout=max(0.1, deadline - time.monotonic()))
+        msgs.append(m)
+        if (
+            m["parent_header"].get("msg_id") == cell
+            and m["msg_type"] == "status"
+            and m["content"]["execution_state"] == "idle"
+        ):
+            break
+
+    # Play JupyterLab's Output widget: while its msg_id is set, it takes
+    # every output message published under that msg_id.
+    captured, capture, in_window = [], None, 0
+    cell_text, callback_text = {"stdout": "", "stderr": ""}, {"stdout": "", "stderr": ""}
+    windows = []
+    for m in msgs:
+        parent = m["parent_header"].get("msg_id")
+        if m["msg_type"] == "comm_msg" and m["content"]["comm_id"] == area:
+            state = m["content"]["data"].get("state", {})
+            if "msg_id" in state:
+                capture = state["msg_id"] or None
+                windows.append(state["msg_id"])
+            continue
+        if m["msg_type"] != "stream":
+            continue
+        name, text = m["content"]["name"], m["content"]["text"]
+        if capture is not None and parent == capture:
+            captured.append(text)
+        if capture is not None and parent == cell:
+            in_window += text.count("tick")
+        if parent == cell:
+            cell_text[name] += text
+        elif parent == upd:
+            callback_text[name] += text
+        else:
+            raise AssertionError(f"stream {text!r} under {parent}, want the cell's or the update's")
+    assert windows == [upd, ""], windows
+    want = "".join(f"callback 7 {i}\n" for i in range(5))
+    assert callback_text == {"stdout": want, "stderr": "callback stderr 7\n"}, callback_text
+    assert "".join(captured) == want + "callback stderr 7\n", captured
+    lines = cell_text["stdout"].splitlines()
+    assert lines == [f"tick {i}" for i in range(len(lines))], lines[:20]
+    assert cell_text["stderr"] == "", cell_text
+    # The cell printed while the callback's capture was open.
+    assert in_window > 0, f"no tick published while the Output captured; {len(lines)} in all"
+    print(f"\n{in_window} of the cell's ticks arrived while the callback's Output captured; all under the cell")

@@ -41,8 +41,9 @@ type Transport interface {
 	// Send sends m to the frontend.
 	Send(m Msg) error
 	// Parent returns the msg_id under which output shown now reaches the
-	// frontend: that of the running cell, or, between cells, that of the
-	// frontend message being delivered; empty when neither is known.
+	// frontend: that of the frontend message whose handler calls it (a
+	// widget callback, also while a cell runs), else that of the running
+	// cell; empty when neither is known.
 	Parent() string
 }
 

@@ -60,10 +60,10 @@
 // error instead of a control; Err returns it, and it is also written to
 // standard error when the widget is made.
 //
-// BUG(gnnlab): while a cell runs, what a callback prints and displays goes
-// to that cell's output (the worker's streams carry no request id), and
-// an Output captures it only because it captures the running cell's
-// output as a whole.
+// BUG(gnnlab): what a goroutine started by a callback prints, or compiled
+// code that the callback calls, goes to the running cell's output, not
+// to the callback's: the worker knows a callback's output by the
+// goroutine that runs it.
 //
 // BUG(gnnlab): the controls are the common ones listed here; there is no
 // binary buffer support in the controls (Image, Audio) and no layout or

@@ -27,9 +27,10 @@ func NewOutput() *Output {
 
 // Capture runs fn and shows in the output area what it prints and
 // displays, as `with out:` does in Python. It captures what is shown
-// under the current parent message: the running cell's, or, between
-// cells, that of the frontend event whose callback runs now. Without a
-// frontend fn just runs.
+// under the current parent message: that of the frontend event whose
+// callback calls Capture, else the running cell's; so a callback that
+// runs while a cell runs captures its own output and not the cell's.
+// Without a frontend fn just runs.
 func (o *Output) Capture(fn func()) {
 	parent := comm.Parent()
 	if o.comm == nil || parent == "" {

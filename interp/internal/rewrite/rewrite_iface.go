@@ -102,7 +102,10 @@ func (r *rewriter) errorConv(n ast.Node) {
 		case *ast.CompositeLit:
 			r.structElems(x) // rewrite_typeswitch.go
 		case *ast.SendStmt:
-			if ch, ok := r.info.Types[x.Chan].Type.Underlying().(*types.Chan); ok && isError(ch.Elem()) {
+			// The channel's type is unknown where the type check failed.
+			if t := r.info.Types[x.Chan].Type; t == nil {
+				return true
+			} else if ch, ok := t.Underlying().(*types.Chan); ok && isError(ch.Elem()) {
 				r.structToError(x.Value)
 			}
 		case *ast.CallExpr:

@@ -29,6 +29,9 @@ type symbolTypes struct {
 	pkgs  map[string]*types.Package // by path; complete once imported
 	done  map[string]bool           // paths whose symbols are in pkgs
 	types map[reflect.Type]types.Type
+	// visiting are the unnamed types being converted since the last
+	// named one (typeOf).
+	visiting map[reflect.Type]bool
 }
 
 // plugins holds the symbol tables of the session's compiled cells (Go
@@ -256,6 +259,19 @@ func (st *symbolTypes) typeOf(t reflect.Type) (types.Type, bool) {
 		// A predeclared type, or an unnamed one of a basic kind.
 		return types.Typ[b], true
 	}
+	// yaegi makes a recursive type of the session (type Node struct{ Next
+	// *Node }) an unnamed reflect type that contains itself, which go/types
+	// cannot be told about: meeting t again inside t, with no named type
+	// between (named resets visiting), answers false, where the recursion
+	// overflowed the stack and killed the worker.
+	if st.visiting[t] {
+		return nil, false
+	}
+	if st.visiting == nil {
+		st.visiting = map[reflect.Type]bool{}
+	}
+	st.visiting[t] = true
+	defer delete(st.visiting, t)
 	var tt types.Type
 	ok := true
 	elem := func(e reflect.Type) types.Type {
@@ -308,6 +324,11 @@ func (st *symbolTypes) named(t reflect.Type) (types.Type, bool) {
 	obj := types.NewTypeName(0, p, t.Name(), nil)
 	n := types.NewNamed(obj, nil, nil)
 	st.types[t] = n
+	// A type that refers back to t ends at n: what it contains starts
+	// afresh (typeOf's visiting).
+	saved := st.visiting
+	st.visiting = nil
+	defer func() { st.visiting = saved }()
 	var under types.Type
 	ok := true
 	switch t.Kind() {
