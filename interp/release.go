@@ -49,7 +49,7 @@ func (s *Session) releaseTemps() {
 		}
 		// A value of a type with methods that went into a compiled
 		// interface reads its receiver from this slot whenever a method
-		// is called (framegrowth.go): items = append(items, item{"a"})
+		// is called (see frame.Trim): items = append(items, item{"a"})
 		// with items a []fmt.Stringer printed a zero item in later cells.
 		if s.rt.WithMethods(v.Type()) || v.Kind() == reflect.Pointer && s.rt.WithMethods(v.Type().Elem()) {
 			continue
