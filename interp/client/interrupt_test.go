@@ -31,10 +31,13 @@ var blockedCells = []blockedCell{
 	{"http.Get", "resp, err := http.Get(%q)\nif err == nil {\n\tresp.Body.Close()\n}"},
 	{"pipe read", "r, w, _ := os.Pipe()\nbuf := make([]byte, 1)\nr.Read(buf)\nw.Close()"},
 	// One parallel tensor operation (about 0.1 s) after another: the
-	// interpreted loop stops between them. (A single operation of
-	// several seconds is stopped only before each of its chunks, one a
-	// thread: the worker is then replaced; see doc.go's BUG note.)
+	// interpreted loop stops between them.
 	{"tensor MatMul", "a := tensor.Ones(1500, 1500)\nfor {\n\ta = a.MatMul(a).MulScalar(0.0001)\n}"},
+	// One operation of seconds: the GEMM stops between its blocks, the
+	// parallel loop around it then ends the cell (the worker was replaced
+	// while its chunks were one a thread and checked only before they
+	// began).
+	{"one 4000² MatMul", "a := tensor.Ones(4000, 4000)\nb := a.MatMul(a)\nfmt.Println(b.Shape())"},
 	// A long operation of gnnlib that calls back into the cell's code.
 	{"nn.ExplainNode", "ds := data.KarateClub()\nconv := nn.NewGCNConv(ds.NumFeatures(), 4)\n" +
 		"model := func(g *graph.Graph, x, w *tensor.Tensor) *tensor.Tensor { return conv.ForwardWeighted(g, x, w) }\n" +
