@@ -473,12 +473,17 @@
 // (a mutex, a library call that does not poll gnnlib/interrupt) goes on
 // when that returns, and the cell's error counts it (among the process's
 // goroutines, so the count is approximate). A cell itself still in such
-// a call two seconds after the interrupt leaves the session Stuck (one
-// tensor operation of several seconds is such a call: gnnlib's parallel
-// loops poll gnnlib/interrupt only before each of their chunks, one a
-// thread): its earlier functions would answer zero values, so a Session
-// used without interp/client must be replaced then; interp/client does it
-// by itself. While the signal is raised, a parallel loop of gnnlib in a
+// a call two seconds after the interrupt leaves the session Stuck: its
+// earlier functions would answer zero values, so a Session used without
+// interp/client must be replaced then; interp/client does it by itself.
+// (gnnlib's CPU operations are not such calls: their parallel loops poll
+// gnnlib/interrupt before each of up to 16 chunks a thread, and the GEMM
+// between its blocks, so one 4000² MatMul stops within tens of
+// milliseconds. Library code that loops without them and does not poll
+// gnnlib/interrupt is such a call.) An interrupt that comes between two parts of a cell
+// that declares functions (the variable, then its assignment) can still
+// leave such a function nil; one that comes while the cell is prepared
+// (the compiled tier builds it) runs none of it. While the signal is raised, a parallel loop of gnnlib in a
 // goroutine of an earlier cell panics with a *backend.Canceled (the
 // worker's cancel check), which ends the worker as any panic in a
 // goroutine does.

@@ -201,3 +201,43 @@ func TestInterruptWorkerSilent(t *testing.T) {
 		t.Errorf("dbl(21) after the kill = %q, %+v, want 42", got, ce)
 	}
 }
+
+// TestInterruptDeclaration interrupts a cell that declares a function
+// while it is being prepared (the compiled tier builds it for a second or
+// two): the cell must leave the function either defined, if it finished
+// first, or undefined, never declared and nil. FuzzCells found it: its
+// seed panic.cell, interrupted under load, then answered "reflect.Value.Call:
+// call of nil function".
+func TestInterruptDeclaration(t *testing.T) {
+	c, _ := start(t)
+	const decl = "func explode(n int) {\n\tif n > 2 {\n\t\tpanic(\"boom at three\")\n\t}\n}"
+	for _, delay := range []time.Duration{5 * time.Millisecond, 50 * time.Millisecond, 300 * time.Millisecond} {
+		if _, ce := exec(t, c, "%restart"); ce != nil {
+			t.Fatalf("%%restart: %+v", ce)
+		}
+		done := make(chan *workerproto.CellError, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			res, err := c.Execute(ctx, client.Cell{Code: decl}, nil)
+			if err != nil {
+				done <- &workerproto.CellError{Name: "client error", Value: err.Error()}
+				return
+			}
+			done <- res.Error
+		}()
+		time.Sleep(delay)
+		c.Interrupt()
+		declErr := <-done
+		_, ce := exec(t, c, "explode(1)\nexplode(3)")
+		t.Logf("interrupt after %v: declaration %+v; call %+v", delay, declErr, ce)
+		switch {
+		case declErr != nil && declErr.Name != workerproto.EnameInterrupted:
+			t.Errorf("interrupt after %v: declaration failed with %+v, want it interrupted or done", delay, declErr)
+		case declErr == nil && (ce == nil || ce.Value != "boom at three"):
+			t.Errorf("interrupt after %v: the declaration finished, but explode(3) = %+v, want panic boom at three", delay, ce)
+		case declErr != nil && (ce == nil || ce.Value != "undefined: explode"):
+			t.Errorf("interrupt after %v: the declaration was interrupted, but explode(3) = %+v, want the compile error undefined: explode", delay, ce)
+		}
+	}
+}
