@@ -255,6 +255,10 @@
 // gives up after two seconds: Stuck then reports true, and interp/client
 // replaces the worker and replays the cells that had succeeded. An
 // interrupted cell whose goroutines still run says so in its traceback.
+// A cell interrupted before it runs (while the compiled tier builds it)
+// runs none of itself, and one whose functions' bodies fail after their
+// variables were declared (a compile error, an interrupt) leaves those
+// functions undefined, not nil.
 //
 // # Memory
 //
@@ -480,13 +484,10 @@
 // gnnlib/interrupt before each of up to 16 chunks a thread, and the GEMM
 // between its blocks, so one 4000² MatMul stops within tens of
 // milliseconds. Library code that loops without them and does not poll
-// gnnlib/interrupt is such a call.) An interrupt that comes between two parts of a cell
-// that declares functions (the variable, then its assignment) can still
-// leave such a function nil; one that comes while the cell is prepared
-// (the compiled tier builds it) runs none of it. While the signal is raised, a parallel loop of gnnlib in a
-// goroutine of an earlier cell panics with a *backend.Canceled (the
-// worker's cancel check), which ends the worker as any panic in a
-// goroutine does.
+// gnnlib/interrupt is such a call.) While the signal is raised, a
+// parallel loop of gnnlib in a goroutine of an earlier cell panics with a
+// *backend.Canceled (the worker's cancel check), which ends the worker as
+// any panic in a goroutine does.
 //
 // BUG(interp): The interpreter's memory still grows with the session,
 // linearly but slowly (about 0.26 KB a cell of client.BenchmarkSoak's
