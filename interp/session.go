@@ -571,8 +571,11 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 			// interrupt): the functions' variables stay unassigned, and
 			// a call would fail with reflect's "call of nil function".
 			// Undeclare them, so that a call is a compile error naming
-			// the function. FuzzCells found it (nilfunc.cell).
-			if k > declared {
+			// the function. FuzzCells found it (nilfunc.cell). An
+			// interrupt during the declarations themselves may have left
+			// them made too.
+			var e *Error
+			if k > declared || k == declared && errors.As(err, &e) && e.Name == nameInterrupted {
 				forget(s.i, fresh) // release.go
 			}
 			return err
