@@ -65,7 +65,9 @@ func cutCases(b *testing.B) []cutCase {
 // (one range per worker) and as now (up to parallel.ChunksPerWorker
 // chunks per worker, a cancel check before each), alternating the two in
 // one run, at one thread and at GOMAXPROCS threads. It reports the median
-// of each and their ratio (new/old; the target is ≤ 1.02):
+// wall time of each and their ratio (new/old; the target is ≤ 1.02), and
+// the ratio of the median CPU times the process used (cpu-new/old), which
+// a machine busy with other work disturbs less:
 //
 //	go test ./gnnlib/internal/parallel -run '^$' -bench Cut -benchtime 20x
 func BenchmarkCut(b *testing.B) {
@@ -77,29 +79,33 @@ func BenchmarkCut(b *testing.B) {
 		for _, c := range cases {
 			b.Run(fmt.Sprintf("%s/threads=%d", c.name, threads), func(b *testing.B) {
 				defer parallel.SetThreads(parallel.SetThreads(threads))
-				var old, cur []time.Duration
-				timed := func(oldCut bool) time.Duration {
+				var old, cur, oldCPU, curCPU []time.Duration
+				timed := func(oldCut bool) {
 					parallel.SetOldCut(oldCut)
-					start := time.Now()
+					c0, start := cpuTime(), time.Now()
 					c.op()
-					return time.Since(start)
+					wall, cpu := time.Since(start), cpuTime()-c0
+					if oldCut {
+						old, oldCPU = append(old, wall), append(oldCPU, cpu)
+					} else {
+						cur, curCPU = append(cur, wall), append(curCPU, cpu)
+					}
 				}
 				timed(false) // warm the pools
+				cur, curCPU = cur[:0], curCPU[:0]
 				for i := 0; b.Loop(); i++ {
 					// Alternate which goes first, so that neither always
 					// follows the other.
-					if i%2 == 0 {
-						old = append(old, timed(true))
-						cur = append(cur, timed(false))
-					} else {
-						cur = append(cur, timed(false))
-						old = append(old, timed(true))
-					}
+					timed(i%2 == 0)
+					timed(i%2 != 0)
 				}
 				mo, mc := median(old), median(cur)
 				b.ReportMetric(float64(mo.Microseconds()), "old-µs")
 				b.ReportMetric(float64(mc.Microseconds()), "new-µs")
 				b.ReportMetric(float64(mc)/float64(mo), "new/old")
+				if co, cc := median(oldCPU), median(curCPU); co > 0 {
+					b.ReportMetric(float64(cc)/float64(co), "cpu-new/old")
+				}
 			})
 		}
 	}
