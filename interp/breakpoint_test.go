@@ -12,10 +12,10 @@ import (
 // debugCell runs cell under the debugger with breakpoints on lines and
 // returns its stops through the channel; the cell's error comes on done.
 // skipRace skips a debugger test under -race, where sessions are not
-// debuggable (racebuild_on.go).
+// debuggable (internal/debug).
 func skipRace(t testing.TB) {
 	t.Helper()
-	if raceBuild {
+	if raceEnabled {
 		t.Skip("yaegi's debugger is not race-free: sessions are not debuggable under -race")
 	}
 }

@@ -23,13 +23,11 @@ const (
 	helperErr    = rewrite.Err
 )
 
-// lineStride separates the line numbers of consecutive cells: line L of
-// cell N is line N*lineStride+L for the parser and yaegi.
-const lineStride = 100000
+// Line L of cell N is line N*rewrite.LineStride+L for the parser and
+// yaegi (rewrite.VirtualLine).
+func virtualLine(cell, line int) int { return rewrite.VirtualLine(cell, line) }
 
-func virtualLine(cell, line int) int { return cell*lineStride + line }
-
-func cellLine(v int) (cell, line int) { return v / lineStride, v % lineStride }
+func cellLine(v int) (cell, line int) { return rewrite.CellLine(v) }
 
 // chunk is a top-level piece of a cell: a declaration or a statement.
 type chunk struct {

@@ -1,304 +1,58 @@
 package interp
 
 import (
-	"fmt"
-	"go/token"
+	"iter"
 	"reflect"
-	"sort"
-	"strings"
 
-	"github.com/gnnlab/gnnlab/interp/internal/inspect"
-	"github.com/gnnlab/gnnlab/interp/internal/sigdoc"
+	"github.com/gnnlab/gnnlab/interp/internal/complete"
 )
 
-// importPath resolves a package name used in a cell: the session's imports
-// first, then the preloaded package of that name.
-func (s *Session) importPath(name string) (string, bool) {
-	for k := len(s.imports) - 1; k >= 0; k-- {
-		if s.imports[k].name == name {
-			return s.imports[k].path, true
-		}
-	}
-	p, ok := inspect.Packages().ByName[name]
-	return p, ok
-}
-
 // Complete returns completions for code at cursor (a byte offset), and the
-// byte range [start, end) of code that they replace.
+// byte range [start, end) of code that they replace (internal/complete).
 func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
-	start, end, qual := inspect.IdentAt(code, cursor)
-	prefix := code[start:min(max(cursor, start), len(code))]
-	seen := map[string]bool{}
-	add := func(name string) {
-		if strings.HasPrefix(name, prefix) && !seen[name] && !strings.HasPrefix(name, "_") {
-			seen[name] = true
-			matches = append(matches, name)
-		}
-	}
-	if qual != "" {
-		for _, m := range s.members(qual) {
-			add(m)
-		}
-	} else {
-		for tok := token.BREAK; tok <= token.VAR; tok++ {
-			if tok.IsKeyword() {
-				add(tok.String())
-			}
-		}
-		for _, b := range inspect.Builtins {
-			add(b)
-		}
-		for name := range globalsOf(s.i) {
-			add(name)
-		}
-		for name := range s.user {
-			if !strings.Contains(name, ".") {
-				add(name)
-			}
-		}
-		for _, im := range s.imports {
-			add(im.name)
-		}
-		if prefix != "" {
-			for name := range inspect.Packages().ByName {
-				add(name)
-			}
-		}
-	}
-	sort.Strings(matches)
-	return matches, start, end
-}
-
-// members lists what can follow "qual.": a package's symbols, or the
-// fields and methods of a session variable's value.
-func (s *Session) members(qual string) []string {
-	parts := strings.Split(qual, ".")
-	var out []string
-	if len(parts) == 1 {
-		if _, isVar := globalsOf(s.i)[qual]; !isVar {
-			if p, ok := s.importPath(qual); ok {
-				for name := range inspect.Packages().ByPath[p] {
-					out = append(out, name)
-				}
-				return out
-			}
-		}
-	}
-	v, ok := globalsOf(s.i)[parts[0]]
-	if !ok || !v.IsValid() {
-		return nil
-	}
-	for _, f := range parts[1:] {
-		v = deref(v)
-		if v.Kind() != reflect.Struct {
-			return nil
-		}
-		if v.Type().Name() == "" {
-			// An interpreted struct: yaegi stores field x as Xx.
-			if sf, ok := v.Type().FieldByName(f); !ok || !sf.IsExported() {
-				f = interpField(f)
-			}
-		} else if !token.IsExported(f) {
-			return nil // a cell cannot use it
-		}
-		v = v.FieldByName(f)
-		if !v.IsValid() {
-			return nil
-		}
-	}
-	return s.fieldsAndMethods(v)
-}
-
-// interpField is the name yaegi gives field f of an interpreted struct:
-// reflect.StructOf takes exported fields only, so x becomes Xx.
-func interpField(f string) string {
-	if token.IsExported(f) {
-		return f
-	}
-	return "X" + f
-}
-
-// cellField is the inverse of interpField: the name a cell wrote for
-// field f of an interpreted struct, given the words of its declarations.
-func cellField(f string, declared func(string) bool) string {
-	if len(f) > 1 && f[0] == 'X' && !token.IsExported(f[1:]) && !declared(f) {
-		return f[1:]
-	}
-	return f
-}
-
-func deref(v reflect.Value) reflect.Value {
-	for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && !v.IsNil() {
-		v = v.Elem()
-	}
-	return v
-}
-
-// fieldsAndMethods lists what a cell may select from v: the exported
-// fields and methods of a compiled type (its unexported ones are out of a
-// cell's reach, and yaegi panics on them), and all the fields and methods
-// of an interpreted type, methods from the session's records.
-func (s *Session) fieldsAndMethods(v reflect.Value) []string {
-	var out []string
-	t := v.Type()
-	for k := 0; k < t.NumMethod(); k++ {
-		out = append(out, t.Method(k).Name)
-	}
-	if t.Kind() == reflect.Pointer {
-		for k := 0; k < t.Elem().NumMethod(); k++ {
-			out = append(out, t.Elem().Method(k).Name)
-		}
-	}
-	v = deref(v)
-	if !v.IsValid() {
-		return out
-	}
-	if v.Kind() == reflect.Struct {
-		st := v.Type()
-		var fields []string
-		for k := 0; k < st.NumField(); k++ {
-			f := st.Field(k)
-			switch {
-			case st.Name() == "":
-				fields = append(fields, cellField(f.Name, s.declaresWord))
-			case f.IsExported():
-				fields = append(fields, f.Name)
-			}
-		}
-		out = append(out, fields...)
-		if st.Name() == "" {
-			// An interpreted struct: methods of the recorded types with
-			// these fields.
-			for _, tn := range s.typesWithFields(fields) {
-				out = append(out, s.methodsOf(tn)...)
-			}
-		}
-	}
-	return out
-}
-
-func (s *Session) typesWithFields(fields []string) []string {
-	var names []string
-	for name, r := range s.user {
-		if r.tok != token.TYPE || strings.Contains(name, ".") || r.dead {
-			continue
-		}
-		ok := true
-		for _, f := range fields {
-			if !inspect.ContainsWord(r.text, f) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
-func (s *Session) methodsOf(typeName string) []string {
-	var out []string
-	for name, r := range s.user {
-		if r.method && strings.HasPrefix(name, typeName+".") {
-			out = append(out, strings.TrimPrefix(name, typeName+"."))
-		}
-	}
-	return out
-}
-
-// declaresWord reports whether a type declaration of the session has the
-// word w.
-func (s *Session) declaresWord(w string) bool {
-	for _, r := range s.user {
-		if r.tok == token.TYPE && inspect.ContainsWord(r.text, w) {
-			return true
-		}
-	}
-	return false
+	return complete.Complete((*completeView)(s), code, cursor)
 }
 
 // Inspect returns documentation (signature and doc comment, and for a
 // compiled symbol its first runnable example) for the identifier at cursor
 // (a byte offset); detail > 0 (name??) asks for the declaration's source
 // too: the cell's text of the user's declarations, the package's source of
-// compiled ones.
+// compiled ones (internal/complete).
 func (s *Session) Inspect(code string, cursor, detail int) (text string, found bool) {
-	start, end, qual := inspect.IdentAt(code, cursor)
-	name := code[start:end]
-	if name == "" {
-		// In a call's arguments (f(|, f(a, |): the callee (inspectcall.go).
-		if open := inspect.CallOpen(code, cursor); open > 0 {
-			return s.Inspect(code, open, detail)
-		}
-		return "", false
-	}
-	if qual == "" {
-		if r, ok := s.user[name]; ok {
-			return userDoc(r, detail), true
-		}
-		if v, ok := globalsOf(s.i)[name]; ok && v.IsValid() {
-			val := fmt.Sprintf("%v", v)
-			if len(val) > 200 {
-				val = val[:200] + "…"
-			}
-			return fmt.Sprintf("var %s %s\n\n%s", name, v.Type(), val), true
-		}
-		if p, ok := s.importPath(name); ok {
-			return inspect.PackageDoc(p), true
-		}
-		if start == 0 || code[start-1] != '.' {
-			return "", false
-		}
-	}
-	if parts := strings.Split(qual, "."); qual != "" && len(parts) == 1 {
-		if _, isVar := globalsOf(s.i)[qual]; !isVar {
-			if p, ok := s.importPath(qual); ok {
-				return inspect.SymbolDetail(p, name, detail) // inspectsrc.go
-			}
-		}
-		if text, ok := inspect.MethodDetail(globalsOf(s.i)[qual], name, detail); ok {
-			return text, true
-		}
-		if r, ok := s.user[qual]; ok && r.tok == token.TYPE {
-			if m, ok := s.user[qual+"."+name]; ok {
-				return userDoc(m, detail), true
-			}
-		}
-	}
-	// pkg.Type.Method.
-	if parts := strings.Split(qual, "."); len(parts) == 2 {
-		if _, isVar := globalsOf(s.i)[parts[0]]; !isVar {
-			if p, ok := s.importPath(parts[0]); ok {
-				if text, ok := inspect.SymbolDetail(p, parts[1]+"."+name, detail); ok {
-					return text, true
-				}
-			}
-		}
-	}
-	// x.Method of a value of an interpreted type.
-	for _, t := range s.user {
-		if t.tok != token.TYPE {
-			continue
-		}
-		for _, tn := range t.names {
-			if m, ok := s.user[tn+"."+name]; ok && m.method {
-				return userDoc(m, detail), true
-			}
-		}
-	}
-	return "", false
+	return complete.Inspect((*completeView)(s), code, cursor, detail)
 }
 
-// userDoc documents a declaration of a cell: its signature printed as
-// those of compiled packages are (sigdoc), or with detail > 0 its text.
-func userDoc(r *declRec, detail int) string {
-	text := sigdoc.Source(r.text, "")
-	if detail > 0 {
-		text = r.text
+// completeView is the Session as completion sees it (complete.Session).
+type completeView Session
+
+func (v *completeView) Globals() map[string]reflect.Value { return globalsOf(v.i) }
+
+func (v *completeView) Imports() []complete.Import {
+	out := make([]complete.Import, len(v.imports))
+	for k, im := range v.imports {
+		out[k] = complete.Import{Name: im.name, Path: im.path}
 	}
-	if r.doc != "" {
-		text += "\n\n" + strings.TrimRight(r.doc, "\n")
+	return out
+}
+
+func (v *completeView) Decl(name string) (*complete.Decl, bool) {
+	r, ok := v.user[name]
+	if !ok {
+		return nil, false
 	}
-	return text + fmt.Sprintf("\n\n(defined in cell[%d])", r.cell)
+	return completeDecl(r), true
+}
+
+func (v *completeView) Decls() iter.Seq2[string, *complete.Decl] {
+	return func(yield func(string, *complete.Decl) bool) {
+		for name, r := range v.user {
+			if !yield(name, completeDecl(r)) {
+				return
+			}
+		}
+	}
+}
+
+func completeDecl(r *declRec) *complete.Decl {
+	return &complete.Decl{Names: r.names, Tok: r.tok, Method: r.method, Text: r.text, Doc: r.doc, Cell: r.cell, Dead: r.dead}
 }

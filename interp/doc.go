@@ -279,15 +279,15 @@
 //     cell's top-level definitions make count as package-level names (x
 //     := 1; k := func() int { return x }): they are declared first and
 //     their definitions become assignments;
-//   - after each cell (release.go), resets the slots of the cell's
-//     temporaries, empties the debugger's lists (the compiled roots, the
-//     scopes nested in the package scopes), forgets the functions it
-//     declared for the cell, and starts the next cell in a fresh FileSet,
-//     so that the code of finished statements and of redefined functions
-//     is freed; the source of statements that made no function leaves
-//     yaegi's file set once they ran;
+//   - after each cell (release.go, internal/frame), resets the slots of
+//     the cell's temporaries, empties the debugger's lists (the compiled
+//     roots, the scopes nested in the package scopes), forgets the
+//     functions it declared for the cell, and starts the next cell in a
+//     fresh FileSet, so that the code of finished statements and of
+//     redefined functions is freed; the source of statements that made no
+//     function leaves yaegi's file set once they ran;
 //   - after statements that made no function and started no goroutine,
-//     cuts the global frame back to its last global (framegrowth.go):
+//     cuts the global frame back to its last global (internal/frame):
 //     yaegi allocates and copies the whole frame on each evaluation that
 //     adds slots, and with five slots a cell a session of 10,000 cells
 //     copied 1.2 MB on nearly every cell, its round trip doubling.
@@ -368,8 +368,10 @@
 //
 // # Completion and inspection
 //
-// Complete offers Go keywords, inspect.Builtins, session variables, functions and
-// types, imported package names, the members of a package (fmt.Pri) and
+// Complete and Inspect are package internal/complete's, over the
+// session's globals, imports and declarations. Complete offers Go
+// keywords, inspect.Builtins, session variables, functions and types,
+// imported package names, the members of a package (fmt.Pri) and
 // the fields and methods of a session variable (x.) that a cell may use:
 // of a compiled type only the exported ones (a cell that selects an
 // unexported one gets Go's compile error, not yaegi's reflect panic), of an
@@ -385,8 +387,9 @@
 // # Debugging
 //
 // A session made with Options.Debuggable can run cells under yaegi's
-// debugger (breakpoint.go): with SetDebug on, every piece of a cell is
-// compiled and run in yaegi's Debug with breakpoints on the lines that
+// debugger (package internal/debug; the session's side in
+// breakpoint.go): with SetDebug on, every piece of a cell is compiled and
+// run in yaegi's Debug with breakpoints on the lines that
 // DebugOptions.Breakpoints gives for each cell run so far (the pieces'
 // //line directives carry the cells' lines, numbered apart per cell). A
 // stop is a *Stop: its frames in cell lines, the frame's variables
@@ -493,7 +496,7 @@
 // linearly but slowly (about 0.26 KB a cell of client.BenchmarkSoak's
 // mixed notebook, whose live heap at 10,000 cells is 1.25 times that at
 // 1,000): the global frame is cut back after statements that made no
-// function and started no goroutine (framegrowth.go), but the slots of
+// function and started no goroutine (internal/frame), but the slots of
 // the temporaries of statements that made a function or started a
 // goroutine stay (24 bytes each), yaegi keeps the positions of every
 // evaluated source that made a function, and a whole cell's code while

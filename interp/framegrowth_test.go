@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/gnnlab/gnnlab/interp/internal/frame"
 )
 
 // TestFrameStaysSmall runs 1,000 cells of statements that compute with
@@ -15,16 +17,16 @@ import (
 func TestFrameStaysSmall(t *testing.T) {
 	s := newTestSession(t, Options{Stdout: io.Discard, Stderr: io.Discard})
 	mustEval(t, s, "import \"fmt\"\nacc := 0\nfunc f(x int) int { return x + 1 }")
-	start := frameLen(s.i)
+	start := frame.Len(s.i)
 	if start < 0 {
-		t.Skip("yaegi's frame layout is not the one framegrowth.go knows")
+		t.Skip("yaegi's frame layout is not the one internal/frame knows")
 	}
 	want := 0
 	for i := range 1000 {
 		mustEval(t, s, fmt.Sprintf("acc = f(acc) + %d*2 - []int{1, 2, 3}[%d%%3]\nfmt.Println(acc)", i, i))
 		want = want + 1 + i*2 - []int{1, 2, 3}[i%3]
 	}
-	if grown := frameLen(s.i) - start; grown > 50 {
+	if grown := frame.Len(s.i) - start; grown > 50 {
 		t.Errorf("the global frame grew by %d slots over 1,000 cells of statements, want at most 50", grown)
 	}
 	if got := mustEval(t, s, "acc").Value.Text(); got != strconv.Itoa(want) {

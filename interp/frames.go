@@ -552,7 +552,7 @@ func usable(id *ast.Ident, info *types.Info, inCell func(types.Object) bool) boo
 // cell declares (cells split in source order: func (t *Tree[T]) Walk(f
 // func(T)) { walk(t.root, f) }, then func walk[T cmp.Ordered](n *node[T],
 // f func(T))). go/types did not know walk, so the call got no type
-// arguments (internal/rewrite/rewrite_call.go), and yaegi, compiling the method when
+// arguments (internal/rewrite/geninstance.go), and yaegi, compiling the method when
 // Tree[int] was made, inferred T as walk's node struct ("does not
 // implement cmp.Ordered"). So such a declaration records the names it used
 // undefined (declRec.pending), and the cell that declares one of them as a

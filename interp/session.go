@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gnnlab/gnnlab/interp/internal/frame"
 	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 	"github.com/gnnlab/gnnlab/interp/internal/rt"
 	yaegi "github.com/traefik/yaegi/interp"
@@ -147,11 +148,7 @@ func (s *Session) newInterp() (*yaegi.Interpreter, error) {
 	}
 	// Before any function value exists (breakpoint.go).
 	if s.opts.Debuggable {
-		if s.dbg.cells == nil {
-			s.dbg.cells = map[int]string{}
-		}
-		s.dbg.rootDebug, s.dbg.rootOK = pinRootDebug(i)
-		s.dbg.rootFor = i
+		s.dbg.Pin(i, (*debugHost)(s), stopWait)
 	}
 	if err := s.useCompiled(i); err != nil { // compiled.go
 		return nil, fmt.Errorf("interp: compiled cells: %w", err)
@@ -576,7 +573,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 			// them made too.
 			var e *Error
 			if k > declared || k == declared && errors.As(err, &e) && e.Name == nameInterrupted {
-				forget(s.i, fresh) // release.go
+				frame.Forget(s.i, fresh) // internal/frame
 			}
 			return err
 		}
@@ -612,13 +609,13 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewrite.Rewriter) (r
 		fmt.Fprintf(os.Stderr, "--- eval:\n%s\n", src)
 	}
 	s.errw.take()
-	mark := sourceMark(s.i)
+	mark := frame.SourceMark(s.i)
 	goroutines := runtime.NumGoroutine() // blocking.go's leftBehind
-	slots := frameLen(s.i)               // framegrowth.go
+	slots := frame.Len(s.i)              // internal/frame
 	var o evalOutcome
 	var interrupted, stopped bool
 	if run := s.debugRunFor(src); run != nil {
-		o, interrupted, stopped = run.eval(ctx, s.i, src, s.exit) // breakpoint.go
+		o, interrupted, stopped = s.evalDebug(ctx, run, src) // breakpoint.go
 		if e := staleFuncError(o.err); e != nil {
 			s.errw.take()
 			return reflect.Value{}, e
@@ -629,9 +626,9 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewrite.Rewriter) (r
 	}
 	if stopped && strings.HasPrefix(src, blockPrefix) && !strings.Contains(src, "func") {
 		// Statements that made no function: nothing of them runs again.
-		defer dropSources(s.i, mark) // release.go
+		defer frame.DropSources(s.i, mark) // internal/frame
 		if !s.opts.Debuggable && !s.keepSlots {
-			trimFrame(s.i, slots, src, s.rt.WithMethods) // framegrowth.go
+			frame.Trim(s.i, slots, src, func() map[string]reflect.Value { return globalsOf(s.i) }, s.rt.WithMethods) // internal/frame
 		}
 	}
 	if o.exited {

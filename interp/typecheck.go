@@ -178,7 +178,7 @@ func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.I
 		// Selections tell method values from fields (defer.go).
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
 		// Instances give generic calls their type arguments
-		// (internal/rewrite/rewrite_call.go).
+		// (internal/rewrite/geninstance.go).
 		Instances: map[*ast.Ident]types.Instance{},
 	}
 	cellFiles := map[*token.File]bool{fset.File(pc.decls.Pos()): true, fset.File(pc.body.Pos()): true}

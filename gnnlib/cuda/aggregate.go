@@ -54,8 +54,8 @@ func (d *backend) GraphMaxAggregate(g *graph.Graph, x *tensor.Tensor) (tensor.St
 
 // AggregateMax computes dst[v,c] = max over v's in-edges u of x[u,c] (0 for
 // a node without in-edges) and arg[v*F+c] = the winning u (-1 if none), as
-// graph.Graph.AggregateMax does, arg being an int32 tensor in disguise (use
-// ArgHost to read it). Light rows are reduced one lane per feature; rows
+// kernels.AggregateMax (gnnlib/graph/kernels) does, arg being an int32
+// tensor in disguise (use ArgHost to read it). Light rows are reduced one lane per feature; rows
 // with more than 128 in-edges are split into edge tiles reduced in parallel
 // and combined by 64-bit atomic max on packed (value, source) keys.
 func AggregateMax(dst, arg *Tensor, g *Graph, x *Tensor) error {

@@ -16,7 +16,10 @@ import (
 )
 
 // The device must offer everything gnnlib/nn's layers ask of a backend.
-var _ tbackend.GraphBackend = (*backend)(nil)
+var (
+	_ tbackend.GraphBackend   = (*backend)(nil)
+	_ tbackend.TransformerOps = (*backend)(nil)
+)
 
 // defaultOrSkip returns the shared device, skipping without one after
 // checking that the error says which.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/graph/kernels"
 )
 
 // TestPTXFresh checks that the committed PTX was generated from the current
@@ -214,7 +215,7 @@ func TestSpMM(t *testing.T) {
 			}
 			x := randSlice(r, n*f)
 			want := make([]float32, n*f)
-			g.SpMM(want, x, f, g.Weights)
+			kernels.SpMM(g, want, x, f, g.Weights)
 			dst := poisoned(t, d, n, f)
 			if err := SpMM(dst, dg, mustT(t, d, x, n, f), k); err != nil {
 				t.Fatal(err)
@@ -222,7 +223,7 @@ func TestSpMM(t *testing.T) {
 			if e := relErr(host(t, dst), f64(want)); e > 1e-5 {
 				t.Errorf("SpMM(F=%d, kernel %d) relative error %.3g", f, k, e)
 			}
-			g.SpMMT(want, x, f, g.Weights)
+			kernels.SpMMT(g, want, x, f, g.Weights)
 			if err := SpMMT(dst, dg, mustT(t, d, x, n, f), k); err != nil {
 				t.Fatal(err)
 			}
@@ -245,7 +246,7 @@ func TestAggregateMax(t *testing.T) {
 	x := randSlice(r, n*f)
 	want := make([]float32, n*f)
 	wantArg := make([]int, n*f)
-	g.AggregateMax(want, x, f, wantArg)
+	kernels.AggregateMax(g, want, x, f, wantArg)
 	dst, arg := poisoned(t, d, n, f), poisoned(t, d, n, f)
 	if err := AggregateMax(dst, arg, dg, mustT(t, d, x, n, f)); err != nil {
 		t.Fatal(err)

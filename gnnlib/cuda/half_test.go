@@ -10,6 +10,7 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/graph/kernels"
 	"github.com/gnnlab/gnnlab/gnnlib/internal/half"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
@@ -310,7 +311,7 @@ func TestMatMulBF16(t *testing.T) {
 
 // TestSpMMBF16 checks the bfloat16 SpMM and its transpose, both mappings (widths multiple
 // of 8 and not) and both output types, weighted and not, on a graph with
-// a heavy row, against graph.SpMM of the rounded features (float32 sums:
+// a heavy row, against kernels.SpMM of the rounded features (float32 sums:
 // summation-order error only) and of the float32 features (the bfloat16
 // bound).
 func TestSpMMBF16(t *testing.T) {
@@ -337,9 +338,9 @@ func TestSpMMBF16(t *testing.T) {
 				x16[i] = half.BF16(h).Float32()
 			}
 			want16 := make([]float32, n*f)
-			hg.SpMM(want16, x16, f, hg.Weights)
+			kernels.SpMM(hg, want16, x16, f, hg.Weights)
 			want32 := make([]float32, n*f)
-			hg.SpMM(want32, x32, f, hg.Weights)
+			kernels.SpMM(hg, want32, x32, f, hg.Weights)
 			abs := make([]float32, n*f) // Σ|w||x|
 			ax := make([]float32, n*f)
 			var aw []float32
@@ -352,7 +353,7 @@ func TestSpMMBF16(t *testing.T) {
 					aw[i] = float32(math.Abs(float64(v)))
 				}
 			}
-			hg.SpMM(abs, ax, f, aw)
+			kernels.SpMM(hg, abs, ax, f, aw)
 			x, err := d.BF16FromHost(xh, n, f)
 			if err != nil {
 				t.Fatal(err)
@@ -401,9 +402,9 @@ func TestSpMMBF16(t *testing.T) {
 			// The transposed product over the cached transpose (the
 			// backward pass), float32 out, on the rounded features.
 			wantT := make([]float32, n*f)
-			hg.SpMMT(wantT, x16, f, hg.Weights)
+			kernels.SpMMT(hg, wantT, x16, f, hg.Weights)
 			absT := make([]float32, n*f)
-			hg.SpMMT(absT, ax, f, aw)
+			kernels.SpMMT(hg, absT, ax, f, aw)
 			yt := poisoned(t, d, n, f)
 			err = SpMMBF16T(yt, dg, x)
 			skipNoBF16(t, err)

@@ -87,7 +87,7 @@ const (
 )
 
 // SpMM computes dst[v,:] = Σ_{u→v} w_uv · x[u,:] over g (weights 1 when g is
-// unweighted), as graph.Graph.SpMM does on the CPU.
+// unweighted), as kernels.SpMM (gnnlib/graph/kernels) does on the CPU.
 func SpMM(dst *Tensor, g *Graph, x *Tensor, k SpMMKernel) error {
 	return spmm(dst, g.n, g.nsrc, g.indptr, g.idx, g.w, g.hv, x, k, epilogue{})
 }

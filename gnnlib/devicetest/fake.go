@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/graph/kernels"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
@@ -474,11 +475,11 @@ func (f *Fake) GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.Ten
 	c := h.Size(1)
 	if transpose {
 		out := make([]float32, g.NumSrc()*c)
-		g.SpMMT(out, h.Data(), c, w)
+		kernels.SpMMT(g, out, h.Data(), c, w)
 		return f.newStore(out), nil
 	}
 	out := make([]float32, g.NumNodes()*c)
-	g.SpMM(out, h.Data(), c, w)
+	kernels.SpMM(g, out, h.Data(), c, w)
 	return f.newStore(out), nil
 }
 
@@ -488,11 +489,11 @@ func (f *Fake) GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor) (
 	c := h.Size(1)
 	if transpose {
 		out := make([]float32, g.NumSrc()*c)
-		g.MeanAggregateT(out, h.Data(), c)
+		kernels.MeanAggregateT(g, out, h.Data(), c)
 		return f.newStore(out), nil
 	}
 	out := make([]float32, g.NumNodes()*c)
-	g.MeanAggregate(out, h.Data(), c)
+	kernels.MeanAggregate(g, out, h.Data(), c)
 	return f.newStore(out), nil
 }
 

@@ -1,5 +1,8 @@
-// Package graph holds sparse graphs and the kernels that graph neural
-// networks are made of, on plain float32 slices.
+// Package graph holds sparse graphs: their structure, transforms,
+// sampling, batching and generators. The kernels that graph neural
+// networks are made of (SpMM, SDDMM, edge softmax, aggregations) on plain
+// float32 slices live in gnnlib/graph/kernels; gnnlib/nn wraps them into
+// autograd operations.
 //
 // # Graphs
 //
@@ -12,20 +15,6 @@
 // Coalesce, AddSelfLoops, RemoveSelfLoops, Permute, Subgraph) return new
 // graphs; a Graph is never modified, which lets it cache its transpose
 // (Transpose, for backward passes) and its GCN normalisation (GCNNorm).
-//
-// # Kernels
-//
-// Kernels take row-major matrices as []float32 with their column count,
-// destination first as in gonum: g.SpMM(dst, x, f, w) computes
-// dst[v,:] = Σ_{u→v} w[e]·x[u,:]. Per-edge arrays are indexed by edge id,
-// the position of the edge in Indices. SpMM and its transpose SpMMT, mean,
-// max and min aggregation, SDDMM, the per-destination EdgeSoftmax and the
-// multi-head AttentionAggregate are what GCN, GraphSAGE and GAT layers need
-// (gnnlib/nn wraps them into autograd operations); no kernel materialises a
-// per-edge feature matrix. They run over row blocks on tensor.Threads() goroutines,
-// the blocks cut by edge count so that hubs do not leave cores idle. A slice
-// of the wrong length is a programmer error and panics with an error
-// wrapping ErrShape.
 //
 // # Sampling, reordering, batching
 //
@@ -64,9 +53,5 @@
 // edges as ground truth). DirichletEnergy and
 // MeanAverageDistance measure over-smoothing of node features.
 //
-// BUG(gnnlab): Kernels are plain Go loops, unrolled by hand but not
-// vectorised; the sparse feature matrix product X·W lives in gnnlib/tensor.
-//
-// BUG(gnnlab): ScatterArg and the global pooling functions run on one
-// goroutine.
+// BUG(gnnlab): The global pooling functions run on one goroutine.
 package graph

@@ -7,25 +7,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph/internal/testrand"
 )
-
-// randomEdges returns m random edges between nSrc sources and nDst
-// destinations, duplicates and self-loops included.
-func randomEdges(rng *rand.Rand, nSrc, nDst, m int) (src, dst []int) {
-	src, dst = make([]int, m), make([]int, m)
-	for i := range src {
-		src[i], dst[i] = rng.IntN(nSrc), rng.IntN(nDst)
-	}
-	return src, dst
-}
-
-func randomFloats(rng *rand.Rand, n int) []float32 {
-	x := make([]float32, n)
-	for i := range x {
-		x[i] = float32(rng.NormFloat64())
-	}
-	return x
-}
 
 type edge struct{ u, v int }
 
@@ -117,8 +101,8 @@ func TestFromCSRErrors(t *testing.T) {
 func TestTransposeRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, size := range []struct{ nSrc, nDst, m int }{{5, 5, 12}, {50, 30, 400}, {1, 1, 0}} {
-		src, dst := randomEdges(rng, size.nSrc, size.nDst, size.m)
-		w := randomFloats(rng, size.m)
+		src, dst := testrand.Edges(rng, size.nSrc, size.nDst, size.m)
+		w := testrand.Floats(rng, size.m)
 		g, err := NewBipartite(size.nSrc, size.nDst, src, dst, w)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph/internal/f32"
 )
 
 // ErrNode is wrapped by errors about a node id out of range or repeated.
@@ -278,7 +280,7 @@ func pool(op string, dst, x []float32, f int, batch []int, numGraphs int) []int 
 	clear(dst)
 	count := make([]int, numGraphs)
 	for v, b := range batch {
-		axpy(dst[b*f:b*f+f], x[v*f:v*f+f], 1)
+		f32.Axpy(dst[b*f:b*f+f], x[v*f:v*f+f], 1)
 		count[b]++
 	}
 	return count
@@ -286,7 +288,8 @@ func pool(op string, dst, x []float32, f int, batch []int, numGraphs int) []int 
 
 // GlobalMaxPool takes the largest entry of each column per graph and
 // records its node in arg (numGraphs×f, may be nil; −1 for a graph with no
-// nodes, whose row is 0). ScatterArg is its backward pass.
+// nodes, whose row is 0). ScatterArg of gnnlib/graph/kernels is its
+// backward pass.
 func GlobalMaxPool(dst, x []float32, f int, batch []int, numGraphs int, arg []int) {
 	checkLen("GlobalMaxPool", "dst", len(dst), numGraphs*f)
 	checkLen("GlobalMaxPool", "x", len(x), len(batch)*f)

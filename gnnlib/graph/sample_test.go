@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 )
@@ -159,7 +160,7 @@ func TestBatchAndPooling(t *testing.T) {
 		{"mean", mean, []float32{2, 3, 11.0 / 3, 7.0 / 3}},
 		{"max", mx, []float32{3, 4, 7, 6}},
 	} {
-		if _, ok := close32(c.got, c.want, 1e-6); !ok {
+		if !slices.EqualFunc(c.got, c.want, func(a, b float32) bool { return math.Abs(float64(a-b)) <= 1e-6*(1+math.Abs(float64(b))) }) {
 			t.Errorf("Global %s pool = %v, want %v", c.name, c.got, c.want)
 		}
 	}

@@ -1,6 +1,10 @@
 package graph
 
-import "math"
+import (
+	"math"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph/internal/f32"
+)
 
 // DirichletEnergy measures how much node features vary across edges:
 // E(x) = (1/n) Σ_{u→v} ‖x[u,:] − x[v,:]‖², the form used by Rusch,
@@ -35,13 +39,13 @@ func MeanAverageDistance(x []float32, f int, g *Graph) float64 {
 	n := len(x) / f
 	norm := make([]float64, n)
 	for v := range norm {
-		norm[v] = math.Sqrt(float64(dot(x[v*f:v*f+f], x[v*f:v*f+f])))
+		norm[v] = math.Sqrt(float64(f32.Dot(x[v*f:v*f+f], x[v*f:v*f+f])))
 	}
 	dist := func(u, v int) float64 {
 		if norm[u] == 0 || norm[v] == 0 {
 			return 1 // a zero vector has cosine 0 with anything
 		}
-		d := 1 - float64(dot(x[u*f:u*f+f], x[v*f:v*f+f]))/(norm[u]*norm[v])
+		d := 1 - float64(f32.Dot(x[u*f:u*f+f], x[v*f:v*f+f]))/(norm[u]*norm[v])
 		if d < 1e-7 {
 			return 0
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/graph/kernels"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
@@ -40,7 +41,7 @@ func TransformerAttention(g *graph.Graph, q, key, value *tensor.Tensor, heads in
 	a := &attention{g: g, heads: heads, f: f}
 	qd, kd, vd := q.Data(), key.Data(), value.Data()
 	scores := make([]float32, g.NumEdges()*heads)
-	g.SDDMM(scores, kd, qd, heads, f)
+	kernels.SDDMM(g, scores, kd, qd, heads, f)
 	for i := range scores {
 		scores[i] *= scale
 	}
@@ -57,12 +58,12 @@ func TransformerAttention(g *graph.Graph, q, key, value *tensor.Tensor, heads in
 		var dq, dk, dvT *tensor.Tensor
 		if q.RequiresGrad() {
 			buf := make([]float32, n*hf)
-			g.AttentionAggregate(buf, kd, d, heads, f)
+			kernels.AttentionAggregate(g, buf, kd, d, heads, f)
 			dq = tensor.Wrap(buf, n, hf)
 		}
 		if key.RequiresGrad() {
 			buf := make([]float32, g.NumSrc()*hf)
-			g.AttentionAggregateT(buf, qd, d, heads, f)
+			kernels.AttentionAggregateT(g, buf, qd, d, heads, f)
 			dk = tensor.Wrap(buf, g.NumSrc(), hf)
 		}
 		if dv != nil {

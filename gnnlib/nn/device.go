@@ -10,14 +10,6 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
-// DeviceOps is a tensor.Backend with the GraphOps capability that the
-// graph layers and optimisers of this package need on a device.
-//
-// Deprecated: plumbing for backend packages; the capability is
-// backend.GraphOps (gnnlib/tensor/backend), and backend.GraphBackend is
-// this interface.
-type DeviceOps = backend.GraphBackend
-
 // To moves the parameters of m to dev in place (dev nil: back to the CPU),
 // so that the same model code runs there once its inputs are moved too:
 //

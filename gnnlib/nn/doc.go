@@ -257,7 +257,7 @@
 // parameters through the host. An op without a device version panics
 // with a *tensor.DeviceError naming it. A backend provides the graph,
 // norm and optimiser kernels through the GraphOps capability of
-// gnnlib/tensor/backend (nn.DeviceOps is a deprecated alias).
+// gnnlib/tensor/backend.
 //
 // On a device GCNConv, and GATv2Conv with concatenated heads (or one) on
 // a square graph, run as one recorded op each, through the backend calls

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/graph/kernels"
 	"github.com/gnnlab/gnnlab/gnnlib/interrupt"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
@@ -27,17 +28,17 @@ func WeightedSpMM(g *graph.Graph, w, x *tensor.Tensor) *tensor.Tensor {
 	}
 	wd, xd := w.Data(), x.Data()
 	out := make([]float32, g.NumNodes()*f)
-	g.SpMM(out, xd, f, wd)
+	kernels.SpMM(g, out, xd, f, wd)
 	return backend.NewGraphOpSince(start, "WeightedSpMM", g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{w, x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		var dw, dx *tensor.Tensor
 		if w.RequiresGrad() {
 			d := make([]float32, g.NumEdges())
-			g.SDDMM(d, xd, grad.Data(), 1, f)
+			kernels.SDDMM(g, d, xd, grad.Data(), 1, f)
 			dw = tensor.Wrap(d, w.Shape()...)
 		}
 		if x.RequiresGrad() {
 			d := make([]float32, g.NumSrc()*f)
-			g.SpMMT(d, grad.Data(), f, wd)
+			kernels.SpMMT(g, d, grad.Data(), f, wd)
 			dx = tensor.Wrap(d, g.NumSrc(), f)
 		}
 		return []*tensor.Tensor{dw, dx}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/graph/kernels"
 	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
@@ -45,10 +46,10 @@ func spmm(name string, g *graph.Graph, w []float32, x *tensor.Tensor) *tensor.Te
 	start := backend.OpStart()
 	f := checkNodes(name, x, g.NumSrc())
 	out := make([]float32, g.NumNodes()*f)
-	g.SpMM(out, x.Data(), f, w)
+	kernels.SpMM(g, out, x.Data(), f, w)
 	return backend.NewGraphOpSince(start, name, g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dx := make([]float32, g.NumSrc()*f)
-		g.SpMMT(dx, grad.Data(), f, w)
+		kernels.SpMMT(g, dx, grad.Data(), f, w)
 		return []*tensor.Tensor{tensor.Wrap(dx, g.NumSrc(), f)}
 	})
 }
@@ -62,10 +63,10 @@ func MeanAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	start := backend.OpStart()
 	f := checkNodes("MeanAggregate", x, g.NumSrc())
 	out := make([]float32, g.NumNodes()*f)
-	g.MeanAggregate(out, x.Data(), f)
+	kernels.MeanAggregate(g, out, x.Data(), f)
 	return backend.NewGraphOpSince(start, "MeanAggregate", g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dx := make([]float32, g.NumSrc()*f)
-		g.MeanAggregateT(dx, grad.Data(), f)
+		kernels.MeanAggregateT(g, dx, grad.Data(), f)
 		return []*tensor.Tensor{tensor.Wrap(dx, g.NumSrc(), f)}
 	})
 }
@@ -81,10 +82,10 @@ func MaxAggregate(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	f := checkNodes("MaxAggregate", x, g.NumSrc())
 	out := make([]float32, g.NumNodes()*f)
 	arg := make([]int, len(out))
-	g.AggregateMax(out, x.Data(), f, arg)
+	kernels.AggregateMax(g, out, x.Data(), f, arg)
 	return backend.NewGraphOpSince(start, "MaxAggregate", g.NumEdges(), tensor.Wrap(out, g.NumNodes(), f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dx := make([]float32, g.NumSrc()*f)
-		graph.ScatterArg(dx, grad.Data(), f, arg)
+		kernels.ScatterArg(dx, grad.Data(), f, arg)
 		return []*tensor.Tensor{tensor.Wrap(dx, g.NumSrc(), f)}
 	})
 }
@@ -104,7 +105,7 @@ type attention struct {
 // attention dropout and aggregates the source rows hs with the weights.
 func (a *attention) softmaxAndAggregate(scores, hs []float32, p float32, r *tensor.RNG, training bool) []float32 {
 	g, h := a.g, a.heads
-	g.EdgeSoftmax(scores, scores, h)
+	kernels.EdgeSoftmax(g, scores, scores, h)
 	a.alpha = scores
 	a.alphaDrop = scores
 	if training && p > 0 {
@@ -115,7 +116,7 @@ func (a *attention) softmaxAndAggregate(scores, hs []float32, p float32, r *tens
 		}
 	}
 	out := make([]float32, g.NumNodes()*h*a.f)
-	g.AttentionAggregate(out, hs, a.alphaDrop, h, a.f)
+	kernels.AttentionAggregate(g, out, hs, a.alphaDrop, h, a.f)
 	return out
 }
 
@@ -126,16 +127,16 @@ func (a *attention) backwardScores(grad, hs []float32, wantH bool) (dScores, dhs
 	g, h := a.g, a.heads
 	if wantH {
 		dhs = make([]float32, g.NumSrc()*h*a.f)
-		g.AttentionAggregateT(dhs, grad, a.alphaDrop, h, a.f)
+		kernels.AttentionAggregateT(g, dhs, grad, a.alphaDrop, h, a.f)
 	}
 	d := make([]float32, g.NumEdges()*h)
-	g.SDDMM(d, hs, grad, h, a.f)
+	kernels.SDDMM(g, d, hs, grad, h, a.f)
 	if a.mask != nil {
 		for i := range d {
 			d[i] *= a.mask[i]
 		}
 	}
-	g.EdgeSoftmaxBackward(d, a.alpha, d, h)
+	kernels.EdgeSoftmaxBackward(g, d, a.alpha, d, h)
 	return d, dhs
 }
 
@@ -163,7 +164,7 @@ func GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope
 	a := &attention{g: g, heads: heads, f: hf / heads, slope: slope}
 	e := g.NumEdges()
 	scores := make([]float32, e*heads)
-	g.SDDMMAdd(scores, aSrc.Data(), aDst.Data(), heads)
+	kernels.SDDMMAdd(g, scores, aSrc.Data(), aDst.Data(), heads)
 	a.prePositive = make([]bool, len(scores))
 	for i, s := range scores {
 		if s > 0 {

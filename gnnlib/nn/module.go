@@ -93,11 +93,6 @@ func newLayerRNG() *tensor.RNG {
 	return tensor.NewRNG(s)
 }
 
-// SetThreads is tensor.SetThreads, which governs every CPU loop of gnnlib.
-//
-// Deprecated: call tensor.SetThreads, the one thread knob of gnnlib.
-func SetThreads(n int) int { return tensor.SetThreads(n) }
-
 // collect concatenates the parameters of modules.
 func collect(ms ...Module) []*tensor.Tensor {
 	var ps []*tensor.Tensor

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/graph/kernels"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
@@ -87,7 +88,7 @@ func GlobalMaxPool(x *tensor.Tensor, batch []int, numGraphs int) *tensor.Tensor 
 	graph.GlobalMaxPool(out, x.Data(), f, batch, numGraphs, arg)
 	return backend.NewOpSince(start, "GlobalMaxPool", tensor.Wrap(out, numGraphs, f), []*tensor.Tensor{x}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		dx := make([]float32, len(batch)*f)
-		graph.ScatterArg(dx, grad.Data(), f, arg)
+		kernels.ScatterArg(dx, grad.Data(), f, arg)
 		return []*tensor.Tensor{tensor.Wrap(dx, len(batch), f)}
 	})
 }

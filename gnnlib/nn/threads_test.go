@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/graph/kernels"
 	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
@@ -26,9 +27,9 @@ func TestSetThreadsGovernsGraphOps(t *testing.T) {
 		name string
 		run  func()
 	}{
-		{"graph.SpMM", func() {
+		{"kernels.SpMM", func() {
 			dst := make([]float32, g.NumNodes()*f)
-			g.SpMM(dst, x.Data(), f, nil)
+			kernels.SpMM(g, dst, x.Data(), f, nil)
 		}},
 		{"nn.SpMM", func() { nn.SpMM(g, x) }},
 		{"nn.MeanAggregate", func() { nn.MeanAggregate(g, x) }},

@@ -10,23 +10,16 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
-// transformerOps is what a device implements to run TransformerAttention
-// fused (gnnlib/cuda does): the output and a function computing the
-// gradients of q, k and v from the output's. A device without it runs the
-// composed version.
-type transformerOps interface {
-	TransformerAttention(g *graph.Graph, q, k, v *tensor.Tensor, heads int, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor) (dq, dk, dv tensor.Storage, err error), err error)
-}
-
 // deviceTransformer is TransformerAttention on a device, fused where the
-// device has a kernel for the shape and composed otherwise.
+// device has the backend.TransformerOps capability and a kernel for the
+// shape, and composed otherwise.
 func deviceTransformer(g *graph.Graph, q, key, value *tensor.Tensor, heads int, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
 	const name = "TransformerAttention"
 	start := backend.OpStart()
 	if !q.IsOnDevice() || key.Device() != q.Device() || value.Device() != q.Device() {
 		panic(&tensor.DeviceError{Op: name, Device: q.Device().String(), Err: fmt.Errorf("operands on different devices; move them with To")})
 	}
-	ops, ok := q.Device().(transformerOps)
+	ops, ok := q.Device().(backend.TransformerOps)
 	if !ok {
 		return composedTransformer(g, q, key, value, heads, p, rng, training)
 	}

@@ -41,8 +41,7 @@
 // # Parallelism
 //
 // tensor.SetThreads is the one control of gnnlib's CPU parallelism (tensor
-// ops, graph kernels, layers and quantized kernels alike; prof.SetThreads
-// is a deprecated alias).
+// ops, graph kernels, layers and quantized kernels alike).
 // MeasureSpeedup times a function at several thread counts and FitAmdahl
 // fits the parallel fraction p by least squares on 1/S = (1−p) + p/n;
 // Limit is the speedup no number of threads can beat, 1/(1−p).

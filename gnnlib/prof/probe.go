@@ -30,7 +30,7 @@ func (p Peaks) String() string {
 }
 
 // StreamCopy measures the memory bandwidth in GB/s by copying a buffer of
-// size bytes (0 means 64 MiB, well past the caches) on Threads()
+// size bytes (0 means 64 MiB, well past the caches) on tensor.Threads()
 // goroutines, counting each byte read and written. It returns the best of
 // o's repeats, the usual convention for a peak.
 func StreamCopy(size int, o Options) float64 {
@@ -42,7 +42,7 @@ func StreamCopy(size int, o Options) float64 {
 	for i := range src {
 		src[i] = float32(i)
 	}
-	t := Threads()
+	t := tensor.Threads()
 	st := Time(func() {
 		// One range per thread: grain n/t makes parallel.For cut t of them.
 		parallel.For(n, max(1, n/t), func(lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })

@@ -95,17 +95,6 @@ func TestFitAmdahlErrors(t *testing.T) {
 	}
 }
 
-// TestSetThreads checks that the deprecated setters still turn the one knob.
-func TestSetThreads(t *testing.T) {
-	prev := prof.SetThreads(3)
-	defer tensor.SetThreads(prev)
-	//lint:ignore SA1019 the deprecated aliases are what is tested
-	tn, gn, pn := tensor.Threads(), graph.Threads(), prof.Threads()
-	if tn != 3 || gn != 3 || pn != 3 {
-		t.Errorf("SetThreads(3): tensor %d, graph %d, prof %d, want 3", tn, gn, pn)
-	}
-}
-
 func TestMeasureSpeedup(t *testing.T) {
 	var seen []int
 	s, err := prof.MeasureSpeedup(func() { seen = append(seen, tensor.Threads()) }, []int{1, 2}, prof.Options{Repeats: 1})

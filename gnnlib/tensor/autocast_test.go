@@ -167,7 +167,7 @@ func TestRoundTo(t *testing.T) {
 func TestAutocastOpEventDType(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string]DType{}
-	restore := SetOpHook(func(ev OpEvent) {
+	restore := setOpHook(func(ev OpEvent) {
 		mu.Lock()
 		defer mu.Unlock()
 		key := ev.Name

@@ -241,7 +241,7 @@ func setOpHook(h func(OpEvent)) (restore func()) {
 }
 
 // opStart returns the current time when an op hook is installed and the
-// zero time otherwise; pass it to NewOpSince so the hook sees the op's
+// zero time otherwise; pass it to newOpSince so the hook sees the op's
 // duration.
 func opStart() time.Time {
 	if opHook.Load() == nil {
@@ -263,6 +263,12 @@ func opStart() time.Time {
 // input. Gradients of inputs reached by several paths are summed.
 func NewOp(name string, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
 	return newOp(time.Time{}, name, 0, out, inputs, backward)
+}
+
+// newOpSince is NewOp for an op that started at start (from opStart), so
+// that the op hook can time it.
+func newOpSince(start time.Time, name string, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {
+	return newOp(start, name, 0, out, inputs, backward)
 }
 
 func newOp(start time.Time, name string, edges int, out *Tensor, inputs []*Tensor, backward BackwardFunc) *Tensor {

@@ -243,7 +243,7 @@ func conv2DDirect(start time.Time, x, w, b *Tensor, d *dconv, relu bool) *Tensor
 	if relu {
 		name = "Conv2DReLU"
 	}
-	return NewOpSince(start, name, out, inputs, func(gr *Tensor) []*Tensor {
+	return newOpSince(start, name, out, inputs, func(gr *Tensor) []*Tensor {
 		g := gr.data
 		if relu { // the gradient through the rectifier: zero where out <= 0
 			mb := getScratch(len(g))

@@ -237,9 +237,9 @@ func (t *Tensor) To(dev Backend) *Tensor {
 	if t.Device() == dev {
 		return t
 	}
-	start := OpStart()
+	start := opStart()
 	out := t.moved(dev)
-	return NewOpSince(start, "To", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "To", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{g.moved(t.Device())}
 	})
 }
@@ -303,7 +303,7 @@ func devResult(op string, b Backend, s Storage, err error, shape []int) *Tensor 
 
 // deviceMatMul is MatMul for 2-D device tensors.
 func deviceMatMul(t, u *Tensor) *Tensor {
-	start := OpStart()
+	start := opStart()
 	b := backendOf("MatMul", t, u)
 	if u.sp != nil || len(t.shape) != 2 || len(u.shape) != 2 {
 		t.notOnDevice("MatMul (other than 2-D×2-D dense)")
@@ -314,7 +314,7 @@ func deviceMatMul(t, u *Tensor) *Tensor {
 	}
 	s, err := b.MatMul(t, u, false, false)
 	out := devResult("MatMul", b, s, err, []int{m, n})
-	return NewOpSince(start, "MatMul", out, []*Tensor{t, u}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "MatMul", out, []*Tensor{t, u}, func(g *Tensor) []*Tensor {
 		var ga, gb *Tensor
 		if t.RequiresGrad() { // dA = G·Bᵀ
 			s, err := b.MatMul(g, u, false, true)
@@ -332,7 +332,7 @@ func deviceMatMul(t, u *Tensor) *Tensor {
 // broadcast over a (the bias case); a row on the left of Add and Mul is
 // swapped to the right.
 func deviceBinary(op binOp, a, b *Tensor) *Tensor {
-	start := OpStart()
+	start := opStart()
 	name := binNames[op]
 	be := backendOf(name, a, b)
 	if a.sp != nil || b.sp != nil {
@@ -365,7 +365,7 @@ func deviceBinary(op binOp, a, b *Tensor) *Tensor {
 	case opDiv:
 		kb, kout = b, out
 	}
-	return NewOpSince(start, name, out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, name, out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		var ga, gb *Tensor
 		if aNeeds() {
 			switch op {
@@ -416,7 +416,7 @@ func needsGrad(t *Tensor) func() bool {
 // deviceUnary is an element-wise op on a device; key is its code
 // (MapAddScalar or one of deviceMaps), ok false when it has none.
 func deviceUnary(name string, key opcode.MapOp, ok bool, t *Tensor, p float32) *Tensor {
-	start := OpStart()
+	start := opStart()
 	be := t.dev.Backend()
 	if !ok {
 		t.notOnDevice(name)
@@ -424,7 +424,7 @@ func deviceUnary(name string, key opcode.MapOp, ok bool, t *Tensor, p float32) *
 	s, err := be.Map(key, t, p)
 	out := devResult(name, be, s, err, t.shape)
 	if key == opcode.MapAddScalar {
-		return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor { return []*Tensor{g} })
+		return newOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor { return []*Tensor{g} })
 	}
 	x, shape := t, t.shape
 	if key == opcode.MapReLU {
@@ -433,7 +433,7 @@ func deviceUnary(name string, key opcode.MapOp, ok bool, t *Tensor, p float32) *
 		// hold the input's memory.
 		x = out
 	}
-	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		s, err := be.MapGrad(key, g, x, out, p)
 		return []*Tensor{devResult(name+" backward", be, s, err, shape)}
 	})
@@ -441,11 +441,11 @@ func deviceUnary(name string, key opcode.MapOp, ok bool, t *Tensor, p float32) *
 
 // deviceScale is MulScalar (and Neg) on a device.
 func deviceScale(name string, t *Tensor, k float32) *Tensor {
-	start := OpStart()
+	start := opStart()
 	be := t.dev.Backend()
 	s, err := be.Scale(t.Len(), t, nil, k)
 	out := devResult(name, be, s, err, t.shape)
-	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		s, err := be.Scale(g.Len(), g, nil, k)
 		return []*Tensor{devResult(name+" backward", be, s, err, t.shape)}
 	})
@@ -453,7 +453,7 @@ func deviceScale(name string, t *Tensor, k float32) *Tensor {
 
 // deviceSum is Sum (scale 1) and Mean (scale 1/n) on a device.
 func deviceSum(name string, t *Tensor, scale float32) *Tensor {
-	start := OpStart()
+	start := opStart()
 	be := t.dev.Backend()
 	s, err := be.Sum(t)
 	out := devResult(name, be, s, err, nil)
@@ -462,7 +462,7 @@ func deviceSum(name string, t *Tensor, scale float32) *Tensor {
 		out = devResult(name, be, s, err, nil)
 	}
 	out.shape = []int{}
-	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		s, err := be.Scale(t.Len(), nil, g, scale)
 		return []*Tensor{devResult(name+" backward", be, s, err, t.shape)}
 	})
@@ -472,13 +472,13 @@ func deviceSum(name string, t *Tensor, scale float32) *Tensor {
 // gradient come from one fused pass; the backward pass scales the stored
 // gradient by the upstream one.
 func deviceCrossEntropy(logits *Tensor, labels, rows []int) *Tensor {
-	start := OpStart()
+	start := opStart()
 	be := logits.dev.Backend()
 	checkLoss("CrossEntropy", logits, labels, rows)
 	ls, gs, err := be.CrossEntropy(logits, labels, rows)
 	loss := devResult("CrossEntropy", be, ls, err, []int{})
 	grad := &Tensor{dev: gs, shape: cloneInts(logits.shape)}
-	return NewOpSince(start, "CrossEntropy", loss, []*Tensor{logits}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "CrossEntropy", loss, []*Tensor{logits}, func(g *Tensor) []*Tensor {
 		s, err := be.Scale(grad.Len(), grad, g, 1)
 		return []*Tensor{devResult("CrossEntropy backward", be, s, err, grad.shape)}
 	})
@@ -515,10 +515,10 @@ func deviceString(t *Tensor) string {
 
 // deviceReshape is Reshape for a device tensor: a view sharing storage.
 func deviceReshape(t *Tensor, shape []int) *Tensor {
-	start := OpStart()
+	start := opStart()
 	shape = reshapeTarget(t.shape, t.Len(), shape)
 	out := &Tensor{dev: t.dev, shape: shape}
-	return NewOpSince(start, "Reshape", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "Reshape", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{{dev: g.dev, shape: t.shape}}
 	})
 }

@@ -15,11 +15,11 @@ import (
 // deviceSoftmax is Softmax (log false) or LogSoftmax along a normalised
 // axis on a device.
 func deviceSoftmax(name string, t *Tensor, axis int, log bool) *Tensor {
-	start := OpStart()
+	start := opStart()
 	be := t.dev.Backend()
 	s, err := be.Softmax(t, axis, log)
 	out := devResult(name, be, s, err, t.shape)
-	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		s, err := be.SoftmaxGrad(g, out, axis, log)
 		return []*Tensor{devResult(name+" backward", be, s, err, t.shape)}
 	})
@@ -28,11 +28,11 @@ func deviceSoftmax(name string, t *Tensor, axis int, log bool) *Tensor {
 // deviceSumAxis is SumAxis (scale 1) and MeanAxis along a normalised axis
 // on a device.
 func deviceSumAxis(name string, t *Tensor, axis int, keepdim bool, scale float32) *Tensor {
-	start := OpStart()
+	start := opStart()
 	be := t.dev.Backend()
 	s, err := be.SumAxis(t, axis, scale)
 	out := devResult(name, be, s, err, reducedShape(t.shape, axis, keepdim))
-	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		s, err := be.ExpandAxis(g, t.shape, axis, scale)
 		return []*Tensor{devResult(name+" backward", be, s, err, t.shape)}
 	})
@@ -59,7 +59,7 @@ func deviceIndexSelect(start0 time.Time, t *Tensor, idx []int) *Tensor {
 	rows := t.shape[0]
 	s, err := be.Gather(t, idx)
 	out := devResult("IndexSelect", be, s, err, append([]int{len(idx)}, t.shape[1:]...))
-	return NewOpSince(start0, "IndexSelect", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start0, "IndexSelect", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		s, err := be.ScatterAdd(g, idx, rows)
 		return []*Tensor{devResult("IndexSelect backward", be, s, err, t.shape)}
 	})
@@ -83,7 +83,7 @@ func deviceScatter(start0 time.Time, name string, t, src *Tensor, idx []int, n i
 		}
 		inputs = []*Tensor{t, src}
 	}
-	return NewOpSince(start0, name, out, inputs, func(g *Tensor) []*Tensor {
+	return newOpSince(start0, name, out, inputs, func(g *Tensor) []*Tensor {
 		var gs *Tensor
 		if src.RequiresGrad() {
 			s, err := be.Gather(g, idx)
@@ -101,7 +101,7 @@ func deviceScatter(start0 time.Time, name string, t, src *Tensor, idx []int, n i
 func deviceConcat(start0 time.Time, be Backend, axis int, shape, sizes []int, ts []*Tensor) *Tensor {
 	s, err := be.Concat(axis, ts)
 	out := devResult("Concat", be, s, err, shape)
-	return NewOpSince(start0, "Concat", out, ts, func(g *Tensor) []*Tensor {
+	return newOpSince(start0, "Concat", out, ts, func(g *Tensor) []*Tensor {
 		grads := make([]*Tensor, len(ts))
 		off := 0
 		for i, t := range ts {
@@ -123,7 +123,7 @@ func deviceNarrow(start0 time.Time, t *Tensor, axis, start, length int) *Tensor 
 	shape[axis] = length
 	s, err := be.Narrow(t, axis, start, length)
 	out := devResult("Narrow", be, s, err, shape)
-	return NewOpSince(start0, "Narrow", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start0, "Narrow", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		var parts []*Tensor
 		zeros := func(n int) {
 			if n > 0 {
@@ -147,7 +147,7 @@ func deviceNarrow(start0 time.Time, t *Tensor, axis, start, length int) *Tensor 
 // device: loss and gradient come from one fused pass, and the backward
 // pass scales the stored gradient by the upstream one.
 func deviceLoss(name string, op opcode.LossOp, pred, target *Tensor) *Tensor {
-	start := OpStart()
+	start := opStart()
 	be := backendOf(name, pred, target)
 	if !pred.SameShape(target) {
 		panic(&ShapeError{Op: name, A: cloneInts(pred.shape), B: cloneInts(target.shape)})
@@ -156,7 +156,7 @@ func deviceLoss(name string, op opcode.LossOp, pred, target *Tensor) *Tensor {
 	loss := devResult(name, be, ls, err, []int{})
 	grad := &Tensor{dev: gs, shape: cloneInts(pred.shape)}
 	n := float32(pred.Len())
-	return NewOpSince(start, name, loss, []*Tensor{pred, target}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, name, loss, []*Tensor{pred, target}, func(g *Tensor) []*Tensor {
 		s, err := be.Scale(grad.Len(), grad, g, 1)
 		dp := devResult(name+" backward", be, s, err, pred.shape)
 		var dt *Tensor
@@ -174,12 +174,12 @@ func deviceLoss(name string, op opcode.LossOp, pred, target *Tensor) *Tensor {
 
 // deviceNLL is NLL on a device (operands checked).
 func deviceNLL(logp *Tensor, labels, rows []int) *Tensor {
-	start := OpStart()
+	start := opStart()
 	be := logp.dev.Backend()
 	ls, gs, err := be.NLL(logp, labels, rows)
 	loss := devResult("NLL", be, ls, err, []int{})
 	grad := &Tensor{dev: gs, shape: cloneInts(logp.shape)}
-	return NewOpSince(start, "NLL", loss, []*Tensor{logp}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "NLL", loss, []*Tensor{logp}, func(g *Tensor) []*Tensor {
 		s, err := be.Scale(grad.Len(), grad, g, 1)
 		return []*Tensor{devResult("NLL backward", be, s, err, grad.shape)}
 	})
@@ -189,7 +189,7 @@ func deviceNLL(logp *Tensor, labels, rows []int) *Tensor {
 // drawn from rng and of the element's index, recomputed by the backward
 // pass rather than stored, so it differs from the CPU's for the same rng.
 func deviceDropout(t *Tensor, p float32, rng *RNG) *Tensor {
-	start := OpStart()
+	start := opStart()
 	if p < 0 || p >= 1 {
 		panic(&ShapeError{Op: "Dropout", A: cloneInts(t.shape), Msg: fmt.Sprintf("probability %g not in [0, 1)", p)})
 	}
@@ -198,7 +198,7 @@ func deviceDropout(t *Tensor, p float32, rng *RNG) *Tensor {
 	s, err := be.Dropout(t, p, seed)
 	out := devResult("Dropout", be, s, err, t.shape)
 	shape := t.shape // the backward pass keeps no operand
-	return NewOpSince(start, "Dropout", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "Dropout", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		s, err := be.DropoutGrad(g, p, seed)
 		return []*Tensor{devResult("Dropout backward", be, s, err, shape)}
 	})
@@ -222,7 +222,7 @@ func devicePermute(start time.Time, name string, t *Tensor, perm, inv []int) *Te
 	}
 	s, err := be.Permute(t, perm)
 	out := devResult(name, be, s, err, shape)
-	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		s, err := be.Permute(g, inv)
 		return []*Tensor{devResult(name+" backward", be, s, err, t.shape)}
 	})
@@ -258,7 +258,7 @@ func deviceConv2D(start time.Time, x, w, b *Tensor, g convGeom) *Tensor {
 	if b != nil {
 		inputs = append(inputs, b)
 	}
-	return NewOpSince(start, name, out, inputs, func(gr *Tensor) []*Tensor {
+	return newOpSince(start, name, out, inputs, func(gr *Tensor) []*Tensor {
 		grads := make([]*Tensor, len(inputs))
 		s, err := be.Permute(&Tensor{dev: gr.dev, shape: []int{g.n, g.o, ohw}}, []int{0, 2, 1})
 		g2 := devResult(name+" backward", be, s, err, []int{rows, g.o})
@@ -289,7 +289,7 @@ func devicePool(start time.Time, name string, op opcode.PoolOp, t *Tensor, g con
 	be := t.dev.Backend()
 	s, err := be.Pool2D(op, t, g.kh, g.stride)
 	out := devResult(name, be, s, err, []int{g.n, g.c, g.oh, g.ow})
-	return NewOpSince(start, name, out, []*Tensor{t}, func(gr *Tensor) []*Tensor {
+	return newOpSince(start, name, out, []*Tensor{t}, func(gr *Tensor) []*Tensor {
 		s, err := be.Pool2DGrad(op, gr, t, g.kh, g.stride)
 		return []*Tensor{devResult(name+" backward", be, s, err, t.shape)}
 	})

@@ -56,8 +56,7 @@
 // over Threads() goroutines (default GOMAXPROCS); SetThreads changes it for
 // the whole process, and for every CPU loop of gnnlib with it: the graph
 // kernels, the layers of gnnlib/nn and the quantized kernels split their
-// work through the same knob (graph.SetThreads, nn.SetThreads and
-// prof.SetThreads are deprecated aliases). Reductions are computed in a
+// work through the same knob. Reductions are computed in a
 // fixed order, so results are deterministic and independent of the thread
 // count.
 //

@@ -105,9 +105,9 @@ func binary(op binOp, a, b *Tensor) *Tensor {
 	if a.dev != nil || b.dev != nil {
 		return deviceBinary(op, a, b)
 	}
-	start := OpStart()
+	start := opStart()
 	out := binaryData(op, a, b)
-	return NewOpSince(start, binNames[op], out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, binNames[op], out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		var ga, gb *Tensor
 		switch op {
 		case opAdd:
@@ -162,13 +162,13 @@ func (t *Tensor) AddScalar(s float32) *Tensor {
 	if t.dev != nil {
 		return deviceUnary("AddScalar", opcode.MapAddScalar, true, t, s)
 	}
-	start := OpStart()
+	start := opStart()
 	t.mustDense("AddScalar")
 	out := newDense(t.shape)
 	parallelFor(len(out.data), elemGrain, func(lo, hi int) {
 		binScalarKernel(opAdd, out.data[lo:hi], t.data[lo:hi], s)
 	})
-	return NewOpSince(start, "AddScalar", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "AddScalar", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{g}
 	})
 }
@@ -178,13 +178,13 @@ func (t *Tensor) MulScalar(s float32) *Tensor {
 	if t.dev != nil {
 		return deviceScale("MulScalar", t, s)
 	}
-	start := OpStart()
+	start := opStart()
 	t.mustDense("MulScalar")
 	out := newDense(t.shape)
 	parallelFor(len(out.data), elemGrain, func(lo, hi int) {
 		binScalarKernel(opMul, out.data[lo:hi], t.data[lo:hi], s)
 	})
-	return NewOpSince(start, "MulScalar", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "MulScalar", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{g.MulScalar(s)}
 	})
 }
@@ -392,14 +392,14 @@ func unary(op unOp, t *Tensor, p, q float32) *Tensor {
 		code, ok := deviceMaps[op]
 		return deviceUnary(unNames[op], code, ok, t, p)
 	}
-	start := OpStart()
+	start := opStart()
 	name := unNames[op]
 	t.mustDense(name)
 	out := newDense(t.shape)
 	parallelFor(len(out.data), elemGrain, func(lo, hi int) {
 		unKernel(op, out.data[lo:hi], t.data[lo:hi], p, q)
 	})
-	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		d := newDense(t.shape)
 		parallelFor(len(d.data), elemGrain, func(lo, hi int) {
 			unGradKernel(op, d.data[lo:hi], g.data[lo:hi], t.data[lo:hi], out.data[lo:hi], p, q)

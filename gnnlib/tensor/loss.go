@@ -62,7 +62,7 @@ func CrossEntropy(logits *Tensor, labels []int, rows []int) *Tensor {
 	if logits.dev != nil {
 		return deviceCrossEntropy(logits, labels, rows)
 	}
-	start := OpStart()
+	start := opStart()
 	rows = lossRows("CrossEntropy", logits, labels, rows)
 	c := logits.shape[1]
 	lse := make([]float64, len(rows)) // log-sum-exp per listed row, for backward
@@ -84,7 +84,7 @@ func CrossEntropy(logits *Tensor, labels []int, rows []int) *Tensor {
 	}
 	inv := 1 / float64(len(rows))
 	out := Scalar(float32(total * inv))
-	return NewOpSince(start, "CrossEntropy", out, []*Tensor{logits}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "CrossEntropy", out, []*Tensor{logits}, func(g *Tensor) []*Tensor {
 		d := newDense(logits.shape)
 		scale := float64(g.data[0]) * inv
 		for i, r := range rows {
@@ -106,7 +106,7 @@ func NLL(logp *Tensor, labels []int, rows []int) *Tensor {
 		checkLoss("NLL", logp, labels, rows)
 		return deviceNLL(logp, labels, rows)
 	}
-	start := OpStart()
+	start := opStart()
 	rows = lossRows("NLL", logp, labels, rows)
 	c := logp.shape[1]
 	var total float64
@@ -115,7 +115,7 @@ func NLL(logp *Tensor, labels []int, rows []int) *Tensor {
 	}
 	inv := 1 / float64(len(rows))
 	out := Scalar(float32(total * inv))
-	return NewOpSince(start, "NLL", out, []*Tensor{logp}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "NLL", out, []*Tensor{logp}, func(g *Tensor) []*Tensor {
 		d := newDense(logp.shape)
 		v := -g.data[0] * float32(inv)
 		for _, r := range rows {
@@ -130,7 +130,7 @@ func MSE(pred, target *Tensor) *Tensor {
 	if pred.dev != nil || target.dev != nil {
 		return deviceLoss("MSE", opcode.LossMSE, pred, target)
 	}
-	start := OpStart()
+	start := opStart()
 	pred.mustDense("MSE")
 	target.mustDense("MSE")
 	if !pred.SameShape(target) {
@@ -143,7 +143,7 @@ func MSE(pred, target *Tensor) *Tensor {
 	}
 	n := float64(len(pred.data))
 	out := Scalar(float32(total / n))
-	return NewOpSince(start, "MSE", out, []*Tensor{pred, target}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "MSE", out, []*Tensor{pred, target}, func(g *Tensor) []*Tensor {
 		k := 2 * g.data[0] / float32(n)
 		dp := newDense(pred.shape)
 		for i, p := range pred.data {
@@ -164,7 +164,7 @@ func BCEWithLogits(logits, target *Tensor) *Tensor {
 	if logits.dev != nil || target.dev != nil {
 		return deviceLoss("BCEWithLogits", opcode.LossBCELogits, logits, target)
 	}
-	start := OpStart()
+	start := opStart()
 	logits.mustDense("BCEWithLogits")
 	target.mustDense("BCEWithLogits")
 	if !logits.SameShape(target) {
@@ -177,7 +177,7 @@ func BCEWithLogits(logits, target *Tensor) *Tensor {
 	}
 	n := float64(len(logits.data))
 	out := Scalar(float32(total / n))
-	return NewOpSince(start, "BCEWithLogits", out, []*Tensor{logits, target}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "BCEWithLogits", out, []*Tensor{logits, target}, func(g *Tensor) []*Tensor {
 		k := g.data[0] / float32(n)
 		dx := newDense(logits.shape)
 		for i, v := range logits.data {

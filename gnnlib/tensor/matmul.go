@@ -13,7 +13,7 @@ func (t *Tensor) MatMul(u *Tensor) *Tensor {
 		return spmm(t, u)
 	}
 	u.mustDense("MatMul")
-	start := OpStart()
+	start := opStart()
 	switch {
 	case len(t.shape) == 2 && len(u.shape) == 2:
 		m, k, n := t.shape[0], t.shape[1], u.shape[1]
@@ -22,7 +22,7 @@ func (t *Tensor) MatMul(u *Tensor) *Tensor {
 		}
 		out := newDense([]int{m, n})
 		gemm(m, n, k, matrix{t.data, k, 1}, matrix{u.data, n, 1}, out.data, n, false)
-		return NewOpSince(start, "MatMul", out, []*Tensor{t, u}, func(g *Tensor) []*Tensor {
+		return newOpSince(start, "MatMul", out, []*Tensor{t, u}, func(g *Tensor) []*Tensor {
 			var ga, gb *Tensor
 			if t.RequiresGrad() { // dA = G·Bᵀ
 				ga = newDense(t.shape)
@@ -52,7 +52,7 @@ func (t *Tensor) MatMul(u *Tensor) *Tensor {
 		for i := 0; i < bt; i++ {
 			gemm(m, n, k, matrix{t.data[i*m*k:], k, 1}, matrix{u.data[i*k*n:], n, 1}, out.data[i*m*n:], n, false)
 		}
-		return NewOpSince(start, "BatchMatMul", out, []*Tensor{t, u}, func(g *Tensor) []*Tensor {
+		return newOpSince(start, "BatchMatMul", out, []*Tensor{t, u}, func(g *Tensor) []*Tensor {
 			var ga, gb *Tensor
 			if t.RequiresGrad() {
 				ga = newDense(t.shape)

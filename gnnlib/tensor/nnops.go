@@ -16,7 +16,7 @@ func (t *Tensor) Dropout(p float32, rng *RNG, training bool) *Tensor {
 	if t.dev != nil {
 		return deviceDropout(t, p, rng)
 	}
-	start := OpStart()
+	start := opStart()
 	t.mustDense("Dropout")
 	if p < 0 || p >= 1 {
 		panic(&ShapeError{Op: "Dropout", A: cloneInts(t.shape), Msg: fmt.Sprintf("probability %g not in [0, 1)", p)})
@@ -30,7 +30,7 @@ func (t *Tensor) Dropout(p float32, rng *RNG, training bool) *Tensor {
 	}
 	out := newDense(t.shape)
 	binKernel(opMul, out.data, t.data, mask)
-	return NewOpSince(start, "Dropout", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "Dropout", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		d := newDense(t.shape)
 		binKernel(opMul, d.data, g.data, mask)
 		return []*Tensor{d}
@@ -159,7 +159,7 @@ func Conv2DReLU(x, w, b *Tensor, stride, padding int) *Tensor {
 }
 
 func conv2D(x, w, b *Tensor, stride, padding int, relu bool) *Tensor {
-	start := OpStart()
+	start := opStart()
 	onDev := x.dev != nil || w.dev != nil || (b != nil && b.dev != nil)
 	if !onDev {
 		x.mustDense("Conv2D")
@@ -226,7 +226,7 @@ func conv2D(x, w, b *Tensor, stride, padding int, relu bool) *Tensor {
 	if b != nil {
 		inputs = append(inputs, b)
 	}
-	return NewOpSince(start, "Conv2D", out, inputs, func(gr *Tensor) []*Tensor {
+	return newOpSince(start, "Conv2D", out, inputs, func(gr *Tensor) []*Tensor {
 		grads := make([]*Tensor, len(inputs))
 		if x.RequiresGrad() { // dcols = Wᵀ · G per image, then fold back
 			dx := newDense(x.shape)
@@ -293,7 +293,7 @@ func poolGeom(op string, t *Tensor, kernel, stride int) convGeom {
 // MaxPool2D takes the maximum over kernel×kernel windows of x [N, C, H, W]
 // moved by stride (no padding); the gradient goes to the first maximum.
 func (t *Tensor) MaxPool2D(kernel, stride int) *Tensor {
-	start := OpStart()
+	start := opStart()
 	g := poolGeom("MaxPool2D", t, kernel, stride)
 	if t.dev != nil {
 		return devicePool(start, "MaxPool2D", opcode.PoolMax, t, g)
@@ -326,7 +326,7 @@ func (t *Tensor) MaxPool2D(kernel, stride int) *Tensor {
 			}
 		}
 	})
-	return NewOpSince(start, "MaxPool2D", out, []*Tensor{t}, func(gr *Tensor) []*Tensor {
+	return newOpSince(start, "MaxPool2D", out, []*Tensor{t}, func(gr *Tensor) []*Tensor {
 		d := newDense(t.shape)
 		parallelFor(g.n*g.c, 8, func(lo, hi int) {
 			for pl := lo; pl < hi; pl++ {
@@ -344,7 +344,7 @@ func (t *Tensor) MaxPool2D(kernel, stride int) *Tensor {
 // AvgPool2D averages kernel×kernel windows of x [N, C, H, W] moved by stride
 // (no padding).
 func (t *Tensor) AvgPool2D(kernel, stride int) *Tensor {
-	start := OpStart()
+	start := opStart()
 	g := poolGeom("AvgPool2D", t, kernel, stride)
 	if t.dev != nil {
 		return devicePool(start, "AvgPool2D", opcode.PoolAvg, t, g)
@@ -369,7 +369,7 @@ func (t *Tensor) AvgPool2D(kernel, stride int) *Tensor {
 			}
 		}
 	})
-	return NewOpSince(start, "AvgPool2D", out, []*Tensor{t}, func(gr *Tensor) []*Tensor {
+	return newOpSince(start, "AvgPool2D", out, []*Tensor{t}, func(gr *Tensor) []*Tensor {
 		d := newDense(t.shape)
 		for pl := 0; pl < g.n*g.c; pl++ {
 			dst := d.data[pl*hw:][:hw]

@@ -25,14 +25,14 @@ func (t *Tensor) Sum() *Tensor {
 	if t.dev != nil {
 		return deviceSum("Sum", t, 1)
 	}
-	start := OpStart()
+	start := opStart()
 	t.mustDense("Sum")
 	var acc float64
 	for _, v := range t.data {
 		acc += float64(v)
 	}
 	out := Scalar(float32(acc))
-	return NewOpSince(start, "Sum", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "Sum", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{Full(g.data[0], t.shape...)}
 	})
 }
@@ -42,7 +42,7 @@ func (t *Tensor) Mean() *Tensor {
 	if t.dev != nil {
 		return deviceSum("Mean", t, 1/float32(t.Len()))
 	}
-	start := OpStart()
+	start := opStart()
 	t.mustDense("Mean")
 	var acc float64
 	for _, v := range t.data {
@@ -50,7 +50,7 @@ func (t *Tensor) Mean() *Tensor {
 	}
 	n := float32(len(t.data))
 	out := Scalar(float32(acc / float64(len(t.data))))
-	return NewOpSince(start, "Mean", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "Mean", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{Full(g.data[0]/n, t.shape...)}
 	})
 }
@@ -99,7 +99,7 @@ func (t *Tensor) MeanAxis(axis int, keepdim bool) *Tensor {
 }
 
 func (t *Tensor) sumAxis(name string, axis int, keepdim, mean bool) *Tensor {
-	start := OpStart()
+	start := opStart()
 	if t.dev == nil {
 		t.mustDense(name)
 	}
@@ -112,7 +112,7 @@ func (t *Tensor) sumAxis(name string, axis int, keepdim, mean bool) *Tensor {
 		return deviceSumAxis(name, t, axis, keepdim, scale)
 	}
 	out := sumAxisData(t, axis, keepdim, scale)
-	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		// broadcast g back over the reduced axis
 		gk := &Tensor{data: g.data, shape: reducedShape(t.shape, axis, true)}
 		e := expand(gk, t.shape)
@@ -151,7 +151,7 @@ func argReduce(t *Tensor, axis int, wantMax bool) (idx []int, vals []float32) {
 }
 
 func (t *Tensor) extremum(name string, axis int, keepdim, wantMax bool) *Tensor {
-	start := OpStart()
+	start := opStart()
 	t.mustDense(name)
 	axis = t.axis(name, axis)
 	if t.shape[axis] == 0 {
@@ -160,7 +160,7 @@ func (t *Tensor) extremum(name string, axis int, keepdim, wantMax bool) *Tensor 
 	idx, vals := argReduce(t, axis, wantMax)
 	out := &Tensor{data: vals, shape: reducedShape(t.shape, axis, keepdim)}
 	_, n, inner := split3(t.shape, axis)
-	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		d := newDense(t.shape)
 		for j, k := range idx {
 			o, i := j/inner, j%inner
@@ -247,11 +247,11 @@ func (t *Tensor) Softmax(axis int) *Tensor {
 	if t.dev != nil {
 		return deviceSoftmax("Softmax", t, t.axis("Softmax", axis), false)
 	}
-	start := OpStart()
+	start := opStart()
 	t.mustDense("Softmax")
 	axis = t.axis("Softmax", axis)
 	out := softmaxData(t, axis, false)
-	return NewOpSince(start, "Softmax", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "Softmax", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		// dx = y * (g - sum(g*y))
 		outer, n, inner := split3(t.shape, axis)
 		d := newDense(t.shape)
@@ -275,11 +275,11 @@ func (t *Tensor) LogSoftmax(axis int) *Tensor {
 	if t.dev != nil {
 		return deviceSoftmax("LogSoftmax", t, t.axis("LogSoftmax", axis), true)
 	}
-	start := OpStart()
+	start := opStart()
 	t.mustDense("LogSoftmax")
 	axis = t.axis("LogSoftmax", axis)
 	out := softmaxData(t, axis, true)
-	return NewOpSince(start, "LogSoftmax", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "LogSoftmax", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		// dx = g - softmax * sum(g)
 		outer, n, inner := split3(t.shape, axis)
 		d := newDense(t.shape)

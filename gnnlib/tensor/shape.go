@@ -11,11 +11,11 @@ func (t *Tensor) Reshape(shape ...int) *Tensor {
 	if t.dev != nil {
 		return deviceReshape(t, shape)
 	}
-	start := OpStart()
+	start := opStart()
 	t.mustDense("Reshape")
 	shape = reshapeTarget(t.shape, t.Len(), shape)
 	out := &Tensor{data: t.data, shape: shape}
-	return NewOpSince(start, "Reshape", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "Reshape", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{{data: g.data, shape: t.shape}}
 	})
 }
@@ -75,7 +75,7 @@ func (t *Tensor) T() *Tensor { return t.Transpose() }
 func (t *Tensor) Permute(axes ...int) *Tensor { return t.permute("Permute", axes) }
 
 func (t *Tensor) permute(name string, axes []int) *Tensor {
-	start := OpStart()
+	start := opStart()
 	if t.dev == nil {
 		t.mustDense(name)
 	}
@@ -103,7 +103,7 @@ func (t *Tensor) permute(name string, axes []int) *Tensor {
 		return devicePermute(start, name, t, perm, inv)
 	}
 	out := permuteData(t, perm)
-	return NewOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{permuteData(g, inv)}
 	})
 }
@@ -168,7 +168,7 @@ func (t *Tensor) rowLen() int { return numel(t.shape[1:]) }
 // Indices may repeat. It works on sparse matrices too (the result is
 // sparse, with no gradient).
 func (t *Tensor) IndexSelect(idx []int) *Tensor {
-	start := OpStart()
+	start := opStart()
 	if len(t.shape) == 0 {
 		panic(&ShapeError{Op: "IndexSelect", A: []int{}, Msg: "needs at least one axis"})
 	}
@@ -193,7 +193,7 @@ func (t *Tensor) IndexSelect(idx []int) *Tensor {
 			copy(out.data[i*w:(i+1)*w], t.data[r*w:(r+1)*w])
 		}
 	})
-	return NewOpSince(start, "IndexSelect", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "IndexSelect", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{scatterAddData(g, idx, rows)}
 	})
 }
@@ -233,7 +233,7 @@ func checkScatter(op string, src *Tensor, idx []int, n int) {
 // out[idx[i]] += src[i] (indices may repeat; additions happen in order).
 // src has shape [len(idx), t.Shape()[1:]...]. Gradients flow to t and src.
 func (t *Tensor) IndexAdd(idx []int, src *Tensor) *Tensor {
-	start := OpStart()
+	start := opStart()
 	if t.dev == nil {
 		t.mustDense("IndexAdd")
 	}
@@ -248,7 +248,7 @@ func (t *Tensor) IndexAdd(idx []int, src *Tensor) *Tensor {
 	for i, v := range t.data {
 		out.data[i] += v
 	}
-	return NewOpSince(start, "IndexAdd", out, []*Tensor{t, src}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "IndexAdd", out, []*Tensor{t, src}, func(g *Tensor) []*Tensor {
 		var gs *Tensor
 		if src.RequiresGrad() {
 			gs = g.Detach().IndexSelect(idx)
@@ -260,20 +260,20 @@ func (t *Tensor) IndexAdd(idx []int, src *Tensor) *Tensor {
 // ScatterAddRows returns a tensor of n rows where row r is the sum of the
 // rows src[i] with idx[i] == r (the adjoint of IndexSelect).
 func ScatterAddRows(src *Tensor, idx []int, n int) *Tensor {
-	start := OpStart()
+	start := opStart()
 	checkScatter("ScatterAddRows", src, idx, n)
 	if src.dev != nil {
 		return deviceScatter(start, "ScatterAddRows", nil, src, idx, n)
 	}
 	out := scatterAddData(src, idx, n)
-	return NewOpSince(start, "ScatterAddRows", out, []*Tensor{src}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "ScatterAddRows", out, []*Tensor{src}, func(g *Tensor) []*Tensor {
 		return []*Tensor{g.Detach().IndexSelect(idx)}
 	})
 }
 
 // Concat joins tensors along axis; all other axes must match.
 func Concat(axis int, ts ...*Tensor) *Tensor {
-	start := OpStart()
+	start := opStart()
 	if len(ts) == 0 {
 		panic(&ShapeError{Op: "Concat", Msg: "no tensors"})
 	}
@@ -317,7 +317,7 @@ func Concat(axis int, ts ...*Tensor) *Tensor {
 		}
 		off += w
 	}
-	return NewOpSince(start, "Concat", out, ts, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "Concat", out, ts, func(g *Tensor) []*Tensor {
 		return splitData(g, axis, sizes)
 	})
 }
@@ -369,7 +369,7 @@ func (t *Tensor) Split(axis int, sizes ...int) []*Tensor {
 
 // Narrow returns the slice [start, start+length) of t along axis (a copy).
 func (t *Tensor) Narrow(axis, start, length int) *Tensor {
-	t0 := OpStart()
+	t0 := opStart()
 	if t.dev == nil {
 		t.mustDense("Narrow")
 	}
@@ -382,7 +382,7 @@ func (t *Tensor) Narrow(axis, start, length int) *Tensor {
 	}
 	sizes := []int{start, length, t.shape[axis] - start - length}
 	out := splitData(t, axis, sizes)[1]
-	return NewOpSince(t0, "Narrow", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
+	return newOpSince(t0, "Narrow", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		shape := cloneInts(t.shape)
 		shape[axis] = start
 		before := newDense(shape)

@@ -140,7 +140,7 @@ func sparseRows(t *Tensor, idx []int) *Tensor {
 // serial over the rows of s but parallel over column blocks of G so that the
 // summation order (and so the result) does not depend on the thread count.
 func spmm(t, u *Tensor) *Tensor {
-	start := OpStart()
+	start := opStart()
 	u.mustDense("MatMul")
 	if len(u.shape) != 2 || u.shape[0] != t.shape[1] {
 		panic(&ShapeError{Op: "MatMul", A: cloneInts(t.shape), B: cloneInts(u.shape), Msg: "sparse×dense needs a 2-D right operand with matching rows"})
@@ -164,7 +164,7 @@ func spmm(t, u *Tensor) *Tensor {
 			}
 		}
 	})
-	return NewOpSince(start, "SpMM", out, []*Tensor{t, u}, func(g *Tensor) []*Tensor {
+	return newOpSince(start, "SpMM", out, []*Tensor{t, u}, func(g *Tensor) []*Tensor {
 		gu := newDense([]int{k, n})
 		const cb = 64 // columns per task
 		parallelFor((n+cb-1)/cb, 1, func(lo, hi int) {

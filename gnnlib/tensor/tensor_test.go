@@ -349,7 +349,7 @@ func TestAutograd(t *testing.T) {
 
 func TestOpHook(t *testing.T) {
 	var names []string
-	restore := SetOpHook(func(e OpEvent) {
+	restore := setOpHook(func(e OpEvent) {
 		dir := "fwd"
 		if e.Backward {
 			dir = "bwd"

@@ -50,7 +50,7 @@ func BenchmarkSoak(b *testing.B) {
 		n, _ = strconv.Atoi(v)
 	}
 	// trim is the session as it is; keep is without trimming the global
-	// frame (interp's framegrowth.go), as before issue 28.
+	// frame (interp/internal/frame), as before issue 28.
 	for _, variant := range []struct{ name, env string }{{"trim", ""}, {"keep", "GNNLAB_FRAME_TRIM=off"}} {
 		b.Run(variant.name, func(b *testing.B) {
 			for b.Loop() {

@@ -41,13 +41,6 @@ func init() {
 		"RMATWith":            reflect.ValueOf(graph.RMATWith),
 		"RandomLinkSplit":     reflect.ValueOf(graph.RandomLinkSplit),
 		"SBM":                 reflect.ValueOf(graph.SBM),
-		"ScatterArg":          reflect.ValueOf(graph.ScatterArg),
-		"SegmentMax":          reflect.ValueOf(graph.SegmentMax),
-		"SegmentMean":         reflect.ValueOf(graph.SegmentMean),
-		"SegmentMin":          reflect.ValueOf(graph.SegmentMin),
-		"SegmentSum":          reflect.ValueOf(graph.SegmentSum),
-		"SetThreads":          reflect.ValueOf(graph.SetThreads),
-		"Threads":             reflect.ValueOf(graph.Threads),
 		"TypedSBM":            reflect.ValueOf(graph.TypedSBM),
 
 		// type definitions

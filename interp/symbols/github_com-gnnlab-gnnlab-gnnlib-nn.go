@@ -6,8 +6,6 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
-	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
-	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend/opcode"
 	"reflect"
 )
 
@@ -103,7 +101,6 @@ func init() {
 		"SaveFile":             reflect.ValueOf(nn.SaveFile),
 		"SaveParams":           reflect.ValueOf(nn.SaveParams),
 		"Seed":                 reflect.ValueOf(nn.Seed),
-		"SetThreads":           reflect.ValueOf(nn.SetThreads),
 		"Sigmoid":              reflect.ValueOf(nn.Sigmoid),
 		"Softmax":              reflect.ValueOf(nn.Softmax),
 		"SpMM":                 reflect.ValueOf(nn.SpMM),
@@ -127,7 +124,6 @@ func init() {
 		"ChebNet":           reflect.ValueOf((*nn.ChebNet)(nil)),
 		"Conv2D":            reflect.ValueOf((*nn.Conv2D)(nil)),
 		"CosineAnnealingLR": reflect.ValueOf((*nn.CosineAnnealingLR)(nil)),
-		"DeviceOps":         reflect.ValueOf((*nn.DeviceOps)(nil)),
 		"Dropout":           reflect.ValueOf((*nn.Dropout)(nil)),
 		"EarlyStopping":     reflect.ValueOf((*nn.EarlyStopping)(nil)),
 		"Embedding":         reflect.ValueOf((*nn.Embedding)(nil)),
@@ -174,7 +170,6 @@ func init() {
 		"TransformerConv":   reflect.ValueOf((*nn.TransformerConv)(nil)),
 
 		// interface wrapper definitions
-		"_DeviceOps":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps)(nil)),
 		"_GraphLayer":       reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GraphLayer)(nil)),
 		"_GraphSpMMBiasOps": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GraphSpMMBiasOps)(nil)),
 		"_LRSetter":         reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_LRSetter)(nil)),
@@ -183,183 +178,6 @@ func init() {
 		"_Optimizer":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Optimizer)(nil)),
 		"_ReLUDropoutOps":   reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutOps)(nil)),
 	}
-}
-
-// _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps is an interface wrapper for DeviceOps type
-type _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps struct {
-	IValue             interface{}
-	WAdamStep          func(p *tensor.Tensor, grad *tensor.Tensor, m *tensor.Tensor, v *tensor.Tensor, step float32, beta1 float32, beta2 float32, eps float32, sqrtC2 float32, weightDecay float32, shrink float32, decoupled bool) error
-	WAddTo             func(dst *tensor.Tensor, src *tensor.Tensor) error
-	WArgReduce         func(x *tensor.Tensor, axis int, wantMax bool) ([]int, error)
-	WBatchNorm         func(x *tensor.Tensor, gamma *tensor.Tensor, beta *tensor.Tensor, runMean *tensor.Tensor, runVar *tensor.Tensor, train bool, momentum float32, eps float32) (y backend.Storage, backward func(grad *tensor.Tensor) (dx backend.Storage, dgamma backend.Storage, dbeta backend.Storage, err error), err error)
-	WBinary            func(op opcode.BinaryOp, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error)
-	WCol2Im            func(cols *tensor.Tensor, shape []int, kh int, kw int, stride int, padding int) (tensor.Storage, error)
-	WColSum            func(x *tensor.Tensor) (tensor.Storage, error)
-	WConcat            func(axis int, xs []*tensor.Tensor) (tensor.Storage, error)
-	WCopy              func(t *tensor.Tensor) (tensor.Storage, error)
-	WCrossEntropy      func(logits *tensor.Tensor, labels []int, rows []int) (loss tensor.Storage, grad tensor.Storage, err error)
-	WDownload          func(dst []float32, t *tensor.Tensor) error
-	WDropout           func(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
-	WDropoutGrad       func(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
-	WExpandAxis        func(g *tensor.Tensor, shape []int, axis int, scale float32) (tensor.Storage, error)
-	WGATAttention      func(g *graph.Graph, h *tensor.Tensor, aSrc *tensor.Tensor, aDst *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out backend.Storage, backward func(grad *tensor.Tensor) (dh backend.Storage, dSrc backend.Storage, dDst backend.Storage, err error), err error)
-	WGATv2Attention    func(g *graph.Graph, hs *tensor.Tensor, hd *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out backend.Storage, backward func(grad *tensor.Tensor) (dhs backend.Storage, dhd backend.Storage, datt backend.Storage, err error), err error)
-	WGather            func(x *tensor.Tensor, idx []int) (tensor.Storage, error)
-	WGraphMaxAggregate func(g *graph.Graph, x *tensor.Tensor) (out backend.Storage, backward func(grad *tensor.Tensor) (dx backend.Storage, err error), err error)
-	WGraphMeanSpMM     func(g *graph.Graph, transpose bool, x *tensor.Tensor) (backend.Storage, error)
-	WGraphSpMM         func(g *graph.Graph, weighted bool, transpose bool, x *tensor.Tensor) (backend.Storage, error)
-	WHeadDot           func(x *tensor.Tensor, att *tensor.Tensor, heads int) (y backend.Storage, backward func(grad *tensor.Tensor) (dx backend.Storage, datt backend.Storage, err error), err error)
-	WIm2Col            func(x *tensor.Tensor, kh int, kw int, stride int, padding int) (tensor.Storage, error)
-	WLayerNorm         func(x *tensor.Tensor, gamma *tensor.Tensor, beta *tensor.Tensor, eps float32) (y backend.Storage, backward func(grad *tensor.Tensor) (dx backend.Storage, dgamma backend.Storage, dbeta backend.Storage, err error), err error)
-	WLoss              func(op opcode.LossOp, pred *tensor.Tensor, target *tensor.Tensor) (loss tensor.Storage, grad tensor.Storage, err error)
-	WMap               func(op opcode.MapOp, x *tensor.Tensor, p float32) (tensor.Storage, error)
-	WMapGrad           func(op opcode.MapOp, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error)
-	WMatMul            func(a *tensor.Tensor, b *tensor.Tensor, transA bool, transB bool) (tensor.Storage, error)
-	WNLL               func(logp *tensor.Tensor, labels []int, rows []int) (loss tensor.Storage, grad tensor.Storage, err error)
-	WNarrow            func(x *tensor.Tensor, axis int, start int, length int) (tensor.Storage, error)
-	WPermute           func(x *tensor.Tensor, perm []int) (tensor.Storage, error)
-	WPool2D            func(op opcode.PoolOp, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error)
-	WPool2DGrad        func(op opcode.PoolOp, g *tensor.Tensor, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error)
-	WSGDStep           func(p *tensor.Tensor, grad *tensor.Tensor, buf *tensor.Tensor, lr float32, momentum float32, weightDecay float32, started bool) error
-	WScale             func(n int, x *tensor.Tensor, s *tensor.Tensor, k float32) (tensor.Storage, error)
-	WScatterAdd        func(src *tensor.Tensor, idx []int, n int) (tensor.Storage, error)
-	WSoftmax           func(x *tensor.Tensor, axis int, log bool) (tensor.Storage, error)
-	WSoftmaxGrad       func(g *tensor.Tensor, y *tensor.Tensor, axis int, log bool) (tensor.Storage, error)
-	WString            func() string
-	WSum               func(x *tensor.Tensor) (tensor.Storage, error)
-	WSumAxis           func(x *tensor.Tensor, axis int, scale float32) (tensor.Storage, error)
-	WSumSquares        func(xs []*tensor.Tensor) (float64, error)
-	WUpload            func(data []float32, shape []int) (tensor.Storage, error)
-}
-
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) AdamStep(p *tensor.Tensor, grad *tensor.Tensor, m *tensor.Tensor, v *tensor.Tensor, step float32, beta1 float32, beta2 float32, eps float32, sqrtC2 float32, weightDecay float32, shrink float32, decoupled bool) error {
-	return W.WAdamStep(p, grad, m, v, step, beta1, beta2, eps, sqrtC2, weightDecay, shrink, decoupled)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) AddTo(dst *tensor.Tensor, src *tensor.Tensor) error {
-	return W.WAddTo(dst, src)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) ArgReduce(x *tensor.Tensor, axis int, wantMax bool) ([]int, error) {
-	return W.WArgReduce(x, axis, wantMax)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) BatchNorm(x *tensor.Tensor, gamma *tensor.Tensor, beta *tensor.Tensor, runMean *tensor.Tensor, runVar *tensor.Tensor, train bool, momentum float32, eps float32) (y backend.Storage, backward func(grad *tensor.Tensor) (dx backend.Storage, dgamma backend.Storage, dbeta backend.Storage, err error), err error) {
-	return W.WBatchNorm(x, gamma, beta, runMean, runVar, train, momentum, eps)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Binary(op opcode.BinaryOp, a *tensor.Tensor, b *tensor.Tensor) (tensor.Storage, error) {
-	return W.WBinary(op, a, b)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Col2Im(cols *tensor.Tensor, shape []int, kh int, kw int, stride int, padding int) (tensor.Storage, error) {
-	return W.WCol2Im(cols, shape, kh, kw, stride, padding)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) ColSum(x *tensor.Tensor) (tensor.Storage, error) {
-	return W.WColSum(x)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Concat(axis int, xs []*tensor.Tensor) (tensor.Storage, error) {
-	return W.WConcat(axis, xs)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Copy(t *tensor.Tensor) (tensor.Storage, error) {
-	return W.WCopy(t)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) CrossEntropy(logits *tensor.Tensor, labels []int, rows []int) (loss tensor.Storage, grad tensor.Storage, err error) {
-	return W.WCrossEntropy(logits, labels, rows)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Download(dst []float32, t *tensor.Tensor) error {
-	return W.WDownload(dst, t)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Dropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
-	return W.WDropout(x, p, seed)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) DropoutGrad(g *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
-	return W.WDropoutGrad(g, p, seed)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) ExpandAxis(g *tensor.Tensor, shape []int, axis int, scale float32) (tensor.Storage, error) {
-	return W.WExpandAxis(g, shape, axis, scale)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) GATAttention(g *graph.Graph, h *tensor.Tensor, aSrc *tensor.Tensor, aDst *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out backend.Storage, backward func(grad *tensor.Tensor) (dh backend.Storage, dSrc backend.Storage, dDst backend.Storage, err error), err error) {
-	return W.WGATAttention(g, h, aSrc, aDst, heads, slope, p, seed)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) GATv2Attention(g *graph.Graph, hs *tensor.Tensor, hd *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out backend.Storage, backward func(grad *tensor.Tensor) (dhs backend.Storage, dhd backend.Storage, datt backend.Storage, err error), err error) {
-	return W.WGATv2Attention(g, hs, hd, att, heads, slope, p, seed)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Gather(x *tensor.Tensor, idx []int) (tensor.Storage, error) {
-	return W.WGather(x, idx)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) GraphMaxAggregate(g *graph.Graph, x *tensor.Tensor) (out backend.Storage, backward func(grad *tensor.Tensor) (dx backend.Storage, err error), err error) {
-	return W.WGraphMaxAggregate(g, x)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor) (backend.Storage, error) {
-	return W.WGraphMeanSpMM(g, transpose, x)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) GraphSpMM(g *graph.Graph, weighted bool, transpose bool, x *tensor.Tensor) (backend.Storage, error) {
-	return W.WGraphSpMM(g, weighted, transpose, x)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) HeadDot(x *tensor.Tensor, att *tensor.Tensor, heads int) (y backend.Storage, backward func(grad *tensor.Tensor) (dx backend.Storage, datt backend.Storage, err error), err error) {
-	return W.WHeadDot(x, att, heads)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Im2Col(x *tensor.Tensor, kh int, kw int, stride int, padding int) (tensor.Storage, error) {
-	return W.WIm2Col(x, kh, kw, stride, padding)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) LayerNorm(x *tensor.Tensor, gamma *tensor.Tensor, beta *tensor.Tensor, eps float32) (y backend.Storage, backward func(grad *tensor.Tensor) (dx backend.Storage, dgamma backend.Storage, dbeta backend.Storage, err error), err error) {
-	return W.WLayerNorm(x, gamma, beta, eps)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Loss(op opcode.LossOp, pred *tensor.Tensor, target *tensor.Tensor) (loss tensor.Storage, grad tensor.Storage, err error) {
-	return W.WLoss(op, pred, target)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Map(op opcode.MapOp, x *tensor.Tensor, p float32) (tensor.Storage, error) {
-	return W.WMap(op, x, p)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) MapGrad(op opcode.MapOp, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) (tensor.Storage, error) {
-	return W.WMapGrad(op, g, x, y, p)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) MatMul(a *tensor.Tensor, b *tensor.Tensor, transA bool, transB bool) (tensor.Storage, error) {
-	return W.WMatMul(a, b, transA, transB)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) NLL(logp *tensor.Tensor, labels []int, rows []int) (loss tensor.Storage, grad tensor.Storage, err error) {
-	return W.WNLL(logp, labels, rows)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Narrow(x *tensor.Tensor, axis int, start int, length int) (tensor.Storage, error) {
-	return W.WNarrow(x, axis, start, length)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Permute(x *tensor.Tensor, perm []int) (tensor.Storage, error) {
-	return W.WPermute(x, perm)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Pool2D(op opcode.PoolOp, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error) {
-	return W.WPool2D(op, x, kernel, stride)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Pool2DGrad(op opcode.PoolOp, g *tensor.Tensor, x *tensor.Tensor, kernel int, stride int) (tensor.Storage, error) {
-	return W.WPool2DGrad(op, g, x, kernel, stride)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) SGDStep(p *tensor.Tensor, grad *tensor.Tensor, buf *tensor.Tensor, lr float32, momentum float32, weightDecay float32, started bool) error {
-	return W.WSGDStep(p, grad, buf, lr, momentum, weightDecay, started)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Scale(n int, x *tensor.Tensor, s *tensor.Tensor, k float32) (tensor.Storage, error) {
-	return W.WScale(n, x, s, k)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) ScatterAdd(src *tensor.Tensor, idx []int, n int) (tensor.Storage, error) {
-	return W.WScatterAdd(src, idx, n)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Softmax(x *tensor.Tensor, axis int, log bool) (tensor.Storage, error) {
-	return W.WSoftmax(x, axis, log)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) SoftmaxGrad(g *tensor.Tensor, y *tensor.Tensor, axis int, log bool) (tensor.Storage, error) {
-	return W.WSoftmaxGrad(g, y, axis, log)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) String() string {
-	if W.WString == nil {
-		return ""
-	}
-	return W.WString()
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Sum(x *tensor.Tensor) (tensor.Storage, error) {
-	return W.WSum(x)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) SumAxis(x *tensor.Tensor, axis int, scale float32) (tensor.Storage, error) {
-	return W.WSumAxis(x, axis, scale)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) SumSquares(xs []*tensor.Tensor) (float64, error) {
-	return W.WSumSquares(xs)
-}
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_DeviceOps) Upload(data []float32, shape []int) (tensor.Storage, error) {
-	return W.WUpload(data, shape)
 }
 
 // _github_com_gnnlab_gnnlab_gnnlib_nn_GraphLayer is an interface wrapper for GraphLayer type

@@ -21,11 +21,9 @@ func init() {
 		"MatMulProbe":    reflect.ValueOf(prof.MatMulProbe),
 		"MeasurePeaks":   reflect.ValueOf(prof.MeasurePeaks),
 		"MeasureSpeedup": reflect.ValueOf(prof.MeasureSpeedup),
-		"SetThreads":     reflect.ValueOf(prof.SetThreads),
 		"StartOps":       reflect.ValueOf(prof.StartOps),
 		"StreamCopy":     reflect.ValueOf(prof.StreamCopy),
 		"Summarize":      reflect.ValueOf(prof.Summarize),
-		"Threads":        reflect.ValueOf(prof.Threads),
 		"Time":           reflect.ValueOf(prof.Time),
 		"TrackMemory":    reflect.ValueOf(prof.TrackMemory),
 

@@ -40,7 +40,7 @@ func TestMurmur2(t *testing.T) {
 // variables (a slice expanded by its reference) and continue answer.
 func TestDebugProtocol(t *testing.T) {
 	if raceEnabled {
-		t.Skip("sessions are not debuggable under -race (interp/racebuild_on.go)")
+		t.Skip("sessions are not debuggable under -race (interp/internal/debug/racebuild_on.go)")
 	}
 	reqR, reqW := io.Pipe()
 	evR, evW := io.Pipe()

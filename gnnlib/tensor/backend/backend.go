@@ -83,6 +83,17 @@ type GraphOps interface {
 	BatchNorm(x, gamma, beta, runMean, runVar *tensor.Tensor, train bool, momentum, eps float32) (y Storage, backward func(grad *tensor.Tensor) (dx, dgamma, dbeta Storage, err error), err error)
 }
 
+// TransformerOps is the optional capability of a Backend that runs
+// nn.TransformerAttention fused (gnnlib/cuda's device does): the output,
+// with attention dropout p (0: none) drawn from seed, and a function
+// computing the gradients of q, k and v from the output's. A device
+// without it, or one that returns an error wrapping tensor.ErrNotOnDevice
+// for a shape its kernel does not take, runs the op composed from
+// GraphOps and tensor ops.
+type TransformerOps interface {
+	TransformerAttention(g *graph.Graph, q, k, v *tensor.Tensor, heads int, p float32, seed uint64) (out Storage, backward func(grad *tensor.Tensor) (dq, dk, dv Storage, err error), err error)
+}
+
 // GraphBackend is a Backend with the GraphOps capability.
 type GraphBackend interface {
 	Backend
@@ -111,7 +122,8 @@ type Driver struct {
 // Register makes the device kind name ("cuda") available to
 // tensor.Device and its memory to tensor.DeviceMemory. A backend package
 // calls it from its init function; a later call for the same name
-// replaces the driver.
+// replaces the driver's fields that it sets (a nil Open or InUse keeps
+// the one registered before).
 func Register(name string, d Driver) {
 	var open func() (any, error)
 	if d.Open != nil {

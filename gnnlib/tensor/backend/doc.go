@@ -42,10 +42,9 @@
 //
 // NewOpSince, NewGraphOpSince and OpStart record a device op on the
 // autograd tape with its timing; FromStorage wraps a backend's Storage in
-// a tensor; SetOpHook installs the op profiler's hook (gnnlib/prof). The
-// same names in gnnlib/tensor (and tensor.RegisterBackend,
-// tensor.RegisterMemory, nn.DeviceOps, graph.SetThreads and friends)
-// are deprecated forwarders kept while other branches still call them.
+// a tensor; SetOpHook installs the op profiler's hook (gnnlib/prof).
+// They live here, not in gnnlib/tensor, so that a notebook's completion
+// on tensor offers none of them.
 //
 // SetCancelCheck is for the program that runs notebook cells: it installs
 // a check that every parallel CPU loop of gnnlib polls between chunks, so
@@ -87,7 +86,8 @@
 //     Fake.autograd);
 //  5. the op that records it: a device branch in gnnlib/tensor or
 //     gnnlib/nn calling the method, FromStorage on its result and
-//     NewOpSince with a backward closure of Backend calls;
+//     NewOpSince with a backward closure of Backend calls (inside
+//     gnnlib/tensor, their unexported twins fromStorage and newOpSince);
 //  6. its case in devicetest.OpCases, which gnnlib/nn's tests run on the
 //     Fake and gnnlib/cuda's on the GPU.
 //
@@ -104,9 +104,7 @@
 // ErrNotOnDevice for a shape the kernel does not take). The Fake needs
 // nothing, and the op's existing case in OpCases checks the composed
 // path on the Fake and the fused one on the GPU. TransformerAttention is
-// built this way (its capability is still declared in
-// gnnlib/nn/transformerop.go, to move here once the attention rework has
-// merged).
+// built this way: its capability is TransformerOps.
 package backend
 
 //go:generate go run ./internal/opgen

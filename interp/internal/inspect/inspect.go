@@ -32,6 +32,8 @@ func symbolDoc(importPath, name string) (string, bool) {
 	return "", false
 }
 
+// PackageDoc is the doc of the package at importPath, or "package
+// importPath" when there is none.
 func PackageDoc(importPath string) string {
 	if d, ok := symbols.Docs[importPath]; ok {
 		return d

@@ -8,8 +8,16 @@
 //
 // A magic line starts with % ("%time f()") or ! ("!ls -l") in the first
 // column; a cell magic is a first line "%%name args" that applies to the
-// rest of the cell. Split parses one line. IPython's "name?" and
-// "name??" ask for the documentation of name (Page).
+// rest of the cell. Split parses one line. Lines finds the magic lines of
+// a cell that mixes them with Go: a line counts where a statement of the
+// cell's top level could start, not inside a string, a comment, brackets
+// or a block. IPython's "name?" and "name??" ask for the documentation of
+// name (Page).
+//
+// # Measurements
+//
+// CPUTime is the process's user and system CPU time (getrusage; zero
+// where it is missing), which %time prints beside the wall time.
 //
 // # Who runs what
 //

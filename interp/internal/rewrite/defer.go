@@ -62,19 +62,7 @@ func (r *rewriter) deferStmt(st *ast.DeferStmt, names map[string]string) {
 		return
 	}
 	r.ed.Replace(first.End(), call.Lparen+1, ", ")
-	sig, _ := r.info.Types[call.Fun].Type.Underlying().(*types.Signature)
-	for k, a := range call.Args {
-		if untyped(r.info.Types[a]) {
-			t, _ := typeText(paramType(sig, k), names)
-			r.ed.Insert(a.Pos(), t+"(", false)
-			r.ed.Insert(a.End(), ")", false)
-		}
-	}
-	spread := ""
-	if call.Ellipsis.IsValid() {
-		r.ed.Replace(call.Ellipsis, call.Ellipsis+token.Pos(len("...")), "")
-		spread = "..."
-	}
+	spread := r.typedArgs(call, names)
 	r.ed.Replace(call.Rparen, call.Rparen+1, "; return func() { "+callee+"("+strings.Join(vars[1:], ", ")+spread+") } }())")
 }
 
@@ -265,4 +253,25 @@ func (r *rewriter) deferGuards(n ast.Node) map[*ast.CallExpr]string {
 		return true
 	})
 	return slots
+}
+
+// typedArgs converts each untyped constant argument of call to its
+// parameter's type (names: import path to name, for the types' text), as
+// the call would have, so that the arguments keep their types when they
+// are stored in variables; and removes the call's "...", returned as
+// spread for the call that the variables are passed to.
+func (r *rewriter) typedArgs(call *ast.CallExpr, names map[string]string) (spread string) {
+	sig, _ := r.info.Types[call.Fun].Type.Underlying().(*types.Signature)
+	for k, a := range call.Args {
+		if untyped(r.info.Types[a]) {
+			t, _ := typeText(paramType(sig, k), names)
+			r.ed.Insert(a.Pos(), t+"(", false)
+			r.ed.Insert(a.End(), ")", false)
+		}
+	}
+	if call.Ellipsis.IsValid() {
+		r.ed.Replace(call.Ellipsis, call.Ellipsis+token.Pos(len("...")), "")
+		return "..."
+	}
+	return ""
 }

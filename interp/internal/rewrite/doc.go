@@ -29,11 +29,11 @@
 // A pass has a golden file, testdata/passes/NAME.txtar: a cell it
 // rewrites, and the text after the pass alone and after the whole Suite
 // (go test -run TestPasses -update writes them). A new interpreter gap
-// costs one file, one Suite line and one golden file: a rewrite of single
-// nodes is a pass with Node, which the walk of the pass "nodes" calls for
-// each node (the pass "params" is one). The older rewrites of single
-// nodes are still that walk's own, in one switch, since their edits at
-// one position must keep their order.
+// costs one file, one Suite line and one golden file. A rewrite of
+// single nodes is a pass with Node: consecutive such passes share one
+// walk, which calls them on each node in Suite order, so that their
+// edits at one position keep that order; a pass may keep the later ones
+// from a node (Done) or the walk from the node's children (Prune).
 //
 // # Pass hoist
 //
@@ -68,175 +68,6 @@
 //     panics with it if none recovered it: yaegi ran the deferred calls
 //     in one loop that the first panic left, so the calls deferred before
 //     it did not run and their recover did not see it (defer.go);
-//
-// # Pass nodes
-//
-//   - for i := range n over an integer becomes a three-clause loop; min
-//     and max call generic helpers, or are written as their value when it
-//     is constant (const c = min(1, 2): a call is no constant); a
-//     constant complex(re, im) is written as its value (yaegi failed on
-//     complex(0, math.Pi)); clear calls a compiled helper;
-//   - loop variables are per iteration (Go 1.22): yaegi has one variable
-//     per loop, so closures and pointers saw the last value (3 3 3 for
-//     0 1 2). A for or range statement whose variables a function literal
-//     uses, or whose address is taken, copies them at the top of its body
-//     (and back before the next iteration when the body assigns them);
-//     see rewrite_loopvar.go;
-//   - a range over a pointer to an array, and a range with a value over
-//     a slice or array of channels (for _, c := range chs, the fan-in
-//     idiom), become three-clause loops that index a copy of the operand:
-//     yaegi panicked before the body ran (rangeIndexed in
-//     rewrite_loopvar.go);
-//   - a value assigned to a field of an interface type of a compiled
-//     struct (r.Value = i * 10, r a *ring.Ring) is converted to the
-//     field's type: yaegi left the function silently there; so is a
-//     composite literal assigned to an interface field of any struct
-//     (s.Logger = prefixLogger{"> "}), on which yaegi panicked
-//     (reflect.Set: value of type interp.valueInterface is not assignable);
-//   - a struct type of a cell that embeds an interface with methods
-//     (struct{ sort.Interface }) names the field by its embedded name
-//     (Interface sort.Interface), so x.Interface and composite literals
-//     stay as written, and gets a forwarding method with a value receiver
-//     for each method that the field promoted and the type does not
-//     declare: yaegi's reflect.StructOf panicked ("StructOf does not
-//     support methods of embedded interfaces"). A later cell that declares
-//     one of those methods rebuilds the session, whose replay then
-//     forwards it no more (rewrite_embed.go);
-//   - a type alias declared in a function (type celsius = float64),
-//     which yaegi did not declare, is removed and its uses name the
-//     aliased type;
-//   - new(expr) (Go 1.26), which yaegi answered with the zero value,
-//     becomes a function literal returning the address of a copy;
-//   - a call of a generic function gets the type arguments go/types
-//     inferred (Map[int, string](xs, f)): yaegi's inference fails with
-//     several type parameters and untyped constants (Max(2.5, 1.5)); not
-//     a call in a generic function whose type arguments are the caller's
-//     type parameters and that yaegi infers from arguments of exactly
-//     those types (Id(x) in Id2[T]), since the written Id[T](x) failed
-//     for Id2[Name] (a nil pointer dereference); a call of an instance
-//     with several results runs in a function literal returning them
-//     (yaegi: "not a generic type" at the top level of a cell)
-//     (rewrite_typeparam.go);
-//   - a conversion to a type parameter (S(x) in func Upper[S ~string])
-//     calls a function literal whose result a compiled helper sets with
-//     reflect's conversion: yaegi's compiler panicked on the conversion
-//     when the type argument was a type of the session (Upper(Name("bob")));
-//     an untyped constant argument gets its default type
-//     (rewrite_typeparam.go);
-//   - the instances of generic functions that a cell's statements call
-//     (Twice[int]) are made first in a function that never runs: first
-//     made by a definition at the top level of a cell, yaegi's instance
-//     came out wrong, and e := Twice(5) gave 0 (geninstance.go). An
-//     instance that yaegi cannot make stops the cell with an error naming
-//     it;
-//   - a method value of a value receiver that is not called at once
-//     (get := t.Get, also with t a pointer) binds a copy of the receiver, and a method expression
-//     ((*T).Set) becomes a function literal: yaegi read the receiver when
-//     the value was called and failed to call method expressions;
-//   - break L inside a select, of the for statement that L labels,
-//     becomes a goto to a label after the loop: yaegi's break did not
-//     leave the loop, and the cell hung;
-//   - range over a function (Go 1.23), which yaegi lacks, calls the
-//     function with the loop body as the yield function, continue and
-//     break becoming return true and return false, and a return of the
-//     enclosing function recording its values, which the function returns
-//     after the call (rewrite_rangefunc.go);
-//     package iter's Seq and Seq2 are written as the function types they
-//     are, and import "iter" is kept from yaegi, which has no such package
-//     (iter.go);
-//   - a type switch on an empty interface (any) with a case of a type of
-//     the session, error, fmt.Stringer or an interface of the session
-//     becomes an expression switch over assertions made once; x.(error),
-//     x.(fmt.Stringer) and x.(I) of an any x call helpers
-//     (rewrite_typeswitch.go). yaegi keeps a value of a cell's type in an
-//     any either bare, without its methods (var a any = codeErr{1}, a
-//     recovered panic value), or in its own wrapper (an argument f(codeErr{1})):
-//     its type switch matched neither by methods (case error) nor the
-//     wrapper by its type (case codeErr); its assertion to an interface
-//     missed the bare value, counted the methods of *T as those of T, and
-//     with a result panicked or built the methods from the caller's frame;
-//     its assertion to int matched its wrapper of a type level int.
-//     The session registers, for each struct type with methods and its
-//     pointer, the method set and interpreted functions converting a bare
-//     value to yaegi's wrapper, an error and a fmt.Stringer; compiled
-//     helpers read the value out of yaegi's wrapper and use these
-//     (internal/rt/ifacevalue.go), and recover() gives the value in yaegi's wrapper;
-//     the same holds for a type switch on an error, and for x.(I) of an
-//     error x (yaegi's assertion of an error holding a struct failed, and
-//     one holding a pointer saw only the Error method of yaegi's wrapper);
-//   - a type switch on a value of a compiled interface type (an
-//     io.Reader) with a case of a pointer to a type of the session
-//     becomes the same chain of assertions: yaegi's switch matched no
-//     such case (case *countingReader), where its assertion works;
-//   - an assertion or a type switch case of an interface of the session
-//     tries, after yaegi's, each type of the session that implements it
-//     through a method of an embedded field (any(&ByVal{}).(Counter)):
-//     yaegi's assertion failed there (rewrite_promoted.go);
-//   - a value of a struct type of the session that implements error and
-//     becomes an error (an assignment, conversion, return, call argument,
-//     composite literal element, send, fmt.Errorf operand) goes through
-//     a compiled function that keeps the value beside yaegi's error
-//     wrapper, which held the struct's last field: err.(T), case T,
-//     errors.As with a T target, errors.Is and err == T{...} missed the
-//     value (rewrite_typeswitch.go);
-//   - an unexported field of a declared struct type gets the tag
-//     json:"-": yaegi exports it (x becomes Xx), and encoding/json wrote
-//     and read it (rewrite_tags.go); the first field of a struct type
-//     whose fields are those of another struct type of the session gets
-//     the tag key gnnlabtype:"Name": yaegi gave the two one reflect type,
-//     and the session's tables of methods and names, keyed by it, mixed
-//     them up (A{1} printed by B's String, %T main.B); a struct type
-//     without fields beside another gets a hidden field of no size, and
-//     conversions and assignments of struct{}{} to it are written T{};
-//   - the value of json.Marshal, MarshalIndent and (*json.Encoder).Encode,
-//     and the target of json.Unmarshal and (*json.Decoder).Decode, whose
-//     static type holds a type of the session with a MarshalJSON or
-//     UnmarshalJSON method (as itself, a field, an element, a map value,
-//     behind a pointer; not in an interface), or a struct embedding a
-//     struct, go through compiled helpers given these methods: yaegi's
-//     reflect types have no methods, and encoding/json called neither;
-//     nor did it promote the fields of an embedded struct, which yaegi's
-//     reflect type does not mark embedded (rewrite_json.go, internal/rt/json.go;
-//     MarshalText and UnmarshalText are still not called); json.Unmarshal's type errors name the
-//     struct type of the field (Go struct field User.id), which yaegi's
-//     struct types left out (.id);
-//   - calls of the common generic functions of slices, maps and cmp
-//     (slices.Sort, slices.SortFunc, slices.Max, slices.Index,
-//     slices.BinarySearch, slices.Equal, maps.Equal, cmp.Compare, cmp.Or...),
-//     for which yaegi has no
-//     symbols, call interpreted versions that the session compiles when a
-//     cell first needs them, instantiated with go/types' type arguments
-//     (genericstd.go);
-//   - calls of the generic functions of slices, maps and iter that
-//     return or take iterators or build slices (maps.Keys, slices.Sorted,
-//     slices.Collect, slices.Clone, slices.Insert, iter.Pull, and
-//     sync.OnceValue and OnceValues, whose later calls return zero values
-//     after the function panicked, where Go's panic again...) are
-//     written out as function literals with go/types' type arguments:
-//     yaegi failed to call a closure returned by a generic function, and
-//     its generic append lost elements (genericmacro.go); those whose
-//     result has the type of their slice or map argument (slices.Clone,
-//     Insert, Delete, Compact, Concat, maps.Clone...) keep it, so the
-//     clone of a named type (type IDs []int) has its methods and %T;
-//   - recover() becomes __gnnlab_rt.Recovered(recover()), which gives
-//     the panic value: yaegi's recover returned it as a reflect.Value, so
-//     r.(string) and case string failed;
-//   - An argument of a printing function of fmt (or of log, and of a
-//     *log.Logger's printing methods: internal/rt/logprint.go) whose static type is a
-//     type of the session with a method that fmt looks for (Format,
-//     GoString, Error, String), in its method set or its pointer's, or
-//     a slice, array, map or struct that holds one (or a pointer to
-//     such a value), and each result of such a type of a call passed
-//     alone (fmt.Println(two())), becomes a compiled
-//     value made from the static type that calls the methods of the
-//     value's method set from closures of the cell (internal/rt/fmtoperand.go):
-//     yaegi gave fmt a named non-struct type (type Suit int) as its
-//     underlying type, so map keys, elements and fields of such types
-//     printed as numbers; it wrapped a value for fmt.Stringer when only
-//     its pointer had String (func (l *listFlag) String()); it never
-//     called GoString nor the String method of a nil pointer (a nil
-//     *Tree), %d of a Formatter printed its elements, and the results
-//     of a call lost their methods.
 //
 // # Pass shifts
 //
@@ -281,6 +112,204 @@
 //     (func (n Num) Eval(map[string]float64) float64) is named _: yaegi
 //     stored the receiver in it;
 //
+// # Pass selectbreaks
+//
+//   - break L inside a select, of the for statement that L labels,
+//     becomes a goto to a label after the loop: yaegi's break did not
+//     leave the loop, and the cell hung;
+//
+// # Pass typeparamconv
+//
+//   - a conversion to a type parameter (S(x) in func Upper[S ~string])
+//     calls a function literal whose result a compiled helper sets with
+//     reflect's conversion: yaegi's compiler panicked on the conversion
+//     when the type argument was a type of the session (Upper(Name("bob")));
+//     an untyped constant argument gets its default type
+//     (rewrite_typeparam.go);
+//
+// # Pass iter
+//
+//   - package iter's Seq and Seq2 are written as the function types they
+//     are (iter.Seq[V] is func(func(V) bool)), which range over a function
+//     handles; the session keeps import "iter" from yaegi, which has no
+//     such package, and go/types sees one (iter.go). Another name of iter
+//     than Pull and Pull2 (written out by the pass genericmacros) is an
+//     unsupported construct naming it;
+//
+// # Pass methodvalues
+//
+//   - a method value of a value receiver that is not called at once
+//     (get := t.Get, also with t a pointer) binds a copy of the receiver, and a method expression
+//     ((*T).Set) becomes a function literal: yaegi read the receiver when
+//     the value was called and failed to call method expressions;
+//
+// # Pass genericmacros
+//
+//   - calls of the generic functions of slices, maps and iter that
+//     return or take iterators or build slices (maps.Keys, slices.Sorted,
+//     slices.Collect, slices.Clone, slices.Insert, iter.Pull, and
+//     sync.OnceValue and OnceValues, whose later calls return zero values
+//     after the function panicked, where Go's panic again...) are
+//     written out as function literals with go/types' type arguments:
+//     yaegi failed to call a closure returned by a generic function, and
+//     its generic append lost elements (genericmacro.go); those whose
+//     result has the type of their slice or map argument (slices.Clone,
+//     Insert, Delete, Compact, Concat, maps.Clone...) keep it, so the
+//     clone of a named type (type IDs []int) has its methods and %T;
+//
+// # Pass genericstd
+//
+//   - calls of the common generic functions of slices, maps and cmp
+//     (slices.Sort, slices.SortFunc, slices.Max, slices.Index,
+//     slices.BinarySearch, slices.Equal, maps.Equal, cmp.Compare, cmp.Or...),
+//     for which yaegi has no
+//     symbols, call interpreted versions that the session compiles when a
+//     cell first needs them, instantiated with go/types' type arguments
+//     (genericstd.go);
+//
+// # Pass typeargs
+//
+//   - a call of a generic function gets the type arguments go/types
+//     inferred (Map[int, string](xs, f)): yaegi's inference fails with
+//     several type parameters and untyped constants (Max(2.5, 1.5)); not
+//     a call in a generic function whose type arguments are the caller's
+//     type parameters and that yaegi infers from arguments of exactly
+//     those types (Id(x) in Id2[T]), since the written Id[T](x) failed
+//     for Id2[Name] (a nil pointer dereference); a call of an instance
+//     with several results runs in a function literal returning them
+//     (yaegi: "not a generic type" at the top level of a cell)
+//     (rewrite_typeparam.go);
+//   - the instances of generic functions that a cell's statements call
+//     (Twice[int]) are made first in a function that never runs: first
+//     made by a definition at the top level of a cell, yaegi's instance
+//     came out wrong, and e := Twice(5) gave 0 (geninstance.go). An
+//     instance that yaegi cannot make stops the cell with an error naming
+//     it;
+//
+// # Pass fmtoperands
+//
+//   - An argument of a printing function of fmt (or of log, and of a
+//     *log.Logger's printing methods: internal/rt/logprint.go) whose static type is a
+//     type of the session with a method that fmt looks for (Format,
+//     GoString, Error, String), in its method set or its pointer's, or
+//     a slice, array, map or struct that holds one (or a pointer to
+//     such a value), and each result of such a type of a call passed
+//     alone (fmt.Println(two())), becomes a compiled
+//     value made from the static type that calls the methods of the
+//     value's method set from closures of the cell (internal/rt/fmtoperand.go):
+//     yaegi gave fmt a named non-struct type (type Suit int) as its
+//     underlying type, so map keys, elements and fields of such types
+//     printed as numbers; it wrapped a value for fmt.Stringer when only
+//     its pointer had String (func (l *listFlag) String()); it never
+//     called GoString nor the String method of a nil pointer (a nil
+//     *Tree), %d of a Formatter printed its elements, and the results
+//     of a call lost their methods.
+//
+// # Pass structtags
+//
+//   - an unexported field of a declared struct type gets the tag
+//     json:"-": yaegi exports it (x becomes Xx), and encoding/json wrote
+//     and read it (rewrite_tags.go); the first field of a struct type
+//     whose fields are those of another struct type of the session gets
+//     the tag key gnnlabtype:"Name": yaegi gave the two one reflect type,
+//     and the session's tables of methods and names, keyed by it, mixed
+//     them up (A{1} printed by B's String, %T main.B); a struct type
+//     without fields beside another gets a hidden field of no size, and
+//     conversions and assignments of struct{}{} to it are written T{};
+//
+// # Pass embeddedifaces
+//
+//   - a struct type of a cell that embeds an interface with methods
+//     (struct{ sort.Interface }) names the field by its embedded name
+//     (Interface sort.Interface), so x.Interface and composite literals
+//     stay as written, and gets a forwarding method with a value receiver
+//     for each method that the field promoted and the type does not
+//     declare: yaegi's reflect.StructOf panicked ("StructOf does not
+//     support methods of embedded interfaces"). A later cell that declares
+//     one of those methods rebuilds the session, whose replay then
+//     forwards it no more (rewrite_embed.go);
+//
+// # Pass localaliases
+//
+//   - a type alias declared in a function (type celsius = float64),
+//     which yaegi did not declare, is removed and its uses name the
+//     aliased type;
+//
+// # Pass ifacefields
+//
+//   - a value assigned to a field of an interface type of a compiled
+//     struct (r.Value = i * 10, r a *ring.Ring) is converted to the
+//     field's type: yaegi left the function silently there; so is a
+//     composite literal assigned to an interface field of any struct
+//     (s.Logger = prefixLogger{"> "}), on which yaegi panicked
+//     (reflect.Set: value of type interp.valueInterface is not assignable);
+//
+// # Pass rangeint
+//
+//   - for i := range n over an integer becomes a three-clause loop whose
+//     bound is evaluated once: yaegi panicked inside ("nil type");
+//
+// # Pass rangefunc
+//
+//   - range over a function (Go 1.23), which yaegi lacks, calls the
+//     function with the loop body as the yield function, continue and
+//     break becoming return true and return false, and a return of the
+//     enclosing function recording its values, which the function returns
+//     after the call (rewrite_rangefunc.go);
+//
+// # Pass rangeindexed
+//
+//   - a range over a pointer to an array, and a range with a value over
+//     a slice or array of channels (for _, c := range chs, the fan-in
+//     idiom), become three-clause loops that index a copy of the operand:
+//     yaegi panicked before the body ran (rangeIndexed in
+//     rewrite_loopvar.go);
+//
+// # Pass loopvars
+//
+//   - loop variables are per iteration (Go 1.22): yaegi has one variable
+//     per loop, so closures and pointers saw the last value (3 3 3 for
+//     0 1 2). A for or range statement whose variables a function literal
+//     uses, or whose address is taken, copies them at the top of its body
+//     (and back before the next iteration when the body assigns them);
+//     see rewrite_loopvar.go;
+//
+// # Pass compiledasserts
+//
+//   - an assertion, or a case of a type switch, of a value of a compiled
+//     interface type (an io.Reader) to a struct type of the session is an
+//     unsupported construct naming both: yaegi's wrapper of the value does
+//     not keep the struct, so the assertion failed or panicked, while the
+//     methods called through the interface work (rewrite_iface.go);
+//
+// # Pass minmax
+//
+//   - min and max call generic helpers, or are written as their value
+//     when it is constant (const c = min(1, 2): a call is no constant):
+//     yaegi failed with "constant definition loop";
+//
+// # Pass complexconst
+//
+//   - a constant complex(re, im) is written as its value: yaegi failed
+//     on complex(0, math.Pi) (mismatched types untyped float and untyped
+//     float64);
+//
+// # Pass clear
+//
+//   - clear calls a compiled helper (__gnnlab_rt.Clear): yaegi lacks
+//     the builtin;
+//
+// # Pass newexpr
+//
+//   - new(expr) (Go 1.26), which yaegi answered with the zero value,
+//     becomes a function literal returning the address of a copy;
+//
+// # Pass recover
+//
+//   - recover() becomes __gnnlab_rt.Recovered(recover()), which gives
+//     the panic value: yaegi's recover returned it as a reflect.Value, so
+//     r.(string) and case string failed;
+//
 // # Pass nesteddefers
 //
 //   - the arguments of a deferred call in a function are evaluated at the
@@ -313,6 +342,53 @@
 //     variable that has a case of an interface type gets one: yaegi's
 //     case error matched no compiled error, and without a variable it
 //     compared type names;
+//   - a type switch on an empty interface (any) with a case of a type of
+//     the session, error, fmt.Stringer or an interface of the session
+//     becomes an expression switch over assertions made once; x.(error),
+//     x.(fmt.Stringer) and x.(I) of an any x call helpers
+//     (rewrite_typeswitch.go). yaegi keeps a value of a cell's type in an
+//     any either bare, without its methods (var a any = codeErr{1}, a
+//     recovered panic value), or in its own wrapper (an argument f(codeErr{1})):
+//     its type switch matched neither by methods (case error) nor the
+//     wrapper by its type (case codeErr); its assertion to an interface
+//     missed the bare value, counted the methods of *T as those of T, and
+//     with a result panicked or built the methods from the caller's frame;
+//     its assertion to int matched its wrapper of a type level int.
+//     The session registers, for each struct type with methods and its
+//     pointer, the method set and interpreted functions converting a bare
+//     value to yaegi's wrapper, an error and a fmt.Stringer; compiled
+//     helpers read the value out of yaegi's wrapper and use these
+//     (internal/rt/ifacevalue.go), and recover() gives the value in yaegi's wrapper;
+//     the same holds for a type switch on an error, and for x.(I) of an
+//     error x (yaegi's assertion of an error holding a struct failed, and
+//     one holding a pointer saw only the Error method of yaegi's wrapper);
+//   - a type switch on a value of a compiled interface type (an
+//     io.Reader) with a case of a pointer to a type of the session
+//     becomes the same chain of assertions: yaegi's switch matched no
+//     such case (case *countingReader), where its assertion works;
+//   - an assertion or a type switch case of an interface of the session
+//     tries, after yaegi's, each type of the session that implements it
+//     through a method of an embedded field (any(&ByVal{}).(Counter)):
+//     yaegi's assertion failed there (rewrite_promoted.go);
+//   - a value of a struct type of the session that implements error and
+//     becomes an error (an assignment, conversion, return, call argument,
+//     composite literal element, send, fmt.Errorf operand) goes through
+//     a compiled function that keeps the value beside yaegi's error
+//     wrapper, which held the struct's last field: err.(T), case T,
+//     errors.As with a T target, errors.Is and err == T{...} missed the
+//     value (rewrite_typeswitch.go);
+//   - the value of json.Marshal, MarshalIndent and (*json.Encoder).Encode,
+//     and the target of json.Unmarshal and (*json.Decoder).Decode, whose
+//     static type holds a type of the session with a MarshalJSON or
+//     UnmarshalJSON method (as itself, a field, an element, a map value,
+//     behind a pointer; not in an interface), or a struct embedding a
+//     struct, go through compiled helpers given these methods: yaegi's
+//     reflect types have no methods, and encoding/json called neither;
+//     nor did it promote the fields of an embedded struct, which yaegi's
+//     reflect type does not mark embedded (rewrite_json.go, internal/rt/json.go;
+//     MarshalText and UnmarshalText are still not called); json.Unmarshal's type errors name the
+//     struct type of the field (Go struct field User.id), which yaegi's
+//     struct types left out (.id);
 //
 // # Pass recvreturns
 //

@@ -12,6 +12,17 @@ import (
 // line number, set with //line directives.
 const CellFile = "_.go"
 
+// LineStride separates the line numbers of consecutive cells: line L of
+// cell N is line N*LineStride+L (its virtual line) for the parser and
+// yaegi.
+const LineStride = 100000
+
+// VirtualLine is the line that the parser and yaegi see for line of cell.
+func VirtualLine(cell, line int) int { return cell*LineStride + line }
+
+// CellLine is the cell and its line of virtual line v.
+func CellLine(v int) (cell, line int) { return v / LineStride, v % LineStride }
+
 // edit replaces src[start:end] by text; an insertion has start == end.
 type edit struct {
 	start, end int

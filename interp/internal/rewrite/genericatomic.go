@@ -45,10 +45,11 @@ var atomicTypes = sync.OnceValue(func() *types.Package {
 
 // atomicPointers is the pass "atomicpointer", a pass of single nodes
 // (Pass.Node): see atomicType.
-func atomicPointers(r *rewriter, n ast.Node) {
+func atomicPointers(r *rewriter, n ast.Node) Visit {
 	if x, ok := n.(*ast.IndexExpr); ok {
 		r.atomicType(x.X)
 	}
+	return Next
 }
 
 // atomicType rewrites atomic.Pointer in atomic.Pointer[T] (x's X); it

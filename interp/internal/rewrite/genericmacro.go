@@ -145,23 +145,8 @@ var macroBodies = map[string]string{
 // macroCall writes out a call of a function of macroBodies; it reports
 // whether it did.
 func (r *rewriter) macroCall(call *ast.CallExpr) (bool, *unsupportedError) {
-	fun := ast.Unparen(call.Fun)
-	switch x := fun.(type) {
-	case *ast.IndexExpr:
-		fun = x.X
-	case *ast.IndexListExpr:
-		fun = x.X
-	}
-	sel, ok := fun.(*ast.SelectorExpr)
-	if !ok {
-		return false, nil
-	}
-	pkg, ok := sel.X.(*ast.Ident)
-	if !ok {
-		return false, nil
-	}
-	pn, ok := r.info.Uses[pkg].(*types.PkgName)
-	if !ok {
+	sel, pkg, pn := r.pkgCallee(call)
+	if pn == nil {
 		return false, nil
 	}
 	name := pn.Imported().Path() + "." + sel.Sel.Name
@@ -192,6 +177,38 @@ func (r *rewriter) macroCall(call *ast.CallExpr) (bool, *unsupportedError) {
 	return true, nil
 }
 
+// pkgCallee returns the callee of a call of pkg.F, or of an explicit
+// instantiation pkg.F[T], with pkg an imported package: the selector, the
+// package's identifier and its name; pn is nil for another call.
+func (r *rewriter) pkgCallee(call *ast.CallExpr) (sel *ast.SelectorExpr, pkg *ast.Ident, pn *types.PkgName) {
+	sel, ok := callee(call).(*ast.SelectorExpr)
+	if !ok {
+		return nil, nil, nil
+	}
+	pkg, ok = sel.X.(*ast.Ident)
+	if !ok {
+		return nil, nil, nil
+	}
+	pn, _ = r.info.Uses[pkg].(*types.PkgName)
+	if pn == nil {
+		return nil, nil, nil
+	}
+	return sel, pkg, pn
+}
+
+// callee is the function that call calls, without parentheses and
+// without the type arguments of an explicit instantiation (F[T]).
+func callee(call *ast.CallExpr) ast.Expr {
+	fun := ast.Unparen(call.Fun)
+	switch x := fun.(type) {
+	case *ast.IndexExpr:
+		return x.X
+	case *ast.IndexListExpr:
+		return x.X
+	}
+	return fun
+}
+
 // oneLine joins the lines of a function literal with semicolons where Go
 // would insert them.
 func oneLine(src string) string {
@@ -214,4 +231,27 @@ func oneLine(src string) string {
 		}
 	}
 	return b.String()
+}
+
+// What the passes of generic calls did with a call (rewriter.genericCalls).
+const (
+	genericFailed  = 1 // genericmacros found it unsupported
+	genericWritten = 2 // written out, or a call of the session's version
+)
+
+// genericMacros is the pass "genericmacros" (genericmacro.go).
+func genericMacros(r *rewriter, n ast.Node) Visit {
+	x, ok := n.(*ast.CallExpr)
+	if !ok {
+		return Next
+	}
+	done, e := r.macroCall(x)
+	if e != nil {
+		r.fail(e)
+		r.markGeneric(x, genericFailed)
+	}
+	if done {
+		r.markGeneric(x, genericWritten)
+	}
+	return Next
 }

@@ -170,25 +170,10 @@ func genericHelpers(p string) *types.Package {
 // genericCallee rewrites the callee of a call of slices.F, maps.F or
 // cmp.F that the helpers provide, and reports whether it did.
 func (r *rewriter) genericCallee(call *ast.CallExpr) (bool, *unsupportedError) {
-	fun := ast.Unparen(call.Fun)
 	// An explicit instantiation (errors.AsType[*fs.PathError]) is
 	// replaced whole, with the type arguments go/types recorded.
-	switch x := fun.(type) {
-	case *ast.IndexExpr:
-		fun = x.X
-	case *ast.IndexListExpr:
-		fun = x.X
-	}
-	sel, ok := fun.(*ast.SelectorExpr)
-	if !ok {
-		return false, nil
-	}
-	pkg, ok := sel.X.(*ast.Ident)
-	if !ok {
-		return false, nil
-	}
-	pn, ok := r.info.Uses[pkg].(*types.PkgName)
-	if !ok || genericSrc[pn.Imported().Path()] == "" {
+	sel, _, pn := r.pkgCallee(call)
+	if pn == nil || genericSrc[pn.Imported().Path()] == "" {
 		return false, nil
 	}
 	fn, ok := r.info.Uses[sel.Sel].(*types.Func)
@@ -240,4 +225,21 @@ func (r *rewriter) genericCallee(call *ast.CallExpr) (bool, *unsupportedError) {
 	}
 	r.generic[pn.Imported().Path()] = true
 	return true, nil
+}
+
+// genericStd is the pass "genericstd" (genericstd.go): calls that
+// genericmacros saw are left alone.
+func genericStd(r *rewriter, n ast.Node) Visit {
+	x, ok := n.(*ast.CallExpr)
+	if !ok || r.genericCalls[x] != 0 {
+		return Next
+	}
+	done, e := r.genericCallee(x)
+	if e != nil {
+		r.fail(e)
+	}
+	if done {
+		r.markGeneric(x, genericWritten)
+	}
+	return Next
 }

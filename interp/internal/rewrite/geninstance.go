@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"go/ast"
 	"go/token"
 	"go/types"
 	"strings"
@@ -24,7 +25,7 @@ import (
 //
 //	func __gnnlab_inst4() { if false { Pair[string, int](*new(string), *new(int)) } }
 //
-// rewriter.instances collects them (rewrite_call.go, genericstd.go).
+// rewriter.instances collects them (geninstance.go, genericstd.go).
 
 // Instance is an instance that a call uses: the statement that makes it
 // (_ = Twice[int]), and the call's position.
@@ -57,4 +58,60 @@ func (r *rewriter) useInstance(fun string, ntypes int, sig types.Type, pos token
 		args[len(args)-1] += "..."
 	}
 	r.instances = append(r.instances, Instance{fun, "if false { " + fun + "(" + strings.Join(args, ", ") + ") }", pos})
+}
+
+// typeArgs is the pass "typeargs": calls that the passes before wrote
+// out or redirected are left alone.
+func typeArgs(r *rewriter, n ast.Node) Visit {
+	if x, ok := n.(*ast.CallExpr); ok && r.genericCalls[x] != genericWritten {
+		r.instantiate(x)
+	}
+	return Next
+}
+
+// instantiate writes the type arguments that go/types inferred for a call
+// of a generic function, when they can all be written in the cell.
+func (r *rewriter) instantiate(call *ast.CallExpr) {
+	var id *ast.Ident
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return
+	}
+	if _, ok := r.info.Uses[id].(*types.Func); !ok {
+		return
+	}
+	inst, ok := r.info.Instances[id]
+	if !ok || inst.TypeArgs == nil || inst.TypeArgs.Len() == 0 {
+		return
+	}
+	if strings.HasPrefix(id.Name, helperPrefix) {
+		return
+	}
+	if r.inferable(call, id, inst) { // rewrite_typeparam.go
+		return
+	}
+	args := make([]string, inst.TypeArgs.Len())
+	for k := range args {
+		t, ok := typeText(inst.TypeArgs.At(k), r.names)
+		if !ok {
+			return
+		}
+		args[k] = t
+	}
+	r.ed.Insert(call.Fun.End(), "["+strings.Join(args, ", ")+"]", false)
+	if _, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+		r.useInstance(id.Name+"["+strings.Join(args, ", ")+"]", len(args), inst.Type, call.Pos()) // geninstance.go
+		r.severalResults(call, inst)                                                              // rewrite_typeparam.go
+	}
+}
+
+func (r *rewriter) markGeneric(x *ast.CallExpr, how int) {
+	if r.genericCalls == nil {
+		r.genericCalls = map[*ast.CallExpr]int{}
+	}
+	r.genericCalls[x] = how
 }

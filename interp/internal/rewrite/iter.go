@@ -89,3 +89,23 @@ func (r *rewriter) iterSelector(sel *ast.SelectorExpr) *unsupportedError {
 	}
 	return &unsupportedError{sel.Pos(), "iter." + sel.Sel.Name + " is not supported by the interpreter (iter.Seq and iter.Seq2 are)"}
 }
+
+// iterPass is the pass "iter": an instance of iter.Seq or Seq2 that it
+// writes out is done, with its children.
+func iterPass(r *rewriter, n ast.Node) Visit {
+	switch x := n.(type) {
+	case *ast.SelectorExpr:
+		if e := r.iterSelector(x); e != nil {
+			r.fail(e)
+		}
+	case *ast.IndexExpr:
+		if r.iterType(x, x.X, []ast.Expr{x.Index}) {
+			return Prune
+		}
+	case *ast.IndexListExpr:
+		if r.iterType(x, x.X, x.Indices) {
+			return Prune
+		}
+	}
+	return Next
+}

@@ -2,7 +2,6 @@ package rewrite
 
 import (
 	"go/ast"
-	"go/constant"
 	"go/token"
 	"go/types"
 	"reflect"
@@ -10,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/gnnlab/gnnlab/interp/internal/helpers"
-	"github.com/gnnlab/gnnlab/interp/internal/rt"
 	"github.com/gnnlab/gnnlab/interp/internal/symtypes"
 )
 
@@ -90,9 +88,17 @@ type rewriter struct {
 	// recoverIn are the deferPanic variables that recover() calls in
 	// guarded deferred literals read (deferGuards, defer.go).
 	recoverIn map[*ast.CallExpr]string
-	// nodes are the passes of single nodes that the walk calls
-	// (Pass.Node), in Suite order.
-	nodes []Pass
+	// The walk of the passes of single nodes (walk): its root, the
+	// first unsupported construct they found, and whether it has
+	// recorded what the walk records.
+	root     ast.Node
+	walkErr  error
+	recorded bool
+	// called are the selectors called at once (methodValues).
+	called map[*ast.SelectorExpr]bool
+	// genericCalls says what the passes of generic calls did with a
+	// call (genericMacros).
+	genericCalls map[*ast.CallExpr]int
 }
 
 func (r *rewriter) fresh(base string) string {
@@ -113,334 +119,100 @@ func (r *rewriter) isBuiltin(id *ast.Ident, name string) bool {
 	return !shadowed
 }
 
-// walk records the node-by-node rewrites of n (the "nodes" pass of the
-// Suite) and returns the first unsupported construct.
-func (r *rewriter) walk(n ast.Node) error {
-	var err error
+// walk calls passes, passes of single nodes (Pass.Node), on each node
+// of root in their order, and returns the first unsupported construct
+// that they found. Before the passes see a node, the first walk of the
+// rewriter records what later passes read of it: labels, function
+// declarations and literals, loops, and the first range statement whose
+// operand has a type go/types does not know (Unknown).
+func (r *rewriter) walk(root ast.Node, passes []Pass) error {
+	record := !r.recorded
+	r.root, r.walkErr, r.recorded = root, nil, true
 	if r.labels == nil {
 		r.labels = map[ast.Stmt]string{}
 	}
-	calledSel := map[*ast.SelectorExpr]bool{} // selectors called at once
-	recoverIn := r.recoverIn                  // the "deferguards" pass
-	ast.Inspect(n, func(node ast.Node) bool {
-		r.nodePasses(node) // the passes of single nodes (Pass.Node)
-		switch x := node.(type) {
-		case *ast.LabeledStmt:
-			r.labels[x.Stmt] = x.Label.Name
-			r.selectBreaks(x)
-		case *ast.FuncDecl:
-			r.funcs = append(r.funcs, x)
-		case *ast.FuncLit:
-			r.funcs = append(r.funcs, x)
-		case *ast.GenDecl:
-			if x.Tok == token.TYPE {
-				r.unexportedTags(x) // rewrite_tags.go
-				r.embeddedIfaces(x) // rewrite_embed.go
-			}
-		case *ast.DeclStmt:
-			r.localAliases(n, x)
-		case *ast.ValueSpec:
-			r.emptyAssigns(x) // rewrite_tags.go
-		case *ast.AssignStmt:
-			r.emptyAssigns(x) // rewrite_tags.go
-			r.ifaceFieldAssign(x)
-		case *ast.ForStmt:
-			r.loops = append(r.loops, x)
-			r.forLoopVars(x)
-		case *ast.RangeStmt:
-			r.loops = append(r.loops, x)
-			if x.X == nil {
-				return true
-			}
-			tv, ok := r.info.Types[x.X]
-			if !ok || tv.Type == nil || tv.Type == types.Typ[types.Invalid] {
-				if r.unknown == token.NoPos && x.Value == nil {
-					r.unknown = x.For
-				}
-				return true
-			}
-			switch u := tv.Type.Underlying().(type) {
-			case *types.Basic:
-				if u.Info()&types.IsInteger != 0 {
-					captured := false
-					if x.Tok == token.DEFINE {
-						captured, _ = r.captured(x.Body, r.loopVars([]ast.Expr{x.Key}))
-					}
-					r.rangeInt(x, tv.Type, captured)
-				} else {
-					r.rangeLoopVars(x)
-				}
-			case *types.Signature:
-				if r.rangeFunc(x, u) {
-					return true
-				}
-				if err == nil {
-					err = &unsupportedError{x.For, "this range over a function (range-over-func iterator, Go 1.23) is not supported by the interpreter: its body defers, uses goto or a label, returns inside a nested range over a function, or the yield function's types cannot be written (write the call seq(func(v T) bool { ...; return true }))"}
-				}
-			default:
-				if !r.rangeIndexed(x) {
-					r.rangeLoopVars(x)
-				}
-			}
-		case *ast.TypeAssertExpr:
-			if e := r.compiledAssert(x.X, x.Type); e != nil && err == nil {
-				err = e // rewrite_iface.go
-			}
-		case *ast.TypeSwitchStmt:
-			if e := r.compiledSwitch(x); e != nil && err == nil {
-				err = e // rewrite_iface.go
-			}
-		case *ast.SelectorExpr:
-			if e := r.iterSelector(x); e != nil && err == nil {
-				err = e
-			}
-			if !calledSel[x] {
-				r.methodRef(x)
-			}
-		case *ast.IndexExpr:
-			if r.iterType(x, x.X, []ast.Expr{x.Index}) {
-				return false
-			}
-		case *ast.IndexListExpr:
-			if r.iterType(x, x.X, x.Indices) {
-				return false
-			}
-		case *ast.CallExpr:
-			if r.typeParamConversion(x) { // rewrite_typeparam.go
-				return true
-			}
-			if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok {
-				calledSel[sel] = true
-			}
-			done, e := r.macroCall(x) // genericmacro.go
-			if !done && e == nil {
-				done, e = r.genericCallee(x)
-			}
-			if e != nil && err == nil {
-				err = e
-			}
-			if !done {
-				r.instantiate(x)
-			}
-			r.namedArgs(x)      // rewrite_fmt.go
-			if r.emptyConv(x) { // rewrite_tags.go
-				return false
-			}
-			id, ok := x.Fun.(*ast.Ident)
-			if !ok {
-				return true
-			}
-			switch {
-			case r.isBuiltin(id, "min"), r.isBuiltin(id, "max"):
-				if text, ok := r.constantText(x); ok {
-					// A constant (const c = min(1, 2)) stays one.
-					r.ed.Replace(x.Pos(), x.End(), text)
-					return false
-				}
-				helper := helperPrefix + id.Name
-				if tv, ok := r.info.Types[x]; ok && tv.Type != nil {
-					if b, ok := types.Default(tv.Type).(*types.Basic); ok && b.Kind() != types.Invalid {
-						helper += "[" + b.Name() + "]"
-					}
-				}
-				r.ed.Replace(id.Pos(), id.End(), helper)
-			case r.isBuiltin(id, "complex"):
-				// complex(0, math.Pi) failed in yaegi (mismatched types
-				// untyped float and untyped float64): a constant is
-				// written as its value.
-				if text, ok := r.constantText(x); ok {
-					r.ed.Replace(x.Pos(), x.End(), text)
-					return false
-				}
-			case r.isBuiltin(id, "clear"):
-				r.ed.Replace(id.Pos(), id.End(), rt.Clear)
-			case r.isBuiltin(id, "new"):
-				r.newExpr(x, id)
-			case r.isBuiltin(id, "recover") && len(x.Args) == 0:
-				// yaegi's recover gives the panic value as a
-				// reflect.Value: r.(string) and case string failed.
-				call := rt.Recovered
-				if slot, ok := recoverIn[x]; ok {
-					call = slot + ".Recovered" // a guarded deferred literal (defer.go)
-				}
-				r.ed.Insert(x.Pos(), call+"(", false)
-				r.ed.Insert(x.End(), ")", false)
-			}
-		}
-		return true
-	})
-	return err
-}
-
-// constantText returns the text of the constant value of e, converted
-// to its type unless that is untyped, when go/types knows it and it can
-// be written exactly.
-func (r *rewriter) constantText(e ast.Expr) (string, bool) {
-	tv, ok := r.info.Types[e]
-	if !ok || tv.Value == nil {
-		return "", false
-	}
-	var text string
-	switch tv.Value.Kind() {
-	case constant.Int:
-		text = tv.Value.ExactString()
-	case constant.String:
-		text = strconv.Quote(constant.StringVal(tv.Value))
-	case constant.Float:
-		text = floatText(tv.Value)
-	case constant.Complex:
-		text = "complex(" + floatText(constant.Real(tv.Value)) + ", " + floatText(constant.Imag(tv.Value)) + ")"
-	default:
-		return "", false
-	}
-	if b, ok := tv.Type.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
-		return "(" + text + ")", true
-	}
-	t, ok := typeText(tv.Type, r.names)
-	if !ok {
-		return "", false
-	}
-	return t + "(" + text + ")", true
-}
-
-// ifaceFieldAssign converts the value assigned to a field of an
-// interface type of a compiled struct (r.Value = i * 10, r a *ring.Ring)
-// to the field's type: yaegi left the function silently at such an
-// assignment of a value of a concrete type computed in the statement.
-// So is a composite literal assigned to a field of an interface type of
-// any struct (s.Logger = prefixLogger{"> "}): yaegi failed with
-// "reflect.Set: value of type interp.valueInterface is not assignable".
-func (r *rewriter) ifaceFieldAssign(x *ast.AssignStmt) {
-	if x.Tok != token.ASSIGN || len(x.Lhs) != len(x.Rhs) {
-		return
-	}
-	for k, lhs := range x.Lhs {
-		sel, ok := ast.Unparen(lhs).(*ast.SelectorExpr)
-		if !ok {
-			continue
-		}
-		s, ok := r.info.Selections[sel]
-		_, lit := ast.Unparen(x.Rhs[k]).(*ast.CompositeLit)
-		if !ok || s.Kind() != types.FieldVal || !(lit || compiledStruct(s.Recv())) {
-			continue
-		}
-		ft := s.Obj().Type()
-		vt := r.info.TypeOf(x.Rhs[k])
-		if !types.IsInterface(ft) || vt == nil || types.IsInterface(vt) {
-			continue
-		}
-		if b, ok := vt.(*types.Basic); ok && b.Kind() == types.UntypedNil {
-			continue
-		}
-		t, ok := typeText(ft, r.names)
-		if !ok {
-			continue
-		}
-		r.ed.Insert(x.Rhs[k].Pos(), "("+t+")(", false)
-		r.ed.Insert(x.Rhs[k].End(), ")", false)
-	}
-}
-
-// localAliases removes the type aliases declared in a function (type
-// celsius = float64), which yaegi did not declare ("undefined: celsius"),
-// and writes the aliased type at their uses, in parentheses in a
-// conversion (ptr(x) with ptr = *T becomes (*T)(x)).
-func (r *rewriter) localAliases(root ast.Node, d *ast.DeclStmt) {
-	gd, ok := d.Decl.(*ast.GenDecl)
-	if !ok || gd.Tok != token.TYPE {
-		return
-	}
-	texts := map[types.Object]string{}
-	all := true
-	for _, sp := range gd.Specs {
-		ts := sp.(*ast.TypeSpec)
-		obj, ok := r.info.Defs[ts.Name].(*types.TypeName)
-		if !ts.Assign.IsValid() || !ok || !obj.IsAlias() {
-			all = false
-			continue
-		}
-		t, ok := typeText(types.Unalias(obj.Type()), r.names)
-		if !ok {
-			all = false
-			continue
-		}
-		texts[obj] = t
-	}
-	if len(texts) == 0 {
-		return
-	}
-	called := map[*ast.Ident]bool{}
 	ast.Inspect(root, func(n ast.Node) bool {
-		switch x := n.(type) {
-		case *ast.CallExpr:
-			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok {
-				called[id] = true
-			}
-		case *ast.Ident:
-			if t, ok := texts[r.info.Uses[x]]; ok {
-				if called[x] {
-					t = "(" + t + ")"
-				}
-				r.ed.Replace(x.Pos(), x.End(), t)
+		if n == nil {
+			return true
+		}
+		if record {
+			r.record(n)
+		}
+		for _, p := range passes {
+			switch p.Node(r, n) {
+			case Done:
+				return true
+			case Prune:
+				return false
 			}
 		}
 		return true
 	})
-	// What is removed keeps its line breaks, so that the lines after it
-	// keep their numbers.
-	remove := func(from, to token.Pos) {
-		r.ed.Replace(from, to, strings.Repeat("\n", strings.Count(r.ed.src[r.ed.Off(from):r.ed.Off(to)], "\n")))
-	}
-	if all {
-		remove(d.Pos(), d.End()) // yaegi failed on an empty type ( )
-		return
-	}
-	for _, sp := range gd.Specs {
-		if ts := sp.(*ast.TypeSpec); texts[r.info.Defs[ts.Name]] != "" {
-			remove(ts.Pos(), ts.End())
+	return r.walkErr
+}
+
+// record records n for later passes (walk).
+func (r *rewriter) record(n ast.Node) {
+	switch x := n.(type) {
+	case *ast.LabeledStmt:
+		r.labels[x.Stmt] = x.Label.Name
+	case *ast.FuncDecl:
+		r.funcs = append(r.funcs, x)
+	case *ast.FuncLit:
+		r.funcs = append(r.funcs, x)
+	case *ast.ForStmt:
+		r.loops = append(r.loops, x)
+	case *ast.RangeStmt:
+		r.loops = append(r.loops, x)
+		if x.X != nil && r.rangeType(x) == nil && r.unknown == token.NoPos && x.Value == nil {
+			r.unknown = x.For
 		}
 	}
 }
 
-// compiledStruct reports whether t, or what it points to, is a named
-// type of a compiled package.
-func compiledStruct(t types.Type) bool {
-	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
+// fail records e, an unsupported construct that a pass of single nodes
+// found, unless the walk found one before.
+func (r *rewriter) fail(e error) {
+	if r.walkErr == nil {
+		r.walkErr = e
 	}
-	n, ok := t.(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() != "main"
 }
 
-// floatText writes the exact value of a numeric constant as an untyped
-// float constant: a fraction (5/2) as 5.0/2.
-func floatText(v constant.Value) string {
-	num, den, frac := strings.Cut(constant.ToFloat(v).ExactString(), "/")
-	if frac {
-		return "(" + num + ".0/" + den + ")"
+// rangeType is the type of the operand of a range statement, nil when
+// go/types does not know it.
+func (r *rewriter) rangeType(x *ast.RangeStmt) types.Type {
+	if x.X == nil {
+		return nil
 	}
-	return num + ".0"
+	tv, ok := r.info.Types[x.X]
+	if !ok || tv.Type == nil || tv.Type == types.Typ[types.Invalid] {
+		return nil
+	}
+	return tv.Type
 }
 
-// rangeInt turns `for k := range n {` into a three-clause loop, leaving
-// the operand's text in place.
-func (r *rewriter) rangeInt(x *ast.RangeStmt, t types.Type, captured bool) {
-	tname := types.TypeString(types.Default(t), func(*types.Package) string { return "" })
-	i, n := r.fresh("i"), r.fresh("n")
-	tail := ""
-	if key, ok := x.Key.(*ast.Ident); ok && x.Tok == token.DEFINE && key.Name != "_" {
-		if captured {
-			// A copy per iteration (rewrite_loopvar.go).
-			tail = " " + key.Name + " := " + i + ";"
-		} else {
-			i = key.Name
-		}
-	} else if x.Key != nil && x.Tok == token.ASSIGN {
-		// The loop variable exists already: assign it on each iteration.
-		tail = " " + r.ed.Text(x.Key.Pos(), x.Key.End(), false) + " = " + i + ";"
+// rangeOver returns n as a range statement and the type of its operand;
+// t is nil when n is not a range statement or rangeType is nil.
+func (r *rewriter) rangeOver(n ast.Node) (x *ast.RangeStmt, t types.Type) {
+	x, ok := n.(*ast.RangeStmt)
+	if !ok {
+		return nil, nil
 	}
-	r.ed.Replace(x.For, x.X.Pos(), "for "+i+", "+n+" := "+tname+"(0), "+tname+"(")
-	r.ed.Replace(x.X.End(), x.Body.Lbrace+1, "); "+i+" < "+n+"; "+i+"++ {"+tail)
+	return x, r.rangeType(x)
+}
+
+// stmtList returns the statements of a block or of a case or comm
+// clause, nil for another node.
+func stmtList(n ast.Node) []ast.Stmt {
+	switch n := n.(type) {
+	case *ast.BlockStmt:
+		return n.List
+	case *ast.CaseClause:
+		return n.Body
+	case *ast.CommClause:
+		return n.Body
+	}
+	return nil
 }
 
 // typeText writes t as source for a cell, its packages named as the

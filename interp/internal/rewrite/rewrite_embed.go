@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"strconv"
 	"strings"
@@ -141,4 +142,12 @@ func forwardMethod(recv, typ, field string, m *types.Func, names map[string]stri
 		body = "return " + call
 	}
 	return "func (" + recv + " " + typ + ") " + m.Name() + "(" + strings.Join(params, ", ") + ") (" + strings.Join(results, ", ") + ") { " + body + " }", true
+}
+
+// embeddedIfacesPass is the pass "embeddedifaces".
+func embeddedIfacesPass(r *rewriter, n ast.Node) Visit {
+	if x, ok := n.(*ast.GenDecl); ok && x.Tok == token.TYPE {
+		r.embeddedIfaces(x)
+	}
+	return Next
 }

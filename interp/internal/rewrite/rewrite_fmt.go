@@ -425,3 +425,11 @@ func isLogLogger(t types.Type) bool {
 
 // tableLogger is log.Logger in the symbol table.
 var tableLogger = symbols.Symbols["log/log"]["Logger"].Type().Elem()
+
+// fmtArgs is the pass "fmtoperands".
+func fmtArgs(r *rewriter, n ast.Node) Visit {
+	if x, ok := n.(*ast.CallExpr); ok {
+		r.namedArgs(x)
+	}
+	return Next
+}

@@ -313,3 +313,18 @@ func (r *rewriter) compiledSwitch(sw *ast.TypeSwitchStmt) error {
 	}
 	return nil
 }
+
+// compiledAsserts is the pass "compiledasserts".
+func compiledAsserts(r *rewriter, n ast.Node) Visit {
+	switch x := n.(type) {
+	case *ast.TypeAssertExpr:
+		if e := r.compiledAssert(x.X, x.Type); e != nil {
+			r.fail(e)
+		}
+	case *ast.TypeSwitchStmt:
+		if e := r.compiledSwitch(x); e != nil {
+			r.fail(e)
+		}
+	}
+	return Next
+}

@@ -275,7 +275,6 @@ func (r *rewriter) loopLitArgs(n ast.Node) {
 	var walk func(n ast.Node, inLoop bool)
 	walk = func(n ast.Node, inLoop bool) {
 		ast.Inspect(n, func(m ast.Node) bool {
-			var list []ast.Stmt
 			switch m := m.(type) {
 			case *ast.ForStmt:
 				walk(m.Body, true)
@@ -286,13 +285,8 @@ func (r *rewriter) loopLitArgs(n ast.Node) {
 			case *ast.FuncLit:
 				walk(m.Body, false)
 				return false
-			case *ast.BlockStmt:
-				list = m.List
-			case *ast.CaseClause:
-				list = m.Body
-			case *ast.CommClause:
-				list = m.Body
 			}
+			list := stmtList(m)
 			if inLoop {
 				for _, st := range list {
 					if es, ok := st.(*ast.ExprStmt); ok {
@@ -332,4 +326,44 @@ func holdsGo(n ast.Node) bool {
 		return !found
 	})
 	return found
+}
+
+// rangeIndexedPass is the pass "rangeindexed": a range statement it
+// rewrites is done.
+func rangeIndexedPass(r *rewriter, n ast.Node) Visit {
+	x, t := r.rangeOver(n)
+	if t == nil {
+		return Next
+	}
+	switch t.Underlying().(type) {
+	case *types.Basic, *types.Signature:
+		return Next
+	}
+	if r.rangeIndexed(x) {
+		return Done
+	}
+	return Next
+}
+
+// loopVarsPass is the pass "loopvars".
+func loopVarsPass(r *rewriter, n ast.Node) Visit {
+	switch x := n.(type) {
+	case *ast.ForStmt:
+		r.forLoopVars(x)
+	case *ast.RangeStmt:
+		t := r.rangeType(x)
+		if t == nil {
+			return Next
+		}
+		switch u := t.Underlying().(type) {
+		case *types.Basic:
+			if u.Info()&types.IsInteger == 0 {
+				r.rangeLoopVars(x)
+			}
+		case *types.Signature:
+		default:
+			r.rangeLoopVars(x)
+		}
+	}
+	return Next
 }

@@ -11,13 +11,14 @@ import "go/ast"
 // "params" is a pass of single nodes (Pass.Node).
 
 // params is the pass "params".
-func params(r *rewriter, n ast.Node) {
+func params(r *rewriter, n ast.Node) Visit {
 	switch x := n.(type) {
 	case *ast.FuncDecl:
 		r.unnamedParams(x.Type)
 	case *ast.FuncLit:
 		r.unnamedParams(x.Type)
 	}
+	return Next
 }
 
 // unnamedParams names the unnamed parameters of a function declaration
@@ -32,15 +33,5 @@ func (r *rewriter) unnamedParams(ft *ast.FuncType) {
 		if len(f.Names) == 0 {
 			r.ed.Insert(f.Type.Pos(), "_ ", false)
 		}
-	}
-}
-
-// nodePasses calls the passes of single nodes on n.
-func (r *rewriter) nodePasses(n ast.Node) {
-	if n == nil {
-		return
-	}
-	for _, p := range r.nodes {
-		p.Node(r, n)
 	}
 }

@@ -7,10 +7,11 @@ import (
 
 // packageVars is the pass "packagevars", a pass of single nodes
 // (Pass.Node): see packageVar.
-func packageVars(r *rewriter, n ast.Node) {
+func packageVars(r *rewriter, n ast.Node) Visit {
 	if sel, ok := n.(*ast.SelectorExpr); ok {
 		r.packageVar(sel)
 	}
+	return Next
 }
 
 // packageVar rewrites a use of pkg.V, a variable of a compiled package, to

@@ -205,3 +205,20 @@ func isSignature(t types.Type) bool {
 	_, ok := t.Underlying().(*types.Signature)
 	return ok
 }
+
+// rangeFuncs is the pass "rangefunc".
+func rangeFuncs(r *rewriter, n ast.Node) Visit {
+	x, t := r.rangeOver(n)
+	if t == nil {
+		return Next
+	}
+	sig, ok := t.Underlying().(*types.Signature)
+	if !ok {
+		return Next
+	}
+	if r.rangeFunc(x, sig) {
+		return Done
+	}
+	r.fail(&unsupportedError{x.For, "this range over a function (range-over-func iterator, Go 1.23) is not supported by the interpreter: its body defers, uses goto or a label, returns inside a nested range over a function, or the yield function's types cannot be written (write the call seq(func(v T) bool { ...; return true }))"})
+	return Next
+}

@@ -18,17 +18,10 @@ import (
 // rewritten (not the init of if, for or switch).
 func (r *rewriter) shadows(body *ast.BlockStmt) {
 	ast.Inspect(body, func(x ast.Node) bool {
-		var list []ast.Stmt
-		switch x := x.(type) {
-		case *ast.FuncLit:
+		if _, ok := x.(*ast.FuncLit); ok {
 			return false
-		case *ast.BlockStmt:
-			list = x.List
-		case *ast.CaseClause:
-			list = x.Body
-		case *ast.CommClause:
-			list = x.Body
 		}
+		list := stmtList(x)
 		for _, st := range list {
 			if as, ok := st.(*ast.AssignStmt); ok && as.Tok == token.DEFINE && x != body {
 				r.shadow(as)
@@ -103,17 +96,10 @@ func (r *rewriter) globalShadows(body *ast.BlockStmt) {
 	renamed := map[types.Object]string{}
 	var defs []*ast.Ident
 	ast.Inspect(body, func(x ast.Node) bool {
-		var list []ast.Stmt
-		switch x := x.(type) {
-		case *ast.FuncLit:
+		if _, ok := x.(*ast.FuncLit); ok {
 			return false
-		case *ast.BlockStmt:
-			list = x.List
-		case *ast.CaseClause:
-			list = x.Body
-		case *ast.CommClause:
-			list = x.Body
 		}
+		list := stmtList(x)
 		if x == body {
 			return true
 		}

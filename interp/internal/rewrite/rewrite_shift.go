@@ -16,7 +16,7 @@ import (
 // "shifts" is a pass of single nodes (Pass.Node).
 
 // shifts is the pass "shifts".
-func shifts(r *rewriter, n ast.Node) {
+func shifts(r *rewriter, n ast.Node) Visit {
 	switch x := n.(type) {
 	case *ast.AssignStmt:
 		if (x.Tok == token.SHL_ASSIGN || x.Tok == token.SHR_ASSIGN) && len(x.Rhs) == 1 {
@@ -27,6 +27,7 @@ func shifts(r *rewriter, n ast.Node) {
 			r.shiftCount(x.Y)
 		}
 	}
+	return Next
 }
 
 // shiftCount makes a shift count of a signed type that is not constant

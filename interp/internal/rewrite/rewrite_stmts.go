@@ -161,7 +161,7 @@ func (r *rewriter) typedDefine(lhs, rhs []ast.Expr, from, to token.Pos, names ma
 				}
 			case *ast.CallExpr:
 				// yaegi cannot type a global from a call of a generic
-				// function (new(expr) calls one, rewrite_call.go).
+				// function (new(expr) calls one, rewrite_builtins.go).
 				indexes = r.genericCall(n)
 			}
 			return !indexes
@@ -203,15 +203,8 @@ func (r *rewriter) typedDefine(lhs, rhs []ast.Expr, from, to token.Pos, names ma
 // genericCall reports whether call calls a generic function, or new with
 // a value.
 func (r *rewriter) genericCall(call *ast.CallExpr) bool {
-	fun := ast.Unparen(call.Fun)
-	switch f := fun.(type) {
-	case *ast.IndexExpr:
-		fun = f.X
-	case *ast.IndexListExpr:
-		fun = f.X
-	}
 	var id *ast.Ident
-	switch f := fun.(type) {
+	switch f := callee(call).(type) {
 	case *ast.Ident:
 		id = f
 	case *ast.SelectorExpr:

@@ -245,3 +245,23 @@ func (r *rewriter) emptyValue(t types.Type, e, v ast.Expr) bool {
 	r.ed.Replace(e.Pos(), e.End(), text+"{}")
 	return true
 }
+
+// structTags is the pass "structtags": a conversion of struct{}{} that it
+// rewrites is done, with its children.
+func structTags(r *rewriter, n ast.Node) Visit {
+	switch x := n.(type) {
+	case *ast.GenDecl:
+		if x.Tok == token.TYPE {
+			r.unexportedTags(x)
+		}
+	case *ast.ValueSpec:
+		r.emptyAssigns(x)
+	case *ast.AssignStmt:
+		r.emptyAssigns(x)
+	case *ast.CallExpr:
+		if r.emptyConv(x) {
+			return Prune
+		}
+	}
+	return Next
+}

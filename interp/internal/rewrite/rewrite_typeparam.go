@@ -128,3 +128,12 @@ func (r *rewriter) severalResults(call *ast.CallExpr, inst types.Instance) {
 	r.ed.Insert(call.Pos(), "func() ("+strings.Join(res, ", ")+") { return ", false)
 	r.ed.Insert(call.End(), " }()", false)
 }
+
+// typeParamConversions is the pass "typeparamconv": a conversion it
+// rewrites is done (its arguments are visited).
+func typeParamConversions(r *rewriter, n ast.Node) Visit {
+	if x, ok := n.(*ast.CallExpr); ok && r.typeParamConversion(x) {
+		return Done
+	}
+	return Next
+}

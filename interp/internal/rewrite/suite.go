@@ -47,17 +47,29 @@ const (
 // A Pass is one rewrite of the Suite: what Go does that yaegi v0.16.1
 // does not (Doc, measured by the differential corpus), and the edits of
 // the cell's text that make it behave as Go: Run, a walk of its own over
-// the part, or Node, a rewrite of single nodes that the walk of the pass
-// "nodes" calls for each node it visits, before its own rewrites of the
-// node, in Suite order (a new rewrite of single nodes is a Pass with
-// Node, so that it needs no edit of that walk).
+// the part, or Node, a rewrite of single nodes. Consecutive passes with
+// Node (of those that a part runs) share one walk of the part, which
+// calls them for each node it visits in Suite order: their edits at one
+// position keep that order, and a pass can keep the later ones from a
+// node, or the walk from its children (Visit). A new rewrite of single
+// nodes is a Pass with Node in its place in the Suite.
 type Pass struct {
 	Name string
 	Doc  string
 	Part Part
 	Run  func(*state) error
-	Node func(r *rewriter, n ast.Node)
+	Node func(r *rewriter, n ast.Node) Visit
 }
+
+// Visit is what a pass of single nodes (Pass.Node) says of the walk
+// after it has seen a node.
+type Visit int
+
+const (
+	Next  Visit = iota // the later passes see the node, and the walk its children
+	Done               // the later passes skip the node; the walk visits its children
+	Prune              // the later passes skip the node, and the walk its children
+)
 
 // state is what a pass works on: the rewriter of its part (r) over the
 // part's node, and the declarations' rewriter (decl), which the
@@ -83,15 +95,35 @@ var Suite = []Pass{
 		func(s *state) error { s.r.labelNames(s.node); return nil }, nil},
 	{"deferguards", "deferred function literals that panic are guarded, so that recover sees the newest panic (defer.go)", Both,
 		func(s *state) error { s.r.recoverIn = s.r.deferGuards(s.node); return nil }, nil},
-	{"nodes", "the rewrites of single nodes: range over int and functions, min, max, clear, new, recover, shifts, conversions, fmt operands, generic calls, type assertions and switches on compiled interfaces, struct tags, aliases, loop variables (see the package doc)", Both,
-		func(s *state) error { return s.r.walk(s.node) }, nil},
 	{Name: "shifts", Doc: "signed shift counts that are not constant panic when negative (rewrite_shift.go)", Part: Both, Node: shifts},
 	{Name: "packagevars", Doc: "variables of compiled packages of basic kinds are used through their address (rewrite_pkgvar.go)", Part: Both, Node: packageVars},
 	{Name: "constants", Doc: "constant declarations of several names per line, and implicit repetitions, have iota and the repetition written out (rewrite_const.go)", Part: Both, Node: constants},
-	{Name: "main", Doc: "main, once a cell defined it, is the renamed function (rewrite_call.go)", Part: Both, Node: mainRefs},
+	{Name: "main", Doc: "main, once a cell defined it, is the renamed function (rewrite_main.go)", Part: Both, Node: mainRefs},
 	{Name: "atomicpointer", Doc: "atomic.Pointer[T] is an interpreted generic type (genericatomic.go)", Part: Both, Node: atomicPointers},
 	{Name: "params", Doc: "unnamed parameters are named _ (yaegi stored the receiver in the first) (rewrite_params.go)", Part: Both, Node: params},
-	{"nesteddefers", "defer statements in nested functions (defer.go)", Both,
+	{Name: "selectbreaks", Doc: "break L inside a select, of the loop L labels, becomes a goto after the loop (rewrite_selectbreak.go)", Part: Both, Node: selectBreaksPass},
+	{Name: "typeparamconv", Doc: "conversions to a type parameter call a compiled conversion (rewrite_typeparam.go)", Part: Both, Node: typeParamConversions},
+	{Name: "iter", Doc: "iter.Seq and Seq2 are written as the function types they are (iter.go)", Part: Both, Node: iterPass},
+	{Name: "methodvalues", Doc: "method values bind a copy of their receiver, method expressions become function literals (rewrite_methodvalue.go)", Part: Both, Node: methodValues},
+	{Name: "genericmacros", Doc: "calls of the generic functions of slices, maps, iter and sync that take or return iterators or build slices are written out as function literals (genericmacro.go)", Part: Both, Node: genericMacros},
+	{Name: "genericstd", Doc: "calls of the common generic functions of slices, maps, cmp and errors call the session's interpreted versions (genericstd.go)", Part: Both, Node: genericStd},
+	{Name: "typeargs", Doc: "other calls of generic functions get the type arguments go/types inferred, and their instances are made first (geninstance.go)", Part: Both, Node: typeArgs},
+	{Name: "fmtoperands", Doc: "operands of fmt's and log's printing functions of the session's types with fmt's methods become compiled values that call them (rewrite_fmt.go)", Part: Both, Node: fmtArgs},
+	{Name: "structtags", Doc: "unexported fields get json:\"-\", struct types with another's fields a tag of their name, empty struct types a hidden field (rewrite_tags.go)", Part: Both, Node: structTags},
+	{Name: "embeddedifaces", Doc: "embedded interfaces of struct types are named fields with forwarding methods (rewrite_embed.go)", Part: Both, Node: embeddedIfacesPass},
+	{Name: "localaliases", Doc: "type aliases declared in functions are removed and their uses name the aliased type (rewrite_aliases.go)", Part: Both, Node: localAliasesPass},
+	{Name: "ifacefields", Doc: "values assigned to interface fields of compiled structs, and composite literals assigned to interface fields, are converted to the field's type (rewrite_ifacefield.go)", Part: Both, Node: ifaceFields},
+	{Name: "rangeint", Doc: "range over an integer becomes a three-clause loop (rewrite_rangeint.go)", Part: Both, Node: rangeInts},
+	{Name: "rangefunc", Doc: "range over a function calls it with the loop body as the yield function (rewrite_rangefunc.go)", Part: Both, Node: rangeFuncs},
+	{Name: "rangeindexed", Doc: "range over a pointer to an array, and with a value over channels, index a copy of the operand (rewrite_loopvar.go)", Part: Both, Node: rangeIndexedPass},
+	{Name: "loopvars", Doc: "loop variables that closures capture or whose address is taken are per iteration (rewrite_loopvar.go)", Part: Both, Node: loopVarsPass},
+	{Name: "compiledasserts", Doc: "assertions of compiled interface values to struct types of the session are an error (rewrite_iface.go)", Part: Both, Node: compiledAsserts},
+	{Name: "minmax", Doc: "min and max call generic helpers, or are their value when constant (rewrite_builtins.go)", Part: Both, Node: minMax},
+	{Name: "complexconst", Doc: "complex of constants is written as its value (rewrite_builtins.go)", Part: Both, Node: complexConst},
+	{Name: "clear", Doc: "clear calls a compiled helper (rewrite_builtins.go)", Part: Both, Node: clears},
+	{Name: "newexpr", Doc: "new(expr) returns the address of a copy of the value (rewrite_builtins.go)", Part: Both, Node: newExprs},
+	{Name: "recover", Doc: "recover() gives the panic value, not yaegi's reflect.Value of it (rewrite_builtins.go)", Part: Both, Node: recovers},
+	{"nesteddefers", "defer statements in nested functions (rewrite_nesteddefers.go)", Both,
 		func(s *state) error { s.r.nestedDefers(s.node); return nil }, nil},
 	{"errorconv", "conversions to error of values of the session's types (rewrite_iface.go)", Both,
 		func(s *state) error { s.r.errorConv(s.node); return nil }, nil},
@@ -143,30 +175,27 @@ func apply(c *Cell, info *types.Info, env Env, suite []Pass) (*Output, error) {
 	out := &Output{Decl: rw}
 	run := func(part Part, r *rewriter, node ast.Node) error {
 		s := &state{r: r, decl: rw, node: node, cell: c, env: env}
-		walks := false
+		var passes []Pass
 		for _, p := range suite {
-			if p.Part&part != 0 && p.Node != nil {
-				r.nodes = append(r.nodes, p)
+			if p.Part&part != 0 {
+				passes = append(passes, p)
 			}
-			walks = walks || p.Name == "nodes"
 		}
-		for _, p := range suite {
-			switch {
-			case p.Part&part == 0:
-			case p.Node == nil:
-				if err := p.Run(s); err != nil {
+		for k := 0; k < len(passes); k++ {
+			if passes[k].Run != nil {
+				if err := passes[k].Run(s); err != nil {
 					return err
 				}
-			case !walks:
-				// Without the pass "nodes" (a suite of some passes, in
-				// tests) a walk of its own calls it.
-				ast.Inspect(node, func(n ast.Node) bool {
-					if n != nil {
-						p.Node(r, n)
-					}
-					return true
-				})
+				continue
 			}
+			end := k + 1
+			for end < len(passes) && passes[end].Node != nil {
+				end++
+			}
+			if err := r.walk(node, passes[k:end]); err != nil {
+				return err
+			}
+			k = end - 1
 		}
 		return nil
 	}

@@ -24,8 +24,7 @@ var registry struct {
 }
 
 // Register records d under name. A nil field of d keeps the one
-// registered before, so that the deprecated RegisterBackend and
-// RegisterMemory of gnnlib/tensor can each set half of a driver.
+// registered before.
 func Register(name string, d Driver) {
 	registry.Lock()
 	defer registry.Unlock()

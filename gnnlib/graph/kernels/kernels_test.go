@@ -1,4 +1,4 @@
-package graph
+package kernels
 
 import (
 	"errors"
@@ -6,6 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/graph/internal/testrand"
+	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 )
 
 // The references below loop over the edge list (src, dst) as PyG's
@@ -48,15 +52,15 @@ var kernelCases = []struct{ nSrc, nDst, m, h, f int }{
 	{3000, 2000, 40000, 2, 8},
 }
 
-func eachKernelCase(t *testing.T, fn func(t *testing.T, rng *rand.Rand, g *Graph, src, dst []int, h, f int)) {
+func eachKernelCase(t *testing.T, fn func(t *testing.T, rng *rand.Rand, g *graph.Graph, src, dst []int, h, f int)) {
 	for _, threads := range []int{1, 4} {
 		for _, c := range kernelCases {
 			t.Run(fmt.Sprintf("threads=%d/%dx%d,E=%d,h=%d,f=%d", threads, c.nSrc, c.nDst, c.m, c.h, c.f), func(t *testing.T) {
-				SetThreads(threads)
-				defer SetThreads(0)
+				parallel.SetThreads(threads)
+				defer parallel.SetThreads(0)
 				rng := rand.New(rand.NewPCG(uint64(c.m), 7))
-				s, d := randomEdges(rng, c.nSrc, c.nDst, c.m)
-				g, err := NewBipartite(c.nSrc, c.nDst, s, d, nil)
+				s, d := testrand.Edges(rng, c.nSrc, c.nDst, c.m)
+				g, err := graph.NewBipartite(c.nSrc, c.nDst, s, d, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -69,19 +73,19 @@ func eachKernelCase(t *testing.T, fn func(t *testing.T, rng *rand.Rand, g *Graph
 }
 
 func TestSpMM(t *testing.T) {
-	eachKernelCase(t, func(t *testing.T, rng *rand.Rand, g *Graph, src, dst []int, _, f int) {
-		x := randomFloats(rng, g.NumSrc()*f)
-		w := randomFloats(rng, g.NumEdges())
+	eachKernelCase(t, func(t *testing.T, rng *rand.Rand, g *graph.Graph, src, dst []int, _, f int) {
+		x := testrand.Floats(rng, g.NumSrc()*f)
+		w := testrand.Floats(rng, g.NumEdges())
 		for _, weights := range [][]float32{nil, w} {
 			got := make([]float32, g.NumNodes()*f)
-			g.SpMM(got, x, f, weights)
+			SpMM(g, got, x, f, weights)
 			if i, ok := close32(got, refAggregate(g.NumNodes(), src, dst, x, weights, 1, f), 1e-4); !ok {
 				t.Errorf("SpMM (weighted %v) differs from the reference at %d", weights != nil, i)
 			}
 			// Aᵀ: the reference on the reversed edge list.
-			y := randomFloats(rng, g.NumNodes()*f)
+			y := testrand.Floats(rng, g.NumNodes()*f)
 			gotT := make([]float32, g.NumSrc()*f)
-			g.SpMMT(gotT, y, f, weights)
+			SpMMT(g, gotT, y, f, weights)
 			if i, ok := close32(gotT, refAggregate(g.NumSrc(), dst, src, y, weights, 1, f), 1e-4); !ok {
 				t.Errorf("SpMMT (weighted %v) differs from the reference at %d", weights != nil, i)
 			}
@@ -90,8 +94,8 @@ func TestSpMM(t *testing.T) {
 }
 
 func TestMeanAggregate(t *testing.T) {
-	eachKernelCase(t, func(t *testing.T, rng *rand.Rand, g *Graph, src, dst []int, _, f int) {
-		x := randomFloats(rng, g.NumSrc()*f)
+	eachKernelCase(t, func(t *testing.T, rng *rand.Rand, g *graph.Graph, src, dst []int, _, f int) {
+		x := testrand.Floats(rng, g.NumSrc()*f)
 		want := refAggregate(g.NumNodes(), src, dst, x, nil, 1, f)
 		deg := g.InDegrees()
 		for i := range want {
@@ -100,14 +104,14 @@ func TestMeanAggregate(t *testing.T) {
 			}
 		}
 		got := make([]float32, len(want))
-		g.MeanAggregate(got, x, f)
+		MeanAggregate(g, got, x, f)
 		if i, ok := close32(got, want, 1e-4); !ok {
 			t.Errorf("MeanAggregate differs from the reference at %d: %v vs %v", i, got[i], want[i])
 		}
 		// Backward: <MeanAggregate(x), y> = <x, MeanAggregateT(y)>.
-		y := randomFloats(rng, len(want))
+		y := testrand.Floats(rng, len(want))
 		gx := make([]float32, len(x))
-		g.MeanAggregateT(gx, y, f)
+		MeanAggregateT(g, gx, y, f)
 		if a, b := dot64(got, y), dot64(x, gx); math.Abs(a-b) > 1e-3*(1+math.Abs(a)) {
 			t.Errorf("<Mean(x), y> = %v, <x, MeanT(y)> = %v", a, b)
 		}
@@ -123,17 +127,17 @@ func dot64(a, b []float32) float64 {
 }
 
 func TestAttentionAggregate(t *testing.T) {
-	eachKernelCase(t, func(t *testing.T, rng *rand.Rand, g *Graph, src, dst []int, h, f int) {
-		x := randomFloats(rng, g.NumSrc()*h*f)
-		alpha := randomFloats(rng, g.NumEdges()*h)
+	eachKernelCase(t, func(t *testing.T, rng *rand.Rand, g *graph.Graph, src, dst []int, h, f int) {
+		x := testrand.Floats(rng, g.NumSrc()*h*f)
+		alpha := testrand.Floats(rng, g.NumEdges()*h)
 		got := make([]float32, g.NumNodes()*h*f)
-		g.AttentionAggregate(got, x, alpha, h, f)
+		AttentionAggregate(g, got, x, alpha, h, f)
 		if i, ok := close32(got, refAggregate(g.NumNodes(), src, dst, x, alpha, h, f), 1e-4); !ok {
 			t.Errorf("AttentionAggregate differs from the reference at %d", i)
 		}
-		grad := randomFloats(rng, len(got))
+		grad := testrand.Floats(rng, len(got))
 		gx := make([]float32, len(x))
-		g.AttentionAggregateT(gx, grad, alpha, h, f)
+		AttentionAggregateT(g, gx, grad, alpha, h, f)
 		if i, ok := close32(gx, refAggregate(g.NumSrc(), dst, src, grad, alpha, h, f), 1e-4); !ok {
 			t.Errorf("AttentionAggregateT differs from the reference at %d", i)
 		}
@@ -141,9 +145,9 @@ func TestAttentionAggregate(t *testing.T) {
 }
 
 func TestSDDMM(t *testing.T) {
-	eachKernelCase(t, func(t *testing.T, rng *rand.Rand, g *Graph, src, dst []int, h, f int) {
-		a := randomFloats(rng, g.NumSrc()*h*f)
-		b := randomFloats(rng, g.NumNodes()*h*f)
+	eachKernelCase(t, func(t *testing.T, rng *rand.Rand, g *graph.Graph, src, dst []int, h, f int) {
+		a := testrand.Floats(rng, g.NumSrc()*h*f)
+		b := testrand.Floats(rng, g.NumNodes()*h*f)
 		want := make([]float32, g.NumEdges()*h)
 		for e := range src {
 			for k := 0; k < h; k++ {
@@ -153,18 +157,18 @@ func TestSDDMM(t *testing.T) {
 			}
 		}
 		got := make([]float32, len(want))
-		g.SDDMM(got, a, b, h, f)
+		SDDMM(g, got, a, b, h, f)
 		if i, ok := close32(got, want, 1e-4); !ok {
 			t.Errorf("SDDMM differs from the reference at %d: %v vs %v", i, got[i], want[i])
 		}
-		as := randomFloats(rng, g.NumSrc()*h)
-		ad := randomFloats(rng, g.NumNodes()*h)
+		as := testrand.Floats(rng, g.NumSrc()*h)
+		ad := testrand.Floats(rng, g.NumNodes()*h)
 		for e := range src {
 			for k := 0; k < h; k++ {
 				want[e*h+k] = as[src[e]*h+k] + ad[dst[e]*h+k]
 			}
 		}
-		g.SDDMMAdd(got, as, ad, h)
+		SDDMMAdd(g, got, as, ad, h)
 		if i, ok := close32(got, want, 1e-6); !ok {
 			t.Errorf("SDDMMAdd differs from the reference at %d: %v vs %v", i, got[i], want[i])
 		}
@@ -172,8 +176,8 @@ func TestSDDMM(t *testing.T) {
 }
 
 func TestEdgeSoftmax(t *testing.T) {
-	eachKernelCase(t, func(t *testing.T, rng *rand.Rand, g *Graph, src, dst []int, h, _ int) {
-		s := randomFloats(rng, g.NumEdges()*h)
+	eachKernelCase(t, func(t *testing.T, rng *rand.Rand, g *graph.Graph, src, dst []int, h, _ int) {
+		s := testrand.Floats(rng, g.NumEdges()*h)
 		for i := range s {
 			s[i] *= 30 // large logits: the max subtraction must keep exp finite
 		}
@@ -198,21 +202,21 @@ func TestEdgeSoftmax(t *testing.T) {
 			}
 		}
 		got := make([]float32, len(s))
-		g.EdgeSoftmax(got, s, h)
+		EdgeSoftmax(g, got, s, h)
 		if i, ok := close32(got, want, 1e-5); !ok {
 			t.Errorf("EdgeSoftmax differs from the reference at %d: %v vs %v", i, got[i], want[i])
 		}
 		// Backward against the Jacobian-vector product by central differences.
-		grad := randomFloats(rng, len(s))
+		grad := testrand.Floats(rng, len(s))
 		ds := make([]float32, len(s))
-		g.EdgeSoftmaxBackward(ds, got, grad, h)
+		EdgeSoftmaxBackward(g, ds, got, grad, h)
 		for _, i := range []int{0, len(s) / 2, len(s) - 1} {
 			if len(s) == 0 {
 				break
 			}
 			num := numericGrad(func(p []float32) float64 {
 				out := make([]float32, len(p))
-				g.EdgeSoftmax(out, p, h)
+				EdgeSoftmax(g, out, p, h)
 				return dot64(out, grad)
 			}, s, i)
 			if math.Abs(num-float64(ds[i])) > 1e-2*(1+math.Abs(num)) {
@@ -232,8 +236,8 @@ func numericGrad(fn func([]float32) float64, p []float32, i int) float64 {
 }
 
 func TestAggregateMaxMin(t *testing.T) {
-	eachKernelCase(t, func(t *testing.T, rng *rand.Rand, g *Graph, src, dst []int, _, f int) {
-		x := randomFloats(rng, g.NumSrc()*f)
+	eachKernelCase(t, func(t *testing.T, rng *rand.Rand, g *graph.Graph, src, dst []int, _, f int) {
+		x := testrand.Floats(rng, g.NumSrc()*f)
 		for _, useMax := range []bool{true, false} {
 			want := make([]float32, g.NumNodes()*f)
 			seen := make([]bool, g.NumNodes())
@@ -250,9 +254,9 @@ func TestAggregateMaxMin(t *testing.T) {
 			got := make([]float32, len(want))
 			arg := make([]int, len(want))
 			if useMax {
-				g.AggregateMax(got, x, f, arg)
+				AggregateMax(g, got, x, f, arg)
 			} else {
-				g.AggregateMin(got, x, f, arg)
+				AggregateMin(g, got, x, f, arg)
 			}
 			if i, ok := close32(got, want, 0); !ok {
 				t.Fatalf("Aggregate (max %v) differs from the reference at %d: %v vs %v", useMax, i, got[i], want[i])
@@ -316,13 +320,13 @@ func TestSegmentReductions(t *testing.T) {
 }
 
 func TestShapePanics(t *testing.T) {
-	g, _ := FromEdges(3, []int{0, 1}, []int{1, 2})
+	g, _ := graph.FromEdges(3, []int{0, 1}, []int{1, 2})
 	defer func() {
 		r := recover()
 		err, ok := r.(error)
-		if !ok || !errors.Is(err, ErrShape) {
+		if !ok || !errors.Is(err, graph.ErrShape) {
 			t.Errorf("SpMM with a short x panicked with %v, want an error wrapping ErrShape", r)
 		}
 	}()
-	g.SpMM(make([]float32, 6), make([]float32, 5), 2, nil)
+	SpMM(g, make([]float32, 6), make([]float32, 5), 2, nil)
 }

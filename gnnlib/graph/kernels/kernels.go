@@ -1,15 +1,19 @@
-package graph
+package kernels
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/graph/internal/f32"
+	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
 )
 
-// checkLen panics with an error wrapping ErrShape: a wrong slice length is a
-// programmer error, as a shape mismatch is in gonum.
+// checkLen panics with an error wrapping graph.ErrShape: a wrong slice
+// length is a programmer error, as a shape mismatch is in gonum.
 func checkLen(op, what string, got, want int) {
 	if got != want {
-		panic(fmt.Errorf("graph: %s: len(%s) = %d, want %d: %w", op, what, got, want, ErrShape))
+		panic(fmt.Errorf("kernels: %s: len(%s) = %d, want %d: %w", op, what, got, want, graph.ErrShape))
 	}
 }
 
@@ -17,24 +21,24 @@ func checkLen(op, what string, got, want int) {
 // dst[v,:] = Σ_{u→v} w[e]·x[u,:], where x is a row-major NumSrc×f matrix,
 // dst is NumNodes×f and w holds one weight per edge (nil: every weight is
 // 1; pass g.Weights to use the graph's own). dst is overwritten.
-func (g *Graph) SpMM(dst, x []float32, f int, w []float32) {
-	g.checkAgg("SpMM", dst, x, w, 1, f)
+func SpMM(g *graph.Graph, dst, x []float32, f int, w []float32) {
+	checkAgg(g, "SpMM", dst, x, w, 1, f)
 	aggregate(g.Indptr, g.Indices, nil, w, 1, f, dst, x)
 }
 
 // SpMMT computes dst = Aᵀ·x, the backward pass of SpMM with respect to its
 // input: dst[u,:] = Σ_{u→v} w[e]·x[v,:]. w is in g's edge order, as for
 // SpMM; the kernel runs on the cached transpose.
-func (g *Graph) SpMMT(dst, x []float32, f int, w []float32) {
+func SpMMT(g *graph.Graph, dst, x []float32, f int, w []float32) {
 	t := g.Transpose()
-	t.checkAgg("SpMMT", dst, x, w, 1, f)
+	checkAgg(t, "SpMMT", dst, x, w, 1, f)
 	aggregate(t.Indptr, t.Indices, g.TransposeEdges(), w, 1, f, dst, x)
 }
 
 // MeanAggregate sets dst[v,:] to the mean of x[u,:] over v's in-neighbours,
 // and to zero for a node without any (GraphSAGE's mean aggregator).
-func (g *Graph) MeanAggregate(dst, x []float32, f int) {
-	g.checkAgg("MeanAggregate", dst, x, nil, 1, f)
+func MeanAggregate(g *graph.Graph, dst, x []float32, f int) {
+	checkAgg(g, "MeanAggregate", dst, x, nil, 1, f)
 	aggregate(g.Indptr, g.Indices, nil, nil, 1, f, dst, x)
 	for v := 0; v < g.NumNodes(); v++ {
 		if d := g.Indptr[v+1] - g.Indptr[v]; d > 1 {
@@ -49,7 +53,7 @@ func (g *Graph) MeanAggregate(dst, x []float32, f int) {
 
 // MeanAggregateT is the backward pass of MeanAggregate: dst[u,:] =
 // Σ_{u→v} x[v,:]/deg(v), where x holds the gradient of the output.
-func (g *Graph) MeanAggregateT(dst, x []float32, f int) {
+func MeanAggregateT(g *graph.Graph, dst, x []float32, f int) {
 	w := make([]float32, g.NumEdges())
 	for v := 0; v < g.NumNodes(); v++ {
 		lo, hi := g.Indptr[v], g.Indptr[v+1]
@@ -57,33 +61,33 @@ func (g *Graph) MeanAggregateT(dst, x []float32, f int) {
 			w[e] = 1 / float32(hi-lo)
 		}
 	}
-	g.SpMMT(dst, x, f, w)
+	SpMMT(g, dst, x, f, w)
 }
 
 // AttentionAggregate computes the multi-head weighted sum of GAT:
 // dst[v,k,:] = Σ_{u→v} alpha[e,k]·x[u,k,:] for heads k < h, where x is
 // NumSrc×h×f, dst NumNodes×h×f and alpha has h weights per edge (its
 // layout is E×h). No per-edge feature matrix is formed.
-func (g *Graph) AttentionAggregate(dst, x, alpha []float32, h, f int) {
-	g.checkAgg("AttentionAggregate", dst, x, alpha, h, f)
+func AttentionAggregate(g *graph.Graph, dst, x, alpha []float32, h, f int) {
+	checkAgg(g, "AttentionAggregate", dst, x, alpha, h, f)
 	if alpha == nil {
-		panic(fmt.Errorf("graph: AttentionAggregate: nil alpha: %w", ErrShape))
+		panic(fmt.Errorf("kernels: AttentionAggregate: nil alpha: %w", graph.ErrShape))
 	}
 	aggregate(g.Indptr, g.Indices, nil, alpha, h, f, dst, x)
 }
 
 // AttentionAggregateT is the backward pass of AttentionAggregate with
 // respect to x: dst[u,k,:] = Σ_{u→v} alpha[e,k]·grad[v,k,:]. The gradient
-// with respect to alpha is g.SDDMM(dAlpha, x, grad, h, f).
-func (g *Graph) AttentionAggregateT(dst, grad, alpha []float32, h, f int) {
+// with respect to alpha is SDDMM(g, dAlpha, x, grad, h, f).
+func AttentionAggregateT(g *graph.Graph, dst, grad, alpha []float32, h, f int) {
 	t := g.Transpose()
-	t.checkAgg("AttentionAggregateT", dst, grad, alpha, h, f)
+	checkAgg(t, "AttentionAggregateT", dst, grad, alpha, h, f)
 	aggregate(t.Indptr, t.Indices, g.TransposeEdges(), alpha, h, f, dst, grad)
 }
 
-func (g *Graph) checkAgg(op string, dst, x, w []float32, h, f int) {
+func checkAgg(g *graph.Graph, op string, dst, x, w []float32, h, f int) {
 	checkLen(op, "dst", len(dst), g.NumNodes()*h*f)
-	checkLen(op, "x", len(x), g.numSrc*h*f)
+	checkLen(op, "x", len(x), g.NumSrc()*h*f)
 	if w != nil {
 		checkLen(op, "weights", len(w), g.NumEdges()*h)
 	}
@@ -94,7 +98,7 @@ func (g *Graph) checkAgg(op string, dst, x, w []float32, h, f int) {
 // edges of a transpose back to the edge ids that w is laid out by.
 func aggregate(indptr, indices, emap []int, w []float32, h, f int, dst, x []float32) {
 	hf := h * f
-	parallelRows(indptr, (indptr[len(indptr)-1]+len(indptr))*hf, func(lo, hi int) {
+	parallel.Rows(indptr, (indptr[len(indptr)-1]+len(indptr))*hf, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			d := dst[v*hf : v*hf+hf]
 			clear(d)
@@ -102,7 +106,7 @@ func aggregate(indptr, indices, emap []int, w []float32, h, f int, dst, x []floa
 				u := indices[e]
 				xs := x[u*hf : u*hf+hf]
 				if w == nil {
-					axpy(d, xs, 1)
+					f32.Axpy(d, xs, 1)
 					continue
 				}
 				we := e
@@ -110,49 +114,11 @@ func aggregate(indptr, indices, emap []int, w []float32, h, f int, dst, x []floa
 					we = emap[e]
 				}
 				for k := 0; k < h; k++ {
-					axpy(d[k*f:k*f+f], xs[k*f:k*f+f], w[we*h+k])
+					f32.Axpy(d[k*f:k*f+f], xs[k*f:k*f+f], w[we*h+k])
 				}
 			}
 		}
 	})
-}
-
-// axpy adds a·x to dst; unrolled by four, which lets the compiler drop the
-// bounds checks and keeps four independent adds in flight.
-func axpy(dst, x []float32, a float32) {
-	n := len(dst)
-	x = x[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		d := dst[i : i+4 : i+4]
-		s := x[i : i+4 : i+4]
-		d[0] += a * s[0]
-		d[1] += a * s[1]
-		d[2] += a * s[2]
-		d[3] += a * s[3]
-	}
-	for ; i < n; i++ {
-		dst[i] += a * x[i]
-	}
-}
-
-func dot(a, b []float32) float32 {
-	n := len(a)
-	b = b[:n]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		p := a[i : i+4 : i+4]
-		q := b[i : i+4 : i+4]
-		s0 += p[0] * q[0]
-		s1 += p[1] * q[1]
-		s2 += p[2] * q[2]
-		s3 += p[3] * q[3]
-	}
-	for ; i < n; i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // SDDMM computes per-edge, per-head dot products sampled by the graph:
@@ -160,18 +126,18 @@ func dot(a, b []float32) float32 {
 // with a NumSrc×h×f, b NumNodes×h×f and dst E×h. It is the gradient of
 // AttentionAggregate with respect to alpha (a = x, b = the output's
 // gradient) and the score of dot-product attention.
-func (g *Graph) SDDMM(dst, a, b []float32, h, f int) {
+func SDDMM(g *graph.Graph, dst, a, b []float32, h, f int) {
 	checkLen("SDDMM", "dst", len(dst), g.NumEdges()*h)
-	checkLen("SDDMM", "a", len(a), g.numSrc*h*f)
+	checkLen("SDDMM", "a", len(a), g.NumSrc()*h*f)
 	checkLen("SDDMM", "b", len(b), g.NumNodes()*h*f)
 	hf := h * f
-	parallelRows(g.Indptr, (g.NumEdges()+g.NumNodes())*hf, func(lo, hi int) {
+	parallel.Rows(g.Indptr, (g.NumEdges()+g.NumNodes())*hf, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			bv := b[v*hf : v*hf+hf]
 			for e := g.Indptr[v]; e < g.Indptr[v+1]; e++ {
 				au := a[g.Indices[e]*hf : g.Indices[e]*hf+hf]
 				for k := 0; k < h; k++ {
-					dst[e*h+k] = dot(au[k*f:k*f+f], bv[k*f:k*f+f])
+					dst[e*h+k] = f32.Dot(au[k*f:k*f+f], bv[k*f:k*f+f])
 				}
 			}
 		}
@@ -181,11 +147,11 @@ func (g *Graph) SDDMM(dst, a, b []float32, h, f int) {
 // SDDMMAdd computes per-edge sums of a source and a destination term, the
 // attention logits of GAT before the LeakyReLU: dst[e,k] = aSrc[u,k] +
 // aDst[v,k] for e = u→v, with aSrc NumSrc×h, aDst NumNodes×h, dst E×h.
-func (g *Graph) SDDMMAdd(dst, aSrc, aDst []float32, h int) {
+func SDDMMAdd(g *graph.Graph, dst, aSrc, aDst []float32, h int) {
 	checkLen("SDDMMAdd", "dst", len(dst), g.NumEdges()*h)
-	checkLen("SDDMMAdd", "aSrc", len(aSrc), g.numSrc*h)
+	checkLen("SDDMMAdd", "aSrc", len(aSrc), g.NumSrc()*h)
 	checkLen("SDDMMAdd", "aDst", len(aDst), g.NumNodes()*h)
-	parallelRows(g.Indptr, (g.NumEdges()+g.NumNodes())*h, func(lo, hi int) {
+	parallel.Rows(g.Indptr, (g.NumEdges()+g.NumNodes())*h, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			for e := g.Indptr[v]; e < g.Indptr[v+1]; e++ {
 				u := g.Indices[e]
@@ -201,10 +167,10 @@ func (g *Graph) SDDMMAdd(dst, aSrc, aDst []float32, h int) {
 // destination, separately per head: dst[e,k] = exp(s[e,k]) / Σ_{e'→v}
 // exp(s[e',k]). It subtracts each segment's maximum first, so large scores
 // do not overflow. dst may be scores itself.
-func (g *Graph) EdgeSoftmax(dst, scores []float32, h int) {
+func EdgeSoftmax(g *graph.Graph, dst, scores []float32, h int) {
 	checkLen("EdgeSoftmax", "dst", len(dst), g.NumEdges()*h)
 	checkLen("EdgeSoftmax", "scores", len(scores), g.NumEdges()*h)
-	parallelRows(g.Indptr, (g.NumEdges()+g.NumNodes())*h*8, func(lo, hi int) {
+	parallel.Rows(g.Indptr, (g.NumEdges()+g.NumNodes())*h*8, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			a, b := g.Indptr[v], g.Indptr[v+1]
 			for k := 0; k < h; k++ {
@@ -230,11 +196,11 @@ func (g *Graph) EdgeSoftmax(dst, scores []float32, h int) {
 // EdgeSoftmaxBackward computes the gradient of the scores from the softmax
 // output alpha and its gradient grad (both E×h): dst[e,k] =
 // alpha[e,k]·(grad[e,k] − Σ_{e'→v} alpha[e',k]·grad[e',k]). dst may be grad.
-func (g *Graph) EdgeSoftmaxBackward(dst, alpha, grad []float32, h int) {
+func EdgeSoftmaxBackward(g *graph.Graph, dst, alpha, grad []float32, h int) {
 	checkLen("EdgeSoftmaxBackward", "dst", len(dst), g.NumEdges()*h)
 	checkLen("EdgeSoftmaxBackward", "alpha", len(alpha), g.NumEdges()*h)
 	checkLen("EdgeSoftmaxBackward", "grad", len(grad), g.NumEdges()*h)
-	parallelRows(g.Indptr, (g.NumEdges()+g.NumNodes())*h*2, func(lo, hi int) {
+	parallel.Rows(g.Indptr, (g.NumEdges()+g.NumNodes())*h*2, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			a, b := g.Indptr[v], g.Indptr[v+1]
 			for k := 0; k < h; k++ {
@@ -253,21 +219,21 @@ func (g *Graph) EdgeSoftmaxBackward(dst, alpha, grad []float32, h int) {
 // AggregateMax sets dst[v,j] to the largest x[u,j] over v's in-neighbours u
 // and records u in arg[v*f+j] for the backward pass (ScatterArg). A node
 // without in-neighbours gets 0 and arg −1. arg may be nil.
-func (g *Graph) AggregateMax(dst, x []float32, f int, arg []int) {
-	g.aggregateExt("AggregateMax", dst, x, f, arg, func(a, b float32) bool { return a > b })
+func AggregateMax(g *graph.Graph, dst, x []float32, f int, arg []int) {
+	aggregateExt(g, "AggregateMax", dst, x, f, arg, func(a, b float32) bool { return a > b })
 }
 
 // AggregateMin is AggregateMax with the smallest value.
-func (g *Graph) AggregateMin(dst, x []float32, f int, arg []int) {
-	g.aggregateExt("AggregateMin", dst, x, f, arg, func(a, b float32) bool { return a < b })
+func AggregateMin(g *graph.Graph, dst, x []float32, f int, arg []int) {
+	aggregateExt(g, "AggregateMin", dst, x, f, arg, func(a, b float32) bool { return a < b })
 }
 
-func (g *Graph) aggregateExt(op string, dst, x []float32, f int, arg []int, better func(a, b float32) bool) {
-	g.checkAgg(op, dst, x, nil, 1, f)
+func aggregateExt(g *graph.Graph, op string, dst, x []float32, f int, arg []int, better func(a, b float32) bool) {
+	checkAgg(g, op, dst, x, nil, 1, f)
 	if arg != nil {
 		checkLen(op, "arg", len(arg), len(dst))
 	}
-	parallelRows(g.Indptr, (g.NumEdges()+g.NumNodes())*f, func(lo, hi int) {
+	parallel.Rows(g.Indptr, (g.NumEdges()+g.NumNodes())*f, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			a, b := g.Indptr[v], g.Indptr[v+1]
 			d := dst[v*f : v*f+f]
@@ -331,12 +297,12 @@ func segment(op string, dst, x []float32, f int, offsets []int, mean bool) {
 	n := len(offsets) - 1
 	checkLen(op, "dst", len(dst), n*f)
 	checkLen(op, "x", len(x), offsets[n]*f)
-	parallelRows(offsets, (offsets[n]+n)*f, func(lo, hi int) {
+	parallel.Rows(offsets, (offsets[n]+n)*f, func(lo, hi int) {
 		for s := lo; s < hi; s++ {
 			d := dst[s*f : s*f+f]
 			clear(d)
 			for r := offsets[s]; r < offsets[s+1]; r++ {
-				axpy(d, x[r*f:r*f+f], 1)
+				f32.Axpy(d, x[r*f:r*f+f], 1)
 			}
 			if c := offsets[s+1] - offsets[s]; mean && c > 1 {
 				inv := 1 / float32(c)
@@ -367,7 +333,7 @@ func segmentExt(op string, dst, x []float32, f int, offsets []int, arg []int, be
 	if arg != nil {
 		checkLen(op, "arg", len(arg), n*f)
 	}
-	parallelRows(offsets, (offsets[n]+n)*f, func(lo, hi int) {
+	parallel.Rows(offsets, (offsets[n]+n)*f, func(lo, hi int) {
 		for s := lo; s < hi; s++ {
 			a, b := offsets[s], offsets[s+1]
 			d := dst[s*f : s*f+f]

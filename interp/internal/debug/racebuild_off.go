@@ -1,6 +1,6 @@
 //go:build !race
 
-package interp
+package debug
 
 // raceBuild is true in a binary built with -race (see racebuild_on.go).
 const raceBuild = false
