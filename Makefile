@@ -120,6 +120,7 @@ check-generate:
 ## test-go: all Go tests.
 test-go:
 	$(GO) test ./...
+	GNNLAB_COMPILED=off $(GO) test ./interp/client -run '^$$' -fuzz '^FuzzCells$$' -fuzztime 25s
 
 ## test-race: the concurrent parts under the race detector.
 test-race:

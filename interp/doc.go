@@ -260,6 +260,10 @@
 // gives up after two seconds: Stuck then reports true, and interp/client
 // replaces the worker and replays the cells that had succeeded. An
 // interrupted cell whose goroutines still run says so in its traceback.
+// A cell interrupted before it runs (while the compiled tier builds it)
+// runs none of itself, and one whose functions' bodies fail after their
+// variables were declared (a compile error, an interrupt) leaves those
+// functions undefined, not nil.
 //
 // # Memory
 //
@@ -510,15 +514,17 @@
 // (a mutex, a library call that does not poll gnnlib/interrupt) goes on
 // when that returns, and the cell's error counts it (among the process's
 // goroutines, so the count is approximate). A cell itself still in such
-// a call two seconds after the interrupt leaves the session Stuck (one
-// tensor operation of several seconds is such a call: gnnlib's parallel
-// loops poll gnnlib/interrupt only before each of their chunks, one a
-// thread): its earlier functions would answer zero values, so a Session
-// used without interp/client must be replaced then; interp/client does it
-// by itself. While the signal is raised, a parallel loop of gnnlib in a
-// goroutine of an earlier cell panics with a *backend.Canceled (the
-// worker's cancel check), which ends the worker as any panic in a
-// goroutine does.
+// a call two seconds after the interrupt leaves the session Stuck: its
+// earlier functions would answer zero values, so a Session used without
+// interp/client must be replaced then; interp/client does it by itself.
+// (gnnlib's CPU operations are not such calls: their parallel loops poll
+// gnnlib/interrupt before each of up to 16 chunks a thread, and the GEMM
+// between its blocks, so one 4000² MatMul stops within tens of
+// milliseconds. Library code that loops without them and does not poll
+// gnnlib/interrupt is such a call.) While the signal is raised, a
+// parallel loop of gnnlib in a goroutine of an earlier cell panics with a
+// *backend.Canceled (the worker's cancel check), which ends the worker as
+// any panic in a goroutine does.
 //
 // BUG(interp): The interpreter's memory still grows with the session,
 // linearly but slowly (about 0.26 KB a cell of client.BenchmarkSoak's

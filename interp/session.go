@@ -436,6 +436,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	var imports1, file1Generic, file1Late strings.Builder
 	early, moved, late := earlyMethods(pc, info)
 	var st4 []defPiece // phase 4: the functions' assignments, then the variables
+	var fresh []string // the functions' variables that phase 2 declares
 	st2.WriteString(rw.HoistDecl())
 	var newImports []importRec
 	for _, d := range pc.decls.Decls {
@@ -460,6 +461,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 			// signature, so that its callers see the new body.
 			if old, ok := s.user[d.Name.Name]; !ok || old.tok != token.FUNC || old.method || old.sigKey != normalize(sig) || !s.isFuncGlobal(name) {
 				st2.WriteString(ed.Piece(d.Type.Params.Pos(), d.Type.End(), "var "+name+" func", false))
+				fresh = append(fresh, name)
 			}
 			st4 = append(st4, defPiece{text: ed.Piece(d.Type.Params.Pos(), d.End(), name+" = func", false)})
 		case *ast.GenDecl:
@@ -551,6 +553,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	if first != "" {
 		steps = append(steps, "package main\n"+first)
 	}
+	declared := len(steps) // the step after which fresh are declared
 	if st2.Len() > 0 {
 		steps = append(steps, blockPrefix+st2.String())
 	}
@@ -561,6 +564,17 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	steps = append(steps, s.defSteps(st4)...) // frames.go
 	for k, src := range steps {
 		if _, err := s.eval(ctx, src, rw); err != nil {
+			// A later part failed (a compile error in a body, an
+			// interrupt): the functions' variables stay unassigned, and
+			// a call would fail with reflect's "call of nil function".
+			// Undeclare them, so that a call is a compile error naming
+			// the function. FuzzCells found it (nilfunc.cell). An
+			// interrupt during the declarations themselves may have left
+			// them made too.
+			var e *Error
+			if k > declared || k == declared && errors.As(err, &e) && e.Name == nameInterrupted {
+				frame.Forget(s.i, fresh) // internal/frame
+			}
 			return err
 		}
 		if k == 0 && first != "" {

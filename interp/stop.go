@@ -87,6 +87,14 @@ type evalOutcome struct {
 // compiled blocking calls the cell may wait in (blocking.go), so that the
 // cell stops at its next statement.
 func evalStoppable(ctx context.Context, i *yaegi.Interpreter, src string, exit <-chan int, fire func()) (o evalOutcome, interrupted, stopped bool) {
+	if ctx.Err() != nil {
+		// Interrupted before this part of the cell began (while the
+		// compiled tier built the cell, say): run none of it, so that no
+		// declaration is left half made. A function's variable declared
+		// in one part and assigned in the next stayed nil, and calling it
+		// failed with reflect's "call of nil function".
+		return evalOutcome{}, true, true
+	}
 	st, ok := stopOf(i)
 	if !ok {
 		return evalYaegiStop(ctx, i, src, exit)

@@ -251,7 +251,11 @@ func GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope
 		// By destination: dhd and the attention vector's gradient (one
 		// accumulator per worker, summed in a fixed order).
 		parallelRows(g.Indptr, func(lo, hi, w int) {
-			datt := make([]float32, hf)
+			// Worker w's rows come in pieces, in order (parallelRows).
+			if datts[w] == nil {
+				datts[w] = make([]float32, hf)
+			}
+			datt := datts[w]
 			for v := lo; v < hi; v++ {
 				xv := dd[v*hf : v*hf+hf]
 				gv := dhd[v*hf : v*hf+hf]
@@ -273,7 +277,6 @@ func GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope
 					}
 				}
 			}
-			datts[w] = datt
 		})
 		// By source, on the transpose: the logit's share of dhs.
 		t, emap := g.Transpose(), g.TransposeEdges()
@@ -327,8 +330,9 @@ const aggregationMinWork = 1 << 12
 func workerCount(indptr []int) int { return parallel.Workers(indptr, aggregationMinWork) }
 
 // parallelRows is parallel.RowsByWorker: fn(lo, hi, w) on workerCount(indptr)
-// ranges of about equal edges plus rows, one per goroutine, cut the same
-// way every run so per-worker partial sums add up in a fixed order.
+// ranges of about equal edges plus rows, each on its goroutine in pieces
+// taken in order, cut the same way every run so per-worker partial sums
+// add up in a fixed order.
 func parallelRows(indptr []int, fn func(lo, hi, w int)) {
 	parallel.RowsByWorker(indptr, aggregationMinWork, fn)
 }

@@ -1,6 +1,10 @@
 package tensor
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
+)
 
 // This file is the float32 matrix-multiply kernel: Goto-style blocking
 // (pack a kc×nc panel of B and an mc×kc block of A into contiguous, zero
@@ -48,7 +52,11 @@ func gemm(m, n, k int, a, b matrix, c []float32, ldc int, acc bool) {
 	} else if per := (1 << 18) / (n * k); per > grain {
 		grain = (per + mr - 1) / mr * mr
 	}
-	parallelFor((m+mr-1)/mr, grain/mr, func(lo, hi int) {
+	// One range per thread, as each range packs all of b again (finer
+	// ranges would pack it more often); gemmSerial checks for an
+	// interrupt between its blocks instead.
+	panels := (m + mr - 1) / mr
+	parallelFor(panels, max(grain/mr, (panels+Threads()-1)/Threads()), func(lo, hi int) {
 		i0, i1 := lo*mr, hi*mr
 		if i1 > m {
 			i1 = m
@@ -70,6 +78,11 @@ func gemmSerial(m, n, k int, a, b matrix, c []float32, ldc int, acc bool) {
 			nb := min(nc, n-jc)
 			packB(bp, b, pc, jc, kb, nb)
 			for ic := 0; ic < m; ic += mc {
+				if parallel.Stopping() {
+					// Interrupted: the loop that runs this call (every
+					// caller is inside one) panics with *Canceled.
+					return
+				}
 				mb := min(mc, m-ic)
 				packA(ap, a, ic, pc, mb, kb)
 				macroKernel(mb, nb, kb, ap, bp, c[ic*ldc+jc:], ldc, accBlock)

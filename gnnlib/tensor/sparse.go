@@ -1,6 +1,10 @@
 package tensor
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gnnlab/gnnlab/gnnlib/internal/parallel"
+)
 
 // csr is a compressed-sparse-row matrix.
 type csr struct {
@@ -166,6 +170,11 @@ func spmm(t, u *Tensor) *Tensor {
 		parallelFor((n+cb-1)/cb, 1, func(lo, hi int) {
 			j0, j1 := lo*cb, min(hi*cb, n)
 			for r := 0; r < m; r++ {
+				// Each task runs over every row: check for an interrupt
+				// now and then (the loop then panics with *Canceled).
+				if r%4096 == 0 && parallel.Stopping() {
+					return
+				}
 				grow := g.data[r*n+j0 : r*n+j1]
 				for p := s.indptr[r]; p < s.indptr[r+1]; p++ {
 					v := s.values[p]

@@ -31,10 +31,13 @@ var blockedCells = []blockedCell{
 	{"http.Get", "resp, err := http.Get(%q)\nif err == nil {\n\tresp.Body.Close()\n}"},
 	{"pipe read", "r, w, _ := os.Pipe()\nbuf := make([]byte, 1)\nr.Read(buf)\nw.Close()"},
 	// One parallel tensor operation (about 0.1 s) after another: the
-	// interpreted loop stops between them. (A single operation of
-	// several seconds is stopped only before each of its chunks, one a
-	// thread: the worker is then replaced; see doc.go's BUG note.)
+	// interpreted loop stops between them.
 	{"tensor MatMul", "a := tensor.Ones(1500, 1500)\nfor {\n\ta = a.MatMul(a).MulScalar(0.0001)\n}"},
+	// One operation of seconds: the GEMM stops between its blocks, the
+	// parallel loop around it then ends the cell (the worker was replaced
+	// while its chunks were one a thread and checked only before they
+	// began).
+	{"one 4000² MatMul", "a := tensor.Ones(4000, 4000)\nb := a.MatMul(a)\nfmt.Println(b.Shape())"},
 	// A long operation of gnnlib that calls back into the cell's code.
 	{"nn.ExplainNode", "ds := data.KarateClub()\nconv := nn.NewGCNConv(ds.NumFeatures(), 4)\n" +
 		"model := func(g *graph.Graph, x, w *tensor.Tensor) *tensor.Tensor { return conv.ForwardWeighted(g, x, w) }\n" +
@@ -196,5 +199,45 @@ func TestInterruptWorkerSilent(t *testing.T) {
 	}
 	if got, ce := exec(t, c, "dbl(21)"); ce != nil || got != "42" {
 		t.Errorf("dbl(21) after the kill = %q, %+v, want 42", got, ce)
+	}
+}
+
+// TestInterruptDeclaration interrupts a cell that declares a function
+// while it is being prepared (the compiled tier builds it for a second or
+// two): the cell must leave the function either defined, if it finished
+// first, or undefined, never declared and nil. FuzzCells found it: its
+// seed panic.cell, interrupted under load, then answered "reflect.Value.Call:
+// call of nil function".
+func TestInterruptDeclaration(t *testing.T) {
+	c, _ := start(t)
+	const decl = "func explode(n int) {\n\tif n > 2 {\n\t\tpanic(\"boom at three\")\n\t}\n}"
+	for _, delay := range []time.Duration{5 * time.Millisecond, 50 * time.Millisecond, 300 * time.Millisecond} {
+		if _, ce := exec(t, c, "%restart"); ce != nil {
+			t.Fatalf("%%restart: %+v", ce)
+		}
+		done := make(chan *workerproto.CellError, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			res, err := c.Execute(ctx, client.Cell{Code: decl}, nil)
+			if err != nil {
+				done <- &workerproto.CellError{Name: "client error", Value: err.Error()}
+				return
+			}
+			done <- res.Error
+		}()
+		time.Sleep(delay)
+		c.Interrupt()
+		declErr := <-done
+		_, ce := exec(t, c, "explode(1)\nexplode(3)")
+		t.Logf("interrupt after %v: declaration %+v; call %+v", delay, declErr, ce)
+		switch {
+		case declErr != nil && declErr.Name != workerproto.EnameInterrupted:
+			t.Errorf("interrupt after %v: declaration failed with %+v, want it interrupted or done", delay, declErr)
+		case declErr == nil && (ce == nil || ce.Value != "boom at three"):
+			t.Errorf("interrupt after %v: the declaration finished, but explode(3) = %+v, want panic boom at three", delay, ce)
+		case declErr != nil && (ce == nil || ce.Value != "undefined: explode"):
+			t.Errorf("interrupt after %v: the declaration was interrupted, but explode(3) = %+v, want the compile error undefined: explode", delay, ce)
+		}
 	}
 }

@@ -55,6 +55,18 @@ func SetCancelCheck(check func() error) (previous func() error) {
 	return nil
 }
 
+// Stopping reports whether the installed cancel check fails now. A chunk
+// that runs long by itself (a GEMM's share of a 4000² product takes
+// seconds) calls it between its blocks and returns early when it is true;
+// the loop it runs in then panics with *Canceled, as it does when the check
+// fails between chunks, because every loop checks once more after its
+// last chunk. Only code that runs inside a loop of this package may return
+// early on it.
+func Stopping() bool {
+	p := cancelCheck.Load()
+	return p != nil && (*p)() != nil
+}
+
 // stop records the first error of the cancel check for one loop.
 type stop struct {
 	check func() error
@@ -84,8 +96,10 @@ func (s *stop) done() bool {
 	return false
 }
 
-// raise panics with *Canceled when the check stopped the loop.
+// raise panics with *Canceled when the check stopped the loop. It checks
+// once more itself: a chunk may have returned early on Stopping.
 func (s *stop) raise() {
+	s.done()
 	if p := s.err.Load(); p != nil {
 		panic(&Canceled{Err: *p})
 	}
@@ -107,30 +121,55 @@ func count(w int) {
 	workers.Add(int64(w))
 }
 
+// chunksPerWorker is how many chunks For and Rows cut per worker at
+// most. A worker checks the cancel hook before each chunk it takes, so an
+// interrupt stops a long operation (a 4000² MatMul takes seconds) within
+// one chunk, a sixteenth of a worker's share, instead of at its end; and
+// the workers take the chunks from a shared counter, so that one slow
+// worker does not hold up the others.
+const chunksPerWorker = 16
+
+// forHook, rowsHook and rowsByWorkerHook replace For, Rows and
+// RowsByWorker when set; the benchmark of the chunking sets them to the
+// loops as they were before (export_test.go) to run both side by side.
+var (
+	forHook          func(n, grain int, f func(lo, hi int))
+	rowsHook         func(indptr []int, work int, fn func(lo, hi int))
+	rowsByWorkerHook func(indptr []int, minWork int, fn func(lo, hi, w int))
+)
+
 // For calls f on disjoint ranges [lo, hi) covering [0, n), on up to
 // Threads() goroutines, each range at least grain long (grain < 1 counts
-// as 1). With one range, f runs on the calling goroutine.
+// as 1). The ranges are up to chunksPerWorker per goroutine, taken from a
+// shared counter; with one goroutine they run in order on the calling
+// goroutine, and a single range runs there too.
 func For(n, grain int, f func(lo, hi int)) {
+	if forHook != nil {
+		forHook(n, grain, f)
+		return
+	}
 	if n <= 0 {
 		return
 	}
-	chunks := min(n/max(grain, 1), Threads())
+	most := max(n/max(grain, 1), 1)
+	w := min(most, Threads())
+	chunks := min(most, w*chunksPerWorker)
 	s := newStop()
-	if chunks <= 1 {
+	if w == 1 {
 		count(1)
-		if !s.done() {
-			f(0, n)
+		for c := 0; c < chunks && !s.done(); c++ {
+			f(c*n/chunks, (c+1)*n/chunks)
 		}
 		s.raise()
 		return
 	}
-	count(chunks)
+	count(w)
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for c := range chunks {
-		lo, hi := c*n/chunks, (c+1)*n/chunks
+	for range w {
 		wg.Go(func() {
-			if !s.done() {
-				f(lo, hi)
+			for c := int(next.Add(1)) - 1; c < chunks && !s.done(); c = int(next.Add(1)) - 1 {
+				f(c*n/chunks, (c+1)*n/chunks)
 			}
 		})
 	}
@@ -175,16 +214,22 @@ const SerialWork = 1 << 15
 
 // Rows calls fn on disjoint row ranges [lo, hi) that cover the rows of the
 // CSR offsets indptr. Ranges are cut so that each holds about the same
-// number of edges plus rows, not the same number of rows, four blocks per
-// worker taken from a shared counter. work estimates the total cost; below
-// SerialWork the loop runs inline.
+// number of edges plus rows, not the same number of rows, up to
+// chunksPerWorker blocks per worker taken from a shared counter. work
+// estimates the total cost; below SerialWork the loop runs inline as one
+// range, and with one thread its blocks run in order on the calling
+// goroutine.
 func Rows(indptr []int, work int, fn func(lo, hi int)) {
+	if rowsHook != nil {
+		rowsHook(indptr, work, fn)
+		return
+	}
 	n := len(indptr) - 1
 	if n <= 0 {
 		return
 	}
 	t := Threads()
-	if t <= 1 || work < SerialWork || n < 2 {
+	if work < SerialWork || n < 2 {
 		s := newStop()
 		count(1)
 		if !s.done() {
@@ -193,7 +238,7 @@ func Rows(indptr []int, work int, fn func(lo, hi int)) {
 		s.raise()
 		return
 	}
-	blocks := min(4*t, n)
+	blocks := min(chunksPerWorker*max(t, 1), n)
 	total := indptr[n] + n
 	cut := make([]int, blocks+1)
 	for b := 1; b < blocks; b++ {
@@ -221,9 +266,17 @@ func Workers(indptr []int, minWork int) int {
 
 // RowsByWorker calls fn(lo, hi, w) on Workers(indptr, minWork) disjoint
 // row ranges with about the same number of edges plus rows each, range w
-// on its own goroutine. The cut depends only on the graph and the thread
-// count, so per-worker partial sums add up the same way every run.
+// on its own goroutine. A range of at least minWork edges plus rows is
+// handed to fn in up to chunksPerWorker consecutive pieces, in order, all
+// with the same w (the cancel check runs before each), so fn must add to
+// what worker w gathered before rather than start afresh. The cut depends
+// only on the graph and the thread count, so per-worker partial sums add
+// up the same way every run.
 func RowsByWorker(indptr []int, minWork int, fn func(lo, hi, w int)) {
+	if rowsByWorkerHook != nil {
+		rowsByWorkerHook(indptr, minWork, fn)
+		return
+	}
 	n := len(indptr) - 1
 	if n < 0 {
 		return
@@ -232,9 +285,7 @@ func RowsByWorker(indptr []int, minWork int, fn func(lo, hi, w int)) {
 	s := newStop()
 	count(w)
 	if w == 1 {
-		if !s.done() {
-			fn(0, n, 0)
-		}
+		inPieces(indptr, 0, n, minWork, s, func(lo, hi int) { fn(lo, hi, 0) })
 		s.raise()
 		return
 	}
@@ -252,11 +303,37 @@ func RowsByWorker(indptr []int, minWork int, fn func(lo, hi, w int)) {
 	var wg sync.WaitGroup
 	for i := range w {
 		wg.Go(func() {
-			if !s.done() {
-				fn(cut[i], cut[i+1], i)
-			}
+			inPieces(indptr, cut[i], cut[i+1], minWork, s, func(lo, hi int) { fn(lo, hi, i) })
 		})
 	}
 	wg.Wait()
 	s.raise()
+}
+
+// inPieces calls fn on rows [lo, hi) of indptr in order: in up to
+// chunksPerWorker pieces of about equal edges plus rows when the range
+// holds at least minWork of them, else whole; it stops before a piece
+// when s is done.
+func inPieces(indptr []int, lo, hi, minWork int, s *stop, fn func(lo, hi int)) {
+	work := indptr[hi] + hi - indptr[lo] - lo
+	pieces := min(chunksPerWorker, hi-lo)
+	if work < max(minWork, 1) || pieces < 2 {
+		if !s.done() {
+			fn(lo, hi)
+		}
+		return
+	}
+	base := indptr[lo] + lo
+	from := lo
+	for p := 1; p <= pieces && !s.done(); p++ {
+		to := hi
+		if p < pieces {
+			target := base + work*p/pieces
+			to = lo + sort.Search(hi-lo, func(i int) bool { return indptr[lo+i]+lo+i >= target })
+		}
+		if from < to {
+			fn(from, to)
+		}
+		from = to
+	}
 }
