@@ -526,6 +526,12 @@
 // *backend.Canceled (the worker's cancel check), which ends the worker as
 // any panic in a goroutine does.
 //
+// BUG(interp): A cell interrupted while it waits in a channel operation or
+// select is stopped by closing yaegi's done channel after a 250 ms soft
+// stop (so the stop takes about 270 ms, not the 10-20 ms of the calls in
+// blocking.go). Closures made by that cell keep the closed channel: their
+// channel operations end at once when later cells call them.
+//
 // BUG(interp): The interpreter's memory still grows with the session,
 // linearly but slowly (about 0.26 KB a cell of client.BenchmarkSoak's
 // mixed notebook, whose live heap at 10,000 cells is 1.25 times that at
