@@ -45,7 +45,13 @@ type fakeStore struct {
 	data  []float32
 	freed bool
 	blk   *fakeBlock
+	dtype tensor.DType // Float32, or the 16-bit format of ToHalf's storage
 }
+
+// DType returns the format s stands for: its values are held as float32
+// but, for 16-bit storage, are all values of the format and charged two
+// bytes each.
+func (s *fakeStore) DType() tensor.DType { return s.dtype }
 
 // Backend returns the fake device holding s.
 func (s *fakeStore) Backend() tensor.Backend { return s.dev }
@@ -125,6 +131,10 @@ func (f *Fake) Download(dst []float32, t *tensor.Tensor) error {
 func (f *Fake) Copy(t *tensor.Tensor) (tensor.Storage, error) { return f.store(f.host(t)), nil }
 
 func (f *Fake) AddTo(dst, src *tensor.Tensor) error {
+	if dt := dst.DType(); dt != tensor.Float32 {
+		// As gnnlib/cuda's 16-bit storage, which cannot hold the sums.
+		return fmt.Errorf("devicetest.Fake: AddTo into %v storage: accumulate in float32 (Clone widens)", dt)
+	}
 	d, s := f.host(dst).Data(), f.host(src).Data()
 	for i := range d {
 		d[i] += s[i]
