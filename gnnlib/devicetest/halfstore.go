@@ -11,11 +11,14 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
-// halfModel is a three-layer model made of the layers a notebook stacks:
-// Linear, ReLU, GCNConv, ReLU with dropout, GCNConv.
+// halfModel is a model made of the layers a notebook stacks: Linear,
+// ReLU, GCNConv, ReLU with dropout, GCNConv; or with attention, GATConv
+// (two heads), ReLU and GATv2Conv.
 type halfModel struct {
 	lin    *nn.Linear
 	c1, c2 *nn.GCNConv
+	gat    *nn.GATConv
+	gatv2  *nn.GATv2Conv
 	p      float32
 }
 
@@ -23,16 +26,27 @@ func newHalfModel(in, hidden, out int, p float32) *halfModel {
 	return &halfModel{lin: nn.NewLinear(in, hidden), c1: nn.NewGCNConv(hidden, hidden), c2: nn.NewGCNConv(hidden, out), p: p}
 }
 
+func newHalfAttention(in, hidden, out int) *halfModel {
+	return &halfModel{gat: nn.NewGATConv(in, hidden/2, 2, true, 0), gatv2: nn.NewGATv2Conv(hidden, out, 1, true, 0)}
+}
+
+func (m *halfModel) modules() []nn.Module {
+	if m.gat != nil {
+		return []nn.Module{m.gat, m.gatv2}
+	}
+	return []nn.Module{m.lin, m.c1, m.c2}
+}
+
 func (m *halfModel) params() []*tensor.Tensor {
 	var ps []*tensor.Tensor
-	for _, l := range []nn.Module{m.lin, m.c1, m.c2} {
+	for _, l := range m.modules() {
 		ps = append(ps, l.Params()...)
 	}
 	return ps
 }
 
 func (m *halfModel) to(dev tensor.Backend) {
-	for _, l := range []nn.Module{m.lin, m.c1, m.c2} {
+	for _, l := range m.modules() {
 		nn.To(l, dev)
 	}
 }
@@ -40,6 +54,15 @@ func (m *halfModel) to(dev tensor.Backend) {
 // forward returns the logits and the intermediate activations, named.
 func (m *halfModel) forward(g *graph.Graph, x *tensor.Tensor, rng *tensor.RNG) (*tensor.Tensor, map[string]*tensor.Tensor) {
 	acts := map[string]*tensor.Tensor{}
+	if m.gat != nil {
+		h := m.gat.Forward(g, x)
+		acts["GATConv"] = h
+		h = h.ReLU()
+		acts["ReLU"] = h
+		out := m.gatv2.Forward(g, h)
+		acts["GATv2Conv (logits)"] = out
+		return out, acts
+	}
 	h := m.lin.Forward(x)
 	acts["Linear"] = h
 	h = h.ReLU()
@@ -58,8 +81,8 @@ func (m *halfModel) forward(g *graph.Graph, x *tensor.Tensor, rng *tensor.RNG) (
 
 // CheckHalfStorage checks Autocast's 16-bit storage on dev for each of
 // formats (the formats dev stores in 16-bit memory, tensor.HalfStorer):
-// a model of Linear, ReLU, GCNConv, ReLU and GCNConv run under
-// tensor.Autocast stores every activation in the format (Tensor.DType)
+// a model of Linear, ReLU, GCNConv, ReLU and GCNConv, and one of
+// GATConv, ReLU and GATv2Conv, run under tensor.Autocast store every activation in the format (Tensor.DType)
 // and its values are values of the format; the logits, the loss and
 // every parameter's gradient agree with the CPU's emulation within tol
 // (RelErr); the parameters' gradients are float32; and the device memory
@@ -79,50 +102,58 @@ func CheckHalfStorage(t *testing.T, dev tensor.Backend, tol float64, formats ...
 	x := tensor.Wrap(xs, n, feats)
 	xd := x.To(dev)
 	for _, dt := range formats {
-		t.Run("values "+dt.String(), func(t *testing.T) {
-			nn.Seed(21)
-			cpu := newHalfModel(feats, hidden, classes, 0)
-			nn.Seed(21)
-			gpu := newHalfModel(feats, hidden, classes, 0)
-			gpu.to(dev)
-			var lc, lg, oc, og *tensor.Tensor
-			var acts map[string]*tensor.Tensor
-			tensor.Autocast(dt, func() {
-				oc, _ = cpu.forward(g, x, nil)
-				lc = nn.CrossEntropy(oc, y, train)
-				og, acts = gpu.forward(g, xd, nil)
-				lg = nn.CrossEntropy(og, y, train)
-			})
-			for name, a := range acts {
-				if got := a.DType(); got != dt {
-					t.Errorf("%s under Autocast(%v) is stored in %v", name, dt, got)
-					continue
-				}
-				for i, v := range a.CPU().Data() {
-					if dt.Round(v) != v {
-						t.Errorf("%s: value %d = %v is not a %v value", name, i, v, dt)
-						break
+		for _, build := range []struct {
+			name string
+			f    func() *halfModel
+		}{
+			{"GCN", func() *halfModel { return newHalfModel(feats, hidden, classes, 0) }},
+			{"GAT", func() *halfModel { return newHalfAttention(feats, hidden, classes) }},
+		} {
+			t.Run(build.name+" "+dt.String(), func(t *testing.T) {
+				nn.Seed(21)
+				cpu := build.f()
+				nn.Seed(21)
+				gpu := build.f()
+				gpu.to(dev)
+				var lc, lg, oc, og *tensor.Tensor
+				var acts map[string]*tensor.Tensor
+				tensor.Autocast(dt, func() {
+					oc, _ = cpu.forward(g, x, nil)
+					lc = nn.CrossEntropy(oc, y, train)
+					og, acts = gpu.forward(g, xd, nil)
+					lg = nn.CrossEntropy(og, y, train)
+				})
+				for name, a := range acts {
+					if got := a.DType(); got != dt {
+						t.Errorf("%s under Autocast(%v) is stored in %v", name, dt, got)
+						continue
+					}
+					for i, v := range a.CPU().Data() {
+						if dt.Round(v) != v {
+							t.Errorf("%s: value %d = %v is not a %v value", name, i, v, dt)
+							break
+						}
 					}
 				}
-			}
-			if got := lg.DType(); got != tensor.Float32 {
-				t.Errorf("the loss is stored in %v, want float32", got)
-			}
-			agree(t, "logits", og, oc, tol)
-			lc.Backward()
-			lg.Backward()
-			if d := float64(lg.Item() - lc.Item()); d > tol || -d > tol {
-				t.Errorf("loss %g on the device, %g on the CPU", lg.Item(), lc.Item())
-			}
-			pc, pg := cpu.params(), gpu.params()
-			for i := range pc {
-				what := fmt.Sprintf("gradient of parameter %d %v", i, pc[i].Shape())
-				if gr := pg[i].Grad(); gr != nil && gr.DType() != tensor.Float32 {
-					t.Errorf("%s is stored in %v, want float32", what, gr.DType())
+				if got := lg.DType(); got != tensor.Float32 {
+					t.Errorf("the loss is stored in %v, want float32", got)
 				}
-				agree(t, what, pg[i].Grad(), pc[i].Grad(), tol)
-			}
-		})
+				agree(t, "logits", og, oc, tol)
+				lc.Backward()
+				lg.Backward()
+				if d := float64(lg.Item() - lc.Item()); d > tol || -d > tol {
+					t.Errorf("loss %g on the device, %g on the CPU", lg.Item(), lc.Item())
+				}
+				pc, pg := cpu.params(), gpu.params()
+				for i := range pc {
+					what := fmt.Sprintf("gradient of parameter %d %v", i, pc[i].Shape())
+					if gr := pg[i].Grad(); gr != nil && gr.DType() != tensor.Float32 {
+						t.Errorf("%s is stored in %v, want float32", what, gr.DType())
+					}
+					agree(t, what, pg[i].Grad(), pc[i].Grad(), tol)
+				}
+			})
+		}
 		t.Run("memory "+dt.String(), func(t *testing.T) {
 			// Wide enough that the activations outweigh the
 			// parameters and the graph (uploaded by the first pass).
