@@ -58,7 +58,7 @@ var (
 	gatModes   = flag.String("gatv2", "auto", "comma-separated GATv2 backward modes for the gat and gatv2 parts: auto, save (saved edges), recompute")
 	rmatScales = flag.String("rmat", "17,20", "comma-separated R-MAT scales of the rmat part")
 	edgesDir   = flag.String("edges", "", "directory to write the R-MAT graphs' edges into, for pyg_bench.py (RMAT_DIR)")
-	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs, profile one epoch op by op (api-profile lines)")
+	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
 
 // kernTag is appended to the variant column while the gat and gcn parts

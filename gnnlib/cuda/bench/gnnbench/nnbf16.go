@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
@@ -102,6 +103,11 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16 vs float32", kind), mb, bf.peak,
 			fmt.Sprintf("speedup %.2fx (target >= 1.6x), peak %.2fx of float32 (target <= 0.6x)", mf/mb, bf.peak/f32.peak))
+		if *profile && !tune.AsyncLaunch {
+			for _, v := range vs {
+				profileEpoch(d, g.name, kind+", "+v.name, v.epoch)
+			}
+		}
 		check(d.EmptyCache())
 	}
 }
