@@ -45,6 +45,11 @@ func (d *backend) Binary(op tbackend.BinaryOp, a, b *tensor.Tensor) (tensor.Stor
 		return nil, fmt.Errorf("gnnlib/cuda: Binary %v: %w", op, tensor.ErrNotOnDevice)
 	}
 	code := binaryOpKernels[op].code
+	if op == tbackend.BinaryAdd && d.autocastBF16() {
+		if s, ok, err := d.biasAddHalf(a, b); ok {
+			return s, err // halfstore.go
+		}
+	}
 	vs, err := d.views(a, b)
 	if err != nil {
 		return nil, err

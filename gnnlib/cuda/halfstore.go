@@ -13,8 +13,9 @@ import (
 // two bytes a value (tensor.HalfStorer). The ops that have bfloat16
 // kernels read and write it directly: MatMul on the tensor cores
 // (MatMulBF16Out), GraphSpMM and GraphSpMMBias (SpMMBF16Out, SpMMBF16TOut,
-// then BiasActBF16 for the bias), ReLU, Dropout and ReLUDropout and their
-// gradients (BiasActBF16, ActBackwardBF16). Every other op reads a
+// then BiasActBF16 for the bias), the addition of a bias row (Binary),
+// ReLU, Dropout and ReLUDropout and their gradients (BiasActBF16,
+// ActBackwardBF16). Every other op reads a
 // bfloat16 operand through a float32 copy (view), exact, freed by the
 // garbage collector's finalizer (ColSum frees its copy at once); AddTo
 // into bfloat16 storage adds in float32 and rounds once.
@@ -255,4 +256,36 @@ func (d *Device) colSumHalf(h *BF16Tensor) (tensor.Storage, error) {
 		return nil, err
 	}
 	return out, ColSum(out, w)
+}
+
+// biasAddHalf is Binary(BinaryAdd, a, b) under Autocast(BFloat16) for b
+// one row broadcast over a's rows (a bias): a read in bfloat16, the sum
+// in float32, the result stored in bfloat16 (bias_act_bf16). ok is false
+// for other shapes, which Binary runs in float32.
+func (d *Device) biasAddHalf(a, b *tensor.Tensor) (s tensor.Storage, ok bool, err error) {
+	if a.Dims() == 0 {
+		return nil, false, nil
+	}
+	cols := a.Size(-1)
+	if b.Len() != cols || a.Len() == b.Len() {
+		return nil, false, nil
+	}
+	bv, err := d.view(b)
+	if err != nil {
+		return nil, true, err
+	}
+	ha, ra, err := d.halfOperand(a)
+	if err != nil {
+		return nil, true, err
+	}
+	defer ra()
+	out, err := d.EmptyBF16(ha.Rows, ha.Cols)
+	if err != nil || out.Len() == 0 {
+		return out, true, err
+	}
+	if err := BiasActBF16(out, ha, &Tensor{buf: bv.buf, ptr: bv.ptr, Rows: 1, Cols: cols}, false, 0, 0); err != nil {
+		out.Free()
+		return nil, true, err
+	}
+	return out, true, nil
 }
