@@ -17,7 +17,7 @@ import (
 // ReLU, Dropout and ReLUDropout and their gradients (BiasActBF16,
 // ActBackwardBF16). Every other op reads a
 // bfloat16 operand through a float32 copy (view), exact, freed by the
-// garbage collector's finalizer (ColSum frees its copy at once); AddTo
+// garbage collector's finalizer (ColSum has col_sum_bf16); AddTo
 // into bfloat16 storage adds in float32 and rounds once.
 
 // Backend returns the device holding t: a BF16Tensor is a
@@ -243,19 +243,18 @@ func (d *Device) actGradHalf(g, y *tensor.Tensor, relu bool, p float32) (tensor.
 }
 
 // colSumHalf is ColSum of bfloat16 storage (a bias gradient under
-// Autocast): summed in float32 over a widened copy freed at once, rather
-// than left to the finalizer, since it is activation-sized.
+// Autocast): col_sum_bf16, float32 sums of the bfloat16 values.
 func (d *Device) colSumHalf(h *BF16Tensor) (tensor.Storage, error) {
-	w, err := d.widen(h, h.Rows, h.Cols)
-	if err != nil {
+	out, err := d.Zeros(1, h.Cols)
+	if err != nil || h.Len() == 0 {
+		return out, err
+	}
+	gx, gy, chunk := colGrid(&Tensor{Rows: h.Rows, Cols: h.Cols})
+	if err := d.launch3("col_sum_bf16", [3]int{gx, gy, 1}, [3]int{128, 1, 1}, h.ptr, out, h.Rows, h.Cols, chunk); err != nil {
+		out.Free()
 		return nil, err
 	}
-	defer w.Free()
-	out, err := d.Empty(1, w.Cols)
-	if err != nil {
-		return nil, err
-	}
-	return out, ColSum(out, w)
+	return out, nil
 }
 
 // biasAddHalf is Binary(BinaryAdd, a, b) under Autocast(BFloat16) for b

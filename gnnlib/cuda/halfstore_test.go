@@ -25,7 +25,8 @@ func TestDeviceHalfStorage(t *testing.T) {
 // TestHalfStorageOps checks the backend's handling of bfloat16 storage
 // outside its bfloat16 kernels against the float32 values it stands for:
 // ToHalf rounds, Copy and Download widen exactly, an op without a
-// bfloat16 kernel (Softmax) reads the widened values, and AddTo into
+// bfloat16 kernel (Softmax) reads the widened values, ColSum
+// (col_sum_bf16) sums them in float32, and AddTo into
 // bfloat16 storage sums in float32 and rounds once.
 func TestHalfStorageOps(t *testing.T) {
 	d := defaultOrSkip(t)
@@ -51,6 +52,13 @@ func TestHalfStorageOps(t *testing.T) {
 	}
 	if e := devicetest.RelErr(h.Softmax(1), want.Softmax(1)); e > 1e-6 {
 		t.Errorf("Softmax of bfloat16 storage: error %g against the rounded values' softmax", e)
+	}
+	cs, err := be.ColSum(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := devicetest.RelErr(tbackend.FromStorage(cs, 29), want.SumAxis(0, false)); e > 1e-5 {
+		t.Errorf("ColSum of bfloat16 storage (col_sum_bf16): error %g against the rounded values' sums", e)
 	}
 	if _, err := be.ToHalf(xd, tensor.Float16); err == nil {
 		t.Error("ToHalf(Float16) succeeded; the device keeps no float16 storage")
