@@ -89,8 +89,9 @@ var (
 // stored in dt: its float32 values are rounded to dt on store, and the
 // gradients the backward pass makes for the op's inputs are rounded the
 // same way, whenever Backward runs. Reductions and accumulations inside
-// the ops stay float32 (a matrix product sums its float32 products of
-// 16-bit values in float32), and the ops whose results need the range or
+// the ops stay float32 (a matrix product reads both operands in dt, a
+// float32 weight rounded, as torch.autocast does, and sums their products
+// in float32), and the ops whose results need the range or
 // the precision keep float32 outputs: Softmax, LogSoftmax, the losses
 // (CrossEntropy, NLL, MSE, BCEWithLogits), Sum, Mean and the norms.
 // Parameters are leaves, never an op's output, so they stay float32: the

@@ -204,9 +204,9 @@ package tensor
 // HalfStorer (gnnlib/cuda under Float16), tensors still hold float32
 // values rounded to 16-bit ones: the numbers are those of 16-bit storage,
 // the memory and the speed are float32's, and a device pays one rounding
-// pass per op. The CPU's MatMul reads float32 weights where gnnlib/cuda's
-// tensor cores read them rounded to bfloat16 (the two differ by a few
-// bfloat16 ulps).
+// pass per op. Only the 2-D MatMul reads its operands rounded (a float32
+// weight too, as torch.autocast and the tensor cores do); the other ops
+// read float32 operands as they are.
 //
 // BUG(tensor): Sparse tensors support only MatMul (sparse×dense, gradient to
 // the dense side), IndexSelect, At and ToDense.
