@@ -76,6 +76,9 @@ func (t *Tensor) Backend() tensor.Backend { return t.buf.dev.be }
 func (d *Device) view(x *tensor.Tensor) (*Tensor, error) {
 	s, ok := x.Storage().(*Tensor)
 	if !ok || s.buf.dev != d {
+		if h, ok := d.halfView(x); ok {
+			return d.widen(h, h.Rows, h.Cols) // halfstore.go
+		}
 		return nil, fmt.Errorf("gnnlib/cuda: tensor %v is not on %v", x.Shape(), d)
 	}
 	rows, cols := matrixShape(x.Shape())
@@ -135,6 +138,9 @@ func (d *backend) Download(dst []float32, t *tensor.Tensor) error {
 
 // Copy returns a copy of t's values.
 func (d *backend) Copy(t *tensor.Tensor) (tensor.Storage, error) {
+	if h, ok := d.halfView(t); ok {
+		return d.widen(h, h.Rows, h.Cols) // a float32 copy (HalfStorer)
+	}
 	v, err := d.view(t)
 	if err != nil {
 		return nil, err

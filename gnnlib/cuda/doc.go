@@ -209,8 +209,13 @@
 // allocator counts half a Tensor's bytes). ToBF16 rounds a Tensor to it
 // (to nearest even, bit for bit as gnnlib/internal/half) and Float32
 // turns it back; RoundHalf rounds float32 values in place to bfloat16 or
-// float16, which is how the backend runs tensor.Autocast (it implements
-// tensor.HalfBackend). These live in gnn.ptx, for every GPU. MatMulBF16
+// float16, which is how the backend runs tensor.Autocast(Float16) (it
+// implements tensor.HalfBackend). Under tensor.Autocast(BFloat16) the
+// backend keeps ops' outputs and gradients as BF16Tensor storage
+// (tensor.HalfStorer, halfstore.go): MatMul runs MatMulBF16Out, the graph
+// SpMMs SpMMBF16Out and SpMMBF16TOut, a bias row, ReLU, dropout and their
+// gradients BiasActBF16 and ActBackwardBF16, and every other op reads a
+// float32 copy. These conversions live in gnn.ptx, for every GPU. MatMulBF16
 // (float32 result) and MatMulBF16Out (bfloat16 result) multiply on the
 // tensor cores with mma.sync.m16n8k16 and float32 sums, in the three
 // forms, with split-K for long inner dimensions; SpMMBF16, SpMMBF16Out
@@ -254,9 +259,12 @@
 // BUG(gnnlab): the bfloat16 SpMMs have no degree-aware split of heavy
 // rows; the fused attention (GAT, GATv2, Transformer: waiting for their
 // shared, degree-aware headers), the reductions, the losses, SGD and the
-// other element-wise ops have no bfloat16 versions yet, and the tensor
-// API does not store tensors in bfloat16 (Autocast rounds float32
-// storage), so gnnlib/nn does not reach these kernels.
+// other element-wise ops have no bfloat16 versions yet: under Autocast
+// they read float32 copies of their bfloat16 operands, which the garbage
+// collector's finalizer frees (the attention's are kept until its
+// backward pass), so a GAT or GATv2 layer holds more memory under
+// Autocast(BFloat16) than in float32. Float16 has no 16-bit storage
+// (Autocast(Float16) rounds float32 storage).
 // The GEMM is mma.sync with register prefetch, not wgmma with the bulk
 // copy engine (sm_90a): on the H100 it reached 13-52 % of the roofline at
 // the GNN layers' shapes (cuBLAS's bf16 GEMM 2-5.6x faster there) and 131

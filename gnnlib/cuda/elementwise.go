@@ -9,6 +9,9 @@ import (
 
 // AddTo adds src to dst in place.
 func (d *backend) AddTo(dst, src *tensor.Tensor) error {
+	if h, ok := d.halfView(dst); ok {
+		return d.addToHalf(h, src)
+	}
 	vs, err := d.views(dst, src)
 	if err != nil {
 		return err
@@ -42,6 +45,11 @@ func (d *backend) Binary(op tbackend.BinaryOp, a, b *tensor.Tensor) (tensor.Stor
 		return nil, fmt.Errorf("gnnlib/cuda: Binary %v: %w", op, tensor.ErrNotOnDevice)
 	}
 	code := binaryOpKernels[op].code
+	if op == tbackend.BinaryAdd && d.autocastBF16() {
+		if s, ok, err := d.biasAddHalf(a, b); ok {
+			return s, err // halfstore.go
+		}
+	}
 	vs, err := d.views(a, b)
 	if err != nil {
 		return nil, err
@@ -83,6 +91,9 @@ func (d *backend) Map(op tbackend.MapOp, x *tensor.Tensor, p float32) (tensor.St
 	if err != nil {
 		return nil, err
 	}
+	if op == tbackend.MapReLU && d.autocastBF16() {
+		return d.actHalf(x, true, 0, 0) // halfstore.go
+	}
 	v, err := d.view(x)
 	if err != nil {
 		return nil, err
@@ -101,6 +112,9 @@ func (d *backend) MapGrad(op tbackend.MapOp, g, x, y *tensor.Tensor, p float32) 
 	if err != nil {
 		return nil, err
 	}
+	if op == tbackend.MapReLU && d.autocastBF16() {
+		return d.actGradHalf(g, y, true, 0) // halfstore.go
+	}
 	vs, err := d.views(g, x, y)
 	if err != nil {
 		return nil, err
@@ -115,6 +129,9 @@ func (d *backend) MapGrad(op tbackend.MapOp, g, x, y *tensor.Tensor, p float32) 
 
 // Dropout returns x with dropout p, its mask drawn from (seed, index).
 func (d *backend) Dropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	if d.autocastBF16() {
+		return d.actHalf(x, false, p, seed) // halfstore.go
+	}
 	v, err := d.view(x)
 	if err != nil {
 		return nil, err
@@ -219,6 +236,9 @@ func CopyCols(dst *Tensor, doff int, src *Tensor, soff, width int) error {
 // bias), the mask the one Dropout draws from (seed, index): gnnlib/nn's
 // ReLUDropoutOps.
 func (d *backend) ReLUDropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	if d.autocastBF16() {
+		return d.actHalf(x, true, p, seed) // halfstore.go
+	}
 	v, err := d.view(x)
 	if err != nil {
 		return nil, err
@@ -233,6 +253,9 @@ func (d *backend) ReLUDropout(x *tensor.Tensor, p float32, seed uint64) (tensor.
 // ReLUDropoutGrad returns g through ReLUDropout given its output y: g/(1-p)
 // where y is not zero, 0 elsewhere (ActBackward).
 func (d *backend) ReLUDropoutGrad(g, y *tensor.Tensor, p float32) (tensor.Storage, error) {
+	if d.autocastBF16() {
+		return d.actGradHalf(g, y, true, p) // halfstore.go
+	}
 	vs, err := d.views(g, y)
 	if err != nil {
 		return nil, err

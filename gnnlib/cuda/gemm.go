@@ -9,6 +9,9 @@ import (
 
 // MatMul returns op(a)·op(b) with the package's tiled GEMM.
 func (d *backend) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Storage, error) {
+	if d.autocastBF16() {
+		return d.matMulHalf(a, b, transA, transB) // halfstore.go
+	}
 	vs, err := d.views(a, b)
 	if err != nil {
 		return nil, err

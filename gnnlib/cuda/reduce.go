@@ -9,6 +9,9 @@ import (
 
 // ColSum sums x over its rows.
 func (d *backend) ColSum(x *tensor.Tensor) (tensor.Storage, error) {
+	if h, ok := d.halfView(x); ok {
+		return d.colSumHalf(h) // halfstore.go
+	}
 	v, err := d.view(x)
 	if err != nil {
 		return nil, err

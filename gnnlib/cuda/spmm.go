@@ -14,6 +14,9 @@ func (d *backend) GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.
 	if err != nil {
 		return nil, err
 	}
+	if d.autocastBF16() {
+		return d.spmmHalf(dg, transpose, x, nil) // halfstore.go
+	}
 	return d.spmm(dg, transpose, x)
 }
 
@@ -63,6 +66,9 @@ func (d *backend) GraphMeanSpMM(g *graph.Graph, transpose bool, x *tensor.Tensor
 	dg, err := d.deviceGraphMode(g, meanWeights)
 	if err != nil {
 		return nil, err
+	}
+	if d.autocastBF16() {
+		return d.spmmHalf(dg, transpose, x, nil) // halfstore.go
 	}
 	return d.spmm(dg, transpose, x)
 }
@@ -183,6 +189,9 @@ func (d *backend) GraphSpMMBias(g *graph.Graph, weighted bool, x, b *tensor.Tens
 	dg, err := d.deviceGraph(g, weighted)
 	if err != nil {
 		return nil, err
+	}
+	if d.autocastBF16() {
+		return d.spmmHalf(dg, false, x, b) // halfstore.go
 	}
 	vs, err := d.views(x, b)
 	if err != nil {

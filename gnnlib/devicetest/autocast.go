@@ -32,6 +32,22 @@ func (f *Fake) RoundHalf(s tensor.Storage, n int, dt tensor.DType) error {
 	return nil
 }
 
+// ToHalf implements tensor.HalfStorer: the Fake keeps the outputs of the
+// ops run under Autocast in storage of the 16-bit format (both BFloat16
+// and Float16), whose values are rounded and which its memory ledger
+// charges two bytes a value, as gnnlib/cuda's bfloat16 storage takes.
+func (f *Fake) ToHalf(t *tensor.Tensor, dt tensor.DType) (tensor.Storage, error) {
+	if dt != tensor.BFloat16 && dt != tensor.Float16 {
+		return nil, fmt.Errorf("devicetest.Fake: ToHalf(%v): %w", dt, tensor.ErrDType)
+	}
+	src := f.host(t).Data()
+	out := make([]float32, len(src))
+	for i, v := range src {
+		out[i] = dt.Round(v)
+	}
+	return f.newStoreOf(out, dt), nil
+}
+
 // CheckAutocast trains the GCN and GAT of TrainCases for three steps with
 // the forward pass under tensor.Autocast (BFloat16, and Float16 with an
 // nn.GradScaler) on the CPU, where Autocast is the emulation, and on dev,

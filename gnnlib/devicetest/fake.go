@@ -46,7 +46,13 @@ type fakeStore struct {
 	data  []float32
 	freed bool
 	blk   *fakeBlock
+	dtype tensor.DType // Float32, or the 16-bit format of ToHalf's storage
 }
+
+// DType returns the format s stands for: its values are held as float32
+// but, for 16-bit storage, are all values of the format and charged two
+// bytes each.
+func (s *fakeStore) DType() tensor.DType { return s.dtype }
 
 // Backend returns the fake device holding s.
 func (s *fakeStore) Backend() tensor.Backend { return s.dev }
@@ -59,6 +65,18 @@ func (s *fakeStore) Free() {
 
 // String names the device.
 func (f *Fake) String() string { return "fake:0" }
+
+// storeCast returns t's values rounded to dt in storage of dt: what a
+// device that keeps 16-bit storage returns from the ops it runs in 16 bits
+// under Autocast (gnnlib/cuda's MatMul and GraphSpMM), so that the layers
+// of gnnlib/nn meet 16-bit intermediates on the Fake too.
+func (f *Fake) storeCast(t *tensor.Tensor, dt tensor.DType) *fakeStore {
+	d := slices.Clone(t.Data())
+	for i, v := range d {
+		d[i] = dt.Round(v)
+	}
+	return f.newStoreOf(d, dt)
+}
 
 // store returns a copy of a host tensor's values as device storage.
 func (f *Fake) store(t *tensor.Tensor) *fakeStore {
@@ -127,8 +145,9 @@ func (f *Fake) Copy(t *tensor.Tensor) (tensor.Storage, error) { return f.store(f
 
 func (f *Fake) AddTo(dst, src *tensor.Tensor) error {
 	d, s := f.host(dst).Data(), f.host(src).Data()
+	dt := dst.DType() // 16-bit storage: summed in float32, rounded once
 	for i := range d {
-		d[i] += s[i]
+		d[i] = dt.Round(d[i] + s[i])
 	}
 	return nil
 }
@@ -150,6 +169,20 @@ func (f *Fake) Scale(n int, x, s *tensor.Tensor, k float32) (tensor.Storage, err
 
 func (f *Fake) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Storage, error) {
 	x, y := f.host(a), f.host(b)
+	if dt := tensor.AutocastDType(); dt != tensor.Float32 {
+		// As gnnlib/cuda's tensor cores under Autocast: both operands
+		// read in dt (a float32 weight rounded), the product stored in dt.
+		x, y = hostRun(func() *tensor.Tensor { return x.RoundTo(dt) }), hostRun(func() *tensor.Tensor { return y.RoundTo(dt) })
+		return f.storeCast(hostRun(func() *tensor.Tensor {
+			if transA {
+				x = x.T()
+			}
+			if transB {
+				y = y.T()
+			}
+			return x.MatMul(y)
+		}), dt), nil
+	}
 	return f.store(hostRun(func() *tensor.Tensor {
 		if transA {
 			x = x.T()
@@ -473,13 +506,27 @@ func (f *Fake) GraphSpMM(g *graph.Graph, weighted, transpose bool, x *tensor.Ten
 		w = g.Weights
 	}
 	c := h.Size(1)
-	if transpose {
-		out := make([]float32, g.NumSrc()*c)
-		kernels.SpMMT(g, out, h.Data(), c, w)
-		return f.newStore(out), nil
+	xs := h.Data()
+	dt := tensor.AutocastDType()
+	if dt != tensor.Float32 {
+		// As gnnlib/cuda under Autocast: x read in dt, the sums stored
+		// in dt (storeCast).
+		xs = slices.Clone(xs)
+		for i, v := range xs {
+			xs[i] = dt.Round(v)
+		}
 	}
-	out := make([]float32, g.NumNodes()*c)
-	kernels.SpMM(g, out, h.Data(), c, w)
+	var out []float32
+	if transpose {
+		out = make([]float32, g.NumSrc()*c)
+		kernels.SpMMT(g, out, xs, c, w)
+	} else {
+		out = make([]float32, g.NumNodes()*c)
+		kernels.SpMM(g, out, xs, c, w)
+	}
+	if dt != tensor.Float32 {
+		return f.storeCast(tensor.Wrap(out, len(out)), dt), nil
+	}
 	return f.newStore(out), nil
 }
 

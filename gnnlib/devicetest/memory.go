@@ -116,9 +116,15 @@ func (m *fakeMem) free(b *fakeBlock) {
 
 // newStore returns device storage over data (not copied) and charges it.
 func (f *Fake) newStore(data []float32) *fakeStore {
-	s := &fakeStore{dev: f, data: data}
+	return f.newStoreOf(data, tensor.Float32)
+}
+
+// newStoreOf is newStore for storage of format dt, charged dt.Size()
+// bytes a value.
+func (f *Fake) newStoreOf(data []float32, dt tensor.DType) *fakeStore {
+	s := &fakeStore{dev: f, data: data, dtype: dt}
 	w := weak.Make(s)
-	s.blk = f.mem.charge(int64(len(data))*4, func() bool { return w.Value() != nil }, f.Collect)
+	s.blk = f.mem.charge(int64(len(data))*int64(dt.Size()), func() bool { return w.Value() != nil }, f.Collect)
 	return s
 }
 

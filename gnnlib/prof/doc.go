@@ -18,7 +18,9 @@
 // # Op profiles
 //
 // StartOps installs the tensor package's op hook; Stop returns an
-// OpReport with one row per op and pass (forward or backward): calls,
+// OpReport with one row per op, pass (forward or backward) and storage
+// format (float32, or the 16-bit format of tensor.Autocast, named in the
+// row: "MatMul [bfloat16]", its bytes counted at two a value): calls,
 // self time, estimated bytes moved and FLOPs, and the share of the wall
 // time between StartOps and Stop. Ops called inside another op (the
 // MatMuls inside a gradient function) are rows of their own, in the pass

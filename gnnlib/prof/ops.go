@@ -20,16 +20,23 @@ type OpRow struct {
 	// Backward is true for work done during the backward pass: the op's
 	// gradient and every op its gradient function called.
 	Backward bool
+	// DType is the format the op stored its output in (forward) or the
+	// gradients in (backward): tensor.Float32, or under tensor.Autocast
+	// the 16-bit format. The calls of one op in two formats make two rows.
+	DType tensor.DType
 	// Calls counts the op's runs.
 	Calls int
 	// Time is the op's self time: its duration less that of the ops it
 	// called, so that the rows of a profile add up to the traced time.
 	Time time.Duration
 	// Bytes estimates the memory traffic from the operand shapes: every
-	// input and output read or written once, 4 bytes an element. A graph
-	// op reads a feature row per edge (no reuse from caches, so an upper
-	// bound), an 8-byte index and a 4-byte weight per edge, and writes
-	// its output once.
+	// input and output read or written once, at the size of its format
+	// (DType.Size: 4 bytes a value, 2 for a 16-bit one; on the CPU, where
+	// Autocast only emulates 16-bit storage, an op's output and the
+	// inputs other ops made under it count as 16-bit, as the device would
+	// store them). A graph op reads a feature row per edge (no reuse from
+	// caches, so an upper bound), an 8-byte index and a 4-byte weight per
+	// edge, and writes its output once.
 	Bytes int64
 	// FLOPs estimates the floating-point operations: 2mkn for a matrix
 	// product, 2·nnz·n for a sparse one, 2·E·f for a graph op over E edges
@@ -41,12 +48,17 @@ type OpRow struct {
 	Share float64
 }
 
-// Name returns the op's name, with " (backward)" for backward rows.
+// Name returns the op's name, with " (backward)" for backward rows and
+// the format in brackets for 16-bit rows: "MatMul [bfloat16]".
 func (r OpRow) Name() string {
+	n := r.Op
 	if r.Backward {
-		return r.Op + " (backward)"
+		n += " (backward)"
 	}
-	return r.Op
+	if r.DType != tensor.Float32 {
+		n += " [" + r.DType.String() + "]"
+	}
+	return n
 }
 
 // Intensity returns the arithmetic intensity, FLOPs per byte moved.
@@ -149,6 +161,7 @@ type OpProfiler struct {
 type opEvent struct {
 	name         string
 	backward     bool
+	dtype        tensor.DType
 	start, end   time.Time
 	flops, bytes int64
 }
@@ -165,7 +178,7 @@ func StartOps() *OpProfiler {
 func (p *OpProfiler) record(e tensor.OpEvent) {
 	flops, bytes := estimate(e)
 	p.mu.Lock()
-	p.events = append(p.events, opEvent{name: e.Name, backward: e.Backward, start: e.Start, end: e.End, flops: flops, bytes: bytes})
+	p.events = append(p.events, opEvent{name: e.Name, backward: e.Backward, dtype: e.DType, start: e.Start, end: e.End, flops: flops, bytes: bytes})
 	p.mu.Unlock()
 }
 
@@ -232,14 +245,15 @@ func build(events []opEvent, wall time.Duration) *OpReport {
 	type key struct {
 		op string
 		bw bool
+		dt tensor.DType
 	}
 	rows := map[key]*OpRow{}
 	r := &OpReport{Wall: wall, Events: len(events)}
 	for i, e := range events {
-		k := key{e.name, backward[i]}
+		k := key{e.name, backward[i], e.dtype}
 		row := rows[k]
 		if row == nil {
-			row = &OpRow{Op: e.name, Backward: k.bw}
+			row = &OpRow{Op: e.name, Backward: k.bw, DType: e.dtype}
 			rows[k] = row
 		}
 		row.Calls++
@@ -276,15 +290,16 @@ func estimate(e tensor.OpEvent) (flops, bytes int64) {
 	var in int64
 	for _, t := range e.Inputs {
 		if t != nil {
-			in += elemBytes(t)
+			in += elemBytes(t, e.DType)
 		}
 	}
+	size := int64(e.DType.Size())
 	flops = out
 	if e.Edges > 0 && e.Out != nil && e.Out.Dims() == 2 {
 		// The work of a graph op (either pass) follows its edges: each
 		// gathers a row of f features and multiply-adds it into a row.
 		edges, f := int64(e.Edges), int64(e.Out.Size(-1))
-		return 2 * edges * f, 4*edges*f + 12*edges + 4*out
+		return 2 * edges * f, size*edges*f + 12*edges + size*out
 	}
 	switch e.Name {
 	case "MatMul", "BatchMatMul", "SpMM":
@@ -307,16 +322,22 @@ func estimate(e tensor.OpEvent) (flops, bytes int64) {
 		if flops != out {
 			flops *= 2
 		}
-		return flops, 4*out + 2*in
+		return flops, size*out + 2*in
 	}
-	return flops, 4*out + in
+	return flops, size*out + in
 }
 
-// elemBytes returns the bytes a tensor occupies: 4 a value, plus an index
-// (8 bytes) a stored entry for a sparse matrix.
-func elemBytes(t *tensor.Tensor) int64 {
+// elemBytes returns the bytes a tensor occupies: its format's size a
+// value (Tensor.DType; on the CPU, cast for the output of an op recorded
+// under Autocast, which the device would store in cast), plus an index (8
+// bytes) a stored entry for a sparse matrix.
+func elemBytes(t *tensor.Tensor, cast tensor.DType) int64 {
 	if t.IsSparse() {
 		return 12 * int64(t.NNZ())
 	}
-	return 4 * int64(t.Len())
+	size := int64(t.DType().Size())
+	if !t.IsOnDevice() && !t.IsLeaf() {
+		size = int64(cast.Size())
+	}
+	return size * int64(t.Len())
 }

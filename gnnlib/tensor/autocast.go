@@ -89,8 +89,9 @@ var (
 // stored in dt: its float32 values are rounded to dt on store, and the
 // gradients the backward pass makes for the op's inputs are rounded the
 // same way, whenever Backward runs. Reductions and accumulations inside
-// the ops stay float32 (a matrix product sums its float32 products of
-// 16-bit values in float32), and the ops whose results need the range or
+// the ops stay float32 (a matrix product reads both operands in dt, a
+// float32 weight rounded, as torch.autocast does, and sums their products
+// in float32), and the ops whose results need the range or
 // the precision keep float32 outputs: Softmax, LogSoftmax, the losses
 // (CrossEntropy, NLL, MSE, BCEWithLogits), Sum, Mean and the norms.
 // Parameters are leaves, never an op's output, so they stay float32: the
@@ -183,22 +184,78 @@ func autocastOp(name string, out *Tensor, inputs []*Tensor, backward BackwardFun
 	// A view (Reshape of a host tensor) shares its input's values: they
 	// are left as they are, as a view of a float32 parameter stays
 	// float32 in PyTorch.
-	if !fp32Ops[name] && out.sp == nil && !aliases(out, inputs) {
-		roundInPlace(name, out, dt)
+	switch {
+	case out.sp != nil:
+	case out.DType() == dt:
+		// A backend stored the op's output in dt itself (gnnlib/cuda's
+		// tensor-core MatMul under Autocast).
+		stored = dt
+	case !fp32Ops[name] && !aliases(out, inputs):
+		storeHalf(name, out, dt)
 		stored = dt
 	}
 	if backward == nil {
 		return nil, stored, dt
 	}
+	onDevice := out.dev != nil
 	return func(g *Tensor) []*Tensor {
-		gs := backward(g)
+		var gs []*Tensor
+		if onDevice {
+			// The backward pass usually runs outside the scope
+			// (loss.Backward() after Autocast returns): the device's
+			// ops inside it see dt, so that a backend writes the
+			// gradients in dt at once instead of in float32 first.
+			restore := SetAutocast(dt)
+			gs = backward(g)
+			restore()
+		} else {
+			gs = backward(g)
+		}
 		for i, gi := range gs {
-			if gi != nil && gi.sp == nil {
+			if gi != nil && gi.sp == nil && gi.DType() != dt {
 				gs[i] = roundedCopy(name+" backward", gi, dt)
 			}
 		}
 		return gs
 	}, stored, dt
+}
+
+// storeHalf stores a fresh op output in dt: on a backend that stores
+// 16-bit values (HalfStorer) out's storage is replaced by its 16-bit copy
+// and the float32 one freed; elsewhere its values are rounded in place.
+func storeHalf(op string, out *Tensor, dt DType) {
+	if out.dev != nil {
+		if hs, ok := out.dev.Backend().(HalfStorer); ok {
+			s, err := hs.ToHalf(out, dt)
+			switch {
+			case err == nil:
+				old := out.dev
+				out.dev = s
+				if f, ok := old.(interface{ Free() }); ok {
+					f.Free()
+				}
+				return
+			case !errors.Is(err, ErrNotOnDevice):
+				devicePanic(op+" under Autocast", out.dev.Backend(), err)
+			}
+		}
+	}
+	roundInPlace(op, out, dt)
+}
+
+// DType returns the format t's values are stored in. A host tensor is
+// always stored in Float32 (Autocast's CPU emulation rounds the values
+// but keeps float32 memory). On a device, the outputs of the ops run
+// under Autocast, and the gradients their backward passes make, are
+// stored in the 16-bit format (two bytes a value) where the backend
+// keeps 16-bit storage (HalfStorer: gnnlib/cuda for BFloat16,
+// devicetest.Fake for both); ops read them as float32 values.
+// Parameters and their gradients stay Float32.
+func (t *Tensor) DType() DType {
+	if d, ok := t.dev.(interface{ DType() DType }); ok {
+		return d.DType()
+	}
+	return Float32
 }
 
 // aliases reports whether out shares its values with one of inputs.
@@ -242,12 +299,41 @@ func roundInPlace(op string, t *Tensor, dt DType) {
 }
 
 // roundedCopy returns a copy of t rounded to dt; a gradient may alias a
-// tensor of the graph, so it is never rounded where it lies.
+// tensor of the graph, so it is never rounded where it lies. On a
+// HalfStorer the copy is stored in dt.
 func roundedCopy(op string, t *Tensor, dt DType) *Tensor {
+	if t.dev != nil {
+		if hs, ok := t.dev.Backend().(HalfStorer); ok {
+			s, err := hs.ToHalf(t, dt)
+			switch {
+			case err == nil:
+				return &Tensor{dev: s, shape: cloneInts(t.shape)}
+			case !errors.Is(err, ErrNotOnDevice):
+				devicePanic(op+" under Autocast", t.dev.Backend(), err)
+			}
+		}
+	}
 	c := t.dense().Clone()
 	c.node = nil
 	roundInPlace(op, c, dt)
 	return c
+}
+
+// HalfStorer is the optional part of a HalfBackend that keeps the values
+// of Autocast's ops in 16-bit memory, two bytes a value, rather than
+// rounded in float32 memory: the storage it returns has a method DType()
+// DType naming the format (Tensor.DType reads it), and every method of
+// the Backend takes such storage as an operand (reading its values as
+// float32) wherever it takes float32 storage, except as the destination
+// of AddTo. Copy of 16-bit storage returns float32 storage (Clone
+// widens: gradients are accumulated in float32).
+type HalfStorer interface {
+	HalfBackend
+	// ToHalf returns t's values rounded to dt (to nearest, ties to
+	// even) in new 16-bit storage. An error wrapping ErrNotOnDevice
+	// means the backend does not store dt: Autocast then rounds in
+	// float32 memory (RoundHalf).
+	ToHalf(t *Tensor, dt DType) (Storage, error)
 }
 
 // HalfBackend is the optional part of a Backend that runs Autocast: a

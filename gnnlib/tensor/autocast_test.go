@@ -23,8 +23,11 @@ func TestAutocastForward(t *testing.T) {
 	r := NewRNG(1)
 	x := r.Normal(0, 1, 5, 7)
 	w := r.Normal(0, 1, 7, 3).SetRequiresGrad(true)
-	want := x.MatMul(w)
 	for _, dt := range []DType{BFloat16, Float16} {
+		// MatMul reads both operands in dt (the float32 weight
+		// rounded), as torch.autocast and the device's tensor cores do,
+		// sums in float32 and stores the result rounded.
+		want := x.RoundTo(dt).MatMul(w.Detach().RoundTo(dt))
 		var y, sm, lsm *Tensor
 		Autocast(dt, func() {
 			y = x.MatMul(w)
@@ -33,7 +36,7 @@ func TestAutocastForward(t *testing.T) {
 		})
 		for i, v := range y.Data() {
 			if r := dt.Round(want.Data()[i]); v != r {
-				t.Fatalf("%v: MatMul[%d] = %v, want the float32 result rounded, %v", dt, i, v, r)
+				t.Fatalf("%v: MatMul[%d] = %v, want the float32 product of the rounded operands, rounded, %v", dt, i, v, r)
 			}
 		}
 		// Softmax and LogSoftmax keep float32: the same as outside

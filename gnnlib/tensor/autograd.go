@@ -358,6 +358,10 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 		if v.node == nil {
 			if v.requiresGrad {
 				switch {
+				case v.grad == nil && acc.g.DType() != Float32:
+					// A leaf's gradient is float32, as its values are
+					// (Clone widens 16-bit device storage).
+					v.grad = acc.g.dense().Clone()
 				case v.grad == nil && rel.sole(acc.g):
 					// A device gradient only this pass holds becomes
 					// the leaf's gradient without a copy.

@@ -163,8 +163,13 @@
 // goroutine, like NoGrad. On the CPU this is an emulation: the numbers of
 // 16-bit storage at float32's speed and memory, the reference that the
 // device kernels are tested against. A device runs it when its backend
-// implements HalfBackend (gnnlib/cuda does, and devicetest.Fake), by
-// rounding each op's float32 output in place. RoundTo rounds one tensor.
+// implements HalfBackend: where it also implements HalfStorer
+// (gnnlib/cuda for BFloat16, devicetest.Fake for both formats) each op's
+// output and each gradient of the backward pass is kept in 16-bit
+// storage, two bytes a value (Tensor.DType says which), and the backend's
+// 16-bit kernels read and write it; elsewhere each float32 output is
+// rounded in place. Gradients are accumulated, and given to the leaves,
+// in float32 (Clone of 16-bit storage widens). RoundTo rounds one tensor.
 //
 // # Profiling
 //
@@ -194,13 +199,13 @@ package tensor
 // Max and Min along an axis and the batched (3-D) MatMul have no device
 // version yet.
 //
-// BUG(tensor): Under Autocast, tensors still hold float32 values (rounded
-// to 16-bit ones), on the CPU and on a device: the numbers are those of
-// 16-bit storage, the memory and the speed are float32's, and a device
-// pays one rounding pass per op. Storage in 16 bits (gnnlib/cuda's
-// BF16Tensor, its tensor-core MatMulBF16 and SpMMBF16) is not yet behind
-// the tensor API. Ops whose inputs are rounded only on store: MatMul reads
-// float32 weights where the tensor cores would read them rounded.
+// BUG(tensor): Under Autocast on the CPU, and on a device without
+// HalfStorer (gnnlib/cuda under Float16), tensors still hold float32
+// values rounded to 16-bit ones: the numbers are those of 16-bit storage,
+// the memory and the speed are float32's, and a device pays one rounding
+// pass per op. Only the 2-D MatMul reads its operands rounded (a float32
+// weight too, as torch.autocast and the tensor cores do); the other ops
+// read float32 operands as they are.
 //
 // BUG(tensor): Sparse tensors support only MatMul (sparse×dense, gradient to
 // the dense side), IndexSelect, At and ToDense.

@@ -1,5 +1,7 @@
 package tensor
 
+import "slices"
+
 // MatMul returns the matrix product t·u. For 2-D t [M, K] and u [K, N] the
 // result is [M, N]; for 3-D t [B, M, K] and u [B, K, N] (or 2-D u, shared by
 // the batch) it is the batched product [B, M, N]. When t is sparse (CSR) and
@@ -21,16 +23,27 @@ func (t *Tensor) MatMul(u *Tensor) *Tensor {
 			panic(&ShapeError{Op: "MatMul", A: cloneInts(t.shape), B: cloneInts(u.shape)})
 		}
 		out := newDense([]int{m, n})
-		gemm(m, n, k, matrix{t.data, k, 1}, matrix{u.data, n, 1}, out.data, n, false)
+		a, b := t.data, u.data
+		if castOn.Load() != 0 {
+			// Under Autocast both operands are read in the 16-bit
+			// format, as a device's tensor cores read them (a float32
+			// weight rounded), torch.autocast's matmul.
+			if dt := AutocastDType(); dt != Float32 {
+				a, b = slices.Clone(a), slices.Clone(b)
+				dt.roundSlice(a)
+				dt.roundSlice(b)
+			}
+		}
+		gemm(m, n, k, matrix{a, k, 1}, matrix{b, n, 1}, out.data, n, false)
 		return newOpSince(start, "MatMul", out, []*Tensor{t, u}, func(g *Tensor) []*Tensor {
 			var ga, gb *Tensor
 			if t.RequiresGrad() { // dA = G·Bᵀ
 				ga = newDense(t.shape)
-				gemm(m, k, n, matrix{g.data, n, 1}, matrix{u.data, 1, n}, ga.data, k, false)
+				gemm(m, k, n, matrix{g.data, n, 1}, matrix{b, 1, n}, ga.data, k, false)
 			}
 			if u.RequiresGrad() { // dB = Aᵀ·G
 				gb = newDense(u.shape)
-				gemm(k, n, m, matrix{t.data, 1, k}, matrix{g.data, n, 1}, gb.data, n, false)
+				gemm(k, n, m, matrix{a, 1, k}, matrix{g.data, n, 1}, gb.data, n, false)
 			}
 			return []*Tensor{ga, gb}
 		})

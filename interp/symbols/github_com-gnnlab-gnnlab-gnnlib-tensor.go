@@ -68,6 +68,7 @@ func init() {
 		"DType":          reflect.ValueOf((*tensor.DType)(nil)),
 		"DeviceError":    reflect.ValueOf((*tensor.DeviceError)(nil)),
 		"HalfBackend":    reflect.ValueOf((*tensor.HalfBackend)(nil)),
+		"HalfStorer":     reflect.ValueOf((*tensor.HalfStorer)(nil)),
 		"Memory":         reflect.ValueOf((*tensor.Memory)(nil)),
 		"MemoryReporter": reflect.ValueOf((*tensor.MemoryReporter)(nil)),
 		"OpEvent":        reflect.ValueOf((*tensor.OpEvent)(nil)),
@@ -79,6 +80,7 @@ func init() {
 		// interface wrapper definitions
 		"_Backend":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_Backend)(nil)),
 		"_HalfBackend":    reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_HalfBackend)(nil)),
+		"_HalfStorer":     reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_HalfStorer)(nil)),
 		"_MemoryReporter": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_MemoryReporter)(nil)),
 		"_Storage":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_Storage)(nil)),
 	}
@@ -225,6 +227,20 @@ type _github_com_gnnlab_gnnlab_gnnlib_tensor_HalfBackend struct {
 
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_HalfBackend) RoundHalf(s tensor.Storage, n int, dt tensor.DType) error {
 	return W.WRoundHalf(s, n, dt)
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_tensor_HalfStorer is an interface wrapper for HalfStorer type
+type _github_com_gnnlab_gnnlab_gnnlib_tensor_HalfStorer struct {
+	IValue     interface{}
+	WRoundHalf func(s tensor.Storage, n int, dt tensor.DType) error
+	WToHalf    func(t *tensor.Tensor, dt tensor.DType) (tensor.Storage, error)
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_HalfStorer) RoundHalf(s tensor.Storage, n int, dt tensor.DType) error {
+	return W.WRoundHalf(s, n, dt)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_HalfStorer) ToHalf(t *tensor.Tensor, dt tensor.DType) (tensor.Storage, error) {
+	return W.WToHalf(t, dt)
 }
 
 // _github_com_gnnlab_gnnlab_gnnlib_tensor_MemoryReporter is an interface wrapper for MemoryReporter type

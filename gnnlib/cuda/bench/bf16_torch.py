@@ -2,8 +2,8 @@
 
 cuBLAS through torch.mm at the gemm shapes, float32 (TF32 off) and
 bfloat16; torch's CSR SpMM with float32 and bfloat16 features on an
-arxiv-sized random graph; and a PyG GCN epoch (3 layers, hidden 256,
-forward, backward, Adam) in float32 and under
+arxiv-sized random graph; and PyG GCN and GATv2 epochs (3 layers, hidden
+256, forward, backward, Adam) in float32 and under
 torch.autocast("cuda", dtype=torch.bfloat16). Median of REPS runs after a
 warm-up; lines "torch\\twhat\\tgraph\\tvariant\\tms\\tGiB\\textra", as
 pyg_bench.py prints them.
@@ -85,27 +85,29 @@ def spmm(ei, n):
 
 def gcn(ei, n):
     try:
-        from torch_geometric.nn import GCNConv
+        from torch_geometric.nn import GATv2Conv, GCNConv
     except ImportError as e:
         print("no torch_geometric:", e, file=sys.stderr)
         return
     x = torch.randn(n, 128, device=dev)
     y = torch.randint(0, 40, (n,), device=dev)
-    convs = torch.nn.ModuleList([GCNConv(128, 256), GCNConv(256, 256), GCNConv(256, 40)]).to(dev)
-    opt = torch.optim.Adam(convs.parameters(), lr=0.01)
-    for auto in (False, True):
-        def step():
-            opt.zero_grad()
-            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=auto):
-                h = x
-                for i, c in enumerate(convs):
-                    h = c(h, ei)
-                    if i < 2:
-                        h = F.dropout(F.relu(h), p=0.5, training=True)
-                loss = F.cross_entropy(h.float(), y)
-            loss.backward()
-            opt.step()
-        guarded("gcn-epoch", "arxiv", "3 layers, hidden 256 " + ("[PyG autocast bf16]" if auto else "[PyG fp32]"), step)
+    for kind, conv in (("gcn", GCNConv), ("gatv2", lambda a, b: GATv2Conv(a, b, heads=1))):
+        convs = torch.nn.ModuleList([conv(128, 256), conv(256, 256), conv(256, 40)]).to(dev)
+        opt = torch.optim.Adam(convs.parameters(), lr=0.01)
+        for auto in (False, True):
+            def step():
+                opt.zero_grad()
+                with torch.autocast("cuda", dtype=torch.bfloat16, enabled=auto):
+                    h = x
+                    for i, c in enumerate(convs):
+                        h = c(h, ei)
+                        if i < 2:
+                            h = F.dropout(F.relu(h), p=0.5, training=True)
+                    loss = F.cross_entropy(h.float(), y)
+                loss.backward()
+                opt.step()
+            guarded(kind + "-epoch", "arxiv", "3 layers, hidden 256 " + ("[PyG autocast bf16]" if auto else "[PyG fp32]"), step)
+        del convs, opt
 
 
 def main():

@@ -87,3 +87,15 @@ extern "C" __global__ void act_backward_bf16(const unsigned short* y, const unsi
 		dx[i] = f32_bf16_bits(bf16_bits_f32(g[i]) * m);
 	}
 }
+
+// col_sum_bf16 is col_sum over bfloat16 x (a bias gradient under
+// Autocast): out[c] += sum_r float(x[r,c]), float32 sums (out zeroed
+// first); blocks take row chunks.
+extern "C" __global__ void col_sum_bf16(const unsigned short* x, float* out, int rows, int F, int chunk) {
+	int r0 = blockIdx.y * chunk, r1 = min(rows, r0 + chunk);
+	for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < F; c += gridDim.x * blockDim.x) {
+		float s = 0.f;
+		for (int r = r0; r < r1; r++) s += bf16_bits_f32(x[(long long)r * F + c]);
+		atomicAdd(&out[c], s);
+	}
+}

@@ -17,7 +17,11 @@
 // 1024) with gnnlib/nn on the device, data.NeighborLoader sampling on
 // background goroutines: time per batch and the sampler's share.
 //
-// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,bf16,rmat,sampled]
+// The nnbf16 part (not run by default) times the arxiv-sized GCN and GATv2
+// epochs of gnnlib/nn in float32 and under tensor.Autocast(BFloat16)
+// side by side (nnbf16.go).
+//
+// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,bf16,nnbf16,rmat,sampled]
 // [-products=false] [-reps 10] [-gemm v1,v2] [-rmat 17,20] [-edges dir]
 //
 // -gemm lists the MatMul kernel families (tune.GEMMKernel) to compare:
@@ -54,7 +58,7 @@ var (
 	gatModes   = flag.String("gatv2", "auto", "comma-separated GATv2 backward modes for the gat and gatv2 parts: auto, save (saved edges), recompute")
 	rmatScales = flag.String("rmat", "17,20", "comma-separated R-MAT scales of the rmat part")
 	edgesDir   = flag.String("edges", "", "directory to write the R-MAT graphs' edges into, for pyg_bench.py (RMAT_DIR)")
-	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs, profile one epoch op by op (api-profile lines)")
+	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
 
 // kernTag is appended to the variant column while the gat and gcn parts
@@ -339,6 +343,9 @@ func main() {
 	}
 	if parts["bf16"] {
 		bf16Part(d, r, []*csr{arxiv, prod})
+	}
+	if parts["nnbf16"] {
+		nnBF16Epochs(d, arxiv, 128, 256, 40, 3)
 	}
 	if parts["reorder"] {
 		reorder(d, r)

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// nnBF16Epochs times full-batch epochs (forward, backward, Adam) of the
+// GCN and GATv2 of apiEpochs (hidden activations through nn.ReLUDropout)
+// written with gnnlib/nn, in float32 and with the forward pass under
+// tensor.Autocast(tensor.BFloat16), as a notebook writes them: the two
+// models start from the same parameters and their epochs alternate, so
+// that both see the same device state; each variant's peak is that of
+// one epoch of its own. It prints each median, the speedup and the ratio
+// of the peaks (issue 25's targets: ≥ 1.6x faster, ≤ 0.6x the memory).
+func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
+	indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
+	for i, v := range g.indptr {
+		indptr[i] = int(v)
+	}
+	for i, v := range g.idx {
+		idx[i] = int(v)
+	}
+	hg, err := graph.FromCSR(g.n, indptr, idx, nil)
+	check(err)
+	x := tensor.Randn(1, g.n, fin).To(d.Backend())
+	y := make([]int, g.n)
+	for i := range y {
+		y[i] = i % classes
+	}
+	for _, kind := range []string{"gcn", "gatv2"} {
+		out := classes
+		if kind == "gatv2" {
+			for out = 8; out < classes; out *= 2 {
+			}
+		}
+		dims := []int{fin}
+		for range layers - 1 {
+			dims = append(dims, hidden)
+		}
+		dims = append(dims, out)
+		type variant struct {
+			name        string
+			dt          tensor.DType
+			epoch       func()
+			first, last float32
+			times       []float64
+			peak        float64
+		}
+		var vs []*variant
+		for _, dt := range []tensor.DType{tensor.Float32, tensor.BFloat16} {
+			nn.Seed(7)
+			model := newAPIModel(kind, dims)
+			model.fused = true
+			nn.To(model, d.Backend())
+			opt := nn.NewAdam(model.Params(), 0.01, 0)
+			v := &variant{name: dt.String(), dt: dt}
+			v.epoch = func() {
+				opt.ZeroGrad()
+				var loss *tensor.Tensor
+				tensor.Autocast(dt, func() { loss = nn.CrossEntropy(model.Forward(hg, x), y, nil) })
+				loss.Backward()
+				opt.Step()
+				v.last = loss.Item() // waits for the device
+				if v.first == 0 {
+					v.first = v.last
+				}
+			}
+			vs = append(vs, v)
+		}
+		for _, v := range vs {
+			v.epoch()
+			v.epoch()
+		}
+		for range *reps {
+			for _, v := range vs {
+				t0 := time.Now()
+				v.epoch()
+				v.times = append(v.times, float64(time.Since(t0).Microseconds())/1e3)
+			}
+		}
+		for _, v := range vs {
+			runtime.GC()
+			time.Sleep(50 * time.Millisecond)
+			d.ResetPeak()
+			v.epoch()
+			v.peak = peakGiB(d)
+			sort.Float64s(v.times)
+		}
+		f32, bf := vs[0], vs[1]
+		mf, mb := f32.times[len(f32.times)/2], bf.times[len(bf.times)/2]
+		for _, v := range vs {
+			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s, %d layers, hidden %d, %s", kind, layers, hidden, v.name), v.times[len(v.times)/2], v.peak,
+				fmt.Sprintf("gnnlib/nn under tensor.Autocast(%s); loss %.3f -> %.3f", v.name, v.first, v.last))
+		}
+		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16 vs float32", kind), mb, bf.peak,
+			fmt.Sprintf("speedup %.2fx (target >= 1.6x), peak %.2fx of float32 (target <= 0.6x)", mf/mb, bf.peak/f32.peak))
+		if *profile && !tune.AsyncLaunch {
+			for _, v := range vs {
+				profileEpoch(d, g.name, kind+", "+v.name, v.epoch)
+			}
+		}
+		check(d.EmptyCache())
+	}
+}

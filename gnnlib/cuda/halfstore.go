@@ -1,0 +1,290 @@
+package cuda
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// Under tensor.Autocast(tensor.BFloat16) the device keeps the outputs of
+// the ops (and the gradients of the backward pass) as BF16Tensor storage,
+// two bytes a value (tensor.HalfStorer). The ops that have bfloat16
+// kernels read and write it directly: MatMul on the tensor cores
+// (MatMulBF16Out), GraphSpMM and GraphSpMMBias (SpMMBF16Out, SpMMBF16TOut,
+// then BiasActBF16 for the bias), the addition of a bias row (Binary),
+// ReLU, Dropout and ReLUDropout and their gradients (BiasActBF16,
+// ActBackwardBF16). Every other op reads a
+// bfloat16 operand through a float32 copy (view), exact, freed by the
+// garbage collector's finalizer (ColSum has col_sum_bf16); AddTo
+// into bfloat16 storage adds in float32 and rounds once.
+
+// Backend returns the device holding t: a BF16Tensor is a
+// tensor.Storage, which tensor.Autocast stores ops' outputs in.
+func (t *BF16Tensor) Backend() tensor.Backend { return t.buf.dev.be }
+
+// DType returns tensor.BFloat16.
+func (t *BF16Tensor) DType() tensor.DType { return tensor.BFloat16 }
+
+// hasBF16 reports whether d has bfloat16 tensor cores (compute
+// capability 8.0 or later), from its description "… (sm_90, …)".
+func (d *Device) hasBF16() bool {
+	i := strings.Index(d.desc, "(sm_")
+	if i < 0 {
+		return false
+	}
+	s := d.desc[i+4:]
+	j := 0
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	cc, err := strconv.Atoi(s[:j])
+	return err == nil && cc >= 80
+}
+
+// autocastBF16 reports whether the calling goroutine runs under
+// Autocast(BFloat16) on a device with bfloat16 kernels: the ops with
+// bfloat16 kernels then write bfloat16 storage.
+func (d *Device) autocastBF16() bool {
+	return tensor.AutocastDType() == tensor.BFloat16 && d.hasBF16()
+}
+
+// halfView returns x's storage as a bfloat16 matrix of x's shape when it
+// is bfloat16 storage of d.
+func (d *Device) halfView(x *tensor.Tensor) (*BF16Tensor, bool) {
+	h, ok := x.Storage().(*BF16Tensor)
+	if !ok || h.buf.dev != d {
+		return nil, false
+	}
+	rows, cols := matrixShape(x.Shape())
+	return &BF16Tensor{buf: h.buf, ptr: h.ptr, Rows: rows, Cols: cols}, true
+}
+
+// widen returns a float32 copy of bfloat16 storage h viewed as rows x
+// cols: how the ops without bfloat16 kernels read it.
+func (d *Device) widen(h *BF16Tensor, rows, cols int) (*Tensor, error) {
+	w, err := h.Float32()
+	if err != nil {
+		return nil, err
+	}
+	w.Rows, w.Cols = rows, cols
+	return w, nil
+}
+
+// halfOperand returns x in bfloat16: its own storage when it is, else a
+// rounded copy, which release frees (after the launches that read it:
+// the stream orders them before any reuse of the block).
+func (d *Device) halfOperand(x *tensor.Tensor) (h *BF16Tensor, release func(), err error) {
+	if h, ok := d.halfView(x); ok {
+		return h, func() {}, nil
+	}
+	v, err := d.view(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err = ToBF16(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, h.Free, nil
+}
+
+// ToHalf implements tensor.HalfStorer for bfloat16: x's values rounded
+// (to nearest, ties to even) into new bfloat16 storage. Float16 storage
+// is not kept (no float16 kernels): the error wraps tensor.ErrNotOnDevice,
+// and Autocast(Float16) rounds in float32 memory (RoundHalf).
+func (d *backend) ToHalf(x *tensor.Tensor, dt tensor.DType) (tensor.Storage, error) {
+	if dt != tensor.BFloat16 {
+		return nil, fmt.Errorf("gnnlib/cuda: %v storage: %w", dt, tensor.ErrNotOnDevice)
+	}
+	if h, ok := d.halfView(x); ok {
+		out, err := d.EmptyBF16(h.Rows, h.Cols)
+		if err != nil || h.Len() == 0 {
+			return out, err
+		}
+		return out, d.do(func(drv driver) error { return drv.dtod(out.ptr, h.ptr, h.Bytes()) })
+	}
+	v, err := d.view(x)
+	if err != nil {
+		return nil, err
+	}
+	return ToBF16(v)
+}
+
+// addToHalf is AddTo into bfloat16 storage: dst = bf16(dst + src), summed
+// in float32.
+func (d *Device) addToHalf(dst *BF16Tensor, src *tensor.Tensor) error {
+	w, err := d.widen(dst, dst.Rows, dst.Cols)
+	if err != nil {
+		return err
+	}
+	defer w.Free()
+	s, err := d.view(src)
+	if err != nil {
+		return err
+	}
+	if err := Axpby(w, 1, s, 1); err != nil {
+		return err
+	}
+	n := int64(w.Len())
+	return d.launch("f32_to_bf16", d.gridFor(n, 256), 256, w, dst.ptr, n)
+}
+
+// matMulHalf is MatMul under Autocast(BFloat16): both operands in
+// bfloat16 (a float32 one rounded), float32 sums on the tensor cores, the
+// product stored in bfloat16.
+func (d *Device) matMulHalf(a, b *tensor.Tensor, transA, transB bool) (tensor.Storage, error) {
+	ha, ra, err := d.halfOperand(a)
+	if err != nil {
+		return nil, err
+	}
+	defer ra()
+	hb, rb, err := d.halfOperand(b)
+	if err != nil {
+		return nil, err
+	}
+	defer rb()
+	m, n := ha.Rows, hb.Cols
+	if transA {
+		m = ha.Cols
+	}
+	if transB {
+		n = hb.Rows
+	}
+	out, err := d.EmptyBF16(m, n)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	if err := MatMulBF16Out(out, ha, hb, transA, transB); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
+// spmmHalf is GraphSpMM (GraphSpMMBias with b) under Autocast(BFloat16):
+// x read in bfloat16, float32 sums, the result (plus b) stored in
+// bfloat16.
+func (d *Device) spmmHalf(dg *Graph, transpose bool, x, b *tensor.Tensor) (tensor.Storage, error) {
+	hx, rx, err := d.halfOperand(x)
+	if err != nil {
+		return nil, err
+	}
+	defer rx()
+	rows := dg.n
+	if transpose {
+		rows = dg.nsrc
+	}
+	out, err := d.EmptyBF16(rows, hx.Cols)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	if transpose {
+		err = SpMMBF16TOut(out, dg, hx)
+	} else {
+		err = SpMMBF16Out(out, dg, hx)
+	}
+	if err == nil && b != nil {
+		var bv *Tensor
+		if bv, err = d.view(b); err == nil {
+			err = BiasActBF16(out, out, &Tensor{buf: bv.buf, ptr: bv.ptr, Rows: 1, Cols: bv.Len()}, false, 0, 0)
+		}
+	}
+	if err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
+// actHalf is ReLU (relu), Dropout (p > 0) or both under
+// Autocast(BFloat16): bias_act over bfloat16 storage, the mask of the
+// float32 kernel for the same seed.
+func (d *Device) actHalf(x *tensor.Tensor, relu bool, p float32, seed uint64) (tensor.Storage, error) {
+	hx, rx, err := d.halfOperand(x)
+	if err != nil {
+		return nil, err
+	}
+	defer rx()
+	out, err := d.EmptyBF16(hx.Rows, hx.Cols)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	if err := BiasActBF16(out, hx, nil, relu, p, seed); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
+// actGradHalf is the gradient through actHalf from its output y, under
+// Autocast(BFloat16).
+func (d *Device) actGradHalf(g, y *tensor.Tensor, relu bool, p float32) (tensor.Storage, error) {
+	hg, rg, err := d.halfOperand(g)
+	if err != nil {
+		return nil, err
+	}
+	defer rg()
+	hy, ry, err := d.halfOperand(y)
+	if err != nil {
+		return nil, err
+	}
+	defer ry()
+	out, err := d.EmptyBF16(hg.Rows, hg.Cols)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	if err := ActBackwardBF16(out, hy, hg, relu, p); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
+// colSumHalf is ColSum of bfloat16 storage (a bias gradient under
+// Autocast): col_sum_bf16, float32 sums of the bfloat16 values.
+func (d *Device) colSumHalf(h *BF16Tensor) (tensor.Storage, error) {
+	out, err := d.Zeros(1, h.Cols)
+	if err != nil || h.Len() == 0 {
+		return out, err
+	}
+	gx, gy, chunk := colGrid(&Tensor{Rows: h.Rows, Cols: h.Cols})
+	if err := d.launch3("col_sum_bf16", [3]int{gx, gy, 1}, [3]int{128, 1, 1}, h.ptr, out, h.Rows, h.Cols, chunk); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
+// biasAddHalf is Binary(BinaryAdd, a, b) under Autocast(BFloat16) for b
+// one row broadcast over a's rows (a bias): a read in bfloat16, the sum
+// in float32, the result stored in bfloat16 (bias_act_bf16). ok is false
+// for other shapes, which Binary runs in float32.
+func (d *Device) biasAddHalf(a, b *tensor.Tensor) (s tensor.Storage, ok bool, err error) {
+	if a.Dims() == 0 {
+		return nil, false, nil
+	}
+	cols := a.Size(-1)
+	if b.Len() != cols || a.Len() == b.Len() {
+		return nil, false, nil
+	}
+	bv, err := d.view(b)
+	if err != nil {
+		return nil, true, err
+	}
+	ha, ra, err := d.halfOperand(a)
+	if err != nil {
+		return nil, true, err
+	}
+	defer ra()
+	out, err := d.EmptyBF16(ha.Rows, ha.Cols)
+	if err != nil || out.Len() == 0 {
+		return out, true, err
+	}
+	if err := BiasActBF16(out, ha, &Tensor{buf: bv.buf, ptr: bv.ptr, Rows: 1, Cols: cols}, false, 0, 0); err != nil {
+		out.Free()
+		return nil, true, err
+	}
+	return out, true, nil
+}
