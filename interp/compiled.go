@@ -35,12 +35,15 @@ type compiledState struct {
 	// noChecks builds cells without interrupt checks (the benchmark
 	// measures their cost).
 	noChecks bool
-	off      bool   // %compiled off
-	broken   string // why the tier cannot work in this process ("" if it can)
-	said     map[string]bool
-	plugins  []*compiled.Plugin
-	last     time.Duration // build and load of the last compiled cell
-	out      *stdoutCapture
+	// goCommand builds cells with the go command, not the compiler and
+	// linker directly (the benchmark measures the difference).
+	goCommand bool
+	off       bool   // %compiled off
+	broken    string // why the tier cannot work in this process ("" if it can)
+	said      map[string]bool
+	plugins   []*compiled.Plugin
+	last      time.Duration // build and load of the last compiled cell
+	out       *stdoutCapture
 	// frames are the cell lines of the compiled functions a panic went
 	// through, innermost first ("cell[N]:L: in f").
 	frames []string
@@ -98,6 +101,9 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 			return cell, done, nil
 		}
 		cs.tier.NoChecks = cs.noChecks
+		if cs.goCommand {
+			cs.tier.UseGoCommand()
+		}
 		cellrt.ExitHook = s.compiledExit
 		cellrt.Stdin = s.stdin
 		if s.stdout != io.Writer(os.Stdout) {

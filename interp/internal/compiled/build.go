@@ -3,6 +3,7 @@ package compiled
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,6 +23,7 @@ type Builder struct {
 	dir    string
 	id     string // distinguishes the session's plugins from other sessions'
 	n      int
+	direct *direct // nil: the go command builds each cell
 }
 
 // NewBuilder makes the session's module.
@@ -36,7 +38,7 @@ func NewBuilder(env Env) (*Builder, error) {
 	}
 	id := filepath.Base(dir)
 	id = id[strings.LastIndexByte(id, '-')+1:]
-	return &Builder{env: env, dir: dir, id: id}, nil
+	return &Builder{env: env, dir: dir, id: id, direct: newDirect(env, dir)}, nil
 }
 
 // Close removes the module (loaded plugins stay loaded).
@@ -85,12 +87,20 @@ type Plugin struct {
 	Key     string // the yaegi key of its symbols: "path/name"
 	Path    string // its import path in cells
 	Symbols map[string]reflect.Value
-	Build   time.Duration // go build
+	Build   time.Duration // compile and link
 	Load    time.Duration // plugin.Open
+	Direct  bool          // built by the compiler and linker without the go command
+	// BuildCPU is the processor time of the build's processes (the
+	// go command or the tools, with their children): unlike Build, it
+	// hardly depends on how busy the machine is.
+	BuildCPU time.Duration
 }
 
 // BuildError is a plugin that did not build; Output is the compiler's.
-type BuildError struct{ Output string }
+type BuildError struct {
+	Output string
+	Tool   string // the tool that failed when the go command did not run it
+}
 
 func (e *BuildError) Error() string {
 	s := strings.TrimSpace(e.Output)
@@ -116,23 +126,14 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 		return nil, err
 	}
 	so := filepath.Join(b.dir, name+".so")
-	args := append([]string{"build", "-buildmode=plugin", "-o", so}, b.env.Flags...)
-	args = append(args, "./"+name)
-	cmd := exec.CommandContext(ctx, b.env.GoBin, args...)
-	cmd.Dir = b.dir
-	cmd.Env = append(os.Environ(), b.env.Vars...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	path := ModPath + "/" + name
 	t0 := time.Now()
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &BuildError{Output: out.String()}
+	cpu, err := b.build(ctx, pkgDir, path, so, src)
+	if err != nil {
+		return nil, err
 	}
 	t1 := time.Now()
 	var syms map[string]map[string]reflect.Value
-	var err error
 	load := func() { syms, err = open(so) }
 	if b.Around != nil {
 		b.Around(load)
@@ -142,13 +143,53 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 	if err != nil {
 		return nil, &Reason{"a cell's plugin does not load: " + firstLine(err.Error()) + " (was the binary built from " + b.env.Checkout + " as it is now?)"}
 	}
-	p := &Plugin{Path: ModPath + "/" + name, Build: t1.Sub(t0), Load: time.Since(t1)}
+	p := &Plugin{Path: path, Build: t1.Sub(t0), Load: time.Since(t1), Direct: b.direct != nil && b.direct.off == "", BuildCPU: cpu}
 	p.Key = p.Path + "/" + name
 	p.Symbols = syms[p.Key]
 	if p.Symbols == nil {
 		return nil, fmt.Errorf("compiled: plugin %s has no symbols for %s", so, p.Key)
 	}
 	return p, nil
+}
+
+// build builds the plugin: directly (direct.go) while that works, else
+// with the go command.
+func (b *Builder) build(ctx context.Context, pkgDir, path, so string, src []byte) (cpu time.Duration, err error) {
+	if d := b.direct; d != nil && d.off == "" {
+		d.cpu = 0
+		err := d.build(ctx, b.dir, pkgDir, path, so, src)
+		if err == errStale {
+			// The go command's cache lost a file: list everything again.
+			d.files, d.listed = map[string]string{}, false
+			err = d.build(ctx, b.dir, pkgDir, path, so, src)
+		}
+		var be *BuildError
+		switch {
+		case err == nil:
+			return d.cpu, nil
+		case ctx.Err() != nil:
+			return 0, ctx.Err()
+		case errors.As(err, &be) && (be.Tool == "compile" || be.Tool == "list"):
+			return 0, err // the cell's own error, as go build would say it
+		}
+		// A linker failure or a stale file again: the go command builds
+		// this cell and the later ones.
+		d.off = err.Error()
+	}
+	args := append([]string{"build", "-buildmode=plugin", "-o", so}, b.env.Flags...)
+	args = append(args, "./"+filepath.Base(pkgDir))
+	cmd := exec.CommandContext(ctx, b.env.GoBin, args...)
+	cmd.Dir = b.dir
+	cmd.Env = append(os.Environ(), b.env.Vars...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		return 0, &BuildError{Output: out.String()}
+	}
+	return cpuOf(cmd), nil
 }
 
 func firstLine(s string) string {

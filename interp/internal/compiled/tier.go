@@ -99,6 +99,10 @@ func New(b *Builder) *Tier {
 	return &Tier{b: b, defs: map[string]*def{}, vars: map[string]*def{}}
 }
 
+// UseGoCommand makes the go command build every later cell, as it did
+// before the direct builds (to measure what they save).
+func (t *Tier) UseGoCommand() { t.b.direct = nil }
+
 // Around sets what runs the loading of each plugin (Builder.Around).
 func (t *Tier) Around(f func(load func())) { t.b.Around = f }
 
