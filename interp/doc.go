@@ -414,10 +414,13 @@
 // of help each.
 //
 // BUG(interp): A stack overflow in compiled code (unbounded recursion)
-// kills the worker process, as it does a Go program: the kernel reports
-// the crash and %replay restores the session. A depth check at each
-// function entry would turn it into a cell error but costs more than the
-// interrupt check (measured: recursive Fibonacci several times slower).
+// kills the worker process, as it does a Go program. Package client
+// starts a fresh worker and replays the cells that had succeeded; the
+// cell's error names them, and those it could not restore, but not the
+// line that recursed (the Go runtime's report of it is a goroutine dump,
+// which the supervisor trims). A depth check at each function entry
+// would turn it into a cell error but costs more than the interrupt
+// check (measured: recursive Fibonacci several times slower).
 //
 // BUG(interp): A compiled type with unexported fields or methods, and a
 // generic declaration, compile only in a cell that declares func main;
