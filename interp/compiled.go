@@ -194,8 +194,12 @@ func (s *Session) compiledNotice(kind, why string) {
 }
 
 // useCompiled gives a fresh interpreter of the session (a rebuild) the
-// plugins loaded so far.
+// plugins loaded so far, and package cellrt's flag functions.
 func (s *Session) useCompiled(i *yaegi.Interpreter) error {
+	cellrt.ExitHook = s.compiledExit
+	if err := i.Use(flagExports); err != nil {
+		return err
+	}
 	for _, p := range s.compiled.plugins {
 		if err := i.Use(s.pluginExports(p)); err != nil {
 			return err
@@ -433,3 +437,28 @@ func (s *Session) closeCompiled() {
 		s.compiled.broken = "the session is closed"
 	}
 }
+
+// flagExports are the functions of package flag that work on
+// flag.CommandLine, in interpreted cells: package cellrt's, as in
+// compiled cells (compiled.FlagFuncs), on a set of flags of the
+// session's own. The process's flag.CommandLine is the worker's: a cell
+// run twice would define its flags again there and panic ("flag
+// redefined"), and flag.Parse would read the worker's arguments.
+var flagExports = yaegi.Exports{"flag/flag": {
+	"Parse": reflect.ValueOf(cellrt.FlagParse), "Parsed": reflect.ValueOf(cellrt.FlagParsed),
+	"Args": reflect.ValueOf(cellrt.FlagArgs), "Arg": reflect.ValueOf(cellrt.FlagArg),
+	"NArg": reflect.ValueOf(cellrt.FlagNArg), "NFlag": reflect.ValueOf(cellrt.FlagNFlag),
+	"Lookup": reflect.ValueOf(cellrt.FlagLookup), "Set": reflect.ValueOf(cellrt.FlagSetValue),
+	"Visit": reflect.ValueOf(cellrt.FlagVisit), "VisitAll": reflect.ValueOf(cellrt.FlagVisitAll),
+	"PrintDefaults": reflect.ValueOf(cellrt.FlagPrintDefaults),
+	"Var":           reflect.ValueOf(cellrt.FlagVar), "Func": reflect.ValueOf(cellrt.FlagFunc),
+	"BoolFunc": reflect.ValueOf(cellrt.FlagBoolFunc), "TextVar": reflect.ValueOf(cellrt.FlagTextVar),
+	"Bool": reflect.ValueOf(cellrt.FlagBool), "BoolVar": reflect.ValueOf(cellrt.FlagBoolVar),
+	"Int": reflect.ValueOf(cellrt.FlagInt), "IntVar": reflect.ValueOf(cellrt.FlagIntVar),
+	"Int64": reflect.ValueOf(cellrt.FlagInt64), "Int64Var": reflect.ValueOf(cellrt.FlagInt64Var),
+	"Uint": reflect.ValueOf(cellrt.FlagUint), "UintVar": reflect.ValueOf(cellrt.FlagUintVar),
+	"Uint64": reflect.ValueOf(cellrt.FlagUint64), "Uint64Var": reflect.ValueOf(cellrt.FlagUint64Var),
+	"String": reflect.ValueOf(cellrt.FlagString), "StringVar": reflect.ValueOf(cellrt.FlagStringVar),
+	"Float64": reflect.ValueOf(cellrt.FlagFloat64), "Float64Var": reflect.ValueOf(cellrt.FlagFloat64Var),
+	"Duration": reflect.ValueOf(cellrt.FlagDuration), "DurationVar": reflect.ValueOf(cellrt.FlagDurationVar),
+}}

@@ -301,3 +301,50 @@ func TestCompiledLayerVariable(t *testing.T) {
 		t.Errorf("stderr %q, want the notice naming l1", errw)
 	}
 }
+
+// TestFlagsRunTwice: a program that defines flags and parses them runs
+// twice in one session, compiled and interpreted, printing the defaults
+// as go run does each time (on the process's flag.CommandLine the second
+// run panicked: "flag redefined"), and both kinds of cell share one set.
+func TestFlagsRunTwice(t *testing.T) {
+	for k := range compiled.FlagFuncs {
+		if _, ok := flagExports["flag/flag"][k]; !ok {
+			t.Errorf("flag.%s is cellrt's in compiled cells but not in interpreted ones", k)
+		}
+	}
+	if len(flagExports["flag/flag"]) != len(compiled.FlagFuncs) {
+		t.Errorf("%d flag functions for interpreted cells, %d for compiled ones", len(flagExports["flag/flag"]), len(compiled.FlagFuncs))
+	}
+	prog := "import (\n\t\"flag\"\n\t\"fmt\"\n)\n\nvar n = flag.Int(\"n\", 3, \"how many\")\n\nfunc main() {\n\tflag.Parse()\n\tfmt.Println(*n, flag.NArg(), flag.Parsed())\n}\n"
+	for _, mode := range []string{"compiled", "interpreted"} {
+		t.Run(mode, func(t *testing.T) {
+			s, out, errw := compiledSession(t)
+			if mode == "interpreted" {
+				s.compiled.force = false
+				s.compiled.off = true
+				s.compiled.init = true
+			}
+			for run := 1; run <= 2; run++ {
+				out.Reset()
+				if _, err := evalCell(t, s, prog+"main()"); err != nil {
+					t.Fatalf("run %d: %v (stderr %q)", run, err, errw.String())
+				}
+				if got := out.String(); got != "3 0 true\n" {
+					t.Errorf("run %d printed %q, want %q", run, got, "3 0 true\n")
+				}
+			}
+			if mode == "compiled" && !compiledIn(s, s.count)["main"] {
+				t.Errorf("main not compiled (stderr %q)", errw.String())
+			}
+			// An interpreted statement sees the flags of the compiled
+			// program: one set for both.
+			out.Reset()
+			if _, err := evalCell(t, s, "fmt.Println(flag.Lookup(\"n\").DefValue)"); err != nil {
+				t.Fatal(err)
+			}
+			if got := out.String(); got != "3\n" {
+				t.Errorf("flag.Lookup(n) in a statement printed %q, want 3", got)
+			}
+		})
+	}
+}

@@ -158,7 +158,11 @@
 // the cell's error, with Go's message; its traceback names the cell lines
 // of the compiled functions the panic went through. os.Exit, log.Fatal*,
 // os.Args, os.Stdin and fmt.Scan* behave as in interpreted cells (the
-// generated code calls package cellrt's). Where the session's stdout is
+// generated code calls package cellrt's). The functions of package flag
+// are cellrt's in both kinds of cell: a set of flags of the session's
+// own, where a cell run again defines its flags again as a fresh go run
+// does (on the worker's flag.CommandLine it panicked, "flag redefined"),
+// and flag.Parse reads the program's arguments (none), not the worker's. Where the session's stdout is
 // not the process's (tests, embedding), what compiled functions print is
 // copied to it when they return.
 //
@@ -435,9 +439,12 @@
 // unloaded, so after 160 compiled cells later ones run interpreted.
 //
 // BUG(interp): Compiled code shares the worker's standard library: what
-// it changes there (log.SetOutput, flag.CommandLine, a package's
-// variables) changes it for the whole process, interpreted cells
-// included, where interpreted cells have their own log and os streams.
+// it changes there (log.SetOutput, a package's variables) changes it for
+// the whole process, interpreted cells included, where interpreted cells
+// have their own log and os streams. The functions of package flag
+// (flag.Int, flag.Parse, ...) work on a set of the session's own in both
+// kinds of cell, but flag.CommandLine and flag.Usage are still the
+// process's.
 //
 // BUG(interp): A compiled function keeps what it printed until it
 // returns where the session's stdout is not the process's (it is copied

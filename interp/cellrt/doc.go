@@ -1,7 +1,9 @@
 // Package cellrt is the runtime that compiled cells link: the interrupt
 // flag their loops and functions check, and the replacements of os.Exit,
-// log.Fatal* and os.Args, which would otherwise end or describe the
-// worker process rather than the cell.
+// log.Fatal*, os.Args and the functions of package flag, which would
+// otherwise end, describe or change the worker process rather than the
+// cell (interpreted cells get cellrt's flag functions too, so that both
+// kinds of cell share one set of flags).
 //
 // The session's compiled tier (interp/internal/compiled) generates the
 // calls; nothing else should import this package. It is not internal

@@ -21,7 +21,7 @@ func parseDecl(t *testing.T, src string) (string, *token.File, ast.Decl) {
 }
 
 func TestInstrument(t *testing.T) {
-	imports := map[string]string{"fmt": "fmt", "os": "os"}
+	imports := map[string]string{"fmt": "fmt", "os": "os", "flag": "flag"}
 	for _, tc := range []struct{ src, want string }{
 		// a leaf function: no entry check (it stays inlinable)
 		{"func add(a, b int) int { return a + b }", "func add(a, b int) int { return a + b }"},
@@ -37,6 +37,10 @@ func TestInstrument(t *testing.T) {
 		{"func m(n int) { for j := 0; j < n; j++ { for k := 0; k < n; k++ { } } }", "func m(n int) { for j := 0; j < n; j++ {gnnlabrt.Check();  for k := 0; k < n; k++ { } } }"},
 		{"func e() { os.Exit(3) }", "func e() { gnnlabrt.Exit(3) }"},
 		{"func a() []string { return os.Args }", "func a() []string { return gnnlabrt.Args }"},
+		// flag.CommandLine's functions: the session's set of flags
+		{"func fl() *int { flag.Parse(); return flag.Int(\"n\", 3, \"\") }", "func fl() *int { gnnlabrt.FlagParse(); return gnnlabrt.FlagInt(\"n\", 3, \"\") }"},
+		{"func fs() error { return flag.Set(\"n\", \"2\") }", "func fs() error { return gnnlabrt.FlagSetValue(\"n\", \"2\") }"},
+		{"func fn() *flag.FlagSet { return flag.NewFlagSet(\"x\", flag.ExitOnError) }", "func fn() *flag.FlagSet { return flag.NewFlagSet(\"x\", flag.ExitOnError) }"},
 	} {
 		file, tf, d := parseDecl(t, tc.src)
 		from := tf.Offset(d.Pos())
@@ -69,5 +73,27 @@ func TestFreeNames(t *testing.T) {
 	// P, g, K, len, fmt, Q and the key a (a field name or a value: kept)
 	if want := "P int g K len fmt Q a"; got != want {
 		t.Errorf("freeNames = %q, want %q", got, want)
+	}
+}
+
+// TestFlagFuncsExist: every function the rewrite of flag's functions
+// calls is one package cellrt declares (cellrt's TestFlagSignatures
+// checks their types).
+func TestFlagFuncsExist(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "../../cellrt/flag.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]bool{}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+			declared[fd.Name.Name] = true
+		}
+	}
+	for from, to := range FlagFuncs {
+		if !declared[to] {
+			t.Errorf("flag.%s is rewritten to cellrt.%s, which cellrt does not declare", from, to)
+		}
 	}
 }
