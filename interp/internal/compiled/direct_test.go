@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -78,6 +80,12 @@ func TestDirectBuild(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		// Loaded, the plugin needs neither its file nor its package.
+		for _, f := range []string{name + ".so", name} {
+			if _, err := os.Stat(filepath.Join(b.dir, f)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s: %s left after loading (%v)", name, f, err)
+			}
+		}
 		if p.Direct != (b == direct) {
 			t.Errorf("%s: Direct = %v, want %v (%q)", name, p.Direct, b == direct, direct.direct.off)
 		}
@@ -138,5 +146,36 @@ func panicLine() string {
 		if !more {
 			return ""
 		}
+	}
+}
+
+// TestModuleParent: sessions make their modules in the temporary
+// directory, unless it is a tmpfs (where a loaded plugin's pages would be
+// memory): then in the user's cache directory.
+func TestModuleParent(t *testing.T) {
+	disk := t.TempDir()
+	if onTmpfs(disk) {
+		t.Skipf("the temporary directory %s is a tmpfs already", disk)
+	}
+	if !onTmpfs("/dev/shm") {
+		t.Skip("no tmpfs at /dev/shm")
+	}
+	shm, err := os.MkdirTemp("/dev/shm", "gnnlab-test-")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shm) })
+	t.Setenv("XDG_CACHE_HOME", disk)
+	t.Setenv("TMPDIR", disk)
+	if got := moduleParent(); got != disk {
+		t.Errorf("TMPDIR on a disk: moduleParent() = %s, want %s", got, disk)
+	}
+	t.Setenv("TMPDIR", shm)
+	if got, want := moduleParent(), filepath.Join(disk, "gnnlab", "cells"); got != want {
+		t.Errorf("TMPDIR on a tmpfs: moduleParent() = %s, want %s", got, want)
+	}
+	t.Setenv("XDG_CACHE_HOME", shm)
+	if got := moduleParent(); got != shm {
+		t.Errorf("both on a tmpfs: moduleParent() = %s, want %s", got, shm)
 	}
 }
