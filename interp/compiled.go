@@ -38,12 +38,14 @@ type compiledState struct {
 	// goCommand builds cells with the go command, not the compiler and
 	// linker directly (the benchmark measures the difference).
 	goCommand bool
-	off       bool   // %compiled off
-	broken    string // why the tier cannot work in this process ("" if it can)
-	said      map[string]bool
-	plugins   []*compiled.Plugin
-	last      time.Duration // build and load of the last compiled cell
-	out       *stdoutCapture
+	// noCap lifts maxPlugins (the benchmark of many redefinitions).
+	noCap   bool
+	off     bool   // %compiled off
+	broken  string // why the tier cannot work in this process ("" if it can)
+	said    map[string]bool
+	plugins []*compiled.Plugin
+	last    time.Duration // build and load of the last compiled cell
+	out     *stdoutCapture
 	// frames are the cell lines of the compiled functions a panic went
 	// through, innermost first ("cell[N]:L: in f").
 	frames []string
@@ -82,7 +84,7 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 		s.compiledNotice("debug", "the debugger is on: declarations run interpreted while it is, so that breakpoints and steps reach them (functions compiled before stay compiled)")
 		return cell, done, nil
 	}
-	if len(cs.plugins) >= maxPlugins {
+	if len(cs.plugins) >= maxPlugins && !cs.noCap {
 		cs.broken = fmt.Sprintf("the session has loaded %d compiled cells (about %d MiB, which plugins keep: they cannot be unloaded); %%restart, then %%replay, frees them", len(cs.plugins), len(cs.plugins)*5/2)
 		s.compiledNotice("memory", cs.broken)
 		return cell, done, nil
