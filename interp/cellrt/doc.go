@@ -13,9 +13,11 @@
 //
 // # Interrupts
 //
-// Check is inserted at the entry of each compiled function that may call
-// back into cell code and at each loop back-edge; it inlines to one load
-// of the flag and a branch. A counted loop whose body is straight-line
+// check.Check (package check, apart so that a plugin that needs nothing
+// else of cellrt links neither fmt nor log nor flag) is inserted at the
+// entry of each compiled function that may call back into cell code and
+// at each loop back-edge; it inlines to one load of the flag and a
+// branch. A counted loop whose body is straight-line
 // code tests its counter instead and calls Check every 4,096 iterations.
 // When the session's cell is interrupted, Interrupt(true) makes the next
 // Check panic with Interrupted, which unwinds the compiled code like any

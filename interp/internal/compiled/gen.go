@@ -36,7 +36,7 @@ func instrument(text string, from int, tf *token.File, d ast.Decl, imports map[s
 	var edits []ins
 	check := func(b *ast.BlockStmt) {
 		if b != nil && checks {
-			edits = append(edits, ins{at: tf.Offset(b.Lbrace) + 1 - from, text: rtName + ".Check(); "})
+			edits = append(edits, ins{at: tf.Offset(b.Lbrace) + 1 - from, text: checkName + ".Check(); "})
 		}
 	}
 	// Loops inside another loop of the same function: a counted leaf
@@ -80,7 +80,7 @@ func instrument(text string, from int, tf *token.File, d ast.Decl, imports map[s
 			} else if v != "" && checks {
 				// One test of a register instead of a load of the flag
 				// each iteration: the loop still stops within 4,096.
-				edits = append(edits, ins{at: tf.Offset(n.Body.Lbrace) + 1 - from, text: "if " + v + "&4095 == 0 { " + rtName + ".Check() }; "})
+				edits = append(edits, ins{at: tf.Offset(n.Body.Lbrace) + 1 - from, text: "if " + v + "&4095 == 0 { " + checkName + ".Check() }; "})
 				break
 			}
 			check(n.Body)
@@ -202,8 +202,17 @@ func (t *Tier) generate(name string, all []*def, df *ast.File, imports map[strin
 			fmt.Fprintf(&b, "\t_ %s\n", is.Path.Value)
 		}
 	}
-	fmt.Fprintf(&b, "\t%s %q\n\t%s \"reflect\"\n)\n\n", rtName, RuntimePath, refName)
-	fmt.Fprintf(&b, "var _ = %s.Check\n\n", rtName)
+	// cellrt only where the code calls it (os.Exit, flag, ...): it links
+	// fmt, log and flag into the plugin (check.go of package check).
+	usesRT := false
+	for _, d := range all {
+		usesRT = usesRT || strings.Contains(d.src, rtName+".")
+	}
+	if usesRT {
+		fmt.Fprintf(&b, "\t%s %q\n", rtName, RuntimePath)
+	}
+	fmt.Fprintf(&b, "\t%s %q\n\t%s \"reflect\"\n)\n\n", checkName, CheckPath, refName)
+	fmt.Fprintf(&b, "var _ = %s.Check\n\n", checkName)
 	if used["os"] {
 		b.WriteString("var _ = os.Exit\n")
 	}

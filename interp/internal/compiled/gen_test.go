@@ -25,16 +25,16 @@ func TestInstrument(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		// a leaf function: no entry check (it stays inlinable)
 		{"func add(a, b int) int { return a + b }", "func add(a, b int) int { return a + b }"},
-		{"func f(n int) int { return f(n - 1) }", "func f(n int) int {gnnlabrt.Check();  return f(n - 1) }"},
+		{"func f(n int) int { return f(n - 1) }", "func f(n int) int {gnnlabcheck.Check();  return f(n - 1) }"},
 		{"func p() { fmt.Println(1) }", "func p() { fmt.Println(1) }"},
-		{"func m(v T) int { return v.Len() }", "func m(v T) int {gnnlabrt.Check();  return v.Len() }"},
-		{"func s() { for { } }", "func s() { for {gnnlabrt.Check();  } }"},
-		{"func c(n int) (s int) { for i := 0; i < n; i++ { s += i }; return }", "func c(n int) (s int) { for i := 0; i < n; i++ {if i&4095 == 0 { gnnlabrt.Check() };  s += i }; return }"},
+		{"func m(v T) int { return v.Len() }", "func m(v T) int {gnnlabcheck.Check();  return v.Len() }"},
+		{"func s() { for { } }", "func s() { for {gnnlabcheck.Check();  } }"},
+		{"func c(n int) (s int) { for i := 0; i < n; i++ { s += i }; return }", "func c(n int) (s int) { for i := 0; i < n; i++ {if i&4095 == 0 { gnnlabcheck.Check() };  s += i }; return }"},
 		// a float counter is not a counted loop: the plain check
-		{"func c(n float64) { for x := 0.0; x < n; x++ { } }", "func c(n float64) { for x := 0.0; x < n; x++ {gnnlabrt.Check();  } }"},
-		{"func r(xs []int) { for range xs { } }", "func r(xs []int) { for range xs {gnnlabrt.Check();  } }"},
+		{"func c(n float64) { for x := 0.0; x < n; x++ { } }", "func c(n float64) { for x := 0.0; x < n; x++ {gnnlabcheck.Check();  } }"},
+		{"func r(xs []int) { for range xs { } }", "func r(xs []int) { for range xs {gnnlabcheck.Check();  } }"},
 		// a counted leaf loop inside a loop: the outer back-edge checks
-		{"func m(n int) { for j := 0; j < n; j++ { for k := 0; k < n; k++ { } } }", "func m(n int) { for j := 0; j < n; j++ {gnnlabrt.Check();  for k := 0; k < n; k++ { } } }"},
+		{"func m(n int) { for j := 0; j < n; j++ { for k := 0; k < n; k++ { } } }", "func m(n int) { for j := 0; j < n; j++ {gnnlabcheck.Check();  for k := 0; k < n; k++ { } } }"},
 		{"func e() { os.Exit(3) }", "func e() { gnnlabrt.Exit(3) }"},
 		{"func a() []string { return os.Args }", "func a() []string { return gnnlabrt.Args }"},
 		// flag.CommandLine's functions: the session's set of flags

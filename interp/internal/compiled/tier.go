@@ -131,13 +131,18 @@ func (t *Tier) Close() error { return t.b.Close() }
 
 // Prefixes of the names generated code uses; cells do not use them.
 const (
-	rtName  = "gnnlabrt"
-	refName = "gnnlabreflect"
-	argName = "gnnlabarg"
+	rtName    = "gnnlabrt"
+	checkName = "gnnlabcheck"
+	refName   = "gnnlabreflect"
+	argName   = "gnnlabarg"
 )
 
-// RuntimePath is the package compiled cells link for interrupts and exit.
-const RuntimePath = Module + "/interp/cellrt"
+// RuntimePath is the package compiled cells link for exit, arguments,
+// input and flags; CheckPath the one they link for interrupts.
+const (
+	RuntimePath = Module + "/interp/cellrt"
+	CheckPath   = RuntimePath + "/check"
+)
 
 // Compile compiles what it can of the cell. An error is one of the
 // cell's (a panic in an init), to report as the cell's; a declaration that

@@ -1,0 +1,34 @@
+// Package check is the interrupt check of compiled cells, apart from the
+// rest of package cellrt so that a cell's plugin that needs nothing else
+// links only this (and not fmt, log and flag, which cellrt imports): a
+// plugin links its own copy of every package it uses, and a cell of one
+// function without them is a quarter smaller and links a fifth faster
+// (measured: 2.9 against 4.0 MB, 0.18 against 0.22 s of linker CPU).
+package check
+
+import "sync/atomic"
+
+// stop is set while the running cell is interrupted.
+var stop atomic.Bool
+
+// Interrupted is the panic value with which compiled code stops on an
+// interrupt.
+type Interrupted struct{}
+
+func (Interrupted) Error() string { return "interrupted" }
+
+// Check stops compiled code when the cell is interrupted. Generated code
+// calls it at every function entry and loop back-edge; it inlines to one
+// load and a branch.
+func Check() {
+	if stop.Load() {
+		stopNow()
+	}
+}
+
+//go:noinline
+func stopNow() { panic(Interrupted{}) }
+
+// Interrupt makes every running Check panic with Interrupted (on), or
+// lets compiled code run again (off).
+func Interrupt(on bool) { stop.Store(on) }
