@@ -348,3 +348,18 @@ func TestFlagsRunTwice(t *testing.T) {
 		})
 	}
 }
+
+// TestCompiledEmbed: a program with //go:embed runs interpreted, with a
+// notice that says why, and fails with the session's clear error about
+// embed (not the compiler's "build system did not supply embed
+// configuration").
+func TestCompiledEmbed(t *testing.T) {
+	s, _, errw := compiledSession(t)
+	_, err := evalCell(t, s, "import (\n\t_ \"embed\"\n\t\"fmt\"\n)\n\n//go:embed data.txt\nvar msg string\n\nfunc main() {\n\tfmt.Print(msg)\n}\nmain()")
+	if err == nil || !strings.Contains(err.Error(), "package \"embed\" is not available in a cell") {
+		t.Errorf("error %v, want the session's error about embed", err)
+	}
+	if want := "gnnlab: running interpreted (not compiled): //go:embed is not compiled yet"; !strings.HasPrefix(errw.String(), want) {
+		t.Errorf("stderr %q, want the notice %q", errw.String(), want)
+	}
+}

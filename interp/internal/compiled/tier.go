@@ -350,6 +350,17 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 			return Result{}, "a dot import stays interpreted", "dot"
 		}
 	}
+	for _, cg := range df.Comments {
+		for _, c := range cg.List {
+			if strings.HasPrefix(c.Text, "//go:embed") {
+				// The compiler needs the go command's embed configuration,
+				// and the files would have to be copied next to the
+				// cell's package: not done yet (the session then says
+				// why embed is not available in a cell).
+				return Result{}, "//go:embed is not compiled yet (the files would have to be copied into the cell's package)", "embed"
+			}
+		}
+	}
 	if c.Module != nil {
 		for _, nd := range own {
 			for _, n := range nd.deps {
