@@ -85,7 +85,7 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 		return cell, done, nil
 	}
 	if len(cs.plugins) >= maxPlugins && !cs.noCap {
-		cs.broken = fmt.Sprintf("the session has loaded %d compiled cells (about %d MiB, which plugins keep: they cannot be unloaded); %%restart, then %%replay, frees them", len(cs.plugins), len(cs.plugins)*5/2)
+		cs.broken = fmt.Sprintf("the session has loaded %d compiled cells (about %d MiB resident, which plugins keep: they cannot be unloaded); %%restart, then %%replay, frees them", len(cs.plugins), len(cs.plugins)*2)
 		s.compiledNotice("memory", cs.broken)
 		return cell, done, nil
 	}
@@ -177,9 +177,11 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 	return res.Text, done, nil
 }
 
-// maxPlugins bounds the plugins of a session: each keeps about 2.5 MiB
-// resident (measured by make bench-cells) and cannot be unloaded, so
-// past this many (about 400 MiB) later cells run interpreted.
+// maxPlugins bounds the plugins of a session: each keeps about 2 MiB
+// resident, 0.4 MiB of it the process's own and the rest the pages of
+// its file, which the kernel can drop (measured by TestRedefinitionMemory
+// over 1,000 redefinitions), and cannot be unloaded, so past this many
+// (about 320 MiB resident) later cells run interpreted.
 const maxPlugins = 160
 
 // compiledNotice says once per kind why declarations run interpreted.

@@ -49,7 +49,7 @@
 // BUG(compiled): Each compiled cell is a plugin of about 4 MB that stays
 // mapped: plugins cannot be unloaded. A plugin links its own copy of
 // every package it uses (the runtime, reflect, fmt, ...), and loading it
-// touches most of its pages: about 2.5 MiB resident per cell, of which
+// touches most of its pages: about 2 MiB resident per cell, of which
 // about 0.4 MiB is the process's own (the relocated type data, the
 // runtime's tables; make bench-cells measures both) and the rest the
 // plugin file's pages in the page cache, which the kernel can drop (the
