@@ -97,3 +97,19 @@ func TestFlagFuncsExist(t *testing.T) {
 		}
 	}
 }
+
+func TestIsConstraint(t *testing.T) {
+	for src, want := range map[string]bool{
+		"type N interface{ int | float64 }":                        true,
+		"type S interface{ ~string }":                              true,
+		"type Named interface {\n\tcomparable\n\tName() string\n}": true,
+		"type Stringer interface{ String() string }":               false,
+		"type RW interface {\n\tio.Reader\n\tio.Writer\n}":         false,
+	} {
+		_, _, d := parseDecl(t, src)
+		ts := d.(*ast.GenDecl).Specs[0].(*ast.TypeSpec)
+		if got := isConstraint(ts.Type); got != want {
+			t.Errorf("isConstraint(%q) = %v, want %v", src, got, want)
+		}
+	}
+}

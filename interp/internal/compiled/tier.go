@@ -807,7 +807,8 @@ func stmtDefines(st ast.Stmt) []string {
 }
 
 // isConstraint reports whether an interface type has type elements
-// (int | float64, ~string), which only constraints may.
+// (int | float64, ~string) or embeds comparable, which only constraints
+// may.
 func isConstraint(e ast.Expr) bool {
 	it, ok := e.(*ast.InterfaceType)
 	if !ok {
@@ -815,9 +816,13 @@ func isConstraint(e ast.Expr) bool {
 	}
 	for _, f := range it.Methods.List {
 		if len(f.Names) == 0 {
-			switch f.Type.(type) {
+			switch t := f.Type.(type) {
 			case *ast.BinaryExpr, *ast.UnaryExpr:
 				return true
+			case *ast.Ident:
+				if t.Name == "comparable" && t.Obj == nil {
+					return true
+				}
 			}
 		}
 	}
