@@ -140,6 +140,7 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 			_, ok := s.modPackage(path)
 			return ok
 		},
+		ModuleDir: s.moduleDir(),
 		Interpreted: func(name string) bool {
 			if s.knows(name) {
 				return true
@@ -466,3 +467,11 @@ var flagExports = yaegi.Exports{"flag/flag": {
 	"Float64": reflect.ValueOf(cellrt.FlagFloat64), "Float64Var": reflect.ValueOf(cellrt.FlagFloat64Var),
 	"Duration": reflect.ValueOf(cellrt.FlagDuration), "DurationVar": reflect.ValueOf(cellrt.FlagDurationVar),
 }}
+
+// moduleDir is the folder of the session's module (modules.go), "" until
+// the first %go get.
+func (s *Session) moduleDir() string {
+	s.mods.mu.Lock()
+	defer s.mods.mu.Unlock()
+	return s.mods.dir
+}

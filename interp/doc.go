@@ -527,7 +527,8 @@
 // atomic.Pointer as interpreted helpers (internal/rewrite/genericstd.go, internal/rewrite/genericmacro.go,
 // internal/rewrite/genericatomic.go).
 //
-// BUG(interp): Packages of %go get's modules run interpreted, without the
+// BUG(interp): Packages of %go get's modules run interpreted (a cell with
+// func main that imports them compiles them into its plugin), without the
 // session's rewrites (yaegi's Go 1.22-era semantics: one loop variable per
 // loop, no range over functions) and with yaegi's gaps, which fail at the
 // import; completion and inspection do not see them, and a new version of

@@ -3,6 +3,7 @@ package compiled
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +25,8 @@ type Builder struct {
 	id     string // distinguishes the session's plugins from other sessions'
 	n      int
 	direct *direct // nil: the go command builds each cell
+	// required is the session module's go.mod last required (%go get).
+	required string
 }
 
 // NewBuilder makes the session's module.
@@ -216,6 +219,119 @@ func (b *Builder) build(ctx context.Context, pkgDir, path, so string, src []byte
 		return 0, &BuildError{Output: out.String()}
 	}
 	return cpuOf(cmd), nil
+}
+
+// requireModules adds to the cells' module the requirements and
+// replacements of the session's module (what %go get added), and its
+// go.sum, so that a cell's plugin can link the modules' packages. The
+// direct builder lists their packages when a cell first imports them.
+func (b *Builder) requireModules(ctx context.Context, modDir string) error {
+	sessionMod, err := os.ReadFile(filepath.Join(modDir, "go.mod"))
+	if err != nil {
+		return err
+	}
+	if string(sessionMod) == b.required {
+		return nil
+	}
+	mf, err := b.modEdit(ctx, modDir)
+	if err != nil {
+		return err
+	}
+	before, err := b.modEdit(ctx, b.dir)
+	if err != nil {
+		return err
+	}
+	// A requirement that moves a module the binary was built with to
+	// another version would make every later plugin that links it fail
+	// to load: refuse it, keeping the cells' module as it was.
+	had := map[string]string{}
+	for _, r := range before.Require {
+		had[r.Path] = r.Version
+	}
+	for _, r := range mf.Require {
+		if v, ok := had[r.Path]; ok && v != r.Version {
+			return fmt.Errorf("it requires %s@%s, and the binary was built with %s", r.Path, r.Version, v)
+		}
+	}
+	args := []string{"mod", "edit"}
+	for _, r := range mf.Require {
+		args = append(args, "-require="+r.Path+"@"+r.Version)
+	}
+	for _, r := range mf.Replace {
+		old, nw := r.Old.Path, r.New.Path
+		if r.Old.Version != "" {
+			old += "@" + r.Old.Version
+		}
+		if r.New.Version != "" {
+			nw += "@" + r.New.Version
+		}
+		args = append(args, "-replace="+old+"="+nw)
+	}
+	if len(args) == 2 {
+		return nil
+	}
+	edit := exec.CommandContext(ctx, b.env.GoBin, args...)
+	edit.Dir = b.dir
+	edit.Env = append(os.Environ(), b.env.Vars...)
+	if out, err := edit.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod edit: %v: %s", err, firstLine(string(out)))
+	}
+	sum, err := os.ReadFile(filepath.Join(modDir, "go.sum"))
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	have, err := os.ReadFile(filepath.Join(b.dir, "go.sum"))
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, l := range strings.Split(string(have), "\n") {
+		seen[l] = true
+	}
+	var add strings.Builder
+	for _, l := range strings.Split(string(sum), "\n") {
+		if l != "" && !seen[l] {
+			seen[l] = true
+			add.WriteString(l + "\n")
+		}
+	}
+	if add.Len() > 0 {
+		f, err := os.OpenFile(filepath.Join(b.dir, "go.sum"), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteString(add.String())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	b.required = string(sessionMod)
+	return nil
+}
+
+// modFile is what go mod edit -json says of a go.mod.
+type modFile struct {
+	Require []struct{ Path, Version string }
+	Replace []struct {
+		Old struct{ Path, Version string }
+		New struct{ Path, Version string }
+	}
+}
+
+func (b *Builder) modEdit(ctx context.Context, dir string) (modFile, error) {
+	var mf modFile
+	cmd := exec.CommandContext(ctx, b.env.GoBin, "mod", "edit", "-json")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), b.env.Vars...)
+	out, err := cmd.Output()
+	if err != nil {
+		return mf, fmt.Errorf("go mod edit -json: %w", err)
+	}
+	err = json.Unmarshal(out, &mf)
+	return mf, err
 }
 
 func firstLine(s string) string {

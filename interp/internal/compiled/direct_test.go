@@ -179,3 +179,36 @@ func TestModuleParent(t *testing.T) {
 		t.Errorf("both on a tmpfs: moduleParent() = %s, want %s", got, shm)
 	}
 }
+
+// TestRequireModulesKeepsTheBinarysVersions: a %go get module whose
+// requirements would move a module the binary was built with to another
+// version is refused, and the cells' module stays as it was.
+func TestRequireModulesKeepsTheBinarysVersions(t *testing.T) {
+	b, _ := builders(t)
+	ctx := context.Background()
+	mf, err := b.modEdit(ctx, b.dir)
+	if err != nil || len(mf.Require) == 0 {
+		t.Fatalf("the cells' module: %+v, %v", mf, err)
+	}
+	dep := mf.Require[0]
+	for _, r := range mf.Require {
+		if strings.HasPrefix(r.Version, "v0.") || strings.HasPrefix(r.Version, "v1.") {
+			dep = r
+			break
+		}
+	}
+	moved := dep.Version[:2] + ".999.0"
+	session := t.TempDir()
+	mod := fmt.Sprintf("module gnnlab.session\n\ngo 1.22\n\nrequire %s %s\n", dep.Path, moved)
+	if err := os.WriteFile(filepath.Join(session, "go.mod"), []byte(mod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(b.dir, "go.mod"))
+	err = b.requireModules(ctx, session)
+	if err == nil || !strings.Contains(err.Error(), "the binary was built with "+dep.Version) {
+		t.Errorf("requireModules(%s %s) = %v, want a refusal naming %s", dep.Path, moved, err, dep.Version)
+	}
+	if after, _ := os.ReadFile(filepath.Join(b.dir, "go.mod")); string(after) != string(before) {
+		t.Errorf("the cells' go.mod changed:\n%s", after)
+	}
+}

@@ -58,6 +58,11 @@
 // pages would be memory). The session stops compiling after 160 of them
 // (package interp) rather than grow without bound.
 //
-// BUG(compiled): Modules added by %go get are not in the cells' module:
-// a cell that imports one runs interpreted (its build fails).
+// BUG(compiled): Packages of modules that %go get added compile only in
+// a program (a cell with func main): the cells' module then requires what
+// the session's module requires (Builder.requireModules), unless that
+// would move a module the binary holds to another version. Elsewhere
+// interpreted cells get those packages interpreted from source, and a
+// compiled declaration would hand them values of other types, so such
+// cells run interpreted.
 package compiled

@@ -36,6 +36,9 @@ type Cell struct {
 	// Module reports whether an import path is a package of a module
 	// that %go get added (not in the cells' module).
 	Module func(path string) bool
+	// ModuleDir is the folder of the session's module, whose go.mod
+	// and go.sum hold what %go get added ("" before the first).
+	ModuleDir string
 }
 
 // Result is what the session runs instead of the cell.
@@ -361,13 +364,25 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 			}
 		}
 	}
+	usesModule := false
 	if c.Module != nil {
 		for _, nd := range own {
 			for _, n := range nd.deps {
 				if p := imports[n]; p != "" && c.Module(p) {
-					return Result{}, fmt.Sprintf("it imports %s, of a module that %%go get added: compiled cells cannot link those yet", p), "module"
+					if !hasMain || c.ModuleDir == "" {
+						// Interpreted cells get the module's packages
+						// interpreted from source: a compiled declaration
+						// would hand them values of other types.
+						return Result{}, fmt.Sprintf("it imports %s, of a module that %%go get added: compiled cells link those only in a program (a cell with func main)", p), "module"
+					}
+					usesModule = true
 				}
 			}
+		}
+	}
+	if usesModule {
+		if err := t.b.requireModules(ctx, c.ModuleDir); err != nil {
+			return Result{}, "the modules that %go get added could not be required by the cells' module: " + err.Error(), "module"
 		}
 	}
 	for _, nd := range own {
@@ -505,6 +520,12 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 	src, binds := t.generate(name, all, df, imports)
 	p, err := t.b.Build(ctx, name, src)
 	if err != nil {
+		if r, ok := err.(*Reason); ok && usesModule {
+			// A module's requirements may have moved a package that the
+			// binary holds to another version: this cell's problem, not
+			// every cell's.
+			return Result{}, r.Text, "module load"
+		}
 		if r, ok := err.(*Reason); ok {
 			return Result{}, r.Text, "load"
 		}
