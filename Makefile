@@ -24,7 +24,7 @@ export GNNLAB_DATA
 endif
 
 .PHONY: all build lab venv install test lint check-generate test-go test-race \
-	test-e2e test-browser check-cuda notebooks generate bench bench-kernel bench-cells warm-cells clean distclean
+	test-e2e test-browser check-cuda notebooks generate bench bench-kernel bench-cells bench-redefs warm-cells clean distclean
 
 all: build
 
@@ -157,6 +157,13 @@ warm-cells: build
 ## compiled cells' build+load latencies (the README's table).
 bench-cells:
 	GNNLAB_BENCH_CELLS=1 $(GO) test -count=1 -run '^TestCellsSpeed$$' -v ./interp
+
+## bench-redefs: the memory and build time of one compiled function
+## redefined REDEFS times (1,000 by default) in one session, past the
+## session's cap on plugins (the README's figures).
+REDEFS ?= 1000
+bench-redefs:
+	GNNLAB_BENCH_REDEFS=$(REDEFS) $(GO) test -count=1 -timeout 60m -run '^TestRedefinitionMemory$$' -v ./interp
 
 ## bench-kernel: start time and cell round trip, gnnlab beside ipykernel, and
 ## the round trip with CurveZMQ encryption off and on.

@@ -35,12 +35,17 @@ type compiledState struct {
 	// noChecks builds cells without interrupt checks (the benchmark
 	// measures their cost).
 	noChecks bool
-	off      bool   // %compiled off
-	broken   string // why the tier cannot work in this process ("" if it can)
-	said     map[string]bool
-	plugins  []*compiled.Plugin
-	last     time.Duration // build and load of the last compiled cell
-	out      *stdoutCapture
+	// goCommand builds cells with the go command, not the compiler and
+	// linker directly (the benchmark measures the difference).
+	goCommand bool
+	// noCap lifts maxPlugins (the benchmark of many redefinitions).
+	noCap   bool
+	off     bool   // %compiled off
+	broken  string // why the tier cannot work in this process ("" if it can)
+	said    map[string]bool
+	plugins []*compiled.Plugin
+	last    time.Duration // build and load of the last compiled cell
+	out     *stdoutCapture
 	// frames are the cell lines of the compiled functions a panic went
 	// through, innermost first ("cell[N]:L: in f").
 	frames []string
@@ -79,8 +84,8 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 		s.compiledNotice("debug", "the debugger is on: declarations run interpreted while it is, so that breakpoints and steps reach them (functions compiled before stay compiled)")
 		return cell, done, nil
 	}
-	if len(cs.plugins) >= maxPlugins {
-		cs.broken = fmt.Sprintf("the session has loaded %d compiled cells (about %d MiB, which plugins keep: they cannot be unloaded); %%restart, then %%replay, frees them", len(cs.plugins), len(cs.plugins)*5/2)
+	if len(cs.plugins) >= maxPlugins && !cs.noCap {
+		cs.broken = fmt.Sprintf("the session has loaded %d compiled cells (about %d MiB resident, which plugins keep: they cannot be unloaded); %%restart, then %%replay, frees them", len(cs.plugins), len(cs.plugins)*2)
 		s.compiledNotice("memory", cs.broken)
 		return cell, done, nil
 	}
@@ -98,6 +103,9 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 			return cell, done, nil
 		}
 		cs.tier.NoChecks = cs.noChecks
+		if cs.goCommand {
+			cs.tier.UseGoCommand()
+		}
 		cellrt.ExitHook = s.compiledExit
 		cellrt.Stdin = s.stdin
 		if !processStdout(s.stdout) {
@@ -132,6 +140,7 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 			_, ok := s.modPackage(path)
 			return ok
 		},
+		ModuleDir: s.moduleDir(),
 		Interpreted: func(name string) bool {
 			if s.knows(name) {
 				return true
@@ -169,9 +178,11 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 	return res.Text, done, nil
 }
 
-// maxPlugins bounds the plugins of a session: each keeps about 2.5 MiB
-// resident (measured by make bench-cells) and cannot be unloaded, so
-// past this many (about 400 MiB) later cells run interpreted.
+// maxPlugins bounds the plugins of a session: each keeps about 2 MiB
+// resident, 0.4 MiB of it the process's own and the rest the pages of
+// its file, which the kernel can drop (measured by TestRedefinitionMemory
+// over 1,000 redefinitions), and cannot be unloaded, so past this many
+// (about 320 MiB resident) later cells run interpreted.
 const maxPlugins = 160
 
 // compiledNotice says once per kind why declarations run interpreted.
@@ -188,8 +199,12 @@ func (s *Session) compiledNotice(kind, why string) {
 }
 
 // useCompiled gives a fresh interpreter of the session (a rebuild) the
-// plugins loaded so far.
+// plugins loaded so far, and package cellrt's flag functions.
 func (s *Session) useCompiled(i *yaegi.Interpreter) error {
+	cellrt.ExitHook = s.compiledExit
+	if err := i.Use(flagExports); err != nil {
+		return err
+	}
 	for _, p := range s.compiled.plugins {
 		if err := i.Use(s.pluginExports(p)); err != nil {
 			return err
@@ -426,4 +441,37 @@ func (s *Session) closeCompiled() {
 		s.compiled.tier = nil
 		s.compiled.broken = "the session is closed"
 	}
+}
+
+// flagExports are the functions of package flag that work on
+// flag.CommandLine, in interpreted cells: package cellrt's, as in
+// compiled cells (compiled.FlagFuncs), on a set of flags of the
+// session's own. The process's flag.CommandLine is the worker's: a cell
+// run twice would define its flags again there and panic ("flag
+// redefined"), and flag.Parse would read the worker's arguments.
+var flagExports = yaegi.Exports{"flag/flag": {
+	"Parse": reflect.ValueOf(cellrt.FlagParse), "Parsed": reflect.ValueOf(cellrt.FlagParsed),
+	"Args": reflect.ValueOf(cellrt.FlagArgs), "Arg": reflect.ValueOf(cellrt.FlagArg),
+	"NArg": reflect.ValueOf(cellrt.FlagNArg), "NFlag": reflect.ValueOf(cellrt.FlagNFlag),
+	"Lookup": reflect.ValueOf(cellrt.FlagLookup), "Set": reflect.ValueOf(cellrt.FlagSetValue),
+	"Visit": reflect.ValueOf(cellrt.FlagVisit), "VisitAll": reflect.ValueOf(cellrt.FlagVisitAll),
+	"PrintDefaults": reflect.ValueOf(cellrt.FlagPrintDefaults),
+	"Var":           reflect.ValueOf(cellrt.FlagVar), "Func": reflect.ValueOf(cellrt.FlagFunc),
+	"BoolFunc": reflect.ValueOf(cellrt.FlagBoolFunc), "TextVar": reflect.ValueOf(cellrt.FlagTextVar),
+	"Bool": reflect.ValueOf(cellrt.FlagBool), "BoolVar": reflect.ValueOf(cellrt.FlagBoolVar),
+	"Int": reflect.ValueOf(cellrt.FlagInt), "IntVar": reflect.ValueOf(cellrt.FlagIntVar),
+	"Int64": reflect.ValueOf(cellrt.FlagInt64), "Int64Var": reflect.ValueOf(cellrt.FlagInt64Var),
+	"Uint": reflect.ValueOf(cellrt.FlagUint), "UintVar": reflect.ValueOf(cellrt.FlagUintVar),
+	"Uint64": reflect.ValueOf(cellrt.FlagUint64), "Uint64Var": reflect.ValueOf(cellrt.FlagUint64Var),
+	"String": reflect.ValueOf(cellrt.FlagString), "StringVar": reflect.ValueOf(cellrt.FlagStringVar),
+	"Float64": reflect.ValueOf(cellrt.FlagFloat64), "Float64Var": reflect.ValueOf(cellrt.FlagFloat64Var),
+	"Duration": reflect.ValueOf(cellrt.FlagDuration), "DurationVar": reflect.ValueOf(cellrt.FlagDurationVar),
+}}
+
+// moduleDir is the folder of the session's module (modules.go), "" until
+// the first %go get.
+func (s *Session) moduleDir() string {
+	s.mods.mu.Lock()
+	defer s.mods.mu.Unlock()
+	return s.mods.dir
 }

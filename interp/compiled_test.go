@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -240,6 +241,8 @@ func TestCompiledModule(t *testing.T) {
 	needGo(t)
 	dir := t.TempDir()
 	writeTree(t, dir, greetModule)
+	// A generic package, as in github.com/samber/lo.
+	writeTree(t, dir, map[string]string{"generic/generic.go": "package generic\n\n// Map applies f to each of xs.\nfunc Map[T, U any](xs []T, f func(T) U) []U {\n\tout := make([]U, 0, len(xs))\n\tfor _, x := range xs {\n\t\tout = append(out, f(x))\n\t}\n\treturn out\n}\n"})
 	s, out, errw := compiledSession(t)
 	if _, err := evalCell(t, s, "%go get "+dir); err != nil {
 		t.Fatal(err)
@@ -251,8 +254,40 @@ func TestCompiledModule(t *testing.T) {
 	if out.String() != "hello, go\n" {
 		t.Errorf("printed %q, want %q", out.String(), "hello, go\n")
 	}
-	if want := "gnnlab: running interpreted (not compiled): it imports example.com/greet, of a module that %go get added: compiled cells cannot link those yet\n"; errw.String() != want {
+	if want := "gnnlab: running interpreted (not compiled): it imports example.com/greet, of a module that %go get added: compiled cells link those only in a program (a cell with func main)\n"; errw.String() != want {
 		t.Errorf("stderr %q, want %q", errw.String(), want)
+	}
+	// A program that imports the module compiles whole, the module's
+	// packages in its plugin, and prints what go run prints with the
+	// same module (built by the toolchain beside it).
+	prog := "import (\n\t\"fmt\"\n\t\"strings\"\n\n\t\"example.com/greet\"\n\t\"example.com/greet/generic\"\n\t\"example.com/greet/shout\"\n)\n\nfunc main() {\n\tfmt.Println(greet.Hello(\"go\"), shout.Hello(\"plugins\"))\n\tfmt.Println(generic.Map([]string{\"a\", \"bc\"}, strings.ToUpper), generic.Map([]int{1, 2}, func(n int) float64 { return float64(n) / 4 }))\n}\n"
+	out.Reset()
+	errw.Reset()
+	if _, err := evalCell(t, s, prog+"main()"); err != nil {
+		t.Fatalf("program: %v (stderr %q)", err, errw.String())
+	}
+	if !compiledIn(s, s.count)["main"] {
+		t.Errorf("the program importing the module did not compile (stderr %q)", errw.String())
+	}
+	run := t.TempDir()
+	writeTree(t, run, map[string]string{
+		"go.mod":  "module prog\n\ngo 1.22\n\nrequire example.com/greet v0.0.0\n\nreplace example.com/greet => " + dir + "\n",
+		"main.go": "package main\n\n" + prog,
+	})
+	cmd := exec.Command("go", "run", ".")
+	cmd.Dir = run
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
+	want, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, want)
+	}
+	if out.String() != string(want) {
+		t.Errorf("the compiled program printed %q, go run %q", out.String(), want)
+	}
+	// The cells' module, which now requires the module, still builds
+	// the other cells.
+	if _, err := evalCell(t, s, "func twice(n int) int { return 2 * n }"); err != nil || !compiledIn(s, s.count)["twice"] {
+		t.Errorf("a later cell: %v, compiled %v (stderr %q)", err, compiledIn(s, s.count), errw.String())
 	}
 }
 
@@ -299,5 +334,67 @@ func TestCompiledLayerVariable(t *testing.T) {
 	}
 	if !strings.Contains(errw.String(), "variable l1") {
 		t.Errorf("stderr %q, want the notice naming l1", errw)
+	}
+}
+
+// TestFlagsRunTwice: a program that defines flags and parses them runs
+// twice in one session, compiled and interpreted, printing the defaults
+// as go run does each time (on the process's flag.CommandLine the second
+// run panicked: "flag redefined"), and both kinds of cell share one set.
+func TestFlagsRunTwice(t *testing.T) {
+	for k := range compiled.FlagFuncs {
+		if _, ok := flagExports["flag/flag"][k]; !ok {
+			t.Errorf("flag.%s is cellrt's in compiled cells but not in interpreted ones", k)
+		}
+	}
+	if len(flagExports["flag/flag"]) != len(compiled.FlagFuncs) {
+		t.Errorf("%d flag functions for interpreted cells, %d for compiled ones", len(flagExports["flag/flag"]), len(compiled.FlagFuncs))
+	}
+	prog := "import (\n\t\"flag\"\n\t\"fmt\"\n)\n\nvar n = flag.Int(\"n\", 3, \"how many\")\n\nfunc main() {\n\tflag.Parse()\n\tfmt.Println(*n, flag.NArg(), flag.Parsed())\n}\n"
+	for _, mode := range []string{"compiled", "interpreted"} {
+		t.Run(mode, func(t *testing.T) {
+			s, out, errw := compiledSession(t)
+			if mode == "interpreted" {
+				s.compiled.force = false
+				s.compiled.off = true
+				s.compiled.init = true
+			}
+			for run := 1; run <= 2; run++ {
+				out.Reset()
+				if _, err := evalCell(t, s, prog+"main()"); err != nil {
+					t.Fatalf("run %d: %v (stderr %q)", run, err, errw.String())
+				}
+				if got := out.String(); got != "3 0 true\n" {
+					t.Errorf("run %d printed %q, want %q", run, got, "3 0 true\n")
+				}
+			}
+			if mode == "compiled" && !compiledIn(s, s.count)["main"] {
+				t.Errorf("main not compiled (stderr %q)", errw.String())
+			}
+			// An interpreted statement sees the flags of the compiled
+			// program: one set for both.
+			out.Reset()
+			if _, err := evalCell(t, s, "fmt.Println(flag.Lookup(\"n\").DefValue)"); err != nil {
+				t.Fatal(err)
+			}
+			if got := out.String(); got != "3\n" {
+				t.Errorf("flag.Lookup(n) in a statement printed %q, want 3", got)
+			}
+		})
+	}
+}
+
+// TestCompiledEmbed: a program with //go:embed runs interpreted, with a
+// notice that says why, and fails with the session's clear error about
+// embed (not the compiler's "build system did not supply embed
+// configuration").
+func TestCompiledEmbed(t *testing.T) {
+	s, _, errw := compiledSession(t)
+	_, err := evalCell(t, s, "import (\n\t_ \"embed\"\n\t\"fmt\"\n)\n\n//go:embed data.txt\nvar msg string\n\nfunc main() {\n\tfmt.Print(msg)\n}\nmain()")
+	if err == nil || !strings.Contains(err.Error(), "package \"embed\" is not available in a cell") {
+		t.Errorf("error %v, want the session's error about embed", err)
+	}
+	if want := "gnnlab: running interpreted (not compiled): //go:embed is not compiled yet"; !strings.HasPrefix(errw.String(), want) {
+		t.Errorf("stderr %q, want the notice %q", errw.String(), want)
 	}
 }

@@ -5,33 +5,22 @@ import (
 	"io"
 	"log"
 	"os"
-	"sync/atomic"
-)
 
-// stop is set while the running cell is interrupted.
-var stop atomic.Bool
+	"github.com/gnnlab/gnnlab/interp/cellrt/check"
+)
 
 // Interrupted is the panic value with which compiled code stops on an
 // interrupt.
-type Interrupted struct{}
+type Interrupted = check.Interrupted
 
-func (Interrupted) Error() string { return "interrupted" }
-
-// Check stops compiled code when the cell is interrupted. Generated code
-// calls it at every function entry and loop back-edge; it inlines to one
-// load and a branch.
-func Check() {
-	if stop.Load() {
-		stopNow()
-	}
-}
-
-//go:noinline
-func stopNow() { panic(Interrupted{}) }
+// Check stops compiled code when the cell is interrupted: check.Check,
+// which generated code calls (package check holds the flag, so that a
+// plugin that needs nothing else of cellrt links only it).
+func Check() { check.Check() }
 
 // Interrupt makes every running Check panic with Interrupted (on), or
 // lets compiled code run again (off).
-func Interrupt(on bool) { stop.Store(on) }
+func Interrupt(on bool) { check.Interrupt(on) }
 
 // ExitHook is what os.Exit does in compiled cells: the session sets it so
 // that the cell ends and the worker stays.

@@ -352,6 +352,10 @@ func (c *Client) run(ctx context.Context, cell Cell, record bool, fn func(worker
 		// comes back by itself (unstuck.go).
 		ce := c.crashError(crash.Crash)
 		return c.recoverState(ctx, ce, fn)
+	case errors.As(err, &crash) && crash.Crash.Kind == supervisor.CauseStackOverflow && record:
+		// Any Go program dies of a stack overflow, compiled cells'
+		// too: the state comes back by itself (overflow.go).
+		return c.recoverOverflow(ctx, crash.Crash)
 	case errors.As(err, &crash):
 		return Result{Error: c.crashError(crash.Crash)}, nil
 	case err != nil:

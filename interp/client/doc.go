@@ -31,6 +31,10 @@
 // When the worker dies, the cell that was running fails with an error
 // naming the cause, and a fresh worker takes over; a crash between cells
 // (a goroutine that outlived its cell) is reported on the stderr Output.
+// After a stack overflow (unbounded recursion, at native speed in a
+// compiled cell) the cells that had succeeded are replayed on the fresh
+// worker at once, as after a stuck interrupt, and the cell's error lists
+// them (overflow.go); after the other causes %replay does it on request.
 //
 // # Interrupt
 //

@@ -54,31 +54,9 @@ func (c *Client) recoverState(ctx context.Context, ce *workerproto.CellError, fn
 // cell's error ce, named "interrupted", whose traceback lists what was
 // replayed and what could not be restored.
 func (c *Client) replayInto(ctx context.Context, ce *workerproto.CellError, cells []string, why string) (Result, error) {
-	if err := c.Ready(ctx); err != nil {
+	replayed, failed, err := c.replaySilently(ctx, cells)
+	if err != nil {
 		return Result{}, err
-	}
-	var replayed, failed []string
-	for i, code := range cells {
-		c.mu.Lock()
-		stdin := c.stdinCells[code]
-		c.mu.Unlock()
-		line := fmt.Sprintf("  %d. %s", i+1, headLine(code))
-		if stdin {
-			failed = append(failed, line+" (skipped: it reads standard input)")
-			continue
-		}
-		res, err := c.run(ctx, Cell{Code: code, Silent: true}, false, ignore)
-		if err != nil {
-			return Result{}, err
-		}
-		if res.Error != nil {
-			failed = append(failed, line+" (failed: "+firstLine(res.Error)+")")
-			continue
-		}
-		c.mu.Lock()
-		c.succeeded = append(c.succeeded, code)
-		c.mu.Unlock()
-		replayed = append(replayed, line)
 	}
 	msg := "the cell was interrupted; it " + why + ", so the Go worker was restarted"
 	tb := []string{workerproto.EnameInterrupted + ": " + msg + "."}
@@ -102,6 +80,38 @@ func (c *Client) replayInto(ctx context.Context, ce *workerproto.CellError, cell
 		value += fmt.Sprintf(" and %d of %d earlier cells replayed", len(replayed), len(cells))
 	}
 	return Result{Error: &workerproto.CellError{Name: workerproto.EnameInterrupted, Value: value, Traceback: tb}}, nil
+}
+
+// replaySilently runs cells on the fresh worker, without their output,
+// and returns one line for each that was replayed and for each that was
+// skipped or failed.
+func (c *Client) replaySilently(ctx context.Context, cells []string) (replayed, failed []string, err error) {
+	if err := c.Ready(ctx); err != nil {
+		return nil, nil, err
+	}
+	for i, code := range cells {
+		c.mu.Lock()
+		stdin := c.stdinCells[code]
+		c.mu.Unlock()
+		line := fmt.Sprintf("  %d. %s", i+1, headLine(code))
+		if stdin {
+			failed = append(failed, line+" (skipped: it reads standard input)")
+			continue
+		}
+		res, err := c.run(ctx, Cell{Code: code, Silent: true}, false, ignore)
+		if err != nil {
+			return nil, nil, err
+		}
+		if res.Error != nil {
+			failed = append(failed, line+" (failed: "+firstLine(res.Error)+")")
+			continue
+		}
+		c.mu.Lock()
+		c.succeeded = append(c.succeeded, code)
+		c.mu.Unlock()
+		replayed = append(replayed, line)
+	}
+	return replayed, failed, nil
 }
 
 // headLine is the first non-blank line of code, shortened.

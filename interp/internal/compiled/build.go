@@ -3,6 +3,8 @@ package compiled
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,11 +24,14 @@ type Builder struct {
 	dir    string
 	id     string // distinguishes the session's plugins from other sessions'
 	n      int
+	direct *direct // nil: the go command builds each cell
+	// required is the session module's go.mod last required (%go get).
+	required string
 }
 
 // NewBuilder makes the session's module.
 func NewBuilder(env Env) (*Builder, error) {
-	dir, err := os.MkdirTemp("", "gnnlab-cells-")
+	dir, err := os.MkdirTemp(moduleParent(), "gnnlab-cells-")
 	if err != nil {
 		return nil, err
 	}
@@ -36,11 +41,32 @@ func NewBuilder(env Env) (*Builder, error) {
 	}
 	id := filepath.Base(dir)
 	id = id[strings.LastIndexByte(id, '-')+1:]
-	return &Builder{env: env, dir: dir, id: id}, nil
+	return &Builder{env: env, dir: dir, id: id, direct: newDirect(env, dir)}, nil
 }
 
 // Close removes the module (loaded plugins stay loaded).
 func (b *Builder) Close() error { return os.RemoveAll(b.dir) }
+
+// moduleParent is where sessions make their modules: the temporary
+// directory, unless it is a tmpfs and the user's cache directory is not.
+// A loaded plugin's file pages stay resident as long as it is mapped; on
+// a disk the kernel can drop them (they are clean page cache), in a tmpfs
+// they are memory (about 2 MiB a cell, measured by make bench-cells).
+func moduleParent() string {
+	tmp := os.TempDir()
+	if !onTmpfs(tmp) {
+		return tmp
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return tmp
+	}
+	dir := filepath.Join(cache, "gnnlab", "cells")
+	if err := os.MkdirAll(dir, 0o755); err != nil || onTmpfs(dir) {
+		return tmp
+	}
+	return dir
+}
 
 // ModPath is the module of the cells' plugins.
 const ModPath = "gnnlab.cells"
@@ -85,12 +111,20 @@ type Plugin struct {
 	Key     string // the yaegi key of its symbols: "path/name"
 	Path    string // its import path in cells
 	Symbols map[string]reflect.Value
-	Build   time.Duration // go build
+	Build   time.Duration // compile and link
 	Load    time.Duration // plugin.Open
+	Direct  bool          // built by the compiler and linker without the go command
+	// BuildCPU is the processor time of the build's processes (the
+	// go command or the tools, with their children): unlike Build, it
+	// hardly depends on how busy the machine is.
+	BuildCPU time.Duration
 }
 
 // BuildError is a plugin that did not build; Output is the compiler's.
-type BuildError struct{ Output string }
+type BuildError struct {
+	Output string
+	Tool   string // the tool that failed when the go command did not run it
+}
 
 func (e *BuildError) Error() string {
 	s := strings.TrimSpace(e.Output)
@@ -116,23 +150,19 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 		return nil, err
 	}
 	so := filepath.Join(b.dir, name+".so")
-	args := append([]string{"build", "-buildmode=plugin", "-o", so}, b.env.Flags...)
-	args = append(args, "./"+name)
-	cmd := exec.CommandContext(ctx, b.env.GoBin, args...)
-	cmd.Dir = b.dir
-	cmd.Env = append(os.Environ(), b.env.Vars...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	path := ModPath + "/" + name
 	t0 := time.Now()
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &BuildError{Output: out.String()}
+	// The plugin's file and its package go once it is loaded (or failed):
+	// the mapping keeps the file's pages, and a session that ends without
+	// Close (a crash) leaves only go.mod behind.
+	defer os.RemoveAll(pkgDir)
+	defer os.Remove(so)
+	cpu, err := b.build(ctx, pkgDir, path, so, src)
+	if err != nil {
+		return nil, err
 	}
 	t1 := time.Now()
 	var syms map[string]map[string]reflect.Value
-	var err error
 	load := func() { syms, err = open(so) }
 	if b.Around != nil {
 		b.Around(load)
@@ -142,13 +172,166 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 	if err != nil {
 		return nil, &Reason{"a cell's plugin does not load: " + firstLine(err.Error()) + " (was the binary built from " + b.env.Checkout + " as it is now?)"}
 	}
-	p := &Plugin{Path: ModPath + "/" + name, Build: t1.Sub(t0), Load: time.Since(t1)}
+	p := &Plugin{Path: path, Build: t1.Sub(t0), Load: time.Since(t1), Direct: b.direct != nil && b.direct.off == "", BuildCPU: cpu}
 	p.Key = p.Path + "/" + name
 	p.Symbols = syms[p.Key]
 	if p.Symbols == nil {
 		return nil, fmt.Errorf("compiled: plugin %s has no symbols for %s", so, p.Key)
 	}
 	return p, nil
+}
+
+// build builds the plugin: directly (direct.go) while that works, else
+// with the go command.
+func (b *Builder) build(ctx context.Context, pkgDir, path, so string, src []byte) (cpu time.Duration, err error) {
+	if d := b.direct; d != nil && d.off == "" {
+		d.cpu = 0
+		err := d.build(ctx, b.dir, pkgDir, path, so, src)
+		if err == errStale {
+			// The go command's cache lost a file: list everything again.
+			d.files, d.listed = map[string]string{}, false
+			err = d.build(ctx, b.dir, pkgDir, path, so, src)
+		}
+		var be *BuildError
+		switch {
+		case err == nil:
+			return d.cpu, nil
+		case ctx.Err() != nil:
+			return 0, ctx.Err()
+		case errors.As(err, &be) && (be.Tool == "compile" || be.Tool == "list"):
+			return 0, err // the cell's own error, as go build would say it
+		}
+		// A linker failure or a stale file again: the go command builds
+		// this cell and the later ones.
+		d.off = err.Error()
+	}
+	args := append([]string{"build", "-buildmode=plugin", "-o", so}, b.env.Flags...)
+	args = append(args, "./"+filepath.Base(pkgDir))
+	cmd := exec.CommandContext(ctx, b.env.GoBin, args...)
+	cmd.Dir = b.dir
+	cmd.Env = append(os.Environ(), b.env.Vars...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		return 0, &BuildError{Output: out.String()}
+	}
+	return cpuOf(cmd), nil
+}
+
+// requireModules adds to the cells' module the requirements and
+// replacements of the session's module (what %go get added), and its
+// go.sum, so that a cell's plugin can link the modules' packages. The
+// direct builder lists their packages when a cell first imports them.
+func (b *Builder) requireModules(ctx context.Context, modDir string) error {
+	sessionMod, err := os.ReadFile(filepath.Join(modDir, "go.mod"))
+	if err != nil {
+		return err
+	}
+	if string(sessionMod) == b.required {
+		return nil
+	}
+	mf, err := b.modEdit(ctx, modDir)
+	if err != nil {
+		return err
+	}
+	before, err := b.modEdit(ctx, b.dir)
+	if err != nil {
+		return err
+	}
+	// A requirement that moves a module the binary was built with to
+	// another version would make every later plugin that links it fail
+	// to load: refuse it, keeping the cells' module as it was.
+	had := map[string]string{}
+	for _, r := range before.Require {
+		had[r.Path] = r.Version
+	}
+	for _, r := range mf.Require {
+		if v, ok := had[r.Path]; ok && v != r.Version {
+			return fmt.Errorf("it requires %s@%s, and the binary was built with %s", r.Path, r.Version, v)
+		}
+	}
+	args := []string{"mod", "edit"}
+	for _, r := range mf.Require {
+		args = append(args, "-require="+r.Path+"@"+r.Version)
+	}
+	for _, r := range mf.Replace {
+		old, nw := r.Old.Path, r.New.Path
+		if r.Old.Version != "" {
+			old += "@" + r.Old.Version
+		}
+		if r.New.Version != "" {
+			nw += "@" + r.New.Version
+		}
+		args = append(args, "-replace="+old+"="+nw)
+	}
+	if len(args) == 2 {
+		return nil
+	}
+	edit := exec.CommandContext(ctx, b.env.GoBin, args...)
+	edit.Dir = b.dir
+	edit.Env = append(os.Environ(), b.env.Vars...)
+	if out, err := edit.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod edit: %v: %s", err, firstLine(string(out)))
+	}
+	sum, err := os.ReadFile(filepath.Join(modDir, "go.sum"))
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	have, err := os.ReadFile(filepath.Join(b.dir, "go.sum"))
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, l := range strings.Split(string(have), "\n") {
+		seen[l] = true
+	}
+	var add strings.Builder
+	for _, l := range strings.Split(string(sum), "\n") {
+		if l != "" && !seen[l] {
+			seen[l] = true
+			add.WriteString(l + "\n")
+		}
+	}
+	if add.Len() > 0 {
+		f, err := os.OpenFile(filepath.Join(b.dir, "go.sum"), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteString(add.String())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	b.required = string(sessionMod)
+	return nil
+}
+
+// modFile is what go mod edit -json says of a go.mod.
+type modFile struct {
+	Require []struct{ Path, Version string }
+	Replace []struct {
+		Old struct{ Path, Version string }
+		New struct{ Path, Version string }
+	}
+}
+
+func (b *Builder) modEdit(ctx context.Context, dir string) (modFile, error) {
+	var mf modFile
+	cmd := exec.CommandContext(ctx, b.env.GoBin, "mod", "edit", "-json")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), b.env.Vars...)
+	out, err := cmd.Output()
+	if err != nil {
+		return mf, fmt.Errorf("go mod edit -json: %w", err)
+	}
+	err = json.Unmarshal(out, &mf)
+	return mf, err
 }
 
 func firstLine(s string) string {

@@ -18,14 +18,24 @@
 //
 // A Builder owns a module in a temporary directory whose go.mod has the
 // checkout's requirements and `replace github.com/gnnlab/gnnlab =>
-// <checkout>`; each cell is a package main in it, built with
-// -buildmode=plugin -ldflags=-w (no DWARF: 40% of the link) and loaded;
-// its Symbols variable is the yaegi table of the cell. Package paths hold
-// the session's id, because the go command names a plugin after its
-// package path and a process cannot load two plugins of one name. Warm
-// builds (without loading) a plugin that imports the standard packages
-// cells use most and all of gnnlib and viz, which fills the go command's
-// cache with them compiled in plugin mode (gnnlab install runs it).
+// <checkout>`; each cell is a package main in it, built as a plugin with
+// -ldflags=-w (no DWARF: 40% of the link) and loaded; its Symbols
+// variable is the yaegi table of the cell. Package paths hold the
+// session's id, because a plugin is named after its package path and a
+// process cannot load two plugins of one name.
+//
+// The builder runs the compiler and the linker itself (direct.go), as
+// go build -x shows them, with an import configuration it keeps for the
+// session: the go command would spend a third of a later cell's build
+// loading the module graph and hashing every dependency, the same for
+// each cell. The archives come from go list -buildmode=plugin -export
+// (which builds what the go command's cache lacks), once per newly
+// imported package. A trimmed cache is listed again; a linker failure,
+// or host flags it does not reproduce (-trimpath, -gcflags, CGO_LDFLAGS),
+// leave the builds to go build. Warm builds (without loading) a plugin
+// that imports the standard packages cells use most and all of gnnlib
+// and viz, which fills the go command's cache with them compiled in
+// plugin mode (gnnlab install runs it).
 //
 // # What compiles
 //
@@ -36,11 +46,23 @@
 // variables only while no statement has run since they were compiled.
 // The reasons a cell stays interpreted are in doc.go of package interp.
 //
-// BUG(compiled): Each compiled cell is a plugin of about 5 MB that stays
-// mapped (about 2.5 MiB resident): plugins cannot be unloaded. The
-// session stops compiling after 160 of them (package interp) rather than
-// grow without bound; a thousand redefinitions would hold 2.5 GiB.
+// BUG(compiled): Each compiled cell is a plugin of about 4 MB that stays
+// mapped: plugins cannot be unloaded. A plugin links its own copy of
+// every package it uses (the runtime, reflect, fmt, ...), and loading it
+// touches most of its pages: about 2 MiB resident per cell, of which
+// about 0.4 MiB is the process's own (the relocated type data, the
+// runtime's tables; make bench-cells measures both) and the rest the
+// plugin file's pages in the page cache, which the kernel can drop (the
+// file is removed once loaded, and the session's module is made in the
+// user's cache directory where the temporary directory is a tmpfs, whose
+// pages would be memory). The session stops compiling after 160 of them
+// (package interp) rather than grow without bound.
 //
-// BUG(compiled): Modules added by %go get are not in the cells' module:
-// a cell that imports one runs interpreted (its build fails).
+// BUG(compiled): Packages of modules that %go get added compile only in
+// a program (a cell with func main): the cells' module then requires what
+// the session's module requires (Builder.requireModules), unless that
+// would move a module the binary holds to another version. Elsewhere
+// interpreted cells get those packages interpreted from source, and a
+// compiled declaration would hand them values of other types, so such
+// cells run interpreted.
 package compiled

@@ -36,7 +36,7 @@ func instrument(text string, from int, tf *token.File, d ast.Decl, imports map[s
 	var edits []ins
 	check := func(b *ast.BlockStmt) {
 		if b != nil && checks {
-			edits = append(edits, ins{at: tf.Offset(b.Lbrace) + 1 - from, text: rtName + ".Check(); "})
+			edits = append(edits, ins{at: tf.Offset(b.Lbrace) + 1 - from, text: checkName + ".Check(); "})
 		}
 	}
 	// Loops inside another loop of the same function: a counted leaf
@@ -80,7 +80,7 @@ func instrument(text string, from int, tf *token.File, d ast.Decl, imports map[s
 			} else if v != "" && checks {
 				// One test of a register instead of a load of the flag
 				// each iteration: the loop still stops within 4,096.
-				edits = append(edits, ins{at: tf.Offset(n.Body.Lbrace) + 1 - from, text: "if " + v + "&4095 == 0 { " + rtName + ".Check() }; "})
+				edits = append(edits, ins{at: tf.Offset(n.Body.Lbrace) + 1 - from, text: "if " + v + "&4095 == 0 { " + checkName + ".Check() }; "})
 				break
 			}
 			check(n.Body)
@@ -99,6 +99,8 @@ func instrument(text string, from int, tf *token.File, d ast.Decl, imports map[s
 				repl = rtName + "." + n.Sel.Name
 			case x.Name == "log" && strings.HasPrefix(n.Sel.Name, "Fatal"):
 				repl = rtName + "." + n.Sel.Name
+			case imports[x.Name] == "flag" && FlagFuncs[n.Sel.Name] != "":
+				repl = rtName + "." + FlagFuncs[n.Sel.Name]
 			}
 			if repl != "" {
 				at := tf.Offset(n.Pos()) - from
@@ -112,6 +114,22 @@ func instrument(text string, from int, tf *token.File, d ast.Decl, imports map[s
 		text = text[:e.at] + e.text + text[e.at+e.del:]
 	}
 	return text
+}
+
+// FlagFuncs are the functions of package flag that work on
+// flag.CommandLine, and what compiled cells call instead (package
+// cellrt's, on the session's own set of flags); interpreted cells get
+// the same (package interp).
+var FlagFuncs = map[string]string{
+	"Parse": "FlagParse", "Parsed": "FlagParsed", "Args": "FlagArgs", "Arg": "FlagArg",
+	"NArg": "FlagNArg", "NFlag": "FlagNFlag", "Lookup": "FlagLookup", "Set": "FlagSetValue",
+	"Visit": "FlagVisit", "VisitAll": "FlagVisitAll", "PrintDefaults": "FlagPrintDefaults",
+	"Var": "FlagVar", "Func": "FlagFunc", "BoolFunc": "FlagBoolFunc", "TextVar": "FlagTextVar",
+	"Bool": "FlagBool", "BoolVar": "FlagBoolVar", "Int": "FlagInt", "IntVar": "FlagIntVar",
+	"Int64": "FlagInt64", "Int64Var": "FlagInt64Var", "Uint": "FlagUint", "UintVar": "FlagUintVar",
+	"Uint64": "FlagUint64", "Uint64Var": "FlagUint64Var", "String": "FlagString",
+	"StringVar": "FlagStringVar", "Float64": "FlagFloat64", "Float64Var": "FlagFloat64Var",
+	"Duration": "FlagDuration", "DurationVar": "FlagDurationVar",
 }
 
 // wrapper returns the interpreter's function that calls the compiled
@@ -184,8 +202,17 @@ func (t *Tier) generate(name string, all []*def, df *ast.File, imports map[strin
 			fmt.Fprintf(&b, "\t_ %s\n", is.Path.Value)
 		}
 	}
-	fmt.Fprintf(&b, "\t%s %q\n\t%s \"reflect\"\n)\n\n", rtName, RuntimePath, refName)
-	fmt.Fprintf(&b, "var _ = %s.Check\n\n", rtName)
+	// cellrt only where the code calls it (os.Exit, flag, ...): it links
+	// fmt, log and flag into the plugin (check.go of package check).
+	usesRT := false
+	for _, d := range all {
+		usesRT = usesRT || strings.Contains(d.src, rtName+".")
+	}
+	if usesRT {
+		fmt.Fprintf(&b, "\t%s %q\n", rtName, RuntimePath)
+	}
+	fmt.Fprintf(&b, "\t%s %q\n\t%s \"reflect\"\n)\n\n", checkName, CheckPath, refName)
+	fmt.Fprintf(&b, "var _ = %s.Check\n\n", checkName)
 	if used["os"] {
 		b.WriteString("var _ = os.Exit\n")
 	}
@@ -194,6 +221,11 @@ func (t *Tier) generate(name string, all []*def, df *ast.File, imports map[strin
 	}
 	if used["fmt"] {
 		b.WriteString("var _ = fmt.Sprint\n")
+	}
+	for _, n := range names {
+		if imports[n] == "flag" { // its functions are cellrt's (FlagFuncs)
+			fmt.Fprintf(&b, "var _ = %s.NewFlagSet\n", n)
+		}
 	}
 	for _, d := range all {
 		b.WriteString(d.src + "\n\n")

@@ -36,6 +36,9 @@ type Cell struct {
 	// Module reports whether an import path is a package of a module
 	// that %go get added (not in the cells' module).
 	Module func(path string) bool
+	// ModuleDir is the folder of the session's module, whose go.mod
+	// and go.sum hold what %go get added ("" before the first).
+	ModuleDir string
 }
 
 // Result is what the session runs instead of the cell.
@@ -99,6 +102,10 @@ func New(b *Builder) *Tier {
 	return &Tier{b: b, defs: map[string]*def{}, vars: map[string]*def{}}
 }
 
+// UseGoCommand makes the go command build every later cell, as it did
+// before the direct builds (to measure what they save).
+func (t *Tier) UseGoCommand() { t.b.direct = nil }
+
 // Around sets what runs the loading of each plugin (Builder.Around).
 func (t *Tier) Around(f func(load func())) { t.b.Around = f }
 
@@ -127,13 +134,18 @@ func (t *Tier) Close() error { return t.b.Close() }
 
 // Prefixes of the names generated code uses; cells do not use them.
 const (
-	rtName  = "gnnlabrt"
-	refName = "gnnlabreflect"
-	argName = "gnnlabarg"
+	rtName    = "gnnlabrt"
+	checkName = "gnnlabcheck"
+	refName   = "gnnlabreflect"
+	argName   = "gnnlabarg"
 )
 
-// RuntimePath is the package compiled cells link for interrupts and exit.
-const RuntimePath = Module + "/interp/cellrt"
+// RuntimePath is the package compiled cells link for exit, arguments,
+// input and flags; CheckPath the one they link for interrupts.
+const (
+	RuntimePath = Module + "/interp/cellrt"
+	CheckPath   = RuntimePath + "/check"
+)
 
 // Compile compiles what it can of the cell. An error is one of the
 // cell's (a panic in an init), to report as the cell's; a declaration that
@@ -341,13 +353,36 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 			return Result{}, "a dot import stays interpreted", "dot"
 		}
 	}
+	for _, cg := range df.Comments {
+		for _, c := range cg.List {
+			if strings.HasPrefix(c.Text, "//go:embed") {
+				// The compiler needs the go command's embed configuration,
+				// and the files would have to be copied next to the
+				// cell's package: not done yet (the session then says
+				// why embed is not available in a cell).
+				return Result{}, "//go:embed is not compiled yet (the files would have to be copied into the cell's package)", "embed"
+			}
+		}
+	}
+	usesModule := false
 	if c.Module != nil {
 		for _, nd := range own {
 			for _, n := range nd.deps {
 				if p := imports[n]; p != "" && c.Module(p) {
-					return Result{}, fmt.Sprintf("it imports %s, of a module that %%go get added: compiled cells cannot link those yet", p), "module"
+					if !hasMain || c.ModuleDir == "" {
+						// Interpreted cells get the module's packages
+						// interpreted from source: a compiled declaration
+						// would hand them values of other types.
+						return Result{}, fmt.Sprintf("it imports %s, of a module that %%go get added: compiled cells link those only in a program (a cell with func main)", p), "module"
+					}
+					usesModule = true
 				}
 			}
+		}
+	}
+	if usesModule {
+		if err := t.b.requireModules(ctx, c.ModuleDir); err != nil {
+			return Result{}, "the modules that %go get added could not be required by the cells' module: " + err.Error(), "module"
 		}
 	}
 	for _, nd := range own {
@@ -485,6 +520,12 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 	src, binds := t.generate(name, all, df, imports)
 	p, err := t.b.Build(ctx, name, src)
 	if err != nil {
+		if r, ok := err.(*Reason); ok && usesModule {
+			// A module's requirements may have moved a package that the
+			// binary holds to another version: this cell's problem, not
+			// every cell's.
+			return Result{}, r.Text, "module load"
+		}
 		if r, ok := err.(*Reason); ok {
 			return Result{}, r.Text, "load"
 		}
@@ -787,7 +828,8 @@ func stmtDefines(st ast.Stmt) []string {
 }
 
 // isConstraint reports whether an interface type has type elements
-// (int | float64, ~string), which only constraints may.
+// (int | float64, ~string) or embeds comparable, which only constraints
+// may.
 func isConstraint(e ast.Expr) bool {
 	it, ok := e.(*ast.InterfaceType)
 	if !ok {
@@ -795,9 +837,13 @@ func isConstraint(e ast.Expr) bool {
 	}
 	for _, f := range it.Methods.List {
 		if len(f.Names) == 0 {
-			switch f.Type.(type) {
+			switch t := f.Type.(type) {
 			case *ast.BinaryExpr, *ast.UnaryExpr:
 				return true
+			case *ast.Ident:
+				if t.Name == "comparable" && t.Obj == nil {
+					return true
+				}
 			}
 		}
 	}
