@@ -54,17 +54,18 @@ func compileOrSkip(t *testing.T, src, arch string) (string, string) {
 
 // CompilePTX needs a compiler but no GPU: with nvcc (or NVRTC in a
 // -tags cuda build) it makes PTX whose entries are the extern "C"
-// kernels, and a compile error names the line.
+// kernels, and a compile error names the line. compute_75 is the oldest
+// architecture CUDA 13 compiles for.
 func TestCompilePTX(t *testing.T) {
-	ptx, compiler := compileOrSkip(t, userKernels, "compute_70")
+	ptx, compiler := compileOrSkip(t, userKernels, "compute_75")
 	t.Logf("compiled by %s", compiler)
 	if got, want := ptxEntries(ptx), []string{"saxpy", "gcn_edge", "scale_sum"}; !slices.Equal(got, want) {
 		t.Errorf("entries of the PTX = %v, want %v", got, want)
 	}
-	if !strings.Contains(ptx, ".target sm_70") {
-		t.Errorf("PTX lacks .target sm_70:\n%.300s", ptx)
+	if !strings.Contains(ptx, ".target sm_75") {
+		t.Errorf("PTX lacks .target sm_75:\n%.300s", ptx)
 	}
-	_, _, err := CompilePTX("extern \"C\" __global__ void k(float* y) {\n\ty[0] = undefined_name;\n}\n", "compute_70")
+	_, _, err := CompilePTX("extern \"C\" __global__ void k(float* y) {\n\ty[0] = undefined_name;\n}\n", "compute_75")
 	if err == nil || !strings.Contains(err.Error(), "undefined_name") || !strings.Contains(err.Error(), "(2)") {
 		t.Errorf("CompilePTX of a kernel using an undefined name = %v, want the compiler's log naming it on line 2", err)
 	}
