@@ -241,13 +241,20 @@ func CompilePTX(src, arch string) (ptx, compiler string, err error) {
 		return "", "", fmt.Errorf("%w: %v, and nvcc is neither on the PATH nor in /usr/local/cuda/bin", ErrNoCompiler, why)
 	}
 	ptx, err = nvccCompile(nvcc, src, arch)
-	return ptx, "nvcc (" + nvcc + ")", err
+	if err != nil && !Built {
+		return "", "", err
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("%w (and %v)", err, why)
+	}
+	return ptx, "nvcc (" + nvcc + ")", nil
 }
 
 var archRE = regexp.MustCompile(`^compute_[0-9]{2,3}a?$`)
 
 // errNoNVRTC is wrapped by nvrtcCompile's error when the library is not
-// there (or the build cannot load it); CompilePTX then tries nvcc.
+// there, the build cannot load it or it fails for another reason than
+// the source's errors; CompilePTX then tries nvcc.
 var errNoNVRTC = errors.New("NVRTC not found")
 
 func nvccCompile(nvcc, src, arch string) (string, error) {

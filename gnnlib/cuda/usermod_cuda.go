@@ -133,6 +133,9 @@ func nvrtcCandidates() []string {
 	return c
 }
 
+// nvrtcErrorCompilation is NVRTC_ERROR_COMPILATION: the source has errors.
+const nvrtcErrorCompilation = 6
+
 var nvrtc struct {
 	once    sync.Once
 	err     error
@@ -187,7 +190,13 @@ func nvrtcCompile(src, arch string) (string, string, error) {
 		if log != nil {
 			msg = "\n" + strings.TrimSpace(C.GoString(log))
 		}
-		return "", nvrtc.version, fmt.Errorf("gnnlib/cuda: %s: %s: %s%s", nvrtc.version, C.GoString(what), C.GoString(C.gnnlabNVRTCError(r)), msg)
+		err := fmt.Errorf("gnnlib/cuda: %s: %s: %s%s", nvrtc.version, C.GoString(what), C.GoString(C.gnnlabNVRTCError(r)), msg)
+		if r != nvrtcErrorCompilation {
+			// Not the source's fault (NVRTC's builtins library missing,
+			// an option it refuses): let CompilePTX try nvcc.
+			err = fmt.Errorf("%w: %v", errNoNVRTC, err)
+		}
+		return "", nvrtc.version, err
 	}
 	return C.GoString(ptx), nvrtc.version, nil
 }
