@@ -18,7 +18,7 @@ import (
 // environments. What it does not know comes back as an error naming the
 // first command it could not read, and the formula is shown as TeX.
 func MathML(tex string, display bool) (string, error) {
-	p := &texParser{toks: tokenize(tex)}
+	p := &texParser{src: []rune(tex), toks: tokenize(tex)}
 	body := p.row(stopEnd)
 	if p.err == nil && p.pos < len(p.toks) {
 		p.fail("unexpected %q", p.toks[p.pos].text)
@@ -48,13 +48,15 @@ const (
 )
 
 type tok struct {
-	kind tokKind
-	text string
+	kind     tokKind
+	text     string
+	from, to int // the token's runes in the source
 }
 
 func tokenize(s string) []tok {
 	var out []tok
 	rs := []rune(s)
+	add := func(k tokKind, from, to int) { out = append(out, tok{k, string(rs[from:to]), from, to}) }
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
 		switch {
@@ -67,29 +69,29 @@ func tokenize(s string) []tok {
 			if j == i+1 && j < len(rs) {
 				j++ // a one-character command: \, \; \{ \\ ...
 			}
-			out = append(out, tok{tCmd, string(rs[i+1 : j])})
+			out = append(out, tok{tCmd, string(rs[i+1 : j]), i, j})
 			i = j - 1
 		case r == '{':
-			out = append(out, tok{tOpen, "{"})
+			add(tOpen, i, i+1)
 		case r == '}':
-			out = append(out, tok{tClose, "}"})
+			add(tClose, i, i+1)
 		case r == '^':
-			out = append(out, tok{tSup, "^"})
+			add(tSup, i, i+1)
 		case r == '_':
-			out = append(out, tok{tSub, "_"})
+			add(tSub, i, i+1)
 		case r == '&':
-			out = append(out, tok{tAmp, "&"})
+			add(tAmp, i, i+1)
 		case r >= '0' && r <= '9':
 			j := i
 			for j < len(rs) && (rs[j] >= '0' && rs[j] <= '9' || rs[j] == '.' && j+1 < len(rs) && rs[j+1] >= '0' && rs[j+1] <= '9') {
 				j++
 			}
-			out = append(out, tok{tNum, string(rs[i:j])})
+			add(tNum, i, j)
 			i = j - 1
 		case unicode.IsLetter(r):
-			out = append(out, tok{tLetter, string(r)})
+			add(tLetter, i, i+1)
 		default:
-			out = append(out, tok{tOther, string(r)})
+			add(tOther, i, i+1)
 		}
 	}
 	return out
@@ -108,6 +110,7 @@ const (
 )
 
 type texParser struct {
+	src  []rune
 	toks []tok
 	pos  int
 	err  error
@@ -252,8 +255,8 @@ func (p *texParser) rawGroup() string {
 		p.fail("missing {")
 		return ""
 	}
+	from := t.to
 	p.pos++
-	var b strings.Builder
 	depth := 0
 	for ; p.pos < len(p.toks); p.pos++ {
 		t := p.toks[p.pos]
@@ -263,17 +266,13 @@ func (p *texParser) rawGroup() string {
 		case tClose:
 			if depth == 0 {
 				p.pos++
-				return b.String()
+				return string(p.src[from:t.from])
 			}
 			depth--
-		case tCmd:
-			b.WriteString(`\` + t.text)
-			continue
 		}
-		b.WriteString(t.text)
 	}
 	p.fail("missing }")
-	return b.String()
+	return ""
 }
 
 func (p *texParser) atom() atom {
@@ -300,6 +299,9 @@ func (p *texParser) atom() atom {
 			// As in TeX, a bare delimiter keeps its size; browsers
 			// stretch fences to the row's height unless told not to.
 			return atom{ml: `<mo stretchy="false">` + t.text + "</mo>"}
+		}
+		if t.text == "-" {
+			return atom{ml: mo("−")} // TeX's minus sign, not a hyphen
 		}
 		return atom{ml: mo(t.text)}
 	case tCmd:
@@ -362,7 +364,17 @@ func (p *texParser) command(name string) atom {
 	case "mathcal", "mathbb", "mathbf", "mathrm", "operatorname":
 		return atom{ml: p.alphabet(name)}
 	case "text", "textrm", "mbox":
-		return atom{ml: "<mtext>" + html.EscapeString(strings.ReplaceAll(p.rawGroup(), `\ `, " ")) + "</mtext>"}
+		// Spaces at the ends of an mtext are dropped when drawn; TeX
+		// keeps them (\text{if }): make them no-break spaces.
+		text := strings.ReplaceAll(p.rawGroup(), `\ `, " ")
+		trimmed := strings.Trim(text, " ")
+		lead := len(text) - len(strings.TrimLeft(text, " "))
+		trail := len(text) - len(strings.TrimRight(text, " "))
+		if trimmed == "" {
+			lead, trail = len(text), 0
+		}
+		text = strings.Repeat("\u00a0", lead) + trimmed + strings.Repeat("\u00a0", trail)
+		return atom{ml: "<mtext>" + html.EscapeString(text) + "</mtext>"}
 	case "left":
 		open := p.delimiter()
 		inner := p.row(stopRight)
@@ -459,6 +471,11 @@ func (p *texParser) environment(name string) string {
 		}
 		b.WriteString("<mtr>")
 		for _, c := range r {
+			if align == "left" {
+				// MathML Core has no columnalign: CSS aligns the cells.
+				b.WriteString(`<mtd style="text-align:left">` + c + "</mtd>")
+				continue
+			}
 			b.WriteString("<mtd>" + c + "</mtd>")
 		}
 		b.WriteString("</mtr>")

@@ -24,7 +24,9 @@ func TestMathML(t *testing.T) {
 		{`\left( x \right)`, `<mrow><mo fence="true" stretchy="true">(</mo><mi>x</mi><mo fence="true" stretchy="true">)</mo></mrow>`},
 		{`a < b`, `<mi>a</mi><mo>&lt;</mo><mi>b</mi>`},
 		{`3.14`, `<mn>3.14</mn>`},
-		{`\begin{cases} 1 & a \\ 0 & b \end{cases}`, `<mrow><mo fence="true" stretchy="true">{</mo><mtable columnalign="left"><mtr><mtd><mn>1</mn></mtd><mtd><mi>a</mi></mtd></mtr><mtr><mtd><mn>0</mn></mtd><mtd><mi>b</mi></mtd></mtr></mtable></mrow>`},
+		{`\text{if } x - 1`, "<mtext>if\u00a0</mtext><mi>x</mi><mo>−</mo><mn>1</mn>"},
+		{`\mathrm{LeakyReLU}`, `<mi>LeakyReLU</mi>`},
+		{`\begin{cases} 1 & a \\ 0 & b \end{cases}`, `<mrow><mo fence="true" stretchy="true">{</mo><mtable columnalign="left"><mtr><mtd style="text-align:left"><mn>1</mn></mtd><mtd style="text-align:left"><mi>a</mi></mtd></mtr><mtr><mtd style="text-align:left"><mn>0</mn></mtd><mtd style="text-align:left"><mi>b</mi></mtd></mtr></mtable></mrow>`},
 	}
 	for _, tt := range tests {
 		got, err := MathML(tt.tex, false)
