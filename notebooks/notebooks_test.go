@@ -80,6 +80,8 @@ var notebooks = []struct {
 		atMost(`largest in-edge weight × d̃: ([0-9.]+) on average`, 1.2), // "nearly uniform"
 		contains("edge-count baseline"),
 		intervalAbove(`2 layers − 16 layers, test accuracy per seed: `, 0), // deep plain GCNs lose accuracy, seed by seed
+		propagationSlider,
+		depthSlider,
 		contains("GIN − edge-count baseline: "),
 		contains("exercise 1: not answered yet"),
 	}},
@@ -474,6 +476,42 @@ func motifCounts(text string) error {
 	}
 	if c1[1] <= c0[1] || c1[2] <= c0[2] {
 		return fmt.Errorf("mean label-1 and label-2 counts %v (class 0) and %v (class 1): want class 1 higher", c0[1:], c1[1:])
+	}
+	return nil
+}
+
+// propagationSlider checks what 03's k slider prose states: one-hot rows
+// start spread over many directions, and after 64 steps of Â the first
+// principal component holds almost all the variance; and that the slider
+// printed its line for its starting value.
+func propagationSlider(text string) error {
+	if err := atMost(`karate club, k =  0: the first principal component holds +([0-9.]+)% of the variance`, 10)(text); err != nil {
+		return err
+	}
+	if err := atLeast(`karate club, k = 64: the first principal component holds +([0-9.]+)% of the variance`, 99)(text); err != nil {
+		return err
+	}
+	if !strings.Contains(text, "k = 4: the first principal component holds") {
+		return fmt.Errorf("output lacks the k slider's line for k = 4")
+	}
+	return nil
+}
+
+// depthSlider checks 03's depth slider prose: the outputs of the 8- and
+// 16-layer GCNs put most of their variance on one component, more than
+// the 2-layer GCN's; and the slider printed its line for 2 layers.
+func depthSlider(text string) error {
+	const share = ` layers \(seed [0-9]+\): the first principal component of the output holds +([0-9.]+)% of its variance`
+	for _, d := range []string{" 8", "16"} {
+		if err := atLeast(d+share, 50)(text); err != nil {
+			return err
+		}
+	}
+	if err := ordered("2 layers put less of the output on one component than 8", ` 2`+share, ` 8`+share)(text); err != nil {
+		return err
+	}
+	if _, err := numbers(`(?m)^2 layers \(seed [0-9]+\): test accuracy ([0-9.]+)%`, text); err != nil {
+		return fmt.Errorf("the depth slider's line for 2 layers: %w", err)
 	}
 	return nil
 }

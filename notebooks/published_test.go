@@ -15,10 +15,20 @@ import (
 // --html writes (interp/runner's WriteHTML).
 var sourceRE = regexp.MustCompile(`(?s)<pre class="source"><code>(.*?)</code></pre>`)
 
+// A markdown cell of the HTML; its code spans; its MathML; and math left
+// as TeX between dollars.
+var (
+	markdownRE = regexp.MustCompile(`(?s)<div class="cell markdown">(.*?)</div>\n`)
+	codeRE     = regexp.MustCompile(`(?s)<code>.*?</code>`)
+	mathRE     = regexp.MustCompile(`(?s)<math[ >].*?</math>`)
+	rawMathRE  = regexp.MustCompile(`\$[^$]+\$`)
+)
+
 // TestPublishedHTML checks the executed HTML that make notebooks publishes
 // in html/: one file for each notebook, whose code cells are the
 // notebook's, in order and character for character, with as many
-// markdown cells, and no cell that failed. Change a notebook and this test
+// markdown cells, no cell that failed, and no math left as TeX in a
+// markdown cell (the runner writes it as MathML). Change a notebook and this test
 // fails until make notebooks has run again.
 func TestPublishedHTML(t *testing.T) {
 	for _, nb := range notebooks {
@@ -61,6 +71,13 @@ func TestPublishedHTML(t *testing.T) {
 			}
 			if strings.Contains(page, `<pre class="error">`) {
 				t.Errorf("%s shows a cell that failed", name)
+			}
+			for _, m := range markdownRE.FindAllStringSubmatch(page, -1) {
+				text := codeRE.ReplaceAllString(mathRE.ReplaceAllString(m[1], ""), "")
+				if raw := rawMathRE.FindString(text); raw != "" {
+					t.Errorf("%s shows math as TeX, not MathML: %q", name, raw)
+					break
+				}
 			}
 		})
 	}

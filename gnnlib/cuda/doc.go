@@ -231,6 +231,28 @@
 // only on such GPUs; elsewhere they return an error wrapping ErrNoBF16.
 // gnnbench's bf16 part times them against the float32 kernels.
 //
+// # Your own kernels
+//
+// A user's CUDA C runs on the device beside gnnlib's kernels, with no
+// host program of its own: Device.Compile compiles source for the GPU
+// present, Device.LoadPTX loads PTX text, and Module.Launch starts a
+// kernel by name on the device's stream with this package's tensors (or
+// device tensor.Tensor values, or Ints for int arrays) and scalars as
+// arguments:
+//
+//	m, err := dev.Compile(`extern "C" __global__ void saxpy(int n, float a, const float* x, float* y) { ... }`)
+//	err = m.Launch("saxpy", (n+255)/256, 256, n, float32(2), x, y)
+//
+// CompilePTX, which Compile calls, uses NVRTC when a -tags cuda binary
+// finds the library at run time (opened with dlopen, so that a binary
+// built against CUDA 11.8 uses the GPU machine's NVRTC 13), else nvcc;
+// Module.Compiler says which. Without a compiler the error wraps
+// ErrNoCompiler. Without the cuda tag or a GPU there is no Device to
+// load a module on (Open returns ErrNoCUDA or ErrNoDevice), but
+// CompilePTX still works where nvcc is installed.
+// Notebook 06 launches the learner's SAXPY and edge-parallel aggregation
+// this way.
+//
 // # Adding a device op
 //
 // The recipe is in gnnlib/tensor/backend's doc ("Adding a device op"):

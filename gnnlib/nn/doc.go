@@ -325,8 +325,11 @@ package nn
 // to 0.9–1.0 times, still to be confirmed on the benchmark host
 // (gnnlib/nn/bench/BENCHMARKS.md).
 //
-// BUG(nn): On a device, GATv2Conv needs a square graph and 8, 16, 32, 64,
-// 128, 256 or 512 channels per head, GATConv at most 256. The device's
+// BUG(nn): On a device, the fused attention kernels take heads of up to
+// 1024 channels, and GATv2Conv's only on square graphs; wider heads and
+// GATv2Conv on sampled blocks run the composed attention, which stores
+// several edges × heads·channels tensors and their gradients where the
+// fused kernels store one value per node and head. The device's
 // max aggregator sends the gradient of a tie in a row of more than 128
 // in-edges to the neighbour with the smallest index, the CPU's to the
 // first in edge order (the same when the graph's rows are sorted by

@@ -26,7 +26,8 @@
 // rests on a spread; with n = 2 the t quantile is 12.7 and the interval
 // is wide, which is the honest answer.
 //
-// # BUG(teach): the interval assumes the values (or the paired differences)
-// are roughly normal and independent; accuracies near 0 or 100 % and
-// heavy-tailed timings break that, and no bootstrap is offered yet.
+// BUG(gnnlab): the interval assumes the values (or the paired
+// differences) are roughly normal and independent; accuracies near 0 or
+// 100 % and heavy-tailed timings break that, and no bootstrap is offered
+// yet.
 package stats

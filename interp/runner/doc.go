@@ -28,7 +28,11 @@
 // WriteHTML renders a notebook as one self-contained HTML page: code with
 // its execution count, outputs with images inline as base64 data URIs,
 // HTML outputs as they are, Markdown cells through a small Markdown
-// subset (headings, paragraphs, lists, code, emphasis, links).
+// subset (headings, paragraphs, lists, code, emphasis, links). Math
+// between $ (inline) or $$ (display) becomes MathML (MathML: the
+// LaTeX subset that notebooks use), which browsers draw with no script
+// and no network, the TeX kept as its annotation; a formula it cannot
+// read stays as TeX.
 //
 // BUG(runner): Text that a cell prints right after clear_output can
 // reach the runner before the clear itself (output and events travel on

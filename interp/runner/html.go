@@ -178,18 +178,38 @@ func Markdown(src string) string {
 	return b.String()
 }
 
-// inline escapes text and renders code spans, bold, italic and links;
-// code spans are cut out first so that their text stays literal.
+// mdMath matches display ($$…$$) and inline ($…$) math.
+var mdMath = regexp.MustCompile(`\$\$(.+?)\$\$|\$([^$]+)\$`)
+
+// inline escapes text and renders code spans, math, bold, italic and
+// links; code spans and then math are cut out first so that their text
+// stays literal. Math becomes MathML (MathML); a formula it cannot
+// read stays as TeX between its dollars.
 func inline(s string) string {
 	parts := mdCode.Split(s, -1)
 	codes := mdCode.FindAllStringSubmatch(s, -1)
 	var b strings.Builder
 	for k, p := range parts {
-		p = html.EscapeString(p)
-		p = mdLink.ReplaceAllString(p, `<a href="$2">$1</a>`)
-		p = mdBold.ReplaceAllString(p, "<strong>$1</strong>")
-		p = mdItalic.ReplaceAllString(p, "<em>$1$2</em>")
-		b.WriteString(p)
+		texts := mdMath.Split(p, -1)
+		maths := mdMath.FindAllStringSubmatch(p, -1)
+		for j, t := range texts {
+			t = html.EscapeString(t)
+			t = mdLink.ReplaceAllString(t, `<a href="$2">$1</a>`)
+			t = mdBold.ReplaceAllString(t, "<strong>$1</strong>")
+			t = mdItalic.ReplaceAllString(t, "<em>$1$2</em>")
+			b.WriteString(t)
+			if j < len(maths) {
+				tex, display := maths[j][2], maths[j][1] != ""
+				if display {
+					tex = maths[j][1]
+				}
+				if ml, err := MathML(tex, display); err == nil {
+					b.WriteString(ml)
+				} else {
+					b.WriteString(html.EscapeString(maths[j][0]))
+				}
+			}
+		}
 		if k < len(codes) {
 			b.WriteString("<code>" + html.EscapeString(codes[k][1]) + "</code>")
 		}

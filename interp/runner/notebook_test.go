@@ -320,3 +320,28 @@ func TestRunSavesOnlyWhenAsked(t *testing.T) {
 		t.Errorf("-o with --inplace: status %d, want 2", code)
 	}
 }
+
+// Text a cell prints before widgets.Interact stays in the saved notebook:
+// Interact clears its own output area before each call of its function,
+// and without a frontend that area is the cell itself, so the clear must
+// not reach back past the Interact call.
+func TestRunInteractKeepsEarlierText(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := &runner.Notebook{NBFormat: 4, NBFormatMinor: 5, Cells: []*runner.Cell{
+		{CellType: "code", Source: "import (\n\t\"fmt\"\n\t\"github.com/gnnlab/gnnlab/viz/widgets\"\n)\nfmt.Println(\"before\")\nk := widgets.NewIntSlider(\"k\", 1, 4, 2)\nwidgets.Interact(func() { fmt.Println(\"k is\", k.Value()) }, k)\nfmt.Println(\"after\")"},
+		{CellType: "code", Source: "k.SetValue(3)\nfmt.Println(\"set\")"},
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := runner.Run(ctx, nb, runner.Options{Worker: []string{exe, "worker"}}); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range []string{"stream:before\nk is 2\nafter\n|", "stream:k is 3\nset\n|"} {
+		if got := outputsText(nb.Cells[k]); got != want {
+			t.Errorf("cell %d outputs = %q, want %q", k, got, want)
+		}
+	}
+}

@@ -51,7 +51,8 @@
 //
 // Outside a Jupyter frontend (gnnlab repl, gnnlab run, a Go program) the
 // widgets still hold values and run callbacks on SetValue; they show as
-// their text/plain form.
+// their text/plain form. Interact then prints into the running cell and
+// clears nothing, so the cell keeps what it printed before.
 //
 // # Errors
 //

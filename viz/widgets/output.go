@@ -31,7 +31,13 @@ func NewOutput() *Output {
 // callback calls Capture, else the running cell's; so a callback that
 // runs while a cell runs captures its own output and not the cell's.
 // Without a frontend fn just runs.
-func (o *Output) Capture(fn func()) {
+func (o *Output) Capture(fn func()) { o.capture(fn, false) }
+
+// capture is Capture, with the area cleared first when clear is set.
+// Only a captured area is cleared: without a frontend what fn prints
+// goes to the running cell, and a clear there would take away what the
+// cell printed before (gnnlab run saved Interact's cells without it).
+func (o *Output) capture(fn func(), clear bool) {
 	parent := comm.Parent()
 	if o.comm == nil || parent == "" {
 		fn()
@@ -39,7 +45,12 @@ func (o *Output) Capture(fn func()) {
 	}
 	o.set(map[string]any{"msg_id": parent})
 	defer o.set(map[string]any{"msg_id": ""})
-	call(o.name, fn)
+	call(o.name, func() {
+		if clear {
+			display.Clear(true)
+		}
+		fn()
+	})
 }
 
 // Clear empties the output area.
@@ -99,13 +110,12 @@ func (b *Box) Children() []Widget { return append([]Widget(nil), b.children...) 
 //	widgets.Interact(func() { fmt.Println("training with", lr.Value()) }, lr)
 //
 // It returns the box, which a cell shows as its last expression.
+// Without a frontend (gnnlab run, gnnlab repl) there is no output area:
+// what fn prints goes to the running cell and nothing is cleared.
 func Interact(fn func(), controls ...Widget) *Box {
 	out := NewOutput()
 	run := func() {
-		out.Capture(func() {
-			display.Clear(true)
-			fn()
-		})
+		out.capture(fn, true)
 	}
 	for _, c := range controls {
 		if o, ok := c.(observer); ok {

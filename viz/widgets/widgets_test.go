@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gnnlab/gnnlab/viz/comm"
+	"github.com/gnnlab/gnnlab/viz/display"
 )
 
 // frontend is a fake transport standing for JupyterLab: it keeps what the
@@ -421,5 +422,36 @@ func TestReadoutFormat(t *testing.T) {
 	}
 	if got, want := quote("it's"), `'it\'s'`; got != want {
 		t.Errorf("quote(it's) = %s, want %s", got, want)
+	}
+}
+
+// clearCounter is a display publisher that counts clear_output calls.
+type clearCounter struct{ clears int }
+
+func (c *clearCounter) Display(display.Bundle, bool) {}
+func (c *clearCounter) ClearOutput(bool)             { c.clears++ }
+
+// Interact clears its output area before each run when a frontend
+// captures it, and clears nothing without one: then fn prints into the
+// running cell, whose earlier output must stay.
+func TestInteractClearsOnlyItsArea(t *testing.T) {
+	for _, frontend := range []bool{true, false} {
+		pub := &clearCounter{}
+		display.SetPublisher(pub)
+		if frontend {
+			connect(t)
+		}
+		s := NewIntSlider("k", 1, 9, 2)
+		Interact(func() {}, s)
+		s.SetValue(3)
+		want := 0
+		if frontend {
+			want = 2
+		}
+		if pub.clears != want {
+			t.Errorf("frontend %v: Interact and one change cleared %d times, want %d", frontend, pub.clears, want)
+		}
+		display.SetPublisher(nil)
+		comm.SetTransport(nil)
 	}
 }
