@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -35,6 +36,10 @@ type Device struct {
 	// graphs holds the device copies of host graphs that tensor ops used,
 	// freed when the host graph is collected.
 	graphs tbackend.GraphCache[graphMode, *Graph]
+	// labels holds CrossEntropy's device labels per label and row slice.
+	labels sliceCache[*Labels]
+	// uploads counts copies from host memory (upload), for tests.
+	uploads atomic.Int64
 	// asyncErr is the first error of work posted without waiting (post),
 	// returned by the next call that waits; device goroutine only.
 	asyncErr error
@@ -47,6 +52,7 @@ func Open(ordinal int) (*Device, error) {
 	d := &Device{work: make(chan func(), 256), done: make(chan struct{})}
 	d.be = &backend{d}
 	d.graphs.Release = (*Graph).Free
+	d.labels.release = func(l *Labels) { l.buf.release() }
 	errc := make(chan error, 1)
 	go d.serve(ordinal, errc)
 	if err := <-errc; err != nil {

@@ -141,6 +141,7 @@ const pinnedChunk = 32 << 20
 // upload copies n bytes from host memory to device memory, through pinned
 // staging buffers when the copy is large.
 func (d *Device) upload(dst uintptr, src unsafe.Pointer, n int64) error {
+	d.uploads.Add(1)
 	return d.do(func(drv driver) error {
 		if n < 2*pinnedChunk {
 			return drv.htod(dst, src, n, false)
