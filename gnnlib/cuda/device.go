@@ -38,8 +38,11 @@ type Device struct {
 	graphs tbackend.GraphCache[graphMode, *Graph]
 	// labels holds CrossEntropy's device labels per label and row slice.
 	labels sliceCache[*Labels]
-	// uploads counts copies from host memory (upload), for tests.
-	uploads atomic.Int64
+	// uploads counts copies from host memory (upload), for tests;
+	// launches counts kernel launches, for Mapping and gnnbench.
+	uploads, launches atomic.Int64
+	// graphList lists the graphs on the device, for Mapping.
+	graphList graphList
 	// asyncErr is the first error of work posted without waiting (post),
 	// returned by the next call that waits; device goroutine only.
 	asyncErr error
@@ -286,6 +289,7 @@ func (d *Device) launch3(kernel string, grid, block [3]int, args ...any) error {
 			panic(fmt.Sprintf("gnnlib/cuda: launch %s: argument %d of type %T", kernel, i, a))
 		}
 	}
+	d.launches.Add(1)
 	if tune.AsyncLaunch {
 		return d.post(func(drv driver) error { return drv.launch(kernel, grid, block, 0, slots) })
 	}
