@@ -43,6 +43,10 @@ type Device struct {
 	uploads, launches atomic.Int64
 	// graphList lists the graphs on the device, for Mapping.
 	graphList graphList
+	// rec is the launch segment being recorded and replay runs segments
+	// (GraphReplay, replay.go).
+	rec    recorder
+	replay replayer
 	// asyncErr is the first error of work posted without waiting (post),
 	// returned by the next call that waits; device goroutine only.
 	asyncErr error
@@ -143,14 +147,14 @@ func (d *Device) do(fn func(drv driver) error) error {
 	d.mu.Unlock()
 	var err error
 	ch := make(chan struct{})
-	d.work <- func() {
+	d.send(func() {
 		err = fn(d.drv)
 		if d.asyncErr != nil {
 			err = errors.Join(d.asyncErr, err)
 			d.asyncErr = nil
 		}
 		close(ch)
-	}
+	})
 	<-ch
 	return err
 }
@@ -166,11 +170,11 @@ func (d *Device) post(fn func(drv driver) error) error {
 		return ErrClosed
 	}
 	d.mu.Unlock()
-	d.work <- func() {
+	d.send(func() {
 		if err := fn(d.drv); err != nil && d.asyncErr == nil {
 			d.asyncErr = err
 		}
-	}
+	})
 	return nil
 }
 
@@ -187,6 +191,9 @@ func (d *Device) Close() error {
 	openDevs.Lock()
 	delete(openDevs.m, d)
 	openDevs.Unlock()
+	// The segment still recorded (GraphReplay) runs before the device
+	// closes, and the graphs go with it.
+	d.send(func() { d.replay.free(d.drv) })
 	close(d.work)
 	<-d.done
 	return nil
@@ -290,6 +297,9 @@ func (d *Device) launch3(kernel string, grid, block [3]int, args ...any) error {
 		}
 	}
 	d.launches.Add(1)
+	if d.record(graphNode{kernel: kernel, grid: grid, block: block, args: slots}) {
+		return nil
+	}
 	if tune.AsyncLaunch {
 		return d.post(func(drv driver) error { return drv.launch(kernel, grid, block, 0, slots) })
 	}

@@ -53,8 +53,8 @@ func (l *graphList) live() []*Graph {
 // attention kernels' choice per graph on the device (a lane group per
 // row, or heavy rows split into edge tiles, from the degrees recorded at
 // upload), the GATv2 backward mode, the GEMM kernel, how kernels are
-// launched and how many have been, and the label sets CrossEntropy keeps
-// on the device. The session's %gpu prints it.
+// launched (GraphReplay) and how many have been, and the label sets
+// CrossEntropy keeps on the device. The session's %gpu prints it.
 func (d *Device) Mapping() string {
 	var b strings.Builder
 	split := "off: one lane group per row, whatever its degree"
@@ -72,7 +72,14 @@ func (d *Device) Mapping() string {
 	if tune.AsyncLaunch {
 		how = "posted without waiting"
 	}
-	fmt.Fprintf(&b, "launches: %s, %d so far; no CUDA graph capture (each kernel launched on its own)\n", how, d.launches.Load())
+	if GraphReplay {
+		how = "recorded, repeated sequences replayed as CUDA graphs (cuda.GraphReplay)"
+	}
+	fmt.Fprintf(&b, "launches: %s, %d so far\n", how, d.launches.Load())
+	if st := d.ReplayStats(); st.Segments > 0 {
+		fmt.Fprintf(&b, "graph replay: %d segments, %d replayed as graphs (%d kernels and fills, %d arguments updated), %d launched one by one; %d graphs built, %d refused\n",
+			st.Segments, st.Replays, st.ReplayNodes, st.Updates, st.EagerNodes, st.Built, st.Failed)
+	}
 	fmt.Fprintf(&b, "CrossEntropy label sets on the device: %d\n", d.labels.len())
 	gs := d.graphList.live()
 	fmt.Fprintf(&b, "graphs on the device: %d\n", len(gs))

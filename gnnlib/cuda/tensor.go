@@ -61,6 +61,9 @@ func (t *Tensor) Fill(v float32) error {
 		return nil
 	}
 	bits := *(*uint32)(unsafe.Pointer(&v))
+	if t.buf.dev.record(graphNode{dst: t.ptr, v: bits, n: n}) {
+		return nil
+	}
 	return t.buf.dev.do(func(drv driver) error { return drv.memsetD32(t.ptr, bits, n) })
 }
 
