@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
@@ -27,7 +28,7 @@ func (d *backend) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss,
 		g.Free()
 		return nil, nil, err
 	}
-	err = d.labels.with(labels, rows, func() (*Labels, error) {
+	upload := func() (*Labels, error) {
 		y := labels
 		if rows != nil {
 			y = make([]int, len(labels))
@@ -42,9 +43,17 @@ func (d *backend) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss,
 			}
 		}
 		return NewLabels(d.Device, y)
-	}, func(lab *Labels) error {
-		return SoftmaxNLL(g, l, v, lab)
-	})
+	}
+	use := func(lab *Labels) error { return SoftmaxNLL(g, l, v, lab) }
+	if tune.CacheLabels {
+		err = d.labels.with(labels, rows, upload, use)
+	} else {
+		var lab *Labels
+		if lab, err = upload(); err == nil {
+			err = use(lab)
+			lab.buf.release()
+		}
+	}
 	if err != nil {
 		g.Free()
 		l.Free()

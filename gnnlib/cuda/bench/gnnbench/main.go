@@ -371,18 +371,25 @@ func main() {
 	}
 	cuda.GATv2BackwardMode, kernTag = modeOf[modes[0]], ""
 	if parts["api"] {
-		apiEpochs(d, cora, 1433, 16, 7, 2)
-		// The launch-bound epochs again with every allocation a round
-		// trip to the device goroutine, as before the allocator's fast
-		// path.
-		tune.PoolFastPath, kernTag = false, " [allocator fast path off]"
-		apiEpochs(d, cora, 1433, 16, 7, 2)
-		// And with launches posted without waiting (tune.AsyncLaunch).
-		tune.PoolFastPath, tune.AsyncLaunch, kernTag = true, true, " [async launches]"
-		apiEpochs(d, cora, 1433, 16, 7, 2)
+		type apiGraph struct {
+			g                            *csr
+			fin, hidden, classes, layers int
+		}
+		graphs := []apiGraph{{cora, 1433, 16, 7, 2}, {arxiv, 128, 256, 40, 3}}
+		for _, g := range graphs {
+			apiEpochs(d, g.g, g.fin, g.hidden, g.classes, g.layers)
+		}
+		// The arxiv-sized epochs again with CrossEntropy's labels
+		// uploaded every call, as before the label cache.
+		tune.CacheLabels, kernTag = false, " [labels uploaded per call]"
 		apiEpochs(d, arxiv, 128, 256, 40, 3)
-		tune.AsyncLaunch, kernTag = false, ""
-		apiEpochs(d, arxiv, 128, 256, 40, 3)
+		tune.CacheLabels, kernTag = true, ""
+		// And with repeated launch sequences replayed as CUDA graphs.
+		cuda.GraphReplay, kernTag = true, " [graph replay]"
+		for _, g := range graphs {
+			apiEpochs(d, g.g, g.fin, g.hidden, g.classes, g.layers)
+		}
+		cuda.GraphReplay, kernTag = false, ""
 	}
 	if parts["rmat"] {
 		for _, f := range strings.Split(*rmatScales, ",") {

@@ -40,3 +40,9 @@ var PoolFastPath = true
 // from the next call that waits. Off by default; gnnbench compares the
 // two on launch-bound epochs.
 var AsyncLaunch = false
+
+// CacheLabels lets gnnlib/cuda's CrossEntropy keep its device labels per
+// label and row slice (labelcache.go) instead of uploading them every
+// call. On by default; gnnbench compares the two on the arxiv-sized
+// epochs.
+var CacheLabels = true
