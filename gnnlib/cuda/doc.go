@@ -57,7 +57,19 @@
 // classes, free lists, a peak counter in MemStats), so a training step makes
 // no driver allocation after the first; Free returns a tensor's block at
 // once, a finalizer otherwise. Uploads larger than 64 MiB go through pinned
-// staging buffers.
+// staging buffers. CrossEntropy keeps the device copy of its labels per
+// label and row slice (weakly, like the graphs; at most 16 a device; the
+// contents compared with the host slices at every call), so a training
+// loop uploads them once.
+//
+// With GraphReplay on, launches and fills are recorded instead of sent one
+// by one, and each recorded segment goes to the device in one round trip
+// at the next call that waits or queues other work; a segment whose kernel
+// sequence repeats (a training epoch with the same shapes) runs as a CUDA
+// graph built at its second run and replayed after, with the arguments
+// that changed updated in place. Device.Mapping (the session's %gpu)
+// says how work meets the GPU: each graph on the device with the
+// attention mapping its degrees chose, the launch mode and the replays.
 //
 // # Profiling
 //
