@@ -282,13 +282,21 @@
 // BUG(gnnlab): through the tensor API an epoch is slower than gnnbench's
 // hand-written one and the GATv2 epoch holds more memory (H100,
 // 2026-12-06, arxiv-sized, with nn.ReLUDropout between the layers: GCN
-// 7.42 ms and 1.29 GiB against 6.15 ms and 1.23 GiB, GATv2 17.3 ms and
-// 2.56 GiB against 16.8 ms and 1.74 GiB): nn.CrossEntropy costs 1.3-1.6
-// ms where the hand-written SoftmaxNLL is one pass, GATv2Conv keeps its
-// attention output and its biased output apart, and activations the
-// program's code makes return to the allocator only when the garbage
-// collector finalises them. Cora-sized epochs are launch-bound (1.3-2.3
-// ms); no step is captured into a CUDA graph yet. Clamp, Max and Min along an axis
+// 7.38 ms and 1.34 GiB against 6.21 ms and 1.23 GiB, GATv2 17.6 ms and
+// 2.35 GiB against 17.0 ms and 1.74 GiB): GATv2Conv keeps its attention
+// output and its biased output apart, CrossEntropy still takes 0.96 ms
+// of a profiled GCN epoch with its labels cached (its fused kernel adds
+// each row's loss into one float with an atomic; whether that is the
+// cost was not measured), and activations the program's code
+// makes return to the allocator only when the garbage collector
+// finalises them. Cora-sized epochs are launch-bound (1.4-2.6 ms);
+// GraphReplay takes 13-32 % off the GCN, GAT and GraphSAGE ones but adds
+// 8 % to GATv2's and about 1 ms to every arxiv-sized epoch, because a
+// recorded segment waits for the loss read and so no longer overlaps
+// with the host's work: it is off by default. Sampled mini-batches upload
+// their features and blocks from the host every step (64 ms a batch of
+// 160k nodes, arxiv-sized, where a torch sampler on the GPU takes 5.3
+// ms); there is no sampling on the device. Clamp, Max and Min along an axis
 // and the batched MatMul have no device path yet. The ops beyond a GCN/GAT
 // epoch (reduce.cu, loss.cu, norm.cu, conv.cu) are simple grid-stride kernels, not tuned: BatchNorm gives one block to
 // each channel, Softmax one warp to each row, IndexSelect's and
