@@ -12,7 +12,7 @@
 // Without the tag Open returns ErrNoCUDA, whose message says how to rebuild;
 // everything else in the package is plain Go that builds, vets and tests in
 // every configuration. The kernels are CUDA C, one file per family in
-// kernels/ (gemm.cu, spmm.cu, aggregate.cu, gatv2.cu, gat.cu, transformer.cu,
+// kernels/ (gemm.cu, gemm_skinny.cu, spmm.cu, aggregate.cu, gatv2.cu, gat.cu, transformer.cu,
 // elementwise.cu, reduce.cu, loss.cu, optim.cu, norm.cu, conv.cu, int8.cu,
 // with common.cuh), all included by kernels/gnn.cu into one module,
 // compiled to PTX for compute_70 by `go generate` (kernels/gen.sh, needs
@@ -118,7 +118,12 @@
 // loads and stores where the shapes are multiples of 4, both operands
 // k-major in padded shared memory, register prefetch of the next k-tile),
 // with a 256x64 tile (gemm2n_*) for outputs at most 64 wide, in all three
-// forms, split-K kept for the weight gradient. The superseded families
+// forms, split-K kept for the weight gradient. The weight gradients
+// Xᵀ·dY at most 32 wide (a Cora-sized layer's 1433x2708·2708x16) run
+// gemm_skinny*_tn (kernels/gemm_skinny.cu): a lane per output row, 32
+// rows a block, the N sums in registers, K split across blocks that add
+// into the output atomically (the default family, GEMMv2S, which also
+// splits K from 1024 rows on for wider outputs). The superseded families
 // (the original gemm_*, k-tiles of 8 and scalar loads; gemm2_* without
 // the narrow tile; gemm2k8_*) stay in the PTX for gnnbench to compare,
 // selected through internal/tune, which only this package's benchmarks
