@@ -64,7 +64,8 @@
 //
 // With GraphReplay on, launches and fills are recorded instead of sent one
 // by one, and each recorded segment goes to the device in one round trip
-// at the next call that waits or queues other work; a segment whose kernel
+// at the next call that waits or queues other work (and, with
+// ReplaySegment set, every that many launches); a segment whose kernel
 // sequence repeats (a training epoch with the same shapes) runs as a CUDA
 // graph built at its second run and replayed after, with the arguments
 // that changed updated in place. Device.Mapping (the session's %gpu)

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -65,6 +66,27 @@ const minGraphNodes = 4
 // waiting for a call that waits.
 const maxPending = 4096
 
+// ReplaySegment, when positive, sends the recorded segment to the device
+// every ReplaySegment launches and fills, not only at the next call that
+// waits: the device then starts on an epoch's first kernels while the
+// host records the rest, as it does without GraphReplay, at the cost of
+// one round trip (and one graph launch) per segment. A training loop's
+// segments still repeat epoch after epoch (they are cut at the same
+// launches), so each becomes a graph of its own. 0 cuts only at calls
+// that wait. GNNLAB_CUDA_GRAPH_SEGMENT sets it at start; set it before
+// work is queued.
+var ReplaySegment = envInt("GNNLAB_CUDA_GRAPH_SEGMENT", 0)
+
+// envInt reads a non-negative integer from the environment variable name,
+// def when it is unset or not such an integer.
+func envInt(name string, def int) int {
+	v, err := strconv.Atoi(os.Getenv(name))
+	if err != nil || v < 0 {
+		return def
+	}
+	return v
+}
+
 // maxGraphs bounds the instantiated graphs a device keeps.
 const maxGraphs = 32
 
@@ -118,7 +140,7 @@ func (d *Device) record(n graphNode) bool {
 	d.rec.mu.Lock()
 	defer d.rec.mu.Unlock()
 	d.rec.pending = append(d.rec.pending, n)
-	if len(d.rec.pending) >= maxPending {
+	if len(d.rec.pending) >= maxPending || ReplaySegment > 0 && len(d.rec.pending) >= ReplaySegment {
 		nodes := d.rec.pending
 		d.rec.pending = nil
 		d.work <- func() {

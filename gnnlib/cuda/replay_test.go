@@ -132,6 +132,52 @@ func TestGraphReplayTrace(t *testing.T) {
 	}
 }
 
+// TestGraphReplaySegment checks ReplaySegment without a GPU: with the
+// segment cut every 4 launches and fills as well as at each step's read
+// back, the replaying device still puts the eager device's launches and
+// fills on the device in the same order with the same arguments, sends
+// more than one segment a step, and replays the step's full-length
+// segment as a graph from its second run on.
+func TestGraphReplaySegment(t *testing.T) {
+	defer func(old bool, seg int) { GraphReplay, ReplaySegment = old, seg }(GraphReplay, ReplaySegment)
+	const steps = 5
+	run := func(replay bool, seg int) (*Device, *recordDriver) {
+		GraphReplay, ReplaySegment = replay, seg
+		d, drv := openRecorder(t)
+		g := starGraph(t, d, 300)
+		drv.trace = nil
+		for s := range steps {
+			replayStep(t, d, g, s)
+		}
+		return d, drv
+	}
+	_, eager := run(false, 0)
+	d, replay := run(true, 4)
+	perStep := len(eager.trace) / steps
+	if perStep <= 4 {
+		t.Fatalf("a step has %d launches and fills, want more than the segment's 4", perStep)
+	}
+	if len(replay.trace) != len(eager.trace) {
+		t.Fatalf("replayed steps ran %d launches and fills, eager ones %d", len(replay.trace), len(eager.trace))
+	}
+	for i := range eager.trace {
+		if !replay.trace[i].same(&eager.trace[i]) {
+			t.Fatalf("node %d: replayed %+v, eager %+v", i, replay.trace[i], eager.trace[i])
+		}
+	}
+	st := d.ReplayStats()
+	t.Logf("%d launches and fills a step, segments of 4: %+v", perStep, st)
+	if want := int64(steps * ((perStep + 3) / 4)); st.Segments < want {
+		t.Errorf("%d segments in %d steps of %d nodes, want at least %d", st.Segments, steps, perStep, want)
+	}
+	if st.Built < 1 || st.Replays < steps-1 {
+		t.Errorf("built %d graphs, replayed %d, want at least 1 and %d: the 4-node segment repeats every step", st.Built, st.Replays, steps-1)
+	}
+	if st.ReplayNodes%4 != 0 {
+		t.Errorf("%d nodes replayed, want a multiple of 4 (only full segments reach minGraphNodes here)", st.ReplayNodes)
+	}
+}
+
 // TestGraphReplayError checks that a kernel that fails inside a replayed
 // graph is reported by the next call that waits, as a posted launch's
 // error is.
