@@ -50,6 +50,7 @@ func init() {
 		"NewGraph":                reflect.ValueOf(cuda.NewGraph),
 		"NewLabels":               reflect.ValueOf(cuda.NewLabels),
 		"Open":                    reflect.ValueOf(cuda.Open),
+		"ReplaySegment":           reflect.ValueOf(&cuda.ReplaySegment).Elem(),
 		"RoundHalf":               reflect.ValueOf(cuda.RoundHalf),
 		"SoftmaxNLL":              reflect.ValueOf(cuda.SoftmaxNLL),
 		"SpMM":                    reflect.ValueOf(cuda.SpMM),
