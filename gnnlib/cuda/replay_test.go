@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -253,7 +254,9 @@ func newReplayNet(kind string, in, hidden, out int) *replayNet {
 // gnnlib/nn (dropout between the layers, Adam) on the GPU eagerly and
 // with GraphReplay, from the same initial weights and dropout seeds: the
 // losses of every epoch and the trained weights must agree, and the
-// replaying run must have replayed its epochs as graphs.
+// replaying run must have replayed its epochs as graphs; each model with
+// segments cut only at the calls that wait and every 16 launches
+// (ReplaySegment).
 func TestGraphReplayEpochs(t *testing.T) {
 	d := defaultOrSkip(t)
 	defer func(old bool) { GraphReplay = old }(GraphReplay)
@@ -286,8 +289,14 @@ func TestGraphReplayEpochs(t *testing.T) {
 		}
 		return losses, ps
 	}
-	for _, kind := range []string{"gcn", "sage", "gat", "gatv2"} {
-		t.Run(kind, func(t *testing.T) {
+	defer func(seg int) { ReplaySegment = seg }(ReplaySegment)
+	for _, run := range []struct {
+		kind string
+		seg  int
+	}{{"gcn", 0}, {"sage", 0}, {"gat", 0}, {"gatv2", 0}, {"gcn", 16}, {"sage", 16}, {"gat", 16}, {"gatv2", 16}} {
+		kind := run.kind
+		t.Run(fmt.Sprintf("%s/segment=%d", kind, run.seg), func(t *testing.T) {
+			ReplaySegment = run.seg
 			want, wantP := train(kind, false)
 			before := d.ReplayStats()
 			got, gotP := train(kind, true)
@@ -319,11 +328,12 @@ func TestGraphReplayEpochs(t *testing.T) {
 
 // TestDeviceSuiteGraphReplay runs gnnlib/devicetest's suite (every op and
 // layer against the CPU, training steps of the GNN models) with
-// GraphReplay on.
+// GraphReplay on, a segment sent every 16 launches and fills as well as at
+// each call that waits (ReplaySegment).
 func TestDeviceSuiteGraphReplay(t *testing.T) {
 	d := defaultOrSkip(t)
-	defer func(old bool) { GraphReplay = old }(GraphReplay)
-	GraphReplay = true
+	defer func(old bool, seg int) { GraphReplay, ReplaySegment = old, seg }(GraphReplay, ReplaySegment)
+	GraphReplay, ReplaySegment = true, 16
 	before := d.ReplayStats()
 	devicetest.Run(t, d.be, devicetest.Tolerance{Op: 2e-4, Loss: 1e-4, Value: 1e-3})
 	after := d.ReplayStats()
