@@ -295,11 +295,11 @@
 // each row's loss into one float with an atomic; whether that is the
 // cost was not measured), and activations the program's code
 // makes return to the allocator only when the garbage collector
-// finalises them. Cora-sized epochs are launch-bound (1.4-2.6 ms);
-// GraphReplay takes 13-32 % off the GCN, GAT and GraphSAGE ones but adds
-// 8 % to GATv2's and about 1 ms to every arxiv-sized epoch, because a
-// recorded segment waits for the loss read and so no longer overlaps
-// with the host's work: it is off by default. Sampled mini-batches upload
+// finalises them. Cora-sized epochs are launch-bound (1.3-2.0 ms
+// eagerly, H100, 2026-12-06 08:40); GraphReplay takes them to 0.35-0.67
+// ms but adds 1.7-2.7 ms to every arxiv-sized epoch (0.4-2.7 ms with
+// segments sent every 16 or 64 launches, ReplaySegment), and is off by default:
+// there is no automatic choice between the two by graph size yet. Sampled mini-batches upload
 // their features and blocks from the host every step (64 ms a batch of
 // 160k nodes, arxiv-sized, where a torch sampler on the GPU takes 5.3
 // ms); there is no sampling on the device. Clamp, Max and Min along an axis
@@ -309,6 +309,10 @@
 // ScatterAddRows' indices are uploaded per call, and Conv2D materialises
 // the im2col matrix of the whole batch (kept for the weight gradient, as
 // on the CPU).
+//
+// BUG(gnnlab): split-K weight gradients (Xᵀ·dY with K past 1024 rows, or
+// at most 32 wide) add their K chunks with atomics, so their last bits,
+// and a training run's, can differ from run to run.
 //
 // BUG(gnnlab): MatMul uses float32 FMA (GEMMv2: 33-43 TFLOP/s measured on
 // the H200 at the layers' shapes, about 60 % of the FP32 peak), not tensor

@@ -30,12 +30,15 @@ import (
 // exactly, so results do not change; an error of a recorded launch is
 // returned by the next call that waits, as with tune.AsyncLaunch.
 // Device.Mapping and Device.ReplayStats count the replays. Measured on an
-// H100 (BENCHMARKS.md): 13-32 % off Cora-sized GCN, GAT and GraphSAGE
-// epochs, but 8 % on GATv2's and about 1 ms on arxiv-sized ones, because
-// a segment is sent only when the epoch reads its loss, so the host's
-// work and the device's no longer overlap. So it is off by default (the
-// environment variable GNNLAB_CUDA_GRAPHS=1 turns it on at start); set
-// it before work is queued.
+// H100 (BENCHMARKS.md, 2026-12-06 08:40, GEMMv2S): it takes the
+// Cora-sized gnnlib/nn epochs (with nn.ReLUDropout) from 1.30-1.97 ms to
+// 0.35-0.67 ms (GCN 0.35, GraphSAGE 0.42, GAT 0.55, GATv2 0.67), but
+// adds 1.7-2.7 ms to the arxiv-sized ones (GCN 7.24 to 9.29 ms), where
+// the kernels, not the launches, take the time; segments of 16 or 64
+// launches (ReplaySegment) did not recover that (GCN 9.08 and 8.94 ms),
+// so the overlap of host and device is not the whole cost. So it is off
+// by default (the environment variable GNNLAB_CUDA_GRAPHS=1 turns it on
+// at start); set it before work is queued.
 var GraphReplay = os.Getenv("GNNLAB_CUDA_GRAPHS") == "1"
 
 // graphNode is one recorded launch (kernel set) or fill (kernel empty:
@@ -73,8 +76,12 @@ const maxPending = 4096
 // one round trip (and one graph launch) per segment. A training loop's
 // segments still repeat epoch after epoch (they are cut at the same
 // launches), so each becomes a graph of its own. 0 cuts only at calls
-// that wait. GNNLAB_CUDA_GRAPH_SEGMENT sets it at start; set it before
-// work is queued.
+// that wait, the default: on the H100 segments of 16 and 64 left the
+// arxiv-sized epochs 0.4-2.7 ms slower than without GraphReplay and
+// changed the Cora-sized ones by -26 to +14 % against whole-epoch
+// segments (BENCHMARKS.md).
+// GNNLAB_CUDA_GRAPH_SEGMENT sets it at start; set it before work is
+// queued.
 var ReplaySegment = envInt("GNNLAB_CUDA_GRAPH_SEGMENT", 0)
 
 // envInt reads a non-negative integer from the environment variable name,
