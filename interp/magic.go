@@ -480,4 +480,9 @@ func gpuInfo(s *Session) {
 		gib := func(b int64) string { return strconv.FormatFloat(float64(b)/(1<<30), 'f', 1, 64) + " GiB" }
 		fmt.Fprintf(s.stdout, "memory: %s total, %s free; gnnlab holds %s (peak %s)\n", gib(m.Total), gib(m.Free), gib(m.Reserved), gib(m.Peak))
 	}
+	// gnnlib/cuda's device says how it maps work onto the GPU: the
+	// attention kernels' choice per graph, launches, cached labels.
+	if m, ok := d.(interface{ Mapping() string }); ok {
+		fmt.Fprint(s.stdout, m.Mapping())
+	}
 }

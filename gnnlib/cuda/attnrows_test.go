@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -19,6 +20,11 @@ type recordDriver struct {
 	next     uintptr
 	launches []launchRec
 	fail     string // a kernel whose launches fail
+	// trace is every launch and fill as the device would run them, in
+	// order, whether launched one by one or in a graph (replay_test.go).
+	trace []graphNode
+	// graphs counts the graphs made and updates their nodes updated.
+	graphs, updates int
 }
 
 type launchRec struct {
@@ -46,8 +52,11 @@ func (r *recordDriver) dtoh(dst unsafe.Pointer, _ uintptr, n int64) error {
 	clear(unsafe.Slice((*byte)(dst), n))
 	return nil
 }
-func (r *recordDriver) dtod(uintptr, uintptr, int64) error      { return nil }
-func (r *recordDriver) memsetD32(uintptr, uint32, int64) error  { return nil }
+func (r *recordDriver) dtod(uintptr, uintptr, int64) error { return nil }
+func (r *recordDriver) memsetD32(dst uintptr, v uint32, n int64) error {
+	r.trace = append(r.trace, graphNode{dst: dst, v: v, n: n})
+	return nil
+}
 func (r *recordDriver) sync() error                             { return nil }
 func (r *recordDriver) timeStart() error                        { return nil }
 func (r *recordDriver) timeStop() (float64, error)              { return 0, nil }
@@ -56,6 +65,7 @@ func (r *recordDriver) memInfo() (free, total int64, err error) { return 1 << 40
 func (r *recordDriver) close() error                            { return nil }
 func (r *recordDriver) launch(kernel string, grid, block [3]int, shared int, args []uint64) error {
 	r.launches = append(r.launches, launchRec{kernel, len(args), grid})
+	r.trace = append(r.trace, graphNode{kernel: kernel, grid: grid, block: block, args: slices.Clone(args)})
 	if kernel == r.fail {
 		return fmt.Errorf("record: launch of %s fails", kernel)
 	}

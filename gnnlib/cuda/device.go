@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -35,6 +36,17 @@ type Device struct {
 	// graphs holds the device copies of host graphs that tensor ops used,
 	// freed when the host graph is collected.
 	graphs tbackend.GraphCache[graphMode, *Graph]
+	// labels holds CrossEntropy's device labels per label and row slice.
+	labels sliceCache[*Labels]
+	// uploads counts copies from host memory (upload), for tests;
+	// launches counts kernel launches, for Mapping and gnnbench.
+	uploads, launches atomic.Int64
+	// graphList lists the graphs on the device, for Mapping.
+	graphList graphList
+	// rec is the launch segment being recorded and replay runs segments
+	// (GraphReplay, replay.go).
+	rec    recorder
+	replay replayer
 	// asyncErr is the first error of work posted without waiting (post),
 	// returned by the next call that waits; device goroutine only.
 	asyncErr error
@@ -47,6 +59,7 @@ func Open(ordinal int) (*Device, error) {
 	d := &Device{work: make(chan func(), 256), done: make(chan struct{})}
 	d.be = &backend{d}
 	d.graphs.Release = (*Graph).Free
+	d.labels.release = func(l *Labels) { l.buf.release() }
 	errc := make(chan error, 1)
 	go d.serve(ordinal, errc)
 	if err := <-errc; err != nil {
@@ -134,14 +147,14 @@ func (d *Device) do(fn func(drv driver) error) error {
 	d.mu.Unlock()
 	var err error
 	ch := make(chan struct{})
-	d.work <- func() {
+	d.send(func() {
 		err = fn(d.drv)
 		if d.asyncErr != nil {
 			err = errors.Join(d.asyncErr, err)
 			d.asyncErr = nil
 		}
 		close(ch)
-	}
+	})
 	<-ch
 	return err
 }
@@ -157,11 +170,11 @@ func (d *Device) post(fn func(drv driver) error) error {
 		return ErrClosed
 	}
 	d.mu.Unlock()
-	d.work <- func() {
+	d.send(func() {
 		if err := fn(d.drv); err != nil && d.asyncErr == nil {
 			d.asyncErr = err
 		}
-	}
+	})
 	return nil
 }
 
@@ -178,6 +191,9 @@ func (d *Device) Close() error {
 	openDevs.Lock()
 	delete(openDevs.m, d)
 	openDevs.Unlock()
+	// The segment still recorded (GraphReplay) runs before the device
+	// closes, and the graphs go with it.
+	d.send(func() { d.replay.free(d.drv) })
 	close(d.work)
 	<-d.done
 	return nil
@@ -279,6 +295,10 @@ func (d *Device) launch3(kernel string, grid, block [3]int, args ...any) error {
 		default:
 			panic(fmt.Sprintf("gnnlib/cuda: launch %s: argument %d of type %T", kernel, i, a))
 		}
+	}
+	d.launches.Add(1)
+	if d.record(graphNode{kernel: kernel, grid: grid, block: block, args: slots}) {
+		return nil
 	}
 	if tune.AsyncLaunch {
 		return d.post(func(drv driver) error { return drv.launch(kernel, grid, block, 0, slots) })

@@ -12,7 +12,7 @@
 // Without the tag Open returns ErrNoCUDA, whose message says how to rebuild;
 // everything else in the package is plain Go that builds, vets and tests in
 // every configuration. The kernels are CUDA C, one file per family in
-// kernels/ (gemm.cu, spmm.cu, aggregate.cu, gatv2.cu, gat.cu, transformer.cu,
+// kernels/ (gemm.cu, gemm_skinny.cu, spmm.cu, aggregate.cu, gatv2.cu, gat.cu, transformer.cu,
 // elementwise.cu, reduce.cu, loss.cu, optim.cu, norm.cu, conv.cu, int8.cu,
 // with common.cuh), all included by kernels/gnn.cu into one module,
 // compiled to PTX for compute_70 by `go generate` (kernels/gen.sh, needs
@@ -57,7 +57,20 @@
 // classes, free lists, a peak counter in MemStats), so a training step makes
 // no driver allocation after the first; Free returns a tensor's block at
 // once, a finalizer otherwise. Uploads larger than 64 MiB go through pinned
-// staging buffers.
+// staging buffers. CrossEntropy keeps the device copy of its labels per
+// label and row slice (weakly, like the graphs; at most 16 a device; the
+// contents compared with the host slices at every call), so a training
+// loop uploads them once.
+//
+// With GraphReplay on, launches and fills are recorded instead of sent one
+// by one, and each recorded segment goes to the device in one round trip
+// at the next call that waits or queues other work (and, with
+// ReplaySegment set, every that many launches); a segment whose kernel
+// sequence repeats (a training epoch with the same shapes) runs as a CUDA
+// graph built at its second run and replayed after, with the arguments
+// that changed updated in place. Device.Mapping (the session's %gpu)
+// says how work meets the GPU: each graph on the device with the
+// attention mapping its degrees chose, the launch mode and the replays.
 //
 // # Profiling
 //
@@ -106,7 +119,12 @@
 // loads and stores where the shapes are multiples of 4, both operands
 // k-major in padded shared memory, register prefetch of the next k-tile),
 // with a 256x64 tile (gemm2n_*) for outputs at most 64 wide, in all three
-// forms, split-K kept for the weight gradient. The superseded families
+// forms, split-K kept for the weight gradient. The weight gradients
+// Xᵀ·dY at most 32 wide (a Cora-sized layer's 1433x2708·2708x16) run
+// gemm_skinny*_tn (kernels/gemm_skinny.cu): a lane per output row, 32
+// rows a block, the N sums in registers, K split across blocks that add
+// into the output atomically (the default family, GEMMv2S, which also
+// splits K from 1024 rows on for wider outputs). The superseded families
 // (the original gemm_*, k-tiles of 8 and scalar loads; gemm2_* without
 // the narrow tile; gemm2k8_*) stay in the PTX for gnnbench to compare,
 // selected through internal/tune, which only this package's benchmarks
@@ -300,19 +318,31 @@
 // BUG(gnnlab): through the tensor API an epoch is slower than gnnbench's
 // hand-written one and the GATv2 epoch holds more memory (H100,
 // 2026-12-06, arxiv-sized, with nn.ReLUDropout between the layers: GCN
-// 7.42 ms and 1.29 GiB against 6.15 ms and 1.23 GiB, GATv2 17.3 ms and
-// 2.56 GiB against 16.8 ms and 1.74 GiB): nn.CrossEntropy costs 1.3-1.6
-// ms where the hand-written SoftmaxNLL is one pass, GATv2Conv keeps its
-// attention output and its biased output apart, and activations the
-// program's code makes return to the allocator only when the garbage
-// collector finalises them. Cora-sized epochs are launch-bound (1.3-2.3
-// ms); no step is captured into a CUDA graph yet. Clamp, Max and Min along an axis
+// 7.38 ms and 1.34 GiB against 6.21 ms and 1.23 GiB, GATv2 17.6 ms and
+// 2.35 GiB against 17.0 ms and 1.74 GiB): GATv2Conv keeps its attention
+// output and its biased output apart, CrossEntropy still takes 0.96 ms
+// of a profiled GCN epoch with its labels cached (its fused kernel adds
+// each row's loss into one float with an atomic; whether that is the
+// cost was not measured), and activations the program's code
+// makes return to the allocator only when the garbage collector
+// finalises them. Cora-sized epochs are launch-bound (1.3-2.0 ms
+// eagerly, H100, 2026-12-06 08:40); GraphReplay takes them to 0.35-0.67
+// ms but adds 1.7-2.7 ms to every arxiv-sized epoch (0.4-2.7 ms with
+// segments sent every 16 or 64 launches, ReplaySegment), and is off by default:
+// there is no automatic choice between the two by graph size yet. Sampled mini-batches upload
+// their features and blocks from the host every step (64 ms a batch of
+// 160k nodes, arxiv-sized, where a torch sampler on the GPU takes 5.3
+// ms); there is no sampling on the device. Clamp, Max and Min along an axis
 // and the batched MatMul have no device path yet. The ops beyond a GCN/GAT
 // epoch (reduce.cu, loss.cu, norm.cu, conv.cu) are simple grid-stride kernels, not tuned: BatchNorm gives one block to
 // each channel, Softmax one warp to each row, IndexSelect's and
 // ScatterAddRows' indices are uploaded per call, and Conv2D materialises
 // the im2col matrix of the whole batch (kept for the weight gradient, as
 // on the CPU).
+//
+// BUG(gnnlab): split-K weight gradients (Xᵀ·dY with K past 1024 rows, or
+// at most 32 wide) add their K chunks with atomics, so their last bits,
+// and a training run's, can differ from run to run.
 //
 // BUG(gnnlab): MatMul uses float32 FMA (GEMMv2: 33-43 TFLOP/s measured on
 // the H200 at the layers' shapes, about 60 % of the FP32 peak), not tensor

@@ -31,6 +31,15 @@ type driver interface {
 	// each argument is one 8-byte slot (a pointer, or an int or float in
 	// its low bytes).
 	launch(kernel string, grid, block [3]int, shared int, args []uint64) error
+	// graphMake builds a CUDA graph of nodes, each after the one before,
+	// and instantiates it (keeping the template, whose nodes graphSet
+	// names); graphSet updates node i's
+	// arguments (a fill's destination and value) in place; graphLaunch
+	// runs it on the stream; graphFree destroys it (GraphReplay).
+	graphMake(nodes []graphNode) (graphExec, error)
+	graphSet(g graphExec, i int, n *graphNode) error
+	graphLaunch(g graphExec) error
+	graphFree(g graphExec)
 	// sync waits for the stream.
 	sync() error
 	// timeStart records an event on the stream; timeStop records a second

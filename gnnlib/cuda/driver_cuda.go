@@ -175,20 +175,9 @@ func (d *cuDriver) memsetD32(dst uintptr, v uint32, n int64) error {
 }
 
 func (d *cuDriver) launch(kernel string, grid, block [3]int, shared int, args []uint64) error {
-	fn, ok := d.fns[kernel]
-	if !ok {
-		var err error
-		mod := d.mod
-		if strings.HasPrefix(kernel, "sm80_") {
-			if !d.has80 {
-				return fmt.Errorf("gnnlib/cuda: kernel %s: %w (this GPU is %s)", kernel, ErrNoBF16, d.desc)
-			}
-			mod = d.mod80
-		}
-		if fn, err = mod.Function(kernel); err != nil {
-			return fmt.Errorf("gnnlib/cuda: kernel %s: %w", kernel, err)
-		}
-		d.fns[kernel] = fn
+	fn, err := d.function(kernel)
+	if err != nil {
+		return err
 	}
 	d.ptrs = d.ptrs[:0]
 	for i := range args {

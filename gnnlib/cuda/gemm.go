@@ -46,7 +46,10 @@ const narrowN = 64
 // still compare them (internal/tune).
 // When the product's output has few tiles and the inner dimension is long
 // — the weight gradient Xᵀ·dY of a GNN layer — K is split across blocks
-// that add into dst atomically.
+// that add into dst atomically. The default family, GEMMv2S, sends a
+// weight gradient at most 32 wide to gemm_skinny*_tn (matMulSkinny), and
+// splits K from 1024 rows on (4096 for the others), so that a Cora-sized
+// layer's 1433x2708·2708x64 gets 60 blocks rather than 6.
 func MatMul(dst, a, b *Tensor, transA, transB bool) error {
 	return matMulWith(tune.GEMM, dst, a, b, transA, transB)
 }
@@ -82,9 +85,18 @@ func matMulWith(kern tune.GEMMKernel, dst, a, b *Tensor, transA, transB bool) er
 	// bm x bn is the block tile, which sets the grid.
 	var kernel string
 	kt, bm, bn := 8, 128, 128
+	// K is split when it is at least splitFrom, into chunks of at least
+	// minChunk rows; GEMMv2S splits the Cora-sized K = 2708 too.
+	splitFrom, minChunk := 4096, 1024
 	switch kern {
 	case tune.GEMMv1:
 		kernel = "gemm_" + form
+	case tune.GEMMv2S:
+		if transA && n <= skinnyN {
+			return d.matMulSkinny(dst, a, b, m, n, k)
+		}
+		kern, splitFrom, minChunk = tune.GEMMv2N, 1024, 256
+		fallthrough
 	case tune.GEMMv2, tune.GEMMv2K8, tune.GEMMv2N:
 		kernel = "gemm2_" + form
 		kt = 16
@@ -104,8 +116,8 @@ func matMulWith(kern tune.GEMMKernel, dst, a, b *Tensor, transA, transB bool) er
 	}
 	tiles := ((m + bm - 1) / bm) * ((n + bn - 1) / bn)
 	split := 1
-	if want := 2 * d.nsm; tiles < want && k >= 4096 {
-		split = min((want+tiles-1)/tiles, k/1024)
+	if want := 2 * d.nsm; tiles < want && k >= splitFrom {
+		split = min((want+tiles-1)/tiles, k/minChunk)
 	}
 	chunk := (k + split - 1) / split
 	chunk = (chunk + kt - 1) / kt * kt
@@ -119,6 +131,52 @@ func matMulWith(kern tune.GEMMKernel, dst, a, b *Tensor, transA, transB bool) er
 	}
 	return d.launch3(kernel, [3]int{(n + bn - 1) / bn, (m + bm - 1) / bm, split}, [3]int{256, 1, 1},
 		a, b, dst, m, n, k, chunk, atomic)
+}
+
+// skinnyN is the widest output GEMMv2S sends to gemm_skinny*_tn, and
+// skinnyTK the rows of B its blocks stage at a time.
+const (
+	skinnyN  = 32
+	skinnyTK = 64
+)
+
+// matMulSkinny launches gemm_skinny{8,16,32}_tn for dst[m,n] = aᵀ·b with
+// a stored k x m and n <= skinnyN: 32 output rows per block (grid.x) and
+// K split into chunks of whole skinnyTK-row steps (grid.y) so that the
+// grid has about four blocks per SM, each chunk at least 128 rows; more
+// than one chunk adds into dst atomically after zeroing it.
+func (d *Device) matMulSkinny(dst, a, b *Tensor, m, n, k int) error {
+	kernel := "gemm_skinny32_tn"
+	switch {
+	case n <= 8:
+		kernel = "gemm_skinny8_tn"
+	case n <= 16:
+		kernel = "gemm_skinny16_tn"
+	}
+	split, chunk := skinnySplit(m, k, d.nsm)
+	atomic := 0
+	if split > 1 {
+		atomic = 1
+		if err := dst.Fill(0); err != nil {
+			return err
+		}
+	}
+	return d.launch3(kernel, [3]int{(m + 31) / 32, split, 1}, [3]int{256, 1, 1},
+		a, b, dst, m, n, k, chunk, atomic)
+}
+
+// skinnySplit chooses how many K chunks of how many rows (a multiple of
+// skinnyTK) gemm_skinny*_tn's grid has for an m-row output, k long, on
+// nsm SMs.
+func skinnySplit(m, k, nsm int) (split, chunk int) {
+	blocks := (m + 31) / 32
+	split = max(1, min((4*nsm+blocks-1)/blocks, k/128))
+	chunk = (k + split - 1) / split
+	chunk = (chunk + skinnyTK - 1) / skinnyTK * skinnyTK
+	if chunk == 0 {
+		chunk = skinnyTK
+	}
+	return max(1, (k+chunk-1)/chunk), chunk
 }
 
 // vec4 reports whether gemm2's float4 entry points apply: every row a

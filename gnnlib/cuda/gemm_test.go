@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -88,6 +89,25 @@ func TestGEMMKernels(t *testing.T) {
 		}
 		cases = append(cases, gemmCase{257, 9001, n, true, false, 0}, gemmCase{256, 9004, n, true, false, 0})
 	}
+	// GEMMv2S's skinny weight gradients (Xᵀ·dY, N <= 32): every register
+	// width (N = 1, 7, 8 | 9, 16 | 17, 31, 32) and one past it (33 goes to
+	// the narrow tile), M not a multiple of 32 or below it, K not a
+	// multiple of the 64-row step, one chunk (no atomics) and many (every
+	// output is checked for NaN; the 1433-row ones against a sample).
+	for _, n := range []int{1, 7, 8, 9, 16, 17, 31, 32, 33} {
+		cases = append(cases,
+			gemmCase{1433, 2708, n, true, false, 4000}, // Cora's first layer
+			gemmCase{16, 2708, n, true, false, 0},      // its second
+			gemmCase{1, 131, n, true, false, 0},
+			gemmCase{33, 63, n, true, false, 0},
+			gemmCase{70, 1, n, true, false, 0})
+	}
+	cases = append(cases,
+		gemmCase{1433, 2708, 48, true, false, 4000}, // GEMMv2S's split of K from 1024 on: narrow tile
+		gemmCase{1433, 2708, 64, true, false, 4000}, // Cora's GAT layer (8 heads of 8)
+		gemmCase{300, 1030, 130, true, false, 0},    // wide tile, K just past 1024
+		gemmCase{128, 169343, 16, true, false, 300}, // arxiv-sized K, narrow output
+		gemmCase{100, 65537, 7, true, false, 0})
 	for _, c := range cases {
 		ar, ac := c.m, c.k
 		if c.transA {
@@ -123,7 +143,7 @@ func TestGEMMKernels(t *testing.T) {
 		}
 
 		var v1 []float32
-		for _, kern := range []tune.GEMMKernel{tune.GEMMv1, tune.GEMMv2, tune.GEMMv2K8, tune.GEMMv2N} {
+		for _, kern := range []tune.GEMMKernel{tune.GEMMv1, tune.GEMMv2, tune.GEMMv2K8, tune.GEMMv2N, tune.GEMMv2S} {
 			dst := poisoned(t, d, c.m, c.n)
 			if err := matMulWith(kern, dst, da, db, c.transA, c.transB); err != nil {
 				t.Fatalf("matMulWith(%s, %+v) = %v", kern, c, err)
@@ -158,6 +178,35 @@ func TestGEMMKernels(t *testing.T) {
 	}
 }
 
+// TestSkinnySplit checks the K chunks gemm_skinny*_tn's grid gets: whole
+// 64-row steps that cover K exactly once, at least one chunk (K = 0
+// included), about four blocks per SM where K is long enough, and chunks
+// of at least 128 rows otherwise (rounding to whole steps may leave
+// three blocks per SM, not four).
+func TestSkinnySplit(t *testing.T) {
+	for _, c := range []struct{ m, k, nsm int }{
+		{1433, 2708, 132}, {16, 2708, 132}, {1, 131, 132}, {70, 1, 132}, {70, 0, 132},
+		{128, 169343, 132}, {100000, 5000, 132}, {1433, 2708, 1}, {33, 63, 80},
+	} {
+		split, chunk := skinnySplit(c.m, c.k, c.nsm)
+		if split < 1 || chunk < skinnyTK || chunk%skinnyTK != 0 {
+			t.Errorf("skinnySplit(%d, %d, %d) = %d, %d: want at least one chunk of whole %d-row steps", c.m, c.k, c.nsm, split, chunk, skinnyTK)
+			continue
+		}
+		if c.k > 0 && ((split-1)*chunk >= c.k || split*chunk < c.k) {
+			t.Errorf("skinnySplit(%d, %d, %d) = %d chunks of %d: want them to cover K once, none empty", c.m, c.k, c.nsm, split, chunk)
+		}
+		blocks := (c.m + 31) / 32 * split
+		if split > 1 && chunk < 128 {
+			t.Errorf("skinnySplit(%d, %d, %d): chunks of %d rows, want >= 128", c.m, c.k, c.nsm, chunk)
+		}
+		if c.k >= 128*4*c.nsm && blocks < 3*c.nsm {
+			t.Errorf("skinnySplit(%d, %d, %d): %d blocks, want >= %d", c.m, c.k, c.nsm, blocks, 3*c.nsm)
+		}
+		t.Logf("m %d k %d: %d chunks of %d rows, %d blocks", c.m, c.k, split, chunk, blocks)
+	}
+}
+
 // TestVec4 checks when MatMul may take gemm2's float4 entry points.
 func TestVec4(t *testing.T) {
 	al := &Tensor{ptr: 256}
@@ -180,6 +229,43 @@ func TestVec4(t *testing.T) {
 	} {
 		if got := vec4(c.m, c.n, c.k, c.transA, c.transB, c.ts...); got != c.want {
 			t.Errorf("vec4(%d, %d, %d, %v, %v) = %v, want %v", c.m, c.n, c.k, c.transA, c.transB, got, c.want)
+		}
+	}
+}
+
+// TestMatMulGradOnDevice checks the weight gradients of x.MatMul(w) through
+// the tensor API, on the device (GEMMv2S: the skinny kernel, K split)
+// against the CPU, at the shapes of a GNN layer's weights: Cora's first
+// layer (2708 rows, 1433 inputs, 16 outputs), its second (16 -> 7), a
+// 1-wide output, K not a multiple of the kernel's 64-row step, and a
+// 64-wide output (the narrow tile with K split from 1024 on). Both
+// gradients, x's (dY·Wᵀ) and w's (Xᵀ·dY), within float32 summation error
+// (5e-5 of the norm; a K chunk missed or added twice is 1e-1 or more).
+func TestMatMulGradOnDevice(t *testing.T) {
+	d := defaultOrSkip(t).be
+	for _, c := range []struct{ rows, in, out int }{
+		{2708, 1433, 16}, {2708, 16, 7}, {2708, 16, 1}, {1001, 37, 9}, {2708, 1433, 64}, {5000, 70, 32},
+	} {
+		x := tensor.Randn(1, c.rows, c.in)
+		w := tensor.Randn(2, c.in, c.out)
+		g := tensor.Randn(3, c.rows, c.out)
+		run := func(dev tensor.Backend) (dx, dw []float32) {
+			xi, wi, gi := x.Clone(), w.Clone(), g
+			if dev != nil {
+				xi, wi, gi = xi.To(dev), wi.To(dev), g.To(dev)
+			}
+			xi.SetRequiresGrad(true)
+			wi.SetRequiresGrad(true)
+			xi.MatMul(wi).Mul(gi).Sum().Backward()
+			return xi.Grad().CPU().Data(), wi.Grad().CPU().Data()
+		}
+		dx, dw := run(d)
+		cx, cw := run(nil)
+		if e := relErr(dw, f64(cw)); e > 5e-5 || len(dw) != c.in*c.out {
+			t.Errorf("%dx%d·%dx%d: w's gradient on the device differs from the CPU's by %.3g (relative), want <= 5e-5", c.rows, c.in, c.in, c.out, e)
+		}
+		if e := relErr(dx, f64(cx)); e > 5e-5 {
+			t.Errorf("%dx%d·%dx%d: x's gradient on the device differs from the CPU's by %.3g (relative), want <= 5e-5", c.rows, c.in, c.in, c.out, e)
 		}
 	}
 }

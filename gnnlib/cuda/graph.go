@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"math"
+	"weak"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 )
@@ -181,6 +182,7 @@ func NewGraphCSR[I int | int32](d *Device, nsrc int, indptr, indices []I, w []fl
 		g.Free()
 		return nil, err
 	}
+	d.graphList.add(g)
 	return g, nil
 }
 
@@ -201,6 +203,7 @@ func toInt32[I int | int32](x []I) []int32 {
 
 // Free releases the graph's device memory.
 func (g *Graph) Free() {
+	g.dev.graphList.remove(weak.Make(g))
 	for _, b := range []*buffer{g.indptr, g.idx, g.w, g.tptr, g.tidx, g.tw, g.hv.heavy, g.hv.tiles, g.thv.heavy, g.thv.tiles, g.tperm} {
 		if b != nil {
 			b.release()

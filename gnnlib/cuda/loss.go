@@ -4,45 +4,62 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // CrossEntropy returns the mean cross-entropy over rows and its gradient,
 // fused (SoftmaxNLL). The per-row labels, -1 outside rows, are uploaded
-// per call: a few hundred kilobytes for an ogbn-arxiv-sized graph.
+// at the first call with these label and row slices and kept on the
+// device (Device's label cache, labelcache.go) while the slices live and
+// their contents stay the same.
 func (d *backend) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss, grad tensor.Storage, err error) {
 	v, err := d.view(logits)
 	if err != nil {
 		return nil, nil, err
 	}
-	y := labels
-	if rows != nil {
-		y = make([]int, len(labels))
-		for i := range y {
-			y[i] = -1
-		}
-		for _, r := range rows {
-			if y[r] >= 0 {
-				return nil, nil, fmt.Errorf("gnnlib/cuda: CrossEntropy with row %d listed twice: %w", r, tensor.ErrNotOnDevice)
-			}
-			y[r] = labels[r]
-		}
-	}
-	lab, err := NewLabels(d.Device, y)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer lab.buf.release()
 	g, err := d.Empty(v.Rows, v.Cols)
 	if err != nil {
 		return nil, nil, err
 	}
 	l, err := d.Empty(1, 1)
 	if err != nil {
+		g.Free()
 		return nil, nil, err
 	}
-	return l, g, SoftmaxNLL(g, l, v, lab)
+	upload := func() (*Labels, error) {
+		y := labels
+		if rows != nil {
+			y = make([]int, len(labels))
+			for i := range y {
+				y[i] = -1
+			}
+			for _, r := range rows {
+				if y[r] >= 0 {
+					return nil, fmt.Errorf("gnnlib/cuda: CrossEntropy with row %d listed twice: %w", r, tensor.ErrNotOnDevice)
+				}
+				y[r] = labels[r]
+			}
+		}
+		return NewLabels(d.Device, y)
+	}
+	use := func(lab *Labels) error { return SoftmaxNLL(g, l, v, lab) }
+	if tune.CacheLabels {
+		err = d.labels.with(labels, rows, upload, use)
+	} else {
+		var lab *Labels
+		if lab, err = upload(); err == nil {
+			err = use(lab)
+			lab.buf.release()
+		}
+	}
+	if err != nil {
+		g.Free()
+		l.Free()
+		return nil, nil, err
+	}
+	return l, g, nil
 }
 
 // Loss returns the mean element-wise loss op of pred against target and

@@ -61,6 +61,9 @@ func (t *Tensor) Fill(v float32) error {
 		return nil
 	}
 	bits := *(*uint32)(unsafe.Pointer(&v))
+	if t.buf.dev.record(graphNode{dst: t.ptr, v: bits, n: n}) {
+		return nil
+	}
 	return t.buf.dev.do(func(drv driver) error { return drv.memsetD32(t.ptr, bits, n) })
 }
 
@@ -141,6 +144,7 @@ const pinnedChunk = 32 << 20
 // upload copies n bytes from host memory to device memory, through pinned
 // staging buffers when the copy is large.
 func (d *Device) upload(dst uintptr, src unsafe.Pointer, n int64) error {
+	d.uploads.Add(1)
 	return d.do(func(drv driver) error {
 		if n < 2*pinnedChunk {
 			return drv.htod(dst, src, n, false)

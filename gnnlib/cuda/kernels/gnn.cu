@@ -14,6 +14,7 @@
 #include "opcodes.cuh"
 
 #include "gemm.cu"        // dense GEMM: gemm_*, gemm2_*, gemm2k8_*, gemm2n_*
+#include "gemm_skinny.cu" // weight gradients Xᵀ·dY with outputs at most 32 wide
 #include "spmm.cu"        // CSR SpMM (vec4 and warp mappings), transpose permutation
 #include "aggregate.cu"   // degree-aware max aggregation and its backward pass
 #include "gatv2.cu"       // fused GATv2 attention

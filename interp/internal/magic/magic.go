@@ -29,7 +29,7 @@ func All() []Magic {
 		{Name: "%env [NAME[=VALUE]]", Help: "list, show or set environment variables"},
 		{Name: "%%writefile [-a] FILE", Help: "write (or with -a append) the rest of the cell to FILE"},
 		{Name: "!COMMAND", Help: "run a shell command (sh -c) and show its output"},
-		{Name: "%gpu", Help: "show the GPU (device, memory), or why there is none"},
+		{Name: "%gpu", Help: "show the GPU (device, memory, how work is mapped onto it), or why there is none"},
 		{Name: "%go get MODULE[@VERSION]", Help: "make a module's packages importable (interpreted from source; also a folder with a go.mod)"},
 		{Name: "%go list", Help: "list the modules %go get added and their packages"},
 		{Name: "%compiled on|off", Help: "turn the compiled tier (cells' declarations built as Go plugins) on or off for the session"},

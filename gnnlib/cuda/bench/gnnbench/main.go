@@ -21,12 +21,16 @@
 // epochs of gnnlib/nn in float32 and under tensor.Autocast(BFloat16)
 // side by side (nnbf16.go).
 //
-// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,bf16,nnbf16,rmat,sampled]
+// The wgrad part times the weight gradients Xᵀ·dY of the Cora- and
+// arxiv-sized layers (wgrad.go) for each -gemm family; bench/wgrad_torch.py
+// is its torch.matmul anchor.
+//
+// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,wgrad,bf16,nnbf16,rmat,sampled]
 // [-products=false] [-reps 10] [-gemm v1,v2] [-rmat 17,20] [-edges dir]
 //
 // -gemm lists the MatMul kernel families (tune.GEMMKernel) to compare:
-// the gemm part times each on the same operands, the gat and gcn parts run
-// once per family, with the family appended to the variant column; the
+// the gemm and wgrad parts time each on the same operands, the gat, gcn
+// and api parts (the api part's first runs) run once per family, with the family appended to the variant column; the
 // other parts run with the first. Random operands are slices of one pool
 // of normal draws (random offsets), generated once in parallel, so that
 // the products-sized tensors do not cost seconds of host time each.
@@ -54,10 +58,12 @@ var (
 	only       = flag.String("only", "spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,bf16,rmat", "comma-separated parts to run (bf16: tensor-core GEMM and SpMM in bfloat16 against float32, bf16.go)")
 	products   = flag.Bool("products", true, "include the products-sized graph")
 	reps       = flag.Int("reps", 10, "timed repetitions (median reported)")
-	gemms      = flag.String("gemm", string(tune.GEMM), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n)")
+	gemms      = flag.String("gemm", string(tune.GEMM), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n, v2s)")
 	gatModes   = flag.String("gatv2", "auto", "comma-separated GATv2 backward modes for the gat and gatv2 parts: auto, save (saved edges), recompute")
 	rmatScales = flag.String("rmat", "17,20", "comma-separated R-MAT scales of the rmat part")
 	edgesDir   = flag.String("edges", "", "directory to write the R-MAT graphs' edges into, for pyg_bench.py (RMAT_DIR)")
+	labelsAB   = flag.Bool("labels-ab", true, "in the api part, the arxiv-sized epochs again with CrossEntropy's labels uploaded every call")
+	replaySegs = flag.String("replay-seg", "0", "in the api part, the epochs again with cuda.GraphReplay for each of these cuda.ReplaySegment values (0: segments cut only at calls that wait)")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
 
@@ -338,6 +344,9 @@ func main() {
 	if parts["gemm"] {
 		gemmRates(d, r, kerns)
 	}
+	if parts["wgrad"] {
+		wgradRates(d, r, kerns)
+	}
 	if parts["int8"] {
 		int8Kernels(d, r, arxiv)
 	}
@@ -378,18 +387,47 @@ func main() {
 	}
 	cuda.GATv2BackwardMode, kernTag = modeOf[modes[0]], ""
 	if parts["api"] {
-		apiEpochs(d, cora, 1433, 16, 7, 2)
-		// The launch-bound epochs again with every allocation a round
-		// trip to the device goroutine, as before the allocator's fast
-		// path.
-		tune.PoolFastPath, kernTag = false, " [allocator fast path off]"
-		apiEpochs(d, cora, 1433, 16, 7, 2)
-		// And with launches posted without waiting (tune.AsyncLaunch).
-		tune.PoolFastPath, tune.AsyncLaunch, kernTag = true, true, " [async launches]"
-		apiEpochs(d, cora, 1433, 16, 7, 2)
-		apiEpochs(d, arxiv, 128, 256, 40, 3)
-		tune.AsyncLaunch, kernTag = false, ""
-		apiEpochs(d, arxiv, 128, 256, 40, 3)
+		type apiGraph struct {
+			g                            *csr
+			fin, hidden, classes, layers int
+		}
+		graphs := []apiGraph{{cora, 1433, 16, 7, 2}, {arxiv, 128, 256, 40, 3}}
+		// Once per -gemm family, the family in the variant column when
+		// there are several.
+		for _, k := range kerns {
+			tune.GEMM = k
+			if len(kerns) > 1 {
+				kernTag = " [" + string(k) + "]"
+			}
+			for _, g := range graphs {
+				apiEpochs(d, g.g, g.fin, g.hidden, g.classes, g.layers)
+			}
+		}
+		tune.GEMM, kernTag = kerns[0], ""
+		// The arxiv-sized epochs again with CrossEntropy's labels
+		// uploaded every call, as before the label cache.
+		if *labelsAB {
+			tune.CacheLabels, kernTag = false, " [labels uploaded per call]"
+			apiEpochs(d, arxiv, 128, 256, 40, 3)
+			tune.CacheLabels, kernTag = true, ""
+		}
+		// And with repeated launch sequences replayed as CUDA graphs, the
+		// segments cut at each call that waits and, for each positive
+		// -replay-seg, every that many launches too.
+		for _, f := range strings.Split(*replaySegs, ",") {
+			var seg int
+			if _, err := fmt.Sscan(f, &seg); err != nil || seg < 0 {
+				log.Fatalf("-replay-seg %q: want non-negative integers", f)
+			}
+			cuda.GraphReplay, cuda.ReplaySegment, kernTag = true, seg, " [graph replay]"
+			if seg > 0 {
+				kernTag = fmt.Sprintf(" [graph replay, segments of %d]", seg)
+			}
+			for _, g := range graphs {
+				apiEpochs(d, g.g, g.fin, g.hidden, g.classes, g.layers)
+			}
+		}
+		cuda.GraphReplay, cuda.ReplaySegment, kernTag = false, 0, ""
 	}
 	if parts["rmat"] {
 		for _, f := range strings.Split(*rmatScales, ",") {

@@ -14,18 +14,27 @@ const (
 	GEMMv2 GEMMKernel = "v2"
 	// GEMMv2K8 is GEMMv2 with BK = 8 (gemm2k8_*), kept to compare.
 	GEMMv2K8 GEMMKernel = "v2k8"
-	// GEMMv2N, the default, is GEMMv2 with a narrow-output tile: products
+	// GEMMv2N is GEMMv2 with a narrow-output tile: products
 	// whose output has at most 64 columns (a class layer's x·W, its
 	// weight gradient Xᵀ·dY with split-K, dY·Wᵀ into a narrow input) run
 	// gemm2n_*, 256x64 tiles with 8x8 outputs per thread, so a 47- or
 	// 48-wide output fills 48 of 64 columns rather than 48 of 128; wider
 	// outputs run gemm2_*.
 	GEMMv2N GEMMKernel = "v2n"
+	// GEMMv2S, the default, is GEMMv2N with a skinny path for weight
+	// gradients: Xᵀ·dY with an output at most 32 wide (a Cora-sized
+	// layer's 1433x2708·2708x16) runs gemm_skinny*_tn (kernels/gemm_skinny.cu),
+	// one lane per output row and K split across blocks, instead of a
+	// 256x64 tile whose threads mostly idle. On the H100 (BENCHMARKS.md)
+	// it ran the Cora-sized weight gradients 5.9-9.1x faster than
+	// GEMMv2N (1433x2708·2708x16: 435 -> 50 us), the arxiv-sized
+	// 128x169343·169343x16 3.6x and ·x40 (K split from 1024) 1.4x.
+	GEMMv2S GEMMKernel = "v2s"
 )
 
 // GEMM is the kernel family gnnlib/cuda's MatMul launches. Set it before
 // work is queued, not concurrently with MatMul calls.
-var GEMM = GEMMv2N
+var GEMM = GEMMv2S
 
 // PoolFastPath lets gnnlib/cuda's caching allocator hand out a cached
 // block on the allocating goroutine, under its mutex, instead of on the
@@ -40,3 +49,9 @@ var PoolFastPath = true
 // from the next call that waits. Off by default; gnnbench compares the
 // two on launch-bound epochs.
 var AsyncLaunch = false
+
+// CacheLabels lets gnnlib/cuda's CrossEntropy keep its device labels per
+// label and row slice (labelcache.go) instead of uploading them every
+// call. On by default; gnnbench compares the two on the arxiv-sized
+// epochs.
+var CacheLabels = true
