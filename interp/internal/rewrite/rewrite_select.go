@@ -1,0 +1,175 @@
+package rewrite
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// Select statements of functions, which yaegi ran over one set of cases
+// per statement, shared by the goroutines in it: the pass "selects".
+
+// helperSelect is the helper source's select (internal/helpers).
+const helperSelect = helperPrefix + "select"
+
+// selects is the pass "selects": each select statement in the body of a
+// function declaration or literal becomes a switch on the clause that
+// the helper chose over cases built per call. The top level of a cell
+// keeps yaegi's select (one goroutine runs it). It runs after golits,
+// so that the operands it moves into the switch carry golits' renames of
+// the variables a go statement's literal captures; a literal that
+// looplitargs moved keeps yaegi's select (its copy is the text as it was
+// then).
+func (r *rewriter) selects(root ast.Node) {
+	ast.Inspect(root, func(n ast.Node) bool {
+		var body *ast.BlockStmt
+		switch f := n.(type) {
+		case *ast.FuncDecl:
+			body = f.Body
+		case *ast.FuncLit:
+			body = f.Body
+		default:
+			return true
+		}
+		if body == nil {
+			return false
+		}
+		ast.Inspect(body, func(m ast.Node) bool {
+			switch s := m.(type) {
+			case *ast.FuncLit:
+				return false // the outer walk reaches it
+			case *ast.SelectStmt:
+				r.selectStmt(s)
+			}
+			return true
+		})
+		return true
+	})
+}
+
+// selectStmt rewrites
+//
+//	select {
+//	case v, ok := <-a: A
+//	case b <- x:       B
+//	default:           D
+//	}
+//
+// as
+//
+//	switch i, r, o := __gnnlab_select("rsd", a, b, x); i {
+//	case 0: var v T; if r != nil { v = r.(T) }; ok := o; A
+//	case 1: B
+//	case 2: D
+//	}
+//
+// keeping the bodies (and their break, continue, return and goto) in
+// place. A select whose received type has no name here is left as it is.
+func (r *rewriter) selectStmt(s *ast.SelectStmt) {
+	if len(s.Body.List) == 0 || r.editedIn(s.Select, s.Body.Lbrace+1, true, "") {
+		return
+	}
+	iv, rv, ov := r.fresh("si"), r.fresh("sr"), r.fresh("so")
+	usesR, usesO := false, false
+	var kinds strings.Builder
+	var args []string
+	heads := make([]string, len(s.Body.List))
+	text := func(e ast.Expr) string { return r.ed.Text(e.Pos(), e.End(), false) }
+	for k, st := range s.Body.List {
+		cl, ok := st.(*ast.CommClause)
+		if !ok {
+			return
+		}
+		if r.editedIn(cl.Case, cl.Colon+1, true, "") {
+			return // an earlier pass rewrote part of the clause and more
+		}
+		head := "case " + strconv.Itoa(k) + ":"
+		switch c := cl.Comm.(type) {
+		case nil:
+			kinds.WriteByte('d')
+		case *ast.SendStmt:
+			kinds.WriteByte('s')
+			args = append(args, text(c.Chan), text(c.Value))
+		case *ast.ExprStmt:
+			u, ok := ast.Unparen(c.X).(*ast.UnaryExpr)
+			if !ok || u.Op != token.ARROW {
+				return
+			}
+			kinds.WriteByte('r')
+			args = append(args, text(u.X))
+		case *ast.AssignStmt:
+			if len(c.Rhs) != 1 || len(c.Lhs) == 0 || len(c.Lhs) > 2 {
+				return
+			}
+			u, ok := ast.Unparen(c.Rhs[0]).(*ast.UnaryExpr)
+			if !ok || u.Op != token.ARROW {
+				return
+			}
+			tv, ok := r.info.Types[u.X]
+			if !ok || tv.Type == nil {
+				return
+			}
+			ch, ok := tv.Type.Underlying().(*types.Chan)
+			if !ok {
+				return
+			}
+			t, ok := typeText(ch.Elem(), r.names)
+			if !ok {
+				return
+			}
+			kinds.WriteByte('r')
+			args = append(args, text(u.X))
+			var lhs, rhs, defs []string
+			for j, e := range c.Lhs {
+				if id, isID := e.(*ast.Ident); isID && id.Name == "_" {
+					continue
+				}
+				val := ov
+				if j == 0 {
+					usesR = true
+					// yaegi failed on a nil interface asserted with comma-ok.
+					get := func(v string) string {
+						return " var " + v + " " + t + "; if " + rv + " != nil { " + v + " = " + rv + ".(" + t + ") };"
+					}
+					if c.Tok == token.DEFINE {
+						defs = append(defs, get(text(e)))
+						continue
+					}
+					val = r.fresh("sv")
+					head += get(val)
+				} else {
+					usesO = true
+				}
+				if c.Tok == token.DEFINE {
+					defs = append(defs, " "+text(e)+" := "+val+";")
+				} else {
+					lhs, rhs = append(lhs, text(e)), append(rhs, val)
+				}
+			}
+			if len(lhs) > 0 {
+				head += " " + strings.Join(lhs, ", ") + " = " + strings.Join(rhs, ", ") + ";"
+			}
+			head += strings.Join(defs, "")
+		default:
+			return
+		}
+		heads[k] = head
+	}
+	if !usesR {
+		rv = "_"
+	}
+	if !usesO {
+		ov = "_"
+	}
+	argText := ""
+	if len(args) > 0 {
+		argText = ", " + strings.Join(args, ", ")
+	}
+	r.ed.Replace(s.Select, s.Body.Lbrace+1, "switch "+iv+", "+rv+", "+ov+" := "+helperSelect+"("+strconv.Quote(kinds.String())+argText+"); "+iv+" {")
+	for k, st := range s.Body.List {
+		cl := st.(*ast.CommClause)
+		r.ed.Replace(cl.Case, cl.Colon+1, heads[k])
+	}
+}
