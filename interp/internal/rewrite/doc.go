@@ -485,8 +485,10 @@
 //     break, continue and return; a received value is asserted to the
 //     channel's element type. The helper also waits on gnnlib/interrupt's
 //     signal, so that an interrupted cell blocked in it stops. The top
-//     level of a cell keeps yaegi's select, as does a select whose
-//     element type cannot be written at the statement;
+//     level of a cell keeps yaegi's select, as does a select on a channel
+//     of an interface type with methods of the cells' (yaegi's wrapper of
+//     its values failed in reflect.Set) or whose received type cannot be
+//     written at the statement;
 //
 // # Pass funcstovars
 //

@@ -90,11 +90,14 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt) {
 		case nil:
 			kinds.WriteByte('d')
 		case *ast.SendStmt:
+			if r.yaegiIface(c.Chan) {
+				return
+			}
 			kinds.WriteByte('s')
 			args = append(args, text(c.Chan), text(c.Value))
 		case *ast.ExprStmt:
 			u, ok := ast.Unparen(c.X).(*ast.UnaryExpr)
-			if !ok || u.Op != token.ARROW {
+			if !ok || u.Op != token.ARROW || r.yaegiIface(u.X) {
 				return
 			}
 			kinds.WriteByte('r')
@@ -112,7 +115,7 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt) {
 				return
 			}
 			ch, ok := tv.Type.Underlying().(*types.Chan)
-			if !ok {
+			if !ok || r.yaegiIface(u.X) {
 				return
 			}
 			t, ok := typeText(ch.Elem(), r.names)
@@ -130,8 +133,14 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt) {
 				if j == 0 {
 					usesR = true
 					// yaegi failed on a nil interface asserted with comma-ok.
+					// An empty interface takes the value as it is (yaegi's
+					// assertion to any failed: nil is not any).
+					conv := rv + ".(" + t + ")"
+					if it, isIface := ch.Elem().Underlying().(*types.Interface); isIface && it.Empty() {
+						conv = rv
+					}
 					get := func(v string) string {
-						return " var " + v + " " + t + "; if " + rv + " != nil { " + v + " = " + rv + ".(" + t + ") };"
+						return " var " + v + " " + t + "; if " + rv + " != nil { " + v + " = " + conv + " };"
 					}
 					if c.Tok == token.DEFINE {
 						defs = append(defs, get(text(e)))
@@ -172,4 +181,31 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt) {
 		cl := st.(*ast.CommClause)
 		r.ed.Replace(cl.Case, cl.Colon+1, heads[k])
 	}
+}
+
+// yaegiIface reports whether the channel ch has an element type that
+// yaegi keeps in its own wrapper: an interface with methods that is not
+// a compiled package's (type shape interface{ Area() float64 } of a
+// cell). Its values did not pass through the helper (reflect.Set: value
+// of type interface {} is not assignable to type interp.valueInterface),
+// so the select keeps yaegi's. An unknown type counts as one.
+func (r *rewriter) yaegiIface(ch ast.Expr) bool {
+	tv, ok := r.info.Types[ch]
+	if !ok || tv.Type == nil {
+		return true
+	}
+	c, ok := tv.Type.Underlying().(*types.Chan)
+	if !ok {
+		return true
+	}
+	it, ok := c.Elem().Underlying().(*types.Interface)
+	if !ok || it.Empty() {
+		return false
+	}
+	n, named := types.Unalias(c.Elem()).(*types.Named)
+	if !named {
+		return true
+	}
+	pkg := n.Obj().Pkg()
+	return pkg == nil && n.Obj().Name() != "error" || pkg != nil && pkg.Path() == "main"
 }

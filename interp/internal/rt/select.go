@@ -110,22 +110,28 @@ func chanValue(ch any) reflect.Value {
 }
 
 // sendValue is x as the element type of ch: an untyped constant came as
-// its default type (ch <- 1 on a chan float64), nil as no value.
+// its default type (ch <- 1 on a chan float64), nil as no value, and a
+// value of a cell's type with methods in yaegi's wrapper (bareValue).
 func sendValue(ch reflect.Value, x any) reflect.Value {
 	v := reflect.ValueOf(x)
 	if !ch.IsValid() {
 		return v
 	}
 	elem := ch.Type().Elem()
-	switch {
-	case !v.IsValid():
-		return reflect.Zero(elem)
-	case v.Type() == elem:
-		return v
-	case v.Type().AssignableTo(elem):
-		return v
-	case v.Type().ConvertibleTo(elem):
-		return v.Convert(elem)
+	for range 2 {
+		switch {
+		case !v.IsValid():
+			return reflect.Zero(elem)
+		case v.Type().AssignableTo(elem):
+			return v
+		case v.Type().ConvertibleTo(elem):
+			return v.Convert(elem)
+		case wrapped(x):
+			x = bareValue(x)
+			v = reflect.ValueOf(x)
+			continue
+		}
+		break
 	}
-	return v
+	return v // reflect.Select panics with the types
 }
