@@ -6,17 +6,16 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rt"
 )
 
 // Select statements of functions, which yaegi ran over one set of cases
 // per statement, shared by the goroutines in it: the pass "selects".
 
-// helperSelect is the helper source's select (internal/helpers).
-const helperSelect = helperPrefix + "select"
-
 // selects is the pass "selects": each select statement in the body of a
 // function declaration or literal becomes a switch on the clause that
-// the helper chose over cases built per call. The top level of a cell
+// the runtime's Select chose over cases built per call. The top level of a cell
 // keeps yaegi's select (one goroutine runs it). It runs after golits,
 // so that the operands it moves into the switch carry golits' renames of
 // the variables a go statement's literal captures; a literal that
@@ -59,14 +58,16 @@ func (r *rewriter) selects(root ast.Node) {
 //
 // as
 //
-//	switch i, r, o := __gnnlab_select("rsd", a, b, x); i {
+//	switch i, r, o := __gnnlab_rt.Select("rsd", a, b, x); i {
 //	case 0: var v T; if r != nil { v = r.(T) }; ok := o; A
 //	case 1: B
 //	case 2: D
 //	}
 //
-// keeping the bodies (and their break, continue, return and goto) in
-// place. A select whose received type has no name here is left as it is.
+// keeping the bodies (and their break, continue and return) in place;
+// the runtime's Select returns -1, no clause, to an interrupted cell. A
+// select whose received type has no name here, or on a channel of the
+// cells' interface type (yaegiIface), is left as it is.
 func (r *rewriter) selectStmt(s *ast.SelectStmt) {
 	if len(s.Body.List) == 0 || r.editedIn(s.Select, s.Body.Lbrace+1, true, "") {
 		return
@@ -176,7 +177,7 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt) {
 	if len(args) > 0 {
 		argText = ", " + strings.Join(args, ", ")
 	}
-	r.ed.Replace(s.Select, s.Body.Lbrace+1, "switch "+iv+", "+rv+", "+ov+" := "+helperSelect+"("+strconv.Quote(kinds.String())+argText+"); "+iv+" {")
+	r.ed.Replace(s.Select, s.Body.Lbrace+1, "switch "+iv+", "+rv+", "+ov+" := "+rt.Select+"("+strconv.Quote(kinds.String())+argText+"); "+iv+" {")
 	for k, st := range s.Body.List {
 		cl := st.(*ast.CommClause)
 		r.ed.Replace(cl.Case, cl.Colon+1, heads[k])
@@ -186,7 +187,7 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt) {
 // yaegiIface reports whether the channel ch has an element type that
 // yaegi keeps in its own wrapper: an interface with methods that is not
 // a compiled package's (type shape interface{ Area() float64 } of a
-// cell). Its values did not pass through the helper (reflect.Set: value
+// cell). Its values did not pass through the runtime's Select (reflect.Set: value
 // of type interface {} is not assignable to type interp.valueInterface),
 // so the select keeps yaegi's. An unknown type counts as one.
 func (r *rewriter) yaegiIface(ch ast.Expr) bool {

@@ -9,8 +9,9 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/interrupt"
 )
 
-// selectStmt is a select statement of a cell (Select), which the pass
-// "selects" of internal/rewrite writes as a switch on its result.
+// selectStmt is a select statement of a cell's function (Select), which
+// the pass "selects" of internal/rewrite writes as a switch on its
+// result.
 //
 // yaegi v0.16.1 keeps one slice of cases per select statement and fills
 // it on each run: goroutines in the same select at once received from
@@ -26,8 +27,8 @@ import (
 //
 // The call also waits on gnnlib/interrupt's signal, which the session
 // raises when it interrupts a cell. In the goroutine that runs the cell
-// (yaegi's Eval) it then returns -1, no clause: the rewritten code calls
-// it again, where the interrupted cell has stopped. Any other goroutine
+// (yaegi's Eval) it then returns -1, which no clause of the switch
+// matches: the cell stops at its next step. Any other goroutine
 // (one of an earlier cell, or one the cell started) waits until the
 // signal is cleared, then selects again: returning into interpreted code
 // while the cell stops would end it for good, as it ends a goroutine of

@@ -78,16 +78,3 @@ func __gnnlab_max[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~
 	}
 	return x
 }
-
-// __gnnlab_select is a select statement of a function (the pass
-// "selects" of internal/rewrite): the runtime's Select chooses a clause
-// over cases of its own, and returns -1 when the session interrupts a
-// cell; the loop then stops the interrupted cell at its next step, and
-// a goroutine of an earlier cell waits again.
-func __gnnlab_select(kinds string, args ...any) (int, any, bool) {
-	for {
-		if i, v, ok := __gnnlab_rt.Select(kinds, args...); i >= 0 {
-			return i, v, ok
-		}
-	}
-}
