@@ -487,11 +487,13 @@
 // select statements that keep yaegi's, where two goroutines in one
 // statement at once can receive from each other's channels (and -race
 // reports yaegi's run.go, _select): those of a cell's top level (one
-// goroutine runs them), those in a function literal passed to a call in
-// a loop (the literal is moved before the loop as it was written), those
-// on a channel of an interface type with methods declared by the cells
-// (yaegi's wrapper of its values did not pass through the runtime), and
-// those receiving a type that cannot be named at the statement. A
+// goroutine runs them), those of generic functions (through the runtime,
+// yaegi's instance failed to store the received T), those in a function
+// literal passed to a call in a loop (the literal is moved before the
+// loop as it was written), those on a channel of an interface type with
+// methods declared by the cells (yaegi's wrapper of its values did not
+// pass through the runtime), and those receiving a type that cannot be
+// named at the statement. A
 // goroutine that the interrupted cell started and that waits in a
 // function's select is not stopped: it waits on once the cell has ended.
 //

@@ -15,10 +15,11 @@ import (
 
 // selects is the pass "selects": each select statement in the body of a
 // function declaration or literal becomes a switch on the clause that
-// the runtime's Select chose over cases built per call. The top level of a cell
-// keeps yaegi's select (one goroutine runs it). It runs after golits,
-// so that the operands it moves into the switch carry golits' renames of
-// the variables a go statement's literal captures; a literal that
+// the runtime's Select chose over cases built per call. The top level of
+// a cell keeps yaegi's select (one goroutine runs it), and so does a
+// generic function with its literals. It runs after golits, so that the
+// operands it moves into the switch carry golits' renames of the
+// variables a go statement's literal captures; a literal that
 // looplitargs moved keeps yaegi's select (its copy is the text as it was
 // then).
 func (r *rewriter) selects(root ast.Node) {
@@ -26,6 +27,12 @@ func (r *rewriter) selects(root ast.Node) {
 		var body *ast.BlockStmt
 		switch f := n.(type) {
 		case *ast.FuncDecl:
+			if f.Type.TypeParams != nil || genericRecv(f) {
+				// reflect.Set: value of type interface {} is not
+				// assignable to type string (a T received in yaegi's
+				// instance): a generic function keeps yaegi's select.
+				return false
+			}
 			body = f.Body
 		case *ast.FuncLit:
 			body = f.Body
