@@ -253,15 +253,18 @@
 // before it returning zero values, and waiting for it meant dumping all
 // goroutines' stacks; this stop re-arms the earlier functions once the
 // cell has ended and takes about 10 ms however many goroutines there are.
-// A cell blocked in a channel operation, a select or on a ticker's
-// channel stops after 250 ms (when the interpreted loops have had their
-// chance, the channel operations are released). Cells get versions of the
-// common blocking calls that an interrupt ends (blocking.go): time.Sleep,
-// sync.WaitGroup's Wait, HTTP requests through http.Get, Head, Post,
-// PostForm, http.DefaultClient and http.DefaultTransport, and reads and
-// writes of the files that os.Pipe, os.Open, os.OpenFile, os.Create and
-// os.NewFile return; and the session raises gnnlib/interrupt's signal,
-// which gnnlib's long operations poll (they return an *interrupt.Error).
+// A cell blocked in a channel operation, a select of its top level or on
+// a ticker's channel stops after 250 ms (when the interpreted loops have
+// had their chance, the channel operations are released); one blocked in
+// a select of a function stops at once (the runtime's Select waits on the
+// interrupt; a goroutine of an earlier cell in such a select waits on).
+// Cells get versions of the common blocking calls that an interrupt ends
+// (blocking.go): time.Sleep, sync.WaitGroup's Wait, HTTP requests through
+// http.Get, Head, Post, PostForm, http.DefaultClient and
+// http.DefaultTransport, and reads and writes of the files that os.Pipe,
+// os.Open, os.OpenFile, os.Create and os.NewFile return; and the session
+// raises gnnlib/interrupt's signal, which gnnlib's long operations poll
+// (they return an *interrupt.Error).
 // A cell blocked in any other compiled call is still running when Eval
 // gives up after two seconds: Stuck then reports true, and interp/client
 // replaces the worker and replays the cells that had succeeded. An
@@ -491,11 +494,21 @@
 // redefine.cell).
 //
 // BUG(interp): yaegi keeps one set of cases per select statement, shared
-// by every goroutine that runs it: two goroutines in the same select at
-// once can receive from each other's channels. Four goroutines each
-// running func pump (ch <- id, then select { case v := <-ch: ...; case
-// <-quit: } on channels of their own, 20,000 times) hang, where go run
-// ends at once; -race reports the shared cases (yaegi's run.go, _select).
+// by every goroutine that runs it, so a select in a function runs through
+// the session's runtime instead (the rewrite pass selects: cases built
+// per call; selectpumps.cell, testdata/diff/chan_select_goroutines.go). The
+// select statements that keep yaegi's, where two goroutines in one
+// statement at once can receive from each other's channels (and -race
+// reports yaegi's run.go, _select): those of a cell's top level (one
+// goroutine runs them), those of generic functions (through the runtime,
+// yaegi's instance failed to store the received T), those in a function
+// literal passed to a call in a loop (the literal is moved before the
+// loop as it was written), those on a channel of an interface type with
+// methods declared by the cells (yaegi's wrapper of its values did not
+// pass through the runtime), and those receiving a type that cannot be
+// named at the statement. A
+// goroutine that the interrupted cell started and that waits in a
+// function's select is not stopped: it waits on once the cell has ended.
 //
 // BUG(interp): A rebuild replays every earlier declaration as written, so
 // redefining a type fails (and leaves the session as it was) when an
@@ -540,9 +553,9 @@
 // any panic in a goroutine does.
 //
 // BUG(interp): A cell interrupted while it waits in a channel operation or
-// select is stopped by closing yaegi's done channel after a 250 ms soft
-// stop (so the stop takes about 270 ms, not the 10-20 ms of the calls in
-// blocking.go). Closures made by that cell keep the closed channel: their
+// a select of its top level is stopped by closing yaegi's done channel
+// after a 250 ms soft stop (so the stop takes about 270 ms, not the 10-20
+// ms of the calls in blocking.go). Closures made by that cell keep the closed channel: their
 // channel operations end at once when later cells call them.
 //
 // BUG(interp): The interpreter's memory still grows with the session,

@@ -27,6 +27,9 @@ var blockedCells = []blockedCell{
 	{"channel send", "ch := make(chan int)\nch <- 1"},
 	{"sync.WaitGroup.Wait", "var wg sync.WaitGroup\nwg.Add(1)\nwg.Wait()"},
 	{"select", "a, b := make(chan int), make(chan int)\nselect {\ncase <-a:\ncase <-b:\n}"},
+	// A select in a function runs through the session's select helper
+	// (the rewrite pass selects), which waits on the interrupt signal.
+	{"select in a function", "wait := func(a, b chan int) int {\n\tselect {\n\tcase v := <-a:\n\t\treturn v\n\tcase <-b:\n\t}\n\treturn 0\n}\nfmt.Println(wait(make(chan int), nil))"},
 	{"time.Ticker", "tk := time.NewTicker(time.Hour)\nfor range tk.C {\n}"},
 	{"http.Get", "resp, err := http.Get(%q)\nif err == nil {\n\tresp.Body.Close()\n}"},
 	{"pipe read", "r, w, _ := os.Pipe()\nbuf := make([]byte, 1)\nr.Read(buf)\nw.Close()"},

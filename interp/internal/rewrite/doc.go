@@ -473,6 +473,23 @@
 //     above) keeps them as its parameters, and its call reads them
 //     through the pointers (yaegi failed with undefined: i).
 //
+// # Pass selects
+//
+//   - a select statement in a function declaration or literal becomes a
+//     switch on the clause that __gnnlab_rt.Select chose (a reflect.Select
+//     over cases it builds per call): yaegi kept one slice of cases per
+//     select statement, which every goroutine in it filled, so that
+//     goroutines received from each other's channels and a worker pool
+//     hung (rewrite_select.go). The clauses' bodies stay in place, with
+//     their break, continue and return; a received value is asserted to
+//     the channel's element type. Select also waits on gnnlib/interrupt's
+//     signal, so that an interrupted cell blocked in it stops. The top
+//     level of a cell and generic functions keep yaegi's select (yaegi's
+//     instance failed to store a received T), as does a select on a
+//     channel of an interface type with methods of the cells' (yaegi's
+//     wrapper of its values failed in reflect.Set) or whose received type
+//     cannot be written at the statement;
+//
 // # Pass funcstovars
 //
 //   - when the session replays its declarations into a fresh

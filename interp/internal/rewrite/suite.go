@@ -145,6 +145,8 @@ var Suite = []Pass{
 		func(s *state) error { s.r.defers(s.cell.Body, s.r.names); return nil }, nil},
 	{"golits", "go statements and function literals become declared functions (rewrite_go.go); last: see there", Both,
 		func(s *state) error { s.r.goLits(s.node); return nil }, nil},
+	{"selects", "select statements of functions become a switch on the clause that a helper chose over cases of its own (rewrite_select.go); after golits, whose renames of captured variables it moves", Both,
+		func(s *state) error { s.r.selects(s.node); return nil }, nil},
 	{"funcstovars", "plain functions become function variables, so that a redefinition reaches their callers (replay only; runDecls does it for a cell) (rewrite_funcvars.go)", Decls,
 		func(s *state) error {
 			if s.env.Replay {

@@ -57,4 +57,5 @@ const (
 	JSONTarget    = Import + ".JSONTarget"    // is a target for json.Unmarshal (internal/rewrite/rewrite_json.go)
 	JSONDecode    = Import + ".JSONDecode"    // is json.Decoder.Decode (internal/rewrite/rewrite_json.go)
 	JSONEncode    = Import + ".JSONEncode"    // is json.Encoder.Encode (internal/rewrite/rewrite_json.go)
+	Select        = Import + ".Select"        // is a select statement (internal/rewrite/rewrite_select.go)
 )

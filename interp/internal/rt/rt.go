@@ -44,6 +44,7 @@ func (r *Runtime) table() map[string]reflect.Value {
 		"Named":         namedFunc,
 		"Recovered":     reflect.ValueOf(r.ivals.recovered),
 		"ShiftCount":    reflect.ValueOf(shiftCount),
+		"Select":        reflect.ValueOf(selectStmt),
 		"Rewrap":        reflect.ValueOf(r.ivals.rewrap),
 		"Methods":       reflect.ValueOf(r.ivals.register),
 		"AsError":       reflect.ValueOf(r.ivals.asError),
