@@ -1,8 +1,9 @@
 // Package viz turns graphs, training runs and measurements into labelled
 // plots that show inline in a notebook, drawn with gonum.org/v1/plot.
 //
-// Every constructor takes plain data (or a gnnlib value) and returns a
-// *Figure and an error, in gonum/plot's style. A Figure is a display
+// Every plot constructor takes plain data (or a gnnlib value) and returns
+// a *Figure and an error, in gonum/plot's style (ProfileTable returns a
+// Table, NewTrainingCurves a live *TrainingCurves). A Figure is a display
 // Renderer: as the last value of a notebook cell it shows as a PNG; Show
 // displays it from anywhere; Save writes .png, .svg or .pdf; PNG and SVG
 // return the bytes. Figures are 6×4 inches (the width of a JupyterLab
