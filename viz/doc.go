@@ -24,9 +24,9 @@
 //   - Embedding: points projected on two principal components, coloured by
 //     class.
 //   - DrawGraph: Fruchterman–Reingold layout (Layout) with nodes coloured by
-//     class or prediction; Cora's 2,708 nodes take about half a second (0.3–0.4 s
-//     to lay out, 0.5–0.65 s for DrawGraph, on the shared two-core
-//     development machine).
+//     class or prediction; Cora's 2,708 nodes take about half a second
+//     (0.3–0.4 s to lay out, 0.5–0.65 s for DrawGraph, on the shared
+//     two-core development machine).
 //   - DrawExplanation: a GNNExplainer explanation (nn.ExplainNode): the
 //     explained node's neighbourhood, edges shaded by their mask, the top
 //     ones in red, the explained node drawn larger.
