@@ -15,8 +15,8 @@ import (
 
 // ExplanationOptions configure DrawExplanation.
 type ExplanationOptions struct {
-	// Top is the number of edges with the largest mask drawn dark and
-	// thick (6, a house motif's edges); the others are drawn in grey with
+	// Top is the number of edges with the largest mask drawn thick in
+	// red (6, a house motif's edges); the others are drawn in grey with
 	// a width that grows with their mask.
 	Top int
 	// Layout places the neighbourhood's nodes.

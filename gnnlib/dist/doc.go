@@ -23,11 +23,11 @@
 //     rank that waits too long fails with ErrTimeout.
 //   - NewNCCLGroup and ConnectNCCL (binaries built with -tags cuda): NCCL,
 //     the collective library of every multi-GPU framework, on each GPU's
-//     own stream. NCCL is found at run time (GNNLAB_NCCL, then the
-//     libnccl.so.2 of PyTorch's wheels in the Python environments, then a
-//     system libnccl) and loaded with dlopen, so the binary starts without
-//     it; the calls fail with an error wrapping ErrNoNCCL that lists what
-//     was tried. ConnectNCCL sends rank 0's NCCL unique id to the other
+//     own stream. NCCL is found at run time (only the path in GNNLAB_NCCL
+//     when it is set; otherwise the libnccl.so.2 of PyTorch's wheels in the
+//     Python environments, then a system libnccl) and loaded with dlopen,
+//     so the binary starts without it; the calls fail with an error
+//     wrapping ErrNoNCCL that lists what was tried. ConnectNCCL sends rank 0's NCCL unique id to the other
 //     processes through the same TCP bootstrap (ExchangeID). The NCCL
 //     communicators are TensorCommunicators: they reduce device tensors
 //     in place.

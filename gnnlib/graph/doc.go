@@ -13,14 +13,15 @@
 // edge_index[0], edge_index[1]) and checked: a bad endpoint gives an error
 // wrapping ErrBadEdge that names the edge. Transforms (ToUndirected,
 // Coalesce, AddSelfLoops, RemoveSelfLoops, Permute, Subgraph) return new
-// graphs; a Graph is never modified, which lets it cache its transpose
-// (Transpose, for backward passes) and its GCN normalisation (GCNNorm).
+// graphs and leave their input as it was; a Graph must not be modified
+// after construction, which lets it cache its transpose (Transpose, for
+// backward passes) and its GCN normalisation (GCNNorm).
 //
 // # Sampling, reordering, batching
 //
 // SampleNeighbors draws GraphSAGE mini-batch blocks (gnnlib/data's
 // NeighborLoader batches them on background goroutines); AddSelfLoops and
-// GCNNorm also take a block; KHopSubgraph and
+// GCNNorm also work on a block's rectangular Graph; KHopSubgraph and
 // Subgraph cut out induced subgraphs; RCM and DegreeOrder compute node
 // orders for Permute, whose effect EdgeSpan and Bandwidth measure; Batch
 // joins small graphs block-diagonally for graph classification, with
@@ -29,9 +30,10 @@
 // # Link prediction and spectral operators
 //
 // RandomLinkSplit splits a graph's undirected pairs into training,
-// validation and test links with as many negative pairs (PyG's
-// RandomLinkSplit with is_undirected and split_labels), from a seed;
-// NegativeSampling draws pairs that are not edges; EdgeList holds either.
+// validation and test links, the validation and test sets each with as
+// many negative pairs (PyG's RandomLinkSplit with is_undirected and
+// split_labels), from a seed; NegativeSampling draws pairs that are not
+// edges (fresh training negatives each epoch); EdgeList holds either.
 // ScaledLaplacian returns 2L/λmax − I of the normalised Laplacian, the
 // operator of Chebyshev convolutions.
 //
@@ -40,8 +42,8 @@
 // A HeteroGraph (PyG's HeteroData) holds several node types, each with a
 // count and optional features, and one rectangular Graph per relation
 // (an EdgeType: source type, relation, destination type), each in CSR by
-// destination. Stacked lays a relation out as a sampled Block (the
-// destinations' rows first), which lets the homogeneous layers of
+// destination. Stacked returns a relation in the layout of a sampled
+// Block (the destinations' rows first), which lets the homogeneous layers of
 // gnnlib/nn run on it. TypedSBM generates one with planted classes.
 //
 // # Generators and measures

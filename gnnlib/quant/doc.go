@@ -47,7 +47,7 @@
 // FakeQuant quantizes and dequantizes in the forward pass; its backward
 // pass is the straight-through estimator: the gradient passes where x is
 // inside the clipping range and is zero outside. LSQ learns the scale
-// (Esser et al.). The wrappers' FakeForward runs the whole model so, with
+// (Esser et al.). The wrappers' FakeForward runs the whole model with
 // fake-quantized weights and activations, and FineTuneGNN and
 // FineTuneSequential train the wrapper's own copy of the weights.
 //
@@ -71,20 +71,24 @@
 // kernels. Transductive features are fixed, so PrepareInput quantizes them
 // once; CompareGNN does so before timing.
 //
-// With
-// Config.DegreeQuant, QAT keeps high in-degree nodes in full precision
-// with a probability rising with their degree (Degree-Quant), paired with
-// Percentile ranges.
+// With Config.DegreeQuant, QAT keeps high in-degree nodes in full
+// precision with a probability rising with their in-degree rank
+// (Degree-Quant); the paper pairs it with percentile ranges, which
+// Config.Observer set to a Percentile observer gives.
 //
 // # Kernels
 //
 // GEMMInt8 multiplies INT8 matrices into INT32 exactly. Go has no SIMD, so
 // it packs three weights per 64-bit word (21-bit lanes) and does three
 // multiply-adds per multiply instruction, with the lanes split off every 63
-// steps before they could overflow; on one core it runs 2–5× faster than
-// gnnlib/tensor's float32 kernel (BenchmarkGEMM). SparseGEMMInt8 does the
-// same for sparse features; AggregateInt8 sums INT8 rows over a graph.
-// Convolutions run as an int8 im2col followed by GEMMInt8.
+// steps before they could overflow. It was 2–5× faster than
+// gnnlib/tensor's float32 kernel before that kernel gained its AVX2/FMA
+// micro-kernel; on one core it is now about as fast at LeNet-5's first
+// layer (784×25×6) and 1.7–15× slower at the other shapes of
+// BenchmarkGEMM (medians of 3 runs of -cpu 1 on the shared development
+// machine). SparseGEMMInt8 does the same for sparse features;
+// AggregateInt8 sums INT8 rows over a graph. Convolutions run as an int8
+// im2col followed by GEMMInt8.
 //
 // # Reports
 //
@@ -94,17 +98,6 @@
 // table (the library knows no notebook type). Histogram and the wrappers'
 // WeightDistribution return the data for a plot of values against the
 // quantization grid.
-//
-// BUG(gnnlab): Only activations between layers are requantized; element-
-// wise layers (ReLU, pooling, ELU) and GAT's attention softmax and
-// weighted sum run in float32 between the integer products.
-//
-// BUG(gnnlab): INT4 weights are unpacked to INT8 for the GEMM: INT4
-// halves the storage, not the arithmetic.
-//
-// BUG(gnnlab): NewGNN supports the two-layer nn.GCN and nn.GAT on
-// unweighted square graphs; NewSequential supports Linear and Conv2D
-// layers with parameter-free layers between them.
 //
 // # Speed
 //
@@ -118,6 +111,17 @@
 // features (average degree 20) it is 1.4–1.7× faster. Wall-clock figures
 // from BenchmarkGCNInference vary by tens of percent on a busy machine:
 // compare medians of -count 6 with benchstat.
+//
+// BUG(gnnlab): Only activations between layers are requantized; element-
+// wise layers (ReLU, pooling, ELU) and GAT's attention softmax and
+// weighted sum run in float32 between the integer products.
+//
+// BUG(gnnlab): INT4 weights are unpacked to INT8 for the GEMM: INT4
+// halves the storage, not the arithmetic.
+//
+// BUG(gnnlab): NewGNN supports the two-layer nn.GCN and nn.GAT on
+// unweighted square graphs; NewSequential supports Linear and Conv2D
+// layers with parameter-free layers between them.
 //
 // BUG(gnnlab): The integer GCN path is pure Go (SWAR, no SIMD), while
 // FP32's dense products use gnnlib/tensor's AVX2 kernel: with wide dense

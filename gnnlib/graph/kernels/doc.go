@@ -1,8 +1,12 @@
 // Package kernels holds the message-passing kernels of graph neural
 // networks on plain float32 slices over a graph.Graph: SpMM and its
-// transpose SpMMT, mean, max and min aggregation, SDDMM and SDDMMAdd, the
-// per-destination EdgeSoftmax and the multi-head AttentionAggregate, each
-// with its backward pass, and the segment reductions.
+// transpose SpMMT, mean aggregation and its transpose MeanAggregateT, max
+// and min aggregation (AggregateMax, AggregateMin) with ScatterArg as
+// their backward pass, SDDMM (also the gradient of AttentionAggregate with
+// respect to its weights alpha) and SDDMMAdd, the per-destination EdgeSoftmax
+// and EdgeSoftmaxBackward, the multi-head AttentionAggregate and its
+// transpose AttentionAggregateT, and the segment reductions over row
+// offsets (SegmentSum, SegmentMean, SegmentMax, SegmentMin).
 //
 // They are the CPU implementations that gnnlib/nn wraps into autograd
 // operations (nn.SpMM, nn.MeanAggregate, nn.GATAttention, ...); a model
@@ -13,7 +17,8 @@
 // plumbing.
 //
 // Kernels take row-major matrices as []float32 with their column count,
-// the graph first and then the destination, as in gonum:
+// the graph first (the segment reductions take offsets instead, ScatterArg
+// neither) and then the destination, as in gonum:
 // SpMM(g, dst, x, f, w) computes dst[v,:] = Σ_{u→v} w[e]·x[u,:]. Per-edge
 // arrays are indexed by edge id, the position of the edge in g.Indices.
 // No kernel materialises a per-edge feature matrix. They run over row
