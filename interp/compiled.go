@@ -171,6 +171,12 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 			return cell, done, fmt.Errorf("interp: loading a compiled cell: %w", err)
 		}
 		registerPlugin(res.Plugin)
+		// The pages the interpreter read taking the symbols, those the
+		// cells before ran, and those of every plugin that loading this
+		// one read (the runtime reads the type links of all the loaded
+		// modules) need not stay resident: what runs again faults back in
+		// from the plugin's file.
+		compiled.DropPages(cs.plugins)
 	}
 	if os.Getenv("GNNLAB_COMPILED_DEBUG") != "" {
 		fmt.Fprintf(os.Stderr, "--- compiled tier, cell %d:\n%s\n---\n", n, res.Text)
