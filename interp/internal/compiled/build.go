@@ -20,11 +20,12 @@ type Builder struct {
 	env Env
 	// Around runs the plugin's loading, which runs its init functions
 	// and variable initialisers (the session captures their output).
-	Around func(load func())
-	dir    string
-	id     string // distinguishes the session's plugins from other sessions'
-	n      int
-	direct *direct // nil: the go command builds each cell
+	Around    func(load func())
+	dir       string
+	id        string // distinguishes the session's plugins from other sessions'
+	n         int
+	direct    *direct // nil: the go command builds each cell
+	keepPages bool    // Tier.KeepPages
 	// required is the session module's go.mod last required (%go get).
 	required string
 }
@@ -203,7 +204,9 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 	// pclntab the runtime checks) need not stay resident; the code a
 	// later cell runs faults back in.
 	p.file = realPath(so)
-	p.Dropped = dropPages(map[string]bool{p.file: true})
+	if !b.keepPages {
+		p.Dropped = dropPages(map[string]bool{p.file: true})
+	}
 	p.Key = p.Path + "/" + name
 	p.Symbols = syms[p.Key]
 	if p.Symbols == nil {
