@@ -160,10 +160,11 @@ bench-cells:
 
 ## bench-redefs: the memory and build time of one compiled function
 ## redefined REDEFS times (1,000 by default) in one session, past the
-## session's cap on plugins (the README's figures).
+## session's cap on plugins (the README's figures). KEEP_PAGES=1 leaves the
+## plugins' file pages resident (the baseline of their MADV_PAGEOUT).
 REDEFS ?= 1000
 bench-redefs:
-	GNNLAB_BENCH_REDEFS=$(REDEFS) $(GO) test -count=1 -timeout 60m -run '^TestRedefinitionMemory$$' -v ./interp
+	GNNLAB_BENCH_REDEFS=$(REDEFS) GNNLAB_BENCH_KEEP_PAGES=$(KEEP_PAGES) $(GO) test -count=1 -timeout 60m -run '^TestRedefinitionMemory$$' -v ./interp
 
 ## bench-kernel: start time and cell round trip, gnnlab beside ipykernel, and
 ## the round trip with CurveZMQ encryption off and on.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -396,5 +397,49 @@ func TestCompiledEmbed(t *testing.T) {
 	}
 	if want := "gnnlab: running interpreted (not compiled): //go:embed is not compiled yet"; !strings.HasPrefix(errw.String(), want) {
 		t.Errorf("stderr %q, want the notice %q", errw.String(), want)
+	}
+}
+
+// TestCompiledOldClosure: a closure made by a compiled function that
+// was redefined since runs after the kernel has dropped the pages of
+// every plugin (their files long removed), as do the new definition and
+// a panic in the old closure passed to a compiled function, whose
+// traceback still names the closure's cell line (read from the dropped
+// pclntab).
+func TestCompiledOldClosure(t *testing.T) {
+	s, out, errw := compiledSession(t)
+	cells := []string{
+		"import \"fmt\"\nfunc mk(k int) func(int) int {\n\treturn func(x int) int {\n\t\tif x < 0 {\n\t\t\tpanic(\"negative\")\n\t\t}\n\t\treturn x*k + 1\n\t}\n}\nfunc apply(f func(int) int, x int) int {\n\treturn f(x)\n}",
+		"old := mk(3)",
+		"func mk(k int) func(int) int { return func(x int) int { return x - k } }",
+		"func mk(k int) func(int) int { return func(x int) int { return x * x * k } }",
+	}
+	for _, c := range cells {
+		if _, err := evalCell(t, s, c); err != nil {
+			t.Fatalf("%q: %v (%s)", c, err, errw)
+		}
+	}
+	if len(s.compiled.plugins) != 3 {
+		t.Fatalf("%d plugins, want 3 (stderr %q)", len(s.compiled.plugins), errw)
+	}
+	for _, p := range s.compiled.plugins {
+		if p.DropPages() == 0 && runtime.GOOS == "linux" {
+			t.Errorf("no pages of %s advised", p.Path)
+		}
+	}
+	out.Reset()
+	if _, err := evalCell(t, s, "fmt.Println(old(5), mk(2)(3))"); err != nil {
+		t.Fatalf("%v (%s)", err, errw)
+	}
+	if want := "16 18\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+	_, err := evalCell(t, s, "apply(old, -1)")
+	var e *Error
+	if !errors.As(err, &e) || !strings.Contains(err.Error(), "negative") || !strings.Contains(strings.Join(e.Traceback, "\n"), "cell[1]:5") {
+		t.Errorf("apply(old, -1): %v, want the panic \"negative\" at cell[1]:5", err)
+		if e != nil {
+			t.Logf("traceback:\n%s", strings.Join(e.Traceback, "\n"))
+		}
 	}
 }

@@ -20,11 +20,12 @@ type Builder struct {
 	env Env
 	// Around runs the plugin's loading, which runs its init functions
 	// and variable initialisers (the session captures their output).
-	Around func(load func())
-	dir    string
-	id     string // distinguishes the session's plugins from other sessions'
-	n      int
-	direct *direct // nil: the go command builds each cell
+	Around    func(load func())
+	dir       string
+	id        string // distinguishes the session's plugins from other sessions'
+	n         int
+	direct    *direct // nil: the go command builds each cell
+	keepPages bool    // Tier.KeepPages
 	// required is the session module's go.mod last required (%go get).
 	required string
 }
@@ -118,6 +119,32 @@ type Plugin struct {
 	// go command or the tools, with their children): unlike Build, it
 	// hardly depends on how busy the machine is.
 	BuildCPU time.Duration
+	// Dropped is the size of the read-only mappings of its file whose
+	// pages the kernel was asked to reclaim once it loaded (Linux).
+	Dropped uintptr
+	file    string // as /proc/self/maps names it
+}
+
+// DropPages asks the kernel again to reclaim the pages of the plugin's
+// read-only mappings (those read since it loaded, such as the type
+// descriptors the interpreter reads when it takes the symbols); those
+// still in use fault back in. It returns the bytes advised, 0 where
+// only Linux can.
+func (p *Plugin) DropPages() uintptr { return DropPages([]*Plugin{p}) }
+
+// DropPages is Plugin.DropPages for the plugins ps, reading the process's
+// mappings once.
+func DropPages(ps []*Plugin) uintptr {
+	files := map[string]bool{}
+	for _, p := range ps {
+		if p.file != "" {
+			files[p.file] = true
+		}
+	}
+	if len(files) == 0 {
+		return 0
+	}
+	return dropPages(files)
 }
 
 // BuildError is a plugin that did not build; Output is the compiler's.
@@ -173,6 +200,13 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 		return nil, &Reason{"a cell's plugin does not load: " + firstLine(err.Error()) + " (was the binary built from " + b.env.Checkout + " as it is now?)"}
 	}
 	p := &Plugin{Path: path, Build: t1.Sub(t0), Load: time.Since(t1), Direct: b.direct != nil && b.direct.off == "", BuildCPU: cpu}
+	// What loading read of the file (relocation tables, symbols, the
+	// pclntab the runtime checks) need not stay resident; the code a
+	// later cell runs faults back in.
+	p.file = realPath(so)
+	if !b.keepPages {
+		p.Dropped = dropPages(map[string]bool{p.file: true})
+	}
 	p.Key = p.Path + "/" + name
 	p.Symbols = syms[p.Key]
 	if p.Symbols == nil {

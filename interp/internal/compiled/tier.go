@@ -106,6 +106,10 @@ func New(b *Builder) *Tier {
 // before the direct builds (to measure what they save).
 func (t *Tier) UseGoCommand() { t.b.direct = nil }
 
+// KeepPages leaves the file pages of later plugins resident once loaded
+// (to measure what dropping them saves).
+func (t *Tier) KeepPages() { t.b.keepPages = true }
+
 // Around sets what runs the loading of each plugin (Builder.Around).
 func (t *Tier) Around(f func(load func())) { t.b.Around = f }
 
