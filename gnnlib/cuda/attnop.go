@@ -103,7 +103,9 @@ func (d *backend) runAttention(heads, c, cp int, srcs []*tensor.Tensor, views []
 		shapes: make([][2]int, len(views)), widened: make([]bool, len(views)), k: k}
 	for i, v := range views {
 		op.shapes[i] = [2]int{v.Rows, v.Cols}
-		_, op.widened[i] = d.halfView(srcs[i])
+		if srcs[i] != nil {
+			_, op.widened[i] = d.halfView(srcs[i])
+		}
 	}
 	if !op.padded() {
 		copy(op.ins, views)
