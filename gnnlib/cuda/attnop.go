@@ -26,40 +26,97 @@ type attnKernels interface {
 // the gradients to the inputs' shapes and frees the op's private state
 // (and the padded copies) as soon as it ran instead of when the collector
 // finds the closure dead. An unpadded output belongs to the caller.
+//
+// An input stored in bfloat16 reaches the kernels as a float32 copy
+// (view widens it). The op frees that copy, and its padded copy, as soon
+// as the forward kernels ran and widens the bfloat16 input again for the
+// backward pass: between the two passes it holds only the caller's
+// bfloat16 tensor, not a float32 copy beside it.
 type fusedAttention struct {
 	d            *backend
 	heads, c, cp int
-	views        []*Tensor // the caller's inputs
-	ins          []*Tensor // what the kernels read: views, or padded copies
-	out          *Tensor   // the kernels' output
+	srcs         []*tensor.Tensor // the caller's tensors
+	views        []*Tensor        // the caller's inputs (float32 copies of bfloat16 ones)
+	shapes       [][2]int         // views' rows and columns
+	widened      []bool           // views[i] is a float32 copy of bfloat16 srcs[i]
+	ins          []*Tensor        // what the kernels read: views, or padded copies
+	out          *Tensor          // the kernels' output
 	k            attnKernels
 	done         bool
 }
 
 func (op *fusedAttention) padded() bool { return op.cp != op.c }
 
-// freeIns frees the padded copies of the inputs.
+// owned reports whether the op allocated ins[i] (a padded or widened
+// copy) and so frees it.
+func (op *fusedAttention) owned(i int) bool { return op.padded() || op.widened[i] }
+
+// freeIns frees the copies of the inputs the op made.
 func (op *fusedAttention) freeIns() {
-	if !op.padded() {
-		return
-	}
-	for _, t := range op.ins {
-		if t != nil {
+	for i, t := range op.ins {
+		if t != nil && op.owned(i) {
 			t.Free()
 		}
 	}
 }
 
-// runAttention pads views when needed, runs k's forward and returns the
-// output with the backward function gnnlib/nn's device ops expect.
-func (d *backend) runAttention(heads, c, cp int, views []*Tensor, k attnKernels) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
-	op := &fusedAttention{d: d, heads: heads, c: c, cp: cp, views: views, ins: make([]*Tensor, len(views)), k: k}
+// dropWidened frees, after the forward kernels ran, the inputs the op
+// widened from bfloat16 (and their padded copies); rewiden makes them
+// again for the backward pass.
+func (op *fusedAttention) dropWidened() {
+	for i, w := range op.widened {
+		if w && op.ins[i] != nil {
+			op.ins[i].Free()
+			op.ins[i] = nil
+		}
+	}
+}
+
+// rewiden widens (and pads) again the bfloat16 inputs dropWidened freed.
+func (op *fusedAttention) rewiden() error {
+	for i, w := range op.widened {
+		if !w || op.ins[i] != nil {
+			continue
+		}
+		v, err := op.d.view(op.srcs[i])
+		if err != nil {
+			return err
+		}
+		if op.padded() {
+			p, err := op.d.padHeads(v, op.heads, op.c, op.cp)
+			v.Free()
+			if err != nil {
+				return err
+			}
+			v = p
+		}
+		op.ins[i] = v
+	}
+	return nil
+}
+
+// runAttention pads views (d.views(srcs...)) when needed, runs k's
+// forward and returns the output with the backward function gnnlib/nn's
+// device ops expect.
+func (d *backend) runAttention(heads, c, cp int, srcs []*tensor.Tensor, views []*Tensor, k attnKernels) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+	op := &fusedAttention{d: d, heads: heads, c: c, cp: cp, srcs: srcs, views: views, ins: make([]*Tensor, len(views)),
+		shapes: make([][2]int, len(views)), widened: make([]bool, len(views)), k: k}
+	for i, v := range views {
+		op.shapes[i] = [2]int{v.Rows, v.Cols}
+		if srcs[i] != nil {
+			_, op.widened[i] = d.halfView(srcs[i])
+		}
+	}
 	if !op.padded() {
 		copy(op.ins, views)
 	} else {
 		for i, t := range views {
 			var err error
-			if op.ins[i], err = d.padHeads(t, heads, c, cp); err != nil {
+			op.ins[i], err = d.padHeads(t, heads, c, cp)
+			if op.widened[i] {
+				t.Free()
+			}
+			if err != nil {
 				op.freeIns()
 				return nil, nil, err
 			}
@@ -70,6 +127,7 @@ func (d *backend) runAttention(heads, c, cp int, views []*Tensor, k attnKernels)
 		op.freeIns()
 		return nil, nil, err
 	}
+	op.dropWidened()
 	out := op.out
 	if op.padded() {
 		if out, err = d.unpadHeads(op.out, heads, c, cp); err != nil {
@@ -95,9 +153,15 @@ func (op *fusedAttention) backward(grad *tensor.Tensor) (g0, g1, g2 tensor.Stora
 		op.freeIns()
 	}()
 	d := op.d
+	if err := op.rewiden(); err != nil {
+		return nil, nil, nil, err
+	}
 	dout, err := d.view(grad)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if _, half := d.halfView(grad); half {
+		defer dout.Free()
 	}
 	if op.padded() {
 		if dout, err = d.padHeads(dout, op.heads, op.c, op.cp); err != nil {
@@ -129,8 +193,8 @@ func (op *fusedAttention) backward(grad *tensor.Tensor) (g0, g1, g2 tensor.Stora
 	}
 	// Each gradient takes its input's shape (att's 1 x HC, a score's N x H).
 	for i, t := range outs {
-		if t.Len() == op.views[i].Len() {
-			t.Rows, t.Cols = op.views[i].Rows, op.views[i].Cols
+		if rows, cols := op.shapes[i][0], op.shapes[i][1]; t.Len() == rows*cols {
+			t.Rows, t.Cols = rows, cols
 		}
 	}
 	return outs[0], outs[1], outs[2], nil

@@ -301,10 +301,12 @@
 // shared, degree-aware headers), the reductions, the losses, SGD and the
 // other element-wise ops have no bfloat16 versions yet: under Autocast
 // they read float32 copies of their bfloat16 operands, which the garbage
-// collector's finalizer frees (the attention's are kept until its
-// backward pass), so a GAT or GATv2 layer holds more memory under
-// Autocast(BFloat16) than in float32. Float16 has no 16-bit storage
-// (Autocast(Float16) rounds float32 storage).
+// collector's finalizer frees (the attention ops, HeadDot and CrossEntropy
+// free theirs when their kernels are launched, and the attention ops
+// widen their inputs again for the backward pass), so a GATv2 epoch held
+// 0.99x of its float32 peak memory under Autocast(BFloat16) on the H100
+// and ran no faster. Float16 has no 16-bit storage (Autocast(Float16)
+// rounds float32 storage).
 // The GEMM is mma.sync with register prefetch, not wgmma with the bulk
 // copy engine (sm_90a): on the H100 it reached 13-52 % of the roofline at
 // the GNN layers' shapes (cuBLAS's bf16 GEMM 2-5.6x faster there) and 131

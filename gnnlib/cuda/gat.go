@@ -201,7 +201,7 @@ func (d *backend) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, hea
 		return nil, nil, err
 	}
 	c := vs[0].Cols / heads
-	return d.runAttention(heads, c, c, vs, &gatOp{d: d, g: dg, heads: heads, slope: slope, drop: AttentionDropout{P: p, Seed: seed}})
+	return d.runAttention(heads, c, c, []*tensor.Tensor{h, aSrc, aDst}, vs, &gatOp{d: d, g: dg, heads: heads, slope: slope, drop: AttentionDropout{P: p, Seed: seed}})
 }
 
 // gatOp is GATAttention's kernels for fusedAttention: inputs h and the
@@ -263,10 +263,25 @@ func (d *backend) HeadDot(x, att *tensor.Tensor, heads int) (tensor.Storage, fun
 	if err := HeadDot(y, vs[0], vs[1], heads); err != nil {
 		return nil, nil, err
 	}
+	// A bfloat16 x was widened into a float32 copy: free it now and widen
+	// x again in the backward pass rather than hold both until then.
+	_, xHalf := d.halfView(x)
+	if xHalf {
+		vs[0].Free()
+	}
 	backward := func(grad *tensor.Tensor) (tensor.Storage, tensor.Storage, error) {
 		g, err := d.view(grad)
 		if err != nil {
 			return nil, nil, err
+		}
+		if _, half := d.halfView(grad); half {
+			defer g.Free()
+		}
+		if xHalf {
+			if vs[0], err = d.view(x); err != nil {
+				return nil, nil, err
+			}
+			defer vs[0].Free()
 		}
 		dx, err := d.Empty(vs[0].Rows, vs[0].Cols)
 		if err != nil {

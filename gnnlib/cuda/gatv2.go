@@ -31,7 +31,7 @@ func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 	if err != nil {
 		return nil, nil, err
 	}
-	return d.runAttention(heads, c, cp, vs, &gatv2Op{d: d, g: dg, heads: heads, cp: cp, slope: slope, drop: AttentionDropout{P: p, Seed: seed}})
+	return d.runAttention(heads, c, cp, []*tensor.Tensor{hs, hd, att}, vs, &gatv2Op{d: d, g: dg, heads: heads, cp: cp, slope: slope, drop: AttentionDropout{P: p, Seed: seed}})
 }
 
 // gatv2Op is GATv2Attention's kernels for fusedAttention: inputs x_l, x_r

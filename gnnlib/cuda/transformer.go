@@ -231,7 +231,7 @@ func (d *backend) TransformerAttention(g *graph.Graph, q, k, val *tensor.Tensor,
 		return nil, nil, err
 	}
 	scale := float32(1 / math.Sqrt(float64(c)))
-	return d.runAttention(heads, c, cp, vs, &transformerOp{d: d, g: dg, heads: heads, cp: cp, scale: scale, drop: AttentionDropout{P: p, Seed: seed}})
+	return d.runAttention(heads, c, cp, []*tensor.Tensor{q, k, val}, vs, &transformerOp{d: d, g: dg, heads: heads, cp: cp, scale: scale, drop: AttentionDropout{P: p, Seed: seed}})
 }
 
 // transformerOp is TransformerAttention's kernels for fusedAttention:

@@ -9,6 +9,7 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // halfModel is a model made of the layers a notebook stacks: Linear,
@@ -85,10 +86,13 @@ func (m *halfModel) forward(g *graph.Graph, x *tensor.Tensor, rng *tensor.RNG) (
 // GATConv, ReLU and GATv2Conv, run under tensor.Autocast store every activation in the format (Tensor.DType)
 // and its values are values of the format; the logits, the loss and
 // every parameter's gradient agree with the CPU's emulation within tol
-// (RelErr); the parameters' gradients are float32; and the device memory
+// (RelErr); the parameters' gradients are float32; GAT's attention
+// logits (HeadDot) are float32; and the device memory
 // the recorded forward pass of a wider model holds (its activations,
 // kept for the backward pass) is at most 0.6 of what the float32 pass
-// holds. dev must report its memory (tensor.MemoryReporter).
+// holds, and that of the attention model less than in float32 (no float32
+// copy of a 16-bit input kept for the backward pass). dev must report its
+// memory (tensor.MemoryReporter).
 func CheckHalfStorage(t *testing.T, dev tensor.Backend, tol float64, formats ...tensor.DType) {
 	const n, feats, hidden, classes = 600, 32, 48, 8
 	g, xs, y, err := graph.SBM(graph.SBMOptions{Sizes: []int{200, 200, 200}, PIn: 0.04, POut: 0.005, Features: feats, Signal: 1, Seed: 5})
@@ -117,12 +121,29 @@ func CheckHalfStorage(t *testing.T, dev tensor.Backend, tol float64, formats ...
 				gpu.to(dev)
 				var lc, lg, oc, og *tensor.Tensor
 				var acts map[string]*tensor.Tensor
+				// The attention logits GAT's softmax reads (HeadDot on
+				// a device) stay float32, as the CPU's SumAxis does.
+				var logits []tensor.OpEvent
+				restore := backend.SetOpHook(func(e tensor.OpEvent) {
+					if e.Name == "HeadDot" && !e.Backward {
+						logits = append(logits, e)
+					}
+				})
 				tensor.Autocast(dt, func() {
 					oc, _ = cpu.forward(g, x, nil)
 					lc = nn.CrossEntropy(oc, y, train)
 					og, acts = gpu.forward(g, xd, nil)
 					lg = nn.CrossEntropy(og, y, train)
 				})
+				restore()
+				if cpu.gat != nil && len(logits) == 0 {
+					t.Errorf("GATConv on %v recorded no HeadDot op", dev)
+				}
+				for _, e := range logits {
+					if e.DType != tensor.Float32 || e.Out.DType() != tensor.Float32 {
+						t.Errorf("GAT attention logits (HeadDot) under Autocast(%v) stored in %v (event %v), want float32", dt, e.Out.DType(), e.DType)
+					}
+				}
 				for name, a := range acts {
 					if got := a.DType(); got != dt {
 						t.Errorf("%s under Autocast(%v) is stored in %v", name, dt, got)
@@ -154,28 +175,44 @@ func CheckHalfStorage(t *testing.T, dev tensor.Backend, tol float64, formats ...
 				}
 			})
 		}
+		// Wide enough that the activations outweigh the parameters and
+		// the graph (uploaded by the first pass).
+		const wide = 256
+		held := func(t *testing.T, m *halfModel, cast tensor.DType, rng *tensor.RNG) int64 {
+			before := liveBytes(t, dev)
+			var out *tensor.Tensor
+			tensor.Autocast(cast, func() { out, _ = m.forward(g, xd, rng) })
+			after := liveBytes(t, dev)
+			runtime.KeepAlive(out)
+			return after - before
+		}
 		t.Run("memory "+dt.String(), func(t *testing.T) {
-			// Wide enough that the activations outweigh the
-			// parameters and the graph (uploaded by the first pass).
-			const wide = 256
 			nn.Seed(22)
 			m := newHalfModel(feats, wide, wide, 0.5)
 			m.to(dev)
 			rng := tensor.NewRNG(1)
-			held := func(cast tensor.DType) int64 {
-				before := liveBytes(t, dev)
-				var out *tensor.Tensor
-				tensor.Autocast(cast, func() { out, _ = m.forward(g, xd, rng) })
-				after := liveBytes(t, dev)
-				runtime.KeepAlive(out)
-				return after - before
-			}
-			held(tensor.Float32) // uploads the graph
-			f32 := held(tensor.Float32)
-			half := held(dt)
+			held(t, m, tensor.Float32, rng) // uploads the graph
+			f32 := held(t, m, tensor.Float32, rng)
+			half := held(t, m, dt, rng)
 			t.Logf("recorded forward pass holds %d bytes in float32, %d in %v (%.2fx)", f32, half, dt, float64(half)/float64(f32))
 			if f32 <= 0 || float64(half) > 0.6*float64(f32) {
 				t.Errorf("recorded forward pass holds %d bytes under Autocast(%v), %d in float32: want at most 0.6x", half, dt, f32)
+			}
+		})
+		// The attention layers' ops read float32 where they have no
+		// 16-bit kernels; the copies they widen must not outlive the
+		// forward pass (they are widened again for the backward), so
+		// the recorded pass holds less than in float32.
+		t.Run("attention memory "+dt.String(), func(t *testing.T) {
+			nn.Seed(23)
+			m := newHalfAttention(feats, wide, wide)
+			m.to(dev)
+			held(t, m, tensor.Float32, nil)
+			f32 := held(t, m, tensor.Float32, nil)
+			half := held(t, m, dt, nil)
+			t.Logf("recorded GAT + GATv2 forward pass holds %d bytes in float32, %d in %v (%.2fx)", f32, half, dt, float64(half)/float64(f32))
+			if f32 <= 0 || half >= f32 {
+				t.Errorf("recorded GAT + GATv2 forward pass holds %d bytes under Autocast(%v), %d in float32: want less", half, dt, f32)
 			}
 		})
 	}

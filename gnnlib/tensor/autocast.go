@@ -93,7 +93,9 @@ var (
 // float32 weight rounded, as torch.autocast does, and sums their products
 // in float32), and the ops whose results need the range or
 // the precision keep float32 outputs: Softmax, LogSoftmax, the losses
-// (CrossEntropy, NLL, MSE, BCEWithLogits), Sum, Mean and the norms.
+// (CrossEntropy, NLL, MSE, BCEWithLogits), Sum, Mean, the norms and
+// the per-node attention logits of GAT on a device (HeadDot, the fused
+// form of the product and axis sum whose sum the CPU keeps in float32).
 // Parameters are leaves, never an op's output, so they stay float32: the
 // optimisers update float32 master weights, as in PyTorch.
 //
@@ -163,7 +165,13 @@ func AutocastDType() DType {
 var ErrDType = errors.New("tensor: unknown dtype (want tensor.Float32, tensor.BFloat16 or tensor.Float16)")
 
 // fp32Ops are the ops whose outputs stay float32 under Autocast.
+// HeadDot is gnnlib/nn's GAT attention logits on a device: one op for the
+// CPU's product and SumAxis, whose float32 output the softmax reads; a
+// bfloat16 logit would move each score by up to 2⁻⁹ of its size (in
+// PyTorch a bfloat16 feature times the float32 attention vector is
+// float32 too).
 var fp32Ops = map[string]bool{
+	"HeadDot": true,
 	"Softmax": true, "LogSoftmax": true, "EdgeSoftmax": true,
 	"CrossEntropy": true, "NLL": true, "MSE": true, "BCEWithLogits": true,
 	"Sum": true, "Mean": true, "SumAxis": true, "MeanAxis": true,
