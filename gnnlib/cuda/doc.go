@@ -301,7 +301,7 @@
 // shared, degree-aware headers), the reductions, the losses, SGD and the
 // other element-wise ops have no bfloat16 versions yet: under Autocast
 // they read float32 copies of their bfloat16 operands, which the garbage
-// collector's finalizer frees (the attention ops, HeadDot and CrossEntropy
+// collector's finalizer frees (the attention ops and HeadDot
 // free theirs when their kernels are launched, and the attention ops
 // widen their inputs again for the backward pass), so a GATv2 epoch held
 // 0.99x of its float32 peak memory under Autocast(BFloat16) on the H100

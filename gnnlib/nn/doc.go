@@ -205,7 +205,7 @@
 // 81.73 ± 0.74 % in float32, 81.69 ± 0.75 in bfloat16 and 81.72 ± 0.75 in
 // float16 with the scaler; GAT 82.09 ± 0.51 and 82.02 ± 0.54 in bfloat16.
 // On an H100 (gnnlib/cuda, bfloat16 storage): GCN 81.47 ± 1.09 and 81.59
-// ± 1.14; GAT 82.13 ± 0.83 and 81.60 ± 1.09, 0.53 points under float32
+// ± 1.14; GAT 82.13 ± 0.83 and 81.53 ± 1.41, 0.60 points under float32
 // (see the BUG note).
 //
 // # Reproducibility
@@ -300,10 +300,12 @@ package nn
 // gnnlib/cuda's TestDeviceCoraAutocast checks, while the CPU emulation
 // lost 0.07 (paired over the same 10 seeds: −0.07 ± 0.04 points, 95 % CI
 // [−0.17, 0.03]; no seed moved more than 0.4, so seed noise of that size
-// does not make −0.53). One difference between the two was found and removed since:
-// the device stored GAT's attention logits (HeadDot) in bfloat16, the CPU
-// in float32; whether that was the cause is not yet measured on the
-// device. The CPU emulation still rounds the products h·att before its
+// does not make −0.53). One difference between the two was removed since
+// (the device stored GAT's attention logits, HeadDot, in bfloat16; the
+// CPU in float32), and the device still ends 0.60 under (81.53 ± 1.41 %,
+// H100, 2026-12-06 09:00): paired −0.60 ± 0.44 points, 95 % CI [−1.60,
+// 0.40], per seed +0.2 −0.9 −1.1 +0.3 −1.2 −0.8 +0.3 +0.4 −4.0 +0.8, so
+// one seed (9) makes most of it; the test still fails on the device. The CPU emulation still rounds the products h·att before its
 // float32 sum, which the device (and PyTorch) do not.
 //
 // BUG(nn): TransformerConv has no edge features (PyG's edge_dim). A SGConv's
