@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,7 +10,11 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"weak"
 
@@ -273,15 +278,54 @@ func (s *Session) blockingSymbols() yaegi.Exports {
 // replays the cells that had succeeded).
 func (s *Session) Stuck() bool { return s.stuck }
 
+// cellLabel is the profiler label that the goroutine running a cell
+// carries (evalStoppable sets it), and with it every goroutine the cell
+// starts, which inherits its creator's labels.
+const cellLabel = "gnnlab-cell"
+
+var cellTags atomic.Uint64
+
+// newCellTag returns the value of cellLabel for the next cell.
+func newCellTag() string { return strconv.FormatUint(cellTags.Add(1), 10) }
+
+// labelled counts the goroutines whose cellLabel is tag, from the
+// goroutine profile (its debug=1 form groups goroutines by stack, with a
+// count and a "# labels:" line per group).
+func labelled(tag string) int {
+	var b bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
+		return 0
+	}
+	want := strconv.Quote(cellLabel) + ":" + strconv.Quote(tag)
+	n, count := 0, 0
+	for line := range strings.Lines(b.String()) {
+		if c, _, ok := strings.Cut(line, " @ "); ok {
+			count, _ = strconv.Atoi(c)
+			continue
+		}
+		if strings.HasPrefix(line, "# labels: ") && (strings.Contains(line, "{"+want+",") || strings.Contains(line, " "+want+",") || strings.Contains(line, want+"}")) {
+			n += count
+		}
+	}
+	return n
+}
+
 // leftBehind waits a moment for the goroutines of an interrupted cell to
 // notice the stop and returns a line for the cell's error about those
-// still running: more goroutines than the before the cell had. They wait
-// in a call that the interrupt does not end, and what they reference
-// stays alive until it returns: the user should know.
-func leftBehind(before int) []string {
+// still running: the goroutines labelled with the cell's tag (or, for a
+// cell run without one, more goroutines than the process had before the
+// cell). They wait in a call that the interrupt does not end, and what
+// they reference stays alive until it returns: the user should know.
+func leftBehind(tag string, before int) []string {
+	count := func() int {
+		if tag == "" {
+			return runtime.NumGoroutine() - before
+		}
+		return labelled(tag)
+	}
 	n := 0
 	for range 10 {
-		if n = runtime.NumGoroutine() - before; n <= 0 {
+		if n = count(); n <= 0 {
 			return nil
 		}
 		time.Sleep(10 * time.Millisecond)

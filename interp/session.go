@@ -611,18 +611,20 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewrite.Rewriter) (r
 	s.errw.take()
 	mark := frame.SourceMark(s.i)
 	goroutines := runtime.NumGoroutine() // blocking.go's leftBehind
+	tag := newCellTag()                  // blocking.go's leftBehind
 	slots := frame.Len(s.i)              // internal/frame
 	var o evalOutcome
 	var interrupted, stopped bool
 	if run := s.debugRunFor(src); run != nil {
 		o, interrupted, stopped = s.evalDebug(ctx, run, src) // breakpoint.go
+		tag = ""                                             // not labelled: leftBehind counts the process's goroutines
 		if e := staleFuncError(o.err); e != nil {
 			s.errw.take()
 			return reflect.Value{}, e
 		}
 	} else {
-		o, interrupted, stopped = evalStoppable(ctx, s.i, src, s.exit, s.calls.fire) // stop.go
-		s.calls.reset()                                                              // blocking.go
+		o, interrupted, stopped = evalStoppable(ctx, s.i, src, s.exit, s.calls.fire, tag) // stop.go
+		s.calls.reset()                                                                   // blocking.go
 	}
 	if stopped && strings.HasPrefix(src, blockPrefix) && !strings.Contains(src, "func") {
 		// Statements that made no function: nothing of them runs again.
@@ -647,7 +649,7 @@ func (s *Session) eval(ctx context.Context, src string, rw *rewrite.Rewriter) (r
 		}
 		e.Traceback = []string{e.Name + ": " + e.Value}
 		if stopped {
-			e.Traceback = append(e.Traceback, leftBehind(goroutines)...) // blocking.go
+			e.Traceback = append(e.Traceback, leftBehind(tag, goroutines)...) // blocking.go
 		}
 		return reflect.Value{}, e
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -86,7 +87,7 @@ type evalOutcome struct {
 // fire, when not nil, is called once the run id has changed: it ends the
 // compiled blocking calls the cell may wait in (blocking.go), so that the
 // cell stops at its next statement.
-func evalStoppable(ctx context.Context, i *yaegi.Interpreter, src string, exit <-chan int, fire func()) (o evalOutcome, interrupted, stopped bool) {
+func evalStoppable(ctx context.Context, i *yaegi.Interpreter, src string, exit <-chan int, fire func(), tag string) (o evalOutcome, interrupted, stopped bool) {
 	if ctx.Err() != nil {
 		// Interrupted before this part of the cell began (while the
 		// compiled tier built the cell, say): run none of it, so that no
@@ -104,6 +105,9 @@ func evalStoppable(ctx context.Context, i *yaegi.Interpreter, src string, exit <
 	// context is never cancelled, so yaegi's own stop never runs.
 	before := atomic.LoadUint64(st.id)
 	go func() {
+		// The goroutines the cell starts inherit the label, so that
+		// leftBehind counts them and nothing else (blocking.go).
+		pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(cellLabel, tag)))
 		v, err := i.EvalWithContext(context.Background(), src)
 		done <- evalOutcome{v: v, err: err}
 	}()
