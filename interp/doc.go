@@ -539,8 +539,8 @@
 // differs, and a compiled function that takes a *sync.WaitGroup does not
 // accept it). A goroutine of the cell waiting in another compiled call
 // (a mutex, a library call that does not poll gnnlib/interrupt) goes on
-// when that returns, and the cell's error counts it (among the process's
-// goroutines, so the count is approximate). A cell itself still in such
+// when that returns, and the cell's error counts it (the goroutines that
+// carry the cell's profiler label, which those it starts inherit). A cell itself still in such
 // a call two seconds after the interrupt leaves the session Stuck: its
 // earlier functions would answer zero values, so a Session used without
 // interp/client must be replaced then; interp/client does it by itself.
