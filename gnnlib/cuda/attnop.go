@@ -1,6 +1,9 @@
 package cuda
 
 import (
+	"fmt"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -93,6 +96,30 @@ func (op *fusedAttention) rewiden() error {
 		op.ins[i] = v
 	}
 	return nil
+}
+
+// attentionInputs checks what the fused GATv2 and Transformer attention
+// ask of a call from the tensor API (a square graph; heads the kernels'
+// widths take, padded by fusedGATv2Width) and returns the inputs' device
+// views, the channels per head, the padded width and the device graph.
+// What they refuse wraps tensor.ErrNotOnDevice, so that gnnlib/nn
+// composes the attention instead.
+func (d *backend) attentionInputs(op string, g *graph.Graph, heads int, xs ...*tensor.Tensor) (vs []*Tensor, c, cp int, dg *Graph, err error) {
+	if !g.IsSquare() {
+		return nil, 0, 0, nil, fmt.Errorf("gnnlib/cuda: %s on a rectangular graph (a sampled block): %w", op, tensor.ErrNotOnDevice)
+	}
+	if vs, err = d.views(xs...); err != nil {
+		return nil, 0, 0, nil, err
+	}
+	c = vs[0].Cols / heads
+	cp = fusedGATv2Width(c)
+	if _, ok := gatShape(cp); !ok {
+		return nil, 0, 0, nil, fmt.Errorf("gnnlib/cuda: %s with %d channels per head (the fused kernel takes up to %d): %w", op, c, maxGATv2Channels, tensor.ErrNotOnDevice)
+	}
+	if dg, err = d.deviceGraph(g, false); err != nil {
+		return nil, 0, 0, nil, err
+	}
+	return vs, c, cp, dg, nil
 }
 
 // runAttention pads views (d.views(srcs...)) when needed, runs k's

@@ -82,6 +82,42 @@ func (p attnPass) mergeSum(w int, part *Tensor, dst uintptr, ld int64) error {
 	return p.d.launch("attn_merge_sum", grid, 256, p.hv.heavy, p.hv.tiles, p.hv.n, p.hv.ntiles, w, part, dst, ld)
 }
 
+// attnForward runs the forward pass of a fused attention kernel: it
+// allocates the output (a row of heads·c per destination) and the
+// log-sum-exp (one per destination and head), launches kernel with
+// lanes threads per (row, head) over the rows, and, where the graph
+// splits heavy rows, over their edge tiles, merged by splitForward (skip
+// and lds as there). args gives the kernel's arguments for an output, a
+// log-sum-exp and a row count, and whether they are the tiles'.
+func attnForward(d *Device, g *Graph, kernel string, heads, c, lanes int, skip uintptr, lds int64, args func(out, lse *Tensor, n int, tiles bool) []any) (out, lse *Tensor, err error) {
+	out, err = d.Empty(g.n, heads*c)
+	if err != nil {
+		return nil, nil, err
+	}
+	lse, err = d.Empty(g.n, heads)
+	if err != nil {
+		out.Free()
+		return nil, nil, err
+	}
+	const block = 256
+	pass := g.attnPass(false)
+	fwd := func(n int, a []any) error {
+		return d.launch(kernel, d.gridFor(int64(n)*int64(heads)*int64(lanes), block), block, a...)
+	}
+	err = fwd(g.n, pass.rowArgs(args(out, lse, g.n, false)...))
+	if err == nil && pass.split {
+		err = splitForward(pass, heads, c, out, lse, skip, lds, func(pout, plse *Tensor) error {
+			return fwd(pass.hv.ntiles, pass.tileArgs(args(pout, plse, pass.hv.ntiles, true)...))
+		})
+	}
+	if err != nil {
+		out.Free()
+		lse.Free()
+		return nil, nil, err
+	}
+	return out, lse, nil
+}
+
 // splitForward finishes a forward pass that split: tiles launches the
 // pass over the edge tiles into the scratch it is given (an output row
 // and a log-sum-exp per tile and head), merged into out and lse (with

@@ -54,31 +54,10 @@ func GATForward(g *Graph, h, as, ad *Tensor, heads int, slope float32, drop Atte
 		return nil, shapeErr("GATForward", "h %dx%d, as %dx%d, ad %dx%d, graph %d<-%d, %d heads (at most %d channels each)",
 			h.Rows, h.Cols, as.Rows, as.Cols, ad.Rows, ad.Cols, g.n, g.nsrc, heads, maxGATChannels)
 	}
-	out, err := d.Empty(g.n, h.Cols)
-	if err != nil {
-		return nil, err
-	}
-	lse, err := d.Empty(g.n, heads)
-	if err != nil {
-		out.Free()
-		return nil, err
-	}
-	pass := g.attnPass(false)
-	fwd := func(n int, args []any) error {
-		return d.launch("gat_fwd"+gatSuffix(c), d.gridFor(int64(n)*int64(heads)*32, 256), 256, args...)
-	}
-	rest := func(out, lse *Tensor, n int) []any {
+	out, lse, err := attnForward(d, g, "gat_fwd"+gatSuffix(c), heads, c, 32, 0, 0, func(out, lse *Tensor, n int, _ bool) []any {
 		return []any{h, as, ad, out, lse, n, heads, c, slope, drop.P, drop.Seed}
-	}
-	err = fwd(g.n, pass.rowArgs(rest(out, lse, g.n)...))
-	if err == nil && pass.split {
-		err = splitForward(pass, heads, c, out, lse, 0, 0, func(pout, plse *Tensor) error {
-			return fwd(pass.hv.ntiles, pass.tileArgs(rest(pout, plse, pass.hv.ntiles)...))
-		})
-	}
+	})
 	if err != nil {
-		out.Free()
-		lse.Free()
 		return nil, err
 	}
 	return &GAT{Heads: heads, Channels: c, Slope: slope, Dropout: drop, Out: out, LSE: lse}, nil

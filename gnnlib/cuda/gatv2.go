@@ -14,20 +14,7 @@ import (
 // multiple of 4 (7 or 47 classes) run padded with zero channels to the
 // next multiple (padHeads), which changes no score, output or gradient.
 func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
-	if !g.IsSquare() {
-		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention on a rectangular graph (a sampled block): %w", tensor.ErrNotOnDevice)
-	}
-	vs, err := d.views(hs, hd, att)
-	if err != nil {
-		return nil, nil, err
-	}
-	hc := vs[0].Cols
-	c := hc / heads
-	cp := fusedGATv2Width(c)
-	if _, ok := gatShape(cp); !ok {
-		return nil, nil, fmt.Errorf("gnnlib/cuda: GATv2Attention with %d channels per head (the fused kernel takes up to %d): %w", c, maxGATv2Channels, tensor.ErrNotOnDevice)
-	}
-	dg, err := d.deviceGraph(g, false)
+	vs, c, cp, dg, err := d.attentionInputs("GATv2Attention", g, heads, hs, hd, att)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -311,32 +298,10 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 	if att.Len() != hc || !g.IsSquare() {
 		return nil, shapeErr("GATv2Forward", "att %d, graph %d<-%d nodes, heads %d x %d", att.Len(), g.n, g.nsrc, heads, channels)
 	}
-	out, err := d.Empty(g.n, hc)
-	if err != nil {
-		return nil, err
-	}
-	lse, err := d.Empty(g.n, heads)
-	if err != nil {
-		out.Free()
-		return nil, err
-	}
-	const block = 256
-	pass := g.attnPass(false)
-	fwd := func(n int, args []any) error {
-		return d.launch("gatv2_fwd"+k.suffix(), d.gridFor(int64(n)*int64(heads)*int64(k.g), block), block, args...)
-	}
-	rest := func(out, lse *Tensor, n int) []any {
+	out, lse, err := attnForward(d, g, "gatv2_fwd"+k.suffix(), heads, channels, k.g, 0, 0, func(out, lse *Tensor, n int, _ bool) []any {
 		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, n, heads, slope, drop.P, drop.Seed, channels}
-	}
-	err = fwd(g.n, pass.rowArgs(rest(out, lse, g.n)...))
-	if err == nil && pass.split {
-		err = splitForward(pass, heads, channels, out, lse, 0, 0, func(pout, plse *Tensor) error {
-			return fwd(pass.hv.ntiles, pass.tileArgs(rest(pout, plse, pass.hv.ntiles)...))
-		})
-	}
+	})
 	if err != nil {
-		out.Free()
-		lse.Free()
 		return nil, err
 	}
 	return &GATv2{Heads: heads, Channels: channels, Slope: slope, Out: out, LSE: lse, Dropout: drop}, nil

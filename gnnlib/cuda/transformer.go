@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
@@ -70,38 +69,19 @@ func transformerForward(g *Graph, in qkv, d *Device, heads, channels int, scale 
 	if err := drop.check(op); err != nil {
 		return nil, err
 	}
-	hc := heads * channels
 	kn, ok := gatShape(channels)
 	if !ok || !g.IsSquare() {
 		return nil, shapeErr(op, "channels per head %d (multiples of 4 up to %d), graph %d<-%d nodes", channels, maxGATv2Channels, g.n, g.nsrc)
 	}
-	out, err := d.Empty(g.n, hc)
-	if err != nil {
-		return nil, err
-	}
-	lse, err := d.Empty(g.n, heads)
-	if err != nil {
-		out.Free()
-		return nil, err
-	}
-	const block = 256
-	pass := g.attnPass(false)
-	fwd := func(n int, args []any) error {
-		return d.launch("tf_fwd"+kn.suffix(), d.gridFor(int64(n)*int64(heads)*int64(kn.g), block), block, args...)
-	}
-	// The tiles leave the skip block to the merge, which adds it once.
-	rest := func(skip uintptr, out, lse *Tensor, n int) []any {
+	out, lse, err := attnForward(d, g, "tf_fwd"+kn.suffix(), heads, channels, kn.g, in.skip, in.q.ld, func(out, lse *Tensor, n int, tiles bool) []any {
+		// The tiles leave the skip block to the merge, which adds it once.
+		skip := in.skip
+		if tiles {
+			skip = 0
+		}
 		return []any{in.q.ptr, in.k, in.v, in.q.ld, skip, out, lse, n, heads, scale, drop.P, drop.Seed, channels}
-	}
-	err = fwd(g.n, pass.rowArgs(rest(in.skip, out, lse, g.n)...))
-	if err == nil && pass.split {
-		err = splitForward(pass, heads, channels, out, lse, in.skip, in.q.ld, func(pout, plse *Tensor) error {
-			return fwd(pass.hv.ntiles, pass.tileArgs(rest(0, pout, plse, pass.hv.ntiles)...))
-		})
-	}
+	})
 	if err != nil {
-		out.Free()
-		lse.Free()
 		return nil, err
 	}
 	return &Transformer{Heads: heads, Channels: channels, Scale: scale, Out: out, LSE: lse, Dropout: drop, skip: in.skip != 0}, nil
@@ -213,20 +193,7 @@ func (a *Transformer) Free() {
 // refused with an error wrapping tensor.ErrNotOnDevice, which gnnlib/nn
 // answers with composed device ops.
 func (d *backend) TransformerAttention(g *graph.Graph, q, k, val *tensor.Tensor, heads int, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
-	if !g.IsSquare() {
-		return nil, nil, fmt.Errorf("gnnlib/cuda: TransformerAttention on a rectangular graph (a sampled block): %w", tensor.ErrNotOnDevice)
-	}
-	vs, err := d.views(q, k, val)
-	if err != nil {
-		return nil, nil, err
-	}
-	hc := vs[0].Cols
-	c := hc / heads
-	cp := fusedGATv2Width(c)
-	if _, ok := gatShape(cp); !ok {
-		return nil, nil, fmt.Errorf("gnnlib/cuda: TransformerAttention with %d channels per head (the fused kernel takes up to %d): %w", c, maxGATv2Channels, tensor.ErrNotOnDevice)
-	}
-	dg, err := d.deviceGraph(g, false)
+	vs, c, cp, dg, err := d.attentionInputs("TransformerAttention", g, heads, q, k, val)
 	if err != nil {
 		return nil, nil, err
 	}
