@@ -534,8 +534,9 @@
 //
 // BUG(interp): An interrupt ends the blocking calls of blocking.go for
 // every goroutine that waits in them, not only the cell's: a goroutine of
-// an earlier cell sees its sleep end early, or its request or pipe read
-// fail, once. In cells sync.WaitGroup is the session's type (its %T
+// an earlier cell in time.Sleep returns into interpreted code while the
+// cell is being stopped and ends there (it does not go on), and one in a
+// request or pipe read sees it fail, once. In cells sync.WaitGroup is the session's type (its %T
 // differs, and a compiled function that takes a *sync.WaitGroup does not
 // accept it). A goroutine of the cell waiting in another compiled call
 // (a mutex, a library call that does not poll gnnlib/interrupt) goes on
