@@ -219,6 +219,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if e := unexportedUse(s.fset, info, pc.decls, pc.body); e != nil { // typecheck.go
 		return Result{}, e
 	}
+	if e := nonFunctionCall(s.fset, info, pc.decls, pc.body); e != nil { // typecheck.go
+		return Result{}, e
+	}
 	_, hasMain := s.user["main"]
 	out, err := rewrite.Apply(pc.rewriteCell(), info, rewrite.Env{Globals: globals, Undefined: undef, Names: s.importNames(pc), HasMain: hasMain, Seq: &s.defs})
 	if err != nil {

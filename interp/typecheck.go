@@ -294,6 +294,64 @@ func unexportedUse(fset *token.FileSet, info *types.Info, nodes ...ast.Node) *Er
 	return found
 }
 
+// nonFunctionCall finds the first call in nodes whose callee go/types
+// knows to be a value that is not a function (0(), x() with x an int): Go
+// refuses it at compile time, while yaegi accepts it and panics when it
+// runs ("reflect: call of reflect.Value.Call on int Value"). It returns
+// that compile error, in the compiler's words, or nil.
+func nonFunctionCall(fset *token.FileSet, info *types.Info, nodes ...ast.Node) *Error {
+	if info == nil {
+		return nil
+	}
+	var found *Error
+	for _, n := range nodes {
+		ast.Inspect(n, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if found != nil || !ok {
+				return found == nil
+			}
+			tv, ok := info.Types[call.Fun]
+			if !ok || tv.Type == nil || tv.IsType() || tv.IsBuiltin() || !tv.IsValue() {
+				return true
+			}
+			switch u := tv.Type.Underlying().(type) {
+			case *types.Signature, *types.Interface:
+				return true // a function, or a type parameter's constraint
+			case *types.Basic:
+				if u.Kind() == types.Invalid {
+					return true
+				}
+			}
+			qual := func(p *types.Package) string { return p.Name() }
+			what := "value of type " + types.TypeString(tv.Type, qual)
+			switch {
+			case tv.Value != nil && isUntyped(tv.Type):
+				what = types.TypeString(tv.Type, qual) + " constant"
+			case tv.Value != nil:
+				what = "constant " + tv.Value.String() + " of type " + types.TypeString(tv.Type, qual)
+			default:
+				if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+					if _, isVar := info.Uses[id].(*types.Var); isVar {
+						what = "variable of type " + types.TypeString(tv.Type, qual)
+					}
+				}
+			}
+			pos := fset.Position(call.Fun.Pos())
+			msg := "invalid operation: cannot call " + types.ExprString(call.Fun) + " (" + what + "): " + types.TypeString(tv.Type, qual) + " is not a function"
+			found = &Error{Name: nameCompile, Value: msg, Traceback: []string{cellPos(pos.Line, pos.Column) + ": " + msg}}
+			return false
+		})
+	}
+	return found
+}
+
+// isUntyped reports whether t is an untyped basic type (an untyped
+// constant's).
+func isUntyped(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsUntyped != 0
+}
+
 // compiledPkg returns the package of a named type (or pointer to one)
 // that is not the session's own.
 func compiledPkg(t types.Type) *types.Package {
