@@ -88,7 +88,9 @@ func split(src string) []chunk {
 		}
 		sep := t.tok == token.SEMICOLON && depth <= 0 && !header
 		if !sep {
-			prevEnd = t.off + tokLen(t.tok, t.lit)
+			// An automatic semicolon at the end of src (lit "\n") ends
+			// at len(src), not past it (FuzzCells: the cell "import(0").
+			prevEnd = min(t.off+tokLen(t.tok, t.lit), len(src))
 		}
 		if sep || i == len(toks)-1 {
 			chunks = append(chunks, chunk{start: toks[start].off, end: prevEnd, decl: isDecl(kinds[start : i+1]), imp: kinds[start] == token.IMPORT})
