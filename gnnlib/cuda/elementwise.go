@@ -132,6 +132,12 @@ func (d *backend) Dropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Stor
 	if d.autocastBF16() {
 		return d.actHalf(x, false, p, seed) // halfstore.go
 	}
+	return d.actDropout(x, false, p, seed)
+}
+
+// actDropout returns dropout(x), or dropout(relu(x)), with bias_act
+// (no bias): the float32 path of Dropout and ReLUDropout.
+func (d *backend) actDropout(x *tensor.Tensor, relu bool, p float32, seed uint64) (tensor.Storage, error) {
 	v, err := d.view(x)
 	if err != nil {
 		return nil, err
@@ -140,7 +146,7 @@ func (d *backend) Dropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Stor
 	if err != nil || v.Len() == 0 {
 		return out, err
 	}
-	return out, BiasAct(out, v, nil, false, p, seed)
+	return out, BiasAct(out, v, nil, relu, p, seed)
 }
 
 // DropoutGrad returns g through Dropout's mask for the same p and seed.
@@ -239,15 +245,7 @@ func (d *backend) ReLUDropout(x *tensor.Tensor, p float32, seed uint64) (tensor.
 	if d.autocastBF16() {
 		return d.actHalf(x, true, p, seed) // halfstore.go
 	}
-	v, err := d.view(x)
-	if err != nil {
-		return nil, err
-	}
-	out, err := d.Empty(v.Rows, v.Cols)
-	if err != nil || v.Len() == 0 {
-		return out, err
-	}
-	return out, BiasAct(out, v, nil, true, p, seed)
+	return d.actDropout(x, true, p, seed)
 }
 
 // ReLUDropoutGrad returns g through ReLUDropout given its output y: g/(1-p)

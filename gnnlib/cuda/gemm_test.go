@@ -27,21 +27,26 @@ type gemmCase struct {
 	sample         int
 }
 
+// operands returns op(a)[i, p] and op(b)[p, j].
+func (c gemmCase) operands(a, b []float32, i, j, p int) (av, bv float32) {
+	if c.transA {
+		av = a[p*c.m+i]
+	} else {
+		av = a[i*c.k+p]
+	}
+	if c.transB {
+		bv = b[j*c.k+p]
+	} else {
+		bv = b[p*c.n+j]
+	}
+	return av, bv
+}
+
 // ref returns element (i, j) of op(a)·op(b) in float64.
 func (c gemmCase) ref(a, b []float32, i, j int) float64 {
 	var s float64
 	for p := 0; p < c.k; p++ {
-		var av, bv float32
-		if c.transA {
-			av = a[p*c.m+i]
-		} else {
-			av = a[i*c.k+p]
-		}
-		if c.transB {
-			bv = b[j*c.k+p]
-		} else {
-			bv = b[p*c.n+j]
-		}
+		av, bv := c.operands(a, b, i, j, p)
 		s += float64(av) * float64(bv)
 	}
 	return s

@@ -255,17 +255,7 @@ func TestMatMulBF16(t *testing.T) {
 				fp32 := tc.ref(a32, b32, i, j)
 				var s float64 // Σ|a||b|
 				for p := 0; p < tc.k; p++ {
-					var av, bv float32
-					if tc.transA {
-						av = a32[p*tc.m+i]
-					} else {
-						av = a32[i*tc.k+p]
-					}
-					if tc.transB {
-						bv = b32[j*tc.k+p]
-					} else {
-						bv = b32[p*tc.n+j]
-					}
+					av, bv := tc.operands(a32, b32, i, j, p)
 					s += math.Abs(float64(av) * float64(bv))
 				}
 				// The tensor cores' float32 accumulation may truncate rather
