@@ -86,6 +86,10 @@ func xpubPair(t *testing.T, lim Limits) (pub, sub zmq4.Socket, conn *Conn) {
 		_, err := sub.Recv()
 		got <- err
 	}()
+	// The wait doubles, so that a loaded machine (the race detector, the
+	// whole suite in parallel) leaves a handful of late probes in the
+	// send queue, not dozens that would crowd out the test's messages.
+	wait := 5 * time.Millisecond
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		if err := pub.Send(zmq4.NewMsgFrom([]byte("probe"))); err != nil {
 			t.Fatal(err)
@@ -95,12 +99,14 @@ func xpubPair(t *testing.T, lim Limits) (pub, sub zmq4.Socket, conn *Conn) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			conn.q.wait()
 			return pub, sub, conn
-		case <-time.After(10 * time.Millisecond):
+		case <-time.After(wait):
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the SUB received no probe")
 		}
+		wait = min(2*wait, 500*time.Millisecond)
 	}
 }
 
@@ -181,9 +187,15 @@ func keepUp(t *testing.T, lim Limits) {
 		credit <- struct{}{}
 	}
 	sendErr := make(chan error, 1)
+	stop := make(chan struct{})
 	go func() {
 		for i := range n {
-			<-credit
+			select {
+			case <-credit:
+			case <-stop: // a message was lost: its credit never comes back
+				sendErr <- fmt.Errorf("the sender stopped after %d messages, waiting for credit", i)
+				return
+			}
 			if err := pub.Send(seqMsg(i, 16)); err != nil {
 				sendErr <- err
 				return
@@ -192,11 +204,13 @@ func keepUp(t *testing.T, lim Limits) {
 		sendErr <- nil
 	}()
 	seqs := recvSeq(t, sub, n, 10*time.Second, func() { credit <- struct{}{} })
-	if err := <-sendErr; err != nil {
-		t.Fatal(err)
-	}
+	close(stop)
+	err := <-sendErr
 	if len(seqs) != n || conn.Dropped() != 0 {
-		t.Fatalf("a subscriber keeping up received %d of %d messages, %d dropped; want all, none dropped", len(seqs), n, conn.Dropped())
+		t.Fatalf("a subscriber keeping up received %d of %d messages, %d dropped (sender: %v); want all, none dropped", len(seqs), n, conn.Dropped(), err)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
