@@ -14,8 +14,11 @@ type attnKernels interface {
 	// them (heads widened to the kernels' width) and returns the output.
 	forward(ins []*Tensor) (*Tensor, error)
 	// backward returns the gradients of the inputs, at the kernels'
-	// width, from dout (at the kernels' width too).
-	backward(ins []*Tensor, dout *Tensor) ([]*Tensor, error)
+	// width, from the forward's output out and dout (both at the kernels'
+	// width too). out is the block forward returned, or a float32 copy
+	// of it when Autocast stored the output in bfloat16 (the kernels
+	// recompute the attention from out and the saved log-sum-exp).
+	backward(ins []*Tensor, out, dout *Tensor) ([]*Tensor, error)
 	// release frees what the forward kept for the backward (the
 	// log-sum-exp, saved edges), the output excepted.
 	release()
@@ -35,6 +38,14 @@ type attnKernels interface {
 // as the forward kernels ran and widens the bfloat16 input again for the
 // backward pass: between the two passes it holds only the caller's
 // bfloat16 tensor, not a float32 copy beside it.
+//
+// Under Autocast(BFloat16) the output goes the same way: the op hands the
+// caller a bfloat16 copy, frees the float32 output and widens the copy
+// again for the backward pass, which reads the output (as FlashAttention
+// reads its bfloat16 O). Handing the caller the float32 block instead
+// would let Autocast free it (it keeps the outputs of ops in bfloat16 and
+// frees their float32 storage) while the backward kernels still meant to
+// read it.
 type fusedAttention struct {
 	d            *backend
 	heads, c, cp int
@@ -43,7 +54,8 @@ type fusedAttention struct {
 	shapes       [][2]int         // views' rows and columns
 	widened      []bool           // views[i] is a float32 copy of bfloat16 srcs[i]
 	ins          []*Tensor        // what the kernels read: views, or padded copies
-	out          *Tensor          // the kernels' output
+	out          *Tensor          // the kernels' output (nil between the passes when half is set)
+	half         *BF16Tensor      // the caller's bfloat16 output under Autocast
 	k            attnKernels
 	done         bool
 }
@@ -156,16 +168,32 @@ func (d *backend) runAttention(heads, c, cp int, srcs []*tensor.Tensor, views []
 	}
 	op.dropWidened()
 	out := op.out
-	if op.padded() {
+	switch {
+	case op.padded():
 		if out, err = d.unpadHeads(op.out, heads, c, cp); err != nil {
 			op.out.Free()
 			k.release()
 			op.freeIns()
 			return nil, nil, err
 		}
+	case d.autocastBF16():
+		h, err := ToBF16(op.out)
+		op.out.Free()
+		op.out = nil
+		if err != nil {
+			k.release()
+			op.freeIns()
+			return nil, nil, err
+		}
+		op.half = h
+		return h, op.backward, nil
 	}
 	return out, op.backward, nil
 }
+
+// ownsOut reports whether op.out is the op's own block (padded, or the
+// float32 copy of a bfloat16 output), which the backward pass frees.
+func (op *fusedAttention) ownsOut() bool { return op.padded() || op.half != nil }
 
 func (op *fusedAttention) backward(grad *tensor.Tensor) (g0, g1, g2 tensor.Storage, err error) {
 	if op.done {
@@ -174,7 +202,7 @@ func (op *fusedAttention) backward(grad *tensor.Tensor) (g0, g1, g2 tensor.Stora
 	op.done = true
 	defer func() {
 		op.k.release()
-		if op.padded() {
+		if op.ownsOut() {
 			op.out.Free()
 		}
 		op.freeIns()
@@ -182,6 +210,12 @@ func (op *fusedAttention) backward(grad *tensor.Tensor) (g0, g1, g2 tensor.Stora
 	d := op.d
 	if err := op.rewiden(); err != nil {
 		return nil, nil, nil, err
+	}
+	if op.half != nil {
+		var err error
+		if op.out, err = d.widen(op.half, op.half.Rows, op.half.Cols); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	dout, err := d.view(grad)
 	if err != nil {
@@ -196,7 +230,7 @@ func (op *fusedAttention) backward(grad *tensor.Tensor) (g0, g1, g2 tensor.Stora
 		}
 		defer dout.Free()
 	}
-	gs, err := op.k.backward(op.ins, dout)
+	gs, err := op.k.backward(op.ins, op.out, dout)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -233,7 +233,10 @@
 // (tensor.HalfStorer, halfstore.go): MatMul runs MatMulBF16Out, the graph
 // SpMMs SpMMBF16Out and SpMMBF16TOut, a bias row, ReLU, dropout and their
 // gradients BiasActBF16 and ActBackwardBF16, and every other op reads a
-// float32 copy. These conversions live in gnn.ptx, for every GPU. MatMulBF16
+// float32 copy. The fused attention ops hand back a bfloat16 copy of
+// their output and widen it again for their backward pass, which reads
+// the output (Autocast frees the float32 storage of the outputs it
+// keeps in bfloat16). These conversions live in gnn.ptx, for every GPU. MatMulBF16
 // (float32 result) and MatMulBF16Out (bfloat16 result) multiply on the
 // tensor cores with mma.sync.m16n8k16 and float32 sums, in the three
 // forms, with split-K for long inner dimensions; SpMMBF16, SpMMBF16Out
@@ -311,16 +314,6 @@
 // copy engine (sm_90a): on the H100 it reached 13-52 % of the roofline at
 // the GNN layers' shapes (cuBLAS's bf16 GEMM 2-5.6x faster there) and 131
 // TFLOP/s on a square 8192 product (BENCHMARKS.md).
-//
-// BUG(gnnlab): under tensor.Autocast(BFloat16) a GAT (v1) model's
-// gradients on the device are sometimes far from the CPU emulation's
-// (devicetest's TestDeviceAutocast/GAT_bfloat16: errors of 0.1-0.7 where
-// 0.01 is allowed, in 5-9 of 10 runs in one process on the H100,
-// 2026-12-06, already at the first bfloat16 storage commit), while GCN's
-// and the float16 runs agree every time: some bfloat16 path of GAT reads
-// memory it should not, or in an order that varies; not yet found. Cora
-// accuracies under bfloat16 therefore vary from run to run (GAT 81.53
-// and 81.73 % in two runs of the same binary).
 //
 // BUG(gnnlab): a -tags cuda binary is linked against the NVIDIA driver
 // library, libcuda.so.1, and does not start at all where it is missing (the

@@ -208,7 +208,8 @@ func (k *gatOp) forward(ins []*Tensor) (*Tensor, error) {
 	return k.fw.Out, nil
 }
 
-func (k *gatOp) backward(ins []*Tensor, dout *Tensor) ([]*Tensor, error) {
+func (k *gatOp) backward(ins []*Tensor, out, dout *Tensor) ([]*Tensor, error) {
+	k.fw.Out = out
 	as, ad := k.scores(ins[1]), k.scores(ins[2])
 	gs := make([]*Tensor, 3)
 	for i, s := range [][2]int{{ins[0].Rows, ins[0].Cols}, {as.Rows, k.heads}, {ad.Rows, k.heads}} {

@@ -42,7 +42,8 @@ func (k *gatv2Op) forward(ins []*Tensor) (*Tensor, error) {
 	return k.fw.Out, nil
 }
 
-func (k *gatv2Op) backward(ins []*Tensor, dout *Tensor) ([]*Tensor, error) {
+func (k *gatv2Op) backward(ins []*Tensor, out, dout *Tensor) ([]*Tensor, error) {
+	k.fw.Out = out
 	d, hcp := k.d, k.heads*k.cp
 	a := &Tensor{buf: ins[2].buf, ptr: ins[2].ptr, Rows: 1, Cols: hcp}
 	gs := make([]*Tensor, 3) // dx_l, dx_r, datt

@@ -1,9 +1,11 @@
 package cuda
 
 import (
+	"math"
 	"testing"
 
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
@@ -70,5 +72,88 @@ func TestHalfStorageOps(t *testing.T) {
 	if e := devicetest.RelErr(h, sum); e > 0 {
 		// The float32 sum of two values is rounded once: exactly sum.
 		t.Errorf("AddTo into bfloat16 storage: error %g against round(x16 + y)", e)
+	}
+}
+
+// TestAttentionBackwardAfterHalfStore runs nn's fused attention ops
+// (GAT, GATv2, the Graph Transformer) under Autocast(BFloat16), where the
+// tensor layer stores each op's output in bfloat16 and frees the float32
+// one, then fills freshly allocated blocks of the output's size with NaN
+// before the backward pass, and compares the gradients with the same ops
+// in float32. The backward kernels read the forward's output: they used
+// to read the float32 block Autocast had freed, so the gradients changed
+// with whatever the allocator put there next (GAT under bfloat16 trained
+// to different accuracies run to run, TestDeviceAutocast's GAT gradients
+// were 0.1–0.7 off).
+func TestAttentionBackwardAfterHalfStore(t *testing.T) {
+	d := defaultOrSkip(t)
+	if !d.hasBF16() {
+		t.Skipf("%v has no bfloat16 tensor cores", d)
+	}
+	be := d.be
+	const n, heads, c = 300, 2, 16
+	g := testGraph(t, n, 3000, false)
+	cases := []struct {
+		name string
+		in   []*tensor.Tensor
+		f    func(x []*tensor.Tensor) *tensor.Tensor
+	}{
+		{"GATAttention", []*tensor.Tensor{randn(1, n, heads*c), randn(2, n, heads), randn(3, n, heads)}, func(x []*tensor.Tensor) *tensor.Tensor {
+			return nn.GATAttention(g, x[0], x[1], x[2], heads, 0.2, 0, tensor.NewRNG(1), false)
+		}},
+		{"GATv2Attention", []*tensor.Tensor{randn(4, n, heads*c), randn(5, n, heads*c), randn(6, heads, c)}, func(x []*tensor.Tensor) *tensor.Tensor {
+			return nn.GATv2Attention(g, x[0], x[1], x[2], heads, 0.2, 0, tensor.NewRNG(1), false)
+		}},
+		{"TransformerAttention", []*tensor.Tensor{randn(7, n, heads*c), randn(8, n, heads*c), randn(9, n, heads*c)}, func(x []*tensor.Tensor) *tensor.Tensor {
+			return nn.TransformerAttention(g, x[0], x[1], x[2], heads, 0, tensor.NewRNG(1), false)
+		}},
+	}
+	w := randn(10, n, heads*c).To(be)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			grads := func(half bool) []*tensor.Tensor {
+				xs := make([]*tensor.Tensor, len(tc.in))
+				for i, x := range tc.in {
+					xs[i] = x.Clone().To(be).SetRequiresGrad(true)
+				}
+				var out *tensor.Tensor
+				if half {
+					tensor.Autocast(tensor.BFloat16, func() { out = tc.f(xs) })
+					if out.DType() != tensor.BFloat16 {
+						t.Fatalf("output stored in %v under Autocast(BFloat16)", out.DType())
+					}
+					// Blocks the size of the output, as the freed float32
+					// one was, filled with NaN and held through the
+					// backward pass.
+					var junk []*Tensor
+					for range 16 {
+						j, err := d.Empty(n, heads*c)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if err := j.Fill(float32(math.NaN())); err != nil {
+							t.Fatal(err)
+						}
+						junk = append(junk, j)
+					}
+					defer freeAll(junk)
+				} else {
+					out = tc.f(xs)
+				}
+				out.Mul(w).Sum().Backward()
+				gs := make([]*tensor.Tensor, len(xs))
+				for i, x := range xs {
+					gs[i] = x.Grad().CPU()
+				}
+				return gs
+			}
+			want, got := grads(false), grads(true)
+			for i := range want {
+				// bfloat16 output (2⁻⁸ relative), float32 elsewhere.
+				if e := devicetest.RelErr(got[i], want[i]); !(e <= 2e-2) {
+					t.Errorf("gradient of input %d under Autocast(BFloat16): error %g against float32", i, e)
+				}
+			}
+		})
 	}
 }

@@ -220,7 +220,8 @@ func (k *transformerOp) forward(ins []*Tensor) (*Tensor, error) {
 	return k.fw.Out, nil
 }
 
-func (k *transformerOp) backward(ins []*Tensor, dout *Tensor) ([]*Tensor, error) {
+func (k *transformerOp) backward(ins []*Tensor, out, dout *Tensor) ([]*Tensor, error) {
+	k.fw.Out = out
 	gs := make([]*Tensor, 3)
 	for i := range gs {
 		var err error
