@@ -253,32 +253,6 @@ func parseCell(fset *token.FileSet, n int, src string) (*parsedCell, error) {
 	return pc, nil
 }
 
-// declNames returns the names a top-level declaration defines; methods
-// are "Type.Method".
-func declNames(d ast.Decl) []string {
-	switch d := d.(type) {
-	case *ast.FuncDecl:
-		if d.Recv != nil && len(d.Recv.List) == 1 {
-			return []string{rewrite.RecvName(d.Recv.List[0].Type) + "." + d.Name.Name}
-		}
-		return []string{d.Name.Name}
-	case *ast.GenDecl:
-		var names []string
-		for _, s := range d.Specs {
-			switch s := s.(type) {
-			case *ast.TypeSpec:
-				names = append(names, s.Name.Name)
-			case *ast.ValueSpec:
-				for _, n := range s.Names {
-					names = append(names, n.Name)
-				}
-			}
-		}
-		return names
-	}
-	return nil
-}
-
 // importName is the name under which an import spec binds its package.
 func importName(s *ast.ImportSpec) string {
 	if s.Name != nil {

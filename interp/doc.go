@@ -67,7 +67,10 @@
 // Redefining a type or a method with a different text would be ignored by
 // yaegi, so the session then rebuilds itself: a fresh interpreter replays
 // the recorded imports and declarations of the successful cells, the new
-// ones replacing the old ones of the same name. All variable declarations
+// ones replacing the old ones of the same name (a method's name is
+// Type.Method: package internal/declname names what a declaration defines,
+// for the session, the rewrite passes and the compiled tier alike). All
+// variable declarations
 // run again; those whose type did not change get their old values back,
 // the others keep their new initial value (re-initialised). Statements are
 // not re-run: variables that statements defined are carried over when

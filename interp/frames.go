@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gnnlab/gnnlab/interp/internal/declname"
 	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 )
 
@@ -447,7 +448,7 @@ func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*a
 		if !isFunc || fd.Recv == nil || len(fd.Recv.List) != 1 || fd.Body == nil {
 			continue
 		}
-		name := rewrite.RecvName(fd.Recv.List[0].Type)
+		name := declname.Recv(fd.Recv.List[0].Type)
 		if generic[name] == nil {
 			continue
 		}
@@ -458,7 +459,7 @@ func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*a
 		found = append(found, fd)
 	}
 	for _, fd := range found {
-		name := rewrite.RecvName(fd.Recv.List[0].Type)
+		name := declname.Recv(fd.Recv.List[0].Type)
 		if !ok[name] {
 			continue
 		}
@@ -489,7 +490,7 @@ func earlyMethods(pc *parsedCell, info *types.Info) (early map[*ast.GenDecl][]*a
 				continue
 			}
 			late[gd], changed = true, true
-			for _, n := range declNames(gd) {
+			for _, n := range declname.Of(gd) {
 				names[n] = true
 			}
 		}

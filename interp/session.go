@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gnnlab/gnnlab/interp/internal/declname"
 	"github.com/gnnlab/gnnlab/interp/internal/frame"
 	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 	"github.com/gnnlab/gnnlab/interp/internal/rt"
@@ -773,7 +774,7 @@ func (s *Session) collect(pc *parsedCell) ([]*declRec, []importRec) {
 			continue
 		}
 		pos := fset.Position(d.Pos())
-		r := &declRec{names: declNames(d), cell: pc.n, text: text(d.Pos(), d.End()), line: pos.Line}
+		r := &declRec{names: declname.Of(d), cell: pc.n, text: text(d.Pos(), d.End()), line: pos.Line}
 		r.src = "\n//line " + cellFile + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column) + "\n" + r.text + "\n"
 		switch d := d.(type) {
 		case *ast.FuncDecl:

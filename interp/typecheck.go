@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gnnlab/gnnlab/interp/internal/declname"
 	"github.com/gnnlab/gnnlab/interp/internal/inspect"
 	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 	"github.com/gnnlab/gnnlab/interp/internal/symtypes"
@@ -110,7 +111,7 @@ func importDecl(imps []importRec, used, skip map[string]bool) *ast.GenDecl {
 func typecheck(fset *token.FileSet, pc *parsedCell, env checkEnv) (info *types.Info, undefined []types.Error) {
 	declared := map[string]bool{}
 	for _, d := range pc.decls.Decls {
-		for _, n := range declNames(d) {
+		for _, n := range declname.Of(d) {
 			declared[n] = true
 		}
 	}

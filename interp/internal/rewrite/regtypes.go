@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gnnlab/gnnlab/interp/internal/declname"
 	"github.com/gnnlab/gnnlab/interp/internal/rt"
 )
 
@@ -44,7 +45,7 @@ func structTypes(decls []ast.Decl) string {
 					if sel, ok := t.(*ast.SelectorExpr); ok {
 						t = sel.Sel
 					}
-					fields = append(fields, recvName(t))
+					fields = append(fields, declname.Recv(t))
 				}
 				for _, n := range f.Names {
 					fields = append(fields, n.Name)
@@ -213,25 +214,4 @@ func methodTypes(decls []ast.Decl, info *types.Info) string {
 		}
 	}
 	return b.String()
-}
-
-// recvName is the name of a receiver's type: T of T, *T, T[K] or *T[K,
-// V]; "?" when it has none.
-func recvName(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.ParenExpr:
-			e = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return "?"
-		}
-	}
 }
