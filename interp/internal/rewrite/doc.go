@@ -155,7 +155,11 @@
 //     its generic append lost elements (genericmacro.go); those whose
 //     result has the type of their slice or map argument (slices.Clone,
 //     Insert, Delete, Compact, Concat, maps.Clone...) keep it, so the
-//     clone of a named type (type IDs []int) has its methods and %T;
+//     clone of a named type (type IDs []int) has its methods and %T.
+//     The functions are real Go in internal/helpers/std/<pkg>/macros.go:
+//     go/types sees their signatures, and a call's literal is the
+//     function's body with the type arguments in place of its type
+//     parameters (helpers.MacroBodies);
 //
 // # Pass genericstd
 //
