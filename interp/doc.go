@@ -26,7 +26,9 @@
 // that name that has every name the cell selects from it, the shortest
 // path first (math/rand before math/rand/v2); the session keeps the
 // import and writes "interp: added import ..." on standard error
-// (typecheck.go).
+// (imports.go). The names the cell uses undefined are those that go/types
+// (package internal/typecheck, told the session's imports, globals and
+// earlier declarations) and the session both do not know.
 //
 // yaegi cannot initialise a package-level variable that refers to one of
 // an earlier evaluation, so the session runs the declarations in phases
@@ -349,7 +351,7 @@
 //
 // os/exec works in cells: a command's output may go to the cell's
 // os.Stdout. A cell that imports a package that no table holds is refused
-// before any of it runs (typecheck.go), with a compile error that names
+// before any of it runs (imports.go), with a compile error that names
 // the package; embed is one (a cell has no package folder for //go:embed:
 // read files with os.ReadFile or os.DirFS instead), and so are unsafe,
 // syscall, cgo, and modules outside the standard library and gnnlab that

@@ -1,6 +1,10 @@
 package declname
 
-import "go/ast"
+import (
+	"go/ast"
+	"strconv"
+	"strings"
+)
 
 // Of returns the names a top-level declaration defines; a method is
 // "Type.Method", with Type its receiver's type name (Recv). An import
@@ -49,4 +53,25 @@ func Recv(e ast.Expr) string {
 			return ""
 		}
 	}
+}
+
+// Import is the name under which an import spec binds its package: its
+// own name, or the package's (Package).
+func Import(s *ast.ImportSpec) string {
+	if s.Name != nil {
+		return s.Name.Name
+	}
+	p, _ := strconv.Unquote(s.Path.Value)
+	return Package(p)
+}
+
+// Package is the name of the package of import path p as Go's packages
+// name themselves: the last element, or the one before a major version
+// (math/rand/v2 is rand).
+func Package(p string) string {
+	name := p[strings.LastIndex(p, "/")+1:]
+	if i := strings.LastIndex(p, "/"); i > 0 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+		return Package(p[:i])
+	}
+	return name
 }

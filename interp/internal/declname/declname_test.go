@@ -63,3 +63,23 @@ func TestRecv(t *testing.T) {
 		t.Errorf("Recv(x) = %q, want x", got)
 	}
 }
+
+func TestImport(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{`import "fmt"`, "fmt"},
+		{`import "math/rand/v2"`, "rand"},
+		{`import "gonum.org/v1/plot"`, "plot"},
+		{`import r "math/rand"`, "r"},
+		{`import . "strings"`, "."},
+		{`import _ "embed"`, "_"},
+	}
+	for _, tt := range tests {
+		f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+tt.src, 0)
+		if err != nil {
+			t.Fatalf("parse %q: %v", tt.src, err)
+		}
+		if got := Import(f.Imports[0]); got != tt.want {
+			t.Errorf("Import(%q) = %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
