@@ -279,37 +279,48 @@ func recordNames(earlier iter.Seq[Record], declared, used map[string]bool) map[s
 // unexported field or method"). It returns that compile error's position
 // and message, in the compiler's words, or "" for none.
 func UnexportedUse(info *types.Info, nodes ...ast.Node) (pos token.Pos, msg string) {
+	return first(info, nodes, func(n ast.Node) (token.Pos, string) {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok || sel.Sel.IsExported() || info.Selections[sel] != nil {
+			return token.NoPos, ""
+		}
+		tv, ok := info.Types[sel.X]
+		if !ok || tv.Type == nil || !tv.IsValue() {
+			return token.NoPos, ""
+		}
+		pkg := compiledPkg(tv.Type)
+		if pkg == nil {
+			return token.NoPos, ""
+		}
+		obj, _, _ := types.LookupFieldOrMethod(tv.Type, true, pkg, sel.Sel.Name)
+		if obj == nil {
+			return token.NoPos, ""
+		}
+		kind := "field"
+		if _, isFunc := obj.(*types.Func); isFunc {
+			kind = "method"
+		}
+		return sel.Sel.Pos(), types.ExprString(sel) + " undefined (cannot refer to unexported " + kind + " " + sel.Sel.Name +
+			" of " + types.TypeString(tv.Type, func(p *types.Package) string { return p.Name() }) + ")"
+	})
+}
+
+// first returns the first finding of check in nodes, walked in order:
+// its position and message, or "" for none (and for a nil info).
+func first(info *types.Info, nodes []ast.Node, check func(ast.Node) (token.Pos, string)) (pos token.Pos, msg string) {
 	if info == nil {
 		return token.NoPos, ""
 	}
-	found := false
 	for _, n := range nodes {
 		ast.Inspect(n, func(n ast.Node) bool {
-			sel, ok := n.(*ast.SelectorExpr)
-			if found || !ok || sel.Sel.IsExported() || info.Selections[sel] != nil {
-				return !found
+			if msg == "" && n != nil {
+				pos, msg = check(n)
 			}
-			tv, ok := info.Types[sel.X]
-			if !ok || tv.Type == nil || !tv.IsValue() {
-				return true
-			}
-			pkg := compiledPkg(tv.Type)
-			if pkg == nil {
-				return true
-			}
-			obj, _, _ := types.LookupFieldOrMethod(tv.Type, true, pkg, sel.Sel.Name)
-			if obj == nil {
-				return true
-			}
-			kind := "field"
-			if _, isFunc := obj.(*types.Func); isFunc {
-				kind = "method"
-			}
-			pos, found = sel.Sel.Pos(), true
-			msg = types.ExprString(sel) + " undefined (cannot refer to unexported " + kind + " " + sel.Sel.Name +
-				" of " + types.TypeString(tv.Type, func(p *types.Package) string { return p.Name() }) + ")"
-			return false
+			return msg == ""
 		})
+		if msg != "" {
+			break
+		}
 	}
 	return pos, msg
 }
@@ -321,48 +332,39 @@ func UnexportedUse(info *types.Info, nodes ...ast.Node) (pos token.Pos, msg stri
 // that compile error's position and message, in the compiler's words, or
 // "" for none.
 func NonFunctionCall(info *types.Info, nodes ...ast.Node) (pos token.Pos, msg string) {
-	if info == nil {
-		return token.NoPos, ""
-	}
-	found := false
-	for _, n := range nodes {
-		ast.Inspect(n, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if found || !ok {
-				return !found
+	return first(info, nodes, func(n ast.Node) (token.Pos, string) {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return token.NoPos, ""
+		}
+		tv, ok := info.Types[call.Fun]
+		if !ok || tv.Type == nil || tv.IsType() || tv.IsBuiltin() || !tv.IsValue() {
+			return token.NoPos, ""
+		}
+		switch u := tv.Type.Underlying().(type) {
+		case *types.Signature, *types.Interface:
+			return token.NoPos, "" // a function, or a type parameter's constraint
+		case *types.Basic:
+			if u.Kind() == types.Invalid {
+				return token.NoPos, ""
 			}
-			tv, ok := info.Types[call.Fun]
-			if !ok || tv.Type == nil || tv.IsType() || tv.IsBuiltin() || !tv.IsValue() {
-				return true
-			}
-			switch u := tv.Type.Underlying().(type) {
-			case *types.Signature, *types.Interface:
-				return true // a function, or a type parameter's constraint
-			case *types.Basic:
-				if u.Kind() == types.Invalid {
-					return true
+		}
+		qual := func(p *types.Package) string { return p.Name() }
+		what := "value of type " + types.TypeString(tv.Type, qual)
+		switch {
+		case tv.Value != nil && isUntyped(tv.Type):
+			what = types.TypeString(tv.Type, qual) + " constant"
+		case tv.Value != nil:
+			what = "constant " + tv.Value.String() + " of type " + types.TypeString(tv.Type, qual)
+		default:
+			if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+				if _, isVar := info.Uses[id].(*types.Var); isVar {
+					what = "variable of type " + types.TypeString(tv.Type, qual)
 				}
 			}
-			qual := func(p *types.Package) string { return p.Name() }
-			what := "value of type " + types.TypeString(tv.Type, qual)
-			switch {
-			case tv.Value != nil && isUntyped(tv.Type):
-				what = types.TypeString(tv.Type, qual) + " constant"
-			case tv.Value != nil:
-				what = "constant " + tv.Value.String() + " of type " + types.TypeString(tv.Type, qual)
-			default:
-				if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
-					if _, isVar := info.Uses[id].(*types.Var); isVar {
-						what = "variable of type " + types.TypeString(tv.Type, qual)
-					}
-				}
-			}
-			pos, found = call.Fun.Pos(), true
-			msg = "invalid operation: cannot call " + types.ExprString(call.Fun) + " (" + what + "): " + types.TypeString(tv.Type, qual) + " is not a function"
-			return false
-		})
-	}
-	return pos, msg
+		}
+		return call.Fun.Pos(), "invalid operation: cannot call " + types.ExprString(call.Fun) + " (" + what + "): " + types.TypeString(tv.Type, qual) + " is not a function"
+	})
 }
 
 // isUntyped reports whether t is an untyped basic type (an untyped
