@@ -105,7 +105,7 @@
 // cell: yaegi gave an instance (Box[int]) only the methods its type had
 // when the instance was made, so a struct embedding it lacked the
 // promoted methods and a function of the cell taking one broke the
-// methods' compilation (frames.go).
+// methods' compilation (rewrite.EarlyMethods chooses the types).
 //
 // # Programs
 //

@@ -456,9 +456,9 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	var file1, file3, st2 strings.Builder
 	// The first file is the imports, the types and constants, the generic
 	// types whose methods come with them, and the types and constants that
-	// use those (frames.go).
+	// use those (rewrite.EarlyMethods).
 	var imports1, file1Generic, file1Late strings.Builder
-	early, moved, late := earlyMethods(pc, info)
+	early, moved, late := rewrite.EarlyMethods(pc.fset, pc.decls, info)
 	var st4 []defPiece // phase 4: the functions' assignments, then the variables
 	var fresh []string // the functions' variables that phase 2 declares
 	st2.WriteString(rw.HoistDecl())

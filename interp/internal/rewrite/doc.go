@@ -35,6 +35,10 @@
 // edits at one position keep that order; a pass may keep the later ones
 // from a node (Done) or the walk from the node's children (Prune).
 //
+// Beside the passes, EarlyMethods chooses the generic types of a cell
+// whose methods the session declares with the types rather than after
+// the cell's variables (earlymethods.go says why).
+//
 // # Pass hoist
 //
 //   - a variable that a top-level definition of the cell's statements
