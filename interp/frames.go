@@ -34,7 +34,9 @@ import (
 // temporaries of the initialisers live in that frame too, not in global
 // slots. A variable whose type the session cannot write (var x = f() of
 // an interpreted type go/types did not see) is declared where it was, at
-// the top level.
+// the top level. The function literals of a cell's statements go the same
+// way: rewrite's FuncLits moves each one that uses package-level names
+// only into a function declared for it (declareFuncLits below).
 
 // defPiece is a statement of phase 4 of runDecls: an assignment of a
 // function or a variable, an init body called, or (decl) a var
@@ -71,231 +73,22 @@ func (s *Session) defSteps(pieces []defPiece) []string {
 	return steps
 }
 
-// makeLits moves the function literals of a cell's statements that use
-// package-level names only (globals, this cell's declarations, imported
-// packages) into functions declared for them: `h := func(a int) int {...}`
-// runs as `h := __gnnlab_defsN()`, and func __gnnlab_defsN() func(a int)
-// int { return func(a int) int {...} } is declared first, so that the
-// literal copies that function's frame rather than the global one. A
-// variable that a top-level definition of the statements makes (x := 1;
-// k := func() int { return x }) counts as package-level: it is declared
-// first (var x int) and its definition becomes an assignment, as internal/rewrite/hoist.go
-// does for declarations, unless its type cannot be written there or its
-// definition reads the name it defines (x := x + 1). A literal that uses
-// another variable of the statements (of a block, a loop variable) stays
-// where it is: the declared function could not see it. A literal in a
-// defer statement stays too (defer.go rewrites those), and one in a go
-// statement (internal/rewrite/rewrite_go.go declares a function for it): yaegi's go of a
-// function value that a call returned reads the call's result slot when
-// the goroutine starts, so that a loop's next call raced with it.
-func (s *Session) makeLits(ctx context.Context, pc *parsedCell, info *types.Info, ed *rewrite.Editor, rw *rewrite.Rewriter) error {
-	if len(rw.Undefined()) > 0 {
+// declareFuncLits declares what rewrite's FuncLits made of the function
+// literals of the cell's statements (above: why the functions are made
+// inside functions).
+func (s *Session) declareFuncLits(ctx context.Context, pc *parsedCell, rw *rewrite.Rewriter) error {
+	decl, file, made := rw.FuncLits(pc.body)
+	s.made = append(s.made, made...)
+	if file == "" {
 		return nil
 	}
-	defs := cellDefs(pc, info, ed, rw)
-	declare := map[*ast.AssignStmt]bool{}
-	var file strings.Builder
-	ast.Inspect(pc.body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.DeferStmt, *ast.GoStmt:
-			return false
-		case *ast.FuncLit:
-			used := map[*ast.AssignStmt]bool{}
-			if usesPackageOnly(n, info, defs, used) && s.makeLit(&file, n, ed) {
-				for as := range used {
-					declare[as] = true
-				}
-			}
-			return false
-		}
-		return true
-	})
-	if file.Len() == 0 {
-		return nil
-	}
-	var decl strings.Builder
-	for _, st := range pc.body.List {
-		as, ok := st.(*ast.AssignStmt)
-		if !ok || !declare[as] || rw.Hoisted(as) {
-			continue
-		}
-		for _, e := range as.Lhs {
-			if obj := info.Defs[e.(*ast.Ident)]; obj != nil {
-				t, _ := rewrite.TypeText(obj.Type(), rw.Names())
-				decl.WriteString("\nvar " + obj.Name() + " " + t + "\n")
-			}
-		}
-		ed.Replace(as.TokPos, as.TokPos+token.Pos(len(":=")), "=")
-	}
-	if decl.Len() > 0 {
-		if _, err := s.eval(ctx, blockPrefix+decl.String(), rw); err != nil {
+	if decl != "" {
+		if _, err := s.eval(ctx, blockPrefix+decl, rw); err != nil {
 			return err
 		}
 	}
-	_, err := s.eval(ctx, "package main\n"+file.String(), rw)
+	_, err := s.eval(ctx, "package main\n"+file, rw)
 	return err
-}
-
-// cellDefs maps the variables that the top-level definitions of the
-// cell's statements make (x := 1) to their statements, where makeLits can
-// declare them first: the statement has no other rewrite, defines one
-// name, its right side does not mention what it defines, and each type can
-// be written at package level. internal/rewrite/hoist.go's statements are declared already.
-func cellDefs(pc *parsedCell, info *types.Info, ed *rewrite.Editor, rw *rewrite.Rewriter) map[types.Object]*ast.AssignStmt {
-	defs := map[types.Object]*ast.AssignStmt{}
-	for _, st := range pc.body.List {
-		as, ok := st.(*ast.AssignStmt)
-		if !ok || as.Tok != token.DEFINE {
-			continue
-		}
-		a, b := ed.Off(as.Pos()), ed.Off(as.TokPos)+len(":=")
-		edited := ed.EditedIn(a, b)
-		names := map[string]bool{}
-		writable := true
-		var objs []types.Object
-		for _, e := range as.Lhs {
-			id, ok := e.(*ast.Ident)
-			if !ok {
-				writable = false
-				break
-			}
-			names[id.Name] = true
-			if obj := info.Defs[id]; obj != nil {
-				_, ok := rewrite.TypeText(obj.Type(), rw.Names())
-				writable = writable && ok && packageLevelType(obj.Type(), 0)
-				objs = append(objs, obj)
-			}
-		}
-		// A statement of several values stays a definition: as an
-		// assignment (a, b = x.F(), s[:n]) yaegi loses the values after
-		// a method call (b is left empty).
-		multi := len(as.Lhs) > 1
-		if !rw.Hoisted(as) && (edited || !writable || multi || refersAny(as.Rhs, names)) {
-			continue
-		}
-		for _, obj := range objs {
-			defs[obj] = as
-		}
-	}
-	return defs
-}
-
-func refersAny(es []ast.Expr, names map[string]bool) bool {
-	for _, e := range es {
-		if rewrite.Refers(e, names) {
-			return true
-		}
-	}
-	return false
-}
-
-// packageLevelType reports whether every named type in t is declared at
-// package level (or predeclared, or in a compiled package), so that a
-// package-level declaration can name it.
-func packageLevelType(t types.Type, depth int) bool {
-	if depth > 16 {
-		return false
-	}
-	d := depth + 1
-	switch t := t.(type) {
-	case *types.Basic:
-		return t.Kind() != types.Invalid
-	case *types.Named:
-		if p := t.Obj().Parent(); p != nil && p != types.Universe && p.Parent() != types.Universe {
-			return false
-		}
-		for i := range t.TypeArgs().Len() {
-			if !packageLevelType(t.TypeArgs().At(i), d) {
-				return false
-			}
-		}
-		return true
-	case *types.Alias:
-		return packageLevelType(types.Unalias(t), d)
-	case *types.Pointer:
-		return packageLevelType(t.Elem(), d)
-	case *types.Slice:
-		return packageLevelType(t.Elem(), d)
-	case *types.Array:
-		return packageLevelType(t.Elem(), d)
-	case *types.Chan:
-		return packageLevelType(t.Elem(), d)
-	case *types.Map:
-		return packageLevelType(t.Key(), d) && packageLevelType(t.Elem(), d)
-	case *types.Signature:
-		for _, tu := range []*types.Tuple{t.Params(), t.Results()} {
-			for i := range tu.Len() {
-				if !packageLevelType(tu.At(i).Type(), d) {
-					return false
-				}
-			}
-		}
-		return true
-	case *types.Struct:
-		for i := range t.NumFields() {
-			if !packageLevelType(t.Field(i).Type(), d) {
-				return false
-			}
-		}
-		return true
-	case *types.Interface:
-		for i := range t.NumMethods() {
-			if !packageLevelType(t.Method(i).Type(), d) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// makeLit writes the function that makes lit to file and replaces lit by
-// its call in ed; it does nothing (false) when an edit of ed straddles lit.
-func (s *Session) makeLit(file *strings.Builder, lit *ast.FuncLit, ed *rewrite.Editor) bool {
-	if ed.Straddled(lit.Pos(), lit.End()) {
-		return false // a rewrite of more than lit
-	}
-	typ := ed.Text(lit.Type.Pos(), lit.Type.End(), false)
-	if strings.Contains(typ, "\n") {
-		return false
-	}
-	s.defs++
-	name := helperPrefix + "defs" + strconv.Itoa(s.defs)
-	s.made = append(s.made, name)
-	file.WriteString("func " + name + "() " + typ + " {" + ed.Piece(lit.Pos(), lit.End(), "return ", false) + "}\n")
-	ed.Collapse(lit.Pos(), lit.End(), name+"()")
-	return true
-}
-
-// usesPackageOnly reports whether every name lit uses is declared at
-// package level, in the universe, inside lit, or by a definition of defs
-// (added to used), as far as go/types knows: a name it did not resolve
-// counts as local.
-func usesPackageOnly(lit *ast.FuncLit, info *types.Info, defs map[types.Object]*ast.AssignStmt, used map[*ast.AssignStmt]bool) bool {
-	ok := true
-	ast.Inspect(lit, func(n ast.Node) bool {
-		id, isID := n.(*ast.Ident)
-		if !ok || !isID || id.Name == "_" {
-			return ok
-		}
-		if _, def := info.Defs[id]; def {
-			return true
-		}
-		obj := info.Uses[id]
-		switch {
-		case obj == nil:
-			ok = false
-		case obj.Pos() >= lit.Pos() && obj.Pos() < lit.End():
-		case obj.Parent() == nil: // a field or a method
-		case obj.Parent() == types.Universe, obj.Parent().Parent() == types.Universe:
-		case defs[obj] != nil:
-			used[defs[obj]] = true
-		default:
-			_, ok = obj.(*types.PkgName)
-		}
-		return ok
-	})
-	return ok
 }
 
 // madeName matches the name of a function the session made, as a panic's

@@ -272,7 +272,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if err := s.makeInstances(ctx, srw); err != nil { // internal/rewrite/geninstance.go
 		return Result{}, err
 	}
-	if err := s.makeLits(ctx, pc, info, stmtEd, srw); err != nil { // frames.go
+	if err := s.declareFuncLits(ctx, pc, srw); err != nil { // frames.go
 		return Result{}, err
 	}
 	return s.runStmts(ctx, pc, info, stmtEd, srw)
