@@ -38,9 +38,17 @@ func structTypes(decls []ast.Decl) string {
 			var fields []string
 			for _, f := range st.Fields.List {
 				if len(f.Names) == 0 {
+					// An embedded field is named by its type: T, *T,
+					// pkg.T, T[K] or pkg.T[K].
 					t := f.Type
 					if st, ok := t.(*ast.StarExpr); ok {
 						t = st.X
+					}
+					switch x := t.(type) {
+					case *ast.IndexExpr:
+						t = x.X
+					case *ast.IndexListExpr:
+						t = x.X
 					}
 					if sel, ok := t.(*ast.SelectorExpr); ok {
 						t = sel.Sel
