@@ -593,7 +593,9 @@
 // crypto/hkdf) import but offer nothing; the session provides the common
 // ones of slices, maps, cmp and iter, errors.AsType, rand.N and
 // atomic.Pointer as interpreted helpers (internal/rewrite/genericstd.go, internal/rewrite/genericmacro.go,
-// internal/rewrite/genericatomic.go).
+// internal/rewrite/genericatomic.go). %v and %+v of an atomic.Pointer, or
+// of a struct that embeds one, print the helper's fields (a mutex and a
+// pointer), not Go's.
 //
 // BUG(interp): Packages of %go get's modules run interpreted (a cell with
 // func main that imports them compiles them into its plugin), without the
