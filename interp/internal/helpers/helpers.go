@@ -92,7 +92,7 @@ func Macros(path string) string {
 		return ""
 	}
 	src := read("std/" + dir + "/macros.go")
-	f, err := parser.ParseFile(token.NewFileSet(), "", src, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
 	if err != nil {
 		panic("helpers: " + err.Error())
 	}

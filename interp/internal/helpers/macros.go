@@ -30,7 +30,7 @@ func MacroBodies() map[string]string {
 			if err != nil {
 				continue // dir.go is optional
 			}
-			f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
+			f, err := parser.ParseFile(fset, name, src, parser.ParseComments|parser.SkipObjectResolution)
 			if err != nil {
 				panic("helpers: " + err.Error())
 			}

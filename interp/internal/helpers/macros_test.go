@@ -130,3 +130,20 @@ func TestMacroBodies(t *testing.T) {
 		t.Error("no macros found")
 	}
 }
+
+// BenchmarkMacroBodies measures what the rewrite package pays once, when
+// it is initialised, to derive the literals from the macros.go files.
+func BenchmarkMacroBodies(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		MacroBodies()
+	}
+}
+
+// BenchmarkMacroSources measures the declarations go/types is given.
+func BenchmarkMacroSources(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		MacroSources()
+	}
+}

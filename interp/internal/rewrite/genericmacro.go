@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/types"
 	"strings"
+	"sync"
 
 	"github.com/gnnlab/gnnlab/interp/internal/helpers"
 )
@@ -29,19 +30,19 @@ import (
 // macroDecls are the signatures go/types sees, by package, beside the
 // helpers of genericSrc (internal/helpers/std/<pkg>/macros.go, the bodies
 // cut); their type parameters are the {k} of macroBodies.
-var macroDecls = helpers.MacroSources()
+var macroDecls = sync.OnceValue(helpers.MacroSources)
 
 // macroBodies are the function literals that replace the callees, on
 // one line (helpers.MacroBodies), with the names of the interpreted
 // helpers they call (PFX) written as genericstd.go writes them.
-var macroBodies = func() map[string]string {
+var macroBodies = sync.OnceValue(func() map[string]string {
 	m := helpers.MacroBodies()
 	for name, body := range m {
 		path := name[:strings.LastIndex(name, ".")]
 		m[name] = strings.ReplaceAll(body, "PFX", "__gnnlab_"+path+"_")
 	}
 	return m
-}()
+})
 
 // macroCall writes out a call of a function of macroBodies; it reports
 // whether it did.
@@ -51,7 +52,7 @@ func (r *rewriter) macroCall(call *ast.CallExpr) (bool, *unsupportedError) {
 		return false, nil
 	}
 	name := pn.Imported().Path() + "." + sel.Sel.Name
-	body, ok := macroBodies[name]
+	body, ok := macroBodies()[name]
 	if !ok {
 		return false, nil
 	}
