@@ -1,6 +1,7 @@
 // Package helpers holds the Go source that the session evaluates beside
-// the cells, as real files that gofmt, vet and a type-check test see
-// (interp's TestHelperSource), embedded here:
+// the cells, as real files that gofmt, vet and type-check tests see
+// (TestHelperSource in internal/rewrite, TestMacroBodies here), embedded
+// here:
 //
 //   - session/session.go: compiled into every interpreter (min, max, new
 //     with a value, the conversions to error and fmt.Stringer that call
