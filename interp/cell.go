@@ -253,52 +253,6 @@ func parseCell(fset *token.FileSet, n int, src string) (*parsedCell, error) {
 	return pc, nil
 }
 
-// declNames returns the names a top-level declaration defines; methods
-// are "Type.Method".
-func declNames(d ast.Decl) []string {
-	switch d := d.(type) {
-	case *ast.FuncDecl:
-		if d.Recv != nil && len(d.Recv.List) == 1 {
-			return []string{rewrite.RecvName(d.Recv.List[0].Type) + "." + d.Name.Name}
-		}
-		return []string{d.Name.Name}
-	case *ast.GenDecl:
-		var names []string
-		for _, s := range d.Specs {
-			switch s := s.(type) {
-			case *ast.TypeSpec:
-				names = append(names, s.Name.Name)
-			case *ast.ValueSpec:
-				for _, n := range s.Names {
-					names = append(names, n.Name)
-				}
-			}
-		}
-		return names
-	}
-	return nil
-}
-
-// importName is the name under which an import spec binds its package.
-func importName(s *ast.ImportSpec) string {
-	if s.Name != nil {
-		return s.Name.Name
-	}
-	p, _ := strconv.Unquote(s.Path.Value)
-	return pathName(p)
-}
-
-// pathName is the name of the package of import path p as Go's packages
-// name themselves: the last element, or the one before a major version
-// (math/rand/v2 is rand).
-func pathName(p string) string {
-	name := p[strings.LastIndex(p, "/")+1:]
-	if i := strings.LastIndex(p, "/"); i > 0 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
-		return pathName(p[:i])
-	}
-	return name
-}
-
 // debugSrc, set by GNNLAB_DEBUG_SRC=1, has the session write each piece
 // of rewritten source it gives yaegi on standard error (for bug reports).
 var debugSrc = os.Getenv("GNNLAB_DEBUG_SRC") != ""

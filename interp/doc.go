@@ -26,7 +26,9 @@
 // that name that has every name the cell selects from it, the shortest
 // path first (math/rand before math/rand/v2); the session keeps the
 // import and writes "interp: added import ..." on standard error
-// (typecheck.go).
+// (imports.go). The names the cell uses undefined are those that go/types
+// (package internal/typecheck, told the session's imports, globals and
+// earlier declarations) and the session both do not know.
 //
 // yaegi cannot initialise a package-level variable that refers to one of
 // an earlier evaluation, so the session runs the declarations in phases
@@ -67,7 +69,10 @@
 // Redefining a type or a method with a different text would be ignored by
 // yaegi, so the session then rebuilds itself: a fresh interpreter replays
 // the recorded imports and declarations of the successful cells, the new
-// ones replacing the old ones of the same name. All variable declarations
+// ones replacing the old ones of the same name (a method's name is
+// Type.Method: package internal/declname names what a declaration defines,
+// for the session, the rewrite passes and the compiled tier alike). All
+// variable declarations
 // run again; those whose type did not change get their old values back,
 // the others keep their new initial value (re-initialised). Statements are
 // not re-run: variables that statements defined are carried over when
@@ -100,7 +105,7 @@
 // cell: yaegi gave an instance (Box[int]) only the methods its type had
 // when the instance was made, so a struct embedding it lacked the
 // promoted methods and a function of the cell taking one broke the
-// methods' compilation (frames.go).
+// methods' compilation (rewrite.EarlyMethods chooses the types).
 //
 // # Programs
 //
@@ -346,7 +351,7 @@
 //
 // os/exec works in cells: a command's output may go to the cell's
 // os.Stdout. A cell that imports a package that no table holds is refused
-// before any of it runs (typecheck.go), with a compile error that names
+// before any of it runs (imports.go), with a compile error that names
 // the package; embed is one (a cell has no package folder for //go:embed:
 // read files with os.ReadFile or os.DirFS instead), and so are unsafe,
 // syscall, cgo, and modules outside the standard library and gnnlab that
@@ -588,7 +593,9 @@
 // crypto/hkdf) import but offer nothing; the session provides the common
 // ones of slices, maps, cmp and iter, errors.AsType, rand.N and
 // atomic.Pointer as interpreted helpers (internal/rewrite/genericstd.go, internal/rewrite/genericmacro.go,
-// internal/rewrite/genericatomic.go).
+// internal/rewrite/genericatomic.go). %v and %+v of an atomic.Pointer, or
+// of a struct that embeds one, print the helper's fields (a mutex and a
+// pointer), not Go's.
 //
 // BUG(interp): Packages of %go get's modules run interpreted (a cell with
 // func main that imports them compiles them into its plugin), without the

@@ -42,6 +42,13 @@ func cellPos(v, col int) string {
 	return fmt.Sprintf("cell[%d]:%d", n, l)
 }
 
+// compileErrorAt is the compile error msg at pos, a position of fset in
+// a cell.
+func compileErrorAt(fset *token.FileSet, pos token.Pos, msg string) *Error {
+	p := fset.Position(pos)
+	return &Error{Name: nameCompile, Value: msg, Traceback: []string{cellPos(p.Line, p.Column) + ": " + msg}}
+}
+
 // mapPositions replaces the interpreter's positions in s by cell positions.
 func mapPositions(s string) string {
 	return posRE.ReplaceAllStringFunc(s, func(m string) string {
@@ -105,7 +112,7 @@ var (
 func compileError(err error) *Error {
 	msg := mapPositions(err.Error())
 	if m := importErrRE.FindStringSubmatch(msg); m != nil {
-		name, text := nameCompile, notAvailable(m[1]) // typecheck.go
+		name, text := nameCompile, notAvailable(m[1]) // imports.go
 		if m[1] == "iter" {
 			name, text = nameUnsupported, `package "iter" (range-over-func iterators) is not supported by the interpreter`
 		}

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"github.com/gnnlab/gnnlab/interp/internal/typecheck"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -100,7 +101,7 @@ func replayText(header string, recs, cell []*declRec, lost []string) (string, []
 		if err != nil {
 			return text, skipped, nil
 		}
-		_, undefined := typecheck(fset, &parsedCell{decls: f, body: &ast.BlockStmt{}}, checkEnv{})
+		_, undefined := typecheck.Cell(fset, f, &ast.BlockStmt{}, typecheck.Env{})
 		more := false
 		for _, e := range undefined {
 			if !gone[strings.TrimPrefix(e.Msg, "undefined: ")] {

@@ -19,9 +19,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gnnlab/gnnlab/interp/internal/declname"
 	"github.com/gnnlab/gnnlab/interp/internal/frame"
 	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 	"github.com/gnnlab/gnnlab/interp/internal/rt"
+	"github.com/gnnlab/gnnlab/interp/internal/typecheck"
 	yaegi "github.com/traefik/yaegi/interp"
 )
 
@@ -202,25 +204,25 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if err != nil {
 		return Result{}, parseError(s.fset, err)
 	}
-	if e := s.checkImports(pc); e != nil { // typecheck.go
+	if e := s.checkImports(pc); e != nil { // imports.go
 		return Result{}, e
 	}
-	if e := s.checkReturn(pc); e != nil { // typecheck.go
+	if e := s.checkReturn(pc); e != nil { // imports.go
 		return Result{}, e
 	}
 	recs, imps := s.collect(pc)
 	globals := globalsOf(s.i)
-	info, undef := typecheck(s.fset, pc, checkEnv{globals: globals, earlier: s.records, imports: s.imports, known: s.knows})
-	if added, err := s.autoImport(ctx, pc, undef); err != nil {
+	info, undef := typecheck.Cell(s.fset, pc.decls, pc.body, s.checkEnv(globals))
+	if added, err := s.autoImport(ctx, pc, undef); err != nil { // imports.go
 		return Result{}, err
 	} else if added {
-		info, undef = typecheck(s.fset, pc, checkEnv{globals: globals, earlier: s.records, imports: s.imports, known: s.knows})
+		info, undef = typecheck.Cell(s.fset, pc.decls, pc.body, s.checkEnv(globals))
 	}
-	if e := unexportedUse(s.fset, info, pc.decls, pc.body); e != nil { // typecheck.go
-		return Result{}, e
+	if pos, msg := typecheck.UnexportedUse(info, pc.decls, pc.body); msg != "" {
+		return Result{}, compileErrorAt(s.fset, pos, msg)
 	}
-	if e := nonFunctionCall(s.fset, info, pc.decls, pc.body); e != nil { // typecheck.go
-		return Result{}, e
+	if pos, msg := typecheck.NonFunctionCall(info, pc.decls, pc.body); msg != "" {
+		return Result{}, compileErrorAt(s.fset, pos, msg)
 	}
 	_, hasMain := s.user["main"]
 	out, err := rewrite.Apply(pc.rewriteCell(), info, rewrite.Env{Globals: globals, Undefined: undef, Names: s.importNames(pc), HasMain: hasMain, Seq: &s.defs})
@@ -270,7 +272,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if err := s.makeInstances(ctx, srw); err != nil { // internal/rewrite/geninstance.go
 		return Result{}, err
 	}
-	if err := s.makeLits(ctx, pc, info, stmtEd, srw); err != nil { // frames.go
+	if err := s.declareFuncLits(ctx, pc, srw); err != nil { // frames.go
 		return Result{}, err
 	}
 	return s.runStmts(ctx, pc, info, stmtEd, srw)
@@ -285,7 +287,7 @@ func (s *Session) importNames(pc *parsedCell) map[string]string {
 	}
 	for _, is := range pc.decls.Imports {
 		p, _ := strconv.Unquote(is.Path.Value)
-		names[p] = importName(is)
+		names[p] = declname.Import(is)
 	}
 	for p, n := range names {
 		if n == "_" || n == "." {
@@ -306,6 +308,25 @@ func (s *Session) knows(name string) bool {
 		}
 	}
 	return false
+}
+
+// checkEnv is what the type checker is told of the session.
+func (s *Session) checkEnv(globals map[string]reflect.Value) typecheck.Env {
+	imps := make([]typecheck.Import, len(s.imports))
+	for k, im := range s.imports {
+		imps[k] = typecheck.Import{Name: im.name, Path: im.path}
+	}
+	return typecheck.Env{Globals: globals, Earlier: s.earlier, Imports: imps, Known: s.knows}
+}
+
+// earlier yields the records of the declarations of earlier cells, in
+// order, as the type checker reads them.
+func (s *Session) earlier(yield func(typecheck.Record) bool) {
+	for _, r := range s.records {
+		if !yield(typecheck.Record{Names: r.names, Tok: r.tok, Method: r.method, Dead: r.dead, Sig: r.sig, Text: r.text}) {
+			return
+		}
+	}
 }
 
 func declaresMain(f *ast.File) bool {
@@ -435,9 +456,9 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 	var file1, file3, st2 strings.Builder
 	// The first file is the imports, the types and constants, the generic
 	// types whose methods come with them, and the types and constants that
-	// use those (frames.go).
+	// use those (rewrite.EarlyMethods).
 	var imports1, file1Generic, file1Late strings.Builder
-	early, moved, late := earlyMethods(pc, info)
+	early, moved, late := rewrite.EarlyMethods(pc.fset, pc.decls, info)
 	var st4 []defPiece // phase 4: the functions' assignments, then the variables
 	var fresh []string // the functions' variables that phase 2 declares
 	st2.WriteString(rw.HoistDecl())
@@ -476,14 +497,14 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 					if rewrite.IsIterImport(is) {
 						// Known to go/types only (internal/rewrite/iter.go).
 						if !s.imported(is) {
-							newImports = append(newImports, importRec{importName(is), "iter"})
+							newImports = append(newImports, importRec{declname.Import(is), "iter"})
 						}
 						continue
 					}
 					if !s.imported(is) {
 						imports1.WriteString(ed.Piece(is.Pos(), is.End(), "import ", false))
 						p, _ := strconv.Unquote(is.Path.Value)
-						newImports = append(newImports, importRec{importName(is), p})
+						newImports = append(newImports, importRec{declname.Import(is), p})
 					}
 				}
 				continue
@@ -591,7 +612,7 @@ func (s *Session) runDecls(ctx context.Context, pc *parsedCell, info *types.Info
 func (s *Session) imported(is *ast.ImportSpec) bool {
 	p, _ := strconv.Unquote(is.Path.Value)
 	for _, im := range s.imports {
-		if im.name == importName(is) && im.path == p {
+		if im.name == declname.Import(is) && im.path == p {
 			return true
 		}
 	}
@@ -768,12 +789,12 @@ func (s *Session) collect(pc *parsedCell) ([]*declRec, []importRec) {
 			for _, sp := range gd.Specs {
 				is := sp.(*ast.ImportSpec)
 				p, _ := strconv.Unquote(is.Path.Value)
-				imps = append(imps, importRec{importName(is), p})
+				imps = append(imps, importRec{declname.Import(is), p})
 			}
 			continue
 		}
 		pos := fset.Position(d.Pos())
-		r := &declRec{names: declNames(d), cell: pc.n, text: text(d.Pos(), d.End()), line: pos.Line}
+		r := &declRec{names: declname.Of(d), cell: pc.n, text: text(d.Pos(), d.End()), line: pos.Line}
 		r.src = "\n//line " + cellFile + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column) + "\n" + r.text + "\n"
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -972,7 +993,7 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		return parseError(fset, err)
 	}
 	pc := &parsedCell{decls: f, body: &ast.BlockStmt{}}
-	info, _ := typecheck(fset, pc, checkEnv{})
+	info, _ := typecheck.Cell(fset, pc.decls, pc.body, typecheck.Env{})
 	out, err := rewrite.Apply(&rewrite.Cell{Fset: fset, Decls: f, DeclSrc: text, Body: pc.body}, info, rewrite.Env{Seq: &s.defs, Replay: true})
 	if err != nil {
 		restore()

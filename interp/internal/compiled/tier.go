@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gnnlab/gnnlab/interp/internal/declname"
 )
 
 // Import is an import of a cell: Name is the name it is known by.
@@ -193,13 +195,13 @@ func (t *Tier) Compile(ctx context.Context, c Cell) (Result, error) {
 		demoted = t.demote(declared(df))
 		t.epoch++ // its declarations are interpreted: they may hold values of compiled types
 		for _, d := range df.Decls {
-			for _, n := range declNames(d) {
+			for _, n := range declname.Of(d) {
 				if n != "" && n != "_" {
 					t.log = append(t.log, Decision{Cell: c.N, Name: n, Why: reason})
 				}
 			}
 			// The cell redeclares these: compiled ones are superseded.
-			for _, n := range declNames(d) {
+			for _, n := range declname.Of(d) {
 				t.forget(n)
 			}
 		}
@@ -213,7 +215,7 @@ func (t *Tier) Compile(ctx context.Context, c Cell) (Result, error) {
 			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
 				// Constants stay in the interpreter's text too, unless
 				// they are of a compiled type (bound to the plugin's).
-				if names := declNames(d); len(names) == 0 || t.defs[names[0]] == nil || !t.defs[names[0]].bindConst {
+				if names := declname.Of(d); len(names) == 0 || t.defs[names[0]] == nil || !t.defs[names[0]].bindConst {
 					continue
 				}
 			}
@@ -244,7 +246,7 @@ func (t *Tier) Compile(ctx context.Context, c Cell) (Result, error) {
 func declared(f *ast.File) map[string]bool {
 	names := map[string]bool{}
 	for _, d := range f.Decls {
-		for _, n := range declNames(d) {
+		for _, n := range declname.Of(d) {
 			names[n] = true
 		}
 	}
@@ -612,7 +614,7 @@ func (t *Tier) includable(d *def, n string) string {
 // newDef reads one declaration of the cell.
 func (t *Tier) newDef(c Cell, fset *token.FileSet, f *ast.File, d ast.Decl, imports map[string]string) *def {
 	tf := fset.File(f.Pos())
-	nd := &def{names: declNames(d), cell: c.N, decl: d}
+	nd := &def{names: declname.Of(d), cell: c.N, decl: d}
 	switch d := d.(type) {
 	case *ast.FuncDecl:
 		nd.kind, nd.method = token.FUNC, d.Recv != nil
@@ -651,7 +653,7 @@ func (t *Tier) newDef(c Cell, fset *token.FileSet, f *ast.File, d ast.Decl, impo
 							}
 						}
 						if len(f.Names) == 0 {
-							if n := recvName(f.Type); n != "" && !ast.IsExported(n) && nd.unexported == "" {
+							if n := declname.Recv(f.Type); n != "" && !ast.IsExported(n) && nd.unexported == "" {
 								nd.unexported = s.Name.Name + "." + n
 							}
 						}
@@ -771,48 +773,6 @@ func importName(is *ast.ImportSpec, path string) string {
 	return strings.ReplaceAll(name, "-", "_")
 }
 
-// declNames returns the names a top-level declaration defines; methods
-// are "Type.Method".
-func declNames(d ast.Decl) []string {
-	switch d := d.(type) {
-	case *ast.FuncDecl:
-		if d.Recv != nil && len(d.Recv.List) == 1 {
-			return []string{recvName(d.Recv.List[0].Type) + "." + d.Name.Name}
-		}
-		return []string{d.Name.Name}
-	case *ast.GenDecl:
-		var names []string
-		for _, s := range d.Specs {
-			switch s := s.(type) {
-			case *ast.TypeSpec:
-				names = append(names, s.Name.Name)
-			case *ast.ValueSpec:
-				for _, n := range s.Names {
-					names = append(names, n.Name)
-				}
-			}
-		}
-		return names
-	}
-	return nil
-}
-
-func recvName(e ast.Expr) string {
-	switch e := e.(type) {
-	case *ast.StarExpr:
-		return recvName(e.X)
-	case *ast.IndexExpr:
-		return recvName(e.X)
-	case *ast.IndexListExpr:
-		return recvName(e.X)
-	case *ast.ParenExpr:
-		return recvName(e.X)
-	case *ast.Ident:
-		return e.Name
-	}
-	return ""
-}
-
 // stmtDefines returns the names a top-level statement of a cell declares.
 func stmtDefines(st ast.Stmt) []string {
 	var names []string
@@ -826,7 +786,7 @@ func stmtDefines(st ast.Stmt) []string {
 			}
 		}
 	case *ast.DeclStmt:
-		return declNames(st.Decl)
+		return declname.Of(st.Decl)
 	}
 	return names
 }

@@ -1,6 +1,7 @@
 // Package helpers holds the Go source that the session evaluates beside
-// the cells, as real files that gofmt, vet and a type-check test see
-// (interp's TestHelperSource), embedded here:
+// the cells, as real files that gofmt, vet and type-check tests see
+// (TestHelperSource in internal/rewrite, TestMacroBodies here), embedded
+// here:
 //
 //   - session/session.go: compiled into every interpreter (min, max, new
 //     with a value, the conversions to error and fmt.Stringer that call
@@ -12,10 +13,11 @@
 //     replaces (genericstd.go in internal/rewrite);
 //   - std/atomic: atomic.Pointer[T] as an interpreted generic type, and
 //     the declaration go/types sees (genericatomic.go in internal/rewrite);
-//   - std/<pkg>/macros.go: the signatures go/types sees of the generic
-//     functions that the session writes out at each call (maps.Keys,
-//     slices.Sorted, rand.N, sync.OnceValue, iter.Pull; genericmacro.go),
-//     and std/iter/iter.go, package iter's types for go/types.
+//   - std/<pkg>/macros.go: the generic functions that the session writes
+//     out at each call (maps.Keys, slices.Sorted, rand.N, sync.OnceValue,
+//     iter.Pull; genericmacro.go): go/types sees their signatures
+//     (Macros), and the call becomes the function literal of MacroBodies;
+//     std/iter/iter.go is package iter's types for go/types.
 package helpers
 
 import (
@@ -23,6 +25,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"strings"
 )
 
 //go:embed session/session.go std
@@ -81,14 +84,35 @@ func AtomicDecl() string { return read("std/atomic/decl.go") }
 // folder under std that holds it.
 var MacroPackages = map[string]string{"maps": "maps", "slices": "slices", "math/rand/v2": "rand", "sync": "sync", "iter": "iter"}
 
-// Macros returns the signatures of path's macros.go (path one of
-// MacroPackages), the text after the package clause.
+// Macros returns the declarations of path's macros.go (path one of
+// MacroPackages) as go/types sees them: the text after the package
+// clause and the imports, each function's body cut to a panic.
 func Macros(path string) string {
 	dir, ok := MacroPackages[path]
 	if !ok {
 		return ""
 	}
-	return after(read("std/"+dir+"/macros.go"), false)
+	src := read("std/" + dir + "/macros.go")
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+	if err != nil {
+		panic("helpers: " + err.Error())
+	}
+	var b strings.Builder
+	at := int(f.Name.End()) - 1
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			if d.Tok == token.IMPORT {
+				at = int(d.End()) - 1
+			}
+		case *ast.FuncDecl:
+			b.WriteString(src[at : int(d.Body.Pos())-1])
+			b.WriteString("{ panic(0) }")
+			at = int(d.Body.End()) - 1
+		}
+	}
+	b.WriteString(src[at:])
+	return b.String()
 }
 
 // MacroFile returns the whole file of Macros(path), for a type check.

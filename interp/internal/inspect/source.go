@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
+	"github.com/gnnlab/gnnlab/interp/internal/declname"
 	"github.com/gnnlab/gnnlab/interp/symbols"
 )
 
@@ -84,7 +84,7 @@ func compiledSource(importPath, name string) (src, where string, ok bool) {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
 				switch {
-				case isMethod && d.Recv != nil && d.Name.Name == member && len(d.Recv.List) > 0 && rewrite.RecvName(d.Recv.List[0].Type) == recv:
+				case isMethod && d.Recv != nil && d.Name.Name == member && len(d.Recv.List) > 0 && declname.Recv(d.Recv.List[0].Type) == recv:
 					node = d
 				case !isMethod && d.Recv == nil && d.Name.Name == name:
 					node = d

@@ -35,6 +35,10 @@
 // edits at one position keep that order; a pass may keep the later ones
 // from a node (Done) or the walk from the node's children (Prune).
 //
+// Beside the passes, EarlyMethods chooses the generic types of a cell
+// whose methods the session declares with the types rather than after
+// the cell's variables (earlymethods.go says why).
+//
 // # Pass hoist
 //
 //   - a variable that a top-level definition of the cell's statements
@@ -155,7 +159,11 @@
 //     its generic append lost elements (genericmacro.go); those whose
 //     result has the type of their slice or map argument (slices.Clone,
 //     Insert, Delete, Compact, Concat, maps.Clone...) keep it, so the
-//     clone of a named type (type IDs []int) has its methods and %T;
+//     clone of a named type (type IDs []int) has its methods and %T.
+//     The functions are real Go in internal/helpers/std/<pkg>/macros.go:
+//     go/types sees their signatures, and a call's literal is the
+//     function's body with the type arguments in place of its type
+//     parameters (helpers.MacroBodies);
 //
 // # Pass genericstd
 //

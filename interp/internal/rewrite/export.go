@@ -109,10 +109,6 @@ func Refers(n ast.Node, names map[string]bool) bool { return refers(n, names) }
 // function, not init.
 func PlainFunc(fd *ast.FuncDecl) bool { return plainFunc(fd) }
 
-// RecvName is the name of the type of a receiver (or embedded field)
-// expression.
-func RecvName(e ast.Expr) string { return recvName(e) }
-
 // Names of the helpers that rewritten cells call, beside the runtime's
 // (rt.Import).
 const (

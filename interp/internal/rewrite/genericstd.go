@@ -122,7 +122,7 @@ func withMacros(path string) *types.Package {
 		return nil
 	}
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "macros.go", "package "+p.Name()+"\n"+macroDecls[path], 0)
+	f, err := parser.ParseFile(fset, "macros.go", "package "+p.Name()+"\n"+macroDecls()[path], 0)
 	if err != nil {
 		return p
 	}
@@ -144,7 +144,7 @@ func genericHelpers(p string) *types.Package {
 	genericOnce.Do(func() {
 		genericPkgs = map[string]*types.Package{}
 		for name, src := range genericSrc {
-			text := "package " + name + "\n\nimport \"sort\"\n" + strings.ReplaceAll(strings.ReplaceAll(src, "PFX", ""), "SORT.", "sort.") + macroDecls[name]
+			text := "package " + name + "\n\nimport \"sort\"\n" + strings.ReplaceAll(strings.ReplaceAll(src, "PFX", ""), "SORT.", "sort.") + macroDecls()[name]
 			if !strings.Contains(text, "sort.") {
 				text = strings.Replace(text, "import \"sort\"\n", "", 1)
 			}

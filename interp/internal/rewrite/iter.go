@@ -21,10 +21,6 @@ import (
 // and iter.Seq2[K, V] as func(func(K, V) bool). iter.Pull and iter.Pull2
 // are written out at their calls (genericmacro.go).
 
-// iterSrc is package iter for go/types: its types
-// (internal/helpers/std/iter) and Pull and Pull2.
-var iterSrc = helpers.Iter() + "\n" + macroDecls["iter"]
-
 var (
 	iterOnce sync.Once
 	iterPkg  *types.Package
@@ -34,7 +30,9 @@ var (
 func iterTypes() *types.Package {
 	iterOnce.Do(func() {
 		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, "iter.go", iterSrc, 0)
+		// Its types (internal/helpers/std/iter) and Pull and Pull2.
+		src := helpers.Iter() + "\n" + macroDecls()["iter"]
+		f, err := parser.ParseFile(fset, "iter.go", src, 0)
 		if err != nil {
 			return
 		}
@@ -84,7 +82,7 @@ func (r *rewriter) iterSelector(sel *ast.SelectorExpr) *unsupportedError {
 		return nil
 	}
 	pn, ok := r.info.Uses[pkg].(*types.PkgName)
-	if !ok || pn.Imported().Path() != "iter" || sel.Sel.Name == "Seq" || sel.Sel.Name == "Seq2" || macroBodies["iter."+sel.Sel.Name] != "" {
+	if !ok || pn.Imported().Path() != "iter" || sel.Sel.Name == "Seq" || sel.Sel.Name == "Seq2" || macroBodies()["iter."+sel.Sel.Name] != "" {
 		return nil
 	}
 	return &unsupportedError{sel.Pos(), "iter." + sel.Sel.Name + " is not supported by the interpreter (iter.Seq and iter.Seq2 are)"}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gnnlab/gnnlab/interp/internal/declname"
 	"github.com/gnnlab/gnnlab/interp/internal/rt"
 )
 
@@ -37,14 +38,22 @@ func structTypes(decls []ast.Decl) string {
 			var fields []string
 			for _, f := range st.Fields.List {
 				if len(f.Names) == 0 {
+					// An embedded field is named by its type: T, *T,
+					// pkg.T, T[K] or pkg.T[K].
 					t := f.Type
 					if st, ok := t.(*ast.StarExpr); ok {
 						t = st.X
 					}
+					switch x := t.(type) {
+					case *ast.IndexExpr:
+						t = x.X
+					case *ast.IndexListExpr:
+						t = x.X
+					}
 					if sel, ok := t.(*ast.SelectorExpr); ok {
 						t = sel.Sel
 					}
-					fields = append(fields, recvName(t))
+					fields = append(fields, declname.Recv(t))
 				}
 				for _, n := range f.Names {
 					fields = append(fields, n.Name)
@@ -213,25 +222,4 @@ func methodTypes(decls []ast.Decl, info *types.Info) string {
 		}
 	}
 	return b.String()
-}
-
-// recvName is the name of a receiver's type: T of T, *T, T[K] or *T[K,
-// V]; "?" when it has none.
-func recvName(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.ParenExpr:
-			e = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return "?"
-		}
-	}
 }

@@ -1,0 +1,18 @@
+// Package typecheck runs go/types over a cell before it is rewritten and
+// evaluated. The checker is told what the session knows (Env): the
+// imports of earlier cells, the globals of the interpreter whose reflect
+// types say what the cell sees, and the declarations of earlier cells
+// (Record: types, constants and method signatures, and the signatures of
+// the functions the cell names or that are generic). Every error is
+// ignored but "undefined: name" of a name that neither go/types nor the
+// session knows: the session imports such a package for the cell, or
+// reports the name. The rewrite passes read the types.Info that Cell
+// returns.
+//
+// UnexportedUse and NonFunctionCall find, in that Info, two mistakes that
+// Go refuses at compile time and yaegi accepts and then panics on; the
+// session reports them as compile errors in the compiler's words.
+//
+// The package holds no state: the session (interp's Session.run) builds
+// the Env from its records for each cell.
+package typecheck

@@ -1,0 +1,107 @@
+package typecheck
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// cell parses a cell as the session splits it: decls, a file of imports
+// and declarations, and stmts, the body of a function.
+func cell(t *testing.T, decls, stmts string) (*token.FileSet, *ast.File, *ast.BlockStmt) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "decls.go", "package main\n"+decls, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := parser.ParseFile(fset, "stmts.go", "package main\nfunc main() {\n"+stmts+"\n}\n", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fset, f, g.Decls[0].(*ast.FuncDecl).Body
+}
+
+func undefinedNames(undef []types.Error) []string {
+	var names []string
+	for _, e := range undef {
+		names = append(names, strings.TrimPrefix(e.Msg, "undefined: "))
+	}
+	slices.Sort(names)
+	return names
+}
+
+func TestCellUndefined(t *testing.T) {
+	fset, decls, body := cell(t, "func f() int { return g() }", "x := h\n_ = x\n_ = y")
+	_, undef := Cell(fset, decls, body, Env{Known: func(name string) bool { return name == "h" }})
+	if got, want := undefinedNames(undef), []string{"g", "y"}; !slices.Equal(got, want) {
+		t.Errorf("Cell: undefined %q, want %q", got, want)
+	}
+}
+
+// TestCellEarlier checks that the declarations of earlier cells tell the
+// checker the session's named types, and that a dead record does not.
+func TestCellEarlier(t *testing.T) {
+	recs := []Record{
+		{Names: []string{"ID"}, Tok: token.TYPE, Text: "type ID int"},
+		{Names: []string{"two"}, Tok: token.FUNC, Sig: "func two() (ID, error)", Text: "func two() (ID, error) { return 2, nil }"},
+		{Names: []string{"gone"}, Tok: token.FUNC, Dead: true, Sig: "func gone()", Text: "func gone() {}"},
+	}
+	env := Env{Earlier: slices.Values(recs)}
+	fset, decls, body := cell(t, "", "a, _ := two()\n_ = a\ngone()")
+	info, undef := Cell(fset, decls, body, env)
+	if got, want := undefinedNames(undef), []string{"gone"}; !slices.Equal(got, want) {
+		t.Errorf("Cell: undefined %q, want %q", got, want)
+	}
+	var a *ast.Ident
+	ast.Inspect(body, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Name == "a" && a == nil {
+			a = id
+		}
+		return true
+	})
+	if obj := info.Defs[a]; obj == nil || obj.Type().String() != "main.ID" {
+		t.Errorf("Cell: a has %v, want a variable of type main.ID", obj)
+	}
+}
+
+func TestNonFunctionCall(t *testing.T) {
+	tests := []struct{ stmts, want string }{
+		{"x := 3\nx()", "invalid operation: cannot call x (variable of type int): int is not a function"},
+		{"0()", "invalid operation: cannot call 0 (untyped int constant): untyped int is not a function"},
+		{"f := func() {}\nf()", ""},
+		{"_ = int(3)", ""},
+	}
+	for _, tt := range tests {
+		fset, decls, body := cell(t, "", tt.stmts)
+		info, _ := Cell(fset, decls, body, Env{})
+		pos, msg := NonFunctionCall(info, decls, body)
+		if msg != tt.want {
+			t.Errorf("NonFunctionCall(%q) = %q, want %q", tt.stmts, msg, tt.want)
+		}
+		if line := 3 + strings.Count(tt.stmts, "\n"); msg != "" && fset.Position(pos).Line != line {
+			t.Errorf("NonFunctionCall(%q) at %v, want line %d", tt.stmts, fset.Position(pos), line)
+		}
+	}
+}
+
+func TestUnexportedUse(t *testing.T) {
+	tests := []struct{ stmts, want string }{
+		{"var b strings.Builder\n_ = b.buf", "b.buf undefined (cannot refer to unexported field buf of strings.Builder)"},
+		{"var b strings.Builder\n_ = b.Len()", ""},
+	}
+	for _, tt := range tests {
+		fset, decls, body := cell(t, `import "strings"`, tt.stmts)
+		info, _ := Cell(fset, decls, body, Env{})
+		if _, msg := UnexportedUse(info, decls, body); msg != tt.want {
+			t.Errorf("UnexportedUse(%q) = %q, want %q", tt.stmts, msg, tt.want)
+		}
+	}
+	if pos, msg := UnexportedUse(nil); pos != token.NoPos || msg != "" {
+		t.Errorf("UnexportedUse(nil) = %v, %q, want none", pos, msg)
+	}
+}
