@@ -27,7 +27,8 @@
 //     and INT8 rounding of a GCN, mixed-precision training (tensor.Autocast,
 //     nn.GradScaler), data parallelism with a ring all-reduce written in
 //     the notebook, graph partitioning, and GPU cells (tensor cores,
-//     mixed precision and sampling on a GPU); see the BUG note.
+//     mixed precision, sampling, a cached graph and a fused kernel on a
+//     GPU); see the BUG note.
 //   - 08-applications.ipynb: link prediction with a GAE, graph
 //     classification on a generated TU-format dataset, an RGCN on a
 //     heterogeneous graph, and GNNExplainer on BA-Shapes.
