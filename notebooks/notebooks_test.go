@@ -100,6 +100,7 @@ var notebooks = []struct {
 		atMost(`largest \|online − two-pass\| over the output: ([0-9.e+-]+)`, 1e-9),
 		atLeast(`: ([0-9.]+)× shorter`, 2), // splitting hub rows shortens the busiest warp on R-MAT
 		contains("SpMMT (a gather over the cached transpose) = scatter over the CSR: true"),
+		contains("all four = kernels.SpMM over GCNNorm + bias + ReLU: true, true, true, true"), // the library-style SpMM, cached or not, and the custom kernels
 		contains("fused = materialised: true"),
 		atLeast(`fused [0-9.]+ [KMG]?i?B \([0-9.]+\): ([0-9.]+)× less`, 10),
 		gpuCellsShowResults,
@@ -120,7 +121,10 @@ var notebooks = []struct {
 		atLeast(`GraphSAGE, sampled \[25 10\] *: test accuracy ([0-9.]+)`, 75),
 		intervalAbove(`sampled \[25 10\] − full, [0-9]+ steps, paired per seed: `, -5), // sampling within reach of full batch at equal steps
 		precisionChanges,
+		contains("roundBF16 = tensor.BFloat16.Round: true; roundFP16 = tensor.Float16.Round: true"), // the notebook's roundings = gnnlib's
 		lossScaling,
+		intervalAbove(`CPU emulation, bfloat16 − float32, paired per seed: `, -1),              // mixed-precision training within a point of FP32
+		intervalAbove(`CPU emulation, float16 \+ GradScaler − float32, paired per seed: `, -1), // the same with FP16 and the scaler
 		contains("all-reduced gradient = full-batch gradient: true"),
 		contains("all workers hold the same: true"),
 		ringBytes,

@@ -15,7 +15,14 @@
 #	notebooks/record-gpu.sh [GNNLAB] [NOTEBOOK.ipynb ...]
 #
 # GNNLAB defaults to .gpubin/gnnlab, the notebooks to every one with a
-# recorded-gpu cell. Needs python3 (for the JSON edit).
+# recorded-gpu cell. Needs python3 (for the JSON edit). RECORD_PARAMS,
+# if set, holds more name=value parameters for every notebook run, each
+# passed as -p: only the GPU cells' results are kept, so parameters that
+# size the CPU parts alone can shorten a recording, as in
+#
+#	RECORD_PARAMS="seeds=2 samplerNodes=20000" notebooks/record-gpu.sh .gpubin/gnnlab notebooks/07-scaling.ipynb
+#
+# (07's GPU cells train from gpuSeeds seeds, not seeds).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -47,8 +54,15 @@ for nb in "${notebooks[@]}"; do
 	# A failed cell stops the run; the GPU cells catch their own failures
 	# (they record nothing and say so), so a stop here is worth reporting
 	# but what was written before it is still stored.
-	"$bin" run "$nb" -p "recordGPU=$json" -o "$out/$name.executed.ipynb" ||
+	params=(-p "recordGPU=$json")
+	for p in ${RECORD_PARAMS:-}; do
+		params+=(-p "$p")
+	done
+	"$bin" run "$nb" "${params[@]}" -o "$out/$name.executed.ipynb" ||
 		echo "record-gpu.sh: $nb stopped at a failed cell (see $out/$name.executed.ipynb)" >&2
+	if grep -q '^ *"measurement failed' "$out/$name.executed.ipynb" 2>/dev/null; then
+		echo "record-gpu.sh: $nb: a GPU cell's measurement failed, so the record lacks its results (see $out/$name.executed.ipynb)" >&2
+	fi
 	if [[ ! -s "$json" ]]; then
 		echo "record-gpu.sh: $nb wrote no GPU results to $json (no GPU? see $out/$name.executed.ipynb)" >&2
 		exit 1
