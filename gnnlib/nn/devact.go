@@ -58,9 +58,13 @@ func reluDropout(x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor {
 	s, err := ops.ReLUDropout(x, p, seed)
 	y := devStorage(name, x, s, err, x.Shape()...)
 	shape, dev := x.Shape(), x.Device()
-	return backend.NewOpSince(start, name, y, []*tensor.Tensor{x}, func(g *tensor.Tensor) []*tensor.Tensor {
+	y = backend.NewOpSince(start, name, y, []*tensor.Tensor{x}, func(g *tensor.Tensor) []*tensor.Tensor {
 		s, err := ops.ReLUDropoutGrad(g, y, p)
 		deviceCheckOn(name+" backward", dev, err)
 		return []*tensor.Tensor{backend.FromStorage(s, shape...)}
 	})
+	if !y.IsLeaf() {
+		handOff(x, y, p) // x's fused layer op (GATv2Conv) keeps y instead
+	}
+	return y
 }
