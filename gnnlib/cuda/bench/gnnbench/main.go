@@ -21,11 +21,16 @@
 // epochs of gnnlib/nn in float32 and under tensor.Autocast(BFloat16)
 // side by side (nnbf16.go).
 //
+// The autoreplay part (not run by default) times the Cora- and
+// arxiv-sized gnnlib/nn epochs kernel by kernel, replayed as CUDA graphs
+// and with the automatic choice (cuda.AutoReplay), side by side
+// (autoreplay.go).
+//
 // The wgrad part times the weight gradients Xᵀ·dY of the Cora- and
 // arxiv-sized layers (wgrad.go) for each -gemm family; bench/wgrad_torch.py
 // is its torch.matmul anchor.
 //
-// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,wgrad,bf16,nnbf16,rmat,sampled]
+// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,autoreplay,reorder,int8,gemm,wgrad,bf16,nnbf16,rmat,sampled]
 // [-products=false] [-reps 10] [-gemm v1,v2] [-rmat 17,20] [-edges dir]
 //
 // -gemm lists the MatMul kernel families (tune.GEMMKernel) to compare:
@@ -387,6 +392,10 @@ func main() {
 	}
 	cuda.GATv2BackwardMode, kernTag = modeOf[modes[0]], ""
 	if parts["api"] {
+		// Kernel by kernel, as the variant column says, unless a pass
+		// below forces replay; the autoreplay part times the automatic
+		// choice.
+		cuda.AutoReplay = false
 		type apiGraph struct {
 			g                            *csr
 			fin, hidden, classes, layers int
@@ -428,6 +437,10 @@ func main() {
 			}
 		}
 		cuda.GraphReplay, cuda.ReplaySegment, kernTag = false, 0, ""
+		cuda.AutoReplay = os.Getenv("GNNLAB_CUDA_GRAPHS") == ""
+	}
+	if parts["autoreplay"] {
+		autoReplayPart(d, cora, arxiv)
 	}
 	if parts["rmat"] {
 		for _, f := range strings.Split(*rmatScales, ",") {
