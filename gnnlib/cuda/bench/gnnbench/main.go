@@ -68,7 +68,7 @@ var (
 	rmatScales = flag.String("rmat", "17,20", "comma-separated R-MAT scales of the rmat part")
 	edgesDir   = flag.String("edges", "", "directory to write the R-MAT graphs' edges into, for pyg_bench.py (RMAT_DIR)")
 	labelsAB   = flag.Bool("labels-ab", true, "in the api part, the arxiv-sized epochs again with CrossEntropy's labels uploaded every call")
-	replaySegs = flag.String("replay-seg", "0", "in the api part, the epochs again with cuda.GraphReplay for each of these cuda.ReplaySegment values (0: segments cut only at calls that wait)")
+	replaySegs = flag.String("replay-seg", "0", "in the api part, the epochs again with cuda.GraphReplay for each of these cuda.ReplaySegment values (0: segments cut only at calls that wait; empty: none)")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
 
@@ -424,6 +424,9 @@ func main() {
 		// segments cut at each call that waits and, for each positive
 		// -replay-seg, every that many launches too.
 		for _, f := range strings.Split(*replaySegs, ",") {
+			if f == "" {
+				continue // -replay-seg '': no replayed pass
+			}
 			var seg int
 			if _, err := fmt.Sscan(f, &seg); err != nil || seg < 0 {
 				log.Fatalf("-replay-seg %q: want non-negative integers", f)
