@@ -37,6 +37,16 @@ type Fake struct {
 	// MemStats' Live counts exactly the storage still reachable (slow:
 	// for memory measurements, not for the suite).
 	Collect bool
+	// CollectWhen, when set, emulates an allocator that starts garbage
+	// collections itself, as gnnlib/cuda's pool does: before each
+	// allocation it is given the bytes allocated since the last such
+	// collection and the bytes held (what the pool counts in use, the
+	// unreachable blocks not yet finalised included), and when it
+	// returns true the collector runs and the blocks it finds unreachable
+	// leave Held at once, as if their finalisers ran at once. MemStats'
+	// PeakHeld is then the device's peak under that policy, a little
+	// optimistic.
+	CollectWhen func(since, held int64) bool
 
 	mem fakeMem
 }

@@ -218,6 +218,77 @@ var memRuns = []struct {
 	fused      bool
 }{{"gcn", "gcn", false}, {"gcn_fused", "gcn", true}, {"gatv2", "gatv2", false}, {"gatv2_fused", "gatv2", true}}
 
+// poolPolicies emulate the garbage collections gnnlib/cuda's caching
+// allocator starts (pool.go's gcDue), scaled from the arxiv-sized graph
+// to n nodes: "1GiB", every 1 GiB handed out (tune.PoolGCFixed, as
+// before), and "quarter", whenever a quarter of the bytes in use (at
+// least 64 MiB) has been handed out since the last one, the default.
+func poolPolicies(n int) map[string]func(since, held int64) bool {
+	scale := func(b int64) int64 { return b * int64(n) / arxivNodes }
+	return map[string]func(since, held int64) bool{
+		"1GiB":    func(since, _ int64) bool { return since > scale(1<<30) },
+		"quarter": func(since, held int64) bool { return since > max(scale(64<<20), held/4) },
+	}
+}
+
+// measurePool is measureEpoch's held peak of the third epoch on a Fake
+// that collects as the allocator policy does (Fake.CollectWhen), less the
+// parameters' state, per node.
+func measurePool(tb testing.TB, kind string, n int, fused bool, policy func(since, held int64) bool) float64 {
+	g := memGraph(tb, n)
+	dims := memDims(kind)
+	dev := &devicetest.Fake{CollectWhen: policy}
+	model := newMemModel(kind, dims, fused)
+	nn.To(model, dev)
+	x := tensor.Randn(1, n, dims[0]).To(dev)
+	y := make([]int, n)
+	for i := range y {
+		y[i] = i % 40
+	}
+	opt := nn.NewAdam(model.Params(), 0.01, 0)
+	epoch := func() {
+		opt.ZeroGrad()
+		loss := nn.CrossEntropy(model.Forward(g, x), y, nil)
+		loss.Backward()
+		opt.Step()
+		loss.Item()
+	}
+	epoch()
+	epoch()
+	opt.ZeroGrad()
+	dev.ResetPeak()
+	epoch()
+	peak := dev.MemStats().PeakHeld
+	runtime.KeepAlive(x)
+	params, _, _ := memFloor(kind, g, dims, model.Params())
+	return float64(peak-params) / float64(n)
+}
+
+// TestPoolCollections checks, on the Fake ledger, that the allocator's
+// default collections (a quarter of the bytes in use) leave the held
+// peak of a training epoch (nn.ReLUDropout between the layers) no higher
+// than collections every 1 GiB did, and logs both.
+func TestPoolCollections(t *testing.T) {
+	n := 4_000
+	if testing.Short() {
+		n = 1_000
+	}
+	pol := poolPolicies(n)
+	for _, run := range memRuns {
+		if !run.fused {
+			continue
+		}
+		t.Run(run.name, func(t *testing.T) {
+			fixed := measurePool(t, run.kind, n, true, pol["1GiB"])
+			quarter := measurePool(t, run.kind, n, true, pol["quarter"])
+			t.Logf("%s: held peak %.0f B/node collecting every 1 GiB (scaled), %.0f a quarter of the bytes in use", run.name, fixed, quarter)
+			if quarter > fixed {
+				t.Errorf("held peak %.0f B/node with the quarter rule, over %.0f with 1 GiB", quarter, fixed)
+			}
+		})
+	}
+}
+
 // TestEpochDeviceMemory measures a GCN and a GATv2 training epoch on the
 // Fake and checks that the epoch leaves nothing behind but the model's
 // state: once the loss is dropped, what stays live is the parameters,
@@ -261,6 +332,10 @@ func BenchmarkEpochDeviceMemory(b *testing.B) {
 			b.ReportMetric(m.arxiv(m.peakLive)/(1<<30), "arxiv-live-GiB")
 			b.ReportMetric(m.arxiv(m.peakHeld)/(1<<30), "arxiv-held-GiB")
 			b.ReportMetric(m.arxiv(m.floor)/(1<<30), "arxiv-floor-GiB")
+			for name, pol := range poolPolicies(20_000) {
+				per := measurePool(b, run.kind, 20_000, run.fused, pol)
+				b.ReportMetric((float64(m.params)+per*arxivNodes)/(1<<30), "arxiv-pool"+name+"-GiB")
+			}
 		})
 	}
 }
