@@ -347,9 +347,12 @@
 // measured on the CPU ledger only), CrossEntropy still takes 0.96 ms
 // of a profiled GCN epoch with its labels cached (its fused kernel adds
 // each row's loss into one float with an atomic; whether that is the
-// cost was not measured), and activations the program's code
+// cost was not measured), activations the program's code
 // makes return to the allocator only when the garbage collector
-// finalises them. Cora-sized epochs are launch-bound (1.3-2.0 ms
+// finalises them, and gnnlib/tensor's backward pass keeps every
+// activation's storage until it ends (its releaser's protected set is
+// keyed by Storage; on the Fake ledger, keying it by address took the
+// arxiv-sized GATv2 epoch from 1.92 to 1.59 GiB). Cora-sized epochs are launch-bound (1.3-2.0 ms
 // eagerly, H100, 2026-12-06 08:40); GraphReplay takes them to 0.35-0.67
 // ms but adds 1.7-2.7 ms to every arxiv-sized epoch (0.4-2.7 ms with
 // segments sent every 16 or 64 launches, ReplaySegment); AutoReplay,
