@@ -44,14 +44,17 @@ var _ nn.GATv2OutOps = (*backend)(nil)
 // ReLU and a Dropout layer after it the layer keeps the output. The two
 // must give the same forward values and gradients up to the rebuilt
 // output's rounding, at a head width the kernels take as it is (16) and
-// at one they pad (7 → 8), with attention dropout too.
+// at one they pad (7 → 8), with attention dropout too, and with the
+// output read by another op as well (h + y: the layer computes the
+// attention output again instead of rebuilding it).
 func TestGATv2ConvRebuildsOutput(t *testing.T) {
 	d := defaultOrSkip(t).be
 	g := testGraph(t, 400, 3000, true)
 	for _, c := range []struct {
 		heads, ch int
 		p         float32
-	}{{1, 16, 0}, {2, 7, 0}, {2, 16, 0.3}} {
+		residual  bool
+	}{{1, 16, 0, false}, {2, 7, 0, false}, {2, 16, 0.3, false}, {2, 16, 0.3, true}} {
 		run := func(fused bool) (out []float32, grads [][]float32) {
 			nn.Seed(9)
 			conv := nn.NewGATv2Conv(24, c.ch, c.heads, true, c.p)
@@ -65,6 +68,9 @@ func TestGATv2ConvRebuildsOutput(t *testing.T) {
 				h = nn.ReLUDropout(y, drop)
 			} else {
 				h = drop.Forward(y.ReLU())
+			}
+			if c.residual {
+				h = h.Add(y)
 			}
 			h.Mul(w).Sum().Backward()
 			for _, p := range append([]*tensor.Tensor{x}, conv.Params()...) {

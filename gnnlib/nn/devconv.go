@@ -186,8 +186,16 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 		if keeper != nil {
 			var rebuilt bool
 			var err error
-			o, rebuilt, err = keeper.output(oo, b)
+			o, rebuilt, err = keeper.output(oo, b, grad)
 			deviceCheck(back, x, err)
+			if o == nil {
+				// Another op read the output too, so its gradient is
+				// not zero where the activation is: compute the
+				// attention output again (the kernels are
+				// deterministic) rather than rebuild it.
+				s, _, err := ops.GATv2Attention(g, hs, hd, att, c.Heads, c.NegativeSlope, p, seed)
+				o = devStorage(back, x, s, err, g.NumNodes(), hf)
+			}
 			if !rebuilt {
 				saved = append(saved, o)
 			} else {

@@ -23,7 +23,10 @@ import (
 // once and its backward pass rebuilds it from the activation, which the
 // next layer keeps anyway: the layer keeps x·W_src and x·W_dst beside
 // the activation, as gnnlib/cuda/bench/gnnbench's hand-written epoch
-// does, not the attention output too.
+// does, not the attention output too. When another op read the layer's
+// output as well (a residual h + y), the output's gradient is not zero
+// where the activation is, and the backward pass computes the attention
+// output again with GATv2Attention instead.
 type GATv2OutOps interface {
 	// GATv2AttentionOut is GATv2Attention whose output the caller may
 	// free after the call; backward takes the output back (rebuilt).
@@ -46,6 +49,12 @@ type outKeeper struct {
 	out *tensor.Tensor
 	act *tensor.Tensor
 	p   float32
+	// actGrad is the gradient ReLUDropout's backward pass returned for
+	// the layer's output. The output's gradient is zero where act is
+	// only when that is all of it; when another op read the output too
+	// (h + y), the pass sums the gradients into a new tensor, and the
+	// output must be computed again instead of rebuilt.
+	actGrad *tensor.Tensor
 }
 
 // keepers maps a fused layer's output (weakly) to its op's outKeeper
@@ -67,35 +76,52 @@ func keepOutput(y, out *tensor.Tensor) *outKeeper {
 // dropout(relu(x)) with probability p was made of it: the op frees its
 // pre-bias output and keeps act instead. 16-bit storage is not handed
 // off: the output rebuilt from it would be off by its rounding.
-func handOff(x, act *tensor.Tensor, p float32) {
+// It returns the op's keeper, to be told the gradient ReLUDropout's
+// backward pass returns (gradFor), or nil.
+func handOff(x, act *tensor.Tensor, p float32) *outKeeper {
 	v, ok := keepers.LoadAndDelete(weak.Make(x))
 	if !ok {
-		return
+		return nil
 	}
 	k := v.(weak.Pointer[outKeeper]).Value()
 	if k == nil || x.DType() != tensor.Float32 || act.DType() != tensor.Float32 {
-		return
+		return nil
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.out != nil && k.act == nil {
-		freeStorage(k.out)
-		k.out, k.act, k.p = nil, act, p
+	if k.out == nil || k.act != nil {
+		return nil
 	}
+	freeStorage(k.out)
+	k.out, k.act, k.p = nil, act, p
+	return k
 }
 
-// output returns the pre-bias output for the backward pass through ops
-// (b the layer's bias), and whether it was rebuilt (then the caller
-// frees it).
-func (k *outKeeper) output(ops GATv2OutOps, b *tensor.Tensor) (out *tensor.Tensor, rebuilt bool, err error) {
+// gradFor records g, the gradient ReLUDropout's backward pass returned
+// for the output k stands for.
+func (k *outKeeper) gradFor(g *tensor.Tensor) {
+	k.mu.Lock()
+	k.actGrad = g
+	k.mu.Unlock()
+}
+
+// output returns the pre-bias output for the backward pass whose
+// upstream gradient is grad, through ops (b the layer's bias), and
+// whether the caller frees it (rebuilt). When the output was handed
+// off but grad is not the gradient ReLUDropout returned (another op read
+// the output too), it returns nil: the caller computes it again.
+func (k *outKeeper) output(ops GATv2OutOps, b, grad *tensor.Tensor) (out *tensor.Tensor, rebuilt bool, err error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.act == nil {
 		out, k.out = k.out, nil
 		return out, false, nil
 	}
-	act := k.act
-	k.act = nil
+	act, only := k.act, grad == k.actGrad
+	k.act, k.actGrad = nil, nil
+	if !only {
+		return nil, true, nil
+	}
 	s, err := ops.UnbiasAct(act, b, true, k.p)
 	if err != nil {
 		return nil, false, err

@@ -504,7 +504,20 @@ func TestGATv2ConvKeeps(t *testing.T) {
 
 	// The gradients with the activation handed off equal those of the
 	// layer that keeps its attention output, from the same weights and
-	// dropout draws; the caller's output stays readable.
+	// dropout draws; the caller's output stays readable. With residual
+	// the output is read by another op too (h + y), so that its gradient
+	// is not zero where the activation is: the backward pass must not
+	// use the output rebuilt from the activation there.
+	for _, residual := range []bool{false, true} {
+		t.Run(fmt.Sprintf("gradients/residual=%v", residual), func(t *testing.T) {
+			checkHandOffGrads(t, g, residual)
+		})
+	}
+}
+
+// checkHandOffGrads is TestGATv2ConvKeeps' comparison of gradients.
+func checkHandOffGrads(t *testing.T, g *graph.Graph, residual bool) {
+	const n, in, heads, c = 400, 16, 2, 8
 	grads := func(fused bool) (out []float32, gs [][]float32) {
 		dev := &devicetest.Fake{}
 		nn.Seed(7)
@@ -519,6 +532,9 @@ func TestGATv2ConvKeeps(t *testing.T) {
 			h = nn.ReLUDropout(y, drop)
 		} else {
 			h = drop.Forward(y.ReLU())
+		}
+		if residual {
+			h = h.Add(y)
 		}
 		h.Mul(w).Sum().Backward()
 		for _, p := range append([]*tensor.Tensor{x}, conv.Params()...) {

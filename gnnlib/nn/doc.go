@@ -277,7 +277,8 @@
 // (gnnlib/cuda's), a ReLUDropout over GATv2Conv's output also frees the
 // layer's attention output at once, and the layer's backward pass
 // rebuilds it from the activation (equal up to rounding where its
-// gradient is not zero, the only place the backward pass reads it): one
+// gradient is not zero, the only place the backward pass reads it; when
+// another op read the layer's output too, it computes it again): one
 // more N×F tensor less per layer, in float32 (under Autocast the layer
 // keeps its output).
 //
