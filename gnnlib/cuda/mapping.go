@@ -80,6 +80,8 @@ func (d *Device) Mapping() string {
 		how = "recorded, repeated sequences replayed as CUDA graphs (" + d.chooser.describe() + ")"
 	case AutoReplay:
 		how += " (" + d.chooser.describe() + ")"
+	default:
+		how += " (automatic choice off: GNNLAB_CUDA_GRAPHS=0 or cuda.AutoReplay false)"
 	}
 	fmt.Fprintf(&b, "launches: %s; %d so far\n", how, d.launches.Load())
 	if st := d.ReplayStats(); st.Segments > 0 {
