@@ -138,6 +138,15 @@ func (d *backend) attentionInputs(op string, g *graph.Graph, heads int, xs ...*t
 // forward and returns the output with the backward function gnnlib/nn's
 // device ops expect.
 func (d *backend) runAttention(heads, c, cp int, srcs []*tensor.Tensor, views []*Tensor, k attnKernels) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+	op, out, err := d.startAttention(heads, c, cp, srcs, views, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, op.backward, nil
+}
+
+// startAttention is runAttention's forward: the op and the output.
+func (d *backend) startAttention(heads, c, cp int, srcs []*tensor.Tensor, views []*Tensor, k attnKernels) (*fusedAttention, tensor.Storage, error) {
 	op := &fusedAttention{d: d, heads: heads, c: c, cp: cp, srcs: srcs, views: views, ins: make([]*Tensor, len(views)),
 		shapes: make([][2]int, len(views)), widened: make([]bool, len(views)), k: k}
 	for i, v := range views {
@@ -186,9 +195,9 @@ func (d *backend) runAttention(heads, c, cp int, srcs []*tensor.Tensor, views []
 			return nil, nil, err
 		}
 		op.half = h
-		return h, op.backward, nil
+		return op, h, nil
 	}
-	return out, op.backward, nil
+	return op, out, nil
 }
 
 // ownsOut reports whether op.out is the op's own block (padded, or the
@@ -202,7 +211,7 @@ func (op *fusedAttention) backward(grad *tensor.Tensor) (g0, g1, g2 tensor.Stora
 	op.done = true
 	defer func() {
 		op.k.release()
-		if op.ownsOut() {
+		if op.ownsOut() && op.out != nil {
 			op.out.Free()
 		}
 		op.freeIns()

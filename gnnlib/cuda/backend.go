@@ -131,9 +131,11 @@ func (d *backend) Download(dst []float32, t *tensor.Tensor) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	return d.do(func(drv driver) error {
+	err = d.do(func(drv driver) error {
 		return drv.dtoh(unsafe.Pointer(unsafe.SliceData(dst)), v.ptr, int64(len(dst))*4)
 	})
+	d.waited()
+	return err
 }
 
 // Copy returns a copy of t's values.

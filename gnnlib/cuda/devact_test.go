@@ -35,3 +35,62 @@ func TestReLUDropoutOnDevice(t *testing.T) {
 		t.Errorf("nn.ReLUDropout on the device differs from Dropout(ReLU(x)): outputs equal %t, gradients equal %t", slices.Equal(y1, y2), slices.Equal(g1, g2))
 	}
 }
+
+var _ nn.GATv2OutOps = (*backend)(nil)
+
+// TestGATv2ConvRebuildsOutput checks GATv2OutOps through gnnlib/nn: a
+// GATv2Conv followed by nn.ReLUDropout frees its attention output and its
+// backward pass rebuilds it from the activation (UnbiasAct), where with
+// ReLU and a Dropout layer after it the layer keeps the output. The two
+// must give the same forward values and gradients up to the rebuilt
+// output's rounding, at a head width the kernels take as it is (16) and
+// at one they pad (7 → 8), with attention dropout too, and with the
+// output read by another op as well (h + y: the layer computes the
+// attention output again instead of rebuilding it).
+func TestGATv2ConvRebuildsOutput(t *testing.T) {
+	d := defaultOrSkip(t).be
+	g := testGraph(t, 400, 3000, true)
+	for _, c := range []struct {
+		heads, ch int
+		p         float32
+		residual  bool
+	}{{1, 16, 0, false}, {2, 7, 0, false}, {2, 16, 0.3, false}, {2, 16, 0.3, true}} {
+		run := func(fused bool) (out []float32, grads [][]float32) {
+			nn.Seed(9)
+			conv := nn.NewGATv2Conv(24, c.ch, c.heads, true, c.p)
+			drop := nn.NewDropout(0.4)
+			nn.To(conv, d)
+			x := tensor.Randn(3, 400, 24).To(d).SetRequiresGrad(true)
+			w := tensor.Randn(4, 400, c.heads*c.ch).To(d)
+			y := conv.Forward(g, x)
+			var h *tensor.Tensor
+			if fused {
+				h = nn.ReLUDropout(y, drop)
+			} else {
+				h = drop.Forward(y.ReLU())
+			}
+			if c.residual {
+				h = h.Add(y)
+			}
+			h.Mul(w).Sum().Backward()
+			for _, p := range append([]*tensor.Tensor{x}, conv.Params()...) {
+				grads = append(grads, p.Grad().CPU().Data())
+			}
+			return h.CPU().Data(), grads
+		}
+		h0, g0 := run(false)
+		h1, g1 := run(true)
+		if !slices.Equal(h0, h1) {
+			t.Errorf("%+v: the activation differs between ReLUDropout and ReLU, Dropout", c)
+		}
+		for i := range g0 {
+			want := make([]float64, len(g0[i]))
+			for j, v := range g0[i] {
+				want[j] = float64(v)
+			}
+			if e := relErr(g1[i], want); e > 1e-5 {
+				t.Errorf("%+v: gradient %d with the output rebuilt is %.3g from the one with the output kept", c, i, e)
+			}
+		}
+	}
+}

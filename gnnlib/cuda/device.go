@@ -47,6 +47,10 @@ type Device struct {
 	// (GraphReplay, replay.go).
 	rec    recorder
 	replay replayer
+	// chooser is AutoReplay's choice (autoreplay.go); clock, when set,
+	// its clock (tests).
+	chooser replayChooser
+	clock   func() time.Time
 	// asyncErr is the first error of work posted without waiting (post),
 	// returned by the next call that waits; device goroutine only.
 	asyncErr error
@@ -211,6 +215,7 @@ func (d *Device) Synchronize() error {
 	go func() { errc <- d.do(func(drv driver) error { return drv.sync() }) }()
 	select {
 	case err := <-errc:
+		d.waited()
 		return err
 	case <-interrupt.Context().Done():
 		select {

@@ -56,7 +56,13 @@
 // order on one stream. Device memory comes from a caching allocator (size
 // classes, free lists, a peak counter in MemStats), so a training step makes
 // no driver allocation after the first; Free returns a tensor's block at
-// once, a finalizer otherwise. Uploads larger than 64 MiB go through pinned
+// once, a finalizer otherwise, and the allocator starts a garbage
+// collection whenever it has handed out a quarter of the bytes in use (at
+// least 64 MiB) since the last, so that the blocks of unreachable tensors
+// do not pile up (it was every 1 GiB: on the Fake ledger's emulation the
+// quarter rule took the held peak of an arxiv-sized GCN epoch with
+// nn.ReLUDropout from 1.20 to 0.95 GiB and left GATv2's at 1.73; not yet
+// measured on a GPU, where finalisers run later than the emulation's). Uploads larger than 64 MiB go through pinned
 // staging buffers. CrossEntropy keeps the device copy of its labels per
 // label and row slice (weakly, like the graphs; at most 16 a device; the
 // contents compared with the host slices at every call), so a training
@@ -68,7 +74,12 @@
 // ReplaySegment set, every that many launches); a segment whose kernel
 // sequence repeats (a training epoch with the same shapes) runs as a CUDA
 // graph built at its second run and replayed after, with the arguments
-// that changed updated in place. Device.Mapping (the session's %gpu)
+// that changed updated in place. By default each device turns replay on
+// and off by itself (AutoReplay): on while the spans between the calls
+// that wait for it take under 100 µs a launch (a launch-bound loop, the
+// Cora-sized epochs), off again over 160 µs (where the kernels take the
+// time, the arxiv-sized ones); GNNLAB_CUDA_GRAPHS=1 or 0 forces it.
+// Device.Mapping (the session's %gpu)
 // says how work meets the GPU: each graph on the device with the
 // attention mapping its degrees chose, the launch mode and the replays.
 //
@@ -324,17 +335,24 @@
 // hand-written one and the GATv2 epoch holds more memory (H100,
 // 2026-12-06, arxiv-sized, with nn.ReLUDropout between the layers: GCN
 // 7.38 ms and 1.34 GiB against 6.21 ms and 1.23 GiB, GATv2 17.6 ms and
-// 2.35 GiB against 17.0 ms and 1.74 GiB): GATv2Conv keeps its attention
-// output and its biased output apart, CrossEntropy still takes 0.96 ms
+// 2.35 GiB against 17.0 ms and 1.74 GiB; since then GATv2Conv followed
+// by nn.ReLUDropout no longer keeps its attention output, nn.GATv2OutOps,
+// measured on the CPU ledger only), CrossEntropy still takes 0.96 ms
 // of a profiled GCN epoch with its labels cached (its fused kernel adds
 // each row's loss into one float with an atomic; whether that is the
-// cost was not measured), and activations the program's code
+// cost was not measured), activations the program's code
 // makes return to the allocator only when the garbage collector
-// finalises them. Cora-sized epochs are launch-bound (1.3-2.0 ms
+// finalises them, and gnnlib/tensor's backward pass keeps every
+// activation's storage until it ends (its releaser's protected set is
+// keyed by Storage; on the Fake ledger, keying it by address took the
+// arxiv-sized GATv2 epoch from 1.92 to 1.59 GiB). Cora-sized epochs are launch-bound (1.3-2.0 ms
 // eagerly, H100, 2026-12-06 08:40); GraphReplay takes them to 0.35-0.67
 // ms but adds 1.7-2.7 ms to every arxiv-sized epoch (0.4-2.7 ms with
-// segments sent every 16 or 64 launches, ReplaySegment), and is off by default:
-// there is no automatic choice between the two by graph size yet. Sampled mini-batches upload
+// segments sent every 16 or 64 launches, ReplaySegment); AutoReplay,
+// the default, chooses between the two from the time per launch, a rule
+// drawn from those figures and tested on the CPU (recording driver) but
+// not yet timed on a GPU, and it needs three epochs to choose (and two
+// more for a graph to be built). Sampled mini-batches upload
 // their features and blocks from the host every step (64 ms a batch of
 // 160k nodes, arxiv-sized, where a torch sampler on the GPU takes 5.3
 // ms); there is no sampling on the device. Clamp, Max and Min along an axis

@@ -21,6 +21,83 @@ func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 	return d.runAttention(heads, c, cp, []*tensor.Tensor{hs, hd, att}, vs, &gatv2Op{d: d, g: dg, heads: heads, cp: cp, slope: slope, drop: AttentionDropout{P: p, Seed: seed}})
 }
 
+// GATv2AttentionOut is GATv2Attention for gnnlib/nn's GATv2OutOps: the
+// caller owns the output and may free it once the call returns (a padded
+// op frees its kernels' output at once), and hands the backward function
+// the output again, or a copy rebuilt from what it kept (UnbiasAct). The
+// backward kernels read the output only through D = dOut·out per node
+// and head, so the copy needs to be right only where dOut is not zero.
+func (d *backend) GATv2AttentionOut(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+	vs, c, cp, dg, err := d.attentionInputs("GATv2Attention", g, heads, hs, hd, att)
+	if err != nil {
+		return nil, nil, err
+	}
+	k := &gatv2Op{d: d, g: dg, heads: heads, cp: cp, slope: slope, drop: AttentionDropout{P: p, Seed: seed}}
+	op, out, err := d.startAttention(heads, c, cp, []*tensor.Tensor{hs, hd, att}, vs, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	if op.padded() {
+		op.out.Free() // the backward pass pads the caller's copy
+		op.out, k.fw.Out = nil, nil
+	}
+	rows := vs[0].Rows
+	return out, func(grad, o *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error) {
+		if op.done {
+			return op.backward(grad) // errBackwardTwice
+		}
+		if o == nil {
+			return nil, nil, nil, fmt.Errorf("gnnlib/cuda: GATv2AttentionOut's backward pass without the output")
+		}
+		v, err := d.view(o)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if _, half := d.halfView(o); half {
+			defer v.Free()
+		}
+		if v.Len() != rows*heads*c {
+			return nil, nil, nil, shapeErr("GATv2AttentionOut backward", "output %dx%d, want %dx%d", v.Rows, v.Cols, rows, heads*c)
+		}
+		if op.padded() {
+			if v, err = d.padHeads(v, heads, c, cp); err != nil {
+				return nil, nil, nil, err
+			}
+			defer v.Free()
+		}
+		op.out = &Tensor{buf: v.buf, ptr: v.ptr, Rows: rows, Cols: heads * cp}
+		return op.backward(grad)
+	}, nil
+}
+
+// UnbiasAct returns x rebuilt from y = dropout(relu(x + b)) for gnnlib/nn's
+// GATv2OutOps: a copy of y that the unbias_act kernel turns back
+// (UnbiasAct).
+func (d *backend) UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error) {
+	bv, err := d.view(b)
+	if err != nil {
+		return nil, err
+	}
+	if _, half := d.halfView(b); half {
+		defer bv.Free()
+	}
+	s, err := d.Copy(y) // float32, also of 16-bit storage
+	if err != nil {
+		return nil, err
+	}
+	out := s.(*Tensor)
+	rows, cols := matrixShape(y.Shape())
+	out.Rows, out.Cols = rows, cols
+	if out.Len() == 0 {
+		return out, nil
+	}
+	if err := UnbiasAct(out, bv, relu, p); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
 // gatv2Op is GATv2Attention's kernels for fusedAttention: inputs x_l, x_r
 // and att.
 type gatv2Op struct {

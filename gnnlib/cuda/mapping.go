@@ -53,7 +53,8 @@ func (l *graphList) live() []*Graph {
 // attention kernels' choice per graph on the device (a lane group per
 // row, or heavy rows split into edge tiles, from the degrees recorded at
 // upload), the GATv2 backward mode, the GEMM kernel, how kernels are
-// launched (GraphReplay) and how many have been, and the label sets
+// launched (GraphReplay forced on, or AutoReplay's choice with the times
+// per launch it was made from) and how many have been, and the label sets
 // CrossEntropy keeps on the device. The session's %gpu prints it.
 func (d *Device) Mapping() string {
 	var b strings.Builder
@@ -72,10 +73,17 @@ func (d *Device) Mapping() string {
 	if tune.AsyncLaunch {
 		how = "posted without waiting"
 	}
-	if GraphReplay {
-		how = "recorded, repeated sequences replayed as CUDA graphs (cuda.GraphReplay)"
+	switch {
+	case GraphReplay:
+		how = "recorded, repeated sequences replayed as CUDA graphs (cuda.GraphReplay, forced on)"
+	case AutoReplay && d.replaying():
+		how = "recorded, repeated sequences replayed as CUDA graphs (" + d.chooser.describe() + ")"
+	case AutoReplay:
+		how += " (" + d.chooser.describe() + ")"
+	default:
+		how += " (automatic choice off: GNNLAB_CUDA_GRAPHS=0 or cuda.AutoReplay false)"
 	}
-	fmt.Fprintf(&b, "launches: %s, %d so far\n", how, d.launches.Load())
+	fmt.Fprintf(&b, "launches: %s; %d so far\n", how, d.launches.Load())
 	if st := d.ReplayStats(); st.Segments > 0 {
 		fmt.Fprintf(&b, "graph replay: %d segments, %d replayed as graphs (%d kernels and fills, %d arguments updated), %d launched one by one; %d graphs built, %d refused\n",
 			st.Segments, st.Replays, st.ReplayNodes, st.Updates, st.EagerNodes, st.Built, st.Failed)

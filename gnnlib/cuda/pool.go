@@ -39,17 +39,38 @@ type pool struct {
 	// finalizers, and their Go headers are too small for the Go heap to
 	// trigger collections by itself.
 	sinceGC int64
-	pending []*buffer // released by finalizers or Free, not yet on a free list
-	closed  bool      // released: take hands out nothing
+	// collecting is set while a collection the pool started runs, so
+	// that it starts one at a time.
+	collecting atomic.Bool
+	pending    []*buffer // released by finalizers or Free, not yet on a free list
+	closed     bool      // released: take hands out nothing
 
 	// live mirrors inUse for readers on other goroutines (the memory
 	// tracker of gnnlib/prof), which must not queue work on the device.
 	live atomic.Int64
 }
 
-// gcEvery is how many bytes the pool hands out between the garbage
-// collections it starts.
-const gcEvery = 1 << 30
+// gcDue reports whether the pool, having handed out since bytes since
+// the garbage collection it last started, with inUse bytes in use, starts
+// another: once since passes a quarter of inUse (at least gcMin), so that
+// the blocks whose tensors are unreachable but not yet finalised (the
+// activations and gradients that tensor ops make and nobody frees) stay
+// near a quarter of what is in use, not up to a fixed gcEvery as before
+// (tune.PoolGCFixed), which let a 1.5 GiB arxiv-sized epoch carry up to
+// 1 GiB of them. The Fake ledger's emulation (gnnlib/nn's
+// BenchmarkEpochDeviceMemory) estimates what this saves.
+func gcDue(since, inUse int64) bool {
+	if tune.PoolGCFixed {
+		return since > gcEvery
+	}
+	return since > max(gcMin, inUse/gcDiv)
+}
+
+const (
+	gcEvery = 1 << 30  // tune.PoolGCFixed's period
+	gcMin   = 64 << 20 // the shortest period
+	gcDiv   = 4        // the period as a fraction of the bytes in use
+)
 
 func (p *pool) init(drv driver) {
 	p.drv = drv
@@ -128,9 +149,14 @@ func (p *pool) accountLocked(c int64) {
 	if p.inUse > p.peak {
 		p.peak = p.inUse
 	}
-	if p.sinceGC += c; p.sinceGC > gcEvery {
+	if p.sinceGC += c; gcDue(p.sinceGC, p.inUse) {
 		p.sinceGC = 0
-		go runtime.GC()
+		if p.collecting.CompareAndSwap(false, true) {
+			go func() {
+				runtime.GC()
+				p.collecting.Store(false)
+			}()
+		}
 	}
 }
 

@@ -24,7 +24,7 @@ import (
 // in place where this run's differ (cuGraphExecKernelNodeSetParams: new
 // buffers, a new dropout seed, Adam's step). So the choice is automatic:
 // a training loop whose epochs repeat their shapes replays them as a
-// graph from the third epoch on, and anything else launches kernel by
+// graph from the third epoch it records on, and anything else launches kernel by
 // kernel as before, as does a segment the driver refuses to build, update
 // or launch as a graph. The work and its order are the eager launches'
 // exactly, so results do not change; an error of a recorded launch is
@@ -36,9 +36,11 @@ import (
 // adds 1.7-2.7 ms to the arxiv-sized ones (GCN 7.24 to 9.29 ms), where
 // the kernels, not the launches, take the time; segments of 16 or 64
 // launches (ReplaySegment) did not recover that (GCN 9.08 and 8.94 ms),
-// so the overlap of host and device is not the whole cost. So it is off
-// by default (the environment variable GNNLAB_CUDA_GRAPHS=1 turns it on
-// at start); set it before work is queued.
+// so the overlap of host and device is not the whole cost. So
+// GraphReplay forces it on (the environment variable GNNLAB_CUDA_GRAPHS=1
+// sets it at start), and by default each device chooses for itself from
+// the time its launches take (AutoReplay, autoreplay.go); set it before
+// work is queued.
 var GraphReplay = os.Getenv("GNNLAB_CUDA_GRAPHS") == "1"
 
 // graphNode is one recorded launch (kernel set) or fill (kernel empty:
@@ -135,7 +137,7 @@ func signature(nodes []graphNode) uint64 {
 // record adds a launch or fill to the segment, or returns false when
 // GraphReplay is off (the caller then sends it at once).
 func (d *Device) record(n graphNode) bool {
-	if !GraphReplay {
+	if !d.replaying() {
 		return false
 	}
 	d.mu.Lock()

@@ -92,6 +92,7 @@ func replayStep(t *testing.T, d *Device, g *Graph, step int) {
 // runs each step as a graph built once, whose changed arguments (the
 // dropout seed, the fill value) are updated before each replay.
 func TestGraphReplayTrace(t *testing.T) {
+	defer pinAutoReplay(false)()
 	defer func(old bool) { GraphReplay = old }(GraphReplay)
 	const steps = 5
 	run := func(replay bool) (*Device, *recordDriver) {
@@ -140,6 +141,7 @@ func TestGraphReplayTrace(t *testing.T) {
 // more than one segment a step, and replays the step's full-length
 // segment as a graph from its second run on.
 func TestGraphReplaySegment(t *testing.T) {
+	defer pinAutoReplay(false)()
 	defer func(old bool, seg int) { GraphReplay, ReplaySegment = old, seg }(GraphReplay, ReplaySegment)
 	const steps = 5
 	run := func(replay bool, seg int) (*Device, *recordDriver) {
@@ -183,6 +185,7 @@ func TestGraphReplaySegment(t *testing.T) {
 // graph is reported by the next call that waits, as a posted launch's
 // error is.
 func TestGraphReplayError(t *testing.T) {
+	defer pinAutoReplay(false)()
 	defer func(old bool) { GraphReplay = old }(GraphReplay)
 	GraphReplay = true
 	d, drv := openRecorder(t)
@@ -260,6 +263,7 @@ func newReplayNet(kind string, in, hidden, out int) *replayNet {
 func TestGraphReplayEpochs(t *testing.T) {
 	d := defaultOrSkip(t)
 	defer func(old bool) { GraphReplay = old }(GraphReplay)
+	defer pinAutoReplay(false)()
 	hg := testGraph(t, 600, 3600, false)
 	const in, hidden, classes, epochs = 32, 16, 8, 8
 	xs := tensor.Randn(11, hg.NumNodes(), in)
@@ -342,4 +346,11 @@ func TestDeviceSuiteGraphReplay(t *testing.T) {
 	if after.Replays == before.Replays {
 		t.Error("the suite replayed no graph")
 	}
+}
+
+// pinAutoReplay sets AutoReplay for a test and returns the restore.
+func pinAutoReplay(on bool) func() {
+	old := AutoReplay
+	AutoReplay = on
+	return func() { AutoReplay = old }
 }

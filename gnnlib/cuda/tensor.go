@@ -109,6 +109,7 @@ func (t *Tensor) Host() ([]float32, error) {
 	err := t.buf.dev.do(func(drv driver) error {
 		return drv.dtoh(unsafe.Pointer(unsafe.SliceData(out)), t.ptr, int64(len(out))*4)
 	})
+	t.buf.dev.waited()
 	return out, err
 }
 

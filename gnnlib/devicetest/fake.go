@@ -37,6 +37,16 @@ type Fake struct {
 	// MemStats' Live counts exactly the storage still reachable (slow:
 	// for memory measurements, not for the suite).
 	Collect bool
+	// CollectWhen, when set, emulates an allocator that starts garbage
+	// collections itself, as gnnlib/cuda's pool does: before each
+	// allocation it is given the bytes allocated since the last such
+	// collection and the bytes held (what the pool counts in use, the
+	// unreachable blocks not yet finalised included), and when it
+	// returns true the collector runs and the blocks it finds unreachable
+	// leave Held at once, as if their finalisers ran at once. MemStats'
+	// PeakHeld is then the device's peak under that policy, a little
+	// optimistic.
+	CollectWhen func(since, held int64) bool
 
 	mem fakeMem
 }
@@ -557,6 +567,56 @@ func (f *Fake) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads 
 		return gs[0], gs[1], gs[2], nil
 	}, nil
 }
+
+// GATv2AttentionOut is GATv2Attention for nn.GATv2OutOps: the caller may
+// free the output, and the backward function takes it back. The fused
+// kernels read it only through dOut·out per node and head, so the Fake
+// checks that the output it is given agrees with the one it made wherever
+// the output's gradient is not zero (within float32 rounding of a
+// rebuilt value) and returns an error naming the first place it does
+// not: a layer that rebuilds the wrong values fails here, as it would
+// give wrong gradients on a GPU.
+func (f *Fake) GATv2AttentionOut(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
+	s, back, err := f.GATv2Attention(g, hs, hd, att, heads, slope, p, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	want := slices.Clone(s.(*fakeStore).data)
+	return s, func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error) {
+		if out == nil || out.Len() != len(want) {
+			return nil, nil, nil, fmt.Errorf("devicetest.Fake: GATv2AttentionOut's backward without the output (%v)", out)
+		}
+		gv, ov := f.host(grad).Data(), f.host(out).Data()
+		for i, w := range want {
+			if gv[i] != 0 && math.Abs(float64(ov[i]-w)) > 1e-5*(1+math.Abs(float64(w))) {
+				return nil, nil, nil, fmt.Errorf("devicetest.Fake: GATv2AttentionOut's backward given output %g at %d where the forward gave %g", ov[i], i, w)
+			}
+		}
+		return back(grad)
+	}, nil
+}
+
+// UnbiasAct is nn.GATv2OutOps' UnbiasAct, as gnnlib/cuda's unbias_act
+// kernel computes it.
+func (f *Fake) UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error) {
+	yv, bv := f.host(y).Data(), f.host(b).Data()
+	if y.Dims() != 2 || len(bv) != y.Size(1) {
+		return nil, fmt.Errorf("devicetest.Fake: UnbiasAct of %v with a bias of %d", y.Shape(), len(bv))
+	}
+	out := make([]float32, len(yv))
+	for i, v := range yv {
+		bb := bv[i%len(bv)]
+		switch {
+		case !relu && p == 0:
+			out[i] = v - bb
+		case v != 0:
+			out[i] = v*(1-p) - bb
+		}
+	}
+	return f.newStore(out), nil
+}
+
+var _ nn.GATv2OutOps = (*Fake)(nil)
 
 func (f *Fake) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	if f.NoFusedAttention {

@@ -39,6 +39,8 @@ type fakeMem struct {
 	// garbage is what was found unreachable without being freed since
 	// the last ResetPeak: still held, no longer live.
 	garbage int64
+	// since counts the bytes charged since CollectWhen last collected.
+	since int64
 	// graphs remembers which graphs (and weightings) were charged, as
 	// gnnlib/cuda's cache of device graphs does.
 	graphs backend.GraphCache[graphWeights, struct{}]
@@ -62,13 +64,30 @@ const (
 	meanWeights              // 1/in-degree (MeanAggregate)
 )
 
-// charge adds a block of n bytes owned by whatever alive watches.
-func (m *fakeMem) charge(n int64, alive func() bool, collect bool) *fakeBlock {
+// charge adds a block of n bytes owned by whatever alive watches. With
+// collect the collector runs first; with when set, it runs when when
+// says so and the blocks it finds unreachable leave Held at once
+// (Fake.CollectWhen).
+func (m *fakeMem) charge(n int64, alive func() bool, collect bool, when func(since, held int64) bool) *fakeBlock {
+	if when != nil {
+		m.mu.Lock()
+		due := when(m.since, m.st.Held)
+		m.mu.Unlock()
+		if due {
+			runtime.GC()
+			m.mu.Lock()
+			m.sweep()
+			m.st.Held -= m.garbage
+			m.garbage, m.since = 0, 0
+			m.mu.Unlock()
+		}
+	}
 	if collect {
 		runtime.GC()
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.since += n
 	m.sweep()
 	b := &fakeBlock{bytes: n, alive: alive}
 	m.blocks = append(m.blocks, b)
@@ -124,7 +143,7 @@ func (f *Fake) newStore(data []float32) *fakeStore {
 func (f *Fake) newStoreOf(data []float32, dt tensor.DType) *fakeStore {
 	s := &fakeStore{dev: f, data: data, dtype: dt}
 	w := weak.Make(s)
-	s.blk = f.mem.charge(int64(len(data))*int64(dt.Size()), func() bool { return w.Value() != nil }, f.Collect)
+	s.blk = f.mem.charge(int64(len(data))*int64(dt.Size()), func() bool { return w.Value() != nil }, f.Collect, f.CollectWhen)
 	return s
 }
 
@@ -140,7 +159,7 @@ func (f *Fake) chargeGraph(g *graph.Graph, mode graphWeights) {
 			n += 2 * int64(g.NumEdges())
 		}
 		wg := weak.Make(g)
-		f.mem.charge(4*n, func() bool { return wg.Value() != nil }, false)
+		f.mem.charge(4*n, func() bool { return wg.Value() != nil }, false, nil)
 		return struct{}{}, nil
 	})
 }

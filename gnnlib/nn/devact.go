@@ -58,9 +58,18 @@ func reluDropout(x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor {
 	s, err := ops.ReLUDropout(x, p, seed)
 	y := devStorage(name, x, s, err, x.Shape()...)
 	shape, dev := x.Shape(), x.Device()
-	return backend.NewOpSince(start, name, y, []*tensor.Tensor{x}, func(g *tensor.Tensor) []*tensor.Tensor {
+	var keeper *outKeeper
+	y = backend.NewOpSince(start, name, y, []*tensor.Tensor{x}, func(g *tensor.Tensor) []*tensor.Tensor {
 		s, err := ops.ReLUDropoutGrad(g, y, p)
 		deviceCheckOn(name+" backward", dev, err)
-		return []*tensor.Tensor{backend.FromStorage(s, shape...)}
+		gx := backend.FromStorage(s, shape...)
+		if keeper != nil {
+			keeper.gradFor(gx)
+		}
+		return []*tensor.Tensor{gx}
 	})
+	if !y.IsLeaf() {
+		keeper = handOff(x, y, p) // x's fused layer op (GATv2Conv) keeps y instead
+	}
+	return y
 }

@@ -16,7 +16,8 @@ import (
 // instead of leaving it to the garbage collector (which returns device
 // memory only when it finalises the tensors): x·W and Â·(x·W) at once for
 // GCN, and for GATv2 x·W_src, x·W_dst and the attention output when the
-// layer's backward pass has read them.
+// layer's backward pass has read them (the attention output at once when
+// a ReLUDropout consumes the layer's output: GATv2OutOps, devkeep.go).
 
 // freeStorage gives t's device memory back at once when its storage can
 // (gnnlib/cuda's and devicetest.Fake's can).
@@ -137,7 +138,19 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 	hd := devStorage(name, x, s, err, x.Size(0), hf)
 	checkGATv2("GATv2Attention", g, hs, hd, att, c.Heads)
 	p, seed := attentionDropout(c.Dropout, c.rng, c.Training())
-	s, attBack, err := ops.GATv2Attention(g, hs, hd, att, c.Heads, c.NegativeSlope, p, seed)
+	oo, rebuilds := ops.(GATv2OutOps)
+	rebuilds = rebuilds && tensor.AutocastDType() == tensor.Float32
+	var s2 tensor.Storage
+	var attBack func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error)
+	if rebuilds {
+		s2, attBack, err = oo.GATv2AttentionOut(g, hs, hd, att, c.Heads, c.NegativeSlope, p, seed)
+	} else {
+		var back func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error)
+		s2, back, err = ops.GATv2Attention(g, hs, hd, att, c.Heads, c.NegativeSlope, p, seed)
+		attBack = func(grad, _ *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error) {
+			return back(grad)
+		}
+	}
 	if errors.Is(err, tensor.ErrNotOnDevice) {
 		// Op by op, with the dropout seed already drawn, as
 		// deviceGATv2 falls back.
@@ -146,13 +159,17 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 		out := composedGATv2(g, x.MatMul(ws), x.MatMul(wd), att, c.Heads, c.NegativeSlope, p, c.rng, c.Training())
 		return finishHeads(out, b, c.Heads, c.Out, c.Concat)
 	}
-	out := devStorage(name, x, s, err, g.NumNodes(), hf)
+	out := devStorage(name, x, s2, err, g.NumNodes(), hf)
 	if b.Len() != hf {
 		panic(&tensor.ShapeError{Op: "Add", A: out.Shape(), B: b.Shape()})
 	}
 	s, err = ops.Binary(backend.BinaryAdd, out, b)
 	y := devStorage(name, x, s, err, g.NumNodes(), hf)
 	saved := []*tensor.Tensor{hs, hd, out}
+	if rebuilds {
+		saved = saved[:2] // out is the keeper's
+	}
+	var keeper *outKeeper
 	done := false
 	y = backend.NewGraphOpSince(start, name, g.NumEdges(), y, []*tensor.Tensor{x, ws, wd, att, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
@@ -165,7 +182,27 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 			s, err := ops.ColSum(grad)
 			grads[4] = devStorage(back, x, s, err, b.Shape()...)
 		}
-		sdhs, sdhd, sdatt, err := attBack(grad)
+		var o *tensor.Tensor
+		if keeper != nil {
+			var rebuilt bool
+			var err error
+			o, rebuilt, err = keeper.output(oo, b, grad)
+			deviceCheck(back, x, err)
+			if o == nil {
+				// Another op read the output too, so its gradient is
+				// not zero where the activation is: compute the
+				// attention output again (the kernels are
+				// deterministic) rather than rebuild it.
+				s, _, err := ops.GATv2Attention(g, hs, hd, att, c.Heads, c.NegativeSlope, p, seed)
+				o = devStorage(back, x, s, err, g.NumNodes(), hf)
+			}
+			if !rebuilt {
+				saved = append(saved, o)
+			} else {
+				defer freeStorage(o)
+			}
+		}
+		sdhs, sdhd, sdatt, err := attBack(grad, o)
 		deviceCheck(back, x, err)
 		for _, t := range saved {
 			freeStorage(t)
@@ -201,9 +238,11 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 	})
 	if y.IsLeaf() { // nothing recorded: no backward pass will read them
 		done = true
-		for _, t := range saved {
+		for _, t := range append(saved, out) {
 			freeStorage(t)
 		}
+	} else if rebuilds {
+		keeper = keepOutput(y, out)
 	}
 	return y
 }

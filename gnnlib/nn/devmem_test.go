@@ -3,6 +3,7 @@ package nn_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -53,6 +54,7 @@ type memModel struct {
 	nn.Mode
 	convs []nn.GraphLayer
 	drop  *nn.Dropout
+	fused bool // nn.ReLUDropout between the layers, not ReLU and Dropout
 }
 
 func (m *memModel) Params() []*tensor.Tensor {
@@ -67,7 +69,11 @@ func (m *memModel) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	for i, c := range m.convs {
 		x = c.Forward(g, x)
 		if i < len(m.convs)-1 {
-			x = m.drop.Forward(x.ReLU())
+			if m.fused {
+				x = nn.ReLUDropout(x, m.drop)
+			} else {
+				x = m.drop.Forward(x.ReLU())
+			}
 		}
 	}
 	return x
@@ -83,8 +89,8 @@ func memDims(kind string) []int {
 	return []int{128, 256, 256, 40}
 }
 
-func newMemModel(kind string, dims []int) *memModel {
-	m := &memModel{drop: nn.NewDropout(0.5)}
+func newMemModel(kind string, dims []int, fused bool) *memModel {
+	m := &memModel{drop: nn.NewDropout(0.5), fused: fused}
 	for i := 0; i+1 < len(dims); i++ {
 		switch kind {
 		case "gcn":
@@ -110,12 +116,12 @@ type epochMemory struct {
 // measureEpoch trains kind on an n-node graph on a Fake for two epochs
 // (Adam's moments and the device graph are made in the first) and
 // measures the third, running the collector before every allocation so
-// that peakLive is exact.
-func measureEpoch(tb testing.TB, kind string, n int) epochMemory {
+// that peakLive is exact. fused puts nn.ReLUDropout between the layers.
+func measureEpoch(tb testing.TB, kind string, n int, fused bool) epochMemory {
 	g := memGraph(tb, n)
 	dims := memDims(kind)
 	dev := &devicetest.Fake{}
-	model := newMemModel(kind, dims)
+	model := newMemModel(kind, dims, fused)
 	nn.To(model, dev)
 	x := tensor.Randn(1, n, dims[0]).To(dev)
 	y := make([]int, n)
@@ -205,6 +211,84 @@ func (m epochMemory) report(kind string) string {
 		per(m.floor), arx(m.floor), per(m.resident), arx(m.resident))
 }
 
+// memRuns are the measured epochs: each model with ReLU and a Dropout
+// layer between its convolutions, and with nn.ReLUDropout.
+var memRuns = []struct {
+	name, kind string
+	fused      bool
+}{{"gcn", "gcn", false}, {"gcn_fused", "gcn", true}, {"gatv2", "gatv2", false}, {"gatv2_fused", "gatv2", true}}
+
+// poolPolicies emulate the garbage collections gnnlib/cuda's caching
+// allocator starts (pool.go's gcDue), scaled from the arxiv-sized graph
+// to n nodes: "1GiB", every 1 GiB handed out (tune.PoolGCFixed, as
+// before), and "quarter", whenever a quarter of the bytes in use (at
+// least 64 MiB) has been handed out since the last one, the default.
+func poolPolicies(n int) map[string]func(since, held int64) bool {
+	scale := func(b int64) int64 { return b * int64(n) / arxivNodes }
+	return map[string]func(since, held int64) bool{
+		"1GiB":    func(since, _ int64) bool { return since > scale(1<<30) },
+		"quarter": func(since, held int64) bool { return since > max(scale(64<<20), held/4) },
+	}
+}
+
+// measurePool is measureEpoch's held peak of the third epoch on a Fake
+// that collects as the allocator policy does (Fake.CollectWhen), less the
+// parameters' state, per node.
+func measurePool(tb testing.TB, kind string, n int, fused bool, policy func(since, held int64) bool) float64 {
+	g := memGraph(tb, n)
+	dims := memDims(kind)
+	dev := &devicetest.Fake{CollectWhen: policy}
+	model := newMemModel(kind, dims, fused)
+	nn.To(model, dev)
+	x := tensor.Randn(1, n, dims[0]).To(dev)
+	y := make([]int, n)
+	for i := range y {
+		y[i] = i % 40
+	}
+	opt := nn.NewAdam(model.Params(), 0.01, 0)
+	epoch := func() {
+		opt.ZeroGrad()
+		loss := nn.CrossEntropy(model.Forward(g, x), y, nil)
+		loss.Backward()
+		opt.Step()
+		loss.Item()
+	}
+	epoch()
+	epoch()
+	opt.ZeroGrad()
+	dev.ResetPeak()
+	epoch()
+	peak := dev.MemStats().PeakHeld
+	runtime.KeepAlive(x)
+	params, _, _ := memFloor(kind, g, dims, model.Params())
+	return float64(peak-params) / float64(n)
+}
+
+// TestPoolCollections checks, on the Fake ledger, that the allocator's
+// default collections (a quarter of the bytes in use) leave the held
+// peak of a training epoch (nn.ReLUDropout between the layers) no higher
+// than collections every 1 GiB did, and logs both.
+func TestPoolCollections(t *testing.T) {
+	n := 4_000
+	if testing.Short() {
+		n = 1_000
+	}
+	pol := poolPolicies(n)
+	for _, run := range memRuns {
+		if !run.fused {
+			continue
+		}
+		t.Run(run.name, func(t *testing.T) {
+			fixed := measurePool(t, run.kind, n, true, pol["1GiB"])
+			quarter := measurePool(t, run.kind, n, true, pol["quarter"])
+			t.Logf("%s: held peak %.0f B/node collecting every 1 GiB (scaled), %.0f a quarter of the bytes in use", run.name, fixed, quarter)
+			if quarter > fixed {
+				t.Errorf("held peak %.0f B/node with the quarter rule, over %.0f with 1 GiB", quarter, fixed)
+			}
+		})
+	}
+}
+
 // TestEpochDeviceMemory measures a GCN and a GATv2 training epoch on the
 // Fake and checks that the epoch leaves nothing behind but the model's
 // state: once the loss is dropped, what stays live is the parameters,
@@ -214,10 +298,11 @@ func TestEpochDeviceMemory(t *testing.T) {
 	if testing.Short() {
 		n = 1_000
 	}
-	for _, kind := range []string{"gcn", "gatv2"} {
-		t.Run(kind, func(t *testing.T) {
-			m := measureEpoch(t, kind, n)
-			t.Log(m.report(kind))
+	for _, run := range memRuns {
+		kind := run.kind
+		t.Run(run.name, func(t *testing.T) {
+			m := measureEpoch(t, kind, n, run.fused)
+			t.Log(m.report(run.name))
 			// The loss gradient is not kept after the epoch.
 			last := int64(memDims(kind)[len(memDims(kind))-1])
 			if want := m.resident - 4*int64(n)*last; m.after != want {
@@ -235,11 +320,11 @@ func TestEpochDeviceMemory(t *testing.T) {
 // time is the measurement's (a collection before every allocation), not
 // an epoch's.
 func BenchmarkEpochDeviceMemory(b *testing.B) {
-	for _, kind := range []string{"gcn", "gatv2"} {
-		b.Run(kind, func(b *testing.B) {
+	for _, run := range memRuns {
+		b.Run(run.name, func(b *testing.B) {
 			var m epochMemory
 			for b.Loop() {
-				m = measureEpoch(b, kind, 20_000)
+				m = measureEpoch(b, run.kind, 20_000, run.fused)
 			}
 			b.ReportMetric(m.perNode(m.peakLive), "live-B/node")
 			b.ReportMetric(m.perNode(m.peakHeld), "held-B/node")
@@ -247,6 +332,10 @@ func BenchmarkEpochDeviceMemory(b *testing.B) {
 			b.ReportMetric(m.arxiv(m.peakLive)/(1<<30), "arxiv-live-GiB")
 			b.ReportMetric(m.arxiv(m.peakHeld)/(1<<30), "arxiv-held-GiB")
 			b.ReportMetric(m.arxiv(m.floor)/(1<<30), "arxiv-floor-GiB")
+			for name, pol := range poolPolicies(20_000) {
+				per := measurePool(b, run.kind, 20_000, run.fused, pol)
+				b.ReportMetric((float64(m.params)+per*arxivNodes)/(1<<30), "arxiv-pool"+name+"-GiB")
+			}
 		})
 	}
 }
@@ -363,4 +452,107 @@ func TestSecondBackwardOnDevice(t *testing.T) {
 		}
 	}()
 	loss.Backward()
+}
+
+// TestGATv2ConvKeeps checks what a GATv2Conv layer followed by
+// nn.ReLUDropout keeps on a device between the forward and the backward
+// pass: x·W_src, x·W_dst and the activation, which the next layer keeps
+// anyway (the attention output is rebuilt from the activation by the
+// backward pass, nn.GATv2OutOps), against x·W_src, x·W_dst, the attention
+// output and the activation when a ReLU and a Dropout layer follow; and
+// that the gradients are those of the two ops, whose layer keeps the
+// attention output (the Fake checks the rebuilt output against the one
+// the forward pass made wherever its gradient is not zero), and the
+// layer's output, still held by the caller, is intact.
+func TestGATv2ConvKeeps(t *testing.T) {
+	const n, in, heads, c = 400, 16, 2, 8
+	g := memGraph(t, n)
+	f := int64(heads * c)
+	for _, fused := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ReLUDropout=%v", fused), func(t *testing.T) {
+			dev := &devicetest.Fake{}
+			conv := nn.NewGATv2Conv(in, c, heads, true, 0)
+			drop := nn.NewDropout(0.5)
+			nn.To(conv, dev)
+			x := tensor.Randn(5, n, in).To(dev).Detach().SetRequiresGrad(true)
+			w := tensor.Randn(6, n, heads*c).To(dev)
+			act := func(y *tensor.Tensor) *tensor.Tensor {
+				if fused {
+					return nn.ReLUDropout(y, drop)
+				}
+				return drop.Forward(y.ReLU())
+			}
+			conv.Forward(g, x).Sum().Backward() // the device graph is charged now
+			dev.ResetPeak()
+			before := dev.MemStats().Live
+			h := act(conv.Forward(g, x))
+			dev.ResetPeak()
+			kept := dev.MemStats().Live - before
+			want := 4 * int64(n) * f * 3 // x·W_src, x·W_dst, the activation
+			if !fused {
+				want += 4 * int64(n) * f * 2 // the attention output, ReLU's output
+			}
+			if kept != want {
+				t.Errorf("kept %d bytes between the passes, want %d (%d nodes × %d channels × %d tensors)", kept, want, n, f, want/(4*int64(n)*f))
+			}
+			h.Mul(w).Sum().Backward()
+			if x.Grad() == nil {
+				t.Fatal("no gradient for x")
+			}
+		})
+	}
+
+	// The gradients with the activation handed off equal those of the
+	// layer that keeps its attention output, from the same weights and
+	// dropout draws; the caller's output stays readable. With residual
+	// the output is read by another op too (h + y), so that its gradient
+	// is not zero where the activation is: the backward pass must not
+	// use the output rebuilt from the activation there.
+	for _, residual := range []bool{false, true} {
+		t.Run(fmt.Sprintf("gradients/residual=%v", residual), func(t *testing.T) {
+			checkHandOffGrads(t, g, residual)
+		})
+	}
+}
+
+// checkHandOffGrads is TestGATv2ConvKeeps' comparison of gradients.
+func checkHandOffGrads(t *testing.T, g *graph.Graph, residual bool) {
+	const n, in, heads, c = 400, 16, 2, 8
+	grads := func(fused bool) (out []float32, gs [][]float32) {
+		dev := &devicetest.Fake{}
+		nn.Seed(7)
+		conv := nn.NewGATv2Conv(in, c, heads, true, 0)
+		drop := nn.NewDropout(0.5)
+		nn.To(conv, dev)
+		x := tensor.Randn(5, n, in).To(dev).Detach().SetRequiresGrad(true)
+		w := tensor.Randn(6, n, heads*c).To(dev)
+		y := conv.Forward(g, x)
+		var h *tensor.Tensor
+		if fused {
+			h = nn.ReLUDropout(y, drop)
+		} else {
+			h = drop.Forward(y.ReLU())
+		}
+		if residual {
+			h = h.Add(y)
+		}
+		h.Mul(w).Sum().Backward()
+		for _, p := range append([]*tensor.Tensor{x}, conv.Params()...) {
+			gs = append(gs, p.Grad().CPU().Data())
+		}
+		return y.CPU().Data(), gs
+	}
+	y0, g0 := grads(false)
+	y1, g1 := grads(true)
+	if !slices.Equal(y0, y1) {
+		t.Errorf("the layer's output differs with ReLUDropout after it")
+	}
+	for i := range g0 {
+		for j := range g0[i] {
+			if d := math.Abs(float64(g0[i][j] - g1[i][j])); d > 1e-5*(1+math.Abs(float64(g0[i][j]))) {
+				t.Errorf("gradient %d[%d] = %g with the activation handed off, %g with the attention output kept", i, j, g1[i][j], g0[i][j])
+				break
+			}
+		}
+	}
 }

@@ -273,7 +273,14 @@
 // attention does). ReLUDropout is a hidden layer's ReLU and dropout as one
 // op on a device that fuses them (ReLUDropoutOps; gnnlib/cuda's does),
 // with the values of the two ops and one activation-sized tensor less per
-// layer; GCN and GraphSAGE use it.
+// layer; GCN and GraphSAGE use it. On a device with GATv2OutOps
+// (gnnlib/cuda's), a ReLUDropout over GATv2Conv's output also frees the
+// layer's attention output at once, and the layer's backward pass
+// rebuilds it from the activation (equal up to rounding where its
+// gradient is not zero, the only place the backward pass reads it; when
+// another op read the layer's output too, it computes it again): one
+// more N×F tensor less per layer, in float32 (under Autocast the layer
+// keeps its output).
 //
 // # Errors
 //

@@ -16,6 +16,7 @@ func init() {
 		"AdamBF16":                reflect.ValueOf(cuda.AdamBF16),
 		"AggregateMax":            reflect.ValueOf(cuda.AggregateMax),
 		"ArgHost":                 reflect.ValueOf(cuda.ArgHost),
+		"AutoReplay":              reflect.ValueOf(&cuda.AutoReplay).Elem(),
 		"Axpby":                   reflect.ValueOf(cuda.Axpby),
 		"BiasAct":                 reflect.ValueOf(cuda.BiasAct),
 		"BiasActBF16":             reflect.ValueOf(cuda.BiasActBF16),

@@ -135,6 +135,7 @@ func init() {
 		"GAT":               reflect.ValueOf((*nn.GAT)(nil)),
 		"GATConv":           reflect.ValueOf((*nn.GATConv)(nil)),
 		"GATv2Conv":         reflect.ValueOf((*nn.GATv2Conv)(nil)),
+		"GATv2OutOps":       reflect.ValueOf((*nn.GATv2OutOps)(nil)),
 		"GCN":               reflect.ValueOf((*nn.GCN)(nil)),
 		"GCNConv":           reflect.ValueOf((*nn.GCNConv)(nil)),
 		"GIN":               reflect.ValueOf((*nn.GIN)(nil)),
@@ -170,6 +171,7 @@ func init() {
 		"TransformerConv":   reflect.ValueOf((*nn.TransformerConv)(nil)),
 
 		// interface wrapper definitions
+		"_GATv2OutOps":      reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GATv2OutOps)(nil)),
 		"_GraphLayer":       reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GraphLayer)(nil)),
 		"_GraphSpMMBiasOps": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GraphSpMMBiasOps)(nil)),
 		"_LRSetter":         reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_LRSetter)(nil)),
@@ -178,6 +180,20 @@ func init() {
 		"_Optimizer":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Optimizer)(nil)),
 		"_ReLUDropoutOps":   reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutOps)(nil)),
 	}
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2OutOps is an interface wrapper for GATv2OutOps type
+type _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2OutOps struct {
+	IValue             interface{}
+	WGATv2AttentionOut func(g *graph.Graph, hs *tensor.Tensor, hd *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor) (dhs tensor.Storage, dhd tensor.Storage, datt tensor.Storage, err error), err error)
+	WUnbiasAct         func(y *tensor.Tensor, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error)
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2OutOps) GATv2AttentionOut(g *graph.Graph, hs *tensor.Tensor, hd *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor) (dhs tensor.Storage, dhd tensor.Storage, datt tensor.Storage, err error), err error) {
+	return W.WGATv2AttentionOut(g, hs, hd, att, heads, slope, p, seed)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2OutOps) UnbiasAct(y *tensor.Tensor, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error) {
+	return W.WUnbiasAct(y, b, relu, p)
 }
 
 // _github_com_gnnlab_gnnlab_gnnlib_nn_GraphLayer is an interface wrapper for GraphLayer type

@@ -80,15 +80,7 @@ func newAPIModel(kind string, dims []int) *apiModel {
 // kernel takes power-of-two head widths, so its output layer is padded to
 // the next one (labels stay below classes), as gnnbench's GATv2 epoch does.
 func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
-	indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
-	for i, v := range g.indptr {
-		indptr[i] = int(v)
-	}
-	for i, v := range g.idx {
-		idx[i] = int(v)
-	}
-	hg, err := graph.FromCSR(g.n, indptr, idx, nil)
-	check(err)
+	hg := hostGraph(g)
 	x := tensor.Randn(1, g.n, fin).To(d.Backend())
 	y := make([]int, g.n)
 	for i := range y {

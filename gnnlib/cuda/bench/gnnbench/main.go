@@ -21,11 +21,16 @@
 // epochs of gnnlib/nn in float32 and under tensor.Autocast(BFloat16)
 // side by side (nnbf16.go).
 //
+// The autoreplay part (not run by default) times the Cora- and
+// arxiv-sized gnnlib/nn epochs kernel by kernel, replayed as CUDA graphs
+// and with the automatic choice (cuda.AutoReplay), side by side
+// (autoreplay.go).
+//
 // The wgrad part times the weight gradients Xᵀ·dY of the Cora- and
 // arxiv-sized layers (wgrad.go) for each -gemm family; bench/wgrad_torch.py
 // is its torch.matmul anchor.
 //
-// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,wgrad,bf16,nnbf16,rmat,sampled]
+// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,autoreplay,reorder,int8,gemm,wgrad,bf16,nnbf16,rmat,sampled]
 // [-products=false] [-reps 10] [-gemm v1,v2] [-rmat 17,20] [-edges dir]
 //
 // -gemm lists the MatMul kernel families (tune.GEMMKernel) to compare:
@@ -63,7 +68,8 @@ var (
 	rmatScales = flag.String("rmat", "17,20", "comma-separated R-MAT scales of the rmat part")
 	edgesDir   = flag.String("edges", "", "directory to write the R-MAT graphs' edges into, for pyg_bench.py (RMAT_DIR)")
 	labelsAB   = flag.Bool("labels-ab", true, "in the api part, the arxiv-sized epochs again with CrossEntropy's labels uploaded every call")
-	replaySegs = flag.String("replay-seg", "0", "in the api part, the epochs again with cuda.GraphReplay for each of these cuda.ReplaySegment values (0: segments cut only at calls that wait)")
+	poolGCAB   = flag.Bool("pool-gc-ab", false, "in the api part, the epochs again with the allocator's collections every 1 GiB (tune.PoolGCFixed), as before")
+	replaySegs = flag.String("replay-seg", "0", "in the api part, the epochs again with cuda.GraphReplay for each of these cuda.ReplaySegment values (0: segments cut only at calls that wait; empty: none)")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
 
@@ -387,6 +393,10 @@ func main() {
 	}
 	cuda.GATv2BackwardMode, kernTag = modeOf[modes[0]], ""
 	if parts["api"] {
+		// Kernel by kernel, as the variant column says, unless a pass
+		// below forces replay; the autoreplay part times the automatic
+		// choice.
+		cuda.AutoReplay = false
 		type apiGraph struct {
 			g                            *csr
 			fin, hidden, classes, layers int
@@ -411,10 +421,22 @@ func main() {
 			apiEpochs(d, arxiv, 128, 256, 40, 3)
 			tune.CacheLabels, kernTag = true, ""
 		}
+		// The epochs again with the allocator collecting every 1 GiB
+		// it hands out, as before gcDue's quarter rule.
+		if *poolGCAB {
+			tune.PoolGCFixed, kernTag = true, " [collections every 1 GiB]"
+			for _, g := range graphs {
+				apiEpochs(d, g.g, g.fin, g.hidden, g.classes, g.layers)
+			}
+			tune.PoolGCFixed, kernTag = false, ""
+		}
 		// And with repeated launch sequences replayed as CUDA graphs, the
 		// segments cut at each call that waits and, for each positive
 		// -replay-seg, every that many launches too.
 		for _, f := range strings.Split(*replaySegs, ",") {
+			if f == "" {
+				continue // -replay-seg '': no replayed pass
+			}
 			var seg int
 			if _, err := fmt.Sscan(f, &seg); err != nil || seg < 0 {
 				log.Fatalf("-replay-seg %q: want non-negative integers", f)
@@ -428,6 +450,10 @@ func main() {
 			}
 		}
 		cuda.GraphReplay, cuda.ReplaySegment, kernTag = false, 0, ""
+		cuda.AutoReplay = os.Getenv("GNNLAB_CUDA_GRAPHS") == ""
+	}
+	if parts["autoreplay"] {
+		autoReplayPart(d, cora, arxiv)
 	}
 	if parts["rmat"] {
 		for _, f := range strings.Split(*rmatScales, ",") {

@@ -55,3 +55,10 @@ var AsyncLaunch = false
 // call. On by default; gnnbench compares the two on the arxiv-sized
 // epochs.
 var CacheLabels = true
+
+// PoolGCFixed makes gnnlib/cuda's caching allocator ask for a garbage
+// collection every 1 GiB it hands out, as it did before, instead of
+// whenever it has handed out a quarter of the bytes in use (at least 64
+// MiB) since the last one. Off by default; gnnbench compares the two
+// (peak memory and epoch time).
+var PoolGCFixed = false

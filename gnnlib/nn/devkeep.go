@@ -1,0 +1,130 @@
+package nn
+
+import (
+	"runtime"
+	"sync"
+	"weak"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
+)
+
+// GATv2OutOps is an optional capability of a device with fused GATv2
+// attention (gnnlib/cuda's has it): the attention of
+// backend.GraphOps.GATv2Attention whose backward function takes the
+// attention output from the caller instead of keeping it, and the op
+// that rebuilds that output from what a layer keeps anyway.
+//
+// The fused backward pass reads the output only through D = Σ_c
+// dOut[v,h,c]·out[v,h,c] per node and head, so the output it is given
+// needs to be right only where dOut is not zero. When a ReLUDropout
+// consumes GATv2Conv's output, the layer frees its attention output at
+// once and its backward pass rebuilds it from the activation, which the
+// next layer keeps anyway: the layer keeps x·W_src and x·W_dst beside
+// the activation, as gnnlib/cuda/bench/gnnbench's hand-written epoch
+// does, not the attention output too. When another op read the layer's
+// output as well (a residual h + y), the output's gradient is not zero
+// where the activation is, and the backward pass computes the attention
+// output again with GATv2Attention instead.
+type GATv2OutOps interface {
+	// GATv2AttentionOut is GATv2Attention whose output the caller may
+	// free after the call; backward takes the output back (rebuilt).
+	GATv2AttentionOut(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (out tensor.Storage, backward func(grad, out *tensor.Tensor) (dhs, dhd, datt tensor.Storage, err error), err error)
+	// UnbiasAct returns x rebuilt from y = dropout(relu(x + b)): y·(1-p)
+	// - b where y is not zero and 0 where it is (ReLUDropout's gradient is
+	// zero there); with relu false and p 0, y - b everywhere. Both up to
+	// rounding.
+	UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error)
+}
+
+// outKeeper holds a fused layer op's pre-bias output for its backward
+// pass: the output itself (out, which only the op sees) until a
+// ReLUDropout consumes the layer's biased output, then the activation
+// that ReLUDropout made of it (act; relu and p say how), which the next
+// layer keeps anyway, and from which the backward pass rebuilds the
+// output. The output's memory goes back at that hand-off.
+type outKeeper struct {
+	mu  sync.Mutex
+	out *tensor.Tensor
+	act *tensor.Tensor
+	p   float32
+	// actGrad is the gradient ReLUDropout's backward pass returned for
+	// the layer's output. The output's gradient is zero where act is
+	// only when that is all of it; when another op read the output too
+	// (h + y), the pass sums the gradients into a new tensor, and the
+	// output must be computed again instead of rebuilt.
+	actGrad *tensor.Tensor
+}
+
+// keepers maps a fused layer's output (weakly) to its op's outKeeper
+// (weakly: the op's backward function holds it), so that ReLUDropout can
+// hand the op its activation.
+var keepers sync.Map // weak.Pointer[tensor.Tensor] -> weak.Pointer[outKeeper]
+
+// keepOutput registers y, the biased output of a fused layer op, and
+// returns the op's outKeeper holding out, its pre-bias output.
+func keepOutput(y, out *tensor.Tensor) *outKeeper {
+	k := &outKeeper{out: out}
+	key := weak.Make(y)
+	keepers.Store(key, weak.Make(k))
+	runtime.AddCleanup(k, func(key weak.Pointer[tensor.Tensor]) { keepers.Delete(key) }, key)
+	return k
+}
+
+// handOff tells the fused layer op whose output x is (if any) that act =
+// dropout(relu(x)) with probability p was made of it: the op frees its
+// pre-bias output and keeps act instead. 16-bit storage is not handed
+// off: the output rebuilt from it would be off by its rounding.
+// It returns the op's keeper, to be told the gradient ReLUDropout's
+// backward pass returns (gradFor), or nil.
+func handOff(x, act *tensor.Tensor, p float32) *outKeeper {
+	v, ok := keepers.LoadAndDelete(weak.Make(x))
+	if !ok {
+		return nil
+	}
+	k := v.(weak.Pointer[outKeeper]).Value()
+	if k == nil || x.DType() != tensor.Float32 || act.DType() != tensor.Float32 {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.out == nil || k.act != nil {
+		return nil
+	}
+	freeStorage(k.out)
+	k.out, k.act, k.p = nil, act, p
+	return k
+}
+
+// gradFor records g, the gradient ReLUDropout's backward pass returned
+// for the output k stands for.
+func (k *outKeeper) gradFor(g *tensor.Tensor) {
+	k.mu.Lock()
+	k.actGrad = g
+	k.mu.Unlock()
+}
+
+// output returns the pre-bias output for the backward pass whose
+// upstream gradient is grad, through ops (b the layer's bias), and
+// whether the caller frees it (rebuilt). When the output was handed
+// off but grad is not the gradient ReLUDropout returned (another op read
+// the output too), it returns nil: the caller computes it again.
+func (k *outKeeper) output(ops GATv2OutOps, b, grad *tensor.Tensor) (out *tensor.Tensor, rebuilt bool, err error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.act == nil {
+		out, k.out = k.out, nil
+		return out, false, nil
+	}
+	act, only := k.act, grad == k.actGrad
+	k.act, k.actGrad = nil, nil
+	if !only {
+		return nil, true, nil
+	}
+	s, err := ops.UnbiasAct(act, b, true, k.p)
+	if err != nil {
+		return nil, false, err
+	}
+	return backend.FromStorage(s, act.Shape()...), true, nil
+}
