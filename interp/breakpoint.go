@@ -113,7 +113,7 @@ func staleFuncError(err error) *Error {
 	if !debug.StaleFunc(err) {
 		return nil
 	}
-	return &Error{Name: "debugger", Value: debug.StaleFuncMsg, Traceback: []string{"debugger: " + debug.StaleFuncMsg}}
+	return &Error{Name: nameDebugger, Value: debug.StaleFuncMsg, Traceback: []string{nameDebugger + ": " + debug.StaleFuncMsg}}
 }
 
 // debugHost is the Session as the debugger sees it (debug.Host).

@@ -27,6 +27,7 @@ const (
 	nameInterrupted = workerproto.EnameInterrupted
 	nameUnsupported = workerproto.EnameUnsupported
 	nameExit        = workerproto.EnameExit // os.Exit with a non-zero status
+	nameDebugger    = workerproto.EnameDebugger
 )
 
 // posRE matches a virtual position, which yaegi writes without its file

@@ -394,6 +394,19 @@ func (c *Client) run(ctx context.Context, cell Cell, record bool, fn func(worker
 	return Result{UserExpressions: done.UserExpressions}, nil
 }
 
+// takeLastLost takes the cells that the last crash moved to lost (the
+// ones the client replays itself after a stack overflow or a kill after
+// an interrupt) out of lost.
+func (c *Client) takeLastLost() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := min(c.lastLost, len(c.lost))
+	cells := append([]string(nil), c.lost[:n]...)
+	c.lost = c.lost[n:]
+	c.lastLost = 0
+	return cells
+}
+
 // onCrash runs after the supervisor replaced a dead worker: the cells
 // that ran on it become the ones %replay restores.
 func (c *Client) onCrash(cr supervisor.Crash) {

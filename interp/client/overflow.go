@@ -21,12 +21,7 @@ import (
 // recoverOverflow replays the cells of the worker that a stack overflow
 // ended; onCrash has moved them to lost.
 func (c *Client) recoverOverflow(ctx context.Context, cr supervisor.Crash) (Result, error) {
-	c.mu.Lock()
-	n := min(c.lastLost, len(c.lost))
-	cells := append([]string(nil), c.lost[:n]...)
-	c.lost = c.lost[n:]
-	c.lastLost = 0
-	c.mu.Unlock()
+	cells := c.takeLastLost()
 	replayed, failed, err := c.replaySilently(ctx, cells)
 	if err != nil {
 		return Result{}, err

@@ -41,12 +41,7 @@ func (c *Client) restartStuck(ctx context.Context, ce *workerproto.CellError, fn
 // interrupted cell did not stop within Grace; the supervisor has started
 // the fresh one and onCrash has moved the cells to lost.
 func (c *Client) recoverState(ctx context.Context, ce *workerproto.CellError, fn func(workerproto.Event)) (Result, error) {
-	c.mu.Lock()
-	n := min(c.lastLost, len(c.lost))
-	cells := append([]string(nil), c.lost[:n]...)
-	c.lost = c.lost[n:]
-	c.lastLost = 0
-	c.mu.Unlock()
+	cells := c.takeLastLost()
 	return c.replayInto(ctx, ce, cells, fmt.Sprintf("did not answer within %v of the interrupt", Grace))
 }
 

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
@@ -49,7 +48,7 @@ func (r *streamRouter) ProcessStdout() bool {
 func (r *streamRouter) route(id uint64, p []byte) {
 	r.mu.Lock()
 	b := append(r.held, p...)
-	n := completeUTF8(b)
+	n := workerproto.WholeRunes(b)
 	r.held = bytes.Clone(b[n:])
 	r.mu.Unlock()
 	if n > 0 {
@@ -68,20 +67,6 @@ func (r *streamRouter) flush(id uint64) {
 	if len(b) > 0 {
 		_ = r.s.send(workerproto.Event{ID: id, Kind: workerproto.EvStream, Stream: r.name, Text: string(b)})
 	}
-}
-
-// completeUTF8 returns the length of b without a UTF-8 sequence that the
-// end of b cuts short.
-func completeUTF8(b []byte) int {
-	for k := 1; k <= utf8.UTFMax-1 && k <= len(b); k++ {
-		if utf8.RuneStart(b[len(b)-k]) {
-			if !utf8.FullRune(b[len(b)-k:]) {
-				return len(b) - k
-			}
-			break
-		}
-	}
-	return len(b)
 }
 
 // goid returns the id of the calling goroutine, read from the first line

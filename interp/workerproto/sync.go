@@ -1,6 +1,9 @@
 package workerproto
 
-import "fmt"
+import (
+	"fmt"
+	"unicode/utf8"
+)
 
 // SyncPrefix starts every sync mark. The NUL byte never occurs in text
 // that a cell prints in practice, so a reader looks for it first.
@@ -31,4 +34,21 @@ func ParseSyncMark(b []byte) (uint64, bool) {
 		}
 	}
 	return n, true
+}
+
+// WholeRunes returns the length of b without a UTF-8 sequence that the
+// end of b cuts short, so that stream text is sent in whole runes: the
+// supervisor holds the rest of a pipe read back for the next, and the
+// worker the rest of a write it routes as an EvStream. Bytes that are not
+// UTF-8 at all are kept; only an incomplete sequence at the end goes.
+func WholeRunes(b []byte) int {
+	for k := 1; k <= utf8.UTFMax-1 && k <= len(b); k++ {
+		if utf8.RuneStart(b[len(b)-k]) {
+			if !utf8.FullRune(b[len(b)-k:]) {
+				return len(b) - k
+			}
+			break
+		}
+	}
+	return len(b)
 }

@@ -18,3 +18,26 @@ func TestSyncMark(t *testing.T) {
 		}
 	}
 }
+
+// TestWholeRunes cuts texts at every byte and checks that WholeRunes
+// keeps exactly what the cut leaves whole: up to the last rune boundary
+// (as ranging over the text yields them) at or before the cut. A byte
+// that is not UTF-8 is a rune of its own there, and is kept.
+func TestWholeRunes(t *testing.T) {
+	for _, s := range []string{"abc", "é", "a€b", "😀x😀", "\xffa\xfe", "naïve — ½ 🙂"} {
+		for n := 0; n <= len(s); n++ {
+			want := 0
+			for i := range s {
+				if i <= n {
+					want = i
+				}
+			}
+			if n == len(s) {
+				want = n
+			}
+			if got := WholeRunes([]byte(s[:n])); got != want {
+				t.Errorf("WholeRunes(%q) = %d, want %d", s[:n], got, want)
+			}
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/gnnlab/gnnlab/interp/internal/declname"
+	"github.com/gnnlab/gnnlab/interp/internal/sigdoc"
 	"github.com/gnnlab/gnnlab/interp/symbols"
 )
 
@@ -98,8 +99,7 @@ func compiledSource(importPath, name string) (src, where string, ok bool) {
 				continue
 			}
 			var buf bytes.Buffer
-			cfg := printer.Config{Mode: printer.UseSpaces | printer.TabIndent, Tabwidth: 8}
-			if err := cfg.Fprint(&buf, p.fset, &printer.CommentedNode{Node: node, Comments: f.Comments}); err != nil {
+			if err := sigdoc.Config.Fprint(&buf, p.fset, &printer.CommentedNode{Node: node, Comments: f.Comments}); err != nil {
 				return "", "", false
 			}
 			pos := p.fset.Position(node.Pos())

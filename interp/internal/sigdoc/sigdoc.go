@@ -14,8 +14,10 @@ import (
 	"strings"
 )
 
-// config is gofmt's printer configuration.
-var config = printer.Config{Mode: printer.UseSpaces | printer.TabIndent, Tabwidth: 8}
+// Config is gofmt's printer configuration, with which Decl prints and
+// every other printer of source for a user (name??, the generated docs'
+// examples) prints too.
+var Config = printer.Config{Mode: printer.UseSpaces | printer.TabIndent, Tabwidth: 8}
 
 // Decl returns decl without the body of a function and without doc
 // comments, printed as gofmt prints it, followed by doc after a blank
@@ -32,7 +34,7 @@ func Decl(fset *token.FileSet, decl ast.Node, doc string) string {
 		decl = &c
 	}
 	var buf bytes.Buffer
-	_ = config.Fprint(&buf, fset, decl)
+	_ = Config.Fprint(&buf, fset, decl)
 	if doc != "" {
 		buf.WriteString("\n\n" + strings.TrimRight(doc, "\n"))
 	}

@@ -3,7 +3,6 @@ package supervisor
 import (
 	"bytes"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gnnlab/gnnlab/interp/workerproto"
 )
@@ -27,7 +26,7 @@ func (sp *splitter) feed(chunk []byte, text func(string), mark func(uint64)) {
 	for len(buf) > 0 {
 		i := bytes.IndexByte(buf, 0)
 		if i < 0 {
-			j := completeUTF8(buf)
+			j := workerproto.WholeRunes(buf)
 			out = append(out, buf[:j]...)
 			if j < len(buf) {
 				sp.pending = bytes.Clone(buf[j:])
@@ -63,20 +62,6 @@ func (sp *splitter) close() string {
 	s := string(sp.pending)
 	sp.pending = nil
 	return s
-}
-
-// completeUTF8 returns the length of b without a UTF-8 sequence that the
-// end of b cuts short.
-func completeUTF8(b []byte) int {
-	for k := 1; k <= utf8.UTFMax-1 && k <= len(b); k++ {
-		if utf8.RuneStart(b[len(b)-k]) {
-			if !utf8.FullRune(b[len(b)-k:]) {
-				return len(b) - k
-			}
-			break
-		}
-	}
-	return len(b)
 }
 
 // crashTriggers start the lines with which the Go runtime begins a crash

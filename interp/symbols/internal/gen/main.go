@@ -333,8 +333,7 @@ func exampleText(fset *token.FileSet, ex *doc.Example) (string, bool) {
 		return "", false // a whole-file example
 	}
 	var buf bytes.Buffer
-	cfg := printer.Config{Mode: printer.UseSpaces | printer.TabIndent, Tabwidth: 8}
-	if err := cfg.Fprint(&buf, fset, &printer.CommentedNode{Node: body, Comments: ex.Comments}); err != nil {
+	if err := sigdoc.Config.Fprint(&buf, fset, &printer.CommentedNode{Node: body, Comments: ex.Comments}); err != nil {
 		return "", false
 	}
 	code := strings.TrimSpace(buf.String())
