@@ -105,6 +105,7 @@ func autoStep(t *testing.T, d *Device, g *Graph, step int) {
 func TestAutoReplayTrace(t *testing.T) {
 	defer func(old bool) { GraphReplay = old }(GraphReplay)
 	GraphReplay = false
+	defer pinAutoReplay(true)() // for Mapping after the runs
 	const steps = 12
 	run := func(auto bool) (*Device, *recordDriver, []bool) {
 		defer pinAutoReplay(auto)()

@@ -74,11 +74,12 @@
 // ReplaySegment set, every that many launches); a segment whose kernel
 // sequence repeats (a training epoch with the same shapes) runs as a CUDA
 // graph built at its second run and replayed after, with the arguments
-// that changed updated in place. By default each device turns replay on
-// and off by itself (AutoReplay): on while the spans between the calls
-// that wait for it take under 100 µs a launch (a launch-bound loop, the
-// Cora-sized epochs), off again over 160 µs (where the kernels take the
-// time, the arxiv-sized ones); GNNLAB_CUDA_GRAPHS=1 or 0 forces it.
+// that changed updated in place. With AutoReplay (GNNLAB_CUDA_GRAPHS=auto;
+// off by default until it has run on a GPU) each device turns replay on
+// and off by itself: on while the spans between the calls that wait for
+// it take under 100 µs a launch (a launch-bound loop, the Cora-sized
+// epochs), off again over 160 µs (where the kernels take the time, the
+// arxiv-sized ones); GNNLAB_CUDA_GRAPHS=1 forces replay on.
 // Device.Mapping (the session's %gpu)
 // says how work meets the GPU: each graph on the device with the
 // attention mapping its degrees chose, the launch mode and the replays.
@@ -348,11 +349,12 @@
 // arxiv-sized GATv2 epoch from 1.92 to 1.59 GiB). Cora-sized epochs are launch-bound (1.3-2.0 ms
 // eagerly, H100, 2026-12-06 08:40); GraphReplay takes them to 0.35-0.67
 // ms but adds 1.7-2.7 ms to every arxiv-sized epoch (0.4-2.7 ms with
-// segments sent every 16 or 64 launches, ReplaySegment); AutoReplay,
-// the default, chooses between the two from the time per launch, a rule
-// drawn from those figures and tested on the CPU (recording driver) but
-// not yet timed on a GPU, and it needs three epochs to choose (and two
-// more for a graph to be built). Sampled mini-batches upload
+// segments sent every 16 or 64 launches, ReplaySegment); AutoReplay
+// chooses between the two from the time per launch, a rule drawn from
+// those figures and tested on the CPU (recording driver) but not yet run
+// on a GPU, so it is off by default (GNNLAB_CUDA_GRAPHS=auto turns it
+// on), and it needs three epochs to choose (and two more for a graph to
+// be built). Sampled mini-batches upload
 // their features and blocks from the host every step (64 ms a batch of
 // 160k nodes, arxiv-sized, where a torch sampler on the GPU takes 5.3
 // ms); there is no sampling on the device. Clamp, Max and Min along an axis

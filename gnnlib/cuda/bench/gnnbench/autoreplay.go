@@ -49,7 +49,7 @@ func autoReplayPart(d *cuda.Device, cora, arxiv *csr) {
 			cuda.GraphReplay, cuda.AutoReplay = mode == "on", mode == "auto"
 			t, note := timeEpochs(d, hosts[r.g], r.kind, r.fin, r.hidden, r.classes, r.layers)
 			ms[mode] = t
-			report("autoreplay", r.g.name, fmt.Sprintf("%s, %d layers, hidden %d, GNNLAB_CUDA_GRAPHS=%s", r.kind, r.layers, r.hidden, map[string]string{"off": "0", "on": "1", "auto": "unset"}[mode]), t, peakGiB(d), note)
+			report("autoreplay", r.g.name, fmt.Sprintf("%s, %d layers, hidden %d, GNNLAB_CUDA_GRAPHS=%s", r.kind, r.layers, r.hidden, map[string]string{"off": "0", "on": "1", "auto": "auto"}[mode]), t, peakGiB(d), note)
 		}
 		best := min(ms["off"], ms["on"])
 		report("autoreplay-ratio", r.g.name, r.kind, ms["auto"]/best, 0,

@@ -450,7 +450,7 @@ func main() {
 			}
 		}
 		cuda.GraphReplay, cuda.ReplaySegment, kernTag = false, 0, ""
-		cuda.AutoReplay = os.Getenv("GNNLAB_CUDA_GRAPHS") == ""
+		cuda.AutoReplay = os.Getenv("GNNLAB_CUDA_GRAPHS") == "auto"
 	}
 	if parts["autoreplay"] {
 		autoReplayPart(d, cora, arxiv)
