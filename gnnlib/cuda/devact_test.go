@@ -48,6 +48,8 @@ var _ nn.GATv2OutOps = (*backend)(nil)
 // output read by another op as well (h + y: the layer computes the
 // attention output again instead of rebuilding it).
 func TestGATv2ConvRebuildsOutput(t *testing.T) {
+	defer func(on bool) { nn.RebuildGATv2Output = on }(nn.RebuildGATv2Output)
+	nn.RebuildGATv2Output = true
 	d := defaultOrSkip(t).be
 	g := testGraph(t, 400, 3000, true)
 	for _, c := range []struct {

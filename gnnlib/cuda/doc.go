@@ -337,8 +337,9 @@
 // 2026-12-06, arxiv-sized, with nn.ReLUDropout between the layers: GCN
 // 7.38 ms and 1.34 GiB against 6.21 ms and 1.23 GiB, GATv2 17.6 ms and
 // 2.35 GiB against 17.0 ms and 1.74 GiB; since then GATv2Conv followed
-// by nn.ReLUDropout no longer keeps its attention output, nn.GATv2OutOps,
-// measured on the CPU ledger only), CrossEntropy still takes 0.96 ms
+// by nn.ReLUDropout can leave its attention output to be rebuilt,
+// nn.GATv2OutOps, measured on the CPU ledger only and off by default,
+// nn.RebuildGATv2Output, until it has run on a GPU), CrossEntropy still takes 0.96 ms
 // of a profiled GCN epoch with its labels cached (its fused kernel adds
 // each row's loss into one float with an atomic; whether that is the
 // cost was not measured), activations the program's code

@@ -139,7 +139,7 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 	checkGATv2("GATv2Attention", g, hs, hd, att, c.Heads)
 	p, seed := attentionDropout(c.Dropout, c.rng, c.Training())
 	oo, rebuilds := ops.(GATv2OutOps)
-	rebuilds = rebuilds && tensor.AutocastDType() == tensor.Float32
+	rebuilds = rebuilds && RebuildGATv2Output && tensor.AutocastDType() == tensor.Float32
 	var s2 tensor.Storage
 	var attBack func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error)
 	if rebuilds {

@@ -27,6 +27,8 @@ import (
 // output as well (a residual h + y), the output's gradient is not zero
 // where the activation is, and the backward pass computes the attention
 // output again with GATv2Attention instead.
+//
+// The hand-off is off by default (RebuildGATv2Output).
 type GATv2OutOps interface {
 	// GATv2AttentionOut is GATv2Attention whose output the caller may
 	// free after the call; backward takes the output back (rebuilt).
@@ -37,6 +39,12 @@ type GATv2OutOps interface {
 	// rounding.
 	UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error)
 }
+
+// RebuildGATv2Output turns on GATv2Conv's hand-off of its attention
+// output to a ReLUDropout on devices with GATv2OutOps (see there). It is
+// off until gnnlib/cuda's side has run on a GPU (TestGATv2ConvRebuildsOutput);
+// on devicetest's Fake the tests turn it on. Set it before a model runs.
+var RebuildGATv2Output = false
 
 // outKeeper holds a fused layer op's pre-bias output for its backward
 // pass: the output itself (out, which only the op sees) until a

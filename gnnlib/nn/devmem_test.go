@@ -465,6 +465,8 @@ func TestSecondBackwardOnDevice(t *testing.T) {
 // the forward pass made wherever its gradient is not zero), and the
 // layer's output, still held by the caller, is intact.
 func TestGATv2ConvKeeps(t *testing.T) {
+	defer func(on bool) { nn.RebuildGATv2Output = on }(nn.RebuildGATv2Output)
+	nn.RebuildGATv2Output = true
 	const n, in, heads, c = 400, 16, 2, 8
 	g := memGraph(t, n)
 	f := int64(heads * c)

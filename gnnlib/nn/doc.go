@@ -273,7 +273,8 @@
 // attention does). ReLUDropout is a hidden layer's ReLU and dropout as one
 // op on a device that fuses them (ReLUDropoutOps; gnnlib/cuda's does),
 // with the values of the two ops and one activation-sized tensor less per
-// layer; GCN and GraphSAGE use it. On a device with GATv2OutOps
+// layer; GCN and GraphSAGE use it. With RebuildGATv2Output on (off by
+// default until it has run on a GPU), on a device with GATv2OutOps
 // (gnnlib/cuda's), a ReLUDropout over GATv2Conv's output also frees the
 // layer's attention output at once, and the layer's backward pass
 // rebuilds it from the activation (equal up to rounding where its
