@@ -247,13 +247,17 @@ func TestUnreadRepliesDoNotBlockOthers(t *testing.T) {
 	// iopub's loss, not a stalled kernel; kernel_info below is what must
 	// still answer.
 	idle := 0
+	// The quiet period is generous: a loaded machine (-race, the whole
+	// suite in parallel) can pause the kernel for seconds, and ending the
+	// wait then would read a slow kernel as a stalled one.
+	const quietFor = 15 * time.Second
 wait:
-	for quiet := time.NewTimer(2 * time.Second); idle < 20000; {
+	for quiet := time.NewTimer(quietFor); idle < 20000; {
 		select {
 		case m := <-c.Inbox("iopub"):
 			if m.MsgType == "status" && m.Content["execution_state"] == "idle" {
 				idle++
-				quiet.Reset(2 * time.Second)
+				quiet.Reset(quietFor)
 			}
 		case <-quiet.C:
 			break wait
