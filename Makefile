@@ -123,8 +123,14 @@ test-go:
 	GNNLAB_COMPILED=off $(GO) test ./interp/client -run '^$$' -fuzz '^FuzzCells$$' -fuzztime 25s
 
 ## test-race: the concurrent parts under the race detector.
+# A package's tests that run past -timeout panic with every goroutine's
+# stack, naming a hanging test after 6 minutes instead of go test's 10.
+# The slowest package, interp/client, takes about 70 s in CI and 175 s on
+# two cores shared with five other go test runs (load average 14).
+# test-go keeps the default: gnnlib/nn took 343 s under that load.
+RACE_TIMEOUT ?= 6m
 test-race:
-	$(GO) test -race ./kernel/... ./interp/...
+	$(GO) test -race -timeout $(RACE_TIMEOUT) ./kernel/... ./interp/...
 
 ## test-e2e: Python end-to-end tests through real Jupyter clients (kernel/e2e),
 ## Jupyter Enterprise Gateway among them (install/setup-gateway-venv.sh).

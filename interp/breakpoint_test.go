@@ -123,7 +123,7 @@ func TestDebugBreakpointAndSteps(t *testing.T) {
 	if err := st.Resume(Continue); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; err != nil {
+	if err := recvWithin(t, done, time.Minute, "the debugged cell's end after Continue"); err != nil {
 		t.Fatalf("cell: %v", err)
 	}
 	if got, want := out.String(), "41 42 84\n"; got != want {
@@ -161,7 +161,9 @@ func TestDebugBreakpointInEarlierCell(t *testing.T) {
 	mustEval(t, s, "mk := func(n int) func() int { return func() int { return triple(n) } }\nf := mk(5)")
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.Eval(context.Background(), "fmt.Println(f())")
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, err := s.Eval(ctx, "fmt.Println(f())")
 		done <- err
 	}()
 	stop := nextStop(t, st, done)
@@ -174,7 +176,7 @@ func TestDebugBreakpointInEarlierCell(t *testing.T) {
 	if err := stop.Resume(Continue); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; err != nil {
+	if err := recvWithin(t, done, time.Minute, "the debugged cell's end after Continue"); err != nil {
 		t.Fatal(err)
 	}
 	if got := out.String(); got != "15\n" {
@@ -241,7 +243,9 @@ func TestDebugStaleFunction(t *testing.T) {
 	mustEval(t, s, `import "fmt"`)
 	mustEval(t, s, "h := func(a int) int { return a + 1 }")
 	s.SetDebug(&DebugOptions{Breakpoints: func(int, string) []int { return nil }, Stopped: func(x *Stop) { go x.Resume(Continue) }})
-	_, err := s.Eval(context.Background(), "fmt.Println(h(1))")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := s.Eval(ctx, "fmt.Println(h(1))")
 	var e *Error
 	if !errors.As(err, &e) || e.Name != "debugger" {
 		t.Fatalf("calling a literal made with the debugger off: %v, want a debugger error", err)

@@ -70,13 +70,13 @@ func TestInterrupt(t *testing.T) {
 		case err := <-done:
 			var e *Error
 			if !errors.As(err, &e) || e.Name != nameInterrupted {
-				t.Errorf("Eval(%q) after cancel = %v, want an *Error named %q", cell, err, nameInterrupted)
+				t.Fatalf("Eval(%q) after cancel = %v, want an *Error named %q", cell, err, nameInterrupted)
 			}
 			if strings.Contains(e.Value, "still running") {
 				t.Errorf("Eval(%q): interpreted code did not stop: %v", cell, e)
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("Eval(%q) did not return after cancel", cell)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("Eval(%q) did not return within 30 s of the cancel", cell)
 		}
 		if res := mustEval(t, s, "kept + 1"); res.Value.Text() != "42" {
 			t.Errorf("after interrupt, kept + 1 = %q, want 42", res.Value.Text())

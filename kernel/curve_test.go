@@ -35,7 +35,7 @@ func TestCurveKernel(t *testing.T) {
 			plain := append(zmtpGreeting(), zmtpReady("DEALER")...)
 			plain = append(plain, zmtpMessage(c.Encode(&wire.Message{Header: c.Header("kernel_info_request"), Content: []byte("{}")}))...)
 			conn := dialRaw(t, c.Conn.ShellPort, plain)
-			conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			conn.SetReadDeadline(time.Now().Add(30 * time.Second))
 			got, err := io.ReadAll(conn)
 			if err != nil {
 				t.Fatalf("plaintext peer: %v after %d bytes (want the kernel to hang up)", err, len(got))
@@ -51,7 +51,7 @@ func TestCurveKernel(t *testing.T) {
 			hello[6+2+72+32+7] = 1 // short nonce 1: the box is what fails
 			bad := append(g, append([]byte{0x04, byte(len(hello))}, hello...)...)
 			conn = dialRaw(t, c.Conn.ShellPort, bad)
-			conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			conn.SetReadDeadline(time.Now().Add(30 * time.Second))
 			if got, err := io.ReadAll(conn); err != nil || len(got) != 64 {
 				t.Errorf("bad HELLO: read %d bytes, %v; want the greeting and a hang-up", len(got), err)
 			}

@@ -129,13 +129,18 @@ func (k *Kernel) execute(q *shellQueue, r request) {
 		k.hist.add(count, c.Code, result)
 	}
 	if ce := res.Error; ce != nil {
+		// The failure is dated and the queue emptied before the reply
+		// goes out: a request that the client sends on seeing the reply
+		// comes after the failure and must run, however fast it arrives.
+		var aborted []request
+		if c.StopOnError == nil || *c.StopOnError {
+			aborted = q.fail(newFailure(r))
+		}
 		k.reply(r, "execute_reply", map[string]any{
 			"status": "error", "execution_count": count,
 			"ename": ce.Name, "evalue": ce.Value, "traceback": ce.Traceback,
 		})
-		if c.StopOnError == nil || *c.StopOnError {
-			k.abortQueued(q, r)
-		}
+		k.abort(aborted)
 		return
 	}
 	exprs := res.UserExpressions
@@ -224,16 +229,22 @@ type failure struct {
 	clientAt time.Time
 }
 
-// abortQueued answers every execute request queued in q behind the failed
-// cell r with status "aborted", as ipykernel does with stop_on_error; the
-// queues of the other subshells go on.
-func (k *Kernel) abortQueued(q *shellQueue, r request) {
+// newFailure dates the failure of cell r now, on the kernel's clock and
+// on its client's.
+func newFailure(r request) failure {
 	now := time.Now()
 	f := failure{at: now, session: r.msg.Header.Session}
 	if sent, err := time.Parse(time.RFC3339Nano, r.msg.Header.Date); err == nil {
 		f.clientAt = sent.Add(now.Sub(r.arrived))
 	}
-	for _, r := range q.fail(f) {
+	return f
+}
+
+// abort answers the execute requests rs, queued behind a failed cell,
+// with status "aborted", as ipykernel does with stop_on_error; the queues
+// of the other subshells go on.
+func (k *Kernel) abort(rs []request) {
+	for _, r := range rs {
 		k.status(r.msg.Header, "busy")
 		k.reply(r, "execute_reply", map[string]any{"status": "aborted", "execution_count": k.count()})
 		k.status(r.msg.Header, "idle")

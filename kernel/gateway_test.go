@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"testing"
+	"time"
 )
 
 // decodeGatewayPayload undoes gatewayPayload as Enterprise Gateway's
@@ -93,7 +94,13 @@ func TestReportToGateway(t *testing.T) {
 	if err := ReportToGateway(t.Context(), r, ci); err != nil {
 		t.Fatal(err)
 	}
-	info := decodeGatewayPayload(t, priv, <-got)
+	var payload []byte
+	select {
+	case payload = <-got:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the gateway's listener read no report to EOF within 30 s of ReportToGateway returning")
+	}
+	info := decodeGatewayPayload(t, priv, payload)
 	want := map[string]any{"transport": "tcp", "ip": "0.0.0.0", "shell_port": 1001.0, "control_port": 1002.0,
 		"stdin_port": 1003.0, "iopub_port": 1004.0, "hb_port": 1005.0, "key": "k3y", "signature_scheme": "hmac-sha256",
 		"kernel_name": "gnnlab_distributed", "kernel_id": "kid-1", "pid": float64(os.Getpid())}

@@ -77,7 +77,12 @@ func TestRegisterReportsBoundPorts(t *testing.T) {
 	if err := k.Register(t.Context(), ep, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	req := <-reqs
+	var req *wire.Message
+	select {
+	case req = <-reqs:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the registrar received no handshake_request within 30 s of Register returning")
+	}
 	if req.Header.MsgType != "handshake_request" {
 		t.Fatalf("msg_type = %q", req.Header.MsgType)
 	}

@@ -214,6 +214,31 @@ func TestStopOnErrorLateArrival(t *testing.T) {
 	}
 }
 
+// TestStopOnErrorNextCellRuns sends the next cell as soon as the failed
+// cell's error reply arrives, as a frontend running cells one after the
+// other does: it was sent after the failure and must run. The kernel used
+// to send the error reply before it emptied the queue, so a request
+// answering the reply quickly enough (a loaded machine, -race) was
+// aborted with the requests queued before the failure
+// (TestInterruptKeepsFunctions: "tri(3): status aborted").
+func TestStopOnErrorNextCellRuns(t *testing.T) {
+	c := start(t, "tcp")
+	for i := range 40 {
+		failed := c.Send("shell", "execute_request", map[string]any{"code": "undefinedName", "stop_on_error": true})
+		if r, err := c.Reply("shell", failed); err != nil || r.Content["status"] != "error" {
+			t.Fatalf("failing cell %d: %v, %v; want status error", i, r.Content, err)
+		}
+		next := c.Send("shell", "execute_request", map[string]any{"code": "1 + 1", "stop_on_error": true})
+		r, err := c.Reply("shell", next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Content["status"] != "ok" {
+			t.Fatalf("cell %d, sent on seeing the error reply: status %v, want ok", i, r.Content["status"])
+		}
+	}
+}
+
 func TestInterrupt(t *testing.T) {
 	for _, how := range []string{"interrupt_request", "SIGINT"} {
 		t.Run(how, func(t *testing.T) { testInterrupt(t, how) })

@@ -565,7 +565,10 @@ func TestExerciseCheck(t *testing.T) {
 		{"3", "exercise 2: not yet"},
 	} {
 		out := filepath.Join(t.TempDir(), "01.ipynb")
-		cmd := exec.Command(gnnlabBin, "run", "-q", "01-backprop.ipynb", "-p", "ex2Answer="+c.answer, "-o", out)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, gnnlabBin, "run", "-q", "01-backprop.ipynb", "-p", "ex2Answer="+c.answer, "-o", out)
+		cmd.WaitDelay = 10 * time.Second // a worker left holding the output pipe
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("gnnlab run -p ex2Answer=%s: %v\n%s", c.answer, err, tail(string(b)))
 		}
@@ -629,6 +632,7 @@ func TestNotebooks(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, gnnlabBin, "run", nb.file, "-o", out)
+			cmd.WaitDelay = 10 * time.Second // a worker left holding stderr
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			start := time.Now()

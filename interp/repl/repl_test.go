@@ -43,9 +43,14 @@ func runREPL(t *testing.T, input string) (string, string, int) {
 	cmd := exec.CommandContext(ctx, exe)
 	cmd.Env = append(os.Environ(), "GNNLAB_TEST_REPL=1", "TMPDIR="+t.TempDir(), "GNNLAB_REPL_HISTORY="+t.TempDir()+"/history")
 	cmd.Stdin = strings.NewReader(input)
+	// A worker left holding stdout must not keep Run waiting after the kill.
+	cmd.WaitDelay = 10 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("the repl did not finish within 90 s: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
 	var ee *exec.ExitError
 	code := 0
 	if errors.As(err, &ee) {

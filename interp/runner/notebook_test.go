@@ -40,9 +40,14 @@ func gnnlabRun(t *testing.T, args ...string) (stderr string, code int) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Env = append(os.Environ(), "GNNLAB_TEST_RUN=1")
+	// A worker left holding stderr must not keep Run waiting after the kill.
+	cmd.WaitDelay = 10 * time.Second
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	err = cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("gnnlab run %q did not finish within 120 s: %v\n%s", args, err, errb.String())
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return errb.String(), ee.ExitCode()

@@ -40,17 +40,20 @@ func serveComms(t *testing.T) *served {
 			sv.events <- ev
 		}
 	}()
-	if ev := <-sv.events; ev.Kind != workerproto.EvReady {
-		t.Fatalf("first event = %+v, want ready", ev)
+	select {
+	case ev := <-sv.events:
+		if ev.Kind != workerproto.EvReady {
+			t.Fatalf("first event = %+v, want ready", ev)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no ready event from Serve within 30 s")
 	}
 	return sv
 }
 
 func (sv *served) send(req workerproto.Request) {
 	sv.t.Helper()
-	if err := workerproto.WriteFrame(sv.reqW, req); err != nil {
-		sv.t.Fatal(err)
-	}
+	writeRequest(sv.t, sv.reqW, req)
 }
 
 // until collects events up to the EvDone of each of ids.

@@ -93,9 +93,7 @@ func TestDebugProtocol(t *testing.T) {
 		t.Helper()
 		id++
 		raw, _ := json.Marshal(map[string]any{"seq": id, "type": "request", "command": command, "arguments": args})
-		if err := workerproto.WriteFrame(reqW, workerproto.Request{ID: id, Op: workerproto.OpDebug, Debug: raw}); err != nil {
-			t.Fatal(err)
-		}
+		writeRequest(t, reqW, workerproto.Request{ID: id, Op: workerproto.OpDebug, Debug: raw})
 		ev := next(func(ev workerproto.Event) bool { return ev.ID == id && ev.Kind == workerproto.EvDone })
 		var resp map[string]any
 		if err := json.Unmarshal(ev.Debug, &resp); err != nil {
@@ -121,9 +119,7 @@ func TestDebugProtocol(t *testing.T) {
 		t.Errorf("dumpCell path %q, want %q", path, want)
 	}
 	dap("setBreakpoints", map[string]any{"source": map[string]any{"path": path}, "breakpoints": []map[string]any{{"line": 2}}})
-	if err := workerproto.WriteFrame(reqW, workerproto.Request{ID: 1, Op: workerproto.OpExecute, Code: cell}); err != nil {
-		t.Fatal(err)
-	}
+	writeRequest(t, reqW, workerproto.Request{ID: 1, Op: workerproto.OpExecute, Code: cell})
 	ev = next(func(ev workerproto.Event) bool { return ev.Kind == workerproto.EvDebug })
 	var stopped struct {
 		Event string         `json:"event"`

@@ -49,9 +49,7 @@ func TestServe(t *testing.T) {
 	}
 	send := func(req workerproto.Request) {
 		t.Helper()
-		if err := workerproto.WriteFrame(reqW, req); err != nil {
-			t.Fatal(err)
-		}
+		writeRequest(t, reqW, req)
 	}
 	if ev := next(); ev.Kind != workerproto.EvReady {
 		t.Fatalf("first event = %+v, want ready", ev)
@@ -79,8 +77,8 @@ func TestServe(t *testing.T) {
 		if err != nil {
 			t.Errorf("Serve() = %v, want nil", err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Serve did not return after shutdown")
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not return within 30 s of the shutdown")
 	}
 }
 
@@ -88,6 +86,23 @@ func TestStdinRefused(t *testing.T) {
 	r := &stdinReader{s: &server{inputs: make(chan workerproto.Request, 1)}}
 	if _, err := r.Read(make([]byte, 8)); !errors.Is(err, ErrNoStdin) {
 		t.Errorf("Read() without allow_stdin = %v, want %v", err, ErrNoStdin)
+	}
+}
+
+// writeRequest writes req to the worker's request pipe. A pipe write
+// blocks until the worker reads, so it fails the test when the worker has
+// not taken req within 30 s, rather than hang it.
+func writeRequest(t *testing.T, w io.Writer, req workerproto.Request) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- workerproto.WriteFrame(w, req) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("writing request %d (%s): %v", req.ID, req.Op, err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the worker did not read request %d (%s) within 30 s", req.ID, req.Op)
 	}
 }
 

@@ -238,7 +238,13 @@ func (c *Client) read(name string, s zmq4.Socket, ch chan Message) {
 		if m.Header.Version != wire.Version || m.Header.Session == "" || m.Header.MsgID == "" {
 			c.t.Errorf("kerneltest: %s: bad header %+v", name, m.Header)
 		}
-		ch <- Message{Channel: name, MsgType: m.Header.MsgType, MsgID: m.Header.MsgID, ParentID: m.ParentHeader.MsgID, Content: content, Metadata: m.Metadata, Buffers: m.Buffers}
+		// A test that stops reading leaves the inbox full: the reader
+		// must not outlive the kernel blocked on it.
+		select {
+		case ch <- Message{Channel: name, MsgType: m.Header.MsgType, MsgID: m.Header.MsgID, ParentID: m.ParentHeader.MsgID, Content: content, Metadata: m.Metadata, Buffers: m.Buffers}:
+		case <-c.done:
+			return
+		}
 	}
 }
 

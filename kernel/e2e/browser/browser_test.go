@@ -181,6 +181,7 @@ func (l *lab) drive(t *testing.T, script string) string {
 		"OUT="+l.out,
 		"PROFILE="+filepath.Join(l.tmp, "chromium-profile"),
 	)
+	cmd.WaitDelay = 10 * time.Second // a Chromium left holding the output pipe
 	b, err := cmd.CombinedOutput()
 	t.Logf("%s:\n%s", script, b)
 	if err != nil {

@@ -86,7 +86,7 @@ func TestCurveRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	router, addr := curveRouter(t, ctx, keys)
 	dealer := dealerWith(t, ctx, addr, keys)
@@ -130,7 +130,7 @@ func TestCurveRefusesPeers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	router, addr := curveRouter(t, ctx, keys)
 	got := make(chan zmq4.Msg, 10)
@@ -187,8 +187,8 @@ func TestCurveRefusesPeers(t *testing.T) {
 		if string(m.Frames[len(m.Frames)-1]) != "friend" {
 			t.Errorf("server got %q, want friend", m.Frames)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the server did not receive the right peer's message")
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not receive the right peer's message within 20 s")
 	}
 }
 

@@ -105,7 +105,7 @@ func TestFailedHandshakesAreClosed(t *testing.T) {
 		sendRaw(t, addrs[i%len(addrs)], bad)
 	}
 	// Give zmq4's accept loops time to reach the last connections.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for fds() > before+20 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -99,7 +99,7 @@ func TestZMQRoundTrip(t *testing.T) {
 	if err := Register(); err != nil {
 		t.Fatalf("second Register: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
 	router := zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("router")))
