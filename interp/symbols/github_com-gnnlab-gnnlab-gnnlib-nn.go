@@ -96,6 +96,7 @@ func init() {
 		"ROCAUC":               reflect.ValueOf(nn.ROCAUC),
 		"ReLU":                 reflect.ValueOf(nn.ReLU),
 		"ReLUDropout":          reflect.ValueOf(nn.ReLUDropout),
+		"RebuildGATv2Output":   reflect.ValueOf(&nn.RebuildGATv2Output).Elem(),
 		"ReconLoss":            reflect.ValueOf(nn.ReconLoss),
 		"Save":                 reflect.ValueOf(nn.Save),
 		"SaveFile":             reflect.ValueOf(nn.SaveFile),
