@@ -437,9 +437,12 @@
 // BUG(interp): A stack overflow in compiled code (unbounded recursion)
 // kills the worker process, as it does a Go program. Package client
 // starts a fresh worker and replays the cells that had succeeded; the
-// cell's error names them, and those it could not restore, but not the
-// line that recursed (the Go runtime's report of it is a goroutine dump,
-// which the supervisor trims). A depth check at each function entry
+// cell's error names them, and those it could not restore, and where the
+// recursion was: the supervisor reads the function and its cell line,
+// and the line of the call that recursed, from the Go runtime's report
+// ("stack overflow (infinite recursion?) in down at cell[2]:1, called
+// from cell[2]:2"). An interpreted recursion's report shows the
+// interpreter's frames, so its error names no line. A depth check at each function entry
 // would turn it into a cell error but costs more than the interrupt
 // check (measured: recursive Fibonacci several times slower).
 //
