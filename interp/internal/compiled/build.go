@@ -164,8 +164,8 @@ func (e *BuildError) Error() string {
 	return "compiled: build failed: " + strings.Join(lines, "; ")
 }
 
-// Build writes src (a package main that declares Symbols for the
-// package name) as the next cell package, builds it as a plugin and
+// Build writes src (a package main whose Symbols, a map[string]any,
+// holds its values by their yaegi names) as the next cell package name, builds it as a plugin and
 // loads it.
 func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, error) {
 	b.n++
@@ -189,7 +189,7 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 		return nil, err
 	}
 	t1 := time.Now()
-	var syms map[string]map[string]reflect.Value
+	var syms map[string]reflect.Value
 	load := func() { syms, err = open(so) }
 	if b.Around != nil {
 		b.Around(load)
@@ -208,10 +208,7 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 		p.Dropped = dropPages(map[string]bool{p.file: true})
 	}
 	p.Key = p.Path + "/" + name
-	p.Symbols = syms[p.Key]
-	if p.Symbols == nil {
-		return nil, fmt.Errorf("compiled: plugin %s has no symbols for %s", so, p.Key)
-	}
+	p.Symbols = syms
 	return p, nil
 }
 

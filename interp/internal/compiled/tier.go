@@ -140,7 +140,6 @@ func (t *Tier) Close() error { return t.b.Close() }
 const (
 	rtName    = "gnnlabrt"
 	checkName = "gnnlabcheck"
-	refName   = "gnnlabreflect"
 	argName   = "gnnlabarg"
 )
 
