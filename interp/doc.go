@@ -149,8 +149,10 @@
 // a compiled type; a cell with func main compiles them), a declaration is
 // generic (the interpreter cannot call a compiled generic function; again
 // a cell with func main compiles it), the cell has a //go:embed directive
-// (not compiled yet; embed is not available in interpreted cells
-// either), or the plugin did not build. When an
+// the tier does not compile (it compiles one into a string or []byte
+// variable, naming a file of the session's working directory, with
+// import _ "embed"; not a glob, a directory or an embed.FS, and embed
+// is not available in interpreted cells), or the plugin did not build. When an
 // interpreted cell refers to declarations compiled since statements last
 // ran, they are declared again, interpreted, in that cell. %compiled shows
 // how each declaration runs and why.

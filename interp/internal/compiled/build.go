@@ -168,6 +168,13 @@ func (e *BuildError) Error() string {
 // holds its values by their yaegi names) as the next cell package name, builds it as a plugin and
 // loads it.
 func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, error) {
+	return b.BuildEmbedding(ctx, name, src, nil)
+}
+
+// BuildEmbedding is Build for a cell whose //go:embed directives name
+// files (pattern -> the file, as embedFiles returns them): they are
+// copied into the cell's package.
+func (b *Builder) BuildEmbedding(ctx context.Context, name string, src []byte, files map[string]string) (*Plugin, error) {
 	b.n++
 	pkgDir := filepath.Join(b.dir, name)
 	if err := os.MkdirAll(pkgDir, 0o755); err != nil {
@@ -175,6 +182,14 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 	}
 	if err := os.WriteFile(filepath.Join(pkgDir, "cell.go"), src, 0o644); err != nil {
 		return nil, err
+	}
+	embedCfg := ""
+	if len(files) > 0 {
+		var err error
+		if embedCfg, err = copyEmbedded(pkgDir, files); err != nil {
+			os.RemoveAll(pkgDir)
+			return nil, err
+		}
 	}
 	so := filepath.Join(b.dir, name+".so")
 	path := ModPath + "/" + name
@@ -184,7 +199,7 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 	// Close (a crash) leaves only go.mod behind.
 	defer os.RemoveAll(pkgDir)
 	defer os.Remove(so)
-	cpu, err := b.build(ctx, pkgDir, path, so, src)
+	cpu, err := b.build(ctx, pkgDir, path, so, src, embedCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -214,14 +229,14 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 
 // build builds the plugin: directly (direct.go) while that works, else
 // with the go command.
-func (b *Builder) build(ctx context.Context, pkgDir, path, so string, src []byte) (cpu time.Duration, err error) {
+func (b *Builder) build(ctx context.Context, pkgDir, path, so string, src []byte, embedCfg string) (cpu time.Duration, err error) {
 	if d := b.direct; d != nil && d.off == "" {
 		d.cpu = 0
-		err := d.build(ctx, b.dir, pkgDir, path, so, src)
+		err := d.build(ctx, b.dir, pkgDir, path, so, src, embedCfg)
 		if err == errStale {
 			// The go command's cache lost a file: list everything again.
 			d.files, d.listed = map[string]string{}, false
-			err = d.build(ctx, b.dir, pkgDir, path, so, src)
+			err = d.build(ctx, b.dir, pkgDir, path, so, src, embedCfg)
 		}
 		var be *BuildError
 		switch {

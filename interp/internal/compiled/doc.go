@@ -45,7 +45,11 @@
 // compiled cells that can be declared again in the new plugin (a plugin
 // cannot import another): functions and constants always, types and
 // variables only while no statement has run since they were compiled.
-// The reasons a cell stays interpreted are in doc.go of package interp.
+// A //go:embed directive on a string or []byte variable that names a
+// file of the working directory compiles (embed.go): the file is copied
+// into the cell's package, and the compiler gets an embed configuration
+// as go build would write it. The reasons a cell stays interpreted are
+// in doc.go of package interp.
 //
 // BUG(compiled): Each compiled cell is a plugin (1.9 MB for a function
 // that calls no package, 2.9 MB for one that uses reflect) that stays
