@@ -482,6 +482,23 @@ func testCompiledEmbed(t *testing.T, goCommand bool) {
 	if _, err := evalCell(t, s, "fmt.Println(len(hello), raw[3])"); err != nil || out.String() != "19 255\n" {
 		t.Errorf("a later cell printed %q, %v; want \"19 255\\n\"", out.String(), err)
 	}
+	// A later cell that runs interpreted (a type with an unexported
+	// field) reaches the variable in the plugin (declared again
+	// interpreted, it would be empty).
+	out.Reset()
+	if _, err := evalCell(t, s, "type holder struct{ s string }\nfunc (h holder) get() string { return h.s + hello }\nfmt.Println(len(holder{}.get()))"); err != nil || out.String() != "19\n" {
+		t.Errorf("an interpreted cell printed %q, %v; want 19 (stderr %q)", out.String(), err, errw.String())
+	}
+	// Before any statement runs, a later cell's plugin declares the
+	// variable again, embedding the file again.
+	s2, out2, errw2 := compiledSession(t)
+	s2.compiled.goCommand = goCommand
+	if _, err := evalCell(t, s2, "import (\n\t_ \"embed\"\n\t\"fmt\"\n)\n//go:embed hello.txt\nvar hello string\nfunc first() int { return len(hello) }"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := evalCell(t, s2, "func second() int { return len(hello) + 1 }\nfmt.Println(first(), second())"); err != nil || out2.String() != "19 20\n" || !compiledIn(s2, 2)["second"] || !compiledIn(s2, 2)["hello"] {
+		t.Errorf("a later compiled cell printed %q, %v, compiled %v; want 19 20, second and hello compiled (stderr %q)", out2.String(), err, compiledIn(s2, 2), errw2.String())
+	}
 	for _, tt := range []struct{ cell, notice string }{
 		{"import _ \"embed\"\n//go:embed *.txt\nvar txt string\nfunc f() string { return txt }", "//go:embed *.txt: only a plain file path is compiled (no glob, no \"..\")"},
 		{"import _ \"embed\"\n//go:embed missing.txt\nvar m string\nfunc g() string { return m }", "//go:embed missing.txt: no such file in "},

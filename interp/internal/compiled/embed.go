@@ -13,13 +13,13 @@ import (
 )
 
 // embedFiles checks the //go:embed directives of a cell's declarations
-// and returns the files they name: pattern -> the file's path in dir
-// (the session's working directory, where the notebook is). What
-// compiles: a directive on a variable of type string or []byte, naming
-// one regular file by its path (no glob, no directory, no "..") in a
-// cell that imports "embed" blank. Otherwise reason says why the cell
-// stays interpreted; no directive gives neither.
-func embedFiles(df *ast.File, dir string) (files map[string]string, reason string) {
+// and returns the files each variable declaration embeds: pattern -> the
+// file's path in dir (the session's working directory, where the
+// notebook is). What compiles: a directive on a variable of type string
+// or []byte, naming one regular file by its path (no glob, no directory,
+// no "..") in a cell that imports "embed" blank. Otherwise reason says
+// why the cell stays interpreted; no directive gives neither.
+func embedFiles(df *ast.File, dir string) (files map[ast.Decl]map[string]string, reason string) {
 	directives := 0
 	for _, cg := range df.Comments {
 		for _, c := range cg.List {
@@ -43,7 +43,7 @@ func embedFiles(df *ast.File, dir string) (files map[string]string, reason strin
 	if !blank {
 		return nil, "//go:embed needs import _ \"embed\""
 	}
-	files = map[string]string{}
+	files = map[ast.Decl]map[string]string{}
 	found := 0
 	for _, d := range df.Decls {
 		gd, ok := d.(*ast.GenDecl)
@@ -65,7 +65,7 @@ func embedFiles(df *ast.File, dir string) (files map[string]string, reason strin
 					continue
 				}
 				found++
-				if len(vs.Names) != 1 || vs.Values != nil || !stringOrBytes(vs.Type) {
+				if len(gd.Specs) != 1 || len(vs.Names) != 1 || vs.Values != nil || !stringOrBytes(vs.Type) {
 					return nil, "//go:embed of a variable that is not one string or []byte is not compiled yet"
 				}
 				for _, pat := range strings.Fields(args) {
@@ -79,7 +79,10 @@ func embedFiles(df *ast.File, dir string) (files map[string]string, reason strin
 					if fi, err := os.Stat(full); err != nil || !fi.Mode().IsRegular() {
 						return nil, "//go:embed " + pat + ": no such file in " + dir
 					}
-					files[pat] = full
+					if files[d] == nil {
+						files[d] = map[string]string{}
+					}
+					files[d][pat] = full
 				}
 			}
 		}

@@ -197,9 +197,17 @@ func (t *Tier) generate(name string, all []*def, df *ast.File, imports map[strin
 	for _, n := range names {
 		fmt.Fprintf(&b, "\t%s %q\n", n, imports[n])
 	}
+	embeds := false
 	for _, is := range df.Imports {
 		if is.Name != nil && is.Name.Name == "_" {
 			fmt.Fprintf(&b, "\t_ %s\n", is.Path.Value)
+			embeds = embeds || is.Path.Value == `"embed"`
+		}
+	}
+	for _, d := range all {
+		if d.embed != nil && !embeds {
+			b.WriteString("\t_ \"embed\"\n") // a variable of an earlier cell
+			embeds = true
 		}
 	}
 	// cellrt only where the code calls it (os.Exit, flag, ...): it links

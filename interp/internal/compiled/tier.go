@@ -82,6 +82,9 @@ type def struct {
 	// unexported is a field or method that interpreted code could not
 	// reach in a compiled type.
 	unexported string
+	// embed is what a variable's //go:embed directive names: pattern ->
+	// the file, copied into every plugin that declares it.
+	embed map[string]string
 }
 
 // Tier is the compiled tier of one session.
@@ -270,7 +273,9 @@ func (t *Tier) demote(skip map[string]bool) string {
 		if d.epoch != t.epoch {
 			continue
 		}
-		if d.effects || d.kind == token.FUNC && d.names[0] == "init" {
+		// Nor is a variable that embeds a file: the interpreter would
+		// declare it empty (it cannot embed).
+		if d.effects || d.embed != nil || d.kind == token.FUNC && d.names[0] == "init" {
 			return ""
 		}
 		if !overlaps(d.names, skip) {
@@ -347,11 +352,15 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 	if err != nil {
 		wd = "."
 	}
-	embedded, why := embedFiles(df, wd)
+	embeds, why := embedFiles(df, wd)
 	if why != "" {
 		return Result{}, why, "embed"
 	}
-	worth = worth || len(embedded) > 0
+	for _, nd := range own {
+		if nd.embed = embeds[nd.decl]; nd.embed != nil {
+			worth = true
+		}
+	}
 	if !worth {
 		// Variables and constants of compiled types, or that use
 		// constants of compiled types (variables in the interpreter, so
@@ -528,6 +537,17 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 	name := fmt.Sprintf("c%d_%s", c.N, t.b.id)
 	path := ModPath + "/" + name
 	src, binds := t.generate(name, all, df, imports)
+	// An embedding variable declared again (in a later cell's plugin)
+	// embeds its files again.
+	var embedded map[string]string
+	for _, d := range all {
+		for pat, file := range d.embed {
+			if embedded == nil {
+				embedded = map[string]string{}
+			}
+			embedded[pat] = file
+		}
+	}
 	p, err := t.b.BuildEmbedding(ctx, name, src, embedded)
 	if err != nil {
 		if r, ok := err.(*Reason); ok && usesModule {
