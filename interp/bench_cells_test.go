@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -195,7 +194,7 @@ func splitElapsed(t *testing.T, out string) (string, time.Duration) {
 // (the plugins) count as the clean page cache they become within
 // seconds, not as the process's dirty memory.
 func memory() map[string]float64 {
-	syscall.Sync()
+	syncFiles()
 	m := map[string]float64{}
 	b, err := os.ReadFile("/proc/self/smaps_rollup")
 	if err != nil {

@@ -188,7 +188,7 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 		// which would come back from the disk at every load (dropping
 		// them all, TestRedefinitionMemory measured 419 MiB resident at
 		// 1,000 redefinitions instead of 505, but a median load of 94 ms
-		// instead of 31 ms at 600).
+		// instead of 31 ms at 600, when each plugin linked reflect).
 		if !cs.keepPages {
 			compiled.DropPages(cs.plugins[max(len(cs.plugins)-2, 0):])
 		}
@@ -200,10 +200,11 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 }
 
 // maxPlugins bounds the plugins of a session: they cannot be unloaded,
-// and each keeps about half a MiB resident on Linux once the kernel has
+// and each keeps about 0.4 MiB resident on Linux once the kernel has
 // dropped the pages of its file (TestRedefinitionMemory over 1,000
-// redefinitions: +505 MiB resident, +422 MiB private), about 2 MiB
-// where it does not, so past this many later cells run interpreted.
+// redefinitions of a function that links no reflect: +437 MiB resident,
+// +318 MiB private), about 2 MiB where it does not, so past this many
+// later cells run interpreted.
 const maxPlugins = 160
 
 // compiledNotice says once per kind why declarations run interpreted.

@@ -385,21 +385,6 @@ func TestFlagsRunTwice(t *testing.T) {
 	}
 }
 
-// TestCompiledEmbed: a program with //go:embed runs interpreted, with a
-// notice that says why, and fails with the session's clear error about
-// embed (not the compiler's "build system did not supply embed
-// configuration").
-func TestCompiledEmbed(t *testing.T) {
-	s, _, errw := compiledSession(t)
-	_, err := evalCell(t, s, "import (\n\t_ \"embed\"\n\t\"fmt\"\n)\n\n//go:embed data.txt\nvar msg string\n\nfunc main() {\n\tfmt.Print(msg)\n}\nmain()")
-	if err == nil || !strings.Contains(err.Error(), "package \"embed\" is not available in a cell") {
-		t.Errorf("error %v, want the session's error about embed", err)
-	}
-	if want := "gnnlab: running interpreted (not compiled): //go:embed is not compiled yet"; !strings.HasPrefix(errw.String(), want) {
-		t.Errorf("stderr %q, want the notice %q", errw.String(), want)
-	}
-}
-
 // TestCompiledOldClosure: a closure made by a compiled function that
 // was redefined since runs after the kernel has dropped the pages of
 // every plugin (their files long removed), as do the new definition and
@@ -441,5 +426,89 @@ func TestCompiledOldClosure(t *testing.T) {
 		if e != nil {
 			t.Logf("traceback:\n%s", strings.Join(e.Traceback, "\n"))
 		}
+	}
+}
+
+// TestCompiledEmbed: //go:embed in a cell compiles, reading the files
+// from the session's working directory (the notebook's folder), and the
+// program prints what go run prints with the same files beside it; later
+// cells read the embedded variables. What it does not compile (a glob,
+// a missing file, an embed.FS) runs interpreted with a notice. Both
+// builders: the compiler run directly (an embed configuration) and the
+// go command (the files copied into the cell's package).
+func TestCompiledEmbed(t *testing.T) {
+	for _, goCommand := range []bool{false, true} {
+		t.Run(map[bool]string{false: "direct", true: "go build"}[goCommand], func(t *testing.T) { testCompiledEmbed(t, goCommand) })
+	}
+}
+
+func testCompiledEmbed(t *testing.T, goCommand bool) {
+	files := map[string]string{
+		"hello.txt":    "hi there,\nnotebook\n",
+		"data/raw.bin": "\x00\x01\xfe\xff",
+	}
+	dir := t.TempDir()
+	writeTree(t, dir, files)
+	t.Chdir(dir)
+	s, out, errw := compiledSession(t)
+	s.compiled.goCommand = goCommand
+	decls := "import (\n\t_ \"embed\"\n\t\"fmt\"\n)\n\n//go:embed hello.txt\nvar hello string\n\n//go:embed \"data/raw.bin\"\nvar raw []byte\n\nfunc show() {\n\tfmt.Printf(\"%q %v %d\\n\", hello, raw, len(hello)+len(raw))\n}\n"
+	if _, err := evalCell(t, s, decls+"show()"); err != nil {
+		t.Fatalf("cell: %v (stderr %q)", err, errw.String())
+	}
+	if got := compiledIn(s, 1); !got["hello"] || !got["raw"] || !got["show"] {
+		t.Errorf("compiled in cell 1: %v, want hello, raw and show (stderr %q)", got, errw.String())
+	}
+	if p := s.compiled.plugins[0]; p.Direct == goCommand {
+		t.Errorf("plugin built directly: %v, want %v", p.Direct, !goCommand)
+	}
+	run := t.TempDir()
+	writeTree(t, run, files)
+	writeTree(t, run, map[string]string{
+		"go.mod":  "module prog\n\ngo 1.22\n",
+		"main.go": "package main\n\n" + decls + "\nfunc main() { show() }\n",
+	})
+	cmd := exec.Command("go", "run", ".")
+	cmd.Dir = run
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOPROXY=off")
+	want, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, want)
+	}
+	if out.String() != string(want) {
+		t.Errorf("the compiled cell printed %q, go run %q", out.String(), want)
+	}
+	out.Reset()
+	if _, err := evalCell(t, s, "fmt.Println(len(hello), raw[3])"); err != nil || out.String() != "19 255\n" {
+		t.Errorf("a later cell printed %q, %v; want \"19 255\\n\"", out.String(), err)
+	}
+	// A later cell that runs interpreted (a type with an unexported
+	// field) reaches the variable in the plugin (declared again
+	// interpreted, it would be empty).
+	out.Reset()
+	if _, err := evalCell(t, s, "type holder struct{ s string }\nfunc (h holder) get() string { return h.s + hello }\nfmt.Println(len(holder{}.get()))"); err != nil || out.String() != "19\n" {
+		t.Errorf("an interpreted cell printed %q, %v; want 19 (stderr %q)", out.String(), err, errw.String())
+	}
+	// Before any statement runs, a later cell's plugin declares the
+	// variable again, embedding the file again.
+	s2, out2, errw2 := compiledSession(t)
+	s2.compiled.goCommand = goCommand
+	if _, err := evalCell(t, s2, "import (\n\t_ \"embed\"\n\t\"fmt\"\n)\n//go:embed hello.txt\nvar hello string\nfunc first() int { return len(hello) }"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := evalCell(t, s2, "func second() int { return len(hello) + 1 }\nfmt.Println(first(), second())"); err != nil || out2.String() != "19 20\n" || !compiledIn(s2, 2)["second"] || !compiledIn(s2, 2)["hello"] {
+		t.Errorf("a later compiled cell printed %q, %v, compiled %v; want 19 20, second and hello compiled (stderr %q)", out2.String(), err, compiledIn(s2, 2), errw2.String())
+	}
+	for _, tt := range []struct{ cell, notice string }{
+		{"import _ \"embed\"\n//go:embed *.txt\nvar txt string\nfunc f() string { return txt }", "//go:embed *.txt: only a plain file path is compiled (no glob, no \"..\")"},
+		{"import _ \"embed\"\n//go:embed missing.txt\nvar m string\nfunc g() string { return m }", "//go:embed missing.txt: no such file in "},
+		{"import \"embed\"\n//go:embed hello.txt\nvar fsys embed.FS\nfunc h() embed.FS { return fsys }", "//go:embed into an embed.FS is not compiled yet"},
+	} {
+		errw.Reset()
+		evalCell(t, s, tt.cell) // the interpreter cannot embed: an error
+		if !strings.Contains(errw.String(), "gnnlab: running interpreted (not compiled): "+tt.notice) {
+			t.Errorf("cell %q: stderr %q, want the notice %q", tt.cell, errw.String(), tt.notice)
+		}
+		s.compiled.said = nil // the notice is said once per kind
 	}
 }

@@ -18,13 +18,20 @@ func TestStackOverflowReplays(t *testing.T) {
 	exec(t, c, "y := x * 7")
 	out.take()
 	exec(t, c, "%compiled")
-	if got := out.take(); !strings.Contains(got, "down  compiled") && !strings.Contains(got, "compiled tier: off") {
+	got := out.take()
+	if !strings.Contains(got, "down  compiled") && !strings.Contains(got, "compiled tier: off") {
 		t.Fatalf("%%compiled printed\n%s\nwant down compiled (or the tier off in this process)", got)
 	}
+	compiled := strings.Contains(got, "down  compiled")
 	// A small limit keeps the recursion short (the default is 1 GB).
 	_, ce := exec(t, c, "import \"runtime/debug\"\ndebug.SetMaxStack(32 << 20)\nfmt.Println(down(0))")
 	if ce == nil || ce.Name != workerproto.EnameWorkerCrashed || !strings.HasPrefix(ce.Value, "stack overflow") {
 		t.Fatalf("the overflowing cell's error = %+v, want a stack overflow", ce)
+	}
+	// Compiled, the runtime's trace has the cell's frames: the error
+	// names the function and the line of the recursing call.
+	if want := "stack overflow (infinite recursion?) in down at cell[2]:1, called from cell[2]:2;"; compiled && !strings.HasPrefix(ce.Value, want) {
+		t.Errorf("the overflowing cell's error value %q, want it to start %q", ce.Value, want)
 	}
 	if !strings.Contains(ce.Value, "its 4 earlier cells replayed") {
 		t.Errorf("error value %q, want it to say that 4 cells (with %%compiled) were replayed", ce.Value)

@@ -164,10 +164,17 @@ func (e *BuildError) Error() string {
 	return "compiled: build failed: " + strings.Join(lines, "; ")
 }
 
-// Build writes src (a package main that declares Symbols for the
-// package name) as the next cell package, builds it as a plugin and
+// Build writes src (a package main whose Symbols, a map[string]any,
+// holds its values by their yaegi names) as the next cell package name, builds it as a plugin and
 // loads it.
 func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, error) {
+	return b.BuildEmbedding(ctx, name, src, nil)
+}
+
+// BuildEmbedding is Build for a cell whose //go:embed directives name
+// files (pattern -> the file, as embedFiles returns them): they are
+// copied into the cell's package.
+func (b *Builder) BuildEmbedding(ctx context.Context, name string, src []byte, files map[string]string) (*Plugin, error) {
 	b.n++
 	pkgDir := filepath.Join(b.dir, name)
 	if err := os.MkdirAll(pkgDir, 0o755); err != nil {
@@ -175,6 +182,14 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 	}
 	if err := os.WriteFile(filepath.Join(pkgDir, "cell.go"), src, 0o644); err != nil {
 		return nil, err
+	}
+	embedCfg := ""
+	if len(files) > 0 {
+		var err error
+		if embedCfg, err = copyEmbedded(pkgDir, files); err != nil {
+			os.RemoveAll(pkgDir)
+			return nil, err
+		}
 	}
 	so := filepath.Join(b.dir, name+".so")
 	path := ModPath + "/" + name
@@ -184,12 +199,12 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 	// Close (a crash) leaves only go.mod behind.
 	defer os.RemoveAll(pkgDir)
 	defer os.Remove(so)
-	cpu, err := b.build(ctx, pkgDir, path, so, src)
+	cpu, err := b.build(ctx, pkgDir, path, so, src, embedCfg)
 	if err != nil {
 		return nil, err
 	}
 	t1 := time.Now()
-	var syms map[string]map[string]reflect.Value
+	var syms map[string]reflect.Value
 	load := func() { syms, err = open(so) }
 	if b.Around != nil {
 		b.Around(load)
@@ -208,23 +223,20 @@ func (b *Builder) Build(ctx context.Context, name string, src []byte) (*Plugin, 
 		p.Dropped = dropPages(map[string]bool{p.file: true})
 	}
 	p.Key = p.Path + "/" + name
-	p.Symbols = syms[p.Key]
-	if p.Symbols == nil {
-		return nil, fmt.Errorf("compiled: plugin %s has no symbols for %s", so, p.Key)
-	}
+	p.Symbols = syms
 	return p, nil
 }
 
 // build builds the plugin: directly (direct.go) while that works, else
 // with the go command.
-func (b *Builder) build(ctx context.Context, pkgDir, path, so string, src []byte) (cpu time.Duration, err error) {
+func (b *Builder) build(ctx context.Context, pkgDir, path, so string, src []byte, embedCfg string) (cpu time.Duration, err error) {
 	if d := b.direct; d != nil && d.off == "" {
 		d.cpu = 0
-		err := d.build(ctx, b.dir, pkgDir, path, so, src)
+		err := d.build(ctx, b.dir, pkgDir, path, so, src, embedCfg)
 		if err == errStale {
 			// The go command's cache lost a file: list everything again.
 			d.files, d.listed = map[string]string{}, false
-			err = d.build(ctx, b.dir, pkgDir, path, so, src)
+			err = d.build(ctx, b.dir, pkgDir, path, so, src, embedCfg)
 		}
 		var be *BuildError
 		switch {

@@ -128,10 +128,11 @@ func splitQuoted(s string) ([]string, error) {
 // configuration names (the go command's cache was trimmed or cleaned).
 var errStale = errors.New("compiled: the import configuration names a missing file")
 
-// build compiles src's package (in pkgDir, import path path) and links
-// it into the plugin so. A *BuildError is the compiler's or linker's
-// complaint about the cell.
-func (d *direct) build(ctx context.Context, dir, pkgDir, path, so string, src []byte) error {
+// build compiles src's package (in pkgDir, import path path; embedCfg,
+// if not empty, is its embed configuration) and links it into the
+// plugin so. A *BuildError is the compiler's or linker's complaint about
+// the cell.
+func (d *direct) build(ctx context.Context, dir, pkgDir, path, so string, src []byte, embedCfg string) error {
 	imports, err := importsOf(src)
 	if err != nil {
 		return &BuildError{Output: err.Error()}
@@ -178,6 +179,9 @@ func (d *direct) build(ctx context.Context, dir, pkgDir, path, so string, src []
 		"-dynlink", "-nolocalimports", "-importcfg", cfg, "-pack"}
 	if d.race {
 		args = append(args, "-race")
+	}
+	if embedCfg != "" {
+		args = append(args, "-embedcfg", embedCfg)
 	}
 	args = append(args, "./cell.go")
 	if err := d.run(ctx, pkgDir, "compile", args, "./cell.go", filepath.Base(pkgDir)+"/cell.go"); err != nil {

@@ -36,13 +36,12 @@ func builders(t *testing.T) (direct, gocmd *Builder) {
 	return direct, gocmd
 }
 
-// cellSource is a cell's plugin package: name's Symbols hold its
+// cellSource is a cell's plugin package: its Symbols hold its
 // functions F (returns a value) and P (panics on its line 3).
 func cellSource(name, body string) []byte {
 	return fmt.Appendf(nil, `package main
 
 import (
-	"reflect"
 	"strconv"
 
 	gnnlabrt %q
@@ -50,11 +49,11 @@ import (
 
 %s
 
-var Symbols = map[string]map[string]reflect.Value{%q: {"F": reflect.ValueOf(F), "P": reflect.ValueOf(P)}}
+var Symbols = map[string]any{"F": F, "P": P}
 
 var _ = strconv.Itoa
 var _ = gnnlabrt.Check
-`, RuntimePath, body, ModPath+"/"+name+"/"+name)
+`, RuntimePath, body)
 }
 
 const cellBody = `//line cell[1]:1:1
@@ -118,7 +117,7 @@ func TestDirectBuild(t *testing.T) {
 	if !errors.As(errD, &bd) || !errors.As(errG, &bg) {
 		t.Fatalf("broken cell: errors %v and %v, want *BuildError", errD, errG)
 	}
-	if bd.Error() != bg.Error() || !strings.Contains(bd.Error(), "cbad/cell.go:10:31: undefined: x") {
+	if bd.Error() != bg.Error() || !strings.Contains(bd.Error(), "cbad/cell.go:9:31: undefined: x") {
 		t.Errorf("broken cell: direct build says %q, go build says %q", bd.Error(), bg.Error())
 	}
 	// A stale import configuration (the go command's cache trimmed)

@@ -9,6 +9,6 @@ import (
 
 const pluginsSupported = false
 
-func open(string) (map[string]map[string]reflect.Value, error) {
+func open(string) (map[string]reflect.Value, error) {
 	return nil, errors.New("compiled: no plugins on this platform")
 }

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"os"
 	"reflect"
 	"sort"
 	"strconv"
@@ -83,6 +84,9 @@ type def struct {
 	// unexported is a field or method that interpreted code could not
 	// reach in a compiled type.
 	unexported string
+	// embed is what a variable's //go:embed directive names: pattern ->
+	// the file, copied into every plugin that declares it.
+	embed map[string]string
 }
 
 // Tier is the compiled tier of one session.
@@ -142,7 +146,6 @@ func (t *Tier) Close() error { return t.b.Close() }
 const (
 	rtName    = "gnnlabrt"
 	checkName = "gnnlabcheck"
-	refName   = "gnnlabreflect"
 	argName   = "gnnlabarg"
 )
 
@@ -228,6 +231,11 @@ func (t *Tier) Compile(ctx context.Context, c Cell) (Result, error) {
 		}
 	}
 	t.qualify(sf.Unresolved, stmtOff, edits)
+	if res.Plugin != nil {
+		// import _ "embed" is the plugin's; the interpreter refuses
+		// package embed.
+		blankEmbedImport(c.Text, edits)
+	}
 	text := edits.apply(c.Text)
 	if res.Plugin != nil || len(edits.imports) > 0 {
 		text += "\n" + strings.Join(edits.importLines(res.Plugin), "\n")
@@ -267,7 +275,9 @@ func (t *Tier) demote(skip map[string]bool) string {
 		if d.epoch != t.epoch {
 			continue
 		}
-		if d.effects || d.kind == token.FUNC && d.names[0] == "init" {
+		// Nor is a variable that embeds a file: the interpreter would
+		// declare it empty (it cannot embed).
+		if d.effects || d.embed != nil || d.kind == token.FUNC && d.names[0] == "init" {
 			return ""
 		}
 		if !overlaps(d.names, skip) {
@@ -337,6 +347,22 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 			hasMain = true
 		}
 	}
+	// Files embedded with //go:embed are read from the session's working
+	// directory (the notebook's) when the cell compiles, as go build
+	// reads them from the package's; the interpreter cannot embed.
+	wd, err := os.Getwd()
+	if err != nil {
+		wd = "."
+	}
+	embeds, why := embedFiles(df, wd)
+	if why != "" {
+		return Result{}, why, "embed"
+	}
+	for _, nd := range own {
+		if nd.embed = embeds[nd.decl]; nd.embed != nil {
+			worth = true
+		}
+	}
 	if !worth {
 		// Variables and constants of compiled types, or that use
 		// constants of compiled types (variables in the interpreter, so
@@ -357,17 +383,6 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 	for _, is := range df.Imports {
 		if n := importName(is, ""); n == "." {
 			return Result{}, "a dot import stays interpreted", "dot"
-		}
-	}
-	for _, cg := range df.Comments {
-		for _, c := range cg.List {
-			if strings.HasPrefix(c.Text, "//go:embed") {
-				// The compiler needs the go command's embed configuration,
-				// and the files would have to be copied next to the
-				// cell's package: not done yet (the session then says
-				// why embed is not available in a cell).
-				return Result{}, "//go:embed is not compiled yet (the files would have to be copied into the cell's package)", "embed"
-			}
 		}
 	}
 	usesModule := false
@@ -402,7 +417,7 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 		}
 	}
 	for _, nd := range own {
-		if nd.kind == token.VAR && !hasMain && !basicVar(nd.decl) {
+		if nd.kind == token.VAR && !hasMain && !basicVar(nd.decl) && !embedVar(nd.decl) {
 			// The interpreter reaches a compiled variable through a
 			// pointer into the plugin, and yaegi cannot select a field
 			// through it (var l1 = nn.NewLinear(2, 3) then l1.W:
@@ -524,7 +539,18 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 	name := fmt.Sprintf("c%d_%s", c.N, t.b.id)
 	path := ModPath + "/" + name
 	src, binds := t.generate(name, all, df, imports)
-	p, err := t.b.Build(ctx, name, src)
+	// An embedding variable declared again (in a later cell's plugin)
+	// embeds its files again.
+	var embedded map[string]string
+	for _, d := range all {
+		for pat, file := range d.embed {
+			if embedded == nil {
+				embedded = map[string]string{}
+			}
+			embedded[pat] = file
+		}
+	}
+	p, err := t.b.BuildEmbedding(ctx, name, src, embedded)
 	if err != nil {
 		if r, ok := err.(*Reason); ok && usesModule {
 			// A module's requirements may have moved a package that the

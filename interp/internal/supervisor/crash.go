@@ -5,6 +5,8 @@ import (
 	"go/scanner"
 	"go/token"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -149,7 +151,7 @@ func ParseCrash(stderr string, state *os.ProcessState, kill Cause, reason string
 		line = strings.TrimRight(line, "\r")
 		switch {
 		case line == "fatal error: stack overflow":
-			c.Kind, c.Cause = CauseStackOverflow, "stack overflow (infinite recursion?)"
+			c.Kind, c.Cause = CauseStackOverflow, "stack overflow (infinite recursion?)"+overflowAt(stderr)
 			return c
 		case strings.HasPrefix(line, "fatal error: concurrent map"):
 			c.Kind, c.Cause = CauseConcurrentMap, line
@@ -185,6 +187,66 @@ func ParseCrash(stderr string, state *os.ProcessState, kill Cause, reason string
 	}
 	c.Kind, c.Cause = CauseExit, fmt.Sprintf("the worker exited with status %d (os.Exit(%d)?)", c.ExitCode, c.ExitCode)
 	return c
+}
+
+// Cell positions in compiled code: the tier gives the compiler each
+// declaration after a //line directive naming cellFile and a virtual
+// line, cell N's line L being N*lineStride+L. They are package rewrite's
+// CellFile and LineStride (TestCellPositions keeps them equal): importing
+// it would link the interpreter's symbol tables into every front end.
+const (
+	cellFile   = "_.go"
+	lineStride = 100000
+)
+
+// overflowAt names where a stack overflow happened in cell code: the
+// function and cell line of the first frame of a compiled cell on the
+// stack that overflowed, and the line of the next such frame, the call
+// that recursed, as " in down at cell[2]:1, called from cell[2]:3"; ""
+// when no such frame is there (an interpreted function's frames are the
+// interpreter's). The Go runtime prints that goroutine's stack first,
+// from the top, so the frames are in the head of the report.
+func overflowAt(stderr string) string {
+	lines := strings.Split(stderr, "\n")
+	var at string
+	for i := 1; i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], "\r")
+		if !strings.HasPrefix(l, "\t") {
+			continue
+		}
+		// "\t/dir/_.go:200003 +0x1d fp=... sp=... pc=..."
+		file, _, _ := strings.Cut(strings.TrimPrefix(l, "\t"), " ")
+		colon := strings.LastIndexByte(file, ':')
+		if colon < 0 || filepath.Base(file[:colon]) != cellFile {
+			continue
+		}
+		v, err := strconv.Atoi(file[colon+1:])
+		if err != nil || v < lineStride {
+			continue
+		}
+		pos := fmt.Sprintf("cell[%d]:%d", v/lineStride, v%lineStride)
+		if at != "" {
+			return at + ", called from " + pos
+		}
+		at = " in " + funcName(lines[i-1]) + " at " + pos
+	}
+	return at
+}
+
+// funcName is the function of a traceback line without its package
+// path and arguments: "gnnlab.cells/c2_1.(*T).m(0x1)" is "(*T).m".
+func funcName(line string) string {
+	line = strings.TrimSpace(line)
+	if i := strings.LastIndexByte(line, '('); i > 0 && strings.HasSuffix(line, ")") {
+		line = line[:i]
+	}
+	if i := strings.LastIndexByte(line, '/'); i >= 0 {
+		line = line[i+1:]
+	}
+	if _, rest, ok := strings.Cut(line, "."); ok {
+		line = rest
+	}
+	return line
 }
 
 // TrimDump removes the goroutine stacks of a Go runtime crash report when

@@ -36,4 +36,8 @@
 // BUG(gnnlab): the worker runs in its own process group and is killed with
 // it; on Linux it also dies with the kernel (Pdeathsig), elsewhere a killed
 // kernel may leave it running until its request pipe closes.
+//
+// BUG(gnnlab): on Windows the package builds but no worker starts: it
+// talks to the kernel over inherited file descriptors 3 and 4, which
+// os/exec gives no Windows process, and Start returns an error saying so.
 package supervisor

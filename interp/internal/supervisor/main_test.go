@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 //	exit N          os.Exit(N)
 //	goroutine-panic panic in a new goroutine
 //	recurse         infinite recursion
+//	recurse-cell    infinite recursion in code placed at cell 3's lines 2-6
 //	map-writes      concurrent map writes
 //	hang            never answer, ignoring SIGINT
 //	display TEXT    print TEXT, then send a display event
@@ -85,6 +86,9 @@ func fakeWorker() {
 			var f func(int) int
 			f = func(n int) int { return f(n+1) + 1 }
 			f(0)
+		case "recurse-cell":
+			debug.SetMaxStack(32 << 20)
+			fmt.Println(cellDown(0))
 		case "map-writes":
 			m := map[int]int{}
 			for i := range 4 {

@@ -80,6 +80,8 @@ func TestParseCrash(t *testing.T) {
 		kind                 Cause
 	}{
 		{overflow, "", "stack overflow (infinite recursion?)", CauseStackOverflow},
+		{overflow + "\ngoroutine 1 gp=0xc000002380 m=0 mp=0x9d2f20 [running]:\ngnnlab.cells/c2_1.(*tree).walk(0xc0000a4000, 0x3)\n\t/tmp/gnnlab-cells-1/c2_1/_.go:200004 +0x25 fp=0xc0200e13a0 sp=0xc0200e1398 pc=0x7f3a6d2a4b25\ngnnlab.cells/c2_1.(*tree).walk(...)\n\t/tmp/gnnlab-cells-1/c2_1/_.go:200006 +0x31\n",
+			"", "stack overflow (infinite recursion?) in (*tree).walk at cell[2]:4, called from cell[2]:6", CauseStackOverflow},
 		{"panic: boom\n\ngoroutine 7 [running]:\nmain.f()\n", "", "panic in a goroutine: boom", CauseGoroutinePanic},
 		{"panic: x [recovered]\n", "", "panic in a goroutine: x", CauseGoroutinePanic},
 		{"panic: late [recovered, repanicked]\n", "", "panic in a goroutine: late", CauseGoroutinePanic},

@@ -304,6 +304,9 @@ type proc struct {
 }
 
 func (s *Supervisor) spawn() (*proc, error) {
+	if err := canStart(); err != nil {
+		return nil, err
+	}
 	argv := s.cfg.Command
 	if len(argv) == 0 {
 		exe, err := os.Executable()

@@ -107,6 +107,7 @@ func TestSupervisorCrash(t *testing.T) {
 		{"exit 3", "exited with status 3"},
 		{"goroutine-panic", "panic in a goroutine: boom"},
 		{"recurse", "stack overflow"},
+		{"recurse-cell", "stack overflow (infinite recursion?) in cellDown at cell[3]:2, called from cell[3]:6"},
 		{"map-writes", "concurrent map"},
 	}
 	s, r := startFake(t)

@@ -7,6 +7,9 @@ import (
 	"syscall"
 )
 
+// canStart reports whether a worker can start on this system.
+func canStart() error { return nil }
+
 // sysProcAttr puts the worker in its own process group, so that a Ctrl-C
 // in the kernel's terminal reaches the kernel only (which then interrupts
 // the worker itself), and so that killGroup also ends the cell's children.
