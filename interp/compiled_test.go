@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -236,32 +240,63 @@ func TestCompiledVariables(t *testing.T) {
 	}
 }
 
+// moduleRuns numbers the test modules that compiled cells link, so that
+// each run of a test (go test -count=2) has modules of its own: a process
+// loads one build of a package, and the same module in another temporary
+// folder is another build (positions are part of it). A user's worker is
+// one session (%restart starts another process), so this is the test's
+// own reuse of one process; a module changed within a session is
+// TestCompiledModuleChanged.
+var moduleRuns int
+
+// uniqueModule returns the files of the module example.com/greet (and
+// a text naming it) with the module's path made unique to this run.
+func uniqueModule(files map[string]string) (map[string]string, *strings.Replacer) {
+	moduleRuns++
+	r := strings.NewReplacer("example.com/greet", "example.com/run"+strconv.Itoa(moduleRuns)+"/greet")
+	out := map[string]string{}
+	for name, text := range files {
+		out[name] = r.Replace(text)
+	}
+	return out, r
+}
+
 // TestCompiledModule: a cell that imports a package of a module added by
 // %go get runs interpreted, with the notice.
 func TestCompiledModule(t *testing.T) {
 	needGo(t)
 	dir := t.TempDir()
-	writeTree(t, dir, greetModule)
+	files, rename := uniqueModule(greetModule)
 	// A generic package, as in github.com/samber/lo.
-	writeTree(t, dir, map[string]string{"generic/generic.go": "package generic\n\n// Map applies f to each of xs.\nfunc Map[T, U any](xs []T, f func(T) U) []U {\n\tout := make([]U, 0, len(xs))\n\tfor _, x := range xs {\n\t\tout = append(out, f(x))\n\t}\n\treturn out\n}\n"})
+	files["generic/generic.go"] = "package generic\n\n// Map applies f to each of xs.\nfunc Map[T, U any](xs []T, f func(T) U) []U {\n\tout := make([]U, 0, len(xs))\n\tfor _, x := range xs {\n\t\tout = append(out, f(x))\n\t}\n\treturn out\n}\n"
+	writeTree(t, dir, files)
 	s, out, errw := compiledSession(t)
 	if _, err := evalCell(t, s, "%go get "+dir); err != nil {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if _, err := evalCell(t, s, "import \"fmt\"\nimport \"example.com/greet\"\nfunc hi() string { return greet.Hello(\"go\") }\nfmt.Println(hi())"); err != nil {
+	if _, err := evalCell(t, s, rename.Replace("import \"fmt\"\nimport \"example.com/greet\"\nfunc hi() string { return greet.Hello(\"go\") }\nfmt.Println(hi())")); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "hello, go\n" {
 		t.Errorf("printed %q, want %q", out.String(), "hello, go\n")
 	}
-	if want := "gnnlab: running interpreted (not compiled): it imports example.com/greet, of a module that %go get added: compiled cells link those only in a program (a cell with func main)\n"; errw.String() != want {
+	if want := rename.Replace("gnnlab: running interpreted (not compiled): it imports example.com/greet, of a module that %go get added: compiled cells link those only in a program (a cell with func main)\n"); errw.String() != want {
 		t.Errorf("stderr %q, want %q", errw.String(), want)
+	}
+	// Interpreted, a call of the module's generic function runs with its
+	// type arguments written (yaegi's inference fails, and the session's
+	// type checker does not see module packages to write them).
+	out.Reset()
+	errw.Reset()
+	if _, err := evalCell(t, s, rename.Replace("import \"example.com/greet/generic\"\nimport \"strings\"\nfmt.Println(generic.Map[string, string]([]string{\"a\", \"bc\"}, strings.ToUpper))")); err != nil || out.String() != "[A BC]\n" {
+		t.Errorf("interpreted generic call: %v, printed %q (stderr %q)", err, out.String(), errw.String())
 	}
 	// A program that imports the module compiles whole, the module's
 	// packages in its plugin, and prints what go run prints with the
 	// same module (built by the toolchain beside it).
 	prog := "import (\n\t\"fmt\"\n\t\"strings\"\n\n\t\"example.com/greet\"\n\t\"example.com/greet/generic\"\n\t\"example.com/greet/shout\"\n)\n\nfunc main() {\n\tfmt.Println(greet.Hello(\"go\"), shout.Hello(\"plugins\"))\n\tfmt.Println(generic.Map([]string{\"a\", \"bc\"}, strings.ToUpper), generic.Map([]int{1, 2}, func(n int) float64 { return float64(n) / 4 }))\n}\n"
+	prog = rename.Replace(prog)
 	out.Reset()
 	errw.Reset()
 	if _, err := evalCell(t, s, prog+"main()"); err != nil {
@@ -272,7 +307,7 @@ func TestCompiledModule(t *testing.T) {
 	}
 	run := t.TempDir()
 	writeTree(t, run, map[string]string{
-		"go.mod":  "module prog\n\ngo 1.22\n\nrequire example.com/greet v0.0.0\n\nreplace example.com/greet => " + dir + "\n",
+		"go.mod":  rename.Replace("module prog\n\ngo 1.22\n\nrequire example.com/greet v0.0.0\n\nreplace example.com/greet => ") + dir + "\n",
 		"main.go": "package main\n\n" + prog,
 	})
 	cmd := exec.Command("go", "run", ".")
@@ -289,6 +324,137 @@ func TestCompiledModule(t *testing.T) {
 	// the other cells.
 	if _, err := evalCell(t, s, "func twice(n int) int { return 2 * n }"); err != nil || !compiledIn(s, s.count)["twice"] {
 		t.Errorf("a later cell: %v, compiled %v (stderr %q)", err, compiledIn(s, s.count), errw.String())
+	}
+}
+
+// TestCompiledModuleChanged: a local module edited (and got again) after
+// a compiled program linked it. The process keeps the build it loaded:
+// the direct builder links the archive it listed first; the go command
+// builds the module again, the plugin does not load, and the program
+// runs interpreted with a notice naming the package and why (it said
+// "was the binary built from ... as it is now?" before). Both print
+// what the first build prints, as interpreted cells do (yaegi keeps the
+// package it read) until %restart.
+func TestCompiledModuleChanged(t *testing.T) {
+	for _, goCommand := range []bool{false, true} {
+		t.Run(map[bool]string{false: "direct", true: "go build"}[goCommand], func(t *testing.T) { testCompiledModuleChanged(t, goCommand) })
+	}
+}
+
+func testCompiledModuleChanged(t *testing.T, goCommand bool) {
+	needGo(t)
+	dir := t.TempDir()
+	files, rename := uniqueModule(map[string]string{
+		"go.mod": "module example.com/greet\n\ngo 1.22\n",
+		"v.go":   "package greet\n\nfunc V() int { return 1 }\n",
+	})
+	writeTree(t, dir, files)
+	s, out, errw := compiledSession(t)
+	s.compiled.goCommand = goCommand
+	if _, err := evalCell(t, s, "%go get "+dir); err != nil {
+		t.Fatal(err)
+	}
+	prog := rename.Replace("import (\n\t\"fmt\"\n\n\t\"example.com/greet\"\n)\n\nfunc main() { fmt.Println(greet.V()) }\nmain()")
+	out.Reset()
+	if _, err := evalCell(t, s, prog); err != nil || out.String() != "1\n" || !compiledIn(s, s.count)["main"] {
+		t.Fatalf("first program: %v, printed %q, compiled %v (stderr %q)", err, out.String(), compiledIn(s, s.count), errw.String())
+	}
+	writeTree(t, dir, map[string]string{"v.go": "package greet\n\nfunc V() int { return 2 }\n"})
+	if _, err := evalCell(t, s, "%go get "+dir); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errw.Reset()
+	if _, err := evalCell(t, s, prog); err != nil {
+		t.Fatalf("second program: %v (stderr %q)", err, errw.String())
+	}
+	if out.String() != "1\n" {
+		t.Errorf("second program printed %q, want the first build's 1", out.String())
+	}
+	if strings.Contains(errw.String(), "was the binary built") {
+		t.Errorf("the notice blames the binary: %q", errw.String())
+	}
+	if !goCommand {
+		if !compiledIn(s, s.count)["main"] || errw.Len() != 0 {
+			t.Errorf("direct builder: compiled %v, stderr %q; want main compiled, no notice", compiledIn(s, s.count), errw.String())
+		}
+		return
+	}
+	want := rename.Replace("gnnlab: running interpreted (not compiled): a cell's plugin does not load: it links package example.com/greet as its module is now, and an earlier compiled cell of this session loaded the package as it was then")
+	if !strings.HasPrefix(errw.String(), want) || !strings.Contains(errw.String(), "until %restart") {
+		t.Errorf("stderr %q, want the notice %q... until %%restart", errw.String(), want)
+	}
+}
+
+// TestCompiledModuleVersion: %go get of another version of a module that
+// a compiled program linked. The cells' module takes the new requirement
+// (it was refused as if the binary had been built with the old version),
+// and the program keeps the version it loaded, as TestCompiledModuleChanged
+// says. The versions come from a module proxy that the test writes; the
+// module cache is the user's (the plugins link the checkout's modules
+// from it), so the test removes what it downloaded.
+func TestCompiledModuleVersion(t *testing.T) {
+	for _, goCommand := range []bool{false, true} {
+		t.Run(map[bool]string{false: "direct", true: "go build"}[goCommand], func(t *testing.T) { testCompiledModuleVersion(t, goCommand) })
+	}
+}
+
+func testCompiledModuleVersion(t *testing.T, goCommand bool) {
+	needGo(t)
+	_, rename := uniqueModule(nil)
+	mod := rename.Replace("example.com/greet")
+	proxy := t.TempDir()
+	for _, v := range []string{"v1.0.0", "v1.1.0"} {
+		writeProxyVersion(t, proxy, mod, v, map[string]string{
+			"go.mod":   "module " + mod + "\n\ngo 1.22\n",
+			"greet.go": "package greet\n\nfunc Version() string { return \"" + v + "\" }\n",
+		})
+	}
+	cache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, d := range []string{filepath.Join(strings.TrimSpace(string(cache)), filepath.FromSlash(path.Dir(mod))), filepath.Join(strings.TrimSpace(string(cache)), "cache", "download", filepath.FromSlash(path.Dir(mod)))} {
+			filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+				if err == nil && e.IsDir() {
+					os.Chmod(p, 0o755) // the go command makes them read-only
+				}
+				return nil
+			})
+			os.RemoveAll(d)
+			os.Remove(filepath.Dir(d)) // example.com, if the test made it
+		}
+	})
+	t.Setenv("GOPROXY", "file://"+filepath.ToSlash(proxy))
+	t.Setenv("GOSUMDB", "off")
+	s, out, errw := compiledSession(t)
+	s.compiled.goCommand = goCommand
+	prog := "import (\n\t\"fmt\"\n\n\t\"" + mod + "\"\n)\n\nfunc main() { fmt.Println(greet.Version()) }\nmain()"
+	if _, err := evalCell(t, s, "%go get "+mod+"@v1.0.0"); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if _, err := evalCell(t, s, prog); err != nil || out.String() != "v1.0.0\n" || !compiledIn(s, s.count)["main"] {
+		t.Fatalf("first program: %v, printed %q, compiled %v (stderr %q)", err, out.String(), compiledIn(s, s.count), errw.String())
+	}
+	if _, err := evalCell(t, s, "%go get "+mod+"@v1.1.0"); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errw.Reset()
+	if _, err := evalCell(t, s, prog); err != nil || out.String() != "v1.0.0\n" {
+		t.Errorf("second program: %v, printed %q, want the loaded v1.0.0 (stderr %q)", err, out.String(), errw.String())
+	}
+	if strings.Contains(errw.String(), "could not be required") || strings.Contains(errw.String(), "was the binary built") {
+		t.Errorf("the notice blames the binary: %q", errw.String())
+	}
+	if goCommand {
+		if want := "it links package " + mod + " as its module is now"; !strings.Contains(errw.String(), want) {
+			t.Errorf("stderr %q, want the notice %q", errw.String(), want)
+		}
+	} else if !compiledIn(s, s.count)["main"] {
+		t.Errorf("direct builder: the second program did not compile (stderr %q)", errw.String())
 	}
 }
 
@@ -502,10 +668,14 @@ func testCompiledEmbed(t *testing.T, goCommand bool) {
 	for _, tt := range []struct{ cell, notice string }{
 		{"import _ \"embed\"\n//go:embed *.txt\nvar txt string\nfunc f() string { return txt }", "//go:embed *.txt: only a plain file path is compiled (no glob, no \"..\")"},
 		{"import _ \"embed\"\n//go:embed missing.txt\nvar m string\nfunc g() string { return m }", "//go:embed missing.txt: no such file in "},
+		{"import _ \"embed\"\n//go:embed data\nvar d []byte\nfunc dd() []byte { return d }", "//go:embed data: a directory: only a file is compiled"},
 		{"import \"embed\"\n//go:embed hello.txt\nvar fsys embed.FS\nfunc h() embed.FS { return fsys }", "//go:embed into an embed.FS is not compiled yet"},
 	} {
 		errw.Reset()
-		evalCell(t, s, tt.cell) // the interpreter cannot embed: an error
+		// The interpreter cannot embed: the session's error says so.
+		if _, err := evalCell(t, s, tt.cell); err == nil || !strings.Contains(err.Error(), `package "embed" is not available to interpreted cells`) {
+			t.Errorf("cell %q: error %v, want the session's that embed is not available to interpreted cells", tt.cell, err)
+		}
 		if !strings.Contains(errw.String(), "gnnlab: running interpreted (not compiled): "+tt.notice) {
 			t.Errorf("cell %q: stderr %q, want the notice %q", tt.cell, errw.String(), tt.notice)
 		}

@@ -354,8 +354,10 @@
 // os/exec works in cells: a command's output may go to the cell's
 // os.Stdout. A cell that imports a package that no table holds is refused
 // before any of it runs (imports.go), with a compile error that names
-// the package; embed is one (a cell has no package folder for //go:embed:
-// read files with os.ReadFile or os.DirFS instead), and so are unsafe,
+// the package; embed is one for interpreted cells (the interpreter cannot
+// embed: the compiled tier builds a //go:embed of a file into a string or
+// []byte variable, above; otherwise read files with os.ReadFile or
+// os.DirFS), and so are unsafe,
 // syscall, cgo, and modules outside the standard library and gnnlab that
 // %go get did not add.
 //
@@ -608,7 +610,16 @@
 // session's rewrites (yaegi's Go 1.22-era semantics: one loop variable per
 // loop, no range over functions) and with yaegi's gaps, which fail at the
 // import; completion and inspection do not see them, and a new version of
-// a package already imported is used only after %restart.
+// a package already imported is used only after %restart. A compiled
+// program keeps the build of a module's package that an earlier compiled
+// cell loaded too (a process loads one build of a package): the direct
+// builder links it again, and a plugin that the go command built with the
+// changed module does not load, so the cell runs interpreted with a
+// notice saying so. Calls of a module's generic functions need their type
+// arguments written (generic.Map[string, string](xs, f)) when they run
+// interpreted: the session's type checker does not see the packages of
+// modules, so its typeargs pass cannot write them, and yaegi's own
+// inference fails ("undefined type for U", or a wrong type argument).
 //
 // BUG(interp): A value of a struct type of the session that becomes an
 // error where the session's rewrites do not see it (in a generic

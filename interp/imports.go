@@ -29,7 +29,7 @@ import (
 // unavailable explains the packages that a cell may not import, for
 // those where there is something better to say than "not available".
 var unavailable = map[string]string{
-	"embed":        `package "embed" is not available in a cell: //go:embed embeds the files of a package's folder when it is compiled, and a cell has none; read the files when the cell runs, with os.ReadFile, or os.DirFS(dir) for an fs.FS`,
+	"embed":        `package "embed" is not available to interpreted cells (the interpreter cannot embed files), and this cell runs interpreted: the compiled tier builds a cell with //go:embed FILE into a string or []byte variable, with import _ "embed", FILE a path in the session's working directory (no glob, no ".."), and its notice says why it did not build this one (%compiled says whether the tier is on); an embed.FS is not compiled. Otherwise read the files when the cell runs, with os.ReadFile, or os.DirFS(dir) for an fs.FS`,
 	"unsafe":       `package "unsafe" is not available in the interpreter (cells have no unsafe pointers)`,
 	"C":            `cgo (import "C") is not available in the interpreter`,
 	"syscall":      `package "syscall" is not available in the interpreter: cells make no system calls of their own; use os, os/exec or os/signal`,

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 )
@@ -28,6 +29,9 @@ type Builder struct {
 	keepPages bool    // Tier.KeepPages
 	// required is the session module's go.mod last required (%go get).
 	required string
+	// added are the modules that go.mod requires for %go get (those of
+	// the session's module that the binary was not built with).
+	added []string
 }
 
 // NewBuilder makes the session's module.
@@ -212,7 +216,7 @@ func (b *Builder) BuildEmbedding(ctx context.Context, name string, src []byte, f
 		load()
 	}
 	if err != nil {
-		return nil, &Reason{"a cell's plugin does not load: " + firstLine(err.Error()) + " (was the binary built from " + b.env.Checkout + " as it is now?)"}
+		return nil, &Reason{b.loadFailure(err)}
 	}
 	p := &Plugin{Path: path, Build: t1.Sub(t0), Load: time.Since(t1), Direct: b.direct != nil && b.direct.off == "", BuildCPU: cpu}
 	// What loading read of the file (relocation tables, symbols, the
@@ -289,14 +293,20 @@ func (b *Builder) requireModules(ctx context.Context, modDir string) error {
 	}
 	// A requirement that moves a module the binary was built with to
 	// another version would make every later plugin that links it fail
-	// to load: refuse it, keeping the cells' module as it was.
+	// to load: refuse it, keeping the cells' module as it was. A module
+	// that %go get added may move (loadFailure says what that does).
 	had := map[string]string{}
 	for _, r := range before.Require {
 		had[r.Path] = r.Version
 	}
+	var added []string
 	for _, r := range mf.Require {
-		if v, ok := had[r.Path]; ok && v != r.Version {
+		v, ok := had[r.Path]
+		if ok && v != r.Version && !slices.Contains(b.added, r.Path) {
 			return fmt.Errorf("it requires %s@%s, and the binary was built with %s", r.Path, r.Version, v)
+		}
+		if !ok || slices.Contains(b.added, r.Path) {
+			added = append(added, r.Path)
 		}
 	}
 	args := []string{"mod", "edit"}
@@ -354,8 +364,30 @@ func (b *Builder) requireModules(ctx context.Context, modDir string) error {
 			return err
 		}
 	}
-	b.required = string(sessionMod)
+	b.required, b.added = string(sessionMod), added
 	return nil
+}
+
+// loadFailure says why a plugin did not load. The runtime loads one
+// build of a package in a process: a plugin holding another build of a
+// package that the binary or an earlier plugin holds does not load. For a
+// package of a module that %go get added, that is the module having
+// changed since an earlier cell's plugin linked it (its folder edited, or
+// another version got): the go command builds it again, the direct
+// builder links the archive it listed first. Otherwise the binary is not
+// what the checkout builds.
+func (b *Builder) loadFailure(err error) string {
+	msg := firstLine(err.Error())
+	const differ = "plugin was built with a different version of package "
+	if _, pkg, ok := strings.Cut(msg, differ); ok {
+		pkg = strings.TrimSpace(pkg)
+		for _, m := range b.added {
+			if pkg == m || strings.HasPrefix(pkg, m+"/") {
+				return "a cell's plugin does not load: it links package " + pkg + " as its module is now, and an earlier compiled cell of this session loaded the package as it was then (the module changed since: its folder was edited, or %go get took another version); a process loads one build of a package, so cells keep the first until %restart"
+			}
+		}
+	}
+	return "a cell's plugin does not load: " + msg + " (was the binary built from " + b.env.Checkout + " as it is now?)"
 }
 
 // modFile is what go mod edit -json says of a go.mod.

@@ -76,7 +76,11 @@ func embedFiles(df *ast.File, dir string) (files map[ast.Decl]map[string]string,
 						return nil, "//go:embed " + pat + ": only a plain file path is compiled (no glob, no \"..\")"
 					}
 					full := filepath.Join(dir, filepath.FromSlash(pat))
-					if fi, err := os.Stat(full); err != nil || !fi.Mode().IsRegular() {
+					fi, err := os.Stat(full)
+					switch {
+					case err == nil && fi.IsDir():
+						return nil, "//go:embed " + pat + ": a directory: only a file is compiled (into a string or []byte)"
+					case err != nil || !fi.Mode().IsRegular():
 						return nil, "//go:embed " + pat + ": no such file in " + dir
 					}
 					if files[d] == nil {
