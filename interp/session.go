@@ -232,6 +232,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if pos, msg := typecheck.NonFunctionCall(info, pc.decls, pc.body); msg != "" {
 		return Result{}, compileErrorAt(s.fset, pos, msg)
 	}
+	if pos, msg := typecheck.TooLarge(info, pc.decls, pc.body); msg != "" {
+		return Result{}, compileErrorAt(s.fset, pos, msg)
+	}
 	for _, te := range typeErrs {
 		// yaegi ran `_ = f()` for an f of no value before failing with
 		// reflect's words, and after `_ = panic("x")` the session's next

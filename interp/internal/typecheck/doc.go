@@ -11,9 +11,10 @@
 // that shows the interpreter's insides. The rewrite passes read the
 // types.Info that Cell returns.
 //
-// UnexportedUse and NonFunctionCall find, in that Info, two mistakes that
-// Go refuses at compile time and yaegi accepts and then panics on; the
-// session reports them as compile errors in the compiler's words.
+// UnexportedUse, NonFunctionCall and TooLarge find, in that Info,
+// mistakes that Go refuses at compile time and yaegi accepts and then
+// panics on (or, for an array larger than the address space, dies of);
+// the session reports them as compile errors in the compiler's words.
 //
 // The package holds no state: the session (interp's Session.run) builds
 // the Env from its records for each cell.

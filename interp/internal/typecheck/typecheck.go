@@ -384,6 +384,37 @@ func NonFunctionCall(info *types.Info, nodes ...ast.Node) (pos token.Pos, msg st
 	})
 }
 
+// maxWidth is the size from which Go's compiler refuses a type on a
+// 64-bit platform (cmd/compile's types.MaxWidth).
+const maxWidth = 1 << 50
+
+// TooLarge finds the first array type in nodes that Go's compiler
+// refuses as larger than the address space ([1<<62]byte), which yaegi
+// would allocate, killing the worker with "fatal error: out of memory".
+// It returns that compile error's position and message, or "" for none.
+func TooLarge(info *types.Info, nodes ...ast.Node) (pos token.Pos, msg string) {
+	sizes := types.SizesFor("gc", "amd64")
+	return first(info, nodes, func(n ast.Node) (pos token.Pos, msg string) {
+		at, ok := n.(*ast.ArrayType)
+		if !ok || at.Len == nil {
+			return token.NoPos, ""
+		}
+		tv, ok := info.Types[at]
+		if !ok || tv.Type == nil {
+			return token.NoPos, ""
+		}
+		defer func() {
+			if recover() != nil { // go/types' sizes of a type it could not check
+				pos, msg = token.NoPos, ""
+			}
+		}()
+		if size := sizes.Sizeof(tv.Type); size >= 0 && size < maxWidth {
+			return token.NoPos, ""
+		}
+		return at.Pos(), "type " + types.TypeString(tv.Type, func(p *types.Package) string { return p.Name() }) + " larger than address space"
+	})
+}
+
 // isUntyped reports whether t is an untyped basic type (an untyped
 // constant's).
 func isUntyped(t types.Type) bool {

@@ -129,3 +129,19 @@ func TestCellErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestTooLarge(t *testing.T) {
+	tests := []struct{ stmts, want string }{
+		{"var x [1 << 62]byte\n_ = x", "type [4611686018427387904]byte larger than address space"},
+		{"x := [1 << 30][1 << 30]int{}\n_ = x", "type [1073741824][1073741824]int larger than address space"},
+		{"var x [1 << 30]byte\n_ = x", ""},
+		{"var x [3]struct{ a [1 << 20]int }\n_ = x", ""},
+	}
+	for _, tt := range tests {
+		fset, decls, body := cell(t, "", tt.stmts)
+		info, _ := Cell(fset, decls, body, Env{})
+		if _, msg := TooLarge(info, decls, body); msg != tt.want {
+			t.Errorf("TooLarge(%q) = %q, want %q", tt.stmts, msg, tt.want)
+		}
+	}
+}
