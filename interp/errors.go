@@ -55,19 +55,22 @@ func compileErrorAt(fset *token.FileSet, pos token.Pos, msg string) *Error {
 // rather than Go's words.
 var insides = []string{"internal error", "reflect: ", "reflect.", "nil type", "yaegi"}
 
-// goWords returns err, or, when err shows the interpreter's insides and
-// go/types found errors in the cell (typeErrs), the first of them as the
-// compile error Go reports: yaegi accepts some cells that Go refuses and
-// then fails on them with reflect's or its own words (min(), 0[0], a
-// generic type used without instantiation, a call of no value used as a
-// value). A cell that failed so at run time may have printed before.
+// goWords returns err, or, when err shows the interpreter's insides or
+// is a runtime error, and go/types found errors in the cell (typeErrs),
+// the first of them as the compile error Go reports: yaegi accepts some
+// cells that Go refuses and then fails on them with reflect's or its own
+// words (min(), 0[0], a generic type used without instantiation, T.M()
+// without its receiver). A cell that failed so at run time may have
+// printed before.
 func goWords(err error, typeErrs []types.Error) error {
 	var e *Error
 	if len(typeErrs) == 0 || !errors.As(err, &e) || e.Name == nameInterrupted {
 		return err
 	}
 	text := e.Value + "\n" + strings.Join(e.Traceback, "\n")
-	shows := false
+	// A runtime error too: yaegi's reach through a nil value, in Go's
+	// words, in a cell that Go would not have compiled.
+	shows := e.Name == nameRuntime
 	for _, s := range insides {
 		shows = shows || strings.Contains(text, s)
 	}
