@@ -243,7 +243,10 @@
 // "interrupted" (ctx was cancelled) and "unsupported". Tracebacks hold
 // lines "cell[N]:LINE:COL: message"; for a panic, one line per interpreted
 // function that the panic went through. A panic inside yaegi itself is
-// recovered into an "unsupported" error; yaegi's stack is never shown
+// recovered into an "unsupported" error, unless go/types found a type
+// error in the cell: then the cell fails with the first of those, as Go
+// would (min(), byte(), 0[0], a generic type without type arguments:
+// errors.go's goWords); yaegi's stack is never shown
 // (set GNNLAB_DEBUG_STACK=1 to have it written to stderr when reporting a
 // bug; GNNLAB_DEBUG_SRC=1 writes the rewritten source given to yaegi).
 // The line "nil reflect type" that yaegi's log.Panic wrote to the standard
@@ -541,6 +544,14 @@
 // BUG(interp): Functions defined earlier keep calling the old variable
 // when a function is redefined with a different signature, and the old
 // body of a redefined variable's declaration.
+//
+// BUG(interp): A cell that Go refuses but yaegi starts to run (a call of
+// no value used as a value is refused before it runs) fails with Go's
+// compile error only once yaegi has failed on it: what it printed before
+// stays. Go/types places some of those errors at the closing parenthesis
+// of a call where Go's compiler names its start. A recovered call of a nil
+// func value gives reflect's string "reflect.Value.Call: call of nil
+// function", not Go's runtime.Error; unrecovered it is reported as Go's.
 //
 // BUG(interp): The values of a trailing call with several results lose
 // the methods of interpreted types (two() shows {1 2}, not its String()).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/scanner"
 	"go/token"
+	"go/types"
 	"reflect"
 	"regexp"
 	"runtime"
@@ -48,6 +49,41 @@ func cellPos(v, col int) string {
 func compileErrorAt(fset *token.FileSet, pos token.Pos, msg string) *Error {
 	p := fset.Position(pos)
 	return &Error{Name: nameCompile, Value: msg, Traceback: []string{cellPos(p.Line, p.Column) + ": " + msg}}
+}
+
+// insides are texts of an error that show the interpreter's insides
+// rather than Go's words.
+var insides = []string{"internal error", "reflect: ", "reflect.", "nil type", "yaegi"}
+
+// goWords returns err, or, when err shows the interpreter's insides or
+// is a runtime error, and go/types found errors in the cell (typeErrs),
+// the first of them as the compile error Go reports: yaegi accepts some
+// cells that Go refuses and then fails on them with reflect's or its own
+// words (min(), 0[0], a generic type used without instantiation, T.M()
+// without its receiver). A cell that failed so at run time may have
+// printed before.
+func goWords(err error, typeErrs []types.Error) error {
+	var e *Error
+	if len(typeErrs) == 0 || !errors.As(err, &e) || e.Name == nameInterrupted {
+		return err
+	}
+	text := e.Value + "\n" + strings.Join(e.Traceback, "\n")
+	// A runtime error too: yaegi's reach through a nil value, in Go's
+	// words, in a cell that Go would not have compiled.
+	shows := e.Name == nameRuntime
+	for _, s := range insides {
+		shows = shows || strings.Contains(text, s)
+	}
+	if !shows {
+		return err
+	}
+	te := typeErrs[0]
+	for _, t := range typeErrs[1:] {
+		if t.Pos < te.Pos {
+			te = t
+		}
+	}
+	return compileErrorAt(te.Fset, te.Pos, te.Msg)
 }
 
 // mapPositions replaces the interpreter's positions in s by cell positions.
@@ -153,8 +189,12 @@ func runtimeError(p yaegi.Panic, frames []string) *Error {
 	case string:
 		e.Value = x
 		// yaegi indexes through reflect, whose panics are strings.
-		if strings.HasPrefix(x, "reflect: ") && strings.Contains(x, "out of range") {
+		switch {
+		case strings.HasPrefix(x, "reflect: ") && strings.Contains(x, "out of range"):
 			e.Name, e.Value = nameRuntime, "index out of range ("+x+")"
+		case x == "reflect.Value.Call: call of nil function":
+			// A call of a nil func value: Go's runtime error exactly.
+			e.Name, e.Value = nameRuntime, "invalid memory address or nil pointer dereference"
 		}
 	default:
 		e.Value = fmt.Sprint(v)

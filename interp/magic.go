@@ -188,7 +188,14 @@ func (s *Session) timeit(ctx context.Context, args, body string) error {
 	}
 	// A warm-up run shows the code's errors plainly; a failed compile of
 	// the function below could leave yaegi's scope broken.
-	if _, err := s.Eval(ctx, code); err != nil {
+	_, err := s.Eval(ctx, code)
+	var e *Error
+	if err != nil && strings.HasPrefix(code, "_ = ") && errors.As(err, &e) && e.Name == nameCompile && strings.Contains(e.Value, "(no value) used as value") {
+		// A call of no value (panic("x"), f()) is timed as a statement.
+		code = strings.TrimPrefix(code, "_ = ")
+		_, err = s.Eval(ctx, code)
+	}
+	if err != nil {
 		return err
 	}
 	if _, err := s.Eval(ctx, timeitVar+" := func() {\n"+code+"\n}"); err != nil {

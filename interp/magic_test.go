@@ -116,3 +116,27 @@ func TestTimeitLine(t *testing.T) {
 		t.Errorf("TimeitLine = %q, want %q", got, want)
 	}
 }
+
+// TestNoValueCalls: `_ = panic("x")` is Go's compile error before it
+// runs, and the session's next panic does not hang (it did, after yaegi
+// ran the cell); %timeit times a call of no value as a statement.
+func TestNoValueCalls(t *testing.T) {
+	var out bytes.Buffer
+	s := newTestSession(t, Options{Stdout: &out, Stderr: &out})
+	var e *Error
+	if _, _, err := evalOut(t, s, &out, `_ = panic("x")`); !errors.As(err, &e) || e.Name != nameCompile || e.Value != `panic("x") (no value) used as value` {
+		t.Fatalf(`_ = panic("x"): %v, want the compile error "panic("x") (no value) used as value"`, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := s.Eval(ctx, `panic("y")`); !errors.As(err, &e) || e.Name != namePanic || e.Value != "y" {
+		t.Fatalf(`panic("y") after it: %v, want the panic "y"`, err)
+	}
+	if _, _, err := evalOut(t, s, &out, "func hello() {}"); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := evalOut(t, s, &out, "%timeit -n 2 -r 1 hello()")
+	if err != nil || !regexp.MustCompile(`per loop \(mean ± std\. dev\. of 1 run, 2 loops each\)`).MatchString(got) {
+		t.Errorf("%%timeit hello() = %q, %v, want its timing", got, err)
+	}
+}

@@ -188,10 +188,12 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	// Positions of earlier cells are not needed again: a fresh set does
 	// not keep every cell's line table.
 	s.fset = token.NewFileSet()
+	var typeErrs []types.Error // go/types' errors in the cell (typecheck.Env.Errors)
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = Result{}, internalError(r)
 		}
+		err = goWords(err, typeErrs) // errors.go
 		if err == error(errExitZero) {
 			err = nil // os.Exit(0) ended the cell (internal/rt/exit.go)
 		}
@@ -212,17 +214,34 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	recs, imps := s.collect(pc)
 	globals := globalsOf(s.i)
-	info, undef := typecheck.Cell(s.fset, pc.decls, pc.body, s.checkEnv(globals))
+	env := func() typecheck.Env {
+		typeErrs = nil
+		env := s.checkEnv(globals)
+		env.Errors = func(e types.Error) { typeErrs = append(typeErrs, e) }
+		return env
+	}
+	info, undef := typecheck.Cell(s.fset, pc.decls, pc.body, env())
 	if added, err := s.autoImport(ctx, pc, undef); err != nil { // imports.go
 		return Result{}, err
 	} else if added {
-		info, undef = typecheck.Cell(s.fset, pc.decls, pc.body, s.checkEnv(globals))
+		info, undef = typecheck.Cell(s.fset, pc.decls, pc.body, env())
 	}
 	if pos, msg := typecheck.UnexportedUse(info, pc.decls, pc.body); msg != "" {
 		return Result{}, compileErrorAt(s.fset, pos, msg)
 	}
 	if pos, msg := typecheck.NonFunctionCall(info, pc.decls, pc.body); msg != "" {
 		return Result{}, compileErrorAt(s.fset, pos, msg)
+	}
+	if pos, msg := typecheck.TooLarge(info, pc.decls, pc.body); msg != "" {
+		return Result{}, compileErrorAt(s.fset, pos, msg)
+	}
+	for _, te := range typeErrs {
+		// yaegi ran `_ = f()` for an f of no value before failing with
+		// reflect's words, and after `_ = panic("x")` the session's next
+		// panic hung (panicnovalue.cell).
+		if strings.HasSuffix(te.Msg, "(no value) used as value") {
+			return Result{}, compileErrorAt(te.Fset, te.Pos, te.Msg)
+		}
 	}
 	_, hasMain := s.user["main"]
 	out, err := rewrite.Apply(pc.rewriteCell(), info, rewrite.Env{Globals: globals, Undefined: undef, Names: s.importNames(pc), HasMain: hasMain, Seq: &s.defs})

@@ -408,7 +408,8 @@
 //   - A builtin call among several results of a return or values of an
 //     assignment (return 1 + f(x), len(x)) becomes a conversion to its
 //     type (int(len(x))): yaegi wrote its value over another result of the
-//     statement (rewrite_recv.go).
+//     statement (rewrite_recv.go). len and cap become int(...) also of a
+//     variable that go/types does not know yet (declared later in the cell).
 //
 // # Pass indexguards
 //

@@ -73,6 +73,12 @@ func (r *rewriter) builtinReturns(n ast.Node) {
 				continue
 			}
 			tv, ok := r.info.Types[e]
+			if (!ok || tv.Type == nil || tv.Type == types.Typ[types.Invalid]) && (id.Name == "len" || id.Name == "cap") {
+				// Of a variable that the cell declares after the
+				// function (go/types did not know it yet): len and cap
+				// are ints all the same.
+				tv, ok = types.TypeAndValue{Type: types.Typ[types.Int]}, true
+			}
 			if !ok || tv.Type == nil || tv.Value != nil {
 				continue // a constant (len of an array) needs nothing
 			}

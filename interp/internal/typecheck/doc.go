@@ -6,12 +6,15 @@
 // the functions the cell names or that are generic). Every error is
 // ignored but "undefined: name" of a name that neither go/types nor the
 // session knows: the session imports such a package for the cell, or
-// reports the name. The rewrite passes read the types.Info that Cell
-// returns.
+// reports the name. The other errors that Go would report too go to
+// Env.Errors, which the session shows in place of an error of yaegi's
+// that shows the interpreter's insides. The rewrite passes read the
+// types.Info that Cell returns.
 //
-// UnexportedUse and NonFunctionCall find, in that Info, two mistakes that
-// Go refuses at compile time and yaegi accepts and then panics on; the
-// session reports them as compile errors in the compiler's words.
+// UnexportedUse, NonFunctionCall and TooLarge find, in that Info,
+// mistakes that Go refuses at compile time and yaegi accepts and then
+// panics on (or, for an array larger than the address space, dies of);
+// the session reports them as compile errors in the compiler's words.
 //
 // The package holds no state: the session (interp's Session.run) builds
 // the Env from its records for each cell.

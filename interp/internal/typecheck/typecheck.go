@@ -39,6 +39,11 @@ type Env struct {
 	// declaration or an import), so that go/types' "undefined: name" is
 	// kept only for names that are undefined indeed.
 	Known func(name string) bool
+	// Errors, when set, is told the other errors go/types finds in the
+	// cell: not "undefined: name", not a soft one ("declared and not
+	// used") nor an unused value, which a cell may hold. They are the
+	// compiler's words for a cell that yaegi fails on with its insides.
+	Errors func(types.Error)
 }
 
 // compiledType reports whether t holds no type that yaegi made for an
@@ -198,7 +203,13 @@ func Cell(fset *token.FileSet, decls *ast.File, body *ast.BlockStmt, env Env) (i
 		// Keep "undefined: x" of names in the cell that the session does
 		// not know either: yaegi reports some of them obscurely.
 		var te types.Error
-		if !errors.As(err, &te) || !strings.HasPrefix(te.Msg, "undefined: ") || !cellFiles[fset.File(te.Pos)] {
+		if !errors.As(err, &te) || !cellFiles[fset.File(te.Pos)] {
+			return
+		}
+		if !strings.HasPrefix(te.Msg, "undefined: ") {
+			if env.Errors != nil && !te.Soft && !strings.HasSuffix(te.Msg, " is not used") {
+				env.Errors(te)
+			}
 			return
 		}
 		name := strings.TrimPrefix(te.Msg, "undefined: ")
@@ -326,7 +337,8 @@ func first(info *types.Info, nodes []ast.Node, check func(ast.Node) (token.Pos, 
 }
 
 // NonFunctionCall finds the first call in nodes whose callee go/types
-// knows to be a value that is not a function (0(), x() with x an int): Go
+// knows to be a value that is not a function (0(), x() with x an int, a
+// call of several results or of none, as in f()()): Go
 // refuses it at compile time, while yaegi accepts it and panics when it
 // runs ("reflect: call of reflect.Value.Call on int Value"). It returns
 // that compile error's position and message, in the compiler's words, or
@@ -338,9 +350,13 @@ func NonFunctionCall(info *types.Info, nodes ...ast.Node) (pos token.Pos, msg st
 			return token.NoPos, ""
 		}
 		tv, ok := info.Types[call.Fun]
+		if ok && tv.IsVoid() {
+			return call.Fun.Pos(), types.ExprString(call.Fun) + " (no value) used as value or type"
+		}
 		if !ok || tv.Type == nil || tv.IsType() || tv.IsBuiltin() || !tv.IsValue() {
 			return token.NoPos, ""
 		}
+		qual := func(p *types.Package) string { return p.Name() }
 		switch u := tv.Type.Underlying().(type) {
 		case *types.Signature, *types.Interface:
 			return token.NoPos, "" // a function, or a type parameter's constraint
@@ -348,8 +364,9 @@ func NonFunctionCall(info *types.Info, nodes ...ast.Node) (pos token.Pos, msg st
 			if u.Kind() == types.Invalid {
 				return token.NoPos, ""
 			}
+		case *types.Tuple:
+			return call.Fun.Pos(), "multiple-value " + types.ExprString(call.Fun) + " (value of type " + types.TypeString(tv.Type, qual) + ") in single-value context"
 		}
-		qual := func(p *types.Package) string { return p.Name() }
 		what := "value of type " + types.TypeString(tv.Type, qual)
 		switch {
 		case tv.Value != nil && isUntyped(tv.Type):
@@ -364,6 +381,37 @@ func NonFunctionCall(info *types.Info, nodes ...ast.Node) (pos token.Pos, msg st
 			}
 		}
 		return call.Fun.Pos(), "invalid operation: cannot call " + types.ExprString(call.Fun) + " (" + what + "): " + types.TypeString(tv.Type, qual) + " is not a function"
+	})
+}
+
+// maxWidth is the size from which Go's compiler refuses a type on a
+// 64-bit platform (cmd/compile's types.MaxWidth).
+const maxWidth = 1 << 50
+
+// TooLarge finds the first array type in nodes that Go's compiler
+// refuses as larger than the address space ([1<<62]byte), which yaegi
+// would allocate, killing the worker with "fatal error: out of memory".
+// It returns that compile error's position and message, or "" for none.
+func TooLarge(info *types.Info, nodes ...ast.Node) (pos token.Pos, msg string) {
+	sizes := types.SizesFor("gc", "amd64")
+	return first(info, nodes, func(n ast.Node) (pos token.Pos, msg string) {
+		at, ok := n.(*ast.ArrayType)
+		if !ok || at.Len == nil {
+			return token.NoPos, ""
+		}
+		tv, ok := info.Types[at]
+		if !ok || tv.Type == nil {
+			return token.NoPos, ""
+		}
+		defer func() {
+			if recover() != nil { // go/types' sizes of a type it could not check
+				pos, msg = token.NoPos, ""
+			}
+		}()
+		if size := sizes.Sizeof(tv.Type); size >= 0 && size < maxWidth {
+			return token.NoPos, ""
+		}
+		return at.Pos(), "type " + types.TypeString(tv.Type, func(p *types.Package) string { return p.Name() }) + " larger than address space"
 	})
 }
 

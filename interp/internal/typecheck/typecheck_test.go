@@ -74,6 +74,8 @@ func TestNonFunctionCall(t *testing.T) {
 		{"x := 3\nx()", "invalid operation: cannot call x (variable of type int): int is not a function"},
 		{"0()", "invalid operation: cannot call 0 (untyped int constant): untyped int is not a function"},
 		{"f := func() {}\nf()", ""},
+		{"f := func() {}\nf()()", "f() (no value) used as value or type"},
+		{"f := func() (int, int) { return 1, 2 }\nf()()", "multiple-value f() (value of type (int, int)) in single-value context"},
 		{"_ = int(3)", ""},
 	}
 	for _, tt := range tests {
@@ -103,5 +105,43 @@ func TestUnexportedUse(t *testing.T) {
 	}
 	if pos, msg := UnexportedUse(nil); pos != token.NoPos || msg != "" {
 		t.Errorf("UnexportedUse(nil) = %v, %q, want none", pos, msg)
+	}
+}
+
+// TestCellErrors checks what Env.Errors is told: Go's other errors in the
+// cell, not a soft one, an unused value or an undefined name.
+func TestCellErrors(t *testing.T) {
+	tests := []struct {
+		stmts string
+		want  []string
+	}{
+		{"x := 1\nx", nil},
+		{"y := 2\n_ = nope", nil},
+		{"_ = min()", []string{"invalid operation: not enough arguments for min() (expected 1, found 0)"}},
+		{"c := make(chan int)\nc <- \"a\"", []string{`cannot use "a" (untyped string constant) as int value in send`}},
+	}
+	for _, tt := range tests {
+		fset, decls, body := cell(t, "", tt.stmts)
+		var got []string
+		Cell(fset, decls, body, Env{Errors: func(e types.Error) { got = append(got, e.Msg) }})
+		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("Cell(%q) told Errors %q, want %q", tt.stmts, got, tt.want)
+		}
+	}
+}
+
+func TestTooLarge(t *testing.T) {
+	tests := []struct{ stmts, want string }{
+		{"var x [1 << 62]byte\n_ = x", "type [4611686018427387904]byte larger than address space"},
+		{"x := [1 << 30][1 << 30]int{}\n_ = x", "type [1073741824][1073741824]int larger than address space"},
+		{"var x [1 << 30]byte\n_ = x", ""},
+		{"var x [3]struct{ a [1 << 20]int }\n_ = x", ""},
+	}
+	for _, tt := range tests {
+		fset, decls, body := cell(t, "", tt.stmts)
+		info, _ := Cell(fset, decls, body, Env{})
+		if _, msg := TooLarge(info, decls, body); msg != tt.want {
+			t.Errorf("TooLarge(%q) = %q, want %q", tt.stmts, msg, tt.want)
+		}
 	}
 }
