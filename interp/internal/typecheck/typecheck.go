@@ -199,6 +199,7 @@ func Cell(fset *token.FileSet, decls *ast.File, body *ast.BlockStmt, env Env) (i
 		Instances: map[*ast.Ident]types.Instance{},
 	}
 	cellFiles := map[*token.File]bool{fset.File(decls.Pos()): true, fset.File(body.Pos()): true}
+	var qualified []types.Error // "undefined: pkg.Name"
 	conf := types.Config{Importer: rewrite.Importer, Error: func(err error) {
 		// Keep "undefined: x" of names in the cell that the session does
 		// not know either: yaegi reports some of them obscurely.
@@ -213,7 +214,11 @@ func Cell(fset *token.FileSet, decls *ast.File, body *ast.BlockStmt, env Env) (i
 			return
 		}
 		name := strings.TrimPrefix(te.Msg, "undefined: ")
-		if strings.Contains(name, ".") || inGlobals(env.Globals, name) || (env.Known != nil && env.Known(name)) {
+		if strings.Contains(name, ".") {
+			qualified = append(qualified, te)
+			return
+		}
+		if inGlobals(env.Globals, name) || (env.Known != nil && env.Known(name)) {
 			return
 		}
 		undefined = append(undefined, te)
@@ -223,6 +228,16 @@ func Cell(fset *token.FileSet, decls *ast.File, body *ast.BlockStmt, env Env) (i
 		defer func() { _ = recover() }()
 		_ = types.NewChecker(&conf, fset, pkg, info).Files(files)
 	}()
+	if env.Errors != nil {
+		// "undefined: pkg.Name" is Go's error where the importer knows
+		// pkg; a package it lacks (a module's) is an empty stand-in,
+		// whose every name is undefined.
+		for _, te := range qualified {
+			if knownPackage(info, te.Pos) {
+				env.Errors(te)
+			}
+		}
+	}
 	return info, undefined
 }
 
@@ -433,4 +448,18 @@ func compiledPkg(t types.Type) *types.Package {
 		return nil
 	}
 	return n.Obj().Pkg()
+}
+
+// knownPackage reports whether the selector's package at pos (the
+// position of an "undefined: pkg.Name" error: the selector's name) is
+// one the importer knows, not an empty stand-in.
+func knownPackage(info *types.Info, pos token.Pos) bool {
+	for id, obj := range info.Uses {
+		pn, ok := obj.(*types.PkgName)
+		if !ok || id.Pos() >= pos || pos-id.End() > 1 {
+			continue
+		}
+		return pn.Imported().Scope().Len() > 0
+	}
+	return false
 }
