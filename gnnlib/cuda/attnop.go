@@ -50,10 +50,9 @@ type fusedAttention struct {
 	d            *backend
 	heads, c, cp int
 	srcs         []*tensor.Tensor // the caller's tensors
-	views        []*Tensor        // the caller's inputs (float32 copies of bfloat16 ones)
-	shapes       [][2]int         // views' rows and columns
-	widened      []bool           // views[i] is a float32 copy of bfloat16 srcs[i]
-	ins          []*Tensor        // what the kernels read: views, or padded copies
+	shapes       [][2]int         // the rows and columns of the inputs' views
+	widened      []bool           // the view of srcs[i] was a float32 copy of bfloat16
+	ins          []*Tensor        // what the kernels read: the views, or padded copies
 	out          *Tensor          // the kernels' output (nil between the passes when half is set)
 	half         *BF16Tensor      // the caller's bfloat16 output under Autocast
 	k            attnKernels
@@ -147,7 +146,7 @@ func (d *backend) runAttention(heads, c, cp int, srcs []*tensor.Tensor, views []
 
 // startAttention is runAttention's forward: the op and the output.
 func (d *backend) startAttention(heads, c, cp int, srcs []*tensor.Tensor, views []*Tensor, k attnKernels) (*fusedAttention, tensor.Storage, error) {
-	op := &fusedAttention{d: d, heads: heads, c: c, cp: cp, srcs: srcs, views: views, ins: make([]*Tensor, len(views)),
+	op := &fusedAttention{d: d, heads: heads, c: c, cp: cp, srcs: srcs, ins: make([]*Tensor, len(views)),
 		shapes: make([][2]int, len(views)), widened: make([]bool, len(views)), k: k}
 	for i, v := range views {
 		op.shapes[i] = [2]int{v.Rows, v.Cols}
