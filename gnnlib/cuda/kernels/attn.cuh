@@ -231,6 +231,56 @@ __device__ __forceinline__ void attn_row(const int* __restrict__ indptr, ATTN_RO
 	end = min(beg + tile, indptr[v + 1]);
 }
 
+// ---------------------------------------------------------------------------
+// The (row, head) loop. Every attention kernel walks the n·H (row, head)
+// work items in a grid-stride loop of lane groups of G lanes (a warp for
+// GAT's): group grp0 takes items grp0, grp0 + ngrp, ... Item p is work item
+// p / H of ATTN_ROWS (a row, or a heavy row's edge tile: attn_row) and
+// head p % H.
+// ---------------------------------------------------------------------------
+
+// attn_work is work item p: item, the index its outputs go to; v, the row
+// whose inputs it reads; its edges beg..end and head h. live is false for
+// a p past the last item (attn_groups::at), where the others are 0.
+struct attn_work {
+	long long p, item, v;
+	int h, beg, end;
+	bool live;
+};
+
+template <int G>
+struct attn_groups {
+	long long grp0, ngrp, total;
+	// iters bounds the loop that every lane of a warp runs the same number
+	// of times, for the shuffles: it iterates to the warp's bound and masks
+	// the work (attn_work::live).
+	long long iters;
+	int H;
+
+	__device__ __forceinline__ attn_groups(long long n, int H_)
+	    : grp0(((long long)blockIdx.x * blockDim.x + threadIdx.x) / G),
+	      ngrp((long long)gridDim.x * blockDim.x / G),
+	      total(n * H_),
+	      iters((total + ngrp - 1) / ngrp),
+	      H(H_) {}
+
+	// at is iteration it of the loop to iters: item grp0 + it*ngrp.
+	__device__ __forceinline__ attn_work at(long long it, const int* __restrict__ indptr, ATTN_ROWS) const {
+		const long long p = grp0 + it * ngrp;
+		const bool live = p < total;
+		attn_work w{p, live ? p / H : 0, 0, (int)(live ? p % H : 0), 0, 0, live};
+		if (live) attn_row(indptr, heavy, tiles, nheavy, tile, w.item, w.v, w.beg, w.end);
+		return w;
+	}
+
+	// item is work item p < total, for a loop over p from grp0 by ngrp.
+	__device__ __forceinline__ attn_work item(long long p, const int* __restrict__ indptr, ATTN_ROWS) const {
+		attn_work w{p, p / H, 0, (int)(p % H), 0, 0, true};
+		attn_row(indptr, heavy, tiles, nheavy, tile, w.item, w.v, w.beg, w.end);
+		return w;
+	}
+};
+
 // attn_tiles_of returns heavy row j's tiles, first..last (exclusive).
 __device__ __forceinline__ void attn_tiles_of(const int* __restrict__ tiles, int nheavy, int ntiles, int j, int& first, int& last) {
 	first = tiles[j];

@@ -29,15 +29,10 @@ __device__ void gat_fwd_body(const int* __restrict__ indptr, const int* __restri
                                    int n, int H, int F, float slope, float pdrop, unsigned long long seed) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int lane = threadIdx.x % WARP;
-	const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
-	const long long nwarp = (long long)gridDim.x * blockDim.x / WARP;
 	const int HF = H * F;
-	for (long long p = warp; p < (long long)n * H; p += nwarp) {
-		const long long item = p / H;
-		const int k = p % H;
-		long long v;
-		int beg, end;
-		attn_row(indptr, heavy, tiles, nheavy, tile, item, v, beg, end);
+	const attn_groups<WARP> g(n, H);
+	for (long long p = g.grp0; p < g.total; p += g.ngrp) {
+		const auto [p_, item, v, k, beg, end, live] = g.item(p, indptr, heavy, tiles, nheavy, tile);
 		const float adv = ad[v * H + k];
 		float m = -INFINITY, s = 0.f;
 		float acc[GAT_CPL];
@@ -81,15 +76,10 @@ __device__ void gat_bwd_dst_body(const int* __restrict__ indptr, const int* __re
                                        float slope, float pdrop, unsigned long long seed) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int lane = threadIdx.x % WARP;
-	const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
-	const long long nwarp = (long long)gridDim.x * blockDim.x / WARP;
 	const int HF = H * F;
-	for (long long p = warp; p < (long long)n * H; p += nwarp) {
-		const long long item = p / H;
-		const int k = p % H;
-		long long v;
-		int beg, end;
-		attn_row(indptr, heavy, tiles, nheavy, tile, item, v, beg, end);
+	const attn_groups<WARP> g(n, H);
+	for (long long p = g.grp0; p < g.total; p += g.ngrp) {
+		const auto [p_, item, v, k, beg, end, live] = g.item(p, indptr, heavy, tiles, nheavy, tile);
 		float go[GAT_CPL];
 		float D = 0.f;
 #pragma unroll
@@ -137,15 +127,10 @@ __device__ void gat_bwd_src_body(const int* __restrict__ tindptr, const int* __r
                                        unsigned long long seed) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int lane = threadIdx.x % WARP;
-	const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
-	const long long nwarp = (long long)gridDim.x * blockDim.x / WARP;
 	const int HF = H * F;
-	for (long long p = warp; p < (long long)nsrc * H; p += nwarp) {
-		const long long item = p / H;
-		const int k = p % H;
-		long long u;
-		int beg, end;
-		attn_row(tindptr, heavy, tiles, nheavy, tile, item, u, beg, end);
+	const attn_groups<WARP> g(nsrc, H);
+	for (long long p = g.grp0; p < g.total; p += g.ngrp) {
+		const auto [p_, item, u, k, beg, end, live] = g.item(p, tindptr, heavy, tiles, nheavy, tile);
 		float hu[GAT_CPL], acc[GAT_CPL];
 #pragma unroll
 		for (int j = 0; j < GAT_CPL; j++) {

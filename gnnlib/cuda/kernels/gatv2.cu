@@ -26,18 +26,9 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
-	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
-	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
-	const long long total = (long long)n * H;
-	// Every lane of a warp must run the same number of iterations for the
-	// shuffles: iterate to the warp's bound and mask the work.
-	const long long iters = (total + ngrp - 1) / ngrp;
-	for (long long it = 0; it < iters; it++) {
-		long long p = grp0 + it * ngrp;
-		bool live = p < total;
-		long long item = live ? p / H : 0, v = 0;
-		int h = live ? p % H : 0, beg = 0, end = 0;
-		if (live) attn_row(indptr, heavy, tiles, nheavy, tile, item, v, beg, end);
+	const attn_groups<G> g(n, H);
+	for (long long it = 0; it < g.iters; it++) {
+		auto [p, item, v, h, beg, end, live] = g.at(it, indptr, heavy, tiles, nheavy, tile);
 		float4 a[VPL], r[VPL], acc[VPL];
 		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK>(r, xr + v * ldr + h * C, lane, C);
@@ -132,23 +123,16 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
-	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
-	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
-	const long long total = (long long)n * H;
-	const long long iters = (total + ngrp - 1) / ngrp;
+	const attn_groups<G> g(n, H);
 	// With H > 1 a lane meets several heads; keep da per head only when the
 	// head is fixed for the lane (ngrp % H == 0), else fall back to atomics.
-	const bool fixedHead = (ngrp % H) == 0;
+	const bool fixedHead = (g.ngrp % H) == 0;
 	float4 da[VPL];
 #pragma unroll
 	for (int i = 0; i < VPL; i++) da[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-	int hfix = grp0 % H;
-	for (long long it = 0; it < iters; it++) {
-		long long p = grp0 + it * ngrp;
-		bool live = p < total;
-		long long item = live ? p / H : 0, v = 0;
-		int h = live ? p % H : 0, beg = 0, end = 0;
-		if (live) attn_row(indptr, heavy, tiles, nheavy, tile, item, v, beg, end);
+	int hfix = g.grp0 % H;
+	for (long long it = 0; it < g.iters; it++) {
+		auto [p, item, v, h, beg, end, live] = g.at(it, indptr, heavy, tiles, nheavy, tile);
 		float4 a[VPL], r[VPL], go[VPL], o[VPL], dr[VPL], dal[VPL];
 		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK>(r, xr + v * ldr + h * C, lane, C);
@@ -223,16 +207,9 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
                                    float* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
-	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
-	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
-	const long long total = (long long)n * H;
-	const long long iters = (total + ngrp - 1) / ngrp;
-	for (long long it = 0; it < iters; it++) {
-		long long p = grp0 + it * ngrp;
-		bool live = p < total;
-		long long item = live ? p / H : 0, u = 0;
-		int h = live ? p % H : 0, beg = 0, end = 0;
-		if (live) attn_row(tindptr, heavy, tiles, nheavy, tile, item, u, beg, end);
+	const attn_groups<G> g(n, H);
+	for (long long it = 0; it < g.iters; it++) {
+		auto [p, item, u, h, beg, end, live] = g.at(it, tindptr, heavy, tiles, nheavy, tile);
 		float4 a[VPL], q[VPL], dq[VPL];
 		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK>(q, xl + u * ldl + h * C, lane, C);
@@ -275,12 +252,9 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 	// The saved sign bits take 4*G*VPL/8 bytes per edge and head (CP/8).
 	const int CP = 4 * G * VPL, C = MASK ? cw : CP, HC = H * C;
 	const int lane = threadIdx.x % G;
-	const long long total = (long long)n * H;
-	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
-	for (long long p = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G; p < total; p += ngrp) {
-		long long item = p / H, u;
-		int h = p % H, beg, end;
-		attn_row(tindptr, heavy, tiles, nheavy, tile, item, u, beg, end);
+	const attn_groups<G> g(n, H);
+	for (long long p = g.grp0; p < g.total; p += g.ngrp) {
+		auto [p_, item, u, h, beg, end, live] = g.item(p, tindptr, heavy, tiles, nheavy, tile);
 		// a ⊙ lrelu' is a or slope·a per channel: keep both.
 		float4 a[VPL], as[VPL], dq[VPL];
 		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);

@@ -28,17 +28,9 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
-	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
-	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
-	const long long total = (long long)n * H;
-	// Every lane of a warp runs the same number of iterations (shuffles).
-	const long long iters = (total + ngrp - 1) / ngrp;
-	for (long long it = 0; it < iters; it++) {
-		long long p = grp0 + it * ngrp;
-		bool live = p < total;
-		long long item = live ? p / H : 0, v = 0;
-		int h = live ? p % H : 0, beg = 0, end = 0;
-		if (live) attn_row(indptr, heavy, tiles, nheavy, tile, item, v, beg, end);
+	const attn_groups<G> g(n, H);
+	for (long long it = 0; it < g.iters; it++) {
+		auto [p, item, v, h, beg, end, live] = g.at(it, indptr, heavy, tiles, nheavy, tile);
 		float4 qv[VPL], acc[VPL];
 		lane_row<G, VPL, MASK>(qv, q + v * ldx + h * C, lane, C);
 		zero4(acc);
@@ -101,16 +93,9 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
-	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
-	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
-	const long long total = (long long)n * H;
-	const long long iters = (total + ngrp - 1) / ngrp;
-	for (long long it = 0; it < iters; it++) {
-		long long p = grp0 + it * ngrp;
-		bool live = p < total;
-		long long item = live ? p / H : 0, v = 0;
-		int h = live ? p % H : 0, beg = 0, end = 0;
-		if (live) attn_row(indptr, heavy, tiles, nheavy, tile, item, v, beg, end);
+	const attn_groups<G> g(n, H);
+	for (long long it = 0; it < g.iters; it++) {
+		auto [p, item, v, h, beg, end, live] = g.at(it, indptr, heavy, tiles, nheavy, tile);
 		float4 qv[VPL], go[VPL], acc[VPL];
 		lane_row<G, VPL, MASK>(qv, q + v * ldx + h * C, lane, C);
 		lane_row<G, VPL, MASK>(go, dout + v * HC + h * C, lane, C);
@@ -162,16 +147,9 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
-	const long long grp0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
-	const long long ngrp = (long long)gridDim.x * blockDim.x / G;
-	const long long total = (long long)n * H;
-	const long long iters = (total + ngrp - 1) / ngrp;
-	for (long long it = 0; it < iters; it++) {
-		long long p = grp0 + it * ngrp;
-		bool live = p < total;
-		long long item = live ? p / H : 0, u = 0;
-		int h = live ? p % H : 0, beg = 0, end = 0;
-		if (live) attn_row(tindptr, heavy, tiles, nheavy, tile, item, u, beg, end);
+	const attn_groups<G> g(n, H);
+	for (long long it = 0; it < g.iters; it++) {
+		auto [p, item, u, h, beg, end, live] = g.at(it, tindptr, heavy, tiles, nheavy, tile);
 		float4 ku[VPL], vu[VPL], gk[VPL], gv[VPL];
 		lane_row<G, VPL, MASK>(ku, k + u * ldx + h * C, lane, C);
 		lane_row<G, VPL, MASK>(vu, vv + u * ldx + h * C, lane, C);
