@@ -19,6 +19,9 @@ func (d *backend) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss,
 	if err != nil {
 		return nil, nil, err
 	}
+	if _, half := d.halfView(logits); half {
+		defer v.Free() // the float32 copy of bfloat16 logits, after the kernel's launch
+	}
 	g, err := d.Empty(v.Rows, v.Cols)
 	if err != nil {
 		return nil, nil, err

@@ -480,7 +480,15 @@ func deviceCrossEntropy(logits *Tensor, labels, rows []int) *Tensor {
 	grad := &Tensor{dev: gs, shape: cloneInts(logits.shape)}
 	return newOpSince(start, "CrossEntropy", loss, []*Tensor{logits}, func(g *Tensor) []*Tensor {
 		s, err := be.Scale(grad.Len(), grad, g, 1)
-		return []*Tensor{devResult("CrossEntropy backward", be, s, err, grad.shape)}
+		dl := devResult("CrossEntropy backward", be, s, err, grad.shape)
+		if dt := AutocastDType(); dt != Float32 {
+			// Under Autocast (autocastOp runs the backward pass in the
+			// forward pass's format) the gradient is stored in dt now
+			// and its float32 copy freed, rather than rounded into a
+			// copy with the float32 one left to the collector.
+			storeHalf("CrossEntropy backward", dl, dt)
+		}
+		return []*Tensor{dl}
 	})
 }
 
