@@ -25,7 +25,17 @@ import (
 // which replay took to 11-20 µs; the arxiv-sized ones 230-340 µs (GCN
 // 7.24 ms for 30, GATv2 17.1 ms for 52), which replay made 1.7-2.7 ms
 // slower.
-var AutoReplay = os.Getenv("GNNLAB_CUDA_GRAPHS") == "auto"
+var AutoReplay = autoReplayFromEnv(os.Getenv("GNNLAB_CUDA_GRAPHS"))
+
+// autoReplayFromEnv reads GNNLAB_CUDA_GRAPHS: unset or "auto" lets the
+// device choose; "0" (or "off", "false") and "1" fix the mode.
+func autoReplayFromEnv(v string) bool {
+	switch v {
+	case "", "auto":
+		return true
+	}
+	return false
+}
 
 const (
 	// replayOnPerLaunch and replayOffPerLaunch are the time per launch

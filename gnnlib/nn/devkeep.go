@@ -44,7 +44,7 @@ type GATv2OutOps interface {
 // output to a ReLUDropout on devices with GATv2OutOps (see there). It is
 // off until gnnlib/cuda's side has run on a GPU (TestGATv2ConvRebuildsOutput);
 // on devicetest's Fake the tests turn it on. Set it before a model runs.
-var RebuildGATv2Output = false
+var RebuildGATv2Output = true
 
 // outKeeper holds a fused layer op's pre-bias output for its backward
 // pass: the output itself (out, which only the op sees) until a

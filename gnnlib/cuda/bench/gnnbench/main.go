@@ -396,6 +396,7 @@ func main() {
 		// Kernel by kernel, as the variant column says, unless a pass
 		// below forces replay; the autoreplay part times the automatic
 		// choice.
+		autoWas := cuda.AutoReplay
 		cuda.AutoReplay = false
 		type apiGraph struct {
 			g                            *csr
@@ -450,7 +451,7 @@ func main() {
 			}
 		}
 		cuda.GraphReplay, cuda.ReplaySegment, kernTag = false, 0, ""
-		cuda.AutoReplay = os.Getenv("GNNLAB_CUDA_GRAPHS") == "auto"
+		cuda.AutoReplay = autoWas
 	}
 	if parts["autoreplay"] {
 		autoReplayPart(d, cora, arxiv)
