@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"golang.org/x/mod/semver"
 )
 
 // Builder builds the cells of one session into plugins, in a module of
@@ -291,26 +293,38 @@ func (b *Builder) requireModules(ctx context.Context, modDir string) error {
 	if err != nil {
 		return err
 	}
-	// A requirement that moves a module the binary was built with to
-	// another version would make every later plugin that links it fail
-	// to load: refuse it, keeping the cells' module as it was. A module
-	// that %go get added may move (loadFailure says what that does).
+	// A module that the binary was built with stays at the binary's
+	// version: a plugin holding another build of one of its packages
+	// would not load. Minimal version selection keeps it where a module
+	// requires it at that version or an older one (the binary's version
+	// satisfies the requirement); a newer one is refused, keeping the
+	// cells' module as it was. A module that %go get added may move
+	// (loadFailure says what that does).
 	had := map[string]string{}
 	for _, r := range before.Require {
 		had[r.Path] = r.Version
 	}
-	var added []string
-	for _, r := range mf.Require {
-		v, ok := had[r.Path]
-		if ok && v != r.Version && !slices.Contains(b.added, r.Path) {
-			return fmt.Errorf("it requires %s@%s, and the binary was built with %s", r.Path, r.Version, v)
-		}
-		if !ok || slices.Contains(b.added, r.Path) {
-			added = append(added, r.Path)
+	// The versions that the session's module selects, not only those its
+	// go.mod lists: a local module's requirements of modules that provide
+	// none of its packages are in its own go.mod alone.
+	selected, err := b.selected(ctx, modDir)
+	if err != nil {
+		return err
+	}
+	for _, r := range selected {
+		if v, ok := had[r.Path]; ok && !slices.Contains(b.added, r.Path) {
+			if _, err := satisfies(r.Path, r.Version, v); err != nil {
+				return err
+			}
 		}
 	}
+	var added []string
 	args := []string{"mod", "edit"}
 	for _, r := range mf.Require {
+		if _, ok := had[r.Path]; ok && !slices.Contains(b.added, r.Path) {
+			continue // the binary's version stays (satisfies said it may)
+		}
+		added = append(added, r.Path)
 		args = append(args, "-require="+r.Path+"@"+r.Version)
 	}
 	for _, r := range mf.Replace {
@@ -368,6 +382,25 @@ func (b *Builder) requireModules(ctx context.Context, modDir string) error {
 	return nil
 }
 
+// satisfies reports whether a module that the binary was built with at
+// version built meets the requirement of path at version required, as
+// minimal version selection decides it: an older or equal requirement is
+// met by the binary's version (true: keep it), and a newer one is an
+// error naming both versions and what to do.
+func satisfies(path, required, built string) (bool, error) {
+	if !semver.IsValid(required) || !semver.IsValid(built) {
+		if required == built {
+			return true, nil
+		}
+		return false, fmt.Errorf("it requires %s@%s, and the binary was built with %s (versions that cannot be compared)", path, required, built)
+	}
+	if semver.Compare(required, built) <= 0 {
+		return true, nil
+	}
+	return false, fmt.Errorf("it requires %s@%s, newer than the %s the binary was built with (a process holds one version of a package): "+
+		"use a version of the module that requires %s %s or older, or rebuild gnnlab with go get %s@%s in its checkout", path, required, built, path, built, path, required)
+}
+
 // loadFailure says why a plugin did not load. The runtime loads one
 // build of a package in a process: a plugin holding another build of a
 // package that the binary or an earlier plugin holds does not load. For a
@@ -410,6 +443,28 @@ func (b *Builder) modEdit(ctx context.Context, dir string) (modFile, error) {
 	}
 	err = json.Unmarshal(out, &mf)
 	return mf, err
+}
+
+// selected returns the module versions that the module in dir selects
+// (go list -m -e all: with -e it names the version of a module whose
+// go.mod it would have to download, without it).
+func (b *Builder) selected(ctx context.Context, dir string) ([]struct{ Path, Version string }, error) {
+	cmd := exec.CommandContext(ctx, b.env.GoBin, "list", "-m", "-e", "-f", "{{.Path}} {{.Version}}", "all")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), b.env.Vars...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -m all: %v: %s", err, firstLine(stderr.String()))
+	}
+	var ms []struct{ Path, Version string }
+	for _, l := range strings.Split(string(out), "\n") {
+		if p, v, ok := strings.Cut(strings.TrimSpace(l), " "); ok {
+			ms = append(ms, struct{ Path, Version string }{p, v})
+		}
+	}
+	return ms, nil
 }
 
 func firstLine(s string) string {

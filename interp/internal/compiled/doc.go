@@ -76,8 +76,12 @@
 //
 // BUG(compiled): Packages of modules that %go get added compile only in
 // a program (a cell with func main): the cells' module then requires what
-// the session's module requires (Builder.requireModules), unless that
-// would move a module the binary holds to another version. Elsewhere
+// the session's module requires (Builder.requireModules). A module that
+// the binary links stays at the binary's version, as minimal version
+// selection keeps it where the session's modules require that version or
+// an older one (github.com/samber/lo v1.53.0 requires golang.org/x/text
+// v0.22.0, the binary links v0.28.0); a newer requirement is refused with
+// a notice naming both versions. Elsewhere
 // interpreted cells get those packages interpreted from source, and a
 // compiled declaration would hand them values of other types, so such
 // cells run interpreted.
