@@ -151,6 +151,10 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 			return ok
 		},
 		ModuleDir: s.moduleDir(),
+		CompiledOnly: func(path string) bool {
+			mp, ok := s.modPackage(path)
+			return ok && mp.why != ""
+		},
 		Interpreted: func(name string) bool {
 			if s.knows(name) {
 				return true

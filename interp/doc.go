@@ -376,7 +376,11 @@
 // the session gives yaegi (modFS): nothing is copied. A package that uses
 // cgo or //go:embed, imports unsafe, syscall or another package that
 // cells lack, or imports such a package, is refused at the import with the
-// reason. Session.Modules lists the set, each pinned to the version
+// reason, and so is one whose source overflows yaegi's stack (overflows
+// in modules.go: golang.org/x/text/unicode/norm, which
+// github.com/samber/lo imports). The compiled tier compiles the functions
+// that a cell declares with such a package, in any cell (no interpreted
+// version of its types exists to clash with). Session.Modules lists the set, each pinned to the version
 // resolved; package client restores it on a fresh worker.
 //
 // Why interpreting and not Go plugins (gophernotes' way, a plugin per
@@ -617,7 +621,10 @@
 // pointer), not Go's.
 //
 // BUG(interp): Packages of %go get's modules run interpreted (a cell with
-// func main that imports them compiles them into its plugin), without the
+// func main that imports them compiles them into its plugin, and so does
+// a cell whose functions use a package that the interpreter refuses; the
+// statements of a cell cannot use such a package, nor can the signatures
+// of those functions use its types), without the
 // session's rewrites (yaegi's Go 1.22-era semantics: one loop variable per
 // loop, no range over functions) and with yaegi's gaps, which fail at the
 // import; completion and inspection do not see them, and a new version of

@@ -67,6 +67,9 @@ func (s *Session) checkImports(pc *parsedCell) *Error {
 			switch {
 			case isMod:
 				msg = fmt.Sprintf("package %q (module %s) cannot be used in a cell: %s", p, mp.module, mp.why)
+				if !s.compiled.off && s.compiled.broken == "" {
+					msg += "; compiled code can use it: call it from functions that a cell declares (they compile, with this import in their cell), not from the cell's statements"
+				}
 			case !ok:
 				msg = notAvailable(p)
 			}

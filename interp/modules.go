@@ -35,8 +35,9 @@ import (
 // given to yaegi as SourcecodeFilesystem), so nothing is copied or
 // linked. A cell's import of a package of the tree is interpreted from
 // the module's source; the packages that the interpreter cannot run
-// (cgo, //go:embed, imports of unsafe or syscall) are refused at the
-// import with the reason.
+// (cgo, //go:embed, imports of unsafe or syscall, source that overflows
+// yaegi's stack) are refused at the import with the reason, and the
+// compiled tier compiles the functions that cells declare with them.
 //
 // Session.Modules lists what %go get added, each pinned ("path@version"
 // for a module from a proxy, the folder for a local one), so that the
@@ -347,9 +348,23 @@ func (m *modules) list(ctx context.Context, paths []string) (map[string]modPkg, 
 	return pkgs, versions, nil
 }
 
+// overflows are packages whose source makes the interpreter overflow its
+// stack, which ends the process (a Go stack overflow cannot be
+// recovered): the session refuses them, and the packages that import
+// them, before yaegi reads them.
+var overflows = map[string]string{
+	// yaegi v0.16.1 recurses without end building the package's types
+	// (reflect.addTypeBits): measured with x/text v0.22.0, which
+	// github.com/samber/lo v1.53.0 imports through golang.org/x/text/cases.
+	"golang.org/x/text/unicode/norm": "the interpreter overflows its stack on this package's types",
+}
+
 // whyNot says why the interpreter cannot run package l, or "". go list
 // -deps lists dependencies first, so pkgs holds those of l.
 func whyNot(l listed, pkgs map[string]modPkg) string {
+	if why, ok := overflows[l.ImportPath]; ok {
+		return why
+	}
 	switch {
 	case l.Error != nil:
 		return strings.TrimSpace(l.Error.Err)

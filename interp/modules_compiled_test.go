@@ -113,3 +113,246 @@ func TestCompiledModuleOlderRequirement(t *testing.T) {
 		}
 	}
 }
+
+// loModule is a local module shaped like github.com/samber/lo: generic
+// functions in a package that the interpreter refuses (lo imports
+// golang.org/x/text/unicode/norm, whose source overflows yaegi's stack;
+// here a package that imports unsafe stands in), and a package that uses
+// gonum.org/v1/gonum/mat, as github.com/go-gota/gota does (the
+// interpreter refuses gonum's internal packages: they import unsafe).
+var loModule = map[string]string{
+	"go.mod": "module example.com/greet\n\ngo 1.22\n\nrequire gonum.org/v1/gonum " + gonumVersion + "\n",
+	"lo.go": `package greet
+
+import "example.com/greet/internal/fast"
+
+// Map maps xs through f, which also gets each index.
+func Map[T, R any](xs []T, f func(T, int) R) []R {
+	out := make([]R, len(xs))
+	for i, x := range xs {
+		out[i] = f(x, i)
+	}
+	return out
+}
+
+// Filter keeps the xs that keep holds for.
+func Filter[T any](xs []T, keep func(T, int) bool) []T {
+	var out []T
+	for i, x := range xs {
+		if keep(x, i) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Uniq drops repeated values, keeping the first of each.
+func Uniq[T comparable](xs []T) []T {
+	seen := make(map[T]bool, fast.Size(len(xs)))
+	var out []T
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// GroupBy groups xs by key.
+func GroupBy[T any, K comparable](xs []T, key func(T) K) map[K][]T {
+	out := map[K][]T{}
+	for _, x := range xs {
+		out[key(x)] = append(out[key(x)], x)
+	}
+	return out
+}
+
+// Ternary is cond ? a : b.
+func Ternary[T any](cond bool, a, b T) T {
+	if cond {
+		return a
+	}
+	return b
+}
+`,
+	"internal/fast/fast.go": "package fast\n\nimport \"unsafe\"\n\n// Size is n, through unsafe.\nfunc Size(n int) int { return n * int(unsafe.Sizeof(byte(0))) }\n",
+	"frame/frame.go": `package frame
+
+import "gonum.org/v1/gonum/mat"
+
+// Sums returns the column sums of a rows×cols matrix of data.
+func Sums(rows, cols int, data []float64) []float64 {
+	m := mat.NewDense(rows, cols, data)
+	out := make([]float64, cols)
+	for j := range out {
+		out[j] = mat.Sum(m.ColView(j))
+	}
+	return out
+}
+`,
+}
+
+// gonumVersion is the gonum the binary links (go.mod of the checkout).
+const gonumVersion = "v0.17.0"
+
+// TestCompiledOnlyModule: packages of a module that the interpreter
+// cannot run are compiled: a cell's functions that use them compile
+// (generic calls instantiated by the compiler), later cells call those,
+// a program compiles, and each prints what go run prints; a cell whose
+// statements use such a package directly fails at the import, saying why
+// and what works, and the session goes on.
+func TestCompiledOnlyModule(t *testing.T) {
+	needGo(t)
+	if v := checkoutVersion(t, "gonum.org/v1/gonum"); v != gonumVersion {
+		t.Skipf("the checkout requires gonum %s, the test's module %s", v, gonumVersion)
+	}
+	// Offline, the checksum database cannot vouch for gonum: the module
+	// cache, which holds what the binary was built from, does.
+	t.Setenv("GOSUMDB", "off")
+	dir := t.TempDir()
+	files, rename := uniqueModule(loModule)
+	writeTree(t, dir, files)
+	s, out, errw := compiledSession(t)
+	if _, err := evalCell(t, s, "%go get "+dir); err != nil {
+		t.Fatal(err)
+	}
+	imports := rename.Replace("import (\n\t\"fmt\"\n\t\"strconv\"\n\n\tlo \"example.com/greet\"\n\t\"example.com/greet/frame\"\n)\n")
+	decls := `
+func names(xs []int) []string {
+	return lo.Map(xs, func(x int, _ int) string { return "n" + strconv.Itoa(x) })
+}
+
+func evens(xs []int) []int { return lo.Filter(xs, func(x int, _ int) bool { return x%2 == 0 }) }
+func uniq(xs []int) []int  { return lo.Uniq(xs) }
+func groups(xs []int) map[int][]int { return lo.GroupBy(xs, func(x int) int { return x % 3 }) }
+func sign(x int) string { return lo.Ternary(x < 0, "neg", "pos") }
+func sums() []float64 { return frame.Sums(2, 3, []float64{1, 2, 3, 4, 5, 6}) }
+`
+	stmts := "xs := []int{1, 2, 2, 3, 4, 4, 5}\nfmt.Println(names(xs), evens(xs), uniq(xs), groups(xs), sign(-1), sign(1), sums())\n"
+	out.Reset()
+	if _, err := evalCell(t, s, imports+decls+stmts); err != nil {
+		t.Fatalf("cell of functions: %v (stderr %q)", err, errw.String())
+	}
+	for _, n := range []string{"names", "evens", "uniq", "groups", "sign", "sums"} {
+		if !compiledIn(s, s.count)[n] {
+			t.Errorf("%s did not compile (stderr %q)", n, errw.String())
+		}
+	}
+	want := goRunWith(t, dir, rename, imports+decls+"\nfunc main() {\n"+stmts+"}\n")
+	if out.String() != want {
+		t.Errorf("the cell printed %q, go run %q", out.String(), want)
+	}
+	// A later cell calls them; a program compiles whole.
+	out.Reset()
+	if _, err := evalCell(t, s, "fmt.Println(names([]int{7}), sums())"); err != nil || out.String() != "[n7] [5 7 9]\n" {
+		t.Errorf("a later cell: %v, printed %q", err, out.String())
+	}
+	prog := imports + "\nfunc main() {\n\tfmt.Println(lo.Uniq([]string{\"a\", \"b\", \"a\"}), lo.Ternary(true, 1, 2), frame.Sums(1, 2, []float64{3, 4}), strconv.Itoa(5))\n}\n"
+	out.Reset()
+	if _, err := evalCell(t, s, prog+"main()"); err != nil || !compiledIn(s, s.count)["main"] {
+		t.Fatalf("program: %v, compiled %v (stderr %q)", err, compiledIn(s, s.count), errw.String())
+	}
+	if want := goRunWith(t, dir, rename, prog); out.String() != want {
+		t.Errorf("the program printed %q, go run %q", out.String(), want)
+	}
+	// Statements that use the package: refused at the import, with why
+	// and what works; the session goes on.
+	for _, cell := range []string{
+		rename.Replace("import lo \"example.com/greet\"\nfmt.Println(lo.Uniq([]int{1, 1}))"),
+		rename.Replace("import \"example.com/greet/frame\"\nfmt.Println(frame.Sums(1, 1, []float64{1}))"),
+	} {
+		e := evalErr(t, s, cell)
+		if e.Name != nameCompile || !strings.Contains(e.Value, "which the interpreter cannot run") || !strings.Contains(e.Value, "call it from functions that a cell declares") {
+			t.Errorf("%q: %s: %s, want the import refused with why and what works", cell, e.Name, e.Value)
+		}
+	}
+	out.Reset()
+	if _, err := evalCell(t, s, "fmt.Println(uniq([]int{3, 3}))"); err != nil || out.String() != "[3]\n" {
+		t.Errorf("after the refusals: %v, printed %q", err, out.String())
+	}
+}
+
+// goRunWith runs a program (package main's file, less its package clause)
+// with the local module at dir, and returns what it prints.
+func goRunWith(t *testing.T, dir string, rename *strings.Replacer, src string) string {
+	t.Helper()
+	run := t.TempDir()
+	writeTree(t, run, map[string]string{
+		"go.mod":  rename.Replace("module prog\n\ngo 1.22\n\nrequire example.com/greet v0.0.0\n\nreplace example.com/greet => ") + dir + "\n",
+		"main.go": "package main\n\n" + src,
+	})
+	cmd := exec.Command("go", "run", ".")
+	cmd.Dir = run
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
+	got, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, got)
+	}
+	return string(got)
+}
+
+// TestWhyNotOverflows: a package whose source overflows the interpreter's
+// stack, and a package that imports it, are refused before yaegi reads
+// them (the stack overflow ended the worker: github.com/samber/lo through
+// golang.org/x/text/cases).
+func TestWhyNotOverflows(t *testing.T) {
+	pkgs := map[string]modPkg{}
+	norm := listed{ImportPath: "golang.org/x/text/unicode/norm", GoFiles: []string{"normalize.go"}}
+	pkgs[norm.ImportPath] = modPkg{why: whyNot(norm, pkgs)}
+	cases := listed{ImportPath: "golang.org/x/text/cases", GoFiles: []string{"cases.go"}, Imports: []string{"golang.org/x/text/unicode/norm"}}
+	if why := pkgs[norm.ImportPath].why; !strings.Contains(why, "overflows its stack") {
+		t.Errorf("norm: %q, want it refused", why)
+	}
+	if why := whyNot(cases, pkgs); !strings.Contains(why, "it imports golang.org/x/text/unicode/norm, which the interpreter cannot run") {
+		t.Errorf("cases: %q, want it refused for importing norm", why)
+	}
+}
+
+// TestNetworkSamberLo gets the real github.com/samber/lo from the module
+// proxy (GNNLAB_NETWORK_TESTS=1; make test stays offline): a statement
+// cell that uses it is refused (it overflowed the interpreter's stack and
+// ended the worker), functions that use lo.Map, lo.Filter, lo.Uniq,
+// lo.GroupBy and lo.Ternary compile, and a program compiles.
+func TestNetworkSamberLo(t *testing.T) {
+	if os.Getenv("GNNLAB_NETWORK_TESTS") != "1" {
+		t.Skip("needs the module proxy: GNNLAB_NETWORK_TESTS=1")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command in PATH")
+	}
+	s, out, errw := compiledSession(t)
+	if _, err := evalCell(t, s, "%go get github.com/samber/lo@v1.53.0"); err != nil {
+		t.Fatal(err)
+	}
+	if e := evalErr(t, s, "import \"github.com/samber/lo\"\nfmt.Println(lo.Uniq([]int{1, 2, 2}))"); !strings.Contains(e.Value, "overflows its stack") {
+		t.Errorf("statement cell: %s: %s, want the import refused", e.Name, e.Value)
+	}
+	out.Reset()
+	cell := `import (
+	"fmt"
+	"strconv"
+
+	"github.com/samber/lo"
+)
+
+func names(xs []int) []string {
+	return lo.Map(xs, func(x int, _ int) string { return "n" + strconv.Itoa(x) })
+}
+func evens(xs []int) []int          { return lo.Filter(xs, func(x int, _ int) bool { return x%2 == 0 }) }
+func uniq(xs []int) []int           { return lo.Uniq(xs) }
+func groups(xs []int) map[int][]int { return lo.GroupBy(xs, func(x int) int { return x % 3 }) }
+func sign(x int) string             { return lo.Ternary(x < 0, "neg", "pos") }
+
+xs := []int{1, 2, 2, 3, 4, 4, 5}
+fmt.Println(names(xs), evens(xs), uniq(xs), groups(xs), sign(-1))
+`
+	if _, err := evalCell(t, s, cell); err != nil || out.String() != "[n1 n2 n2 n3 n4 n4 n5] [2 2 4 4] [1 2 3 4 5] map[0:[3] 1:[1 4 4] 2:[2 2 5]] neg\n" {
+		t.Errorf("functions: %v, printed %q (stderr %q)", err, out.String(), errw.String())
+	}
+	out.Reset()
+	prog := "import (\n\t\"fmt\"\n\n\t\"github.com/samber/lo\"\n)\n\nfunc main() { fmt.Println(lo.Uniq([]string{\"a\", \"b\", \"a\"}), lo.Ternary(true, 1, 2)) }\nmain()"
+	if _, err := evalCell(t, s, prog); err != nil || out.String() != "[a b] 1\n" || !compiledIn(s, s.count)["main"] {
+		t.Errorf("program: %v, printed %q, compiled %v (stderr %q)", err, out.String(), compiledIn(s, s.count), errw.String())
+	}
+}

@@ -81,7 +81,11 @@
 // selection keeps it where the session's modules require that version or
 // an older one (github.com/samber/lo v1.53.0 requires golang.org/x/text
 // v0.22.0, the binary links v0.28.0); a newer requirement is refused with
-// a notice naming both versions. Elsewhere
+// a notice naming both versions. A package that the interpreter refuses
+// (Cell.CompiledOnly) compiles outside a program too: no interpreted
+// version of its types exists; the cell's import of it is the plugin's
+// and is blanked in the interpreter's text, unless the cell's statements
+// use it (the interpreter then refuses the import, saying why). Elsewhere
 // interpreted cells get those packages interpreted from source, and a
 // compiled declaration would hand them values of other types, so such
 // cells run interpreted.

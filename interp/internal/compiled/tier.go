@@ -42,6 +42,11 @@ type Cell struct {
 	// ModuleDir is the folder of the session's module, whose go.mod
 	// and go.sum hold what %go get added ("" before the first).
 	ModuleDir string
+	// CompiledOnly reports whether a package of Module is one that the
+	// interpreter cannot run (it refuses its import, with the reason):
+	// no interpreted version of its types exists, so compiled
+	// declarations may use it outside a program too.
+	CompiledOnly func(path string) bool
 }
 
 // Result is what the session runs instead of the cell.
@@ -235,6 +240,10 @@ func (t *Tier) Compile(ctx context.Context, c Cell) (Result, error) {
 		// import _ "embed" is the plugin's; the interpreter refuses
 		// package embed.
 		blankEmbedImport(c.Text, edits)
+		// So is the import of a package that only compiled code can
+		// use, unless the cell's statements use it (the interpreter
+		// then refuses the import, saying why).
+		blankCompiledOnly(c, df, body, func(p token.Pos) int { return tf.Offset(p) }, edits)
 	}
 	text := edits.apply(c.Text)
 	if res.Plugin != nil || len(edits.imports) > 0 {
@@ -390,7 +399,8 @@ func (t *Tier) plan(ctx context.Context, c Cell, fset *token.FileSet, df *ast.Fi
 		for _, nd := range own {
 			for _, n := range nd.deps {
 				if p := imports[n]; p != "" && c.Module(p) {
-					if !hasMain || c.ModuleDir == "" {
+					only := c.CompiledOnly != nil && c.CompiledOnly(p)
+					if (!hasMain && !only) || c.ModuleDir == "" {
 						// Interpreted cells get the module's packages
 						// interpreted from source: a compiled declaration
 						// would hand them values of other types.
@@ -916,4 +926,55 @@ func basicVar(decl ast.Decl) bool {
 		}
 	}
 	return true
+}
+
+// blankCompiledOnly blanks the cell's imports of packages that only
+// compiled code can use (Cell.CompiledOnly) whose names its statements do
+// not use: the cell's compiled declarations used them. off is the offset
+// in c.DeclSrc, which holds the imports ahead of the cell's text, each as
+// the cell writes it.
+func blankCompiledOnly(c Cell, df *ast.File, body *ast.BlockStmt, off func(token.Pos) int, edits *editList) {
+	if c.CompiledOnly == nil {
+		return
+	}
+	inStmts := map[string]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok {
+				inStmts[id.Name] = true
+			}
+		}
+		return true
+	})
+	for _, d := range df.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.IMPORT {
+			continue
+		}
+		var drop []*ast.ImportSpec
+		for _, sp := range gd.Specs {
+			is := sp.(*ast.ImportSpec)
+			p, _ := strconv.Unquote(is.Path.Value)
+			if c.Module != nil && c.Module(p) && c.CompiledOnly(p) && !inStmts[importName(is, p)] {
+				drop = append(drop, is)
+			}
+		}
+		if len(drop) == 0 {
+			continue
+		}
+		from, to := off(gd.Pos()), off(gd.End())
+		if from < 0 || to > len(c.DeclSrc) {
+			continue
+		}
+		at := strings.Index(c.Text, c.DeclSrc[from:to])
+		switch {
+		case at < 0:
+		case len(drop) == len(gd.Specs):
+			edits.blank(at, at+to-from)
+		case gd.Lparen.IsValid():
+			for _, is := range drop {
+				edits.blank(at+off(is.Pos())-from, at+off(is.End())-from)
+			}
+		}
+	}
 }
