@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +44,11 @@ type compiledState struct {
 	// keepPages leaves the plugins' file pages resident (the benchmark's
 	// baseline).
 	keepPages bool
+	// pkgs are the packages of %go get's modules that the interpreter
+	// refuses, built for it as package plugins (bindModulePackages), by
+	// import path; pkgFailed those that did not build.
+	pkgs      map[string]*compiled.PackagePlugin
+	pkgFailed map[string]bool
 	off       bool   // %compiled off
 	broken    string // why the tier cannot work in this process ("" if it can)
 	said      map[string]bool
@@ -128,6 +134,9 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 			})
 		}
 	}
+	if err := s.bindModulePackages(ctx, n, cell); err != nil {
+		return cell, done, err
+	}
 	if !strings.Contains(cell, "func") && !strings.Contains(cell, "type") && !strings.Contains(cell, "var") && len(cs.plugins) == 0 {
 		return cell, done, nil // statements only: nothing to compile or qualify
 	}
@@ -155,6 +164,7 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 			mp, ok := s.modPackage(path)
 			return ok && mp.why != ""
 		},
+		Bound: func(path string) bool { return cs.pkgs[path] != nil },
 		Interpreted: func(name string) bool {
 			if s.knows(name) {
 				return true
@@ -236,7 +246,73 @@ func (s *Session) useCompiled(i *yaegi.Interpreter) error {
 			return err
 		}
 	}
+	for _, pp := range s.compiled.pkgs {
+		if err := i.Use(s.packageExports(pp)); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// bindModulePackages builds each package that the cell imports of a
+// module that %go get added, and that the interpreter refuses, into a
+// package plugin (compiled.Tier.Package) that the interpreter then has
+// as a compiled package: its functions, types, variables and constants,
+// not its generic names (checkGenericUse). A package that does not
+// build stays refused, with a notice saying why.
+func (s *Session) bindModulePackages(ctx context.Context, n int, cell string) error {
+	cs := &s.compiled
+	dir := s.moduleDir()
+	if dir == "" || !strings.Contains(cell, "import") {
+		return nil
+	}
+	pc, err := parseCell(token.NewFileSet(), n, cell)
+	if err != nil {
+		return nil // the session reports it
+	}
+	for _, is := range pc.decls.Imports {
+		p, err := strconv.Unquote(is.Path.Value)
+		if err != nil || cs.pkgs[p] != nil || cs.pkgFailed[p] {
+			continue
+		}
+		if mp, ok := s.modPackage(p); !ok || mp.why == "" {
+			continue
+		}
+		pp, err := cs.tier.Package(ctx, p, dir)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if cs.pkgFailed == nil {
+				cs.pkgFailed = map[string]bool{}
+			}
+			cs.pkgFailed[p] = true
+			s.compiledNotice("package "+p, fmt.Sprintf("package %s could not be compiled for the interpreter: %v", p, err))
+			continue
+		}
+		if err := s.i.Use(s.packageExports(pp)); err != nil {
+			return fmt.Errorf("interp: loading the compiled package %s: %w", p, err)
+		}
+		symtypes.RegisterPlugin(p, pp.Name, pp.Symbols)
+		if cs.pkgs == nil {
+			cs.pkgs = map[string]*compiled.PackagePlugin{}
+		}
+		cs.pkgs[p] = pp
+	}
+	return nil
+}
+
+// packageExports is a package plugin's table for yaegi, its functions
+// wrapped as those of compiled cells are (wrapCompiled).
+func (s *Session) packageExports(pp *compiled.PackagePlugin) yaegi.Exports {
+	syms := map[string]reflect.Value{}
+	for k, v := range pp.Symbols {
+		if v.Kind() == reflect.Func && !v.CanSet() && !v.IsNil() { // not a variable
+			v = s.wrapCompiled(v)
+		}
+		syms[k] = v
+	}
+	return yaegi.Exports{pp.Path + "/" + pp.Name: syms}
 }
 
 // pluginExports are a plugin's symbols for yaegi; where the session's

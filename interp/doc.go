@@ -378,9 +378,13 @@
 // cells lack, or imports such a package, is refused at the import with the
 // reason, and so is one whose source overflows yaegi's stack (overflows
 // in modules.go: golang.org/x/text/unicode/norm, which
-// github.com/samber/lo imports). The compiled tier compiles the functions
-// that a cell declares with such a package, in any cell (no interpreted
-// version of its types exists to clash with). Session.Modules lists the set, each pinned to the version
+// github.com/samber/lo imports). With the compiled tier on, such a
+// package is built into a plugin when a cell first imports it, and the
+// interpreter has it as a compiled package (bindModulePackages in
+// compiled.go): its functions, types, variables and constants; the
+// functions that a cell declares with it compile in any cell. Its generic
+// functions and types only compiled code can instantiate: a cell's
+// statements that use one are refused (checkGenericUse). Session.Modules lists the set, each pinned to the version
 // resolved; package client restores it on a fresh worker.
 //
 // Why interpreting and not Go plugins (gophernotes' way, a plugin per
@@ -621,10 +625,9 @@
 // pointer), not Go's.
 //
 // BUG(interp): Packages of %go get's modules run interpreted (a cell with
-// func main that imports them compiles them into its plugin, and so does
-// a cell whose functions use a package that the interpreter refuses; the
-// statements of a cell cannot use such a package, nor can the signatures
-// of those functions use its types), without the
+// func main that imports them compiles them into its plugin; a package
+// that the interpreter refuses runs compiled, but the statements of a
+// cell cannot call its generic functions), without the
 // session's rewrites (yaegi's Go 1.22-era semantics: one loop variable per
 // loop, no range over functions) and with yaegi's gaps, which fail at the
 // import; completion and inspection do not see them, and a new version of

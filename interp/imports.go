@@ -76,7 +76,7 @@ func (s *Session) checkImports(pc *parsedCell) *Error {
 			return compileErrorAt(s.fset, is.Path.Pos(), msg)
 		}
 	}
-	return nil
+	return s.checkGenericUse(pc) // modules.go
 }
 
 // checkReturn returns a compile error for a return among the cell's own

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
 	"io"
 	"io/fs"
 	"os"
@@ -15,10 +16,13 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/gnnlab/gnnlab/interp/internal/compiled"
+	"github.com/gnnlab/gnnlab/interp/internal/declname"
 	"github.com/gnnlab/gnnlab/interp/internal/inspect"
 )
 
@@ -529,4 +533,55 @@ func (f modFS) ReadFile(name string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a folder")}
 	}
 	return os.ReadFile(real)
+}
+
+// checkGenericUse returns a compile error for the first use in the
+// interpreter's text of pc of a generic function or type of a package
+// that the interpreter has compiled (a package plugin: compiled.go's
+// bindModulePackages), or nil: a plugin hands the interpreter values,
+// and a generic function has none until it is instantiated, which only
+// the compiler does.
+func (s *Session) checkGenericUse(pc *parsedCell) *Error {
+	if len(s.compiled.pkgs) == 0 {
+		return nil
+	}
+	names := map[string]string{} // import name -> path
+	for _, im := range s.imports {
+		names[im.name] = im.path
+	}
+	for _, is := range pc.decls.Imports {
+		p, _ := strconv.Unquote(is.Path.Value)
+		names[declname.Import(is)] = p
+	}
+	var bad *ast.SelectorExpr
+	var pp *compiled.PackagePlugin
+	find := func(n ast.Node) bool {
+		if bad != nil {
+			return false
+		}
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		id, ok := sel.X.(*ast.Ident)
+		if !ok || id.Obj != nil {
+			return true
+		}
+		if p := s.compiled.pkgs[names[id.Name]]; p != nil && slices.Contains(p.Generic, sel.Sel.Name) {
+			bad, pp = sel, p
+		}
+		return bad == nil
+	}
+	for _, d := range pc.decls.Decls {
+		ast.Inspect(d, find)
+	}
+	if pc.body != nil {
+		ast.Inspect(pc.body, find)
+	}
+	if bad == nil {
+		return nil
+	}
+	x := bad.X.(*ast.Ident).Name + "." + bad.Sel.Name
+	msg := fmt.Sprintf("%s is generic, and package %s runs compiled (the interpreter cannot run its source): only compiled code can instantiate it. Call it from a function that a cell declares, which compiles (func twice(xs []int) []int { return %s(...) }), or from a program with func main", x, pp.Path, x)
+	return compileErrorAt(s.fset, bad.Pos(), msg)
 }

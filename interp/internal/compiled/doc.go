@@ -83,9 +83,13 @@
 // v0.22.0, the binary links v0.28.0); a newer requirement is refused with
 // a notice naming both versions. A package that the interpreter refuses
 // (Cell.CompiledOnly) compiles outside a program too: no interpreted
-// version of its types exists; the cell's import of it is the plugin's
-// and is blanked in the interpreter's text, unless the cell's statements
-// use it (the interpreter then refuses the import, saying why). Elsewhere
+// version of its types exists: the interpreter has it compiled, from a
+// package plugin (Tier.Package: its exported names as a yaegi table, built
+// from the package's export data; every later plugin links the same
+// build, so its types are the same in the interpreter and in compiled
+// cells). Where that plugin did not build, the cell's import of the
+// package is blanked in the interpreter's text, unless the cell's
+// statements use it (the interpreter then refuses the import, saying why). Elsewhere
 // interpreted cells get those packages interpreted from source, and a
 // compiled declaration would hand them values of other types, so such
 // cells run interpreted.

@@ -47,6 +47,9 @@ type Cell struct {
 	// no interpreted version of its types exists, so compiled
 	// declarations may use it outside a program too.
 	CompiledOnly func(path string) bool
+	// Bound reports whether the interpreter has such a package as a
+	// package plugin (Tier.Package): then the cell's import of it stays.
+	Bound func(path string) bool
 }
 
 // Result is what the session runs instead of the cell.
@@ -106,6 +109,7 @@ type Tier struct {
 	NoChecks bool
 	// Timings of the last compiled cell.
 	Last struct{ Build, Load time.Duration }
+	pkgs int // package plugins built (Package)
 }
 
 // New starts a tier over a builder.
@@ -955,7 +959,7 @@ func blankCompiledOnly(c Cell, df *ast.File, body *ast.BlockStmt, off func(token
 		for _, sp := range gd.Specs {
 			is := sp.(*ast.ImportSpec)
 			p, _ := strconv.Unquote(is.Path.Value)
-			if c.Module != nil && c.Module(p) && c.CompiledOnly(p) && !inStmts[importName(is, p)] {
+			if c.Module != nil && c.Module(p) && c.CompiledOnly(p) && !inStmts[importName(is, p)] && (c.Bound == nil || !c.Bound(p)) {
 				drop = append(drop, is)
 			}
 		}
