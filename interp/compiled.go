@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
 	"go/token"
+	"go/types"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,7 +21,9 @@ import (
 
 	"github.com/gnnlab/gnnlab/interp/cellrt"
 	"github.com/gnnlab/gnnlab/interp/internal/compiled"
+	"github.com/gnnlab/gnnlab/interp/internal/declname"
 	"github.com/gnnlab/gnnlab/interp/internal/symtypes"
+	"github.com/gnnlab/gnnlab/interp/internal/typecheck"
 	yaegi "github.com/traefik/yaegi/interp"
 )
 
@@ -49,8 +55,11 @@ type compiledState struct {
 	// import path; pkgFailed those that did not build.
 	pkgs      map[string]*compiled.PackagePlugin
 	pkgFailed map[string]bool
-	off       bool   // %compiled off
-	broken    string // why the tier cannot work in this process ("" if it can)
+	insts     []*compiled.PackagePlugin // instantiations (instantiateGenerics)
+	instOf    map[string]string         // "path.F[args]" -> its symbol, "alias.Ik"
+	instPath  map[string]string         // alias -> import path of an instantiations plugin
+	off       bool                      // %compiled off
+	broken    string                    // why the tier cannot work in this process ("" if it can)
 	said      map[string]bool
 	plugins   []*compiled.Plugin
 	last      time.Duration // build and load of the last compiled cell
@@ -135,6 +144,10 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 		}
 	}
 	if err := s.bindModulePackages(ctx, n, cell); err != nil {
+		return cell, done, err
+	}
+	cell, err := s.instantiateGenerics(ctx, n, cell)
+	if err != nil {
 		return cell, done, err
 	}
 	if !strings.Contains(cell, "func") && !strings.Contains(cell, "type") && !strings.Contains(cell, "var") && len(cs.plugins) == 0 {
@@ -251,7 +264,209 @@ func (s *Session) useCompiled(i *yaegi.Interpreter) error {
 			return err
 		}
 	}
+	for _, pp := range s.compiled.insts {
+		if err := i.Use(s.packageExports(pp)); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// instantiateGenerics compiles the calls that the cell's statements make
+// of generic functions of package plugins (bindModulePackages): the
+// session's type checker infers their type arguments (it sees the
+// functions' signatures: symtypes.RegisterGeneric), a plugin holds each
+// instantiation (lo.Map[int, string]), and the cell calls that instead.
+// A type argument that a plugin cannot name (a type that a cell
+// declares) leaves the call to checkGenericUse, which refuses it.
+func (s *Session) instantiateGenerics(ctx context.Context, n int, cell string) (string, error) {
+	cs := &s.compiled
+	if len(cs.pkgs) == 0 {
+		return cell, nil
+	}
+	fset := token.NewFileSet()
+	pc, err := parseCell(fset, n, cell)
+	if err != nil || pc.body == nil {
+		return cell, nil
+	}
+	names := map[string]string{} // import name -> path
+	for _, im := range s.imports {
+		names[im.name] = im.path
+	}
+	for _, is := range pc.decls.Imports {
+		p, _ := strconv.Unquote(is.Path.Value)
+		names[declname.Import(is)] = p
+	}
+	var sels []*ast.SelectorExpr
+	ast.Inspect(pc.body, func(nd ast.Node) bool {
+		if sel, ok := nd.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Obj == nil {
+				if pp := cs.pkgs[names[id.Name]]; pp != nil && slices.Contains(pp.Generic, sel.Sel.Name) {
+					sels = append(sels, sel)
+				}
+			}
+		}
+		return true
+	})
+	if len(sels) == 0 {
+		return cell, nil
+	}
+	info, _ := typecheck.Cell(fset, pc.decls, pc.body, s.checkEnv(globalsOf(s.i)))
+	imports := map[string]string{} // path -> name in the plugin
+	keys := map[string]string{}    // expression -> its key in cs.instOf
+	qual := func(p *types.Package) string {
+		if _, ok := imports[p.Path()]; !ok {
+			imports[p.Path()] = fmt.Sprintf("gnnlabt%d", len(imports))
+		}
+		return imports[p.Path()]
+	}
+	var exprs []string
+	at := map[*ast.SelectorExpr]int{}
+	bound := map[*ast.SelectorExpr]string{} // instantiated by an earlier cell
+	for _, sel := range sels {
+		inst, ok := info.Instances[sel.Sel]
+		if !ok || !nameable(inst.TypeArgs) {
+			continue
+		}
+		var args []string
+		for i := range inst.TypeArgs.Len() {
+			args = append(args, types.TypeString(inst.TypeArgs.At(i), qual))
+		}
+		path := names[sel.X.(*ast.Ident).Name]
+		key := fmt.Sprintf("%s.%s[%s]", path, sel.Sel.Name, strings.Join(args, ", "))
+		if sym, ok := cs.instOf[key]; ok {
+			bound[sel] = sym
+			continue
+		}
+		e := fmt.Sprintf("%s.%s[%s]", qual(types.NewPackage(path, "")), sel.Sel.Name, strings.Join(args, ", "))
+		keys[e] = key
+		k := slices.Index(exprs, e)
+		if k < 0 {
+			k = len(exprs)
+			exprs = append(exprs, e)
+		}
+		at[sel] = k
+	}
+	if len(exprs) == 0 && len(bound) == 0 {
+		return cell, nil
+	}
+	if cs.instOf == nil {
+		cs.instOf = map[string]string{}
+	}
+	var uses []string // imports of the plugins the cell now calls
+	for _, sym := range bound {
+		if u := "import " + sym[:strings.IndexByte(sym, '.')] + " " + strconv.Quote(cs.instPath[sym[:strings.IndexByte(sym, '.')]]); !slices.Contains(uses, u) {
+			uses = append(uses, u)
+		}
+	}
+	if len(exprs) > 0 {
+		pp, err := cs.tier.Instances(ctx, imports, exprs)
+		if err != nil {
+			if ctx.Err() != nil {
+				return cell, ctx.Err()
+			}
+			s.compiledNotice("instances", "generic calls of compiled packages could not be compiled: "+err.Error())
+			return cell, nil
+		}
+		if err := s.i.Use(s.packageExports(pp)); err != nil {
+			return cell, fmt.Errorf("interp: loading compiled instantiations: %w", err)
+		}
+		symtypes.RegisterPlugin(pp.Path, pp.Name, pp.Symbols)
+		cs.insts = append(cs.insts, pp)
+		alias := "gnnlab" + pp.Name
+		if cs.instPath == nil {
+			cs.instPath = map[string]string{}
+		}
+		cs.instPath[alias] = pp.Path
+		for k, e := range exprs {
+			cs.instOf[keys[e]] = fmt.Sprintf("%s.I%d", alias, k)
+		}
+		for sel, k := range at {
+			bound[sel] = fmt.Sprintf("%s.I%d", alias, k)
+		}
+		uses = append(uses, fmt.Sprintf("import %s %q", alias, pp.Path))
+	}
+	sf := fset.File(pc.body.Pos())
+	type edit struct {
+		from, to int
+		text     string
+	}
+	var edits []edit
+	for sel, sym := range bound {
+		from := sf.Offset(sel.Pos()) - pc.stmtBase
+		to := sf.Offset(sel.End()) - pc.stmtBase
+		if from < 0 || to > len(cell) {
+			continue
+		}
+		edits = append(edits, edit{from, to, sym})
+	}
+	sort.Slice(edits, func(i, j int) bool { return edits[i].from > edits[j].from })
+	for _, e := range edits {
+		cell = cell[:e.from] + e.text + cell[e.to:]
+	}
+	sort.Strings(uses)
+	return cell + "\n" + strings.Join(uses, "\n"), nil
+}
+
+// nameable reports whether a plugin can name each type of ts: none is
+// declared by a cell (package main, or a compiled cell's plugin) or
+// unexported.
+func nameable(ts *types.TypeList) bool {
+	ok := true
+	for i := range ts.Len() {
+		var walk func(t types.Type, depth int)
+		walk = func(t types.Type, depth int) {
+			if depth > 16 || !ok {
+				return
+			}
+			switch t := t.(type) {
+			case *types.Named:
+				o := t.Obj()
+				if o.Pkg() == nil {
+					return // error
+				}
+				if o.Pkg().Path() == "main" || strings.HasPrefix(o.Pkg().Path(), compiled.ModPath+"/") || !o.Exported() {
+					ok = false
+					return
+				}
+				if args := t.TypeArgs(); args != nil {
+					for j := range args.Len() {
+						walk(args.At(j), depth+1)
+					}
+				}
+			case *types.Pointer:
+				walk(t.Elem(), depth+1)
+			case *types.Slice:
+				walk(t.Elem(), depth+1)
+			case *types.Array:
+				walk(t.Elem(), depth+1)
+			case *types.Chan:
+				walk(t.Elem(), depth+1)
+			case *types.Map:
+				walk(t.Key(), depth+1)
+				walk(t.Elem(), depth+1)
+			case *types.Signature:
+				for j := range t.Params().Len() {
+					walk(t.Params().At(j).Type(), depth+1)
+				}
+				for j := range t.Results().Len() {
+					walk(t.Results().At(j).Type(), depth+1)
+				}
+			case *types.Struct:
+				for j := range t.NumFields() {
+					walk(t.Field(j).Type(), depth+1)
+				}
+			case *types.Interface:
+				if t.NumMethods() > 0 {
+					ok = false // yaegi's interfaces are its own
+				}
+			case *types.TypeParam:
+				ok = false
+			}
+		}
+		walk(ts.At(i), 0)
+	}
+	return ok
 }
 
 // bindModulePackages builds each package that the cell imports of a
@@ -293,6 +508,7 @@ func (s *Session) bindModulePackages(ctx context.Context, n int, cell string) er
 		if err := s.i.Use(s.packageExports(pp)); err != nil {
 			return fmt.Errorf("interp: loading the compiled package %s: %w", p, err)
 		}
+		symtypes.RegisterGeneric(p, pp.GenericFuncs)
 		symtypes.RegisterPlugin(p, pp.Name, pp.Symbols)
 		if cs.pkgs == nil {
 			cs.pkgs = map[string]*compiled.PackagePlugin{}

@@ -382,9 +382,12 @@
 // package is built into a plugin when a cell first imports it, and the
 // interpreter has it as a compiled package (bindModulePackages in
 // compiled.go): its functions, types, variables and constants; the
-// functions that a cell declares with it compile in any cell. Its generic
-// functions and types only compiled code can instantiate: a cell's
-// statements that use one are refused (checkGenericUse). Session.Modules lists the set, each pinned to the version
+// functions that a cell declares with it compile in any cell. A call of
+// one of its generic functions in a cell's statements is instantiated by
+// the compiler (instantiateGenerics: the type checker infers the type
+// arguments, a plugin holds lo.Map[int, string], the cell calls it); one
+// whose type arguments a plugin cannot name (a type that a cell
+// declares) is refused (checkGenericUse). Session.Modules lists the set, each pinned to the version
 // resolved; package client restores it on a fresh worker.
 //
 // Why interpreting and not Go plugins (gophernotes' way, a plugin per
@@ -627,7 +630,8 @@
 // BUG(interp): Packages of %go get's modules run interpreted (a cell with
 // func main that imports them compiles them into its plugin; a package
 // that the interpreter refuses runs compiled, but the statements of a
-// cell cannot call its generic functions), without the
+// cell cannot instantiate its generic functions with a type that a cell
+// declares, nor use its generic types), without the
 // session's rewrites (yaegi's Go 1.22-era semantics: one loop variable per
 // loop, no range over functions) and with yaegi's gaps, which fail at the
 // import; completion and inspection do not see them, and a new version of

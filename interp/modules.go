@@ -582,6 +582,6 @@ func (s *Session) checkGenericUse(pc *parsedCell) *Error {
 		return nil
 	}
 	x := bad.X.(*ast.Ident).Name + "." + bad.Sel.Name
-	msg := fmt.Sprintf("%s is generic, and package %s runs compiled (the interpreter cannot run its source): only compiled code can instantiate it. Call it from a function that a cell declares, which compiles (func twice(xs []int) []int { return %s(...) }), or from a program with func main", x, pp.Path, x)
+	msg := fmt.Sprintf("%s is generic, and package %s runs compiled (the interpreter cannot run its source): a cell's statements call it with type arguments that a compiled instantiation can name (types of the standard library, gnnlab and modules, and types made of them), not with a type that a cell declares, nor where the type arguments cannot be inferred. Call it from a function that a cell declares, which compiles (func f(xs []T) []T { return %s(...) }), or from a program with func main", x, pp.Path, x)
 	return compileErrorAt(s.fset, bad.Pos(), msg)
 }

@@ -215,9 +215,10 @@ const gonumVersion = "v0.17.0"
 // (generic calls instantiated by the compiler), later cells call those,
 // a program compiles, and each prints what go run prints; the
 // interpreter has each such package as a package plugin (its functions,
-// types, variables and constants, not its generic names); a cell whose
-// statements call a generic function of it is refused, saying why and
-// what works, and the session goes on.
+// types, variables and constants); the generic calls of a cell's
+// statements are instantiated in plugins, and print what go run prints;
+// one with a type that a cell declares is refused, saying why and what
+// works, and the session goes on.
 func TestCompiledOnlyModule(t *testing.T) {
 	needGo(t)
 	if v := checkoutVersion(t, "gonum.org/v1/gonum"); v != gonumVersion {
@@ -280,16 +281,21 @@ func sums() []float64 { return frame.Sums(2, 3, []float64{1, 2, 3, 4, 5, 6}) }
 	if _, err := evalCell(t, s, cell); err != nil || out.String() != "42 v1 1 [1] [3 4]\n" || !compiledIn(s, s.count)["table"] {
 		t.Errorf("%q: %v, printed %q, compiled %v (stderr %q)", cell, err, out.String(), compiledIn(s, s.count), errw.String())
 	}
-	// A generic function in statements: refused, saying why and what
-	// works; the session goes on.
-	for _, cell := range []string{
-		"fmt.Println(lo.Uniq([]int{1, 1}))",
-		"ys := lo.Map([]int{1}, func(x, _ int) int { return x })",
-	} {
-		e := evalErr(t, s, cell)
-		if e.Name != nameCompile || !strings.Contains(e.Value, " is generic") || !strings.Contains(e.Value, "Call it from a function that a cell declares") {
-			t.Errorf("%q: %s: %s, want lo.Uniq refused with why and what works", cell, e.Name, e.Value)
-		}
+	// Generic functions in a cell's statements: each call instantiated
+	// by the compiler in a plugin of its own, as go run prints.
+	stmts = "ws := lo.Map([]int{1, 2, 2}, func(x, _ int) string { return strconv.Itoa(x * 10) })\nfmt.Println(ws, lo.Uniq(ws), lo.Filter(ws, func(w string, i int) bool { return i > 0 }), lo.GroupBy([]float64{1, 2.5, 3}, func(x float64) bool { return x > 2 }), lo.Ternary(len(ws) > 2, \"long\", \"short\"))\n"
+	out.Reset()
+	if _, err := evalCell(t, s, stmts); err != nil {
+		t.Errorf("generic calls in statements: %v (stderr %q)", err, errw.String())
+	}
+	if want := goRunWith(t, dir, rename, imports+"\nvar _ = frame.Sums\n\nfunc main() {\n"+stmts+"}\n"); out.String() != want {
+		t.Errorf("generic calls in statements printed %q, go run %q", out.String(), want)
+	}
+	// With a type that a cell declares, which a plugin cannot name:
+	// refused, saying why and what works; the session goes on.
+	e := evalErr(t, s, "type point struct{ X int }\nfmt.Println(lo.Uniq([]point{{1}, {1}}))")
+	if e.Name != nameCompile || !strings.Contains(e.Value, "lo.Uniq is generic") || !strings.Contains(e.Value, "not with a type that a cell declares") {
+		t.Errorf("lo.Uniq of a cell's type: %s: %s, want it refused with why and what works", e.Name, e.Value)
 	}
 	out.Reset()
 	if _, err := evalCell(t, s, "fmt.Println(uniq([]int{3, 3}), lo.Calls)"); err != nil || out.String() != "[3] 1\n" {
@@ -335,8 +341,8 @@ func TestWhyNotOverflows(t *testing.T) {
 
 // TestNetworkSamberLo gets the real github.com/samber/lo from the module
 // proxy (GNNLAB_NETWORK_TESTS=1; make test stays offline): its import no
-// longer overflows the interpreter's stack (which ended the worker), a
-// generic call in a cell's statements is refused, saying why, functions that use lo.Map, lo.Filter, lo.Uniq,
+// longer overflows the interpreter's stack (which ended the worker), and
+// generic calls in a cell's statements run compiled, functions that use lo.Map, lo.Filter, lo.Uniq,
 // lo.GroupBy and lo.Ternary compile, and a program compiles.
 func TestNetworkSamberLo(t *testing.T) {
 	if os.Getenv("GNNLAB_NETWORK_TESTS") != "1" {
@@ -349,8 +355,9 @@ func TestNetworkSamberLo(t *testing.T) {
 	if _, err := evalCell(t, s, "%go get github.com/samber/lo@v1.53.0"); err != nil {
 		t.Fatal(err)
 	}
-	if e := evalErr(t, s, "import \"github.com/samber/lo\"\nfmt.Println(lo.Uniq([]int{1, 2, 2}))"); !strings.Contains(e.Value, "lo.Uniq is generic") {
-		t.Errorf("statement cell: %s: %s, want lo.Uniq refused", e.Name, e.Value)
+	out.Reset()
+	if _, err := evalCell(t, s, "import \"github.com/samber/lo\"\nfmt.Println(lo.Uniq([]int{1, 2, 2}), lo.Map([]int{1}, func(x, _ int) string { return fmt.Sprint(x) }))"); err != nil || out.String() != "[1 2] [1]\n" {
+		t.Errorf("statement cell: %v, printed %q (stderr %q)", err, out.String(), errw.String())
 	}
 	out.Reset()
 	cell := `import (

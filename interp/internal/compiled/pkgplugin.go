@@ -28,8 +28,10 @@ type PackagePlugin struct {
 	// Generic are its exported generic functions and types, which a
 	// plugin cannot hand the interpreter (they have no values): only
 	// compiled code uses them.
-	Generic     []string
-	Build, Load time.Duration
+	Generic []string
+	// GenericFuncs are the generic functions, as go/types sees them.
+	GenericFuncs []types.Object
+	Build, Load  time.Duration
 }
 
 // Package builds the package at path, of the session's module at modDir,
@@ -66,7 +68,45 @@ func (t *Tier) Package(ctx context.Context, path, modDir string) (*PackagePlugin
 	for n, c := range untyped {
 		syms[n] = reflect.ValueOf(c)
 	}
-	return &PackagePlugin{Path: path, Name: pkg.Name(), Symbols: syms, Generic: generic, Build: p.Build, Load: p.Load}, nil
+	var funcs []types.Object
+	for _, n := range generic {
+		if f, ok := pkg.Scope().Lookup(n).(*types.Func); ok {
+			funcs = append(funcs, f)
+		}
+	}
+	return &PackagePlugin{Path: path, Name: pkg.Name(), Symbols: syms, Generic: generic, GenericFuncs: funcs, Build: p.Build, Load: p.Load}, nil
+}
+
+// Instances builds a plugin of instantiations of generic functions, for
+// the interpreter: exprs are Go expressions (lo.Map[int, string]), each
+// becoming the symbol "I" and its index; imports are the packages they
+// name (path -> name).
+func (t *Tier) Instances(ctx context.Context, imports map[string]string, exprs []string) (*PackagePlugin, error) {
+	var b strings.Builder
+	b.WriteString("package main\n\n")
+	paths := make([]string, 0, len(imports))
+	for p := range imports {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		fmt.Fprintf(&b, "import %s %q\n", imports[p], p)
+	}
+	b.WriteString("\n// Symbols is what the interpreter reaches.\nvar Symbols = map[string]any{\n")
+	for k, e := range exprs {
+		fmt.Fprintf(&b, "\t\"I%d\": %s,\n", k, e)
+	}
+	b.WriteString("}\n")
+	t.pkgs++
+	name := fmt.Sprintf("i%d_%s", t.pkgs, t.b.id)
+	p, err := t.b.BuildEmbedding(ctx, name, []byte(b.String()), nil)
+	if err != nil {
+		if r, ok := err.(*Reason); ok {
+			return nil, fmt.Errorf("%s", r.Text)
+		}
+		return nil, err
+	}
+	return &PackagePlugin{Path: p.Path, Name: name, Symbols: p.Symbols, Build: p.Build, Load: p.Load}, nil
 }
 
 // packageTypes returns the package at path as go/types sees it, from the

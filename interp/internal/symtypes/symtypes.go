@@ -49,6 +49,18 @@ func RegisterPlugin(path, name string, syms map[string]reflect.Value) {
 	plugins.Store(path, syms)
 }
 
+// generics holds, by import path, generic functions that a plugin cannot
+// hold (they have no values) but that go/types is to see in its package
+// (RegisterGeneric).
+var generics sync.Map
+
+// RegisterGeneric adds to the package at path, as the type checker sees
+// it, objects that its symbol table cannot hold: the generic functions
+// of a package plugin, from the package's export data, so that go/types
+// infers the type arguments of their calls. Call it before the package
+// is first imported (RegisterPlugin).
+func RegisterGeneric(path string, objs []types.Object) { generics.Store(path, objs) }
+
 // IsPlugin reports whether path is the import path of a compiled cell.
 func IsPlugin(path string) bool {
 	_, ok := plugins.Load(path)
@@ -119,6 +131,13 @@ func (st *symbolTypes) Import(path string) (*types.Package, error) {
 		}
 		if obj := st.object(p, name, v); obj != nil {
 			scope.Insert(obj)
+		}
+	}
+	if objs, ok := generics.Load(path); ok {
+		for _, obj := range objs.([]types.Object) {
+			if scope.Lookup(obj.Name()) == nil {
+				scope.Insert(obj)
+			}
 		}
 	}
 	p.MarkComplete()
