@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -112,13 +113,18 @@ func (t *Tier) Instances(ctx context.Context, imports map[string]string, exprs [
 // packageTypes returns the package at path as go/types sees it, from the
 // export data that go list -export writes (building the package, in
 // plugin mode, into the go command's cache, where the plugin's build
-// finds it).
+// finds it), downloading what the module cache lacks.
 func (b *Builder) packageTypes(ctx context.Context, path string) (*types.Package, error) {
 	args := append([]string{"list", "-buildmode=plugin"}, b.env.Flags...)
 	args = append(args, "-deps", "-export", "-f", "{{.ImportPath}}={{.Export}}", path)
 	cmd := exec.CommandContext(ctx, b.env.GoBin, args...)
 	cmd.Dir = b.dir
-	cmd.Env = append(os.Environ(), b.env.Vars...)
+	// With the user's GOPROXY, unlike the cells' builds (GOPROXY=off, so
+	// that a cell never waits for the network): a package that %go get
+	// added may import a module at the version that the binary's go.mod
+	// names but whose source nothing downloaded (gota's dataframe imports
+	// golang.org/x/net, which the binary requires and does not link).
+	cmd.Env = append(os.Environ(), slices.DeleteFunc(slices.Clone(b.env.Vars), func(v string) bool { return v == "GOPROXY=off" })...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
