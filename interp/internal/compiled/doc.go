@@ -74,23 +74,31 @@
 // would be memory that cannot be dropped. The session stops compiling
 // after 160 of them (package interp) rather than grow without bound.
 //
-// BUG(compiled): Packages of modules that %go get added compile only in
-// a program (a cell with func main): the cells' module then requires what
-// the session's module requires (Builder.requireModules). A module that
-// the binary links stays at the binary's version, as minimal version
-// selection keeps it where the session's modules require that version or
-// an older one (github.com/samber/lo v1.53.0 requires golang.org/x/text
-// v0.22.0, the binary links v0.28.0); a newer requirement is refused with
-// a notice naming both versions. A package that the interpreter refuses
-// (Cell.CompiledOnly) compiles outside a program too: no interpreted
-// version of its types exists: the interpreter has it compiled, from a
-// package plugin (Tier.Package: its exported names as a yaegi table, built
-// from the package's export data; every later plugin links the same
-// build, so its types are the same in the interpreter and in compiled
-// cells). Where that plugin did not build, the cell's import of the
-// package is blanked in the interpreter's text, unless the cell's
-// statements use it (the interpreter then refuses the import, saying why). Elsewhere
-// interpreted cells get those packages interpreted from source, and a
-// compiled declaration would hand them values of other types, so such
-// cells run interpreted.
+// BUG(compiled): Packages of modules that %go get added, where the
+// interpreter runs them from source, compile only in a program (a cell
+// with func main): elsewhere a compiled declaration would hand the
+// interpreted package values of other types, so such cells run
+// interpreted. The cells' module then requires what the session's module
+// requires (Builder.requireModules). A module that the binary links stays
+// at the binary's version, as minimal version selection keeps it where
+// the session's modules require that version or an older one
+// (github.com/samber/lo v1.53.0 requires golang.org/x/text v0.22.0, the
+// binary links v0.28.0); a newer requirement is refused with a notice
+// naming both versions.
+//
+// A package that the interpreter refuses (Cell.CompiledOnly) compiles
+// outside a program too: the interpreter has it compiled, from a package
+// plugin (Tier.Package: its exported names as a yaegi table, read from
+// the package's export data; every later plugin links the same build, so
+// its types are the same in the interpreter and in compiled cells), and
+// the calls of its generic functions in a cell's statements come from
+// plugins of instantiations (Tier.Instances). Where the package plugin did
+// not build, the cell's import of the package is blanked in the
+// interpreter's text, unless the cell's statements use it (the
+// interpreter then refuses the import, saying why). Package plugins and
+// instantiations are built without the interrupt checks that compiled
+// cells' code has, so those checks do not stop a long call into them.
+// A package plugin holds the package
+// as it was at its first import: another version that %go get takes
+// later is used after %restart.
 package compiled
