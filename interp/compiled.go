@@ -56,14 +56,17 @@ type compiledState struct {
 	pkgs      map[string]*compiled.PackagePlugin
 	pkgFailed map[string]bool
 	insts     []*compiled.PackagePlugin // instantiations (instantiateGenerics)
-	instOf    map[string]string         // "path.F[args]" -> its symbol, "alias.Ik"
-	instPath  map[string]string         // alias -> import path of an instantiations plugin
-	off       bool                      // %compiled off
-	broken    string                    // why the tier cannot work in this process ("" if it can)
-	said      map[string]bool
-	plugins   []*compiled.Plugin
-	last      time.Duration // build and load of the last compiled cell
-	out       *stdoutCapture
+	// modInterpreted says that a cell imported a package of a module
+	// interpreted from source (checkImports).
+	modInterpreted bool
+	instOf         map[string]string // "path.F[args]" -> its symbol, "alias.Ik"
+	instPath       map[string]string // alias -> import path of an instantiations plugin
+	off            bool              // %compiled off
+	broken         string            // why the tier cannot work in this process ("" if it can)
+	said           map[string]bool
+	plugins        []*compiled.Plugin
+	last           time.Duration // build and load of the last compiled cell
+	out            *stdoutCapture
 	// frames are the cell lines of the compiled functions a panic went
 	// through, innermost first ("cell[N]:L: in f").
 	frames []string
@@ -175,7 +178,7 @@ func (s *Session) compiledCell(ctx context.Context, n int, cell string) (string,
 		ModuleDir: s.moduleDir(),
 		CompiledOnly: func(path string) bool {
 			mp, ok := s.modPackage(path)
-			return ok && mp.why != ""
+			return ok && (mp.why != "" || cs.pkgs[path] != nil)
 		},
 		Bound: func(path string) bool { return cs.pkgs[path] != nil },
 		Interpreted: func(name string) bool {
@@ -298,7 +301,18 @@ func (s *Session) instantiateGenerics(ctx context.Context, n int, cell string) (
 		names[declname.Import(is)] = p
 	}
 	var sels []*ast.SelectorExpr
+	explicit := map[*ast.SelectorExpr]ast.Expr{} // lo.Map[int, string]: the index expression
 	ast.Inspect(pc.body, func(nd ast.Node) bool {
+		switch ix := nd.(type) {
+		case *ast.IndexExpr:
+			if sel, ok := ix.X.(*ast.SelectorExpr); ok {
+				explicit[sel] = ix
+			}
+		case *ast.IndexListExpr:
+			if sel, ok := ix.X.(*ast.SelectorExpr); ok {
+				explicit[sel] = ix
+			}
+		}
 		if sel, ok := nd.(*ast.SelectorExpr); ok {
 			if id, ok := sel.X.(*ast.Ident); ok && id.Obj == nil {
 				if pp := cs.pkgs[names[id.Name]]; pp != nil && slices.Contains(pp.Generic, sel.Sel.Name) {
@@ -395,6 +409,9 @@ func (s *Session) instantiateGenerics(ctx context.Context, n int, cell string) (
 	for sel, sym := range bound {
 		from := sf.Offset(sel.Pos()) - pc.stmtBase
 		to := sf.Offset(sel.End()) - pc.stmtBase
+		if ix, ok := explicit[sel]; ok {
+			to = sf.Offset(ix.End()) - pc.stmtBase // its type arguments are the instantiation's
+		}
 		if from < 0 || to > len(cell) {
 			continue
 		}
@@ -470,11 +487,12 @@ func nameable(ts *types.TypeList) bool {
 }
 
 // bindModulePackages builds each package that the cell imports of a
-// module that %go get added, and that the interpreter refuses, into a
-// package plugin (compiled.Tier.Package) that the interpreter then has
-// as a compiled package: its functions, types, variables and constants,
-// not its generic names (checkGenericUse). A package that does not
-// build stays refused, with a notice saying why.
+// module that %go get added into a package plugin (compiled.Tier.Package)
+// that the interpreter then has as a compiled package: its functions,
+// types, variables and constants (instantiateGenerics adds the
+// instantiations of its generic functions that cells call). A package
+// that does not build runs interpreted from source as before, or stays
+// refused where the interpreter cannot run it, with a notice saying why.
 func (s *Session) bindModulePackages(ctx context.Context, n int, cell string) error {
 	cs := &s.compiled
 	dir := s.moduleDir()
@@ -490,7 +508,11 @@ func (s *Session) bindModulePackages(ctx context.Context, n int, cell string) er
 		if err != nil || cs.pkgs[p] != nil || cs.pkgFailed[p] {
 			continue
 		}
-		if mp, ok := s.modPackage(p); !ok || mp.why == "" {
+		// A package the interpreter can run is compiled too, unless a
+		// module's package already runs interpreted: it may have read
+		// this one from source as its dependency, and a compiled copy
+		// would be another package.
+		if mp, ok := s.modPackage(p); !ok || mp.why == "" && cs.modInterpreted {
 			continue
 		}
 		pp, err := cs.tier.Package(ctx, p, dir)

@@ -261,8 +261,10 @@ func uniqueModule(files map[string]string) (map[string]string, *strings.Replacer
 	return out, r
 }
 
-// TestCompiledModule: a cell that imports a package of a module added by
-// %go get runs interpreted, with the notice.
+// TestCompiledModule: the packages of a module added by %go get run
+// compiled: a cell's function that uses one compiles, the generic calls
+// of a cell's statements are instantiated in plugins, and a program
+// prints what go run prints.
 func TestCompiledModule(t *testing.T) {
 	needGo(t)
 	dir := t.TempDir()
@@ -281,16 +283,18 @@ func TestCompiledModule(t *testing.T) {
 	if out.String() != "hello, go\n" {
 		t.Errorf("printed %q, want %q", out.String(), "hello, go\n")
 	}
-	if want := rename.Replace("gnnlab: running interpreted (not compiled): it imports example.com/greet, of a module that %go get added: compiled cells link those only in a program (a cell with func main)\n"); errw.String() != want {
-		t.Errorf("stderr %q, want %q", errw.String(), want)
+	// The package runs compiled (a package plugin), so the function that
+	// uses it compiles, with no notice.
+	if !compiledIn(s, s.count)["hi"] || errw.Len() != 0 {
+		t.Errorf("hi: compiled %v, stderr %q; want it compiled, no notice", compiledIn(s, s.count), errw.String())
 	}
-	// Interpreted, a call of the module's generic function runs with its
-	// type arguments written (yaegi's inference fails, and the session's
-	// type checker does not see module packages to write them).
+	// A call of the module's generic function in a cell's statements,
+	// with its type arguments written or inferred: each instantiation is
+	// compiled (yaegi's inference failed on the interpreted package).
 	out.Reset()
 	errw.Reset()
-	if _, err := evalCell(t, s, rename.Replace("import \"example.com/greet/generic\"\nimport \"strings\"\nfmt.Println(generic.Map[string, string]([]string{\"a\", \"bc\"}, strings.ToUpper))")); err != nil || out.String() != "[A BC]\n" {
-		t.Errorf("interpreted generic call: %v, printed %q (stderr %q)", err, out.String(), errw.String())
+	if _, err := evalCell(t, s, rename.Replace("import \"example.com/greet/generic\"\nimport \"strings\"\nfmt.Println(generic.Map[string, string]([]string{\"a\", \"bc\"}, strings.ToUpper), generic.Map([]int{1, 2}, func(n int) float64 { return float64(n) / 4 }))")); err != nil || out.String() != "[A BC] [0.25 0.5]\n" {
+		t.Errorf("generic calls in statements: %v, printed %q (stderr %q)", err, out.String(), errw.String())
 	}
 	// A program that imports the module compiles whole, the module's
 	// packages in its plugin, and prints what go run prints with the

@@ -378,11 +378,14 @@
 // cells lack, or imports such a package, is refused at the import with the
 // reason, and so is one whose source overflows yaegi's stack (overflows
 // in modules.go: golang.org/x/text/unicode/norm, which
-// github.com/samber/lo imports). With the compiled tier on, such a
-// package is built into a plugin when a cell first imports it, and the
+// github.com/samber/lo imports). With the compiled tier on, a package of
+// the modules is built into a plugin when a cell first imports it, and the
 // interpreter has it as a compiled package (bindModulePackages in
 // compiled.go): its functions, types, variables and constants; the
-// functions that a cell declares with it compile in any cell. A call of
+// functions that a cell declares with it compile in any cell. Interpreting
+// from source is the fallback: the tier off, a package that does not
+// build, or once a package of the modules ran interpreted in the session
+// (it may have read others from source as its dependencies). A call of
 // one of its generic functions in a cell's statements is instantiated by
 // the compiler (instantiateGenerics: the type checker infers the type
 // arguments, a plugin holds lo.Map[int, string], the cell calls it); one
@@ -627,11 +630,10 @@
 // of a struct that embeds one, print the helper's fields (a mutex and a
 // pointer), not Go's.
 //
-// BUG(interp): Packages of %go get's modules run interpreted (a cell with
-// func main that imports them compiles them into its plugin; a package
-// that the interpreter refuses runs compiled, but the statements of a
-// cell cannot instantiate its generic functions with a type that a cell
-// declares, nor use its generic types), without the
+// BUG(interp): With the compiled tier on, the statements of a cell cannot
+// instantiate a generic function of a module's package with a type that
+// a cell declares, nor use its generic types. Where they run interpreted
+// (above), packages of %go get's modules run without the
 // session's rewrites (yaegi's Go 1.22-era semantics: one loop variable per
 // loop, no range over functions) and with yaegi's gaps, which fail at the
 // import; completion and inspection do not see them, and a new version of

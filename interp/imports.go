@@ -60,7 +60,8 @@ func (s *Session) checkImports(pc *parsedCell) *Error {
 			}
 			mp, isMod := s.modPackage(p) // modules.go
 			if isMod && mp.why == "" {
-				s.keepSlots = true // release.go
+				s.keepSlots = true               // release.go
+				s.compiled.modInterpreted = true // compiled.go
 				continue
 			}
 			msg, ok := unavailable[p]

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gnnlab/gnnlab/interp/internal/compiled"
 )
 
 // checkoutVersion returns the version of module path that the
@@ -24,16 +26,13 @@ func checkoutVersion(t *testing.T, path string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// fakeVersions serves versions of golang.org/x/text that do not exist
-// from a module proxy that the test writes, each with one package,
-// golang.org/x/text/transform, holding a variable Nop (as the real one
-// does), and removes what the go command downloads of them into the
+// fakeVersions writes versions of module mod that do not exist into the
+// module proxy at proxy, each with one package, transform, holding a
+// variable Nop, and removes what the go command downloads of them into the
 // module cache at the end. The modules that the binary links come from
 // the cache as usual.
-func fakeVersions(t *testing.T, versions ...string) {
+func fakeVersions(t *testing.T, proxy, mod string, versions ...string) {
 	t.Helper()
-	const mod = "golang.org/x/text"
-	proxy := t.TempDir()
 	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -50,10 +49,13 @@ func fakeVersions(t *testing.T, versions ...string) {
 				os.Remove(f)
 			}
 			removeTree(filepath.Join(root, filepath.FromSlash(mod)+"@"+v))
+			// The go command lists the versions it downloaded.
+			list := filepath.Join(root, "cache", "download", filepath.FromSlash(mod), "@v", "list")
+			if b, err := os.ReadFile(list); err == nil {
+				os.WriteFile(list, []byte(strings.Replace(string(b), v+"\n", "", 1)), 0o644)
+			}
 		})
 	}
-	t.Setenv("GOPROXY", "file://"+filepath.ToSlash(proxy))
-	t.Setenv("GOSUMDB", "off")
 }
 
 // removeTree removes a folder that the go command made read-only.
@@ -67,23 +69,36 @@ func removeTree(d string) {
 	os.RemoveAll(d)
 }
 
-// TestCompiledModuleOlderRequirement: a module that imports a package of
-// an older version of a module the binary links (as github.com/samber/lo
-// v1.53.0 imports golang.org/x/text v0.22.0, and the binary links
-// v0.28.0)
-// compiles with the binary's version, as minimal version selection
-// decides; one that requires a newer version is refused, naming both
-// versions. The compiled tier refused both before ("it requires
-// golang.org/x/text@v0.22.0, and the binary was built with v0.28.0").
+// TestCompiledModuleOlderRequirement: a session whose module requires an
+// older version of a module whose packages the binary links (as %go get
+// github.com/samber/lo@v1.53.0 requires golang.org/x/text v0.22.0 of a
+// binary that links v0.28.0) compiles programs that use its modules
+// against the binary's version, as minimal version selection decides;
+// one that requires a newer version of it is refused, naming both
+// versions. A newer version of a module that the checkout's go.mod lists
+// but the binary does not link is taken. The compiled tier refused all
+// three before ("it requires golang.org/x/text@v0.22.0, and the binary
+// was built with v0.28.0"; github.com/google/uuid v1.6.0 against the
+// v1.1.1 that the checkout's go.mod lists).
 func TestCompiledModuleOlderRequirement(t *testing.T) {
 	needGo(t)
-	built := checkoutVersion(t, "golang.org/x/text")
-	const older, newer = "v0.0.0-20000101000000-6e6e6c616230", "v0.999.0"
-	fakeVersions(t, older, newer)
+	const linkedMod, unlinkedMod = "github.com/traefik/yaegi", "github.com/google/uuid"
+	linked := linkedByTest(t)
+	if !linked[linkedMod] || linked[unlinkedMod] {
+		t.Skipf("the test binary links %s: %v, %s: %v", linkedMod, linked[linkedMod], unlinkedMod, linked[unlinkedMod])
+	}
+	t.Cleanup(compiled.SetLinked(linked))
+	built := checkoutVersion(t, linkedMod)
+	const older, newer, newerUnlinked = "v0.0.0-20000101000000-6e6e6c616230", "v0.999.0", "v1.999.0"
+	proxy := t.TempDir()
+	fakeVersions(t, proxy, linkedMod, older, newer)
+	fakeVersions(t, proxy, unlinkedMod, newerUnlinked)
+	t.Setenv("GOPROXY", "file://"+filepath.ToSlash(proxy))
+	t.Setenv("GOSUMDB", "off")
 	for _, tc := range []struct {
-		required string
-		compiles bool
-	}{{older, true}, {newer, false}} {
+		mod, required string
+		compiles      bool
+	}{{linkedMod, older, true}, {linkedMod, newer, false}, {unlinkedMod, newerUnlinked, true}} {
 		// %go get of the module puts the requirement in the session's
 		// go.mod, as %go get github.com/samber/lo does (a local module's
 		// requirements stay in its own go.mod).
@@ -94,24 +109,41 @@ func TestCompiledModuleOlderRequirement(t *testing.T) {
 		})
 		writeTree(t, dir, files)
 		s, out, errw := compiledSession(t)
-		if _, err := evalCell(t, s, "%go get golang.org/x/text@"+tc.required+" "+dir); err != nil {
+		if _, err := evalCell(t, s, "%go get "+tc.mod+"@"+tc.required+" "+dir); err != nil {
 			t.Fatal(err)
 		}
 		out.Reset()
 		prog := rename.Replace("import (\n\t\"fmt\"\n\n\t\"example.com/greet\"\n)\n\nfunc main() { fmt.Println(greet.Hello(\"mvs\")) }\nmain()")
 		if _, err := evalCell(t, s, prog); err != nil || out.String() != "hello, mvs\n" {
-			t.Errorf("x/text %s: %v, printed %q (stderr %q)", tc.required, err, out.String(), errw.String())
+			t.Errorf("%s %s: %v, printed %q (stderr %q)", tc.mod, tc.required, err, out.String(), errw.String())
 		}
 		if got := compiledIn(s, s.count)["main"]; got != tc.compiles {
-			t.Errorf("x/text %s: compiled %v, want %v (stderr %q)", tc.required, got, tc.compiles, errw.String())
+			t.Errorf("%s %s: compiled %v, want %v (stderr %q)", tc.mod, tc.required, got, tc.compiles, errw.String())
 		}
 		if !tc.compiles {
-			want := "it requires golang.org/x/text@" + newer + ", newer than the " + built + " the binary was built with"
+			want := "it requires " + tc.mod + "@" + newer + ", newer than the " + built + " the binary was built with"
 			if !strings.Contains(errw.String(), want) {
 				t.Errorf("stderr %q, want the notice %q", errw.String(), want)
 			}
 		}
 	}
+}
+
+// linkedByTest returns the modules whose packages the test binary links
+// (go list -deps -test; a test binary's build information names none).
+func linkedByTest(t *testing.T) map[string]bool {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-test", "-f", "{{with .Module}}{{.Path}}{{end}}", ".")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("go list -deps -test: %v", err)
+	}
+	m := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		m[p] = true
+	}
+	return m
 }
 
 // loModule is a local module shaped like github.com/samber/lo: generic

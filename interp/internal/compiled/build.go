@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -293,13 +294,16 @@ func (b *Builder) requireModules(ctx context.Context, modDir string) error {
 	if err != nil {
 		return err
 	}
-	// A module that the binary was built with stays at the binary's
+	// A module whose packages the binary links stays at the binary's
 	// version: a plugin holding another build of one of its packages
 	// would not load. Minimal version selection keeps it where a module
 	// requires it at that version or an older one (the binary's version
 	// satisfies the requirement); a newer one is refused, keeping the
-	// cells' module as it was. A module that %go get added may move
-	// (loadFailure says what that does).
+	// cells' module as it was. A module that the checkout's go.mod lists
+	// but whose packages the binary does not link (github.com/google/uuid
+	// v1.1.1, a requirement of a requirement) moves to a newer version
+	// freely, as a module that %go get added may (loadFailure says what
+	// that does).
 	had := map[string]string{}
 	for _, r := range before.Require {
 		had[r.Path] = r.Version
@@ -311,21 +315,31 @@ func (b *Builder) requireModules(ctx context.Context, modDir string) error {
 	if err != nil {
 		return err
 	}
+	move := map[string]string{} // unlinked modules to require at a newer version
 	for _, r := range selected {
-		if v, ok := had[r.Path]; ok && !slices.Contains(b.added, r.Path) {
+		v, ok := had[r.Path]
+		if !ok || slices.Contains(b.added, r.Path) {
+			continue
+		}
+		if linked == nil || linked[r.Path] {
 			if _, err := satisfies(r.Path, r.Version, v); err != nil {
 				return err
 			}
+		} else if semver.Compare(r.Version, v) > 0 {
+			move[r.Path] = r.Version
 		}
 	}
 	var added []string
 	args := []string{"mod", "edit"}
 	for _, r := range mf.Require {
 		if _, ok := had[r.Path]; ok && !slices.Contains(b.added, r.Path) {
-			continue // the binary's version stays (satisfies said it may)
+			continue // the binary's version stays, or move has it
 		}
 		added = append(added, r.Path)
 		args = append(args, "-require="+r.Path+"@"+r.Version)
+	}
+	for p, v := range move {
+		args = append(args, "-require="+p+"@"+v)
 	}
 	for _, r := range mf.Replace {
 		old, nw := r.Old.Path, r.New.Path
@@ -380,6 +394,30 @@ func (b *Builder) requireModules(ctx context.Context, modDir string) error {
 	}
 	b.required, b.added = string(sessionMod), added
 	return nil
+}
+
+// linked are the modules whose packages the binary links (its build
+// information); nil where it names none (a test binary's does not), when
+// every module that the checkout requires is taken to be linked.
+var linked = func() map[string]bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || len(bi.Deps) == 0 {
+		return nil
+	}
+	m := map[string]bool{}
+	for _, d := range bi.Deps {
+		m[d.Path] = true
+	}
+	return m
+}()
+
+// SetLinked sets the modules whose packages the binary links, for tests
+// (whose binaries' build information names none), and returns what
+// restores the binary's.
+func SetLinked(m map[string]bool) (restore func()) {
+	old := linked
+	linked = m
+	return func() { linked = old }
 }
 
 // satisfies reports whether a module that the binary was built with at

@@ -194,5 +194,11 @@ func packageSource(pkg *types.Package) (src []byte, untyped map[string]any, gene
 		}
 	}
 	b.WriteString("}\n")
-	return []byte(b.String()), untyped, generic
+	text := b.String()
+	if !strings.Contains(text, alias+".") {
+		// Nothing but generic names and untyped constants: the plugin
+		// links the package all the same (instantiations link it again).
+		text = strings.Replace(text, "import "+alias+" ", "import _ ", 1)
+	}
+	return []byte(text), untyped, generic
 }
