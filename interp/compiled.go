@@ -743,6 +743,20 @@ func (s *Session) compiledMagic(args string) error {
 		state = fmt.Sprintf("on: %d plugins loaded, the last built and loaded in %.2f s", len(cs.plugins), cs.last.Seconds())
 	}
 	fmt.Fprintf(s.stdout, "compiled tier: %s\n", state)
+	if len(cs.pkgs) > 0 {
+		paths := make([]string, 0, len(cs.pkgs))
+		for p := range cs.pkgs {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			pp := cs.pkgs[p]
+			fmt.Fprintf(s.stdout, "package %s: compiled for the interpreter (built and loaded in %.2f s)\n", p, (pp.Build + pp.Load).Seconds())
+		}
+	}
+	if len(cs.insts) > 0 {
+		fmt.Fprintf(s.stdout, "instantiations of generic functions for cells' statements: %d, in %d plugins\n", len(cs.instOf), len(cs.insts))
+	}
 	if cs.tier == nil {
 		return nil
 	}

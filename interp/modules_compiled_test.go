@@ -329,6 +329,10 @@ func sums() []float64 { return frame.Sums(2, 3, []float64{1, 2, 3, 4, 5, 6}) }
 	if _, err := evalCell(t, s, "func sq(xs []int) []int { return lo.Map(xs, func(x, _ int) int { return x * x }) }\nfmt.Println(sq([]int{2, 3}), lo.Uniq(sq([]int{2, -2})))"); err != nil || out.String() != "[4 9] [4]\n" || !compiledIn(s, s.count)["sq"] {
 		t.Errorf("a function and a generic call in one cell: %v, printed %q, compiled %v (stderr %q)", err, out.String(), compiledIn(s, s.count), errw.String())
 	}
+	out.Reset()
+	if _, err := evalCell(t, s, "%compiled"); err != nil || !strings.Contains(out.String(), rename.Replace("package example.com/greet: compiled for the interpreter")) || !strings.Contains(out.String(), "instantiations of generic functions for cells' statements: ") {
+		t.Errorf("%%compiled: %v, printed %q, want the package and the instantiations", err, out.String())
+	}
 	// With a type that a cell declares, which a plugin cannot name:
 	// refused, saying why and what works; the session goes on.
 	e := evalErr(t, s, "type point struct{ X int }\nfmt.Println(lo.Uniq([]point{{1}, {1}}))")
