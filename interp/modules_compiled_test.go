@@ -429,3 +429,27 @@ fmt.Println(names(xs), evens(xs), uniq(xs), groups(xs), sign(-1))
 		t.Errorf("program: %v, printed %q, compiled %v (stderr %q)", err, out.String(), compiledIn(s, s.count), errw.String())
 	}
 }
+
+// TestCompiledModuleFallback: once a package of the modules ran
+// interpreted in the session (here with the tier off), later imports of
+// the modules' packages run interpreted too, with the tier back on: the
+// interpreted package read its dependencies from source, and a compiled
+// copy of one would be another package with other types.
+func TestCompiledModuleFallback(t *testing.T) {
+	needGo(t)
+	dir := t.TempDir()
+	files, rename := uniqueModule(greetModule)
+	writeTree(t, dir, files)
+	s, out, errw := compiledSession(t)
+	for _, cell := range []string{"%go get " + dir, "%compiled off", rename.Replace("import \"example.com/greet\"\nfmt.Println(greet.Hello(\"a\"))"), "%compiled on", rename.Replace("import \"example.com/greet/shout\"\nfmt.Println(shout.Hello(\"b\"))")} {
+		if _, err := evalCell(t, s, cell); err != nil {
+			t.Fatalf("%q: %v (stderr %q)", cell, err, errw.String())
+		}
+	}
+	if got := out.String(); !strings.HasSuffix(got, "hello, a\nHELLO, B!\n") {
+		t.Errorf("printed %q", got)
+	}
+	if len(s.compiled.pkgs) != 0 {
+		t.Errorf("compiled packages %v, want none after an interpreted one", s.compiled.pkgs)
+	}
+}
