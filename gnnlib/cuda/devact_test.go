@@ -1,11 +1,13 @@
 package cuda
 
 import (
+	"math"
 	"slices"
 	"testing"
 
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // TestReLUDropoutOnDevice checks the device's ReLUDropoutOps through
@@ -93,6 +95,45 @@ func TestGATv2ConvRebuildsOutput(t *testing.T) {
 			if e := relErr(g1[i], want); e > 1e-5 {
 				t.Errorf("%+v: gradient %d with the output rebuilt is %.3g from the one with the output kept", c, i, e)
 			}
+		}
+	}
+}
+
+var _ nn.ReLUDropoutColSumOps = (*backend)(nil)
+
+// TestReLUDropoutGradColSum checks the fused pass that hands a layer its
+// bias gradient (nn.ReLUDropoutColSumOps): its gradient equals
+// ReLUDropoutGrad's bit for bit, and its column sums ColSum's of that
+// gradient up to the order of the atomic additions.
+func TestReLUDropoutGradColSum(t *testing.T) {
+	d := defaultOrSkip(t).be
+	const n, c, p = 3000, 256, 0.5
+	x := tensor.Randn(1, n, c).To(d)
+	g := tensor.Randn(2, n, c).To(d)
+	ys, err := d.ReLUDropout(x, p, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := tbackend.FromStorage(ys, n, c)
+	gx, sum, err := d.ReLUDropoutGradColSum(g, y, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := d.ReLUDropoutGrad(g, y, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSum, err := d.ColSum(tbackend.FromStorage(want, n, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tbackend.FromStorage(gx, n, c).CPU().Data(), tbackend.FromStorage(want, n, c).CPU().Data()) {
+		t.Error("ReLUDropoutGradColSum's gradient differs from ReLUDropoutGrad's")
+	}
+	got, ws := tbackend.FromStorage(sum, c).CPU().Data(), tbackend.FromStorage(wantSum, c).CPU().Data()
+	for i := range ws {
+		if math.Abs(float64(got[i]-ws[i])) > 1e-4*math.Max(1, math.Abs(float64(ws[i]))) {
+			t.Fatalf("column %d: sum %g, ColSum %g", i, got[i], ws[i])
 		}
 	}
 }

@@ -94,12 +94,12 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 		freeStorage(ax)
 		y = devStorage(name, x, s, err, a.NumNodes(), out)
 	}
-	return backend.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	var bsum *biasSum
+	y = backend.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
 		grads := make([]*tensor.Tensor, 3)
 		if b.RequiresGrad() {
-			s, err := ops.ColSum(grad)
-			grads[2] = devStorage(back, x, s, err, b.Shape()...)
+			grads[2] = bsum.colSum(ops, back, x, grad, b)
 		}
 		if !x.RequiresGrad() && !w.RequiresGrad() {
 			return grads
@@ -117,6 +117,10 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 		freeStorage(t)
 		return grads
 	})
+	if !y.IsLeaf() && b.RequiresGrad() {
+		bsum = wantBiasSum(y)
+	}
+	return y
 }
 
 // GCNAggregateFirst makes GCNConv on a device compute (Â·x)·W + B
@@ -144,6 +148,7 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 	freeStorage(zw)
 	y := devStorage(name, x, s, err, a.NumNodes(), out)
 	done := false
+	var bsum *biasSum
 	y = backend.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
 		if done {
@@ -153,8 +158,7 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 		defer freeStorage(z)
 		grads := make([]*tensor.Tensor, 3)
 		if b.RequiresGrad() {
-			s, err := ops.ColSum(grad)
-			grads[2] = devStorage(back, x, s, err, b.Shape()...)
+			grads[2] = bsum.colSum(ops, back, x, grad, b)
 		}
 		if w.RequiresGrad() {
 			s, err := ops.MatMul(z, grad, true, false)
@@ -172,6 +176,8 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 	if y.IsLeaf() { // nothing recorded: no backward pass will read z
 		done = true
 		freeStorage(z)
+	} else if b.RequiresGrad() {
+		bsum = wantBiasSum(y)
 	}
 	return y
 }
@@ -234,6 +240,7 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 		saved = saved[:2] // out is the keeper's
 	}
 	var keeper *outKeeper
+	var bsum *biasSum
 	done := false
 	y = backend.NewGraphOpSince(start, name, g.NumEdges(), y, []*tensor.Tensor{x, ws, wd, att, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
@@ -243,8 +250,7 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 		done = true
 		grads := make([]*tensor.Tensor, 5)
 		if b.RequiresGrad() {
-			s, err := ops.ColSum(grad)
-			grads[4] = devStorage(back, x, s, err, b.Shape()...)
+			grads[4] = bsum.colSum(ops, back, x, grad, b)
 		}
 		var o *tensor.Tensor
 		if keeper != nil {
@@ -305,8 +311,13 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 		for _, t := range append(saved, out) {
 			freeStorage(t)
 		}
-	} else if rebuilds {
-		keeper = keepOutput(y, out)
+	} else {
+		if rebuilds {
+			keeper = keepOutput(y, out)
+		}
+		if b.RequiresGrad() {
+			bsum = wantBiasSum(y)
+		}
 	}
 	return y
 }
