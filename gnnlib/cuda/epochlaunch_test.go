@@ -275,3 +275,177 @@ func TestGCNEpochLaunches(t *testing.T) {
 		}
 	}
 }
+
+// nnGATv2EpochLaunches is nnGCNEpochLaunches for GATv2Conv layers (one
+// head each).
+func nnGATv2EpochLaunches(t *testing.T, hg *graph.Graph, dims []int) launchCount {
+	d, drv := openRecorder(t)
+	be := d.Backend()
+	n := hg.NumNodes()
+	var convs []*nn.GATv2Conv
+	var ps []*tensor.Tensor
+	for i := 0; i+1 < len(dims); i++ {
+		c := nn.NewGATv2Conv(dims[i], dims[i+1], 1, true, 0)
+		convs = append(convs, c)
+		ps = append(ps, c.Params()...)
+	}
+	for _, p := range ps {
+		p.MoveTo(be)
+	}
+	drop := nn.NewDropout(0.5)
+	x := tensor.Randn(1, n, dims[0]).To(be)
+	y := make([]int, n)
+	opt := nn.NewAdam(ps, 0.01, 0)
+	epoch := func() {
+		opt.ZeroGrad()
+		h := x
+		for i, c := range convs {
+			h = c.Forward(hg, h)
+			if i < len(convs)-1 {
+				h = nn.ReLUDropout(h, drop)
+			}
+		}
+		loss := nn.CrossEntropy(h, y, nil)
+		loss.Backward()
+		opt.Step()
+		loss.Item()
+	}
+	epoch()
+	epoch()
+	drv.trace = nil
+	epoch()
+	return countLaunches(drv.trace)
+}
+
+// handGATv2EpochLaunches runs three epochs of gnnbench's hand-written
+// GATv2 epoch (layer.forward and layer.backward for GATv2: one product
+// x·[W_l W_r], bias, ReLU and dropout over the attention output in place,
+// UnbiasAct before the attention's backward pass) on a recording device
+// and returns the launches of the third.
+func handGATv2EpochLaunches(t *testing.T, hg *graph.Graph, dims []int) launchCount {
+	d, drv := openRecorder(t)
+	dg, err := NewGraph(d, hg.AddSelfLoops())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := hg.NumNodes()
+	must := func(x *Tensor, err error) *Tensor {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	check := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	type layer struct {
+		fin, fout              int
+		w, b, att, dw, db, dat *Tensor
+		x, xlr, y              *Tensor
+		a                      *GATv2
+		last                   bool
+	}
+	var layers []*layer
+	var params, grads []*Tensor
+	for i := 0; i+1 < len(dims); i++ {
+		l := &layer{fin: dims[i], fout: dims[i+1], last: i+2 == len(dims)}
+		l.w, l.b, l.att = must(d.Zeros(l.fin, 2*l.fout)), must(d.Zeros(1, l.fout)), must(d.Zeros(1, l.fout))
+		l.dw, l.db, l.dat = must(d.Empty(l.fin, 2*l.fout)), must(d.Empty(1, l.fout)), must(d.Empty(1, l.fout))
+		layers = append(layers, l)
+		params, grads = append(params, l.w, l.b, l.att), append(grads, l.dw, l.db, l.dat)
+	}
+	x := must(d.Zeros(n, dims[0]))
+	y := must2(t)(NewLabels(d, make([]int, n)))
+	grad := must(d.Empty(n, dims[len(dims)-1]))
+	loss := must(d.Empty(1, 1))
+	opt := NewAdam(0.01)
+	const p = 0.5
+	step := func(seed uint64) {
+		h := x
+		for _, l := range layers {
+			l.x = h
+			l.xlr = must(d.Empty(n, 2*l.fout))
+			check(MatMul(l.xlr, h, l.w, false, false))
+			a, err := GATv2Forward(dg, l.xlr, l.att, 1, l.fout, 0.2, AttentionDropout{})
+			check(err)
+			l.a, l.y = a, a.Out
+			if l.last {
+				check(BiasAct(l.y, l.y, l.b, false, 0, 0))
+			} else {
+				check(BiasAct(l.y, l.y, l.b, true, p, seed))
+			}
+			h = l.y
+		}
+		check(SoftmaxNLL(grad, loss, h, y))
+		dy := grad
+		for i := len(layers) - 1; i >= 0; i-- {
+			l := layers[i]
+			gr := dy
+			switch {
+			case l.last:
+				check(ColSum(l.db, gr))
+			case dy != grad:
+				check(ActBackwardColSum(dy, l.db, l.y, dy, true, p))
+			default:
+				gr = must(d.Empty(n, l.fout))
+				check(ActBackwardColSum(gr, l.db, l.y, dy, true, p))
+			}
+			if l.last {
+				check(UnbiasAct(l.y, l.b, false, 0))
+			} else {
+				check(UnbiasAct(l.y, l.b, true, p))
+			}
+			dxlr := must(d.Empty(n, 2*l.fout))
+			check(l.a.Backward(dg, l.xlr, l.att, gr, dxlr, l.dat))
+			check(MatMul(l.dw, l.x, dxlr, true, false))
+			l.a.Free()
+			l.xlr.Free()
+			if gr != dy {
+				gr.Free()
+			}
+			if dy != grad {
+				dy.Free()
+			}
+			var dx *Tensor
+			if i > 0 {
+				dx = must(d.Empty(n, l.fin))
+				check(MatMul(dx, dxlr, l.w, false, true))
+			}
+			dxlr.Free()
+			dy = dx
+		}
+		check(opt.Step(params, grads))
+		if _, err := loss.Host(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(1)
+	step(2)
+	drv.trace = nil
+	step(3)
+	return countLaunches(drv.trace)
+}
+
+// TestGATv2EpochLaunches lists the kernels of the gnnlib/nn GATv2 epoch
+// (3 layers 128-256-256-64, nn.ReLUDropout between them) and of the
+// hand-written one, and checks that the nn epoch runs each attention
+// kernel no more often than the hand-written one.
+func TestGATv2EpochLaunches(t *testing.T) {
+	hg := epochGraph(t, 2000)
+	dims := []int{128, 256, 256, 64}
+	api := nnGATv2EpochLaunches(t, hg, dims)
+	hand := handGATv2EpochLaunches(t, hg, dims)
+	t.Logf("gnnlib/nn: %d launches: %v", api.total(), api)
+	t.Logf("hand-written: %d launches: %v", hand.total(), hand)
+	t.Logf("nn launches more: %v", api.diff(hand))
+	t.Logf("hand-written launches more: %v", hand.diff(api))
+	for k, v := range api.diff(hand) {
+		if strings.HasPrefix(k, "gatv2") || strings.HasPrefix(k, "attn") {
+			t.Errorf("the nn epoch launches %s %d more times than the hand-written one", k, v)
+		}
+	}
+}
