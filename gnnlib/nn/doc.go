@@ -272,8 +272,8 @@
 // with a *tensor.DeviceError, as gnnlib/cuda's fused attention does). A
 // GCNConv that widens its input (fewer input than output features)
 // computes (Â·x)·W + B instead, propagating at the narrower width and
-// keeping Â·x for the weight gradient (GCNAggregateFirst, on by default;
-// equal up to rounding). ReLUDropout is a hidden layer's ReLU and dropout
+// keeping Â·x for the weight gradient (GCNAggregateFirst, on by default in
+// float32; equal up to rounding). ReLUDropout is a hidden layer's ReLU and dropout
 // as one op on a device that fuses them (ReLUDropoutOps; gnnlib/cuda's
 // does), with the values of the two ops and one activation-sized tensor
 // less per layer; GCN and GraphSAGE use it. Over a GCNConv's or
