@@ -9,16 +9,11 @@
 // softmax_nll: one warp per row of logits (rows x C). For rows with
 // label >= 0: loss += -log softmax[label] / count, grad = (softmax -
 // onehot) / count; other rows get grad 0. Forward and backward fused.
-// Each warp's lane 0 adds up the losses of the rows it visits, the block
-// adds its warps' sums, and one atomic per block goes to loss, not one
-// per row (169k on the arxiv-sized graph, all to one address).
 extern "C" __global__ void softmax_nll(const float* logits, const int* labels, float* grad, float* loss, int rows,
                                        int C, float invCount) {
-	__shared__ float part[32];
-	const int lane = threadIdx.x % WARP, wib = threadIdx.x / WARP;
+	const int lane = threadIdx.x % WARP;
 	long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
 	long long nw = (long long)gridDim.x * blockDim.x / WARP;
-	float acc = 0.f; // lane 0's sum of its rows' losses
 	for (long long r = w; r < rows; r += nw) {
 		const float* x = logits + r * C;
 		float* g = grad + r * C;
@@ -34,14 +29,7 @@ extern "C" __global__ void softmax_nll(const float* logits, const int* labels, f
 			float sm = __expf(x[c] - m - ls);
 			g[c] = y >= 0 ? (sm - (c == y ? 1.f : 0.f)) * invCount : 0.f;
 		}
-		if (lane == 0 && y >= 0) acc += -(x[y] - m - ls) * invCount;
-	}
-	if (lane == 0) part[wib] = acc;
-	__syncthreads();
-	if (wib == 0) {
-		float v = lane < blockDim.x / WARP ? part[lane] : 0.f;
-		for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(FULL, v, o);
-		if (lane == 0 && v != 0.f) atomicAdd(loss, v);
+		if (lane == 0 && y >= 0) atomicAdd(loss, -(x[y] - m - ls) * invCount);
 	}
 }
 
