@@ -137,3 +137,63 @@ func TestReLUDropoutGradColSum(t *testing.T) {
 		}
 	}
 }
+
+// TestFastPathsOnDevice trains a widening GCN (16 features into 32
+// hidden, so that GCNConv aggregates first) and GATv2 through gnnlib/nn
+// with nn.ReLUDropout between the layers, with tensor.ReleaseSpentActivations,
+// nn.GCNAggregateFirst and nn.HandOffBiasGrad off (the default) and on,
+// from the same weights and dropout draws: the losses of every epoch and
+// the trained weights must agree up to the other order's rounding.
+func TestFastPathsOnDevice(t *testing.T) {
+	d := defaultOrSkip(t)
+	hg := testGraph(t, 600, 3600, false)
+	const in, hidden, classes, epochs = 16, 32, 8, 8
+	xs := tensor.Randn(11, hg.NumNodes(), in)
+	labels := make([]int, hg.NumNodes())
+	for i := range labels {
+		labels[i] = i % classes
+	}
+	train := func(kind string, on bool) ([]float32, [][]float32) {
+		defer func(r, a, h bool) {
+			tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad = r, a, h
+		}(tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad)
+		tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad = on, on, on
+		nn.Seed(26)
+		m := newReplayNet(kind, in, hidden, classes)
+		nn.To(m, d.Backend())
+		x := xs.To(d.Backend())
+		opt := nn.NewAdam(m.Params(), 0.01, 0)
+		var losses []float32
+		for range epochs {
+			opt.ZeroGrad()
+			loss := nn.CrossEntropy(m.Forward(hg, x), labels, nil)
+			loss.Backward()
+			opt.Step()
+			losses = append(losses, loss.Item())
+		}
+		var ps [][]float32
+		for _, p := range m.Params() {
+			ps = append(ps, p.CPU().Data())
+		}
+		return losses, ps
+	}
+	for _, kind := range []string{"gcn", "gatv2"} {
+		t.Run(kind, func(t *testing.T) {
+			want, wantP := train(kind, false)
+			got, gotP := train(kind, true)
+			t.Logf("losses off %v, on %v", want, got)
+			for i := range want {
+				if diff := math.Abs(float64(got[i] - want[i])); diff > 1e-4*math.Max(1, math.Abs(float64(want[i]))) {
+					t.Errorf("epoch %d: loss %v with the fast paths, %v without", i, got[i], want[i])
+				}
+			}
+			for i := range wantP {
+				for j := range wantP[i] {
+					if diff := math.Abs(float64(gotP[i][j] - wantP[i][j])); diff > 1e-4 {
+						t.Fatalf("parameter %d[%d] = %v with the fast paths, %v without", i, j, gotP[i][j], wantP[i][j])
+					}
+				}
+			}
+		})
+	}
+}

@@ -337,13 +337,17 @@
 // hand-written one and the GATv2 epoch holds more memory (H100,
 // 2026-12-06, arxiv-sized, with nn.ReLUDropout between the layers: GCN
 // 7.38 ms and 1.34 GiB against 6.21 ms and 1.23 GiB, GATv2 17.6 ms and
-// 2.35 GiB against 17.0 ms and 1.74 GiB). Since then, not yet timed on a
-// GPU: GCNConv aggregates first when it widens its input, a ReLUDropout
-// hands its layer the bias gradient, and the backward pass lets each
-// activation go once its last reader has run (the Fake ledger's
+// 2.35 GiB against 17.0 ms and 1.74 GiB). Three changes that close
+// most of it have not run on a GPU and are off by default:
+// nn.GCNAggregateFirst (the widening layer propagates at its input's
+// width, which removes an SpMM and an SpMMT at width 256 from the GCN
+// epoch), nn.HandOffBiasGrad (ReLUDropout hands its layer the bias
+// gradient) and tensor.ReleaseSpentActivations (the backward pass lets
+// each activation go once its last reader has run; the Fake ledger's
 // arxiv-sized epochs with the allocator's collections emulated: GCN 0.85
-// GiB, GATv2 1.55). What the nn epochs still launch beyond the
-// hand-written ones (TestGCNEpochLaunches, TestGATv2EpochLaunches): the
+// GiB, GATv2 1.55, against 0.95 and 1.92 off). What the nn epochs still
+// launch beyond the hand-written ones with them on
+// (TestGCNEpochLaunches, TestGATv2EpochLaunches): the
 // bias added, and ReLU and dropout applied, in passes of their own where
 // the hand-written epoch puts them in the producing kernel's epilogue
 // (SpMMBiasAct, BiasAct over the attention output), because a layer does

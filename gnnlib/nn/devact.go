@@ -80,7 +80,9 @@ func reluDropout(x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor {
 	})
 	if !y.IsLeaf() {
 		keeper = handOff(x, y, p) // x's fused layer op (GATv2Conv) keeps y instead
-		bsum = takeBiasSum(x)     // and sums the columns of its gradient here
+		if HandOffBiasGrad {
+			bsum = takeBiasSum(x) // and sums the columns of its gradient here
+		}
 	}
 	return y
 }

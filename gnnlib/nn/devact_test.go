@@ -68,15 +68,18 @@ func TestReLUDropoutFused(t *testing.T) {
 	}
 }
 
-// TestBiasSumHandOff checks that a GCNConv (both orders) or GATv2Conv
-// followed by nn.ReLUDropout gets its bias gradient from ReLUDropout's
-// backward pass (one fused pass, ReLUDropoutGradColSum, and no ColSum of
-// its own) and that it is the column sums of the output's gradient; and
-// that when another op reads the output too (a residual), the layer sums
-// the columns of the whole gradient itself.
+// TestBiasSumHandOff checks that, with nn.HandOffBiasGrad on, a GCNConv
+// (both orders) or GATv2Conv followed by nn.ReLUDropout gets its bias
+// gradient from ReLUDropout's backward pass (one fused pass,
+// ReLUDropoutGradColSum, and no ColSum of its own) and that it is the
+// column sums of the output's gradient; and that when another op reads
+// the output too (a residual), the layer sums the columns of the whole
+// gradient itself.
 func TestBiasSumHandOff(t *testing.T) {
-	defer func(on bool) { nn.RebuildGATv2Output = on }(nn.RebuildGATv2Output)
-	nn.RebuildGATv2Output = true
+	defer func(rebuild, agg, hand bool) {
+		nn.RebuildGATv2Output, nn.GCNAggregateFirst, nn.HandOffBiasGrad = rebuild, agg, hand
+	}(nn.RebuildGATv2Output, nn.GCNAggregateFirst, nn.HandOffBiasGrad)
+	nn.RebuildGATv2Output, nn.GCNAggregateFirst, nn.HandOffBiasGrad = true, true, true
 	g := memGraph(t, 200)
 	const p = 0.5
 	for _, kind := range []string{"gcn", "gcn_widening", "gatv2"} {

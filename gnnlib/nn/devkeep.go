@@ -147,6 +147,12 @@ type ReLUDropoutColSumOps interface {
 	ReLUDropoutGradColSum(g, y *tensor.Tensor, p float32) (gx, colSum tensor.Storage, err error)
 }
 
+// HandOffBiasGrad turns on the hand-off of a layer's bias gradient from
+// a ReLUDropout over its output (ReLUDropoutColSumOps, biasSum): one
+// pass over the gradient less per hidden layer. Off until it has run on
+// a GPU; set it before a model runs.
+var HandOffBiasGrad = false
+
 // biasSum hands a fused layer op (GCNConv, GATv2Conv) the column sums
 // of its output's gradient, which a ReLUDropout that read the output
 // computed in the pass that made that gradient, so that the layer's

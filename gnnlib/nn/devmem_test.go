@@ -345,6 +345,8 @@ func BenchmarkEpochDeviceMemory(b *testing.B) {
 // and gradients of the ops they stand for, bit for bit.
 func TestFusedLayersMatchOps(t *testing.T) {
 	g := memGraph(t, 300)
+	defer func(on bool) { nn.GCNAggregateFirst = on }(nn.GCNAggregateFirst)
+	nn.GCNAggregateFirst = true
 	for _, kind := range []string{"gcn", "gcn_widening", "gatv2"} {
 		t.Run(kind, func(t *testing.T) {
 			dev := &devicetest.Fake{}
@@ -355,7 +357,7 @@ func TestFusedLayersMatchOps(t *testing.T) {
 				c := nn.NewGCNConv(16, 8)
 				layer = c
 				byOps = func(x *tensor.Tensor) *tensor.Tensor { return nn.SpMM(g.GCNNorm(), x.MatMul(c.W)).Add(c.B) }
-			case "gcn_widening": // 16 -> 32 aggregates first (GCNAggregateFirst)
+			case "gcn_widening": // 16 -> 32 aggregates first (GCNAggregateFirst on)
 				c := nn.NewGCNConv(16, 32)
 				layer = c
 				byOps = func(x *tensor.Tensor) *tensor.Tensor { return nn.SpMM(g.GCNNorm(), x).MatMul(c.W).Add(c.B) }

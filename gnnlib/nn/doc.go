@@ -272,16 +272,17 @@
 // with a *tensor.DeviceError, as gnnlib/cuda's fused attention does). A
 // GCNConv that widens its input (fewer input than output features)
 // computes (Â·x)·W + B instead, propagating at the narrower width and
-// keeping Â·x for the weight gradient (GCNAggregateFirst, on by default in
-// float32; equal up to rounding). ReLUDropout is a hidden layer's ReLU and
-// dropout as one op on a device that fuses them (ReLUDropoutOps;
-// gnnlib/cuda's does), with the values of the two ops and one
-// activation-sized tensor less per layer; GCN and GraphSAGE use it. Over a
-// GCNConv's or GATv2Conv's output, on a device with ReLUDropoutColSumOps
-// (gnnlib/cuda's), its backward pass also sums the columns of the gradient
-// it makes and hands them to the layer as its bias gradient, so that the
-// layer does not read the gradient again (unless another op read the
-// layer's output too). With RebuildGATv2Output on (off by default until it
+// keeping Â·x for the weight gradient (GCNAggregateFirst, in float32,
+// equal up to rounding; off until it has run on a GPU). ReLUDropout is a
+// hidden layer's ReLU and dropout as one op on a device that fuses them
+// (ReLUDropoutOps; gnnlib/cuda's does), with the values of the two ops and
+// one activation-sized tensor less per layer; GCN and GraphSAGE use it.
+// Over a GCNConv's or GATv2Conv's output, on a device with
+// ReLUDropoutColSumOps (gnnlib/cuda's), its backward pass also sums the
+// columns of the gradient it makes and hands them to the layer as its bias
+// gradient, so that the layer does not read the gradient again (unless
+// another op read the layer's output too; HandOffBiasGrad, off until it
+// has run on a GPU). With RebuildGATv2Output on (off by default until it
 // has run on a GPU), on a device with GATv2OutOps (gnnlib/cuda's), a
 // ReLUDropout over GATv2Conv's output also frees the layer's attention
 // output at once, and the layer's backward pass rebuilds it from the

@@ -38,11 +38,14 @@ func TestDeviceErrorKeepsCause(t *testing.T) {
 // bottom of three MatMul-ReLU layers), the device holds the input, the
 // weights with their gradients and the probe's gradient, and none of the
 // seven N×F activations (the probe's output, three products, three
-// ReLUs). The releaser's protected set, keyed by Storage, used to keep
-// the four of them still alive when the pass started (the ReLUs' outputs
-// and the probe's, which backward functions read) until it ended. The weights' gradients equal
+// ReLUs), with tensor.ReleaseSpentActivations on. With it off, the
+// releaser's protected set, keyed by Storage, keeps the four of them
+// still alive when the pass started (the ReLUs' outputs and the probe's,
+// which backward functions read) until it ends. The weights' gradients equal
 // the CPU's.
 func TestBackwardFreesSpentActivations(t *testing.T) {
+	defer func(on bool) { tensor.ReleaseSpentActivations = on }(tensor.ReleaseSpentActivations)
+	tensor.ReleaseSpentActivations = true
 	const n, f = 300, 32
 	dev := &devicetest.Fake{}
 	xc := tensor.Randn(1, n, f)
