@@ -36,6 +36,7 @@ func init() {
 		"GlobalMaxPool":        reflect.ValueOf(nn.GlobalMaxPool),
 		"GlobalMeanPool":       reflect.ValueOf(nn.GlobalMeanPool),
 		"GraphSummary":         reflect.ValueOf(nn.GraphSummary),
+		"HandOffBiasGrad":      reflect.ValueOf(&nn.HandOffBiasGrad).Elem(),
 		"HeteroFeatures":       reflect.ValueOf(nn.HeteroFeatures),
 		"HeteroReLU":           reflect.ValueOf(nn.HeteroReLU),
 		"InputSummary":         reflect.ValueOf(nn.InputSummary),
