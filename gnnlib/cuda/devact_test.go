@@ -1,11 +1,13 @@
 package cuda
 
 import (
+	"math"
 	"slices"
 	"testing"
 
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // TestReLUDropoutOnDevice checks the device's ReLUDropoutOps through
@@ -94,5 +96,104 @@ func TestGATv2ConvRebuildsOutput(t *testing.T) {
 				t.Errorf("%+v: gradient %d with the output rebuilt is %.3g from the one with the output kept", c, i, e)
 			}
 		}
+	}
+}
+
+var _ nn.ReLUDropoutColSumOps = (*backend)(nil)
+
+// TestReLUDropoutGradColSum checks the fused pass that hands a layer its
+// bias gradient (nn.ReLUDropoutColSumOps): its gradient equals
+// ReLUDropoutGrad's bit for bit, and its column sums ColSum's of that
+// gradient up to the order of the atomic additions.
+func TestReLUDropoutGradColSum(t *testing.T) {
+	d := defaultOrSkip(t).be
+	const n, c, p = 3000, 256, 0.5
+	x := tensor.Randn(1, n, c).To(d)
+	g := tensor.Randn(2, n, c).To(d)
+	ys, err := d.ReLUDropout(x, p, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := tbackend.FromStorage(ys, n, c)
+	gx, sum, err := d.ReLUDropoutGradColSum(g, y, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := d.ReLUDropoutGrad(g, y, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSum, err := d.ColSum(tbackend.FromStorage(want, n, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tbackend.FromStorage(gx, n, c).CPU().Data(), tbackend.FromStorage(want, n, c).CPU().Data()) {
+		t.Error("ReLUDropoutGradColSum's gradient differs from ReLUDropoutGrad's")
+	}
+	got, ws := tbackend.FromStorage(sum, c).CPU().Data(), tbackend.FromStorage(wantSum, c).CPU().Data()
+	for i := range ws {
+		if math.Abs(float64(got[i]-ws[i])) > 1e-4*math.Max(1, math.Abs(float64(ws[i]))) {
+			t.Fatalf("column %d: sum %g, ColSum %g", i, got[i], ws[i])
+		}
+	}
+}
+
+// TestFastPathsOnDevice trains a widening GCN (16 features into 32
+// hidden, so that GCNConv aggregates first) and GATv2 through gnnlib/nn
+// with nn.ReLUDropout between the layers, with tensor.ReleaseSpentActivations,
+// nn.GCNAggregateFirst and nn.HandOffBiasGrad off (the default) and on,
+// from the same weights and dropout draws: the losses of every epoch and
+// the trained weights must agree up to the other order's rounding.
+func TestFastPathsOnDevice(t *testing.T) {
+	d := defaultOrSkip(t)
+	hg := testGraph(t, 600, 3600, false)
+	const in, hidden, classes, epochs = 16, 32, 8, 8
+	xs := tensor.Randn(11, hg.NumNodes(), in)
+	labels := make([]int, hg.NumNodes())
+	for i := range labels {
+		labels[i] = i % classes
+	}
+	train := func(kind string, on bool) ([]float32, [][]float32) {
+		defer func(r, a, h bool) {
+			tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad = r, a, h
+		}(tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad)
+		tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad = on, on, on
+		nn.Seed(26)
+		m := newReplayNet(kind, in, hidden, classes)
+		nn.To(m, d.Backend())
+		x := xs.To(d.Backend())
+		opt := nn.NewAdam(m.Params(), 0.01, 0)
+		var losses []float32
+		for range epochs {
+			opt.ZeroGrad()
+			loss := nn.CrossEntropy(m.Forward(hg, x), labels, nil)
+			loss.Backward()
+			opt.Step()
+			losses = append(losses, loss.Item())
+		}
+		var ps [][]float32
+		for _, p := range m.Params() {
+			ps = append(ps, p.CPU().Data())
+		}
+		return losses, ps
+	}
+	for _, kind := range []string{"gcn", "gatv2"} {
+		t.Run(kind, func(t *testing.T) {
+			want, wantP := train(kind, false)
+			got, gotP := train(kind, true)
+			t.Logf("losses off %v, on %v", want, got)
+			for i := range want {
+				if diff := math.Abs(float64(got[i] - want[i])); diff > 1e-4*math.Max(1, math.Abs(float64(want[i]))) {
+					t.Errorf("epoch %d: loss %v with the fast paths, %v without", i, got[i], want[i])
+				}
+			}
+			for i := range wantP {
+				for j := range wantP[i] {
+					if diff := math.Abs(float64(gotP[i][j] - wantP[i][j])); diff > 1e-4 {
+						t.Fatalf("parameter %d[%d] = %v with the fast paths, %v without", i, j, gotP[i][j], wantP[i][j])
+					}
+				}
+			}
+		})
 	}
 }

@@ -121,8 +121,9 @@
 // spent, and gnnlib/nn's GCNConv and GATv2Conv their intermediates, at
 // once; other intermediate tensors return to the allocator when the Go
 // garbage collector finalises them: the allocator starts a collection
-// every 1 GiB it hands out and, when the driver runs out of memory,
-// collects and waits for the finalisers before failing.
+// whenever it has handed out a quarter of the bytes in use (see Runtime)
+// and, when the driver runs out of memory, collects and waits for the
+// finalisers before failing.
 //
 // # Kernels
 //
@@ -336,18 +337,26 @@
 // hand-written one and the GATv2 epoch holds more memory (H100,
 // 2026-12-06, arxiv-sized, with nn.ReLUDropout between the layers: GCN
 // 7.38 ms and 1.34 GiB against 6.21 ms and 1.23 GiB, GATv2 17.6 ms and
-// 2.35 GiB against 17.0 ms and 1.74 GiB; since then GATv2Conv followed
-// by nn.ReLUDropout can leave its attention output to be rebuilt,
-// nn.GATv2OutOps, measured on the CPU ledger only and off by default,
-// nn.RebuildGATv2Output, until it has run on a GPU), CrossEntropy still takes 0.96 ms
-// of a profiled GCN epoch with its labels cached (its fused kernel adds
-// each row's loss into one float with an atomic; whether that is the
-// cost was not measured), activations the program's code
-// makes return to the allocator only when the garbage collector
-// finalises them, and gnnlib/tensor's backward pass keeps every
-// activation's storage until it ends (its releaser's protected set is
-// keyed by Storage; on the Fake ledger, keying it by address took the
-// arxiv-sized GATv2 epoch from 1.92 to 1.59 GiB). Cora-sized epochs are launch-bound (1.3-2.0 ms
+// 2.35 GiB against 17.0 ms and 1.74 GiB). Three changes that close
+// most of it have not run on a GPU and are off by default:
+// nn.GCNAggregateFirst (the widening layer propagates at its input's
+// width, which removes an SpMM and an SpMMT at width 256 from the GCN
+// epoch), nn.HandOffBiasGrad (ReLUDropout hands its layer the bias
+// gradient) and tensor.ReleaseSpentActivations (the backward pass lets
+// each activation go once its last reader has run; the Fake ledger's
+// arxiv-sized epochs with the allocator's collections emulated: GCN 0.85
+// GiB, GATv2 1.55, against 0.95 and 1.92 off). What the nn epochs still
+// launch beyond the hand-written ones with them on
+// (TestGCNEpochLaunches, TestGATv2EpochLaunches): the
+// bias added, and ReLU and dropout applied, in passes of their own where
+// the hand-written epoch puts them in the producing kernel's epilogue
+// (SpMMBiasAct, BiasAct over the attention output), because a layer does
+// not know the activation that follows it; GATv2Conv's x·W_src and x·W_dst
+// as two products (and two input-gradient products and their sum) where
+// the hand-written layer multiplies by [W_l W_r] once; CrossEntropy's
+// backward pass copies its gradient (scale_op). Activations the
+// program's code makes return to the allocator only when the garbage
+// collector finalises them. Cora-sized epochs are launch-bound (1.3-2.0 ms
 // eagerly, H100, 2026-12-06 08:40); GraphReplay takes them to 0.35-0.67
 // ms but adds 1.7-2.7 ms to every arxiv-sized epoch (0.4-2.7 ms with
 // segments sent every 16 or 64 launches, ReplaySegment); AutoReplay

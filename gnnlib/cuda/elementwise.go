@@ -248,6 +248,35 @@ func (d *backend) ReLUDropout(x *tensor.Tensor, p float32, seed uint64) (tensor.
 	return d.actDropout(x, true, p, seed)
 }
 
+// ReLUDropoutGradColSum is ReLUDropoutGrad and the column sums of its
+// result in one pass (ActBackwardColSum): gnnlib/nn's
+// ReLUDropoutColSumOps, the bias gradient of the layer whose output the
+// ReLUDropout read. Float32 storage only.
+func (d *backend) ReLUDropoutGradColSum(g, y *tensor.Tensor, p float32) (gx, colSum tensor.Storage, err error) {
+	vs, err := d.views(g, y)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := d.Empty(vs[0].Rows, vs[0].Cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum, err := d.Empty(1, vs[0].Cols)
+	if err != nil {
+		out.Free()
+		return nil, nil, err
+	}
+	if vs[0].Len() == 0 {
+		return out, sum, sum.Fill(0)
+	}
+	if err := ActBackwardColSum(out, sum, vs[1], vs[0], true, p); err != nil {
+		out.Free()
+		sum.Free()
+		return nil, nil, err
+	}
+	return out, sum, nil
+}
+
 // ReLUDropoutGrad returns g through ReLUDropout given its output y: g/(1-p)
 // where y is not zero, 0 elsewhere (ActBackward).
 func (d *backend) ReLUDropoutGrad(g, y *tensor.Tensor, p float32) (tensor.Storage, error) {

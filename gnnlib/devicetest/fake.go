@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/graph/kernels"
@@ -49,6 +51,24 @@ type Fake struct {
 	CollectWhen func(since, held int64) bool
 
 	mem fakeMem
+	// calls counts the calls of the ops Calls reports.
+	calls sync.Map // string -> *atomic.Int64
+}
+
+// Calls returns how many times the op name ran on f: "ColSum",
+// "ReLUDropoutGrad" and "ReLUDropoutGradColSum" are counted, so that a
+// test sees which of the fused passes a layer took.
+func (f *Fake) Calls(name string) int {
+	if c, ok := f.calls.Load(name); ok {
+		return int(c.(*atomic.Int64).Load())
+	}
+	return 0
+}
+
+// count adds a call of op name.
+func (f *Fake) count(name string) {
+	c, _ := f.calls.LoadOrStore(name, new(atomic.Int64))
+	c.(*atomic.Int64).Add(1)
 }
 
 type fakeStore struct {
@@ -264,6 +284,11 @@ func ifElse(c bool, a, b float32) float32 {
 }
 
 func (f *Fake) ColSum(x *tensor.Tensor) (tensor.Storage, error) {
+	f.count("ColSum")
+	return f.colSum(x)
+}
+
+func (f *Fake) colSum(x *tensor.Tensor) (tensor.Storage, error) {
 	h := f.host(x)
 	cols := h.Shape()[h.Dims()-1]
 	return f.store(hostRun(func() *tensor.Tensor { return h.Reshape(-1, cols).SumAxis(0, false) })), nil
@@ -316,6 +341,11 @@ func (f *Fake) ReLUDropout(x *tensor.Tensor, p float32, seed uint64) (tensor.Sto
 
 // ReLUDropoutGrad passes g/(1-p) where ReLUDropout's output y is not zero.
 func (f *Fake) ReLUDropoutGrad(g, y *tensor.Tensor, p float32) (tensor.Storage, error) {
+	f.count("ReLUDropoutGrad")
+	return f.reluDropoutGrad(g, y, p)
+}
+
+func (f *Fake) reluDropoutGrad(g, y *tensor.Tensor, p float32) (tensor.Storage, error) {
 	d := slices.Clone(f.host(g).Data())
 	for i, v := range f.host(y).Data() {
 		if v != 0 {
@@ -325,6 +355,15 @@ func (f *Fake) ReLUDropoutGrad(g, y *tensor.Tensor, p float32) (tensor.Storage, 
 		}
 	}
 	return f.newStore(d), nil
+}
+
+// ReLUDropoutGradColSum is nn.ReLUDropoutColSumOps': ReLUDropoutGrad
+// and ColSum of its result.
+func (f *Fake) ReLUDropoutGradColSum(g, y *tensor.Tensor, p float32) (gx, colSum tensor.Storage, err error) {
+	f.count("ReLUDropoutGradColSum")
+	gx, _ = f.reluDropoutGrad(g, y, p)
+	colSum, _ = f.colSum(backend.FromStorage(gx, g.Shape()...))
+	return gx, colSum, nil
 }
 
 func (f *Fake) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss, grad tensor.Storage, err error) {

@@ -59,10 +59,20 @@ func reluDropout(x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor {
 	y := devStorage(name, x, s, err, x.Shape()...)
 	shape, dev := x.Shape(), x.Device()
 	var keeper *outKeeper
+	var bsum *biasSum
 	y = backend.NewOpSince(start, name, y, []*tensor.Tensor{x}, func(g *tensor.Tensor) []*tensor.Tensor {
-		s, err := ops.ReLUDropoutGrad(g, y, p)
-		deviceCheckOn(name+" backward", dev, err)
-		gx := backend.FromStorage(s, shape...)
+		var gx *tensor.Tensor
+		if co, ok := ops.(ReLUDropoutColSumOps); ok && bsum != nil && g.DType() == tensor.Float32 && y.DType() == tensor.Float32 && tensor.AutocastDType() == tensor.Float32 {
+			// The bias gradient of x's layer op in the same pass.
+			s, sum, err := co.ReLUDropoutGradColSum(g, y, p)
+			deviceCheckOn(name+" backward", dev, err)
+			gx = backend.FromStorage(s, shape...)
+			bsum.set(gx, backend.FromStorage(sum, shape[len(shape)-1]))
+		} else {
+			s, err := ops.ReLUDropoutGrad(g, y, p)
+			deviceCheckOn(name+" backward", dev, err)
+			gx = backend.FromStorage(s, shape...)
+		}
 		if keeper != nil {
 			keeper.gradFor(gx)
 		}
@@ -70,6 +80,9 @@ func reluDropout(x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor {
 	})
 	if !y.IsLeaf() {
 		keeper = handOff(x, y, p) // x's fused layer op (GATv2Conv) keeps y instead
+		if HandOffBiasGrad {
+			bsum = takeBiasSum(x) // and sums the columns of its gradient here
+		}
 	}
 	return y
 }

@@ -1,6 +1,8 @@
 package nn_test
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -63,5 +65,80 @@ func TestReLUDropoutFused(t *testing.T) {
 				t.Errorf("recorded ops: fused %v, unfused %v; want [ReLUDropout], and ReLU and Dropout", ops1, ops2)
 			}
 		})
+	}
+}
+
+// TestBiasSumHandOff checks that, with nn.HandOffBiasGrad on, a GCNConv
+// (both orders) or GATv2Conv followed by nn.ReLUDropout gets its bias
+// gradient from ReLUDropout's backward pass (one fused pass,
+// ReLUDropoutGradColSum, and no ColSum of its own) and that it is the
+// column sums of the output's gradient; and that when another op reads
+// the output too (a residual), the layer sums the columns of the whole
+// gradient itself.
+func TestBiasSumHandOff(t *testing.T) {
+	defer func(rebuild, agg, hand bool) {
+		nn.RebuildGATv2Output, nn.GCNAggregateFirst, nn.HandOffBiasGrad = rebuild, agg, hand
+	}(nn.RebuildGATv2Output, nn.GCNAggregateFirst, nn.HandOffBiasGrad)
+	nn.RebuildGATv2Output, nn.GCNAggregateFirst, nn.HandOffBiasGrad = true, true, true
+	g := memGraph(t, 200)
+	const p = 0.5
+	for _, kind := range []string{"gcn", "gcn_widening", "gatv2"} {
+		for _, residual := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/residual=%v", kind, residual), func(t *testing.T) {
+				dev := &devicetest.Fake{}
+				var layer nn.GraphLayer
+				var b *tensor.Tensor
+				in := 16
+				switch kind {
+				case "gcn":
+					c := nn.NewGCNConv(16, 16)
+					layer, b = c, c.B
+				case "gcn_widening":
+					c := nn.NewGCNConv(8, 16)
+					layer, b, in = c, c.B, 8
+				case "gatv2":
+					c := nn.NewGATv2Conv(16, 16, 1, true, 0)
+					layer, b = c, c.B
+				}
+				nn.To(layer, dev)
+				x := tensor.Randn(1, 200, in).To(dev)
+				w, w2 := tensor.Randn(2, 200, 16), tensor.Randn(3, 200, 16)
+				y := layer.Forward(g, x)
+				h := nn.ReLUDropout(y, nn.NewDropout(p))
+				loss := h.Mul(w.To(dev)).Sum()
+				if residual {
+					loss = loss.Add(y.Mul(w2.To(dev)).Sum())
+				}
+				loss.Backward()
+				// dL/dy = w/(1-p) where h is not zero (+ w2), summed
+				// over the rows.
+				hv, wv, w2v := h.CPU().Data(), w.Data(), w2.Data()
+				want := make([]float64, 16)
+				for i, v := range hv {
+					gy := 0.0
+					if v != 0 {
+						gy = float64(wv[i]) / (1 - p)
+					}
+					if residual {
+						gy += float64(w2v[i])
+					}
+					want[i%16] += gy
+				}
+				got := b.Grad().CPU().Data()
+				for c := range want {
+					if math.Abs(float64(got[c])-want[c]) > 1e-4*math.Max(1, math.Abs(want[c])) {
+						t.Fatalf("bias gradient[%d] = %g, want %g", c, got[c], want[c])
+					}
+				}
+				fused, own := dev.Calls("ReLUDropoutGradColSum"), dev.Calls("ColSum")
+				wantOwn := 0
+				if residual {
+					wantOwn = 1
+				}
+				if fused != 1 || own != wantOwn {
+					t.Errorf("ReLUDropoutGradColSum ran %d times and ColSum %d, want 1 and %d", fused, own, wantOwn)
+				}
+			})
+		}
 	}
 }

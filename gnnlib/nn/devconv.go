@@ -3,6 +3,7 @@ package nn
 import (
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
@@ -56,7 +57,10 @@ func devStorage(op string, x *tensor.Tensor, s tensor.Storage, err error, shape 
 // the propagation over g.GCNNorm() and the bias add would compute it,
 // with x·W and Â·(x·W) freed as soon as the next product has read them.
 // The backward pass reads x and W only: dB = Σ_rows G, T = Âᵀ·G,
-// dW = xᵀ·T, dx = T·Wᵀ.
+// dW = xᵀ·T, dx = T·Wᵀ. A layer that widens its input (in < out, a
+// first layer of 128 features into 256) aggregates first, at the
+// narrower width, as gnnbench's hand-written epoch does: see
+// deviceGCNConvAggFirst.
 func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	const name = "GCNConv"
 	start := backend.OpStart()
@@ -70,6 +74,9 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 	checkNodes(name, x, a.NumSrc())
 	if b.Len() != out {
 		panic(&tensor.ShapeError{Op: "Add", A: []int{a.NumNodes(), out}, B: b.Shape()})
+	}
+	if in < out && GCNAggregateFirst && tensor.AutocastDType() == tensor.Float32 && x.DType() == tensor.Float32 {
+		return deviceGCNConvAggFirst(start, ops, a, x, w, b)
 	}
 	s, err := ops.MatMul(x, w, false, false)
 	xw := devStorage(name, x, s, err, x.Size(0), out)
@@ -87,12 +94,12 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 		freeStorage(ax)
 		y = devStorage(name, x, s, err, a.NumNodes(), out)
 	}
-	return backend.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	var bsum *biasSum
+	y = backend.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
 		grads := make([]*tensor.Tensor, 3)
 		if b.RequiresGrad() {
-			s, err := ops.ColSum(grad)
-			grads[2] = devStorage(back, x, s, err, b.Shape()...)
+			grads[2] = bsum.colSum(ops, back, x, grad, b)
 		}
 		if !x.RequiresGrad() && !w.RequiresGrad() {
 			return grads
@@ -110,6 +117,71 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 		freeStorage(t)
 		return grads
 	})
+	if !y.IsLeaf() && b.RequiresGrad() && HandOffBiasGrad {
+		bsum = wantBiasSum(y)
+	}
+	return y
+}
+
+// GCNAggregateFirst makes GCNConv on a device compute (Â·x)·W + B
+// instead of Â·(x·W) + B when the layer widens its input (fewer input
+// than output features): the propagation runs at the input's width, and
+// the backward pass reads Â·x (kept, N×in) instead of propagating the
+// output's gradient back through Âᵀ when x needs no gradient (a first
+// layer over the features), or propagates G·Wᵀ at the input's width when
+// it does. The values differ from the other order's by rounding only.
+// In float32 only (under Autocast the layer keeps the other order, which
+// the device's 16-bit paths were checked with). Off until it has run on
+// a GPU; gnnbench's api part compares the two.
+var GCNAggregateFirst = false
+
+// deviceGCNConvAggFirst is deviceGCNConv for in < out: Z = Â·x, then
+// Z·W + B. The backward pass reads Z and W: dB = Σ_rows G, dW = Zᵀ·G,
+// and when x needs its gradient dx = Âᵀ·(G·Wᵀ). Z is freed once the
+// backward pass has read it (at once when nothing is recorded).
+func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.Graph, x, w, b *tensor.Tensor) *tensor.Tensor {
+	const name = "GCNConv"
+	in, out := w.Size(0), w.Size(1)
+	s, err := ops.GraphSpMM(a, a.Weights != nil, false, x)
+	z := devStorage(name, x, s, err, a.NumNodes(), in)
+	s, err = ops.MatMul(z, w, false, false)
+	zw := devStorage(name, x, s, err, a.NumNodes(), out)
+	s, err = ops.Binary(backend.BinaryAdd, zw, b)
+	freeStorage(zw)
+	y := devStorage(name, x, s, err, a.NumNodes(), out)
+	done := false
+	var bsum *biasSum
+	y = backend.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
+		const back = name + " backward"
+		if done {
+			deviceCheck(back, x, errBackwardTwice)
+		}
+		done = true
+		defer freeStorage(z)
+		grads := make([]*tensor.Tensor, 3)
+		if b.RequiresGrad() {
+			grads[2] = bsum.colSum(ops, back, x, grad, b)
+		}
+		if w.RequiresGrad() {
+			s, err := ops.MatMul(z, grad, true, false)
+			grads[1] = devStorage(back, x, s, err, w.Shape()...)
+		}
+		if x.RequiresGrad() {
+			s, err := ops.MatMul(grad, w, false, true)
+			dz := devStorage(back, x, s, err, a.NumNodes(), in)
+			s, err = ops.GraphSpMM(a, a.Weights != nil, true, dz)
+			freeStorage(dz)
+			grads[0] = devStorage(back, x, s, err, x.Shape()...)
+		}
+		return grads
+	})
+	if y.IsLeaf() { // nothing recorded: no backward pass will read z
+		done = true
+		freeStorage(z)
+	} else if b.RequiresGrad() && HandOffBiasGrad {
+		bsum = wantBiasSum(y)
+	}
+	return y
 }
 
 // errBackwardTwice is the error of a second backward pass through a fused
@@ -170,6 +242,7 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 		saved = saved[:2] // out is the keeper's
 	}
 	var keeper *outKeeper
+	var bsum *biasSum
 	done := false
 	y = backend.NewGraphOpSince(start, name, g.NumEdges(), y, []*tensor.Tensor{x, ws, wd, att, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
@@ -179,8 +252,7 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 		done = true
 		grads := make([]*tensor.Tensor, 5)
 		if b.RequiresGrad() {
-			s, err := ops.ColSum(grad)
-			grads[4] = devStorage(back, x, s, err, b.Shape()...)
+			grads[4] = bsum.colSum(ops, back, x, grad, b)
 		}
 		var o *tensor.Tensor
 		if keeper != nil {
@@ -241,8 +313,13 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 		for _, t := range append(saved, out) {
 			freeStorage(t)
 		}
-	} else if rebuilds {
-		keeper = keepOutput(y, out)
+	} else {
+		if rebuilds {
+			keeper = keepOutput(y, out)
+		}
+		if b.RequiresGrad() && HandOffBiasGrad {
+			bsum = wantBiasSum(y)
+		}
 	}
 	return y
 }

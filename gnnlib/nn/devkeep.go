@@ -136,3 +136,84 @@ func (k *outKeeper) output(ops GATv2OutOps, b, grad *tensor.Tensor) (out *tensor
 	}
 	return backend.FromStorage(s, act.Shape()...), true, nil
 }
+
+// ReLUDropoutColSumOps is an optional capability of a device with
+// ReLUDropoutOps: ReLUDropoutGrad and the column sums of its result in
+// one pass (gnnlib/cuda's act_backward_colsum), which is the bias
+// gradient of the layer op whose output the ReLUDropout read, as
+// gnnbench's hand-written epoch computes it. The column sums are those
+// of backend.GraphOps.ColSum over gx.
+type ReLUDropoutColSumOps interface {
+	ReLUDropoutGradColSum(g, y *tensor.Tensor, p float32) (gx, colSum tensor.Storage, err error)
+}
+
+// HandOffBiasGrad turns on the hand-off of a layer's bias gradient from
+// a ReLUDropout over its output (ReLUDropoutColSumOps, biasSum): one
+// pass over the gradient less per hidden layer. Off until it has run on
+// a GPU; set it before a model runs.
+var HandOffBiasGrad = false
+
+// biasSum hands a fused layer op (GCNConv, GATv2Conv) the column sums
+// of its output's gradient, which a ReLUDropout that read the output
+// computed in the pass that made that gradient, so that the layer's
+// backward pass does not read the gradient again for its bias (ColSum).
+// The sums stand for the bias gradient only when the gradient the layer
+// gets is the one ReLUDropout returned: when another op read the output
+// too, the pass sums the gradients into a new tensor and the layer sums
+// its columns itself.
+type biasSum struct {
+	mu   sync.Mutex
+	grad *tensor.Tensor // the gradient ReLUDropout returned
+	sum  *tensor.Tensor // its column sums
+}
+
+// biasSums maps a fused layer op's output (weakly) to its biasSum
+// (weakly: the op's backward function holds it).
+var biasSums sync.Map // weak.Pointer[tensor.Tensor] -> weak.Pointer[biasSum]
+
+// wantBiasSum registers y, the biased output of a fused layer op whose
+// bias needs a gradient, and returns the biasSum a ReLUDropout of y
+// fills.
+func wantBiasSum(y *tensor.Tensor) *biasSum {
+	k := &biasSum{}
+	key := weak.Make(y)
+	biasSums.Store(key, weak.Make(k))
+	runtime.AddCleanup(k, func(key weak.Pointer[tensor.Tensor]) { biasSums.Delete(key) }, key)
+	return k
+}
+
+// takeBiasSum returns the biasSum of the fused layer op whose output x
+// is, if any, for ReLUDropout to fill; one consumer takes it.
+func takeBiasSum(x *tensor.Tensor) *biasSum {
+	v, ok := biasSums.LoadAndDelete(weak.Make(x))
+	if !ok {
+		return nil
+	}
+	return v.(weak.Pointer[biasSum]).Value()
+}
+
+// set records the gradient ReLUDropout's backward pass returned and its
+// column sums.
+func (k *biasSum) set(grad, sum *tensor.Tensor) {
+	k.mu.Lock()
+	k.grad, k.sum = grad, sum
+	k.mu.Unlock()
+}
+
+// colSum returns the column sums of grad, the layer's upstream gradient,
+// shaped like the bias b: those ReLUDropout handed over when grad is its
+// gradient, else ops.ColSum's (k may be nil).
+func (k *biasSum) colSum(ops backend.GraphBackend, op string, x, grad, b *tensor.Tensor) *tensor.Tensor {
+	if k != nil {
+		k.mu.Lock()
+		g, sum := k.grad, k.sum
+		k.grad, k.sum = nil, nil
+		k.mu.Unlock()
+		if sum != nil && g == grad {
+			return backend.FromStorage(sum.Storage(), b.Shape()...)
+		}
+		freeStorage(sum)
+	}
+	s, err := ops.ColSum(grad)
+	return devStorage(op, x, s, err, b.Shape()...)
+}

@@ -345,7 +345,9 @@ func BenchmarkEpochDeviceMemory(b *testing.B) {
 // and gradients of the ops they stand for, bit for bit.
 func TestFusedLayersMatchOps(t *testing.T) {
 	g := memGraph(t, 300)
-	for _, kind := range []string{"gcn", "gatv2"} {
+	defer func(on bool) { nn.GCNAggregateFirst = on }(nn.GCNAggregateFirst)
+	nn.GCNAggregateFirst = true
+	for _, kind := range []string{"gcn", "gcn_widening", "gatv2"} {
 		t.Run(kind, func(t *testing.T) {
 			dev := &devicetest.Fake{}
 			var layer nn.GraphLayer
@@ -355,6 +357,10 @@ func TestFusedLayersMatchOps(t *testing.T) {
 				c := nn.NewGCNConv(16, 8)
 				layer = c
 				byOps = func(x *tensor.Tensor) *tensor.Tensor { return nn.SpMM(g.GCNNorm(), x.MatMul(c.W)).Add(c.B) }
+			case "gcn_widening": // 16 -> 32 aggregates first (GCNAggregateFirst on)
+				c := nn.NewGCNConv(16, 32)
+				layer = c
+				byOps = func(x *tensor.Tensor) *tensor.Tensor { return nn.SpMM(g.GCNNorm(), x).MatMul(c.W).Add(c.B) }
 			case "gatv2":
 				c := nn.NewGATv2Conv(16, 4, 2, true, 0) // two heads of 4, concatenated: 8 wide
 				layer = c
@@ -364,7 +370,11 @@ func TestFusedLayersMatchOps(t *testing.T) {
 			}
 			nn.To(layer, dev)
 			x := tensor.Randn(3, 300, 16).To(dev).Detach().SetRequiresGrad(true)
-			w := tensor.Randn(4, 300, 8).To(dev)
+			outW := 8
+			if kind == "gcn_widening" {
+				outW = 32
+			}
+			w := tensor.Randn(4, 300, outW).To(dev)
 			run := func(f func(*tensor.Tensor) *tensor.Tensor) (out []float32, grads [][]float32) {
 				x.ZeroGrad()
 				for _, p := range layer.Params() {

@@ -262,26 +262,34 @@
 // norm and optimiser kernels through the GraphOps capability of
 // gnnlib/tensor/backend.
 //
-// On a device GCNConv, and GATv2Conv with concatenated heads (or one) on
-// a square graph, run as one recorded op each, through the backend calls
-// of the ops they stand for (so with the same values), and give their
+// On a device GCNConv, and GATv2Conv with concatenated heads (or one) on a
+// square graph, run as one recorded op each, through the backend calls of
+// the ops they stand for (so with the same values), and give their
 // intermediates back to the device as soon as they are spent rather than
 // when the garbage collector finds them: GCN's x·W and Â·x·W at once,
-// GATv2's x·W_src, x·W_dst and attention output once the layer's
-// backward pass has read them (a second backward pass through the layer
-// then panics with a *tensor.DeviceError, as gnnlib/cuda's fused
-// attention does). ReLUDropout is a hidden layer's ReLU and dropout as one
-// op on a device that fuses them (ReLUDropoutOps; gnnlib/cuda's does),
-// with the values of the two ops and one activation-sized tensor less per
-// layer; GCN and GraphSAGE use it. With RebuildGATv2Output on (off by
-// default until it has run on a GPU), on a device with GATv2OutOps
-// (gnnlib/cuda's), a ReLUDropout over GATv2Conv's output also frees the
-// layer's attention output at once, and the layer's backward pass
-// rebuilds it from the activation (equal up to rounding where its
-// gradient is not zero, the only place the backward pass reads it; when
-// another op read the layer's output too, it computes it again): one
-// more N×F tensor less per layer, in float32 (under Autocast the layer
-// keeps its output).
+// GATv2's x·W_src, x·W_dst and attention output once the layer's backward
+// pass has read them (a second backward pass through the layer then panics
+// with a *tensor.DeviceError, as gnnlib/cuda's fused attention does). A
+// GCNConv that widens its input (fewer input than output features)
+// computes (Â·x)·W + B instead, propagating at the narrower width and
+// keeping Â·x for the weight gradient (GCNAggregateFirst, in float32,
+// equal up to rounding; off until it has run on a GPU). ReLUDropout is a
+// hidden layer's ReLU and dropout as one op on a device that fuses them
+// (ReLUDropoutOps; gnnlib/cuda's does), with the values of the two ops and
+// one activation-sized tensor less per layer; GCN and GraphSAGE use it.
+// Over a GCNConv's or GATv2Conv's output, on a device with
+// ReLUDropoutColSumOps (gnnlib/cuda's), its backward pass also sums the
+// columns of the gradient it makes and hands them to the layer as its bias
+// gradient, so that the layer does not read the gradient again (unless
+// another op read the layer's output too; HandOffBiasGrad, off until it
+// has run on a GPU). With RebuildGATv2Output on (off by default until it
+// has run on a GPU), on a device with GATv2OutOps (gnnlib/cuda's), a
+// ReLUDropout over GATv2Conv's output also frees the layer's attention
+// output at once, and the layer's backward pass rebuilds it from the
+// activation (equal up to rounding where its gradient is not zero, the
+// only place the backward pass reads it; when another op read the layer's
+// output too, it computes it again): one more N×F tensor less per layer,
+// in float32 (under Autocast the layer keeps its output).
 //
 // # Errors
 //

@@ -481,6 +481,9 @@ func deviceCrossEntropy(logits *Tensor, labels, rows []int) *Tensor {
 	return newOpSince(start, "CrossEntropy", loss, []*Tensor{logits}, func(g *Tensor) []*Tensor {
 		s, err := be.Scale(grad.Len(), grad, g, 1)
 		dl := devResult("CrossEntropy backward", be, s, err, grad.shape)
+		if ReleaseSpentActivations {
+			freeStorage(grad) // only this function had it, and it runs once
+		}
 		if dt := AutocastDType(); dt != Float32 {
 			// Under Autocast (autocastOp runs the backward pass in the
 			// forward pass's format) the gradient is stored in dt now

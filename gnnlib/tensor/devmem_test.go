@@ -3,8 +3,11 @@ package tensor_test
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"testing"
 
+	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -27,4 +30,73 @@ func TestDeviceErrorKeepsCause(t *testing.T) {
 			t.Errorf("errors.Is(DeviceError{Err: %v}, its cause) = false, want true", tt.err)
 		}
 	}
+}
+
+// TestBackwardFreesSpentActivations checks on devicetest's Fake ledger
+// that a backward pass lets an activation go once the backward functions
+// that read it have run: at the last op of the pass (a probe at the
+// bottom of three MatMul-ReLU layers), the device holds the input, the
+// weights with their gradients and the probe's gradient, and none of the
+// seven N×F activations (the probe's output, three products, three
+// ReLUs), with tensor.ReleaseSpentActivations on. With it off, the
+// releaser's protected set, keyed by Storage, keeps the four of them
+// still alive when the pass started (the ReLUs' outputs and the probe's,
+// which backward functions read) until it ends. The weights' gradients equal
+// the CPU's.
+func TestBackwardFreesSpentActivations(t *testing.T) {
+	defer func(on bool) { tensor.ReleaseSpentActivations = on }(tensor.ReleaseSpentActivations)
+	tensor.ReleaseSpentActivations = true
+	const n, f = 300, 32
+	dev := &devicetest.Fake{}
+	xc := tensor.Randn(1, n, f)
+	var wc, wd []*tensor.Tensor
+	for i := range 3 {
+		w := tensor.Randn(int64(2+i), f, f)
+		wc = append(wc, w.SetRequiresGrad(true))
+		wd = append(wd, w.Detach().To(dev).SetRequiresGrad(true))
+	}
+	var live int64 = -1
+	probe := func(x *tensor.Tensor) *tensor.Tensor {
+		if x.Storage() == nil {
+			return x
+		}
+		out := x.Detach().Clone()
+		return tensor.NewOp("probe", out, []*tensor.Tensor{x}, func(g *tensor.Tensor) []*tensor.Tensor {
+			runtime.GC()
+			live = dev.MemStats().Live
+			return []*tensor.Tensor{nil}
+		})
+	}
+	// loss builds the forward pass in a frame of its own, so that only
+	// the tape refers to the activations.
+	loss := func(x *tensor.Tensor, ws []*tensor.Tensor) *tensor.Tensor {
+		h := probe(x.SetRequiresGrad(true))
+		for _, w := range ws {
+			h = h.MatMul(w).ReLU()
+		}
+		return h.Sum()
+	}
+	xd := xc.To(dev)
+	l := loss(xd, wd)
+	dev.ResetPeak()
+	l.Backward()
+	loss(xc, wc).Backward()
+	if live < 0 {
+		t.Fatal("the probe's backward function did not run")
+	}
+	// x, the three weights and their gradients, the probe's incoming
+	// gradient, and the seed (one value); not the probe's output, which
+	// only the first MatMul's backward function read.
+	want := int64(4 * (n*f + 3*2*f*f + n*f + 1))
+	if live != want {
+		t.Errorf("live at the last backward op = %d bytes, want %d (x, the weights, their gradients, one N×F gradient, the seed): %d N×F tensors more",
+			live, want, (live-want)/(4*n*f))
+	}
+	for i := range wc {
+		got, want := wd[i].Grad().CPU().Data(), wc[i].Grad().Data()
+		if !slices.Equal(got, want) {
+			t.Errorf("weight %d: the device's gradient differs from the CPU's", i)
+		}
+	}
+	runtime.KeepAlive(xd)
 }

@@ -72,6 +72,9 @@ func newAPIModel(kind string, dims []int) *apiModel {
 	return m
 }
 
+// apiKinds are the models apiEpochs runs (-api-models).
+var apiKinds = map[string]bool{}
+
 // apiEpochs times full-batch training epochs (forward, backward, Adam) of
 // GCN, GraphSAGE (mean), GAT and GATv2 written with gnnlib/nn and moved to
 // the device with nn.To: the same code a notebook runs, each with its
@@ -91,6 +94,9 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		fused bool
 	}{{"gcn", false}, {"gcn", true}, {"sage", false}, {"sage", true}, {"gat", false}, {"gat", true}, {"gatv2", false}, {"gatv2", true}} {
 		kind := run.kind
+		if !apiKinds[kind] {
+			continue
+		}
 		out := classes
 		if kind == "gatv2" {
 			for out = 8; out < classes; out *= 2 {

@@ -57,6 +57,8 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/cuda"
 	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
 var (
@@ -70,6 +72,8 @@ var (
 	labelsAB   = flag.Bool("labels-ab", true, "in the api part, the arxiv-sized epochs again with CrossEntropy's labels uploaded every call")
 	poolGCAB   = flag.Bool("pool-gc-ab", false, "in the api part, the epochs again with the allocator's collections every 1 GiB (tune.PoolGCFixed), as before")
 	replaySegs = flag.String("replay-seg", "0", "in the api part, the epochs again with cuda.GraphReplay for each of these cuda.ReplaySegment values (0: segments cut only at calls that wait; empty: none)")
+	apiModels  = flag.String("api-models", "gcn,sage,gat,gatv2", "comma-separated models of the api part")
+	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad on (off by default until they have run on a GPU)")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
 
@@ -392,6 +396,9 @@ func main() {
 		gatEpoch(d, r, arxiv, 128, 256, 40, 3)
 	}
 	cuda.GATv2BackwardMode, kernTag = modeOf[modes[0]], ""
+	for _, k := range strings.Split(*apiModels, ",") {
+		apiKinds[k] = true
+	}
 	if parts["api"] {
 		// Kernel by kernel, as the variant column says, unless a pass
 		// below forces replay; the autoreplay part times the automatic
@@ -415,6 +422,18 @@ func main() {
 			}
 		}
 		tune.GEMM, kernTag = kerns[0], ""
+		// The epochs again with the backward pass releasing spent
+		// activations, GCNConv aggregating first where it widens and
+		// ReLUDropout handing its layer the bias gradient.
+		if *fastAB {
+			tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad = true, true, true
+			kernTag = " [fast paths on]"
+			for _, g := range graphs {
+				apiEpochs(d, g.g, g.fin, g.hidden, g.classes, g.layers)
+			}
+			tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad = false, false, false
+			kernTag = ""
+		}
 		// The arxiv-sized epochs again with CrossEntropy's labels
 		// uploaded every call, as before the label cache.
 		if *labelsAB {
