@@ -12,19 +12,33 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
+// The sampled part's three feeds, side by side.
+const (
+	feedHost     = "host"     // host sampler, features and blocks uploaded in the step
+	feedResident = "resident" // host sampler, features resident on the device, blocks' transposes built there
+	feedDevice   = "device"   // sampled on the device (uniform with replacement)
+)
+
 // sampledSAGE trains a 3-layer GraphSAGE (mean, hidden 256) on
 // neighbour-sampled mini-batches (fan-outs 15, 10, 5 from the seeds
 // outwards, batches of 1024 seeds) with gnnlib/nn on the device:
 // data.NeighborLoader samples on workers background goroutines while the
-// device runs the step on the previous batch; each batch's features and
-// blocks go to the device in the step. It reports the time per batch, the
-// part of it the step waited for the sampler, and the sampler's own time
-// per batch (one batch sampled alone, on the host).
-func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int) {
+// device runs the step on the previous batch. With feed host, each
+// batch's features and blocks go to the device in the step; with
+// resident, the loader's Device option keeps the features on the device
+// and gathers there, and uploads the host-sampled blocks (transposes built
+// on the device) on its goroutines; with device, SampleOnDevice samples
+// there too. It reports the time per batch, the part of it the step
+// waited for the loader, the sampler's own time per batch (one batch
+// sampled alone: on the host, on the host plus UploadBlocks, or
+// Device.SampleBlocks, each to the end of its device work), the peak and
+// the nodes sampled a batch.
+func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, feed string) {
+	variant := fmt.Sprintf("%s feed, %d sampler goroutines", feed, workers)
 	// A panic (an op the device lacks on blocks) ends this part, not the run.
 	defer func() {
 		if e := recover(); e != nil {
-			report("sampled-sage", g.name, fmt.Sprintf("%d sampler goroutines", workers), 0, 0, fmt.Sprintf("failed: %v", e))
+			report("sampled-sage", g.name, variant, 0, 0, fmt.Sprintf("failed: %v", e))
 		}
 	}()
 	indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
@@ -44,6 +58,12 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int) {
 	}
 	fanouts := []int{15, 10, 5} // from the seeds outwards, as PyG's num_neighbors
 	o := data.NeighborLoaderOptions{BatchSize: 1024, Fanouts: fanouts, Shuffle: true, Seed: 1, Workers: workers}
+	if feed != feedHost {
+		o.Device = d.Backend()
+		o.SampleOnDevice = feed == feedDevice
+	}
+	check(d.Synchronize())
+	d.ResetPeak()
 	loader, err := data.NewNeighborLoader(hg, x, y, seeds, o)
 	check(err)
 	step := sageStep(d.Backend(), fin, 256, classes)
@@ -77,14 +97,35 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int) {
 		fmt.Fprintln(os.Stderr, "sampled-sage: too few batches")
 		return
 	}
-	// The sampler alone: one batch of the same size, on this goroutine.
-	s0 := time.Now()
-	_, err = hg.SampleNeighbors(seeds[:1024], fanouts, 7)
-	check(err)
-	sample := time.Since(s0)
+	peak := peakGiB(d)
+	// The sampler alone: one batch of the same size, on this goroutine
+	// (the second of two, after the graph's upload in the first).
+	var sample time.Duration
+	xd := x
+	if feed != feedHost {
+		xd = x.To(d.Backend())
+	}
+	for r := 0; r < 2; r++ {
+		check(d.Synchronize())
+		s0 := time.Now()
+		switch feed {
+		case feedHost:
+			_, err = hg.SampleNeighbors(seeds[:1024], fanouts, 7)
+		case feedResident:
+			var bl []graph.Block
+			if bl, err = hg.SampleNeighbors(seeds[:1024], fanouts, 7); err == nil {
+				_, err = d.UploadBlocks(bl, xd)
+			}
+		case feedDevice:
+			_, _, err = d.SampleBlocks(hg, xd, seeds[:1024], fanouts, 7)
+		}
+		check(err)
+		check(d.Synchronize())
+		sample = time.Since(s0)
+	}
 	ms := func(t time.Duration) float64 { return float64(t.Microseconds()) / 1e3 }
-	report("sampled-sage", g.name, fmt.Sprintf("3 layers, hidden 256, fan-outs 15,10,5, batch 1024, %d sampler goroutines", workers), ms(total)/float64(n), peakGiB(d),
-		fmt.Sprintf("per batch over %d batches: waited %.3f ms for the sampler; sampling one batch alone %.3f ms on the host; %d nodes sampled a batch; loss %.3f -> %.3f",
+	report("sampled-sage", g.name, "3 layers, hidden 256, fan-outs 15,10,5, batch 1024, "+variant, ms(total)/float64(n), peak,
+		fmt.Sprintf("per batch over %d batches: waited %.3f ms for the loader; sampling one batch alone %.3f ms; %d nodes sampled a batch; loss %.3f -> %.3f",
 			n, ms(wait)/float64(n), ms(sample), sampled/n, first, last))
 }
 
