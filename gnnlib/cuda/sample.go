@@ -350,9 +350,11 @@ func mixSeed(a, b uint64) uint64 {
 // weights, and caches the result for bg, the host copy, in the unweighted
 // and mean-weighted modes, so that the device ops find it without an
 // upload. It takes rowptr and idx over (released with the device graph,
-// or at once on an error). The degree statistics of a device-built graph
-// are not computed (no heavy rows: every row gets one lane group or warp,
-// which is correct for any degree).
+// or at once on an error). The degree statistics and heavy rows of both
+// directions (what NewGraphCSR lists at upload) come from bg's host
+// arrays: the transpose's row lengths are counted on the host, which
+// costs a pass over the edges on the calling goroutine (a loader's), not
+// a transpose.
 func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx *buffer) error {
 	g := &Graph{dev: d, n: ndst, nsrc: nsrc, edges: ne, indptr: rowptr, idx: idx, maxTile: heavyTile}
 	bufs := []*buffer{rowptr, idx}
@@ -391,8 +393,22 @@ func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx 
 		return fail(err)
 	}
 	g.tptr, g.tidx = tptr, tidx
-	g.in = degreeStats{rows: ndst, edges: ne}
-	g.out = degreeStats{rows: nsrc, edges: ne}
+	tindptr := make([]int32, nsrc+1)
+	for _, u := range bg.Indices {
+		tindptr[u+1]++
+	}
+	for u := 0; u < nsrc; u++ {
+		tindptr[u+1] += tindptr[u]
+	}
+	g.in, g.out = degreeStatsOf(bg.Indptr), degreeStatsOf(tindptr)
+	if g.hv, err = d.heavyRows(bg.Indptr); err != nil {
+		return fail(err)
+	}
+	if g.thv, err = d.heavyRows(tindptr); err != nil {
+		return fail(err)
+	}
+	bufs = append(bufs, g.hv.heavy, g.hv.tiles, g.thv.heavy, g.thv.tiles)
+	g.heavy, g.tiles, g.nheavy, g.ntiles = g.hv.heavy, g.hv.tiles, g.hv.n, g.hv.ntiles
 	mean := *g
 	mean.w, mean.tw = w, tw
 	for _, c := range []struct {

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -81,6 +82,11 @@ func sampleGraphForTest(t *testing.T) *graph.Graph {
 			s2, d2 = append(s2, src[i]), append(d2, dst[i])
 		}
 	}
+	// Node 1 is a hub both ways, so that its rows are heavy (over
+	// heavyTile edges) by destination and in the blocks' transposes.
+	for u := 2; u < 5000; u++ {
+		s2, d2 = append(s2, u, 1), append(d2, 1, u)
+	}
 	if g, err = graph.FromEdges(5000, s2, d2); err != nil {
 		t.Fatal(err)
 	}
@@ -106,6 +112,10 @@ func checkDeviceBlock(t *testing.T, d *Device, bg *graph.Graph) {
 		t.Fatal("device CSR differs from the host block")
 	}
 	tr := bg.Transpose()
+	if dg.in != degreeStatsOf(bg.Indptr) || dg.out != degreeStatsOf(tr.Indptr) || dg.hv.n != dg.in.heavy || dg.thv.n != dg.out.heavy {
+		t.Fatalf("device block's degree statistics %+v, %+v (heavy rows %d, %d); host %+v, %+v",
+			dg.in, dg.out, dg.hv.n, dg.thv.n, degreeStatsOf(bg.Indptr), degreeStatsOf(tr.Indptr))
+	}
 	tptr, tidx := readBuf(t, d, dg.tptr, bg.NumSrc()+1), readBuf(t, d, dg.tidx, e)
 	if !slices.Equal(tptr, toInt32(tr.Indptr)) {
 		t.Fatal("device transpose's indptr differs from the host transpose's")
@@ -143,7 +153,7 @@ func TestDeviceSampleBlocks(t *testing.T) {
 	g := sampleGraphForTest(t)
 	x := tensor.Randn(2, g.NumNodes(), 12)
 	xd := x.To(d.Backend())
-	seeds := []int{0, 5, 17, 4999, 1000, 42, 7, 300}
+	seeds := []int{0, 5, 17, 4999, 1000, 42, 7, 300, 1}
 	for _, fanouts := range [][]int{{15, 10, 5}, {-1, 3}, {0, 2}, {4}} {
 		for _, seed := range []uint64{1, 9} {
 			blocks, feats, err := d.SampleBlocks(g, xd, seeds, fanouts, seed)
@@ -200,21 +210,29 @@ func TestDeviceSampleBlocks(t *testing.T) {
 
 // TestDeviceSampledSAGEStep: a 2-layer GraphSAGE step (mean, ReLU,
 // cross-entropy) on device-sampled blocks gives the loss and gradients of
-// the same step on the host over the host copies of the same blocks.
+// the same step on the host over the host copies of the same blocks; with
+// a first fan-out of −1 (every in-neighbour) the hubs' rows are split
+// into edge tiles in both directions.
 func TestDeviceSampledSAGEStep(t *testing.T) {
 	d := openOrSkip(t)
+	for _, fanouts := range [][]int{{10, 5}, {-1, 5}} {
+		t.Run(fmt.Sprint(fanouts), func(t *testing.T) { sampledSAGEStep(t, d, fanouts) })
+	}
+}
+
+func sampledSAGEStep(t *testing.T, d *Device, fanouts []int) {
 	dev := d.Backend()
 	g := sampleGraphForTest(t)
 	x := tensor.Randn(4, g.NumNodes(), 16)
 	seeds := make([]int, 256)
 	for i := range seeds {
-		seeds[i] = 11 * i
+		seeds[i] = 11*i + 1 // node 1, the hub, first
 	}
 	y := make([]int, len(seeds))
 	for i := range y {
 		y[i] = i % 5
 	}
-	blocks, feats, err := d.SampleBlocks(g, x.To(dev), seeds, []int{10, 5}, 3)
+	blocks, feats, err := d.SampleBlocks(g, x.To(dev), seeds, fanouts, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func SampleBlocks(g *graph.Graph, seeds, fanouts []int, seed uint64) ([]graph.Bl
 			for j := 0; j < k; j++ {
 				r := j
 				if fan >= 0 {
-					r = DrawIndex(hs, uint64(i)*uint64(fan)+uint64(j), d)
+					r = drawIndex(hs, uint64(i)*uint64(fan)+uint64(j), d)
 				}
 				u := nb[r]
 				src = append(src, u)
@@ -110,6 +110,6 @@ func SampleBlocks(g *graph.Graph, seeds, fanouts []int, seed uint64) ([]graph.Bl
 // HopSeed is the seed of hop's draws in SampleBlocks (and on the device).
 func HopSeed(seed uint64, hop int) uint64 { return mix(seed, uint64(hop)) }
 
-// DrawIndex is draw i of a hop seeded hs among d neighbours:
+// drawIndex is draw i of a hop seeded hs among d neighbours:
 // ⌊h·d/2³²⌋ with h the high 32 bits of mix(hs, i).
-func DrawIndex(hs, i uint64, d int) int { return int(((mix(hs, i) >> 32) * uint64(d)) >> 32) }
+func drawIndex(hs, i uint64, d int) int { return int(((mix(hs, i) >> 32) * uint64(d)) >> 32) }
