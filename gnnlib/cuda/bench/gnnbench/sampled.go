@@ -33,8 +33,17 @@ const (
 // sampled alone: on the host, on the host plus UploadBlocks, or
 // Device.SampleBlocks, each to the end of its device work), the peak and
 // the nodes sampled a batch.
-func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, feed string) {
+//
+// With aggrFirst the step computes each layer as mean(x)·W_neigh +
+// x[:dst]·W_root (PyG SAGEConv's order) from the same parameters, where
+// nn.SAGEConv computes mean(x·W_neigh) + x[seq(dst)]·W_root: the same
+// function, with the first layer's product over the destinations only
+// and its aggregation 128 wide instead of 256.
+func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, feed string, aggrFirst bool) {
 	variant := fmt.Sprintf("%s feed, %d sampler goroutines", feed, workers)
+	if aggrFirst {
+		variant += ", aggregate first"
+	}
 	// A panic (an op the device lacks on blocks) ends this part, not the run.
 	defer func() {
 		if e := recover(); e != nil {
@@ -66,7 +75,7 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 	d.ResetPeak()
 	loader, err := data.NewNeighborLoader(hg, x, y, seeds, o)
 	check(err)
-	step := sageStep(d.Backend(), fin, 256, classes)
+	step := sageStep(d.Backend(), fin, 256, classes, aggrFirst)
 	it := loader.Iter()
 	defer it.Close()
 	var wait, total time.Duration
@@ -133,7 +142,9 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 // CPU): a 3-layer GraphSAGE (mean) from fin features through hidden units
 // to classes, ReLU and dropout 0.5 between the layers (nn.ReLUDropout),
 // cross-entropy on the batch's seeds and an Adam step; it returns the loss.
-func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBatch) float32 {
+// With aggrFirst each layer is composed from nn ops over the SAGEConv's
+// parameters as mean(x)·W_neigh + b + x[:dst]·W_root.
+func sageStep(dev tensor.Backend, fin, hidden, classes int, aggrFirst bool) func(b *data.MiniBatch) float32 {
 	dims := []int{fin, hidden, hidden, classes}
 	var convs []*nn.SAGEConv
 	var params []*tensor.Tensor
@@ -149,7 +160,11 @@ func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBat
 		gs := b.Graphs()
 		h := b.X.To(dev)
 		for i, c := range convs {
-			h = c.Forward(gs[i], h)
+			if aggrFirst {
+				h = sageAggrFirst(c, gs[i], h)
+			} else {
+				h = c.Forward(gs[i], h)
+			}
 			if i < len(convs)-1 {
 				h = nn.ReLUDropout(h, drop)
 			}
@@ -160,4 +175,16 @@ func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBat
 		opt.Step()
 		return loss.Item()
 	}
+}
+
+// sageAggrFirst is c's function (mean aggregation) in PyG's order:
+// mean(x)·W_neigh + b + x[:dst]·W_root, a block's destinations being the
+// first rows of its sources.
+func sageAggrFirst(c *nn.SAGEConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	neigh := nn.MeanAggregate(g, x).MatMul(c.WNeigh)
+	root := x
+	if !g.IsSquare() {
+		root = x.Narrow(0, 0, g.NumNodes())
+	}
+	return neigh.Add(c.B).Add(root.MatMul(c.WRoot))
 }
