@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gnnlab/gnnlab/gnnlib/data"
+	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
@@ -276,4 +277,12 @@ func sampledSAGEStep(t *testing.T, d *Device, fanouts []int) {
 			}
 		}
 	}
+}
+
+// TestDeviceSampledLayers: GraphSAGE (mean and max), GCN, GAT and GATv2
+// train on device-sampled blocks as on the CPU over the same blocks
+// (devicetest.CheckSampledLayers, with the suite's tolerances).
+func TestDeviceSampledLayers(t *testing.T) {
+	d := openOrSkip(t)
+	devicetest.CheckSampledLayers(t, d.Backend(), devicetest.Tolerance{Op: 2e-4, Loss: 1e-4, Value: 1e-3})
 }
