@@ -79,7 +79,7 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 	it := loader.Iter()
 	defer it.Close()
 	var wait, total time.Duration
-	var sampled, steps int
+	var sampled, edges, steps int
 	var first, last float32
 	t0 := time.Now()
 	for steps < batches+2 {
@@ -91,6 +91,9 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 		if steps >= 2 { // two warm-up batches
 			wait += time.Since(w0)
 			sampled += b.NumSampled()
+			for _, bl := range b.Blocks {
+				edges += bl.Graph.NumEdges()
+			}
 		}
 		last = step(b)
 		if steps == 1 {
@@ -99,8 +102,9 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 		}
 		steps++
 	}
-	check(it.Err())
 	total = time.Since(t0)
+	it.Close() // no sampling ahead while the sampler is timed alone
+	check(it.Err())
 	n := steps - 2
 	if n < 1 {
 		fmt.Fprintln(os.Stderr, "sampled-sage: too few batches")
@@ -134,8 +138,8 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 	}
 	ms := func(t time.Duration) float64 { return float64(t.Microseconds()) / 1e3 }
 	report("sampled-sage", g.name, "3 layers, hidden 256, fan-outs 15,10,5, batch 1024, "+variant, ms(total)/float64(n), peak,
-		fmt.Sprintf("per batch over %d batches: waited %.3f ms for the loader; sampling one batch alone %.3f ms; %d nodes sampled a batch; loss %.3f -> %.3f",
-			n, ms(wait)/float64(n), ms(sample), sampled/n, first, last))
+		fmt.Sprintf("per batch over %d batches: waited %.3f ms for the loader; sampling one batch alone %.3f ms; %d nodes and %d edges sampled a batch; loss %.3f -> %.3f",
+			n, ms(wait)/float64(n), ms(sample), sampled/n, edges/n, first, last))
 }
 
 // sageStep returns the training step of sampledSAGE on dev (nil: the
