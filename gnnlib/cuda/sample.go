@@ -16,8 +16,13 @@ import (
 // (a node's index among the current hop's sources).
 type sampleGraph struct {
 	mu                     sync.Mutex
+	dev                    *Device
 	n                      int
 	indptr, idx, flag, loc *buffer
+	// pinned is page-locked host memory (pinnedBytes long) that the
+	// blocks come back through, reused from call to call under mu.
+	pinned      unsafe.Pointer
+	pinnedBytes int64
 }
 
 func (s *sampleGraph) free() {
@@ -26,7 +31,16 @@ func (s *sampleGraph) free() {
 			b.release()
 		}
 	}
+	if p := s.pinned; p != nil {
+		s.pinned = nil
+		// A closed device has freed it with its context.
+		_ = s.dev.do(func(drv driver) error { return drv.freeHost(p) })
+	}
 }
+
+// samplePinned makes SampleBlocks copy the blocks back through pinned
+// memory (the tests compare both ways).
+var samplePinned = true
 
 // sampleGraphs keeps each device's copy of the graphs it samples from,
 // released with the host graph.
@@ -40,7 +54,7 @@ func (d *Device) sampleGraph(g *graph.Graph) (*sampleGraph, error) {
 		if int64(g.NumEdges()) >= math.MaxInt32 || g.NumNodes() >= math.MaxInt32 {
 			return nil, fmt.Errorf("%w: SampleBlocks: %v is too large for int32 indices", ErrShape, g)
 		}
-		s := &sampleGraph{n: g.NumNodes()}
+		s := &sampleGraph{dev: d, n: g.NumNodes()}
 		var err error
 		if s.indptr, err = d.uploadInts(toInt32(g.Indptr)); err == nil {
 			if s.idx, err = d.uploadInts(toInt32(g.Indices)); err == nil {
@@ -183,6 +197,10 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 	}
 	s.mu.Lock()
 	hops, err := d.sampleHops(s, seeds, fanouts, seed)
+	var host [][3][]int
+	if err == nil {
+		host, err = d.downloadHops(s, hops)
+	}
 	s.mu.Unlock()
 	defer func() {
 		for i := range hops {
@@ -192,27 +210,14 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 	if err != nil {
 		return nil, nil, err
 	}
-	// One download for all the blocks.
-	var srcs []uintptr
-	var dsts [][]int32
-	host := make([][3][]int32, len(hops))
-	for i, h := range hops {
-		host[i] = [3][]int32{make([]int32, h.ndst+1), make([]int32, h.ne), make([]int32, h.nsrc)}
-		srcs = append(srcs, h.rowptr.ptr, h.idx.ptr, h.nodes.ptr)
-		dsts = append(dsts, host[i][0], host[i][1], host[i][2])
-	}
-	if err := d.readInts(srcs, dsts); err != nil {
-		return nil, nil, err
-	}
 	blocks := make([]graph.Block, len(hops))
 	dstNodes := append([]int(nil), seeds...)
 	for i, h := range hops {
-		ptr, idx, nodes := host[i][0], host[i][1], host[i][2]
+		ptr, src, srcNodes := host[i][0], host[i][1], host[i][2]
 		rows := make([]int, h.ne)
-		src := make([]int, h.ne)
 		for v := 0; v < h.ndst; v++ {
 			for e := ptr[v]; e < ptr[v+1]; e++ {
-				rows[e], src[e] = v, int(idx[e])
+				rows[e] = v
 			}
 		}
 		bg, err := graph.NewBipartite(h.nsrc, h.ndst, src, rows, nil)
@@ -225,10 +230,6 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 		if err != nil {
 			return nil, nil, err
 		}
-		srcNodes := make([]int, len(nodes))
-		for k, v := range nodes {
-			srcNodes[k] = int(v)
-		}
 		blocks[len(hops)-1-i] = graph.Block{Graph: bg, SrcNodes: srcNodes, DstNodes: dstNodes}
 		dstNodes = srcNodes
 	}
@@ -239,6 +240,87 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 	out, err := d.gatherBy(x, last.nodes, last.nsrc, s.n)
 	return blocks, out, err
 }
+
+// downloadHops copies each hop's rowptr, sources and node list to the
+// host in one round trip (s.mu held): through s's pinned buffer, grown
+// to the largest batch yet, when samplePinned is set, else into Go
+// memory (also when no pinned memory can be had).
+func (d *Device) downloadHops(s *sampleGraph, hops []hop) ([][3][]int, error) {
+	var srcs []uintptr
+	var lens []int
+	total := 0
+	for _, h := range hops {
+		srcs = append(srcs, h.rowptr.ptr, h.idx.ptr, h.nodes.ptr)
+		lens = append(lens, h.ndst+1, h.ne, h.nsrc)
+		total += h.ndst + 1 + h.ne + h.nsrc
+	}
+	var flat []int32
+	if samplePinned {
+		need := int64(total)*4 + 4
+		err := d.do(func(drv driver) error {
+			if s.pinnedBytes < need {
+				size := max(need, s.pinnedBytes*5/4)
+				if s.pinned != nil {
+					if err := drv.freeHost(s.pinned); err != nil {
+						return err
+					}
+					s.pinned, s.pinnedBytes = nil, 0
+				}
+				p, err := drv.allocHost(size)
+				if err != nil {
+					return errNoPinned // the plain copy below still works
+				}
+				s.pinned, s.pinnedBytes = p, size
+			}
+			off := 0
+			for i, p := range srcs {
+				if lens[i] > 0 {
+					if err := drv.dtoh(unsafe.Add(s.pinned, off*4), p, int64(lens[i])*4); err != nil {
+						return err
+					}
+				}
+				off += lens[i]
+			}
+			return nil
+		})
+		d.waited()
+		switch {
+		case err == nil:
+			flat = unsafe.Slice((*int32)(s.pinned), total)
+		case err != errNoPinned:
+			return nil, err
+		}
+	}
+	if flat == nil {
+		flat = make([]int32, total)
+		dsts := make([][]int32, len(lens))
+		off := 0
+		for i, n := range lens {
+			dsts[i] = flat[off : off+n]
+			off += n
+		}
+		if err := d.readInts(srcs, dsts); err != nil {
+			return nil, err
+		}
+	}
+	out := make([][3][]int, len(hops))
+	off := 0
+	for i := range hops {
+		for k := range 3 {
+			n := lens[3*i+k]
+			a := make([]int, n)
+			for j, v := range flat[off : off+n] {
+				a[j] = int(v)
+			}
+			out[i][k] = a
+			off += n
+		}
+	}
+	return out, nil
+}
+
+// errNoPinned says that downloadHops could not allocate pinned memory.
+var errNoPinned = fmt.Errorf("no pinned memory")
 
 // sampleHops runs the sampler's kernels, hop by hop (s.mu held).
 func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) ([]hop, error) {

@@ -151,6 +151,14 @@ func checkDeviceBlock(t *testing.T, d *Device, bg *graph.Graph) {
 // blocks.
 func TestDeviceSampleBlocks(t *testing.T) {
 	d := openOrSkip(t)
+	defer func(p bool) { samplePinned = p }(samplePinned)
+	for _, pinned := range []bool{true, false} {
+		samplePinned = pinned
+		t.Run(fmt.Sprintf("pinned=%t", pinned), func(t *testing.T) { sampleBlocks(t, d) })
+	}
+}
+
+func sampleBlocks(t *testing.T, d *Device) {
 	g := sampleGraphForTest(t)
 	x := tensor.Randn(2, g.NumNodes(), 12)
 	xd := x.To(d.Backend())
