@@ -145,7 +145,10 @@
 // tensor kept on the device. data.NeighborLoader's Device and
 // SampleOnDevice options call them on the loader's goroutines
 // (data.BlockSampler); gnnbench's sampled part times the three feeds
-// side by side.
+// side by side. None of this has run on a GPU yet (its device tests,
+// TestDeviceScan, TestDeviceSampleBlocks, TestDeviceSampledSAGEStep and
+// TestDeviceSampledLayers, wait for a device run), and nothing uses it
+// unless asked: the loader's default stays on the host.
 //
 // # Kernels
 //

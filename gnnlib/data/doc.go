@@ -89,7 +89,9 @@
 // SampleBlocks is the device sampler's host model: uniform with
 // replacement (as the plain-torch GPU sampler that gnnbench is compared
 // with, where graph.SampleNeighbors draws without), from a counter-based
-// hash, so the device gives exactly its blocks for the same seed.
+// hash, so the device gives exactly its blocks for the same seed. The
+// Device option has run on gnnlib/devicetest's Fake only, not yet on a
+// GPU.
 //
 // # Images
 //
