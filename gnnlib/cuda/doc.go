@@ -147,7 +147,9 @@
 // (data.BlockSampler); gnnbench's sampled part times the three feeds
 // side by side. None of this has run on a GPU yet (its device tests,
 // TestDeviceScan, TestDeviceSampleBlocks, TestDeviceSampledSAGEStep and
-// TestDeviceSampledLayers, wait for a device run), and nothing uses it
+// TestDeviceSampledLayers, wait for a device run; on the CPU,
+// TestSampleKernelsEmulated runs the kernels' thread loops written out in
+// Go, in the same order, against data.SampleBlocks), and nothing uses it
 // unless asked: the loader's default stays on the host.
 //
 // # Kernels
