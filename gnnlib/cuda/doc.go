@@ -134,7 +134,14 @@
 // numbered by an exclusive scan of the flags and compacted (no sort), the
 // edges are relabelled and each row sorted; each block's transpose is
 // built by a counting sort (a histogram with atomics, a scan, a scatter)
-// with GraphSAGE's mean weights. A hop costs about fifteen launches and
+// with GraphSAGE's mean weights, rather than the backward passes
+// scattering along the block's edges with atomic adds: the sort costs
+// one atomic an edge, the scatter one a channel an edge (256 at hidden
+// width). On the CPU model (BenchmarkBlockMeanBackwardCPU: the first
+// block of an arxiv-sized batch, 294k edges, 256 channels, 2 goroutines)
+// building the transpose and gathering over it took 81–314 ms a pass and
+// the atomic scatter 4.3–5.3× as long (three runs on a loaded machine);
+// on a GPU, whose float atomics are cheaper, not yet measured. A hop costs about fifteen launches and
 // one eight-byte read (one more with a fan-out of −1), its transpose nine
 // launches; the seeds go up in one copy and the blocks come back to the
 // host in one copy, as graph.Graph values that ops on device tensors find
