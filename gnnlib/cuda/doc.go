@@ -13,7 +13,7 @@
 // everything else in the package is plain Go that builds, vets and tests in
 // every configuration. The kernels are CUDA C, one file per family in
 // kernels/ (gemm.cu, gemm_skinny.cu, spmm.cu, aggregate.cu, gatv2.cu, gat.cu, transformer.cu,
-// elementwise.cu, reduce.cu, loss.cu, optim.cu, norm.cu, conv.cu, int8.cu,
+// elementwise.cu, reduce.cu, loss.cu, optim.cu, norm.cu, conv.cu, int8.cu, sample.cu,
 // with common.cuh), all included by kernels/gnn.cu into one module,
 // compiled to PTX for compute_70 by `go generate` (kernels/gen.sh, needs
 // nvcc), committed and embedded; the driver JIT-compiles the PTX for the
@@ -124,6 +124,41 @@
 // whenever it has handed out a quarter of the bytes in use (see Runtime)
 // and, when the driver runs out of memory, collects and waits for the
 // finalisers before failing.
+//
+// # Sampled mini-batches
+//
+// Device.SampleBlocks samples a batch's blocks on the device, exactly the
+// blocks of data.SampleBlocks (its host model: uniform with replacement
+// from a counter-based hash) for the same seed. The graph's CSR stays on
+// the device with two node-sized int32 arrays; per hop, one thread per
+// destination draws its edges, the sources new to the hop are flagged,
+// numbered by an exclusive scan of the flags and compacted (no sort), the
+// edges are relabelled and each row sorted; each block's transpose is
+// built by a counting sort (a histogram with atomics, a scan, a scatter)
+// with GraphSAGE's mean weights, rather than the backward passes
+// scattering along the block's edges with atomic adds: the sort costs
+// one atomic an edge, the scatter one a channel an edge (256 at hidden
+// width). On the CPU model (BenchmarkBlockMeanBackwardCPU: the first
+// block of an arxiv-sized batch, 294k edges, 256 channels, 2 goroutines)
+// building the transpose and gathering over it took 81–314 ms a pass and
+// the atomic scatter 4.3–5.3× as long (three runs on a loaded machine);
+// on a GPU, whose float atomics are cheaper, not yet measured. A hop costs about fifteen launches and
+// one eight-byte read (one more with a fan-out of −1), its transpose nine
+// launches; the seeds go up in one copy and the blocks come back to the
+// host in one copy, as graph.Graph values that ops on device tensors find
+// already on the device, and that the layers which read host arrays (GCN's
+// normalisation, GAT's self-loops) read. Device.UploadBlocks does the same
+// for blocks sampled on the host: their CSR goes up and the transposes are
+// built on the device. Both gather the first block's feature rows from a
+// tensor kept on the device. data.NeighborLoader's Device and
+// SampleOnDevice options call them on the loader's goroutines
+// (data.BlockSampler); gnnbench's sampled part times the three feeds
+// side by side. None of this has run on a GPU yet (its device tests,
+// TestDeviceScan, TestDeviceSampleBlocks, TestDeviceSampledSAGEStep and
+// TestDeviceSampledLayers, wait for a device run; on the CPU,
+// TestSampleKernelsEmulated runs the kernels' thread loops written out in
+// Go, in the same order, against data.SampleBlocks), and nothing uses it
+// unless asked: the loader's default stays on the host.
 //
 // # Kernels
 //
@@ -312,6 +347,12 @@
 // shapes through PyTorch Geometric, and bench/run.sh runs both on the GPU
 // machine. Results are in BENCHMARKS.md.
 //
+// BUG(gnnlab): SampleBlocks sorts each block row with one thread, in time
+// quadratic in its length: with a fan-out of −1 a hub's row of many
+// thousand edges takes milliseconds. Its per-hop reads wait for the
+// stream, so sampling on the device runs between training steps, not
+// beside them. Index and block uploads are from pageable memory.
+//
 // BUG(gnnlab): the bfloat16 SpMMs have no degree-aware split of heavy
 // rows; the fused attention (GAT, GATv2, Transformer: waiting for their
 // shared, degree-aware headers), the reductions, the losses, SGD and the
@@ -364,10 +405,11 @@
 // those figures and tested on the CPU (recording driver) but not yet run
 // on a GPU, so it is off by default (GNNLAB_CUDA_GRAPHS=auto turns it
 // on), and it needs three epochs to choose (and two more for a graph to
-// be built). Sampled mini-batches upload
-// their features and blocks from the host every step (64 ms a batch of
-// 160k nodes, arxiv-sized, where a torch sampler on the GPU takes 5.3
-// ms); there is no sampling on the device. Clamp, Max and Min along an axis
+// be built). Sampled mini-batches fed from the host upload
+// their features and blocks every step (64 ms a batch of 160k nodes,
+// arxiv-sized, where a torch sampler on the GPU takes 5.3 ms); the
+// features kept on the device and sampling on the device (see Sampled
+// mini-batches) are not yet measured. Clamp, Max and Min along an axis
 // and the batched MatMul have no device path yet. The ops beyond a GCN/GAT
 // epoch (reduce.cu, loss.cu, norm.cu, conv.cu) are simple grid-stride kernels, not tuned: BatchNorm gives one block to
 // each channel, Softmax one warp to each row, IndexSelect's and

@@ -66,6 +66,33 @@
 // accuracy over seeds 1–3 beside 80.8% for full-batch training; the tests
 // check that it stays within one point.
 //
+// On a GPU, the Device option keeps the features on the device (moved
+// once, at NewNeighborLoader) and gathers each batch's rows there, and
+// the loader's goroutines put each batch's blocks on the device (their
+// transposes built there) before it is handed out; SampleOnDevice samples
+// on the device too, so that only the seeds go up. Both go through the
+// BlockSampler capability of the device backend (gnnlib/cuda's, and
+// gnnlib/devicetest's Fake, which runs SampleBlocks on the host):
+//
+//	dev, err := tensor.Device("cuda")
+//	loader, err := data.NewNeighborLoader(ds.Graph, ds.X, ds.Y, ds.TrainIdx,
+//		data.NeighborLoaderOptions{BatchSize: 1024, Fanouts: []int{15, 10, 5}, Shuffle: true,
+//			Workers: 4, Device: dev, SampleOnDevice: true})
+//	nn.To(model, dev)
+//	it := loader.Iter()
+//	for it.Next() {
+//		b := it.Batch() // b.X on dev, b.Graphs() already on dev
+//		loss := nn.CrossEntropy(model.ForwardBlocks(b.Graphs(), b.X), b.Y, nil)
+//		...
+//	}
+//
+// SampleBlocks is the device sampler's host model: uniform with
+// replacement (as the plain-torch GPU sampler that gnnbench is compared
+// with, where graph.SampleNeighbors draws without), from a counter-based
+// hash, so the device gives exactly its blocks for the same seed. The
+// Device option has run on gnnlib/devicetest's Fake only, not yet on a
+// GPU.
+//
 // # Images
 //
 // MNIST returns an *ImageSet whose X is an N×1×28×28 tensor in [0, 1].
@@ -90,8 +117,8 @@
 // BUG(gnnlab): LoadTU ignores edge labels and attributes and graph
 // attributes; its error messages count non-blank lines.
 //
-// BUG(gnnlab): A NeighborLoader keeps x on the host; move each batch's X
-// to the device in the training loop.
+// BUG(gnnlab): With the Device option the features must be dense. The
+// device sampler draws with replacement only.
 //
 // BUG(gnnlab): Planetoid reads numeric numpy arrays only; object arrays (the
 // NELL variant) are not supported.

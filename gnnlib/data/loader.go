@@ -9,6 +9,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // ErrLoader is wrapped by the errors of NewNeighborLoader given bad
@@ -34,6 +35,18 @@ type NeighborLoaderOptions struct {
 	Prefetch int
 	// Workers is the number of sampling goroutines (0: 1).
 	Workers int
+	// Device, when set, feeds batches to a device backend that implements
+	// BlockSampler (gnnlib/cuda's): the features move to the device once,
+	// at NewNeighborLoader, each batch's rows are gathered there, and the
+	// blocks' graphs are on the device when the batch is handed out (their
+	// transposes built there). MiniBatch.X is then on the device.
+	Device tensor.Backend
+	// SampleOnDevice, with Device, samples on the device too
+	// (BlockSampler.SampleBlocks: uniform with replacement, as
+	// SampleBlocks), so only the seeds go up; without it the blocks are
+	// sampled on the host (graph.SampleNeighbors, without replacement) and
+	// uploaded.
+	SampleOnDevice bool
 }
 
 // NeighborLoader yields neighbour-sampled mini-batches over seed nodes, as
@@ -49,6 +62,7 @@ type NeighborLoader struct {
 	seeds []int
 	o     NeighborLoaderOptions
 	epoch int
+	dev   BlockSampler // o.Device's sampler, nil on the host
 }
 
 // NewNeighborLoader returns a loader over the seed nodes of g. x holds one
@@ -68,8 +82,12 @@ func NewNeighborLoader(g *graph.Graph, x *tensor.Tensor, y []int, seeds []int, o
 		return nil, fmt.Errorf("data: NeighborLoader: prefetch %d, workers %d: %w", o.Prefetch, o.Workers, ErrLoader)
 	case x != nil && (x.Dims() != 2 || x.Size(0) != n):
 		return nil, fmt.Errorf("data: NeighborLoader: features of shape %v for %d nodes: %w", x.Shape(), n, ErrLoader)
-	case x != nil && x.IsOnDevice():
-		return nil, fmt.Errorf("data: NeighborLoader: features on a device (keep x on the host and move each batch's X): %w", ErrLoader)
+	case x != nil && x.IsOnDevice() && (o.Device == nil || x.Device() != o.Device):
+		return nil, fmt.Errorf("data: NeighborLoader: features on a device other than the Device option (keep x on the host, or set Device to its device): %w", ErrLoader)
+	case o.SampleOnDevice && o.Device == nil:
+		return nil, fmt.Errorf("data: NeighborLoader: SampleOnDevice without a Device: %w", ErrLoader)
+	case x != nil && o.Device != nil && x.IsSparse():
+		return nil, fmt.Errorf("data: NeighborLoader: sparse features with a Device (make them dense first): %w", ErrLoader)
 	case y != nil && len(y) != n:
 		return nil, fmt.Errorf("data: NeighborLoader: %d labels for %d nodes: %w", len(y), n, ErrLoader)
 	case len(seeds) == 0:
@@ -89,7 +107,18 @@ func NewNeighborLoader(g *graph.Graph, x *tensor.Tensor, y []int, seeds []int, o
 		o.Workers = 1
 	}
 	o.Fanouts = append([]int(nil), o.Fanouts...)
-	return &NeighborLoader{g: g, x: x, y: y, seeds: append([]int(nil), seeds...), o: o}, nil
+	l := &NeighborLoader{g: g, x: x, y: y, seeds: append([]int(nil), seeds...), o: o}
+	if o.Device != nil {
+		bs, ok := o.Device.(BlockSampler)
+		if !ok {
+			return nil, fmt.Errorf("data: NeighborLoader: device %v cannot build blocks (no BlockSampler): %w", o.Device, ErrLoader)
+		}
+		l.dev = bs
+		if x != nil && !x.IsOnDevice() {
+			l.x = x.Detach().To(o.Device)
+		}
+	}
+	return l, nil
 }
 
 // Len returns the number of batches in an epoch.
@@ -186,12 +215,26 @@ func (l *NeighborLoader) Iter() *LoaderIter {
 
 // sample draws one batch.
 func (l *NeighborLoader) sample(seeds []int, index int, seed uint64) (*MiniBatch, error) {
-	blocks, err := l.g.SampleNeighbors(seeds, l.o.Fanouts, seed)
+	var blocks []graph.Block
+	var xs tensor.Storage
+	var err error
+	if l.o.SampleOnDevice {
+		blocks, xs, err = l.dev.SampleBlocks(l.g, l.x, seeds, l.o.Fanouts, seed)
+	} else {
+		blocks, err = l.g.SampleNeighbors(seeds, l.o.Fanouts, seed)
+		if err == nil && l.dev != nil {
+			xs, err = l.dev.UploadBlocks(blocks, l.x)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	b := &MiniBatch{Blocks: blocks, Seeds: seeds, Index: index}
-	if l.x != nil {
+	switch {
+	case l.x == nil:
+	case l.dev != nil:
+		b.X = backend.FromStorage(xs, len(blocks[0].SrcNodes), l.x.Size(1))
+	default:
 		b.X = gatherRows(l.x, blocks[0].SrcNodes)
 	}
 	if l.y != nil {

@@ -4,6 +4,8 @@ package symbols
 
 import (
 	"github.com/gnnlab/gnnlab/gnnlib/data"
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	"go/constant"
 	"go/token"
 	"reflect"
@@ -16,15 +18,18 @@ func init() {
 		"ErrCorrupt":        reflect.ValueOf(&data.ErrCorrupt).Elem(),
 		"ErrLoader":         reflect.ValueOf(&data.ErrLoader).Elem(),
 		"ErrUnknownDataset": reflect.ValueOf(&data.ErrUnknownDataset).Elem(),
+		"HopSeed":           reflect.ValueOf(data.HopSeed),
 		"KarateClub":        reflect.ValueOf(data.KarateClub),
 		"LoadTU":            reflect.ValueOf(data.LoadTU),
 		"MNIST":             reflect.ValueOf(data.MNIST),
 		"MNISTURL":          reflect.ValueOf(constant.MakeFromLiteral("\"https://ossci-datasets.s3.amazonaws.com/mnist/\"", token.STRING, 0)),
 		"NewNeighborLoader": reflect.ValueOf(data.NewNeighborLoader),
 		"Planetoid":         reflect.ValueOf(data.Planetoid),
+		"SampleBlocks":      reflect.ValueOf(data.SampleBlocks),
 		"TUDataset":         reflect.ValueOf(data.TUDataset),
 
 		// type definitions
+		"BlockSampler":          reflect.ValueOf((*data.BlockSampler)(nil)),
 		"Dataset":               reflect.ValueOf((*data.Dataset)(nil)),
 		"FileError":             reflect.ValueOf((*data.FileError)(nil)),
 		"GraphBatch":            reflect.ValueOf((*data.GraphBatch)(nil)),
@@ -34,5 +39,22 @@ func init() {
 		"MiniBatch":             reflect.ValueOf((*data.MiniBatch)(nil)),
 		"NeighborLoader":        reflect.ValueOf((*data.NeighborLoader)(nil)),
 		"NeighborLoaderOptions": reflect.ValueOf((*data.NeighborLoaderOptions)(nil)),
+
+		// interface wrapper definitions
+		"_BlockSampler": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_data_BlockSampler)(nil)),
 	}
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_data_BlockSampler is an interface wrapper for BlockSampler type
+type _github_com_gnnlab_gnnlab_gnnlib_data_BlockSampler struct {
+	IValue        interface{}
+	WSampleBlocks func(g *graph.Graph, x *tensor.Tensor, seeds []int, fanouts []int, seed uint64) ([]graph.Block, tensor.Storage, error)
+	WUploadBlocks func(blocks []graph.Block, x *tensor.Tensor) (tensor.Storage, error)
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_data_BlockSampler) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds []int, fanouts []int, seed uint64) ([]graph.Block, tensor.Storage, error) {
+	return W.WSampleBlocks(g, x, seeds, fanouts, seed)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_data_BlockSampler) UploadBlocks(blocks []graph.Block, x *tensor.Tensor) (tensor.Storage, error) {
+	return W.WUploadBlocks(blocks, x)
 }

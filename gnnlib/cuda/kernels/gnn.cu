@@ -28,3 +28,4 @@
 #include "conv.cu"        // permutations, im2col/col2im, pooling
 #include "int8.cu"        // INT8 GEMM and SpMM with INT32 sums
 #include "half.cu"        // float32 <-> bfloat16, rounding to BF16/FP16 (Autocast)
+#include "sample.cu"      // neighbour sampling, scans, block transposes on the device

@@ -485,10 +485,17 @@ func main() {
 		}
 	}
 	if parts["sampled"] {
-		// Arxiv-sized, 20 of an epoch's 166 batches.
+		// Arxiv-sized, 20 of an epoch's 166 batches: the host feed with 1
+		// and 4 sampler goroutines, then features resident on the device
+		// (host sampler) and sampling on the device, with 4.
 		for _, w := range []int{1, 4} {
-			sampledSAGE(d, arxiv, 128, 40, 20, w)
+			sampledSAGE(d, arxiv, 128, 40, 20, w, feedHost, false)
 		}
+		sampledSAGE(d, arxiv, 128, 40, 20, 4, feedResident, false)
+		sampledSAGE(d, arxiv, 128, 40, 20, 4, feedDevice, false)
+		// The same model computed in PyG SAGEConv's order (aggregate, then
+		// the product), which nn.SAGEConv does not use.
+		sampledSAGE(d, arxiv, 128, 40, 20, 4, feedDevice, true)
 	}
 }
 

@@ -12,19 +12,42 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
+// The sampled part's three feeds, side by side.
+const (
+	feedHost     = "host"     // host sampler, features and blocks uploaded in the step
+	feedResident = "resident" // host sampler, features resident on the device, blocks' transposes built there
+	feedDevice   = "device"   // sampled on the device (uniform with replacement)
+)
+
 // sampledSAGE trains a 3-layer GraphSAGE (mean, hidden 256) on
 // neighbour-sampled mini-batches (fan-outs 15, 10, 5 from the seeds
 // outwards, batches of 1024 seeds) with gnnlib/nn on the device:
 // data.NeighborLoader samples on workers background goroutines while the
-// device runs the step on the previous batch; each batch's features and
-// blocks go to the device in the step. It reports the time per batch, the
-// part of it the step waited for the sampler, and the sampler's own time
-// per batch (one batch sampled alone, on the host).
-func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int) {
+// device runs the step on the previous batch. With feed host, each
+// batch's features and blocks go to the device in the step; with
+// resident, the loader's Device option keeps the features on the device
+// and gathers there, and uploads the host-sampled blocks (transposes built
+// on the device) on its goroutines; with device, SampleOnDevice samples
+// there too. It reports the time per batch, the part of it the step
+// waited for the loader, the sampler's own time per batch (one batch
+// sampled alone: on the host, on the host plus UploadBlocks, or
+// Device.SampleBlocks, each to the end of its device work), the peak and
+// the nodes sampled a batch.
+//
+// With aggrFirst the step computes each layer as mean(x)·W_neigh +
+// x[:dst]·W_root (PyG SAGEConv's order) from the same parameters, where
+// nn.SAGEConv computes mean(x·W_neigh) + x[seq(dst)]·W_root: the same
+// function, with the first layer's product over the destinations only
+// and its aggregation 128 wide instead of 256.
+func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, feed string, aggrFirst bool) {
+	variant := fmt.Sprintf("%s feed, %d sampler goroutines", feed, workers)
+	if aggrFirst {
+		variant += ", aggregate first"
+	}
 	// A panic (an op the device lacks on blocks) ends this part, not the run.
 	defer func() {
 		if e := recover(); e != nil {
-			report("sampled-sage", g.name, fmt.Sprintf("%d sampler goroutines", workers), 0, 0, fmt.Sprintf("failed: %v", e))
+			report("sampled-sage", g.name, variant, 0, 0, fmt.Sprintf("failed: %v", e))
 		}
 	}()
 	indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
@@ -44,13 +67,19 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int) {
 	}
 	fanouts := []int{15, 10, 5} // from the seeds outwards, as PyG's num_neighbors
 	o := data.NeighborLoaderOptions{BatchSize: 1024, Fanouts: fanouts, Shuffle: true, Seed: 1, Workers: workers}
+	if feed != feedHost {
+		o.Device = d.Backend()
+		o.SampleOnDevice = feed == feedDevice
+	}
+	check(d.Synchronize())
+	d.ResetPeak()
 	loader, err := data.NewNeighborLoader(hg, x, y, seeds, o)
 	check(err)
-	step := sageStep(d.Backend(), fin, 256, classes)
+	step := sageStep(d.Backend(), fin, 256, classes, aggrFirst)
 	it := loader.Iter()
 	defer it.Close()
 	var wait, total time.Duration
-	var sampled, steps int
+	var sampled, edges, steps int
 	var first, last float32
 	t0 := time.Now()
 	for steps < batches+2 {
@@ -62,6 +91,9 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int) {
 		if steps >= 2 { // two warm-up batches
 			wait += time.Since(w0)
 			sampled += b.NumSampled()
+			for _, bl := range b.Blocks {
+				edges += bl.Graph.NumEdges()
+			}
 		}
 		last = step(b)
 		if steps == 1 {
@@ -70,29 +102,53 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int) {
 		}
 		steps++
 	}
-	check(it.Err())
 	total = time.Since(t0)
+	it.Close() // no sampling ahead while the sampler is timed alone
+	check(it.Err())
 	n := steps - 2
 	if n < 1 {
 		fmt.Fprintln(os.Stderr, "sampled-sage: too few batches")
 		return
 	}
-	// The sampler alone: one batch of the same size, on this goroutine.
-	s0 := time.Now()
-	_, err = hg.SampleNeighbors(seeds[:1024], fanouts, 7)
-	check(err)
-	sample := time.Since(s0)
+	peak := peakGiB(d)
+	// The sampler alone: one batch of the same size, on this goroutine
+	// (the second of two, after the graph's upload in the first).
+	var sample time.Duration
+	xd := x
+	if feed != feedHost {
+		xd = x.To(d.Backend())
+	}
+	for r := 0; r < 2; r++ {
+		check(d.Synchronize())
+		s0 := time.Now()
+		switch feed {
+		case feedHost:
+			_, err = hg.SampleNeighbors(seeds[:1024], fanouts, 7)
+		case feedResident:
+			var bl []graph.Block
+			if bl, err = hg.SampleNeighbors(seeds[:1024], fanouts, 7); err == nil {
+				_, err = d.UploadBlocks(bl, xd)
+			}
+		case feedDevice:
+			_, _, err = d.SampleBlocks(hg, xd, seeds[:1024], fanouts, 7)
+		}
+		check(err)
+		check(d.Synchronize())
+		sample = time.Since(s0)
+	}
 	ms := func(t time.Duration) float64 { return float64(t.Microseconds()) / 1e3 }
-	report("sampled-sage", g.name, fmt.Sprintf("3 layers, hidden 256, fan-outs 15,10,5, batch 1024, %d sampler goroutines", workers), ms(total)/float64(n), peakGiB(d),
-		fmt.Sprintf("per batch over %d batches: waited %.3f ms for the sampler; sampling one batch alone %.3f ms on the host; %d nodes sampled a batch; loss %.3f -> %.3f",
-			n, ms(wait)/float64(n), ms(sample), sampled/n, first, last))
+	report("sampled-sage", g.name, "3 layers, hidden 256, fan-outs 15,10,5, batch 1024, "+variant, ms(total)/float64(n), peak,
+		fmt.Sprintf("per batch over %d batches: waited %.3f ms for the loader; sampling one batch alone %.3f ms; %d nodes and %d edges sampled a batch; loss %.3f -> %.3f",
+			n, ms(wait)/float64(n), ms(sample), sampled/n, edges/n, first, last))
 }
 
 // sageStep returns the training step of sampledSAGE on dev (nil: the
 // CPU): a 3-layer GraphSAGE (mean) from fin features through hidden units
 // to classes, ReLU and dropout 0.5 between the layers (nn.ReLUDropout),
 // cross-entropy on the batch's seeds and an Adam step; it returns the loss.
-func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBatch) float32 {
+// With aggrFirst each layer is composed from nn ops over the SAGEConv's
+// parameters as mean(x)·W_neigh + b + x[:dst]·W_root.
+func sageStep(dev tensor.Backend, fin, hidden, classes int, aggrFirst bool) func(b *data.MiniBatch) float32 {
 	dims := []int{fin, hidden, hidden, classes}
 	var convs []*nn.SAGEConv
 	var params []*tensor.Tensor
@@ -108,7 +164,11 @@ func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBat
 		gs := b.Graphs()
 		h := b.X.To(dev)
 		for i, c := range convs {
-			h = c.Forward(gs[i], h)
+			if aggrFirst {
+				h = sageAggrFirst(c, gs[i], h)
+			} else {
+				h = c.Forward(gs[i], h)
+			}
 			if i < len(convs)-1 {
 				h = nn.ReLUDropout(h, drop)
 			}
@@ -119,4 +179,16 @@ func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBat
 		opt.Step()
 		return loss.Item()
 	}
+}
+
+// sageAggrFirst is c's function (mean aggregation) in PyG's order:
+// mean(x)·W_neigh + b + x[:dst]·W_root, a block's destinations being the
+// first rows of its sources.
+func sageAggrFirst(c *nn.SAGEConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	neigh := nn.MeanAggregate(g, x).MatMul(c.WNeigh)
+	root := x
+	if !g.IsSquare() {
+		root = x.Narrow(0, 0, g.NumNodes())
+	}
+	return neigh.Add(c.B).Add(root.MatMul(c.WRoot))
 }

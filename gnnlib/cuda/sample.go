@@ -1,0 +1,593 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"unsafe"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
+)
+
+// sampleGraph is a host graph's CSR on the device for SampleBlocks, with
+// the sampler's node-sized scratch: flag (all zero between calls) and loc
+// (a node's index among the current hop's sources).
+type sampleGraph struct {
+	mu                     sync.Mutex
+	dev                    *Device
+	n                      int
+	indptr, idx, flag, loc *buffer
+	// pinned is page-locked host memory (pinnedBytes long) that the
+	// blocks come back through, reused from call to call under mu.
+	pinned      unsafe.Pointer
+	pinnedBytes int64
+}
+
+func (s *sampleGraph) free() {
+	for _, b := range []*buffer{s.indptr, s.idx, s.flag, s.loc} {
+		if b != nil {
+			b.release()
+		}
+	}
+	if p := s.pinned; p != nil {
+		s.pinned = nil
+		// A closed device has freed it with its context.
+		_ = s.dev.do(func(drv driver) error { return drv.freeHost(p) })
+	}
+}
+
+// samplePinned makes SampleBlocks copy the blocks back through pinned
+// memory (the tests compare both ways).
+var samplePinned = true
+
+// sampleGraphs keeps each device's copy of the graphs it samples from,
+// released with the host graph.
+var sampleGraphs = tbackend.GraphCache[*Device, *sampleGraph]{Release: (*sampleGraph).free}
+
+func (d *Device) sampleGraph(g *graph.Graph) (*sampleGraph, error) {
+	return sampleGraphs.Get(g, d, func() (*sampleGraph, error) {
+		if !g.IsSquare() {
+			return nil, fmt.Errorf("%w: SampleBlocks: rectangular graph %v", ErrShape, g)
+		}
+		if int64(g.NumEdges()) >= math.MaxInt32 || g.NumNodes() >= math.MaxInt32 {
+			return nil, fmt.Errorf("%w: SampleBlocks: %v is too large for int32 indices", ErrShape, g)
+		}
+		s := &sampleGraph{dev: d, n: g.NumNodes()}
+		var err error
+		if s.indptr, err = d.uploadInts(toInt32(g.Indptr)); err == nil {
+			if s.idx, err = d.uploadInts(toInt32(g.Indices)); err == nil {
+				if s.flag, err = d.zeroInts(s.n); err == nil {
+					s.loc, err = d.newBuffer(int64(s.n)*4 + 4)
+				}
+			}
+		}
+		if err != nil {
+			s.free()
+			return nil, err
+		}
+		return s, nil
+	})
+}
+
+// zeroInts returns n int32 zeros on the device (one more slot, never
+// read, so that n may be 0).
+func (d *Device) zeroInts(n int) (*buffer, error) {
+	b, err := d.newBuffer(int64(n)*4 + 4)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.fillInts(b, 0, n+1); err != nil {
+		b.release()
+		return nil, err
+	}
+	return b, nil
+}
+
+// fillInts sets n int32 slots of b to v.
+func (d *Device) fillInts(b *buffer, v uint32, n int) error {
+	if d.record(graphNode{dst: b.ptr, v: v, n: int64(n)}) {
+		return nil
+	}
+	return d.do(func(drv driver) error { return drv.memsetD32(b.ptr, v, int64(n)) })
+}
+
+// scanInts returns the exclusive prefix sums of the n int32 values of in,
+// with their total in entry n (n+1 values).
+func (d *Device) scanInts(in *buffer, n int) (*buffer, error) {
+	out, err := d.newBuffer(int64(n)*4 + 4)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return out, d.fillInts(out, 0, 1)
+	}
+	nb := (n + 1023) / 1024
+	sums, err := d.newBuffer(int64(nb)*4 + 4)
+	if err != nil {
+		out.release()
+		return nil, err
+	}
+	defer sums.release()
+	if err := d.launch("scan_block", nb, 1024, in, out, sums, n); err != nil {
+		out.release()
+		return nil, err
+	}
+	total := sums.ptr // one block: its sum is the total
+	if nb > 1 {
+		ss, err := d.scanInts(sums, nb)
+		if err != nil {
+			out.release()
+			return nil, err
+		}
+		defer ss.release()
+		if err := d.launch("scan_add", nb, 1024, out, ss, n); err != nil {
+			out.release()
+			return nil, err
+		}
+		total = ss.ptr + uintptr(nb)*4
+	}
+	if err := d.launch("scan_total", 1, 1, out, total, n); err != nil {
+		out.release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// readInts copies int32 slots of device buffers to the host in one round
+// trip: dst[i] gets len(dst[i]) values from src[i].
+func (d *Device) readInts(src []uintptr, dst [][]int32) error {
+	err := d.do(func(drv driver) error {
+		for i, p := range src {
+			if len(dst[i]) == 0 {
+				continue
+			}
+			if err := drv.dtoh(unsafe.Pointer(unsafe.SliceData(dst[i])), p, int64(len(dst[i]))*4); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	d.waited()
+	return err
+}
+
+// hop is one block built on the device: CSR by destination (rows sorted
+// by source) and the hop's source nodes (global ids, destinations first).
+type hop struct {
+	ndst, nsrc, ne     int
+	rowptr, idx, nodes *buffer
+}
+
+func (h *hop) free() {
+	for _, b := range []*buffer{h.rowptr, h.idx, h.nodes} {
+		if b != nil {
+			b.release()
+		}
+	}
+}
+
+// SampleBlocks samples the blocks of data.SampleBlocks (uniform with
+// replacement; the same blocks for the same seed) on the device from a
+// copy of g kept there (uploaded at the first call, released with g): per
+// hop, one thread per destination draws its edges from a counter-based
+// hash; the sources new to the hop are flagged in a node-sized array,
+// numbered by an exclusive scan of it and compacted (no sort), and the
+// edges relabelled to them. Each block's device graph (the CSR, its
+// transpose by a counting sort and GraphSAGE's mean weights) is cached
+// for the returned host graph, which ops on device tensors then use
+// without an upload; the host graphs are copies of the device ones, for
+// the layers that read them (GCN's normalisation, GAT's self-loops). The
+// seeds go up and the blocks come back in one copy each way, plus two
+// four-byte reads per hop (the edge and new-node counts). When x (a
+// tensor on d) is not nil, the rows of blocks[0].SrcNodes are gathered
+// from it on the device into the returned tensor.
+func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts []int, seed uint64) ([]graph.Block, *Tensor, error) {
+	s, err := d.sampleGraph(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	seen := make(map[int]bool, len(seeds))
+	for i, v := range seeds {
+		if v < 0 || v >= s.n || seen[v] {
+			return nil, nil, fmt.Errorf("%w: SampleBlocks: seed %d is node %d of %d (out of range or repeated)", ErrShape, i, v, s.n)
+		}
+		seen[v] = true
+	}
+	s.mu.Lock()
+	hops, err := d.sampleHops(s, seeds, fanouts, seed)
+	var host [][3][]int
+	if err == nil {
+		host, err = d.downloadHops(s, hops)
+	}
+	s.mu.Unlock()
+	defer func() {
+		for i := range hops {
+			hops[i].free()
+		}
+	}()
+	if err != nil {
+		return nil, nil, err
+	}
+	blocks := make([]graph.Block, len(hops))
+	dstNodes := append([]int(nil), seeds...)
+	for i, h := range hops {
+		ptr, src, srcNodes := host[i][0], host[i][1], host[i][2]
+		rows := make([]int, h.ne)
+		for v := 0; v < h.ndst; v++ {
+			for e := ptr[v]; e < ptr[v+1]; e++ {
+				rows[e] = v
+			}
+		}
+		bg, err := graph.NewBipartite(h.nsrc, h.ndst, src, rows, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		// The device graph takes the CSR buffers over.
+		err = d.registerBlock(bg, h.ndst, h.nsrc, h.ne, h.rowptr, h.idx)
+		hops[i].rowptr, hops[i].idx = nil, nil
+		if err != nil {
+			return nil, nil, err
+		}
+		blocks[len(hops)-1-i] = graph.Block{Graph: bg, SrcNodes: srcNodes, DstNodes: dstNodes}
+		dstNodes = srcNodes
+	}
+	if x == nil || len(hops) == 0 {
+		return blocks, nil, nil
+	}
+	last := hops[len(hops)-1]
+	out, err := d.gatherBy(x, last.nodes, last.nsrc, s.n)
+	return blocks, out, err
+}
+
+// downloadHops copies each hop's rowptr, sources and node list to the
+// host in one round trip (s.mu held): through s's pinned buffer, grown
+// to the largest batch yet, when samplePinned is set, else into Go
+// memory (also when no pinned memory can be had).
+func (d *Device) downloadHops(s *sampleGraph, hops []hop) ([][3][]int, error) {
+	var srcs []uintptr
+	var lens []int
+	total := 0
+	for _, h := range hops {
+		srcs = append(srcs, h.rowptr.ptr, h.idx.ptr, h.nodes.ptr)
+		lens = append(lens, h.ndst+1, h.ne, h.nsrc)
+		total += h.ndst + 1 + h.ne + h.nsrc
+	}
+	var flat []int32
+	if samplePinned {
+		need := int64(total)*4 + 4
+		err := d.do(func(drv driver) error {
+			if s.pinnedBytes < need {
+				size := max(need, s.pinnedBytes*5/4)
+				if s.pinned != nil {
+					if err := drv.freeHost(s.pinned); err != nil {
+						return err
+					}
+					s.pinned, s.pinnedBytes = nil, 0
+				}
+				p, err := drv.allocHost(size)
+				if err != nil {
+					return errNoPinned // the plain copy below still works
+				}
+				s.pinned, s.pinnedBytes = p, size
+			}
+			off := 0
+			for i, p := range srcs {
+				if lens[i] > 0 {
+					if err := drv.dtoh(unsafe.Add(s.pinned, off*4), p, int64(lens[i])*4); err != nil {
+						return err
+					}
+				}
+				off += lens[i]
+			}
+			return nil
+		})
+		d.waited()
+		switch {
+		case err == nil:
+			flat = unsafe.Slice((*int32)(s.pinned), total)
+		case err != errNoPinned:
+			return nil, err
+		}
+	}
+	if flat == nil {
+		flat = make([]int32, total)
+		dsts := make([][]int32, len(lens))
+		off := 0
+		for i, n := range lens {
+			dsts[i] = flat[off : off+n]
+			off += n
+		}
+		if err := d.readInts(srcs, dsts); err != nil {
+			return nil, err
+		}
+	}
+	out := make([][3][]int, len(hops))
+	off := 0
+	for i := range hops {
+		for k := range 3 {
+			n := lens[3*i+k]
+			a := make([]int, n)
+			for j, v := range flat[off : off+n] {
+				a[j] = int(v)
+			}
+			out[i][k] = a
+			off += n
+		}
+	}
+	return out, nil
+}
+
+// errNoPinned says that downloadHops could not allocate pinned memory.
+var errNoPinned = fmt.Errorf("no pinned memory")
+
+// sampleHops runs the sampler's kernels, hop by hop (s.mu held).
+func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) ([]hop, error) {
+	var hops []hop
+	seeds32 := make([]int32, len(seeds))
+	for i, v := range seeds {
+		seeds32[i] = int32(v)
+	}
+	seedBuf, err := d.uploadInts(seeds32)
+	if err != nil {
+		return nil, err
+	}
+	defer seedBuf.release()
+	// dst holds the hop's destinations: the seeds, then the last hop's
+	// sources (owned by hops).
+	dst, ndst := seedBuf, len(seeds)
+	fail := func(err error) ([]hop, error) {
+		// Leave flag all zero for the next call, whatever the hop reached.
+		if e := d.fillInts(s.flag, 0, s.n); e != nil && err == nil {
+			err = e
+		}
+		return hops, err
+	}
+	for k, fan := range fanouts {
+		counts, err := d.newBuffer(int64(ndst)*4 + 4)
+		if err != nil {
+			return fail(err)
+		}
+		err = d.launch("sample_counts", d.gridFor(int64(ndst), 256), 256, s.indptr, dst, counts, ndst, fan)
+		var rowptr *buffer
+		if err == nil {
+			rowptr, err = d.scanInts(counts, ndst)
+		}
+		counts.release()
+		if err != nil {
+			return fail(err)
+		}
+		h := hop{ndst: ndst, rowptr: rowptr}
+		hops = append(hops, h)
+		bound := int64(ndst) * int64(max(fan, 0))
+		if fan < 0 {
+			ne := []int32{0}
+			if err := d.readInts([]uintptr{rowptr.ptr + uintptr(ndst)*4}, [][]int32{ne}); err != nil {
+				return fail(err)
+			}
+			bound = int64(ne[0])
+		}
+		if bound >= math.MaxInt32 {
+			return fail(fmt.Errorf("%w: SampleBlocks: hop %d draws %d edges, at most 2^31-1 supported", ErrShape, k, bound))
+		}
+		if hops[k].idx, err = d.newBuffer(bound*4 + 4); err != nil {
+			return fail(err)
+		}
+		if err := d.launch("sample_edges", d.gridFor(int64(ndst), 128), 128, s.indptr, s.idx, dst, rowptr, hops[k].idx, s.flag, ndst, fan, mixSeed(seed, uint64(k))); err != nil {
+			return fail(err)
+		}
+		if err := d.launch("sample_mark_dst", d.gridFor(int64(ndst), 256), 256, dst, s.flag, s.loc, ndst); err != nil {
+			return fail(err)
+		}
+		pos, err := d.scanInts(s.flag, s.n)
+		if err != nil {
+			return fail(err)
+		}
+		cnt := [][]int32{{0}, {0}}
+		if err := d.readInts([]uintptr{rowptr.ptr + uintptr(ndst)*4, pos.ptr + uintptr(s.n)*4}, cnt); err != nil {
+			pos.release()
+			return fail(err)
+		}
+		ne, nsrc := int(cnt[0][0]), ndst+int(cnt[1][0])
+		hops[k].ne, hops[k].nsrc = ne, nsrc
+		nodes, err := d.newBuffer(int64(nsrc)*4 + 4)
+		if err != nil {
+			pos.release()
+			return fail(err)
+		}
+		hops[k].nodes = nodes
+		if ndst > 0 {
+			err = d.do(func(drv driver) error { return drv.dtod(nodes.ptr, dst.ptr, int64(ndst)*4) })
+		}
+		if err == nil {
+			err = d.launch("sample_compact", d.gridFor(int64(s.n), 256), 256, s.flag, pos, s.loc, nodes, s.n, ndst)
+		}
+		pos.release()
+		if err == nil {
+			err = d.launch("sample_relabel", d.gridFor(int64(ne), 256), 256, hops[k].idx, s.loc, ne)
+		}
+		if err == nil {
+			err = d.launch("sort_rows", d.gridFor(int64(ndst), 128), 128, rowptr, hops[k].idx, ndst)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		dst, ndst = nodes, nsrc
+	}
+	return hops, nil
+}
+
+// mixSeed is data.mix: SplitMix64's finaliser of a + φ·(b+1).
+func mixSeed(a, b uint64) uint64 {
+	z := a + 0x9e3779b97f4a7c15*(b+1)
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// registerBlock builds on the device the transpose of a block's CSR
+// (rowptr over ndst rows, idx the ne sources in [0, nsrc)) by a counting
+// sort (block_hist, scanInts, block_transpose) and GraphSAGE's mean
+// weights, and caches the result for bg, the host copy, in the unweighted
+// and mean-weighted modes, so that the device ops find it without an
+// upload. It takes rowptr and idx over (released with the device graph,
+// or at once on an error). The degree statistics and heavy rows of both
+// directions (what NewGraphCSR lists at upload) come from bg's host
+// arrays: the transpose's row lengths are counted on the host, which
+// costs a pass over the edges on the calling goroutine (a loader's), not
+// a transpose.
+func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx *buffer) error {
+	g := &Graph{dev: d, n: ndst, nsrc: nsrc, edges: ne, indptr: rowptr, idx: idx, maxTile: heavyTile}
+	bufs := []*buffer{rowptr, idx}
+	fail := func(err error) error {
+		for _, b := range bufs {
+			if b != nil {
+				b.release()
+			}
+		}
+		return err
+	}
+	cnt, err := d.zeroInts(nsrc)
+	if err != nil {
+		return fail(err)
+	}
+	defer cnt.release()
+	if err := d.launch("block_hist", d.gridFor(int64(ne), 256), 256, idx, cnt, ne); err != nil {
+		return fail(err)
+	}
+	tptr, err := d.scanInts(cnt, nsrc)
+	if err != nil {
+		return fail(err)
+	}
+	bufs = append(bufs, tptr)
+	if err := d.fillInts(cnt, 0, nsrc); err != nil {
+		return fail(err)
+	}
+	var tidx, w, tw *buffer
+	for _, p := range []**buffer{&tidx, &w, &tw} {
+		if *p, err = d.newBuffer(int64(ne)*4 + 4); err != nil {
+			return fail(err)
+		}
+		bufs = append(bufs, *p)
+	}
+	if err := d.launch("block_transpose", d.gridFor(int64(ndst), 128), 128, rowptr, idx, tptr, cnt, tidx, w, tw, ndst); err != nil {
+		return fail(err)
+	}
+	g.tptr, g.tidx = tptr, tidx
+	tindptr := make([]int32, nsrc+1)
+	for _, u := range bg.Indices {
+		tindptr[u+1]++
+	}
+	for u := 0; u < nsrc; u++ {
+		tindptr[u+1] += tindptr[u]
+	}
+	g.in, g.out = degreeStatsOf(bg.Indptr), degreeStatsOf(tindptr)
+	if g.hv, err = d.heavyRows(bg.Indptr); err != nil {
+		return fail(err)
+	}
+	if g.thv, err = d.heavyRows(tindptr); err != nil {
+		return fail(err)
+	}
+	bufs = append(bufs, g.hv.heavy, g.hv.tiles, g.thv.heavy, g.thv.tiles)
+	g.heavy, g.tiles, g.nheavy, g.ntiles = g.hv.heavy, g.hv.tiles, g.hv.n, g.hv.ntiles
+	mean := *g
+	mean.w, mean.tw = w, tw
+	for _, c := range []struct {
+		mode graphMode
+		g    *Graph
+	}{{unweighted, g}, {meanWeights, &mean}} {
+		dg := c.g
+		got, err := d.graphs.Get(bg, c.mode, func() (*Graph, error) { return dg, nil })
+		if err != nil {
+			return fail(err)
+		}
+		if got != dg {
+			return fail(fmt.Errorf("%w: a block graph was on the device already", ErrShape))
+		}
+		d.graphList.add(dg)
+	}
+	return nil
+}
+
+// gatherBy returns the rows of x (on d, rows rows) listed by the n int32
+// indices in idx.
+func (d *Device) gatherBy(x *tensor.Tensor, idx *buffer, n, rows int) (*Tensor, error) {
+	v, err := backend{d}.view(x)
+	if err != nil {
+		return nil, err
+	}
+	xr, w := rowShape(x.Shape())
+	if xr != rows {
+		return nil, fmt.Errorf("%w: features of %d rows for a graph of %d nodes", ErrShape, xr, rows)
+	}
+	out, err := d.Empty(n, w)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	return out, d.launch("gather_rows", d.gridFor(int64(n)*int64(w), 256), 256, v, idx, out, int64(n), int64(w))
+}
+
+// UploadBlocks puts blocks sampled on the host (graph.SampleNeighbors,
+// data.SampleBlocks) onto the device: each block's CSR goes up as int32
+// (one copy of its indptr and indices; nothing is built on the host), its
+// transpose and mean weights are built on the device as SampleBlocks
+// builds them, and the result is cached for the block's graph. When x (a
+// tensor on d) is not nil, the rows of blocks[0].SrcNodes are gathered
+// from it on the device (an upload of the int32 row list, not of the
+// features).
+func (d *Device) UploadBlocks(blocks []graph.Block, x *tensor.Tensor) (*Tensor, error) {
+	for _, b := range blocks {
+		g := b.Graph
+		if int64(g.NumEdges()) >= math.MaxInt32 {
+			return nil, fmt.Errorf("%w: UploadBlocks: %d edges, at most 2^31-1 supported", ErrShape, g.NumEdges())
+		}
+		if _, err := d.graphs.Get(g, unweighted, func() (*Graph, error) { return nil, errUploaded }); err == nil {
+			continue // on the device already
+		}
+		rowptr, err := d.uploadInts(toInt32(g.Indptr))
+		if err != nil {
+			return nil, err
+		}
+		idx, err := d.uploadInts(toInt32(g.Indices))
+		if err != nil {
+			rowptr.release()
+			return nil, err
+		}
+		if err := d.registerBlock(g, g.NumNodes(), g.NumSrc(), g.NumEdges(), rowptr, idx); err != nil {
+			return nil, err
+		}
+	}
+	if x == nil || len(blocks) == 0 {
+		return nil, nil
+	}
+	xr, _ := rowShape(x.Shape())
+	ib, err := d.uploadIndex("UploadBlocks", blocks[0].SrcNodes, xr, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer ib.release()
+	return d.gatherBy(x, ib, len(blocks[0].SrcNodes), xr)
+}
+
+// errUploaded is the lookup-only make of UploadBlocks' cache check.
+var errUploaded = fmt.Errorf("not on the device")
+
+// SampleBlocks is Device.SampleBlocks as data.BlockSampler, the capability
+// through which data.NeighborLoader samples on the device.
+func (d *backend) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts []int, seed uint64) ([]graph.Block, tensor.Storage, error) {
+	blocks, t, err := d.Device.SampleBlocks(g, x, seeds, fanouts, seed)
+	if t == nil {
+		return blocks, nil, err
+	}
+	return blocks, t, err
+}
+
+// UploadBlocks is Device.UploadBlocks as data.BlockSampler.
+func (d *backend) UploadBlocks(blocks []graph.Block, x *tensor.Tensor) (tensor.Storage, error) {
+	t, err := d.Device.UploadBlocks(blocks, x)
+	if t == nil {
+		return nil, err
+	}
+	return t, err
+}

@@ -1,0 +1,117 @@
+package cuda
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/gnnlab/gnnlab/gnnlib/data"
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// BenchmarkBlockMeanBackwardCPU compares, on the CPU model (2 goroutines,
+// the first block of an arxiv-sized batch of the device sampler, 256
+// channels), the two ways the backward pass of a mean aggregation over a
+// sampled block can reach the sources: build the block's transpose (the
+// counting sort of registerBlock) and gather over it, or scatter-add
+// along the block's own edges with atomic float adds (no transpose). It
+// reports each variant's milliseconds per pass and scatter/transpose.
+// This is a model of the work, not of a GPU, whose atomics cost less.
+func BenchmarkBlockMeanBackwardCPU(b *testing.B) {
+	g, err := graph.ErdosRenyiM(169343, 2332486, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	seeds := make([]int, 1024)
+	for i := range seeds {
+		seeds[i] = 160 * i
+	}
+	blocks, err := data.SampleBlocks(g, seeds, []int{15, 10, 5}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bg := blocks[0].Graph
+	ndst, nsrc := bg.NumNodes(), bg.NumSrc()
+	rowptr, idx := toInt32(bg.Indptr), toInt32(bg.Indices)
+	const f = 256
+	grad := tensor.Randn(1, ndst, f).Data()
+	dx := make([]float32, nsrc*f)
+	const workers = 2
+	par := func(n int, fn func(lo, hi int)) {
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				fn(n*w/workers, n*(w+1)/workers)
+			}()
+		}
+		wg.Wait()
+	}
+	transpose := func() {
+		tptr, tidx, _, tw := emTranspose(rowptr, idx, ndst, nsrc)
+		par(nsrc, func(lo, hi int) {
+			for u := lo; u < hi; u++ {
+				acc := dx[u*f : u*f+f]
+				clear(acc)
+				for p := tptr[u]; p < tptr[u+1]; p++ {
+					gv, w := grad[int(tidx[p])*f:int(tidx[p])*f+f], tw[p]
+					for c := range acc {
+						acc[c] += w * gv[c]
+					}
+				}
+			}
+		})
+	}
+	scatter := func() {
+		clear(dx)
+		par(ndst, func(lo, hi int) {
+			for v := lo; v < hi; v++ {
+				b, e := rowptr[v], rowptr[v+1]
+				w := 1 / float32(e-b)
+				gv := grad[v*f : v*f+f]
+				for k := b; k < e; k++ {
+					acc := dx[int(idx[k])*f : int(idx[k])*f+f]
+					for c := range acc {
+						atomicAddFloat(&acc[c], w*gv[c])
+					}
+				}
+			}
+		})
+	}
+	// Both give the same gradient.
+	transpose()
+	want := append([]float32(nil), dx...)
+	scatter()
+	for i, v := range want {
+		if math.Abs(float64(dx[i]-v)) > 1e-4*(1+math.Abs(float64(v))) {
+			b.Fatalf("value %d: scatter %v, transpose %v", i, dx[i], v)
+		}
+	}
+	var tT, tS time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		transpose()
+		t1 := time.Now()
+		scatter()
+		tT += t1.Sub(t0)
+		tS += time.Since(t1)
+	}
+	b.ReportMetric(float64(tT.Microseconds())/1e3/float64(b.N), "transpose-ms")
+	b.ReportMetric(float64(tS.Microseconds())/1e3/float64(b.N), "scatter-ms")
+	b.ReportMetric(float64(tS)/float64(tT), "scatter/transpose")
+}
+
+func atomicAddFloat(p *float32, v float32) {
+	u := (*uint32)(unsafe.Pointer(p))
+	for {
+		old := atomic.LoadUint32(u)
+		if atomic.CompareAndSwapUint32(u, old, math.Float32bits(math.Float32frombits(old)+v)) {
+			return
+		}
+	}
+}

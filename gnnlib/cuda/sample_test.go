@@ -1,0 +1,296 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/gnnlab/gnnlab/gnnlib/data"
+	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
+)
+
+var _ data.BlockSampler = (*backend)(nil)
+
+// TestMixSeedIsData's: the device sampler's hop seeds are data.HopSeed's,
+// so that data.SampleBlocks is its exact host model.
+func TestMixSeedIsData(t *testing.T) {
+	for _, s := range []uint64{0, 1, 9, 1 << 63} {
+		for hop := range 4 {
+			if mixSeed(s, uint64(hop)) != data.HopSeed(s, hop) {
+				t.Fatalf("mixSeed(%d, %d) differs from data.HopSeed", s, hop)
+			}
+		}
+	}
+}
+
+func readBuf(t *testing.T, d *Device, b *buffer, n int) []int32 {
+	t.Helper()
+	out := make([]int32, n)
+	if err := d.readInts([]uintptr{b.ptr}, [][]int32{out}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestDeviceScan compares scanInts with a host prefix sum, over one
+// block, block edges and three levels of block sums.
+func TestDeviceScan(t *testing.T) {
+	d := openOrSkip(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 1023, 1024, 1025, 70000, 1100000} {
+		in := make([]int32, n)
+		for i := range in {
+			in[i] = int32(r.IntN(5))
+		}
+		b, err := d.uploadInts(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := d.scanInts(b, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := readBuf(t, d, out, n+1)
+		var s int32
+		for i := 0; i <= n; i++ {
+			if got[i] != s {
+				t.Fatalf("n=%d: scan[%d] = %d, want %d", n, i, got[i], s)
+			}
+			if i < n {
+				s += in[i]
+			}
+		}
+		b.release()
+		out.release()
+	}
+}
+
+func sampleGraphForTest(t *testing.T) *graph.Graph {
+	g, err := graph.BarabasiAlbert(5000, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, dst := g.Edges()
+	var s2, d2 []int
+	for i := range src {
+		if dst[i] != 0 { // node 0 keeps no in-edges: it draws nothing
+			s2, d2 = append(s2, src[i]), append(d2, dst[i])
+		}
+	}
+	// Node 1 is a hub both ways, so that its rows are heavy (over
+	// heavyTile edges) by destination and in the blocks' transposes.
+	for u := 2; u < 5000; u++ {
+		s2, d2 = append(s2, u, 1), append(d2, 1, u)
+	}
+	if g, err = graph.FromEdges(5000, s2, d2); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// checkDeviceBlock checks the device graph cached for a block against a
+// transpose built on the host: the transposed rows hold the same
+// destinations (in any order: the counting sort scatters with atomics),
+// and the mean weights are 1/deg in both orders.
+func checkDeviceBlock(t *testing.T, d *Device, bg *graph.Graph) {
+	t.Helper()
+	dg, err := d.deviceGraphMode(bg, meanWeights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dg.n != bg.NumNodes() || dg.nsrc != bg.NumSrc() || dg.edges != bg.NumEdges() {
+		t.Fatalf("device block %d×%d, %d edges; host %v", dg.n, dg.nsrc, dg.edges, bg)
+	}
+	e := bg.NumEdges()
+	ptr, idx := readBuf(t, d, dg.indptr, bg.NumNodes()+1), readBuf(t, d, dg.idx, e)
+	if !slices.Equal(ptr, toInt32(bg.Indptr)) || !slices.Equal(idx, toInt32(bg.Indices)) {
+		t.Fatal("device CSR differs from the host block")
+	}
+	tr := bg.Transpose()
+	if dg.in != degreeStatsOf(bg.Indptr) || dg.out != degreeStatsOf(tr.Indptr) || dg.hv.n != dg.in.heavy || dg.thv.n != dg.out.heavy {
+		t.Fatalf("device block's degree statistics %+v, %+v (heavy rows %d, %d); host %+v, %+v",
+			dg.in, dg.out, dg.hv.n, dg.thv.n, degreeStatsOf(bg.Indptr), degreeStatsOf(tr.Indptr))
+	}
+	tptr, tidx := readBuf(t, d, dg.tptr, bg.NumSrc()+1), readBuf(t, d, dg.tidx, e)
+	if !slices.Equal(tptr, toInt32(tr.Indptr)) {
+		t.Fatal("device transpose's indptr differs from the host transpose's")
+	}
+	w, tw := readBuf(t, d, dg.w, e), readBuf(t, d, dg.tw, e)
+	for u := 0; u < bg.NumSrc(); u++ {
+		row := slices.Clone(tidx[tptr[u]:tptr[u+1]])
+		slices.Sort(row)
+		if !slices.Equal(row, toInt32(tr.Neighbors(u))) {
+			t.Fatalf("transposed row %d = %v, host %v", u, row, tr.Neighbors(u))
+		}
+		for p := tptr[u]; p < tptr[u+1]; p++ {
+			v := tidx[p]
+			if want := 1 / float32(bg.Indptr[v+1]-bg.Indptr[v]); math.Float32frombits(uint32(tw[p])) != want {
+				t.Fatalf("transposed weight of %d -> %d = %v, want %v", u, v, math.Float32frombits(uint32(tw[p])), want)
+			}
+		}
+	}
+	for v := 0; v < bg.NumNodes(); v++ {
+		for p := bg.Indptr[v]; p < bg.Indptr[v+1]; p++ {
+			if want := 1 / float32(bg.Indptr[v+1]-bg.Indptr[v]); math.Float32frombits(uint32(w[p])) != want {
+				t.Fatalf("weight of row %d = %v, want %v", v, math.Float32frombits(uint32(w[p])), want)
+			}
+		}
+	}
+}
+
+// TestDeviceSampleBlocks: the device sampler gives exactly data.SampleBlocks'
+// blocks (its host model, whose invariants gnnlib/data's tests check),
+// its transposes equal a host transpose, the features it gathers are the
+// host's rows, and UploadBlocks builds the same device graphs from host
+// blocks.
+func TestDeviceSampleBlocks(t *testing.T) {
+	d := openOrSkip(t)
+	defer func(p bool) { samplePinned = p }(samplePinned)
+	for _, pinned := range []bool{true, false} {
+		samplePinned = pinned
+		t.Run(fmt.Sprintf("pinned=%t", pinned), func(t *testing.T) { sampleBlocks(t, d) })
+	}
+}
+
+func sampleBlocks(t *testing.T, d *Device) {
+	g := sampleGraphForTest(t)
+	x := tensor.Randn(2, g.NumNodes(), 12)
+	xd := x.To(d.Backend())
+	seeds := []int{0, 5, 17, 4999, 1000, 42, 7, 300, 1}
+	for _, fanouts := range [][]int{{15, 10, 5}, {-1, 3}, {0, 2}, {4}} {
+		for _, seed := range []uint64{1, 9} {
+			blocks, feats, err := d.SampleBlocks(g, xd, seeds, fanouts, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := data.SampleBlocks(g, seeds, fanouts, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				b, w := blocks[i], want[i]
+				if !slices.Equal(b.SrcNodes, w.SrcNodes) || !slices.Equal(b.DstNodes, w.DstNodes) ||
+					!slices.Equal(b.Graph.Indptr, w.Graph.Indptr) || !slices.Equal(b.Graph.Indices, w.Graph.Indices) || b.Graph.NumSrc() != w.Graph.NumSrc() {
+					t.Fatalf("fan-outs %v seed %d: device block %d differs from data.SampleBlocks'", fanouts, seed, i)
+				}
+				checkDeviceBlock(t, d, b.Graph)
+			}
+			got, err := feats.Host()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, x.IndexSelect(want[0].SrcNodes).Data()) {
+				t.Fatalf("fan-outs %v: gathered features differ from the host rows", fanouts)
+			}
+			// The same host blocks through UploadBlocks.
+			feats2, err := d.UploadBlocks(want, xd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range want {
+				checkDeviceBlock(t, d, w.Graph)
+			}
+			got2, _ := feats2.Host()
+			if !slices.Equal(got2, got) {
+				t.Fatal("UploadBlocks' features differ from SampleBlocks'")
+			}
+		}
+	}
+	if _, _, err := d.SampleBlocks(g, nil, []int{3, 3}, []int{2}, 1); err == nil {
+		t.Error("repeated seed: no error")
+	}
+	// The flag array is clean after an error and after a call: the next
+	// call gives data.SampleBlocks' blocks again.
+	blocks, _, err := d.SampleBlocks(g, nil, seeds, []int{3, 3}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := data.SampleBlocks(g, seeds, []int{3, 3}, 5)
+	if !slices.Equal(blocks[0].SrcNodes, want[0].SrcNodes) {
+		t.Fatal("a later call differs from data.SampleBlocks'")
+	}
+}
+
+// TestDeviceSampledSAGEStep: a 2-layer GraphSAGE step (mean, ReLU,
+// cross-entropy) on device-sampled blocks gives the loss and gradients of
+// the same step on the host over the host copies of the same blocks; with
+// a first fan-out of −1 (every in-neighbour) the hubs' rows are split
+// into edge tiles in both directions.
+func TestDeviceSampledSAGEStep(t *testing.T) {
+	d := openOrSkip(t)
+	for _, fanouts := range [][]int{{10, 5}, {-1, 5}} {
+		t.Run(fmt.Sprint(fanouts), func(t *testing.T) { sampledSAGEStep(t, d, fanouts) })
+	}
+}
+
+func sampledSAGEStep(t *testing.T, d *Device, fanouts []int) {
+	dev := d.Backend()
+	g := sampleGraphForTest(t)
+	x := tensor.Randn(4, g.NumNodes(), 16)
+	seeds := make([]int, 256)
+	for i := range seeds {
+		seeds[i] = 11*i + 1 // node 1, the hub, first
+	}
+	y := make([]int, len(seeds))
+	for i := range y {
+		y[i] = i % 5
+	}
+	blocks, feats, err := d.SampleBlocks(g, x.To(dev), seeds, fanouts, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func() []*nn.SAGEConv {
+		return []*nn.SAGEConv{nn.NewSAGEConv(16, 32, "mean"), nn.NewSAGEConv(32, 5, "mean")}
+	}
+	host, devc := mk(), mk()
+	for i := range host {
+		for j, p := range devc[i].Params() {
+			copy(p.Data(), host[i].Params()[j].Data())
+		}
+		nn.To(devc[i], dev)
+	}
+	run := func(cs []*nn.SAGEConv, h *tensor.Tensor) (float32, [][]float32) {
+		gs := []*graph.Graph{blocks[0].Graph, blocks[1].Graph}
+		for i, c := range cs {
+			h = c.Forward(gs[i], h)
+			if i == 0 {
+				h = h.ReLU()
+			}
+		}
+		loss := nn.CrossEntropy(h, y, nil)
+		loss.Backward()
+		var grads [][]float32
+		for _, c := range cs {
+			for _, p := range c.Params() {
+				grads = append(grads, p.Grad().To(nil).Data())
+			}
+		}
+		return loss.Item(), grads
+	}
+	lh, gh := run(host, x.IndexSelect(blocks[0].SrcNodes))
+	ld, gd := run(devc, tbackend.FromStorage(feats, feats.Rows, feats.Cols))
+	if math.Abs(float64(lh-ld)) > 1e-5 {
+		t.Fatalf("loss on the device %v, host %v", ld, lh)
+	}
+	for i := range gh {
+		for k := range gh[i] {
+			if diff := math.Abs(float64(gh[i][k] - gd[i][k])); diff > 1e-4*(1+math.Abs(float64(gh[i][k]))) {
+				t.Fatalf("gradient %d[%d]: device %v, host %v", i, k, gd[i][k], gh[i][k])
+			}
+		}
+	}
+}
+
+// TestDeviceSampledLayers: GraphSAGE (mean and max), GCN, GAT and GATv2
+// train on device-sampled blocks as on the CPU over the same blocks
+// (devicetest.CheckSampledLayers, with the suite's tolerances).
+func TestDeviceSampledLayers(t *testing.T) {
+	d := openOrSkip(t)
+	devicetest.CheckSampledLayers(t, d.Backend(), devicetest.Tolerance{Op: 2e-4, Loss: 1e-4, Value: 1e-3})
+}
