@@ -172,6 +172,13 @@ func TestAttentionSplitLaunches(t *testing.T) {
 		}
 		return x
 	}
+	mk16 := func(rows, cols int) *BF16Tensor {
+		x, err := d.EmptyBF16(rows, cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
 	passes := map[string]func() error{
 		"gatv2": func() error {
 			xl, xr, att, dout := mk(n, hc), mk(n, hc), mk(1, hc), mk(n, hc)
@@ -189,6 +196,28 @@ func TestAttentionSplitLaunches(t *testing.T) {
 				}
 			}
 			GATv2BackwardMode = GATv2Auto
+			return nil
+		},
+		"gatv2_bf16": func() error {
+			xl, xr, att, dout := mk16(n, hc), mk16(n, hc), mk(1, hc), mk16(n, hc)
+			fw, err := GATv2ForwardBF16(g, xl, xr, att, heads, c, 0.2, AttentionDropout{})
+			if err != nil {
+				return err
+			}
+			for _, mode := range []GATv2Backward{GATv2Save, GATv2Recompute} {
+				GATv2BackwardMode = mode
+				if err := fw.BackwardDstBF16(g, xl, xr, att, dout, mk16(n, hc), mk(1, hc)); err != nil {
+					return err
+				}
+				if err := fw.BackwardSrcBF16(g, xl, xr, att, dout, mk16(n, hc)); err != nil {
+					return err
+				}
+			}
+			GATv2BackwardMode = GATv2Auto
+			// The float32 entry points refuse a bfloat16 pass.
+			if err := fw.BackwardDst(g, mk(n, hc), mk(n, hc), att, mk(n, hc), mk(n, hc), mk(1, hc)); err == nil {
+				return fmt.Errorf("BackwardDst after GATv2ForwardBF16 succeeded")
+			}
 			return nil
 		},
 		"transformer": func() error {
@@ -235,6 +264,9 @@ func TestAttentionSplitLaunches(t *testing.T) {
 					}
 					if strings.HasPrefix(l.kernel, "attn_merge_") {
 						merges++
+					}
+					if strings.HasSuffix(name, "_bf16") && l.kernel != "transpose_perm" && !strings.HasSuffix(l.kernel, "_bf16") {
+						t.Errorf("bfloat16 pass launched the float32 kernel %s", l.kernel)
 					}
 				}
 				if split && merges == 0 {

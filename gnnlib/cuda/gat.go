@@ -54,7 +54,7 @@ func GATForward(g *Graph, h, as, ad *Tensor, heads int, slope float32, drop Atte
 		return nil, shapeErr("GATForward", "h %dx%d, as %dx%d, ad %dx%d, graph %d<-%d, %d heads (at most %d channels each)",
 			h.Rows, h.Cols, as.Rows, as.Cols, ad.Rows, ad.Cols, g.n, g.nsrc, heads, maxGATChannels)
 	}
-	out, lse, err := attnForward(d, g, "gat_fwd"+gatSuffix(c), heads, c, 32, 0, 0, func(out, lse *Tensor, n int, _ bool) []any {
+	out, _, lse, err := attnForward(d, g, "gat_fwd"+gatSuffix(c), heads, c, 32, false, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
 		return []any{h, as, ad, out, lse, n, heads, c, slope, drop.P, drop.Seed}
 	})
 	if err != nil {
@@ -93,7 +93,7 @@ func (a *GAT) Backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
 		return err
 	}
 	if pass.split {
-		err := splitSum(pass, []sumOut{{a.Heads, dad.ptr, int64(a.Heads)}}, func(parts []*Tensor) error {
+		err := splitSum(pass, []sumOut{{a.Heads, dad.ptr, int64(a.Heads), false}}, func(parts []*Tensor) error {
 			return launch("gat_bwd_dst", pass.hv.ntiles, pass.tileArgs(dst(0, parts[0].ptr, pass.hv.ntiles)...))
 		})
 		if err != nil {
@@ -115,7 +115,7 @@ func (a *GAT) Backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
 	if err := launch("gat_bwd_src", g.nsrc, pass.rowArgs(src(dh.ptr, das.ptr, g.nsrc)...)); err != nil || !pass.split {
 		return err
 	}
-	return splitSum(pass, []sumOut{{hc, dh.ptr, int64(hc)}, {a.Heads, das.ptr, int64(a.Heads)}}, func(parts []*Tensor) error {
+	return splitSum(pass, []sumOut{{hc, dh.ptr, int64(hc), false}, {a.Heads, das.ptr, int64(a.Heads), false}}, func(parts []*Tensor) error {
 		return launch("gat_bwd_src", pass.hv.ntiles, pass.tileArgs(src(parts[0].ptr, parts[1].ptr, pass.hv.ntiles)...))
 	})
 }

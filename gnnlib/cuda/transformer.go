@@ -73,7 +73,7 @@ func transformerForward(g *Graph, in qkv, d *Device, heads, channels int, scale 
 	if !ok || !g.IsSquare() {
 		return nil, shapeErr(op, "channels per head %d (multiples of 4 up to %d), graph %d<-%d nodes", channels, maxGATv2Channels, g.n, g.nsrc)
 	}
-	out, lse, err := attnForward(d, g, "tf_fwd"+kn.suffix(), heads, channels, kn.g, in.skip, in.q.ld, func(out, lse *Tensor, n int, tiles bool) []any {
+	out, _, lse, err := attnForward(d, g, "tf_fwd"+kn.suffix(), heads, channels, kn.g, false, in.skip, in.q.ld, func(out uintptr, lse *Tensor, n int, tiles bool) []any {
 		// The tiles leave the skip block to the merge, which adds it once.
 		skip := in.skip
 		if tiles {
@@ -146,7 +146,7 @@ func (a *Transformer) backward(g *Graph, in qkv, dout *Tensor, grads qkv) error 
 		return err
 	}
 	if pass.split {
-		err := splitSum(pass, []sumOut{{hc, grads.q.ptr, grads.q.ld}}, func(parts []*Tensor) error {
+		err := splitSum(pass, []sumOut{{hc, grads.q.ptr, grads.q.ld, false}}, func(parts []*Tensor) error {
 			return launch("tf_bwd_dst", pass.hv.ntiles, pass.tileArgs(dst(matOf(parts[0]), 0, pass.hv.ntiles)...))
 		})
 		if err != nil {
@@ -170,7 +170,7 @@ func (a *Transformer) backward(g *Graph, in qkv, dout *Tensor, grads qkv) error 
 	if err := launch("tf_bwd_src", g.n, pass.rowArgs(src(grads.k, grads.v, grads.q.ld, g.n)...)); err != nil || !pass.split {
 		return err
 	}
-	return splitSum(pass, []sumOut{{hc, grads.k, grads.q.ld}, {hc, grads.v, grads.q.ld}}, func(parts []*Tensor) error {
+	return splitSum(pass, []sumOut{{hc, grads.k, grads.q.ld, false}, {hc, grads.v, grads.q.ld, false}}, func(parts []*Tensor) error {
 		return launch("tf_bwd_src", pass.hv.ntiles, pass.tileArgs(src(parts[0].ptr, parts[1].ptr, int64(hc), pass.hv.ntiles)...))
 	})
 }
@@ -193,7 +193,7 @@ func (a *Transformer) Free() {
 // refused with an error wrapping tensor.ErrNotOnDevice, which gnnlib/nn
 // answers with composed device ops.
 func (d *backend) TransformerAttention(g *graph.Graph, q, k, val *tensor.Tensor, heads int, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
-	vs, c, cp, dg, err := d.attentionInputs("TransformerAttention", g, heads, q, k, val)
+	vs, c, cp, dg, err := d.attentionInputs("TransformerAttention", g, heads, false, q, k, val)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -21,6 +21,11 @@
 // epochs of gnnlib/nn in float32 and under tensor.Autocast(BFloat16)
 // side by side (nnbf16.go).
 //
+// The attnbf16 part (not run by default) times the arxiv-sized GATv2
+// layer (x·W, the fused attention, its backward passes and the weight
+// gradients) in float32 and with the bfloat16 kernels side by side, with
+// each one's peak (attnbf16.go).
+//
 // The autoreplay part (not run by default) times the Cora- and
 // arxiv-sized gnnlib/nn epochs kernel by kernel, replayed as CUDA graphs
 // and with the automatic choice (cuda.AutoReplay), side by side
@@ -30,7 +35,7 @@
 // arxiv-sized layers (wgrad.go) for each -gemm family; bench/wgrad_torch.py
 // is its torch.matmul anchor.
 //
-// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,autoreplay,reorder,int8,gemm,wgrad,bf16,nnbf16,rmat,sampled]
+// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,autoreplay,reorder,int8,gemm,wgrad,bf16,attnbf16,nnbf16,rmat,sampled]
 // [-products=false] [-reps 10] [-gemm v1,v2] [-rmat 17,20] [-edges dir]
 //
 // -gemm lists the MatMul kernel families (tune.GEMMKernel) to compare:
@@ -358,6 +363,9 @@ func main() {
 	}
 	if parts["bf16"] {
 		bf16Part(d, r, []*csr{arxiv, prod})
+	}
+	if parts["attnbf16"] {
+		attnBF16Part(d, r, arxiv)
 	}
 	if parts["nnbf16"] {
 		nnBF16Epochs(d, arxiv, 128, 256, 40, 3)

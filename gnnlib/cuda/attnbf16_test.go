@@ -1,0 +1,288 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
+	"github.com/gnnlab/gnnlab/gnnlib/internal/half"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
+)
+
+// bf16Pair is one bfloat16 operand on the device and the float32 tensor
+// of the same (rounded) values, which the float32 kernels take as the
+// reference input.
+type bf16Pair struct {
+	h *BF16Tensor
+	f *Tensor
+}
+
+func newBF16Pair(t *testing.T, d *Device, r *rand.Rand, rows, cols int) bf16Pair {
+	t.Helper()
+	_, bits := bf16Operand(r, rows*cols)
+	h, err := d.BF16FromHost(bits, rows, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bf16Pair{h, mustT(t, d, bf16Floats(bits), rows, cols)}
+}
+
+func (p bf16Pair) free() {
+	p.h.Free()
+	p.f.Free()
+}
+
+func bf16Floats(bits []uint16) []float32 {
+	out := make([]float32, len(bits))
+	for i, b := range bits {
+		out[i] = half.BF16(b).Float32()
+	}
+	return out
+}
+
+// host16 copies a bfloat16 tensor back as float32 values.
+func host16(t *testing.T, x *BF16Tensor) []float32 {
+	t.Helper()
+	bits, err := x.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bf16Floats(bits)
+}
+
+// poisoned16 is a bfloat16 tensor filled with NaN, so that a value a
+// kernel did not write shows.
+func poisoned16(t *testing.T, d *Device, rows, cols int) *BF16Tensor {
+	t.Helper()
+	bits := make([]uint16, rows*cols)
+	for i := range bits {
+		bits[i] = 0x7fc0
+	}
+	x, err := d.BF16FromHost(bits, rows, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// checkRounded compares a bfloat16 kernel's result got with the float32
+// kernel's want, computed from the same (rounded) inputs. Both kernels do
+// the same float32 arithmetic in the same order (the bfloat16 loads widen
+// exactly), so a value stored in bfloat16 is want rounded once:
+// |got − want| ≤ eps·|want| with eps = 2⁻⁸ (half an ulp of 8 significant
+// bits; 0 for a value kept in float32), plus slack abs·max|want| for
+// instruction scheduling and for sums whose order is not fixed (atomics).
+func checkRounded(t *testing.T, what string, got, want []float32, eps, abs float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	var scale float64
+	for _, w := range want {
+		scale = max(scale, math.Abs(float64(w)))
+	}
+	bad, worst, at := 0, 0.0, -1
+	for i := range got {
+		e := math.Abs(float64(got[i]) - float64(want[i]))
+		tol := eps*math.Abs(float64(want[i])) + abs*scale + 1e-30
+		if !(e <= tol) {
+			bad++
+			if r := e / tol; at < 0 || r > worst || math.IsNaN(r) {
+				worst, at = r, i
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%s: %d of %d values beyond the bfloat16 bound; [%d] = %v, float32 kernel %v (%.3g× the bound)", what, bad, len(got), at, got[at], want[at], worst)
+	}
+}
+
+// TestGATv2BF16 checks the bfloat16 GATv2 kernels (GATv2ForwardBF16,
+// BackwardDstBF16, BackwardSrcBF16) against the float32 kernels run on
+// the same bfloat16-rounded inputs. The output, dxr and dxl must be the
+// float32 kernels' values rounded once (checkRounded's bound), the
+// log-sum-exp and att's gradient equal up to float32 summation order. The
+// float32 backward pass reads the bfloat16 kernel's rounded output, as
+// the bfloat16 one does, so that both recompute the same attention. The
+// cases cover a power-law graph whose heavy rows (over 128 edges) split
+// into edge tiles merged in float32, one lane group per row, both
+// backward modes, attention dropout, masked head widths and several
+// heads.
+func TestGATv2BF16(t *testing.T) {
+	d := openOrSkip(t)
+	defer func(old GATv2Backward) { GATv2BackwardMode = old }(GATv2BackwardMode)
+	defer func() { SplitHeavyRows = true }()
+	r := rand.New(rand.NewPCG(41, 42))
+	star, err := NewGraph(d, devicetest.StarGraph(t, 6000, 30000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer star.Free()
+	if star.hv.n == 0 || star.thv.n == 0 {
+		t.Fatalf("star graph without heavy rows in both directions: %v", star)
+	}
+	rnd, err := NewGraph(d, testGraph(t, 3000, 30000, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rnd.Free()
+	type tcase struct {
+		heads, c int
+		mode     GATv2Backward
+		p        float32
+	}
+	cases := []tcase{
+		{1, 256, GATv2Save, 0}, {1, 256, GATv2Recompute, 0}, {1, 256, GATv2Save, 0.3},
+		{2, 64, GATv2Recompute, 0}, {4, 16, GATv2Save, 0.1}, {8, 8, GATv2Auto, 0},
+		{2, 12, GATv2Recompute, 0}, {1, 40, GATv2Save, 0.2}, {1, 300, GATv2Save, 0}, {1, 1024, GATv2Recompute, 0},
+	}
+	for _, gc := range []struct {
+		name  string
+		g     *Graph
+		split bool
+	}{{"star/split", star, true}, {"star/rows", star, false}, {"random", rnd, true}} {
+		for _, c := range cases {
+			if gc.name == "star/rows" && c.c != 256 {
+				continue
+			}
+			name := fmt.Sprintf("%s/%dx%d/mode%d/p%g", gc.name, c.heads, c.c, c.mode, c.p)
+			t.Run(name, func(t *testing.T) {
+				SplitHeavyRows = gc.split
+				GATv2BackwardMode = c.mode
+				g, n, hc := gc.g, gc.g.n, c.heads*c.c
+				xl, xr, dout := newBF16Pair(t, d, r, n, hc), newBF16Pair(t, d, r, n, hc), newBF16Pair(t, d, r, n, hc)
+				defer xl.free()
+				defer xr.free()
+				defer dout.free()
+				att := mustT(t, d, randSlice(r, hc), 1, hc)
+				defer att.Free()
+				drop := AttentionDropout{P: c.p, Seed: 7}
+				ref, err := GATv2ForwardLR(g, xl.f, xr.f, att, c.heads, c.c, 0.2, drop)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ref.Free()
+				got, err := GATv2ForwardBF16(g, xl.h, xr.h, att, c.heads, c.c, 0.2, drop)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer got.Free()
+				checkRounded(t, "output", host16(t, got.Out16), host(t, ref.Out), half.EpsBF16, 1e-6)
+				checkRounded(t, "log-sum-exp", host(t, got.LSE), host(t, ref.LSE), 0, 1e-6)
+				// The reference backward pass reads the rounded output.
+				ref.Out.Free()
+				if ref.Out, err = got.Out16.Float32(); err != nil {
+					t.Fatal(err)
+				}
+				dxr, datt, dxl := poisoned(t, d, n, hc), poisoned(t, d, 1, hc), poisoned(t, d, n, hc)
+				defer freeAll([]*Tensor{dxr, datt, dxl})
+				if err := ref.BackwardDst(g, xl.f, xr.f, att, dout.f, dxr, datt); err != nil {
+					t.Fatal(err)
+				}
+				if err := ref.BackwardSrc(g, xl.f, xr.f, att, dout.f, dxl); err != nil {
+					t.Fatal(err)
+				}
+				dxr16, dxl16, datt16 := poisoned16(t, d, n, hc), poisoned16(t, d, n, hc), poisoned(t, d, 1, hc)
+				defer dxr16.Free()
+				defer dxl16.Free()
+				defer datt16.Free()
+				if err := got.BackwardDstBF16(g, xl.h, xr.h, att, dout.h, dxr16, datt16); err != nil {
+					t.Fatal(err)
+				}
+				if err := got.BackwardSrcBF16(g, xl.h, xr.h, att, dout.h, dxl16); err != nil {
+					t.Fatal(err)
+				}
+				checkRounded(t, "dxr", host16(t, dxr16), host(t, dxr), half.EpsBF16, 1e-6)
+				checkRounded(t, "dxl", host16(t, dxl16), host(t, dxl), half.EpsBF16, 1e-6)
+				// att's gradient is summed with atomics in both.
+				checkRounded(t, "datt", host(t, datt16), host(t, datt), 0, 1e-4)
+			})
+		}
+	}
+}
+
+// TestGATv2AttentionBF16Lifecycle runs the backend's GATv2Attention (what
+// nn.GATv2Attention calls) under Autocast(BFloat16) on a recording
+// driver that says it is an sm_90 GPU (no values: the launches and the
+// storage the op hands back), with x_l and x_r in bfloat16 storage (read
+// as they are) and in float32 (read through rounded copies), dOut in
+// both: the op launches only _bf16 attention kernels and widens nothing
+// (no bf16_to_f32), hands back a bfloat16 output, bfloat16 gradients of
+// x_l and x_r in their shapes and a float32 one of att in its (heads x
+// c), and refuses a second backward pass.
+func TestGATv2AttentionBF16Lifecycle(t *testing.T) {
+	d, drv := openRecorder(t)
+	d.desc = "record (sm_90, no GPU)"
+	be := d.be
+	const n, heads, c = 300, 2, 16
+	g := testGraph(t, n, 3000, false)
+	for _, stored := range []bool{true, false} {
+		t.Run(fmt.Sprintf("bf16 storage %t", stored), func(t *testing.T) {
+			xs := []*tensor.Tensor{randn(4, n, heads*c).To(be), randn(5, n, heads*c).To(be), randn(6, heads, c).To(be)}
+			grad := randn(7, n, heads*c).To(be)
+			if stored {
+				for _, x := range []**tensor.Tensor{&xs[0], &xs[1], &grad} {
+					s, err := be.ToHalf(*x, tensor.BFloat16)
+					if err != nil {
+						t.Fatal(err)
+					}
+					*x = tbackend.FromStorage(s, n, heads*c)
+				}
+			}
+			drv.launches = nil
+			var (
+				out  tensor.Storage
+				back func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error)
+				err  error
+			)
+			tensor.Autocast(tensor.BFloat16, func() {
+				out, back, err = be.GATv2Attention(g, xs[0], xs[1], xs[2], heads, 0.2, 0.1, 3)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h, ok := out.(*BF16Tensor); !ok || h.Rows != n || h.Cols != heads*c {
+				t.Fatalf("output %v, want a %dx%d BF16Tensor", out, n, heads*c)
+			}
+			var gs [3]tensor.Storage
+			tensor.Autocast(tensor.BFloat16, func() { gs[0], gs[1], gs[2], err = back(grad) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range drv.launches {
+				switch {
+				case l.kernel == "transpose_perm" || l.kernel == "f32_to_bf16" && !stored:
+				case !strings.HasSuffix(l.kernel, "_bf16"):
+					t.Errorf("launched %s", l.kernel)
+				}
+			}
+			for i, want := range [][2]int{{n, heads * c}, {n, heads * c}, {heads, c}} {
+				var rows, cols int
+				switch s := gs[i].(type) {
+				case *BF16Tensor:
+					if i == 2 {
+						t.Errorf("att's gradient in bfloat16")
+					}
+					rows, cols = s.Rows, s.Cols
+				case *Tensor:
+					if i < 2 {
+						t.Errorf("gradient of input %d in float32", i)
+					}
+					rows, cols = s.Rows, s.Cols
+				default:
+					t.Fatalf("gradient of input %d: %T", i, gs[i])
+				}
+				if rows != want[0] || cols != want[1] {
+					t.Errorf("gradient of input %d is %dx%d, want %dx%d", i, rows, cols, want[0], want[1])
+				}
+			}
+			if _, _, _, err := back(grad); err == nil {
+				t.Errorf("a second backward pass succeeded")
+			}
+		})
+	}
+}
