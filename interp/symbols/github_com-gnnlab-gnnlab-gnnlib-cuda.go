@@ -37,6 +37,7 @@ func init() {
 		"GATv2Auto":               reflect.ValueOf(cuda.GATv2Auto),
 		"GATv2BackwardMode":       reflect.ValueOf(&cuda.GATv2BackwardMode).Elem(),
 		"GATv2Forward":            reflect.ValueOf(cuda.GATv2Forward),
+		"GATv2ForwardBF16":        reflect.ValueOf(cuda.GATv2ForwardBF16),
 		"GATv2ForwardLR":          reflect.ValueOf(cuda.GATv2ForwardLR),
 		"GATv2Recompute":          reflect.ValueOf(cuda.GATv2Recompute),
 		"GATv2Save":               reflect.ValueOf(cuda.GATv2Save),
