@@ -205,84 +205,211 @@ func TestGATv2BF16(t *testing.T) {
 	}
 }
 
-// TestGATv2AttentionBF16Lifecycle runs the backend's GATv2Attention (what
-// nn.GATv2Attention calls) under Autocast(BFloat16) on a recording
-// driver that says it is an sm_90 GPU (no values: the launches and the
-// storage the op hands back), with x_l and x_r in bfloat16 storage (read
-// as they are) and in float32 (read through rounded copies), dOut in
-// both: the op launches only _bf16 attention kernels and widens nothing
-// (no bf16_to_f32), hands back a bfloat16 output, bfloat16 gradients of
-// x_l and x_r in their shapes and a float32 one of att in its (heads x
-// c), and refuses a second backward pass.
-func TestGATv2AttentionBF16Lifecycle(t *testing.T) {
+// TestTransformerBF16 checks the bfloat16 Transformer kernels, separate
+// (TransformerForwardBF16, BackwardBF16) and fused with the skip block
+// (TransformerForwardFusedBF16, BackwardFusedBF16), against the float32
+// kernels run on the same bfloat16-rounded inputs, as TestGATv2BF16 does:
+// the output (with the skip term, added in float32 before the one
+// rounding) and the gradients of q, k and the values within checkRounded's
+// bound, the log-sum-exp equal up to float32 order; heavy rows split
+// and not, dropout, masked widths, several heads.
+func TestTransformerBF16(t *testing.T) {
+	d := openOrSkip(t)
+	defer func() { SplitHeavyRows = true }()
+	r := rand.New(rand.NewPCG(43, 44))
+	star, err := NewGraph(d, devicetest.StarGraph(t, 6000, 30000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer star.Free()
+	rnd, err := NewGraph(d, testGraph(t, 3000, 30000, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rnd.Free()
+	type tcase struct {
+		heads, c int
+		p        float32
+		fused    bool
+	}
+	cases := []tcase{{4, 64, 0, true}, {4, 64, 0, false}, {1, 256, 0.2, true}, {2, 32, 0.1, false}, {2, 12, 0, true}, {1, 40, 0.3, false}, {1, 300, 0, false}}
+	for _, gc := range []struct {
+		name  string
+		g     *Graph
+		split bool
+	}{{"star/split", star, true}, {"star/rows", star, false}, {"random", rnd, true}} {
+		for _, c := range cases {
+			if gc.name == "star/rows" && c.c != 64 {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/%dx%d/p%g/fused%t", gc.name, c.heads, c.c, c.p, c.fused), func(t *testing.T) {
+				SplitHeavyRows = gc.split
+				g, n, hc := gc.g, gc.g.n, c.heads*c.c
+				scale := float32(1 / math.Sqrt(float64(c.c)))
+				drop := AttentionDropout{P: c.p, Seed: 5}
+				dout := newBF16Pair(t, d, r, n, hc)
+				defer dout.free()
+				var ref, got *Transformer
+				var ins []bf16Pair
+				var err error
+				if c.fused {
+					ins = []bf16Pair{newBF16Pair(t, d, r, n, 4*hc)}
+					ref, err = TransformerForwardFused(g, ins[0].f, c.heads, c.c, scale, drop)
+					if err == nil {
+						got, err = TransformerForwardFusedBF16(g, ins[0].h, c.heads, c.c, scale, drop)
+					}
+				} else {
+					ins = []bf16Pair{newBF16Pair(t, d, r, n, hc), newBF16Pair(t, d, r, n, hc), newBF16Pair(t, d, r, n, hc)}
+					ref, err = TransformerForward(g, ins[0].f, ins[1].f, ins[2].f, c.heads, c.c, scale, drop)
+					if err == nil {
+						got, err = TransformerForwardBF16(g, ins[0].h, ins[1].h, ins[2].h, c.heads, c.c, scale, drop)
+					}
+				}
+				for _, p := range ins {
+					defer p.free()
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ref.Free()
+				defer got.Free()
+				checkRounded(t, "output", host16(t, got.Out16), host(t, ref.Out), half.EpsBF16, 1e-6)
+				checkRounded(t, "log-sum-exp", host(t, got.LSE), host(t, ref.LSE), 0, 1e-6)
+				ref.Out.Free()
+				if ref.Out, err = got.Out16.Float32(); err != nil {
+					t.Fatal(err)
+				}
+				if c.fused {
+					want, gr := poisoned(t, d, n, 3*hc), poisoned16(t, d, n, 3*hc)
+					defer want.Free()
+					defer gr.Free()
+					if err := ref.BackwardFused(g, ins[0].f, dout.f, want); err != nil {
+						t.Fatal(err)
+					}
+					if err := got.BackwardFusedBF16(g, ins[0].h, dout.h, gr); err != nil {
+						t.Fatal(err)
+					}
+					checkRounded(t, "dqkv", host16(t, gr), host(t, want), half.EpsBF16, 1e-6)
+					return
+				}
+				want := []*Tensor{poisoned(t, d, n, hc), poisoned(t, d, n, hc), poisoned(t, d, n, hc)}
+				defer freeAll(want)
+				gr := []*BF16Tensor{poisoned16(t, d, n, hc), poisoned16(t, d, n, hc), poisoned16(t, d, n, hc)}
+				defer func() {
+					for _, x := range gr {
+						x.Free()
+					}
+				}()
+				if err := ref.Backward(g, ins[0].f, ins[1].f, ins[2].f, dout.f, want[0], want[1], want[2]); err != nil {
+					t.Fatal(err)
+				}
+				if err := got.BackwardBF16(g, ins[0].h, ins[1].h, ins[2].h, dout.h, gr[0], gr[1], gr[2]); err != nil {
+					t.Fatal(err)
+				}
+				for i, name := range []string{"dq", "dk", "dv"} {
+					checkRounded(t, name, host16(t, gr[i]), host(t, want[i]), half.EpsBF16, 1e-6)
+				}
+			})
+		}
+	}
+}
+
+// TestAttentionBF16Lifecycle runs the backend's GATv2Attention and
+// TransformerAttention (what nn.GATv2Attention and nn.TransformerAttention
+// call) under Autocast(BFloat16) on a recording driver that says it is
+// an sm_90 GPU (no values: the launches and the storage the ops hand
+// back), with the features in bfloat16 storage (read as they are) and in
+// float32 (read through rounded copies), dOut in both: an op launches
+// only _bf16 attention kernels and widens nothing (no bf16_to_f32), hands
+// back a bfloat16 output, bfloat16 gradients of its features in their
+// shapes (GATv2's att: float32, heads x c), and refuses a second backward
+// pass.
+func TestAttentionBF16Lifecycle(t *testing.T) {
 	d, drv := openRecorder(t)
 	d.desc = "record (sm_90, no GPU)"
 	be := d.be
 	const n, heads, c = 300, 2, 16
 	g := testGraph(t, n, 3000, false)
-	for _, stored := range []bool{true, false} {
-		t.Run(fmt.Sprintf("bf16 storage %t", stored), func(t *testing.T) {
-			xs := []*tensor.Tensor{randn(4, n, heads*c).To(be), randn(5, n, heads*c).To(be), randn(6, heads, c).To(be)}
-			grad := randn(7, n, heads*c).To(be)
-			if stored {
-				for _, x := range []**tensor.Tensor{&xs[0], &xs[1], &grad} {
-					s, err := be.ToHalf(*x, tensor.BFloat16)
-					if err != nil {
-						t.Fatal(err)
+	type back = func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error)
+	for _, op := range []struct {
+		name     string
+		features int // the first inputs, N x heads·c
+		last     [2]int
+		run      func(xs []*tensor.Tensor) (tensor.Storage, back, error)
+	}{
+		{"GATv2Attention", 2, [2]int{heads, c}, func(xs []*tensor.Tensor) (tensor.Storage, back, error) {
+			return be.GATv2Attention(g, xs[0], xs[1], xs[2], heads, 0.2, 0.1, 3)
+		}},
+		{"TransformerAttention", 3, [2]int{n, heads * c}, func(xs []*tensor.Tensor) (tensor.Storage, back, error) {
+			return be.TransformerAttention(g, xs[0], xs[1], xs[2], heads, 0.1, 3)
+		}},
+	} {
+		for _, stored := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/bf16 storage %t", op.name, stored), func(t *testing.T) {
+				xs := []*tensor.Tensor{randn(4, n, heads*c).To(be), randn(5, n, heads*c).To(be), randn(6, op.last[0], op.last[1]).To(be)}
+				grad := randn(7, n, heads*c).To(be)
+				if stored {
+					for _, x := range []**tensor.Tensor{&xs[0], &xs[1], &xs[2], &grad} {
+						if x == &xs[2] && op.features < 3 {
+							continue
+						}
+						s, err := be.ToHalf(*x, tensor.BFloat16)
+						if err != nil {
+							t.Fatal(err)
+						}
+						*x = tbackend.FromStorage(s, (*x).Shape()...)
 					}
-					*x = tbackend.FromStorage(s, n, heads*c)
 				}
-			}
-			drv.launches = nil
-			var (
-				out  tensor.Storage
-				back func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error)
-				err  error
-			)
-			tensor.Autocast(tensor.BFloat16, func() {
-				out, back, err = be.GATv2Attention(g, xs[0], xs[1], xs[2], heads, 0.2, 0.1, 3)
+				drv.launches = nil
+				var (
+					out tensor.Storage
+					bw  back
+					err error
+				)
+				tensor.Autocast(tensor.BFloat16, func() { out, bw, err = op.run(xs) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if h, ok := out.(*BF16Tensor); !ok || h.Rows != n || h.Cols != heads*c {
+					t.Fatalf("output %v, want a %dx%d BF16Tensor", out, n, heads*c)
+				}
+				var gs [3]tensor.Storage
+				tensor.Autocast(tensor.BFloat16, func() { gs[0], gs[1], gs[2], err = bw(grad) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, l := range drv.launches {
+					switch {
+					case l.kernel == "transpose_perm" || l.kernel == "f32_to_bf16" && !stored:
+					case !strings.HasSuffix(l.kernel, "_bf16"):
+						t.Errorf("launched %s", l.kernel)
+					}
+				}
+				for i, x := range xs {
+					rows, cols := matrixShape(x.Shape())
+					var r, c int
+					switch s := gs[i].(type) {
+					case *BF16Tensor:
+						if i >= op.features {
+							t.Errorf("gradient of input %d (float32 in the kernels) in bfloat16", i)
+						}
+						r, c = s.Rows, s.Cols
+					case *Tensor:
+						if i < op.features {
+							t.Errorf("gradient of feature %d in float32", i)
+						}
+						r, c = s.Rows, s.Cols
+					default:
+						t.Fatalf("gradient of input %d: %T", i, gs[i])
+					}
+					if r != rows || c != cols {
+						t.Errorf("gradient of input %d is %dx%d, want %dx%d", i, r, c, rows, cols)
+					}
+				}
+				if _, _, _, err := bw(grad); err == nil {
+					t.Errorf("a second backward pass succeeded")
+				}
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if h, ok := out.(*BF16Tensor); !ok || h.Rows != n || h.Cols != heads*c {
-				t.Fatalf("output %v, want a %dx%d BF16Tensor", out, n, heads*c)
-			}
-			var gs [3]tensor.Storage
-			tensor.Autocast(tensor.BFloat16, func() { gs[0], gs[1], gs[2], err = back(grad) })
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, l := range drv.launches {
-				switch {
-				case l.kernel == "transpose_perm" || l.kernel == "f32_to_bf16" && !stored:
-				case !strings.HasSuffix(l.kernel, "_bf16"):
-					t.Errorf("launched %s", l.kernel)
-				}
-			}
-			for i, want := range [][2]int{{n, heads * c}, {n, heads * c}, {heads, c}} {
-				var rows, cols int
-				switch s := gs[i].(type) {
-				case *BF16Tensor:
-					if i == 2 {
-						t.Errorf("att's gradient in bfloat16")
-					}
-					rows, cols = s.Rows, s.Cols
-				case *Tensor:
-					if i < 2 {
-						t.Errorf("gradient of input %d in float32", i)
-					}
-					rows, cols = s.Rows, s.Cols
-				default:
-					t.Fatalf("gradient of input %d: %T", i, gs[i])
-				}
-				if rows != want[0] || cols != want[1] {
-					t.Errorf("gradient of input %d is %dx%d, want %dx%d", i, rows, cols, want[0], want[1])
-				}
-			}
-			if _, _, _, err := back(grad); err == nil {
-				t.Errorf("a second backward pass succeeded")
-			}
-		})
+		}
 	}
 }

@@ -236,6 +236,25 @@ func TestAttentionSplitLaunches(t *testing.T) {
 			}
 			return ff.BackwardFused(g, qkvs, dout, mk(n, 3*hc))
 		},
+		"transformer_bf16": func() error {
+			q, k, v, dout := mk16(n, hc), mk16(n, hc), mk16(n, hc), mk16(n, hc)
+			fw, err := TransformerForwardBF16(g, q, k, v, heads, c, 0.3, AttentionDropout{P: 0.1, Seed: 1})
+			if err != nil {
+				return err
+			}
+			if err := fw.BackwardBF16(g, q, k, v, dout, mk16(n, hc), mk16(n, hc), mk16(n, hc)); err != nil {
+				return err
+			}
+			if err := fw.Backward(g, mk(n, hc), mk(n, hc), mk(n, hc), mk(n, hc), mk(n, hc), mk(n, hc), mk(n, hc)); err == nil {
+				return fmt.Errorf("Backward after TransformerForwardBF16 succeeded")
+			}
+			qkvs := mk16(n, 4*hc)
+			ff, err := TransformerForwardFusedBF16(g, qkvs, heads, c, 0.3, AttentionDropout{})
+			if err != nil {
+				return err
+			}
+			return ff.BackwardFusedBF16(g, qkvs, dout, mk16(n, 3*hc))
+		},
 		"gat": func() error {
 			h, as, ad, dout := mk(n, hc), mk(n, heads), mk(n, heads), mk(n, hc)
 			fw, err := GATForward(g, h, as, ad, heads, 0.2, AttentionDropout{P: 0.2, Seed: 3})

@@ -244,16 +244,18 @@
 // backend keeps ops' outputs and gradients as BF16Tensor storage
 // (tensor.HalfStorer, halfstore.go): MatMul runs MatMulBF16Out, the graph
 // SpMMs SpMMBF16Out and SpMMBF16TOut, a bias row, ReLU, dropout and their
-// gradients BiasActBF16 and ActBackwardBF16, the fused GATv2 attention
-// its _bf16 kernels (GATv2ForwardBF16, BackwardDstBF16, BackwardSrcBF16:
-// bfloat16 features, output, dOut and feature gradients, read 4 channels
-// in 8 bytes a lane; the softmax statistics, the sums over edges, the
-// heavy rows' partial results, att and its gradient in float32; each
+// gradients BiasActBF16 and ActBackwardBF16, the fused GATv2 and Graph
+// Transformer attention their _bf16 kernels (GATv2ForwardBF16,
+// BackwardDstBF16, BackwardSrcBF16; TransformerForwardBF16,
+// TransformerForwardFusedBF16, BackwardBF16, BackwardFusedBF16: bfloat16
+// features, output, dOut and feature gradients, read 4 channels in 8
+// bytes a lane; the softmax statistics, the sums over edges, the heavy
+// rows' partial results, GATv2's att and its gradient in float32; each
 // stored row rounded once), and every other op reads a float32 copy. The
-// GAT and Transformer attention ops hand back a bfloat16 copy of their
-// output and widen it again for their backward pass, which reads the
-// output (Autocast frees the float32 storage of the outputs it keeps in
-// bfloat16); so does GATv2's when its heads need padding (a width not a
+// GAT attention op hands back a bfloat16 copy of its output and widens it
+// again for its backward pass, which reads the output (Autocast frees the
+// float32 storage of the outputs it keeps in bfloat16); so do GATv2's and
+// the Transformer's when their heads need padding (a width not a
 // multiple of 4). These conversions and the _bf16 attention kernels live
 // in gnn.ptx, for every GPU. MatMulBF16
 // (float32 result) and MatMulBF16Out (bfloat16 result) multiply on the
@@ -319,8 +321,8 @@
 // machine. Results are in BENCHMARKS.md.
 //
 // BUG(gnnlab): the bfloat16 SpMMs have no degree-aware split of heavy
-// rows; the fused GAT and Transformer attention, GATv2's with padded
-// heads, the reductions, the losses, SGD and the other element-wise ops
+// rows; the fused GAT attention, GATv2's and the Transformer's with
+// padded heads, the reductions, the losses, SGD and the other element-wise ops
 // have no bfloat16 versions yet: under Autocast they read float32 copies
 // of their bfloat16 operands, which the garbage collector's finalizer
 // frees (the attention ops and HeadDot free theirs when their kernels are

@@ -19,11 +19,11 @@
 // The pointer arguments every transformer kernel takes for q, k and vv,
 // which share a row stride ldx: three N x HC tensors (ldx = HC) or column
 // blocks of one x·[W_q W_k W_v W_skip] product (ldx = 4HC).
-#define TF_QKV const float *__restrict__ q, const float *__restrict__ k, const float *__restrict__ vv, long long ldx
+#define TF_QKV(T) const T *__restrict__ q, const T *__restrict__ k, const T *__restrict__ vv, long long ldx
 
-template <int G, int VPL, bool MASK>
-__device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, TF_QKV,
-                            const float* __restrict__ skip, float* __restrict__ out, float* __restrict__ lse, int n, int H, float scale, float pdrop,
+template <typename T, int G, int VPL, bool MASK>
+__device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, TF_QKV(T),
+                            const T* __restrict__ skip, T* __restrict__ out, float* __restrict__ lse, int n, int H, float scale, float pdrop,
                             unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
@@ -76,7 +76,7 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 #pragma unroll
 			for (int i = 0; i < VPL; i++) acc[i] = make_float4(acc[i].x + sk[i].x, acc[i].y + sk[i].y, acc[i].z + sk[i].z, acc[i].w + sk[i].w);
 		}
-		lane_store<G, VPL, MASK>(out + item * HC + h * C, acc, lane, C);
+		lane_store_item<G, VPL, MASK>(out, heavy != nullptr, item * HC + h * C, acc, lane, C);
 		if (lane == 0) lse[p] = osm_lse<true>(m, l);
 	}
 }
@@ -85,10 +85,10 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 // and alpha = exp(s - lse[v,h]) recomputed,
 //   ds = alpha * (keep * dout[v,h]·vv[u,h] - D),   dq[v,h] = scale * sum_u ds * k[u,h],
 // and D saved per (v,h) in dd for the source pass.
-template <int G, int VPL, bool MASK>
-__device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, TF_QKV,
-                                const float* __restrict__ skip, const float* __restrict__ out, const float* __restrict__ lse,
-                                const float* __restrict__ dout, float* __restrict__ dq, long long ldg, float* __restrict__ dd, int n,
+template <typename T, int G, int VPL, bool MASK>
+__device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, TF_QKV(T),
+                                const T* __restrict__ skip, const T* __restrict__ out, const float* __restrict__ lse,
+                                const T* __restrict__ dout, T* __restrict__ dq, long long ldg, float* __restrict__ dd, int n,
                                 int H, float scale, float pdrop, unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
@@ -129,7 +129,7 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 			}
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dq + item * ldg + h * C, acc, lane, C);
+		lane_store_item<G, VPL, MASK>(dq, heavy != nullptr, item * ldg + h * C, acc, lane, C);
 		if (dd != nullptr && lane == 0) dd[p] = D;  // the row pass only
 	}
 }
@@ -138,11 +138,11 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 // (tindices hold the destinations v; position t is CSR edge tperm[t], needed
 // only for the dropout factors: tperm may be null without dropout),
 //   dk[u,h] = scale * sum_v ds * q[v,h],   dv[u,h] = sum_v keep * alpha * dout[v,h].
-template <int G, int VPL, bool MASK>
+template <typename T, int G, int VPL, bool MASK>
 __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
-                                const int* __restrict__ tperm, TF_QKV, const float* __restrict__ lse,
-                                const float* __restrict__ dd, const float* __restrict__ dout, float* __restrict__ dk,
-                                float* __restrict__ dv, long long ldg, int n, int H, float scale, float pdrop,
+                                const int* __restrict__ tperm, TF_QKV(T), const float* __restrict__ lse,
+                                const float* __restrict__ dd, const T* __restrict__ dout, T* __restrict__ dk,
+                                T* __restrict__ dv, long long ldg, int n, int H, float scale, float pdrop,
                                 unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
@@ -180,37 +180,44 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 			}
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dk + item * ldg + h * C, gk, lane, C);
-		lane_store<G, VPL, MASK>(dv + item * ldg + h * C, gv, lane, C);
+		lane_store_item<G, VPL, MASK>(dk, heavy != nullptr, item * ldg + h * C, gk, lane, C);
+		lane_store_item<G, VPL, MASK>(dv, heavy != nullptr, item * ldg + h * C, gv, lane, C);
 	}
 }
 
-// TF_INST instantiates the three transformer kernels for groups of G lanes
-// holding VPL float4s each, under the names tf_*SFX (masked as in GATV2_INST).
-#define TF_INST(SFX, G, VPL, MASK)                                                                                     \
-	extern "C" __global__ void tf_fwd##SFX(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV, const float* skip,          \
-	                                       float* out, float* lse, int n, int H, float scale, float pdrop,           \
+// TF_INST instantiates the three transformer kernels over features of
+// type T for groups of G lanes holding VPL float4s each, under the names
+// tf_*SFX (masked as in GATV2_INST). With T bf16, q, k, the values, skip,
+// out, dout and the gradients are bfloat16 (float32 scratch in the pass
+// over heavy rows' tiles: lane_store_item); lse and D stay float32.
+#define TF_INST(SFX, T, G, VPL, MASK)                                                                                  \
+	extern "C" __global__ void tf_fwd##SFX(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV(T), const T* skip,          \
+	                                       T* out, float* lse, int n, int H, float scale, float pdrop,               \
 	                                       unsigned long long seed, int cw) {                                        \
-		tf_fwd_body<G, VPL, MASK>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, n, H, scale, pdrop, seed, cw);   \
+		tf_fwd_body<T, G, VPL, MASK>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, n, H, scale, pdrop, seed, cw); \
 	}                                                                                                                  \
-	extern "C" __global__ void tf_bwd_dst##SFX(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV, const float* skip,      \
-	                                           const float* out, const float* lse, const float* dout, float* dq,     \
+	extern "C" __global__ void tf_bwd_dst##SFX(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV(T), const T* skip,      \
+	                                           const T* out, const float* lse, const T* dout, T* dq,                 \
 	                                           long long ldg, float* dd, int n, int H, float scale, float pdrop,     \
 	                                           unsigned long long seed, int cw) {                                    \
-		tf_bwd_dst_body<G, VPL, MASK>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, dout, dq, ldg, dd, n, H,      \
-		                              scale, pdrop, seed, cw);                                                     \
+		tf_bwd_dst_body<T, G, VPL, MASK>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, dout, dq, ldg, dd, n, H,   \
+		                                 scale, pdrop, seed, cw);                                                  \
 	}                                                                                                                  \
-	extern "C" __global__ void tf_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, TF_QKV,     \
-	                                           const float* lse, const float* dd, const float* dout, float* dk,      \
-	                                           float* dv, long long ldg, int n, int H, float scale, float pdrop,     \
+	extern "C" __global__ void tf_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, TF_QKV(T),  \
+	                                           const float* lse, const float* dd, const T* dout, T* dk,              \
+	                                           T* dv, long long ldg, int n, int H, float scale, float pdrop,         \
 	                                           unsigned long long seed, int cw) {                                    \
-		tf_bwd_src_body<G, VPL, MASK>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, q, k, vv, ldx, lse, dd, dout, dk, dv, ldg, n, H,    \
-		                              scale, pdrop, seed, cw);                                                     \
+		tf_bwd_src_body<T, G, VPL, MASK>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, q, k, vv, ldx, lse, dd, dout, dk, dv, ldg, n, H, \
+		                                 scale, pdrop, seed, cw);                                                  \
 	}
 
-#define TF_SHAPE(G, VPL)                    \
-	TF_INST(_##G##_##VPL, G, VPL, false) \
-	TF_INST(_m_##G##_##VPL, G, VPL, true)
+// TF_SHAPE instantiates a group shape's exact and masked kernels and
+// their bfloat16 versions (_bf16).
+#define TF_SHAPE(G, VPL)                                   \
+	TF_INST(_##G##_##VPL, float, G, VPL, false)       \
+	TF_INST(_m_##G##_##VPL, float, G, VPL, true)      \
+	TF_INST(_##G##_##VPL##_bf16, bf16, G, VPL, false) \
+	TF_INST(_m_##G##_##VPL##_bf16, bf16, G, VPL, true)
 
 // The group shapes of gatv2.cu (gatv2Groups on the Go side): the same
 // widths take the same kernels' layouts.
@@ -220,6 +227,7 @@ TF_SHAPE(8, 1)
 TF_SHAPE(16, 1)
 TF_SHAPE(32, 1)
 TF_SHAPE(32, 2)
-TF_INST(_m_32_3, 32, 3, true)
+TF_INST(_m_32_3, float, 32, 3, true)
+TF_INST(_m_32_3_bf16, bf16, 32, 3, true)
 TF_SHAPE(32, 4)
 TF_SHAPE(32, 8)

@@ -11,11 +11,99 @@ import (
 // attnBF16Part times the fused attention layers in float32 and with the
 // bfloat16 kernels side by side in one run, each variant's peak that of
 // its own steps (issue 25: the arxiv-sized GATv2 layer 1x256 in bfloat16
-// ≤ 2.2 ms, peaks ≤ 0.6x of float32).
+// ≤ 2.2 ms, the TransformerConv layer 4x64 ≤ 4.5 ms, peaks ≤ 0.6x of
+// float32).
 func attnBF16Part(d *cuda.Device, r *rand.Rand, g *csr) {
 	for _, c := range []struct{ h, ch int }{{1, 256}, {4, 64}} {
 		gatLayerBF16(d, r, g, 128, c.h, c.ch)
 	}
+	tfLayerBF16(d, r, g, 128, 4, 64)
+}
+
+// tfLayerBF16 is tfLayer's step (one GEMM x·[W_q W_k W_v W_skip] and its
+// bias, the fused attention with the skip block, its backward pass and
+// the weight gradients) in float32 and in bfloat16 (x, W, the product,
+// the output, dOut and dqkv in bfloat16, the GEMMs on the tensor cores,
+// the bias and weight gradients float32), both without tfLayer's two
+// bias column sums (there is no exported bfloat16 column sum).
+func tfLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
+	check(d.EmptyCache())
+	dg := g.upload(d)
+	hc := h * c
+	x := randT(d, r, g.n, fin, 1)
+	w := randT(d, r, fin, 4*hc, float32(1/math.Sqrt(float64(fin))))
+	b := randT(d, r, 1, 4*hc, 0.1)
+	dw3, dws := must(d.Empty(fin, 3*hc)), must(d.Empty(fin, hc))
+	dout := randT(d, r, g.n, hc, 1)
+	scale := float32(1 / math.Sqrt(float64(c)))
+	f32 := func() {
+		qkvs := must(d.Empty(g.n, 4*hc))
+		check(cuda.MatMul(qkvs, x, w, false, false))
+		check(cuda.BiasAct(qkvs, qkvs, b, false, 0, 0))
+		a := must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{}))
+		dqkv := must(d.Empty(g.n, 3*hc))
+		check(a.BackwardFused(dg, qkvs, dout, dqkv))
+		a.Free()
+		qkvs.Free()
+		check(cuda.MatMul(dw3, x, dqkv, true, false))
+		dqkv.Free()
+		check(cuda.MatMul(dws, x, dout, true, false))
+	}
+	var ms, peak [2]float64
+	check(d.EmptyCache())
+	d.ResetPeak()
+	ms[0] = timeit(d, f32)
+	peak[0] = peakGiB(d)
+	x16, w16, dout16 := must(cuda.ToBF16(x)), must(cuda.ToBF16(w)), must(cuda.ToBF16(dout))
+	for _, t := range []*cuda.Tensor{x, w, dout} {
+		t.Free()
+	}
+	bf := func() {
+		qkvs := must(d.EmptyBF16(g.n, 4*hc))
+		check(cuda.MatMulBF16Out(qkvs, x16, w16, false, false))
+		check(cuda.BiasActBF16(qkvs, qkvs, b, false, 0, 0))
+		a := must(cuda.TransformerForwardFusedBF16(dg, qkvs, h, c, scale, cuda.AttentionDropout{}))
+		dqkv := must(d.EmptyBF16(g.n, 3*hc))
+		check(a.BackwardFusedBF16(dg, qkvs, dout16, dqkv))
+		a.Free()
+		qkvs.Free()
+		check(cuda.MatMulBF16(dw3, x16, dqkv, true, false))
+		dqkv.Free()
+		check(cuda.MatMulBF16(dws, x16, dout16, true, false))
+	}
+	bf()
+	check(d.EmptyCache())
+	d.ResetPeak()
+	ms[1] = timeit(d, bf)
+	peak[1] = peakGiB(d)
+	// The attention alone on the same (rounded) product.
+	qkvs16 := must(d.EmptyBF16(g.n, 4*hc))
+	check(cuda.MatMulBF16Out(qkvs16, x16, w16, false, false))
+	qkvs, dout := must(qkvs16.Float32()), must(dout16.Float32())
+	dqkv, dqkv16 := must(d.Empty(g.n, 3*hc)), must(d.EmptyBF16(g.n, 3*hc))
+	fwd32 := timeit(d, func() { must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{})).Free() })
+	fwd16 := timeit(d, func() {
+		must(cuda.TransformerForwardFusedBF16(dg, qkvs16, h, c, scale, cuda.AttentionDropout{})).Free()
+	})
+	a32 := must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{}))
+	a16 := must(cuda.TransformerForwardFusedBF16(dg, qkvs16, h, c, scale, cuda.AttentionDropout{}))
+	bwd32 := timeit(d, func() { check(a32.BackwardFused(dg, qkvs, dout, dqkv)) })
+	bwd16 := timeit(d, func() { check(a16.BackwardFusedBF16(dg, qkvs16, dout16, dqkv16)) })
+	a32.Free()
+	a16.Free()
+	v := fmt.Sprintf("%dx%d", h, c)
+	report("transformer-layer-bf16", g.name, v+" float32", ms[0], peak[0], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (no bias column sums)", fwd32, bwd32))
+	report("transformer-layer-bf16", g.name, v+" bfloat16", ms[1], peak[1], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (no bias column sums)", fwd16, bwd16))
+	report("transformer-layer-bf16", g.name, v+" bfloat16 vs float32", ms[1], peak[1],
+		fmt.Sprintf("speedup %.2fx, attention fwd %.2fx, bwd %.2fx; peak %.2fx of float32 (targets at 4x64: <= 4.5 ms, <= 0.6x)",
+			ms[0]/ms[1], fwd32/fwd16, bwd32/bwd16, peak[1]/peak[0]))
+	for _, t := range []*cuda.Tensor{b, dw3, dws, qkvs, dout, dqkv} {
+		t.Free()
+	}
+	for _, t := range []*cuda.BF16Tensor{x16, w16, dout16, qkvs16, dqkv16} {
+		t.Free()
+	}
+	dg.Free()
 }
 
 // gatLayerBF16 is gatLayer's step (x·W_l, x·W_r, the fused attention, its

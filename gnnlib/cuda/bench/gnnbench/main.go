@@ -21,10 +21,10 @@
 // epochs of gnnlib/nn in float32 and under tensor.Autocast(BFloat16)
 // side by side (nnbf16.go).
 //
-// The attnbf16 part (not run by default) times the arxiv-sized GATv2
-// layer (x·W, the fused attention, its backward passes and the weight
-// gradients) in float32 and with the bfloat16 kernels side by side, with
-// each one's peak (attnbf16.go).
+// The attnbf16 part (not run by default) times the arxiv-sized GATv2 and
+// TransformerConv layers (x·W, the fused attention, its backward passes
+// and the weight gradients) in float32 and with the bfloat16 kernels side
+// by side, with each one's peak (attnbf16.go).
 //
 // The autoreplay part (not run by default) times the Cora- and
 // arxiv-sized gnnlib/nn epochs kernel by kernel, replayed as CUDA graphs
