@@ -314,16 +314,97 @@ func TestTransformerBF16(t *testing.T) {
 	}
 }
 
-// TestAttentionBF16Lifecycle runs the backend's GATv2Attention and
-// TransformerAttention (what nn.GATv2Attention and nn.TransformerAttention
-// call) under Autocast(BFloat16) on a recording driver that says it is
+// TestGATBF16 checks the bfloat16 GAT (v1) kernels (GATForwardBF16,
+// BackwardBF16) against the float32 kernels run on the same
+// bfloat16-rounded h and dOut (the scores as, ad float32), as
+// TestGATv2BF16 does: the output and dh within checkRounded's bound, the
+// log-sum-exp and the scores' gradients (float32 sums) equal up to
+// summation order; heavy rows split and not, dropout, the two lane
+// widths (F ≤ 256 and the _w kernels), widths that are not multiples of
+// 4, several heads.
+func TestGATBF16(t *testing.T) {
+	d := openOrSkip(t)
+	defer func() { SplitHeavyRows = true }()
+	r := rand.New(rand.NewPCG(45, 46))
+	star, err := NewGraph(d, devicetest.StarGraph(t, 6000, 30000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer star.Free()
+	rnd, err := NewGraph(d, testGraph(t, 3000, 30000, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rnd.Free()
+	type tcase struct {
+		heads, c int
+		p        float32
+	}
+	cases := []tcase{{1, 64, 0}, {4, 16, 0.2}, {2, 7, 0}, {1, 300, 0.1}, {1, 1024, 0}}
+	for _, gc := range []struct {
+		name  string
+		g     *Graph
+		split bool
+	}{{"star/split", star, true}, {"star/rows", star, false}, {"random", rnd, true}} {
+		for _, c := range cases {
+			if gc.name == "star/rows" && c.c != 64 {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/%dx%d/p%g", gc.name, c.heads, c.c, c.p), func(t *testing.T) {
+				SplitHeavyRows = gc.split
+				g, n, hc := gc.g, gc.g.n, c.heads*c.c
+				drop := AttentionDropout{P: c.p, Seed: 9}
+				h, dout := newBF16Pair(t, d, r, n, hc), newBF16Pair(t, d, r, n, hc)
+				defer h.free()
+				defer dout.free()
+				as, ad := mustT(t, d, randSlice(r, n*c.heads), n, c.heads), mustT(t, d, randSlice(r, n*c.heads), n, c.heads)
+				defer as.Free()
+				defer ad.Free()
+				ref, err := GATForward(g, h.f, as, ad, c.heads, 0.2, drop)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ref.Free()
+				got, err := GATForwardBF16(g, h.h, as, ad, c.heads, 0.2, drop)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer got.Free()
+				checkRounded(t, "output", host16(t, got.Out16), host(t, ref.Out), half.EpsBF16, 1e-6)
+				checkRounded(t, "log-sum-exp", host(t, got.LSE), host(t, ref.LSE), 0, 1e-6)
+				ref.Out.Free()
+				if ref.Out, err = got.Out16.Float32(); err != nil {
+					t.Fatal(err)
+				}
+				dh, das, dad := poisoned(t, d, n, hc), poisoned(t, d, n, c.heads), poisoned(t, d, n, c.heads)
+				defer freeAll([]*Tensor{dh, das, dad})
+				if err := ref.Backward(g, h.f, as, ad, dout.f, dh, das, dad); err != nil {
+					t.Fatal(err)
+				}
+				dh16, das16, dad16 := poisoned16(t, d, n, hc), poisoned(t, d, n, c.heads), poisoned(t, d, n, c.heads)
+				defer dh16.Free()
+				defer freeAll([]*Tensor{das16, dad16})
+				if err := got.BackwardBF16(g, h.h, as, ad, dout.h, dh16, das16, dad16); err != nil {
+					t.Fatal(err)
+				}
+				checkRounded(t, "dh", host16(t, dh16), host(t, dh), half.EpsBF16, 1e-6)
+				checkRounded(t, "das", host(t, das16), host(t, das), 0, 1e-6)
+				checkRounded(t, "dad", host(t, dad16), host(t, dad), 0, 1e-6)
+			})
+		}
+	}
+}
+
+// TestAttentionBF16Lifecycle runs the backend's GATv2Attention,
+// TransformerAttention and GATAttention (what nn's GATv2Attention,
+// TransformerAttention and GATAttention call) under Autocast(BFloat16) on a recording driver that says it is
 // an sm_90 GPU (no values: the launches and the storage the ops hand
 // back), with the features in bfloat16 storage (read as they are) and in
 // float32 (read through rounded copies), dOut in both: an op launches
 // only _bf16 attention kernels and widens nothing (no bf16_to_f32), hands
 // back a bfloat16 output, bfloat16 gradients of its features in their
-// shapes (GATv2's att: float32, heads x c), and refuses a second backward
-// pass.
+// shapes (GATv2's att and GAT's scores: float32, in theirs), and refuses
+// a second backward pass.
 func TestAttentionBF16Lifecycle(t *testing.T) {
 	d, drv := openRecorder(t)
 	d.desc = "record (sm_90, no GPU)"
@@ -343,14 +424,21 @@ func TestAttentionBF16Lifecycle(t *testing.T) {
 		{"TransformerAttention", 3, [2]int{n, heads * c}, func(xs []*tensor.Tensor) (tensor.Storage, back, error) {
 			return be.TransformerAttention(g, xs[0], xs[1], xs[2], heads, 0.1, 3)
 		}},
+		{"GATAttention", 1, [2]int{n, heads}, func(xs []*tensor.Tensor) (tensor.Storage, back, error) {
+			return be.GATAttention(g, xs[0], xs[1], xs[2], heads, 0.2, 0.1, 3)
+		}},
 	} {
 		for _, stored := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/bf16 storage %t", op.name, stored), func(t *testing.T) {
-				xs := []*tensor.Tensor{randn(4, n, heads*c).To(be), randn(5, n, heads*c).To(be), randn(6, op.last[0], op.last[1]).To(be)}
+				second := [2]int{n, heads * c}
+				if op.features == 1 {
+					second = op.last // GAT's two score inputs
+				}
+				xs := []*tensor.Tensor{randn(4, n, heads*c).To(be), randn(5, second[0], second[1]).To(be), randn(6, op.last[0], op.last[1]).To(be)}
 				grad := randn(7, n, heads*c).To(be)
 				if stored {
 					for _, x := range []**tensor.Tensor{&xs[0], &xs[1], &xs[2], &grad} {
-						if x == &xs[2] && op.features < 3 {
+						if x == &xs[2] && op.features < 3 || x == &xs[1] && op.features < 2 {
 							continue
 						}
 						s, err := be.ToHalf(*x, tensor.BFloat16)

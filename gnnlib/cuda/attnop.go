@@ -24,11 +24,11 @@ type attnKernels interface {
 	release()
 }
 
-// halfKernels is an attention family with bfloat16 kernels (GATv2, the
-// Graph Transformer), which fusedAttention runs under
+// halfKernels is an attention family with bfloat16 kernels (GAT, GATv2,
+// the Graph Transformer: all three), which fusedAttention runs under
 // Autocast(BFloat16). Its features (feature(i)) reach the kernels as
-// bfloat16 (ins16[i]); its other inputs (GATv2's att) as float32
-// (ins[i]). forward16 returns the bfloat16 output; backward16 the
+// bfloat16 (ins16[i]); its other inputs (GATv2's att, GAT's per-node
+// scores) as float32 (ins[i]). forward16 returns the bfloat16 output; backward16 the
 // gradients, bfloat16 for the features and float32 for the others.
 type halfKernels interface {
 	attnKernels

@@ -244,20 +244,22 @@
 // backend keeps ops' outputs and gradients as BF16Tensor storage
 // (tensor.HalfStorer, halfstore.go): MatMul runs MatMulBF16Out, the graph
 // SpMMs SpMMBF16Out and SpMMBF16TOut, a bias row, ReLU, dropout and their
-// gradients BiasActBF16 and ActBackwardBF16, the fused GATv2 and Graph
-// Transformer attention their _bf16 kernels (GATv2ForwardBF16,
-// BackwardDstBF16, BackwardSrcBF16; TransformerForwardBF16,
-// TransformerForwardFusedBF16, BackwardBF16, BackwardFusedBF16: bfloat16
-// features, output, dOut and feature gradients, read 4 channels in 8
-// bytes a lane; the softmax statistics, the sums over edges, the heavy
-// rows' partial results, GATv2's att and its gradient in float32; each
-// stored row rounded once), and every other op reads a float32 copy. The
-// GAT attention op hands back a bfloat16 copy of its output and widens it
-// again for its backward pass, which reads the output (Autocast frees the
-// float32 storage of the outputs it keeps in bfloat16); so do GATv2's and
-// the Transformer's when their heads need padding (a width not a
-// multiple of 4). These conversions and the _bf16 attention kernels live
-// in gnn.ptx, for every GPU. MatMulBF16
+// gradients BiasActBF16 and ActBackwardBF16, the fused GAT, GATv2 and
+// Graph Transformer attention their _bf16 kernels (GATForwardBF16,
+// GAT.BackwardBF16; GATv2ForwardBF16, BackwardDstBF16, BackwardSrcBF16;
+// TransformerForwardBF16, TransformerForwardFusedBF16, BackwardBF16,
+// BackwardFusedBF16: bfloat16 features, output, dOut and feature
+// gradients, which GATv2's and the Transformer's read 4 channels in 8
+// bytes a lane and GAT's one a lane; the softmax statistics, the sums
+// over edges, the heavy rows' partial results, GATv2's att, GAT's
+// per-node scores and their gradients in float32; each stored value
+// rounded once), and every other op reads a float32 copy. GATv2's and the
+// Transformer's attention ops, when their heads need padding (a width
+// not a multiple of 4), hand back a bfloat16 copy of their float32
+// output and widen it again for their backward pass, which reads the
+// output (Autocast frees the float32 storage of the outputs it keeps in
+// bfloat16). These conversions and the _bf16 attention kernels live in
+// gnn.ptx, for every GPU. MatMulBF16
 // (float32 result) and MatMulBF16Out (bfloat16 result) multiply on the
 // tensor cores with mma.sync.m16n8k16 and float32 sums, in the three
 // forms, with split-K for long inner dimensions; SpMMBF16, SpMMBF16Out
@@ -321,17 +323,18 @@
 // machine. Results are in BENCHMARKS.md.
 //
 // BUG(gnnlab): the bfloat16 SpMMs have no degree-aware split of heavy
-// rows; the fused GAT attention, GATv2's and the Transformer's with
-// padded heads, the reductions, the losses, SGD and the other element-wise ops
-// have no bfloat16 versions yet: under Autocast they read float32 copies
-// of their bfloat16 operands, which the garbage collector's finalizer
-// frees (the attention ops and HeadDot free theirs when their kernels are
-// launched, and the attention ops widen their inputs again for the
-// backward pass). Before GATv2's _bf16 kernels a GATv2 epoch held 0.99x
-// of its float32 peak memory under Autocast(BFloat16) on the H100 and ran
-// no faster; with them it has not run on a GPU yet. The _bf16 attention
-// kernels load 4 bfloat16 channels (8 bytes) a lane, in the float32
-// kernels' lane layout, not 8 (16 bytes). Float16 has no 16-bit storage (Autocast(Float16)
+// rows; the fused GATv2 and Transformer attention with padded heads,
+// GAT's per-node scores (HeadDot), the reductions, the losses, SGD and
+// the other element-wise ops have no bfloat16 versions yet: under
+// Autocast they read float32 copies of their bfloat16 operands, which
+// the garbage collector's finalizer frees (the attention ops and HeadDot
+// free theirs when their kernels are launched, and the attention ops
+// widen their inputs again for the backward pass). Before the _bf16 attention kernels a GATv2 epoch held
+// 0.99x of its float32 peak memory under Autocast(BFloat16) on the H100
+// and ran no faster; with them it has not run on a GPU yet. The GATv2
+// and Transformer _bf16 kernels load 4 bfloat16 channels (8 bytes) a
+// lane, in the float32 kernels' lane layout, not 8 (16 bytes); GAT's
+// load one (2 bytes). Float16 has no 16-bit storage (Autocast(Float16)
 // rounds float32 storage).
 // The GEMM is mma.sync with register prefetch, not wgmma with the bulk
 // copy engine (sm_90a): on the H100 it reached 13-52 % of the roofline at

@@ -40,6 +40,11 @@ __device__ __forceinline__ void st4(bf16* p, float4 v) {
 __device__ __forceinline__ float ld1(const float* __restrict__ p) { return __ldg(p); }
 __device__ __forceinline__ float ld1(const bf16* __restrict__ p) { return bf16_bits_f32(__ldg(p)); }
 
+// ld1p is ld1 through the ordinary load path (for the reads that the
+// float32 kernels never routed through the read-only cache).
+__device__ __forceinline__ float ld1p(const float* p) { return *p; }
+__device__ __forceinline__ float ld1p(const bf16* p) { return bf16_bits_f32(*p); }
+
 // st1 stores one value, rounded for bf16.
 __device__ __forceinline__ void st1(float* p, float v) { *p = v; }
 __device__ __forceinline__ void st1(bf16* p, float v) { *p = f32_bf16_bits(v); }
@@ -121,6 +126,17 @@ __device__ __forceinline__ void lane_store(T* row, const float4 (&x)[VPL], int l
 #pragma unroll
 	for (int i = 0; i < VPL; i++) {
 		if (!MASK || (i * G + lane) * 4 < C) st4(row + (i * G + lane) * 4, x[i]);
+	}
+}
+
+// st1_item is lane_store_item for one value (GAT's lanes store single
+// channels).
+template <typename T>
+__device__ __forceinline__ void st1_item(T* base, bool tiles, long long off, float v) {
+	if (sizeof(T) == sizeof(float) || tiles) {
+		reinterpret_cast<float*>(base)[off] = v;
+	} else {
+		st1(base + off, v);
 	}
 }
 
@@ -366,7 +382,7 @@ __device__ void attn_merge_softmax_body(const int* __restrict__ heavy, const int
 		for (int c = lane; c < C; c += WARP) {
 			float o = 0.f;
 			for (int t = first; t < last; t++) o += expf(plse[(long long)t * H + h] - L) * pout[t * HC + h * C + c];
-			if (skip != nullptr) o += ld1(skip + v * lds + h * C + c);
+			if (skip != nullptr) o += ld1p(skip + v * lds + h * C + c);
 			st1(out + v * HC + h * C + c, o);
 		}
 		if (lane == 0) lse[v * H + h] = L;
