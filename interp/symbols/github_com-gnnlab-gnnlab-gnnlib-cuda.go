@@ -34,6 +34,7 @@ func init() {
 		"ErrNoSource":                 reflect.ValueOf(&cuda.ErrNoSource).Elem(),
 		"ErrShape":                    reflect.ValueOf(&cuda.ErrShape).Elem(),
 		"GATForward":                  reflect.ValueOf(cuda.GATForward),
+		"GATForwardBF16":              reflect.ValueOf(cuda.GATForwardBF16),
 		"GATv2Auto":                   reflect.ValueOf(cuda.GATv2Auto),
 		"GATv2BackwardMode":           reflect.ValueOf(&cuda.GATv2BackwardMode).Elem(),
 		"GATv2Forward":                reflect.ValueOf(cuda.GATv2Forward),
