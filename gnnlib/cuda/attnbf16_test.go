@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/internal/half"
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
@@ -498,6 +500,121 @@ func TestAttentionBF16Lifecycle(t *testing.T) {
 					t.Errorf("a second backward pass succeeded")
 				}
 			})
+		}
+	}
+}
+
+// TestGATv2ConvRebuildsOutputBF16 is TestGATv2ConvRebuildsOutput under
+// Autocast(BFloat16), where GATv2Conv runs the bfloat16 kernels: the
+// rebuilt output is bfloat16 (unbias_act_bf16), read by the backward
+// passes as it is. The activations must be equal bit for bit, and the
+// gradients with the output rebuilt within 2⁻⁶ (relative, as a whole) of
+// those with it kept: the rebuilt bfloat16 output differs from the kept
+// one by a rounding of the bias subtraction (2⁻⁸ relative a value), which
+// reaches the gradients through D = dOut·out.
+func TestGATv2ConvRebuildsOutputBF16(t *testing.T) {
+	defer func(on bool) { nn.RebuildGATv2Output = on }(nn.RebuildGATv2Output)
+	nn.RebuildGATv2Output = true
+	dev := defaultOrSkip(t)
+	if !dev.hasBF16() {
+		t.Skipf("%v has no bfloat16 tensor cores", dev)
+	}
+	d := dev.be
+	g := testGraph(t, 400, 3000, true)
+	for _, c := range []struct {
+		heads, ch int
+		p         float32
+	}{{1, 16, 0}, {2, 16, 0.3}, {1, 64, 0.1}} {
+		run := func(fused bool) (out []float32, grads [][]float32) {
+			nn.Seed(9)
+			conv := nn.NewGATv2Conv(24, c.ch, c.heads, true, c.p)
+			drop := nn.NewDropout(0.4)
+			nn.To(conv, d)
+			x := tensor.Randn(3, 400, 24).To(d).SetRequiresGrad(true)
+			w := tensor.Randn(4, 400, c.heads*c.ch).To(d)
+			var h, loss *tensor.Tensor
+			tensor.Autocast(tensor.BFloat16, func() {
+				y := conv.Forward(g, x)
+				if y.DType() != tensor.BFloat16 {
+					t.Errorf("%+v: GATv2Conv output in %v under Autocast(BFloat16)", c, y.DType())
+				}
+				if fused {
+					h = nn.ReLUDropout(y, drop)
+				} else {
+					h = drop.Forward(y.ReLU())
+				}
+				loss = h.Mul(w).Sum()
+			})
+			loss.Backward()
+			for _, p := range append([]*tensor.Tensor{x}, conv.Params()...) {
+				grads = append(grads, p.Grad().CPU().Data())
+			}
+			return h.CPU().Data(), grads
+		}
+		h0, g0 := run(false)
+		h1, g1 := run(true)
+		if !slices.Equal(h0, h1) {
+			t.Errorf("%+v: the activation differs between ReLUDropout and ReLU, Dropout", c)
+		}
+		for i := range g0 {
+			if e := relErr(g1[i], f64(g0[i])); !(e <= 1.0/64) {
+				t.Errorf("%+v: gradient %d with the bfloat16 output rebuilt is %.3g from the one with it kept", c, i, e)
+			}
+		}
+	}
+}
+
+// TestGATv2AttentionOutBF16Lifecycle runs GATv2AttentionOut, UnbiasAct
+// and the backward pass as nn's GATv2OutOps do under Autocast(BFloat16),
+// on the recording driver of TestAttentionBF16Lifecycle: the rebuilt
+// output is bfloat16 (unbias_act_bf16), and nothing is widened or
+// rounded on the way (no bf16_to_f32, no f32_to_bf16).
+func TestGATv2AttentionOutBF16Lifecycle(t *testing.T) {
+	d, drv := openRecorder(t)
+	d.desc = "record (sm_90, no GPU)"
+	be := d.be
+	const n, heads, c = 300, 2, 16
+	g := testGraph(t, n, 3000, false)
+	half := func(x *tensor.Tensor) *tensor.Tensor {
+		s, err := be.ToHalf(x, tensor.BFloat16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tbackend.FromStorage(s, x.Shape()...)
+	}
+	xl, xr, att := half(randn(4, n, heads*c).To(be)), half(randn(5, n, heads*c).To(be)), randn(6, heads, c).To(be)
+	grad, bias := half(randn(7, n, heads*c).To(be)), randn(8, heads*c).To(be)
+	drv.launches = nil
+	var (
+		out  tensor.Storage
+		back func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error)
+		err  error
+	)
+	tensor.Autocast(tensor.BFloat16, func() { out, back, err = be.GATv2AttentionOut(g, xl, xr, att, heads, 0.2, 0, 1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := tbackend.FromStorage(out, n, heads*c) // stands for the activation
+	x, err := be.UnbiasAct(y, bias, true, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := x.(*BF16Tensor); !ok {
+		t.Fatalf("UnbiasAct of bfloat16 storage gave %T, want *BF16Tensor", x)
+	}
+	gs := [3]tensor.Storage{}
+	gs[0], gs[1], gs[2], err = back(grad, tbackend.FromStorage(x, n, heads*c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"*cuda.BF16Tensor", "*cuda.BF16Tensor", "*cuda.Tensor"} {
+		if got := fmt.Sprintf("%T", gs[i]); got != want {
+			t.Errorf("gradient %d: %s, want %s", i, got, want)
+		}
+	}
+	for _, l := range drv.launches {
+		if l.kernel == "bf16_to_f32" || l.kernel == "f32_to_bf16" || strings.HasPrefix(l.kernel, "gatv2_") && !strings.HasSuffix(l.kernel, "_bf16") {
+			t.Errorf("launched %s", l.kernel)
 		}
 	}
 }

@@ -86,7 +86,8 @@ func (d *backend) GATv2AttentionOut(g *graph.Graph, hs, hd, att *tensor.Tensor, 
 
 // UnbiasAct returns x rebuilt from y = dropout(relu(x + b)) for gnnlib/nn's
 // GATv2OutOps: a copy of y that the unbias_act kernel turns back
-// (UnbiasAct).
+// (UnbiasAct). A y stored in bfloat16 (Autocast) gives a bfloat16 x
+// (unbias_act_bf16), which the bfloat16 attention kernels read as it is.
 func (d *backend) UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error) {
 	bv, err := d.view(b)
 	if err != nil {
@@ -94,6 +95,9 @@ func (d *backend) UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.S
 	}
 	if _, half := d.halfView(b); half {
 		defer bv.Free()
+	}
+	if h, ok := d.halfView(y); ok {
+		return d.unbiasActHalf(h, bv, relu, p)
 	}
 	s, err := d.Copy(y) // float32, also of 16-bit storage
 	if err != nil {
@@ -106,6 +110,28 @@ func (d *backend) UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.S
 		return out, nil
 	}
 	if err := UnbiasAct(out, bv, relu, p); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
+// unbiasActHalf is UnbiasAct of bfloat16 y: a bfloat16 copy turned back
+// in place by unbias_act_bf16.
+func (d *backend) unbiasActHalf(y *BF16Tensor, b *Tensor, relu bool, p float32) (tensor.Storage, error) {
+	if b != nil && b.Len() != y.Cols {
+		return nil, shapeErr("UnbiasAct", "y %dx%d, bias %d", y.Rows, y.Cols, b.Len())
+	}
+	out, err := d.EmptyBF16(y.Rows, y.Cols)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	n := int64(out.Len())
+	err = d.do(func(drv driver) error { return drv.dtod(out.ptr, y.ptr, y.Bytes()) })
+	if err == nil {
+		err = d.launch("unbias_act_bf16", d.gridFor(n, 256), 256, out.ptr, b, n, out.Cols, relu, p)
+	}
+	if err != nil {
 		out.Free()
 		return nil, err
 	}

@@ -346,3 +346,16 @@ GATV2_INST(_m_32_3, float, 32, 3, true)
 GATV2_INST(_m_32_3_bf16, bf16, 32, 3, true)
 GAT_INST(32, 4)
 GAT_INST(32, 8)
+
+// unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
+// for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt
+// in place from y = dropout(relu(x + b)) in float32 and rounded once,
+// which the bfloat16 backward passes read through D = dOut·x only.
+extern "C" __global__ void unbias_act_bf16(bf16* y, const float* b, long long total, int F, int relu, float p) {
+	GRID_LOOP(i, total) {
+		const float v = bf16_bits_f32(y[i]);
+		const float bb = b ? b[i % F] : 0.f;
+		if (relu || p > 0.f) y[i] = f32_bf16_bits(v != 0.f ? v * (1.f - p) - bb : 0.f);
+		else y[i] = f32_bf16_bits(v - bb);
+	}
+}
