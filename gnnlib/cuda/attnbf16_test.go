@@ -112,8 +112,8 @@ func checkRounded(t *testing.T, what string, got, want []float32, eps, abs float
 // the bfloat16 one does, so that both recompute the same attention. The
 // cases cover a power-law graph whose heavy rows (over 128 edges) split
 // into edge tiles merged in float32, one lane group per row, both
-// backward modes, attention dropout, masked head widths and several
-// heads.
+// backward modes, attention dropout, masked head widths, several heads
+// and, at 256, 512 and 1024 channels, both lane layouts (BF16WideLoads).
 func TestGATv2BF16(t *testing.T) {
 	d := openOrSkip(t)
 	defer func(old GATv2Backward) { GATv2BackwardMode = old }(GATv2BackwardMode)
@@ -141,68 +141,76 @@ func TestGATv2BF16(t *testing.T) {
 		{1, 256, GATv2Save, 0}, {1, 256, GATv2Recompute, 0}, {1, 256, GATv2Save, 0.3},
 		{2, 64, GATv2Recompute, 0}, {4, 16, GATv2Save, 0.1}, {8, 8, GATv2Auto, 0},
 		{2, 12, GATv2Recompute, 0}, {1, 40, GATv2Save, 0.2}, {1, 300, GATv2Save, 0}, {1, 1024, GATv2Recompute, 0},
+		{1, 512, GATv2Save, 0.1},
 	}
+	defer func() { BF16WideLoads = true }()
 	for _, gc := range []struct {
 		name  string
 		g     *Graph
 		split bool
 	}{{"star/split", star, true}, {"star/rows", star, false}, {"random", rnd, true}} {
 		for _, c := range cases {
-			if gc.name == "star/rows" && c.c != 256 {
-				continue
+			for _, wide := range []bool{false, true} {
+				if gc.name == "star/rows" && c.c != 256 {
+					continue
+				}
+				if k, _ := gatShape(c.c); wide && !k.wide() {
+					continue
+				}
+				name := fmt.Sprintf("%s/%dx%d/mode%d/p%g/wide%t", gc.name, c.heads, c.c, c.mode, c.p, wide)
+				t.Run(name, func(t *testing.T) {
+					SplitHeavyRows = gc.split
+					BF16WideLoads = wide
+					GATv2BackwardMode = c.mode
+					g, n, hc := gc.g, gc.g.n, c.heads*c.c
+					xl, xr, dout := newBF16Pair(t, d, r, n, hc), newBF16Pair(t, d, r, n, hc), newBF16Pair(t, d, r, n, hc)
+					defer xl.free()
+					defer xr.free()
+					defer dout.free()
+					att := mustT(t, d, randSlice(r, hc), 1, hc)
+					defer att.Free()
+					drop := AttentionDropout{P: c.p, Seed: 7}
+					ref, err := GATv2ForwardLR(g, xl.f, xr.f, att, c.heads, c.c, 0.2, drop)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer ref.Free()
+					got, err := GATv2ForwardBF16(g, xl.h, xr.h, att, c.heads, c.c, 0.2, drop)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer got.Free()
+					checkRounded(t, "output", host16(t, got.Out16), host(t, ref.Out), half.EpsBF16, 1e-6)
+					checkRounded(t, "log-sum-exp", host(t, got.LSE), host(t, ref.LSE), 0, 1e-6)
+					// The reference backward pass reads the rounded output.
+					ref.Out.Free()
+					if ref.Out, err = got.Out16.Float32(); err != nil {
+						t.Fatal(err)
+					}
+					dxr, datt, dxl := poisoned(t, d, n, hc), poisoned(t, d, 1, hc), poisoned(t, d, n, hc)
+					defer freeAll([]*Tensor{dxr, datt, dxl})
+					if err := ref.BackwardDst(g, xl.f, xr.f, att, dout.f, dxr, datt); err != nil {
+						t.Fatal(err)
+					}
+					if err := ref.BackwardSrc(g, xl.f, xr.f, att, dout.f, dxl); err != nil {
+						t.Fatal(err)
+					}
+					dxr16, dxl16, datt16 := poisoned16(t, d, n, hc), poisoned16(t, d, n, hc), poisoned(t, d, 1, hc)
+					defer dxr16.Free()
+					defer dxl16.Free()
+					defer datt16.Free()
+					if err := got.BackwardDstBF16(g, xl.h, xr.h, att, dout.h, dxr16, datt16); err != nil {
+						t.Fatal(err)
+					}
+					if err := got.BackwardSrcBF16(g, xl.h, xr.h, att, dout.h, dxl16); err != nil {
+						t.Fatal(err)
+					}
+					checkRounded(t, "dxr", host16(t, dxr16), host(t, dxr), half.EpsBF16, 1e-6)
+					checkRounded(t, "dxl", host16(t, dxl16), host(t, dxl), half.EpsBF16, 1e-6)
+					// att's gradient is summed with atomics in both.
+					checkRounded(t, "datt", host(t, datt16), host(t, datt), 0, 1e-4)
+				})
 			}
-			name := fmt.Sprintf("%s/%dx%d/mode%d/p%g", gc.name, c.heads, c.c, c.mode, c.p)
-			t.Run(name, func(t *testing.T) {
-				SplitHeavyRows = gc.split
-				GATv2BackwardMode = c.mode
-				g, n, hc := gc.g, gc.g.n, c.heads*c.c
-				xl, xr, dout := newBF16Pair(t, d, r, n, hc), newBF16Pair(t, d, r, n, hc), newBF16Pair(t, d, r, n, hc)
-				defer xl.free()
-				defer xr.free()
-				defer dout.free()
-				att := mustT(t, d, randSlice(r, hc), 1, hc)
-				defer att.Free()
-				drop := AttentionDropout{P: c.p, Seed: 7}
-				ref, err := GATv2ForwardLR(g, xl.f, xr.f, att, c.heads, c.c, 0.2, drop)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer ref.Free()
-				got, err := GATv2ForwardBF16(g, xl.h, xr.h, att, c.heads, c.c, 0.2, drop)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer got.Free()
-				checkRounded(t, "output", host16(t, got.Out16), host(t, ref.Out), half.EpsBF16, 1e-6)
-				checkRounded(t, "log-sum-exp", host(t, got.LSE), host(t, ref.LSE), 0, 1e-6)
-				// The reference backward pass reads the rounded output.
-				ref.Out.Free()
-				if ref.Out, err = got.Out16.Float32(); err != nil {
-					t.Fatal(err)
-				}
-				dxr, datt, dxl := poisoned(t, d, n, hc), poisoned(t, d, 1, hc), poisoned(t, d, n, hc)
-				defer freeAll([]*Tensor{dxr, datt, dxl})
-				if err := ref.BackwardDst(g, xl.f, xr.f, att, dout.f, dxr, datt); err != nil {
-					t.Fatal(err)
-				}
-				if err := ref.BackwardSrc(g, xl.f, xr.f, att, dout.f, dxl); err != nil {
-					t.Fatal(err)
-				}
-				dxr16, dxl16, datt16 := poisoned16(t, d, n, hc), poisoned16(t, d, n, hc), poisoned(t, d, 1, hc)
-				defer dxr16.Free()
-				defer dxl16.Free()
-				defer datt16.Free()
-				if err := got.BackwardDstBF16(g, xl.h, xr.h, att, dout.h, dxr16, datt16); err != nil {
-					t.Fatal(err)
-				}
-				if err := got.BackwardSrcBF16(g, xl.h, xr.h, att, dout.h, dxl16); err != nil {
-					t.Fatal(err)
-				}
-				checkRounded(t, "dxr", host16(t, dxr16), host(t, dxr), half.EpsBF16, 1e-6)
-				checkRounded(t, "dxl", host16(t, dxl16), host(t, dxl), half.EpsBF16, 1e-6)
-				// att's gradient is summed with atomics in both.
-				checkRounded(t, "datt", host(t, datt16), host(t, datt), 0, 1e-4)
-			})
 		}
 	}
 }
@@ -214,7 +222,8 @@ func TestGATv2BF16(t *testing.T) {
 // the output (with the skip term, added in float32 before the one
 // rounding) and the gradients of q, k and the values within checkRounded's
 // bound, the log-sum-exp equal up to float32 order; heavy rows split
-// and not, dropout, masked widths, several heads.
+// and not, dropout, masked widths, several heads, both lane layouts
+// where the width has two (BF16WideLoads).
 func TestTransformerBF16(t *testing.T) {
 	d := openOrSkip(t)
 	defer func() { SplitHeavyRows = true }()
@@ -234,84 +243,91 @@ func TestTransformerBF16(t *testing.T) {
 		p        float32
 		fused    bool
 	}
-	cases := []tcase{{4, 64, 0, true}, {4, 64, 0, false}, {1, 256, 0.2, true}, {2, 32, 0.1, false}, {2, 12, 0, true}, {1, 40, 0.3, false}, {1, 300, 0, false}}
+	cases := []tcase{{4, 64, 0, true}, {4, 64, 0, false}, {1, 256, 0.2, true}, {2, 32, 0.1, false}, {2, 12, 0, true}, {1, 40, 0.3, false}, {1, 300, 0, false}, {1, 512, 0, false}}
+	defer func() { BF16WideLoads = true }()
 	for _, gc := range []struct {
 		name  string
 		g     *Graph
 		split bool
 	}{{"star/split", star, true}, {"star/rows", star, false}, {"random", rnd, true}} {
 		for _, c := range cases {
-			if gc.name == "star/rows" && c.c != 64 {
-				continue
+			for _, wide := range []bool{false, true} {
+				if gc.name == "star/rows" && c.c != 64 {
+					continue
+				}
+				if k, _ := gatShape(c.c); wide && !k.wide() {
+					continue
+				}
+				t.Run(fmt.Sprintf("%s/%dx%d/p%g/fused%t/wide%t", gc.name, c.heads, c.c, c.p, c.fused, wide), func(t *testing.T) {
+					SplitHeavyRows = gc.split
+					BF16WideLoads = wide
+					g, n, hc := gc.g, gc.g.n, c.heads*c.c
+					scale := float32(1 / math.Sqrt(float64(c.c)))
+					drop := AttentionDropout{P: c.p, Seed: 5}
+					dout := newBF16Pair(t, d, r, n, hc)
+					defer dout.free()
+					var ref, got *Transformer
+					var ins []bf16Pair
+					var err error
+					if c.fused {
+						ins = []bf16Pair{newBF16Pair(t, d, r, n, 4*hc)}
+						ref, err = TransformerForwardFused(g, ins[0].f, c.heads, c.c, scale, drop)
+						if err == nil {
+							got, err = TransformerForwardFusedBF16(g, ins[0].h, c.heads, c.c, scale, drop)
+						}
+					} else {
+						ins = []bf16Pair{newBF16Pair(t, d, r, n, hc), newBF16Pair(t, d, r, n, hc), newBF16Pair(t, d, r, n, hc)}
+						ref, err = TransformerForward(g, ins[0].f, ins[1].f, ins[2].f, c.heads, c.c, scale, drop)
+						if err == nil {
+							got, err = TransformerForwardBF16(g, ins[0].h, ins[1].h, ins[2].h, c.heads, c.c, scale, drop)
+						}
+					}
+					for _, p := range ins {
+						defer p.free()
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer ref.Free()
+					defer got.Free()
+					checkRounded(t, "output", host16(t, got.Out16), host(t, ref.Out), half.EpsBF16, 1e-6)
+					checkRounded(t, "log-sum-exp", host(t, got.LSE), host(t, ref.LSE), 0, 1e-6)
+					ref.Out.Free()
+					if ref.Out, err = got.Out16.Float32(); err != nil {
+						t.Fatal(err)
+					}
+					if c.fused {
+						want, gr := poisoned(t, d, n, 3*hc), poisoned16(t, d, n, 3*hc)
+						defer want.Free()
+						defer gr.Free()
+						if err := ref.BackwardFused(g, ins[0].f, dout.f, want); err != nil {
+							t.Fatal(err)
+						}
+						if err := got.BackwardFusedBF16(g, ins[0].h, dout.h, gr); err != nil {
+							t.Fatal(err)
+						}
+						checkRounded(t, "dqkv", host16(t, gr), host(t, want), half.EpsBF16, 1e-6)
+						return
+					}
+					want := []*Tensor{poisoned(t, d, n, hc), poisoned(t, d, n, hc), poisoned(t, d, n, hc)}
+					defer freeAll(want)
+					gr := []*BF16Tensor{poisoned16(t, d, n, hc), poisoned16(t, d, n, hc), poisoned16(t, d, n, hc)}
+					defer func() {
+						for _, x := range gr {
+							x.Free()
+						}
+					}()
+					if err := ref.Backward(g, ins[0].f, ins[1].f, ins[2].f, dout.f, want[0], want[1], want[2]); err != nil {
+						t.Fatal(err)
+					}
+					if err := got.BackwardBF16(g, ins[0].h, ins[1].h, ins[2].h, dout.h, gr[0], gr[1], gr[2]); err != nil {
+						t.Fatal(err)
+					}
+					for i, name := range []string{"dq", "dk", "dv"} {
+						checkRounded(t, name, host16(t, gr[i]), host(t, want[i]), half.EpsBF16, 1e-6)
+					}
+				})
 			}
-			t.Run(fmt.Sprintf("%s/%dx%d/p%g/fused%t", gc.name, c.heads, c.c, c.p, c.fused), func(t *testing.T) {
-				SplitHeavyRows = gc.split
-				g, n, hc := gc.g, gc.g.n, c.heads*c.c
-				scale := float32(1 / math.Sqrt(float64(c.c)))
-				drop := AttentionDropout{P: c.p, Seed: 5}
-				dout := newBF16Pair(t, d, r, n, hc)
-				defer dout.free()
-				var ref, got *Transformer
-				var ins []bf16Pair
-				var err error
-				if c.fused {
-					ins = []bf16Pair{newBF16Pair(t, d, r, n, 4*hc)}
-					ref, err = TransformerForwardFused(g, ins[0].f, c.heads, c.c, scale, drop)
-					if err == nil {
-						got, err = TransformerForwardFusedBF16(g, ins[0].h, c.heads, c.c, scale, drop)
-					}
-				} else {
-					ins = []bf16Pair{newBF16Pair(t, d, r, n, hc), newBF16Pair(t, d, r, n, hc), newBF16Pair(t, d, r, n, hc)}
-					ref, err = TransformerForward(g, ins[0].f, ins[1].f, ins[2].f, c.heads, c.c, scale, drop)
-					if err == nil {
-						got, err = TransformerForwardBF16(g, ins[0].h, ins[1].h, ins[2].h, c.heads, c.c, scale, drop)
-					}
-				}
-				for _, p := range ins {
-					defer p.free()
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer ref.Free()
-				defer got.Free()
-				checkRounded(t, "output", host16(t, got.Out16), host(t, ref.Out), half.EpsBF16, 1e-6)
-				checkRounded(t, "log-sum-exp", host(t, got.LSE), host(t, ref.LSE), 0, 1e-6)
-				ref.Out.Free()
-				if ref.Out, err = got.Out16.Float32(); err != nil {
-					t.Fatal(err)
-				}
-				if c.fused {
-					want, gr := poisoned(t, d, n, 3*hc), poisoned16(t, d, n, 3*hc)
-					defer want.Free()
-					defer gr.Free()
-					if err := ref.BackwardFused(g, ins[0].f, dout.f, want); err != nil {
-						t.Fatal(err)
-					}
-					if err := got.BackwardFusedBF16(g, ins[0].h, dout.h, gr); err != nil {
-						t.Fatal(err)
-					}
-					checkRounded(t, "dqkv", host16(t, gr), host(t, want), half.EpsBF16, 1e-6)
-					return
-				}
-				want := []*Tensor{poisoned(t, d, n, hc), poisoned(t, d, n, hc), poisoned(t, d, n, hc)}
-				defer freeAll(want)
-				gr := []*BF16Tensor{poisoned16(t, d, n, hc), poisoned16(t, d, n, hc), poisoned16(t, d, n, hc)}
-				defer func() {
-					for _, x := range gr {
-						x.Free()
-					}
-				}()
-				if err := ref.Backward(g, ins[0].f, ins[1].f, ins[2].f, dout.f, want[0], want[1], want[2]); err != nil {
-					t.Fatal(err)
-				}
-				if err := got.BackwardBF16(g, ins[0].h, ins[1].h, ins[2].h, dout.h, gr[0], gr[1], gr[2]); err != nil {
-					t.Fatal(err)
-				}
-				for i, name := range []string{"dq", "dk", "dv"} {
-					checkRounded(t, name, host16(t, gr[i]), host(t, want[i]), half.EpsBF16, 1e-6)
-				}
-			})
 		}
 	}
 }

@@ -91,6 +91,28 @@ func bf16Suffix(bf16 bool) string {
 	return ""
 }
 
+// BF16WideLoads selects, for the bfloat16 GATv2 and Transformer kernels
+// of the exact widths 256, 512 and 1024 (lanes holding an even number of
+// float4s), the wide lane layout (the _bf16w kernels of gatv2.cu and
+// transformer.cu): each lane loads 8
+// bfloat16 channels at a time (16 bytes) instead of 4 (8 bytes). Both
+// give the same values. A forward pass fixes the choice for its backward
+// passes. Set it before work is queued.
+var BF16WideLoads = true
+
+// attnSuffix is the name suffix of the GATv2 and Transformer kernels for
+// mapping k: k.suffix(), then _bf16, or _bf16w for the wide layout
+// (wide: BF16WideLoads when the forward pass ran, and k takes it).
+func attnSuffix(k gatv2Kernel, bf16, wide bool) string {
+	switch {
+	case bf16 && wide && k.wide():
+		return k.suffix() + "_bf16w"
+	case bf16:
+		return k.suffix() + "_bf16"
+	}
+	return k.suffix()
+}
+
 // attnForward runs the forward pass of a fused attention kernel: it
 // allocates the output (a row of heads·c per destination) and the
 // log-sum-exp (one per destination and head), launches kernel with

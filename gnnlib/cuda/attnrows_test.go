@@ -236,6 +236,26 @@ func TestAttentionSplitLaunches(t *testing.T) {
 			}
 			return ff.BackwardFused(g, qkvs, dout, mk(n, 3*hc))
 		},
+		"gatv2_bf16w": func() error {
+			// 1 x 256: the wide layout's kernels (BF16WideLoads).
+			xl, xr, att, dout := mk16(n, 256), mk16(n, 256), mk(1, 256), mk16(n, 256)
+			fw, err := GATv2ForwardBF16(g, xl, xr, att, 1, 256, 0.2, AttentionDropout{P: 0.1, Seed: 2})
+			if err != nil {
+				return err
+			}
+			if err := fw.BackwardDstBF16(g, xl, xr, att, dout, mk16(n, 256), mk(1, 256)); err != nil {
+				return err
+			}
+			if err := fw.BackwardSrcBF16(g, xl, xr, att, dout, mk16(n, 256)); err != nil {
+				return err
+			}
+			qkvs := mk16(n, 4*256)
+			ff, err := TransformerForwardFusedBF16(g, qkvs, 1, 256, 0.3, AttentionDropout{})
+			if err != nil {
+				return err
+			}
+			return ff.BackwardFusedBF16(g, qkvs, dout, mk16(n, 3*256))
+		},
 		"transformer_bf16": func() error {
 			q, k, v, dout := mk16(n, hc), mk16(n, hc), mk16(n, hc), mk16(n, hc)
 			fw, err := TransformerForwardBF16(g, q, k, v, heads, c, 0.3, AttentionDropout{P: 0.1, Seed: 1})
@@ -297,8 +317,11 @@ func TestAttentionSplitLaunches(t *testing.T) {
 					}
 					// attn_merge_sum may sum a float32 output of a
 					// bfloat16 pass (GAT's score gradients).
-					if strings.HasSuffix(name, "_bf16") && l.kernel != "transpose_perm" && l.kernel != "attn_merge_sum" && !strings.HasSuffix(l.kernel, "_bf16") {
+					if strings.Contains(name, "_bf16") && l.kernel != "transpose_perm" && l.kernel != "attn_merge_sum" && !strings.HasSuffix(l.kernel, "_bf16") && !strings.HasSuffix(l.kernel, "_bf16w") {
 						t.Errorf("bfloat16 pass launched the float32 kernel %s", l.kernel)
+					}
+					if name == "gatv2_bf16w" && !strings.HasPrefix(l.kernel, "attn_merge") && l.kernel != "transpose_perm" && !strings.HasSuffix(l.kernel, "_bf16w") {
+						t.Errorf("the wide bfloat16 pass launched %s", l.kernel)
 					}
 				}
 				if split && merges == 0 {

@@ -249,8 +249,9 @@
 // GAT.BackwardBF16; GATv2ForwardBF16, BackwardDstBF16, BackwardSrcBF16;
 // TransformerForwardBF16, TransformerForwardFusedBF16, BackwardBF16,
 // BackwardFusedBF16: bfloat16 features, output, dOut and feature
-// gradients, which GATv2's and the Transformer's read 4 channels in 8
-// bytes a lane and GAT's one a lane; the softmax statistics, the sums
+// gradients, which GATv2's and the Transformer's read 8 channels in 16
+// bytes a lane at 256, 512 and 1024 channels a head (BF16WideLoads) and 4
+// in 8 bytes at the other widths, and GAT's one a lane; the softmax statistics, the sums
 // over edges, the heavy rows' partial results, GATv2's att, GAT's
 // per-node scores and their gradients in float32; each stored value
 // rounded once), and every other op reads a float32 copy. GATv2's and the
@@ -332,9 +333,10 @@
 // widen their inputs again for the backward pass). Before the _bf16 attention kernels a GATv2 epoch held
 // 0.99x of its float32 peak memory under Autocast(BFloat16) on the H100
 // and ran no faster; with them it has not run on a GPU yet. The GATv2
-// and Transformer _bf16 kernels load 4 bfloat16 channels (8 bytes) a
-// lane, in the float32 kernels' lane layout, not 8 (16 bytes); GAT's
-// load one (2 bytes). Float16 has no 16-bit storage (Autocast(Float16)
+// and Transformer _bf16 kernels load 8 bfloat16 channels (16 bytes) a
+// lane only at the exact widths whose lanes hold an even number of
+// float4s (256, 512, 1024); at the others (64 among them) 4 (8 bytes),
+// in the float32 kernels' lane layout; GAT's load one (2 bytes). Float16 has no 16-bit storage (Autocast(Float16)
 // rounds float32 storage).
 // The GEMM is mma.sync with register prefetch, not wgmma with the bulk
 // copy engine (sm_90a): on the H100 it reached 13-52 % of the roofline at

@@ -285,6 +285,10 @@ type gatv2Kernel struct {
 // and head.
 func (k gatv2Kernel) width() int { return 4 * k.g * k.vpl }
 
+// wide reports whether the mapping has bfloat16 kernels of the wide
+// layout (BF16WideLoads): exact, with an even number of float4s a lane.
+func (k gatv2Kernel) wide() bool { return !k.mask && k.vpl%2 == 0 }
+
 // suffix is the kernels' name suffix: _G_VPL, or _m_G_VPL masked.
 func (k gatv2Kernel) suffix() string {
 	if k.mask {
@@ -361,6 +365,7 @@ type GATv2 struct {
 	d               *Tensor // N x H, dOut·Out (recomputing backward)
 	eas, esign      *Tensor // per edge and head: (alpha, ds) and C sign bits (saved-edge backward)
 	saved           bool    // the last BackwardDst saved the edges
+	wide            bool    // BF16WideLoads when the forward pass ran (the sign bits' layout)
 }
 
 // bf16 reports whether a ran the bfloat16 kernels.
@@ -497,13 +502,14 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 	if att.Len() != hc || !g.IsSquare() {
 		return nil, shapeErr("GATv2Forward", "att %d, graph %d<-%d nodes, heads %d x %d", att.Len(), g.n, g.nsrc, heads, channels)
 	}
-	out, out16, lse, err := attnForward(d, g, "gatv2_fwd"+k.suffix()+bf16Suffix(bf16), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
+	wide := BF16WideLoads
+	out, out16, lse, err := attnForward(d, g, "gatv2_fwd"+attnSuffix(k, bf16, wide), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
 		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, n, heads, slope, drop.P, drop.Seed, channels}
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &GATv2{Heads: heads, Channels: channels, Slope: slope, Out: out, Out16: out16, LSE: lse, Dropout: drop}, nil
+	return &GATv2{Heads: heads, Channels: channels, Slope: slope, Out: out, Out16: out16, LSE: lse, Dropout: drop, wide: wide}, nil
 }
 
 // Backward computes the gradients of the loss with respect to xlr (into
@@ -605,7 +611,7 @@ func (a *GATv2) launchShape(d *Device, n int) (dst, src, block int, suffix strin
 	if gpb := block / k.g; (dst*gpb)%a.Heads != 0 {
 		dst = max(1, dst/a.Heads*a.Heads)
 	}
-	return dst, src, block, k.suffix() + bf16Suffix(a.bf16())
+	return dst, src, block, attnSuffix(k, a.bf16(), a.wide)
 }
 
 func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr mat, datt *Tensor) error {

@@ -27,6 +27,7 @@ type Transformer struct {
 	Dropout         AttentionDropout
 	d               *Tensor // N x H, dOut·attention, between the two backward passes
 	skip            bool    // Out includes the skip block of the fused input
+	wide            bool    // BF16WideLoads when the forward pass ran
 }
 
 // TransformerForward computes the attention of a TransformerConv layer
@@ -121,7 +122,8 @@ func transformerForward(g *Graph, in qkv, d *Device, heads, channels int, scale 
 	if !ok || !g.IsSquare() {
 		return nil, shapeErr(op, "channels per head %d (multiples of 4 up to %d), graph %d<-%d nodes", channels, maxGATv2Channels, g.n, g.nsrc)
 	}
-	out, out16, lse, err := attnForward(d, g, "tf_fwd"+kn.suffix()+bf16Suffix(bf16), heads, channels, kn.g, bf16, in.skip, in.q.ld, func(out uintptr, lse *Tensor, n int, tiles bool) []any {
+	wide := BF16WideLoads
+	out, out16, lse, err := attnForward(d, g, "tf_fwd"+attnSuffix(kn, bf16, wide), heads, channels, kn.g, bf16, in.skip, in.q.ld, func(out uintptr, lse *Tensor, n int, tiles bool) []any {
 		// The tiles leave the skip block to the merge, which adds it once.
 		skip := in.skip
 		if tiles {
@@ -132,7 +134,7 @@ func transformerForward(g *Graph, in qkv, d *Device, heads, channels int, scale 
 	if err != nil {
 		return nil, err
 	}
-	return &Transformer{Heads: heads, Channels: channels, Scale: scale, Out: out, Out16: out16, LSE: lse, Dropout: drop, skip: in.skip != 0}, nil
+	return &Transformer{Heads: heads, Channels: channels, Scale: scale, Out: out, Out16: out16, LSE: lse, Dropout: drop, skip: in.skip != 0, wide: wide}, nil
 }
 
 // Backward writes the gradients of q, k and val (each N x heads·channels)
@@ -208,7 +210,7 @@ func (a *Transformer) backward(g *Graph, in qkv, dout uintptr, grads qkv) error 
 	d := a.LSE.buf.dev
 	kn, _ := gatShape(a.Channels)
 	const block = 256
-	sfx := kn.suffix() + bf16Suffix(a.bf16())
+	sfx := attnSuffix(kn, a.bf16(), a.wide)
 	launch := func(kernel string, n int, args []any) error {
 		return d.launch(kernel+sfx, d.gridFor(int64(n)*int64(a.Heads)*int64(kn.g), block), block, args...)
 	}

@@ -27,6 +27,20 @@ __device__ __forceinline__ float4 ldg4(const bf16* __restrict__ row, int j) {
 	                   bf16_bits_f32((unsigned short)u.y), bf16_bits_f32((unsigned short)(u.y >> 16)));
 }
 
+// ldg8 loads the j-th group of 8 values of row as two float4s: one
+// 16-byte load of bfloat16, two of float.
+__device__ __forceinline__ void ldg8(const float* __restrict__ row, int j, float4& a, float4& b) {
+	a = __ldg(reinterpret_cast<const float4*>(row) + 2 * j);
+	b = __ldg(reinterpret_cast<const float4*>(row) + 2 * j + 1);
+}
+__device__ __forceinline__ void ldg8(const bf16* __restrict__ row, int j, float4& a, float4& b) {
+	const uint4 u = __ldg(reinterpret_cast<const uint4*>(row) + j);
+	a = make_float4(bf16_bits_f32((unsigned short)u.x), bf16_bits_f32((unsigned short)(u.x >> 16)),
+	                bf16_bits_f32((unsigned short)u.y), bf16_bits_f32((unsigned short)(u.y >> 16)));
+	b = make_float4(bf16_bits_f32((unsigned short)u.z), bf16_bits_f32((unsigned short)(u.z >> 16)),
+	                bf16_bits_f32((unsigned short)u.w), bf16_bits_f32((unsigned short)(u.w >> 16)));
+}
+
 // st4 of a bf16 row rounds the 4 values to nearest even and stores 8 bytes
 // (common.cuh has the float one).
 __device__ __forceinline__ void st4(bf16* p, float4 v) {
@@ -34,6 +48,21 @@ __device__ __forceinline__ void st4(bf16* p, float4 v) {
 	u.x = (unsigned)f32_bf16_bits(v.x) | (unsigned)f32_bf16_bits(v.y) << 16;
 	u.y = (unsigned)f32_bf16_bits(v.z) | (unsigned)f32_bf16_bits(v.w) << 16;
 	*reinterpret_cast<uint2*>(p) = u;
+}
+
+// st8 stores two float4s as 8 consecutive values (one 16-byte store of
+// bfloat16, rounded).
+__device__ __forceinline__ void st8(float* p, float4 a, float4 b) {
+	st4(p, a);
+	st4(p + 4, b);
+}
+__device__ __forceinline__ void st8(bf16* p, float4 a, float4 b) {
+	uint4 u;
+	u.x = (unsigned)f32_bf16_bits(a.x) | (unsigned)f32_bf16_bits(a.y) << 16;
+	u.y = (unsigned)f32_bf16_bits(a.z) | (unsigned)f32_bf16_bits(a.w) << 16;
+	u.z = (unsigned)f32_bf16_bits(b.x) | (unsigned)f32_bf16_bits(b.y) << 16;
+	u.w = (unsigned)f32_bf16_bits(b.z) | (unsigned)f32_bf16_bits(b.w) << 16;
+	*reinterpret_cast<uint4*>(p) = u;
 }
 
 // ld1 loads one value as float (GAT's lanes read single channels).
@@ -107,25 +136,48 @@ __device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a
 // With MASK the row is C < 4*G*VPL wide (C a multiple of 4): the float4s
 // past it read as zeros, which add nothing to a score, a dot product or a
 // sum, so the kernels need no other masking in registers.
-template <int G, int VPL, bool MASK, typename T>
+//
+// The wide layout W (the _bf16w kernels: bfloat16, exact widths, VPL
+// even) pairs a lane's float4s: 2j and 2j+1 are columns (j*G + lane)*8 ..
+// +7, one 16-byte load of 8 bfloat16 instead of two of 4 (chan4 names a
+// float4's first column in either layout). A kernel reads all its rows,
+// float32 ones (GATv2's att) too, in its layout; the scores, dot products
+// and sums do not depend on it.
+template <int G, bool W>
+__device__ __forceinline__ int chan4(int i, int lane) {
+	return W ? ((i >> 1) * G + lane) * 8 + (i & 1) * 4 : (i * G + lane) * 4;
+}
+
+template <int G, int VPL, bool MASK, bool W = false, typename T>
 __device__ __forceinline__ void lane_row(float4 (&x)[VPL], const T* __restrict__ row, int lane, int C) {
+	static_assert(!W || (!MASK && VPL % 2 == 0), "the wide layout takes exact widths and pairs of float4s");
+	if (W) {
 #pragma unroll
-	for (int i = 0; i < VPL; i++) {
-		if (!MASK || (i * G + lane) * 4 < C) {
-			x[i] = ldg4(row, i * G + lane);
-		} else {
-			x[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+		for (int j = 0; j < VPL / 2; j++) ldg8(row, j * G + lane, x[2 * j], x[2 * j + 1]);
+	} else {
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			if (!MASK || (i * G + lane) * 4 < C) {
+				x[i] = ldg4(row, i * G + lane);
+			} else {
+				x[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+			}
 		}
 	}
 }
 
 // lane_store writes a lane's share of a row (with MASK, of its first C
 // columns).
-template <int G, int VPL, bool MASK, typename T>
+template <int G, int VPL, bool MASK, bool W = false, typename T>
 __device__ __forceinline__ void lane_store(T* row, const float4 (&x)[VPL], int lane, int C) {
+	if (W) {
 #pragma unroll
-	for (int i = 0; i < VPL; i++) {
-		if (!MASK || (i * G + lane) * 4 < C) st4(row + (i * G + lane) * 4, x[i]);
+		for (int j = 0; j < VPL / 2; j++) st8(row + (j * G + lane) * 8, x[2 * j], x[2 * j + 1]);
+	} else {
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			if (!MASK || (i * G + lane) * 4 < C) st4(row + (i * G + lane) * 4, x[i]);
+		}
 	}
 }
 
@@ -146,12 +198,12 @@ __device__ __forceinline__ void st1_item(T* base, bool tiles, long long off, flo
 // stores float32 partial results into scratch, which attn_merge_softmax
 // and attn_merge_sum combine in float32 before the one rounding: in a
 // _bf16 kernel base then points to float32 scratch.
-template <int G, int VPL, bool MASK, typename T>
+template <int G, int VPL, bool MASK, bool W = false, typename T>
 __device__ __forceinline__ void lane_store_item(T* base, bool tiles, long long off, const float4 (&x)[VPL], int lane, int C) {
 	if (sizeof(T) == sizeof(float) || tiles) {
-		lane_store<G, VPL, MASK>(reinterpret_cast<float*>(base) + off, x, lane, C);
+		lane_store<G, VPL, MASK, W>(reinterpret_cast<float*>(base) + off, x, lane, C);
 	} else {
-		lane_store<G, VPL, MASK>(base + off, x, lane, C);
+		lane_store<G, VPL, MASK, W>(base + off, x, lane, C);
 	}
 }
 

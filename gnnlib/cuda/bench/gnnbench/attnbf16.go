@@ -114,6 +114,7 @@ func tfLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 // gradients), the attention in its _bf16 kernels, att and its gradient
 // float32.
 func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
+	defer func(w bool) { cuda.BF16WideLoads = w }(cuda.BF16WideLoads)
 	check(d.EmptyCache())
 	dg := g.upload(d)
 	hc := h * c
@@ -178,25 +179,31 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	xl, xr, dout := must(xl16.Float32()), must(xr16.Float32()), must(dout16.Float32())
 	dxh, dxh16 := must(d.Empty(g.n, hc)), must(d.EmptyBF16(g.n, hc))
 	fwd32 := timeit(d, func() { must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{})).Free() })
-	fwd16 := timeit(d, func() { must(cuda.GATv2ForwardBF16(dg, xl16, xr16, att, h, c, 0.2, cuda.AttentionDropout{})).Free() })
 	a32 := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
-	a16 := must(cuda.GATv2ForwardBF16(dg, xl16, xr16, att, h, c, 0.2, cuda.AttentionDropout{}))
 	bwd32 := timeit(d, func() {
 		check(a32.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
 		check(a32.BackwardSrc(dg, xl, xr, att, dout, dxh))
 	})
-	bwd16 := timeit(d, func() {
-		check(a16.BackwardDstBF16(dg, xl16, xr16, att, dout16, dxh16, datt))
-		check(a16.BackwardSrcBF16(dg, xl16, xr16, att, dout16, dxh16))
-	})
 	a32.Free()
-	a16.Free()
+	// The bfloat16 attention in each lane layout (cuda.BF16WideLoads: 16-
+	// or 8-byte loads; the same kernels at widths without a wide one).
+	var fwd16, bwd16 [2]float64
+	for i, wide := range []bool{false, true} {
+		cuda.BF16WideLoads = wide
+		fwd16[i] = timeit(d, func() { must(cuda.GATv2ForwardBF16(dg, xl16, xr16, att, h, c, 0.2, cuda.AttentionDropout{})).Free() })
+		a16 := must(cuda.GATv2ForwardBF16(dg, xl16, xr16, att, h, c, 0.2, cuda.AttentionDropout{}))
+		bwd16[i] = timeit(d, func() {
+			check(a16.BackwardDstBF16(dg, xl16, xr16, att, dout16, dxh16, datt))
+			check(a16.BackwardSrcBF16(dg, xl16, xr16, att, dout16, dxh16))
+		})
+		a16.Free()
+	}
 	v := fmt.Sprintf("%dx%d", h, c)
 	report("gatv2-layer-bf16", g.name, v+" float32", ms[0], peak[0], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms", fwd32, bwd32))
-	report("gatv2-layer-bf16", g.name, v+" bfloat16", ms[1], peak[1], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms", fwd16, bwd16))
+	report("gatv2-layer-bf16", g.name, v+" bfloat16", ms[1], peak[1], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (8-byte loads: fwd %.3f, bwd %.3f ms)", fwd16[1], bwd16[1], fwd16[0], bwd16[0]))
 	report("gatv2-layer-bf16", g.name, v+" bfloat16 vs float32", ms[1], peak[1],
 		fmt.Sprintf("speedup %.2fx, attention fwd %.2fx, bwd %.2fx; peak %.2fx of float32 (targets at 1x256: <= 2.2 ms, <= 0.6x)",
-			ms[0]/ms[1], fwd32/fwd16, bwd32/bwd16, peak[1]/peak[0]))
+			ms[0]/ms[1], fwd32/fwd16[1], bwd32/bwd16[1], peak[1]/peak[0]))
 	for _, t := range []*cuda.Tensor{att, dwl, dwr, datt, xl, xr, dout, dxh} {
 		t.Free()
 	}
