@@ -349,7 +349,12 @@ GAT_INST_W(32, 2)
 GATV2_INST(_m_32_3, float, 32, 3, true, false)
 GATV2_INST(_m_32_3_bf16, bf16, 32, 3, true, false)
 GAT_INST_W(32, 4)
-GAT_INST_W(32, 8)
+// (32,8) masked would be 513..1023 channels, which gatShape refuses (they
+// run padded to 1024): no bfloat16 versions of the masked ones.
+GATV2_INST(_32_8, float, 32, 8, false, false)
+GATV2_INST(_m_32_8, float, 32, 8, true, false)
+GATV2_INST(_32_8_bf16, bf16, 32, 8, false, false)
+GATV2_INST(_32_8_bf16w, bf16, 32, 8, false, true)
 
 // unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
 // for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt
