@@ -415,15 +415,18 @@ func TestGATBF16(t *testing.T) {
 
 // TestAttentionBF16Lifecycle runs the backend's GATv2Attention,
 // TransformerAttention and GATAttention (what nn's GATv2Attention,
-// TransformerAttention and GATAttention call) under Autocast(BFloat16) on a recording driver that says it is
+// TransformerAttention and GATAttention call) under Autocast(BFloat16),
+// BF16Attention on, on a recording driver that says it is
 // an sm_90 GPU (no values: the launches and the storage the ops hand
 // back), with the features in bfloat16 storage (read as they are) and in
 // float32 (read through rounded copies), dOut in both: an op launches
 // only _bf16 attention kernels and widens nothing (no bf16_to_f32), hands
 // back a bfloat16 output, bfloat16 gradients of its features in their
 // shapes (GATv2's att and GAT's scores: float32, in theirs), and refuses
-// a second backward pass.
+// a second backward pass. That is with BF16Attention on; off (the
+// default), the ops launch no bfloat16 attention kernel.
 func TestAttentionBF16Lifecycle(t *testing.T) {
+	defer func(on bool) { BF16Attention = on }(BF16Attention)
 	d, drv := openRecorder(t)
 	d.desc = "record (sm_90, no GPU)"
 	be := d.be
@@ -446,8 +449,33 @@ func TestAttentionBF16Lifecycle(t *testing.T) {
 			return be.GATAttention(g, xs[0], xs[1], xs[2], heads, 0.2, 0.1, 3)
 		}},
 	} {
+		t.Run(op.name+"/off", func(t *testing.T) {
+			BF16Attention = false
+			xs := []*tensor.Tensor{randn(4, n, heads*c).To(be), randn(5, n, heads*c).To(be), randn(6, op.last[0], op.last[1]).To(be)}
+			if op.features == 1 {
+				xs[1] = randn(5, op.last[0], op.last[1]).To(be)
+			}
+			drv.launches = nil
+			var (
+				bw  back
+				err error
+			)
+			tensor.Autocast(tensor.BFloat16, func() { _, bw, err = op.run(xs) })
+			if err == nil {
+				_, _, _, err = bw(randn(7, n, heads*c).To(be))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range drv.launches {
+				if strings.HasSuffix(l.kernel, "_bf16") && strings.Contains(l.kernel, "_fwd") || strings.HasSuffix(l.kernel, "_bf16w") {
+					t.Errorf("BF16Attention off: launched %s", l.kernel)
+				}
+			}
+		})
 		for _, stored := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/bf16 storage %t", op.name, stored), func(t *testing.T) {
+				BF16Attention = true
 				second := [2]int{n, heads * c}
 				if op.features == 1 {
 					second = op.last // GAT's two score inputs
@@ -521,7 +549,8 @@ func TestAttentionBF16Lifecycle(t *testing.T) {
 }
 
 // TestGATv2ConvRebuildsOutputBF16 is TestGATv2ConvRebuildsOutput under
-// Autocast(BFloat16), where GATv2Conv runs the bfloat16 kernels: the
+// Autocast(BFloat16) with BF16Attention, where GATv2Conv runs the
+// bfloat16 kernels: the
 // rebuilt output is bfloat16 (unbias_act_bf16), read by the backward
 // passes as it is. The activations must be equal bit for bit, and the
 // gradients with the output rebuilt within 2⁻⁶ (relative, as a whole) of
@@ -530,7 +559,8 @@ func TestAttentionBF16Lifecycle(t *testing.T) {
 // reaches the gradients through D = dOut·out.
 func TestGATv2ConvRebuildsOutputBF16(t *testing.T) {
 	defer func(on bool) { nn.RebuildGATv2Output = on }(nn.RebuildGATv2Output)
-	nn.RebuildGATv2Output = true
+	defer func(on bool) { BF16Attention = on }(BF16Attention)
+	nn.RebuildGATv2Output, BF16Attention = true, true
 	dev := defaultOrSkip(t)
 	if !dev.hasBF16() {
 		t.Skipf("%v has no bfloat16 tensor cores", dev)
@@ -581,11 +611,14 @@ func TestGATv2ConvRebuildsOutputBF16(t *testing.T) {
 }
 
 // TestGATv2AttentionOutBF16Lifecycle runs GATv2AttentionOut, UnbiasAct
-// and the backward pass as nn's GATv2OutOps do under Autocast(BFloat16),
+// and the backward pass as nn's GATv2OutOps do under Autocast(BFloat16)
+// with BF16Attention,
 // on the recording driver of TestAttentionBF16Lifecycle: the rebuilt
 // output is bfloat16 (unbias_act_bf16), and nothing is widened or
 // rounded on the way (no bf16_to_f32, no f32_to_bf16).
 func TestGATv2AttentionOutBF16Lifecycle(t *testing.T) {
+	defer func(on bool) { BF16Attention = on }(BF16Attention)
+	BF16Attention = true
 	d, drv := openRecorder(t)
 	d.desc = "record (sm_90, no GPU)"
 	be := d.be

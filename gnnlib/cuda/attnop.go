@@ -52,8 +52,9 @@ type halfKernels interface {
 // backward pass: between the two passes it holds only the caller's
 // bfloat16 tensor, not a float32 copy beside it.
 //
-// Under Autocast(BFloat16) a family with bfloat16 kernels (halfKernels)
-// runs them when its heads need no padding (bf16 set): the features are
+// Under Autocast(BFloat16) with BF16Attention on (off by default until
+// the bfloat16 kernels have run on a GPU), a family with bfloat16 kernels
+// (halfKernels) runs them when its heads need no padding (bf16 set): the features are
 // read in bfloat16 (the caller's storage, or a rounded copy of a float32
 // input, made again for the backward pass rather than held between the
 // passes), the output is bfloat16 storage handed to the caller and read
@@ -182,36 +183,60 @@ func (op *fusedAttention) rewiden() error {
 // views, the channels per head, the padded width and the device graph.
 // What they refuse wraps tensor.ErrNotOnDevice, so that gnnlib/nn
 // composes the attention instead. vs is nil where the op is to run its
-// bfloat16 kernels (half: the family has them, and halfAttention), which
-// read the inputs themselves.
-func (d *backend) attentionInputs(op string, g *graph.Graph, heads int, half bool, xs ...*tensor.Tensor) (vs []*Tensor, c, cp int, dg *Graph, err error) {
+// bfloat16 kernels (halfAttention), which read the inputs themselves.
+func (d *backend) attentionInputs(op string, g *graph.Graph, heads int, xs ...*tensor.Tensor) (vs []*Tensor, c, cp int, dg *Graph, err error) {
 	if !g.IsSquare() {
 		return nil, 0, 0, nil, fmt.Errorf("gnnlib/cuda: %s on a rectangular graph (a sampled block): %w", op, tensor.ErrNotOnDevice)
 	}
 	_, cols := matrixShape(xs[0].Shape())
 	c = cols / heads
 	cp = fusedGATv2Width(c)
+	half := d.halfAttention(c, cp, xs...)
+	if !half {
+		if vs, err = d.views(xs...); err != nil {
+			return nil, 0, 0, nil, err
+		}
+	}
 	if _, ok := gatShape(cp); !ok {
+		freeViews(d, vs, xs)
 		return nil, 0, 0, nil, fmt.Errorf("gnnlib/cuda: %s with %d channels per head (the fused kernel takes up to %d): %w", op, c, maxGATv2Channels, tensor.ErrNotOnDevice)
 	}
 	if dg, err = d.deviceGraph(g, false); err != nil {
-		return nil, 0, 0, nil, err
-	}
-	if half && d.halfAttention(c, cp, xs...) {
-		return nil, c, cp, dg, nil
-	}
-	if vs, err = d.views(xs...); err != nil {
+		freeViews(d, vs, xs)
 		return nil, 0, 0, nil, err
 	}
 	return vs, c, cp, dg, nil
 }
 
+// freeViews frees the views of xs (vs, d.views(xs...)) that are float32
+// copies of bfloat16 storage.
+func freeViews(d *backend, vs []*Tensor, xs []*tensor.Tensor) {
+	for i, v := range vs {
+		if _, half := d.halfView(xs[i]); half && v != nil {
+			v.Free()
+		}
+	}
+}
+
+// BF16Attention makes the fused attention ops of gnnlib/nn (GATAttention,
+// GATv2Attention, TransformerAttention) run their bfloat16 kernels under
+// tensor.Autocast(tensor.BFloat16) (fusedAttention's bfloat16 mode) and
+// UnbiasAct rebuild a bfloat16 output in bfloat16, instead of reading
+// float32 copies of their bfloat16 operands. It is off by default until
+// those kernels have run on a GPU (TestGATv2BF16, TestTransformerBF16,
+// TestGATBF16, TestAttentionBackwardAfterHalfStore with it on): they have
+// not yet. GATv2ForwardBF16, TransformerForwardBF16, GATForwardBF16 and
+// their backward passes run them whatever it says. Set it before work is
+// queued.
+var BF16Attention = false
+
 // halfAttention reports whether a fused attention over xs runs its
-// bfloat16 kernels: under Autocast(BFloat16), with heads of c channels
-// that need no padding (cp == c), every input on d and every bfloat16
-// one 8-byte aligned (the kernels load 4 values at once).
+// bfloat16 kernels: BF16Attention on, under Autocast(BFloat16), with
+// heads of c channels that need no padding (cp == c), every input on d
+// and every bfloat16 one 8-byte aligned (the kernels load 4 values at
+// once).
 func (d *backend) halfAttention(c, cp int, xs ...*tensor.Tensor) bool {
-	if !d.autocastBF16() || cp != c {
+	if !BF16Attention || !d.autocastBF16() || cp != c {
 		return false
 	}
 	for _, x := range xs {

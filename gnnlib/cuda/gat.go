@@ -227,6 +227,13 @@ func HeadDotBackward(dx, datt, g, x, att *Tensor, heads int) error {
 // releases the saved log-sum-exp once it ran, so it may run once.
 func (d *backend) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	_, cols := matrixShape(h.Shape())
+	var vs []*Tensor // nil: the bfloat16 kernels (fusedAttention reads the inputs)
+	if heads < 1 || cols%heads != 0 || !d.halfAttention(cols/heads, cols/heads, h, aSrc, aDst) {
+		var err error
+		if vs, err = d.views(h, aSrc, aDst); err != nil {
+			return nil, nil, err
+		}
+	}
 	if heads < 1 || cols%heads != 0 || cols/heads > maxGATChannels {
 		return nil, nil, fmt.Errorf("gnnlib/cuda: GATAttention with %d heads over width %d (the fused kernel takes at most %d channels per head): %w", heads, cols, maxGATChannels, tensor.ErrNotOnDevice)
 	}
@@ -235,12 +242,6 @@ func (d *backend) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, hea
 		return nil, nil, err
 	}
 	c := cols / heads
-	var vs []*Tensor // nil: the bfloat16 kernels (fusedAttention reads the inputs)
-	if !d.halfAttention(c, c, h, aSrc, aDst) {
-		if vs, err = d.views(h, aSrc, aDst); err != nil {
-			return nil, nil, err
-		}
-	}
 	return d.runAttention(heads, c, c, []*tensor.Tensor{h, aSrc, aDst}, vs, &gatOp{d: d, g: dg, heads: heads, slope: slope, drop: AttentionDropout{P: p, Seed: seed}})
 }
 

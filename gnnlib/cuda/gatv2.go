@@ -14,7 +14,7 @@ import (
 // multiple of 4 (7 or 47 classes) run padded with zero channels to the
 // next multiple (padHeads), which changes no score, output or gradient.
 func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
-	vs, c, cp, dg, err := d.attentionInputs("GATv2Attention", g, heads, true, hs, hd, att)
+	vs, c, cp, dg, err := d.attentionInputs("GATv2Attention", g, heads, hs, hd, att)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -28,7 +28,7 @@ func (d *backend) GATv2Attention(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 // backward kernels read the output only through D = dOut·out per node
 // and head, so the copy needs to be right only where dOut is not zero.
 func (d *backend) GATv2AttentionOut(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
-	vs, c, cp, dg, err := d.attentionInputs("GATv2Attention", g, heads, true, hs, hd, att)
+	vs, c, cp, dg, err := d.attentionInputs("GATv2Attention", g, heads, hs, hd, att)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -86,8 +86,9 @@ func (d *backend) GATv2AttentionOut(g *graph.Graph, hs, hd, att *tensor.Tensor, 
 
 // UnbiasAct returns x rebuilt from y = dropout(relu(x + b)) for gnnlib/nn's
 // GATv2OutOps: a copy of y that the unbias_act kernel turns back
-// (UnbiasAct). A y stored in bfloat16 (Autocast) gives a bfloat16 x
-// (unbias_act_bf16), which the bfloat16 attention kernels read as it is.
+// (UnbiasAct). With BF16Attention, a y stored in bfloat16 (Autocast)
+// gives a bfloat16 x (unbias_act_bf16), which the bfloat16 attention
+// kernels read as it is.
 func (d *backend) UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error) {
 	bv, err := d.view(b)
 	if err != nil {
@@ -96,7 +97,7 @@ func (d *backend) UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.S
 	if _, half := d.halfView(b); half {
 		defer bv.Free()
 	}
-	if h, ok := d.halfView(y); ok {
+	if h, ok := d.halfView(y); ok && BF16Attention {
 		return d.unbiasActHalf(h, bv, relu, p)
 	}
 	s, err := d.Copy(y) // float32, also of 16-bit storage

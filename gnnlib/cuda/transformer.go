@@ -282,7 +282,7 @@ func (a *Transformer) Free() {
 // refused with an error wrapping tensor.ErrNotOnDevice, which gnnlib/nn
 // answers with composed device ops.
 func (d *backend) TransformerAttention(g *graph.Graph, q, k, val *tensor.Tensor, heads int, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
-	vs, c, cp, dg, err := d.attentionInputs("TransformerAttention", g, heads, true, q, k, val)
+	vs, c, cp, dg, err := d.attentionInputs("TransformerAttention", g, heads, q, k, val)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -36,7 +36,7 @@
 // is its torch.matmul anchor.
 //
 // Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,autoreplay,reorder,int8,gemm,wgrad,bf16,attnbf16,nnbf16,rmat,sampled]
-// [-products=false] [-reps 10] [-gemm v1,v2] [-rmat 17,20] [-edges dir]
+// [-products=false] [-reps 10] [-gemm v1,v2] [-rmat 17,20] [-edges dir] [-bf16-attention]
 //
 // -gemm lists the MatMul kernel families (tune.GEMMKernel) to compare:
 // the gemm and wgrad parts time each on the same operands, the gat, gcn
@@ -75,6 +75,7 @@ var (
 	labelsAB   = flag.Bool("labels-ab", true, "in the api part, the arxiv-sized epochs again with CrossEntropy's labels uploaded every call")
 	poolGCAB   = flag.Bool("pool-gc-ab", false, "in the api part, the epochs again with the allocator's collections every 1 GiB (tune.PoolGCFixed), as before")
 	replaySegs = flag.String("replay-seg", "0", "in the api part, the epochs again with cuda.GraphReplay for each of these cuda.ReplaySegment values (0: segments cut only at calls that wait; empty: none)")
+	bf16Attn   = flag.Bool("bf16-attention", false, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
 
@@ -247,6 +248,7 @@ func report(what, graph, variant string, ms, gib float64, extra string) {
 
 func main() {
 	flag.Parse()
+	cuda.BF16Attention = *bf16Attn
 	log.SetFlags(0)
 	d, err := cuda.Open(0)
 	if err != nil {
