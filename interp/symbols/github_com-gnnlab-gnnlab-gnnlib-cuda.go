@@ -18,6 +18,7 @@ func init() {
 		"ArgHost":                     reflect.ValueOf(cuda.ArgHost),
 		"AutoReplay":                  reflect.ValueOf(&cuda.AutoReplay).Elem(),
 		"Axpby":                       reflect.ValueOf(cuda.Axpby),
+		"BF16Attention":               reflect.ValueOf(&cuda.BF16Attention).Elem(),
 		"BF16WideLoads":               reflect.ValueOf(&cuda.BF16WideLoads).Elem(),
 		"BiasAct":                     reflect.ValueOf(cuda.BiasAct),
 		"BiasActBF16":                 reflect.ValueOf(cuda.BiasActBF16),
