@@ -96,8 +96,10 @@ func bf16Suffix(bf16 bool) string {
 // float4s), the wide lane layout (the _bf16w kernels of gatv2.cu and
 // transformer.cu): each lane loads 8
 // bfloat16 channels at a time (16 bytes) instead of 4 (8 bytes). Both
-// give the same values. A forward pass fixes the choice for its backward
-// passes. Set it before work is queued.
+// give the same values (on the CPU side: neither layout has run on a GPU
+// yet, nor has gnnbench timed them against each other). A forward pass
+// fixes the choice for its backward passes. Set it before work is
+// queued.
 var BF16WideLoads = true
 
 // attnSuffix is the name suffix of the GATv2 and Transformer kernels for

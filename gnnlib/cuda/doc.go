@@ -251,11 +251,12 @@
 // TransformerForwardBF16, TransformerForwardFusedBF16, BackwardBF16,
 // BackwardFusedBF16: bfloat16 features, output, dOut and feature
 // gradients, which GATv2's and the Transformer's read 8 channels in 16
-// bytes a lane at 256, 512 and 1024 channels a head (BF16WideLoads) and 4
-// in 8 bytes at the other widths, and GAT's one a lane; the softmax statistics, the sums
-// over edges, the heavy rows' partial results, GATv2's att, GAT's
-// per-node scores and their gradients in float32; each stored value
-// rounded once), and every other op reads a float32 copy. The attention
+// bytes a lane at 256, 512 and 1024 channels a head (BF16WideLoads) and
+// 4 in 8 bytes at the other widths, and GAT's one a lane; the softmax
+// statistics, the sums over edges, the heavy rows' partial results,
+// GATv2's att, GAT's per-node scores and their gradients in float32;
+// each stored value rounded once), and every other op reads a float32
+// copy. The attention
 // ops without BF16Attention, and GATv2's and the Transformer's when
 // their heads need padding (a width not a multiple of 4), read float32
 // copies of their inputs, hand back a bfloat16 copy of their float32
