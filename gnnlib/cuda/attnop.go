@@ -233,15 +233,15 @@ var BF16Attention = false
 // halfAttention reports whether a fused attention over xs runs its
 // bfloat16 kernels: BF16Attention on, under Autocast(BFloat16), with
 // heads of c channels that need no padding (cp == c), every input on d
-// and every bfloat16 one 8-byte aligned (the kernels load 4 values at
-// once).
+// and every bfloat16 one 16-byte aligned (the kernels load 4 or 8 values
+// at once).
 func (d *backend) halfAttention(c, cp int, xs ...*tensor.Tensor) bool {
 	if !BF16Attention || !d.autocastBF16() || cp != c {
 		return false
 	}
 	for _, x := range xs {
 		if h, ok := d.halfView(x); ok {
-			if h.ptr%8 != 0 {
+			if h.ptr%16 != 0 {
 				return false
 			}
 			continue
