@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/internal/half"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
@@ -666,4 +667,31 @@ func TestGATv2AttentionOutBF16Lifecycle(t *testing.T) {
 			t.Errorf("launched %s", l.kernel)
 		}
 	}
+}
+
+// TestDeviceAutocastBF16Attention is TestDeviceAutocast with
+// BF16Attention on: the GAT and GATv2 models' attention runs its bfloat16
+// kernels under Autocast(BFloat16), against the CPU emulation within the
+// same 1e-2.
+func TestDeviceAutocastBF16Attention(t *testing.T) {
+	defer func(on bool) { BF16Attention = on }(BF16Attention)
+	BF16Attention = true
+	devicetest.CheckAutocast(t, defaultOrSkip(t).be, 1e-2)
+}
+
+// TestDeviceCoraAutocastBF16Attention is TestDeviceCoraAutocast with
+// BF16Attention on: GCN and GAT trained on Cora over 10 seeds under
+// Autocast(BFloat16), GAT's attention in its bfloat16 kernels, within the
+// 0.5-point rule of float32. It needs GNNLAB_DATA with Planetoid's Cora
+// files and skips without them.
+func TestDeviceCoraAutocastBF16Attention(t *testing.T) {
+	defer func(on bool) { BF16Attention = on }(BF16Attention)
+	be := defaultOrSkip(t).be
+	ds, err := data.Planetoid("cora")
+	if err != nil {
+		t.Skipf("Cora not available (set GNNLAB_DATA): %v", err)
+	}
+	ds.NormalizeFeatures()
+	BF16Attention = true
+	devicetest.CheckCoraAutocast(t, be, ds, 10)
 }
