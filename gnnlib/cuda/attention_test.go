@@ -6,7 +6,8 @@ import (
 )
 
 // TestAttentionKernelsInPTX checks that the fused attention kernels the
-// launchers name for every head width they accept are in the PTX, and
+// launchers name for every head width they accept are in the PTX (float32
+// and bfloat16, both bfloat16 lane layouts), and
 // which widths take the fused GATv2 kernels: multiples of 4 up to 1024,
 // masked between the exact 8, 16, ..., 512, and 1024; GATv2Attention
 // pads the widths between 512 and 1024 to 1024 (fusedGATv2Width).
@@ -28,15 +29,20 @@ func TestAttentionKernelsInPTX(t *testing.T) {
 				t.Errorf("gatShape(%d) = %+v (width %d)", c, k, k.width())
 			}
 			for _, f := range []string{"gatv2_fwd", "gatv2_bwd_dst", "gatv2_bwd_dsts", "gatv2_bwd_src", "gatv2_bwd_srcs", "tf_fwd", "tf_bwd_dst", "tf_bwd_src"} {
-				if !has(f + k.suffix()) {
-					t.Errorf("gatShape(%d): kernel %s%s not in the PTX", c, f, k.suffix())
+				// float32, bfloat16 and, where k has it, the wide layout.
+				for _, sfx := range []string{attnSuffix(k, false, false), attnSuffix(k, true, false), attnSuffix(k, true, true)} {
+					if !has(f + sfx) {
+						t.Errorf("gatShape(%d): kernel %s%s not in the PTX", c, f, sfx)
+					}
 				}
 			}
 		}
 		if c <= maxGATChannels {
 			for _, f := range []string{"gat_fwd", "gat_bwd_dst", "gat_bwd_src"} {
-				if !has(f + gatSuffix(c)) {
-					t.Errorf("GAT with %d channels: kernel %s%s not in the PTX", c, f, gatSuffix(c))
+				for _, sfx := range []string{gatSuffix(c), gatSuffix(c) + "_bf16"} {
+					if !has(f + sfx) {
+						t.Errorf("GAT with %d channels: kernel %s%s not in the PTX", c, f, sfx)
+					}
 				}
 			}
 		}

@@ -69,17 +69,50 @@ func (p attnPass) scratch(ws ...int) ([]*Tensor, func(), error) {
 
 // mergeSoftmax writes each heavy row's output (out, N x heads·c,
 // plus skip's row at stride lds when skip is not 0) and log-sum-exp
-// from its tiles' outputs pout and log-sum-exps plse.
-func (p attnPass) mergeSoftmax(heads, c int, pout, plse, out, lse *Tensor, skip uintptr, lds int64) error {
+// from its tiles' outputs pout and log-sum-exps plse (float32). With
+// bf16, out and skip are bfloat16 (attn_merge_softmax_bf16).
+func (p attnPass) mergeSoftmax(heads, c int, pout, plse *Tensor, out uintptr, lse *Tensor, skip uintptr, lds int64, bf16 bool) error {
 	grid := p.d.gridFor(int64(p.hv.n)*int64(heads)*32, 256)
-	return p.d.launch("attn_merge_softmax", grid, 256, p.hv.heavy, p.hv.tiles, p.hv.n, p.hv.ntiles, heads, c, pout, plse, out, lse, skip, lds)
+	return p.d.launch("attn_merge_softmax"+bf16Suffix(bf16), grid, 256, p.hv.heavy, p.hv.tiles, p.hv.n, p.hv.ntiles, heads, c, pout, plse, out, lse, skip, lds)
 }
 
-// mergeSum writes each heavy row's w values at dst (row stride ld) as
-// the sum of its tiles' rows of part.
-func (p attnPass) mergeSum(w int, part *Tensor, dst uintptr, ld int64) error {
+// mergeSum writes each heavy row's w values at dst (row stride ld,
+// bfloat16 with bf16) as the sum of its tiles' float32 rows of part.
+func (p attnPass) mergeSum(w int, part *Tensor, dst uintptr, ld int64, bf16 bool) error {
 	grid := p.d.gridFor(int64(p.hv.n)*int64(w), 256)
-	return p.d.launch("attn_merge_sum", grid, 256, p.hv.heavy, p.hv.tiles, p.hv.n, p.hv.ntiles, w, part, dst, ld)
+	return p.d.launch("attn_merge_sum"+bf16Suffix(bf16), grid, 256, p.hv.heavy, p.hv.tiles, p.hv.n, p.hv.ntiles, w, part, dst, ld)
+}
+
+// bf16Suffix is the name suffix of a kernel's bfloat16 version.
+func bf16Suffix(bf16 bool) string {
+	if bf16 {
+		return "_bf16"
+	}
+	return ""
+}
+
+// BF16WideLoads selects, for the bfloat16 GATv2 and Transformer kernels
+// of the exact widths 256, 512 and 1024 (lanes holding an even number of
+// float4s), the wide lane layout (the _bf16w kernels of gatv2.cu and
+// transformer.cu): each lane loads 8
+// bfloat16 channels at a time (16 bytes) instead of 4 (8 bytes). Both
+// give the same values (on the CPU side: neither layout has run on a GPU
+// yet, nor has gnnbench timed them against each other). A forward pass
+// fixes the choice for its backward passes. Set it before work is
+// queued.
+var BF16WideLoads = true
+
+// attnSuffix is the name suffix of the GATv2 and Transformer kernels for
+// mapping k: k.suffix(), then _bf16, or _bf16w for the wide layout
+// (wide: BF16WideLoads when the forward pass ran, and k takes it).
+func attnSuffix(k gatv2Kernel, bf16, wide bool) string {
+	switch {
+	case bf16 && wide && k.wide():
+		return k.suffix() + "_bf16w"
+	case bf16:
+		return k.suffix() + "_bf16"
+	}
+	return k.suffix()
 }
 
 // attnForward runs the forward pass of a fused attention kernel: it
@@ -88,41 +121,58 @@ func (p attnPass) mergeSum(w int, part *Tensor, dst uintptr, ld int64) error {
 // lanes threads per (row, head) over the rows, and, where the graph
 // splits heavy rows, over their edge tiles, merged by splitForward (skip
 // and lds as there). args gives the kernel's arguments for an output, a
-// log-sum-exp and a row count, and whether they are the tiles'.
-func attnForward(d *Device, g *Graph, kernel string, heads, c, lanes int, skip uintptr, lds int64, args func(out, lse *Tensor, n int, tiles bool) []any) (out, lse *Tensor, err error) {
-	out, err = d.Empty(g.n, heads*c)
+// log-sum-exp and a row count, and whether they are the tiles'. The
+// output is float32, or bfloat16 (out16) for a _bf16 kernel (bf16: its
+// tiles' scratch stays float32).
+func attnForward(d *Device, g *Graph, kernel string, heads, c, lanes int, bf16 bool, skip uintptr, lds int64, args func(out uintptr, lse *Tensor, n int, tiles bool) []any) (out *Tensor, out16 *BF16Tensor, lse *Tensor, err error) {
+	var optr uintptr
+	freeOut := func() {
+		out.Free()
+		out16.Free()
+	}
+	if bf16 {
+		out16, err = d.EmptyBF16(g.n, heads*c)
+		if err == nil {
+			optr = out16.ptr
+		}
+	} else {
+		out, err = d.Empty(g.n, heads*c)
+		if err == nil {
+			optr = out.ptr
+		}
+	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	lse, err = d.Empty(g.n, heads)
 	if err != nil {
-		out.Free()
-		return nil, nil, err
+		freeOut()
+		return nil, nil, nil, err
 	}
 	const block = 256
 	pass := g.attnPass(false)
 	fwd := func(n int, a []any) error {
 		return d.launch(kernel, d.gridFor(int64(n)*int64(heads)*int64(lanes), block), block, a...)
 	}
-	err = fwd(g.n, pass.rowArgs(args(out, lse, g.n, false)...))
+	err = fwd(g.n, pass.rowArgs(args(optr, lse, g.n, false)...))
 	if err == nil && pass.split {
-		err = splitForward(pass, heads, c, out, lse, skip, lds, func(pout, plse *Tensor) error {
-			return fwd(pass.hv.ntiles, pass.tileArgs(args(pout, plse, pass.hv.ntiles, true)...))
+		err = splitForward(pass, heads, c, optr, lse, skip, lds, bf16, func(pout, plse *Tensor) error {
+			return fwd(pass.hv.ntiles, pass.tileArgs(args(pout.ptr, plse, pass.hv.ntiles, true)...))
 		})
 	}
 	if err != nil {
-		out.Free()
+		freeOut()
 		lse.Free()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return out, lse, nil
+	return out, out16, lse, nil
 }
 
 // splitForward finishes a forward pass that split: tiles launches the
 // pass over the edge tiles into the scratch it is given (an output row
 // and a log-sum-exp per tile and head), merged into out and lse (with
-// skip's rows, when not 0, at stride lds).
-func splitForward(p attnPass, heads, c int, out, lse *Tensor, skip uintptr, lds int64, tiles func(pout, plse *Tensor) error) error {
+// skip's rows, when not 0, at stride lds; both bfloat16 with bf16).
+func splitForward(p attnPass, heads, c int, out uintptr, lse *Tensor, skip uintptr, lds int64, bf16 bool, tiles func(pout, plse *Tensor) error) error {
 	ts, free, err := p.scratch(heads*c, heads)
 	if err != nil {
 		return err
@@ -131,15 +181,17 @@ func splitForward(p attnPass, heads, c int, out, lse *Tensor, skip uintptr, lds 
 	if err := tiles(ts[0], ts[1]); err != nil {
 		return err
 	}
-	return p.mergeSoftmax(heads, c, ts[0], ts[1], out, lse, skip, lds)
+	return p.mergeSoftmax(heads, c, ts[0], ts[1], out, lse, skip, lds, bf16)
 }
 
 // sumOut is one output of a backward pass that split: w values a row at
-// dst, row stride ld.
+// dst, row stride ld, bfloat16 with bf16 (the tiles' parts are float32
+// either way).
 type sumOut struct {
-	w   int
-	dst uintptr
-	ld  int64
+	w    int
+	dst  uintptr
+	ld   int64
+	bf16 bool
 }
 
 // splitSum finishes a backward pass that split: tiles launches the pass
@@ -159,7 +211,7 @@ func splitSum(p attnPass, outs []sumOut, tiles func(parts []*Tensor) error) erro
 		return err
 	}
 	for i, o := range outs {
-		if err := p.mergeSum(o.w, parts[i], o.dst, o.ld); err != nil {
+		if err := p.mergeSum(o.w, parts[i], o.dst, o.ld, o.bf16); err != nil {
 			return err
 		}
 	}

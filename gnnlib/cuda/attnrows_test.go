@@ -172,6 +172,13 @@ func TestAttentionSplitLaunches(t *testing.T) {
 		}
 		return x
 	}
+	mk16 := func(rows, cols int) *BF16Tensor {
+		x, err := d.EmptyBF16(rows, cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
 	passes := map[string]func() error{
 		"gatv2": func() error {
 			xl, xr, att, dout := mk(n, hc), mk(n, hc), mk(1, hc), mk(n, hc)
@@ -191,6 +198,28 @@ func TestAttentionSplitLaunches(t *testing.T) {
 			GATv2BackwardMode = GATv2Auto
 			return nil
 		},
+		"gatv2_bf16": func() error {
+			xl, xr, att, dout := mk16(n, hc), mk16(n, hc), mk(1, hc), mk16(n, hc)
+			fw, err := GATv2ForwardBF16(g, xl, xr, att, heads, c, 0.2, AttentionDropout{})
+			if err != nil {
+				return err
+			}
+			for _, mode := range []GATv2Backward{GATv2Save, GATv2Recompute} {
+				GATv2BackwardMode = mode
+				if err := fw.BackwardDstBF16(g, xl, xr, att, dout, mk16(n, hc), mk(1, hc)); err != nil {
+					return err
+				}
+				if err := fw.BackwardSrcBF16(g, xl, xr, att, dout, mk16(n, hc)); err != nil {
+					return err
+				}
+			}
+			GATv2BackwardMode = GATv2Auto
+			// The float32 entry points refuse a bfloat16 pass.
+			if err := fw.BackwardDst(g, mk(n, hc), mk(n, hc), att, mk(n, hc), mk(n, hc), mk(1, hc)); err == nil {
+				return fmt.Errorf("BackwardDst after GATv2ForwardBF16 succeeded")
+			}
+			return nil
+		},
 		"transformer": func() error {
 			q, k, v, dout := mk(n, hc), mk(n, hc), mk(n, hc), mk(n, hc)
 			fw, err := TransformerForward(g, q, k, v, heads, c, 0.3, AttentionDropout{P: 0.1, Seed: 1})
@@ -206,6 +235,56 @@ func TestAttentionSplitLaunches(t *testing.T) {
 				return err
 			}
 			return ff.BackwardFused(g, qkvs, dout, mk(n, 3*hc))
+		},
+		"gatv2_bf16w": func() error {
+			// 1 x 256: the wide layout's kernels (BF16WideLoads).
+			xl, xr, att, dout := mk16(n, 256), mk16(n, 256), mk(1, 256), mk16(n, 256)
+			fw, err := GATv2ForwardBF16(g, xl, xr, att, 1, 256, 0.2, AttentionDropout{P: 0.1, Seed: 2})
+			if err != nil {
+				return err
+			}
+			if err := fw.BackwardDstBF16(g, xl, xr, att, dout, mk16(n, 256), mk(1, 256)); err != nil {
+				return err
+			}
+			if err := fw.BackwardSrcBF16(g, xl, xr, att, dout, mk16(n, 256)); err != nil {
+				return err
+			}
+			qkvs := mk16(n, 4*256)
+			ff, err := TransformerForwardFusedBF16(g, qkvs, 1, 256, 0.3, AttentionDropout{})
+			if err != nil {
+				return err
+			}
+			return ff.BackwardFusedBF16(g, qkvs, dout, mk16(n, 3*256))
+		},
+		"transformer_bf16": func() error {
+			q, k, v, dout := mk16(n, hc), mk16(n, hc), mk16(n, hc), mk16(n, hc)
+			fw, err := TransformerForwardBF16(g, q, k, v, heads, c, 0.3, AttentionDropout{P: 0.1, Seed: 1})
+			if err != nil {
+				return err
+			}
+			if err := fw.BackwardBF16(g, q, k, v, dout, mk16(n, hc), mk16(n, hc), mk16(n, hc)); err != nil {
+				return err
+			}
+			if err := fw.Backward(g, mk(n, hc), mk(n, hc), mk(n, hc), mk(n, hc), mk(n, hc), mk(n, hc), mk(n, hc)); err == nil {
+				return fmt.Errorf("Backward after TransformerForwardBF16 succeeded")
+			}
+			qkvs := mk16(n, 4*hc)
+			ff, err := TransformerForwardFusedBF16(g, qkvs, heads, c, 0.3, AttentionDropout{})
+			if err != nil {
+				return err
+			}
+			return ff.BackwardFusedBF16(g, qkvs, dout, mk16(n, 3*hc))
+		},
+		"gat_bf16": func() error {
+			h, as, ad, dout := mk16(n, hc), mk(n, heads), mk(n, heads), mk16(n, hc)
+			fw, err := GATForwardBF16(g, h, as, ad, heads, 0.2, AttentionDropout{P: 0.2, Seed: 3})
+			if err != nil {
+				return err
+			}
+			if err := fw.Backward(g, mk(n, hc), as, ad, mk(n, hc), mk(n, hc), mk(n, heads), mk(n, heads)); err == nil {
+				return fmt.Errorf("Backward after GATForwardBF16 succeeded")
+			}
+			return fw.BackwardBF16(g, h, as, ad, dout, mk16(n, hc), mk(n, heads), mk(n, heads))
 		},
 		"gat": func() error {
 			h, as, ad, dout := mk(n, hc), mk(n, heads), mk(n, heads), mk(n, hc)
@@ -235,6 +314,14 @@ func TestAttentionSplitLaunches(t *testing.T) {
 					}
 					if strings.HasPrefix(l.kernel, "attn_merge_") {
 						merges++
+					}
+					// attn_merge_sum may sum a float32 output of a
+					// bfloat16 pass (GAT's score gradients).
+					if strings.Contains(name, "_bf16") && l.kernel != "transpose_perm" && l.kernel != "attn_merge_sum" && !strings.HasSuffix(l.kernel, "_bf16") && !strings.HasSuffix(l.kernel, "_bf16w") {
+						t.Errorf("bfloat16 pass launched the float32 kernel %s", l.kernel)
+					}
+					if name == "gatv2_bf16w" && !strings.HasPrefix(l.kernel, "attn_merge") && l.kernel != "transpose_perm" && !strings.HasSuffix(l.kernel, "_bf16w") {
+						t.Errorf("the wide bfloat16 pass launched %s", l.kernel)
 					}
 				}
 				if split && merges == 0 {

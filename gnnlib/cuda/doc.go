@@ -280,11 +280,26 @@
 // backend keeps ops' outputs and gradients as BF16Tensor storage
 // (tensor.HalfStorer, halfstore.go): MatMul runs MatMulBF16Out, the graph
 // SpMMs SpMMBF16Out and SpMMBF16TOut, a bias row, ReLU, dropout and their
-// gradients BiasActBF16 and ActBackwardBF16, and every other op reads a
-// float32 copy. The fused attention ops hand back a bfloat16 copy of
-// their output and widen it again for their backward pass, which reads
-// the output (Autocast frees the float32 storage of the outputs it
-// keeps in bfloat16). These conversions live in gnn.ptx, for every GPU. MatMulBF16
+// gradients BiasActBF16 and ActBackwardBF16, the fused GAT, GATv2 and
+// Graph Transformer attention, with BF16Attention on (off by default: the
+// kernels have not run on a GPU yet), their _bf16 kernels (GATForwardBF16,
+// GAT.BackwardBF16; GATv2ForwardBF16, BackwardDstBF16, BackwardSrcBF16;
+// TransformerForwardBF16, TransformerForwardFusedBF16, BackwardBF16,
+// BackwardFusedBF16: bfloat16 features, output, dOut and feature
+// gradients, which GATv2's and the Transformer's read 8 channels in 16
+// bytes a lane at 256, 512 and 1024 channels a head (BF16WideLoads) and
+// 4 in 8 bytes at the other widths, and GAT's one a lane; the softmax
+// statistics, the sums over edges, the heavy rows' partial results,
+// GATv2's att, GAT's per-node scores and their gradients in float32;
+// each stored value rounded once), and every other op reads a float32
+// copy. The attention
+// ops without BF16Attention, and GATv2's and the Transformer's when
+// their heads need padding (a width not a multiple of 4), read float32
+// copies of their inputs, hand back a bfloat16 copy of their float32
+// output and widen it again for their backward pass, which reads the
+// output (Autocast frees the float32 storage of the outputs it keeps in
+// bfloat16). These conversions and the _bf16 attention kernels live in
+// gnn.ptx, for every GPU. MatMulBF16
 // (float32 result) and MatMulBF16Out (bfloat16 result) multiply on the
 // tensor cores with mma.sync.m16n8k16 and float32 sums, in the three
 // forms, with split-K for long inner dimensions; SpMMBF16, SpMMBF16Out
@@ -354,16 +369,22 @@
 // beside them. Index and block uploads are from pageable memory.
 //
 // BUG(gnnlab): the bfloat16 SpMMs have no degree-aware split of heavy
-// rows; the fused attention (GAT, GATv2, Transformer: waiting for their
-// shared, degree-aware headers), the reductions, the losses, SGD and the
-// other element-wise ops have no bfloat16 versions yet: under Autocast
-// they read float32 copies of their bfloat16 operands, which the garbage
-// collector's finalizer frees (the attention ops and HeadDot
-// free theirs when their kernels are launched, and the attention ops
-// widen their inputs again for the backward pass), so a GATv2 epoch held
-// 0.99x of its float32 peak memory under Autocast(BFloat16) on the H100
-// and ran no faster. Float16 has no 16-bit storage (Autocast(Float16)
-// rounds float32 storage).
+// rows; the fused attention without BF16Attention (the default until its
+// bfloat16 kernels have run on a GPU) or, for GATv2 and the Transformer,
+// with padded heads, GAT's per-node scores (HeadDot), the reductions, the
+// losses, SGD and the other element-wise ops have no bfloat16 versions
+// in use yet: under Autocast they read float32 copies of their bfloat16
+// operands, which the garbage collector's finalizer frees (the attention
+// ops and HeadDot free theirs when their kernels are launched, and the
+// attention ops widen their inputs again for the backward pass). So a
+// GATv2 epoch held 0.99x of its float32 peak memory under
+// Autocast(BFloat16) on the H100 and ran no faster; with BF16Attention
+// it has not run on a GPU yet. The GATv2 and Transformer _bf16 kernels
+// load 8 bfloat16 channels (16 bytes) a lane only at the exact widths
+// whose lanes hold an even number of float4s (256, 512, 1024); at the
+// others (64 among them) 4 (8 bytes), in the float32 kernels' lane
+// layout; GAT's load one (2 bytes). Float16 has no 16-bit storage
+// (Autocast(Float16) rounds float32 storage).
 // The GEMM is mma.sync with register prefetch, not wgmma with the bulk
 // copy engine (sm_90a): on the H100 it reached 13-52 % of the roofline at
 // the GNN layers' shapes (cuBLAS's bf16 GEMM 2-5.6x faster there) and 131

@@ -9,12 +9,37 @@ import (
 
 // GAT holds what the fused GAT (v1) attention keeps between forward and
 // backward: the output and one log-sum-exp per (node, head).
+// GATForwardBF16 runs the same passes over bfloat16 features h (the
+// kernels' _bf16 versions): Out16 holds the output instead of Out, and
+// BackwardBF16 takes bfloat16 dOut and writes a bfloat16 dh; the
+// per-node scores, their gradients and the log-sum-exp stay float32.
 type GAT struct {
 	Heads, Channels int
 	Slope           float32
 	Dropout         AttentionDropout
-	Out             *Tensor // N x H*C
-	LSE             *Tensor // N x H
+	Out             *Tensor     // N x H*C
+	Out16           *BF16Tensor // N x H*C (bfloat16 kernels)
+	LSE             *Tensor     // N x H
+}
+
+// bf16 reports whether a ran the bfloat16 kernels.
+func (a *GAT) bf16() bool { return a.Out16 != nil }
+
+// outPtr is the output the backward kernels read.
+func (a *GAT) outPtr() uintptr {
+	if a.Out16 != nil {
+		return a.Out16.ptr
+	}
+	if a.Out == nil {
+		return 0
+	}
+	return a.Out.ptr
+}
+
+// devView16 is h as a Tensor header, for the checks of sameDev and the
+// shapes (its ptr is bfloat16 storage: never launched as float32).
+func devView16(h *BF16Tensor) *Tensor {
+	return &Tensor{buf: h.buf, ptr: h.ptr, Rows: h.Rows, Cols: h.Cols}
 }
 
 // maxGATChannels is the widest head the fused GAT kernels take (32 values
@@ -39,6 +64,19 @@ func gatSuffix(c int) string {
 // no per-edge tensor is written. C is at most 1024. drop is the dropout of
 // the attention coefficients (zero: none).
 func GATForward(g *Graph, h, as, ad *Tensor, heads int, slope float32, drop AttentionDropout) (*GAT, error) {
+	return gatForward(g, h, as, ad, heads, slope, drop, false)
+}
+
+// GATForwardBF16 is GATForward over bfloat16 h: the _bf16 kernels read it
+// in bfloat16, keep the online softmax and the weighted sum in float32
+// and store the output in bfloat16 (Out16). as and ad stay float32.
+func GATForwardBF16(g *Graph, h *BF16Tensor, as, ad *Tensor, heads int, slope float32, drop AttentionDropout) (*GAT, error) {
+	return gatForward(g, devView16(h), as, ad, heads, slope, drop, true)
+}
+
+// gatForward is GATForward; with bf16, h is a devView16 of bfloat16
+// storage.
+func gatForward(g *Graph, h, as, ad *Tensor, heads int, slope float32, drop AttentionDropout, bf16 bool) (*GAT, error) {
 	d, err := sameDev("GATForward", h, as, ad)
 	if err != nil {
 		return nil, err
@@ -54,13 +92,13 @@ func GATForward(g *Graph, h, as, ad *Tensor, heads int, slope float32, drop Atte
 		return nil, shapeErr("GATForward", "h %dx%d, as %dx%d, ad %dx%d, graph %d<-%d, %d heads (at most %d channels each)",
 			h.Rows, h.Cols, as.Rows, as.Cols, ad.Rows, ad.Cols, g.n, g.nsrc, heads, maxGATChannels)
 	}
-	out, lse, err := attnForward(d, g, "gat_fwd"+gatSuffix(c), heads, c, 32, 0, 0, func(out, lse *Tensor, n int, _ bool) []any {
-		return []any{h, as, ad, out, lse, n, heads, c, slope, drop.P, drop.Seed}
+	out, out16, lse, err := attnForward(d, g, "gat_fwd"+gatSuffix(c)+bf16Suffix(bf16), heads, c, 32, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
+		return []any{h.ptr, as, ad, out, lse, n, heads, c, slope, drop.P, drop.Seed}
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &GAT{Heads: heads, Channels: c, Slope: slope, Dropout: drop, Out: out, LSE: lse}, nil
+	return &GAT{Heads: heads, Channels: c, Slope: slope, Dropout: drop, Out: out, Out16: out16, LSE: lse}, nil
 }
 
 // Backward computes the gradients with respect to h, as and ad (into dh,
@@ -68,6 +106,24 @@ func GATForward(g *Graph, h, as, ad *Tensor, heads int, slope float32, drop Atte
 // in-edges for ad, one over the cached transposed CSR for h and as, both
 // recomputing the attention from the stored log-sum-exp.
 func (a *GAT) Backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
+	if a.bf16() {
+		return shapeErr("GAT.Backward", "float32 operands after a bfloat16 forward pass: use BackwardBF16")
+	}
+	return a.backward(g, h, as, ad, dout, dh, das, dad)
+}
+
+// BackwardBF16 is Backward after GATForwardBF16: h, dout and dh bfloat16,
+// das and dad float32 (summed in float32 over the edges).
+func (a *GAT) BackwardBF16(g *Graph, h *BF16Tensor, as, ad *Tensor, dout, dh *BF16Tensor, das, dad *Tensor) error {
+	if !a.bf16() {
+		return shapeErr("GAT.BackwardBF16", "bfloat16 operands after a float32 forward pass: use Backward")
+	}
+	return a.backward(g, devView16(h), as, ad, devView16(dout), devView16(dh), das, dad)
+}
+
+// backward is Backward; after GATForwardBF16, h, dout and dh are
+// devView16s of bfloat16 storage.
+func (a *GAT) backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
 	d, err := sameDev("GAT.Backward", h, as, ad, dout, dh, das, dad)
 	if err != nil {
 		return err
@@ -81,19 +137,20 @@ func (a *GAT) Backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
 		return err
 	}
 	defer dd.Free()
+	sfx := gatSuffix(a.Channels) + bf16Suffix(a.bf16())
 	launch := func(kernel string, n int, args []any) error {
-		return d.launch(kernel+gatSuffix(a.Channels), d.gridFor(int64(n)*int64(a.Heads)*32, 256), 256, args...)
+		return d.launch(kernel+sfx, d.gridFor(int64(n)*int64(a.Heads)*32, 256), 256, args...)
 	}
 	// D per (row, head) goes to dd from the row pass only.
 	dst := func(dd, dad uintptr, n int) []any {
-		return []any{h, as, ad, a.Out, a.LSE, dout, dd, dad, n, a.Heads, a.Channels, a.Slope, a.Dropout.P, a.Dropout.Seed}
+		return []any{h.ptr, as, ad, a.outPtr(), a.LSE, dout.ptr, dd, dad, n, a.Heads, a.Channels, a.Slope, a.Dropout.P, a.Dropout.Seed}
 	}
 	pass := g.attnPass(false)
 	if err := launch("gat_bwd_dst", g.n, pass.rowArgs(dst(dd.ptr, dad.ptr, g.n)...)); err != nil {
 		return err
 	}
 	if pass.split {
-		err := splitSum(pass, []sumOut{{a.Heads, dad.ptr, int64(a.Heads)}}, func(parts []*Tensor) error {
+		err := splitSum(pass, []sumOut{{a.Heads, dad.ptr, int64(a.Heads), false}}, func(parts []*Tensor) error {
 			return launch("gat_bwd_dst", pass.hv.ntiles, pass.tileArgs(dst(0, parts[0].ptr, pass.hv.ntiles)...))
 		})
 		if err != nil {
@@ -109,13 +166,13 @@ func (a *GAT) Backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
 		}
 	}
 	src := func(dh, das uintptr, n int) []any {
-		return []any{h, as, ad, a.LSE, dd, dout, dh, das, n, a.Heads, a.Channels, a.Slope, ptrOf(tperm), a.Dropout.P, a.Dropout.Seed}
+		return []any{h.ptr, as, ad, a.LSE, dd, dout.ptr, dh, das, n, a.Heads, a.Channels, a.Slope, ptrOf(tperm), a.Dropout.P, a.Dropout.Seed}
 	}
 	pass = g.attnPass(true)
 	if err := launch("gat_bwd_src", g.nsrc, pass.rowArgs(src(dh.ptr, das.ptr, g.nsrc)...)); err != nil || !pass.split {
 		return err
 	}
-	return splitSum(pass, []sumOut{{hc, dh.ptr, int64(hc)}, {a.Heads, das.ptr, int64(a.Heads)}}, func(parts []*Tensor) error {
+	return splitSum(pass, []sumOut{{hc, dh.ptr, int64(hc), a.bf16()}, {a.Heads, das.ptr, int64(a.Heads), false}}, func(parts []*Tensor) error {
 		return launch("gat_bwd_src", pass.hv.ntiles, pass.tileArgs(src(parts[0].ptr, parts[1].ptr, pass.hv.ntiles)...))
 	})
 }
@@ -123,6 +180,7 @@ func (a *GAT) Backward(g *Graph, h, as, ad, dout, dh, das, dad *Tensor) error {
 // Free releases the saved tensors.
 func (a *GAT) Free() {
 	a.Out.Free()
+	a.Out16.Free()
 	a.LSE.Free()
 }
 
@@ -168,18 +226,22 @@ func HeadDotBackward(dx, datt, g, x, att *Tensor, heads int) error {
 // with attention dropout p (0: none) drawn from seed. The backward function
 // releases the saved log-sum-exp once it ran, so it may run once.
 func (d *backend) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
-	vs, err := d.views(h, aSrc, aDst)
-	if err != nil {
-		return nil, nil, err
+	_, cols := matrixShape(h.Shape())
+	var vs []*Tensor // nil: the bfloat16 kernels (fusedAttention reads the inputs)
+	if heads < 1 || cols%heads != 0 || !d.halfAttention(cols/heads, cols/heads, h, aSrc, aDst) {
+		var err error
+		if vs, err = d.views(h, aSrc, aDst); err != nil {
+			return nil, nil, err
+		}
 	}
-	if heads < 1 || vs[0].Cols%heads != 0 || vs[0].Cols/heads > maxGATChannels {
-		return nil, nil, fmt.Errorf("gnnlib/cuda: GATAttention with %d heads over width %d (the fused kernel takes at most %d channels per head): %w", heads, vs[0].Cols, maxGATChannels, tensor.ErrNotOnDevice)
+	if heads < 1 || cols%heads != 0 || cols/heads > maxGATChannels {
+		return nil, nil, fmt.Errorf("gnnlib/cuda: GATAttention with %d heads over width %d (the fused kernel takes at most %d channels per head): %w", heads, cols, maxGATChannels, tensor.ErrNotOnDevice)
 	}
 	dg, err := d.deviceGraph(g, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	c := vs[0].Cols / heads
+	c := cols / heads
 	return d.runAttention(heads, c, c, []*tensor.Tensor{h, aSrc, aDst}, vs, &gatOp{d: d, g: dg, heads: heads, slope: slope, drop: AttentionDropout{P: p, Seed: seed}})
 }
 
@@ -224,6 +286,39 @@ func (k *gatOp) backward(ins []*Tensor, out, dout *Tensor) ([]*Tensor, error) {
 		return nil, err
 	}
 	return gs, nil
+}
+
+func (k *gatOp) feature(i int) bool { return i == 0 } // h; the scores are float32
+
+func (k *gatOp) forward16(ins16 []*BF16Tensor, ins []*Tensor) (*BF16Tensor, error) {
+	var err error
+	if k.fw, err = GATForwardBF16(k.g, ins16[0], k.scores(ins[1]), k.scores(ins[2]), k.heads, k.slope, k.drop); err != nil {
+		return nil, err
+	}
+	return k.fw.Out16, nil
+}
+
+func (k *gatOp) backward16(ins16 []*BF16Tensor, ins []*Tensor, out, dout *BF16Tensor) ([]tensor.Storage, error) {
+	k.fw.Out16 = out
+	as, ad := k.scores(ins[1]), k.scores(ins[2])
+	dh, err := k.d.EmptyBF16(ins16[0].Rows, ins16[0].Cols)
+	if err != nil {
+		return nil, err
+	}
+	gs := make([]*Tensor, 2)
+	for i, s := range [][2]int{{as.Rows, k.heads}, {ad.Rows, k.heads}} {
+		if gs[i], err = k.d.Empty(s[0], s[1]); err != nil {
+			dh.Free()
+			freeAll(gs)
+			return nil, err
+		}
+	}
+	if err := k.fw.BackwardBF16(k.g, ins16[0], as, ad, dout, dh, gs[0], gs[1]); err != nil {
+		dh.Free()
+		freeAll(gs)
+		return nil, err
+	}
+	return []tensor.Storage{dh, gs[0], gs[1]}, nil
 }
 
 func (k *gatOp) release() { k.fw.LSE.Free() }

@@ -41,13 +41,27 @@ func (d *backend) GATv2AttentionOut(g *graph.Graph, hs, hd, att *tensor.Tensor, 
 		op.out.Free() // the backward pass pads the caller's copy
 		op.out, k.fw.Out = nil, nil
 	}
-	rows := vs[0].Rows
+	rows, _ := matrixShape(hs.Shape())
 	return out, func(grad, o *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error) {
 		if op.done {
 			return op.backward(grad) // errBackwardTwice
 		}
 		if o == nil {
 			return nil, nil, nil, fmt.Errorf("gnnlib/cuda: GATv2AttentionOut's backward pass without the output")
+		}
+		if op.bf16 {
+			// The bfloat16 kernels read the output in bfloat16: the
+			// caller's, or a rounded copy of a rebuilt float32 one.
+			h, release, err := d.halfOperand(o)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			defer release()
+			if h.Len() != rows*heads*c {
+				return nil, nil, nil, shapeErr("GATv2AttentionOut backward", "output %dx%d, want %dx%d", h.Rows, h.Cols, rows, heads*c)
+			}
+			op.out16 = &BF16Tensor{buf: h.buf, ptr: h.ptr, Rows: rows, Cols: heads * c}
+			return op.backward(grad)
 		}
 		v, err := d.view(o)
 		if err != nil {
@@ -72,7 +86,9 @@ func (d *backend) GATv2AttentionOut(g *graph.Graph, hs, hd, att *tensor.Tensor, 
 
 // UnbiasAct returns x rebuilt from y = dropout(relu(x + b)) for gnnlib/nn's
 // GATv2OutOps: a copy of y that the unbias_act kernel turns back
-// (UnbiasAct).
+// (UnbiasAct). With BF16Attention, a y stored in bfloat16 (Autocast)
+// gives a bfloat16 x (unbias_act_bf16), which the bfloat16 attention
+// kernels read as it is.
 func (d *backend) UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error) {
 	bv, err := d.view(b)
 	if err != nil {
@@ -80,6 +96,9 @@ func (d *backend) UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.S
 	}
 	if _, half := d.halfView(b); half {
 		defer bv.Free()
+	}
+	if h, ok := d.halfView(y); ok && BF16Attention {
+		return d.unbiasActHalf(h, bv, relu, p)
 	}
 	s, err := d.Copy(y) // float32, also of 16-bit storage
 	if err != nil {
@@ -92,6 +111,28 @@ func (d *backend) UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.S
 		return out, nil
 	}
 	if err := UnbiasAct(out, bv, relu, p); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
+// unbiasActHalf is UnbiasAct of bfloat16 y: a bfloat16 copy turned back
+// in place by unbias_act_bf16.
+func (d *backend) unbiasActHalf(y *BF16Tensor, b *Tensor, relu bool, p float32) (tensor.Storage, error) {
+	if b != nil && b.Len() != y.Cols {
+		return nil, shapeErr("UnbiasAct", "y %dx%d, bias %d", y.Rows, y.Cols, b.Len())
+	}
+	out, err := d.EmptyBF16(y.Rows, y.Cols)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	n := int64(out.Len())
+	err = d.do(func(drv driver) error { return drv.dtod(out.ptr, y.ptr, y.Bytes()) })
+	if err == nil {
+		err = d.launch("unbias_act_bf16", d.gridFor(n, 256), 256, out.ptr, b, n, out.Cols, relu, p)
+	}
+	if err != nil {
 		out.Free()
 		return nil, err
 	}
@@ -145,6 +186,49 @@ func (k *gatv2Op) backward(ins []*Tensor, out, dout *Tensor) ([]*Tensor, error) 
 		return fail(err)
 	}
 	return gs, nil
+}
+
+func (k *gatv2Op) feature(i int) bool { return i < 2 } // x_l, x_r; att is float32
+
+func (k *gatv2Op) forward16(ins16 []*BF16Tensor, ins []*Tensor) (*BF16Tensor, error) {
+	a := &Tensor{buf: ins[2].buf, ptr: ins[2].ptr, Rows: 1, Cols: k.heads * k.cp}
+	var err error
+	k.fw, err = GATv2ForwardBF16(k.g, ins16[0], ins16[1], a, k.heads, k.cp, k.slope, k.drop)
+	if err != nil {
+		return nil, err
+	}
+	return k.fw.Out16, nil
+}
+
+func (k *gatv2Op) backward16(ins16 []*BF16Tensor, ins []*Tensor, out, dout *BF16Tensor) ([]tensor.Storage, error) {
+	k.fw.Out16 = out
+	d, hcp := k.d, k.heads*k.cp
+	a := &Tensor{buf: ins[2].buf, ptr: ins[2].ptr, Rows: 1, Cols: hcp}
+	var dxl, dxr *BF16Tensor
+	var datt *Tensor
+	fail := func(err error) ([]tensor.Storage, error) {
+		dxl.Free()
+		dxr.Free()
+		datt.Free()
+		return nil, err
+	}
+	var err error
+	if dxr, err = d.EmptyBF16(k.g.n, hcp); err != nil {
+		return fail(err)
+	}
+	if datt, err = d.Empty(1, hcp); err != nil {
+		return fail(err)
+	}
+	if err := k.fw.BackwardDstBF16(k.g, ins16[0], ins16[1], a, dout, dxr, datt); err != nil {
+		return fail(err)
+	}
+	if dxl, err = d.EmptyBF16(k.g.n, hcp); err != nil {
+		return fail(err)
+	}
+	if err := k.fw.BackwardSrcBF16(k.g, ins16[0], ins16[1], a, dout, dxl); err != nil {
+		return fail(err)
+	}
+	return []tensor.Storage{dxl, dxr, datt}, nil
 }
 
 func (k *gatv2Op) release() {
@@ -201,6 +285,10 @@ type gatv2Kernel struct {
 // up for a masked kernel; the saved sign bits take width/8 bytes per edge
 // and head.
 func (k gatv2Kernel) width() int { return 4 * k.g * k.vpl }
+
+// wide reports whether the mapping has bfloat16 kernels of the wide
+// layout (BF16WideLoads): exact, with an even number of float4s a lane.
+func (k gatv2Kernel) wide() bool { return !k.mask && k.vpl%2 == 0 }
 
 // suffix is the kernels' name suffix: _G_VPL, or _m_G_VPL masked.
 func (k gatv2Kernel) suffix() string {
@@ -261,15 +349,38 @@ func gatShape(c int) (k gatv2Kernel, ok bool) {
 // backward: the output and one log-sum-exp per (node, head) — no per-edge
 // tensor. Between its two backward passes it holds, in the default
 // saved-edge mode, each edge's attention, score gradient and sign bits.
+//
+// GATv2ForwardBF16 runs the same passes over bfloat16 features (the
+// kernels' _bf16 versions): Out16 holds the output instead of Out, and
+// its backward pass takes bfloat16 dOut and writes bfloat16 gradients
+// (BackwardDstBF16, BackwardSrcBF16). The softmax statistics (LSE, D),
+// the sums over edges, the saved edges, att and its gradient stay
+// float32; each bfloat16 row is rounded once, when it is stored.
 type GATv2 struct {
 	Heads, Channels int
 	Slope           float32
-	Out             *Tensor // N x H*C
-	LSE             *Tensor // N x H
+	Out             *Tensor     // N x H*C (float32 kernels)
+	Out16           *BF16Tensor // N x H*C (bfloat16 kernels)
+	LSE             *Tensor     // N x H
 	Dropout         AttentionDropout
 	d               *Tensor // N x H, dOut·Out (recomputing backward)
 	eas, esign      *Tensor // per edge and head: (alpha, ds) and C sign bits (saved-edge backward)
 	saved           bool    // the last BackwardDst saved the edges
+	wide            bool    // BF16WideLoads when the forward pass ran (the sign bits' layout)
+}
+
+// bf16 reports whether a ran the bfloat16 kernels.
+func (a *GATv2) bf16() bool { return a.Out16 != nil }
+
+// outPtr is the output the backward kernels read.
+func (a *GATv2) outPtr() uintptr {
+	if a.Out16 != nil {
+		return a.Out16.ptr
+	}
+	if a.Out == nil {
+		return 0
+	}
+	return a.Out.ptr
 }
 
 // AttentionDropout is the dropout of attention coefficients in the fused
@@ -334,6 +445,10 @@ type mat struct {
 
 func matOf(t *Tensor) mat { return mat{t.ptr, int64(t.Cols)} }
 
+// matOf16 is matOf for bfloat16 storage (the stride in values, as the
+// _bf16 kernels take it).
+func matOf16(t *BF16Tensor) mat { return mat{t.ptr, int64(t.Cols)} }
+
 // halves splits an N x 2HC tensor into its N x HC column halves.
 func halves(t *Tensor, hc int) (mat, mat) {
 	return mat{t.ptr, int64(t.Cols)}, mat{t.ptr + uintptr(hc)*4, int64(t.Cols)}
@@ -350,7 +465,7 @@ func GATv2Forward(g *Graph, xlr, att *Tensor, heads, channels int, slope float32
 		return nil, shapeErr("GATv2Forward", "xlr %dx%d, graph %d nodes, heads %d x %d", xlr.Rows, xlr.Cols, g.n, heads, channels)
 	}
 	xl, xr := halves(xlr, hc)
-	return gatv2Forward(g, xl, xr, att, heads, channels, slope, drop)
+	return gatv2Forward(g, xl, xr, att, heads, channels, slope, drop, false)
 }
 
 // GATv2ForwardLR is GATv2Forward with x_l = x·W_l and x_r = x·W_r given
@@ -360,10 +475,22 @@ func GATv2ForwardLR(g *Graph, xl, xr, att *Tensor, heads, channels int, slope fl
 	if xl.Rows != g.n || xr.Rows != g.n || xl.Cols != hc || xr.Cols != hc {
 		return nil, shapeErr("GATv2ForwardLR", "xl %dx%d, xr %dx%d, graph %d nodes, heads %d x %d", xl.Rows, xl.Cols, xr.Rows, xr.Cols, g.n, heads, channels)
 	}
-	return gatv2Forward(g, matOf(xl), matOf(xr), att, heads, channels, slope, drop)
+	return gatv2Forward(g, matOf(xl), matOf(xr), att, heads, channels, slope, drop, false)
 }
 
-func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope float32, drop AttentionDropout) (*GATv2, error) {
+// GATv2ForwardBF16 is GATv2ForwardLR over bfloat16 x_l and x_r (N x HC
+// each): the _bf16 kernels read them 8 bytes (4 channels) a lane, keep
+// the online softmax and the weighted sum in float32 and store the output
+// in bfloat16 (Out16). att stays float32.
+func GATv2ForwardBF16(g *Graph, xl, xr *BF16Tensor, att *Tensor, heads, channels int, slope float32, drop AttentionDropout) (*GATv2, error) {
+	hc := heads * channels
+	if xl.Rows != g.n || xr.Rows != g.n || xl.Cols != hc || xr.Cols != hc {
+		return nil, shapeErr("GATv2ForwardBF16", "xl %dx%d, xr %dx%d, graph %d nodes, heads %d x %d", xl.Rows, xl.Cols, xr.Rows, xr.Cols, g.n, heads, channels)
+	}
+	return gatv2Forward(g, matOf16(xl), matOf16(xr), att, heads, channels, slope, drop, true)
+}
+
+func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope float32, drop AttentionDropout, bf16 bool) (*GATv2, error) {
 	d := att.buf.dev
 	if err := drop.check("GATv2Forward"); err != nil {
 		return nil, err
@@ -376,13 +503,14 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 	if att.Len() != hc || !g.IsSquare() {
 		return nil, shapeErr("GATv2Forward", "att %d, graph %d<-%d nodes, heads %d x %d", att.Len(), g.n, g.nsrc, heads, channels)
 	}
-	out, lse, err := attnForward(d, g, "gatv2_fwd"+k.suffix(), heads, channels, k.g, 0, 0, func(out, lse *Tensor, n int, _ bool) []any {
+	wide := BF16WideLoads
+	out, out16, lse, err := attnForward(d, g, "gatv2_fwd"+attnSuffix(k, bf16, wide), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
 		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, n, heads, slope, drop.P, drop.Seed, channels}
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &GATv2{Heads: heads, Channels: channels, Slope: slope, Out: out, LSE: lse, Dropout: drop}, nil
+	return &GATv2{Heads: heads, Channels: channels, Slope: slope, Out: out, Out16: out16, LSE: lse, Dropout: drop, wide: wide}, nil
 }
 
 // Backward computes the gradients of the loss with respect to xlr (into
@@ -394,12 +522,27 @@ func (a *GATv2) Backward(g *Graph, xlr, att, dout, dxlr, datt *Tensor) error {
 	if xlr.Rows != g.n || xlr.Cols != 2*hc || dxlr.Rows != g.n || dxlr.Cols != 2*hc {
 		return shapeErr("GATv2.Backward", "xlr %dx%d, dxlr %dx%d, want %dx%d", xlr.Rows, xlr.Cols, dxlr.Rows, dxlr.Cols, g.n, 2*hc)
 	}
-	xl, xr := halves(xlr, hc)
-	dxl, dxr := halves(dxlr, hc)
-	if err := a.backwardDst(g, xl, xr, att, dout, dxr, datt); err != nil {
+	if err := a.checkDout("GATv2.Backward", g, dout.Rows, dout.Cols, false); err != nil {
 		return err
 	}
-	return a.backwardSrc(g, xl, xr, att, dout, dxl)
+	xl, xr := halves(xlr, hc)
+	dxl, dxr := halves(dxlr, hc)
+	if err := a.backwardDst(g, xl, xr, att, dout.ptr, dxr, datt); err != nil {
+		return err
+	}
+	return a.backwardSrc(g, xl, xr, att, dout.ptr, dxl)
+}
+
+// checkDout checks dOut's shape and that the backward pass's precision
+// (bf16) is the forward's.
+func (a *GATv2) checkDout(op string, g *Graph, rows, cols int, bf16 bool) error {
+	if a.bf16() != bf16 {
+		return shapeErr(op, "bfloat16 operands %t after a forward pass with bfloat16 %t", bf16, a.bf16())
+	}
+	if rows != g.n || cols != a.Heads*a.Channels {
+		return shapeErr(op, "dout %dx%d, want %dx%d", rows, cols, g.n, a.Heads*a.Channels)
+	}
+	return nil
 }
 
 // BackwardDst is the first half of the backward pass of a GATv2ForwardLR
@@ -411,7 +554,23 @@ func (a *GATv2) BackwardDst(g *Graph, xl, xr, att, dout, dxr, datt *Tensor) erro
 	if xl.Rows != g.n || xr.Rows != g.n || dxr.Rows != g.n || xl.Cols != hc || xr.Cols != hc || dxr.Cols != hc {
 		return shapeErr("GATv2.BackwardDst", "xl %dx%d, xr %dx%d, dxr %dx%d, want %dx%d", xl.Rows, xl.Cols, xr.Rows, xr.Cols, dxr.Rows, dxr.Cols, g.n, hc)
 	}
-	return a.backwardDst(g, matOf(xl), matOf(xr), att, dout, matOf(dxr), datt)
+	if err := a.checkDout("GATv2.BackwardDst", g, dout.Rows, dout.Cols, false); err != nil {
+		return err
+	}
+	return a.backwardDst(g, matOf(xl), matOf(xr), att, dout.ptr, matOf(dxr), datt)
+}
+
+// BackwardDstBF16 is BackwardDst after GATv2ForwardBF16: x_l, x_r, dout
+// and dxr are bfloat16, datt float32 (summed in float32 over the edges).
+func (a *GATv2) BackwardDstBF16(g *Graph, xl, xr *BF16Tensor, att *Tensor, dout, dxr *BF16Tensor, datt *Tensor) error {
+	hc := a.Heads * a.Channels
+	if xl.Rows != g.n || xr.Rows != g.n || dxr.Rows != g.n || xl.Cols != hc || xr.Cols != hc || dxr.Cols != hc {
+		return shapeErr("GATv2.BackwardDstBF16", "xl %dx%d, xr %dx%d, dxr %dx%d, want %dx%d", xl.Rows, xl.Cols, xr.Rows, xr.Cols, dxr.Rows, dxr.Cols, g.n, hc)
+	}
+	if err := a.checkDout("GATv2.BackwardDstBF16", g, dout.Rows, dout.Cols, true); err != nil {
+		return err
+	}
+	return a.backwardDst(g, matOf16(xl), matOf16(xr), att, dout.ptr, matOf16(dxr), datt)
 }
 
 // BackwardSrc is the second half: the gradient of x_l into dxl (N x HC),
@@ -421,7 +580,22 @@ func (a *GATv2) BackwardSrc(g *Graph, xl, xr, att, dout, dxl *Tensor) error {
 	if xl.Rows != g.n || xr.Rows != g.n || dxl.Rows != g.n || xl.Cols != hc || xr.Cols != hc || dxl.Cols != hc {
 		return shapeErr("GATv2.BackwardSrc", "xl %dx%d, xr %dx%d, dxl %dx%d, want %dx%d", xl.Rows, xl.Cols, xr.Rows, xr.Cols, dxl.Rows, dxl.Cols, g.n, hc)
 	}
-	return a.backwardSrc(g, matOf(xl), matOf(xr), att, dout, matOf(dxl))
+	if err := a.checkDout("GATv2.BackwardSrc", g, dout.Rows, dout.Cols, false); err != nil {
+		return err
+	}
+	return a.backwardSrc(g, matOf(xl), matOf(xr), att, dout.ptr, matOf(dxl))
+}
+
+// BackwardSrcBF16 is BackwardSrc after BackwardDstBF16: dxl is bfloat16.
+func (a *GATv2) BackwardSrcBF16(g *Graph, xl, xr *BF16Tensor, att *Tensor, dout, dxl *BF16Tensor) error {
+	hc := a.Heads * a.Channels
+	if xl.Rows != g.n || xr.Rows != g.n || dxl.Rows != g.n || xl.Cols != hc || xr.Cols != hc || dxl.Cols != hc {
+		return shapeErr("GATv2.BackwardSrcBF16", "xl %dx%d, xr %dx%d, dxl %dx%d, want %dx%d", xl.Rows, xl.Cols, xr.Rows, xr.Cols, dxl.Rows, dxl.Cols, g.n, hc)
+	}
+	if err := a.checkDout("GATv2.BackwardSrcBF16", g, dout.Rows, dout.Cols, true); err != nil {
+		return err
+	}
+	return a.backwardSrc(g, matOf16(xl), matOf16(xr), att, dout.ptr, matOf16(dxl))
 }
 
 // launchShape is the launch shape of the backward passes over n work
@@ -438,14 +612,14 @@ func (a *GATv2) launchShape(d *Device, n int) (dst, src, block int, suffix strin
 	if gpb := block / k.g; (dst*gpb)%a.Heads != 0 {
 		dst = max(1, dst/a.Heads*a.Heads)
 	}
-	return dst, src, block, k.suffix()
+	return dst, src, block, attnSuffix(k, a.bf16(), a.wide)
 }
 
-func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, datt *Tensor) error {
+func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr mat, datt *Tensor) error {
 	d := att.buf.dev
 	hc := a.Heads * a.Channels
-	if dout.Rows != g.n || dout.Cols != hc || datt.Len() != hc || att.Len() != hc {
-		return shapeErr("GATv2.Backward", "dout %dx%d, att %d, datt %d", dout.Rows, dout.Cols, att.Len(), datt.Len())
+	if datt.Len() != hc || att.Len() != hc {
+		return shapeErr("GATv2.Backward", "att %d, datt %d, want %d", att.Len(), datt.Len(), hc)
 	}
 	if err := datt.Fill(0); err != nil {
 		return err
@@ -468,12 +642,12 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 		}
 		// D per (row, head) goes to a.d from the row pass only.
 		rest := func(dr mat, dd uintptr, n int) []any {
-			return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.Out, a.LSE, dout, dr.ptr, dr.ld, dd, datt, n, a.Heads, a.Slope, a.Channels}
+			return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.outPtr(), a.LSE, dout, dr.ptr, dr.ld, dd, datt, n, a.Heads, a.Slope, a.Channels}
 		}
 		if err := launch("gatv2_bwd_dst", g.n, pass.rowArgs(rest(dxr, a.d.ptr, g.n)...)); err != nil || !pass.split {
 			return err
 		}
-		return splitSum(pass, []sumOut{{hc, dxr.ptr, dxr.ld}}, func(parts []*Tensor) error {
+		return splitSum(pass, []sumOut{{hc, dxr.ptr, dxr.ld, a.bf16()}}, func(parts []*Tensor) error {
 			return launch("gatv2_bwd_dst", pass.hv.ntiles, pass.tileArgs(rest(matOf(parts[0]), 0, pass.hv.ntiles)...))
 		})
 	}
@@ -491,12 +665,12 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att, dout *Tensor, dxr mat, da
 		return err
 	}
 	rest := func(dr mat, n int) []any {
-		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.Out, a.LSE, dout, dr.ptr, dr.ld, a.eas, a.esign, datt, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels}
+		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.outPtr(), a.LSE, dout, dr.ptr, dr.ld, a.eas, a.esign, datt, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels}
 	}
 	if err := launch("gatv2_bwd_dsts", g.n, pass.rowArgs(rest(dxr, g.n)...)); err != nil || !pass.split {
 		return err
 	}
-	return splitSum(pass, []sumOut{{hc, dxr.ptr, dxr.ld}}, func(parts []*Tensor) error {
+	return splitSum(pass, []sumOut{{hc, dxr.ptr, dxr.ld, a.bf16()}}, func(parts []*Tensor) error {
 		return launch("gatv2_bwd_dsts", pass.hv.ntiles, pass.tileArgs(rest(matOf(parts[0]), pass.hv.ntiles)...))
 	})
 }
@@ -515,7 +689,7 @@ func (a *GATv2) saveEdges(g *Graph) bool {
 	return int64(g.edges)*int64(a.Heads)*int64(8+k.width()/8) <= saveEdgeLimit
 }
 
-func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) error {
+func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxl mat) error {
 	d := att.buf.dev
 	hc := a.Heads * a.Channels
 	pass := g.attnPass(true)
@@ -530,7 +704,7 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att, dout *Tensor, dxl mat) er
 		if err := launch(kernel, g.n, pass.rowArgs(rest(dxl, g.n)...)); err != nil || !pass.split {
 			return err
 		}
-		return splitSum(pass, []sumOut{{hc, dxl.ptr, dxl.ld}}, func(parts []*Tensor) error {
+		return splitSum(pass, []sumOut{{hc, dxl.ptr, dxl.ld, a.bf16()}}, func(parts []*Tensor) error {
 			return launch(kernel, pass.hv.ntiles, pass.tileArgs(rest(matOf(parts[0]), pass.hv.ntiles)...))
 		})
 	}
@@ -570,6 +744,7 @@ func (a *GATv2) freeEdges() {
 // Free releases the saved tensors.
 func (a *GATv2) Free() {
 	a.Out.Free()
+	a.Out16.Free()
 	a.LSE.Free()
 	if a.d != nil {
 		a.d.Free()

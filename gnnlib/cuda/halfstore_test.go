@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -84,8 +85,10 @@ func TestHalfStorageOps(t *testing.T) {
 // to read the float32 block Autocast had freed, so the gradients changed
 // with whatever the allocator put there next (GAT under bfloat16 trained
 // to different accuracies run to run, TestDeviceAutocast's GAT gradients
-// were 0.1–0.7 off).
+// were 0.1–0.7 off). It runs with BF16Attention off (the ops' float32
+// kernels on widened copies) and on (their bfloat16 kernels).
 func TestAttentionBackwardAfterHalfStore(t *testing.T) {
+	defer func(on bool) { BF16Attention = on }(BF16Attention)
 	d := defaultOrSkip(t)
 	if !d.hasBF16() {
 		t.Skipf("%v has no bfloat16 tensor cores", d)
@@ -110,50 +113,54 @@ func TestAttentionBackwardAfterHalfStore(t *testing.T) {
 	}
 	w := randn(10, n, heads*c).To(be)
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			grads := func(half bool) []*tensor.Tensor {
-				xs := make([]*tensor.Tensor, len(tc.in))
-				for i, x := range tc.in {
-					xs[i] = x.Clone().To(be).SetRequiresGrad(true)
-				}
-				var out *tensor.Tensor
-				if half {
-					tensor.Autocast(tensor.BFloat16, func() { out = tc.f(xs) })
-					if out.DType() != tensor.BFloat16 {
-						t.Fatalf("output stored in %v under Autocast(BFloat16)", out.DType())
+		for _, on := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/BF16Attention=%t", tc.name, on), func(t *testing.T) {
+				BF16Attention = on
+				grads := func(half bool) []*tensor.Tensor {
+					xs := make([]*tensor.Tensor, len(tc.in))
+					for i, x := range tc.in {
+						xs[i] = x.Clone().To(be).SetRequiresGrad(true)
 					}
-					// Blocks the size of the output, as the freed float32
-					// one was, filled with NaN and held through the
-					// backward pass.
-					var junk []*Tensor
-					for range 16 {
-						j, err := d.Empty(n, heads*c)
-						if err != nil {
-							t.Fatal(err)
+					var out *tensor.Tensor
+					if half {
+						tensor.Autocast(tensor.BFloat16, func() { out = tc.f(xs) })
+						if out.DType() != tensor.BFloat16 {
+							t.Fatalf("output stored in %v under Autocast(BFloat16)", out.DType())
 						}
-						if err := j.Fill(float32(math.NaN())); err != nil {
-							t.Fatal(err)
+						// Blocks the size of the output, as the freed float32
+						// one was, filled with NaN and held through the
+						// backward pass.
+						var junk []*Tensor
+						for range 16 {
+							j, err := d.Empty(n, heads*c)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if err := j.Fill(float32(math.NaN())); err != nil {
+								t.Fatal(err)
+							}
+							junk = append(junk, j)
 						}
-						junk = append(junk, j)
+						defer freeAll(junk)
+					} else {
+						out = tc.f(xs)
 					}
-					defer freeAll(junk)
-				} else {
-					out = tc.f(xs)
+					out.Mul(w).Sum().Backward()
+					gs := make([]*tensor.Tensor, len(xs))
+					for i, x := range xs {
+						gs[i] = x.Grad().CPU()
+					}
+					return gs
 				}
-				out.Mul(w).Sum().Backward()
-				gs := make([]*tensor.Tensor, len(xs))
-				for i, x := range xs {
-					gs[i] = x.Grad().CPU()
+				want, got := grads(false), grads(true)
+				for i := range want {
+					// bfloat16 output (2⁻⁸ relative) and, with
+					// BF16Attention, bfloat16 features and gradients.
+					if e := devicetest.RelErr(got[i], want[i]); !(e <= 2e-2) {
+						t.Errorf("gradient of input %d under Autocast(BFloat16): error %g against float32", i, e)
+					}
 				}
-				return gs
-			}
-			want, got := grads(false), grads(true)
-			for i := range want {
-				// bfloat16 output (2⁻⁸ relative), float32 elsewhere.
-				if e := devicetest.RelErr(got[i], want[i]); !(e <= 2e-2) {
-					t.Errorf("gradient of input %d under Autocast(BFloat16): error %g against float32", i, e)
-				}
-			}
-		})
+			})
+		}
 	}
 }

@@ -11,14 +11,23 @@ import (
 // between its forward and backward passes: the output and one log-sum-exp
 // per (node, head). Nothing is stored per edge: the backward passes
 // recompute each edge's attention from the log-sum-exp.
+//
+// TransformerForwardBF16 and TransformerForwardFusedBF16 run the same
+// passes over bfloat16 features (the kernels' _bf16 versions): Out16
+// holds the output instead of Out, and BackwardBF16 and
+// BackwardFusedBF16 take bfloat16 dOut and write bfloat16 gradients. The
+// log-sum-exp, D and the sums over edges stay float32; each bfloat16 row
+// is rounded once, when it is stored.
 type Transformer struct {
 	Heads, Channels int
-	Scale           float32 // the scores' factor, 1/√C of the layer's width
-	Out             *Tensor // N x H*C (attention + skip after TransformerForwardFused)
-	LSE             *Tensor // N x H
+	Scale           float32     // the scores' factor, 1/√C of the layer's width
+	Out             *Tensor     // N x H*C (attention + skip after TransformerForwardFused)
+	Out16           *BF16Tensor // the same in bfloat16 (bfloat16 kernels)
+	LSE             *Tensor     // N x H
 	Dropout         AttentionDropout
 	d               *Tensor // N x H, dOut·attention, between the two backward passes
 	skip            bool    // Out includes the skip block of the fused input
+	wide            bool    // BF16WideLoads when the forward pass ran
 }
 
 // TransformerForward computes the attention of a TransformerConv layer
@@ -35,7 +44,21 @@ func TransformerForward(g *Graph, q, k, val *Tensor, heads, channels int, scale 
 			return nil, shapeErr("TransformerForward", "q, k and values must be %dx%d (graph %d nodes, heads %d x %d), got %dx%d", g.n, hc, g.n, heads, channels, x.Rows, x.Cols)
 		}
 	}
-	return transformerForward(g, qkv{matOf(q), k.ptr, val.ptr, 0}, q.buf.dev, heads, channels, scale, drop)
+	return transformerForward(g, qkv{matOf(q), k.ptr, val.ptr, 0}, q.buf.dev, heads, channels, scale, drop, false)
+}
+
+// TransformerForwardBF16 is TransformerForward over bfloat16 q, k and
+// val: the _bf16 kernels read them 4 channels (8 bytes) a lane, keep the
+// online softmax and the weighted sum in float32 and store the output in
+// bfloat16 (Out16).
+func TransformerForwardBF16(g *Graph, q, k, val *BF16Tensor, heads, channels int, scale float32, drop AttentionDropout) (*Transformer, error) {
+	hc := heads * channels
+	for _, x := range []*BF16Tensor{q, k, val} {
+		if x.Rows != g.n || x.Cols != hc {
+			return nil, shapeErr("TransformerForwardBF16", "q, k and values must be %dx%d (graph %d nodes, heads %d x %d), got %dx%d", g.n, hc, g.n, heads, channels, x.Rows, x.Cols)
+		}
+	}
+	return transformerForward(g, qkv{matOf16(q), k.ptr, val.ptr, 0}, q.buf.dev, heads, channels, scale, drop, true)
 }
 
 // TransformerForwardFused is TransformerForward from one N x 4·heads·
@@ -48,7 +71,32 @@ func TransformerForwardFused(g *Graph, qkvs *Tensor, heads, channels int, scale 
 	if qkvs.Rows != g.n || qkvs.Cols != 4*hc {
 		return nil, shapeErr("TransformerForwardFused", "qkvs %dx%d, want %dx%d (graph %d nodes, heads %d x %d)", qkvs.Rows, qkvs.Cols, g.n, 4*hc, g.n, heads, channels)
 	}
-	return transformerForward(g, fusedQKV(qkvs, hc), qkvs.buf.dev, heads, channels, scale, drop)
+	return transformerForward(g, fusedQKV(qkvs.ptr, qkvs.Cols, hc, 4), qkvs.buf.dev, heads, channels, scale, drop, false)
+}
+
+// TransformerForwardFusedBF16 is TransformerForwardFused over a bfloat16
+// product x·[W_q W_k W_v W_skip]; Out16 is the attention plus the skip
+// block, summed in float32 and rounded once.
+func TransformerForwardFusedBF16(g *Graph, qkvs *BF16Tensor, heads, channels int, scale float32, drop AttentionDropout) (*Transformer, error) {
+	hc := heads * channels
+	if qkvs.Rows != g.n || qkvs.Cols != 4*hc {
+		return nil, shapeErr("TransformerForwardFusedBF16", "qkvs %dx%d, want %dx%d (graph %d nodes, heads %d x %d)", qkvs.Rows, qkvs.Cols, g.n, 4*hc, g.n, heads, channels)
+	}
+	return transformerForward(g, fusedQKV(qkvs.ptr, qkvs.Cols, hc, 2), qkvs.buf.dev, heads, channels, scale, drop, true)
+}
+
+// bf16 reports whether a ran the bfloat16 kernels.
+func (a *Transformer) bf16() bool { return a.Out16 != nil }
+
+// outPtr is the output the backward kernels read.
+func (a *Transformer) outPtr() uintptr {
+	if a.Out16 != nil {
+		return a.Out16.ptr
+	}
+	if a.Out == nil {
+		return 0
+	}
+	return a.Out.ptr
 }
 
 // qkv names the query, key, value and (optional) skip blocks of a
@@ -58,13 +106,14 @@ type qkv struct {
 	k, v, skip uintptr
 }
 
-// fusedQKV splits an N x 4HC tensor into its four column blocks.
-func fusedQKV(t *Tensor, hc int) qkv {
-	b := uintptr(hc) * 4
-	return qkv{mat{t.ptr, int64(t.Cols)}, t.ptr + b, t.ptr + 2*b, t.ptr + 3*b}
+// fusedQKV splits an N x 4HC matrix at ptr (cols wide, size bytes a
+// value) into its four column blocks.
+func fusedQKV(ptr uintptr, cols, hc, size int) qkv {
+	b := uintptr(hc * size)
+	return qkv{mat{ptr, int64(cols)}, ptr + b, ptr + 2*b, ptr + 3*b}
 }
 
-func transformerForward(g *Graph, in qkv, d *Device, heads, channels int, scale float32, drop AttentionDropout) (*Transformer, error) {
+func transformerForward(g *Graph, in qkv, d *Device, heads, channels int, scale float32, drop AttentionDropout, bf16 bool) (*Transformer, error) {
 	const op = "TransformerForward"
 	if err := drop.check(op); err != nil {
 		return nil, err
@@ -73,7 +122,8 @@ func transformerForward(g *Graph, in qkv, d *Device, heads, channels int, scale 
 	if !ok || !g.IsSquare() {
 		return nil, shapeErr(op, "channels per head %d (multiples of 4 up to %d), graph %d<-%d nodes", channels, maxGATv2Channels, g.n, g.nsrc)
 	}
-	out, lse, err := attnForward(d, g, "tf_fwd"+kn.suffix(), heads, channels, kn.g, in.skip, in.q.ld, func(out, lse *Tensor, n int, tiles bool) []any {
+	wide := BF16WideLoads
+	out, out16, lse, err := attnForward(d, g, "tf_fwd"+attnSuffix(kn, bf16, wide), heads, channels, kn.g, bf16, in.skip, in.q.ld, func(out uintptr, lse *Tensor, n int, tiles bool) []any {
 		// The tiles leave the skip block to the merge, which adds it once.
 		skip := in.skip
 		if tiles {
@@ -84,7 +134,7 @@ func transformerForward(g *Graph, in qkv, d *Device, heads, channels int, scale 
 	if err != nil {
 		return nil, err
 	}
-	return &Transformer{Heads: heads, Channels: channels, Scale: scale, Out: out, LSE: lse, Dropout: drop, skip: in.skip != 0}, nil
+	return &Transformer{Heads: heads, Channels: channels, Scale: scale, Out: out, Out16: out16, LSE: lse, Dropout: drop, skip: in.skip != 0, wide: wide}, nil
 }
 
 // Backward writes the gradients of q, k and val (each N x heads·channels)
@@ -100,7 +150,28 @@ func (a *Transformer) Backward(g *Graph, q, k, val, dout, dq, dk, dval *Tensor) 
 	if a.skip {
 		return shapeErr("Transformer.Backward", "the attention ran fused with its skip block: use BackwardFused")
 	}
-	return a.backward(g, qkv{matOf(q), k.ptr, val.ptr, 0}, dout, qkv{matOf(dq), dk.ptr, dval.ptr, 0})
+	if a.bf16() {
+		return shapeErr("Transformer.Backward", "float32 operands after a bfloat16 forward pass: use BackwardBF16")
+	}
+	return a.backward(g, qkv{matOf(q), k.ptr, val.ptr, 0}, dout.ptr, qkv{matOf(dq), dk.ptr, dval.ptr, 0})
+}
+
+// BackwardBF16 is Backward after TransformerForwardBF16: every operand
+// bfloat16.
+func (a *Transformer) BackwardBF16(g *Graph, q, k, val, dout, dq, dk, dval *BF16Tensor) error {
+	hc := a.Heads * a.Channels
+	for _, x := range []*BF16Tensor{q, k, val, dout, dq, dk, dval} {
+		if x.Rows != g.n || x.Cols != hc {
+			return shapeErr("Transformer.BackwardBF16", "operands must be %dx%d, got %dx%d", g.n, hc, x.Rows, x.Cols)
+		}
+	}
+	if a.skip {
+		return shapeErr("Transformer.BackwardBF16", "the attention ran fused with its skip block: use BackwardFusedBF16")
+	}
+	if !a.bf16() {
+		return shapeErr("Transformer.BackwardBF16", "bfloat16 operands after a float32 forward pass: use Backward")
+	}
+	return a.backward(g, qkv{matOf16(q), k.ptr, val.ptr, 0}, dout.ptr, qkv{matOf16(dq), dk.ptr, dval.ptr, 0})
 }
 
 // BackwardFused is Backward after TransformerForwardFused: from the same
@@ -112,19 +183,36 @@ func (a *Transformer) BackwardFused(g *Graph, qkvs, dout, dqkv *Tensor) error {
 	if qkvs.Rows != g.n || qkvs.Cols != 4*hc || dout.Rows != g.n || dout.Cols != hc || dqkv.Rows != g.n || dqkv.Cols != 3*hc {
 		return shapeErr("Transformer.BackwardFused", "qkvs %dx%d, dout %dx%d, dqkv %dx%d for %d nodes, heads %d x %d", qkvs.Rows, qkvs.Cols, dout.Rows, dout.Cols, dqkv.Rows, dqkv.Cols, g.n, a.Heads, a.Channels)
 	}
-	b := uintptr(hc) * 4
-	return a.backward(g, fusedQKV(qkvs, hc), dout, qkv{mat{dqkv.ptr, int64(dqkv.Cols)}, dqkv.ptr + b, dqkv.ptr + 2*b, 0})
+	if a.bf16() {
+		return shapeErr("Transformer.BackwardFused", "float32 operands after a bfloat16 forward pass: use BackwardFusedBF16")
+	}
+	g3 := fusedQKV(dqkv.ptr, dqkv.Cols, hc, 4)
+	g3.skip = 0
+	return a.backward(g, fusedQKV(qkvs.ptr, qkvs.Cols, hc, 4), dout.ptr, g3)
 }
 
-func (a *Transformer) backward(g *Graph, in qkv, dout *Tensor, grads qkv) error {
-	d := dout.buf.dev
-	if dout.Rows != g.n || dout.Cols != a.Heads*a.Channels {
-		return shapeErr("Transformer.Backward", "dout %dx%d", dout.Rows, dout.Cols)
+// BackwardFusedBF16 is BackwardFused after TransformerForwardFusedBF16:
+// qkvs, dout and dqkv bfloat16.
+func (a *Transformer) BackwardFusedBF16(g *Graph, qkvs, dout, dqkv *BF16Tensor) error {
+	hc := a.Heads * a.Channels
+	if qkvs.Rows != g.n || qkvs.Cols != 4*hc || dout.Rows != g.n || dout.Cols != hc || dqkv.Rows != g.n || dqkv.Cols != 3*hc {
+		return shapeErr("Transformer.BackwardFusedBF16", "qkvs %dx%d, dout %dx%d, dqkv %dx%d for %d nodes, heads %d x %d", qkvs.Rows, qkvs.Cols, dout.Rows, dout.Cols, dqkv.Rows, dqkv.Cols, g.n, a.Heads, a.Channels)
 	}
+	if !a.bf16() {
+		return shapeErr("Transformer.BackwardFusedBF16", "bfloat16 operands after a float32 forward pass: use BackwardFused")
+	}
+	g3 := fusedQKV(dqkv.ptr, dqkv.Cols, hc, 2)
+	g3.skip = 0
+	return a.backward(g, fusedQKV(qkvs.ptr, qkvs.Cols, hc, 2), dout.ptr, g3)
+}
+
+func (a *Transformer) backward(g *Graph, in qkv, dout uintptr, grads qkv) error {
+	d := a.LSE.buf.dev
 	kn, _ := gatShape(a.Channels)
 	const block = 256
+	sfx := attnSuffix(kn, a.bf16(), a.wide)
 	launch := func(kernel string, n int, args []any) error {
-		return d.launch(kernel+kn.suffix(), d.gridFor(int64(n)*int64(a.Heads)*int64(kn.g), block), block, args...)
+		return d.launch(kernel+sfx, d.gridFor(int64(n)*int64(a.Heads)*int64(kn.g), block), block, args...)
 	}
 	hc := a.Heads * a.Channels
 	if a.d == nil {
@@ -139,14 +227,14 @@ func (a *Transformer) backward(g *Graph, in qkv, dout *Tensor, grads qkv) error 
 	}
 	// D per (row, head) goes to a.d from the row pass only.
 	dst := func(dq mat, dd uintptr, n int) []any {
-		return []any{in.q.ptr, in.k, in.v, in.q.ld, skip, a.Out, a.LSE, dout, dq.ptr, dq.ld, dd, n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels}
+		return []any{in.q.ptr, in.k, in.v, in.q.ld, skip, a.outPtr(), a.LSE, dout, dq.ptr, dq.ld, dd, n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels}
 	}
 	pass := g.attnPass(false)
 	if err := launch("tf_bwd_dst", g.n, pass.rowArgs(dst(grads.q, a.d.ptr, g.n)...)); err != nil {
 		return err
 	}
 	if pass.split {
-		err := splitSum(pass, []sumOut{{hc, grads.q.ptr, grads.q.ld}}, func(parts []*Tensor) error {
+		err := splitSum(pass, []sumOut{{hc, grads.q.ptr, grads.q.ld, a.bf16()}}, func(parts []*Tensor) error {
 			return launch("tf_bwd_dst", pass.hv.ntiles, pass.tileArgs(dst(matOf(parts[0]), 0, pass.hv.ntiles)...))
 		})
 		if err != nil {
@@ -170,7 +258,7 @@ func (a *Transformer) backward(g *Graph, in qkv, dout *Tensor, grads qkv) error 
 	if err := launch("tf_bwd_src", g.n, pass.rowArgs(src(grads.k, grads.v, grads.q.ld, g.n)...)); err != nil || !pass.split {
 		return err
 	}
-	return splitSum(pass, []sumOut{{hc, grads.k, grads.q.ld}, {hc, grads.v, grads.q.ld}}, func(parts []*Tensor) error {
+	return splitSum(pass, []sumOut{{hc, grads.k, grads.q.ld, a.bf16()}, {hc, grads.v, grads.q.ld, a.bf16()}}, func(parts []*Tensor) error {
 		return launch("tf_bwd_src", pass.hv.ntiles, pass.tileArgs(src(parts[0].ptr, parts[1].ptr, int64(hc), pass.hv.ntiles)...))
 	})
 }
@@ -178,6 +266,7 @@ func (a *Transformer) backward(g *Graph, in qkv, dout *Tensor, grads qkv) error 
 // Free releases the saved tensors.
 func (a *Transformer) Free() {
 	a.Out.Free()
+	a.Out16.Free()
 	a.LSE.Free()
 	if a.d != nil {
 		a.d.Free()
@@ -235,6 +324,37 @@ func (k *transformerOp) backward(ins []*Tensor, out, dout *Tensor) ([]*Tensor, e
 		return nil, err
 	}
 	return gs, nil
+}
+
+func (k *transformerOp) feature(int) bool { return true } // q, k and the values
+
+func (k *transformerOp) forward16(ins16 []*BF16Tensor, _ []*Tensor) (*BF16Tensor, error) {
+	var err error
+	if k.fw, err = TransformerForwardBF16(k.g, ins16[0], ins16[1], ins16[2], k.heads, k.cp, k.scale, k.drop); err != nil {
+		return nil, err
+	}
+	return k.fw.Out16, nil
+}
+
+func (k *transformerOp) backward16(ins16 []*BF16Tensor, _ []*Tensor, out, dout *BF16Tensor) ([]tensor.Storage, error) {
+	k.fw.Out16 = out
+	gs := make([]*BF16Tensor, 3)
+	fail := func(err error) ([]tensor.Storage, error) {
+		for _, g := range gs {
+			g.Free()
+		}
+		return nil, err
+	}
+	for i := range gs {
+		var err error
+		if gs[i], err = k.d.EmptyBF16(k.g.n, k.heads*k.cp); err != nil {
+			return fail(err)
+		}
+	}
+	if err := k.fw.BackwardBF16(k.g, ins16[0], ins16[1], ins16[2], dout, gs[0], gs[1], gs[2]); err != nil {
+		return fail(err)
+	}
+	return []tensor.Storage{gs[0], gs[1], gs[2]}, nil
 }
 
 func (k *transformerOp) release() {

@@ -9,6 +9,74 @@
 #pragma once
 
 #include "common.cuh"
+#include "half.cu"  // f32_bf16_bits, bf16_bits_f32: the one bfloat16 rounding
+
+// bf16 is the feature element of the _bf16 attention kernels: a bfloat16
+// value's 16 bits. Every kernel body is a template over its feature type
+// T (float or bf16); it loads 4 channels as a float4 either way (16
+// bytes of float, 8 of bfloat16, widened exactly), keeps its softmax
+// statistics and sums in float32 and rounds once when it stores a T row.
+typedef unsigned short bf16;
+
+// ldg4 loads the j-th group of 4 values of row (16 bytes of float, 8 of
+// bf16, widened exactly) as a float4 through the read-only cache.
+__device__ __forceinline__ float4 ldg4(const float* __restrict__ row, int j) { return __ldg(reinterpret_cast<const float4*>(row) + j); }
+__device__ __forceinline__ float4 ldg4(const bf16* __restrict__ row, int j) {
+	const uint2 u = __ldg(reinterpret_cast<const uint2*>(row) + j);
+	return make_float4(bf16_bits_f32((unsigned short)u.x), bf16_bits_f32((unsigned short)(u.x >> 16)),
+	                   bf16_bits_f32((unsigned short)u.y), bf16_bits_f32((unsigned short)(u.y >> 16)));
+}
+
+// ldg8 loads the j-th group of 8 values of row as two float4s: one
+// 16-byte load of bfloat16, two of float.
+__device__ __forceinline__ void ldg8(const float* __restrict__ row, int j, float4& a, float4& b) {
+	a = __ldg(reinterpret_cast<const float4*>(row) + 2 * j);
+	b = __ldg(reinterpret_cast<const float4*>(row) + 2 * j + 1);
+}
+__device__ __forceinline__ void ldg8(const bf16* __restrict__ row, int j, float4& a, float4& b) {
+	const uint4 u = __ldg(reinterpret_cast<const uint4*>(row) + j);
+	a = make_float4(bf16_bits_f32((unsigned short)u.x), bf16_bits_f32((unsigned short)(u.x >> 16)),
+	                bf16_bits_f32((unsigned short)u.y), bf16_bits_f32((unsigned short)(u.y >> 16)));
+	b = make_float4(bf16_bits_f32((unsigned short)u.z), bf16_bits_f32((unsigned short)(u.z >> 16)),
+	                bf16_bits_f32((unsigned short)u.w), bf16_bits_f32((unsigned short)(u.w >> 16)));
+}
+
+// st4 of a bf16 row rounds the 4 values to nearest even and stores 8 bytes
+// (common.cuh has the float one).
+__device__ __forceinline__ void st4(bf16* p, float4 v) {
+	uint2 u;
+	u.x = (unsigned)f32_bf16_bits(v.x) | (unsigned)f32_bf16_bits(v.y) << 16;
+	u.y = (unsigned)f32_bf16_bits(v.z) | (unsigned)f32_bf16_bits(v.w) << 16;
+	*reinterpret_cast<uint2*>(p) = u;
+}
+
+// st8 stores two float4s as 8 consecutive values (one 16-byte store of
+// bfloat16, rounded).
+__device__ __forceinline__ void st8(float* p, float4 a, float4 b) {
+	st4(p, a);
+	st4(p + 4, b);
+}
+__device__ __forceinline__ void st8(bf16* p, float4 a, float4 b) {
+	uint4 u;
+	u.x = (unsigned)f32_bf16_bits(a.x) | (unsigned)f32_bf16_bits(a.y) << 16;
+	u.y = (unsigned)f32_bf16_bits(a.z) | (unsigned)f32_bf16_bits(a.w) << 16;
+	u.z = (unsigned)f32_bf16_bits(b.x) | (unsigned)f32_bf16_bits(b.y) << 16;
+	u.w = (unsigned)f32_bf16_bits(b.z) | (unsigned)f32_bf16_bits(b.w) << 16;
+	*reinterpret_cast<uint4*>(p) = u;
+}
+
+// ld1 loads one value as float (GAT's lanes read single channels).
+__device__ __forceinline__ float ld1(const float* __restrict__ p) { return __ldg(p); }
+__device__ __forceinline__ float ld1(const bf16* __restrict__ p) { return bf16_bits_f32(__ldg(p)); }
+
+// ld1p is ld1 through the ordinary load path (for the reads that the
+// float32 kernels never routed through the read-only cache).
+__device__ __forceinline__ float ld1p(const float* p) { return *p; }
+__device__ __forceinline__ float ld1p(const bf16* p) { return bf16_bits_f32(*p); }
+
+// st1 stores one value, rounded for bf16.
+__device__ __forceinline__ void st1(float* p, float v) { *p = v; }
+__device__ __forceinline__ void st1(bf16* p, float v) { *p = f32_bf16_bits(v); }
 
 // A group of G lanes owns a (node, head) pair; each lane keeps VPL float4
 // of the head's channels in registers (C == 4*G*VPL), lane l holding
@@ -68,25 +136,74 @@ __device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a
 // With MASK the row is C < 4*G*VPL wide (C a multiple of 4): the float4s
 // past it read as zeros, which add nothing to a score, a dot product or a
 // sum, so the kernels need no other masking in registers.
-template <int G, int VPL, bool MASK>
-__device__ __forceinline__ void lane_row(float4 (&x)[VPL], const float* __restrict__ row, int lane, int C) {
+//
+// The wide layout W (the _bf16w kernels: bfloat16, exact widths, VPL
+// even) pairs a lane's float4s: 2j and 2j+1 are columns (j*G + lane)*8 ..
+// +7, one 16-byte load of 8 bfloat16 instead of two of 4 (chan4 names a
+// float4's first column in either layout). A kernel reads all its rows,
+// float32 ones (GATv2's att) too, in its layout; the scores, dot products
+// and sums do not depend on it.
+template <int G, bool W>
+__device__ __forceinline__ int chan4(int i, int lane) {
+	return W ? ((i >> 1) * G + lane) * 8 + (i & 1) * 4 : (i * G + lane) * 4;
+}
+
+template <int G, int VPL, bool MASK, bool W = false, typename T>
+__device__ __forceinline__ void lane_row(float4 (&x)[VPL], const T* __restrict__ row, int lane, int C) {
+	static_assert(!W || (!MASK && VPL % 2 == 0), "the wide layout takes exact widths and pairs of float4s");
+	if (W) {
 #pragma unroll
-	for (int i = 0; i < VPL; i++) {
-		if (!MASK || (i * G + lane) * 4 < C) {
-			x[i] = __ldg(reinterpret_cast<const float4*>(row) + i * G + lane);
-		} else {
-			x[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+		for (int j = 0; j < VPL / 2; j++) ldg8(row, j * G + lane, x[2 * j], x[2 * j + 1]);
+	} else {
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			if (!MASK || (i * G + lane) * 4 < C) {
+				x[i] = ldg4(row, i * G + lane);
+			} else {
+				x[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+			}
 		}
 	}
 }
 
 // lane_store writes a lane's share of a row (with MASK, of its first C
 // columns).
-template <int G, int VPL, bool MASK>
-__device__ __forceinline__ void lane_store(float* row, const float4 (&x)[VPL], int lane, int C) {
+template <int G, int VPL, bool MASK, bool W = false, typename T>
+__device__ __forceinline__ void lane_store(T* row, const float4 (&x)[VPL], int lane, int C) {
+	if (W) {
 #pragma unroll
-	for (int i = 0; i < VPL; i++) {
-		if (!MASK || (i * G + lane) * 4 < C) st4(row + (i * G + lane) * 4, x[i]);
+		for (int j = 0; j < VPL / 2; j++) st8(row + (j * G + lane) * 8, x[2 * j], x[2 * j + 1]);
+	} else {
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			if (!MASK || (i * G + lane) * 4 < C) st4(row + (i * G + lane) * 4, x[i]);
+		}
+	}
+}
+
+// st1_item is lane_store_item for one value (GAT's lanes store single
+// channels).
+template <typename T>
+__device__ __forceinline__ void st1_item(T* base, bool tiles, long long off, float v) {
+	if (sizeof(T) == sizeof(float) || tiles) {
+		reinterpret_cast<float*>(base)[off] = v;
+	} else {
+		st1(base + off, v);
+	}
+}
+
+// lane_store_item writes a lane's share of work item item's output row at
+// base + off (off in values). The pass over the rows stores T; the pass
+// over the heavy rows' edge tiles (tiles: ATTN_ROWS' heavy != nullptr)
+// stores float32 partial results into scratch, which attn_merge_softmax
+// and attn_merge_sum combine in float32 before the one rounding: in a
+// _bf16 kernel base then points to float32 scratch.
+template <int G, int VPL, bool MASK, bool W = false, typename T>
+__device__ __forceinline__ void lane_store_item(T* base, bool tiles, long long off, const float4 (&x)[VPL], int lane, int C) {
+	if (sizeof(T) == sizeof(float) || tiles) {
+		lane_store<G, VPL, MASK, W>(reinterpret_cast<float*>(base) + off, x, lane, C);
+	} else {
+		lane_store<G, VPL, MASK, W>(base + off, x, lane, C);
 	}
 }
 
@@ -293,10 +410,13 @@ __device__ __forceinline__ void attn_tiles_of(const int* __restrict__ tiles, int
 // LSE)·pout_t (the online-softmax merge of two states, over all tiles at
 // once), plus skip's row when skip is not null (the Transformer's root
 // term). One warp per (heavy row, head); C channels a head.
-extern "C" __global__ void attn_merge_softmax(const int* __restrict__ heavy, const int* __restrict__ tiles, int nheavy, int ntiles,
-                                              int H, int C, const float* __restrict__ pout, const float* __restrict__ plse,
-                                              float* __restrict__ out, float* __restrict__ lse, const float* __restrict__ skip,
-                                              long long lds) {
+// T is the output's type (and skip's); the tiles' partial states are
+// float32 whatever T is. attn_merge_softmax_bf16 is the one of the _bf16
+// kernels.
+template <typename T>
+__device__ void attn_merge_softmax_body(const int* __restrict__ heavy, const int* __restrict__ tiles, int nheavy, int ntiles,
+                                        int H, int C, const float* __restrict__ pout, const float* __restrict__ plse,
+                                        T* __restrict__ out, float* __restrict__ lse, const T* __restrict__ skip, long long lds) {
 	const int lane = threadIdx.x % WARP;
 	const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
 	const long long nwarp = (long long)gridDim.x * blockDim.x / WARP;
@@ -314,24 +434,50 @@ extern "C" __global__ void attn_merge_softmax(const int* __restrict__ heavy, con
 		for (int c = lane; c < C; c += WARP) {
 			float o = 0.f;
 			for (int t = first; t < last; t++) o += expf(plse[(long long)t * H + h] - L) * pout[t * HC + h * C + c];
-			if (skip != nullptr) o += skip[v * lds + h * C + c];
-			out[v * HC + h * C + c] = o;
+			if (skip != nullptr) o += ld1p(skip + v * lds + h * C + c);
+			st1(out + v * HC + h * C + c, o);
 		}
 		if (lane == 0) lse[v * H + h] = L;
 	}
 }
 
+extern "C" __global__ void attn_merge_softmax(const int* __restrict__ heavy, const int* __restrict__ tiles, int nheavy, int ntiles,
+                                              int H, int C, const float* __restrict__ pout, const float* __restrict__ plse,
+                                              float* __restrict__ out, float* __restrict__ lse, const float* __restrict__ skip,
+                                              long long lds) {
+	attn_merge_softmax_body(heavy, tiles, nheavy, ntiles, H, C, pout, plse, out, lse, skip, lds);
+}
+
+extern "C" __global__ void attn_merge_softmax_bf16(const int* __restrict__ heavy, const int* __restrict__ tiles, int nheavy,
+                                                   int ntiles, int H, int C, const float* __restrict__ pout,
+                                                   const float* __restrict__ plse, bf16* __restrict__ out,
+                                                   float* __restrict__ lse, const bf16* __restrict__ skip, long long lds) {
+	attn_merge_softmax_body(heavy, tiles, nheavy, ntiles, H, C, pout, plse, out, lse, skip, lds);
+}
+
 // attn_merge_sum adds the edge tiles' partial sums of each heavy row:
 // dst[row, c] = Σ_t part[t, c] for c < W (a gradient row, or W = H
-// per-head scalars). One thread per (heavy row, column).
-extern "C" __global__ void attn_merge_sum(const int* __restrict__ heavy, const int* __restrict__ tiles, int nheavy, int ntiles, int W,
-                                          const float* __restrict__ part, float* __restrict__ dst, long long ld) {
+// per-head scalars). One thread per (heavy row, column). The parts are
+// float32; attn_merge_sum_bf16 rounds the sum into a bfloat16 dst.
+template <typename T>
+__device__ void attn_merge_sum_body(const int* __restrict__ heavy, const int* __restrict__ tiles, int nheavy, int ntiles, int W,
+                                    const float* __restrict__ part, T* __restrict__ dst, long long ld) {
 	GRID_LOOP(i, (long long)nheavy * W) {
 		const int j = i / W, c = i % W;
 		int first, last;
 		attn_tiles_of(tiles, nheavy, ntiles, j, first, last);
 		float s = 0.f;
 		for (int t = first; t < last; t++) s += part[(long long)t * W + c];
-		dst[(long long)heavy[j] * ld + c] = s;
+		st1(dst + (long long)heavy[j] * ld + c, s);
 	}
+}
+
+extern "C" __global__ void attn_merge_sum(const int* __restrict__ heavy, const int* __restrict__ tiles, int nheavy, int ntiles, int W,
+                                          const float* __restrict__ part, float* __restrict__ dst, long long ld) {
+	attn_merge_sum_body(heavy, tiles, nheavy, ntiles, W, part, dst, ld);
+}
+
+extern "C" __global__ void attn_merge_sum_bf16(const int* __restrict__ heavy, const int* __restrict__ tiles, int nheavy, int ntiles,
+                                               int W, const float* __restrict__ part, bf16* __restrict__ dst, long long ld) {
+	attn_merge_sum_body(heavy, tiles, nheavy, ntiles, W, part, dst, ld);
 }

@@ -22,10 +22,10 @@ __device__ __forceinline__ float warp_sum(float v) {
 	return v;
 }
 
-template <int GAT_CPL>
+template <typename T, int GAT_CPL>
 __device__ void gat_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS,
-                                   const float* __restrict__ h, const float* __restrict__ as,
-                                   const float* __restrict__ ad, float* __restrict__ out, float* __restrict__ lse,
+                                   const T* __restrict__ h, const float* __restrict__ as,
+                                   const float* __restrict__ ad, T* __restrict__ out, float* __restrict__ lse,
                                    int n, int H, int F, float slope, float pdrop, unsigned long long seed) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int lane = threadIdx.x % WARP;
@@ -41,7 +41,7 @@ __device__ void gat_fwd_body(const int* __restrict__ indptr, const int* __restri
 		for (int e = beg; e < end; e++) {
 			const int u = __ldg(&indices[e]);
 			const float z = lrelu(__ldg(&as[(long long)u * H + k]) + adv, slope);
-			const float* hu = h + (long long)u * HF + k * F;
+			const T* hu = h + (long long)u * HF + k * F;
 			float sc, q = osm_step<false>(m, s, z, sc);
 #pragma unroll
 			for (int j = 0; j < GAT_CPL; j++) acc[j] *= sc;
@@ -50,15 +50,25 @@ __device__ void gat_fwd_body(const int* __restrict__ indptr, const int* __restri
 #pragma unroll
 			for (int j = 0; j < GAT_CPL; j++) {
 				const int c = lane + j * WARP;
-				if (c < F) acc[j] += q * __ldg(&hu[c]);
+				if (c < F) acc[j] += q * ld1(hu + c);
 			}
 		}
 		const float inv = osm_inv(s);
-		float* o = out + item * HF + k * F;
+		if (sizeof(T) == sizeof(float) || heavy != nullptr) {
+			// float32 output, or a tile's float32 scratch (lane_store_item).
+			float* o = reinterpret_cast<float*>(out) + item * HF + k * F;
 #pragma unroll
-		for (int j = 0; j < GAT_CPL; j++) {
-			const int c = lane + j * WARP;
-			if (c < F) o[c] = acc[j] * inv;
+			for (int j = 0; j < GAT_CPL; j++) {
+				const int c = lane + j * WARP;
+				if (c < F) o[c] = acc[j] * inv;
+			}
+		} else {
+			T* o = out + item * HF + k * F;
+#pragma unroll
+			for (int j = 0; j < GAT_CPL; j++) {
+				const int c = lane + j * WARP;
+				if (c < F) st1(o + c, acc[j] * inv);
+			}
 		}
 		if (lane == 0) lse[p] = osm_lse<false>(m, s);
 	}
@@ -67,11 +77,11 @@ __device__ void gat_fwd_body(const int* __restrict__ indptr, const int* __restri
 // gat_bwd_dst: per (v, k): D = dout[v,k,:]·out[v,k,:] (stored for the
 // source pass) and dad[v,k] = Σ_u dz_vu, where dz = α(dout_v·h_u − D)
 // times the LeakyReLU slope of the logit.
-template <int GAT_CPL>
+template <typename T, int GAT_CPL>
 __device__ void gat_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS,
-                                       const float* __restrict__ h, const float* __restrict__ as,
-                                       const float* __restrict__ ad, const float* __restrict__ out,
-                                       const float* __restrict__ lse, const float* __restrict__ dout,
+                                       const T* __restrict__ h, const float* __restrict__ as,
+                                       const float* __restrict__ ad, const T* __restrict__ out,
+                                       const float* __restrict__ lse, const T* __restrict__ dout,
                                        float* __restrict__ dd, float* __restrict__ dad, int n, int H, int F,
                                        float slope, float pdrop, unsigned long long seed) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
@@ -85,8 +95,8 @@ __device__ void gat_bwd_dst_body(const int* __restrict__ indptr, const int* __re
 #pragma unroll
 		for (int j = 0; j < GAT_CPL; j++) {
 			const int c = lane + j * WARP;
-			go[j] = c < F ? dout[v * HF + k * F + c] : 0.f;
-			if (c < F) D += go[j] * out[v * HF + k * F + c];
+			go[j] = c < F ? ld1p(dout + v * HF + k * F + c) : 0.f;
+			if (c < F) D += go[j] * ld1p(out + v * HF + k * F + c);
 		}
 		D = warp_sum(D);
 		const float L = lse[v * H + k], adv = ad[v * H + k];
@@ -94,12 +104,12 @@ __device__ void gat_bwd_dst_body(const int* __restrict__ indptr, const int* __re
 		for (int e = beg; e < end; e++) {
 			const int u = __ldg(&indices[e]);
 			const float z0 = __ldg(&as[(long long)u * H + k]) + adv;
-			const float* hu = h + (long long)u * HF + k * F;
+			const T* hu = h + (long long)u * HF + k * F;
 			float dot = 0.f;
 #pragma unroll
 			for (int j = 0; j < GAT_CPL; j++) {
 				const int c = lane + j * WARP;
-				if (c < F) dot += go[j] * __ldg(&hu[c]);
+				if (c < F) dot += go[j] * ld1(hu + c);
 			}
 			dot = warp_sum(dot);
 			const float alpha = expf(lrelu(z0, slope) - L);
@@ -117,12 +127,12 @@ __device__ void gat_bwd_dst_body(const int* __restrict__ indptr, const int* __re
 // (tindices hold the destinations): dh[u,k,:] = Σ_v α_vu dout[v,k,:] and
 // das[u,k] = Σ_v dz_vu, recomputing α and dz from lse and D (and, with
 // attention dropout, the edge's factor from the CSR edge tperm[e]).
-template <int GAT_CPL>
+template <typename T, int GAT_CPL>
 __device__ void gat_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
-                                       const float* __restrict__ h, const float* __restrict__ as,
+                                       const T* __restrict__ h, const float* __restrict__ as,
                                        const float* __restrict__ ad, const float* __restrict__ lse,
-                                       const float* __restrict__ dd, const float* __restrict__ dout,
-                                       float* __restrict__ dh, float* __restrict__ das, int nsrc, int H, int F,
+                                       const float* __restrict__ dd, const T* __restrict__ dout,
+                                       T* __restrict__ dh, float* __restrict__ das, int nsrc, int H, int F,
                                        float slope, const int* __restrict__ tperm, float pdrop,
                                        unsigned long long seed) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
@@ -135,7 +145,7 @@ __device__ void gat_bwd_src_body(const int* __restrict__ tindptr, const int* __r
 #pragma unroll
 		for (int j = 0; j < GAT_CPL; j++) {
 			const int c = lane + j * WARP;
-			hu[j] = c < F ? h[u * HF + k * F + c] : 0.f;
+			hu[j] = c < F ? ld1p(h + u * HF + k * F + c) : 0.f;
 			acc[j] = 0.f;
 		}
 		const float asu = as[u * H + k];
@@ -147,13 +157,13 @@ __device__ void gat_bwd_src_body(const int* __restrict__ tindptr, const int* __r
 			const float alpha = expf(lrelu(z0, slope) - __ldg(&lse[q]));
 			// The dropout factor is drawn per CSR edge: tperm names it.
 			const float kd = pdrop > 0.f ? drop_keep(pdrop, keep, seed, (long long)__ldg(&tperm[e]) * H + k) : 1.f;
-			const float* gv = dout + v * HF + k * F;
+			const T* gv = dout + v * HF + k * F;
 			float g[GAT_CPL];
 			float dot = 0.f;
 #pragma unroll
 			for (int j = 0; j < GAT_CPL; j++) {
 				const int c = lane + j * WARP;
-				g[j] = c < F ? __ldg(&gv[c]) : 0.f;
+				g[j] = c < F ? ld1(gv + c) : 0.f;
 				dot += g[j] * hu[j];
 				acc[j] += alpha * kd * g[j];
 			}
@@ -163,36 +173,43 @@ __device__ void gat_bwd_src_body(const int* __restrict__ tindptr, const int* __r
 #pragma unroll
 		for (int j = 0; j < GAT_CPL; j++) {
 			const int c = lane + j * WARP;
-			if (c < F) dh[item * HF + k * F + c] = acc[j];
+			if (c < F) st1_item(dh, heavy != nullptr, item * HF + k * F + c, acc[j]);
 		}
 		if (lane == 0) das[p] = dsum;
 	}
 }
 
-#define GAT_V1_INST(SUFFIX, CPL)                                                                                   \
-	extern "C" __global__ void gat_fwd##SUFFIX(const int* indptr, const int* indices, ATTN_ROWS, const float* h, const float* as, \
-	                                           const float* ad, float* out, float* lse, int n, int H, int F,          \
+// GAT_V1_INST instantiates the three GAT kernels over features of type T
+// (h, out, dout and dh; bfloat16 with T bf16, float32 scratch in the
+// pass over heavy rows' tiles) with CPL channels a lane; the per-node
+// scores as, ad, their gradients, lse and D are float32.
+#define GAT_V1_INST(SUFFIX, T, CPL)                                                                                \
+	extern "C" __global__ void gat_fwd##SUFFIX(const int* indptr, const int* indices, ATTN_ROWS, const T* h, const float* as, \
+	                                           const float* ad, T* out, float* lse, int n, int H, int F,              \
 	                                           float slope, float pdrop, unsigned long long seed) {                   \
-		gat_fwd_body<CPL>(indptr, indices, heavy, tiles, nheavy, tile, h, as, ad, out, lse, n, H, F, slope, pdrop, seed);                       \
+		gat_fwd_body<T, CPL>(indptr, indices, heavy, tiles, nheavy, tile, h, as, ad, out, lse, n, H, F, slope, pdrop, seed);                    \
 	}                                                                                                                \
-	extern "C" __global__ void gat_bwd_dst##SUFFIX(const int* indptr, const int* indices, ATTN_ROWS, const float* h,             \
-	                                               const float* as, const float* ad, const float* out,                \
-	                                               const float* lse, const float* dout, float* dd, float* dad, int n, \
+	extern "C" __global__ void gat_bwd_dst##SUFFIX(const int* indptr, const int* indices, ATTN_ROWS, const T* h,                 \
+	                                               const float* as, const float* ad, const T* out,                    \
+	                                               const float* lse, const T* dout, float* dd, float* dad, int n,     \
 	                                               int H, int F, float slope, float pdrop, unsigned long long seed) { \
-		gat_bwd_dst_body<CPL>(indptr, indices, heavy, tiles, nheavy, tile, h, as, ad, out, lse, dout, dd, dad, n, H, F, slope, pdrop, seed);    \
+		gat_bwd_dst_body<T, CPL>(indptr, indices, heavy, tiles, nheavy, tile, h, as, ad, out, lse, dout, dd, dad, n, H, F, slope, pdrop, seed); \
 	}                                                                                                                \
-	extern "C" __global__ void gat_bwd_src##SUFFIX(const int* tindptr, const int* tindices, ATTN_ROWS, const float* h,           \
+	extern "C" __global__ void gat_bwd_src##SUFFIX(const int* tindptr, const int* tindices, ATTN_ROWS, const T* h,               \
 	                                               const float* as, const float* ad, const float* lse,                \
-	                                               const float* dd, const float* dout, float* dh, float* das,         \
+	                                               const float* dd, const T* dout, T* dh, float* das,                 \
 	                                               int nsrc, int H, int F, float slope, const int* tperm, float pdrop, \
 	                                               unsigned long long seed) {                                         \
-		gat_bwd_src_body<CPL>(tindptr, tindices, heavy, tiles, nheavy, tile, h, as, ad, lse, dd, dout, dh, das, nsrc, H, F, slope, tperm, pdrop, \
-		                      seed);                                                                                 \
+		gat_bwd_src_body<T, CPL>(tindptr, tindices, heavy, tiles, nheavy, tile, h, as, ad, lse, dd, dout, dh, das, nsrc, H, F, slope, tperm, pdrop, \
+		                         seed);                                                                              \
 	}
 
-// F <= 256 (8 channels a lane) and F <= 1024 (32 a lane).
-GAT_V1_INST(, 8)
-GAT_V1_INST(_w, 32)
+// F <= 256 (8 channels a lane) and F <= 1024 (32 a lane), and their
+// bfloat16 versions (_bf16).
+GAT_V1_INST(, float, 8)
+GAT_V1_INST(_w, float, 32)
+GAT_V1_INST(_bf16, bf16, 8)
+GAT_V1_INST(_w_bf16, bf16, 32)
 
 // head_dot: y[r,k] = Σ_j x[r,k,j]·att[k,j] (GAT's per-node attention
 // logits), one warp per (r, k).

@@ -17,11 +17,11 @@
 // (i*G + l)*4 .. +3 for i < VPL. The forward writes no per-edge tensor.
 
 // The pointer arguments every GATv2 kernel takes for x_l and x_r.
-#define GATV2_X const float *__restrict__ xl, long long ldl, const float *__restrict__ xr, long long ldr
+#define GATV2_X(T) const T *__restrict__ xl, long long ldl, const T *__restrict__ xr, long long ldr
 
-template <int G, int VPL, bool MASK>
-__device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X,
-                               const float* __restrict__ att, float* __restrict__ out, float* __restrict__ lse,
+template <typename T, int G, int VPL, bool MASK, bool W>
+__device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X(T),
+                               const float* __restrict__ att, T* __restrict__ out, float* __restrict__ lse,
                                int n, int H, float slope, float pdrop, unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
@@ -30,8 +30,8 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 	for (long long it = 0; it < g.iters; it++) {
 		auto [p, item, v, h, beg, end, live] = g.at(it, indptr, heavy, tiles, nheavy, tile);
 		float4 a[VPL], r[VPL], acc[VPL];
-		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
-		lane_row<G, VPL, MASK>(r, xr + v * ldr + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(r, xr + v * ldr + h * C, lane, C);
 		zero4(acc);
 		float m = -INFINITY, l = 0.f;
 		// Two edges a step, so that two gathers and their shuffles are in
@@ -40,8 +40,8 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		for (; e + 1 < end; e += 2) {
 			int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
 			float4 q0[VPL], q1[VPL];
-			lane_row<G, VPL, MASK>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
-			lane_row<G, VPL, MASK>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
 			float s0 = lane_score(a, q0, r, slope), s1 = lane_score(a, q1, r, slope);
 			group_sum2<G>(s0, s1);
 			// Online softmax: rescale the running sum when the max moves.
@@ -56,7 +56,7 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		if (e < end) {
 			int u = __ldg(&indices[e]);
 			float4 q[VPL];
-			lane_row<G, VPL, MASK>(q, xl + (long long)u * ldl + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(q, xl + (long long)u * ldl + h * C, lane, C);
 			float s = group_sum<G>(lane_score(a, q, r, slope));
 			float scale, pe = osm_step<true>(m, l, s, scale);
 			pe *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
@@ -64,7 +64,7 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		}
 		if (!live) continue;
 		lane_scale(acc, osm_inv(l));
-		lane_store<G, VPL, MASK>(out + item * HC + h * C, acc, lane, C);
+		lane_store_item<G, VPL, MASK, W>(out, heavy != nullptr, item * HC + h * C, acc, lane, C);
 		if (lane == 0) lse[p] = osm_lse<true>(m, l);
 	}
 }
@@ -112,11 +112,11 @@ __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const flo
 // order, so that the writes are contiguous and the source pass gathers
 // nothing but dout beside them) or, without SAVE, D per (v,h) in dd, from
 // which the source pass recomputes everything.
-template <int G, int VPL, bool SAVE, bool MASK>
-__device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X,
+template <typename T, int G, int VPL, bool SAVE, bool MASK, bool W>
+__device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X(T),
                                    const float* __restrict__ att,
-                                   const float* __restrict__ out, const float* __restrict__ lse,
-                                   const float* __restrict__ dout, float* __restrict__ dxr, long long ldd,
+                                   const T* __restrict__ out, const float* __restrict__ lse,
+                                   const T* __restrict__ dout, T* __restrict__ dxr, long long ldd,
                                    float* __restrict__ dd, float2* __restrict__ eas,
                                    unsigned char* __restrict__ esign, float* __restrict__ datt, int n, int H,
                                    float slope, float pdrop, unsigned long long seed, int cw) {
@@ -134,10 +134,10 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 	for (long long it = 0; it < g.iters; it++) {
 		auto [p, item, v, h, beg, end, live] = g.at(it, indptr, heavy, tiles, nheavy, tile);
 		float4 a[VPL], r[VPL], go[VPL], o[VPL], dr[VPL], dal[VPL];
-		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
-		lane_row<G, VPL, MASK>(r, xr + v * ldr + h * C, lane, C);
-		lane_row<G, VPL, MASK>(go, dout + v * HC + h * C, lane, C);
-		lane_row<G, VPL, MASK>(o, out + v * HC + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(r, xr + v * ldr + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(go, dout + v * HC + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(o, out + v * HC + h * C, lane, C);
 		zero4(dr);
 		zero4(dal);
 		float D = group_sum<G>(lane_dot(go, o));
@@ -147,8 +147,8 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		for (; e + 1 < end; e += 2) {
 			int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
 			float4 q0[VPL], q1[VPL];
-			lane_row<G, VPL, MASK>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
-			lane_row<G, VPL, MASK>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
 			float s0 = lane_score(a, q0, r, slope), s1 = lane_score(a, q1, r, slope);
 			float g0 = lane_dot(go, q0), g1 = lane_dot(go, q1);
 			group_sum4<G>(s0, s1, g0, g1);
@@ -163,7 +163,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		if (e < end) {
 			int u = __ldg(&indices[e]);
 			float4 q[VPL];
-			lane_row<G, VPL, MASK>(q, xl + (long long)u * ldl + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(q, xl + (long long)u * ldl + h * C, lane, C);
 			float s = lane_score(a, q, r, slope), dalpha = lane_dot(go, q);
 			group_sum2<G>(s, dalpha);
 			long long t = (long long)e * H + h;
@@ -172,10 +172,10 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 			gatv2_dst_edge<G, VPL, SAVE>(q, r, a, dr, dal, alpha * k, alpha * (k * dalpha - D), t, lane, slope, eas, esign);
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dxr + item * ldd + h * C, dr, lane, C);
+		lane_store_item<G, VPL, MASK, W>(dxr, heavy != nullptr, item * ldd + h * C, dr, lane, C);
 #pragma unroll
 		for (int i = 0; i < VPL; i++) {
-			int c = (i * G + lane) * 4;
+			int c = chan4<G, W>(i, lane);
 			if (MASK && c >= C) continue;
 			if (fixedHead) {
 				da[i].x += dal[i].x; da[i].y += dal[i].y; da[i].z += dal[i].z; da[i].w += dal[i].w;
@@ -189,7 +189,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 	if (fixedHead) {
 #pragma unroll
 		for (int i = 0; i < VPL; i++) {
-			int c = (i * G + lane) * 4;
+			int c = chan4<G, W>(i, lane);
 			if (MASK && c >= C) continue;
 			float* q = datt + hfix * C + c;
 			atomicAdd(q, da[i].x); atomicAdd(q + 1, da[i].y); atomicAdd(q + 2, da[i].z); atomicAdd(q + 3, da[i].w);
@@ -200,25 +200,25 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 // gatv2_bwd_src_body: for each (u,h), over u's out-edges in the transposed
 // CSR (tindices hold the destinations v), recompute alpha and ds and gather
 //   dxl[u,h] = sum_v alpha * dout[v,h] + ds * a ⊙ lrelu'(z).
-template <int G, int VPL, bool MASK>
-__device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS, GATV2_X,
+template <typename T, int G, int VPL, bool MASK, bool W>
+__device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS, GATV2_X(T),
                                    const float* __restrict__ att, const float* __restrict__ lse,
-                                   const float* __restrict__ dd, const float* __restrict__ dout,
-                                   float* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
+                                   const float* __restrict__ dd, const T* __restrict__ dout,
+                                   T* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
 	const attn_groups<G> g(n, H);
 	for (long long it = 0; it < g.iters; it++) {
 		auto [p, item, u, h, beg, end, live] = g.at(it, tindptr, heavy, tiles, nheavy, tile);
 		float4 a[VPL], q[VPL], dq[VPL];
-		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
-		lane_row<G, VPL, MASK>(q, xl + u * ldl + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(q, xl + u * ldl + h * C, lane, C);
 		zero4(dq);
 		for (int e = beg; e < end; e++) {
 			int v = __ldg(&tindices[e]);
 			float4 r[VPL], go[VPL];
-			lane_row<G, VPL, MASK>(r, xr + (long long)v * ldr + h * C, lane, C);
-			lane_row<G, VPL, MASK>(go, dout + (long long)v * HC + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(r, xr + (long long)v * ldr + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + h * C, lane, C);
 			float s = lane_score(a, q, r, slope), dalpha = lane_dot(go, q);
 			group_sum2<G>(s, dalpha);
 			long long k = (long long)v * H + h;
@@ -233,7 +233,7 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 			}
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dxl + item * ldd + h * C, dq, lane, C);
+		lane_store_item<G, VPL, MASK, W>(dxl, heavy != nullptr, item * ldd + h * C, dq, lane, C);
 	}
 }
 
@@ -244,11 +244,11 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 //   dxl[u,h] = sum_v alpha * dout[v,h] + ds * a ⊙ (z > 0 ? 1 : slope),
 // gathering dout's rows and the edges' 40 bytes (at C = 256). No lane
 // exchanges anything, so groups need not run in step.
-template <int G, int VPL, bool MASK>
+template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
                                     const int* __restrict__ tperm, const float2* __restrict__ eas, const unsigned char* __restrict__ esign,
-                                    const float* __restrict__ att, const float* __restrict__ dout,
-                                    float* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
+                                    const float* __restrict__ att, const T* __restrict__ dout,
+                                    T* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
 	// The saved sign bits take 4*G*VPL/8 bytes per edge and head (CP/8).
 	const int CP = 4 * G * VPL, C = MASK ? cw : CP, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -257,7 +257,7 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 		auto [p_, item, u, h, beg, end, live] = g.item(p, tindptr, heavy, tiles, nheavy, tile);
 		// a ⊙ lrelu' is a or slope·a per channel: keep both.
 		float4 a[VPL], as[VPL], dq[VPL];
-		lane_row<G, VPL, MASK>(a, att + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
 #pragma unroll
 		for (int i = 0; i < VPL; i++) as[i] = make_float4(slope * a[i].x, slope * a[i].y, slope * a[i].z, slope * a[i].w);
 		zero4(dq);
@@ -266,7 +266,7 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 			long long t = (long long)__ldg(&tperm[e]) * H + h;
 			float2 w = __ldg(&eas[t]);
 			float4 go[VPL];
-			lane_row<G, VPL, MASK>(go, dout + (long long)v * HC + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + h * C, lane, C);
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
 				unsigned b = __ldg(&esign[t * (CP / 8) + (i * G + lane) / 2]) >> ((lane & 1) * 4);
@@ -276,55 +276,65 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 				dq[i].w += w.x * go[i].w + w.y * ((b & 8) ? a[i].w : as[i].w);
 			}
 		}
-		lane_store<G, VPL, MASK>(dxl + item * ldd + h * C, dq, lane, C);
+		lane_store_item<G, VPL, MASK, W>(dxl, heavy != nullptr, item * ldd + h * C, dq, lane, C);
 	}
 }
 
-// GATV2_INST instantiates the five GATv2 kernels for groups of G lanes
-// holding VPL float4s each, under the names gatv2_*SFX; with MASK they
-// take heads of cw < 4*G*VPL channels (cw a multiple of 4), otherwise
-// exactly 4*G*VPL and ignore cw.
-#define GATV2_INST(SFX, G, VPL, MASK)                                                                                \
-	extern "C" __global__ void gatv2_fwd##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X, const float* att,     \
-	                                          float* out, float* lse, int n, int H, float slope, float pdrop,        \
+// GATV2_INST instantiates the five GATv2 kernels over features of type T
+// for groups of G lanes holding VPL float4s each, under the names
+// gatv2_*SFX; with MASK they take heads of cw < 4*G*VPL channels (cw a
+// multiple of 4), otherwise exactly 4*G*VPL and ignore cw. With T bf16 the
+// features (x_l, x_r, out, dout) and the gradients dxl, dxr are bfloat16
+// (float32 scratch in the pass over heavy rows' tiles: lane_store_item);
+// att, its gradient, lse, D and the saved edges stay float32.
+#define GATV2_INST(SFX, T, G, VPL, MASK, W)                                                                             \
+	extern "C" __global__ void gatv2_fwd##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), const float* att,  \
+	                                          T* out, float* lse, int n, int H, float slope, float pdrop,            \
 	                                          unsigned long long seed, int cw) {                                     \
-		gatv2_fwd_body<G, VPL, MASK>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, n, H, slope, pdrop, seed, cw); \
+		gatv2_fwd_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, n, H, slope, pdrop, seed, cw); \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_dst##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X,                   \
-	                                              const float* att, const float* out, const float* lse,             \
-	                                              const float* dout, float* dxr, long long ldd, float* dd,          \
+	extern "C" __global__ void gatv2_bwd_dst##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),                \
+	                                              const float* att, const T* out, const float* lse,                 \
+	                                              const T* dout, T* dxr, long long ldd, float* dd,                  \
 	                                              float* datt, int n, int H, float slope, int cw) {                 \
-		gatv2_bwd_dst_body<G, VPL, false, MASK>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,   \
-		                                        dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw);               \
+		gatv2_bwd_dst_body<T, G, VPL, false, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
+		                                           dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw);            \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_dsts##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X,                  \
-	                                               const float* att, const float* out, const float* lse,            \
-	                                               const float* dout, float* dxr, long long ldd, float2* eas,       \
+	extern "C" __global__ void gatv2_bwd_dsts##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),               \
+	                                               const float* att, const T* out, const float* lse,                \
+	                                               const T* dout, T* dxr, long long ldd, float2* eas,               \
 	                                               unsigned char* esign, float* datt, int n, int H, float slope,    \
 	                                               float pdrop, unsigned long long seed, int cw) {                  \
-		gatv2_bwd_dst_body<G, VPL, true, MASK>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd,    \
-		                                       nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw);            \
+		gatv2_bwd_dst_body<T, G, VPL, true, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
+		                                          nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw);         \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, GATV2_X,                 \
+	extern "C" __global__ void gatv2_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, GATV2_X(T),              \
 	                                              const float* att, const float* lse, const float* dd,              \
-	                                              const float* dout, float* dxl, long long ldd, int n, int H,       \
+	                                              const T* dout, T* dxl, long long ldd, int n, int H,               \
 	                                              float slope, int cw) {                                            \
-		gatv2_bwd_src_body<G, VPL, MASK>(tindptr, tindices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, lse, dd, dout, dxl, ldd, n, H,   \
-		                                 slope, cw);                                                               \
+		gatv2_bwd_src_body<T, G, VPL, MASK, W>(tindptr, tindices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, lse, dd, dout, dxl, ldd, n, H, \
+		                                    slope, cw);                                                            \
 	}                                                                                                                \
 	extern "C" __global__ void gatv2_bwd_srcs##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm,        \
 	                                               const float2* eas, const unsigned char* esign, const float* att, \
-	                                               const float* dout, float* dxl, long long ldd, int n, int H,      \
+	                                               const T* dout, T* dxl, long long ldd, int n, int H,              \
 	                                               float slope, int cw) {                                           \
-		gatv2_bwd_srcs_body<G, VPL, MASK>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, eas, esign, att, dout, dxl, ldd, n, H, slope,   \
-		                                  cw);                                                                     \
+		gatv2_bwd_srcs_body<T, G, VPL, MASK, W>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, eas, esign, att, dout, dxl, ldd, n, H, slope, \
+		                                     cw);                                                                  \
 	}
 
 // GAT_INST instantiates the exact kernels (gatv2_*_G_VPL) and the masked
-// ones (gatv2_*_m_G_VPL) of one group shape.
-#define GAT_INST(G, VPL)                         \
-	GATV2_INST(_##G##_##VPL, G, VPL, false) \
-	GATV2_INST(_m_##G##_##VPL, G, VPL, true)
+// ones (gatv2_*_m_G_VPL) of one group shape, and their bfloat16 versions
+// (the same names with _bf16); GAT_INST_W adds, for a shape of VPL even,
+// the bfloat16 kernels of the wide layout (_bf16w: lane_row's W).
+#define GAT_INST(G, VPL)                                            \
+	GATV2_INST(_##G##_##VPL, float, G, VPL, false, false)      \
+	GATV2_INST(_m_##G##_##VPL, float, G, VPL, true, false)     \
+	GATV2_INST(_##G##_##VPL##_bf16, bf16, G, VPL, false, false) \
+	GATV2_INST(_m_##G##_##VPL##_bf16, bf16, G, VPL, true, false)
+#define GAT_INST_W(G, VPL) \
+	GAT_INST(G, VPL)       \
+	GATV2_INST(_##G##_##VPL##_bf16w, bf16, G, VPL, false, true)
 
 // C = 4*G*VPL: 8 (2,1), 16 (4,1), 32 (8,1), 64 (16,1), 128 (32,1), 256 (32,2), 512 (32,4),
 // 1024 (32,8); masked up to those, and up to 384 (32,3, masked only). At
@@ -335,7 +345,26 @@ GAT_INST(4, 1)
 GAT_INST(8, 1)
 GAT_INST(16, 1)
 GAT_INST(32, 1)
-GAT_INST(32, 2)
-GATV2_INST(_m_32_3, 32, 3, true)
-GAT_INST(32, 4)
-GAT_INST(32, 8)
+GAT_INST_W(32, 2)
+GATV2_INST(_m_32_3, float, 32, 3, true, false)
+GATV2_INST(_m_32_3_bf16, bf16, 32, 3, true, false)
+GAT_INST_W(32, 4)
+// (32,8) masked would be 513..1023 channels, which gatShape refuses (they
+// run padded to 1024): no bfloat16 versions of the masked ones.
+GATV2_INST(_32_8, float, 32, 8, false, false)
+GATV2_INST(_m_32_8, float, 32, 8, true, false)
+GATV2_INST(_32_8_bf16, bf16, 32, 8, false, false)
+GATV2_INST(_32_8_bf16w, bf16, 32, 8, false, true)
+
+// unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
+// for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt
+// in place from y = dropout(relu(x + b)) in float32 and rounded once,
+// which the bfloat16 backward passes read through D = dOut·x only.
+extern "C" __global__ void unbias_act_bf16(bf16* y, const float* b, long long total, int F, int relu, float p) {
+	GRID_LOOP(i, total) {
+		const float v = bf16_bits_f32(y[i]);
+		const float bb = b ? b[i % F] : 0.f;
+		if (relu || p > 0.f) y[i] = f32_bf16_bits(v != 0.f ? v * (1.f - p) - bb : 0.f);
+		else y[i] = f32_bf16_bits(v - bb);
+	}
+}

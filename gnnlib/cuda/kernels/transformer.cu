@@ -19,11 +19,11 @@
 // The pointer arguments every transformer kernel takes for q, k and vv,
 // which share a row stride ldx: three N x HC tensors (ldx = HC) or column
 // blocks of one x·[W_q W_k W_v W_skip] product (ldx = 4HC).
-#define TF_QKV const float *__restrict__ q, const float *__restrict__ k, const float *__restrict__ vv, long long ldx
+#define TF_QKV(T) const T *__restrict__ q, const T *__restrict__ k, const T *__restrict__ vv, long long ldx
 
-template <int G, int VPL, bool MASK>
-__device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, TF_QKV,
-                            const float* __restrict__ skip, float* __restrict__ out, float* __restrict__ lse, int n, int H, float scale, float pdrop,
+template <typename T, int G, int VPL, bool MASK, bool W>
+__device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, TF_QKV(T),
+                            const T* __restrict__ skip, T* __restrict__ out, float* __restrict__ lse, int n, int H, float scale, float pdrop,
                             unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
@@ -32,7 +32,7 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 	for (long long it = 0; it < g.iters; it++) {
 		auto [p, item, v, h, beg, end, live] = g.at(it, indptr, heavy, tiles, nheavy, tile);
 		float4 qv[VPL], acc[VPL];
-		lane_row<G, VPL, MASK>(qv, q + v * ldx + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(qv, q + v * ldx + h * C, lane, C);
 		zero4(acc);
 		float m = -INFINITY, l = 0.f;
 		int e = beg;
@@ -42,10 +42,10 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 			for (; e + 1 < end; e += 2) {
 				int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
 				float4 k0[VPL], k1[VPL], v0[VPL], v1[VPL];
-				lane_row<G, VPL, MASK>(k0, k + (long long)u0 * ldx + h * C, lane, C);
-				lane_row<G, VPL, MASK>(k1, k + (long long)u1 * ldx + h * C, lane, C);
-				lane_row<G, VPL, MASK>(v0, vv + (long long)u0 * ldx + h * C, lane, C);
-				lane_row<G, VPL, MASK>(v1, vv + (long long)u1 * ldx + h * C, lane, C);
+				lane_row<G, VPL, MASK, W>(k0, k + (long long)u0 * ldx + h * C, lane, C);
+				lane_row<G, VPL, MASK, W>(k1, k + (long long)u1 * ldx + h * C, lane, C);
+				lane_row<G, VPL, MASK, W>(v0, vv + (long long)u0 * ldx + h * C, lane, C);
+				lane_row<G, VPL, MASK, W>(v1, vv + (long long)u1 * ldx + h * C, lane, C);
 				float s0 = lane_dot(qv, k0), s1 = lane_dot(qv, k1);
 				group_sum2<G>(s0, s1);
 				s0 *= scale;
@@ -60,8 +60,8 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 		for (; e < end; e++) {
 			int u = __ldg(&indices[e]);
 			float4 ku[VPL], vu[VPL];
-			lane_row<G, VPL, MASK>(ku, k + (long long)u * ldx + h * C, lane, C);
-			lane_row<G, VPL, MASK>(vu, vv + (long long)u * ldx + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(ku, k + (long long)u * ldx + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(vu, vv + (long long)u * ldx + h * C, lane, C);
 			float s = scale * group_sum<G>(lane_dot(qv, ku));
 			float sc, pe = osm_step<true>(m, l, s, sc);
 			pe *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
@@ -72,11 +72,11 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 		if (skip != nullptr) {
 			// The root weight's term, added as the row is stored.
 			float4 sk[VPL];
-			lane_row<G, VPL, MASK>(sk, skip + v * ldx + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(sk, skip + v * ldx + h * C, lane, C);
 #pragma unroll
 			for (int i = 0; i < VPL; i++) acc[i] = make_float4(acc[i].x + sk[i].x, acc[i].y + sk[i].y, acc[i].z + sk[i].z, acc[i].w + sk[i].w);
 		}
-		lane_store<G, VPL, MASK>(out + item * HC + h * C, acc, lane, C);
+		lane_store_item<G, VPL, MASK, W>(out, heavy != nullptr, item * HC + h * C, acc, lane, C);
 		if (lane == 0) lse[p] = osm_lse<true>(m, l);
 	}
 }
@@ -85,10 +85,10 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 // and alpha = exp(s - lse[v,h]) recomputed,
 //   ds = alpha * (keep * dout[v,h]·vv[u,h] - D),   dq[v,h] = scale * sum_u ds * k[u,h],
 // and D saved per (v,h) in dd for the source pass.
-template <int G, int VPL, bool MASK>
-__device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, TF_QKV,
-                                const float* __restrict__ skip, const float* __restrict__ out, const float* __restrict__ lse,
-                                const float* __restrict__ dout, float* __restrict__ dq, long long ldg, float* __restrict__ dd, int n,
+template <typename T, int G, int VPL, bool MASK, bool W>
+__device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, TF_QKV(T),
+                                const T* __restrict__ skip, const T* __restrict__ out, const float* __restrict__ lse,
+                                const T* __restrict__ dout, T* __restrict__ dq, long long ldg, float* __restrict__ dd, int n,
                                 int H, float scale, float pdrop, unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
@@ -97,14 +97,14 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 	for (long long it = 0; it < g.iters; it++) {
 		auto [p, item, v, h, beg, end, live] = g.at(it, indptr, heavy, tiles, nheavy, tile);
 		float4 qv[VPL], go[VPL], acc[VPL];
-		lane_row<G, VPL, MASK>(qv, q + v * ldx + h * C, lane, C);
-		lane_row<G, VPL, MASK>(go, dout + v * HC + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(qv, q + v * ldx + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(go, dout + v * HC + h * C, lane, C);
 		// D = dout·out, with out read into acc before acc sums dq.
-		lane_row<G, VPL, MASK>(acc, out + v * HC + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(acc, out + v * HC + h * C, lane, C);
 		float D = lane_dot(go, acc);
 		if (skip != nullptr) {
 			// out holds attention + skip: D is dout·attention.
-			lane_row<G, VPL, MASK>(acc, skip + v * ldx + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(acc, skip + v * ldx + h * C, lane, C);
 			D -= lane_dot(go, acc);
 		}
 		D = group_sum<G>(D);
@@ -113,8 +113,8 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 		for (int e = beg; e < end; e++) {
 			int u = __ldg(&indices[e]);
 			float4 ku[VPL], vu[VPL];
-			lane_row<G, VPL, MASK>(ku, k + (long long)u * ldx + h * C, lane, C);
-			lane_row<G, VPL, MASK>(vu, vv + (long long)u * ldx + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(ku, k + (long long)u * ldx + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(vu, vv + (long long)u * ldx + h * C, lane, C);
 			float s = lane_dot(qv, ku), g = lane_dot(go, vu);
 			group_sum2<G>(s, g);
 			float alpha = __expf(scale * s - L);
@@ -129,7 +129,7 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 			}
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dq + item * ldg + h * C, acc, lane, C);
+		lane_store_item<G, VPL, MASK, W>(dq, heavy != nullptr, item * ldg + h * C, acc, lane, C);
 		if (dd != nullptr && lane == 0) dd[p] = D;  // the row pass only
 	}
 }
@@ -138,11 +138,11 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 // (tindices hold the destinations v; position t is CSR edge tperm[t], needed
 // only for the dropout factors: tperm may be null without dropout),
 //   dk[u,h] = scale * sum_v ds * q[v,h],   dv[u,h] = sum_v keep * alpha * dout[v,h].
-template <int G, int VPL, bool MASK>
+template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
-                                const int* __restrict__ tperm, TF_QKV, const float* __restrict__ lse,
-                                const float* __restrict__ dd, const float* __restrict__ dout, float* __restrict__ dk,
-                                float* __restrict__ dv, long long ldg, int n, int H, float scale, float pdrop,
+                                const int* __restrict__ tperm, TF_QKV(T), const float* __restrict__ lse,
+                                const float* __restrict__ dd, const T* __restrict__ dout, T* __restrict__ dk,
+                                T* __restrict__ dv, long long ldg, int n, int H, float scale, float pdrop,
                                 unsigned long long seed, int cw) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
@@ -151,15 +151,15 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 	for (long long it = 0; it < g.iters; it++) {
 		auto [p, item, u, h, beg, end, live] = g.at(it, tindptr, heavy, tiles, nheavy, tile);
 		float4 ku[VPL], vu[VPL], gk[VPL], gv[VPL];
-		lane_row<G, VPL, MASK>(ku, k + u * ldx + h * C, lane, C);
-		lane_row<G, VPL, MASK>(vu, vv + u * ldx + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(ku, k + u * ldx + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(vu, vv + u * ldx + h * C, lane, C);
 		zero4(gk);
 		zero4(gv);
 		for (int e = beg; e < end; e++) {
 			int v = __ldg(&tindices[e]);
 			float4 qv[VPL], go[VPL];
-			lane_row<G, VPL, MASK>(qv, q + (long long)v * ldx + h * C, lane, C);
-			lane_row<G, VPL, MASK>(go, dout + (long long)v * HC + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(qv, q + (long long)v * ldx + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + h * C, lane, C);
 			float s = lane_dot(qv, ku), g = lane_dot(go, vu);
 			group_sum2<G>(s, g);
 			long long kv = (long long)v * H + h;
@@ -180,37 +180,48 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 			}
 		}
 		if (!live) continue;
-		lane_store<G, VPL, MASK>(dk + item * ldg + h * C, gk, lane, C);
-		lane_store<G, VPL, MASK>(dv + item * ldg + h * C, gv, lane, C);
+		lane_store_item<G, VPL, MASK, W>(dk, heavy != nullptr, item * ldg + h * C, gk, lane, C);
+		lane_store_item<G, VPL, MASK, W>(dv, heavy != nullptr, item * ldg + h * C, gv, lane, C);
 	}
 }
 
-// TF_INST instantiates the three transformer kernels for groups of G lanes
-// holding VPL float4s each, under the names tf_*SFX (masked as in GATV2_INST).
-#define TF_INST(SFX, G, VPL, MASK)                                                                                     \
-	extern "C" __global__ void tf_fwd##SFX(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV, const float* skip,          \
-	                                       float* out, float* lse, int n, int H, float scale, float pdrop,           \
+// TF_INST instantiates the three transformer kernels over features of
+// type T for groups of G lanes holding VPL float4s each, under the names
+// tf_*SFX (masked as in GATV2_INST). With T bf16, q, k, the values, skip,
+// out, dout and the gradients are bfloat16 (float32 scratch in the pass
+// over heavy rows' tiles: lane_store_item); lse and D stay float32.
+#define TF_INST(SFX, T, G, VPL, MASK, W)                                                                                  \
+	extern "C" __global__ void tf_fwd##SFX(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV(T), const T* skip,          \
+	                                       T* out, float* lse, int n, int H, float scale, float pdrop,               \
 	                                       unsigned long long seed, int cw) {                                        \
-		tf_fwd_body<G, VPL, MASK>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, n, H, scale, pdrop, seed, cw);   \
+		tf_fwd_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, n, H, scale, pdrop, seed, cw); \
 	}                                                                                                                  \
-	extern "C" __global__ void tf_bwd_dst##SFX(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV, const float* skip,      \
-	                                           const float* out, const float* lse, const float* dout, float* dq,     \
+	extern "C" __global__ void tf_bwd_dst##SFX(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV(T), const T* skip,      \
+	                                           const T* out, const float* lse, const T* dout, T* dq,                 \
 	                                           long long ldg, float* dd, int n, int H, float scale, float pdrop,     \
 	                                           unsigned long long seed, int cw) {                                    \
-		tf_bwd_dst_body<G, VPL, MASK>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, dout, dq, ldg, dd, n, H,      \
-		                              scale, pdrop, seed, cw);                                                     \
+		tf_bwd_dst_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, dout, dq, ldg, dd, n, H,   \
+		                                 scale, pdrop, seed, cw);                                                  \
 	}                                                                                                                  \
-	extern "C" __global__ void tf_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, TF_QKV,     \
-	                                           const float* lse, const float* dd, const float* dout, float* dk,      \
-	                                           float* dv, long long ldg, int n, int H, float scale, float pdrop,     \
+	extern "C" __global__ void tf_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, TF_QKV(T),  \
+	                                           const float* lse, const float* dd, const T* dout, T* dk,              \
+	                                           T* dv, long long ldg, int n, int H, float scale, float pdrop,         \
 	                                           unsigned long long seed, int cw) {                                    \
-		tf_bwd_src_body<G, VPL, MASK>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, q, k, vv, ldx, lse, dd, dout, dk, dv, ldg, n, H,    \
-		                              scale, pdrop, seed, cw);                                                     \
+		tf_bwd_src_body<T, G, VPL, MASK, W>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, q, k, vv, ldx, lse, dd, dout, dk, dv, ldg, n, H, \
+		                                 scale, pdrop, seed, cw);                                                  \
 	}
 
-#define TF_SHAPE(G, VPL)                    \
-	TF_INST(_##G##_##VPL, G, VPL, false) \
-	TF_INST(_m_##G##_##VPL, G, VPL, true)
+// TF_SHAPE instantiates a group shape's exact and masked kernels and
+// their bfloat16 versions (_bf16); TF_SHAPE_W adds, for VPL even, the
+// bfloat16 kernels of the wide layout (_bf16w).
+#define TF_SHAPE(G, VPL)                                          \
+	TF_INST(_##G##_##VPL, float, G, VPL, false, false)       \
+	TF_INST(_m_##G##_##VPL, float, G, VPL, true, false)      \
+	TF_INST(_##G##_##VPL##_bf16, bf16, G, VPL, false, false) \
+	TF_INST(_m_##G##_##VPL##_bf16, bf16, G, VPL, true, false)
+#define TF_SHAPE_W(G, VPL) \
+	TF_SHAPE(G, VPL)       \
+	TF_INST(_##G##_##VPL##_bf16w, bf16, G, VPL, false, true)
 
 // The group shapes of gatv2.cu (gatv2Groups on the Go side): the same
 // widths take the same kernels' layouts.
@@ -219,7 +230,12 @@ TF_SHAPE(4, 1)
 TF_SHAPE(8, 1)
 TF_SHAPE(16, 1)
 TF_SHAPE(32, 1)
-TF_SHAPE(32, 2)
-TF_INST(_m_32_3, 32, 3, true)
-TF_SHAPE(32, 4)
-TF_SHAPE(32, 8)
+TF_SHAPE_W(32, 2)
+TF_INST(_m_32_3, float, 32, 3, true, false)
+TF_INST(_m_32_3_bf16, bf16, 32, 3, true, false)
+TF_SHAPE_W(32, 4)
+// No bfloat16 versions of the masked (32,8) kernels, as in gatv2.cu.
+TF_INST(_32_8, float, 32, 8, false, false)
+TF_INST(_m_32_8, float, 32, 8, true, false)
+TF_INST(_32_8_bf16, bf16, 32, 8, false, false)
+TF_INST(_32_8_bf16w, bf16, 32, 8, false, true)

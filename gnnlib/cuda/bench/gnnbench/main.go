@@ -21,6 +21,11 @@
 // epochs of gnnlib/nn in float32 and under tensor.Autocast(BFloat16)
 // side by side (nnbf16.go).
 //
+// The attnbf16 part (not run by default) times the arxiv-sized GATv2 and
+// TransformerConv layers (x·W, the fused attention, its backward passes
+// and the weight gradients) in float32 and with the bfloat16 kernels side
+// by side, with each one's peak (attnbf16.go).
+//
 // The autoreplay part (not run by default) times the Cora- and
 // arxiv-sized gnnlib/nn epochs kernel by kernel, replayed as CUDA graphs
 // and with the automatic choice (cuda.AutoReplay), side by side
@@ -30,8 +35,8 @@
 // arxiv-sized layers (wgrad.go) for each -gemm family; bench/wgrad_torch.py
 // is its torch.matmul anchor.
 //
-// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,autoreplay,reorder,int8,gemm,wgrad,bf16,nnbf16,rmat,sampled]
-// [-products=false] [-reps 10] [-gemm v1,v2] [-rmat 17,20] [-edges dir]
+// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,autoreplay,reorder,int8,gemm,wgrad,bf16,attnbf16,nnbf16,rmat,sampled]
+// [-products=false] [-reps 10] [-gemm v1,v2] [-rmat 17,20] [-edges dir] [-bf16-attention]
 //
 // -gemm lists the MatMul kernel families (tune.GEMMKernel) to compare:
 // the gemm and wgrad parts time each on the same operands, the gat, gcn
@@ -74,6 +79,7 @@ var (
 	replaySegs = flag.String("replay-seg", "0", "in the api part, the epochs again with cuda.GraphReplay for each of these cuda.ReplaySegment values (0: segments cut only at calls that wait; empty: none)")
 	apiModels  = flag.String("api-models", "gcn,sage,gat,gatv2", "comma-separated models of the api part")
 	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad on (off by default until they have run on a GPU)")
+	bf16Attn   = flag.Bool("bf16-attention", false, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
 
@@ -246,6 +252,7 @@ func report(what, graph, variant string, ms, gib float64, extra string) {
 
 func main() {
 	flag.Parse()
+	cuda.BF16Attention = *bf16Attn
 	log.SetFlags(0)
 	d, err := cuda.Open(0)
 	if err != nil {
@@ -362,6 +369,9 @@ func main() {
 	}
 	if parts["bf16"] {
 		bf16Part(d, r, []*csr{arxiv, prod})
+	}
+	if parts["attnbf16"] {
+		attnBF16Part(d, r, arxiv)
 	}
 	if parts["nnbf16"] {
 		nnBF16Epochs(d, arxiv, 128, 256, 40, 3)

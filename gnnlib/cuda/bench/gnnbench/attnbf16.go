@@ -1,0 +1,214 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+)
+
+// attnBF16Part times the fused attention layers in float32 and with the
+// bfloat16 kernels side by side in one run, each variant's peak that of
+// its own steps (issue 25: the arxiv-sized GATv2 layer 1x256 in bfloat16
+// ≤ 2.2 ms, the TransformerConv layer 4x64 ≤ 4.5 ms, peaks ≤ 0.6x of
+// float32).
+func attnBF16Part(d *cuda.Device, r *rand.Rand, g *csr) {
+	for _, c := range []struct{ h, ch int }{{1, 256}, {4, 64}} {
+		gatLayerBF16(d, r, g, 128, c.h, c.ch)
+	}
+	tfLayerBF16(d, r, g, 128, 4, 64)
+}
+
+// tfLayerBF16 is tfLayer's step (one GEMM x·[W_q W_k W_v W_skip] and its
+// bias, the fused attention with the skip block, its backward pass and
+// the weight gradients) in float32 and in bfloat16 (x, W, the product,
+// the output, dOut and dqkv in bfloat16, the GEMMs on the tensor cores,
+// the bias and weight gradients float32), both without tfLayer's two
+// bias column sums (there is no exported bfloat16 column sum).
+func tfLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
+	check(d.EmptyCache())
+	dg := g.upload(d)
+	hc := h * c
+	x := randT(d, r, g.n, fin, 1)
+	w := randT(d, r, fin, 4*hc, float32(1/math.Sqrt(float64(fin))))
+	b := randT(d, r, 1, 4*hc, 0.1)
+	dw3, dws := must(d.Empty(fin, 3*hc)), must(d.Empty(fin, hc))
+	dout := randT(d, r, g.n, hc, 1)
+	scale := float32(1 / math.Sqrt(float64(c)))
+	f32 := func() {
+		qkvs := must(d.Empty(g.n, 4*hc))
+		check(cuda.MatMul(qkvs, x, w, false, false))
+		check(cuda.BiasAct(qkvs, qkvs, b, false, 0, 0))
+		a := must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{}))
+		dqkv := must(d.Empty(g.n, 3*hc))
+		check(a.BackwardFused(dg, qkvs, dout, dqkv))
+		a.Free()
+		qkvs.Free()
+		check(cuda.MatMul(dw3, x, dqkv, true, false))
+		dqkv.Free()
+		check(cuda.MatMul(dws, x, dout, true, false))
+	}
+	var ms, peak [2]float64
+	check(d.EmptyCache())
+	d.ResetPeak()
+	ms[0] = timeit(d, f32)
+	peak[0] = peakGiB(d)
+	x16, w16, dout16 := must(cuda.ToBF16(x)), must(cuda.ToBF16(w)), must(cuda.ToBF16(dout))
+	for _, t := range []*cuda.Tensor{x, w, dout} {
+		t.Free()
+	}
+	bf := func() {
+		qkvs := must(d.EmptyBF16(g.n, 4*hc))
+		check(cuda.MatMulBF16Out(qkvs, x16, w16, false, false))
+		check(cuda.BiasActBF16(qkvs, qkvs, b, false, 0, 0))
+		a := must(cuda.TransformerForwardFusedBF16(dg, qkvs, h, c, scale, cuda.AttentionDropout{}))
+		dqkv := must(d.EmptyBF16(g.n, 3*hc))
+		check(a.BackwardFusedBF16(dg, qkvs, dout16, dqkv))
+		a.Free()
+		qkvs.Free()
+		check(cuda.MatMulBF16(dw3, x16, dqkv, true, false))
+		dqkv.Free()
+		check(cuda.MatMulBF16(dws, x16, dout16, true, false))
+	}
+	bf()
+	check(d.EmptyCache())
+	d.ResetPeak()
+	ms[1] = timeit(d, bf)
+	peak[1] = peakGiB(d)
+	// The attention alone on the same (rounded) product.
+	qkvs16 := must(d.EmptyBF16(g.n, 4*hc))
+	check(cuda.MatMulBF16Out(qkvs16, x16, w16, false, false))
+	qkvs, dout := must(qkvs16.Float32()), must(dout16.Float32())
+	dqkv, dqkv16 := must(d.Empty(g.n, 3*hc)), must(d.EmptyBF16(g.n, 3*hc))
+	fwd32 := timeit(d, func() { must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{})).Free() })
+	fwd16 := timeit(d, func() {
+		must(cuda.TransformerForwardFusedBF16(dg, qkvs16, h, c, scale, cuda.AttentionDropout{})).Free()
+	})
+	a32 := must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{}))
+	a16 := must(cuda.TransformerForwardFusedBF16(dg, qkvs16, h, c, scale, cuda.AttentionDropout{}))
+	bwd32 := timeit(d, func() { check(a32.BackwardFused(dg, qkvs, dout, dqkv)) })
+	bwd16 := timeit(d, func() { check(a16.BackwardFusedBF16(dg, qkvs16, dout16, dqkv16)) })
+	a32.Free()
+	a16.Free()
+	v := fmt.Sprintf("%dx%d", h, c)
+	report("transformer-layer-bf16", g.name, v+" float32", ms[0], peak[0], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (no bias column sums)", fwd32, bwd32))
+	report("transformer-layer-bf16", g.name, v+" bfloat16", ms[1], peak[1], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (no bias column sums)", fwd16, bwd16))
+	report("transformer-layer-bf16", g.name, v+" bfloat16 vs float32", ms[1], peak[1],
+		fmt.Sprintf("speedup %.2fx, attention fwd %.2fx, bwd %.2fx; peak %.2fx of float32 (targets at 4x64: <= 4.5 ms, <= 0.6x)",
+			ms[0]/ms[1], fwd32/fwd16, bwd32/bwd16, peak[1]/peak[0]))
+	for _, t := range []*cuda.Tensor{b, dw3, dws, qkvs, dout, dqkv} {
+		t.Free()
+	}
+	for _, t := range []*cuda.BF16Tensor{x16, w16, dout16, qkvs16, dqkv16} {
+		t.Free()
+	}
+	dg.Free()
+}
+
+// gatLayerBF16 is gatLayer's step (x·W_l, x·W_r, the fused attention, its
+// two backward passes and the weight gradients, one N x HC gradient
+// buffer reused) in float32 and in bfloat16: x, the weights, x_l, x_r,
+// the output, dOut and the gradient buffer in bfloat16, the GEMMs on the
+// tensor cores (MatMulBF16Out, MatMulBF16 for the float32 weight
+// gradients), the attention in its _bf16 kernels, att and its gradient
+// float32.
+func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
+	defer func(w bool) { cuda.BF16WideLoads = w }(cuda.BF16WideLoads)
+	check(d.EmptyCache())
+	dg := g.upload(d)
+	hc := h * c
+	x := randT(d, r, g.n, fin, 1)
+	wl := randT(d, r, fin, hc, float32(1/math.Sqrt(float64(fin))))
+	wr := randT(d, r, fin, hc, float32(1/math.Sqrt(float64(fin))))
+	att := randT(d, r, 1, hc, 0.1)
+	dout := randT(d, r, g.n, hc, 1)
+	dwl, dwr := must(d.Empty(fin, hc)), must(d.Empty(fin, hc))
+	datt := must(d.Empty(1, hc))
+	f32 := func() {
+		xl, xr := must(d.Empty(g.n, hc)), must(d.Empty(g.n, hc))
+		check(cuda.MatMul(xl, x, wl, false, false))
+		check(cuda.MatMul(xr, x, wr, false, false))
+		a := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
+		dxh := must(d.Empty(g.n, hc))
+		check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
+		check(cuda.MatMul(dwr, x, dxh, true, false))
+		check(a.BackwardSrc(dg, xl, xr, att, dout, dxh))
+		check(cuda.MatMul(dwl, x, dxh, true, false))
+		a.Free()
+		xl.Free()
+		xr.Free()
+		dxh.Free()
+	}
+	var ms, peak [2]float64
+	check(d.EmptyCache())
+	d.ResetPeak()
+	ms[0] = timeit(d, f32)
+	peak[0] = peakGiB(d)
+	// The bfloat16 step holds bfloat16 copies of x, the weights and dOut
+	// instead of the float32 ones (each variant's peak counts its own).
+	x16, wl16, wr16, dout16 := must(cuda.ToBF16(x)), must(cuda.ToBF16(wl)), must(cuda.ToBF16(wr)), must(cuda.ToBF16(dout))
+	for _, t := range []*cuda.Tensor{x, wl, wr, dout} {
+		t.Free()
+	}
+	bf := func() {
+		xl, xr := must(d.EmptyBF16(g.n, hc)), must(d.EmptyBF16(g.n, hc))
+		check(cuda.MatMulBF16Out(xl, x16, wl16, false, false))
+		check(cuda.MatMulBF16Out(xr, x16, wr16, false, false))
+		a := must(cuda.GATv2ForwardBF16(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
+		dxh := must(d.EmptyBF16(g.n, hc))
+		check(a.BackwardDstBF16(dg, xl, xr, att, dout16, dxh, datt))
+		check(cuda.MatMulBF16(dwr, x16, dxh, true, false))
+		check(a.BackwardSrcBF16(dg, xl, xr, att, dout16, dxh))
+		check(cuda.MatMulBF16(dwl, x16, dxh, true, false))
+		a.Free()
+		xl.Free()
+		xr.Free()
+		dxh.Free()
+	}
+	bf() // loads the bfloat16 modules before the timing
+	check(d.EmptyCache())
+	d.ResetPeak()
+	ms[1] = timeit(d, bf)
+	peak[1] = peakGiB(d)
+	// The attention alone, forward and backward, in each precision, on
+	// the same (rounded) features.
+	xl16, xr16 := must(d.EmptyBF16(g.n, hc)), must(d.EmptyBF16(g.n, hc))
+	check(cuda.MatMulBF16Out(xl16, x16, wl16, false, false))
+	check(cuda.MatMulBF16Out(xr16, x16, wr16, false, false))
+	xl, xr, dout := must(xl16.Float32()), must(xr16.Float32()), must(dout16.Float32())
+	dxh, dxh16 := must(d.Empty(g.n, hc)), must(d.EmptyBF16(g.n, hc))
+	fwd32 := timeit(d, func() { must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{})).Free() })
+	a32 := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
+	bwd32 := timeit(d, func() {
+		check(a32.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
+		check(a32.BackwardSrc(dg, xl, xr, att, dout, dxh))
+	})
+	a32.Free()
+	// The bfloat16 attention in each lane layout (cuda.BF16WideLoads: 16-
+	// or 8-byte loads; the same kernels at widths without a wide one).
+	var fwd16, bwd16 [2]float64
+	for i, wide := range []bool{false, true} {
+		cuda.BF16WideLoads = wide
+		fwd16[i] = timeit(d, func() { must(cuda.GATv2ForwardBF16(dg, xl16, xr16, att, h, c, 0.2, cuda.AttentionDropout{})).Free() })
+		a16 := must(cuda.GATv2ForwardBF16(dg, xl16, xr16, att, h, c, 0.2, cuda.AttentionDropout{}))
+		bwd16[i] = timeit(d, func() {
+			check(a16.BackwardDstBF16(dg, xl16, xr16, att, dout16, dxh16, datt))
+			check(a16.BackwardSrcBF16(dg, xl16, xr16, att, dout16, dxh16))
+		})
+		a16.Free()
+	}
+	v := fmt.Sprintf("%dx%d", h, c)
+	report("gatv2-layer-bf16", g.name, v+" float32", ms[0], peak[0], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms", fwd32, bwd32))
+	report("gatv2-layer-bf16", g.name, v+" bfloat16", ms[1], peak[1], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (8-byte loads: fwd %.3f, bwd %.3f ms)", fwd16[1], bwd16[1], fwd16[0], bwd16[0]))
+	report("gatv2-layer-bf16", g.name, v+" bfloat16 vs float32", ms[1], peak[1],
+		fmt.Sprintf("speedup %.2fx, attention fwd %.2fx, bwd %.2fx; peak %.2fx of float32 (targets at 1x256: <= 2.2 ms, <= 0.6x)",
+			ms[0]/ms[1], fwd32/fwd16[1], bwd32/bwd16[1], peak[1]/peak[0]))
+	for _, t := range []*cuda.Tensor{att, dwl, dwr, datt, xl, xr, dout, dxh} {
+		t.Free()
+	}
+	for _, t := range []*cuda.BF16Tensor{x16, wl16, wr16, dout16, xl16, xr16, dxh16} {
+		t.Free()
+	}
+	dg.Free()
+}
