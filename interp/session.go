@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -971,6 +972,15 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		if declared[n] || strings.HasPrefix(n, helperPrefix) || !v.IsValid() {
 			continue
 		}
+		if v.Type().Implements(constantValue) {
+			// yaegi's constant, of a cell that failed after declaring it
+			// (a recorded one is declared above): no variable of the
+			// session, and no type a variable could take (the rebuild
+			// failed with "reflect.Value.Convert: value of type int cannot
+			// be converted to type constant.Value", rebuildconst.cell).
+			dropped = append(dropped, n)
+			continue
+		}
 		if !carriable(v, 0) {
 			dropped = append(dropped, n)
 			continue
@@ -1084,6 +1094,9 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 	}
 	return nil
 }
+
+// constantValue is the type of yaegi's constants among its globals.
+var constantValue = reflect.TypeFor[constant.Value]()
 
 // carriable reports whether v can move to a new interpreter: its type
 // holds no interpreted (unnamed struct) type and no function.
