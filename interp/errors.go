@@ -51,6 +51,19 @@ func compileErrorAt(fset *token.FileSet, pos token.Pos, msg string) *Error {
 	return &Error{Name: nameCompile, Value: msg, Traceback: []string{cellPos(p.Line, p.Column) + ": " + msg}}
 }
 
+// compileErrors is the compile error of go/types' errors in a cell, as Go
+// reports them: the first is the value, and the traceback lists up to 10,
+// each at its cell position.
+func compileErrors(errs []types.Error) *Error {
+	// A message may name a position (goto over a declaration).
+	e := compileErrorAt(errs[0].Fset, errs[0].Pos, mapPositions(errs[0].Msg))
+	for _, te := range errs[1:min(len(errs), 10)] {
+		p := te.Fset.Position(te.Pos)
+		e.Traceback = append(e.Traceback, cellPos(p.Line, p.Column)+": "+mapPositions(te.Msg))
+	}
+	return e
+}
+
 // insides are texts of an error that show the interpreter's insides
 // rather than Go's words.
 var insides = []string{"internal error", "reflect: ", "reflect.", "nil type", "yaegi"}

@@ -236,6 +236,10 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if pos, msg := typecheck.TooLarge(info, pc.decls, pc.body); msg != "" {
 		return Result{}, compileErrorAt(s.fset, pos, msg)
 	}
+	if refused := typecheck.Refused(info, typeErrs, pc.decls, pc.body); len(refused) > 0 {
+		// Go's compiler refuses the cell too: say so before anything runs.
+		return Result{}, compileErrors(refused) // errors.go
+	}
 	for _, te := range typeErrs {
 		// yaegi ran `_ = f()` for an f of no value before failing with
 		// reflect's words, and after `_ = panic("x")` the session's next
