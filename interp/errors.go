@@ -65,8 +65,10 @@ func compileErrors(errs []types.Error) *Error {
 }
 
 // insides are texts of an error that show the interpreter's insides
-// rather than Go's words.
-var insides = []string{"internal error", "reflect: ", "reflect.", "nil type", "yaegi"}
+// rather than Go's words: yaegi's own (x, y := g gave "unsupported
+// assign expression") and the names the session makes (func main(x int)
+// gave "not enough arguments in call to __gnnlab_main").
+var insides = []string{"internal error", "reflect: ", "reflect.", "nil type", "yaegi", "unsupported assign expression", helperPrefix}
 
 // goWords returns err, or, when err shows the interpreter's insides or
 // is a runtime error, and go/types found errors in the cell (typeErrs),
@@ -90,11 +92,15 @@ func goWords(err error, typeErrs []types.Error) error {
 	if !shows {
 		return err
 	}
-	te := typeErrs[0]
-	for _, t := range typeErrs[1:] {
-		if t.Pos < te.Pos {
+	var te types.Error
+	for _, t := range typeErrs {
+		// Not a continuation line of an error ("\tprevious case").
+		if !strings.HasPrefix(t.Msg, "\t") && (te.Fset == nil || t.Pos < te.Pos) {
 			te = t
 		}
+	}
+	if te.Fset == nil {
+		return err
 	}
 	return compileErrorAt(te.Fset, te.Pos, te.Msg)
 }

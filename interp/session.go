@@ -236,7 +236,8 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if pos, msg := typecheck.TooLarge(info, pc.decls, pc.body); msg != "" {
 		return Result{}, compileErrorAt(s.fset, pos, msg)
 	}
-	if refused := typecheck.Refused(info, typeErrs, pc.decls, pc.body); len(refused) > 0 {
+	exact := typecheck.GlobalsExact(s.checkEnv(globals))
+	if refused := typecheck.Refused(info, typeErrs, exact, pc.decls, pc.body); len(refused) > 0 {
 		// Go's compiler refuses the cell too: say so before anything runs.
 		return Result{}, compileErrors(refused) // errors.go
 	}

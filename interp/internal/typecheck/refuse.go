@@ -2,12 +2,15 @@ package typecheck
 
 import (
 	"go/ast"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
 )
 
 // Refused returns, of the errors go/types found in a cell (errs, those
@@ -21,7 +24,9 @@ import (
 //
 // The checker sees the session only in part: a global of an earlier cell
 // has the type its reflect value shows (a named non-struct type of the
-// session is its underlying type there), a name that a statement of the
+// session is its underlying type there, unless exact, GlobalsExact's
+// answer; yaegi's constants of a failed cell are constant.Value there
+// always), a name that a statement of the
 // cell defines is undefined in the cell's functions, which the session
 // allows, and a compiled package's types come from reflect, which lists
 // no unexported method of a concrete type. So an error counts only when
@@ -30,14 +35,24 @@ import (
 // such global, nor a variable that a statement using one defined, names
 // nothing that go/types could not resolve, and is not about a missing
 // unexported method.
-func Refused(info *types.Info, errs []types.Error, nodes ...ast.Node) []types.Error {
+func Refused(info *types.Info, errs []types.Error, exact bool, nodes ...ast.Node) []types.Error {
 	if info == nil || len(errs) == 0 {
 		return nil
 	}
 	named := knownNames(info)
-	tainted := taint(info, nodes, named)
+	tainted := taint(info, nodes, named, exact)
 	var out []types.Error
+	kept := false // the last error that is not a continuation was kept
 	for _, te := range errs {
+		if cont, ok := strings.CutPrefix(te.Msg, "\t"); ok {
+			// A continuation of the error before it ("\tprevious case"):
+			// the compiler's next line, with the place it names.
+			if kept {
+				out[len(out)-1].Msg += "\n\t" + cont + " at " + te.Fset.Position(te.Pos).String()
+			}
+			continue
+		}
+		kept = false
 		if strings.HasPrefix(te.Msg, "undefined: ") || unexportedMethod.MatchString(te.Msg) {
 			continue
 		}
@@ -47,6 +62,7 @@ func Refused(info *types.Info, errs []types.Error, nodes ...ast.Node) []types.Er
 		}
 		te.Pos, te.Msg = gcWords(te, unit, nodes)
 		out = append(out, te)
+		kept = true
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
 	return out
@@ -246,12 +262,16 @@ func clean(unit ast.Node, pos token.Pos, info *types.Info, tainted map[types.Obj
 
 // taint returns the objects whose type the checker may have wrong: the
 // session's globals that Cell declared from their reflect values (no
-// position), and the variables of the cell that a statement using a
-// tainted object defines.
-func taint(info *types.Info, nodes []ast.Node, named map[string]bool) map[types.Object]bool {
+// position; when exact, only yaegi's constants among them), and the
+// variables of the cell that a statement using a tainted object defines.
+func taint(info *types.Info, nodes []ast.Node, named map[string]bool, exact bool) map[types.Object]bool {
 	tainted := map[types.Object]bool{}
 	for _, obj := range info.Uses {
-		if v, ok := obj.(*types.Var); ok && !v.Pos().IsValid() && v.Pkg() != nil && v.Pkg().Path() == "main" && v.Parent() == v.Pkg().Scope() {
+		v, ok := obj.(*types.Var)
+		if !ok || v.Pos().IsValid() || v.Pkg() == nil || v.Pkg().Path() != "main" || v.Parent() != v.Pkg().Scope() {
+			continue
+		}
+		if !exact || isConstantValue(v.Type()) {
 			tainted[obj] = true
 		}
 	}
@@ -290,4 +310,56 @@ func knownNames(info *types.Info) map[string]bool {
 		named[n] = true
 	}
 	return named
+}
+
+// isConstantValue reports whether t is go/constant's Value, or a type of
+// that package: the reflect type of yaegi's constants among its globals.
+func isConstantValue(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "go/constant"
+}
+
+// GlobalsExact reports whether the types that Cell gives the session's
+// globals (from their reflect values) are their Go types: no live
+// declaration of an earlier cell is of a named type that is not a struct
+// (yaegi gives a variable of type Suit int the reflect type int, which
+// lacks Suit's methods and is not Suit; a struct type's variables are
+// not given to the checker at all), and every import is of a package
+// whose types the checker has (a module's package is interpreted from
+// source, its named types too).
+func GlobalsExact(env Env) bool {
+	for rec := range records(env.Earlier) {
+		if rec.Dead || rec.Tok != token.TYPE {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+rec.Text, parser.SkipObjectResolution)
+		if err != nil {
+			return false
+		}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok {
+				return false
+			}
+			for _, sp := range gd.Specs {
+				ts, ok := sp.(*ast.TypeSpec)
+				if !ok {
+					return false
+				}
+				if _, isStruct := ts.Type.(*ast.StructType); !isStruct && !ts.Assign.IsValid() {
+					return false
+				}
+			}
+		}
+	}
+	for _, im := range env.Imports {
+		pkg, err := rewrite.Importer.Import(im.Path)
+		if err != nil || pkg == nil || pkg.Scope().Len() == 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -3,6 +3,7 @@ package typecheck
 import (
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -191,12 +192,63 @@ func TestRefused(t *testing.T) {
 		var errs []types.Error
 		info, _ := Cell(fset, decls, body, Env{Globals: globals, Errors: func(e types.Error) { errs = append(errs, e) }})
 		var got []string
-		for _, e := range Refused(info, errs, decls, body) {
+		for _, e := range Refused(info, errs, false, decls, body) {
 			p := e.Fset.Position(e.Pos)
 			got = append(got, fmt.Sprintf("%d:%d: %s", p.Line-2, p.Column, e.Msg))
 		}
 		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 			t.Errorf("Refused(%q, %q) = %q, want %q (go/types: %v)", tt.decls, tt.stmts, got, tt.want, errs)
+		}
+	}
+}
+
+// TestRefusedExact checks that a global takes part in a refused error
+// when its reflect type is its Go type (GlobalsExact), except yaegi's
+// constants.
+func TestRefusedExact(t *testing.T) {
+	g := 7
+	c := constant.MakeInt64(1)
+	globals := map[string]reflect.Value{"g": reflect.ValueOf(&g).Elem(), "c": reflect.ValueOf(&c).Elem()}
+	tests := []struct {
+		stmts string
+		want  []string
+	}{
+		{"g = \"a\"", []string{`1:5: cannot use "a" (untyped string constant) as int value in assignment`}},
+		{"y := g\nvar s string = y\n_ = s", []string{"2:16: cannot use y (variable of type int) as string value in variable declaration"}},
+		{"_ = c + 1", nil},
+	}
+	for _, tt := range tests {
+		fset, decls, body := cell(t, "", tt.stmts)
+		var errs []types.Error
+		info, _ := Cell(fset, decls, body, Env{Globals: globals, Errors: func(e types.Error) { errs = append(errs, e) }})
+		var got []string
+		for _, e := range Refused(info, errs, true, decls, body) {
+			p := e.Fset.Position(e.Pos)
+			got = append(got, fmt.Sprintf("%d:%d: %s", p.Line-2, p.Column, e.Msg))
+		}
+		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("Refused(%q, exact) = %q, want %q (go/types: %v)", tt.stmts, got, tt.want, errs)
+		}
+	}
+}
+
+func TestGlobalsExact(t *testing.T) {
+	tests := []struct {
+		recs    []Record
+		imports []Import
+		want    bool
+	}{
+		{nil, nil, true},
+		{[]Record{{Names: []string{"pt"}, Tok: token.TYPE, Text: "type pt struct{ x, y int }"}}, []Import{{"fmt", "fmt"}}, true},
+		{[]Record{{Names: []string{"ints"}, Tok: token.TYPE, Text: "type ints = []int"}}, nil, true},
+		{[]Record{{Names: []string{"Suit"}, Tok: token.TYPE, Text: "type Suit int"}}, nil, false},
+		{[]Record{{Names: []string{"Suit"}, Tok: token.TYPE, Text: "type Suit int", Dead: true}}, nil, true},
+		{[]Record{{Names: []string{"Shape"}, Tok: token.TYPE, Text: "type Shape interface{ Area() float64 }"}}, nil, false},
+		{nil, []Import{{"mod", "example.com/mod"}}, false},
+	}
+	for _, tt := range tests {
+		if got := GlobalsExact(Env{Earlier: slices.Values(tt.recs), Imports: tt.imports}); got != tt.want {
+			t.Errorf("GlobalsExact(%v, %v) = %v, want %v", tt.recs, tt.imports, got, tt.want)
 		}
 	}
 }
