@@ -24,14 +24,16 @@ import (
 // Go toolchain refuses to build. A session given the program as one cell
 // (without its package clause, so the cell's lines are the file's) must
 // fail with a compile error whose traceback holds go build's first error,
-// its position written as the cell's: "cell[1]:L:C: message". Before this
+// its position written as the cell's: "cell[1]:L:C: message", and the
+// lines that continue it ("\tcell[1]:L:C: other declaration of x"). Before this
 // corpus, a cell of several of these programs ran without an error
 // (clear(0), a, b := 1, 2, 3, a missing return, break outside a loop,
 // var x int = nil), and others failed in the interpreter's words.
 //
 // go build's errors are cached like the differential corpus's runs.
 
-// buildError is go build's first error for a program.
+// buildError is go build's first error for a program, with its
+// continuation lines.
 type buildError struct {
 	Line, Col int
 	Msg       string
@@ -125,7 +127,7 @@ func toolchainErrors(t *testing.T, files []string) (map[string]buildError, error
 		if err != nil {
 			return nil, err
 		}
-		h := sha256.Sum256([]byte(runtime.Version() + "\x00build\x00" + string(src)))
+		h := sha256.Sum256([]byte(runtime.Version() + "\x00build2\x00" + string(src)))
 		cp := filepath.Join(cacheDir, hex.EncodeToString(h[:16])+".json")
 		cachePath[file] = cp
 		if b, err := os.ReadFile(cp); err == nil {
@@ -161,7 +163,16 @@ func toolchainErrors(t *testing.T, files []string) (map[string]buildError, error
 	out, _ := cmd.CombinedOutput()
 	found := map[string]buildError{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
+	last := "" // the package whose first error the line continues
 	for sc.Scan() {
+		if line, ok := strings.CutPrefix(sc.Text(), "\t"); ok && last != "" {
+			// A continuation line ("\tFILE:L:C: other declaration of x").
+			be := found[last]
+			be.Msg += "\n\t" + line
+			found[last] = be
+			continue
+		}
+		last = ""
 		m := buildErrRE.FindStringSubmatch(sc.Text())
 		if m == nil {
 			continue
@@ -169,6 +180,7 @@ func toolchainErrors(t *testing.T, files []string) (map[string]buildError, error
 		if _, ok := found[m[1]]; ok {
 			continue
 		}
+		last = m[1]
 		var be buildError
 		fmt.Sscan(m[2], &be.Line)
 		fmt.Sscan(m[3], &be.Col)

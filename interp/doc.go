@@ -557,19 +557,22 @@
 //
 // BUG(interp): A cell that Go refuses, whose error involves a name
 // go/types does not know or a variable of an earlier cell while the
-// session has a named type that is not a struct or has imported a
-// module's package (go/types has the variables' types from reflect, where such a type is
-// its underlying type), is not refused up front: it fails with Go's
-// compile error only once yaegi has failed on it (what it printed before
-// stays), in yaegi's words when yaegi's own are not its insides, or runs
-// when yaegi accepts it (after type Suit int and g := 3, var s string = g
-// fails with yaegi's "cannot use type int as type string in assignment",
-// and a switch on g with a duplicate case runs). go/types places a few
-// errors elsewhere than Go's compiler (a call's closing parenthesis); the
-// session moves those it knows (an empty call, a send). "expression in
-// defer must be function call" is placed after the expression, as
-// go/parser does, where go build names its start. A recovered call of a
-// nil func value gives reflect's string "reflect.Value.Call: call of nil
+// session has a named type that is not a struct or has imported a module's
+// package (go/types has the variables' types from reflect, where such a
+// type is its underlying type), is not refused up front: it fails with
+// Go's compile error only once yaegi has failed on it (what it printed
+// before stays), in yaegi's words when yaegi's own are not its insides, or
+// runs when yaegi accepts it (after type Suit int and g := 3, var s string
+// = g fails with yaegi's "cannot use type int as type string in
+// assignment", and a switch on g with a duplicate case runs). go/types
+// places a few errors elsewhere than Go's compiler (a call's closing
+// parenthesis); the session moves those it knows (an empty call, a send).
+// "expression in defer must be function call" is placed after the
+// expression, as go/parser does, where go build names its start. A
+// compiled function's parameter of type any reads interface{} in a message
+// (reflect does not tell them apart: fmt.Printf() wants (string,
+// ...interface{}), where go build says ...any). A recovered call of a nil
+// func value gives reflect's string "reflect.Value.Call: call of nil
 // function", not Go's runtime.Error; unrecovered it is reported as Go's.
 //
 // BUG(interp): The values of a trailing call with several results lose

@@ -139,13 +139,19 @@ func positioned(name string, lines []string) *Error {
 	return e
 }
 
+// redeclRE matches go/parser's words for a redeclaration, which go build
+// writes "x redeclared in this block\n\tFILE:LINE:COL: other declaration
+// of x".
+var redeclRE = regexp.MustCompile(`^((\w+) redeclared in this block)\n\tprevious declaration at (\S+)$`)
+
 // parseError converts a go/parser error.
 func parseError(fset *token.FileSet, err error) *Error {
 	var list scanner.ErrorList
 	if errors.As(err, &list) {
 		var lines []string
 		for _, e := range list {
-			lines = append(lines, cellPos(e.Pos.Line, e.Pos.Column)+": "+e.Msg)
+			msg := redeclRE.ReplaceAllString(e.Msg, "$1\n\t$3: other declaration of $2")
+			lines = append(lines, cellPos(e.Pos.Line, e.Pos.Column)+": "+msg)
 			if len(lines) == 10 {
 				break
 			}

@@ -46,9 +46,9 @@ func Refused(info *types.Info, errs []types.Error, exact bool, nodes ...ast.Node
 	for _, te := range errs {
 		if cont, ok := strings.CutPrefix(te.Msg, "\t"); ok {
 			// A continuation of the error before it ("\tprevious case"):
-			// the compiler's next line, with the place it names.
+			// the compiler's next line, "\tFILE:LINE:COL: previous case".
 			if kept {
-				out[len(out)-1].Msg += "\n\t" + cont + " at " + te.Fset.Position(te.Pos).String()
+				out[len(out)-1].Msg += "\n\t" + te.Fset.Position(te.Pos).String() + ": " + cont
 			}
 			continue
 		}
