@@ -567,10 +567,8 @@
 // assignment", and a switch on g with a duplicate case runs). go/types
 // places a few errors elsewhere than Go's compiler (a call's closing
 // parenthesis); the session moves those it knows (an empty call, a send).
-// "expression in defer must be function call" is placed after the
-// expression, as go/parser does, where go build names its start. A
-// compiled function's parameter of type any reads interface{} in a message
-// (reflect does not tell them apart: fmt.Printf() wants (string,
+// A compiled function's parameter of type any reads interface{} in a
+// message (reflect does not tell them apart: fmt.Printf() wants (string,
 // ...interface{}), where go build says ...any). A recovered call of a nil
 // func value gives reflect's string "reflect.Value.Call: call of nil
 // function", not Go's runtime.Error; unrecovered it is reported as Go's.

@@ -144,6 +144,45 @@ func positioned(name string, lines []string) *Error {
 // of x".
 var redeclRE = regexp.MustCompile(`^((\w+) redeclared in this block)\n\tprevious declaration at (\S+)$`)
 
+// callExprPos moves go/parser's "expression in defer must be function
+// call" (and go's) from the end of the expression, where go/parser puts
+// it, to its start, where go build does; cell is the cell's text.
+func callExprPos(err error, cell string) error {
+	var list scanner.ErrorList
+	if !errors.As(err, &list) {
+		return err
+	}
+	lines := strings.Split(cell, "\n")
+	for _, e := range list {
+		kw, ok := strings.CutPrefix(e.Msg, "expression in ")
+		if kw, ok = strings.CutSuffix(kw, " must be function call"); !ok {
+			continue
+		}
+		_, l := cellLine(e.Pos.Line)
+		if l < 1 || l > len(lines) || e.Pos.Column-1 > len(lines[l-1]) {
+			continue
+		}
+		text := lines[l-1][:e.Pos.Column-1]
+		i := len(text)
+		for i >= 0 {
+			// The keyword as a word (not the end of undefer).
+			if i = strings.LastIndex(text[:i], kw); i <= 0 || !isIdentByte(text[i-1]) {
+				break
+			}
+		}
+		if i < 0 {
+			continue
+		}
+		rest := text[i+len(kw):]
+		e.Pos.Column = i + len(kw) + len(rest) - len(strings.TrimLeft(rest, " \t")) + 1
+	}
+	return err
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || b >= 0x80
+}
+
 // parseError converts a go/parser error.
 func parseError(fset *token.FileSet, err error) *Error {
 	var list scanner.ErrorList

@@ -205,7 +205,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}()
 	pc, err := parseCell(s.fset, n, cell)
 	if err != nil {
-		return Result{}, parseError(s.fset, err)
+		return Result{}, parseError(s.fset, callExprPos(err, cell))
 	}
 	if e := s.checkImports(pc); e != nil { // imports.go
 		return Result{}, e
