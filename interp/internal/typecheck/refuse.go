@@ -23,18 +23,19 @@ import (
 // failed on others with its own words.
 //
 // The checker sees the session only in part: a global of an earlier cell
-// has the type its reflect value shows (a named non-struct type of the
-// session is its underlying type there, unless exact, GlobalsExact's
-// answer; yaegi's constants of a failed cell are constant.Value there
-// always), a name that a statement of the
-// cell defines is undefined in the cell's functions, which the session
-// allows, and a compiled package's types come from reflect, which lists
-// no unexported method of a concrete type. So an error counts only when
-// the smallest statement, declaration spec or function declaration
-// around it (less the blocks in it that do not hold the error) uses no
-// such global, nor a variable that a statement using one defined, names
-// nothing that go/types could not resolve, and is not about a missing
-// unexported method.
+// has the type its reflect value shows, which for a named non-struct type
+// of the session is its underlying type (exact, GlobalsExact's answer,
+// says the session has none, nor a module's package, so that the globals'
+// types are right; yaegi's constants of a failed cell are constant.Value
+// to the checker, never right); a name that a statement of the cell
+// defines is undefined in the cell's functions, which the session allows;
+// and a compiled package's types come from reflect, which lists no
+// unexported method of a concrete type. So an error counts only when the
+// smallest statement, declaration spec or function declaration around it
+// (less the blocks in it that do not hold the error) uses no global whose
+// type may be wrong, nor a variable that a statement using one defined,
+// names nothing that go/types could not resolve, and is not about a
+// missing unexported method.
 func Refused(info *types.Info, errs []types.Error, exact bool, nodes ...ast.Node) []types.Error {
 	if info == nil || len(errs) == 0 {
 		return nil
