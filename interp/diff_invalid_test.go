@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gnnlab/gnnlab/interp/internal/compiled"
 )
 
 // The invalid corpus: each testdata/invalid/*.go is a Go program that the
@@ -39,7 +41,28 @@ type buildError struct {
 	Msg       string
 }
 
-func TestDifferentialInvalid(t *testing.T) {
+func TestDifferentialInvalid(t *testing.T) { differentialInvalid(t, false) }
+
+// TestDifferentialInvalidCompiled runs the invalid corpus with the
+// compiled tier on, which builds a cell's declarations with the Go
+// toolchain first: the cell must fail as go build does there too.
+func TestDifferentialInvalidCompiled(t *testing.T) {
+	if _, err := compiled.Detect(); err != nil {
+		t.Skipf("no compiled tier here: %v", err)
+	}
+	if raceEnabled {
+		t.Skip("under -race: each cell's plugin would be built with -race (TestCompiled* check the tier under the race detector)")
+	}
+	differentialInvalid(t, true)
+}
+
+// knownInvalidCompiled names the programs that fail otherwise with the
+// compiled tier on, and why; the test fails when one agrees.
+var knownInvalidCompiled = map[string]string{
+	"init_call": "an undefined name is not refused before the compiled tier builds the cell (a function may use a variable that a statement of its own cell defines, which go/types does not see): the build fails, and the tier says on stderr that the cell runs interpreted before the session's error, which is go build's",
+}
+
+func differentialInvalid(t *testing.T, compiledTier bool) {
 	files, err := filepath.Glob(filepath.Join("testdata", "invalid", "*.go"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no invalid programs (%v)", err)
@@ -74,6 +97,14 @@ func TestDifferentialInvalid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if compiledTier {
+				s.compiled.force = true
+				defer func() {
+					if s.compiled.tier != nil {
+						s.compiled.tier.Close()
+					}
+				}()
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			_, err = s.Eval(ctx, cell)
@@ -92,7 +123,14 @@ func TestDifferentialInvalid(t *testing.T) {
 			case !strings.Contains(strings.Join(e.Traceback, "\n"), wantLine):
 				t.Errorf("error %s: %s\ntraceback %q\nlacks go build's %q", e.Name, e.Value, e.Traceback, wantLine)
 			}
-			if out.Len() > 0 && e != nil && e.Name == nameCompile {
+			printed := out.Len() > 0 && e != nil && e.Name == nameCompile
+			if reason, known := knownInvalidCompiled[name]; compiledTier && known {
+				if !printed && !t.Failed() {
+					t.Errorf("listed in knownInvalidCompiled (%s) but agrees with go build: remove it from the list", reason)
+				}
+				t.Skipf("known difference: %s", reason)
+			}
+			if printed {
 				t.Errorf("a cell that does not compile printed %q", out.String())
 			}
 		})

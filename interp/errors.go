@@ -154,8 +154,9 @@ func callExprPos(err error, cell string) error {
 	}
 	lines := strings.Split(cell, "\n")
 	for _, e := range list {
-		kw, ok := strings.CutPrefix(e.Msg, "expression in ")
-		if kw, ok = strings.CutSuffix(kw, " must be function call"); !ok {
+		kw, ok1 := strings.CutPrefix(e.Msg, "expression in ")
+		kw, ok2 := strings.CutSuffix(kw, " must be function call")
+		if !ok1 || !ok2 {
 			continue
 		}
 		_, l := cellLine(e.Pos.Line)

@@ -179,6 +179,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	s.count++
 	n := s.count
+	if e := s.refuseBeforeTier(n, cell); e != nil {
+		return Result{}, e
+	}
 	cell, compiledDone, err := s.compiledCell(ctx, n, cell) // compiled.go
 	defer compiledDone(&err)
 	if err != nil {
@@ -301,6 +304,34 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		return Result{}, err
 	}
 	return s.runStmts(ctx, pc, info, stmtEd, srw)
+}
+
+// refuseBeforeTier returns the compile error of a cell that Go refuses
+// (typecheck.Refused), checked before the compiled tier builds its
+// declarations: a build that fails on the cell's own error printed a
+// notice that the cell runs interpreted, with the build's error, before
+// the session refused it. Only when the tier is on and the cell may
+// declare something (compiledCell's test); a package that the cell uses
+// without importing it is not imported here, so an error in a statement
+// that names one waits for Eval's own check.
+func (s *Session) refuseBeforeTier(n int, cell string) *Error {
+	if (CompiledOff && !s.compiled.force) || s.compiled.broken != "" ||
+		(!strings.Contains(cell, "func") && !strings.Contains(cell, "type") && !strings.Contains(cell, "var")) {
+		return nil
+	}
+	pc, err := parseCell(token.NewFileSet(), n, cell)
+	if err != nil {
+		return nil // Eval reports it
+	}
+	var errs []types.Error
+	globals := globalsOf(s.i)
+	env := s.checkEnv(globals)
+	env.Errors = func(e types.Error) { errs = append(errs, e) }
+	info, _ := typecheck.Cell(pc.fset, pc.decls, pc.body, env)
+	if refused := typecheck.Refused(info, errs, typecheck.GlobalsExact(env), pc.decls, pc.body); len(refused) > 0 {
+		return compileErrors(refused)
+	}
+	return nil
 }
 
 // importNames maps the import paths of the session and of the cell to

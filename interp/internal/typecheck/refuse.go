@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gnnlab/gnnlab/interp/internal/rewrite"
+	"github.com/gnnlab/gnnlab/interp/internal/symtypes"
 )
 
 // Refused returns, of the errors go/types found in a cell (errs, those
@@ -29,13 +30,15 @@ import (
 // types are right; yaegi's constants of a failed cell are constant.Value
 // to the checker, never right); a name that a statement of the cell
 // defines is undefined in the cell's functions, which the session allows;
-// and a compiled package's types come from reflect, which lists no
-// unexported method of a concrete type. So an error counts only when the
-// smallest statement, declaration spec or function declaration around it
-// (less the blocks in it that do not hold the error) uses no global whose
-// type may be wrong, nor a variable that a statement using one defined,
-// names nothing that go/types could not resolve, and is not about a
-// missing unexported method.
+// a compiled package's types come from reflect, which lists no unexported
+// method of a concrete type; and the compiled tier may build a declaration
+// of an earlier cell again with the cell (a method declared for a compiled
+// type). So an error counts only when the smallest statement, declaration
+// spec or function declaration around it (less the blocks in it that do
+// not hold the error) uses no global whose type may be wrong, nor a
+// variable that a statement using one defined, nor a compiled cell's
+// declaration, names nothing that go/types could not resolve, and is not
+// about a missing unexported method.
 func Refused(info *types.Info, errs []types.Error, exact bool, nodes ...ast.Node) []types.Error {
 	if info == nil || len(errs) == 0 {
 		return nil
@@ -214,7 +217,9 @@ func around(pos token.Pos, nodes []ast.Node) ast.Node {
 // named, the names it knows). The names that go/types leaves unresolved
 // in a statement it reports on are not counted: a selector's name, a
 // struct literal's field, a label, a name it knows (int in x.(int) of an
-// int x).
+// int x). Nor may unit use a declaration of an earlier cell that the
+// compiled tier built into a plugin (ofPlugin): the tier may build it
+// again with the cell, with the methods that the cell declares.
 func clean(unit ast.Node, pos token.Pos, info *types.Info, tainted map[types.Object]bool, named map[string]bool) bool {
 	skip := map[*ast.Ident]bool{}
 	ok := true
@@ -247,12 +252,15 @@ func clean(unit ast.Node, pos token.Pos, info *types.Info, tainted map[types.Obj
 				}
 			}
 		case *ast.Ident:
-			if x.Name == "_" || skip[x] {
+			if x.Name == "_" {
 				return true
 			}
 			if obj, used := info.Uses[x]; used {
-				ok = !tainted[obj]
-			} else if _, def := info.Defs[x]; !def && !named[x.Name] {
+				// A declaration of the session that the compiled tier
+				// built into a plugin: the tier may build it again with
+				// the cell (a method of a type of an earlier cell).
+				ok = !tainted[obj] && !ofPlugin(obj)
+			} else if _, def := info.Defs[x]; !def && !named[x.Name] && !skip[x] {
 				ok = false // a name go/types does not know (undefined)
 			}
 		}
@@ -363,4 +371,23 @@ func GlobalsExact(env Env) bool {
 		}
 	}
 	return true
+}
+
+// ofPlugin reports whether obj belongs to a compiled cell (a plugin): it
+// is a plugin's package or of one, or names or has a type declared there
+// (the session declares a compiled type as an alias of the plugin's:
+// type byLen = c2.byLen).
+func ofPlugin(obj types.Object) bool {
+	if pn, ok := obj.(*types.PkgName); ok {
+		return symtypes.IsPlugin(pn.Imported().Path())
+	}
+	if obj.Pkg() != nil && symtypes.IsPlugin(obj.Pkg().Path()) {
+		return true
+	}
+	t := types.Unalias(obj.Type())
+	if p, ok := t.(*types.Pointer); ok {
+		t = types.Unalias(p.Elem())
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && symtypes.IsPlugin(n.Obj().Pkg().Path())
 }
