@@ -251,9 +251,9 @@
 // takes part while the session has a named type that is not a struct or
 // a module's package, nor a name go/types lacks); TestDifferentialInvalid
 // compares the corpus testdata/invalid with go build. Unlike in Go,
-// unused variables, imports and labels are allowed. A panic inside yaegi
-// itself is
-// recovered into an "unsupported" error, unless go/types found a type
+// unused variables and imports are allowed (not labels). A panic inside
+// yaegi itself is recovered into an "unsupported" error, unless go/types
+// found a type
 // error in the cell: then the cell fails with the first of those, as Go
 // would (min(), byte(), 0[0], a generic type without type arguments, x, y
 // := g of a session variable g: errors.go's goWords); yaegi's stack is

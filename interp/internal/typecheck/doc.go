@@ -17,8 +17,8 @@
 // session, whose type go/types has from reflect, takes part unless
 // GlobalsExact says those types are Go's, nor a name go/types does not
 // know, nor a compiled type's unexported method, which reflect does not
-// list). Unused variables, imports and labels are not
-// errors in cells.
+// list), nor a compiled cell's declaration. Unused variables and imports
+// are not errors in cells; an unused label is.
 //
 // UnexportedUse, NonFunctionCall and TooLarge find, in that Info,
 // mistakes that Go refuses at compile time and yaegi accepts and then

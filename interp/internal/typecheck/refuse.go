@@ -89,6 +89,9 @@ func gcWords(te types.Error, unit ast.Node, nodes []ast.Node) (token.Pos, string
 		return te.Pos, "continue is not in a loop"
 	}
 	if name, ok := strings.CutPrefix(te.Msg, "label "); ok {
+		if name, ok := strings.CutSuffix(name, " declared and not used"); ok {
+			return te.Pos, "label " + name + " defined and not used"
+		}
 		if name, ok = strings.CutSuffix(name, " not declared"); ok {
 			if br, ok := unit.(*ast.BranchStmt); ok && br.Tok != token.GOTO {
 				return te.Pos, br.Tok.String() + " label not defined: " + name

@@ -122,10 +122,11 @@ func TestCellErrors(t *testing.T) {
 		{"y := 2\n_ = nope", nil},
 		{"_ = min()", []string{"invalid operation: not enough arguments for min() (expected 1, found 0)"}},
 		{"c := make(chan int)\nc <- \"a\"", []string{`cannot use "a" (untyped string constant) as int value in send`}},
-		// Soft errors of go/types that Go refuses are told; unused
-		// variables and labels are not.
+		// Soft errors of go/types that Go refuses are told, an unused
+		// label's too; unused variables are not.
 		{"goto L\nx := 1\n_ = x\nL:", []string{"goto L jumps over variable declaration at line 4"}},
-		{"z := 1\nM:\n_ = 2", nil},
+		{"z := 1", nil},
+		{"M:\n_ = 2", []string{"label M declared and not used"}},
 	}
 	for _, tt := range tests {
 		fset, decls, body := cell(t, "", tt.stmts)
