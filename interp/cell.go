@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/scanner"
@@ -214,6 +215,22 @@ func lineCol(src string, off int) (line, col int) {
 
 // parseCell splits and parses cell number n in fset. The error is a
 // scanner.ErrorList with cell positions.
+// onlyLabels reports whether err lists only go/parser's undefined labels
+// (DeclarationErrors), which the type checker reports in the compiler's
+// words ("break label not defined: L", internal/typecheck's Refused).
+func onlyLabels(err error) bool {
+	var list scanner.ErrorList
+	if !errors.As(err, &list) {
+		return false
+	}
+	for _, e := range list {
+		if !strings.HasPrefix(e.Msg, "label ") || !strings.HasSuffix(e.Msg, " undefined") {
+			return false
+		}
+	}
+	return true
+}
+
 func parseCell(fset *token.FileSet, n int, src string) (*parsedCell, error) {
 	chunks := split(src)
 	pc := &parsedCell{n: n, src: src, fset: fset}
@@ -239,7 +256,7 @@ func parseCell(fset *token.FileSet, n int, src string) (*parsedCell, error) {
 	b.WriteString(blankSeparators(blank(src, chunks, func(c chunk) bool { return !c.decl || c.imp }), chunks))
 	pc.declSrc = b.String()
 	f, err := parser.ParseFile(fset, cellFile, pc.declSrc, parser.ParseComments|parser.DeclarationErrors)
-	if err != nil {
+	if err != nil && !onlyLabels(err) {
 		return nil, err
 	}
 	pc.decls = f

@@ -242,11 +242,22 @@
 // "runtime error" (index out of range, nil dereference),
 // "interrupted" (ctx was cancelled) and "unsupported". Tracebacks hold
 // lines "cell[N]:LINE:COL: message"; for a panic, one line per interpreted
-// function that the panic went through. A panic inside yaegi itself is
-// recovered into an "unsupported" error, unless go/types found a type
+// function that the panic went through. A cell that Go's compiler refuses
+// fails before anything runs (before the compiled tier builds it), with
+// go build's message at the cell's
+// position (up to 10 lines, as go build lists them), when go/types finds
+// the error where the session's partial view of itself cannot have
+// caused it (internal/typecheck's Refused: no variable of an earlier cell
+// takes part while the session has a named type that is not a struct or
+// a module's package, nor a name go/types lacks); TestDifferentialInvalid
+// compares the corpus testdata/invalid with go build. Unlike in Go,
+// unused variables and imports are allowed (not labels). A panic inside
+// yaegi itself is recovered into an "unsupported" error, unless go/types
+// found a type
 // error in the cell: then the cell fails with the first of those, as Go
-// would (min(), byte(), 0[0], a generic type without type arguments:
-// errors.go's goWords); yaegi's stack is never shown
+// would (min(), byte(), 0[0], a generic type without type arguments, x, y
+// := g of a session variable g: errors.go's goWords); yaegi's stack is
+// never shown
 // (set GNNLAB_DEBUG_STACK=1 to have it written to stderr when reporting a
 // bug; GNNLAB_DEBUG_SRC=1 writes the rewritten source given to yaegi).
 // The line "nil reflect type" that yaegi's log.Panic wrote to the standard
@@ -559,13 +570,24 @@
 // when a function is redefined with a different signature, and the old
 // body of a redefined variable's declaration.
 //
-// BUG(interp): A cell that Go refuses but yaegi starts to run (a call of
-// no value used as a value is refused before it runs) fails with Go's
-// compile error only once yaegi has failed on it: what it printed before
-// stays. Go/types places some of those errors at the closing parenthesis
-// of a call where Go's compiler names its start. A recovered call of a nil
-// func value gives reflect's string "reflect.Value.Call: call of nil
-// function", not Go's runtime.Error; unrecovered it is reported as Go's.
+// BUG(interp): A cell that Go refuses, whose error involves a name
+// go/types does not know or a variable of an earlier cell while the
+// session has a named type that is not a struct or has imported a module's
+// package (go/types has the variables' types from reflect, where such a
+// type is its underlying type), or a declaration that the compiled tier
+// built, is not refused up front: it fails with Go's compile error only
+// once yaegi has failed on it (what it printed before stays), in yaegi's
+// words when yaegi's own are not its insides, or runs when yaegi accepts
+// it (after type Suit int and g := 3, var s string = g fails with yaegi's
+// "cannot use type int as type string in assignment", and a switch on g
+// with a duplicate case runs). go/types places a few errors elsewhere than
+// Go's compiler (a call's closing parenthesis); the session moves those it
+// knows (an empty call, a send). A compiled function's parameter of type
+// any reads interface{} in a message (reflect does not tell them apart:
+// fmt.Printf() wants (string, ...interface{}), where go build says
+// ...any). A recovered call of a nil func value gives reflect's string
+// "reflect.Value.Call: call of nil function", not Go's runtime.Error;
+// unrecovered it is reported as Go's.
 //
 // BUG(interp): The values of a trailing call with several results lose
 // the methods of interpreted types (two() shows {1 2}, not its String()).

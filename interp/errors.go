@@ -51,9 +51,24 @@ func compileErrorAt(fset *token.FileSet, pos token.Pos, msg string) *Error {
 	return &Error{Name: nameCompile, Value: msg, Traceback: []string{cellPos(p.Line, p.Column) + ": " + msg}}
 }
 
+// compileErrors is the compile error of go/types' errors in a cell, as Go
+// reports them: the first is the value, and the traceback lists up to 10,
+// each at its cell position.
+func compileErrors(errs []types.Error) *Error {
+	// A message may name a position (goto over a declaration).
+	e := compileErrorAt(errs[0].Fset, errs[0].Pos, mapPositions(errs[0].Msg))
+	for _, te := range errs[1:min(len(errs), 10)] {
+		p := te.Fset.Position(te.Pos)
+		e.Traceback = append(e.Traceback, cellPos(p.Line, p.Column)+": "+mapPositions(te.Msg))
+	}
+	return e
+}
+
 // insides are texts of an error that show the interpreter's insides
-// rather than Go's words.
-var insides = []string{"internal error", "reflect: ", "reflect.", "nil type", "yaegi"}
+// rather than Go's words: yaegi's own (x, y := g gave "unsupported
+// assign expression") and the names the session makes (func main(x int)
+// gave "not enough arguments in call to __gnnlab_main").
+var insides = []string{"internal error", "reflect: ", "reflect.", "nil type", "yaegi", "unsupported assign expression", helperPrefix}
 
 // goWords returns err, or, when err shows the interpreter's insides or
 // is a runtime error, and go/types found errors in the cell (typeErrs),
@@ -77,11 +92,15 @@ func goWords(err error, typeErrs []types.Error) error {
 	if !shows {
 		return err
 	}
-	te := typeErrs[0]
-	for _, t := range typeErrs[1:] {
-		if t.Pos < te.Pos {
+	var te types.Error
+	for _, t := range typeErrs {
+		// Not a continuation line of an error ("\tprevious case").
+		if !strings.HasPrefix(t.Msg, "\t") && (te.Fset == nil || t.Pos < te.Pos) {
 			te = t
 		}
+	}
+	if te.Fset == nil {
+		return err
 	}
 	return compileErrorAt(te.Fset, te.Pos, te.Msg)
 }
@@ -120,13 +139,59 @@ func positioned(name string, lines []string) *Error {
 	return e
 }
 
+// redeclRE matches go/parser's words for a redeclaration, which go build
+// writes "x redeclared in this block\n\tFILE:LINE:COL: other declaration
+// of x".
+var redeclRE = regexp.MustCompile(`^((\w+) redeclared in this block)\n\tprevious declaration at (\S+)$`)
+
+// callExprPos moves go/parser's "expression in defer must be function
+// call" (and go's) from the end of the expression, where go/parser puts
+// it, to its start, where go build does; cell is the cell's text.
+func callExprPos(err error, cell string) error {
+	var list scanner.ErrorList
+	if !errors.As(err, &list) {
+		return err
+	}
+	lines := strings.Split(cell, "\n")
+	for _, e := range list {
+		kw, ok1 := strings.CutPrefix(e.Msg, "expression in ")
+		kw, ok2 := strings.CutSuffix(kw, " must be function call")
+		if !ok1 || !ok2 {
+			continue
+		}
+		_, l := cellLine(e.Pos.Line)
+		if l < 1 || l > len(lines) || e.Pos.Column-1 > len(lines[l-1]) {
+			continue
+		}
+		text := lines[l-1][:e.Pos.Column-1]
+		i := len(text)
+		for i >= 0 {
+			// The keyword as a word (not the end of undefer).
+			if i = strings.LastIndex(text[:i], kw); i <= 0 || !isIdentByte(text[i-1]) {
+				break
+			}
+		}
+		if i < 0 {
+			continue
+		}
+		rest := text[i+len(kw):]
+		e.Pos.Column = i + len(kw) + len(rest) - len(strings.TrimLeft(rest, " \t")) + 1
+	}
+	return err
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || b >= 0x80
+}
+
 // parseError converts a go/parser error.
 func parseError(fset *token.FileSet, err error) *Error {
 	var list scanner.ErrorList
 	if errors.As(err, &list) {
 		var lines []string
 		for _, e := range list {
-			lines = append(lines, cellPos(e.Pos.Line, e.Pos.Column)+": "+e.Msg)
+			msg := redeclRE.ReplaceAllString(e.Msg, "$1\n\t$3: other declaration of $2")
+			lines = append(lines, cellPos(e.Pos.Line, e.Pos.Column)+": "+msg)
 			if len(lines) == 10 {
 				break
 			}

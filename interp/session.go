@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -178,6 +179,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	s.count++
 	n := s.count
+	if e := s.refuseBeforeTier(n, cell); e != nil {
+		return Result{}, e
+	}
 	cell, compiledDone, err := s.compiledCell(ctx, n, cell) // compiled.go
 	defer compiledDone(&err)
 	if err != nil {
@@ -204,7 +208,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}()
 	pc, err := parseCell(s.fset, n, cell)
 	if err != nil {
-		return Result{}, parseError(s.fset, err)
+		return Result{}, parseError(s.fset, callExprPos(err, cell))
 	}
 	if e := s.checkImports(pc); e != nil { // imports.go
 		return Result{}, e
@@ -234,6 +238,11 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	}
 	if pos, msg := typecheck.TooLarge(info, pc.decls, pc.body); msg != "" {
 		return Result{}, compileErrorAt(s.fset, pos, msg)
+	}
+	exact := typecheck.GlobalsExact(s.checkEnv(globals))
+	if refused := typecheck.Refused(info, typeErrs, exact, pc.decls, pc.body); len(refused) > 0 {
+		// Go's compiler refuses the cell too: say so before anything runs.
+		return Result{}, compileErrors(refused) // errors.go
 	}
 	for _, te := range typeErrs {
 		// yaegi ran `_ = f()` for an f of no value before failing with
@@ -295,6 +304,34 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		return Result{}, err
 	}
 	return s.runStmts(ctx, pc, info, stmtEd, srw)
+}
+
+// refuseBeforeTier returns the compile error of a cell that Go refuses
+// (typecheck.Refused), checked before the compiled tier builds its
+// declarations: a build that fails on the cell's own error printed a
+// notice that the cell runs interpreted, with the build's error, before
+// the session refused it. Only when the tier is on and the cell may
+// declare something (compiledCell's test); a package that the cell uses
+// without importing it is not imported here, so an error in a statement
+// that names one waits for Eval's own check.
+func (s *Session) refuseBeforeTier(n int, cell string) *Error {
+	if (CompiledOff && !s.compiled.force) || s.compiled.broken != "" ||
+		(!strings.Contains(cell, "func") && !strings.Contains(cell, "type") && !strings.Contains(cell, "var")) {
+		return nil
+	}
+	pc, err := parseCell(token.NewFileSet(), n, cell)
+	if err != nil {
+		return nil // Eval reports it
+	}
+	var errs []types.Error
+	globals := globalsOf(s.i)
+	env := s.checkEnv(globals)
+	env.Errors = func(e types.Error) { errs = append(errs, e) }
+	info, _ := typecheck.Cell(pc.fset, pc.decls, pc.body, env)
+	if refused := typecheck.Refused(info, errs, typecheck.GlobalsExact(env), pc.decls, pc.body); len(refused) > 0 {
+		return compileErrors(refused)
+	}
+	return nil
 }
 
 // importNames maps the import paths of the session and of the cell to
@@ -971,6 +1008,15 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 		if declared[n] || strings.HasPrefix(n, helperPrefix) || !v.IsValid() {
 			continue
 		}
+		if v.Type().Implements(constantValue) {
+			// yaegi's constant, of a cell that failed after declaring it
+			// (a recorded one is declared above): no variable of the
+			// session, and no type a variable could take (the rebuild
+			// failed with "reflect.Value.Convert: value of type int cannot
+			// be converted to type constant.Value", rebuildconst.cell).
+			dropped = append(dropped, n)
+			continue
+		}
 		if !carriable(v, 0) {
 			dropped = append(dropped, n)
 			continue
@@ -1084,6 +1130,9 @@ func (s *Session) rebuild(ctx context.Context, recs []*declRec, imps []importRec
 	}
 	return nil
 }
+
+// constantValue is the type of yaegi's constants among its globals.
+var constantValue = reflect.TypeFor[constant.Value]()
 
 // carriable reports whether v can move to a new interpreter: its type
 // holds no interpreted (unnamed struct) type and no function.

@@ -294,3 +294,28 @@ func TestRuntimeErrorNamedOnce(t *testing.T) {
 		}
 	}
 }
+
+// The constants of a cell that failed after declaring them are not
+// carried into a rebuilt session as variables (the rebuild failed with
+// reflect's words, FuzzCells' seed 6caa965417117764): they are dropped,
+// named in the rebuild's note, and the cell that declares them runs again.
+func TestRebuildDropsFailedConstants(t *testing.T) {
+	var out bytes.Buffer
+	s := newTestSession(t, Options{Stdout: &out, Stderr: &out})
+	decl := "const (\n\ta, b = iota, iota * 10\n\tc, d\n)\nvar x = func() int { panic(\"init\") }()\n"
+	if _, err := s.Eval(context.Background(), decl); err == nil {
+		t.Fatal("Eval(var x = a panicking call) succeeded, want a panic")
+	}
+	mustEval(t, s, "type T struct{ n int }")
+	mustEval(t, s, "type T struct{ n, m int }")
+	if !strings.Contains(out.String(), "dropped (re-run the cells that set them): a, b, c, d") {
+		t.Errorf("rebuild note %q does not name the dropped constants", out.String())
+	}
+	if got := mustEval(t, s, "T{1, 2}").Value.Text(); got != "{1 2}" {
+		t.Errorf("T{1, 2} after the rebuild = %s, want {1 2}", got)
+	}
+	mustEval(t, s, "const (\n\ta, b = iota, iota * 10\n\tc, d\n)\n")
+	if got := mustEval(t, s, "[]int{a, b, c, d}").Value.Text(); got != "[0 0 1 10]" {
+		t.Errorf("the constants declared again = %s, want [0 0 1 10]", got)
+	}
+}

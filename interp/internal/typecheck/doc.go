@@ -11,6 +11,15 @@
 // that shows the interpreter's insides. The rewrite passes read the
 // types.Info that Cell returns.
 //
+// Refused picks, of those errors, the ones the session reports before
+// the cell runs, in the compiler's words and places: those that the
+// session's partial view of itself cannot have caused (no global of the
+// session, whose type go/types has from reflect, takes part unless
+// GlobalsExact says those types are Go's, nor a name go/types does not
+// know, nor a compiled type's unexported method, which reflect does not
+// list), nor a compiled cell's declaration. Unused variables and imports
+// are not errors in cells; an unused label is.
+//
 // UnexportedUse, NonFunctionCall and TooLarge find, in that Info,
 // mistakes that Go refuses at compile time and yaegi accepts and then
 // panics on (or, for an array larger than the address space, dies of);

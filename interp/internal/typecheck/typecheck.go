@@ -40,9 +40,10 @@ type Env struct {
 	// kept only for names that are undefined indeed.
 	Known func(name string) bool
 	// Errors, when set, is told the other errors go/types finds in the
-	// cell: not "undefined: name", not a soft one ("declared and not
-	// used") nor an unused value, which a cell may hold. They are the
-	// compiler's words for a cell that yaegi fails on with its insides.
+	// cell: not "undefined: name", nor a variable or import declared and
+	// not used, nor an unused value, which a cell may hold.
+	// They are the compiler's words (Refused picks those the session
+	// reports before the cell runs).
 	Errors func(types.Error)
 }
 
@@ -208,7 +209,7 @@ func Cell(fset *token.FileSet, decls *ast.File, body *ast.BlockStmt, env Env) (i
 			return
 		}
 		if !strings.HasPrefix(te.Msg, "undefined: ") {
-			if env.Errors != nil && !te.Soft && !strings.HasSuffix(te.Msg, " is not used") {
+			if env.Errors != nil && !allowed(te) {
 				env.Errors(te)
 			}
 			return
@@ -239,6 +240,15 @@ func Cell(fset *token.FileSet, decls *ast.File, body *ast.BlockStmt, env Env) (i
 		}
 	}
 	return info, undefined
+}
+
+// allowed reports whether te is an error that Go reports and a cell may
+// hold: a variable or import declared and not used (soft errors of
+// go/types, like a few that Go does refuse: func main with arguments,
+// goto over a declaration, an unused label), or an unused value.
+func allowed(te types.Error) bool {
+	return strings.HasSuffix(te.Msg, " is not used") ||
+		(te.Soft && !strings.HasPrefix(te.Msg, "label ") && (strings.HasSuffix(te.Msg, " and not used") || strings.HasPrefix(te.Msg, "declared and not used")))
 }
 
 // sigRecord reports whether rec declares a function (not a method) whose

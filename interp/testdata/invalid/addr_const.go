@@ -1,0 +1,8 @@
+package main
+
+import "fmt"
+
+func main() {
+	p := &4
+	fmt.Println(p)
+}

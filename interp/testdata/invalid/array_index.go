@@ -1,0 +1,9 @@
+package main
+
+import "fmt"
+
+func main() {
+	var a [3]int
+	a[5] = 1
+	fmt.Println(a)
+}

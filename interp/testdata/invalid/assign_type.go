@@ -1,0 +1,9 @@
+package main
+
+import "fmt"
+
+func main() {
+	x := 1
+	x = "a"
+	fmt.Println(x)
+}

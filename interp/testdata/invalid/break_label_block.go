@@ -1,0 +1,11 @@
+package main
+
+import "fmt"
+
+func main() {
+L:
+	{
+		fmt.Println("a")
+		break L
+	}
+}

@@ -1,0 +1,7 @@
+package main
+
+func main() {
+	for {
+		break L
+	}
+}

@@ -1,0 +1,8 @@
+package main
+
+import "fmt"
+
+func main() {
+	var x int8 = 1000
+	fmt.Println(x)
+}

@@ -1,0 +1,9 @@
+package main
+
+import "fmt"
+
+func main() {
+	var x int
+	var x string
+	fmt.Println(x)
+}

@@ -1,0 +1,8 @@
+package main
+
+import "fmt"
+
+func main() {
+	f := func() {}
+	fmt.Println(f == f)
+}

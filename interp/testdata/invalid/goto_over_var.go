@@ -1,0 +1,11 @@
+package main
+
+import "fmt"
+
+func main() {
+	goto L
+	x := 1
+	fmt.Println(x)
+L:
+	fmt.Println("L")
+}

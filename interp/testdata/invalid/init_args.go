@@ -1,0 +1,10 @@
+package main
+
+import "fmt"
+
+func init(x int) {
+	fmt.Println(x)
+}
+
+func main() {
+}

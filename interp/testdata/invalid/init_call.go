@@ -1,0 +1,7 @@
+package main
+
+func init() {}
+
+func main() {
+	init()
+}

@@ -1,0 +1,6 @@
+package main
+
+func (i int) M() {}
+
+func main() {
+}

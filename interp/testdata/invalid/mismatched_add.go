@@ -1,0 +1,9 @@
+package main
+
+import "fmt"
+
+func main() {
+	x := 1
+	s := "a"
+	fmt.Println(x + s)
+}

@@ -1,0 +1,8 @@
+package main
+
+type T struct{}
+
+func main() {
+	var t T
+	t.Foo()
+}

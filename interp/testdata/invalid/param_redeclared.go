@@ -1,0 +1,7 @@
+package main
+
+func f(a int, a string) {}
+
+func main() {
+	f(1, "a")
+}

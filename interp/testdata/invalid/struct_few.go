@@ -1,0 +1,9 @@
+package main
+
+import "fmt"
+
+type T struct{ a, b int }
+
+func main() {
+	fmt.Println(T{1})
+}

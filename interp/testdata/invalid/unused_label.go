@@ -1,0 +1,8 @@
+package main
+
+import "fmt"
+
+func main() {
+L:
+	fmt.Println("x")
+}

@@ -1,0 +1,8 @@
+package main
+
+import "fmt"
+
+func main() {
+	var x int = nil
+	fmt.Println(x)
+}
