@@ -28,7 +28,7 @@
 //     nn.GradScaler), data parallelism with a ring all-reduce written in
 //     the notebook, graph partitioning, and GPU cells (tensor cores,
 //     mixed precision, sampling, a cached graph and a fused kernel on a
-//     GPU); see the BUG note.
+//     GPU) that show results recorded on one when there is none.
 //   - 08-applications.ipynb: link prediction with a GAE, graph
 //     classification on a generated TU-format dataset, an RGCN on a
 //     heterogeneous graph, and GNNExplainer on BA-Shapes.
@@ -41,7 +41,7 @@
 // from this folder) and checks its key results in the executed outputs —
 // accuracies, gradient checks, paired 95 % intervals (gnnlib/stats), the
 // Amdahl fit — that every plotting cell produced a PNG, that every GPU
-// cell of 05 and 06 shows measured or recorded results, and that at least three
+// cell shows measured or recorded results, and that at least three
 // exercise-checking cells ran. A failure names the notebook and the cell.
 // The eight take about 113 s of CPU time (106 s before 05's library-style
 // SpMM and 07's mixed-precision training, 68 s before the paired
@@ -53,9 +53,4 @@
 // The Amdahl fit of notebook 5 measures the machine it runs on: on a
 // loaded two-core machine the fitted p may be anywhere from 0 to 1, so the
 // test checks only that a fraction was fitted and plotted.
-//
-// BUG(notebooks): 07's GPU cells have no recorded results yet: without a
-// GPU they print that they skipped, and the test does not require them
-// until notebooks/record-gpu.sh has recorded 07 on a GPU machine (05's
-// and 06's cells are recorded and required).
 package notebooks

@@ -129,6 +129,7 @@ var notebooks = []struct {
 		contains("all workers hold the same: true"),
 		ringBytes,
 		partitions,
+		gpuCellsShowResults,
 		contains("exercise 1: not answered yet"),
 	}},
 	{"08-applications.ipynb", []check{
