@@ -238,6 +238,8 @@ func TestAttentionSplitLaunches(t *testing.T) {
 		},
 		"gatv2_bf16w": func() error {
 			// 1 x 256: the wide layout's kernels (BF16WideLoads).
+			defer func(w bool) { BF16WideLoads = w }(BF16WideLoads)
+			BF16WideLoads = true
 			xl, xr, att, dout := mk16(n, 256), mk16(n, 256), mk(1, 256), mk16(n, 256)
 			fw, err := GATv2ForwardBF16(g, xl, xr, att, 1, 256, 0.2, AttentionDropout{P: 0.1, Seed: 2})
 			if err != nil {

@@ -74,8 +74,8 @@
 // ReplaySegment set, every that many launches); a segment whose kernel
 // sequence repeats (a training epoch with the same shapes) runs as a CUDA
 // graph built at its second run and replayed after, with the arguments
-// that changed updated in place. With AutoReplay (GNNLAB_CUDA_GRAPHS=auto;
-// off by default until it has run on a GPU) each device turns replay on
+// that changed updated in place. With AutoReplay (the default;
+// GNNLAB_CUDA_GRAPHS=0 turns it off) each device turns replay on
 // and off by itself: on while the spans between the calls that wait for
 // it take under 100 µs a launch (a launch-bound loop, the Cora-sized
 // epochs), off again over 160 µs (where the kernels take the time, the
@@ -153,12 +153,16 @@
 // tensor kept on the device. data.NeighborLoader's Device and
 // SampleOnDevice options call them on the loader's goroutines
 // (data.BlockSampler); gnnbench's sampled part times the three feeds
-// side by side. None of this has run on a GPU yet (its device tests,
-// TestDeviceScan, TestDeviceSampleBlocks, TestDeviceSampledSAGEStep and
-// TestDeviceSampledLayers, wait for a device run; on the CPU,
-// TestSampleKernelsEmulated runs the kernels' thread loops written out in
-// Go, in the same order, against data.SampleBlocks), and nothing uses it
-// unless asked: the loader's default stays on the host.
+// side by side. Its device tests (TestDeviceScan, TestDeviceSampleBlocks,
+// TestDeviceSampledSAGEStep, TestDeviceSampledLayers) passed on an H100
+// (2026-12-06); on the CPU, TestSampleKernelsEmulated runs the kernels'
+// thread loops written out in Go, in the same order, against
+// data.SampleBlocks. In that run an arxiv-sized GraphSAGE batch (3 x 256,
+// fan-outs 15, 10, 5, 1024 seeds) took 9.6 ms with the device feed, 23.4
+// ms with the features kept on the device and the host sampler, and 94.7
+// ms fed from the host, against 4.9 ms for a plain-torch GPU sampler with
+// PyG's SAGEConv (BENCHMARKS.md). Nothing uses it unless asked: the
+// loader's default stays on the host.
 //
 // # Kernels
 //
@@ -281,14 +285,15 @@
 // (tensor.HalfStorer, halfstore.go): MatMul runs MatMulBF16Out, the graph
 // SpMMs SpMMBF16Out and SpMMBF16TOut, a bias row, ReLU, dropout and their
 // gradients BiasActBF16 and ActBackwardBF16, the fused GAT, GATv2 and
-// Graph Transformer attention, with BF16Attention on (off by default: the
-// kernels have not run on a GPU yet), their _bf16 kernels (GATForwardBF16,
+// Graph Transformer attention, with BF16Attention on (off by default: on
+// an H100 the GATv2 kernels' gradients missed their bound, see the BUG
+// note), their _bf16 kernels (GATForwardBF16,
 // GAT.BackwardBF16; GATv2ForwardBF16, BackwardDstBF16, BackwardSrcBF16;
 // TransformerForwardBF16, TransformerForwardFusedBF16, BackwardBF16,
 // BackwardFusedBF16: bfloat16 features, output, dOut and feature
-// gradients, which GATv2's and the Transformer's read 8 channels in 16
-// bytes a lane at 256, 512 and 1024 channels a head (BF16WideLoads) and
-// 4 in 8 bytes at the other widths, and GAT's one a lane; the softmax
+// gradients, which GATv2's and the Transformer's read 4 channels in 8
+// bytes a lane (8 in 16 bytes at 256, 512 and 1024 channels a head with
+// BF16WideLoads, off by default), and GAT's one a lane; the softmax
 // statistics, the sums over edges, the heavy rows' partial results,
 // GATv2's att, GAT's per-node scores and their gradients in float32;
 // each stored value rounded once), and every other op reads a float32
@@ -369,8 +374,7 @@
 // beside them. Index and block uploads are from pageable memory.
 //
 // BUG(gnnlab): the bfloat16 SpMMs have no degree-aware split of heavy
-// rows; the fused attention without BF16Attention (the default until its
-// bfloat16 kernels have run on a GPU) or, for GATv2 and the Transformer,
+// rows; the fused attention without BF16Attention (off by default) or, for GATv2 and the Transformer,
 // with padded heads, GAT's per-node scores (HeadDot), the reductions, the
 // losses, SGD and the other element-wise ops have no bfloat16 versions
 // in use yet: under Autocast they read float32 copies of their bfloat16
@@ -378,12 +382,21 @@
 // ops and HeadDot free theirs when their kernels are launched, and the
 // attention ops widen their inputs again for the backward pass). So a
 // GATv2 epoch held 0.99x of its float32 peak memory under
-// Autocast(BFloat16) on the H100 and ran no faster; with BF16Attention
-// it has not run on a GPU yet. The GATv2 and Transformer _bf16 kernels
-// load 8 bfloat16 channels (16 bytes) a lane only at the exact widths
-// whose lanes hold an even number of float4s (256, 512, 1024); at the
-// others (64 among them) 4 (8 bytes), in the float32 kernels' lane
-// layout; GAT's load one (2 bytes). Float16 has no 16-bit storage
+// Autocast(BFloat16) on the H100 and ran no faster. On an H100
+// (2026-12-06) the bfloat16 attention kernels of GAT and the Transformer
+// passed their tests against the float32 kernels (TestGATBF16,
+// TestTransformerBF16; a TransformerConv layer at 4x64 took 5.43 ms
+// against 8.69 in float32, peak 0.52x), and with BF16Attention on Cora's
+// GCN and GAT trained under bfloat16 to within 0.5 points of float32
+// (TestDeviceCoraAutocastBF16Attention). GATv2's did not pass: x_r's
+// gradient missed the bfloat16 bound in the wide layout (up to 7.8x, in
+// hundreds of values a case), at 2 heads of 64 (5 values at 1.67x) and
+// through the tensor API at 2 heads of 16 (0.063 off float32); those
+// cases are skipped as known failures (GNNLAB_KNOWN_FAILURES=1 runs
+// them), BF16Attention stays off for every family and BF16WideLoads is
+// off. A GATv2 layer at 1x256 took 5.11 ms in bfloat16 against 5.12 in
+// float32 (its wide backward pass 4.02 ms; 2.58 with 8-byte loads), peak
+// 0.58x; GAT's kernels load one bfloat16 channel (2 bytes) a lane. Float16 has no 16-bit storage
 // (Autocast(Float16) rounds float32 storage).
 // The GEMM is mma.sync with register prefetch, not wgmma with the bulk
 // copy engine (sm_90a): on the H100 it reached 13-52 % of the roofline at
@@ -399,15 +412,20 @@
 // hand-written one and the GATv2 epoch holds more memory (H100,
 // 2026-12-06, arxiv-sized, with nn.ReLUDropout between the layers: GCN
 // 7.38 ms and 1.34 GiB against 6.21 ms and 1.23 GiB, GATv2 17.6 ms and
-// 2.35 GiB against 17.0 ms and 1.74 GiB). Three changes that close
-// most of it have not run on a GPU and are off by default:
+// 2.35 GiB against 17.0 ms and 1.74 GiB). Three changes, on by default
+// since they ran on an H100 (2026-12-06), close part of it:
 // nn.GCNAggregateFirst (the widening layer propagates at its input's
 // width, which removes an SpMM and an SpMMT at width 256 from the GCN
 // epoch), nn.HandOffBiasGrad (ReLUDropout hands its layer the bias
 // gradient) and tensor.ReleaseSpentActivations (the backward pass lets
 // each activation go once its last reader has run; the Fake ledger's
 // arxiv-sized epochs with the allocator's collections emulated: GCN 0.85
-// GiB, GATv2 1.55, against 0.95 and 1.92 off). What the nn epochs still
+// GiB, GATv2 1.55, against 0.95 and 1.92 off). On the H100, with
+// nn.ReLUDropout, the arxiv-sized GCN epoch took 6.35 ms and 1.48 GiB
+// with them and 7.22 ms and 1.45 GiB without, GAT 18.3 ms and 1.93 GiB
+// against 18.3 and 2.22, GATv2 17.97 ms and 2.03 GiB against 17.90 and
+// 2.16: the device's finalizers run later than the ledger's emulation,
+// so the peaks stay above the ledger's. What the nn epochs still
 // launch beyond the hand-written ones with them on
 // (TestGCNEpochLaunches, TestGATv2EpochLaunches): the
 // bias added, and ReLU and dropout applied, in passes of their own where
@@ -421,16 +439,18 @@
 // collector finalises them. Cora-sized epochs are launch-bound (1.3-2.0 ms
 // eagerly, H100, 2026-12-06 08:40); GraphReplay takes them to 0.35-0.67
 // ms but adds 1.7-2.7 ms to every arxiv-sized epoch (0.4-2.7 ms with
-// segments sent every 16 or 64 launches, ReplaySegment); AutoReplay
-// chooses between the two from the time per launch, a rule drawn from
-// those figures and tested on the CPU (recording driver) but not yet run
-// on a GPU, so it is off by default (GNNLAB_CUDA_GRAPHS=auto turns it
-// on), and it needs three epochs to choose (and two more for a graph to
-// be built). Sampled mini-batches fed from the host upload
-// their features and blocks every step (64 ms a batch of 160k nodes,
-// arxiv-sized, where a torch sampler on the GPU takes 5.3 ms); the
-// features kept on the device and sampling on the device (see Sampled
-// mini-batches) are not yet measured. Clamp, Max and Min along an axis
+// segments sent every 16 or 64 launches, ReplaySegment); AutoReplay, on
+// by default, chooses between the two from the time per launch and needs
+// three epochs to choose (and two more for a graph to be built): on an
+// H100 (2026-12-06) its epochs took 0.93-1.12x of the better forced mode
+// (Cora-sized GCN, GraphSAGE, GAT, GATv2 0.33, 0.37, 0.49, 0.47 ms;
+// arxiv-sized GCN 7.21 ms, GATv2 17.57). Sampled mini-batches fed from
+// the host upload their features and blocks every step (94.7 ms a batch
+// of 160k nodes, arxiv-sized, where a plain-torch sampler on the GPU
+// with PyG's SAGEConv takes 4.9 ms); sampled on the device (see Sampled
+// mini-batches) they take 9.6 ms, still 2x the anchor's time: the
+// loader waited 5 ms a batch for the sampler, whose hops each wait for
+// the stream. Clamp, Max and Min along an axis
 // and the batched MatMul have no device path yet. The ops beyond a GCN/GAT
 // epoch (reduce.cu, loss.cu, norm.cu, conv.cu) are simple grid-stride kernels, not tuned: BatchNorm gives one block to
 // each channel, Softmax one warp to each row, IndexSelect's and

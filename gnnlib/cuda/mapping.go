@@ -81,7 +81,7 @@ func (d *Device) Mapping() string {
 	case AutoReplay:
 		how += " (" + d.chooser.describe() + ")"
 	default:
-		how += " (automatic choice off: GNNLAB_CUDA_GRAPHS=auto or cuda.AutoReplay turns it on)"
+		how += " (automatic choice off: cuda.AutoReplay is false or GNNLAB_CUDA_GRAPHS=0)"
 	}
 	fmt.Fprintf(&b, "launches: %s; %d so far\n", how, d.launches.Load())
 	if st := d.ReplayStats(); st.Segments > 0 {

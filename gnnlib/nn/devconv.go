@@ -131,9 +131,12 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 // layer over the features), or propagates G·Wᵀ at the input's width when
 // it does. The values differ from the other order's by rounding only.
 // In float32 only (under Autocast the layer keeps the other order, which
-// the device's 16-bit paths were checked with). Off until it has run on
-// a GPU; gnnbench's api part compares the two.
-var GCNAggregateFirst = false
+// the device's 16-bit paths were checked with). On by default since it
+// ran on an H100 (2026-12-06, TestFastPathsOnDevice; with
+// ReleaseSpentActivations and HandOffBiasGrad the arxiv-sized GCN epoch
+// took 6.35 ms instead of 7.22); gnnbench's api part compares the two
+// (-fastpaths-ab).
+var GCNAggregateFirst = true
 
 // deviceGCNConvAggFirst is deviceGCNConv for in < out: Z = Â·x, then
 // Z·W + B. The backward pass reads Z and W: dB = Σ_rows G, dW = Zᵀ·G,

@@ -28,7 +28,7 @@ import (
 // where the activation is, and the backward pass computes the attention
 // output again with GATv2Attention instead.
 //
-// The hand-off is off by default (RebuildGATv2Output).
+// The hand-off is on by default (RebuildGATv2Output).
 type GATv2OutOps interface {
 	// GATv2AttentionOut is GATv2Attention whose output the caller may
 	// free after the call; backward takes the output back (rebuilt).
@@ -41,9 +41,10 @@ type GATv2OutOps interface {
 }
 
 // RebuildGATv2Output turns on GATv2Conv's hand-off of its attention
-// output to a ReLUDropout on devices with GATv2OutOps (see there). It is
-// off until gnnlib/cuda's side has run on a GPU (TestGATv2ConvRebuildsOutput);
-// on devicetest's Fake the tests turn it on. Set it before a model runs.
+// output to a ReLUDropout on devices with GATv2OutOps (see there). On by
+// default since gnnlib/cuda's side ran on an H100 (2026-12-06:
+// TestGATv2ConvRebuildsOutput, the rebuilt output's gradients against the
+// kept one's). Set it before a model runs.
 var RebuildGATv2Output = true
 
 // outKeeper holds a fused layer op's pre-bias output for its backward
@@ -149,9 +150,10 @@ type ReLUDropoutColSumOps interface {
 
 // HandOffBiasGrad turns on the hand-off of a layer's bias gradient from
 // a ReLUDropout over its output (ReLUDropoutColSumOps, biasSum): one
-// pass over the gradient less per hidden layer. Off until it has run on
-// a GPU; set it before a model runs.
-var HandOffBiasGrad = false
+// pass over the gradient less per hidden layer. On by default since it
+// ran on an H100 (2026-12-06, TestFastPathsOnDevice and
+// TestReLUDropoutGradColSum); set it before a model runs.
+var HandOffBiasGrad = true
 
 // biasSum hands a fused layer op (GCNConv, GATv2Conv) the column sums
 // of its output's gradient, which a ReLUDropout that read the output

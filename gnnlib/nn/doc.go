@@ -273,7 +273,8 @@
 // GCNConv that widens its input (fewer input than output features)
 // computes (Â·x)·W + B instead, propagating at the narrower width and
 // keeping Â·x for the weight gradient (GCNAggregateFirst, in float32,
-// equal up to rounding; off until it has run on a GPU). ReLUDropout is a
+// equal up to rounding; on by default, GCNAggregateFirst false turns it
+// off). ReLUDropout is a
 // hidden layer's ReLU and dropout as one op on a device that fuses them
 // (ReLUDropoutOps; gnnlib/cuda's does), with the values of the two ops and
 // one activation-sized tensor less per layer; GCN and GraphSAGE use it.
@@ -281,9 +282,8 @@
 // ReLUDropoutColSumOps (gnnlib/cuda's), its backward pass also sums the
 // columns of the gradient it makes and hands them to the layer as its bias
 // gradient, so that the layer does not read the gradient again (unless
-// another op read the layer's output too; HandOffBiasGrad, off until it
-// has run on a GPU). With RebuildGATv2Output on (off by default until it
-// has run on a GPU), on a device with GATv2OutOps (gnnlib/cuda's), a
+// another op read the layer's output too; HandOffBiasGrad, on by
+// default). With RebuildGATv2Output on (the default), on a device with GATv2OutOps (gnnlib/cuda's), a
 // ReLUDropout over GATv2Conv's output also frees the layer's attention
 // output at once, and the layer's backward pass rebuilds it from the
 // activation (equal up to rounding where its gradient is not zero, the

@@ -477,9 +477,13 @@ type releaser struct {
 // has run, not when the pass ends: on devicetest.Fake's ledger the
 // arxiv-sized nn epochs' peaks fall from 0.95 to 0.77 GiB (GCN) and from
 // 1.92 to 1.55 GiB (GATv2). CrossEntropy's device backward then also
-// frees the gradient its forward pass made once it has scaled it. It is
-// off until it has run on a GPU; set it before a backward pass starts.
-var ReleaseSpentActivations = false
+// frees the gradient its forward pass made once it has scaled it. On by
+// default since it ran on an H100 (2026-12-06: gnnlib/cuda's
+// TestFastPathsOnDevice, and with GCNAggregateFirst and HandOffBiasGrad
+// the arxiv-sized epochs' peaks 2.22 → 1.93 GiB for GAT and 2.16 → 2.03
+// for GATv2; BENCHMARKS.md); false keeps the strong set, holding every
+// activation until the pass ends. Set it before a backward pass starts.
+var ReleaseSpentActivations = true
 
 func newReleaser(order []*Tensor, seed *Tensor) *releaser {
 	r := &releaser{}

@@ -149,7 +149,7 @@
 // input, a dropout's) goes back to the device once the program drops it
 // (gnnlib/cuda takes such memory back when the garbage collector
 // finalises the tensor), not when the tape dies. With
-// ReleaseSpentActivations on (off until it has run on a GPU), the
+// ReleaseSpentActivations on (the default), the
 // backward pass holds the graph's tensors only weakly as well: an
 // activation that a backward function saved becomes garbage once that
 // function has run, not when the pass ends.

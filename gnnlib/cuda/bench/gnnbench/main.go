@@ -78,7 +78,7 @@ var (
 	poolGCAB   = flag.Bool("pool-gc-ab", false, "in the api part, the epochs again with the allocator's collections every 1 GiB (tune.PoolGCFixed), as before")
 	replaySegs = flag.String("replay-seg", "0", "in the api part, the epochs again with cuda.GraphReplay for each of these cuda.ReplaySegment values (0: segments cut only at calls that wait; empty: none)")
 	apiModels  = flag.String("api-models", "gcn,sage,gat,gatv2", "comma-separated models of the api part")
-	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad on (off by default until they have run on a GPU)")
+	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad off (on by default)")
 	bf16Attn   = flag.Bool("bf16-attention", false, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
@@ -432,16 +432,18 @@ func main() {
 			}
 		}
 		tune.GEMM, kernTag = kerns[0], ""
-		// The epochs again with the backward pass releasing spent
+		// The epochs again without the backward pass releasing spent
 		// activations, GCNConv aggregating first where it widens and
-		// ReLUDropout handing its layer the bias gradient.
+		// ReLUDropout handing its layer the bias gradient (all three on
+		// by default).
 		if *fastAB {
-			tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad = true, true, true
-			kernTag = " [fast paths on]"
+			r, a, h := tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad
+			tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad = false, false, false
+			kernTag = " [fast paths off]"
 			for _, g := range graphs {
 				apiEpochs(d, g.g, g.fin, g.hidden, g.classes, g.layers)
 			}
-			tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad = false, false, false
+			tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad = r, a, h
 			kernTag = ""
 		}
 		// The arxiv-sized epochs again with CrossEntropy's labels
