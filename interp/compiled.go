@@ -21,7 +21,6 @@ import (
 
 	"github.com/gnnlab/gnnlab/interp/cellrt"
 	"github.com/gnnlab/gnnlab/interp/internal/compiled"
-	"github.com/gnnlab/gnnlab/interp/internal/declname"
 	"github.com/gnnlab/gnnlab/interp/internal/symtypes"
 	"github.com/gnnlab/gnnlab/interp/internal/typecheck"
 	yaegi "github.com/traefik/yaegi/interp"
@@ -292,14 +291,7 @@ func (s *Session) instantiateGenerics(ctx context.Context, n int, cell string) (
 	if err != nil || pc.body == nil {
 		return cell, nil
 	}
-	names := map[string]string{} // import name -> path
-	for _, im := range s.imports {
-		names[im.name] = im.path
-	}
-	for _, is := range pc.decls.Imports {
-		p, _ := strconv.Unquote(is.Path.Value)
-		names[declname.Import(is)] = p
-	}
+	names := s.importPaths(pc)
 	var sels []*ast.SelectorExpr
 	explicit := map[*ast.SelectorExpr]ast.Expr{} // lo.Map[int, string]: the index expression
 	ast.Inspect(pc.body, func(nd ast.Node) bool {

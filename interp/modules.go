@@ -545,14 +545,7 @@ func (s *Session) checkGenericUse(pc *parsedCell) *Error {
 	if len(s.compiled.pkgs) == 0 {
 		return nil
 	}
-	names := map[string]string{} // import name -> path
-	for _, im := range s.imports {
-		names[im.name] = im.path
-	}
-	for _, is := range pc.decls.Imports {
-		p, _ := strconv.Unquote(is.Path.Value)
-		names[declname.Import(is)] = p
-	}
+	names := s.importPaths(pc)
 	var bad *ast.SelectorExpr
 	var pp *compiled.PackagePlugin
 	find := func(n ast.Node) bool {
@@ -584,4 +577,18 @@ func (s *Session) checkGenericUse(pc *parsedCell) *Error {
 	x := bad.X.(*ast.Ident).Name + "." + bad.Sel.Name
 	msg := fmt.Sprintf("%s is generic, and package %s runs compiled (the interpreter cannot run its source): a cell's statements call it with type arguments that a compiled instantiation can name (types of the standard library, gnnlab and modules, and types made of them), not with a type that a cell declares, nor where the type arguments cannot be inferred. Call it from a function that a cell declares, which compiles (func f(xs []T) []T { return %s(...) }), or from a program with func main", x, pp.Path, x)
 	return compileErrorAt(s.fset, bad.Pos(), msg)
+}
+
+// importPaths maps the import names a cell can use (the session's and
+// the cell's own imports) to their paths; importNames is its inverse.
+func (s *Session) importPaths(pc *parsedCell) map[string]string {
+	names := map[string]string{}
+	for _, im := range s.imports {
+		names[im.name] = im.path
+	}
+	for _, is := range pc.decls.Imports {
+		p, _ := strconv.Unquote(is.Path.Value)
+		names[declname.Import(is)] = p
+	}
+	return names
 }
