@@ -481,3 +481,35 @@ extern "C" __global__ void attn_merge_sum_bf16(const int* __restrict__ heavy, co
                                                int W, const float* __restrict__ part, bf16* __restrict__ dst, long long ld) {
 	attn_merge_sum_body(heavy, tiles, nheavy, ntiles, W, part, dst, ld);
 }
+
+// ATTN_SHAPES instantiates an attention family's kernels for every group
+// shape (G lanes a group, VPL float4s a lane; C = 4*G*VPL channels a head:
+// 8 (2,1), 16 (4,1), 32 (8,1), 64 (16,1), 128 (32,1), 256 (32,2), 512
+// (32,4), 1024 (32,8)) through INST(SFX, T, G, VPL, MASK, W): the exact
+// kernels (_G_VPL) and the masked ones (_m_G_VPL, lanes past the head's
+// width load zeros), each in float and in bfloat16 (_bf16), and for VPL
+// even the bfloat16 kernels of the wide layout (_bf16w, 8 channels a
+// lane). (32,3) has masked kernels only (up to 384 channels); (32,8) has
+// no bfloat16 masked ones, since 513..1023 channels run padded to 1024.
+#define ATTN_SHAPE(INST, G, VPL)                              \
+	INST(_##G##_##VPL, float, G, VPL, false, false)       \
+	INST(_m_##G##_##VPL, float, G, VPL, true, false)      \
+	INST(_##G##_##VPL##_bf16, bf16, G, VPL, false, false) \
+	INST(_m_##G##_##VPL##_bf16, bf16, G, VPL, true, false)
+#define ATTN_SHAPE_W(INST, G, VPL) \
+	ATTN_SHAPE(INST, G, VPL)       \
+	INST(_##G##_##VPL##_bf16w, bf16, G, VPL, false, true)
+#define ATTN_SHAPES(INST)                             \
+	ATTN_SHAPE(INST, 2, 1)                        \
+	ATTN_SHAPE(INST, 4, 1)                        \
+	ATTN_SHAPE(INST, 8, 1)                        \
+	ATTN_SHAPE(INST, 16, 1)                       \
+	ATTN_SHAPE(INST, 32, 1)                       \
+	ATTN_SHAPE_W(INST, 32, 2)                     \
+	INST(_m_32_3, float, 32, 3, true, false)      \
+	INST(_m_32_3_bf16, bf16, 32, 3, true, false)  \
+	ATTN_SHAPE_W(INST, 32, 4)                     \
+	INST(_32_8, float, 32, 8, false, false)       \
+	INST(_m_32_8, float, 32, 8, true, false)      \
+	INST(_32_8_bf16, bf16, 32, 8, false, false)   \
+	INST(_32_8_bf16w, bf16, 32, 8, false, true)

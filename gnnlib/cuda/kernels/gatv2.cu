@@ -323,38 +323,10 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 		                                     cw);                                                                  \
 	}
 
-// GAT_INST instantiates the exact kernels (gatv2_*_G_VPL) and the masked
-// ones (gatv2_*_m_G_VPL) of one group shape, and their bfloat16 versions
-// (the same names with _bf16); GAT_INST_W adds, for a shape of VPL even,
-// the bfloat16 kernels of the wide layout (_bf16w: lane_row's W).
-#define GAT_INST(G, VPL)                                            \
-	GATV2_INST(_##G##_##VPL, float, G, VPL, false, false)      \
-	GATV2_INST(_m_##G##_##VPL, float, G, VPL, true, false)     \
-	GATV2_INST(_##G##_##VPL##_bf16, bf16, G, VPL, false, false) \
-	GATV2_INST(_m_##G##_##VPL##_bf16, bf16, G, VPL, true, false)
-#define GAT_INST_W(G, VPL) \
-	GAT_INST(G, VPL)       \
-	GATV2_INST(_##G##_##VPL##_bf16w, bf16, G, VPL, false, true)
-
-// C = 4*G*VPL: 8 (2,1), 16 (4,1), 32 (8,1), 64 (16,1), 128 (32,1), 256 (32,2), 512 (32,4),
-// 1024 (32,8); masked up to those, and up to 384 (32,3, masked only). At
-// (32,8) the destination passes use 255 registers and spill about 350
-// bytes a thread at sm_90: slower per channel, still one pass per node.
-GAT_INST(2, 1)
-GAT_INST(4, 1)
-GAT_INST(8, 1)
-GAT_INST(16, 1)
-GAT_INST(32, 1)
-GAT_INST_W(32, 2)
-GATV2_INST(_m_32_3, float, 32, 3, true, false)
-GATV2_INST(_m_32_3_bf16, bf16, 32, 3, true, false)
-GAT_INST_W(32, 4)
-// (32,8) masked would be 513..1023 channels, which gatShape refuses (they
-// run padded to 1024): no bfloat16 versions of the masked ones.
-GATV2_INST(_32_8, float, 32, 8, false, false)
-GATV2_INST(_m_32_8, float, 32, 8, true, false)
-GATV2_INST(_32_8_bf16, bf16, 32, 8, false, false)
-GATV2_INST(_32_8_bf16w, bf16, 32, 8, false, true)
+// The group shapes (attn.cuh's ATTN_SHAPES). At (32,8) the destination
+// passes use 255 registers and spill about 350 bytes a thread at sm_90:
+// slower per channel, still one pass per node.
+ATTN_SHAPES(GATV2_INST)
 
 // unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
 // for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt

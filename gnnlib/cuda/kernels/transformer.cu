@@ -211,31 +211,6 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 		                                 scale, pdrop, seed, cw);                                                  \
 	}
 
-// TF_SHAPE instantiates a group shape's exact and masked kernels and
-// their bfloat16 versions (_bf16); TF_SHAPE_W adds, for VPL even, the
-// bfloat16 kernels of the wide layout (_bf16w).
-#define TF_SHAPE(G, VPL)                                          \
-	TF_INST(_##G##_##VPL, float, G, VPL, false, false)       \
-	TF_INST(_m_##G##_##VPL, float, G, VPL, true, false)      \
-	TF_INST(_##G##_##VPL##_bf16, bf16, G, VPL, false, false) \
-	TF_INST(_m_##G##_##VPL##_bf16, bf16, G, VPL, true, false)
-#define TF_SHAPE_W(G, VPL) \
-	TF_SHAPE(G, VPL)       \
-	TF_INST(_##G##_##VPL##_bf16w, bf16, G, VPL, false, true)
-
-// The group shapes of gatv2.cu (gatv2Groups on the Go side): the same
-// widths take the same kernels' layouts.
-TF_SHAPE(2, 1)
-TF_SHAPE(4, 1)
-TF_SHAPE(8, 1)
-TF_SHAPE(16, 1)
-TF_SHAPE(32, 1)
-TF_SHAPE_W(32, 2)
-TF_INST(_m_32_3, float, 32, 3, true, false)
-TF_INST(_m_32_3_bf16, bf16, 32, 3, true, false)
-TF_SHAPE_W(32, 4)
-// No bfloat16 versions of the masked (32,8) kernels, as in gatv2.cu.
-TF_INST(_32_8, float, 32, 8, false, false)
-TF_INST(_m_32_8, float, 32, 8, true, false)
-TF_INST(_32_8_bf16, bf16, 32, 8, false, false)
-TF_INST(_32_8_bf16w, bf16, 32, 8, false, true)
+// The group shapes of gatv2.cu (attn.cuh's ATTN_SHAPES; gatv2Groups on
+// the Go side): the same widths take the same kernels' layouts.
+ATTN_SHAPES(TF_INST)
