@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"math"
 	"sync"
 	"unsafe"
@@ -374,7 +375,7 @@ func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (
 		if hops[k].idx, err = d.newBuffer(bound*4 + 4); err != nil {
 			return fail(err)
 		}
-		if err := d.launch("sample_edges", d.gridFor(int64(ndst), 128), 128, s.indptr, s.idx, dst, rowptr, hops[k].idx, s.flag, ndst, fan, mixSeed(seed, uint64(k))); err != nil {
+		if err := d.launch("sample_edges", d.gridFor(int64(ndst), 128), 128, s.indptr, s.idx, dst, rowptr, hops[k].idx, s.flag, ndst, fan, data.HopSeed(seed, k)); err != nil {
 			return fail(err)
 		}
 		if err := d.launch("sample_mark_dst", d.gridFor(int64(ndst), 256), 256, dst, s.flag, s.loc, ndst); err != nil {
@@ -416,14 +417,6 @@ func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (
 		dst, ndst = nodes, nsrc
 	}
 	return hops, nil
-}
-
-// mixSeed is data.mix: SplitMix64's finaliser of a + φ·(b+1).
-func mixSeed(a, b uint64) uint64 {
-	z := a + 0x9e3779b97f4a7c15*(b+1)
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
 }
 
 // registerBlock builds on the device the transpose of a block's CSR

@@ -50,7 +50,7 @@ func emSampleEdges(indptr, indices, nodes, rowptr, src, flag []int32, ndst, fano
 		for j := int32(0); j < k; j++ {
 			r := j
 			if fanout >= 0 {
-				h := mixSeed(seed, uint64(i)*uint64(fanout)+uint64(j))
+				h := data.HopSeed(seed, i*fanout+int(j))
 				r = int32(((h >> 32) * d) >> 32)
 			}
 			u := indices[beg+r]
@@ -147,7 +147,7 @@ func emulateSampleBlocks(g *graph.Graph, flag []int32, seeds, fanouts []int, see
 		ndst := len(dst)
 		rowptr := emScan(emSampleCounts(indptr, dst, ndst, fan), ndst)
 		idx := make([]int32, rowptr[ndst])
-		emSampleEdges(indptr, indices, dst, rowptr, idx, flag, ndst, fan, mixSeed(seed, uint64(k)))
+		emSampleEdges(indptr, indices, dst, rowptr, idx, flag, ndst, fan, data.HopSeed(seed, k))
 		emMarkDst(dst, flag, loc, ndst)
 		pos := emScan(flag, n)
 		nsrc := ndst + int(pos[n])

@@ -17,18 +17,6 @@ import (
 
 var _ data.BlockSampler = (*backend)(nil)
 
-// TestMixSeedIsData's: the device sampler's hop seeds are data.HopSeed's,
-// so that data.SampleBlocks is its exact host model.
-func TestMixSeedIsData(t *testing.T) {
-	for _, s := range []uint64{0, 1, 9, 1 << 63} {
-		for hop := range 4 {
-			if mixSeed(s, uint64(hop)) != data.HopSeed(s, hop) {
-				t.Fatalf("mixSeed(%d, %d) differs from data.HopSeed", s, hop)
-			}
-		}
-	}
-}
-
 func readBuf(t *testing.T, d *Device, b *buffer, n int) []int32 {
 	t.Helper()
 	out := make([]int32, n)
