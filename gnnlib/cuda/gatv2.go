@@ -49,7 +49,7 @@ func (d *backend) GATv2AttentionOut(g *graph.Graph, hs, hd, att *tensor.Tensor, 
 		if o == nil {
 			return nil, nil, nil, fmt.Errorf("gnnlib/cuda: GATv2AttentionOut's backward pass without the output")
 		}
-		if op.bf16 {
+		if op.bf16() {
 			// The bfloat16 kernels read the output in bfloat16: the
 			// caller's, or a rounded copy of a rebuilt float32 one.
 			h, release, err := d.halfOperand(o)
