@@ -97,16 +97,7 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		if !apiKinds[kind] {
 			continue
 		}
-		out := classes
-		if kind == "gatv2" {
-			for out = 8; out < classes; out *= 2 {
-			}
-		}
-		dims := []int{fin}
-		for range layers - 1 {
-			dims = append(dims, hidden)
-		}
-		dims = append(dims, out)
+		dims := apiDims(kind, fin, hidden, classes, layers)
 		model := newAPIModel(kind, dims)
 		model.fused = run.fused
 		act := "ReLU, Dropout"
@@ -222,4 +213,21 @@ func profileEpoch(d *cuda.Device, gname, kind string, epoch func()) {
 	after := must(d.MemStats()).InUse
 	report("api-profile", gname, what("memory"), 0, float64(peak)/(1<<30),
 		fmt.Sprintf("peak in use after %s; %.3f GiB in use before the epoch, %.3f GiB after it once collected", peakOp, float64(base)/(1<<30), float64(after)/(1<<30)))
+}
+
+// apiDims are the layer widths of an api-part model of kind: fin, hidden
+// layers-1 times, then classes (for GATv2 rounded up to a power of two
+// from 8, one of the fused kernels' exact widths, as the api, autoreplay
+// and nnbf16 parts have always timed it).
+func apiDims(kind string, fin, hidden, classes, layers int) []int {
+	out := classes
+	if kind == "gatv2" {
+		for out = 8; out < classes; out *= 2 {
+		}
+	}
+	dims := []int{fin}
+	for range layers - 1 {
+		dims = append(dims, hidden)
+	}
+	return append(dims, out)
 }

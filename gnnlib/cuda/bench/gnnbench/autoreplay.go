@@ -73,16 +73,7 @@ func hostGraph(g *csr) *graph.Graph {
 // *reps timed ones and returns their median (ms) and a note: launches and
 // graph replays per epoch, and the launch mode Device.Mapping reports.
 func timeEpochs(d *cuda.Device, hg *graph.Graph, kind string, fin, hidden, classes, layers int) (float64, string) {
-	out := classes
-	if kind == "gatv2" {
-		for out = 8; out < classes; out *= 2 {
-		}
-	}
-	dims := []int{fin}
-	for range layers - 1 {
-		dims = append(dims, hidden)
-	}
-	dims = append(dims, out)
+	dims := apiDims(kind, fin, hidden, classes, layers)
 	model := newAPIModel(kind, dims)
 	model.fused = true
 	nn.To(model, d.Backend())

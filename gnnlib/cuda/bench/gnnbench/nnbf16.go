@@ -37,16 +37,7 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		y[i] = i % classes
 	}
 	for _, kind := range []string{"gcn", "gatv2"} {
-		out := classes
-		if kind == "gatv2" {
-			for out = 8; out < classes; out *= 2 {
-			}
-		}
-		dims := []int{fin}
-		for range layers - 1 {
-			dims = append(dims, hidden)
-		}
-		dims = append(dims, out)
+		dims := apiDims(kind, fin, hidden, classes, layers)
 		type variant struct {
 			name        string
 			dt          tensor.DType
