@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -193,8 +194,15 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 	if m == 0 || n == 0 {
 		return nil
 	}
-	split, chunk := d.gemmBF16Split(m, n, k)
-	if outBF16 && (split > 1 || k == 0) {
+	lda, ldb := k, n
+	if transA {
+		lda = m
+	}
+	if transB {
+		ldb = k
+	}
+	p := d.gemmBF16Choose(m, n, k, transA, transB, a.ptr, lda, b.ptr, ldb)
+	if outBF16 && (p.split > 1 || k == 0) {
 		// Split-K partial sums add up in a float32 scratch, rounded to
 		// bfloat16 once at the end: one block walking all of a long k
 		// (Xᵀ·dY) ran 22-40x slower than the float32 GEMM on the H100.
@@ -209,22 +217,100 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 		cnt := int64(m) * int64(n)
 		return d.launch("f32_to_bf16", d.gridFor(cnt, 256), 256, tmp, dptr, cnt)
 	}
-	if k == 0 || split > 1 {
+	if k == 0 || p.split > 1 {
 		if err := (&Tensor{buf: dbuf, ptr: dptr, Rows: m, Cols: n}).Fill(0); err != nil || k == 0 {
 			return err
 		}
 	}
-	lda, ldb := k, n
-	if transA {
-		lda = m
-	}
-	if transB {
-		ldb = k
+	if p.pipe {
+		vecC := dptr%16 == 0 && n%4 == 0
+		if outBF16 {
+			vecC = dptr%16 == 0 && n%8 == 0
+		}
+		return d.launch3(p.kernel, p.grid, [3]int{256, 1, 1},
+			a.ptr, b.ptr, dptr, m, n, k, p.chunk, p.split, p.split > 1, outBF16, p.vA, p.vB, vecC)
 	}
 	vecA := lda%8 == 0 && a.ptr%16 == 0
 	vecB := ldb%8 == 0 && b.ptr%16 == 0
-	return d.launch3("sm80_gemm_bf16", [3]int{(n + 127) / 128, (m + 127) / 128, split}, [3]int{256, 1, 1},
-		a.ptr, b.ptr, dptr, m, n, k, transA, transB, chunk, split > 1, outBF16, vecA, vecB)
+	return d.launch3(p.kernel, p.grid, [3]int{256, 1, 1},
+		a.ptr, b.ptr, dptr, m, n, k, transA, transB, p.chunk, p.split > 1, outBF16, vecA, vecB)
+}
+
+// gemmBF16Launch is the kernel, grid and k split gemmBF16 chose.
+type gemmBF16Launch struct {
+	kernel       string
+	pipe         bool // sm80_gemm_bf16p_*, with vA and vB
+	grid         [3]int
+	split, chunk int
+	vA, vB       int
+}
+
+// Tiles of the pipelined kernels (kernels/gemm_bf16.cu: GP_BM, GP_BK, the
+// two BN) and the blocks each SM holds (their __launch_bounds__), which
+// the persistent grid must not exceed.
+const (
+	gpBM, gpBK       = 128, 16
+	gpNarrow         = 64
+	gpWide           = 128
+	gpBlocksNarrowSM = 3
+	gpBlocksWideSM   = 2
+)
+
+// cpWidth returns the halves a cp.async may copy at once from rows of
+// leading dimension ld at base ptr: 8, 4 or 2 (16, 8 or 4 bytes, aligned),
+// or 0 when the rows are only 2-byte aligned.
+func cpWidth(ld int, ptr uintptr) int {
+	for _, v := range []int{8, 4, 2} {
+		if ld%v == 0 && ptr%uintptr(2*v) == 0 {
+			return v
+		}
+	}
+	return 0
+}
+
+// gemmBF16Choose picks the kernel for an m x n x k product: under
+// tune.GEMMBF16Pipe the pipelined one unless an operand's rows are only
+// 2-byte aligned (an odd leading dimension), else sm80_gemm_bf16.
+func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) gemmBF16Launch {
+	form := "nn"
+	switch {
+	case transA:
+		form = "tn"
+	case transB:
+		form = "nt"
+	}
+	if tune.GEMMBF16 == tune.GEMMBF16Pipe {
+		vA, vB := cpWidth(lda, pa), cpWidth(ldb, pb)
+		if vA > 0 && vB > 0 {
+			bn, per := gpWide, gpBlocksWideSM
+			if n <= gpNarrow {
+				bn, per = gpNarrow, gpBlocksNarrowSM
+			}
+			split, chunk, grid := gemmBF16PipeGrid(m, n, k, bn, per*d.nsm)
+			return gemmBF16Launch{kernel: fmt.Sprintf("sm80_gemm_bf16p_%s_%d", form, bn), pipe: true,
+				grid: [3]int{grid, 1, 1}, split: split, chunk: chunk, vA: vA, vB: vB}
+		}
+	}
+	split, chunk := d.gemmBF16Split(m, n, k)
+	return gemmBF16Launch{kernel: "sm80_gemm_bf16", grid: [3]int{(n + 127) / 128, (m + 127) / 128, split},
+		split: split, chunk: chunk}
+}
+
+// gemmBF16PipeGrid is the work split of the pipelined kernel on a
+// persistent grid of at most blocks blocks: output tiles of gpBM x bn
+// and, when there are fewer tiles than blocks and k is at least 1024 (a
+// weight gradient Xᵀ·dY), k chunks (multiples of gpBK, at least 256
+// long) so that every block gets about one item.
+func gemmBF16PipeGrid(m, n, k, bn, blocks int) (split, chunk, grid int) {
+	tiles := ((m + gpBM - 1) / gpBM) * ((n + bn - 1) / bn)
+	split = 1
+	if tiles < blocks && k >= 1024 {
+		split = max(1, min((blocks+tiles-1)/tiles, k/256))
+	}
+	chunk = (k + split - 1) / split
+	chunk = max(gpBK, (chunk+gpBK-1)/gpBK*gpBK)
+	split = max(1, (k+chunk-1)/chunk)
+	return split, chunk, min(tiles*split, blocks)
 }
 
 // SpMMBF16 computes dst[v,:] = Σ_{u→v} w_uv · x[u,:] over g with x in

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
@@ -169,9 +170,22 @@ func skipNoBF16(t *testing.T, err error) {
 // float32 operands (the FP32 CPU reference), which it must match within
 // the bound bfloat16 rounding allows: |error| ≤ (2u + u²)·Σ|a||b| for the
 // operands' rounding, u = 2⁻⁸ (half an ulp of 8 significant bits), plus
-// u·|c| for a bfloat16 output.
+// u·|c| for a bfloat16 output. Both kernels (tune.GEMMBF16) run every
+// case; the pipelined one's cases add K and leading dimensions that allow
+// only 8- or 4-byte copies, tiles cut in M and N, 47-wide results of the
+// nt form (element stores), persistent blocks with several tiles each,
+// split-K in both widths, and the odd leading dimensions it leaves to the
+// other kernel. Outputs start as NaN, so an element no block writes fails.
 func TestMatMulBF16(t *testing.T) {
 	d := openOrSkip(t)
+	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
+	for _, kern := range []tune.GEMMBF16Kernel{tune.GEMMBF16Pipe, tune.GEMMBF16Reg} {
+		tune.GEMMBF16 = kern
+		t.Run(string(kern), func(t *testing.T) { testMatMulBF16(t, d) })
+	}
+}
+
+func testMatMulBF16(t *testing.T, d *Device) {
 	r := rand.New(rand.NewPCG(21, 22))
 	cases := []gemmCase{
 		{1, 1, 1, false, false, 0},
@@ -190,6 +204,15 @@ func TestMatMulBF16(t *testing.T) {
 		{169343, 128, 256, false, false, 2000}, // arxiv layer x·W
 		{128, 169343, 256, true, false, 300},   // its weight gradient Xᵀ·dY
 		{169343, 256, 128, false, true, 2000},  // its input gradient dY·Wᵀ
+		{300, 100, 48, false, false, 0},        // K = 100: 8-byte copies of A, the 64-wide tile
+		{300, 30, 40, false, false, 0},         // K = 30: 4-byte copies
+		{257, 46, 130, false, true, 0},         // 4-byte copies of both, N cut in the second tile
+		{130, 600, 66, true, false, 0},         // tn with 4-byte copies, m cut
+		{70, 5000, 24, true, false, 0},         // tn split-K, 64-wide tile
+		{5000, 256, 47, false, true, 300},      // nt, 47 wide: element stores
+		{70000, 100, 48, false, false, 500},    // several 64-wide tiles per persistent block
+		{1000, 512, 512, false, false, 2000},   // K = 512, four 128-wide tiles
+		{16, 16, 8, false, false, 0},
 	}
 	const u = half.EpsBF16
 	for _, tc := range cases {
@@ -221,10 +244,7 @@ func TestMatMulBF16(t *testing.T) {
 		for _, out16 := range []bool{false, true} {
 			var got []float32
 			if out16 {
-				dst, err := d.EmptyBF16(tc.m, tc.n)
-				if err != nil {
-					t.Fatal(err)
-				}
+				dst := poisoned16(t, d, tc.m, tc.n)
 				err = MatMulBF16Out(dst, a, b, tc.transA, tc.transB)
 				skipNoBF16(t, err)
 				if err != nil {
@@ -560,5 +580,71 @@ func TestBiasActBF16(t *testing.T) {
 		for _, x := range []interface{ Free() }{y16, dx16, x32, y32, wantY, y16r, g32, dx32, wantDx} {
 			x.Free()
 		}
+	}
+}
+
+// TestGEMMBF16Plan checks, without a GPU, the pipelined GEMM's launch
+// plans: the copy widths the operands' alignment allows, the fallback to
+// sm80_gemm_bf16 for odd leading dimensions (and under GEMMBF16Reg), and
+// that every k split covers k in whole k-steps with no empty chunk and a
+// grid no larger than the blocks the SMs hold at once.
+func TestGEMMBF16Plan(t *testing.T) {
+	for _, c := range []struct {
+		ld   int
+		ptr  uintptr
+		want int
+	}{{128, 0, 8}, {100, 0, 4}, {30, 0, 2}, {47, 0, 0}, {128, 8, 4}, {128, 4, 2}, {128, 2, 0}, {256, 1 << 20, 8}} {
+		if got := cpWidth(c.ld, c.ptr); got != c.want {
+			t.Errorf("cpWidth(%d, %#x) = %d, want %d", c.ld, c.ptr, got, c.want)
+		}
+	}
+	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
+	tune.GEMMBF16 = tune.GEMMBF16Pipe
+	d := &Device{nsm: 132}
+	for _, c := range []struct {
+		m, k, n        int
+		transA, transB bool
+		kernel         string
+		split          int
+	}{
+		{169343, 128, 512, false, false, "sm80_gemm_bf16p_nn_128", 1},
+		{128, 169343, 512, true, false, "sm80_gemm_bf16p_tn_128", 66},
+		{169343, 256, 128, false, true, "sm80_gemm_bf16p_nt_128", 1},
+		{2449029, 256, 48, false, false, "sm80_gemm_bf16p_nn_64", 1},
+		{256, 2449029, 48, true, false, "sm80_gemm_bf16p_tn_64", 198},
+		{2449029, 256, 47, false, false, "sm80_gemm_bf16", 1}, // B's rows 47 wide
+		{2449029, 47, 256, false, true, "sm80_gemm_bf16", 1},  // A's rows 47 long
+		{5000, 256, 47, false, true, "sm80_gemm_bf16p_nt_64", 1},
+		{70, 5000, 24, true, false, "sm80_gemm_bf16p_tn_64", 19},
+		{1, 1, 1, false, false, "sm80_gemm_bf16", 1},
+	} {
+		lda, ldb := c.k, c.n
+		if c.transA {
+			lda = c.m
+		}
+		if c.transB {
+			ldb = c.k
+		}
+		p := d.gemmBF16Choose(c.m, c.n, c.k, c.transA, c.transB, 0, lda, 0, ldb)
+		if p.kernel != c.kernel || p.split != c.split {
+			t.Errorf("%dx%dx%d T=%v,%v: kernel %s split %d, want %s split %d", c.m, c.k, c.n, c.transA, c.transB, p.kernel, p.split, c.kernel, c.split)
+		}
+	}
+	for _, k := range []int{0, 1, 15, 16, 17, 1023, 1024, 4097, 169343, 2449029} {
+		for _, mn := range [][3]int{{128, 48, 64}, {70, 24, 64}, {2000, 512, 128}, {100000, 256, 128}} {
+			m, n, bn := mn[0], mn[1], mn[2]
+			for _, blocks := range []int{264, 396} {
+				split, chunk, grid := gemmBF16PipeGrid(m, n, k, bn, blocks)
+				tiles := ((m + gpBM - 1) / gpBM) * ((n + bn - 1) / bn)
+				if chunk%gpBK != 0 || chunk <= 0 || split < 1 || split*chunk < k || (split > 1 && (split-1)*chunk >= k) ||
+					grid > blocks || grid != min(tiles*split, blocks) || (split > 1 && chunk < 256) {
+					t.Errorf("gemmBF16PipeGrid(%d, %d, %d, %d, %d) = split %d, chunk %d, grid %d", m, n, k, bn, blocks, split, chunk, grid)
+				}
+			}
+		}
+	}
+	tune.GEMMBF16 = tune.GEMMBF16Reg
+	if p := d.gemmBF16Choose(169343, 512, 128, false, false, 0, 128, 0, 512); p.kernel != "sm80_gemm_bf16" {
+		t.Errorf("under GEMMBF16Reg: kernel %s", p.kernel)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 )
 
 // roofline returns the device's dense BF16 tensor-core peak (FLOP/s) and
@@ -40,13 +42,42 @@ func pctRoof(desc string, flop, bytes, ms float64) string {
 	return fmt.Sprintf(", %.0f%% of roofline (%s-bound, %.3f ms)", 100*roof/ms, bound, roof)
 }
 
+// bf16Kerns lists the tensor-core GEMM kernels (tune.GEMMBF16Kernel) the
+// bf16 part times side by side on the same operands.
+var bf16Kerns = flag.String("bf16-gemm", "pipe,reg", "comma-separated tensor-core GEMM kernels of the bf16 part (pipe, reg)")
+
+// timeDev runs fn once to warm up, then reps times between the device's
+// timing events, and returns the median device time in milliseconds: the
+// kernels' time without the host's launch and synchronisation overhead,
+// which timeit's wall clock includes (about 10-20 µs, a sixth of the
+// roofline time of the smallest products here).
+func timeDev(d *cuda.Device, fn func()) float64 {
+	fn()
+	check(d.Synchronize())
+	ts := make([]float64, *reps)
+	for i := range ts {
+		check(d.StartTimer())
+		fn()
+		dt := must(d.StopTimer())
+		ts[i] = float64(dt.Nanoseconds()) / 1e6
+	}
+	slices.Sort(ts)
+	return ts[len(ts)/2]
+}
+
 // bf16Part times the tensor-core BF16 GEMM against the FP32 GEMM at the
 // gemm part's shapes (the products-sized ones too, whatever -products
-// says: they need no graph) and a square one, and the BF16 SpMM against the FP32 one on the
-// arxiv-sized graph, on the same operands (rounded), in one run.
+// says: they need no graph) and a square one, each -bf16-gemm kernel on
+// the same operands (rounded), with its share of the roofline; and the
+// BF16 SpMM against the FP32 one on the arxiv-sized graph, in one run.
 func bf16Part(d *cuda.Device, r *rand.Rand, gs []*csr) {
 	check(d.EmptyCache())
 	desc := d.String()
+	var kerns []tune.GEMMBF16Kernel
+	for _, k := range strings.Split(*bf16Kerns, ",") {
+		kerns = append(kerns, tune.GEMMBF16Kernel(k))
+	}
+	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
 	// The gemm part's shapes and a compute-bound square.
 	shapes := append(slices.Clone(gemmShapes), gemmShape{"square 8192x8192·8192x8192", 8192, 8192, 8192, false, false})
 	for _, c := range shapes {
@@ -63,8 +94,8 @@ func bf16Part(d *cuda.Device, r *rand.Rand, gs []*csr) {
 		y := must(d.Empty(c.m, c.n))
 		flop := 2 * float64(c.m) * float64(c.k) * float64(c.n)
 		in, out := float64(ar*ac+br*bc), float64(c.m*c.n)
-		ms32 := timeit(d, func() { check(cuda.MatMul(y, a, b, c.ta, c.tb)) })
-		report("gemm-fp32", "-", c.name, ms32, 0, fmt.Sprintf("%.1f TFLOP/s", flop/ms32/1e9))
+		ms32 := timeDev(d, func() { check(cuda.MatMul(y, a, b, c.ta, c.tb)) })
+		report("gemm-fp32", "-", c.name, ms32, 0, fmt.Sprintf("%.1f TFLOP/s (device time)", flop/ms32/1e9))
 		a16, b16 := must(cuda.ToBF16(a)), must(cuda.ToBF16(b))
 		a.Free()
 		b.Free()
@@ -75,14 +106,20 @@ func bf16Part(d *cuda.Device, r *rand.Rand, gs []*csr) {
 			y.Free()
 			return
 		}
-		ms := timeit(d, func() { check(cuda.MatMulBF16(y, a16, b16, c.ta, c.tb)) })
-		report("gemm-bf16", "-", c.name+" [f32 out]", ms, 0, fmt.Sprintf("%.1f TFLOP/s, %.2fx fp32%s",
-			flop/ms/1e9, ms32/ms, pctRoof(desc, flop, 2*in+4*out, ms)))
-		y.Free()
 		y16 := must(d.EmptyBF16(c.m, c.n))
-		ms = timeit(d, func() { check(cuda.MatMulBF16Out(y16, a16, b16, c.ta, c.tb)) })
-		report("gemm-bf16", "-", c.name+" [bf16 out]", ms, 0, fmt.Sprintf("%.1f TFLOP/s, %.2fx fp32%s",
-			flop/ms/1e9, ms32/ms, pctRoof(desc, flop, 2*in+2*out, ms)))
+		for _, k := range kerns {
+			tune.GEMMBF16 = k
+			ms := timeDev(d, func() { check(cuda.MatMulBF16(y, a16, b16, c.ta, c.tb)) })
+			wall := timeit(d, func() { check(cuda.MatMulBF16(y, a16, b16, c.ta, c.tb)) })
+			report("gemm-bf16", "-", fmt.Sprintf("%s [f32 out] [%s]", c.name, k), ms, 0, fmt.Sprintf("%.1f TFLOP/s, %.2fx fp32%s; wall %.3f ms",
+				flop/ms/1e9, ms32/ms, pctRoof(desc, flop, 2*in+4*out, ms), wall))
+			ms = timeDev(d, func() { check(cuda.MatMulBF16Out(y16, a16, b16, c.ta, c.tb)) })
+			wall = timeit(d, func() { check(cuda.MatMulBF16Out(y16, a16, b16, c.ta, c.tb)) })
+			report("gemm-bf16", "-", fmt.Sprintf("%s [bf16 out] [%s]", c.name, k), ms, 0, fmt.Sprintf("%.1f TFLOP/s, %.2fx fp32%s; wall %.3f ms",
+				flop/ms/1e9, ms32/ms, pctRoof(desc, flop, 2*in+2*out, ms), wall))
+		}
+		tune.GEMMBF16 = kerns[0]
+		y.Free()
 		y16.Free()
 		a16.Free()
 		b16.Free()

@@ -62,3 +62,24 @@ var CacheLabels = true
 // MiB) since the last one. Off by default; gnnbench compares the two
 // (peak memory and epoch time).
 var PoolGCFixed = false
+
+// GEMMBF16Kernel names the tensor-core kernel gnnlib/cuda's MatMulBF16
+// (and MatMulBF16Out) launches, in kernels/gemm_bf16.cu.
+type GEMMBF16Kernel string
+
+const (
+	// GEMMBF16Reg is sm80_gemm_bf16: one 128x128 tile a block, k-tiles of
+	// 32 read into registers while the previous one is multiplied, 2-byte
+	// scattered shared-memory stores for transposed operands, no ldmatrix.
+	GEMMBF16Reg GEMMBF16Kernel = "reg"
+	// GEMMBF16Pipe, the default, is sm80_gemm_bf16p_*: persistent blocks,
+	// a multi-stage cp.async pipeline over the block's tiles, ldmatrix
+	// fragments and 16-byte epilogue stores. Products whose operands'
+	// leading dimensions are odd (2-byte aligned rows, which cp.async
+	// cannot copy) still run GEMMBF16Reg.
+	GEMMBF16Pipe GEMMBF16Kernel = "pipe"
+)
+
+// GEMMBF16 is the tensor-core kernel MatMulBF16 launches. Set it before
+// work is queued, not concurrently with MatMulBF16 calls.
+var GEMMBF16 = GEMMBF16Pipe
