@@ -342,9 +342,9 @@ func spmmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, g *Graph
 	if dbuf.dev != d || g.dev != d {
 		return fmt.Errorf("gnnlib/cuda: SpMMBF16: operands on different devices")
 	}
-	n, nsrc, indptr, idx, w := g.n, g.nsrc, g.indptr, g.idx, g.w
+	n, nsrc, indptr, idx, w, hv := g.n, g.nsrc, g.indptr, g.idx, g.w, g.hv
 	if transpose {
-		n, nsrc, indptr, idx, w = g.nsrc, g.n, g.tptr, g.tidx, g.tw
+		n, nsrc, indptr, idx, w, hv = g.nsrc, g.n, g.tptr, g.tidx, g.tw, g.thv
 	}
 	f := x.Cols
 	if x.Rows != nsrc || rows != n || cols != f {
@@ -353,14 +353,43 @@ func spmmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, g *Graph
 	if n == 0 || f == 0 {
 		return nil
 	}
+	tile := 0
+	if hv.n > 0 && tune.BF16SplitHeavy {
+		tile = heavyTile
+	}
 	const block = 256
-	if f%8 == 0 && x.ptr%16 == 0 && dptr%16 == 0 {
+	vec := f%8 == 0 && x.ptr%16 == 0 && dptr%16 == 0
+	var err error
+	if vec {
 		grp := min(32, 1<<(bits.Len(uint(f/8))-1))
 		grid := d.gridFor(int64(n)*int64(grp), block)
-		return d.launch("sm80_spmm_bf16_vec8", grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, grp, outBF16)
+		err = d.launch("sm80_spmm_bf16_vec8", grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, grp, outBF16, tile)
+	} else {
+		grid := d.gridFor(int64(n)*32, block)
+		err = d.launch("sm80_spmm_bf16_warp", grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, outBF16, tile)
 	}
-	grid := d.gridFor(int64(n)*32, block)
-	return d.launch("sm80_spmm_bf16_warp", grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, outBF16)
+	if err != nil || tile == 0 {
+		return err
+	}
+	// The heavy rows: float32 partial sums of each edge tile added into a
+	// scratch row per heavy row, then stored into dst.
+	acc, err := d.Empty(hv.n, f)
+	if err != nil {
+		return err
+	}
+	defer acc.Free()
+	if err := acc.Fill(0); err != nil {
+		return err
+	}
+	threads := min(256, (f+31)/32*32)
+	if vec {
+		threads = min(256, (f/8+31)/32*32)
+	}
+	if err := d.launch("sm80_spmm_bf16_heavy", hv.ntiles, threads, indptr, idx, ptrOf(w), x.ptr, acc, hv.heavy, hv.tiles, hv.n, f, heavyTile, vec); err != nil {
+		return err
+	}
+	cnt := int64(hv.n) * int64(f)
+	return d.launch("sm80_spmm_bf16_heavy_store", d.gridFor(cnt, 256), 256, acc, hv.heavy, dptr, hv.n, f, outBF16)
 }
 
 // AdamBF16 is one step of gnnlib/nn's Adam (AdamW when decoupled) for
@@ -422,4 +451,21 @@ func ActBackwardBF16(dx, y, g *BF16Tensor, relu bool, p float32) error {
 		return nil
 	}
 	return d.launch("act_backward_bf16", d.gridFor(n, 256), 256, y.ptr, g.ptr, dx.ptr, n, relu, p)
+}
+
+// ColSumBF16 is ColSum of a bfloat16 matrix: dst[j] = Σ_i x[i,j], float32
+// sums of the bfloat16 values (a bias gradient of bfloat16 training).
+func ColSumBF16(dst *Tensor, x *BF16Tensor) error {
+	d := x.buf.dev
+	if dst.buf.dev != d {
+		return fmt.Errorf("gnnlib/cuda: ColSumBF16: operands on different devices")
+	}
+	if dst.Len() != x.Cols {
+		return shapeErr("ColSumBF16", "x %dx%d into %d", x.Rows, x.Cols, dst.Len())
+	}
+	if err := dst.Fill(0); err != nil || x.Len() == 0 {
+		return err
+	}
+	gx, gy, chunk := colGrid(&Tensor{Rows: x.Rows, Cols: x.Cols})
+	return d.launch3("col_sum_bf16", [3]int{gx, gy, 1}, [3]int{128, 1, 1}, x.ptr, dst, x.Rows, x.Cols, chunk)
 }

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -323,11 +324,33 @@ func testMatMulBF16(t *testing.T, d *Device) {
 // of 8 and not) and both output types, weighted and not, on a graph with
 // a heavy row, against kernels.SpMM of the rounded features (float32 sums:
 // summation-order error only) and of the float32 features (the bfloat16
-// bound).
+// bound). It runs with the heavy rows split into edge tiles
+// (tune.BF16SplitHeavy) and not, on the graph whose node 3 has an in-edge
+// from every node and on its reverse, whose transpose has that heavy row;
+// outputs start as NaN, so a heavy row left unwritten fails.
 func TestSpMMBF16(t *testing.T) {
 	d := openOrSkip(t)
+	hub := testGraph(t, 3000, 30000, true)
+	src, dst := hub.Edges()
+	rev, err := graph.FromEdges(hub.NumNodes(), dst, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev = rev.GCNNorm()
+	defer func(s bool) { tune.BF16SplitHeavy = s }(tune.BF16SplitHeavy)
+	for _, split := range []bool{true, false} {
+		tune.BF16SplitHeavy = split
+		for _, c := range []struct {
+			name string
+			g    *graph.Graph
+		}{{"hub", hub}, {"reversed", rev}} {
+			t.Run(fmt.Sprintf("%s/split=%v", c.name, split), func(t *testing.T) { testSpMMBF16(t, d, c.g) })
+		}
+	}
+}
+
+func testSpMMBF16(t *testing.T, d *Device, g *graph.Graph) {
 	r := rand.New(rand.NewPCG(31, 32))
-	g := testGraph(t, 3000, 30000, true)
 	n := g.NumNodes()
 	for _, weighted := range []bool{true, false} {
 		hg := g
@@ -371,10 +394,7 @@ func TestSpMMBF16(t *testing.T) {
 			for _, out16 := range []bool{false, true} {
 				var got []float32
 				if out16 {
-					y, err := d.EmptyBF16(n, f)
-					if err != nil {
-						t.Fatal(err)
-					}
+					y := poisoned16(t, d, n, f)
 					err = SpMMBF16Out(y, dg, x)
 					skipNoBF16(t, err)
 					if err != nil {
@@ -646,5 +666,41 @@ func TestGEMMBF16Plan(t *testing.T) {
 	tune.GEMMBF16 = tune.GEMMBF16Reg
 	if p := d.gemmBF16Choose(169343, 512, 128, false, false, 0, 128, 0, 512); p.kernel != "sm80_gemm_bf16" {
 		t.Errorf("under GEMMBF16Reg: kernel %s", p.kernel)
+	}
+}
+
+// TestColSumBF16 checks ColSumBF16 against the float64 column sums of the
+// bfloat16 values, to float32 summation error, on widths that cut the
+// column blocks and a tall matrix that splits rows.
+func TestColSumBF16(t *testing.T) {
+	d := openOrSkip(t)
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, sh := range [][2]int{{1, 1}, {3, 47}, {1000, 256}, {100000, 40}} {
+		rows, cols := sh[0], sh[1]
+		_, h := bf16Operand(r, rows*cols)
+		x, err := d.BF16FromHost(h, rows, cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := poisoned(t, d, 1, cols)
+		err = ColSumBF16(dst, x)
+		skipNoBF16(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := host(t, dst)
+		for j := range cols {
+			var s, a float64
+			for i := range rows {
+				v := float64(half.BF16(h[i*cols+j]).Float32())
+				s += v
+				a += math.Abs(v)
+			}
+			if e := math.Abs(float64(got[j]) - s); !(e <= float64(rows+2)*1.2e-7*a+1e-30) {
+				t.Errorf("ColSumBF16 %dx%d column %d = %v, want %v", rows, cols, j, got[j], s)
+			}
+		}
+		x.Free()
+		dst.Free()
 	}
 }

@@ -83,3 +83,10 @@ const (
 // GEMMBF16 is the tensor-core kernel MatMulBF16 launches. Set it before
 // work is queued, not concurrently with MatMulBF16 calls.
 var GEMMBF16 = GEMMBF16Pipe
+
+// BF16SplitHeavy makes gnnlib/cuda's bfloat16 SpMM (SpMMBF16 and its
+// transpose) leave the rows of more than one edge tile to
+// sm80_spmm_bf16_heavy, as the float32 SpMM does, instead of one lane
+// group walking all of a hub's edges. On by default; gnnbench's bf16 part
+// compares the two on the skewed arxiv-sized graph.
+var BF16SplitHeavy = true
