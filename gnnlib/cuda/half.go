@@ -269,8 +269,9 @@ func cpWidth(ld int, ptr uintptr) int {
 }
 
 // gemmBF16Choose picks the kernel for an m x n x k product: under
-// tune.GEMMBF16Pipe the pipelined one unless an operand's rows are only
-// 2-byte aligned (an odd leading dimension), else sm80_gemm_bf16.
+// tune.GEMMBF16Pipe or GEMMBF16PipeSW the pipelined one unless an
+// operand's rows are only 2-byte aligned (an odd leading dimension), else
+// sm80_gemm_bf16.
 func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) gemmBF16Launch {
 	form := "nn"
 	switch {
@@ -279,7 +280,11 @@ func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, ld
 	case transB:
 		form = "nt"
 	}
-	if tune.GEMMBF16 == tune.GEMMBF16Pipe {
+	if tune.GEMMBF16 == tune.GEMMBF16Pipe || tune.GEMMBF16 == tune.GEMMBF16PipeSW {
+		prefix := "sm80_gemm_bf16p_"
+		if tune.GEMMBF16 == tune.GEMMBF16PipeSW {
+			prefix = "sm80_gemm_bf16s_"
+		}
 		vA, vB := cpWidth(lda, pa), cpWidth(ldb, pb)
 		if vA > 0 && vB > 0 {
 			bn, per := gpWide, gpBlocksWideSM
@@ -287,7 +292,7 @@ func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, ld
 				bn, per = gpNarrow, gpBlocksNarrowSM
 			}
 			split, chunk, grid := gemmBF16PipeGrid(m, n, k, bn, per*d.nsm)
-			return gemmBF16Launch{kernel: fmt.Sprintf("sm80_gemm_bf16p_%s_%d", form, bn), pipe: true,
+			return gemmBF16Launch{kernel: fmt.Sprintf("%s%s_%d", prefix, form, bn), pipe: true,
 				grid: [3]int{grid, 1, 1}, split: split, chunk: chunk, vA: vA, vB: vB}
 		}
 	}

@@ -171,8 +171,8 @@ func skipNoBF16(t *testing.T, err error) {
 // float32 operands (the FP32 CPU reference), which it must match within
 // the bound bfloat16 rounding allows: |error| ≤ (2u + u²)·Σ|a||b| for the
 // operands' rounding, u = 2⁻⁸ (half an ulp of 8 significant bits), plus
-// u·|c| for a bfloat16 output. Both kernels (tune.GEMMBF16) run every
-// case; the pipelined one's cases add K and leading dimensions that allow
+// u·|c| for a bfloat16 output. Every kernel (tune.GEMMBF16) runs every
+// case; the pipelined ones' cases add K and leading dimensions that allow
 // only 8- or 4-byte copies, tiles cut in M and N, 47-wide results of the
 // nt form (element stores), persistent blocks with several tiles each,
 // split-K in both widths, and the odd leading dimensions it leaves to the
@@ -180,7 +180,7 @@ func skipNoBF16(t *testing.T, err error) {
 func TestMatMulBF16(t *testing.T) {
 	d := openOrSkip(t)
 	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
-	for _, kern := range []tune.GEMMBF16Kernel{tune.GEMMBF16Pipe, tune.GEMMBF16Reg} {
+	for _, kern := range []tune.GEMMBF16Kernel{tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16Reg} {
 		tune.GEMMBF16 = kern
 		t.Run(string(kern), func(t *testing.T) { testMatMulBF16(t, d) })
 	}
@@ -662,6 +662,10 @@ func TestGEMMBF16Plan(t *testing.T) {
 				}
 			}
 		}
+	}
+	tune.GEMMBF16 = tune.GEMMBF16PipeSW
+	if p := d.gemmBF16Choose(169343, 512, 128, false, false, 0, 128, 0, 512); p.kernel != "sm80_gemm_bf16s_nn_128" {
+		t.Errorf("under GEMMBF16PipeSW: kernel %s", p.kernel)
 	}
 	tune.GEMMBF16 = tune.GEMMBF16Reg
 	if p := d.gemmBF16Choose(169343, 512, 128, false, false, 0, 128, 0, 512); p.kernel != "sm80_gemm_bf16" {

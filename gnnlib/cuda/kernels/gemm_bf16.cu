@@ -264,13 +264,28 @@ __device__ __forceinline__ void ldsm_x4_t(unsigned* r, unsigned addr) {
 	             : "r"(addr));
 }
 
+// gp_off is the shared-memory index (in halves) of the value at row r (m
+// or n) and k-row k of one operand's k-step tile. kmaj false: the tile is
+// [ROWS][GP_BK] (k contiguous), kmaj true: [GP_BK][ROWS]. Padded (SW
+// false): each row padded by 8 halves, so that the eight 16-byte rows an
+// ldmatrix reads fall in distinct banks. Swizzled (SW true): no padding;
+// the 16-byte chunks of a row are permuted instead (chunk ^ bit 2 of the
+// row for the 32-byte rows of [ROWS][16], chunk ^ (k & 7) for [16][ROWS]),
+// which spreads those eight rows over the banks the same way in 2/3 of
+// the space, so that the 48 KB hold more pipeline stages.
+template <int ROWS, bool kmaj, bool SW>
+__device__ __forceinline__ int gp_off(int r, int k) {
+	if (!kmaj) return SW ? r * GP_BK + ((((k >> 3) ^ (r >> 2)) & 1) << 3) + (k & 7) : r * (GP_BK + 8) + k;
+	return SW ? k * ROWS + ((((r >> 3) ^ k) & 7) | ((r >> 3) & ~7)) * 8 + (r & 7) : k * (ROWS + 8) + r;
+}
+
 // gp_tile_load issues the cp.async copies of one operand's k-step: ROWS
-// x GP_BK values (rows along m or n: kmaj false, the tile stored
-// [ROWS][GP_BK+8]) or GP_BK x ROWS (kmaj true: k-rows of src, stored
-// [GP_BK][ROWS+8]), V halves a copy. r0 is the tile's first row (m or n),
-// lim the matrix's extent there, k0 the k-step's first k, kend the end of
-// the item's k chunk.
-template <int ROWS, bool kmaj, int V>
+// x GP_BK values (rows along m or n: kmaj false, k contiguous in src) or
+// GP_BK x ROWS (kmaj true: k-rows of src), V halves a copy, laid out as
+// gp_off says. r0 is the tile's first row (m or n), lim the matrix's
+// extent there, k0 the k-step's first k, kend the end of the item's k
+// chunk.
+template <int ROWS, bool kmaj, bool SW, int V>
 __device__ __forceinline__ void gp_tile_load(unsigned short* s, const unsigned short* __restrict__ src, long long ld,
                                              int r0, int lim, int k0, int kend) {
 	constexpr int count = ROWS * GP_BK / V;
@@ -278,34 +293,32 @@ __device__ __forceinline__ void gp_tile_load(unsigned short* s, const unsigned s
 	for (int c0 = 0; c0 < count; c0 += 256) {
 		const int c = c0 + threadIdx.x;
 		if (count % 256 != 0 && c >= count) break;
-		int r, k, sidx;
+		int r, k;
 		if (!kmaj) {
 			constexpr int per = GP_BK / V;
 			r = c / per;
 			k = (c % per) * V;
-			sidx = r * (GP_BK + 8) + k;
 		} else {
 			constexpr int per = ROWS / V;
 			k = c / per;
 			r = (c % per) * V;
-			sidx = k * (ROWS + 8) + r;
 		}
 		const int gr = r0 + r, gk = k0 + k;
 		const bool ok = gr < lim && gk < kend;
 		const unsigned short* p = ok ? (kmaj ? src + (long long)gk * ld + gr : src + (long long)gr * ld + gk) : src;
-		cp_async<V>(smem_u32(s + sidx), p, ok);
+		cp_async<V>(smem_u32(s + gp_off<ROWS, kmaj, SW>(r, k)), p, ok);
 	}
 }
 
-template <int ROWS, bool kmaj>
+template <int ROWS, bool kmaj, bool SW>
 __device__ __forceinline__ void gp_tile_load_v(int v, unsigned short* s, const unsigned short* __restrict__ src,
                                                long long ld, int r0, int lim, int k0, int kend) {
 	if (v == 8) {
-		gp_tile_load<ROWS, kmaj, 8>(s, src, ld, r0, lim, k0, kend);
+		gp_tile_load<ROWS, kmaj, SW, 8>(s, src, ld, r0, lim, k0, kend);
 	} else if (v == 4) {
-		gp_tile_load<ROWS, kmaj, 4>(s, src, ld, r0, lim, k0, kend);
+		gp_tile_load<ROWS, kmaj, SW, 4>(s, src, ld, r0, lim, k0, kend);
 	} else {
-		gp_tile_load<ROWS, kmaj, 2>(s, src, ld, r0, lim, k0, kend);
+		gp_tile_load<ROWS, kmaj, SW, 2>(s, src, ld, r0, lim, k0, kend);
 	}
 }
 
@@ -342,15 +355,15 @@ __device__ __forceinline__ void gp_decode(int w, int mt, int nt, int BN, int chu
 // n x k), C float32 (outBF16 0; atomic: add into it) or bfloat16, ldc = n.
 // vA, vB: halves a cp.async copies (8, 4 or 2); vecC: C's rows allow
 // 16-byte stores. items = mt*nt*split, chunk a multiple of GP_BK.
-template <bool TA, bool TB, int BN>
+template <bool TA, bool TB, int BN, bool SW>
 __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B,
                                            void* __restrict__ C, int m, int n, int k, int chunk, int split, int atomic,
                                            int outBF16, int vA, int vB, int vecC) {
-	constexpr int A_EL = TA ? GP_BK * (GP_BM + 8) : GP_BM * (GP_BK + 8);
-	constexpr int B_EL = TB ? BN * (GP_BK + 8) : GP_BK * (BN + 8);
+	constexpr int A_EL = SW ? GP_BM * GP_BK : TA ? GP_BK * (GP_BM + 8) : GP_BM * (GP_BK + 8);
+	constexpr int B_EL = SW ? BN * GP_BK : TB ? BN * (GP_BK + 8) : GP_BK * (BN + 8);
 	constexpr int ST_EL = A_EL + B_EL;
 	constexpr int S0 = 48000 / (ST_EL * 2);
-	constexpr int S = S0 > 5 ? 5 : S0;
+	constexpr int S = S0 > 6 ? 6 : S0;
 	constexpr int WN = BN / 32, WM = 8 / WN, MI = GP_BM / WM / 16;
 	__shared__ __align__(16) unsigned short sm[S * ST_EL];
 
@@ -374,8 +387,8 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 			unsigned short* sa = sm + (ls % S) * ST_EL;
 			unsigned short* sb = sa + A_EL;
 			const int k0 = lkb + lk * GP_BK;
-			gp_tile_load_v<GP_BM, TA>(vA, sa, A, lda, lm0, m, k0, lke);
-			gp_tile_load_v<BN, !TB>(vB, sb, B, ldb, ln0, n, k0, lke);
+			gp_tile_load_v<GP_BM, TA, SW>(vA, sa, A, lda, lm0, m, k0, lke);
+			gp_tile_load_v<BN, !TB, SW>(vB, sb, B, ldb, ln0, n, k0, lke);
 			if (++lk == ksteps) {
 				lk = 0;
 				li++;
@@ -410,10 +423,10 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 			const int r = wm + i * 16;
 			if (!TA) {
 				// lanes 0-15: rows r..r+15 at k 0; 16-31: the same at k 8.
-				ldsm_x4(af[i], smem_u32(sa + (r + (lane & 15)) * (GP_BK + 8) + (lane >> 4) * 8));
+				ldsm_x4(af[i], smem_u32(sa + gp_off<GP_BM, false, SW>(r + (lane & 15), (lane >> 4) * 8)));
 			} else {
 				// k-rows (lane & 7) + 8*(lane >> 4), m offset 8*((lane >> 3) & 1).
-				ldsm_x4_t(af[i], smem_u32(sa + ((lane & 7) + (lane >> 4) * 8) * (GP_BM + 8) + r + ((lane >> 3) & 1) * 8));
+				ldsm_x4_t(af[i], smem_u32(sa + gp_off<GP_BM, true, SW>(r + ((lane >> 3) & 1) * 8, (lane & 7) + (lane >> 4) * 8)));
 			}
 		}
 #pragma unroll
@@ -422,10 +435,10 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 			const int c = wn + j * 8;
 			if (TB) {
 				// n rows (lane & 7) + 8*(lane >> 4), k offset 8*((lane >> 3) & 1).
-				ldsm_x4(q, smem_u32(sb + (c + (lane & 7) + (lane >> 4) * 8) * (GP_BK + 8) + ((lane >> 3) & 1) * 8));
+				ldsm_x4(q, smem_u32(sb + gp_off<BN, false, SW>(c + (lane & 7) + (lane >> 4) * 8, ((lane >> 3) & 1) * 8)));
 			} else {
 				// k-rows (lane & 7) + 8*((lane >> 3) & 1), n offset 8*(lane >> 4).
-				ldsm_x4_t(q, smem_u32(sb + ((lane & 7) + ((lane >> 3) & 1) * 8) * (BN + 8) + c + (lane >> 4) * 8));
+				ldsm_x4_t(q, smem_u32(sb + gp_off<BN, true, SW>(c + (lane >> 4) * 8, (lane & 7) + ((lane >> 3) & 1) * 8)));
 			}
 			bfr[j][0] = q[0];
 			bfr[j][1] = q[1];
@@ -505,16 +518,23 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 	cp_async_wait<0>();
 }
 
-#define GEMM_BF16P(name, TA, TB, BN, MINB)                                                                          \
+#define GEMM_BF16P(name, TA, TB, BN, SW, MINB)                                                                      \
 	extern "C" __global__ void __launch_bounds__(256, MINB)                                                         \
 	    name(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B, void* __restrict__ C, int m, \
 	         int n, int k, int chunk, int split, int atomic, int outBF16, int vA, int vB, int vecC) {                 \
-		gemm_bf16p<TA, TB, BN>(A, B, C, m, n, k, chunk, split, atomic, outBF16, vA, vB, vecC);                      \
+		gemm_bf16p<TA, TB, BN, SW>(A, B, C, m, n, k, chunk, split, atomic, outBF16, vA, vB, vecC);                  \
 	}
 
-GEMM_BF16P(sm80_gemm_bf16p_nn_128, false, false, 128, 2)
-GEMM_BF16P(sm80_gemm_bf16p_tn_128, true, false, 128, 2)
-GEMM_BF16P(sm80_gemm_bf16p_nt_128, false, true, 128, 2)
-GEMM_BF16P(sm80_gemm_bf16p_nn_64, false, false, 64, 3)
-GEMM_BF16P(sm80_gemm_bf16p_tn_64, true, false, 64, 3)
-GEMM_BF16P(sm80_gemm_bf16p_nt_64, false, true, 64, 3)
+// Padded stages: sm80_gemm_bf16p_*; swizzled: sm80_gemm_bf16s_*.
+GEMM_BF16P(sm80_gemm_bf16p_nn_128, false, false, 128, false, 2)
+GEMM_BF16P(sm80_gemm_bf16p_tn_128, true, false, 128, false, 2)
+GEMM_BF16P(sm80_gemm_bf16p_nt_128, false, true, 128, false, 2)
+GEMM_BF16P(sm80_gemm_bf16p_nn_64, false, false, 64, false, 3)
+GEMM_BF16P(sm80_gemm_bf16p_tn_64, true, false, 64, false, 3)
+GEMM_BF16P(sm80_gemm_bf16p_nt_64, false, true, 64, false, 3)
+GEMM_BF16P(sm80_gemm_bf16s_nn_128, false, false, 128, true, 2)
+GEMM_BF16P(sm80_gemm_bf16s_tn_128, true, false, 128, true, 2)
+GEMM_BF16P(sm80_gemm_bf16s_nt_128, false, true, 128, true, 2)
+GEMM_BF16P(sm80_gemm_bf16s_nn_64, false, false, 64, true, 3)
+GEMM_BF16P(sm80_gemm_bf16s_tn_64, true, false, 64, true, 3)
+GEMM_BF16P(sm80_gemm_bf16s_nt_64, false, true, 64, true, 3)

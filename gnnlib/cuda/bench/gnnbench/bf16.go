@@ -45,7 +45,11 @@ func pctRoof(desc string, flop, bytes, ms float64) string {
 
 // bf16Kerns lists the tensor-core GEMM kernels (tune.GEMMBF16Kernel) the
 // bf16 part times side by side on the same operands.
-var bf16Kerns = flag.String("bf16-gemm", "pipe,reg", "comma-separated tensor-core GEMM kernels of the bf16 part (pipe, reg)")
+var bf16Kerns = flag.String("bf16-gemm", "pipe,pipesw,reg", "comma-separated tensor-core GEMM kernels of the bf16 part (pipe, pipesw, reg)")
+
+// bf16Shapes limits the bf16 part to its first shapes (for a profiler
+// run); 0: all of them, and the SpMM.
+var bf16Shapes = flag.Int("bf16-shapes", 0, "time only the first n GEMM shapes of the bf16 part, and no SpMM (0: everything)")
 
 // timeDev runs fn once to warm up, then reps times between the device's
 // timing events, and returns the median device time in milliseconds: the
@@ -83,6 +87,10 @@ func bf16Part(d *cuda.Device, r *rand.Rand, gs []*csr) {
 	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
 	// The gemm part's shapes and a compute-bound square.
 	shapes := append(slices.Clone(gemmShapes), gemmShape{"square 8192x8192·8192x8192", 8192, 8192, 8192, false, false})
+	if *bf16Shapes > 0 {
+		shapes = shapes[:min(*bf16Shapes, len(shapes))]
+		gs = nil
+	}
 	for _, c := range shapes {
 		ar, ac := c.m, c.k
 		if c.ta {

@@ -74,10 +74,15 @@ const (
 	GEMMBF16Reg GEMMBF16Kernel = "reg"
 	// GEMMBF16Pipe, the default, is sm80_gemm_bf16p_*: persistent blocks,
 	// a multi-stage cp.async pipeline over the block's tiles, ldmatrix
-	// fragments and 16-byte epilogue stores. Products whose operands'
-	// leading dimensions are odd (2-byte aligned rows, which cp.async
-	// cannot copy) still run GEMMBF16Reg.
+	// fragments and 16-byte epilogue stores, its stages padded
+	// (sm80_gemm_bf16p_*). Products whose operands' leading dimensions are
+	// odd (2-byte aligned rows, which cp.async cannot copy) still run
+	// GEMMBF16Reg.
 	GEMMBF16Pipe GEMMBF16Kernel = "pipe"
+	// GEMMBF16PipeSW is GEMMBF16Pipe with unpadded, swizzled
+	// shared-memory stages (sm80_gemm_bf16s_*): 8 KB a stage instead of
+	// 12 KB, so 5 or 6 stages in flight instead of 3 or 4.
+	GEMMBF16PipeSW GEMMBF16Kernel = "pipesw"
 )
 
 // GEMMBF16 is the tensor-core kernel MatMulBF16 launches. Set it before
