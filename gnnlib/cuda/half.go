@@ -363,12 +363,25 @@ func spmmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, g *Graph
 		tile = heavyTile
 	}
 	const block = 256
-	vec := f%8 == 0 && x.ptr%16 == 0 && dptr%16 == 0
+	vec := 0 // columns a lane loads at once: 8, 4 or (warp kernel) 1
+	switch {
+	case f%8 == 0 && x.ptr%16 == 0 && dptr%16 == 0:
+		vec = 8
+	case f%4 == 0 && x.ptr%8 == 0 && dptr%16 == 0 && tune.BF16SpMMOnePass:
+		vec = 4
+	}
 	var err error
-	if vec {
+	if vec > 0 {
+		// A lane group per row: under BF16SpMMOnePass as many lanes as
+		// the row has vectors, rounded up to a power of two (at most a
+		// warp), so that one pass over the row's edges covers its width;
+		// before, F/8 rounded down (a 48-wide row: 4 lanes, two passes).
 		grp := min(32, 1<<(bits.Len(uint(f/8))-1))
+		if tune.BF16SpMMOnePass {
+			grp = min(32, 1<<bits.Len(uint(f/vec-1)))
+		}
 		grid := d.gridFor(int64(n)*int64(grp), block)
-		err = d.launch("sm80_spmm_bf16_vec8", grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, grp, outBF16, tile)
+		err = d.launch(fmt.Sprintf("sm80_spmm_bf16_vec%d", vec), grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, grp, outBF16, tile)
 	} else {
 		grid := d.gridFor(int64(n)*32, block)
 		err = d.launch("sm80_spmm_bf16_warp", grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, outBF16, tile)
@@ -387,8 +400,8 @@ func spmmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, g *Graph
 		return err
 	}
 	threads := min(256, (f+31)/32*32)
-	if vec {
-		threads = min(256, (f/8+31)/32*32)
+	if vec > 0 {
+		threads = min(256, (f/vec+31)/32*32)
 	}
 	if err := d.launch("sm80_spmm_bf16_heavy", hv.ntiles, threads, indptr, idx, ptrOf(w), x.ptr, acc, hv.heavy, hv.tiles, hv.n, f, heavyTile, vec); err != nil {
 		return err

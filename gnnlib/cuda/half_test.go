@@ -325,7 +325,9 @@ func testMatMulBF16(t *testing.T, d *Device) {
 // a heavy row, against kernels.SpMM of the rounded features (float32 sums:
 // summation-order error only) and of the float32 features (the bfloat16
 // bound). It runs with the heavy rows split into edge tiles
-// (tune.BF16SplitHeavy) and not, on the graph whose node 3 has an in-edge
+// (tune.BF16SplitHeavy) and not, with the one-pass lane mapping
+// (tune.BF16SpMMOnePass: widths 12, 40, 48 and 100 map differently) and
+// not, on the graph whose node 3 has an in-edge
 // from every node and on its reverse, whose transpose has that heavy row;
 // outputs start as NaN, so a heavy row left unwritten fails.
 func TestSpMMBF16(t *testing.T) {
@@ -337,14 +339,14 @@ func TestSpMMBF16(t *testing.T) {
 		t.Fatal(err)
 	}
 	rev = rev.GCNNorm()
-	defer func(s bool) { tune.BF16SplitHeavy = s }(tune.BF16SplitHeavy)
-	for _, split := range []bool{true, false} {
-		tune.BF16SplitHeavy = split
+	defer func(s, o bool) { tune.BF16SplitHeavy, tune.BF16SpMMOnePass = s, o }(tune.BF16SplitHeavy, tune.BF16SpMMOnePass)
+	for _, mode := range []struct{ split, onePass bool }{{true, true}, {false, true}, {true, false}} {
+		tune.BF16SplitHeavy, tune.BF16SpMMOnePass = mode.split, mode.onePass
 		for _, c := range []struct {
 			name string
 			g    *graph.Graph
 		}{{"hub", hub}, {"reversed", rev}} {
-			t.Run(fmt.Sprintf("%s/split=%v", c.name, split), func(t *testing.T) { testSpMMBF16(t, d, c.g) })
+			t.Run(fmt.Sprintf("%s/split=%v/onepass=%v", c.name, mode.split, mode.onePass), func(t *testing.T) { testSpMMBF16(t, d, c.g) })
 		}
 	}
 }
@@ -364,7 +366,7 @@ func testSpMMBF16(t *testing.T, d *Device, g *graph.Graph) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []int{1, 7, 8, 64, 100, 256} {
+		for _, f := range []int{1, 7, 8, 12, 40, 48, 64, 100, 256} {
 			x32, xh := bf16Operand(r, n*f)
 			x16 := make([]float32, len(xh))
 			for i, h := range xh {

@@ -95,3 +95,12 @@ var GEMMBF16 = GEMMBF16Pipe
 // group walking all of a hub's edges. On by default; gnnbench's bf16 part
 // compares the two on the skewed arxiv-sized graph.
 var BF16SplitHeavy = true
+
+// BF16SpMMOnePass makes gnnlib/cuda's bfloat16 SpMM cover a row's width in
+// one pass over its edges where it can: a lane group as wide as the row
+// has vectors, rounded up to a power of two (a 48-wide row: 8 lanes, 6 of
+// them busy, rather than 4 lanes of which 2 walk the edges twice), and
+// 8-byte loads for widths that are a multiple of 4 but not of 8 (100:
+// one pass of 25 lanes, rather than the warp kernel's four of 32). On by
+// default; gnnbench's bf16 part compares the two at such widths.
+var BF16SpMMOnePass = true
