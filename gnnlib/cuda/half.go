@@ -254,6 +254,9 @@ const (
 	gpWide           = 128
 	gpBlocksNarrowSM = 3
 	gpBlocksWideSM   = 2
+	// gpResWide and gpResNarrow are the most k-rows of B the resident
+	// kernels (sm80_gemm_bf16r_*, KR) keep, at the two widths.
+	gpResWide, gpResNarrow = 128, 224
 )
 
 // cpWidth returns the halves a cp.async may copy at once from rows of
@@ -280,18 +283,28 @@ func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, ld
 	case transB:
 		form = "nt"
 	}
-	if tune.GEMMBF16 == tune.GEMMBF16Pipe || tune.GEMMBF16 == tune.GEMMBF16PipeSW {
+	switch tune.GEMMBF16 {
+	case tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes:
 		prefix := "sm80_gemm_bf16p_"
-		if tune.GEMMBF16 == tune.GEMMBF16PipeSW {
+		if tune.GEMMBF16 != tune.GEMMBF16Pipe {
 			prefix = "sm80_gemm_bf16s_"
 		}
 		vA, vB := cpWidth(lda, pa), cpWidth(ldb, pb)
 		if vA > 0 && vB > 0 {
-			bn, per := gpWide, gpBlocksWideSM
+			bn, per, kr := gpWide, gpBlocksWideSM, gpResWide
 			if n <= gpNarrow {
-				bn, per = gpNarrow, gpBlocksNarrowSM
+				bn, per, kr = gpNarrow, gpBlocksNarrowSM, gpResNarrow
 			}
 			split, chunk, grid := gemmBF16PipeGrid(m, n, k, bn, per*d.nsm)
+			if nt := (n + bn - 1) / bn; tune.GEMMBF16 == tune.GEMMBF16PipeRes && !transA && split == 1 && chunk <= kr && nt <= per*d.nsm {
+				// Every block keeps one n tile: a whole number of
+				// blocks per n tile when they take several items.
+				blocks := per * d.nsm
+				blocks -= blocks % nt
+				tiles := ((m + gpBM - 1) / gpBM) * nt
+				return gemmBF16Launch{kernel: fmt.Sprintf("sm80_gemm_bf16r_%s_%d", form, bn), pipe: true,
+					grid: [3]int{min(tiles, blocks), 1, 1}, split: 1, chunk: chunk, vA: vA, vB: vB}
+			}
 			return gemmBF16Launch{kernel: fmt.Sprintf("%s%s_%d", prefix, form, bn), pipe: true,
 				grid: [3]int{grid, 1, 1}, split: split, chunk: chunk, vA: vA, vB: vB}
 		}

@@ -180,7 +180,7 @@ func skipNoBF16(t *testing.T, err error) {
 func TestMatMulBF16(t *testing.T) {
 	d := openOrSkip(t)
 	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
-	for _, kern := range []tune.GEMMBF16Kernel{tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16Reg} {
+	for _, kern := range []tune.GEMMBF16Kernel{tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes, tune.GEMMBF16Reg} {
 		tune.GEMMBF16 = kern
 		t.Run(string(kern), func(t *testing.T) { testMatMulBF16(t, d) })
 	}
@@ -214,6 +214,7 @@ func testMatMulBF16(t *testing.T, d *Device) {
 		{70000, 100, 48, false, false, 500},    // several 64-wide tiles per persistent block
 		{1000, 512, 512, false, false, 2000},   // K = 512, four 128-wide tiles
 		{16, 16, 8, false, false, 0},
+		{3000, 200, 40, false, true, 300}, // nt, 64 wide, k = 200: B resident under GEMMBF16PipeRes
 	}
 	const u = half.EpsBF16
 	for _, tc := range cases {
@@ -668,6 +669,35 @@ func TestGEMMBF16Plan(t *testing.T) {
 	tune.GEMMBF16 = tune.GEMMBF16PipeSW
 	if p := d.gemmBF16Choose(169343, 512, 128, false, false, 0, 128, 0, 512); p.kernel != "sm80_gemm_bf16s_nn_128" {
 		t.Errorf("under GEMMBF16PipeSW: kernel %s", p.kernel)
+	}
+	tune.GEMMBF16 = tune.GEMMBF16PipeRes
+	for _, c := range []struct {
+		m, k, n        int
+		transA, transB bool
+		kernel         string
+		grid           int
+	}{
+		{169343, 128, 512, false, false, "sm80_gemm_bf16r_nn_128", 264}, // 4 n tiles: 66 blocks each
+		{2449029, 100, 256, false, false, "sm80_gemm_bf16r_nn_128", 264},
+		{2449029, 48, 256, false, true, "sm80_gemm_bf16r_nt_128", 264},
+		{2449029, 224, 48, false, false, "sm80_gemm_bf16r_nn_64", 396},
+		{1000, 100, 384, false, false, "sm80_gemm_bf16r_nn_128", 24}, // fewer tiles than blocks
+		{100000, 128, 384, false, false, "sm80_gemm_bf16r_nn_128", 264},
+		{100000, 128, 640, false, false, "sm80_gemm_bf16r_nn_128", 260}, // 5 n tiles: 52 blocks each
+		{169343, 256, 128, false, true, "sm80_gemm_bf16s_nt_128", 264},  // k past the panel
+		{128, 169343, 512, true, false, "sm80_gemm_bf16s_tn_128", 264},
+	} {
+		lda, ldb := c.k, c.n
+		if c.transA {
+			lda = c.m
+		}
+		if c.transB {
+			ldb = c.k
+		}
+		p := d.gemmBF16Choose(c.m, c.n, c.k, c.transA, c.transB, 0, lda, 0, ldb)
+		if p.kernel != c.kernel || p.grid[0] != c.grid {
+			t.Errorf("GEMMBF16PipeRes %dx%dx%d: kernel %s grid %d, want %s grid %d", c.m, c.k, c.n, p.kernel, p.grid[0], c.kernel, c.grid)
+		}
 	}
 	tune.GEMMBF16 = tune.GEMMBF16Reg
 	if p := d.gemmBF16Choose(169343, 512, 128, false, false, 0, 128, 0, 512); p.kernel != "sm80_gemm_bf16" {

@@ -351,21 +351,53 @@ __device__ __forceinline__ void gp_decode(int w, int mt, int nt, int BN, int chu
 	ke = min(k, kb + chunk);
 }
 
+// gp_panel_load issues the cp.async copies of a block's whole k x BN
+// slice of B (kr rows of k, a multiple of GP_BK, zero beyond k and n),
+// padded: TB (B stored n x k) as [BN][KR+8], else [kr][BN+8], V halves a
+// copy.
+template <bool TB, int BN, int KR, int V>
+__device__ __forceinline__ void gp_panel_load(unsigned short* p, const unsigned short* __restrict__ B, long long ldb,
+                                              int n0, int n, int k, int kr) {
+	const int per = TB ? kr / V : BN / V;
+	const int count = TB ? BN * per : kr * per;
+	for (int c = threadIdx.x; c < count; c += 256) {
+		int r, kk, sidx;
+		if (TB) {
+			r = c / per;
+			kk = (c % per) * V;
+			sidx = r * (KR + 8) + kk;
+		} else {
+			kk = c / per;
+			r = (c % per) * V;
+			sidx = kk * (BN + 8) + r;
+		}
+		const bool ok = n0 + r < n && kk < k;
+		const unsigned short* src = ok ? (TB ? B + (long long)(n0 + r) * ldb + kk : B + (long long)kk * ldb + n0 + r) : B;
+		cp_async<V>(smem_u32(p + sidx), src, ok);
+	}
+}
+
 // sm80_gemm_bf16p: C[m,n] = op(A)·op(B) (TA: A stored k x m; TB: B stored
 // n x k), C float32 (outBF16 0; atomic: add into it) or bfloat16, ldc = n.
 // vA, vB: halves a cp.async copies (8, 4 or 2); vecC: C's rows allow
 // 16-byte stores. items = mt*nt*split, chunk a multiple of GP_BK.
-template <bool TA, bool TB, int BN, bool SW>
+template <bool TA, bool TB, int BN, bool SW, int KR>
 __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B,
                                            void* __restrict__ C, int m, int n, int k, int chunk, int split, int atomic,
                                            int outBF16, int vA, int vB, int vecC) {
+	// KR > 0: B resident, a panel of up to KR k-rows loaded once (the
+	// block's n tile is the same for all its items; no split-K).
+	constexpr bool BRES = KR > 0;
+	constexpr int P_EL = !BRES ? 0 : TB ? BN * (KR + 8) : KR * (BN + 8);
 	constexpr int A_EL = SW ? GP_BM * GP_BK : TA ? GP_BK * (GP_BM + 8) : GP_BM * (GP_BK + 8);
-	constexpr int B_EL = SW ? BN * GP_BK : TB ? BN * (GP_BK + 8) : GP_BK * (BN + 8);
+	constexpr int B_EL = BRES ? 0 : SW ? BN * GP_BK : TB ? BN * (GP_BK + 8) : GP_BK * (BN + 8);
 	constexpr int ST_EL = A_EL + B_EL;
-	constexpr int S0 = 48000 / (ST_EL * 2);
+	constexpr int S0 = (48000 - 2 * P_EL) / (ST_EL * 2);
 	constexpr int S = S0 > 6 ? 6 : S0;
 	constexpr int WN = BN / 32, WM = 8 / WN, MI = GP_BM / WM / 16;
-	__shared__ __align__(16) unsigned short sm[S * ST_EL];
+	__shared__ __align__(16) unsigned short sm[P_EL + S * ST_EL];
+	unsigned short* const panel = sm;
+	unsigned short* const stages = sm + P_EL;
 
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	const int g = lane >> 2, t = lane & 3;
@@ -382,13 +414,25 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 	int ls = 0, li = 0, lk = 0;
 	int lm0, ln0, lkb, lke;
 	gp_decode(blockIdx.x, mt, nt, BN, chunk, k, lm0, ln0, lkb, lke);
+	if (BRES) {
+		if (mine > 0) {
+			if (vB == 8) {
+				gp_panel_load<TB, BN, KR, 8>(panel, B, ldb, ln0, n, k, chunk);
+			} else if (vB == 4) {
+				gp_panel_load<TB, BN, KR, 4>(panel, B, ldb, ln0, n, k, chunk);
+			} else {
+				gp_panel_load<TB, BN, KR, 2>(panel, B, ldb, ln0, n, k, chunk);
+			}
+		}
+		cp_async_commit();
+	}
 	auto issue = [&]() {
 		if (ls < total) {
-			unsigned short* sa = sm + (ls % S) * ST_EL;
+			unsigned short* sa = stages + (ls % S) * ST_EL;
 			unsigned short* sb = sa + A_EL;
 			const int k0 = lkb + lk * GP_BK;
 			gp_tile_load_v<GP_BM, TA, SW>(vA, sa, A, lda, lm0, m, k0, lke);
-			gp_tile_load_v<BN, !TB, SW>(vB, sb, B, ldb, ln0, n, k0, lke);
+			if (!BRES) gp_tile_load_v<BN, !TB, SW>(vB, sb, B, ldb, ln0, n, k0, lke);
 			if (++lk == ksteps) {
 				lk = 0;
 				li++;
@@ -415,7 +459,7 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 		cp_async_wait<S - 2>();
 		__syncthreads();
 		issue();
-		const unsigned short* sa = sm + (it % S) * ST_EL;
+		const unsigned short* sa = stages + (it % S) * ST_EL;
 		const unsigned short* sb = sa + A_EL;
 		unsigned af[MI][4], bfr[4][2];
 #pragma unroll
@@ -433,7 +477,11 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 		for (int j = 0; j < 4; j += 2) {
 			unsigned q[4];
 			const int c = wn + j * 8;
-			if (TB) {
+			if (BRES && TB) {
+				ldsm_x4(q, smem_u32(panel + (c + (lane & 7) + (lane >> 4) * 8) * (KR + 8) + ck * GP_BK + ((lane >> 3) & 1) * 8));
+			} else if (BRES) {
+				ldsm_x4_t(q, smem_u32(panel + (ck * GP_BK + (lane & 7) + ((lane >> 3) & 1) * 8) * (BN + 8) + c + (lane >> 4) * 8));
+			} else if (TB) {
 				// n rows (lane & 7) + 8*(lane >> 4), k offset 8*((lane >> 3) & 1).
 				ldsm_x4(q, smem_u32(sb + gp_off<BN, false, SW>(c + (lane & 7) + (lane >> 4) * 8, ((lane >> 3) & 1) * 8)));
 			} else {
@@ -518,23 +566,29 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 	cp_async_wait<0>();
 }
 
-#define GEMM_BF16P(name, TA, TB, BN, SW, MINB)                                                                      \
+#define GEMM_BF16P(name, TA, TB, BN, SW, KR, MINB)                                                                  \
 	extern "C" __global__ void __launch_bounds__(256, MINB)                                                         \
 	    name(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B, void* __restrict__ C, int m, \
 	         int n, int k, int chunk, int split, int atomic, int outBF16, int vA, int vB, int vecC) {                 \
-		gemm_bf16p<TA, TB, BN, SW>(A, B, C, m, n, k, chunk, split, atomic, outBF16, vA, vB, vecC);                  \
+		gemm_bf16p<TA, TB, BN, SW, KR>(A, B, C, m, n, k, chunk, split, atomic, outBF16, vA, vB, vecC);              \
 	}
 
-// Padded stages: sm80_gemm_bf16p_*; swizzled: sm80_gemm_bf16s_*.
-GEMM_BF16P(sm80_gemm_bf16p_nn_128, false, false, 128, false, 2)
-GEMM_BF16P(sm80_gemm_bf16p_tn_128, true, false, 128, false, 2)
-GEMM_BF16P(sm80_gemm_bf16p_nt_128, false, true, 128, false, 2)
-GEMM_BF16P(sm80_gemm_bf16p_nn_64, false, false, 64, false, 3)
-GEMM_BF16P(sm80_gemm_bf16p_tn_64, true, false, 64, false, 3)
-GEMM_BF16P(sm80_gemm_bf16p_nt_64, false, true, 64, false, 3)
-GEMM_BF16P(sm80_gemm_bf16s_nn_128, false, false, 128, true, 2)
-GEMM_BF16P(sm80_gemm_bf16s_tn_128, true, false, 128, true, 2)
-GEMM_BF16P(sm80_gemm_bf16s_nt_128, false, true, 128, true, 2)
-GEMM_BF16P(sm80_gemm_bf16s_nn_64, false, false, 64, true, 3)
-GEMM_BF16P(sm80_gemm_bf16s_tn_64, true, false, 64, true, 3)
-GEMM_BF16P(sm80_gemm_bf16s_nt_64, false, true, 64, true, 3)
+// Padded stages: sm80_gemm_bf16p_*; swizzled: sm80_gemm_bf16s_*; swizzled
+// A stages and B resident (up to 128 k-rows at BN = 128, 224 at 64; nn and
+// nt, no split-K): sm80_gemm_bf16r_*.
+GEMM_BF16P(sm80_gemm_bf16p_nn_128, false, false, 128, false, 0, 2)
+GEMM_BF16P(sm80_gemm_bf16p_tn_128, true, false, 128, false, 0, 2)
+GEMM_BF16P(sm80_gemm_bf16p_nt_128, false, true, 128, false, 0, 2)
+GEMM_BF16P(sm80_gemm_bf16p_nn_64, false, false, 64, false, 0, 3)
+GEMM_BF16P(sm80_gemm_bf16p_tn_64, true, false, 64, false, 0, 3)
+GEMM_BF16P(sm80_gemm_bf16p_nt_64, false, true, 64, false, 0, 3)
+GEMM_BF16P(sm80_gemm_bf16s_nn_128, false, false, 128, true, 0, 2)
+GEMM_BF16P(sm80_gemm_bf16s_tn_128, true, false, 128, true, 0, 2)
+GEMM_BF16P(sm80_gemm_bf16s_nt_128, false, true, 128, true, 0, 2)
+GEMM_BF16P(sm80_gemm_bf16s_nn_64, false, false, 64, true, 0, 3)
+GEMM_BF16P(sm80_gemm_bf16s_tn_64, true, false, 64, true, 0, 3)
+GEMM_BF16P(sm80_gemm_bf16s_nt_64, false, true, 64, true, 0, 3)
+GEMM_BF16P(sm80_gemm_bf16r_nn_128, false, false, 128, true, 128, 2)
+GEMM_BF16P(sm80_gemm_bf16r_nt_128, false, true, 128, true, 128, 2)
+GEMM_BF16P(sm80_gemm_bf16r_nn_64, false, false, 64, true, 224, 3)
+GEMM_BF16P(sm80_gemm_bf16r_nt_64, false, true, 64, true, 224, 3)

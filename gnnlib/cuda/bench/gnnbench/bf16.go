@@ -45,7 +45,7 @@ func pctRoof(desc string, flop, bytes, ms float64) string {
 
 // bf16Kerns lists the tensor-core GEMM kernels (tune.GEMMBF16Kernel) the
 // bf16 part times side by side on the same operands.
-var bf16Kerns = flag.String("bf16-gemm", "pipe,pipesw,reg", "comma-separated tensor-core GEMM kernels of the bf16 part (pipe, pipesw, reg)")
+var bf16Kerns = flag.String("bf16-gemm", "pipe,pipesw,piperes,reg", "comma-separated tensor-core GEMM kernels of the bf16 part (pipe, pipesw, piperes, reg)")
 
 // bf16Shapes limits the bf16 part to its first shapes (for a profiler
 // run); 0: all of them, and the SpMM.

@@ -83,6 +83,13 @@ const (
 	// shared-memory stages (sm80_gemm_bf16s_*): 8 KB a stage instead of
 	// 12 KB, so 5 or 6 stages in flight instead of 3 or 4.
 	GEMMBF16PipeSW GEMMBF16Kernel = "pipesw"
+	// GEMMBF16PipeRes is GEMMBF16PipeSW with B resident: each block keeps
+	// its n tile of B (up to 128 rows of k at 128 columns, 224 at 64) in
+	// shared memory for all its tiles and streams only A
+	// (sm80_gemm_bf16r_*, fewer stages), halving what the SMs read from
+	// L2 when K is as long as the tile is wide; other products run
+	// GEMMBF16PipeSW.
+	GEMMBF16PipeRes GEMMBF16Kernel = "piperes"
 )
 
 // GEMMBF16 is the tensor-core kernel MatMulBF16 launches. Set it before
