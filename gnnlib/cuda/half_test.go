@@ -180,13 +180,6 @@ func skipNoBF16(t *testing.T, err error) {
 func TestMatMulBF16(t *testing.T) {
 	d := openOrSkip(t)
 	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
-	for _, kern := range []tune.GEMMBF16Kernel{tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes, tune.GEMMBF16Reg} {
-		tune.GEMMBF16 = kern
-		t.Run(string(kern), func(t *testing.T) { testMatMulBF16(t, d) })
-	}
-}
-
-func testMatMulBF16(t *testing.T, d *Device) {
 	r := rand.New(rand.NewPCG(21, 22))
 	cases := []gemmCase{
 		{1, 1, 1, false, false, 0},
@@ -243,75 +236,78 @@ func testMatMulBF16(t *testing.T, d *Device) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, out16 := range []bool{false, true} {
-			var got []float32
-			if out16 {
-				dst := poisoned16(t, d, tc.m, tc.n)
-				err = MatMulBF16Out(dst, a, b, tc.transA, tc.transB)
-				skipNoBF16(t, err)
-				if err != nil {
-					t.Fatal(err)
-				}
-				h, err := dst.Host()
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = make([]float32, len(h))
-				for i, v := range h {
-					got[i] = half.BF16(v).Float32()
-				}
-				dst.Free()
-			} else {
-				dst := poisoned(t, d, tc.m, tc.n)
-				err := MatMulBF16(dst, a, b, tc.transA, tc.transB)
-				skipNoBF16(t, err)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = host(t, dst)
-				dst.Free()
-			}
-			check := func(i, j int) bool {
-				c := got[i*tc.n+j]
-				exact := tc.ref(ar16, br16, i, j)
-				fp32 := tc.ref(a32, b32, i, j)
-				var s float64 // Σ|a||b|
-				for p := 0; p < tc.k; p++ {
-					av, bv := tc.operands(a32, b32, i, j, p)
-					s += math.Abs(float64(av) * float64(bv))
-				}
-				// The tensor cores' float32 accumulation may truncate rather
-				// than round: up to one float32 ulp (2⁻²³) per addition.
-				sumTol := float64(tc.k+2)*1.2e-7*s + 1e-30
-				outTol := 0.0
+		for _, kern := range []tune.GEMMBF16Kernel{tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes, tune.GEMMBF16Reg} {
+			tune.GEMMBF16 = kern
+			for _, out16 := range []bool{false, true} {
+				var got []float32
 				if out16 {
-					outTol = u * math.Abs(exact)
+					dst := poisoned16(t, d, tc.m, tc.n)
+					err = MatMulBF16Out(dst, a, b, tc.transA, tc.transB)
+					skipNoBF16(t, err)
+					if err != nil {
+						t.Fatal(err)
+					}
+					h, err := dst.Host()
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = make([]float32, len(h))
+					for i, v := range h {
+						got[i] = half.BF16(v).Float32()
+					}
+					dst.Free()
+				} else {
+					dst := poisoned(t, d, tc.m, tc.n)
+					err := MatMulBF16(dst, a, b, tc.transA, tc.transB)
+					skipNoBF16(t, err)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = host(t, dst)
+					dst.Free()
 				}
-				if e := math.Abs(float64(c) - exact); !(e <= sumTol+outTol) {
-					t.Errorf("MatMulBF16(%dx%dx%d T=%v,%v out bf16 %v)[%d,%d] = %v, exact product of the bf16 operands %v (error %.3g > %.3g)",
-						tc.m, tc.k, tc.n, tc.transA, tc.transB, out16, i, j, c, exact, e, sumTol+outTol)
-					return false
+				check := func(i, j int) bool {
+					c := got[i*tc.n+j]
+					exact := tc.ref(ar16, br16, i, j)
+					fp32 := tc.ref(a32, b32, i, j)
+					var s float64 // Σ|a||b|
+					for p := 0; p < tc.k; p++ {
+						av, bv := tc.operands(a32, b32, i, j, p)
+						s += math.Abs(float64(av) * float64(bv))
+					}
+					// The tensor cores' float32 accumulation may truncate rather
+					// than round: up to one float32 ulp (2⁻²³) per addition.
+					sumTol := float64(tc.k+2)*1.2e-7*s + 1e-30
+					outTol := 0.0
+					if out16 {
+						outTol = u * math.Abs(exact)
+					}
+					if e := math.Abs(float64(c) - exact); !(e <= sumTol+outTol) {
+						t.Errorf("MatMulBF16 [%s] (%dx%dx%d T=%v,%v out bf16 %v)[%d,%d] = %v, exact product of the bf16 operands %v (error %.3g > %.3g)",
+							kern, tc.m, tc.k, tc.n, tc.transA, tc.transB, out16, i, j, c, exact, e, sumTol+outTol)
+						return false
+					}
+					if e := math.Abs(float64(c) - fp32); !(e <= (2*u+u*u)*s+sumTol+outTol*1.01) {
+						t.Errorf("MatMulBF16 [%s] (%dx%dx%d T=%v,%v out bf16 %v)[%d,%d] = %v, FP32 reference %v (error %.3g beyond the bf16 bound)",
+							kern, tc.m, tc.k, tc.n, tc.transA, tc.transB, out16, i, j, c, fp32, e)
+						return false
+					}
+					return true
 				}
-				if e := math.Abs(float64(c) - fp32); !(e <= (2*u+u*u)*s+sumTol+outTol*1.01) {
-					t.Errorf("MatMulBF16(%dx%dx%d T=%v,%v out bf16 %v)[%d,%d] = %v, FP32 reference %v (error %.3g beyond the bf16 bound)",
-						tc.m, tc.k, tc.n, tc.transA, tc.transB, out16, i, j, c, fp32, e)
-					return false
-				}
-				return true
-			}
-			if tc.sample == 0 {
-			all:
-				for i := range tc.m {
-					for j := range tc.n {
-						if !check(i, j) {
-							break all
+				if tc.sample == 0 {
+				all:
+					for i := range tc.m {
+						for j := range tc.n {
+							if !check(i, j) {
+								break all
+							}
 						}
 					}
-				}
-			} else {
-				for range tc.sample {
-					if !check(r.IntN(tc.m), r.IntN(tc.n)) {
-						break
+				} else {
+					for range tc.sample {
+						if !check(r.IntN(tc.m), r.IntN(tc.n)) {
+							break
+						}
 					}
 				}
 			}
