@@ -227,8 +227,22 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 		if outBF16 {
 			vecC = dptr%16 == 0 && n%8 == 0
 		}
+		bptr, ldbArg := b.ptr, 0
+		if p.padB > 0 {
+			// B (k x n, n odd) copied with rows padded to padB.
+			pb, err := d.EmptyBF16(k, p.padB)
+			if err != nil {
+				return err
+			}
+			defer pb.Free()
+			cnt := int64(k) * int64(p.padB)
+			if err := d.launch("sm80_pad_bf16", d.gridFor(cnt, 256), 256, b.ptr, pb.ptr, k, n, ldb, p.padB); err != nil {
+				return err
+			}
+			bptr, ldbArg = pb.ptr, p.padB
+		}
 		return d.launch3(p.kernel, p.grid, [3]int{256, 1, 1},
-			a.ptr, b.ptr, dptr, m, n, k, p.chunk, p.split, p.split > 1, outBF16, p.vA, p.vB, vecC)
+			a.ptr, bptr, dptr, m, n, k, p.chunk, p.split, p.split > 1, outBF16, p.vA, p.vB, vecC, ldbArg)
 	}
 	vecA := lda%8 == 0 && a.ptr%16 == 0
 	vecB := ldb%8 == 0 && b.ptr%16 == 0
@@ -239,11 +253,19 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 // gemmBF16Launch is the kernel, grid and k split gemmBF16 chose.
 type gemmBF16Launch struct {
 	kernel       string
-	pipe         bool // sm80_gemm_bf16p_*, with vA and vB
+	pipe         bool // sm80_gemm_bf16[psr]_*, with vA and vB
 	grid         [3]int
 	split, chunk int
 	vA, vB       int
+	// padB > 0: the pipelined kernel reads a copy of B (nn, n odd) whose
+	// rows are padded to padB halves.
+	padB int
 }
+
+// padBMax is the most values of an nn product's B (k x n, n odd) that
+// gemmBF16 copies into padded rows for the pipelined kernel: a layer's
+// weight, not a tall operand.
+const padBMax = 1 << 22
 
 // Tiles of the pipelined kernels (kernels/gemm_bf16.cu: GP_BM, GP_BK, the
 // two BN) and the blocks each SM holds (their __launch_bounds__), which
@@ -272,9 +294,10 @@ func cpWidth(ld int, ptr uintptr) int {
 }
 
 // gemmBF16Choose picks the kernel for an m x n x k product: under
-// tune.GEMMBF16Pipe or GEMMBF16PipeSW the pipelined one unless an
-// operand's rows are only 2-byte aligned (an odd leading dimension), else
-// sm80_gemm_bf16.
+// tune.GEMMBF16Pipe, GEMMBF16PipeSW or GEMMBF16PipeRes the pipelined one
+// unless an operand's rows are only 2-byte aligned (an odd leading
+// dimension) — but for an nn product's small B, which it copies into
+// padded rows (padB) — else sm80_gemm_bf16.
 func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) gemmBF16Launch {
 	form := "nn"
 	switch {
@@ -290,6 +313,11 @@ func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, ld
 			prefix = "sm80_gemm_bf16s_"
 		}
 		vA, vB := cpWidth(lda, pa), cpWidth(ldb, pb)
+		padB := 0
+		if vB == 0 && !transA && !transB && k*n <= padBMax {
+			padB = (n + 7) / 8 * 8
+			vB = 8
+		}
 		if vA > 0 && vB > 0 {
 			bn, per, kr := gpWide, gpBlocksWideSM, gpResWide
 			if n <= gpNarrow {
@@ -303,10 +331,10 @@ func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, ld
 				blocks -= blocks % nt
 				tiles := ((m + gpBM - 1) / gpBM) * nt
 				return gemmBF16Launch{kernel: fmt.Sprintf("sm80_gemm_bf16r_%s_%d", form, bn), pipe: true,
-					grid: [3]int{min(tiles, blocks), 1, 1}, split: 1, chunk: chunk, vA: vA, vB: vB}
+					grid: [3]int{min(tiles, blocks), 1, 1}, split: 1, chunk: chunk, vA: vA, vB: vB, padB: padB}
 			}
 			return gemmBF16Launch{kernel: fmt.Sprintf("%s%s_%d", prefix, form, bn), pipe: true,
-				grid: [3]int{grid, 1, 1}, split: split, chunk: chunk, vA: vA, vB: vB}
+				grid: [3]int{grid, 1, 1}, split: split, chunk: chunk, vA: vA, vB: vB, padB: padB}
 		}
 	}
 	split, chunk := d.gemmBF16Split(m, n, k)

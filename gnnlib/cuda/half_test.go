@@ -208,6 +208,8 @@ func TestMatMulBF16(t *testing.T) {
 		{1000, 512, 512, false, false, 2000},   // K = 512, four 128-wide tiles
 		{16, 16, 8, false, false, 0},
 		{3000, 200, 40, false, true, 300}, // nt, 64 wide, k = 200: B resident under GEMMBF16PipeRes
+		{2000, 100, 47, false, false, 0},  // nn, B 47 wide: the pipelined kernels read a padded copy
+		{300, 64, 131, false, false, 0},   // the same at the 128-wide tile
 	}
 	const u = half.EpsBF16
 	for _, tc := range cases {
@@ -631,11 +633,12 @@ func TestGEMMBF16Plan(t *testing.T) {
 		{169343, 256, 128, false, true, "sm80_gemm_bf16p_nt_128", 1},
 		{2449029, 256, 48, false, false, "sm80_gemm_bf16p_nn_64", 1},
 		{256, 2449029, 48, true, false, "sm80_gemm_bf16p_tn_64", 198},
-		{2449029, 256, 47, false, false, "sm80_gemm_bf16", 1}, // B's rows 47 wide
-		{2449029, 47, 256, false, true, "sm80_gemm_bf16", 1},  // A's rows 47 long
+		{2449029, 256, 47, false, false, "sm80_gemm_bf16p_nn_64", 1}, // B's rows 47 wide: a padded copy
+		{2449029, 47, 256, false, true, "sm80_gemm_bf16", 1},         // A's rows 47 long
 		{5000, 256, 47, false, true, "sm80_gemm_bf16p_nt_64", 1},
 		{70, 5000, 24, true, false, "sm80_gemm_bf16p_tn_64", 19},
 		{1, 1, 1, false, false, "sm80_gemm_bf16", 1},
+		{100, 5000, 47, true, false, "sm80_gemm_bf16", 4}, // tn with B 47 wide: not copied
 	} {
 		lda, ldb := c.k, c.n
 		if c.transA {
@@ -645,6 +648,9 @@ func TestGEMMBF16Plan(t *testing.T) {
 			ldb = c.k
 		}
 		p := d.gemmBF16Choose(c.m, c.n, c.k, c.transA, c.transB, 0, lda, 0, ldb)
+		if wantPad := c.kernel != "sm80_gemm_bf16" && c.n%2 == 1 && !c.transB; p.padB > 0 != wantPad || p.padB%8 != 0 || (wantPad && p.padB < c.n) {
+			t.Errorf("%dx%dx%d T=%v,%v: B padded to %d", c.m, c.k, c.n, c.transA, c.transB, p.padB)
+		}
 		if p.kernel != c.kernel || p.split != c.split {
 			t.Errorf("%dx%dx%d T=%v,%v: kernel %s split %d, want %s split %d", c.m, c.k, c.n, c.transA, c.transB, p.kernel, p.split, c.kernel, c.split)
 		}

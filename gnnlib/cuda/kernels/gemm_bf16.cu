@@ -378,13 +378,15 @@ __device__ __forceinline__ void gp_panel_load(unsigned short* p, const unsigned 
 }
 
 // sm80_gemm_bf16p: C[m,n] = op(A)·op(B) (TA: A stored k x m; TB: B stored
-// n x k), C float32 (outBF16 0; atomic: add into it) or bfloat16, ldc = n.
+// n x k), C float32 (outBF16 0; atomic: add into it) or bfloat16, ldc = n;
+// B's leading dimension is ldb when positive (a padded copy), else its
+// width.
 // vA, vB: halves a cp.async copies (8, 4 or 2); vecC: C's rows allow
 // 16-byte stores. items = mt*nt*split, chunk a multiple of GP_BK.
 template <bool TA, bool TB, int BN, bool SW, int KR>
 __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B,
                                            void* __restrict__ C, int m, int n, int k, int chunk, int split, int atomic,
-                                           int outBF16, int vA, int vB, int vecC) {
+                                           int outBF16, int vA, int vB, int vecC, int ldbArg) {
 	// KR > 0: B resident, a panel of up to KR k-rows loaded once (the
 	// block's n tile is the same for all its items; no split-K).
 	constexpr bool BRES = KR > 0;
@@ -407,7 +409,7 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 	const int ksteps = chunk / GP_BK;
 	const int mine = (int)blockIdx.x < nitems ? (nitems - 1 - (int)blockIdx.x) / (int)gridDim.x + 1 : 0;
 	const int total = mine * ksteps;
-	const long long lda = TA ? m : k, ldb = TB ? k : n;
+	const long long lda = TA ? m : k, ldb = ldbArg > 0 ? ldbArg : TB ? k : n;
 
 	// The load position: stage ls of the flattened sequence, its item
 	// (li-th of this block) and k-step lk.
@@ -569,8 +571,8 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 #define GEMM_BF16P(name, TA, TB, BN, SW, KR, MINB)                                                                  \
 	extern "C" __global__ void __launch_bounds__(256, MINB)                                                         \
 	    name(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B, void* __restrict__ C, int m, \
-	         int n, int k, int chunk, int split, int atomic, int outBF16, int vA, int vB, int vecC) {                 \
-		gemm_bf16p<TA, TB, BN, SW, KR>(A, B, C, m, n, k, chunk, split, atomic, outBF16, vA, vB, vecC);              \
+	         int n, int k, int chunk, int split, int atomic, int outBF16, int vA, int vB, int vecC, int ldb) {        \
+		gemm_bf16p<TA, TB, BN, SW, KR>(A, B, C, m, n, k, chunk, split, atomic, outBF16, vA, vB, vecC, ldb);         \
 	}
 
 // Padded stages: sm80_gemm_bf16p_*; swizzled: sm80_gemm_bf16s_*; swizzled
@@ -592,3 +594,17 @@ GEMM_BF16P(sm80_gemm_bf16r_nn_128, false, false, 128, true, 128, 2)
 GEMM_BF16P(sm80_gemm_bf16r_nt_128, false, true, 128, true, 128, 2)
 GEMM_BF16P(sm80_gemm_bf16r_nn_64, false, false, 64, true, 224, 3)
 GEMM_BF16P(sm80_gemm_bf16r_nt_64, false, true, 64, true, 224, 3)
+
+// sm80_pad_bf16 copies a rows x cols bfloat16 matrix (leading dimension
+// lds) into dst with leading dimension ldd >= cols, zero in the padding:
+// the nn GEMM's B when its width is odd (a 47-class layer's weight), whose
+// 2-byte aligned rows cp.async cannot copy.
+extern "C" __global__ void sm80_pad_bf16(const unsigned short* __restrict__ src, unsigned short* __restrict__ dst,
+                                         int rows, int cols, int lds, int ldd) {
+	const long long total = (long long)rows * ldd;
+	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
+		const long long r = i / ldd;
+		const int c = (int)(i % ldd);
+		dst[i] = c < cols ? src[r * lds + c] : (unsigned short)0;
+	}
+}
