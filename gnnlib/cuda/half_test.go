@@ -238,6 +238,33 @@ func TestMatMulBF16(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The elements checked (all, or tc.sample random ones) and their
+		// references, computed once for every kernel and output type: the
+		// exact product of the rounded operands, the FP32 one and Σ|a||b|.
+		type point struct {
+			i, j           int
+			exact, fp32, s float64
+		}
+		var pts []point
+		add := func(i, j int) {
+			p := point{i: i, j: j, exact: tc.ref(ar16, br16, i, j), fp32: tc.ref(a32, b32, i, j)}
+			for q := 0; q < tc.k; q++ {
+				av, bv := tc.operands(a32, b32, i, j, q)
+				p.s += math.Abs(float64(av) * float64(bv))
+			}
+			pts = append(pts, p)
+		}
+		if tc.sample == 0 {
+			for i := range tc.m {
+				for j := range tc.n {
+					add(i, j)
+				}
+			}
+		} else {
+			for range tc.sample {
+				add(r.IntN(tc.m), r.IntN(tc.n))
+			}
+		}
 		for _, kern := range []tune.GEMMBF16Kernel{tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes, tune.GEMMBF16Reg} {
 			tune.GEMMBF16 = kern
 			for _, out16 := range []bool{false, true} {
@@ -268,48 +295,24 @@ func TestMatMulBF16(t *testing.T) {
 					got = host(t, dst)
 					dst.Free()
 				}
-				check := func(i, j int) bool {
-					c := got[i*tc.n+j]
-					exact := tc.ref(ar16, br16, i, j)
-					fp32 := tc.ref(a32, b32, i, j)
-					var s float64 // Σ|a||b|
-					for p := 0; p < tc.k; p++ {
-						av, bv := tc.operands(a32, b32, i, j, p)
-						s += math.Abs(float64(av) * float64(bv))
-					}
+				for _, p := range pts {
+					c := got[p.i*tc.n+p.j]
 					// The tensor cores' float32 accumulation may truncate rather
 					// than round: up to one float32 ulp (2⁻²³) per addition.
-					sumTol := float64(tc.k+2)*1.2e-7*s + 1e-30
+					sumTol := float64(tc.k+2)*1.2e-7*p.s + 1e-30
 					outTol := 0.0
 					if out16 {
-						outTol = u * math.Abs(exact)
+						outTol = u * math.Abs(p.exact)
 					}
-					if e := math.Abs(float64(c) - exact); !(e <= sumTol+outTol) {
+					if e := math.Abs(float64(c) - p.exact); !(e <= sumTol+outTol) {
 						t.Errorf("MatMulBF16 [%s] (%dx%dx%d T=%v,%v out bf16 %v)[%d,%d] = %v, exact product of the bf16 operands %v (error %.3g > %.3g)",
-							kern, tc.m, tc.k, tc.n, tc.transA, tc.transB, out16, i, j, c, exact, e, sumTol+outTol)
-						return false
+							kern, tc.m, tc.k, tc.n, tc.transA, tc.transB, out16, p.i, p.j, c, p.exact, e, sumTol+outTol)
+						break
 					}
-					if e := math.Abs(float64(c) - fp32); !(e <= (2*u+u*u)*s+sumTol+outTol*1.01) {
+					if e := math.Abs(float64(c) - p.fp32); !(e <= (2*u+u*u)*p.s+sumTol+outTol*1.01) {
 						t.Errorf("MatMulBF16 [%s] (%dx%dx%d T=%v,%v out bf16 %v)[%d,%d] = %v, FP32 reference %v (error %.3g beyond the bf16 bound)",
-							kern, tc.m, tc.k, tc.n, tc.transA, tc.transB, out16, i, j, c, fp32, e)
-						return false
-					}
-					return true
-				}
-				if tc.sample == 0 {
-				all:
-					for i := range tc.m {
-						for j := range tc.n {
-							if !check(i, j) {
-								break all
-							}
-						}
-					}
-				} else {
-					for range tc.sample {
-						if !check(r.IntN(tc.m), r.IntN(tc.n)) {
-							break
-						}
+							kern, tc.m, tc.k, tc.n, tc.transA, tc.transB, out16, p.i, p.j, c, p.fp32, e)
+						break
 					}
 				}
 			}
