@@ -309,7 +309,7 @@ func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, ld
 	switch tune.GEMMBF16 {
 	case tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes:
 		prefix := "sm80_gemm_bf16p_"
-		if tune.GEMMBF16 != tune.GEMMBF16Pipe {
+		if tune.GEMMBF16 == tune.GEMMBF16PipeSW {
 			prefix = "sm80_gemm_bf16s_"
 		}
 		vA, vB := cpWidth(lda, pa), cpWidth(ldb, pb)

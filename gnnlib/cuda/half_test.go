@@ -689,8 +689,8 @@ func TestGEMMBF16Plan(t *testing.T) {
 		{1000, 100, 384, false, false, "sm80_gemm_bf16r_nn_128", 24}, // fewer tiles than blocks
 		{100000, 128, 384, false, false, "sm80_gemm_bf16r_nn_128", 264},
 		{100000, 128, 640, false, false, "sm80_gemm_bf16r_nn_128", 260}, // 5 n tiles: 52 blocks each
-		{169343, 256, 128, false, true, "sm80_gemm_bf16s_nt_128", 264},  // k past the panel
-		{128, 169343, 512, true, false, "sm80_gemm_bf16s_tn_128", 264},
+		{169343, 256, 128, false, true, "sm80_gemm_bf16p_nt_128", 264},  // k past the panel
+		{128, 169343, 512, true, false, "sm80_gemm_bf16p_tn_128", 264},
 	} {
 		lda, ldb := c.k, c.n
 		if c.transA {
