@@ -312,7 +312,9 @@
 // 47 to 512 columns) through a multi-stage cp.async pipeline into
 // persistent blocks, with ldmatrix fragments and 16-byte stores; a
 // product whose operands have odd leading dimensions (rows only 2-byte
-// aligned) runs the older register-prefetch kernel. SpMMBF16, SpMMBF16Out
+// aligned) runs the older register-prefetch kernel, but for an nn
+// product's small odd-wide B (a 47-class layer's weight), which is
+// copied into rows padded to a multiple of 8 first. SpMMBF16, SpMMBF16Out
 // and their transposes over the cached transposed CSR (SpMMBF16T,
 // SpMMBF16TOut) read bfloat16 features 16 bytes at a time and sum in
 // float32, rows of more than 128 edges split into edge tiles as the
@@ -379,6 +381,13 @@
 // thousand edges takes milliseconds. Its per-hop reads wait for the
 // stream, so sampling on the device runs between training steps, not
 // beside them. Index and block uploads are from pageable memory.
+//
+// BUG(gnnlab): the tensor-core GEMM (MatMulBF16) reached 30-73 % of the
+// HBM roofline at the GNN layers' shapes on an H100 (the issue asks 70 %),
+// bound by the SMs' reads from L2; the B-resident kernel that halves them
+// has not run on a GPU, nor have the pipelined kernels' tests finished on
+// one (gnnlib/cuda/internal/tune's GEMMBF16 switches back to the older
+// kernel).
 //
 // BUG(gnnlab): the fused attention without BF16Attention (off by default) or, for GATv2 and the Transformer,
 // with padded heads, GAT's per-node scores (HeadDot), the reductions, the
