@@ -24,6 +24,15 @@ type sampleGraph struct {
 	// blocks come back through, reused from call to call under mu.
 	pinned      unsafe.Pointer
 	pinnedBytes int64
+	// up is page-locked host memory (upBytes long) that the seeds go up
+	// through without a wait; upPending says a copy from it may not have
+	// run yet (a call that failed before its download's wait).
+	up        unsafe.Pointer
+	upBytes   int64
+	upPending bool
+	// ne and maxDeg are the graph's edges and largest in-degree, for
+	// sampleBounds.
+	ne, maxDeg int
 }
 
 func (s *sampleGraph) free() {
@@ -32,10 +41,12 @@ func (s *sampleGraph) free() {
 			b.release()
 		}
 	}
-	if p := s.pinned; p != nil {
-		s.pinned = nil
-		// A closed device has freed it with its context.
-		_ = s.dev.do(func(drv driver) error { return drv.freeHost(p) })
+	for _, p := range []*unsafe.Pointer{&s.pinned, &s.up} {
+		if q := *p; q != nil {
+			*p = nil
+			// A closed device has freed it with its context.
+			_ = s.dev.do(func(drv driver) error { return drv.freeHost(q) })
+		}
 	}
 }
 
@@ -55,7 +66,10 @@ func (d *Device) sampleGraph(g *graph.Graph) (*sampleGraph, error) {
 		if int64(g.NumEdges()) >= math.MaxInt32 || g.NumNodes() >= math.MaxInt32 {
 			return nil, fmt.Errorf("%w: SampleBlocks: %v is too large for int32 indices", ErrShape, g)
 		}
-		s := &sampleGraph{dev: d, n: g.NumNodes()}
+		s := &sampleGraph{dev: d, n: g.NumNodes(), ne: g.NumEdges()}
+		for v := 0; v < s.n; v++ {
+			s.maxDeg = max(s.maxDeg, g.Indptr[v+1]-g.Indptr[v])
+		}
 		var err error
 		if s.indptr, err = d.uploadInts(toInt32(g.Indptr)); err == nil {
 			if s.idx, err = d.uploadInts(toInt32(g.Indices)); err == nil {
@@ -158,6 +172,7 @@ func (d *Device) readInts(src []uintptr, dst [][]int32) error {
 // by source) and the hop's source nodes (global ids, destinations first).
 type hop struct {
 	ndst, nsrc, ne     int
+	bdst, bne, bsrc    int // their bounds (sampleBounds), the buffers' sizes
 	rowptr, idx, nodes *buffer
 }
 
@@ -180,8 +195,11 @@ func (h *hop) free() {
 // for the returned host graph, which ops on device tensors then use
 // without an upload; the host graphs are copies of the device ones, for
 // the layers that read them (GCN's normalisation, GAT's self-loops). The
-// seeds go up and the blocks come back in one copy each way, plus two
-// four-byte reads per hop (the edge and new-node counts). When x (a
+// hops' buffers are sized from bounds known on the host (frontier times
+// fan-out), their counts stay on the device, and the seeds go up through
+// pinned memory without a wait, so the whole batch is queued at once and
+// waits for the device once: the counts and then the blocks come back in
+// one turn of the device goroutine, through pinned memory. When x (a
 // tensor on d) is not nil, the rows of blocks[0].SrcNodes are gathered
 // from it on the device into the returned tensor.
 func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts []int, seed uint64) ([]graph.Block, *Tensor, error) {
@@ -197,15 +215,19 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 		seen[v] = true
 	}
 	s.mu.Lock()
-	hops, err := d.sampleHops(s, seeds, fanouts, seed)
+	hops, cnt, err := d.sampleHops(s, seeds, fanouts, seed)
 	var host [][3][]int
 	if err == nil {
-		host, err = d.downloadHops(s, hops)
+		host, err = d.downloadHops(s, hops, cnt.ptr)
+		s.upPending = err != nil
 	}
 	s.mu.Unlock()
 	defer func() {
 		for i := range hops {
 			hops[i].free()
+		}
+		if cnt != nil {
+			cnt.release()
 		}
 	}()
 	if err != nil {
@@ -242,22 +264,37 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 	return blocks, out, err
 }
 
-// downloadHops copies each hop's rowptr, sources and node list to the
-// host in one round trip (s.mu held): through s's pinned buffer, grown
-// to the largest batch yet, when samplePinned is set, else into Go
-// memory (also when no pinned memory can be had).
-func (d *Device) downloadHops(s *sampleGraph, hops []hop) ([][3][]int, error) {
+// downloadHops reads the hops' counts back and then copies each hop's
+// rowptr, sources and node list to the host (s.mu held): with
+// samplePinned, both in one turn of the device goroutine through s's
+// pinned buffer (grown to the largest batch yet), so the batch waits for
+// the device once; else (or when no pinned memory can be had) into Go
+// memory, one wait for the counts and one for the blocks. It sets each
+// hop's ndst, nsrc and ne from the counts.
+func (d *Device) downloadHops(s *sampleGraph, hops []hop, cnt uintptr) ([][3][]int, error) {
+	nh := len(hops)
+	ncnt := 2*nh + 1
+	var total int
 	var srcs []uintptr
 	var lens []int
-	total := 0
+	// layout fills the hops' sizes from the counts and lists the copies.
+	layout := func(c []int32) {
+		srcs, lens, total = srcs[:0], lens[:0], 0
+		for k := range hops {
+			h := &hops[k]
+			h.ndst, h.nsrc, h.ne = int(c[k]), int(c[k+1]), int(c[nh+1+k])
+			srcs = append(srcs, h.rowptr.ptr, h.idx.ptr, h.nodes.ptr)
+			lens = append(lens, h.ndst+1, h.ne, h.nsrc)
+			total += h.ndst + 1 + h.ne + h.nsrc
+		}
+	}
+	// The bounds give the size the blocks may reach.
+	need := int64(ncnt)*4 + 4
 	for _, h := range hops {
-		srcs = append(srcs, h.rowptr.ptr, h.idx.ptr, h.nodes.ptr)
-		lens = append(lens, h.ndst+1, h.ne, h.nsrc)
-		total += h.ndst + 1 + h.ne + h.nsrc
+		need += int64(h.bdst+1+h.bne+h.bsrc) * 4
 	}
 	var flat []int32
 	if samplePinned {
-		need := int64(total)*4 + 4
 		err := d.do(func(drv driver) error {
 			if s.pinnedBytes < need {
 				size := max(need, s.pinnedBytes*5/4)
@@ -269,11 +306,15 @@ func (d *Device) downloadHops(s *sampleGraph, hops []hop) ([][3][]int, error) {
 				}
 				p, err := drv.allocHost(size)
 				if err != nil {
-					return errNoPinned // the plain copy below still works
+					return errNoPinned // the plain copies below still work
 				}
 				s.pinned, s.pinnedBytes = p, size
 			}
-			off := 0
+			if err := drv.dtoh(s.pinned, cnt, int64(ncnt)*4); err != nil {
+				return err
+			}
+			layout(unsafe.Slice((*int32)(s.pinned), ncnt))
+			off := ncnt
 			for i, p := range srcs {
 				if lens[i] > 0 {
 					if err := drv.dtoh(unsafe.Add(s.pinned, off*4), p, int64(lens[i])*4); err != nil {
@@ -287,12 +328,17 @@ func (d *Device) downloadHops(s *sampleGraph, hops []hop) ([][3][]int, error) {
 		d.waited()
 		switch {
 		case err == nil:
-			flat = unsafe.Slice((*int32)(s.pinned), total)
+			flat = unsafe.Slice((*int32)(s.pinned), ncnt+total)[ncnt:]
 		case err != errNoPinned:
 			return nil, err
 		}
 	}
 	if flat == nil {
+		c := make([]int32, ncnt)
+		if err := d.readInts([]uintptr{cnt}, [][]int32{c}); err != nil {
+			return nil, err
+		}
+		layout(c)
 		flat = make([]int32, total)
 		dsts := make([][]int32, len(lens))
 		off := 0
@@ -323,100 +369,165 @@ func (d *Device) downloadHops(s *sampleGraph, hops []hop) ([][3][]int, error) {
 // errNoPinned says that downloadHops could not allocate pinned memory.
 var errNoPinned = fmt.Errorf("no pinned memory")
 
-// sampleHops runs the sampler's kernels, hop by hop (s.mu held).
-func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) ([]hop, error) {
-	var hops []hop
-	seeds32 := make([]int32, len(seeds))
+// sampleBounds returns, hop by hop, bounds of the destinations, edges and
+// sources that sampleHops may draw from nseeds seeds of a graph of n
+// nodes, ne edges and largest in-degree maxDeg: a hop's destinations are
+// distinct, so it draws at most fan of them each (their degrees, at most
+// ne in all, when fan is negative), and its sources are distinct nodes,
+// at most its destinations plus its edges.
+func sampleBounds(nseeds, n, ne, maxDeg int, fanouts []int) (bdst, bne, bsrc []int64) {
+	d := int64(nseeds)
+	for _, fan := range fanouts {
+		e := d * int64(max(fan, 0))
+		if fan < 0 {
+			e = min(d*int64(maxDeg), int64(ne))
+		}
+		src := min(d+e, int64(max(n, nseeds)))
+		bdst, bne, bsrc = append(bdst, d), append(bne, e), append(bsrc, src)
+		d = src
+	}
+	return
+}
+
+// sampleHops queues the sampler's kernels, hop by hop (s.mu held), with
+// no wait: each hop's buffers are sized from sampleBounds, its counts stay
+// on the device in cnt (2·hops+1 int32: the destinations of hop k at k,
+// the last hop's sources at hops, the edges of hop k at hops+1+k), and
+// the kernels read them there. The seeds go up through s's pinned upload
+// buffer without a wait (the previous call's copy from it is done: every
+// call ends with downloadHops' wait). The caller frees the hops and cnt.
+func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (hops []hop, cnt *buffer, err error) {
+	nh := len(fanouts)
+	ncnt := 2*nh + 1
+	bdst, bne, bsrc := sampleBounds(len(seeds), s.n, s.ne, s.maxDeg, fanouts)
+	for k := range fanouts {
+		if bne[k] >= math.MaxInt32 || bdst[k] >= math.MaxInt32 {
+			return nil, nil, fmt.Errorf("%w: SampleBlocks: hop %d may draw %d edges, at most 2^31-1 supported", ErrShape, k, bne[k])
+		}
+	}
+	// One buffer holds cnt and then the seeds.
+	up := make([]int32, ncnt+len(seeds))
+	up[0] = int32(len(seeds))
 	for i, v := range seeds {
-		seeds32[i] = int32(v)
+		up[ncnt+i] = int32(v)
 	}
-	seedBuf, err := d.uploadInts(seeds32)
+	upBuf, err := d.newBuffer(int64(len(up))*4 + 4)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer seedBuf.release()
-	// dst holds the hop's destinations: the seeds, then the last hop's
-	// sources (owned by hops).
-	dst, ndst := seedBuf, len(seeds)
-	fail := func(err error) ([]hop, error) {
+	if err := d.stageUp(s, upBuf.ptr, up); err != nil {
+		upBuf.release()
+		return nil, nil, err
+	}
+	cnt = upBuf
+	fail := func(err error) ([]hop, *buffer, error) {
 		// Leave flag all zero for the next call, whatever the hop reached.
 		if e := d.fillInts(s.flag, 0, s.n); e != nil && err == nil {
 			err = e
 		}
-		return hops, err
+		return hops, cnt, err
 	}
+	// dst holds the hop's destinations: the seeds, then the last hop's
+	// sources (owned by hops); cnt+4k their number.
+	dst := upBuf.ptr + uintptr(ncnt)*4
 	for k, fan := range fanouts {
-		counts, err := d.newBuffer(int64(ndst)*4 + 4)
+		ndstp := cnt.ptr + uintptr(k)*4
+		bd, be, bs := int(bdst[k]), int(bne[k]), int(bsrc[k])
+		hops = append(hops, hop{bdst: bd, bne: be, bsrc: bs})
+		h := &hops[k]
+		counts, err := d.newBuffer(int64(bd)*4 + 4)
 		if err != nil {
 			return fail(err)
 		}
-		err = d.launch("sample_counts", d.gridFor(int64(ndst), 256), 256, s.indptr, dst, counts, ndst, fan)
-		var rowptr *buffer
+		err = d.launch("sample_counts", d.gridFor(int64(bd), 256), 256, s.indptr, dst, counts, ndstp, bd, fan)
 		if err == nil {
-			rowptr, err = d.scanInts(counts, ndst)
+			h.rowptr, err = d.scanInts(counts, bd)
 		}
 		counts.release()
 		if err != nil {
 			return fail(err)
 		}
-		h := hop{ndst: ndst, rowptr: rowptr}
-		hops = append(hops, h)
-		bound := int64(ndst) * int64(max(fan, 0))
-		if fan < 0 {
-			ne := []int32{0}
-			if err := d.readInts([]uintptr{rowptr.ptr + uintptr(ndst)*4}, [][]int32{ne}); err != nil {
-				return fail(err)
-			}
-			bound = int64(ne[0])
-		}
-		if bound >= math.MaxInt32 {
-			return fail(fmt.Errorf("%w: SampleBlocks: hop %d draws %d edges, at most 2^31-1 supported", ErrShape, k, bound))
-		}
-		if hops[k].idx, err = d.newBuffer(bound*4 + 4); err != nil {
+		// The hop's edge count is the scan's total.
+		nep := h.rowptr.ptr + uintptr(bd)*4
+		if h.idx, err = d.newBuffer(int64(be)*4 + 4); err != nil {
 			return fail(err)
 		}
-		if err := d.launch("sample_edges", d.gridFor(int64(ndst), 128), 128, s.indptr, s.idx, dst, rowptr, hops[k].idx, s.flag, ndst, fan, data.HopSeed(seed, k)); err != nil {
+		if err := d.launch("sample_edges", d.gridFor(int64(bd), 128), 128, s.indptr, s.idx, dst, h.rowptr, h.idx, s.flag, ndstp, bd, fan, data.HopSeed(seed, k)); err != nil {
 			return fail(err)
 		}
-		if err := d.launch("sample_mark_dst", d.gridFor(int64(ndst), 256), 256, dst, s.flag, s.loc, ndst); err != nil {
+		if err := d.launch("sample_mark_dst", d.gridFor(int64(bd), 256), 256, dst, s.flag, s.loc, ndstp, bd); err != nil {
 			return fail(err)
 		}
 		pos, err := d.scanInts(s.flag, s.n)
 		if err != nil {
 			return fail(err)
 		}
-		cnt := [][]int32{{0}, {0}}
-		if err := d.readInts([]uintptr{rowptr.ptr + uintptr(ndst)*4, pos.ptr + uintptr(s.n)*4}, cnt); err != nil {
-			pos.release()
-			return fail(err)
+		err = d.launch("sample_sizes", 1, 1, nep, pos.ptr+uintptr(s.n)*4, cnt, k, nh)
+		if err == nil {
+			h.nodes, err = d.newBuffer(int64(bs)*4 + 4)
 		}
-		ne, nsrc := int(cnt[0][0]), ndst+int(cnt[1][0])
-		hops[k].ne, hops[k].nsrc = ne, nsrc
-		nodes, err := d.newBuffer(int64(nsrc)*4 + 4)
-		if err != nil {
-			pos.release()
-			return fail(err)
-		}
-		hops[k].nodes = nodes
-		if ndst > 0 {
-			err = d.do(func(drv driver) error { return drv.dtod(nodes.ptr, dst.ptr, int64(ndst)*4) })
+		if err == nil && bd > 0 {
+			// The bound's slots past the destinations are overwritten by
+			// sample_compact or never read.
+			to, from := h.nodes.ptr, dst // posted: copy the values now
+			err = d.post(func(drv driver) error { return drv.dtod(to, from, int64(bd)*4) })
 		}
 		if err == nil {
-			err = d.launch("sample_compact", d.gridFor(int64(s.n), 256), 256, s.flag, pos, s.loc, nodes, s.n, ndst)
+			err = d.launch("sample_compact", d.gridFor(int64(s.n), 256), 256, s.flag, pos, s.loc, h.nodes, s.n, ndstp)
 		}
 		pos.release()
 		if err == nil {
-			err = d.launch("sample_relabel", d.gridFor(int64(ne), 256), 256, hops[k].idx, s.loc, ne)
+			err = d.launch("sample_relabel", d.gridFor(int64(be), 256), 256, h.idx, s.loc, nep, be)
 		}
 		if err == nil {
-			err = d.launch("sort_rows", d.gridFor(int64(ndst), 128), 128, rowptr, hops[k].idx, ndst)
+			err = d.launch("sort_rows", d.gridFor(int64(bd), 128), 128, h.rowptr, h.idx, bd)
 		}
 		if err != nil {
 			return fail(err)
 		}
-		dst, ndst = nodes, nsrc
+		dst = h.nodes.ptr
 	}
-	return hops, nil
+	return hops, cnt, nil
+}
+
+// stageUp copies vals to the device at dst through s's pinned upload
+// buffer without waiting (s.mu held; the buffer's last copy is done, see
+// sampleHops), or with a plain, waiting upload when no pinned memory can
+// be had.
+func (d *Device) stageUp(s *sampleGraph, dst uintptr, vals []int32) error {
+	n := int64(len(vals)) * 4
+	if n == 0 {
+		return nil
+	}
+	d.uploads.Add(1)
+	err := d.do(func(drv driver) error {
+		if s.upPending {
+			if err := drv.sync(); err != nil {
+				return err
+			}
+		}
+		s.upPending = true // until downloadHops' wait
+		if s.upBytes < n {
+			size := max(n, s.upBytes*5/4, 64<<10)
+			if s.up != nil {
+				if err := drv.freeHost(s.up); err != nil {
+					return err
+				}
+				s.up, s.upBytes = nil, 0
+			}
+			p, err := drv.allocHost(size)
+			if err != nil {
+				return errNoPinned
+			}
+			s.up, s.upBytes = p, size
+		}
+		copy(unsafe.Slice((*int32)(s.up), len(vals)), vals)
+		return drv.htod(dst, s.up, n, true)
+	})
+	if err == errNoPinned {
+		return d.do(func(drv driver) error { return drv.htod(dst, unsafe.Pointer(unsafe.SliceData(vals)), n, false) })
+	}
+	return err
 }
 
 // registerBlock builds on the device the transpose of a block's CSR

@@ -3,6 +3,7 @@ package cuda
 import (
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
@@ -24,9 +25,23 @@ func emScan(in []int32, n int) []int32 {
 	return out
 }
 
-func emSampleCounts(indptr, nodes []int32, ndst, fanout int) []int32 {
-	counts := make([]int32, ndst)
-	for i := 0; i < ndst; i++ {
+// garbage returns n int32 slots as a fresh device buffer holds them:
+// anything, here values that fail loudly when used as an index.
+func garbage(n int) []int32 {
+	b := make([]int32, n)
+	for i := range b {
+		b[i] = -1 << 30
+	}
+	return b
+}
+
+func emSampleCounts(indptr, nodes, counts []int32, ndstp *int32, bound, fanout int) {
+	ndst := int(*ndstp)
+	for i := 0; i < bound; i++ {
+		if i >= ndst {
+			counts[i] = 0
+			continue
+		}
 		v := nodes[i]
 		d := indptr[v+1] - indptr[v]
 		switch {
@@ -38,11 +53,13 @@ func emSampleCounts(indptr, nodes []int32, ndst, fanout int) []int32 {
 			counts[i] = int32(fanout)
 		}
 	}
-	return counts
 }
 
-func emSampleEdges(indptr, indices, nodes, rowptr, src, flag []int32, ndst, fanout int, seed uint64) {
-	for i := 0; i < ndst; i++ {
+func emSampleEdges(indptr, indices, nodes, rowptr, src, flag []int32, ndstp *int32, bound, fanout int, seed uint64) {
+	for i := 0; i < bound; i++ {
+		if i >= int(*ndstp) {
+			break
+		}
 		v := nodes[i]
 		beg := indptr[v]
 		d := uint64(indptr[v+1] - beg)
@@ -60,17 +77,20 @@ func emSampleEdges(indptr, indices, nodes, rowptr, src, flag []int32, ndst, fano
 	}
 }
 
-func emMarkDst(nodes, flag, loc []int32, ndst int) {
-	for i := 0; i < ndst; i++ {
+func emMarkDst(nodes, flag, loc []int32, ndstp *int32, bound int) {
+	for i := 0; i < bound; i++ {
+		if i >= int(*ndstp) {
+			break
+		}
 		flag[nodes[i]] = 0
 		loc[nodes[i]] = int32(i)
 	}
 }
 
-func emCompact(flag, pos, loc, srcnodes []int32, n, ndst int) {
+func emCompact(flag, pos, loc, srcnodes []int32, n int, ndstp *int32) {
 	for v := 0; v < n; v++ {
 		if flag[v] != 0 {
-			k := int32(ndst) + pos[v]
+			k := *ndstp + pos[v]
 			loc[v] = k
 			srcnodes[k] = int32(v)
 			flag[v] = 0
@@ -78,8 +98,16 @@ func emCompact(flag, pos, loc, srcnodes []int32, n, ndst int) {
 	}
 }
 
-func emRelabel(idx, loc []int32) {
-	for e := range idx {
+func emSizes(ne, nnew *int32, cnt []int32, k, hops int) {
+	cnt[k+1] = cnt[k] + *nnew
+	cnt[hops+1+k] = *ne
+}
+
+func emRelabel(idx, loc []int32, nep *int32, bound int) {
+	for e := 0; e < bound; e++ {
+		if e >= int(*nep) {
+			break
+		}
 		idx[e] = loc[idx[e]]
 	}
 }
@@ -136,30 +164,50 @@ type emBlock struct {
 }
 
 // emulateSampleBlocks runs the emulated kernels as sampleHops does, hop by
-// hop, with the node-sized flag (zero between calls) and loc arrays.
+// hop, with the node-sized flag (zero between calls) and loc arrays: each
+// hop's buffers are as long as sampleBounds says (and hold garbage where
+// nothing wrote), the counts live in cnt, and only the end reads them to
+// cut the blocks out of the buffers (downloadHops), whose transposes are
+// then built (registerBlock).
 func emulateSampleBlocks(g *graph.Graph, flag []int32, seeds, fanouts []int, seed uint64) []emBlock {
 	n := g.NumNodes()
 	indptr, indices := toInt32(g.Indptr), toInt32(g.Indices)
-	loc := make([]int32, n)
+	maxDeg := 0
+	for v := 0; v < n; v++ {
+		maxDeg = max(maxDeg, g.Indptr[v+1]-g.Indptr[v])
+	}
+	bdst, bne, bsrc := sampleBounds(len(seeds), n, g.NumEdges(), maxDeg, fanouts)
+	nh := len(fanouts)
+	cnt := garbage(2*nh + 1)
+	cnt[0] = int32(len(seeds))
+	loc := garbage(n)
 	dst := toInt32(seeds)
-	var out []emBlock
+	type bufs struct{ rowptr, idx, nodes []int32 }
+	var hops []bufs
 	for k, fan := range fanouts {
-		ndst := len(dst)
-		rowptr := emScan(emSampleCounts(indptr, dst, ndst, fan), ndst)
-		idx := make([]int32, rowptr[ndst])
-		emSampleEdges(indptr, indices, dst, rowptr, idx, flag, ndst, fan, data.HopSeed(seed, k))
-		emMarkDst(dst, flag, loc, ndst)
+		bd, be, bs := int(bdst[k]), int(bne[k]), int(bsrc[k])
+		counts := garbage(bd + 1)
+		emSampleCounts(indptr, dst, counts, &cnt[k], bd, fan)
+		rowptr := emScan(counts, bd)
+		idx := garbage(be + 1)
+		emSampleEdges(indptr, indices, dst, rowptr, idx, flag, &cnt[k], bd, fan, data.HopSeed(seed, k))
+		emMarkDst(dst, flag, loc, &cnt[k], bd)
 		pos := emScan(flag, n)
-		nsrc := ndst + int(pos[n])
-		nodes := make([]int32, nsrc)
-		copy(nodes, dst)
-		emCompact(flag, pos, loc, nodes, n, ndst)
-		emRelabel(idx, loc)
-		emSortRows(rowptr, idx, ndst)
-		b := emBlock{ndst: ndst, nsrc: nsrc, rowptr: rowptr, idx: idx, nodes: nodes}
-		b.tptr, b.tidx, b.w, b.tw = emTranspose(rowptr, idx, ndst, nsrc)
-		out = append(out, b)
+		emSizes(&rowptr[bd], &pos[n], cnt, k, nh)
+		nodes := garbage(bs + 1)
+		copy(nodes, dst[:bd])
+		emCompact(flag, pos, loc, nodes, n, &cnt[k])
+		emRelabel(idx, loc, &rowptr[bd], be)
+		emSortRows(rowptr, idx, bd)
+		hops = append(hops, bufs{rowptr, idx, nodes})
 		dst = nodes
+	}
+	var out []emBlock
+	for k, h := range hops {
+		ndst, nsrc, ne := int(cnt[k]), int(cnt[k+1]), int(cnt[nh+1+k])
+		b := emBlock{ndst: ndst, nsrc: nsrc, rowptr: h.rowptr[:ndst+1], idx: h.idx[:ne], nodes: h.nodes[:nsrc]}
+		b.tptr, b.tidx, b.w, b.tw = emTranspose(b.rowptr, b.idx, ndst, nsrc)
+		out = append(out, b)
 	}
 	return out
 }
@@ -203,6 +251,116 @@ func TestSampleKernelsEmulated(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// waitDriver is a recordDriver that notes, for each call that waits for
+// the device (a copy to the host, a synchronous upload, a sync), how many
+// launches came before it.
+type waitDriver struct {
+	*recordDriver
+	waits []int
+}
+
+func (w *waitDriver) wait() { w.waits = append(w.waits, len(w.launches)) }
+
+func (w *waitDriver) dtoh(dst unsafe.Pointer, src uintptr, n int64) error {
+	w.wait()
+	return w.recordDriver.dtoh(dst, src, n)
+}
+
+func (w *waitDriver) htod(dst uintptr, src unsafe.Pointer, n int64, async bool) error {
+	if !async {
+		w.wait()
+	}
+	return w.recordDriver.htod(dst, src, n, async)
+}
+
+func (w *waitDriver) sync() error {
+	w.wait()
+	return w.recordDriver.sync()
+}
+
+// TestSampleBlocksWaitsOnce runs SampleBlocks' launch code on a recording
+// driver (no GPU: the counts read back are zeros) and checks that a batch
+// queues all its hops without waiting for the device and then waits in
+// one place: the download's copies, back to back with no launch between
+// them (the seeds go up without a wait and no hop reads its counts back;
+// each hop did, before). It also checks every launch's argument count
+// against the kernel's in the PTX.
+func TestSampleBlocksWaitsOnce(t *testing.T) {
+	rec := &recordDriver{}
+	drv := &waitDriver{recordDriver: rec}
+	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: rec.name(), nsm: rec.sms()}
+	d.be = &backend{d}
+	d.pool.init(drv)
+	go func() {
+		for fn := range d.work {
+			fn()
+		}
+		close(d.done)
+	}()
+	t.Cleanup(func() { d.Close() })
+	g := sampleGraphForTest(t)
+	seeds := []int{0, 5, 17, 4999, 1000, 42, 7, 300, 1}
+	fanouts := []int{15, 10, 5}
+	for call := range 3 {
+		var w0, l0 int
+		if err := d.do(func(driver) error { w0, l0 = len(drv.waits), len(rec.launches); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := d.SampleBlocks(g, nil, seeds, fanouts, uint64(call)); err != nil {
+			t.Fatal(err)
+		}
+		var waits []int
+		var sorts int
+		if err := d.do(func(driver) error {
+			waits = slices.Clone(drv.waits[w0:])
+			for _, l := range rec.launches[l0:] {
+				if l.kernel == "sort_rows" {
+					sorts++
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if call == 0 { // the graph's upload waits
+			continue
+		}
+		if sorts != len(fanouts) || len(waits) == 0 {
+			t.Fatalf("call %d: %d hops sorted, %d waits", call, sorts, len(waits))
+		}
+		// Every hop's kernels were queued before the first wait.
+		queued := 0
+		for _, l := range rec.launches[l0:waits[0]] {
+			if l.kernel == "sort_rows" {
+				queued++
+			}
+		}
+		if queued != len(fanouts) {
+			t.Errorf("call %d: the first wait came after %d of %d hops were queued", call, queued, len(fanouts))
+		}
+		for _, w := range waits[1:] {
+			if w != waits[0] {
+				t.Errorf("call %d: SampleBlocks waited after %v launches: kernels were launched between its waits", call, waits)
+				break
+			}
+		}
+	}
+	params := ptxParams()
+	seen := map[string]bool{}
+	for _, l := range rec.launches {
+		want, ok := params[l.kernel]
+		if !ok || want != l.args {
+			t.Errorf("launch of %s with %d arguments; the PTX has %d (known %v)", l.kernel, l.args, want, ok)
+		}
+		seen[l.kernel] = true
+	}
+	for _, k := range []string{"sample_counts", "sample_edges", "sample_mark_dst", "sample_sizes", "sample_compact", "sample_relabel", "sort_rows"} {
+		if !seen[k] {
+			t.Errorf("%s was never launched", k)
 		}
 	}
 }
