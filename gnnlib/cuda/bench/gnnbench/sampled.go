@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"time"
@@ -195,3 +196,7 @@ func sageAggrFirst(c *nn.SAGEConv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 	}
 	return neigh.Add(c.B).Add(root.MatMul(c.WRoot))
 }
+
+// sampledFeeds picks the sampled part's arxiv-sized variants.
+var sampledFeeds = flag.String("sampled-feeds", "host1,host4,resident,device,aggrfirst",
+	"comma-separated arxiv-sized variants of the sampled part: host1 and host4 (host feed, 1 or 4 sampler goroutines), resident (features on the device, host sampler), device (sampled on the device), aggrfirst (device, SAGE composed aggregate-first); -products adds the products-sized device feed")
