@@ -517,9 +517,9 @@ func main() {
 		if feeds["device"] {
 			sampledSAGE(d, arxiv, 128, 40, 20, 4, feedDevice, false)
 		}
-		// The same model computed in PyG SAGEConv's order (aggregate, then
-		// the product) by composed ops.
-		if feeds["aggrfirst"] {
+		// The same model with SAGEConv's product before the aggregation
+		// (nn.SAGEAggregateFirst off), as before it aggregated first.
+		if feeds["productfirst"] {
 			sampledSAGE(d, arxiv, 128, 40, 20, 4, feedDevice, true)
 		}
 		// Products-sized (2.45M nodes, 100 features, 47 classes), the

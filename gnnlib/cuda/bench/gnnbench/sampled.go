@@ -38,16 +38,16 @@ const (
 // Device.SampleBlocks, each to the end of its device work), the peak and
 // the nodes sampled a batch.
 //
-// With aggrFirst the step computes each layer as mean(x)·W_neigh +
-// x[:dst]·W_root (PyG SAGEConv's order) from the same parameters, where
-// nn.SAGEConv computes mean(x·W_neigh) + x[seq(dst)]·W_root: the same
-// function, with the first layer's product over the destinations only
-// and its aggregation 128 wide instead of 256.
-func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, feed string, aggrFirst bool) {
+// With productFirst, nn.SAGEAggregateFirst is off for the run: each
+// layer computes mean(x·W_neigh), the product over every source, instead
+// of mean(x)·W_neigh, the product over the destinations.
+func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, feed string, productFirst bool) {
 	variant := fmt.Sprintf("%s feed, %d sampler goroutines", feed, workers)
-	if aggrFirst {
-		variant += ", aggregate first"
+	if productFirst {
+		variant += ", SAGE product first"
 	}
+	defer func(on bool) { nn.SAGEAggregateFirst = on }(nn.SAGEAggregateFirst)
+	nn.SAGEAggregateFirst = !productFirst
 	// A panic (an op the device lacks on blocks) ends this part, not the run.
 	defer func() {
 		if e := recover(); e != nil {
@@ -79,7 +79,7 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 	d.ResetPeak()
 	loader, err := data.NewNeighborLoader(hg, x, y, seeds, o)
 	check(err)
-	step := sageStep(d.Backend(), fin, 256, classes, aggrFirst)
+	step := sageStep(d.Backend(), fin, 256, classes)
 	it := loader.Iter()
 	defer it.Close()
 	var wait, total time.Duration
@@ -150,9 +150,7 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 // CPU): a 3-layer GraphSAGE (mean) from fin features through hidden units
 // to classes, ReLU and dropout 0.5 between the layers (nn.ReLUDropout),
 // cross-entropy on the batch's seeds and an Adam step; it returns the loss.
-// With aggrFirst each layer is composed from nn ops over the SAGEConv's
-// parameters as mean(x)·W_neigh + b + x[:dst]·W_root.
-func sageStep(dev tensor.Backend, fin, hidden, classes int, aggrFirst bool) func(b *data.MiniBatch) float32 {
+func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBatch) float32 {
 	dims := []int{fin, hidden, hidden, classes}
 	var convs []*nn.SAGEConv
 	var params []*tensor.Tensor
@@ -168,11 +166,7 @@ func sageStep(dev tensor.Backend, fin, hidden, classes int, aggrFirst bool) func
 		gs := b.Graphs()
 		h := b.X.To(dev)
 		for i, c := range convs {
-			if aggrFirst {
-				h = sageAggrFirst(c, gs[i], h)
-			} else {
-				h = c.Forward(gs[i], h)
-			}
+			h = c.Forward(gs[i], h)
 			if i < len(convs)-1 {
 				h = nn.ReLUDropout(h, drop)
 			}
@@ -185,18 +179,6 @@ func sageStep(dev tensor.Backend, fin, hidden, classes int, aggrFirst bool) func
 	}
 }
 
-// sageAggrFirst is c's function (mean aggregation) in PyG's order:
-// mean(x)·W_neigh + b + x[:dst]·W_root, a block's destinations being the
-// first rows of its sources.
-func sageAggrFirst(c *nn.SAGEConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
-	neigh := nn.MeanAggregate(g, x).MatMul(c.WNeigh)
-	root := x
-	if !g.IsSquare() {
-		root = x.Narrow(0, 0, g.NumNodes())
-	}
-	return neigh.Add(c.B).Add(root.MatMul(c.WRoot))
-}
-
 // sampledFeeds picks the sampled part's arxiv-sized variants.
-var sampledFeeds = flag.String("sampled-feeds", "host1,host4,resident,device,aggrfirst",
-	"comma-separated arxiv-sized variants of the sampled part: host1 and host4 (host feed, 1 or 4 sampler goroutines), resident (features on the device, host sampler), device (sampled on the device), aggrfirst (device, SAGE composed aggregate-first); -products adds the products-sized device feed")
+var sampledFeeds = flag.String("sampled-feeds", "host1,host4,resident,device,productfirst",
+	"comma-separated arxiv-sized variants of the sampled part: host1 and host4 (host feed, 1 or 4 sampler goroutines), resident (features on the device, host sampler), device (sampled on the device), productfirst (device, nn.SAGEAggregateFirst off); -products adds the products-sized device feed")
