@@ -2,10 +2,12 @@ package cuda
 
 import (
 	"fmt"
-	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"math"
+	"slices"
 	"sync"
 	"unsafe"
+
+	"github.com/gnnlab/gnnlab/gnnlib/data"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
@@ -24,12 +26,10 @@ type sampleGraph struct {
 	// blocks come back through, reused from call to call under mu.
 	pinned      unsafe.Pointer
 	pinnedBytes int64
-	// up is page-locked host memory (upBytes long) that the seeds go up
-	// through without a wait; upPending says a copy from it may not have
-	// run yet (a call that failed before its download's wait).
-	up        unsafe.Pointer
-	upBytes   int64
-	upPending bool
+	// seedsUp is the page-locked host memory that the seeds go up
+	// through without a wait (before the call's download), heavyUp the
+	// blocks' heavy-row lists (after it).
+	seedsUp, heavyUp stage
 	// ne and maxDeg are the graph's edges and largest in-degree, for
 	// sampleBounds.
 	ne, maxDeg int
@@ -41,7 +41,7 @@ func (s *sampleGraph) free() {
 			b.release()
 		}
 	}
-	for _, p := range []*unsafe.Pointer{&s.pinned, &s.up} {
+	for _, p := range []*unsafe.Pointer{&s.pinned, &s.seedsUp.p, &s.heavyUp.p} {
 		if q := *p; q != nil {
 			*p = nil
 			// A closed device has freed it with its context.
@@ -219,7 +219,10 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 	var host [][3][]int
 	if err == nil {
 		host, err = d.downloadHops(s, hops, cnt.ptr)
-		s.upPending = err != nil
+		if err == nil {
+			// The download waited for every copy queued before it.
+			s.seedsUp.pending, s.heavyUp.pending = false, false
+		}
 	}
 	s.mu.Unlock()
 	defer func() {
@@ -234,6 +237,8 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 		return nil, nil, err
 	}
 	blocks := make([]graph.Block, len(hops))
+	preps := make([]*blockPrep, len(hops))
+	var lists []int32
 	dstNodes := append([]int(nil), seeds...)
 	for i, h := range hops {
 		ptr, src, srcNodes := host[i][0], host[i][1], host[i][2]
@@ -247,20 +252,44 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 		if err != nil {
 			return nil, nil, err
 		}
+		preps[i] = prepBlock(bg)
+		lists = append(lists, preps[i].lists()...)
+		blocks[len(hops)-1-i] = graph.Block{Graph: bg, SrcNodes: srcNodes, DstNodes: dstNodes}
+		dstNodes = srcNodes
+	}
+	// The heavy rows of all hops go up in one copy without a wait.
+	var listBuf *buffer
+	if len(lists) > 0 {
+		if listBuf, err = d.newBuffer(int64(len(lists))*4 + 4); err != nil {
+			return nil, nil, err
+		}
+		defer listBuf.release()
+		s.mu.Lock()
+		err = d.stageUp(&s.heavyUp, listBuf.ptr, lists)
+		s.mu.Unlock()
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	off := 0
+	for i, h := range hops {
+		var at uintptr
+		if listBuf != nil {
+			at = listBuf.ptr + uintptr(off)*4
+		}
+		off += len(preps[i].heavy) + len(preps[i].tiles) + len(preps[i].theavy) + len(preps[i].ttiles)
 		// The device graph takes the CSR buffers over.
-		err = d.registerBlock(bg, h.ndst, h.nsrc, h.ne, h.rowptr, h.idx)
+		err := d.registerBlock(blocks[len(hops)-1-i].Graph, h.ndst, h.nsrc, h.ne, h.rowptr, h.idx, preps[i], at)
 		hops[i].rowptr, hops[i].idx = nil, nil
 		if err != nil {
 			return nil, nil, err
 		}
-		blocks[len(hops)-1-i] = graph.Block{Graph: bg, SrcNodes: srcNodes, DstNodes: dstNodes}
-		dstNodes = srcNodes
 	}
 	if x == nil || len(hops) == 0 {
 		return blocks, nil, nil
 	}
 	last := hops[len(hops)-1]
-	out, err := d.gatherBy(x, last.nodes, last.nsrc, s.n)
+	out, err := d.gatherBy(x, last.nodes.ptr, last.nsrc, s.n)
 	return blocks, out, err
 }
 
@@ -415,7 +444,7 @@ func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := d.stageUp(s, upBuf.ptr, up); err != nil {
+	if err := d.stageUp(&s.seedsUp, upBuf.ptr, up); err != nil {
 		upBuf.release()
 		return nil, nil, err
 	}
@@ -490,44 +519,88 @@ func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (
 	return hops, cnt, nil
 }
 
-// stageUp copies vals to the device at dst through s's pinned upload
-// buffer without waiting (s.mu held; the buffer's last copy is done, see
-// sampleHops), or with a plain, waiting upload when no pinned memory can
-// be had.
-func (d *Device) stageUp(s *sampleGraph, dst uintptr, vals []int32) error {
+// stage is page-locked host memory that small uploads go through
+// without a wait (cuMemcpyHtoDAsync from pageable memory waits for the
+// stream): pending says a copy from it may not have run yet, so that its
+// next use waits for it first. Its users hold the sampleGraph's mu.
+type stage struct {
+	p       unsafe.Pointer
+	bytes   int64
+	pending bool
+}
+
+// stageUp copies vals to the device at dst through st without waiting,
+// or with a plain, waiting upload when no pinned memory can be had. The
+// caller clears st.pending once a wait on the device goroutine has
+// followed (downloadHops').
+func (d *Device) stageUp(st *stage, dst uintptr, vals []int32) error {
 	n := int64(len(vals)) * 4
 	if n == 0 {
 		return nil
 	}
 	d.uploads.Add(1)
 	err := d.do(func(drv driver) error {
-		if s.upPending {
+		if st.pending {
 			if err := drv.sync(); err != nil {
 				return err
 			}
+			st.pending = false
 		}
-		s.upPending = true // until downloadHops' wait
-		if s.upBytes < n {
-			size := max(n, s.upBytes*5/4, 64<<10)
-			if s.up != nil {
-				if err := drv.freeHost(s.up); err != nil {
+		if st.bytes < n {
+			size := max(n, st.bytes*5/4, 64<<10)
+			if st.p != nil {
+				if err := drv.freeHost(st.p); err != nil {
 					return err
 				}
-				s.up, s.upBytes = nil, 0
+				st.p, st.bytes = nil, 0
 			}
 			p, err := drv.allocHost(size)
 			if err != nil {
 				return errNoPinned
 			}
-			s.up, s.upBytes = p, size
+			st.p, st.bytes = p, size
 		}
-		copy(unsafe.Slice((*int32)(s.up), len(vals)), vals)
-		return drv.htod(dst, s.up, n, true)
+		copy(unsafe.Slice((*int32)(st.p), len(vals)), vals)
+		st.pending = true
+		return drv.htod(dst, st.p, n, true)
 	})
 	if err == errNoPinned {
 		return d.do(func(drv driver) error { return drv.htod(dst, unsafe.Pointer(unsafe.SliceData(vals)), n, false) })
 	}
 	return err
+}
+
+// blockPrep is the host's part of registerBlock for one block: the
+// transpose's row pointer, counted from the block's sources (a pass over
+// the edges on the calling goroutine, a loader's, not a transpose), the
+// degree statistics of both directions and their heavy rows (what
+// NewGraphCSR lists at upload), whose lists go up with other data in one
+// copy (see lists).
+type blockPrep struct {
+	in, out                      degreeStats
+	heavy, tiles, theavy, ttiles []int32
+	ntiles, tntiles              int
+}
+
+func prepBlock(bg *graph.Graph) *blockPrep {
+	nsrc := bg.NumSrc()
+	tindptr := make([]int32, nsrc+1)
+	for _, u := range bg.Indices {
+		tindptr[u+1]++
+	}
+	for u := 0; u < nsrc; u++ {
+		tindptr[u+1] += tindptr[u]
+	}
+	p := &blockPrep{in: degreeStatsOf(bg.Indptr), out: degreeStatsOf(tindptr)}
+	p.heavy, p.tiles, p.ntiles = heavyRowsOf(bg.Indptr)
+	p.theavy, p.ttiles, p.tntiles = heavyRowsOf(tindptr)
+	return p
+}
+
+// lists returns the heavy-row lists in the order registerBlock reads them
+// from the device: heavy, tiles, theavy, ttiles.
+func (p *blockPrep) lists() []int32 {
+	return slices.Concat(p.heavy, p.tiles, p.theavy, p.ttiles)
 }
 
 // registerBlock builds on the device the transpose of a block's CSR
@@ -536,12 +609,11 @@ func (d *Device) stageUp(s *sampleGraph, dst uintptr, vals []int32) error {
 // weights, and caches the result for bg, the host copy, in the unweighted
 // and mean-weighted modes, so that the device ops find it without an
 // upload. It takes rowptr and idx over (released with the device graph,
-// or at once on an error). The degree statistics and heavy rows of both
-// directions (what NewGraphCSR lists at upload) come from bg's host
-// arrays: the transpose's row lengths are counted on the host, which
-// costs a pass over the edges on the calling goroutine (a loader's), not
-// a transpose.
-func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx *buffer) error {
+// or at once on an error). p is prepBlock(bg); lists is the device
+// address of p.lists(), uploaded by the caller (any value when the lists
+// are empty), from which the heavy rows are copied on the device: the
+// call waits for nothing.
+func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx *buffer, p *blockPrep, lists uintptr) error {
 	g := &Graph{dev: d, n: ndst, nsrc: nsrc, edges: ne, indptr: rowptr, idx: idx, maxTile: heavyTile}
 	bufs := []*buffer{rowptr, idx}
 	fail := func(err error) error {
@@ -579,21 +651,32 @@ func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx 
 		return fail(err)
 	}
 	g.tptr, g.tidx = tptr, tidx
-	tindptr := make([]int32, nsrc+1)
-	for _, u := range bg.Indices {
-		tindptr[u+1]++
+	g.in, g.out = p.in, p.out
+	// The heavy-row lists, copied out of the caller's upload.
+	off := lists
+	list := func(n int) (*buffer, error) {
+		if n == 0 {
+			return nil, nil
+		}
+		b, err := d.newBuffer(int64(n)*4 + 4)
+		if err != nil {
+			return nil, err
+		}
+		bufs = append(bufs, b)
+		to, from := b.ptr, off
+		off += uintptr(n) * 4
+		return b, d.post(func(drv driver) error { return drv.dtod(to, from, int64(n)*4) })
 	}
-	for u := 0; u < nsrc; u++ {
-		tindptr[u+1] += tindptr[u]
+	g.hv = heavyRows{n: len(p.heavy), ntiles: p.ntiles}
+	g.thv = heavyRows{n: len(p.theavy), ntiles: p.tntiles}
+	for _, l := range []struct {
+		b **buffer
+		n int
+	}{{&g.hv.heavy, len(p.heavy)}, {&g.hv.tiles, len(p.tiles)}, {&g.thv.heavy, len(p.theavy)}, {&g.thv.tiles, len(p.ttiles)}} {
+		if *l.b, err = list(l.n); err != nil {
+			return fail(err)
+		}
 	}
-	g.in, g.out = degreeStatsOf(bg.Indptr), degreeStatsOf(tindptr)
-	if g.hv, err = d.heavyRows(bg.Indptr); err != nil {
-		return fail(err)
-	}
-	if g.thv, err = d.heavyRows(tindptr); err != nil {
-		return fail(err)
-	}
-	bufs = append(bufs, g.hv.heavy, g.hv.tiles, g.thv.heavy, g.thv.tiles)
 	g.heavy, g.tiles, g.nheavy, g.ntiles = g.hv.heavy, g.hv.tiles, g.hv.n, g.hv.ntiles
 	mean := *g
 	mean.w, mean.tw = w, tw
@@ -616,7 +699,7 @@ func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx 
 
 // gatherBy returns the rows of x (on d, rows rows) listed by the n int32
 // indices in idx.
-func (d *Device) gatherBy(x *tensor.Tensor, idx *buffer, n, rows int) (*Tensor, error) {
+func (d *Device) gatherBy(x *tensor.Tensor, idx uintptr, n, rows int) (*Tensor, error) {
 	v, err := backend{d}.view(x)
 	if err != nil {
 		return nil, err
@@ -633,14 +716,18 @@ func (d *Device) gatherBy(x *tensor.Tensor, idx *buffer, n, rows int) (*Tensor, 
 }
 
 // UploadBlocks puts blocks sampled on the host (graph.SampleNeighbors,
-// data.SampleBlocks) onto the device: each block's CSR goes up as int32
-// (one copy of its indptr and indices; nothing is built on the host), its
-// transpose and mean weights are built on the device as SampleBlocks
-// builds them, and the result is cached for the block's graph. When x (a
-// tensor on d) is not nil, the rows of blocks[0].SrcNodes are gathered
-// from it on the device (an upload of the int32 row list, not of the
-// features).
+// data.SampleBlocks) onto the device: the CSRs of the blocks not there
+// yet go up as int32 (indptr and indices; nothing is built on the host),
+// with the row list of the gather below, in one copy, which is the call's
+// only wait for the device; their transposes and mean weights are built
+// on the device as SampleBlocks builds them, and the result is cached for
+// each block's graph. When x (a tensor on d) is not nil, the rows of
+// blocks[0].SrcNodes are gathered from it on the device (the features do
+// not move).
 func (d *Device) UploadBlocks(blocks []graph.Block, x *tensor.Tensor) (*Tensor, error) {
+	var todo []*graph.Graph
+	var preps []*blockPrep
+	total := 0
 	for _, b := range blocks {
 		g := b.Graph
 		if int64(g.NumEdges()) >= math.MaxInt32 {
@@ -649,29 +736,84 @@ func (d *Device) UploadBlocks(blocks []graph.Block, x *tensor.Tensor) (*Tensor, 
 		if _, err := d.graphs.Get(g, unweighted, func() (*Graph, error) { return nil, errUploaded }); err == nil {
 			continue // on the device already
 		}
-		rowptr, err := d.uploadInts(toInt32(g.Indptr))
+		todo = append(todo, g)
+		p := prepBlock(g)
+		preps = append(preps, p)
+		total += len(g.Indptr) + len(g.Indices) + len(p.heavy) + len(p.tiles) + len(p.theavy) + len(p.ttiles)
+	}
+	var rows []int
+	xr := 0
+	if x != nil && len(blocks) > 0 {
+		xr, _ = rowShape(x.Shape())
+		rows = blocks[0].SrcNodes
+		for _, r := range rows {
+			if r < 0 || r >= xr {
+				return nil, fmt.Errorf("gnnlib/cuda: UploadBlocks: index %d not in [0, %d): %w", r, xr, tensor.ErrIndex)
+			}
+		}
+		total += len(rows)
+	}
+	if total == 0 {
+		if x == nil || len(blocks) == 0 {
+			return nil, nil
+		}
+		return d.gatherBy(x, 0, 0, xr) // no rows
+	}
+	flat := make([]int32, 0, total)
+	for i, g := range todo {
+		for _, v := range g.Indptr {
+			flat = append(flat, int32(v))
+		}
+		for _, v := range g.Indices {
+			flat = append(flat, int32(v))
+		}
+		flat = append(flat, preps[i].lists()...)
+	}
+	for _, r := range rows {
+		flat = append(flat, int32(r))
+	}
+	up, err := d.uploadInts(flat)
+	if err != nil {
+		return nil, err
+	}
+	defer up.release()
+	// Each block's CSR is copied out of the upload on the device (the
+	// device graph owns its buffers).
+	part := func(off, n int) (*buffer, error) {
+		b, err := d.newBuffer(int64(n)*4 + 4)
+		if err != nil || n == 0 {
+			return b, err
+		}
+		to, from := b.ptr, up.ptr+uintptr(off)*4
+		if err := d.post(func(drv driver) error { return drv.dtod(to, from, int64(n)*4) }); err != nil {
+			b.release()
+			return nil, err
+		}
+		return b, nil
+	}
+	off := 0
+	for i, g := range todo {
+		rowptr, err := part(off, len(g.Indptr))
 		if err != nil {
 			return nil, err
 		}
-		idx, err := d.uploadInts(toInt32(g.Indices))
+		off += len(g.Indptr)
+		idx, err := part(off, len(g.Indices))
 		if err != nil {
 			rowptr.release()
 			return nil, err
 		}
-		if err := d.registerBlock(g, g.NumNodes(), g.NumSrc(), g.NumEdges(), rowptr, idx); err != nil {
+		off += len(g.Indices)
+		p := preps[i]
+		if err := d.registerBlock(g, g.NumNodes(), g.NumSrc(), g.NumEdges(), rowptr, idx, p, up.ptr+uintptr(off)*4); err != nil {
 			return nil, err
 		}
+		off += len(p.heavy) + len(p.tiles) + len(p.theavy) + len(p.ttiles)
 	}
-	if x == nil || len(blocks) == 0 {
+	if rows == nil {
 		return nil, nil
 	}
-	xr, _ := rowShape(x.Shape())
-	ib, err := d.uploadIndex("UploadBlocks", blocks[0].SrcNodes, xr, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer ib.release()
-	return d.gatherBy(x, ib, len(blocks[0].SrcNodes), xr)
+	return d.gatherBy(x, up.ptr+uintptr(off)*4, len(rows), xr)
 }
 
 // errUploaded is the lookup-only make of UploadBlocks' cache check.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
 // The CPU emulation of sample.cu: each function is one kernel of
@@ -282,14 +283,8 @@ func (w *waitDriver) sync() error {
 	return w.recordDriver.sync()
 }
 
-// TestSampleBlocksWaitsOnce runs SampleBlocks' launch code on a recording
-// driver (no GPU: the counts read back are zeros) and checks that a batch
-// queues all its hops without waiting for the device and then waits in
-// one place: the download's copies, back to back with no launch between
-// them (the seeds go up without a wait and no hop reads its counts back;
-// each hop did, before). It also checks every launch's argument count
-// against the kernel's in the PTX.
-func TestSampleBlocksWaitsOnce(t *testing.T) {
+// openWaitRecorder is Open on a waitDriver.
+func openWaitRecorder(t *testing.T) (*Device, *waitDriver) {
 	rec := &recordDriver{}
 	drv := &waitDriver{recordDriver: rec}
 	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: rec.name(), nsm: rec.sms()}
@@ -302,6 +297,48 @@ func TestSampleBlocksWaitsOnce(t *testing.T) {
 		close(d.done)
 	}()
 	t.Cleanup(func() { d.Close() })
+	return d, drv
+}
+
+// TestUploadBlocksWaitsOnce: UploadBlocks puts host-sampled blocks and
+// the gather's row list on the device in one upload, its only wait (it
+// waited for each block's indptr and indices and for the row list), and
+// a second call for the same blocks uploads only the row list.
+func TestUploadBlocksWaitsOnce(t *testing.T) {
+	d, drv := openWaitRecorder(t)
+	g := sampleGraphForTest(t)
+	blocks, err := data.SampleBlocks(g, []int{0, 5, 17, 4999, 1000}, []int{15, 10, 5}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := tensor.Zeros(g.NumNodes(), 4).To(d.Backend())
+	for call := range 2 {
+		var w0, w1 int
+		d.do(func(driver) error { w0 = len(drv.waits); return nil })
+		feats, err := d.UploadBlocks(blocks, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.do(func(driver) error { w1 = len(drv.waits); return nil })
+		if w1-w0 != 1 {
+			t.Errorf("call %d: UploadBlocks waited %d times, want 1", call, w1-w0)
+		}
+		if r, c := feats.Rows, feats.Cols; r != len(blocks[0].SrcNodes) || c != 4 {
+			t.Errorf("call %d: gathered %dx%d, want %dx4", call, r, c, len(blocks[0].SrcNodes))
+		}
+	}
+}
+
+// TestSampleBlocksWaitsOnce runs SampleBlocks' launch code on a recording
+// driver (no GPU: the counts read back are zeros) and checks that a batch
+// queues all its hops without waiting for the device and then waits in
+// one place: the download's copies, back to back with no launch between
+// them (the seeds go up without a wait and no hop reads its counts back;
+// each hop did, before). It also checks every launch's argument count
+// against the kernel's in the PTX.
+func TestSampleBlocksWaitsOnce(t *testing.T) {
+	d, drv := openWaitRecorder(t)
+	rec := drv.recordDriver
 	g := sampleGraphForTest(t)
 	seeds := []int{0, 5, 17, 4999, 1000, 42, 7, 300, 1}
 	fanouts := []int{15, 10, 5}
