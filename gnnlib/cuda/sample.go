@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
@@ -827,6 +828,32 @@ func (d *backend) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts 
 		return blocks, nil, err
 	}
 	return blocks, t, err
+}
+
+// PreloadLabels puts labels on the device in the label cache through
+// which CrossEntropy finds them when given the same slice (labelcache.go),
+// so that a data.NeighborLoader with the Device option uploads each
+// batch's labels on its goroutine, not in the training step, where the
+// upload from pageable memory waited for the step's forward pass. The
+// upload waits for the stream on the calling goroutine, outside the
+// cache's lock.
+func (d *backend) PreloadLabels(y []int) error {
+	if !tune.CacheLabels {
+		return nil
+	}
+	lab, err := NewLabels(d.Device, y)
+	if err != nil {
+		return err
+	}
+	used := false
+	err = d.labels.with(y, nil, func() (*Labels, error) {
+		used = true
+		return lab, nil
+	}, func(*Labels) error { return nil })
+	if !used {
+		lab.buf.release() // the cache held these labels already
+	}
+	return err
 }
 
 // UploadBlocks is Device.UploadBlocks as data.BlockSampler.

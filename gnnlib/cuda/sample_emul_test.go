@@ -8,6 +8,7 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // The CPU emulation of sample.cu: each function is one kernel of
@@ -399,5 +400,54 @@ func TestSampleBlocksWaitsOnce(t *testing.T) {
 		if !seen[k] {
 			t.Errorf("%s was never launched", k)
 		}
+	}
+}
+
+// TestLoaderPreloadsLabels: a NeighborLoader with the device options puts
+// each batch's labels in the device's label cache on its goroutine, so
+// that CrossEntropy over the batch's Y uploads nothing and waits for
+// nothing in the step (it uploaded them, waiting for the forward pass).
+func TestLoaderPreloadsLabels(t *testing.T) {
+	d, drv := openWaitRecorder(t)
+	g := sampleGraphForTest(t)
+	n := g.NumNodes()
+	y := make([]int, n)
+	for i := range y {
+		y[i] = i % 3
+	}
+	seeds := []int{0, 5, 17, 4999, 1000, 42, 7, 300, 1, 2, 3, 4}
+	l, err := data.NewNeighborLoader(g, tensor.Zeros(n, 4), y, seeds, data.NeighborLoaderOptions{
+		BatchSize: 5, Fanouts: []int{4, 3}, Device: d.Backend(), SampleOnDevice: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	madeSoFar := func() int {
+		d.labels.mu.Lock()
+		defer d.labels.mu.Unlock()
+		return d.labels.made
+	}
+	it := l.Iter()
+	defer it.Close()
+	batches := 0
+	for it.Next() {
+		b := it.Batch()
+		logits, err := d.Zeros(len(b.Y), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w0, w1 int
+		made := madeSoFar()
+		d.do(func(driver) error { w0 = len(drv.waits); return nil })
+		if _, _, err := d.be.CrossEntropy(tbackend.FromStorage(logits, len(b.Y), 3), b.Y, nil); err != nil {
+			t.Fatal(err)
+		}
+		d.do(func(driver) error { w1 = len(drv.waits); return nil })
+		if m := madeSoFar(); m != made || w1 != w0 {
+			t.Errorf("batch %d: CrossEntropy made %d label copies and waited %d times, want 0 and 0", b.Index, m-made, w1-w0)
+		}
+		batches++
+	}
+	if err := it.Err(); err != nil || batches != 3 {
+		t.Fatalf("%d batches, error %v", batches, err)
 	}
 }
