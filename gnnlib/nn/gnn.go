@@ -78,11 +78,7 @@ func (c *SAGEConv) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	} else {
 		neigh = c.meanNeigh(g, x)
 	}
-	root := x
-	if !g.IsSquare() {
-		root = x.IndexSelect(seq(g.NumNodes()))
-	}
-	return neigh.Add(c.B).Add(root.MatMul(c.WRoot))
+	return neigh.Add(c.B).Add(blockRoots(g, x).MatMul(c.WRoot))
 }
 
 func seq(n int) []int {

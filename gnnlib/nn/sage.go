@@ -34,3 +34,18 @@ func (c *SAGEConv) meanNeigh(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	}
 	return MeanAggregate(g, x.MatMul(c.WNeigh))
 }
+
+// blockRoots returns the rows of x that are g's destinations: x itself on
+// a square graph, the first NumNodes rows on a sampled block, taken by
+// Narrow (a copy on a device, with no index list to upload: IndexSelect's
+// upload from pageable memory waited for the stream, twice a layer with
+// its backward pass), or by IndexSelect for sparse x.
+func blockRoots(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	switch {
+	case g.IsSquare():
+		return x
+	case x.IsSparse():
+		return x.IndexSelect(seq(g.NumNodes()))
+	}
+	return x.Narrow(0, 0, g.NumNodes())
+}
