@@ -7,6 +7,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
@@ -449,5 +450,75 @@ func TestLoaderPreloadsLabels(t *testing.T) {
 	}
 	if err := it.Err(); err != nil || batches != 3 {
 		t.Fatalf("%d batches, error %v", batches, err)
+	}
+}
+
+// TestSampledStepWaitsOnce trains a 3-layer GraphSAGE (mean, ReLU and
+// dropout between the layers, cross-entropy, Adam) on loader batches fed
+// to a recording driver (host sampler, Device option: blocks and features
+// put there by the loader, labels preloaded) and counts the step's waits
+// for the device: one, the loss's read-back. Each IndexSelect of a
+// block's destinations and each batch's labels used to add one.
+func TestSampledStepWaitsOnce(t *testing.T) {
+	defer func(on bool) { AutoReplay = on }(AutoReplay)
+	AutoReplay = false // no graphs to choose between on a recorder
+	d, drv := openWaitRecorder(t)
+	dev := d.Backend()
+	g := sampleGraphForTest(t)
+	n := g.NumNodes()
+	y := make([]int, n)
+	seeds := make([]int, 300)
+	for i := range y {
+		y[i] = i % 5
+	}
+	for i := range seeds {
+		seeds[i] = 13*i + 2
+	}
+	l, err := data.NewNeighborLoader(g, tensor.Randn(1, n, 16), y, seeds, data.NeighborLoaderOptions{
+		BatchSize: 100, Fanouts: []int{6, 4, 3}, Device: dev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The batches first, so that the loader's own waits are over.
+	var batches []*data.MiniBatch
+	it := l.Iter()
+	for it.Next() {
+		batches = append(batches, it.Batch())
+	}
+	it.Close()
+	if err := it.Err(); err != nil || len(batches) != 3 {
+		t.Fatalf("%d batches, error %v", len(batches), err)
+	}
+	dims := []int{16, 32, 32, 5}
+	var convs []*nn.SAGEConv
+	var params []*tensor.Tensor
+	for i := 0; i+1 < len(dims); i++ {
+		c := nn.NewSAGEConv(dims[i], dims[i+1], "mean")
+		nn.To(c, dev)
+		convs = append(convs, c)
+		params = append(params, c.Params()...)
+	}
+	drop := nn.NewDropout(0.5)
+	opt := nn.NewAdam(params, 0.01, 0)
+	for k, b := range batches {
+		var w0, w1 int
+		d.do(func(driver) error { w0 = len(drv.waits); return nil })
+		gs := b.Graphs()
+		h := b.X
+		for i, c := range convs {
+			h = c.Forward(gs[i], h)
+			if i < len(convs)-1 {
+				h = nn.ReLUDropout(h, drop)
+			}
+		}
+		opt.ZeroGrad()
+		loss := nn.CrossEntropy(h, b.Y, nil)
+		loss.Backward()
+		opt.Step()
+		loss.Item()
+		d.do(func(driver) error { w1 = len(drv.waits); return nil })
+		if k > 0 && w1-w0 != 1 { // the first step also uploads Adam's state
+			t.Errorf("step %d waited for the device %d times, want 1 (the loss)", k, w1-w0)
+		}
 	}
 }
