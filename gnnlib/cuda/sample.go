@@ -243,13 +243,7 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 	dstNodes := append([]int(nil), seeds...)
 	for i, h := range hops {
 		ptr, src, srcNodes := host[i][0], host[i][1], host[i][2]
-		rows := make([]int, h.ne)
-		for v := 0; v < h.ndst; v++ {
-			for e := ptr[v]; e < ptr[v+1]; e++ {
-				rows[e] = v
-			}
-		}
-		bg, err := graph.NewBipartite(h.nsrc, h.ndst, src, rows, nil)
+		bg, err := hostBlock(h.nsrc, h.ndst, ptr, src)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -292,6 +286,24 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 	last := hops[len(hops)-1]
 	out, err := d.gatherBy(x, last.nodes.ptr, last.nsrc, s.n)
 	return blocks, out, err
+}
+
+// hostBlock returns the host graph of a block whose CSR came back from
+// the device: nsrc sources, ndst destinations, ptr and src in
+// graph.Graph's layout already (rows by destination, each sorted by
+// source: sort_rows), which the graph takes as they are. NewBipartite
+// over the edge list sorted them again, most of the host's time a batch
+// (BenchmarkSampleBlocksHost).
+func hostBlock(nsrc, ndst int, ptr, src []int) (*graph.Graph, error) {
+	bg, err := graph.NewBipartite(nsrc, ndst, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(ptr) != ndst+1 || ptr[ndst] != len(src) {
+		return nil, fmt.Errorf("%w: SampleBlocks: a block's row pointer of %d for %d rows and %d edges", ErrShape, len(ptr), ndst, len(src))
+	}
+	bg.Indptr, bg.Indices = ptr, src
+	return bg, nil
 }
 
 // downloadHops reads the hops' counts back and then copies each hop's

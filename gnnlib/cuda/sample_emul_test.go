@@ -522,3 +522,38 @@ func TestSampledStepWaitsOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestHostBlock: the host graph SampleBlocks makes of a downloaded CSR
+// (hostBlock, the arrays taken as they are) is the graph NewBipartite
+// builds from the same edges, for data.SampleBlocks' blocks (the device
+// sampler's, in the emulation), parallel edges and empty rows included;
+// a row pointer that does not fit is an error.
+func TestHostBlock(t *testing.T) {
+	g := sampleGraphForTest(t)
+	blocks, err := data.SampleBlocks(g, []int{0, 5, 17, 4999, 1000, 1}, []int{15, -1, 3}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, bl := range blocks {
+		h := bl.Graph
+		src, dst := h.Edges()
+		want, err := graph.NewBipartite(h.NumSrc(), h.NumNodes(), src, dst, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := hostBlock(h.NumSrc(), h.NumNodes(), slices.Clone(h.Indptr), slices.Clone(h.Indices))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.NumSrc() != want.NumSrc() || got.NumNodes() != want.NumNodes() ||
+			!slices.Equal(got.Indptr, want.Indptr) || !slices.Equal(got.Indices, want.Indices) {
+			t.Fatalf("block %d: hostBlock's graph differs from NewBipartite's", i)
+		}
+		if tr, trw := got.Transpose(), want.Transpose(); !slices.Equal(tr.Indptr, trw.Indptr) || !slices.Equal(tr.Indices, trw.Indices) {
+			t.Fatalf("block %d: the transposes differ", i)
+		}
+	}
+	if _, err := hostBlock(3, 2, []int{0, 1}, []int{0}); err == nil {
+		t.Error("a row pointer of 2 entries for 2 rows was accepted")
+	}
+}
