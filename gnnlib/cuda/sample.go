@@ -295,16 +295,31 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 // over the edge list sorted them again, most of the host's time a batch
 // (BenchmarkSampleBlocksHost).
 func hostBlock(nsrc, ndst int, ptr, src []int) (*graph.Graph, error) {
+	if len(ptr) != ndst+1 || ptr[ndst] != len(src) {
+		return nil, fmt.Errorf("%w: SampleBlocks: a block's row pointer of %d for %d rows and %d edges", ErrShape, len(ptr), ndst, len(src))
+	}
+	if !hostBlockDirect {
+		rows := make([]int, len(src))
+		for v := 0; v < ndst; v++ {
+			for e := ptr[v]; e < ptr[v+1]; e++ {
+				rows[e] = v
+			}
+		}
+		return graph.NewBipartite(nsrc, ndst, src, rows, nil)
+	}
 	bg, err := graph.NewBipartite(nsrc, ndst, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	if len(ptr) != ndst+1 || ptr[ndst] != len(src) {
-		return nil, fmt.Errorf("%w: SampleBlocks: a block's row pointer of %d for %d rows and %d edges", ErrShape, len(ptr), ndst, len(src))
-	}
 	bg.Indptr, bg.Indices = ptr, src
 	return bg, nil
 }
+
+// hostBlockDirect makes hostBlock take the downloaded CSR as it is; off,
+// it builds the graph through graph.NewBipartite's sort, as before. On
+// since 2026-12-06, not yet run on a GPU (TestHostBlock checks both give
+// the same graph on the CPU).
+var hostBlockDirect = true
 
 // downloadHops reads the hops' counts back and then copies each hop's
 // rowptr, sources and node list to the host (s.mu held): with
@@ -850,7 +865,7 @@ func (d *backend) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts 
 // upload waits for the stream on the calling goroutine, outside the
 // cache's lock.
 func (d *backend) PreloadLabels(y []int) error {
-	if !tune.CacheLabels {
+	if !tune.CacheLabels || !preloadBatchLabels {
 		return nil
 	}
 	lab, err := NewLabels(d.Device, y)
@@ -867,6 +882,12 @@ func (d *backend) PreloadLabels(y []int) error {
 	}
 	return err
 }
+
+// preloadBatchLabels switches PreloadLabels (off: CrossEntropy uploads a
+// batch's labels in the step, as before). On since 2026-12-06, not yet run
+// on a GPU (TestLoaderPreloadsLabels and TestSampledStepWaitsOnce check it
+// on a recording driver).
+var preloadBatchLabels = true
 
 // UploadBlocks is Device.UploadBlocks as data.BlockSampler.
 func (d *backend) UploadBlocks(blocks []graph.Block, x *tensor.Tensor) (tensor.Storage, error) {

@@ -541,16 +541,20 @@ func TestHostBlock(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := hostBlock(h.NumSrc(), h.NumNodes(), slices.Clone(h.Indptr), slices.Clone(h.Indices))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.NumSrc() != want.NumSrc() || got.NumNodes() != want.NumNodes() ||
-			!slices.Equal(got.Indptr, want.Indptr) || !slices.Equal(got.Indices, want.Indices) {
-			t.Fatalf("block %d: hostBlock's graph differs from NewBipartite's", i)
-		}
-		if tr, trw := got.Transpose(), want.Transpose(); !slices.Equal(tr.Indptr, trw.Indptr) || !slices.Equal(tr.Indices, trw.Indices) {
-			t.Fatalf("block %d: the transposes differ", i)
+		for _, direct := range []bool{true, false} {
+			hostBlockDirect = direct
+			got, err := hostBlock(h.NumSrc(), h.NumNodes(), slices.Clone(h.Indptr), slices.Clone(h.Indices))
+			hostBlockDirect = true
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.NumSrc() != want.NumSrc() || got.NumNodes() != want.NumNodes() ||
+				!slices.Equal(got.Indptr, want.Indptr) || !slices.Equal(got.Indices, want.Indices) {
+				t.Fatalf("block %d (direct %t): hostBlock's graph differs from NewBipartite's", i, direct)
+			}
+			if tr, trw := got.Transpose(), want.Transpose(); !slices.Equal(tr.Indptr, trw.Indptr) || !slices.Equal(tr.Indices, trw.Indices) {
+				t.Fatalf("block %d (direct %t): the transposes differ", i, direct)
+			}
 		}
 	}
 	if _, err := hostBlock(3, 2, []int{0, 1}, []int{0}); err == nil {

@@ -44,8 +44,14 @@ func blockRoots(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	switch {
 	case g.IsSquare():
 		return x
-	case x.IsSparse():
+	case x.IsSparse() || !sageNarrowRoots:
 		return x.IndexSelect(seq(g.NumNodes()))
 	}
 	return x.Narrow(0, 0, g.NumNodes())
 }
+
+// sageNarrowRoots switches blockRoots' Narrow (off: IndexSelect, as
+// before). On since 2026-12-06; the device's Narrow ran on an H100 before,
+// SAGEConv's use of it not yet (TestSAGEAggregateFirst and the devicetest
+// suite run it on the CPU and the Fake).
+var sageNarrowRoots = true
