@@ -142,27 +142,40 @@
 // block of an arxiv-sized batch, 294k edges, 256 channels, 2 goroutines)
 // building the transpose and gathering over it took 81–314 ms a pass and
 // the atomic scatter 4.3–5.3× as long (three runs on a loaded machine);
-// on a GPU, whose float atomics are cheaper, not yet measured. A hop costs about fifteen launches and
-// one eight-byte read (one more with a fan-out of −1), its transpose nine
-// launches; the seeds go up in one copy and the blocks come back to the
-// host in one copy, as graph.Graph values that ops on device tensors find
-// already on the device, and that the layers which read host arrays (GCN's
+// on a GPU, whose float atomics are cheaper, not yet measured. A hop costs
+// about sixteen launches and no wait: its buffers are sized from bounds
+// known on the host before it starts (its destinations' bound times the
+// fan-out for the edges, plus the destinations for the sources, at most
+// the graph's nodes), and its counts stay on the device, where the next
+// kernels read them. A batch's seeds go up through pinned memory without
+// a wait, and its counts and then its blocks come back in one turn of the
+// device goroutine, through pinned memory: the batch's one wait for the
+// stream. Each transpose takes nine launches, and the heavy-row lists of
+// the blocks go up through pinned memory without a wait. The blocks come
+// back as graph.Graph values that ops on device tensors find already on
+// the device, and that the layers which read host arrays (GCN's
 // normalisation, GAT's self-loops) read. Device.UploadBlocks does the same
-// for blocks sampled on the host: their CSR goes up and the transposes are
-// built on the device. Both gather the first block's feature rows from a
-// tensor kept on the device. data.NeighborLoader's Device and
+// for blocks sampled on the host: their CSRs, heavy-row lists and the
+// gather's row list go up in one copy (its one wait) and the transposes
+// are built on the device. Both gather the first block's feature rows
+// from a tensor kept on the device, and the loader puts each batch's
+// labels in CrossEntropy's label cache on its goroutine (PreloadLabels),
+// so the training step waits for no upload. data.NeighborLoader's Device and
 // SampleOnDevice options call them on the loader's goroutines
 // (data.BlockSampler); gnnbench's sampled part times the three feeds
 // side by side. Its device tests (TestDeviceScan, TestDeviceSampleBlocks,
 // TestDeviceSampledSAGEStep, TestDeviceSampledLayers) passed on an H100
 // (2026-12-06); on the CPU, TestSampleKernelsEmulated runs the kernels'
-// thread loops written out in Go, in the same order, against
-// data.SampleBlocks. In that run an arxiv-sized GraphSAGE batch (3 x 256,
-// fan-outs 15, 10, 5, 1024 seeds) took 9.6 ms with the device feed, 23.4
-// ms with the features kept on the device and the host sampler, and 94.7
-// ms fed from the host, against 4.9 ms for a plain-torch GPU sampler with
-// PyG's SAGEConv (BENCHMARKS.md). Nothing uses it unless asked: the
-// loader's default stays on the host.
+// thread loops written out in Go, in the same order and with the bounded
+// buffers (garbage past the counts), against data.SampleBlocks, and
+// TestSampleBlocksWaitsOnce, TestUploadBlocksWaitsOnce and
+// TestLoaderPreloadsLabels count the waits on a recording driver. In that
+// H100 run, before the hops stopped waiting, an arxiv-sized GraphSAGE
+// batch (3 x 256, fan-outs 15, 10, 5, 1024 seeds) took 9.6 ms with the
+// device feed, 23.4 ms with the features kept on the device and the host
+// sampler, and 94.7 ms fed from the host, against 4.9 ms for a plain-torch
+// GPU sampler with PyG's SAGEConv (BENCHMARKS.md). Nothing uses it unless
+// asked: the loader's default stays on the host.
 //
 // # Kernels
 //
@@ -378,9 +391,10 @@
 //
 // BUG(gnnlab): SampleBlocks sorts each block row with one thread, in time
 // quadratic in its length: with a fan-out of −1 a hub's row of many
-// thousand edges takes milliseconds. Its per-hop reads wait for the
-// stream, so sampling on the device runs between training steps, not
-// beside them. Index and block uploads are from pageable memory.
+// thousand edges takes milliseconds. The sampler's kernels run on the
+// device's one stream, between the training step's, and a batch's
+// download waits for the step queued before it: there is no second
+// stream. UploadBlocks' one copy is from pageable memory.
 //
 // BUG(gnnlab): the tensor-core GEMM (MatMulBF16) reached 30-73 % of the
 // HBM roofline at the GNN layers' shapes on an H100 (the issue asks 70 %),
@@ -463,9 +477,12 @@
 // the host upload their features and blocks every step (94.7 ms a batch
 // of 160k nodes, arxiv-sized, where a plain-torch sampler on the GPU
 // with PyG's SAGEConv takes 4.9 ms); sampled on the device (see Sampled
-// mini-batches) they take 9.6 ms, still 2x the anchor's time: the
-// loader waited 5 ms a batch for the sampler, whose hops each wait for
-// the stream. Clamp, Max and Min along an axis
+// mini-batches) they took 9.6 ms, 2x the anchor's time, when the loader
+// waited 5 ms a batch for the sampler, whose hops each waited for the
+// stream; with the hops not waiting, 8.7 ms against the anchor's 4.2 (a
+// 3.7 ms step and 5.0 ms waiting for a sampler that took 17.7 ms a batch
+// alone, mostly on the host: its host share has been cut since, not yet
+// measured on a GPU). Clamp, Max and Min along an axis
 // and the batched MatMul have no device path yet. The ops beyond a GCN/GAT
 // epoch (reduce.cu, loss.cu, norm.cu, conv.cu) are simple grid-stride kernels, not tuned: BatchNorm gives one block to
 // each channel, Softmax one warp to each row, IndexSelect's and

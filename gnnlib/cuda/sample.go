@@ -2,10 +2,13 @@ package cuda
 
 import (
 	"fmt"
-	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"math"
+	"slices"
 	"sync"
 	"unsafe"
+
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
+	"github.com/gnnlab/gnnlab/gnnlib/data"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
@@ -24,6 +27,13 @@ type sampleGraph struct {
 	// blocks come back through, reused from call to call under mu.
 	pinned      unsafe.Pointer
 	pinnedBytes int64
+	// seedsUp is the page-locked host memory that the seeds go up
+	// through without a wait (before the call's download), heavyUp the
+	// blocks' heavy-row lists (after it).
+	seedsUp, heavyUp stage
+	// ne and maxDeg are the graph's edges and largest in-degree, for
+	// sampleBounds.
+	ne, maxDeg int
 }
 
 func (s *sampleGraph) free() {
@@ -32,10 +42,12 @@ func (s *sampleGraph) free() {
 			b.release()
 		}
 	}
-	if p := s.pinned; p != nil {
-		s.pinned = nil
-		// A closed device has freed it with its context.
-		_ = s.dev.do(func(drv driver) error { return drv.freeHost(p) })
+	for _, p := range []*unsafe.Pointer{&s.pinned, &s.seedsUp.p, &s.heavyUp.p} {
+		if q := *p; q != nil {
+			*p = nil
+			// A closed device has freed it with its context.
+			_ = s.dev.do(func(drv driver) error { return drv.freeHost(q) })
+		}
 	}
 }
 
@@ -55,7 +67,10 @@ func (d *Device) sampleGraph(g *graph.Graph) (*sampleGraph, error) {
 		if int64(g.NumEdges()) >= math.MaxInt32 || g.NumNodes() >= math.MaxInt32 {
 			return nil, fmt.Errorf("%w: SampleBlocks: %v is too large for int32 indices", ErrShape, g)
 		}
-		s := &sampleGraph{dev: d, n: g.NumNodes()}
+		s := &sampleGraph{dev: d, n: g.NumNodes(), ne: g.NumEdges()}
+		for v := 0; v < s.n; v++ {
+			s.maxDeg = max(s.maxDeg, g.Indptr[v+1]-g.Indptr[v])
+		}
 		var err error
 		if s.indptr, err = d.uploadInts(toInt32(g.Indptr)); err == nil {
 			if s.idx, err = d.uploadInts(toInt32(g.Indices)); err == nil {
@@ -158,6 +173,7 @@ func (d *Device) readInts(src []uintptr, dst [][]int32) error {
 // by source) and the hop's source nodes (global ids, destinations first).
 type hop struct {
 	ndst, nsrc, ne     int
+	bdst, bne, bsrc    int // their bounds (sampleBounds), the buffers' sizes
 	rowptr, idx, nodes *buffer
 }
 
@@ -180,8 +196,11 @@ func (h *hop) free() {
 // for the returned host graph, which ops on device tensors then use
 // without an upload; the host graphs are copies of the device ones, for
 // the layers that read them (GCN's normalisation, GAT's self-loops). The
-// seeds go up and the blocks come back in one copy each way, plus two
-// four-byte reads per hop (the edge and new-node counts). When x (a
+// hops' buffers are sized from bounds known on the host (frontier times
+// fan-out), their counts stay on the device, and the seeds go up through
+// pinned memory without a wait, so the whole batch is queued at once and
+// waits for the device once: the counts and then the blocks come back in
+// one turn of the device goroutine, through pinned memory. When x (a
 // tensor on d) is not nil, the rows of blocks[0].SrcNodes are gathered
 // from it on the device into the returned tensor.
 func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts []int, seed uint64) ([]graph.Block, *Tensor, error) {
@@ -197,67 +216,142 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 		seen[v] = true
 	}
 	s.mu.Lock()
-	hops, err := d.sampleHops(s, seeds, fanouts, seed)
+	hops, cnt, err := d.sampleHops(s, seeds, fanouts, seed)
 	var host [][3][]int
 	if err == nil {
-		host, err = d.downloadHops(s, hops)
+		host, err = d.downloadHops(s, hops, cnt.ptr)
+		if err == nil {
+			// The download waited for every copy queued before it.
+			s.seedsUp.pending, s.heavyUp.pending = false, false
+		}
 	}
 	s.mu.Unlock()
 	defer func() {
 		for i := range hops {
 			hops[i].free()
 		}
+		if cnt != nil {
+			cnt.release()
+		}
 	}()
 	if err != nil {
 		return nil, nil, err
 	}
 	blocks := make([]graph.Block, len(hops))
+	preps := make([]*blockPrep, len(hops))
+	var lists []int32
 	dstNodes := append([]int(nil), seeds...)
 	for i, h := range hops {
 		ptr, src, srcNodes := host[i][0], host[i][1], host[i][2]
-		rows := make([]int, h.ne)
-		for v := 0; v < h.ndst; v++ {
-			for e := ptr[v]; e < ptr[v+1]; e++ {
-				rows[e] = v
-			}
-		}
-		bg, err := graph.NewBipartite(h.nsrc, h.ndst, src, rows, nil)
+		bg, err := hostBlock(h.nsrc, h.ndst, ptr, src)
 		if err != nil {
 			return nil, nil, err
 		}
+		preps[i] = prepBlock(bg)
+		lists = append(lists, preps[i].lists()...)
+		blocks[len(hops)-1-i] = graph.Block{Graph: bg, SrcNodes: srcNodes, DstNodes: dstNodes}
+		dstNodes = srcNodes
+	}
+	// The heavy rows of all hops go up in one copy without a wait.
+	var listBuf *buffer
+	if len(lists) > 0 {
+		if listBuf, err = d.newBuffer(int64(len(lists))*4 + 4); err != nil {
+			return nil, nil, err
+		}
+		defer listBuf.release()
+		s.mu.Lock()
+		err = d.stageUp(&s.heavyUp, listBuf.ptr, lists)
+		s.mu.Unlock()
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	off := 0
+	for i, h := range hops {
+		var at uintptr
+		if listBuf != nil {
+			at = listBuf.ptr + uintptr(off)*4
+		}
+		off += len(preps[i].heavy) + len(preps[i].tiles) + len(preps[i].theavy) + len(preps[i].ttiles)
 		// The device graph takes the CSR buffers over.
-		err = d.registerBlock(bg, h.ndst, h.nsrc, h.ne, h.rowptr, h.idx)
+		err := d.registerBlock(blocks[len(hops)-1-i].Graph, h.ndst, h.nsrc, h.ne, h.rowptr, h.idx, preps[i], at)
 		hops[i].rowptr, hops[i].idx = nil, nil
 		if err != nil {
 			return nil, nil, err
 		}
-		blocks[len(hops)-1-i] = graph.Block{Graph: bg, SrcNodes: srcNodes, DstNodes: dstNodes}
-		dstNodes = srcNodes
 	}
 	if x == nil || len(hops) == 0 {
 		return blocks, nil, nil
 	}
 	last := hops[len(hops)-1]
-	out, err := d.gatherBy(x, last.nodes, last.nsrc, s.n)
+	out, err := d.gatherBy(x, last.nodes.ptr, last.nsrc, s.n)
 	return blocks, out, err
 }
 
-// downloadHops copies each hop's rowptr, sources and node list to the
-// host in one round trip (s.mu held): through s's pinned buffer, grown
-// to the largest batch yet, when samplePinned is set, else into Go
-// memory (also when no pinned memory can be had).
-func (d *Device) downloadHops(s *sampleGraph, hops []hop) ([][3][]int, error) {
+// hostBlock returns the host graph of a block whose CSR came back from
+// the device: nsrc sources, ndst destinations, ptr and src in
+// graph.Graph's layout already (rows by destination, each sorted by
+// source: sort_rows), which the graph takes as they are. NewBipartite
+// over the edge list sorted them again, most of the host's time a batch
+// (BenchmarkSampleBlocksHost).
+func hostBlock(nsrc, ndst int, ptr, src []int) (*graph.Graph, error) {
+	if len(ptr) != ndst+1 || ptr[ndst] != len(src) {
+		return nil, fmt.Errorf("%w: SampleBlocks: a block's row pointer of %d for %d rows and %d edges", ErrShape, len(ptr), ndst, len(src))
+	}
+	if !hostBlockDirect {
+		rows := make([]int, len(src))
+		for v := 0; v < ndst; v++ {
+			for e := ptr[v]; e < ptr[v+1]; e++ {
+				rows[e] = v
+			}
+		}
+		return graph.NewBipartite(nsrc, ndst, src, rows, nil)
+	}
+	bg, err := graph.NewBipartite(nsrc, ndst, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	bg.Indptr, bg.Indices = ptr, src
+	return bg, nil
+}
+
+// hostBlockDirect makes hostBlock take the downloaded CSR as it is; off,
+// it builds the graph through graph.NewBipartite's sort, as before. On
+// since 2026-12-06, not yet run on a GPU (TestHostBlock checks both give
+// the same graph on the CPU).
+var hostBlockDirect = true
+
+// downloadHops reads the hops' counts back and then copies each hop's
+// rowptr, sources and node list to the host (s.mu held): with
+// samplePinned, both in one turn of the device goroutine through s's
+// pinned buffer (grown to the largest batch yet), so the batch waits for
+// the device once; else (or when no pinned memory can be had) into Go
+// memory, one wait for the counts and one for the blocks. It sets each
+// hop's ndst, nsrc and ne from the counts.
+func (d *Device) downloadHops(s *sampleGraph, hops []hop, cnt uintptr) ([][3][]int, error) {
+	nh := len(hops)
+	ncnt := 2*nh + 1
+	var total int
 	var srcs []uintptr
 	var lens []int
-	total := 0
+	// layout fills the hops' sizes from the counts and lists the copies.
+	layout := func(c []int32) {
+		srcs, lens, total = srcs[:0], lens[:0], 0
+		for k := range hops {
+			h := &hops[k]
+			h.ndst, h.nsrc, h.ne = int(c[k]), int(c[k+1]), int(c[nh+1+k])
+			srcs = append(srcs, h.rowptr.ptr, h.idx.ptr, h.nodes.ptr)
+			lens = append(lens, h.ndst+1, h.ne, h.nsrc)
+			total += h.ndst + 1 + h.ne + h.nsrc
+		}
+	}
+	// The bounds give the size the blocks may reach.
+	need := int64(ncnt)*4 + 4
 	for _, h := range hops {
-		srcs = append(srcs, h.rowptr.ptr, h.idx.ptr, h.nodes.ptr)
-		lens = append(lens, h.ndst+1, h.ne, h.nsrc)
-		total += h.ndst + 1 + h.ne + h.nsrc
+		need += int64(h.bdst+1+h.bne+h.bsrc) * 4
 	}
 	var flat []int32
 	if samplePinned {
-		need := int64(total)*4 + 4
 		err := d.do(func(drv driver) error {
 			if s.pinnedBytes < need {
 				size := max(need, s.pinnedBytes*5/4)
@@ -269,11 +363,15 @@ func (d *Device) downloadHops(s *sampleGraph, hops []hop) ([][3][]int, error) {
 				}
 				p, err := drv.allocHost(size)
 				if err != nil {
-					return errNoPinned // the plain copy below still works
+					return errNoPinned // the plain copies below still work
 				}
 				s.pinned, s.pinnedBytes = p, size
 			}
-			off := 0
+			if err := drv.dtoh(s.pinned, cnt, int64(ncnt)*4); err != nil {
+				return err
+			}
+			layout(unsafe.Slice((*int32)(s.pinned), ncnt))
+			off := ncnt
 			for i, p := range srcs {
 				if lens[i] > 0 {
 					if err := drv.dtoh(unsafe.Add(s.pinned, off*4), p, int64(lens[i])*4); err != nil {
@@ -287,12 +385,17 @@ func (d *Device) downloadHops(s *sampleGraph, hops []hop) ([][3][]int, error) {
 		d.waited()
 		switch {
 		case err == nil:
-			flat = unsafe.Slice((*int32)(s.pinned), total)
+			flat = unsafe.Slice((*int32)(s.pinned), ncnt+total)[ncnt:]
 		case err != errNoPinned:
 			return nil, err
 		}
 	}
 	if flat == nil {
+		c := make([]int32, ncnt)
+		if err := d.readInts([]uintptr{cnt}, [][]int32{c}); err != nil {
+			return nil, err
+		}
+		layout(c)
 		flat = make([]int32, total)
 		dsts := make([][]int32, len(lens))
 		off := 0
@@ -323,100 +426,209 @@ func (d *Device) downloadHops(s *sampleGraph, hops []hop) ([][3][]int, error) {
 // errNoPinned says that downloadHops could not allocate pinned memory.
 var errNoPinned = fmt.Errorf("no pinned memory")
 
-// sampleHops runs the sampler's kernels, hop by hop (s.mu held).
-func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) ([]hop, error) {
-	var hops []hop
-	seeds32 := make([]int32, len(seeds))
+// sampleBounds returns, hop by hop, bounds of the destinations, edges and
+// sources that sampleHops may draw from nseeds seeds of a graph of n
+// nodes, ne edges and largest in-degree maxDeg: a hop's destinations are
+// distinct, so it draws at most fan of them each (their degrees, at most
+// ne in all, when fan is negative), and its sources are distinct nodes,
+// at most its destinations plus its edges.
+func sampleBounds(nseeds, n, ne, maxDeg int, fanouts []int) (bdst, bne, bsrc []int64) {
+	d := int64(nseeds)
+	for _, fan := range fanouts {
+		e := d * int64(max(fan, 0))
+		if fan < 0 {
+			e = min(d*int64(maxDeg), int64(ne))
+		}
+		src := min(d+e, int64(max(n, nseeds)))
+		bdst, bne, bsrc = append(bdst, d), append(bne, e), append(bsrc, src)
+		d = src
+	}
+	return
+}
+
+// sampleHops queues the sampler's kernels, hop by hop (s.mu held), with
+// no wait: each hop's buffers are sized from sampleBounds, its counts stay
+// on the device in cnt (2·hops+1 int32: the destinations of hop k at k,
+// the last hop's sources at hops, the edges of hop k at hops+1+k), and
+// the kernels read them there. The seeds go up through s's pinned upload
+// buffer without a wait (the previous call's copy from it is done: every
+// call ends with downloadHops' wait). The caller frees the hops and cnt.
+func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (hops []hop, cnt *buffer, err error) {
+	nh := len(fanouts)
+	ncnt := 2*nh + 1
+	bdst, bne, bsrc := sampleBounds(len(seeds), s.n, s.ne, s.maxDeg, fanouts)
+	for k := range fanouts {
+		if bne[k] >= math.MaxInt32 || bdst[k] >= math.MaxInt32 {
+			return nil, nil, fmt.Errorf("%w: SampleBlocks: hop %d may draw %d edges, at most 2^31-1 supported", ErrShape, k, bne[k])
+		}
+	}
+	// One buffer holds cnt and then the seeds.
+	up := make([]int32, ncnt+len(seeds))
+	up[0] = int32(len(seeds))
 	for i, v := range seeds {
-		seeds32[i] = int32(v)
+		up[ncnt+i] = int32(v)
 	}
-	seedBuf, err := d.uploadInts(seeds32)
+	upBuf, err := d.newBuffer(int64(len(up))*4 + 4)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer seedBuf.release()
-	// dst holds the hop's destinations: the seeds, then the last hop's
-	// sources (owned by hops).
-	dst, ndst := seedBuf, len(seeds)
-	fail := func(err error) ([]hop, error) {
+	if err := d.stageUp(&s.seedsUp, upBuf.ptr, up); err != nil {
+		upBuf.release()
+		return nil, nil, err
+	}
+	cnt = upBuf
+	fail := func(err error) ([]hop, *buffer, error) {
 		// Leave flag all zero for the next call, whatever the hop reached.
 		if e := d.fillInts(s.flag, 0, s.n); e != nil && err == nil {
 			err = e
 		}
-		return hops, err
+		return hops, cnt, err
 	}
+	// dst holds the hop's destinations: the seeds, then the last hop's
+	// sources (owned by hops); cnt+4k their number.
+	dst := upBuf.ptr + uintptr(ncnt)*4
 	for k, fan := range fanouts {
-		counts, err := d.newBuffer(int64(ndst)*4 + 4)
+		ndstp := cnt.ptr + uintptr(k)*4
+		bd, be, bs := int(bdst[k]), int(bne[k]), int(bsrc[k])
+		hops = append(hops, hop{bdst: bd, bne: be, bsrc: bs})
+		h := &hops[k]
+		counts, err := d.newBuffer(int64(bd)*4 + 4)
 		if err != nil {
 			return fail(err)
 		}
-		err = d.launch("sample_counts", d.gridFor(int64(ndst), 256), 256, s.indptr, dst, counts, ndst, fan)
-		var rowptr *buffer
+		err = d.launch("sample_counts", d.gridFor(int64(bd), 256), 256, s.indptr, dst, counts, ndstp, bd, fan)
 		if err == nil {
-			rowptr, err = d.scanInts(counts, ndst)
+			h.rowptr, err = d.scanInts(counts, bd)
 		}
 		counts.release()
 		if err != nil {
 			return fail(err)
 		}
-		h := hop{ndst: ndst, rowptr: rowptr}
-		hops = append(hops, h)
-		bound := int64(ndst) * int64(max(fan, 0))
-		if fan < 0 {
-			ne := []int32{0}
-			if err := d.readInts([]uintptr{rowptr.ptr + uintptr(ndst)*4}, [][]int32{ne}); err != nil {
-				return fail(err)
-			}
-			bound = int64(ne[0])
-		}
-		if bound >= math.MaxInt32 {
-			return fail(fmt.Errorf("%w: SampleBlocks: hop %d draws %d edges, at most 2^31-1 supported", ErrShape, k, bound))
-		}
-		if hops[k].idx, err = d.newBuffer(bound*4 + 4); err != nil {
+		// The hop's edge count is the scan's total.
+		nep := h.rowptr.ptr + uintptr(bd)*4
+		if h.idx, err = d.newBuffer(int64(be)*4 + 4); err != nil {
 			return fail(err)
 		}
-		if err := d.launch("sample_edges", d.gridFor(int64(ndst), 128), 128, s.indptr, s.idx, dst, rowptr, hops[k].idx, s.flag, ndst, fan, data.HopSeed(seed, k)); err != nil {
+		if err := d.launch("sample_edges", d.gridFor(int64(bd), 128), 128, s.indptr, s.idx, dst, h.rowptr, h.idx, s.flag, ndstp, bd, fan, data.HopSeed(seed, k)); err != nil {
 			return fail(err)
 		}
-		if err := d.launch("sample_mark_dst", d.gridFor(int64(ndst), 256), 256, dst, s.flag, s.loc, ndst); err != nil {
+		if err := d.launch("sample_mark_dst", d.gridFor(int64(bd), 256), 256, dst, s.flag, s.loc, ndstp, bd); err != nil {
 			return fail(err)
 		}
 		pos, err := d.scanInts(s.flag, s.n)
 		if err != nil {
 			return fail(err)
 		}
-		cnt := [][]int32{{0}, {0}}
-		if err := d.readInts([]uintptr{rowptr.ptr + uintptr(ndst)*4, pos.ptr + uintptr(s.n)*4}, cnt); err != nil {
-			pos.release()
-			return fail(err)
+		err = d.launch("sample_sizes", 1, 1, nep, pos.ptr+uintptr(s.n)*4, cnt, k, nh)
+		if err == nil {
+			h.nodes, err = d.newBuffer(int64(bs)*4 + 4)
 		}
-		ne, nsrc := int(cnt[0][0]), ndst+int(cnt[1][0])
-		hops[k].ne, hops[k].nsrc = ne, nsrc
-		nodes, err := d.newBuffer(int64(nsrc)*4 + 4)
-		if err != nil {
-			pos.release()
-			return fail(err)
-		}
-		hops[k].nodes = nodes
-		if ndst > 0 {
-			err = d.do(func(drv driver) error { return drv.dtod(nodes.ptr, dst.ptr, int64(ndst)*4) })
+		if err == nil && bd > 0 {
+			// The bound's slots past the destinations are overwritten by
+			// sample_compact or never read.
+			to, from := h.nodes.ptr, dst // posted: copy the values now
+			err = d.post(func(drv driver) error { return drv.dtod(to, from, int64(bd)*4) })
 		}
 		if err == nil {
-			err = d.launch("sample_compact", d.gridFor(int64(s.n), 256), 256, s.flag, pos, s.loc, nodes, s.n, ndst)
+			err = d.launch("sample_compact", d.gridFor(int64(s.n), 256), 256, s.flag, pos, s.loc, h.nodes, s.n, ndstp)
 		}
 		pos.release()
 		if err == nil {
-			err = d.launch("sample_relabel", d.gridFor(int64(ne), 256), 256, hops[k].idx, s.loc, ne)
+			err = d.launch("sample_relabel", d.gridFor(int64(be), 256), 256, h.idx, s.loc, nep, be)
 		}
 		if err == nil {
-			err = d.launch("sort_rows", d.gridFor(int64(ndst), 128), 128, rowptr, hops[k].idx, ndst)
+			err = d.launch("sort_rows", d.gridFor(int64(bd), 128), 128, h.rowptr, h.idx, bd)
 		}
 		if err != nil {
 			return fail(err)
 		}
-		dst, ndst = nodes, nsrc
+		dst = h.nodes.ptr
 	}
-	return hops, nil
+	return hops, cnt, nil
+}
+
+// stage is page-locked host memory that small uploads go through
+// without a wait (cuMemcpyHtoDAsync from pageable memory waits for the
+// stream): pending says a copy from it may not have run yet, so that its
+// next use waits for it first. Its users hold the sampleGraph's mu.
+type stage struct {
+	p       unsafe.Pointer
+	bytes   int64
+	pending bool
+}
+
+// stageUp copies vals to the device at dst through st without waiting,
+// or with a plain, waiting upload when no pinned memory can be had. The
+// caller clears st.pending once a wait on the device goroutine has
+// followed (downloadHops').
+func (d *Device) stageUp(st *stage, dst uintptr, vals []int32) error {
+	n := int64(len(vals)) * 4
+	if n == 0 {
+		return nil
+	}
+	d.uploads.Add(1)
+	err := d.do(func(drv driver) error {
+		if st.pending {
+			if err := drv.sync(); err != nil {
+				return err
+			}
+			st.pending = false
+		}
+		if st.bytes < n {
+			size := max(n, st.bytes*5/4, 64<<10)
+			if st.p != nil {
+				if err := drv.freeHost(st.p); err != nil {
+					return err
+				}
+				st.p, st.bytes = nil, 0
+			}
+			p, err := drv.allocHost(size)
+			if err != nil {
+				return errNoPinned
+			}
+			st.p, st.bytes = p, size
+		}
+		copy(unsafe.Slice((*int32)(st.p), len(vals)), vals)
+		st.pending = true
+		return drv.htod(dst, st.p, n, true)
+	})
+	if err == errNoPinned {
+		return d.do(func(drv driver) error { return drv.htod(dst, unsafe.Pointer(unsafe.SliceData(vals)), n, false) })
+	}
+	return err
+}
+
+// blockPrep is the host's part of registerBlock for one block: the
+// transpose's row pointer, counted from the block's sources (a pass over
+// the edges on the calling goroutine, a loader's, not a transpose), the
+// degree statistics of both directions and their heavy rows (what
+// NewGraphCSR lists at upload), whose lists go up with other data in one
+// copy (see lists).
+type blockPrep struct {
+	in, out                      degreeStats
+	heavy, tiles, theavy, ttiles []int32
+	ntiles, tntiles              int
+}
+
+func prepBlock(bg *graph.Graph) *blockPrep {
+	nsrc := bg.NumSrc()
+	tindptr := make([]int32, nsrc+1)
+	for _, u := range bg.Indices {
+		tindptr[u+1]++
+	}
+	for u := 0; u < nsrc; u++ {
+		tindptr[u+1] += tindptr[u]
+	}
+	p := &blockPrep{in: degreeStatsOf(bg.Indptr), out: degreeStatsOf(tindptr)}
+	p.heavy, p.tiles, p.ntiles = heavyRowsOf(bg.Indptr)
+	p.theavy, p.ttiles, p.tntiles = heavyRowsOf(tindptr)
+	return p
+}
+
+// lists returns the heavy-row lists in the order registerBlock reads them
+// from the device: heavy, tiles, theavy, ttiles.
+func (p *blockPrep) lists() []int32 {
+	return slices.Concat(p.heavy, p.tiles, p.theavy, p.ttiles)
 }
 
 // registerBlock builds on the device the transpose of a block's CSR
@@ -425,12 +637,11 @@ func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (
 // weights, and caches the result for bg, the host copy, in the unweighted
 // and mean-weighted modes, so that the device ops find it without an
 // upload. It takes rowptr and idx over (released with the device graph,
-// or at once on an error). The degree statistics and heavy rows of both
-// directions (what NewGraphCSR lists at upload) come from bg's host
-// arrays: the transpose's row lengths are counted on the host, which
-// costs a pass over the edges on the calling goroutine (a loader's), not
-// a transpose.
-func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx *buffer) error {
+// or at once on an error). p is prepBlock(bg); lists is the device
+// address of p.lists(), uploaded by the caller (any value when the lists
+// are empty), from which the heavy rows are copied on the device: the
+// call waits for nothing.
+func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx *buffer, p *blockPrep, lists uintptr) error {
 	g := &Graph{dev: d, n: ndst, nsrc: nsrc, edges: ne, indptr: rowptr, idx: idx, maxTile: heavyTile}
 	bufs := []*buffer{rowptr, idx}
 	fail := func(err error) error {
@@ -468,21 +679,32 @@ func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx 
 		return fail(err)
 	}
 	g.tptr, g.tidx = tptr, tidx
-	tindptr := make([]int32, nsrc+1)
-	for _, u := range bg.Indices {
-		tindptr[u+1]++
+	g.in, g.out = p.in, p.out
+	// The heavy-row lists, copied out of the caller's upload.
+	off := lists
+	list := func(n int) (*buffer, error) {
+		if n == 0 {
+			return nil, nil
+		}
+		b, err := d.newBuffer(int64(n)*4 + 4)
+		if err != nil {
+			return nil, err
+		}
+		bufs = append(bufs, b)
+		to, from := b.ptr, off
+		off += uintptr(n) * 4
+		return b, d.post(func(drv driver) error { return drv.dtod(to, from, int64(n)*4) })
 	}
-	for u := 0; u < nsrc; u++ {
-		tindptr[u+1] += tindptr[u]
+	g.hv = heavyRows{n: len(p.heavy), ntiles: p.ntiles}
+	g.thv = heavyRows{n: len(p.theavy), ntiles: p.tntiles}
+	for _, l := range []struct {
+		b **buffer
+		n int
+	}{{&g.hv.heavy, len(p.heavy)}, {&g.hv.tiles, len(p.tiles)}, {&g.thv.heavy, len(p.theavy)}, {&g.thv.tiles, len(p.ttiles)}} {
+		if *l.b, err = list(l.n); err != nil {
+			return fail(err)
+		}
 	}
-	g.in, g.out = degreeStatsOf(bg.Indptr), degreeStatsOf(tindptr)
-	if g.hv, err = d.heavyRows(bg.Indptr); err != nil {
-		return fail(err)
-	}
-	if g.thv, err = d.heavyRows(tindptr); err != nil {
-		return fail(err)
-	}
-	bufs = append(bufs, g.hv.heavy, g.hv.tiles, g.thv.heavy, g.thv.tiles)
 	g.heavy, g.tiles, g.nheavy, g.ntiles = g.hv.heavy, g.hv.tiles, g.hv.n, g.hv.ntiles
 	mean := *g
 	mean.w, mean.tw = w, tw
@@ -505,7 +727,7 @@ func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx 
 
 // gatherBy returns the rows of x (on d, rows rows) listed by the n int32
 // indices in idx.
-func (d *Device) gatherBy(x *tensor.Tensor, idx *buffer, n, rows int) (*Tensor, error) {
+func (d *Device) gatherBy(x *tensor.Tensor, idx uintptr, n, rows int) (*Tensor, error) {
 	v, err := backend{d}.view(x)
 	if err != nil {
 		return nil, err
@@ -522,14 +744,18 @@ func (d *Device) gatherBy(x *tensor.Tensor, idx *buffer, n, rows int) (*Tensor, 
 }
 
 // UploadBlocks puts blocks sampled on the host (graph.SampleNeighbors,
-// data.SampleBlocks) onto the device: each block's CSR goes up as int32
-// (one copy of its indptr and indices; nothing is built on the host), its
-// transpose and mean weights are built on the device as SampleBlocks
-// builds them, and the result is cached for the block's graph. When x (a
-// tensor on d) is not nil, the rows of blocks[0].SrcNodes are gathered
-// from it on the device (an upload of the int32 row list, not of the
-// features).
+// data.SampleBlocks) onto the device: the CSRs of the blocks not there
+// yet go up as int32 (indptr and indices; nothing is built on the host),
+// with the row list of the gather below, in one copy, which is the call's
+// only wait for the device; their transposes and mean weights are built
+// on the device as SampleBlocks builds them, and the result is cached for
+// each block's graph. When x (a tensor on d) is not nil, the rows of
+// blocks[0].SrcNodes are gathered from it on the device (the features do
+// not move).
 func (d *Device) UploadBlocks(blocks []graph.Block, x *tensor.Tensor) (*Tensor, error) {
+	var todo []*graph.Graph
+	var preps []*blockPrep
+	total := 0
 	for _, b := range blocks {
 		g := b.Graph
 		if int64(g.NumEdges()) >= math.MaxInt32 {
@@ -538,29 +764,84 @@ func (d *Device) UploadBlocks(blocks []graph.Block, x *tensor.Tensor) (*Tensor, 
 		if _, err := d.graphs.Get(g, unweighted, func() (*Graph, error) { return nil, errUploaded }); err == nil {
 			continue // on the device already
 		}
-		rowptr, err := d.uploadInts(toInt32(g.Indptr))
+		todo = append(todo, g)
+		p := prepBlock(g)
+		preps = append(preps, p)
+		total += len(g.Indptr) + len(g.Indices) + len(p.heavy) + len(p.tiles) + len(p.theavy) + len(p.ttiles)
+	}
+	var rows []int
+	xr := 0
+	if x != nil && len(blocks) > 0 {
+		xr, _ = rowShape(x.Shape())
+		rows = blocks[0].SrcNodes
+		for _, r := range rows {
+			if r < 0 || r >= xr {
+				return nil, fmt.Errorf("gnnlib/cuda: UploadBlocks: index %d not in [0, %d): %w", r, xr, tensor.ErrIndex)
+			}
+		}
+		total += len(rows)
+	}
+	if total == 0 {
+		if x == nil || len(blocks) == 0 {
+			return nil, nil
+		}
+		return d.gatherBy(x, 0, 0, xr) // no rows
+	}
+	flat := make([]int32, 0, total)
+	for i, g := range todo {
+		for _, v := range g.Indptr {
+			flat = append(flat, int32(v))
+		}
+		for _, v := range g.Indices {
+			flat = append(flat, int32(v))
+		}
+		flat = append(flat, preps[i].lists()...)
+	}
+	for _, r := range rows {
+		flat = append(flat, int32(r))
+	}
+	up, err := d.uploadInts(flat)
+	if err != nil {
+		return nil, err
+	}
+	defer up.release()
+	// Each block's CSR is copied out of the upload on the device (the
+	// device graph owns its buffers).
+	part := func(off, n int) (*buffer, error) {
+		b, err := d.newBuffer(int64(n)*4 + 4)
+		if err != nil || n == 0 {
+			return b, err
+		}
+		to, from := b.ptr, up.ptr+uintptr(off)*4
+		if err := d.post(func(drv driver) error { return drv.dtod(to, from, int64(n)*4) }); err != nil {
+			b.release()
+			return nil, err
+		}
+		return b, nil
+	}
+	off := 0
+	for i, g := range todo {
+		rowptr, err := part(off, len(g.Indptr))
 		if err != nil {
 			return nil, err
 		}
-		idx, err := d.uploadInts(toInt32(g.Indices))
+		off += len(g.Indptr)
+		idx, err := part(off, len(g.Indices))
 		if err != nil {
 			rowptr.release()
 			return nil, err
 		}
-		if err := d.registerBlock(g, g.NumNodes(), g.NumSrc(), g.NumEdges(), rowptr, idx); err != nil {
+		off += len(g.Indices)
+		p := preps[i]
+		if err := d.registerBlock(g, g.NumNodes(), g.NumSrc(), g.NumEdges(), rowptr, idx, p, up.ptr+uintptr(off)*4); err != nil {
 			return nil, err
 		}
+		off += len(p.heavy) + len(p.tiles) + len(p.theavy) + len(p.ttiles)
 	}
-	if x == nil || len(blocks) == 0 {
+	if rows == nil {
 		return nil, nil
 	}
-	xr, _ := rowShape(x.Shape())
-	ib, err := d.uploadIndex("UploadBlocks", blocks[0].SrcNodes, xr, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer ib.release()
-	return d.gatherBy(x, ib, len(blocks[0].SrcNodes), xr)
+	return d.gatherBy(x, up.ptr+uintptr(off)*4, len(rows), xr)
 }
 
 // errUploaded is the lookup-only make of UploadBlocks' cache check.
@@ -575,6 +856,38 @@ func (d *backend) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts 
 	}
 	return blocks, t, err
 }
+
+// PreloadLabels puts labels on the device in the label cache through
+// which CrossEntropy finds them when given the same slice (labelcache.go),
+// so that a data.NeighborLoader with the Device option uploads each
+// batch's labels on its goroutine, not in the training step, where the
+// upload from pageable memory waited for the step's forward pass. The
+// upload waits for the stream on the calling goroutine, outside the
+// cache's lock.
+func (d *backend) PreloadLabels(y []int) error {
+	if !tune.CacheLabels || !preloadBatchLabels {
+		return nil
+	}
+	lab, err := NewLabels(d.Device, y)
+	if err != nil {
+		return err
+	}
+	used := false
+	err = d.labels.with(y, nil, func() (*Labels, error) {
+		used = true
+		return lab, nil
+	}, func(*Labels) error { return nil })
+	if !used {
+		lab.buf.release() // the cache held these labels already
+	}
+	return err
+}
+
+// preloadBatchLabels switches PreloadLabels (off: CrossEntropy uploads a
+// batch's labels in the step, as before). On since 2026-12-06, not yet run
+// on a GPU (TestLoaderPreloadsLabels and TestSampledStepWaitsOnce check it
+// on a recording driver).
+var preloadBatchLabels = true
 
 // UploadBlocks is Device.UploadBlocks as data.BlockSampler.
 func (d *backend) UploadBlocks(blocks []graph.Block, x *tensor.Tensor) (tensor.Storage, error) {

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -114,4 +115,57 @@ func atomicAddFloat(p *float32, v float32) {
 			return
 		}
 	}
+}
+
+// BenchmarkSampleBlocksHost times the host's share of Device.SampleBlocks
+// for one arxiv-sized batch (1024 seeds, fan-outs 15, 10, 5), which runs
+// on the loader's goroutine after the download: the blocks' host graphs
+// from the downloaded CSRs, by hostBlock (taken as they are) and, as
+// before, by graph.NewBipartite over the edge list (sorted again), and
+// prepBlock (transpose row counts, degree statistics, heavy rows). It
+// reports milliseconds a batch for each and the ratio of the two builds.
+func BenchmarkSampleBlocksHost(b *testing.B) {
+	g, err := graph.ErdosRenyiM(169343, 2332486, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	seeds := make([]int, 1024)
+	for i := range seeds {
+		seeds[i] = 160 * i
+	}
+	blocks, err := data.SampleBlocks(g, seeds, []int{15, 10, 5}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sorted, direct, prep time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, bl := range blocks {
+			h := bl.Graph
+			t0 := time.Now()
+			ptr, src := h.Indptr, h.Indices
+			rows := make([]int, len(src))
+			for v := 0; v+1 < len(ptr); v++ {
+				for e := ptr[v]; e < ptr[v+1]; e++ {
+					rows[e] = v
+				}
+			}
+			if _, err := graph.NewBipartite(h.NumSrc(), h.NumNodes(), src, rows, nil); err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			bg, err := hostBlock(h.NumSrc(), h.NumNodes(), slices.Clone(ptr), slices.Clone(src))
+			if err != nil {
+				b.Fatal(err)
+			}
+			t2 := time.Now()
+			prepBlock(bg)
+			sorted, direct, prep = sorted+t1.Sub(t0), direct+t2.Sub(t1), prep+time.Since(t2)
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 / float64(b.N) }
+	b.ReportMetric(ms(sorted), "ms-newbipartite/op")
+	b.ReportMetric(ms(direct), "ms-hostblock/op")
+	b.ReportMetric(ms(prep), "ms-prep/op")
+	b.ReportMetric(ms(sorted)/max(ms(direct), 1e-6), "newbipartite/hostblock")
 }

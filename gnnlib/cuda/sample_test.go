@@ -282,3 +282,58 @@ func TestDeviceSampledLayers(t *testing.T) {
 	d := openOrSkip(t)
 	devicetest.CheckSampledLayers(t, d.Backend(), devicetest.Tolerance{Op: 2e-4, Loss: 1e-4, Value: 1e-3})
 }
+
+// TestDeviceSAGEAggregateFirst is gnnlib/nn's TestSAGEAggregateFirst on
+// the GPU: SAGEConv's mean term aggregated first (nn.SAGEAggregateFirst)
+// and projected first give the same outputs and gradients, on a
+// device-sampled block and on a square graph, widening and narrowing.
+func TestDeviceSAGEAggregateFirst(t *testing.T) {
+	d := openOrSkip(t)
+	dev := d.Backend()
+	defer func(on bool) { nn.SAGEAggregateFirst = on }(nn.SAGEAggregateFirst)
+	g := sampleGraphForTest(t)
+	seeds := make([]int, 128)
+	for i := range seeds {
+		seeds[i] = 13*i + 1
+	}
+	blocks, _, err := d.SampleBlocks(g, nil, seeds, []int{10, 5}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		g       *graph.Graph
+		in, out int
+	}{
+		{"block 16->32", blocks[0].Graph, 16, 32},
+		{"block 32->5", blocks[1].Graph, 32, 5},
+		{"square 12->20", g, 12, 20},
+		{"square 20->12", g, 20, 12},
+	}
+	for _, c := range cases {
+		conv := nn.NewSAGEConv(c.in, c.out, "mean")
+		nn.To(conv, dev)
+		x0 := tensor.Randn(3, c.g.NumSrc(), c.in).To(dev)
+		r := tensor.Randn(4, c.g.NumNodes(), c.out).To(dev)
+		run := func(on bool) []*tensor.Tensor {
+			nn.SAGEAggregateFirst = on
+			for _, p := range conv.Params() {
+				p.ZeroGrad()
+			}
+			x := x0.Detach().SetRequiresGrad(true)
+			y := conv.Forward(c.g, x)
+			y.Mul(r).Sum().Backward()
+			out := []*tensor.Tensor{y.Detach(), x.Grad()}
+			for _, p := range conv.Params() {
+				out = append(out, p.Grad())
+			}
+			return out
+		}
+		a, b := run(true), run(false)
+		for i, n := range []string{"output", "x's gradient", "WNeigh's gradient", "B's gradient", "WRoot's gradient"} {
+			if e := devicetest.RelErr(a[i], b[i]); e > 1e-4 {
+				t.Errorf("%s: %s differs between the orders by %.3g", c.name, n, e)
+			}
+		}
+	}
+}

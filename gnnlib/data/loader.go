@@ -39,7 +39,9 @@ type NeighborLoaderOptions struct {
 	// BlockSampler (gnnlib/cuda's): the features move to the device once,
 	// at NewNeighborLoader, each batch's rows are gathered there, and the
 	// blocks' graphs are on the device when the batch is handed out (their
-	// transposes built there). MiniBatch.X is then on the device.
+	// transposes built there), as are its labels where the device keeps
+	// labels for its loss (gnnlib/cuda's CrossEntropy finds MiniBatch.Y
+	// there). MiniBatch.X is then on the device.
 	Device tensor.Backend
 	// SampleOnDevice, with Device, samples on the device too
 	// (BlockSampler.SampleBlocks: uniform with replacement, as
@@ -242,8 +244,23 @@ func (l *NeighborLoader) sample(seeds []int, index int, seed uint64) (*MiniBatch
 		for i, s := range seeds {
 			b.Y[i] = l.y[s]
 		}
+		// A device that keeps labels (gnnlib/cuda's CrossEntropy cache)
+		// gets this batch's here, so that the step does not wait for
+		// their upload.
+		if p, ok := l.dev.(labelPreloader); ok {
+			if err := p.PreloadLabels(b.Y); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return b, nil
+}
+
+// labelPreloader is the optional capability of a BlockSampler to put a
+// batch's labels on the device ahead of the step, where CrossEntropy with
+// the same slice finds them (gnnlib/cuda's backend).
+type labelPreloader interface {
+	PreloadLabels(y []int) error
 }
 
 // gatherRows copies rows of x into a new tensor without recording an

@@ -42,8 +42,8 @@ func (c *GCNConv) String() string {
 
 // SAGEConv is GraphSAGE's layer (Hamilton et al.) as in PyG:
 // out = agg(x)·WNeigh + B + x·WRoot, with agg the mean or the element-wise
-// max over in-neighbours. For the mean, x is projected before aggregating
-// (the mean is linear), which keeps the graph pass narrow.
+// max over in-neighbours. For the mean, the product and the aggregation
+// run in the cheaper order (the mean is linear): see SAGEAggregateFirst.
 type SAGEConv struct {
 	Mode
 	WNeigh, B, WRoot *tensor.Tensor
@@ -76,13 +76,9 @@ func (c *SAGEConv) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 		}
 		neigh = MaxAggregate(g, xd).MatMul(c.WNeigh)
 	} else {
-		neigh = MeanAggregate(g, x.MatMul(c.WNeigh))
+		neigh = c.meanNeigh(g, x)
 	}
-	root := x
-	if !g.IsSquare() {
-		root = x.IndexSelect(seq(g.NumNodes()))
-	}
-	return neigh.Add(c.B).Add(root.MatMul(c.WRoot))
+	return neigh.Add(c.B).Add(blockRoots(g, x).MatMul(c.WRoot))
 }
 
 func seq(n int) []int {

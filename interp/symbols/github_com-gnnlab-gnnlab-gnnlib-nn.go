@@ -100,6 +100,7 @@ func init() {
 		"ReLUDropout":          reflect.ValueOf(nn.ReLUDropout),
 		"RebuildGATv2Output":   reflect.ValueOf(&nn.RebuildGATv2Output).Elem(),
 		"ReconLoss":            reflect.ValueOf(nn.ReconLoss),
+		"SAGEAggregateFirst":   reflect.ValueOf(&nn.SAGEAggregateFirst).Elem(),
 		"Save":                 reflect.ValueOf(nn.Save),
 		"SaveFile":             reflect.ValueOf(nn.SaveFile),
 		"SaveParams":           reflect.ValueOf(nn.SaveParams),

@@ -255,6 +255,9 @@ def main():
             epoch(f"{kind}-epoch", kind, "arxiv", arxiv, 169343, 128, 256, 40, 3)
     if "sampled" in parts:
         sampled_sage("arxiv", arxiv, 169343, 128, 40, 20)
+        if prod is not None:
+            # The target size (plain-torch sampler, as above).
+            sampled_sage("products", prod, 2449029, 100, 47, 20)
     if "rmat" in parts:
         # gnnbench's rmat part, on the same edges.
         for name, ei, n in rmat_graphs():

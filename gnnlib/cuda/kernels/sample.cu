@@ -48,12 +48,23 @@ extern "C" __global__ void scan_add(int* __restrict__ out, const int* __restrict
 // scan_total sets out[n] = *total (the scan's last entry: the sum of all).
 extern "C" __global__ void scan_total(int* out, const int* total, int n) { out[n] = *total; }
 
+// The per-hop kernels below run over a bound of the hop's destinations
+// (and edges) known on the host before the hop starts: the true counts stay
+// on the device (ndstp, nep) and are read back once per batch, so that no
+// hop waits for the one before it to come back to the host.
+
 // sample_counts: the number of edges destination i draws: fanout if node
 // nodes[i] has in-neighbours (with replacement), none if it has none, all of
-// them when fanout is negative.
+// them when fanout is negative; 0 for the bound's slots past *ndstp.
 extern "C" __global__ void sample_counts(const int* __restrict__ indptr, const int* __restrict__ nodes,
-                                         int* __restrict__ counts, int ndst, int fanout) {
-	GRID_LOOP(i, ndst) {
+                                         int* __restrict__ counts, const int* __restrict__ ndstp, int bound,
+                                         int fanout) {
+	int ndst = *ndstp;
+	GRID_LOOP(i, bound) {
+		if (i >= ndst) {
+			counts[i] = 0;
+			continue;
+		}
 		int v = nodes[i];
 		int d = indptr[v + 1] - indptr[v];
 		counts[i] = d == 0 ? 0 : (fanout < 0 ? d : fanout);
@@ -67,9 +78,12 @@ extern "C" __global__ void sample_counts(const int* __restrict__ indptr, const i
 // fanout is negative).
 extern "C" __global__ void sample_edges(const int* __restrict__ indptr, const int* __restrict__ indices,
                                         const int* __restrict__ nodes, const int* __restrict__ rowptr,
-                                        int* __restrict__ src, int* __restrict__ flag, int ndst, int fanout,
+                                        int* __restrict__ src, int* __restrict__ flag,
+                                        const int* __restrict__ ndstp, int bound, int fanout,
                                         unsigned long long seed) {
-	GRID_LOOP(i, ndst) {
+	int ndst = *ndstp;
+	GRID_LOOP(i, bound) {
+		if (i >= ndst) break;
 		int v = nodes[i];
 		int beg = indptr[v];
 		unsigned long long d = (unsigned long long)(indptr[v + 1] - beg);
@@ -90,8 +104,10 @@ extern "C" __global__ void sample_edges(const int* __restrict__ indptr, const in
 // sample_mark_dst: the hop's destinations start its sources in their order:
 // loc[v] = i, and they are not new (flag[v] = 0).
 extern "C" __global__ void sample_mark_dst(const int* __restrict__ nodes, int* __restrict__ flag, int* __restrict__ loc,
-                                           int ndst) {
-	GRID_LOOP(i, ndst) {
+                                           const int* __restrict__ ndstp, int bound) {
+	int ndst = *ndstp;
+	GRID_LOOP(i, bound) {
+		if (i >= ndst) break;
 		int v = nodes[i];
 		flag[v] = 0;
 		loc[v] = (int)i;
@@ -102,7 +118,8 @@ extern "C" __global__ void sample_mark_dst(const int* __restrict__ nodes, int* _
 // ndst + pos[v] (pos the exclusive scan of flag: new nodes in id order),
 // and its flag is cleared for the next hop.
 extern "C" __global__ void sample_compact(int* __restrict__ flag, const int* __restrict__ pos, int* __restrict__ loc,
-                                          int* __restrict__ srcnodes, int n, int ndst) {
+                                          int* __restrict__ srcnodes, int n, const int* __restrict__ ndstp) {
+	int ndst = *ndstp;
 	GRID_LOOP(v, n) {
 		if (flag[v]) {
 			int k = ndst + pos[v];
@@ -113,10 +130,23 @@ extern "C" __global__ void sample_compact(int* __restrict__ flag, const int* __r
 	}
 }
 
+// sample_sizes (one thread) keeps hop k's counts on the device: cnt[k] is
+// its destinations, cnt[k+1] = cnt[k] + *nnew its sources (the next hop's
+// destinations) and cnt[hops+1+k] = *ne its edges.
+extern "C" __global__ void sample_sizes(const int* ne, const int* nnew, int* cnt, int k, int hops) {
+	cnt[k + 1] = cnt[k] + *nnew;
+	cnt[hops + 1 + k] = *ne;
+}
+
 // sample_relabel maps each edge's source from a node id to its block-local
-// index.
-extern "C" __global__ void sample_relabel(int* __restrict__ idx, const int* __restrict__ loc, int ne) {
-	GRID_LOOP(e, ne) idx[e] = loc[idx[e]];
+// index (the first *nep of the bound's slots).
+extern "C" __global__ void sample_relabel(int* __restrict__ idx, const int* __restrict__ loc,
+                                          const int* __restrict__ nep, int bound) {
+	int ne = *nep;
+	GRID_LOOP(e, bound) {
+		if (e >= ne) break;
+		idx[e] = loc[idx[e]];
+	}
 }
 
 // sort_rows sorts each CSR row's indices (insertion sort, one thread a row:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"time"
@@ -23,27 +24,30 @@ const (
 // neighbour-sampled mini-batches (fan-outs 15, 10, 5 from the seeds
 // outwards, batches of 1024 seeds) with gnnlib/nn on the device:
 // data.NeighborLoader samples on workers background goroutines while the
-// device runs the step on the previous batch. With feed host, each
+// device runs the step on the previous batch (fin features and
+// classes classes: 128 and 40 arxiv-sized, 100 and 47 products-sized).
+// With feed host, each
 // batch's features and blocks go to the device in the step; with
 // resident, the loader's Device option keeps the features on the device
 // and gathers there, and uploads the host-sampled blocks (transposes built
 // on the device) on its goroutines; with device, SampleOnDevice samples
 // there too. It reports the time per batch, the part of it the step
-// waited for the loader, the sampler's own time per batch (one batch
+// waited for the loader, the step's own time (the rest), the sampler's
+// own time per batch (one batch
 // sampled alone: on the host, on the host plus UploadBlocks, or
 // Device.SampleBlocks, each to the end of its device work), the peak and
 // the nodes sampled a batch.
 //
-// With aggrFirst the step computes each layer as mean(x)·W_neigh +
-// x[:dst]·W_root (PyG SAGEConv's order) from the same parameters, where
-// nn.SAGEConv computes mean(x·W_neigh) + x[seq(dst)]·W_root: the same
-// function, with the first layer's product over the destinations only
-// and its aggregation 128 wide instead of 256.
-func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, feed string, aggrFirst bool) {
+// With productFirst, nn.SAGEAggregateFirst is off for the run: each
+// layer computes mean(x·W_neigh), the product over every source, instead
+// of mean(x)·W_neigh, the product over the destinations.
+func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, feed string, productFirst bool) {
 	variant := fmt.Sprintf("%s feed, %d sampler goroutines", feed, workers)
-	if aggrFirst {
-		variant += ", aggregate first"
+	if productFirst {
+		variant += ", SAGE product first"
 	}
+	defer func(on bool) { nn.SAGEAggregateFirst = on }(nn.SAGEAggregateFirst)
+	nn.SAGEAggregateFirst = !productFirst
 	// A panic (an op the device lacks on blocks) ends this part, not the run.
 	defer func() {
 		if e := recover(); e != nil {
@@ -75,7 +79,7 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 	d.ResetPeak()
 	loader, err := data.NewNeighborLoader(hg, x, y, seeds, o)
 	check(err)
-	step := sageStep(d.Backend(), fin, 256, classes, aggrFirst)
+	step := sageStep(d.Backend(), fin, 256, classes)
 	it := loader.Iter()
 	defer it.Close()
 	var wait, total time.Duration
@@ -138,17 +142,15 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 	}
 	ms := func(t time.Duration) float64 { return float64(t.Microseconds()) / 1e3 }
 	report("sampled-sage", g.name, "3 layers, hidden 256, fan-outs 15,10,5, batch 1024, "+variant, ms(total)/float64(n), peak,
-		fmt.Sprintf("per batch over %d batches: waited %.3f ms for the loader; sampling one batch alone %.3f ms; %d nodes and %d edges sampled a batch; loss %.3f -> %.3f",
-			n, ms(wait)/float64(n), ms(sample), sampled/n, edges/n, first, last))
+		fmt.Sprintf("per batch over %d batches: step %.3f ms, waited %.3f ms for the loader; sampler alone %.3f ms a batch; %d nodes and %d edges sampled a batch; loss %.3f -> %.3f",
+			n, ms(total-wait)/float64(n), ms(wait)/float64(n), ms(sample), sampled/n, edges/n, first, last))
 }
 
 // sageStep returns the training step of sampledSAGE on dev (nil: the
 // CPU): a 3-layer GraphSAGE (mean) from fin features through hidden units
 // to classes, ReLU and dropout 0.5 between the layers (nn.ReLUDropout),
 // cross-entropy on the batch's seeds and an Adam step; it returns the loss.
-// With aggrFirst each layer is composed from nn ops over the SAGEConv's
-// parameters as mean(x)·W_neigh + b + x[:dst]·W_root.
-func sageStep(dev tensor.Backend, fin, hidden, classes int, aggrFirst bool) func(b *data.MiniBatch) float32 {
+func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBatch) float32 {
 	dims := []int{fin, hidden, hidden, classes}
 	var convs []*nn.SAGEConv
 	var params []*tensor.Tensor
@@ -164,11 +166,7 @@ func sageStep(dev tensor.Backend, fin, hidden, classes int, aggrFirst bool) func
 		gs := b.Graphs()
 		h := b.X.To(dev)
 		for i, c := range convs {
-			if aggrFirst {
-				h = sageAggrFirst(c, gs[i], h)
-			} else {
-				h = c.Forward(gs[i], h)
-			}
+			h = c.Forward(gs[i], h)
 			if i < len(convs)-1 {
 				h = nn.ReLUDropout(h, drop)
 			}
@@ -181,14 +179,6 @@ func sageStep(dev tensor.Backend, fin, hidden, classes int, aggrFirst bool) func
 	}
 }
 
-// sageAggrFirst is c's function (mean aggregation) in PyG's order:
-// mean(x)·W_neigh + b + x[:dst]·W_root, a block's destinations being the
-// first rows of its sources.
-func sageAggrFirst(c *nn.SAGEConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
-	neigh := nn.MeanAggregate(g, x).MatMul(c.WNeigh)
-	root := x
-	if !g.IsSquare() {
-		root = x.Narrow(0, 0, g.NumNodes())
-	}
-	return neigh.Add(c.B).Add(root.MatMul(c.WRoot))
-}
+// sampledFeeds picks the sampled part's arxiv-sized variants.
+var sampledFeeds = flag.String("sampled-feeds", "host1,host4,resident,device,productfirst",
+	"comma-separated arxiv-sized variants of the sampled part: host1 and host4 (host feed, 1 or 4 sampler goroutines), resident (features on the device, host sampler), device (sampled on the device), productfirst (device, nn.SAGEAggregateFirst off); -products adds the products-sized device feed")

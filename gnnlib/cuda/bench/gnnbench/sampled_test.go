@@ -6,7 +6,6 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
-	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -27,7 +26,7 @@ func TestSAGEStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	step := sageStep(nil, 12, 16, 7, false)
+	step := sageStep(nil, 12, 16, 7)
 	it := l.Iter()
 	defer it.Close()
 	n := 0
@@ -39,29 +38,5 @@ func TestSAGEStep(t *testing.T) {
 	}
 	if err := it.Err(); err != nil || n != 3 {
 		t.Fatalf("%d batches, error %v", n, err)
-	}
-}
-
-// TestSAGEAggrFirst: the aggregate-first layer of the sampled part's
-// variant is nn.SAGEConv's function on a sampled block.
-func TestSAGEAggrFirst(t *testing.T) {
-	g, err := graph.ErdosRenyiM(400, 3000, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks, err := data.SampleBlocks(g, []int{1, 2, 3, 50, 399}, []int{6, 4}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := nn.NewSAGEConv(12, 8, "mean")
-	x := tensor.Randn(3, len(blocks[0].SrcNodes), 12)
-	for _, b := range blocks[:1] {
-		want := c.Forward(b.Graph, x).Data()
-		got := sageAggrFirst(c, b.Graph, x).Data()
-		for i := range want {
-			if math.Abs(float64(got[i]-want[i])) > 1e-5 {
-				t.Fatalf("value %d: aggregate first %v, nn.SAGEConv %v", i, got[i], want[i])
-			}
-		}
 	}
 }
