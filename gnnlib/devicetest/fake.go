@@ -56,8 +56,9 @@ type Fake struct {
 }
 
 // Calls returns how many times the op name ran on f: "ColSum",
-// "ReLUDropoutGrad" and "ReLUDropoutGradColSum" are counted, so that a
-// test sees which of the fused passes a layer took.
+// "ReLUDropoutGrad", "ReLUDropoutGradColSum" and "GATv2AttentionPair"
+// are counted, so that a test sees which of the fused passes a layer
+// took.
 func (f *Fake) Calls(name string) int {
 	if c, ok := f.calls.Load(name); ok {
 		return int(c.(*atomic.Int64).Load())
@@ -622,18 +623,58 @@ func (f *Fake) GATv2AttentionOut(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 	}
 	want := slices.Clone(s.(*fakeStore).data)
 	return s, func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error) {
-		if out == nil || out.Len() != len(want) {
-			return nil, nil, nil, fmt.Errorf("devicetest.Fake: GATv2AttentionOut's backward without the output (%v)", out)
-		}
-		gv, ov := f.host(grad).Data(), f.host(out).Data()
-		for i, w := range want {
-			if gv[i] != 0 && math.Abs(float64(ov[i]-w)) > 1e-5*(1+math.Abs(float64(w))) {
-				return nil, nil, nil, fmt.Errorf("devicetest.Fake: GATv2AttentionOut's backward given output %g at %d where the forward gave %g", ov[i], i, w)
-			}
+		if err := f.checkOut("GATv2AttentionOut", want, grad, out); err != nil {
+			return nil, nil, nil, err
 		}
 		return back(grad)
 	}, nil
 }
+
+// checkOut checks the output a backward function of op was given back
+// against want, the one its forward pass made, wherever the output's
+// gradient is not zero (within float32 rounding of a rebuilt value).
+func (f *Fake) checkOut(op string, want []float32, grad, out *tensor.Tensor) error {
+	if out == nil || out.Len() != len(want) {
+		return fmt.Errorf("devicetest.Fake: %s's backward without the output (%v)", op, out)
+	}
+	gv, ov := f.host(grad).Data(), f.host(out).Data()
+	for i, w := range want {
+		if gv[i] != 0 && math.Abs(float64(ov[i]-w)) > 1e-5*(1+math.Abs(float64(w))) {
+			return fmt.Errorf("devicetest.Fake: %s's backward given output %g at %d where the forward gave %g", op, ov[i], i, w)
+		}
+	}
+	return nil
+}
+
+// GATv2AttentionPair is nn.GATv2PairOps' fused attention over hlr =
+// x·[W_src W_dst]: GATv2AttentionOut of hlr's two column halves, with
+// their gradients returned as one block.
+func (f *Fake) GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, error), error) {
+	if f.NoFusedAttention {
+		return nil, nil, fmt.Errorf("devicetest.Fake: GATv2AttentionPair without fused attention: %w", tensor.ErrNotOnDevice)
+	}
+	if hlr.Dims() != 2 || hlr.Size(1)%2 != 0 || att.Len() != hlr.Size(1)/2 {
+		return nil, nil, fmt.Errorf("devicetest.Fake: GATv2AttentionPair of %v with att %v", hlr.Shape(), att.Shape())
+	}
+	hf := hlr.Size(1) / 2
+	f.count("GATv2AttentionPair")
+	f.chargeGraph(g, noWeights)
+	s, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
+		return nn.GATv2Attention(g, in[0].Narrow(1, 0, hf), in[0].Narrow(1, hf, hf), in[1], heads, slope, p, tensor.NewRNG(int64(seed)), true)
+	}, hlr, att)
+	want := slices.Clone(s.data)
+	return s, func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, error) {
+		if err := f.checkOut("GATv2AttentionPair", want, grad, out); err != nil {
+			return nil, nil, err
+		}
+		gs := back(grad)
+		return gs[0], gs[1], nil
+	}, nil
+}
+
+// GATv2PairTakes is nn.GATv2PairOps': every width GATv2AttentionOut
+// takes.
+func (f *Fake) GATv2PairTakes(hf, heads int) bool { return !f.NoFusedAttention }
 
 // UnbiasAct is nn.GATv2OutOps' UnbiasAct, as gnnlib/cuda's unbias_act
 // kernel computes it.
@@ -655,7 +696,7 @@ func (f *Fake) UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.Stor
 	return f.newStore(out), nil
 }
 
-var _ nn.GATv2OutOps = (*Fake)(nil)
+var _ nn.GATv2PairOps = (*Fake)(nil)
 
 func (f *Fake) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	if f.NoFusedAttention {

@@ -207,6 +207,14 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 	if x.Size(1) != ws.Size(0) || !slices.Equal(ws.Shape(), wd.Shape()) {
 		panic(&tensor.ShapeError{Op: "MatMul", A: x.Shape(), B: ws.Shape()})
 	}
+	if po, ok := ops.(GATv2PairOps); ok && GATv2OneProduct && hf%c.Heads == 0 && po.GATv2PairTakes(hf, c.Heads) {
+		checkNodes("GATv2Attention", x, g.NumSrc())
+		if att.Len() != hf {
+			panic(&tensor.ShapeError{Op: "GATv2Attention", A: ws.Shape(), B: att.Shape(), Msg: "att must match the weights' width"})
+		}
+		p, seed := attentionDropout(c.Dropout, c.rng, c.Training())
+		return deviceGATv2ConvPair(c, g, x, start, ops, po, p, seed)
+	}
 	s, err := ops.MatMul(x, ws, false, false)
 	hs := devStorage(name, x, s, err, x.Size(0), hf)
 	s, err = ops.MatMul(x, wd, false, false)
@@ -330,4 +338,127 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 // gatv2Fused reports whether GATv2Conv.Forward takes the fused device op.
 func (c *GATv2Conv) gatv2Fused(g *graph.Graph, x *tensor.Tensor) bool {
 	return (c.Concat || c.Heads == 1) && g.IsSquare() && onDevice(x, c.WSrc, c.WDst, c.Att, c.B)
+}
+
+// GATv2PairOps is an optional capability of a device with fused GATv2
+// attention (gnnlib/cuda's and devicetest.Fake's have it): the attention
+// of GATv2OutOps.GATv2AttentionOut over hlr = x·[W_src W_dst] (N x 2HF,
+// x·W_src in the first HF columns), whose backward function returns the
+// gradient of hlr as one N x 2HF block. GATv2Conv then makes one product
+// x·[W_src W_dst] in its forward pass and one each for the weights'
+// gradients (xᵀ·dhlr, then split) and x's (dhlr·[W_src W_dst]ᵀ), as
+// gnnbench's hand-written epoch does, instead of two each and a sum. A
+// shape the device refuses (an error wrapping tensor.ErrNotOnDevice: a
+// head width its kernels pad, the bfloat16 kernels: GATv2PairTakes says
+// so before any work) runs as two products.
+type GATv2PairOps interface {
+	GATv2OutOps
+	// GATv2PairTakes reports whether GATv2AttentionPair takes heads of
+	// hf/heads channels on the calling goroutine (whose Autocast scope
+	// may choose other kernels).
+	GATv2PairTakes(hf, heads int) bool
+	GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (out tensor.Storage, backward func(grad, out *tensor.Tensor) (dhlr, datt tensor.Storage, err error), err error)
+}
+
+// GATv2OneProduct turns on GATv2Conv's one product x·[W_src W_dst] on
+// devices with GATv2PairOps (see there). Set it before a model runs;
+// false runs the two products (gnnbench's api part compares the two:
+// -oneproduct-ab).
+var GATv2OneProduct = true
+
+// deviceGATv2ConvPair is deviceGATv2Conv with one product: Wlr = [W_src
+// W_dst] (in x 2HF, made each forward pass from the two parameters and
+// kept for the backward pass), hlr = x·Wlr, the attention reading hlr's
+// halves. The backward pass: dhlr from the attention, dWlr = xᵀ·dhlr
+// split into the two weights' gradients, dx = dhlr·Wlrᵀ. p and seed are
+// the attention dropout's, drawn by the caller.
+func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start time.Time, ops backend.GraphBackend, po GATv2PairOps, p float32, seed uint64) *tensor.Tensor {
+	const name = "GATv2Conv"
+	ws, wd, att, b := c.WSrc, c.WDst, c.Att, c.B
+	hf := ws.Size(1)
+	s, err := ops.Concat(1, []*tensor.Tensor{ws, wd})
+	wlr := devStorage(name, x, s, err, ws.Size(0), 2*hf)
+	s, err = ops.MatMul(x, wlr, false, false)
+	hlr := devStorage(name, x, s, err, x.Size(0), 2*hf)
+	s2, attBack, err := po.GATv2AttentionPair(g, hlr, att, c.Heads, c.NegativeSlope, p, seed)
+	if err != nil {
+		freeStorage(wlr)
+		freeStorage(hlr)
+	}
+	out := devStorage(name, x, s2, err, g.NumNodes(), hf)
+	if b.Len() != hf {
+		panic(&tensor.ShapeError{Op: "Add", A: out.Shape(), B: b.Shape()})
+	}
+	s, err = ops.Binary(backend.BinaryAdd, out, b)
+	y := devStorage(name, x, s, err, g.NumNodes(), hf)
+	rebuilds := RebuildGATv2Output && tensor.AutocastDType() == tensor.Float32
+	var saved *tensor.Tensor // the attention output, when no keeper holds it
+	if !rebuilds {
+		saved = out
+	}
+	var keeper *outKeeper
+	var bsum *biasSum
+	done := false
+	y = backend.NewGraphOpSince(start, name, g.NumEdges(), y, []*tensor.Tensor{x, ws, wd, att, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
+		const back = name + " backward"
+		if done {
+			deviceCheck(back, x, errBackwardTwice)
+		}
+		done = true
+		defer freeStorage(wlr)
+		grads := make([]*tensor.Tensor, 5)
+		if b.RequiresGrad() {
+			grads[4] = bsum.colSum(ops, back, x, grad, b)
+		}
+		o := saved // the attention output (or one rebuilt): the op's own
+		if keeper != nil {
+			var err error
+			o, _, err = keeper.output(po, b, grad)
+			deviceCheck(back, x, err)
+			if o == nil {
+				// Another op read the output too: compute it again
+				// (the kernels are deterministic), as deviceGATv2Conv
+				// does.
+				s, _, err := po.GATv2AttentionPair(g, hlr, att, c.Heads, c.NegativeSlope, p, seed)
+				o = devStorage(back, x, s, err, g.NumNodes(), hf)
+			}
+		}
+		sdhlr, sdatt, err := attBack(grad, o)
+		deviceCheck(back, x, err)
+		freeStorage(hlr)
+		freeStorage(o)
+		dhlr := backend.FromStorage(sdhlr, hlr.Shape()...)
+		defer freeStorage(dhlr)
+		grads[3] = backend.FromStorage(sdatt, att.Shape()...)
+		if ws.RequiresGrad() || wd.RequiresGrad() {
+			s, err := ops.MatMul(x, dhlr, true, false)
+			dw := devStorage(back, x, s, err, wlr.Shape()...)
+			for i, w := range []*tensor.Tensor{ws, wd} {
+				if w.RequiresGrad() {
+					s, err := ops.Narrow(dw, 1, i*hf, hf)
+					grads[1+i] = devStorage(back, x, s, err, w.Shape()...)
+				}
+			}
+			freeStorage(dw)
+		}
+		if x.RequiresGrad() {
+			s, err := ops.MatMul(dhlr, wlr, false, true)
+			grads[0] = devStorage(back, x, s, err, x.Shape()...)
+		}
+		return grads
+	})
+	if y.IsLeaf() { // nothing recorded: no backward pass will read them
+		done = true
+		freeStorage(wlr)
+		freeStorage(hlr)
+		freeStorage(out)
+		return y
+	}
+	if rebuilds {
+		keeper = keepOutput(y, out)
+	}
+	if b.RequiresGrad() && HandOffBiasGrad {
+		bsum = wantBiasSum(y)
+	}
+	return y
 }

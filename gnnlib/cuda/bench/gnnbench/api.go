@@ -1,7 +1,9 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"maps"
 	"runtime"
 	"sort"
 	"time"
@@ -74,6 +76,26 @@ func newAPIModel(kind string, dims []int) *apiModel {
 
 // apiKinds are the models apiEpochs runs (-api-models).
 var apiKinds = map[string]bool{}
+
+var oneAB = flag.Bool("oneproduct-ab", false, "in the api part, the GATv2 epochs again with nn.GATv2OneProduct off (two products x·W_src and x·W_dst; on by default), and the nnbf16 part's GATv2 epochs in both")
+
+// twoProductEpochs is apiEpochs' GATv2 epochs (when -api-models has
+// gatv2) with nn.GATv2OneProduct off: two products x·W_src and x·W_dst
+// and their gradients instead of one x·[W_src W_dst].
+func twoProductEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
+	if !apiKinds["gatv2"] {
+		return
+	}
+	saved := maps.Clone(apiKinds)
+	defer func(tag string) {
+		nn.GATv2OneProduct, kernTag = true, tag
+		maps.Copy(apiKinds, saved)
+	}(kernTag)
+	clear(apiKinds)
+	apiKinds["gatv2"] = true
+	nn.GATv2OneProduct, kernTag = false, kernTag+" [two products]"
+	apiEpochs(d, g, fin, hidden, classes, layers)
+}
 
 // apiEpochs times full-batch training epochs (forward, backward, Adam) of
 // GCN, GraphSAGE (mean), GAT and GATv2 written with gnnlib/nn and moved to

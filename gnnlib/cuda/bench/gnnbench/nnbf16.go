@@ -47,14 +47,28 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			peak        float64
 		}
 		var vs []*variant
-		for _, dt := range []tensor.DType{tensor.Float32, tensor.BFloat16} {
+		type mode struct {
+			dt  tensor.DType
+			one bool // nn.GATv2OneProduct
+		}
+		modes := []mode{{tensor.Float32, true}, {tensor.BFloat16, true}}
+		if *oneAB && kind == "gatv2" {
+			modes = append(modes, mode{tensor.Float32, false}, mode{tensor.BFloat16, false})
+		}
+		for _, m := range modes {
+			dt := m.dt
 			nn.Seed(7)
 			model := newAPIModel(kind, dims)
 			model.fused = true
 			nn.To(model, d.Backend())
 			opt := nn.NewAdam(model.Params(), 0.01, 0)
 			v := &variant{name: dt.String(), dt: dt}
+			if !m.one {
+				v.name += " [two products]"
+			}
 			v.epoch = func() {
+				defer func(on bool) { nn.GATv2OneProduct = on }(nn.GATv2OneProduct)
+				nn.GATv2OneProduct = m.one
 				opt.ZeroGrad()
 				var loss *tensor.Tensor
 				tensor.Autocast(dt, func() { loss = nn.CrossEntropy(model.Forward(hg, x), y, nil) })
@@ -94,6 +108,13 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16 vs float32", kind), mb, bf.peak,
 			fmt.Sprintf("speedup %.2fx (target >= 1.6x), peak %.2fx of float32 (target <= 0.6x)", mf/mb, bf.peak/f32.peak))
+		if len(vs) == 4 {
+			f2, b2 := vs[2], vs[3]
+			m2f, m2b := f2.times[len(f2.times)/2], b2.times[len(b2.times)/2]
+			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s one product vs two", kind), mb, bf.peak,
+				fmt.Sprintf("float32 %.3f vs %.3f ms (%.2fx), bfloat16 %.3f vs %.3f ms (%.2fx); peaks float32 %.3f vs %.3f, bfloat16 %.3f vs %.3f GiB",
+					mf, m2f, m2f/mf, mb, m2b, m2b/mb, f32.peak, f2.peak, bf.peak, b2.peak))
+		}
 		if *profile && !tune.AsyncLaunch {
 			for _, v := range vs {
 				profileEpoch(d, g.name, kind+", "+v.name, v.epoch)
