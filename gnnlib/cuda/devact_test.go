@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -203,15 +204,21 @@ func TestFastPathsOnDevice(t *testing.T) {
 // the device: GATv2Conv with one product x·[W_src W_dst]
 // (GATv2AttentionPair reading its halves in place) against two
 // products, in float32, and the same under Autocast(BFloat16), where
-// the product is stored in bfloat16 and the attention widens it (the
-// bound allows bfloat16 rounding of x's gradient, summed in another
-// order).
+// the product is stored in bfloat16 and the attention widens it, and
+// with BF16Attention, where the bfloat16 kernels read its halves in
+// place (the bound allows bfloat16 rounding of x's gradient, summed in
+// another order).
 func TestGATv2OneProductOnDevice(t *testing.T) {
 	d := defaultOrSkip(t).be
 	g := testGraph(t, 400, 3000, true)
 	devicetest.CheckGATv2OneProduct(t, d, g, 1e-5)
-	if d.hasBF16() {
-		t.Run("bfloat16", func(t *testing.T) {
+	if !d.hasBF16() {
+		return
+	}
+	defer func(on bool) { BF16Attention = on }(BF16Attention)
+	for _, kernels := range []bool{false, true} {
+		BF16Attention = kernels
+		t.Run(fmt.Sprintf("bfloat16,BF16Attention=%v", kernels), func(t *testing.T) {
 			tensor.Autocast(tensor.BFloat16, func() { devicetest.CheckGATv2OneProduct(t, d, g, 2e-2) })
 		})
 	}

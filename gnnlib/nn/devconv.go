@@ -75,7 +75,7 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 	if b.Len() != out {
 		panic(&tensor.ShapeError{Op: "Add", A: []int{a.NumNodes(), out}, B: b.Shape()})
 	}
-	if in < out && GCNAggregateFirst && tensor.AutocastDType() == tensor.Float32 && x.DType() == tensor.Float32 {
+	if in < out && GCNAggregateFirst && (tensor.AutocastDType() == tensor.Float32 || AggregateFirstUnderAutocast) && x.DType() == tensor.Float32 {
 		return deviceGCNConvAggFirst(start, ops, a, x, w, b)
 	}
 	s, err := ops.MatMul(x, w, false, false)
@@ -130,13 +130,22 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 // output's gradient back through Âᵀ when x needs no gradient (a first
 // layer over the features), or propagates G·Wᵀ at the input's width when
 // it does. The values differ from the other order's by rounding only.
-// In float32 only (under Autocast the layer keeps the other order, which
-// the device's 16-bit paths were checked with). On by default since it
+// Under Autocast too when AggregateFirstUnderAutocast is set. On by default since it
 // ran on an H100 (2026-12-06, TestFastPathsOnDevice; with
 // ReleaseSpentActivations and HandOffBiasGrad the arxiv-sized GCN epoch
 // took 6.35 ms instead of 7.22); gnnbench's api part compares the two
 // (-fastpaths-ab).
 var GCNAggregateFirst = true
+
+// AggregateFirstUnderAutocast makes GCNAggregateFirst apply under
+// tensor.Autocast as well: a first layer of 128 features into 256 then
+// propagates at 128 channels in 16 bits and keeps Â·x (N×128, 16-bit)
+// for its weight gradient, and its backward pass makes no N×256
+// propagation through Âᵀ (gnnlib/cuda's TestBF16EpochLaunches lists the
+// bfloat16 epoch's kernels). false keeps the other order under Autocast
+// (Â·(x·W), which the device's 16-bit paths were first checked with);
+// gnnbench -nnepoch-ab times the two.
+var AggregateFirstUnderAutocast = true
 
 // deviceGCNConvAggFirst is deviceGCNConv for in < out: Z = Â·x, then
 // Z·W + B. The backward pass reads Z and W: dB = Σ_rows G, dW = Zᵀ·G,

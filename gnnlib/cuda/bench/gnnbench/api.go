@@ -77,23 +77,38 @@ func newAPIModel(kind string, dims []int) *apiModel {
 // apiKinds are the models apiEpochs runs (-api-models).
 var apiKinds = map[string]bool{}
 
-var oneAB = flag.Bool("oneproduct-ab", false, "in the api part, the GATv2 epochs again with nn.GATv2OneProduct off (two products x·W_src and x·W_dst; on by default), and the nnbf16 part's GATv2 epochs in both")
+var nnepochAB = flag.Bool("nnepoch-ab", false, "in the api part, the GATv2 epochs again with the old paths (oldPaths: nn.GATv2OneProduct off), and the nnbf16 part's epochs in both")
 
-// twoProductEpochs is apiEpochs' GATv2 epochs (when -api-models has
-// gatv2) with nn.GATv2OneProduct off: two products x·W_src and x·W_dst
-// and their gradients instead of one x·[W_src W_dst].
-func twoProductEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
+// oldPathsDoc names what oldPaths turns off.
+const oldPathsDoc = "nn.GATv2OneProduct and nn.AggregateFirstUnderAutocast off"
+
+// oldPaths turns the nn epochs' paths that came with one product
+// x·[W_src W_dst] and aggregate-first GCN under Autocast off when old is
+// set, and returns a function that restores them.
+func oldPaths(old bool) func() {
+	one, agg := nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast
+	if old {
+		nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast = false, false
+	}
+	return func() { nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast = one, agg }
+}
+
+// oldPathEpochs is apiEpochs' GATv2 epochs (when -api-models has gatv2)
+// with oldPaths on: two products x·W_src and x·W_dst and their gradients
+// instead of one x·[W_src W_dst].
+func oldPathEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	if !apiKinds["gatv2"] {
 		return
 	}
 	saved := maps.Clone(apiKinds)
 	defer func(tag string) {
-		nn.GATv2OneProduct, kernTag = true, tag
+		kernTag = tag
 		maps.Copy(apiKinds, saved)
 	}(kernTag)
+	defer oldPaths(true)()
 	clear(apiKinds)
 	apiKinds["gatv2"] = true
-	nn.GATv2OneProduct, kernTag = false, kernTag+" [two products]"
+	kernTag += " [old paths]"
 	apiEpochs(d, g, fin, hidden, classes, layers)
 }
 

@@ -446,9 +446,9 @@ func main() {
 			tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad = r, a, h
 			kernTag = ""
 		}
-		if *oneAB {
+		if *nnepochAB {
 			for _, g := range graphs {
-				twoProductEpochs(d, g.g, g.fin, g.hidden, g.classes, g.layers)
+				oldPathEpochs(d, g.g, g.fin, g.hidden, g.classes, g.layers)
 			}
 		}
 		// The arxiv-sized epochs again with CrossEntropy's labels

@@ -49,11 +49,11 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		var vs []*variant
 		type mode struct {
 			dt  tensor.DType
-			one bool // nn.GATv2OneProduct
+			old bool // -nnepoch-ab's variant: the paths before the nnepoch helper's changes
 		}
-		modes := []mode{{tensor.Float32, true}, {tensor.BFloat16, true}}
-		if *oneAB && kind == "gatv2" {
-			modes = append(modes, mode{tensor.Float32, false}, mode{tensor.BFloat16, false})
+		modes := []mode{{tensor.Float32, false}, {tensor.BFloat16, false}}
+		if *nnepochAB {
+			modes = append(modes, mode{tensor.Float32, true}, mode{tensor.BFloat16, true})
 		}
 		for _, m := range modes {
 			dt := m.dt
@@ -63,12 +63,11 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			nn.To(model, d.Backend())
 			opt := nn.NewAdam(model.Params(), 0.01, 0)
 			v := &variant{name: dt.String(), dt: dt}
-			if !m.one {
-				v.name += " [two products]"
+			if m.old {
+				v.name += " [old paths]"
 			}
 			v.epoch = func() {
-				defer func(on bool) { nn.GATv2OneProduct = on }(nn.GATv2OneProduct)
-				nn.GATv2OneProduct = m.one
+				defer oldPaths(m.old)()
 				opt.ZeroGrad()
 				var loss *tensor.Tensor
 				tensor.Autocast(dt, func() { loss = nn.CrossEntropy(model.Forward(hg, x), y, nil) })
@@ -111,9 +110,9 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		if len(vs) == 4 {
 			f2, b2 := vs[2], vs[3]
 			m2f, m2b := f2.times[len(f2.times)/2], b2.times[len(b2.times)/2]
-			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s one product vs two", kind), mb, bf.peak,
-				fmt.Sprintf("float32 %.3f vs %.3f ms (%.2fx), bfloat16 %.3f vs %.3f ms (%.2fx); peaks float32 %.3f vs %.3f, bfloat16 %.3f vs %.3f GiB",
-					mf, m2f, m2f/mf, mb, m2b, m2b/mb, f32.peak, f2.peak, bf.peak, b2.peak))
+			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s old paths (%s) vs new", kind, oldPathsDoc), mb, bf.peak,
+				fmt.Sprintf("float32 %.3f -> %.3f ms (%.2fx), bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 old %.2fx, new %.2fx; peaks float32 %.3f -> %.3f, bfloat16 %.3f -> %.3f GiB",
+					m2f, mf, m2f/mf, m2b, mb, m2b/mb, m2f/m2b, mf/mb, f2.peak, f32.peak, b2.peak, bf.peak))
 		}
 		if *profile && !tune.AsyncLaunch {
 			for _, v := range vs {
