@@ -311,7 +311,29 @@ func (t *Tensor) Backward() {
 	if t.Len() != 1 {
 		panic(&ShapeError{Op: "Backward", A: cloneInts(t.shape), Msg: "needs a one-element tensor (use BackwardWith)"})
 	}
-	t.BackwardWith(OnesLike(t))
+	seed := OnesLike(t)
+	if seed.dev != nil {
+		key := weak.Make(seed)
+		unitSeeds.Store(key, true)
+		defer unitSeeds.Delete(key)
+	}
+	t.BackwardWith(seed)
+}
+
+// unitSeeds holds the device seeds of the Backward passes running now:
+// one-element tensors of 1, which a device op's backward function may
+// take as the gradient it stands for (isUnitSeed) instead of multiplying
+// by them. Keyed by the seed itself, so that concurrent passes on other
+// goroutines each see their own; BackwardWith's seeds are never in it.
+// Held weakly, so that the pass frees the seed when it is spent, as it
+// did before.
+var unitSeeds sync.Map // weak.Pointer[Tensor] -> bool
+
+// isUnitSeed reports whether g is the seed of a running Backward pass,
+// all ones.
+func isUnitSeed(g *Tensor) bool {
+	_, ok := unitSeeds.Load(weak.Make(g))
+	return ok
 }
 
 // BackwardWith is Backward seeded with grad, the gradient of some scalar

@@ -100,3 +100,38 @@ func TestBackwardFreesSpentActivations(t *testing.T) {
 	}
 	runtime.KeepAlive(xd)
 }
+
+// TestCrossEntropyHandsOverGradient checks that loss.Backward() through
+// CrossEntropy on a device hands the gradient its forward pass made to
+// the pass instead of scaling it by the seed 1 into a copy (one N×C
+// block and one pass less: gnnlib/cuda's TestGCNEpochLaunches lists one
+// scale_op fewer), with the gradients of BackwardWith(1) (which scales):
+// the same values, and one allocation more for the scaled copy.
+func TestCrossEntropyHandsOverGradient(t *testing.T) {
+	const n, c = 200, 7
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = i % c
+	}
+	dev := &devicetest.Fake{}
+	run := func(seeded bool) ([]float32, int) {
+		w := tensor.Randn(3, n, c).To(dev).SetRequiresGrad(true)
+		loss := tensor.CrossEntropy(w.Mul(w), labels, nil)
+		dev.ResetPeak()
+		if seeded {
+			loss.BackwardWith(tensor.OnesLike(loss))
+		} else {
+			loss.Backward()
+		}
+		allocs := dev.MemStats().Allocs
+		return w.Grad().CPU().Data(), allocs
+	}
+	g1, a1 := run(false)
+	g2, a2 := run(true)
+	if !slices.Equal(g1, g2) {
+		t.Error("Backward's gradients differ from BackwardWith(1)'s")
+	}
+	if a1 >= a2 {
+		t.Errorf("Backward allocated %d device blocks, BackwardWith(1) %d: want one fewer (no scaled copy)", a1, a2)
+	}
+}
