@@ -54,9 +54,10 @@ func nnEpochLaunchesAMP(t *testing.T, kind string, hg *graph.Graph, dims []int, 
 		tensor.Autocast(dt, func() {
 			h := x
 			for i, f := range fwd {
-				h = f(hg, h)
 				if i < len(fwd)-1 {
-					h = nn.ReLUDropout(h, drop)
+					h = nn.ForwardReLUDropout(convs[i], hg, h, drop)
+				} else {
+					h = f(hg, h)
 				}
 			}
 			loss = nn.CrossEntropy(h, y, nil)

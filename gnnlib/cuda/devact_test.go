@@ -223,3 +223,22 @@ func TestGATv2OneProductOnDevice(t *testing.T) {
 		})
 	}
 }
+
+var _ nn.BiasActOps = (*backend)(nil)
+
+// TestForwardReLUDropoutOnDevice runs devicetest.CheckForwardReLUDropout
+// on the device: the layers' fused bias, ReLU and dropout (SpMMBiasAct's
+// epilogue, BiasAct in place, the GATv2 output rebuilt by UnbiasAct)
+// against the layer and then nn.ReLUDropout, and the same under
+// Autocast(BFloat16) for the GCN layers (GATv2Conv keeps the two ops
+// there).
+func TestForwardReLUDropoutOnDevice(t *testing.T) {
+	d := defaultOrSkip(t).be
+	g := testGraph(t, 400, 3000, true)
+	devicetest.CheckForwardReLUDropout(t, d, g, 1e-5)
+	if d.hasBF16() {
+		t.Run("bfloat16", func(t *testing.T) {
+			tensor.Autocast(tensor.BFloat16, func() { devicetest.CheckForwardReLUDropout(t, d, g, 2e-2) })
+		})
+	}
+}

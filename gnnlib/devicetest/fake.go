@@ -56,8 +56,8 @@ type Fake struct {
 }
 
 // Calls returns how many times the op name ran on f: "ColSum",
-// "ReLUDropoutGrad", "ReLUDropoutGradColSum" and "GATv2AttentionPair"
-// are counted, so that a test sees which of the fused passes a layer
+// "ReLUDropoutGrad", "ReLUDropoutGradColSum", "GATv2AttentionPair",
+// "BiasReLUDropout" and "GraphSpMMBiasReLUDropout" are counted, so that a test sees which of the fused passes a layer
 // took.
 func (f *Fake) Calls(name string) int {
 	if c, ok := f.calls.Load(name); ok {
@@ -329,6 +329,38 @@ func (f *Fake) GraphSpMMBias(g *graph.Graph, weighted bool, x, b *tensor.Tensor)
 		return nil, err
 	}
 	return f.Binary(backend.BinaryAdd, backend.FromStorage(s, g.NumNodes(), x.Size(1)), b)
+}
+
+// BiasReLUDropout is nn.BiasActOps': ReLUDropout of x + b (b broadcast
+// over the rows, the sum rounded to x's format), written over x.
+func (f *Fake) BiasReLUDropout(x, b *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	f.count("BiasReLUDropout")
+	s, ok := x.Storage().(*fakeStore)
+	bv := f.host(b).Data()
+	if !ok || s.dev != f || x.Dims() != 2 || len(bv) != x.Size(1) {
+		return nil, fmt.Errorf("devicetest.Fake: BiasReLUDropout of %v with a bias of %d", x.Shape(), len(bv))
+	}
+	dt := x.DType()
+	for i, v := range s.data {
+		s.data[i] = dt.Round(max(dt.Round(v+bv[i%len(bv)]), 0) * dropKeep(seed, i, p))
+	}
+	return s, nil
+}
+
+// GraphSpMMBiasReLUDropout is nn.BiasActOps': GraphSpMMBias, then
+// BiasReLUDropout's ReLU and dropout over it.
+func (f *Fake) GraphSpMMBiasReLUDropout(g *graph.Graph, weighted bool, x, b *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	f.count("GraphSpMMBiasReLUDropout")
+	s, err := f.GraphSpMMBias(g, weighted, x, b)
+	if err != nil {
+		return nil, err
+	}
+	out := s.(*fakeStore)
+	dt := out.dtype
+	for i, v := range out.data {
+		out.data[i] = dt.Round(max(v, 0) * dropKeep(seed, i, p))
+	}
+	return out, nil
 }
 
 // ReLUDropout is nn.ReLUDropoutOps': Dropout of the ReLU, the same mask.

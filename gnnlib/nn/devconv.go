@@ -61,7 +61,12 @@ func devStorage(op string, x *tensor.Tensor, s tensor.Storage, err error, shape 
 // first layer of 128 features into 256) aggregates first, at the
 // narrower width, as gnnbench's hand-written epoch does: see
 // deviceGCNConvAggFirst.
-func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+//
+// With act (ForwardReLUDropout) the op's output is dropout(relu(·)) of
+// that, the activation applied as the propagation stores each row, or in
+// place over Z·W + B; its backward pass starts with the activation's
+// gradient and the bias gradient in one pass.
+func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor, act *fusedAct) *tensor.Tensor {
 	const name = "GCNConv"
 	start := backend.OpStart()
 	ops := deviceOps(name, x)
@@ -76,12 +81,16 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 		panic(&tensor.ShapeError{Op: "Add", A: []int{a.NumNodes(), out}, B: b.Shape()})
 	}
 	if in < out && GCNAggregateFirst && (tensor.AutocastDType() == tensor.Float32 || AggregateFirstUnderAutocast) && x.DType() == tensor.Float32 {
-		return deviceGCNConvAggFirst(start, ops, a, x, w, b)
+		return deviceGCNConvAggFirst(start, ops, a, x, w, b, act)
 	}
 	s, err := ops.MatMul(x, w, false, false)
 	xw := devStorage(name, x, s, err, x.Size(0), out)
 	var y *tensor.Tensor
-	if fo, ok := ops.(GraphSpMMBiasOps); ok {
+	if act != nil {
+		s, err = ops.(BiasActOps).GraphSpMMBiasReLUDropout(a, a.Weights != nil, xw, b, act.p, act.seed)
+		freeStorage(xw)
+		y = devStorage(name, x, s, err, a.NumNodes(), out)
+	} else if fo, ok := ops.(GraphSpMMBiasOps); ok {
 		// The bias added as the propagation stores each row.
 		s, err = fo.GraphSpMMBias(a, a.Weights != nil, xw, b)
 		freeStorage(xw)
@@ -98,13 +107,20 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 	y = backend.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
 		grads := make([]*tensor.Tensor, 3)
-		if b.RequiresGrad() {
+		var gx *tensor.Tensor // the biased output's gradient, the op's own (act)
+		defer func() { freeStorage(gx) }()
+		if act != nil {
+			gx, grads[2] = act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
+			grad = gx
+		} else if b.RequiresGrad() {
 			grads[2] = bsum.colSum(ops, back, x, grad, b)
 		}
 		if !x.RequiresGrad() && !w.RequiresGrad() {
 			return grads
 		}
 		s, err := ops.GraphSpMM(a, a.Weights != nil, true, grad)
+		freeStorage(gx) // spent: at most three N×F blocks at once, as with ReLUDropout's op
+		gx = nil
 		t := devStorage(back, x, s, err, a.NumSrc(), out)
 		if x.RequiresGrad() {
 			s, err := ops.MatMul(t, w, false, true)
@@ -117,10 +133,19 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 		freeStorage(t)
 		return grads
 	})
-	if !y.IsLeaf() && b.RequiresGrad() && HandOffBiasGrad {
+	act.keep(y)
+	if !y.IsLeaf() && b.RequiresGrad() && HandOffBiasGrad && act == nil {
 		bsum = wantBiasSum(y)
 	}
 	return y
+}
+
+// forwardReLUDropout is ForwardReLUDropout's fused GCNConv (actLayer).
+func (c *GCNConv) forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, d *Dropout) *tensor.Tensor {
+	if !onDevice(x, c.W, c.B) || !actOps(x) {
+		return nil
+	}
+	return deviceGCNConv(c, g, x, &fusedAct{p: d.P, seed: dropoutSeed(d.rng)})
 }
 
 // GCNAggregateFirst makes GCNConv on a device compute (Â·x)·W + B
@@ -151,15 +176,19 @@ var AggregateFirstUnderAutocast = true
 // Z·W + B. The backward pass reads Z and W: dB = Σ_rows G, dW = Zᵀ·G,
 // and when x needs its gradient dx = Âᵀ·(G·Wᵀ). Z is freed once the
 // backward pass has read it (at once when nothing is recorded).
-func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.Graph, x, w, b *tensor.Tensor) *tensor.Tensor {
+func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.Graph, x, w, b *tensor.Tensor, act *fusedAct) *tensor.Tensor {
 	const name = "GCNConv"
 	in, out := w.Size(0), w.Size(1)
 	s, err := ops.GraphSpMM(a, a.Weights != nil, false, x)
 	z := devStorage(name, x, s, err, a.NumNodes(), in)
 	s, err = ops.MatMul(z, w, false, false)
 	zw := devStorage(name, x, s, err, a.NumNodes(), out)
-	s, err = ops.Binary(backend.BinaryAdd, zw, b)
-	freeStorage(zw)
+	if act != nil {
+		s, err = ops.(BiasActOps).BiasReLUDropout(zw, b, act.p, act.seed) // over zw
+	} else {
+		s, err = ops.Binary(backend.BinaryAdd, zw, b)
+		freeStorage(zw)
+	}
 	y := devStorage(name, x, s, err, a.NumNodes(), out)
 	done := false
 	var bsum *biasSum
@@ -171,7 +200,12 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 		done = true
 		defer freeStorage(z)
 		grads := make([]*tensor.Tensor, 3)
-		if b.RequiresGrad() {
+		var gx *tensor.Tensor // the biased output's gradient, the op's own (act)
+		defer func() { freeStorage(gx) }()
+		if act != nil {
+			gx, grads[2] = act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
+			grad = gx
+		} else if b.RequiresGrad() {
 			grads[2] = bsum.colSum(ops, back, x, grad, b)
 		}
 		if w.RequiresGrad() {
@@ -180,6 +214,8 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 		}
 		if x.RequiresGrad() {
 			s, err := ops.MatMul(grad, w, false, true)
+			freeStorage(gx) // spent before Âᵀ·dz is made
+			gx = nil
 			dz := devStorage(back, x, s, err, a.NumNodes(), in)
 			s, err = ops.GraphSpMM(a, a.Weights != nil, true, dz)
 			freeStorage(dz)
@@ -187,10 +223,11 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 		}
 		return grads
 	})
+	act.keep(y)
 	if y.IsLeaf() { // nothing recorded: no backward pass will read z
 		done = true
 		freeStorage(z)
-	} else if b.RequiresGrad() && HandOffBiasGrad {
+	} else if b.RequiresGrad() && HandOffBiasGrad && act == nil {
 		bsum = wantBiasSum(y)
 	}
 	return y
@@ -222,7 +259,7 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 			panic(&tensor.ShapeError{Op: "GATv2Attention", A: ws.Shape(), B: att.Shape(), Msg: "att must match the weights' width"})
 		}
 		p, seed := attentionDropout(c.Dropout, c.rng, c.Training())
-		return deviceGATv2ConvPair(c, g, x, start, ops, po, p, seed)
+		return deviceGATv2ConvPair(c, g, x, start, ops, po, p, seed, nil)
 	}
 	s, err := ops.MatMul(x, ws, false, false)
 	hs := devStorage(name, x, s, err, x.Size(0), hf)
@@ -381,7 +418,7 @@ var GATv2OneProduct = true
 // halves. The backward pass: dhlr from the attention, dWlr = xᵀ·dhlr
 // split into the two weights' gradients, dx = dhlr·Wlrᵀ. p and seed are
 // the attention dropout's, drawn by the caller.
-func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start time.Time, ops backend.GraphBackend, po GATv2PairOps, p float32, seed uint64) *tensor.Tensor {
+func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start time.Time, ops backend.GraphBackend, po GATv2PairOps, p float32, seed uint64, act *fusedAct) *tensor.Tensor {
 	const name = "GATv2Conv"
 	ws, wd, att, b := c.WSrc, c.WDst, c.Att, c.B
 	hf := ws.Size(1)
@@ -398,11 +435,19 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 	if b.Len() != hf {
 		panic(&tensor.ShapeError{Op: "Add", A: out.Shape(), B: b.Shape()})
 	}
-	s, err = ops.Binary(backend.BinaryAdd, out, b)
-	y := devStorage(name, x, s, err, g.NumNodes(), hf)
-	rebuilds := RebuildGATv2Output && tensor.AutocastDType() == tensor.Float32
+	var y *tensor.Tensor
+	if act != nil {
+		// The activation over the attention output, in place: the
+		// backward pass rebuilds the output from it (UnbiasAct), as
+		// gnnbench's hand-written epoch does.
+		s, err = ops.(BiasActOps).BiasReLUDropout(out, b, act.p, act.seed)
+	} else {
+		s, err = ops.Binary(backend.BinaryAdd, out, b)
+	}
+	y = devStorage(name, x, s, err, g.NumNodes(), hf)
+	rebuilds := RebuildGATv2Output && tensor.AutocastDType() == tensor.Float32 && act == nil
 	var saved *tensor.Tensor // the attention output, when no keeper holds it
-	if !rebuilds {
+	if !rebuilds && act == nil {
 		saved = out
 	}
 	var keeper *outKeeper
@@ -416,10 +461,17 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 		done = true
 		defer freeStorage(wlr)
 		grads := make([]*tensor.Tensor, 5)
-		if b.RequiresGrad() {
+		o := saved // the attention output (or one rebuilt): the op's own
+		switch {
+		case act != nil:
+			// grad becomes the biased output's gradient, the op's own,
+			// freed once the attention's backward pass has read it.
+			grad, grads[4] = act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
+			s, err := po.UnbiasAct(act.y, b, true, act.p)
+			o = devStorage(back, x, s, err, act.y.Shape()...)
+		case b.RequiresGrad():
 			grads[4] = bsum.colSum(ops, back, x, grad, b)
 		}
-		o := saved // the attention output (or one rebuilt): the op's own
 		if keeper != nil {
 			var err error
 			o, _, err = keeper.output(po, b, grad)
@@ -436,6 +488,9 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 		deviceCheck(back, x, err)
 		freeStorage(hlr)
 		freeStorage(o)
+		if act != nil {
+			freeStorage(grad) // gx: spent before the products
+		}
 		dhlr := backend.FromStorage(sdhlr, hlr.Shape()...)
 		defer freeStorage(dhlr)
 		grads[3] = backend.FromStorage(sdatt, att.Shape()...)
@@ -456,18 +511,44 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 		}
 		return grads
 	})
+	act.keep(y)
 	if y.IsLeaf() { // nothing recorded: no backward pass will read them
 		done = true
 		freeStorage(wlr)
 		freeStorage(hlr)
-		freeStorage(out)
+		if act == nil { // else out's storage is y's
+			freeStorage(out)
+		}
 		return y
 	}
 	if rebuilds {
 		keeper = keepOutput(y, out)
 	}
-	if b.RequiresGrad() && HandOffBiasGrad {
+	if b.RequiresGrad() && HandOffBiasGrad && act == nil {
 		bsum = wantBiasSum(y)
 	}
 	return y
+}
+
+// forwardReLUDropout is ForwardReLUDropout's fused GATv2Conv (actLayer):
+// one product, float32, on a device with GATv2PairOps and BiasActOps.
+func (c *GATv2Conv) forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, d *Dropout) *tensor.Tensor {
+	const name = "GATv2Conv"
+	g = withSelfLoops(g)
+	if !c.gatv2Fused(g, x) || !actOps(x) || !GATv2OneProduct || tensor.AutocastDType() != tensor.Float32 || x.DType() != tensor.Float32 {
+		return nil
+	}
+	po, ok := x.Device().(GATv2PairOps)
+	hf := c.WSrc.Size(1)
+	if !ok || hf%c.Heads != 0 || !po.GATv2PairTakes(hf, c.Heads) || !slices.Equal(c.WSrc.Shape(), c.WDst.Shape()) || x.Size(1) != c.WSrc.Size(0) {
+		return nil // Forward's checks name the problem
+	}
+	start := backend.OpStart()
+	ops := deviceOps(name, x)
+	checkNodes("GATv2Attention", x, g.NumSrc())
+	if c.Att.Len() != hf {
+		panic(&tensor.ShapeError{Op: "GATv2Attention", A: c.WSrc.Shape(), B: c.Att.Shape(), Msg: "att must match the weights' width"})
+	}
+	p, seed := attentionDropout(c.Dropout, c.rng, c.Training())
+	return deviceGATv2ConvPair(c, g, x, start, ops, po, p, seed, &fusedAct{p: d.P, seed: dropoutSeed(d.rng)})
 }

@@ -54,7 +54,7 @@ type memModel struct {
 	nn.Mode
 	convs []nn.GraphLayer
 	drop  *nn.Dropout
-	fused bool // nn.ReLUDropout between the layers, not ReLU and Dropout
+	fused bool // nn.ForwardReLUDropout for the hidden layers, not ReLU and Dropout
 }
 
 func (m *memModel) Params() []*tensor.Tensor {
@@ -67,13 +67,13 @@ func (m *memModel) Params() []*tensor.Tensor {
 
 func (m *memModel) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	for i, c := range m.convs {
-		x = c.Forward(g, x)
-		if i < len(m.convs)-1 {
-			if m.fused {
-				x = nn.ReLUDropout(x, m.drop)
-			} else {
-				x = m.drop.Forward(x.ReLU())
-			}
+		switch {
+		case i == len(m.convs)-1:
+			x = c.Forward(g, x)
+		case m.fused:
+			x = nn.ForwardReLUDropout(c, g, x, m.drop)
+		default:
+			x = m.drop.Forward(c.Forward(g, x).ReLU())
 		}
 	}
 	return x

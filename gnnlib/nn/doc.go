@@ -272,9 +272,19 @@
 // with a *tensor.DeviceError, as gnnlib/cuda's fused attention does). A
 // GCNConv that widens its input (fewer input than output features)
 // computes (Â·x)·W + B instead, propagating at the narrower width and
-// keeping Â·x for the weight gradient (GCNAggregateFirst, in float32,
-// equal up to rounding; on by default, GCNAggregateFirst false turns it
-// off). ReLUDropout is a
+// keeping Â·x for the weight gradient (GCNAggregateFirst, equal up to
+// rounding; on by default, GCNAggregateFirst false turns it off; under
+// Autocast too with AggregateFirstUnderAutocast). On a device with
+// GATv2PairOps (gnnlib/cuda's) GATv2Conv makes one product x·[W_src
+// W_dst], which the attention reads as its two halves, and one each for
+// the weights' and x's gradients (GATv2OneProduct, on by default), as
+// gnnbench's hand-written epoch does. ForwardReLUDropout(layer, g, x, d)
+// is ReLUDropout(layer.Forward(g, x), d) with, on a device with
+// BiasActOps, the bias, ReLU and dropout applied in the GCNConv's or
+// GATv2Conv's own pass (the propagation's epilogue, or in place over its
+// product or attention output), so that the biased output the two calls
+// would make (which lives until the garbage collector finds it) is never
+// made (FuseLayerActivation, on by default). ReLUDropout is a
 // hidden layer's ReLU and dropout as one op on a device that fuses them
 // (ReLUDropoutOps; gnnlib/cuda's does), with the values of the two ops and
 // one activation-sized tensor less per layer; GCN and GraphSAGE use it.

@@ -23,8 +23,9 @@ type apiModel struct {
 	convs []nn.GraphLayer
 	fwd   []func(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor
 	drop  *nn.Dropout
-	// fused: the hidden activations through nn.ReLUDropout, one op on the
-	// device, instead of x.ReLU() and then the Dropout layer.
+	// fused: the hidden activations through nn.ForwardReLUDropout (one
+	// op on the device with the layer, or nn.ReLUDropout after it)
+	// instead of x.ReLU() and then the Dropout layer.
 	fused bool
 }
 
@@ -38,13 +39,15 @@ func (m *apiModel) Params() []*tensor.Tensor {
 
 func (m *apiModel) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	for i, f := range m.fwd {
-		x = f(g, x)
-		if i < len(m.fwd)-1 {
-			if m.fused {
-				x = nn.ReLUDropout(x, m.drop)
-			} else {
-				x = m.drop.Forward(x.ReLU())
-			}
+		switch {
+		case i == len(m.fwd)-1:
+			x = f(g, x)
+		case m.fused:
+			// The layer's ReLU and dropout in its own pass where it
+			// can (nn.FuseLayerActivation), else nn.ReLUDropout.
+			x = nn.ForwardReLUDropout(m.convs[i], g, x, m.drop)
+		default:
+			x = m.drop.Forward(f(g, x).ReLU())
 		}
 	}
 	return x
@@ -77,29 +80,26 @@ func newAPIModel(kind string, dims []int) *apiModel {
 // apiKinds are the models apiEpochs runs (-api-models).
 var apiKinds = map[string]bool{}
 
-var nnepochAB = flag.Bool("nnepoch-ab", false, "in the api part, the GATv2 epochs again with the old paths (oldPaths: nn.GATv2OneProduct off), and the nnbf16 part's epochs in both")
+var nnepochAB = flag.Bool("nnepoch-ab", false, "in the api part, the GCN and GATv2 epochs again with the old paths ("+oldPathsDoc+"), and the nnbf16 part's epochs in both")
 
 // oldPathsDoc names what oldPaths turns off.
-const oldPathsDoc = "nn.GATv2OneProduct and nn.AggregateFirstUnderAutocast off"
+const oldPathsDoc = "nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast and nn.FuseLayerActivation off"
 
 // oldPaths turns the nn epochs' paths that came with one product
-// x·[W_src W_dst] and aggregate-first GCN under Autocast off when old is
-// set, and returns a function that restores them.
+// x·[W_src W_dst], aggregate-first GCN under Autocast and the layers'
+// fused ReLU and dropout off when old is set, and returns a function
+// that restores them.
 func oldPaths(old bool) func() {
-	one, agg := nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast
+	one, agg, act := nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation
 	if old {
-		nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast = false, false
+		nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation = false, false, false
 	}
-	return func() { nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast = one, agg }
+	return func() { nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation = one, agg, act }
 }
 
-// oldPathEpochs is apiEpochs' GATv2 epochs (when -api-models has gatv2)
-// with oldPaths on: two products x·W_src and x·W_dst and their gradients
-// instead of one x·[W_src W_dst].
+// oldPathEpochs is apiEpochs' GCN and GATv2 epochs (those -api-models
+// has) with oldPaths on.
 func oldPathEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
-	if !apiKinds["gatv2"] {
-		return
-	}
 	saved := maps.Clone(apiKinds)
 	defer func(tag string) {
 		kernTag = tag
@@ -107,7 +107,7 @@ func oldPathEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	}(kernTag)
 	defer oldPaths(true)()
 	clear(apiKinds)
-	apiKinds["gatv2"] = true
+	apiKinds["gcn"], apiKinds["gatv2"] = saved["gcn"], saved["gatv2"]
 	kernTag += " [old paths]"
 	apiEpochs(d, g, fin, hidden, classes, layers)
 }
