@@ -109,9 +109,13 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor, act *fusedAct) 
 		grads := make([]*tensor.Tensor, 3)
 		var gx *tensor.Tensor // the biased output's gradient, the op's own (act)
 		defer func() { freeStorage(gx) }()
+		owned := backend.OwnsGrad(grad)
 		if act != nil {
 			gx, grads[2] = act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
-			grad = gx
+			if owned {
+				freeStorage(grad) // read: ReLUDropout's op would have let it go here
+			}
+			grad, owned = gx, true
 		} else if b.RequiresGrad() {
 			grads[2] = bsum.colSum(ops, back, x, grad, b)
 		}
@@ -119,7 +123,9 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor, act *fusedAct) 
 			return grads
 		}
 		s, err := ops.GraphSpMM(a, a.Weights != nil, true, grad)
-		freeStorage(gx) // spent: at most three N×F blocks at once, as with ReLUDropout's op
+		if owned {
+			freeStorage(grad) // spent before the products are made
+		}
 		gx = nil
 		t := devStorage(back, x, s, err, a.NumSrc(), out)
 		if x.RequiresGrad() {
@@ -202,9 +208,13 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 		grads := make([]*tensor.Tensor, 3)
 		var gx *tensor.Tensor // the biased output's gradient, the op's own (act)
 		defer func() { freeStorage(gx) }()
+		owned := backend.OwnsGrad(grad)
 		if act != nil {
 			gx, grads[2] = act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
-			grad = gx
+			if owned {
+				freeStorage(grad) // read: ReLUDropout's op would have let it go here
+			}
+			grad, owned = gx, true
 		} else if b.RequiresGrad() {
 			grads[2] = bsum.colSum(ops, back, x, grad, b)
 		}
@@ -214,7 +224,9 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 		}
 		if x.RequiresGrad() {
 			s, err := ops.MatMul(grad, w, false, true)
-			freeStorage(gx) // spent before Âᵀ·dz is made
+			if owned {
+				freeStorage(grad) // spent before Âᵀ·dz is made
+			}
 			gx = nil
 			dz := devStorage(back, x, s, err, a.NumNodes(), in)
 			s, err = ops.GraphSpMM(a, a.Weights != nil, true, dz)
@@ -462,11 +474,16 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 		defer freeStorage(wlr)
 		grads := make([]*tensor.Tensor, 5)
 		o := saved // the attention output (or one rebuilt): the op's own
+		owned := backend.OwnsGrad(grad)
 		switch {
 		case act != nil:
 			// grad becomes the biased output's gradient, the op's own,
 			// freed once the attention's backward pass has read it.
-			grad, grads[4] = act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
+			gx, db := act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
+			if owned {
+				freeStorage(grad)
+			}
+			grad, grads[4], owned = gx, db, true
 			s, err := po.UnbiasAct(act.y, b, true, act.p)
 			o = devStorage(back, x, s, err, act.y.Shape()...)
 		case b.RequiresGrad():
@@ -488,8 +505,8 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 		deviceCheck(back, x, err)
 		freeStorage(hlr)
 		freeStorage(o)
-		if act != nil {
-			freeStorage(grad) // gx: spent before the products
+		if owned {
+			freeStorage(grad) // spent before the products
 		}
 		dhlr := backend.FromStorage(sdhlr, hlr.Shape()...)
 		defer freeStorage(dhlr)

@@ -407,7 +407,17 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 		if bw == nil {
 			panic(&DeviceError{Op: v.node.name + " backward", Device: deviceName(acc.g.Device()), Err: errSpent})
 		}
+		var owned weak.Pointer[Tensor]
+		if v.node.device && rel.sole(acc.g) {
+			if u := v.self(); u == nil || !u.requiresGrad { // not read again below
+				owned = weak.Make(acc.g)
+				ownedGrads.Store(owned, true)
+			}
+		}
 		ins := bw(acc.g)
+		if owned != (weak.Pointer[Tensor]{}) {
+			ownedGrads.Delete(owned)
+		}
 		if v.node.device {
 			// What a device op's backward function keeps (its saved
 			// tensors) goes back now, not when the tape dies.
@@ -613,6 +623,22 @@ func (r *releaser) drop(g *Tensor) {
 	if f, ok := g.dev.(interface{ Free() }); ok {
 		f.Free()
 	}
+}
+
+// ownedGrads holds, weakly, the gradients that running backward passes
+// have handed to a device op's backward function as that function's
+// alone (backend.OwnsGrad): only one accumulator refers to the gradient,
+// no tensor of the graph shares its storage, and the pass reads it again
+// only to drop it (freeing storage twice is allowed).
+var ownedGrads sync.Map // weak.Pointer[Tensor] -> bool
+
+// ownsGrad is backend.OwnsGrad.
+func ownsGrad(g *Tensor) bool {
+	if g == nil || g.dev == nil {
+		return false
+	}
+	_, ok := ownedGrads.Load(weak.Make(g))
+	return ok
 }
 
 // gradAcc is a gradient being accumulated; owned says whether it may be

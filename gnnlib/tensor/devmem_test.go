@@ -9,6 +9,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 func TestDeviceErrorKeepsCause(t *testing.T) {
@@ -133,5 +134,48 @@ func TestCrossEntropyHandsOverGradient(t *testing.T) {
 	}
 	if a1 >= a2 {
 		t.Errorf("Backward allocated %d device blocks, BackwardWith(1) %d: want one fewer (no scaled copy)", a1, a2)
+	}
+}
+
+// TestOwnsGrad checks backend.OwnsGrad from inside device ops' backward
+// functions: a gradient another op made and only the pass holds is the
+// function's own (it may free it); the seed of BackwardWith, a
+// gradient a non-leaf keeps (RequiresGrad on it), and a gradient that
+// is also a tensor of the graph are not.
+func TestOwnsGrad(t *testing.T) {
+	dev := &devicetest.Fake{}
+	probe := func(x *tensor.Tensor, owns *bool) *tensor.Tensor {
+		out := x.Detach().Clone()
+		return backend.NewOpSince(backend.OpStart(), "probe", out, []*tensor.Tensor{x}, func(g *tensor.Tensor) []*tensor.Tensor {
+			*owns = backend.OwnsGrad(g)
+			return []*tensor.Tensor{g.Clone()}
+		})
+	}
+	x := tensor.Randn(1, 30, 8).To(dev).SetRequiresGrad(true)
+
+	var owns bool
+	probe(x, &owns).ReLU().Sum().Backward()
+	if !owns {
+		t.Error("a gradient made by ReLU's backward pass is not its consumer's own")
+	}
+	p := probe(x, &owns)
+	p.BackwardWith(tensor.OnesLike(p))
+	if owns {
+		t.Error("BackwardWith's seed is the backward function's own")
+	}
+	p = probe(x, &owns)
+	h := p.Mul(p) // p's gradient is summed from two uses into a copy the pass owns
+	h.Sum().Backward()
+	if !owns {
+		t.Error("a summed gradient is not its consumer's own")
+	}
+	r := probe(x, &owns)
+	r.SetRequiresGrad(true) // keeps its gradient: read after its backward function
+	r.ReLU().Sum().Backward()
+	if owns {
+		t.Error("the gradient of a non-leaf that keeps it is the backward function's own")
+	}
+	if r.Grad() == nil || r.Grad().Len() != r.Len() {
+		t.Fatal("the kept non-leaf has no gradient")
 	}
 }
