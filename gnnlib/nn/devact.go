@@ -147,8 +147,9 @@ type fusedAct struct {
 	seed uint64
 	// y is the op's output, the activation, whose zeros the backward
 	// pass reads (ReLUDropoutGrad). It is set (keep) only with an
-	// activation: the op's backward function must not hold a plain
-	// layer's output, which the caller may drop after the next op.
+	// activation, and dropped once read: the op's backward function must
+	// not hold the layer's output longer than the ops it stands for
+	// would, or the caller's last reference to it would not be the last.
 	y *tensor.Tensor
 }
 

@@ -112,6 +112,7 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor, act *fusedAct) 
 		owned := backend.OwnsGrad(grad)
 		if act != nil {
 			gx, grads[2] = act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
+			act.y = nil // read: the caller's to drop
 			if owned {
 				freeStorage(grad) // read: ReLUDropout's op would have let it go here
 			}
@@ -211,6 +212,7 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 		owned := backend.OwnsGrad(grad)
 		if act != nil {
 			gx, grads[2] = act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
+			act.y = nil // read: the caller's to drop
 			if owned {
 				freeStorage(grad) // read: ReLUDropout's op would have let it go here
 			}
@@ -486,6 +488,7 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 			grad, grads[4], owned = gx, db, true
 			s, err := po.UnbiasAct(act.y, b, true, act.p)
 			o = devStorage(back, x, s, err, act.y.Shape()...)
+			act.y = nil // read: the caller's to drop
 		case b.RequiresGrad():
 			grads[4] = bsum.colSum(ops, back, x, grad, b)
 		}
