@@ -114,9 +114,10 @@ var FuseLayerActivation = true
 
 // actLayer is a layer whose fused device op can end in ReLUDropout.
 type actLayer interface {
-	// forwardReLUDropout returns ReLUDropout(Forward(g, x), d) from one
-	// fused op, or nil, having done nothing, where it cannot.
-	forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, d *Dropout) *tensor.Tensor
+	// forwardReLUDropout returns ReLUDropout(Forward(g, x)) with
+	// probability p, its mask's seed drawn from r, from one fused op, or
+	// nil, having done nothing (drawn nothing from r), where it cannot.
+	forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor
 }
 
 // ForwardReLUDropout returns ReLUDropout(layer.Forward(g, x), d): a
@@ -132,12 +133,20 @@ type actLayer interface {
 // ReLUDropout's, the same mask from the same draws of d's generator.
 // Other layers and devices run the two calls.
 func ForwardReLUDropout(layer GraphLayer, g *graph.Graph, x *tensor.Tensor, d *Dropout) *tensor.Tensor {
-	if l, ok := layer.(actLayer); ok && FuseLayerActivation && d.Training() && d.P > 0 {
-		if y := l.forwardReLUDropout(g, x, d); y != nil {
-			return y
-		}
+	if y := fusedReLUDropout(layer, g, x, d.P, d.rng, d.Training()); y != nil {
+		return y
 	}
 	return ReLUDropout(layer.Forward(g, x), d)
+}
+
+// fusedReLUDropout is ForwardReLUDropout's fused layer op with
+// probability p drawn from r, or nil where there is none.
+func fusedReLUDropout(layer GraphLayer, g *graph.Graph, x *tensor.Tensor, p float32, r *tensor.RNG, training bool) *tensor.Tensor {
+	l, ok := layer.(actLayer)
+	if !ok || !FuseLayerActivation || !training || p == 0 {
+		return nil
+	}
+	return l.forwardReLUDropout(g, x, p, r)
 }
 
 // fusedAct is the ReLU and dropout (probability p, mask from seed) a

@@ -148,11 +148,11 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor, act *fusedAct) 
 }
 
 // forwardReLUDropout is ForwardReLUDropout's fused GCNConv (actLayer).
-func (c *GCNConv) forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, d *Dropout) *tensor.Tensor {
+func (c *GCNConv) forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor {
 	if !onDevice(x, c.W, c.B) || !actOps(x) {
 		return nil
 	}
-	return deviceGCNConv(c, g, x, &fusedAct{p: d.P, seed: dropoutSeed(d.rng)})
+	return deviceGCNConv(c, g, x, &fusedAct{p: p, seed: dropoutSeed(r)})
 }
 
 // GCNAggregateFirst makes GCNConv on a device compute (Â·x)·W + B
@@ -552,7 +552,7 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 
 // forwardReLUDropout is ForwardReLUDropout's fused GATv2Conv (actLayer):
 // one product, float32, on a device with GATv2PairOps and BiasActOps.
-func (c *GATv2Conv) forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, d *Dropout) *tensor.Tensor {
+func (c *GATv2Conv) forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, pd float32, r *tensor.RNG) *tensor.Tensor {
 	const name = "GATv2Conv"
 	g = withSelfLoops(g)
 	if !c.gatv2Fused(g, x) || !actOps(x) || !GATv2OneProduct || tensor.AutocastDType() != tensor.Float32 || x.DType() != tensor.Float32 {
@@ -570,5 +570,5 @@ func (c *GATv2Conv) forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, d *Drop
 		panic(&tensor.ShapeError{Op: "GATv2Attention", A: c.WSrc.Shape(), B: c.Att.Shape(), Msg: "att must match the weights' width"})
 	}
 	p, seed := attentionDropout(c.Dropout, c.rng, c.Training())
-	return deviceGATv2ConvPair(c, g, x, start, ops, po, p, seed, &fusedAct{p: d.P, seed: dropoutSeed(d.rng)})
+	return deviceGATv2ConvPair(c, g, x, start, ops, po, p, seed, &fusedAct{p: pd, seed: dropoutSeed(r)})
 }

@@ -78,3 +78,36 @@ func TestForwardReLUDropoutHeldPeak(t *testing.T) {
 		}
 	}
 }
+
+// TestGCNModelFusesActivation checks that nn.GCN's forward pass on the
+// Fake takes the first layer's fused ReLU and dropout and gives the
+// logits and gradients of the two ops, bit for bit, from the same seeds.
+func TestGCNModelFusesActivation(t *testing.T) {
+	defer func(on bool) { nn.FuseLayerActivation = on }(nn.FuseLayerActivation)
+	g := memGraph(t, 300)
+	dev := &devicetest.Fake{}
+	run := func(fused bool) []*tensor.Tensor {
+		nn.FuseLayerActivation = fused
+		nn.Seed(3)
+		m := nn.NewGCN(24, 16, 7)
+		nn.To(m, dev)
+		x := tensor.Randn(4, 300, 24).To(dev)
+		before := dev.Calls("GraphSpMMBiasReLUDropout") + dev.Calls("BiasReLUDropout")
+		out := m.Forward(g, x)
+		if got := dev.Calls("GraphSpMMBiasReLUDropout") + dev.Calls("BiasReLUDropout") - before; (got > 0) != fused {
+			t.Errorf("FuseLayerActivation %v: %d fused activations", fused, got)
+		}
+		out.Mul(out).Sum().Backward()
+		res := []*tensor.Tensor{out.CPU()}
+		for _, p := range m.Params() {
+			res = append(res, p.Grad().CPU())
+		}
+		return res
+	}
+	a, b := run(false), run(true)
+	for i := range a {
+		if e := devicetest.RelErr(b[i], a[i]); e != 0 {
+			t.Errorf("tensor %d (logits, then the parameters' gradients) differs with the fused activation: %g", i, e)
+		}
+	}
+}
