@@ -106,10 +106,13 @@ type BiasActOps interface {
 	GraphSpMMBiasReLUDropout(g *graph.Graph, weighted bool, x, b *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
 }
 
-// FuseLayerActivation makes ForwardReLUDropout apply the ReLU and dropout
-// inside the layer's fused device op (see there); false runs the layer
-// and then ReLUDropout (gnnbench -nnepoch-ab compares the two). Set it
-// before a model runs.
+// FuseLayerActivation makes ForwardReLUDropout (and GCN's first layer)
+// apply the ReLU and dropout inside the layer's fused device op (see
+// there); false runs the layer and then ReLUDropout (gnnbench
+// -nnepoch-ab compares the two). It has not run on a GPU yet (the
+// devicetest.Fake checks agree bit for bit; gnnlib/cuda's
+// TestForwardReLUDropoutOnDevice is the device check). Set it before a
+// model runs.
 var FuseLayerActivation = true
 
 // actLayer is a layer whose fused device op can end in ReLUDropout.

@@ -408,7 +408,7 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 			panic(&DeviceError{Op: v.node.name + " backward", Device: deviceName(acc.g.Device()), Err: errSpent})
 		}
 		var owned weak.Pointer[Tensor]
-		if v.node.device && rel.sole(acc.g) {
+		if v.node.device && ReleaseSpentActivations && rel.sole(acc.g) {
 			if u := v.self(); u == nil || !u.requiresGrad { // not read again below
 				owned = weak.Make(acc.g)
 				ownedGrads.Store(owned, true)
@@ -509,7 +509,11 @@ type releaser struct {
 // has run, not when the pass ends: on devicetest.Fake's ledger the
 // arxiv-sized nn epochs' peaks fall from 0.95 to 0.77 GiB (GCN) and from
 // 1.92 to 1.55 GiB (GATv2). CrossEntropy's device backward then also
-// frees the gradient its forward pass made once it has scaled it. On by
+// frees the gradient its forward pass made once it has scaled it (or,
+// under loss.Backward(), hands it over unscaled), and the pass tells a
+// device op's backward function which gradients it may free
+// (backend.OwnsGrad; gnnlib/nn's fused layers do; neither of these two
+// has run on a GPU yet: false turns them off with the rest). On by
 // default since it ran on an H100 (2026-12-06: gnnlib/cuda's
 // TestFastPathsOnDevice, and with GCNAggregateFirst and HandOffBiasGrad
 // the arxiv-sized epochs' peaks 2.22 → 1.93 GiB for GAT and 2.16 → 2.03

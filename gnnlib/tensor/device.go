@@ -480,7 +480,7 @@ func deviceCrossEntropy(logits *Tensor, labels, rows []int) *Tensor {
 	grad := &Tensor{dev: gs, shape: cloneInts(logits.shape)}
 	return newOpSince(start, "CrossEntropy", loss, []*Tensor{logits}, func(g *Tensor) []*Tensor {
 		var dl *Tensor
-		if isUnitSeed(g) {
+		if isUnitSeed(g) && ReleaseSpentActivations {
 			// loss.Backward(): the gradient the forward pass made is
 			// handed over, not scaled by 1 into a copy (only this
 			// function had it, and it runs once).

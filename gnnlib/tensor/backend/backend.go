@@ -175,6 +175,7 @@ func NewGraphOpSince(start time.Time, name string, edges int, out *tensor.Tensor
 // storage as soon as it has read it (gnnlib/nn's fused layers do, so
 // that a layer's pass holds no more gradients at once than the separate
 // ops it stands for); the backward pass does not read it afterwards.
+// Always false with tensor.ReleaseSpentActivations off.
 func OwnsGrad(g *tensor.Tensor) bool { return ownsGrad(g) }
 
 // FromStorage returns a tensor of the given shape over s (no copy).

@@ -60,7 +60,8 @@ var CacheLabels = true
 // per block and add it to the result once a block (softmax_nll_blk)
 // instead of once a row into one address (softmax_nll), whose atomic
 // adds serialise: about 1 ms of the arxiv-sized nn epochs on an H100
-// (gnnbench's op profile, 2026-12-06). On by default; gnnbench's
+// (gnnbench's op profile, 2026-12-06). On by default, not yet run on a
+// GPU (TestSoftmaxNLLBlockSum is the device check); gnnbench's
 // -nnepoch-ab turns it off with the nn epochs' other old paths.
 var LossBlockSum = true
 
