@@ -380,8 +380,18 @@ func (op *fusedAttention) backward16(grad *tensor.Tensor) ([]tensor.Storage, err
 func (op *fusedAttention) ownsOut() bool { return op.padded() || op.half != nil }
 
 func (op *fusedAttention) backward(grad *tensor.Tensor) (g0, g1, g2 tensor.Storage, err error) {
+	gs, err := op.backwardAll(grad)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return gs[0], gs[1], gs[2], nil
+}
+
+// backwardAll is backward for an op of any number of inputs: one
+// gradient each, in the inputs' order.
+func (op *fusedAttention) backwardAll(grad *tensor.Tensor) ([]tensor.Storage, error) {
 	if op.done {
-		return nil, nil, nil, errBackwardTwice
+		return nil, errBackwardTwice
 	}
 	op.done = true
 	defer func() {
@@ -395,38 +405,38 @@ func (op *fusedAttention) backward(grad *tensor.Tensor) (g0, g1, g2 tensor.Stora
 	if op.bf16() {
 		gs, err := op.backward16(grad)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		for i, g := range gs {
 			setShape(g, op.shapes[i][0], op.shapes[i][1])
 		}
-		return gs[0], gs[1], gs[2], nil
+		return gs, nil
 	}
 	if err := op.rewiden(); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if op.half != nil {
 		var err error
 		if op.out, err = d.widen(op.half, op.half.Rows, op.half.Cols); err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 	}
 	dout, err := d.view(grad)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if _, half := d.halfView(grad); half {
 		defer dout.Free()
 	}
 	if op.padded() {
 		if dout, err = d.padHeads(dout, op.heads, op.c, op.cp); err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		defer dout.Free()
 	}
 	gs, err := op.k.backward(op.ins, op.out, dout)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	outs := make([]*Tensor, len(gs))
 	if !op.padded() {
@@ -442,7 +452,7 @@ func (op *fusedAttention) backward(grad *tensor.Tensor) (g0, g1, g2 tensor.Stora
 				for _, o := range outs[:i] {
 					o.Free()
 				}
-				return nil, nil, nil, err
+				return nil, err
 			}
 		}
 	}
@@ -452,7 +462,13 @@ func (op *fusedAttention) backward(grad *tensor.Tensor) (g0, g1, g2 tensor.Stora
 			t.Rows, t.Cols = rows, cols
 		}
 	}
-	return outs[0], outs[1], outs[2], nil
+	res := make([]tensor.Storage, len(outs))
+	for i, t := range outs {
+		if t != nil {
+			res[i] = t
+		}
+	}
+	return res, nil
 }
 
 // setShape gives a gradient its input's shape (att's 1 x HC, a score's N

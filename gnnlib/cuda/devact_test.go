@@ -1,10 +1,12 @@
 package cuda
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
 
+	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
@@ -38,7 +40,7 @@ func TestReLUDropoutOnDevice(t *testing.T) {
 	}
 }
 
-var _ nn.GATv2OutOps = (*backend)(nil)
+var _ nn.GATv2PairOps = (*backend)(nil)
 
 // TestGATv2ConvRebuildsOutput checks GATv2OutOps through gnnlib/nn: a
 // GATv2Conv followed by nn.ReLUDropout frees its attention output and its
@@ -194,6 +196,49 @@ func TestFastPathsOnDevice(t *testing.T) {
 					}
 				}
 			}
+		})
+	}
+}
+
+// TestGATv2OneProductOnDevice runs devicetest.CheckGATv2OneProduct on
+// the device: GATv2Conv with one product x·[W_src W_dst]
+// (GATv2AttentionPair reading its halves in place) against two
+// products, in float32, and the same under Autocast(BFloat16), where
+// the product is stored in bfloat16 and the attention widens it, and
+// with BF16Attention, where the bfloat16 kernels read its halves in
+// place (the bound allows bfloat16 rounding of x's gradient, summed in
+// another order).
+func TestGATv2OneProductOnDevice(t *testing.T) {
+	d := defaultOrSkip(t).be
+	g := testGraph(t, 400, 3000, true)
+	devicetest.CheckGATv2OneProduct(t, d, g, 1e-5)
+	if !d.hasBF16() {
+		return
+	}
+	defer func(on bool) { BF16Attention = on }(BF16Attention)
+	for _, kernels := range []bool{false, true} {
+		BF16Attention = kernels
+		t.Run(fmt.Sprintf("bfloat16,BF16Attention=%v", kernels), func(t *testing.T) {
+			tensor.Autocast(tensor.BFloat16, func() { devicetest.CheckGATv2OneProduct(t, d, g, 2e-2) })
+		})
+	}
+}
+
+var _ nn.BiasActOps = (*backend)(nil)
+
+// TestForwardReLUDropoutOnDevice runs devicetest.CheckForwardReLUDropout
+// on the device: the layers' fused bias, ReLU and dropout (SpMMBiasAct's
+// epilogue, BiasAct in place, the GATv2 output rebuilt by UnbiasAct)
+// against the layer and then nn.ReLUDropout, and the same under
+// Autocast(BFloat16) for the GCN layers (GATv2Conv keeps the two ops
+// there).
+func TestForwardReLUDropoutOnDevice(t *testing.T) {
+	d := defaultOrSkip(t).be
+	g := testGraph(t, 400, 3000, true)
+	devicetest.CheckForwardReLUDropout(t, d, g, 1e-5)
+	if d.hasBF16() {
+		t.Run("bfloat16", func(t *testing.T) {
+			tensor.Autocast(tensor.BFloat16, func() { devicetest.CheckForwardReLUDropout(t, d, g, 2e-2) })
 		})
 	}
 }

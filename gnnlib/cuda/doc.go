@@ -454,16 +454,21 @@
 // with them and 7.22 ms and 1.45 GiB without, GAT 18.3 ms and 1.93 GiB
 // against 18.3 and 2.22, GATv2 17.97 ms and 2.03 GiB against 17.90 and
 // 2.16: the device's finalizers run later than the ledger's emulation,
-// so the peaks stay above the ledger's. What the nn epochs still
-// launch beyond the hand-written ones with them on
-// (TestGCNEpochLaunches, TestGATv2EpochLaunches): the
-// bias added, and ReLU and dropout applied, in passes of their own where
-// the hand-written epoch puts them in the producing kernel's epilogue
-// (SpMMBiasAct, BiasAct over the attention output), because a layer does
-// not know the activation that follows it; GATv2Conv's x·W_src and x·W_dst
-// as two products (and two input-gradient products and their sum) where
-// the hand-written layer multiplies by [W_l W_r] once; CrossEntropy's
-// backward pass copies its gradient (scale_op). Activations the
+// so the peaks stay above the ledger's. Since, GATv2Conv multiplies by
+// [W_src W_dst] once (nn.GATv2OneProduct, GATv2AttentionPair: the
+// arxiv-sized GATv2 epoch 17.57 against 18.06 ms on an H100), and three
+// changes not yet run on a GPU remove the rest of what the nn epochs
+// launched beyond the hand-written ones (TestGCNEpochLaunches,
+// TestGATv2EpochLaunches): nn.ForwardReLUDropout (a hidden layer's bias,
+// ReLU and dropout in the layer's own pass, SpMMBiasAct's epilogue or
+// BiasAct over its output; a model that calls Forward and then
+// ReLUDropout still makes them passes of their own, because a layer does
+// not know the activation that follows it), CrossEntropy handing
+// loss.Backward() its gradient without a scaled copy, and the loss summed
+// once a block (tune.LossBlockSum; the per-row atomics took 1 ms of an
+// arxiv-sized epoch). What is left: copy_cols over the weights (making
+// [W_src W_dst] and splitting its gradient), the seed's fill, and the
+// last GATv2 layer's bias as a pass of its own. Activations the
 // program's code makes return to the allocator only when the garbage
 // collector finalises them. Cora-sized epochs are launch-bound (1.3-2.0 ms
 // eagerly, H100, 2026-12-06 08:40); GraphReplay takes them to 0.35-0.67

@@ -180,5 +180,9 @@ func SoftmaxNLL(grad, loss, logits *Tensor, y *Labels) error {
 		return err
 	}
 	inv := float32(1) / float32(max(1, y.count))
-	return d.launch("softmax_nll", d.gridFor(int64(logits.Rows)*32, 256), 256, logits, y.buf, grad, loss, logits.Rows, logits.Cols, inv)
+	kernel := "softmax_nll"
+	if tune.LossBlockSum {
+		kernel = "softmax_nll_blk" // one atomic add per block, not per row
+	}
+	return d.launch(kernel, d.gridFor(int64(logits.Rows)*32, 256), 256, logits, y.buf, grad, loss, logits.Rows, logits.Cols, inv)
 }

@@ -56,8 +56,9 @@ type Fake struct {
 }
 
 // Calls returns how many times the op name ran on f: "ColSum",
-// "ReLUDropoutGrad" and "ReLUDropoutGradColSum" are counted, so that a
-// test sees which of the fused passes a layer took.
+// "ReLUDropoutGrad", "ReLUDropoutGradColSum", "GATv2AttentionPair",
+// "BiasReLUDropout" and "GraphSpMMBiasReLUDropout" are counted, so that a test sees which of the fused passes a layer
+// took.
 func (f *Fake) Calls(name string) int {
 	if c, ok := f.calls.Load(name); ok {
 		return int(c.(*atomic.Int64).Load())
@@ -328,6 +329,38 @@ func (f *Fake) GraphSpMMBias(g *graph.Graph, weighted bool, x, b *tensor.Tensor)
 		return nil, err
 	}
 	return f.Binary(backend.BinaryAdd, backend.FromStorage(s, g.NumNodes(), x.Size(1)), b)
+}
+
+// BiasReLUDropout is nn.BiasActOps': ReLUDropout of x + b (b broadcast
+// over the rows, the sum rounded to x's format), written over x.
+func (f *Fake) BiasReLUDropout(x, b *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	f.count("BiasReLUDropout")
+	s, ok := x.Storage().(*fakeStore)
+	bv := f.host(b).Data()
+	if !ok || s.dev != f || x.Dims() != 2 || len(bv) != x.Size(1) {
+		return nil, fmt.Errorf("devicetest.Fake: BiasReLUDropout of %v with a bias of %d", x.Shape(), len(bv))
+	}
+	dt := x.DType()
+	for i, v := range s.data {
+		s.data[i] = dt.Round(max(dt.Round(v+bv[i%len(bv)]), 0) * dropKeep(seed, i, p))
+	}
+	return s, nil
+}
+
+// GraphSpMMBiasReLUDropout is nn.BiasActOps': GraphSpMMBias, then
+// BiasReLUDropout's ReLU and dropout over it.
+func (f *Fake) GraphSpMMBiasReLUDropout(g *graph.Graph, weighted bool, x, b *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	f.count("GraphSpMMBiasReLUDropout")
+	s, err := f.GraphSpMMBias(g, weighted, x, b)
+	if err != nil {
+		return nil, err
+	}
+	out := s.(*fakeStore)
+	dt := out.dtype
+	for i, v := range out.data {
+		out.data[i] = dt.Round(max(v, 0) * dropKeep(seed, i, p))
+	}
+	return out, nil
 }
 
 // ReLUDropout is nn.ReLUDropoutOps': Dropout of the ReLU, the same mask.
@@ -622,18 +655,58 @@ func (f *Fake) GATv2AttentionOut(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 	}
 	want := slices.Clone(s.(*fakeStore).data)
 	return s, func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error) {
-		if out == nil || out.Len() != len(want) {
-			return nil, nil, nil, fmt.Errorf("devicetest.Fake: GATv2AttentionOut's backward without the output (%v)", out)
-		}
-		gv, ov := f.host(grad).Data(), f.host(out).Data()
-		for i, w := range want {
-			if gv[i] != 0 && math.Abs(float64(ov[i]-w)) > 1e-5*(1+math.Abs(float64(w))) {
-				return nil, nil, nil, fmt.Errorf("devicetest.Fake: GATv2AttentionOut's backward given output %g at %d where the forward gave %g", ov[i], i, w)
-			}
+		if err := f.checkOut("GATv2AttentionOut", want, grad, out); err != nil {
+			return nil, nil, nil, err
 		}
 		return back(grad)
 	}, nil
 }
+
+// checkOut checks the output a backward function of op was given back
+// against want, the one its forward pass made, wherever the output's
+// gradient is not zero (within float32 rounding of a rebuilt value).
+func (f *Fake) checkOut(op string, want []float32, grad, out *tensor.Tensor) error {
+	if out == nil || out.Len() != len(want) {
+		return fmt.Errorf("devicetest.Fake: %s's backward without the output (%v)", op, out)
+	}
+	gv, ov := f.host(grad).Data(), f.host(out).Data()
+	for i, w := range want {
+		if gv[i] != 0 && math.Abs(float64(ov[i]-w)) > 1e-5*(1+math.Abs(float64(w))) {
+			return fmt.Errorf("devicetest.Fake: %s's backward given output %g at %d where the forward gave %g", op, ov[i], i, w)
+		}
+	}
+	return nil
+}
+
+// GATv2AttentionPair is nn.GATv2PairOps' fused attention over hlr =
+// x·[W_src W_dst]: GATv2AttentionOut of hlr's two column halves, with
+// their gradients returned as one block.
+func (f *Fake) GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, error), error) {
+	if f.NoFusedAttention {
+		return nil, nil, fmt.Errorf("devicetest.Fake: GATv2AttentionPair without fused attention: %w", tensor.ErrNotOnDevice)
+	}
+	if hlr.Dims() != 2 || hlr.Size(1)%2 != 0 || att.Len() != hlr.Size(1)/2 {
+		return nil, nil, fmt.Errorf("devicetest.Fake: GATv2AttentionPair of %v with att %v", hlr.Shape(), att.Shape())
+	}
+	hf := hlr.Size(1) / 2
+	f.count("GATv2AttentionPair")
+	f.chargeGraph(g, noWeights)
+	s, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
+		return nn.GATv2Attention(g, in[0].Narrow(1, 0, hf), in[0].Narrow(1, hf, hf), in[1], heads, slope, p, tensor.NewRNG(int64(seed)), true)
+	}, hlr, att)
+	want := slices.Clone(s.data)
+	return s, func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, error) {
+		if err := f.checkOut("GATv2AttentionPair", want, grad, out); err != nil {
+			return nil, nil, err
+		}
+		gs := back(grad)
+		return gs[0], gs[1], nil
+	}, nil
+}
+
+// GATv2PairTakes is nn.GATv2PairOps': every width GATv2AttentionOut
+// takes.
+func (f *Fake) GATv2PairTakes(hf, heads int) bool { return !f.NoFusedAttention }
 
 // UnbiasAct is nn.GATv2OutOps' UnbiasAct, as gnnlib/cuda's unbias_act
 // kernel computes it.
@@ -655,7 +728,7 @@ func (f *Fake) UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.Stor
 	return f.newStore(out), nil
 }
 
-var _ nn.GATv2OutOps = (*Fake)(nil)
+var _ nn.GATv2PairOps = (*Fake)(nil)
 
 func (f *Fake) GATAttention(g *graph.Graph, h, aSrc, aDst *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(*tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error), error) {
 	if f.NoFusedAttention {

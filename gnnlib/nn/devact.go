@@ -52,9 +52,7 @@ func reluDropout(x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor {
 	if p < 0 || p >= 1 {
 		panic(&tensor.ShapeError{Op: name, A: x.Shape(), Msg: fmt.Sprintf("probability %g not in [0, 1)", p)})
 	}
-	// The seed as Tensor.Dropout draws it on a device, so that the mask is
-	// the one the two ops would use.
-	seed := uint64(r.Float64()*(1<<53)) ^ uint64(r.Float64()*(1<<53))<<11
+	seed := dropoutSeed(r)
 	s, err := ops.ReLUDropout(x, p, seed)
 	y := devStorage(name, x, s, err, x.Shape()...)
 	shape, dev := x.Shape(), x.Device()
@@ -85,4 +83,118 @@ func reluDropout(x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor {
 		}
 	}
 	return y
+}
+
+// dropoutSeed draws a dropout mask's seed from r as Tensor.Dropout draws
+// it on a device, so that ReLUDropout's mask is the one the two ops would
+// use.
+func dropoutSeed(r *tensor.RNG) uint64 {
+	return uint64(r.Float64()*(1<<53)) ^ uint64(r.Float64()*(1<<53))<<11
+}
+
+// BiasActOps is an optional capability of a device with ReLUDropoutOps
+// (gnnlib/cuda's and devicetest.Fake's have it): ReLUDropout of a
+// layer's biased output in the pass that adds the bias, which
+// ForwardReLUDropout's fused layer ops use. Both draw ReLUDropout's mask
+// from seed.
+type BiasActOps interface {
+	// BiasReLUDropout writes dropout(relu(x + b)) over x, a fused layer
+	// op's own pre-activation, and returns x's storage.
+	BiasReLUDropout(x, b *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
+	// GraphSpMMBiasReLUDropout returns dropout(relu(A·x + b)) over g
+	// (GraphSpMMBiasOps' propagation with the activation).
+	GraphSpMMBiasReLUDropout(g *graph.Graph, weighted bool, x, b *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
+}
+
+// FuseLayerActivation makes ForwardReLUDropout (and GCN's first layer)
+// apply the ReLU and dropout inside the layer's fused device op (see
+// there); false runs the layer and then ReLUDropout (gnnbench
+// -nnepoch-ab compares the two). It has not run on a GPU yet (the
+// devicetest.Fake checks agree bit for bit; gnnlib/cuda's
+// TestForwardReLUDropoutOnDevice is the device check). Set it before a
+// model runs.
+var FuseLayerActivation = true
+
+// actLayer is a layer whose fused device op can end in ReLUDropout.
+type actLayer interface {
+	// forwardReLUDropout returns ReLUDropout(Forward(g, x)) with
+	// probability p, its mask's seed drawn from r, from one fused op, or
+	// nil, having done nothing (drawn nothing from r), where it cannot.
+	forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor
+}
+
+// ForwardReLUDropout returns ReLUDropout(layer.Forward(g, x), d): a
+// hidden graph layer with its ReLU and dropout, as PyG's BasicGNN models
+// and gnnbench's hand-written epochs apply them. On a device with
+// BiasActOps, in training mode, a GCNConv (and a GATv2Conv with one head
+// or concatenated heads, in float32) applies the bias, ReLU and dropout
+// in the pass that makes its output (GCN's propagation, or in place over
+// its product or attention output), so the biased output that the two
+// calls would make, and that lives until the garbage collector finds it,
+// is never made; its backward pass takes the activation's gradient and
+// the bias gradient in one pass (ReLUDropoutColSumOps). The values are
+// ReLUDropout's, the same mask from the same draws of d's generator.
+// Other layers and devices run the two calls.
+func ForwardReLUDropout(layer GraphLayer, g *graph.Graph, x *tensor.Tensor, d *Dropout) *tensor.Tensor {
+	if y := fusedReLUDropout(layer, g, x, d.P, d.rng, d.Training()); y != nil {
+		return y
+	}
+	return ReLUDropout(layer.Forward(g, x), d)
+}
+
+// fusedReLUDropout is ForwardReLUDropout's fused layer op with
+// probability p drawn from r, or nil where there is none.
+func fusedReLUDropout(layer GraphLayer, g *graph.Graph, x *tensor.Tensor, p float32, r *tensor.RNG, training bool) *tensor.Tensor {
+	l, ok := layer.(actLayer)
+	if !ok || !FuseLayerActivation || !training || p == 0 {
+		return nil
+	}
+	return l.forwardReLUDropout(g, x, p, r)
+}
+
+// fusedAct is the ReLU and dropout (probability p, mask from seed) a
+// fused layer op applies to its biased output.
+type fusedAct struct {
+	p    float32
+	seed uint64
+	// y is the op's output, the activation, whose zeros the backward
+	// pass reads (ReLUDropoutGrad). It is set (keep) only with an
+	// activation, and dropped once read: the op's backward function must
+	// not hold the layer's output longer than the ops it stands for
+	// would, or the caller's last reference to it would not be the last.
+	y *tensor.Tensor
+}
+
+// keep records y, the output of the op applying a (nil: none).
+func (a *fusedAct) keep(y *tensor.Tensor) {
+	if a != nil {
+		a.y = y
+	}
+}
+
+// backward returns the gradient of the layer's biased output from grad,
+// the gradient of its activation y, and with sum set the column sums of
+// that gradient (the bias gradient, shaped like b), in one pass where
+// the device has ReLUDropoutColSumOps and the storage is float32.
+func (a *fusedAct) backward(ops backend.GraphBackend, op string, x, grad, y, b *tensor.Tensor, sum bool) (gx, db *tensor.Tensor) {
+	shape := y.Shape()
+	if co, ok := ops.(ReLUDropoutColSumOps); ok && sum && grad.DType() == tensor.Float32 && y.DType() == tensor.Float32 && tensor.AutocastDType() == tensor.Float32 {
+		s, cs, err := co.ReLUDropoutGradColSum(grad, y, a.p)
+		deviceCheck(op, x, err)
+		return backend.FromStorage(s, shape...), backend.FromStorage(cs, b.Shape()...)
+	}
+	s, err := ops.(ReLUDropoutOps).ReLUDropoutGrad(grad, y, a.p)
+	gx = devStorage(op, x, s, err, shape...)
+	if sum {
+		s, err := ops.ColSum(gx)
+		db = devStorage(op, x, s, err, b.Shape()...)
+	}
+	return gx, db
+}
+
+// actOps returns x's device as BiasActOps and ReLUDropoutOps, or false.
+func actOps(x *tensor.Tensor) bool {
+	_, ok := x.Device().(BiasActOps)
+	_, ok2 := x.Device().(ReLUDropoutOps)
+	return ok && ok2
 }

@@ -61,7 +61,12 @@ func devStorage(op string, x *tensor.Tensor, s tensor.Storage, err error, shape 
 // first layer of 128 features into 256) aggregates first, at the
 // narrower width, as gnnbench's hand-written epoch does: see
 // deviceGCNConvAggFirst.
-func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+//
+// With act (ForwardReLUDropout) the op's output is dropout(relu(·)) of
+// that, the activation applied as the propagation stores each row, or in
+// place over Z·W + B; its backward pass starts with the activation's
+// gradient and the bias gradient in one pass.
+func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor, act *fusedAct) *tensor.Tensor {
 	const name = "GCNConv"
 	start := backend.OpStart()
 	ops := deviceOps(name, x)
@@ -75,13 +80,17 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 	if b.Len() != out {
 		panic(&tensor.ShapeError{Op: "Add", A: []int{a.NumNodes(), out}, B: b.Shape()})
 	}
-	if in < out && GCNAggregateFirst && tensor.AutocastDType() == tensor.Float32 && x.DType() == tensor.Float32 {
-		return deviceGCNConvAggFirst(start, ops, a, x, w, b)
+	if in < out && GCNAggregateFirst && (tensor.AutocastDType() == tensor.Float32 || AggregateFirstUnderAutocast) && x.DType() == tensor.Float32 {
+		return deviceGCNConvAggFirst(start, ops, a, x, w, b, act)
 	}
 	s, err := ops.MatMul(x, w, false, false)
 	xw := devStorage(name, x, s, err, x.Size(0), out)
 	var y *tensor.Tensor
-	if fo, ok := ops.(GraphSpMMBiasOps); ok {
+	if act != nil {
+		s, err = ops.(BiasActOps).GraphSpMMBiasReLUDropout(a, a.Weights != nil, xw, b, act.p, act.seed)
+		freeStorage(xw)
+		y = devStorage(name, x, s, err, a.NumNodes(), out)
+	} else if fo, ok := ops.(GraphSpMMBiasOps); ok {
 		// The bias added as the propagation stores each row.
 		s, err = fo.GraphSpMMBias(a, a.Weights != nil, xw, b)
 		freeStorage(xw)
@@ -98,13 +107,27 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 	y = backend.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
 		grads := make([]*tensor.Tensor, 3)
-		if b.RequiresGrad() {
+		var gx *tensor.Tensor // the biased output's gradient, the op's own (act)
+		defer func() { freeStorage(gx) }()
+		owned := backend.OwnsGrad(grad)
+		if act != nil {
+			gx, grads[2] = act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
+			act.y = nil // read: the caller's to drop
+			if owned {
+				freeStorage(grad) // read: ReLUDropout's op would have let it go here
+			}
+			grad, owned = gx, true
+		} else if b.RequiresGrad() {
 			grads[2] = bsum.colSum(ops, back, x, grad, b)
 		}
 		if !x.RequiresGrad() && !w.RequiresGrad() {
 			return grads
 		}
 		s, err := ops.GraphSpMM(a, a.Weights != nil, true, grad)
+		if owned {
+			freeStorage(grad) // spent before the products are made
+		}
+		gx = nil
 		t := devStorage(back, x, s, err, a.NumSrc(), out)
 		if x.RequiresGrad() {
 			s, err := ops.MatMul(t, w, false, true)
@@ -117,10 +140,19 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 		freeStorage(t)
 		return grads
 	})
-	if !y.IsLeaf() && b.RequiresGrad() && HandOffBiasGrad {
+	act.keep(y)
+	if !y.IsLeaf() && b.RequiresGrad() && HandOffBiasGrad && act == nil {
 		bsum = wantBiasSum(y)
 	}
 	return y
+}
+
+// forwardReLUDropout is ForwardReLUDropout's fused GCNConv (actLayer).
+func (c *GCNConv) forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor {
+	if !onDevice(x, c.W, c.B) || !actOps(x) {
+		return nil
+	}
+	return deviceGCNConv(c, g, x, &fusedAct{p: p, seed: dropoutSeed(r)})
 }
 
 // GCNAggregateFirst makes GCNConv on a device compute (Â·x)·W + B
@@ -130,27 +162,42 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor 
 // output's gradient back through Âᵀ when x needs no gradient (a first
 // layer over the features), or propagates G·Wᵀ at the input's width when
 // it does. The values differ from the other order's by rounding only.
-// In float32 only (under Autocast the layer keeps the other order, which
-// the device's 16-bit paths were checked with). On by default since it
+// Under Autocast too when AggregateFirstUnderAutocast is set. On by default since it
 // ran on an H100 (2026-12-06, TestFastPathsOnDevice; with
 // ReleaseSpentActivations and HandOffBiasGrad the arxiv-sized GCN epoch
 // took 6.35 ms instead of 7.22); gnnbench's api part compares the two
 // (-fastpaths-ab).
 var GCNAggregateFirst = true
 
+// AggregateFirstUnderAutocast makes GCNAggregateFirst apply under
+// tensor.Autocast as well: a first layer of 128 features into 256 then
+// propagates at 128 channels in 16 bits and keeps Â·x (N×128, 16-bit)
+// for its weight gradient, and its backward pass makes no N×256
+// propagation through Âᵀ (gnnlib/cuda's TestBF16EpochLaunches lists the
+// bfloat16 epoch's kernels). On an H100 (2026-12-06) the arxiv-sized
+// GCN epoch under Autocast(BFloat16) took 4.35 ms with it, 4.82 without.
+// false keeps the other order under Autocast (Â·(x·W), which the
+// device's 16-bit paths were first checked with); gnnbench -nnepoch-ab
+// times the two.
+var AggregateFirstUnderAutocast = true
+
 // deviceGCNConvAggFirst is deviceGCNConv for in < out: Z = Â·x, then
 // Z·W + B. The backward pass reads Z and W: dB = Σ_rows G, dW = Zᵀ·G,
 // and when x needs its gradient dx = Âᵀ·(G·Wᵀ). Z is freed once the
 // backward pass has read it (at once when nothing is recorded).
-func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.Graph, x, w, b *tensor.Tensor) *tensor.Tensor {
+func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.Graph, x, w, b *tensor.Tensor, act *fusedAct) *tensor.Tensor {
 	const name = "GCNConv"
 	in, out := w.Size(0), w.Size(1)
 	s, err := ops.GraphSpMM(a, a.Weights != nil, false, x)
 	z := devStorage(name, x, s, err, a.NumNodes(), in)
 	s, err = ops.MatMul(z, w, false, false)
 	zw := devStorage(name, x, s, err, a.NumNodes(), out)
-	s, err = ops.Binary(backend.BinaryAdd, zw, b)
-	freeStorage(zw)
+	if act != nil {
+		s, err = ops.(BiasActOps).BiasReLUDropout(zw, b, act.p, act.seed) // over zw
+	} else {
+		s, err = ops.Binary(backend.BinaryAdd, zw, b)
+		freeStorage(zw)
+	}
 	y := devStorage(name, x, s, err, a.NumNodes(), out)
 	done := false
 	var bsum *biasSum
@@ -162,7 +209,17 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 		done = true
 		defer freeStorage(z)
 		grads := make([]*tensor.Tensor, 3)
-		if b.RequiresGrad() {
+		var gx *tensor.Tensor // the biased output's gradient, the op's own (act)
+		defer func() { freeStorage(gx) }()
+		owned := backend.OwnsGrad(grad)
+		if act != nil {
+			gx, grads[2] = act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
+			act.y = nil // read: the caller's to drop
+			if owned {
+				freeStorage(grad) // read: ReLUDropout's op would have let it go here
+			}
+			grad, owned = gx, true
+		} else if b.RequiresGrad() {
 			grads[2] = bsum.colSum(ops, back, x, grad, b)
 		}
 		if w.RequiresGrad() {
@@ -171,6 +228,10 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 		}
 		if x.RequiresGrad() {
 			s, err := ops.MatMul(grad, w, false, true)
+			if owned {
+				freeStorage(grad) // spent before Âᵀ·dz is made
+			}
+			gx = nil
 			dz := devStorage(back, x, s, err, a.NumNodes(), in)
 			s, err = ops.GraphSpMM(a, a.Weights != nil, true, dz)
 			freeStorage(dz)
@@ -178,10 +239,11 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 		}
 		return grads
 	})
+	act.keep(y)
 	if y.IsLeaf() { // nothing recorded: no backward pass will read z
 		done = true
 		freeStorage(z)
-	} else if b.RequiresGrad() && HandOffBiasGrad {
+	} else if b.RequiresGrad() && HandOffBiasGrad && act == nil {
 		bsum = wantBiasSum(y)
 	}
 	return y
@@ -206,6 +268,14 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 	hf := ws.Size(1)
 	if x.Size(1) != ws.Size(0) || !slices.Equal(ws.Shape(), wd.Shape()) {
 		panic(&tensor.ShapeError{Op: "MatMul", A: x.Shape(), B: ws.Shape()})
+	}
+	if po, ok := ops.(GATv2PairOps); ok && GATv2OneProduct && hf%c.Heads == 0 && po.GATv2PairTakes(hf, c.Heads) {
+		checkNodes("GATv2Attention", x, g.NumSrc())
+		if att.Len() != hf {
+			panic(&tensor.ShapeError{Op: "GATv2Attention", A: ws.Shape(), B: att.Shape(), Msg: "att must match the weights' width"})
+		}
+		p, seed := attentionDropout(c.Dropout, c.rng, c.Training())
+		return deviceGATv2ConvPair(c, g, x, start, ops, po, p, seed, nil)
 	}
 	s, err := ops.MatMul(x, ws, false, false)
 	hs := devStorage(name, x, s, err, x.Size(0), hf)
@@ -330,4 +400,179 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 // gatv2Fused reports whether GATv2Conv.Forward takes the fused device op.
 func (c *GATv2Conv) gatv2Fused(g *graph.Graph, x *tensor.Tensor) bool {
 	return (c.Concat || c.Heads == 1) && g.IsSquare() && onDevice(x, c.WSrc, c.WDst, c.Att, c.B)
+}
+
+// GATv2PairOps is an optional capability of a device with fused GATv2
+// attention (gnnlib/cuda's and devicetest.Fake's have it): the attention
+// of GATv2OutOps.GATv2AttentionOut over hlr = x·[W_src W_dst] (N x 2HF,
+// x·W_src in the first HF columns), whose backward function returns the
+// gradient of hlr as one N x 2HF block. GATv2Conv then makes one product
+// x·[W_src W_dst] in its forward pass and one each for the weights'
+// gradients (xᵀ·dhlr, then split) and x's (dhlr·[W_src W_dst]ᵀ), as
+// gnnbench's hand-written epoch does, instead of two each and a sum. A
+// shape the device refuses (an error wrapping tensor.ErrNotOnDevice: a
+// head width its kernels pad, the bfloat16 kernels: GATv2PairTakes says
+// so before any work) runs as two products.
+type GATv2PairOps interface {
+	GATv2OutOps
+	// GATv2PairTakes reports whether GATv2AttentionPair takes heads of
+	// hf/heads channels on the calling goroutine (whose Autocast scope
+	// may choose other kernels).
+	GATv2PairTakes(hf, heads int) bool
+	GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (out tensor.Storage, backward func(grad, out *tensor.Tensor) (dhlr, datt tensor.Storage, err error), err error)
+}
+
+// GATv2OneProduct turns on GATv2Conv's one product x·[W_src W_dst] on
+// devices with GATv2PairOps (see there). On an H100 (2026-12-06)
+// gnnlib/cuda's TestGATv2OneProductOnDevice passed (float32, bfloat16,
+// and the bfloat16 kernels) and the arxiv-sized GATv2 epoch took 17.65
+// ms against 18.22 with two products. Set it before a model runs; false
+// runs the two products (gnnbench -nnepoch-ab compares the two).
+var GATv2OneProduct = true
+
+// deviceGATv2ConvPair is deviceGATv2Conv with one product: Wlr = [W_src
+// W_dst] (in x 2HF, made each forward pass from the two parameters and
+// kept for the backward pass), hlr = x·Wlr, the attention reading hlr's
+// halves. The backward pass: dhlr from the attention, dWlr = xᵀ·dhlr
+// split into the two weights' gradients, dx = dhlr·Wlrᵀ. p and seed are
+// the attention dropout's, drawn by the caller.
+func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start time.Time, ops backend.GraphBackend, po GATv2PairOps, p float32, seed uint64, act *fusedAct) *tensor.Tensor {
+	const name = "GATv2Conv"
+	ws, wd, att, b := c.WSrc, c.WDst, c.Att, c.B
+	hf := ws.Size(1)
+	s, err := ops.Concat(1, []*tensor.Tensor{ws, wd})
+	wlr := devStorage(name, x, s, err, ws.Size(0), 2*hf)
+	s, err = ops.MatMul(x, wlr, false, false)
+	hlr := devStorage(name, x, s, err, x.Size(0), 2*hf)
+	s2, attBack, err := po.GATv2AttentionPair(g, hlr, att, c.Heads, c.NegativeSlope, p, seed)
+	if err != nil {
+		freeStorage(wlr)
+		freeStorage(hlr)
+	}
+	out := devStorage(name, x, s2, err, g.NumNodes(), hf)
+	if b.Len() != hf {
+		panic(&tensor.ShapeError{Op: "Add", A: out.Shape(), B: b.Shape()})
+	}
+	var y *tensor.Tensor
+	if act != nil {
+		// The activation over the attention output, in place: the
+		// backward pass rebuilds the output from it (UnbiasAct), as
+		// gnnbench's hand-written epoch does.
+		s, err = ops.(BiasActOps).BiasReLUDropout(out, b, act.p, act.seed)
+	} else {
+		s, err = ops.Binary(backend.BinaryAdd, out, b)
+	}
+	y = devStorage(name, x, s, err, g.NumNodes(), hf)
+	rebuilds := RebuildGATv2Output && tensor.AutocastDType() == tensor.Float32 && act == nil
+	var saved *tensor.Tensor // the attention output, when no keeper holds it
+	if !rebuilds && act == nil {
+		saved = out
+	}
+	var keeper *outKeeper
+	var bsum *biasSum
+	done := false
+	y = backend.NewGraphOpSince(start, name, g.NumEdges(), y, []*tensor.Tensor{x, ws, wd, att, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
+		const back = name + " backward"
+		if done {
+			deviceCheck(back, x, errBackwardTwice)
+		}
+		done = true
+		defer freeStorage(wlr)
+		grads := make([]*tensor.Tensor, 5)
+		o := saved // the attention output (or one rebuilt): the op's own
+		owned := backend.OwnsGrad(grad)
+		switch {
+		case act != nil:
+			// grad becomes the biased output's gradient, the op's own,
+			// freed once the attention's backward pass has read it.
+			gx, db := act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
+			if owned {
+				freeStorage(grad)
+			}
+			grad, grads[4], owned = gx, db, true
+			s, err := po.UnbiasAct(act.y, b, true, act.p)
+			o = devStorage(back, x, s, err, act.y.Shape()...)
+			act.y = nil // read: the caller's to drop
+		case b.RequiresGrad():
+			grads[4] = bsum.colSum(ops, back, x, grad, b)
+		}
+		if keeper != nil {
+			var err error
+			o, _, err = keeper.output(po, b, grad)
+			deviceCheck(back, x, err)
+			if o == nil {
+				// Another op read the output too: compute it again
+				// (the kernels are deterministic), as deviceGATv2Conv
+				// does.
+				s, _, err := po.GATv2AttentionPair(g, hlr, att, c.Heads, c.NegativeSlope, p, seed)
+				o = devStorage(back, x, s, err, g.NumNodes(), hf)
+			}
+		}
+		sdhlr, sdatt, err := attBack(grad, o)
+		deviceCheck(back, x, err)
+		freeStorage(hlr)
+		freeStorage(o)
+		if owned {
+			freeStorage(grad) // spent before the products
+		}
+		dhlr := backend.FromStorage(sdhlr, hlr.Shape()...)
+		defer freeStorage(dhlr)
+		grads[3] = backend.FromStorage(sdatt, att.Shape()...)
+		if ws.RequiresGrad() || wd.RequiresGrad() {
+			s, err := ops.MatMul(x, dhlr, true, false)
+			dw := devStorage(back, x, s, err, wlr.Shape()...)
+			for i, w := range []*tensor.Tensor{ws, wd} {
+				if w.RequiresGrad() {
+					s, err := ops.Narrow(dw, 1, i*hf, hf)
+					grads[1+i] = devStorage(back, x, s, err, w.Shape()...)
+				}
+			}
+			freeStorage(dw)
+		}
+		if x.RequiresGrad() {
+			s, err := ops.MatMul(dhlr, wlr, false, true)
+			grads[0] = devStorage(back, x, s, err, x.Shape()...)
+		}
+		return grads
+	})
+	act.keep(y)
+	if y.IsLeaf() { // nothing recorded: no backward pass will read them
+		done = true
+		freeStorage(wlr)
+		freeStorage(hlr)
+		if act == nil { // else out's storage is y's
+			freeStorage(out)
+		}
+		return y
+	}
+	if rebuilds {
+		keeper = keepOutput(y, out)
+	}
+	if b.RequiresGrad() && HandOffBiasGrad && act == nil {
+		bsum = wantBiasSum(y)
+	}
+	return y
+}
+
+// forwardReLUDropout is ForwardReLUDropout's fused GATv2Conv (actLayer):
+// one product, float32, on a device with GATv2PairOps and BiasActOps.
+func (c *GATv2Conv) forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, pd float32, r *tensor.RNG) *tensor.Tensor {
+	const name = "GATv2Conv"
+	g = withSelfLoops(g)
+	if !c.gatv2Fused(g, x) || !actOps(x) || !GATv2OneProduct || tensor.AutocastDType() != tensor.Float32 || x.DType() != tensor.Float32 {
+		return nil
+	}
+	po, ok := x.Device().(GATv2PairOps)
+	hf := c.WSrc.Size(1)
+	if !ok || hf%c.Heads != 0 || !po.GATv2PairTakes(hf, c.Heads) || !slices.Equal(c.WSrc.Shape(), c.WDst.Shape()) || x.Size(1) != c.WSrc.Size(0) {
+		return nil // Forward's checks name the problem
+	}
+	start := backend.OpStart()
+	ops := deviceOps(name, x)
+	checkNodes("GATv2Attention", x, g.NumSrc())
+	if c.Att.Len() != hf {
+		panic(&tensor.ShapeError{Op: "GATv2Attention", A: c.WSrc.Shape(), B: c.Att.Shape(), Msg: "att must match the weights' width"})
+	}
+	p, seed := attentionDropout(c.Dropout, c.rng, c.Training())
+	return deviceGATv2ConvPair(c, g, x, start, ops, po, p, seed, &fusedAct{p: pd, seed: dropoutSeed(r)})
 }

@@ -54,7 +54,7 @@ type memModel struct {
 	nn.Mode
 	convs []nn.GraphLayer
 	drop  *nn.Dropout
-	fused bool // nn.ReLUDropout between the layers, not ReLU and Dropout
+	fused bool // nn.ForwardReLUDropout for the hidden layers, not ReLU and Dropout
 }
 
 func (m *memModel) Params() []*tensor.Tensor {
@@ -67,13 +67,13 @@ func (m *memModel) Params() []*tensor.Tensor {
 
 func (m *memModel) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	for i, c := range m.convs {
-		x = c.Forward(g, x)
-		if i < len(m.convs)-1 {
-			if m.fused {
-				x = nn.ReLUDropout(x, m.drop)
-			} else {
-				x = m.drop.Forward(x.ReLU())
-			}
+		switch {
+		case i == len(m.convs)-1:
+			x = c.Forward(g, x)
+		case m.fused:
+			x = nn.ForwardReLUDropout(c, g, x, m.drop)
+		default:
+			x = m.drop.Forward(c.Forward(g, x).ReLU())
 		}
 	}
 	return x
@@ -342,7 +342,8 @@ func BenchmarkEpochDeviceMemory(b *testing.B) {
 
 // TestFusedLayersMatchOps checks that GCNConv and GATv2Conv on a device,
 // which run as one op each and free their intermediates, give the values
-// and gradients of the ops they stand for, bit for bit.
+// and gradients of the ops they stand for, bit for bit (GATv2Conv's, with
+// nn.GATv2OneProduct, one product x·[W_src W_dst] read as its halves).
 func TestFusedLayersMatchOps(t *testing.T) {
 	g := memGraph(t, 300)
 	defer func(on bool) { nn.GCNAggregateFirst = on }(nn.GCNAggregateFirst)
@@ -365,7 +366,12 @@ func TestFusedLayersMatchOps(t *testing.T) {
 				c := nn.NewGATv2Conv(16, 4, 2, true, 0) // two heads of 4, concatenated: 8 wide
 				layer = c
 				byOps = func(x *tensor.Tensor) *tensor.Tensor {
-					return nn.GATv2Attention(g.AddSelfLoops(), x.MatMul(c.WSrc), x.MatMul(c.WDst), c.Att, 2, c.NegativeSlope, 0, nil, true).Add(c.B)
+					hs, hd := x.MatMul(c.WSrc), x.MatMul(c.WDst)
+					if nn.GATv2OneProduct { // x·[W_src W_dst], read as its halves
+						hlr := x.MatMul(tensor.Concat(1, c.WSrc, c.WDst))
+						hs, hd = hlr.Narrow(1, 0, 8), hlr.Narrow(1, 8, 8)
+					}
+					return nn.GATv2Attention(g.AddSelfLoops(), hs, hd, c.Att, 2, c.NegativeSlope, 0, nil, true).Add(c.B)
 				}
 			}
 			nn.To(layer, dev)
@@ -466,7 +472,8 @@ func TestSecondBackwardOnDevice(t *testing.T) {
 
 // TestGATv2ConvKeeps checks what a GATv2Conv layer followed by
 // nn.ReLUDropout keeps on a device between the forward and the backward
-// pass: x·W_src, x·W_dst and the activation, which the next layer keeps
+// pass: x·W_src, x·W_dst (one block x·[W_src W_dst] with
+// nn.GATv2OneProduct, and [W_src W_dst]) and the activation, which the next layer keeps
 // anyway (the attention output is rebuilt from the activation by the
 // backward pass, nn.GATv2OutOps), against x·W_src, x·W_dst, the attention
 // output and the activation when a ReLU and a Dropout layer follow; and
@@ -503,6 +510,9 @@ func TestGATv2ConvKeeps(t *testing.T) {
 			want := 4 * int64(n) * f * 3 // x·W_src, x·W_dst, the activation
 			if !fused {
 				want += 4 * int64(n) * f * 2 // the attention output, ReLU's output
+			}
+			if nn.GATv2OneProduct {
+				want += 4 * in * 2 * f // [W_src W_dst], for x's gradient
 			}
 			if kept != want {
 				t.Errorf("kept %d bytes between the passes, want %d (%d nodes × %d channels × %d tensors)", kept, want, n, f, want/(4*int64(n)*f))

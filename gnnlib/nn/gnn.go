@@ -27,7 +27,7 @@ func NewGCNConv(in, out int) *GCNConv {
 // Forward propagates x [N, in] (dense or sparse) over g.
 func (c *GCNConv) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	if onDevice(x, c.W, c.B) {
-		return deviceGCNConv(c, g, x)
+		return deviceGCNConv(c, g, x, nil)
 	}
 	return spmm("GCNPropagate", g.GCNNorm(), g.GCNNorm().Weights, x.MatMul(c.W)).Add(c.B)
 }

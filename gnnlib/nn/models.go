@@ -107,9 +107,15 @@ func NewGCN(in, hidden, out int) *GCN {
 	return m
 }
 
-// Forward returns the logits of every node of g.
+// Forward returns the logits of every node of g. On a device the first
+// layer applies its ReLU and dropout in its own pass
+// (ForwardReLUDropout's fused op; FuseLayerActivation).
 func (m *GCN) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
-	h := m.reluDrop(m.Conv1.Forward(g, m.drop(x, m.Dropout)), m.Dropout)
+	x = m.drop(x, m.Dropout)
+	h := fusedReLUDropout(m.Conv1, g, x, m.Dropout, m.rng, m.Training())
+	if h == nil {
+		h = m.reluDrop(m.Conv1.Forward(g, x), m.Dropout)
+	}
 	return m.Conv2.Forward(g, h)
 }
 

@@ -311,7 +311,29 @@ func (t *Tensor) Backward() {
 	if t.Len() != 1 {
 		panic(&ShapeError{Op: "Backward", A: cloneInts(t.shape), Msg: "needs a one-element tensor (use BackwardWith)"})
 	}
-	t.BackwardWith(OnesLike(t))
+	seed := OnesLike(t)
+	if seed.dev != nil {
+		key := weak.Make(seed)
+		unitSeeds.Store(key, true)
+		defer unitSeeds.Delete(key)
+	}
+	t.BackwardWith(seed)
+}
+
+// unitSeeds holds the device seeds of the Backward passes running now:
+// one-element tensors of 1, which a device op's backward function may
+// take as the gradient it stands for (isUnitSeed) instead of multiplying
+// by them. Keyed by the seed itself, so that concurrent passes on other
+// goroutines each see their own; BackwardWith's seeds are never in it.
+// Held weakly, so that the pass frees the seed when it is spent, as it
+// did before.
+var unitSeeds sync.Map // weak.Pointer[Tensor] -> bool
+
+// isUnitSeed reports whether g is the seed of a running Backward pass,
+// all ones.
+func isUnitSeed(g *Tensor) bool {
+	_, ok := unitSeeds.Load(weak.Make(g))
+	return ok
 }
 
 // BackwardWith is Backward seeded with grad, the gradient of some scalar
@@ -385,7 +407,17 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 		if bw == nil {
 			panic(&DeviceError{Op: v.node.name + " backward", Device: deviceName(acc.g.Device()), Err: errSpent})
 		}
+		var owned weak.Pointer[Tensor]
+		if v.node.device && ReleaseSpentActivations && rel.sole(acc.g) {
+			if u := v.self(); u == nil || !u.requiresGrad { // not read again below
+				owned = weak.Make(acc.g)
+				ownedGrads.Store(owned, true)
+			}
+		}
 		ins := bw(acc.g)
+		if owned != (weak.Pointer[Tensor]{}) {
+			ownedGrads.Delete(owned)
+		}
 		if v.node.device {
 			// What a device op's backward function keeps (its saved
 			// tensors) goes back now, not when the tape dies.
@@ -477,7 +509,11 @@ type releaser struct {
 // has run, not when the pass ends: on devicetest.Fake's ledger the
 // arxiv-sized nn epochs' peaks fall from 0.95 to 0.77 GiB (GCN) and from
 // 1.92 to 1.55 GiB (GATv2). CrossEntropy's device backward then also
-// frees the gradient its forward pass made once it has scaled it. On by
+// frees the gradient its forward pass made once it has scaled it (or,
+// under loss.Backward(), hands it over unscaled), and the pass tells a
+// device op's backward function which gradients it may free
+// (backend.OwnsGrad; gnnlib/nn's fused layers do; neither of these two
+// has run on a GPU yet: false turns them off with the rest). On by
 // default since it ran on an H100 (2026-12-06: gnnlib/cuda's
 // TestFastPathsOnDevice, and with GCNAggregateFirst and HandOffBiasGrad
 // the arxiv-sized epochs' peaks 2.22 → 1.93 GiB for GAT and 2.16 → 2.03
@@ -591,6 +627,22 @@ func (r *releaser) drop(g *Tensor) {
 	if f, ok := g.dev.(interface{ Free() }); ok {
 		f.Free()
 	}
+}
+
+// ownedGrads holds, weakly, the gradients that running backward passes
+// have handed to a device op's backward function as that function's
+// alone (backend.OwnsGrad): only one accumulator refers to the gradient,
+// no tensor of the graph shares its storage, and the pass reads it again
+// only to drop it (freeing storage twice is allowed).
+var ownedGrads sync.Map // weak.Pointer[Tensor] -> bool
+
+// ownsGrad is backend.OwnsGrad.
+func ownsGrad(g *Tensor) bool {
+	if g == nil || g.dev == nil {
+		return false
+	}
+	_, ok := ownedGrads.Load(weak.Make(g))
+	return ok
 }
 
 // gradAcc is a gradient being accumulated; owned says whether it may be

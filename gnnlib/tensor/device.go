@@ -479,10 +479,18 @@ func deviceCrossEntropy(logits *Tensor, labels, rows []int) *Tensor {
 	loss := devResult("CrossEntropy", be, ls, err, []int{})
 	grad := &Tensor{dev: gs, shape: cloneInts(logits.shape)}
 	return newOpSince(start, "CrossEntropy", loss, []*Tensor{logits}, func(g *Tensor) []*Tensor {
-		s, err := be.Scale(grad.Len(), grad, g, 1)
-		dl := devResult("CrossEntropy backward", be, s, err, grad.shape)
-		if ReleaseSpentActivations {
-			freeStorage(grad) // only this function had it, and it runs once
+		var dl *Tensor
+		if isUnitSeed(g) && ReleaseSpentActivations {
+			// loss.Backward(): the gradient the forward pass made is
+			// handed over, not scaled by 1 into a copy (only this
+			// function had it, and it runs once).
+			dl = grad
+		} else {
+			s, err := be.Scale(grad.Len(), grad, g, 1)
+			dl = devResult("CrossEntropy backward", be, s, err, grad.shape)
+			if ReleaseSpentActivations {
+				freeStorage(grad) // only this function had it, and it runs once
+			}
 		}
 		if dt := AutocastDType(); dt != Float32 {
 			// Under Autocast (autocastOp runs the backward pass in the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 func TestDeviceErrorKeepsCause(t *testing.T) {
@@ -99,4 +100,82 @@ func TestBackwardFreesSpentActivations(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(xd)
+}
+
+// TestCrossEntropyHandsOverGradient checks that loss.Backward() through
+// CrossEntropy on a device hands the gradient its forward pass made to
+// the pass instead of scaling it by the seed 1 into a copy (one N×C
+// block and one pass less: gnnlib/cuda's TestGCNEpochLaunches lists one
+// scale_op fewer), with the gradients of BackwardWith(1) (which scales):
+// the same values, and one allocation more for the scaled copy.
+func TestCrossEntropyHandsOverGradient(t *testing.T) {
+	const n, c = 200, 7
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = i % c
+	}
+	dev := &devicetest.Fake{}
+	run := func(seeded bool) ([]float32, int) {
+		w := tensor.Randn(3, n, c).To(dev).SetRequiresGrad(true)
+		loss := tensor.CrossEntropy(w.Mul(w), labels, nil)
+		dev.ResetPeak()
+		if seeded {
+			loss.BackwardWith(tensor.OnesLike(loss))
+		} else {
+			loss.Backward()
+		}
+		allocs := dev.MemStats().Allocs
+		return w.Grad().CPU().Data(), allocs
+	}
+	g1, a1 := run(false)
+	g2, a2 := run(true)
+	if !slices.Equal(g1, g2) {
+		t.Error("Backward's gradients differ from BackwardWith(1)'s")
+	}
+	if a1 >= a2 {
+		t.Errorf("Backward allocated %d device blocks, BackwardWith(1) %d: want one fewer (no scaled copy)", a1, a2)
+	}
+}
+
+// TestOwnsGrad checks backend.OwnsGrad from inside device ops' backward
+// functions: a gradient another op made and only the pass holds is the
+// function's own (it may free it); the seed of BackwardWith, a
+// gradient a non-leaf keeps (RequiresGrad on it), and a gradient that
+// is also a tensor of the graph are not.
+func TestOwnsGrad(t *testing.T) {
+	dev := &devicetest.Fake{}
+	probe := func(x *tensor.Tensor, owns *bool) *tensor.Tensor {
+		out := x.Detach().Clone()
+		return backend.NewOpSince(backend.OpStart(), "probe", out, []*tensor.Tensor{x}, func(g *tensor.Tensor) []*tensor.Tensor {
+			*owns = backend.OwnsGrad(g)
+			return []*tensor.Tensor{g.Clone()}
+		})
+	}
+	x := tensor.Randn(1, 30, 8).To(dev).SetRequiresGrad(true)
+
+	var owns bool
+	probe(x, &owns).ReLU().Sum().Backward()
+	if !owns {
+		t.Error("a gradient made by ReLU's backward pass is not its consumer's own")
+	}
+	p := probe(x, &owns)
+	p.BackwardWith(tensor.OnesLike(p))
+	if owns {
+		t.Error("BackwardWith's seed is the backward function's own")
+	}
+	p = probe(x, &owns)
+	h := p.Mul(p) // p's gradient is summed from two uses into a copy the pass owns
+	h.Sum().Backward()
+	if !owns {
+		t.Error("a summed gradient is not its consumer's own")
+	}
+	r := probe(x, &owns)
+	r.SetRequiresGrad(true) // keeps its gradient: read after its backward function
+	r.ReLU().Sum().Backward()
+	if owns {
+		t.Error("the gradient of a non-leaf that keeps it is the backward function's own")
+	}
+	if r.Grad() == nil || r.Grad().Len() != r.Len() {
+		t.Fatal("the kept non-leaf has no gradient")
+	}
 }

@@ -10,4 +10,5 @@ func init() {
 	contract.OpStart = opStart
 	contract.FromStorage = fromStorage
 	contract.SetOpHook = setOpHook
+	contract.OwnsGrad = ownsGrad
 }

@@ -12,111 +12,115 @@ import (
 func init() {
 	Symbols["github.com/gnnlab/gnnlab/gnnlib/nn/nn"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Accuracy":             reflect.ValueOf(nn.Accuracy),
-		"AveragePrecision":     reflect.ValueOf(nn.AveragePrecision),
-		"AvgPool2D":            reflect.ValueOf(nn.AvgPool2D),
-		"BCEWithLogits":        reflect.ValueOf(nn.BCEWithLogits),
-		"ClipGradNorm":         reflect.ValueOf(nn.ClipGradNorm),
-		"Constant":             reflect.ValueOf(nn.Constant),
-		"CrossEntropy":         reflect.ValueOf(nn.CrossEntropy),
-		"DotDecode":            reflect.ValueOf(nn.DotDecode),
-		"ELU":                  reflect.ValueOf(nn.ELU),
-		"ErrExplain":           reflect.ValueOf(&nn.ErrExplain).Elem(),
-		"ErrFormat":            reflect.ValueOf(&nn.ErrFormat).Elem(),
-		"ErrHyperparameter":    reflect.ValueOf(&nn.ErrHyperparameter).Elem(),
-		"ErrLabels":            reflect.ValueOf(&nn.ErrLabels).Elem(),
-		"ErrMismatch":          reflect.ValueOf(&nn.ErrMismatch).Elem(),
-		"ExplainNode":          reflect.ValueOf(nn.ExplainNode),
-		"Fans":                 reflect.ValueOf(nn.Fans),
-		"GATAttention":         reflect.ValueOf(nn.GATAttention),
-		"GATv2Attention":       reflect.ValueOf(nn.GATv2Attention),
-		"GCNAggregateFirst":    reflect.ValueOf(&nn.GCNAggregateFirst).Elem(),
-		"GELU":                 reflect.ValueOf(nn.GELU),
-		"GlobalAddPool":        reflect.ValueOf(nn.GlobalAddPool),
-		"GlobalMaxPool":        reflect.ValueOf(nn.GlobalMaxPool),
-		"GlobalMeanPool":       reflect.ValueOf(nn.GlobalMeanPool),
-		"GraphSummary":         reflect.ValueOf(nn.GraphSummary),
-		"HandOffBiasGrad":      reflect.ValueOf(&nn.HandOffBiasGrad).Elem(),
-		"HeteroFeatures":       reflect.ValueOf(nn.HeteroFeatures),
-		"HeteroReLU":           reflect.ValueOf(nn.HeteroReLU),
-		"InputSummary":         reflect.ValueOf(nn.InputSummary),
-		"KaimingNormal":        reflect.ValueOf(nn.KaimingNormal),
-		"KaimingUniform":       reflect.ValueOf(nn.KaimingUniform),
-		"LeCunUniform":         reflect.ValueOf(nn.LeCunUniform),
-		"LeakyReLU":            reflect.ValueOf(nn.LeakyReLU),
-		"LinkMetrics":          reflect.ValueOf(nn.LinkMetrics),
-		"Load":                 reflect.ValueOf(nn.Load),
-		"LoadFile":             reflect.ValueOf(nn.LoadFile),
-		"LoadParams":           reflect.ValueOf(nn.LoadParams),
-		"LogSoftmax":           reflect.ValueOf(nn.LogSoftmax),
-		"MSE":                  reflect.ValueOf(nn.MSE),
-		"MaxAggregate":         reflect.ValueOf(nn.MaxAggregate),
-		"MaxPool2D":            reflect.ValueOf(nn.MaxPool2D),
-		"MeanAggregate":        reflect.ValueOf(nn.MeanAggregate),
-		"NLL":                  reflect.ValueOf(nn.NLL),
-		"NewAPPNP":             reflect.ValueOf(nn.NewAPPNP),
-		"NewAPPNPNet":          reflect.ValueOf(nn.NewAPPNPNet),
-		"NewAdam":              reflect.ValueOf(nn.NewAdam),
-		"NewAdamW":             reflect.ValueOf(nn.NewAdamW),
-		"NewBatchNorm1D":       reflect.ValueOf(nn.NewBatchNorm1D),
-		"NewBatchNorm2D":       reflect.ValueOf(nn.NewBatchNorm2D),
-		"NewChebConv":          reflect.ValueOf(nn.NewChebConv),
-		"NewChebNet":           reflect.ValueOf(nn.NewChebNet),
-		"NewConv2D":            reflect.ValueOf(nn.NewConv2D),
-		"NewCosineAnnealingLR": reflect.ValueOf(nn.NewCosineAnnealingLR),
-		"NewDropout":           reflect.ValueOf(nn.NewDropout),
-		"NewEarlyStopping":     reflect.ValueOf(nn.NewEarlyStopping),
-		"NewEmbedding":         reflect.ValueOf(nn.NewEmbedding),
-		"NewFlatten":           reflect.ValueOf(nn.NewFlatten),
-		"NewFunc":              reflect.ValueOf(nn.NewFunc),
-		"NewGAE":               reflect.ValueOf(nn.NewGAE),
-		"NewGAT":               reflect.ValueOf(nn.NewGAT),
-		"NewGATConv":           reflect.ValueOf(nn.NewGATConv),
-		"NewGATv2Conv":         reflect.ValueOf(nn.NewGATv2Conv),
-		"NewGCN":               reflect.ValueOf(nn.NewGCN),
-		"NewGCNConv":           reflect.ValueOf(nn.NewGCNConv),
-		"NewGIN":               reflect.ValueOf(nn.NewGIN),
-		"NewGINConv":           reflect.ValueOf(nn.NewGINConv),
-		"NewGradScaler":        reflect.ValueOf(nn.NewGradScaler),
-		"NewGraphConv":         reflect.ValueOf(nn.NewGraphConv),
-		"NewGraphSAGE":         reflect.ValueOf(nn.NewGraphSAGE),
-		"NewGraphTransformer":  reflect.ValueOf(nn.NewGraphTransformer),
-		"NewHeteroConv":        reflect.ValueOf(nn.NewHeteroConv),
-		"NewHeteroLinear":      reflect.ValueOf(nn.NewHeteroLinear),
-		"NewLayerNorm":         reflect.ValueOf(nn.NewLayerNorm),
-		"NewLeNet5":            reflect.ValueOf(nn.NewLeNet5),
-		"NewLinear":            reflect.ValueOf(nn.NewLinear),
-		"NewMLP":               reflect.ValueOf(nn.NewMLP),
-		"NewRGCNConv":          reflect.ValueOf(nn.NewRGCNConv),
-		"NewReduceLROnPlateau": reflect.ValueOf(nn.NewReduceLROnPlateau),
-		"NewSAGEConv":          reflect.ValueOf(nn.NewSAGEConv),
-		"NewSGConv":            reflect.ValueOf(nn.NewSGConv),
-		"NewSGD":               reflect.ValueOf(nn.NewSGD),
-		"NewSequential":        reflect.ValueOf(nn.NewSequential),
-		"NewStepLR":            reflect.ValueOf(nn.NewStepLR),
-		"NewTransformerConv":   reflect.ValueOf(nn.NewTransformerConv),
-		"ROCAUC":               reflect.ValueOf(nn.ROCAUC),
-		"ReLU":                 reflect.ValueOf(nn.ReLU),
-		"ReLUDropout":          reflect.ValueOf(nn.ReLUDropout),
-		"RebuildGATv2Output":   reflect.ValueOf(&nn.RebuildGATv2Output).Elem(),
-		"ReconLoss":            reflect.ValueOf(nn.ReconLoss),
-		"SAGEAggregateFirst":   reflect.ValueOf(&nn.SAGEAggregateFirst).Elem(),
-		"Save":                 reflect.ValueOf(nn.Save),
-		"SaveFile":             reflect.ValueOf(nn.SaveFile),
-		"SaveParams":           reflect.ValueOf(nn.SaveParams),
-		"Seed":                 reflect.ValueOf(nn.Seed),
-		"Sigmoid":              reflect.ValueOf(nn.Sigmoid),
-		"Softmax":              reflect.ValueOf(nn.Softmax),
-		"SpMM":                 reflect.ValueOf(nn.SpMM),
-		"SumAggregate":         reflect.ValueOf(nn.SumAggregate),
-		"Summary":              reflect.ValueOf(nn.Summary),
-		"Tanh":                 reflect.ValueOf(nn.Tanh),
-		"To":                   reflect.ValueOf(nn.To),
-		"TransformerAttention": reflect.ValueOf(nn.TransformerAttention),
-		"Uniform":              reflect.ValueOf(nn.Uniform),
-		"WeightedSpMM":         reflect.ValueOf(nn.WeightedSpMM),
-		"XavierNormal":         reflect.ValueOf(nn.XavierNormal),
-		"XavierUniform":        reflect.ValueOf(nn.XavierUniform),
+		"Accuracy":                    reflect.ValueOf(nn.Accuracy),
+		"AggregateFirstUnderAutocast": reflect.ValueOf(&nn.AggregateFirstUnderAutocast).Elem(),
+		"AveragePrecision":            reflect.ValueOf(nn.AveragePrecision),
+		"AvgPool2D":                   reflect.ValueOf(nn.AvgPool2D),
+		"BCEWithLogits":               reflect.ValueOf(nn.BCEWithLogits),
+		"ClipGradNorm":                reflect.ValueOf(nn.ClipGradNorm),
+		"Constant":                    reflect.ValueOf(nn.Constant),
+		"CrossEntropy":                reflect.ValueOf(nn.CrossEntropy),
+		"DotDecode":                   reflect.ValueOf(nn.DotDecode),
+		"ELU":                         reflect.ValueOf(nn.ELU),
+		"ErrExplain":                  reflect.ValueOf(&nn.ErrExplain).Elem(),
+		"ErrFormat":                   reflect.ValueOf(&nn.ErrFormat).Elem(),
+		"ErrHyperparameter":           reflect.ValueOf(&nn.ErrHyperparameter).Elem(),
+		"ErrLabels":                   reflect.ValueOf(&nn.ErrLabels).Elem(),
+		"ErrMismatch":                 reflect.ValueOf(&nn.ErrMismatch).Elem(),
+		"ExplainNode":                 reflect.ValueOf(nn.ExplainNode),
+		"Fans":                        reflect.ValueOf(nn.Fans),
+		"ForwardReLUDropout":          reflect.ValueOf(nn.ForwardReLUDropout),
+		"FuseLayerActivation":         reflect.ValueOf(&nn.FuseLayerActivation).Elem(),
+		"GATAttention":                reflect.ValueOf(nn.GATAttention),
+		"GATv2Attention":              reflect.ValueOf(nn.GATv2Attention),
+		"GATv2OneProduct":             reflect.ValueOf(&nn.GATv2OneProduct).Elem(),
+		"GCNAggregateFirst":           reflect.ValueOf(&nn.GCNAggregateFirst).Elem(),
+		"GELU":                        reflect.ValueOf(nn.GELU),
+		"GlobalAddPool":               reflect.ValueOf(nn.GlobalAddPool),
+		"GlobalMaxPool":               reflect.ValueOf(nn.GlobalMaxPool),
+		"GlobalMeanPool":              reflect.ValueOf(nn.GlobalMeanPool),
+		"GraphSummary":                reflect.ValueOf(nn.GraphSummary),
+		"HandOffBiasGrad":             reflect.ValueOf(&nn.HandOffBiasGrad).Elem(),
+		"HeteroFeatures":              reflect.ValueOf(nn.HeteroFeatures),
+		"HeteroReLU":                  reflect.ValueOf(nn.HeteroReLU),
+		"InputSummary":                reflect.ValueOf(nn.InputSummary),
+		"KaimingNormal":               reflect.ValueOf(nn.KaimingNormal),
+		"KaimingUniform":              reflect.ValueOf(nn.KaimingUniform),
+		"LeCunUniform":                reflect.ValueOf(nn.LeCunUniform),
+		"LeakyReLU":                   reflect.ValueOf(nn.LeakyReLU),
+		"LinkMetrics":                 reflect.ValueOf(nn.LinkMetrics),
+		"Load":                        reflect.ValueOf(nn.Load),
+		"LoadFile":                    reflect.ValueOf(nn.LoadFile),
+		"LoadParams":                  reflect.ValueOf(nn.LoadParams),
+		"LogSoftmax":                  reflect.ValueOf(nn.LogSoftmax),
+		"MSE":                         reflect.ValueOf(nn.MSE),
+		"MaxAggregate":                reflect.ValueOf(nn.MaxAggregate),
+		"MaxPool2D":                   reflect.ValueOf(nn.MaxPool2D),
+		"MeanAggregate":               reflect.ValueOf(nn.MeanAggregate),
+		"NLL":                         reflect.ValueOf(nn.NLL),
+		"NewAPPNP":                    reflect.ValueOf(nn.NewAPPNP),
+		"NewAPPNPNet":                 reflect.ValueOf(nn.NewAPPNPNet),
+		"NewAdam":                     reflect.ValueOf(nn.NewAdam),
+		"NewAdamW":                    reflect.ValueOf(nn.NewAdamW),
+		"NewBatchNorm1D":              reflect.ValueOf(nn.NewBatchNorm1D),
+		"NewBatchNorm2D":              reflect.ValueOf(nn.NewBatchNorm2D),
+		"NewChebConv":                 reflect.ValueOf(nn.NewChebConv),
+		"NewChebNet":                  reflect.ValueOf(nn.NewChebNet),
+		"NewConv2D":                   reflect.ValueOf(nn.NewConv2D),
+		"NewCosineAnnealingLR":        reflect.ValueOf(nn.NewCosineAnnealingLR),
+		"NewDropout":                  reflect.ValueOf(nn.NewDropout),
+		"NewEarlyStopping":            reflect.ValueOf(nn.NewEarlyStopping),
+		"NewEmbedding":                reflect.ValueOf(nn.NewEmbedding),
+		"NewFlatten":                  reflect.ValueOf(nn.NewFlatten),
+		"NewFunc":                     reflect.ValueOf(nn.NewFunc),
+		"NewGAE":                      reflect.ValueOf(nn.NewGAE),
+		"NewGAT":                      reflect.ValueOf(nn.NewGAT),
+		"NewGATConv":                  reflect.ValueOf(nn.NewGATConv),
+		"NewGATv2Conv":                reflect.ValueOf(nn.NewGATv2Conv),
+		"NewGCN":                      reflect.ValueOf(nn.NewGCN),
+		"NewGCNConv":                  reflect.ValueOf(nn.NewGCNConv),
+		"NewGIN":                      reflect.ValueOf(nn.NewGIN),
+		"NewGINConv":                  reflect.ValueOf(nn.NewGINConv),
+		"NewGradScaler":               reflect.ValueOf(nn.NewGradScaler),
+		"NewGraphConv":                reflect.ValueOf(nn.NewGraphConv),
+		"NewGraphSAGE":                reflect.ValueOf(nn.NewGraphSAGE),
+		"NewGraphTransformer":         reflect.ValueOf(nn.NewGraphTransformer),
+		"NewHeteroConv":               reflect.ValueOf(nn.NewHeteroConv),
+		"NewHeteroLinear":             reflect.ValueOf(nn.NewHeteroLinear),
+		"NewLayerNorm":                reflect.ValueOf(nn.NewLayerNorm),
+		"NewLeNet5":                   reflect.ValueOf(nn.NewLeNet5),
+		"NewLinear":                   reflect.ValueOf(nn.NewLinear),
+		"NewMLP":                      reflect.ValueOf(nn.NewMLP),
+		"NewRGCNConv":                 reflect.ValueOf(nn.NewRGCNConv),
+		"NewReduceLROnPlateau":        reflect.ValueOf(nn.NewReduceLROnPlateau),
+		"NewSAGEConv":                 reflect.ValueOf(nn.NewSAGEConv),
+		"NewSGConv":                   reflect.ValueOf(nn.NewSGConv),
+		"NewSGD":                      reflect.ValueOf(nn.NewSGD),
+		"NewSequential":               reflect.ValueOf(nn.NewSequential),
+		"NewStepLR":                   reflect.ValueOf(nn.NewStepLR),
+		"NewTransformerConv":          reflect.ValueOf(nn.NewTransformerConv),
+		"ROCAUC":                      reflect.ValueOf(nn.ROCAUC),
+		"ReLU":                        reflect.ValueOf(nn.ReLU),
+		"ReLUDropout":                 reflect.ValueOf(nn.ReLUDropout),
+		"RebuildGATv2Output":          reflect.ValueOf(&nn.RebuildGATv2Output).Elem(),
+		"ReconLoss":                   reflect.ValueOf(nn.ReconLoss),
+		"SAGEAggregateFirst":          reflect.ValueOf(&nn.SAGEAggregateFirst).Elem(),
+		"Save":                        reflect.ValueOf(nn.Save),
+		"SaveFile":                    reflect.ValueOf(nn.SaveFile),
+		"SaveParams":                  reflect.ValueOf(nn.SaveParams),
+		"Seed":                        reflect.ValueOf(nn.Seed),
+		"Sigmoid":                     reflect.ValueOf(nn.Sigmoid),
+		"Softmax":                     reflect.ValueOf(nn.Softmax),
+		"SpMM":                        reflect.ValueOf(nn.SpMM),
+		"SumAggregate":                reflect.ValueOf(nn.SumAggregate),
+		"Summary":                     reflect.ValueOf(nn.Summary),
+		"Tanh":                        reflect.ValueOf(nn.Tanh),
+		"To":                          reflect.ValueOf(nn.To),
+		"TransformerAttention":        reflect.ValueOf(nn.TransformerAttention),
+		"Uniform":                     reflect.ValueOf(nn.Uniform),
+		"WeightedSpMM":                reflect.ValueOf(nn.WeightedSpMM),
+		"XavierNormal":                reflect.ValueOf(nn.XavierNormal),
+		"XavierUniform":               reflect.ValueOf(nn.XavierUniform),
 
 		// type definitions
 		"APPNP":                reflect.ValueOf((*nn.APPNP)(nil)),
@@ -124,6 +128,7 @@ func init() {
 		"Activation":           reflect.ValueOf((*nn.Activation)(nil)),
 		"Adam":                 reflect.ValueOf((*nn.Adam)(nil)),
 		"BatchNorm":            reflect.ValueOf((*nn.BatchNorm)(nil)),
+		"BiasActOps":           reflect.ValueOf((*nn.BiasActOps)(nil)),
 		"ChebConv":             reflect.ValueOf((*nn.ChebConv)(nil)),
 		"ChebNet":              reflect.ValueOf((*nn.ChebNet)(nil)),
 		"Conv2D":               reflect.ValueOf((*nn.Conv2D)(nil)),
@@ -140,6 +145,7 @@ func init() {
 		"GATConv":              reflect.ValueOf((*nn.GATConv)(nil)),
 		"GATv2Conv":            reflect.ValueOf((*nn.GATv2Conv)(nil)),
 		"GATv2OutOps":          reflect.ValueOf((*nn.GATv2OutOps)(nil)),
+		"GATv2PairOps":         reflect.ValueOf((*nn.GATv2PairOps)(nil)),
 		"GCN":                  reflect.ValueOf((*nn.GCN)(nil)),
 		"GCNConv":              reflect.ValueOf((*nn.GCNConv)(nil)),
 		"GIN":                  reflect.ValueOf((*nn.GIN)(nil)),
@@ -176,7 +182,9 @@ func init() {
 		"TransformerConv":      reflect.ValueOf((*nn.TransformerConv)(nil)),
 
 		// interface wrapper definitions
+		"_BiasActOps":           reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_BiasActOps)(nil)),
 		"_GATv2OutOps":          reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GATv2OutOps)(nil)),
+		"_GATv2PairOps":         reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps)(nil)),
 		"_GraphLayer":           reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GraphLayer)(nil)),
 		"_GraphSpMMBiasOps":     reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_GraphSpMMBiasOps)(nil)),
 		"_LRSetter":             reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_LRSetter)(nil)),
@@ -186,6 +194,20 @@ func init() {
 		"_ReLUDropoutColSumOps": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutColSumOps)(nil)),
 		"_ReLUDropoutOps":       reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutOps)(nil)),
 	}
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_nn_BiasActOps is an interface wrapper for BiasActOps type
+type _github_com_gnnlab_gnnlab_gnnlib_nn_BiasActOps struct {
+	IValue                    interface{}
+	WBiasReLUDropout          func(x *tensor.Tensor, b *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
+	WGraphSpMMBiasReLUDropout func(g *graph.Graph, weighted bool, x *tensor.Tensor, b *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error)
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_BiasActOps) BiasReLUDropout(x *tensor.Tensor, b *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	return W.WBiasReLUDropout(x, b, p, seed)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_BiasActOps) GraphSpMMBiasReLUDropout(g *graph.Graph, weighted bool, x *tensor.Tensor, b *tensor.Tensor, p float32, seed uint64) (tensor.Storage, error) {
+	return W.WGraphSpMMBiasReLUDropout(g, weighted, x, b, p, seed)
 }
 
 // _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2OutOps is an interface wrapper for GATv2OutOps type
@@ -199,6 +221,28 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2OutOps) GATv2AttentionOut(g *gr
 	return W.WGATv2AttentionOut(g, hs, hd, att, heads, slope, p, seed)
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2OutOps) UnbiasAct(y *tensor.Tensor, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error) {
+	return W.WUnbiasAct(y, b, relu, p)
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps is an interface wrapper for GATv2PairOps type
+type _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps struct {
+	IValue              interface{}
+	WGATv2AttentionOut  func(g *graph.Graph, hs *tensor.Tensor, hd *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor) (dhs tensor.Storage, dhd tensor.Storage, datt tensor.Storage, err error), err error)
+	WGATv2AttentionPair func(g *graph.Graph, hlr *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor) (dhlr tensor.Storage, datt tensor.Storage, err error), err error)
+	WGATv2PairTakes     func(hf int, heads int) bool
+	WUnbiasAct          func(y *tensor.Tensor, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error)
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps) GATv2AttentionOut(g *graph.Graph, hs *tensor.Tensor, hd *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor) (dhs tensor.Storage, dhd tensor.Storage, datt tensor.Storage, err error), err error) {
+	return W.WGATv2AttentionOut(g, hs, hd, att, heads, slope, p, seed)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps) GATv2AttentionPair(g *graph.Graph, hlr *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor) (dhlr tensor.Storage, datt tensor.Storage, err error), err error) {
+	return W.WGATv2AttentionPair(g, hlr, att, heads, slope, p, seed)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps) GATv2PairTakes(hf int, heads int) bool {
+	return W.WGATv2PairTakes(hf, heads)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps) UnbiasAct(y *tensor.Tensor, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error) {
 	return W.WUnbiasAct(y, b, relu, p)
 }
 

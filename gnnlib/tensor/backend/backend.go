@@ -145,6 +145,7 @@ var (
 	opStart     = contract.OpStart.(func() time.Time)
 	fromStorage = contract.FromStorage.(func(tensor.Storage, ...int) *tensor.Tensor)
 	setOpHook   = contract.SetOpHook.(func(func(tensor.OpEvent)) func())
+	ownsGrad    = contract.OwnsGrad.(func(*tensor.Tensor) bool)
 )
 
 // OpStart returns the current time when an op hook is installed and the
@@ -166,6 +167,16 @@ func NewOpSince(start time.Time, name string, out *tensor.Tensor, inputs []*tens
 func NewGraphOpSince(start time.Time, name string, edges int, out *tensor.Tensor, inputs []*tensor.Tensor, backward tensor.BackwardFunc) *tensor.Tensor {
 	return newOp(start, name, edges, out, inputs, backward)
 }
+
+// OwnsGrad reports whether g, the gradient a device op's backward
+// function was called with (NewOpSince, NewGraphOpSince), is that
+// function's alone while it runs: no other gradient accumulator, tensor
+// of the recorded graph or caller holds it, so the function may free its
+// storage as soon as it has read it (gnnlib/nn's fused layers do, so
+// that a layer's pass holds no more gradients at once than the separate
+// ops it stands for); the backward pass does not read it afterwards.
+// Always false with tensor.ReleaseSpentActivations off.
+func OwnsGrad(g *tensor.Tensor) bool { return ownsGrad(g) }
 
 // FromStorage returns a tensor of the given shape over s (no copy).
 // Backends and gnnlib/nn use it to hand results back; it does not record

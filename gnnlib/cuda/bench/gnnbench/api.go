@@ -1,7 +1,9 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"maps"
 	"runtime"
 	"sort"
 	"time"
@@ -21,8 +23,9 @@ type apiModel struct {
 	convs []nn.GraphLayer
 	fwd   []func(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor
 	drop  *nn.Dropout
-	// fused: the hidden activations through nn.ReLUDropout, one op on the
-	// device, instead of x.ReLU() and then the Dropout layer.
+	// fused: the hidden activations through nn.ForwardReLUDropout (one
+	// op on the device with the layer, or nn.ReLUDropout after it)
+	// instead of x.ReLU() and then the Dropout layer.
 	fused bool
 }
 
@@ -36,13 +39,15 @@ func (m *apiModel) Params() []*tensor.Tensor {
 
 func (m *apiModel) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	for i, f := range m.fwd {
-		x = f(g, x)
-		if i < len(m.fwd)-1 {
-			if m.fused {
-				x = nn.ReLUDropout(x, m.drop)
-			} else {
-				x = m.drop.Forward(x.ReLU())
-			}
+		switch {
+		case i == len(m.fwd)-1:
+			x = f(g, x)
+		case m.fused:
+			// The layer's ReLU and dropout in its own pass where it
+			// can (nn.FuseLayerActivation), else nn.ReLUDropout.
+			x = nn.ForwardReLUDropout(m.convs[i], g, x, m.drop)
+		default:
+			x = m.drop.Forward(f(g, x).ReLU())
 		}
 	}
 	return x
@@ -74,6 +79,40 @@ func newAPIModel(kind string, dims []int) *apiModel {
 
 // apiKinds are the models apiEpochs runs (-api-models).
 var apiKinds = map[string]bool{}
+
+var nnepochAB = flag.Bool("nnepoch-ab", false, "in the api part, the GCN and GATv2 epochs again with the old paths ("+oldPathsDoc+"), and the nnbf16 part's epochs in both")
+
+// oldPathsDoc names what oldPaths turns off.
+const oldPathsDoc = "nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation and tune.LossBlockSum off"
+
+// oldPaths turns the nn epochs' paths that came with one product
+// x·[W_src W_dst], aggregate-first GCN under Autocast, the layers' fused
+// ReLU and dropout and the block-summed loss off when old is set, and
+// returns a function that restores them.
+func oldPaths(old bool) func() {
+	one, agg, act, blk := nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation, tune.LossBlockSum
+	if old {
+		nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation, tune.LossBlockSum = false, false, false, false
+	}
+	return func() {
+		nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation, tune.LossBlockSum = one, agg, act, blk
+	}
+}
+
+// oldPathEpochs is apiEpochs' GCN and GATv2 epochs (those -api-models
+// has) with oldPaths on.
+func oldPathEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
+	saved := maps.Clone(apiKinds)
+	defer func(tag string) {
+		kernTag = tag
+		maps.Copy(apiKinds, saved)
+	}(kernTag)
+	defer oldPaths(true)()
+	clear(apiKinds)
+	apiKinds["gcn"], apiKinds["gatv2"] = saved["gcn"], saved["gatv2"]
+	kernTag += " [old paths]"
+	apiEpochs(d, g, fin, hidden, classes, layers)
+}
 
 // apiEpochs times full-batch training epochs (forward, backward, Adam) of
 // GCN, GraphSAGE (mean), GAT and GATv2 written with gnnlib/nn and moved to

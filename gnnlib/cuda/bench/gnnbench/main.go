@@ -458,6 +458,11 @@ func main() {
 			tensor.ReleaseSpentActivations, nn.GCNAggregateFirst, nn.HandOffBiasGrad = r, a, h
 			kernTag = ""
 		}
+		if *nnepochAB {
+			for _, g := range graphs {
+				oldPathEpochs(d, g.g, g.fin, g.hidden, g.classes, g.layers)
+			}
+		}
 		// The arxiv-sized epochs again with CrossEntropy's labels
 		// uploaded every call, as before the label cache.
 		if *labelsAB {

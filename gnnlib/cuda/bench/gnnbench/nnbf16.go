@@ -47,14 +47,27 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			peak        float64
 		}
 		var vs []*variant
-		for _, dt := range []tensor.DType{tensor.Float32, tensor.BFloat16} {
+		type mode struct {
+			dt  tensor.DType
+			old bool // -nnepoch-ab's variant: the paths before the nnepoch helper's changes
+		}
+		modes := []mode{{tensor.Float32, false}, {tensor.BFloat16, false}}
+		if *nnepochAB {
+			modes = append(modes, mode{tensor.Float32, true}, mode{tensor.BFloat16, true})
+		}
+		for _, m := range modes {
+			dt := m.dt
 			nn.Seed(7)
 			model := newAPIModel(kind, dims)
 			model.fused = true
 			nn.To(model, d.Backend())
 			opt := nn.NewAdam(model.Params(), 0.01, 0)
 			v := &variant{name: dt.String(), dt: dt}
+			if m.old {
+				v.name += " [old paths]"
+			}
 			v.epoch = func() {
+				defer oldPaths(m.old)()
 				opt.ZeroGrad()
 				var loss *tensor.Tensor
 				tensor.Autocast(dt, func() { loss = nn.CrossEntropy(model.Forward(hg, x), y, nil) })
@@ -94,6 +107,13 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16 vs float32", kind), mb, bf.peak,
 			fmt.Sprintf("speedup %.2fx (target >= 1.6x), peak %.2fx of float32 (target <= 0.6x)", mf/mb, bf.peak/f32.peak))
+		if len(vs) == 4 {
+			f2, b2 := vs[2], vs[3]
+			m2f, m2b := f2.times[len(f2.times)/2], b2.times[len(b2.times)/2]
+			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s old paths (%s) vs new", kind, oldPathsDoc), mb, bf.peak,
+				fmt.Sprintf("float32 %.3f -> %.3f ms (%.2fx), bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 old %.2fx, new %.2fx; peaks float32 %.3f -> %.3f, bfloat16 %.3f -> %.3f GiB",
+					m2f, mf, m2f/mf, m2b, mb, m2b/mb, m2f/m2b, mf/mb, f2.peak, f32.peak, b2.peak, bf.peak))
+		}
 		if *profile && !tune.AsyncLaunch {
 			for _, v := range vs {
 				profileEpoch(d, g.name, kind+", "+v.name, v.epoch)

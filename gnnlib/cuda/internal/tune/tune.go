@@ -56,6 +56,15 @@ var AsyncLaunch = false
 // epochs.
 var CacheLabels = true
 
+// LossBlockSum makes gnnlib/cuda's SoftmaxNLL (CrossEntropy) sum the loss
+// per block and add it to the result once a block (softmax_nll_blk)
+// instead of once a row into one address (softmax_nll), whose atomic
+// adds serialise: about 1 ms of the arxiv-sized nn epochs on an H100
+// (gnnbench's op profile, 2026-12-06). On by default, not yet run on a
+// GPU (TestSoftmaxNLLBlockSum is the device check); gnnbench's
+// -nnepoch-ab turns it off with the nn epochs' other old paths.
+var LossBlockSum = true
+
 // PoolGCFixed makes gnnlib/cuda's caching allocator ask for a garbage
 // collection every 1 GiB it hands out, as it did before, instead of
 // whenever it has handed out a quarter of the bytes in use (at least 64

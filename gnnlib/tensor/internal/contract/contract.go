@@ -76,4 +76,5 @@ var (
 	OpStart     any // func() time.Time
 	FromStorage any // func(s Storage, shape ...int) *Tensor
 	SetOpHook   any // func(h func(OpEvent)) (restore func())
+	OwnsGrad    any // func(g *Tensor) bool
 )

@@ -1,0 +1,163 @@
+package cuda
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// openRecorderBF16 is openRecorder for a device with bfloat16 kernels
+// (sm_90, as an H100 or H200 reports itself).
+func openRecorderBF16(t *testing.T) (*Device, *recordDriver) {
+	d, drv := openRecorder(t)
+	d.desc = "record (sm_90, no GPU)"
+	return d, drv
+}
+
+// nnEpochLaunchesAMP runs three epochs of a 3-layer nn model (kind "gcn"
+// or "gatv2", nn.ReLUDropout between the layers) with the forward pass
+// under tensor.Autocast(dt), as gnnbench's nnbf16 part does, on a
+// recording device with bfloat16 kernels, and returns the launches of
+// the third.
+func nnEpochLaunchesAMP(t *testing.T, kind string, hg *graph.Graph, dims []int, dt tensor.DType) launchCount {
+	d, drv := openRecorderBF16(t)
+	be := d.Backend()
+	n := hg.NumNodes()
+	var convs []nn.GraphLayer
+	var fwd []func(*graph.Graph, *tensor.Tensor) *tensor.Tensor
+	var ps []*tensor.Tensor
+	for i := 0; i+1 < len(dims); i++ {
+		switch kind {
+		case "gcn":
+			c := nn.NewGCNConv(dims[i], dims[i+1])
+			convs, fwd = append(convs, c), append(fwd, c.Forward)
+		case "gatv2":
+			c := nn.NewGATv2Conv(dims[i], dims[i+1], 1, true, 0)
+			convs, fwd = append(convs, c), append(fwd, c.Forward)
+		}
+		ps = append(ps, convs[i].Params()...)
+	}
+	for _, p := range ps {
+		p.MoveTo(be)
+	}
+	drop := nn.NewDropout(0.5)
+	x := tensor.Randn(1, n, dims[0]).To(be)
+	y := make([]int, n)
+	opt := nn.NewAdam(ps, 0.01, 0)
+	epoch := func() {
+		opt.ZeroGrad()
+		var loss *tensor.Tensor
+		tensor.Autocast(dt, func() {
+			h := x
+			for i, f := range fwd {
+				if i < len(fwd)-1 {
+					h = nn.ForwardReLUDropout(convs[i], hg, h, drop)
+				} else {
+					h = f(hg, h)
+				}
+			}
+			loss = nn.CrossEntropy(h, y, nil)
+		})
+		loss.Backward()
+		opt.Step()
+		loss.Item()
+	}
+	epoch()
+	epoch()
+	drv.trace = nil
+	epoch()
+	lastConversions = conversions(drv.trace, n)
+	return countLaunches(drv.trace)
+}
+
+var lastConversions launchCount
+
+// conversions counts the float32/bfloat16 conversions of recs by their
+// size: "f32_to_bf16 N×256" for n-row blocks, "f32_to_bf16 32768" else.
+func conversions(recs []graphNode, n int) launchCount {
+	c := launchCount{}
+	for _, r := range recs {
+		if r.kernel != "f32_to_bf16" && r.kernel != "bf16_to_f32" {
+			continue
+		}
+		cnt := int(r.args[2])
+		if cnt%n == 0 {
+			c[fmt.Sprintf("%s N×%d", r.kernel, cnt/n)]++
+		} else {
+			c[fmt.Sprintf("%s %d", r.kernel, cnt)]++
+		}
+	}
+	return c
+}
+
+// TestBF16EpochLaunches lists the kernels of the arxiv-width nn GCN and
+// GATv2 epochs with the forward pass under Autocast(BFloat16) (gnnbench's
+// nnbf16 part) beside the float32 epoch's, with the float32/bfloat16
+// conversions by size, and checks what moves whole activations twice:
+// no conversion of an N-row block other than the input features (once
+// a pass at most, by the first layer: N×128; GATv2's weight gradient
+// reads them again rather than keep a 16-bit copy between the passes)
+// and the loss's logits and gradient (N×C),
+// and no more GEMMs or SpMMs than the float32 epoch launches. The GATv2
+// epoch is checked with BF16Attention on (its bfloat16 kernels read the
+// one product's halves); with it off the attention widens its operands,
+// which the test only lists.
+func TestBF16EpochLaunches(t *testing.T) {
+	defer func(on bool) { BF16Attention = on }(BF16Attention)
+	hg := epochGraph(t, 2000)
+	for _, c := range []struct {
+		kind    string
+		classes int
+		attn    bool // BF16Attention
+		check   bool
+	}{{"gcn", 40, false, true}, {"gatv2", 64, true, true}, {"gatv2", 64, false, false}} {
+		BF16Attention = c.attn
+		dims := []int{128, 256, 256, c.classes}
+		f32 := nnEpochLaunchesAMP(t, c.kind, hg, dims, tensor.Float32)
+		bf := nnEpochLaunchesAMP(t, c.kind, hg, dims, tensor.BFloat16)
+		conv := lastConversions
+		name := fmt.Sprintf("%s (BF16Attention %v)", c.kind, c.attn)
+		t.Logf("%s float32: %d launches: %v", name, f32.total(), f32)
+		t.Logf("%s bfloat16: %d launches: %v", name, bf.total(), bf)
+		t.Logf("%s bfloat16 conversions: %v", name, conv)
+		if !c.check {
+			continue
+		}
+		for k, v := range conv {
+			var kern string
+			var width int
+			if _, err := fmt.Sscanf(k, "%s N×%d", &kern, &width); err != nil {
+				continue // a parameter's (fewer values than N)
+			}
+			if width != 128 && width != c.classes || width == 128 && v > 2 {
+				t.Errorf("%s: the bfloat16 epoch converts an N×%d block %d times (%s)", name, width, v, kern)
+			}
+		}
+		var gemm32, spmm32, gemm16, spmm16 int
+		for k, v := range f32 {
+			gemm32 += v * btoi(strings.HasPrefix(k, "gemm"))
+			spmm32 += v * btoi(strings.HasPrefix(k, "spmm"))
+		}
+		for k, v := range bf {
+			gemm16 += v * btoi(strings.Contains(k, "gemm"))
+			spmm16 += v * btoi(strings.Contains(k, "spmm"))
+			if k == "axpby" {
+				t.Errorf("%s: the bfloat16 epoch sums gradient parts (axpby ×%d)", name, v)
+			}
+		}
+		if gemm16 > gemm32 || spmm16 > spmm32 {
+			t.Errorf("%s: the bfloat16 epoch launches %d GEMMs and %d SpMMs, the float32 one %d and %d", name, gemm16, spmm16, gemm32, spmm32)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
