@@ -1,8 +1,11 @@
 package cuda
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 )
 
 // TestAttentionKernelsInPTX checks that the fused attention kernels the
@@ -42,6 +45,22 @@ func TestAttentionKernelsInPTX(t *testing.T) {
 				for _, sfx := range []string{gatSuffix(c), gatSuffix(c) + "_bf16"} {
 					if !has(f + sfx) {
 						t.Errorf("GAT with %d channels: kernel %s%s not in the PTX", c, f, sfx)
+					}
+				}
+			}
+		}
+	}
+	for c, blocks := range tune.GATv2DstLB {
+		k, ok := gatShape(c)
+		if !ok || k.mask {
+			t.Errorf("tune.GATv2DstLB has %d channels, which no exact kernel takes", c)
+			continue
+		}
+		for _, n := range blocks {
+			for _, f := range []string{"gatv2_bwd_dst", "gatv2_bwd_dsts"} {
+				for _, bf16 := range []bool{false, true} {
+					if name := fmt.Sprintf("%s%s_lb%d", f, attnSuffix(k, bf16, false), n); !has(name) {
+						t.Errorf("tune.GATv2DstLB[%d]: kernel %s not in the PTX", c, name)
 					}
 				}
 			}

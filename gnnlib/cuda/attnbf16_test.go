@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
@@ -120,7 +121,8 @@ func checkRounded(t *testing.T, what string, got, want []float32, eps, abs float
 // float32, one lane group per row, both backward modes, attention
 // dropout, masked head widths, several heads and, at 256, 512 and 1024
 // channels, both lane layouts (BF16WideLoads), whose scores and dot
-// products sum the channels in different orders.
+// products sum the channels in different orders, and the destination
+// passes with launch bounds (tune.GATv2DstBlocks).
 //
 // An earlier version compared the two kernels' results within 2⁻⁸ of
 // the value: the wide layout's x_r gradients were up to 7.8× past that
@@ -150,13 +152,17 @@ func TestGATv2BF16(t *testing.T) {
 		heads, c int
 		mode     GATv2Backward
 		p        float32
+		blocks   int // tune.GATv2DstBlocks
 	}
 	cases := []tcase{
-		{1, 256, GATv2Save, 0}, {1, 256, GATv2Recompute, 0}, {1, 256, GATv2Save, 0.3},
-		{2, 64, GATv2Recompute, 0}, {4, 16, GATv2Save, 0.1}, {8, 8, GATv2Auto, 0},
-		{2, 12, GATv2Recompute, 0}, {1, 40, GATv2Save, 0.2}, {1, 300, GATv2Save, 0}, {1, 1024, GATv2Recompute, 0},
-		{1, 512, GATv2Save, 0.1},
+		{1, 256, GATv2Save, 0, 0}, {1, 256, GATv2Recompute, 0, 0}, {1, 256, GATv2Save, 0.3, 0},
+		{2, 64, GATv2Recompute, 0, 0}, {4, 16, GATv2Save, 0.1, 0}, {8, 8, GATv2Auto, 0, 0},
+		{2, 12, GATv2Recompute, 0, 0}, {1, 40, GATv2Save, 0.2, 0}, {1, 300, GATv2Save, 0, 0}, {1, 1024, GATv2Recompute, 0, 0},
+		{1, 512, GATv2Save, 0.1, 0},
+		// The destination passes with launch bounds.
+		{1, 256, GATv2Save, 0.3, 3}, {1, 256, GATv2Recompute, 0, 3}, {2, 64, GATv2Save, 0.1, 4}, {2, 64, GATv2Recompute, 0, 3},
 	}
+	defer func(b int) { tune.GATv2DstBlocks = b }(tune.GATv2DstBlocks)
 	defer func(w bool) { BF16WideLoads = w }(BF16WideLoads)
 	for _, gc := range []struct {
 		name  string
@@ -169,11 +175,15 @@ func TestGATv2BF16(t *testing.T) {
 				if gc.name == "star/rows" && c.c != 256 {
 					continue
 				}
-				if k, _ := gatShape(c.c); wide && !k.wide() {
+				if k, _ := gatShape(c.c); wide && (!k.wide() || c.blocks > 0) {
 					continue
 				}
 				name := fmt.Sprintf("%s/%dx%d/mode%d/p%g/wide%t", gc.name, c.heads, c.c, c.mode, c.p, wide)
+				if c.blocks > 0 {
+					name += fmt.Sprintf("/lb%d", c.blocks)
+				}
 				t.Run(name, func(t *testing.T) {
+					tune.GATv2DstBlocks = c.blocks
 					SplitHeavyRows = gc.split
 					BF16WideLoads = wide
 					GATv2BackwardMode = c.mode

@@ -2,7 +2,9 @@ package cuda
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
@@ -626,6 +628,7 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 	}
 	pass := g.attnPass(false)
 	_, _, block, suffix := a.launchShape(d, g.n)
+	suffix += a.dstBounds()
 	// launch runs the pass over n items (the rows, or the heavy rows'
 	// tiles with dr their scratch) with args, CSR and ATTN_ROWS first.
 	launch := func(kernel string, n int, args []any) error {
@@ -673,6 +676,16 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 	return splitSum(pass, []sumOut{{hc, dxr.ptr, dxr.ld, a.bf16()}}, func(parts []*Tensor) error {
 		return launch("gatv2_bwd_dsts", pass.hv.ntiles, pass.tileArgs(rest(matOf(parts[0]), pass.hv.ntiles)...))
 	})
+}
+
+// dstBounds is the name suffix of the destination passes that
+// tune.GATv2DstBlocks selects for a ("_lbN"), or "" for the plain ones.
+func (a *GATv2) dstBounds() string {
+	k, _ := gatShape(a.Channels)
+	if n := tune.GATv2DstBlocks; n > 0 && !k.mask && !(a.bf16() && a.wide && k.wide()) && slices.Contains(tune.GATv2DstLB[k.width()], n) {
+		return fmt.Sprintf("_lb%d", n)
+	}
+	return ""
 }
 
 // saveEdges reports whether a backward pass over g saves per-edge values:

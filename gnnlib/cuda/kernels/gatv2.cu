@@ -70,12 +70,12 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 }
 
 // gatv2_dst_edge adds one edge's share to the destination pass's running
-// dxr (dr) and att gradient (dal) and, with SAVE, stores its output weight
+// dxr (dr) and the lane's att gradient (da) and, with SAVE, stores its output weight
 // alpha (times the dropout factor) and ds at eas[t] and its sign bits at
 // esign[t*C/8 ...] (t = edge*H + head).
 template <int G, int VPL, bool SAVE>
 __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const float4 (&r)[VPL], const float4 (&a)[VPL],
-                                               float4 (&dr)[VPL], float4 (&dal)[VPL], float alpha, float ds,
+                                               float4 (&dr)[VPL], float4 (&da)[VPL], float alpha, float ds,
                                                long long t, int lane, float slope, float2* __restrict__ eas,
                                                unsigned char* __restrict__ esign) {
 	const int CP = 4 * G * VPL;  // sign bytes per edge and head: CP/8, masked channels included
@@ -87,10 +87,10 @@ __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const flo
 		dr[i].y += ds * a[i].y * dlrelu(zy, slope);
 		dr[i].z += ds * a[i].z * dlrelu(zz, slope);
 		dr[i].w += ds * a[i].w * dlrelu(zw, slope);
-		dal[i].x += ds * lrelu(zx, slope);
-		dal[i].y += ds * lrelu(zy, slope);
-		dal[i].z += ds * lrelu(zz, slope);
-		dal[i].w += ds * lrelu(zw, slope);
+		da[i].x += ds * lrelu(zx, slope);
+		da[i].y += ds * lrelu(zy, slope);
+		da[i].z += ds * lrelu(zz, slope);
+		da[i].w += ds * lrelu(zw, slope);
 		if (SAVE) {
 			// Four sign bits per lane; an even lane joins its odd
 			// neighbour's into one byte: byte (i*G + lane)/2 of the
@@ -106,8 +106,11 @@ __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const flo
 // alpha = exp(s - lse[v,h]), with D = dout[v,h]·out[v,h]
 //   ds   = alpha * (dout[v,h]·xl[u,h] - D)
 //   dxr[v,h] = sum_u ds * a ⊙ lrelu'(z),  da += ds * lrelu(z).
-// da is reduced per lane over the whole grid-stride loop and added once per
-// lane at the end. What the source side then needs is either stored per
+// da is summed per lane in registers, edge by edge, over the whole
+// grid-stride loop and added to datt once per lane at the end (when a
+// lane meets one head only; otherwise after each item). One array for it,
+// not a per-item one beside it: at (32,2) the pass held 133 registers a
+// thread, one block of 256 threads an SM at sm_90. What the source side then needs is either stored per
 // edge (SAVE: (alpha, ds) and the signs of z, one bit per channel, in CSR
 // order, so that the writes are contiguous and the source pass gathers
 // nothing but dout beside them) or, without SAVE, D per (v,h) in dd, from
@@ -128,18 +131,16 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 	// head is fixed for the lane (ngrp % H == 0), else fall back to atomics.
 	const bool fixedHead = (g.ngrp % H) == 0;
 	float4 da[VPL];
-#pragma unroll
-	for (int i = 0; i < VPL; i++) da[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+	zero4(da);
 	int hfix = g.grp0 % H;
 	for (long long it = 0; it < g.iters; it++) {
 		auto [p, item, v, h, beg, end, live] = g.at(it, indptr, heavy, tiles, nheavy, tile);
-		float4 a[VPL], r[VPL], go[VPL], o[VPL], dr[VPL], dal[VPL];
+		float4 a[VPL], r[VPL], go[VPL], o[VPL], dr[VPL];
 		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK, W>(r, xr + v * ldr + h * C, lane, C);
 		lane_row<G, VPL, MASK, W>(go, dout + v * HC + h * C, lane, C);
 		lane_row<G, VPL, MASK, W>(o, out + v * HC + h * C, lane, C);
 		zero4(dr);
-		zero4(dal);
 		float D = group_sum<G>(lane_dot(go, o));
 		float L = live ? lse[v * H + h] : 0.f;
 		// Two edges a step, as in the forward pass.
@@ -157,8 +158,8 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 			long long t0 = (long long)e * H + h, t1 = (long long)(e + 1) * H + h;
 			float k0 = drop_keep(pdrop, keep, seed, t0), k1 = drop_keep(pdrop, keep, seed, t1);
 			float al0 = __expf(s0 - L), al1 = __expf(s1 - L);
-			gatv2_dst_edge<G, VPL, SAVE>(q0, r, a, dr, dal, al0 * k0, al0 * (k0 * g0 - D), t0, lane, slope, eas, esign);
-			gatv2_dst_edge<G, VPL, SAVE>(q1, r, a, dr, dal, al1 * k1, al1 * (k1 * g1 - D), t1, lane, slope, eas, esign);
+			gatv2_dst_edge<G, VPL, SAVE>(q0, r, a, dr, da, al0 * k0, al0 * (k0 * g0 - D), t0, lane, slope, eas, esign);
+			gatv2_dst_edge<G, VPL, SAVE>(q1, r, a, dr, da, al1 * k1, al1 * (k1 * g1 - D), t1, lane, slope, eas, esign);
 		}
 		if (e < end) {
 			int u = __ldg(&indices[e]);
@@ -169,20 +170,19 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 			long long t = (long long)e * H + h;
 			float k = drop_keep(pdrop, keep, seed, t);
 			float alpha = __expf(s - L);
-			gatv2_dst_edge<G, VPL, SAVE>(q, r, a, dr, dal, alpha * k, alpha * (k * dalpha - D), t, lane, slope, eas, esign);
+			gatv2_dst_edge<G, VPL, SAVE>(q, r, a, dr, da, alpha * k, alpha * (k * dalpha - D), t, lane, slope, eas, esign);
 		}
 		if (!live) continue;
 		lane_store_item<G, VPL, MASK, W>(dxr, heavy != nullptr, item * ldd + h * C, dr, lane, C);
+		if (!fixedHead) {
 #pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			int c = chan4<G, W>(i, lane);
-			if (MASK && c >= C) continue;
-			if (fixedHead) {
-				da[i].x += dal[i].x; da[i].y += dal[i].y; da[i].z += dal[i].z; da[i].w += dal[i].w;
-			} else {
+			for (int i = 0; i < VPL; i++) {
+				int c = chan4<G, W>(i, lane);
+				if (MASK && c >= C) continue;
 				float* q = datt + h * C + c;
-				atomicAdd(q, dal[i].x); atomicAdd(q + 1, dal[i].y); atomicAdd(q + 2, dal[i].z); atomicAdd(q + 3, dal[i].w);
+				atomicAdd(q, da[i].x); atomicAdd(q + 1, da[i].y); atomicAdd(q + 2, da[i].z); atomicAdd(q + 3, da[i].w);
 			}
+			zero4(da);
 		}
 		if (!SAVE && dd != nullptr && lane == 0) dd[p] = D;  // the row pass only
 	}
@@ -327,6 +327,35 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 // passes use 255 registers and spill about 350 bytes a thread at sm_90:
 // slower per channel, still one pass per node.
 ATTN_SHAPES(GATV2_INST)
+
+// GATV2_DST_LB instantiates the two destination passes of a group shape
+// with __launch_bounds__(256, MINB), as gatv2_bwd_dst[s]SFX_lbMINB: at
+// most 65536/(256·MINB) registers a thread, so that MINB blocks of 256
+// threads fit an SM. gnnbench times them against the plain kernels
+// (internal/tune's GATv2DstBlocks) at the widths it benchmarks: 1x256
+// (32,2) and 4x64 (16,1).
+#define GATV2_DST_LB(SFX, T, G, VPL, MINB)                                                                              \
+	extern "C" __global__ void __launch_bounds__(256, MINB)                                                          \
+	    gatv2_bwd_dst##SFX##_lb##MINB(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), const float* att,     \
+	                                  const T* out, const float* lse, const T* dout, T* dxr, long long ldd, float* dd,  \
+	                                  float* datt, int n, int H, float slope, int cw) {                                \
+		gatv2_bwd_dst_body<T, G, VPL, false, false, false>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, \
+		                                                   dout, dxr, ldd, dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw);  \
+	}                                                                                                                \
+	extern "C" __global__ void __launch_bounds__(256, MINB)                                                          \
+	    gatv2_bwd_dsts##SFX##_lb##MINB(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), const float* att,    \
+	                                   const T* out, const float* lse, const T* dout, T* dxr, long long ldd, float2* eas, \
+	                                   unsigned char* esign, float* datt, int n, int H, float slope, float pdrop,      \
+	                                   unsigned long long seed, int cw) {                                             \
+		gatv2_bwd_dst_body<T, G, VPL, true, false, false>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, \
+		                                                  dout, dxr, ldd, nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw); \
+	}
+GATV2_DST_LB(_32_2, float, 32, 2, 3)
+GATV2_DST_LB(_32_2_bf16, bf16, 32, 2, 3)
+GATV2_DST_LB(_16_1, float, 16, 1, 3)
+GATV2_DST_LB(_16_1_bf16, bf16, 16, 1, 3)
+GATV2_DST_LB(_16_1, float, 16, 1, 4)
+GATV2_DST_LB(_16_1_bf16, bf16, 16, 1, 4)
 
 // unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
 // for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 )
 
 // attnBF16Part times the fused attention layers in float32 and with the
@@ -178,32 +180,69 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	check(cuda.MatMulBF16Out(xr16, x16, wr16, false, false))
 	xl, xr, dout := must(xl16.Float32()), must(xr16.Float32()), must(dout16.Float32())
 	dxh, dxh16 := must(d.Empty(g.n, hc)), must(d.EmptyBF16(g.n, hc))
-	fwd32 := timeit(d, func() { must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{})).Free() })
-	a32 := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
-	bwd32 := timeit(d, func() {
-		check(a32.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
-		check(a32.BackwardSrc(dg, xl, xr, att, dout, dxh))
-	})
-	a32.Free()
-	// The bfloat16 attention in each lane layout (cuda.BF16WideLoads: 16-
-	// or 8-byte loads; the same kernels at widths without a wide one).
-	var fwd16, bwd16 [2]float64
-	for i, wide := range []bool{false, true} {
-		cuda.BF16WideLoads = wide
-		fwd16[i] = timeit(d, func() { must(cuda.GATv2ForwardBF16(dg, xl16, xr16, att, h, c, 0.2, cuda.AttentionDropout{})).Free() })
-		a16 := must(cuda.GATv2ForwardBF16(dg, xl16, xr16, att, h, c, 0.2, cuda.AttentionDropout{}))
-		bwd16[i] = timeit(d, func() {
-			check(a16.BackwardDstBF16(dg, xl16, xr16, att, dout16, dxh16, datt))
-			check(a16.BackwardSrcBF16(dg, xl16, xr16, att, dout16, dxh16))
-		})
-		a16.Free()
+	// attn times the forward pass, the destination backward pass alone
+	// and both backward passes (the source pass is their difference: it
+	// frees the edges the destination pass saved, so it does not repeat
+	// alone).
+	type attnMS struct{ fwd, dst, bwd float64 }
+	attn := func(bf16 bool) (t attnMS) {
+		fw := func() *cuda.GATv2 {
+			if bf16 {
+				return must(cuda.GATv2ForwardBF16(dg, xl16, xr16, att, h, c, 0.2, cuda.AttentionDropout{}))
+			}
+			return must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
+		}
+		dst := func(a *cuda.GATv2) {
+			if bf16 {
+				check(a.BackwardDstBF16(dg, xl16, xr16, att, dout16, dxh16, datt))
+			} else {
+				check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
+			}
+		}
+		src := func(a *cuda.GATv2) {
+			if bf16 {
+				check(a.BackwardSrcBF16(dg, xl16, xr16, att, dout16, dxh16))
+			} else {
+				check(a.BackwardSrc(dg, xl, xr, att, dout, dxh))
+			}
+		}
+		t.fwd = timeit(d, func() { fw().Free() })
+		a := fw()
+		t.dst = timeit(d, func() { dst(a) })
+		t.bwd = timeit(d, func() { dst(a); src(a) })
+		a.Free()
+		return t
 	}
+	// The attention alone in each precision on the same (rounded)
+	// features: float32; bfloat16 in each lane layout (cuda.BF16WideLoads:
+	// 16- or 8-byte loads; the same kernels at widths without a wide
+	// one); and, for each -gatv2-dst-blocks value, the destination passes
+	// with launch bounds (tune.GATv2DstBlocks) in both precisions.
 	v := fmt.Sprintf("%dx%d", h, c)
-	report("gatv2-layer-bf16", g.name, v+" float32", ms[0], peak[0], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms", fwd32, bwd32))
-	report("gatv2-layer-bf16", g.name, v+" bfloat16", ms[1], peak[1], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (8-byte loads: fwd %.3f, bwd %.3f ms)", fwd16[1], bwd16[1], fwd16[0], bwd16[0]))
+	cuda.BF16WideLoads = false
+	a32, a16 := attn(false), attn(true)
+	cuda.BF16WideLoads = true
+	a16w := attn(true)
+	cuda.BF16WideLoads = false
+	line := func(t attnMS) string {
+		return fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (dst %.3f + src %.3f)", t.fwd, t.bwd, t.dst, t.bwd-t.dst)
+	}
+	report("gatv2-layer-bf16", g.name, v+" float32", ms[0], peak[0], line(a32))
+	report("gatv2-layer-bf16", g.name, v+" bfloat16", ms[1], peak[1], line(a16)+"; 16-byte loads: "+line(a16w))
 	report("gatv2-layer-bf16", g.name, v+" bfloat16 vs float32", ms[1], peak[1],
 		fmt.Sprintf("speedup %.2fx, attention fwd %.2fx, bwd %.2fx; peak %.2fx of float32 (targets at 1x256: <= 2.2 ms, <= 0.6x)",
-			ms[0]/ms[1], fwd32/fwd16[1], bwd32/bwd16[1], peak[1]/peak[0]))
+			ms[0]/ms[1], a32.fwd/a16.fwd, a32.bwd/a16.bwd, peak[1]/peak[0]))
+	defer func(b int) { tune.GATv2DstBlocks = b }(tune.GATv2DstBlocks)
+	for _, b := range gatv2DstBlocks() {
+		if b == 0 || !slices.Contains(tune.GATv2DstLB[c], b) {
+			continue // the plain kernels, timed above
+		}
+		tune.GATv2DstBlocks = b
+		l32, l16 := attn(false), attn(true)
+		report("gatv2-attn-dst-lb", g.name, fmt.Sprintf("%s lb%d", v, b), l16.bwd, 0,
+			fmt.Sprintf("launch bounds for %d blocks an SM: float32 %s (dst %.2fx of plain); bfloat16 %s (dst %.2fx of plain)",
+				b, line(l32), l32.dst/a32.dst, line(l16), l16.dst/a16.dst))
+	}
 	for _, t := range []*cuda.Tensor{att, dwl, dwr, datt, xl, xr, dout, dxh} {
 		t.Free()
 	}

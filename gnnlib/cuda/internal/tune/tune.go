@@ -62,3 +62,19 @@ var CacheLabels = true
 // MiB) since the last one. Off by default; gnnbench compares the two
 // (peak memory and epoch time).
 var PoolGCFixed = false
+
+// GATv2DstBlocks selects the GATv2 destination backward passes compiled
+// with __launch_bounds__(256, GATv2DstBlocks) (gatv2.cu's
+// gatv2_bwd_dst[s]*_lbN: at most 65536/(256·N) registers a thread, so
+// that N blocks of 256 threads share an SM, some of their registers
+// spilled) where gatv2.cu instantiates them (N = 3 at 256 channels a
+// head, 3 and 4 at 64), instead of the plain kernels the compiler gives
+// the registers it wants (118 to 128 at 256 channels: 2 blocks). 0, the
+// default, runs the plain kernels; gnnbench's attnbf16 part times the
+// others beside them.
+var GATv2DstBlocks = 0
+
+// GATv2DstLB lists the bounded destination passes gatv2.cu instantiates
+// (GATV2_DST_LB): for a head width (channels, an exact kernel, float32
+// and bfloat16 in the 8-byte layout), the GATv2DstBlocks values it has.
+var GATv2DstLB = map[int][]int{256: {3}, 64: {3, 4}}
