@@ -195,6 +195,7 @@ func TestGATv2LayoutsEmulated(t *testing.T) {
 		for _, l := range c.lanes {
 			t.Run(fmt.Sprintf("%dx%d/%+v", c.heads, c.c, l), func(t *testing.T) {
 				out, lse := e.forward(l)
+				checkExact(t, "log-sum-exp", lse, x.lse, x.blse, 0)
 				checkExact(t, "output", out, x.out, x.bout, 0)
 				checkExact(t, "dxr", e.backwardDst(l, o, lse), x.dxr, x.bdxr, 0)
 			})

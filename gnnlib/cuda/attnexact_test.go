@@ -34,8 +34,8 @@ import (
 //
 // and likewise for the output (Σ δα·k·|q|) and dxl (over the transpose).
 type gatv2Exact struct {
-	out, dxr, dxl    []float64
-	bout, bdxr, bdxl []float64
+	lse, out, dxr, dxl     []float64
+	blse, bout, bdxr, bdxl []float64
 }
 
 const u32 = 1.0 / (1 << 24)
@@ -46,6 +46,7 @@ func newGATv2Exact(g *graph.Graph, heads, c int, slope float64, drop AttentionDr
 	depth := float64(4*k.vpl + bits.Len(uint(k.g)) - 1)
 	// Per edge and head: α, ds and their bounds.
 	alpha, ds, dal, dds := make([]float64, ne*heads), make([]float64, ne*heads), make([]float64, ne*heads), make([]float64, ne*heads)
+	lse, blse := make([]float64, n*heads), make([]float64, n*heads)
 	parallelRange(n, func(v int) {
 		beg, end := g.Indptr[v], g.Indptr[v+1]
 		deg := float64(end - beg)
@@ -70,6 +71,9 @@ func newGATv2Exact(g *graph.Graph, heads, c int, slope float64, drop AttentionDr
 				l += math.Exp(s[i] - m)
 			}
 			L := m + math.Log(l)
+			if end > beg {
+				lse[v*heads+h], blse[v*heads+h] = L, bmax+(deg+4)*u32*(1+math.Abs(L))
+			}
 			var D, Dabs float64
 			for j := range c {
 				D += float64(gov[j]) * float64(ov[j])
@@ -94,7 +98,7 @@ func newGATv2Exact(g *graph.Graph, heads, c int, slope float64, drop AttentionDr
 			}
 		}
 	})
-	x := &gatv2Exact{out: make([]float64, n*hc), dxr: make([]float64, n*hc), dxl: make([]float64, n*hc),
+	x := &gatv2Exact{lse: lse, blse: blse, out: make([]float64, n*hc), dxr: make([]float64, n*hc), dxl: make([]float64, n*hc),
 		bout: make([]float64, n*hc), bdxr: make([]float64, n*hc), bdxl: make([]float64, n*hc)}
 	// By destination: the output and dxr.
 	parallelRange(n, func(v int) {
