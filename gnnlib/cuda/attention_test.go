@@ -50,17 +50,21 @@ func TestAttentionKernelsInPTX(t *testing.T) {
 			}
 		}
 	}
-	for c, blocks := range tune.GATv2DstLB {
+	for c, vs := range tune.GATv2Variants {
 		k, ok := gatShape(c)
 		if !ok || k.mask {
-			t.Errorf("tune.GATv2DstLB has %d channels, which no exact kernel takes", c)
+			t.Errorf("tune.GATv2Variants has %d channels, which no exact kernel takes", c)
 			continue
 		}
-		for _, n := range blocks {
-			for _, f := range []string{"gatv2_bwd_dst", "gatv2_bwd_dsts"} {
+		for _, v := range vs {
+			fs := []string{"gatv2_bwd_dst", "gatv2_bwd_dsts"}
+			if v == "nopf" {
+				fs = append(fs, "gatv2_fwd")
+			}
+			for _, f := range fs {
 				for _, bf16 := range []bool{false, true} {
-					if name := fmt.Sprintf("%s%s_lb%d", f, attnSuffix(k, bf16, false), n); !has(name) {
-						t.Errorf("tune.GATv2DstLB[%d]: kernel %s not in the PTX", c, name)
+					if name := fmt.Sprintf("%s%s_%s", f, attnSuffix(k, bf16, false), v); !has(name) {
+						t.Errorf("tune.GATv2Variants[%d]: kernel %s not in the PTX", c, name)
 					}
 				}
 			}

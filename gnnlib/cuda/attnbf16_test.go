@@ -123,7 +123,7 @@ func checkRounded(t *testing.T, what string, got, want []float32, eps, abs float
 // dropout, masked head widths, several heads and, at 256, 512 and 1024
 // channels, both lane layouts (BF16WideLoads), whose scores and dot
 // products sum the channels in different orders, and the destination
-// passes with launch bounds (tune.GATv2DstBlocks).
+// passes' variants (tune.GATv2Variant).
 //
 // An earlier version compared the two kernels' results within 2⁻⁸ of
 // the value: the wide layout's x_r gradients were up to 7.8× past that
@@ -153,17 +153,18 @@ func TestGATv2BF16(t *testing.T) {
 		heads, c int
 		mode     GATv2Backward
 		p        float32
-		blocks   int // tune.GATv2DstBlocks
+		variant  string // tune.GATv2Variant
 	}
 	cases := []tcase{
-		{1, 256, GATv2Save, 0, 0}, {1, 256, GATv2Recompute, 0, 0}, {1, 256, GATv2Save, 0.3, 0},
-		{2, 64, GATv2Recompute, 0, 0}, {4, 16, GATv2Save, 0.1, 0}, {8, 8, GATv2Auto, 0, 0},
-		{2, 12, GATv2Recompute, 0, 0}, {1, 40, GATv2Save, 0.2, 0}, {1, 300, GATv2Save, 0, 0}, {1, 1024, GATv2Recompute, 0, 0},
-		{1, 512, GATv2Save, 0.1, 0},
-		// The destination passes with launch bounds.
-		{1, 256, GATv2Save, 0.3, 3}, {1, 256, GATv2Recompute, 0, 3}, {2, 64, GATv2Save, 0.1, 4}, {2, 64, GATv2Recompute, 0, 3},
+		{1, 256, GATv2Save, 0, ""}, {1, 256, GATv2Recompute, 0, ""}, {1, 256, GATv2Save, 0.3, ""},
+		{2, 64, GATv2Recompute, 0, ""}, {4, 16, GATv2Save, 0.1, ""}, {8, 8, GATv2Auto, 0, ""},
+		{2, 12, GATv2Recompute, 0, ""}, {1, 40, GATv2Save, 0.2, ""}, {1, 300, GATv2Save, 0, ""}, {1, 1024, GATv2Recompute, 0, ""},
+		{1, 512, GATv2Save, 0.1, ""},
+		// The variants gnnbench times.
+		{1, 256, GATv2Save, 0.3, "lb3"}, {1, 256, GATv2Recompute, 0, "lb3"}, {2, 64, GATv2Save, 0.1, "lb4"}, {2, 64, GATv2Recompute, 0, "lb3"},
+		{1, 256, GATv2Save, 0, "nopf"}, {2, 64, GATv2Recompute, 0.1, "nopf"},
 	}
-	defer func(b int) { tune.GATv2DstBlocks = b }(tune.GATv2DstBlocks)
+	defer func(v string) { tune.GATv2Variant = v }(tune.GATv2Variant)
 	defer func(w bool) { BF16WideLoads = w }(BF16WideLoads)
 	for _, gc := range []struct {
 		name  string
@@ -176,15 +177,15 @@ func TestGATv2BF16(t *testing.T) {
 				if gc.name == "star/rows" && c.c != 256 {
 					continue
 				}
-				if k, _ := gatShape(c.c); wide && (!k.wide() || c.blocks > 0) {
+				if k, _ := gatShape(c.c); wide && (!k.wide() || c.variant != "") {
 					continue
 				}
 				name := fmt.Sprintf("%s/%dx%d/mode%d/p%g/wide%t", gc.name, c.heads, c.c, c.mode, c.p, wide)
-				if c.blocks > 0 {
-					name += fmt.Sprintf("/lb%d", c.blocks)
+				if c.variant != "" {
+					name += "/" + c.variant
 				}
 				t.Run(name, func(t *testing.T) {
-					tune.GATv2DstBlocks = c.blocks
+					tune.GATv2Variant = c.variant
 					SplitHeavyRows = gc.split
 					BF16WideLoads = wide
 					GATv2BackwardMode = c.mode

@@ -506,7 +506,7 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		return nil, shapeErr("GATv2Forward", "att %d, graph %d<-%d nodes, heads %d x %d", att.Len(), g.n, g.nsrc, heads, channels)
 	}
 	wide := BF16WideLoads
-	out, out16, lse, err := attnForward(d, g, "gatv2_fwd"+attnSuffix(k, bf16, wide), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
+	out, out16, lse, err := attnForward(d, g, "gatv2_fwd"+attnSuffix(k, bf16, wide)+variant(channels, bf16, wide, true), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
 		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, n, heads, slope, drop.P, drop.Seed, channels}
 	})
 	if err != nil {
@@ -628,7 +628,7 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 	}
 	pass := g.attnPass(false)
 	_, _, block, suffix := a.launchShape(d, g.n)
-	suffix += a.dstBounds()
+	suffix += variant(a.Channels, a.bf16(), a.wide, false)
 	// launch runs the pass over n items (the rows, or the heavy rows'
 	// tiles with dr their scratch) with args, CSR and ATTN_ROWS first.
 	launch := func(kernel string, n int, args []any) error {
@@ -678,14 +678,17 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 	})
 }
 
-// dstBounds is the name suffix of the destination passes that
-// tune.GATv2DstBlocks selects for a ("_lbN"), or "" for the plain ones.
-func (a *GATv2) dstBounds() string {
-	k, _ := gatShape(a.Channels)
-	if n := tune.GATv2DstBlocks; n > 0 && !k.mask && !(a.bf16() && a.wide && k.wide()) && slices.Contains(tune.GATv2DstLB[k.width()], n) {
-		return fmt.Sprintf("_lb%d", n)
+// variant is the name suffix ("_lb3", "_nopf", ...) of the kernel
+// variant tune.GATv2Variant selects for heads of c channels, or "" for
+// the current kernels; fwd says whether the kernel is the forward pass,
+// which only "nopf" varies.
+func variant(c int, bf16, wide, fwd bool) string {
+	v := tune.GATv2Variant
+	k, _ := gatShape(c)
+	if v == "" || k.mask || (bf16 && wide && k.wide()) || (fwd && v != "nopf") || !slices.Contains(tune.GATv2Variants[k.width()], v) {
+		return ""
 	}
-	return ""
+	return "_" + v
 }
 
 // saveEdges reports whether a backward pass over g saves per-edge values:

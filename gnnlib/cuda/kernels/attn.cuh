@@ -231,6 +231,41 @@ __device__ __forceinline__ void zero4(float4 (&x)[VPL]) {
 	for (int i = 0; i < VPL; i++) x[i] = make_float4(0.f, 0.f, 0.f, 0.f);
 }
 
+// edge_pairs hands a loop over a row's edges, two a step, their source
+// indices. With PF it loads the next step's two indices while the current
+// step's rows are gathered and reduced, so that a step waits for one
+// global load (the rows) instead of two in a chain (the indices, then the
+// rows); without PF each step loads its own.
+template <bool PF>
+struct edge_pairs {
+	const int* __restrict__ idx;
+	int end, n0, n1;
+
+	__device__ __forceinline__ edge_pairs(const int* __restrict__ idx_, int beg, int end_) : idx(idx_), end(end_), n0(0), n1(0) {
+		if (PF) {
+			n0 = beg < end ? __ldg(&idx[beg]) : 0;
+			n1 = beg + 1 < end ? __ldg(&idx[beg + 1]) : 0;
+		}
+	}
+
+	// pair returns the sources of edges e and e + 1 (e + 1 < end).
+	__device__ __forceinline__ void pair(int e, int& u0, int& u1) {
+		if (!PF) {
+			u0 = __ldg(&idx[e]);
+			u1 = __ldg(&idx[e + 1]);
+			return;
+		}
+		u0 = n0;
+		u1 = n1;
+		n0 = e + 2 < end ? __ldg(&idx[e + 2]) : 0;
+		n1 = e + 3 < end ? __ldg(&idx[e + 3]) : 0;
+	}
+
+	// last returns the source of the odd last edge e (e == end - 1), after
+	// the pairs.
+	__device__ __forceinline__ int last(int e) { return PF ? n0 : __ldg(&idx[e]); }
+};
+
 // ---------------------------------------------------------------------------
 // The online softmax. A pass over a row's edges keeps the running maximum m
 // of the scores seen and the sum l of exp(s - m); when a score raises the

@@ -19,7 +19,7 @@
 // The pointer arguments every GATv2 kernel takes for x_l and x_r.
 #define GATV2_X(T) const T *__restrict__ xl, long long ldl, const T *__restrict__ xr, long long ldr
 
-template <typename T, int G, int VPL, bool MASK, bool W>
+template <typename T, int G, int VPL, bool MASK, bool W, bool PF = true>
 __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X(T),
                                const float* __restrict__ att, T* __restrict__ out, float* __restrict__ lse,
                                int n, int H, float slope, float pdrop, unsigned long long seed, int cw) {
@@ -36,9 +36,11 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		float m = -INFINITY, l = 0.f;
 		// Two edges a step, so that two gathers and their shuffles are in
 		// flight at once; an odd last edge goes alone.
+		edge_pairs<PF> ep(indices, beg, end);
 		int e = beg;
 		for (; e + 1 < end; e += 2) {
-			int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
+			int u0, u1;
+			ep.pair(e, u0, u1);
 			float4 q0[VPL], q1[VPL];
 			lane_row<G, VPL, MASK, W>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
 			lane_row<G, VPL, MASK, W>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
@@ -54,7 +56,7 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 			lane_rescale_add2(acc, scale, p0, q0, p1, q1);
 		}
 		if (e < end) {
-			int u = __ldg(&indices[e]);
+			int u = ep.last(e);
 			float4 q[VPL];
 			lane_row<G, VPL, MASK, W>(q, xl + (long long)u * ldl + h * C, lane, C);
 			float s = group_sum<G>(lane_score(a, q, r, slope));
@@ -115,7 +117,7 @@ __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const flo
 // order, so that the writes are contiguous and the source pass gathers
 // nothing but dout beside them) or, without SAVE, D per (v,h) in dd, from
 // which the source pass recomputes everything.
-template <typename T, int G, int VPL, bool SAVE, bool MASK, bool W>
+template <typename T, int G, int VPL, bool SAVE, bool MASK, bool W, bool PF = true>
 __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X(T),
                                    const float* __restrict__ att,
                                    const T* __restrict__ out, const float* __restrict__ lse,
@@ -144,9 +146,11 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		float D = group_sum<G>(lane_dot(go, o));
 		float L = live ? lse[v * H + h] : 0.f;
 		// Two edges a step, as in the forward pass.
+		edge_pairs<PF> ep(indices, beg, end);
 		int e = beg;
 		for (; e + 1 < end; e += 2) {
-			int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
+			int u0, u1;
+			ep.pair(e, u0, u1);
 			float4 q0[VPL], q1[VPL];
 			lane_row<G, VPL, MASK, W>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
 			lane_row<G, VPL, MASK, W>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
@@ -162,7 +166,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 			gatv2_dst_edge<G, VPL, SAVE>(q1, r, a, dr, da, al1 * k1, al1 * (k1 * g1 - D), t1, lane, slope, eas, esign);
 		}
 		if (e < end) {
-			int u = __ldg(&indices[e]);
+			int u = ep.last(e);
 			float4 q[VPL];
 			lane_row<G, VPL, MASK, W>(q, xl + (long long)u * ldl + h * C, lane, C);
 			float s = lane_score(a, q, r, slope), dalpha = lane_dot(go, q);
@@ -328,34 +332,47 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 // slower per channel, still one pass per node.
 ATTN_SHAPES(GATV2_INST)
 
-// GATV2_DST_LB instantiates the two destination passes of a group shape
-// with __launch_bounds__(256, MINB), as gatv2_bwd_dst[s]SFX_lbMINB: at
-// most 65536/(256·MINB) registers a thread, so that MINB blocks of 256
-// threads fit an SM. gnnbench times them against the plain kernels
-// (internal/tune's GATv2DstBlocks) at the widths it benchmarks: 1x256
-// (32,2) and 4x64 (16,1).
-#define GATV2_DST_LB(SFX, T, G, VPL, MINB)                                                                              \
-	extern "C" __global__ void __launch_bounds__(256, MINB)                                                          \
-	    gatv2_bwd_dst##SFX##_lb##MINB(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), const float* att,     \
-	                                  const T* out, const float* lse, const T* dout, T* dxr, long long ldd, float* dd,  \
-	                                  float* datt, int n, int H, float slope, int cw) {                                \
-		gatv2_bwd_dst_body<T, G, VPL, false, false, false>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, \
-		                                                   dout, dxr, ldd, dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw);  \
+// The variants gnnbench times beside the kernels above (internal/tune's
+// GATv2Variant) at the widths it benchmarks, 1x256 (32,2) and 4x64
+// (16,1), exact, float32 and bfloat16 in the 8-byte layout:
+//   _lbN: both destination passes with __launch_bounds__(256, N), at most
+//     65536/(256·N) registers a thread (some spilled), so that N blocks of
+//     256 threads fit an SM;
+//   _nopf: the forward and both destination passes loading each step's
+//     edge indices in the step (edge_pairs without PF), as before.
+#define GATV2_DST_VAR(SFX, VAR, T, G, VPL, BOUNDS, PF)                                                                  \
+	extern "C" __global__ void BOUNDS gatv2_bwd_dst##SFX##_##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), \
+	                                                             const float* att, const T* out, const float* lse,    \
+	                                                             const T* dout, T* dxr, long long ldd, float* dd,     \
+	                                                             float* datt, int n, int H, float slope, int cw) {    \
+		gatv2_bwd_dst_body<T, G, VPL, false, false, false, PF>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, \
+		                                                       lse, dout, dxr, ldd, dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw); \
 	}                                                                                                                \
-	extern "C" __global__ void __launch_bounds__(256, MINB)                                                          \
-	    gatv2_bwd_dsts##SFX##_lb##MINB(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), const float* att,    \
-	                                   const T* out, const float* lse, const T* dout, T* dxr, long long ldd, float2* eas, \
-	                                   unsigned char* esign, float* datt, int n, int H, float slope, float pdrop,      \
-	                                   unsigned long long seed, int cw) {                                             \
-		gatv2_bwd_dst_body<T, G, VPL, true, false, false>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, \
-		                                                  dout, dxr, ldd, nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw); \
+	extern "C" __global__ void BOUNDS gatv2_bwd_dsts##SFX##_##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), \
+	                                                              const float* att, const T* out, const float* lse,   \
+	                                                              const T* dout, T* dxr, long long ldd, float2* eas,  \
+	                                                              unsigned char* esign, float* datt, int n, int H,    \
+	                                                              float slope, float pdrop, unsigned long long seed, int cw) { \
+		gatv2_bwd_dst_body<T, G, VPL, true, false, false, PF>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, \
+		                                                      lse, dout, dxr, ldd, nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw); \
 	}
-GATV2_DST_LB(_32_2, float, 32, 2, 3)
-GATV2_DST_LB(_32_2_bf16, bf16, 32, 2, 3)
-GATV2_DST_LB(_16_1, float, 16, 1, 3)
-GATV2_DST_LB(_16_1_bf16, bf16, 16, 1, 3)
-GATV2_DST_LB(_16_1, float, 16, 1, 4)
-GATV2_DST_LB(_16_1_bf16, bf16, 16, 1, 4)
+#define GATV2_FWD_NOPF(SFX, T, G, VPL)                                                                                   \
+	extern "C" __global__ void gatv2_fwd##SFX##_nopf(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),        \
+	                                                 const float* att, T* out, float* lse, int n, int H, float slope,     \
+	                                                 float pdrop, unsigned long long seed, int cw) {                      \
+		gatv2_fwd_body<T, G, VPL, false, false, false>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, n, H, \
+		                                              slope, pdrop, seed, cw);                                           \
+	}                                                                                                                \
+	GATV2_DST_VAR(SFX, nopf, T, G, VPL, , false)
+#define GATV2_VARIANTS(SFX, T, G, VPL)                                    \
+	GATV2_DST_VAR(SFX, lb3, T, G, VPL, __launch_bounds__(256, 3), true) \
+	GATV2_FWD_NOPF(SFX, T, G, VPL)
+GATV2_VARIANTS(_32_2, float, 32, 2)
+GATV2_VARIANTS(_32_2_bf16, bf16, 32, 2)
+GATV2_VARIANTS(_16_1, float, 16, 1)
+GATV2_VARIANTS(_16_1_bf16, bf16, 16, 1)
+GATV2_DST_VAR(_16_1, lb4, float, 16, 1, __launch_bounds__(256, 4), true)
+GATV2_DST_VAR(_16_1_bf16, lb4, bf16, 16, 1, __launch_bounds__(256, 4), true)
 
 // unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
 // for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt

@@ -216,8 +216,8 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	// The attention alone in each precision on the same (rounded)
 	// features: float32; bfloat16 in each lane layout (cuda.BF16WideLoads:
 	// 16- or 8-byte loads; the same kernels at widths without a wide
-	// one); and, for each -gatv2-dst-blocks value, the destination passes
-	// with launch bounds (tune.GATv2DstBlocks) in both precisions.
+	// one); and, for each -gatv2-variants value the width has, that
+	// variant (tune.GATv2Variant) in both precisions.
 	v := fmt.Sprintf("%dx%d", h, c)
 	cuda.BF16WideLoads = false
 	a32, a16 := attn(false), attn(true)
@@ -232,16 +232,16 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	report("gatv2-layer-bf16", g.name, v+" bfloat16 vs float32", ms[1], peak[1],
 		fmt.Sprintf("speedup %.2fx, attention fwd %.2fx, bwd %.2fx; peak %.2fx of float32 (targets at 1x256: <= 2.2 ms, <= 0.6x)",
 			ms[0]/ms[1], a32.fwd/a16.fwd, a32.bwd/a16.bwd, peak[1]/peak[0]))
-	defer func(b int) { tune.GATv2DstBlocks = b }(tune.GATv2DstBlocks)
-	for _, b := range gatv2DstBlocks() {
-		if b == 0 || !slices.Contains(tune.GATv2DstLB[c], b) {
-			continue // the plain kernels, timed above
+	defer func(v string) { tune.GATv2Variant = v }(tune.GATv2Variant)
+	for _, vr := range gatv2Variants() {
+		if vr == "" || !slices.Contains(tune.GATv2Variants[c], vr) {
+			continue // the current kernels, timed above
 		}
-		tune.GATv2DstBlocks = b
+		tune.GATv2Variant = vr
 		l32, l16 := attn(false), attn(true)
-		report("gatv2-attn-dst-lb", g.name, fmt.Sprintf("%s lb%d", v, b), l16.bwd, 0,
-			fmt.Sprintf("launch bounds for %d blocks an SM: float32 %s (dst %.2fx of plain); bfloat16 %s (dst %.2fx of plain)",
-				b, line(l32), l32.dst/a32.dst, line(l16), l16.dst/a16.dst))
+		report("gatv2-attn-variant", g.name, v+" "+vr, l16.fwd+l16.bwd, 0,
+			fmt.Sprintf("float32 %s (fwd %.2fx, dst %.2fx of current); bfloat16 %s (fwd %.2fx, dst %.2fx of current)",
+				line(l32), l32.fwd/a32.fwd, l32.dst/a32.dst, line(l16), l16.fwd/a16.fwd, l16.dst/a16.dst))
 	}
 	for _, t := range []*cuda.Tensor{att, dwl, dwr, datt, xl, xr, dout, dxh} {
 		t.Free()

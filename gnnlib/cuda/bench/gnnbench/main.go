@@ -55,7 +55,6 @@ import (
 	"os"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -81,21 +80,20 @@ var (
 	apiModels  = flag.String("api-models", "gcn,sage,gat,gatv2", "comma-separated models of the api part")
 	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad off (on by default)")
 	bf16Attn   = flag.Bool("bf16-attention", cuda.BF16Attention, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
-	dstBlocks  = flag.String("gatv2-dst-blocks", "0", "comma-separated tune.GATv2DstBlocks values: the gatv2 part's epochs and the attnbf16 part's GATv2 attention once per value (0: the plain destination passes; 3, 4: those with launch bounds for that many blocks an SM, where gatv2.cu has them)")
+	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4, nopf): the gatv2 part's epochs and the attnbf16 part's GATv2 attention again with each, where gatv2.cu has it")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
 
-// gatv2DstBlocks parses -gatv2-dst-blocks.
-func gatv2DstBlocks() []int {
-	var bs []int
-	for _, f := range strings.Split(*dstBlocks, ",") {
-		b, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || b < 0 {
-			log.Fatalf("gnnbench: -gatv2-dst-blocks %q: want non-negative integers", *dstBlocks)
+// gatv2Variants parses -gatv2-variants: "" (the current kernels), then
+// its values.
+func gatv2Variants() []string {
+	vs := []string{""}
+	for _, f := range strings.Split(*variants, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			vs = append(vs, f)
 		}
-		bs = append(bs, b)
 	}
-	return bs
+	return vs
 }
 
 // kernTag is appended to the variant column while the gat and gcn parts
@@ -414,19 +412,19 @@ func main() {
 			break
 		}
 		cuda.GATv2BackwardMode = modeOf[mode]
-		for _, b := range gatv2DstBlocks() {
-			tune.GATv2DstBlocks, kernTag = b, ""
+		for _, v := range gatv2Variants() {
+			tune.GATv2Variant, kernTag = v, ""
 			if len(modes) > 1 {
 				kernTag = " [" + mode + "]"
 			}
-			if b > 0 {
-				kernTag += fmt.Sprintf(" [dst lb%d]", b)
+			if v != "" {
+				kernTag += " [" + v + "]"
 			}
 			gatEpoch(d, r, cora, 1433, 16, 7, 2)
 			gatEpoch(d, r, arxiv, 128, 256, 40, 3)
 		}
 	}
-	cuda.GATv2BackwardMode, kernTag, tune.GATv2DstBlocks = modeOf[modes[0]], "", 0
+	cuda.GATv2BackwardMode, kernTag, tune.GATv2Variant = modeOf[modes[0]], "", ""
 	for _, k := range strings.Split(*apiModels, ",") {
 		apiKinds[k] = true
 	}

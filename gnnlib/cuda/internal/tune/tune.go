@@ -63,18 +63,18 @@ var CacheLabels = true
 // (peak memory and epoch time).
 var PoolGCFixed = false
 
-// GATv2DstBlocks selects the GATv2 destination backward passes compiled
-// with __launch_bounds__(256, GATv2DstBlocks) (gatv2.cu's
-// gatv2_bwd_dst[s]*_lbN: at most 65536/(256·N) registers a thread, so
-// that N blocks of 256 threads share an SM, some of their registers
-// spilled) where gatv2.cu instantiates them (N = 3 at 256 channels a
-// head, 3 and 4 at 64), instead of the plain kernels the compiler gives
-// the registers it wants (118 to 128 at 256 channels: 2 blocks). 0, the
-// default, runs the plain kernels; gnnbench's attnbf16 part times the
-// others beside them.
-var GATv2DstBlocks = 0
+// GATv2Variant selects variants of the fused GATv2 kernels, which
+// gnnbench's attnbf16 and gatv2 parts time beside the current ones where
+// gatv2.cu instantiates them (GATv2Variants): "lb3" and "lb4", both
+// destination backward passes compiled with __launch_bounds__(256, N)
+// (at most 65536/(256·N) registers a thread, some spilled, so that N
+// blocks of 256 threads share an SM, against 2 for the current kernels
+// at 256 channels a head); "nopf", the forward and destination passes
+// loading each step's edge indices in the step instead of one step
+// ahead. "", the default, runs the current kernels.
+var GATv2Variant = ""
 
-// GATv2DstLB lists the bounded destination passes gatv2.cu instantiates
-// (GATV2_DST_LB): for a head width (channels, an exact kernel, float32
-// and bfloat16 in the 8-byte layout), the GATv2DstBlocks values it has.
-var GATv2DstLB = map[int][]int{256: {3}, 64: {3, 4}}
+// GATv2Variants lists, for the head widths (channels, an exact kernel,
+// float32 and bfloat16 in the 8-byte layout) gatv2.cu has variants of,
+// the GATv2Variant values it has.
+var GATv2Variants = map[int][]string{256: {"lb3", "nopf"}, 64: {"lb3", "lb4", "nopf"}}
