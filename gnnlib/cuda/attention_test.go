@@ -59,7 +59,7 @@ func TestAttentionKernelsInPTX(t *testing.T) {
 		for _, v := range vs {
 			fs := []string{"gatv2_bwd_dst", "gatv2_bwd_dsts"}
 			if v == "nopf" {
-				fs = append(fs, "gatv2_fwd")
+				fs = append(fs, "gatv2_fwd", "gatv2_bwd_src", "gatv2_bwd_srcs")
 			}
 			for _, f := range fs {
 				for _, bf16 := range []bool{false, true} {

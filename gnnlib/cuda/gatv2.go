@@ -506,7 +506,7 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		return nil, shapeErr("GATv2Forward", "att %d, graph %d<-%d nodes, heads %d x %d", att.Len(), g.n, g.nsrc, heads, channels)
 	}
 	wide := BF16WideLoads
-	out, out16, lse, err := attnForward(d, g, "gatv2_fwd"+attnSuffix(k, bf16, wide)+variant(channels, bf16, wide, true), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
+	out, out16, lse, err := attnForward(d, g, "gatv2_fwd"+attnSuffix(k, bf16, wide)+variant(channels, bf16, wide, false), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
 		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, n, heads, slope, drop.P, drop.Seed, channels}
 	})
 	if err != nil {
@@ -628,7 +628,7 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 	}
 	pass := g.attnPass(false)
 	_, _, block, suffix := a.launchShape(d, g.n)
-	suffix += variant(a.Channels, a.bf16(), a.wide, false)
+	suffix += variant(a.Channels, a.bf16(), a.wide, true)
 	// launch runs the pass over n items (the rows, or the heavy rows'
 	// tiles with dr their scratch) with args, CSR and ATTN_ROWS first.
 	launch := func(kernel string, n int, args []any) error {
@@ -680,12 +680,12 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 
 // variant is the name suffix ("_lb3", "_nopf", ...) of the kernel
 // variant tune.GATv2Variant selects for heads of c channels, or "" for
-// the current kernels; fwd says whether the kernel is the forward pass,
-// which only "nopf" varies.
-func variant(c int, bf16, wide, fwd bool) string {
+// the current kernels; dst says whether the kernel is a destination
+// backward pass, the only ones the launch-bounded variants have.
+func variant(c int, bf16, wide, dst bool) string {
 	v := tune.GATv2Variant
 	k, _ := gatShape(c)
-	if v == "" || k.mask || (bf16 && wide && k.wide()) || (fwd && v != "nopf") || !slices.Contains(tune.GATv2Variants[k.width()], v) {
+	if v == "" || k.mask || (bf16 && wide && k.wide()) || (!dst && v != "nopf") || !slices.Contains(tune.GATv2Variants[k.width()], v) {
 		return ""
 	}
 	return "_" + v
@@ -710,6 +710,7 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxl
 	hc := a.Heads * a.Channels
 	pass := g.attnPass(true)
 	_, _, block, suffix := a.launchShape(d, g.n)
+	suffix += variant(a.Channels, a.bf16(), a.wide, false)
 	launch := func(kernel string, n int, args []any) error {
 		_, grid, _, _ := a.launchShape(d, n)
 		return d.launch(kernel+suffix, grid, block, args...)

@@ -266,6 +266,26 @@ struct edge_pairs {
 	__device__ __forceinline__ int last(int e) { return PF ? n0 : __ldg(&idx[e]); }
 };
 
+// edge_next is edge_pairs for a loop over a row's edges one a step (the
+// GATv2 source passes): with PF, at(e) returns idx[e], loaded a step
+// before, and loads idx[e + 1].
+template <bool PF>
+struct edge_next {
+	const int* __restrict__ idx;
+	int end, nx;
+
+	__device__ __forceinline__ edge_next(const int* __restrict__ idx_, int beg, int end_) : idx(idx_), end(end_), nx(0) {
+		if (PF && beg < end) nx = __ldg(&idx[beg]);
+	}
+
+	__device__ __forceinline__ int at(int e) {
+		if (!PF) return __ldg(&idx[e]);
+		const int x = nx;
+		nx = e + 1 < end ? __ldg(&idx[e + 1]) : 0;
+		return x;
+	}
+};
+
 // ---------------------------------------------------------------------------
 // The online softmax. A pass over a row's edges keeps the running maximum m
 // of the scores seen and the sum l of exp(s - m); when a score raises the

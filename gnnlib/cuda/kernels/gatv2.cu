@@ -204,7 +204,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 // gatv2_bwd_src_body: for each (u,h), over u's out-edges in the transposed
 // CSR (tindices hold the destinations v), recompute alpha and ds and gather
 //   dxl[u,h] = sum_v alpha * dout[v,h] + ds * a ⊙ lrelu'(z).
-template <typename T, int G, int VPL, bool MASK, bool W>
+template <typename T, int G, int VPL, bool MASK, bool W, bool PF = true>
 __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS, GATV2_X(T),
                                    const float* __restrict__ att, const float* __restrict__ lse,
                                    const float* __restrict__ dd, const T* __restrict__ dout,
@@ -218,8 +218,9 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK, W>(q, xl + u * ldl + h * C, lane, C);
 		zero4(dq);
+		edge_next<PF> en(tindices, beg, end);
 		for (int e = beg; e < end; e++) {
-			int v = __ldg(&tindices[e]);
+			int v = en.at(e);
 			float4 r[VPL], go[VPL];
 			lane_row<G, VPL, MASK, W>(r, xr + (long long)v * ldr + h * C, lane, C);
 			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + h * C, lane, C);
@@ -248,7 +249,7 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 //   dxl[u,h] = sum_v alpha * dout[v,h] + ds * a ⊙ (z > 0 ? 1 : slope),
 // gathering dout's rows and the edges' 40 bytes (at C = 256). No lane
 // exchanges anything, so groups need not run in step.
-template <typename T, int G, int VPL, bool MASK, bool W>
+template <typename T, int G, int VPL, bool MASK, bool W, bool PF = true>
 __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
                                     const int* __restrict__ tperm, const float2* __restrict__ eas, const unsigned char* __restrict__ esign,
                                     const float* __restrict__ att, const T* __restrict__ dout,
@@ -265,9 +266,10 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 #pragma unroll
 		for (int i = 0; i < VPL; i++) as[i] = make_float4(slope * a[i].x, slope * a[i].y, slope * a[i].z, slope * a[i].w);
 		zero4(dq);
+		edge_next<PF> ev(tindices, beg, end), et(tperm, beg, end);
 		for (int e = beg; e < end; e++) {
-			int v = __ldg(&tindices[e]);
-			long long t = (long long)__ldg(&tperm[e]) * H + h;
+			int v = ev.at(e);
+			long long t = (long long)et.at(e) * H + h;
 			float2 w = __ldg(&eas[t]);
 			float4 go[VPL];
 			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + h * C, lane, C);
@@ -338,8 +340,9 @@ ATTN_SHAPES(GATV2_INST)
 //   _lbN: both destination passes with __launch_bounds__(256, N), at most
 //     65536/(256·N) registers a thread (some spilled), so that N blocks of
 //     256 threads fit an SM;
-//   _nopf: the forward and both destination passes loading each step's
-//     edge indices in the step (edge_pairs without PF), as before.
+//   _nopf: the forward and all four backward passes loading each step's
+//     edge indices in the step (edge_pairs, edge_next without PF), as
+//     before.
 #define GATV2_DST_VAR(SFX, VAR, T, G, VPL, BOUNDS, PF)                                                                  \
 	extern "C" __global__ void BOUNDS gatv2_bwd_dst##SFX##_##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), \
 	                                                             const float* att, const T* out, const float* lse,    \
@@ -363,7 +366,21 @@ ATTN_SHAPES(GATV2_INST)
 		gatv2_fwd_body<T, G, VPL, false, false, false>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, n, H, \
 		                                              slope, pdrop, seed, cw);                                           \
 	}                                                                                                                \
-	GATV2_DST_VAR(SFX, nopf, T, G, VPL, , false)
+	GATV2_DST_VAR(SFX, nopf, T, G, VPL, , false)                                                                      \
+	extern "C" __global__ void gatv2_bwd_src##SFX##_nopf(const int* tindptr, const int* tindices, ATTN_ROWS, GATV2_X(T),  \
+	                                                     const float* att, const float* lse, const float* dd,           \
+	                                                     const T* dout, T* dxl, long long ldd, int n, int H,            \
+	                                                     float slope, int cw) {                                         \
+		gatv2_bwd_src_body<T, G, VPL, false, false, false>(tindptr, tindices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, lse, dd, \
+		                                                  dout, dxl, ldd, n, H, slope, cw);                                \
+	}                                                                                                                \
+	extern "C" __global__ void gatv2_bwd_srcs##SFX##_nopf(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, \
+	                                                      const float2* eas, const unsigned char* esign, const float* att, \
+	                                                      const T* dout, T* dxl, long long ldd, int n, int H,           \
+	                                                      float slope, int cw) {                                        \
+		gatv2_bwd_srcs_body<T, G, VPL, false, false, false>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, eas, esign, att, dout, dxl, \
+		                                                   ldd, n, H, slope, cw);                                          \
+	}
 #define GATV2_VARIANTS(SFX, T, G, VPL)                                    \
 	GATV2_DST_VAR(SFX, lb3, T, G, VPL, __launch_bounds__(256, 3), true) \
 	GATV2_FWD_NOPF(SFX, T, G, VPL)

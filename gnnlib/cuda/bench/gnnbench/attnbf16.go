@@ -240,8 +240,9 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		tune.GATv2Variant = vr
 		l32, l16 := attn(false), attn(true)
 		report("gatv2-attn-variant", g.name, v+" "+vr, l16.fwd+l16.bwd, 0,
-			fmt.Sprintf("float32 %s (fwd %.2fx, dst %.2fx of current); bfloat16 %s (fwd %.2fx, dst %.2fx of current)",
-				line(l32), l32.fwd/a32.fwd, l32.dst/a32.dst, line(l16), l16.fwd/a16.fwd, l16.dst/a16.dst))
+			fmt.Sprintf("float32 %s (of current: fwd %.2fx, dst %.2fx, src %.2fx); bfloat16 %s (fwd %.2fx, dst %.2fx, src %.2fx)",
+				line(l32), l32.fwd/a32.fwd, l32.dst/a32.dst, (l32.bwd-l32.dst)/(a32.bwd-a32.dst),
+				line(l16), l16.fwd/a16.fwd, l16.dst/a16.dst, (l16.bwd-l16.dst)/(a16.bwd-a16.dst)))
 	}
 	for _, t := range []*cuda.Tensor{att, dwl, dwr, datt, xl, xr, dout, dxh} {
 		t.Free()

@@ -69,9 +69,9 @@ var PoolGCFixed = false
 // destination backward passes compiled with __launch_bounds__(256, N)
 // (at most 65536/(256·N) registers a thread, some spilled, so that N
 // blocks of 256 threads share an SM, against 2 for the current kernels
-// at 256 channels a head); "nopf", the forward and destination passes
-// loading each step's edge indices in the step instead of one step
-// ahead. "", the default, runs the current kernels.
+// at 256 channels a head); "nopf", the forward and the four backward
+// passes loading each step's edge indices in the step instead of one
+// step ahead. "", the default, runs the current kernels.
 var GATv2Variant = ""
 
 // GATv2Variants lists, for the head widths (channels, an exact kernel,
