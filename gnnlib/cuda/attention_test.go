@@ -57,14 +57,30 @@ func TestAttentionKernelsInPTX(t *testing.T) {
 			continue
 		}
 		for _, v := range vs {
-			fs := []string{"gatv2_bwd_dst", "gatv2_bwd_dsts"}
-			if v == "nopf" {
-				fs = append(fs, "gatv2_fwd", "gatv2_bwd_src", "gatv2_bwd_srcs")
-			}
-			for _, f := range fs {
+			for _, f := range []string{"gatv2_bwd_dst", "gatv2_bwd_dsts"} {
 				for _, bf16 := range []bool{false, true} {
 					if name := fmt.Sprintf("%s%s_%s", f, attnSuffix(k, bf16, false), v); !has(name) {
 						t.Errorf("tune.GATv2Variants[%d]: kernel %s not in the PTX", c, name)
+					}
+				}
+			}
+		}
+	}
+	for family, widths := range tune.NoPrefetchWidths {
+		fs := map[string][]string{"gatv2": {"gatv2_fwd", "gatv2_bwd_dst", "gatv2_bwd_dsts", "gatv2_bwd_src", "gatv2_bwd_srcs"}, "tf": {"tf_fwd", "tf_bwd_dst", "tf_bwd_src"}}[family]
+		if fs == nil {
+			t.Errorf("tune.NoPrefetchWidths: unknown family %q", family)
+		}
+		for _, c := range widths {
+			k, ok := gatShape(c)
+			if !ok || k.mask {
+				t.Errorf("tune.NoPrefetchWidths[%q] has %d channels, which no exact kernel takes", family, c)
+				continue
+			}
+			for _, f := range fs {
+				for _, bf16 := range []bool{false, true} {
+					if name := f + attnSuffix(k, bf16, false) + "_nopf"; !has(name) {
+						t.Errorf("tune.NoPrefetchWidths[%q]: kernel %s not in the PTX", family, name)
 					}
 				}
 			}

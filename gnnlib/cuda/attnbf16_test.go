@@ -123,7 +123,8 @@ func checkRounded(t *testing.T, what string, got, want []float32, eps, abs float
 // dropout, masked head widths, several heads and, at 256, 512 and 1024
 // channels, both lane layouts (BF16WideLoads), whose scores and dot
 // products sum the channels in different orders, and the destination
-// passes' variants (tune.GATv2Variant).
+// passes' variants (tune.GATv2Variant) and the kernels without the
+// edge-index prefetch (tune.AttnPrefetch).
 //
 // An earlier version compared the two kernels' results within 2⁻⁸ of
 // the value: the wide layout's x_r gradients were up to 7.8× past that
@@ -153,7 +154,7 @@ func TestGATv2BF16(t *testing.T) {
 		heads, c int
 		mode     GATv2Backward
 		p        float32
-		variant  string // tune.GATv2Variant
+		variant  string // tune.GATv2Variant, or "nopf": tune.AttnPrefetch off
 	}
 	cases := []tcase{
 		{1, 256, GATv2Save, 0, ""}, {1, 256, GATv2Recompute, 0, ""}, {1, 256, GATv2Save, 0.3, ""},
@@ -164,6 +165,7 @@ func TestGATv2BF16(t *testing.T) {
 		{1, 256, GATv2Save, 0.3, "lb3"}, {1, 256, GATv2Recompute, 0, "lb3"}, {2, 64, GATv2Save, 0.1, "lb4"}, {2, 64, GATv2Recompute, 0, "lb3"},
 		{1, 256, GATv2Save, 0, "nopf"}, {2, 64, GATv2Recompute, 0, "nopf"},
 	}
+	defer func(on bool) { tune.AttnPrefetch = on }(tune.AttnPrefetch)
 	defer func(v string) { tune.GATv2Variant = v }(tune.GATv2Variant)
 	defer func(w bool) { BF16WideLoads = w }(BF16WideLoads)
 	for _, gc := range []struct {
@@ -185,7 +187,11 @@ func TestGATv2BF16(t *testing.T) {
 					name += "/" + c.variant
 				}
 				t.Run(name, func(t *testing.T) {
-					tune.GATv2Variant = c.variant
+					// "nopf" is tune.AttnPrefetch off.
+					tune.GATv2Variant, tune.AttnPrefetch = c.variant, c.variant != "nopf"
+					if c.variant == "nopf" {
+						tune.GATv2Variant = ""
+					}
 					SplitHeavyRows = gc.split
 					BF16WideLoads = wide
 					GATv2BackwardMode = c.mode
@@ -282,7 +288,8 @@ func logUnrounded(t *testing.T, what string, got, want []float32) {
 // rounding) and the gradients of q, k and the values within checkRounded's
 // bound, the log-sum-exp equal up to float32 order; heavy rows split
 // and not, dropout, masked widths, several heads, both lane layouts
-// where the width has two (BF16WideLoads).
+// where the width has two (BF16WideLoads), and at 4x64 the kernels
+// without the edge-index prefetch (tune.AttnPrefetch).
 func TestTransformerBF16(t *testing.T) {
 	d := openOrSkip(t)
 	defer func() { SplitHeavyRows = true }()
@@ -301,9 +308,13 @@ func TestTransformerBF16(t *testing.T) {
 		heads, c int
 		p        float32
 		fused    bool
+		nopf     bool // tune.AttnPrefetch off
 	}
-	cases := []tcase{{4, 64, 0, true}, {4, 64, 0, false}, {1, 256, 0.2, true}, {2, 32, 0.1, false}, {2, 12, 0, true}, {1, 40, 0.3, false}, {1, 300, 0, false}, {1, 512, 0, false}}
+	cases := []tcase{{4, 64, 0, true, false}, {4, 64, 0, false, false}, {1, 256, 0.2, true, false}, {2, 32, 0.1, false, false},
+		{2, 12, 0, true, false}, {1, 40, 0.3, false, false}, {1, 300, 0, false, false}, {1, 512, 0, false, false},
+		{4, 64, 0.1, false, true}, {4, 64, 0, true, true}}
 	defer func(w bool) { BF16WideLoads = w }(BF16WideLoads)
+	defer func(on bool) { tune.AttnPrefetch = on }(tune.AttnPrefetch)
 	for _, gc := range []struct {
 		name  string
 		g     *Graph
@@ -317,7 +328,11 @@ func TestTransformerBF16(t *testing.T) {
 				if k, _ := gatShape(c.c); wide && !k.wide() {
 					continue
 				}
-				t.Run(fmt.Sprintf("%s/%dx%d/p%g/fused%t/wide%t", gc.name, c.heads, c.c, c.p, c.fused, wide), func(t *testing.T) {
+				if wide && c.nopf {
+					continue
+				}
+				t.Run(fmt.Sprintf("%s/%dx%d/p%g/fused%t/wide%t/prefetch%t", gc.name, c.heads, c.c, c.p, c.fused, wide, !c.nopf), func(t *testing.T) {
+					tune.AttnPrefetch = !c.nopf
 					SplitHeavyRows = gc.split
 					BF16WideLoads = wide
 					g, n, hc := gc.g, gc.g.n, c.heads*c.c

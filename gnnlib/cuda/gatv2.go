@@ -678,17 +678,27 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 	})
 }
 
-// variant is the name suffix ("_lb3", "_nopf", ...) of the kernel
-// variant tune.GATv2Variant selects for heads of c channels, or "" for
-// the current kernels; dst says whether the kernel is a destination
-// backward pass, the only ones the launch-bounded variants have.
+// variant is the name suffix of the GATv2 kernel variant the tune
+// package selects for heads of c channels: tune.GATv2Variant's ("_lb3",
+// "_lb4") for a destination pass (dst), else "_nopf" without
+// tune.AttnPrefetch (noPrefetch), else "" for the current kernels.
 func variant(c int, bf16, wide, dst bool) string {
 	v := tune.GATv2Variant
 	k, _ := gatShape(c)
-	if v == "" || k.mask || (bf16 && wide && k.wide()) || (!dst && v != "nopf") || !slices.Contains(tune.GATv2Variants[k.width()], v) {
+	if dst && v != "" && !k.mask && !(bf16 && wide && k.wide()) && slices.Contains(tune.GATv2Variants[k.width()], v) {
+		return "_" + v
+	}
+	return noPrefetch("gatv2", c, bf16, wide)
+}
+
+// noPrefetch is "_nopf" where tune.AttnPrefetch is off and family has
+// such kernels for heads of c channels (tune.NoPrefetchWidths), else "".
+func noPrefetch(family string, c int, bf16, wide bool) string {
+	k, _ := gatShape(c)
+	if tune.AttnPrefetch || k.mask || (bf16 && wide && k.wide()) || !slices.Contains(tune.NoPrefetchWidths[family], k.width()) {
 		return ""
 	}
-	return "_" + v
+	return "_nopf"
 }
 
 // saveEdges reports whether a backward pass over g saves per-edge values:

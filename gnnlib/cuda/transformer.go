@@ -123,7 +123,7 @@ func transformerForward(g *Graph, in qkv, d *Device, heads, channels int, scale 
 		return nil, shapeErr(op, "channels per head %d (multiples of 4 up to %d), graph %d<-%d nodes", channels, maxGATv2Channels, g.n, g.nsrc)
 	}
 	wide := BF16WideLoads
-	out, out16, lse, err := attnForward(d, g, "tf_fwd"+attnSuffix(kn, bf16, wide), heads, channels, kn.g, bf16, in.skip, in.q.ld, func(out uintptr, lse *Tensor, n int, tiles bool) []any {
+	out, out16, lse, err := attnForward(d, g, "tf_fwd"+attnSuffix(kn, bf16, wide)+noPrefetch("tf", channels, bf16, wide), heads, channels, kn.g, bf16, in.skip, in.q.ld, func(out uintptr, lse *Tensor, n int, tiles bool) []any {
 		// The tiles leave the skip block to the merge, which adds it once.
 		skip := in.skip
 		if tiles {
@@ -210,7 +210,7 @@ func (a *Transformer) backward(g *Graph, in qkv, dout uintptr, grads qkv) error 
 	d := a.LSE.buf.dev
 	kn, _ := gatShape(a.Channels)
 	const block = 256
-	sfx := attnSuffix(kn, a.bf16(), a.wide)
+	sfx := attnSuffix(kn, a.bf16(), a.wide) + noPrefetch("tf", a.Channels, a.bf16(), a.wide)
 	launch := func(kernel string, n int, args []any) error {
 		return d.launch(kernel+sfx, d.gridFor(int64(n)*int64(a.Heads)*int64(kn.g), block), block, args...)
 	}

@@ -334,15 +334,15 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 // slower per channel, still one pass per node.
 ATTN_SHAPES(GATV2_INST)
 
-// The variants gnnbench times beside the kernels above (internal/tune's
-// GATv2Variant) at the widths it benchmarks, 1x256 (32,2) and 4x64
-// (16,1), exact, float32 and bfloat16 in the 8-byte layout:
-//   _lbN: both destination passes with __launch_bounds__(256, N), at most
-//     65536/(256·N) registers a thread (some spilled), so that N blocks of
-//     256 threads fit an SM;
-//   _nopf: the forward and all four backward passes loading each step's
-//     edge indices in the step (edge_pairs, edge_next without PF), as
-//     before.
+// The variants gnnbench times beside the kernels above at the widths it
+// benchmarks, 1x256 (32,2) and 4x64 (16,1), exact, float32 and bfloat16
+// in the 8-byte layout:
+//   _lbN (internal/tune's GATv2Variant): both destination passes with
+//     __launch_bounds__(256, N), at most 65536/(256·N) registers a thread
+//     (some spilled), so that N blocks of 256 threads fit an SM;
+//   _nopf (tune.AttnPrefetch off): the forward and all four backward
+//     passes loading each step's edge indices in the step (edge_pairs,
+//     edge_next without PF), as before.
 #define GATV2_DST_VAR(SFX, VAR, T, G, VPL, BOUNDS, PF)                                                                  \
 	extern "C" __global__ void BOUNDS gatv2_bwd_dst##SFX##_##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), \
 	                                                             const float* att, const T* out, const float* lse,    \

@@ -83,16 +83,31 @@ func tfLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	check(cuda.MatMulBF16Out(qkvs16, x16, w16, false, false))
 	qkvs, dout := must(qkvs16.Float32()), must(dout16.Float32())
 	dqkv, dqkv16 := must(d.Empty(g.n, 3*hc)), must(d.EmptyBF16(g.n, 3*hc))
-	fwd32 := timeit(d, func() { must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{})).Free() })
-	fwd16 := timeit(d, func() {
-		must(cuda.TransformerForwardFusedBF16(dg, qkvs16, h, c, scale, cuda.AttentionDropout{})).Free()
-	})
-	a32 := must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{}))
-	a16 := must(cuda.TransformerForwardFusedBF16(dg, qkvs16, h, c, scale, cuda.AttentionDropout{}))
-	bwd32 := timeit(d, func() { check(a32.BackwardFused(dg, qkvs, dout, dqkv)) })
-	bwd16 := timeit(d, func() { check(a16.BackwardFusedBF16(dg, qkvs16, dout16, dqkv16)) })
-	a32.Free()
-	a16.Free()
+	// attn times the attention's forward and backward passes.
+	attn := func() (fwd32, fwd16, bwd32, bwd16 float64) {
+		fwd32 = timeit(d, func() { must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{})).Free() })
+		fwd16 = timeit(d, func() {
+			must(cuda.TransformerForwardFusedBF16(dg, qkvs16, h, c, scale, cuda.AttentionDropout{})).Free()
+		})
+		a32 := must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{}))
+		a16 := must(cuda.TransformerForwardFusedBF16(dg, qkvs16, h, c, scale, cuda.AttentionDropout{}))
+		bwd32 = timeit(d, func() { check(a32.BackwardFused(dg, qkvs, dout, dqkv)) })
+		bwd16 = timeit(d, func() { check(a16.BackwardFusedBF16(dg, qkvs16, dout16, dqkv16)) })
+		a32.Free()
+		a16.Free()
+		return
+	}
+	fwd32, fwd16, bwd32, bwd16 := attn()
+	// And without the edge-index prefetch, where the width has kernels
+	// without it (tune.NoPrefetchWidths).
+	if *prefetchAB && slices.Contains(tune.NoPrefetchWidths["tf"], c) {
+		tune.AttnPrefetch = false
+		f32, f16, b32, b16 := attn()
+		tune.AttnPrefetch = true
+		report("tf-attn-nopf", g.name, fmt.Sprintf("%dx%d without prefetch", h, c), f16+b16, 0,
+			fmt.Sprintf("float32 fwd %.3f, bwd %.3f ms (%.2fx, %.2fx of with); bfloat16 fwd %.3f, bwd %.3f ms (%.2fx, %.2fx)",
+				f32, b32, f32/fwd32, b32/bwd32, f16, b16, f16/fwd16, b16/bwd16))
+	}
 	v := fmt.Sprintf("%dx%d", h, c)
 	report("transformer-layer-bf16", g.name, v+" float32", ms[0], peak[0], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (no bias column sums)", fwd32, bwd32))
 	report("transformer-layer-bf16", g.name, v+" bfloat16", ms[1], peak[1], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (no bias column sums)", fwd16, bwd16))
@@ -106,6 +121,18 @@ func tfLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		t.Free()
 	}
 	dg.Free()
+}
+
+// attnMS is an attention's forward pass, destination backward pass and
+// both backward passes, in ms.
+type attnMS struct{ fwd, dst, bwd float64 }
+
+// variantLine is a variant's report: its attention in float32 and
+// bfloat16 (v32, v16) beside the current kernels' (c32, c16).
+func variantLine(v32, c32, v16, c16 attnMS, line func(attnMS) string) string {
+	return fmt.Sprintf("float32 %s (of current: fwd %.2fx, dst %.2fx, src %.2fx); bfloat16 %s (fwd %.2fx, dst %.2fx, src %.2fx)",
+		line(v32), v32.fwd/c32.fwd, v32.dst/c32.dst, (v32.bwd-v32.dst)/(c32.bwd-c32.dst),
+		line(v16), v16.fwd/c16.fwd, v16.dst/c16.dst, (v16.bwd-v16.dst)/(c16.bwd-c16.dst))
 }
 
 // gatLayerBF16 is gatLayer's step (x·W_l, x·W_r, the fused attention, its
@@ -184,7 +211,6 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	// and both backward passes (the source pass is their difference: it
 	// frees the edges the destination pass saved, so it does not repeat
 	// alone).
-	type attnMS struct{ fwd, dst, bwd float64 }
 	attn := func(bf16 bool) (t attnMS) {
 		fw := func() *cuda.GATv2 {
 			if bf16 {
@@ -217,7 +243,8 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	// features: float32; bfloat16 in each lane layout (cuda.BF16WideLoads:
 	// 16- or 8-byte loads; the same kernels at widths without a wide
 	// one); and, for each -gatv2-variants value the width has, that
-	// variant (tune.GATv2Variant) in both precisions.
+	// variant (tune.GATv2Variant), and with -prefetch-ab the kernels
+	// without the edge-index prefetch, in both precisions.
 	v := fmt.Sprintf("%dx%d", h, c)
 	cuda.BF16WideLoads = false
 	a32, a16 := attn(false), attn(true)
@@ -239,10 +266,14 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		}
 		tune.GATv2Variant = vr
 		l32, l16 := attn(false), attn(true)
-		report("gatv2-attn-variant", g.name, v+" "+vr, l16.fwd+l16.bwd, 0,
-			fmt.Sprintf("float32 %s (of current: fwd %.2fx, dst %.2fx, src %.2fx); bfloat16 %s (fwd %.2fx, dst %.2fx, src %.2fx)",
-				line(l32), l32.fwd/a32.fwd, l32.dst/a32.dst, (l32.bwd-l32.dst)/(a32.bwd-a32.dst),
-				line(l16), l16.fwd/a16.fwd, l16.dst/a16.dst, (l16.bwd-l16.dst)/(a16.bwd-a16.dst)))
+		report("gatv2-attn-variant", g.name, v+" "+vr, l16.fwd+l16.bwd, 0, variantLine(l32, a32, l16, a16, line))
+	}
+	tune.GATv2Variant = ""
+	if *prefetchAB && slices.Contains(tune.NoPrefetchWidths["gatv2"], c) {
+		tune.AttnPrefetch = false
+		l32, l16 := attn(false), attn(true)
+		tune.AttnPrefetch = true
+		report("gatv2-attn-variant", g.name, v+" without prefetch", l16.fwd+l16.bwd, 0, variantLine(l32, a32, l16, a16, line))
 	}
 	for _, t := range []*cuda.Tensor{att, dwl, dwr, datt, xl, xr, dout, dxh} {
 		t.Free()

@@ -80,7 +80,8 @@ var (
 	apiModels  = flag.String("api-models", "gcn,sage,gat,gatv2", "comma-separated models of the api part")
 	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad off (on by default)")
 	bf16Attn   = flag.Bool("bf16-attention", cuda.BF16Attention, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
-	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4, nopf): the gatv2 part's epochs and the attnbf16 part's GATv2 attention again with each, where gatv2.cu has it")
+	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4): the gatv2 part's epochs and the attnbf16 part's GATv2 attention again with each, where gatv2.cu has it")
+	prefetchAB = flag.Bool("prefetch-ab", false, "the gatv2 part's epochs and the attnbf16 part's GATv2 and Transformer attention again with tune.AttnPrefetch off (the kernels loading each step's edge indices in the step), where the widths have such kernels")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
 
@@ -412,8 +413,15 @@ func main() {
 			break
 		}
 		cuda.GATv2BackwardMode = modeOf[mode]
-		for _, v := range gatv2Variants() {
-			tune.GATv2Variant, kernTag = v, ""
+		vs := gatv2Variants()
+		if *prefetchAB {
+			vs = append(vs, "no prefetch")
+		}
+		for _, v := range vs {
+			tune.GATv2Variant, tune.AttnPrefetch, kernTag = v, v != "no prefetch", ""
+			if v == "no prefetch" {
+				tune.GATv2Variant = ""
+			}
 			if len(modes) > 1 {
 				kernTag = " [" + mode + "]"
 			}
@@ -424,7 +432,7 @@ func main() {
 			gatEpoch(d, r, arxiv, 128, 256, 40, 3)
 		}
 	}
-	cuda.GATv2BackwardMode, kernTag, tune.GATv2Variant = modeOf[modes[0]], "", ""
+	cuda.GATv2BackwardMode, kernTag, tune.GATv2Variant, tune.AttnPrefetch = modeOf[modes[0]], "", "", true
 	for _, k := range strings.Split(*apiModels, ",") {
 		apiKinds[k] = true
 	}

@@ -63,18 +63,29 @@ var CacheLabels = true
 // (peak memory and epoch time).
 var PoolGCFixed = false
 
-// GATv2Variant selects variants of the fused GATv2 kernels, which
-// gnnbench's attnbf16 and gatv2 parts time beside the current ones where
-// gatv2.cu instantiates them (GATv2Variants): "lb3" and "lb4", both
-// destination backward passes compiled with __launch_bounds__(256, N)
-// (at most 65536/(256·N) registers a thread, some spilled, so that N
-// blocks of 256 threads share an SM, against 2 for the current kernels
-// at 256 channels a head); "nopf", the forward and the four backward
-// passes loading each step's edge indices in the step instead of one
-// step ahead. "", the default, runs the current kernels.
+// GATv2Variant selects variants of the fused GATv2 destination backward
+// passes, which gnnbench's attnbf16 and gatv2 parts time beside the
+// current ones where gatv2.cu instantiates them (GATv2Variants): "lb3"
+// and "lb4", compiled with __launch_bounds__(256, N) (at most
+// 65536/(256·N) registers a thread, some spilled, so that N blocks of
+// 256 threads share an SM, against 2 for the current kernels at 256
+// channels a head). "", the default, runs the current kernels.
 var GATv2Variant = ""
 
 // GATv2Variants lists, for the head widths (channels, an exact kernel,
 // float32 and bfloat16 in the 8-byte layout) gatv2.cu has variants of,
 // the GATv2Variant values it has.
-var GATv2Variants = map[int][]string{256: {"lb3", "nopf"}, 64: {"lb3", "lb4", "nopf"}}
+var GATv2Variants = map[int][]string{256: {"lb3"}, 64: {"lb3", "lb4"}}
+
+// AttnPrefetch lets the fused GATv2 and Transformer kernels load each
+// step's edge indices a step ahead (attn.cuh's edge_pairs and
+// edge_next), so that a step waits for its row gathers only. Off, they
+// run their _nopf variants, which load the indices in the step, at the
+// widths that have them (NoPrefetchWidths); gnnbench's attnbf16 and gatv2
+// parts time both. On by default.
+var AttnPrefetch = true
+
+// NoPrefetchWidths lists, per family ("gatv2", "tf"), the head widths
+// (channels, exact kernels, float32 and bfloat16 in the 8-byte layout)
+// that have _nopf kernels.
+var NoPrefetchWidths = map[string][]int{"gatv2": {256, 64}, "tf": {64}}
