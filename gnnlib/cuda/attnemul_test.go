@@ -30,7 +30,8 @@ func (l gatv2Lanes) chan4(i, lane int) int {
 // float4s' terms f(c) in its own order (dot4, score4: x, y, z, w left to
 // right), then group_sum's butterfly over the g lanes, all in float32.
 func (l gatv2Lanes) sum(f func(c int) float32) float32 {
-	v := make([]float32, l.g)
+	var vb, wb [32]float32 // g ≤ 32: a warp
+	v, w := vb[:l.g], wb[:l.g]
 	for lane := range v {
 		var s float32
 		for i := 0; i < l.vpl; i++ {
@@ -39,7 +40,6 @@ func (l gatv2Lanes) sum(f func(c int) float32) float32 {
 		}
 		v[lane] = s
 	}
-	w := make([]float32, l.g)
 	for o := l.g / 2; o > 0; o /= 2 {
 		for lane := range v {
 			w[lane] = v[lane] + v[lane^o]
@@ -86,7 +86,7 @@ func (e *gatv2Emu) row(x []float32, v, h int) []float32 {
 func (e *gatv2Emu) forward(l gatv2Lanes) (out, lse []float32) {
 	n, hc := e.g.NumNodes(), e.heads*e.c
 	out, lse = make([]float32, n*hc), make([]float32, n*e.heads)
-	for v := range n {
+	parallelRange(n, func(v int) {
 		for h := range e.heads {
 			a, r := e.att[h*e.c:h*e.c+e.c], e.row(e.xr, v, h)
 			acc := make([]float32, e.c)
@@ -128,14 +128,14 @@ func (e *gatv2Emu) forward(l gatv2Lanes) (out, lse []float32) {
 				o[c] = acc[c] * inv
 			}
 		}
-	}
+	})
 	return out, lse
 }
 
 func (e *gatv2Emu) backwardDst(l gatv2Lanes, out, lse []float32) []float32 {
 	n, hc := e.g.NumNodes(), e.heads*e.c
 	dxr := make([]float32, n*hc)
-	for v := range n {
+	parallelRange(n, func(v int) {
 		for h := range e.heads {
 			a, r, gov, o := e.att[h*e.c:h*e.c+e.c], e.row(e.xr, v, h), e.row(e.dout, v, h), e.row(out, v, h)
 			dr := e.row(dxr, v, h)
@@ -152,7 +152,7 @@ func (e *gatv2Emu) backwardDst(l gatv2Lanes, out, lse []float32) []float32 {
 				}
 			}
 		}
-	}
+	})
 	return dxr
 }
 
