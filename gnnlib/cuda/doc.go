@@ -306,10 +306,19 @@
 // gnn.ptx, for every GPU. MatMulBF16
 // (float32 result) and MatMulBF16Out (bfloat16 result) multiply on the
 // tensor cores with mma.sync.m16n8k16 and float32 sums, in the three
-// forms, with split-K for long inner dimensions; SpMMBF16, SpMMBF16Out
+// forms, with split-K for long inner dimensions. Their kernel streams the
+// tall operand of a GNN layer's products (hundreds of thousands of rows,
+// 47 to 512 columns) through a multi-stage cp.async pipeline into
+// persistent blocks, with ldmatrix fragments and 16-byte stores; a
+// product whose operands have odd leading dimensions (rows only 2-byte
+// aligned) runs the older register-prefetch kernel, but for an nn
+// product's small odd-wide B (a 47-class layer's weight), which is
+// copied into rows padded to a multiple of 8 first. SpMMBF16, SpMMBF16Out
 // and their transposes over the cached transposed CSR (SpMMBF16T,
 // SpMMBF16TOut) read bfloat16 features 16 bytes at a time and sum in
-// float32. BiasActBF16 and ActBackwardBF16 are a layer's bias, ReLU and
+// float32, rows of more than 128 edges split into edge tiles as the
+// float32 SpMM splits them. ColSumBF16 (gnn.ptx) sums a bfloat16 matrix's columns
+// in float32 (a bias gradient). BiasActBF16 and ActBackwardBF16 are a layer's bias, ReLU and
 // dropout over bfloat16 storage, and AdamBF16 the Adam step that takes a
 // bfloat16 gradient, updates the float32 master weight and moments and
 // writes the weight's bfloat16 copy in the same pass (these three in
@@ -372,8 +381,14 @@
 // stream, so sampling on the device runs between training steps, not
 // beside them. Index and block uploads are from pageable memory.
 //
-// BUG(gnnlab): the bfloat16 SpMMs have no degree-aware split of heavy
-// rows; the fused attention with BF16Attention off or, for GATv2 and the Transformer,
+// BUG(gnnlab): the tensor-core GEMM (MatMulBF16) reached 30-73 % of the
+// HBM roofline at the GNN layers' shapes on an H100 (the issue asks 70 %),
+// bound by the SMs' reads from L2; the B-resident kernel that halves them
+// has not run on a GPU, nor have the pipelined kernels' tests finished on
+// one (gnnlib/cuda/internal/tune's GEMMBF16 switches back to the older
+// kernel).
+//
+// BUG(gnnlab): the fused attention with BF16Attention off or, for GATv2 and the Transformer,
 // with padded heads, GAT's per-node scores (HeadDot), the reductions, the
 // losses, SGD and the other element-wise ops have no bfloat16 versions
 // in use yet: under Autocast they read float32 copies of their bfloat16

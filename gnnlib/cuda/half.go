@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -193,8 +194,15 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 	if m == 0 || n == 0 {
 		return nil
 	}
-	split, chunk := d.gemmBF16Split(m, n, k)
-	if outBF16 && (split > 1 || k == 0) {
+	lda, ldb := k, n
+	if transA {
+		lda = m
+	}
+	if transB {
+		ldb = k
+	}
+	p := d.gemmBF16Choose(m, n, k, transA, transB, a.ptr, lda, b.ptr, ldb)
+	if outBF16 && (p.split > 1 || k == 0) {
 		// Split-K partial sums add up in a float32 scratch, rounded to
 		// bfloat16 once at the end: one block walking all of a long k
 		// (Xᵀ·dY) ran 22-40x slower than the float32 GEMM on the H100.
@@ -209,22 +217,146 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 		cnt := int64(m) * int64(n)
 		return d.launch("f32_to_bf16", d.gridFor(cnt, 256), 256, tmp, dptr, cnt)
 	}
-	if k == 0 || split > 1 {
+	if k == 0 || p.split > 1 {
 		if err := (&Tensor{buf: dbuf, ptr: dptr, Rows: m, Cols: n}).Fill(0); err != nil || k == 0 {
 			return err
 		}
 	}
-	lda, ldb := k, n
-	if transA {
-		lda = m
-	}
-	if transB {
-		ldb = k
+	if p.pipe {
+		vecC := dptr%16 == 0 && n%4 == 0
+		if outBF16 {
+			vecC = dptr%16 == 0 && n%8 == 0
+		}
+		bptr, ldbArg := b.ptr, 0
+		if p.padB > 0 {
+			// B (k x n, n odd) copied with rows padded to padB.
+			pb, err := d.EmptyBF16(k, p.padB)
+			if err != nil {
+				return err
+			}
+			defer pb.Free()
+			cnt := int64(k) * int64(p.padB)
+			if err := d.launch("sm80_pad_bf16", d.gridFor(cnt, 256), 256, b.ptr, pb.ptr, k, n, ldb, p.padB); err != nil {
+				return err
+			}
+			bptr, ldbArg = pb.ptr, p.padB
+		}
+		return d.launch3(p.kernel, p.grid, [3]int{256, 1, 1},
+			a.ptr, bptr, dptr, m, n, k, p.chunk, p.split, p.split > 1, outBF16, p.vA, p.vB, vecC, ldbArg)
 	}
 	vecA := lda%8 == 0 && a.ptr%16 == 0
 	vecB := ldb%8 == 0 && b.ptr%16 == 0
-	return d.launch3("sm80_gemm_bf16", [3]int{(n + 127) / 128, (m + 127) / 128, split}, [3]int{256, 1, 1},
-		a.ptr, b.ptr, dptr, m, n, k, transA, transB, chunk, split > 1, outBF16, vecA, vecB)
+	return d.launch3(p.kernel, p.grid, [3]int{256, 1, 1},
+		a.ptr, b.ptr, dptr, m, n, k, transA, transB, p.chunk, p.split > 1, outBF16, vecA, vecB)
+}
+
+// gemmBF16Launch is the kernel, grid and k split gemmBF16 chose.
+type gemmBF16Launch struct {
+	kernel       string
+	pipe         bool // sm80_gemm_bf16[psr]_*, with vA and vB
+	grid         [3]int
+	split, chunk int
+	vA, vB       int
+	// padB > 0: the pipelined kernel reads a copy of B (nn, n odd) whose
+	// rows are padded to padB halves.
+	padB int
+}
+
+// padBMax is the most values of an nn product's B (k x n, n odd) that
+// gemmBF16 copies into padded rows for the pipelined kernel: a layer's
+// weight, not a tall operand.
+const padBMax = 1 << 22
+
+// Tiles of the pipelined kernels (kernels/gemm_bf16.cu: GP_BM, GP_BK, the
+// two BN) and the blocks each SM holds (their __launch_bounds__), which
+// the persistent grid must not exceed.
+const (
+	gpBM, gpBK       = 128, 16
+	gpNarrow         = 64
+	gpWide           = 128
+	gpBlocksNarrowSM = 3
+	gpBlocksWideSM   = 2
+	// gpResWide and gpResNarrow are the most k-rows of B the resident
+	// kernels (sm80_gemm_bf16r_*, KR) keep, at the two widths.
+	gpResWide, gpResNarrow = 128, 224
+)
+
+// cpWidth returns the halves a cp.async may copy at once from rows of
+// leading dimension ld at base ptr: 8, 4 or 2 (16, 8 or 4 bytes, aligned),
+// or 0 when the rows are only 2-byte aligned.
+func cpWidth(ld int, ptr uintptr) int {
+	for _, v := range []int{8, 4, 2} {
+		if ld%v == 0 && ptr%uintptr(2*v) == 0 {
+			return v
+		}
+	}
+	return 0
+}
+
+// gemmBF16Choose picks the kernel for an m x n x k product: under
+// tune.GEMMBF16Pipe, GEMMBF16PipeSW or GEMMBF16PipeRes the pipelined one
+// unless an operand's rows are only 2-byte aligned (an odd leading
+// dimension) — but for an nn product's small B, which it copies into
+// padded rows (padB) — else sm80_gemm_bf16.
+func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) gemmBF16Launch {
+	form := "nn"
+	switch {
+	case transA:
+		form = "tn"
+	case transB:
+		form = "nt"
+	}
+	switch tune.GEMMBF16 {
+	case tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes:
+		prefix := "sm80_gemm_bf16p_"
+		if tune.GEMMBF16 == tune.GEMMBF16PipeSW {
+			prefix = "sm80_gemm_bf16s_"
+		}
+		vA, vB := cpWidth(lda, pa), cpWidth(ldb, pb)
+		padB := 0
+		if vB == 0 && !transA && !transB && k*n <= padBMax {
+			padB = (n + 7) / 8 * 8
+			vB = 8
+		}
+		if vA > 0 && vB > 0 {
+			bn, per, kr := gpWide, gpBlocksWideSM, gpResWide
+			if n <= gpNarrow {
+				bn, per, kr = gpNarrow, gpBlocksNarrowSM, gpResNarrow
+			}
+			split, chunk, grid := gemmBF16PipeGrid(m, n, k, bn, per*d.nsm)
+			if nt := (n + bn - 1) / bn; tune.GEMMBF16 == tune.GEMMBF16PipeRes && !transA && split == 1 && chunk <= kr && nt <= per*d.nsm {
+				// Every block keeps one n tile: a whole number of
+				// blocks per n tile when they take several items.
+				blocks := per * d.nsm
+				blocks -= blocks % nt
+				tiles := ((m + gpBM - 1) / gpBM) * nt
+				return gemmBF16Launch{kernel: fmt.Sprintf("sm80_gemm_bf16r_%s_%d", form, bn), pipe: true,
+					grid: [3]int{min(tiles, blocks), 1, 1}, split: 1, chunk: chunk, vA: vA, vB: vB, padB: padB}
+			}
+			return gemmBF16Launch{kernel: fmt.Sprintf("%s%s_%d", prefix, form, bn), pipe: true,
+				grid: [3]int{grid, 1, 1}, split: split, chunk: chunk, vA: vA, vB: vB, padB: padB}
+		}
+	}
+	split, chunk := d.gemmBF16Split(m, n, k)
+	return gemmBF16Launch{kernel: "sm80_gemm_bf16", grid: [3]int{(n + 127) / 128, (m + 127) / 128, split},
+		split: split, chunk: chunk}
+}
+
+// gemmBF16PipeGrid is the work split of the pipelined kernel on a
+// persistent grid of at most blocks blocks: output tiles of gpBM x bn
+// and, when there are fewer tiles than blocks and k is at least 1024 (a
+// weight gradient Xᵀ·dY), k chunks (multiples of gpBK, at least 256
+// long) so that every block gets about one item.
+func gemmBF16PipeGrid(m, n, k, bn, blocks int) (split, chunk, grid int) {
+	tiles := ((m + gpBM - 1) / gpBM) * ((n + bn - 1) / bn)
+	split = 1
+	if tiles < blocks && k >= 1024 {
+		split = max(1, min((blocks+tiles-1)/tiles, k/256))
+	}
+	chunk = (k + split - 1) / split
+	chunk = max(gpBK, (chunk+gpBK-1)/gpBK*gpBK)
+	split = max(1, (k+chunk-1)/chunk)
+	return split, chunk, min(tiles*split, blocks)
 }
 
 // SpMMBF16 computes dst[v,:] = Σ_{u→v} w_uv · x[u,:] over g with x in
@@ -256,9 +388,9 @@ func spmmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, g *Graph
 	if dbuf.dev != d || g.dev != d {
 		return fmt.Errorf("gnnlib/cuda: SpMMBF16: operands on different devices")
 	}
-	n, nsrc, indptr, idx, w := g.n, g.nsrc, g.indptr, g.idx, g.w
+	n, nsrc, indptr, idx, w, hv := g.n, g.nsrc, g.indptr, g.idx, g.w, g.hv
 	if transpose {
-		n, nsrc, indptr, idx, w = g.nsrc, g.n, g.tptr, g.tidx, g.tw
+		n, nsrc, indptr, idx, w, hv = g.nsrc, g.n, g.tptr, g.tidx, g.tw, g.thv
 	}
 	f := x.Cols
 	if x.Rows != nsrc || rows != n || cols != f {
@@ -267,14 +399,56 @@ func spmmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, g *Graph
 	if n == 0 || f == 0 {
 		return nil
 	}
-	const block = 256
-	if f%8 == 0 && x.ptr%16 == 0 && dptr%16 == 0 {
-		grp := min(32, 1<<(bits.Len(uint(f/8))-1))
-		grid := d.gridFor(int64(n)*int64(grp), block)
-		return d.launch("sm80_spmm_bf16_vec8", grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, grp, outBF16)
+	tile := 0
+	if hv.n > 0 && tune.BF16SplitHeavy {
+		tile = heavyTile
 	}
-	grid := d.gridFor(int64(n)*32, block)
-	return d.launch("sm80_spmm_bf16_warp", grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, outBF16)
+	const block = 256
+	vec := 0 // columns a lane loads at once: 8, 4 or (warp kernel) 1
+	switch {
+	case f%8 == 0 && x.ptr%16 == 0 && dptr%16 == 0:
+		vec = 8
+	case f%4 == 0 && x.ptr%8 == 0 && dptr%16 == 0 && tune.BF16SpMMOnePass:
+		vec = 4
+	}
+	var err error
+	if vec > 0 {
+		// A lane group per row: under BF16SpMMOnePass as many lanes as
+		// the row has vectors, rounded up to a power of two (at most a
+		// warp), so that one pass over the row's edges covers its width;
+		// before, F/8 rounded down (a 48-wide row: 4 lanes, two passes).
+		grp := min(32, 1<<(bits.Len(uint(f/8))-1))
+		if tune.BF16SpMMOnePass {
+			grp = min(32, 1<<bits.Len(uint(f/vec-1)))
+		}
+		grid := d.gridFor(int64(n)*int64(grp), block)
+		err = d.launch(fmt.Sprintf("sm80_spmm_bf16_vec%d", vec), grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, grp, outBF16, tile)
+	} else {
+		grid := d.gridFor(int64(n)*32, block)
+		err = d.launch("sm80_spmm_bf16_warp", grid, block, indptr, idx, ptrOf(w), x.ptr, dptr, n, f, outBF16, tile)
+	}
+	if err != nil || tile == 0 {
+		return err
+	}
+	// The heavy rows: float32 partial sums of each edge tile added into a
+	// scratch row per heavy row, then stored into dst.
+	acc, err := d.Empty(hv.n, f)
+	if err != nil {
+		return err
+	}
+	defer acc.Free()
+	if err := acc.Fill(0); err != nil {
+		return err
+	}
+	threads := min(256, (f+31)/32*32)
+	if vec > 0 {
+		threads = min(256, (f/vec+31)/32*32)
+	}
+	if err := d.launch("sm80_spmm_bf16_heavy", hv.ntiles, threads, indptr, idx, ptrOf(w), x.ptr, acc, hv.heavy, hv.tiles, hv.n, f, heavyTile, vec); err != nil {
+		return err
+	}
+	cnt := int64(hv.n) * int64(f)
+	return d.launch("sm80_spmm_bf16_heavy_store", d.gridFor(cnt, 256), 256, acc, hv.heavy, dptr, hv.n, f, outBF16)
 }
 
 // AdamBF16 is one step of gnnlib/nn's Adam (AdamW when decoupled) for
@@ -336,4 +510,21 @@ func ActBackwardBF16(dx, y, g *BF16Tensor, relu bool, p float32) error {
 		return nil
 	}
 	return d.launch("act_backward_bf16", d.gridFor(n, 256), 256, y.ptr, g.ptr, dx.ptr, n, relu, p)
+}
+
+// ColSumBF16 is ColSum of a bfloat16 matrix: dst[j] = Σ_i x[i,j], float32
+// sums of the bfloat16 values (a bias gradient of bfloat16 training).
+func ColSumBF16(dst *Tensor, x *BF16Tensor) error {
+	d := x.buf.dev
+	if dst.buf.dev != d {
+		return fmt.Errorf("gnnlib/cuda: ColSumBF16: operands on different devices")
+	}
+	if dst.Len() != x.Cols {
+		return shapeErr("ColSumBF16", "x %dx%d into %d", x.Rows, x.Cols, dst.Len())
+	}
+	if err := dst.Fill(0); err != nil || x.Len() == 0 {
+		return err
+	}
+	gx, gy, chunk := colGrid(&Tensor{Rows: x.Rows, Cols: x.Cols})
+	return d.launch3("col_sum_bf16", [3]int{gx, gy, 1}, [3]int{128, 1, 1}, x.ptr, dst, x.Rows, x.Cols, chunk)
 }

@@ -2,11 +2,13 @@ package cuda
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
@@ -169,9 +171,15 @@ func skipNoBF16(t *testing.T, err error) {
 // float32 operands (the FP32 CPU reference), which it must match within
 // the bound bfloat16 rounding allows: |error| ≤ (2u + u²)·Σ|a||b| for the
 // operands' rounding, u = 2⁻⁸ (half an ulp of 8 significant bits), plus
-// u·|c| for a bfloat16 output.
+// u·|c| for a bfloat16 output. Every kernel (tune.GEMMBF16) runs every
+// case; the pipelined ones' cases add K and leading dimensions that allow
+// only 8- or 4-byte copies, tiles cut in M and N, 47-wide results of the
+// nt form (element stores), persistent blocks with several tiles each,
+// split-K in both widths, and the odd leading dimensions it leaves to the
+// other kernel. Outputs start as NaN, so an element no block writes fails.
 func TestMatMulBF16(t *testing.T) {
 	d := openOrSkip(t)
+	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
 	r := rand.New(rand.NewPCG(21, 22))
 	cases := []gemmCase{
 		{1, 1, 1, false, false, 0},
@@ -190,6 +198,18 @@ func TestMatMulBF16(t *testing.T) {
 		{169343, 128, 256, false, false, 2000}, // arxiv layer x·W
 		{128, 169343, 256, true, false, 300},   // its weight gradient Xᵀ·dY
 		{169343, 256, 128, false, true, 2000},  // its input gradient dY·Wᵀ
+		{300, 100, 48, false, false, 0},        // K = 100: 8-byte copies of A, the 64-wide tile
+		{300, 30, 40, false, false, 0},         // K = 30: 4-byte copies
+		{257, 46, 130, false, true, 0},         // 4-byte copies of both, N cut in the second tile
+		{130, 600, 66, true, false, 0},         // tn with 4-byte copies, m cut
+		{70, 5000, 24, true, false, 0},         // tn split-K, 64-wide tile
+		{5000, 256, 47, false, true, 300},      // nt, 47 wide: element stores
+		{70000, 100, 48, false, false, 500},    // several 64-wide tiles per persistent block
+		{1000, 512, 512, false, false, 2000},   // K = 512, four 128-wide tiles
+		{16, 16, 8, false, false, 0},
+		{3000, 200, 40, false, true, 300}, // nt, 64 wide, k = 200: B resident under GEMMBF16PipeRes
+		{2000, 100, 47, false, false, 0},  // nn, B 47 wide: the pipelined kernels read a padded copy
+		{300, 64, 131, false, false, 0},   // the same at the 128-wide tile
 	}
 	const u = half.EpsBF16
 	for _, tc := range cases {
@@ -218,77 +238,80 @@ func TestMatMulBF16(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, out16 := range []bool{false, true} {
-			var got []float32
-			if out16 {
-				dst, err := d.EmptyBF16(tc.m, tc.n)
-				if err != nil {
-					t.Fatal(err)
-				}
-				err = MatMulBF16Out(dst, a, b, tc.transA, tc.transB)
-				skipNoBF16(t, err)
-				if err != nil {
-					t.Fatal(err)
-				}
-				h, err := dst.Host()
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = make([]float32, len(h))
-				for i, v := range h {
-					got[i] = half.BF16(v).Float32()
-				}
-				dst.Free()
-			} else {
-				dst := poisoned(t, d, tc.m, tc.n)
-				err := MatMulBF16(dst, a, b, tc.transA, tc.transB)
-				skipNoBF16(t, err)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = host(t, dst)
-				dst.Free()
+		// The elements checked (all, or tc.sample random ones) and their
+		// references, computed once for every kernel and output type: the
+		// exact product of the rounded operands, the FP32 one and Σ|a||b|.
+		type point struct {
+			i, j           int
+			exact, fp32, s float64
+		}
+		var pts []point
+		add := func(i, j int) {
+			p := point{i: i, j: j, exact: tc.ref(ar16, br16, i, j), fp32: tc.ref(a32, b32, i, j)}
+			for q := 0; q < tc.k; q++ {
+				av, bv := tc.operands(a32, b32, i, j, q)
+				p.s += math.Abs(float64(av) * float64(bv))
 			}
-			check := func(i, j int) bool {
-				c := got[i*tc.n+j]
-				exact := tc.ref(ar16, br16, i, j)
-				fp32 := tc.ref(a32, b32, i, j)
-				var s float64 // Σ|a||b|
-				for p := 0; p < tc.k; p++ {
-					av, bv := tc.operands(a32, b32, i, j, p)
-					s += math.Abs(float64(av) * float64(bv))
+			pts = append(pts, p)
+		}
+		if tc.sample == 0 {
+			for i := range tc.m {
+				for j := range tc.n {
+					add(i, j)
 				}
-				// The tensor cores' float32 accumulation may truncate rather
-				// than round: up to one float32 ulp (2⁻²³) per addition.
-				sumTol := float64(tc.k+2)*1.2e-7*s + 1e-30
-				outTol := 0.0
+			}
+		} else {
+			for range tc.sample {
+				add(r.IntN(tc.m), r.IntN(tc.n))
+			}
+		}
+		for _, kern := range []tune.GEMMBF16Kernel{tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes, tune.GEMMBF16Reg} {
+			tune.GEMMBF16 = kern
+			for _, out16 := range []bool{false, true} {
+				var got []float32
 				if out16 {
-					outTol = u * math.Abs(exact)
-				}
-				if e := math.Abs(float64(c) - exact); !(e <= sumTol+outTol) {
-					t.Errorf("MatMulBF16(%dx%dx%d T=%v,%v out bf16 %v)[%d,%d] = %v, exact product of the bf16 operands %v (error %.3g > %.3g)",
-						tc.m, tc.k, tc.n, tc.transA, tc.transB, out16, i, j, c, exact, e, sumTol+outTol)
-					return false
-				}
-				if e := math.Abs(float64(c) - fp32); !(e <= (2*u+u*u)*s+sumTol+outTol*1.01) {
-					t.Errorf("MatMulBF16(%dx%dx%d T=%v,%v out bf16 %v)[%d,%d] = %v, FP32 reference %v (error %.3g beyond the bf16 bound)",
-						tc.m, tc.k, tc.n, tc.transA, tc.transB, out16, i, j, c, fp32, e)
-					return false
-				}
-				return true
-			}
-			if tc.sample == 0 {
-			all:
-				for i := range tc.m {
-					for j := range tc.n {
-						if !check(i, j) {
-							break all
-						}
+					dst := poisoned16(t, d, tc.m, tc.n)
+					err = MatMulBF16Out(dst, a, b, tc.transA, tc.transB)
+					skipNoBF16(t, err)
+					if err != nil {
+						t.Fatal(err)
 					}
+					h, err := dst.Host()
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = make([]float32, len(h))
+					for i, v := range h {
+						got[i] = half.BF16(v).Float32()
+					}
+					dst.Free()
+				} else {
+					dst := poisoned(t, d, tc.m, tc.n)
+					err := MatMulBF16(dst, a, b, tc.transA, tc.transB)
+					skipNoBF16(t, err)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = host(t, dst)
+					dst.Free()
 				}
-			} else {
-				for range tc.sample {
-					if !check(r.IntN(tc.m), r.IntN(tc.n)) {
+				for _, p := range pts {
+					c := got[p.i*tc.n+p.j]
+					// The tensor cores' float32 accumulation may truncate rather
+					// than round: up to one float32 ulp (2⁻²³) per addition.
+					sumTol := float64(tc.k+2)*1.2e-7*p.s + 1e-30
+					outTol := 0.0
+					if out16 {
+						outTol = u * math.Abs(p.exact)
+					}
+					if e := math.Abs(float64(c) - p.exact); !(e <= sumTol+outTol) {
+						t.Errorf("MatMulBF16 [%s] (%dx%dx%d T=%v,%v out bf16 %v)[%d,%d] = %v, exact product of the bf16 operands %v (error %.3g > %.3g)",
+							kern, tc.m, tc.k, tc.n, tc.transA, tc.transB, out16, p.i, p.j, c, p.exact, e, sumTol+outTol)
+						break
+					}
+					if e := math.Abs(float64(c) - p.fp32); !(e <= (2*u+u*u)*p.s+sumTol+outTol*1.01) {
+						t.Errorf("MatMulBF16 [%s] (%dx%dx%d T=%v,%v out bf16 %v)[%d,%d] = %v, FP32 reference %v (error %.3g beyond the bf16 bound)",
+							kern, tc.m, tc.k, tc.n, tc.transA, tc.transB, out16, p.i, p.j, c, p.fp32, e)
 						break
 					}
 				}
@@ -303,11 +326,35 @@ func TestMatMulBF16(t *testing.T) {
 // of 8 and not) and both output types, weighted and not, on a graph with
 // a heavy row, against kernels.SpMM of the rounded features (float32 sums:
 // summation-order error only) and of the float32 features (the bfloat16
-// bound).
+// bound). It runs with the heavy rows split into edge tiles
+// (tune.BF16SplitHeavy) and not, with the one-pass lane mapping
+// (tune.BF16SpMMOnePass: widths 12, 40, 48 and 100 map differently) and
+// not, on the graph whose node 3 has an in-edge
+// from every node and on its reverse, whose transpose has that heavy row;
+// outputs start as NaN, so a heavy row left unwritten fails.
 func TestSpMMBF16(t *testing.T) {
 	d := openOrSkip(t)
+	hub := testGraph(t, 3000, 30000, true)
+	src, dst := hub.Edges()
+	rev, err := graph.FromEdges(hub.NumNodes(), dst, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev = rev.GCNNorm()
+	defer func(s, o bool) { tune.BF16SplitHeavy, tune.BF16SpMMOnePass = s, o }(tune.BF16SplitHeavy, tune.BF16SpMMOnePass)
+	for _, mode := range []struct{ split, onePass bool }{{true, true}, {false, true}, {true, false}} {
+		tune.BF16SplitHeavy, tune.BF16SpMMOnePass = mode.split, mode.onePass
+		for _, c := range []struct {
+			name string
+			g    *graph.Graph
+		}{{"hub", hub}, {"reversed", rev}} {
+			t.Run(fmt.Sprintf("%s/split=%v/onepass=%v", c.name, mode.split, mode.onePass), func(t *testing.T) { testSpMMBF16(t, d, c.g) })
+		}
+	}
+}
+
+func testSpMMBF16(t *testing.T, d *Device, g *graph.Graph) {
 	r := rand.New(rand.NewPCG(31, 32))
-	g := testGraph(t, 3000, 30000, true)
 	n := g.NumNodes()
 	for _, weighted := range []bool{true, false} {
 		hg := g
@@ -321,7 +368,7 @@ func TestSpMMBF16(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []int{1, 7, 8, 64, 100, 256} {
+		for _, f := range []int{1, 7, 8, 12, 40, 48, 64, 100, 256} {
 			x32, xh := bf16Operand(r, n*f)
 			x16 := make([]float32, len(xh))
 			for i, h := range xh {
@@ -351,10 +398,7 @@ func TestSpMMBF16(t *testing.T) {
 			for _, out16 := range []bool{false, true} {
 				var got []float32
 				if out16 {
-					y, err := d.EmptyBF16(n, f)
-					if err != nil {
-						t.Fatal(err)
-					}
+					y := poisoned16(t, d, n, f)
 					err = SpMMBF16Out(y, dg, x)
 					skipNoBF16(t, err)
 					if err != nil {
@@ -560,5 +604,144 @@ func TestBiasActBF16(t *testing.T) {
 		for _, x := range []interface{ Free() }{y16, dx16, x32, y32, wantY, y16r, g32, dx32, wantDx} {
 			x.Free()
 		}
+	}
+}
+
+// TestGEMMBF16Plan checks, without a GPU, the pipelined GEMM's launch
+// plans: the copy widths the operands' alignment allows, the fallback to
+// sm80_gemm_bf16 for odd leading dimensions (and under GEMMBF16Reg), and
+// that every k split covers k in whole k-steps with no empty chunk and a
+// grid no larger than the blocks the SMs hold at once.
+func TestGEMMBF16Plan(t *testing.T) {
+	for _, c := range []struct {
+		ld   int
+		ptr  uintptr
+		want int
+	}{{128, 0, 8}, {100, 0, 4}, {30, 0, 2}, {47, 0, 0}, {128, 8, 4}, {128, 4, 2}, {128, 2, 0}, {256, 1 << 20, 8}} {
+		if got := cpWidth(c.ld, c.ptr); got != c.want {
+			t.Errorf("cpWidth(%d, %#x) = %d, want %d", c.ld, c.ptr, got, c.want)
+		}
+	}
+	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
+	tune.GEMMBF16 = tune.GEMMBF16Pipe
+	d := &Device{nsm: 132}
+	for _, c := range []struct {
+		m, k, n        int
+		transA, transB bool
+		kernel         string
+		split          int
+	}{
+		{169343, 128, 512, false, false, "sm80_gemm_bf16p_nn_128", 1},
+		{128, 169343, 512, true, false, "sm80_gemm_bf16p_tn_128", 66},
+		{169343, 256, 128, false, true, "sm80_gemm_bf16p_nt_128", 1},
+		{2449029, 256, 48, false, false, "sm80_gemm_bf16p_nn_64", 1},
+		{256, 2449029, 48, true, false, "sm80_gemm_bf16p_tn_64", 198},
+		{2449029, 256, 47, false, false, "sm80_gemm_bf16p_nn_64", 1}, // B's rows 47 wide: a padded copy
+		{2449029, 47, 256, false, true, "sm80_gemm_bf16", 1},         // A's rows 47 long
+		{5000, 256, 47, false, true, "sm80_gemm_bf16p_nt_64", 1},
+		{70, 5000, 24, true, false, "sm80_gemm_bf16p_tn_64", 19},
+		{1, 1, 1, false, false, "sm80_gemm_bf16", 1},
+		{100, 5000, 47, true, false, "sm80_gemm_bf16", 4}, // tn with B 47 wide: not copied
+	} {
+		lda, ldb := c.k, c.n
+		if c.transA {
+			lda = c.m
+		}
+		if c.transB {
+			ldb = c.k
+		}
+		p := d.gemmBF16Choose(c.m, c.n, c.k, c.transA, c.transB, 0, lda, 0, ldb)
+		if wantPad := c.kernel != "sm80_gemm_bf16" && c.n%2 == 1 && !c.transB; p.padB > 0 != wantPad || p.padB%8 != 0 || (wantPad && p.padB < c.n) {
+			t.Errorf("%dx%dx%d T=%v,%v: B padded to %d", c.m, c.k, c.n, c.transA, c.transB, p.padB)
+		}
+		if p.kernel != c.kernel || p.split != c.split {
+			t.Errorf("%dx%dx%d T=%v,%v: kernel %s split %d, want %s split %d", c.m, c.k, c.n, c.transA, c.transB, p.kernel, p.split, c.kernel, c.split)
+		}
+	}
+	for _, k := range []int{0, 1, 15, 16, 17, 1023, 1024, 4097, 169343, 2449029} {
+		for _, mn := range [][3]int{{128, 48, 64}, {70, 24, 64}, {2000, 512, 128}, {100000, 256, 128}} {
+			m, n, bn := mn[0], mn[1], mn[2]
+			for _, blocks := range []int{264, 396} {
+				split, chunk, grid := gemmBF16PipeGrid(m, n, k, bn, blocks)
+				tiles := ((m + gpBM - 1) / gpBM) * ((n + bn - 1) / bn)
+				if chunk%gpBK != 0 || chunk <= 0 || split < 1 || split*chunk < k || (split > 1 && (split-1)*chunk >= k) ||
+					grid > blocks || grid != min(tiles*split, blocks) || (split > 1 && chunk < 256) {
+					t.Errorf("gemmBF16PipeGrid(%d, %d, %d, %d, %d) = split %d, chunk %d, grid %d", m, n, k, bn, blocks, split, chunk, grid)
+				}
+			}
+		}
+	}
+	tune.GEMMBF16 = tune.GEMMBF16PipeSW
+	if p := d.gemmBF16Choose(169343, 512, 128, false, false, 0, 128, 0, 512); p.kernel != "sm80_gemm_bf16s_nn_128" {
+		t.Errorf("under GEMMBF16PipeSW: kernel %s", p.kernel)
+	}
+	tune.GEMMBF16 = tune.GEMMBF16PipeRes
+	for _, c := range []struct {
+		m, k, n        int
+		transA, transB bool
+		kernel         string
+		grid           int
+	}{
+		{169343, 128, 512, false, false, "sm80_gemm_bf16r_nn_128", 264}, // 4 n tiles: 66 blocks each
+		{2449029, 100, 256, false, false, "sm80_gemm_bf16r_nn_128", 264},
+		{2449029, 48, 256, false, true, "sm80_gemm_bf16r_nt_128", 264},
+		{2449029, 224, 48, false, false, "sm80_gemm_bf16r_nn_64", 396},
+		{1000, 100, 384, false, false, "sm80_gemm_bf16r_nn_128", 24}, // fewer tiles than blocks
+		{100000, 128, 384, false, false, "sm80_gemm_bf16r_nn_128", 264},
+		{100000, 128, 640, false, false, "sm80_gemm_bf16r_nn_128", 260}, // 5 n tiles: 52 blocks each
+		{169343, 256, 128, false, true, "sm80_gemm_bf16p_nt_128", 264},  // k past the panel
+		{128, 169343, 512, true, false, "sm80_gemm_bf16p_tn_128", 264},
+	} {
+		lda, ldb := c.k, c.n
+		if c.transA {
+			lda = c.m
+		}
+		if c.transB {
+			ldb = c.k
+		}
+		p := d.gemmBF16Choose(c.m, c.n, c.k, c.transA, c.transB, 0, lda, 0, ldb)
+		if p.kernel != c.kernel || p.grid[0] != c.grid {
+			t.Errorf("GEMMBF16PipeRes %dx%dx%d: kernel %s grid %d, want %s grid %d", c.m, c.k, c.n, p.kernel, p.grid[0], c.kernel, c.grid)
+		}
+	}
+	tune.GEMMBF16 = tune.GEMMBF16Reg
+	if p := d.gemmBF16Choose(169343, 512, 128, false, false, 0, 128, 0, 512); p.kernel != "sm80_gemm_bf16" {
+		t.Errorf("under GEMMBF16Reg: kernel %s", p.kernel)
+	}
+}
+
+// TestColSumBF16 checks ColSumBF16 against the float64 column sums of the
+// bfloat16 values, to float32 summation error, on widths that cut the
+// column blocks and a tall matrix that splits rows.
+func TestColSumBF16(t *testing.T) {
+	d := openOrSkip(t)
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, sh := range [][2]int{{1, 1}, {3, 47}, {1000, 256}, {100000, 40}} {
+		rows, cols := sh[0], sh[1]
+		_, h := bf16Operand(r, rows*cols)
+		x, err := d.BF16FromHost(h, rows, cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := poisoned(t, d, 1, cols)
+		err = ColSumBF16(dst, x)
+		skipNoBF16(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := host(t, dst)
+		for j := range cols {
+			var s, a float64
+			for i := range rows {
+				v := float64(half.BF16(h[i*cols+j]).Float32())
+				s += v
+				a += math.Abs(v)
+			}
+			if e := math.Abs(float64(got[j]) - s); !(e <= float64(rows+2)*1.2e-7*a+1e-30) {
+				t.Errorf("ColSumBF16 %dx%d column %d = %v, want %v", rows, cols, j, got[j], s)
+			}
+		}
+		x.Free()
+		dst.Free()
 	}
 }

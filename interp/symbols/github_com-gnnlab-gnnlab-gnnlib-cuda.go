@@ -24,6 +24,7 @@ func init() {
 		"BiasActBF16":                 reflect.ValueOf(cuda.BiasActBF16),
 		"Built":                       reflect.ValueOf(cuda.Built),
 		"ColSum":                      reflect.ValueOf(cuda.ColSum),
+		"ColSumBF16":                  reflect.ValueOf(cuda.ColSumBF16),
 		"CompilePTX":                  reflect.ValueOf(cuda.CompilePTX),
 		"CopyCols":                    reflect.ValueOf(cuda.CopyCols),
 		"Default":                     reflect.ValueOf(cuda.Default),

@@ -196,3 +196,415 @@ extern "C" __global__ void __launch_bounds__(256) sm80_gemm_bf16(
 		}
 	}
 }
+
+// ---------------------------------------------------------------------------
+// sm80_gemm_bf16p_*: the pipelined tensor-core GEMM for the memory-bound
+// shapes of a GNN (M in the hundred thousands or millions, K and N 47..512),
+// where the old kernel above streams A at a third of the HBM bandwidth.
+//
+// - Persistent blocks: the grid is a whole number of blocks per SM (2 for
+//   the 128-wide tile, 3 for the 64-wide one); block b takes work items b,
+//   b+grid, ... in turn. An item is one 128 x BN output tile and one chunk
+//   of k (split-K); the n tile runs fastest, so the blocks that read the
+//   same rows of A run at the same time and share them in L2.
+// - A multi-stage cp.async pipeline over the block's whole sequence of
+//   (item, k-step) pairs: k-steps of 16, up to 5 stages in the 48 KB of
+//   static shared memory, so the loads of the next tile are in flight
+//   while the current one is multiplied and stored. cp.async copies 16, 8
+//   or 4 bytes (the widest the operand's leading dimension and base allow)
+//   and zero-fills what lies outside the matrix or the item's k chunk.
+// - Each operand is kept in shared memory as it lies in global memory
+//   (k contiguous: [rows][16+8]; m or n contiguous: [16][cols+8]); ldmatrix
+//   (.trans for the latter) loads the mma fragments; the padding keeps
+//   the eight 16-byte rows of each 8x8 matrix in distinct banks.
+// - 8 warps, each a 64x32 (BN = 128) or 32x32 (BN = 64) patch of m16n8k16
+//   mma.sync with float32 sums.
+// - The epilogue transposes each quad's fragments with three shuffles so
+//   that a lane holds 8 consecutive columns of one row: one 16-byte store
+//   of bfloat16 (two of float32), or atomic float32 adds under split-K.
+// ---------------------------------------------------------------------------
+
+#define GP_BM 128
+#define GP_BK 16
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+	return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// cp_async copies V halves (V = 8, 4 or 2) from src to shared dst, or
+// zero-fills them when !ok (src is then not read).
+template <int V>
+__device__ __forceinline__ void cp_async(unsigned dst, const unsigned short* src, bool ok) {
+	const int n = ok ? 2 * V : 0;
+	if (V == 8) {
+		asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n));
+	} else if (V == 4) {
+		asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(n));
+	} else {
+		asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(n));
+	}
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+	asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+__device__ __forceinline__ void ldsm_x4(unsigned* r, unsigned addr) {
+	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+	             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+	             : "r"(addr));
+}
+
+__device__ __forceinline__ void ldsm_x4_t(unsigned* r, unsigned addr) {
+	asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+	             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+	             : "r"(addr));
+}
+
+// gp_off is the shared-memory index (in halves) of the value at row r (m
+// or n) and k-row k of one operand's k-step tile. kmaj false: the tile is
+// [ROWS][GP_BK] (k contiguous), kmaj true: [GP_BK][ROWS]. Padded (SW
+// false): each row padded by 8 halves, so that the eight 16-byte rows an
+// ldmatrix reads fall in distinct banks. Swizzled (SW true): no padding;
+// the 16-byte chunks of a row are permuted instead (chunk ^ bit 2 of the
+// row for the 32-byte rows of [ROWS][16], chunk ^ (k & 7) for [16][ROWS]),
+// which spreads those eight rows over the banks the same way in 2/3 of
+// the space, so that the 48 KB hold more pipeline stages.
+template <int ROWS, bool kmaj, bool SW>
+__device__ __forceinline__ int gp_off(int r, int k) {
+	if (!kmaj) return SW ? r * GP_BK + ((((k >> 3) ^ (r >> 2)) & 1) << 3) + (k & 7) : r * (GP_BK + 8) + k;
+	return SW ? k * ROWS + ((((r >> 3) ^ k) & 7) | ((r >> 3) & ~7)) * 8 + (r & 7) : k * (ROWS + 8) + r;
+}
+
+// gp_tile_load issues the cp.async copies of one operand's k-step: ROWS
+// x GP_BK values (rows along m or n: kmaj false, k contiguous in src) or
+// GP_BK x ROWS (kmaj true: k-rows of src), V halves a copy, laid out as
+// gp_off says. r0 is the tile's first row (m or n), lim the matrix's
+// extent there, k0 the k-step's first k, kend the end of the item's k
+// chunk.
+template <int ROWS, bool kmaj, bool SW, int V>
+__device__ __forceinline__ void gp_tile_load(unsigned short* s, const unsigned short* __restrict__ src, long long ld,
+                                             int r0, int lim, int k0, int kend) {
+	constexpr int count = ROWS * GP_BK / V;
+#pragma unroll
+	for (int c0 = 0; c0 < count; c0 += 256) {
+		const int c = c0 + threadIdx.x;
+		if (count % 256 != 0 && c >= count) break;
+		int r, k;
+		if (!kmaj) {
+			constexpr int per = GP_BK / V;
+			r = c / per;
+			k = (c % per) * V;
+		} else {
+			constexpr int per = ROWS / V;
+			k = c / per;
+			r = (c % per) * V;
+		}
+		const int gr = r0 + r, gk = k0 + k;
+		const bool ok = gr < lim && gk < kend;
+		const unsigned short* p = ok ? (kmaj ? src + (long long)gk * ld + gr : src + (long long)gr * ld + gk) : src;
+		cp_async<V>(smem_u32(s + gp_off<ROWS, kmaj, SW>(r, k)), p, ok);
+	}
+}
+
+template <int ROWS, bool kmaj, bool SW>
+__device__ __forceinline__ void gp_tile_load_v(int v, unsigned short* s, const unsigned short* __restrict__ src,
+                                               long long ld, int r0, int lim, int k0, int kend) {
+	if (v == 8) {
+		gp_tile_load<ROWS, kmaj, SW, 8>(s, src, ld, r0, lim, k0, kend);
+	} else if (v == 4) {
+		gp_tile_load<ROWS, kmaj, SW, 4>(s, src, ld, r0, lim, k0, kend);
+	} else {
+		gp_tile_load<ROWS, kmaj, SW, 2>(s, src, ld, r0, lim, k0, kend);
+	}
+}
+
+// sel4 returns p[i] for a runtime i without local memory.
+__device__ __forceinline__ unsigned sel4(const unsigned* p, int i) {
+	return (i & 2) ? ((i & 1) ? p[3] : p[2]) : ((i & 1) ? p[1] : p[0]);
+}
+
+// quad_transpose: lane t of a quad holds p[j], its two columns of n8
+// tile j; afterwards p[q] holds lane q's two columns of tile t, so the
+// lane has tile t's 8 consecutive columns.
+__device__ __forceinline__ void quad_transpose(unsigned* p, int t) {
+	unsigned v[4];
+	v[0] = sel4(p, t);
+	v[1] = __shfl_xor_sync(0xffffffffu, sel4(p, t ^ 1), 1);
+	v[2] = __shfl_xor_sync(0xffffffffu, sel4(p, t ^ 2), 2);
+	v[3] = __shfl_xor_sync(0xffffffffu, sel4(p, t ^ 3), 3);
+#pragma unroll
+	for (int q = 0; q < 4; q++) p[q] = sel4(v, q ^ t);
+}
+
+// gp_decode turns work item w into its tile's first row and column and
+// its k chunk.
+__device__ __forceinline__ void gp_decode(int w, int mt, int nt, int BN, int chunk, int k, int& m0, int& n0, int& kb,
+                                          int& ke) {
+	const int nti = w % nt, rest = w / nt;
+	m0 = (rest % mt) * GP_BM;
+	n0 = nti * BN;
+	kb = (rest / mt) * chunk;
+	ke = min(k, kb + chunk);
+}
+
+// gp_panel_load issues the cp.async copies of a block's whole k x BN
+// slice of B (kr rows of k, a multiple of GP_BK, zero beyond k and n),
+// padded: TB (B stored n x k) as [BN][KR+8], else [kr][BN+8], V halves a
+// copy.
+template <bool TB, int BN, int KR, int V>
+__device__ __forceinline__ void gp_panel_load(unsigned short* p, const unsigned short* __restrict__ B, long long ldb,
+                                              int n0, int n, int k, int kr) {
+	const int per = TB ? kr / V : BN / V;
+	const int count = TB ? BN * per : kr * per;
+	for (int c = threadIdx.x; c < count; c += 256) {
+		int r, kk, sidx;
+		if (TB) {
+			r = c / per;
+			kk = (c % per) * V;
+			sidx = r * (KR + 8) + kk;
+		} else {
+			kk = c / per;
+			r = (c % per) * V;
+			sidx = kk * (BN + 8) + r;
+		}
+		const bool ok = n0 + r < n && kk < k;
+		const unsigned short* src = ok ? (TB ? B + (long long)(n0 + r) * ldb + kk : B + (long long)kk * ldb + n0 + r) : B;
+		cp_async<V>(smem_u32(p + sidx), src, ok);
+	}
+}
+
+// sm80_gemm_bf16p: C[m,n] = op(A)·op(B) (TA: A stored k x m; TB: B stored
+// n x k), C float32 (outBF16 0; atomic: add into it) or bfloat16, ldc = n;
+// B's leading dimension is ldb when positive (a padded copy), else its
+// width.
+// vA, vB: halves a cp.async copies (8, 4 or 2); vecC: C's rows allow
+// 16-byte stores. items = mt*nt*split, chunk a multiple of GP_BK.
+template <bool TA, bool TB, int BN, bool SW, int KR>
+__device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B,
+                                           void* __restrict__ C, int m, int n, int k, int chunk, int split, int atomic,
+                                           int outBF16, int vA, int vB, int vecC, int ldbArg) {
+	// KR > 0: B resident, a panel of up to KR k-rows loaded once (the
+	// block's n tile is the same for all its items; no split-K).
+	constexpr bool BRES = KR > 0;
+	constexpr int P_EL = !BRES ? 0 : TB ? BN * (KR + 8) : KR * (BN + 8);
+	constexpr int A_EL = SW ? GP_BM * GP_BK : TA ? GP_BK * (GP_BM + 8) : GP_BM * (GP_BK + 8);
+	constexpr int B_EL = BRES ? 0 : SW ? BN * GP_BK : TB ? BN * (GP_BK + 8) : GP_BK * (BN + 8);
+	constexpr int ST_EL = A_EL + B_EL;
+	constexpr int S0 = (48000 - 2 * P_EL) / (ST_EL * 2);
+	constexpr int S = S0 > 6 ? 6 : S0;
+	constexpr int WN = BN / 32, WM = 8 / WN, MI = GP_BM / WM / 16;
+	__shared__ __align__(16) unsigned short sm[P_EL + S * ST_EL];
+	unsigned short* const panel = sm;
+	unsigned short* const stages = sm + P_EL;
+
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	const int g = lane >> 2, t = lane & 3;
+	const int wm = (warp / WN) * (MI * 16), wn = (warp % WN) * 32;
+	const int mt = (m + GP_BM - 1) / GP_BM, nt = (n + BN - 1) / BN;
+	const int nitems = mt * nt * split;
+	const int ksteps = chunk / GP_BK;
+	const int mine = (int)blockIdx.x < nitems ? (nitems - 1 - (int)blockIdx.x) / (int)gridDim.x + 1 : 0;
+	const int total = mine * ksteps;
+	const long long lda = TA ? m : k, ldb = ldbArg > 0 ? ldbArg : TB ? k : n;
+
+	// The load position: stage ls of the flattened sequence, its item
+	// (li-th of this block) and k-step lk.
+	int ls = 0, li = 0, lk = 0;
+	int lm0, ln0, lkb, lke;
+	gp_decode(blockIdx.x, mt, nt, BN, chunk, k, lm0, ln0, lkb, lke);
+	if (BRES) {
+		if (mine > 0) {
+			if (vB == 8) {
+				gp_panel_load<TB, BN, KR, 8>(panel, B, ldb, ln0, n, k, chunk);
+			} else if (vB == 4) {
+				gp_panel_load<TB, BN, KR, 4>(panel, B, ldb, ln0, n, k, chunk);
+			} else {
+				gp_panel_load<TB, BN, KR, 2>(panel, B, ldb, ln0, n, k, chunk);
+			}
+		}
+		cp_async_commit();
+	}
+	auto issue = [&]() {
+		if (ls < total) {
+			unsigned short* sa = stages + (ls % S) * ST_EL;
+			unsigned short* sb = sa + A_EL;
+			const int k0 = lkb + lk * GP_BK;
+			gp_tile_load_v<GP_BM, TA, SW>(vA, sa, A, lda, lm0, m, k0, lke);
+			if (!BRES) gp_tile_load_v<BN, !TB, SW>(vB, sb, B, ldb, ln0, n, k0, lke);
+			if (++lk == ksteps) {
+				lk = 0;
+				li++;
+				if (ls + 1 < total) gp_decode(blockIdx.x + li * gridDim.x, mt, nt, BN, chunk, k, lm0, ln0, lkb, lke);
+			}
+		}
+		ls++;
+		cp_async_commit();
+	};
+#pragma unroll
+	for (int s = 0; s < S - 1; s++) issue();
+
+	float acc[MI][4][4];
+#pragma unroll
+	for (int i = 0; i < MI; i++)
+#pragma unroll
+		for (int j = 0; j < 4; j++)
+#pragma unroll
+			for (int q = 0; q < 4; q++) acc[i][j][q] = 0.f;
+
+	// The compute position: the item's tile and its k-step.
+	int ck = 0, ci = 0;
+	for (int it = 0; it < total; it++) {
+		cp_async_wait<S - 2>();
+		__syncthreads();
+		issue();
+		const unsigned short* sa = stages + (it % S) * ST_EL;
+		const unsigned short* sb = sa + A_EL;
+		unsigned af[MI][4], bfr[4][2];
+#pragma unroll
+		for (int i = 0; i < MI; i++) {
+			const int r = wm + i * 16;
+			if (!TA) {
+				// lanes 0-15: rows r..r+15 at k 0; 16-31: the same at k 8.
+				ldsm_x4(af[i], smem_u32(sa + gp_off<GP_BM, false, SW>(r + (lane & 15), (lane >> 4) * 8)));
+			} else {
+				// k-rows (lane & 7) + 8*(lane >> 4), m offset 8*((lane >> 3) & 1).
+				ldsm_x4_t(af[i], smem_u32(sa + gp_off<GP_BM, true, SW>(r + ((lane >> 3) & 1) * 8, (lane & 7) + (lane >> 4) * 8)));
+			}
+		}
+#pragma unroll
+		for (int j = 0; j < 4; j += 2) {
+			unsigned q[4];
+			const int c = wn + j * 8;
+			if (BRES && TB) {
+				ldsm_x4(q, smem_u32(panel + (c + (lane & 7) + (lane >> 4) * 8) * (KR + 8) + ck * GP_BK + ((lane >> 3) & 1) * 8));
+			} else if (BRES) {
+				ldsm_x4_t(q, smem_u32(panel + (ck * GP_BK + (lane & 7) + ((lane >> 3) & 1) * 8) * (BN + 8) + c + (lane >> 4) * 8));
+			} else if (TB) {
+				// n rows (lane & 7) + 8*(lane >> 4), k offset 8*((lane >> 3) & 1).
+				ldsm_x4(q, smem_u32(sb + gp_off<BN, false, SW>(c + (lane & 7) + (lane >> 4) * 8, ((lane >> 3) & 1) * 8)));
+			} else {
+				// k-rows (lane & 7) + 8*((lane >> 3) & 1), n offset 8*(lane >> 4).
+				ldsm_x4_t(q, smem_u32(sb + gp_off<BN, true, SW>(c + (lane >> 4) * 8, (lane & 7) + ((lane >> 3) & 1) * 8)));
+			}
+			bfr[j][0] = q[0];
+			bfr[j][1] = q[1];
+			bfr[j + 1][0] = q[2];
+			bfr[j + 1][1] = q[3];
+		}
+#pragma unroll
+		for (int i = 0; i < MI; i++)
+#pragma unroll
+			for (int j = 0; j < 4; j++) mma_bf16(acc[i][j], af[i], bfr[j]);
+
+		if (++ck < ksteps) continue;
+		// The item's last k-step: store its tile.
+		ck = 0;
+		int m0, n0, kb, ke;
+		gp_decode(blockIdx.x + ci * gridDim.x, mt, nt, BN, chunk, k, m0, n0, kb, ke);
+		ci++;
+		const int c = n0 + wn + t * 8; // this lane's 8 columns after the transpose
+#pragma unroll
+		for (int i = 0; i < MI; i++) {
+#pragma unroll
+			for (int h = 0; h < 2; h++) {
+				const int r = m0 + wm + i * 16 + g + h * 8;
+				const long long o = (long long)r * n + c;
+				if (outBF16) {
+					unsigned p[4];
+#pragma unroll
+					for (int j = 0; j < 4; j++)
+						p[j] = (unsigned)bf16_rn(acc[i][j][2 * h]) | ((unsigned)bf16_rn(acc[i][j][2 * h + 1]) << 16);
+					quad_transpose(p, t);
+					if (r < m) {
+						unsigned short* y = reinterpret_cast<unsigned short*>(C) + o;
+						if (vecC && c + 8 <= n) {
+							*reinterpret_cast<uint4*>(y) = make_uint4(p[0], p[1], p[2], p[3]);
+						} else {
+#pragma unroll
+							for (int e = 0; e < 8; e++)
+								if (c + e < n) y[e] = (unsigned short)(p[e >> 1] >> ((e & 1) * 16));
+						}
+					}
+				} else {
+					unsigned lo[4], hi[4];
+#pragma unroll
+					for (int j = 0; j < 4; j++) {
+						lo[j] = __float_as_uint(acc[i][j][2 * h]);
+						hi[j] = __float_as_uint(acc[i][j][2 * h + 1]);
+					}
+					quad_transpose(lo, t);
+					quad_transpose(hi, t);
+					if (r < m) {
+						float* y = reinterpret_cast<float*>(C) + o;
+						if (atomic) {
+#pragma unroll
+							for (int e = 0; e < 8; e++)
+								if (c + e < n) atomicAdd(y + e, __uint_as_float((e & 1) ? hi[e >> 1] : lo[e >> 1]));
+						} else if (vecC && c + 8 <= n) {
+							st4(y, make_float4(__uint_as_float(lo[0]), __uint_as_float(hi[0]), __uint_as_float(lo[1]),
+							                   __uint_as_float(hi[1])));
+							st4(y + 4, make_float4(__uint_as_float(lo[2]), __uint_as_float(hi[2]), __uint_as_float(lo[3]),
+							                       __uint_as_float(hi[3])));
+						} else {
+#pragma unroll
+							for (int e = 0; e < 8; e++)
+								if (c + e < n) y[e] = __uint_as_float((e & 1) ? hi[e >> 1] : lo[e >> 1]);
+						}
+					}
+				}
+			}
+		}
+#pragma unroll
+		for (int i = 0; i < MI; i++)
+#pragma unroll
+			for (int j = 0; j < 4; j++)
+#pragma unroll
+				for (int q = 0; q < 4; q++) acc[i][j][q] = 0.f;
+	}
+	cp_async_wait<0>();
+}
+
+#define GEMM_BF16P(name, TA, TB, BN, SW, KR, MINB)                                                                  \
+	extern "C" __global__ void __launch_bounds__(256, MINB)                                                         \
+	    name(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B, void* __restrict__ C, int m, \
+	         int n, int k, int chunk, int split, int atomic, int outBF16, int vA, int vB, int vecC, int ldb) {        \
+		gemm_bf16p<TA, TB, BN, SW, KR>(A, B, C, m, n, k, chunk, split, atomic, outBF16, vA, vB, vecC, ldb);         \
+	}
+
+// Padded stages: sm80_gemm_bf16p_*; swizzled: sm80_gemm_bf16s_*; swizzled
+// A stages and B resident (up to 128 k-rows at BN = 128, 224 at 64; nn and
+// nt, no split-K): sm80_gemm_bf16r_*.
+GEMM_BF16P(sm80_gemm_bf16p_nn_128, false, false, 128, false, 0, 2)
+GEMM_BF16P(sm80_gemm_bf16p_tn_128, true, false, 128, false, 0, 2)
+GEMM_BF16P(sm80_gemm_bf16p_nt_128, false, true, 128, false, 0, 2)
+GEMM_BF16P(sm80_gemm_bf16p_nn_64, false, false, 64, false, 0, 3)
+GEMM_BF16P(sm80_gemm_bf16p_tn_64, true, false, 64, false, 0, 3)
+GEMM_BF16P(sm80_gemm_bf16p_nt_64, false, true, 64, false, 0, 3)
+GEMM_BF16P(sm80_gemm_bf16s_nn_128, false, false, 128, true, 0, 2)
+GEMM_BF16P(sm80_gemm_bf16s_tn_128, true, false, 128, true, 0, 2)
+GEMM_BF16P(sm80_gemm_bf16s_nt_128, false, true, 128, true, 0, 2)
+GEMM_BF16P(sm80_gemm_bf16s_nn_64, false, false, 64, true, 0, 3)
+GEMM_BF16P(sm80_gemm_bf16s_tn_64, true, false, 64, true, 0, 3)
+GEMM_BF16P(sm80_gemm_bf16s_nt_64, false, true, 64, true, 0, 3)
+GEMM_BF16P(sm80_gemm_bf16r_nn_128, false, false, 128, true, 128, 2)
+GEMM_BF16P(sm80_gemm_bf16r_nt_128, false, true, 128, true, 128, 2)
+GEMM_BF16P(sm80_gemm_bf16r_nn_64, false, false, 64, true, 224, 3)
+GEMM_BF16P(sm80_gemm_bf16r_nt_64, false, true, 64, true, 224, 3)
+
+// sm80_pad_bf16 copies a rows x cols bfloat16 matrix (leading dimension
+// lds) into dst with leading dimension ldd >= cols, zero in the padding:
+// the nn GEMM's B when its width is odd (a 47-class layer's weight), whose
+// 2-byte aligned rows cp.async cannot copy.
+extern "C" __global__ void sm80_pad_bf16(const unsigned short* __restrict__ src, unsigned short* __restrict__ dst,
+                                         int rows, int cols, int lds, int ldd) {
+	const long long total = (long long)rows * ldd;
+	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
+		const long long r = i / ldd;
+		const int c = (int)(i % ldd);
+		dst[i] = c < cols ? src[r * lds + c] : (unsigned short)0;
+	}
+}

@@ -35,7 +35,11 @@
 // arxiv-sized layers (wgrad.go) for each -gemm family; bench/wgrad_torch.py
 // is its torch.matmul anchor.
 //
-// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,autoreplay,reorder,int8,gemm,wgrad,bf16,attnbf16,nnbf16,rmat,sampled]
+// The bf16epoch part (not run by default) times the hand-written GCN
+// epoch of the gcn part in float32 and with bfloat16 storage side by side,
+// arxiv- and products-sized (gcnEpochBF16, bf16.go).
+//
+// Usage: gnnbench [-only spmm,gat,gat1,tf,gcn,gatv2,api,autoreplay,reorder,int8,gemm,wgrad,bf16,bf16epoch,attnbf16,nnbf16,rmat,sampled]
 // [-products=false] [-reps 10] [-gemm v1,v2] [-rmat 17,20] [-edges dir] [-bf16-attention]
 //
 // -gemm lists the MatMul kernel families (tune.GEMMKernel) to compare:
@@ -405,7 +409,13 @@ func main() {
 		int8Kernels(d, r, arxiv)
 	}
 	if parts["bf16"] {
-		bf16Part(d, r, []*csr{arxiv, prod})
+		bf16Part(d, r, []*csr{arxiv, skew, prod})
+	}
+	if parts["bf16epoch"] {
+		gcnEpochBF16(d, r, arxiv, 128, 256, 40, 3)
+		if prod != nil {
+			gcnEpochBF16(d, r, prod, 100, 256, 47, 3)
+		}
 	}
 	if parts["attnbf16"] {
 		attnBF16Part(d, r, arxiv)

@@ -63,6 +63,66 @@ var CacheLabels = true
 // (peak memory and epoch time).
 var PoolGCFixed = false
 
+// GEMMBF16Kernel names the tensor-core kernel gnnlib/cuda's MatMulBF16
+// (and MatMulBF16Out) launches, in kernels/gemm_bf16.cu.
+type GEMMBF16Kernel string
+
+const (
+	// GEMMBF16Reg is sm80_gemm_bf16: one 128x128 tile a block, k-tiles of
+	// 32 read into registers while the previous one is multiplied, 2-byte
+	// scattered shared-memory stores for transposed operands, no ldmatrix.
+	GEMMBF16Reg GEMMBF16Kernel = "reg"
+	// GEMMBF16Pipe, the default, is sm80_gemm_bf16p_*: persistent blocks,
+	// a multi-stage cp.async pipeline over the block's tiles, ldmatrix
+	// fragments and 16-byte epilogue stores, its stages padded
+	// (sm80_gemm_bf16p_*). Products whose operands' leading dimensions are
+	// odd (2-byte aligned rows, which cp.async cannot copy) still run
+	// GEMMBF16Reg, but for an nn product's odd-wide B of at most 4M
+	// values (a layer's weight), which is copied into padded rows first.
+	GEMMBF16Pipe GEMMBF16Kernel = "pipe"
+	// GEMMBF16PipeSW is GEMMBF16Pipe with unpadded, swizzled
+	// shared-memory stages (sm80_gemm_bf16s_*): 8 KB a stage instead of
+	// 12 KB, so 5 or 6 stages in flight instead of 3 or 4.
+	GEMMBF16PipeSW GEMMBF16Kernel = "pipesw"
+	// GEMMBF16PipeRes keeps B resident: each block keeps
+	// its n tile of B (up to 128 rows of k at 128 columns, 224 at 64) in
+	// shared memory for all its tiles and streams only A through
+	// swizzled stages (sm80_gemm_bf16r_*), halving what the SMs read
+	// from L2 when K is as long as the tile is wide — on the H100 the
+	// padded kernel ran x·W arxiv at 81 % of the L2's throughput and 56 %
+	// of the DRAM's. Other products (split-K, longer K) run GEMMBF16Pipe.
+	GEMMBF16PipeRes GEMMBF16Kernel = "piperes"
+)
+
+// GEMMBF16 is the tensor-core kernel MatMulBF16 launches. Set it before
+// work is queued, not concurrently with MatMulBF16 calls.
+//
+// The pipelined kernels ran on an H100 once (gnnbench's timings, 2026-12-06
+// mid-session) but their tests did not finish there; the register-prefetch
+// kernel passed TestMatMulBF16 in earlier sessions. If a device run fails
+// TestMatMulBF16 for one kernel (its errors name it), set this to one that
+// passed (GEMMBF16Reg at worst). GEMMBF16PipeRes was never run on a GPU.
+var GEMMBF16 = GEMMBF16Pipe
+
+// BF16SplitHeavy makes gnnlib/cuda's bfloat16 SpMM (SpMMBF16 and its
+// transpose) leave the rows of more than one edge tile to
+// sm80_spmm_bf16_heavy, as the float32 SpMM does, instead of one lane
+// group walking all of a hub's edges. On by default; gnnbench's bf16 part
+// compares the two on the skewed arxiv-sized graph (H100: 0.131 against
+// 5.970 ms at 48 columns; TestSpMMBF16 has not run on a GPU with it yet).
+var BF16SplitHeavy = true
+
+// BF16SpMMOnePass makes gnnlib/cuda's bfloat16 SpMM cover a row's width in
+// one pass over its edges where it can: a lane group as wide as the row
+// has vectors, rounded up to a power of two (a 48-wide row: 8 lanes, 6 of
+// them busy, rather than 4 lanes of which 2 walk the edges twice), and
+// 8-byte loads for widths that are a multiple of 4 but not of 8 (100:
+// one pass of 25 lanes, rather than the warp kernel's four of 32). On by
+// default; gnnbench's bf16 part compares the two at such widths (H100,
+// arxiv-sized: 0.191 against 0.380 ms at 100 columns, 0.076 against 0.087
+// at 48; TestSpMMBF16 has not run on a GPU with it yet).
+var BF16SpMMOnePass = true
+
 // GATv2Variant selects variants of the fused GATv2 destination backward
 // passes, which gnnbench's attnbf16 and gatv2 parts time beside the
 // current ones where gatv2.cu instantiates them (GATv2Variants): "lb3"
