@@ -66,26 +66,6 @@ func TestAttentionKernelsInPTX(t *testing.T) {
 			}
 		}
 	}
-	for family, widths := range tune.NoPrefetchWidths {
-		fs := map[string][]string{"gatv2": {"gatv2_fwd", "gatv2_bwd_dst", "gatv2_bwd_dsts", "gatv2_bwd_src", "gatv2_bwd_srcs"}, "tf": {"tf_fwd", "tf_bwd_dst", "tf_bwd_src"}}[family]
-		if fs == nil {
-			t.Errorf("tune.NoPrefetchWidths: unknown family %q", family)
-		}
-		for _, c := range widths {
-			k, ok := gatShape(c)
-			if !ok || k.mask {
-				t.Errorf("tune.NoPrefetchWidths[%q] has %d channels, which no exact kernel takes", family, c)
-				continue
-			}
-			for _, f := range fs {
-				for _, bf16 := range []bool{false, true} {
-					if name := f + attnSuffix(k, bf16, false) + "_nopf"; !has(name) {
-						t.Errorf("tune.NoPrefetchWidths[%q]: kernel %s not in the PTX", family, name)
-					}
-				}
-			}
-		}
-	}
 	for c, want := range map[int]int{7: 8, 12: 12, 500: 500, 516: 1024, 700: 1024, 1024: 1024} {
 		if got := fusedGATv2Width(c); got != want {
 			t.Errorf("fusedGATv2Width(%d) = %d, want %d", c, got, want)

@@ -163,7 +163,7 @@ func TestGATv2BF16(t *testing.T) {
 		{1, 512, GATv2Save, 0.1, ""},
 		// The variants gnnbench times.
 		{1, 256, GATv2Save, 0.3, "lb3"}, {1, 256, GATv2Recompute, 0, "lb3"}, {2, 64, GATv2Save, 0.1, "lb4"}, {2, 64, GATv2Recompute, 0, "lb3"},
-		{1, 256, GATv2Save, 0, "nopf"}, {2, 64, GATv2Recompute, 0, "nopf"},
+		{1, 256, GATv2Save, 0, "nopf"}, {2, 64, GATv2Recompute, 0, "nopf"}, {2, 12, GATv2Save, 0.1, "nopf"},
 	}
 	defer func(on bool) { tune.AttnPrefetch = on }(tune.AttnPrefetch)
 	defer func(v string) { tune.GATv2Variant = v }(tune.GATv2Variant)
@@ -288,8 +288,8 @@ func logUnrounded(t *testing.T, what string, got, want []float32) {
 // rounding) and the gradients of q, k and the values within checkRounded's
 // bound, the log-sum-exp equal up to float32 order; heavy rows split
 // and not, dropout, masked widths, several heads, both lane layouts
-// where the width has two (BF16WideLoads), and at 4x64 the kernels
-// without the edge-index prefetch (tune.AttnPrefetch).
+// where the width has two (BF16WideLoads), and the kernels loading their
+// edge indices in the step (tune.AttnPrefetch off).
 func TestTransformerBF16(t *testing.T) {
 	d := openOrSkip(t)
 	defer func() { SplitHeavyRows = true }()
@@ -312,7 +312,7 @@ func TestTransformerBF16(t *testing.T) {
 	}
 	cases := []tcase{{4, 64, 0, true, false}, {4, 64, 0, false, false}, {1, 256, 0.2, true, false}, {2, 32, 0.1, false, false},
 		{2, 12, 0, true, false}, {1, 40, 0.3, false, false}, {1, 300, 0, false, false}, {1, 512, 0, false, false},
-		{4, 64, 0.1, false, true}, {4, 64, 0, true, true}}
+		{4, 64, 0.1, false, true}, {4, 64, 0, true, true}, {2, 12, 0, true, true}}
 	defer func(w bool) { BF16WideLoads = w }(BF16WideLoads)
 	defer func(on bool) { tune.AttnPrefetch = on }(tune.AttnPrefetch)
 	for _, gc := range []struct {

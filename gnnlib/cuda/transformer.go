@@ -3,6 +3,7 @@ package cuda
 import (
 	"math"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
@@ -123,13 +124,13 @@ func transformerForward(g *Graph, in qkv, d *Device, heads, channels int, scale 
 		return nil, shapeErr(op, "channels per head %d (multiples of 4 up to %d), graph %d<-%d nodes", channels, maxGATv2Channels, g.n, g.nsrc)
 	}
 	wide := BF16WideLoads
-	out, out16, lse, err := attnForward(d, g, "tf_fwd"+attnSuffix(kn, bf16, wide)+noPrefetch("tf", channels, bf16, wide), heads, channels, kn.g, bf16, in.skip, in.q.ld, func(out uintptr, lse *Tensor, n int, tiles bool) []any {
+	out, out16, lse, err := attnForward(d, g, "tf_fwd"+attnSuffix(kn, bf16, wide), heads, channels, kn.g, bf16, in.skip, in.q.ld, func(out uintptr, lse *Tensor, n int, tiles bool) []any {
 		// The tiles leave the skip block to the merge, which adds it once.
 		skip := in.skip
 		if tiles {
 			skip = 0
 		}
-		return []any{in.q.ptr, in.k, in.v, in.q.ld, skip, out, lse, n, heads, scale, drop.P, drop.Seed, channels}
+		return []any{in.q.ptr, in.k, in.v, in.q.ld, skip, out, lse, n, heads, scale, drop.P, drop.Seed, channels, tune.AttnPrefetch}
 	})
 	if err != nil {
 		return nil, err
@@ -210,7 +211,7 @@ func (a *Transformer) backward(g *Graph, in qkv, dout uintptr, grads qkv) error 
 	d := a.LSE.buf.dev
 	kn, _ := gatShape(a.Channels)
 	const block = 256
-	sfx := attnSuffix(kn, a.bf16(), a.wide) + noPrefetch("tf", a.Channels, a.bf16(), a.wide)
+	sfx := attnSuffix(kn, a.bf16(), a.wide)
 	launch := func(kernel string, n int, args []any) error {
 		return d.launch(kernel+sfx, d.gridFor(int64(n)*int64(a.Heads)*int64(kn.g), block), block, args...)
 	}
@@ -227,7 +228,7 @@ func (a *Transformer) backward(g *Graph, in qkv, dout uintptr, grads qkv) error 
 	}
 	// D per (row, head) goes to a.d from the row pass only.
 	dst := func(dq mat, dd uintptr, n int) []any {
-		return []any{in.q.ptr, in.k, in.v, in.q.ld, skip, a.outPtr(), a.LSE, dout, dq.ptr, dq.ld, dd, n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels}
+		return []any{in.q.ptr, in.k, in.v, in.q.ld, skip, a.outPtr(), a.LSE, dout, dq.ptr, dq.ld, dd, n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}
 	}
 	pass := g.attnPass(false)
 	if err := launch("tf_bwd_dst", g.n, pass.rowArgs(dst(grads.q, a.d.ptr, g.n)...)); err != nil {
@@ -252,7 +253,7 @@ func (a *Transformer) backward(g *Graph, in qkv, dout uintptr, grads qkv) error 
 		tp = tperm.ptr
 	}
 	src := func(dk, dv uintptr, ld int64, n int) []any {
-		return []any{tp, in.q.ptr, in.k, in.v, in.q.ld, a.LSE, a.d, dout, dk, dv, ld, n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels}
+		return []any{tp, in.q.ptr, in.k, in.v, in.q.ld, a.LSE, a.d, dout, dk, dv, ld, n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}
 	}
 	pass = g.attnPass(true)
 	if err := launch("tf_bwd_src", g.n, pass.rowArgs(src(grads.k, grads.v, grads.q.ld, g.n)...)); err != nil || !pass.split {

@@ -232,17 +232,19 @@ __device__ __forceinline__ void zero4(float4 (&x)[VPL]) {
 }
 
 // edge_pairs hands a loop over a row's edges, two a step, their source
-// indices. With PF it loads the next step's two indices while the current
-// step's rows are gathered and reduced, so that a step waits for one
-// global load (the rows) instead of two in a chain (the indices, then the
-// rows); without PF each step loads its own.
-template <bool PF>
+// indices. With pf (every kernel's last argument, tune.AttnPrefetch) it
+// loads the next step's two indices while the current step's rows are
+// gathered and reduced, so that a step waits for one global load (the
+// rows) instead of two in a chain (the indices, then the rows); without
+// pf each step loads its own. pf is the same for every lane of a launch.
 struct edge_pairs {
 	const int* __restrict__ idx;
 	int end, n0, n1;
+	bool pf;
 
-	__device__ __forceinline__ edge_pairs(const int* __restrict__ idx_, int beg, int end_) : idx(idx_), end(end_), n0(0), n1(0) {
-		if (PF) {
+	__device__ __forceinline__ edge_pairs(const int* __restrict__ idx_, int beg, int end_, bool pf_)
+	    : idx(idx_), end(end_), n0(0), n1(0), pf(pf_) {
+		if (pf) {
 			n0 = beg < end ? __ldg(&idx[beg]) : 0;
 			n1 = beg + 1 < end ? __ldg(&idx[beg + 1]) : 0;
 		}
@@ -250,7 +252,7 @@ struct edge_pairs {
 
 	// pair returns the sources of edges e and e + 1 (e + 1 < end).
 	__device__ __forceinline__ void pair(int e, int& u0, int& u1) {
-		if (!PF) {
+		if (!pf) {
 			u0 = __ldg(&idx[e]);
 			u1 = __ldg(&idx[e + 1]);
 			return;
@@ -263,23 +265,24 @@ struct edge_pairs {
 
 	// last returns the source of the odd last edge e (e == end - 1), after
 	// the pairs.
-	__device__ __forceinline__ int last(int e) { return PF ? n0 : __ldg(&idx[e]); }
+	__device__ __forceinline__ int last(int e) { return pf ? n0 : __ldg(&idx[e]); }
 };
 
 // edge_next is edge_pairs for a loop over a row's edges one a step (the
-// GATv2 source passes): with PF, at(e) returns idx[e], loaded a step
-// before, and loads idx[e + 1].
-template <bool PF>
+// GATv2 source passes, the Transformer's backward passes): with pf, at(e)
+// returns idx[e], loaded a step before, and loads idx[e + 1].
 struct edge_next {
 	const int* __restrict__ idx;
 	int end, nx;
+	bool pf;
 
-	__device__ __forceinline__ edge_next(const int* __restrict__ idx_, int beg, int end_) : idx(idx_), end(end_), nx(0) {
-		if (PF && beg < end) nx = __ldg(&idx[beg]);
+	__device__ __forceinline__ edge_next(const int* __restrict__ idx_, int beg, int end_, bool pf_)
+	    : idx(idx_), end(end_), nx(0), pf(pf_) {
+		if (pf && beg < end) nx = __ldg(&idx[beg]);
 	}
 
 	__device__ __forceinline__ int at(int e) {
-		if (!PF) return __ldg(&idx[e]);
+		if (!pf) return __ldg(&idx[e]);
 		const int x = nx;
 		nx = e + 1 < end ? __ldg(&idx[e + 1]) : 0;
 		return x;

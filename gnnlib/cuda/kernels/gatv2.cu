@@ -19,10 +19,10 @@
 // The pointer arguments every GATv2 kernel takes for x_l and x_r.
 #define GATV2_X(T) const T *__restrict__ xl, long long ldl, const T *__restrict__ xr, long long ldr
 
-template <typename T, int G, int VPL, bool MASK, bool W, bool PF = true>
+template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X(T),
                                const float* __restrict__ att, T* __restrict__ out, float* __restrict__ lse,
-                               int n, int H, float slope, float pdrop, unsigned long long seed, int cw) {
+                               int n, int H, float slope, float pdrop, unsigned long long seed, int cw, int pf) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -36,7 +36,7 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		float m = -INFINITY, l = 0.f;
 		// Two edges a step, so that two gathers and their shuffles are in
 		// flight at once; an odd last edge goes alone.
-		edge_pairs<PF> ep(indices, beg, end);
+		edge_pairs ep(indices, beg, end, pf != 0);
 		int e = beg;
 		for (; e + 1 < end; e += 2) {
 			int u0, u1;
@@ -117,14 +117,14 @@ __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const flo
 // order, so that the writes are contiguous and the source pass gathers
 // nothing but dout beside them) or, without SAVE, D per (v,h) in dd, from
 // which the source pass recomputes everything.
-template <typename T, int G, int VPL, bool SAVE, bool MASK, bool W, bool PF = true>
+template <typename T, int G, int VPL, bool SAVE, bool MASK, bool W>
 __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X(T),
                                    const float* __restrict__ att,
                                    const T* __restrict__ out, const float* __restrict__ lse,
                                    const T* __restrict__ dout, T* __restrict__ dxr, long long ldd,
                                    float* __restrict__ dd, float2* __restrict__ eas,
                                    unsigned char* __restrict__ esign, float* __restrict__ datt, int n, int H,
-                                   float slope, float pdrop, unsigned long long seed, int cw) {
+                                   float slope, float pdrop, unsigned long long seed, int cw, int pf) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -146,7 +146,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		float D = group_sum<G>(lane_dot(go, o));
 		float L = live ? lse[v * H + h] : 0.f;
 		// Two edges a step, as in the forward pass.
-		edge_pairs<PF> ep(indices, beg, end);
+		edge_pairs ep(indices, beg, end, pf != 0);
 		int e = beg;
 		for (; e + 1 < end; e += 2) {
 			int u0, u1;
@@ -204,11 +204,11 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 // gatv2_bwd_src_body: for each (u,h), over u's out-edges in the transposed
 // CSR (tindices hold the destinations v), recompute alpha and ds and gather
 //   dxl[u,h] = sum_v alpha * dout[v,h] + ds * a ⊙ lrelu'(z).
-template <typename T, int G, int VPL, bool MASK, bool W, bool PF = true>
+template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS, GATV2_X(T),
                                    const float* __restrict__ att, const float* __restrict__ lse,
                                    const float* __restrict__ dd, const T* __restrict__ dout,
-                                   T* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
+                                   T* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw, int pf) {
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
 	const attn_groups<G> g(n, H);
@@ -218,7 +218,7 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK, W>(q, xl + u * ldl + h * C, lane, C);
 		zero4(dq);
-		edge_next<PF> en(tindices, beg, end);
+		edge_next en(tindices, beg, end, pf != 0);
 		for (int e = beg; e < end; e++) {
 			int v = en.at(e);
 			float4 r[VPL], go[VPL];
@@ -249,11 +249,11 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 //   dxl[u,h] = sum_v alpha * dout[v,h] + ds * a ⊙ (z > 0 ? 1 : slope),
 // gathering dout's rows and the edges' 40 bytes (at C = 256). No lane
 // exchanges anything, so groups need not run in step.
-template <typename T, int G, int VPL, bool MASK, bool W, bool PF = true>
+template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
                                     const int* __restrict__ tperm, const float2* __restrict__ eas, const unsigned char* __restrict__ esign,
                                     const float* __restrict__ att, const T* __restrict__ dout,
-                                    T* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
+                                    T* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw, int pf) {
 	// The saved sign bits take 4*G*VPL/8 bytes per edge and head (CP/8).
 	const int CP = 4 * G * VPL, C = MASK ? cw : CP, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -266,7 +266,7 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 #pragma unroll
 		for (int i = 0; i < VPL; i++) as[i] = make_float4(slope * a[i].x, slope * a[i].y, slope * a[i].z, slope * a[i].w);
 		zero4(dq);
-		edge_next<PF> ev(tindices, beg, end), et(tperm, beg, end);
+		edge_next ev(tindices, beg, end, pf != 0), et(tperm, beg, end, pf != 0);
 		for (int e = beg; e < end; e++) {
 			int v = ev.at(e);
 			long long t = (long long)et.at(e) * H + h;
@@ -296,37 +296,45 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 #define GATV2_INST(SFX, T, G, VPL, MASK, W)                                                                             \
 	extern "C" __global__ void gatv2_fwd##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), const float* att,  \
 	                                          T* out, float* lse, int n, int H, float slope, float pdrop,            \
-	                                          unsigned long long seed, int cw) {                                     \
-		gatv2_fwd_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, n, H, slope, pdrop, seed, cw); \
+	                                          unsigned long long seed, int cw, int pf) {                             \
+		gatv2_fwd_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, n, H, slope, pdrop, seed, cw, \
+		                                   pf);                                                                   \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_dst##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),                \
-	                                              const float* att, const T* out, const float* lse,                 \
-	                                              const T* dout, T* dxr, long long ldd, float* dd,                  \
-	                                              float* datt, int n, int H, float slope, int cw) {                 \
-		gatv2_bwd_dst_body<T, G, VPL, false, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
-		                                           dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw);            \
-	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_dsts##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),               \
-	                                               const float* att, const T* out, const float* lse,                \
-	                                               const T* dout, T* dxr, long long ldd, float2* eas,               \
-	                                               unsigned char* esign, float* datt, int n, int H, float slope,    \
-	                                               float pdrop, unsigned long long seed, int cw) {                  \
-		gatv2_bwd_dst_body<T, G, VPL, true, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
-		                                          nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw);         \
-	}                                                                                                                \
+	GATV2_DST(SFX, , T, G, VPL, MASK, W, )                                                                          \
 	extern "C" __global__ void gatv2_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, GATV2_X(T),              \
 	                                              const float* att, const float* lse, const float* dd,              \
 	                                              const T* dout, T* dxl, long long ldd, int n, int H,               \
-	                                              float slope, int cw) {                                            \
+	                                              float slope, int cw, int pf) {                                    \
 		gatv2_bwd_src_body<T, G, VPL, MASK, W>(tindptr, tindices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, lse, dd, dout, dxl, ldd, n, H, \
-		                                    slope, cw);                                                            \
+		                                    slope, cw, pf);                                                        \
 	}                                                                                                                \
 	extern "C" __global__ void gatv2_bwd_srcs##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm,        \
 	                                               const float2* eas, const unsigned char* esign, const float* att, \
 	                                               const T* dout, T* dxl, long long ldd, int n, int H,              \
-	                                               float slope, int cw) {                                           \
+	                                               float slope, int cw, int pf) {                                   \
 		gatv2_bwd_srcs_body<T, G, VPL, MASK, W>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, eas, esign, att, dout, dxl, ldd, n, H, slope, \
-		                                     cw);                                                                  \
+		                                     cw, pf);                                                              \
+	}
+
+// GATV2_DST instantiates the two destination passes as
+// gatv2_bwd_dst[s]SFX VAR with the attribute BOUNDS (GATV2_INST's, and the
+// launch-bounded variants below).
+#define GATV2_DST(SFX, VAR, T, G, VPL, MASK, W, BOUNDS)                                                                  \
+	extern "C" __global__ void BOUNDS gatv2_bwd_dst##SFX##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),   \
+	                                                          const float* att, const T* out, const float* lse,       \
+	                                                          const T* dout, T* dxr, long long ldd, float* dd,        \
+	                                                          float* datt, int n, int H, float slope, int cw, int pf) { \
+		gatv2_bwd_dst_body<T, G, VPL, false, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
+		                                           dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw, pf);        \
+	}                                                                                                                \
+	extern "C" __global__ void BOUNDS gatv2_bwd_dsts##SFX##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),  \
+	                                                           const float* att, const T* out, const float* lse,      \
+	                                                           const T* dout, T* dxr, long long ldd, float2* eas,     \
+	                                                           unsigned char* esign, float* datt, int n, int H,       \
+	                                                           float slope, float pdrop, unsigned long long seed, int cw, \
+	                                                           int pf) {                                              \
+		gatv2_bwd_dst_body<T, G, VPL, true, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
+		                                          nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw, pf);     \
 	}
 
 // The group shapes (attn.cuh's ATTN_SHAPES). At (32,8) the destination
@@ -334,62 +342,18 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 // slower per channel, still one pass per node.
 ATTN_SHAPES(GATV2_INST)
 
-// The variants gnnbench times beside the kernels above at the widths it
-// benchmarks, 1x256 (32,2) and 4x64 (16,1), exact, float32 and bfloat16
-// in the 8-byte layout:
-//   _lbN (internal/tune's GATv2Variant): both destination passes with
-//     __launch_bounds__(256, N), at most 65536/(256·N) registers a thread
-//     (some spilled), so that N blocks of 256 threads fit an SM;
-//   _nopf (tune.AttnPrefetch off): the forward and all four backward
-//     passes loading each step's edge indices in the step (edge_pairs,
-//     edge_next without PF), as before.
-#define GATV2_DST_VAR(SFX, VAR, T, G, VPL, BOUNDS, PF)                                                                  \
-	extern "C" __global__ void BOUNDS gatv2_bwd_dst##SFX##_##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), \
-	                                                             const float* att, const T* out, const float* lse,    \
-	                                                             const T* dout, T* dxr, long long ldd, float* dd,     \
-	                                                             float* datt, int n, int H, float slope, int cw) {    \
-		gatv2_bwd_dst_body<T, G, VPL, false, false, false, PF>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, \
-		                                                       lse, dout, dxr, ldd, dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw); \
-	}                                                                                                                \
-	extern "C" __global__ void BOUNDS gatv2_bwd_dsts##SFX##_##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), \
-	                                                              const float* att, const T* out, const float* lse,   \
-	                                                              const T* dout, T* dxr, long long ldd, float2* eas,  \
-	                                                              unsigned char* esign, float* datt, int n, int H,    \
-	                                                              float slope, float pdrop, unsigned long long seed, int cw) { \
-		gatv2_bwd_dst_body<T, G, VPL, true, false, false, PF>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, \
-		                                                      lse, dout, dxr, ldd, nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw); \
-	}
-#define GATV2_FWD_NOPF(SFX, T, G, VPL)                                                                                   \
-	extern "C" __global__ void gatv2_fwd##SFX##_nopf(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),        \
-	                                                 const float* att, T* out, float* lse, int n, int H, float slope,     \
-	                                                 float pdrop, unsigned long long seed, int cw) {                      \
-		gatv2_fwd_body<T, G, VPL, false, false, false>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, n, H, \
-		                                              slope, pdrop, seed, cw);                                           \
-	}                                                                                                                \
-	GATV2_DST_VAR(SFX, nopf, T, G, VPL, , false)                                                                      \
-	extern "C" __global__ void gatv2_bwd_src##SFX##_nopf(const int* tindptr, const int* tindices, ATTN_ROWS, GATV2_X(T),  \
-	                                                     const float* att, const float* lse, const float* dd,           \
-	                                                     const T* dout, T* dxl, long long ldd, int n, int H,            \
-	                                                     float slope, int cw) {                                         \
-		gatv2_bwd_src_body<T, G, VPL, false, false, false>(tindptr, tindices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, lse, dd, \
-		                                                  dout, dxl, ldd, n, H, slope, cw);                                \
-	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_srcs##SFX##_nopf(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, \
-	                                                      const float2* eas, const unsigned char* esign, const float* att, \
-	                                                      const T* dout, T* dxl, long long ldd, int n, int H,           \
-	                                                      float slope, int cw) {                                        \
-		gatv2_bwd_srcs_body<T, G, VPL, false, false, false>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, eas, esign, att, dout, dxl, \
-		                                                   ldd, n, H, slope, cw);                                          \
-	}
-#define GATV2_VARIANTS(SFX, T, G, VPL)                                    \
-	GATV2_DST_VAR(SFX, lb3, T, G, VPL, __launch_bounds__(256, 3), true) \
-	GATV2_FWD_NOPF(SFX, T, G, VPL)
-GATV2_VARIANTS(_32_2, float, 32, 2)
-GATV2_VARIANTS(_32_2_bf16, bf16, 32, 2)
-GATV2_VARIANTS(_16_1, float, 16, 1)
-GATV2_VARIANTS(_16_1_bf16, bf16, 16, 1)
-GATV2_DST_VAR(_16_1, lb4, float, 16, 1, __launch_bounds__(256, 4), true)
-GATV2_DST_VAR(_16_1_bf16, lb4, bf16, 16, 1, __launch_bounds__(256, 4), true)
+// The variants gnnbench times beside the kernels above (internal/tune's
+// GATv2Variant) at the widths it benchmarks, 1x256 (32,2) and 4x64
+// (16,1), exact, float32 and bfloat16 in the 8-byte layout: _lbN, both
+// destination passes with __launch_bounds__(256, N), at most
+// 65536/(256·N) registers a thread (some spilled), so that N blocks of
+// 256 threads fit an SM.
+GATV2_DST(_32_2, _lb3, float, 32, 2, false, false, __launch_bounds__(256, 3))
+GATV2_DST(_32_2_bf16, _lb3, bf16, 32, 2, false, false, __launch_bounds__(256, 3))
+GATV2_DST(_16_1, _lb3, float, 16, 1, false, false, __launch_bounds__(256, 3))
+GATV2_DST(_16_1_bf16, _lb3, bf16, 16, 1, false, false, __launch_bounds__(256, 3))
+GATV2_DST(_16_1, _lb4, float, 16, 1, false, false, __launch_bounds__(256, 4))
+GATV2_DST(_16_1_bf16, _lb4, bf16, 16, 1, false, false, __launch_bounds__(256, 4))
 
 // unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
 // for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt

@@ -21,10 +21,10 @@
 // blocks of one x·[W_q W_k W_v W_skip] product (ldx = 4HC).
 #define TF_QKV(T) const T *__restrict__ q, const T *__restrict__ k, const T *__restrict__ vv, long long ldx
 
-template <typename T, int G, int VPL, bool MASK, bool W, bool PF = true>
+template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, TF_QKV(T),
                             const T* __restrict__ skip, T* __restrict__ out, float* __restrict__ lse, int n, int H, float scale, float pdrop,
-                            unsigned long long seed, int cw) {
+                            unsigned long long seed, int cw, int pf) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -38,7 +38,7 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 		int e = beg;
 		// Two edges a step where the registers allow (two key and two
 		// value rows in flight), their indices loaded a step ahead.
-		edge_pairs<PF && VPL <= 2> ep(indices, beg, end);
+		edge_pairs ep(indices, beg, end, pf != 0 && VPL <= 2);
 		if (VPL <= 2) {
 			for (; e + 1 < end; e += 2) {
 				int u0, u1;
@@ -88,11 +88,11 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 // and alpha = exp(s - lse[v,h]) recomputed,
 //   ds = alpha * (keep * dout[v,h]·vv[u,h] - D),   dq[v,h] = scale * sum_u ds * k[u,h],
 // and D saved per (v,h) in dd for the source pass.
-template <typename T, int G, int VPL, bool MASK, bool W, bool PF = true>
+template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, TF_QKV(T),
                                 const T* __restrict__ skip, const T* __restrict__ out, const float* __restrict__ lse,
                                 const T* __restrict__ dout, T* __restrict__ dq, long long ldg, float* __restrict__ dd, int n,
-                                int H, float scale, float pdrop, unsigned long long seed, int cw) {
+                                int H, float scale, float pdrop, unsigned long long seed, int cw, int pf) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -113,7 +113,7 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 		D = group_sum<G>(D);
 		zero4(acc);
 		float L = live ? lse[v * H + h] : 0.f;
-		edge_next<PF> en(indices, beg, end);
+		edge_next en(indices, beg, end, pf != 0);
 		for (int e = beg; e < end; e++) {
 			int u = en.at(e);
 			float4 ku[VPL], vu[VPL];
@@ -142,12 +142,12 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 // (tindices hold the destinations v; position t is CSR edge tperm[t], needed
 // only for the dropout factors: tperm may be null without dropout),
 //   dk[u,h] = scale * sum_v ds * q[v,h],   dv[u,h] = sum_v keep * alpha * dout[v,h].
-template <typename T, int G, int VPL, bool MASK, bool W, bool PF = true>
+template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
                                 const int* __restrict__ tperm, TF_QKV(T), const float* __restrict__ lse,
                                 const float* __restrict__ dd, const T* __restrict__ dout, T* __restrict__ dk,
                                 T* __restrict__ dv, long long ldg, int n, int H, float scale, float pdrop,
-                                unsigned long long seed, int cw) {
+                                unsigned long long seed, int cw, int pf) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -159,7 +159,7 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 		lane_row<G, VPL, MASK, W>(vu, vv + u * ldx + h * C, lane, C);
 		zero4(gk);
 		zero4(gv);
-		edge_next<PF> en(tindices, beg, end);
+		edge_next en(tindices, beg, end, pf != 0);
 		for (int e = beg; e < end; e++) {
 			int v = en.at(e);
 			float4 qv[VPL], go[VPL];
@@ -194,56 +194,30 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 // type T for groups of G lanes holding VPL float4s each, under the names
 // tf_*SFX (masked as in GATV2_INST). With T bf16, q, k, the values, skip,
 // out, dout and the gradients are bfloat16 (float32 scratch in the pass
-// over heavy rows' tiles: lane_store_item); lse and D stay float32.
+// over heavy rows' tiles: lane_store_item); lse and D stay float32. pf is
+// edge_pairs' and edge_next's (tune.AttnPrefetch).
 #define TF_INST(SFX, T, G, VPL, MASK, W)                                                                                  \
 	extern "C" __global__ void tf_fwd##SFX(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV(T), const T* skip,          \
 	                                       T* out, float* lse, int n, int H, float scale, float pdrop,               \
-	                                       unsigned long long seed, int cw) {                                        \
-		tf_fwd_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, n, H, scale, pdrop, seed, cw); \
+	                                       unsigned long long seed, int cw, int pf) {                                \
+		tf_fwd_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, n, H, scale, pdrop, seed, cw, \
+		                             pf);                                                                           \
 	}                                                                                                                  \
 	extern "C" __global__ void tf_bwd_dst##SFX(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV(T), const T* skip,      \
 	                                           const T* out, const float* lse, const T* dout, T* dq,                 \
 	                                           long long ldg, float* dd, int n, int H, float scale, float pdrop,     \
-	                                           unsigned long long seed, int cw) {                                    \
+	                                           unsigned long long seed, int cw, int pf) {                            \
 		tf_bwd_dst_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, dout, dq, ldg, dd, n, H,   \
-		                                 scale, pdrop, seed, cw);                                                  \
+		                                 scale, pdrop, seed, cw, pf);                                              \
 	}                                                                                                                  \
 	extern "C" __global__ void tf_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, TF_QKV(T),  \
 	                                           const float* lse, const float* dd, const T* dout, T* dk,              \
 	                                           T* dv, long long ldg, int n, int H, float scale, float pdrop,         \
-	                                           unsigned long long seed, int cw) {                                    \
+	                                           unsigned long long seed, int cw, int pf) {                            \
 		tf_bwd_src_body<T, G, VPL, MASK, W>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, q, k, vv, ldx, lse, dd, dout, dk, dv, ldg, n, H, \
-		                                 scale, pdrop, seed, cw);                                                  \
+		                                 scale, pdrop, seed, cw, pf);                                              \
 	}
 
 // The group shapes of gatv2.cu (attn.cuh's ATTN_SHAPES; gatv2Groups on
 // the Go side): the same widths take the same kernels' layouts.
 ATTN_SHAPES(TF_INST)
-
-// TF_NOPF instantiates the three kernels of a group shape loading each
-// step's edge indices in the step, as before edge_pairs and edge_next
-// (tf_*SFX_nopf), for gnnbench to time beside the current ones
-// (internal/tune's AttnPrefetch) at the width it benchmarks, 4x64.
-#define TF_NOPF(SFX, T, G, VPL)                                                                                           \
-	extern "C" __global__ void tf_fwd##SFX##_nopf(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV(T), const T* skip,   \
-	                                              T* out, float* lse, int n, int H, float scale, float pdrop,        \
-	                                              unsigned long long seed, int cw) {                                 \
-		tf_fwd_body<T, G, VPL, false, false, false>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, n, H, scale, \
-		                                           pdrop, seed, cw);                                                      \
-	}                                                                                                                  \
-	extern "C" __global__ void tf_bwd_dst##SFX##_nopf(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV(T), const T* skip, \
-	                                                  const T* out, const float* lse, const T* dout, T* dq,          \
-	                                                  long long ldg, float* dd, int n, int H, float scale, float pdrop, \
-	                                                  unsigned long long seed, int cw) {                             \
-		tf_bwd_dst_body<T, G, VPL, false, false, false>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, dout, dq, \
-		                                               ldg, dd, n, H, scale, pdrop, seed, cw);                            \
-	}                                                                                                                  \
-	extern "C" __global__ void tf_bwd_src##SFX##_nopf(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm,     \
-	                                                  TF_QKV(T), const float* lse, const float* dd, const T* dout,   \
-	                                                  T* dk, T* dv, long long ldg, int n, int H, float scale,        \
-	                                                  float pdrop, unsigned long long seed, int cw) {                \
-		tf_bwd_src_body<T, G, VPL, false, false, false>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, q, k, vv, ldx, lse, dd, dout, dk, \
-		                                               dv, ldg, n, H, scale, pdrop, seed, cw);                            \
-	}
-TF_NOPF(_16_1, float, 16, 1)
-TF_NOPF(_16_1_bf16, bf16, 16, 1)

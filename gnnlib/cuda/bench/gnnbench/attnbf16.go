@@ -98,9 +98,8 @@ func tfLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		return
 	}
 	fwd32, fwd16, bwd32, bwd16 := attn()
-	// And without the edge-index prefetch, where the width has kernels
-	// without it (tune.NoPrefetchWidths).
-	if *prefetchAB && slices.Contains(tune.NoPrefetchWidths["tf"], c) {
+	// And without the edge-index prefetch (tune.AttnPrefetch off).
+	if *prefetchAB {
 		tune.AttnPrefetch = false
 		f32, f16, b32, b16 := attn()
 		tune.AttnPrefetch = true
@@ -269,7 +268,7 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		report("gatv2-attn-variant", g.name, v+" "+vr, l16.fwd+l16.bwd, 0, variantLine(l32, a32, l16, a16, line))
 	}
 	tune.GATv2Variant = ""
-	if *prefetchAB && slices.Contains(tune.NoPrefetchWidths["gatv2"], c) {
+	if *prefetchAB {
 		tune.AttnPrefetch = false
 		l32, l16 := attn(false), attn(true)
 		tune.AttnPrefetch = true

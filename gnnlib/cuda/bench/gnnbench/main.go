@@ -85,7 +85,7 @@ var (
 	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad off (on by default)")
 	bf16Attn   = flag.Bool("bf16-attention", cuda.BF16Attention, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
 	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention again with each, where gatv2.cu has it")
-	prefetchAB = flag.Bool("prefetch-ab", false, "the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 and Transformer attention again with tune.AttnPrefetch off (the kernels loading each step's edge indices in the step), where the widths have such kernels")
+	prefetchAB = flag.Bool("prefetch-ab", false, "the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 and Transformer attention again with tune.AttnPrefetch off (the kernels loading each step's edge indices in the step)")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
 

@@ -139,13 +139,8 @@ var GATv2Variants = map[int][]string{256: {"lb3"}, 64: {"lb3", "lb4"}}
 
 // AttnPrefetch lets the fused GATv2 and Transformer kernels load each
 // step's edge indices a step ahead (attn.cuh's edge_pairs and
-// edge_next), so that a step waits for its row gathers only. Off, they
-// run their _nopf variants, which load the indices in the step, at the
-// widths that have them (NoPrefetchWidths); gnnbench's attnbf16 and gatv2
-// parts time both. On by default.
+// edge_next), so that a step waits for its row gathers only; off, they
+// load them in the step, as before (a kernel argument: every width, both
+// precisions). On by default; it has not run on a GPU yet, and
+// gnnbench's -prefetch-ab times both.
 var AttnPrefetch = true
-
-// NoPrefetchWidths lists, per family ("gatv2", "tf"), the head widths
-// (channels, exact kernels, float32 and bfloat16 in the 8-byte layout)
-// that have _nopf kernels.
-var NoPrefetchWidths = map[string][]int{"gatv2": {256, 64}, "tf": {64}}
