@@ -1,8 +1,11 @@
 package cuda
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 )
 
 // TestAttentionKernelsInPTX checks that the fused attention kernels the
@@ -42,6 +45,22 @@ func TestAttentionKernelsInPTX(t *testing.T) {
 				for _, sfx := range []string{gatSuffix(c), gatSuffix(c) + "_bf16"} {
 					if !has(f + sfx) {
 						t.Errorf("GAT with %d channels: kernel %s%s not in the PTX", c, f, sfx)
+					}
+				}
+			}
+		}
+	}
+	for c, vs := range tune.GATv2Variants {
+		k, ok := gatShape(c)
+		if !ok || k.mask {
+			t.Errorf("tune.GATv2Variants has %d channels, which no exact kernel takes", c)
+			continue
+		}
+		for _, v := range vs {
+			for _, f := range []string{"gatv2_bwd_dst", "gatv2_bwd_dsts"} {
+				for _, bf16 := range []bool{false, true} {
+					if name := fmt.Sprintf("%s%s_%s", f, attnSuffix(k, bf16, false), v); !has(name) {
+						t.Errorf("tune.GATv2Variants[%d]: kernel %s not in the PTX", c, name)
 					}
 				}
 			}

@@ -95,14 +95,12 @@ func bf16Suffix(bf16 bool) string {
 // of the exact widths 256, 512 and 1024 (lanes holding an even number of
 // float4s), the wide lane layout (the _bf16w kernels of gatv2.cu and
 // transformer.cu): each lane loads 8
-// bfloat16 channels at a time (16 bytes) instead of 4 (8 bytes). Both
-// should give the same values, but on an H100 (2026-12-06) the wide
-// GATv2 backward pass did not: TestGATv2BF16 found x_r gradients up to
-// 7.8× its bfloat16 bound (hundreds of values a case), and the wide
-// backward took 4.02 ms against 2.58 ms with 8-byte loads at 1×256
-// (the Transformer's wide kernels passed). So it is off by default. A
-// forward pass fixes the choice for its backward passes. Set it before
-// work is queued.
+// bfloat16 channels at a time (16 bytes) instead of 4 (8 bytes). The
+// two layouts sum a head's channels in different orders, so their
+// results differ by rounding (TestGATv2LayoutsEmulated). It is off by
+// default: on an H100 (2026-12-06) the wide GATv2 backward took 4.02 ms
+// against 2.58 ms with 8-byte loads at 1×256. A forward pass fixes the
+// choice for its backward passes. Set it before work is queued.
 var BF16WideLoads = false
 
 // attnSuffix is the name suffix of the GATv2 and Transformer kernels for

@@ -2,7 +2,9 @@ package cuda
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
@@ -505,7 +507,7 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 	}
 	wide := BF16WideLoads
 	out, out16, lse, err := attnForward(d, g, "gatv2_fwd"+attnSuffix(k, bf16, wide), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
-		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, n, heads, slope, drop.P, drop.Seed, channels}
+		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, n, heads, slope, drop.P, drop.Seed, channels, tune.AttnPrefetch}
 	})
 	if err != nil {
 		return nil, err
@@ -626,6 +628,7 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 	}
 	pass := g.attnPass(false)
 	_, _, block, suffix := a.launchShape(d, g.n)
+	suffix += dstVariant(a.Channels, a.bf16(), a.wide)
 	// launch runs the pass over n items (the rows, or the heavy rows'
 	// tiles with dr their scratch) with args, CSR and ATTN_ROWS first.
 	launch := func(kernel string, n int, args []any) error {
@@ -642,7 +645,7 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 		}
 		// D per (row, head) goes to a.d from the row pass only.
 		rest := func(dr mat, dd uintptr, n int) []any {
-			return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.outPtr(), a.LSE, dout, dr.ptr, dr.ld, dd, datt, n, a.Heads, a.Slope, a.Channels}
+			return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.outPtr(), a.LSE, dout, dr.ptr, dr.ld, dd, datt, n, a.Heads, a.Slope, a.Channels, tune.AttnPrefetch}
 		}
 		if err := launch("gatv2_bwd_dst", g.n, pass.rowArgs(rest(dxr, a.d.ptr, g.n)...)); err != nil || !pass.split {
 			return err
@@ -665,7 +668,7 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 		return err
 	}
 	rest := func(dr mat, n int) []any {
-		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.outPtr(), a.LSE, dout, dr.ptr, dr.ld, a.eas, a.esign, datt, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels}
+		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.outPtr(), a.LSE, dout, dr.ptr, dr.ld, a.eas, a.esign, datt, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}
 	}
 	if err := launch("gatv2_bwd_dsts", g.n, pass.rowArgs(rest(dxr, g.n)...)); err != nil || !pass.split {
 		return err
@@ -673,6 +676,18 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 	return splitSum(pass, []sumOut{{hc, dxr.ptr, dxr.ld, a.bf16()}}, func(parts []*Tensor) error {
 		return launch("gatv2_bwd_dsts", pass.hv.ntiles, pass.tileArgs(rest(matOf(parts[0]), pass.hv.ntiles)...))
 	})
+}
+
+// dstVariant is the name suffix ("_lb3", "_lb4") of the destination
+// passes' variant tune.GATv2Variant selects for heads of c channels, or
+// "" for the current kernels.
+func dstVariant(c int, bf16, wide bool) string {
+	v := tune.GATv2Variant
+	k, _ := gatShape(c)
+	if v == "" || k.mask || (bf16 && wide && k.wide()) || !slices.Contains(tune.GATv2Variants[k.width()], v) {
+		return ""
+	}
+	return "_" + v
 }
 
 // saveEdges reports whether a backward pass over g saves per-edge values:
@@ -713,7 +728,7 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxl
 			return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc before BackwardDst")
 		}
 		return run("gatv2_bwd_src", func(dq mat, n int) []any {
-			return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.LSE, a.d, dout, dq.ptr, dq.ld, n, a.Heads, a.Slope, a.Channels}
+			return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.LSE, a.d, dout, dq.ptr, dq.ld, n, a.Heads, a.Slope, a.Channels, tune.AttnPrefetch}
 		})
 	}
 	if a.eas == nil {
@@ -725,7 +740,7 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxl
 		return err
 	}
 	return run("gatv2_bwd_srcs", func(dq mat, n int) []any {
-		return []any{tperm, a.eas, a.esign, att, dout, dq.ptr, dq.ld, n, a.Heads, a.Slope, a.Channels}
+		return []any{tperm, a.eas, a.esign, att, dout, dq.ptr, dq.ld, n, a.Heads, a.Slope, a.Channels, tune.AttnPrefetch}
 	})
 }
 

@@ -3,6 +3,7 @@ package cuda
 import (
 	"math"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
@@ -129,7 +130,7 @@ func transformerForward(g *Graph, in qkv, d *Device, heads, channels int, scale 
 		if tiles {
 			skip = 0
 		}
-		return []any{in.q.ptr, in.k, in.v, in.q.ld, skip, out, lse, n, heads, scale, drop.P, drop.Seed, channels}
+		return []any{in.q.ptr, in.k, in.v, in.q.ld, skip, out, lse, n, heads, scale, drop.P, drop.Seed, channels, tune.AttnPrefetch}
 	})
 	if err != nil {
 		return nil, err
@@ -227,7 +228,7 @@ func (a *Transformer) backward(g *Graph, in qkv, dout uintptr, grads qkv) error 
 	}
 	// D per (row, head) goes to a.d from the row pass only.
 	dst := func(dq mat, dd uintptr, n int) []any {
-		return []any{in.q.ptr, in.k, in.v, in.q.ld, skip, a.outPtr(), a.LSE, dout, dq.ptr, dq.ld, dd, n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels}
+		return []any{in.q.ptr, in.k, in.v, in.q.ld, skip, a.outPtr(), a.LSE, dout, dq.ptr, dq.ld, dd, n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}
 	}
 	pass := g.attnPass(false)
 	if err := launch("tf_bwd_dst", g.n, pass.rowArgs(dst(grads.q, a.d.ptr, g.n)...)); err != nil {
@@ -252,7 +253,7 @@ func (a *Transformer) backward(g *Graph, in qkv, dout uintptr, grads qkv) error 
 		tp = tperm.ptr
 	}
 	src := func(dk, dv uintptr, ld int64, n int) []any {
-		return []any{tp, in.q.ptr, in.k, in.v, in.q.ld, a.LSE, a.d, dout, dk, dv, ld, n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels}
+		return []any{tp, in.q.ptr, in.k, in.v, in.q.ld, a.LSE, a.d, dout, dk, dv, ld, n, a.Heads, a.Scale, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}
 	}
 	pass = g.attnPass(true)
 	if err := launch("tf_bwd_src", g.n, pass.rowArgs(src(grads.k, grads.v, grads.q.ld, g.n)...)); err != nil || !pass.split {

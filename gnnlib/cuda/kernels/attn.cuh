@@ -231,6 +231,64 @@ __device__ __forceinline__ void zero4(float4 (&x)[VPL]) {
 	for (int i = 0; i < VPL; i++) x[i] = make_float4(0.f, 0.f, 0.f, 0.f);
 }
 
+// edge_pairs hands a loop over a row's edges, two a step, their source
+// indices. With pf (every kernel's last argument, tune.AttnPrefetch) it
+// loads the next step's two indices while the current step's rows are
+// gathered and reduced, so that a step waits for one global load (the
+// rows) instead of two in a chain (the indices, then the rows); without
+// pf each step loads its own. pf is the same for every lane of a launch.
+struct edge_pairs {
+	const int* __restrict__ idx;
+	int end, n0, n1;
+	bool pf;
+
+	__device__ __forceinline__ edge_pairs(const int* __restrict__ idx_, int beg, int end_, bool pf_)
+	    : idx(idx_), end(end_), n0(0), n1(0), pf(pf_) {
+		if (pf) {
+			n0 = beg < end ? __ldg(&idx[beg]) : 0;
+			n1 = beg + 1 < end ? __ldg(&idx[beg + 1]) : 0;
+		}
+	}
+
+	// pair returns the sources of edges e and e + 1 (e + 1 < end).
+	__device__ __forceinline__ void pair(int e, int& u0, int& u1) {
+		if (!pf) {
+			u0 = __ldg(&idx[e]);
+			u1 = __ldg(&idx[e + 1]);
+			return;
+		}
+		u0 = n0;
+		u1 = n1;
+		n0 = e + 2 < end ? __ldg(&idx[e + 2]) : 0;
+		n1 = e + 3 < end ? __ldg(&idx[e + 3]) : 0;
+	}
+
+	// last returns the source of the odd last edge e (e == end - 1), after
+	// the pairs.
+	__device__ __forceinline__ int last(int e) { return pf ? n0 : __ldg(&idx[e]); }
+};
+
+// edge_next is edge_pairs for a loop over a row's edges one a step (the
+// GATv2 source passes, the Transformer's backward passes): with pf, at(e)
+// returns idx[e], loaded a step before, and loads idx[e + 1].
+struct edge_next {
+	const int* __restrict__ idx;
+	int end, nx;
+	bool pf;
+
+	__device__ __forceinline__ edge_next(const int* __restrict__ idx_, int beg, int end_, bool pf_)
+	    : idx(idx_), end(end_), nx(0), pf(pf_) {
+		if (pf && beg < end) nx = __ldg(&idx[beg]);
+	}
+
+	__device__ __forceinline__ int at(int e) {
+		if (!pf) return __ldg(&idx[e]);
+		const int x = nx;
+		nx = e + 1 < end ? __ldg(&idx[e + 1]) : 0;
+		return x;
+	}
+};
+
 // ---------------------------------------------------------------------------
 // The online softmax. A pass over a row's edges keeps the running maximum m
 // of the scores seen and the sum l of exp(s - m); when a score raises the

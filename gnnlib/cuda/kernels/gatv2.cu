@@ -22,7 +22,7 @@
 template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X(T),
                                const float* __restrict__ att, T* __restrict__ out, float* __restrict__ lse,
-                               int n, int H, float slope, float pdrop, unsigned long long seed, int cw) {
+                               int n, int H, float slope, float pdrop, unsigned long long seed, int cw, int pf) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -36,9 +36,11 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		float m = -INFINITY, l = 0.f;
 		// Two edges a step, so that two gathers and their shuffles are in
 		// flight at once; an odd last edge goes alone.
+		edge_pairs ep(indices, beg, end, pf != 0);
 		int e = beg;
 		for (; e + 1 < end; e += 2) {
-			int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
+			int u0, u1;
+			ep.pair(e, u0, u1);
 			float4 q0[VPL], q1[VPL];
 			lane_row<G, VPL, MASK, W>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
 			lane_row<G, VPL, MASK, W>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
@@ -54,7 +56,7 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 			lane_rescale_add2(acc, scale, p0, q0, p1, q1);
 		}
 		if (e < end) {
-			int u = __ldg(&indices[e]);
+			int u = ep.last(e);
 			float4 q[VPL];
 			lane_row<G, VPL, MASK, W>(q, xl + (long long)u * ldl + h * C, lane, C);
 			float s = group_sum<G>(lane_score(a, q, r, slope));
@@ -70,12 +72,12 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 }
 
 // gatv2_dst_edge adds one edge's share to the destination pass's running
-// dxr (dr) and att gradient (dal) and, with SAVE, stores its output weight
+// dxr (dr) and the lane's att gradient (da) and, with SAVE, stores its output weight
 // alpha (times the dropout factor) and ds at eas[t] and its sign bits at
 // esign[t*C/8 ...] (t = edge*H + head).
 template <int G, int VPL, bool SAVE>
 __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const float4 (&r)[VPL], const float4 (&a)[VPL],
-                                               float4 (&dr)[VPL], float4 (&dal)[VPL], float alpha, float ds,
+                                               float4 (&dr)[VPL], float4 (&da)[VPL], float alpha, float ds,
                                                long long t, int lane, float slope, float2* __restrict__ eas,
                                                unsigned char* __restrict__ esign) {
 	const int CP = 4 * G * VPL;  // sign bytes per edge and head: CP/8, masked channels included
@@ -87,10 +89,10 @@ __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const flo
 		dr[i].y += ds * a[i].y * dlrelu(zy, slope);
 		dr[i].z += ds * a[i].z * dlrelu(zz, slope);
 		dr[i].w += ds * a[i].w * dlrelu(zw, slope);
-		dal[i].x += ds * lrelu(zx, slope);
-		dal[i].y += ds * lrelu(zy, slope);
-		dal[i].z += ds * lrelu(zz, slope);
-		dal[i].w += ds * lrelu(zw, slope);
+		da[i].x += ds * lrelu(zx, slope);
+		da[i].y += ds * lrelu(zy, slope);
+		da[i].z += ds * lrelu(zz, slope);
+		da[i].w += ds * lrelu(zw, slope);
 		if (SAVE) {
 			// Four sign bits per lane; an even lane joins its odd
 			// neighbour's into one byte: byte (i*G + lane)/2 of the
@@ -106,8 +108,11 @@ __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const flo
 // alpha = exp(s - lse[v,h]), with D = dout[v,h]·out[v,h]
 //   ds   = alpha * (dout[v,h]·xl[u,h] - D)
 //   dxr[v,h] = sum_u ds * a ⊙ lrelu'(z),  da += ds * lrelu(z).
-// da is reduced per lane over the whole grid-stride loop and added once per
-// lane at the end. What the source side then needs is either stored per
+// da is summed per lane in registers, edge by edge, over the whole
+// grid-stride loop and added to datt once per lane at the end (when a
+// lane meets one head only; otherwise after each item). One array for it,
+// not a per-item one beside it: at (32,2) the pass held 133 registers a
+// thread, one block of 256 threads an SM at sm_90. What the source side then needs is either stored per
 // edge (SAVE: (alpha, ds) and the signs of z, one bit per channel, in CSR
 // order, so that the writes are contiguous and the source pass gathers
 // nothing but dout beside them) or, without SAVE, D per (v,h) in dd, from
@@ -119,7 +124,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
                                    const T* __restrict__ dout, T* __restrict__ dxr, long long ldd,
                                    float* __restrict__ dd, float2* __restrict__ eas,
                                    unsigned char* __restrict__ esign, float* __restrict__ datt, int n, int H,
-                                   float slope, float pdrop, unsigned long long seed, int cw) {
+                                   float slope, float pdrop, unsigned long long seed, int cw, int pf) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -128,24 +133,24 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 	// head is fixed for the lane (ngrp % H == 0), else fall back to atomics.
 	const bool fixedHead = (g.ngrp % H) == 0;
 	float4 da[VPL];
-#pragma unroll
-	for (int i = 0; i < VPL; i++) da[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+	zero4(da);
 	int hfix = g.grp0 % H;
 	for (long long it = 0; it < g.iters; it++) {
 		auto [p, item, v, h, beg, end, live] = g.at(it, indptr, heavy, tiles, nheavy, tile);
-		float4 a[VPL], r[VPL], go[VPL], o[VPL], dr[VPL], dal[VPL];
+		float4 a[VPL], r[VPL], go[VPL], o[VPL], dr[VPL];
 		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK, W>(r, xr + v * ldr + h * C, lane, C);
 		lane_row<G, VPL, MASK, W>(go, dout + v * HC + h * C, lane, C);
 		lane_row<G, VPL, MASK, W>(o, out + v * HC + h * C, lane, C);
 		zero4(dr);
-		zero4(dal);
 		float D = group_sum<G>(lane_dot(go, o));
 		float L = live ? lse[v * H + h] : 0.f;
 		// Two edges a step, as in the forward pass.
+		edge_pairs ep(indices, beg, end, pf != 0);
 		int e = beg;
 		for (; e + 1 < end; e += 2) {
-			int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
+			int u0, u1;
+			ep.pair(e, u0, u1);
 			float4 q0[VPL], q1[VPL];
 			lane_row<G, VPL, MASK, W>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
 			lane_row<G, VPL, MASK, W>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
@@ -157,11 +162,11 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 			long long t0 = (long long)e * H + h, t1 = (long long)(e + 1) * H + h;
 			float k0 = drop_keep(pdrop, keep, seed, t0), k1 = drop_keep(pdrop, keep, seed, t1);
 			float al0 = __expf(s0 - L), al1 = __expf(s1 - L);
-			gatv2_dst_edge<G, VPL, SAVE>(q0, r, a, dr, dal, al0 * k0, al0 * (k0 * g0 - D), t0, lane, slope, eas, esign);
-			gatv2_dst_edge<G, VPL, SAVE>(q1, r, a, dr, dal, al1 * k1, al1 * (k1 * g1 - D), t1, lane, slope, eas, esign);
+			gatv2_dst_edge<G, VPL, SAVE>(q0, r, a, dr, da, al0 * k0, al0 * (k0 * g0 - D), t0, lane, slope, eas, esign);
+			gatv2_dst_edge<G, VPL, SAVE>(q1, r, a, dr, da, al1 * k1, al1 * (k1 * g1 - D), t1, lane, slope, eas, esign);
 		}
 		if (e < end) {
-			int u = __ldg(&indices[e]);
+			int u = ep.last(e);
 			float4 q[VPL];
 			lane_row<G, VPL, MASK, W>(q, xl + (long long)u * ldl + h * C, lane, C);
 			float s = lane_score(a, q, r, slope), dalpha = lane_dot(go, q);
@@ -169,20 +174,19 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 			long long t = (long long)e * H + h;
 			float k = drop_keep(pdrop, keep, seed, t);
 			float alpha = __expf(s - L);
-			gatv2_dst_edge<G, VPL, SAVE>(q, r, a, dr, dal, alpha * k, alpha * (k * dalpha - D), t, lane, slope, eas, esign);
+			gatv2_dst_edge<G, VPL, SAVE>(q, r, a, dr, da, alpha * k, alpha * (k * dalpha - D), t, lane, slope, eas, esign);
 		}
 		if (!live) continue;
 		lane_store_item<G, VPL, MASK, W>(dxr, heavy != nullptr, item * ldd + h * C, dr, lane, C);
+		if (!fixedHead) {
 #pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			int c = chan4<G, W>(i, lane);
-			if (MASK && c >= C) continue;
-			if (fixedHead) {
-				da[i].x += dal[i].x; da[i].y += dal[i].y; da[i].z += dal[i].z; da[i].w += dal[i].w;
-			} else {
+			for (int i = 0; i < VPL; i++) {
+				int c = chan4<G, W>(i, lane);
+				if (MASK && c >= C) continue;
 				float* q = datt + h * C + c;
-				atomicAdd(q, dal[i].x); atomicAdd(q + 1, dal[i].y); atomicAdd(q + 2, dal[i].z); atomicAdd(q + 3, dal[i].w);
+				atomicAdd(q, da[i].x); atomicAdd(q + 1, da[i].y); atomicAdd(q + 2, da[i].z); atomicAdd(q + 3, da[i].w);
 			}
+			zero4(da);
 		}
 		if (!SAVE && dd != nullptr && lane == 0) dd[p] = D;  // the row pass only
 	}
@@ -204,7 +208,7 @@ template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS, GATV2_X(T),
                                    const float* __restrict__ att, const float* __restrict__ lse,
                                    const float* __restrict__ dd, const T* __restrict__ dout,
-                                   T* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
+                                   T* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw, int pf) {
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
 	const attn_groups<G> g(n, H);
@@ -214,8 +218,9 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK, W>(q, xl + u * ldl + h * C, lane, C);
 		zero4(dq);
+		edge_next en(tindices, beg, end, pf != 0);
 		for (int e = beg; e < end; e++) {
-			int v = __ldg(&tindices[e]);
+			int v = en.at(e);
 			float4 r[VPL], go[VPL];
 			lane_row<G, VPL, MASK, W>(r, xr + (long long)v * ldr + h * C, lane, C);
 			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + h * C, lane, C);
@@ -248,7 +253,7 @@ template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
                                     const int* __restrict__ tperm, const float2* __restrict__ eas, const unsigned char* __restrict__ esign,
                                     const float* __restrict__ att, const T* __restrict__ dout,
-                                    T* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw) {
+                                    T* __restrict__ dxl, long long ldd, int n, int H, float slope, int cw, int pf) {
 	// The saved sign bits take 4*G*VPL/8 bytes per edge and head (CP/8).
 	const int CP = 4 * G * VPL, C = MASK ? cw : CP, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -261,9 +266,10 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 #pragma unroll
 		for (int i = 0; i < VPL; i++) as[i] = make_float4(slope * a[i].x, slope * a[i].y, slope * a[i].z, slope * a[i].w);
 		zero4(dq);
+		edge_next ev(tindices, beg, end, pf != 0), et(tperm, beg, end, pf != 0);
 		for (int e = beg; e < end; e++) {
-			int v = __ldg(&tindices[e]);
-			long long t = (long long)__ldg(&tperm[e]) * H + h;
+			int v = ev.at(e);
+			long long t = (long long)et.at(e) * H + h;
 			float2 w = __ldg(&eas[t]);
 			float4 go[VPL];
 			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + h * C, lane, C);
@@ -290,43 +296,64 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 #define GATV2_INST(SFX, T, G, VPL, MASK, W)                                                                             \
 	extern "C" __global__ void gatv2_fwd##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), const float* att,  \
 	                                          T* out, float* lse, int n, int H, float slope, float pdrop,            \
-	                                          unsigned long long seed, int cw) {                                     \
-		gatv2_fwd_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, n, H, slope, pdrop, seed, cw); \
+	                                          unsigned long long seed, int cw, int pf) {                             \
+		gatv2_fwd_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, n, H, slope, pdrop, seed, cw, \
+		                                   pf);                                                                   \
 	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_dst##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),                \
-	                                              const float* att, const T* out, const float* lse,                 \
-	                                              const T* dout, T* dxr, long long ldd, float* dd,                  \
-	                                              float* datt, int n, int H, float slope, int cw) {                 \
-		gatv2_bwd_dst_body<T, G, VPL, false, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
-		                                           dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw);            \
-	}                                                                                                                \
-	extern "C" __global__ void gatv2_bwd_dsts##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),               \
-	                                               const float* att, const T* out, const float* lse,                \
-	                                               const T* dout, T* dxr, long long ldd, float2* eas,               \
-	                                               unsigned char* esign, float* datt, int n, int H, float slope,    \
-	                                               float pdrop, unsigned long long seed, int cw) {                  \
-		gatv2_bwd_dst_body<T, G, VPL, true, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
-		                                          nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw);         \
-	}                                                                                                                \
+	GATV2_DST(SFX, , T, G, VPL, MASK, W, )                                                                          \
 	extern "C" __global__ void gatv2_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, GATV2_X(T),              \
 	                                              const float* att, const float* lse, const float* dd,              \
 	                                              const T* dout, T* dxl, long long ldd, int n, int H,               \
-	                                              float slope, int cw) {                                            \
+	                                              float slope, int cw, int pf) {                                    \
 		gatv2_bwd_src_body<T, G, VPL, MASK, W>(tindptr, tindices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, lse, dd, dout, dxl, ldd, n, H, \
-		                                    slope, cw);                                                            \
+		                                    slope, cw, pf);                                                        \
 	}                                                                                                                \
 	extern "C" __global__ void gatv2_bwd_srcs##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm,        \
 	                                               const float2* eas, const unsigned char* esign, const float* att, \
 	                                               const T* dout, T* dxl, long long ldd, int n, int H,              \
-	                                               float slope, int cw) {                                           \
+	                                               float slope, int cw, int pf) {                                   \
 		gatv2_bwd_srcs_body<T, G, VPL, MASK, W>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, eas, esign, att, dout, dxl, ldd, n, H, slope, \
-		                                     cw);                                                                  \
+		                                     cw, pf);                                                              \
+	}
+
+// GATV2_DST instantiates the two destination passes as
+// gatv2_bwd_dst[s]SFX VAR with the attribute BOUNDS (GATV2_INST's, and the
+// launch-bounded variants below).
+#define GATV2_DST(SFX, VAR, T, G, VPL, MASK, W, BOUNDS)                                                                  \
+	extern "C" __global__ void BOUNDS gatv2_bwd_dst##SFX##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),   \
+	                                                          const float* att, const T* out, const float* lse,       \
+	                                                          const T* dout, T* dxr, long long ldd, float* dd,        \
+	                                                          float* datt, int n, int H, float slope, int cw, int pf) { \
+		gatv2_bwd_dst_body<T, G, VPL, false, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
+		                                           dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw, pf);        \
+	}                                                                                                                \
+	extern "C" __global__ void BOUNDS gatv2_bwd_dsts##SFX##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),  \
+	                                                           const float* att, const T* out, const float* lse,      \
+	                                                           const T* dout, T* dxr, long long ldd, float2* eas,     \
+	                                                           unsigned char* esign, float* datt, int n, int H,       \
+	                                                           float slope, float pdrop, unsigned long long seed, int cw, \
+	                                                           int pf) {                                              \
+		gatv2_bwd_dst_body<T, G, VPL, true, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
+		                                          nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw, pf);     \
 	}
 
 // The group shapes (attn.cuh's ATTN_SHAPES). At (32,8) the destination
 // passes use 255 registers and spill about 350 bytes a thread at sm_90:
 // slower per channel, still one pass per node.
 ATTN_SHAPES(GATV2_INST)
+
+// The variants gnnbench times beside the kernels above (internal/tune's
+// GATv2Variant) at the widths it benchmarks, 1x256 (32,2) and 4x64
+// (16,1), exact, float32 and bfloat16 in the 8-byte layout: _lbN, both
+// destination passes with __launch_bounds__(256, N), at most
+// 65536/(256·N) registers a thread (some spilled), so that N blocks of
+// 256 threads fit an SM.
+GATV2_DST(_32_2, _lb3, float, 32, 2, false, false, __launch_bounds__(256, 3))
+GATV2_DST(_32_2_bf16, _lb3, bf16, 32, 2, false, false, __launch_bounds__(256, 3))
+GATV2_DST(_16_1, _lb3, float, 16, 1, false, false, __launch_bounds__(256, 3))
+GATV2_DST(_16_1_bf16, _lb3, bf16, 16, 1, false, false, __launch_bounds__(256, 3))
+GATV2_DST(_16_1, _lb4, float, 16, 1, false, false, __launch_bounds__(256, 4))
+GATV2_DST(_16_1_bf16, _lb4, bf16, 16, 1, false, false, __launch_bounds__(256, 4))
 
 // unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
 // for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt

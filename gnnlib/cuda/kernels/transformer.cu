@@ -24,7 +24,7 @@
 template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, TF_QKV(T),
                             const T* __restrict__ skip, T* __restrict__ out, float* __restrict__ lse, int n, int H, float scale, float pdrop,
-                            unsigned long long seed, int cw) {
+                            unsigned long long seed, int cw, int pf) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -37,10 +37,12 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 		float m = -INFINITY, l = 0.f;
 		int e = beg;
 		// Two edges a step where the registers allow (two key and two
-		// value rows in flight).
+		// value rows in flight), their indices loaded a step ahead.
+		edge_pairs ep(indices, beg, end, pf != 0 && VPL <= 2);
 		if (VPL <= 2) {
 			for (; e + 1 < end; e += 2) {
-				int u0 = __ldg(&indices[e]), u1 = __ldg(&indices[e + 1]);
+				int u0, u1;
+				ep.pair(e, u0, u1);
 				float4 k0[VPL], k1[VPL], v0[VPL], v1[VPL];
 				lane_row<G, VPL, MASK, W>(k0, k + (long long)u0 * ldx + h * C, lane, C);
 				lane_row<G, VPL, MASK, W>(k1, k + (long long)u1 * ldx + h * C, lane, C);
@@ -58,7 +60,8 @@ __device__ void tf_fwd_body(const int* __restrict__ indptr, const int* __restric
 			}
 		}
 		for (; e < end; e++) {
-			int u = __ldg(&indices[e]);
+			// The odd last edge of the pairs, or every edge at VPL > 2.
+			int u = VPL <= 2 ? ep.last(e) : __ldg(&indices[e]);
 			float4 ku[VPL], vu[VPL];
 			lane_row<G, VPL, MASK, W>(ku, k + (long long)u * ldx + h * C, lane, C);
 			lane_row<G, VPL, MASK, W>(vu, vv + (long long)u * ldx + h * C, lane, C);
@@ -89,7 +92,7 @@ template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, TF_QKV(T),
                                 const T* __restrict__ skip, const T* __restrict__ out, const float* __restrict__ lse,
                                 const T* __restrict__ dout, T* __restrict__ dq, long long ldg, float* __restrict__ dd, int n,
-                                int H, float scale, float pdrop, unsigned long long seed, int cw) {
+                                int H, float scale, float pdrop, unsigned long long seed, int cw, int pf) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -110,8 +113,9 @@ __device__ void tf_bwd_dst_body(const int* __restrict__ indptr, const int* __res
 		D = group_sum<G>(D);
 		zero4(acc);
 		float L = live ? lse[v * H + h] : 0.f;
+		edge_next en(indices, beg, end, pf != 0);
 		for (int e = beg; e < end; e++) {
-			int u = __ldg(&indices[e]);
+			int u = en.at(e);
 			float4 ku[VPL], vu[VPL];
 			lane_row<G, VPL, MASK, W>(ku, k + (long long)u * ldx + h * C, lane, C);
 			lane_row<G, VPL, MASK, W>(vu, vv + (long long)u * ldx + h * C, lane, C);
@@ -143,7 +147,7 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
                                 const int* __restrict__ tperm, TF_QKV(T), const float* __restrict__ lse,
                                 const float* __restrict__ dd, const T* __restrict__ dout, T* __restrict__ dk,
                                 T* __restrict__ dv, long long ldg, int n, int H, float scale, float pdrop,
-                                unsigned long long seed, int cw) {
+                                unsigned long long seed, int cw, int pf) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -155,8 +159,9 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 		lane_row<G, VPL, MASK, W>(vu, vv + u * ldx + h * C, lane, C);
 		zero4(gk);
 		zero4(gv);
+		edge_next en(tindices, beg, end, pf != 0);
 		for (int e = beg; e < end; e++) {
-			int v = __ldg(&tindices[e]);
+			int v = en.at(e);
 			float4 qv[VPL], go[VPL];
 			lane_row<G, VPL, MASK, W>(qv, q + (long long)v * ldx + h * C, lane, C);
 			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + h * C, lane, C);
@@ -189,26 +194,28 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 // type T for groups of G lanes holding VPL float4s each, under the names
 // tf_*SFX (masked as in GATV2_INST). With T bf16, q, k, the values, skip,
 // out, dout and the gradients are bfloat16 (float32 scratch in the pass
-// over heavy rows' tiles: lane_store_item); lse and D stay float32.
+// over heavy rows' tiles: lane_store_item); lse and D stay float32. pf is
+// edge_pairs' and edge_next's (tune.AttnPrefetch).
 #define TF_INST(SFX, T, G, VPL, MASK, W)                                                                                  \
 	extern "C" __global__ void tf_fwd##SFX(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV(T), const T* skip,          \
 	                                       T* out, float* lse, int n, int H, float scale, float pdrop,               \
-	                                       unsigned long long seed, int cw) {                                        \
-		tf_fwd_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, n, H, scale, pdrop, seed, cw); \
+	                                       unsigned long long seed, int cw, int pf) {                                \
+		tf_fwd_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, n, H, scale, pdrop, seed, cw, \
+		                             pf);                                                                           \
 	}                                                                                                                  \
 	extern "C" __global__ void tf_bwd_dst##SFX(const int* indptr, const int* indices, ATTN_ROWS, TF_QKV(T), const T* skip,      \
 	                                           const T* out, const float* lse, const T* dout, T* dq,                 \
 	                                           long long ldg, float* dd, int n, int H, float scale, float pdrop,     \
-	                                           unsigned long long seed, int cw) {                                    \
+	                                           unsigned long long seed, int cw, int pf) {                            \
 		tf_bwd_dst_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, q, k, vv, ldx, skip, out, lse, dout, dq, ldg, dd, n, H,   \
-		                                 scale, pdrop, seed, cw);                                                  \
+		                                 scale, pdrop, seed, cw, pf);                                              \
 	}                                                                                                                  \
 	extern "C" __global__ void tf_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, TF_QKV(T),  \
 	                                           const float* lse, const float* dd, const T* dout, T* dk,              \
 	                                           T* dv, long long ldg, int n, int H, float scale, float pdrop,         \
-	                                           unsigned long long seed, int cw) {                                    \
+	                                           unsigned long long seed, int cw, int pf) {                            \
 		tf_bwd_src_body<T, G, VPL, MASK, W>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, q, k, vv, ldx, lse, dd, dout, dk, dv, ldg, n, H, \
-		                                 scale, pdrop, seed, cw);                                                  \
+		                                 scale, pdrop, seed, cw, pf);                                              \
 	}
 
 // The group shapes of gatv2.cu (attn.cuh's ATTN_SHAPES; gatv2Groups on

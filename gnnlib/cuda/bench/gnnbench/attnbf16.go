@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 )
 
 // attnBF16Part times the fused attention layers in float32 and with the
@@ -81,16 +83,30 @@ func tfLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	check(cuda.MatMulBF16Out(qkvs16, x16, w16, false, false))
 	qkvs, dout := must(qkvs16.Float32()), must(dout16.Float32())
 	dqkv, dqkv16 := must(d.Empty(g.n, 3*hc)), must(d.EmptyBF16(g.n, 3*hc))
-	fwd32 := timeit(d, func() { must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{})).Free() })
-	fwd16 := timeit(d, func() {
-		must(cuda.TransformerForwardFusedBF16(dg, qkvs16, h, c, scale, cuda.AttentionDropout{})).Free()
-	})
-	a32 := must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{}))
-	a16 := must(cuda.TransformerForwardFusedBF16(dg, qkvs16, h, c, scale, cuda.AttentionDropout{}))
-	bwd32 := timeit(d, func() { check(a32.BackwardFused(dg, qkvs, dout, dqkv)) })
-	bwd16 := timeit(d, func() { check(a16.BackwardFusedBF16(dg, qkvs16, dout16, dqkv16)) })
-	a32.Free()
-	a16.Free()
+	// attn times the attention's forward and backward passes.
+	attn := func() (fwd32, fwd16, bwd32, bwd16 float64) {
+		fwd32 = timeit(d, func() { must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{})).Free() })
+		fwd16 = timeit(d, func() {
+			must(cuda.TransformerForwardFusedBF16(dg, qkvs16, h, c, scale, cuda.AttentionDropout{})).Free()
+		})
+		a32 := must(cuda.TransformerForwardFused(dg, qkvs, h, c, scale, cuda.AttentionDropout{}))
+		a16 := must(cuda.TransformerForwardFusedBF16(dg, qkvs16, h, c, scale, cuda.AttentionDropout{}))
+		bwd32 = timeit(d, func() { check(a32.BackwardFused(dg, qkvs, dout, dqkv)) })
+		bwd16 = timeit(d, func() { check(a16.BackwardFusedBF16(dg, qkvs16, dout16, dqkv16)) })
+		a32.Free()
+		a16.Free()
+		return
+	}
+	fwd32, fwd16, bwd32, bwd16 := attn()
+	// And without the edge-index prefetch (tune.AttnPrefetch off).
+	if *prefetchAB {
+		tune.AttnPrefetch = false
+		f32, f16, b32, b16 := attn()
+		tune.AttnPrefetch = true
+		report("tf-attn-nopf", g.name, fmt.Sprintf("%dx%d without prefetch", h, c), f16+b16, 0,
+			fmt.Sprintf("float32 fwd %.3f, bwd %.3f ms (%.2fx, %.2fx of with); bfloat16 fwd %.3f, bwd %.3f ms (%.2fx, %.2fx)",
+				f32, b32, f32/fwd32, b32/bwd32, f16, b16, f16/fwd16, b16/bwd16))
+	}
 	v := fmt.Sprintf("%dx%d", h, c)
 	report("transformer-layer-bf16", g.name, v+" float32", ms[0], peak[0], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (no bias column sums)", fwd32, bwd32))
 	report("transformer-layer-bf16", g.name, v+" bfloat16", ms[1], peak[1], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (no bias column sums)", fwd16, bwd16))
@@ -104,6 +120,18 @@ func tfLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		t.Free()
 	}
 	dg.Free()
+}
+
+// attnMS is an attention's forward pass, destination backward pass and
+// both backward passes, in ms.
+type attnMS struct{ fwd, dst, bwd float64 }
+
+// variantLine is a variant's report: its attention in float32 and
+// bfloat16 (v32, v16) beside the current kernels' (c32, c16).
+func variantLine(v32, c32, v16, c16 attnMS, line func(attnMS) string) string {
+	return fmt.Sprintf("float32 %s (of current: fwd %.2fx, dst %.2fx, src %.2fx); bfloat16 %s (fwd %.2fx, dst %.2fx, src %.2fx)",
+		line(v32), v32.fwd/c32.fwd, v32.dst/c32.dst, (v32.bwd-v32.dst)/(c32.bwd-c32.dst),
+		line(v16), v16.fwd/c16.fwd, v16.dst/c16.dst, (v16.bwd-v16.dst)/(c16.bwd-c16.dst))
 }
 
 // gatLayerBF16 is gatLayer's step (x·W_l, x·W_r, the fused attention, its
@@ -178,32 +206,74 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	check(cuda.MatMulBF16Out(xr16, x16, wr16, false, false))
 	xl, xr, dout := must(xl16.Float32()), must(xr16.Float32()), must(dout16.Float32())
 	dxh, dxh16 := must(d.Empty(g.n, hc)), must(d.EmptyBF16(g.n, hc))
-	fwd32 := timeit(d, func() { must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{})).Free() })
-	a32 := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
-	bwd32 := timeit(d, func() {
-		check(a32.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
-		check(a32.BackwardSrc(dg, xl, xr, att, dout, dxh))
-	})
-	a32.Free()
-	// The bfloat16 attention in each lane layout (cuda.BF16WideLoads: 16-
-	// or 8-byte loads; the same kernels at widths without a wide one).
-	var fwd16, bwd16 [2]float64
-	for i, wide := range []bool{false, true} {
-		cuda.BF16WideLoads = wide
-		fwd16[i] = timeit(d, func() { must(cuda.GATv2ForwardBF16(dg, xl16, xr16, att, h, c, 0.2, cuda.AttentionDropout{})).Free() })
-		a16 := must(cuda.GATv2ForwardBF16(dg, xl16, xr16, att, h, c, 0.2, cuda.AttentionDropout{}))
-		bwd16[i] = timeit(d, func() {
-			check(a16.BackwardDstBF16(dg, xl16, xr16, att, dout16, dxh16, datt))
-			check(a16.BackwardSrcBF16(dg, xl16, xr16, att, dout16, dxh16))
-		})
-		a16.Free()
+	// attn times the forward pass, the destination backward pass alone
+	// and both backward passes (the source pass is their difference: it
+	// frees the edges the destination pass saved, so it does not repeat
+	// alone).
+	attn := func(bf16 bool) (t attnMS) {
+		fw := func() *cuda.GATv2 {
+			if bf16 {
+				return must(cuda.GATv2ForwardBF16(dg, xl16, xr16, att, h, c, 0.2, cuda.AttentionDropout{}))
+			}
+			return must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
+		}
+		dst := func(a *cuda.GATv2) {
+			if bf16 {
+				check(a.BackwardDstBF16(dg, xl16, xr16, att, dout16, dxh16, datt))
+			} else {
+				check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
+			}
+		}
+		src := func(a *cuda.GATv2) {
+			if bf16 {
+				check(a.BackwardSrcBF16(dg, xl16, xr16, att, dout16, dxh16))
+			} else {
+				check(a.BackwardSrc(dg, xl, xr, att, dout, dxh))
+			}
+		}
+		t.fwd = timeit(d, func() { fw().Free() })
+		a := fw()
+		t.dst = timeit(d, func() { dst(a) })
+		t.bwd = timeit(d, func() { dst(a); src(a) })
+		a.Free()
+		return t
 	}
+	// The attention alone in each precision on the same (rounded)
+	// features: float32; bfloat16 in each lane layout (cuda.BF16WideLoads:
+	// 16- or 8-byte loads; the same kernels at widths without a wide
+	// one); and, for each -gatv2-variants value the width has, that
+	// variant (tune.GATv2Variant), and with -prefetch-ab the kernels
+	// without the edge-index prefetch, in both precisions.
 	v := fmt.Sprintf("%dx%d", h, c)
-	report("gatv2-layer-bf16", g.name, v+" float32", ms[0], peak[0], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms", fwd32, bwd32))
-	report("gatv2-layer-bf16", g.name, v+" bfloat16", ms[1], peak[1], fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (8-byte loads: fwd %.3f, bwd %.3f ms)", fwd16[1], bwd16[1], fwd16[0], bwd16[0]))
+	cuda.BF16WideLoads = false
+	a32, a16 := attn(false), attn(true)
+	cuda.BF16WideLoads = true
+	a16w := attn(true)
+	cuda.BF16WideLoads = false
+	line := func(t attnMS) string {
+		return fmt.Sprintf("attention fwd %.3f ms, bwd %.3f ms (dst %.3f + src %.3f)", t.fwd, t.bwd, t.dst, t.bwd-t.dst)
+	}
+	report("gatv2-layer-bf16", g.name, v+" float32", ms[0], peak[0], line(a32))
+	report("gatv2-layer-bf16", g.name, v+" bfloat16", ms[1], peak[1], line(a16)+"; 16-byte loads: "+line(a16w))
 	report("gatv2-layer-bf16", g.name, v+" bfloat16 vs float32", ms[1], peak[1],
 		fmt.Sprintf("speedup %.2fx, attention fwd %.2fx, bwd %.2fx; peak %.2fx of float32 (targets at 1x256: <= 2.2 ms, <= 0.6x)",
-			ms[0]/ms[1], fwd32/fwd16[1], bwd32/bwd16[1], peak[1]/peak[0]))
+			ms[0]/ms[1], a32.fwd/a16.fwd, a32.bwd/a16.bwd, peak[1]/peak[0]))
+	defer func(v string) { tune.GATv2Variant = v }(tune.GATv2Variant)
+	for _, vr := range gatv2Variants() {
+		if vr == "" || !slices.Contains(tune.GATv2Variants[c], vr) {
+			continue // the current kernels, timed above
+		}
+		tune.GATv2Variant = vr
+		l32, l16 := attn(false), attn(true)
+		report("gatv2-attn-variant", g.name, v+" "+vr, l16.fwd+l16.bwd, 0, variantLine(l32, a32, l16, a16, line))
+	}
+	tune.GATv2Variant = ""
+	if *prefetchAB {
+		tune.AttnPrefetch = false
+		l32, l16 := attn(false), attn(true)
+		tune.AttnPrefetch = true
+		report("gatv2-attn-variant", g.name, v+" without prefetch", l16.fwd+l16.bwd, 0, variantLine(l32, a32, l16, a16, line))
+	}
 	for _, t := range []*cuda.Tensor{att, dwl, dwr, datt, xl, xr, dout, dxh} {
 		t.Free()
 	}

@@ -85,9 +85,45 @@ var (
 	replaySegs = flag.String("replay-seg", "0", "in the api part, the epochs again with cuda.GraphReplay for each of these cuda.ReplaySegment values (0: segments cut only at calls that wait; empty: none)")
 	apiModels  = flag.String("api-models", "gcn,sage,gat,gatv2", "comma-separated models of the api part")
 	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad off (on by default)")
-	bf16Attn   = flag.Bool("bf16-attention", false, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
+	bf16Attn   = flag.Bool("bf16-attention", cuda.BF16Attention, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
+	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention again with each, where gatv2.cu has it")
+	prefetchAB = flag.Bool("prefetch-ab", false, "the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 and Transformer attention again with tune.AttnPrefetch off (the kernels loading each step's edge indices in the step)")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
+
+// gatv2Variants parses -gatv2-variants: "" (the current kernels), then
+// its values.
+func gatv2Variants() []string {
+	vs := []string{""}
+	for _, f := range strings.Split(*variants, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			vs = append(vs, f)
+		}
+	}
+	return vs
+}
+
+// forVariants runs f with the current GATv2 kernels, then with each
+// -gatv2-variants value (tune.GATv2Variant) and, with -prefetch-ab,
+// without the edge-index prefetch (tune.AttnPrefetch off), kernTag
+// naming each after tag.
+func forVariants(tag string, f func()) {
+	defer func() { tune.GATv2Variant, tune.AttnPrefetch = "", true }()
+	vs := gatv2Variants()
+	if *prefetchAB {
+		vs = append(vs, "no prefetch")
+	}
+	for _, v := range vs {
+		tune.GATv2Variant, tune.AttnPrefetch, kernTag = v, v != "no prefetch", tag
+		if v == "no prefetch" {
+			tune.GATv2Variant = ""
+		}
+		if v != "" {
+			kernTag += " [" + v + "]"
+		}
+		f()
+	}
+}
 
 // kernTag is appended to the variant column while the gat and gcn parts
 // run once per -gemm family.
@@ -336,17 +372,18 @@ func main() {
 			if len(modes) > 1 {
 				tag += " [" + mode + "]"
 			}
-			kernTag = tag
-			for _, c := range []struct {
-				g     *csr
-				fin   int
-				h, ch int
-			}{{arxiv, 128, 1, 256}, {arxiv, 128, 4, 64}, {prod, 100, 1, 256}} {
-				if c.g == nil {
-					continue
+			forVariants(tag, func() {
+				for _, c := range []struct {
+					g     *csr
+					fin   int
+					h, ch int
+				}{{arxiv, 128, 1, 256}, {arxiv, 128, 4, 64}, {prod, 100, 1, 256}} {
+					if c.g == nil {
+						continue
+					}
+					gatLayer(d, r, c.g, c.fin, c.h, c.ch)
 				}
-				gatLayer(d, r, c.g, c.fin, c.h, c.ch)
-			}
+			})
 		}
 	}
 	tune.GEMM, kernTag = kerns[0], ""
@@ -411,11 +448,14 @@ func main() {
 			break
 		}
 		cuda.GATv2BackwardMode = modeOf[mode]
+		tag := ""
 		if len(modes) > 1 {
-			kernTag = " [" + mode + "]"
+			tag = " [" + mode + "]"
 		}
-		gatEpoch(d, r, cora, 1433, 16, 7, 2)
-		gatEpoch(d, r, arxiv, 128, 256, 40, 3)
+		forVariants(tag, func() {
+			gatEpoch(d, r, cora, 1433, 16, 7, 2)
+			gatEpoch(d, r, arxiv, 128, 256, 40, 3)
+		})
 	}
 	cuda.GATv2BackwardMode, kernTag = modeOf[modes[0]], ""
 	for _, k := range strings.Split(*apiModels, ",") {

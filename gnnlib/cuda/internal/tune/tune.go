@@ -131,3 +131,25 @@ var BF16SplitHeavy = true
 // arxiv-sized: 0.191 against 0.380 ms at 100 columns, 0.076 against 0.087
 // at 48; TestSpMMBF16 has not run on a GPU with it yet).
 var BF16SpMMOnePass = true
+
+// GATv2Variant selects variants of the fused GATv2 destination backward
+// passes, which gnnbench's attnbf16 and gatv2 parts time beside the
+// current ones where gatv2.cu instantiates them (GATv2Variants): "lb3"
+// and "lb4", compiled with __launch_bounds__(256, N) (at most
+// 65536/(256·N) registers a thread, some spilled, so that N blocks of
+// 256 threads share an SM, against 2 for the current kernels at 256
+// channels a head). "", the default, runs the current kernels.
+var GATv2Variant = ""
+
+// GATv2Variants lists, for the head widths (channels, an exact kernel,
+// float32 and bfloat16 in the 8-byte layout) gatv2.cu has variants of,
+// the GATv2Variant values it has.
+var GATv2Variants = map[int][]string{256: {"lb3"}, 64: {"lb3", "lb4"}}
+
+// AttnPrefetch lets the fused GATv2 and Transformer kernels load each
+// step's edge indices a step ahead (attn.cuh's edge_pairs and
+// edge_next), so that a step waits for its row gathers only; off, they
+// load them in the step, as before (a kernel argument: every width, both
+// precisions). On by default; it has not run on a GPU yet, and
+// gnnbench's -prefetch-ab times both.
+var AttnPrefetch = true
