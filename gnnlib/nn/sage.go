@@ -51,7 +51,8 @@ func blockRoots(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 }
 
 // sageNarrowRoots switches blockRoots' Narrow (off: IndexSelect, as
-// before). On since 2026-12-06; the device's Narrow ran on an H100 before,
-// SAGEConv's use of it not yet (TestSAGEAggregateFirst and the devicetest
-// suite run it on the CPU and the Fake).
+// before). On since 2026-12-06 (TestSAGEAggregateFirst and the devicetest
+// suite run it on the CPU and the Fake; gnnlib/cuda's device-sampled
+// tests, TestDeviceSAGEAggregateFirst and TestDeviceSampledSAGEStep among
+// them, passed with it on an H100 in the final run that day).
 var sageNarrowRoots = true
