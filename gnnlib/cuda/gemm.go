@@ -73,13 +73,7 @@ func matMulWith(kern tune.GEMMKernel, dst, a, b *Tensor, transA, transB bool) er
 	if transA && transB {
 		return shapeErr("MatMul", "both operands transposed is not supported")
 	}
-	form := "nn"
-	switch {
-	case transA:
-		form = "tn"
-	case transB:
-		form = "nt"
-	}
+	form := gemmForm(transA, transB)
 	// kt is the kernel's k-tile depth: split-K chunks are multiples of it,
 	// so every chunk but the last is whole tiles.
 	// bm x bn is the block tile, which sets the grid.
@@ -202,4 +196,16 @@ func vec4(m, n, k int, transA, transB bool, ts ...*Tensor) bool {
 		return false
 	}
 	return !transB || k%4 == 0
+}
+
+// gemmForm names a product's operand layout as the kernels' suffixes do:
+// "tn" with A transposed, "nt" with B transposed, else "nn".
+func gemmForm(transA, transB bool) string {
+	switch {
+	case transA:
+		return "tn"
+	case transB:
+		return "nt"
+	}
+	return "nn"
 }

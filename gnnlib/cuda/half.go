@@ -299,13 +299,7 @@ func cpWidth(ld int, ptr uintptr) int {
 // dimension) — but for an nn product's small B, which it copies into
 // padded rows (padB) — else sm80_gemm_bf16.
 func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) gemmBF16Launch {
-	form := "nn"
-	switch {
-	case transA:
-		form = "tn"
-	case transB:
-		form = "nt"
-	}
+	form := gemmForm(transA, transB)
 	switch tune.GEMMBF16 {
 	case tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes:
 		prefix := "sm80_gemm_bf16p_"
