@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
@@ -215,8 +216,11 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 		}
 		seen[v] = true
 	}
+	t0 := time.Now()
 	s.mu.Lock()
+	t1 := time.Now()
 	hops, cnt, err := d.sampleHops(s, seeds, fanouts, seed)
+	t2 := time.Now()
 	var host [][3][]int
 	if err == nil {
 		host, err = d.downloadHops(s, hops, cnt.ptr)
@@ -237,20 +241,24 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 	if err != nil {
 		return nil, nil, err
 	}
-	blocks := make([]graph.Block, len(hops))
-	preps := make([]*blockPrep, len(hops))
-	var lists []int32
-	dstNodes := append([]int(nil), seeds...)
-	for i, h := range hops {
-		ptr, src, srcNodes := host[i][0], host[i][1], host[i][2]
-		bg, err := hostBlock(h.nsrc, h.ndst, ptr, src)
-		if err != nil {
-			return nil, nil, err
-		}
-		preps[i] = prepBlock(bg)
-		lists = append(lists, preps[i].lists()...)
-		blocks[len(hops)-1-i] = graph.Block{Graph: bg, SrcNodes: srcNodes, DstNodes: dstNodes}
-		dstNodes = srcNodes
+	t3 := time.Now()
+	blocks, preps, lists, err := hostBlocks(hops, host, seeds)
+	if err != nil {
+		return nil, nil, err
+	}
+	t4 := time.Now()
+	if sp := sampleTiming; sp != nil {
+		defer func() {
+			t5 := time.Now()
+			sp.mu.Lock()
+			defer sp.mu.Unlock()
+			sp.Calls++
+			sp.Lock += t1.Sub(t0)
+			sp.Queue += t2.Sub(t1)
+			sp.Download += t3.Sub(t2)
+			sp.Host += t4.Sub(t3)
+			sp.Register += t5.Sub(t4)
+		}()
 	}
 	// The heavy rows of all hops go up in one copy without a wait.
 	var listBuf *buffer
@@ -288,6 +296,44 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 	return blocks, out, err
 }
 
+// sampleSplit adds up where SampleBlocks' time goes on the calling
+// goroutine (for the tests and benchmarks that split it): waiting for
+// the sampler's lock, queueing the hops' kernels (sampleHops), the
+// download with its wait for the device (downloadHops, widenHops
+// included), the host graphs and preps (hostBlocks), and the rest
+// (the heavy-row upload, registerBlock's queueing and the gather).
+type sampleSplit struct {
+	mu                                    sync.Mutex
+	Calls                                 int
+	Lock, Queue, Download, Host, Register time.Duration
+}
+
+// sampleTiming, when not nil, adds up the split of every SampleBlocks
+// call (set by tests and benchmarks only, before the calls).
+var sampleTiming *sampleSplit
+
+// hostBlocks is SampleBlocks' host work after the download: the
+// blocks' host graphs (last hop first), their blockPreps (hop order) and
+// the heavy-row lists of all hops in registerBlock's order.
+func hostBlocks(hops []hop, host [][3][]int, seeds []int) ([]graph.Block, []*blockPrep, []int32, error) {
+	blocks := make([]graph.Block, len(hops))
+	preps := make([]*blockPrep, len(hops))
+	var lists []int32
+	dstNodes := append([]int(nil), seeds...)
+	for i, h := range hops {
+		ptr, src, srcNodes := host[i][0], host[i][1], host[i][2]
+		bg, err := hostBlock(h.nsrc, h.ndst, ptr, src)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		preps[i] = prepBlock(bg)
+		lists = append(lists, preps[i].lists()...)
+		blocks[len(hops)-1-i] = graph.Block{Graph: bg, SrcNodes: srcNodes, DstNodes: dstNodes}
+		dstNodes = srcNodes
+	}
+	return blocks, preps, lists, nil
+}
+
 // hostBlock returns the host graph of a block whose CSR came back from
 // the device: nsrc sources, ndst destinations, ptr and src in
 // graph.Graph's layout already (rows by destination, each sorted by
@@ -307,18 +353,20 @@ func hostBlock(nsrc, ndst int, ptr, src []int) (*graph.Graph, error) {
 		}
 		return graph.NewBipartite(nsrc, ndst, src, rows, nil)
 	}
-	bg, err := graph.NewBipartite(nsrc, ndst, nil, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	bg.Indptr, bg.Indices = ptr, src
-	return bg, nil
+	return graph.BipartiteFromCSR(nsrc, ptr, src, nil)
 }
 
-// hostBlockDirect makes hostBlock take the downloaded CSR as it is; off,
-// it builds the graph through graph.NewBipartite's sort, as before. On
-// since 2026-12-06 (TestHostBlock, which checks both give the same graph,
-// passed on an H100 in the final run that day).
+// hostBlockDirect makes hostBlock take the downloaded CSR as it is
+// (graph.BipartiteFromCSR, which checks it in one pass and allocates
+// nothing node-sized; the empty graph.NewBipartite that the CSR was put
+// into before allocated and scanned arrays of the block's sources and
+// destinations: a products-sized batch's hostBlocks took 3.8-4.0 ms, now
+// 2.5 ms, BenchmarkSampleBlocksHostProducts on the 2-core dev machine);
+// off, it builds the graph through graph.NewBipartite's sort. On since
+// 2026-12-06: TestHostBlock, which checks both give the same graph, passed
+// on an H100 in the sixth session's final run, before BipartiteFromCSR
+// replaced the empty NewBipartite (TestHostBlockAllocates checks that on
+// the CPU).
 var hostBlockDirect = true
 
 // downloadHops reads the hops' counts back and then copies each hop's
@@ -407,9 +455,19 @@ func (d *Device) downloadHops(s *sampleGraph, hops []hop, cnt uintptr) ([][3][]i
 			return nil, err
 		}
 	}
-	out := make([][3][]int, len(hops))
+	return widenHops(flat, lens), nil
+}
+
+// widenHops converts the downloaded int32 values (flat, the hops' rowptr,
+// sources and node lists, lens long each, in that order) to the host
+// graphs' ints, one allocation a list. (One allocation for the whole
+// batch, sliced, was no faster: BenchmarkSampleBlocksHostProducts, 2.2
+// and 2.8 ms a products-sized batch against 2.8 and 3.0 ms, the time being
+// the fresh pages' first touch.)
+func widenHops(flat []int32, lens []int) [][3][]int {
+	out := make([][3][]int, len(lens)/3)
 	off := 0
-	for i := range hops {
+	for i := range out {
 		for k := range 3 {
 			n := lens[3*i+k]
 			a := make([]int, n)
@@ -420,7 +478,7 @@ func (d *Device) downloadHops(s *sampleGraph, hops []hop, cnt uintptr) ([][3][]i
 			off += n
 		}
 	}
-	return out, nil
+	return out
 }
 
 // errNoPinned says that downloadHops could not allocate pinned memory.

@@ -169,3 +169,83 @@ func BenchmarkSampleBlocksHost(b *testing.B) {
 	b.ReportMetric(ms(prep), "ms-prep/op")
 	b.ReportMetric(ms(sorted)/max(ms(direct), 1e-6), "newbipartite/hostblock")
 }
+
+// productsBatch returns the download of one products-sized batch (a
+// graph of products' 2,449,029 nodes, 50 uniform random in-neighbours a
+// node, about products' mean degree; 1024 seeds, fan-outs 15, 10, 5) as
+// downloadHops lays it out (hop order; rowptr, sources, nodes a hop),
+// with the hops' sizes and the seeds.
+func productsBatch(tb testing.TB) (hops []hop, flat []int32, lens, seeds []int) {
+	g, seeds := productsGraph(tb)
+	blocks, err := data.SampleBlocks(g, seeds, []int{15, 10, 5}, 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := len(blocks) - 1; i >= 0; i-- {
+		b := blocks[i]
+		hops = append(hops, hop{ndst: b.Graph.NumNodes(), nsrc: b.Graph.NumSrc(), ne: b.Graph.NumEdges()})
+		for _, l := range [][]int{b.Graph.Indptr, b.Graph.Indices, b.SrcNodes} {
+			flat = append(flat, toInt32(l)...)
+			lens = append(lens, len(l))
+		}
+	}
+	return hops, flat, lens, seeds
+}
+
+// productsGraph returns productsBatch's graph and 1024 seeds.
+func productsGraph(tb testing.TB) (*graph.Graph, []int) {
+	const n, deg = 2449029, 50
+	indptr, indices := make([]int, n+1), make([]int, n*deg)
+	r := uint64(88172645463325252)
+	for v := range n {
+		indptr[v+1] = (v + 1) * deg
+		for e := v * deg; e < (v+1)*deg; e++ {
+			r ^= r << 13
+			r ^= r >> 7
+			r ^= r << 17
+			indices[e] = int(r % n)
+		}
+	}
+	g, err := graph.FromCSR(n, indptr, indices, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	seeds := make([]int, 1024)
+	for i := range seeds {
+		seeds[i] = 2391 * i
+	}
+	return g, seeds
+}
+
+// BenchmarkSampleBlocksHostProducts times the host's share of
+// Device.SampleBlocks for one products-sized batch (productsBatch: 1024
+// seeds, fan-outs 15, 10, 5, about 685k nodes and 860k edges, a 7.4 MB
+// download), the parts that run on the loader's goroutine around the
+// device's work: the seeds' check, widenHops (the int32 download to
+// ints) and hostBlocks (host graphs and blockPreps). It reports
+// milliseconds a batch for each.
+func BenchmarkSampleBlocksHostProducts(b *testing.B) {
+	hops, flat, lens, seeds := productsBatch(b)
+	var tSeen, tWiden, tHost time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		seen := make(map[int]bool, len(seeds))
+		for _, v := range seeds {
+			seen[v] = true
+		}
+		t1 := time.Now()
+		host := widenHops(flat, lens)
+		t2 := time.Now()
+		if _, _, _, err := hostBlocks(hops, host, seeds); err != nil {
+			b.Fatal(err)
+		}
+		t3 := time.Now()
+		tSeen, tWiden, tHost = tSeen+t1.Sub(t0), tWiden+t2.Sub(t1), tHost+t3.Sub(t2)
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 / float64(b.N) }
+	b.ReportMetric(ms(tSeen), "ms-seeds/op")
+	b.ReportMetric(ms(tWiden), "ms-widen/op")
+	b.ReportMetric(ms(tHost), "ms-hostblocks/op")
+	b.ReportMetric(float64(len(flat))*4/1e6, "MB-download")
+}

@@ -1,6 +1,8 @@
 package cuda
 
 import (
+	"errors"
+	"runtime"
 	"slices"
 	"testing"
 	"unsafe"
@@ -559,5 +561,40 @@ func TestHostBlock(t *testing.T) {
 	}
 	if _, err := hostBlock(3, 2, []int{0, 1}, []int{0}); err == nil {
 		t.Error("a row pointer of 2 entries for 2 rows was accepted")
+	}
+}
+
+// TestHostBlockAllocates checks that hostBlock (hostBlockDirect) takes a
+// block's CSR without allocating anything sized by its nodes: a block of
+// a million sources and a thousand destinations costs well under the
+// 8 MB that one int per source would (the empty graph.NewBipartite it
+// went through before allocated and scanned such arrays), and a source
+// out of range is refused with a clear error.
+func TestHostBlockAllocates(t *testing.T) {
+	const nsrc, ndst = 1 << 20, 1000
+	ptr := make([]int, ndst+1)
+	src := make([]int, 3*ndst)
+	for v := range ndst {
+		ptr[v+1] = 3 * (v + 1)
+		for k := range 3 {
+			src[3*v+k] = (v*977 + k*131071) % nsrc
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	g, err := hostBlock(nsrc, ndst, ptr, src)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NumSrc() != nsrc || g.NumNodes() != ndst || g.NumEdges() != 3*ndst {
+		t.Fatalf("hostBlock gave %v", g)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+		t.Errorf("hostBlock allocated %d bytes for a block of %d sources, want under 64 KiB", got, nsrc)
+	}
+	src[5] = nsrc
+	if _, err := hostBlock(nsrc, ndst, ptr, src); !errors.Is(err, graph.ErrBadEdge) {
+		t.Errorf("a source out of range: error %v, want one wrapping graph.ErrBadEdge", err)
 	}
 }

@@ -171,6 +171,33 @@ func countingOrder(keys []int, n int, within []int) []int {
 	return out
 }
 
+// BipartiteFromCSR builds a graph from nSrc source nodes to
+// len(indptr)-1 destinations from CSR arrays by destination, which it
+// takes without copying (as FromCSR does for square graphs; sampled
+// blocks whose CSR was built elsewhere, by a device sampler, use it).
+// Indices within a row need not be sorted. It checks the arrays and
+// returns an error wrapping ErrBadEdge or ErrShape.
+func BipartiteFromCSR(nSrc int, indptr, indices []int, w []float32) (*Graph, error) {
+	n := len(indptr) - 1
+	if nSrc < 0 || n < 0 || indptr[0] != 0 || indptr[n] != len(indices) {
+		return nil, fmt.Errorf("graph: indptr of length %d for %d sources and %d edges: %w", len(indptr), nSrc, len(indices), ErrShape)
+	}
+	if w != nil && len(w) != len(indices) {
+		return nil, fmt.Errorf("graph: %d edges but %d weights: %w", len(indices), len(w), ErrShape)
+	}
+	for v := 0; v < n; v++ {
+		if indptr[v+1] < indptr[v] {
+			return nil, fmt.Errorf("graph: indptr decreases at row %d: %w", v, ErrShape)
+		}
+	}
+	for e, u := range indices {
+		if u < 0 || u >= nSrc {
+			return nil, fmt.Errorf("graph: edge %d from source %d with %d sources: %w", e, u, nSrc, ErrBadEdge)
+		}
+	}
+	return &Graph{Indptr: indptr, Indices: indices, Weights: w, numSrc: nSrc}, nil
+}
+
 // FromCSR builds a square graph from CSR arrays by destination, which it
 // takes without copying. Indices within a row need not be sorted. It
 // checks the arrays and returns an error wrapping ErrBadEdge or ErrShape.

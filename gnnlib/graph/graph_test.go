@@ -272,3 +272,41 @@ func TestCachesConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestBipartiteFromCSR(t *testing.T) {
+	src, dst := []int{4, 0, 2, 4, 1}, []int{1, 0, 1, 2, 2}
+	want, err := NewBipartite(5, 3, src, dst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := BipartiteFromCSR(5, append([]int(nil), want.Indptr...), append([]int(nil), want.Indices...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NumSrc() != 5 || g.NumNodes() != 3 || !slices.Equal(g.Indptr, want.Indptr) || !slices.Equal(g.Indices, want.Indices) {
+		t.Fatalf("BipartiteFromCSR = %v %v %v, want %v %v", g, g.Indptr, g.Indices, want.Indptr, want.Indices)
+	}
+	for _, c := range []struct {
+		nsrc        int
+		indptr, idx []int
+		w           []float32
+		wantBadEdge bool
+	}{
+		{5, nil, nil, nil, false},
+		{5, []int{1, 1}, []int{0}, nil, false},
+		{5, []int{0, 2, 1}, []int{0}, nil, false},
+		{5, []int{0, 1}, []int{0}, []float32{1, 2}, false},
+		{-1, []int{0}, nil, nil, false},
+		{2, []int{0, 1}, []int{2}, nil, true},
+		{2, []int{0, 1}, []int{-1}, nil, true},
+	} {
+		_, err := BipartiteFromCSR(c.nsrc, c.indptr, c.idx, c.w)
+		want := ErrShape
+		if c.wantBadEdge {
+			want = ErrBadEdge
+		}
+		if !errors.Is(err, want) {
+			t.Errorf("BipartiteFromCSR(%d, %v, %v, %v): error %v, want %v", c.nsrc, c.indptr, c.idx, c.w, err, want)
+		}
+	}
+}

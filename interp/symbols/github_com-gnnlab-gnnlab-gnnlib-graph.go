@@ -15,6 +15,7 @@ func init() {
 		"BAShapes":            reflect.ValueOf(graph.BAShapes),
 		"BarabasiAlbert":      reflect.ValueOf(graph.BarabasiAlbert),
 		"Batch":               reflect.ValueOf(graph.Batch),
+		"BipartiteFromCSR":    reflect.ValueOf(graph.BipartiteFromCSR),
 		"ErdosRenyi":          reflect.ValueOf(graph.ErdosRenyi),
 		"ErdosRenyiM":         reflect.ValueOf(graph.ErdosRenyiM),
 		"ErrBadEdge":          reflect.ValueOf(&graph.ErrBadEdge).Elem(),
