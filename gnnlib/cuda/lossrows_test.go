@@ -3,6 +3,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,5 +123,25 @@ func BenchmarkCrossEntropyHost(b *testing.B) {
 	}
 	if per[true] > 0 {
 		b.Logf("host time a call: checked every call %.1f µs, at upload %.1f µs (%.2fx)", per[false]/1e3, per[true]/1e3, per[false]/per[true])
+	}
+}
+
+// TestIntsEqual checks the label cache's comparison against slices.Equal:
+// empty and nil slices, different lengths, one element changed anywhere
+// (first, last, each in turn of a short slice), negative values.
+func TestIntsEqual(t *testing.T) {
+	base := []int{3, -1, 0, 7, 1 << 40, -5, 2, 9, 4}
+	cases := [][2][]int{{nil, nil}, {nil, {}}, {{}, {1}}, {base, base[:8]}, {base, slices.Clone(base)}}
+	for i := range base {
+		for _, delta := range []int{1, -1, 1 << 33} {
+			c := slices.Clone(base)
+			c[i] += delta
+			cases = append(cases, [2][]int{base, c})
+		}
+	}
+	for _, c := range cases {
+		if got, want := intsEqual(c[0], c[1]), slices.Equal(c[0], c[1]); got != want {
+			t.Errorf("intsEqual(%v, %v) = %v, slices.Equal %v", c[0], c[1], got, want)
+		}
 	}
 }
