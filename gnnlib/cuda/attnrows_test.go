@@ -73,7 +73,7 @@ func (r *recordDriver) launch(kernel string, grid, block [3]int, shared int, arg
 }
 
 // openRecorder is Open on a recordDriver.
-func openRecorder(t *testing.T) (*Device, *recordDriver) {
+func openRecorder(t testing.TB) (*Device, *recordDriver) {
 	drv := &recordDriver{}
 	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: drv.name(), nsm: drv.sms()}
 	d.be = &backend{d}

@@ -492,7 +492,12 @@
 // not know the activation that follows it), CrossEntropy handing
 // loss.Backward() its gradient without a scaled copy, and the loss summed
 // once a block (tune.LossBlockSum; the per-row atomics took 1 ms of an
-// arxiv-sized epoch). What is left: copy_cols over the weights (making
+// arxiv-sized epoch). CrossEntropy checks its rows and labels when it
+// uploads them, not at every call (tune.CheckLabelsOnUpload; a call with
+// cached labels then reads them on the host once, the cache's
+// comparison: 34 µs for 169,343 labels on a 2-core machine, against 329
+// µs with the check at every call; not yet measured on a GPU). What is
+// left: copy_cols over the weights (making
 // [W_src W_dst] and splitting its gradient), the seed's fill, and the
 // last GATv2 layer's bias as a pass of its own. Activations the
 // program's code makes return to the allocator only when the garbage

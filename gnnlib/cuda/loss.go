@@ -33,6 +33,11 @@ func (d *backend) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss,
 	}
 	upload := func() (*Labels, error) {
 		y := labels
+		if tune.CheckLabelsOnUpload {
+			if err := checkLabels(labels, rows, v.Rows, v.Cols); err != nil {
+				return nil, err
+			}
+		}
 		if rows != nil {
 			y = make([]int, len(labels))
 			for i := range y {
@@ -47,7 +52,14 @@ func (d *backend) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss,
 		}
 		return NewLabels(d.Device, y)
 	}
-	use := func(lab *Labels) error { return SoftmaxNLL(g, l, v, lab) }
+	use := func(lab *Labels) error {
+		// Labels checked at their upload against other logits: only the
+		// class count can have changed since.
+		if tune.CheckLabelsOnUpload && lab.max >= v.Cols {
+			return fmt.Errorf("gnnlib/cuda: CrossEntropy: label %d of row %d not in [0, %d): %w", lab.max, lab.maxRow, v.Cols, tensor.ErrIndex)
+		}
+		return SoftmaxNLL(g, l, v, lab)
+	}
 	if tune.CacheLabels {
 		err = d.labels.with(labels, rows, upload, use)
 	} else {
@@ -63,6 +75,41 @@ func (d *backend) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss,
 		return nil, nil, err
 	}
 	return l, g, nil
+}
+
+// ChecksLabels tells tensor.CrossEntropy (tensor.LabelChecker) that
+// CrossEntropy checks its rows and labels when it uploads them
+// (tune.CheckLabelsOnUpload), so that a call whose labels the cache holds
+// reads them on the host once (the cache's comparison), not twice.
+func (d *backend) ChecksLabels() bool { return tune.CheckLabelsOnUpload }
+
+// checkLabels returns an error wrapping tensor.ErrIndex for a row out of
+// [0, n) or a listed row's label out of [0, c), the first in row order,
+// as tensor's own check words it.
+func checkLabels(labels, rows []int, n, c int) error {
+	check := func(r int) error {
+		if r < 0 || r >= n {
+			return fmt.Errorf("gnnlib/cuda: CrossEntropy: row %d not in [0, %d): %w", r, n, tensor.ErrIndex)
+		}
+		if y := labels[r]; y < 0 || y >= c {
+			return fmt.Errorf("gnnlib/cuda: CrossEntropy: label %d of row %d not in [0, %d): %w", y, r, c, tensor.ErrIndex)
+		}
+		return nil
+	}
+	if rows == nil {
+		for r := range labels {
+			if err := check(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, r := range rows {
+		if err := check(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Loss returns the mean element-wise loss op of pred against target and
@@ -146,23 +193,28 @@ type Labels struct {
 	buf   *buffer
 	n     int
 	count int
+	// max is the largest label, at row maxRow (-1 when none counts).
+	max, maxRow int
 }
 
 // NewLabels uploads labels; rows with a negative label do not count.
 func NewLabels(d *Device, labels []int) (*Labels, error) {
 	y := make([]int32, len(labels))
-	c := 0
+	c, most, at := 0, -1, -1
 	for i, l := range labels {
 		y[i] = int32(l)
 		if l >= 0 {
 			c++
+		}
+		if l > most {
+			most, at = l, i
 		}
 	}
 	b, err := d.uploadInts(y)
 	if err != nil {
 		return nil, err
 	}
-	return &Labels{buf: b, n: len(labels), count: c}, nil
+	return &Labels{buf: b, n: len(labels), count: c, max: most, maxRow: at}, nil
 }
 
 // SoftmaxNLL computes the mean negative log-likelihood of log_softmax(logits)

@@ -468,13 +468,28 @@ func deviceSum(name string, t *Tensor, scale float32) *Tensor {
 	})
 }
 
+// LabelChecker is implemented by a Backend whose CrossEntropy checks the
+// rows and labels itself (a row out of [0, N), listed twice, or with a
+// label out of [0, C) is an error wrapping ErrIndex) when ChecksLabels
+// says so. CrossEntropy then checks only the shapes, instead of reading
+// every label on the host at every call, which a backend that keeps its
+// device labels between calls (gnnlib/cuda) needs only when it uploads
+// them.
+type LabelChecker interface {
+	ChecksLabels() bool
+}
+
 // deviceCrossEntropy is CrossEntropy on a device: the loss and its
 // gradient come from one fused pass; the backward pass scales the stored
 // gradient by the upstream one.
 func deviceCrossEntropy(logits *Tensor, labels, rows []int) *Tensor {
 	start := opStart()
 	be := logits.dev.Backend()
-	checkLoss("CrossEntropy", logits, labels, rows)
+	if lc, ok := be.(LabelChecker); ok && lc.ChecksLabels() {
+		checkLossShape("CrossEntropy", logits, labels, rows)
+	} else {
+		checkLoss("CrossEntropy", logits, labels, rows)
+	}
 	ls, gs, err := be.CrossEntropy(logits, labels, rows)
 	loss := devResult("CrossEntropy", be, ls, err, []int{})
 	grad := &Tensor{dev: gs, shape: cloneInts(logits.shape)}

@@ -24,16 +24,29 @@ func lossRows(op string, x *Tensor, labels, rows []int) []int {
 // checkLoss validates a [N, C] score matrix (on any device), labels and the
 // row subset (nil: every row).
 func checkLoss(op string, x *Tensor, labels, rows []int) {
+	checkLossShape(op, x, labels, rows)
+	checkLossRows(op, x.shape[0], x.shape[1], labels, rows)
+}
+
+// checkLossShape is checkLoss without the pass over the rows: the shapes
+// and an empty row set.
+func checkLossShape(op string, x *Tensor, labels, rows []int) {
 	if len(x.shape) != 2 {
 		panic(&ShapeError{Op: op, A: cloneInts(x.shape), Msg: "needs [N, C] scores"})
 	}
-	n, c := x.shape[0], x.shape[1]
+	n := x.shape[0]
 	if len(labels) != n {
 		panic(&ShapeError{Op: op, A: cloneInts(x.shape), B: []int{len(labels)}, Msg: "need one label per row"})
 	}
 	if (rows == nil && n == 0) || (rows != nil && len(rows) == 0) {
 		panic(&ShapeError{Op: op, A: cloneInts(x.shape), B: []int{0}, Msg: "empty row set"})
 	}
+}
+
+// checkLossRows panics for a row out of [0, n) or a label of a listed
+// row out of [0, c): one pass over the rows, which a device backend that
+// is a LabelChecker makes only when it uploads the labels.
+func checkLossRows(op string, n, c int, labels, rows []int) {
 	check := func(r int) {
 		if r < 0 || r >= n {
 			indexPanic(op, r, n)

@@ -70,6 +70,7 @@ func init() {
 		"DeviceError":    reflect.ValueOf((*tensor.DeviceError)(nil)),
 		"HalfBackend":    reflect.ValueOf((*tensor.HalfBackend)(nil)),
 		"HalfStorer":     reflect.ValueOf((*tensor.HalfStorer)(nil)),
+		"LabelChecker":   reflect.ValueOf((*tensor.LabelChecker)(nil)),
 		"Memory":         reflect.ValueOf((*tensor.Memory)(nil)),
 		"MemoryReporter": reflect.ValueOf((*tensor.MemoryReporter)(nil)),
 		"OpEvent":        reflect.ValueOf((*tensor.OpEvent)(nil)),
@@ -82,6 +83,7 @@ func init() {
 		"_Backend":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_Backend)(nil)),
 		"_HalfBackend":    reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_HalfBackend)(nil)),
 		"_HalfStorer":     reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_HalfStorer)(nil)),
+		"_LabelChecker":   reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_LabelChecker)(nil)),
 		"_MemoryReporter": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_MemoryReporter)(nil)),
 		"_Storage":        reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_tensor_Storage)(nil)),
 	}
@@ -242,6 +244,16 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_HalfStorer) RoundHalf(s tensor.S
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_HalfStorer) ToHalf(t *tensor.Tensor, dt tensor.DType) (tensor.Storage, error) {
 	return W.WToHalf(t, dt)
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_tensor_LabelChecker is an interface wrapper for LabelChecker type
+type _github_com_gnnlab_gnnlab_gnnlib_tensor_LabelChecker struct {
+	IValue        interface{}
+	WChecksLabels func() bool
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_tensor_LabelChecker) ChecksLabels() bool {
+	return W.WChecksLabels()
 }
 
 // _github_com_gnnlab_gnnlab_gnnlib_tensor_MemoryReporter is an interface wrapper for MemoryReporter type

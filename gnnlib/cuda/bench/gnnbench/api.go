@@ -83,19 +83,20 @@ var apiKinds = map[string]bool{}
 var nnepochAB = flag.Bool("nnepoch-ab", false, "in the api part, the GCN and GATv2 epochs again with the old paths ("+oldPathsDoc+"), and the nnbf16 part's epochs in both")
 
 // oldPathsDoc names what oldPaths turns off.
-const oldPathsDoc = "nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation and tune.LossBlockSum off"
+const oldPathsDoc = "nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation, tune.LossBlockSum and tune.CheckLabelsOnUpload off"
 
 // oldPaths turns the nn epochs' paths that came with one product
 // x·[W_src W_dst], aggregate-first GCN under Autocast, the layers' fused
-// ReLU and dropout and the block-summed loss off when old is set, and
+// ReLU and dropout, the block-summed loss and the labels checked at
+// upload off when old is set, and
 // returns a function that restores them.
 func oldPaths(old bool) func() {
-	one, agg, act, blk := nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation, tune.LossBlockSum
+	one, agg, act, blk, chk := nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation, tune.LossBlockSum, tune.CheckLabelsOnUpload
 	if old {
-		nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation, tune.LossBlockSum = false, false, false, false
+		nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation, tune.LossBlockSum, tune.CheckLabelsOnUpload = false, false, false, false, false
 	}
 	return func() {
-		nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation, tune.LossBlockSum = one, agg, act, blk
+		nn.GATv2OneProduct, nn.AggregateFirstUnderAutocast, nn.FuseLayerActivation, tune.LossBlockSum, tune.CheckLabelsOnUpload = one, agg, act, blk, chk
 	}
 }
 

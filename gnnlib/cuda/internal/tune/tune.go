@@ -56,6 +56,17 @@ var AsyncLaunch = false
 // epochs.
 var CacheLabels = true
 
+// CheckLabelsOnUpload makes gnnlib/cuda's CrossEntropy check its rows
+// and labels when it uploads them (a cache miss), and tells
+// tensor.CrossEntropy so (tensor.LabelChecker), which then skips its own
+// pass over every label at every call: 531 -> 99 µs of host time a
+// call on 169,343 labels (gnnlib/cuda's BenchmarkCrossEntropyHost on the
+// recording driver, 2-core dev machine; what was left was mostly the
+// label cache's comparison, since done with bytes.Equal: 34 µs), time
+// that is part of the op profile's 0.7 ms CrossEntropy on the H100. On
+// by default; not yet measured on a GPU.
+var CheckLabelsOnUpload = true
+
 // LossBlockSum makes gnnlib/cuda's SoftmaxNLL (CrossEntropy) sum the loss
 // per block and add it to the result once a block (softmax_nll_blk)
 // instead of once a row into one address (softmax_nll), whose atomic
