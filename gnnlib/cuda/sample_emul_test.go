@@ -429,11 +429,21 @@ func TestLoaderPreloadsLabels(t *testing.T) {
 		defer d.labels.mu.Unlock()
 		return d.labels.made
 	}
+	// The loader samples and preloads ahead of the consumer on its own
+	// goroutine, so the cache's and the driver's counters move while a
+	// batch is consumed: take every batch first (the iteration's end
+	// stops the loader), then ask CrossEntropy about each.
 	it := l.Iter()
-	defer it.Close()
-	batches := 0
+	var batches []*data.MiniBatch
 	for it.Next() {
-		b := it.Batch()
+		batches = append(batches, it.Batch())
+	}
+	err = it.Err()
+	it.Close()
+	if err != nil || len(batches) != 3 {
+		t.Fatalf("%d batches, error %v", len(batches), err)
+	}
+	for _, b := range batches {
 		logits, err := d.Zeros(len(b.Y), 3)
 		if err != nil {
 			t.Fatal(err)
@@ -448,10 +458,6 @@ func TestLoaderPreloadsLabels(t *testing.T) {
 		if m := madeSoFar(); m != made || w1 != w0 {
 			t.Errorf("batch %d: CrossEntropy made %d label copies and waited %d times, want 0 and 0", b.Index, m-made, w1-w0)
 		}
-		batches++
-	}
-	if err := it.Err(); err != nil || batches != 3 {
-		t.Fatalf("%d batches, error %v", batches, err)
 	}
 }
 
