@@ -366,7 +366,7 @@ func hostBlock(nsrc, ndst int, ptr, src []int) (*graph.Graph, error) {
 // 2026-12-06: TestHostBlock, which checks both give the same graph, passed
 // on an H100 in the sixth session's final run, before BipartiteFromCSR
 // replaced the empty NewBipartite (TestHostBlockAllocates checks that on
-// the CPU).
+// the CPU; the whole cuda suite passed with it on an H100 at 17:18).
 var hostBlockDirect = true
 
 // downloadHops reads the hops' counts back and then copies each hop's
