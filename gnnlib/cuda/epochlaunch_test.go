@@ -76,13 +76,20 @@ func epochGraph(t *testing.T, n int) *graph.Graph {
 // device and returns the launches of the third (the first two upload the
 // graph and labels and make Adam's moments).
 func nnGCNEpochLaunches(t *testing.T, hg *graph.Graph, dims []int) launchCount {
+	return nnEpochLaunches(t, hg, dims, func(in, out int) nn.GraphLayer { return nn.NewGCNConv(in, out) })
+}
+
+// nnEpochLaunches runs three epochs of a model of layers made by newConv
+// (widths dims; nn.ForwardReLUDropout between them, CrossEntropy, Adam)
+// on a recording device and returns the launches of the third.
+func nnEpochLaunches(t *testing.T, hg *graph.Graph, dims []int, newConv func(in, out int) nn.GraphLayer) launchCount {
 	d, drv := openRecorder(t)
 	be := d.Backend()
 	n := hg.NumNodes()
-	var convs []*nn.GCNConv
+	var convs []nn.GraphLayer
 	var ps []*tensor.Tensor
 	for i := 0; i+1 < len(dims); i++ {
-		c := nn.NewGCNConv(dims[i], dims[i+1])
+		c := newConv(dims[i], dims[i+1])
 		convs = append(convs, c)
 		ps = append(ps, c.Params()...)
 	}
@@ -291,43 +298,7 @@ func TestGCNEpochLaunches(t *testing.T) {
 // nnGATv2EpochLaunches is nnGCNEpochLaunches for GATv2Conv layers (one
 // head each).
 func nnGATv2EpochLaunches(t *testing.T, hg *graph.Graph, dims []int) launchCount {
-	d, drv := openRecorder(t)
-	be := d.Backend()
-	n := hg.NumNodes()
-	var convs []*nn.GATv2Conv
-	var ps []*tensor.Tensor
-	for i := 0; i+1 < len(dims); i++ {
-		c := nn.NewGATv2Conv(dims[i], dims[i+1], 1, true, 0)
-		convs = append(convs, c)
-		ps = append(ps, c.Params()...)
-	}
-	for _, p := range ps {
-		p.MoveTo(be)
-	}
-	drop := nn.NewDropout(0.5)
-	x := tensor.Randn(1, n, dims[0]).To(be)
-	y := make([]int, n)
-	opt := nn.NewAdam(ps, 0.01, 0)
-	epoch := func() {
-		opt.ZeroGrad()
-		h := x
-		for i, c := range convs {
-			if i < len(convs)-1 {
-				h = nn.ForwardReLUDropout(c, hg, h, drop)
-			} else {
-				h = c.Forward(hg, h)
-			}
-		}
-		loss := nn.CrossEntropy(h, y, nil)
-		loss.Backward()
-		opt.Step()
-		loss.Item()
-	}
-	epoch()
-	epoch()
-	drv.trace = nil
-	epoch()
-	return countLaunches(drv.trace)
+	return nnEpochLaunches(t, hg, dims, func(in, out int) nn.GraphLayer { return nn.NewGATv2Conv(in, out, 1, true, 0) })
 }
 
 // handGATv2EpochLaunches runs three epochs of gnnbench's hand-written
