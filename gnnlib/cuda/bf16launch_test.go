@@ -24,54 +24,14 @@ func openRecorderBF16(t *testing.T) (*Device, *recordDriver) {
 // recording device with bfloat16 kernels, and returns the launches of
 // the third.
 func nnEpochLaunchesAMP(t *testing.T, kind string, hg *graph.Graph, dims []int, dt tensor.DType) launchCount {
+	newConv := map[string]func(in, out int) nn.GraphLayer{
+		"gcn":   func(in, out int) nn.GraphLayer { return nn.NewGCNConv(in, out) },
+		"gatv2": func(in, out int) nn.GraphLayer { return nn.NewGATv2Conv(in, out, 1, true, 0) },
+	}[kind]
 	d, drv := openRecorderBF16(t)
-	be := d.Backend()
-	n := hg.NumNodes()
-	var convs []nn.GraphLayer
-	var fwd []func(*graph.Graph, *tensor.Tensor) *tensor.Tensor
-	var ps []*tensor.Tensor
-	for i := 0; i+1 < len(dims); i++ {
-		switch kind {
-		case "gcn":
-			c := nn.NewGCNConv(dims[i], dims[i+1])
-			convs, fwd = append(convs, c), append(fwd, c.Forward)
-		case "gatv2":
-			c := nn.NewGATv2Conv(dims[i], dims[i+1], 1, true, 0)
-			convs, fwd = append(convs, c), append(fwd, c.Forward)
-		}
-		ps = append(ps, convs[i].Params()...)
-	}
-	for _, p := range ps {
-		p.MoveTo(be)
-	}
-	drop := nn.NewDropout(0.5)
-	x := tensor.Randn(1, n, dims[0]).To(be)
-	y := make([]int, n)
-	opt := nn.NewAdam(ps, 0.01, 0)
-	epoch := func() {
-		opt.ZeroGrad()
-		var loss *tensor.Tensor
-		tensor.Autocast(dt, func() {
-			h := x
-			for i, f := range fwd {
-				if i < len(fwd)-1 {
-					h = nn.ForwardReLUDropout(convs[i], hg, h, drop)
-				} else {
-					h = f(hg, h)
-				}
-			}
-			loss = nn.CrossEntropy(h, y, nil)
-		})
-		loss.Backward()
-		opt.Step()
-		loss.Item()
-	}
-	epoch()
-	epoch()
-	drv.trace = nil
-	epoch()
-	lastConversions = conversions(drv.trace, n)
-	return countLaunches(drv.trace)
+	trace := nnEpochTrace(d, drv, hg, dims, newConv, func(f func()) { tensor.Autocast(dt, f) })
+	lastConversions = conversions(trace, hg.NumNodes())
+	return countLaunches(trace)
 }
 
 var lastConversions launchCount

@@ -84,6 +84,15 @@ func nnGCNEpochLaunches(t *testing.T, hg *graph.Graph, dims []int) launchCount {
 // on a recording device and returns the launches of the third.
 func nnEpochLaunches(t *testing.T, hg *graph.Graph, dims []int, newConv func(in, out int) nn.GraphLayer) launchCount {
 	d, drv := openRecorder(t)
+	return countLaunches(nnEpochTrace(d, drv, hg, dims, newConv, func(f func()) { f() }))
+}
+
+// nnEpochTrace runs three epochs of a model of layers made by newConv
+// (widths dims; nn.ForwardReLUDropout between them, CrossEntropy, Adam)
+// on d, the forward pass and the loss inside run, and returns the third
+// epoch's launches and fills (the first two upload the graph and labels
+// and make Adam's moments).
+func nnEpochTrace(d *Device, drv *recordDriver, hg *graph.Graph, dims []int, newConv func(in, out int) nn.GraphLayer, run func(func())) []graphNode {
 	be := d.Backend()
 	n := hg.NumNodes()
 	var convs []nn.GraphLayer
@@ -105,15 +114,18 @@ func nnEpochLaunches(t *testing.T, hg *graph.Graph, dims []int, newConv func(in,
 	opt := nn.NewAdam(ps, 0.01, 0)
 	epoch := func() {
 		opt.ZeroGrad()
-		h := x
-		for i, c := range convs {
-			if i < len(convs)-1 {
-				h = nn.ForwardReLUDropout(c, hg, h, drop)
-			} else {
-				h = c.Forward(hg, h)
+		var loss *tensor.Tensor
+		run(func() {
+			h := x
+			for i, c := range convs {
+				if i < len(convs)-1 {
+					h = nn.ForwardReLUDropout(c, hg, h, drop)
+				} else {
+					h = c.Forward(hg, h)
+				}
 			}
-		}
-		loss := nn.CrossEntropy(h, y, nil)
+			loss = nn.CrossEntropy(h, y, nil)
+		})
 		loss.Backward()
 		opt.Step()
 		loss.Item()
@@ -122,7 +134,7 @@ func nnEpochLaunches(t *testing.T, hg *graph.Graph, dims []int, newConv func(in,
 	epoch()
 	drv.trace = nil
 	epoch()
-	return countLaunches(drv.trace)
+	return drv.trace
 }
 
 // handGCNEpochLaunches runs three epochs of gnnbench's hand-written GCN
