@@ -154,7 +154,7 @@ func TestGATv2BF16(t *testing.T) {
 		heads, c int
 		mode     GATv2Backward
 		p        float32
-		variant  string // tune.GATv2Variant, or "nopf": tune.AttnPrefetch off
+		variant  string // tune.GATv2Variant, "nopf": tune.AttnPrefetch off, or "edge": tune.GATv2EdgeCoef on
 	}
 	cases := []tcase{
 		{1, 256, GATv2Save, 0, ""}, {1, 256, GATv2Recompute, 0, ""}, {1, 256, GATv2Save, 0.3, ""},
@@ -164,7 +164,11 @@ func TestGATv2BF16(t *testing.T) {
 		// The variants gnnbench times.
 		{1, 256, GATv2Save, 0.3, "lb3"}, {1, 256, GATv2Recompute, 0, "lb3"}, {2, 64, GATv2Save, 0.1, "lb4"}, {2, 64, GATv2Recompute, 0, "lb3"},
 		{1, 256, GATv2Save, 0, "nopf"}, {2, 64, GATv2Recompute, 0, "nopf"}, {2, 12, GATv2Save, 0.1, "nopf"},
+		// The edge-coefficient backward (exact widths).
+		{1, 256, GATv2Auto, 0, "edge"}, {1, 256, GATv2Auto, 0.3, "edge"}, {2, 64, GATv2Auto, 0, "edge"}, {4, 16, GATv2Auto, 0.1, "edge"},
+		{8, 8, GATv2Auto, 0, "edge"}, {1, 512, GATv2Auto, 0.1, "edge"}, {1, 1024, GATv2Auto, 0, "edge"},
 	}
+	defer func(on bool) { tune.GATv2EdgeCoef = on }(tune.GATv2EdgeCoef)
 	defer func(on bool) { tune.AttnPrefetch = on }(tune.AttnPrefetch)
 	defer func(v string) { tune.GATv2Variant = v }(tune.GATv2Variant)
 	defer func(w bool) { BF16WideLoads = w }(BF16WideLoads)
@@ -179,7 +183,7 @@ func TestGATv2BF16(t *testing.T) {
 				if gc.name == "star/rows" && c.c != 256 {
 					continue
 				}
-				if k, _ := gatShape(c.c); wide && (!k.wide() || c.variant != "") {
+				if k, _ := gatShape(c.c); wide && (!k.wide() || (c.variant != "" && c.variant != "edge")) {
 					continue
 				}
 				name := fmt.Sprintf("%s/%dx%d/mode%d/p%g/wide%t", gc.name, c.heads, c.c, c.mode, c.p, wide)
@@ -188,8 +192,8 @@ func TestGATv2BF16(t *testing.T) {
 				}
 				t.Run(name, func(t *testing.T) {
 					// "nopf" is tune.AttnPrefetch off.
-					tune.GATv2Variant, tune.AttnPrefetch = c.variant, c.variant != "nopf"
-					if c.variant == "nopf" {
+					tune.GATv2Variant, tune.AttnPrefetch, tune.GATv2EdgeCoef = c.variant, c.variant != "nopf", c.variant == "edge"
+					if c.variant == "nopf" || c.variant == "edge" {
 						tune.GATv2Variant = ""
 					}
 					SplitHeavyRows = gc.split
@@ -224,23 +228,53 @@ func TestGATv2BF16(t *testing.T) {
 					if ref.Out, err = got.Out16.Float32(); err != nil {
 						t.Fatal(err)
 					}
+					if ref.SourceFirst() != (c.variant == "edge") || got.SourceFirst() != ref.SourceFirst() {
+						t.Fatalf("SourceFirst %t (bfloat16 %t) with variant %q", ref.SourceFirst(), got.SourceFirst(), c.variant)
+					}
 					dxr, datt, dxl := poisoned(t, d, n, hc), poisoned(t, d, 1, hc), poisoned(t, d, n, hc)
 					defer freeAll([]*Tensor{dxr, datt, dxl})
-					if err := ref.BackwardDst(g, xl.f, xr.f, att, dout.f, dxr, datt); err != nil {
-						t.Fatal(err)
-					}
-					if err := ref.BackwardSrc(g, xl.f, xr.f, att, dout.f, dxl); err != nil {
-						t.Fatal(err)
-					}
 					dxr16, dxl16, datt16 := poisoned16(t, d, n, hc), poisoned16(t, d, n, hc), poisoned(t, d, 1, hc)
 					defer dxr16.Free()
 					defer dxl16.Free()
 					defer datt16.Free()
-					if err := got.BackwardDstBF16(g, xl.h, xr.h, att, dout.h, dxr16, datt16); err != nil {
-						t.Fatal(err)
+					// The edge-coefficient backward runs its source pass
+					// first.
+					for _, src := range []bool{ref.SourceFirst(), !ref.SourceFirst()} {
+						var err error
+						if src {
+							if err = ref.BackwardSrc(g, xl.f, xr.f, att, dout.f, dxl); err == nil {
+								err = got.BackwardSrcBF16(g, xl.h, xr.h, att, dout.h, dxl16)
+							}
+						} else {
+							if err = ref.BackwardDst(g, xl.f, xr.f, att, dout.f, dxr, datt); err == nil {
+								err = got.BackwardDstBF16(g, xl.h, xr.h, att, dout.h, dxr16, datt16)
+							}
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
 					}
-					if err := got.BackwardSrcBF16(g, xl.h, xr.h, att, dout.h, dxl16); err != nil {
-						t.Fatal(err)
+					if c.variant == "edge" {
+						// att's gradient against the saved-edge float32
+						// backward: the edge-coefficient one sums x_l's
+						// and x_r's shares apart (Σ ds·m ⊙ x_l + Σ ds·m ⊙
+						// x_r instead of Σ ds·m ⊙ (x_l + x_r)).
+						tune.GATv2EdgeCoef = false
+						base, err := GATv2ForwardLR(g, xl.f, xr.f, att, c.heads, c.c, 0.2, drop)
+						if err != nil {
+							t.Fatal(err)
+						}
+						defer base.Free()
+						base.Out.Free()
+						if base.Out, err = got.Out16.Float32(); err != nil {
+							t.Fatal(err)
+						}
+						bdxr, bdatt := poisoned(t, d, n, hc), poisoned(t, d, 1, hc)
+						defer freeAll([]*Tensor{bdxr, bdatt})
+						if err := base.BackwardDst(g, xl.f, xr.f, att, dout.f, bdxr, bdatt); err != nil {
+							t.Fatal(err)
+						}
+						checkRounded(t, "edge-coefficient datt against the saved-edge one", host(t, datt), host(t, bdatt), 1e-4, 1e-4)
 					}
 					if !wide {
 						// The 8-byte layout sums in the float32 kernel's

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 )
 
@@ -235,6 +236,70 @@ func TestAttentionSplitLaunches(t *testing.T) {
 				return err
 			}
 			return ff.BackwardFused(g, qkvs, dout, mk(n, 3*hc))
+		},
+		"gatv2_edge": func() error {
+			// The edge-coefficient backward (tune.GATv2EdgeCoef) at an
+			// exact width, float32 and both bfloat16 layouts, in its order
+			// (BackwardSrc first) and in the other, which runs the
+			// saved-edge passes.
+			defer func(on, w bool) { tune.GATv2EdgeCoef, BF16WideLoads = on, w }(tune.GATv2EdgeCoef, BF16WideLoads)
+			tune.GATv2EdgeCoef = true
+			const c = 16
+			xl, xr, att, dout := mk(n, heads*c), mk(n, heads*c), mk(1, heads*c), mk(n, heads*c)
+			fw, err := GATv2ForwardLR(g, xl, xr, att, heads, c, 0.2, AttentionDropout{P: 0.1, Seed: 2})
+			if err != nil {
+				return err
+			}
+			if !fw.SourceFirst() {
+				return fmt.Errorf("GATv2ForwardLR at %dx%d with tune.GATv2EdgeCoef: not SourceFirst", heads, c)
+			}
+			for _, first := range []bool{true, false} {
+				if first {
+					err = fw.BackwardSrc(g, xl, xr, att, dout, mk(n, heads*c))
+				}
+				if err == nil {
+					err = fw.BackwardDst(g, xl, xr, att, dout, mk(n, heads*c), mk(1, heads*c))
+				}
+				if err == nil && !first {
+					err = fw.BackwardSrc(g, xl, xr, att, dout, mk(n, heads*c))
+				}
+				if err != nil {
+					return err
+				}
+			}
+			fw.Free()
+			// The edge passes, then (called in the other order) the
+			// saved-edge ones, which dropout selects.
+			for _, k := range []string{"gatv2_fwde_4_1", "gatv2_bwd_dd_4_1", "gatv2_bwd_srce_4_1", "gatv2_bwd_dste_4_1", "gatv2_bwd_dsts_4_1", "gatv2_bwd_srcs_4_1"} {
+				if !slices.ContainsFunc(drv.launches, func(l launchRec) bool { return l.kernel == k }) {
+					return fmt.Errorf("no launch of %s: %v", k, drv.launches)
+				}
+			}
+			for _, wide := range []bool{false, true} {
+				BF16WideLoads = wide
+				xl, xr, att, dout := mk16(n, 256), mk16(n, 256), mk(1, 256), mk16(n, 256)
+				fw, err := GATv2ForwardBF16(g, xl, xr, att, 1, 256, 0.2, AttentionDropout{})
+				if err != nil {
+					return err
+				}
+				if err := fw.BackwardSrcBF16(g, xl, xr, att, dout, mk16(n, 256)); err != nil {
+					return err
+				}
+				if err := fw.BackwardDstBF16(g, xl, xr, att, dout, mk16(n, 256), mk(1, 256)); err != nil {
+					return err
+				}
+				fw.Free()
+			}
+			// A masked width runs the other passes.
+			fw, err = GATv2ForwardLR(g, mk(n, heads*12), mk(n, heads*12), mk(1, heads*12), heads, 12, 0.2, AttentionDropout{})
+			if err != nil {
+				return err
+			}
+			if fw.SourceFirst() {
+				return fmt.Errorf("GATv2ForwardLR at %dx12 with tune.GATv2EdgeCoef: SourceFirst", heads)
+			}
+			fw.Free()
+			return nil
 		},
 		"gatv2_bf16w": func() error {
 			// 1 x 256: the wide layout's kernels (BF16WideLoads).

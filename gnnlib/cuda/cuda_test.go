@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/graph/kernels"
@@ -367,6 +368,7 @@ func gatv2Graphs(t *testing.T, d *Device, n, m int) (map[string]*Graph, *graph.G
 func TestGATv2(t *testing.T) {
 	d := openOrSkip(t)
 	defer func(old GATv2Backward) { GATv2BackwardMode = old }(GATv2BackwardMode)
+	defer func(on bool) { tune.GATv2EdgeCoef = on }(tune.GATv2EdgeCoef)
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, tc := range []struct{ n, m, h, c int }{{40, 200, 2, 8}, {30, 120, 1, 64}, {25, 100, 4, 16}, {20, 60, 1, 256},
 		{16, 50, 2, 32}, {12, 30, 1, 128}, {9, 20, 1, 512},
@@ -446,7 +448,8 @@ func TestGATv2(t *testing.T) {
 				if name == "multi-edges" {
 					want = refs[multi]
 				}
-				for _, save := range []bool{true, false} {
+				for _, mode := range []string{"save", "recompute", "edge"} {
+					save := mode != "recompute"
 					if !save && drop.P > 0 {
 						continue
 					}
@@ -454,13 +457,19 @@ func TestGATv2(t *testing.T) {
 					if save {
 						GATv2BackwardMode = GATv2Save
 					}
-					what := fmt.Sprintf("H=%d, C=%d, %s, saved edges %v, dropout %v", tc.h, tc.c, name, save, drop.P)
+					// The edge-coefficient backward (exact widths; the
+					// masked ones run the saved-edge passes).
+					tune.GATv2EdgeCoef = mode == "edge"
+					what := fmt.Sprintf("H=%d, C=%d, %s, backward %s, dropout %v", tc.h, tc.c, name, mode, drop.P)
 					// x·[W_l W_r] as one N x 2HC tensor.
 					dx, da := mustT(t, d, xlr, tc.n, 2*hc), mustT(t, d, att, 1, hc)
 					dout := mustT(t, d, rw, tc.n, hc)
 					a, err := GATv2Forward(dg, dx, da, tc.h, tc.c, slope, drop)
 					if err != nil {
 						t.Fatal(err)
+					}
+					if k, _ := gatShape(tc.c); a.SourceFirst() != (mode == "edge" && !k.mask) {
+						t.Errorf("GATv2Forward(%s): SourceFirst %t", what, a.SourceFirst())
 					}
 					if e := relErr(host(t, a.Out), want.out); e > 1e-5 {
 						t.Errorf("GATv2Forward(%s) relative error %.3g", what, e)
@@ -492,17 +501,25 @@ func TestGATv2(t *testing.T) {
 						t.Errorf("GATv2ForwardLR(%s) relative error %.3g", what, e)
 					}
 					buf, datt2 := poisoned(t, d, tc.n, hc), poisoned(t, d, 1, hc)
-					if err := a.BackwardDst(dg, xl, xr, da, dout, buf, datt2); err != nil {
-						t.Fatal(err)
+					var gotL, gotR []float32
+					// The edge-coefficient backward runs the source pass
+					// first; the others the destination pass.
+					for _, src := range []bool{a.SourceFirst(), !a.SourceFirst()} {
+						if src {
+							if err := a.BackwardSrc(dg, xl, xr, da, dout, buf); err != nil {
+								t.Fatal(err)
+							}
+							gotL = host(t, buf)
+						} else {
+							if err := a.BackwardDst(dg, xl, xr, da, dout, buf, datt2); err != nil {
+								t.Fatal(err)
+							}
+							gotR = host(t, buf)
+						}
+						if err := buf.Fill(float32(math.NaN())); err != nil {
+							t.Fatal(err)
+						}
 					}
-					gotR := host(t, buf)
-					if err := buf.Fill(float32(math.NaN())); err != nil {
-						t.Fatal(err)
-					}
-					if err := a.BackwardSrc(dg, xl, xr, da, dout, buf); err != nil {
-						t.Fatal(err)
-					}
-					gotL := host(t, buf)
 					got := make([]float32, 0, tc.n*2*hc)
 					for v := 0; v < tc.n; v++ {
 						got = append(got, gotL[v*hc:(v+1)*hc]...)

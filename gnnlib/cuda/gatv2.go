@@ -172,6 +172,16 @@ func (k *gatv2Op) backward(ins []*Tensor, out, dout *Tensor) ([]*Tensor, error) 
 		return nil, err
 	}
 	var err error
+	// The edge-coefficient backward runs its source pass first.
+	first := k.fw.SourceFirst()
+	if first {
+		if gs[0], err = d.Empty(k.g.n, hcp); err != nil {
+			return fail(err)
+		}
+		if err := k.fw.BackwardSrc(k.g, ins[0], ins[1], a, dout, gs[0]); err != nil {
+			return fail(err)
+		}
+	}
 	if gs[1], err = d.Empty(k.g.n, hcp); err != nil {
 		return fail(err)
 	}
@@ -181,11 +191,13 @@ func (k *gatv2Op) backward(ins []*Tensor, out, dout *Tensor) ([]*Tensor, error) 
 	if err := k.fw.BackwardDst(k.g, ins[0], ins[1], a, dout, gs[1], gs[2]); err != nil {
 		return fail(err)
 	}
-	if gs[0], err = d.Empty(k.g.n, hcp); err != nil {
-		return fail(err)
-	}
-	if err := k.fw.BackwardSrc(k.g, ins[0], ins[1], a, dout, gs[0]); err != nil {
-		return fail(err)
+	if !first {
+		if gs[0], err = d.Empty(k.g.n, hcp); err != nil {
+			return fail(err)
+		}
+		if err := k.fw.BackwardSrc(k.g, ins[0], ins[1], a, dout, gs[0]); err != nil {
+			return fail(err)
+		}
 	}
 	return gs, nil
 }
@@ -215,6 +227,15 @@ func (k *gatv2Op) backward16(ins16 []*BF16Tensor, ins []*Tensor, out, dout *BF16
 		return nil, err
 	}
 	var err error
+	first := k.fw.SourceFirst()
+	if first {
+		if dxl, err = d.EmptyBF16(k.g.n, hcp); err != nil {
+			return fail(err)
+		}
+		if err := k.fw.BackwardSrcBF16(k.g, ins16[0], ins16[1], a, dout, dxl); err != nil {
+			return fail(err)
+		}
+	}
 	if dxr, err = d.EmptyBF16(k.g.n, hcp); err != nil {
 		return fail(err)
 	}
@@ -224,11 +245,13 @@ func (k *gatv2Op) backward16(ins16 []*BF16Tensor, ins []*Tensor, out, dout *BF16
 	if err := k.fw.BackwardDstBF16(k.g, ins16[0], ins16[1], a, dout, dxr, datt); err != nil {
 		return fail(err)
 	}
-	if dxl, err = d.EmptyBF16(k.g.n, hcp); err != nil {
-		return fail(err)
-	}
-	if err := k.fw.BackwardSrcBF16(k.g, ins16[0], ins16[1], a, dout, dxl); err != nil {
-		return fail(err)
+	if !first {
+		if dxl, err = d.EmptyBF16(k.g.n, hcp); err != nil {
+			return fail(err)
+		}
+		if err := k.fw.BackwardSrcBF16(k.g, ins16[0], ins16[1], a, dout, dxl); err != nil {
+			return fail(err)
+		}
 	}
 	return []tensor.Storage{dxl, dxr, datt}, nil
 }
@@ -239,6 +262,7 @@ func (k *gatv2Op) release() {
 		k.fw.d.Free()
 	}
 	k.fw.freeEdges()
+	k.fw.freeEdgeCoef()
 }
 
 // padHeads returns x (rows x heads·c) with each head widened to cp
@@ -369,6 +393,13 @@ type GATv2 struct {
 	eas, esign      *Tensor // per edge and head: (alpha, ds) and C sign bits (saved-edge backward)
 	saved           bool    // the last BackwardDst saved the edges
 	wide            bool    // BF16WideLoads when the forward pass ran (the sign bits' layout)
+	// The edge-coefficient backward (tune.GATv2EdgeCoef): per edge and
+	// head the forward's score es and sign bits esgn, the score gradient
+	// dse (from the source pass), and att's gradient from the source pass,
+	// dattSrc, which the destination pass adds to.
+	es, esgn, dse, dattSrc *Tensor
+	srcDone                bool // the edge-coefficient source pass ran; its destination pass comes next
+	pendingSrc             bool // the recomputing or saved-edge BackwardDst ran; its BackwardSrc comes next
 }
 
 // bf16 reports whether a ran the bfloat16 kernels.
@@ -506,14 +537,40 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		return nil, shapeErr("GATv2Forward", "att %d, graph %d<-%d nodes, heads %d x %d", att.Len(), g.n, g.nsrc, heads, channels)
 	}
 	wide := BF16WideLoads
-	out, out16, lse, err := attnForward(d, g, "gatv2_fwd"+attnSuffix(k, bf16, wide), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
-		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse, n, heads, slope, drop.P, drop.Seed, channels, tune.AttnPrefetch}
+	a := &GATv2{Heads: heads, Channels: channels, Slope: slope, Dropout: drop, wide: wide}
+	kernel := "gatv2_fwd"
+	var save []any
+	if tune.GATv2EdgeCoef && !k.mask {
+		// The edge-coefficient kernels: exact widths only.
+		eh := g.edges * heads
+		var err error
+		if a.es, err = d.Empty(eh, 1); err == nil {
+			a.esgn, err = d.Empty((eh*(k.width()/8)+3)/4, 1)
+		}
+		if err != nil {
+			a.freeEdgeCoef()
+			return nil, err
+		}
+		kernel, save = "gatv2_fwde", []any{a.es, a.esgn}
+	}
+	var err error
+	a.Out, a.Out16, a.LSE, err = attnForward(d, g, kernel+attnSuffix(k, bf16, wide), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
+		args := append([]any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse}, save...)
+		return append(args, n, heads, slope, drop.P, drop.Seed, channels, tune.AttnPrefetch)
 	})
 	if err != nil {
+		a.freeEdgeCoef()
 		return nil, err
 	}
-	return &GATv2{Heads: heads, Channels: channels, Slope: slope, Out: out, Out16: out16, LSE: lse, Dropout: drop, wide: wide}, nil
+	return a, nil
 }
+
+// SourceFirst reports whether the forward pass saved what the
+// edge-coefficient backward needs (tune.GATv2EdgeCoef, exact head
+// widths): then BackwardSrc runs first, computing each edge's score
+// gradient once, and BackwardDst after it sums stored values. Called in
+// the other order, the passes run as without it.
+func (a *GATv2) SourceFirst() bool { return a.es != nil }
 
 // Backward computes the gradients of the loss with respect to xlr (into
 // dxlr, N x 2HC) and att (into datt, zeroed here) given dout = dL/dOut: a
@@ -529,6 +586,12 @@ func (a *GATv2) Backward(g *Graph, xlr, att, dout, dxlr, datt *Tensor) error {
 	}
 	xl, xr := halves(xlr, hc)
 	dxl, dxr := halves(dxlr, hc)
+	if a.SourceFirst() {
+		if err := a.backwardSrc(g, xl, xr, att, dout.ptr, dxl); err != nil {
+			return err
+		}
+		return a.backwardDst(g, xl, xr, att, dout.ptr, dxr, datt)
+	}
 	if err := a.backwardDst(g, xl, xr, att, dout.ptr, dxr, datt); err != nil {
 		return err
 	}
@@ -551,6 +614,8 @@ func (a *GATv2) checkDout(op string, g *Graph, rows, cols int, bf16 bool) error 
 // attention: the gradients of x_r (into dxr, N x HC) and att (into datt,
 // zeroed here). It saves what BackwardSrc needs, so that a caller can
 // consume dxr (a weight gradient x^T·dxr) and reuse its memory for dxl.
+// When SourceFirst, BackwardSrc may run first instead; BackwardDst then
+// sums what it stored, and datt gets both passes' shares.
 func (a *GATv2) BackwardDst(g *Graph, xl, xr, att, dout, dxr, datt *Tensor) error {
 	hc := a.Heads * a.Channels
 	if xl.Rows != g.n || xr.Rows != g.n || dxr.Rows != g.n || xl.Cols != hc || xr.Cols != hc || dxr.Cols != hc {
@@ -576,7 +641,9 @@ func (a *GATv2) BackwardDstBF16(g *Graph, xl, xr *BF16Tensor, att *Tensor, dout,
 }
 
 // BackwardSrc is the second half: the gradient of x_l into dxl (N x HC),
-// after BackwardDst. It releases what BackwardDst saved.
+// after BackwardDst. It releases what BackwardDst saved. When SourceFirst
+// it may run first (the edge-coefficient backward), before a BackwardDst
+// that then completes datt.
 func (a *GATv2) BackwardSrc(g *Graph, xl, xr, att, dout, dxl *Tensor) error {
 	hc := a.Heads * a.Channels
 	if xl.Rows != g.n || xr.Rows != g.n || dxl.Rows != g.n || xl.Cols != hc || xr.Cols != hc || dxl.Cols != hc {
@@ -623,9 +690,13 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 	if datt.Len() != hc || att.Len() != hc {
 		return shapeErr("GATv2.Backward", "att %d, datt %d, want %d", att.Len(), datt.Len(), hc)
 	}
+	if a.srcDone {
+		return a.backwardDstEdge(g, xr, att, dxr, datt)
+	}
 	if err := datt.Fill(0); err != nil {
 		return err
 	}
+	a.pendingSrc = true
 	pass := g.attnPass(false)
 	_, _, block, suffix := a.launchShape(d, g.n)
 	suffix += dstVariant(a.Channels, a.bf16(), a.wide)
@@ -705,6 +776,10 @@ func (a *GATv2) saveEdges(g *Graph) bool {
 }
 
 func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxl mat) error {
+	if a.SourceFirst() && !a.pendingSrc {
+		return a.backwardSrcEdge(g, xl, att, dout, dxl)
+	}
+	a.pendingSrc = false
 	d := att.buf.dev
 	hc := a.Heads * a.Channels
 	pass := g.attnPass(true)
@@ -744,6 +819,107 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxl
 	})
 }
 
+// backwardSrcEdge is the edge-coefficient source pass: D = dOut·out per
+// (row, head) (gatv2_bwd_dd), then over the transpose dxl, each edge's
+// score gradient (a.dse) and x_l's share of att's gradient (a.dattSrc)
+// (gatv2_bwd_srce), heavy rows split into edge tiles as the other passes.
+func (a *GATv2) backwardSrcEdge(g *Graph, xl mat, att *Tensor, dout uintptr, dxl mat) error {
+	d := att.buf.dev
+	hc := a.Heads * a.Channels
+	if att.Len() != hc {
+		return shapeErr("GATv2.BackwardSrc", "att %d, want %d", att.Len(), hc)
+	}
+	var err error
+	if a.d == nil {
+		if a.d, err = d.Empty(g.n, a.Heads); err != nil {
+			return err
+		}
+	}
+	if a.dse == nil {
+		if a.dse, err = d.Empty(g.edges*a.Heads, 1); err != nil {
+			return err
+		}
+	}
+	if a.dattSrc == nil {
+		if a.dattSrc, err = d.Empty(1, hc); err != nil {
+			return err
+		}
+	}
+	if err := a.dattSrc.Fill(0); err != nil {
+		return err
+	}
+	k, _ := gatShape(a.Channels)
+	_, _, block, suffix := a.launchShape(d, g.n)
+	if g.n > 0 {
+		if err := d.launch("gatv2_bwd_dd"+suffix, d.gridFor(int64(g.n)*int64(a.Heads)*int64(k.g), block), block, a.outPtr(), dout, a.d, g.n, a.Heads, a.Channels); err != nil {
+			return err
+		}
+	}
+	tperm, err := g.transposePerm()
+	if err != nil {
+		return err
+	}
+	pass := g.attnPass(true)
+	launch := func(n int, args []any) error {
+		grid, _, _, _ := a.launchShape(d, n)
+		return d.launch("gatv2_bwd_srce"+suffix, grid, block, args...)
+	}
+	rest := func(dq mat, n int) []any {
+		return []any{tperm, xl.ptr, xl.ld, att, a.LSE, a.d, a.es, a.esgn, a.dse, dout, dq.ptr, dq.ld, a.dattSrc, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}
+	}
+	if err := launch(g.n, pass.rowArgs(rest(dxl, g.n)...)); err != nil {
+		return err
+	}
+	if pass.split {
+		if err := splitSum(pass, []sumOut{{hc, dxl.ptr, dxl.ld, a.bf16()}}, func(parts []*Tensor) error {
+			return launch(pass.hv.ntiles, pass.tileArgs(rest(matOf(parts[0]), pass.hv.ntiles)...))
+		}); err != nil {
+			return err
+		}
+	}
+	a.srcDone = true
+	return nil
+}
+
+// backwardDstEdge is the edge-coefficient destination pass, after
+// backwardSrcEdge: datt starts from the source pass's share, and
+// gatv2_bwd_dste sums each row's stored score gradients and sign bits
+// into dxr and x_r's share of datt.
+func (a *GATv2) backwardDstEdge(g *Graph, xr mat, att *Tensor, dxr mat, datt *Tensor) error {
+	d := att.buf.dev
+	hc := a.Heads * a.Channels
+	a.srcDone = false
+	if err := d.do(func(drv driver) error { return drv.dtod(datt.ptr, a.dattSrc.ptr, int64(hc)*4) }); err != nil {
+		return err
+	}
+	_, _, block, suffix := a.launchShape(d, g.n)
+	pass := g.attnPass(false)
+	launch := func(n int, args []any) error {
+		grid, _, _, _ := a.launchShape(d, n)
+		return d.launch("gatv2_bwd_dste"+suffix, grid, block, args...)
+	}
+	rest := func(dr mat, n int) []any {
+		return []any{xr.ptr, xr.ld, att, a.dse, a.esgn, dr.ptr, dr.ld, datt, n, a.Heads, a.Slope, a.Channels}
+	}
+	if err := launch(g.n, pass.rowArgs(rest(dxr, g.n)...)); err != nil || !pass.split {
+		return err
+	}
+	return splitSum(pass, []sumOut{{hc, dxr.ptr, dxr.ld, a.bf16()}}, func(parts []*Tensor) error {
+		return launch(pass.hv.ntiles, pass.tileArgs(rest(matOf(parts[0]), pass.hv.ntiles)...))
+	})
+}
+
+// freeEdgeCoef releases what the edge-coefficient backward keeps.
+func (a *GATv2) freeEdgeCoef() {
+	for _, t := range []**Tensor{&a.es, &a.esgn, &a.dse, &a.dattSrc} {
+		if *t != nil {
+			(*t).Free()
+			*t = nil
+		}
+	}
+	a.srcDone = false
+}
+
 // freeEdges releases the saved per-edge values.
 func (a *GATv2) freeEdges() {
 	if a.eas != nil {
@@ -765,4 +941,5 @@ func (a *GATv2) Free() {
 		a.d.Free()
 	}
 	a.freeEdges()
+	a.freeEdgeCoef()
 }

@@ -19,9 +19,32 @@
 // The pointer arguments every GATv2 kernel takes for x_l and x_r.
 #define GATV2_X(T) const T *__restrict__ xl, long long ldl, const T *__restrict__ xr, long long ldr
 
-template <typename T, int G, int VPL, bool MASK, bool W>
+// gatv2_signs stores the signs of z = q + r of edge-and-head t, one bit a
+// channel: four bits a lane and float4, an even lane joining its odd
+// neighbour's into one byte, byte (i*G + lane)/2 of the edge's CP/8
+// (CP = 4*G*VPL, masked channels included), low nibble from the even lane.
+template <int G, int VPL>
+__device__ __forceinline__ void gatv2_signs(const float4 (&q)[VPL], const float4 (&r)[VPL], long long t, int lane,
+                                            unsigned char* __restrict__ esign) {
+	const int CP = 4 * G * VPL;
+#pragma unroll
+	for (int i = 0; i < VPL; i++) {
+		unsigned nib = (q[i].x + r[i].x > 0.f) | (q[i].y + r[i].y > 0.f) << 1 | (q[i].z + r[i].z > 0.f) << 2 |
+		               (q[i].w + r[i].w > 0.f) << 3;
+		unsigned hi = __shfl_down_sync(group_mask<G>(), nib, 1, G);
+		if ((lane & 1) == 0) esign[t * (CP / 8) + (i * G + lane) / 2] = (unsigned char)(nib | hi << 4);
+	}
+}
+
+// With SAVE (gatv2_fwde, tune.GATv2EdgeCoef) the forward pass also
+// stores each edge-and-head's score s at es[t] and the signs of z at
+// esign (gatv2_signs), t = edge*H + head in CSR order: all that the
+// edge-coefficient backward passes (gatv2_bwd_srce, gatv2_bwd_dste) read
+// of an edge besides dOut's rows.
+template <typename T, int G, int VPL, bool MASK, bool W, bool SAVE = false>
 __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X(T),
                                const float* __restrict__ att, T* __restrict__ out, float* __restrict__ lse,
+                               float* __restrict__ es, unsigned char* __restrict__ esign,
                                int n, int H, float slope, float pdrop, unsigned long long seed, int cw, int pf) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
@@ -46,6 +69,15 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 			lane_row<G, VPL, MASK, W>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
 			float s0 = lane_score(a, q0, r, slope), s1 = lane_score(a, q1, r, slope);
 			group_sum2<G>(s0, s1);
+			if (SAVE) {
+				const long long t0 = (long long)e * H + h, t1 = t0 + H;
+				if (lane == 0) {
+					es[t0] = s0;
+					es[t1] = s1;
+				}
+				gatv2_signs<G, VPL>(q0, r, t0, lane, esign);
+				gatv2_signs<G, VPL>(q1, r, t1, lane, esign);
+			}
 			// Online softmax: rescale the running sum when the max moves.
 			float scale, p0, p1;
 			osm_step2<true>(m, l, s0, s1, scale, p0, p1);
@@ -60,6 +92,11 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 			float4 q[VPL];
 			lane_row<G, VPL, MASK, W>(q, xl + (long long)u * ldl + h * C, lane, C);
 			float s = group_sum<G>(lane_score(a, q, r, slope));
+			if (SAVE) {
+				const long long t = (long long)e * H + h;
+				if (lane == 0) es[t] = s;
+				gatv2_signs<G, VPL>(q, r, t, lane, esign);
+			}
 			float scale, pe = osm_step<true>(m, l, s, scale);
 			pe *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
 			lane_rescale_add(acc, scale, pe, q);
@@ -297,7 +334,7 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 	extern "C" __global__ void gatv2_fwd##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), const float* att,  \
 	                                          T* out, float* lse, int n, int H, float slope, float pdrop,            \
 	                                          unsigned long long seed, int cw, int pf) {                             \
-		gatv2_fwd_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, n, H, slope, pdrop, seed, cw, \
+		gatv2_fwd_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, nullptr, nullptr, n, H, slope, pdrop, seed, cw, \
 		                                   pf);                                                                   \
 	}                                                                                                                \
 	GATV2_DST(SFX, , T, G, VPL, MASK, W, )                                                                          \
@@ -354,6 +391,254 @@ GATV2_DST(_16_1, _lb3, float, 16, 1, false, false, __launch_bounds__(256, 3))
 GATV2_DST(_16_1_bf16, _lb3, bf16, 16, 1, false, false, __launch_bounds__(256, 3))
 GATV2_DST(_16_1, _lb4, float, 16, 1, false, false, __launch_bounds__(256, 4))
 GATV2_DST(_16_1_bf16, _lb4, bf16, 16, 1, false, false, __launch_bounds__(256, 4))
+
+// ---------------------------------------------------------------------------
+// The edge-coefficient backward (tune.GATv2EdgeCoef). The backward needs,
+// per edge e = u->v and head, ds = α·(k·dOut[v]·x_l[u] − D[v]) and the
+// signs of z = x_l[u] + x_r[v] (m = 1 or slope per channel), in
+//   dxl[u] = Σ_e α·k·dOut[v] + a ⊙ Σ_e ds·m,
+//   dxr[v] = a ⊙ Σ_e ds·m,
+//   datt   = Σ_e ds·m ⊙ z = Σ_u x_l[u] ⊙ Σ_(e from u) ds·m + Σ_v x_r[v] ⊙ Σ_(e into v) ds·m.
+// The forward pass saved s and the signs (gatv2_fwde). The pass over
+// the transpose (gatv2_bwd_srce) holds x_l[u] and gathers dOut[v], the one
+// feature row an edge needs, so it computes ds itself (from s, lse[v] and
+// D[v] = dOut[v]·out[v], gatv2_bwd_dd), stores it per edge and writes
+// dxl and x_l's share of datt. The pass by destination (gatv2_bwd_dste)
+// then gathers no feature row at all: ds and the sign bits of its
+// in-edges, contiguous in CSR order, give Σ ds·m, hence dxr and x_r's
+// share of datt. The recomputing passes above instead gather x_l in the
+// destination pass and x_r beside dOut in the source pass.
+// ---------------------------------------------------------------------------
+
+// gatv2_sign_add adds ds·m to a lane's share w of Σ ds·m, m read from the
+// edge's sign bits at esign[t*CP/8 ...] (gatv2_signs' layout).
+template <int G, int VPL>
+__device__ __forceinline__ void gatv2_sign_add(float4 (&w)[VPL], float ds, float dsl, long long t, int lane,
+                                               const unsigned char* __restrict__ esign) {
+	const int CP = 4 * G * VPL;
+#pragma unroll
+	for (int i = 0; i < VPL; i++) {
+		const unsigned b = __ldg(&esign[t * (CP / 8) + (i * G + lane) / 2]) >> ((lane & 1) * 4);
+		w[i].x += (b & 1) ? ds : dsl;
+		w[i].y += (b & 2) ? ds : dsl;
+		w[i].z += (b & 4) ? ds : dsl;
+		w[i].w += (b & 8) ? ds : dsl;
+	}
+}
+
+// lane_fma adds a ⊙ w to x.
+template <int VPL>
+__device__ __forceinline__ void lane_fma(float4 (&x)[VPL], const float4 (&a)[VPL], const float4 (&w)[VPL]) {
+#pragma unroll
+	for (int i = 0; i < VPL; i++) {
+		x[i].x += a[i].x * w[i].x;
+		x[i].y += a[i].y * w[i].y;
+		x[i].z += a[i].z * w[i].z;
+		x[i].w += a[i].w * w[i].w;
+	}
+}
+
+// gatv2_datt_add adds a lane's att gradient da to datt (head h) with
+// atomics, its first C channels with MASK.
+template <int G, int VPL, bool MASK, bool W>
+__device__ __forceinline__ void gatv2_datt_add(float* __restrict__ datt, int h, int C, int lane, const float4 (&da)[VPL]) {
+#pragma unroll
+	for (int i = 0; i < VPL; i++) {
+		int c = chan4<G, W>(i, lane);
+		if (MASK && c >= C) continue;
+		float* q = datt + h * C + c;
+		atomicAdd(q, da[i].x); atomicAdd(q + 1, da[i].y); atomicAdd(q + 2, da[i].z); atomicAdd(q + 3, da[i].w);
+	}
+}
+
+// gatv2_bwd_dd_body: D[v,h] = dOut[v,h]·out[v,h] for every (v,h).
+template <typename T, int G, int VPL, bool MASK, bool W>
+__device__ void gatv2_bwd_dd_body(const T* __restrict__ out, const T* __restrict__ dout, float* __restrict__ dd, int n, int H, int cw) {
+	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
+	const int lane = threadIdx.x % G;
+	const attn_groups<G> g(n, H);
+	for (long long it = 0; it < g.iters; it++) {
+		const long long p = g.grp0 + it * g.ngrp;
+		const bool live = p < g.total;
+		const long long v = live ? p / H : 0;
+		const int h = live ? p % H : 0;
+		float4 go[VPL], o[VPL];
+		lane_row<G, VPL, MASK, W>(go, dout + v * HC + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(o, out + v * HC + h * C, lane, C);
+		const float D = group_sum<G>(lane_dot(go, o));
+		if (live && lane == 0) dd[p] = D;
+	}
+}
+
+// gatv2_bwd_srce_body: for each (u,h), over u's out-edges in the
+// transposed CSR (position e is CSR edge tperm[e], destination v =
+// tindices[e]): g = dOut[v]·x_l[u], α = exp(s − lse[v]), ds = α·(k·g −
+// D[v]), stored at dse[t]; dxl[u] = Σ α·k·dOut[v] + a ⊙ w with w = Σ ds·m,
+// and datt += x_l[u] ⊙ w. Two edges a step, as in the forward pass.
+template <typename T, int G, int VPL, bool MASK, bool W>
+__device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
+                                    const int* __restrict__ tperm, const T* __restrict__ xl, long long ldl,
+                                    const float* __restrict__ att, const float* __restrict__ lse,
+                                    const float* __restrict__ dd, const float* __restrict__ es,
+                                    const unsigned char* __restrict__ esign, float* __restrict__ dse,
+                                    const T* __restrict__ dout, T* __restrict__ dxl, long long ldd,
+                                    float* __restrict__ datt, int n, int H, float slope, float pdrop,
+                                    unsigned long long seed, int cw, int pf) {
+	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
+	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
+	const int lane = threadIdx.x % G;
+	const attn_groups<G> g(n, H);
+	// da in registers when a lane meets one head (the launch keeps the
+	// number of groups a multiple of H), else added after each item.
+	const bool fixedHead = (g.ngrp % H) == 0;
+	const int hfix = g.grp0 % H;
+	float4 da[VPL];
+	zero4(da);
+	for (long long it = 0; it < g.iters; it++) {
+		auto [p, item, u, h, beg, end, live] = g.at(it, tindptr, heavy, tiles, nheavy, tile);
+		float4 q[VPL], dq[VPL], w[VPL];
+		lane_row<G, VPL, MASK, W>(q, xl + u * ldl + h * C, lane, C);
+		zero4(dq);
+		zero4(w);
+		edge_pairs ev(tindices, beg, end, pf != 0), et(tperm, beg, end, pf != 0);
+		int e = beg;
+		for (; e + 1 < end; e += 2) {
+			int v0, v1, e0, e1;
+			ev.pair(e, v0, v1);
+			et.pair(e, e0, e1);
+			float4 go0[VPL], go1[VPL];
+			lane_row<G, VPL, MASK, W>(go0, dout + (long long)v0 * HC + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(go1, dout + (long long)v1 * HC + h * C, lane, C);
+			const long long t0 = (long long)e0 * H + h, t1 = (long long)e1 * H + h;
+			const long long r0 = (long long)v0 * H + h, r1 = (long long)v1 * H + h;
+			const float s0 = __ldg(&es[t0]) - __ldg(&lse[r0]), s1 = __ldg(&es[t1]) - __ldg(&lse[r1]);
+			const float D0 = __ldg(&dd[r0]), D1 = __ldg(&dd[r1]);
+			float g0 = lane_dot(go0, q), g1 = lane_dot(go1, q);
+			group_sum2<G>(g0, g1);
+			const float k0 = drop_keep(pdrop, keep, seed, t0), k1 = drop_keep(pdrop, keep, seed, t1);
+			const float al0 = __expf(s0), al1 = __expf(s1);
+			const float ds0 = al0 * (k0 * g0 - D0), ds1 = al1 * (k1 * g1 - D1);
+			if (lane == 0) {
+				dse[t0] = ds0;
+				dse[t1] = ds1;
+			}
+			lane_rescale_add2(dq, 1.f, al0 * k0, go0, al1 * k1, go1);
+			gatv2_sign_add<G, VPL>(w, ds0, ds0 * slope, t0, lane, esign);
+			gatv2_sign_add<G, VPL>(w, ds1, ds1 * slope, t1, lane, esign);
+		}
+		if (e < end) {
+			const int v = ev.last(e), e0 = et.last(e);
+			float4 go[VPL];
+			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + h * C, lane, C);
+			const long long t = (long long)e0 * H + h, r = (long long)v * H + h;
+			const float s = __ldg(&es[t]) - __ldg(&lse[r]), D = __ldg(&dd[r]);
+			const float gq = group_sum<G>(lane_dot(go, q));
+			const float k = drop_keep(pdrop, keep, seed, t);
+			const float al = __expf(s), ds = al * (k * gq - D);
+			if (lane == 0) dse[t] = ds;
+			lane_rescale_add(dq, 1.f, al * k, go);
+			gatv2_sign_add<G, VPL>(w, ds, ds * slope, t, lane, esign);
+		}
+		if (!live) continue;
+		float4 a[VPL];
+		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
+		lane_fma(dq, a, w);
+		lane_store_item<G, VPL, MASK, W>(dxl, heavy != nullptr, item * ldd + h * C, dq, lane, C);
+		lane_fma(da, q, w);
+		if (!fixedHead) {
+			gatv2_datt_add<G, VPL, MASK, W>(datt, h, C, lane, da);
+			zero4(da);
+		}
+	}
+	if (fixedHead) gatv2_datt_add<G, VPL, MASK, W>(datt, hfix, C, lane, da);
+}
+
+// gatv2_bwd_dste_body: for each (v,h), over v's in-edges in CSR order, w
+// = Σ ds·m from the ds and sign bits the other passes stored; dxr[v] = a
+// ⊙ w and datt += x_r[v] ⊙ w. No lane exchanges anything.
+template <typename T, int G, int VPL, bool MASK, bool W>
+__device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, const T* __restrict__ xr, long long ldr,
+                                    const float* __restrict__ att, const float* __restrict__ dse,
+                                    const unsigned char* __restrict__ esign, T* __restrict__ dxr, long long ldd,
+                                    float* __restrict__ datt, int n, int H, float slope, int cw) {
+	const int C = MASK ? cw : 4 * G * VPL;
+	const int lane = threadIdx.x % G;
+	const attn_groups<G> g(n, H);
+	const bool fixedHead = (g.ngrp % H) == 0;
+	const int hfix = g.grp0 % H;
+	float4 da[VPL];
+	zero4(da);
+	for (long long p = g.grp0; p < g.total; p += g.ngrp) {
+		auto [p_, item, v, h, beg, end, live] = g.item(p, indptr, heavy, tiles, nheavy, tile);
+		float4 w[VPL];
+		zero4(w);
+#pragma unroll 4
+		for (int e = beg; e < end; e++) {
+			const long long t = (long long)e * H + h;
+			const float ds = __ldg(&dse[t]);
+			gatv2_sign_add<G, VPL>(w, ds, ds * slope, t, lane, esign);
+		}
+		float4 a[VPL], r[VPL], dr[VPL];
+		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
+		lane_row<G, VPL, MASK, W>(r, xr + v * ldr + h * C, lane, C);
+		zero4(dr);
+		lane_fma(dr, a, w);
+		lane_store_item<G, VPL, MASK, W>(dxr, heavy != nullptr, item * ldd + h * C, dr, lane, C);
+		lane_fma(da, r, w);
+		if (!fixedHead) {
+			gatv2_datt_add<G, VPL, MASK, W>(datt, h, C, lane, da);
+			zero4(da);
+		}
+	}
+	if (fixedHead) gatv2_datt_add<G, VPL, MASK, W>(datt, hfix, C, lane, da);
+}
+
+// GATV2E_INST instantiates the edge-coefficient kernels (gatv2_fwde,
+// gatv2_bwd_dd, gatv2_bwd_srce, gatv2_bwd_dste) as GATV2_INST does the
+// others.
+#define GATV2E_INST(SFX, T, G, VPL, MASK, W)                                                                                  \
+	extern "C" __global__ void gatv2_fwde##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), const float* att, \
+	                                           T* out, float* lse, float* es, unsigned char* esign, int n, int H,           \
+	                                           float slope, float pdrop, unsigned long long seed, int cw, int pf) {         \
+		gatv2_fwd_body<T, G, VPL, MASK, W, true>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, \
+		                                         es, esign, n, H, slope, pdrop, seed, cw, pf);                            \
+	}                                                                                                                       \
+	extern "C" __global__ void gatv2_bwd_dd##SFX(const T* out, const T* dout, float* dd, int n, int H, int cw) {             \
+		gatv2_bwd_dd_body<T, G, VPL, MASK, W>(out, dout, dd, n, H, cw);                                                      \
+	}                                                                                                                       \
+	extern "C" __global__ void gatv2_bwd_srce##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm,       \
+	                                               const T* xl, long long ldl, const float* att, const float* lse,          \
+	                                               const float* dd, const float* es, const unsigned char* esign,           \
+	                                               float* dse, const T* dout, T* dxl, long long ldd, float* datt, int n,    \
+	                                               int H, float slope, float pdrop, unsigned long long seed, int cw,       \
+	                                               int pf) {                                                               \
+		gatv2_bwd_srce_body<T, G, VPL, MASK, W>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, lse, dd,  \
+		                                        es, esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, seed, cw, pf);    \
+	}                                                                                                                       \
+	extern "C" __global__ void gatv2_bwd_dste##SFX(const int* indptr, const int* indices, ATTN_ROWS, const T* xr,             \
+	                                               long long ldr, const float* att, const float* dse,                       \
+	                                               const unsigned char* esign, T* dxr, long long ldd, float* datt, int n,   \
+	                                               int H, float slope, int cw) {                                           \
+		gatv2_bwd_dste_body<T, G, VPL, MASK, W>(indptr, heavy, tiles, nheavy, tile, xr, ldr, att, dse, esign, dxr, ldd, datt, \
+		                                        n, H, slope, cw);                                                          \
+	}
+
+// The exact widths only (masked heads run the other backward): float32,
+// bfloat16 and, for VPL even, bfloat16 of the wide layout.
+#define GATV2E_SHAPE(G, VPL)                                      \
+	GATV2E_INST(_##G##_##VPL, float, G, VPL, false, false) \
+	GATV2E_INST(_##G##_##VPL##_bf16, bf16, G, VPL, false, false)
+#define GATV2E_SHAPE_W(G, VPL) \
+	GATV2E_SHAPE(G, VPL)   \
+	GATV2E_INST(_##G##_##VPL##_bf16w, bf16, G, VPL, false, true)
+GATV2E_SHAPE(2, 1)
+GATV2E_SHAPE(4, 1)
+GATV2E_SHAPE(8, 1)
+GATV2E_SHAPE(16, 1)
+GATV2E_SHAPE(32, 1)
+GATV2E_SHAPE_W(32, 2)
+GATV2E_SHAPE_W(32, 4)
+GATV2E_SHAPE_W(32, 8)
 
 // unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
 // for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt

@@ -19,6 +19,15 @@ func attnBF16Part(d *cuda.Device, r *rand.Rand, g *csr) {
 	for _, c := range []struct{ h, ch int }{{1, 256}, {4, 64}} {
 		gatLayerBF16(d, r, g, 128, c.h, c.ch)
 	}
+	// With -gatv2-variants edge, the GATv2 layers again with the
+	// edge-coefficient backward (tune.GATv2EdgeCoef).
+	if slices.Contains(gatv2Variants(), "edge") {
+		tune.GATv2EdgeCoef, kernTag = true, " [edge]"
+		for _, c := range []struct{ h, ch int }{{1, 256}, {4, 64}} {
+			gatLayerBF16(d, r, g, 128, c.h, c.ch)
+		}
+		tune.GATv2EdgeCoef, kernTag = false, ""
+	}
 	tfLayerBF16(d, r, g, 128, 4, 64)
 }
 
@@ -159,10 +168,16 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		check(cuda.MatMul(xr, x, wr, false, false))
 		a := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
 		dxh := must(d.Empty(g.n, hc))
-		check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
-		check(cuda.MatMul(dwr, x, dxh, true, false))
-		check(a.BackwardSrc(dg, xl, xr, att, dout, dxh))
-		check(cuda.MatMul(dwl, x, dxh, true, false))
+		// The edge-coefficient backward runs its source pass first.
+		for _, src := range []bool{a.SourceFirst(), !a.SourceFirst()} {
+			if src {
+				check(a.BackwardSrc(dg, xl, xr, att, dout, dxh))
+				check(cuda.MatMul(dwl, x, dxh, true, false))
+			} else {
+				check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
+				check(cuda.MatMul(dwr, x, dxh, true, false))
+			}
+		}
 		a.Free()
 		xl.Free()
 		xr.Free()
@@ -185,10 +200,15 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		check(cuda.MatMulBF16Out(xr, x16, wr16, false, false))
 		a := must(cuda.GATv2ForwardBF16(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
 		dxh := must(d.EmptyBF16(g.n, hc))
-		check(a.BackwardDstBF16(dg, xl, xr, att, dout16, dxh, datt))
-		check(cuda.MatMulBF16(dwr, x16, dxh, true, false))
-		check(a.BackwardSrcBF16(dg, xl, xr, att, dout16, dxh))
-		check(cuda.MatMulBF16(dwl, x16, dxh, true, false))
+		for _, src := range []bool{a.SourceFirst(), !a.SourceFirst()} {
+			if src {
+				check(a.BackwardSrcBF16(dg, xl, xr, att, dout16, dxh))
+				check(cuda.MatMulBF16(dwl, x16, dxh, true, false))
+			} else {
+				check(a.BackwardDstBF16(dg, xl, xr, att, dout16, dxh, datt))
+				check(cuda.MatMulBF16(dwr, x16, dxh, true, false))
+			}
+		}
 		a.Free()
 		xl.Free()
 		xr.Free()
@@ -209,7 +229,9 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	// attn times the forward pass, the destination backward pass alone
 	// and both backward passes (the source pass is their difference: it
 	// frees the edges the destination pass saved, so it does not repeat
-	// alone).
+	// alone). With the edge-coefficient backward (SourceFirst) the source
+	// pass runs first and alone, and the destination pass is the
+	// difference.
 	attn := func(bf16 bool) (t attnMS) {
 		fw := func() *cuda.GATv2 {
 			if bf16 {
@@ -233,8 +255,13 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		}
 		t.fwd = timeit(d, func() { fw().Free() })
 		a := fw()
-		t.dst = timeit(d, func() { dst(a) })
-		t.bwd = timeit(d, func() { dst(a); src(a) })
+		if a.SourceFirst() {
+			t.bwd = timeit(d, func() { src(a); dst(a) })
+			t.dst = t.bwd - timeit(d, func() { src(a) })
+		} else {
+			t.dst = timeit(d, func() { dst(a) })
+			t.bwd = timeit(d, func() { dst(a); src(a) })
+		}
 		a.Free()
 		return t
 	}

@@ -86,7 +86,7 @@ var (
 	apiModels  = flag.String("api-models", "gcn,sage,gat,gatv2", "comma-separated models of the api part")
 	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad off (on by default)")
 	bf16Attn   = flag.Bool("bf16-attention", cuda.BF16Attention, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
-	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention again with each, where gatv2.cu has it")
+	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4) or edge (tune.GATv2EdgeCoef): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge: its whole layers) again with each, where gatv2.cu has it")
 	prefetchAB = flag.Bool("prefetch-ab", false, "the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 and Transformer attention again with tune.AttnPrefetch off (the kernels loading each step's edge indices in the step)")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
@@ -104,18 +104,18 @@ func gatv2Variants() []string {
 }
 
 // forVariants runs f with the current GATv2 kernels, then with each
-// -gatv2-variants value (tune.GATv2Variant) and, with -prefetch-ab,
-// without the edge-index prefetch (tune.AttnPrefetch off), kernTag
-// naming each after tag.
+// -gatv2-variants value (tune.GATv2Variant, or edge: tune.GATv2EdgeCoef)
+// and, with -prefetch-ab, without the edge-index prefetch
+// (tune.AttnPrefetch off), kernTag naming each after tag.
 func forVariants(tag string, f func()) {
-	defer func() { tune.GATv2Variant, tune.AttnPrefetch = "", true }()
+	defer func() { tune.GATv2Variant, tune.AttnPrefetch, tune.GATv2EdgeCoef = "", true, false }()
 	vs := gatv2Variants()
 	if *prefetchAB {
 		vs = append(vs, "no prefetch")
 	}
 	for _, v := range vs {
-		tune.GATv2Variant, tune.AttnPrefetch, kernTag = v, v != "no prefetch", tag
-		if v == "no prefetch" {
+		tune.GATv2Variant, tune.AttnPrefetch, tune.GATv2EdgeCoef, kernTag = v, v != "no prefetch", v == "edge", tag
+		if v == "no prefetch" || v == "edge" {
 			tune.GATv2Variant = ""
 		}
 		if v != "" {
@@ -640,10 +640,17 @@ func gatLayer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		check(cuda.MatMul(xr, x, wr, false, false))
 		a := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
 		dxh := must(d.Empty(g.n, hc))
-		check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
-		check(cuda.MatMul(dwr, x, dxh, true, false))
-		check(a.BackwardSrc(dg, xl, xr, att, dout, dxh))
-		check(cuda.MatMul(dwl, x, dxh, true, false))
+		// The edge-coefficient backward (tune.GATv2EdgeCoef) runs its
+		// source pass first.
+		for _, src := range []bool{a.SourceFirst(), !a.SourceFirst()} {
+			if src {
+				check(a.BackwardSrc(dg, xl, xr, att, dout, dxh))
+				check(cuda.MatMul(dwl, x, dxh, true, false))
+			} else {
+				check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
+				check(cuda.MatMul(dwr, x, dxh, true, false))
+			}
+		}
 		a.Free()
 		xl.Free()
 		xr.Free()
@@ -658,14 +665,27 @@ func gatLayer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	fwd := timeit(d, func() { must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{})).Free() })
 	a := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
 	dxh := must(d.Empty(g.n, hc))
-	// BackwardSrc consumes what BackwardDst saved: time the pair and the
-	// first pass alone.
+	// The second pass consumes what the first saved: time the pair and
+	// the first pass alone (BackwardDst, or BackwardSrc when SourceFirst).
+	dstPass := func() { check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt)) }
+	srcPass := func() { check(a.BackwardSrc(dg, xl, xr, att, dout, dxh)) }
 	pair := timeit(d, func() {
-		check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
-		check(a.BackwardSrc(dg, xl, xr, att, dout, dxh))
+		if a.SourceFirst() {
+			srcPass()
+			dstPass()
+		} else {
+			dstPass()
+			srcPass()
+		}
 	})
-	dst := timeit(d, func() { check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt)) })
-	src := pair - dst
+	var dst, src float64
+	if a.SourceFirst() {
+		src = timeit(d, srcPass)
+		dst = pair - src
+	} else {
+		dst = timeit(d, dstPass)
+		src = pair - dst
+	}
 	gemmT := timeit(d, func() { check(cuda.MatMul(dwl, x, dxh, true, false)) })
 	a.Free()
 	report("gatv2-layer", g.name, fmt.Sprintf("%dx%d", h, c), ms, peak,

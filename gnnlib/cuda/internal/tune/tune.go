@@ -161,6 +161,18 @@ var GATv2Variant = ""
 // the GATv2Variant values it has.
 var GATv2Variants = map[int][]string{256: {"lb3"}, 64: {"lb3", "lb4"}}
 
+// GATv2EdgeCoef selects gnnlib/cuda's edge-coefficient GATv2 backward
+// at the exact head widths (gatv2.cu's gatv2_fwde, gatv2_bwd_srce,
+// gatv2_bwd_dste): the forward pass stores each edge's score and the
+// signs of x_l[u] + x_r[v] (4 + C/8 bytes an edge and head), the pass
+// over the transpose computes each edge's score gradient once and
+// stores it, and the pass by destination then sums stored values
+// without gathering a feature row, instead of both passes gathering
+// rows and recomputing. The backward runs the source half first
+// (cuda.GATv2.SourceFirst). Off by default; gnnbench's -gatv2-variants
+// edge times both.
+var GATv2EdgeCoef = false
+
 // AttnPrefetch lets the fused GATv2 and Transformer kernels load each
 // step's edge indices a step ahead (attn.cuh's edge_pairs and
 // edge_next), so that a step waits for its row gathers only; off, they
