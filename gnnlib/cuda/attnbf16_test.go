@@ -132,6 +132,41 @@ func checkRounded(t *testing.T, what string, got, want []float32, eps, abs float
 // summation order amplified by the cancellation in ds = α·(k·g − D),
 // not a fault of the layout.
 func TestGATv2BF16(t *testing.T) {
+	testGATv2BF16(t, []gatv2BF16Case{
+		{1, 256, GATv2Save, 0, ""}, {1, 256, GATv2Recompute, 0, ""}, {1, 256, GATv2Save, 0.3, ""},
+		{2, 64, GATv2Recompute, 0, ""}, {4, 16, GATv2Save, 0.1, ""}, {8, 8, GATv2Auto, 0, ""},
+		{2, 12, GATv2Recompute, 0, ""}, {1, 40, GATv2Save, 0.2, ""}, {1, 300, GATv2Save, 0, ""}, {1, 1024, GATv2Recompute, 0, ""},
+		{1, 512, GATv2Save, 0.1, ""},
+		// The variants gnnbench times.
+		{1, 256, GATv2Save, 0.3, "lb3"}, {1, 256, GATv2Recompute, 0, "lb3"}, {2, 64, GATv2Save, 0.1, "lb4"}, {2, 64, GATv2Recompute, 0, "lb3"},
+		{1, 256, GATv2Save, 0, "nopf"}, {2, 64, GATv2Recompute, 0, "nopf"}, {2, 12, GATv2Save, 0.1, "nopf"},
+	})
+}
+
+// TestGATv2EdgeCoef is TestGATv2BF16 for the edge-coefficient backward
+// (tune.GATv2EdgeCoef) at the exact widths it runs, float32 and
+// bfloat16, both lane layouts: the output, dxr and dxl against the
+// float64 evaluation within its rounding bound, and att's gradient,
+// whose two shares (x_l's over the transpose, x_r's by destination) it
+// sums apart, against the saved-edge backward's up to float32 summation
+// order.
+func TestGATv2EdgeCoef(t *testing.T) {
+	testGATv2BF16(t, []gatv2BF16Case{
+		{1, 256, GATv2Auto, 0, "edge"}, {1, 256, GATv2Auto, 0.3, "edge"}, {2, 64, GATv2Auto, 0, "edge"}, {4, 16, GATv2Auto, 0.1, "edge"},
+		{8, 8, GATv2Auto, 0, "edge"}, {1, 512, GATv2Auto, 0.1, "edge"}, {1, 1024, GATv2Auto, 0, "edge"},
+	})
+}
+
+// gatv2BF16Case is one head shape, backward mode, attention dropout and
+// kernel variant of testGATv2BF16.
+type gatv2BF16Case struct {
+	heads, c int
+	mode     GATv2Backward
+	p        float32
+	variant  string // tune.GATv2Variant, "nopf": tune.AttnPrefetch off, or "edge": tune.GATv2EdgeCoef on
+}
+
+func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 	d := openOrSkip(t)
 	defer func(old GATv2Backward) { GATv2BackwardMode = old }(GATv2BackwardMode)
 	defer func() { SplitHeavyRows = true }()
@@ -150,24 +185,6 @@ func TestGATv2BF16(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rnd.Free()
-	type tcase struct {
-		heads, c int
-		mode     GATv2Backward
-		p        float32
-		variant  string // tune.GATv2Variant, "nopf": tune.AttnPrefetch off, or "edge": tune.GATv2EdgeCoef on
-	}
-	cases := []tcase{
-		{1, 256, GATv2Save, 0, ""}, {1, 256, GATv2Recompute, 0, ""}, {1, 256, GATv2Save, 0.3, ""},
-		{2, 64, GATv2Recompute, 0, ""}, {4, 16, GATv2Save, 0.1, ""}, {8, 8, GATv2Auto, 0, ""},
-		{2, 12, GATv2Recompute, 0, ""}, {1, 40, GATv2Save, 0.2, ""}, {1, 300, GATv2Save, 0, ""}, {1, 1024, GATv2Recompute, 0, ""},
-		{1, 512, GATv2Save, 0.1, ""},
-		// The variants gnnbench times.
-		{1, 256, GATv2Save, 0.3, "lb3"}, {1, 256, GATv2Recompute, 0, "lb3"}, {2, 64, GATv2Save, 0.1, "lb4"}, {2, 64, GATv2Recompute, 0, "lb3"},
-		{1, 256, GATv2Save, 0, "nopf"}, {2, 64, GATv2Recompute, 0, "nopf"}, {2, 12, GATv2Save, 0.1, "nopf"},
-		// The edge-coefficient backward (exact widths).
-		{1, 256, GATv2Auto, 0, "edge"}, {1, 256, GATv2Auto, 0.3, "edge"}, {2, 64, GATv2Auto, 0, "edge"}, {4, 16, GATv2Auto, 0.1, "edge"},
-		{8, 8, GATv2Auto, 0, "edge"}, {1, 512, GATv2Auto, 0.1, "edge"}, {1, 1024, GATv2Auto, 0, "edge"},
-	}
 	defer func(on bool) { tune.GATv2EdgeCoef = on }(tune.GATv2EdgeCoef)
 	defer func(on bool) { tune.AttnPrefetch = on }(tune.AttnPrefetch)
 	defer func(v string) { tune.GATv2Variant = v }(tune.GATv2Variant)
