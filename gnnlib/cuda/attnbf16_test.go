@@ -154,6 +154,8 @@ func TestGATv2EdgeCoef(t *testing.T) {
 	testGATv2BF16(t, []gatv2BF16Case{
 		{1, 256, GATv2Auto, 0, "edge"}, {1, 256, GATv2Auto, 0.3, "edge"}, {2, 64, GATv2Auto, 0, "edge"}, {4, 16, GATv2Auto, 0.1, "edge"},
 		{8, 8, GATv2Auto, 0, "edge"}, {1, 512, GATv2Auto, 0.1, "edge"}, {1, 1024, GATv2Auto, 0, "edge"},
+		// The launch-bounded forward and source passes (tune.GATv2EdgeBounds).
+		{1, 256, GATv2Auto, 0.3, "edge-lb3"}, {1, 256, GATv2Auto, 0, "edge-lb3"},
 	})
 }
 
@@ -163,7 +165,7 @@ type gatv2BF16Case struct {
 	heads, c int
 	mode     GATv2Backward
 	p        float32
-	variant  string // tune.GATv2Variant, "nopf": tune.AttnPrefetch off, or "edge": tune.GATv2EdgeCoef on
+	variant  string // tune.GATv2Variant, "nopf": tune.AttnPrefetch off, "edge": tune.GATv2EdgeCoef on, "edge-lb3": and tune.GATv2EdgeBounds 3
 }
 
 func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
@@ -185,7 +187,7 @@ func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 		t.Fatal(err)
 	}
 	defer rnd.Free()
-	defer func(on bool) { tune.GATv2EdgeCoef = on }(tune.GATv2EdgeCoef)
+	defer func(on bool, b int) { tune.GATv2EdgeCoef, tune.GATv2EdgeBounds = on, b }(tune.GATv2EdgeCoef, tune.GATv2EdgeBounds)
 	defer func(on bool) { tune.AttnPrefetch = on }(tune.AttnPrefetch)
 	defer func(v string) { tune.GATv2Variant = v }(tune.GATv2Variant)
 	defer func(w bool) { BF16WideLoads = w }(BF16WideLoads)
@@ -200,7 +202,7 @@ func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 				if gc.name == "star/rows" && c.c != 256 {
 					continue
 				}
-				if k, _ := gatShape(c.c); wide && (!k.wide() || (c.variant != "" && c.variant != "edge")) {
+				if k, _ := gatShape(c.c); wide && (!k.wide() || (c.variant != "" && !strings.HasPrefix(c.variant, "edge"))) {
 					continue
 				}
 				name := fmt.Sprintf("%s/%dx%d/mode%d/p%g/wide%t", gc.name, c.heads, c.c, c.mode, c.p, wide)
@@ -209,8 +211,12 @@ func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 				}
 				t.Run(name, func(t *testing.T) {
 					// "nopf" is tune.AttnPrefetch off.
-					tune.GATv2Variant, tune.AttnPrefetch, tune.GATv2EdgeCoef = c.variant, c.variant != "nopf", c.variant == "edge"
-					if c.variant == "nopf" || c.variant == "edge" {
+					edge := strings.HasPrefix(c.variant, "edge")
+					tune.GATv2Variant, tune.AttnPrefetch, tune.GATv2EdgeCoef, tune.GATv2EdgeBounds = c.variant, c.variant != "nopf", edge, 0
+					if c.variant == "edge-lb3" {
+						tune.GATv2EdgeBounds = 3
+					}
+					if c.variant == "nopf" || edge {
 						tune.GATv2Variant = ""
 					}
 					SplitHeavyRows = gc.split
@@ -245,7 +251,7 @@ func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 					if ref.Out, err = got.Out16.Float32(); err != nil {
 						t.Fatal(err)
 					}
-					if ref.SourceFirst() != (c.variant == "edge") || got.SourceFirst() != ref.SourceFirst() {
+					if ref.SourceFirst() != edge || got.SourceFirst() != ref.SourceFirst() {
 						t.Fatalf("SourceFirst %t (bfloat16 %t) with variant %q", ref.SourceFirst(), got.SourceFirst(), c.variant)
 					}
 					dxr, datt, dxl := poisoned(t, d, n, hc), poisoned(t, d, 1, hc), poisoned(t, d, n, hc)
@@ -271,7 +277,7 @@ func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 							t.Fatal(err)
 						}
 					}
-					if c.variant == "edge" {
+					if edge {
 						// att's gradient against the saved-edge float32
 						// backward: the edge-coefficient one sums x_l's
 						// and x_r's shares apart (Σ ds·m ⊙ x_l + Σ ds·m ⊙

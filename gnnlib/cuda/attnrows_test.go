@@ -242,7 +242,7 @@ func TestAttentionSplitLaunches(t *testing.T) {
 			// exact width, float32 and both bfloat16 layouts, in its order
 			// (BackwardSrc first) and in the other, which runs the
 			// saved-edge passes.
-			defer func(on, w bool) { tune.GATv2EdgeCoef, BF16WideLoads = on, w }(tune.GATv2EdgeCoef, BF16WideLoads)
+			defer func(on, w bool, b int) { tune.GATv2EdgeCoef, BF16WideLoads, tune.GATv2EdgeBounds = on, w, b }(tune.GATv2EdgeCoef, BF16WideLoads, tune.GATv2EdgeBounds)
 			tune.GATv2EdgeCoef = true
 			const c = 16
 			xl, xr, att, dout := mk(n, heads*c), mk(n, heads*c), mk(1, heads*c), mk(n, heads*c)
@@ -275,8 +275,11 @@ func TestAttentionSplitLaunches(t *testing.T) {
 					return fmt.Errorf("no launch of %s: %v", k, drv.launches)
 				}
 			}
-			for _, wide := range []bool{false, true} {
-				BF16WideLoads = wide
+			// 1x256 in both bfloat16 layouts, with and without the
+			// launch-bounded variants (tune.GATv2EdgeBounds), and in
+			// float32 with them.
+			for i, wide := range []bool{false, true, false, true} {
+				BF16WideLoads, tune.GATv2EdgeBounds = wide, 3*(i/2)
 				xl, xr, att, dout := mk16(n, 256), mk16(n, 256), mk(1, 256), mk16(n, 256)
 				fw, err := GATv2ForwardBF16(g, xl, xr, att, 1, 256, 0.2, AttentionDropout{})
 				if err != nil {
@@ -289,6 +292,25 @@ func TestAttentionSplitLaunches(t *testing.T) {
 					return err
 				}
 				fw.Free()
+			}
+			tune.GATv2EdgeBounds = 3
+			xl32, xr32, att32, dout32 := mk(n, 256), mk(n, 256), mk(1, 256), mk(n, 256)
+			fw, err = GATv2ForwardLR(g, xl32, xr32, att32, 1, 256, 0.2, AttentionDropout{})
+			if err == nil {
+				err = fw.BackwardSrc(g, xl32, xr32, att32, dout32, mk(n, 256))
+			}
+			if err == nil {
+				err = fw.BackwardDst(g, xl32, xr32, att32, dout32, mk(n, 256), mk(1, 256))
+			}
+			if err != nil {
+				return err
+			}
+			fw.Free()
+			tune.GATv2EdgeBounds = 0
+			for _, k := range []string{"gatv2_fwde_32_2_bf16w_lb3", "gatv2_bwd_srce_32_2_bf16_lb3", "gatv2_bwd_srce_32_2_lb3", "gatv2_bwd_srce_32_2_bf16w"} {
+				if !slices.ContainsFunc(drv.launches, func(l launchRec) bool { return l.kernel == k }) {
+					return fmt.Errorf("no launch of %s: %v", k, drv.launches)
+				}
 			}
 			// A masked width runs the other passes.
 			fw, err = GATv2ForwardLR(g, mk(n, heads*12), mk(n, heads*12), mk(1, heads*12), heads, 12, 0.2, AttentionDropout{})

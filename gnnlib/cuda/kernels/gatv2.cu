@@ -593,27 +593,34 @@ __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, c
 	if (fixedHead) gatv2_datt_add<G, VPL, MASK, W>(datt, hfix, C, lane, da);
 }
 
+// GATV2E_FS instantiates the edge-coefficient forward and source passes
+// as gatv2_fwde SFX VAR and gatv2_bwd_srce SFX VAR with the attribute
+// BOUNDS (GATV2E_INST's, and the launch-bounded ones below).
+#define GATV2E_FS(SFX, VAR, T, G, VPL, MASK, W, BOUNDS)                                                                          \
+	extern "C" __global__ void BOUNDS gatv2_fwde##SFX##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),         \
+	                                                       const float* att, T* out, float* lse, float* es,                   \
+	                                                       unsigned char* esign, int n, int H, float slope, float pdrop,      \
+	                                                       unsigned long long seed, int cw, int pf) {                         \
+		gatv2_fwd_body<T, G, VPL, MASK, W, true>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse,     \
+		                                         es, esign, n, H, slope, pdrop, seed, cw, pf);                                \
+	}                                                                                                                           \
+	extern "C" __global__ void BOUNDS gatv2_bwd_srce##SFX##VAR(const int* tindptr, const int* tindices, ATTN_ROWS,              \
+	                                                           const int* tperm, const T* xl, long long ldl, const float* att, \
+	                                                           const float* lse, const float* dd, const float* es,            \
+	                                                           const unsigned char* esign, float* dse, const T* dout, T* dxl, \
+	                                                           long long ldd, float* datt, int n, int H, float slope,         \
+	                                                           float pdrop, unsigned long long seed, int cw, int pf) {        \
+		gatv2_bwd_srce_body<T, G, VPL, MASK, W>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, lse, dd,      \
+		                                        es, esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, seed, cw, pf);        \
+	}
+
 // GATV2E_INST instantiates the edge-coefficient kernels (gatv2_fwde,
 // gatv2_bwd_dd, gatv2_bwd_srce, gatv2_bwd_dste) as GATV2_INST does the
 // others.
 #define GATV2E_INST(SFX, T, G, VPL, MASK, W)                                                                                  \
-	extern "C" __global__ void gatv2_fwde##SFX(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), const float* att, \
-	                                           T* out, float* lse, float* es, unsigned char* esign, int n, int H,           \
-	                                           float slope, float pdrop, unsigned long long seed, int cw, int pf) {         \
-		gatv2_fwd_body<T, G, VPL, MASK, W, true>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, \
-		                                         es, esign, n, H, slope, pdrop, seed, cw, pf);                            \
-	}                                                                                                                       \
+	GATV2E_FS(SFX, , T, G, VPL, MASK, W, )                                                                                   \
 	extern "C" __global__ void gatv2_bwd_dd##SFX(const T* out, const T* dout, float* dd, int n, int H, int cw) {             \
 		gatv2_bwd_dd_body<T, G, VPL, MASK, W>(out, dout, dd, n, H, cw);                                                      \
-	}                                                                                                                       \
-	extern "C" __global__ void gatv2_bwd_srce##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm,       \
-	                                               const T* xl, long long ldl, const float* att, const float* lse,          \
-	                                               const float* dd, const float* es, const unsigned char* esign,           \
-	                                               float* dse, const T* dout, T* dxl, long long ldd, float* datt, int n,    \
-	                                               int H, float slope, float pdrop, unsigned long long seed, int cw,       \
-	                                               int pf) {                                                               \
-		gatv2_bwd_srce_body<T, G, VPL, MASK, W>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, lse, dd,  \
-		                                        es, esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, seed, cw, pf);    \
 	}                                                                                                                       \
 	extern "C" __global__ void gatv2_bwd_dste##SFX(const int* indptr, const int* indices, ATTN_ROWS, const T* xr,             \
 	                                               long long ldr, const float* att, const float* dse,                       \
@@ -639,6 +646,14 @@ GATV2E_SHAPE(32, 1)
 GATV2E_SHAPE_W(32, 2)
 GATV2E_SHAPE_W(32, 4)
 GATV2E_SHAPE_W(32, 8)
+
+// The launch-bounded variants (tune.GATv2EdgeBounds 3) at 1x256: at
+// sm_90 gatv2_fwde takes 99-107 registers a thread against the plain
+// forward's 72-80, and gatv2_bwd_srce 117-121, two blocks of 256 threads
+// an SM; __launch_bounds__(256, 3) caps them at 85 so that three fit.
+GATV2E_FS(_32_2, _lb3, float, 32, 2, false, false, __launch_bounds__(256, 3))
+GATV2E_FS(_32_2_bf16, _lb3, bf16, 32, 2, false, false, __launch_bounds__(256, 3))
+GATV2E_FS(_32_2_bf16w, _lb3, bf16, 32, 2, false, true, __launch_bounds__(256, 3))
 
 // unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
 // for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt

@@ -19,15 +19,19 @@ func attnBF16Part(d *cuda.Device, r *rand.Rand, g *csr) {
 	for _, c := range []struct{ h, ch int }{{1, 256}, {4, 64}} {
 		gatLayerBF16(d, r, g, 128, c.h, c.ch)
 	}
-	// With -gatv2-variants edge, the GATv2 layers again with the
-	// edge-coefficient backward (tune.GATv2EdgeCoef).
-	if slices.Contains(gatv2Variants(), "edge") {
-		tune.GATv2EdgeCoef, kernTag = true, " [edge]"
+	// With -gatv2-variants edge or edge-lb3, the GATv2 layers again with
+	// the edge-coefficient backward (edgeVariant).
+	for _, v := range gatv2Variants() {
+		if !edgeVariant(v) {
+			continue
+		}
+		kernTag = " [" + v + "]"
 		for _, c := range []struct{ h, ch int }{{1, 256}, {4, 64}} {
 			gatLayerBF16(d, r, g, 128, c.h, c.ch)
 		}
-		tune.GATv2EdgeCoef, kernTag = false, ""
 	}
+	edgeVariant("")
+	kernTag = ""
 	tfLayerBF16(d, r, g, 128, 4, 64)
 }
 
