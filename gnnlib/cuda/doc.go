@@ -214,7 +214,15 @@
 // attention, its score gradient and one sign bit per channel (40 bytes at
 // 256 channels) so that the second gathers only rows of dOut, not x_r too;
 // BackwardDst and BackwardSrc let a caller consume x_r's gradient before
-// x_l's is written into the same memory. Attention dropout (PyG's dropout
+// x_l's is written into the same memory. Behind the internal switch
+// tune.GATv2EdgeCoef (off by default; gnnbench times it beside the
+// default) the forward pass at exact head widths also stores each edge's
+// score and the signs of x_l[u] + x_r[v] (4 + C/8 bytes an edge and
+// head), and the backward runs the other way round (GATv2.SourceFirst):
+// the pass over the transpose, which gathers dOut's rows anyway, computes
+// each edge's score gradient once and stores it, and the pass by
+// destination then sums stored values without gathering a feature row.
+// Attention dropout (PyG's dropout
 // of GATConv/GATv2Conv) is applied inside the fused kernels from a seeded
 // counter-based mask, recomputed backward: AttentionDropout. The GATv2
 // kernels take heads of any multiple of 4 channels up to 512, and 1024:
