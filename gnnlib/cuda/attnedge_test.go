@@ -4,7 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
+	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
 // TestGATv2EdgeCoefEmulated runs the edge-coefficient GATv2 backward
@@ -149,4 +154,48 @@ func TestGATv2EdgeCoefEmulated(t *testing.T) {
 			checkRounded(t, "datt (two shares) against Σ ds·lrelu(z)", datt, want, 1e-4, 1e-5)
 		})
 	}
+}
+
+// TestGATv2EdgeCoefLayers runs the GATv2 cases of gnnlib/devicetest's
+// op list and shape sweep (nn.GATv2Attention, GATv2Conv at 8x8, 700
+// channels padded to 1024, 1024, and the widths the edge-coefficient
+// kernels do not take, which run the other passes) on the device with
+// tune.GATv2EdgeCoef on, against the CPU (outputs and gradients), in
+// float32 and, at the widths those kernels take, under
+// Autocast(BFloat16) with the bfloat16 kernels: the
+// tensor API's path (GATv2Attention, GATv2AttentionOut, the one-product
+// pair), which runs the source pass first.
+func TestGATv2EdgeCoefLayers(t *testing.T) {
+	d := defaultOrSkip(t).be
+	defer func(on bool) { tune.GATv2EdgeCoef = on }(tune.GATv2EdgeCoef)
+	tune.GATv2EdgeCoef = true
+	var cases []devicetest.Case
+	for _, c := range append(devicetest.OpCases(t), devicetest.ShapeCases(t)...) {
+		if strings.HasPrefix(c.Name, "GATv2") {
+			cases = append(cases, c)
+		}
+	}
+	if len(cases) < 10 {
+		t.Fatalf("%d GATv2 cases in devicetest's lists", len(cases))
+	}
+	devicetest.CheckOps(t, d, cases, 2e-4)
+	if !d.hasBF16() {
+		return
+	}
+	// Under Autocast, the cases at the widths the edge-coefficient
+	// kernels take.
+	var exact []devicetest.Case
+	for _, c := range cases {
+		for _, w := range []string{"1x16", "4x8", "8x8 concat", "1x700", "1x1024"} {
+			if strings.Contains(c.Name, w) {
+				exact = append(exact, c)
+				break
+			}
+		}
+	}
+	defer func(on bool) { BF16Attention = on }(BF16Attention)
+	BF16Attention = true
+	t.Run("bfloat16", func(t *testing.T) {
+		tensor.Autocast(tensor.BFloat16, func() { devicetest.CheckOps(t, d, exact, 2e-2) })
+	})
 }
