@@ -189,9 +189,17 @@ func (k *gatv2PairOp) backward16(ins16 []*BF16Tensor, ins []*Tensor, out, dout *
 	}
 	xl, xr := k.halves16(ins16[0])
 	dxl, dxr := k.halves16(dxlr)
-	err = k.fw.backwardDst(k.g, xl, xr, a, dout.ptr, dxr, datt)
-	if err == nil {
+	// The edge-coefficient backward runs its source pass first.
+	if k.fw.SourceFirst() {
 		err = k.fw.backwardSrc(k.g, xl, xr, a, dout.ptr, dxl)
+		if err == nil {
+			err = k.fw.backwardDst(k.g, xl, xr, a, dout.ptr, dxr, datt)
+		}
+	} else {
+		err = k.fw.backwardDst(k.g, xl, xr, a, dout.ptr, dxr, datt)
+		if err == nil {
+			err = k.fw.backwardSrc(k.g, xl, xr, a, dout.ptr, dxl)
+		}
 	}
 	if err != nil {
 		dxlr.Free()
@@ -207,6 +215,7 @@ func (k *gatv2PairOp) release() {
 		k.fw.d.Free()
 	}
 	k.fw.freeEdges()
+	k.fw.freeEdgeCoef()
 }
 
 // GATv2PairTakes reports whether GATv2AttentionPair takes heads of
