@@ -540,7 +540,7 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 	a := &GATv2{Heads: heads, Channels: channels, Slope: slope, Dropout: drop, wide: wide}
 	kernel := "gatv2_fwd"
 	var save []any
-	if tune.GATv2EdgeCoef && !k.mask {
+	if tune.GATv2EdgeCoef && !k.mask && edgeCoefBytes(g.edges, heads, k) <= edgeCoefLimit {
 		// The edge-coefficient kernels: exact widths only.
 		eh := g.edges * heads
 		var err error
@@ -563,6 +563,18 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		return nil, err
 	}
 	return a, nil
+}
+
+// edgeCoefLimit is the most bytes the edge-coefficient backward keeps
+// per edge (edgeCoefBytes); larger graphs run the other passes. A
+// products-sized layer (126M edges, 1x256) keeps 5 GB.
+const edgeCoefLimit = 8 << 30
+
+// edgeCoefBytes is what the edge-coefficient backward keeps for a graph
+// of e edges: per edge and head the score, its gradient and the sign
+// bits, 8 + width/8 bytes.
+func edgeCoefBytes(e, heads int, k gatv2Kernel) int64 {
+	return int64(e) * int64(heads) * int64(8+k.width()/8)
 }
 
 // edgeVariant is the name suffix of the edge-coefficient forward and

@@ -169,8 +169,9 @@ var GATv2Variants = map[int][]string{256: {"lb3"}, 64: {"lb3", "lb4"}}
 // stores it, and the pass by destination then sums stored values
 // without gathering a feature row, instead of both passes gathering
 // rows and recomputing. The backward runs the source half first
-// (cuda.GATv2.SourceFirst). Off by default; gnnbench's -gatv2-variants
-// edge times both.
+// (cuda.GATv2.SourceFirst). Graphs whose edges would keep more than 8
+// GiB (8 + C/8 bytes an edge and head) run the other passes. Off by
+// default; gnnbench's -gatv2-variants edge times both.
 var GATv2EdgeCoef = false
 
 // GATv2EdgeBounds, when 3, runs the edge-coefficient forward and source
