@@ -37,7 +37,7 @@ func TestKernelSourceFunction(t *testing.T) {
 	}{
 		{"spmm_vec4", "// spmm_vec4: a group of G lanes", `extern "C" __global__ void spmm_vec4(`},
 		{"spmm_heavy_vec4", "// spmm_heavy_vec4: one block per edge tile", "atomicAdd(q + 3, acc.w);"},
-		{"gatv2_fwd_body", "template <typename T, int G, int VPL, bool MASK, bool W>", "__device__ void gatv2_fwd_body("},
+		{"gatv2_fwd_body", "// With SAVE (gatv2_fwde, tune.GATv2EdgeCoef) the forward pass also", "__device__ void gatv2_fwd_body("},
 		{"group_sum", "// group_sum adds v over the G lanes", "__shfl_xor_sync"},
 	} {
 		src, err := KernelSource(c.name)
