@@ -154,8 +154,9 @@ func TestGATv2EdgeCoef(t *testing.T) {
 	testGATv2BF16(t, []gatv2BF16Case{
 		{1, 256, GATv2Auto, 0, "edge"}, {1, 256, GATv2Auto, 0.3, "edge"}, {2, 64, GATv2Auto, 0, "edge"}, {4, 16, GATv2Auto, 0.1, "edge"},
 		{8, 8, GATv2Auto, 0, "edge"}, {1, 512, GATv2Auto, 0.1, "edge"}, {1, 1024, GATv2Auto, 0, "edge"},
-		// The launch-bounded forward and source passes (tune.GATv2EdgeBounds).
+		// The variants of the forward and source passes (tune.GATv2EdgeVariant).
 		{1, 256, GATv2Auto, 0.3, "edge-lb3"}, {1, 256, GATv2Auto, 0, "edge-lb3"},
+		{1, 256, GATv2Auto, 0.3, "edge-e1"}, {1, 256, GATv2Auto, 0, "edge-e1"},
 	})
 }
 
@@ -165,7 +166,7 @@ type gatv2BF16Case struct {
 	heads, c int
 	mode     GATv2Backward
 	p        float32
-	variant  string // tune.GATv2Variant, "nopf": tune.AttnPrefetch off, "edge": tune.GATv2EdgeCoef on, "edge-lb3": and tune.GATv2EdgeBounds 3
+	variant  string // tune.GATv2Variant, "nopf": tune.AttnPrefetch off, "edge": tune.GATv2EdgeCoef on, "edge-lb3", "edge-e1": and that tune.GATv2EdgeVariant
 }
 
 func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
@@ -187,7 +188,7 @@ func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 		t.Fatal(err)
 	}
 	defer rnd.Free()
-	defer func(on bool, b int) { tune.GATv2EdgeCoef, tune.GATv2EdgeBounds = on, b }(tune.GATv2EdgeCoef, tune.GATv2EdgeBounds)
+	defer func(on bool, v string) { tune.GATv2EdgeCoef, tune.GATv2EdgeVariant = on, v }(tune.GATv2EdgeCoef, tune.GATv2EdgeVariant)
 	defer func(on bool) { tune.AttnPrefetch = on }(tune.AttnPrefetch)
 	defer func(v string) { tune.GATv2Variant = v }(tune.GATv2Variant)
 	defer func(w bool) { BF16WideLoads = w }(BF16WideLoads)
@@ -212,9 +213,10 @@ func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 				t.Run(name, func(t *testing.T) {
 					// "nopf" is tune.AttnPrefetch off.
 					edge := strings.HasPrefix(c.variant, "edge")
-					tune.GATv2Variant, tune.AttnPrefetch, tune.GATv2EdgeCoef, tune.GATv2EdgeBounds = c.variant, c.variant != "nopf", edge, 0
-					if c.variant == "edge-lb3" {
-						tune.GATv2EdgeBounds = 3
+					tune.GATv2Variant, tune.AttnPrefetch, tune.GATv2EdgeCoef = c.variant, c.variant != "nopf", edge
+					tune.GATv2EdgeVariant, _ = strings.CutPrefix(c.variant, "edge-")
+					if !edge {
+						tune.GATv2EdgeVariant = ""
 					}
 					if c.variant == "nopf" || edge {
 						tune.GATv2Variant = ""

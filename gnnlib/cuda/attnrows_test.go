@@ -242,7 +242,7 @@ func TestAttentionSplitLaunches(t *testing.T) {
 			// exact width, float32 and both bfloat16 layouts, in its order
 			// (BackwardSrc first) and in the other, which runs the
 			// saved-edge passes.
-			defer func(on, w bool, b int) { tune.GATv2EdgeCoef, BF16WideLoads, tune.GATv2EdgeBounds = on, w, b }(tune.GATv2EdgeCoef, BF16WideLoads, tune.GATv2EdgeBounds)
+			defer func(on, w bool, v string) { tune.GATv2EdgeCoef, BF16WideLoads, tune.GATv2EdgeVariant = on, w, v }(tune.GATv2EdgeCoef, BF16WideLoads, tune.GATv2EdgeVariant)
 			tune.GATv2EdgeCoef = true
 			const c = 16
 			xl, xr, att, dout := mk(n, heads*c), mk(n, heads*c), mk(1, heads*c), mk(n, heads*c)
@@ -276,10 +276,9 @@ func TestAttentionSplitLaunches(t *testing.T) {
 				}
 			}
 			// 1x256 in both bfloat16 layouts, with and without the
-			// launch-bounded variants (tune.GATv2EdgeBounds), and in
-			// float32 with them.
-			for i, wide := range []bool{false, true, false, true} {
-				BF16WideLoads, tune.GATv2EdgeBounds = wide, 3*(i/2)
+			// variants (tune.GATv2EdgeVariant), and in float32 with them.
+			for i, wide := range []bool{false, true, false, true, false, true} {
+				BF16WideLoads, tune.GATv2EdgeVariant = wide, []string{"", "lb3", "e1"}[i/2]
 				xl, xr, att, dout := mk16(n, 256), mk16(n, 256), mk(1, 256), mk16(n, 256)
 				fw, err := GATv2ForwardBF16(g, xl, xr, att, 1, 256, 0.2, AttentionDropout{})
 				if err != nil {
@@ -293,21 +292,24 @@ func TestAttentionSplitLaunches(t *testing.T) {
 				}
 				fw.Free()
 			}
-			tune.GATv2EdgeBounds = 3
-			xl32, xr32, att32, dout32 := mk(n, 256), mk(n, 256), mk(1, 256), mk(n, 256)
-			fw, err = GATv2ForwardLR(g, xl32, xr32, att32, 1, 256, 0.2, AttentionDropout{})
-			if err == nil {
-				err = fw.BackwardSrc(g, xl32, xr32, att32, dout32, mk(n, 256))
+			for _, v := range []string{"lb3", "e1"} {
+				tune.GATv2EdgeVariant = v
+				xl32, xr32, att32, dout32 := mk(n, 256), mk(n, 256), mk(1, 256), mk(n, 256)
+				fw, err = GATv2ForwardLR(g, xl32, xr32, att32, 1, 256, 0.2, AttentionDropout{})
+				if err == nil {
+					err = fw.BackwardSrc(g, xl32, xr32, att32, dout32, mk(n, 256))
+				}
+				if err == nil {
+					err = fw.BackwardDst(g, xl32, xr32, att32, dout32, mk(n, 256), mk(1, 256))
+				}
+				if err != nil {
+					return err
+				}
+				fw.Free()
 			}
-			if err == nil {
-				err = fw.BackwardDst(g, xl32, xr32, att32, dout32, mk(n, 256), mk(1, 256))
-			}
-			if err != nil {
-				return err
-			}
-			fw.Free()
-			tune.GATv2EdgeBounds = 0
-			for _, k := range []string{"gatv2_fwde_32_2_bf16w_lb3", "gatv2_bwd_srce_32_2_bf16_lb3", "gatv2_bwd_srce_32_2_lb3", "gatv2_bwd_srce_32_2_bf16w"} {
+			tune.GATv2EdgeVariant = ""
+			for _, k := range []string{"gatv2_fwde_32_2_bf16w_lb3", "gatv2_bwd_srce_32_2_bf16_lb3", "gatv2_bwd_srce_32_2_lb3", "gatv2_bwd_srce_32_2_bf16w",
+				"gatv2_bwd_srce_32_2_e1", "gatv2_bwd_srce_32_2_bf16_e1", "gatv2_bwd_srce_32_2_bf16w_e1", "gatv2_fwde_32_2_lb3"} {
 				if !slices.ContainsFunc(drv.launches, func(l launchRec) bool { return l.kernel == k }) {
 					return fmt.Errorf("no launch of %s: %v", k, drv.launches)
 				}

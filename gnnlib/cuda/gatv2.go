@@ -554,7 +554,7 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		kernel, save = "gatv2_fwde", []any{a.es, a.esgn}
 	}
 	var err error
-	a.Out, a.Out16, a.LSE, err = attnForward(d, g, kernel+attnSuffix(k, bf16, wide)+edgeVariant(k, save != nil), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
+	a.Out, a.Out16, a.LSE, err = attnForward(d, g, kernel+attnSuffix(k, bf16, wide)+edgeVariant(k, save != nil, false), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
 		args := append([]any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse}, save...)
 		return append(args, n, heads, slope, drop.P, drop.Seed, channels, tune.AttnPrefetch)
 	})
@@ -577,14 +577,18 @@ func edgeCoefBytes(e, heads int, k gatv2Kernel) int64 {
 	return int64(e) * int64(heads) * int64(8+k.width()/8)
 }
 
-// edgeVariant is the name suffix of the edge-coefficient forward and
-// source passes' launch-bounded variant (tune.GATv2EdgeBounds) where
-// gatv2.cu has it (1x256), or "".
-func edgeVariant(k gatv2Kernel, edge bool) string {
-	if edge && tune.GATv2EdgeBounds == 3 && !k.mask && k.g == 32 && k.vpl == 2 {
-		return "_lb3"
+// edgeVariant is the name suffix of the edge-coefficient forward (src
+// false) or source pass's variant (tune.GATv2EdgeVariant) where gatv2.cu
+// has it (1x256), or "".
+func edgeVariant(k gatv2Kernel, edge, src bool) string {
+	v := tune.GATv2EdgeVariant
+	if !edge || k.mask || k.g != 32 || k.vpl != 2 || (v != "lb3" && v != "e1") {
+		return ""
 	}
-	return ""
+	if v == "e1" && src {
+		return "_e1"
+	}
+	return "_lb3"
 }
 
 // SourceFirst reports whether the forward pass saved what the
@@ -884,7 +888,7 @@ func (a *GATv2) backwardSrcEdge(g *Graph, xl mat, att *Tensor, dout uintptr, dxl
 	pass := g.attnPass(true)
 	launch := func(n int, args []any) error {
 		grid, _, _, _ := a.launchShape(d, n)
-		return d.launch("gatv2_bwd_srce"+suffix+edgeVariant(k, true), grid, block, args...)
+		return d.launch("gatv2_bwd_srce"+suffix+edgeVariant(k, true, true), grid, block, args...)
 	}
 	rest := func(dq mat, n int) []any {
 		return []any{tperm, xl.ptr, xl.ld, att, a.LSE, a.d, a.es, a.esgn, a.dse, dout, dq.ptr, dq.ld, a.dattSrc, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}

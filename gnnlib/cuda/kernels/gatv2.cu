@@ -474,8 +474,9 @@ __device__ void gatv2_bwd_dd_body(const T* __restrict__ out, const T* __restrict
 // transposed CSR (position e is CSR edge tperm[e], destination v =
 // tindices[e]): g = dOut[v]·x_l[u], α = exp(s − lse[v]), ds = α·(k·g −
 // D[v]), stored at dse[t]; dxl[u] = Σ α·k·dOut[v] + a ⊙ w with w = Σ ds·m,
-// and datt += x_l[u] ⊙ w. Two edges a step, as in the forward pass.
-template <typename T, int G, int VPL, bool MASK, bool W>
+// and datt += x_l[u] ⊙ w. Two edges a step, as in the forward pass, or
+// one (PAIR false: fewer registers live).
+template <typename T, int G, int VPL, bool MASK, bool W, bool PAIR = true>
 __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
                                     const int* __restrict__ tperm, const T* __restrict__ xl, long long ldl,
                                     const float* __restrict__ att, const float* __restrict__ lse,
@@ -500,9 +501,10 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 		lane_row<G, VPL, MASK, W>(q, xl + u * ldl + h * C, lane, C);
 		zero4(dq);
 		zero4(w);
-		edge_pairs ev(tindices, beg, end, pf != 0), et(tperm, beg, end, pf != 0);
+		edge_pairs ev(tindices, beg, end, pf != 0 && PAIR), et(tperm, beg, end, pf != 0 && PAIR);
+		edge_next nv(tindices, beg, end, pf != 0 && !PAIR), nt(tperm, beg, end, pf != 0 && !PAIR);
 		int e = beg;
-		for (; e + 1 < end; e += 2) {
+		for (; PAIR && e + 1 < end; e += 2) {
 			int v0, v1, e0, e1;
 			ev.pair(e, v0, v1);
 			et.pair(e, e0, e1);
@@ -526,11 +528,11 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 			gatv2_sign_add<G, VPL>(w, ds0, ds0 * slope, t0, lane, esign);
 			gatv2_sign_add<G, VPL>(w, ds1, ds1 * slope, t1, lane, esign);
 		}
-		if (e < end) {
-			const int v = ev.last(e), e0 = et.last(e);
+		// One edge: the odd last one after the pairs, or each edge.
+		auto one = [&, hh = h](int v, int e0) {
 			float4 go[VPL];
-			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + h * C, lane, C);
-			const long long t = (long long)e0 * H + h, r = (long long)v * H + h;
+			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + hh * C, lane, C);
+			const long long t = (long long)e0 * H + hh, r = (long long)v * H + hh;
 			const float s = __ldg(&es[t]) - __ldg(&lse[r]), D = __ldg(&dd[r]);
 			const float gq = group_sum<G>(lane_dot(go, q));
 			const float k = drop_keep(pdrop, keep, seed, t);
@@ -538,6 +540,14 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 			if (lane == 0) dse[t] = ds;
 			lane_rescale_add(dq, 1.f, al * k, go);
 			gatv2_sign_add<G, VPL>(w, ds, ds * slope, t, lane, esign);
+		};
+		if (PAIR) {
+			if (e < end) one(ev.last(e), et.last(e));
+		} else {
+			for (; e < end; e++) {
+				const int v = nv.at(e);
+				one(v, nt.at(e));
+			}
 		}
 		if (!live) continue;
 		float4 a[VPL];
@@ -647,13 +657,29 @@ GATV2E_SHAPE_W(32, 2)
 GATV2E_SHAPE_W(32, 4)
 GATV2E_SHAPE_W(32, 8)
 
-// The launch-bounded variants (tune.GATv2EdgeBounds 3) at 1x256: at
-// sm_90 gatv2_fwde takes 99-107 registers a thread against the plain
-// forward's 72-80, and gatv2_bwd_srce 117-121, two blocks of 256 threads
-// an SM; __launch_bounds__(256, 3) caps them at 85 so that three fit.
+// The variants tune.GATv2EdgeVariant selects at 1x256. At sm_90
+// gatv2_fwde takes 99-107 registers a thread against the plain forward's
+// 72-80, and gatv2_bwd_srce 117-121: two blocks of 256 threads an SM.
+// _lb3: both under __launch_bounds__(256, 3), at most 85 registers (80;
+// the source pass spills 40-100 bytes), three blocks. _e1: the source
+// pass one edge a step (96 registers in float32, 84 in bfloat16 without
+// bounds), under the same bounds.
 GATV2E_FS(_32_2, _lb3, float, 32, 2, false, false, __launch_bounds__(256, 3))
 GATV2E_FS(_32_2_bf16, _lb3, bf16, 32, 2, false, false, __launch_bounds__(256, 3))
 GATV2E_FS(_32_2_bf16w, _lb3, bf16, 32, 2, false, true, __launch_bounds__(256, 3))
+#define GATV2E_E1(SFX, T, W)                                                                                                   \
+	extern "C" __global__ void __launch_bounds__(256, 3)                                                                      \
+	    gatv2_bwd_srce##SFX##_e1(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, const T* xl,           \
+	                             long long ldl, const float* att, const float* lse, const float* dd, const float* es,          \
+	                             const unsigned char* esign, float* dse, const T* dout, T* dxl, long long ldd, float* datt,  \
+	                             int n, int H, float slope, float pdrop, unsigned long long seed, int cw, int pf) {           \
+		gatv2_bwd_srce_body<T, 32, 2, false, W, false>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, lse, \
+		                                                dd, es, esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, seed, cw, \
+		                                                pf);                                                                   \
+	}
+GATV2E_E1(_32_2, float, false)
+GATV2E_E1(_32_2_bf16, bf16, false)
+GATV2E_E1(_32_2_bf16w, bf16, true)
 
 // unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
 // for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt

@@ -86,7 +86,7 @@ var (
 	apiModels  = flag.String("api-models", "gcn,sage,gat,gatv2", "comma-separated models of the api part")
 	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad off (on by default)")
 	bf16Attn   = flag.Bool("bf16-attention", cuda.BF16Attention, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
-	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4), edge (tune.GATv2EdgeCoef) or edge-lb3 (with tune.GATv2EdgeBounds 3): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge: its whole layers) again with each, where gatv2.cu has it")
+	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4), edge (tune.GATv2EdgeCoef), edge-lb3 or edge-e1 (with that tune.GATv2EdgeVariant): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge: its whole layers) again with each, where gatv2.cu has it")
 	prefetchAB = flag.Bool("prefetch-ab", false, "the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 and Transformer attention again with tune.AttnPrefetch off (the kernels loading each step's edge indices in the step)")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
@@ -104,8 +104,8 @@ func gatv2Variants() []string {
 }
 
 // forVariants runs f with the current GATv2 kernels, then with each
-// -gatv2-variants value (tune.GATv2Variant, or edge and edge-lb3:
-// edgeVariant) and, with -prefetch-ab, without the edge-index prefetch
+// -gatv2-variants value (tune.GATv2Variant, or edge, edge-lb3 and
+// edge-e1: edgeVariant) and, with -prefetch-ab, without the edge-index prefetch
 // (tune.AttnPrefetch off), kernTag naming each after tag.
 func forVariants(tag string, f func()) {
 	defer func() { tune.GATv2Variant, tune.AttnPrefetch = "", true; edgeVariant("") }()
@@ -126,13 +126,17 @@ func forVariants(tag string, f func()) {
 }
 
 // edgeVariant sets the edge-coefficient GATv2 backward's switches for
-// the -gatv2-variants value v: edge is tune.GATv2EdgeCoef, edge-lb3 that
-// with tune.GATv2EdgeBounds 3; any other value turns them off. It
-// reports whether v was one of the two.
+// the -gatv2-variants value v: edge is tune.GATv2EdgeCoef, edge-lb3 and
+// edge-e1 that with tune.GATv2EdgeVariant lb3 or e1; any other value
+// turns them off. It reports whether v was one of the three.
 func edgeVariant(v string) bool {
-	tune.GATv2EdgeCoef, tune.GATv2EdgeBounds = v == "edge" || v == "edge-lb3", 0
-	if v == "edge-lb3" {
-		tune.GATv2EdgeBounds = 3
+	tune.GATv2EdgeCoef = v == "edge" || v == "edge-lb3" || v == "edge-e1"
+	tune.GATv2EdgeVariant = ""
+	if tune.GATv2EdgeCoef {
+		tune.GATv2EdgeVariant, _ = strings.CutPrefix(v, "edge-")
+		if v == "edge" {
+			tune.GATv2EdgeVariant = ""
+		}
 	}
 	return tune.GATv2EdgeCoef
 }

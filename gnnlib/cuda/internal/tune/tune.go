@@ -174,12 +174,14 @@ var GATv2Variants = map[int][]string{256: {"lb3"}, 64: {"lb3", "lb4"}}
 // default; gnnbench's -gatv2-variants edge times both.
 var GATv2EdgeCoef = false
 
-// GATv2EdgeBounds, when 3, runs the edge-coefficient forward and source
-// passes at 1x256 (float32 and both bfloat16 layouts) compiled with
-// __launch_bounds__(256, 3): at most 85 registers a thread instead of
-// 99-121, three blocks of 256 threads an SM instead of two. 0, the
-// default, runs the others; gnnbench's -gatv2-variants edge-lb3 times it.
-var GATv2EdgeBounds = 0
+// GATv2EdgeVariant selects variants of the edge-coefficient forward and
+// source passes at 1x256 (float32 and both bfloat16 layouts): "lb3",
+// both compiled with __launch_bounds__(256, 3) (at most 85 registers a
+// thread instead of 99-121, three blocks of 256 threads an SM instead of
+// two); "e1", the forward so and the source pass one edge a step under
+// the same bounds. "", the default, runs the others; gnnbench's
+// -gatv2-variants edge-lb3 and edge-e1 time them.
+var GATv2EdgeVariant = ""
 
 // AttnPrefetch lets the fused GATv2 and Transformer kernels load each
 // step's edge indices a step ahead (attn.cuh's edge_pairs and
