@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
@@ -442,19 +443,30 @@ func TestGATv2EpochLaunches(t *testing.T) {
 	hg := epochGraph(t, 2000)
 	dims := []int{128, 256, 256, 64}
 	defer func(on bool) { nn.GATv2OneProduct = on }(nn.GATv2OneProduct)
-	nn.GATv2OneProduct = false
-	two := nnGATv2EpochLaunches(t, hg, dims)
-	nn.GATv2OneProduct = true
-	api := nnGATv2EpochLaunches(t, hg, dims)
-	hand := handGATv2EpochLaunches(t, hg, dims)
-	t.Logf("gnnlib/nn with two products (nn.GATv2OneProduct off): %d launches, more than the hand-written: %v", two.total(), two.diff(hand))
-	t.Logf("gnnlib/nn: %d launches: %v", api.total(), api)
-	t.Logf("hand-written: %d launches: %v", hand.total(), hand)
-	t.Logf("nn launches more: %v", api.diff(hand))
-	t.Logf("hand-written launches more: %v", hand.diff(api))
-	for k, v := range api.diff(hand) {
-		if strings.HasPrefix(k, "gatv2") || strings.HasPrefix(k, "attn") || strings.HasPrefix(k, "gemm") || k == "axpby" {
-			t.Errorf("the nn epoch launches %s %d more times than the hand-written one", k, v)
-		}
+	defer func(on bool) { tune.GATv2EdgeCoef = on }(tune.GATv2EdgeCoef)
+	// With the edge-coefficient backward (tune.GATv2EdgeCoef) too, whose
+	// passes both epochs run in the same order.
+	for _, edge := range []bool{false, true} {
+		t.Run(fmt.Sprintf("edge=%t", edge), func(t *testing.T) {
+			tune.GATv2EdgeCoef = edge
+			nn.GATv2OneProduct = false
+			two := nnGATv2EpochLaunches(t, hg, dims)
+			nn.GATv2OneProduct = true
+			api := nnGATv2EpochLaunches(t, hg, dims)
+			hand := handGATv2EpochLaunches(t, hg, dims)
+			t.Logf("gnnlib/nn with two products (nn.GATv2OneProduct off): %d launches, more than the hand-written: %v", two.total(), two.diff(hand))
+			t.Logf("gnnlib/nn: %d launches: %v", api.total(), api)
+			t.Logf("hand-written: %d launches: %v", hand.total(), hand)
+			t.Logf("nn launches more: %v", api.diff(hand))
+			t.Logf("hand-written launches more: %v", hand.diff(api))
+			for k, v := range api.diff(hand) {
+				if strings.HasPrefix(k, "gatv2") || strings.HasPrefix(k, "attn") || strings.HasPrefix(k, "gemm") || k == "axpby" {
+					t.Errorf("the nn epoch launches %s %d more times than the hand-written one", k, v)
+				}
+			}
+			if edge != (api["gatv2_bwd_dste_32_2"] > 0) || edge != (hand["gatv2_bwd_dste_32_2"] > 0) {
+				t.Errorf("edge-coefficient destination passes: nn %d, hand-written %d", api["gatv2_bwd_dste_32_2"], hand["gatv2_bwd_dste_32_2"])
+			}
+		})
 	}
 }

@@ -915,7 +915,9 @@ func (a *GATv2) backwardDstEdge(g *Graph, xr mat, att *Tensor, dxr mat, datt *Te
 	d := att.buf.dev
 	hc := a.Heads * a.Channels
 	a.srcDone = false
-	if err := d.do(func(drv driver) error { return drv.dtod(datt.ptr, a.dattSrc.ptr, int64(hc)*4) }); err != nil {
+	// A kernel, not a driver copy, so that a replayed segment (GraphReplay)
+	// goes on past it.
+	if err := d.launch("copy_cols", d.gridFor(int64(hc), 256), 256, a.dattSrc, datt, 1, hc, hc, 0, hc, 0); err != nil {
 		return err
 	}
 	_, _, block, suffix := a.launchShape(d, g.n)
