@@ -253,7 +253,8 @@ func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 					if ref.Out, err = got.Out16.Float32(); err != nil {
 						t.Fatal(err)
 					}
-					if ref.SourceFirst() != edge || got.SourceFirst() != ref.SourceFirst() {
+					k, _ := gatShape(c.c)
+					if ref.SourceFirst() != (edge && hasEdgeCoef(k, false, false)) || got.SourceFirst() != (edge && hasEdgeCoef(k, true, wide)) {
 						t.Fatalf("SourceFirst %t (bfloat16 %t) with variant %q", ref.SourceFirst(), got.SourceFirst(), c.variant)
 					}
 					dxr, datt, dxl := poisoned(t, d, n, hc), poisoned(t, d, 1, hc), poisoned(t, d, n, hc)
@@ -264,22 +265,27 @@ func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 					defer datt16.Free()
 					// The edge-coefficient backward runs its source pass
 					// first.
-					for _, src := range []bool{ref.SourceFirst(), !ref.SourceFirst()} {
-						var err error
-						if src {
-							if err = ref.BackwardSrc(g, xl.f, xr.f, att, dout.f, dxl); err == nil {
-								err = got.BackwardSrcBF16(g, xl.h, xr.h, att, dout.h, dxl16)
-							}
-						} else {
-							if err = ref.BackwardDst(g, xl.f, xr.f, att, dout.f, dxr, datt); err == nil {
-								err = got.BackwardDstBF16(g, xl.h, xr.h, att, dout.h, dxr16, datt16)
-							}
+					for _, p := range []struct {
+						first    bool
+						src, dst func() error
+					}{
+						{ref.SourceFirst(), func() error { return ref.BackwardSrc(g, xl.f, xr.f, att, dout.f, dxl) },
+							func() error { return ref.BackwardDst(g, xl.f, xr.f, att, dout.f, dxr, datt) }},
+						{got.SourceFirst(), func() error { return got.BackwardSrcBF16(g, xl.h, xr.h, att, dout.h, dxl16) },
+							func() error { return got.BackwardDstBF16(g, xl.h, xr.h, att, dout.h, dxr16, datt16) }},
+					} {
+						first, second := p.dst, p.src
+						if p.first {
+							first, second = p.src, p.dst
 						}
-						if err != nil {
+						if err := first(); err != nil {
+							t.Fatal(err)
+						}
+						if err := second(); err != nil {
 							t.Fatal(err)
 						}
 					}
-					if edge {
+					if ref.SourceFirst() {
 						// att's gradient against the saved-edge float32
 						// backward: the edge-coefficient one sums x_l's
 						// and x_r's shares apart (Σ ds·m ⊙ x_l + Σ ds·m ⊙

@@ -244,7 +244,7 @@ func TestAttentionSplitLaunches(t *testing.T) {
 			// saved-edge passes.
 			defer func(on, w bool, v string) { tune.GATv2EdgeCoef, BF16WideLoads, tune.GATv2EdgeVariant = on, w, v }(tune.GATv2EdgeCoef, BF16WideLoads, tune.GATv2EdgeVariant)
 			tune.GATv2EdgeCoef = true
-			const c = 16
+			const c = 64
 			xl, xr, att, dout := mk(n, heads*c), mk(n, heads*c), mk(1, heads*c), mk(n, heads*c)
 			fw, err := GATv2ForwardLR(g, xl, xr, att, heads, c, 0.2, AttentionDropout{P: 0.1, Seed: 2})
 			if err != nil {
@@ -270,13 +270,14 @@ func TestAttentionSplitLaunches(t *testing.T) {
 			fw.Free()
 			// The edge passes, then (called in the other order) the
 			// saved-edge ones, which dropout selects.
-			for _, k := range []string{"gatv2_fwde_4_1", "gatv2_bwd_dd_4_1", "gatv2_bwd_srce_4_1", "gatv2_bwd_dste_4_1", "gatv2_bwd_dsts_4_1", "gatv2_bwd_srcs_4_1"} {
+			for _, k := range []string{"gatv2_fwde_16_1", "gatv2_bwd_dd_16_1", "gatv2_bwd_srce_16_1", "gatv2_bwd_dste_16_1", "gatv2_bwd_dsts_16_1", "gatv2_bwd_srcs_16_1"} {
 				if !slices.ContainsFunc(drv.launches, func(l launchRec) bool { return l.kernel == k }) {
 					return fmt.Errorf("no launch of %s: %v", k, drv.launches)
 				}
 			}
-			// 1x256 in both bfloat16 layouts, with and without the
-			// variants (tune.GATv2EdgeVariant), and in float32 with them.
+			// 1x256 in both bfloat16 layouts (the wide one runs the other
+			// passes), with and without the variants
+			// (tune.GATv2EdgeVariant), and in float32 with them.
 			for i, wide := range []bool{false, true, false, true, false, true} {
 				BF16WideLoads, tune.GATv2EdgeVariant = wide, []string{"", "lb3", "e1"}[i/2]
 				xl, xr, att, dout := mk16(n, 256), mk16(n, 256), mk(1, 256), mk16(n, 256)
@@ -284,10 +285,18 @@ func TestAttentionSplitLaunches(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if err := fw.BackwardSrcBF16(g, xl, xr, att, dout, mk16(n, 256)); err != nil {
+				if fw.SourceFirst() == (wide) {
+					return fmt.Errorf("GATv2ForwardBF16 at 1x256, wide %t: SourceFirst %t", wide, fw.SourceFirst())
+				}
+				src := func() error { return fw.BackwardSrcBF16(g, xl, xr, att, dout, mk16(n, 256)) }
+				dst := func() error { return fw.BackwardDstBF16(g, xl, xr, att, dout, mk16(n, 256), mk(1, 256)) }
+				if !fw.SourceFirst() {
+					src, dst = dst, src
+				}
+				if err := src(); err != nil {
 					return err
 				}
-				if err := fw.BackwardDstBF16(g, xl, xr, att, dout, mk16(n, 256), mk(1, 256)); err != nil {
+				if err := dst(); err != nil {
 					return err
 				}
 				fw.Free()
@@ -308,8 +317,8 @@ func TestAttentionSplitLaunches(t *testing.T) {
 				fw.Free()
 			}
 			tune.GATv2EdgeVariant = ""
-			for _, k := range []string{"gatv2_fwde_32_2_bf16w_lb3", "gatv2_bwd_srce_32_2_bf16_lb3", "gatv2_bwd_srce_32_2_lb3", "gatv2_bwd_srce_32_2_bf16w",
-				"gatv2_bwd_srce_32_2_e1", "gatv2_bwd_srce_32_2_bf16_e1", "gatv2_bwd_srce_32_2_bf16w_e1", "gatv2_fwde_32_2_lb3"} {
+			for _, k := range []string{"gatv2_fwde_32_2_bf16_lb3", "gatv2_bwd_srce_32_2_bf16_lb3", "gatv2_bwd_srce_32_2_lb3", "gatv2_bwd_srce_32_2_bf16",
+				"gatv2_bwd_srce_32_2_e1", "gatv2_bwd_srce_32_2_bf16_e1", "gatv2_fwde_32_2_lb3", "gatv2_bwd_dsts_32_2_bf16w"} {
 				if !slices.ContainsFunc(drv.launches, func(l launchRec) bool { return l.kernel == k }) {
 					return fmt.Errorf("no launch of %s: %v", k, drv.launches)
 				}

@@ -468,7 +468,7 @@ func TestGATv2(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if k, _ := gatShape(tc.c); a.SourceFirst() != (mode == "edge" && !k.mask) {
+					if k, _ := gatShape(tc.c); a.SourceFirst() != (mode == "edge" && hasEdgeCoef(k, false, false)) {
 						t.Errorf("GATv2Forward(%s): SourceFirst %t", what, a.SourceFirst())
 					}
 					if e := relErr(host(t, a.Out), want.out); e > 1e-5 {

@@ -540,8 +540,7 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 	a := &GATv2{Heads: heads, Channels: channels, Slope: slope, Dropout: drop, wide: wide}
 	kernel := "gatv2_fwd"
 	var save []any
-	if tune.GATv2EdgeCoef && !k.mask && edgeCoefBytes(g.edges, heads, k) <= edgeCoefLimit {
-		// The edge-coefficient kernels: exact widths only.
+	if tune.GATv2EdgeCoef && hasEdgeCoef(k, bf16, wide) && edgeCoefBytes(g.edges, heads, k) <= edgeCoefLimit {
 		eh := g.edges * heads
 		var err error
 		if a.es, err = d.Empty(eh, 1); err == nil {
@@ -563,6 +562,21 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		return nil, err
 	}
 	return a, nil
+}
+
+// hasEdgeCoef reports whether gatv2.cu has the edge-coefficient kernels
+// for the mapping k in the given precision and bfloat16 layout: the
+// exact widths 64, 128, 256 and 512, float32 and bfloat16 in the 8-byte
+// layout.
+func hasEdgeCoef(k gatv2Kernel, bf16, wide bool) bool {
+	if k.mask || (bf16 && wide && k.wide()) {
+		return false
+	}
+	switch k.width() {
+	case 64, 128, 256, 512:
+		return true
+	}
+	return false
 }
 
 // edgeCoefLimit is the most bytes the edge-coefficient backward keeps

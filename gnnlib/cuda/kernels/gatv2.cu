@@ -640,22 +640,18 @@ __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, c
 		                                        n, H, slope, cw);                                                          \
 	}
 
-// The exact widths only (masked heads run the other backward): float32,
-// bfloat16 and, for VPL even, bfloat16 of the wide layout.
+// The exact widths 64, 128, 256 and 512 only, float32 and bfloat16 in
+// the 8-byte layout (BF16WideLoads' default): every instantiation adds to
+// the driver's JIT of gnn.ptx at the first open of a device (these 16
+// kernels 1.2 MB of PTX). The other widths (up to 32 channels, 1024,
+// masked heads) and the wide layout run the other backward.
 #define GATV2E_SHAPE(G, VPL)                                      \
 	GATV2E_INST(_##G##_##VPL, float, G, VPL, false, false) \
 	GATV2E_INST(_##G##_##VPL##_bf16, bf16, G, VPL, false, false)
-#define GATV2E_SHAPE_W(G, VPL) \
-	GATV2E_SHAPE(G, VPL)   \
-	GATV2E_INST(_##G##_##VPL##_bf16w, bf16, G, VPL, false, true)
-GATV2E_SHAPE(2, 1)
-GATV2E_SHAPE(4, 1)
-GATV2E_SHAPE(8, 1)
 GATV2E_SHAPE(16, 1)
 GATV2E_SHAPE(32, 1)
-GATV2E_SHAPE_W(32, 2)
-GATV2E_SHAPE_W(32, 4)
-GATV2E_SHAPE_W(32, 8)
+GATV2E_SHAPE(32, 2)
+GATV2E_SHAPE(32, 4)
 
 // The variants tune.GATv2EdgeVariant selects at 1x256. At sm_90
 // gatv2_fwde takes 99-107 registers a thread against the plain forward's
@@ -666,7 +662,6 @@ GATV2E_SHAPE_W(32, 8)
 // bounds), under the same bounds.
 GATV2E_FS(_32_2, _lb3, float, 32, 2, false, false, __launch_bounds__(256, 3))
 GATV2E_FS(_32_2_bf16, _lb3, bf16, 32, 2, false, false, __launch_bounds__(256, 3))
-GATV2E_FS(_32_2_bf16w, _lb3, bf16, 32, 2, false, true, __launch_bounds__(256, 3))
 #define GATV2E_E1(SFX, T, W)                                                                                                   \
 	extern "C" __global__ void __launch_bounds__(256, 3)                                                                      \
 	    gatv2_bwd_srce##SFX##_e1(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, const T* xl,           \
@@ -679,7 +674,6 @@ GATV2E_FS(_32_2_bf16w, _lb3, bf16, 32, 2, false, true, __launch_bounds__(256, 3)
 	}
 GATV2E_E1(_32_2, float, false)
 GATV2E_E1(_32_2_bf16, bf16, false)
-GATV2E_E1(_32_2_bf16w, bf16, true)
 
 // unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
 // for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt

@@ -162,7 +162,8 @@ var GATv2Variant = ""
 var GATv2Variants = map[int][]string{256: {"lb3"}, 64: {"lb3", "lb4"}}
 
 // GATv2EdgeCoef selects gnnlib/cuda's edge-coefficient GATv2 backward
-// at the exact head widths (gatv2.cu's gatv2_fwde, gatv2_bwd_srce,
+// at the exact head widths 64, 128, 256 and 512, float32 and bfloat16
+// in the 8-byte layout (gatv2.cu's gatv2_fwde, gatv2_bwd_srce,
 // gatv2_bwd_dste): the forward pass stores each edge's score and the
 // signs of x_l[u] + x_r[v] (4 + C/8 bytes an edge and head), the pass
 // over the transpose computes each edge's score gradient once and
@@ -175,7 +176,7 @@ var GATv2Variants = map[int][]string{256: {"lb3"}, 64: {"lb3", "lb4"}}
 var GATv2EdgeCoef = false
 
 // GATv2EdgeVariant selects variants of the edge-coefficient forward and
-// source passes at 1x256 (float32 and both bfloat16 layouts): "lb3",
+// source passes at 1x256 (float32 and bfloat16): "lb3",
 // both compiled with __launch_bounds__(256, 3) (at most 85 registers a
 // thread instead of 99-121, three blocks of 256 threads an SM instead of
 // two); "e1", the forward so and the source pass one edge a step under
