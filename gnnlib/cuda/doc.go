@@ -565,6 +565,19 @@
 // SpMMInt8 reads one byte per lane (about 1.6 TB/s on arxiv-sized graphs);
 // it does not yet move 4-byte words.
 //
+// BUG(gnnlab): the edge-coefficient GATv2 backward (tune.GATv2EdgeCoef)
+// has not run on a device: both mid-session runs of 2026-12-06 gave no
+// data (the first one's cold JIT outlasted its timeout, the second was
+// refused), so its device tests (TestGATv2EdgeCoef, TestGATv2EdgeCoefLayers,
+// TestGATv2's edge mode) and gnnbench's -gatv2-variants edge, edge-lb3
+// and edge-e1 wait for one, and it stays off. Its three passes pass on
+// the CPU (TestGATv2EdgeCoefEmulated) and their launches against the PTX
+// (TestAttentionSplitLaunches). By arithmetic it leaves one gather of a
+// feature row per edge in the backward (dOut's, over the transpose)
+// instead of two (x_l's in the destination pass, dOut's and at products
+// size x_r's in the source pass); it exists at the exact widths 64, 128,
+// 256 and 512 only, float32 and bfloat16 in the 8-byte layout.
+//
 // BUG(gnnlab): kernels index edges with int32, so a graph has fewer than
 // 2^31 edges. Reordering (graph.RCM, then Permute) is the caller's step
 // before the upload; the device path does not reorder by itself.
