@@ -574,8 +574,9 @@
 // the CPU (TestGATv2EdgeCoefEmulated) and their launches against the PTX
 // (TestAttentionSplitLaunches). By arithmetic it leaves one gather of a
 // feature row per edge in the backward (dOut's, over the transpose)
-// instead of two (x_l's in the destination pass, dOut's and at products
-// size x_r's in the source pass); it exists at the exact widths 64, 128,
+// instead of two (x_l's in the destination pass, dOut's in the source
+// pass), or three where the edges are not saved (products-sized: x_r's
+// too in the source pass); it exists at the exact widths 64, 128,
 // 256 and 512 only, float32 and bfloat16 in the 8-byte layout.
 //
 // BUG(gnnlab): kernels index edges with int32, so a graph has fewer than
