@@ -18,23 +18,56 @@ import (
 
 // sampleGraph is a host graph's CSR on the device for SampleBlocks, with
 // the sampler's node-sized scratch: flag (all zero between calls) and loc
-// (a node's index among the current hop's sources).
+// (a node's index among the current hop's sources), which mu guards
+// while a call queues its kernels.
 type sampleGraph struct {
 	mu                     sync.Mutex
 	dev                    *Device
 	n                      int
 	indptr, idx, flag, loc *buffer
+	// ne and maxDeg are the graph's edges and largest in-degree, for
+	// sampleBounds.
+	ne, maxDeg int
+	// spare holds the per-call scratch of calls that have returned
+	// (under spareMu), every one made is in made, for free.
+	spareMu     sync.Mutex
+	spare, made []*sampleScratch
+}
+
+// sampleScratch is one SampleBlocks call's host memory, taken from its
+// sampleGraph's spares and given back at the call's end, so that calls on
+// several goroutines download and build their blocks at once.
+type sampleScratch struct {
 	// pinned is page-locked host memory (pinnedBytes long) that the
-	// blocks come back through, reused from call to call under mu.
+	// blocks come back through, grown to the largest batch yet.
 	pinned      unsafe.Pointer
 	pinnedBytes int64
 	// seedsUp is the page-locked host memory that the seeds go up
 	// through without a wait (before the call's download), heavyUp the
 	// blocks' heavy-row lists (after it).
 	seedsUp, heavyUp stage
-	// ne and maxDeg are the graph's edges and largest in-degree, for
-	// sampleBounds.
-	ne, maxDeg int
+	// tindptr is prepBlock's scratch (tune.SampleReuse).
+	tindptr []int32
+}
+
+// takeScratch returns a spare scratch of s, or a new one.
+func (s *sampleGraph) takeScratch() *sampleScratch {
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
+	if n := len(s.spare); n > 0 {
+		sc := s.spare[n-1]
+		s.spare = s.spare[:n-1]
+		return sc
+	}
+	sc := &sampleScratch{}
+	s.made = append(s.made, sc)
+	return sc
+}
+
+func (s *sampleGraph) putScratch(sc *sampleScratch) {
+	s.spareMu.Lock()
+	s.spare = append(s.spare, sc)
+	s.spareMu.Unlock()
 }
 
 func (s *sampleGraph) free() {
@@ -43,11 +76,17 @@ func (s *sampleGraph) free() {
 			b.release()
 		}
 	}
-	for _, p := range []*unsafe.Pointer{&s.pinned, &s.seedsUp.p, &s.heavyUp.p} {
-		if q := *p; q != nil {
-			*p = nil
-			// A closed device has freed it with its context.
-			_ = s.dev.do(func(drv driver) error { return drv.freeHost(q) })
+	s.spareMu.Lock()
+	made := s.made
+	s.made, s.spare = nil, nil
+	s.spareMu.Unlock()
+	for _, sc := range made {
+		for _, p := range []*unsafe.Pointer{&sc.pinned, &sc.seedsUp.p, &sc.heavyUp.p} {
+			if q := *p; q != nil {
+				*p = nil
+				// A closed device has freed it with its context.
+				_ = s.dev.do(func(drv driver) error { return drv.freeHost(q) })
+			}
 		}
 	}
 }
@@ -205,31 +244,65 @@ func (h *hop) free() {
 // tensor on d) is not nil, the rows of blocks[0].SrcNodes are gathered
 // from it on the device into the returned tensor.
 func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts []int, seed uint64) ([]graph.Block, *Tensor, error) {
+	blocks, out, _, err := d.sampleBlocks(g, x, seeds, fanouts, seed, false)
+	return blocks, out, err
+}
+
+// sampleBlocks is SampleBlocks. With reuse (and tune.SampleReuse), the
+// blocks' host arrays are slices of one arena taken from blockArenas,
+// which it returns too, for the caller to give back (putArena) once the
+// blocks are no longer read.
+func (d *Device) sampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts []int, seed uint64, reuse bool) (blocks []graph.Block, out *Tensor, _ []int, err error) {
 	s, err := d.sampleGraph(g)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	seen := make(map[int]bool, len(seeds))
 	for i, v := range seeds {
 		if v < 0 || v >= s.n || seen[v] {
-			return nil, nil, fmt.Errorf("%w: SampleBlocks: seed %d is node %d of %d (out of range or repeated)", ErrShape, i, v, s.n)
+			return nil, nil, nil, fmt.Errorf("%w: SampleBlocks: seed %d is node %d of %d (out of range or repeated)", ErrShape, i, v, s.n)
 		}
 		seen[v] = true
 	}
+	unlocked, keep := tune.SampleUnlocked, tune.SampleReuse
+	reuse = reuse && keep
+	// The scratch goes back at the end, after the heavy rows' upload
+	// from it was queued (the next call's download waits for that copy).
+	sc := s.takeScratch()
+	defer s.putScratch(sc)
 	t0 := time.Now()
 	s.mu.Lock()
 	t1 := time.Now()
-	hops, cnt, err := d.sampleHops(s, seeds, fanouts, seed)
+	hops, cnt, err := d.sampleHops(s, sc, seeds, fanouts, seed)
 	t2 := time.Now()
-	var host [][3][]int
+	if unlocked {
+		// The next call's kernels queue behind these on the stream.
+		s.mu.Unlock()
+	}
+	var flat []int32
+	var lens []int
 	if err == nil {
-		host, err = d.downloadHops(s, hops, cnt.ptr)
+		flat, lens, err = d.downloadHops(sc, hops, cnt.ptr)
 		if err == nil {
 			// The download waited for every copy queued before it.
-			s.seedsUp.pending, s.heavyUp.pending = false, false
+			sc.seedsUp.pending, sc.heavyUp.pending = false, false
 		}
 	}
-	s.mu.Unlock()
+	t3 := time.Now()
+	if h := sampleHostHook; h != nil && err == nil {
+		h(s)
+	}
+	var host [][3][]int
+	var arena []int
+	if err == nil {
+		if reuse {
+			arena = takeArena(flatLen(lens))
+		}
+		host = widenHops(flat, lens, arena)
+	}
+	if !unlocked {
+		s.mu.Unlock()
+	}
 	defer func() {
 		for i := range hops {
 			hops[i].free()
@@ -237,41 +310,46 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 		if cnt != nil {
 			cnt.release()
 		}
+		if err != nil && arena != nil {
+			putArena(arena)
+		}
 	}()
 	if err != nil {
-		return nil, nil, err
-	}
-	t3 := time.Now()
-	blocks, preps, lists, err := hostBlocks(hops, host, seeds)
-	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	t4 := time.Now()
-	if sp := sampleTiming; sp != nil {
+	var tptr *[]int32
+	if keep {
+		tptr = &sc.tindptr
+	}
+	blocks, preps, lists, err := hostBlocks(hops, host, seeds, tptr)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	t5 := time.Now()
+	if sp := tune.SampleTiming; sp != nil {
 		defer func() {
-			t5 := time.Now()
-			sp.mu.Lock()
-			defer sp.mu.Unlock()
+			t6 := time.Now()
+			sp.Mu.Lock()
+			defer sp.Mu.Unlock()
 			sp.Calls++
 			sp.Lock += t1.Sub(t0)
 			sp.Queue += t2.Sub(t1)
 			sp.Download += t3.Sub(t2)
-			sp.Host += t4.Sub(t3)
-			sp.Register += t5.Sub(t4)
+			sp.Widen += t4.Sub(t3)
+			sp.Host += t5.Sub(t4)
+			sp.Register += t6.Sub(t5)
 		}()
 	}
 	// The heavy rows of all hops go up in one copy without a wait.
 	var listBuf *buffer
 	if len(lists) > 0 {
 		if listBuf, err = d.newBuffer(int64(len(lists))*4 + 4); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		defer listBuf.release()
-		s.mu.Lock()
-		err = d.stageUp(&s.heavyUp, listBuf.ptr, lists)
-		s.mu.Unlock()
-		if err != nil {
-			return nil, nil, err
+		if err = d.stageUp(&sc.heavyUp, listBuf.ptr, lists); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	off := 0
@@ -282,40 +360,91 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 		}
 		off += len(preps[i].heavy) + len(preps[i].tiles) + len(preps[i].theavy) + len(preps[i].ttiles)
 		// The device graph takes the CSR buffers over.
-		err := d.registerBlock(blocks[len(hops)-1-i].Graph, h.ndst, h.nsrc, h.ne, h.rowptr, h.idx, preps[i], at)
+		err = d.registerBlock(blocks[len(hops)-1-i].Graph, h.ndst, h.nsrc, h.ne, h.rowptr, h.idx, preps[i], at)
 		hops[i].rowptr, hops[i].idx = nil, nil
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	if x == nil || len(hops) == 0 {
-		return blocks, nil, nil
+		return blocks, nil, arena, nil
 	}
 	last := hops[len(hops)-1]
-	out, err := d.gatherBy(x, last.nodes.ptr, last.nsrc, s.n)
-	return blocks, out, err
+	out, err = d.gatherBy(x, last.nodes.ptr, last.nsrc, s.n)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return blocks, out, arena, nil
 }
 
-// sampleSplit adds up where SampleBlocks' time goes on the calling
-// goroutine (for the tests and benchmarks that split it): waiting for
-// the sampler's lock, queueing the hops' kernels (sampleHops), the
-// download with its wait for the device (downloadHops, widenHops
-// included), the host graphs and preps (hostBlocks), and the rest
-// (the heavy-row upload, registerBlock's queueing and the gather).
-type sampleSplit struct {
-	mu                                    sync.Mutex
-	Calls                                 int
-	Lock, Queue, Download, Host, Register time.Duration
+// sampleHostHook, when not nil, is called by SampleBlocks after the
+// download, before the host work (tests only: TestSampleHostUnlocked).
+var sampleHostHook func(s *sampleGraph)
+
+// sampleSplit is tune.SampleSplit, for the tests that split
+// SampleBlocks' time (tune.SampleTiming).
+type sampleSplit = tune.SampleSplit
+
+// blockArenas holds the host memory of blocks given back by their user
+// (data.NeighborLoader's ReuseBlocks), for the next batches' blocks:
+// memory used before costs no page faults, where a fresh allocation on a
+// large heap does (tune.SampleReuse).
+var blockArenas struct {
+	mu   sync.Mutex
+	free [][]int
 }
 
-// sampleTiming, when not nil, adds up the split of every SampleBlocks
-// call (set by tests and benchmarks only, before the calls).
-var sampleTiming *sampleSplit
+// maxArenas bounds the arenas kept: the loader's batches in flight.
+const maxArenas = 16
+
+// takeArena returns an arena of at least n ints: a kept one if one is
+// large enough (the largest is tried), else a new one with room to grow.
+func takeArena(n int) []int {
+	blockArenas.mu.Lock()
+	k := len(blockArenas.free)
+	var a []int
+	if k > 0 {
+		a = blockArenas.free[k-1]
+		blockArenas.free[k-1] = nil
+		blockArenas.free = blockArenas.free[:k-1]
+	}
+	blockArenas.mu.Unlock()
+	if cap(a) >= n {
+		return a[:cap(a)]
+	}
+	return make([]int, n+n/8)
+}
+
+// putArena keeps a for takeArena (the largest first in line).
+func putArena(a []int) {
+	blockArenas.mu.Lock()
+	defer blockArenas.mu.Unlock()
+	f := blockArenas.free
+	if len(f) >= maxArenas {
+		return
+	}
+	f = append(f, a)
+	// The largest last, where takeArena looks.
+	for i := len(f) - 1; i > 0 && cap(f[i]) < cap(f[i-1]); i-- {
+		f[i], f[i-1] = f[i-1], f[i]
+	}
+	blockArenas.free = f
+}
+
+// flatLen is the sum of lens.
+func flatLen(lens []int) int {
+	n := 0
+	for _, l := range lens {
+		n += l
+	}
+	return n
+}
 
 // hostBlocks is SampleBlocks' host work after the download: the
 // blocks' host graphs (last hop first), their blockPreps (hop order) and
-// the heavy-row lists of all hops in registerBlock's order.
-func hostBlocks(hops []hop, host [][3][]int, seeds []int) ([]graph.Block, []*blockPrep, []int32, error) {
+// the heavy-row lists of all hops in registerBlock's order. tptr, when
+// not nil, is prepBlock's scratch.
+func hostBlocks(hops []hop, host [][3][]int, seeds []int, tptr *[]int32) ([]graph.Block, []*blockPrep, []int32, error) {
 	blocks := make([]graph.Block, len(hops))
 	preps := make([]*blockPrep, len(hops))
 	var lists []int32
@@ -326,7 +455,7 @@ func hostBlocks(hops []hop, host [][3][]int, seeds []int) ([]graph.Block, []*blo
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		preps[i] = prepBlock(bg)
+		preps[i] = prepBlockInto(bg, tptr)
 		lists = append(lists, preps[i].lists()...)
 		blocks[len(hops)-1-i] = graph.Block{Graph: bg, SrcNodes: srcNodes, DstNodes: dstNodes}
 		dstNodes = srcNodes
@@ -370,13 +499,14 @@ func hostBlock(nsrc, ndst int, ptr, src []int) (*graph.Graph, error) {
 var hostBlockDirect = true
 
 // downloadHops reads the hops' counts back and then copies each hop's
-// rowptr, sources and node list to the host (s.mu held): with
-// samplePinned, both in one turn of the device goroutine through s's
-// pinned buffer (grown to the largest batch yet), so the batch waits for
-// the device once; else (or when no pinned memory can be had) into Go
-// memory, one wait for the counts and one for the blocks. It sets each
-// hop's ndst, nsrc and ne from the counts.
-func (d *Device) downloadHops(s *sampleGraph, hops []hop, cnt uintptr) ([][3][]int, error) {
+// rowptr, sources and node list to the host: with samplePinned, both in
+// one turn of the device goroutine through sc's pinned buffer (grown to
+// the largest batch yet), so the batch waits for the device once; else
+// (or when no pinned memory can be had) into Go memory, one wait for the
+// counts and one for the blocks. It sets each hop's ndst, nsrc and ne
+// from the counts, and returns the values (in sc's pinned memory, read
+// until sc goes back) and the lists' lengths, three a hop.
+func (d *Device) downloadHops(sc *sampleScratch, hops []hop, cnt uintptr) ([]int32, []int, error) {
 	nh := len(hops)
 	ncnt := 2*nh + 1
 	var total int
@@ -401,28 +531,28 @@ func (d *Device) downloadHops(s *sampleGraph, hops []hop, cnt uintptr) ([][3][]i
 	var flat []int32
 	if samplePinned {
 		err := d.do(func(drv driver) error {
-			if s.pinnedBytes < need {
-				size := max(need, s.pinnedBytes*5/4)
-				if s.pinned != nil {
-					if err := drv.freeHost(s.pinned); err != nil {
+			if sc.pinnedBytes < need {
+				size := max(need, sc.pinnedBytes*5/4)
+				if sc.pinned != nil {
+					if err := drv.freeHost(sc.pinned); err != nil {
 						return err
 					}
-					s.pinned, s.pinnedBytes = nil, 0
+					sc.pinned, sc.pinnedBytes = nil, 0
 				}
 				p, err := drv.allocHost(size)
 				if err != nil {
 					return errNoPinned // the plain copies below still work
 				}
-				s.pinned, s.pinnedBytes = p, size
+				sc.pinned, sc.pinnedBytes = p, size
 			}
-			if err := drv.dtoh(s.pinned, cnt, int64(ncnt)*4); err != nil {
+			if err := drv.dtoh(sc.pinned, cnt, int64(ncnt)*4); err != nil {
 				return err
 			}
-			layout(unsafe.Slice((*int32)(s.pinned), ncnt))
+			layout(unsafe.Slice((*int32)(sc.pinned), ncnt))
 			off := ncnt
 			for i, p := range srcs {
 				if lens[i] > 0 {
-					if err := drv.dtoh(unsafe.Add(s.pinned, off*4), p, int64(lens[i])*4); err != nil {
+					if err := drv.dtoh(unsafe.Add(sc.pinned, off*4), p, int64(lens[i])*4); err != nil {
 						return err
 					}
 				}
@@ -433,15 +563,15 @@ func (d *Device) downloadHops(s *sampleGraph, hops []hop, cnt uintptr) ([][3][]i
 		d.waited()
 		switch {
 		case err == nil:
-			flat = unsafe.Slice((*int32)(s.pinned), ncnt+total)[ncnt:]
+			flat = unsafe.Slice((*int32)(sc.pinned), ncnt+total)[ncnt:]
 		case err != errNoPinned:
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if flat == nil {
 		c := make([]int32, ncnt)
 		if err := d.readInts([]uintptr{cnt}, [][]int32{c}); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		layout(c)
 		flat = make([]int32, total)
@@ -452,25 +582,33 @@ func (d *Device) downloadHops(s *sampleGraph, hops []hop, cnt uintptr) ([][3][]i
 			off += n
 		}
 		if err := d.readInts(srcs, dsts); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return widenHops(flat, lens), nil
+	return flat, lens, nil
 }
 
 // widenHops converts the downloaded int32 values (flat, the hops' rowptr,
 // sources and node lists, lens long each, in that order) to the host
-// graphs' ints, one allocation a list. (One allocation for the whole
-// batch, sliced, was no faster: BenchmarkSampleBlocksHostProducts, 2.2
-// and 2.8 ms a products-sized batch against 2.8 and 3.0 ms, the time being
-// the fresh pages' first touch.)
-func widenHops(flat []int32, lens []int) [][3][]int {
+// graphs' ints: into slices of arena (capped, so that an append to one
+// does not write the next) when it is not nil (takeArena(flatLen(lens))),
+// else one allocation a list. (One allocation for the whole batch,
+// sliced, was no faster than one a list: BenchmarkSampleBlocksHostProducts,
+// 2.2 and 2.8 ms a products-sized batch against 2.8 and 3.0 ms, the time
+// being the fresh pages' first touch, which an arena used before does not
+// pay.)
+func widenHops(flat []int32, lens []int, arena []int) [][3][]int {
 	out := make([][3][]int, len(lens)/3)
 	off := 0
 	for i := range out {
 		for k := range 3 {
 			n := lens[3*i+k]
-			a := make([]int, n)
+			var a []int
+			if arena != nil {
+				a = arena[off : off+n : off+n]
+			} else {
+				a = make([]int, n)
+			}
 			for j, v := range flat[off : off+n] {
 				a[j] = int(v)
 			}
@@ -508,10 +646,11 @@ func sampleBounds(nseeds, n, ne, maxDeg int, fanouts []int) (bdst, bne, bsrc []i
 // no wait: each hop's buffers are sized from sampleBounds, its counts stay
 // on the device in cnt (2·hops+1 int32: the destinations of hop k at k,
 // the last hop's sources at hops, the edges of hop k at hops+1+k), and
-// the kernels read them there. The seeds go up through s's pinned upload
-// buffer without a wait (the previous call's copy from it is done: every
-// call ends with downloadHops' wait). The caller frees the hops and cnt.
-func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (hops []hop, cnt *buffer, err error) {
+// the kernels read them there. The seeds go up through sc's pinned upload
+// buffer without a wait (the copy of the call that used sc before is
+// done: every call waits in downloadHops before its sc goes back). The
+// caller frees the hops and cnt.
+func (d *Device) sampleHops(s *sampleGraph, sc *sampleScratch, seeds, fanouts []int, seed uint64) (hops []hop, cnt *buffer, err error) {
 	nh := len(fanouts)
 	ncnt := 2*nh + 1
 	bdst, bne, bsrc := sampleBounds(len(seeds), s.n, s.ne, s.maxDeg, fanouts)
@@ -530,7 +669,7 @@ func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := d.stageUp(&s.seedsUp, upBuf.ptr, up); err != nil {
+	if err := d.stageUp(&sc.seedsUp, upBuf.ptr, up); err != nil {
 		upBuf.release()
 		return nil, nil, err
 	}
@@ -608,7 +747,8 @@ func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (
 // stage is page-locked host memory that small uploads go through
 // without a wait (cuMemcpyHtoDAsync from pageable memory waits for the
 // stream): pending says a copy from it may not have run yet, so that its
-// next use waits for it first. Its users hold the sampleGraph's mu.
+// next use waits for it first. It belongs to one sampleScratch, used by
+// one call at a time.
 type stage struct {
 	p       unsafe.Pointer
 	bytes   int64
@@ -668,9 +808,22 @@ type blockPrep struct {
 	ntiles, tntiles              int
 }
 
-func prepBlock(bg *graph.Graph) *blockPrep {
+func prepBlock(bg *graph.Graph) *blockPrep { return prepBlockInto(bg, nil) }
+
+// prepBlockInto is prepBlock with the transpose's row pointer counted in
+// *tptr (grown as needed) when tptr is not nil: it is read only here.
+func prepBlockInto(bg *graph.Graph, tptr *[]int32) *blockPrep {
 	nsrc := bg.NumSrc()
-	tindptr := make([]int32, nsrc+1)
+	var tindptr []int32
+	if tptr != nil && cap(*tptr) >= nsrc+1 {
+		tindptr = (*tptr)[:nsrc+1]
+		clear(tindptr)
+	} else {
+		tindptr = make([]int32, nsrc+1)
+		if tptr != nil {
+			*tptr = tindptr
+		}
+	}
 	for _, u := range bg.Indices {
 		tindptr[u+1]++
 	}
@@ -947,6 +1100,24 @@ func (d *backend) PreloadLabels(y []int) error {
 // on a recording driver, passed on an H100 in the final run that day, as
 // did the device-sampled tests with it on).
 var preloadBatchLabels = true
+
+// SampleBlocksReusing is SampleBlocks whose blocks' host arrays come
+// from memory that earlier blocks gave back (tune.SampleReuse): release
+// gives this batch's back, after which its blocks must not be read. It
+// is the capability through which data.NeighborLoader's ReuseBlocks
+// saves a products-sized batch's fresh allocations.
+func (d *backend) SampleBlocksReusing(g *graph.Graph, x *tensor.Tensor, seeds, fanouts []int, seed uint64) ([]graph.Block, tensor.Storage, func(), error) {
+	blocks, t, arena, err := d.Device.sampleBlocks(g, x, seeds, fanouts, seed, true)
+	release := func() {}
+	if arena != nil {
+		var once sync.Once
+		release = func() { once.Do(func() { putArena(arena) }) }
+	}
+	if t == nil {
+		return blocks, nil, release, err
+	}
+	return blocks, t, release, err
+}
 
 // UploadBlocks is Device.UploadBlocks as data.BlockSampler.
 func (d *backend) UploadBlocks(blocks []graph.Block, x *tensor.Tensor) (tensor.Storage, error) {

@@ -1,0 +1,44 @@
+package tune
+
+import (
+	"sync"
+	"time"
+)
+
+// SampleUnlocked lets gnnlib/cuda's Device.SampleBlocks hold its graph's
+// lock (the sampler's node-sized scratch on the device) only while it
+// queues a batch's kernels: the download, its wait for the device and the
+// host work (the int32 download widened to ints, the host graphs and
+// their preps) run outside it, each call with its own pinned buffers, so
+// that the loader's goroutines overlap there. Off, the lock is held from
+// the first kernel to the widened download, as before, and one call at a
+// time downloads and widens. On by default; gnnbench's sampled part
+// compares the two.
+var SampleUnlocked = true
+
+// SampleReuse lets gnnlib/cuda's sampler reuse host memory from batch to
+// batch instead of allocating it: the per-call scratch of the blocks'
+// preps (the transpose's row counts), and, for a data.NeighborLoader with
+// ReuseBlocks, the memory of the blocks it hands out, given back when the
+// loader moves to the next batch. On a graph whose arrays fill a large
+// heap, Go's collector runs seldom and every allocation touches pages
+// the process never used, which the kernel faults in one by one
+// (BENCHMARKS.md). Off, every batch allocates its own, as before. On by
+// default; gnnbench's sampled part compares the two.
+var SampleReuse = true
+
+// SampleSplit adds up where gnnlib/cuda's Device.SampleBlocks spends its
+// time on the calling goroutine: waiting for the sampler's lock, queueing
+// the hops' kernels, the download with its wait for the device, widening
+// the int32 download to the host graphs' ints, the host graphs and preps,
+// and the rest (the heavy-row upload, the device graphs' registering and
+// the gather).
+type SampleSplit struct {
+	Mu                                           sync.Mutex
+	Calls                                        int
+	Lock, Queue, Download, Widen, Host, Register time.Duration
+}
+
+// SampleTiming, when not nil, adds up the split of every SampleBlocks
+// call (set by tests and benchmarks only, before the calls start).
+var SampleTiming *SampleSplit
