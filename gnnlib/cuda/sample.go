@@ -166,7 +166,7 @@ func (d *Device) scanInts(in *buffer, n int) (*buffer, error) {
 		return nil, err
 	}
 	defer sums.release()
-	if err := d.launch("scan_block", nb, 1024, in, out, sums, n); err != nil {
+	if err := d.sampleLaunch("scan_block", nb, 1024, in, out, sums, n); err != nil {
 		out.release()
 		return nil, err
 	}
@@ -178,17 +178,51 @@ func (d *Device) scanInts(in *buffer, n int) (*buffer, error) {
 			return nil, err
 		}
 		defer ss.release()
-		if err := d.launch("scan_add", nb, 1024, out, ss, n); err != nil {
+		if err := d.sampleLaunch("scan_add", nb, 1024, out, ss, n); err != nil {
 			out.release()
 			return nil, err
 		}
 		total = ss.ptr + uintptr(nb)*4
 	}
-	if err := d.launch("scan_total", 1, 1, out, total, n); err != nil {
+	if err := d.sampleLaunch("scan_total", 1, 1, out, total, n); err != nil {
 		out.release()
 		return nil, err
 	}
 	return out, nil
+}
+
+// sampleLaunch is d.launch for the sampler's kernels (sampleHops,
+// scanInts, registerBlock): with tune.SamplePostLaunch, each is queued for
+// the device goroutine without waiting for the driver call (post), where
+// d.launch waits for it (a round trip behind whatever the training step
+// queued), so a batch's ~50 launches, queued under the sampler's lock,
+// hold it for less. A launch's error comes back from the call's
+// download, which waits.
+func (d *Device) sampleLaunch(kernel string, grid, block int, args ...any) error {
+	if !tune.SamplePostLaunch {
+		return d.launch(kernel, grid, block, args...)
+	}
+	slots := make([]uint64, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case *buffer:
+			slots[i] = uint64(v.ptr)
+		case uintptr:
+			slots[i] = uint64(v)
+		case int:
+			slots[i] = uint64(int64(v))
+		case uint64:
+			slots[i] = v
+		default:
+			return d.launch(kernel, grid, block, args...)
+		}
+	}
+	d.launches.Add(1)
+	g, b := [3]int{grid, 1, 1}, [3]int{block, 1, 1}
+	if d.record(graphNode{kernel: kernel, grid: g, block: b, args: slots}) {
+		return nil
+	}
+	return d.post(func(drv driver) error { return drv.launch(kernel, g, b, 0, slots) })
 }
 
 // readInts copies int32 slots of device buffers to the host in one round
@@ -286,6 +320,16 @@ func (d *Device) sampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 		if err == nil {
 			// The download waited for every copy queued before it.
 			sc.seedsUp.pending, sc.heavyUp.pending = false, false
+		} else {
+			// A posted launch may have failed mid-hop: leave flag all
+			// zero for the next call, as sampleHops' own errors do.
+			if unlocked {
+				s.mu.Lock()
+			}
+			_ = d.fillInts(s.flag, 0, s.n)
+			if unlocked {
+				s.mu.Unlock()
+			}
 		}
 	}
 	t3 := time.Now()
@@ -693,7 +737,7 @@ func (d *Device) sampleHops(s *sampleGraph, sc *sampleScratch, seeds, fanouts []
 		if err != nil {
 			return fail(err)
 		}
-		err = d.launch("sample_counts", d.gridFor(int64(bd), 256), 256, s.indptr, dst, counts, ndstp, bd, fan)
+		err = d.sampleLaunch("sample_counts", d.gridFor(int64(bd), 256), 256, s.indptr, dst, counts, ndstp, bd, fan)
 		if err == nil {
 			h.rowptr, err = d.scanInts(counts, bd)
 		}
@@ -706,17 +750,17 @@ func (d *Device) sampleHops(s *sampleGraph, sc *sampleScratch, seeds, fanouts []
 		if h.idx, err = d.newBuffer(int64(be)*4 + 4); err != nil {
 			return fail(err)
 		}
-		if err := d.launch("sample_edges", d.gridFor(int64(bd), 128), 128, s.indptr, s.idx, dst, h.rowptr, h.idx, s.flag, ndstp, bd, fan, data.HopSeed(seed, k)); err != nil {
+		if err := d.sampleLaunch("sample_edges", d.gridFor(int64(bd), 128), 128, s.indptr, s.idx, dst, h.rowptr, h.idx, s.flag, ndstp, bd, fan, data.HopSeed(seed, k)); err != nil {
 			return fail(err)
 		}
-		if err := d.launch("sample_mark_dst", d.gridFor(int64(bd), 256), 256, dst, s.flag, s.loc, ndstp, bd); err != nil {
+		if err := d.sampleLaunch("sample_mark_dst", d.gridFor(int64(bd), 256), 256, dst, s.flag, s.loc, ndstp, bd); err != nil {
 			return fail(err)
 		}
 		pos, err := d.scanInts(s.flag, s.n)
 		if err != nil {
 			return fail(err)
 		}
-		err = d.launch("sample_sizes", 1, 1, nep, pos.ptr+uintptr(s.n)*4, cnt, k, nh)
+		err = d.sampleLaunch("sample_sizes", 1, 1, nep, pos.ptr+uintptr(s.n)*4, cnt, k, nh)
 		if err == nil {
 			h.nodes, err = d.newBuffer(int64(bs)*4 + 4)
 		}
@@ -727,14 +771,14 @@ func (d *Device) sampleHops(s *sampleGraph, sc *sampleScratch, seeds, fanouts []
 			err = d.post(func(drv driver) error { return drv.dtod(to, from, int64(bd)*4) })
 		}
 		if err == nil {
-			err = d.launch("sample_compact", d.gridFor(int64(s.n), 256), 256, s.flag, pos, s.loc, h.nodes, s.n, ndstp)
+			err = d.sampleLaunch("sample_compact", d.gridFor(int64(s.n), 256), 256, s.flag, pos, s.loc, h.nodes, s.n, ndstp)
 		}
 		pos.release()
 		if err == nil {
-			err = d.launch("sample_relabel", d.gridFor(int64(be), 256), 256, h.idx, s.loc, nep, be)
+			err = d.sampleLaunch("sample_relabel", d.gridFor(int64(be), 256), 256, h.idx, s.loc, nep, be)
 		}
 		if err == nil {
-			err = d.launch("sort_rows", d.gridFor(int64(bd), 128), 128, h.rowptr, h.idx, bd)
+			err = d.sampleLaunch("sort_rows", d.gridFor(int64(bd), 128), 128, h.rowptr, h.idx, bd)
 		}
 		if err != nil {
 			return fail(err)
@@ -868,7 +912,7 @@ func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx 
 		return fail(err)
 	}
 	defer cnt.release()
-	if err := d.launch("block_hist", d.gridFor(int64(ne), 256), 256, idx, cnt, ne); err != nil {
+	if err := d.sampleLaunch("block_hist", d.gridFor(int64(ne), 256), 256, idx, cnt, ne); err != nil {
 		return fail(err)
 	}
 	tptr, err := d.scanInts(cnt, nsrc)
@@ -886,7 +930,7 @@ func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx 
 		}
 		bufs = append(bufs, *p)
 	}
-	if err := d.launch("block_transpose", d.gridFor(int64(ndst), 128), 128, rowptr, idx, tptr, cnt, tidx, w, tw, ndst); err != nil {
+	if err := d.sampleLaunch("block_transpose", d.gridFor(int64(ndst), 128), 128, rowptr, idx, tptr, cnt, tidx, w, tw, ndst); err != nil {
 		return fail(err)
 	}
 	g.tptr, g.tidx = tptr, tidx

@@ -3,7 +3,10 @@ package cuda
 import (
 	"runtime"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/data"
@@ -195,5 +198,140 @@ func TestDeviceLoaderReuseBlocks(t *testing.T) {
 	blockArenas.mu.Unlock()
 	if kept == 0 {
 		t.Error("no block memory was given back")
+	}
+}
+
+// gateDriver is a recordDriver whose launches wait while gate is closed
+// (a device goroutine busy with a long driver call).
+type gateDriver struct {
+	*recordDriver
+	mu   sync.Mutex
+	gate chan struct{} // nil: open
+}
+
+func (g *gateDriver) launch(kernel string, grid, block [3]int, shared int, args []uint64) error {
+	g.mu.Lock()
+	c := g.gate
+	g.mu.Unlock()
+	if c != nil {
+		<-c
+	}
+	return g.recordDriver.launch(kernel, grid, block, shared, args)
+}
+
+// TestSampleLaunchesPosted holds the device goroutine in a launch and
+// checks that the sampler still queues a whole batch's kernels
+// (sampleHops, under its lock) with tune.SamplePostLaunch, where with
+// the switch off it waits for the first launch; that after the gate
+// opens the kernels run in the order queued; and that a posted launch's
+// failure comes back from SampleBlocks (its download) with the next
+// call working.
+func TestSampleLaunchesPosted(t *testing.T) {
+	rec := &recordDriver{}
+	drv := &gateDriver{recordDriver: rec}
+	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: rec.name(), nsm: rec.sms()}
+	d.be = &backend{d}
+	d.pool.init(drv)
+	go func() {
+		for fn := range d.work {
+			fn()
+		}
+		close(d.done)
+	}()
+	t.Cleanup(func() { d.Close() })
+	defer func() { tune.SamplePostLaunch = true }()
+	g := sampleGraphForTest(t)
+	seeds, fanouts := []int{0, 5, 17, 4999}, []int{15, 10, 5}
+	// The graph's upload and the pool's buffers, once.
+	if _, _, err := d.SampleBlocks(g, nil, seeds, fanouts, 1); err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.sampleGraph(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// queue is sampleHops as SampleBlocks calls it, its buffers freed.
+	queue := func() error {
+		sc := s.takeScratch()
+		defer s.putScratch(sc)
+		s.mu.Lock()
+		hops, cnt, err := d.sampleHops(s, sc, seeds, fanouts, 2)
+		s.mu.Unlock()
+		for i := range hops {
+			hops[i].free()
+		}
+		if cnt != nil {
+			cnt.release()
+		}
+		return err
+	}
+	for _, posted := range []bool{true, false} {
+		tune.SamplePostLaunch = posted
+		// The pool's buffers for queue, so that it allocates nothing
+		// through the device goroutine below.
+		if err := queue(); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+		gate := make(chan struct{})
+		drv.mu.Lock()
+		drv.gate = gate
+		drv.mu.Unlock()
+		var l0 int
+		if err := d.do(func(driver) error { l0 = len(rec.launches); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- queue() }()
+		queued := false
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			queued = true
+		case <-time.After(map[bool]time.Duration{true: 20 * time.Second, false: 200 * time.Millisecond}[posted]):
+		}
+		if queued != posted {
+			t.Errorf("SamplePostLaunch %t: the batch's kernels were queued while the device goroutine was held: %t", posted, queued)
+		}
+		drv.mu.Lock()
+		drv.gate = nil
+		drv.mu.Unlock()
+		close(gate)
+		if !queued {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		var sorts int
+		if err := d.do(func(driver) error {
+			for _, l := range rec.launches[l0:] {
+				if l.kernel == "sort_rows" {
+					sorts++
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if sorts < len(fanouts) {
+			t.Errorf("SamplePostLaunch %t: %d hops' kernels ran", posted, sorts)
+		}
+	}
+	tune.SamplePostLaunch = true
+	if err := d.do(func(driver) error { rec.fail = "sample_edges"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := d.SampleBlocks(g, nil, seeds, fanouts, 3); err == nil || !strings.Contains(err.Error(), "sample_edges") {
+		t.Errorf("a failing posted launch: SampleBlocks returned %v, want the launch's error", err)
+	}
+	if err := d.do(func(driver) error { rec.fail = ""; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := d.SampleBlocks(g, nil, seeds, fanouts, 4); err != nil {
+		t.Errorf("the call after a failed launch: %v", err)
 	}
 }

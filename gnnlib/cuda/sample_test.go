@@ -346,8 +346,9 @@ func TestDeviceSAGEAggregateFirst(t *testing.T) {
 // fan-outs 15, 10, 5; 100 features gathered) and logs where the time
 // goes (tune.SampleSplit), on one goroutine and on four at once (the
 // loader's Workers), after checking one batch against data.SampleBlocks:
-// as before (tune.SampleUnlocked and tune.SampleReuse off: the lock held
-// through the download and its widening, fresh memory every batch) and
+// as before (tune.SampleUnlocked, tune.SampleReuse and
+// tune.SamplePostLaunch off: the lock held through the download and its
+// widening, fresh memory every batch, each launch waited for) and
 // as now (each batch's arena given back after it, as the loader's
 // ReuseBlocks does), each checked again. It asserts nothing about time.
 func TestDeviceSampleSplit(t *testing.T) {
@@ -361,14 +362,14 @@ func TestDeviceSampleSplit(t *testing.T) {
 	}
 	defer func() {
 		tune.SampleTiming = nil
-		tune.SampleUnlocked, tune.SampleReuse = true, true
+		tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch = true, true, true
 	}()
 	ms := func(x time.Duration, n int) float64 { return float64(x.Microseconds()) / 1e3 / float64(n) }
 	for _, now := range []bool{false, true} {
-		tune.SampleUnlocked, tune.SampleReuse = now, now
-		way := "as before (lock through the widening, fresh memory)"
+		tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch = now, now, now
+		way := "as before (lock through the widening, fresh memory, waited launches)"
 		if now {
-			way = "as now (unlocked host work, memory reused)"
+			way = "as now (unlocked host work, memory reused, posted launches)"
 		}
 		for rep := range 2 { // the second after an arena went back
 			blocks, _, arena, err := d.sampleBlocks(g, xd, seeds, fanouts, 1, true)

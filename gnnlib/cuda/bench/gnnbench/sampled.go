@@ -46,8 +46,9 @@ const (
 // With the device feed, the loader's ReuseBlocks is on, and the split of
 // Device.SampleBlocks' time per call (tune.SampleSplit: lock, queue,
 // download and wait, widen, host, register) is printed; with
-// samplerBefore, the sampler runs as before (tune.SampleUnlocked and
-// tune.SampleReuse off, no ReuseBlocks), for the A/B.
+// samplerBefore, the sampler runs as before (tune.SampleUnlocked,
+// tune.SampleReuse and tune.SamplePostLaunch off, no ReuseBlocks), for
+// the A/B.
 func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, feed string, productFirst, samplerBefore bool) {
 	variant := fmt.Sprintf("%s feed, %d sampler goroutines", feed, workers)
 	if productFirst {
@@ -55,13 +56,13 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 	}
 	if feed == feedDevice {
 		if samplerBefore {
-			variant += ", sampler as before (locked host work, fresh memory)"
+			variant += ", sampler as before (locked host work, fresh memory, waited launches)"
 		} else {
 			variant += ", blocks reused"
 		}
 	}
-	defer func(u, r bool) { tune.SampleUnlocked, tune.SampleReuse = u, r }(tune.SampleUnlocked, tune.SampleReuse)
-	tune.SampleUnlocked, tune.SampleReuse = !samplerBefore, !samplerBefore
+	defer func(u, r, p bool) { tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch = u, r, p }(tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch)
+	tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch = !samplerBefore, !samplerBefore, !samplerBefore
 	defer func(on bool) { nn.SAGEAggregateFirst = on }(nn.SAGEAggregateFirst)
 	nn.SAGEAggregateFirst = !productFirst
 	// A panic (an op the device lacks on blocks) ends this part, not the run.
@@ -244,6 +245,7 @@ var sampledFeeds = flag.String("sampled-feeds", "host1,host4,resident,device,pro
 	"comma-separated arxiv-sized variants of the sampled part: host1 and host4 (host feed, 1 or 4 sampler goroutines), resident (features on the device, host sampler), device (sampled on the device), productfirst (device, nn.SAGEAggregateFirst off); -products adds the products-sized device feed")
 
 // sampledAB runs the device feeds (arxiv-sized device, products-sized)
-// first with the sampler as before (tune.SampleUnlocked and
-// tune.SampleReuse off, no ReuseBlocks), then as now, in one run.
-var sampledAB = flag.Bool("sampled-ab", true, "the sampled part's device feeds first with the sampler as before (host work under its lock, fresh memory every batch: tune.SampleUnlocked and tune.SampleReuse off), then as now")
+// first with the sampler as before (tune.SampleUnlocked,
+// tune.SampleReuse and tune.SamplePostLaunch off, no ReuseBlocks), then
+// as now, in one run.
+var sampledAB = flag.Bool("sampled-ab", true, "the sampled part's device feeds first with the sampler as before (host work under its lock, fresh memory every batch, each launch waited for: tune.SampleUnlocked, tune.SampleReuse and tune.SamplePostLaunch off), then as now")

@@ -27,6 +27,14 @@ var SampleUnlocked = true
 // default; gnnbench's sampled part compares the two.
 var SampleReuse = true
 
+// SamplePostLaunch lets gnnlib/cuda's sampler queue its kernels for the
+// device goroutine without waiting for each driver call (as AsyncLaunch
+// does for every kernel), so that the kernels of a batch, queued under
+// the sampler's lock, hold it for less; a launch's error comes back from
+// the batch's download. Off, each launch waits for its driver call, as
+// before. On by default; gnnbench's sampled part compares the two.
+var SamplePostLaunch = true
+
 // SampleSplit adds up where gnnlib/cuda's Device.SampleBlocks spends its
 // time on the calling goroutine: waiting for the sampler's lock, queueing
 // the hops' kernels, the download with its wait for the device, widening
