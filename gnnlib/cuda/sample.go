@@ -573,21 +573,15 @@ func (d *Device) downloadHops(sc *sampleScratch, hops []hop, cnt uintptr) ([]int
 		need += int64(h.bdst+1+h.bne+h.bsrc) * 4
 	}
 	var flat []int32
-	if samplePinned {
+	if ad, ok := d.drv.(asyncDownloader); ok && samplePinned && tune.SampleAsyncDownload {
+		var err error
+		if flat, err = d.downloadAsync(ad, sc, need, cnt, ncnt, layout, func() ([]uintptr, []int, int) { return srcs, lens, total }); err != nil && err != errNoPinned {
+			return nil, nil, err
+		}
+	} else if samplePinned {
 		err := d.do(func(drv driver) error {
-			if sc.pinnedBytes < need {
-				size := max(need, sc.pinnedBytes*5/4)
-				if sc.pinned != nil {
-					if err := drv.freeHost(sc.pinned); err != nil {
-						return err
-					}
-					sc.pinned, sc.pinnedBytes = nil, 0
-				}
-				p, err := drv.allocHost(size)
-				if err != nil {
-					return errNoPinned // the plain copies below still work
-				}
-				sc.pinned, sc.pinnedBytes = p, size
+			if err := sc.growPinned(drv, need); err != nil {
+				return err // errNoPinned: the plain copies below still work
 			}
 			if err := drv.dtoh(sc.pinned, cnt, int64(ncnt)*4); err != nil {
 				return err
@@ -630,6 +624,112 @@ func (d *Device) downloadHops(sc *sampleScratch, hops []hop, cnt uintptr) ([]int
 		}
 	}
 	return flat, lens, nil
+}
+
+// asyncDownloader is the optional capability of a driver (the CUDA one)
+// to copy to the host without waiting (into page-locked memory) and to
+// mark a point of its stream (an event), polled by marked until the work
+// queued before it is done; unmark frees the mark. All run on the device
+// goroutine.
+type asyncDownloader interface {
+	dtohAsync(dst unsafe.Pointer, src uintptr, n int64) error
+	mark() (uintptr, error)
+	marked(h uintptr) (bool, error)
+	unmark(h uintptr)
+}
+
+// growPinned makes sc's pinned buffer at least need bytes (device
+// goroutine); errNoPinned if none can be had.
+func (sc *sampleScratch) growPinned(drv driver, need int64) error {
+	if sc.pinnedBytes >= need {
+		return nil
+	}
+	size := max(need, sc.pinnedBytes*5/4)
+	if sc.pinned != nil {
+		if err := drv.freeHost(sc.pinned); err != nil {
+			return err
+		}
+		sc.pinned, sc.pinnedBytes = nil, 0
+	}
+	p, err := drv.allocHost(size)
+	if err != nil {
+		return errNoPinned
+	}
+	sc.pinned, sc.pinnedBytes = p, size
+	return nil
+}
+
+// downloadAsync is downloadHops' copy with tune.SampleAsyncDownload: the
+// counts come back into sc's pinned buffer by a copy that does not wait,
+// and a mark after it is polled (awaitMark) from this goroutine; then the
+// lists, sized by the counts (layout, after which lists gives the copies),
+// the same way. The device goroutine queues the other goroutines' work
+// (the training step's) meanwhile, where a waiting copy held it until
+// the stream drained.
+func (d *Device) downloadAsync(ad asyncDownloader, sc *sampleScratch, need int64, cnt uintptr, ncnt int, layout func([]int32), lists func() ([]uintptr, []int, int)) ([]int32, error) {
+	var h uintptr
+	err := d.do(func(drv driver) error {
+		if err := sc.growPinned(drv, need); err != nil {
+			return err
+		}
+		if err := ad.dtohAsync(sc.pinned, cnt, int64(ncnt)*4); err != nil {
+			return err
+		}
+		var err error
+		h, err = ad.mark()
+		return err
+	})
+	if err == nil {
+		err = d.awaitMark(ad, h)
+	}
+	if err != nil {
+		return nil, err
+	}
+	layout(unsafe.Slice((*int32)(sc.pinned), ncnt))
+	srcs, lens, total := lists()
+	err = d.do(func(drv driver) error {
+		off := ncnt
+		for i, p := range srcs {
+			if lens[i] > 0 {
+				if err := ad.dtohAsync(unsafe.Add(sc.pinned, off*4), p, int64(lens[i])*4); err != nil {
+					return err
+				}
+			}
+			off += lens[i]
+		}
+		var err error
+		h, err = ad.mark()
+		return err
+	})
+	if err == nil {
+		err = d.awaitMark(ad, h)
+	}
+	d.waited()
+	if err != nil {
+		return nil, err
+	}
+	return unsafe.Slice((*int32)(sc.pinned), ncnt+total)[ncnt:], nil
+}
+
+// awaitMark polls mark h through the device goroutine until the stream
+// has passed it, sleeping between polls (20 µs, doubling to 320 µs), and
+// frees it.
+func (d *Device) awaitMark(ad asyncDownloader, h uintptr) error {
+	for pause := 20 * time.Microsecond; ; pause = min(2*pause, 320*time.Microsecond) {
+		var done bool
+		err := d.do(func(driver) error {
+			var err error
+			done, err = ad.marked(h)
+			if done || err != nil {
+				ad.unmark(h)
+			}
+			return err
+		})
+		if err != nil || done {
+			return err
+		}
+		time.Sleep(pause)
+	}
 }
 
 // widenHops converts the downloaded int32 values (flat, the hops' rowptr,

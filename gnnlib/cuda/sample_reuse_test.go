@@ -1,12 +1,14 @@
 package cuda
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/data"
@@ -333,5 +335,102 @@ func TestSampleLaunchesPosted(t *testing.T) {
 	}
 	if _, _, err := d.SampleBlocks(g, nil, seeds, fanouts, 4); err != nil {
 		t.Errorf("the call after a failed launch: %v", err)
+	}
+}
+
+// markDriver is a waitDriver with asyncDownloader: its copies to the
+// host do not wait (they clear the memory, as the recording driver's
+// dtoh does), and each mark reads as passed at its third poll.
+type markDriver struct {
+	*waitDriver
+	asyncCopies, marks, polls int
+	live                      map[uintptr]int
+}
+
+func (m *markDriver) dtohAsync(dst unsafe.Pointer, _ uintptr, n int64) error {
+	m.asyncCopies++
+	clear(unsafe.Slice((*byte)(dst), n))
+	return nil
+}
+
+func (m *markDriver) mark() (uintptr, error) {
+	m.marks++
+	m.live[uintptr(m.marks)] = 0
+	return uintptr(m.marks), nil
+}
+
+func (m *markDriver) marked(h uintptr) (bool, error) {
+	m.polls++
+	n, ok := m.live[h]
+	if !ok {
+		return false, fmt.Errorf("mark %d polled after unmark", h)
+	}
+	m.live[h] = n + 1
+	return n+1 >= 3, nil
+}
+
+func (m *markDriver) unmark(h uintptr) { delete(m.live, h) }
+
+// TestSampleDownloadAsync runs SampleBlocks on a driver that can copy to
+// the host without waiting (markDriver): with tune.SampleAsyncDownload
+// the batch comes back through two marks, each polled until passed and
+// then freed, and the device goroutine never waits for the stream (no
+// waiting copy or sync, where the download held it until the stream
+// drained); with the switch off it waits, as before. The blocks are the
+// same both ways.
+func TestSampleDownloadAsync(t *testing.T) {
+	rec := &recordDriver{}
+	wd := &waitDriver{recordDriver: rec}
+	drv := &markDriver{waitDriver: wd, live: map[uintptr]int{}}
+	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: rec.name(), nsm: rec.sms()}
+	d.be = &backend{d}
+	d.pool.init(drv)
+	go func() {
+		for fn := range d.work {
+			fn()
+		}
+		close(d.done)
+	}()
+	t.Cleanup(func() { d.Close() })
+	defer func() { tune.SampleAsyncDownload = true }()
+	g := sampleGraphForTest(t)
+	seeds, fanouts := []int{0, 5, 17, 4999}, []int{15, 10, 5}
+	if _, _, err := d.SampleBlocks(g, nil, seeds, fanouts, 1); err != nil { // the graph's upload waits
+		t.Fatal(err)
+	}
+	var got [2][]graph.Block
+	for i, async := range []bool{true, false} {
+		tune.SampleAsyncDownload = async
+		var w0, c0, m0, p0 int
+		if err := d.do(func(driver) error {
+			w0, c0, m0, p0 = len(wd.waits), drv.asyncCopies, drv.marks, drv.polls
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		blocks, _, err := d.SampleBlocks(g, nil, seeds, fanouts, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = blocks
+		var waits, copies, marks, polls, live int
+		if err := d.do(func(driver) error {
+			waits, copies, marks, polls, live = len(wd.waits)-w0, drv.asyncCopies-c0, drv.marks-m0, drv.polls-p0, len(drv.live)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if async && (waits != 0 || marks != 2 || polls != 6 || copies == 0 || live != 0) {
+			t.Errorf("async download: %d waits, %d copies, %d marks polled %d times, %d left, want 0 waits, 2 marks polled 6 times, none left", waits, copies, marks, polls, live)
+		}
+		if !async && (waits == 0 || marks != 0 || copies != 0) {
+			t.Errorf("waiting download: %d waits, %d marks, %d copies without a wait", waits, marks, copies)
+		}
+	}
+	for i := range got[0] {
+		a, b := got[0][i], got[1][i]
+		if !slices.Equal(a.Graph.Indptr, b.Graph.Indptr) || !slices.Equal(a.Graph.Indices, b.Graph.Indices) || !slices.Equal(a.SrcNodes, b.SrcNodes) {
+			t.Errorf("block %d differs between the two downloads", i)
+		}
 	}
 }

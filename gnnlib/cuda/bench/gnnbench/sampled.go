@@ -47,8 +47,8 @@ const (
 // Device.SampleBlocks' time per call (tune.SampleSplit: lock, queue,
 // download and wait, widen, host, register) is printed; with
 // samplerBefore, the sampler runs as before (tune.SampleUnlocked,
-// tune.SampleReuse and tune.SamplePostLaunch off, no ReuseBlocks), for
-// the A/B.
+// tune.SampleReuse, tune.SamplePostLaunch and tune.SampleAsyncDownload
+// off, no ReuseBlocks), for the A/B.
 func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, feed string, productFirst, samplerBefore bool) {
 	variant := fmt.Sprintf("%s feed, %d sampler goroutines", feed, workers)
 	if productFirst {
@@ -56,13 +56,16 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 	}
 	if feed == feedDevice {
 		if samplerBefore {
-			variant += ", sampler as before (locked host work, fresh memory, waited launches)"
+			variant += ", sampler as before (locked host work, fresh memory, waited launches and download)"
 		} else {
 			variant += ", blocks reused"
 		}
 	}
-	defer func(u, r, p bool) { tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch = u, r, p }(tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch)
-	tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch = !samplerBefore, !samplerBefore, !samplerBefore
+	defer func(u, r, p, a bool) {
+		tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch, tune.SampleAsyncDownload = u, r, p, a
+	}(tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch, tune.SampleAsyncDownload)
+	now := !samplerBefore
+	tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch, tune.SampleAsyncDownload = now, now, now, now
 	defer func(on bool) { nn.SAGEAggregateFirst = on }(nn.SAGEAggregateFirst)
 	nn.SAGEAggregateFirst = !productFirst
 	// A panic (an op the device lacks on blocks) ends this part, not the run.
@@ -246,6 +249,6 @@ var sampledFeeds = flag.String("sampled-feeds", "host1,host4,resident,device,pro
 
 // sampledAB runs the device feeds (arxiv-sized device, products-sized)
 // first with the sampler as before (tune.SampleUnlocked,
-// tune.SampleReuse and tune.SamplePostLaunch off, no ReuseBlocks), then
-// as now, in one run.
-var sampledAB = flag.Bool("sampled-ab", true, "the sampled part's device feeds first with the sampler as before (host work under its lock, fresh memory every batch, each launch waited for: tune.SampleUnlocked, tune.SampleReuse and tune.SamplePostLaunch off), then as now")
+// tune.SampleReuse, tune.SamplePostLaunch and tune.SampleAsyncDownload
+// off, no ReuseBlocks), then as now, in one run.
+var sampledAB = flag.Bool("sampled-ab", true, "the sampled part's device feeds first with the sampler as before (host work under its lock, fresh memory every batch, each launch and the download waited for: tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch and tune.SampleAsyncDownload off), then as now")

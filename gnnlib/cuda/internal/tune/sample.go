@@ -35,6 +35,15 @@ var SampleReuse = true
 // before. On by default; gnnbench's sampled part compares the two.
 var SamplePostLaunch = true
 
+// SampleAsyncDownload lets gnnlib/cuda's sampler bring a batch back by
+// copies that do not wait, polling an event after them from its own
+// goroutine, so that the device goroutine goes on queueing the training
+// step's kernels meanwhile; off, the copies wait for the stream on the
+// device goroutine, which queues nothing else until the stream has
+// drained, as before. Only the CUDA driver can (the others copy as
+// before). On by default; gnnbench's sampled part compares the two.
+var SampleAsyncDownload = true
+
 // SampleSplit adds up where gnnlib/cuda's Device.SampleBlocks spends its
 // time on the calling goroutine: waiting for the sampler's lock, queueing
 // the hops' kernels, the download with its wait for the device, widening
