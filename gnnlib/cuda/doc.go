@@ -149,9 +149,23 @@
 // fan-out for the edges, plus the destinations for the sources, at most
 // the graph's nodes), and its counts stay on the device, where the next
 // kernels read them. A batch's seeds go up through pinned memory without
-// a wait, and its counts and then its blocks come back in one turn of the
-// device goroutine, through pinned memory: the batch's one wait for the
-// stream. Each transpose takes nine launches, and the heavy-row lists of
+// a wait, its kernels are handed to the device goroutine without a round
+// trip each (tune.SamplePostLaunch), and its counts and then its blocks
+// come back through pinned memory by copies that do not wait, each
+// followed by an event that the loader's goroutine polls
+// (tune.SampleAsyncDownload; with another driver, one turn of the device
+// goroutine that waits), so that the device goroutine goes on queueing
+// the training step meanwhile. The sampler's lock covers only the
+// queueing of a batch's kernels (tune.SampleUnlocked): each call
+// downloads into pinned buffers of its own and builds its host blocks
+// outside it, so the loader's goroutines overlap there. With the
+// loader's ReuseBlocks, a batch's host arrays are built in memory that
+// the batch before gave back, and each call keeps its preps' scratch
+// (tune.SampleReuse): on a products-sized graph, whose gigabyte of host
+// arrays makes Go's collector run seldom, fresh memory costs a page fault
+// per 4 KiB, and the host work of a batch (widening the download, the
+// host graphs and their preps) took 3.0 ms instead of 32 ms on the 2-core
+// dev machine (BenchmarkSampleBlocksHostProducts). Each transpose takes nine launches, and the heavy-row lists of
 // the blocks go up through pinned memory without a wait. The blocks come
 // back as graph.Graph values that ops on device tensors find already on
 // the device, and that the layers which read host arrays (GCN's
@@ -394,8 +408,8 @@
 // quadratic in its length: with a fan-out of −1 a hub's row of many
 // thousand edges takes milliseconds. The sampler's kernels run on the
 // device's one stream, between the training step's, and a batch's
-// download waits for the step queued before it: there is no second
-// stream. UploadBlocks' one copy is from pageable memory.
+// download completes only after the step queued before it: there is no
+// second stream. UploadBlocks' one copy is from pageable memory.
 //
 // BUG(gnnlab): the tensor-core GEMM (MatMulBF16) reached 31-73 % of the
 // HBM roofline at the GNN layers' shapes on an H100 (final run,
