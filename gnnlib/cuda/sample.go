@@ -141,12 +141,19 @@ func (d *Device) zeroInts(n int) (*buffer, error) {
 	return b, nil
 }
 
-// fillInts sets n int32 slots of b to v.
+// fillInts sets n int32 slots of b to v: posted to the device goroutine
+// with tune.SamplePostLaunch (its error then comes back from the next
+// call that waits), as the sampler's launches are.
 func (d *Device) fillInts(b *buffer, v uint32, n int) error {
 	if d.record(graphNode{dst: b.ptr, v: v, n: int64(n)}) {
 		return nil
 	}
-	return d.do(func(drv driver) error { return drv.memsetD32(b.ptr, v, int64(n)) })
+	p := b.ptr
+	fill := func(drv driver) error { return drv.memsetD32(p, v, int64(n)) }
+	if tune.SamplePostLaunch {
+		return d.post(fill)
+	}
+	return d.do(fill)
 }
 
 // scanInts returns the exclusive prefix sums of the n int32 values of in,

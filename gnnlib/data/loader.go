@@ -31,7 +31,9 @@ type NeighborLoaderOptions struct {
 	// Seed fixes the shuffles and the samples: the same Seed gives the same
 	// batches, epoch by epoch, whatever Workers is.
 	Seed uint64
-	// Prefetch bounds the batches sampled ahead of the consumer (0: 2).
+	// Prefetch bounds the batches sampled ahead of the consumer (0:
+	// Workers, at least 2); a worker without a batch in that window
+	// idles.
 	Prefetch int
 	// Workers is the number of sampling goroutines (0: 1).
 	Workers int
@@ -113,11 +115,12 @@ func NewNeighborLoader(g *graph.Graph, x *tensor.Tensor, y []int, seeds []int, o
 		}
 		seen[s] = true
 	}
-	if o.Prefetch == 0 {
-		o.Prefetch = 2
-	}
 	if o.Workers == 0 {
 		o.Workers = 1
+	}
+	if o.Prefetch == 0 {
+		// One batch in flight per worker: with fewer, workers idle.
+		o.Prefetch = max(2, o.Workers)
 	}
 	o.Fanouts = append([]int(nil), o.Fanouts...)
 	l := &NeighborLoader{g: g, x: x, y: y, seeds: append([]int(nil), seeds...), o: o}

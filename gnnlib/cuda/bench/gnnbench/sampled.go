@@ -49,8 +49,13 @@ const (
 // samplerBefore, the sampler runs as before (tune.SampleUnlocked,
 // tune.SampleReuse, tune.SamplePostLaunch and tune.SampleAsyncDownload
 // off, no ReuseBlocks), for the A/B.
-func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, feed string, productFirst, samplerBefore bool) {
+//
+// prefetch is the loader's Prefetch (0: its default, one batch a worker).
+func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetch int, feed string, productFirst, samplerBefore bool) {
 	variant := fmt.Sprintf("%s feed, %d sampler goroutines", feed, workers)
+	if prefetch > 0 {
+		variant += fmt.Sprintf(", prefetch %d", prefetch)
+	}
 	if productFirst {
 		variant += ", SAGE product first"
 	}
@@ -97,7 +102,7 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 		y[i], seeds[i] = i%classes, i
 	}
 	fanouts := []int{15, 10, 5} // from the seeds outwards, as PyG's num_neighbors
-	o := data.NeighborLoaderOptions{BatchSize: 1024, Fanouts: fanouts, Shuffle: true, Seed: 1, Workers: workers}
+	o := data.NeighborLoaderOptions{BatchSize: 1024, Fanouts: fanouts, Shuffle: true, Seed: 1, Workers: workers, Prefetch: prefetch}
 	if feed != feedHost {
 		o.Device = d.Backend()
 		o.SampleOnDevice = feed == feedDevice
