@@ -226,14 +226,16 @@ func productsGraph(tb testing.TB) (*graph.Graph, []int) {
 // ints) and hostBlocks (host graphs and blockPreps), with the graph kept
 // alive, as a loader keeps it (its gigabyte of ints makes Go's collector
 // run seldom, so fresh allocations touch new pages). Each iteration runs
-// the batch twice: as before (fresh memory for the blocks and the
+// the batch three times: as before (fresh memory for the blocks and the
 // preps' scratch) and reusing it (tune.SampleReuse: an arena given back
-// as data.NeighborLoader's ReuseBlocks does, and the call's scratch). It
-// reports milliseconds a batch for each part and way, and fresh/reused.
+// as data.NeighborLoader's ReuseBlocks does, and the call's scratch), and
+// a third time reusing it with the preps' passes as before (prepFused
+// off). It reports milliseconds a batch for each part and way,
+// fresh/reused and unfused/fused.
 func BenchmarkSampleBlocksHostProducts(b *testing.B) {
 	hops, flat, lens, seeds, g := productsBatch(b)
 	var tSeen time.Duration
-	var tWiden, tHost [2]time.Duration
+	var tWiden, tHost [3]time.Duration
 	var tptr []int32
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -243,13 +245,16 @@ func BenchmarkSampleBlocksHostProducts(b *testing.B) {
 			seen[v] = true
 		}
 		tSeen += time.Since(t0)
-		for way := range 2 {
+		for way := range 3 {
 			var arena []int
 			var scratch *[]int32
 			t1 := time.Now()
-			if way == 1 {
+			if way > 0 {
 				arena, scratch = takeArena(flatLen(lens)), &tptr
 			}
+			// The third way is the second with the preps' passes as
+			// before (prepFused off).
+			prepFused = way != 2
 			host := widenHops(flat, lens, arena)
 			t2 := time.Now()
 			if _, _, _, err := hostBlocks(hops, host, seeds, scratch); err != nil {
@@ -263,6 +268,7 @@ func BenchmarkSampleBlocksHostProducts(b *testing.B) {
 			tHost[way] += t3.Sub(t2)
 		}
 	}
+	prepFused = true
 	runtime.KeepAlive(g)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 / float64(b.N) }
 	b.ReportMetric(ms(tSeen), "ms-seeds/op")
@@ -270,6 +276,8 @@ func BenchmarkSampleBlocksHostProducts(b *testing.B) {
 	b.ReportMetric(ms(tHost[0]), "ms-hostblocks-fresh/op")
 	b.ReportMetric(ms(tWiden[1]), "ms-widen-reused/op")
 	b.ReportMetric(ms(tHost[1]), "ms-hostblocks-reused/op")
+	b.ReportMetric(ms(tHost[2]), "ms-hostblocks-reused-unfused/op")
 	b.ReportMetric(ms(tWiden[0]+tHost[0])/max(ms(tWiden[1]+tHost[1]), 1e-6), "fresh/reused")
+	b.ReportMetric(ms(tHost[2])/max(ms(tHost[1]), 1e-6), "unfused/fused")
 	b.ReportMetric(float64(len(flat))*4/1e6, "MB-download")
 }

@@ -434,3 +434,44 @@ func TestSampleDownloadAsync(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepFused: prepBlockInto's one pass over each direction's degrees
+// (prepFused) gives the prep of degreeStatsOf and heavyRowsOf over the
+// row pointers, on blocks with heavy rows by destination and by source
+// (node 1 is a hub),
+// empty blocks and a block with no edges, with and without scratch.
+func TestPrepFused(t *testing.T) {
+	g := sampleGraphForTest(t)
+	blocks, err := data.SampleBlocks(g, []int{0, 1, 5, 17, 4999, 1000}, []int{-1, 40, 3}, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, err := graph.BipartiteFromCSR(5, []int{0, 0, 0}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := []*graph.Graph{empty}
+	for _, b := range blocks {
+		gs = append(gs, b.Graph)
+	}
+	defer func() { prepFused = true }()
+	heavyIn, heavyOut := false, false
+	var scratch []int32
+	for i, bg := range gs {
+		prepFused = false
+		want := prepBlockInto(bg, nil)
+		prepFused = true
+		for _, tptr := range []*[]int32{nil, &scratch} {
+			got := prepBlockInto(bg, tptr)
+			if got.in != want.in || got.out != want.out || got.ntiles != want.ntiles || got.tntiles != want.tntiles ||
+				!slices.Equal(got.heavy, want.heavy) || !slices.Equal(got.tiles, want.tiles) ||
+				!slices.Equal(got.theavy, want.theavy) || !slices.Equal(got.ttiles, want.ttiles) {
+				t.Fatalf("graph %d (scratch %t): fused prep %+v, want %+v", i, tptr != nil, got, want)
+			}
+		}
+		heavyIn, heavyOut = heavyIn || want.in.heavy > 0, heavyOut || want.out.heavy > 0
+	}
+	if !heavyIn || !heavyOut {
+		t.Errorf("heavy rows by destination %t, by source %t: the test covers too little", heavyIn, heavyOut)
+	}
+}
