@@ -46,8 +46,8 @@ type sampleScratch struct {
 	// through without a wait (before the call's download), heavyUp the
 	// blocks' heavy-row lists (after it).
 	seedsUp, heavyUp stage
-	// tindptr is prepBlock's scratch (tune.SampleReuse).
-	tindptr []int32
+	// tindptr is prepBlock's scratch, one a hop (tune.SampleReuse).
+	tindptr [][]int32
 }
 
 // takeScratch returns a spare scratch of s, or a new one.
@@ -320,10 +320,9 @@ func (d *Device) sampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 		// The next call's kernels queue behind these on the stream.
 		s.mu.Unlock()
 	}
-	var flat []int32
-	var lens []int
+	var down [][]int32
 	if err == nil {
-		flat, lens, err = d.downloadHops(sc, hops, cnt.ptr)
+		down, err = d.downloadHops(sc, hops, cnt.ptr)
 		if err == nil {
 			// The download waited for every copy queued before it.
 			sc.seedsUp.pending, sc.heavyUp.pending = false, false
@@ -347,9 +346,9 @@ func (d *Device) sampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 	var arena []int
 	if err == nil {
 		if reuse {
-			arena = takeArena(flatLen(lens))
+			arena = takeArena(listsLen(down))
 		}
-		host = widenHops(flat, lens, arena)
+		host = widenHops(down, arena)
 	}
 	if !unlocked {
 		s.mu.Unlock()
@@ -369,7 +368,7 @@ func (d *Device) sampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 		return nil, nil, nil, err
 	}
 	t4 := time.Now()
-	var tptr *[]int32
+	var tptr *[][]int32
 	if keep {
 		tptr = &sc.tindptr
 	}
@@ -482,33 +481,81 @@ func putArena(a []int) {
 	blockArenas.free = f
 }
 
-// flatLen is the sum of lens.
-func flatLen(lens []int) int {
+// listsLen is the values in lists.
+func listsLen(lists [][]int32) int {
 	n := 0
-	for _, l := range lens {
-		n += l
+	for _, l := range lists {
+		n += len(l)
 	}
 	return n
 }
 
+// splitLists cuts flat into lists of lens values each.
+func splitLists(flat []int32, lens []int) [][]int32 {
+	out := make([][]int32, len(lens))
+	off := 0
+	for i, n := range lens {
+		out[i] = flat[off : off+n : off+n]
+		off += n
+	}
+	return out
+}
+
 // hostBlocks is SampleBlocks' host work after the download: the
 // blocks' host graphs (last hop first), their blockPreps (hop order) and
-// the heavy-row lists of all hops in registerBlock's order. tptr, when
-// not nil, is prepBlock's scratch.
-func hostBlocks(hops []hop, host [][3][]int, seeds []int, tptr *[]int32) ([]graph.Block, []*blockPrep, []int32, error) {
-	blocks := make([]graph.Block, len(hops))
-	preps := make([]*blockPrep, len(hops))
-	var lists []int32
-	dstNodes := append([]int(nil), seeds...)
-	for i, h := range hops {
-		ptr, src, srcNodes := host[i][0], host[i][1], host[i][2]
-		bg, err := hostBlock(h.nsrc, h.ndst, ptr, src)
+// the heavy-row lists of all hops in registerBlock's order. scratch,
+// when not nil, holds prepBlock's scratch, one a hop. With
+// tune.SampleParallelHost the hops are built on goroutines of their own
+// (the last, the largest, on this one).
+func hostBlocks(hops []hop, host [][3][]int, seeds []int, scratch *[][]int32) ([]graph.Block, []*blockPrep, []int32, error) {
+	n := len(hops)
+	if scratch != nil && len(*scratch) < n {
+		*scratch = append(*scratch, make([][]int32, n-len(*scratch))...)
+	}
+	bgs := make([]*graph.Graph, n)
+	preps := make([]*blockPrep, n)
+	errs := make([]error, n)
+	build := func(i int) {
+		h := hops[i]
+		bg, err := hostBlock(h.nsrc, h.ndst, host[i][0], host[i][1])
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		var tp *[]int32
+		if scratch != nil {
+			tp = &(*scratch)[i]
+		}
+		bgs[i], preps[i] = bg, prepBlockInto(bg, tp)
+	}
+	if tune.SampleParallelHost && n > 1 {
+		var wg sync.WaitGroup
+		for i := range n - 1 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				build(i)
+			}()
+		}
+		build(n - 1)
+		wg.Wait()
+	} else {
+		for i := range n {
+			build(i)
+		}
+	}
+	for _, err := range errs {
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		preps[i] = prepBlockInto(bg, tptr)
+	}
+	blocks := make([]graph.Block, n)
+	var lists []int32
+	dstNodes := append([]int(nil), seeds...)
+	for i := range hops {
 		lists = append(lists, preps[i].lists()...)
-		blocks[len(hops)-1-i] = graph.Block{Graph: bg, SrcNodes: srcNodes, DstNodes: dstNodes}
+		srcNodes := host[i][2]
+		blocks[n-1-i] = graph.Block{Graph: bgs[i], SrcNodes: srcNodes, DstNodes: dstNodes}
 		dstNodes = srcNodes
 	}
 	return blocks, preps, lists, nil
@@ -555,9 +602,9 @@ var hostBlockDirect = true
 // the largest batch yet), so the batch waits for the device once; else
 // (or when no pinned memory can be had) into Go memory, one wait for the
 // counts and one for the blocks. It sets each hop's ndst, nsrc and ne
-// from the counts, and returns the values (in sc's pinned memory, read
-// until sc goes back) and the lists' lengths, three a hop.
-func (d *Device) downloadHops(sc *sampleScratch, hops []hop, cnt uintptr) ([]int32, []int, error) {
+// from the counts, and returns the lists (rowptr, sources and nodes a
+// hop; in sc's pinned memory, read until sc goes back).
+func (d *Device) downloadHops(sc *sampleScratch, hops []hop, cnt uintptr) ([][]int32, error) {
 	nh := len(hops)
 	ncnt := 2*nh + 1
 	var total int
@@ -581,9 +628,12 @@ func (d *Device) downloadHops(sc *sampleScratch, hops []hop, cnt uintptr) ([]int
 	}
 	var flat []int32
 	if ad, ok := d.drv.(asyncDownloader); ok && samplePinned && tune.SampleAsyncDownload {
-		var err error
-		if flat, err = d.downloadAsync(ad, sc, need, cnt, ncnt, layout, func() ([]uintptr, []int, int) { return srcs, lens, total }); err != nil && err != errNoPinned {
-			return nil, nil, err
+		lists, err := d.downloadAsync(ad, sc, hops, need, cnt, ncnt, layout, func() ([]uintptr, []int, int) { return srcs, lens, total })
+		switch {
+		case err == nil:
+			return lists, nil
+		case err != errNoPinned:
+			return nil, err
 		}
 	} else if samplePinned {
 		err := d.do(func(drv driver) error {
@@ -610,13 +660,13 @@ func (d *Device) downloadHops(sc *sampleScratch, hops []hop, cnt uintptr) ([]int
 		case err == nil:
 			flat = unsafe.Slice((*int32)(sc.pinned), ncnt+total)[ncnt:]
 		case err != errNoPinned:
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if flat == nil {
 		c := make([]int32, ncnt)
 		if err := d.readInts([]uintptr{cnt}, [][]int32{c}); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		layout(c)
 		flat = make([]int32, total)
@@ -627,10 +677,10 @@ func (d *Device) downloadHops(sc *sampleScratch, hops []hop, cnt uintptr) ([]int
 			off += n
 		}
 		if err := d.readInts(srcs, dsts); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return flat, lens, nil
+	return splitLists(flat, lens), nil
 }
 
 // asyncDownloader is the optional capability of a driver (the CUDA one)
@@ -666,21 +716,41 @@ func (sc *sampleScratch) growPinned(drv driver, need int64) error {
 	return nil
 }
 
-// downloadAsync is downloadHops' copy with tune.SampleAsyncDownload: the
-// counts come back into sc's pinned buffer by a copy that does not wait,
-// and a mark after it is polled (awaitMark) from this goroutine; then the
-// lists, sized by the counts (layout, after which lists gives the copies),
-// the same way. The device goroutine queues the other goroutines' work
-// (the training step's) meanwhile, where a waiting copy held it until
-// the stream drained.
-func (d *Device) downloadAsync(ad asyncDownloader, sc *sampleScratch, need int64, cnt uintptr, ncnt int, layout func([]int32), lists func() ([]uintptr, []int, int)) ([]int32, error) {
+// downloadAsync is downloadHops' copy with tune.SampleAsyncDownload:
+// copies that do not wait bring the batch back into sc's pinned buffer,
+// and a mark after them is polled (awaitMark) from this goroutine, so the
+// device goroutine queues the other goroutines' work (the training
+// step's) meanwhile, where a waiting copy held it until the stream
+// drained. When the hops' bounds (sizes the buffers hold) come to at most
+// asyncBoundBytes, the counts and every list at its bound go back in one
+// turn and one wait; else the counts first and then the lists, sized by
+// the counts (layout, after which lists gives the copies), each with its
+// own wait.
+func (d *Device) downloadAsync(ad asyncDownloader, sc *sampleScratch, hops []hop, need int64, cnt uintptr, ncnt int, layout func([]int32), lists func() ([]uintptr, []int, int)) ([][]int32, error) {
 	var h uintptr
+	one := need <= asyncBoundBytes
 	err := d.do(func(drv driver) error {
 		if err := sc.growPinned(drv, need); err != nil {
 			return err
 		}
 		if err := ad.dtohAsync(sc.pinned, cnt, int64(ncnt)*4); err != nil {
 			return err
+		}
+		if one {
+			off := ncnt
+			for _, hp := range hops {
+				for _, c := range []struct {
+					p uintptr
+					n int
+				}{{hp.rowptr.ptr, hp.bdst + 1}, {hp.idx.ptr, hp.bne}, {hp.nodes.ptr, hp.bsrc}} {
+					if c.n > 0 {
+						if err := ad.dtohAsync(unsafe.Add(sc.pinned, off*4), c.p, int64(c.n)*4); err != nil {
+							return err
+						}
+					}
+					off += c.n
+				}
+			}
 		}
 		var err error
 		h, err = ad.mark()
@@ -690,10 +760,25 @@ func (d *Device) downloadAsync(ad asyncDownloader, sc *sampleScratch, need int64
 		err = d.awaitMark(ad, h)
 	}
 	if err != nil {
+		d.waited()
 		return nil, err
 	}
 	layout(unsafe.Slice((*int32)(sc.pinned), ncnt))
 	srcs, lens, total := lists()
+	if one {
+		d.waited()
+		all := unsafe.Slice((*int32)(sc.pinned), int(need/4))
+		out := make([][]int32, 0, len(lens))
+		off := ncnt
+		for k, hp := range hops {
+			for j, bound := range []int{hp.bdst + 1, hp.bne, hp.bsrc} {
+				n := lens[3*k+j]
+				out = append(out, all[off:off+n:off+n])
+				off += bound
+			}
+		}
+		return out, nil
+	}
 	err = d.do(func(drv driver) error {
 		off := ncnt
 		for i, p := range srcs {
@@ -715,8 +800,14 @@ func (d *Device) downloadAsync(ad asyncDownloader, sc *sampleScratch, need int64
 	if err != nil {
 		return nil, err
 	}
-	return unsafe.Slice((*int32)(sc.pinned), ncnt+total)[ncnt:], nil
+	return splitLists(unsafe.Slice((*int32)(sc.pinned), ncnt+total)[ncnt:], lens), nil
 }
+
+// asyncBoundBytes is the largest download, at the hops' bounds, that
+// downloadAsync brings back in one turn (fan-outs of -1 can make the
+// bounds far larger than the blocks; a products-sized batch's are 9.4 MB
+// for 7.4 MB of blocks).
+var asyncBoundBytes int64 = 64 << 20
 
 // awaitMark polls mark h through the device goroutine until the stream
 // has passed it, sleeping between polls (20 µs, doubling to 320 µs), and
@@ -739,35 +830,61 @@ func (d *Device) awaitMark(ad asyncDownloader, h uintptr) error {
 	}
 }
 
-// widenHops converts the downloaded int32 values (flat, the hops' rowptr,
-// sources and node lists, lens long each, in that order) to the host
-// graphs' ints: into slices of arena (capped, so that an append to one
-// does not write the next) when it is not nil (takeArena(flatLen(lens))),
-// else one allocation a list. (One allocation for the whole batch,
-// sliced, was no faster than one a list: BenchmarkSampleBlocksHostProducts,
-// 2.2 and 2.8 ms a products-sized batch against 2.8 and 3.0 ms, the time
-// being the fresh pages' first touch, which an arena used before does not
+// widenHops converts the downloaded int32 lists (the hops' rowptr,
+// sources and node lists, in that order) to the host graphs' ints: into
+// slices of arena (capped, so that an append to one does not write the
+// next) when it is not nil (takeArena(listsLen(lists))), else one
+// allocation a list. (One allocation for the whole batch, sliced, was
+// no faster than one a list: BenchmarkSampleBlocksHostProducts, 2.2 and
+// 2.8 ms a products-sized batch against 2.8 and 3.0 ms, the time being
+// the fresh pages' first touch, which an arena used before does not
 // pay.)
-func widenHops(flat []int32, lens []int, arena []int) [][3][]int {
-	out := make([][3][]int, len(lens)/3)
+func widenHops(lists [][]int32, arena []int) [][3][]int {
+	out := make([][3][]int, len(lists)/3)
 	off := 0
-	for i := range out {
-		for k := range 3 {
-			n := lens[3*i+k]
-			var a []int
-			if arena != nil {
-				a = arena[off : off+n : off+n]
-			} else {
-				a = make([]int, n)
-			}
-			for j, v := range flat[off : off+n] {
-				a[j] = int(v)
-			}
-			out[i][k] = a
-			off += n
+	for i, l := range lists {
+		var a []int
+		if arena != nil {
+			a = arena[off : off+len(l) : off+len(l)]
+			off += len(l)
+		} else {
+			a = make([]int, len(l))
 		}
+		widen(a, l)
+		out[i/3][i%3] = a
 	}
 	return out
+}
+
+// widen sets dst[i] = src[i]: with tune.SampleParallelHost, in chunks of
+// at least 256k values on up to four goroutines.
+func widen(dst []int, src []int32) {
+	const chunk = 1 << 18
+	parts := 1
+	if tune.SampleParallelHost {
+		parts = min(4, max(1, len(src)/chunk))
+	}
+	var wg sync.WaitGroup
+	per := (len(src) + parts - 1) / max(parts, 1)
+	for p := range parts {
+		lo, hi := p*per, min((p+1)*per, len(src))
+		part := func() {
+			d := dst[lo:hi]
+			for j, v := range src[lo:hi] {
+				d[j] = int(v)
+			}
+		}
+		if p == parts-1 {
+			part()
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			part()
+		}()
+	}
+	wg.Wait()
 }
 
 // errNoPinned says that downloadHops could not allocate pinned memory.
@@ -1005,20 +1122,45 @@ func prepBlockInto(bg *graph.Graph, tptr *[]int32) *blockPrep {
 var prepFused = true
 
 // rowsOf is degreeStatsOf and heavyRowsOf in one pass, over a row
-// pointer (ptr) or over the rows' lengths.
+// pointer (ptr) or over the rows' lengths. The loop keeps its sums in
+// locals and leaves the rare heavy rows to heavyOf.
 func rowsOf[I int | int32](a []I, ptr bool) (s degreeStats, heavy, tiles []int32, ntiles int) {
 	n := len(a)
 	if ptr {
 		n--
 	}
-	s.rows = n
+	var edges, most, nheavy int
+	if ptr {
+		for v := 0; v < n; v++ {
+			d := int(a[v+1] - a[v])
+			most = max(most, d)
+			if d > heavyTile {
+				nheavy++
+			}
+		}
+		if n > 0 {
+			edges = int(a[n] - a[0])
+		}
+	} else {
+		for _, x := range a {
+			d := int(x)
+			edges += d
+			most = max(most, d)
+			if d > heavyTile {
+				nheavy++
+			}
+		}
+	}
+	s = degreeStats{rows: n, edges: edges, max: most}
+	if nheavy == 0 {
+		return s, nil, nil, 0
+	}
+	heavy, tiles = make([]int32, 0, nheavy), make([]int32, 0, nheavy)
 	for v := 0; v < n; v++ {
 		d := int(a[v])
 		if ptr {
 			d = int(a[v+1]) - d
 		}
-		s.edges += d
-		s.max = max(s.max, d)
 		if d > heavyTile {
 			s.heavy++
 			s.heavyEdges += d

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
@@ -226,17 +227,18 @@ func productsGraph(tb testing.TB) (*graph.Graph, []int) {
 // ints) and hostBlocks (host graphs and blockPreps), with the graph kept
 // alive, as a loader keeps it (its gigabyte of ints makes Go's collector
 // run seldom, so fresh allocations touch new pages). Each iteration runs
-// the batch three times: as before (fresh memory for the blocks and the
+// the batch four times: as before (fresh memory for the blocks and the
 // preps' scratch) and reusing it (tune.SampleReuse: an arena given back
 // as data.NeighborLoader's ReuseBlocks does, and the call's scratch), and
 // a third time reusing it with the preps' passes as before (prepFused
+// off), a fourth reusing it on one goroutine (tune.SampleParallelHost
 // off). It reports milliseconds a batch for each part and way,
-// fresh/reused and unfused/fused.
+// fresh/reused, unfused/fused and serial/parallel.
 func BenchmarkSampleBlocksHostProducts(b *testing.B) {
 	hops, flat, lens, seeds, g := productsBatch(b)
 	var tSeen time.Duration
-	var tWiden, tHost [3]time.Duration
-	var tptr []int32
+	var tWiden, tHost [4]time.Duration
+	var tptr [][]int32
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
@@ -245,17 +247,19 @@ func BenchmarkSampleBlocksHostProducts(b *testing.B) {
 			seen[v] = true
 		}
 		tSeen += time.Since(t0)
-		for way := range 3 {
+		for way := range 4 {
 			var arena []int
-			var scratch *[]int32
+			var scratch *[][]int32
 			t1 := time.Now()
 			if way > 0 {
-				arena, scratch = takeArena(flatLen(lens)), &tptr
+				arena, scratch = takeArena(len(flat)), &tptr
 			}
 			// The third way is the second with the preps' passes as
-			// before (prepFused off).
+			// before (prepFused off), the fourth on this goroutine alone
+			// (tune.SampleParallelHost off).
 			prepFused = way != 2
-			host := widenHops(flat, lens, arena)
+			tune.SampleParallelHost = way != 3
+			host := widenHops(splitLists(flat, lens), arena)
 			t2 := time.Now()
 			if _, _, _, err := hostBlocks(hops, host, seeds, scratch); err != nil {
 				b.Fatal(err)
@@ -268,7 +272,7 @@ func BenchmarkSampleBlocksHostProducts(b *testing.B) {
 			tHost[way] += t3.Sub(t2)
 		}
 	}
-	prepFused = true
+	prepFused, tune.SampleParallelHost = true, true
 	runtime.KeepAlive(g)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 / float64(b.N) }
 	b.ReportMetric(ms(tSeen), "ms-seeds/op")
@@ -279,5 +283,8 @@ func BenchmarkSampleBlocksHostProducts(b *testing.B) {
 	b.ReportMetric(ms(tHost[2]), "ms-hostblocks-reused-unfused/op")
 	b.ReportMetric(ms(tWiden[0]+tHost[0])/max(ms(tWiden[1]+tHost[1]), 1e-6), "fresh/reused")
 	b.ReportMetric(ms(tHost[2])/max(ms(tHost[1]), 1e-6), "unfused/fused")
+	b.ReportMetric(ms(tWiden[3]), "ms-widen-reused-serial/op")
+	b.ReportMetric(ms(tHost[3]), "ms-hostblocks-reused-serial/op")
+	b.ReportMetric(ms(tWiden[3]+tHost[3])/max(ms(tWiden[1]+tHost[1]), 1e-6), "serial/parallel")
 	b.ReportMetric(float64(len(flat))*4/1e6, "MB-download")
 }

@@ -80,7 +80,8 @@ func batchDownload(t *testing.T, g *graph.Graph, seeds, fanouts []int) ([]hop, [
 // TestHostBlocksReuse: SampleBlocks' host work (widenHops and hostBlocks)
 // into an arena given back by the batch before and with the call's prep
 // scratch (tune.SampleReuse) gives the blocks data.SampleBlocks gives,
-// the same preps as with fresh memory, and allocates under a tenth of
+// the same preps as with fresh memory and as on one goroutine
+// (tune.SampleParallelHost off), and allocates under a tenth of
 // the bytes the fresh way does (its arrays, one int per entry of the
 // download, and the preps' transposed row counts); no list may grow into
 // the next (each is capped).
@@ -91,23 +92,32 @@ func TestHostBlocksReuse(t *testing.T) {
 		seeds[i] = 25 * i
 	}
 	hops, flat, lens, want := batchDownload(t, g, seeds, []int{15, 10, 5})
-	var tptr []int32
+	var tptr [][]int32
 	var arena []int
 	build := func(reuse bool) ([]graph.Block, []*blockPrep, uint64) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		arena = nil
-		var scratch *[]int32
+		var scratch *[][]int32
 		if reuse {
-			arena, scratch = takeArena(flatLen(lens)), &tptr
+			arena, scratch = takeArena(len(flat)), &tptr
 		}
-		blocks, preps, _, err := hostBlocks(hops, widenHops(flat, lens, arena), seeds, scratch)
+		blocks, preps, _, err := hostBlocks(hops, widenHops(splitLists(flat, lens), arena), seeds, scratch)
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return blocks, preps, after.TotalAlloc - before.TotalAlloc
 	}
+	defer func() { tune.SampleParallelHost = true }()
+	tune.SampleParallelHost = false
+	serial, serialPreps, _ := build(true)
+	putArena(arena)
+	serialBlocks := make([][3][]int, len(serial))
+	for i, b := range serial {
+		serialBlocks[i] = [3][]int{slices.Clone(b.Graph.Indptr), slices.Clone(b.Graph.Indices), slices.Clone(b.SrcNodes)}
+	}
+	tune.SampleParallelHost = true
 	fresh, freshPreps, freshBytes := build(false)
 	// Warm: the arena and scratch exist and go back after each batch.
 	for range 2 {
@@ -129,7 +139,15 @@ func TestHostBlocksReuse(t *testing.T) {
 			t.Fatalf("block %d: a list of the arena is not capped at its length", i)
 		}
 	}
+	for i, b := range reused {
+		if !slices.Equal(b.Graph.Indptr, serialBlocks[i][0]) || !slices.Equal(b.Graph.Indices, serialBlocks[i][1]) || !slices.Equal(b.SrcNodes, serialBlocks[i][2]) {
+			t.Fatalf("block %d built on several goroutines differs from the one built on one", i)
+		}
+	}
 	for i, p := range reusedPreps {
+		if q := serialPreps[i]; p.in != q.in || p.out != q.out || !slices.Equal(p.lists(), q.lists()) {
+			t.Fatalf("hop %d: the prep built on several goroutines differs", i)
+		}
 		f := freshPreps[i]
 		if p.in != f.in || p.out != f.out || !slices.Equal(p.lists(), f.lists()) || p.ntiles != f.ntiles || p.tntiles != f.tntiles {
 			t.Fatalf("hop %d: the prep with scratch differs from the fresh one", i)
@@ -373,11 +391,12 @@ func (m *markDriver) unmark(h uintptr) { delete(m.live, h) }
 
 // TestSampleDownloadAsync runs SampleBlocks on a driver that can copy to
 // the host without waiting (markDriver): with tune.SampleAsyncDownload
-// the batch comes back through two marks, each polled until passed and
-// then freed, and the device goroutine never waits for the stream (no
-// waiting copy or sync, where the download held it until the stream
-// drained); with the switch off it waits, as before. The blocks are the
-// same both ways.
+// the batch comes back through one mark (the lists at their bounds;
+// two, the counts and then the lists, when the bounds exceed
+// asyncBoundBytes), each polled until passed and then freed, and the
+// device goroutine never waits for the stream (no waiting copy or sync,
+// where the download held it until the stream drained); with the switch
+// off it waits, as before. The blocks are the same all three ways.
 func TestSampleDownloadAsync(t *testing.T) {
 	rec := &recordDriver{}
 	wd := &waitDriver{recordDriver: rec}
@@ -398,9 +417,19 @@ func TestSampleDownloadAsync(t *testing.T) {
 	if _, _, err := d.SampleBlocks(g, nil, seeds, fanouts, 1); err != nil { // the graph's upload waits
 		t.Fatal(err)
 	}
-	var got [2][]graph.Block
-	for i, async := range []bool{true, false} {
-		tune.SampleAsyncDownload = async
+	defer func(b int64) { asyncBoundBytes = b }(asyncBoundBytes)
+	var got [3][]graph.Block
+	for i, c := range []struct {
+		async bool
+		bound int64
+	}{{true, 64 << 20}, {true, 0}, {false, 64 << 20}} {
+		async := c.async
+		tune.SampleAsyncDownload, asyncBoundBytes = async, c.bound
+		// One turn at the bounds, or the counts and then the lists.
+		turns := 1
+		if c.bound == 0 {
+			turns = 2
+		}
 		var w0, c0, m0, p0 int
 		if err := d.do(func(driver) error {
 			w0, c0, m0, p0 = len(wd.waits), drv.asyncCopies, drv.marks, drv.polls
@@ -420,17 +449,19 @@ func TestSampleDownloadAsync(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if async && (waits != 0 || marks != 2 || polls != 6 || copies == 0 || live != 0) {
-			t.Errorf("async download: %d waits, %d copies, %d marks polled %d times, %d left, want 0 waits, 2 marks polled 6 times, none left", waits, copies, marks, polls, live)
+		if async && (waits != 0 || marks != turns || polls != 3*turns || copies == 0 || live != 0) {
+			t.Errorf("async download (bound %d): %d waits, %d copies, %d marks polled %d times, %d left, want 0 waits, %d marks polled %d times, none left", c.bound, waits, copies, marks, polls, live, turns, 3*turns)
 		}
 		if !async && (waits == 0 || marks != 0 || copies != 0) {
 			t.Errorf("waiting download: %d waits, %d marks, %d copies without a wait", waits, marks, copies)
 		}
 	}
-	for i := range got[0] {
-		a, b := got[0][i], got[1][i]
-		if !slices.Equal(a.Graph.Indptr, b.Graph.Indptr) || !slices.Equal(a.Graph.Indices, b.Graph.Indices) || !slices.Equal(a.SrcNodes, b.SrcNodes) {
-			t.Errorf("block %d differs between the two downloads", i)
+	for k := 1; k < len(got); k++ {
+		for i := range got[0] {
+			a, b := got[0][i], got[k][i]
+			if !slices.Equal(a.Graph.Indptr, b.Graph.Indptr) || !slices.Equal(a.Graph.Indices, b.Graph.Indices) || !slices.Equal(a.SrcNodes, b.SrcNodes) {
+				t.Errorf("block %d differs between downloads 0 and %d", i, k)
+			}
 		}
 	}
 }
@@ -473,5 +504,32 @@ func TestPrepFused(t *testing.T) {
 	}
 	if !heavyIn || !heavyOut {
 		t.Errorf("heavy rows by destination %t, by source %t: the test covers too little", heavyIn, heavyOut)
+	}
+}
+
+// TestWiden: widen gives every value, in order, in chunks on several
+// goroutines (tune.SampleParallelHost) and on one, for lengths around
+// the chunk size and a products-sized download.
+func TestWiden(t *testing.T) {
+	defer func() { tune.SampleParallelHost = true }()
+	for _, n := range []int{0, 1, 1<<18 - 1, 1 << 18, 1<<19 + 3, 3<<20 + 7} {
+		src := make([]int32, n)
+		for i := range src {
+			src[i] = int32(i*7919) - 1<<30
+		}
+		for _, par := range []bool{true, false} {
+			tune.SampleParallelHost = par
+			dst := make([]int, n+1)
+			dst[n] = -1
+			widen(dst[:n], src)
+			for i, v := range src {
+				if dst[i] != int(v) {
+					t.Fatalf("n %d, parallel %t: dst[%d] = %d, want %d", n, par, i, dst[i], v)
+				}
+			}
+			if dst[n] != -1 {
+				t.Fatalf("n %d: widen wrote past its end", n)
+			}
+		}
 	}
 }

@@ -346,10 +346,10 @@ func TestDeviceSAGEAggregateFirst(t *testing.T) {
 // fan-outs 15, 10, 5; 100 features gathered) and logs where the time
 // goes (tune.SampleSplit), on one goroutine and on four at once (the
 // loader's Workers), after checking one batch against data.SampleBlocks:
-// as before (tune.SampleUnlocked, tune.SampleReuse,
-// tune.SamplePostLaunch and tune.SampleAsyncDownload off: the lock held
-// through the download and its widening, fresh memory every batch, each
-// launch and the download waited for on the device goroutine) and
+// as before (tune.SetSampler(false): the lock held through the download
+// and its widening, fresh memory every batch, each launch and the
+// download waited for on the device goroutine, the host blocks built on
+// one goroutine) and
 // as now (each batch's arena given back after it, as the loader's
 // ReuseBlocks does), each checked again. It asserts nothing about time.
 func TestDeviceSampleSplit(t *testing.T) {
@@ -361,16 +361,14 @@ func TestDeviceSampleSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		tune.SampleTiming = nil
-		tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch, tune.SampleAsyncDownload = true, true, true, true
-	}()
+	defer tune.SetSampler(true)()
+	defer func() { tune.SampleTiming = nil }()
 	ms := func(x time.Duration, n int) float64 { return float64(x.Microseconds()) / 1e3 / float64(n) }
 	for _, now := range []bool{false, true} {
-		tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch, tune.SampleAsyncDownload = now, now, now, now
-		way := "as before (lock through the widening, fresh memory, waited launches and download)"
+		tune.SetSampler(now)
+		way := "as before (lock through the widening, fresh memory, waited launches and download, one goroutine)"
 		if now {
-			way = "as now (unlocked host work, memory reused, posted launches, polled download)"
+			way = "as now (unlocked host work on a goroutine a hop, memory reused, posted launches, polled download)"
 		}
 		for rep := range 2 { // the second after an arena went back
 			blocks, _, arena, err := d.sampleBlocks(g, xd, seeds, fanouts, 1, true)

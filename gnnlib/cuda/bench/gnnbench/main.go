@@ -21,7 +21,7 @@
 // before (the sampler's host work under its lock, fresh memory every
 // batch, its launches and download waited for on the device goroutine,
 // two batches in flight), then as now (products-sized, also with two
-// batches in flight); the split of the sampler's time per call goes to
+// batches in flight and with eight sampler goroutines); the split of the sampler's time per call goes to
 // standard error.
 //
 // The nnbf16 part (not run by default) times the arxiv-sized GCN and GATv2
@@ -596,6 +596,9 @@ func main() {
 				// default window (one batch a worker).
 				sampledSAGE(d, prod, 100, 47, 20, 4, 2, feedDevice, false, true)
 				sampledSAGE(d, prod, 100, 47, 20, 4, 2, feedDevice, false, false)
+				// And with eight sampler goroutines (eight batches in
+				// flight), where the host's share per call is the limit.
+				sampledSAGE(d, prod, 100, 47, 20, 8, 0, feedDevice, false, false)
 			}
 			sampledSAGE(d, prod, 100, 47, 20, 4, 0, feedDevice, false, false)
 		}

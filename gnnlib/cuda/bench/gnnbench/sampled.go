@@ -46,9 +46,9 @@ const (
 // With the device feed, the loader's ReuseBlocks is on, and the split of
 // Device.SampleBlocks' time per call (tune.SampleSplit: lock, queue,
 // download and wait, widen, host, register) is printed; with
-// samplerBefore, the sampler runs as before (tune.SampleUnlocked,
-// tune.SampleReuse, tune.SamplePostLaunch and tune.SampleAsyncDownload
-// off, no ReuseBlocks), for the A/B.
+// samplerBefore, the sampler runs as before (tune.SetSampler(false):
+// its host work under its lock and on one goroutine, fresh memory, its
+// launches and download waited for; no ReuseBlocks), for the A/B.
 //
 // prefetch is the loader's Prefetch (0: its default, one batch a worker).
 func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetch int, feed string, productFirst, samplerBefore bool) {
@@ -61,16 +61,12 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 	}
 	if feed == feedDevice {
 		if samplerBefore {
-			variant += ", sampler as before (locked host work, fresh memory, waited launches and download)"
+			variant += ", sampler as before (locked host work on one goroutine, fresh memory, waited launches and download)"
 		} else {
 			variant += ", blocks reused"
 		}
 	}
-	defer func(u, r, p, a bool) {
-		tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch, tune.SampleAsyncDownload = u, r, p, a
-	}(tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch, tune.SampleAsyncDownload)
-	now := !samplerBefore
-	tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch, tune.SampleAsyncDownload = now, now, now, now
+	defer tune.SetSampler(!samplerBefore)()
 	defer func(on bool) { nn.SAGEAggregateFirst = on }(nn.SAGEAggregateFirst)
 	nn.SAGEAggregateFirst = !productFirst
 	// A panic (an op the device lacks on blocks) ends this part, not the run.
@@ -253,7 +249,6 @@ var sampledFeeds = flag.String("sampled-feeds", "host1,host4,resident,device,pro
 	"comma-separated arxiv-sized variants of the sampled part: host1 and host4 (host feed, 1 or 4 sampler goroutines), resident (features on the device, host sampler), device (sampled on the device), productfirst (device, nn.SAGEAggregateFirst off); -products adds the products-sized device feed")
 
 // sampledAB runs the device feeds (arxiv-sized device, products-sized)
-// first with the sampler as before (tune.SampleUnlocked,
-// tune.SampleReuse, tune.SamplePostLaunch and tune.SampleAsyncDownload
-// off, no ReuseBlocks), then as now, in one run.
-var sampledAB = flag.Bool("sampled-ab", true, "the sampled part's device feeds first with the sampler as before (host work under its lock, fresh memory every batch, each launch and the download waited for: tune.SampleUnlocked, tune.SampleReuse, tune.SamplePostLaunch and tune.SampleAsyncDownload off), then as now")
+// first with the sampler as before (tune.SetSampler(false), no
+// ReuseBlocks), then as now, in one run.
+var sampledAB = flag.Bool("sampled-ab", true, "the sampled part's device feeds first with the sampler as before (host work under its lock, fresh memory every batch, each launch and the download waited for, host blocks on one goroutine: tune.SetSampler(false)), then as now")

@@ -44,6 +44,13 @@ var SamplePostLaunch = true
 // before). On by default; gnnbench's sampled part compares the two.
 var SampleAsyncDownload = true
 
+// SampleParallelHost lets gnnlib/cuda's sampler build a batch's host
+// blocks on a goroutine a hop and widen its download (with ReuseBlocks)
+// on up to four, where the H100 machine's host took 10-15 ms a
+// products-sized batch on one. Off, all on the calling goroutine, as
+// before. On by default; gnnbench's sampled part compares the two.
+var SampleParallelHost = true
+
 // SampleSplit adds up where gnnlib/cuda's Device.SampleBlocks spends its
 // time on the calling goroutine: waiting for the sampler's lock, queueing
 // the hops' kernels, the download with its wait for the device, widening
@@ -59,3 +66,19 @@ type SampleSplit struct {
 // SampleTiming, when not nil, adds up the split of every SampleBlocks
 // call (set by tests and benchmarks only, before the calls start).
 var SampleTiming *SampleSplit
+
+// SetSampler sets every switch of gnnlib/cuda's sampler above
+// (SampleUnlocked, SampleReuse, SamplePostLaunch, SampleAsyncDownload,
+// SampleParallelHost) to on, and returns a function that restores them.
+func SetSampler(on bool) (restore func()) {
+	ps := []*bool{&SampleUnlocked, &SampleReuse, &SamplePostLaunch, &SampleAsyncDownload, &SampleParallelHost}
+	old := make([]bool, len(ps))
+	for i, p := range ps {
+		old[i], *p = *p, on
+	}
+	return func() {
+		for i, p := range ps {
+			*p = old[i]
+		}
+	}
+}
