@@ -155,10 +155,14 @@
 // followed by an event that the loader's goroutine polls
 // (tune.SampleAsyncDownload; with another driver, one turn of the device
 // goroutine that waits), so that the device goroutine goes on queueing
-// the training step meanwhile. The sampler's lock covers only the
-// queueing of a batch's kernels (tune.SampleUnlocked): each call
-// downloads into pinned buffers of its own and builds its host blocks
-// outside it, so the loader's goroutines overlap there. With the
+// the training step meanwhile; where the hops' bounds come to at most
+// 64 MiB, the lists come back at their bounds with the counts, in one
+// turn and one wait. The sampler's lock covers only the queueing of a
+// batch's kernels (tune.SampleUnlocked): each call downloads into pinned
+// buffers of its own and builds its host blocks outside it, on a
+// goroutine a hop, widening its download in parallel chunks
+// (tune.SampleParallelHost), so the loader's goroutines overlap there.
+// With the
 // loader's ReuseBlocks, a batch's host arrays are built in memory that
 // the batch before gave back, and each call keeps its preps' scratch
 // (tune.SampleReuse): on a products-sized graph, whose gigabyte of host
@@ -533,13 +537,18 @@
 // GPU with PyG's SAGEConv took 6.30 ms); sampled on the device (see
 // Sampled mini-batches) they took 3.82 ms there, 1.65x faster than the
 // anchor, but 8.63 ms products-sized against the anchor's 6.03 (the
-// issue asks 2x faster). There the loader is the limit, and within it the
-// host: TestDeviceSampleSplit (H100, 2026-12-06 17:18) timed a
-// products-sized SampleBlocks call at 19.9 ms on one goroutine, of which
-// 11.2 ms host work (widening the download, the host graphs and their
-// preps), 5.2 download and wait, 2.1 queueing the kernels and 1.2
-// registering and gathering; on four goroutines each call still spent
-// 11.7 ms on the host and 4.9 waiting for the sampler's lock. Clamp, Max
+// issue asks 2x faster). There the loader was the limit, and within it
+// the host. In a mid-session H100 run (2026-12-06 18:43, gnnbench's
+// sampled A/B in one run) the sampler as now (its lock around the
+// queueing only, memory reused, launches posted, the download polled,
+// one batch in flight a worker) took the products-sized batch from
+// 8.33 to 5.78 ms (step 4.75 ms, 1.03 waiting for the loader) and the
+// arxiv-sized from 3.77 to 2.74 ms; the step itself, 4.2-4.8 ms
+// products-sized, is now most of the batch, above the issue's 3.0 ms.
+// That host is slow at the sampler's host work: a products-sized
+// batch's host blocks took 9.8 ms there with reused memory
+// (BenchmarkSampleBlocksHostProducts; 2.6-3.2 ms on the 2-core dev
+// machine), widening its download 3.4 ms. Clamp, Max
 // and Min along an axis
 // and the batched MatMul have no device path yet. The ops beyond a GCN/GAT
 // epoch (reduce.cu, loss.cu, norm.cu, conv.cu) are simple grid-stride kernels, not tuned: BatchNorm gives one block to
