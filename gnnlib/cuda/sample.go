@@ -767,17 +767,7 @@ func (d *Device) downloadAsync(ad asyncDownloader, sc *sampleScratch, hops []hop
 	srcs, lens, total := lists()
 	if one {
 		d.waited()
-		all := unsafe.Slice((*int32)(sc.pinned), int(need/4))
-		out := make([][]int32, 0, len(lens))
-		off := ncnt
-		for k, hp := range hops {
-			for j, bound := range []int{hp.bdst + 1, hp.bne, hp.bsrc} {
-				n := lens[3*k+j]
-				out = append(out, all[off:off+n:off+n])
-				off += bound
-			}
-		}
-		return out, nil
+		return boundLists(unsafe.Slice((*int32)(sc.pinned), int(need/4)), hops, lens, ncnt), nil
 	}
 	err = d.do(func(drv driver) error {
 		off := ncnt
@@ -801,6 +791,22 @@ func (d *Device) downloadAsync(ad asyncDownloader, sc *sampleScratch, hops []hop
 		return nil, err
 	}
 	return splitLists(unsafe.Slice((*int32)(sc.pinned), ncnt+total)[ncnt:], lens), nil
+}
+
+// boundLists cuts the lists out of a download laid out at the hops'
+// bounds (the ncnt counts, then each hop's rowptr, sources and nodes at
+// bdst+1, bne and bsrc values each): lens values each.
+func boundLists(all []int32, hops []hop, lens []int, ncnt int) [][]int32 {
+	out := make([][]int32, 0, len(lens))
+	off := ncnt
+	for k, hp := range hops {
+		for j, bound := range []int{hp.bdst + 1, hp.bne, hp.bsrc} {
+			n := lens[3*k+j]
+			out = append(out, all[off:off+n:off+n])
+			off += bound
+		}
+	}
+	return out
 }
 
 // asyncBoundBytes is the largest download, at the hops' bounds, that

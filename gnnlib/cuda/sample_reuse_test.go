@@ -533,3 +533,47 @@ func TestWiden(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundLists lays a batch of data.SampleBlocks' blocks out as
+// downloadAsync's one turn copies it (the counts, then each list at its
+// hop's bound from sampleBounds, the slots past the list garbage) and
+// checks that boundLists cuts out exactly the blocks' lists, capped.
+func TestBoundLists(t *testing.T) {
+	g := sampleGraphForTest(t)
+	seeds, fanouts := []int{0, 5, 17, 4999, 1000, 1}, []int{15, 10, 5}
+	blocks, err := data.SampleBlocks(g, seeds, fanouts, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bdst, bne, bsrc := sampleBounds(len(seeds), g.NumNodes(), g.NumEdges(), 0, fanouts)
+	nh := len(fanouts)
+	ncnt := 2*nh + 1
+	all := garbage(ncnt)
+	var hops []hop
+	var lens []int
+	var want [][]int32
+	for k := range nh {
+		b := blocks[nh-1-k]
+		h := hop{bdst: int(bdst[k]), bne: int(bne[k]), bsrc: int(bsrc[k])}
+		hops = append(hops, h)
+		for j, l := range [][]int{b.Graph.Indptr, b.Graph.Indices, b.SrcNodes} {
+			bound := []int{h.bdst + 1, h.bne, h.bsrc}[j]
+			if len(l) > bound {
+				t.Fatalf("hop %d list %d: %d values over the bound %d", k, j, len(l), bound)
+			}
+			all = append(all, toInt32(l)...)
+			all = append(all, garbage(bound-len(l))...)
+			lens = append(lens, len(l))
+			want = append(want, toInt32(l))
+		}
+	}
+	got := boundLists(all, hops, lens, ncnt)
+	if len(got) != len(want) {
+		t.Fatalf("%d lists, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) || cap(got[i]) != len(got[i]) {
+			t.Fatalf("list %d (hop %d): %d values (cap %d), differs from the block's", i, i/3, len(got[i]), cap(got[i]))
+		}
+	}
+}
