@@ -149,9 +149,27 @@
 // fan-out for the edges, plus the destinations for the sources, at most
 // the graph's nodes), and its counts stay on the device, where the next
 // kernels read them. A batch's seeds go up through pinned memory without
-// a wait, and its counts and then its blocks come back in one turn of the
-// device goroutine, through pinned memory: the batch's one wait for the
-// stream. Each transpose takes nine launches, and the heavy-row lists of
+// a wait, its kernels are handed to the device goroutine without a round
+// trip each (tune.SamplePostLaunch), and its counts and then its blocks
+// come back through pinned memory by copies that do not wait, each
+// followed by an event that the loader's goroutine polls
+// (tune.SampleAsyncDownload; with another driver, one turn of the device
+// goroutine that waits), so that the device goroutine goes on queueing
+// the training step meanwhile; where the hops' bounds come to at most
+// 64 MiB, the lists come back at their bounds with the counts, in one
+// turn and one wait. The sampler's lock covers only the queueing of a
+// batch's kernels (tune.SampleUnlocked): each call downloads into pinned
+// buffers of its own and builds its host blocks outside it, on a
+// goroutine a hop, widening its download in parallel chunks
+// (tune.SampleParallelHost), so the loader's goroutines overlap there.
+// With the
+// loader's ReuseBlocks, a batch's host arrays are built in memory that
+// the batch before gave back, and each call keeps its preps' scratch
+// (tune.SampleReuse): on a products-sized graph, whose gigabyte of host
+// arrays makes Go's collector run seldom, fresh memory costs a page fault
+// per 4 KiB, and the host work of a batch (widening the download, the
+// host graphs and their preps) took 3.0 ms instead of 32 ms on the 2-core
+// dev machine (BenchmarkSampleBlocksHostProducts). Each transpose takes nine launches, and the heavy-row lists of
 // the blocks go up through pinned memory without a wait. The blocks come
 // back as graph.Graph values that ops on device tensors find already on
 // the device, and that the layers which read host arrays (GCN's
@@ -402,8 +420,8 @@
 // quadratic in its length: with a fan-out of −1 a hub's row of many
 // thousand edges takes milliseconds. The sampler's kernels run on the
 // device's one stream, between the training step's, and a batch's
-// download waits for the step queued before it: there is no second
-// stream. UploadBlocks' one copy is from pageable memory.
+// download completes only after the step queued before it: there is no
+// second stream. UploadBlocks' one copy is from pageable memory.
 //
 // BUG(gnnlab): the tensor-core GEMM (MatMulBF16) reached 31-73 % of the
 // HBM roofline at the GNN layers' shapes on an H100 (final run,
@@ -527,13 +545,18 @@
 // GPU with PyG's SAGEConv took 6.30 ms); sampled on the device (see
 // Sampled mini-batches) they took 3.82 ms there, 1.65x faster than the
 // anchor, but 8.63 ms products-sized against the anchor's 6.03 (the
-// issue asks 2x faster). There the loader is the limit, and within it the
-// host: TestDeviceSampleSplit (H100, 2026-12-06 17:18) timed a
-// products-sized SampleBlocks call at 19.9 ms on one goroutine, of which
-// 11.2 ms host work (widening the download, the host graphs and their
-// preps), 5.2 download and wait, 2.1 queueing the kernels and 1.2
-// registering and gathering; on four goroutines each call still spent
-// 11.7 ms on the host and 4.9 waiting for the sampler's lock. Clamp, Max
+// issue asks 2x faster). There the loader was the limit, and within it
+// the host. In a mid-session H100 run (2026-12-06 18:43, gnnbench's
+// sampled A/B in one run) the sampler as now (its lock around the
+// queueing only, memory reused, launches posted, the download polled,
+// one batch in flight a worker) took the products-sized batch from
+// 8.33 to 5.78 ms (step 4.75 ms, 1.03 waiting for the loader) and the
+// arxiv-sized from 3.77 to 2.74 ms; the step itself, 4.2-4.8 ms
+// products-sized, is now most of the batch, above the issue's 3.0 ms.
+// That host is slow at the sampler's host work: a products-sized
+// batch's host blocks took 9.8 ms there with reused memory
+// (BenchmarkSampleBlocksHostProducts; 2.6-3.2 ms on the 2-core dev
+// machine), widening its download 3.4 ms. Clamp, Max
 // and Min along an axis
 // and the batched MatMul have no device path yet. The ops beyond a GCN/GAT
 // epoch (reduce.cu, loss.cu, norm.cu, conv.cu) are simple grid-stride kernels, not tuned: BatchNorm gives one block to

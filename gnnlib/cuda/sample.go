@@ -18,23 +18,56 @@ import (
 
 // sampleGraph is a host graph's CSR on the device for SampleBlocks, with
 // the sampler's node-sized scratch: flag (all zero between calls) and loc
-// (a node's index among the current hop's sources).
+// (a node's index among the current hop's sources), which mu guards
+// while a call queues its kernels.
 type sampleGraph struct {
 	mu                     sync.Mutex
 	dev                    *Device
 	n                      int
 	indptr, idx, flag, loc *buffer
+	// ne and maxDeg are the graph's edges and largest in-degree, for
+	// sampleBounds.
+	ne, maxDeg int
+	// spare holds the per-call scratch of calls that have returned
+	// (under spareMu), every one made is in made, for free.
+	spareMu     sync.Mutex
+	spare, made []*sampleScratch
+}
+
+// sampleScratch is one SampleBlocks call's host memory, taken from its
+// sampleGraph's spares and given back at the call's end, so that calls on
+// several goroutines download and build their blocks at once.
+type sampleScratch struct {
 	// pinned is page-locked host memory (pinnedBytes long) that the
-	// blocks come back through, reused from call to call under mu.
+	// blocks come back through, grown to the largest batch yet.
 	pinned      unsafe.Pointer
 	pinnedBytes int64
 	// seedsUp is the page-locked host memory that the seeds go up
 	// through without a wait (before the call's download), heavyUp the
 	// blocks' heavy-row lists (after it).
 	seedsUp, heavyUp stage
-	// ne and maxDeg are the graph's edges and largest in-degree, for
-	// sampleBounds.
-	ne, maxDeg int
+	// tindptr is prepBlock's scratch, one a hop (tune.SampleReuse).
+	tindptr [][]int32
+}
+
+// takeScratch returns a spare scratch of s, or a new one.
+func (s *sampleGraph) takeScratch() *sampleScratch {
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
+	if n := len(s.spare); n > 0 {
+		sc := s.spare[n-1]
+		s.spare = s.spare[:n-1]
+		return sc
+	}
+	sc := &sampleScratch{}
+	s.made = append(s.made, sc)
+	return sc
+}
+
+func (s *sampleGraph) putScratch(sc *sampleScratch) {
+	s.spareMu.Lock()
+	s.spare = append(s.spare, sc)
+	s.spareMu.Unlock()
 }
 
 func (s *sampleGraph) free() {
@@ -43,11 +76,17 @@ func (s *sampleGraph) free() {
 			b.release()
 		}
 	}
-	for _, p := range []*unsafe.Pointer{&s.pinned, &s.seedsUp.p, &s.heavyUp.p} {
-		if q := *p; q != nil {
-			*p = nil
-			// A closed device has freed it with its context.
-			_ = s.dev.do(func(drv driver) error { return drv.freeHost(q) })
+	s.spareMu.Lock()
+	made := s.made
+	s.made, s.spare = nil, nil
+	s.spareMu.Unlock()
+	for _, sc := range made {
+		for _, p := range []*unsafe.Pointer{&sc.pinned, &sc.seedsUp.p, &sc.heavyUp.p} {
+			if q := *p; q != nil {
+				*p = nil
+				// A closed device has freed it with its context.
+				_ = s.dev.do(func(drv driver) error { return drv.freeHost(q) })
+			}
 		}
 	}
 }
@@ -102,12 +141,19 @@ func (d *Device) zeroInts(n int) (*buffer, error) {
 	return b, nil
 }
 
-// fillInts sets n int32 slots of b to v.
+// fillInts sets n int32 slots of b to v: posted to the device goroutine
+// with tune.SamplePostLaunch (its error then comes back from the next
+// call that waits), as the sampler's launches are.
 func (d *Device) fillInts(b *buffer, v uint32, n int) error {
 	if d.record(graphNode{dst: b.ptr, v: v, n: int64(n)}) {
 		return nil
 	}
-	return d.do(func(drv driver) error { return drv.memsetD32(b.ptr, v, int64(n)) })
+	p := b.ptr
+	fill := func(drv driver) error { return drv.memsetD32(p, v, int64(n)) }
+	if tune.SamplePostLaunch {
+		return d.post(fill)
+	}
+	return d.do(fill)
 }
 
 // scanInts returns the exclusive prefix sums of the n int32 values of in,
@@ -127,7 +173,7 @@ func (d *Device) scanInts(in *buffer, n int) (*buffer, error) {
 		return nil, err
 	}
 	defer sums.release()
-	if err := d.launch("scan_block", nb, 1024, in, out, sums, n); err != nil {
+	if err := d.sampleLaunch("scan_block", nb, 1024, in, out, sums, n); err != nil {
 		out.release()
 		return nil, err
 	}
@@ -139,17 +185,51 @@ func (d *Device) scanInts(in *buffer, n int) (*buffer, error) {
 			return nil, err
 		}
 		defer ss.release()
-		if err := d.launch("scan_add", nb, 1024, out, ss, n); err != nil {
+		if err := d.sampleLaunch("scan_add", nb, 1024, out, ss, n); err != nil {
 			out.release()
 			return nil, err
 		}
 		total = ss.ptr + uintptr(nb)*4
 	}
-	if err := d.launch("scan_total", 1, 1, out, total, n); err != nil {
+	if err := d.sampleLaunch("scan_total", 1, 1, out, total, n); err != nil {
 		out.release()
 		return nil, err
 	}
 	return out, nil
+}
+
+// sampleLaunch is d.launch for the sampler's kernels (sampleHops,
+// scanInts, registerBlock): with tune.SamplePostLaunch, each is queued for
+// the device goroutine without waiting for the driver call (post), where
+// d.launch waits for it (a round trip behind whatever the training step
+// queued), so a batch's ~50 launches, queued under the sampler's lock,
+// hold it for less. A launch's error comes back from the call's
+// download, which waits.
+func (d *Device) sampleLaunch(kernel string, grid, block int, args ...any) error {
+	if !tune.SamplePostLaunch {
+		return d.launch(kernel, grid, block, args...)
+	}
+	slots := make([]uint64, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case *buffer:
+			slots[i] = uint64(v.ptr)
+		case uintptr:
+			slots[i] = uint64(v)
+		case int:
+			slots[i] = uint64(int64(v))
+		case uint64:
+			slots[i] = v
+		default:
+			return d.launch(kernel, grid, block, args...)
+		}
+	}
+	d.launches.Add(1)
+	g, b := [3]int{grid, 1, 1}, [3]int{block, 1, 1}
+	if d.record(graphNode{kernel: kernel, grid: g, block: b, args: slots}) {
+		return nil
+	}
+	return d.post(func(drv driver) error { return drv.launch(kernel, g, b, 0, slots) })
 }
 
 // readInts copies int32 slots of device buffers to the host in one round
@@ -205,31 +285,74 @@ func (h *hop) free() {
 // tensor on d) is not nil, the rows of blocks[0].SrcNodes are gathered
 // from it on the device into the returned tensor.
 func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts []int, seed uint64) ([]graph.Block, *Tensor, error) {
+	blocks, out, _, err := d.sampleBlocks(g, x, seeds, fanouts, seed, false)
+	return blocks, out, err
+}
+
+// sampleBlocks is SampleBlocks. With reuse (and tune.SampleReuse), the
+// blocks' host arrays are slices of one arena taken from blockArenas,
+// which it returns too, for the caller to give back (putArena) once the
+// blocks are no longer read.
+func (d *Device) sampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts []int, seed uint64, reuse bool) (blocks []graph.Block, out *Tensor, _ []int, err error) {
 	s, err := d.sampleGraph(g)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	seen := make(map[int]bool, len(seeds))
 	for i, v := range seeds {
 		if v < 0 || v >= s.n || seen[v] {
-			return nil, nil, fmt.Errorf("%w: SampleBlocks: seed %d is node %d of %d (out of range or repeated)", ErrShape, i, v, s.n)
+			return nil, nil, nil, fmt.Errorf("%w: SampleBlocks: seed %d is node %d of %d (out of range or repeated)", ErrShape, i, v, s.n)
 		}
 		seen[v] = true
 	}
+	unlocked, keep := tune.SampleUnlocked, tune.SampleReuse
+	reuse = reuse && keep
+	// The scratch goes back at the end, after the heavy rows' upload
+	// from it was queued (the next call's download waits for that copy).
+	sc := s.takeScratch()
+	defer s.putScratch(sc)
 	t0 := time.Now()
 	s.mu.Lock()
 	t1 := time.Now()
-	hops, cnt, err := d.sampleHops(s, seeds, fanouts, seed)
+	hops, cnt, err := d.sampleHops(s, sc, seeds, fanouts, seed)
 	t2 := time.Now()
-	var host [][3][]int
+	if unlocked {
+		// The next call's kernels queue behind these on the stream.
+		s.mu.Unlock()
+	}
+	var down [][]int32
 	if err == nil {
-		host, err = d.downloadHops(s, hops, cnt.ptr)
+		down, err = d.downloadHops(sc, hops, cnt.ptr)
 		if err == nil {
 			// The download waited for every copy queued before it.
-			s.seedsUp.pending, s.heavyUp.pending = false, false
+			sc.seedsUp.pending, sc.heavyUp.pending = false, false
+		} else {
+			// A posted launch may have failed mid-hop: leave flag all
+			// zero for the next call, as sampleHops' own errors do.
+			if unlocked {
+				s.mu.Lock()
+			}
+			_ = d.fillInts(s.flag, 0, s.n)
+			if unlocked {
+				s.mu.Unlock()
+			}
 		}
 	}
-	s.mu.Unlock()
+	t3 := time.Now()
+	if h := sampleHostHook; h != nil && err == nil {
+		h(s)
+	}
+	var host [][3][]int
+	var arena []int
+	if err == nil {
+		if reuse {
+			arena = takeArena(listsLen(down))
+		}
+		host = widenHops(down, arena)
+	}
+	if !unlocked {
+		s.mu.Unlock()
+	}
 	defer func() {
 		for i := range hops {
 			hops[i].free()
@@ -237,41 +360,46 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 		if cnt != nil {
 			cnt.release()
 		}
+		if err != nil && arena != nil {
+			putArena(arena)
+		}
 	}()
 	if err != nil {
-		return nil, nil, err
-	}
-	t3 := time.Now()
-	blocks, preps, lists, err := hostBlocks(hops, host, seeds)
-	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	t4 := time.Now()
-	if sp := sampleTiming; sp != nil {
+	var tptr *[][]int32
+	if keep {
+		tptr = &sc.tindptr
+	}
+	blocks, preps, lists, err := hostBlocks(hops, host, seeds, tptr)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	t5 := time.Now()
+	if sp := tune.SampleTiming; sp != nil {
 		defer func() {
-			t5 := time.Now()
-			sp.mu.Lock()
-			defer sp.mu.Unlock()
+			t6 := time.Now()
+			sp.Mu.Lock()
+			defer sp.Mu.Unlock()
 			sp.Calls++
 			sp.Lock += t1.Sub(t0)
 			sp.Queue += t2.Sub(t1)
 			sp.Download += t3.Sub(t2)
-			sp.Host += t4.Sub(t3)
-			sp.Register += t5.Sub(t4)
+			sp.Widen += t4.Sub(t3)
+			sp.Host += t5.Sub(t4)
+			sp.Register += t6.Sub(t5)
 		}()
 	}
 	// The heavy rows of all hops go up in one copy without a wait.
 	var listBuf *buffer
 	if len(lists) > 0 {
 		if listBuf, err = d.newBuffer(int64(len(lists))*4 + 4); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		defer listBuf.release()
-		s.mu.Lock()
-		err = d.stageUp(&s.heavyUp, listBuf.ptr, lists)
-		s.mu.Unlock()
-		if err != nil {
-			return nil, nil, err
+		if err = d.stageUp(&sc.heavyUp, listBuf.ptr, lists); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	off := 0
@@ -282,53 +410,152 @@ func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 		}
 		off += len(preps[i].heavy) + len(preps[i].tiles) + len(preps[i].theavy) + len(preps[i].ttiles)
 		// The device graph takes the CSR buffers over.
-		err := d.registerBlock(blocks[len(hops)-1-i].Graph, h.ndst, h.nsrc, h.ne, h.rowptr, h.idx, preps[i], at)
+		err = d.registerBlock(blocks[len(hops)-1-i].Graph, h.ndst, h.nsrc, h.ne, h.rowptr, h.idx, preps[i], at)
 		hops[i].rowptr, hops[i].idx = nil, nil
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	if x == nil || len(hops) == 0 {
-		return blocks, nil, nil
-	}
-	last := hops[len(hops)-1]
-	out, err := d.gatherBy(x, last.nodes.ptr, last.nsrc, s.n)
-	return blocks, out, err
-}
-
-// sampleSplit adds up where SampleBlocks' time goes on the calling
-// goroutine (for the tests and benchmarks that split it): waiting for
-// the sampler's lock, queueing the hops' kernels (sampleHops), the
-// download with its wait for the device (downloadHops, widenHops
-// included), the host graphs and preps (hostBlocks), and the rest
-// (the heavy-row upload, registerBlock's queueing and the gather).
-type sampleSplit struct {
-	mu                                    sync.Mutex
-	Calls                                 int
-	Lock, Queue, Download, Host, Register time.Duration
-}
-
-// sampleTiming, when not nil, adds up the split of every SampleBlocks
-// call (set by tests and benchmarks only, before the calls).
-var sampleTiming *sampleSplit
-
-// hostBlocks is SampleBlocks' host work after the download: the
-// blocks' host graphs (last hop first), their blockPreps (hop order) and
-// the heavy-row lists of all hops in registerBlock's order.
-func hostBlocks(hops []hop, host [][3][]int, seeds []int) ([]graph.Block, []*blockPrep, []int32, error) {
-	blocks := make([]graph.Block, len(hops))
-	preps := make([]*blockPrep, len(hops))
-	var lists []int32
-	dstNodes := append([]int(nil), seeds...)
-	for i, h := range hops {
-		ptr, src, srcNodes := host[i][0], host[i][1], host[i][2]
-		bg, err := hostBlock(h.nsrc, h.ndst, ptr, src)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		preps[i] = prepBlock(bg)
+	}
+	if x == nil || len(hops) == 0 {
+		return blocks, nil, arena, nil
+	}
+	last := hops[len(hops)-1]
+	out, err = d.gatherBy(x, last.nodes.ptr, last.nsrc, s.n)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return blocks, out, arena, nil
+}
+
+// sampleHostHook, when not nil, is called by SampleBlocks after the
+// download, before the host work (tests only: TestSampleHostUnlocked).
+var sampleHostHook func(s *sampleGraph)
+
+// sampleSplit is tune.SampleSplit, for the tests that split
+// SampleBlocks' time (tune.SampleTiming).
+type sampleSplit = tune.SampleSplit
+
+// blockArenas holds the host memory of blocks given back by their user
+// (data.NeighborLoader's ReuseBlocks), for the next batches' blocks:
+// memory used before costs no page faults, where a fresh allocation on a
+// large heap does (tune.SampleReuse).
+var blockArenas struct {
+	mu   sync.Mutex
+	free [][]int
+}
+
+// maxArenas bounds the arenas kept: the loader's batches in flight.
+const maxArenas = 16
+
+// takeArena returns an arena of at least n ints: a kept one if one is
+// large enough (the largest is tried), else a new one with room to grow.
+func takeArena(n int) []int {
+	blockArenas.mu.Lock()
+	k := len(blockArenas.free)
+	var a []int
+	if k > 0 {
+		a = blockArenas.free[k-1]
+		blockArenas.free[k-1] = nil
+		blockArenas.free = blockArenas.free[:k-1]
+	}
+	blockArenas.mu.Unlock()
+	if cap(a) >= n {
+		return a[:cap(a)]
+	}
+	return make([]int, n+n/8)
+}
+
+// putArena keeps a for takeArena (the largest first in line).
+func putArena(a []int) {
+	blockArenas.mu.Lock()
+	defer blockArenas.mu.Unlock()
+	f := blockArenas.free
+	if len(f) >= maxArenas {
+		return
+	}
+	f = append(f, a)
+	// The largest last, where takeArena looks.
+	for i := len(f) - 1; i > 0 && cap(f[i]) < cap(f[i-1]); i-- {
+		f[i], f[i-1] = f[i-1], f[i]
+	}
+	blockArenas.free = f
+}
+
+// listsLen is the values in lists.
+func listsLen(lists [][]int32) int {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	return n
+}
+
+// splitLists cuts flat into lists of lens values each.
+func splitLists(flat []int32, lens []int) [][]int32 {
+	out := make([][]int32, len(lens))
+	off := 0
+	for i, n := range lens {
+		out[i] = flat[off : off+n : off+n]
+		off += n
+	}
+	return out
+}
+
+// hostBlocks is SampleBlocks' host work after the download: the
+// blocks' host graphs (last hop first), their blockPreps (hop order) and
+// the heavy-row lists of all hops in registerBlock's order. scratch,
+// when not nil, holds prepBlock's scratch, one a hop. With
+// tune.SampleParallelHost the hops are built on goroutines of their own
+// (the last, the largest, on this one).
+func hostBlocks(hops []hop, host [][3][]int, seeds []int, scratch *[][]int32) ([]graph.Block, []*blockPrep, []int32, error) {
+	n := len(hops)
+	if scratch != nil && len(*scratch) < n {
+		*scratch = append(*scratch, make([][]int32, n-len(*scratch))...)
+	}
+	bgs := make([]*graph.Graph, n)
+	preps := make([]*blockPrep, n)
+	errs := make([]error, n)
+	build := func(i int) {
+		h := hops[i]
+		bg, err := hostBlock(h.nsrc, h.ndst, host[i][0], host[i][1])
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		var tp *[]int32
+		if scratch != nil {
+			tp = &(*scratch)[i]
+		}
+		bgs[i], preps[i] = bg, prepBlockInto(bg, tp)
+	}
+	if tune.SampleParallelHost && n > 1 {
+		var wg sync.WaitGroup
+		for i := range n - 1 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				build(i)
+			}()
+		}
+		build(n - 1)
+		wg.Wait()
+	} else {
+		for i := range n {
+			build(i)
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	blocks := make([]graph.Block, n)
+	var lists []int32
+	dstNodes := append([]int(nil), seeds...)
+	for i := range hops {
 		lists = append(lists, preps[i].lists()...)
-		blocks[len(hops)-1-i] = graph.Block{Graph: bg, SrcNodes: srcNodes, DstNodes: dstNodes}
+		srcNodes := host[i][2]
+		blocks[n-1-i] = graph.Block{Graph: bgs[i], SrcNodes: srcNodes, DstNodes: dstNodes}
 		dstNodes = srcNodes
 	}
 	return blocks, preps, lists, nil
@@ -370,13 +597,14 @@ func hostBlock(nsrc, ndst int, ptr, src []int) (*graph.Graph, error) {
 var hostBlockDirect = true
 
 // downloadHops reads the hops' counts back and then copies each hop's
-// rowptr, sources and node list to the host (s.mu held): with
-// samplePinned, both in one turn of the device goroutine through s's
-// pinned buffer (grown to the largest batch yet), so the batch waits for
-// the device once; else (or when no pinned memory can be had) into Go
-// memory, one wait for the counts and one for the blocks. It sets each
-// hop's ndst, nsrc and ne from the counts.
-func (d *Device) downloadHops(s *sampleGraph, hops []hop, cnt uintptr) ([][3][]int, error) {
+// rowptr, sources and node list to the host: with samplePinned, both in
+// one turn of the device goroutine through sc's pinned buffer (grown to
+// the largest batch yet), so the batch waits for the device once; else
+// (or when no pinned memory can be had) into Go memory, one wait for the
+// counts and one for the blocks. It sets each hop's ndst, nsrc and ne
+// from the counts, and returns the lists (rowptr, sources and nodes a
+// hop; in sc's pinned memory, read until sc goes back).
+func (d *Device) downloadHops(sc *sampleScratch, hops []hop, cnt uintptr) ([][]int32, error) {
 	nh := len(hops)
 	ncnt := 2*nh + 1
 	var total int
@@ -399,30 +627,27 @@ func (d *Device) downloadHops(s *sampleGraph, hops []hop, cnt uintptr) ([][3][]i
 		need += int64(h.bdst+1+h.bne+h.bsrc) * 4
 	}
 	var flat []int32
-	if samplePinned {
+	if ad, ok := d.drv.(asyncDownloader); ok && samplePinned && tune.SampleAsyncDownload {
+		lists, err := d.downloadAsync(ad, sc, hops, need, cnt, ncnt, layout, func() ([]uintptr, []int, int) { return srcs, lens, total })
+		switch {
+		case err == nil:
+			return lists, nil
+		case err != errNoPinned:
+			return nil, err
+		}
+	} else if samplePinned {
 		err := d.do(func(drv driver) error {
-			if s.pinnedBytes < need {
-				size := max(need, s.pinnedBytes*5/4)
-				if s.pinned != nil {
-					if err := drv.freeHost(s.pinned); err != nil {
-						return err
-					}
-					s.pinned, s.pinnedBytes = nil, 0
-				}
-				p, err := drv.allocHost(size)
-				if err != nil {
-					return errNoPinned // the plain copies below still work
-				}
-				s.pinned, s.pinnedBytes = p, size
+			if err := sc.growPinned(drv, need); err != nil {
+				return err // errNoPinned: the plain copies below still work
 			}
-			if err := drv.dtoh(s.pinned, cnt, int64(ncnt)*4); err != nil {
+			if err := drv.dtoh(sc.pinned, cnt, int64(ncnt)*4); err != nil {
 				return err
 			}
-			layout(unsafe.Slice((*int32)(s.pinned), ncnt))
+			layout(unsafe.Slice((*int32)(sc.pinned), ncnt))
 			off := ncnt
 			for i, p := range srcs {
 				if lens[i] > 0 {
-					if err := drv.dtoh(unsafe.Add(s.pinned, off*4), p, int64(lens[i])*4); err != nil {
+					if err := drv.dtoh(unsafe.Add(sc.pinned, off*4), p, int64(lens[i])*4); err != nil {
 						return err
 					}
 				}
@@ -433,7 +658,7 @@ func (d *Device) downloadHops(s *sampleGraph, hops []hop, cnt uintptr) ([][3][]i
 		d.waited()
 		switch {
 		case err == nil:
-			flat = unsafe.Slice((*int32)(s.pinned), ncnt+total)[ncnt:]
+			flat = unsafe.Slice((*int32)(sc.pinned), ncnt+total)[ncnt:]
 		case err != errNoPinned:
 			return nil, err
 		}
@@ -455,30 +680,217 @@ func (d *Device) downloadHops(s *sampleGraph, hops []hop, cnt uintptr) ([][3][]i
 			return nil, err
 		}
 	}
-	return widenHops(flat, lens), nil
+	return splitLists(flat, lens), nil
 }
 
-// widenHops converts the downloaded int32 values (flat, the hops' rowptr,
-// sources and node lists, lens long each, in that order) to the host
-// graphs' ints, one allocation a list. (One allocation for the whole
-// batch, sliced, was no faster: BenchmarkSampleBlocksHostProducts, 2.2
-// and 2.8 ms a products-sized batch against 2.8 and 3.0 ms, the time being
-// the fresh pages' first touch.)
-func widenHops(flat []int32, lens []int) [][3][]int {
-	out := make([][3][]int, len(lens)/3)
-	off := 0
-	for i := range out {
-		for k := range 3 {
-			n := lens[3*i+k]
-			a := make([]int, n)
-			for j, v := range flat[off : off+n] {
-				a[j] = int(v)
+// asyncDownloader is the optional capability of a driver (the CUDA one)
+// to copy to the host without waiting (into page-locked memory) and to
+// mark a point of its stream (an event), polled by marked until the work
+// queued before it is done; unmark frees the mark. All run on the device
+// goroutine.
+type asyncDownloader interface {
+	dtohAsync(dst unsafe.Pointer, src uintptr, n int64) error
+	mark() (uintptr, error)
+	marked(h uintptr) (bool, error)
+	unmark(h uintptr)
+}
+
+// growPinned makes sc's pinned buffer at least need bytes (device
+// goroutine); errNoPinned if none can be had.
+func (sc *sampleScratch) growPinned(drv driver, need int64) error {
+	if sc.pinnedBytes >= need {
+		return nil
+	}
+	size := max(need, sc.pinnedBytes*5/4)
+	if sc.pinned != nil {
+		if err := drv.freeHost(sc.pinned); err != nil {
+			return err
+		}
+		sc.pinned, sc.pinnedBytes = nil, 0
+	}
+	p, err := drv.allocHost(size)
+	if err != nil {
+		return errNoPinned
+	}
+	sc.pinned, sc.pinnedBytes = p, size
+	return nil
+}
+
+// downloadAsync is downloadHops' copy with tune.SampleAsyncDownload:
+// copies that do not wait bring the batch back into sc's pinned buffer,
+// and a mark after them is polled (awaitMark) from this goroutine, so the
+// device goroutine queues the other goroutines' work (the training
+// step's) meanwhile, where a waiting copy held it until the stream
+// drained. When the hops' bounds (sizes the buffers hold) come to at most
+// asyncBoundBytes, the counts and every list at its bound go back in one
+// turn and one wait; else the counts first and then the lists, sized by
+// the counts (layout, after which lists gives the copies), each with its
+// own wait.
+func (d *Device) downloadAsync(ad asyncDownloader, sc *sampleScratch, hops []hop, need int64, cnt uintptr, ncnt int, layout func([]int32), lists func() ([]uintptr, []int, int)) ([][]int32, error) {
+	var h uintptr
+	one := need <= asyncBoundBytes
+	err := d.do(func(drv driver) error {
+		if err := sc.growPinned(drv, need); err != nil {
+			return err
+		}
+		if err := ad.dtohAsync(sc.pinned, cnt, int64(ncnt)*4); err != nil {
+			return err
+		}
+		if one {
+			off := ncnt
+			for _, hp := range hops {
+				for _, c := range []struct {
+					p uintptr
+					n int
+				}{{hp.rowptr.ptr, hp.bdst + 1}, {hp.idx.ptr, hp.bne}, {hp.nodes.ptr, hp.bsrc}} {
+					if c.n > 0 {
+						if err := ad.dtohAsync(unsafe.Add(sc.pinned, off*4), c.p, int64(c.n)*4); err != nil {
+							return err
+						}
+					}
+					off += c.n
+				}
 			}
-			out[i][k] = a
-			off += n
+		}
+		var err error
+		h, err = ad.mark()
+		return err
+	})
+	if err == nil {
+		err = d.awaitMark(ad, h)
+	}
+	if err != nil {
+		d.waited()
+		return nil, err
+	}
+	layout(unsafe.Slice((*int32)(sc.pinned), ncnt))
+	srcs, lens, total := lists()
+	if one {
+		d.waited()
+		return boundLists(unsafe.Slice((*int32)(sc.pinned), int(need/4)), hops, lens, ncnt), nil
+	}
+	err = d.do(func(drv driver) error {
+		off := ncnt
+		for i, p := range srcs {
+			if lens[i] > 0 {
+				if err := ad.dtohAsync(unsafe.Add(sc.pinned, off*4), p, int64(lens[i])*4); err != nil {
+					return err
+				}
+			}
+			off += lens[i]
+		}
+		var err error
+		h, err = ad.mark()
+		return err
+	})
+	if err == nil {
+		err = d.awaitMark(ad, h)
+	}
+	d.waited()
+	if err != nil {
+		return nil, err
+	}
+	return splitLists(unsafe.Slice((*int32)(sc.pinned), ncnt+total)[ncnt:], lens), nil
+}
+
+// boundLists cuts the lists out of a download laid out at the hops'
+// bounds (the ncnt counts, then each hop's rowptr, sources and nodes at
+// bdst+1, bne and bsrc values each): lens values each.
+func boundLists(all []int32, hops []hop, lens []int, ncnt int) [][]int32 {
+	out := make([][]int32, 0, len(lens))
+	off := ncnt
+	for k, hp := range hops {
+		for j, bound := range []int{hp.bdst + 1, hp.bne, hp.bsrc} {
+			n := lens[3*k+j]
+			out = append(out, all[off:off+n:off+n])
+			off += bound
 		}
 	}
 	return out
+}
+
+// asyncBoundBytes is the largest download, at the hops' bounds, that
+// downloadAsync brings back in one turn (fan-outs of -1 can make the
+// bounds far larger than the blocks; a products-sized batch's are 9.4 MB
+// for 7.4 MB of blocks).
+var asyncBoundBytes int64 = 64 << 20
+
+// awaitMark polls mark h through the device goroutine until the stream
+// has passed it, sleeping between polls (20 µs, doubling to 320 µs), and
+// frees it.
+func (d *Device) awaitMark(ad asyncDownloader, h uintptr) error {
+	for pause := 20 * time.Microsecond; ; pause = min(2*pause, 320*time.Microsecond) {
+		var done bool
+		err := d.do(func(driver) error {
+			var err error
+			done, err = ad.marked(h)
+			if done || err != nil {
+				ad.unmark(h)
+			}
+			return err
+		})
+		if err != nil || done {
+			return err
+		}
+		time.Sleep(pause)
+	}
+}
+
+// widenHops converts the downloaded int32 lists (the hops' rowptr,
+// sources and node lists, in that order) to the host graphs' ints: into
+// slices of arena (capped, so that an append to one does not write the
+// next) when it is not nil (takeArena(listsLen(lists))), else one
+// allocation a list. (One allocation for the whole batch, sliced, was
+// no faster than one a list: BenchmarkSampleBlocksHostProducts, 2.2 and
+// 2.8 ms a products-sized batch against 2.8 and 3.0 ms, the time being
+// the fresh pages' first touch, which an arena used before does not
+// pay.)
+func widenHops(lists [][]int32, arena []int) [][3][]int {
+	out := make([][3][]int, len(lists)/3)
+	off := 0
+	for i, l := range lists {
+		var a []int
+		if arena != nil {
+			a = arena[off : off+len(l) : off+len(l)]
+			off += len(l)
+		} else {
+			a = make([]int, len(l))
+		}
+		widen(a, l)
+		out[i/3][i%3] = a
+	}
+	return out
+}
+
+// widen sets dst[i] = src[i]: with tune.SampleParallelHost, in chunks of
+// at least 256k values on up to four goroutines.
+func widen(dst []int, src []int32) {
+	const chunk = 1 << 18
+	parts := 1
+	if tune.SampleParallelHost {
+		parts = min(4, max(1, len(src)/chunk))
+	}
+	var wg sync.WaitGroup
+	per := (len(src) + parts - 1) / max(parts, 1)
+	for p := range parts {
+		lo, hi := p*per, min((p+1)*per, len(src))
+		part := func() {
+			d := dst[lo:hi]
+			for j, v := range src[lo:hi] {
+				d[j] = int(v)
+			}
+		}
+		if p == parts-1 {
+			part()
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			part()
+		}()
+	}
+	wg.Wait()
 }
 
 // errNoPinned says that downloadHops could not allocate pinned memory.
@@ -508,10 +920,11 @@ func sampleBounds(nseeds, n, ne, maxDeg int, fanouts []int) (bdst, bne, bsrc []i
 // no wait: each hop's buffers are sized from sampleBounds, its counts stay
 // on the device in cnt (2·hops+1 int32: the destinations of hop k at k,
 // the last hop's sources at hops, the edges of hop k at hops+1+k), and
-// the kernels read them there. The seeds go up through s's pinned upload
-// buffer without a wait (the previous call's copy from it is done: every
-// call ends with downloadHops' wait). The caller frees the hops and cnt.
-func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (hops []hop, cnt *buffer, err error) {
+// the kernels read them there. The seeds go up through sc's pinned upload
+// buffer without a wait (the copy of the call that used sc before is
+// done: every call waits in downloadHops before its sc goes back). The
+// caller frees the hops and cnt.
+func (d *Device) sampleHops(s *sampleGraph, sc *sampleScratch, seeds, fanouts []int, seed uint64) (hops []hop, cnt *buffer, err error) {
 	nh := len(fanouts)
 	ncnt := 2*nh + 1
 	bdst, bne, bsrc := sampleBounds(len(seeds), s.n, s.ne, s.maxDeg, fanouts)
@@ -530,7 +943,7 @@ func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := d.stageUp(&s.seedsUp, upBuf.ptr, up); err != nil {
+	if err := d.stageUp(&sc.seedsUp, upBuf.ptr, up); err != nil {
 		upBuf.release()
 		return nil, nil, err
 	}
@@ -554,7 +967,7 @@ func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (
 		if err != nil {
 			return fail(err)
 		}
-		err = d.launch("sample_counts", d.gridFor(int64(bd), 256), 256, s.indptr, dst, counts, ndstp, bd, fan)
+		err = d.sampleLaunch("sample_counts", d.gridFor(int64(bd), 256), 256, s.indptr, dst, counts, ndstp, bd, fan)
 		if err == nil {
 			h.rowptr, err = d.scanInts(counts, bd)
 		}
@@ -567,17 +980,17 @@ func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (
 		if h.idx, err = d.newBuffer(int64(be)*4 + 4); err != nil {
 			return fail(err)
 		}
-		if err := d.launch("sample_edges", d.gridFor(int64(bd), 128), 128, s.indptr, s.idx, dst, h.rowptr, h.idx, s.flag, ndstp, bd, fan, data.HopSeed(seed, k)); err != nil {
+		if err := d.sampleLaunch("sample_edges", d.gridFor(int64(bd), 128), 128, s.indptr, s.idx, dst, h.rowptr, h.idx, s.flag, ndstp, bd, fan, data.HopSeed(seed, k)); err != nil {
 			return fail(err)
 		}
-		if err := d.launch("sample_mark_dst", d.gridFor(int64(bd), 256), 256, dst, s.flag, s.loc, ndstp, bd); err != nil {
+		if err := d.sampleLaunch("sample_mark_dst", d.gridFor(int64(bd), 256), 256, dst, s.flag, s.loc, ndstp, bd); err != nil {
 			return fail(err)
 		}
 		pos, err := d.scanInts(s.flag, s.n)
 		if err != nil {
 			return fail(err)
 		}
-		err = d.launch("sample_sizes", 1, 1, nep, pos.ptr+uintptr(s.n)*4, cnt, k, nh)
+		err = d.sampleLaunch("sample_sizes", 1, 1, nep, pos.ptr+uintptr(s.n)*4, cnt, k, nh)
 		if err == nil {
 			h.nodes, err = d.newBuffer(int64(bs)*4 + 4)
 		}
@@ -588,14 +1001,14 @@ func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (
 			err = d.post(func(drv driver) error { return drv.dtod(to, from, int64(bd)*4) })
 		}
 		if err == nil {
-			err = d.launch("sample_compact", d.gridFor(int64(s.n), 256), 256, s.flag, pos, s.loc, h.nodes, s.n, ndstp)
+			err = d.sampleLaunch("sample_compact", d.gridFor(int64(s.n), 256), 256, s.flag, pos, s.loc, h.nodes, s.n, ndstp)
 		}
 		pos.release()
 		if err == nil {
-			err = d.launch("sample_relabel", d.gridFor(int64(be), 256), 256, h.idx, s.loc, nep, be)
+			err = d.sampleLaunch("sample_relabel", d.gridFor(int64(be), 256), 256, h.idx, s.loc, nep, be)
 		}
 		if err == nil {
-			err = d.launch("sort_rows", d.gridFor(int64(bd), 128), 128, h.rowptr, h.idx, bd)
+			err = d.sampleLaunch("sort_rows", d.gridFor(int64(bd), 128), 128, h.rowptr, h.idx, bd)
 		}
 		if err != nil {
 			return fail(err)
@@ -608,7 +1021,8 @@ func (d *Device) sampleHops(s *sampleGraph, seeds, fanouts []int, seed uint64) (
 // stage is page-locked host memory that small uploads go through
 // without a wait (cuMemcpyHtoDAsync from pageable memory waits for the
 // stream): pending says a copy from it may not have run yet, so that its
-// next use waits for it first. Its users hold the sampleGraph's mu.
+// next use waits for it first. It belongs to one sampleScratch, used by
+// one call at a time.
 type stage struct {
 	p       unsafe.Pointer
 	bytes   int64
@@ -668,19 +1082,100 @@ type blockPrep struct {
 	ntiles, tntiles              int
 }
 
-func prepBlock(bg *graph.Graph) *blockPrep {
+func prepBlock(bg *graph.Graph) *blockPrep { return prepBlockInto(bg, nil) }
+
+// prepBlockInto is prepBlock with the sources' degrees counted in *tptr
+// (grown as needed) when tptr is not nil: they are read only here.
+// With prepFused, each direction's degree statistics and heavy rows come
+// from one pass over its degrees (rowsOf), and the transpose's row
+// pointer is not summed (only its degrees are read); else as before,
+// degreeStatsOf and heavyRowsOf over each row pointer.
+func prepBlockInto(bg *graph.Graph, tptr *[]int32) *blockPrep {
 	nsrc := bg.NumSrc()
-	tindptr := make([]int32, nsrc+1)
+	var tindptr []int32
+	if tptr != nil && cap(*tptr) >= nsrc+1 {
+		tindptr = (*tptr)[:nsrc+1]
+		clear(tindptr)
+	} else {
+		tindptr = make([]int32, nsrc+1)
+		if tptr != nil {
+			*tptr = tindptr
+		}
+	}
 	for _, u := range bg.Indices {
 		tindptr[u+1]++
+	}
+	p := &blockPrep{}
+	if prepFused {
+		p.in, p.heavy, p.tiles, p.ntiles = rowsOf(bg.Indptr, true)
+		p.out, p.theavy, p.ttiles, p.tntiles = rowsOf(tindptr[1:], false)
+		return p
 	}
 	for u := 0; u < nsrc; u++ {
 		tindptr[u+1] += tindptr[u]
 	}
-	p := &blockPrep{in: degreeStatsOf(bg.Indptr), out: degreeStatsOf(tindptr)}
+	p.in, p.out = degreeStatsOf(bg.Indptr), degreeStatsOf(tindptr)
 	p.heavy, p.tiles, p.ntiles = heavyRowsOf(bg.Indptr)
 	p.theavy, p.ttiles, p.tntiles = heavyRowsOf(tindptr)
 	return p
+}
+
+// prepFused makes prepBlockInto take each direction's statistics and
+// heavy rows in one pass over its degrees (rowsOf), without summing the
+// transpose's row pointer: three passes over a block's sources fewer
+// than degreeStatsOf and heavyRowsOf over each row pointer, which give
+// the same prep (TestPrepFused).
+var prepFused = true
+
+// rowsOf is degreeStatsOf and heavyRowsOf in one pass, over a row
+// pointer (ptr) or over the rows' lengths. The loop keeps its sums in
+// locals and leaves the rare heavy rows to heavyOf.
+func rowsOf[I int | int32](a []I, ptr bool) (s degreeStats, heavy, tiles []int32, ntiles int) {
+	n := len(a)
+	if ptr {
+		n--
+	}
+	var edges, most, nheavy int
+	if ptr {
+		for v := 0; v < n; v++ {
+			d := int(a[v+1] - a[v])
+			most = max(most, d)
+			if d > heavyTile {
+				nheavy++
+			}
+		}
+		if n > 0 {
+			edges = int(a[n] - a[0])
+		}
+	} else {
+		for _, x := range a {
+			d := int(x)
+			edges += d
+			most = max(most, d)
+			if d > heavyTile {
+				nheavy++
+			}
+		}
+	}
+	s = degreeStats{rows: n, edges: edges, max: most}
+	if nheavy == 0 {
+		return s, nil, nil, 0
+	}
+	heavy, tiles = make([]int32, 0, nheavy), make([]int32, 0, nheavy)
+	for v := 0; v < n; v++ {
+		d := int(a[v])
+		if ptr {
+			d = int(a[v+1]) - d
+		}
+		if d > heavyTile {
+			s.heavy++
+			s.heavyEdges += d
+			heavy = append(heavy, int32(v))
+			tiles = append(tiles, int32(ntiles))
+			ntiles += (d + heavyTile - 1) / heavyTile
+		}
+	}
+	return s, heavy, tiles, ntiles
 }
 
 // lists returns the heavy-row lists in the order registerBlock reads them
@@ -715,7 +1210,7 @@ func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx 
 		return fail(err)
 	}
 	defer cnt.release()
-	if err := d.launch("block_hist", d.gridFor(int64(ne), 256), 256, idx, cnt, ne); err != nil {
+	if err := d.sampleLaunch("block_hist", d.gridFor(int64(ne), 256), 256, idx, cnt, ne); err != nil {
 		return fail(err)
 	}
 	tptr, err := d.scanInts(cnt, nsrc)
@@ -733,7 +1228,7 @@ func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx 
 		}
 		bufs = append(bufs, *p)
 	}
-	if err := d.launch("block_transpose", d.gridFor(int64(ndst), 128), 128, rowptr, idx, tptr, cnt, tidx, w, tw, ndst); err != nil {
+	if err := d.sampleLaunch("block_transpose", d.gridFor(int64(ndst), 128), 128, rowptr, idx, tptr, cnt, tidx, w, tw, ndst); err != nil {
 		return fail(err)
 	}
 	g.tptr, g.tidx = tptr, tidx
@@ -947,6 +1442,24 @@ func (d *backend) PreloadLabels(y []int) error {
 // on a recording driver, passed on an H100 in the final run that day, as
 // did the device-sampled tests with it on).
 var preloadBatchLabels = true
+
+// SampleBlocksReusing is SampleBlocks whose blocks' host arrays come
+// from memory that earlier blocks gave back (tune.SampleReuse): release
+// gives this batch's back, after which its blocks must not be read. It
+// is the capability through which data.NeighborLoader's ReuseBlocks
+// saves a products-sized batch's fresh allocations.
+func (d *backend) SampleBlocksReusing(g *graph.Graph, x *tensor.Tensor, seeds, fanouts []int, seed uint64) ([]graph.Block, tensor.Storage, func(), error) {
+	blocks, t, arena, err := d.Device.sampleBlocks(g, x, seeds, fanouts, seed, true)
+	release := func() {}
+	if arena != nil {
+		var once sync.Once
+		release = func() { once.Do(func() { putArena(arena) }) }
+	}
+	if t == nil {
+		return blocks, nil, release, err
+	}
+	return blocks, t, release, err
+}
 
 // UploadBlocks is Device.UploadBlocks as data.BlockSampler.
 func (d *backend) UploadBlocks(blocks []graph.Block, x *tensor.Tensor) (tensor.Storage, error) {

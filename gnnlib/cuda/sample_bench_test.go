@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
@@ -174,9 +176,9 @@ func BenchmarkSampleBlocksHost(b *testing.B) {
 // graph of products' 2,449,029 nodes, 50 uniform random in-neighbours a
 // node, about products' mean degree; 1024 seeds, fan-outs 15, 10, 5) as
 // downloadHops lays it out (hop order; rowptr, sources, nodes a hop),
-// with the hops' sizes and the seeds.
-func productsBatch(tb testing.TB) (hops []hop, flat []int32, lens, seeds []int) {
-	g, seeds := productsGraph(tb)
+// with the hops' sizes, the seeds and the graph.
+func productsBatch(tb testing.TB) (hops []hop, flat []int32, lens, seeds []int, g *graph.Graph) {
+	g, seeds = productsGraph(tb)
 	blocks, err := data.SampleBlocks(g, seeds, []int{15, 10, 5}, 1)
 	if err != nil {
 		tb.Fatal(err)
@@ -189,7 +191,7 @@ func productsBatch(tb testing.TB) (hops []hop, flat []int32, lens, seeds []int) 
 			lens = append(lens, len(l))
 		}
 	}
-	return hops, flat, lens, seeds
+	return hops, flat, lens, seeds, g
 }
 
 // productsGraph returns productsBatch's graph and 1024 seeds.
@@ -222,11 +224,21 @@ func productsGraph(tb testing.TB) (*graph.Graph, []int) {
 // seeds, fan-outs 15, 10, 5, about 685k nodes and 860k edges, a 7.4 MB
 // download), the parts that run on the loader's goroutine around the
 // device's work: the seeds' check, widenHops (the int32 download to
-// ints) and hostBlocks (host graphs and blockPreps). It reports
-// milliseconds a batch for each.
+// ints) and hostBlocks (host graphs and blockPreps), with the graph kept
+// alive, as a loader keeps it (its gigabyte of ints makes Go's collector
+// run seldom, so fresh allocations touch new pages). Each iteration runs
+// the batch four times: as before (fresh memory for the blocks and the
+// preps' scratch) and reusing it (tune.SampleReuse: an arena given back
+// as data.NeighborLoader's ReuseBlocks does, and the call's scratch), and
+// a third time reusing it with the preps' passes as before (prepFused
+// off), a fourth reusing it on one goroutine (tune.SampleParallelHost
+// off). It reports milliseconds a batch for each part and way,
+// fresh/reused, unfused/fused and serial/parallel.
 func BenchmarkSampleBlocksHostProducts(b *testing.B) {
-	hops, flat, lens, seeds := productsBatch(b)
-	var tSeen, tWiden, tHost time.Duration
+	hops, flat, lens, seeds, g := productsBatch(b)
+	var tSeen time.Duration
+	var tWiden, tHost [4]time.Duration
+	var tptr [][]int32
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
@@ -234,18 +246,45 @@ func BenchmarkSampleBlocksHostProducts(b *testing.B) {
 		for _, v := range seeds {
 			seen[v] = true
 		}
-		t1 := time.Now()
-		host := widenHops(flat, lens)
-		t2 := time.Now()
-		if _, _, _, err := hostBlocks(hops, host, seeds); err != nil {
-			b.Fatal(err)
+		tSeen += time.Since(t0)
+		for way := range 4 {
+			var arena []int
+			var scratch *[][]int32
+			t1 := time.Now()
+			if way > 0 {
+				arena, scratch = takeArena(len(flat)), &tptr
+			}
+			// The third way is the second with the preps' passes as
+			// before (prepFused off), the fourth on this goroutine alone
+			// (tune.SampleParallelHost off).
+			prepFused = way != 2
+			tune.SampleParallelHost = way != 3
+			host := widenHops(splitLists(flat, lens), arena)
+			t2 := time.Now()
+			if _, _, _, err := hostBlocks(hops, host, seeds, scratch); err != nil {
+				b.Fatal(err)
+			}
+			t3 := time.Now()
+			if arena != nil {
+				putArena(arena)
+			}
+			tWiden[way] += t2.Sub(t1)
+			tHost[way] += t3.Sub(t2)
 		}
-		t3 := time.Now()
-		tSeen, tWiden, tHost = tSeen+t1.Sub(t0), tWiden+t2.Sub(t1), tHost+t3.Sub(t2)
 	}
+	prepFused, tune.SampleParallelHost = true, true
+	runtime.KeepAlive(g)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 / float64(b.N) }
 	b.ReportMetric(ms(tSeen), "ms-seeds/op")
-	b.ReportMetric(ms(tWiden), "ms-widen/op")
-	b.ReportMetric(ms(tHost), "ms-hostblocks/op")
+	b.ReportMetric(ms(tWiden[0]), "ms-widen-fresh/op")
+	b.ReportMetric(ms(tHost[0]), "ms-hostblocks-fresh/op")
+	b.ReportMetric(ms(tWiden[1]), "ms-widen-reused/op")
+	b.ReportMetric(ms(tHost[1]), "ms-hostblocks-reused/op")
+	b.ReportMetric(ms(tHost[2]), "ms-hostblocks-reused-unfused/op")
+	b.ReportMetric(ms(tWiden[0]+tHost[0])/max(ms(tWiden[1]+tHost[1]), 1e-6), "fresh/reused")
+	b.ReportMetric(ms(tHost[2])/max(ms(tHost[1]), 1e-6), "unfused/fused")
+	b.ReportMetric(ms(tWiden[3]), "ms-widen-reused-serial/op")
+	b.ReportMetric(ms(tHost[3]), "ms-hostblocks-reused-serial/op")
+	b.ReportMetric(ms(tWiden[3]+tHost[3])/max(ms(tWiden[1]+tHost[1]), 1e-6), "serial/parallel")
 	b.ReportMetric(float64(len(flat))*4/1e6, "MB-download")
 }

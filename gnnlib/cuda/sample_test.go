@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
@@ -343,75 +344,100 @@ func TestDeviceSAGEAggregateFirst(t *testing.T) {
 // TestDeviceSampleSplit times Device.SampleBlocks on a products-sized
 // batch (productsGraph: 2.45M nodes, 50 in-neighbours each; 1024 seeds,
 // fan-outs 15, 10, 5; 100 features gathered) and logs where the time
-// goes (sampleSplit), on one goroutine and on four at once (the loader's
-// Workers), after checking one batch against data.SampleBlocks. It
-// asserts nothing about time.
+// goes (tune.SampleSplit), on one goroutine and on four at once (the
+// loader's Workers), after checking one batch against data.SampleBlocks:
+// as before (tune.SetSampler(false): the lock held through the download
+// and its widening, fresh memory every batch, each launch and the
+// download waited for on the device goroutine, the host blocks built on
+// one goroutine) and
+// as now (each batch's arena given back after it, as the loader's
+// ReuseBlocks does), each checked again. It asserts nothing about time.
 func TestDeviceSampleSplit(t *testing.T) {
 	d := openOrSkip(t)
 	g, seeds := productsGraph(t)
 	xd := tensor.Zeros(g.NumNodes(), 100).To(d.Backend())
 	fanouts := []int{15, 10, 5}
-	blocks, _, err := d.SampleBlocks(g, xd, seeds, fanouts, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want, err := data.SampleBlocks(g, seeds, fanouts, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range want {
-		if !slices.Equal(blocks[i].SrcNodes, want[i].SrcNodes) || !slices.Equal(blocks[i].Graph.Indptr, want[i].Graph.Indptr) || !slices.Equal(blocks[i].Graph.Indices, want[i].Graph.Indices) {
-			t.Fatalf("block %d differs from data.SampleBlocks'", i)
-		}
-	}
-	defer func() { sampleTiming = nil }()
+	defer tune.SetSampler(true)()
+	defer func() { tune.SampleTiming = nil }()
 	ms := func(x time.Duration, n int) float64 { return float64(x.Microseconds()) / 1e3 / float64(n) }
-	for _, workers := range []int{1, 4} {
-		const per = 6
-		if err := d.Synchronize(); err != nil {
-			t.Fatal(err)
+	for _, now := range []bool{false, true} {
+		tune.SetSampler(now)
+		way := "as before (lock through the widening, fresh memory, waited launches and download, one goroutine)"
+		if now {
+			way = "as now (unlocked host work on a goroutine a hop, memory reused, posted launches, polled download)"
 		}
-		m0, err := d.MemStats()
-		if err != nil {
-			t.Fatal(err)
-		}
-		sp := &sampleSplit{}
-		sampleTiming = sp
-		t0 := time.Now()
-		var wg sync.WaitGroup
-		errs := make([]error, workers)
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range per {
-					if _, _, err := d.SampleBlocks(g, xd, seeds, fanouts, uint64(100*w+i+2)); err != nil {
-						errs[w] = err
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		if err := d.Synchronize(); err != nil {
-			t.Fatal(err)
-		}
-		wall := time.Since(t0)
-		sampleTiming = nil
-		for _, err := range errs {
+		for rep := range 2 { // the second after an arena went back
+			blocks, _, arena, err := d.sampleBlocks(g, xd, seeds, fanouts, 1, true)
 			if err != nil {
 				t.Fatal(err)
 			}
+			for i := range want {
+				if !slices.Equal(blocks[i].SrcNodes, want[i].SrcNodes) || !slices.Equal(blocks[i].Graph.Indptr, want[i].Graph.Indptr) || !slices.Equal(blocks[i].Graph.Indices, want[i].Graph.Indices) {
+					t.Fatalf("%s, call %d: block %d differs from data.SampleBlocks'", way, rep, i)
+				}
+			}
+			if (arena != nil) != now {
+				t.Fatalf("%s: arena %t", way, arena != nil)
+			}
+			if arena != nil {
+				putArena(arena)
+			}
 		}
-		m1, err := d.MemStats()
-		if err != nil {
-			t.Fatal(err)
+		for _, workers := range []int{1, 4} {
+			const per = 6
+			if err := d.Synchronize(); err != nil {
+				t.Fatal(err)
+			}
+			m0, err := d.MemStats()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp := &sampleSplit{}
+			tune.SampleTiming = sp
+			t0 := time.Now()
+			var wg sync.WaitGroup
+			errs := make([]error, workers)
+			for w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range per {
+						_, _, arena, err := d.sampleBlocks(g, xd, seeds, fanouts, uint64(100*w+i+2), true)
+						if err != nil {
+							errs[w] = err
+							return
+						}
+						if arena != nil {
+							putArena(arena)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			if err := d.Synchronize(); err != nil {
+				t.Fatal(err)
+			}
+			wall := time.Since(t0)
+			tune.SampleTiming = nil
+			for _, err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			m1, err := d.MemStats()
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := sp.Calls
+			// Reserved grows when the pool had no cached block to give (a
+			// driver allocation in the batch's path).
+			t.Logf("%s, %d goroutines, %d batches: %.3f ms a batch (wall); per call: lock %.3f, queue %.3f, download+wait %.3f, widen %.3f, host %.3f, register+gather %.3f ms; pool reserved %+.1f MiB, in use %+.1f MiB over the batches",
+				way, workers, n, ms(wall, n), ms(sp.Lock, n), ms(sp.Queue, n), ms(sp.Download, n), ms(sp.Widen, n), ms(sp.Host, n), ms(sp.Register, n),
+				float64(m1.Reserved-m0.Reserved)/(1<<20), float64(m1.InUse-m0.InUse)/(1<<20))
 		}
-		n := sp.Calls
-		// Reserved grows when the pool had no cached block to give (a
-		// driver allocation in the batch's path).
-		t.Logf("%d goroutines, %d batches: %.3f ms a batch (wall); per call: lock %.3f, queue %.3f, download+wait %.3f, host %.3f, register+gather %.3f ms; pool reserved %+.1f MiB, in use %+.1f MiB over the batches",
-			workers, n, ms(wall, n), ms(sp.Lock, n), ms(sp.Queue, n), ms(sp.Download, n), ms(sp.Host, n), ms(sp.Register, n),
-			float64(m1.Reserved-m0.Reserved)/(1<<20), float64(m1.InUse-m0.InUse)/(1<<20))
 	}
 }

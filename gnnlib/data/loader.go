@@ -31,7 +31,9 @@ type NeighborLoaderOptions struct {
 	// Seed fixes the shuffles and the samples: the same Seed gives the same
 	// batches, epoch by epoch, whatever Workers is.
 	Seed uint64
-	// Prefetch bounds the batches sampled ahead of the consumer (0: 2).
+	// Prefetch bounds the batches sampled ahead of the consumer (0:
+	// Workers, at least 2); a worker without a batch in that window
+	// idles.
 	Prefetch int
 	// Workers is the number of sampling goroutines (0: 1).
 	Workers int
@@ -49,6 +51,17 @@ type NeighborLoaderOptions struct {
 	// sampled on the host (graph.SampleNeighbors, without replacement) and
 	// uploaded.
 	SampleOnDevice bool
+	// ReuseBlocks, with SampleOnDevice, lets the device sampler build each
+	// batch's blocks (their graphs' arrays and node lists) in memory that
+	// an earlier batch's blocks used: a batch's Blocks are valid until the
+	// next call of Next, which gives their memory back (as
+	// bufio.Scanner.Bytes), so copy what must outlive the batch. Where the
+	// graph's arrays make the heap large, Go's collector runs seldom and
+	// fresh memory costs a page fault per 4 KiB; a products-sized batch's
+	// blocks then took more time to allocate than to sample
+	// (gnnlib/cuda's BENCHMARKS.md). Without a device sampler that can
+	// reuse memory (blockReuser) it changes nothing.
+	ReuseBlocks bool
 }
 
 // NeighborLoader yields neighbour-sampled mini-batches over seed nodes, as
@@ -102,11 +115,12 @@ func NewNeighborLoader(g *graph.Graph, x *tensor.Tensor, y []int, seeds []int, o
 		}
 		seen[s] = true
 	}
-	if o.Prefetch == 0 {
-		o.Prefetch = 2
-	}
 	if o.Workers == 0 {
 		o.Workers = 1
+	}
+	if o.Prefetch == 0 {
+		// One batch in flight per worker: with fewer, workers idle.
+		o.Prefetch = max(2, o.Workers)
 	}
 	o.Fanouts = append([]int(nil), o.Fanouts...)
 	l := &NeighborLoader{g: g, x: x, y: y, seeds: append([]int(nil), seeds...), o: o}
@@ -144,6 +158,9 @@ type MiniBatch struct {
 	Seeds []int
 	// Index is the batch's position in its epoch.
 	Index int
+
+	// release gives the blocks' memory back (ReuseBlocks), nil if none.
+	release func()
 }
 
 // NumSampled returns the number of nodes whose features the batch reads.
@@ -220,7 +237,10 @@ func (l *NeighborLoader) sample(seeds []int, index int, seed uint64) (*MiniBatch
 	var blocks []graph.Block
 	var xs tensor.Storage
 	var err error
-	if l.o.SampleOnDevice {
+	var release func()
+	if r, ok := l.dev.(blockReuser); ok && l.o.SampleOnDevice && l.o.ReuseBlocks {
+		blocks, xs, release, err = r.SampleBlocksReusing(l.g, l.x, seeds, l.o.Fanouts, seed)
+	} else if l.o.SampleOnDevice {
 		blocks, xs, err = l.dev.SampleBlocks(l.g, l.x, seeds, l.o.Fanouts, seed)
 	} else {
 		blocks, err = l.g.SampleNeighbors(seeds, l.o.Fanouts, seed)
@@ -231,7 +251,7 @@ func (l *NeighborLoader) sample(seeds []int, index int, seed uint64) (*MiniBatch
 	if err != nil {
 		return nil, err
 	}
-	b := &MiniBatch{Blocks: blocks, Seeds: seeds, Index: index}
+	b := &MiniBatch{Blocks: blocks, Seeds: seeds, Index: index, release: release}
 	switch {
 	case l.x == nil:
 	case l.dev != nil:
@@ -254,6 +274,14 @@ func (l *NeighborLoader) sample(seeds []int, index int, seed uint64) (*MiniBatch
 		}
 	}
 	return b, nil
+}
+
+// blockReuser is the optional capability of a BlockSampler to build a
+// batch's blocks in memory that earlier blocks gave back: release gives
+// this batch's back (the loader calls it once, at the next Next), after
+// which the blocks are not read (gnnlib/cuda's backend).
+type blockReuser interface {
+	SampleBlocksReusing(g *graph.Graph, x *tensor.Tensor, seeds, fanouts []int, seed uint64) (blocks []graph.Block, feats tensor.Storage, release func(), err error)
 }
 
 // labelPreloader is the optional capability of a BlockSampler to put a
@@ -329,8 +357,14 @@ type LoaderIter struct {
 }
 
 // Next waits for the next batch and reports whether there is one; it is
-// false at the end of the epoch, after an error and after Close.
+// false at the end of the epoch, after an error and after Close. With
+// ReuseBlocks, it first gives back the memory of the last batch's blocks.
 func (it *LoaderIter) Next() bool {
+	if c := it.cur; c != nil && c.release != nil {
+		// ReuseBlocks: the last batch's blocks are done with.
+		c.release()
+		c.release = nil
+	}
 	if it.err != nil || it.next >= len(it.results) || it.closed() {
 		it.cur = nil
 		return false

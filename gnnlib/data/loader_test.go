@@ -139,11 +139,15 @@ func TestNeighborLoaderDeterministic(t *testing.T) {
 }
 
 // TestNeighborLoaderPrefetch checks that the samplers stay at most
-// Prefetch batches ahead of a consumer that stops taking batches.
+// Prefetch batches ahead of a consumer that stops taking batches, and
+// that they fill that window: by default one batch a worker, at least
+// two (the default was two whatever Workers was, so that two of four
+// workers idled).
 func TestNeighborLoaderPrefetch(t *testing.T) {
 	g, x, y, seeds := loaderGraph(t)
-	for _, pre := range []int{1, 3} {
-		l, err := NewNeighborLoader(g, x, y, seeds, NeighborLoaderOptions{BatchSize: 10, Fanouts: []int{3}, Prefetch: pre, Workers: 2})
+	for _, c := range []struct{ prefetch, workers, window int }{{1, 2, 1}, {3, 2, 3}, {0, 4, 4}, {0, 1, 2}} {
+		pre := c.window
+		l, err := NewNeighborLoader(g, x, y, seeds, NeighborLoaderOptions{BatchSize: 10, Fanouts: []int{3}, Prefetch: c.prefetch, Workers: c.workers})
 		if err != nil {
 			t.Fatal(err)
 		}

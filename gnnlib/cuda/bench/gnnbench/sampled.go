@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda"
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/data"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
@@ -41,11 +42,31 @@ const (
 // With productFirst, nn.SAGEAggregateFirst is off for the run: each
 // layer computes mean(x·W_neigh), the product over every source, instead
 // of mean(x)·W_neigh, the product over the destinations.
-func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, feed string, productFirst bool) {
+//
+// With the device feed, the loader's ReuseBlocks is on, and the split of
+// Device.SampleBlocks' time per call (tune.SampleSplit: lock, queue,
+// download and wait, widen, host, register) is printed; with
+// samplerBefore, the sampler runs as before (tune.SetSampler(false):
+// its host work under its lock and on one goroutine, fresh memory, its
+// launches and download waited for; no ReuseBlocks), for the A/B.
+//
+// prefetch is the loader's Prefetch (0: its default, one batch a worker).
+func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetch int, feed string, productFirst, samplerBefore bool) {
 	variant := fmt.Sprintf("%s feed, %d sampler goroutines", feed, workers)
+	if prefetch > 0 {
+		variant += fmt.Sprintf(", prefetch %d", prefetch)
+	}
 	if productFirst {
 		variant += ", SAGE product first"
 	}
+	if feed == feedDevice {
+		if samplerBefore {
+			variant += ", sampler as before (locked host work on one goroutine, fresh memory, waited launches and download)"
+		} else {
+			variant += ", blocks reused"
+		}
+	}
+	defer tune.SetSampler(!samplerBefore)()
 	defer func(on bool) { nn.SAGEAggregateFirst = on }(nn.SAGEAggregateFirst)
 	nn.SAGEAggregateFirst = !productFirst
 	// A panic (an op the device lacks on blocks) ends this part, not the run.
@@ -54,26 +75,34 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 			report("sampled-sage", g.name, variant, 0, 0, fmt.Sprintf("failed: %v", e))
 		}
 	}()
-	indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
-	for i, v := range g.indptr {
-		indptr[i] = int(v)
+	in, ok := sampledInputs[g]
+	if !ok || in.x.Size(1) != fin {
+		// Made once a graph: the A/B's two runs share them.
+		indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
+		for i, v := range g.indptr {
+			indptr[i] = int(v)
+		}
+		for i, v := range g.idx {
+			idx[i] = int(v)
+		}
+		hg, err := graph.FromCSR(g.n, indptr, idx, nil)
+		check(err)
+		in = sampledInput{hg, tensor.Randn(1, g.n, fin)}
+		sampledInputs[g] = in
 	}
-	for i, v := range g.idx {
-		idx[i] = int(v)
-	}
-	hg, err := graph.FromCSR(g.n, indptr, idx, nil)
-	check(err)
-	x := tensor.Randn(1, g.n, fin)
+	hg, x := in.hg, in.x
+	var err error
 	y := make([]int, g.n)
 	seeds := make([]int, g.n)
 	for i := range y {
 		y[i], seeds[i] = i%classes, i
 	}
 	fanouts := []int{15, 10, 5} // from the seeds outwards, as PyG's num_neighbors
-	o := data.NeighborLoaderOptions{BatchSize: 1024, Fanouts: fanouts, Shuffle: true, Seed: 1, Workers: workers}
+	o := data.NeighborLoaderOptions{BatchSize: 1024, Fanouts: fanouts, Shuffle: true, Seed: 1, Workers: workers, Prefetch: prefetch}
 	if feed != feedHost {
 		o.Device = d.Backend()
 		o.SampleOnDevice = feed == feedDevice
+		o.ReuseBlocks = !samplerBefore
 	}
 	check(d.Synchronize())
 	d.ResetPeak()
@@ -85,8 +114,14 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 	var wait, total time.Duration
 	var sampled, edges, steps int
 	var first, last float32
+	var split tune.SampleSplit
+	defer func() { tune.SampleTiming = nil }()
 	t0 := time.Now()
 	for steps < batches+2 {
+		if steps == 2 && feed == feedDevice {
+			// Batches sampled from here on (the workers run ahead).
+			tune.SampleTiming = &split
+		}
 		w0 := time.Now()
 		if !it.Next() {
 			break
@@ -108,6 +143,7 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 	}
 	total = time.Since(t0)
 	it.Close() // no sampling ahead while the sampler is timed alone
+	tune.SampleTiming = nil
 	check(it.Err())
 	n := steps - 2
 	if n < 1 {
@@ -134,16 +170,45 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers int, fee
 				_, err = d.UploadBlocks(bl, xd)
 			}
 		case feedDevice:
-			_, _, err = d.SampleBlocks(hg, xd, seeds[:1024], fanouts, 7)
+			// As the loader samples (ReuseBlocks unless samplerBefore).
+			if r, ok := d.Backend().(blockReuser); ok && !samplerBefore {
+				var release func()
+				_, _, release, err = r.SampleBlocksReusing(hg, xd, seeds[:1024], fanouts, 7)
+				if err == nil {
+					release()
+				}
+			} else {
+				_, _, err = d.SampleBlocks(hg, xd, seeds[:1024], fanouts, 7)
+			}
 		}
 		check(err)
 		check(d.Synchronize())
 		sample = time.Since(s0)
 	}
 	ms := func(t time.Duration) float64 { return float64(t.Microseconds()) / 1e3 }
+	if c := split.Calls; c > 0 {
+		per := func(t time.Duration) float64 { return ms(t) / float64(c) }
+		fmt.Fprintf(os.Stderr, "sampler split (%s, %s), per SampleBlocks call over %d in the loader: lock %.3f, queue %.3f, download+wait %.3f, widen %.3f, host %.3f, register+gather %.3f ms\n",
+			g.name, variant, c, per(split.Lock), per(split.Queue), per(split.Download), per(split.Widen), per(split.Host), per(split.Register))
+	}
 	report("sampled-sage", g.name, "3 layers, hidden 256, fan-outs 15,10,5, batch 1024, "+variant, ms(total)/float64(n), peak,
 		fmt.Sprintf("per batch over %d batches: step %.3f ms, waited %.3f ms for the loader; sampler alone %.3f ms a batch; %d nodes and %d edges sampled a batch; loss %.3f -> %.3f",
 			n, ms(total-wait)/float64(n), ms(wait)/float64(n), ms(sample), sampled/n, edges/n, first, last))
+}
+
+// sampledInput is a graph's host copy and features for sampledSAGE,
+// kept in sampledInputs from one call to the next.
+type sampledInput struct {
+	hg *graph.Graph
+	x  *tensor.Tensor
+}
+
+var sampledInputs = map[*csr]sampledInput{}
+
+// blockReuser is gnnlib/cuda's backend as data.NeighborLoader's
+// ReuseBlocks uses it.
+type blockReuser interface {
+	SampleBlocksReusing(g *graph.Graph, x *tensor.Tensor, seeds, fanouts []int, seed uint64) ([]graph.Block, tensor.Storage, func(), error)
 }
 
 // sageStep returns the training step of sampledSAGE on dev (nil: the
@@ -182,3 +247,8 @@ func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBat
 // sampledFeeds picks the sampled part's arxiv-sized variants.
 var sampledFeeds = flag.String("sampled-feeds", "host1,host4,resident,device,productfirst",
 	"comma-separated arxiv-sized variants of the sampled part: host1 and host4 (host feed, 1 or 4 sampler goroutines), resident (features on the device, host sampler), device (sampled on the device), productfirst (device, nn.SAGEAggregateFirst off); -products adds the products-sized device feed")
+
+// sampledAB runs the device feeds (arxiv-sized device, products-sized)
+// first with the sampler as before (tune.SetSampler(false), no
+// ReuseBlocks), then as now, in one run.
+var sampledAB = flag.Bool("sampled-ab", true, "the sampled part's device feeds first with the sampler as before (host work under its lock, fresh memory every batch, each launch and the download waited for, host blocks on one goroutine: tune.SetSampler(false)), then as now")
