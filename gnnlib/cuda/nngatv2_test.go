@@ -1,8 +1,15 @@
 package cuda
 
 import (
+	"cmp"
+	"fmt"
+	"maps"
 	"math"
+	"runtime"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
@@ -87,4 +94,207 @@ func TestUnbiasActOnePass(t *testing.T) {
 		}
 	}
 	_ = nn.GATv2OutOps(be)
+}
+
+// kernelClock is a driver whose launches, fills and device copies each
+// wait for the stream and add their device time (events around the one
+// call) to ms: a per-kernel profile. It runs on the device goroutine,
+// as every driver call does.
+type kernelClock struct {
+	driver
+	ms    map[string]float64
+	calls map[string]int
+}
+
+func (k *kernelClock) timed(name string, run func() error) error {
+	if err := k.driver.timeStart(); err != nil {
+		return err
+	}
+	if err := run(); err != nil {
+		return err
+	}
+	ms, err := k.driver.timeStop()
+	k.ms[name] += ms
+	k.calls[name]++
+	return err
+}
+
+func (k *kernelClock) launch(kernel string, grid, block [3]int, shared int, args []uint64) error {
+	return k.timed(kernel, func() error { return k.driver.launch(kernel, grid, block, shared, args) })
+}
+
+func (k *kernelClock) memsetD32(dst uintptr, v uint32, n int64) error {
+	return k.timed("(fill)", func() error { return k.driver.memsetD32(dst, v, n) })
+}
+
+func (k *kernelClock) dtod(dst, src uintptr, n int64) error {
+	return k.timed("(copy)", func() error { return k.driver.dtod(dst, src, n) })
+}
+
+// clockKernels runs fn with d's driver calls timed one by one and
+// returns the device milliseconds and calls per kernel.
+func clockKernels(t *testing.T, d *Device, fn func()) (map[string]float64, map[string]int) {
+	k := &kernelClock{ms: map[string]float64{}, calls: map[string]int{}}
+	if err := d.do(func(drv driver) error { k.driver = drv; d.drv = k; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := d.do(func(driver) error { d.drv = k.driver; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	fn()
+	if err := d.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	return k.ms, k.calls
+}
+
+// epochProfile is one epoch variant's device profile: the median wall
+// time of an epoch, the allocator's peak in one, and each kernel's device
+// time per epoch.
+type epochProfile struct {
+	name   string
+	wallMS float64
+	peak   float64 // GiB
+	ms     map[string]float64
+	calls  map[string]int
+}
+
+// profileEpoch warms epoch up, times reps epochs (wall clock, the
+// epoch's own wait for the loss included), measures the peak of one, and
+// times each kernel over 3 more.
+func profileEpoch(t *testing.T, d *Device, name string, reps int, epoch func()) epochProfile {
+	epoch()
+	epoch()
+	runtime.GC()
+	time.Sleep(50 * time.Millisecond)
+	if err := d.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	d.ResetPeak()
+	walls := make([]float64, reps)
+	for i := range walls {
+		t0 := time.Now()
+		epoch()
+		walls[i] = float64(time.Since(t0).Microseconds()) / 1e3
+	}
+	s, err := d.MemStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(walls)
+	p := epochProfile{name: name, wallMS: walls[reps/2], peak: float64(s.Peak) / (1 << 30)}
+	const epochs = 3
+	p.ms, p.calls = clockKernels(t, d, func() {
+		for range epochs {
+			epoch()
+		}
+	})
+	for k := range p.ms {
+		p.ms[k] /= epochs
+		p.calls[k] /= epochs
+	}
+	return p
+}
+
+// TestNNGATv2EpochKernelTimes is a device profile, not a check (it fails
+// only when an epoch fails): the arxiv-sized 3-layer GATv2 epoch
+// (169,343 nodes, 14 in-edges each, widths 128-256-256-64, ReLU and
+// dropout 0.5 between the layers, cross-entropy, Adam) written with
+// gnnlib/nn and nn.ForwardReLUDropout, with this branch's switches on
+// and off, beside gnnbench's hand-written epoch on the same graph: each
+// variant's median wall time and peak, and each kernel's device time per
+// epoch (each call timed alone, so launch gaps are not counted), side by
+// side: what the nn epoch runs that the hand-written one does not, and
+// where its time goes.
+func TestNNGATv2EpochKernelTimes(t *testing.T) {
+	d := openOrSkip(t)
+	t.Logf("arxiv-sized GATv2 epoch on %s:%s", d.desc, gatv2EpochTable(nnGATv2Profiles(t, d, 169_343)))
+}
+
+// nnGATv2Profiles profiles the hand-written GATv2 epoch and the nn one
+// (switches on, then each off) on an n-node graph on d.
+func nnGATv2Profiles(t *testing.T, d *Device, n int) []epochProfile {
+	defer func(on, auto bool) { tune.UnbiasActOnePass, AutoReplay = on, auto }(tune.UnbiasActOnePass, AutoReplay)
+	AutoReplay = false // kernel by kernel, as gnnbench's api part times the epochs
+	defer fastPaths(true)()
+	hg := testGraph(t, n, 14*n, false)
+	dims := []int{128, 256, 256, 64}
+	gatv2 := func(in, out int) nn.GraphLayer { return nn.NewGATv2Conv(in, out, 1, true, 0) }
+	var profs []epochProfile
+	seed := uint64(0)
+	step := handGATv2Epoch(t, d, hg, dims)
+	profs = append(profs, profileEpoch(t, d, "hand-written", 10, func() { seed++; step(seed) }))
+	for _, v := range []struct {
+		name    string
+		onePass bool
+	}{{"nn", true}, {"nn, unbias copied", false}} {
+		tune.UnbiasActOnePass = v.onePass
+		profs = append(profs, profileEpoch(t, d, v.name, 10, nnEpoch(d, hg, dims, gatv2, func(f func()) { f() })))
+		if err := d.EmptyCache(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return profs
+}
+
+// gatv2EpochTable lays profs out side by side, kernels by the nn epoch's
+// device time.
+func gatv2EpochTable(profs []epochProfile) string {
+	names := map[string]bool{}
+	for _, p := range profs {
+		for k := range p.ms {
+			names[k] = true
+		}
+	}
+	keys := slices.Sorted(maps.Keys(names))
+	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(profs[1].ms[b], profs[1].ms[a]) })
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n\t%-28s", "kernel (ms per epoch, calls)")
+	for _, p := range profs {
+		fmt.Fprintf(&b, " %22s", p.name)
+	}
+	for _, k := range keys {
+		fmt.Fprintf(&b, "\n\t%-28s", k)
+		for _, p := range profs {
+			fmt.Fprintf(&b, " %15.3f (%3d)", p.ms[k], p.calls[k])
+		}
+	}
+	fmt.Fprintf(&b, "\n\t%-28s", "device time, summed")
+	for _, p := range profs {
+		var sum float64
+		for _, v := range p.ms {
+			sum += v
+		}
+		fmt.Fprintf(&b, " %21.3f ", sum)
+	}
+	fmt.Fprintf(&b, "\n\t%-28s", "wall time per epoch, median")
+	for _, p := range profs {
+		fmt.Fprintf(&b, " %21.3f ", p.wallMS)
+	}
+	fmt.Fprintf(&b, "\n\t%-28s", "peak in use, GiB")
+	for _, p := range profs {
+		fmt.Fprintf(&b, " %21.3f ", p.peak)
+	}
+	return b.String()
+}
+
+// TestNNGATv2Profiles runs TestNNGATv2EpochKernelTimes' profiles on the
+// recording driver (no GPU; the times are zero): every variant runs, and
+// the calls the clock counts per kernel are the launches the recorder
+// lists for the same epochs.
+func TestNNGATv2Profiles(t *testing.T) {
+	d, _ := openRecorder(t)
+	profs := nnGATv2Profiles(t, d, 2000)
+	t.Log(gatv2EpochTable(profs))
+	dims := []int{128, 256, 256, 64}
+	hand := handGATv2EpochLaunches(t, epochGraph(t, 2000), dims)
+	for i, want := range []launchCount{hand, unbiasLaunches(t, true), unbiasLaunches(t, false)} {
+		got := launchCount(profs[i].calls)
+		delete(got, "(copy)") // the recorder lists no copies
+		if got.String() != want.String() {
+			t.Errorf("%s: the clock counted %v, the recorder lists %v", profs[i].name, got, want)
+		}
+	}
 }
