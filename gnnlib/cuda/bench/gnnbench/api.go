@@ -115,6 +115,23 @@ func oldPathEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	apiEpochs(d, g, fin, hidden, classes, layers)
 }
 
+var unbiasAB = flag.Bool("nngatv2-ab", false, "in the api part, the arxiv-sized GATv2 epochs again with tune.UnbiasActOnePass off (the hidden layers' attention output rebuilt in a copy of the activation, as before)")
+
+// unbiasCopiedEpochs is apiEpochs' GATv2 epochs (if -api-models has it)
+// with tune.UnbiasActOnePass off.
+func unbiasCopiedEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
+	saved := maps.Clone(apiKinds)
+	defer func(tag string, on bool) {
+		kernTag, tune.UnbiasActOnePass = tag, on
+		maps.Copy(apiKinds, saved)
+	}(kernTag, tune.UnbiasActOnePass)
+	clear(apiKinds)
+	apiKinds["gatv2"] = saved["gatv2"]
+	tune.UnbiasActOnePass = false
+	kernTag += " [unbias copied]"
+	apiEpochs(d, g, fin, hidden, classes, layers)
+}
+
 // apiEpochs times full-batch training epochs (forward, backward, Adam) of
 // GCN, GraphSAGE (mean), GAT and GATv2 written with gnnlib/nn and moved to
 // the device with nn.To: the same code a notebook runs, each with its
@@ -182,6 +199,9 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			profileEpoch(d, g.name, kind+", "+act, epoch)
 		}
 		check(d.EmptyCache())
+	}
+	if *unbiasAB && g.name == "arxiv" && apiKinds["gatv2"] && tune.UnbiasActOnePass {
+		unbiasCopiedEpochs(d, g, fin, hidden, classes, layers)
 	}
 }
 
