@@ -22,22 +22,59 @@ import (
 // kernels, each behind its own switch, checked on the recording driver
 // (the launches) and on a device (the values, against the old path).
 
-// unbiasLaunches counts the unbias kernels of the third epoch of the
-// arxiv-shaped nn GATv2 model (recording driver).
-func unbiasLaunches(t *testing.T, onePass bool) launchCount {
-	defer func(on bool) { tune.UnbiasActOnePass = on }(tune.UnbiasActOnePass)
-	tune.UnbiasActOnePass = onePass
+// gatv2Switches sets this branch's switches of the nn GATv2 epoch
+// (nn.RebuildInActBackward, tune.UnbiasActOnePass) and returns a
+// function restoring them.
+func gatv2Switches(rebuild, onePass bool) func() {
+	r, o := nn.RebuildInActBackward, tune.UnbiasActOnePass
+	nn.RebuildInActBackward, tune.UnbiasActOnePass = rebuild, onePass
+	return func() { nn.RebuildInActBackward, tune.UnbiasActOnePass = r, o }
+}
+
+// gatv2Variants are the nn GATv2 epochs profiled and listed: the
+// defaults, then each switch off in turn (the last is the epoch before
+// this branch).
+var gatv2Variants = []struct {
+	name             string
+	rebuild, onePass bool
+}{{"nn", true, true}, {"nn, two passes", false, true}, {"nn, unbias copied", false, false}}
+
+// unbiasLaunches lists the kernels of the third epoch of the
+// arxiv-shaped nn GATv2 model (recording driver) with the switches set.
+func unbiasLaunches(t *testing.T, rebuild, onePass bool) launchCount {
+	defer gatv2Switches(rebuild, onePass)()
 	defer fastPaths(true)()
 	return nnGATv2EpochLaunches(t, epochGraph(t, 2000), []int{128, 256, 256, 64})
 }
 
-// TestUnbiasActOnePassLaunches checks that with tune.UnbiasActOnePass the
-// nn GATv2 epoch rebuilds each hidden layer's attention output with
+// TestRebuildInActBackwardLaunches checks that with
+// nn.RebuildInActBackward each hidden GATv2 layer's backward pass makes
+// its output's gradient, its bias gradient and its rebuilt attention
+// output in one kernel (act_backward_colsum_unbias, reading the
+// activation once) instead of two (act_backward_colsum, unbias_act_to):
+// two launches fewer an epoch, where the hand-written epoch makes the two.
+func TestRebuildInActBackwardLaunches(t *testing.T) {
+	on, off := unbiasLaunches(t, true, true), unbiasLaunches(t, false, true)
+	t.Logf("on: %d launches: %v", on.total(), on)
+	t.Logf("on, more than off: %v; off, more than on: %v", on.diff(off), off.diff(on))
+	if on["act_backward_colsum_unbias"] != 2 || on["act_backward_colsum"] != 0 || on["unbias_act_to"] != 0 {
+		t.Errorf("with nn.RebuildInActBackward: act_backward_colsum_unbias ×%d, act_backward_colsum ×%d, unbias_act_to ×%d, want 2, 0, 0", on["act_backward_colsum_unbias"], on["act_backward_colsum"], on["unbias_act_to"])
+	}
+	if off["act_backward_colsum_unbias"] != 0 || off["act_backward_colsum"] != 2 || off["unbias_act_to"] != 2 {
+		t.Errorf("without: act_backward_colsum_unbias ×%d, act_backward_colsum ×%d, unbias_act_to ×%d, want 0, 2, 2", off["act_backward_colsum_unbias"], off["act_backward_colsum"], off["unbias_act_to"])
+	}
+	if on.total() != off.total()-2 {
+		t.Errorf("%d launches with nn.RebuildInActBackward, %d without, want 2 fewer", on.total(), off.total())
+	}
+}
+
+// TestUnbiasActOnePassLaunches checks that with tune.UnbiasActOnePass (and
+// nn.RebuildInActBackward off) the nn GATv2 epoch rebuilds each hidden layer's attention output with
 // unbias_act_to (one pass, no device-to-device copy before it) and
 // launches unbias_act no more, and that off it launches unbias_act as
 // before; the epochs launch as many kernels either way.
 func TestUnbiasActOnePassLaunches(t *testing.T) {
-	on, off := unbiasLaunches(t, true), unbiasLaunches(t, false)
+	on, off := unbiasLaunches(t, false, true), unbiasLaunches(t, false, false)
 	t.Logf("on: %v", on)
 	if on["unbias_act_to"] != 2 || on["unbias_act"] != 0 {
 		t.Errorf("with tune.UnbiasActOnePass: unbias_act_to ×%d, unbias_act ×%d, want 2 and 0 (two hidden GATv2 layers)", on["unbias_act_to"], on["unbias_act"])
@@ -216,7 +253,8 @@ func TestNNGATv2EpochKernelTimes(t *testing.T) {
 // nnGATv2Profiles profiles the hand-written GATv2 epoch and the nn one
 // (switches on, then each off) on an n-node graph on d.
 func nnGATv2Profiles(t *testing.T, d *Device, n int) []epochProfile {
-	defer func(on, auto bool) { tune.UnbiasActOnePass, AutoReplay = on, auto }(tune.UnbiasActOnePass, AutoReplay)
+	defer gatv2Switches(nn.RebuildInActBackward, tune.UnbiasActOnePass)()
+	defer func(auto bool) { AutoReplay = auto }(AutoReplay)
 	AutoReplay = false // kernel by kernel, as gnnbench's api part times the epochs
 	defer fastPaths(true)()
 	hg := testGraph(t, n, 14*n, false)
@@ -226,12 +264,10 @@ func nnGATv2Profiles(t *testing.T, d *Device, n int) []epochProfile {
 	seed := uint64(0)
 	step := handGATv2Epoch(t, d, hg, dims)
 	profs = append(profs, profileEpoch(t, d, "hand-written", 10, func() { seed++; step(seed) }))
-	for _, v := range []struct {
-		name    string
-		onePass bool
-	}{{"nn", true}, {"nn, unbias copied", false}} {
-		tune.UnbiasActOnePass = v.onePass
+	for _, v := range gatv2Variants {
+		restore := gatv2Switches(v.rebuild, v.onePass)
 		profs = append(profs, profileEpoch(t, d, v.name, 10, nnEpoch(d, hg, dims, gatv2, func(f func()) { f() })))
+		restore()
 		if err := d.EmptyCache(); err != nil {
 			t.Fatal(err)
 		}
@@ -290,11 +326,69 @@ func TestNNGATv2Profiles(t *testing.T) {
 	t.Log(gatv2EpochTable(profs))
 	dims := []int{128, 256, 256, 64}
 	hand := handGATv2EpochLaunches(t, epochGraph(t, 2000), dims)
-	for i, want := range []launchCount{hand, unbiasLaunches(t, true), unbiasLaunches(t, false)} {
+	want := []launchCount{hand}
+	for _, v := range gatv2Variants {
+		want = append(want, unbiasLaunches(t, v.rebuild, v.onePass))
+	}
+	for i, want := range want {
 		got := launchCount(profs[i].calls)
 		delete(got, "(copy)") // the recorder lists no copies
 		if got.String() != want.String() {
 			t.Errorf("%s: the clock counted %v, the recorder lists %v", profs[i].name, got, want)
+		}
+	}
+}
+
+// TestRebuildInActBackwardOnDevice checks on a device that a GATv2Conv
+// with its ReLU and dropout in its own op (nn.ForwardReLUDropout) gives
+// the same output and gradients with nn.RebuildInActBackward
+// (act_backward_colsum_unbias) as with the two kernels it replaces: the
+// output bit for bit, the gradients within float32 rounding (the column
+// sums and the split weight-gradient products add atomically, in an
+// order that varies from run to run); with attention dropout and a
+// residual too.
+func TestRebuildInActBackwardOnDevice(t *testing.T) {
+	d := defaultOrSkip(t).be
+	defer gatv2Switches(nn.RebuildInActBackward, tune.UnbiasActOnePass)()
+	g := testGraph(t, 500, 4000, true)
+	for _, c := range []struct {
+		heads, ch int
+		p         float32
+		residual  bool
+	}{{1, 64, 0, false}, {2, 32, 0.3, false}, {4, 16, 0, true}} {
+		run := func(rebuild bool) [][]float32 {
+			defer gatv2Switches(rebuild, true)()
+			nn.Seed(13)
+			conv := nn.NewGATv2Conv(24, c.ch, c.heads, true, c.p)
+			drop := nn.NewDropout(0.4)
+			nn.To(conv, d)
+			x := tensor.Randn(3, 500, 24).To(d).SetRequiresGrad(true)
+			w := tensor.Randn(4, 500, c.heads*c.ch).To(d)
+			h := nn.ForwardReLUDropout(conv, g, x, drop)
+			loss := h.Mul(w)
+			if c.residual {
+				loss = loss.Add(h.Mul(h))
+			}
+			loss.Sum().Backward()
+			vals := [][]float32{h.CPU().Data()}
+			for _, p := range append([]*tensor.Tensor{x}, conv.Params()...) {
+				vals = append(vals, p.Grad().CPU().Data())
+			}
+			return vals
+		}
+		want, got := run(false), run(true)
+		for j := range want[0] {
+			if math.Float32bits(got[0][j]) != math.Float32bits(want[0][j]) {
+				t.Fatalf("%+v: output[%d] = %g with nn.RebuildInActBackward, %g without", c, j, got[0][j], want[0][j])
+			}
+		}
+		for i := 1; i < len(want); i++ {
+			for j := range want[i] {
+				if diff := math.Abs(float64(got[i][j] - want[i][j])); diff > 1e-4*(1+math.Abs(float64(want[i][j]))) {
+					t.Errorf("%+v: gradient %d[%d] = %g with nn.RebuildInActBackward, %g without", c, i, j, got[i][j], want[i][j])
+					break
+				}
+			}
 		}
 	}
 }

@@ -482,6 +482,17 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 		o := saved // the attention output (or one rebuilt): the op's own
 		owned := backend.OwnsGrad(grad)
 		switch {
+		case act != nil && rebuildInActBackward(ops, grad, act.y, b):
+			// The three in one pass over the activation.
+			gx, db, xo, err := ops.(ReLUDropoutGradUnbiasOps).ReLUDropoutGradColSumUnbias(grad, act.y, b, act.p)
+			deviceCheck(back, x, err)
+			if owned {
+				freeStorage(grad)
+			}
+			shape := act.y.Shape()
+			grad, owned = backend.FromStorage(gx, shape...), true
+			grads[4], o = backend.FromStorage(db, b.Shape()...), backend.FromStorage(xo, shape...)
+			act.y = nil // read: the caller's to drop
 		case act != nil:
 			// grad becomes the biased output's gradient, the op's own,
 			// freed once the attention's backward pass has read it.
@@ -552,6 +563,16 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 		bsum = wantBiasSum(y)
 	}
 	return y
+}
+
+// rebuildInActBackward reports whether GATv2Conv's fused backward pass
+// makes its output's gradient, its bias gradient and its rebuilt
+// attention output in one ReLUDropoutGradUnbiasOps call: with
+// RebuildInActBackward, float32 storage and a bias that needs a gradient.
+func rebuildInActBackward(ops backend.GraphBackend, grad, y, b *tensor.Tensor) bool {
+	_, ok := ops.(ReLUDropoutGradUnbiasOps)
+	return ok && RebuildInActBackward && b.RequiresGrad() && tensor.AutocastDType() == tensor.Float32 &&
+		grad.DType() == tensor.Float32 && y.DType() == tensor.Float32 && b.DType() == tensor.Float32
 }
 
 // forwardReLUDropout is ForwardReLUDropout's fused GATv2Conv (actLayer):

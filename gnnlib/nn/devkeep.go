@@ -47,6 +47,24 @@ type GATv2OutOps interface {
 // kept one's). Set it before a model runs.
 var RebuildGATv2Output = true
 
+// ReLUDropoutGradUnbiasOps is an optional capability of a device with
+// GATv2OutOps and ReLUDropoutColSumOps (gnnlib/cuda's and
+// devicetest.Fake's have it): ReLUDropoutGradColSum(g, y, p) and
+// UnbiasAct(y, b, true, p) in one pass over y, with the values of the
+// two, float32 storage only. A GATv2Conv whose ReLU and dropout run in
+// its own op (ForwardReLUDropout) then reads its activation once in its
+// backward pass, for its output's gradient, its bias gradient and its
+// rebuilt attention output, where gnnbench's hand-written epoch reads it
+// twice (act_backward_colsum, then unbias_act).
+type ReLUDropoutGradUnbiasOps interface {
+	ReLUDropoutGradColSumUnbias(g, y, b *tensor.Tensor, p float32) (gx, colSum, x tensor.Storage, err error)
+}
+
+// RebuildInActBackward turns on ReLUDropoutGradUnbiasOps in GATv2Conv's
+// fused backward pass (float32, bias with a gradient). On by default;
+// false makes the two calls (gnnbench -nngatv2-ab compares the two).
+var RebuildInActBackward = true
+
 // outKeeper holds a fused layer op's pre-bias output for its backward
 // pass: the output itself (out, which only the op sees) until a
 // ReLUDropout consumes the layer's biased output, then the activation
