@@ -115,20 +115,22 @@ func oldPathEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	apiEpochs(d, g, fin, hidden, classes, layers)
 }
 
-var unbiasAB = flag.Bool("nngatv2-ab", false, "in the api part, the arxiv-sized GATv2 epochs again with tune.UnbiasActOnePass off (the hidden layers' attention output rebuilt in a copy of the activation, as before)")
+var unbiasAB = flag.Bool("nngatv2-ab", false, "in the api part, the arxiv-sized GATv2 epochs again with nn.RebuildInActBackward off (the activation's gradient and the rebuilt attention output in two passes), then with tune.UnbiasActOnePass off too (the attention output rebuilt in a copy of the activation, as before)")
 
-// unbiasCopiedEpochs is apiEpochs' GATv2 epochs (if -api-models has it)
-// with tune.UnbiasActOnePass off.
-func unbiasCopiedEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
+// unbiasABEpochs is apiEpochs' GATv2 epochs (if -api-models has it)
+// with nn.RebuildInActBackward off, then tune.UnbiasActOnePass off too.
+func unbiasABEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	saved := maps.Clone(apiKinds)
-	defer func(tag string, on bool) {
-		kernTag, tune.UnbiasActOnePass = tag, on
+	defer func(tag string, rebuild, onePass bool) {
+		kernTag, nn.RebuildInActBackward, tune.UnbiasActOnePass = tag, rebuild, onePass
 		maps.Copy(apiKinds, saved)
-	}(kernTag, tune.UnbiasActOnePass)
+	}(kernTag, nn.RebuildInActBackward, tune.UnbiasActOnePass)
 	clear(apiKinds)
 	apiKinds["gatv2"] = saved["gatv2"]
-	tune.UnbiasActOnePass = false
-	kernTag += " [unbias copied]"
+	tag := kernTag
+	nn.RebuildInActBackward, kernTag = false, tag+" [two passes]"
+	apiEpochs(d, g, fin, hidden, classes, layers)
+	tune.UnbiasActOnePass, kernTag = false, tag+" [two passes, unbias copied]"
 	apiEpochs(d, g, fin, hidden, classes, layers)
 }
 
@@ -200,8 +202,8 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		check(d.EmptyCache())
 	}
-	if *unbiasAB && g.name == "arxiv" && apiKinds["gatv2"] && tune.UnbiasActOnePass {
-		unbiasCopiedEpochs(d, g, fin, hidden, classes, layers)
+	if *unbiasAB && g.name == "arxiv" && apiKinds["gatv2"] && nn.RebuildInActBackward && tune.UnbiasActOnePass {
+		unbiasABEpochs(d, g, fin, hidden, classes, layers)
 	}
 }
 
