@@ -392,3 +392,46 @@ func TestRebuildInActBackwardOnDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestNNGATv2EpochPeak compares the allocator's peak in one epoch of the
+// 3-layer GATv2 model (widths 128-256-256-64) on the recording driver,
+// written with gnnlib/nn and by hand (handGATv2Epoch), on a 20,000-node
+// graph of the arxiv-sized graph's degree. At the peak (the middle
+// layer's attention backward pass) the nn epoch holds what the
+// hand-written one does plus the attention output rebuilt beside the
+// activation (nn's BUG note), less the loss gradient the hand-written
+// epoch keeps for every epoch; the logits wait for the garbage collector.
+// It fails if the nn epoch's peak passes the hand-written one's by more
+// than those two N×F tensors: an intermediate kept too long.
+func TestNNGATv2EpochPeak(t *testing.T) {
+	defer fastPaths(true)()
+	defer func(auto bool) { AutoReplay = auto }(AutoReplay)
+	AutoReplay = false
+	const n = 20_000
+	hg := testGraph(t, n, 14*n, false)
+	dims := []int{128, 256, 256, 64}
+	peak := func(d *Device, epoch func()) int64 {
+		epoch()
+		epoch()
+		runtime.GC()
+		time.Sleep(50 * time.Millisecond)
+		d.ResetPeak()
+		epoch()
+		s, err := d.MemStats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Peak
+	}
+	d, _ := openRecorder(t)
+	seed := uint64(0)
+	step := handGATv2Epoch(t, d, hg, dims)
+	hand := peak(d, func() { seed++; step(seed) })
+	d2, _ := openRecorder(t)
+	api := peak(d2, nnEpoch(d2, hg, dims, func(in, out int) nn.GraphLayer { return nn.NewGATv2Conv(in, out, 1, true, 0) }, func(f func()) { f() }))
+	unit := int64(4 * n * 256)
+	t.Logf("peak: gnnlib/nn %.1f MiB, hand-written %.1f MiB: %+.2f N×256 tensors", float64(api)/(1<<20), float64(hand)/(1<<20), float64(api-hand)/float64(unit))
+	if slack := unit + 4*n*64 + 4<<20; api > hand+slack {
+		t.Errorf("the nn epoch's peak %d bytes passes the hand-written one's %d by %d, more than the rebuilt attention output and the logits (%d)", api, hand, api-hand, slack)
+	}
+}
