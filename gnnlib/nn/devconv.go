@@ -565,16 +565,6 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 	return y
 }
 
-// rebuildInActBackward reports whether GATv2Conv's fused backward pass
-// makes its output's gradient, its bias gradient and its rebuilt
-// attention output in one ReLUDropoutGradUnbiasOps call: with
-// RebuildInActBackward, float32 storage and a bias that needs a gradient.
-func rebuildInActBackward(ops backend.GraphBackend, grad, y, b *tensor.Tensor) bool {
-	_, ok := ops.(ReLUDropoutGradUnbiasOps)
-	return ok && RebuildInActBackward && b.RequiresGrad() && tensor.AutocastDType() == tensor.Float32 &&
-		grad.DType() == tensor.Float32 && y.DType() == tensor.Float32 && b.DType() == tensor.Float32
-}
-
 // forwardReLUDropout is ForwardReLUDropout's fused GATv2Conv (actLayer):
 // one product, float32, on a device with GATv2PairOps and BiasActOps.
 func (c *GATv2Conv) forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, pd float32, r *tensor.RNG) *tensor.Tensor {

@@ -65,6 +65,16 @@ type ReLUDropoutGradUnbiasOps interface {
 // false makes the two calls (gnnbench -nngatv2-ab compares the two).
 var RebuildInActBackward = true
 
+// rebuildInActBackward reports whether GATv2Conv's fused backward pass
+// makes its output's gradient, its bias gradient and its rebuilt
+// attention output in one ReLUDropoutGradUnbiasOps call: with
+// RebuildInActBackward, float32 storage and a bias that needs a gradient.
+func rebuildInActBackward(ops backend.GraphBackend, grad, y, b *tensor.Tensor) bool {
+	_, ok := ops.(ReLUDropoutGradUnbiasOps)
+	return ok && RebuildInActBackward && b.RequiresGrad() && tensor.AutocastDType() == tensor.Float32 &&
+		grad.DType() == tensor.Float32 && y.DType() == tensor.Float32 && b.DType() == tensor.Float32
+}
+
 // outKeeper holds a fused layer op's pre-bias output for its backward
 // pass: the output itself (out, which only the op sees) until a
 // ReLUDropout consumes the layer's biased output, then the activation
