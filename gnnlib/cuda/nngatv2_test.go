@@ -33,11 +33,11 @@ func gatv2Switches(rebuild, onePass bool) func() {
 
 // gatv2Variants are the nn GATv2 epochs profiled and listed: the
 // defaults, then each switch off in turn (the last is the epoch before
-// this branch).
+// this branch; collect is nn.CollectAfterBackward).
 var gatv2Variants = []struct {
-	name             string
-	rebuild, onePass bool
-}{{"nn", true, true}, {"nn, two passes", false, true}, {"nn, unbias copied", false, false}}
+	name                      string
+	rebuild, onePass, collect bool
+}{{"nn", true, true, true}, {"nn, two passes", false, true, true}, {"nn, unbias copied", false, false, true}, {"nn, no collection", false, false, false}}
 
 // unbiasLaunches lists the kernels of the third epoch of the
 // arxiv-shaped nn GATv2 model (recording driver) with the switches set.
@@ -264,8 +264,10 @@ func nnGATv2Profiles(t *testing.T, d *Device, n int) []epochProfile {
 	seed := uint64(0)
 	step := handGATv2Epoch(t, d, hg, dims)
 	profs = append(profs, profileEpoch(t, d, "hand-written", 10, func() { seed++; step(seed) }))
+	defer func(on bool) { nn.CollectAfterBackward = on }(nn.CollectAfterBackward)
 	for _, v := range gatv2Variants {
 		restore := gatv2Switches(v.rebuild, v.onePass)
+		nn.CollectAfterBackward = v.collect
 		profs = append(profs, profileEpoch(t, d, v.name, 10, nnEpoch(d, hg, dims, gatv2, func(f func()) { f() })))
 		restore()
 		if err := d.EmptyCache(); err != nil {
@@ -433,5 +435,51 @@ func TestNNGATv2EpochPeak(t *testing.T) {
 	t.Logf("peak: gnnlib/nn %.1f MiB, hand-written %.1f MiB: %+.2f N×256 tensors", float64(api)/(1<<20), float64(hand)/(1<<20), float64(api-hand)/float64(unit))
 	if slack := unit + 4*n*64 + 4<<20; api > hand+slack {
 		t.Errorf("the nn epoch's peak %d bytes passes the hand-written one's %d by %d, more than the rebuilt attention output and the logits (%d)", api, hand, api-hand, slack)
+	}
+}
+
+// TestCollectAfterBackward runs epochs of the 3-layer nn GATv2 model
+// (widths 128-256-256-64) back to back on the recording driver, each
+// followed by 100 ms standing in for the device's time (the host waits
+// for the loss there), and checks that with nn.CollectAfterBackward every
+// epoch peaks where the first one, started after a collection, does: the
+// previous epoch's activations, which only the collector gives back, are
+// back before the next epoch allocates. Without it (logged) an epoch's
+// peak can hold the previous epoch's activations and logits too.
+func TestCollectAfterBackward(t *testing.T) {
+	defer fastPaths(true)()
+	defer func(on, auto bool) { nn.CollectAfterBackward, AutoReplay = on, auto }(nn.CollectAfterBackward, AutoReplay)
+	AutoReplay = false
+	const n = 70_000 // a 256-wide activation of 68 MiB: past the switch's 64
+	hg := testGraph(t, n, 14*n, false)
+	dims := []int{128, 256, 256, 64}
+	for _, on := range []bool{false, true} {
+		nn.CollectAfterBackward = on
+		d, _ := openRecorder(t)
+		epoch := nnEpoch(d, hg, dims, func(in, out int) nn.GraphLayer { return nn.NewGATv2Conv(in, out, 1, true, 0) }, func(f func()) { f() })
+		epoch()
+		epoch()
+		runtime.GC()
+		time.Sleep(100 * time.Millisecond)
+		var peaks []float64
+		for range 6 {
+			d.ResetPeak()
+			epoch()
+			time.Sleep(100 * time.Millisecond)
+			s, err := d.MemStats()
+			if err != nil {
+				t.Fatal(err)
+			}
+			peaks = append(peaks, float64(s.Peak)/(1<<20))
+		}
+		t.Logf("nn.CollectAfterBackward %v: peaks %.1f MiB", on, peaks)
+		if !on {
+			continue
+		}
+		for i, p := range peaks[1:] {
+			if p > peaks[0]+4 {
+				t.Errorf("epoch %d peaked at %.1f MiB, the first at %.1f: the previous epoch's activations were still held", i+2, p, peaks[0])
+			}
+		}
 	}
 }
