@@ -18,6 +18,7 @@ func init() {
 		"AvgPool2D":                   reflect.ValueOf(nn.AvgPool2D),
 		"BCEWithLogits":               reflect.ValueOf(nn.BCEWithLogits),
 		"ClipGradNorm":                reflect.ValueOf(nn.ClipGradNorm),
+		"CollectAfterBackward":        reflect.ValueOf(&nn.CollectAfterBackward).Elem(),
 		"Constant":                    reflect.ValueOf(nn.Constant),
 		"CrossEntropy":                reflect.ValueOf(nn.CrossEntropy),
 		"DotDecode":                   reflect.ValueOf(nn.DotDecode),
