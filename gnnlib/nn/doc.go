@@ -352,6 +352,10 @@ package nn
 // against 0.83 live, GATv2 1.76 against 1.56. Freeing them when spent
 // would change what a notebook may read after Backward, and a collection
 // on demand took about 4 ms at that size, more than half an epoch.
+// CollectAfterBackward (on by default) starts one collection on another
+// goroutine at the end of a large model's backward pass, so that the
+// step's activations are back before the next step allocates; within a
+// step they still wait for the collector.
 //
 // BUG(nn): On a device, the backward pass of a GATv2Conv whose ReLU and
 // dropout run in its own op holds the attention output it rebuilt from
