@@ -450,12 +450,14 @@ func TestNNGATv2EpochPeak(t *testing.T) {
 
 // TestCollectAfterBackward runs epochs of the 3-layer nn GATv2 model
 // (widths 128-256-256-64) back to back on the recording driver, each
-// followed by 100 ms standing in for the device's time (the host waits
-// for the loss there), and checks that with nn.CollectAfterBackward every
-// epoch peaks where the first one, started after a collection, does: the
-// previous epoch's activations, which only the collector gives back, are
-// back before the next epoch allocates. Without it (logged) an epoch's
-// peak can hold the previous epoch's activations and logits too.
+// followed by a wait standing in for the device's time (the host waits
+// for the loss there): until the allocator holds no more than it did
+// before the first epoch, at most 500 ms. With nn.CollectAfterBackward
+// every epoch peaks where the first one, started after a collection,
+// does: the previous epoch's activations, which only the collector gives
+// back, are back before the next epoch allocates. Without it (logged)
+// nothing starts a collection between the epochs, and an epoch's peak
+// can hold the previous epoch's activations and logits too.
 func TestCollectAfterBackward(t *testing.T) {
 	defer fastPaths(true)()
 	defer func(on, auto bool) { nn.CollectAfterBackward, AutoReplay = on, auto }(nn.CollectAfterBackward, AutoReplay)
@@ -471,16 +473,22 @@ func TestCollectAfterBackward(t *testing.T) {
 		epoch()
 		runtime.GC()
 		time.Sleep(100 * time.Millisecond)
-		var peaks []float64
-		for range 6 {
-			d.ResetPeak()
-			epoch()
-			time.Sleep(100 * time.Millisecond)
+		stats := func() MemStats {
 			s, err := d.MemStats()
 			if err != nil {
 				t.Fatal(err)
 			}
-			peaks = append(peaks, float64(s.Peak)/(1<<20))
+			return s
+		}
+		base := stats().InUse
+		var peaks []float64
+		for range 6 {
+			d.ResetPeak()
+			epoch()
+			peaks = append(peaks, float64(stats().Peak)/(1<<20))
+			for start := time.Now(); stats().InUse > base && time.Since(start) < 500*time.Millisecond; {
+				time.Sleep(5 * time.Millisecond)
+			}
 		}
 		t.Logf("nn.CollectAfterBackward %v: peaks %.1f MiB", on, peaks)
 		if !on {
