@@ -94,6 +94,18 @@ func nnEpochLaunches(t *testing.T, hg *graph.Graph, dims []int, newConv func(in,
 // epoch's launches and fills (the first two upload the graph and labels
 // and make Adam's moments).
 func nnEpochTrace(d *Device, drv *recordDriver, hg *graph.Graph, dims []int, newConv func(in, out int) nn.GraphLayer, run func(func())) []graphNode {
+	epoch := nnEpoch(d, hg, dims, newConv, run)
+	epoch()
+	epoch()
+	drv.trace = nil
+	epoch()
+	return drv.trace
+}
+
+// nnEpoch returns one epoch of a model of layers made by newConv (widths
+// dims; nn.ForwardReLUDropout between them, CrossEntropy, Adam) on d,
+// the forward pass and the loss inside run.
+func nnEpoch(d *Device, hg *graph.Graph, dims []int, newConv func(in, out int) nn.GraphLayer, run func(func())) func() {
 	be := d.Backend()
 	n := hg.NumNodes()
 	var convs []nn.GraphLayer
@@ -131,11 +143,7 @@ func nnEpochTrace(d *Device, drv *recordDriver, hg *graph.Graph, dims []int, new
 		opt.Step()
 		loss.Item()
 	}
-	epoch()
-	epoch()
-	drv.trace = nil
-	epoch()
-	return drv.trace
+	return epoch
 }
 
 // handGCNEpochLaunches runs three epochs of gnnbench's hand-written GCN
@@ -321,6 +329,17 @@ func nnGATv2EpochLaunches(t *testing.T, hg *graph.Graph, dims []int) launchCount
 // and returns the launches of the third.
 func handGATv2EpochLaunches(t *testing.T, hg *graph.Graph, dims []int) launchCount {
 	d, drv := openRecorder(t)
+	step := handGATv2Epoch(t, d, hg, dims)
+	step(1)
+	step(2)
+	drv.trace = nil
+	step(3)
+	return countLaunches(drv.trace)
+}
+
+// handGATv2Epoch returns one step of gnnbench's hand-written GATv2 epoch
+// (see handGATv2EpochLaunches) on d, its dropout drawn from seed.
+func handGATv2Epoch(t *testing.T, d *Device, hg *graph.Graph, dims []int) (step func(seed uint64)) {
 	dg, err := NewGraph(d, hg.AddSelfLoops())
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +380,7 @@ func handGATv2EpochLaunches(t *testing.T, hg *graph.Graph, dims []int) launchCou
 	loss := must(d.Empty(1, 1))
 	opt := NewAdam(0.01)
 	const p = 0.5
-	step := func(seed uint64) {
+	return func(seed uint64) {
 		h := x
 		for _, l := range layers {
 			l.x = h
@@ -420,11 +439,6 @@ func handGATv2EpochLaunches(t *testing.T, hg *graph.Graph, dims []int) launchCou
 			t.Fatal(err)
 		}
 	}
-	step(1)
-	step(2)
-	drv.trace = nil
-	step(3)
-	return countLaunches(drv.trace)
 }
 
 // TestGATv2EpochLaunches lists the kernels of the gnnlib/nn GATv2 epoch

@@ -87,8 +87,9 @@ func (d *backend) GATv2AttentionOut(g *graph.Graph, hs, hd, att *tensor.Tensor, 
 }
 
 // UnbiasAct returns x rebuilt from y = dropout(relu(x + b)) for gnnlib/nn's
-// GATv2OutOps: a copy of y that the unbias_act kernel turns back
-// (UnbiasAct). With BF16Attention, a y stored in bfloat16 (Autocast)
+// GATv2OutOps: written from float32 y in one pass (unbias_act_to,
+// tune.UnbiasActOnePass), else a copy of y that the unbias_act kernel
+// turns back (UnbiasAct). With BF16Attention, a y stored in bfloat16 (Autocast)
 // gives a bfloat16 x (unbias_act_bf16), which the bfloat16 attention
 // kernels read as it is.
 func (d *backend) UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error) {
@@ -101,6 +102,9 @@ func (d *backend) UnbiasAct(y, b *tensor.Tensor, relu bool, p float32) (tensor.S
 	}
 	if h, ok := d.halfView(y); ok && BF16Attention {
 		return d.unbiasActHalf(h, bv, relu, p)
+	}
+	if d.unbiasOnePass(y) {
+		return d.unbiasActOnePass(y, bv, relu, p) // unbias.go
 	}
 	s, err := d.Copy(y) // float32, also of 16-bit storage
 	if err != nil {

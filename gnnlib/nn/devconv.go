@@ -104,8 +104,10 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor, act *fusedAct) 
 		y = devStorage(name, x, s, err, a.NumNodes(), out)
 	}
 	var bsum *biasSum
+	big := bigOutput(y)
 	y = backend.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
+		defer collectAfterPass(x, big)
 		grads := make([]*tensor.Tensor, 3)
 		var gx *tensor.Tensor // the biased output's gradient, the op's own (act)
 		defer func() { freeStorage(gx) }()
@@ -201,12 +203,14 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 	y := devStorage(name, x, s, err, a.NumNodes(), out)
 	done := false
 	var bsum *biasSum
+	big := bigOutput(y)
 	y = backend.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
 		if done {
 			deviceCheck(back, x, errBackwardTwice)
 		}
 		done = true
+		defer collectAfterPass(x, big)
 		defer freeStorage(z)
 		grads := make([]*tensor.Tensor, 3)
 		var gx *tensor.Tensor // the biased output's gradient, the op's own (act)
@@ -317,12 +321,14 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 	var keeper *outKeeper
 	var bsum *biasSum
 	done := false
+	big := bigOutput(y)
 	y = backend.NewGraphOpSince(start, name, g.NumEdges(), y, []*tensor.Tensor{x, ws, wd, att, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
 		if done {
 			deviceCheck(back, x, errBackwardTwice)
 		}
 		done = true
+		defer collectAfterPass(x, big)
 		grads := make([]*tensor.Tensor, 5)
 		if b.RequiresGrad() {
 			grads[4] = bsum.colSum(ops, back, x, grad, b)
@@ -471,17 +477,30 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 	var keeper *outKeeper
 	var bsum *biasSum
 	done := false
+	big := bigOutput(y)
 	y = backend.NewGraphOpSince(start, name, g.NumEdges(), y, []*tensor.Tensor{x, ws, wd, att, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
 		const back = name + " backward"
 		if done {
 			deviceCheck(back, x, errBackwardTwice)
 		}
 		done = true
+		defer collectAfterPass(x, big)
 		defer freeStorage(wlr)
 		grads := make([]*tensor.Tensor, 5)
 		o := saved // the attention output (or one rebuilt): the op's own
 		owned := backend.OwnsGrad(grad)
 		switch {
+		case act != nil && rebuildInActBackward(ops, grad, act.y, b):
+			// The three in one pass over the activation.
+			gx, db, xo, err := ops.(ReLUDropoutGradUnbiasOps).ReLUDropoutGradColSumUnbias(grad, act.y, b, act.p)
+			deviceCheck(back, x, err)
+			if owned {
+				freeStorage(grad)
+			}
+			shape := act.y.Shape()
+			grad, owned = backend.FromStorage(gx, shape...), true
+			grads[4], o = backend.FromStorage(db, b.Shape()...), backend.FromStorage(xo, shape...)
+			act.y = nil // read: the caller's to drop
 		case act != nil:
 			// grad becomes the biased output's gradient, the op's own,
 			// freed once the attention's backward pass has read it.

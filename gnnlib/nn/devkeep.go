@@ -47,6 +47,78 @@ type GATv2OutOps interface {
 // kept one's). Set it before a model runs.
 var RebuildGATv2Output = true
 
+// ReLUDropoutGradUnbiasOps is an optional capability of a device with
+// GATv2OutOps and ReLUDropoutColSumOps (gnnlib/cuda's and
+// devicetest.Fake's have it): ReLUDropoutGradColSum(g, y, p) and
+// UnbiasAct(y, b, true, p) in one pass over y, with the values of the
+// two, float32 storage only. A GATv2Conv whose ReLU and dropout run in
+// its own op (ForwardReLUDropout) then reads its activation once in its
+// backward pass, for its output's gradient, its bias gradient and its
+// rebuilt attention output, where gnnbench's hand-written epoch reads it
+// twice (act_backward_colsum, then unbias_act).
+type ReLUDropoutGradUnbiasOps interface {
+	ReLUDropoutGradColSumUnbias(g, y, b *tensor.Tensor, p float32) (gx, colSum, x tensor.Storage, err error)
+}
+
+// RebuildInActBackward turns on ReLUDropoutGradUnbiasOps in GATv2Conv's
+// fused backward pass (float32, bias with a gradient). On an H100
+// (2026-12-06, gnnlib/cuda's TestRebuildInActBackwardOnDevice passed) the
+// arxiv-sized GATv2 epoch took 15.60 ms with it against 15.90 without
+// (gnnbench -nngatv2-ab; the hand-written epoch 15.48 in the same run),
+// and its kernel, act_backward_colsum_unbias, 0.746 ms an epoch against
+// 1.145 for the two it replaces (TestNNGATv2EpochKernelTimes). On by
+// default; false makes the two calls.
+var RebuildInActBackward = true
+
+// rebuildInActBackward reports whether GATv2Conv's fused backward pass
+// makes its output's gradient, its bias gradient and its rebuilt
+// attention output in one ReLUDropoutGradUnbiasOps call: with
+// RebuildInActBackward, float32 storage and a bias that needs a gradient.
+func rebuildInActBackward(ops backend.GraphBackend, grad, y, b *tensor.Tensor) bool {
+	_, ok := ops.(ReLUDropoutGradUnbiasOps)
+	return ok && RebuildInActBackward && b.RequiresGrad() && tensor.AutocastDType() == tensor.Float32 &&
+		grad.DType() == tensor.Float32 && y.DType() == tensor.Float32 && b.DType() == tensor.Float32
+}
+
+// CollectAfterBackward makes a fused layer op on a device (GCNConv,
+// GATv2Conv) whose input needs no gradient, a model's first layer over
+// its features and so the last backward function of the pass, start a
+// garbage collection on another goroutine as its backward function
+// returns, when its output holds at least 64 MiB. The pass has then let go
+// of the model's activations, which only the collector gives back to the
+// device (see the BUG note); collected while the device still runs the
+// step's kernels, they are back before the next step allocates, where
+// otherwise the next step's allocations start the collection, too late
+// for that step's peak. On gnnlib/cuda's recording driver with 15 ms of
+// device time a step, 6 of 10 arxiv-sized GATv2 epochs in a row peaked at
+// 2.361 GiB without it, the previous epoch's two hidden activations and
+// logits still held, and all 10 at 1.996 with it
+// (TestCollectAfterBackward checks it on 70,000 nodes). On an H100
+// (2026-12-06, gnnbench -nngatv2-ab, the other switches off) the
+// arxiv-sized epoch's peak over 10 epochs was 1.940 GiB with it against
+// 1.971 without: there the allocator's own collections mostly came in
+// time. Smaller layers (a Cora-sized step) start none. On by default.
+var CollectAfterBackward = true
+
+// collectMin is the smallest output, in bytes, of a layer op that starts
+// a collection (CollectAfterBackward).
+const collectMin = 64 << 20
+
+// bigOutput reports whether a layer op's output y is large enough to
+// start CollectAfterBackward's collection (the op's backward function
+// keeps this, not y, which it must not keep alive).
+func bigOutput(y *tensor.Tensor) bool {
+	return int64(y.Len())*int64(y.DType().Size()) >= collectMin
+}
+
+// collectAfterPass starts CollectAfterBackward's collection for the
+// fused layer op with input x whose output was big.
+func collectAfterPass(x *tensor.Tensor, big bool) {
+	if CollectAfterBackward && big && !x.RequiresGrad() {
+		go runtime.GC()
+	}
+}
+
 // outKeeper holds a fused layer op's pre-bias output for its backward
 // pass: the output itself (out, which only the op sees) until a
 // ReLUDropout consumes the layer's biased output, then the activation

@@ -299,7 +299,13 @@
 // activation (equal up to rounding where its gradient is not zero, the
 // only place the backward pass reads it; when another op read the layer's
 // output too, it computes it again): one more N×F tensor less per layer,
-// in float32 (under Autocast the layer keeps its output).
+// in float32 (under Autocast the layer keeps its output). When the layer's
+// own op applies the ReLU and dropout (ForwardReLUDropout), its backward
+// pass makes the activation's gradient, the bias gradient and the rebuilt
+// output in one pass over the activation on a device with
+// ReLUDropoutGradUnbiasOps (gnnlib/cuda's; RebuildInActBackward, on by
+// default), where gnnbench's hand-written epoch reads the activation
+// twice.
 //
 // # Errors
 //
@@ -346,6 +352,22 @@ package nn
 // against 0.83 live, GATv2 1.76 against 1.56. Freeing them when spent
 // would change what a notebook may read after Backward, and a collection
 // on demand took about 4 ms at that size, more than half an epoch.
+// CollectAfterBackward (on by default) starts one collection on another
+// goroutine at the end of a large model's backward pass, so that the
+// step's activations are back before the next step allocates; within a
+// step they still wait for the collector.
+//
+// BUG(nn): On a device, the backward pass of a GATv2Conv whose ReLU and
+// dropout run in its own op holds the attention output it rebuilt from
+// the activation beside that activation, where gnnbench's hand-written
+// epoch overwrites the activation in place: one N×F tensor more, 0.16 GiB
+// at the arxiv-sized 3-layer epoch's peak (the middle layer's attention
+// backward pass: 0.162 of the 1.996 GiB gnnlib/cuda's allocator holds
+// there on the recording driver). Overwriting would change a tensor the caller may still hold. The
+// attention's backward pass reads the output only through D = Σ_c
+// dOut·out per node and head, which it could take from the activation y
+// and the bias b instead (where dOut is not zero, out = y·(1−p) − b), so
+// that no output need be rebuilt at all.
 //
 // BUG(nn): TransformerConv has no edge features (PyG's edge_dim). A SGConv's
 // cache is kept for one graph and one input tensor, compared by identity:

@@ -41,6 +41,18 @@ extern "C" __global__ void unbias_act(float* y, const float* b, long long total,
 	}
 }
 
+// unbias_act_to is unbias_act from y into x (x != y): the same values in
+// one pass over y where a copy and unbias_act in place make two.
+extern "C" __global__ void unbias_act_to(const float* y, const float* b, float* x, long long total, int F, int relu,
+                                         float p) {
+	GRID_LOOP(i, total) {
+		const float v = y[i];
+		const float bb = b ? b[i % F] : 0.f;
+		if (relu || p > 0.f) x[i] = v != 0.f ? v * (1.f - p) - bb : 0.f;
+		else x[i] = v - bb;
+	}
+}
+
 // map_fwd: y = op(x) for op MAP_RELU, MAP_LEAKY_RELU (slope p), MAP_ELU
 // (alpha p), MAP_SIGMOID, MAP_TANH, MAP_EXP, MAP_LOG or MAP_ADD_SCALAR (p),
 // the codes opgen writes into opcodes.cuh and gnnlib/cuda's mapOps.

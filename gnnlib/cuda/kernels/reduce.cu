@@ -41,6 +41,32 @@ extern "C" __global__ void act_backward_colsum(const float* y, const float* g, f
 	}
 }
 
+// act_backward_colsum_unbias is act_backward_colsum that also writes into
+// xo the pre-activation unbias_act rebuilds from y = dropout(relu(x + b))
+// (y·(1−p) − b where y != 0, 0 elsewhere; y − b without relu and p): a
+// layer's backward pass that needs both reads y once. dx may be g; xo is
+// neither y nor g.
+extern "C" __global__ void act_backward_colsum_unbias(const float* y, const float* g, const float* b, float* dx, float* out,
+                                                      float* xo, int rows, int F, int chunk, int relu, float p) {
+	float keep = p > 0.f ? 1.f / (1.f - p) : 1.f;
+	int r0 = blockIdx.y * chunk, r1 = min(rows, r0 + chunk);
+	for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < F; c += gridDim.x * blockDim.x) {
+		const float bb = b ? b[c] : 0.f;
+		float s = 0.f;
+		for (int r = r0; r < r1; r++) {
+			long long i = (long long)r * F + c;
+			const float v = y[i];
+			float m = (relu || p > 0.f) ? (v != 0.f ? keep : 0.f) : 1.f;
+			float d = g[i] * m;
+			dx[i] = d;
+			s += d;
+			if (relu || p > 0.f) xo[i] = v != 0.f ? v * (1.f - p) - bb : 0.f;
+			else xo[i] = v - bb;
+		}
+		atomicAdd(&out[c], s);
+	}
+}
+
 // sum_all: out[0] += sum of x (out zeroed first): a grid-stride partial per
 // thread, a block reduction, one atomic per block.
 extern "C" __global__ void sum_all(const float* x, float* out, long long n) {

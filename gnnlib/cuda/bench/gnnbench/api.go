@@ -115,6 +115,28 @@ func oldPathEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	apiEpochs(d, g, fin, hidden, classes, layers)
 }
 
+var unbiasAB = flag.Bool("nngatv2-ab", false, "in the api part, the arxiv-sized GATv2 epochs again with nn.RebuildInActBackward off (the activation's gradient and the rebuilt attention output in two passes), then with tune.UnbiasActOnePass off too (the attention output rebuilt in a copy of the activation), then nn.CollectAfterBackward off too (as before)")
+
+// unbiasABEpochs is apiEpochs' GATv2 epochs (if -api-models has it)
+// with nn.RebuildInActBackward off, then tune.UnbiasActOnePass off too,
+// then nn.CollectAfterBackward off too.
+func unbiasABEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
+	saved := maps.Clone(apiKinds)
+	defer func(tag string, rebuild, onePass, collect bool) {
+		kernTag, nn.RebuildInActBackward, tune.UnbiasActOnePass, nn.CollectAfterBackward = tag, rebuild, onePass, collect
+		maps.Copy(apiKinds, saved)
+	}(kernTag, nn.RebuildInActBackward, tune.UnbiasActOnePass, nn.CollectAfterBackward)
+	clear(apiKinds)
+	apiKinds["gatv2"] = saved["gatv2"]
+	tag := kernTag
+	nn.RebuildInActBackward, kernTag = false, tag+" [two passes]"
+	apiEpochs(d, g, fin, hidden, classes, layers)
+	tune.UnbiasActOnePass, kernTag = false, tag+" [two passes, unbias copied]"
+	apiEpochs(d, g, fin, hidden, classes, layers)
+	nn.CollectAfterBackward, kernTag = false, tag+" [two passes, unbias copied, no collection]"
+	apiEpochs(d, g, fin, hidden, classes, layers)
+}
+
 // apiEpochs times full-batch training epochs (forward, backward, Adam) of
 // GCN, GraphSAGE (mean), GAT and GATv2 written with gnnlib/nn and moved to
 // the device with nn.To: the same code a notebook runs, each with its
@@ -182,6 +204,9 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			profileEpoch(d, g.name, kind+", "+act, epoch)
 		}
 		check(d.EmptyCache())
+	}
+	if *unbiasAB && g.name == "arxiv" && apiKinds["gatv2"] && nn.RebuildInActBackward && tune.UnbiasActOnePass && nn.CollectAfterBackward {
+		unbiasABEpochs(d, g, fin, hidden, classes, layers)
 	}
 }
 

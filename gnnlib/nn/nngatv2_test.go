@@ -1,0 +1,64 @@
+package nn_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
+	"github.com/gnnlab/gnnlab/gnnlib/nn"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+)
+
+// TestRebuildInActBackward checks, on the Fake, that with
+// nn.RebuildInActBackward a GATv2Conv whose ReLU and dropout run in its
+// own op (nn.ForwardReLUDropout) makes its output's gradient, its bias
+// gradient and its rebuilt attention output in one
+// ReLUDropoutGradUnbiasOps call, and that the layer's output and every
+// gradient equal those of the two calls it replaces, bit for bit; with a
+// residual (another op reading the activation) and attention dropout too.
+func TestRebuildInActBackward(t *testing.T) {
+	defer func(on bool) { nn.RebuildInActBackward = on }(nn.RebuildInActBackward)
+	g := memGraph(t, 300)
+	for _, c := range []struct {
+		heads, ch int
+		p         float32
+		residual  bool
+	}{{1, 16, 0, false}, {2, 8, 0.3, false}, {2, 8, 0, true}} {
+		t.Run(fmt.Sprintf("%dx%d,p=%g,residual=%v", c.heads, c.ch, c.p, c.residual), func(t *testing.T) {
+			run := func(on bool) (calls int, vals [][]float32) {
+				nn.RebuildInActBackward = on
+				dev := &devicetest.Fake{}
+				nn.Seed(11)
+				conv := nn.NewGATv2Conv(12, c.ch, c.heads, true, c.p)
+				drop := nn.NewDropout(0.4)
+				nn.To(conv, dev)
+				x := tensor.Randn(3, 300, 12).To(dev).Detach().SetRequiresGrad(true)
+				w := tensor.Randn(4, 300, c.heads*c.ch).To(dev)
+				h := nn.ForwardReLUDropout(conv, g, x, drop)
+				loss := h.Mul(w)
+				if c.residual {
+					loss = loss.Add(h.Mul(h))
+				}
+				loss.Sum().Backward()
+				vals = append(vals, h.CPU().Data())
+				for _, p := range append([]*tensor.Tensor{x}, conv.Params()...) {
+					vals = append(vals, p.Grad().CPU().Data())
+				}
+				return dev.Calls("ReLUDropoutGradColSumUnbias"), vals
+			}
+			offCalls, want := run(false)
+			onCalls, got := run(true)
+			if onCalls != 1 || offCalls != 0 {
+				t.Errorf("ReLUDropoutGradColSumUnbias called %d times with nn.RebuildInActBackward, %d without; want 1 and 0", onCalls, offCalls)
+			}
+			for i := range want {
+				for j := range want[i] {
+					if math.Float32bits(got[i][j]) != math.Float32bits(want[i][j]) {
+						t.Fatalf("value %d[%d] = %g in one pass, %g in two (0: the output, then x's and the parameters' gradients)", i, j, got[i][j], want[i][j])
+					}
+				}
+			}
+		})
+	}
+}
