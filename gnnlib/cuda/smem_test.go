@@ -1,0 +1,108 @@
+package cuda
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// smemDriver is the recording driver with a shared-memory limit, as the
+// CUDA driver reports it (sharedLimiter): an H100's 227 KB a block.
+type smemDriver struct {
+	*recordDriver
+	most int
+}
+
+func (s *smemDriver) sharedMax() int { return s.most }
+
+// openSmemRecorder is openRecorder on a smemDriver.
+func openSmemRecorder(t *testing.T, most int) (*Device, *smemDriver) {
+	drv := &smemDriver{recordDriver: &recordDriver{}, most: most}
+	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: "record (sm_90, no GPU)", nsm: drv.sms()}
+	d.be = &backend{d}
+	d.pool.init(drv)
+	go func() {
+		for fn := range d.work {
+			fn()
+		}
+		close(d.done)
+	}()
+	t.Cleanup(func() { d.Close() })
+	return d, drv
+}
+
+// smemStep launches four kernels, two of them with dynamic shared memory,
+// and waits for the device.
+func smemStep(t *testing.T, d *Device, x *Tensor, step int) {
+	t.Helper()
+	for i, shared := range []int{0, 100 << 10, 0, 200 << 10} {
+		if err := d.launchShared("k"+string(rune('a'+i)), [3]int{2, 1, 1}, [3]int{256, 1, 1}, shared, x, step); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLaunchSharedMemory checks that a launch's dynamic shared memory
+// reaches the driver, launched one by one and as a node of a replayed CUDA
+// graph (GraphReplay), that launch3 still asks for none, and that a size
+// above the device's limit is refused with an error naming the kernel and
+// both sizes, after which the device still works.
+func TestLaunchSharedMemory(t *testing.T) {
+	defer pinAutoReplay(false)()
+	defer func(old bool) { GraphReplay = old }(GraphReplay)
+	const most = 227 << 10
+	want := []int{0, 100 << 10, 0, 200 << 10}
+	for _, replay := range []bool{false, true} {
+		GraphReplay = replay
+		d, drv := openSmemRecorder(t, most)
+		x, err := d.Empty(4, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		drv.trace = nil
+		const steps = 4
+		for s := range steps {
+			smemStep(t, d, x, s)
+		}
+		if len(drv.trace) != steps*len(want) {
+			t.Fatalf("replay %v: %d launches, want %d", replay, len(drv.trace), steps*len(want))
+		}
+		for i, n := range drv.trace {
+			if n.shared != want[i%len(want)] {
+				t.Errorf("replay %v: launch %d (%s) had %d bytes of dynamic shared memory, want %d", replay, i, n.kernel, n.shared, want[i%len(want)])
+			}
+		}
+		if st := d.ReplayStats(); replay && (st.Built != 1 || st.Replays != steps-1) {
+			t.Errorf("replay: %+v, want one graph built and %d replays", st, steps-1)
+		}
+
+		drv.trace = nil
+		err = d.launchShared("sm80_big", [3]int{1, 1, 1}, [3]int{256, 1, 1}, most+1, x)
+		if err == nil {
+			t.Fatalf("replay %v: a launch asking %d bytes of shared memory of a device that allows %d was accepted", replay, most+1, most)
+		}
+		if !errors.Is(err, errSharedMemory) {
+			t.Errorf("replay %v: error %v, want errSharedMemory", replay, err)
+		}
+		for _, s := range []string{"sm80_big", "232449", "232448"} {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("replay %v: error %q does not name %s", replay, err, s)
+			}
+		}
+		if err := d.launchShared("kneg", [3]int{1, 1, 1}, [3]int{256, 1, 1}, -1, x); err == nil {
+			t.Errorf("replay %v: a negative shared-memory size was accepted", replay)
+		}
+		if err := d.launch3("kc", [3]int{1, 1, 1}, [3]int{32, 1, 1}, x); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Synchronize(); err != nil {
+			t.Fatalf("replay %v: the device after a refused launch: %v", replay, err)
+		}
+		if len(drv.trace) != 1 || drv.trace[0].kernel != "kc" || drv.trace[0].shared != 0 {
+			t.Errorf("replay %v: after the refused launches the device ran %+v, want kc alone without shared memory", replay, drv.trace)
+		}
+	}
+}
