@@ -26,6 +26,9 @@ type Device struct {
 	drv  driver
 	desc string
 	nsm  int
+	// smem is the most shared memory a block may have (the driver's
+	// opt-in limit), 0 when the driver does not say (sharedLimiter).
+	smem int
 	// be is the Device as a tensor.Backend (Backend).
 	be *backend
 
@@ -70,6 +73,9 @@ func Open(ordinal int) (*Device, error) {
 		return nil, err
 	}
 	d.desc, d.nsm = d.drv.name(), d.drv.sms()
+	if lim, ok := d.drv.(sharedLimiter); ok {
+		d.smem = lim.sharedMax()
+	}
 	openDevs.Lock()
 	openDevs.m[d] = true
 	openDevs.Unlock()

@@ -210,6 +210,22 @@ func TestMatMulBF16(t *testing.T) {
 		{3000, 200, 40, false, true, 300}, // nt, 64 wide, k = 200: B resident under GEMMBF16PipeRes
 		{2000, 100, 47, false, false, 0},  // nn, B 47 wide: the pipelined kernels read a padded copy
 		{300, 64, 131, false, false, 0},   // the same at the 128-wide tile
+		// GEMMBF16Big's kernels: 256-wide B-resident nn and nt (k up to 256,
+		// 8-, 4- and 2-byte copies), tiles cut in m and n, several tiles a
+		// block; streaming nn, nt past 256 k-rows; tn split-K at 256, 128
+		// and 64 wide; 128- and 64-wide resident; odd widths.
+		{3000, 128, 512, false, false, 400}, // x·W arxiv-like: two 256-wide n tiles
+		{2000, 100, 256, false, false, 400}, // K = 100: 8-byte copies of A
+		{2000, 46, 300, false, true, 400},   // nt, K = 46: 4-byte copies, n cut
+		{40000, 48, 256, false, true, 400},  // dY·Wᵀ products-like, several tiles a block
+		{1000, 300, 256, false, false, 400}, // k past the panel: streamed B
+		{600, 600, 300, false, true, 400},   // nt streamed, n cut
+		{256, 20000, 512, true, false, 300}, // tn split-K, 256 wide
+		{256, 20000, 100, true, false, 300}, // tn split-K, 128 wide
+		{20000, 256, 128, false, true, 400}, // dY·Wᵀ arxiv-like: 128-wide resident nt
+		{20000, 256, 48, false, false, 400}, // 64-wide resident nn
+		{20000, 256, 47, false, false, 400}, // its odd width: a padded copy of B
+		{1000, 200, 250, false, false, 0},   // B 250 wide: 4-byte copies, 2 columns cut
 	}
 	const u = half.EpsBF16
 	for _, tc := range cases {
@@ -265,7 +281,7 @@ func TestMatMulBF16(t *testing.T) {
 				add(r.IntN(tc.m), r.IntN(tc.n))
 			}
 		}
-		for _, kern := range []tune.GEMMBF16Kernel{tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes, tune.GEMMBF16Reg} {
+		for _, kern := range []tune.GEMMBF16Kernel{tune.GEMMBF16Big, tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes, tune.GEMMBF16Reg} {
 			tune.GEMMBF16 = kern
 			for _, out16 := range []bool{false, true} {
 				var got []float32
@@ -707,6 +723,74 @@ func TestGEMMBF16Plan(t *testing.T) {
 	tune.GEMMBF16 = tune.GEMMBF16Reg
 	if p := d.gemmBF16Choose(169343, 512, 128, false, false, 0, 128, 0, 512); p.kernel != "sm80_gemm_bf16" {
 		t.Errorf("under GEMMBF16Reg: kernel %s", p.kernel)
+	}
+	// GEMMBF16Big at gnnbench's shapes on an H100 (227 KB a block).
+	tune.GEMMBF16 = tune.GEMMBF16Big
+	d.smem = 232448
+	for _, c := range []struct {
+		m, k, n        int
+		transA, transB bool
+		kernel         string
+		grid, split    int
+		shared         int
+	}{
+		{169343, 128, 512, false, false, "sm80_gemm_bf16dr_nn_256", 132, 1, 204800}, // 2 n tiles: 66 blocks each
+		{128, 169343, 512, true, false, "sm80_gemm_bf16d_tn_256", 132, 66, 163840},
+		{169343, 256, 128, false, true, "sm80_gemm_bf16dr_nt_128", 264, 1, 102400},
+		{2449029, 100, 256, false, false, "sm80_gemm_bf16dr_nn_256", 132, 1, 204800},
+		{2449029, 256, 256, false, false, "sm80_gemm_bf16dr_nn_256", 132, 1, 204800},
+		{2449029, 256, 48, false, false, "sm80_gemm_bf16dr_nn_64", 396, 1, 73728},
+		{256, 2449029, 48, true, false, "sm80_gemm_bf16d_tn_64", 396, 198, 73728},
+		{2449029, 48, 256, false, true, "sm80_gemm_bf16dr_nt_256", 132, 1, 204800},
+		{2449029, 256, 47, false, false, "sm80_gemm_bf16dr_nn_64", 396, 1, 73728}, // B padded to 48
+		{8192, 8192, 8192, false, false, "sm80_gemm_bf16d_nn_256", 132, 1, 163840},
+		{2449029, 47, 256, false, true, "sm80_gemm_bf16", 2, 1, 0}, // A's rows 47 long: 2 n tiles
+	} {
+		lda, ldb := c.k, c.n
+		if c.transA {
+			lda = c.m
+		}
+		if c.transB {
+			ldb = c.k
+		}
+		p := d.gemmBF16Choose(c.m, c.n, c.k, c.transA, c.transB, 0, lda, 0, ldb)
+		if p.kernel != c.kernel || p.grid[0] != c.grid || p.split != c.split || p.shared != c.shared {
+			t.Errorf("GEMMBF16Big %dx%dx%d T=%v,%v: kernel %s grid %d split %d shared %d, want %s grid %d split %d shared %d",
+				c.m, c.k, c.n, c.transA, c.transB, p.kernel, p.grid[0], p.split, p.shared, c.kernel, c.grid, c.split, c.shared)
+		}
+		if p.shared > 0 && (p.chunk%32 != 0 || p.split*p.chunk < c.k) {
+			t.Errorf("GEMMBF16Big %dx%dx%d: chunk %d in %d splits", c.m, c.k, c.n, p.chunk, p.split)
+		}
+	}
+	for _, k := range []int{0, 1, 31, 32, 33, 1023, 1024, 4097, 169343, 2449029} {
+		for _, mn := range [][3]int{{128, 48, 64}, {2000, 512, 256}, {100000, 256, 128}} {
+			m, n, bn := mn[0], mn[1], mn[2]
+			split, chunk, grid := gemmBF16PipeGridK(m, n, k, bn, 32, 132)
+			tiles := ((m + gpBM - 1) / gpBM) * ((n + bn - 1) / bn)
+			if chunk%32 != 0 || chunk <= 0 || split < 1 || split*chunk < k || (split > 1 && (split-1)*chunk >= k) ||
+				grid > 132 || grid != min(tiles*split, 132) || (split > 1 && chunk < 256) {
+				t.Errorf("gemmBF16PipeGridK(%d, %d, %d, %d, 32, 132) = split %d, chunk %d, grid %d", m, n, k, bn, split, chunk, grid)
+			}
+		}
+	}
+	// An A100 (163 KB a block): the 256-wide streaming kernel only.
+	d.smem = 166912
+	for _, c := range []struct {
+		m, k, n int
+		kernel  string
+	}{
+		{169343, 128, 512, "sm80_gemm_bf16d_nn_256"},
+		{169343, 256, 128, "sm80_gemm_bf16p_nt_128"},
+		{2449029, 256, 48, "sm80_gemm_bf16p_nn_64"},
+	} {
+		ldb := c.n
+		if c.kernel[len(c.kernel)-6:len(c.kernel)-4] == "nt" {
+			ldb = c.k
+		}
+		transB := ldb == c.k && c.k != c.n
+		if p := d.gemmBF16Choose(c.m, c.n, c.k, false, transB, 0, c.k, 0, ldb); p.kernel != c.kernel {
+			t.Errorf("GEMMBF16Big on an A100 %dx%dx%d: kernel %s, want %s", c.m, c.k, c.n, p.kernel, c.kernel)
+		}
 	}
 }
 

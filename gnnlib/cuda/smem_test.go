@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 )
 
 // smemDriver is the recording driver with a shared-memory limit, as the
@@ -103,6 +105,46 @@ func TestLaunchSharedMemory(t *testing.T) {
 		}
 		if len(drv.trace) != 1 || drv.trace[0].kernel != "kc" || drv.trace[0].shared != 0 {
 			t.Errorf("replay %v: after the refused launches the device ran %+v, want kc alone without shared memory", replay, drv.trace)
+		}
+	}
+}
+
+// TestGEMMBF16BigLaunch checks, without a GPU, that MatMulBF16 under
+// tune.GEMMBF16Big sends the dynamic-shared-memory kernels' sizes with
+// their launches (the B-resident 256-wide kernel on an H100's 227 KB; the
+// streaming one where only an A100's 163 KB is allowed), and runs the
+// 48 KB pipelined kernel, without dynamic shared memory, where the device
+// allows too little or does not say.
+func TestGEMMBF16BigLaunch(t *testing.T) {
+	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
+	tune.GEMMBF16 = tune.GEMMBF16Big
+	for _, c := range []struct {
+		most   int
+		kernel string
+		shared int
+	}{
+		{232448, "sm80_gemm_bf16dr_nn_256", 204800},
+		{166912, "sm80_gemm_bf16d_nn_256", 163840},
+		{101376, "sm80_gemm_bf16p_nn_128", 0},
+		{0, "sm80_gemm_bf16p_nn_128", 0},
+	} {
+		d, drv := openSmemRecorder(t, c.most)
+		d.smem = c.most
+		a, err := d.EmptyBF16(3000, 128)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := d.EmptyBF16(128, 512)
+		y, _ := d.Empty(3000, 512)
+		drv.trace = nil
+		if err := MatMulBF16(y, a, b, false, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+		if len(drv.trace) != 1 || drv.trace[0].kernel != c.kernel || drv.trace[0].shared != c.shared {
+			t.Errorf("limit %d: launched %+v, want %s with %d bytes of dynamic shared memory", c.most, drv.trace, c.kernel, c.shared)
 		}
 	}
 }
