@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -281,7 +282,7 @@ func TestMatMulBF16(t *testing.T) {
 				add(r.IntN(tc.m), r.IntN(tc.n))
 			}
 		}
-		for _, kern := range []tune.GEMMBF16Kernel{tune.GEMMBF16Big, tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes, tune.GEMMBF16Reg} {
+		for _, kern := range bf16TestKernels() {
 			tune.GEMMBF16 = kern
 			for _, out16 := range []bool{false, true} {
 				var got []float32
@@ -336,6 +337,20 @@ func TestMatMulBF16(t *testing.T) {
 		a.Free()
 		b.Free()
 	}
+}
+
+// bf16TestKernels lists the tensor-core GEMM kernels TestMatMulBF16 runs:
+// all of them, or those GNNLAB_TEST_BF16_GEMM names (comma-separated, as
+// tune.GEMMBF16Kernel spells them), for a device run short of time.
+func bf16TestKernels() []tune.GEMMBF16Kernel {
+	if v := os.Getenv("GNNLAB_TEST_BF16_GEMM"); v != "" {
+		var ks []tune.GEMMBF16Kernel
+		for _, k := range strings.Split(v, ",") {
+			ks = append(ks, tune.GEMMBF16Kernel(k))
+		}
+		return ks
+	}
+	return []tune.GEMMBF16Kernel{tune.GEMMBF16Big, tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes, tune.GEMMBF16Reg}
 }
 
 // TestSpMMBF16 checks the bfloat16 SpMM and its transpose, both mappings (widths multiple
