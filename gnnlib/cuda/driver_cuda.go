@@ -72,6 +72,11 @@ func (d *cuDriver) functionShared(kernel string, shared int) (cu.Function, error
 	if r := C.cuFuncSetAttribute(cf, C.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, C.int(shared)); r != C.CUDA_SUCCESS {
 		return fn, fmt.Errorf("gnnlib/cuda: kernel %s: allow %d bytes of dynamic shared memory: %s", kernel, shared, resultText(r))
 	}
+	// All of the SM's unified L1 as shared memory, so that as many blocks
+	// as the kernel's launch bounds say fit (the carveout is a hint).
+	if r := C.cuFuncSetAttribute(cf, C.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, C.CU_SHAREDMEM_CARVEOUT_MAX_SHARED); r != C.CUDA_SUCCESS {
+		return fn, fmt.Errorf("gnnlib/cuda: kernel %s: shared-memory carveout: %s", kernel, resultText(r))
+	}
 	d.dynShared[kernel] = shared
 	return fn, nil
 }

@@ -2,10 +2,13 @@ package cuda
 
 import (
 	"errors"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
+	"github.com/gnnlab/gnnlab/gnnlib/internal/half"
 )
 
 // smemDriver is the recording driver with a shared-memory limit, as the
@@ -146,5 +149,88 @@ func TestGEMMBF16BigLaunch(t *testing.T) {
 		if len(drv.trace) != 1 || drv.trace[0].kernel != c.kernel || drv.trace[0].shared != c.shared {
 			t.Errorf("limit %d: launched %+v, want %s with %d bytes of dynamic shared memory", c.most, drv.trace, c.kernel, c.shared)
 		}
+	}
+}
+
+// TestMatMulBF16BigReplay runs GEMMBF16Big's kernels, whose blocks take
+// 160-200 KB of dynamic shared memory, as nodes of replayed CUDA graphs
+// (GraphReplay) on the device: the B-resident nn kernel with both outputs,
+// the streamed one (k past the panel) and the split-K tn one (a fill node
+// and atomic sums). The replayed steps must build a graph, replay it
+// without the driver refusing a node, and give the eager step's results:
+// bit for bit where each value is one block's sum, to float32 rounding
+// where split-K adds partial sums in any order.
+func TestMatMulBF16BigReplay(t *testing.T) {
+	d := openOrSkip(t)
+	defer pinAutoReplay(false)()
+	defer func(old bool, k tune.GEMMBF16Kernel) { GraphReplay, tune.GEMMBF16 = old, k }(GraphReplay, tune.GEMMBF16)
+	tune.GEMMBF16 = tune.GEMMBF16Big
+	r := rand.New(rand.NewPCG(51, 52))
+	up := func(rows, cols int) *BF16Tensor {
+		_, h := bf16Operand(r, rows*cols)
+		x, err := d.BF16FromHost(h, rows, cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { x.Free() })
+		return x
+	}
+	a, b, c, w := up(2000, 128), up(128, 512), up(2000, 300), up(300, 256)
+	y16, err := d.EmptyBF16(2000, 512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y16.Free()
+	y, _ := d.Empty(2000, 512)
+	z, _ := d.Empty(2000, 256)
+	g, _ := d.Empty(128, 512)
+	defer freeAll([]*Tensor{y, z, g})
+	if p := d.gemmBF16Choose(2000, 512, 128, false, false, a.ptr, 128, b.ptr, 512); p.shared == 0 {
+		t.Skipf("%v: GEMMBF16Big runs %s here (the device allows %d bytes of shared memory a block)", d, p.kernel, d.smem)
+	}
+	step := func() [][]float32 {
+		for _, err := range []error{
+			MatMulBF16Out(y16, a, b, false, false),
+			MatMulBF16(y, a, b, false, false),
+			MatMulBF16(z, c, w, false, false),
+			MatMulBF16(g, a, y16, true, false),
+		} {
+			skipNoBF16(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		h16, err := y16.Host()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := make([]float32, len(h16))
+		for i, v := range h16 {
+			f[i] = half.BF16(v).Float32()
+		}
+		return [][]float32{f, host(t, y), host(t, z), host(t, g)}
+	}
+	GraphReplay = false
+	want := step()
+	GraphReplay = true
+	before := d.ReplayStats()
+	for s := range 4 {
+		got := step()
+		for o := range got {
+			for i := range got[o] {
+				tol := 0.0
+				if o == 3 {
+					tol = 1e-5 * (1 + math.Abs(float64(want[o][i])))
+				}
+				if e := math.Abs(float64(got[o][i]) - float64(want[o][i])); !(e <= tol) {
+					t.Fatalf("step %d, output %d [%d]: replayed %v, eager %v", s, o, i, got[o][i], want[o][i])
+				}
+			}
+		}
+	}
+	st := d.ReplayStats()
+	t.Logf("%v: %+v", d, st)
+	if st.Built == before.Built || st.Replays-before.Replays < 2 || st.Failed != before.Failed {
+		t.Errorf("replay stats %+v after %+v: want a graph built, replayed at least twice, none refused", st, before)
 	}
 }
