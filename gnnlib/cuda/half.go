@@ -303,8 +303,8 @@ func cpWidth(ld int, ptr uintptr) int {
 func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) gemmBF16Launch {
 	form := gemmForm(transA, transB)
 	kind := tune.GEMMBF16
-	if kind == tune.GEMMBF16Big {
-		if p, ok := d.gemmBF16ChooseBig(m, n, k, transA, transB, pa, lda, pb, ldb); ok {
+	if kind == tune.GEMMBF16Big || kind == tune.GEMMBF16BigStream {
+		if p, ok := d.gemmBF16ChooseBig(m, n, k, transA, transB, pa, lda, pb, ldb, kind == tune.GEMMBF16Big); ok {
 			return p
 		}
 		kind = tune.GEMMBF16Pipe
@@ -361,9 +361,10 @@ var gpBig = []struct {
 
 const gpBigKR = 256
 
-// gemmBF16ChooseBig is gemmBF16Choose under GEMMBF16Big: the widest tile
-// not much wider than n (256 above 128 columns, 128 above 64, else 64),
-// B resident when the product is nn or nt with k at most gpBigKR, so that
+// gemmBF16ChooseBig is gemmBF16Choose under GEMMBF16Big (resident) and
+// GEMMBF16BigStream: the widest tile not much wider than n (256 above 128
+// columns, 128 above 64, else 64), B resident (if resident) when the
+// product is nn or nt with k at most gpBigKR, so that
 // a block keeps its n tile of B for all its output tiles, else both
 // operands streamed (split-K as the pipelined kernel splits it). ok is
 // false where an operand's rows are only 2-byte aligned (but for the
@@ -371,7 +372,7 @@ const gpBigKR = 256
 // device's shared memory does not hold the blocks an SM should (a GPU
 // without sharedLimiter, or less than the H100's 227 KB a block for the
 // resident kernels at 256 and the narrower ones at all).
-func (d *Device) gemmBF16ChooseBig(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) (gemmBF16Launch, bool) {
+func (d *Device) gemmBF16ChooseBig(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int, resident bool) (gemmBF16Launch, bool) {
 	vA, vB := cpWidth(lda, pa), cpWidth(ldb, pb)
 	padB := 0
 	if vB == 0 && !transA && !transB && k*n <= padBMax {
@@ -393,7 +394,7 @@ func (d *Device) gemmBF16ChooseBig(m, n, k int, transA, transB bool, pa uintptr,
 	form := gemmForm(transA, transB)
 	blocks := c.per * d.nsm
 	split, chunk, grid := gemmBF16PipeGridK(m, n, k, c.bn, c.bk, blocks)
-	if nt := (n + c.bn - 1) / c.bn; !transA && split == 1 && chunk <= gpBigKR && nt <= blocks && fits(c.smemRes) {
+	if nt := (n + c.bn - 1) / c.bn; resident && !transA && split == 1 && chunk <= gpBigKR && nt <= blocks && fits(c.smemRes) {
 		// Every block keeps one n tile: a whole number of blocks per n
 		// tile when they take several items.
 		blocks -= blocks % nt

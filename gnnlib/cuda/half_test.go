@@ -350,7 +350,7 @@ func bf16TestKernels() []tune.GEMMBF16Kernel {
 		}
 		return ks
 	}
-	return []tune.GEMMBF16Kernel{tune.GEMMBF16Big, tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes, tune.GEMMBF16Reg}
+	return []tune.GEMMBF16Kernel{tune.GEMMBF16Big, tune.GEMMBF16BigStream, tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes, tune.GEMMBF16Reg}
 }
 
 // TestSpMMBF16 checks the bfloat16 SpMM and its transpose, both mappings (widths multiple
@@ -788,6 +788,11 @@ func TestGEMMBF16Plan(t *testing.T) {
 			}
 		}
 	}
+	tune.GEMMBF16 = tune.GEMMBF16BigStream
+	if p := d.gemmBF16Choose(169343, 512, 128, false, false, 0, 128, 0, 512); p.kernel != "sm80_gemm_bf16d_nn_256" || p.shared != 163840 {
+		t.Errorf("under GEMMBF16BigStream: kernel %s, %d bytes of shared memory", p.kernel, p.shared)
+	}
+	tune.GEMMBF16 = tune.GEMMBF16Big
 	// An A100 (163 KB a block): the 256-wide streaming kernel only.
 	d.smem = 166912
 	for _, c := range []struct {

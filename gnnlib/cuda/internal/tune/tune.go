@@ -126,6 +126,9 @@ const (
 	// a block), or an operand's rows are only 2-byte aligned, it runs
 	// GEMMBF16Pipe's choice.
 	GEMMBF16Big GEMMBF16Kernel = "big"
+	// GEMMBF16BigStream is GEMMBF16Big with B always streamed
+	// (sm80_gemm_bf16d_*, never sm80_gemm_bf16dr_*), for comparison.
+	GEMMBF16BigStream GEMMBF16Kernel = "bigs"
 )
 
 // GEMMBF16 is the tensor-core kernel MatMulBF16 launches. Set it before
