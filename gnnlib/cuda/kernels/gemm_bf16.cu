@@ -295,7 +295,10 @@ template <int ROWS, bool kmaj, bool SW, int BK, int V>
 __device__ __forceinline__ void gp_tile_load(unsigned short* s, const unsigned short* __restrict__ src, long long ld,
                                              int r0, int lim, int k0, int kend) {
 	constexpr int count = ROWS * BK / V;
-#pragma unroll
+	// Up to 4 copies a thread unrolled; more (the big tiles' narrow
+	// copies) in a loop, so that the compiler does not keep every copy's
+	// address in registers across the main loop.
+#pragma unroll(count <= 4 * 256 ? (count + 255) / 256 : 1)
 	for (int c0 = 0; c0 < count; c0 += 256) {
 		const int c = c0 + threadIdx.x;
 		if (count % 256 != 0 && c >= count) break;
