@@ -328,7 +328,14 @@
 // product whose operands have odd leading dimensions (rows only 2-byte
 // aligned) runs the older register-prefetch kernel, but for an nn
 // product's small odd-wide B (a 47-class layer's weight), which is
-// copied into rows padded to a multiple of 8 first. SpMMBF16, SpMMBF16Out
+// copied into rows padded to a multiple of 8 first. With
+// gnnlib/cuda/internal/tune's GEMMBF16 set to GEMMBF16Big, on a GPU that
+// allows a block 227 KB of shared memory (H100, H200), the same products
+// run larger tiles in dynamic shared memory instead: 128 x 256, one block
+// an SM, for products wider than 128 columns (so that a product up to 256
+// wide reads its tall operand from L2 once), 128 x 128 and 128 x 64
+// below, with B kept in shared memory for nn and nt products of K up to
+// 256. SpMMBF16, SpMMBF16Out
 // and their transposes over the cached transposed CSR (SpMMBF16T,
 // SpMMBF16TOut) read bfloat16 features 16 bytes at a time and sum in
 // float32, rows of more than 128 edges split into edge tiles as the
