@@ -183,6 +183,22 @@ func TestMatMulBF16(t *testing.T) {
 	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
 	r := rand.New(rand.NewPCG(21, 22))
 	cases := []gemmCase{
+		// GEMMBF16Big's kernels: 256-wide B-resident nn and nt (k up to 256,
+		// 8-, 4- and 2-byte copies), tiles cut in m and n, several tiles a
+		// block; streaming nn, nt past 256 k-rows; tn split-K at 256, 128
+		// and 64 wide; 128- and 64-wide resident; odd widths.
+		{3000, 128, 512, false, false, 400}, // x·W arxiv-like: two 256-wide n tiles
+		{2000, 100, 256, false, false, 400}, // K = 100: 8-byte copies of A
+		{2000, 46, 300, false, true, 400},   // nt, K = 46: 4-byte copies, n cut
+		{40000, 48, 256, false, true, 400},  // dY·Wᵀ products-like, several tiles a block
+		{1000, 300, 256, false, false, 400}, // k past the panel: streamed B
+		{600, 600, 300, false, true, 400},   // nt streamed, n cut
+		{256, 20000, 512, true, false, 300}, // tn split-K, 256 wide
+		{256, 20000, 100, true, false, 300}, // tn split-K, 128 wide
+		{20000, 256, 128, false, true, 400}, // dY·Wᵀ arxiv-like: 128-wide resident nt
+		{20000, 256, 48, false, false, 400}, // 64-wide resident nn
+		{20000, 256, 47, false, false, 400}, // its odd width: a padded copy of B
+		{1000, 200, 250, false, false, 0},   // B 250 wide: 4-byte copies, 2 columns cut
 		{1, 1, 1, false, false, 0},
 		{1, 1, 1, true, false, 0},
 		{1, 1, 1, false, true, 0},
@@ -211,25 +227,17 @@ func TestMatMulBF16(t *testing.T) {
 		{3000, 200, 40, false, true, 300}, // nt, 64 wide, k = 200: B resident under GEMMBF16PipeRes
 		{2000, 100, 47, false, false, 0},  // nn, B 47 wide: the pipelined kernels read a padded copy
 		{300, 64, 131, false, false, 0},   // the same at the 128-wide tile
-		// GEMMBF16Big's kernels: 256-wide B-resident nn and nt (k up to 256,
-		// 8-, 4- and 2-byte copies), tiles cut in m and n, several tiles a
-		// block; streaming nn, nt past 256 k-rows; tn split-K at 256, 128
-		// and 64 wide; 128- and 64-wide resident; odd widths.
-		{3000, 128, 512, false, false, 400}, // x·W arxiv-like: two 256-wide n tiles
-		{2000, 100, 256, false, false, 400}, // K = 100: 8-byte copies of A
-		{2000, 46, 300, false, true, 400},   // nt, K = 46: 4-byte copies, n cut
-		{40000, 48, 256, false, true, 400},  // dY·Wᵀ products-like, several tiles a block
-		{1000, 300, 256, false, false, 400}, // k past the panel: streamed B
-		{600, 600, 300, false, true, 400},   // nt streamed, n cut
-		{256, 20000, 512, true, false, 300}, // tn split-K, 256 wide
-		{256, 20000, 100, true, false, 300}, // tn split-K, 128 wide
-		{20000, 256, 128, false, true, 400}, // dY·Wᵀ arxiv-like: 128-wide resident nt
-		{20000, 256, 48, false, false, 400}, // 64-wide resident nn
-		{20000, 256, 47, false, false, 400}, // its odd width: a padded copy of B
-		{1000, 200, 250, false, false, 0},   // B 250 wide: 4-byte copies, 2 columns cut
 	}
-	const u = half.EpsBF16
 	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%dx%dx%d_%s", tc.m, tc.k, tc.n, gemmForm(tc.transA, tc.transB)), func(t *testing.T) { matMulBF16Case(t, d, r, tc) })
+	}
+}
+
+// matMulBF16Case is one case of TestMatMulBF16, run with every kernel
+// bf16TestKernels lists and both outputs.
+func matMulBF16Case(t *testing.T, d *Device, r *rand.Rand, tc gemmCase) {
+	const u = half.EpsBF16
+	{
 		ar, ac := tc.m, tc.k
 		if tc.transA {
 			ar, ac = ac, ar

@@ -491,9 +491,11 @@ __device__ __forceinline__ void gemm_bf16p(unsigned short* __restrict__ sm, cons
 		issue();
 		const unsigned short* sa = stages + (it % S) * ST_EL;
 		const unsigned short* sb = sa + A_EL;
-		// One 16-deep slice of the k-step at a time (not unrolled: the
-		// fragments of every slice at once would not fit the registers).
-#pragma unroll 1
+		// One 16-deep slice of the k-step at a time: unrolled in the
+		// 256-wide tiles (one block an SM, 255 registers a thread), so that
+		// the next slice's fragments load while this one multiplies; not
+		// in the narrower ones, whose 128 or 80 registers would spill.
+#pragma unroll(BN == 256 ? BK / 16 : 1)
 		for (int ks = 0; ks < BK; ks += 16) {
 			unsigned af[MI][4], bfr[NJ][2];
 #pragma unroll
