@@ -412,7 +412,13 @@
 // reads from L2; the B-resident kernel that halves them (GEMMBF16PipeRes)
 // ran within 5 % of the pipelined one. All the kernels passed
 // TestMatMulBF16 there (gnnlib/cuda/internal/tune's GEMMBF16 switches
-// between them).
+// between them). The larger tiles in dynamic shared memory
+// (GEMMBF16Big, which halves those reads again) ran 0.83-1.24x of the
+// pipelined kernel in a mid-session H100 run (2026-12-06 18:44): 75-77 %
+// of the roofline at the products-sized Xᵀ·dY, 41-63 % at the other GNN
+// shapes, x·W arxiv-sized unchanged at 32 % with a bfloat16 output, so
+// the L2 reads were not the limit; the shapes furthest from the roofline
+// are those that write a large output. It is not the default.
 //
 // BUG(gnnlab): the fused attention with BF16Attention off or, for GATv2 and the Transformer,
 // with padded heads, GAT's per-node scores (HeadDot), the reductions, the
