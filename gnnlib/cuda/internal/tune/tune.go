@@ -139,6 +139,10 @@ const (
 // where GEMMBF16PipeRes ran within 5 % of GEMMBF16Pipe, which stays the
 // default. If a device run fails TestMatMulBF16 for one kernel (its errors
 // name it), set this to one that passed (GEMMBF16Reg at worst).
+// GEMMBF16Big and GEMMBF16BigStream came later: one H100 run timed them
+// (2026-12-06 18:44, gnnlib/cuda/BENCHMARKS.md) at 0.83-1.24x of
+// GEMMBF16Pipe, but their TestMatMulBF16 and TestMatMulBF16BigReplay
+// cases have not yet run on a device.
 var GEMMBF16 = GEMMBF16Pipe
 
 // BF16SplitHeavy makes gnnlib/cuda's bfloat16 SpMM (SpMMBF16 and its
