@@ -66,7 +66,7 @@ func (r *recordDriver) memInfo() (free, total int64, err error) { return 1 << 40
 func (r *recordDriver) close() error                            { return nil }
 func (r *recordDriver) launch(kernel string, grid, block [3]int, shared int, args []uint64) error {
 	r.launches = append(r.launches, launchRec{kernel, len(args), grid})
-	r.trace = append(r.trace, graphNode{kernel: kernel, grid: grid, block: block, args: slices.Clone(args)})
+	r.trace = append(r.trace, graphNode{kernel: kernel, grid: grid, block: block, shared: shared, args: slices.Clone(args)})
 	if kernel == r.fail {
 		return fmt.Errorf("record: launch of %s fails", kernel)
 	}

@@ -26,6 +26,9 @@ type Device struct {
 	drv  driver
 	desc string
 	nsm  int
+	// smem is the most shared memory a block may have (the driver's
+	// opt-in limit), 0 when the driver does not say (sharedLimiter).
+	smem int
 	// be is the Device as a tensor.Backend (Backend).
 	be *backend
 
@@ -70,6 +73,9 @@ func Open(ordinal int) (*Device, error) {
 		return nil, err
 	}
 	d.desc, d.nsm = d.drv.name(), d.drv.sms()
+	if lim, ok := d.drv.(sharedLimiter); ok {
+		d.smem = lim.sharedMax()
+	}
 	openDevs.Lock()
 	openDevs.m[d] = true
 	openDevs.Unlock()
@@ -270,6 +276,26 @@ func (d *Device) launch(kernel string, grid, block int, args ...any) error {
 }
 
 func (d *Device) launch3(kernel string, grid, block [3]int, args ...any) error {
+	return d.launchShared(kernel, grid, block, 0, args...)
+}
+
+// launchShared is launch3 with shared bytes of dynamic shared memory per
+// block (extern __shared__ in the kernel). Above the 48 KB a kernel gets
+// without asking, the driver raises the kernel's limit (cuFuncSetAttribute)
+// before its first such launch; a size above what the device allows a block
+// is refused here, with the kernel and both sizes named.
+func (d *Device) launchShared(kernel string, grid, block [3]int, shared int, args ...any) error {
+	if shared < 0 {
+		return fmt.Errorf("gnnlib/cuda: launch %s: %d bytes of dynamic shared memory", kernel, shared)
+	}
+	if shared > 0 {
+		if lim, ok := d.drv.(sharedLimiter); ok {
+			if most := lim.sharedMax(); shared > most {
+				return fmt.Errorf("gnnlib/cuda: launch %s: %w: %d bytes of dynamic shared memory asked for, the device allows a block %d (%s)",
+					kernel, errSharedMemory, shared, most, d.desc)
+			}
+		}
+	}
 	slots := make([]uint64, len(args))
 	for i, a := range args {
 		switch v := a.(type) {
@@ -302,13 +328,13 @@ func (d *Device) launch3(kernel string, grid, block [3]int, args ...any) error {
 		}
 	}
 	d.launches.Add(1)
-	if d.record(graphNode{kernel: kernel, grid: grid, block: block, args: slots}) {
+	if d.record(graphNode{kernel: kernel, grid: grid, block: block, shared: shared, args: slots}) {
 		return nil
 	}
 	if tune.AsyncLaunch {
-		return d.post(func(drv driver) error { return drv.launch(kernel, grid, block, 0, slots) })
+		return d.post(func(drv driver) error { return drv.launch(kernel, grid, block, shared, slots) })
 	}
-	return d.do(func(drv driver) error { return drv.launch(kernel, grid, block, 0, slots) })
+	return d.do(func(drv driver) error { return drv.launch(kernel, grid, block, shared, slots) })
 }
 
 // gridFor returns a grid-stride grid for n work items of per threads each

@@ -354,7 +354,14 @@
 // product whose operands have odd leading dimensions (rows only 2-byte
 // aligned) runs the older register-prefetch kernel, but for an nn
 // product's small odd-wide B (a 47-class layer's weight), which is
-// copied into rows padded to a multiple of 8 first. SpMMBF16, SpMMBF16Out
+// copied into rows padded to a multiple of 8 first. With
+// gnnlib/cuda/internal/tune's GEMMBF16 set to GEMMBF16Big, on a GPU that
+// allows a block 227 KB of shared memory (H100, H200), the same products
+// run larger tiles in dynamic shared memory instead: 128 x 256, one block
+// an SM, for products wider than 128 columns (so that a product up to 256
+// wide reads its tall operand from L2 once), 128 x 128 and 128 x 64
+// below, with B kept in shared memory for nn and nt products of K up to
+// 256. SpMMBF16, SpMMBF16Out
 // and their transposes over the cached transposed CSR (SpMMBF16T,
 // SpMMBF16TOut) read bfloat16 features 16 bytes at a time and sum in
 // float32, rows of more than 128 edges split into edge tiles as the
@@ -431,7 +438,13 @@
 // reads from L2; the B-resident kernel that halves them (GEMMBF16PipeRes)
 // ran within 5 % of the pipelined one. All the kernels passed
 // TestMatMulBF16 there (gnnlib/cuda/internal/tune's GEMMBF16 switches
-// between them).
+// between them). The larger tiles in dynamic shared memory
+// (GEMMBF16Big, which halves those reads again) ran 0.83-1.24x of the
+// pipelined kernel in a mid-session H100 run (2026-12-06 18:44): 75-77 %
+// of the roofline at the products-sized Xᵀ·dY, 41-63 % at the other GNN
+// shapes, x·W arxiv-sized unchanged at 32 % with a bfloat16 output, so
+// the L2 reads were not the limit; the shapes furthest from the roofline
+// are those that write a large output. It is not the default.
 //
 // BUG(gnnlab): the fused attention with BF16Attention off or, for GATv2 and the Transformer,
 // with padded heads, GAT's per-node scores (HeadDot), the reductions, the

@@ -27,9 +27,9 @@ type driver interface {
 	dtoh(dst unsafe.Pointer, src uintptr, n int64) error
 	dtod(dst, src uintptr, n int64) error
 	memsetD32(dst uintptr, v uint32, n int64) error
-	// launch starts the named kernel of the embedded module on the stream;
-	// each argument is one 8-byte slot (a pointer, or an int or float in
-	// its low bytes).
+	// launch starts the named kernel of the embedded module on the stream
+	// with shared bytes of dynamic shared memory a block; each argument is
+	// one 8-byte slot (a pointer, or an int or float in its low bytes).
 	launch(kernel string, grid, block [3]int, shared int, args []uint64) error
 	// graphMake builds a CUDA graph of nodes, each after the one before,
 	// and instantiates it (keeping the template, whose nodes graphSet
@@ -51,4 +51,12 @@ type driver interface {
 	// memInfo reports the driver's free and total device memory.
 	memInfo() (free, total int64, err error)
 	close() error
+}
+
+// sharedLimiter is a driver that knows the most shared memory a block may
+// have (the opt-in limit, static and dynamic together): Device.launchShared
+// refuses a larger dynamic size before it reaches the driver. A driver
+// without it (a test's) sends every size on.
+type sharedLimiter interface {
+	sharedMax() int
 }

@@ -37,6 +37,48 @@ type cuDriver struct {
 	ev [2]cu.Event
 	// ptrs is reused by launch to pass the argument slots' addresses.
 	ptrs []unsafe.Pointer
+	// smemOptin is the most shared memory a block may have when its
+	// kernel asks (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+	// dynShared the dynamic size each kernel was allowed so far
+	// (cuFuncSetAttribute), above the 48 KB every kernel gets.
+	smemOptin int
+	dynShared map[string]int
+}
+
+// defaultShared is the dynamic shared memory a kernel may use without
+// cuFuncSetAttribute.
+const defaultShared = 48 << 10
+
+func (d *cuDriver) sharedMax() int { return d.smemOptin }
+
+// functionShared is function for a launch with shared bytes of dynamic
+// shared memory: above 48 KB it raises the kernel's limit once (to the
+// largest size asked so far), after checking that its static shared memory
+// and shared together fit the device's opt-in limit.
+func (d *cuDriver) functionShared(kernel string, shared int) (cu.Function, error) {
+	fn, err := d.function(kernel)
+	if err != nil || shared <= defaultShared || shared <= d.dynShared[kernel] {
+		return fn, err
+	}
+	cf := *(*C.CUfunction)(unsafe.Pointer(&fn))
+	var static C.int
+	if r := C.cuFuncGetAttribute(&static, C.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, cf); r != C.CUDA_SUCCESS {
+		return fn, fmt.Errorf("gnnlib/cuda: kernel %s: static shared memory: %s", kernel, resultText(r))
+	}
+	if int(static)+shared > d.smemOptin {
+		return fn, fmt.Errorf("gnnlib/cuda: launch %s: %w: %d bytes of dynamic and %d of static shared memory, the device allows a block %d (%s)",
+			kernel, errSharedMemory, shared, int(static), d.smemOptin, d.desc)
+	}
+	if r := C.cuFuncSetAttribute(cf, C.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, C.int(shared)); r != C.CUDA_SUCCESS {
+		return fn, fmt.Errorf("gnnlib/cuda: kernel %s: allow %d bytes of dynamic shared memory: %s", kernel, shared, resultText(r))
+	}
+	// All of the SM's unified L1 as shared memory, so that as many blocks
+	// as the kernel's launch bounds say fit (the carveout is a hint).
+	if r := C.cuFuncSetAttribute(cf, C.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, C.CU_SHAREDMEM_CARVEOUT_MAX_SHARED); r != C.CUDA_SUCCESS {
+		return fn, fmt.Errorf("gnnlib/cuda: kernel %s: shared-memory carveout: %s", kernel, resultText(r))
+	}
+	d.dynShared[kernel] = shared
+	return fn, nil
 }
 
 // noDeviceHint says how to get a device, or to do without one.
@@ -104,11 +146,16 @@ func openDriver(ordinal int) (driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gnnlib/cuda: create context: %w", err)
 	}
-	d := &cuDriver{dev: dev, ctx: ctx, fns: map[string]cu.Function{}}
+	d := &cuDriver{dev: dev, ctx: ctx, fns: map[string]cu.Function{}, dynShared: map[string]int{}}
 	major, _ := dev.Attribute(cu.ComputeCapabilityMajor)
 	minor, _ := dev.Attribute(cu.ComputeCapabilityMinor)
 	d.nsm, _ = dev.Attribute(cu.MultiprocessorCount)
 	name, _ := dev.Name()
+	var optin C.int
+	if C.cuDeviceGetAttribute(&optin, C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, C.CUdevice(dev)) != C.CUDA_SUCCESS || optin < defaultShared {
+		optin = defaultShared
+	}
+	d.smemOptin = int(optin)
 	d.desc = fmt.Sprintf("%s (sm_%d%d, %d SMs)", strings.TrimSpace(name), major, minor, d.nsm)
 	// The driver JIT-compiles the PTX for the GPU present.
 	if d.mod, err = cu.LoadData(ptxSource); err != nil {
@@ -175,7 +222,7 @@ func (d *cuDriver) memsetD32(dst uintptr, v uint32, n int64) error {
 }
 
 func (d *cuDriver) launch(kernel string, grid, block [3]int, shared int, args []uint64) error {
-	fn, err := d.function(kernel)
+	fn, err := d.functionShared(kernel, shared)
 	if err != nil {
 		return err
 	}

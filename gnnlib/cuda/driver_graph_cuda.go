@@ -47,7 +47,7 @@ func (d *cuDriver) function(kernel string) (cu.Function, error) {
 // kernelParams fills p for n; the argument arrays are C memory, freed by
 // the function returned once the driver has copied them.
 func (d *cuDriver) kernelParams(n *graphNode, p *C.CUDA_KERNEL_NODE_PARAMS) (func(), error) {
-	fn, err := d.function(n.kernel)
+	fn, err := d.functionShared(n.kernel, n.shared)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (d *cuDriver) kernelParams(n *graphNode, p *C.CUDA_KERNEL_NODE_PARAMS) (fun
 	p._func = *(*C.CUfunction)(unsafe.Pointer(&fn))
 	p.gridDimX, p.gridDimY, p.gridDimZ = C.uint(n.grid[0]), C.uint(n.grid[1]), C.uint(n.grid[2])
 	p.blockDimX, p.blockDimY, p.blockDimZ = C.uint(n.block[0]), C.uint(n.block[1]), C.uint(n.block[2])
-	p.sharedMemBytes = 0
+	p.sharedMemBytes = C.uint(n.shared)
 	p.extra = nil
 	k := len(n.args)
 	argv := C.malloc(C.size_t(8 * max(k, 1)))

@@ -19,6 +19,10 @@ var ErrShape = errors.New("gnnlib/cuda: shape mismatch")
 // ErrClosed is returned by operations on a Device after Close.
 var ErrClosed = errors.New("gnnlib/cuda: device closed")
 
+// errSharedMemory is a launch that asks for more shared memory a block
+// than the device allows.
+var errSharedMemory = errors.New("more shared memory than the device allows a block")
+
 // errBackwardTwice is returned by a device backward pass run a second time
 // after it released its saved tensors.
 var errBackwardTwice = errors.New("gnnlib/cuda: backward through the same fused attention twice (its saved tensors were released after the first)")

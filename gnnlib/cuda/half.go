@@ -241,7 +241,7 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 			}
 			bptr, ldbArg = pb.ptr, p.padB
 		}
-		return d.launch3(p.kernel, p.grid, [3]int{256, 1, 1},
+		return d.launchShared(p.kernel, p.grid, [3]int{256, 1, 1}, p.shared,
 			a.ptr, bptr, dptr, m, n, k, p.chunk, p.split, p.split > 1, outBF16, p.vA, p.vB, vecC, ldbArg)
 	}
 	vecA := lda%8 == 0 && a.ptr%16 == 0
@@ -260,6 +260,8 @@ type gemmBF16Launch struct {
 	// padB > 0: the pipelined kernel reads a copy of B (nn, n odd) whose
 	// rows are padded to padB halves.
 	padB int
+	// shared is the dynamic shared memory a block (GEMMBF16Big).
+	shared int
 }
 
 // padBMax is the most values of an nn product's B (k x n, n odd) that
@@ -300,10 +302,17 @@ func cpWidth(ld int, ptr uintptr) int {
 // padded rows (padB) — else sm80_gemm_bf16.
 func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) gemmBF16Launch {
 	form := gemmForm(transA, transB)
-	switch tune.GEMMBF16 {
+	kind := tune.GEMMBF16
+	if kind == tune.GEMMBF16Big || kind == tune.GEMMBF16BigStream {
+		if p, ok := d.gemmBF16ChooseBig(m, n, k, transA, transB, pa, lda, pb, ldb, kind == tune.GEMMBF16Big); ok {
+			return p
+		}
+		kind = tune.GEMMBF16Pipe
+	}
+	switch kind {
 	case tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes:
 		prefix := "sm80_gemm_bf16p_"
-		if tune.GEMMBF16 == tune.GEMMBF16PipeSW {
+		if kind == tune.GEMMBF16PipeSW {
 			prefix = "sm80_gemm_bf16s_"
 		}
 		vA, vB := cpWidth(lda, pa), cpWidth(ldb, pb)
@@ -318,7 +327,7 @@ func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, ld
 				bn, per, kr = gpNarrow, gpBlocksNarrowSM, gpResNarrow
 			}
 			split, chunk, grid := gemmBF16PipeGrid(m, n, k, bn, per*d.nsm)
-			if nt := (n + bn - 1) / bn; tune.GEMMBF16 == tune.GEMMBF16PipeRes && !transA && split == 1 && chunk <= kr && nt <= per*d.nsm {
+			if nt := (n + bn - 1) / bn; kind == tune.GEMMBF16PipeRes && !transA && split == 1 && chunk <= kr && nt <= per*d.nsm {
 				// Every block keeps one n tile: a whole number of
 				// blocks per n tile when they take several items.
 				blocks := per * d.nsm
@@ -336,19 +345,88 @@ func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, ld
 		split: split, chunk: chunk}
 }
 
+// gpBig describes the dynamic-shared-memory kernels of GEMMBF16Big
+// (kernels/gemm_bf16.cu, GEMM_BF16D) at each tile width: the blocks an SM
+// holds (their __launch_bounds__), the k-step, and the dynamic shared
+// memory a block of the streaming (sm80_gemm_bf16d_*) and the B-resident
+// (sm80_gemm_bf16dr_*, up to gpBigKR k-rows of B) kernel; the launch
+// passes these sizes, which the kernels' plans (gp_cfg) fit.
+var gpBig = []struct {
+	bn, per, bk, smem, smemRes int
+}{
+	{256, 1, 32, 163840, 204800},
+	{128, 2, 32, 98304, 102400},
+	{64, 3, 32, 73728, 73728},
+}
+
+const gpBigKR = 256
+
+// gemmBF16ChooseBig is gemmBF16Choose under GEMMBF16Big (resident) and
+// GEMMBF16BigStream: the widest tile not much wider than n (256 above 128
+// columns, 128 above 64, else 64), B resident (if resident) when the
+// product is nn or nt with k at most gpBigKR, so that
+// a block keeps its n tile of B for all its output tiles, else both
+// operands streamed (split-K as the pipelined kernel splits it). ok is
+// false where an operand's rows are only 2-byte aligned (but for the
+// padded copy of an nn product's small B, as gemmBF16Choose makes) or the
+// device's shared memory does not hold the blocks an SM should (a GPU
+// without sharedLimiter, or less than the H100's 227 KB a block for the
+// resident kernels at 256 and the narrower ones at all).
+func (d *Device) gemmBF16ChooseBig(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int, resident bool) (gemmBF16Launch, bool) {
+	vA, vB := cpWidth(lda, pa), cpWidth(ldb, pb)
+	padB := 0
+	if vB == 0 && !transA && !transB && k*n <= padBMax {
+		padB = (n + 7) / 8 * 8
+		vB = 8
+	}
+	if vA == 0 || vB == 0 {
+		return gemmBF16Launch{}, false
+	}
+	c := gpBig[0]
+	for _, w := range gpBig[1:] {
+		if n <= w.bn {
+			c = w
+		}
+	}
+	// The SM's shared memory is the block's opt-in limit and 1 KB (A100,
+	// H100); each block reserves 1 KB of it.
+	fits := func(b int) bool { return d.smem > 0 && c.per*(b+1024) <= d.smem+1024 }
+	form := gemmForm(transA, transB)
+	blocks := c.per * d.nsm
+	split, chunk, grid := gemmBF16PipeGridK(m, n, k, c.bn, c.bk, blocks)
+	if nt := (n + c.bn - 1) / c.bn; resident && !transA && split == 1 && chunk <= gpBigKR && nt <= blocks && fits(c.smemRes) {
+		// Every block keeps one n tile: a whole number of blocks per n
+		// tile when they take several items.
+		blocks -= blocks % nt
+		tiles := ((m + gpBM - 1) / gpBM) * nt
+		return gemmBF16Launch{kernel: fmt.Sprintf("sm80_gemm_bf16dr_%s_%d", form, c.bn), pipe: true,
+			grid: [3]int{min(tiles, blocks), 1, 1}, split: 1, chunk: chunk, vA: vA, vB: vB, padB: padB, shared: c.smemRes}, true
+	}
+	if !fits(c.smem) {
+		return gemmBF16Launch{}, false
+	}
+	return gemmBF16Launch{kernel: fmt.Sprintf("sm80_gemm_bf16d_%s_%d", form, c.bn), pipe: true,
+		grid: [3]int{grid, 1, 1}, split: split, chunk: chunk, vA: vA, vB: vB, padB: padB, shared: c.smem}, true
+}
+
 // gemmBF16PipeGrid is the work split of the pipelined kernel on a
 // persistent grid of at most blocks blocks: output tiles of gpBM x bn
 // and, when there are fewer tiles than blocks and k is at least 1024 (a
 // weight gradient Xᵀ·dY), k chunks (multiples of gpBK, at least 256
 // long) so that every block gets about one item.
 func gemmBF16PipeGrid(m, n, k, bn, blocks int) (split, chunk, grid int) {
+	return gemmBF16PipeGridK(m, n, k, bn, gpBK, blocks)
+}
+
+// gemmBF16PipeGridK is gemmBF16PipeGrid for k-steps of bk.
+func gemmBF16PipeGridK(m, n, k, bn, bk, blocks int) (split, chunk, grid int) {
 	tiles := ((m + gpBM - 1) / gpBM) * ((n + bn - 1) / bn)
 	split = 1
 	if tiles < blocks && k >= 1024 {
 		split = max(1, min((blocks+tiles-1)/tiles, k/256))
 	}
 	chunk = (k + split - 1) / split
-	chunk = max(gpBK, (chunk+gpBK-1)/gpBK*gpBK)
+	chunk = max(bk, (chunk+bk-1)/bk*bk)
 	split = max(1, (k+chunk-1)/chunk)
 	return split, chunk, min(tiles*split, blocks)
 }

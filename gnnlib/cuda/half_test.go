@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -182,6 +183,22 @@ func TestMatMulBF16(t *testing.T) {
 	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
 	r := rand.New(rand.NewPCG(21, 22))
 	cases := []gemmCase{
+		// GEMMBF16Big's kernels: 256-wide B-resident nn and nt (k up to 256,
+		// 8-, 4- and 2-byte copies), tiles cut in m and n, several tiles a
+		// block; streaming nn, nt past 256 k-rows; tn split-K at 256, 128
+		// and 64 wide; 128- and 64-wide resident; odd widths.
+		{3000, 128, 512, false, false, 400}, // x·W arxiv-like: two 256-wide n tiles
+		{2000, 100, 256, false, false, 400}, // K = 100: 8-byte copies of A
+		{2000, 46, 300, false, true, 400},   // nt, K = 46: 4-byte copies, n cut
+		{40000, 48, 256, false, true, 400},  // dY·Wᵀ products-like, several tiles a block
+		{1000, 300, 256, false, false, 400}, // k past the panel: streamed B
+		{600, 600, 300, false, true, 400},   // nt streamed, n cut
+		{256, 20000, 512, true, false, 300}, // tn split-K, 256 wide
+		{256, 20000, 100, true, false, 300}, // tn split-K, 128 wide
+		{20000, 256, 128, false, true, 400}, // dY·Wᵀ arxiv-like: 128-wide resident nt
+		{20000, 256, 48, false, false, 400}, // 64-wide resident nn
+		{20000, 256, 47, false, false, 400}, // its odd width: a padded copy of B
+		{1000, 200, 250, false, false, 0},   // B 250 wide: 4-byte copies, 2 columns cut
 		{1, 1, 1, false, false, 0},
 		{1, 1, 1, true, false, 0},
 		{1, 1, 1, false, true, 0},
@@ -211,8 +228,16 @@ func TestMatMulBF16(t *testing.T) {
 		{2000, 100, 47, false, false, 0},  // nn, B 47 wide: the pipelined kernels read a padded copy
 		{300, 64, 131, false, false, 0},   // the same at the 128-wide tile
 	}
-	const u = half.EpsBF16
 	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%dx%dx%d_%s", tc.m, tc.k, tc.n, gemmForm(tc.transA, tc.transB)), func(t *testing.T) { matMulBF16Case(t, d, r, tc) })
+	}
+}
+
+// matMulBF16Case is one case of TestMatMulBF16, run with every kernel
+// bf16TestKernels lists and both outputs.
+func matMulBF16Case(t *testing.T, d *Device, r *rand.Rand, tc gemmCase) {
+	const u = half.EpsBF16
+	{
 		ar, ac := tc.m, tc.k
 		if tc.transA {
 			ar, ac = ac, ar
@@ -265,7 +290,7 @@ func TestMatMulBF16(t *testing.T) {
 				add(r.IntN(tc.m), r.IntN(tc.n))
 			}
 		}
-		for _, kern := range []tune.GEMMBF16Kernel{tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes, tune.GEMMBF16Reg} {
+		for _, kern := range bf16TestKernels() {
 			tune.GEMMBF16 = kern
 			for _, out16 := range []bool{false, true} {
 				var got []float32
@@ -320,6 +345,20 @@ func TestMatMulBF16(t *testing.T) {
 		a.Free()
 		b.Free()
 	}
+}
+
+// bf16TestKernels lists the tensor-core GEMM kernels TestMatMulBF16 runs:
+// all of them, or those GNNLAB_TEST_BF16_GEMM names (comma-separated, as
+// tune.GEMMBF16Kernel spells them), for a device run short of time.
+func bf16TestKernels() []tune.GEMMBF16Kernel {
+	if v := os.Getenv("GNNLAB_TEST_BF16_GEMM"); v != "" {
+		var ks []tune.GEMMBF16Kernel
+		for _, k := range strings.Split(v, ",") {
+			ks = append(ks, tune.GEMMBF16Kernel(k))
+		}
+		return ks
+	}
+	return []tune.GEMMBF16Kernel{tune.GEMMBF16Big, tune.GEMMBF16BigStream, tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes, tune.GEMMBF16Reg}
 }
 
 // TestSpMMBF16 checks the bfloat16 SpMM and its transpose, both mappings (widths multiple
@@ -707,6 +746,79 @@ func TestGEMMBF16Plan(t *testing.T) {
 	tune.GEMMBF16 = tune.GEMMBF16Reg
 	if p := d.gemmBF16Choose(169343, 512, 128, false, false, 0, 128, 0, 512); p.kernel != "sm80_gemm_bf16" {
 		t.Errorf("under GEMMBF16Reg: kernel %s", p.kernel)
+	}
+	// GEMMBF16Big at gnnbench's shapes on an H100 (227 KB a block).
+	tune.GEMMBF16 = tune.GEMMBF16Big
+	d.smem = 232448
+	for _, c := range []struct {
+		m, k, n        int
+		transA, transB bool
+		kernel         string
+		grid, split    int
+		shared         int
+	}{
+		{169343, 128, 512, false, false, "sm80_gemm_bf16dr_nn_256", 132, 1, 204800}, // 2 n tiles: 66 blocks each
+		{128, 169343, 512, true, false, "sm80_gemm_bf16d_tn_256", 132, 66, 163840},
+		{169343, 256, 128, false, true, "sm80_gemm_bf16dr_nt_128", 264, 1, 102400},
+		{2449029, 100, 256, false, false, "sm80_gemm_bf16dr_nn_256", 132, 1, 204800},
+		{2449029, 256, 256, false, false, "sm80_gemm_bf16dr_nn_256", 132, 1, 204800},
+		{2449029, 256, 48, false, false, "sm80_gemm_bf16dr_nn_64", 396, 1, 73728},
+		{256, 2449029, 48, true, false, "sm80_gemm_bf16d_tn_64", 396, 198, 73728},
+		{2449029, 48, 256, false, true, "sm80_gemm_bf16dr_nt_256", 132, 1, 204800},
+		{2449029, 256, 47, false, false, "sm80_gemm_bf16dr_nn_64", 396, 1, 73728}, // B padded to 48
+		{8192, 8192, 8192, false, false, "sm80_gemm_bf16d_nn_256", 132, 1, 163840},
+		{2449029, 47, 256, false, true, "sm80_gemm_bf16", 2, 1, 0}, // A's rows 47 long: 2 n tiles
+	} {
+		lda, ldb := c.k, c.n
+		if c.transA {
+			lda = c.m
+		}
+		if c.transB {
+			ldb = c.k
+		}
+		p := d.gemmBF16Choose(c.m, c.n, c.k, c.transA, c.transB, 0, lda, 0, ldb)
+		if p.kernel != c.kernel || p.grid[0] != c.grid || p.split != c.split || p.shared != c.shared {
+			t.Errorf("GEMMBF16Big %dx%dx%d T=%v,%v: kernel %s grid %d split %d shared %d, want %s grid %d split %d shared %d",
+				c.m, c.k, c.n, c.transA, c.transB, p.kernel, p.grid[0], p.split, p.shared, c.kernel, c.grid, c.split, c.shared)
+		}
+		if p.shared > 0 && (p.chunk%32 != 0 || p.split*p.chunk < c.k) {
+			t.Errorf("GEMMBF16Big %dx%dx%d: chunk %d in %d splits", c.m, c.k, c.n, p.chunk, p.split)
+		}
+	}
+	for _, k := range []int{0, 1, 31, 32, 33, 1023, 1024, 4097, 169343, 2449029} {
+		for _, mn := range [][3]int{{128, 48, 64}, {2000, 512, 256}, {100000, 256, 128}} {
+			m, n, bn := mn[0], mn[1], mn[2]
+			split, chunk, grid := gemmBF16PipeGridK(m, n, k, bn, 32, 132)
+			tiles := ((m + gpBM - 1) / gpBM) * ((n + bn - 1) / bn)
+			if chunk%32 != 0 || chunk <= 0 || split < 1 || split*chunk < k || (split > 1 && (split-1)*chunk >= k) ||
+				grid > 132 || grid != min(tiles*split, 132) || (split > 1 && chunk < 256) {
+				t.Errorf("gemmBF16PipeGridK(%d, %d, %d, %d, 32, 132) = split %d, chunk %d, grid %d", m, n, k, bn, split, chunk, grid)
+			}
+		}
+	}
+	tune.GEMMBF16 = tune.GEMMBF16BigStream
+	if p := d.gemmBF16Choose(169343, 512, 128, false, false, 0, 128, 0, 512); p.kernel != "sm80_gemm_bf16d_nn_256" || p.shared != 163840 {
+		t.Errorf("under GEMMBF16BigStream: kernel %s, %d bytes of shared memory", p.kernel, p.shared)
+	}
+	tune.GEMMBF16 = tune.GEMMBF16Big
+	// An A100 (163 KB a block): the 256-wide streaming kernel only.
+	d.smem = 166912
+	for _, c := range []struct {
+		m, k, n int
+		kernel  string
+	}{
+		{169343, 128, 512, "sm80_gemm_bf16d_nn_256"},
+		{169343, 256, 128, "sm80_gemm_bf16p_nt_128"},
+		{2449029, 256, 48, "sm80_gemm_bf16p_nn_64"},
+	} {
+		ldb := c.n
+		if c.kernel[len(c.kernel)-6:len(c.kernel)-4] == "nt" {
+			ldb = c.k
+		}
+		transB := ldb == c.k && c.k != c.n
+		if p := d.gemmBF16Choose(c.m, c.n, c.k, false, transB, 0, c.k, 0, ldb); p.kernel != c.kernel {
+			t.Errorf("GEMMBF16Big on an A100 %dx%dx%d: kernel %s, want %s", c.m, c.k, c.n, p.kernel, c.kernel)
+		}
 	}
 }
 

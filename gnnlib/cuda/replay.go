@@ -43,11 +43,13 @@ import (
 // work is queued.
 var GraphReplay = os.Getenv("GNNLAB_CUDA_GRAPHS") == "1"
 
-// graphNode is one recorded launch (kernel set) or fill (kernel empty:
-// n 32-bit words at dst set to v).
+// graphNode is one recorded launch (kernel set, with shared bytes of
+// dynamic shared memory a block) or fill (kernel empty: n 32-bit words at
+// dst set to v).
 type graphNode struct {
 	kernel      string
 	grid, block [3]int
+	shared      int
 	args        []uint64
 	dst         uintptr
 	v           uint32
@@ -56,7 +58,7 @@ type graphNode struct {
 
 // same reports whether a and b launch with the same parameters.
 func (a *graphNode) same(b *graphNode) bool {
-	return a.kernel == b.kernel && a.grid == b.grid && a.block == b.block && slices.Equal(a.args, b.args) &&
+	return a.kernel == b.kernel && a.grid == b.grid && a.block == b.block && a.shared == b.shared && slices.Equal(a.args, b.args) &&
 		a.dst == b.dst && a.v == b.v && a.n == b.n
 }
 
@@ -253,7 +255,7 @@ func (r *replayer) eager(drv driver, nodes []graphNode) error {
 		if n.kernel == "" {
 			err = drv.memsetD32(n.dst, n.v, n.n)
 		} else {
-			err = drv.launch(n.kernel, n.grid, n.block, 0, n.args)
+			err = drv.launch(n.kernel, n.grid, n.block, n.shared, n.args)
 		}
 		if err != nil {
 			return err

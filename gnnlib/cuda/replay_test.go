@@ -44,7 +44,7 @@ func (r *recordDriver) graphLaunch(g graphExec) error {
 		if n.kernel == "" {
 			err = r.memsetD32(n.dst, n.v, n.n)
 		} else {
-			err = r.launch(n.kernel, n.grid, n.block, 0, n.args)
+			err = r.launch(n.kernel, n.grid, n.block, n.shared, n.args)
 		}
 		if err != nil {
 			return err

@@ -225,7 +225,6 @@ extern "C" __global__ void __launch_bounds__(256) sm80_gemm_bf16(
 // ---------------------------------------------------------------------------
 
 #define GP_BM 128
-#define GP_BK 16
 
 __device__ __forceinline__ unsigned smem_u32(const void* p) {
 	return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -265,37 +264,47 @@ __device__ __forceinline__ void ldsm_x4_t(unsigned* r, unsigned addr) {
 }
 
 // gp_off is the shared-memory index (in halves) of the value at row r (m
-// or n) and k-row k of one operand's k-step tile. kmaj false: the tile is
-// [ROWS][GP_BK] (k contiguous), kmaj true: [GP_BK][ROWS]. Padded (SW
-// false): each row padded by 8 halves, so that the eight 16-byte rows an
-// ldmatrix reads fall in distinct banks. Swizzled (SW true): no padding;
-// the 16-byte chunks of a row are permuted instead (chunk ^ bit 2 of the
-// row for the 32-byte rows of [ROWS][16], chunk ^ (k & 7) for [16][ROWS]),
-// which spreads those eight rows over the banks the same way in 2/3 of
-// the space, so that the 48 KB hold more pipeline stages.
-template <int ROWS, bool kmaj, bool SW>
+// or n) and k-row k of one operand's k-step tile of BK k-rows. kmaj
+// false: the tile is [ROWS][BK] (k contiguous), kmaj true: [BK][ROWS].
+// Padded (SW false): each row padded by 8 halves, so that the eight
+// 16-byte rows an ldmatrix reads fall in distinct banks. Swizzled (SW
+// true): no padding; the 16-byte chunks of a row are permuted instead
+// (for [ROWS][BK], chunk ^ (r / rows a 128-byte line), over the BK/8
+// chunks of a row: bit 2 of the row for the 32-byte rows of BK = 16, bits
+// 1-2 for BK = 32, bits 0-2 for BK = 64; chunk ^ (k & 7) for [BK][ROWS]),
+// which spreads those eight rows over the banks the same way in less
+// space, so that shared memory holds more pipeline stages.
+template <int ROWS, bool kmaj, bool SW, int BK>
 __device__ __forceinline__ int gp_off(int r, int k) {
-	if (!kmaj) return SW ? r * GP_BK + ((((k >> 3) ^ (r >> 2)) & 1) << 3) + (k & 7) : r * (GP_BK + 8) + k;
+	static_assert(BK == 16 || BK == 32 || BK == 64, "k-step of 16, 32 or 64");
+	if (!kmaj) {
+		if (!SW) return r * (BK + 8) + k;
+		constexpr int C = BK / 8, RS = BK == 16 ? 2 : BK == 32 ? 1 : 0; // 2^RS rows a 128-byte line
+		return r * BK + ((((k >> 3) ^ (r >> RS)) & (C - 1)) << 3) + (k & 7);
+	}
 	return SW ? k * ROWS + ((((r >> 3) ^ k) & 7) | ((r >> 3) & ~7)) * 8 + (r & 7) : k * (ROWS + 8) + r;
 }
 
 // gp_tile_load issues the cp.async copies of one operand's k-step: ROWS
-// x GP_BK values (rows along m or n: kmaj false, k contiguous in src) or
-// GP_BK x ROWS (kmaj true: k-rows of src), V halves a copy, laid out as
+// x BK values (rows along m or n: kmaj false, k contiguous in src) or
+// BK x ROWS (kmaj true: k-rows of src), V halves a copy, laid out as
 // gp_off says. r0 is the tile's first row (m or n), lim the matrix's
 // extent there, k0 the k-step's first k, kend the end of the item's k
 // chunk.
-template <int ROWS, bool kmaj, bool SW, int V>
+template <int ROWS, bool kmaj, bool SW, int BK, int V>
 __device__ __forceinline__ void gp_tile_load(unsigned short* s, const unsigned short* __restrict__ src, long long ld,
                                              int r0, int lim, int k0, int kend) {
-	constexpr int count = ROWS * GP_BK / V;
-#pragma unroll
+	constexpr int count = ROWS * BK / V;
+	// Up to 4 copies a thread unrolled; more (the big tiles' narrow
+	// copies) in a loop, so that the compiler does not keep every copy's
+	// address in registers across the main loop.
+#pragma unroll(count <= 4 * 256 ? (count + 255) / 256 : 1)
 	for (int c0 = 0; c0 < count; c0 += 256) {
 		const int c = c0 + threadIdx.x;
 		if (count % 256 != 0 && c >= count) break;
 		int r, k;
 		if (!kmaj) {
-			constexpr int per = GP_BK / V;
+			constexpr int per = BK / V;
 			r = c / per;
 			k = (c % per) * V;
 		} else {
@@ -306,19 +315,19 @@ __device__ __forceinline__ void gp_tile_load(unsigned short* s, const unsigned s
 		const int gr = r0 + r, gk = k0 + k;
 		const bool ok = gr < lim && gk < kend;
 		const unsigned short* p = ok ? (kmaj ? src + (long long)gk * ld + gr : src + (long long)gr * ld + gk) : src;
-		cp_async<V>(smem_u32(s + gp_off<ROWS, kmaj, SW>(r, k)), p, ok);
+		cp_async<V>(smem_u32(s + gp_off<ROWS, kmaj, SW, BK>(r, k)), p, ok);
 	}
 }
 
-template <int ROWS, bool kmaj, bool SW>
+template <int ROWS, bool kmaj, bool SW, int BK>
 __device__ __forceinline__ void gp_tile_load_v(int v, unsigned short* s, const unsigned short* __restrict__ src,
                                                long long ld, int r0, int lim, int k0, int kend) {
 	if (v == 8) {
-		gp_tile_load<ROWS, kmaj, SW, 8>(s, src, ld, r0, lim, k0, kend);
+		gp_tile_load<ROWS, kmaj, SW, BK, 8>(s, src, ld, r0, lim, k0, kend);
 	} else if (v == 4) {
-		gp_tile_load<ROWS, kmaj, SW, 4>(s, src, ld, r0, lim, k0, kend);
+		gp_tile_load<ROWS, kmaj, SW, BK, 4>(s, src, ld, r0, lim, k0, kend);
 	} else {
-		gp_tile_load<ROWS, kmaj, SW, 2>(s, src, ld, r0, lim, k0, kend);
+		gp_tile_load<ROWS, kmaj, SW, BK, 2>(s, src, ld, r0, lim, k0, kend);
 	}
 }
 
@@ -352,7 +361,7 @@ __device__ __forceinline__ void gp_decode(int w, int mt, int nt, int BN, int chu
 }
 
 // gp_panel_load issues the cp.async copies of a block's whole k x BN
-// slice of B (kr rows of k, a multiple of GP_BK, zero beyond k and n),
+// slice of B (kr rows of k, a multiple of the k-step, zero beyond k and n),
 // padded: TB (B stored n x k) as [BN][KR+8], else [kr][BN+8], V halves a
 // copy.
 template <bool TB, int BN, int KR, int V>
@@ -377,36 +386,55 @@ __device__ __forceinline__ void gp_panel_load(unsigned short* p, const unsigned 
 	}
 }
 
+// gp_cfg is the shared-memory plan of one pipelined kernel (the template
+// arguments of gemm_bf16p): the resident panel of B (P_EL halves, KR > 0),
+// one stage's A and B tiles (A_EL + B_EL), and S stages, as many as SMEM
+// bytes hold, at most SMAX. EL is all of it, in halves.
+template <bool TA, bool TB, int BN, bool SW, int KR, int BK, int SMEM, int SMAX>
+struct gp_cfg {
+	static constexpr bool BRES = KR > 0;
+	static constexpr int P_EL = !BRES ? 0 : TB ? BN * (KR + 8) : KR * (BN + 8);
+	static constexpr int A_EL = SW ? GP_BM * BK : TA ? BK * (GP_BM + 8) : GP_BM * (BK + 8);
+	static constexpr int B_EL = BRES ? 0 : SW ? BN * BK : TB ? BN * (BK + 8) : BK * (BN + 8);
+	static constexpr int ST_EL = A_EL + B_EL;
+	static constexpr int S0 = (SMEM - 2 * P_EL) / (ST_EL * 2);
+	static constexpr int S = S0 > SMAX ? SMAX : S0;
+	static constexpr int EL = P_EL + S * ST_EL;
+	static_assert(S >= 2, "room for two pipeline stages");
+	static_assert(2 * EL <= SMEM, "the plan fits its budget");
+	static_assert(!BRES || KR % BK == 0, "the panel holds whole k-steps");
+};
+
 // sm80_gemm_bf16p: C[m,n] = op(A)·op(B) (TA: A stored k x m; TB: B stored
 // n x k), C float32 (outBF16 0; atomic: add into it) or bfloat16, ldc = n;
 // B's leading dimension is ldb when positive (a padded copy), else its
 // width.
 // vA, vB: halves a cp.async copies (8, 4 or 2); vecC: C's rows allow
-// 16-byte stores. items = mt*nt*split, chunk a multiple of GP_BK.
-template <bool TA, bool TB, int BN, bool SW, int KR>
-__device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B,
-                                           void* __restrict__ C, int m, int n, int k, int chunk, int split, int atomic,
-                                           int outBF16, int vA, int vB, int vecC, int ldbArg) {
+// 16-byte stores. items = mt*nt*split, chunk a multiple of BK.
+// The block tile is GP_BM x BN, of 8 warps each (GP_BM/WM) x WNC; k-steps
+// of BK; sm is the kernel's shared memory (gp_cfg's EL halves, static or
+// dynamic).
+template <bool TA, bool TB, int BN, bool SW, int KR, int WNC, int BK, int SMEM, int SMAX>
+__device__ __forceinline__ void gemm_bf16p(unsigned short* __restrict__ sm, const unsigned short* __restrict__ A,
+                                           const unsigned short* __restrict__ B, void* __restrict__ C, int m, int n,
+                                           int k, int chunk, int split, int atomic, int outBF16, int vA, int vB,
+                                           int vecC, int ldbArg) {
 	// KR > 0: B resident, a panel of up to KR k-rows loaded once (the
 	// block's n tile is the same for all its items; no split-K).
-	constexpr bool BRES = KR > 0;
-	constexpr int P_EL = !BRES ? 0 : TB ? BN * (KR + 8) : KR * (BN + 8);
-	constexpr int A_EL = SW ? GP_BM * GP_BK : TA ? GP_BK * (GP_BM + 8) : GP_BM * (GP_BK + 8);
-	constexpr int B_EL = BRES ? 0 : SW ? BN * GP_BK : TB ? BN * (GP_BK + 8) : GP_BK * (BN + 8);
-	constexpr int ST_EL = A_EL + B_EL;
-	constexpr int S0 = (48000 - 2 * P_EL) / (ST_EL * 2);
-	constexpr int S = S0 > 6 ? 6 : S0;
-	constexpr int WN = BN / 32, WM = 8 / WN, MI = GP_BM / WM / 16;
-	__shared__ __align__(16) unsigned short sm[P_EL + S * ST_EL];
+	using cfg = gp_cfg<TA, TB, BN, SW, KR, BK, SMEM, SMAX>;
+	constexpr bool BRES = cfg::BRES;
+	constexpr int P_EL = cfg::P_EL, A_EL = cfg::A_EL, ST_EL = cfg::ST_EL, S = cfg::S;
+	constexpr int WN = BN / WNC, WM = 8 / WN, MI = GP_BM / WM / 16, NJ = WNC / 8;
+	static_assert(WN * WM == 8 && MI >= 1 && NJ % 4 == 0, "8 warps, whole m16 tiles, quads of n8 tiles");
 	unsigned short* const panel = sm;
 	unsigned short* const stages = sm + P_EL;
 
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	const int g = lane >> 2, t = lane & 3;
-	const int wm = (warp / WN) * (MI * 16), wn = (warp % WN) * 32;
+	const int wm = (warp / WN) * (MI * 16), wn = (warp % WN) * WNC;
 	const int mt = (m + GP_BM - 1) / GP_BM, nt = (n + BN - 1) / BN;
 	const int nitems = mt * nt * split;
-	const int ksteps = chunk / GP_BK;
+	const int ksteps = chunk / BK;
 	const int mine = (int)blockIdx.x < nitems ? (nitems - 1 - (int)blockIdx.x) / (int)gridDim.x + 1 : 0;
 	const int total = mine * ksteps;
 	const long long lda = TA ? m : k, ldb = ldbArg > 0 ? ldbArg : TB ? k : n;
@@ -432,9 +460,9 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 		if (ls < total) {
 			unsigned short* sa = stages + (ls % S) * ST_EL;
 			unsigned short* sb = sa + A_EL;
-			const int k0 = lkb + lk * GP_BK;
-			gp_tile_load_v<GP_BM, TA, SW>(vA, sa, A, lda, lm0, m, k0, lke);
-			if (!BRES) gp_tile_load_v<BN, !TB, SW>(vB, sb, B, ldb, ln0, n, k0, lke);
+			const int k0 = lkb + lk * BK;
+			gp_tile_load_v<GP_BM, TA, SW, BK>(vA, sa, A, lda, lm0, m, k0, lke);
+			if (!BRES) gp_tile_load_v<BN, !TB, SW, BK>(vB, sb, B, ldb, ln0, n, k0, lke);
 			if (++lk == ksteps) {
 				lk = 0;
 				li++;
@@ -447,11 +475,11 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 #pragma unroll
 	for (int s = 0; s < S - 1; s++) issue();
 
-	float acc[MI][4][4];
+	float acc[MI][NJ][4];
 #pragma unroll
 	for (int i = 0; i < MI; i++)
 #pragma unroll
-		for (int j = 0; j < 4; j++)
+		for (int j = 0; j < NJ; j++)
 #pragma unroll
 			for (int q = 0; q < 4; q++) acc[i][j][q] = 0.f;
 
@@ -463,42 +491,53 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 		issue();
 		const unsigned short* sa = stages + (it % S) * ST_EL;
 		const unsigned short* sb = sa + A_EL;
-		unsigned af[MI][4], bfr[4][2];
+		// One 16-deep slice of the k-step at a time: unrolled in the
+		// 256-wide tiles (one block an SM, 255 registers a thread), so that
+		// the next slice's fragments load while this one multiplies; not
+		// in the narrower ones, whose 128 or 80 registers would spill.
+#pragma unroll(BN == 256 ? BK / 16 : 1)
+		for (int ks = 0; ks < BK; ks += 16) {
+			unsigned af[MI][4], bfr[NJ][2];
 #pragma unroll
-		for (int i = 0; i < MI; i++) {
-			const int r = wm + i * 16;
-			if (!TA) {
-				// lanes 0-15: rows r..r+15 at k 0; 16-31: the same at k 8.
-				ldsm_x4(af[i], smem_u32(sa + gp_off<GP_BM, false, SW>(r + (lane & 15), (lane >> 4) * 8)));
-			} else {
-				// k-rows (lane & 7) + 8*(lane >> 4), m offset 8*((lane >> 3) & 1).
-				ldsm_x4_t(af[i], smem_u32(sa + gp_off<GP_BM, true, SW>(r + ((lane >> 3) & 1) * 8, (lane & 7) + (lane >> 4) * 8)));
+			for (int i = 0; i < MI; i++) {
+				const int r = wm + i * 16;
+				if (!TA) {
+					// lanes 0-15: rows r..r+15 at k 0; 16-31: the same at k 8.
+					ldsm_x4(af[i], smem_u32(sa + gp_off<GP_BM, false, SW, BK>(r + (lane & 15), ks + (lane >> 4) * 8)));
+				} else {
+					// k-rows (lane & 7) + 8*(lane >> 4), m offset 8*((lane >> 3) & 1).
+					ldsm_x4_t(af[i], smem_u32(sa + gp_off<GP_BM, true, SW, BK>(r + ((lane >> 3) & 1) * 8,
+					                                                         ks + (lane & 7) + (lane >> 4) * 8)));
+				}
 			}
-		}
 #pragma unroll
-		for (int j = 0; j < 4; j += 2) {
-			unsigned q[4];
-			const int c = wn + j * 8;
-			if (BRES && TB) {
-				ldsm_x4(q, smem_u32(panel + (c + (lane & 7) + (lane >> 4) * 8) * (KR + 8) + ck * GP_BK + ((lane >> 3) & 1) * 8));
-			} else if (BRES) {
-				ldsm_x4_t(q, smem_u32(panel + (ck * GP_BK + (lane & 7) + ((lane >> 3) & 1) * 8) * (BN + 8) + c + (lane >> 4) * 8));
-			} else if (TB) {
-				// n rows (lane & 7) + 8*(lane >> 4), k offset 8*((lane >> 3) & 1).
-				ldsm_x4(q, smem_u32(sb + gp_off<BN, false, SW>(c + (lane & 7) + (lane >> 4) * 8, ((lane >> 3) & 1) * 8)));
-			} else {
-				// k-rows (lane & 7) + 8*((lane >> 3) & 1), n offset 8*(lane >> 4).
-				ldsm_x4_t(q, smem_u32(sb + gp_off<BN, true, SW>(c + (lane >> 4) * 8, (lane & 7) + ((lane >> 3) & 1) * 8)));
+			for (int j = 0; j < NJ; j += 2) {
+				unsigned q[4];
+				const int c = wn + j * 8;
+				const int kk = ck * BK + ks; // the k-row in the panel
+				if (BRES && TB) {
+					ldsm_x4(q, smem_u32(panel + (c + (lane & 7) + (lane >> 4) * 8) * (KR + 8) + kk + ((lane >> 3) & 1) * 8));
+				} else if (BRES) {
+					ldsm_x4_t(q, smem_u32(panel + (kk + (lane & 7) + ((lane >> 3) & 1) * 8) * (BN + 8) + c + (lane >> 4) * 8));
+				} else if (TB) {
+					// n rows (lane & 7) + 8*(lane >> 4), k offset 8*((lane >> 3) & 1).
+					ldsm_x4(q, smem_u32(sb + gp_off<BN, false, SW, BK>(c + (lane & 7) + (lane >> 4) * 8,
+					                                                   ks + ((lane >> 3) & 1) * 8)));
+				} else {
+					// k-rows (lane & 7) + 8*((lane >> 3) & 1), n offset 8*(lane >> 4).
+					ldsm_x4_t(q, smem_u32(sb + gp_off<BN, true, SW, BK>(c + (lane >> 4) * 8,
+					                                                    ks + (lane & 7) + ((lane >> 3) & 1) * 8)));
+				}
+				bfr[j][0] = q[0];
+				bfr[j][1] = q[1];
+				bfr[j + 1][0] = q[2];
+				bfr[j + 1][1] = q[3];
 			}
-			bfr[j][0] = q[0];
-			bfr[j][1] = q[1];
-			bfr[j + 1][0] = q[2];
-			bfr[j + 1][1] = q[3];
+#pragma unroll
+			for (int i = 0; i < MI; i++)
+#pragma unroll
+				for (int j = 0; j < NJ; j++) mma_bf16(acc[i][j], af[i], bfr[j]);
 		}
-#pragma unroll
-		for (int i = 0; i < MI; i++)
-#pragma unroll
-			for (int j = 0; j < 4; j++) mma_bf16(acc[i][j], af[i], bfr[j]);
 
 		if (++ck < ksteps) continue;
 		// The item's last k-step: store its tile.
@@ -506,53 +545,56 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 		int m0, n0, kb, ke;
 		gp_decode(blockIdx.x + ci * gridDim.x, mt, nt, BN, chunk, k, m0, n0, kb, ke);
 		ci++;
-		const int c = n0 + wn + t * 8; // this lane's 8 columns after the transpose
 #pragma unroll
-		for (int i = 0; i < MI; i++) {
+		for (int jg = 0; jg < NJ; jg += 4) {
+			const int c = n0 + wn + jg * 8 + t * 8; // this lane's 8 columns after the transpose
 #pragma unroll
-			for (int h = 0; h < 2; h++) {
-				const int r = m0 + wm + i * 16 + g + h * 8;
-				const long long o = (long long)r * n + c;
-				if (outBF16) {
-					unsigned p[4];
+			for (int i = 0; i < MI; i++) {
 #pragma unroll
-					for (int j = 0; j < 4; j++)
-						p[j] = (unsigned)bf16_rn(acc[i][j][2 * h]) | ((unsigned)bf16_rn(acc[i][j][2 * h + 1]) << 16);
-					quad_transpose(p, t);
-					if (r < m) {
-						unsigned short* y = reinterpret_cast<unsigned short*>(C) + o;
-						if (vecC && c + 8 <= n) {
-							*reinterpret_cast<uint4*>(y) = make_uint4(p[0], p[1], p[2], p[3]);
-						} else {
+				for (int h = 0; h < 2; h++) {
+					const int r = m0 + wm + i * 16 + g + h * 8;
+					const long long o = (long long)r * n + c;
+					if (outBF16) {
+						unsigned p[4];
 #pragma unroll
-							for (int e = 0; e < 8; e++)
-								if (c + e < n) y[e] = (unsigned short)(p[e >> 1] >> ((e & 1) * 16));
+						for (int j = 0; j < 4; j++)
+							p[j] = (unsigned)bf16_rn(acc[i][jg + j][2 * h]) | ((unsigned)bf16_rn(acc[i][jg + j][2 * h + 1]) << 16);
+						quad_transpose(p, t);
+						if (r < m) {
+							unsigned short* y = reinterpret_cast<unsigned short*>(C) + o;
+							if (vecC && c + 8 <= n) {
+								*reinterpret_cast<uint4*>(y) = make_uint4(p[0], p[1], p[2], p[3]);
+							} else {
+#pragma unroll
+								for (int e = 0; e < 8; e++)
+									if (c + e < n) y[e] = (unsigned short)(p[e >> 1] >> ((e & 1) * 16));
+							}
 						}
-					}
-				} else {
-					unsigned lo[4], hi[4];
+					} else {
+						unsigned lo[4], hi[4];
 #pragma unroll
-					for (int j = 0; j < 4; j++) {
-						lo[j] = __float_as_uint(acc[i][j][2 * h]);
-						hi[j] = __float_as_uint(acc[i][j][2 * h + 1]);
-					}
-					quad_transpose(lo, t);
-					quad_transpose(hi, t);
-					if (r < m) {
-						float* y = reinterpret_cast<float*>(C) + o;
-						if (atomic) {
+						for (int j = 0; j < 4; j++) {
+							lo[j] = __float_as_uint(acc[i][jg + j][2 * h]);
+							hi[j] = __float_as_uint(acc[i][jg + j][2 * h + 1]);
+						}
+						quad_transpose(lo, t);
+						quad_transpose(hi, t);
+						if (r < m) {
+							float* y = reinterpret_cast<float*>(C) + o;
+							if (atomic) {
 #pragma unroll
-							for (int e = 0; e < 8; e++)
-								if (c + e < n) atomicAdd(y + e, __uint_as_float((e & 1) ? hi[e >> 1] : lo[e >> 1]));
-						} else if (vecC && c + 8 <= n) {
-							st4(y, make_float4(__uint_as_float(lo[0]), __uint_as_float(hi[0]), __uint_as_float(lo[1]),
-							                   __uint_as_float(hi[1])));
-							st4(y + 4, make_float4(__uint_as_float(lo[2]), __uint_as_float(hi[2]), __uint_as_float(lo[3]),
-							                       __uint_as_float(hi[3])));
-						} else {
+								for (int e = 0; e < 8; e++)
+									if (c + e < n) atomicAdd(y + e, __uint_as_float((e & 1) ? hi[e >> 1] : lo[e >> 1]));
+							} else if (vecC && c + 8 <= n) {
+								st4(y, make_float4(__uint_as_float(lo[0]), __uint_as_float(hi[0]), __uint_as_float(lo[1]),
+								                   __uint_as_float(hi[1])));
+								st4(y + 4, make_float4(__uint_as_float(lo[2]), __uint_as_float(hi[2]), __uint_as_float(lo[3]),
+								                       __uint_as_float(hi[3])));
+							} else {
 #pragma unroll
-							for (int e = 0; e < 8; e++)
-								if (c + e < n) y[e] = __uint_as_float((e & 1) ? hi[e >> 1] : lo[e >> 1]);
+								for (int e = 0; e < 8; e++)
+									if (c + e < n) y[e] = __uint_as_float((e & 1) ? hi[e >> 1] : lo[e >> 1]);
+							}
 						}
 					}
 				}
@@ -561,18 +603,24 @@ __device__ __forceinline__ void gemm_bf16p(const unsigned short* __restrict__ A,
 #pragma unroll
 		for (int i = 0; i < MI; i++)
 #pragma unroll
-			for (int j = 0; j < 4; j++)
+			for (int j = 0; j < NJ; j++)
 #pragma unroll
 				for (int q = 0; q < 4; q++) acc[i][j][q] = 0.f;
 	}
 	cp_async_wait<0>();
 }
 
-#define GEMM_BF16P(name, TA, TB, BN, SW, KR, MINB)                                                                  \
-	extern "C" __global__ void __launch_bounds__(256, MINB)                                                         \
-	    name(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B, void* __restrict__ C, int m, \
-	         int n, int k, int chunk, int split, int atomic, int outBF16, int vA, int vB, int vecC, int ldb) {        \
-		gemm_bf16p<TA, TB, BN, SW, KR>(A, B, C, m, n, k, chunk, split, atomic, outBF16, vA, vB, vecC, ldb);         \
+#define GP_ARGS                                                                                                        \
+	const unsigned short *__restrict__ A, const unsigned short *__restrict__ B, void *__restrict__ C, int m, int n, int k, \
+	    int chunk, int split, int atomic, int outBF16, int vA, int vB, int vecC, int ldb
+#define GP_PASS A, B, C, m, n, k, chunk, split, atomic, outBF16, vA, vB, vecC, ldb
+
+// The 48 KB kernels: static shared memory, k-steps of 16, warps 32
+// columns wide, at most 6 stages.
+#define GEMM_BF16P(name, TA, TB, BN, SW, KR, MINB)                                                   \
+	extern "C" __global__ void __launch_bounds__(256, MINB) name(GP_ARGS) {                          \
+		__shared__ __align__(16) unsigned short sm[gp_cfg<TA, TB, BN, SW, KR, 16, 48000, 6>::EL];     \
+		gemm_bf16p<TA, TB, BN, SW, KR, 32, 16, 48000, 6>(sm, GP_PASS);                                \
 	}
 
 // Padded stages: sm80_gemm_bf16p_*; swizzled: sm80_gemm_bf16s_*; swizzled
@@ -594,6 +642,38 @@ GEMM_BF16P(sm80_gemm_bf16r_nn_128, false, false, 128, true, 128, 2)
 GEMM_BF16P(sm80_gemm_bf16r_nt_128, false, true, 128, true, 128, 2)
 GEMM_BF16P(sm80_gemm_bf16r_nn_64, false, false, 64, true, 224, 3)
 GEMM_BF16P(sm80_gemm_bf16r_nt_64, false, true, 64, true, 224, 3)
+
+// The dynamic-shared-memory kernels (tune.GEMMBF16Big): swizzled stages,
+// SMEM bytes of extern __shared__ memory, which the launch passes (half.go's
+// gpBig table repeats these numbers), k-steps of BK.
+#define GEMM_BF16D(name, TA, TB, BN, KR, WNC, BK, SMEM, SMAX, MINB)                 \
+	extern "C" __global__ void __launch_bounds__(256, MINB) name(GP_ARGS) {         \
+		extern __shared__ __align__(16) unsigned short gp_dyn[];                    \
+		gemm_bf16p<TA, TB, BN, true, KR, WNC, BK, SMEM, SMAX>(gp_dyn, GP_PASS);      \
+	}
+
+// 128 x 256 tiles, one block an SM (warps 64 x 64): a product up to 256
+// wide reads A once; 6 stages of 24 KB (160 KB, an A100's limit too), or
+// B resident (256 k-rows, 132 KB) and 8 stages of A (200 KB).
+GEMM_BF16D(sm80_gemm_bf16d_nn_256, false, false, 256, 0, 64, 32, 163840, 6, 1)
+GEMM_BF16D(sm80_gemm_bf16d_tn_256, true, false, 256, 0, 64, 32, 163840, 6, 1)
+GEMM_BF16D(sm80_gemm_bf16d_nt_256, false, true, 256, 0, 64, 32, 163840, 6, 1)
+GEMM_BF16D(sm80_gemm_bf16dr_nn_256, false, false, 256, 256, 64, 32, 204800, 8, 1)
+GEMM_BF16D(sm80_gemm_bf16dr_nt_256, false, true, 256, 256, 64, 32, 204800, 8, 1)
+// 128 x 128 tiles, two blocks an SM: 6 stages of 16 KB (96 KB), or B
+// resident (256 k-rows, 68 KB) and 4 stages of A (100 KB).
+GEMM_BF16D(sm80_gemm_bf16d_nn_128, false, false, 128, 0, 32, 32, 98304, 6, 2)
+GEMM_BF16D(sm80_gemm_bf16d_tn_128, true, false, 128, 0, 32, 32, 98304, 6, 2)
+GEMM_BF16D(sm80_gemm_bf16d_nt_128, false, true, 128, 0, 32, 32, 98304, 6, 2)
+GEMM_BF16D(sm80_gemm_bf16dr_nn_128, false, false, 128, 256, 32, 32, 102400, 4, 2)
+GEMM_BF16D(sm80_gemm_bf16dr_nt_128, false, true, 128, 256, 32, 32, 102400, 4, 2)
+// 128 x 64 tiles, three blocks an SM: 6 stages of 12 KB (72 KB), or B
+// resident (256 k-rows, 36 KB) and 4 stages of A (72 KB).
+GEMM_BF16D(sm80_gemm_bf16d_nn_64, false, false, 64, 0, 32, 32, 73728, 6, 3)
+GEMM_BF16D(sm80_gemm_bf16d_tn_64, true, false, 64, 0, 32, 32, 73728, 6, 3)
+GEMM_BF16D(sm80_gemm_bf16d_nt_64, false, true, 64, 0, 32, 32, 73728, 6, 3)
+GEMM_BF16D(sm80_gemm_bf16dr_nn_64, false, false, 64, 256, 32, 32, 73728, 4, 3)
+GEMM_BF16D(sm80_gemm_bf16dr_nt_64, false, true, 64, 256, 32, 32, 73728, 4, 3)
 
 // sm80_pad_bf16 copies a rows x cols bfloat16 matrix (leading dimension
 // lds) into dst with leading dimension ldd >= cols, zero in the padding:

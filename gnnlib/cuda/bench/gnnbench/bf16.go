@@ -45,7 +45,7 @@ func pctRoof(desc string, flop, bytes, ms float64) string {
 
 // bf16Kerns lists the tensor-core GEMM kernels (tune.GEMMBF16Kernel) the
 // bf16 part times side by side on the same operands.
-var bf16Kerns = flag.String("bf16-gemm", "pipe,pipesw,piperes,reg", "comma-separated tensor-core GEMM kernels of the bf16 part (pipe, pipesw, piperes, reg)")
+var bf16Kerns = flag.String("bf16-gemm", "pipe,big,piperes,reg", "comma-separated tensor-core GEMM kernels of the bf16 part (pipe, pipesw, piperes, big, bigs, reg); each shape's gemm-bf16-ab line compares the others with the first")
 
 // bf16Shapes limits the bf16 part to its first shapes (for a profiler
 // run); 0: all of them, and the SpMM.
@@ -118,16 +118,31 @@ func bf16Part(d *cuda.Device, r *rand.Rand, gs []*csr) {
 			return
 		}
 		y16 := must(d.EmptyBF16(c.m, c.n))
+		// ab[o][i]: kernel i's ms with output o (0 f32, 1 bf16).
+		var ab [2][]float64
 		for _, k := range kerns {
 			tune.GEMMBF16 = k
 			ms := timeDev(d, func() { check(cuda.MatMulBF16(y, a16, b16, c.ta, c.tb)) })
 			wall := timeit(d, func() { check(cuda.MatMulBF16(y, a16, b16, c.ta, c.tb)) })
 			report("gemm-bf16", "-", fmt.Sprintf("%s [f32 out] [%s]", c.name, k), ms, 0, fmt.Sprintf("%.1f TFLOP/s, %.2fx fp32%s; wall %.3f ms",
 				flop/ms/1e9, ms32/ms, pctRoof(desc, flop, 2*in+4*out, ms), wall))
+			ab[0] = append(ab[0], ms)
 			ms = timeDev(d, func() { check(cuda.MatMulBF16Out(y16, a16, b16, c.ta, c.tb)) })
 			wall = timeit(d, func() { check(cuda.MatMulBF16Out(y16, a16, b16, c.ta, c.tb)) })
 			report("gemm-bf16", "-", fmt.Sprintf("%s [bf16 out] [%s]", c.name, k), ms, 0, fmt.Sprintf("%.1f TFLOP/s, %.2fx fp32%s; wall %.3f ms",
 				flop/ms/1e9, ms32/ms, pctRoof(desc, flop, 2*in+2*out, ms), wall))
+			ab[1] = append(ab[1], ms)
+		}
+		for o, name := range []string{"f32 out", "bf16 out"} {
+			var parts []string
+			for i := 1; i < len(kerns); i++ {
+				parts = append(parts, fmt.Sprintf("%s %.3f ms (%.2fx)%s", kerns[i], ab[o][i], ab[o][0]/ab[o][i],
+					pctRoof(desc, flop, 2*in+float64(4-2*o)*out, ab[o][i])))
+			}
+			if len(parts) > 0 {
+				report("gemm-bf16-ab", "-", fmt.Sprintf("%s [%s]", c.name, name), ab[o][0], 0,
+					fmt.Sprintf("%s%s against %s", kerns[0], pctRoof(desc, flop, 2*in+float64(4-2*o)*out, ab[o][0]), strings.Join(parts, "; ")))
+			}
 		}
 		tune.GEMMBF16 = kerns[0]
 		y.Free()

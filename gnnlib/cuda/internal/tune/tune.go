@@ -115,6 +115,20 @@ const (
 	// padded kernel ran x·W arxiv at 81 % of the L2's throughput and 56 %
 	// of the DRAM's. Other products (split-K, longer K) run GEMMBF16Pipe.
 	GEMMBF16PipeRes GEMMBF16Kernel = "piperes"
+	// GEMMBF16Big runs the dynamic-shared-memory kernels
+	// (sm80_gemm_bf16d_* and sm80_gemm_bf16dr_*): swizzled stages of
+	// k-steps of 32, tiles 128 x 256 (one block an SM) for products
+	// wider than 128 columns, 128 x 128 (two) above 64 and 128 x 64
+	// (three) else, so that a product up to 256 wide reads A from L2
+	// once; B resident (up to 256 k-rows) for nn and nt products of no
+	// longer K, else streamed through up to 160 KB of stages. Where the
+	// GPU's shared memory does not hold them (less than an H100's 227 KB
+	// a block), or an operand's rows are only 2-byte aligned, it runs
+	// GEMMBF16Pipe's choice.
+	GEMMBF16Big GEMMBF16Kernel = "big"
+	// GEMMBF16BigStream is GEMMBF16Big with B always streamed
+	// (sm80_gemm_bf16d_*, never sm80_gemm_bf16dr_*), for comparison.
+	GEMMBF16BigStream GEMMBF16Kernel = "bigs"
 )
 
 // GEMMBF16 is the tensor-core kernel MatMulBF16 launches. Set it before
@@ -125,6 +139,10 @@ const (
 // where GEMMBF16PipeRes ran within 5 % of GEMMBF16Pipe, which stays the
 // default. If a device run fails TestMatMulBF16 for one kernel (its errors
 // name it), set this to one that passed (GEMMBF16Reg at worst).
+// GEMMBF16Big and GEMMBF16BigStream came later: one H100 run timed them
+// (2026-12-06 18:44, gnnlib/cuda/BENCHMARKS.md) at 0.83-1.24x of
+// GEMMBF16Pipe, but their TestMatMulBF16 and TestMatMulBF16BigReplay
+// cases have not yet run on a device.
 var GEMMBF16 = GEMMBF16Pipe
 
 // BF16SplitHeavy makes gnnlib/cuda's bfloat16 SpMM (SpMMBF16 and its
