@@ -109,6 +109,12 @@ func TestBF16EpochLaunches(t *testing.T) {
 				t.Errorf("%s: the bfloat16 epoch sums gradient parts (axpby ×%d)", name, v)
 			}
 		}
+		// One activation pass a layer: the bias, ReLU and dropout in the
+		// layer's own op (nn.FuseLayerActivationUnderAutocast), not a
+		// biased output and then ReLUDropout.
+		if layers := len(dims) - 1; bf["bias_act_bf16"] > layers {
+			t.Errorf("%s: the bfloat16 epoch launches bias_act_bf16 %d times for %d layers", name, bf["bias_act_bf16"], layers)
+		}
 		if gemm16 > gemm32 || spmm16 > spmm32 {
 			t.Errorf("%s: the bfloat16 epoch launches %d GEMMs and %d SpMMs, the float32 one %d and %d", name, gemm16, spmm16, gemm32, spmm32)
 		}

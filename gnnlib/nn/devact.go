@@ -114,6 +114,16 @@ type BiasActOps interface {
 // (2026-12-06, final run). Set it before a model runs.
 var FuseLayerActivation = true
 
+// FuseLayerActivationUnderAutocast lets FuseLayerActivation apply to
+// GATv2Conv under tensor.Autocast as well: the bias, ReLU and dropout
+// in place over the attention's bfloat16 output (bias_act_bf16), and the
+// backward pass rebuilding that output from the activation in bfloat16
+// (unbias_act_bf16), instead of a biased output, a separate ReLUDropout
+// and the attention output kept until the backward pass. GCNConv fuses
+// under Autocast either way. false keeps the GATv2 layer's two ops under
+// Autocast (gnnbench -only nnbf16 compares the two).
+var FuseLayerActivationUnderAutocast = true
+
 // actLayer is a layer whose fused device op can end in ReLUDropout.
 type actLayer interface {
 	// forwardReLUDropout returns ReLUDropout(Forward(g, x)) with
