@@ -79,6 +79,15 @@ var CheckLabelsOnUpload = true
 // gnnbench's -nnepoch-ab turns it off with the nn epochs' other old paths.
 var LossBlockSum = true
 
+// BF16Loss makes gnnlib/cuda's CrossEntropy read bfloat16 logits
+// (Autocast) as they are and store its gradient in bfloat16
+// (softmax_nll_blk_bf16, float32 math inside, with LossBlockSum),
+// instead of widening the logits into a float32 copy and rounding the
+// float32 gradient in another pass: two N×C passes and two launches less
+// per epoch (TestBF16EpochLaunches), the same values (TestSoftmaxNLLBF16
+// on a device). On by default.
+var BF16Loss = true
+
 // PoolGCFixed makes gnnlib/cuda's caching allocator ask for a garbage
 // collection every 1 GiB it hands out, as it did before, instead of
 // whenever it has handed out a quarter of the bytes in use (at least 64
