@@ -20,7 +20,9 @@ import (
 // models start from the same parameters and their epochs alternate, so
 // that both see the same device state; each variant's peak is that of
 // one epoch of its own. It prints each median, the speedup and the ratio
-// of the peaks (issue 25's targets: ≥ 1.6x faster, ≤ 0.6x the memory).
+// of the peaks (issue 25's targets: ≥ 1.6x faster, ≤ 0.6x the memory),
+// and a third variant, bfloat16 with the nnbf16 helper's switches off
+// (nnbf16Switches), beside the bfloat16 one with them on.
 func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
 	for i, v := range g.indptr {
@@ -50,10 +52,11 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		type mode struct {
 			dt  tensor.DType
 			old bool // -nnepoch-ab's variant: the paths before the nnepoch helper's changes
+			off bool // the nnbf16 helper's switches off
 		}
-		modes := []mode{{tensor.Float32, false}, {tensor.BFloat16, false}}
+		modes := []mode{{tensor.Float32, false, false}, {tensor.BFloat16, false, false}, {tensor.BFloat16, false, true}}
 		if *nnepochAB {
-			modes = append(modes, mode{tensor.Float32, true}, mode{tensor.BFloat16, true})
+			modes = append(modes, mode{tensor.Float32, true, false}, mode{tensor.BFloat16, true, false})
 		}
 		for _, m := range modes {
 			dt := m.dt
@@ -66,8 +69,12 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			if m.old {
 				v.name += " [old paths]"
 			}
+			if m.off {
+				v.name += " [nnbf16 switches off]"
+			}
 			v.epoch = func() {
 				defer oldPaths(m.old)()
+				defer nnbf16Switches(!m.off)()
 				opt.ZeroGrad()
 				var loss *tensor.Tensor
 				tensor.Autocast(dt, func() { loss = nn.CrossEntropy(model.Forward(hg, x), y, nil) })
@@ -107,8 +114,13 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16 vs float32", kind), mb, bf.peak,
 			fmt.Sprintf("speedup %.2fx (target >= 1.6x), peak %.2fx of float32 (target <= 0.6x)", mf/mb, bf.peak/f32.peak))
-		if len(vs) == 4 {
-			f2, b2 := vs[2], vs[3]
+		off := vs[2]
+		mo := off.times[len(off.times)/2]
+		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16, nnbf16 switches off vs on (%s)", kind, nnbf16SwitchesDoc), mb, bf.peak,
+			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 off %.2fx, on %.2fx; peak %.3f -> %.3f GiB",
+				mo, mb, mo/mb, mf/mo, mf/mb, off.peak, bf.peak))
+		if len(vs) == 5 {
+			f2, b2 := vs[3], vs[4]
 			m2f, m2b := f2.times[len(f2.times)/2], b2.times[len(b2.times)/2]
 			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s old paths (%s) vs new", kind, oldPathsDoc), mb, bf.peak,
 				fmt.Sprintf("float32 %.3f -> %.3f ms (%.2fx), bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 old %.2fx, new %.2fx; peaks float32 %.3f -> %.3f, bfloat16 %.3f -> %.3f GiB",
@@ -121,4 +133,17 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		check(d.EmptyCache())
 	}
+}
+
+// nnbf16SwitchesDoc names the switches nnbf16Switches turns off.
+const nnbf16SwitchesDoc = "nn.FuseLayerActivationUnderAutocast, tune.BF16Loss"
+
+// nnbf16Switches sets the nnbf16 helper's switches (issue 25: the nn
+// epochs under Autocast) to on and returns the function that restores
+// them: the GATv2 layer's fused activation under Autocast and the
+// bfloat16 loss.
+func nnbf16Switches(on bool) func() {
+	act, loss := nn.FuseLayerActivationUnderAutocast, tune.BF16Loss
+	nn.FuseLayerActivationUnderAutocast, tune.BF16Loss = on, on
+	return func() { nn.FuseLayerActivationUnderAutocast, tune.BF16Loss = act, loss }
 }
