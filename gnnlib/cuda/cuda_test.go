@@ -195,7 +195,7 @@ func TestMatMul(t *testing.T) {
 
 // testGraph is devicetest.HubGraph: a GCN-normalised random graph, with
 // hub a heavy row at node 3.
-func testGraph(t *testing.T, n, m int, hub bool) *graph.Graph {
+func testGraph(t testing.TB, n, m int, hub bool) *graph.Graph {
 	return devicetest.HubGraph(t, n, m, hub)
 }
 

@@ -93,6 +93,18 @@ func nnEpochLaunches(t *testing.T, hg *graph.Graph, dims []int, newConv func(in,
 // epoch's launches and fills (the first two upload the graph and labels
 // and make Adam's moments).
 func nnEpochTrace(d *Device, drv *recordDriver, hg *graph.Graph, dims []int, newConv func(in, out int) nn.GraphLayer, run func(func())) []graphNode {
+	epoch := nnEpoch(d, hg, dims, newConv, run)
+	epoch()
+	epoch()
+	drv.trace = nil
+	epoch()
+	return drv.trace
+}
+
+// nnEpoch returns one epoch of a model of layers made by newConv (widths
+// dims; nn.ForwardReLUDropout between them, CrossEntropy, Adam) on d,
+// the forward pass and the loss inside run.
+func nnEpoch(d *Device, hg *graph.Graph, dims []int, newConv func(in, out int) nn.GraphLayer, run func(func())) func() {
 	be := d.Backend()
 	n := hg.NumNodes()
 	var convs []nn.GraphLayer
@@ -130,11 +142,7 @@ func nnEpochTrace(d *Device, drv *recordDriver, hg *graph.Graph, dims []int, new
 		opt.Step()
 		loss.Item()
 	}
-	epoch()
-	epoch()
-	drv.trace = nil
-	epoch()
-	return drv.trace
+	return epoch
 }
 
 // handGCNEpochLaunches runs three epochs of gnnbench's hand-written GCN

@@ -46,17 +46,24 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			epoch       func()
 			first, last float32
 			times       []float64
+			host        []float64 // until the last launch was issued, before the loss is read back
+			hostLast    float64
 			peak        float64
+			async       bool
 		}
 		var vs []*variant
 		type mode struct {
 			dt  tensor.DType
 			old bool // -nnepoch-ab's variant: the paths before the nnepoch helper's changes
 			off bool // the nnbf16 helper's switches off
+			// async: bfloat16 with tune.AsyncLaunch (launches queued to
+			// the device goroutine, not waited for one by one): how much
+			// of the epoch is the host's launching.
+			async bool
 		}
-		modes := []mode{{tensor.Float32, false, false}, {tensor.BFloat16, false, false}, {tensor.BFloat16, false, true}}
+		modes := []mode{{tensor.Float32, false, false, false}, {tensor.BFloat16, false, false, false}, {tensor.BFloat16, false, true, false}, {tensor.BFloat16, false, false, true}}
 		if *nnepochAB {
-			modes = append(modes, mode{tensor.Float32, true, false}, mode{tensor.BFloat16, true, false})
+			modes = append(modes, mode{tensor.Float32, true, false, false}, mode{tensor.BFloat16, true, false, false})
 		}
 		for _, m := range modes {
 			dt := m.dt
@@ -72,14 +79,22 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			if m.off {
 				v.name += " [nnbf16 switches off]"
 			}
+			if m.async {
+				v.name += " [tune.AsyncLaunch]"
+				v.async = true
+			}
 			v.epoch = func() {
 				defer oldPaths(m.old)()
 				defer nnbf16Switches(!m.off)()
+				defer func(on bool) { tune.AsyncLaunch = on }(tune.AsyncLaunch)
+				tune.AsyncLaunch = m.async
+				t0 := time.Now()
 				opt.ZeroGrad()
 				var loss *tensor.Tensor
 				tensor.Autocast(dt, func() { loss = nn.CrossEntropy(model.Forward(hg, x), y, nil) })
 				loss.Backward()
 				opt.Step()
+				v.hostLast = float64(time.Since(t0).Microseconds()) / 1e3
 				v.last = loss.Item() // waits for the device
 				if v.first == 0 {
 					v.first = v.last
@@ -96,6 +111,7 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 				t0 := time.Now()
 				v.epoch()
 				v.times = append(v.times, float64(time.Since(t0).Microseconds())/1e3)
+				v.host = append(v.host, v.hostLast)
 			}
 		}
 		for _, v := range vs {
@@ -105,22 +121,25 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			v.epoch()
 			v.peak = peakGiB(d)
 			sort.Float64s(v.times)
+			sort.Float64s(v.host)
 		}
 		f32, bf := vs[0], vs[1]
 		mf, mb := f32.times[len(f32.times)/2], bf.times[len(bf.times)/2]
 		for _, v := range vs {
 			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s, %d layers, hidden %d, %s", kind, layers, hidden, v.name), v.times[len(v.times)/2], v.peak,
-				fmt.Sprintf("gnnlib/nn under tensor.Autocast(%s); loss %.3f -> %.3f", v.name, v.first, v.last))
+				fmt.Sprintf("gnnlib/nn under tensor.Autocast(%s); loss %.3f -> %.3f; host %.3f ms to issue the epoch (median), then waits for the loss", v.name, v.first, v.last, v.host[len(v.host)/2]))
 		}
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16 vs float32", kind), mb, bf.peak,
 			fmt.Sprintf("speedup %.2fx (target >= 1.6x), peak %.2fx of float32 (target <= 0.6x)", mf/mb, bf.peak/f32.peak))
-		off := vs[2]
-		mo := off.times[len(off.times)/2]
+		off, async := vs[2], vs[3]
+		mo, ma := off.times[len(off.times)/2], async.times[len(async.times)/2]
+		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16, tune.AsyncLaunch on vs off", kind), ma, async.peak,
+			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx; %.2fx float32's)", mb, ma, mb/ma, mf/ma))
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16, nnbf16 switches off vs on (%s)", kind, nnbf16SwitchesDoc), mb, bf.peak,
 			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 off %.2fx, on %.2fx; peak %.3f -> %.3f GiB",
 				mo, mb, mo/mb, mf/mo, mf/mb, off.peak, bf.peak))
-		if len(vs) == 5 {
-			f2, b2 := vs[3], vs[4]
+		if len(vs) == 6 {
+			f2, b2 := vs[4], vs[5]
 			m2f, m2b := f2.times[len(f2.times)/2], b2.times[len(b2.times)/2]
 			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s old paths (%s) vs new", kind, oldPathsDoc), mb, bf.peak,
 				fmt.Sprintf("float32 %.3f -> %.3f ms (%.2fx), bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 old %.2fx, new %.2fx; peaks float32 %.3f -> %.3f, bfloat16 %.3f -> %.3f GiB",
@@ -128,6 +147,9 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		if *profile && !tune.AsyncLaunch {
 			for _, v := range vs {
+				if v.async {
+					continue // the profile waits after each op
+				}
 				profileEpoch(d, g.name, kind+", "+v.name, v.epoch)
 			}
 		}
