@@ -62,7 +62,8 @@ func conversions(recs []graphNode, n int) launchCount {
 // a pass at most, by the first layer: N×128; GATv2's weight gradient
 // reads them again rather than keep a 16-bit copy between the passes),
 // none of the loss's logits and gradient (N×C: tune.BF16Loss), one
-// activation pass a layer,
+// activation pass a layer and one pass for its gradient and bias
+// gradient (tune.BF16ActColSum),
 // and no more GEMMs or SpMMs than the float32 epoch launches. The GATv2
 // epoch is checked with BF16Attention on (its bfloat16 kernels read the
 // one product's halves); with it off the attention widens its operands,
@@ -117,6 +118,12 @@ func TestBF16EpochLaunches(t *testing.T) {
 		// biased output and then ReLUDropout.
 		if layers := len(dims) - 1; bf["bias_act_bf16"] > layers {
 			t.Errorf("%s: the bfloat16 epoch launches bias_act_bf16 %d times for %d layers", name, bf["bias_act_bf16"], layers)
+		}
+		// The activation's gradient and its layer's bias gradient in one
+		// pass (tune.BF16ActColSum): only the last layer's bias sums
+		// a gradient alone.
+		if bf["act_backward_bf16"] > 0 || bf["col_sum_bf16"] > 1 {
+			t.Errorf("%s: the bfloat16 epoch launches act_backward_bf16 %d times and col_sum_bf16 %d times", name, bf["act_backward_bf16"], bf["col_sum_bf16"])
 		}
 		if gemm16 > gemm32 || spmm16 > spmm32 {
 			t.Errorf("%s: the bfloat16 epoch launches %d GEMMs and %d SpMMs, the float32 one %d and %d", name, gemm16, spmm16, gemm32, spmm32)

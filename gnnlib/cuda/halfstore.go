@@ -242,6 +242,34 @@ func (d *Device) actGradHalf(g, y *tensor.Tensor, relu bool, p float32) (tensor.
 	return out, nil
 }
 
+// actGradColSumHalf is ReLUDropoutGradColSum of bfloat16 g and y: the
+// gradient through the activation stored in bfloat16 and its column sums
+// (the bias gradient, float32) in one pass (act_backward_colsum_bf16),
+// the values of actGradHalf and then colSumHalf.
+func (d *Device) actGradColSumHalf(g, y *BF16Tensor, p float32) (gx, colSum tensor.Storage, err error) {
+	if g.Len() != y.Len() || g.Cols != y.Cols {
+		return nil, nil, shapeErr("ReLUDropoutGradColSum", "g %dx%d, y %dx%d", g.Rows, g.Cols, y.Rows, y.Cols)
+	}
+	out, err := d.EmptyBF16(y.Rows, y.Cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum, err := d.Zeros(1, y.Cols)
+	if err != nil || y.Len() == 0 {
+		if err != nil {
+			out.Free()
+		}
+		return out, sum, err
+	}
+	gx2, gy, chunk := colGrid(&Tensor{Rows: y.Rows, Cols: y.Cols})
+	if err := d.launch3("act_backward_colsum_bf16", [3]int{gx2, gy, 1}, [3]int{128, 1, 1}, y.ptr, g.ptr, out.ptr, sum, y.Rows, y.Cols, chunk, true, p); err != nil {
+		out.Free()
+		sum.Free()
+		return nil, nil, err
+	}
+	return out, sum, nil
+}
+
 // colSumHalf is ColSum of bfloat16 storage (a bias gradient under
 // Autocast): col_sum_bf16, float32 sums of the bfloat16 values.
 func (d *Device) colSumHalf(h *BF16Tensor) (tensor.Storage, error) {

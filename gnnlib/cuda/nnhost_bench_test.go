@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -14,8 +15,9 @@ import (
 // float32 and under Autocast(BFloat16) on the recording driver, which
 // runs no kernel: what the host spends launching, allocating and
 // recording per epoch, the bound of an epoch whose kernels take less.
-// The variants run side by side; each reports ms/epoch, and the bf16
-// ones their ratio to float32's.
+// The variants run side by side; each reports ms/epoch and the garbage
+// collections per epoch (the device pool starts them as it hands out
+// blocks), and the bf16 ones their ratio to float32's.
 func BenchmarkNNEpochHost(b *testing.B) {
 	n := 169_343
 	hg := testGraph(b, n, 14*n, false)
@@ -33,6 +35,8 @@ func BenchmarkNNEpochHost(b *testing.B) {
 				epoch := nnEpoch(d, hg, dims, newConv, func(f func()) { tensor.Autocast(dt, f) })
 				epoch()
 				epoch()
+				var m0, m1 runtime.MemStats
+				runtime.ReadMemStats(&m0)
 				b.ResetTimer()
 				t0 := time.Now()
 				for range b.N {
@@ -40,7 +44,10 @@ func BenchmarkNNEpochHost(b *testing.B) {
 					epoch()
 				}
 				ms := float64(time.Since(t0).Microseconds()) / 1e3 / float64(b.N)
+				b.StopTimer()
+				runtime.ReadMemStats(&m1)
 				b.ReportMetric(ms, "ms/epoch")
+				b.ReportMetric(float64(m1.NumGC-m0.NumGC)/float64(b.N), "GCs/epoch")
 				if dt == tensor.Float32 {
 					f32 = ms
 				} else if f32 > 0 {

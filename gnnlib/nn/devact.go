@@ -187,7 +187,7 @@ func (a *fusedAct) keep(y *tensor.Tensor) {
 // the device has ReLUDropoutColSumOps and the storage is float32.
 func (a *fusedAct) backward(ops backend.GraphBackend, op string, x, grad, y, b *tensor.Tensor, sum bool) (gx, db *tensor.Tensor) {
 	shape := y.Shape()
-	if co, ok := ops.(ReLUDropoutColSumOps); ok && sum && grad.DType() == tensor.Float32 && y.DType() == tensor.Float32 && tensor.AutocastDType() == tensor.Float32 {
+	if co, ok := ops.(ReLUDropoutColSumOps); ok && sum && colSumIn(grad, y) {
 		s, cs, err := co.ReLUDropoutGradColSum(grad, y, a.p)
 		deviceCheck(op, x, err)
 		return backend.FromStorage(s, shape...), backend.FromStorage(cs, b.Shape()...)
@@ -199,6 +199,26 @@ func (a *fusedAct) backward(ops backend.GraphBackend, op string, x, grad, y, b *
 		db = devStorage(op, x, s, err, b.Shape()...)
 	}
 	return gx, db
+}
+
+// ActColSumUnderAutocast makes a fused layer activation's backward pass
+// (ForwardReLUDropout's GCNConv and GATv2Conv) take the activation's
+// gradient and the bias gradient in one ReLUDropoutColSumOps call under
+// tensor.Autocast as well, where the device stores both in 16 bits
+// (gnnlib/cuda: act_backward_colsum_bf16): one pass over the gradient
+// instead of ReLUDropoutGrad and then ColSum. false keeps the two calls
+// under Autocast.
+var ActColSumUnderAutocast = true
+
+// colSumIn reports whether the fused activation's backward pass takes
+// grad through y and its column sums in one ReLUDropoutColSumOps call:
+// float32 storage outside Autocast, or both in one 16-bit format with
+// ActColSumUnderAutocast.
+func colSumIn(grad, y *tensor.Tensor) bool {
+	if grad.DType() == tensor.Float32 && y.DType() == tensor.Float32 && tensor.AutocastDType() == tensor.Float32 {
+		return true
+	}
+	return ActColSumUnderAutocast && grad.DType() != tensor.Float32 && grad.DType() == y.DType()
 }
 
 // actOps returns x's device as BiasActOps and ReLUDropoutOps, or false.

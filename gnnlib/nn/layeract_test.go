@@ -50,6 +50,25 @@ func TestForwardReLUDropout(t *testing.T) {
 			}
 		}
 	}
+	// Under Autocast the fused activation's backward pass asks for the
+	// activation's gradient and the bias gradient in one call with
+	// ActColSumUnderAutocast, in two without.
+	defer func(on bool) { nn.ActColSumUnderAutocast = on }(nn.ActColSumUnderAutocast)
+	nn.FuseLayerActivation, nn.FuseLayerActivationUnderAutocast = true, true
+	for _, on := range []bool{false, true} {
+		nn.ActColSumUnderAutocast = on
+		for _, layer := range []nn.GraphLayer{nn.NewGCNConv(16, 32), nn.NewGATv2Conv(16, 16, 1, true, 0)} {
+			nn.To(layer, dev)
+			before, grads := dev.Calls("ReLUDropoutGradColSum"), dev.Calls("ReLUDropoutGrad")
+			tensor.Autocast(tensor.BFloat16, func() {
+				nn.ForwardReLUDropout(layer, g, tensor.Randn(1, 300, 16).To(dev), drop).Sum().Backward()
+			})
+			one, two := dev.Calls("ReLUDropoutGradColSum")-before, dev.Calls("ReLUDropoutGrad")-grads
+			if (one > 0) != on || (two > 0) == on {
+				t.Errorf("%v in bfloat16 with ActColSumUnderAutocast %v: %d ReLUDropoutGradColSum and %d ReLUDropoutGrad calls", layer, on, one, two)
+			}
+		}
+	}
 	// Evaluation mode and the CPU run the two ops.
 	drop.SetTraining(false)
 	conv := nn.NewGCNConv(8, 8)

@@ -88,6 +88,28 @@ extern "C" __global__ void act_backward_bf16(const unsigned short* y, const unsi
 	}
 }
 
+// act_backward_colsum_bf16 is act_backward_bf16 and col_sum_bf16 of its
+// result in one pass (act_backward_colsum over bfloat16 storage): dx =
+// bf16(g · mask(y)) and out[c] += sum_r float(dx[r,c]), the sums of the
+// rounded values in col_sum_bf16's order (out zeroed first); blocks take
+// row chunks. In place (dx == g) allowed.
+extern "C" __global__ void act_backward_colsum_bf16(const unsigned short* y, const unsigned short* g, unsigned short* dx,
+                                                    float* out, int rows, int F, int chunk, int relu, float p) {
+	float keep = p > 0.f ? 1.f / (1.f - p) : 1.f;
+	int r0 = blockIdx.y * chunk, r1 = min(rows, r0 + chunk);
+	for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < F; c += gridDim.x * blockDim.x) {
+		float s = 0.f;
+		for (int r = r0; r < r1; r++) {
+			long long i = (long long)r * F + c;
+			float m = (relu || p > 0.f) ? ((y[i] & 0x7fffu) != 0 ? keep : 0.f) : 1.f;
+			unsigned short v = f32_bf16_bits(bf16_bits_f32(g[i]) * m);
+			dx[i] = v;
+			s += bf16_bits_f32(v);
+		}
+		atomicAdd(&out[c], s);
+	}
+}
+
 // col_sum_bf16 is col_sum over bfloat16 x (a bias gradient under
 // Autocast): out[c] += sum_r float(x[r,c]), float32 sums (out zeroed
 // first); blocks take row chunks.

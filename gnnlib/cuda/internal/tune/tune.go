@@ -88,6 +88,15 @@ var LossBlockSum = true
 // on a device). On by default.
 var BF16Loss = true
 
+// BF16ActColSum makes gnnlib/cuda's ReLUDropoutGradColSum of bfloat16
+// storage (Autocast) take the activation's gradient and the bias
+// gradient in one pass (act_backward_colsum_bf16) instead of reading
+// both through float32 copies; with it gnnlib/nn's fused layer
+// activation asks for the two in one call under Autocast too
+// (nn.ActColSumUnderAutocast), where it made act_backward_bf16 and then
+// col_sum_bf16. On by default.
+var BF16ActColSum = true
+
 // PoolGCFixed makes gnnlib/cuda's caching allocator ask for a garbage
 // collection every 1 GiB it hands out, as it did before, instead of
 // whenever it has handed out a quarter of the bytes in use (at least 64
