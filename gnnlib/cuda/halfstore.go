@@ -270,6 +270,31 @@ func (d *Device) actGradColSumHalf(g, y *BF16Tensor, p float32) (gx, colSum tens
 	return out, sum, nil
 }
 
+// narrowHalf is Narrow of bfloat16 storage h (x's shape) under
+// Autocast(BFloat16): the slice copied as it is into bfloat16 storage
+// (copy_cols_bf16), instead of a float32 copy of all of h and a float32
+// slice that Autocast then rounds again.
+func (d *Device) narrowHalf(h *BF16Tensor, shape []int, axis, start, length int) (tensor.Storage, error) {
+	outer, cols, inner, err := blocks("Narrow", shape, axis)
+	if err != nil {
+		return nil, err
+	}
+	if start < 0 || length < 0 || start+length > shape[axis] {
+		return nil, shapeErr("Narrow", "[%d, %d+%d) of axis %d of %v", start, start, length, axis, shape)
+	}
+	out, err := d.EmptyBF16(outer, length*inner)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	width := length * inner
+	n := int64(outer) * int64(width)
+	if err := d.launch("copy_cols_bf16", d.gridFor(n, 256), 256, h.ptr, out.ptr, outer, width, cols, start*inner, width, 0); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
 // colSumHalf is ColSum of bfloat16 storage (a bias gradient under
 // Autocast): col_sum_bf16, float32 sums of the bfloat16 values.
 func (d *Device) colSumHalf(h *BF16Tensor) (tensor.Storage, error) {

@@ -109,13 +109,27 @@ extern "C" __global__ void axpby(const float* x, float* y, long long total, floa
 	GRID_LOOP(i, total) y[i] = a * x[i] + b * y[i];
 }
 
-// copy_cols: dst[r, doff+c] = src[r, soff+c] for c < width (row strides sF, dF).
-extern "C" __global__ void copy_cols(const float* src, float* dst, int rows, int width, int sF, int soff, int dF, int doff) {
+// copy_cols_t: dst[r, doff+c] = src[r, soff+c] for c < width (row strides
+// sF, dF), values of type T.
+template <typename T>
+__device__ __forceinline__ void copy_cols_t(const T* src, T* dst, int rows, int width, int sF, int soff, int dF, int doff) {
 	GRID_LOOP(i, (long long)rows * width) {
 		long long r = i / width;
 		int c = i % width;
 		dst[r * dF + doff + c] = src[r * sF + soff + c];
 	}
+}
+
+// copy_cols: copy_cols_t of float32 values.
+extern "C" __global__ void copy_cols(const float* src, float* dst, int rows, int width, int sF, int soff, int dF, int doff) {
+	copy_cols_t(src, dst, rows, width, sF, soff, dF, doff);
+}
+
+// copy_cols_bf16: copy_cols_t of 16-bit values (bfloat16 storage: Narrow
+// under Autocast), copied as they are.
+extern "C" __global__ void copy_cols_bf16(const unsigned short* src, unsigned short* dst, int rows, int width, int sF,
+                                          int soff, int dF, int doff) {
+	copy_cols_t(src, dst, rows, width, sF, soff, dF, doff);
 }
 
 #define OPS_GELU_K 0.7978845608028654f

@@ -97,6 +97,14 @@ var BF16Loss = true
 // col_sum_bf16. On by default.
 var BF16ActColSum = true
 
+// BF16Narrow makes gnnlib/cuda's Narrow of bfloat16 storage under
+// Autocast(BFloat16) copy the slice as it is into bfloat16 storage
+// (copy_cols_bf16) instead of widening the whole input into a float32
+// copy and slicing that, which Autocast then rounds to bfloat16 again:
+// GATv2Conv's two weight gradients, sliced from one product, take 1
+// launch each instead of 3. On by default.
+var BF16Narrow = true
+
 // PoolGCFixed makes gnnlib/cuda's caching allocator ask for a garbage
 // collection every 1 GiB it hands out, as it did before, instead of
 // whenever it has handed out a quarter of the bytes in use (at least 64
