@@ -295,6 +295,61 @@ func (d *Device) narrowHalf(h *BF16Tensor, shape []int, axis, start, length int)
 	return out, nil
 }
 
+// concatHalf is Concat under Autocast(BFloat16): the result stored in
+// bfloat16, as Autocast would store it, each operand copied in one pass,
+// a bfloat16 one as it is (copy_cols_bf16), a float32 one rounded
+// (copy_cols_f32_bf16), instead of float32 copies of the operands and
+// of the result and a rounding pass. GATv2Conv's product of both weights
+// (one Concat of two float32 parameters) then reaches the tensor cores
+// and its backward pass without another conversion.
+func (d *Device) concatHalf(axis int, xs []*tensor.Tensor) (tensor.Storage, error) {
+	outer, total := 0, 0
+	cols := make([]int, len(xs))
+	for i, x := range xs {
+		o, c, _, err := blocks("Concat", x.Shape(), axis)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 && o != outer {
+			return nil, shapeErr("Concat", "operand %d has %d outer rows, the first %d", i, o, outer)
+		}
+		outer, cols[i] = o, c
+		total += c
+	}
+	if total > int32Max {
+		return nil, fmt.Errorf("gnnlib/cuda: Concat: %d columns: %w", total, tensor.ErrNotOnDevice)
+	}
+	out, err := d.EmptyBF16(outer, total)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	off := 0
+	for i, x := range xs {
+		if cols[i] == 0 {
+			continue
+		}
+		n := int64(outer) * int64(cols[i])
+		var src uintptr
+		kernel := "copy_cols_bf16"
+		if h, ok := d.halfView(x); ok {
+			src = h.ptr
+		} else {
+			v, err := d.view(x)
+			if err != nil {
+				out.Free()
+				return nil, err
+			}
+			src, kernel = v.ptr, "copy_cols_f32_bf16"
+		}
+		if err := d.launch(kernel, d.gridFor(n, 256), 256, src, out.ptr, outer, cols[i], cols[i], 0, total, off); err != nil {
+			out.Free()
+			return nil, err
+		}
+		off += cols[i]
+	}
+	return out, nil
+}
+
 // colSumHalf is ColSum of bfloat16 storage (a bias gradient under
 // Autocast): col_sum_bf16, float32 sums of the bfloat16 values.
 func (d *Device) colSumHalf(h *BF16Tensor) (tensor.Storage, error) {

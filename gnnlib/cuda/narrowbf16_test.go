@@ -53,3 +53,49 @@ func TestNarrowBF16(t *testing.T) {
 		}
 	}
 }
+
+// TestConcatBF16 checks tune.BF16Concat on the device: Concat under
+// Autocast(BFloat16) of a float32 and a bfloat16 operand gives bfloat16
+// storage holding the host's Concat of the values, the float32 ones
+// rounded, along each axis of a 2-axis shape; outside Autocast, float32
+// storage with the values as they are.
+func TestConcatBF16(t *testing.T) {
+	d := defaultOrSkip(t)
+	if !d.hasBF16() {
+		t.Skipf("%s has no bfloat16 kernels", d.desc)
+	}
+	r := rand.New(rand.NewPCG(47, 48))
+	for axis, shapes := range [][2][]int{{{3, 40}, {5, 40}}, {{64, 128}, {64, 33}}} {
+		a := tensor.FromSlice(randSlice(r, shapes[0][0]*shapes[0][1]), shapes[0]...)
+		bv, bh := bf16Operand(r, shapes[1][0]*shapes[1][1])
+		for i := range bv {
+			bv[i] = half.BF16(bh[i]).Float32()
+		}
+		hb, err := d.BF16FromHost(bh, shapes[1][0], shapes[1][1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		da := a.To(d.be)
+		db := tbackend.FromStorage(hb, shapes[1]...)
+		for _, amp := range []tensor.DType{tensor.Float32, tensor.BFloat16} {
+			t.Run(fmt.Sprintf("axis=%d,%v", axis, amp), func(t *testing.T) {
+				var s tensor.Storage
+				tensor.Autocast(amp, func() { s, err = d.be.Concat(axis, []*tensor.Tensor{da, db}) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := tensor.Concat(axis, a, tensor.FromSlice(bv, shapes[1]...))
+				if amp == tensor.BFloat16 {
+					want = want.RoundTo(tensor.BFloat16)
+				}
+				got := tbackend.FromStorage(s, want.Shape()...)
+				if dt := got.DType(); dt != amp {
+					t.Errorf("Concat under Autocast(%v) gave %v storage", amp, dt)
+				}
+				if !tensor.AllClose(got.CPU(), want, 0, 0) {
+					t.Errorf("Concat(axis %d) = %v, want %v", axis, got.CPU(), want)
+				}
+			})
+		}
+	}
+}

@@ -273,6 +273,9 @@ func (d *backend) Concat(axis int, xs []*tensor.Tensor) (tensor.Storage, error) 
 	if len(xs) == 0 {
 		return nil, shapeErr("Concat", "no operands")
 	}
+	if tune.BF16Concat && d.autocastBF16() {
+		return d.concatHalf(axis, xs) // halfstore.go
+	}
 	vs, err := d.views(xs...)
 	if err != nil {
 		return nil, err

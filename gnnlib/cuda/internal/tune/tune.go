@@ -105,6 +105,14 @@ var BF16ActColSum = true
 // launch each instead of 3. On by default.
 var BF16Narrow = true
 
+// BF16Concat makes gnnlib/cuda's Concat under Autocast(BFloat16) store
+// its result in bfloat16, each operand copied (and a float32 one rounded)
+// in one pass (copy_cols_f32_bf16, copy_cols_bf16), instead of a float32
+// result that Autocast, or the tensor-core product reading it, rounds in
+// another pass: GATv2Conv's concatenated weights reach its forward and
+// backward products without the two conversions a layer. On by default.
+var BF16Concat = true
+
 // PoolGCFixed makes gnnlib/cuda's caching allocator ask for a garbage
 // collection every 1 GiB it hands out, as it did before, instead of
 // whenever it has handed out a quarter of the bytes in use (at least 64
