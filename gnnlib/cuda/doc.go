@@ -408,8 +408,11 @@
 // between them).
 //
 // BUG(gnnlab): the fused attention with BF16Attention off or, for GATv2 and the Transformer,
-// with padded heads, GAT's per-node scores (HeadDot), the reductions, the
-// losses, SGD and the other element-wise ops have no bfloat16 versions
+// with padded heads, GAT's per-node scores (HeadDot), the reductions
+// other than the bias gradients, the losses other than CrossEntropy
+// (softmax_nll_blk_bf16, tune.BF16Loss), SGD and the element-wise ops
+// other than the bias, activation and dropout passes, Narrow and Concat
+// (tune.BF16ActColSum, BF16Narrow, BF16Concat) have no bfloat16 versions
 // in use yet: under Autocast they read float32 copies of their bfloat16
 // operands, which the garbage collector's finalizer frees (the attention
 // ops and HeadDot free theirs when their kernels are launched, and the
