@@ -80,6 +80,10 @@ func TestNNEpochKernelTimes(t *testing.T) {
 	if !d.hasBF16() {
 		t.Skipf("%s has no bfloat16 kernels", d.desc)
 	}
+	// Kernel by kernel: a replayed graph's launches would not pass
+	// through the timing driver.
+	defer func(a, g bool) { AutoReplay, GraphReplay = a, g }(AutoReplay, GraphReplay)
+	AutoReplay, GraphReplay = false, false
 	n := 169_343
 	hg := testGraph(t, n, 14*n, false)
 	dims := []int{128, 256, 256, 40}

@@ -21,9 +21,14 @@ import (
 // that both see the same device state; each variant's peak is that of
 // one epoch of its own. It prints each median, the speedup and the ratio
 // of the peaks (issue 25's targets: ≥ 1.6x faster, ≤ 0.6x the memory),
-// and a third variant, bfloat16 with the nnbf16 helper's switches off
-// (nnbf16Switches), beside the bfloat16 one with them on.
+// and more variants of bfloat16: with the nnbf16 helper's switches off
+// (nnbf16Switches), with tune.AsyncLaunch, and replayed as CUDA graphs
+// (cuda.GraphReplay). The others launch kernel by kernel (cuda.AutoReplay
+// off, as in the api part): the automatic choice would flip with the
+// variants' alternating times per launch.
 func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
+	defer func(a bool) { cuda.AutoReplay = a }(cuda.AutoReplay)
+	cuda.AutoReplay = false
 	indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
 	for i, v := range g.indptr {
 		indptr[i] = int(v)
@@ -50,6 +55,7 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			hostLast    float64
 			peak        float64
 			async       bool
+			replay      bool
 		}
 		var vs []*variant
 		type mode struct {
@@ -60,10 +66,13 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			// the device goroutine, not waited for one by one): how much
 			// of the epoch is the host's launching.
 			async bool
+			// replay: bfloat16 replayed as CUDA graphs (cuda.GraphReplay).
+			replay bool
 		}
-		modes := []mode{{tensor.Float32, false, false, false}, {tensor.BFloat16, false, false, false}, {tensor.BFloat16, false, true, false}, {tensor.BFloat16, false, false, true}}
+		modes := []mode{{tensor.Float32, false, false, false, false}, {tensor.BFloat16, false, false, false, false},
+			{tensor.BFloat16, false, true, false, false}, {tensor.BFloat16, false, false, true, false}, {tensor.BFloat16, false, false, false, true}}
 		if *nnepochAB {
-			modes = append(modes, mode{tensor.Float32, true, false, false}, mode{tensor.BFloat16, true, false, false})
+			modes = append(modes, mode{tensor.Float32, true, false, false, false}, mode{tensor.BFloat16, true, false, false, false})
 		}
 		for _, m := range modes {
 			dt := m.dt
@@ -83,11 +92,19 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 				v.name += " [tune.AsyncLaunch]"
 				v.async = true
 			}
+			if m.replay {
+				v.name += " [cuda.GraphReplay]"
+				v.replay = true
+			}
 			v.epoch = func() {
 				defer oldPaths(m.old)()
 				defer nnbf16Switches(!m.off)()
 				defer func(on bool) { tune.AsyncLaunch = on }(tune.AsyncLaunch)
 				tune.AsyncLaunch = m.async
+				// Restored after the loss is read back (a wait, which
+				// ends the recorded segment).
+				defer func(on bool) { cuda.GraphReplay = on }(cuda.GraphReplay)
+				cuda.GraphReplay = m.replay
 				t0 := time.Now()
 				opt.ZeroGrad()
 				var loss *tensor.Tensor
@@ -131,15 +148,17 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16 vs float32", kind), mb, bf.peak,
 			fmt.Sprintf("speedup %.2fx (target >= 1.6x), peak %.2fx of float32 (target <= 0.6x)", mf/mb, bf.peak/f32.peak))
-		off, async := vs[2], vs[3]
-		mo, ma := off.times[len(off.times)/2], async.times[len(async.times)/2]
+		off, async, replay := vs[2], vs[3], vs[4]
+		mo, ma, mr := off.times[len(off.times)/2], async.times[len(async.times)/2], replay.times[len(replay.times)/2]
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16, tune.AsyncLaunch on vs off", kind), ma, async.peak,
 			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx; %.2fx float32's)", mb, ma, mb/ma, mf/ma))
+		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16, cuda.GraphReplay on vs off", kind), mr, replay.peak,
+			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx; %.2fx float32's)", mb, mr, mb/mr, mf/mr))
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16, nnbf16 switches off vs on (%s)", kind, nnbf16SwitchesDoc), mb, bf.peak,
 			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 off %.2fx, on %.2fx; peak %.3f -> %.3f GiB",
 				mo, mb, mo/mb, mf/mo, mf/mb, off.peak, bf.peak))
-		if len(vs) == 6 {
-			f2, b2 := vs[4], vs[5]
+		if len(vs) == 7 {
+			f2, b2 := vs[5], vs[6]
 			m2f, m2b := f2.times[len(f2.times)/2], b2.times[len(b2.times)/2]
 			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s old paths (%s) vs new", kind, oldPathsDoc), mb, bf.peak,
 				fmt.Sprintf("float32 %.3f -> %.3f ms (%.2fx), bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 old %.2fx, new %.2fx; peaks float32 %.3f -> %.3f, bfloat16 %.3f -> %.3f GiB",
@@ -147,7 +166,7 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		if *profile && !tune.AsyncLaunch {
 			for _, v := range vs {
-				if v.async {
+				if v.async || v.replay {
 					continue // the profile waits after each op
 				}
 				profileEpoch(d, g.name, kind+", "+v.name, v.epoch)
