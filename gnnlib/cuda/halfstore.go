@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -152,6 +153,22 @@ func (d *Device) matMulHalf(a, b *tensor.Tensor, transA, transB bool) (tensor.St
 	if transB {
 		n = hb.Rows
 	}
+	if tune.BF16SplitF32 && d.gemmBF16SplitsK(ha, hb, transA, transB) {
+		// Split-K (a weight gradient Xᵀ·dY) sums in float32 anyway:
+		// the float32 sums are the result, which Autocast rounds in
+		// place when they are a parameter's gradient
+		// (tensor.RoundParamGradsInPlace) instead of this op rounding
+		// them into bfloat16 and the parameter widening them again.
+		out, err := d.Empty(m, n)
+		if err != nil || out.Len() == 0 {
+			return out, err
+		}
+		if err := MatMulBF16(out, ha, hb, transA, transB); err != nil {
+			out.Free()
+			return nil, err
+		}
+		return out, nil
+	}
 	out, err := d.EmptyBF16(m, n)
 	if err != nil || out.Len() == 0 {
 		return out, err
@@ -161,6 +178,30 @@ func (d *Device) matMulHalf(a, b *tensor.Tensor, transA, transB bool) (tensor.St
 		return nil, err
 	}
 	return out, nil
+}
+
+// gemmBF16SplitsK reports whether gemmBF16 splits the inner dimension of
+// op(a)·op(b) across blocks (its float32 partial sums added atomically).
+func (d *Device) gemmBF16SplitsK(a, b *BF16Tensor, transA, transB bool) bool {
+	m, k := a.Rows, a.Cols
+	if transA {
+		m, k = k, m
+	}
+	n := b.Cols
+	if transB {
+		n = b.Rows
+	}
+	if m == 0 || n == 0 || k == 0 || transA && transB {
+		return false
+	}
+	lda, ldb := k, n
+	if transA {
+		lda = m
+	}
+	if transB {
+		ldb = k
+	}
+	return d.gemmBF16Choose(m, n, k, transA, transB, a.ptr, lda, b.ptr, ldb).split > 1
 }
 
 // spmmHalf is GraphSpMM (GraphSpMMBias with b) under Autocast(BFloat16):

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
+	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/internal/half"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
@@ -97,5 +99,53 @@ func TestConcatBF16(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestMatMulSplitF32 checks tune.BF16SplitF32 on the device: under
+// Autocast(BFloat16) a weight-gradient product Xᵀ·dY whose inner
+// dimension is split (169,343 rows) comes back in float32 storage with
+// it, in bfloat16 without it, and the bfloat16 result is the float32 one
+// rounded, value for value.
+func TestMatMulSplitF32(t *testing.T) {
+	d := defaultOrSkip(t)
+	if !d.hasBF16() {
+		t.Skipf("%s has no bfloat16 kernels", d.desc)
+	}
+	defer func(on bool) { tune.BF16SplitF32 = on }(tune.BF16SplitF32)
+	r := rand.New(rand.NewPCG(49, 50))
+	const rows, in, out = 169_343, 128, 256
+	_, xh := bf16Operand(r, rows*in)
+	_, gh := bf16Operand(r, rows*out)
+	hx, err := d.BF16FromHost(xh, rows, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hg, err := d.BF16FromHost(gh, rows, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.gemmBF16SplitsK(hx, hg, true, false) {
+		t.Fatalf("Xᵀ·dY of %d rows does not split its inner dimension on %s", rows, d.desc)
+	}
+	x, g := tbackend.FromStorage(hx, rows, in), tbackend.FromStorage(hg, rows, out)
+	var res [2]*tensor.Tensor
+	for i, on := range []bool{false, true} {
+		tune.BF16SplitF32 = on
+		var s tensor.Storage
+		tensor.Autocast(tensor.BFloat16, func() { s, err = d.be.MatMul(x, g, true, false) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		res[i] = tbackend.FromStorage(s, in, out)
+		if want := map[bool]tensor.DType{false: tensor.BFloat16, true: tensor.Float32}[on]; res[i].DType() != want {
+			t.Errorf("split-K MatMul under Autocast with BF16SplitF32 %v: %v storage, want %v", on, res[i].DType(), want)
+		}
+	}
+	// The split's partial sums add atomically in no fixed order: a value
+	// whose two runs differ in the last float32 bit may round apart.
+	a, b := res[0].CPU(), res[1].CPU().RoundTo(tensor.BFloat16)
+	if e := devicetest.RelErr(a, b); e > 1.0/128 {
+		t.Errorf("split-K MatMul: bfloat16 result %.3g (relative) from the float32 one rounded", e)
 	}
 }

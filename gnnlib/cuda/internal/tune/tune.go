@@ -113,6 +113,16 @@ var BF16Narrow = true
 // backward products without the two conversions a layer. On by default.
 var BF16Concat = true
 
+// BF16SplitF32 makes gnnlib/cuda's MatMul under Autocast(BFloat16)
+// return the float32 sums of a product whose inner dimension it splits
+// across blocks (a weight gradient Xᵀ·dY, summed in float32 anyway)
+// instead of rounding them into bfloat16 storage in another pass: with
+// tensor.RoundParamGradsInPlace the parameter's gradient is then rounded
+// where it lies and taken as it is, one pass where the bfloat16 result
+// took two (its rounding and the parameter's float32 copy). On by
+// default.
+var BF16SplitF32 = true
+
 // PoolGCFixed makes gnnlib/cuda's caching allocator ask for a garbage
 // collection every 1 GiB it hands out, as it did before, instead of
 // whenever it has handed out a quarter of the bytes in use (at least 64
