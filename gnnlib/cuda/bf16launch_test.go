@@ -134,6 +134,13 @@ func TestBF16EpochLaunches(t *testing.T) {
 		if params := (len(dims) - 1) * map[string]int{"gcn": 2, "gatv2": 4}[c.kind]; bf["bf16_to_f32"] > params {
 			t.Errorf("%s: the bfloat16 epoch launches bf16_to_f32 %d times for %d parameters", name, bf["bf16_to_f32"], params)
 		}
+		// GCN's parameter gradients are float32 sums (split-K products,
+		// column sums) rounded where they lie
+		// (tensor.RoundParamGradsInPlace, tune.BF16SplitF32): none is
+		// widened.
+		if c.kind == "gcn" && bf["bf16_to_f32"] > 0 {
+			t.Errorf("%s: the bfloat16 epoch widens %d parameter gradients", name, bf["bf16_to_f32"])
+		}
 		// Concat rounds as it copies (tune.BF16Concat): GATv2's weights
 		// make no float32 copy; float32 columns are copied only from a
 		// split-K weight gradient (tune.BF16SplitF32), twice a layer.
