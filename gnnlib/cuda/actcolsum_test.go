@@ -5,24 +5,26 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/internal/half"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
-// TestActColSumBF16 checks tune.BF16ActColSum's kernel
-// (act_backward_colsum_bf16, through the backend's ReLUDropoutGradColSum
-// of bfloat16 storage) against the two kernels it replaces on the
-// device: the gradient bit for bit act_backward_bf16's, the column sums
-// col_sum_bf16's of that gradient to the float32 rounding of their
-// atomic adds, over activations with zeros (ReLU) and dropped values.
+// TestActColSumBF16 checks tune.BF16ActColSum's kernels
+// (act_backward_colsum_bf16, and its _v8 form for widths a multiple of 8
+// with tune.BF16Vec8, through the backend's ReLUDropoutGradColSum of
+// bfloat16 storage) against the two kernels they replace on the device:
+// the gradient bit for bit act_backward_bf16's, the column sums
+// col_sum_bf16's of that gradient to the float32 rounding of sums in
+// another order, over activations with zeros (ReLU) and dropped values.
 func TestActColSumBF16(t *testing.T) {
 	d := defaultOrSkip(t)
 	if !d.hasBF16() {
 		t.Skipf("%s has no bfloat16 kernels", d.desc)
 	}
 	r := rand.New(rand.NewPCG(43, 44))
-	for _, sh := range [][2]int{{1, 1}, {3, 47}, {1000, 256}, {169_343, 256}} {
+	for _, sh := range [][2]int{{1, 1}, {3, 47}, {1000, 256}, {37, 8}, {500, 264}, {169_343, 256}} {
 		rows, cols := sh[0], sh[1]
 		_, gh := bf16Operand(r, rows*cols)
 		yv, yh := bf16Operand(r, rows*cols)
@@ -77,12 +79,70 @@ func TestActColSumBF16(t *testing.T) {
 			for i := range rows {
 				abs += math.Abs(float64(half.BF16(a[i*cols+j]).Float32()))
 			}
-			if e := math.Abs(float64(gotSum[j] - ws[j])); !(e <= float64(rows/512+2)*1.2e-7*abs+1e-30) {
+			// Both sum float32 values of the same rounded gradient: 512-row
+			// chunks in order (col_sum_bf16), or 32-row strides of
+			// 256-row chunks added across 8 warps (the _v8 kernel),
+			// then atomically across chunks in no fixed order.
+			if e := math.Abs(float64(gotSum[j] - ws[j])); !(e <= float64(512+rows/256+2)*6e-8*abs+1e-30) {
 				t.Errorf("%dx%d: column sum %d is %v, col_sum_bf16's %v", rows, cols, j, gotSum[j], ws[j])
 			}
 		}
 		for _, x := range []*BF16Tensor{g, y, want, gs.(*BF16Tensor)} {
 			x.Free()
+		}
+	}
+}
+
+// TestBiasActBF16Vec8 checks tune.BF16Vec8's bias_act_bf16_v8 against
+// bias_act_bf16 on the device: the same bits for widths a multiple of 8,
+// with and without a bias, ReLU and dropout, out of place and in place.
+func TestBiasActBF16Vec8(t *testing.T) {
+	d := defaultOrSkip(t)
+	if !d.hasBF16() {
+		t.Skipf("%s has no bfloat16 kernels", d.desc)
+	}
+	defer func(on bool) { tune.BF16Vec8 = on }(tune.BF16Vec8)
+	r := rand.New(rand.NewPCG(53, 54))
+	for _, sh := range [][2]int{{1, 8}, {1001, 24}, {169_343, 256}} {
+		rows, cols := sh[0], sh[1]
+		_, xh := bf16Operand(r, rows*cols)
+		bias := randSlice(r, cols)
+		b := mustT(t, d, bias, 1, cols)
+		for _, c := range []struct {
+			relu  bool
+			p     float32
+			b     *Tensor
+			place bool
+		}{{true, 0, b, false}, {true, 0.5, b, true}, {false, 0.3, nil, false}, {false, 0, b, true}} {
+			var out [2][]uint16
+			for i, vec := range []bool{false, true} {
+				tune.BF16Vec8 = vec
+				x, err := d.BF16FromHost(xh, rows, cols)
+				if err != nil {
+					t.Fatal(err)
+				}
+				y := x
+				if !c.place {
+					if y, err = d.EmptyBF16(rows, cols); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := BiasActBF16(y, x, c.b, c.relu, c.p, 9); err != nil {
+					t.Fatal(err)
+				}
+				if out[i], err = y.Host(); err != nil {
+					t.Fatal(err)
+				}
+				x.Free()
+				if !c.place {
+					y.Free()
+				}
+			}
+			for i := range out[0] {
+				if out[0][i] != out[1][i] {
+					t.Fatalf("%dx%d relu %v p %g bias %v in place %v: value %d is %#04x with the _v8 kernel, %#04x without", rows, cols, c.relu, c.p, c.b != nil, c.place, i, out[1][i], out[0][i])
+				}
+			}
 		}
 	}
 }

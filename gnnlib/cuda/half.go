@@ -486,6 +486,9 @@ func BiasActBF16(y, x *BF16Tensor, b *Tensor, relu bool, p float32, seed uint64)
 	if n == 0 {
 		return nil
 	}
+	if tune.BF16Vec8 && x.Cols%8 == 0 && x.ptr%16 == 0 && y.ptr%16 == 0 {
+		return d.launch("bias_act_bf16_v8", d.gridFor(n/8, 256), 256, x.ptr, b, y.ptr, n, x.Cols, relu, p, seed)
+	}
 	return d.launch("bias_act_bf16", d.gridFor(n, 256), 256, x.ptr, b, y.ptr, n, x.Cols, relu, p, seed)
 }
 

@@ -302,8 +302,15 @@ func (d *Device) actGradColSumHalf(g, y *BF16Tensor, p float32) (gx, colSum tens
 		}
 		return out, sum, err
 	}
+	kernel := "act_backward_colsum_bf16"
 	gx2, gy, chunk := colGrid(&Tensor{Rows: y.Rows, Cols: y.Cols})
-	if err := d.launch3("act_backward_colsum_bf16", [3]int{gx2, gy, 1}, [3]int{128, 1, 1}, y.ptr, g.ptr, out.ptr, sum, y.Rows, y.Cols, chunk, true, p); err != nil {
+	block := 128
+	if tune.BF16Vec8 && y.Cols%8 == 0 && y.ptr%16 == 0 && g.ptr%16 == 0 && out.ptr%16 == 0 {
+		// 8 columns a lane, 8 warps a block over 256-row chunks.
+		const vecChunk = 256
+		kernel, gx2, gy, chunk, block = "act_backward_colsum_bf16_v8", (y.Cols+255)/256, (y.Rows+vecChunk-1)/vecChunk, vecChunk, 256
+	}
+	if err := d.launch3(kernel, [3]int{gx2, gy, 1}, [3]int{block, 1, 1}, y.ptr, g.ptr, out.ptr, sum, y.Rows, y.Cols, chunk, true, p); err != nil {
 		out.Free()
 		sum.Free()
 		return nil, nil, err

@@ -123,6 +123,16 @@ var BF16Concat = true
 // default.
 var BF16SplitF32 = true
 
+// BF16Vec8 makes gnnlib/cuda's bias, activation and dropout pass
+// (BiasActBF16) and the activation's gradient with the bias gradient
+// (act_backward_colsum_bf16) read and write bfloat16 rows 8 values (16
+// bytes) a thread when the width is a multiple of 8, instead of 2 bytes
+// a thread (and, for the column sums, one column a thread): on an H100
+// (2026-12-06, TestNNEpochKernelTimes) the arxiv-sized 256-wide passes
+// took 0.13 and 0.27 ms, against about 0.07 and 0.10 that their bytes
+// need. The same values (the sums in another order). On by default.
+var BF16Vec8 = true
+
 // PoolGCFixed makes gnnlib/cuda's caching allocator ask for a garbage
 // collection every 1 GiB it hands out, as it did before, instead of
 // whenever it has handed out a quarter of the bytes in use (at least 64
