@@ -146,3 +146,59 @@ func TestBiasActBF16Vec8(t *testing.T) {
 		}
 	}
 }
+
+// TestUnbiasActBF16Vec8 checks tune.BF16Vec8's unbias_act_bf16_v8 (one
+// pass from y) against the copy and unbias_act_bf16 on the device,
+// through the backend's UnbiasAct of bfloat16 storage (BF16Attention):
+// the same bits, with and without a bias, ReLU and dropout.
+func TestUnbiasActBF16Vec8(t *testing.T) {
+	d := defaultOrSkip(t)
+	if !d.hasBF16() {
+		t.Skipf("%s has no bfloat16 kernels", d.desc)
+	}
+	defer func(on, attn bool) { tune.BF16Vec8, BF16Attention = on, attn }(tune.BF16Vec8, BF16Attention)
+	BF16Attention = true
+	r := rand.New(rand.NewPCG(55, 56))
+	for _, sh := range [][2]int{{1, 8}, {1001, 24}, {169_343, 256}} {
+		rows, cols := sh[0], sh[1]
+		_, yh := bf16Operand(r, rows*cols)
+		for i := range yh {
+			if r.IntN(3) == 0 {
+				yh[i] = 0 // ReLU's zeros and dropped values
+			}
+		}
+		hy, err := d.BF16FromHost(yh, rows, cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y := tbackend.FromStorage(hy, rows, cols)
+		b := mustT(t, d, randSlice(r, cols), 1, cols)
+		for _, c := range []struct {
+			relu bool
+			p    float32
+		}{{true, 0}, {true, 0.4}, {false, 0}} {
+			var out [2][]uint16
+			for i, vec := range []bool{false, true} {
+				tune.BF16Vec8 = vec
+				s, err := d.be.UnbiasAct(y, tbackend.FromStorage(b, 1, cols), c.relu, c.p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h, ok := s.(*BF16Tensor)
+				if !ok {
+					t.Fatalf("UnbiasAct of bfloat16 storage gave %T", s)
+				}
+				if out[i], err = h.Host(); err != nil {
+					t.Fatal(err)
+				}
+				h.Free()
+			}
+			for i := range out[0] {
+				if out[0][i] != out[1][i] {
+					t.Fatalf("%dx%d relu %v p %g: value %d is %#04x with the _v8 kernel, %#04x without", rows, cols, c.relu, c.p, i, out[1][i], out[0][i])
+				}
+			}
+		}
+		hy.Free()
+	}
+}

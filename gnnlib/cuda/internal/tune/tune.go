@@ -124,13 +124,16 @@ var BF16Concat = true
 var BF16SplitF32 = true
 
 // BF16Vec8 makes gnnlib/cuda's bias, activation and dropout pass
-// (BiasActBF16) and the activation's gradient with the bias gradient
-// (act_backward_colsum_bf16) read and write bfloat16 rows 8 values (16
-// bytes) a thread when the width is a multiple of 8, instead of 2 bytes
-// a thread (and, for the column sums, one column a thread): on an H100
+// (BiasActBF16), the activation's gradient with the bias gradient
+// (act_backward_colsum_bf16) and GATv2's rebuilt attention output
+// (UnbiasAct, then one pass from the activation instead of a copy and a
+// pass over it) read and write bfloat16 rows 8 values (16 bytes) a
+// thread when the width is a multiple of 8, instead of 2 bytes a thread
+// (and, for the column sums, one column a thread): on an H100
 // (2026-12-06, TestNNEpochKernelTimes) the arxiv-sized 256-wide passes
-// took 0.13 and 0.27 ms, against about 0.07 and 0.10 that their bytes
-// need. The same values (the sums in another order). On by default.
+// took 0.13, 0.27 and 0.17 ms (+0.10 for the copy), about twice what
+// their bytes need. The same values (the sums in another order). On by
+// default.
 var BF16Vec8 = true
 
 // PoolGCFixed makes gnnlib/cuda's caching allocator ask for a garbage
