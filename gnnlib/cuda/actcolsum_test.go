@@ -202,3 +202,35 @@ func TestUnbiasActBF16Vec8(t *testing.T) {
 		hy.Free()
 	}
 }
+
+// TestToBF16Vec8 checks tune.BF16Vec8's f32_to_bf16_v8 against
+// f32_to_bf16 on the device: the same bits for a million random bit
+// patterns (NaNs and infinities among them) and the edge values, the
+// count a multiple of 8.
+func TestToBF16Vec8(t *testing.T) {
+	d := defaultOrSkip(t)
+	defer func(on bool) { tune.BF16Vec8 = on }(tune.BF16Vec8)
+	r := rand.New(rand.NewPCG(57, 58))
+	x := edgeFloats()
+	for len(x)%8 != 0 || len(x) < 1<<20 {
+		x = append(x, math.Float32frombits(r.Uint32()))
+	}
+	xd := mustT(t, d, x, 1, len(x))
+	var out [2][]uint16
+	for i, vec := range []bool{false, true} {
+		tune.BF16Vec8 = vec
+		h, err := ToBF16(xd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[i], err = h.Host(); err != nil {
+			t.Fatal(err)
+		}
+		h.Free()
+	}
+	for i := range out[0] {
+		if out[0][i] != out[1][i] {
+			t.Fatalf("ToBF16(%#08x) = %#04x with the _v8 kernel, %#04x without", math.Float32bits(x[i]), out[1][i], out[0][i])
+		}
+	}
+}

@@ -41,14 +41,15 @@ var lastConversions launchCount
 func conversions(recs []graphNode, n int) launchCount {
 	c := launchCount{}
 	for _, r := range recs {
-		if r.kernel != "f32_to_bf16" && r.kernel != "bf16_to_f32" {
+		kernel := strings.TrimSuffix(r.kernel, "_v8") // f32_to_bf16_v8: tune.BF16Vec8
+		if kernel != "f32_to_bf16" && kernel != "bf16_to_f32" {
 			continue
 		}
 		cnt := int(r.args[2])
 		if cnt%n == 0 {
-			c[fmt.Sprintf("%s N×%d", r.kernel, cnt/n)]++
+			c[fmt.Sprintf("%s N×%d", kernel, cnt/n)]++
 		} else {
-			c[fmt.Sprintf("%s %d", r.kernel, cnt)]++
+			c[fmt.Sprintf("%s %d", kernel, cnt)]++
 		}
 	}
 	return c

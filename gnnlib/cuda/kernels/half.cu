@@ -103,6 +103,18 @@ __device__ __forceinline__ void st_bf16x8(unsigned short* p, const bf16x8& v) {
 	*(uint4*)p = u;
 }
 
+// f32_to_bf16_v8 is f32_to_bf16 for n a multiple of 8 and 16-byte aligned
+// x and y: 8 values a thread, two 16-byte loads and one 16-byte store.
+extern "C" __global__ void f32_to_bf16_v8(const float* __restrict__ x, unsigned short* __restrict__ y, long long n) {
+	GRID_LOOP(j, n / 8) {
+		const float4 a = ((const float4*)x)[2 * j], b = ((const float4*)x)[2 * j + 1];
+		bf16x8 v;
+		v.h[0] = f32_bf16_bits(a.x), v.h[1] = f32_bf16_bits(a.y), v.h[2] = f32_bf16_bits(a.z), v.h[3] = f32_bf16_bits(a.w);
+		v.h[4] = f32_bf16_bits(b.x), v.h[5] = f32_bf16_bits(b.y), v.h[6] = f32_bf16_bits(b.z), v.h[7] = f32_bf16_bits(b.w);
+		st_bf16x8(y + j * 8, v);
+	}
+}
+
 // bias_act_bf16_v8 is bias_act_bf16 for F a multiple of 8 and 16-byte
 // aligned x and y: 8 values a thread in 16-byte loads and stores, one
 // column index a group (bias_act_bf16 divides the 64-bit index by F for

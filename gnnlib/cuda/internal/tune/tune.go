@@ -123,8 +123,9 @@ var BF16Concat = true
 // default.
 var BF16SplitF32 = true
 
-// BF16Vec8 makes gnnlib/cuda's bias, activation and dropout pass
-// (BiasActBF16), the activation's gradient with the bias gradient
+// BF16Vec8 makes gnnlib/cuda's float32-to-bfloat16 conversion (ToBF16),
+// its bias, activation and dropout pass (BiasActBF16), the activation's
+// gradient with the bias gradient
 // (act_backward_colsum_bf16) and GATv2's rebuilt attention output
 // (UnbiasAct, then one pass from the activation instead of a copy and a
 // pass over it) read and write bfloat16 rows 8 values (16 bytes) a
