@@ -457,6 +457,17 @@
 // ms for x·W arxiv-sized against our 0.191) and 246 TFLOP/s on a square
 // 8192 product against cuBLAS's 783 (BENCHMARKS.md).
 //
+// BUG(gnnlab): under Autocast(BFloat16) the arxiv-sized gnnlib/nn GCN
+// epoch is bound by its launches, not its kernels: on an H100
+// (2026-12-06 18:43) the host took 4.57 of the epoch's 4.62 ms to issue
+// it, each launch a round trip to the device goroutine, and the epoch
+// ran 1.29x faster than in float32 (the issue asks 1.6x); with
+// tune.AsyncLaunch, off by default, it took 3.31 ms (1.80x). The
+// bfloat16 GATv2 epoch, whose attention kernels take most of its time,
+// ran 1.56x faster. The bfloat16 paths added since (tune.BF16SplitF32
+// with tensor.RoundParamGradsInPlace, tune.BF16Vec8) remove launches and
+// passes but had not run on a device when this was written.
+//
 // BUG(gnnlab): a -tags cuda binary is linked against the NVIDIA driver
 // library, libcuda.so.1, and does not start at all where it is missing (the
 // dynamic loader stops it); only the default build runs on machines without
