@@ -41,14 +41,15 @@ var lastConversions launchCount
 func conversions(recs []graphNode, n int) launchCount {
 	c := launchCount{}
 	for _, r := range recs {
-		if r.kernel != "f32_to_bf16" && r.kernel != "bf16_to_f32" {
+		kernel := strings.TrimSuffix(r.kernel, "_v8") // f32_to_bf16_v8: tune.BF16Vec8
+		if kernel != "f32_to_bf16" && kernel != "bf16_to_f32" {
 			continue
 		}
 		cnt := int(r.args[2])
 		if cnt%n == 0 {
-			c[fmt.Sprintf("%s N×%d", r.kernel, cnt/n)]++
+			c[fmt.Sprintf("%s N×%d", kernel, cnt/n)]++
 		} else {
-			c[fmt.Sprintf("%s %d", r.kernel, cnt)]++
+			c[fmt.Sprintf("%s %d", kernel, cnt)]++
 		}
 	}
 	return c
@@ -60,15 +61,20 @@ func conversions(recs []graphNode, n int) launchCount {
 // conversions by size, and checks what moves whole activations twice:
 // no conversion of an N-row block other than the input features (once
 // a pass at most, by the first layer: N×128; GATv2's weight gradient
-// reads them again rather than keep a 16-bit copy between the passes)
-// and the loss's logits and gradient (N×C),
+// reads them again rather than keep a 16-bit copy between the passes),
+// none of the loss's logits and gradient (N×C: tune.BF16Loss), one
+// activation pass a layer and one pass for its gradient and bias
+// gradient (tune.BF16ActColSum), no more widenings than parameters, and
+// float32 column copies only of the weight gradients (tune.BF16Concat),
 // and no more GEMMs or SpMMs than the float32 epoch launches. The GATv2
 // epoch is checked with BF16Attention on (its bfloat16 kernels read the
 // one product's halves); with it off the attention widens its operands,
 // which the test only lists.
 func TestBF16EpochLaunches(t *testing.T) {
 	defer func(on bool) { BF16Attention = on }(BF16Attention)
-	hg := epochGraph(t, 2000)
+	// More than 4096 nodes: the weight gradients Xᵀ·dY split their inner
+	// dimension, as the arxiv-sized ones do.
+	hg := epochGraph(t, 5000)
 	for _, c := range []struct {
 		kind    string
 		classes int
@@ -93,7 +99,9 @@ func TestBF16EpochLaunches(t *testing.T) {
 			if _, err := fmt.Sscanf(k, "%s N×%d", &kern, &width); err != nil {
 				continue // a parameter's (fewer values than N)
 			}
-			if width != 128 && width != c.classes || width == 128 && v > 2 {
+			// The logits and their gradient: read and written in
+			// bfloat16 by the loss (tune.BF16Loss).
+			if width != 128 || v > 2 {
 				t.Errorf("%s: the bfloat16 epoch converts an N×%d block %d times (%s)", name, width, v, kern)
 			}
 		}
@@ -108,6 +116,37 @@ func TestBF16EpochLaunches(t *testing.T) {
 			if k == "axpby" {
 				t.Errorf("%s: the bfloat16 epoch sums gradient parts (axpby ×%d)", name, v)
 			}
+		}
+		// One activation pass a layer: the bias, ReLU and dropout in the
+		// layer's own op (nn.FuseLayerActivationUnderAutocast), not a
+		// biased output and then ReLUDropout.
+		if layers, n := len(dims)-1, bf["bias_act_bf16"]+bf["bias_act_bf16_v8"]; n > layers {
+			t.Errorf("%s: the bfloat16 epoch launches bias_act_bf16 %d times for %d layers", name, n, layers)
+		}
+		// The activation's gradient and its layer's bias gradient in one
+		// pass (tune.BF16ActColSum): only the last layer's bias sums
+		// a gradient alone.
+		if bf["act_backward_bf16"] > 0 || bf["col_sum_bf16"] > 1 {
+			t.Errorf("%s: the bfloat16 epoch launches act_backward_bf16 %d times and col_sum_bf16 %d times", name, bf["act_backward_bf16"], bf["col_sum_bf16"])
+		}
+		// A parameter's gradient is widened into its float32 leaf once;
+		// nothing else is (GATv2's weight gradients are sliced from one
+		// product in bfloat16: tune.BF16Narrow).
+		if params := (len(dims) - 1) * map[string]int{"gcn": 2, "gatv2": 4}[c.kind]; bf["bf16_to_f32"] > params {
+			t.Errorf("%s: the bfloat16 epoch launches bf16_to_f32 %d times for %d parameters", name, bf["bf16_to_f32"], params)
+		}
+		// GCN's parameter gradients are float32 sums (split-K products,
+		// column sums) rounded where they lie
+		// (tensor.RoundParamGradsInPlace, tune.BF16SplitF32): none is
+		// widened.
+		if c.kind == "gcn" && bf["bf16_to_f32"] > 0 {
+			t.Errorf("%s: the bfloat16 epoch widens %d parameter gradients", name, bf["bf16_to_f32"])
+		}
+		// Concat rounds as it copies (tune.BF16Concat): GATv2's weights
+		// make no float32 copy; float32 columns are copied only from a
+		// split-K weight gradient (tune.BF16SplitF32), twice a layer.
+		if layers := len(dims) - 1; bf["copy_cols"] > 2*layers || bf["copy_cols_f32_bf16"] > 2*layers {
+			t.Errorf("%s: the bfloat16 epoch copies float32 columns %d times and rounds %d copies for %d layers", name, bf["copy_cols"], bf["copy_cols_f32_bf16"], layers)
 		}
 		if gemm16 > gemm32 || spmm16 > spmm32 {
 			t.Errorf("%s: the bfloat16 epoch launches %d GEMMs and %d SpMMs, the float32 one %d and %d", name, gemm16, spmm16, gemm32, spmm32)

@@ -447,8 +447,11 @@
 // are those that write a large output. It is not the default.
 //
 // BUG(gnnlab): the fused attention with BF16Attention off or, for GATv2 and the Transformer,
-// with padded heads, GAT's per-node scores (HeadDot), the reductions, the
-// losses, SGD and the other element-wise ops have no bfloat16 versions
+// with padded heads, GAT's per-node scores (HeadDot), the reductions
+// other than the bias gradients, the losses other than CrossEntropy
+// (softmax_nll_blk_bf16, tune.BF16Loss), SGD and the element-wise ops
+// other than the bias, activation and dropout passes, Narrow and Concat
+// (tune.BF16ActColSum, BF16Narrow, BF16Concat) have no bfloat16 versions
 // in use yet: under Autocast they read float32 copies of their bfloat16
 // operands, which the garbage collector's finalizer frees (the attention
 // ops and HeadDot free theirs when their kernels are launched, and the
@@ -492,6 +495,17 @@
 // the roofline at the GNN layers' shapes (cuBLAS's bf16 GEMM took 0.100
 // ms for x·W arxiv-sized against our 0.191) and 246 TFLOP/s on a square
 // 8192 product against cuBLAS's 783 (BENCHMARKS.md).
+//
+// BUG(gnnlab): under Autocast(BFloat16) the arxiv-sized gnnlib/nn GCN
+// epoch is bound by its launches, not its kernels: on an H100
+// (2026-12-06 18:43) the host took 4.57 of the epoch's 4.62 ms to issue
+// it, each launch a round trip to the device goroutine, and the epoch
+// ran 1.29x faster than in float32 (the issue asks 1.6x); with
+// tune.AsyncLaunch, off by default, it took 3.31 ms (1.80x). The
+// bfloat16 GATv2 epoch, whose attention kernels take most of its time,
+// ran 1.56x faster. The bfloat16 paths added since (tune.BF16SplitF32
+// with tensor.RoundParamGradsInPlace, tune.BF16Vec8) remove launches and
+// passes but had not run on a device when this was written.
 //
 // BUG(gnnlab): a -tags cuda binary is linked against the NVIDIA driver
 // library, libcuda.so.1, and does not start at all where it is missing (the

@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
@@ -251,8 +252,15 @@ func (d *backend) ReLUDropout(x *tensor.Tensor, p float32, seed uint64) (tensor.
 // ReLUDropoutGradColSum is ReLUDropoutGrad and the column sums of its
 // result in one pass (ActBackwardColSum): gnnlib/nn's
 // ReLUDropoutColSumOps, the bias gradient of the layer whose output the
-// ReLUDropout read. Float32 storage only.
+// ReLUDropout read. Bfloat16 g and y (Autocast) give a bfloat16 gradient
+// (act_backward_colsum_bf16, tune.BF16ActColSum); other storage is read
+// as float32.
 func (d *backend) ReLUDropoutGradColSum(g, y *tensor.Tensor, p float32) (gx, colSum tensor.Storage, err error) {
+	if hg, ok := d.halfView(g); ok && tune.BF16ActColSum {
+		if hy, ok := d.halfView(y); ok {
+			return d.actGradColSumHalf(hg, hy, p) // halfstore.go
+		}
+	}
 	vs, err := d.views(g, y)
 	if err != nil {
 		return nil, nil, err

@@ -89,7 +89,11 @@ func ToBF16(x *Tensor) (*BF16Tensor, error) {
 		return y, err
 	}
 	n := int64(x.Len())
-	if err := d.launch("f32_to_bf16", d.gridFor(n, 256), 256, x, y.ptr, n); err != nil {
+	kernel, work := "f32_to_bf16", n
+	if tune.BF16Vec8 && n%8 == 0 && x.ptr%16 == 0 && y.ptr%16 == 0 {
+		kernel, work = "f32_to_bf16_v8", n/8
+	}
+	if err := d.launch(kernel, d.gridFor(work, 256), 256, x, y.ptr, n); err != nil {
 		y.Free()
 		return nil, err
 	}
@@ -563,6 +567,9 @@ func BiasActBF16(y, x *BF16Tensor, b *Tensor, relu bool, p float32, seed uint64)
 	n := int64(x.Len())
 	if n == 0 {
 		return nil
+	}
+	if tune.BF16Vec8 && x.Cols%8 == 0 && x.ptr%16 == 0 && y.ptr%16 == 0 {
+		return d.launch("bias_act_bf16_v8", d.gridFor(n/8, 256), 256, x.ptr, b, y.ptr, n, x.Cols, relu, p, seed)
 	}
 	return d.launch("bias_act_bf16", d.gridFor(n, 256), 256, x.ptr, b, y.ptr, n, x.Cols, relu, p, seed)
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -152,6 +153,22 @@ func (d *Device) matMulHalf(a, b *tensor.Tensor, transA, transB bool) (tensor.St
 	if transB {
 		n = hb.Rows
 	}
+	if tune.BF16SplitF32 && d.gemmBF16SplitsK(ha, hb, transA, transB) {
+		// Split-K (a weight gradient Xᵀ·dY) sums in float32 anyway:
+		// the float32 sums are the result, which Autocast rounds in
+		// place when they are a parameter's gradient
+		// (tensor.RoundParamGradsInPlace) instead of this op rounding
+		// them into bfloat16 and the parameter widening them again.
+		out, err := d.Empty(m, n)
+		if err != nil || out.Len() == 0 {
+			return out, err
+		}
+		if err := MatMulBF16(out, ha, hb, transA, transB); err != nil {
+			out.Free()
+			return nil, err
+		}
+		return out, nil
+	}
 	out, err := d.EmptyBF16(m, n)
 	if err != nil || out.Len() == 0 {
 		return out, err
@@ -161,6 +178,30 @@ func (d *Device) matMulHalf(a, b *tensor.Tensor, transA, transB bool) (tensor.St
 		return nil, err
 	}
 	return out, nil
+}
+
+// gemmBF16SplitsK reports whether gemmBF16 splits the inner dimension of
+// op(a)·op(b) across blocks (its float32 partial sums added atomically).
+func (d *Device) gemmBF16SplitsK(a, b *BF16Tensor, transA, transB bool) bool {
+	m, k := a.Rows, a.Cols
+	if transA {
+		m, k = k, m
+	}
+	n := b.Cols
+	if transB {
+		n = b.Rows
+	}
+	if m == 0 || n == 0 || k == 0 || transA && transB {
+		return false
+	}
+	lda, ldb := k, n
+	if transA {
+		lda = m
+	}
+	if transB {
+		ldb = k
+	}
+	return d.gemmBF16Choose(m, n, k, transA, transB, a.ptr, lda, b.ptr, ldb).split > 1
 }
 
 // spmmHalf is GraphSpMM (GraphSpMMBias with b) under Autocast(BFloat16):
@@ -238,6 +279,121 @@ func (d *Device) actGradHalf(g, y *tensor.Tensor, relu bool, p float32) (tensor.
 	if err := ActBackwardBF16(out, hy, hg, relu, p); err != nil {
 		out.Free()
 		return nil, err
+	}
+	return out, nil
+}
+
+// actGradColSumHalf is ReLUDropoutGradColSum of bfloat16 g and y: the
+// gradient through the activation stored in bfloat16 and its column sums
+// (the bias gradient, float32) in one pass (act_backward_colsum_bf16),
+// the values of actGradHalf and then colSumHalf.
+func (d *Device) actGradColSumHalf(g, y *BF16Tensor, p float32) (gx, colSum tensor.Storage, err error) {
+	if g.Len() != y.Len() || g.Cols != y.Cols {
+		return nil, nil, shapeErr("ReLUDropoutGradColSum", "g %dx%d, y %dx%d", g.Rows, g.Cols, y.Rows, y.Cols)
+	}
+	out, err := d.EmptyBF16(y.Rows, y.Cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum, err := d.Zeros(1, y.Cols)
+	if err != nil || y.Len() == 0 {
+		if err != nil {
+			out.Free()
+		}
+		return out, sum, err
+	}
+	kernel := "act_backward_colsum_bf16"
+	gx2, gy, chunk := colGrid(&Tensor{Rows: y.Rows, Cols: y.Cols})
+	block := 128
+	if tune.BF16Vec8 && y.Cols%8 == 0 && y.ptr%16 == 0 && g.ptr%16 == 0 && out.ptr%16 == 0 {
+		// 8 columns a lane, 8 warps a block over 256-row chunks.
+		const vecChunk = 256
+		kernel, gx2, gy, chunk, block = "act_backward_colsum_bf16_v8", (y.Cols+255)/256, (y.Rows+vecChunk-1)/vecChunk, vecChunk, 256
+	}
+	if err := d.launch3(kernel, [3]int{gx2, gy, 1}, [3]int{block, 1, 1}, y.ptr, g.ptr, out.ptr, sum, y.Rows, y.Cols, chunk, true, p); err != nil {
+		out.Free()
+		sum.Free()
+		return nil, nil, err
+	}
+	return out, sum, nil
+}
+
+// narrowHalf is Narrow of bfloat16 storage h (x's shape) under
+// Autocast(BFloat16): the slice copied as it is into bfloat16 storage
+// (copy_cols_bf16), instead of a float32 copy of all of h and a float32
+// slice that Autocast then rounds again.
+func (d *Device) narrowHalf(h *BF16Tensor, shape []int, axis, start, length int) (tensor.Storage, error) {
+	outer, cols, inner, err := blocks("Narrow", shape, axis)
+	if err != nil {
+		return nil, err
+	}
+	if start < 0 || length < 0 || start+length > shape[axis] {
+		return nil, shapeErr("Narrow", "[%d, %d+%d) of axis %d of %v", start, start, length, axis, shape)
+	}
+	out, err := d.EmptyBF16(outer, length*inner)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	width := length * inner
+	n := int64(outer) * int64(width)
+	if err := d.launch("copy_cols_bf16", d.gridFor(n, 256), 256, h.ptr, out.ptr, outer, width, cols, start*inner, width, 0); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
+// concatHalf is Concat under Autocast(BFloat16): the result stored in
+// bfloat16, as Autocast would store it, each operand copied in one pass,
+// a bfloat16 one as it is (copy_cols_bf16), a float32 one rounded
+// (copy_cols_f32_bf16), instead of float32 copies of the operands and
+// of the result and a rounding pass. GATv2Conv's product of both weights
+// (one Concat of two float32 parameters) then reaches the tensor cores
+// and its backward pass without another conversion.
+func (d *Device) concatHalf(axis int, xs []*tensor.Tensor) (tensor.Storage, error) {
+	outer, total := 0, 0
+	cols := make([]int, len(xs))
+	for i, x := range xs {
+		o, c, _, err := blocks("Concat", x.Shape(), axis)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 && o != outer {
+			return nil, shapeErr("Concat", "operand %d has %d outer rows, the first %d", i, o, outer)
+		}
+		outer, cols[i] = o, c
+		total += c
+	}
+	if total > int32Max {
+		return nil, fmt.Errorf("gnnlib/cuda: Concat: %d columns: %w", total, tensor.ErrNotOnDevice)
+	}
+	out, err := d.EmptyBF16(outer, total)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	off := 0
+	for i, x := range xs {
+		if cols[i] == 0 {
+			continue
+		}
+		n := int64(outer) * int64(cols[i])
+		var src uintptr
+		kernel := "copy_cols_bf16"
+		if h, ok := d.halfView(x); ok {
+			src = h.ptr
+		} else {
+			v, err := d.view(x)
+			if err != nil {
+				out.Free()
+				return nil, err
+			}
+			src, kernel = v.ptr, "copy_cols_f32_bf16"
+		}
+		if err := d.launch(kernel, d.gridFor(n, 256), 256, src, out.ptr, outer, cols[i], cols[i], 0, total, off); err != nil {
+			out.Free()
+			return nil, err
+		}
+		off += cols[i]
 	}
 	return out, nil
 }

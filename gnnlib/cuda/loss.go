@@ -13,28 +13,53 @@ import (
 // fused (SoftmaxNLL). The per-row labels, -1 outside rows, are uploaded
 // at the first call with these label and row slices and kept on the
 // device (Device's label cache, labelcache.go) while the slices live and
-// their contents stay the same.
+// their contents stay the same. Bfloat16 logits (Autocast) are read as
+// they are and give a bfloat16 gradient (softmax_nll_blk_bf16) with
+// tune.BF16Loss and tune.LossBlockSum, else through a float32 copy.
 func (d *backend) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss, grad tensor.Storage, err error) {
-	v, err := d.view(logits)
-	if err != nil {
-		return nil, nil, err
+	var (
+		rowsN, cols int
+		g           tensor.Storage
+		run         func(l *Tensor, lab *Labels) error
+	)
+	if h, half := d.halfView(logits); half && tune.BF16Loss && tune.LossBlockSum {
+		rowsN, cols = h.Rows, h.Cols
+		gh, err := d.EmptyBF16(rowsN, cols)
+		if err != nil {
+			return nil, nil, err
+		}
+		g = gh
+		run = func(l *Tensor, lab *Labels) error { return softmaxNLLHalf(gh, l, h, lab) }
+	} else {
+		v, err := d.view(logits)
+		if err != nil {
+			return nil, nil, err
+		}
+		if half {
+			defer v.Free() // the float32 copy of bfloat16 logits, after the kernel's launch
+		}
+		rowsN, cols = v.Rows, v.Cols
+		gf, err := d.Empty(rowsN, cols)
+		if err != nil {
+			return nil, nil, err
+		}
+		g = gf
+		run = func(l *Tensor, lab *Labels) error { return SoftmaxNLL(gf, l, v, lab) }
 	}
-	if _, half := d.halfView(logits); half {
-		defer v.Free() // the float32 copy of bfloat16 logits, after the kernel's launch
-	}
-	g, err := d.Empty(v.Rows, v.Cols)
-	if err != nil {
-		return nil, nil, err
+	free := func() {
+		if f, ok := g.(interface{ Free() }); ok {
+			f.Free()
+		}
 	}
 	l, err := d.Empty(1, 1)
 	if err != nil {
-		g.Free()
+		free()
 		return nil, nil, err
 	}
 	upload := func() (*Labels, error) {
 		y := labels
 		if tune.CheckLabelsOnUpload {
-			if err := checkLabels(labels, rows, v.Rows, v.Cols); err != nil {
+			if err := checkLabels(labels, rows, rowsN, cols); err != nil {
 				return nil, err
 			}
 		}
@@ -55,10 +80,10 @@ func (d *backend) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss,
 	use := func(lab *Labels) error {
 		// Labels checked at their upload against other logits: only the
 		// class count can have changed since.
-		if tune.CheckLabelsOnUpload && lab.max >= v.Cols {
-			return fmt.Errorf("gnnlib/cuda: CrossEntropy: label %d of row %d not in [0, %d): %w", lab.max, lab.maxRow, v.Cols, tensor.ErrIndex)
+		if tune.CheckLabelsOnUpload && lab.max >= cols {
+			return fmt.Errorf("gnnlib/cuda: CrossEntropy: label %d of row %d not in [0, %d): %w", lab.max, lab.maxRow, cols, tensor.ErrIndex)
 		}
-		return SoftmaxNLL(g, l, v, lab)
+		return run(l, lab)
 	}
 	if tune.CacheLabels {
 		err = d.labels.with(labels, rows, upload, use)
@@ -70,7 +95,7 @@ func (d *backend) CrossEntropy(logits *tensor.Tensor, labels, rows []int) (loss,
 		}
 	}
 	if err != nil {
-		g.Free()
+		free()
 		l.Free()
 		return nil, nil, err
 	}
@@ -237,4 +262,22 @@ func SoftmaxNLL(grad, loss, logits *Tensor, y *Labels) error {
 		kernel = "softmax_nll_blk" // one atomic add per block, not per row
 	}
 	return d.launch(kernel, d.gridFor(int64(logits.Rows)*32, 256), 256, logits, y.buf, grad, loss, logits.Rows, logits.Cols, inv)
+}
+
+// softmaxNLLHalf is SoftmaxNLL (block-summed) of bfloat16 logits into a
+// bfloat16 gradient: softmax_nll_blk_bf16, float32 math, the gradient
+// rounded once as it is stored.
+func softmaxNLLHalf(grad *BF16Tensor, loss *Tensor, logits *BF16Tensor, y *Labels) error {
+	d, err := sameDev("SoftmaxNLL", loss, &Tensor{buf: grad.buf}, &Tensor{buf: logits.buf})
+	if err != nil {
+		return err
+	}
+	if y.n != logits.Rows || grad.Len() != logits.Len() || loss.Len() != 1 {
+		return shapeErr("SoftmaxNLL", "logits %dx%d, %d labels", logits.Rows, logits.Cols, y.n)
+	}
+	if err := loss.Fill(0); err != nil {
+		return err
+	}
+	inv := float32(1) / float32(max(1, y.count))
+	return d.launch("softmax_nll_blk_bf16", d.gridFor(int64(logits.Rows)*32, 256), 256, logits.ptr, y.buf, grad.ptr, loss, logits.Rows, logits.Cols, inv)
 }

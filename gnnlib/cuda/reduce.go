@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -272,6 +273,9 @@ func (d *backend) Concat(axis int, xs []*tensor.Tensor) (tensor.Storage, error) 
 	if len(xs) == 0 {
 		return nil, shapeErr("Concat", "no operands")
 	}
+	if tune.BF16Concat && d.autocastBF16() {
+		return d.concatHalf(axis, xs) // halfstore.go
+	}
 	vs, err := d.views(xs...)
 	if err != nil {
 		return nil, err
@@ -309,8 +313,12 @@ func (d *backend) Concat(axis int, xs []*tensor.Tensor) (tensor.Storage, error) 
 	return out, nil
 }
 
-// Narrow returns [start, start+length) of x along axis (one CopyCols).
+// Narrow returns [start, start+length) of x along axis (one CopyCols;
+// of bfloat16 storage under Autocast, narrowHalf).
 func (d *backend) Narrow(x *tensor.Tensor, axis, start, length int) (tensor.Storage, error) {
+	if h, ok := d.halfView(x); ok && tune.BF16Narrow && d.autocastBF16() {
+		return d.narrowHalf(h, x.Shape(), axis, start, length) // halfstore.go
+	}
 	v, err := d.view(x)
 	if err != nil {
 		return nil, err

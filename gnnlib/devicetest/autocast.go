@@ -13,6 +13,7 @@ import (
 // RoundHalf implements tensor.HalfBackend: the Fake runs Autocast with the
 // CPU's rounding (gnnlib/internal/half) on its host memory.
 func (f *Fake) RoundHalf(s tensor.Storage, n int, dt tensor.DType) error {
+	f.count("RoundHalf")
 	fs, ok := s.(*fakeStore)
 	if !ok || fs.dev != f {
 		return fmt.Errorf("devicetest.Fake: RoundHalf of storage %T not on this device", s)
@@ -40,6 +41,7 @@ func (f *Fake) ToHalf(t *tensor.Tensor, dt tensor.DType) (tensor.Storage, error)
 	if dt != tensor.BFloat16 && dt != tensor.Float16 {
 		return nil, fmt.Errorf("devicetest.Fake: ToHalf(%v): %w", dt, tensor.ErrDType)
 	}
+	f.count("ToHalf")
 	src := f.host(t).Data()
 	out := make([]float32, len(src))
 	for i, v := range src {

@@ -114,6 +114,16 @@ type BiasActOps interface {
 // (2026-12-06, final run). Set it before a model runs.
 var FuseLayerActivation = true
 
+// FuseLayerActivationUnderAutocast lets FuseLayerActivation apply to
+// GATv2Conv under tensor.Autocast as well: the bias, ReLU and dropout
+// in place over the attention's bfloat16 output (bias_act_bf16), and the
+// backward pass rebuilding that output from the activation in bfloat16
+// (unbias_act_bf16), instead of a biased output, a separate ReLUDropout
+// and the attention output kept until the backward pass. GCNConv fuses
+// under Autocast either way. false keeps the GATv2 layer's two ops under
+// Autocast (gnnbench -only nnbf16 compares the two).
+var FuseLayerActivationUnderAutocast = true
+
 // actLayer is a layer whose fused device op can end in ReLUDropout.
 type actLayer interface {
 	// forwardReLUDropout returns ReLUDropout(Forward(g, x)) with
@@ -177,7 +187,7 @@ func (a *fusedAct) keep(y *tensor.Tensor) {
 // the device has ReLUDropoutColSumOps and the storage is float32.
 func (a *fusedAct) backward(ops backend.GraphBackend, op string, x, grad, y, b *tensor.Tensor, sum bool) (gx, db *tensor.Tensor) {
 	shape := y.Shape()
-	if co, ok := ops.(ReLUDropoutColSumOps); ok && sum && grad.DType() == tensor.Float32 && y.DType() == tensor.Float32 && tensor.AutocastDType() == tensor.Float32 {
+	if co, ok := ops.(ReLUDropoutColSumOps); ok && sum && colSumIn(grad, y) {
 		s, cs, err := co.ReLUDropoutGradColSum(grad, y, a.p)
 		deviceCheck(op, x, err)
 		return backend.FromStorage(s, shape...), backend.FromStorage(cs, b.Shape()...)
@@ -189,6 +199,26 @@ func (a *fusedAct) backward(ops backend.GraphBackend, op string, x, grad, y, b *
 		db = devStorage(op, x, s, err, b.Shape()...)
 	}
 	return gx, db
+}
+
+// ActColSumUnderAutocast makes a fused layer activation's backward pass
+// (ForwardReLUDropout's GCNConv and GATv2Conv) take the activation's
+// gradient and the bias gradient in one ReLUDropoutColSumOps call under
+// tensor.Autocast as well, where the device stores both in 16 bits
+// (gnnlib/cuda: act_backward_colsum_bf16): one pass over the gradient
+// instead of ReLUDropoutGrad and then ColSum. false keeps the two calls
+// under Autocast.
+var ActColSumUnderAutocast = true
+
+// colSumIn reports whether the fused activation's backward pass takes
+// grad through y and its column sums in one ReLUDropoutColSumOps call:
+// float32 storage outside Autocast, or both in one 16-bit format with
+// ActColSumUnderAutocast.
+func colSumIn(grad, y *tensor.Tensor) bool {
+	if grad.DType() == tensor.Float32 && y.DType() == tensor.Float32 && tensor.AutocastDType() == tensor.Float32 {
+		return true
+	}
+	return ActColSumUnderAutocast && grad.DType() != tensor.Float32 && grad.DType() == y.DType()
 }
 
 // actOps returns x's device as BiasActOps and ReLUDropoutOps, or false.

@@ -574,11 +574,12 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 }
 
 // forwardReLUDropout is ForwardReLUDropout's fused GATv2Conv (actLayer):
-// one product, float32, on a device with GATv2PairOps and BiasActOps.
+// one product, on a device with GATv2PairOps and BiasActOps; float32
+// only unless FuseLayerActivationUnderAutocast.
 func (c *GATv2Conv) forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, pd float32, r *tensor.RNG) *tensor.Tensor {
 	const name = "GATv2Conv"
 	g = withSelfLoops(g)
-	if !c.gatv2Fused(g, x) || !actOps(x) || !GATv2OneProduct || tensor.AutocastDType() != tensor.Float32 || x.DType() != tensor.Float32 {
+	if !c.gatv2Fused(g, x) || !actOps(x) || !GATv2OneProduct || !FuseLayerActivationUnderAutocast && (tensor.AutocastDType() != tensor.Float32 || x.DType() != tensor.Float32) {
 		return nil
 	}
 	po, ok := x.Device().(GATv2PairOps)

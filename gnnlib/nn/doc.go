@@ -284,7 +284,10 @@
 // GATv2Conv's own pass (the propagation's epilogue, or in place over its
 // product or attention output), so that the biased output the two calls
 // would make (which lives until the garbage collector finds it) is never
-// made (FuseLayerActivation, on by default). ReLUDropout is a
+// made (FuseLayerActivation, on by default; GATv2Conv's under
+// tensor.Autocast too with FuseLayerActivationUnderAutocast, whose
+// backward pass, as GCNConv's, takes the activation's gradient and the
+// bias gradient in one call with ActColSumUnderAutocast). ReLUDropout is a
 // hidden layer's ReLU and dropout as one op on a device that fuses them
 // (ReLUDropoutOps; gnnlib/cuda's does), with the values of the two ops and
 // one activation-sized tensor less per layer; GCN and GraphSAGE use it.

@@ -22,20 +22,50 @@ func TestForwardReLUDropout(t *testing.T) {
 		tensor.Autocast(tensor.BFloat16, func() { devicetest.CheckForwardReLUDropout(t, dev, g, 2e-2) })
 	})
 
-	defer func(on bool) { nn.FuseLayerActivation = on }(nn.FuseLayerActivation)
+	defer func(on, amp bool) {
+		nn.FuseLayerActivation, nn.FuseLayerActivationUnderAutocast = on, amp
+	}(nn.FuseLayerActivation, nn.FuseLayerActivationUnderAutocast)
 	drop := nn.NewDropout(0.5)
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.BFloat16} {
+		for _, amp := range []bool{false, true} {
+			nn.FuseLayerActivationUnderAutocast = amp
+			for _, on := range []bool{false, true} {
+				nn.FuseLayerActivation = on
+				for _, c := range []struct {
+					layer nn.GraphLayer
+					in    int
+					op    string
+					amp   bool // fused under Autocast only with FuseLayerActivationUnderAutocast
+				}{{nn.NewGCNConv(32, 16), 32, "GraphSpMMBiasReLUDropout", false}, {nn.NewGCNConv(16, 32), 16, "BiasReLUDropout", false}, {nn.NewGATv2Conv(16, 16, 1, true, 0), 16, "BiasReLUDropout", true}} {
+					nn.To(c.layer, dev)
+					before := dev.Calls(c.op)
+					tensor.Autocast(dt, func() {
+						nn.ForwardReLUDropout(c.layer, g, tensor.Randn(1, 300, c.in).To(dev), drop).Sum().Backward()
+					})
+					want := on && (dt == tensor.Float32 || !c.amp || amp)
+					if got := dev.Calls(c.op) - before; (got > 0) != want {
+						t.Errorf("%v in %v with FuseLayerActivation %v, FuseLayerActivationUnderAutocast %v: %d %s calls", c.layer, dt, on, amp, got, c.op)
+					}
+				}
+			}
+		}
+	}
+	// Under Autocast the fused activation's backward pass asks for the
+	// activation's gradient and the bias gradient in one call with
+	// ActColSumUnderAutocast, in two without.
+	defer func(on bool) { nn.ActColSumUnderAutocast = on }(nn.ActColSumUnderAutocast)
+	nn.FuseLayerActivation, nn.FuseLayerActivationUnderAutocast = true, true
 	for _, on := range []bool{false, true} {
-		nn.FuseLayerActivation = on
-		for _, c := range []struct {
-			layer nn.GraphLayer
-			in    int
-			op    string
-		}{{nn.NewGCNConv(32, 16), 32, "GraphSpMMBiasReLUDropout"}, {nn.NewGCNConv(16, 32), 16, "BiasReLUDropout"}, {nn.NewGATv2Conv(16, 16, 1, true, 0), 16, "BiasReLUDropout"}} {
-			nn.To(c.layer, dev)
-			before := dev.Calls(c.op)
-			nn.ForwardReLUDropout(c.layer, g, tensor.Randn(1, 300, c.in).To(dev), drop).Sum().Backward()
-			if got := dev.Calls(c.op) - before; (got > 0) != on {
-				t.Errorf("%v with FuseLayerActivation %v: %d %s calls", c.layer, on, got, c.op)
+		nn.ActColSumUnderAutocast = on
+		for _, layer := range []nn.GraphLayer{nn.NewGCNConv(16, 32), nn.NewGATv2Conv(16, 16, 1, true, 0)} {
+			nn.To(layer, dev)
+			before, grads := dev.Calls("ReLUDropoutGradColSum"), dev.Calls("ReLUDropoutGrad")
+			tensor.Autocast(tensor.BFloat16, func() {
+				nn.ForwardReLUDropout(layer, g, tensor.Randn(1, 300, 16).To(dev), drop).Sum().Backward()
+			})
+			one, two := dev.Calls("ReLUDropoutGradColSum")-before, dev.Calls("ReLUDropoutGrad")-grads
+			if (one > 0) != on || (two > 0) == on {
+				t.Errorf("%v in bfloat16 with ActColSumUnderAutocast %v: %d ReLUDropoutGradColSum and %d ReLUDropoutGrad calls", layer, on, one, two)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+	"weak"
 
 	"github.com/gnnlab/gnnlab/gnnlib/internal/half"
 )
@@ -206,6 +207,10 @@ func autocastOp(name string, out *Tensor, inputs []*Tensor, backward BackwardFun
 		return nil, stored, dt
 	}
 	onDevice := out.dev != nil
+	var pg *paramGrads
+	if onDevice && RoundParamGradsInPlace {
+		pg = newParamGrads(inputs)
+	}
 	return func(g *Tensor) []*Tensor {
 		var gs []*Tensor
 		if onDevice {
@@ -220,12 +225,95 @@ func autocastOp(name string, out *Tensor, inputs []*Tensor, backward BackwardFun
 			gs = backward(g)
 		}
 		for i, gi := range gs {
-			if gi != nil && gi.sp == nil && gi.DType() != dt {
-				gs[i] = roundedCopy(name+" backward", gi, dt)
+			if gi == nil || gi.sp != nil || gi.DType() == dt {
+				continue
 			}
+			if pg.inPlace(i, gi, g, gs) {
+				// A parameter's float32 gradient, which this pass
+				// made: rounded where it lies, and its leaf takes it
+				// as it is (no 16-bit copy widened again).
+				roundInPlace(name+" backward", gi, dt)
+				continue
+			}
+			gs[i] = roundedCopy(name+" backward", gi, dt)
 		}
 		return gs
 	}, stored, dt
+}
+
+// RoundParamGradsInPlace makes the backward pass of a device op recorded
+// under Autocast round a float32 gradient it returns for a parameter (a
+// float32 leaf that requires its gradient) in place, in float32 memory,
+// where the gradient's storage is its own (not the upstream gradient's,
+// another returned gradient's or an input's): the leaf then takes it as
+// it is. false rounds it into new 16-bit storage (HalfStorer), which the
+// leaf widens into a float32 copy again: two passes and two launches for
+// one. The values are the same, 16-bit values in float32 (gnnlib/cuda's
+// TestBF16EpochLaunches counts the launches; TestAutocastParamGradInPlace
+// checks the values on devicetest.Fake). On by default.
+var RoundParamGradsInPlace = true
+
+// paramGrads is what a wrapped backward function needs to know of an
+// op's inputs for RoundParamGradsInPlace, without holding the inputs that
+// are not parameters (activations, which the backward pass must not keep
+// alive): the parameters (float32 leaves that require their gradients,
+// which live anyway) by position, and weak pointers to the rest.
+type paramGrads struct {
+	params []*Tensor // nil where the input is not a parameter
+	others []weak.Pointer[Tensor]
+}
+
+// newParamGrads returns the paramGrads of inputs, or nil when none is a
+// parameter.
+func newParamGrads(inputs []*Tensor) *paramGrads {
+	p := &paramGrads{params: make([]*Tensor, len(inputs))}
+	has := false
+	for i, in := range inputs {
+		switch {
+		case in == nil:
+		case in.node == nil && in.requiresGrad && in.DType() == Float32 && in.dev != nil:
+			p.params[i], has = in, true
+		default:
+			p.others = append(p.others, weak.Make(in))
+		}
+	}
+	if !has {
+		return nil
+	}
+	return p
+}
+
+// inPlace reports whether gi, the float32 gradient the backward pass
+// returned for input i, may be rounded where it lies: input i is a
+// parameter, its device rounds in place (HalfBackend), and gi's storage
+// is not the upstream gradient g's, another returned gradient's or an
+// input's.
+func (p *paramGrads) inPlace(i int, gi, g *Tensor, gs []*Tensor) bool {
+	if p == nil || i >= len(p.params) || p.params[i] == nil || gi.dev == nil {
+		return false
+	}
+	if _, ok := gi.dev.Backend().(HalfBackend); !ok {
+		return false
+	}
+	if g != nil && g.dev == gi.dev {
+		return false
+	}
+	for _, o := range gs {
+		if o != nil && o != gi && o.dev == gi.dev {
+			return false
+		}
+	}
+	for _, o := range p.params {
+		if o != nil && o.dev == gi.dev {
+			return false
+		}
+	}
+	for _, w := range p.others {
+		if o := w.Value(); o != nil && o.dev == gi.dev {
+			return false
+		}
+	}
+	return true
 }
 
 // storeHalf stores a fresh op output in dt: on a backend that stores

@@ -507,11 +507,12 @@ func deviceCrossEntropy(logits *Tensor, labels, rows []int) *Tensor {
 				freeStorage(grad) // only this function had it, and it runs once
 			}
 		}
-		if dt := AutocastDType(); dt != Float32 {
+		if dt := AutocastDType(); dt != Float32 && dl.DType() != dt {
 			// Under Autocast (autocastOp runs the backward pass in the
 			// forward pass's format) the gradient is stored in dt now
 			// and its float32 copy freed, rather than rounded into a
-			// copy with the float32 one left to the collector.
+			// copy with the float32 one left to the collector (a
+			// backend that wrote it in dt already has nothing to do).
 			storeHalf("CrossEntropy backward", dl, dt)
 		}
 		return []*Tensor{dl}

@@ -52,6 +52,7 @@ func init() {
 		"Rand":                    reflect.ValueOf(tensor.Rand),
 		"Randn":                   reflect.ValueOf(tensor.Randn),
 		"ReleaseSpentActivations": reflect.ValueOf(&tensor.ReleaseSpentActivations).Elem(),
+		"RoundParamGradsInPlace":  reflect.ValueOf(&tensor.RoundParamGradsInPlace).Elem(),
 		"Scalar":                  reflect.ValueOf(tensor.Scalar),
 		"ScatterAddRows":          reflect.ValueOf(tensor.ScatterAddRows),
 		"SetAutocast":             reflect.ValueOf(tensor.SetAutocast),

@@ -7,6 +7,7 @@
 
 #include "common.cuh"
 #include "opcodes.cuh"
+#include "half.cu"  // f32_bf16_bits
 
 // bias_act: y[r,c] = dropout(act(x[r,c] + b[c])) with act = relu when relu
 // != 0 and dropout probability p (p == 0: none). In place allowed.
@@ -121,13 +122,40 @@ extern "C" __global__ void axpby(const float* x, float* y, long long total, floa
 	GRID_LOOP(i, total) y[i] = a * x[i] + b * y[i];
 }
 
-// copy_cols: dst[r, doff+c] = src[r, soff+c] for c < width (row strides sF, dF).
-extern "C" __global__ void copy_cols(const float* src, float* dst, int rows, int width, int sF, int soff, int dF, int doff) {
+// copy_cols_cvt converts a value copied by copy_cols_t: as it is, or a
+// float32 rounded to bfloat16 bits.
+__device__ __forceinline__ float copy_cols_cvt(float v, float*) { return v; }
+__device__ __forceinline__ unsigned short copy_cols_cvt(unsigned short v, unsigned short*) { return v; }
+__device__ __forceinline__ unsigned short copy_cols_cvt(float v, unsigned short*) { return f32_bf16_bits(v); }
+
+// copy_cols_t: dst[r, doff+c] = src[r, soff+c] for c < width (row strides
+// sF, dF), values of type S stored as type D (copy_cols_cvt).
+template <typename S, typename D>
+__device__ __forceinline__ void copy_cols_t(const S* src, D* dst, int rows, int width, int sF, int soff, int dF, int doff) {
 	GRID_LOOP(i, (long long)rows * width) {
 		long long r = i / width;
 		int c = i % width;
-		dst[r * dF + doff + c] = src[r * sF + soff + c];
+		dst[r * dF + doff + c] = copy_cols_cvt(src[r * sF + soff + c], dst);
 	}
+}
+
+// copy_cols: copy_cols_t of float32 values.
+extern "C" __global__ void copy_cols(const float* src, float* dst, int rows, int width, int sF, int soff, int dF, int doff) {
+	copy_cols_t(src, dst, rows, width, sF, soff, dF, doff);
+}
+
+// copy_cols_bf16: copy_cols_t of 16-bit values (bfloat16 storage: Narrow
+// under Autocast), copied as they are.
+extern "C" __global__ void copy_cols_bf16(const unsigned short* src, unsigned short* dst, int rows, int width, int sF,
+                                          int soff, int dF, int doff) {
+	copy_cols_t(src, dst, rows, width, sF, soff, dF, doff);
+}
+
+// copy_cols_f32_bf16: copy_cols_t from float32 into bfloat16 storage,
+// each value rounded (Concat of float32 operands under Autocast).
+extern "C" __global__ void copy_cols_f32_bf16(const float* src, unsigned short* dst, int rows, int width, int sF,
+                                              int soff, int dF, int doff) {
+	copy_cols_t(src, dst, rows, width, sF, soff, dF, doff);
 }
 
 #define OPS_GELU_K 0.7978845608028654f

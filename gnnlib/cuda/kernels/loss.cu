@@ -5,6 +5,7 @@
 
 #include "common.cuh"
 #include "opcodes.cuh"
+#include "half.cu"  // f32_bf16_bits, bf16_bits_f32
 
 // softmax_nll: one warp per row of logits (rows x C). For rows with
 // label >= 0: loss += -log softmax[label] / count, grad = (softmax -
@@ -33,36 +34,61 @@ extern "C" __global__ void softmax_nll(const float* logits, const int* labels, f
 	}
 }
 
-// softmax_nll_blk is softmax_nll with the loss summed per block (in
+// loss_ld and loss_st read and write a logit or gradient value of the
+// fused losses in float32 or bfloat16 storage (the math is float32).
+__device__ __forceinline__ float loss_ld(const float* p, int i) { return p[i]; }
+__device__ __forceinline__ float loss_ld(const unsigned short* p, int i) { return bf16_bits_f32(p[i]); }
+__device__ __forceinline__ void loss_st(float* p, int i, float v) { p[i] = v; }
+__device__ __forceinline__ void loss_st(unsigned short* p, int i, float v) { p[i] = f32_bf16_bits(v); }
+
+// softmax_nll_blk_t is softmax_nll with the loss summed per block (in
 // double, lane 0 of each warp over its rows, then ops_block_sum) and one
 // atomic add per block, instead of one per row into one address, which
 // serialises: 169,343 of them took about 1 ms of an arxiv-sized epoch on
-// an H100 (gnnbench's op profile). The gradient is softmax_nll's.
-extern "C" __global__ void softmax_nll_blk(const float* logits, const int* labels, float* grad, float* loss, int rows,
-                                           int C, float invCount) {
+// an H100 (gnnbench's op profile). The gradient is softmax_nll's. T is
+// the storage of the logits and the gradient: float, or unsigned short
+// for bfloat16 (softmax_nll_blk_bf16), whose values are read exactly and
+// whose gradient is the float32 one rounded once.
+template <typename T>
+__device__ __forceinline__ void softmax_nll_blk_t(const T* logits, const int* labels, T* grad, float* loss, int rows,
+                                                  int C, float invCount) {
 	const int lane = threadIdx.x % WARP;
 	long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
 	long long nw = (long long)gridDim.x * blockDim.x / WARP;
 	double acc = 0.0;
 	for (long long r = w; r < rows; r += nw) {
-		const float* x = logits + r * C;
-		float* g = grad + r * C;
+		const T* x = logits + r * C;
+		T* g = grad + r * C;
 		int y = labels[r];
 		float m = -INFINITY;
-		for (int c = lane; c < C; c += WARP) m = fmaxf(m, x[c]);
+		for (int c = lane; c < C; c += WARP) m = fmaxf(m, loss_ld(x, c));
 		for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(FULL, m, o));
 		float s = 0.f;
-		for (int c = lane; c < C; c += WARP) s += __expf(x[c] - m);
+		for (int c = lane; c < C; c += WARP) s += __expf(loss_ld(x, c) - m);
 		for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(FULL, s, o);
 		float ls = __logf(s);
 		for (int c = lane; c < C; c += WARP) {
-			float sm = __expf(x[c] - m - ls);
-			g[c] = y >= 0 ? (sm - (c == y ? 1.f : 0.f)) * invCount : 0.f;
+			float sm = __expf(loss_ld(x, c) - m - ls);
+			loss_st(g, c, y >= 0 ? (sm - (c == y ? 1.f : 0.f)) * invCount : 0.f);
 		}
-		if (lane == 0 && y >= 0) acc += -(x[y] - m - ls) * invCount;
+		if (lane == 0 && y >= 0) acc += -(loss_ld(x, y) - m - ls) * invCount;
 	}
 	acc = ops_block_sum(acc);
 	if (threadIdx.x == 0 && acc != 0.0) atomicAdd(loss, (float)acc);
+}
+
+// softmax_nll_blk: softmax_nll_blk_t over float32 logits.
+extern "C" __global__ void softmax_nll_blk(const float* logits, const int* labels, float* grad, float* loss, int rows,
+                                           int C, float invCount) {
+	softmax_nll_blk_t(logits, labels, grad, loss, rows, C, invCount);
+}
+
+// softmax_nll_blk_bf16: softmax_nll_blk_t over bfloat16 logits (Autocast),
+// the gradient stored in bfloat16, instead of a float32 copy of the
+// logits and a float32 gradient rounded by another pass.
+extern "C" __global__ void softmax_nll_blk_bf16(const unsigned short* logits, const int* labels, unsigned short* grad,
+                                                float* loss, int rows, int C, float invCount) {
+	softmax_nll_blk_t(logits, labels, grad, loss, rows, C, invCount);
 }
 
 // Losses: the mean loss into loss[0] (zeroed first) and its gradient for a

@@ -26,7 +26,8 @@
 //
 // The nnbf16 part (not run by default) times the arxiv-sized GCN and GATv2
 // epochs of gnnlib/nn in float32 and under tensor.Autocast(BFloat16)
-// side by side (nnbf16.go).
+// side by side, and bfloat16 again with the nnbf16 helper's switches off
+// (nnbf16.go).
 //
 // The attnbf16 part (not run by default) times the arxiv-sized GATv2 and
 // TransformerConv layers (x·W, the fused attention, its backward passes

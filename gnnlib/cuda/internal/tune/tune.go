@@ -79,6 +79,64 @@ var CheckLabelsOnUpload = true
 // gnnbench's -nnepoch-ab turns it off with the nn epochs' other old paths.
 var LossBlockSum = true
 
+// BF16Loss makes gnnlib/cuda's CrossEntropy read bfloat16 logits
+// (Autocast) as they are and store its gradient in bfloat16
+// (softmax_nll_blk_bf16, float32 math inside, with LossBlockSum),
+// instead of widening the logits into a float32 copy and rounding the
+// float32 gradient in another pass: two N×C passes and two launches less
+// per epoch (TestBF16EpochLaunches), the same values (TestSoftmaxNLLBF16
+// on a device). On by default.
+var BF16Loss = true
+
+// BF16ActColSum makes gnnlib/cuda's ReLUDropoutGradColSum of bfloat16
+// storage (Autocast) take the activation's gradient and the bias
+// gradient in one pass (act_backward_colsum_bf16) instead of reading
+// both through float32 copies; with it gnnlib/nn's fused layer
+// activation asks for the two in one call under Autocast too
+// (nn.ActColSumUnderAutocast), where it made act_backward_bf16 and then
+// col_sum_bf16. On by default.
+var BF16ActColSum = true
+
+// BF16Narrow makes gnnlib/cuda's Narrow of bfloat16 storage under
+// Autocast(BFloat16) copy the slice as it is into bfloat16 storage
+// (copy_cols_bf16) instead of widening the whole input into a float32
+// copy and slicing that, which Autocast then rounds to bfloat16 again:
+// GATv2Conv's two weight gradients, sliced from one product, take 1
+// launch each instead of 3. On by default.
+var BF16Narrow = true
+
+// BF16Concat makes gnnlib/cuda's Concat under Autocast(BFloat16) store
+// its result in bfloat16, each operand copied (and a float32 one rounded)
+// in one pass (copy_cols_f32_bf16, copy_cols_bf16), instead of a float32
+// result that Autocast, or the tensor-core product reading it, rounds in
+// another pass: GATv2Conv's concatenated weights reach its forward and
+// backward products without the two conversions a layer. On by default.
+var BF16Concat = true
+
+// BF16SplitF32 makes gnnlib/cuda's MatMul under Autocast(BFloat16)
+// return the float32 sums of a product whose inner dimension it splits
+// across blocks (a weight gradient Xᵀ·dY, summed in float32 anyway)
+// instead of rounding them into bfloat16 storage in another pass: with
+// tensor.RoundParamGradsInPlace the parameter's gradient is then rounded
+// where it lies and taken as it is, one pass where the bfloat16 result
+// took two (its rounding and the parameter's float32 copy). On by
+// default.
+var BF16SplitF32 = true
+
+// BF16Vec8 makes gnnlib/cuda's float32-to-bfloat16 conversion (ToBF16),
+// its bias, activation and dropout pass (BiasActBF16), the activation's
+// gradient with the bias gradient
+// (act_backward_colsum_bf16) and GATv2's rebuilt attention output
+// (UnbiasAct, then one pass from the activation instead of a copy and a
+// pass over it) read and write bfloat16 rows 8 values (16 bytes) a
+// thread when the width is a multiple of 8, instead of 2 bytes a thread
+// (and, for the column sums, one column a thread): on an H100
+// (2026-12-06, TestNNEpochKernelTimes) the arxiv-sized 256-wide passes
+// took 0.13, 0.27 and 0.17 ms (+0.10 for the copy), about twice what
+// their bytes need. The same values (the sums in another order). On by
+// default.
+var BF16Vec8 = true
+
 // PoolGCFixed makes gnnlib/cuda's caching allocator ask for a garbage
 // collection every 1 GiB it hands out, as it did before, instead of
 // whenever it has handed out a quarter of the bytes in use (at least 64
