@@ -75,6 +75,12 @@ func (r *recordDriver) launch(kernel string, grid, block [3]int, shared int, arg
 
 // openRecorder is Open on a recordDriver.
 func openRecorder(t testing.TB) (*Device, *recordDriver) {
+	// The tests read drv's launch list right after their calls, so each
+	// launch waits for the driver here (tune.AsyncLaunch would leave it in
+	// flight on the device goroutine).
+	async := tune.AsyncLaunch
+	tune.AsyncLaunch = false
+	t.Cleanup(func() { tune.AsyncLaunch = async })
 	drv := &recordDriver{}
 	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: drv.name(), nsm: drv.sms()}
 	d.be = &backend{d}

@@ -93,9 +93,8 @@ func TestPoolConcurrent(t *testing.T) {
 // waiting calls, and a failed launch's error comes back from the next
 // waiting call, once.
 func TestAsyncLaunch(t *testing.T) {
+	d, drv := openRecorder(t) // pins tune.AsyncLaunch off until the test ends
 	tune.AsyncLaunch = true
-	defer func() { tune.AsyncLaunch = false }()
-	d, drv := openRecorder(t)
 	var want []string
 	for i := 0; i < 600; i++ {
 		name := fmt.Sprint("k", i)

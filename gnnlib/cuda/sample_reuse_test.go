@@ -260,6 +260,10 @@ func TestSampleLaunchesPosted(t *testing.T) {
 	}()
 	t.Cleanup(func() { d.Close() })
 	defer func() { tune.SamplePostLaunch = true }()
+	// The sampler's own switch is what is tested: with tune.AsyncLaunch
+	// (on by default) every launch is posted anyway.
+	defer func(on bool) { tune.AsyncLaunch = on }(tune.AsyncLaunch)
+	tune.AsyncLaunch = false
 	g := sampleGraphForTest(t)
 	seeds, fanouts := []int{0, 5, 17, 4999}, []int{15, 10, 5}
 	// The graph's upload and the pool's buffers, once.

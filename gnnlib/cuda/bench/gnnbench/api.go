@@ -200,7 +200,7 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		report("api-epoch", g.name, fmt.Sprintf("%s, %d layers, hidden %d, %s", kind, layers, hidden, act), times[len(times)/2], peakGiB(d),
 			fmt.Sprintf("gnnlib/nn on the device; loss %.3f -> %.3f; %d launches per epoch, %d graph replays of %d nodes in %d epochs",
 				first, last, (st1.Launches-st0.Launches)/n, st1.Replays-st0.Replays, st1.ReplayNodes-st0.ReplayNodes, n))
-		if *profile && !tune.AsyncLaunch && !cuda.GraphReplay && (g.name == "arxiv" && (kind == "gcn" || kind == "gatv2") || g.name == "cora" && (kind == "gcn" || kind == "sage")) {
+		if *profile && !cuda.GraphReplay && (g.name == "arxiv" && (kind == "gcn" || kind == "gatv2") || g.name == "cora" && (kind == "gcn" || kind == "sage")) {
 			profileEpoch(d, g.name, kind+", "+act, epoch)
 		}
 		check(d.EmptyCache())

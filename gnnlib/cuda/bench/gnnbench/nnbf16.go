@@ -22,13 +22,14 @@ import (
 // one epoch of its own. It prints each median, the speedup and the ratio
 // of the peaks (issue 25's targets: ≥ 1.6x faster, ≤ 0.6x the memory),
 // and more variants of bfloat16: with the nnbf16 helper's switches off
-// (nnbf16Switches), with tune.AsyncLaunch, and replayed as CUDA graphs
+// (nnbf16Switches), with tune.AsyncLaunch flipped from its default (bfloat16 and float32), and replayed as CUDA graphs
 // (cuda.GraphReplay). The others launch kernel by kernel (cuda.AutoReplay
 // off, as in the api part): the automatic choice would flip with the
 // variants' alternating times per launch.
 func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	defer func(a bool) { cuda.AutoReplay = a }(cuda.AutoReplay)
 	cuda.AutoReplay = false
+	asyncDefault := tune.AsyncLaunch
 	indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
 	for i, v := range g.indptr {
 		indptr[i] = int(v)
@@ -62,15 +63,16 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			dt  tensor.DType
 			old bool // -nnepoch-ab's variant: the paths before the nnepoch helper's changes
 			off bool // the nnbf16 helper's switches off
-			// async: bfloat16 with tune.AsyncLaunch (launches queued to
-			// the device goroutine, not waited for one by one): how much
-			// of the epoch is the host's launching.
+			// async: tune.AsyncLaunch flipped from its default (on:
+			// launches queued to the device goroutine, not waited for
+			// one by one): how much of the epoch is the host's launching.
 			async bool
 			// replay: bfloat16 replayed as CUDA graphs (cuda.GraphReplay).
 			replay bool
 		}
 		modes := []mode{{tensor.Float32, false, false, false, false}, {tensor.BFloat16, false, false, false, false},
-			{tensor.BFloat16, false, true, false, false}, {tensor.BFloat16, false, false, true, false}, {tensor.BFloat16, false, false, false, true}}
+			{tensor.BFloat16, false, true, false, false}, {tensor.BFloat16, false, false, true, false}, {tensor.BFloat16, false, false, false, true},
+			{tensor.Float32, false, false, true, false}}
 		if *nnepochAB {
 			modes = append(modes, mode{tensor.Float32, true, false, false, false}, mode{tensor.BFloat16, true, false, false, false})
 		}
@@ -89,7 +91,7 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 				v.name += " [nnbf16 switches off]"
 			}
 			if m.async {
-				v.name += " [tune.AsyncLaunch]"
+				v.name += fmt.Sprintf(" [tune.AsyncLaunch %s]", onOff(!asyncDefault))
 				v.async = true
 			}
 			if m.replay {
@@ -100,7 +102,7 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 				defer oldPaths(m.old)()
 				defer nnbf16Switches(!m.off)()
 				defer func(on bool) { tune.AsyncLaunch = on }(tune.AsyncLaunch)
-				tune.AsyncLaunch = m.async
+				tune.AsyncLaunch = asyncDefault != m.async
 				// Restored after the loss is read back (a wait, which
 				// ends the recorded segment).
 				defer func(on bool) { cuda.GraphReplay = on }(cuda.GraphReplay)
@@ -148,23 +150,29 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16 vs float32", kind), mb, bf.peak,
 			fmt.Sprintf("speedup %.2fx (target >= 1.6x), peak %.2fx of float32 (target <= 0.6x)", mf/mb, bf.peak/f32.peak))
-		off, async, replay := vs[2], vs[3], vs[4]
-		mo, ma, mr := off.times[len(off.times)/2], async.times[len(async.times)/2], replay.times[len(replay.times)/2]
-		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16, tune.AsyncLaunch on vs off", kind), ma, async.peak,
-			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx; %.2fx float32's)", mb, ma, mb/ma, mf/ma))
+		off, async, replay, f32async := vs[2], vs[3], vs[4], vs[5]
+		mo, ma, mr, mfa := off.times[len(off.times)/2], async.times[len(async.times)/2], replay.times[len(replay.times)/2], f32async.times[len(f32async.times)/2]
+		// With and without tune.AsyncLaunch, whichever is the default.
+		bOn, bOff, fOn, fOff := mb, ma, mf, mfa
+		if !asyncDefault {
+			bOn, bOff, fOn, fOff = ma, mb, mfa, mf
+		}
+		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s, tune.AsyncLaunch on vs off (default %s)", kind, onOff(asyncDefault)), bOn, async.peak,
+			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx), float32 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 off %.2fx, on %.2fx",
+				bOff, bOn, bOff/bOn, fOff, fOn, fOff/fOn, fOff/bOff, fOn/bOn))
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16, cuda.GraphReplay on vs off", kind), mr, replay.peak,
 			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx; %.2fx float32's)", mb, mr, mb/mr, mf/mr))
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16, nnbf16 switches off vs on (%s)", kind, nnbf16SwitchesDoc), mb, bf.peak,
 			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 off %.2fx, on %.2fx; peak %.3f -> %.3f GiB",
 				mo, mb, mo/mb, mf/mo, mf/mb, off.peak, bf.peak))
-		if len(vs) == 7 {
-			f2, b2 := vs[5], vs[6]
+		if len(vs) == 8 {
+			f2, b2 := vs[6], vs[7]
 			m2f, m2b := f2.times[len(f2.times)/2], b2.times[len(b2.times)/2]
 			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s old paths (%s) vs new", kind, oldPathsDoc), mb, bf.peak,
 				fmt.Sprintf("float32 %.3f -> %.3f ms (%.2fx), bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 old %.2fx, new %.2fx; peaks float32 %.3f -> %.3f, bfloat16 %.3f -> %.3f GiB",
 					m2f, mf, m2f/mf, m2b, mb, m2b/mb, m2f/m2b, mf/mb, f2.peak, f32.peak, b2.peak, bf.peak))
 		}
-		if *profile && !tune.AsyncLaunch {
+		if *profile {
 			for _, v := range vs {
 				if v.async || v.replay {
 					continue // the profile waits after each op
@@ -195,4 +203,12 @@ func nnbf16Switches(on bool) func() {
 		nn.FuseLayerActivationUnderAutocast, tune.BF16Loss, nn.ActColSumUnderAutocast, tune.BF16ActColSum = act, loss, cs, cs16
 		tune.BF16Narrow, tune.BF16Concat, tune.BF16SplitF32, tensor.RoundParamGradsInPlace, tune.BF16Vec8 = nw, cc, sk, rp, v8
 	}
+}
+
+// onOff names a switch's state.
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }

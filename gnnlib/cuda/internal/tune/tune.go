@@ -1,5 +1,7 @@
 package tune
 
+import "os"
+
 // GEMMKernel names a family of MatMul kernels in kernels/gemm.cu.
 type GEMMKernel string
 
@@ -46,9 +48,11 @@ var PoolFastPath = true
 // AsyncLaunch makes gnnlib/cuda's kernel launches return as soon as they
 // are queued for the device goroutine, instead of after the driver call
 // (a channel round trip per kernel); a launch's error then comes back
-// from the next call that waits. Off by default; gnnbench compares the
-// two on launch-bound epochs.
-var AsyncLaunch = false
+// from the next call that waits, as CUDA's own errors do. On by default;
+// CUDA_LAUNCH_BLOCKING=1 in the environment turns it off (each launch
+// then waits and returns its own error, as in PyTorch). gnnbench's nnbf16
+// part compares the two on launch-bound epochs.
+var AsyncLaunch = os.Getenv("CUDA_LAUNCH_BLOCKING") != "1"
 
 // CacheLabels lets gnnlib/cuda's CrossEntropy keep its device labels per
 // label and row slice (labelcache.go) instead of uploading them every
