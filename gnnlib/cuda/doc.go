@@ -155,22 +155,21 @@
 // followed by an event that the loader's goroutine polls
 // (tune.SampleAsyncDownload; with another driver, one turn of the device
 // goroutine that waits), so that the device goroutine goes on queueing
-// the training step meanwhile; where the hops' bounds come to at most
-// 64 MiB, the lists come back at their bounds with the counts, in one
-// turn and one wait. The sampler's lock covers only the queueing of a
+// the training step meanwhile (a one-turn download, the lists at their
+// bounds with the counts, is built but off until it has run on a device:
+// asyncBoundBytes in sample.go). The sampler's lock covers only the queueing of a
 // batch's kernels (tune.SampleUnlocked): each call downloads into pinned
 // buffers of its own and builds its host blocks outside it, on a
 // goroutine a hop, widening its download in parallel chunks
 // (tune.SampleParallelHost), so the loader's goroutines overlap there.
-// With the
-// loader's ReuseBlocks, a batch's host arrays are built in memory that
+// With the loader's ReuseBlocks, a batch's host arrays are built in memory that
 // the batch before gave back, and each call keeps its preps' scratch
 // (tune.SampleReuse): on a products-sized graph, whose gigabyte of host
 // arrays makes Go's collector run seldom, fresh memory costs a page fault
 // per 4 KiB, and the host work of a batch (widening the download, the
 // host graphs and their preps) took 3.0 ms instead of 32 ms on the 2-core
-// dev machine (BenchmarkSampleBlocksHostProducts). Each transpose takes nine launches, and the heavy-row lists of
-// the blocks go up through pinned memory without a wait. The blocks come
+// dev machine (BenchmarkSampleBlocksHostProducts). Each transpose takes
+// nine launches, and the heavy-row lists of the blocks go up through pinned memory without a wait. The blocks come
 // back as graph.Graph values that ops on device tensors find already on
 // the device, and that the layers which read host arrays (GCN's
 // normalisation, GAT's self-loops) read. Device.UploadBlocks does the same
@@ -505,7 +504,8 @@
 // bfloat16 GATv2 epoch, whose attention kernels take most of its time,
 // ran 1.56x faster. The bfloat16 paths added since (tune.BF16SplitF32
 // with tensor.RoundParamGradsInPlace, tune.BF16Vec8) remove launches and
-// passes but had not run on a device when this was written.
+// passes but have not run on a device, so they are off by default, and
+// so is tune.AsyncLaunch until the whole device suite has run with it on.
 //
 // BUG(gnnlab): a -tags cuda binary is linked against the NVIDIA driver
 // library, libcuda.so.1, and does not start at all where it is missing (the

@@ -187,9 +187,9 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 // nnbf16SwitchesDoc names the switches nnbf16Switches turns off.
 const nnbf16SwitchesDoc = "nn.FuseLayerActivationUnderAutocast, tune.BF16Loss, nn.ActColSumUnderAutocast with tune.BF16ActColSum, tune.BF16Narrow, tune.BF16Concat, tune.BF16SplitF32 with tensor.RoundParamGradsInPlace, tune.BF16Vec8"
 
-// nnbf16Switches sets the nnbf16 helper's switches (issue 25: the nn
-// epochs under Autocast) to on and returns the function that restores
-// them: the GATv2 layer's fused activation under Autocast, the bfloat16
+// nnbf16Switches leaves the nnbf16 helper's switches (issue 25: the nn
+// epochs under Autocast) at their defaults when on, else turns them all
+// off, and returns the function that restores them: the GATv2 layer's fused activation under Autocast, the bfloat16
 // loss, the activation's gradient with the bias gradient in one
 // bfloat16 pass, Narrow and Concat in bfloat16, and the split-K weight
 // gradients kept in float32 and rounded where they lie, and the 16-byte
@@ -197,8 +197,10 @@ const nnbf16SwitchesDoc = "nn.FuseLayerActivationUnderAutocast, tune.BF16Loss, n
 func nnbf16Switches(on bool) func() {
 	act, loss, cs, cs16 := nn.FuseLayerActivationUnderAutocast, tune.BF16Loss, nn.ActColSumUnderAutocast, tune.BF16ActColSum
 	nw, cc, sk, rp, v8 := tune.BF16Narrow, tune.BF16Concat, tune.BF16SplitF32, tensor.RoundParamGradsInPlace, tune.BF16Vec8
-	nn.FuseLayerActivationUnderAutocast, tune.BF16Loss, nn.ActColSumUnderAutocast, tune.BF16ActColSum = on, on, on, on
-	tune.BF16Narrow, tune.BF16Concat, tune.BF16SplitF32, tensor.RoundParamGradsInPlace, tune.BF16Vec8 = on, on, on, on, on
+	if !on {
+		nn.FuseLayerActivationUnderAutocast, tune.BF16Loss, nn.ActColSumUnderAutocast, tune.BF16ActColSum = false, false, false, false
+		tune.BF16Narrow, tune.BF16Concat, tune.BF16SplitF32, tensor.RoundParamGradsInPlace, tune.BF16Vec8 = false, false, false, false, false
+	}
 	return func() {
 		nn.FuseLayerActivationUnderAutocast, tune.BF16Loss, nn.ActColSumUnderAutocast, tune.BF16ActColSum = act, loss, cs, cs16
 		tune.BF16Narrow, tune.BF16Concat, tune.BF16SplitF32, tensor.RoundParamGradsInPlace, tune.BF16Vec8 = nw, cc, sk, rp, v8
