@@ -82,7 +82,13 @@ func openRecorder(t testing.TB) (*Device, *recordDriver) {
 	tune.AsyncLaunch = false
 	t.Cleanup(func() { tune.AsyncLaunch = async })
 	drv := &recordDriver{}
-	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: drv.name(), nsm: drv.sms()}
+	return openOn(t, drv, drv.name()), drv
+}
+
+// openOn opens a Device on drv, a test driver, described as desc, with
+// its device goroutine; the test's cleanup closes it.
+func openOn(t testing.TB, drv driver, desc string) *Device {
+	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: desc, nsm: drv.sms()}
 	d.be = &backend{d}
 	d.pool.init(drv)
 	go func() {
@@ -92,7 +98,7 @@ func openRecorder(t testing.TB) (*Device, *recordDriver) {
 		close(d.done)
 	}()
 	t.Cleanup(func() { d.Close() })
-	return d, drv
+	return d
 }
 
 // ptxParams returns the number of parameters of each kernel in the PTX.

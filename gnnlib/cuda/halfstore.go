@@ -351,21 +351,9 @@ func (d *Device) narrowHalf(h *BF16Tensor, shape []int, axis, start, length int)
 // (one Concat of two float32 parameters) then reaches the tensor cores
 // and its backward pass without another conversion.
 func (d *Device) concatHalf(axis int, xs []*tensor.Tensor) (tensor.Storage, error) {
-	outer, total := 0, 0
-	cols := make([]int, len(xs))
-	for i, x := range xs {
-		o, c, _, err := blocks("Concat", x.Shape(), axis)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 && o != outer {
-			return nil, shapeErr("Concat", "operand %d has %d outer rows, the first %d", i, o, outer)
-		}
-		outer, cols[i] = o, c
-		total += c
-	}
-	if total > int32Max {
-		return nil, fmt.Errorf("gnnlib/cuda: Concat: %d columns: %w", total, tensor.ErrNotOnDevice)
+	outer, total, cols, err := concatShape(xs, axis)
+	if err != nil {
+		return nil, err
 	}
 	out, err := d.EmptyBF16(outer, total)
 	if err != nil || out.Len() == 0 {

@@ -280,21 +280,9 @@ func (d *backend) Concat(axis int, xs []*tensor.Tensor) (tensor.Storage, error) 
 	if err != nil {
 		return nil, err
 	}
-	outer, total := 0, 0
-	cols := make([]int, len(xs))
-	for i, x := range xs {
-		o, c, _, err := blocks("Concat", x.Shape(), axis)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 && o != outer {
-			return nil, shapeErr("Concat", "operand %d has %d outer rows, the first %d", i, o, outer)
-		}
-		outer, cols[i] = o, c
-		total += c
-	}
-	if total > int32Max {
-		return nil, fmt.Errorf("gnnlib/cuda: Concat: %d columns: %w", total, tensor.ErrNotOnDevice)
+	outer, total, cols, err := concatShape(xs, axis)
+	if err != nil {
+		return nil, err
 	}
 	out, err := d.Empty(outer, total)
 	if err != nil || out.Len() == 0 {
@@ -377,4 +365,26 @@ func ColSum(dst, x *Tensor) error {
 	}
 	gx, gy, chunk := colGrid(x)
 	return d.launch3("col_sum", [3]int{gx, gy, 1}, [3]int{128, 1, 1}, x, dst, x.Rows, x.Cols, chunk)
+}
+
+// concatShape checks Concat's operands along axis: the rows outside it
+// (outer) must agree; it returns them, the columns of the result (total,
+// at most int32Max) and each operand's columns.
+func concatShape(xs []*tensor.Tensor, axis int) (outer, total int, cols []int, err error) {
+	cols = make([]int, len(xs))
+	for i, x := range xs {
+		o, c, _, err := blocks("Concat", x.Shape(), axis)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		if i > 0 && o != outer {
+			return 0, 0, nil, shapeErr("Concat", "operand %d has %d outer rows, the first %d", i, o, outer)
+		}
+		outer, cols[i] = o, c
+		total += c
+	}
+	if total > int32Max {
+		return 0, 0, nil, fmt.Errorf("gnnlib/cuda: Concat: %d columns: %w", total, tensor.ErrNotOnDevice)
+	}
+	return outer, total, cols, nil
 }

@@ -291,16 +291,7 @@ func (w *waitDriver) sync() error {
 func openWaitRecorder(t *testing.T) (*Device, *waitDriver) {
 	rec := &recordDriver{}
 	drv := &waitDriver{recordDriver: rec}
-	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: rec.name(), nsm: rec.sms()}
-	d.be = &backend{d}
-	d.pool.init(drv)
-	go func() {
-		for fn := range d.work {
-			fn()
-		}
-		close(d.done)
-	}()
-	t.Cleanup(func() { d.Close() })
+	d := openOn(t, drv, rec.name())
 	return d, drv
 }
 

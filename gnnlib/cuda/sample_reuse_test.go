@@ -249,16 +249,7 @@ func (g *gateDriver) launch(kernel string, grid, block [3]int, shared int, args 
 func TestSampleLaunchesPosted(t *testing.T) {
 	rec := &recordDriver{}
 	drv := &gateDriver{recordDriver: rec}
-	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: rec.name(), nsm: rec.sms()}
-	d.be = &backend{d}
-	d.pool.init(drv)
-	go func() {
-		for fn := range d.work {
-			fn()
-		}
-		close(d.done)
-	}()
-	t.Cleanup(func() { d.Close() })
+	d := openOn(t, drv, rec.name())
 	defer func() { tune.SamplePostLaunch = true }()
 	// The sampler's own switch is what is tested: with tune.AsyncLaunch
 	// (on by default) every launch is posted anyway.
@@ -405,16 +396,7 @@ func TestSampleDownloadAsync(t *testing.T) {
 	rec := &recordDriver{}
 	wd := &waitDriver{recordDriver: rec}
 	drv := &markDriver{waitDriver: wd, live: map[uintptr]int{}}
-	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: rec.name(), nsm: rec.sms()}
-	d.be = &backend{d}
-	d.pool.init(drv)
-	go func() {
-		for fn := range d.work {
-			fn()
-		}
-		close(d.done)
-	}()
-	t.Cleanup(func() { d.Close() })
+	d := openOn(t, drv, rec.name())
 	defer func() { tune.SampleAsyncDownload = true }()
 	g := sampleGraphForTest(t)
 	seeds, fanouts := []int{0, 5, 17, 4999}, []int{15, 10, 5}

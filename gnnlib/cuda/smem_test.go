@@ -23,16 +23,7 @@ func (s *smemDriver) sharedMax() int { return s.most }
 // openSmemRecorder is openRecorder on a smemDriver.
 func openSmemRecorder(t *testing.T, most int) (*Device, *smemDriver) {
 	drv := &smemDriver{recordDriver: &recordDriver{}, most: most}
-	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: "record (sm_90, no GPU)", nsm: drv.sms()}
-	d.be = &backend{d}
-	d.pool.init(drv)
-	go func() {
-		for fn := range d.work {
-			fn()
-		}
-		close(d.done)
-	}()
-	t.Cleanup(func() { d.Close() })
+	d := openOn(t, drv, "record (sm_90, no GPU)")
 	return d, drv
 }
 
