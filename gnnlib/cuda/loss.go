@@ -250,18 +250,28 @@ func SoftmaxNLL(grad, loss, logits *Tensor, y *Labels) error {
 	if err != nil {
 		return err
 	}
-	if y.n != logits.Rows || grad.Len() != logits.Len() || loss.Len() != 1 {
-		return shapeErr("SoftmaxNLL", "logits %dx%d, %d labels", logits.Rows, logits.Cols, y.n)
-	}
-	if err := loss.Fill(0); err != nil {
+	inv, err := softmaxNLLStart(loss, logits.Rows, logits.Cols, logits.Len(), grad.Len(), y)
+	if err != nil {
 		return err
 	}
-	inv := float32(1) / float32(max(1, y.count))
 	kernel := "softmax_nll"
 	if tune.LossBlockSum {
 		kernel = "softmax_nll_blk" // one atomic add per block, not per row
 	}
 	return d.launch(kernel, d.gridFor(int64(logits.Rows)*32, 256), 256, logits, y.buf, grad, loss, logits.Rows, logits.Cols, inv)
+}
+
+// softmaxNLLStart checks SoftmaxNLL's shapes (rows x cols logits of n
+// values, a gradient of gradLen, a 1x1 loss, a label a row), zeroes the
+// loss and returns the scale of the mean over the labelled rows.
+func softmaxNLLStart(loss *Tensor, rows, cols, n, gradLen int, y *Labels) (float32, error) {
+	if y.n != rows || gradLen != n || loss.Len() != 1 {
+		return 0, shapeErr("SoftmaxNLL", "logits %dx%d, %d labels", rows, cols, y.n)
+	}
+	if err := loss.Fill(0); err != nil {
+		return 0, err
+	}
+	return float32(1) / float32(max(1, y.count)), nil
 }
 
 // softmaxNLLHalf is SoftmaxNLL (block-summed) of bfloat16 logits into a
@@ -272,12 +282,9 @@ func softmaxNLLHalf(grad *BF16Tensor, loss *Tensor, logits *BF16Tensor, y *Label
 	if err != nil {
 		return err
 	}
-	if y.n != logits.Rows || grad.Len() != logits.Len() || loss.Len() != 1 {
-		return shapeErr("SoftmaxNLL", "logits %dx%d, %d labels", logits.Rows, logits.Cols, y.n)
-	}
-	if err := loss.Fill(0); err != nil {
+	inv, err := softmaxNLLStart(loss, logits.Rows, logits.Cols, logits.Len(), grad.Len(), y)
+	if err != nil {
 		return err
 	}
-	inv := float32(1) / float32(max(1, y.count))
 	return d.launch("softmax_nll_blk_bf16", d.gridFor(int64(logits.Rows)*32, 256), 256, logits.ptr, y.buf, grad.ptr, loss, logits.Rows, logits.Cols, inv)
 }

@@ -181,6 +181,27 @@ func (a *fusedAct) keep(y *tensor.Tensor) {
 	}
 }
 
+// outputGrad starts a fused GCN layer's backward pass: it returns the
+// gradient of the layer's biased output and, when b requires one, the
+// bias gradient. With an activation (a != nil) that gradient, gx, is the
+// op's own, made from grad and a.y: grad is freed when owned (ReLUDropout's
+// op would have let it go here) and a.y dropped (the caller's to drop).
+// Without one, grad passes through and gx is nil.
+func (a *fusedAct) outputGrad(ops backend.GraphBackend, op string, x, grad, b *tensor.Tensor, owned bool, bsum *biasSum) (g, gb, gx *tensor.Tensor) {
+	if a == nil {
+		if b.RequiresGrad() {
+			gb = bsum.colSum(ops, op, x, grad, b)
+		}
+		return grad, gb, nil
+	}
+	gx, gb = a.backward(ops, op, x, grad, a.y, b, b.RequiresGrad())
+	a.y = nil
+	if owned {
+		freeStorage(grad)
+	}
+	return gx, gb, gx
+}
+
 // backward returns the gradient of the layer's biased output from grad,
 // the gradient of its activation y, and with sum set the column sums of
 // that gradient (the bias gradient, shaped like b), in one pass where

@@ -112,16 +112,8 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor, act *fusedAct) 
 		var gx *tensor.Tensor // the biased output's gradient, the op's own (act)
 		defer func() { freeStorage(gx) }()
 		owned := backend.OwnsGrad(grad)
-		if act != nil {
-			gx, grads[2] = act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
-			act.y = nil // read: the caller's to drop
-			if owned {
-				freeStorage(grad) // read: ReLUDropout's op would have let it go here
-			}
-			grad, owned = gx, true
-		} else if b.RequiresGrad() {
-			grads[2] = bsum.colSum(ops, back, x, grad, b)
-		}
+		grad, grads[2], gx = act.outputGrad(ops, back, x, grad, b, owned, bsum)
+		owned = owned || gx != nil
 		if !x.RequiresGrad() && !w.RequiresGrad() {
 			return grads
 		}
@@ -216,16 +208,8 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 		var gx *tensor.Tensor // the biased output's gradient, the op's own (act)
 		defer func() { freeStorage(gx) }()
 		owned := backend.OwnsGrad(grad)
-		if act != nil {
-			gx, grads[2] = act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
-			act.y = nil // read: the caller's to drop
-			if owned {
-				freeStorage(grad) // read: ReLUDropout's op would have let it go here
-			}
-			grad, owned = gx, true
-		} else if b.RequiresGrad() {
-			grads[2] = bsum.colSum(ops, back, x, grad, b)
-		}
+		grad, grads[2], gx = act.outputGrad(ops, back, x, grad, b, owned, bsum)
+		owned = owned || gx != nil
 		if w.RequiresGrad() {
 			s, err := ops.MatMul(z, grad, true, false)
 			grads[1] = devStorage(back, x, s, err, w.Shape()...)
