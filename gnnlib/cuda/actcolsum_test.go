@@ -19,10 +19,7 @@ import (
 // col_sum_bf16's of that gradient to the float32 rounding of sums in
 // another order, over activations with zeros (ReLU) and dropped values.
 func TestActColSumBF16(t *testing.T) {
-	d := defaultOrSkip(t)
-	if !d.hasBF16() {
-		t.Skipf("%s has no bfloat16 kernels", d.desc)
-	}
+	d := bf16OrSkip(t)
 	r := rand.New(rand.NewPCG(43, 44))
 	for _, sh := range [][2]int{{1, 1}, {3, 47}, {1000, 256}, {37, 8}, {500, 264}, {169_343, 256}} {
 		rows, cols := sh[0], sh[1]
@@ -97,10 +94,7 @@ func TestActColSumBF16(t *testing.T) {
 // bias_act_bf16 on the device: the same bits for widths a multiple of 8,
 // with and without a bias, ReLU and dropout, out of place and in place.
 func TestBiasActBF16Vec8(t *testing.T) {
-	d := defaultOrSkip(t)
-	if !d.hasBF16() {
-		t.Skipf("%s has no bfloat16 kernels", d.desc)
-	}
+	d := bf16OrSkip(t)
 	defer func(on bool) { tune.BF16Vec8 = on }(tune.BF16Vec8)
 	r := rand.New(rand.NewPCG(53, 54))
 	for _, sh := range [][2]int{{1, 8}, {1001, 24}, {169_343, 256}} {
@@ -152,10 +146,7 @@ func TestBiasActBF16Vec8(t *testing.T) {
 // through the backend's UnbiasAct of bfloat16 storage (BF16Attention):
 // the same bits, with and without a bias, ReLU and dropout.
 func TestUnbiasActBF16Vec8(t *testing.T) {
-	d := defaultOrSkip(t)
-	if !d.hasBF16() {
-		t.Skipf("%s has no bfloat16 kernels", d.desc)
-	}
+	d := bf16OrSkip(t)
 	defer func(on, attn bool) { tune.BF16Vec8, BF16Attention = on, attn }(tune.BF16Vec8, BF16Attention)
 	BF16Attention = true
 	r := rand.New(rand.NewPCG(55, 56))

@@ -36,6 +36,17 @@ func defaultOrSkip(tb testing.TB) *Device {
 	return nil
 }
 
+// bf16OrSkip is defaultOrSkip for a device with the bfloat16 kernels
+// (sm_80 and later), skipping on others.
+func bf16OrSkip(tb testing.TB) *Device {
+	tb.Helper()
+	d := defaultOrSkip(tb)
+	if !d.hasBF16() {
+		tb.Skipf("%s has no bfloat16 kernels", d.desc)
+	}
+	return d
+}
+
 func TestTensorDevice(t *testing.T) {
 	be, err := tensor.Device("cuda")
 	if !Built {

@@ -20,10 +20,7 @@ import (
 // the switch on and off: bfloat16 logits give a bfloat16 gradient with
 // it, a float32 one without, and the same loss.
 func TestSoftmaxNLLBF16(t *testing.T) {
-	d := defaultOrSkip(t)
-	if !d.hasBF16() {
-		t.Skipf("%s has no bfloat16 kernels", d.desc)
-	}
+	d := bf16OrSkip(t)
 	defer func(on, blk bool) { tune.BF16Loss, tune.LossBlockSum = on, blk }(tune.BF16Loss, tune.LossBlockSum)
 	tune.LossBlockSum = true
 	const rows, cols = 200_000, 40

@@ -18,10 +18,7 @@ import (
 // values), along every axis of a 3-axis shape; outside Autocast the
 // slice is float32 storage with the same values.
 func TestNarrowBF16(t *testing.T) {
-	d := defaultOrSkip(t)
-	if !d.hasBF16() {
-		t.Skipf("%s has no bfloat16 kernels", d.desc)
-	}
+	d := bf16OrSkip(t)
 	r := rand.New(rand.NewPCG(45, 46))
 	shape := []int{37, 6, 20}
 	n := shape[0] * shape[1] * shape[2]
@@ -62,10 +59,7 @@ func TestNarrowBF16(t *testing.T) {
 // rounded, along each axis of a 2-axis shape; outside Autocast, float32
 // storage with the values as they are.
 func TestConcatBF16(t *testing.T) {
-	d := defaultOrSkip(t)
-	if !d.hasBF16() {
-		t.Skipf("%s has no bfloat16 kernels", d.desc)
-	}
+	d := bf16OrSkip(t)
 	r := rand.New(rand.NewPCG(47, 48))
 	for axis, shapes := range [][2][]int{{{3, 40}, {5, 40}}, {{64, 128}, {64, 33}}} {
 		a := tensor.FromSlice(randSlice(r, shapes[0][0]*shapes[0][1]), shapes[0]...)
@@ -108,10 +102,7 @@ func TestConcatBF16(t *testing.T) {
 // it, in bfloat16 without it, and the bfloat16 result is the float32 one
 // rounded, value for value.
 func TestMatMulSplitF32(t *testing.T) {
-	d := defaultOrSkip(t)
-	if !d.hasBF16() {
-		t.Skipf("%s has no bfloat16 kernels", d.desc)
-	}
+	d := bf16OrSkip(t)
 	defer func(on bool) { tune.BF16SplitF32 = on }(tune.BF16SplitF32)
 	r := rand.New(rand.NewPCG(49, 50))
 	const rows, in, out = 169_343, 128, 256
