@@ -173,15 +173,13 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		a := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
 		dxh := must(d.Empty(g.n, hc))
 		// The edge-coefficient backward runs its source pass first.
-		for _, src := range []bool{a.SourceFirst(), !a.SourceFirst()} {
-			if src {
-				check(a.BackwardSrc(dg, xl, xr, att, dout, dxh))
-				check(cuda.MatMul(dwl, x, dxh, true, false))
-			} else {
-				check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
-				check(cuda.MatMul(dwr, x, dxh, true, false))
-			}
-		}
+		inPassOrder(a.SourceFirst(), func() {
+			check(a.BackwardSrc(dg, xl, xr, att, dout, dxh))
+			check(cuda.MatMul(dwl, x, dxh, true, false))
+		}, func() {
+			check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
+			check(cuda.MatMul(dwr, x, dxh, true, false))
+		})
 		a.Free()
 		xl.Free()
 		xr.Free()
@@ -204,15 +202,13 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		check(cuda.MatMulBF16Out(xr, x16, wr16, false, false))
 		a := must(cuda.GATv2ForwardBF16(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
 		dxh := must(d.EmptyBF16(g.n, hc))
-		for _, src := range []bool{a.SourceFirst(), !a.SourceFirst()} {
-			if src {
-				check(a.BackwardSrcBF16(dg, xl, xr, att, dout16, dxh))
-				check(cuda.MatMulBF16(dwl, x16, dxh, true, false))
-			} else {
-				check(a.BackwardDstBF16(dg, xl, xr, att, dout16, dxh, datt))
-				check(cuda.MatMulBF16(dwr, x16, dxh, true, false))
-			}
-		}
+		inPassOrder(a.SourceFirst(), func() {
+			check(a.BackwardSrcBF16(dg, xl, xr, att, dout16, dxh))
+			check(cuda.MatMulBF16(dwl, x16, dxh, true, false))
+		}, func() {
+			check(a.BackwardDstBF16(dg, xl, xr, att, dout16, dxh, datt))
+			check(cuda.MatMulBF16(dwr, x16, dxh, true, false))
+		})
 		a.Free()
 		xl.Free()
 		xr.Free()

@@ -680,15 +680,13 @@ func gatLayer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 		dxh := must(d.Empty(g.n, hc))
 		// The edge-coefficient backward (tune.GATv2EdgeCoef) runs its
 		// source pass first.
-		for _, src := range []bool{a.SourceFirst(), !a.SourceFirst()} {
-			if src {
-				check(a.BackwardSrc(dg, xl, xr, att, dout, dxh))
-				check(cuda.MatMul(dwl, x, dxh, true, false))
-			} else {
-				check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
-				check(cuda.MatMul(dwr, x, dxh, true, false))
-			}
-		}
+		inPassOrder(a.SourceFirst(), func() {
+			check(a.BackwardSrc(dg, xl, xr, att, dout, dxh))
+			check(cuda.MatMul(dwl, x, dxh, true, false))
+		}, func() {
+			check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt))
+			check(cuda.MatMul(dwr, x, dxh, true, false))
+		})
 		a.Free()
 		xl.Free()
 		xr.Free()
@@ -1152,4 +1150,17 @@ func reorder(d *cuda.Device, r *rand.Rand) {
 		}
 		dg.Free()
 	}
+}
+
+// inPassOrder runs a GATv2 backward's source pass (src) and destination
+// pass (dst) in the order its forward asks for: the edge-coefficient
+// backward (tune.GATv2EdgeCoef) runs its source pass first.
+func inPassOrder(sourceFirst bool, src, dst func()) {
+	if sourceFirst {
+		src()
+		dst()
+		return
+	}
+	dst()
+	src()
 }
