@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -48,24 +50,39 @@ func freeAddr(t testing.TB) string {
 	return ln.Addr().String()
 }
 
-// tcpGroup connects n TCP ranks on loopback, one goroutine each.
+// tcpGroup connects n TCP ranks on loopback, one goroutine each. The
+// port freeAddr found free may be taken before rank 0 binds it (by
+// another process, or by a rank's own outgoing connection, whose local
+// port comes from the same range): then the group is tried again on
+// another port, at most three times.
 func tcpGroup(t testing.TB, n int, o TCPOptions) []Communicator {
-	addr := freeAddr(t)
-	cs := make([]Communicator, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for r := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cs[r], errs[r] = ConnectTCP(addr, r, n, o)
-		}()
+	for try := 1; ; try++ {
+		addr := freeAddr(t)
+		cs := make([]Communicator, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for r := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cs[r], errs[r] = ConnectTCP(addr, r, n, o)
+			}()
+		}
+		wg.Wait()
+		err := errors.Join(errs...)
+		if err == nil {
+			return cs
+		}
+		if !errors.Is(errs[0], syscall.EADDRINUSE) || try == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("rank 0 could not bind %s, trying another port: %v", addr, errs[0])
+		for _, c := range cs {
+			if c != nil {
+				c.Close()
+			}
+		}
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		t.Fatal(err)
-	}
-	return cs
 }
 
 // rankData returns rank r's test buffer of n values.
@@ -313,5 +330,25 @@ func TestExchangeID(t *testing.T) {
 		if string(got[r]) != string(id) {
 			t.Errorf("rank %d got id %x, want %x", r, got[r], id)
 		}
+	}
+}
+
+// TestConnectTCPAddrInUse: rank 0 on a port another listener holds fails
+// at once with an error that names the address and wraps EADDRINUSE,
+// which tcpGroup's retry relies on.
+func TestConnectTCPAddrInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	c, err := ConnectTCP(addr, 0, 2, TCPOptions{})
+	if err == nil {
+		c.Close()
+		t.Fatalf("ConnectTCP on %s, which another listener holds, succeeded", addr)
+	}
+	if !errors.Is(err, syscall.EADDRINUSE) || !strings.Contains(err.Error(), addr) {
+		t.Fatalf("ConnectTCP on a taken port: %v, want an error naming %s and wrapping EADDRINUSE", err, addr)
 	}
 }
