@@ -92,9 +92,7 @@ func openOn(t testing.TB, drv driver, desc string) *Device {
 	d.be = &backend{d}
 	d.pool.init(drv)
 	go func() {
-		for fn := range d.work {
-			fn()
-		}
+		d.runWork()
 		close(d.done)
 	}()
 	t.Cleanup(func() { d.Close() })

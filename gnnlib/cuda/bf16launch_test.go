@@ -74,8 +74,7 @@ func conversions(recs []graphNode, n int) launchCount {
 func TestBF16EpochLaunches(t *testing.T) {
 	defer func(on bool) { BF16Attention = on }(BF16Attention)
 	// The split-K weight gradients kept in float32 and rounded where they
-	// lie (off by default until they have run on a device) are part of
-	// the launch list checked here.
+	// lie (on by default) are part of the launch list checked here.
 	defer func(sk, rp bool) { tune.BF16SplitF32, tensor.RoundParamGradsInPlace = sk, rp }(tune.BF16SplitF32, tensor.RoundParamGradsInPlace)
 	tune.BF16SplitF32, tensor.RoundParamGradsInPlace = true, true
 	// More than 4096 nodes: the weight gradients Xᵀ·dY split their inner

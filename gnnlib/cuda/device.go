@@ -138,12 +138,49 @@ func (d *Device) serve(ordinal int, errc chan<- error) {
 	d.drv = drv
 	d.pool.init(drv)
 	errc <- nil
-	for fn := range d.work {
-		fn()
-	}
+	d.runWork()
 	d.pool.release()
 	drv.close()
 	close(d.done)
+}
+
+// runWork runs the device goroutine's work until d.work is closed.
+func (d *Device) runWork() {
+	for {
+		fn, ok := d.next()
+		if !ok {
+			return
+		}
+		fn()
+	}
+}
+
+// next receives the device goroutine's next work, polling d.work for up
+// to tune.DeviceSpin before it parks (spinning), so that work queued
+// within that time of the last needs no wake-up of the locked thread.
+func (d *Device) next() (func(), bool) {
+	if spinning() {
+		t0 := time.Now()
+		for i := 1; ; i++ {
+			select {
+			case fn, ok := <-d.work:
+				return fn, ok
+			default:
+			}
+			if i%64 == 0 && time.Since(t0) > tune.DeviceSpin {
+				break
+			}
+		}
+	}
+	fn, ok := <-d.work
+	return fn, ok
+}
+
+// spinning reports whether the device goroutine and callers waiting for
+// it poll before parking (tune.DeviceSpin): never with one P, where the
+// poller would hold the only one.
+func spinning() bool {
+	return tune.DeviceSpin > 0 && runtime.GOMAXPROCS(0) > 1
 }
 
 // do runs fn on the device goroutine and returns its error, or the first
@@ -156,6 +193,7 @@ func (d *Device) do(fn func(drv driver) error) error {
 	}
 	d.mu.Unlock()
 	var err error
+	var done atomic.Bool
 	ch := make(chan struct{})
 	d.send(func() {
 		err = fn(d.drv)
@@ -164,7 +202,16 @@ func (d *Device) do(fn func(drv driver) error) error {
 			d.asyncErr = nil
 		}
 		close(ch)
+		done.Store(true)
 	})
+	if spinning() {
+		t0 := time.Now()
+		for i := 1; !done.Load(); i++ {
+			if i%64 == 0 && time.Since(t0) > tune.DeviceSpin {
+				break
+			}
+		}
+	}
 	<-ch
 	return err
 }

@@ -155,21 +155,22 @@
 // followed by an event that the loader's goroutine polls
 // (tune.SampleAsyncDownload; with another driver, one turn of the device
 // goroutine that waits), so that the device goroutine goes on queueing
-// the training step meanwhile (a one-turn download, the lists at their
-// bounds with the counts, is built but off until it has run on a device:
-// asyncBoundBytes in sample.go). The sampler's lock covers only the queueing of a
+// the training step meanwhile; where the hops' bounds come to at most
+// 64 MiB, the lists come back at their bounds with the counts, in one
+// turn and one wait. The sampler's lock covers only the queueing of a
 // batch's kernels (tune.SampleUnlocked): each call downloads into pinned
 // buffers of its own and builds its host blocks outside it, on a
 // goroutine a hop, widening its download in parallel chunks
 // (tune.SampleParallelHost), so the loader's goroutines overlap there.
-// With the loader's ReuseBlocks, a batch's host arrays are built in memory that
+// With the
+// loader's ReuseBlocks, a batch's host arrays are built in memory that
 // the batch before gave back, and each call keeps its preps' scratch
 // (tune.SampleReuse): on a products-sized graph, whose gigabyte of host
 // arrays makes Go's collector run seldom, fresh memory costs a page fault
 // per 4 KiB, and the host work of a batch (widening the download, the
 // host graphs and their preps) took 3.0 ms instead of 32 ms on the 2-core
-// dev machine (BenchmarkSampleBlocksHostProducts). Each transpose takes
-// nine launches, and the heavy-row lists of the blocks go up through pinned memory without a wait. The blocks come
+// dev machine (BenchmarkSampleBlocksHostProducts). Each transpose takes nine launches, and the heavy-row lists of
+// the blocks go up through pinned memory without a wait. The blocks come
 // back as graph.Graph values that ops on device tensors find already on
 // the device, and that the layers which read host arrays (GCN's
 // normalisation, GAT's self-loops) read. Device.UploadBlocks does the same
@@ -265,9 +266,9 @@
 // 256 and 32 (the _w kernels) up to 1024, masked past the head's width.
 // The caching allocator hands out a cached block on the allocating
 // goroutine, under its mutex, calling the driver (on the device goroutine)
-// only to grow; launches wait for the driver call unless
-// internal/tune.AsyncLaunch posts them (off by default: gnnbench compares
-// the two on launch-bound epochs).
+// only to grow; launches are posted to the device goroutine without
+// waiting (internal/tune.AsyncLaunch; CUDA_LAUNCH_BLOCKING=1 makes each
+// wait for its driver call, and gnnbench's nnbf16 part times both).
 // The three attention families are degree-aware (SplitHeavyRows, on by
 // default): when the graph has rows of more than 128 edges (the heavy
 // rows Graph lists per direction at upload), each pass, forward and both
@@ -496,16 +497,14 @@
 // 8192 product against cuBLAS's 783 (BENCHMARKS.md).
 //
 // BUG(gnnlab): under Autocast(BFloat16) the arxiv-sized gnnlib/nn GCN
-// epoch is bound by its launches, not its kernels: on an H100
-// (2026-12-06 18:43) the host took 4.57 of the epoch's 4.62 ms to issue
-// it, each launch a round trip to the device goroutine, and the epoch
-// ran 1.29x faster than in float32 (the issue asks 1.6x); with
-// tune.AsyncLaunch, off by default, it took 3.31 ms (1.80x). The
-// bfloat16 GATv2 epoch, whose attention kernels take most of its time,
-// ran 1.56x faster. The bfloat16 paths added since (tune.BF16SplitF32
-// with tensor.RoundParamGradsInPlace, tune.BF16Vec8) remove launches and
-// passes but have not run on a device, so they are off by default, and
-// so is tune.AsyncLaunch until the whole device suite has run with it on.
+// epoch is bound by the host, not its kernels: on an H200
+// (2026-12-06 21:00, posted launches) the host took 4.13 of the epoch's
+// 4.70 ms to issue it, and the epoch ran 1.29x faster than in float32
+// (the issue asks 1.6x); with each launch waiting for the device
+// goroutine (CUDA_LAUNCH_BLOCKING=1) it took 9.29 ms. The bfloat16 GATv2
+// epoch ran 1.43x faster. Each call that waits for the device goroutine
+// (an allocation from the driver, a fill, a download) hands work to a
+// locked OS thread and back, tens of microseconds or more a turn.
 //
 // BUG(gnnlab): a -tags cuda binary is linked against the NVIDIA driver
 // library, libcuda.so.1, and does not start at all where it is missing (the
@@ -616,18 +615,13 @@
 // it does not yet move 4-byte words.
 //
 // BUG(gnnlab): the edge-coefficient GATv2 backward (tune.GATv2EdgeCoef)
-// has not run on a device: both mid-session runs of 2026-12-06 gave no
-// data (the first one's cold JIT outlasted its timeout, the second was
-// refused), so its device tests (TestGATv2EdgeCoef, TestGATv2EdgeCoefLayers,
-// TestGATv2's edge mode) and gnnbench's -gatv2-variants edge, edge-lb3
-// and edge-e1 wait for one, and it stays off. Its three passes pass on
-// the CPU (TestGATv2EdgeCoefEmulated) and their launches against the PTX
-// (TestAttentionSplitLaunches). By arithmetic it leaves one gather of a
-// feature row per edge in the backward (dOut's, over the transpose)
-// instead of two (x_l's in the destination pass, dOut's in the source
-// pass), or three where the edges are not saved (products-sized: x_r's
-// too in the source pass); it exists at the exact widths 64, 128,
-// 256 and 512 only, float32 and bfloat16 in the 8-byte layout.
+// passes the device suite but is off: on an H200 (2026-12-06 21:00) the
+// float32 layer at arxiv size 1x256 took 5.81 ms with it against 4.54
+// without, and at products size 130.9 ms against 155.6 (19.7 GiB peak
+// against 14.5); its forward, which stores each edge's score and sign
+// bits, and its source pass move far more time than their bytes need.
+// It exists at the exact widths 64, 128, 256 and 512 only, float32 and
+// bfloat16 in the 8-byte layout.
 //
 // BUG(gnnlab): kernels index edges with int32, so a graph has fewer than
 // 2^31 edges. Reordering (graph.RCM, then Permute) is the caller's step

@@ -812,11 +812,8 @@ func boundLists(all []int32, hops []hop, lens []int, ncnt int) [][]int32 {
 // asyncBoundBytes is the largest download, at the hops' bounds, that
 // downloadAsync brings back in one turn (fan-outs of -1 can make the
 // bounds far larger than the blocks; a products-sized batch's are 9.4 MB
-// for 7.4 MB of blocks). 0, the default, keeps the two-turn download
-// (counts, then the lists at their sizes) that the H100 ran: the one-turn
-// download (64 << 20 here) has run only on the recording driver
-// (TestBoundLists).
-var asyncBoundBytes int64 = 0
+// for 7.4 MB of blocks).
+var asyncBoundBytes int64 = 64 << 20
 
 // awaitMark polls mark h through the device goroutine until the stream
 // has passed it, sleeping between polls (20 µs, doubling to 320 µs), and

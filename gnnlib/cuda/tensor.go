@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -54,7 +55,9 @@ func (d *Device) Zeros(rows, cols int) (*Tensor, error) {
 	return t, t.Fill(0)
 }
 
-// Fill sets every element of t to v.
+// Fill sets every element of t to v. Like a launch, the fill is queued
+// without a wait (tune.AsyncLaunch); an error of it comes back from the
+// next call that waits.
 func (t *Tensor) Fill(v float32) error {
 	n := int64(t.Len())
 	if n == 0 {
@@ -64,7 +67,12 @@ func (t *Tensor) Fill(v float32) error {
 	if t.buf.dev.record(graphNode{dst: t.ptr, v: bits, n: n}) {
 		return nil
 	}
-	return t.buf.dev.do(func(drv driver) error { return drv.memsetD32(t.ptr, bits, n) })
+	p := t.ptr
+	fill := func(drv driver) error { return drv.memsetD32(p, bits, n) }
+	if tune.AsyncLaunch {
+		return t.buf.dev.post(fill)
+	}
+	return t.buf.dev.do(fill)
 }
 
 // FromHost copies a row-major rows x cols matrix to the device.

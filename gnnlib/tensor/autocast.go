@@ -250,10 +250,8 @@ func autocastOp(name string, out *Tensor, inputs []*Tensor, backward BackwardFun
 // leaf widens into a float32 copy again: two passes and two launches for
 // one. The values are the same, 16-bit values in float32 (gnnlib/cuda's
 // TestBF16EpochLaunches counts the launches; TestAutocastParamGradInPlace
-// checks the values on devicetest.Fake). Off by default, with
-// gnnlib/cuda's BF16SplitF32 that it pairs with, until both have run on
-// a device.
-var RoundParamGradsInPlace = false
+// checks the values on devicetest.Fake). On by default.
+var RoundParamGradsInPlace = true
 
 // paramGrads is what a wrapped backward function needs to know of an
 // op's inputs for RoundParamGradsInPlace, without holding the inputs that

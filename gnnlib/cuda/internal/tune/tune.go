@@ -1,5 +1,10 @@
 package tune
 
+import (
+	"os"
+	"time"
+)
+
 // GEMMKernel names a family of MatMul kernels in kernels/gemm.cu.
 type GEMMKernel string
 
@@ -46,11 +51,21 @@ var PoolFastPath = true
 // AsyncLaunch makes gnnlib/cuda's kernel launches return as soon as they
 // are queued for the device goroutine, instead of after the driver call
 // (a channel round trip per kernel); a launch's error then comes back
-// from the next call that waits, as CUDA's own errors do. Off by
-// default until the whole device suite has run with it on (the seventh
-// session's final run got no machine); gnnbench's nnbf16 part compares
-// the two on launch-bound epochs, in float32 and bfloat16.
-var AsyncLaunch = false
+// from the next call that waits, as CUDA's own errors do. On by default;
+// CUDA_LAUNCH_BLOCKING=1 in the environment turns it off (each launch
+// then waits and returns its own error, as in PyTorch). gnnbench's nnbf16
+// part compares the two on launch-bound epochs.
+var AsyncLaunch = os.Getenv("CUDA_LAUNCH_BLOCKING") != "1"
+
+// DeviceSpin is how long gnnlib/cuda's device goroutine, after its last
+// work, and a caller waiting for its work (a fill, an allocation, a
+// download) poll before they park. The device goroutine holds a locked
+// OS thread (the CUDA context is current on it), and handing work to a
+// parked locked thread and back took 30-50 µs a turn on a 2-core dev
+// machine (BenchmarkDeviceRoundTrip) where polling took about 1 µs.
+// 0 parks at once, as before; spinning needs GOMAXPROCS of 2 or more
+// and is skipped below that.
+var DeviceSpin = 100 * time.Microsecond
 
 // CacheLabels lets gnnlib/cuda's CrossEntropy keep its device labels per
 // label and row slice (labelcache.go) instead of uploading them every
@@ -121,11 +136,9 @@ var BF16Concat = true
 // instead of rounding them into bfloat16 storage in another pass: with
 // tensor.RoundParamGradsInPlace the parameter's gradient is then rounded
 // where it lies and taken as it is, one pass where the bfloat16 result
-// took two (its rounding and the parameter's float32 copy). Off by
-// default: it has not run on a device yet (the seventh session's final
-// run got no machine); TestMatMulSplitF32 and TestBF16EpochLaunches are
-// its checks.
-var BF16SplitF32 = false
+// took two (its rounding and the parameter's float32 copy). On by
+// default.
+var BF16SplitF32 = true
 
 // BF16Vec8 makes gnnlib/cuda's float32-to-bfloat16 conversion (ToBF16),
 // its bias, activation and dropout pass (BiasActBF16), the activation's
@@ -137,11 +150,9 @@ var BF16SplitF32 = false
 // (and, for the column sums, one column a thread): on an H100
 // (2026-12-06, TestNNEpochKernelTimes) the arxiv-sized 256-wide passes
 // took 0.13, 0.27 and 0.17 ms (+0.10 for the copy), about twice what
-// their bytes need. The same values (the sums in another order). Off by
-// default: it has not run on a device yet (the seventh session's final
-// run got no machine); TestBiasActBF16Vec8, TestUnbiasActBF16Vec8 and
-// TestToBF16Vec8 are its checks.
-var BF16Vec8 = false
+// their bytes need. The same values (the sums in another order). On by
+// default.
+var BF16Vec8 = true
 
 // PoolGCFixed makes gnnlib/cuda's caching allocator ask for a garbage
 // collection every 1 GiB it hands out, as it did before, instead of
