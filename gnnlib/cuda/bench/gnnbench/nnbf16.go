@@ -23,13 +23,13 @@ import (
 // of the peaks (issue 25's targets: ≥ 1.6x faster, ≤ 0.6x the memory),
 // and more variants of bfloat16: with the nnbf16 helper's switches off
 // (nnbf16Switches), with tune.AsyncLaunch flipped from its default (bfloat16 and float32), and replayed as CUDA graphs
-// (cuda.GraphReplay). The others launch kernel by kernel (cuda.AutoReplay
+// (cuda.GraphReplay), and with tune.DeviceSpin 0 (float32 and bfloat16). The others launch kernel by kernel (cuda.AutoReplay
 // off, as in the api part): the automatic choice would flip with the
 // variants' alternating times per launch.
 func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	defer func(a bool) { cuda.AutoReplay = a }(cuda.AutoReplay)
 	cuda.AutoReplay = false
-	asyncDefault := tune.AsyncLaunch
+	asyncDefault, spinDefault := tune.AsyncLaunch, tune.DeviceSpin
 	indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
 	for i, v := range g.indptr {
 		indptr[i] = int(v)
@@ -69,12 +69,15 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			async bool
 			// replay: bfloat16 replayed as CUDA graphs (cuda.GraphReplay).
 			replay bool
+			// park: tune.DeviceSpin 0 (the device goroutine and its
+			// waiters park at once instead of polling).
+			park bool
 		}
-		modes := []mode{{tensor.Float32, false, false, false, false}, {tensor.BFloat16, false, false, false, false},
-			{tensor.BFloat16, false, true, false, false}, {tensor.BFloat16, false, false, true, false}, {tensor.BFloat16, false, false, false, true},
-			{tensor.Float32, false, false, true, false}}
+		modes := []mode{{tensor.Float32, false, false, false, false, false}, {tensor.BFloat16, false, false, false, false, false},
+			{tensor.BFloat16, false, true, false, false, false}, {tensor.BFloat16, false, false, true, false, false}, {tensor.BFloat16, false, false, false, true, false},
+			{tensor.Float32, false, false, true, false, false}, {tensor.Float32, false, false, false, false, true}, {tensor.BFloat16, false, false, false, false, true}}
 		if *nnepochAB {
-			modes = append(modes, mode{tensor.Float32, true, false, false, false}, mode{tensor.BFloat16, true, false, false, false})
+			modes = append(modes, mode{tensor.Float32, true, false, false, false, false}, mode{tensor.BFloat16, true, false, false, false, false})
 		}
 		for _, m := range modes {
 			dt := m.dt
@@ -98,11 +101,18 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 				v.name += " [cuda.GraphReplay]"
 				v.replay = true
 			}
+			if m.park {
+				v.name += " [tune.DeviceSpin 0]"
+			}
 			v.epoch = func() {
 				defer oldPaths(m.old)()
 				defer nnbf16Switches(!m.off)()
 				defer func(on bool) { tune.AsyncLaunch = on }(tune.AsyncLaunch)
 				tune.AsyncLaunch = asyncDefault != m.async
+				defer func(s time.Duration) { tune.DeviceSpin = s }(tune.DeviceSpin)
+				if m.park {
+					tune.DeviceSpin = 0
+				}
 				// Restored after the loss is read back (a wait, which
 				// ends the recorded segment).
 				defer func(on bool) { cuda.GraphReplay = on }(cuda.GraphReplay)
@@ -165,8 +175,13 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16, nnbf16 switches off vs on (%s)", kind, nnbf16SwitchesDoc), mb, bf.peak,
 			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 off %.2fx, on %.2fx; peak %.3f -> %.3f GiB",
 				mo, mb, mo/mb, mf/mo, mf/mb, off.peak, bf.peak))
-		if len(vs) == 8 {
-			f2, b2 := vs[6], vs[7]
+		f0, b0 := vs[6], vs[7]
+		m0f, m0b := f0.times[len(f0.times)/2], b0.times[len(b0.times)/2]
+		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s, tune.DeviceSpin %v vs 0", kind, spinDefault), mb, bf.peak,
+			fmt.Sprintf("float32 %.3f -> %.3f ms (%.2fx), host %.3f -> %.3f ms; bfloat16 %.3f -> %.3f ms (%.2fx), host %.3f -> %.3f ms; bfloat16 vs float32 parked %.2fx, polling %.2fx",
+				m0f, mf, m0f/mf, f0.host[len(f0.host)/2], f32.host[len(f32.host)/2], m0b, mb, m0b/mb, b0.host[len(b0.host)/2], bf.host[len(bf.host)/2], m0f/m0b, mf/mb))
+		if len(vs) == 10 {
+			f2, b2 := vs[8], vs[9]
 			m2f, m2b := f2.times[len(f2.times)/2], b2.times[len(b2.times)/2]
 			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s old paths (%s) vs new", kind, oldPathsDoc), mb, bf.peak,
 				fmt.Sprintf("float32 %.3f -> %.3f ms (%.2fx), bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 old %.2fx, new %.2fx; peaks float32 %.3f -> %.3f, bfloat16 %.3f -> %.3f GiB",
