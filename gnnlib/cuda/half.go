@@ -307,6 +307,12 @@ func cpWidth(ld int, ptr uintptr) int {
 func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) gemmBF16Launch {
 	form := gemmForm(transA, transB)
 	kind := tune.GEMMBF16
+	if kind == tune.GEMMBF16Auto {
+		kind = tune.GEMMBF16Pipe
+		if k >= gemmBF16BigK {
+			kind = tune.GEMMBF16Big
+		}
+	}
 	if kind == tune.GEMMBF16Big || kind == tune.GEMMBF16BigStream {
 		if p, ok := d.gemmBF16ChooseBig(m, n, k, transA, transB, pa, lda, pb, ldb, kind == tune.GEMMBF16Big); ok {
 			return p
@@ -348,6 +354,10 @@ func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, ld
 	return gemmBF16Launch{kernel: "sm80_gemm_bf16", grid: [3]int{(n + 127) / 128, (m + 127) / 128, split},
 		split: split, chunk: chunk}
 }
+
+// gemmBF16BigK is the shortest inner dimension for which GEMMBF16Auto
+// runs the large-tile kernels.
+const gemmBF16BigK = 256
 
 // gpBig describes the dynamic-shared-memory kernels of GEMMBF16Big
 // (kernels/gemm_bf16.cu, GEMM_BF16D) at each tile width: the blocks an SM

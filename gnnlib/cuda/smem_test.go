@@ -143,6 +143,30 @@ func TestGEMMBF16BigLaunch(t *testing.T) {
 	}
 }
 
+// TestGEMMBF16AutoChoice checks tune.GEMMBF16Auto's choice on a device
+// with an H100's shared memory: the large-tile kernels for an inner
+// dimension of 256 or more, the pipelined kernel below.
+func TestGEMMBF16AutoChoice(t *testing.T) {
+	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
+	tune.GEMMBF16 = tune.GEMMBF16Auto
+	d, _ := openSmemRecorder(t, 232448)
+	d.smem = 232448
+	for _, c := range []struct {
+		k      int
+		kernel string
+	}{{100, "sm80_gemm_bf16p_nn_128"}, {128, "sm80_gemm_bf16p_nn_128"}, {248, "sm80_gemm_bf16p_nn_128"}, {256, "sm80_gemm_bf16dr_nn_256"}, {1024, "sm80_gemm_bf16d_nn_256"}} {
+		a, err := d.EmptyBF16(3000, c.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := d.gemmBF16Choose(3000, 512, c.k, false, false, a.ptr, c.k, a.ptr, 512)
+		if p.kernel != c.kernel {
+			t.Errorf("K %d: tune.GEMMBF16Auto chose %s, want %s", c.k, p.kernel, c.kernel)
+		}
+		a.Free()
+	}
+}
+
 // TestMatMulBF16BigReplay runs GEMMBF16Big's kernels, whose blocks take
 // 160-200 KB of dynamic shared memory, as nodes of replayed CUDA graphs
 // (GraphReplay) on the device: the B-resident nn kernel with both outputs,

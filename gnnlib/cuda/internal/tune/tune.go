@@ -204,21 +204,24 @@ const (
 	// GEMMBF16BigStream is GEMMBF16Big with B always streamed
 	// (sm80_gemm_bf16d_*, never sm80_gemm_bf16dr_*), for comparison.
 	GEMMBF16BigStream GEMMBF16Kernel = "bigs"
+	// GEMMBF16Auto, the default, runs GEMMBF16Big's choice for products
+	// whose inner dimension K is at least 256 and GEMMBF16Pipe's below:
+	// on an H200 (2026-12-06 21:05, gnnbench -only bf16) the large tiles
+	// took 0.64-0.96x of the pipelined kernel's time at the GNN shapes
+	// with K of 256 or more (products-sized x·W 256x48 0.548 against
+	// 0.857 ms), and up to 1.18x at K of 100 (x·W products-sized
+	// 100x256, float32 out); the square 8192 product was within 4 %.
+	GEMMBF16Auto GEMMBF16Kernel = "auto"
 )
 
 // GEMMBF16 is the tensor-core kernel MatMulBF16 launches. Set it before
 // work is queued, not concurrently with MatMulBF16 calls.
 //
-// Every kernel (GEMMBF16Pipe, GEMMBF16PipeRes, GEMMBF16PipeSW,
-// GEMMBF16Reg) passed TestMatMulBF16 on an H100 (2026-12-06, final run),
-// where GEMMBF16PipeRes ran within 5 % of GEMMBF16Pipe, which stays the
-// default. If a device run fails TestMatMulBF16 for one kernel (its errors
+// Every kernel passed TestMatMulBF16 on an H200 (2026-12-06 21:00), the
+// large-tile ones (GEMMBF16Big, GEMMBF16BigStream) TestMatMulBF16BigReplay
+// too. If a device run fails TestMatMulBF16 for one kernel (its errors
 // name it), set this to one that passed (GEMMBF16Reg at worst).
-// GEMMBF16Big and GEMMBF16BigStream came later: one H100 run timed them
-// (2026-12-06 18:44, gnnlib/cuda/BENCHMARKS.md) at 0.83-1.24x of
-// GEMMBF16Pipe, but their TestMatMulBF16 and TestMatMulBF16BigReplay
-// cases have not yet run on a device.
-var GEMMBF16 = GEMMBF16Pipe
+var GEMMBF16 = GEMMBF16Auto
 
 // BF16SplitHeavy makes gnnlib/cuda's bfloat16 SpMM (SpMMBF16 and its
 // transpose) leave the rows of more than one edge tile to
