@@ -66,6 +66,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -94,6 +95,7 @@ var (
 	bf16Attn   = flag.Bool("bf16-attention", cuda.BF16Attention, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
 	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4), edge (tune.GATv2EdgeCoef), edge-lb3 or edge-e1 (with that tune.GATv2EdgeVariant): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge: its whole layers) again with each, where gatv2.cu has it")
 	prefetchAB = flag.Bool("prefetch-ab", false, "the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 and Transformer attention again with tune.AttnPrefetch off (the kernels loading each step's edge indices in the step)")
+	cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the host (pprof) to this file")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
 )
 
@@ -318,6 +320,16 @@ func main() {
 	flag.Parse()
 	cuda.BF16Attention = *bf16Attn
 	log.SetFlags(0)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	d, err := cuda.Open(0)
 	if err != nil {
 		log.Fatal(err)
