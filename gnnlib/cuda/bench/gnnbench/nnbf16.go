@@ -22,14 +22,17 @@ import (
 // one epoch of its own. It prints each median, the speedup and the ratio
 // of the peaks (issue 25's targets: ≥ 1.6x faster, ≤ 0.6x the memory),
 // and more variants of bfloat16: with the nnbf16 helper's switches off
-// (nnbf16Switches), with tune.AsyncLaunch flipped from its default (bfloat16 and float32), and replayed as CUDA graphs
-// (cuda.GraphReplay). The others launch kernel by kernel (cuda.AutoReplay
+// (nnbf16Switches), with tune.AsyncLaunch flipped from its default (bfloat16 and float32), replayed as CUDA graphs
+// (cuda.GraphReplay), and with tune.MultiTensorOptim flipped from its
+// default (bfloat16 and float32: Adam's step in one launch or one a
+// parameter). The others launch kernel by kernel (cuda.AutoReplay
 // off, as in the api part): the automatic choice would flip with the
 // variants' alternating times per launch.
 func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	defer func(a bool) { cuda.AutoReplay = a }(cuda.AutoReplay)
 	cuda.AutoReplay = false
 	asyncDefault := tune.AsyncLaunch
+	multiDefault := tune.MultiTensorOptim
 	indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
 	for i, v := range g.indptr {
 		indptr[i] = int(v)
@@ -57,6 +60,7 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			peak        float64
 			async       bool
 			replay      bool
+			multi       bool
 		}
 		var vs []*variant
 		type mode struct {
@@ -69,13 +73,16 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			async bool
 			// replay: bfloat16 replayed as CUDA graphs (cuda.GraphReplay).
 			replay bool
+			// multi: tune.MultiTensorOptim flipped from its default.
+			multi bool
 		}
-		modes := []mode{{tensor.Float32, false, false, false, false}, {tensor.BFloat16, false, false, false, false},
-			{tensor.BFloat16, false, true, false, false}, {tensor.BFloat16, false, false, true, false}, {tensor.BFloat16, false, false, false, true},
-			{tensor.Float32, false, false, true, false}}
+		modes := []mode{{tensor.Float32, false, false, false, false, false}, {tensor.BFloat16, false, false, false, false, false},
+			{tensor.BFloat16, false, true, false, false, false}, {tensor.BFloat16, false, false, true, false, false}, {tensor.BFloat16, false, false, false, true, false},
+			{tensor.Float32, false, false, true, false, false}}
 		if *nnepochAB {
-			modes = append(modes, mode{tensor.Float32, true, false, false, false}, mode{tensor.BFloat16, true, false, false, false})
+			modes = append(modes, mode{tensor.Float32, true, false, false, false, false}, mode{tensor.BFloat16, true, false, false, false, false})
 		}
+		modes = append(modes, mode{tensor.Float32, false, false, false, false, true}, mode{tensor.BFloat16, false, false, false, false, true})
 		for _, m := range modes {
 			dt := m.dt
 			nn.Seed(7)
@@ -98,11 +105,17 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 				v.name += " [cuda.GraphReplay]"
 				v.replay = true
 			}
+			if m.multi {
+				v.name += fmt.Sprintf(" [tune.MultiTensorOptim %s]", onOff(!multiDefault))
+				v.multi = true
+			}
 			v.epoch = func() {
 				defer oldPaths(m.old)()
 				defer nnbf16Switches(!m.off)()
 				defer func(on bool) { tune.AsyncLaunch = on }(tune.AsyncLaunch)
 				tune.AsyncLaunch = asyncDefault != m.async
+				defer func(on bool) { tune.MultiTensorOptim = on }(tune.MultiTensorOptim)
+				tune.MultiTensorOptim = multiDefault != m.multi
 				// Restored after the loss is read back (a wait, which
 				// ends the recorded segment).
 				defer func(on bool) { cuda.GraphReplay = on }(cuda.GraphReplay)
@@ -165,7 +178,17 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16, nnbf16 switches off vs on (%s)", kind, nnbf16SwitchesDoc), mb, bf.peak,
 			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 off %.2fx, on %.2fx; peak %.3f -> %.3f GiB",
 				mo, mb, mo/mb, mf/mo, mf/mb, off.peak, bf.peak))
-		if len(vs) == 8 {
+		fm, bm := vs[len(vs)-2], vs[len(vs)-1]
+		mfm, mbm := fm.times[len(fm.times)/2], bm.times[len(bm.times)/2]
+		hf, hb, hfm, hbm := f32.host[len(f32.host)/2], bf.host[len(bf.host)/2], fm.host[len(fm.host)/2], bm.host[len(bm.host)/2]
+		mOn, mOff, fmOn, fmOff, hOn, hOff, hfOn, hfOff := mbm, mb, mfm, mf, hbm, hb, hfm, hf
+		if multiDefault {
+			mOn, mOff, fmOn, fmOff, hOn, hOff, hfOn, hfOff = mb, mbm, mf, mfm, hb, hbm, hf, hfm
+		}
+		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s, tune.MultiTensorOptim on vs off (default %s)", kind, onOff(multiDefault)), mOn, bm.peak,
+			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx), host %.3f -> %.3f ms; float32 %.3f -> %.3f ms (%.2fx), host %.3f -> %.3f ms",
+				mOff, mOn, mOff/mOn, hOff, hOn, fmOff, fmOn, fmOff/fmOn, hfOff, hfOn))
+		if *nnepochAB {
 			f2, b2 := vs[6], vs[7]
 			m2f, m2b := f2.times[len(f2.times)/2], b2.times[len(b2.times)/2]
 			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s old paths (%s) vs new", kind, oldPathsDoc), mb, bf.peak,
@@ -174,7 +197,7 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		if *profile {
 			for _, v := range vs {
-				if v.async || v.replay {
+				if v.async || v.replay || v.multi {
 					continue // the profile waits after each op
 				}
 				profileEpoch(d, g.name, kind+", "+v.name, v.epoch)
