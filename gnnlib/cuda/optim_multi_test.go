@@ -517,3 +517,44 @@ func BenchmarkMultiTensorOptimHost(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAdamStepsHost times the host side of one Adam step over 6 and
+// 12 parameters of 256x256 (the GCN and GATv2 epochs' counts) on the
+// recording driver with tune.MultiTensorOptim off and on, alternating
+// step by step, and reports each one's median µs/step and their ratio.
+func BenchmarkAdamStepsHost(b *testing.B) {
+	defer func(on bool) { tune.MultiTensorOptim = on }(tune.MultiTensorOptim)
+	for _, np := range []int{6, 12} {
+		b.Run(fmt.Sprintf("params=%d", np), func(b *testing.B) {
+			d, drv := openRecorder(b)
+			mk := func() []*tensor.Tensor {
+				ts := make([]*tensor.Tensor, np)
+				for i := range ts {
+					ts[i] = tensor.Zeros(256, 256).To(d.Backend())
+				}
+				return ts
+			}
+			ps, gs, ms, vs := mk(), mk(), mk(), mk()
+			step := func(multi bool) float64 {
+				tune.MultiTensorOptim = multi
+				drv.trace, drv.launches = drv.trace[:0], drv.launches[:0]
+				t0 := time.Now()
+				if err := d.be.AdamSteps(ps, gs, ms, vs, 0.1, 0.9, 0.999, 1e-8, 1, 0, 1, false); err != nil {
+					b.Fatal(err)
+				}
+				return float64(time.Since(t0).Nanoseconds()) / 1e3
+			}
+			var off, on []float64
+			b.ResetTimer()
+			for range b.N {
+				off = append(off, step(false))
+				on = append(on, step(true))
+			}
+			b.StopTimer()
+			med := func(x []float64) float64 { slices.Sort(x); return x[len(x)/2] }
+			b.ReportMetric(med(off), "µs/step-off")
+			b.ReportMetric(med(on), "µs/step-on")
+			b.ReportMetric(med(on)/med(off), "x-off")
+		})
+	}
+}
