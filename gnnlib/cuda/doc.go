@@ -295,7 +295,12 @@
 // AggregateMax is degree-aware: rows of more than 128 edges are split into
 // edge tiles combined by atomics on packed (value, index) keys. BiasAct,
 // ActBackward, ColSum, SoftmaxNLL and Adam complete a training epoch;
-// dropout masks are recomputed from a seed, never stored. SpMMBiasAct
+// dropout masks are recomputed from a seed, never stored. gnnlib/nn's
+// Adam, AdamW and SGD hand the device all of a step's parameters in one
+// call; with internal/tune.MultiTensorOptim (off until it has run on a
+// device) one adam_multi or sgd_multi launch updates up to 32 of them,
+// their pointers and sizes passed as the kernel's arguments, instead of
+// one launch a parameter. SpMMBiasAct
 // applies bias, ReLU and dropout as the SpMM stores its rows, and
 // ActBackwardColSum masks the gradient and sums the bias gradient in one
 // pass: the fusions of gnnbench's GCN epoch.

@@ -111,19 +111,65 @@ func deviceGATv2(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p
 	})
 }
 
-// deviceAdamStep is Adam.Step for parameter i on a device; the moments
-// move to the device at its first step there.
-func (o *Adam) deviceStep(i int, p, g *tensor.Tensor, step, sc2 float32) {
-	ops := deviceOps("Adam.Step", p)
+// multiStepOps is an optional capability of a device (gnnlib/cuda's
+// has it): an optimiser's step over many parameters at once, as
+// AdamStep and SGDStep over each in turn, which the device may do in
+// fewer launches. Adam.Step and SGD.Step use it; devices without it get
+// one call a parameter.
+type multiStepOps interface {
+	AdamSteps(ps, grads, ms, vs []*tensor.Tensor, step, beta1, beta2, eps, sqrtC2, weightDecay, shrink float32, decoupled bool) error
+	SGDSteps(ps, grads, bufs []*tensor.Tensor, lr, momentum, weightDecay float32, started bool) error
+}
+
+// byDevice splits the parameters idx of ps by device, in order of first
+// appearance (a model's parameters are on one device).
+func byDevice(ps []*tensor.Tensor, idx []int) [][]int {
+	if len(idx) == 0 {
+		return nil
+	}
+	groups := [][]int{nil}
+	dev := []tensor.Backend{ps[idx[0]].Device()}
+outer:
+	for _, i := range idx {
+		for k, d := range dev {
+			if ps[i].Device() == d {
+				groups[k] = append(groups[k], i)
+				continue outer
+			}
+		}
+		dev = append(dev, ps[i].Device())
+		groups = append(groups, []int{i})
+	}
+	return groups
+}
+
+// deviceSteps is Adam.Step for the parameters idx, which are on a device
+// and have gradients; their moments move to the device at their first
+// step there. A device with multiStepOps gets them in one call.
+func (o *Adam) deviceSteps(idx []int, step, sc2 float32) {
 	if o.dm == nil {
 		o.dm = make([][2]*tensor.Tensor, len(o.params))
 	}
-	if o.dm[i][0] == nil || o.dm[i][0].Device() != p.Device() {
-		o.dm[i] = [2]*tensor.Tensor{tensor.Wrap(o.m[i], p.Shape()...).To(p.Device()), tensor.Wrap(o.v[i], p.Shape()...).To(p.Device())}
+	for _, grp := range byDevice(o.params, idx) {
+		p0 := o.params[grp[0]]
+		ops := deviceOps("Adam.Step", p0)
+		ps, gs, ms, vs := make([]*tensor.Tensor, len(grp)), make([]*tensor.Tensor, len(grp)), make([]*tensor.Tensor, len(grp)), make([]*tensor.Tensor, len(grp))
+		for k, i := range grp {
+			p := o.params[i]
+			if o.dm[i][0] == nil || o.dm[i][0].Device() != p.Device() {
+				o.dm[i] = [2]*tensor.Tensor{tensor.Wrap(o.m[i], p.Shape()...).To(p.Device()), tensor.Wrap(o.v[i], p.Shape()...).To(p.Device())}
+			}
+			ps[k], gs[k], ms[k], vs[k] = p, p.Grad(), o.dm[i][0], o.dm[i][1]
+		}
+		b1, b2, eps, wd, shrink := float32(o.Beta1), float32(o.Beta2), float32(o.Eps), float32(o.WeightDecay), float32(1-o.lr*o.WeightDecay)
+		if multi, ok := ops.(multiStepOps); ok {
+			deviceCheck("Adam.Step", p0, multi.AdamSteps(ps, gs, ms, vs, step, b1, b2, eps, sc2, wd, shrink, o.decoupled))
+			continue
+		}
+		for k, p := range ps {
+			deviceCheck("Adam.Step", p, ops.AdamStep(p, gs[k], ms[k], vs[k], step, b1, b2, eps, sc2, wd, shrink, o.decoupled))
+		}
 	}
-	err := ops.AdamStep(p, g, o.dm[i][0], o.dm[i][1], step, float32(o.Beta1), float32(o.Beta2), float32(o.Eps), sc2,
-		float32(o.WeightDecay), float32(1-o.lr*o.WeightDecay), o.decoupled)
-	deviceCheck("Adam.Step", p, err)
 }
 
 // deviceMean is MeanAggregate on a device: an SpMM with weights 1/deg(v),
@@ -198,22 +244,36 @@ func deviceMax(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	})
 }
 
-// deviceStep is SGD.Step for parameter i on a device; the momentum buffer
-// moves to the device at its first step there.
-func (o *SGD) deviceStep(i int, p, g *tensor.Tensor) {
-	ops := deviceOps("SGD.Step", p)
-	var buf *tensor.Tensor
-	if o.Momentum != 0 {
-		if o.db == nil {
-			o.db = make([]*tensor.Tensor, len(o.params))
-		}
-		if o.db[i] == nil || o.db[i].Device() != p.Device() {
-			o.db[i] = tensor.Wrap(o.buf[i], p.Shape()...).To(p.Device())
-		}
-		buf = o.db[i]
+// deviceSteps is SGD.Step for the parameters idx, which are on a device
+// and have gradients; their momentum buffers move to the device at their
+// first step there. A device with multiStepOps gets them in one call.
+func (o *SGD) deviceSteps(idx []int) {
+	if o.Momentum != 0 && o.db == nil {
+		o.db = make([]*tensor.Tensor, len(o.params))
 	}
-	err := ops.SGDStep(p, g, buf, float32(o.lr), float32(o.Momentum), float32(o.WeightDecay), o.started)
-	deviceCheck("SGD.Step", p, err)
+	for _, grp := range byDevice(o.params, idx) {
+		p0 := o.params[grp[0]]
+		ops := deviceOps("SGD.Step", p0)
+		ps, gs, bufs := make([]*tensor.Tensor, len(grp)), make([]*tensor.Tensor, len(grp)), make([]*tensor.Tensor, len(grp))
+		for k, i := range grp {
+			p := o.params[i]
+			if o.Momentum != 0 {
+				if o.db[i] == nil || o.db[i].Device() != p.Device() {
+					o.db[i] = tensor.Wrap(o.buf[i], p.Shape()...).To(p.Device())
+				}
+				bufs[k] = o.db[i]
+			}
+			ps[k], gs[k] = p, p.Grad()
+		}
+		lr, mom, wd := float32(o.lr), float32(o.Momentum), float32(o.WeightDecay)
+		if multi, ok := ops.(multiStepOps); ok {
+			deviceCheck("SGD.Step", p0, multi.SGDSteps(ps, gs, bufs, lr, mom, wd, o.started))
+			continue
+		}
+		for k, p := range ps {
+			deviceCheck("SGD.Step", p, ops.SGDStep(p, gs[k], bufs[k], lr, mom, wd, o.started))
+		}
+	}
 }
 
 // sameDevice panics unless every tensor of ts lives on x's device.

@@ -102,13 +102,14 @@ func checkSGD(op string, lr, momentum, weightDecay float64) {
 func (o *SGD) Step() {
 	checkSGD("SGD.Step", o.lr, o.Momentum, o.WeightDecay)
 	lr, mom, wd := float32(o.lr), float32(o.Momentum), float32(o.WeightDecay)
+	var onDev []int
 	for i, p := range o.params {
 		g := p.Grad()
 		if g == nil {
 			continue
 		}
 		if p.IsOnDevice() {
-			o.deviceStep(i, p, g)
+			onDev = append(onDev, i)
 			continue
 		}
 		if o.db != nil && o.db[i] != nil { // back from a device: its momentum comes along
@@ -126,6 +127,9 @@ func (o *SGD) Step() {
 			}
 			pd[j] -= lr * gj
 		}
+	}
+	if onDev != nil {
+		o.deviceSteps(onDev)
 	}
 	o.started = true
 }
@@ -183,13 +187,14 @@ func (o *Adam) Step() {
 	fb1, fb2 := float32(b1), float32(b2)
 	wd := float32(o.WeightDecay)
 	shrink := float32(1 - o.lr*o.WeightDecay)
+	var onDev []int
 	for i, p := range o.params {
 		g := p.Grad()
 		if g == nil {
 			continue
 		}
 		if p.IsOnDevice() {
-			o.deviceStep(i, p, g, step, sc2)
+			onDev = append(onDev, i)
 			continue
 		}
 		if o.dm != nil && o.dm[i][0] != nil { // back from a device: its moments come along
@@ -211,6 +216,9 @@ func (o *Adam) Step() {
 				pd[j] -= step * m[j] / (float32(math.Sqrt(float64(v[j])))/sc2 + eps)
 			}
 		})
+	}
+	if onDev != nil {
+		o.deviceSteps(onDev, step, sc2)
 	}
 }
 

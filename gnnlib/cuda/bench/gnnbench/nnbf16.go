@@ -22,14 +22,17 @@ import (
 // one epoch of its own. It prints each median, the speedup and the ratio
 // of the peaks (issue 25's targets: ≥ 1.6x faster, ≤ 0.6x the memory),
 // and more variants of bfloat16: with the nnbf16 helper's switches off
-// (nnbf16Switches), with tune.AsyncLaunch flipped from its default (bfloat16 and float32), and replayed as CUDA graphs
-// (cuda.GraphReplay), and with tune.DeviceSpin 0 (float32 and bfloat16). The others launch kernel by kernel (cuda.AutoReplay
+// (nnbf16Switches), with tune.AsyncLaunch flipped from its default (bfloat16 and float32), replayed as CUDA graphs
+// (cuda.GraphReplay), with tune.DeviceSpin 0 (float32 and bfloat16), and
+// with tune.MultiTensorOptim flipped from its default (bfloat16 and
+// float32: Adam's step in one launch or one a parameter). The others launch kernel by kernel (cuda.AutoReplay
 // off, as in the api part): the automatic choice would flip with the
 // variants' alternating times per launch.
 func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	defer func(a bool) { cuda.AutoReplay = a }(cuda.AutoReplay)
 	cuda.AutoReplay = false
 	asyncDefault, spinDefault := tune.AsyncLaunch, tune.DeviceSpin
+	multiDefault := tune.MultiTensorOptim
 	indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
 	for i, v := range g.indptr {
 		indptr[i] = int(v)
@@ -57,6 +60,7 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			peak        float64
 			async       bool
 			replay      bool
+			multi       bool
 		}
 		var vs []*variant
 		type mode struct {
@@ -72,13 +76,16 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			// park: tune.DeviceSpin 0 (the device goroutine and its
 			// waiters park at once instead of polling).
 			park bool
+			// multi: tune.MultiTensorOptim flipped from its default.
+			multi bool
 		}
-		modes := []mode{{tensor.Float32, false, false, false, false, false}, {tensor.BFloat16, false, false, false, false, false},
-			{tensor.BFloat16, false, true, false, false, false}, {tensor.BFloat16, false, false, true, false, false}, {tensor.BFloat16, false, false, false, true, false},
-			{tensor.Float32, false, false, true, false, false}, {tensor.Float32, false, false, false, false, true}, {tensor.BFloat16, false, false, false, false, true}}
+		modes := []mode{{dt: tensor.Float32}, {dt: tensor.BFloat16},
+			{dt: tensor.BFloat16, off: true}, {dt: tensor.BFloat16, async: true}, {dt: tensor.BFloat16, replay: true},
+			{dt: tensor.Float32, async: true}, {dt: tensor.Float32, park: true}, {dt: tensor.BFloat16, park: true}}
 		if *nnepochAB {
-			modes = append(modes, mode{tensor.Float32, true, false, false, false, false}, mode{tensor.BFloat16, true, false, false, false, false})
+			modes = append(modes, mode{dt: tensor.Float32, old: true}, mode{dt: tensor.BFloat16, old: true})
 		}
+		modes = append(modes, mode{dt: tensor.Float32, multi: true}, mode{dt: tensor.BFloat16, multi: true})
 		for _, m := range modes {
 			dt := m.dt
 			nn.Seed(7)
@@ -104,6 +111,10 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			if m.park {
 				v.name += " [tune.DeviceSpin 0]"
 			}
+			if m.multi {
+				v.name += fmt.Sprintf(" [tune.MultiTensorOptim %s]", onOff(!multiDefault))
+				v.multi = true
+			}
 			v.epoch = func() {
 				defer oldPaths(m.old)()
 				defer nnbf16Switches(!m.off)()
@@ -113,6 +124,8 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 				if m.park {
 					tune.DeviceSpin = 0
 				}
+				defer func(on bool) { tune.MultiTensorOptim = on }(tune.MultiTensorOptim)
+				tune.MultiTensorOptim = multiDefault != m.multi
 				// Restored after the loss is read back (a wait, which
 				// ends the recorded segment).
 				defer func(on bool) { cuda.GraphReplay = on }(cuda.GraphReplay)
@@ -180,7 +193,17 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s, tune.DeviceSpin %v vs 0", kind, spinDefault), mb, bf.peak,
 			fmt.Sprintf("float32 %.3f -> %.3f ms (%.2fx), host %.3f -> %.3f ms; bfloat16 %.3f -> %.3f ms (%.2fx), host %.3f -> %.3f ms; bfloat16 vs float32 parked %.2fx, polling %.2fx",
 				m0f, mf, m0f/mf, f0.host[len(f0.host)/2], f32.host[len(f32.host)/2], m0b, mb, m0b/mb, b0.host[len(b0.host)/2], bf.host[len(bf.host)/2], m0f/m0b, mf/mb))
-		if len(vs) == 10 {
+		fm, bm := vs[len(vs)-2], vs[len(vs)-1]
+		mfm, mbm := fm.times[len(fm.times)/2], bm.times[len(bm.times)/2]
+		hf, hb, hfm, hbm := f32.host[len(f32.host)/2], bf.host[len(bf.host)/2], fm.host[len(fm.host)/2], bm.host[len(bm.host)/2]
+		mOn, mOff, fmOn, fmOff, hOn, hOff, hfOn, hfOff := mbm, mb, mfm, mf, hbm, hb, hfm, hf
+		if multiDefault {
+			mOn, mOff, fmOn, fmOff, hOn, hOff, hfOn, hfOff = mb, mbm, mf, mfm, hb, hbm, hf, hfm
+		}
+		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s, tune.MultiTensorOptim on vs off (default %s)", kind, onOff(multiDefault)), mOn, bm.peak,
+			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx), host %.3f -> %.3f ms; float32 %.3f -> %.3f ms (%.2fx), host %.3f -> %.3f ms",
+				mOff, mOn, mOff/mOn, hOff, hOn, fmOff, fmOn, fmOff/fmOn, hfOff, hfOn))
+		if *nnepochAB {
 			f2, b2 := vs[8], vs[9]
 			m2f, m2b := f2.times[len(f2.times)/2], b2.times[len(b2.times)/2]
 			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s old paths (%s) vs new", kind, oldPathsDoc), mb, bf.peak,
@@ -189,7 +212,7 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		if *profile {
 			for _, v := range vs {
-				if v.async || v.replay {
+				if v.async || v.replay || v.multi {
 					continue // the profile waits after each op
 				}
 				profileEpoch(d, g.name, kind+", "+v.name, v.epoch)
