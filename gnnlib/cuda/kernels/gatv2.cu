@@ -36,6 +36,58 @@ __device__ __forceinline__ void gatv2_signs(const float4 (&q)[VPL], const float4
 	}
 }
 
+// gatv2_datt_add adds a lane's att gradient da to datt (head h) with
+// atomics, its first C channels with MASK.
+template <int G, int VPL, bool MASK, bool W>
+__device__ __forceinline__ void gatv2_datt_add(float* __restrict__ datt, int h, int C, int lane, const float4 (&da)[VPL]) {
+#pragma unroll
+	for (int i = 0; i < VPL; i++) {
+		int c = chan4<G, W>(i, lane);
+		if (MASK && c >= C) continue;
+		float* q = datt + h * C + c;
+		atomicAdd(q, da[i].x); atomicAdd(q + 1, da[i].y); atomicAdd(q + 2, da[i].z); atomicAdd(q + 3, da[i].w);
+	}
+}
+
+// gatv2_datt_flush adds, at the end of a pass whose lane groups each
+// meet one head (fixedHead: the launch keeps the number of groups a
+// multiple of H), the lane's att gradient da (head h) to datt. Without red
+// every lane adds its own: 4·VPL atomic adds a lane, from every group of
+// the grid (gridFor's nsm·32 blocks) onto the same H·C floats, which the
+// L2 serialises per address (about 1.3 ms of each arxiv-sized pass at
+// 1x256 that has them, by the H200's times against the passes without).
+// With red (tune.GATv2DattBlock; the launch gives 4·G·VPL floats of
+// dynamic shared memory a group) the block's groups first leave their da
+// in shared memory; then one thread per (head, channel) of the block
+// sums the groups of that head (group k of the block has head (block's
+// first group + k) mod H, so groups k, k + H, ... share one) and adds the
+// sum once: one atomic add per block and channel of each head it meets.
+// Every thread of the block must call it.
+template <int G, int VPL, bool MASK, bool W>
+__device__ __forceinline__ void gatv2_datt_flush(float* __restrict__ datt, int h, int C, int H, int lane, const float4 (&da)[VPL],
+                                                 int red) {
+	if (!red) {
+		gatv2_datt_add<G, VPL, MASK, W>(datt, h, C, lane, da);
+		return;
+	}
+	extern __shared__ float4 gatv2_red_smem[];
+	const int CP = 4 * G * VPL, gpb = blockDim.x / G, k0 = threadIdx.x / G;
+	float* sm = reinterpret_cast<float*>(gatv2_red_smem);
+#pragma unroll
+	for (int i = 0; i < VPL; i++) *reinterpret_cast<float4*>(sm + k0 * CP + chan4<G, W>(i, lane)) = da[i];
+	__syncthreads();
+	const unsigned hs = min(H, gpb), first = blockIdx.x * (unsigned)gpb;
+#pragma unroll 1
+	for (unsigned j = threadIdx.x; j < hs * CP; j += blockDim.x) {
+		const unsigned k = j / CP, c = j % CP;
+		if (MASK && c >= C) continue;
+		float s = 0.f;
+#pragma unroll 1
+		for (unsigned k2 = k; k2 < gpb; k2 += H) s += sm[k2 * CP + c];
+		atomicAdd(datt + (first + k) % H * C + c, s);
+	}
+}
+
 // With SAVE (gatv2_fwde, tune.GATv2EdgeCoef) the forward pass also
 // stores each edge-and-head's score s at es[t] and the signs of z at
 // esign (gatv2_signs), t = edge*H + head in CSR order: all that the
@@ -161,7 +213,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
                                    const T* __restrict__ dout, T* __restrict__ dxr, long long ldd,
                                    float* __restrict__ dd, float2* __restrict__ eas,
                                    unsigned char* __restrict__ esign, float* __restrict__ datt, int n, int H,
-                                   float slope, float pdrop, unsigned long long seed, int cw, int pf) {
+                                   float slope, float pdrop, unsigned long long seed, int cw, int pf, int red) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -227,15 +279,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		}
 		if (!SAVE && dd != nullptr && lane == 0) dd[p] = D;  // the row pass only
 	}
-	if (fixedHead) {
-#pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			int c = chan4<G, W>(i, lane);
-			if (MASK && c >= C) continue;
-			float* q = datt + hfix * C + c;
-			atomicAdd(q, da[i].x); atomicAdd(q + 1, da[i].y); atomicAdd(q + 2, da[i].z); atomicAdd(q + 3, da[i].w);
-		}
-	}
+	if (fixedHead) gatv2_datt_flush<G, VPL, MASK, W>(datt, hfix, C, H, lane, da, red);
 }
 
 // gatv2_bwd_src_body: for each (u,h), over u's out-edges in the transposed
@@ -360,18 +404,19 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 	extern "C" __global__ void BOUNDS gatv2_bwd_dst##SFX##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),   \
 	                                                          const float* att, const T* out, const float* lse,       \
 	                                                          const T* dout, T* dxr, long long ldd, float* dd,        \
-	                                                          float* datt, int n, int H, float slope, int cw, int pf) { \
+	                                                          float* datt, int n, int H, float slope, int cw, int pf, \
+	                                                          int red) {                                              \
 		gatv2_bwd_dst_body<T, G, VPL, false, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
-		                                           dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw, pf);        \
+		                                           dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw, pf, red);   \
 	}                                                                                                                \
 	extern "C" __global__ void BOUNDS gatv2_bwd_dsts##SFX##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),  \
 	                                                           const float* att, const T* out, const float* lse,      \
 	                                                           const T* dout, T* dxr, long long ldd, float2* eas,     \
 	                                                           unsigned char* esign, float* datt, int n, int H,       \
 	                                                           float slope, float pdrop, unsigned long long seed, int cw, \
-	                                                           int pf) {                                              \
+	                                                           int pf, int red) {                                     \
 		gatv2_bwd_dst_body<T, G, VPL, true, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
-		                                          nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw, pf);     \
+		                                          nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw, pf, red); \
 	}
 
 // The group shapes (attn.cuh's ATTN_SHAPES). At (32,8) the destination
@@ -438,19 +483,6 @@ __device__ __forceinline__ void lane_fma(float4 (&x)[VPL], const float4 (&a)[VPL
 	}
 }
 
-// gatv2_datt_add adds a lane's att gradient da to datt (head h) with
-// atomics, its first C channels with MASK.
-template <int G, int VPL, bool MASK, bool W>
-__device__ __forceinline__ void gatv2_datt_add(float* __restrict__ datt, int h, int C, int lane, const float4 (&da)[VPL]) {
-#pragma unroll
-	for (int i = 0; i < VPL; i++) {
-		int c = chan4<G, W>(i, lane);
-		if (MASK && c >= C) continue;
-		float* q = datt + h * C + c;
-		atomicAdd(q, da[i].x); atomicAdd(q + 1, da[i].y); atomicAdd(q + 2, da[i].z); atomicAdd(q + 3, da[i].w);
-	}
-}
-
 // gatv2_bwd_dd_body: D[v,h] = dOut[v,h]·out[v,h] for every (v,h).
 template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void gatv2_bwd_dd_body(const T* __restrict__ out, const T* __restrict__ dout, float* __restrict__ dd, int n, int H, int cw) {
@@ -484,7 +516,7 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
                                     const unsigned char* __restrict__ esign, float* __restrict__ dse,
                                     const T* __restrict__ dout, T* __restrict__ dxl, long long ldd,
                                     float* __restrict__ datt, int n, int H, float slope, float pdrop,
-                                    unsigned long long seed, int cw, int pf) {
+                                    unsigned long long seed, int cw, int pf, int red) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -560,7 +592,7 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 			zero4(da);
 		}
 	}
-	if (fixedHead) gatv2_datt_add<G, VPL, MASK, W>(datt, hfix, C, lane, da);
+	if (fixedHead) gatv2_datt_flush<G, VPL, MASK, W>(datt, hfix, C, H, lane, da, red);
 }
 
 // gatv2_bwd_dste_body: for each (v,h), over v's in-edges in CSR order, w
@@ -570,7 +602,7 @@ template <typename T, int G, int VPL, bool MASK, bool W>
 __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, const T* __restrict__ xr, long long ldr,
                                     const float* __restrict__ att, const float* __restrict__ dse,
                                     const unsigned char* __restrict__ esign, T* __restrict__ dxr, long long ldd,
-                                    float* __restrict__ datt, int n, int H, float slope, int cw) {
+                                    float* __restrict__ datt, int n, int H, float slope, int cw, int red) {
 	const int C = MASK ? cw : 4 * G * VPL;
 	const int lane = threadIdx.x % G;
 	const attn_groups<G> g(n, H);
@@ -600,7 +632,7 @@ __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, c
 			zero4(da);
 		}
 	}
-	if (fixedHead) gatv2_datt_add<G, VPL, MASK, W>(datt, hfix, C, lane, da);
+	if (fixedHead) gatv2_datt_flush<G, VPL, MASK, W>(datt, hfix, C, H, lane, da, red);
 }
 
 // GATV2E_FS instantiates the edge-coefficient forward and source passes
@@ -619,9 +651,9 @@ __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, c
 	                                                           const float* lse, const float* dd, const float* es,            \
 	                                                           const unsigned char* esign, float* dse, const T* dout, T* dxl, \
 	                                                           long long ldd, float* datt, int n, int H, float slope,         \
-	                                                           float pdrop, unsigned long long seed, int cw, int pf) {        \
+	                                                           float pdrop, unsigned long long seed, int cw, int pf, int red) { \
 		gatv2_bwd_srce_body<T, G, VPL, MASK, W>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, lse, dd,      \
-		                                        es, esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, seed, cw, pf);        \
+		                                        es, esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, seed, cw, pf, red);   \
 	}
 
 // GATV2E_INST instantiates the edge-coefficient kernels (gatv2_fwde,
@@ -635,9 +667,9 @@ __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, c
 	extern "C" __global__ void gatv2_bwd_dste##SFX(const int* indptr, const int* indices, ATTN_ROWS, const T* xr,             \
 	                                               long long ldr, const float* att, const float* dse,                       \
 	                                               const unsigned char* esign, T* dxr, long long ldd, float* datt, int n,   \
-	                                               int H, float slope, int cw) {                                           \
+	                                               int H, float slope, int cw, int red) {                                  \
 		gatv2_bwd_dste_body<T, G, VPL, MASK, W>(indptr, heavy, tiles, nheavy, tile, xr, ldr, att, dse, esign, dxr, ldd, datt, \
-		                                        n, H, slope, cw);                                                          \
+		                                        n, H, slope, cw, red);                                                     \
 	}
 
 // The exact widths 64, 128, 256 and 512 only, float32 and bfloat16 in
@@ -667,10 +699,10 @@ GATV2E_FS(_32_2_bf16, _lb3, bf16, 32, 2, false, false, __launch_bounds__(256, 3)
 	    gatv2_bwd_srce##SFX##_e1(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, const T* xl,           \
 	                             long long ldl, const float* att, const float* lse, const float* dd, const float* es,          \
 	                             const unsigned char* esign, float* dse, const T* dout, T* dxl, long long ldd, float* datt,  \
-	                             int n, int H, float slope, float pdrop, unsigned long long seed, int cw, int pf) {           \
+	                             int n, int H, float slope, float pdrop, unsigned long long seed, int cw, int pf, int red) {  \
 		gatv2_bwd_srce_body<T, 32, 2, false, W, false>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, lse, \
 		                                                dd, es, esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, seed, cw, \
-		                                                pf);                                                                   \
+		                                                pf, red);                                                              \
 	}
 GATV2E_E1(_32_2, float, false)
 GATV2E_E1(_32_2_bf16, bf16, false)
