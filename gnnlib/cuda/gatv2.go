@@ -626,8 +626,9 @@ func edgeVariant(k gatv2Kernel, edge, src bool) string {
 }
 
 // SourceFirst reports whether the forward pass saved what the
-// edge-coefficient backward needs (tune.GATv2EdgeCoef, exact head
-// widths): then BackwardSrc runs first, computing each edge's score
+// edge-coefficient backward needs (tune.GATv2EdgeCoef, or
+// tune.GATv2EdgeAuto where the backward would otherwise recompute; exact
+// head widths): then BackwardSrc runs first, computing each edge's score
 // gradient once, and BackwardDst after it sums stored values. Called in
 // the other order, the passes run as without it.
 func (a *GATv2) SourceFirst() bool { return a.es != nil }
