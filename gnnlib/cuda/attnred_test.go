@@ -250,5 +250,6 @@ func TestGATv2DattBlock(t *testing.T) {
 		{1, 256, GATv2Auto, 0, "edge-red"}, {1, 256, GATv2Auto, 0.3, "edge-red"}, {2, 64, GATv2Auto, 0, "edge-red"},
 		{4, 16, GATv2Auto, 0.1, "edge-red"}, {1, 512, GATv2Auto, 0.1, "edge-red"}, {1, 128, GATv2Auto, 0, "edge-red"},
 		{1, 256, GATv2Auto, 0, "edge-lb3-red"}, {1, 256, GATv2Auto, 0.3, "edge-e1-red"},
+		{1, 256, GATv2Auto, 0, "edge-bal-red"}, {1, 256, GATv2Auto, 0.3, "edge-bal-red"},
 	})
 }

@@ -408,6 +408,7 @@ type GATv2 struct {
 	// dattSrc, which the destination pass adds to.
 	es, esgn, dse, dattSrc *Tensor
 	srcDone                bool // the edge-coefficient source pass ran; its destination pass comes next
+	bal                    bool // the forward pass stored the sign bits as ballot words (the _bal kernels)
 	pendingSrc             bool // the recomputing or saved-edge BackwardDst ran; its BackwardSrc comes next
 }
 
@@ -562,6 +563,7 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		kernel, save = "gatv2_fwde", []any{a.es, a.esgn}
 	}
 	var err error
+	a.bal = edgeVariant(k, save != nil, false) == "_bal"
 	a.Out, a.Out16, a.LSE, err = attnForward(d, g, kernel+attnSuffix(k, bf16, wide)+edgeVariant(k, save != nil, false), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
 		args := append([]any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse}, save...)
 		return append(args, n, heads, slope, drop.P, drop.Seed, channels, tune.AttnPrefetch)
@@ -616,13 +618,29 @@ func edgeCoefBytes(e, heads int, k gatv2Kernel) int64 {
 // has it (1x256), or "".
 func edgeVariant(k gatv2Kernel, edge, src bool) string {
 	v := tune.GATv2EdgeVariant
-	if !edge || k.mask || k.g != 32 || k.vpl != 2 || (v != "lb3" && v != "e1") {
+	if !edge || k.mask || k.g != 32 || k.vpl != 2 || (v != "lb3" && v != "e1" && v != "bal") {
 		return ""
+	}
+	if v == "bal" {
+		return "_bal"
 	}
 	if v == "e1" && src {
 		return "_e1"
 	}
 	return "_lb3"
+}
+
+// srcVariant is the edge-coefficient source pass's name suffix: _bal
+// when the forward pass stored the ballot sign words (a.bal), whatever
+// tune.GATv2EdgeVariant says now, else edgeVariant's lb3 or e1.
+func (a *GATv2) srcVariant(k gatv2Kernel) string {
+	if a.bal {
+		return "_bal"
+	}
+	if v := edgeVariant(k, true, true); v != "_bal" {
+		return v
+	}
+	return ""
 }
 
 // SourceFirst reports whether the forward pass saved what the
@@ -943,7 +961,7 @@ func (a *GATv2) backwardSrcEdge(g *Graph, xl mat, att *Tensor, dout uintptr, dxl
 	red, shared := a.dattRed()
 	launch := func(n int, args []any) error {
 		grid, _, _, _ := a.launchShape(d, n)
-		return d.launchShared("gatv2_bwd_srce"+suffix+edgeVariant(k, true, true), [3]int{grid, 1, 1}, [3]int{block, 1, 1}, shared, append(args, red)...)
+		return d.launchShared("gatv2_bwd_srce"+suffix+a.srcVariant(k), [3]int{grid, 1, 1}, [3]int{block, 1, 1}, shared, append(args, red)...)
 	}
 	rest := func(dq mat, n int) []any {
 		return []any{tperm, xl.ptr, xl.ld, att, a.LSE, a.d, a.es, a.esgn, a.dse, dout, dq.ptr, dq.ld, a.dattSrc, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}
@@ -976,6 +994,9 @@ func (a *GATv2) backwardDstEdge(g *Graph, xr mat, att *Tensor, dxr mat, datt *Te
 		return err
 	}
 	_, _, block, suffix := a.launchShape(d, g.n)
+	if a.bal {
+		suffix += "_bal" // the ballot sign words (gatv2_signs)
+	}
 	pass := g.attnPass(false)
 	red, shared := a.dattRed()
 	launch := func(n int, args []any) error {

@@ -296,8 +296,14 @@ var GATv2EdgeAuto = false
 // both compiled with __launch_bounds__(256, 3) (at most 85 registers a
 // thread instead of 99-121, three blocks of 256 threads an SM instead of
 // two); "e1", the forward so and the source pass one edge a step under
-// the same bounds. "", the default, runs the others; gnnbench's
-// -gatv2-variants edge-lb3 and edge-e1 time them.
+// the same bounds; "bal", the three passes with the sign bits stored as
+// ballot words (one store of C/8 contiguous bytes an edge from C/32
+// lanes, instead of C/128 byte stores from every other lane after as
+// many shuffles: gatv2.cu's gatv2_signs), the forward (72 registers) and
+// the source pass (one edge a step, 80) under the same bounds, without
+// spills at sm_90. "", the default, runs the others; gnnbench's
+// -gatv2-variants edge-lb3, edge-e1 and edge-bal time them. The layout of
+// the sign bits is the forward pass's choice: its backward follows it.
 var GATv2EdgeVariant = ""
 
 // AttnPrefetch lets the fused GATv2 and Transformer kernels load each
