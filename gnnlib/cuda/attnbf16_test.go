@@ -157,7 +157,7 @@ func TestGATv2EdgeCoef(t *testing.T) {
 		// The variants of the forward and source passes (tune.GATv2EdgeVariant).
 		{1, 256, GATv2Auto, 0.3, "edge-lb3"}, {1, 256, GATv2Auto, 0, "edge-lb3"},
 		{1, 256, GATv2Auto, 0.3, "edge-e1"}, {1, 256, GATv2Auto, 0, "edge-e1"},
-		{1, 256, GATv2Auto, 0.3, "edge-bal"}, {1, 256, GATv2Auto, 0, "edge-bal"},
+		{1, 256, GATv2Auto, 0.3, "edge-bal"}, {1, 256, GATv2Auto, 0, "edge-bal"}, {2, 256, GATv2Auto, 0.1, "edge-bal"},
 	})
 }
 
