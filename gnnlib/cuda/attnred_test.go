@@ -241,15 +241,13 @@ func TestGATv2EdgeAuto(t *testing.T) {
 // whose passes sum it too. TestGATv2DattBlockEmulated checks the sum's
 // indexing on the CPU.
 func TestGATv2DattBlock(t *testing.T) {
+	// Each case costs about 3 s on the device host (TestGATv2EdgeCoef's
+	// 11 took 31 s on the H200), most of it the float64 reference.
 	testGATv2BF16(t, []gatv2BF16Case{
-		{1, 256, GATv2Save, 0, "red"}, {1, 256, GATv2Recompute, 0, "red"}, {1, 256, GATv2Save, 0.3, "red"},
-		{2, 64, GATv2Recompute, 0, "red"}, {4, 16, GATv2Save, 0.1, "red"}, {8, 8, GATv2Auto, 0, "red"},
-		{2, 12, GATv2Recompute, 0, "red"}, {1, 40, GATv2Save, 0.2, "red"}, {1, 300, GATv2Save, 0, "red"},
-		{1, 1024, GATv2Recompute, 0, "red"}, {1, 512, GATv2Save, 0.1, "red"}, {3, 32, GATv2Save, 0, "red"},
-		{1, 256, GATv2Save, 0.3, "lb3-red"}, {2, 64, GATv2Recompute, 0, "lb4-red"},
-		{1, 256, GATv2Auto, 0, "edge-red"}, {1, 256, GATv2Auto, 0.3, "edge-red"}, {2, 64, GATv2Auto, 0, "edge-red"},
-		{4, 16, GATv2Auto, 0.1, "edge-red"}, {1, 512, GATv2Auto, 0.1, "edge-red"}, {1, 128, GATv2Auto, 0, "edge-red"},
-		{1, 256, GATv2Auto, 0, "edge-lb3-red"}, {1, 256, GATv2Auto, 0.3, "edge-e1-red"},
-		{1, 256, GATv2Auto, 0, "edge-bal-red"}, {1, 256, GATv2Auto, 0.3, "edge-bal-red"},
+		{1, 256, GATv2Save, 0.3, "red"}, {1, 256, GATv2Recompute, 0, "red"}, {4, 16, GATv2Save, 0.1, "red"},
+		{2, 12, GATv2Recompute, 0, "red"}, {1, 300, GATv2Save, 0, "red"}, {3, 32, GATv2Save, 0, "red"},
+		{2, 64, GATv2Recompute, 0, "lb4-red"},
+		{1, 256, GATv2Auto, 0.3, "edge-red"}, {2, 64, GATv2Auto, 0, "edge-red"}, {1, 512, GATv2Auto, 0.1, "edge-red"},
+		{1, 256, GATv2Auto, 0, "edge-bal-red"},
 	})
 }
