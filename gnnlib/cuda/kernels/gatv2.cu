@@ -74,8 +74,9 @@ __device__ __forceinline__ void gatv2_datt_add(float* __restrict__ datt, int h, 
 // multiple of H), the lane's att gradient da (head h) to datt. Without red
 // every lane adds its own: 4·VPL atomic adds a lane, from every group of
 // the grid (gridFor's nsm·32 blocks) onto the same H·C floats, which the
-// L2 serialises per address (about 1.3 ms of each arxiv-sized pass at
-// 1x256 that has them, by the H200's times against the passes without).
+// L2 serialises per address (inferred, not profiled: on the H200 each
+// arxiv-sized pass at 1x256 that has them took 1.2-1.5 ms more than its
+// bytes need, the passes without them about their bytes).
 // With red (tune.GATv2DattBlock; the launch gives 4·G·VPL floats of
 // dynamic shared memory a group) the block's groups first leave their da
 // in shared memory; then one thread per (head, channel) of the block

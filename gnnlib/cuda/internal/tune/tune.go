@@ -263,12 +263,13 @@ var GATv2EdgeCoef = false
 // and add each block's sum once (gatv2.cu's gatv2_datt_flush), instead of
 // every lane of every group adding its own share: 4·VPL atomic adds a
 // lane from the whole grid (4224 blocks of 256 threads on the H200) onto
-// the same H·C floats, 32 times the L2 requests. On the H200 (this
-// session's first run) each arxiv-sized pass at 1x256 with those adds
-// took 1.2-1.5 ms more than its bytes need, the passes without them
-// (forward, gatv2_bwd_srcs) about what their bytes need, and the wide
-// bfloat16 layout, which spreads a lane's adds over twice the cache
-// lines, twice the excess. The same values, summed in another order.
+// the same H·C floats, 32 times the L2 requests at 1x256. On the H200
+// (2026-12-06, 21:00) each arxiv-sized pass at 1x256 with those adds
+// took 1.2-1.5 ms more than its bytes need at 4 TB/s, the passes
+// without them (forward, gatv2_bwd_srcs) about what their bytes need,
+// and the wide bfloat16 layout, which spreads a lane's adds over twice
+// the cache lines, twice the excess: the adds are the suspect by these
+// times (no profiler ran). The same values, summed in another order.
 // Off by default until a device run passes it; gnnbench's
 // -gatv2-variants red and edge-red time it.
 var GATv2DattBlock = false
