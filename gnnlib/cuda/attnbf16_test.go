@@ -157,6 +157,7 @@ func TestGATv2EdgeCoef(t *testing.T) {
 		// The variants of the forward and source passes (tune.GATv2EdgeVariant).
 		{1, 256, GATv2Auto, 0.3, "edge-lb3"}, {1, 256, GATv2Auto, 0, "edge-lb3"},
 		{1, 256, GATv2Auto, 0.3, "edge-e1"}, {1, 256, GATv2Auto, 0, "edge-e1"},
+		{1, 256, GATv2Auto, 0.3, "edge-bal"}, {1, 256, GATv2Auto, 0, "edge-bal"}, {2, 256, GATv2Auto, 0.1, "edge-bal"},
 	})
 }
 
@@ -166,7 +167,11 @@ type gatv2BF16Case struct {
 	heads, c int
 	mode     GATv2Backward
 	p        float32
-	variant  string // tune.GATv2Variant, "nopf": tune.AttnPrefetch off, "edge": tune.GATv2EdgeCoef on, "edge-lb3", "edge-e1": and that tune.GATv2EdgeVariant
+	// tune.GATv2Variant, "nopf": tune.AttnPrefetch off, "edge":
+	// tune.GATv2EdgeCoef on, "edge-lb3", "edge-e1": and that
+	// tune.GATv2EdgeVariant; "red" or a "-red" suffix: tune.GATv2DattBlock
+	// on.
+	variant string
 }
 
 func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
@@ -192,6 +197,7 @@ func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 	defer func(on bool) { tune.AttnPrefetch = on }(tune.AttnPrefetch)
 	defer func(v string) { tune.GATv2Variant = v }(tune.GATv2Variant)
 	defer func(w bool) { BF16WideLoads = w }(BF16WideLoads)
+	defer func(on bool) { tune.GATv2DattBlock = on }(tune.GATv2DattBlock)
 	for _, gc := range []struct {
 		name  string
 		g     *Graph
@@ -199,11 +205,13 @@ func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 		split bool
 	}{{"star/split", star, starHost, true}, {"star/rows", star, starHost, false}, {"random", rnd, rndHost, true}} {
 		for _, c := range cases {
+			variant, red := strings.CutSuffix(c.variant, "red")
+			variant = strings.TrimSuffix(variant, "-")
 			for _, wide := range []bool{false, true} {
 				if gc.name == "star/rows" && c.c != 256 {
 					continue
 				}
-				if k, _ := gatShape(c.c); wide && (!k.wide() || (c.variant != "" && !strings.HasPrefix(c.variant, "edge"))) {
+				if k, _ := gatShape(c.c); wide && (!k.wide() || (variant != "" && !strings.HasPrefix(variant, "edge"))) {
 					continue
 				}
 				name := fmt.Sprintf("%s/%dx%d/mode%d/p%g/wide%t", gc.name, c.heads, c.c, c.mode, c.p, wide)
@@ -212,13 +220,14 @@ func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 				}
 				t.Run(name, func(t *testing.T) {
 					// "nopf" is tune.AttnPrefetch off.
-					edge := strings.HasPrefix(c.variant, "edge")
-					tune.GATv2Variant, tune.AttnPrefetch, tune.GATv2EdgeCoef = c.variant, c.variant != "nopf", edge
-					tune.GATv2EdgeVariant, _ = strings.CutPrefix(c.variant, "edge-")
+					edge := strings.HasPrefix(variant, "edge")
+					tune.GATv2Variant, tune.AttnPrefetch, tune.GATv2EdgeCoef = variant, variant != "nopf", edge
+					tune.GATv2DattBlock = red
+					tune.GATv2EdgeVariant, _ = strings.CutPrefix(variant, "edge-")
 					if !edge {
 						tune.GATv2EdgeVariant = ""
 					}
-					if c.variant == "nopf" || edge {
+					if variant == "nopf" || edge {
 						tune.GATv2Variant = ""
 					}
 					SplitHeavyRows = gc.split

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -197,4 +198,214 @@ func TestGATv2EdgeCoefLayers(t *testing.T) {
 	t.Run("bfloat16", func(t *testing.T) {
 		tensor.Autocast(tensor.BFloat16, func() { devicetest.CheckOps(t, d, edge, 2e-2) })
 	})
+}
+
+// TestGATv2SignWordsEmulated runs gatv2.cu's two layouts of the
+// edge-coefficient sign bits on the CPU, each as its writer
+// (gatv2_signs: the nibbles an even lane joins with its odd neighbour's,
+// or with BAL the ballot words lane k < 4·VPL stores) and its reader
+// (gatv2_sign_add: the byte a lane loads and its nibble, or with BAL the
+// uint4 of words every lane loads and its own bit of each), over
+// consecutive edge-and-head records in one buffer of the size the
+// forward pass allocates (width/8 bytes a record), and checks that every
+// lane reads back the sign of each of its channels, and that no record
+// spills into its neighbour's bytes.
+func TestGATv2SignWordsEmulated(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	for _, k := range []gatv2Kernel{{32, 1, false}, {32, 2, false}, {32, 4, false}, {16, 1, false}} {
+		for _, bal := range []bool{false, true} {
+			if bal && k.g != 32 {
+				continue // the ballot words take a warp a group
+			}
+			l := gatv2Lanes{g: k.g, vpl: k.vpl}
+			const records = 5
+			rec := k.width() / 8
+			buf := make([]byte, records*rec)
+			z := make([][]bool, records)
+			for tt := range z {
+				z[tt] = make([]bool, k.width())
+				for c := range z[tt] {
+					z[tt][c] = r.IntN(2) == 0
+				}
+			}
+			// The writer, record tt = t, lane by lane.
+			for tt := range records {
+				if bal {
+					words := make([]uint32, 4*k.vpl)
+					for i := 0; i < k.vpl; i++ {
+						for j := range 4 {
+							for lane := 0; lane < 32; lane++ {
+								if z[tt][l.chan4(i, lane)+j] {
+									words[4*i+j] |= 1 << lane
+								}
+							}
+						}
+					}
+					for lane := 0; lane < 4*k.vpl; lane++ {
+						binary.LittleEndian.PutUint32(buf[(tt*4*k.vpl+lane)*4:], words[lane])
+					}
+					continue
+				}
+				for i := 0; i < k.vpl; i++ {
+					nib := make([]byte, k.g)
+					for lane := range nib {
+						for j := range 4 {
+							if z[tt][l.chan4(i, lane)+j] {
+								nib[lane] |= 1 << j
+							}
+						}
+					}
+					for lane := 0; lane < k.g; lane += 2 {
+						buf[tt*rec+(i*k.g+lane)/2] = nib[lane] | nib[lane+1]<<4
+					}
+				}
+			}
+			// The reader.
+			for tt := range records {
+				for lane := 0; lane < k.g; lane++ {
+					for i := 0; i < k.vpl; i++ {
+						for j := range 4 {
+							var bit bool
+							if bal {
+								// uint4 number tt*VPL + i, component j.
+								w := binary.LittleEndian.Uint32(buf[((tt*k.vpl+i)*4+j)*4:])
+								bit = w>>lane&1 == 1
+							} else {
+								b := buf[tt*rec+(i*k.g+lane)/2] >> ((lane & 1) * 4)
+								bit = b>>j&1 == 1
+							}
+							if c := l.chan4(i, lane) + j; bit != z[tt][c] {
+								t.Fatalf("%+v ballot %t: record %d lane %d reads channel %d's sign as %t, want %t", k, bal, tt, lane, c, bit, z[tt][c])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGATv2EdgeBalFollowsForward checks on the recording driver that the
+// backward passes read the sign bits in the layout the forward pass
+// stored (a.bal): a forward pass under tune.GATv2EdgeVariant "bal"
+// gets the _bal source and destination passes even when the switch
+// changes before the backward, and one without it never does.
+func TestGATv2EdgeBalFollowsForward(t *testing.T) {
+	defer func(on bool, v string) { tune.GATv2EdgeCoef, tune.GATv2EdgeVariant = on, v }(tune.GATv2EdgeCoef, tune.GATv2EdgeVariant)
+	tune.GATv2EdgeCoef = true
+	d, drv := openRecorder(t)
+	g := starGraph(t, d, 300)
+	mk := func(r, c int) *Tensor {
+		x, err := d.Empty(r, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	n := g.n
+	for _, tc := range []struct{ fwd, bwd string }{{"bal", ""}, {"bal", "e1"}, {"", "bal"}, {"e1", "bal"}, {"bal", "bal"}} {
+		tune.GATv2EdgeVariant = tc.fwd
+		xl, xr, att, dout := mk(n, 256), mk(n, 256), mk(1, 256), mk(n, 256)
+		fw, err := GATv2ForwardLR(g, xl, xr, att, 1, 256, 0.2, AttentionDropout{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tune.GATv2EdgeVariant = tc.bwd
+		drv.launches = nil
+		if err := fw.BackwardSrc(g, xl, xr, att, dout, mk(n, 256)); err != nil {
+			t.Fatal(err)
+		}
+		if err := fw.BackwardDst(g, xl, xr, att, dout, mk(n, 256), mk(1, 256)); err != nil {
+			t.Fatal(err)
+		}
+		fw.Free()
+		seen := 0
+		for _, l := range drv.launches {
+			if !strings.HasPrefix(l.kernel, "gatv2_bwd_srce") && !strings.HasPrefix(l.kernel, "gatv2_bwd_dste") {
+				continue
+			}
+			seen++
+			if strings.HasSuffix(l.kernel, "_bal") != (tc.fwd == "bal") {
+				t.Errorf("forward under %q, backward under %q: %s", tc.fwd, tc.bwd, l.kernel)
+			}
+		}
+		if seen < 2 {
+			t.Errorf("forward under %q, backward under %q: %d edge-coefficient backward launches in %v", tc.fwd, tc.bwd, seen, drv.launches)
+		}
+	}
+}
+
+// TestGATv2DsteStagingEmulated runs the _bal destination pass's staging
+// (gatv2_bwd_dste_body with BAL) on the CPU: a row's edges 32 at a time,
+// the warp's coalesced loads of their score gradients and ballot words
+// into shared memory (lane l loading uint4 q = l, l + 32, ... of the
+// chunk), then each lane summing ds·m over the chunk from there, against
+// the sum edge by edge (gatv2_sign_add), for rows of 0 to 70 edges and
+// two heads, whose records interleave (t = edge·H + head).
+func TestGATv2DsteStagingEmulated(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 11))
+	const H, vpl, slope = 2, 2, 0.2
+	l := gatv2Lanes{g: 32, vpl: vpl}
+	ne := 200
+	dse := make([]float32, ne*H)
+	words := make([][4]uint32, ne*H*vpl) // uint4 number (t·VPL + i)
+	for i := range dse {
+		dse[i] = float32(r.NormFloat64())
+	}
+	for i := range words {
+		for j := range 4 {
+			words[i][j] = r.Uint32()
+		}
+	}
+	m := func(b uint32, lane int, ds float32) float32 {
+		if b>>lane&1 == 1 {
+			return ds
+		}
+		return ds * slope
+	}
+	for _, rowLen := range []int{0, 1, 31, 32, 33, 64, 70} {
+		for h := range H {
+			beg := 3
+			end := beg + rowLen
+			var want, got [32][vpl][4]float32
+			for e := beg; e < end; e++ {
+				tt := e*H + h
+				for lane := range 32 {
+					for i := range vpl {
+						for j := range 4 {
+							want[lane][i][j] += m(words[tt*vpl+i][j], lane, dse[tt])
+						}
+					}
+				}
+			}
+			for e0 := beg; e0 < end; e0 += 32 {
+				n := min(32, end-e0)
+				var wd [32]float32
+				var ws [32 * vpl][4]uint32
+				for lane := range 32 {
+					if lane < n {
+						wd[lane] = dse[(e0+lane)*H+h]
+					}
+					for q := lane; q < 32*vpl; q += 32 {
+						if q < n*vpl {
+							ws[q] = words[((e0+q/vpl)*H+h)*vpl+q%vpl]
+						}
+					}
+				}
+				for k := range n {
+					for lane := range 32 {
+						for i := range vpl {
+							for j := range 4 {
+								got[lane][i][j] += m(ws[k*vpl+i][j], lane, wd[k])
+							}
+						}
+					}
+				}
+			}
+			if got != want {
+				t.Errorf("row of %d edges, head %d: staged sums differ from the edge-by-edge ones (lane 0 channel %d: %g, want %g)",
+					rowLen, h, l.chan4(0, 0), got[0][0][0], want[0][0][0])
+			}
+		}
+	}
 }

@@ -369,6 +369,7 @@ func TestGATv2(t *testing.T) {
 	d := openOrSkip(t)
 	defer func(old GATv2Backward) { GATv2BackwardMode = old }(GATv2BackwardMode)
 	defer func(on bool) { tune.GATv2EdgeCoef = on }(tune.GATv2EdgeCoef)
+	defer func(on bool) { tune.GATv2DattBlock = on }(tune.GATv2DattBlock)
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, tc := range []struct{ n, m, h, c int }{{40, 200, 2, 8}, {30, 120, 1, 64}, {25, 100, 4, 16}, {20, 60, 1, 256},
 		{16, 50, 2, 32}, {12, 30, 1, 128}, {9, 20, 1, 512},
@@ -448,7 +449,11 @@ func TestGATv2(t *testing.T) {
 				if name == "multi-edges" {
 					want = refs[multi]
 				}
-				for _, mode := range []string{"save", "recompute", "edge"} {
+				// Each also with att's gradient summed per block
+				// (tune.GATv2DattBlock).
+				for _, mode := range []string{"save", "recompute", "edge", "save-red", "recompute-red", "edge-red"} {
+					mode, red := strings.CutSuffix(mode, "-red")
+					tune.GATv2DattBlock = red
 					save := mode != "recompute"
 					if !save && drop.P > 0 {
 						continue
@@ -460,7 +465,7 @@ func TestGATv2(t *testing.T) {
 					// The edge-coefficient backward (exact widths; the
 					// masked ones run the saved-edge passes).
 					tune.GATv2EdgeCoef = mode == "edge"
-					what := fmt.Sprintf("H=%d, C=%d, %s, backward %s, dropout %v", tc.h, tc.c, name, mode, drop.P)
+					what := fmt.Sprintf("H=%d, C=%d, %s, backward %s, block sums %t, dropout %v", tc.h, tc.c, name, mode, red, drop.P)
 					// x·[W_l W_r] as one N x 2HC tensor.
 					dx, da := mustT(t, d, xlr, tc.n, 2*hc), mustT(t, d, att, 1, hc)
 					dout := mustT(t, d, rw, tc.n, hc)

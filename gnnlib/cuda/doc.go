@@ -620,13 +620,26 @@
 // it does not yet move 4-byte words.
 //
 // BUG(gnnlab): the edge-coefficient GATv2 backward (tune.GATv2EdgeCoef)
-// passes the device suite but is off: on an H200 (2026-12-06 21:00) the
-// float32 layer at arxiv size 1x256 took 5.81 ms with it against 4.54
-// without, and at products size 130.9 ms against 155.6 (19.7 GiB peak
-// against 14.5); its forward, which stores each edge's score and sign
-// bits, and its source pass move far more time than their bytes need.
-// It exists at the exact widths 64, 128, 256 and 512 only, float32 and
-// bfloat16 in the 8-byte layout.
+// stays off: it passed the device suite on an H200 (2026-12-06, 21:00),
+// where it was slower than the saved-edge backward on the arxiv-sized
+// layer at 1x256 (5.81 against 4.54 ms) and 1.19x faster than the
+// recomputing one on the products-sized layer (130.9 against 155.6 ms,
+// 19.7 against 14.5 GiB). tune.GATv2EdgeAuto (off) chooses it where the
+// backward would otherwise recompute. By arithmetic it leaves one gather
+// of a feature row per edge in the backward (dOut's, over the transpose)
+// instead of two (x_l's in the destination pass, dOut's in the source
+// pass), or three where the edges are not saved (products-sized: x_r's
+// too in the source pass); it exists at the exact widths 64, 128,
+// 256 and 512 only, float32 and bfloat16 in the 8-byte layout.
+//
+// BUG(gnnlab): the GATv2 backward passes that sum the attention vector's
+// gradient (all but the saved-edge source pass) add each lane's share
+// with atomic adds from every lane group of the grid onto the same H·C
+// floats; on the H200 each such arxiv-sized pass at 1x256 took 1.2-1.5 ms
+// more than its bytes need. tune.GATv2DattBlock (off until a device run
+// passes it) sums the shares per block first; TestGATv2DattBlock is its
+// device check. GAT's kernels (gat.cu) have not been looked at for the
+// same cost.
 //
 // BUG(gnnlab): kernels index edges with int32, so a graph has fewer than
 // 2^31 edges. Reordering (graph.RCM, then Permute) is the caller's step

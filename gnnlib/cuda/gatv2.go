@@ -408,6 +408,7 @@ type GATv2 struct {
 	// dattSrc, which the destination pass adds to.
 	es, esgn, dse, dattSrc *Tensor
 	srcDone                bool // the edge-coefficient source pass ran; its destination pass comes next
+	bal                    bool // the forward pass stored the sign bits as ballot words (the _bal kernels)
 	pendingSrc             bool // the recomputing or saved-edge BackwardDst ran; its BackwardSrc comes next
 }
 
@@ -549,7 +550,7 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 	a := &GATv2{Heads: heads, Channels: channels, Slope: slope, Dropout: drop, wide: wide}
 	kernel := "gatv2_fwd"
 	var save []any
-	if tune.GATv2EdgeCoef && hasEdgeCoef(k, bf16, wide) && edgeCoefBytes(g.edges, heads, k) <= edgeCoefLimit {
+	if a.edgeCoef(g, k, bf16) {
 		eh := g.edges * heads
 		var err error
 		if a.es, err = d.Empty(eh, 1); err == nil {
@@ -562,6 +563,7 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		kernel, save = "gatv2_fwde", []any{a.es, a.esgn}
 	}
 	var err error
+	a.bal = edgeVariant(k, save != nil, false) == "_bal"
 	a.Out, a.Out16, a.LSE, err = attnForward(d, g, kernel+attnSuffix(k, bf16, wide)+edgeVariant(k, save != nil, false), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
 		args := append([]any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse}, save...)
 		return append(args, n, heads, slope, drop.P, drop.Seed, channels, tune.AttnPrefetch)
@@ -571,6 +573,17 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		return nil, err
 	}
 	return a, nil
+}
+
+// edgeCoef reports whether a forward pass of a over g with the mapping k
+// saves what the edge-coefficient backward needs: with
+// tune.GATv2EdgeCoef, or with tune.GATv2EdgeAuto where the backward would
+// otherwise recompute (GATv2Auto, no attention dropout, saved edges over
+// saveEdgeLimit: a products-sized layer), where gatv2.cu has its kernels
+// and its per-edge values take at most edgeCoefLimit.
+func (a *GATv2) edgeCoef(g *Graph, k gatv2Kernel, bf16 bool) bool {
+	want := tune.GATv2EdgeCoef || (tune.GATv2EdgeAuto && GATv2BackwardMode == GATv2Auto && !a.saveEdges(g))
+	return want && hasEdgeCoef(k, bf16, a.wide) && edgeCoefBytes(g.edges, a.Heads, k) <= edgeCoefLimit
 }
 
 // hasEdgeCoef reports whether gatv2.cu has the edge-coefficient kernels
@@ -605,8 +618,11 @@ func edgeCoefBytes(e, heads int, k gatv2Kernel) int64 {
 // has it (1x256), or "".
 func edgeVariant(k gatv2Kernel, edge, src bool) string {
 	v := tune.GATv2EdgeVariant
-	if !edge || k.mask || k.g != 32 || k.vpl != 2 || (v != "lb3" && v != "e1") {
+	if !edge || k.mask || k.g != 32 || k.vpl != 2 || (v != "lb3" && v != "e1" && v != "bal") {
 		return ""
+	}
+	if v == "bal" {
+		return "_bal"
 	}
 	if v == "e1" && src {
 		return "_e1"
@@ -614,9 +630,23 @@ func edgeVariant(k gatv2Kernel, edge, src bool) string {
 	return "_lb3"
 }
 
+// srcVariant is the edge-coefficient source pass's name suffix: _bal
+// when the forward pass stored the ballot sign words (a.bal), whatever
+// tune.GATv2EdgeVariant says now, else edgeVariant's lb3 or e1.
+func (a *GATv2) srcVariant(k gatv2Kernel) string {
+	if a.bal {
+		return "_bal"
+	}
+	if v := edgeVariant(k, true, true); v != "_bal" {
+		return v
+	}
+	return ""
+}
+
 // SourceFirst reports whether the forward pass saved what the
-// edge-coefficient backward needs (tune.GATv2EdgeCoef, exact head
-// widths): then BackwardSrc runs first, computing each edge's score
+// edge-coefficient backward needs (tune.GATv2EdgeCoef, or
+// tune.GATv2EdgeAuto where the backward would otherwise recompute; exact
+// head widths): then BackwardSrc runs first, computing each edge's score
 // gradient once, and BackwardDst after it sums stored values. Called in
 // the other order, the passes run as without it.
 func (a *GATv2) SourceFirst() bool { return a.es != nil }
@@ -724,7 +754,7 @@ func (a *GATv2) BackwardSrcBF16(g *Graph, xl, xr *BF16Tensor, att *Tensor, dout,
 // pass's (src) covers every group.
 func (a *GATv2) launchShape(d *Device, n int) (dst, src, block int, suffix string) {
 	k, _ := gatShape(a.Channels)
-	block = 256
+	block = gatv2Block
 	src = d.gridFor(int64(n)*int64(a.Heads)*int64(k.g), block)
 	dst = src
 	if gpb := block / k.g; (dst*gpb)%a.Heads != 0 {
@@ -750,10 +780,12 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 	_, _, block, suffix := a.launchShape(d, g.n)
 	suffix += dstVariant(a.Channels, a.bf16(), a.wide)
 	// launch runs the pass over n items (the rows, or the heavy rows'
-	// tiles with dr their scratch) with args, CSR and ATTN_ROWS first.
+	// tiles with dr their scratch) with args, CSR and ATTN_ROWS first,
+	// and the att gradient's reduction (dattRed) last.
+	red, shared := a.dattRed()
 	launch := func(kernel string, n int, args []any) error {
 		grid, _, _, _ := a.launchShape(d, n)
-		return d.launch(kernel+suffix, grid, block, args...)
+		return d.launchShared(kernel+suffix, [3]int{grid, 1, 1}, [3]int{block, 1, 1}, shared, append(args, red)...)
 	}
 	a.saved = a.saveEdges(g)
 	if !a.saved {
@@ -797,6 +829,23 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 		return launch("gatv2_bwd_dsts", pass.hv.ntiles, pass.tileArgs(rest(matOf(parts[0]), pass.hv.ntiles)...))
 	})
 }
+
+// dattRed is the last argument of the backward passes that sum att's
+// gradient (gatv2_bwd_dst, gatv2_bwd_dsts, gatv2_bwd_srce, gatv2_bwd_dste)
+// and the dynamic shared memory their launch gives a block: with
+// tune.GATv2DattBlock, true and 4·width bytes for each of the block's
+// 256/G lane groups (gatv2.cu's gatv2_datt_flush: the block sums its
+// groups' shares before one atomic add per channel), else false and 0.
+func (a *GATv2) dattRed() (bool, int) {
+	if !tune.GATv2DattBlock {
+		return false, 0
+	}
+	k, _ := gatShape(a.Channels)
+	return true, gatv2Block / k.g * k.width() * 4
+}
+
+// gatv2Block is the backward passes' block size (launchShape).
+const gatv2Block = 256
 
 // dstVariant is the name suffix ("_lb3", "_lb4") of the destination
 // passes' variant tune.GATv2Variant selects for heads of c channels, or
@@ -909,9 +958,10 @@ func (a *GATv2) backwardSrcEdge(g *Graph, xl mat, att *Tensor, dout uintptr, dxl
 		return err
 	}
 	pass := g.attnPass(true)
+	red, shared := a.dattRed()
 	launch := func(n int, args []any) error {
 		grid, _, _, _ := a.launchShape(d, n)
-		return d.launch("gatv2_bwd_srce"+suffix+edgeVariant(k, true, true), grid, block, args...)
+		return d.launchShared("gatv2_bwd_srce"+suffix+a.srcVariant(k), [3]int{grid, 1, 1}, [3]int{block, 1, 1}, shared, append(args, red)...)
 	}
 	rest := func(dq mat, n int) []any {
 		return []any{tperm, xl.ptr, xl.ld, att, a.LSE, a.d, a.es, a.esgn, a.dse, dout, dq.ptr, dq.ld, a.dattSrc, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}
@@ -944,10 +994,14 @@ func (a *GATv2) backwardDstEdge(g *Graph, xr mat, att *Tensor, dxr mat, datt *Te
 		return err
 	}
 	_, _, block, suffix := a.launchShape(d, g.n)
+	if a.bal {
+		suffix += "_bal" // the ballot sign words (gatv2_signs)
+	}
 	pass := g.attnPass(false)
+	red, shared := a.dattRed()
 	launch := func(n int, args []any) error {
 		grid, _, _, _ := a.launchShape(d, n)
-		return d.launch("gatv2_bwd_dste"+suffix, grid, block, args...)
+		return d.launchShared("gatv2_bwd_dste"+suffix, [3]int{grid, 1, 1}, [3]int{block, 1, 1}, shared, append(args, red)...)
 	}
 	rest := func(dr mat, n int) []any {
 		return []any{xr.ptr, xr.ld, att, a.dse, a.esgn, dr.ptr, dr.ld, datt, n, a.Heads, a.Slope, a.Channels}

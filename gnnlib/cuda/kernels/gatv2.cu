@@ -23,16 +23,89 @@
 // channel: four bits a lane and float4, an even lane joining its odd
 // neighbour's into one byte, byte (i*G + lane)/2 of the edge's CP/8
 // (CP = 4*G*VPL, masked channels included), low nibble from the even lane.
-template <int G, int VPL>
+//
+// With BAL (the _bal kernels, tune.GATv2EdgeVariant "bal"; G == 32, a
+// group is a warp) the bits go by ballot instead: word 4i + j of the
+// edge's 4·VPL 32-bit words (the same CP/8 bytes) holds in bit l the sign
+// of channel chan4(i, l) + j, and lane k < 4·VPL stores word k, so that
+// an edge's bits leave in one store of CP/8 contiguous bytes (a full
+// 32-byte sector at 256 channels) instead of VPL stores of CP/16 bytes
+// from every other lane, after VPL shuffles.
+template <int G, int VPL, bool BAL = false>
 __device__ __forceinline__ void gatv2_signs(const float4 (&q)[VPL], const float4 (&r)[VPL], long long t, int lane,
                                             unsigned char* __restrict__ esign) {
 	const int CP = 4 * G * VPL;
+	if constexpr (BAL) {
+		static_assert(G == 32, "ballot sign words need a warp a group");
+		unsigned word = 0;
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			const unsigned bx = __ballot_sync(FULL, q[i].x + r[i].x > 0.f), by = __ballot_sync(FULL, q[i].y + r[i].y > 0.f);
+			const unsigned bz = __ballot_sync(FULL, q[i].z + r[i].z > 0.f), bw = __ballot_sync(FULL, q[i].w + r[i].w > 0.f);
+			word = lane == 4 * i ? bx : lane == 4 * i + 1 ? by : lane == 4 * i + 2 ? bz : lane == 4 * i + 3 ? bw : word;
+		}
+		if (lane < 4 * VPL) reinterpret_cast<unsigned*>(esign)[t * (4 * VPL) + lane] = word;
+	} else {
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			unsigned nib = (q[i].x + r[i].x > 0.f) | (q[i].y + r[i].y > 0.f) << 1 | (q[i].z + r[i].z > 0.f) << 2 |
+			               (q[i].w + r[i].w > 0.f) << 3;
+			unsigned hi = __shfl_down_sync(group_mask<G>(), nib, 1, G);
+			if ((lane & 1) == 0) esign[t * (CP / 8) + (i * G + lane) / 2] = (unsigned char)(nib | hi << 4);
+		}
+	}
+}
+
+// gatv2_datt_add adds a lane's att gradient da to datt (head h) with
+// atomics, its first C channels with MASK.
+template <int G, int VPL, bool MASK, bool W>
+__device__ __forceinline__ void gatv2_datt_add(float* __restrict__ datt, int h, int C, int lane, const float4 (&da)[VPL]) {
 #pragma unroll
 	for (int i = 0; i < VPL; i++) {
-		unsigned nib = (q[i].x + r[i].x > 0.f) | (q[i].y + r[i].y > 0.f) << 1 | (q[i].z + r[i].z > 0.f) << 2 |
-		               (q[i].w + r[i].w > 0.f) << 3;
-		unsigned hi = __shfl_down_sync(group_mask<G>(), nib, 1, G);
-		if ((lane & 1) == 0) esign[t * (CP / 8) + (i * G + lane) / 2] = (unsigned char)(nib | hi << 4);
+		int c = chan4<G, W>(i, lane);
+		if (MASK && c >= C) continue;
+		float* q = datt + h * C + c;
+		atomicAdd(q, da[i].x); atomicAdd(q + 1, da[i].y); atomicAdd(q + 2, da[i].z); atomicAdd(q + 3, da[i].w);
+	}
+}
+
+// gatv2_datt_flush adds, at the end of a pass whose lane groups each
+// meet one head (fixedHead: the launch keeps the number of groups a
+// multiple of H), the lane's att gradient da (head h) to datt. Without red
+// every lane adds its own: 4·VPL atomic adds a lane, from every group of
+// the grid (gridFor's nsm·32 blocks) onto the same H·C floats, which the
+// L2 serialises per address (inferred, not profiled: on the H200 each
+// arxiv-sized pass at 1x256 that has them took 1.2-1.5 ms more than its
+// bytes need, the passes without them about their bytes).
+// With red (tune.GATv2DattBlock; the launch gives 4·G·VPL floats of
+// dynamic shared memory a group) the block's groups first leave their da
+// in shared memory; then one thread per (head, channel) of the block
+// sums the groups of that head (group k of the block has head (block's
+// first group + k) mod H, so groups k, k + H, ... share one) and adds the
+// sum once: one atomic add per block and channel of each head it meets.
+// Every thread of the block must call it.
+template <int G, int VPL, bool MASK, bool W>
+__device__ __forceinline__ void gatv2_datt_flush(float* __restrict__ datt, int h, int C, int H, int lane, const float4 (&da)[VPL],
+                                                 int red) {
+	if (!red) {
+		gatv2_datt_add<G, VPL, MASK, W>(datt, h, C, lane, da);
+		return;
+	}
+	extern __shared__ float4 gatv2_red_smem[];
+	const int CP = 4 * G * VPL, gpb = blockDim.x / G, k0 = threadIdx.x / G;
+	float* sm = reinterpret_cast<float*>(gatv2_red_smem);
+#pragma unroll
+	for (int i = 0; i < VPL; i++) *reinterpret_cast<float4*>(sm + k0 * CP + chan4<G, W>(i, lane)) = da[i];
+	__syncthreads();
+	const unsigned hs = min(H, gpb), first = blockIdx.x * (unsigned)gpb;
+#pragma unroll 1
+	for (unsigned j = threadIdx.x; j < hs * CP; j += blockDim.x) {
+		const unsigned k = j / CP, c = j % CP;
+		if (MASK && c >= C) continue;
+		float s = 0.f;
+#pragma unroll 1
+		for (unsigned k2 = k; k2 < gpb; k2 += H) s += sm[k2 * CP + c];
+		atomicAdd(datt + (first + k) % H * C + c, s);
 	}
 }
 
@@ -41,7 +114,7 @@ __device__ __forceinline__ void gatv2_signs(const float4 (&q)[VPL], const float4
 // esign (gatv2_signs), t = edge*H + head in CSR order: all that the
 // edge-coefficient backward passes (gatv2_bwd_srce, gatv2_bwd_dste) read
 // of an edge besides dOut's rows.
-template <typename T, int G, int VPL, bool MASK, bool W, bool SAVE = false>
+template <typename T, int G, int VPL, bool MASK, bool W, bool SAVE = false, bool BAL = false>
 __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X(T),
                                const float* __restrict__ att, T* __restrict__ out, float* __restrict__ lse,
                                float* __restrict__ es, unsigned char* __restrict__ esign,
@@ -75,8 +148,8 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 					es[t0] = s0;
 					es[t1] = s1;
 				}
-				gatv2_signs<G, VPL>(q0, r, t0, lane, esign);
-				gatv2_signs<G, VPL>(q1, r, t1, lane, esign);
+				gatv2_signs<G, VPL, BAL>(q0, r, t0, lane, esign);
+				gatv2_signs<G, VPL, BAL>(q1, r, t1, lane, esign);
 			}
 			// Online softmax: rescale the running sum when the max moves.
 			float scale, p0, p1;
@@ -95,7 +168,7 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 			if (SAVE) {
 				const long long t = (long long)e * H + h;
 				if (lane == 0) es[t] = s;
-				gatv2_signs<G, VPL>(q, r, t, lane, esign);
+				gatv2_signs<G, VPL, BAL>(q, r, t, lane, esign);
 			}
 			float scale, pe = osm_step<true>(m, l, s, scale);
 			pe *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
@@ -161,7 +234,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
                                    const T* __restrict__ dout, T* __restrict__ dxr, long long ldd,
                                    float* __restrict__ dd, float2* __restrict__ eas,
                                    unsigned char* __restrict__ esign, float* __restrict__ datt, int n, int H,
-                                   float slope, float pdrop, unsigned long long seed, int cw, int pf) {
+                                   float slope, float pdrop, unsigned long long seed, int cw, int pf, int red) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -227,15 +300,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		}
 		if (!SAVE && dd != nullptr && lane == 0) dd[p] = D;  // the row pass only
 	}
-	if (fixedHead) {
-#pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			int c = chan4<G, W>(i, lane);
-			if (MASK && c >= C) continue;
-			float* q = datt + hfix * C + c;
-			atomicAdd(q, da[i].x); atomicAdd(q + 1, da[i].y); atomicAdd(q + 2, da[i].z); atomicAdd(q + 3, da[i].w);
-		}
-	}
+	if (fixedHead) gatv2_datt_flush<G, VPL, MASK, W>(datt, hfix, C, H, lane, da, red);
 }
 
 // gatv2_bwd_src_body: for each (u,h), over u's out-edges in the transposed
@@ -360,18 +425,19 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 	extern "C" __global__ void BOUNDS gatv2_bwd_dst##SFX##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),   \
 	                                                          const float* att, const T* out, const float* lse,       \
 	                                                          const T* dout, T* dxr, long long ldd, float* dd,        \
-	                                                          float* datt, int n, int H, float slope, int cw, int pf) { \
+	                                                          float* datt, int n, int H, float slope, int cw, int pf, \
+	                                                          int red) {                                              \
 		gatv2_bwd_dst_body<T, G, VPL, false, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
-		                                           dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw, pf);        \
+		                                           dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw, pf, red);   \
 	}                                                                                                                \
 	extern "C" __global__ void BOUNDS gatv2_bwd_dsts##SFX##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),  \
 	                                                           const float* att, const T* out, const float* lse,      \
 	                                                           const T* dout, T* dxr, long long ldd, float2* eas,     \
 	                                                           unsigned char* esign, float* datt, int n, int H,       \
 	                                                           float slope, float pdrop, unsigned long long seed, int cw, \
-	                                                           int pf) {                                              \
+	                                                           int pf, int red) {                                     \
 		gatv2_bwd_dst_body<T, G, VPL, true, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
-		                                          nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw, pf);     \
+		                                          nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw, pf, red); \
 	}
 
 // The group shapes (attn.cuh's ATTN_SHAPES). At (32,8) the destination
@@ -412,17 +478,33 @@ GATV2_DST(_16_1_bf16, _lb4, bf16, 16, 1, false, false, __launch_bounds__(256, 4)
 
 // gatv2_sign_add adds ds·m to a lane's share w of Σ ds·m, m read from the
 // edge's sign bits at esign[t*CP/8 ...] (gatv2_signs' layout).
-template <int G, int VPL>
+// With BAL the bits are gatv2_signs' ballot words: every lane of the
+// warp loads the edge's 4·VPL words (the same addresses: one broadcast
+// load of 16 bytes per float4) and takes its own bit of each.
+template <int G, int VPL, bool BAL = false>
 __device__ __forceinline__ void gatv2_sign_add(float4 (&w)[VPL], float ds, float dsl, long long t, int lane,
                                                const unsigned char* __restrict__ esign) {
 	const int CP = 4 * G * VPL;
+	if constexpr (BAL) {
+		static_assert(G == 32, "ballot sign words need a warp a group");
+		const uint4* p = reinterpret_cast<const uint4*>(esign) + t * VPL;
 #pragma unroll
-	for (int i = 0; i < VPL; i++) {
-		const unsigned b = __ldg(&esign[t * (CP / 8) + (i * G + lane) / 2]) >> ((lane & 1) * 4);
-		w[i].x += (b & 1) ? ds : dsl;
-		w[i].y += (b & 2) ? ds : dsl;
-		w[i].z += (b & 4) ? ds : dsl;
-		w[i].w += (b & 8) ? ds : dsl;
+		for (int i = 0; i < VPL; i++) {
+			const uint4 b = __ldg(p + i);
+			w[i].x += (b.x >> lane & 1u) ? ds : dsl;
+			w[i].y += (b.y >> lane & 1u) ? ds : dsl;
+			w[i].z += (b.z >> lane & 1u) ? ds : dsl;
+			w[i].w += (b.w >> lane & 1u) ? ds : dsl;
+		}
+	} else {
+#pragma unroll
+		for (int i = 0; i < VPL; i++) {
+			const unsigned b = __ldg(&esign[t * (CP / 8) + (i * G + lane) / 2]) >> ((lane & 1) * 4);
+			w[i].x += (b & 1) ? ds : dsl;
+			w[i].y += (b & 2) ? ds : dsl;
+			w[i].z += (b & 4) ? ds : dsl;
+			w[i].w += (b & 8) ? ds : dsl;
+		}
 	}
 }
 
@@ -435,19 +517,6 @@ __device__ __forceinline__ void lane_fma(float4 (&x)[VPL], const float4 (&a)[VPL
 		x[i].y += a[i].y * w[i].y;
 		x[i].z += a[i].z * w[i].z;
 		x[i].w += a[i].w * w[i].w;
-	}
-}
-
-// gatv2_datt_add adds a lane's att gradient da to datt (head h) with
-// atomics, its first C channels with MASK.
-template <int G, int VPL, bool MASK, bool W>
-__device__ __forceinline__ void gatv2_datt_add(float* __restrict__ datt, int h, int C, int lane, const float4 (&da)[VPL]) {
-#pragma unroll
-	for (int i = 0; i < VPL; i++) {
-		int c = chan4<G, W>(i, lane);
-		if (MASK && c >= C) continue;
-		float* q = datt + h * C + c;
-		atomicAdd(q, da[i].x); atomicAdd(q + 1, da[i].y); atomicAdd(q + 2, da[i].z); atomicAdd(q + 3, da[i].w);
 	}
 }
 
@@ -476,7 +545,7 @@ __device__ void gatv2_bwd_dd_body(const T* __restrict__ out, const T* __restrict
 // D[v]), stored at dse[t]; dxl[u] = Σ α·k·dOut[v] + a ⊙ w with w = Σ ds·m,
 // and datt += x_l[u] ⊙ w. Two edges a step, as in the forward pass, or
 // one (PAIR false: fewer registers live).
-template <typename T, int G, int VPL, bool MASK, bool W, bool PAIR = true>
+template <typename T, int G, int VPL, bool MASK, bool W, bool PAIR = true, bool BAL = false>
 __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
                                     const int* __restrict__ tperm, const T* __restrict__ xl, long long ldl,
                                     const float* __restrict__ att, const float* __restrict__ lse,
@@ -484,7 +553,7 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
                                     const unsigned char* __restrict__ esign, float* __restrict__ dse,
                                     const T* __restrict__ dout, T* __restrict__ dxl, long long ldd,
                                     float* __restrict__ datt, int n, int H, float slope, float pdrop,
-                                    unsigned long long seed, int cw, int pf) {
+                                    unsigned long long seed, int cw, int pf, int red) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -525,8 +594,8 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 				dse[t1] = ds1;
 			}
 			lane_rescale_add2(dq, 1.f, al0 * k0, go0, al1 * k1, go1);
-			gatv2_sign_add<G, VPL>(w, ds0, ds0 * slope, t0, lane, esign);
-			gatv2_sign_add<G, VPL>(w, ds1, ds1 * slope, t1, lane, esign);
+			gatv2_sign_add<G, VPL, BAL>(w, ds0, ds0 * slope, t0, lane, esign);
+			gatv2_sign_add<G, VPL, BAL>(w, ds1, ds1 * slope, t1, lane, esign);
 		}
 		// One edge: the odd last one after the pairs, or each edge.
 		auto one = [&, hh = h](int v, int e0) {
@@ -539,7 +608,7 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 			const float al = __expf(s), ds = al * (k * gq - D);
 			if (lane == 0) dse[t] = ds;
 			lane_rescale_add(dq, 1.f, al * k, go);
-			gatv2_sign_add<G, VPL>(w, ds, ds * slope, t, lane, esign);
+			gatv2_sign_add<G, VPL, BAL>(w, ds, ds * slope, t, lane, esign);
 		};
 		if (PAIR) {
 			if (e < end) one(ev.last(e), et.last(e));
@@ -560,17 +629,17 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 			zero4(da);
 		}
 	}
-	if (fixedHead) gatv2_datt_add<G, VPL, MASK, W>(datt, hfix, C, lane, da);
+	if (fixedHead) gatv2_datt_flush<G, VPL, MASK, W>(datt, hfix, C, H, lane, da, red);
 }
 
 // gatv2_bwd_dste_body: for each (v,h), over v's in-edges in CSR order, w
 // = Σ ds·m from the ds and sign bits the other passes stored; dxr[v] = a
 // ⊙ w and datt += x_r[v] ⊙ w. No lane exchanges anything.
-template <typename T, int G, int VPL, bool MASK, bool W>
+template <typename T, int G, int VPL, bool MASK, bool W, bool BAL = false>
 __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, const T* __restrict__ xr, long long ldr,
                                     const float* __restrict__ att, const float* __restrict__ dse,
                                     const unsigned char* __restrict__ esign, T* __restrict__ dxr, long long ldd,
-                                    float* __restrict__ datt, int n, int H, float slope, int cw) {
+                                    float* __restrict__ datt, int n, int H, float slope, int cw, int red) {
 	const int C = MASK ? cw : 4 * G * VPL;
 	const int lane = threadIdx.x % G;
 	const attn_groups<G> g(n, H);
@@ -582,11 +651,49 @@ __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, c
 		auto [p_, item, v, h, beg, end, live] = g.item(p, indptr, heavy, tiles, nheavy, tile);
 		float4 w[VPL];
 		zero4(w);
+		if constexpr (BAL) {
+			// The ballot words (gatv2_signs), 32 edges at a time: the
+			// warp (the group) loads their score gradients and sign words
+			// into shared memory in coalesced loads all in flight at
+			// once, then every lane reads each edge's words there (one
+			// address for all lanes). The unrolled loop below keeps 4
+			// edges' loads in flight, and a products-sized row (51 edges)
+			// waited about 13 times for them. Blocks of at most 256
+			// threads (8 warps).
+			static_assert(G == 32, "ballot sign words need a warp a group");
+			__shared__ uint4 bal_sgn[8][32 * VPL];
+			__shared__ float bal_ds[8][32];
+			uint4* ws = bal_sgn[threadIdx.x / 32];
+			float* wd = bal_ds[threadIdx.x / 32];
+			const uint4* sg = reinterpret_cast<const uint4*>(esign);
+			for (int e0 = beg; e0 < end; e0 += 32) {
+				const int m = min(32, end - e0);
+				if (lane < m) wd[lane] = __ldg(&dse[(long long)(e0 + lane) * H + h]);
+#pragma unroll
+				for (int q = lane; q < 32 * VPL; q += 32) {
+					if (q < m * VPL) ws[q] = __ldg(sg + ((long long)(e0 + q / VPL) * H + h) * VPL + q % VPL);
+				}
+				__syncwarp();
+				for (int k = 0; k < m; k++) {
+					const float ds = wd[k], dsl = ds * slope;
+#pragma unroll
+					for (int i = 0; i < VPL; i++) {
+						const uint4 b = ws[k * VPL + i];
+						w[i].x += (b.x >> lane & 1u) ? ds : dsl;
+						w[i].y += (b.y >> lane & 1u) ? ds : dsl;
+						w[i].z += (b.z >> lane & 1u) ? ds : dsl;
+						w[i].w += (b.w >> lane & 1u) ? ds : dsl;
+					}
+				}
+				__syncwarp();
+			}
+		} else {
 #pragma unroll 4
-		for (int e = beg; e < end; e++) {
-			const long long t = (long long)e * H + h;
-			const float ds = __ldg(&dse[t]);
-			gatv2_sign_add<G, VPL>(w, ds, ds * slope, t, lane, esign);
+			for (int e = beg; e < end; e++) {
+				const long long t = (long long)e * H + h;
+				const float ds = __ldg(&dse[t]);
+				gatv2_sign_add<G, VPL, BAL>(w, ds, ds * slope, t, lane, esign);
+			}
 		}
 		float4 a[VPL], r[VPL], dr[VPL];
 		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
@@ -600,7 +707,7 @@ __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, c
 			zero4(da);
 		}
 	}
-	if (fixedHead) gatv2_datt_add<G, VPL, MASK, W>(datt, hfix, C, lane, da);
+	if (fixedHead) gatv2_datt_flush<G, VPL, MASK, W>(datt, hfix, C, H, lane, da, red);
 }
 
 // GATV2E_FS instantiates the edge-coefficient forward and source passes
@@ -619,9 +726,9 @@ __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, c
 	                                                           const float* lse, const float* dd, const float* es,            \
 	                                                           const unsigned char* esign, float* dse, const T* dout, T* dxl, \
 	                                                           long long ldd, float* datt, int n, int H, float slope,         \
-	                                                           float pdrop, unsigned long long seed, int cw, int pf) {        \
+	                                                           float pdrop, unsigned long long seed, int cw, int pf, int red) { \
 		gatv2_bwd_srce_body<T, G, VPL, MASK, W>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, lse, dd,      \
-		                                        es, esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, seed, cw, pf);        \
+		                                        es, esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, seed, cw, pf, red);   \
 	}
 
 // GATV2E_INST instantiates the edge-coefficient kernels (gatv2_fwde,
@@ -635,9 +742,9 @@ __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, c
 	extern "C" __global__ void gatv2_bwd_dste##SFX(const int* indptr, const int* indices, ATTN_ROWS, const T* xr,             \
 	                                               long long ldr, const float* att, const float* dse,                       \
 	                                               const unsigned char* esign, T* dxr, long long ldd, float* datt, int n,   \
-	                                               int H, float slope, int cw) {                                           \
+	                                               int H, float slope, int cw, int red) {                                  \
 		gatv2_bwd_dste_body<T, G, VPL, MASK, W>(indptr, heavy, tiles, nheavy, tile, xr, ldr, att, dse, esign, dxr, ldd, datt, \
-		                                        n, H, slope, cw);                                                          \
+		                                        n, H, slope, cw, red);                                                     \
 	}
 
 // The exact widths 64, 128, 256 and 512 only, float32 and bfloat16 in
@@ -667,13 +774,46 @@ GATV2E_FS(_32_2_bf16, _lb3, bf16, 32, 2, false, false, __launch_bounds__(256, 3)
 	    gatv2_bwd_srce##SFX##_e1(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, const T* xl,           \
 	                             long long ldl, const float* att, const float* lse, const float* dd, const float* es,          \
 	                             const unsigned char* esign, float* dse, const T* dout, T* dxl, long long ldd, float* datt,  \
-	                             int n, int H, float slope, float pdrop, unsigned long long seed, int cw, int pf) {           \
+	                             int n, int H, float slope, float pdrop, unsigned long long seed, int cw, int pf, int red) {  \
 		gatv2_bwd_srce_body<T, 32, 2, false, W, false>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, lse, \
 		                                                dd, es, esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, seed, cw, \
-		                                                pf);                                                                   \
+		                                                pf, red);                                                              \
 	}
 GATV2E_E1(_32_2, float, false)
 GATV2E_E1(_32_2_bf16, bf16, false)
+
+// _bal: the three edge-coefficient passes with gatv2_signs' ballot
+// words (tune.GATv2EdgeVariant "bal"), at 1x256, float32 and bfloat16,
+// the destination pass staging a row's edges in shared memory;
+// the source pass one edge a step as _e1, it and the forward pass under
+// __launch_bounds__(256, 3) (80 registers, no spills at sm_90: three
+// blocks an SM against the plain _fwde's and _srce's two).
+#define GATV2E_BAL(SFX, T)                                                                                                      \
+	extern "C" __global__ void __launch_bounds__(256, 3) gatv2_fwde##SFX##_bal(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), const float* att, \
+	                                                 T* out, float* lse, float* es, unsigned char* esign, int n, int H,           \
+	                                                 float slope, float pdrop, unsigned long long seed, int cw, int pf) {      \
+		gatv2_fwd_body<T, 32, 2, false, false, true, true>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, \
+		                                                    lse, es, esign, n, H, slope, pdrop, seed, cw, pf);                  \
+	}                                                                                                                          \
+	extern "C" __global__ void __launch_bounds__(256, 3) gatv2_bwd_srce##SFX##_bal(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm,     \
+	                                                     const T* xl, long long ldl, const float* att, const float* lse,          \
+	                                                     const float* dd, const float* es, const unsigned char* esign, float* dse, \
+	                                                     const T* dout, T* dxl, long long ldd, float* datt, int n, int H,          \
+	                                                     float slope, float pdrop, unsigned long long seed, int cw, int pf,        \
+	                                                     int red) {                                                              \
+		gatv2_bwd_srce_body<T, 32, 2, false, false, false, true>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, \
+		                                                          lse, dd, es, esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, \
+		                                                          seed, cw, pf, red);                                           \
+	}                                                                                                                          \
+	extern "C" __global__ void gatv2_bwd_dste##SFX##_bal(const int* indptr, const int* indices, ATTN_ROWS, const T* xr,          \
+	                                                     long long ldr, const float* att, const float* dse,                       \
+	                                                     const unsigned char* esign, T* dxr, long long ldd, float* datt, int n,   \
+	                                                     int H, float slope, int cw, int red) {                                  \
+		gatv2_bwd_dste_body<T, 32, 2, false, false, true>(indptr, heavy, tiles, nheavy, tile, xr, ldr, att, dse, esign, dxr, ldd, \
+		                                                   datt, n, H, slope, cw, red);                                         \
+	}
+GATV2E_BAL(_32_2, float)
+GATV2E_BAL(_32_2_bf16, bf16)
 
 // unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
 // for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt

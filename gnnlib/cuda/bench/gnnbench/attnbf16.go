@@ -19,10 +19,11 @@ func attnBF16Part(d *cuda.Device, r *rand.Rand, g *csr) {
 	for _, c := range []struct{ h, ch int }{{1, 256}, {4, 64}} {
 		gatLayerBF16(d, r, g, 128, c.h, c.ch)
 	}
-	// With -gatv2-variants edge or edge-lb3, the GATv2 layers again with
-	// the edge-coefficient backward (edgeVariant).
+	// With -gatv2-variants edge, edge-lb3, red, edge-red, auto and the
+	// like, the GATv2 layers again with the edge-coefficient backward,
+	// tune.GATv2DattBlock or tune.GATv2EdgeAuto (edgeVariant).
 	for _, v := range gatv2Variants() {
-		if !edgeVariant(v) {
+		if !edgeVariant(v) && !tune.GATv2DattBlock && !tune.GATv2EdgeAuto {
 			continue
 		}
 		kernTag = " [" + v + "]"

@@ -93,7 +93,7 @@ var (
 	apiModels  = flag.String("api-models", "gcn,sage,gat,gatv2", "comma-separated models of the api part")
 	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad off (on by default)")
 	bf16Attn   = flag.Bool("bf16-attention", cuda.BF16Attention, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
-	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4), edge (tune.GATv2EdgeCoef), edge-lb3 or edge-e1 (with that tune.GATv2EdgeVariant): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge: its whole layers) again with each, where gatv2.cu has it")
+	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4), edge (tune.GATv2EdgeCoef), edge-lb3, edge-e1 or edge-bal (with that tune.GATv2EdgeVariant), each also with a -red suffix (tune.GATv2DattBlock on), red (the current kernels with it), auto and auto-red (tune.GATv2EdgeAuto): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge and red: its whole layers) again with each, where gatv2.cu has it")
 	prefetchAB = flag.Bool("prefetch-ab", false, "the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 and Transformer attention again with tune.AttnPrefetch off (the kernels loading each step's edge indices in the step)")
 	cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the host (pprof) to this file")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
@@ -122,7 +122,7 @@ func forVariants(tag string, f func()) {
 		vs = append(vs, "no prefetch")
 	}
 	for _, v := range vs {
-		tune.GATv2Variant, tune.AttnPrefetch, kernTag = v, v != "no prefetch", tag
+		tune.GATv2Variant, tune.AttnPrefetch, kernTag = variantBase(v), v != "no prefetch", tag
 		if v == "no prefetch" || edgeVariant(v) {
 			tune.GATv2Variant = ""
 		}
@@ -133,12 +133,29 @@ func forVariants(tag string, f func()) {
 	}
 }
 
+// variantBase is the tune.GATv2Variant of the -gatv2-variants value v:
+// v without its red marker (lb3 for lb3-red, edge for edge-red), "" for
+// red, auto and auto-red.
+func variantBase(v string) string {
+	base, _ := strings.CutSuffix(v, "-red")
+	if base == "red" || base == "auto" {
+		return ""
+	}
+	return base
+}
+
 // edgeVariant sets the edge-coefficient GATv2 backward's switches for
-// the -gatv2-variants value v: edge is tune.GATv2EdgeCoef, edge-lb3 and
-// edge-e1 that with tune.GATv2EdgeVariant lb3 or e1; any other value
-// turns them off. It reports whether v was one of the three.
+// the -gatv2-variants value v: edge is tune.GATv2EdgeCoef, edge-lb3,
+// edge-e1 and edge-bal that with tune.GATv2EdgeVariant lb3, e1 or bal; any other value
+// turns them off. It also sets tune.GATv2DattBlock, on for red and the
+// values ending in -red (variantBase), and tune.GATv2EdgeAuto, on for
+// auto and auto-red, each off for the others. It reports
+// whether v was one of the four edge values (with or without -red).
 func edgeVariant(v string) bool {
-	tune.GATv2EdgeCoef = v == "edge" || v == "edge-lb3" || v == "edge-e1"
+	tune.GATv2DattBlock = v == "red" || strings.HasSuffix(v, "-red")
+	tune.GATv2EdgeAuto = v == "auto" || v == "auto-red"
+	v = variantBase(v)
+	tune.GATv2EdgeCoef = v == "edge" || v == "edge-lb3" || v == "edge-e1" || v == "edge-bal"
 	tune.GATv2EdgeVariant = ""
 	if tune.GATv2EdgeCoef {
 		tune.GATv2EdgeVariant, _ = strings.CutPrefix(v, "edge-")

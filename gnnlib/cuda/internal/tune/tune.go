@@ -271,13 +271,54 @@ var GATv2Variants = map[int][]string{256: {"lb3"}, 64: {"lb3", "lb4"}}
 // default; gnnbench's -gatv2-variants edge times both.
 var GATv2EdgeCoef = false
 
+// GATv2DattBlock makes the GATv2 backward passes that sum the attention
+// vector's gradient (gnnlib/cuda's gatv2_bwd_dst, gatv2_bwd_dsts,
+// gatv2_bwd_srce and gatv2_bwd_dste) sum it per block in shared memory
+// and add each block's sum once (gatv2.cu's gatv2_datt_flush), instead of
+// every lane of every group adding its own share: 4·VPL atomic adds a
+// lane from the whole grid (4224 blocks of 256 threads on the H200) onto
+// the same H·C floats, 32 times the L2 requests at 1x256. On the H200
+// (2026-12-06, 21:00) each arxiv-sized pass at 1x256 with those adds
+// took 1.2-1.5 ms more than its bytes need at 4 TB/s, the passes
+// without them (forward, gatv2_bwd_srcs) about what their bytes need,
+// and the wide bfloat16 layout, which spreads a lane's adds over twice
+// the cache lines, twice the excess: the adds are the suspect by these
+// times (no profiler ran). The same values, summed in another order.
+// Off by default until a device run passes it; gnnbench's
+// -gatv2-variants red and edge-red time it.
+var GATv2DattBlock = false
+
+// GATv2EdgeAuto chooses the edge-coefficient GATv2 backward (as
+// GATv2EdgeCoef does) for the layers whose backward would otherwise
+// recompute every edge: gnnlib/cuda's GATv2Auto mode without attention
+// dropout, where the saved-edge backward's per-edge values would take
+// more than 1 GiB (E·H·(8 + C/8) bytes: a products-sized layer, 126M
+// edges at 1x256), at the widths the edge-coefficient kernels take and
+// up to their 8 GiB. There the recomputing backward gathers three
+// feature rows an edge (x_l's in the destination pass, x_r's and dOut's
+// in the source pass) and the edge-coefficient one one (dOut's); on the
+// H200 (this session's first run) the products-sized layer took 130.9
+// against 155.6 ms, for 19.7 against 14.5 GiB. Where the edges are saved
+// (arxiv-sized) the saved-edge backward, which gathers two, was faster
+// (4.54 against 5.81 ms), most of both passes' excess being att's
+// gradient's atomic adds (GATv2DattBlock), so the choice between those
+// two waits for a run with GATv2DattBlock on. Off by default;
+// GATv2EdgeCoef on overrides it.
+var GATv2EdgeAuto = false
+
 // GATv2EdgeVariant selects variants of the edge-coefficient forward and
 // source passes at 1x256 (float32 and bfloat16): "lb3",
 // both compiled with __launch_bounds__(256, 3) (at most 85 registers a
 // thread instead of 99-121, three blocks of 256 threads an SM instead of
 // two); "e1", the forward so and the source pass one edge a step under
-// the same bounds. "", the default, runs the others; gnnbench's
-// -gatv2-variants edge-lb3 and edge-e1 time them.
+// the same bounds; "bal", the three passes with the sign bits stored as
+// ballot words (one store of C/8 contiguous bytes an edge from C/32
+// lanes, instead of C/128 byte stores from every other lane after as
+// many shuffles: gatv2.cu's gatv2_signs), the forward (72 registers) and
+// the source pass (one edge a step, 80) under the same bounds, without
+// spills at sm_90. "", the default, runs the others; gnnbench's
+// -gatv2-variants edge-lb3, edge-e1 and edge-bal time them. The layout of
+// the sign bits is the forward pass's choice: its backward follows it.
 var GATv2EdgeVariant = ""
 
 // AttnPrefetch lets the fused GATv2 and Transformer kernels load each
