@@ -15,6 +15,23 @@ import (
 // product, then a dense aggregation). On by default.
 var SAGEAggregateFirst = true
 
+// SAGEFreeSums makes SAGEConv.Forward on a device give back the device
+// memory of its three terms (the mean term's product, that plus the bias,
+// and the roots' product) as soon as it has added them, instead of when
+// the garbage collector finalises them: the backward pass of an addition
+// reads neither operand, and no one else sees them. In the products-sized
+// sampled step (gnnlib/cuda's BenchmarkSampledStepHost: 3 layers, hidden
+// 256, fan-outs 15, 10, 5, batch 1024) that is three 170k×256 float32
+// matrices of the first layer, 0.52 GB a step, which otherwise stay
+// allocated until a collection finalises them. There, on the recording
+// driver with launches, fills and copies posted, 60 steps in a row took
+// the allocator to 7.7 GB in use at the peak with it against 13.4 GB
+// without (measured once on the 2-core dev machine, where the
+// collections lag a host that runs ahead of its device). The values are
+// the same (TestSAGEFreeSums on the Fake device, which poisons freed
+// memory). Off by default until a device run has passed it.
+var SAGEFreeSums = false
+
 // sageAggregateFirst reports whether the mean term of a SAGEConv from in
 // to out features on g costs fewer multiply-adds aggregated first: ne·in
 // for the mean plus ndst·in·out for the product, against nsrc·in·out for
