@@ -22,7 +22,14 @@
 // batch, its launches and download waited for on the device goroutine,
 // two batches in flight), then as now (products-sized, also with two
 // batches in flight and with eight sampler goroutines); the split of the sampler's time per call goes to
-// standard error.
+// standard error, as does how many launches a batch the device recorded
+// and replayed (AutoReplay). With -sampled-step-ab (the default), the
+// products-sized device feed runs again kernel by kernel (AutoReplay off)
+// with the training step's host switches turned on one after another:
+// launches posted (tune.AsyncLaunch), then fills and copies posted too
+// (tune.PostFillCopy), then SAGEConv's terms freed at once
+// (nn.SAGEFreeSums); and last with only the terms freed, AutoReplay as it
+// is.
 //
 // The nnbf16 part (not run by default) times the arxiv-sized GCN and GATv2
 // epochs of gnnlib/nn in float32 and under tensor.Autocast(BFloat16)
@@ -631,6 +638,12 @@ func main() {
 			if *sampledAB {
 				sampledSAGE(d, prod, 100, 47, 20, 4, 2, feedDevice, false, false)
 				sampledSAGE(d, prod, 100, 47, 20, 8, 0, feedDevice, false, false)
+			}
+			// The step's host switches, one after another (sampledStep).
+			if *sampledStepAB {
+				for _, v := range sampledStepVariants {
+					v.run(func() { sampledSAGE(d, prod, 100, 47, 20, 4, 0, feedDevice, false, false) })
+				}
 			}
 		}
 	}

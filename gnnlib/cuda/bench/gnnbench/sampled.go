@@ -59,6 +59,9 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 	if productFirst {
 		variant += ", SAGE product first"
 	}
+	if stepLabel != "" {
+		variant += ", step " + stepLabel
+	}
 	if feed == feedDevice {
 		if samplerBefore {
 			variant += ", sampler as before (locked host work on one goroutine, fresh memory, waited launches and download)"
@@ -117,6 +120,7 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 	var split tune.SampleSplit
 	defer func() { tune.SampleTiming = nil }()
 	t0 := time.Now()
+	var rs0 cuda.ReplayStats
 	for steps < batches+2 {
 		if steps == 2 && feed == feedDevice {
 			// Batches sampled from here on (the workers run ahead).
@@ -138,10 +142,12 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 		if steps == 1 {
 			first = last
 			t0 = time.Now()
+			rs0 = d.ReplayStats()
 		}
 		steps++
 	}
 	total = time.Since(t0)
+	rs1 := d.ReplayStats()
 	it.Close() // no sampling ahead while the sampler is timed alone
 	tune.SampleTiming = nil
 	check(it.Err())
@@ -190,6 +196,14 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 		per := func(t time.Duration) float64 { return ms(t) / float64(c) }
 		fmt.Fprintf(os.Stderr, "sampler split (%s, %s), per SampleBlocks call over %d in the loader: lock %.3f, queue %.3f, download+wait %.3f, widen %.3f, host %.3f, register+gather %.3f ms\n",
 			g.name, variant, c, per(split.Lock), per(split.Queue), per(split.Download), per(split.Widen), per(split.Host), per(split.Register))
+	}
+	if n > 0 {
+		// Whether the device recorded the step (AutoReplay) or launched
+		// it kernel by kernel, the sampler's launches included.
+		per := func(a, b int64) float64 { return float64(b-a) / float64(n) }
+		fmt.Fprintf(os.Stderr, "replay (%s, %s), per batch over %d: %.1f launches, %.1f segments, %.1f replayed as graphs (%.1f nodes), %.1f nodes eager, %.1f node updates, %.2f graphs built, %.2f refused\n",
+			g.name, variant, n, per(rs0.Launches, rs1.Launches), per(rs0.Segments, rs1.Segments), per(rs0.Replays, rs1.Replays), per(rs0.ReplayNodes, rs1.ReplayNodes),
+			per(rs0.EagerNodes, rs1.EagerNodes), per(rs0.Updates, rs1.Updates), per(rs0.Built, rs1.Built), per(rs0.Failed, rs1.Failed))
 	}
 	report("sampled-sage", g.name, "3 layers, hidden 256, fan-outs 15,10,5, batch 1024, "+variant, ms(total)/float64(n), peak,
 		fmt.Sprintf("per batch over %d batches: step %.3f ms, waited %.3f ms for the loader; sampler alone %.3f ms a batch; %d nodes and %d edges sampled a batch; loss %.3f -> %.3f",
@@ -252,3 +266,49 @@ var sampledFeeds = flag.String("sampled-feeds", "host1,host4,resident,device,pro
 // first with the sampler as before (tune.SetSampler(false), no
 // ReuseBlocks), then as now, in one run.
 var sampledAB = flag.Bool("sampled-ab", true, "the sampled part's device feeds first with the sampler as before (host work under its lock, fresh memory every batch, each launch and the download waited for, host blocks on one goroutine: tune.SetSampler(false)), then as now")
+
+// sampledStepAB runs the products-sized device feed again with the
+// step's host switches on, one after another (sampledStepVariants).
+var sampledStepAB = flag.Bool("sampled-step-ab", true, "the products-sized device feed again with the training step's host switches: kernel by kernel (cuda.AutoReplay off), then launches posted (tune.AsyncLaunch), fills and copies posted (tune.PostFillCopy) and SAGEConv's terms freed at once (nn.SAGEFreeSums) one after another; then the terms freed with AutoReplay as it is")
+
+// stepLabel names the step's switches in sampledSAGE's variant ("" for
+// the defaults).
+var stepLabel string
+
+// sampledStep is one setting of the training step's host switches:
+// AutoReplay off (launches kernel by kernel, as GNNLAB_CUDA_GRAPHS=0) or
+// as it is, and the switches that BenchmarkSampledStepHost compares.
+type sampledStep struct {
+	label                        string
+	noReplay, async, fills, free bool
+}
+
+// sampledStepVariants are the settings -sampled-step-ab runs. On gnnlib/cuda's
+// recording driver (BenchmarkSampledStepHost, products-sized) the step
+// made 69 synchronous calls to the device goroutine kernel by kernel,
+// 13 with launches posted, about 1-3 with fills and copies posted too
+// and with SAGEConv's terms freed (the loss's read-back and the
+// allocator's misses), and 3 when recorded (two gradient clones and the
+// read-back).
+var sampledStepVariants = []sampledStep{
+	{"kernel by kernel (AutoReplay off)", true, false, false, false},
+	{"kernel by kernel, launches posted", true, true, false, false},
+	{"kernel by kernel, launches, fills and copies posted", true, true, true, false},
+	{"kernel by kernel, launches, fills and copies posted, SAGE terms freed", true, true, true, true},
+	{"SAGE terms freed (the other switches and AutoReplay as they are)", false, false, false, true},
+}
+
+// run calls f with the step's switches set as s says, then restores them.
+func (s sampledStep) run(f func()) {
+	defer func(r, a, p, fr bool) {
+		cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy, nn.SAGEFreeSums = r, a, p, fr
+		stepLabel = ""
+	}(cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy, nn.SAGEFreeSums)
+	if s.noReplay {
+		// Kernel by kernel, the three switches exactly as s says.
+		cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy = false, s.async, s.fills
+	}
+	nn.SAGEFreeSums = s.free
+	stepLabel = s.label
+	f()
+}
