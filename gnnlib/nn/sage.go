@@ -23,13 +23,14 @@ var SAGEAggregateFirst = true
 // sampled step (gnnlib/cuda's BenchmarkSampledStepHost: 3 layers, hidden
 // 256, fan-outs 15, 10, 5, batch 1024) that is three 170k×256 float32
 // matrices of the first layer, 0.52 GB a step, which otherwise stay
-// allocated until a collection finalises them. There, on the recording
-// driver with launches, fills and copies posted, 60 steps in a row took
-// the allocator to 7.7 GB in use at the peak with it against 13.4 GB
-// without (measured once on the 2-core dev machine, where the
-// collections lag a host that runs ahead of its device). The values are
-// the same (TestSAGEFreeSums on the Fake device, which poisons freed
-// memory). Off by default until a device run has passed it.
+// allocated until a collection finalises them. What that does to the
+// allocator's peak is not measured yet: on the recording driver (no
+// kernel time, the 2-core dev machine) 40 steps in a row peaked anywhere
+// from 4.9 to 14 GB with it and from 6.9 to 13.4 GB without, set by when
+// the collections came, which lag a host that runs that far ahead. The
+// values are the same (TestSAGEFreeSums on the Fake device, which
+// poisons freed memory). Off by default until a device run has passed
+// it.
 var SAGEFreeSums = false
 
 // sageAggregateFirst reports whether the mean term of a SAGEConv from in
