@@ -94,10 +94,11 @@ func TestSAGEAggregateFirst(t *testing.T) {
 // TestSAGEFreeSums is the differential test of SAGEFreeSums: a 3-layer
 // GraphSAGE (mean) step over sampled blocks on the Fake device, whose
 // freed memory panics when read, from the same parameters and input with
-// the switch off and on. The logits and every gradient are bit-identical
-// (the same ops in the same order), and with it on the device holds
-// exactly three ndst×out float32 matrices a layer less after the step
-// (Held: what the code gave back itself, the collector aside).
+// the switch off and on, in float32 and under Autocast(BFloat16). The
+// logits and every gradient are bit-identical (the same ops in the same
+// order), and with it on the device holds exactly three ndst×out
+// matrices a layer less after the step (Held: what the code gave back
+// itself, the collector aside).
 func TestSAGEFreeSums(t *testing.T) {
 	defer func(on bool) { nn.SAGEFreeSums = on }(nn.SAGEFreeSums)
 	g, err := graph.ErdosRenyiM(3000, 30000, 6)
@@ -148,18 +149,24 @@ func TestSAGEFreeSums(t *testing.T) {
 		}
 		return out, held
 	}
-	off, heldOff := run(false)
-	on, heldOn := run(true)
-	for i := range off {
-		if !slices.Equal(off[i], on[i]) {
-			t.Errorf("value %d (0: logits, then the parameters' gradients) differs with SAGEFreeSums on", i)
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.BFloat16} {
+		var off, on [][]float32
+		var heldOff, heldOn int64
+		tensor.Autocast(dt, func() {
+			off, heldOff = run(false)
+			on, heldOn = run(true)
+		})
+		for i := range off {
+			if !slices.Equal(off[i], on[i]) {
+				t.Errorf("%v: value %d (0: logits, then the parameters' gradients) differs with SAGEFreeSums on", dt, i)
+			}
 		}
-	}
-	var want int64
-	for i, bl := range blocks {
-		want += 3 * 4 * int64(bl.Graph.NumNodes()*dims[i+1])
-	}
-	if heldOff-heldOn != want {
-		t.Errorf("Held after the step: %d bytes off, %d on: %d fewer, want %d (three ndst×out terms a layer)", heldOff, heldOn, heldOff-heldOn, want)
+		var want int64
+		for i, bl := range blocks {
+			want += 3 * int64(dt.Size()) * int64(bl.Graph.NumNodes()*dims[i+1])
+		}
+		if heldOff-heldOn != want {
+			t.Errorf("%v: Held after the step: %d bytes off, %d on: %d fewer, want %d (three ndst×out terms a layer)", dt, heldOff, heldOn, heldOff-heldOn, want)
+		}
 	}
 }
