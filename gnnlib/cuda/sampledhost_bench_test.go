@@ -251,7 +251,9 @@ func sampledStepFunc(dev tensor.Backend, fin, hidden, classes int) func(b sample
 // with launches waited for (the default), posted (tune.AsyncLaunch),
 // posted with fills and copies (tune.PostFillCopy), and that with
 // SAGEConv's terms freed (nn.SAGEFreeSums); then recorded and replayed
-// (GraphReplay), without and with the last two. After 10 warm-up steps,
+// (GraphReplay), without and with the last two; then under
+// Autocast(BFloat16) on an sm_90 device, kernel by kernel, waited and
+// with the three switches. After 10 warm-up steps,
 // each reports over 10 counted steps: launches/step; handoffs/step (work
 // items sent to the device goroutine) and sync/step, those of them whose
 // caller waited (Device.do); the driver's allocations (the allocator's
@@ -267,15 +269,17 @@ func BenchmarkSampledStepHost(b *testing.B) {
 	const fin, hidden, classes = 100, 256, 47
 	var base float64
 	for _, v := range []struct {
-		name                       string
-		async, fills, free, replay bool
+		name                             string
+		async, fills, free, replay, bf16 bool
 	}{
-		{"waited", false, false, false, false},
-		{"posted", true, false, false, false},
-		{"posted+fills", true, true, false, false},
-		{"posted+fills+free", true, true, true, false},
-		{"replayed", false, false, false, true},
-		{"replayed+fills+free", false, true, true, true},
+		{"waited", false, false, false, false, false},
+		{"posted", true, false, false, false, false},
+		{"posted+fills", true, true, false, false, false},
+		{"posted+fills+free", true, true, true, false, false},
+		{"replayed", false, false, false, true, false},
+		{"replayed+fills+free", false, true, true, true, false},
+		{"bf16/waited", false, false, false, false, true},
+		{"bf16/posted+fills+free", true, true, true, false, true},
 	} {
 		name := v.name
 		b.Run(name, func(b *testing.B) {
@@ -289,6 +293,15 @@ func BenchmarkSampledStepHost(b *testing.B) {
 			d := openCounting(b, drv, h)
 			batch := newSampledBatch(b, d, g, fin, classes)
 			step := sampledStepFunc(d.Backend(), fin, hidden, classes)
+			if v.bf16 {
+				// Autocast(BFloat16) on an sm_90 device: tensor-core products.
+				d.desc = "record (sm_90, no GPU)"
+				f32 := step
+				step = func(b sampledBatch) (loss float32) {
+					tensor.Autocast(tensor.BFloat16, func() { loss = f32(b) })
+					return loss
+				}
+			}
 			// Warm-up: the pool fills up to the step's needs.
 			for range 10 {
 				step(batch)
