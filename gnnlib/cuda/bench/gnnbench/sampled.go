@@ -242,6 +242,10 @@ func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBat
 	drop := nn.NewDropout(0.5)
 	opt := nn.NewAdam(params, 0.01, 0)
 	return func(b *data.MiniBatch) float32 {
+		if stepBF16 {
+			restore := tensor.SetAutocast(tensor.BFloat16)
+			defer restore()
+		}
 		gs := b.Graphs()
 		h := b.X.To(dev)
 		for i, c := range convs {
@@ -271,6 +275,9 @@ var sampledAB = flag.Bool("sampled-ab", true, "the sampled part's device feeds f
 // step's host switches on, one after another (sampledStepVariants).
 var sampledStepAB = flag.Bool("sampled-step-ab", true, "the products-sized device feed again with the training step's host switches: kernel by kernel (cuda.AutoReplay off), then launches posted (tune.AsyncLaunch), fills and copies posted (tune.PostFillCopy) and SAGEConv's terms freed at once (nn.SAGEFreeSums) one after another; then the terms freed with AutoReplay as it is")
 
+// stepBF16 runs sageStep's steps under tensor.Autocast(BFloat16).
+var stepBF16 bool
+
 // stepLabel names the step's switches in sampledSAGE's variant ("" for
 // the defaults).
 var stepLabel string
@@ -279,8 +286,8 @@ var stepLabel string
 // AutoReplay off (launches kernel by kernel, as GNNLAB_CUDA_GRAPHS=0) or
 // as it is, and the switches that BenchmarkSampledStepHost compares.
 type sampledStep struct {
-	label                        string
-	noReplay, async, fills, free bool
+	label                              string
+	noReplay, async, fills, free, bf16 bool
 }
 
 // sampledStepVariants are the settings -sampled-step-ab runs. On gnnlib/cuda's
@@ -291,19 +298,24 @@ type sampledStep struct {
 // allocator's misses), and 3 when recorded (two gradient clones and the
 // read-back).
 var sampledStepVariants = []sampledStep{
-	{"kernel by kernel (AutoReplay off)", true, false, false, false},
-	{"kernel by kernel, launches posted", true, true, false, false},
-	{"kernel by kernel, launches, fills and copies posted", true, true, true, false},
-	{"kernel by kernel, launches, fills and copies posted, SAGE terms freed", true, true, true, true},
-	{"SAGE terms freed (the other switches and AutoReplay as they are)", false, false, false, true},
+	{"kernel by kernel (AutoReplay off)", true, false, false, false, false},
+	{"kernel by kernel, launches posted", true, true, false, false, false},
+	{"kernel by kernel, launches, fills and copies posted", true, true, true, false, false},
+	{"kernel by kernel, launches, fills and copies posted, SAGE terms freed", true, true, true, true, false},
+	{"SAGE terms freed (the other switches and AutoReplay as they are)", false, false, false, true, false},
+	// Under Autocast(BFloat16) the products run on tensor cores: 101
+	// launches a step on the recording driver (sm_90) against 56.
+	{"bfloat16 (Autocast; the switches and AutoReplay as they are)", false, false, false, false, true},
+	{"bfloat16 (Autocast), kernel by kernel, launches, fills and copies posted, SAGE terms freed", true, true, true, true, true},
 }
 
 // run calls f with the step's switches set as s says, then restores them.
 func (s sampledStep) run(f func()) {
 	defer func(r, a, p, fr bool) {
 		cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy, nn.SAGEFreeSums = r, a, p, fr
-		stepLabel = ""
+		stepLabel, stepBF16 = "", false
 	}(cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy, nn.SAGEFreeSums)
+	stepBF16 = s.bf16
 	if s.noReplay {
 		// Kernel by kernel, the three switches exactly as s says.
 		cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy = false, s.async, s.fills
