@@ -197,6 +197,23 @@
 // (products-sized: 8.63 ms against 6.03; BENCHMARKS.md). Nothing uses it
 // unless asked: the loader's default stays on the host.
 //
+// The training step on a products-sized batch (3 x 256, 100 features, 47
+// classes) is 56 launches; BenchmarkSampledStepHost counts its host work
+// on the recording driver. Launched kernel by kernel it hands the device
+// goroutine 69 items a step and waits for every one (56 launches, 10
+// fills: the zeroed outputs of split-K products, bias-gradient column
+// sums and the loss; 2 copies: gradients cloned to be summed, where a
+// block's input feeds both the mean and the roots; the loss's
+// read-back). With tune.AsyncLaunch 13 are waited for; with
+// tune.PostFillCopy too (off until a device run passes it), the
+// read-back and the allocator's misses, which vary with when the
+// collector runs; recorded and replayed (GraphReplay, which AutoReplay
+// picks when the spans between waits take under 100 µs a launch), 3, in
+// 3 segments. Under
+// Autocast(BFloat16) the step is 101 launches (tensor-core products and
+// 43 conversions). gnnbench -sampled-step-ab times these settings on a
+// device and prints which mode AutoReplay ran in.
+//
 // # Kernels
 //
 // MatMul is a 128x128-tiled float32 GEMM with transposed variants and
