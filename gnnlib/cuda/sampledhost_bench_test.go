@@ -185,7 +185,10 @@ func newSampledBatch(tb testing.TB, d *Device, g *graph.Graph, fin, classes int)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	xall, err := d.Empty(g.NumNodes(), fin) // never read: the recorder has no memory
+	xall, err := d.Empty(g.NumNodes(), fin)
+	if err == nil {
+		err = xall.Fill(0.01) // on a GPU: finite features
+	}
 	if err != nil {
 		tb.Fatal(err)
 	}
