@@ -204,14 +204,16 @@
 // fills: the zeroed outputs of split-K products, bias-gradient column
 // sums and the loss; 2 copies: gradients cloned to be summed, where a
 // block's input feeds both the mean and the roots; the loss's
-// read-back). With tune.AsyncLaunch 13 are waited for; with
+// read-back). With tune.AsyncLaunch (on by default), which posts the
+// fills too, 3 are waited for, the copies and the read-back; with
 // tune.PostFillCopy too (off until a device run passes it), the
-// read-back and the allocator's misses, which vary with when the
-// collector runs; recorded and replayed (GraphReplay, which AutoReplay
-// picks when the spans between waits take under 100 µs a launch), 3, in
-// 3 segments. Under
-// Autocast(BFloat16) the step is 101 launches (tensor-core products and
-// 43 conversions). gnnbench -sampled-step-ab times these settings on a
+// read-back; the allocator's misses add a few, which vary with when the
+// collector runs. Recorded and replayed (GraphReplay, which AutoReplay
+// picks when the spans between waits take under 100 µs a launch), the
+// step waits 3 times, in 3 segments, and once with tune.PostFillCopy
+// (the segments stay 3). Under Autocast(BFloat16) the step is 94
+// launches (tensor-core products and 29 conversions). gnnbench
+// -sampled-step-ab times these settings on a
 // device and prints which mode AutoReplay ran in.
 //
 // # Kernels

@@ -30,14 +30,24 @@ func (f *fillDriver) memsetD32(dst uintptr, v uint32, n int64) error {
 
 // TestPostFillCopy: with tune.PostFillCopy, Tensor.Fill and the backend's
 // Copy reach the device goroutine as posted work (no caller waits for
-// them; off, each waits), in the order they were asked for among the
-// launches around them, and a fill's error comes back from the next call
-// that waits.
+// them; off, the copy waits, and a fill waits unless tune.AsyncLaunch
+// posts it with the launches), in the order they were asked for among
+// the launches around them, and a posted fill's error comes back from
+// the next call that waits.
 func TestPostFillCopy(t *testing.T) {
 	defer func(a, f, r bool) { tune.AsyncLaunch, tune.PostFillCopy, AutoReplay = a, f, r }(tune.AsyncLaunch, tune.PostFillCopy, AutoReplay)
 	AutoReplay = false
-	for _, on := range []bool{false, true} {
-		tune.AsyncLaunch, tune.PostFillCopy = true, on
+	for _, tc := range []struct {
+		async, on bool
+		waits     int64 // of the 5 items below and Copy's allocation
+	}{
+		{false, false, 5}, // every item, and the allocation
+		{false, true, 2},  // the launch and the allocation
+		{true, false, 2},  // the copy and the allocation (fills post with launches)
+		{true, true, 1},   // the allocation
+	} {
+		on := tc.on
+		tune.AsyncLaunch, tune.PostFillCopy = tc.async, on
 		drv := &fillDriver{recordDriver: &recordDriver{}}
 		h := &handoffs{callers: map[string]int{}}
 		d := openCounting(t, drv, h)
@@ -72,15 +82,11 @@ func TestPostFillCopy(t *testing.T) {
 			kinds = append(kinds, k)
 		}
 		if want := []string{"fill", "scale_op", "dtod", "fill"}; !slices.Equal(kinds, want) {
-			t.Errorf("PostFillCopy %t: the device ran %v, want %v", on, kinds, want)
+			t.Errorf("AsyncLaunch %t, PostFillCopy %t: the device ran %v, want %v", tc.async, on, kinds, want)
 		}
 		// Copy's allocation comes from the driver (an empty pool): a wait.
-		waits, want := h.waits.Load(), int64(4)
-		if on {
-			want = 1
-		}
-		if waits != want {
-			t.Errorf("PostFillCopy %t: %d of %d work items were waited for, want %d", on, waits, h.items.Load(), want)
+		if waits := h.waits.Load(); waits != tc.waits {
+			t.Errorf("AsyncLaunch %t, PostFillCopy %t: %d of %d work items were waited for, want %d", tc.async, on, waits, h.items.Load(), tc.waits)
 		}
 		if !on {
 			continue

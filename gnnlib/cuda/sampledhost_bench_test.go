@@ -121,8 +121,9 @@ func (h *handoffs) note(fn func(), queued int, buf []byte) {
 }
 
 // openCounting is openOn whose device goroutine is locked to its OS
-// thread, as Open's is (so that a handoff costs what it costs there), and
-// tells h of each work item while h is on.
+// thread and polls before it parks, as Open's is (so that a handoff
+// costs what it costs there), and tells h of each work item while h is
+// on.
 func openCounting(t testing.TB, drv driver, h *handoffs) *Device {
 	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: "record (no GPU)", nsm: drv.sms()}
 	d.be = &backend{d}
@@ -131,7 +132,11 @@ func openCounting(t testing.TB, drv driver, h *handoffs) *Device {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		buf := make([]byte, 8<<20)
-		for fn := range d.work {
+		for {
+			fn, ok := d.next() // polling first, as Open's runWork does
+			if !ok {
+				break
+			}
 			if h.on.Load() {
 				h.note(fn, len(d.work), buf)
 			}

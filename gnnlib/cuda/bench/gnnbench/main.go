@@ -25,11 +25,12 @@
 // standard error, as does how many launches a batch the device recorded
 // and replayed (AutoReplay). With -sampled-step-ab (the default), the
 // products-sized device feed runs again kernel by kernel (AutoReplay off)
-// with the training step's host switches turned on one after another:
-// launches posted (tune.AsyncLaunch), then fills and copies posted too
-// (tune.PostFillCopy), then SAGEConv's terms freed at once
-// (nn.SAGEFreeSums); and last with only the terms freed, AutoReplay as it
-// is.
+// with launches waited for, then with the training step's host switches
+// turned on one after another: launches and fills posted
+// (tune.AsyncLaunch), copies posted too (tune.PostFillCopy), SAGEConv's
+// terms freed at once (nn.SAGEFreeSums); then with only the terms freed,
+// the rest as it is; then under Autocast(BFloat16), as it is and kernel
+// by kernel with the three switches on.
 //
 // The nnbf16 part (not run by default) times the arxiv-sized GCN and GATv2
 // epochs of gnnlib/nn in float32 and under tensor.Autocast(BFloat16)

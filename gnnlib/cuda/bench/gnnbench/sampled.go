@@ -273,7 +273,7 @@ var sampledAB = flag.Bool("sampled-ab", true, "the sampled part's device feeds f
 
 // sampledStepAB runs the products-sized device feed again with the
 // step's host switches on, one after another (sampledStepVariants).
-var sampledStepAB = flag.Bool("sampled-step-ab", true, "the products-sized device feed again with the training step's host switches: kernel by kernel (cuda.AutoReplay off), then launches posted (tune.AsyncLaunch), fills and copies posted (tune.PostFillCopy) and SAGEConv's terms freed at once (nn.SAGEFreeSums) one after another; then the terms freed with AutoReplay as it is")
+var sampledStepAB = flag.Bool("sampled-step-ab", true, "the products-sized device feed again with the training step's host switches: kernel by kernel (cuda.AutoReplay off) with launches waited for, then launches and fills posted (tune.AsyncLaunch), copies posted (tune.PostFillCopy) and SAGEConv's terms freed at once (nn.SAGEFreeSums) one after another; then the terms freed with the rest as it is; then under Autocast(BFloat16), as it is and kernel by kernel with the three switches")
 
 // stepBF16 runs sageStep's steps under tensor.Autocast(BFloat16).
 var stepBF16 bool
@@ -292,18 +292,17 @@ type sampledStep struct {
 
 // sampledStepVariants are the settings -sampled-step-ab runs. On gnnlib/cuda's
 // recording driver (BenchmarkSampledStepHost, products-sized) the step
-// made 69 synchronous calls to the device goroutine kernel by kernel,
-// 13 with launches posted, about 1-3 with fills and copies posted too
-// and with SAGEConv's terms freed (the loss's read-back and the
-// allocator's misses), and 3 when recorded (two gradient clones and the
-// read-back).
+// made 69 synchronous calls to the device goroutine kernel by kernel
+// with launches waited for, 3 with launches and fills posted
+// (tune.AsyncLaunch) and 1 with copies posted too (tune.PostFillCopy),
+// the loss's read-back, besides the allocator's misses; recorded, 3.
 var sampledStepVariants = []sampledStep{
-	{"kernel by kernel (AutoReplay off)", true, false, false, false, false},
-	{"kernel by kernel, launches posted", true, true, false, false, false},
+	{"kernel by kernel, launches waited for (AutoReplay and AsyncLaunch off)", true, false, false, false, false},
+	{"kernel by kernel, launches and fills posted", true, true, false, false, false},
 	{"kernel by kernel, launches, fills and copies posted", true, true, true, false, false},
 	{"kernel by kernel, launches, fills and copies posted, SAGE terms freed", true, true, true, true, false},
 	{"SAGE terms freed (the other switches and AutoReplay as they are)", false, false, false, true, false},
-	// Under Autocast(BFloat16) the products run on tensor cores: 101
+	// Under Autocast(BFloat16) the products run on tensor cores: 94
 	// launches a step on the recording driver (sm_90) against 56.
 	{"bfloat16 (Autocast; the switches and AutoReplay as they are)", false, false, false, false, true},
 	{"bfloat16 (Autocast), kernel by kernel, launches, fills and copies posted, SAGE terms freed", true, true, true, true, true},
