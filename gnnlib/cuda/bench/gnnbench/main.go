@@ -23,7 +23,8 @@
 // two batches in flight), then as now (products-sized, also with two
 // batches in flight and with eight sampler goroutines); the split of the sampler's time per call goes to
 // standard error, as does how many launches a batch the device recorded
-// and replayed (AutoReplay). With -sampled-step-ab (the default), the
+// and replayed (AutoReplay) and how far the allocator's reserve grew
+// over the timed batches (its misses). With -sampled-step-ab (the default), the
 // products-sized device feed runs again kernel by kernel (AutoReplay off)
 // with launches waited for, then with the training step's host switches
 // turned on one after another: launches and fills posted

@@ -121,6 +121,7 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 	defer func() { tune.SampleTiming = nil }()
 	t0 := time.Now()
 	var rs0 cuda.ReplayStats
+	var ms0 cuda.MemStats
 	for steps < batches+2 {
 		if steps == 2 && feed == feedDevice {
 			// Batches sampled from here on (the workers run ahead).
@@ -141,6 +142,7 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 		last = step(b)
 		if steps == 1 {
 			first = last
+			ms0, _ = d.MemStats()
 			t0 = time.Now()
 			rs0 = d.ReplayStats()
 		}
@@ -148,6 +150,7 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 	}
 	total = time.Since(t0)
 	rs1 := d.ReplayStats()
+	ms1, _ := d.MemStats()
 	it.Close() // no sampling ahead while the sampler is timed alone
 	tune.SampleTiming = nil
 	check(it.Err())
@@ -201,9 +204,12 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 		// Whether the device recorded the step (AutoReplay) or launched
 		// it kernel by kernel, the sampler's launches included.
 		per := func(a, b int64) float64 { return float64(b-a) / float64(n) }
-		fmt.Fprintf(os.Stderr, "replay (%s, %s), per batch over %d: %.1f launches, %.1f segments, %.1f replayed as graphs (%.1f nodes), %.1f nodes eager, %.1f node updates, %.2f graphs built, %.2f refused\n",
+		// The allocator's reserve grows only by allocations from the
+		// driver (its misses).
+		fmt.Fprintf(os.Stderr, "replay (%s, %s), per batch over %d: %.1f launches, %.1f segments, %.1f replayed as graphs (%.1f nodes), %.1f nodes eager, %.1f node updates, %.2f graphs built, %.2f refused; allocator reserve %.0f -> %.0f MiB over the batches\n",
 			g.name, variant, n, per(rs0.Launches, rs1.Launches), per(rs0.Segments, rs1.Segments), per(rs0.Replays, rs1.Replays), per(rs0.ReplayNodes, rs1.ReplayNodes),
-			per(rs0.EagerNodes, rs1.EagerNodes), per(rs0.Updates, rs1.Updates), per(rs0.Built, rs1.Built), per(rs0.Failed, rs1.Failed))
+			per(rs0.EagerNodes, rs1.EagerNodes), per(rs0.Updates, rs1.Updates), per(rs0.Built, rs1.Built), per(rs0.Failed, rs1.Failed),
+			float64(ms0.Reserved)/(1<<20), float64(ms1.Reserved)/(1<<20))
 	}
 	report("sampled-sage", g.name, "3 layers, hidden 256, fan-outs 15,10,5, batch 1024, "+variant, ms(total)/float64(n), peak,
 		fmt.Sprintf("per batch over %d batches: step %.3f ms, waited %.3f ms for the loader; sampler alone %.3f ms a batch; %d nodes and %d edges sampled a batch; loss %.3f -> %.3f",
