@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
@@ -151,7 +152,11 @@ func (d *backend) Copy(t *tensor.Tensor) (tensor.Storage, error) {
 	if err != nil || v.Len() == 0 {
 		return out, err
 	}
-	return out, d.do(func(drv driver) error { return drv.dtod(out.ptr, v.ptr, int64(v.Len())*4) })
+	to, from, n := out.ptr, v.ptr, int64(v.Len())*4
+	if tune.PostFillCopy {
+		return out, d.post(func(drv driver) error { return drv.dtod(to, from, n) })
+	}
+	return out, d.do(func(drv driver) error { return drv.dtod(to, from, n) })
 }
 
 // graphMode selects a device graph's edge weights.

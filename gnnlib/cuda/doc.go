@@ -197,6 +197,25 @@
 // (products-sized: 8.63 ms against 6.03; BENCHMARKS.md). Nothing uses it
 // unless asked: the loader's default stays on the host.
 //
+// The training step on a products-sized batch (3 x 256, 100 features, 47
+// classes) is 56 launches; BenchmarkSampledStepHost counts its host work
+// on the recording driver. Launched kernel by kernel it hands the device
+// goroutine 69 items a step and waits for every one (56 launches, 10
+// fills: the zeroed outputs of split-K products, bias-gradient column
+// sums and the loss; 2 copies: gradients cloned to be summed, where a
+// block's input feeds both the mean and the roots; the loss's
+// read-back). With tune.AsyncLaunch (on by default), which posts the
+// fills too, 3 are waited for, the copies and the read-back; with
+// tune.PostFillCopy too (off until a device run passes it), the
+// read-back; the allocator's misses add a few, which vary with when the
+// collector runs. Recorded and replayed (GraphReplay, which AutoReplay
+// picks when the spans between waits take under 100 µs a launch), the
+// step waits 3 times, in 3 segments, and once with tune.PostFillCopy
+// (the segments stay 3). Under Autocast(BFloat16) the step is 94
+// launches (tensor-core products and 29 conversions). gnnbench
+// -sampled-step-ab times these settings on a
+// device and prints which mode AutoReplay ran in.
+//
 // # Kernels
 //
 // MatMul is a 128x128-tiled float32 GEMM with transposed variants and

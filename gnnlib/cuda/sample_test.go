@@ -220,6 +220,21 @@ func TestDeviceSampledSAGEStep(t *testing.T) {
 	}
 }
 
+// TestDeviceSampledSAGEStepSwitches is TestDeviceSampledSAGEStep with
+// the sampled step's switches that no device has run yet on:
+// tune.PostFillCopy (fills and copies posted) and nn.SAGEFreeSums
+// (SAGEConv's summed terms freed as soon as they are added), whose memory
+// the next kernels reuse at once, so that a term still read would show
+// in the loss or the gradients.
+func TestDeviceSampledSAGEStepSwitches(t *testing.T) {
+	d := openOrSkip(t)
+	defer func(p, f bool) { tune.PostFillCopy, nn.SAGEFreeSums = p, f }(tune.PostFillCopy, nn.SAGEFreeSums)
+	tune.PostFillCopy, nn.SAGEFreeSums = true, true
+	for _, fanouts := range [][]int{{10, 5}, {-1, 5}} {
+		t.Run(fmt.Sprint(fanouts), func(t *testing.T) { sampledSAGEStep(t, d, fanouts) })
+	}
+}
+
 func sampledSAGEStep(t *testing.T, d *Device, fanouts []int) {
 	dev := d.Backend()
 	g := sampleGraphForTest(t)

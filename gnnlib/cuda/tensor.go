@@ -69,7 +69,7 @@ func (t *Tensor) Fill(v float32) error {
 	}
 	p := t.ptr
 	fill := func(drv driver) error { return drv.memsetD32(p, bits, n) }
-	if tune.AsyncLaunch {
+	if tune.AsyncLaunch || tune.PostFillCopy {
 		return t.buf.dev.post(fill)
 	}
 	return t.buf.dev.do(fill)

@@ -78,7 +78,18 @@ func (c *SAGEConv) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	} else {
 		neigh = c.meanNeigh(g, x)
 	}
-	return neigh.Add(c.B).Add(blockRoots(g, x).MatMul(c.WRoot))
+	sum := neigh.Add(c.B)
+	root := blockRoots(g, x).MatMul(c.WRoot)
+	out := sum.Add(root)
+	if SAGEFreeSums && out.IsOnDevice() {
+		// Add's backward pass reads neither operand: the three terms'
+		// device memory goes back now, not when the collector finalises
+		// them.
+		freeStorage(neigh)
+		freeStorage(sum)
+		freeStorage(root)
+	}
+	return out
 }
 
 func seq(n int) []int {

@@ -15,6 +15,24 @@ import (
 // product, then a dense aggregation). On by default.
 var SAGEAggregateFirst = true
 
+// SAGEFreeSums makes SAGEConv.Forward on a device give back the device
+// memory of its three terms (the mean term's product, that plus the bias,
+// and the roots' product) as soon as it has added them, instead of when
+// the garbage collector finalises them: the backward pass of an addition
+// reads neither operand, and no one else sees them. In the products-sized
+// sampled step (gnnlib/cuda's BenchmarkSampledStepHost: 3 layers, hidden
+// 256, fan-outs 15, 10, 5, batch 1024) that is three 170k×256 float32
+// matrices of the first layer, 0.52 GB a step, which otherwise stay
+// allocated until a collection finalises them. What that does to the
+// allocator's peak is not measured yet: on the recording driver (no
+// kernel time, the 2-core dev machine) 40 steps in a row peaked anywhere
+// from 4.9 to 14 GB with it and from 6.9 to 13.4 GB without, set by when
+// the collections came, which lag a host that runs that far ahead. The
+// values are the same (TestSAGEFreeSums on the Fake device, which
+// poisons freed memory). Off by default until a device run has passed
+// it.
+var SAGEFreeSums = false
+
 // sageAggregateFirst reports whether the mean term of a SAGEConv from in
 // to out features on g costs fewer multiply-adds aggregated first: ne·in
 // for the mean plus ndst·in·out for the product, against nsrc·in·out for

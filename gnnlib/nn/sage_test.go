@@ -90,3 +90,83 @@ func TestSAGEAggregateFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestSAGEFreeSums is the differential test of SAGEFreeSums: a 3-layer
+// GraphSAGE (mean) step over sampled blocks on the Fake device, whose
+// freed memory panics when read, from the same parameters and input with
+// the switch off and on, in float32 and under Autocast(BFloat16). The
+// logits and every gradient are bit-identical (the same ops in the same
+// order), and with it on the device holds exactly three ndst×out
+// matrices a layer less after the step (Held: what the code gave back
+// itself, the collector aside).
+func TestSAGEFreeSums(t *testing.T) {
+	defer func(on bool) { nn.SAGEFreeSums = on }(nn.SAGEFreeSums)
+	g, err := graph.ErdosRenyiM(3000, 30000, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := make([]int, 50)
+	for i := range seeds {
+		seeds[i] = 11*i + 1
+	}
+	blocks, err := data.SampleBlocks(g, seeds, []int{6, 4, 3}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := []int{12, 20, 20, 5}
+	fake := &devicetest.Fake{}
+	var convs []*nn.SAGEConv
+	var params []*tensor.Tensor
+	for i := 0; i+1 < len(dims); i++ {
+		c := nn.NewSAGEConv(dims[i], dims[i+1], "mean")
+		nn.To(c, fake)
+		convs = append(convs, c)
+		params = append(params, c.Params()...)
+	}
+	x := tensor.Randn(7, blocks[0].Graph.NumSrc(), dims[0]).To(fake)
+	y := make([]int, len(seeds))
+	for i := range y {
+		y[i] = i % dims[len(dims)-1]
+	}
+	run := func(on bool) (out [][]float32, held int64) {
+		nn.SAGEFreeSums = on
+		for _, p := range params {
+			p.ZeroGrad()
+		}
+		fake.ResetPeak()
+		h := x
+		for i, c := range convs {
+			h = c.Forward(blocks[i].Graph, h)
+			if i < len(convs)-1 {
+				h = h.ReLU()
+			}
+		}
+		nn.CrossEntropy(h, y, nil).Backward()
+		held = fake.MemStats().Held
+		out = append(out, h.CPU().Data())
+		for _, p := range params {
+			out = append(out, p.Grad().CPU().Data())
+		}
+		return out, held
+	}
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.BFloat16} {
+		var off, on [][]float32
+		var heldOff, heldOn int64
+		tensor.Autocast(dt, func() {
+			off, heldOff = run(false)
+			on, heldOn = run(true)
+		})
+		for i := range off {
+			if !slices.Equal(off[i], on[i]) {
+				t.Errorf("%v: value %d (0: logits, then the parameters' gradients) differs with SAGEFreeSums on", dt, i)
+			}
+		}
+		var want int64
+		for i, bl := range blocks {
+			want += 3 * int64(dt.Size()) * int64(bl.Graph.NumNodes()*dims[i+1])
+		}
+		if heldOff-heldOn != want {
+			t.Errorf("%v: Held after the step: %d bytes off, %d on: %d fewer, want %d (three ndst×out terms a layer)", dt, heldOff, heldOn, heldOff-heldOn, want)
+		}
+	}
+}

@@ -109,6 +109,7 @@ func init() {
 		"RebuildInActBackward":             reflect.ValueOf(&nn.RebuildInActBackward).Elem(),
 		"ReconLoss":                        reflect.ValueOf(nn.ReconLoss),
 		"SAGEAggregateFirst":               reflect.ValueOf(&nn.SAGEAggregateFirst).Elem(),
+		"SAGEFreeSums":                     reflect.ValueOf(&nn.SAGEFreeSums).Elem(),
 		"Save":                             reflect.ValueOf(nn.Save),
 		"SaveFile":                         reflect.ValueOf(nn.SaveFile),
 		"SaveParams":                       reflect.ValueOf(nn.SaveParams),

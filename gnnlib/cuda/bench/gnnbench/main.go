@@ -22,7 +22,16 @@
 // batch, its launches and download waited for on the device goroutine,
 // two batches in flight), then as now (products-sized, also with two
 // batches in flight and with eight sampler goroutines); the split of the sampler's time per call goes to
-// standard error.
+// standard error, as does how many launches a batch the device recorded
+// and replayed (AutoReplay) and how far the allocator's reserve grew
+// over the timed batches (its misses). With -sampled-step-ab (the default), the
+// products-sized device feed runs again kernel by kernel (AutoReplay off)
+// with launches waited for, then with the training step's host switches
+// turned on one after another: launches and fills posted
+// (tune.AsyncLaunch), copies posted too (tune.PostFillCopy), SAGEConv's
+// terms freed at once (nn.SAGEFreeSums); then with only the terms freed,
+// the rest as it is; then under Autocast(BFloat16), as it is and kernel
+// by kernel with the three switches on.
 //
 // The nnbf16 part (not run by default) times the arxiv-sized GCN and GATv2
 // epochs of gnnlib/nn in float32 and under tensor.Autocast(BFloat16)
@@ -648,6 +657,12 @@ func main() {
 			if *sampledAB {
 				sampledSAGE(d, prod, 100, 47, 20, 4, 2, feedDevice, false, false)
 				sampledSAGE(d, prod, 100, 47, 20, 8, 0, feedDevice, false, false)
+			}
+			// The step's host switches, one after another (sampledStep).
+			if *sampledStepAB {
+				for _, v := range sampledStepVariants {
+					v.run(func() { sampledSAGE(d, prod, 100, 47, 20, 4, 0, feedDevice, false, false) })
+				}
 			}
 		}
 	}

@@ -59,6 +59,9 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 	if productFirst {
 		variant += ", SAGE product first"
 	}
+	if stepLabel != "" {
+		variant += ", step " + stepLabel
+	}
 	if feed == feedDevice {
 		if samplerBefore {
 			variant += ", sampler as before (locked host work on one goroutine, fresh memory, waited launches and download)"
@@ -117,6 +120,8 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 	var split tune.SampleSplit
 	defer func() { tune.SampleTiming = nil }()
 	t0 := time.Now()
+	var rs0 cuda.ReplayStats
+	var ms0 cuda.MemStats
 	for steps < batches+2 {
 		if steps == 2 && feed == feedDevice {
 			// Batches sampled from here on (the workers run ahead).
@@ -137,11 +142,15 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 		last = step(b)
 		if steps == 1 {
 			first = last
+			ms0, _ = d.MemStats()
 			t0 = time.Now()
+			rs0 = d.ReplayStats()
 		}
 		steps++
 	}
 	total = time.Since(t0)
+	rs1 := d.ReplayStats()
+	ms1, _ := d.MemStats()
 	it.Close() // no sampling ahead while the sampler is timed alone
 	tune.SampleTiming = nil
 	check(it.Err())
@@ -191,6 +200,17 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 		fmt.Fprintf(os.Stderr, "sampler split (%s, %s), per SampleBlocks call over %d in the loader: lock %.3f, queue %.3f, download+wait %.3f, widen %.3f, host %.3f, register+gather %.3f ms\n",
 			g.name, variant, c, per(split.Lock), per(split.Queue), per(split.Download), per(split.Widen), per(split.Host), per(split.Register))
 	}
+	if n > 0 {
+		// Whether the device recorded the step (AutoReplay) or launched
+		// it kernel by kernel, the sampler's launches included.
+		per := func(a, b int64) float64 { return float64(b-a) / float64(n) }
+		// The allocator's reserve grows only by allocations from the
+		// driver (its misses).
+		fmt.Fprintf(os.Stderr, "replay (%s, %s), per batch over %d: %.1f launches, %.1f segments, %.1f replayed as graphs (%.1f nodes), %.1f nodes eager, %.1f node updates, %.2f graphs built, %.2f refused; allocator reserve %.0f -> %.0f MiB over the batches\n",
+			g.name, variant, n, per(rs0.Launches, rs1.Launches), per(rs0.Segments, rs1.Segments), per(rs0.Replays, rs1.Replays), per(rs0.ReplayNodes, rs1.ReplayNodes),
+			per(rs0.EagerNodes, rs1.EagerNodes), per(rs0.Updates, rs1.Updates), per(rs0.Built, rs1.Built), per(rs0.Failed, rs1.Failed),
+			float64(ms0.Reserved)/(1<<20), float64(ms1.Reserved)/(1<<20))
+	}
 	report("sampled-sage", g.name, "3 layers, hidden 256, fan-outs 15,10,5, batch 1024, "+variant, ms(total)/float64(n), peak,
 		fmt.Sprintf("per batch over %d batches: step %.3f ms, waited %.3f ms for the loader; sampler alone %.3f ms a batch; %d nodes and %d edges sampled a batch; loss %.3f -> %.3f",
 			n, ms(total-wait)/float64(n), ms(wait)/float64(n), ms(sample), sampled/n, edges/n, first, last))
@@ -228,6 +248,10 @@ func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBat
 	drop := nn.NewDropout(0.5)
 	opt := nn.NewAdam(params, 0.01, 0)
 	return func(b *data.MiniBatch) float32 {
+		if stepBF16 {
+			restore := tensor.SetAutocast(tensor.BFloat16)
+			defer restore()
+		}
 		gs := b.Graphs()
 		h := b.X.To(dev)
 		for i, c := range convs {
@@ -252,3 +276,56 @@ var sampledFeeds = flag.String("sampled-feeds", "host1,host4,resident,device,pro
 // first with the sampler as before (tune.SetSampler(false), no
 // ReuseBlocks), then as now, in one run.
 var sampledAB = flag.Bool("sampled-ab", true, "the sampled part's device feeds first with the sampler as before (host work under its lock, fresh memory every batch, each launch and the download waited for, host blocks on one goroutine: tune.SetSampler(false)), then as now")
+
+// sampledStepAB runs the products-sized device feed again with the
+// step's host switches on, one after another (sampledStepVariants).
+var sampledStepAB = flag.Bool("sampled-step-ab", true, "the products-sized device feed again with the training step's host switches: kernel by kernel (cuda.AutoReplay off) with launches waited for, then launches and fills posted (tune.AsyncLaunch), copies posted (tune.PostFillCopy) and SAGEConv's terms freed at once (nn.SAGEFreeSums) one after another; then the terms freed with the rest as it is; then under Autocast(BFloat16), as it is and kernel by kernel with the three switches")
+
+// stepBF16 runs sageStep's steps under tensor.Autocast(BFloat16).
+var stepBF16 bool
+
+// stepLabel names the step's switches in sampledSAGE's variant ("" for
+// the defaults).
+var stepLabel string
+
+// sampledStep is one setting of the training step's host switches:
+// AutoReplay off (launches kernel by kernel, as GNNLAB_CUDA_GRAPHS=0) or
+// as it is, and the switches that BenchmarkSampledStepHost compares.
+type sampledStep struct {
+	label                              string
+	noReplay, async, fills, free, bf16 bool
+}
+
+// sampledStepVariants are the settings -sampled-step-ab runs. On gnnlib/cuda's
+// recording driver (BenchmarkSampledStepHost, products-sized) the step
+// made 69 synchronous calls to the device goroutine kernel by kernel
+// with launches waited for, 3 with launches and fills posted
+// (tune.AsyncLaunch) and 1 with copies posted too (tune.PostFillCopy),
+// the loss's read-back, besides the allocator's misses; recorded, 3.
+var sampledStepVariants = []sampledStep{
+	{"kernel by kernel, launches waited for (AutoReplay and AsyncLaunch off)", true, false, false, false, false},
+	{"kernel by kernel, launches and fills posted", true, true, false, false, false},
+	{"kernel by kernel, launches, fills and copies posted", true, true, true, false, false},
+	{"kernel by kernel, launches, fills and copies posted, SAGE terms freed", true, true, true, true, false},
+	{"SAGE terms freed (the other switches and AutoReplay as they are)", false, false, false, true, false},
+	// Under Autocast(BFloat16) the products run on tensor cores: 94
+	// launches a step on the recording driver (sm_90) against 56.
+	{"bfloat16 (Autocast; the switches and AutoReplay as they are)", false, false, false, false, true},
+	{"bfloat16 (Autocast), kernel by kernel, launches, fills and copies posted, SAGE terms freed", true, true, true, true, true},
+}
+
+// run calls f with the step's switches set as s says, then restores them.
+func (s sampledStep) run(f func()) {
+	defer func(r, a, p, fr bool) {
+		cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy, nn.SAGEFreeSums = r, a, p, fr
+		stepLabel, stepBF16 = "", false
+	}(cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy, nn.SAGEFreeSums)
+	stepBF16 = s.bf16
+	if s.noReplay {
+		// Kernel by kernel, the three switches exactly as s says.
+		cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy = false, s.async, s.fills
+	}
+	nn.SAGEFreeSums = s.free
+	stepLabel = s.label
+	f()
+}

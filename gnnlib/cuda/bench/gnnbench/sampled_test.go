@@ -10,9 +10,18 @@ import (
 )
 
 // TestSAGEStep runs sampledSAGE's training step on the CPU over a few
-// batches of a small random graph: the blocks, features and labels line
-// up with the three layers, and the loss is finite.
+// batches of a small random graph, in float32 and under
+// Autocast(BFloat16) (stepBF16): the blocks, features and labels line up
+// with the three layers, and the loss is finite.
 func TestSAGEStep(t *testing.T) {
+	for _, bf16 := range []bool{false, true} {
+		stepBF16 = bf16
+		sageSteps(t)
+	}
+	stepBF16 = false
+}
+
+func sageSteps(t *testing.T) {
 	g, err := graph.ErdosRenyiM(500, 4000, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +41,7 @@ func TestSAGEStep(t *testing.T) {
 	n := 0
 	for it.Next() && n < 3 {
 		if loss := step(it.Batch()); math.IsNaN(float64(loss)) || math.IsInf(float64(loss), 0) {
-			t.Fatalf("batch %d: loss %v", n, loss)
+			t.Fatalf("batch %d (bfloat16 %t): loss %v", n, stepBF16, loss)
 		}
 		n++
 	}
