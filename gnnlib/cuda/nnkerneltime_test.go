@@ -102,18 +102,8 @@ func TestNNEpochKernelTimes(t *testing.T) {
 					epoch()
 				}
 			})
-			names := make([]string, 0, len(times))
-			var total float64
-			for k, v := range times {
-				names = append(names, k)
-				total += v
-			}
-			sort.Slice(names, func(i, j int) bool { return times[names[i]] > times[names[j]] })
-			var b strings.Builder
-			for _, k := range names {
-				fmt.Fprintf(&b, "\n\t%-32s %3d calls %8.3f ms", k, calls[k]/epochs, times[k]/epochs)
-			}
-			t.Logf("%s %v: %.3f ms of device time per epoch, each launch timed alone:%s", kind, dt, total/epochs, b.String())
+			total, table := kernelTable(times, calls, epochs)
+			t.Logf("%s %v: %.3f ms of device time per epoch, each launch timed alone:%s", kind, dt, total, table)
 			if err := d.EmptyCache(); err != nil {
 				t.Fatal(err)
 			}
@@ -141,4 +131,22 @@ func TestTimingDriver(t *testing.T) {
 	if d.drv != driver(drv) {
 		t.Errorf("after timeKernels the device's driver is %T, want the recorder", d.drv)
 	}
+}
+
+// kernelTable lists timeKernels' times and calls per repetition (of
+// reps), slowest kernel first, one indented line each, and returns their
+// total per repetition.
+func kernelTable(times map[string]float64, calls map[string]int, reps int) (float64, string) {
+	names := make([]string, 0, len(times))
+	var total float64
+	for k, v := range times {
+		names = append(names, k)
+		total += v
+	}
+	sort.Slice(names, func(i, j int) bool { return times[names[i]] > times[names[j]] })
+	var b strings.Builder
+	for _, k := range names {
+		fmt.Fprintf(&b, "\n\t%-32s %3d calls %8.3f ms", k, calls[k]/reps, times[k]/float64(reps))
+	}
+	return total / float64(reps), b.String()
 }

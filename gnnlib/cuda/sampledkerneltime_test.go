@@ -1,11 +1,8 @@
 package cuda
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -94,18 +91,8 @@ func sampledStepKernelTimes(t *testing.T, d *Device, g *graph.Graph) {
 				step()
 			}
 		})
-		names := make([]string, 0, len(times))
-		var total float64
-		for k, v := range times {
-			names = append(names, k)
-			total += v
-		}
-		sort.Slice(names, func(i, j int) bool { return times[names[i]] > times[names[j]] })
-		var b strings.Builder
-		for _, k := range names {
-			fmt.Fprintf(&b, "\n\t%-32s %3d calls %8.3f ms", k, calls[k]/steps, times[k]/steps)
-		}
-		t.Logf("%v: %.3f ms of device time per step, each launch timed alone:%s", dt, total/steps, b.String())
+		total, table := kernelTable(times, calls, steps)
+		t.Logf("%v: %.3f ms of device time per step, each launch timed alone:%s", dt, total, table)
 		for _, v := range []struct {
 			name                      string
 			async, fills, free, graph bool
