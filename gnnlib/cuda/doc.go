@@ -316,8 +316,8 @@
 // ActBackward, ColSum, SoftmaxNLL and Adam complete a training epoch;
 // dropout masks are recomputed from a seed, never stored. gnnlib/nn's
 // Adam, AdamW and SGD hand the device all of a step's parameters in one
-// call; with internal/tune.MultiTensorOptim (off until it has run on a
-// device) one adam_multi or sgd_multi launch updates up to 32 of them,
+// call, and one adam_multi or sgd_multi launch updates up to 32 of them
+// (internal/tune.MultiTensorOptim),
 // their pointers and sizes passed as the kernel's arguments, instead of
 // one launch a parameter. SpMMBiasAct
 // applies bias, ReLU and dropout as the SpMM stores its rows, and
@@ -527,8 +527,13 @@
 // (the issue asks 1.6x); with each launch waiting for the device
 // goroutine (CUDA_LAUNCH_BLOCKING=1) it took 9.29 ms. The bfloat16 GATv2
 // epoch ran 1.43x faster. Each call that waits for the device goroutine
-// (an allocation from the driver, a fill, a download) hands work to a
-// locked OS thread and back, tens of microseconds or more a turn.
+// (an allocation from the driver, a download) hands work to a locked OS
+// thread and back, tens of microseconds or more a turn on that host.
+// Fills have been queued without a wait since, and the device goroutine
+// and its waiters poll before parking (tune.DeviceSpin); on an H100,
+// whose host hands work over far faster, the bfloat16 epochs then ran
+// 2.28x (GCN) and 1.68x (GATv2) faster than in float32 (2026-12-06
+// 22:03). The H200 has not run them since.
 //
 // BUG(gnnlab): a -tags cuda binary is linked against the NVIDIA driver
 // library, libcuda.so.1, and does not start at all where it is missing (the
@@ -651,14 +656,12 @@
 // too in the source pass); it exists at the exact widths 64, 128,
 // 256 and 512 only, float32 and bfloat16 in the 8-byte layout.
 //
-// BUG(gnnlab): the GATv2 backward passes that sum the attention vector's
-// gradient (all but the saved-edge source pass) add each lane's share
-// with atomic adds from every lane group of the grid onto the same H·C
-// floats; on the H200 each such arxiv-sized pass at 1x256 took 1.2-1.5 ms
-// more than its bytes need. tune.GATv2DattBlock (off until a device run
-// passes it) sums the shares per block first; TestGATv2DattBlock is its
-// device check. GAT's kernels (gat.cu) have not been looked at for the
-// same cost.
+// BUG(gnnlab): GAT's backward kernels (gat.cu) add each lane's share of
+// the attention vectors' gradients with atomic adds from every lane
+// group of the grid onto the same floats, as the GATv2 passes did until
+// they summed them per block first (tune.GATv2DattBlock, on: on the
+// H200 each such arxiv-sized GATv2 pass at 1x256 had taken 1.2-1.5 ms
+// more than its bytes need); GAT's have not been measured for that cost.
 //
 // BUG(gnnlab): kernels index edges with int32, so a graph has fewer than
 // 2^31 edges. Reordering (graph.RCM, then Permute) is the caller's step
