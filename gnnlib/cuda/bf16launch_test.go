@@ -7,7 +7,6 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
-	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -25,10 +24,7 @@ func openRecorderBF16(t *testing.T) (*Device, *recordDriver) {
 // recording device with bfloat16 kernels, and returns the launches of
 // the third.
 func nnEpochLaunchesAMP(t *testing.T, kind string, hg *graph.Graph, dims []int, dt tensor.DType) launchCount {
-	newConv := map[string]func(in, out int) nn.GraphLayer{
-		"gcn":   func(in, out int) nn.GraphLayer { return nn.NewGCNConv(in, out) },
-		"gatv2": func(in, out int) nn.GraphLayer { return nn.NewGATv2Conv(in, out, 1, true, 0) },
-	}[kind]
+	newConv := epochConv(kind)
 	d, drv := openRecorderBF16(t)
 	trace := nnEpochTrace(d, drv, hg, dims, newConv, func(f func()) { tensor.Autocast(dt, f) })
 	lastConversions = conversions(trace, hg.NumNodes())

@@ -102,6 +102,15 @@ func nnEpochTrace(d *Device, drv *recordDriver, hg *graph.Graph, dims []int, new
 	return drv.trace
 }
 
+// epochConv returns the layer constructor of the nn epochs' kind: "gcn"
+// (GCNConv) or "gatv2" (one-head GATv2Conv with self-loops).
+func epochConv(kind string) func(in, out int) nn.GraphLayer {
+	return map[string]func(in, out int) nn.GraphLayer{
+		"gcn":   func(in, out int) nn.GraphLayer { return nn.NewGCNConv(in, out) },
+		"gatv2": func(in, out int) nn.GraphLayer { return nn.NewGATv2Conv(in, out, 1, true, 0) },
+	}[kind]
+}
+
 // nnEpoch returns one epoch of a model of layers made by newConv (widths
 // dims; nn.ForwardReLUDropout between them, CrossEntropy, Adam) on d,
 // the forward pass and the loss inside run.

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
 
@@ -22,10 +21,7 @@ func BenchmarkNNEpochHost(b *testing.B) {
 	n := 169_343
 	hg := testGraph(b, n, 14*n, false)
 	for _, kind := range []string{"gcn", "gatv2"} {
-		newConv := map[string]func(in, out int) nn.GraphLayer{
-			"gcn":   func(in, out int) nn.GraphLayer { return nn.NewGCNConv(in, out) },
-			"gatv2": func(in, out int) nn.GraphLayer { return nn.NewGATv2Conv(in, out, 1, true, 0) },
-		}[kind]
+		newConv := epochConv(kind)
 		dims := []int{128, 256, 256, 40}
 		var f32 float64
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.BFloat16} {

@@ -89,10 +89,7 @@ func TestNNEpochKernelTimes(t *testing.T) {
 	dims := []int{128, 256, 256, 40}
 	const epochs = 3
 	for _, kind := range []string{"gcn", "gatv2"} {
-		newConv := map[string]func(in, out int) nn.GraphLayer{
-			"gcn":   func(in, out int) nn.GraphLayer { return nn.NewGCNConv(in, out) },
-			"gatv2": func(in, out int) nn.GraphLayer { return nn.NewGATv2Conv(in, out, 1, true, 0) },
-		}[kind]
+		newConv := epochConv(kind)
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.BFloat16} {
 			epoch := nnEpoch(d, hg, dims, newConv, func(f func()) { tensor.Autocast(dt, f) })
 			epoch()

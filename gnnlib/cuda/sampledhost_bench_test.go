@@ -154,22 +154,27 @@ func openCounting(t testing.TB, drv driver, h *handoffs) *Device {
 // average. A batch sampled from it has the products batch's size; its
 // degrees are uniform, which the step's host work does not see.
 var productsLike = sync.OnceValue(func() *graph.Graph {
-	const n, deg = 2_449_029, 50
+	g, err := uniformInGraph(2_449_029, 50, 1)
+	if err != nil {
+		panic(err)
+	}
+	return g
+})
+
+// uniformInGraph returns a graph of n nodes, each with deg in-neighbours
+// drawn uniformly (the PCG stream seeded 26, stream).
+func uniformInGraph(n, deg int, stream uint64) (*graph.Graph, error) {
 	indptr := make([]int, n+1)
 	idx := make([]int, n*deg)
-	r := rand.New(rand.NewPCG(26, 1))
+	r := rand.New(rand.NewPCG(26, stream))
 	for v := range n {
 		indptr[v+1] = (v + 1) * deg
 		for k := range deg {
 			idx[v*deg+k] = r.IntN(n)
 		}
 	}
-	g, err := graph.FromCSR(n, indptr, idx, nil)
-	if err != nil {
-		panic(err)
-	}
-	return g
-})
+	return graph.FromCSR(n, indptr, idx, nil)
+}
 
 // sampledBatch is one products-sized batch as the loader hands it to the
 // step with the Device option: blocks registered on the device (their

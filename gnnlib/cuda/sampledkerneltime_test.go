@@ -2,7 +2,6 @@ package cuda
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -45,17 +44,7 @@ func TestSampledStepKernelTimesRecorder(t *testing.T) {
 // smallProductsLike is productsLike at 30,000 nodes (20 in-neighbours
 // each).
 func smallProductsLike(t *testing.T) *graph.Graph {
-	const n, deg = 30_000, 20
-	indptr := make([]int, n+1)
-	idx := make([]int, n*deg)
-	r := rand.New(rand.NewPCG(26, 2))
-	for v := range n {
-		indptr[v+1] = (v + 1) * deg
-		for k := range deg {
-			idx[v*deg+k] = r.IntN(n)
-		}
-	}
-	g, err := graph.FromCSR(n, indptr, idx, nil)
+	g, err := uniformInGraph(30_000, 20, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
