@@ -49,20 +49,6 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	}
 	for _, kind := range []string{"gcn", "gatv2"} {
 		dims := apiDims(kind, fin, hidden, classes, layers)
-		type variant struct {
-			name        string
-			dt          tensor.DType
-			epoch       func()
-			first, last float32
-			times       []float64
-			host        []float64 // until the last launch was issued, before the loss is read back
-			hostLast    float64
-			peak        float64
-			async       bool
-			replay      bool
-			multi       bool
-		}
-		var vs []*variant
 		type mode struct {
 			dt  tensor.DType
 			old bool // -nnepoch-ab's variant: the paths before the nnepoch helper's changes
@@ -79,6 +65,18 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			// multi: tune.MultiTensorOptim flipped from its default.
 			multi bool
 		}
+		type variant struct {
+			name        string
+			epoch       func()
+			first, last float32
+			times       []float64
+			host        []float64 // until the last launch was issued, before the loss is read back
+			hostLast    float64
+			peak        float64
+			m           mode
+		}
+		var vs []*variant
+		byMode := map[mode]*variant{}
 		modes := []mode{{dt: tensor.Float32}, {dt: tensor.BFloat16},
 			{dt: tensor.BFloat16, off: true}, {dt: tensor.BFloat16, async: true}, {dt: tensor.BFloat16, replay: true},
 			{dt: tensor.Float32, async: true}, {dt: tensor.Float32, park: true}, {dt: tensor.BFloat16, park: true}}
@@ -93,7 +91,7 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			model.fused = true
 			nn.To(model, d.Backend())
 			opt := nn.NewAdam(model.Params(), 0.01, 0)
-			v := &variant{name: dt.String(), dt: dt}
+			v := &variant{name: dt.String(), m: m}
 			if m.old {
 				v.name += " [old paths]"
 			}
@@ -102,18 +100,15 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			}
 			if m.async {
 				v.name += fmt.Sprintf(" [tune.AsyncLaunch %s]", onOff(!asyncDefault))
-				v.async = true
 			}
 			if m.replay {
 				v.name += " [cuda.GraphReplay]"
-				v.replay = true
 			}
 			if m.park {
 				v.name += " [tune.DeviceSpin 0]"
 			}
 			if m.multi {
 				v.name += fmt.Sprintf(" [tune.MultiTensorOptim %s]", onOff(!multiDefault))
-				v.multi = true
 			}
 			v.epoch = func() {
 				defer oldPaths(m.old)()
@@ -143,6 +138,7 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 				}
 			}
 			vs = append(vs, v)
+			byMode[m] = v
 		}
 		for _, v := range vs {
 			v.epoch()
@@ -165,16 +161,18 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			sort.Float64s(v.times)
 			sort.Float64s(v.host)
 		}
-		f32, bf := vs[0], vs[1]
-		mf, mb := f32.times[len(f32.times)/2], bf.times[len(bf.times)/2]
+		med := func(xs []float64) float64 { return xs[len(xs)/2] }
+		f32, bf := byMode[mode{dt: tensor.Float32}], byMode[mode{dt: tensor.BFloat16}]
+		mf, mb := med(f32.times), med(bf.times)
 		for _, v := range vs {
-			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s, %d layers, hidden %d, %s", kind, layers, hidden, v.name), v.times[len(v.times)/2], v.peak,
-				fmt.Sprintf("gnnlib/nn under tensor.Autocast(%s); loss %.3f -> %.3f; host %.3f ms to issue the epoch (median), then waits for the loss", v.name, v.first, v.last, v.host[len(v.host)/2]))
+			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s, %d layers, hidden %d, %s", kind, layers, hidden, v.name), med(v.times), v.peak,
+				fmt.Sprintf("gnnlib/nn under tensor.Autocast(%s); loss %.3f -> %.3f; host %.3f ms to issue the epoch (median), then waits for the loss", v.name, v.first, v.last, med(v.host)))
 		}
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16 vs float32", kind), mb, bf.peak,
 			fmt.Sprintf("speedup %.2fx (target >= 1.6x), peak %.2fx of float32 (target <= 0.6x)", mf/mb, bf.peak/f32.peak))
-		off, async, replay, f32async := vs[2], vs[3], vs[4], vs[5]
-		mo, ma, mr, mfa := off.times[len(off.times)/2], async.times[len(async.times)/2], replay.times[len(replay.times)/2], f32async.times[len(f32async.times)/2]
+		off, replay := byMode[mode{dt: tensor.BFloat16, off: true}], byMode[mode{dt: tensor.BFloat16, replay: true}]
+		async, f32async := byMode[mode{dt: tensor.BFloat16, async: true}], byMode[mode{dt: tensor.Float32, async: true}]
+		mo, ma, mr, mfa := med(off.times), med(async.times), med(replay.times), med(f32async.times)
 		// With and without tune.AsyncLaunch, whichever is the default.
 		bOn, bOff, fOn, fOff := mb, ma, mf, mfa
 		if !asyncDefault {
@@ -188,14 +186,14 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s bfloat16, nnbf16 switches off vs on (%s)", kind, nnbf16SwitchesDoc), mb, bf.peak,
 			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 off %.2fx, on %.2fx; peak %.3f -> %.3f GiB",
 				mo, mb, mo/mb, mf/mo, mf/mb, off.peak, bf.peak))
-		f0, b0 := vs[6], vs[7]
-		m0f, m0b := f0.times[len(f0.times)/2], b0.times[len(b0.times)/2]
+		f0, b0 := byMode[mode{dt: tensor.Float32, park: true}], byMode[mode{dt: tensor.BFloat16, park: true}]
+		m0f, m0b := med(f0.times), med(b0.times)
 		report("nn-bf16-epoch", g.name, fmt.Sprintf("%s, tune.DeviceSpin %v vs 0", kind, spinDefault), mb, bf.peak,
 			fmt.Sprintf("float32 %.3f -> %.3f ms (%.2fx), host %.3f -> %.3f ms; bfloat16 %.3f -> %.3f ms (%.2fx), host %.3f -> %.3f ms; bfloat16 vs float32 parked %.2fx, polling %.2fx",
-				m0f, mf, m0f/mf, f0.host[len(f0.host)/2], f32.host[len(f32.host)/2], m0b, mb, m0b/mb, b0.host[len(b0.host)/2], bf.host[len(bf.host)/2], m0f/m0b, mf/mb))
-		fm, bm := vs[len(vs)-2], vs[len(vs)-1]
-		mfm, mbm := fm.times[len(fm.times)/2], bm.times[len(bm.times)/2]
-		hf, hb, hfm, hbm := f32.host[len(f32.host)/2], bf.host[len(bf.host)/2], fm.host[len(fm.host)/2], bm.host[len(bm.host)/2]
+				m0f, mf, m0f/mf, med(f0.host), med(f32.host), m0b, mb, m0b/mb, med(b0.host), med(bf.host), m0f/m0b, mf/mb))
+		fm, bm := byMode[mode{dt: tensor.Float32, multi: true}], byMode[mode{dt: tensor.BFloat16, multi: true}]
+		mfm, mbm := med(fm.times), med(bm.times)
+		hf, hb, hfm, hbm := med(f32.host), med(bf.host), med(fm.host), med(bm.host)
 		mOn, mOff, fmOn, fmOff, hOn, hOff, hfOn, hfOff := mbm, mb, mfm, mf, hbm, hb, hfm, hf
 		if multiDefault {
 			mOn, mOff, fmOn, fmOff, hOn, hOff, hfOn, hfOff = mb, mbm, mf, mfm, hb, hbm, hf, hfm
@@ -204,15 +202,15 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			fmt.Sprintf("bfloat16 %.3f -> %.3f ms (%.2fx), host %.3f -> %.3f ms; float32 %.3f -> %.3f ms (%.2fx), host %.3f -> %.3f ms",
 				mOff, mOn, mOff/mOn, hOff, hOn, fmOff, fmOn, fmOff/fmOn, hfOff, hfOn))
 		if *nnepochAB {
-			f2, b2 := vs[8], vs[9]
-			m2f, m2b := f2.times[len(f2.times)/2], b2.times[len(b2.times)/2]
+			f2, b2 := byMode[mode{dt: tensor.Float32, old: true}], byMode[mode{dt: tensor.BFloat16, old: true}]
+			m2f, m2b := med(f2.times), med(b2.times)
 			report("nn-bf16-epoch", g.name, fmt.Sprintf("%s old paths (%s) vs new", kind, oldPathsDoc), mb, bf.peak,
 				fmt.Sprintf("float32 %.3f -> %.3f ms (%.2fx), bfloat16 %.3f -> %.3f ms (%.2fx); bfloat16 vs float32 old %.2fx, new %.2fx; peaks float32 %.3f -> %.3f, bfloat16 %.3f -> %.3f GiB",
 					m2f, mf, m2f/mf, m2b, mb, m2b/mb, m2f/m2b, mf/mb, f2.peak, f32.peak, b2.peak, bf.peak))
 		}
 		if *profile {
 			for _, v := range vs {
-				if v.async || v.replay || v.multi {
+				if v.m.async || v.m.replay || v.m.multi {
 					continue // the profile waits after each op
 				}
 				profileEpoch(d, g.name, kind+", "+v.name, v.epoch)
