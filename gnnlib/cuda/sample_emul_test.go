@@ -488,15 +488,7 @@ func TestSampledStepWaitsOnce(t *testing.T) {
 	if err := it.Err(); err != nil || len(batches) != 3 {
 		t.Fatalf("%d batches, error %v", len(batches), err)
 	}
-	dims := []int{16, 32, 32, 5}
-	var convs []*nn.SAGEConv
-	var params []*tensor.Tensor
-	for i := 0; i+1 < len(dims); i++ {
-		c := nn.NewSAGEConv(dims[i], dims[i+1], "mean")
-		nn.To(c, dev)
-		convs = append(convs, c)
-		params = append(params, c.Params()...)
-	}
+	convs, params := sageStack(dev, []int{16, 32, 32, 5})
 	drop := nn.NewDropout(0.5)
 	opt := nn.NewAdam(params, 0.01, 0)
 	for k, b := range batches {

@@ -219,12 +219,9 @@ func newSampledBatch(tb testing.TB, d *Device, g *graph.Graph, fin, classes int)
 	return b
 }
 
-// sampledStepFunc is gnnbench's sampled GraphSAGE step (sageStep): three
-// SAGEConv layers (mean) from fin features through hidden units to
-// classes, ReLU and dropout between them, cross-entropy on the seeds, an
-// Adam step and the loss read back.
-func sampledStepFunc(dev tensor.Backend, fin, hidden, classes int) func(b sampledBatch) float32 {
-	dims := []int{fin, hidden, hidden, classes}
+// sageStack returns SAGEConv layers (mean) of the widths dims on dev,
+// and their parameters.
+func sageStack(dev tensor.Backend, dims []int) ([]*nn.SAGEConv, []*tensor.Tensor) {
 	var convs []*nn.SAGEConv
 	var params []*tensor.Tensor
 	for i := 0; i+1 < len(dims); i++ {
@@ -233,6 +230,15 @@ func sampledStepFunc(dev tensor.Backend, fin, hidden, classes int) func(b sample
 		convs = append(convs, c)
 		params = append(params, c.Params()...)
 	}
+	return convs, params
+}
+
+// sampledStepFunc is gnnbench's sampled GraphSAGE step (sageStep): three
+// SAGEConv layers (mean) from fin features through hidden units to
+// classes, ReLU and dropout between them, cross-entropy on the seeds, an
+// Adam step and the loss read back.
+func sampledStepFunc(dev tensor.Backend, fin, hidden, classes int) func(b sampledBatch) float32 {
+	convs, params := sageStack(dev, []int{fin, hidden, hidden, classes})
 	drop := nn.NewDropout(0.5)
 	opt := nn.NewAdam(params, 0.01, 0)
 	return func(b sampledBatch) float32 {
