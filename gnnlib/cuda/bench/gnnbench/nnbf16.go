@@ -8,7 +8,6 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda"
 	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
-	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
@@ -33,15 +32,7 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	cuda.AutoReplay = false
 	asyncDefault, spinDefault := tune.AsyncLaunch, tune.DeviceSpin
 	multiDefault := tune.MultiTensorOptim
-	indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
-	for i, v := range g.indptr {
-		indptr[i] = int(v)
-	}
-	for i, v := range g.idx {
-		idx[i] = int(v)
-	}
-	hg, err := graph.FromCSR(g.n, indptr, idx, nil)
-	check(err)
+	hg := hostGraph(g)
 	x := tensor.Randn(1, g.n, fin).To(d.Backend())
 	y := make([]int, g.n)
 	for i := range y {

@@ -81,15 +81,7 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 	in, ok := sampledInputs[g]
 	if !ok || in.x.Size(1) != fin {
 		// Made once a graph: the A/B's two runs share them.
-		indptr, idx := make([]int, len(g.indptr)), make([]int, len(g.idx))
-		for i, v := range g.indptr {
-			indptr[i] = int(v)
-		}
-		for i, v := range g.idx {
-			idx[i] = int(v)
-		}
-		hg, err := graph.FromCSR(g.n, indptr, idx, nil)
-		check(err)
+		hg := hostGraph(g)
 		in = sampledInput{hg, tensor.Randn(1, g.n, fin)}
 		sampledInputs[g] = in
 	}
