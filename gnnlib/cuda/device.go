@@ -343,6 +343,13 @@ func (d *Device) launchShared(kernel string, grid, block [3]int, shared int, arg
 			}
 		}
 	}
+	return d.launchSlots(kernel, grid, block, shared, argSlots(kernel, args), tune.AsyncLaunch)
+}
+
+// argSlots packs a launch's arguments into the kernel's 8-byte parameter
+// slots: device pointers, integers, float32 and bool. Any other type is
+// a bug in the caller, and panics naming the kernel.
+func argSlots(kernel string, args []any) []uint64 {
 	slots := make([]uint64, len(args))
 	for i, a := range args {
 		switch v := a.(type) {
@@ -374,14 +381,22 @@ func (d *Device) launchShared(kernel string, grid, block [3]int, shared int, arg
 			panic(fmt.Sprintf("gnnlib/cuda: launch %s: argument %d of type %T", kernel, i, a))
 		}
 	}
+	return slots
+}
+
+// launchSlots counts and records a launch of packed arguments, or sends
+// it to the device goroutine: queued without a wait when post, else
+// waiting for the driver call.
+func (d *Device) launchSlots(kernel string, grid, block [3]int, shared int, slots []uint64, post bool) error {
 	d.launches.Add(1)
 	if d.record(graphNode{kernel: kernel, grid: grid, block: block, shared: shared, args: slots}) {
 		return nil
 	}
-	if tune.AsyncLaunch {
-		return d.post(func(drv driver) error { return drv.launch(kernel, grid, block, shared, slots) })
+	launch := func(drv driver) error { return drv.launch(kernel, grid, block, shared, slots) }
+	if post {
+		return d.post(launch)
 	}
-	return d.do(func(drv driver) error { return drv.launch(kernel, grid, block, shared, slots) })
+	return d.do(launch)
 }
 
 // gridFor returns a grid-stride grid for n work items of per threads each

@@ -199,37 +199,14 @@ func (d *Device) scanInts(in *buffer, n int) (*buffer, error) {
 }
 
 // sampleLaunch is d.launch for the sampler's kernels (sampleHops,
-// scanInts, registerBlock): with tune.SamplePostLaunch, each is queued for
-// the device goroutine without waiting for the driver call (post), where
-// d.launch waits for it (a round trip behind whatever the training step
-// queued), so a batch's ~50 launches, queued under the sampler's lock,
-// hold it for less. A launch's error comes back from the call's
-// download, which waits.
+// scanInts, registerBlock): with tune.SamplePostLaunch each is queued for
+// the device goroutine without waiting for the driver call (post) even
+// where other launches wait (tune.AsyncLaunch off, CUDA_LAUNCH_BLOCKING=1),
+// so a batch's ~50 launches, queued under the sampler's lock, hold it for
+// less. A launch's error comes back from the call's download, which
+// waits.
 func (d *Device) sampleLaunch(kernel string, grid, block int, args ...any) error {
-	if !tune.SamplePostLaunch {
-		return d.launch(kernel, grid, block, args...)
-	}
-	slots := make([]uint64, len(args))
-	for i, a := range args {
-		switch v := a.(type) {
-		case *buffer:
-			slots[i] = uint64(v.ptr)
-		case uintptr:
-			slots[i] = uint64(v)
-		case int:
-			slots[i] = uint64(int64(v))
-		case uint64:
-			slots[i] = v
-		default:
-			return d.launch(kernel, grid, block, args...)
-		}
-	}
-	d.launches.Add(1)
-	g, b := [3]int{grid, 1, 1}, [3]int{block, 1, 1}
-	if d.record(graphNode{kernel: kernel, grid: g, block: b, args: slots}) {
-		return nil
-	}
-	return d.post(func(drv driver) error { return drv.launch(kernel, g, b, 0, slots) })
+	return d.launchSlots(kernel, [3]int{grid, 1, 1}, [3]int{block, 1, 1}, 0, argSlots(kernel, args), tune.SamplePostLaunch || tune.AsyncLaunch)
 }
 
 // readInts copies int32 slots of device buffers to the host in one round
