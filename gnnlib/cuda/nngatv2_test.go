@@ -453,11 +453,12 @@ func TestNNGATv2EpochPeak(t *testing.T) {
 // followed by a wait standing in for the device's time (the host waits
 // for the loss there): until the allocator holds no more than it did
 // before the first epoch, at most 500 ms. With nn.CollectAfterBackward
-// every epoch peaks where the first one, started after a collection,
-// does: the previous epoch's activations, which only the collector gives
-// back, are back before the next epoch allocates. Without it (logged)
-// nothing starts a collection between the epochs, and an epoch's peak
-// can hold the previous epoch's activations and logits too.
+// every epoch peaks within half a 256-wide activation of the lowest
+// peak: the previous epoch's activations, which only the collector gives
+// back, are back before the next epoch allocates (its logits, a quarter
+// of an activation, may still be held). Without it (logged) nothing
+// starts a collection between the epochs, and an epoch's peak can hold
+// the previous epoch's activations and logits too, 140-160 MiB more.
 func TestCollectAfterBackward(t *testing.T) {
 	defer fastPaths(true)()
 	defer func(on, auto bool) { nn.CollectAfterBackward, AutoReplay = on, auto }(nn.CollectAfterBackward, AutoReplay)
@@ -494,9 +495,14 @@ func TestCollectAfterBackward(t *testing.T) {
 		if !on {
 			continue
 		}
-		for i, p := range peaks[1:] {
-			if p > peaks[0]+4 {
-				t.Errorf("epoch %d peaked at %.1f MiB, the first at %.1f: the previous epoch's activations were still held", i+2, p, peaks[0])
+		// An epoch that starts with the previous epoch's activations
+		// still held peaks at least one 256-wide activation above the
+		// lowest; the previous logits (n×64, a quarter of that) may or
+		// may not have been collected, whichever epoch it is.
+		low, act := slices.Min(peaks), float64(4*n*256)/(1<<20)
+		for i, p := range peaks {
+			if p > low+act/2 {
+				t.Errorf("epoch %d peaked at %.1f MiB, the lowest at %.1f: the previous epoch's activations (%.1f MiB each) were still held", i+1, p, low, act)
 			}
 		}
 	}
