@@ -89,7 +89,7 @@ func openRecorder(t testing.TB) (*Device, *recordDriver) {
 // its device goroutine; the test's cleanup closes it.
 func openOn(t testing.TB, drv driver, desc string) *Device {
 	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: desc, nsm: drv.sms()}
-	d.be = &backend{d}
+	d.be = &backend{Device: d}
 	d.pool.init(drv)
 	go func() {
 		d.runWork()

@@ -19,7 +19,31 @@ import (
 // the type is unexported and the notebook API of this package stays what
 // a user calls; Device.Backend returns it, and each kernel family's file
 // holds the methods of that family (gemm.go: MatMul, and so on).
-type backend struct{ *Device }
+//
+// Device.Backend's value looks up the calling goroutine's Autocast scope
+// on every call that has a bfloat16 kernel; WithAutocast's value
+// (fixed) has it fixed for one op's calls.
+type backend struct {
+	*Device
+	fixed bool         // WithAutocast's: cast holds the format of the op's calls
+	cast  tensor.DType // the Autocast format WithAutocast fixed
+}
+
+// WithAutocast is tbackend.AutocastFixer: d with the Autocast format
+// fixed to dt for the calls of one op.
+func (d *backend) WithAutocast(dt tensor.DType) tensor.Backend {
+	return &backend{Device: d.Device, fixed: true, cast: dt}
+}
+
+// autocastBF16 reports whether d's calls run under Autocast(BFloat16) on
+// a device with bfloat16 kernels (Device.autocastBF16), with the format
+// WithAutocast fixed when it did.
+func (d *backend) autocastBF16() bool {
+	if !d.fixed {
+		return d.Device.autocastBF16()
+	}
+	return d.cast == tensor.BFloat16 && d.hasBF16()
+}
 
 // Backend returns d as a tensor.Backend (with backend.GraphOps), the
 // value tensor.Device("cuda") returns for Default: what Tensor.To,

@@ -64,7 +64,7 @@ type Device struct {
 // an error wrapping ErrNoDevice that says what the driver reported.
 func Open(ordinal int) (*Device, error) {
 	d := &Device{work: make(chan func(), 256), done: make(chan struct{})}
-	d.be = &backend{d}
+	d.be = &backend{Device: d}
 	d.graphs.Release = (*Graph).Free
 	d.labels.release = func(l *Labels) { l.buf.release() }
 	errc := make(chan error, 1)

@@ -15,7 +15,7 @@ import (
 func openLocked(t testing.TB) (*Device, *recordDriver) {
 	drv := &recordDriver{}
 	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: drv.name(), nsm: drv.sms()}
-	d.be = &backend{d}
+	d.be = &backend{Device: d}
 	d.pool.init(drv)
 	go func() {
 		runtime.LockOSThread()

@@ -1258,7 +1258,7 @@ func (d *Device) registerBlock(bg *graph.Graph, ndst, nsrc, ne int, rowptr, idx 
 // gatherBy returns the rows of x (on d, rows rows) listed by the n int32
 // indices in idx.
 func (d *Device) gatherBy(x *tensor.Tensor, idx uintptr, n, rows int) (*Tensor, error) {
-	v, err := backend{d}.view(x)
+	v, err := backend{Device: d}.view(x)
 	if err != nil {
 		return nil, err
 	}

@@ -126,7 +126,7 @@ func (h *handoffs) note(fn func(), queued int, buf []byte) {
 // on.
 func openCounting(t testing.TB, drv driver, h *handoffs) *Device {
 	d := &Device{work: make(chan func(), 256), done: make(chan struct{}), drv: drv, desc: "record (no GPU)", nsm: drv.sms()}
-	d.be = &backend{d}
+	d.be = &backend{Device: d}
 	d.pool.init(drv)
 	go func() {
 		runtime.LockOSThread()

@@ -43,11 +43,11 @@ func ReLUDropout(x *tensor.Tensor, d *Dropout) *tensor.Tensor {
 // reluDropout is ReLUDropout with probability p drawn from r (training,
 // p > 0, x dense on a device).
 func reluDropout(x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor {
-	ops, ok := x.Device().(ReLUDropoutOps)
-	if !ok {
+	if _, ok := x.Device().(ReLUDropoutOps); !ok {
 		return x.ReLU().Dropout(p, r, true)
 	}
 	const name = "ReLUDropout"
+	ops := deviceOps(name, x).(ReLUDropoutOps)
 	start := backend.OpStart()
 	if p < 0 || p >= 1 {
 		panic(&tensor.ShapeError{Op: name, A: x.Shape(), Msg: fmt.Sprintf("probability %g not in [0, 1)", p)})

@@ -69,7 +69,7 @@ func devStorage(op string, x *tensor.Tensor, s tensor.Storage, err error, shape 
 func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor, act *fusedAct) *tensor.Tensor {
 	const name = "GCNConv"
 	start := backend.OpStart()
-	ops := deviceOps(name, x)
+	ops, dt := deviceOpsCast(name, x)
 	a := g.GCNNorm()
 	w, b := c.W, c.B
 	in, out := w.Size(0), w.Size(1)
@@ -80,7 +80,7 @@ func deviceGCNConv(c *GCNConv, g *graph.Graph, x *tensor.Tensor, act *fusedAct) 
 	if b.Len() != out {
 		panic(&tensor.ShapeError{Op: "Add", A: []int{a.NumNodes(), out}, B: b.Shape()})
 	}
-	if in < out && GCNAggregateFirst && (tensor.AutocastDType() == tensor.Float32 || AggregateFirstUnderAutocast) && x.DType() == tensor.Float32 {
+	if in < out && GCNAggregateFirst && (dt == tensor.Float32 || AggregateFirstUnderAutocast) && x.DType() == tensor.Float32 {
 		return deviceGCNConvAggFirst(start, ops, a, x, w, b, act)
 	}
 	s, err := ops.MatMul(x, w, false, false)
@@ -251,7 +251,7 @@ var errBackwardTwice = errors.New("a second backward pass through the layer (its
 func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 	const name = "GATv2Conv"
 	start := backend.OpStart()
-	ops := deviceOps(name, x)
+	ops, dt := deviceOpsCast(name, x)
 	ws, wd, att, b := c.WSrc, c.WDst, c.Att, c.B
 	hf := ws.Size(1)
 	if x.Size(1) != ws.Size(0) || !slices.Equal(ws.Shape(), wd.Shape()) {
@@ -263,7 +263,7 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 			panic(&tensor.ShapeError{Op: "GATv2Attention", A: ws.Shape(), B: att.Shape(), Msg: "att must match the weights' width"})
 		}
 		p, seed := attentionDropout(c.Dropout, c.rng, c.Training())
-		return deviceGATv2ConvPair(c, g, x, start, ops, po, p, seed, nil)
+		return deviceGATv2ConvPair(c, g, x, start, ops, dt, po, p, seed, nil)
 	}
 	s, err := ops.MatMul(x, ws, false, false)
 	hs := devStorage(name, x, s, err, x.Size(0), hf)
@@ -272,7 +272,7 @@ func deviceGATv2Conv(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor) *tensor.Ten
 	checkGATv2("GATv2Attention", g, hs, hd, att, c.Heads)
 	p, seed := attentionDropout(c.Dropout, c.rng, c.Training())
 	oo, rebuilds := ops.(GATv2OutOps)
-	rebuilds = rebuilds && RebuildGATv2Output && tensor.AutocastDType() == tensor.Float32
+	rebuilds = rebuilds && RebuildGATv2Output && dt == tensor.Float32
 	var s2 tensor.Storage
 	var attBack func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, tensor.Storage, error)
 	if rebuilds {
@@ -425,8 +425,9 @@ var GATv2OneProduct = true
 // kept for the backward pass), hlr = x·Wlr, the attention reading hlr's
 // halves. The backward pass: dhlr from the attention, dWlr = xᵀ·dhlr
 // split into the two weights' gradients, dx = dhlr·Wlrᵀ. p and seed are
-// the attention dropout's, drawn by the caller.
-func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start time.Time, ops backend.GraphBackend, po GATv2PairOps, p float32, seed uint64, act *fusedAct) *tensor.Tensor {
+// the attention dropout's, drawn by the caller; ops and dt are
+// deviceOpsCast's.
+func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start time.Time, ops backend.GraphBackend, dt tensor.DType, po GATv2PairOps, p float32, seed uint64, act *fusedAct) *tensor.Tensor {
 	const name = "GATv2Conv"
 	ws, wd, att, b := c.WSrc, c.WDst, c.Att, c.B
 	hf := ws.Size(1)
@@ -453,7 +454,7 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 		s, err = ops.Binary(backend.BinaryAdd, out, b)
 	}
 	y = devStorage(name, x, s, err, g.NumNodes(), hf)
-	rebuilds := RebuildGATv2Output && tensor.AutocastDType() == tensor.Float32 && act == nil
+	rebuilds := RebuildGATv2Output && dt == tensor.Float32 && act == nil
 	var saved *tensor.Tensor // the attention output, when no keeper holds it
 	if !rebuilds && act == nil {
 		saved = out
@@ -563,20 +564,23 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 func (c *GATv2Conv) forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, pd float32, r *tensor.RNG) *tensor.Tensor {
 	const name = "GATv2Conv"
 	g = withSelfLoops(g)
-	if !c.gatv2Fused(g, x) || !actOps(x) || !GATv2OneProduct || !FuseLayerActivationUnderAutocast && (tensor.AutocastDType() != tensor.Float32 || x.DType() != tensor.Float32) {
+	if !c.gatv2Fused(g, x) || !actOps(x) || !GATv2OneProduct {
 		return nil
 	}
-	po, ok := x.Device().(GATv2PairOps)
+	start := backend.OpStart()
+	ops, dt := deviceOpsCast(name, x)
+	if !FuseLayerActivationUnderAutocast && (dt != tensor.Float32 || x.DType() != tensor.Float32) {
+		return nil
+	}
+	po, ok := ops.(GATv2PairOps)
 	hf := c.WSrc.Size(1)
 	if !ok || hf%c.Heads != 0 || !po.GATv2PairTakes(hf, c.Heads) || !slices.Equal(c.WSrc.Shape(), c.WDst.Shape()) || x.Size(1) != c.WSrc.Size(0) {
 		return nil // Forward's checks name the problem
 	}
-	start := backend.OpStart()
-	ops := deviceOps(name, x)
 	checkNodes("GATv2Attention", x, g.NumSrc())
 	if c.Att.Len() != hf {
 		panic(&tensor.ShapeError{Op: "GATv2Attention", A: c.WSrc.Shape(), B: c.Att.Shape(), Msg: "att must match the weights' width"})
 	}
 	p, seed := attentionDropout(c.Dropout, c.rng, c.Training())
-	return deviceGATv2ConvPair(c, g, x, start, ops, po, p, seed, &fusedAct{p: pd, seed: dropoutSeed(r)})
+	return deviceGATv2ConvPair(c, g, x, start, ops, dt, po, p, seed, &fusedAct{p: pd, seed: dropoutSeed(r)})
 }

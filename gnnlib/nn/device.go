@@ -27,14 +27,23 @@ func To(m Module, dev tensor.Backend) {
 }
 
 // deviceOps returns x's device with its GraphOps for op, panicking with a
-// *tensor.DeviceError when the device has none.
+// *tensor.DeviceError when the device has none. The calling goroutine's
+// Autocast format is looked up once, here, and fixed for the calls the
+// op makes through the returned value, in its forward pass and in its
+// backward function (backend.FixAutocast).
 func deviceOps(op string, x *tensor.Tensor) backend.GraphBackend {
-	be := x.Device()
-	ops, ok := be.(backend.GraphBackend)
+	ops, _ := deviceOpsCast(op, x)
+	return ops
+}
+
+// deviceOpsCast is deviceOps that also returns the Autocast format it
+// fixed, for an op whose own choices depend on it.
+func deviceOpsCast(op string, x *tensor.Tensor) (backend.GraphBackend, tensor.DType) {
+	ops, ok := x.Device().(backend.GraphBackend)
 	if !ok {
 		notOnDevice(op, x)
 	}
-	return ops
+	return backend.FixAutocast(ops)
 }
 
 // notOnDevice panics because op has no device version.

@@ -106,6 +106,33 @@ func Graph(b Backend) (GraphOps, bool) {
 	return g, ok
 }
 
+// AutocastFixer is the optional capability of a Backend whose kernels
+// follow the calling goroutine's tensor.Autocast scope (gnnlib/cuda's):
+// the same device, whose ops take the scope's format to be dt instead
+// of looking it up on every call. Looking a scope up walks the calling
+// goroutine's stack (a few microseconds), so an op that makes several
+// backend calls, in its forward pass and in its backward function,
+// looks it up once (FixAutocast). The returned value runs the same
+// kernels on the same memory; it stands for the device only as the
+// receiver of calls (tensors' storage names the device itself).
+type AutocastFixer interface {
+	WithAutocast(dt tensor.DType) Backend
+}
+
+// FixAutocast returns b with the calling goroutine's Autocast format
+// fixed (AutocastFixer), or b itself when it has no such capability,
+// and that format: what the op that calls it passes on to its backward
+// function, which autograd runs in the forward pass's format anyway.
+func FixAutocast(b GraphBackend) (GraphBackend, tensor.DType) {
+	dt := tensor.AutocastDType()
+	if f, ok := b.(AutocastFixer); ok {
+		if fb, ok := f.WithAutocast(dt).(GraphBackend); ok {
+			return fb, dt
+		}
+	}
+	return b, dt
+}
+
 // Driver is how one device kind is opened and measured.
 type Driver struct {
 	// Open opens the kind's default device. It is called at most once per
