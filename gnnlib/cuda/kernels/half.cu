@@ -42,31 +42,6 @@ extern "C" __global__ void round_half(float* __restrict__ x, long long n, int fp
 	}
 }
 
-// adam_wd_bf16 is adam_wd for bfloat16 training: the gradient g16 is
-// bfloat16, the parameter p and the moments m, v stay float32 (the master
-// weights), and the step also writes p16 = bf16(p), the copy that the
-// next forward pass multiplies on the tensor cores — one pass instead of
-// the step and a conversion.
-extern "C" __global__ void adam_wd_bf16(float* p, const unsigned short* __restrict__ g16, float* m, float* v,
-                                        unsigned short* __restrict__ p16, long long n, float step, float b1, float b2,
-                                        float eps, float sc2, float wd, float shrink, int decoupled) {
-	GRID_LOOP(i, n) {
-		float pi = p[i], gi = bf16_bits_f32(g16[i]);
-		if (decoupled) {
-			pi *= shrink;
-		} else {
-			gi += wd * pi;
-		}
-		float mi = b1 * m[i] + (1.f - b1) * gi;
-		float vi = b2 * v[i] + (1.f - b2) * gi * gi;
-		m[i] = mi;
-		v[i] = vi;
-		pi = pi - step * mi / (sqrtf(vi) / sc2 + eps);
-		p[i] = pi;
-		p16[i] = f32_bf16_bits(pi);
-	}
-}
-
 // bias_act_bf16 is bias_act over bfloat16 storage: y = bf16(dropout(act(x +
 // b))) with x and y bfloat16, b float32, the arithmetic float32 and the
 // dropout mask bias_act's (the same (seed, index) hash), so that it equals

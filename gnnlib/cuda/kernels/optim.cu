@@ -5,6 +5,7 @@
 // ---------------------------------------------------------------------------
 
 #include "common.cuh"
+#include "half.cu" // bf16_bits_f32, f32_bf16_bits
 
 // adam: one Adam step (Kingma & Ba) with bias corrections bc1 = 1-b1^t,
 // bc2 = 1-b2^t computed by the caller.
@@ -20,13 +21,13 @@ extern "C" __global__ void adam(float* p, const float* g, float* m, float* v, lo
 	}
 }
 
-// adam_wd1 is adam_wd's update of value i: with decoupled, p *= shrink
-// (AdamW), else g += wd * p; then the moments, and
-// p -= step * m / (sqrt(v) / sc2 + eps). adam_wd and adam_multi both
-// call it, so that the two compute each value alike.
-__device__ __forceinline__ void adam_wd1(float* p, const float* g, float* m, float* v, long long i, float step, float b1,
-                                         float b2, float eps, float sc2, float wd, float shrink, int decoupled) {
-	float pi = p[i], gi = g[i];
+// adam_value is the Adam update of one value pi with gradient gi: with
+// decoupled, pi *= shrink (AdamW), else gi += wd * pi; then the moments
+// m[i], v[i], and it returns pi - step * m / (sqrt(v) / sc2 + eps).
+// adam_wd1 and adam_wd_bf16 both call it, so that float32 and bfloat16
+// training compute each value alike.
+__device__ __forceinline__ float adam_value(float pi, float gi, float* m, float* v, long long i, float step, float b1,
+                                            float b2, float eps, float sc2, float wd, float shrink, int decoupled) {
 	if (decoupled) {
 		pi *= shrink;
 	} else {
@@ -36,7 +37,14 @@ __device__ __forceinline__ void adam_wd1(float* p, const float* g, float* m, flo
 	float vi = b2 * v[i] + (1.f - b2) * gi * gi;
 	m[i] = mi;
 	v[i] = vi;
-	p[i] = pi - step * mi / (sqrtf(vi) / sc2 + eps);
+	return pi - step * mi / (sqrtf(vi) / sc2 + eps);
+}
+
+// adam_wd1 is adam_wd's update of value i (adam_value). adam_wd and
+// adam_multi both call it, so that the two compute each value alike.
+__device__ __forceinline__ void adam_wd1(float* p, const float* g, float* m, float* v, long long i, float step, float b1,
+                                         float b2, float eps, float sc2, float wd, float shrink, int decoupled) {
+	p[i] = adam_value(p[i], g[i], m, v, i, step, b1, b2, eps, sc2, wd, shrink, decoupled);
 }
 
 // adam_wd: gnnlib/nn's Adam.Step (PyTorch's arrangement) for one
@@ -45,6 +53,21 @@ __device__ __forceinline__ void adam_wd1(float* p, const float* g, float* m, flo
 extern "C" __global__ void adam_wd(float* p, const float* g, float* m, float* v, long long n, float step, float b1,
                                    float b2, float eps, float sc2, float wd, float shrink, int decoupled) {
 	GRID_LOOP(i, n) adam_wd1(p, g, m, v, i, step, b1, b2, eps, sc2, wd, shrink, decoupled);
+}
+
+// adam_wd_bf16 is adam_wd for bfloat16 training: the gradient g16 is
+// bfloat16, the parameter p and the moments m, v stay float32 (the master
+// weights), and the step also writes p16 = bf16(p), the copy that the
+// next forward pass multiplies on the tensor cores — one pass instead of
+// the step and a conversion.
+extern "C" __global__ void adam_wd_bf16(float* p, const unsigned short* __restrict__ g16, float* m, float* v,
+                                        unsigned short* __restrict__ p16, long long n, float step, float b1, float b2,
+                                        float eps, float sc2, float wd, float shrink, int decoupled) {
+	GRID_LOOP(i, n) {
+		float pi = adam_value(p[i], bf16_bits_f32(g16[i]), m, v, i, step, b1, b2, eps, sc2, wd, shrink, decoupled);
+		p[i] = pi;
+		p16[i] = f32_bf16_bits(pi);
+	}
 }
 
 // OPTIM_MULTI is the most tensors one adam_multi or sgd_multi launch
