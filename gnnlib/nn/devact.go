@@ -43,11 +43,15 @@ func ReLUDropout(x *tensor.Tensor, d *Dropout) *tensor.Tensor {
 // reluDropout is ReLUDropout with probability p drawn from r (training,
 // p > 0, x dense on a device).
 func reluDropout(x *tensor.Tensor, p float32, r *tensor.RNG) *tensor.Tensor {
-	if _, ok := x.Device().(ReLUDropoutOps); !ok {
+	be := x.Device()
+	if gb, ok := be.(backend.GraphBackend); ok {
+		be, _ = backend.FixAutocast(gb) // one lookup of the scope for the op's calls
+	}
+	ops, ok := be.(ReLUDropoutOps)
+	if !ok {
 		return x.ReLU().Dropout(p, r, true)
 	}
 	const name = "ReLUDropout"
-	ops := deviceOps(name, x).(ReLUDropoutOps)
 	start := backend.OpStart()
 	if p < 0 || p >= 1 {
 		panic(&tensor.ShapeError{Op: name, A: x.Shape(), Msg: fmt.Sprintf("probability %g not in [0, 1)", p)})

@@ -121,8 +121,13 @@ type AutocastFixer interface {
 
 // FixAutocast returns b with the calling goroutine's Autocast format
 // fixed (AutocastFixer), or b itself when it has no such capability,
-// and that format: what the op that calls it passes on to its backward
-// function, which autograd runs in the forward pass's format anyway.
+// and that format. gnnlib/nn's layer ops call it once in their forward
+// pass and make their backward functions' calls through the same value,
+// which keeps the forward pass's format there as well, as torch.autocast
+// runs a backward op in its forward op's type. (Autograd runs the
+// backward function of a device op recorded under Autocast in the
+// scope's format anyway; the fixed value also keeps float32 when a
+// backward pass of ops recorded outside every scope runs inside one.)
 func FixAutocast(b GraphBackend) (GraphBackend, tensor.DType) {
 	dt := tensor.AutocastDType()
 	if f, ok := b.(AutocastFixer); ok {
