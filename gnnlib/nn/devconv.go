@@ -475,7 +475,7 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 		o := saved // the attention output (or one rebuilt): the op's own
 		owned := backend.OwnsGrad(grad)
 		switch {
-		case act != nil && rebuildInActBackward(ops, grad, act.y, b):
+		case act != nil && rebuildInActBackward(ops, dt, grad, act.y, b):
 			// The three in one pass over the activation.
 			gx, db, xo, err := ops.(ReLUDropoutGradUnbiasOps).ReLUDropoutGradColSumUnbias(grad, act.y, b, act.p)
 			deviceCheck(back, x, err)

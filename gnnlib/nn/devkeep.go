@@ -73,10 +73,11 @@ var RebuildInActBackward = true
 // rebuildInActBackward reports whether GATv2Conv's fused backward pass
 // makes its output's gradient, its bias gradient and its rebuilt
 // attention output in one ReLUDropoutGradUnbiasOps call: with
-// RebuildInActBackward, float32 storage and a bias that needs a gradient.
-func rebuildInActBackward(ops backend.GraphBackend, grad, y, b *tensor.Tensor) bool {
+// RebuildInActBackward, float32 storage and a bias that needs a gradient,
+// outside Autocast (dt, the format the op's forward pass fixed).
+func rebuildInActBackward(ops backend.GraphBackend, dt tensor.DType, grad, y, b *tensor.Tensor) bool {
 	_, ok := ops.(ReLUDropoutGradUnbiasOps)
-	return ok && RebuildInActBackward && b.RequiresGrad() && tensor.AutocastDType() == tensor.Float32 &&
+	return ok && RebuildInActBackward && b.RequiresGrad() && dt == tensor.Float32 &&
 		grad.DType() == tensor.Float32 && y.DType() == tensor.Float32 && b.DType() == tensor.Float32
 }
 

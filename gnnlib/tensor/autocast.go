@@ -125,7 +125,13 @@ func SetAutocast(dt DType) (restore func()) {
 	if dt != Float32 && dt != BFloat16 && dt != Float16 {
 		panic(fmt.Errorf("tensor: SetAutocast(%v): %w", dt, ErrDType))
 	}
-	id := goid()
+	return pushAutocast(goid(), dt)
+}
+
+// pushAutocast opens a scope of dt for the goroutine whose id is id:
+// SetAutocast's, and the backward pass's for each device op recorded
+// under Autocast (BackwardWith, which looks its goroutine's id up once).
+func pushAutocast(id uint64, dt DType) (restore func()) {
 	castMu.Lock()
 	castBy[id] = append(castBy[id], dt)
 	castMu.Unlock()
@@ -211,19 +217,10 @@ func autocastOp(name string, out *Tensor, inputs []*Tensor, backward BackwardFun
 	if onDevice && RoundParamGradsInPlace {
 		pg = newParamGrads(inputs)
 	}
+	// On a device the backward pass runs backward inside a scope of dt
+	// (BackwardWith: the op's node is a device op of format dt).
 	return func(g *Tensor) []*Tensor {
-		var gs []*Tensor
-		if onDevice {
-			// The backward pass usually runs outside the scope
-			// (loss.Backward() after Autocast returns): the device's
-			// ops inside it see dt, so that a backend writes the
-			// gradients in dt at once instead of in float32 first.
-			restore := SetAutocast(dt)
-			gs = backward(g)
-			restore()
-		} else {
-			gs = backward(g)
-		}
+		gs := backward(g)
 		for i, gi := range gs {
 			if gi == nil || gi.sp != nil || gi.DType() == dt {
 				continue

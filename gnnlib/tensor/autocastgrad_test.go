@@ -5,6 +5,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // TestAutocastParamGradInPlace runs a layer's forward pass under
@@ -49,5 +50,44 @@ func TestAutocastParamGradInPlace(t *testing.T) {
 	if k := off.toHalf - on.toHalf; k < 1 || on.inPlace != off.inPlace+k {
 		t.Errorf("RoundParamGradsInPlace: %d ToHalf and %d RoundHalf calls, without it %d and %d; want as many copies fewer as roundings in place more, at least one",
 			on.toHalf, on.inPlace, off.toHalf, off.inPlace)
+	}
+}
+
+// TestAutocastBackwardScope records a device op under Autocast(BFloat16)
+// on devicetest.Fake and runs the backward pass outside the scope, as
+// loss.Backward() after Autocast does: the op's backward function runs
+// inside a scope of bfloat16 (the device's ops read it to write their
+// gradients in 16 bits), and the scope closes when the function returns
+// or panics, so that the goroutine's later ops run in float32.
+func TestAutocastBackwardScope(t *testing.T) {
+	dev := &devicetest.Fake{}
+	for _, panics := range []bool{false, true} {
+		r := tensor.NewRNG(5)
+		x := r.Normal(0, 1, 3, 4).To(dev).SetRequiresGrad(true)
+		inside := tensor.Float32
+		var y *tensor.Tensor
+		tensor.Autocast(tensor.BFloat16, func() {
+			y = backend.NewOpSince(backend.OpStart(), "Probe", r.Normal(0, 1, 3, 4).To(dev), []*tensor.Tensor{x}, func(g *tensor.Tensor) []*tensor.Tensor {
+				inside = tensor.AutocastDType()
+				if panics {
+					panic("probe")
+				}
+				return []*tensor.Tensor{g}
+			})
+		})
+		var recovered any
+		func() {
+			defer func() { recovered = recover() }()
+			y.Sum().Backward()
+		}()
+		if panics != (recovered != nil) {
+			t.Errorf("panics %v: the backward pass recovered %v", panics, recovered)
+		}
+		if inside != tensor.BFloat16 {
+			t.Errorf("panics %v: the op's backward function ran in %v, want bfloat16", panics, inside)
+		}
+		if dt := tensor.AutocastDType(); dt != tensor.Float32 {
+			t.Errorf("panics %v: after the backward pass the goroutine's format is %v, want float32 (the scope left open)", panics, dt)
+		}
 	}
 }

@@ -147,6 +147,17 @@ func enableGrad() (restore func()) {
 	}
 }
 
+// backwardInScope runs bw, the backward function of a device op recorded
+// under Autocast(dt), on g inside a scope of dt for goroutine id, the
+// calling one: the pass usually runs outside the scope (loss.Backward()
+// after Autocast returns), and the device's ops inside it then see dt,
+// so that a backend writes the gradients in dt at once instead of in
+// float32 first. The scope closes when bw returns or panics.
+func backwardInScope(id uint64, dt DType, bw BackwardFunc, g *Tensor) []*Tensor {
+	defer pushAutocast(id, dt)()
+	return bw(g)
+}
+
 // goid returns the calling goroutine's id, read from the first line of its
 // stack trace ("goroutine 18 [running]:"): Go offers no other way, and it
 // is read only while some goroutine has recording off.
@@ -370,6 +381,7 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 	}
 	grads := map[*Tensor]*gradAcc{t: {g: grad}}
 	rel := newReleaser(order, grad)
+	var id uint64 // the calling goroutine's, looked up for the first op that needs it (backwardInScope)
 	hook := opHook.Load()
 	for i := len(order) - 1; i >= 0; i-- {
 		v := order[i]
@@ -414,7 +426,15 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 				ownedGrads.Store(owned, true)
 			}
 		}
-		ins := bw(acc.g)
+		var ins []*Tensor
+		if v.node.device && v.node.dtype != Float32 {
+			if id == 0 {
+				id = goid()
+			}
+			ins = backwardInScope(id, v.node.dtype, bw, acc.g)
+		} else {
+			ins = bw(acc.g)
+		}
 		if owned != (weak.Pointer[Tensor]{}) {
 			ownedGrads.Delete(owned)
 		}
