@@ -82,14 +82,9 @@ func goWords(err error, typeErrs []types.Error) error {
 	if len(typeErrs) == 0 || !errors.As(err, &e) || e.Name == nameInterrupted {
 		return err
 	}
-	text := e.Value + "\n" + strings.Join(e.Traceback, "\n")
 	// A runtime error too: yaegi's reach through a nil value, in Go's
 	// words, in a cell that Go would not have compiled.
-	shows := e.Name == nameRuntime
-	for _, s := range insides {
-		shows = shows || strings.Contains(text, s)
-	}
-	if !shows {
+	if e.Name != nameRuntime && !showsInsides(e) {
 		return err
 	}
 	var te types.Error
@@ -103,6 +98,17 @@ func goWords(err error, typeErrs []types.Error) error {
 		return err
 	}
 	return compileErrorAt(te.Fset, te.Pos, te.Msg)
+}
+
+// showsInsides reports whether e's text holds one of insides.
+func showsInsides(e *Error) bool {
+	text := e.Value + "\n" + strings.Join(e.Traceback, "\n")
+	for _, s := range insides {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // mapPositions replaces the interpreter's positions in s by cell positions.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"go/ast"
+	"go/scanner"
 	"go/token"
 	"go/types"
 	"regexp"
@@ -225,7 +226,8 @@ func markPending(pc *parsedCell, recs []*declRec, undef []types.Error) {
 		}
 		for _, u := range undef {
 			if u.Pos >= d.Pos() && u.Pos < d.End() {
-				r.pending = append(r.pending, strings.TrimPrefix(u.Msg, "undefined: "))
+				p := u.Fset.Position(u.Pos)
+				r.pending = append(r.pending, pendingUse{name: strings.TrimPrefix(u.Msg, "undefined: "), at: cellPos(p.Line, p.Column)})
 			}
 		}
 	}
@@ -248,7 +250,7 @@ func (s *Session) resolvesPending(pc *parsedCell) bool {
 			continue
 		}
 		for _, p := range old.pending {
-			if slices.Contains(generic, p) {
+			if slices.Contains(generic, p.name) {
 				return true
 			}
 		}
@@ -260,6 +262,80 @@ func (s *Session) resolvesPending(pc *parsedCell) bool {
 // once it has been rebuilt with them.
 func (s *Session) clearPending() {
 	for _, r := range s.records {
-		r.pending = slices.DeleteFunc(r.pending, func(n string) bool { return s.user[n] != nil })
+		r.pending = slices.DeleteFunc(r.pending, func(p pendingUse) bool { return s.user[p.name] != nil })
+	}
+}
+
+// pendingUse is a name that a method or generic function used while no
+// cell declared it, and where: "cell[N]:L:C".
+type pendingUse struct{ name, at string }
+
+// pendingWords returns err, or, when err shows the interpreter's insides
+// and a method or generic function that pc reaches, directly or through
+// others, used a name that is still undefined, Go's compile error there.
+// The session accepts such a declaration (a later cell may declare the
+// name), and yaegi compiles the body when a call first instantiates it,
+// where its compiler panicked on the name instead of reporting it (a
+// mistyped name in a generic function, then a call of it: FuzzCells,
+// genericbroken.cell). yaegi keeps the failed instance: the next cell
+// that declares something rebuilds the session (failedInstance).
+func (s *Session) pendingWords(err error, pc *parsedCell) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Name == nameInterrupted || !showsInsides(e) {
+		return err
+	}
+	var names []string
+	for _, n := range []ast.Node{pc.decls, pc.body} {
+		ast.Inspect(n, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				names = append(names, id.Name)
+			}
+			return true
+		})
+	}
+	seen := map[*declRec]bool{}
+	for len(names) > 0 {
+		name := names[len(names)-1]
+		names = names[:len(names)-1]
+		r := s.user[name]
+		if r == nil || r.dead || seen[r] {
+			continue
+		}
+		seen[r] = true
+		for _, p := range r.pending {
+			if !s.knows(p.name) {
+				s.failedInstance = true
+				msg := "undefined: " + p.name
+				return &Error{Name: nameCompile, Value: msg, Traceback: []string{p.at + ": " + msg}}
+			}
+		}
+		names = append(names, identsOf(r.text)...)
+		if r.tok == token.TYPE {
+			for _, n := range r.names {
+				for key := range s.user {
+					if strings.HasPrefix(key, n+".") {
+						names = append(names, key) // its methods
+					}
+				}
+			}
+		}
+	}
+	return err
+}
+
+// identsOf returns the identifiers of Go source text.
+func identsOf(src string) []string {
+	var sc scanner.Scanner
+	fset := token.NewFileSet()
+	sc.Init(fset.AddFile("", -1, len(src)), []byte(src), nil, 0)
+	var ids []string
+	for {
+		_, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			return ids
+		}
+		if tok == token.IDENT {
+			ids = append(ids, lit)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -47,5 +48,42 @@ func TestMemoryGrowsLinearly(t *testing.T) {
 	}
 	if r := second / first; r > 1.5 {
 		t.Errorf("growth over cells %d..%d / growth over cells 0..%d = %.2f, want about 1 (linear), not 3 (quadratic)", n, 2*n, n, r)
+	}
+}
+
+// TestPendingNameInstantiated declares a generic function whose body
+// names something no cell declares (bt for b: the session accepts it,
+// since a later cell may declare the name) and a generic function that
+// calls it, then calls the second from a function declaration: the call
+// instantiates both bodies, and the cell fails with Go's compile error
+// at the name, not with yaegi's compiler panic ("CFG post-order panic",
+// FuzzCells). Once a cell declares the first function again, correctly,
+// the call runs.
+func TestPendingNameInstantiated(t *testing.T) {
+	var out strings.Builder
+	s := newTestSession(t, Options{Stdout: &out, Stderr: io.Discard})
+	mustEval(t, s, `import "fmt"
+func Max[T ~int | ~string](a, b T) T {
+	if a > bt {
+		return a
+	}
+	return b
+}
+func Max3[T ~int | ~string](a, b, c T) T { return Max(Max(a, b), c) }`)
+	e := evalErr(t, s, `func show() { fmt.Println(Max3("x", "z", "y")) }
+show()`)
+	if e.Name != nameCompile || e.Value != "undefined: bt" || len(e.Traceback) == 0 || !strings.HasPrefix(e.Traceback[0], "cell[1]:3:9: ") {
+		t.Errorf("the call of a generic function with an undefined name failed with %s: %q %q, want a compile error undefined: bt at cell[1]:3:9", e.Name, e.Value, e.Traceback)
+	}
+	mustEval(t, s, `func Max[T ~int | ~string](a, b T) T {
+	if a > b {
+		return a
+	}
+	return b
+}`)
+	out.Reset()
+	mustEval(t, s, `fmt.Println(Max3("x", "z", "y"))`)
+	if got := out.String(); got != "z\n" {
+		t.Errorf("after Max was declared again: printed %q, want \"z\\n\"", got)
 	}
 }

@@ -51,6 +51,11 @@ type Session struct {
 	generic map[string]bool // packages whose generic helpers are loaded (internal/rewrite/genericstd.go)
 	// instances are the generic instances made in a function (internal/rewrite/geninstance.go)
 	instances map[string]bool
+	// failedInstance says a call instantiated a generic body that used
+	// a name no cell declares (pendingWords, frames.go): yaegi keeps the
+	// failed instance, so the next cell that declares something rebuilds
+	// the session.
+	failedInstance bool
 	// released counts the slots of releasedIn's global frame that
 	// releaseTemps has seen (release.go); unstopped says a cell is still
 	// running after an interrupt, so its slots must stay.
@@ -90,8 +95,8 @@ type declRec struct {
 	line   int  // yaegi's (virtual) line of its first line (virtualLine)
 	dead   bool // every name redefined by a later cell
 	// pending are the names a method or generic function used
-	// undefined (frames.go).
-	pending []string
+	// undefined, and where (frames.go).
+	pending []pendingUse
 }
 
 // New starts a session with the preloaded packages.
@@ -193,11 +198,15 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	// not keep every cell's line table.
 	s.fset = token.NewFileSet()
 	var typeErrs []types.Error // go/types' errors in the cell (typecheck.Env.Errors)
+	var pc *parsedCell
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = Result{}, internalError(r)
 		}
 		err = goWords(err, typeErrs) // errors.go
+		if pc != nil {
+			err = s.pendingWords(err, pc) // frames.go
+		}
 		if err == error(errExitZero) {
 			err = nil // os.Exit(0) ended the cell (internal/rt/exit.go)
 		}
@@ -206,7 +215,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 			modErrors(e) // modules.go
 		}
 	}()
-	pc, err := parseCell(s.fset, n, cell)
+	pc, err = parseCell(s.fset, n, cell)
 	if err != nil {
 		return Result{}, parseError(s.fset, callExprPos(err, cell))
 	}
@@ -263,11 +272,12 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 		return Result{}, err
 	}
 	markPending(pc, recs, undef) // frames.go
-	if s.needsReplay(recs) || s.resolvesPending(pc) {
+	if s.needsReplay(recs) || s.resolvesPending(pc) || s.failedInstance && len(recs) > 0 {
 		if err := s.rebuild(ctx, recs, imps); err != nil {
 			return Result{}, err
 		}
 		s.clearPending()
+		s.failedInstance = false
 		if err := s.loadGeneric(ctx, rw, srw); err != nil { // those of the cell, in the fresh interpreter
 			return Result{}, err
 		}
