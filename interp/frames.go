@@ -271,17 +271,20 @@ func (s *Session) clearPending() {
 type pendingUse struct{ name, at string }
 
 // pendingWords returns err, or, when err shows the interpreter's insides
-// and a method or generic function that pc reaches, directly or through
-// others, used a name that is still undefined, Go's compile error there.
-// The session accepts such a declaration (a later cell may declare the
-// name), and yaegi compiles the body when a call first instantiates it,
-// where its compiler panicked on the name instead of reporting it (a
-// mistyped name in a generic function, then a call of it: FuzzCells,
-// genericbroken.cell). yaegi keeps the failed instance: the next cell
-// that declares something rebuilds the session (failedInstance).
+// or is a runtime error, and a method or generic function that pc
+// reaches, directly or through others, used a name that is still
+// undefined, Go's compile error there. The session accepts such a
+// declaration (a later cell may declare the name), and yaegi compiles
+// the body when a call first instantiates it, where its compiler
+// panicked on the name (a mistyped name in a generic function, then a
+// call of it: FuzzCells, genericbroken.cell), or the call failed at run
+// time with an index out of range (a generic type's method). Go refuses
+// such a program before it runs. yaegi keeps the failed instance: the
+// next cell that declares something rebuilds the session
+// (failedInstance).
 func (s *Session) pendingWords(err error, pc *parsedCell) error {
 	var e *Error
-	if !errors.As(err, &e) || e.Name == nameInterrupted || !showsInsides(e) {
+	if !errors.As(err, &e) || e.Name != nameRuntime && !showsInsides(e) {
 		return err
 	}
 	var names []string
@@ -311,13 +314,16 @@ func (s *Session) pendingWords(err error, pc *parsedCell) error {
 		}
 		names = append(names, identsOf(r.text)...)
 		if r.tok == token.TYPE {
+			var methods []string
 			for _, n := range r.names {
 				for key := range s.user {
 					if strings.HasPrefix(key, n+".") {
-						names = append(names, key) // its methods
+						methods = append(methods, key)
 					}
 				}
 			}
+			slices.Sort(methods) // the same error first every time
+			names = append(names, methods...)
 		}
 	}
 	return err

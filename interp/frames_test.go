@@ -58,7 +58,7 @@ func TestMemoryGrowsLinearly(t *testing.T) {
 // instantiates both bodies, and the cell fails with Go's compile error
 // at the name, not with yaegi's compiler panic ("CFG post-order panic",
 // FuzzCells). Once a cell declares the first function again, correctly,
-// the call runs.
+// the call runs. A method of a generic type likewise.
 func TestPendingNameInstantiated(t *testing.T) {
 	var out strings.Builder
 	s := newTestSession(t, Options{Stdout: &out, Stderr: io.Discard})
@@ -85,5 +85,12 @@ show()`)
 	mustEval(t, s, `fmt.Println(Max3("x", "z", "y"))`)
 	if got := out.String(); got != "z\n" {
 		t.Errorf("after Max was declared again: printed %q, want \"z\\n\"", got)
+	}
+	// A generic type's method: yaegi failed at run time (index out of
+	// range [1] with length 0).
+	mustEval(t, s, "type Box[T any] struct{ v T }\nfunc (b Box[T]) Get() T { return ident(b.v) }")
+	e = evalErr(t, s, "b := Box[int]{1}\nfmt.Println(b.Get())")
+	if e.Name != nameCompile || e.Value != "undefined: ident" || len(e.Traceback) == 0 || !strings.HasPrefix(e.Traceback[0], "cell[5]:2:34: ") {
+		t.Errorf("the call of a generic type's method with an undefined name failed with %s: %q %q, want a compile error undefined: ident at cell[5]:2:34", e.Name, e.Value, e.Traceback)
 	}
 }
