@@ -295,13 +295,7 @@ func TestGATv2EdgeBalFollowsForward(t *testing.T) {
 	tune.GATv2EdgeCoef = true
 	d, drv := openRecorder(t)
 	g := starGraph(t, d, 300)
-	mk := func(r, c int) *Tensor {
-		x, err := d.Empty(r, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return x
-	}
+	mk := func(r, c int) *Tensor { return emptyOn(t, d, r, c) }
 	n := g.n
 	for _, tc := range []struct{ fwd, bwd string }{{"bal", ""}, {"bal", "e1"}, {"", "bal"}, {"e1", "bal"}, {"bal", "bal"}} {
 		tune.GATv2EdgeVariant = tc.fwd

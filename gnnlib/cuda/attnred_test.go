@@ -139,13 +139,7 @@ func TestGATv2DattBlockLaunches(t *testing.T) {
 			d, drv := openRecorder(t)
 			g := starGraph(t, d, 300) // heavy rows: the passes over their tiles too
 			hc := tc.heads * tc.c
-			mk := func(r, c int) *Tensor {
-				x, err := d.Empty(r, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return x
-			}
+			mk := func(r, c int) *Tensor { return emptyOn(t, d, r, c) }
 			n := g.n
 			xl, xr, att, dout := mk(n, hc), mk(n, hc), mk(1, hc), mk(n, hc)
 			fw, err := GATv2ForwardLR(g, xl, xr, att, tc.heads, tc.c, 0.2, AttentionDropout{})

@@ -128,13 +128,21 @@ func host(t *testing.T, x *Tensor) []float32 {
 	return h
 }
 
-// poisoned returns a tensor filled with NaN so that unwritten outputs show.
-func poisoned(t *testing.T, d *Device, r, c int) *Tensor {
+// emptyOn returns an r x c tensor of d, failing the test when d cannot
+// make it.
+func emptyOn(t testing.TB, d *Device, r, c int) *Tensor {
 	t.Helper()
 	x, err := d.Empty(r, c)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return x
+}
+
+// poisoned returns a tensor filled with NaN so that unwritten outputs show.
+func poisoned(t *testing.T, d *Device, r, c int) *Tensor {
+	t.Helper()
+	x := emptyOn(t, d, r, c)
 	if err := x.Fill(float32(math.NaN())); err != nil {
 		t.Fatal(err)
 	}
