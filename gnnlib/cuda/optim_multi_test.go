@@ -98,18 +98,7 @@ func (m *memDriver) memsetD32(dst uintptr, v uint32, n int64) error {
 }
 
 func (m *memDriver) graphLaunch(g graphExec) error {
-	for _, n := range g.(*recordGraph).nodes {
-		var err error
-		if n.kernel == "" {
-			err = m.memsetD32(n.dst, n.v, n.n)
-		} else {
-			err = m.launch(n.kernel, n.grid, n.block, n.shared, n.args)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return runNodes(m, g.(*recordGraph).nodes)
 }
 
 // optimSlots gives, for each multi-tensor kernel, the scalar parameters

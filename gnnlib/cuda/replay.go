@@ -249,6 +249,11 @@ func (r *replayer) launch(drv driver, sig uint64, exec graphExec, nodes []graphN
 // eager launches the nodes one by one.
 func (r *replayer) eager(drv driver, nodes []graphNode) error {
 	r.eagerNodes.Add(int64(len(nodes)))
+	return runNodes(drv, nodes)
+}
+
+// runNodes makes drv's launch or fill call of each node, in order.
+func runNodes(drv driver, nodes []graphNode) error {
 	for i := range nodes {
 		n := &nodes[i]
 		var err error

@@ -39,18 +39,7 @@ func (r *recordDriver) graphSet(g graphExec, i int, n *graphNode) error {
 }
 
 func (r *recordDriver) graphLaunch(g graphExec) error {
-	for _, n := range g.(*recordGraph).nodes {
-		var err error
-		if n.kernel == "" {
-			err = r.memsetD32(n.dst, n.v, n.n)
-		} else {
-			err = r.launch(n.kernel, n.grid, n.block, n.shared, n.args)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return runNodes(r, g.(*recordGraph).nodes)
 }
 
 func (r *recordDriver) graphFree(graphExec) {}
