@@ -397,11 +397,17 @@ type GATv2 struct {
 	Out             *Tensor     // N x H*C (float32 kernels)
 	Out16           *BF16Tensor // N x H*C (bfloat16 kernels)
 	LSE             *Tensor     // N x H
-	Dropout         AttentionDropout
-	d               *Tensor // N x H, dOut·Out (recomputing backward)
-	eas, esign      *Tensor // per edge and head: (alpha, ds) and C sign bits (saved-edge backward)
-	saved           bool    // the last BackwardDst saved the edges
-	wide            bool    // BF16WideLoads when the forward pass ran (the sign bits' layout)
+	// OutAct, when its Bias is set, says that Out (or Out16) holds not
+	// the output but an activation over it (OutAct's doc): the backward
+	// passes, which read the output for each row's dOut·out only,
+	// rebuild its values from it as they read it. Set it before the
+	// backward pass.
+	OutAct     OutAct
+	Dropout    AttentionDropout
+	d          *Tensor // N x H, dOut·Out (recomputing backward)
+	eas, esign *Tensor // per edge and head: (alpha, ds) and C sign bits (saved-edge backward)
+	saved      bool    // the last BackwardDst saved the edges
+	wide       bool    // BF16WideLoads when the forward pass ran (the sign bits' layout)
 	// The edge-coefficient backward (tune.GATv2EdgeCoef): per edge and
 	// head the forward's score es and sign bits esgn, the score gradient
 	// dse (from the source pass), and att's gradient from the source pass,
@@ -410,6 +416,32 @@ type GATv2 struct {
 	srcDone                bool // the edge-coefficient source pass ran; its destination pass comes next
 	bal                    bool // the forward pass stored the sign bits as ballot words (the _bal kernels)
 	pendingSrc             bool // the recomputing or saved-edge BackwardDst ran; its BackwardSrc comes next
+}
+
+// OutAct describes the activation y = dropout(relu(out + Bias)) (ReLU
+// when ReLU is set, dropout with probability P) that a GATv2's Out holds
+// in place of its output when Bias is set: BiasAct(y, out, Bias, ReLU, P,
+// seed)'s result, which a model keeps anyway. The backward passes then
+// take the output's values as UnbiasAct(y, Bias, ReLU, P) would rebuild
+// them: y·(1 − P) − Bias where y is not zero and 0 where it is (ReLU or
+// P set), y − Bias otherwise. Its caller's dOut must be zero wherever y
+// is (the activation's gradient passed back through it), which makes the
+// zeros exact; no rebuilt copy of the output is stored. Bias is float32,
+// one value a channel (H·C).
+type OutAct struct {
+	Bias *Tensor
+	ReLU bool
+	P    float32
+}
+
+// outArgs are the backward kernels' last three arguments before the att
+// gradient's reduction: OutAct's bias (0: Out is the output), dropout
+// probability and ReLU flag.
+func (a *GATv2) outArgs() []any {
+	if a.OutAct.Bias == nil {
+		return []any{uintptr(0), float32(0), false}
+	}
+	return []any{a.OutAct.Bias.ptr, a.OutAct.P, a.OutAct.ReLU}
 }
 
 // bf16 reports whether a ran the bfloat16 kernels.
@@ -797,7 +829,7 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 		}
 		// D per (row, head) goes to a.d from the row pass only.
 		rest := func(dr mat, dd uintptr, n int) []any {
-			return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.outPtr(), a.LSE, dout, dr.ptr, dr.ld, dd, datt, n, a.Heads, a.Slope, a.Channels, tune.AttnPrefetch}
+			return append([]any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.outPtr(), a.LSE, dout, dr.ptr, dr.ld, dd, datt, n, a.Heads, a.Slope, a.Channels, tune.AttnPrefetch}, a.outArgs()...)
 		}
 		if err := launch("gatv2_bwd_dst", g.n, pass.rowArgs(rest(dxr, a.d.ptr, g.n)...)); err != nil || !pass.split {
 			return err
@@ -820,7 +852,7 @@ func (a *GATv2) backwardDst(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxr
 		return err
 	}
 	rest := func(dr mat, n int) []any {
-		return []any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.outPtr(), a.LSE, dout, dr.ptr, dr.ld, a.eas, a.esign, datt, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}
+		return append([]any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, a.outPtr(), a.LSE, dout, dr.ptr, dr.ld, a.eas, a.esign, datt, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}, a.outArgs()...)
 	}
 	if err := launch("gatv2_bwd_dsts", g.n, pass.rowArgs(rest(dxr, g.n)...)); err != nil || !pass.split {
 		return err
@@ -949,7 +981,7 @@ func (a *GATv2) backwardSrcEdge(g *Graph, xl mat, att *Tensor, dout uintptr, dxl
 	k, _ := gatShape(a.Channels)
 	_, _, block, suffix := a.launchShape(d, g.n)
 	if g.n > 0 {
-		if err := d.launch("gatv2_bwd_dd"+suffix, d.gridFor(int64(g.n)*int64(a.Heads)*int64(k.g), block), block, a.outPtr(), dout, a.d, g.n, a.Heads, a.Channels); err != nil {
+		if err := d.launch("gatv2_bwd_dd"+suffix, d.gridFor(int64(g.n)*int64(a.Heads)*int64(k.g), block), block, append([]any{a.outPtr(), dout, a.d, g.n, a.Heads, a.Channels}, a.outArgs()...)...); err != nil {
 			return err
 		}
 	}

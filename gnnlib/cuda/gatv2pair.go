@@ -5,6 +5,7 @@ import (
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // GATv2AttentionPair is the fused GATv2 attention for gnnlib/nn's
@@ -15,7 +16,10 @@ import (
 // 2HC block, so that the layer makes one product for the two weight
 // gradients and one for x's gradient instead of two each and a sum. As
 // with GATv2AttentionOut, the caller owns the output and hands it (or a
-// copy rebuilt by UnbiasAct) back to the backward function.
+// copy rebuilt by UnbiasAct) back to the backward function, or, with act
+// set, the activation over it (tbackend.OutAct), from which the
+// destination pass rebuilds each row's values as it reads them
+// (GATv2.OutAct): no rebuilt copy is stored.
 //
 // Under Autocast(BFloat16) with BF16Attention the bfloat16 kernels read
 // the halves of a bfloat16 hlr and write one bfloat16 gradient block.
@@ -23,7 +27,7 @@ import (
 // 4, or past maxMaskedGATv2Channels) are refused with an error wrapping
 // tensor.ErrNotOnDevice (GATv2PairTakes says so first): gnnlib/nn runs
 // them as two products.
-func (d *backend) GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, error), error) {
+func (d *backend) GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(grad, out *tensor.Tensor, act *tbackend.OutAct) (tensor.Storage, tensor.Storage, error), error) {
 	const name = "GATv2AttentionPair"
 	if !g.IsSquare() {
 		return nil, nil, fmt.Errorf("gnnlib/cuda: %s on a rectangular graph (a sampled block): %w", name, tensor.ErrNotOnDevice)
@@ -55,13 +59,26 @@ func (d *backend) GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, he
 	if err != nil {
 		return nil, nil, err
 	}
-	return out, func(grad, o *tensor.Tensor) (tensor.Storage, tensor.Storage, error) {
+	return out, func(grad, o *tensor.Tensor, act *tbackend.OutAct) (tensor.Storage, tensor.Storage, error) {
 		if op.done {
 			_, err := op.backwardAll(grad) // errBackwardTwice
 			return nil, nil, err
 		}
 		if o == nil {
 			return nil, nil, fmt.Errorf("gnnlib/cuda: %s's backward pass without the output", name)
+		}
+		if act != nil && op.half == nil { // a kept float16 output is the output itself
+			b, err := d.view(act.Bias)
+			if err != nil {
+				return nil, nil, err
+			}
+			if _, half := d.halfView(act.Bias); half {
+				defer b.Free()
+			}
+			if b.Len() != hc {
+				return nil, nil, shapeErr(name+" backward", "activation bias of %d values, want %d", b.Len(), hc)
+			}
+			k.fw.OutAct = OutAct{Bias: b, ReLU: act.ReLU, P: act.P}
 		}
 		if op.bf16() {
 			// The bfloat16 kernels read the output in bfloat16.

@@ -681,7 +681,7 @@ func (f *Fake) checkOut(op string, want []float32, grad, out *tensor.Tensor) err
 // GATv2AttentionPair is nn.GATv2PairOps' fused attention over hlr =
 // x·[W_src W_dst]: GATv2AttentionOut of hlr's two column halves, with
 // their gradients returned as one block.
-func (f *Fake) GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, error), error) {
+func (f *Fake) GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(grad, out *tensor.Tensor, act *backend.OutAct) (tensor.Storage, tensor.Storage, error), error) {
 	if f.NoFusedAttention {
 		return nil, nil, fmt.Errorf("devicetest.Fake: GATv2AttentionPair without fused attention: %w", tensor.ErrNotOnDevice)
 	}
@@ -695,7 +695,17 @@ func (f *Fake) GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads
 		return nn.GATv2Attention(g, in[0].Narrow(1, 0, hf), in[0].Narrow(1, hf, hf), in[1], heads, slope, p, tensor.NewRNG(int64(seed)), true)
 	}, hlr, att)
 	want := slices.Clone(s.data)
-	return s, func(grad, out *tensor.Tensor) (tensor.Storage, tensor.Storage, error) {
+	return s, func(grad, out *tensor.Tensor, act *backend.OutAct) (tensor.Storage, tensor.Storage, error) {
+		if act != nil && out != nil {
+			// out is the activation over the output: rebuild it as
+			// gnnlib/cuda's destination pass does where it reads it.
+			f.count("GATv2AttentionPair from its activation")
+			o, err := f.UnbiasAct(out, act.Bias, act.ReLU, act.P)
+			if err != nil {
+				return nil, nil, err
+			}
+			out = backend.FromStorage(o, out.Shape()...)
+		}
 		if err := f.checkOut("GATv2AttentionPair", want, grad, out); err != nil {
 			return nil, nil, err
 		}

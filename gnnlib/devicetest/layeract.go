@@ -68,3 +68,60 @@ func CheckForwardReLUDropout(t *testing.T, dev tensor.Backend, g *graph.Graph, t
 		})
 	}
 }
+
+// CheckActOutInAttention runs a hidden GATv2Conv on dev through
+// nn.ForwardReLUDropout (the fused ReLU and dropout) with
+// nn.ActOutInAttention off (the attention's backward pass given the
+// attention output rebuilt in a copy) and on (given the activation, from
+// which it rebuilds the output where it reads it), from the same weights
+// and draws, and checks that the activations agree bit for bit and the
+// gradients of x and of every parameter within tol (RelErr): one head and
+// two, with attention dropout, and with a second use of the activation
+// (h + h·h·w), whose gradient needs the activation unchanged after the
+// layer's backward pass. g is a square graph.
+func CheckActOutInAttention(t *testing.T, dev tensor.Backend, g *graph.Graph, tol float64) {
+	defer func(on bool) { nn.ActOutInAttention = on }(nn.ActOutInAttention)
+	n := g.NumNodes()
+	for _, c := range []struct {
+		heads, ch int
+		p         float32
+		residual  bool
+	}{{1, 32, 0, false}, {2, 16, 0.3, false}, {2, 16, 0, true}} {
+		t.Run(fmt.Sprintf("heads=%d,p=%g,residual=%v", c.heads, c.p, c.residual), func(t *testing.T) {
+			run := func(on bool) []*tensor.Tensor {
+				nn.ActOutInAttention = on
+				nn.Seed(17)
+				conv := nn.NewGATv2Conv(24, c.ch, c.heads, true, c.p)
+				drop := nn.NewDropout(0.4)
+				nn.To(conv, dev)
+				x := tensor.Randn(3, n, 24).To(dev).SetRequiresGrad(true)
+				w := tensor.Randn(4, n, c.heads*c.ch).To(dev)
+				h := nn.ForwardReLUDropout(conv, g, x, drop)
+				loss := h.Mul(w)
+				if c.residual {
+					loss = loss.Add(h.Mul(h).Mul(w))
+				}
+				loss.Sum().Backward()
+				out := []*tensor.Tensor{h.CPU()}
+				for _, p := range append([]*tensor.Tensor{x}, conv.Params()...) {
+					if p.Grad() == nil {
+						t.Fatalf("nn.ActOutInAttention %v: no gradient for a %v parameter", on, p.Shape())
+					}
+					out = append(out, p.Grad().CPU())
+				}
+				return out
+			}
+			off, on := run(false), run(true)
+			for i, v := range on[0].Data() {
+				if v != off[0].Data()[i] {
+					t.Fatalf("activation[%d] = %g with nn.ActOutInAttention, %g without", i, v, off[0].Data()[i])
+				}
+			}
+			for i := 1; i < len(off); i++ {
+				if e := RelErr(on[i], off[i]); e > tol {
+					t.Errorf("gradient %d (x, then the parameters) with nn.ActOutInAttention is %.3g from the rebuilt copy's (tolerance %g)", i-1, e, tol)
+				}
+			}
+		})
+	}
+}

@@ -409,8 +409,20 @@ type GATv2PairOps interface {
 	// hf/heads channels on the calling goroutine (whose Autocast scope
 	// may choose other kernels).
 	GATv2PairTakes(hf, heads int) bool
-	GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (out tensor.Storage, backward func(grad, out *tensor.Tensor) (dhlr, datt tensor.Storage, err error), err error)
+	// GATv2AttentionPair is the fused attention over hlr's halves. Its
+	// backward function takes the output back, or with act set the
+	// activation over it (backend.OutAct).
+	GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (out tensor.Storage, backward func(grad, out *tensor.Tensor, act *backend.OutAct) (dhlr, datt tensor.Storage, err error), err error)
 }
+
+// ActOutInAttention makes GATv2Conv's fused backward pass (one product,
+// ReLU and dropout in its own op) hand its activation to the attention's
+// backward function in place of the attention output (backend.OutAct),
+// which rebuilds the output's values where it reads them, instead of
+// storing a rebuilt copy of the output (ReLUDropoutGradUnbiasOps, or
+// UnbiasAct): one N x HC tensor less at the backward pass's peak, in
+// float32 and under Autocast. Set it before a model runs.
+var ActOutInAttention = false
 
 // GATv2OneProduct turns on GATv2Conv's one product x·[W_src W_dst] on
 // devices with GATv2PairOps (see there). On an H100 (2026-12-06)
@@ -472,9 +484,20 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 		defer collectAfterPass(x, big)
 		defer freeStorage(wlr)
 		grads := make([]*tensor.Tensor, 5)
-		o := saved // the attention output (or one rebuilt): the op's own
+		o := saved               // the attention output (or one rebuilt): the op's own
+		var oact *backend.OutAct // o is not the output but the activation over it
 		owned := backend.OwnsGrad(grad)
 		switch {
+		case act != nil && ActOutInAttention:
+			// grad becomes the biased output's gradient, zero wherever
+			// the activation is; the attention reads the activation.
+			gx, db := act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
+			if owned {
+				freeStorage(grad)
+			}
+			grad, grads[4], owned = gx, db, true
+			o, oact = act.y, &backend.OutAct{Bias: b, ReLU: true, P: act.p}
+			act.y = nil // read: the caller's to drop
 		case act != nil && rebuildInActBackward(ops, dt, grad, act.y, b):
 			// The three in one pass over the activation.
 			gx, db, xo, err := ops.(ReLUDropoutGradUnbiasOps).ReLUDropoutGradColSumUnbias(grad, act.y, b, act.p)
@@ -512,10 +535,12 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 				o = devStorage(back, x, s, err, g.NumNodes(), hf)
 			}
 		}
-		sdhlr, sdatt, err := attBack(grad, o)
+		sdhlr, sdatt, err := attBack(grad, o, oact)
 		deviceCheck(back, x, err)
 		freeStorage(hlr)
-		freeStorage(o)
+		if oact == nil { // else o is the layer's output, the caller's
+			freeStorage(o)
+		}
 		if owned {
 			freeStorage(grad) // spent before the products
 		}

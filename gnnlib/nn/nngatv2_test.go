@@ -62,3 +62,22 @@ func TestRebuildInActBackward(t *testing.T) {
 		})
 	}
 }
+
+// TestActOutInAttention checks on the Fake that with nn.ActOutInAttention
+// a GATv2Conv with its ReLU and dropout fused hands its activation to the
+// attention's backward function (which the Fake rebuilds the output from
+// and checks against the forward pass's where the gradient is not zero)
+// and makes no rebuilt copy (no ReLUDropoutGradColSumUnbias), with the
+// same values as the copy's path.
+func TestActOutInAttention(t *testing.T) {
+	g := memGraph(t, 300)
+	dev := &devicetest.Fake{}
+	devicetest.CheckActOutInAttention(t, dev, g, 0)
+	// Three cases, each run once with the switch off and once on.
+	if got := dev.Calls("GATv2AttentionPair from its activation"); got != 3 {
+		t.Errorf("the attention's backward function was given the activation %d times, want 3 (once per case, with the switch on)", got)
+	}
+	if got := dev.Calls("ReLUDropoutGradColSumUnbias"); got != 3 {
+		t.Errorf("ReLUDropoutGradColSumUnbias called %d times, want 3 (once per case, with the switch off)", got)
+	}
+}

@@ -214,6 +214,33 @@ __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const flo
 	}
 }
 
+// gatv2_out_row loads a lane's share of the attention output's row (head
+// h) for D = dOut·out. With ub null, out is the output itself. Otherwise
+// out holds the activation over it, y = dropout(relu(o + ub)) (dropout
+// probability up; with ur false and up 0, y = o + ub), and o is rebuilt
+// from y as unbias_act does: y·(1 − up) − ub where y is not zero and 0
+// where it is (relu or dropout), y − ub without either. The caller's dOut
+// is the activation's gradient passed back through it, zero wherever y
+// is, so the zeros change no D, and no rebuilt copy of the output is
+// stored (gnnlib/cuda's GATv2.OutBias).
+template <int G, int VPL, bool MASK, bool W, typename T>
+__device__ __forceinline__ void gatv2_out_row(float4 (&o)[VPL], const T* __restrict__ out, const float* __restrict__ ub,
+                                              float up, int ur, int h, int lane, int C) {
+	lane_row<G, VPL, MASK, W>(o, out, lane, C);
+	if (ub == nullptr) return;
+	float4 b[VPL];
+	lane_row<G, VPL, MASK, W>(b, ub + h * C, lane, C);
+	const bool gate = ur || up > 0.f;
+	const float k = 1.f - up;
+#pragma unroll
+	for (int i = 0; i < VPL; i++) {
+		o[i].x = gate ? (o[i].x != 0.f ? o[i].x * k - b[i].x : 0.f) : o[i].x - b[i].x;
+		o[i].y = gate ? (o[i].y != 0.f ? o[i].y * k - b[i].y : 0.f) : o[i].y - b[i].y;
+		o[i].z = gate ? (o[i].z != 0.f ? o[i].z * k - b[i].z : 0.f) : o[i].z - b[i].z;
+		o[i].w = gate ? (o[i].w != 0.f ? o[i].w * k - b[i].w : 0.f) : o[i].w - b[i].w;
+	}
+}
+
 // gatv2_bwd_dst_body: for each (v,h), over v's in-edges, recompute
 // alpha = exp(s - lse[v,h]), with D = dout[v,h]·out[v,h]
 //   ds   = alpha * (dout[v,h]·xl[u,h] - D)
@@ -234,7 +261,8 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
                                    const T* __restrict__ dout, T* __restrict__ dxr, long long ldd,
                                    float* __restrict__ dd, float2* __restrict__ eas,
                                    unsigned char* __restrict__ esign, float* __restrict__ datt, int n, int H,
-                                   float slope, float pdrop, unsigned long long seed, int cw, int pf, int red) {
+                                   float slope, float pdrop, unsigned long long seed, int cw, int pf,
+                                   const float* __restrict__ ub, float up, int ur, int red) {
 	const float keep = pdrop > 0.f ? 1.f / (1.f - pdrop) : 1.f;
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
@@ -251,7 +279,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
 		lane_row<G, VPL, MASK, W>(r, xr + v * ldr + h * C, lane, C);
 		lane_row<G, VPL, MASK, W>(go, dout + v * HC + h * C, lane, C);
-		lane_row<G, VPL, MASK, W>(o, out + v * HC + h * C, lane, C);
+		gatv2_out_row<G, VPL, MASK, W>(o, out + v * HC + h * C, ub, up, ur, h, lane, C);
 		zero4(dr);
 		float D = group_sum<G>(lane_dot(go, o));
 		float L = live ? lse[v * H + h] : 0.f;
@@ -426,18 +454,18 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 	                                                          const float* att, const T* out, const float* lse,       \
 	                                                          const T* dout, T* dxr, long long ldd, float* dd,        \
 	                                                          float* datt, int n, int H, float slope, int cw, int pf, \
-	                                                          int red) {                                              \
+	                                                          const float* ub, float up, int ur, int red) {           \
 		gatv2_bwd_dst_body<T, G, VPL, false, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
-		                                           dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw, pf, red);   \
+		                                           dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw, pf, ub, up, ur, red); \
 	}                                                                                                                \
 	extern "C" __global__ void BOUNDS gatv2_bwd_dsts##SFX##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),  \
 	                                                           const float* att, const T* out, const float* lse,      \
 	                                                           const T* dout, T* dxr, long long ldd, float2* eas,     \
 	                                                           unsigned char* esign, float* datt, int n, int H,       \
 	                                                           float slope, float pdrop, unsigned long long seed, int cw, \
-	                                                           int pf, int red) {                                     \
+	                                                           int pf, const float* ub, float up, int ur, int red) {  \
 		gatv2_bwd_dst_body<T, G, VPL, true, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
-		                                          nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw, pf, red); \
+		                                          nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw, pf, ub, up, ur, red); \
 	}
 
 // The group shapes (attn.cuh's ATTN_SHAPES). At (32,8) the destination
@@ -520,9 +548,11 @@ __device__ __forceinline__ void lane_fma(float4 (&x)[VPL], const float4 (&a)[VPL
 	}
 }
 
-// gatv2_bwd_dd_body: D[v,h] = dOut[v,h]·out[v,h] for every (v,h).
+// gatv2_bwd_dd_body: D[v,h] = dOut[v,h]·out[v,h] for every (v,h), out
+// read as gatv2_out_row does.
 template <typename T, int G, int VPL, bool MASK, bool W>
-__device__ void gatv2_bwd_dd_body(const T* __restrict__ out, const T* __restrict__ dout, float* __restrict__ dd, int n, int H, int cw) {
+__device__ void gatv2_bwd_dd_body(const T* __restrict__ out, const T* __restrict__ dout, float* __restrict__ dd, int n, int H, int cw,
+                                  const float* __restrict__ ub, float up, int ur) {
 	const int C = MASK ? cw : 4 * G * VPL, HC = H * C;
 	const int lane = threadIdx.x % G;
 	const attn_groups<G> g(n, H);
@@ -533,7 +563,7 @@ __device__ void gatv2_bwd_dd_body(const T* __restrict__ out, const T* __restrict
 		const int h = live ? p % H : 0;
 		float4 go[VPL], o[VPL];
 		lane_row<G, VPL, MASK, W>(go, dout + v * HC + h * C, lane, C);
-		lane_row<G, VPL, MASK, W>(o, out + v * HC + h * C, lane, C);
+		gatv2_out_row<G, VPL, MASK, W>(o, out + v * HC + h * C, ub, up, ur, h, lane, C);
 		const float D = group_sum<G>(lane_dot(go, o));
 		if (live && lane == 0) dd[p] = D;
 	}
@@ -736,8 +766,9 @@ __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, c
 // others.
 #define GATV2E_INST(SFX, T, G, VPL, MASK, W)                                                                                  \
 	GATV2E_FS(SFX, , T, G, VPL, MASK, W, )                                                                                   \
-	extern "C" __global__ void gatv2_bwd_dd##SFX(const T* out, const T* dout, float* dd, int n, int H, int cw) {             \
-		gatv2_bwd_dd_body<T, G, VPL, MASK, W>(out, dout, dd, n, H, cw);                                                      \
+	extern "C" __global__ void gatv2_bwd_dd##SFX(const T* out, const T* dout, float* dd, int n, int H, int cw,              \
+	                                             const float* ub, float up, int ur) {                                      \
+		gatv2_bwd_dd_body<T, G, VPL, MASK, W>(out, dout, dd, n, H, cw, ub, up, ur);                                          \
 	}                                                                                                                       \
 	extern "C" __global__ void gatv2_bwd_dste##SFX(const int* indptr, const int* indices, ATTN_ROWS, const T* xr,             \
 	                                               long long ldr, const float* att, const float* dse,                       \

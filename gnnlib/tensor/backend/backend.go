@@ -94,6 +94,22 @@ type TransformerOps interface {
 	TransformerAttention(g *graph.Graph, q, k, v *tensor.Tensor, heads int, p float32, seed uint64) (out Storage, backward func(grad *tensor.Tensor) (dq, dk, dv Storage, err error), err error)
 }
 
+// OutAct describes an activation y = dropout(relu(out + Bias)) over a
+// fused op's output out (ReLU when ReLU is set, dropout with probability
+// P) that the op's backward function may take in place of out. The op
+// then rebuilds out's values where it reads them, as y·(1 − P) − Bias
+// where y is not zero and 0 where it is (ReLU or P set), y − Bias
+// otherwise, and stores no rebuilt copy. The gradient handed over with y
+// must be zero wherever y is (the activation's gradient passed back
+// through it), so that the zeros change nothing. gnnlib/nn's GATv2Conv
+// hands its fused ReLU and dropout's output to the attention's backward
+// pass this way (nn.GATv2PairOps).
+type OutAct struct {
+	Bias *tensor.Tensor
+	ReLU bool
+	P    float32
+}
+
 // GraphBackend is a Backend with the GraphOps capability.
 type GraphBackend interface {
 	Backend

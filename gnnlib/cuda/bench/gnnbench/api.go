@@ -208,6 +208,26 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	if *unbiasAB && g.name == "arxiv" && apiKinds["gatv2"] && nn.RebuildInActBackward && tune.UnbiasActOnePass && nn.CollectAfterBackward {
 		unbiasABEpochs(d, g, fin, hidden, classes, layers)
 	}
+	if *actOutAB && g.name == "arxiv" && apiKinds["gatv2"] {
+		actOutABEpochs(d, g, fin, hidden, classes, layers)
+	}
+}
+
+var actOutAB = flag.Bool("actout-ab", false, "in the api part, the arxiv-sized GATv2 epochs again with nn.ActOutInAttention flipped (the attention's backward pass given the activation, or a rebuilt copy of its output)")
+
+// actOutABEpochs is apiEpochs' GATv2 epochs (if -api-models has it)
+// with nn.ActOutInAttention flipped.
+func actOutABEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
+	saved := maps.Clone(apiKinds)
+	defer func(tag string, on bool) {
+		kernTag, nn.ActOutInAttention = tag, on
+		maps.Copy(apiKinds, saved)
+	}(kernTag, nn.ActOutInAttention)
+	clear(apiKinds)
+	apiKinds["gatv2"] = saved["gatv2"]
+	nn.ActOutInAttention = !nn.ActOutInAttention
+	kernTag = fmt.Sprintf("%s [nn.ActOutInAttention %v]", kernTag, nn.ActOutInAttention)
+	apiEpochs(d, g, fin, hidden, classes, layers)
 }
 
 // profileEpoch runs epoch once more under a synchronising op hook: each

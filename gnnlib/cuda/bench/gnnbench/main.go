@@ -101,6 +101,7 @@ var (
 	replaySegs = flag.String("replay-seg", "0", "in the api part, the epochs again with cuda.GraphReplay for each of these cuda.ReplaySegment values (0: segments cut only at calls that wait; empty: none)")
 	apiModels  = flag.String("api-models", "gcn,sage,gat,gatv2", "comma-separated models of the api part")
 	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad off (on by default)")
+	actOut     = flag.Bool("actout", nn.ActOutInAttention, "set nn.ActOutInAttention: the nn parts' GATv2 layers hand their fused activation to the attention's backward pass instead of a rebuilt copy of its output")
 	bf16Attn   = flag.Bool("bf16-attention", cuda.BF16Attention, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
 	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4), edge (tune.GATv2EdgeCoef), edge-lb3, edge-e1 or edge-bal (with that tune.GATv2EdgeVariant), each also with a -red suffix (tune.GATv2DattBlock on), red (the current kernels with it), auto and auto-red (tune.GATv2EdgeAuto): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge and red: its whole layers) again with each, where gatv2.cu has it")
 	prefetchAB = flag.Bool("prefetch-ab", false, "the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 and Transformer attention again with tune.AttnPrefetch off (the kernels loading each step's edge indices in the step)")
@@ -345,6 +346,7 @@ func report(what, graph, variant string, ms, gib float64, extra string) {
 func main() {
 	flag.Parse()
 	cuda.BF16Attention = *bf16Attn
+	nn.ActOutInAttention = *actOut
 	log.SetFlags(0)
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
