@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gnnlab/gnnlab/gnnlib/devicetest"
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 	tbackend "github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
@@ -233,12 +234,18 @@ var _ nn.BiasActOps = (*backend)(nil)
 // Autocast(BFloat16) for the GCN layers (GATv2Conv keeps the two ops
 // there).
 func TestForwardReLUDropoutOnDevice(t *testing.T) {
+	checkBothFormats(t, testGraph(t, 400, 3000, true), devicetest.CheckForwardReLUDropout)
+}
+
+// checkBothFormats runs check on the device over g in float32 (tolerance
+// 1e-5) and, where the device has bfloat16 kernels, in a "bfloat16"
+// subtest under Autocast(BFloat16) (tolerance 2e-2).
+func checkBothFormats(t *testing.T, g *graph.Graph, check func(*testing.T, tensor.Backend, *graph.Graph, float64)) {
 	d := defaultOrSkip(t).be
-	g := testGraph(t, 400, 3000, true)
-	devicetest.CheckForwardReLUDropout(t, d, g, 1e-5)
+	check(t, d, g, 1e-5)
 	if d.hasBF16() {
 		t.Run("bfloat16", func(t *testing.T) {
-			tensor.Autocast(tensor.BFloat16, func() { devicetest.CheckForwardReLUDropout(t, d, g, 2e-2) })
+			tensor.Autocast(tensor.BFloat16, func() { check(t, d, g, 2e-2) })
 		})
 	}
 }

@@ -528,12 +528,5 @@ func TestCollectAfterBackward(t *testing.T) {
 // Autocast(BFloat16), against the bfloat16 copy of unbias_act_bf16 (which
 // rounds the rebuilt output; the destination pass does not).
 func TestActOutInAttentionOnDevice(t *testing.T) {
-	d := defaultOrSkip(t).be
-	g := testGraph(t, 500, 4000, true)
-	devicetest.CheckActOutInAttention(t, d, g, 1e-5)
-	if d.hasBF16() {
-		t.Run("bfloat16", func(t *testing.T) {
-			tensor.Autocast(tensor.BFloat16, func() { devicetest.CheckActOutInAttention(t, d, g, 2e-2) })
-		})
-	}
+	checkBothFormats(t, testGraph(t, 500, 4000, true), devicetest.CheckActOutInAttention)
 }

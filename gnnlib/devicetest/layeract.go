@@ -46,14 +46,7 @@ func CheckForwardReLUDropout(t *testing.T, dev tensor.Backend, g *graph.Graph, t
 				w := tensor.Randn(4, n, c.out).To(dev)
 				h := nn.ForwardReLUDropout(layer, g, x, drop)
 				h.Add(h.Mul(w)).Sum().Backward()
-				out := []*tensor.Tensor{h.CPU()}
-				for _, p := range append([]*tensor.Tensor{x}, layer.Params()...) {
-					if p.Grad() == nil {
-						t.Fatalf("fused %v: no gradient for a %v parameter", fused, p.Shape())
-					}
-					out = append(out, p.Grad().CPU())
-				}
-				return out
+				return outAndGrads(t, fmt.Sprintf("fused %v", fused), h, x, layer.Params())
 			}
 			two, one := run(false), run(true)
 			for i := range two {
@@ -102,14 +95,7 @@ func CheckActOutInAttention(t *testing.T, dev tensor.Backend, g *graph.Graph, to
 					loss = loss.Add(h.Mul(h).Mul(w))
 				}
 				loss.Sum().Backward()
-				out := []*tensor.Tensor{h.CPU()}
-				for _, p := range append([]*tensor.Tensor{x}, conv.Params()...) {
-					if p.Grad() == nil {
-						t.Fatalf("nn.ActOutInAttention %v: no gradient for a %v parameter", on, p.Shape())
-					}
-					out = append(out, p.Grad().CPU())
-				}
-				return out
+				return outAndGrads(t, fmt.Sprintf("nn.ActOutInAttention %v", on), h, x, conv.Params())
 			}
 			off, on := run(false), run(true)
 			for i, v := range on[0].Data() {
@@ -124,4 +110,17 @@ func CheckActOutInAttention(t *testing.T, dev tensor.Backend, g *graph.Graph, to
 			}
 		})
 	}
+}
+
+// outAndGrads returns h and the gradients of x and of params, on the
+// CPU, failing t (the run named by what) where one has no gradient.
+func outAndGrads(t *testing.T, what string, h, x *tensor.Tensor, params []*tensor.Tensor) []*tensor.Tensor {
+	out := []*tensor.Tensor{h.CPU()}
+	for _, p := range append([]*tensor.Tensor{x}, params...) {
+		if p.Grad() == nil {
+			t.Fatalf("%s: no gradient for a %v parameter", what, p.Shape())
+		}
+		out = append(out, p.Grad().CPU())
+	}
+	return out
 }

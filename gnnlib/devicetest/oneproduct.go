@@ -49,14 +49,7 @@ func CheckGATv2OneProduct(t *testing.T, dev tensor.Backend, g *graph.Graph, tol 
 					h = h.Add(y)
 				}
 				h.Mul(w).Sum().Backward()
-				out := []*tensor.Tensor{h.CPU()}
-				for _, p := range append([]*tensor.Tensor{x}, conv.Params()...) {
-					if p.Grad() == nil {
-						t.Fatalf("one product %v: no gradient for a %v parameter", one, p.Shape())
-					}
-					out = append(out, p.Grad().CPU())
-				}
-				return out
+				return outAndGrads(t, fmt.Sprintf("one product %v", one), h, x, conv.Params())
 			}
 			two, one := run(false), run(true)
 			names := []string{"output", "x", "W_src", "W_dst", "att", "bias"}
