@@ -308,7 +308,10 @@
 // output in one pass over the activation on a device with
 // ReLUDropoutGradUnbiasOps (gnnlib/cuda's; RebuildInActBackward, on by
 // default), where gnnbench's hand-written epoch reads the activation
-// twice.
+// twice. With ActOutInAttention (off until it has run on a device) it
+// stores no rebuilt output at all: it hands the activation and the bias to
+// the attention's backward pass (backend.OutAct), which rebuilds the
+// output's values as it reads them.
 //
 // # Errors
 //
@@ -365,12 +368,12 @@ package nn
 // the activation beside that activation, where gnnbench's hand-written
 // epoch overwrites the activation in place: one N×F tensor more, 0.16 GiB
 // at the arxiv-sized 3-layer epoch's peak (the middle layer's attention
-// backward pass: 0.162 of the 1.996 GiB gnnlib/cuda's allocator holds
-// there on the recording driver). Overwriting would change a tensor the caller may still hold. The
-// attention's backward pass reads the output only through D = Σ_c
-// dOut·out per node and head, which it could take from the activation y
-// and the bias b instead (where dOut is not zero, out = y·(1−p) − b), so
-// that no output need be rebuilt at all.
+// backward pass). Overwriting would change a tensor the caller may still
+// hold. ActOutInAttention removes that tensor (the attention's backward
+// pass takes each row's D = Σ_c dOut·out from the activation y and the
+// bias b, out = y·(1−p) − b where dOut is not zero): on the recording
+// driver the arxiv-sized epoch's peak falls by 0.162 GiB. It has not run
+// on a device yet, so it is off.
 //
 // BUG(nn): TransformerConv has no edge features (PyG's edge_dim). A SGConv's
 // cache is kept for one graph and one input tensor, compared by identity:
