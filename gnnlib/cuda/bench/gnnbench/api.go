@@ -208,10 +208,14 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	if *unbiasAB && g.name == "arxiv" && apiKinds["gatv2"] && nn.RebuildInActBackward && tune.UnbiasActOnePass && nn.CollectAfterBackward {
 		unbiasABEpochs(d, g, fin, hidden, classes, layers)
 	}
-	if *actOutAB && g.name == "arxiv" && apiKinds["gatv2"] {
+	if *actOutAB && !actOutFlipped && g.name == "arxiv" && apiKinds["gatv2"] {
 		actOutABEpochs(d, g, fin, hidden, classes, layers)
 	}
 }
+
+// actOutFlipped is set while actOutABEpochs runs apiEpochs with
+// nn.ActOutInAttention flipped, which must not flip it back.
+var actOutFlipped bool
 
 var actOutAB = flag.Bool("actout-ab", false, "in the api part, the arxiv-sized GATv2 epochs again with nn.ActOutInAttention flipped (the attention's backward pass given the activation, or a rebuilt copy of its output)")
 
@@ -225,7 +229,8 @@ func actOutABEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	}(kernTag, nn.ActOutInAttention)
 	clear(apiKinds)
 	apiKinds["gatv2"] = saved["gatv2"]
-	nn.ActOutInAttention = !nn.ActOutInAttention
+	nn.ActOutInAttention, actOutFlipped = !nn.ActOutInAttention, true
+	defer func() { actOutFlipped = false }()
 	kernTag = fmt.Sprintf("%s [nn.ActOutInAttention %v]", kernTag, nn.ActOutInAttention)
 	apiEpochs(d, g, fin, hidden, classes, layers)
 }
