@@ -110,30 +110,48 @@ func (p *pool) take(c int64) (uintptr, bool) {
 	return ptr, true
 }
 
-// get returns a block of at least n bytes: a cached one, or one from the
-// driver. It runs on the device goroutine.
-func (p *pool) get(n int64) (uintptr, int64, error) {
+// tryGet returns a block of at least n bytes, a cached one or one from
+// the driver, without giving cached blocks back to the driver: err is
+// the driver's when it has no memory left. It runs on the device
+// goroutine.
+func (p *pool) tryGet(n int64) (uintptr, int64, error) {
 	c := sizeClass(n)
 	if ptr, ok := p.take(c); ok {
 		return ptr, c, nil
 	}
 	ptr, err := p.drv.alloc(c)
 	if err != nil {
-		// Out of memory: collect the garbage, whose finalizers return
-		// blocks, give the cached blocks back and try once more.
-		p.reclaim(c)
-		if ptr, ok := p.take(c); ok {
-			return ptr, c, nil
-		}
-		if terr := p.trim(); terr != nil {
-			return 0, 0, errors.Join(err, terr)
-		}
-		if ptr, err = p.drv.alloc(c); err != nil {
-			p.mu.Lock()
-			inUse := p.inUse
-			p.mu.Unlock()
-			return 0, 0, fmt.Errorf("gnnlib/cuda: allocate %d bytes (%d in use): %w", c, inUse, err)
-		}
+		return 0, c, err
+	}
+	p.mu.Lock()
+	p.reserved += c
+	p.accountLocked(c)
+	p.mu.Unlock()
+	return ptr, c, nil
+}
+
+// get returns a block of at least n bytes: a cached one, or one from the
+// driver, which it makes room for when it is full. It runs on the device
+// goroutine.
+func (p *pool) get(n int64) (uintptr, int64, error) {
+	ptr, c, err := p.tryGet(n)
+	if err == nil {
+		return ptr, c, nil
+	}
+	// Out of memory: collect the garbage, whose finalizers return blocks,
+	// give the cached blocks back and try once more.
+	p.reclaim(c)
+	if ptr, ok := p.take(c); ok {
+		return ptr, c, nil
+	}
+	if terr := p.trim(); terr != nil {
+		return 0, 0, errors.Join(err, terr)
+	}
+	if ptr, err = p.drv.alloc(c); err != nil {
+		p.mu.Lock()
+		inUse := p.inUse
+		p.mu.Unlock()
+		return 0, 0, fmt.Errorf("gnnlib/cuda: allocate %d bytes (%d in use): %w", c, inUse, err)
 	}
 	p.mu.Lock()
 	p.reserved += c
@@ -244,6 +262,25 @@ func (d *Device) newBuffer(n int64) (*buffer, error) {
 	if c := sizeClass(n); tune.PoolFastPath {
 		if ptr, ok := d.pool.take(c); ok {
 			b.ptr, b.bytes = ptr, c
+			runtime.SetFinalizer(b, (*buffer).release)
+			return b, nil
+		}
+	}
+	// While launches are recorded (GraphReplay), a block from the driver
+	// is taken without sending the recorded segment first: the block is
+	// new to every recorded launch, and a training step whose
+	// intermediates wait for the garbage collector takes some each step,
+	// which would otherwise cut its segment short at every one and leave
+	// no sequence long enough, and alike from step to step, to replay.
+	// A device too full for the block sends the segment, then makes
+	// room (get), since the recorded launches may read the cached blocks
+	// it gives back.
+	if d.replaying() {
+		var err error
+		if derr := d.doUnrecorded(func() { b.ptr, b.bytes, err = d.pool.tryGet(n) }); derr != nil {
+			return nil, derr
+		}
+		if err == nil {
 			runtime.SetFinalizer(b, (*buffer).release)
 			return b, nil
 		}

@@ -163,6 +163,28 @@ func (d *Device) record(n graphNode) bool {
 	return true
 }
 
+// doUnrecorded runs fn on the device goroutine and waits for it, without
+// sending the segment being recorded first, as do does: fn must not
+// touch memory that a recorded launch uses. An error of earlier work is
+// left for the next call that waits.
+func (d *Device) doUnrecorded(fn func()) error {
+	d.mu.Lock()
+	closed := d.closed
+	d.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	ch := make(chan struct{})
+	d.rec.mu.Lock() // queued in recording order, as send queues
+	d.work <- func() {
+		fn()
+		close(ch)
+	}
+	d.rec.mu.Unlock()
+	<-ch
+	return nil
+}
+
 // send queues fn on the device goroutine behind the recorded segment,
 // which runs first; its error, if any, is fn's caller's (as posted work's
 // is). The recorder's lock is held while queueing so that the segment and
