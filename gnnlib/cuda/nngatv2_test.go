@@ -23,27 +23,27 @@ import (
 // kernels, each behind its own switch, checked on the recording driver
 // (the launches) and on a device (the values, against the old path).
 
-// gatv2Switches sets this branch's switches of the nn GATv2 epoch
-// (nn.RebuildInActBackward, tune.UnbiasActOnePass) and returns a
-// function restoring them.
-func gatv2Switches(rebuild, onePass bool) func() {
-	r, o := nn.RebuildInActBackward, tune.UnbiasActOnePass
-	nn.RebuildInActBackward, tune.UnbiasActOnePass = rebuild, onePass
-	return func() { nn.RebuildInActBackward, tune.UnbiasActOnePass = r, o }
+// gatv2Switches sets the switches of the nn GATv2 epoch's backward pass
+// (nn.ActOutInAttention, nn.RebuildInActBackward, tune.UnbiasActOnePass)
+// and returns a function restoring them.
+func gatv2Switches(actOut, rebuild, onePass bool) func() {
+	a, r, o := nn.ActOutInAttention, nn.RebuildInActBackward, tune.UnbiasActOnePass
+	nn.ActOutInAttention, nn.RebuildInActBackward, tune.UnbiasActOnePass = actOut, rebuild, onePass
+	return func() { nn.ActOutInAttention, nn.RebuildInActBackward, tune.UnbiasActOnePass = a, r, o }
 }
 
 // gatv2Variants are the nn GATv2 epochs profiled and listed: the
 // defaults, then each switch off in turn (the last is the epoch before
-// this branch; collect is nn.CollectAfterBackward).
+// any of them; collect is nn.CollectAfterBackward).
 var gatv2Variants = []struct {
-	name                      string
-	rebuild, onePass, collect bool
-}{{"nn", true, true, true}, {"nn, two passes", false, true, true}, {"nn, unbias copied", false, false, true}, {"nn, no collection", false, false, false}}
+	name                              string
+	actOut, rebuild, onePass, collect bool
+}{{"nn", true, true, true, true}, {"nn, rebuilt copy", false, true, true, true}, {"nn, two passes", false, false, true, true}, {"nn, unbias copied", false, false, false, true}, {"nn, no collection", false, false, false, false}}
 
 // unbiasLaunches lists the kernels of the third epoch of the
 // arxiv-shaped nn GATv2 model (recording driver) with the switches set.
-func unbiasLaunches(t *testing.T, rebuild, onePass bool) launchCount {
-	defer gatv2Switches(rebuild, onePass)()
+func unbiasLaunches(t *testing.T, actOut, rebuild, onePass bool) launchCount {
+	defer gatv2Switches(actOut, rebuild, onePass)()
 	defer fastPaths(true)()
 	return nnGATv2EpochLaunches(t, epochGraph(t, 2000), []int{128, 256, 256, 64})
 }
@@ -55,7 +55,7 @@ func unbiasLaunches(t *testing.T, rebuild, onePass bool) launchCount {
 // activation once) instead of two (act_backward_colsum, unbias_act_to):
 // two launches fewer an epoch, where the hand-written epoch makes the two.
 func TestRebuildInActBackwardLaunches(t *testing.T) {
-	on, off := unbiasLaunches(t, true, true), unbiasLaunches(t, false, true)
+	on, off := unbiasLaunches(t, false, true, true), unbiasLaunches(t, false, false, true)
 	t.Logf("on: %d launches: %v", on.total(), on)
 	t.Logf("on, more than off: %v; off, more than on: %v", on.diff(off), off.diff(on))
 	if on["act_backward_colsum_unbias"] != 2 || on["act_backward_colsum"] != 0 || on["unbias_act_to"] != 0 {
@@ -69,13 +69,30 @@ func TestRebuildInActBackwardLaunches(t *testing.T) {
 	}
 }
 
+// TestActOutInAttentionLaunches checks that with nn.ActOutInAttention
+// each hidden GATv2 layer's backward pass makes its output's gradient and
+// its bias gradient in one kernel (act_backward_colsum) and launches no
+// kernel that rebuilds the attention output (act_backward_colsum_unbias,
+// unbias_act_to, unbias_act): as many launches as with
+// nn.RebuildInActBackward alone.
+func TestActOutInAttentionLaunches(t *testing.T) {
+	on, off := unbiasLaunches(t, true, true, true), unbiasLaunches(t, false, true, true)
+	t.Logf("on: %d launches: %v", on.total(), on)
+	if on["act_backward_colsum"] != 2 || on["act_backward_colsum_unbias"] != 0 || on["unbias_act_to"] != 0 || on["unbias_act"] != 0 {
+		t.Errorf("with nn.ActOutInAttention: act_backward_colsum ×%d, act_backward_colsum_unbias ×%d, unbias_act_to ×%d, unbias_act ×%d, want 2, 0, 0, 0", on["act_backward_colsum"], on["act_backward_colsum_unbias"], on["unbias_act_to"], on["unbias_act"])
+	}
+	if on.total() != off.total() {
+		t.Errorf("%d launches with nn.ActOutInAttention, %d with the rebuilt copy", on.total(), off.total())
+	}
+}
+
 // TestUnbiasActOnePassLaunches checks that with tune.UnbiasActOnePass (and
 // nn.RebuildInActBackward off) the nn GATv2 epoch rebuilds each hidden layer's attention output with
 // unbias_act_to (one pass, no device-to-device copy before it) and
 // launches unbias_act no more, and that off it launches unbias_act as
 // before; the epochs launch as many kernels either way.
 func TestUnbiasActOnePassLaunches(t *testing.T) {
-	on, off := unbiasLaunches(t, false, true), unbiasLaunches(t, false, false)
+	on, off := unbiasLaunches(t, false, false, true), unbiasLaunches(t, false, false, false)
 	t.Logf("on: %v", on)
 	if on["unbias_act_to"] != 2 || on["unbias_act"] != 0 {
 		t.Errorf("with tune.UnbiasActOnePass: unbias_act_to ×%d, unbias_act ×%d, want 2 and 0 (two hidden GATv2 layers)", on["unbias_act_to"], on["unbias_act"])
@@ -254,7 +271,7 @@ func TestNNGATv2EpochKernelTimes(t *testing.T) {
 // nnGATv2Profiles profiles the hand-written GATv2 epoch and the nn one
 // (switches on, then each off) on an n-node graph on d.
 func nnGATv2Profiles(t *testing.T, d *Device, n int) []epochProfile {
-	defer gatv2Switches(nn.RebuildInActBackward, tune.UnbiasActOnePass)()
+	defer gatv2Switches(nn.ActOutInAttention, nn.RebuildInActBackward, tune.UnbiasActOnePass)()
 	defer func(auto bool) { AutoReplay = auto }(AutoReplay)
 	AutoReplay = false // kernel by kernel, as gnnbench's api part times the epochs
 	defer fastPaths(true)()
@@ -280,7 +297,7 @@ func nnGATv2Profiles(t *testing.T, d *Device, n int) []epochProfile {
 	})
 	defer func(on bool) { nn.CollectAfterBackward = on }(nn.CollectAfterBackward)
 	for _, v := range gatv2Variants {
-		restore := gatv2Switches(v.rebuild, v.onePass)
+		restore := gatv2Switches(v.actOut, v.rebuild, v.onePass)
 		nn.CollectAfterBackward = v.collect
 		profile(v.name, func() func() { return nnEpoch(d, hg, dims, gatv2, func(f func()) { f() }) })
 		restore()
@@ -341,7 +358,7 @@ func TestNNGATv2Profiles(t *testing.T) {
 	hand := handGATv2EpochLaunches(t, epochGraph(t, 2000), dims)
 	want := []launchCount{hand}
 	for _, v := range gatv2Variants {
-		want = append(want, unbiasLaunches(t, v.rebuild, v.onePass))
+		want = append(want, unbiasLaunches(t, v.actOut, v.rebuild, v.onePass))
 	}
 	for i, want := range want {
 		got := launchCount(profs[i].calls)
@@ -362,7 +379,7 @@ func TestNNGATv2Profiles(t *testing.T) {
 // residual too.
 func TestRebuildInActBackwardOnDevice(t *testing.T) {
 	d := defaultOrSkip(t).be
-	defer gatv2Switches(nn.RebuildInActBackward, tune.UnbiasActOnePass)()
+	defer gatv2Switches(nn.ActOutInAttention, nn.RebuildInActBackward, tune.UnbiasActOnePass)()
 	g := testGraph(t, 500, 4000, true)
 	for _, c := range []struct {
 		heads, ch int
@@ -370,7 +387,7 @@ func TestRebuildInActBackwardOnDevice(t *testing.T) {
 		residual  bool
 	}{{1, 64, 0, false}, {2, 32, 0.3, false}, {4, 16, 0, true}} {
 		run := func(rebuild bool) [][]float32 {
-			defer gatv2Switches(rebuild, true)()
+			defer gatv2Switches(false, rebuild, true)()
 			nn.Seed(13)
 			conv := nn.NewGATv2Conv(24, c.ch, c.heads, true, c.p)
 			drop := nn.NewDropout(0.4)

@@ -421,8 +421,12 @@ type GATv2PairOps interface {
 // which rebuilds the output's values where it reads them, instead of
 // storing a rebuilt copy of the output (ReLUDropoutGradUnbiasOps, or
 // UnbiasAct): one N x HC tensor less at the backward pass's peak, in
-// float32 and under Autocast. Set it before a model runs.
-var ActOutInAttention = false
+// float32 and under Autocast. On by default since gnnlib/cuda's
+// TestActOutInAttentionOnDevice passed on an H100 (2026-12-07, float32
+// and bfloat16), where the arxiv-sized GATv2 epoch's peak fell from
+// 1.909 to 1.716 GiB at the same time (14.17 against 14.19 ms; gnnbench
+// -actout-ab). Set it before a model runs; false stores the rebuilt copy.
+var ActOutInAttention = true
 
 // GATv2OneProduct turns on GATv2Conv's one product x·[W_src W_dst] on
 // devices with GATv2PairOps (see there). On an H100 (2026-12-06)

@@ -308,10 +308,10 @@
 // output in one pass over the activation on a device with
 // ReLUDropoutGradUnbiasOps (gnnlib/cuda's; RebuildInActBackward, on by
 // default), where gnnbench's hand-written epoch reads the activation
-// twice. With ActOutInAttention (off until it has run on a device) it
-// stores no rebuilt output at all: it hands the activation and the bias to
-// the attention's backward pass (backend.OutAct), which rebuilds the
-// output's values as it reads them.
+// twice. With ActOutInAttention (on by default) it stores no rebuilt
+// output at all: it hands the activation and the bias to the attention's
+// backward pass (backend.OutAct), which rebuilds the output's values as it
+// reads them, so the layer holds no more than the hand-written epoch.
 //
 // # Errors
 //
@@ -362,18 +362,6 @@ package nn
 // goroutine at the end of a large model's backward pass, so that the
 // step's activations are back before the next step allocates; within a
 // step they still wait for the collector.
-//
-// BUG(nn): On a device, the backward pass of a GATv2Conv whose ReLU and
-// dropout run in its own op holds the attention output it rebuilt from
-// the activation beside that activation, where gnnbench's hand-written
-// epoch overwrites the activation in place: one N×F tensor more, 0.16 GiB
-// at the arxiv-sized 3-layer epoch's peak (the middle layer's attention
-// backward pass). Overwriting would change a tensor the caller may still
-// hold. ActOutInAttention removes that tensor (the attention's backward
-// pass takes each row's D = Σ_c dOut·out from the activation y and the
-// bias b, out = y·(1−p) − b where dOut is not zero): on the recording
-// driver the arxiv-sized epoch's peak falls by 0.162 GiB. It has not run
-// on a device yet, so it is off.
 //
 // BUG(nn): TransformerConv has no edge features (PyG's edge_dim). A SGConv's
 // cache is kept for one graph and one input tensor, compared by identity:

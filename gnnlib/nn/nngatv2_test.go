@@ -11,14 +11,15 @@ import (
 )
 
 // TestRebuildInActBackward checks, on the Fake, that with
-// nn.RebuildInActBackward a GATv2Conv whose ReLU and dropout run in its
+// nn.RebuildInActBackward (and nn.ActOutInAttention off) a GATv2Conv whose ReLU and dropout run in its
 // own op (nn.ForwardReLUDropout) makes its output's gradient, its bias
 // gradient and its rebuilt attention output in one
 // ReLUDropoutGradUnbiasOps call, and that the layer's output and every
 // gradient equal those of the two calls it replaces, bit for bit; with a
 // residual (another op reading the activation) and attention dropout too.
 func TestRebuildInActBackward(t *testing.T) {
-	defer func(on bool) { nn.RebuildInActBackward = on }(nn.RebuildInActBackward)
+	defer func(on, actOut bool) { nn.RebuildInActBackward, nn.ActOutInAttention = on, actOut }(nn.RebuildInActBackward, nn.ActOutInAttention)
+	nn.ActOutInAttention = false // the path ActOutInAttention replaces
 	g := memGraph(t, 300)
 	for _, c := range []struct {
 		heads, ch int

@@ -96,6 +96,7 @@ func init() {
 		"Labels":           reflect.ValueOf((*cuda.Labels)(nil)),
 		"MemStats":         reflect.ValueOf((*cuda.MemStats)(nil)),
 		"Module":           reflect.ValueOf((*cuda.Module)(nil)),
+		"OutAct":           reflect.ValueOf((*cuda.OutAct)(nil)),
 		"ReplayStats":      reflect.ValueOf((*cuda.ReplayStats)(nil)),
 		"SpMMKernel":       reflect.ValueOf((*cuda.SpMMKernel)(nil)),
 		"Tensor":           reflect.ValueOf((*cuda.Tensor)(nil)),

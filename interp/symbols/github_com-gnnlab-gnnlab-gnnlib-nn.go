@@ -6,6 +6,7 @@ import (
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 	"reflect"
 )
 
@@ -14,6 +15,7 @@ func init() {
 		// function, constant and variable definitions
 		"Accuracy":                         reflect.ValueOf(nn.Accuracy),
 		"ActColSumUnderAutocast":           reflect.ValueOf(&nn.ActColSumUnderAutocast).Elem(),
+		"ActOutInAttention":                reflect.ValueOf(&nn.ActOutInAttention).Elem(),
 		"AggregateFirstUnderAutocast":      reflect.ValueOf(&nn.AggregateFirstUnderAutocast).Elem(),
 		"AveragePrecision":                 reflect.ValueOf(nn.AveragePrecision),
 		"AvgPool2D":                        reflect.ValueOf(nn.AvgPool2D),
@@ -235,7 +237,7 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2OutOps) UnbiasAct(y *tensor.Ten
 type _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps struct {
 	IValue              interface{}
 	WGATv2AttentionOut  func(g *graph.Graph, hs *tensor.Tensor, hd *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor) (dhs tensor.Storage, dhd tensor.Storage, datt tensor.Storage, err error), err error)
-	WGATv2AttentionPair func(g *graph.Graph, hlr *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor) (dhlr tensor.Storage, datt tensor.Storage, err error), err error)
+	WGATv2AttentionPair func(g *graph.Graph, hlr *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor, act *backend.OutAct) (dhlr tensor.Storage, datt tensor.Storage, err error), err error)
 	WGATv2PairTakes     func(hf int, heads int) bool
 	WUnbiasAct          func(y *tensor.Tensor, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error)
 }
@@ -243,7 +245,7 @@ type _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps struct {
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps) GATv2AttentionOut(g *graph.Graph, hs *tensor.Tensor, hd *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor) (dhs tensor.Storage, dhd tensor.Storage, datt tensor.Storage, err error), err error) {
 	return W.WGATv2AttentionOut(g, hs, hd, att, heads, slope, p, seed)
 }
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps) GATv2AttentionPair(g *graph.Graph, hlr *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor) (dhlr tensor.Storage, datt tensor.Storage, err error), err error) {
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps) GATv2AttentionPair(g *graph.Graph, hlr *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor, act *backend.OutAct) (dhlr tensor.Storage, datt tensor.Storage, err error), err error) {
 	return W.WGATv2AttentionPair(g, hlr, att, heads, slope, p, seed)
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps) GATv2PairTakes(hf int, heads int) bool {

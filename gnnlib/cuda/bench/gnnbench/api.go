@@ -115,17 +115,18 @@ func oldPathEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	apiEpochs(d, g, fin, hidden, classes, layers)
 }
 
-var unbiasAB = flag.Bool("nngatv2-ab", false, "in the api part, the arxiv-sized GATv2 epochs again with nn.RebuildInActBackward off (the activation's gradient and the rebuilt attention output in two passes), then with tune.UnbiasActOnePass off too (the attention output rebuilt in a copy of the activation), then nn.CollectAfterBackward off too (as before)")
+var unbiasAB = flag.Bool("nngatv2-ab", false, "in the api part, the arxiv-sized GATv2 epochs again with nn.ActOutInAttention off (a rebuilt copy of the attention output) and nn.RebuildInActBackward off (the activation's gradient and the rebuilt attention output in two passes), then with tune.UnbiasActOnePass off too (the attention output rebuilt in a copy of the activation), then nn.CollectAfterBackward off too (as before)")
 
 // unbiasABEpochs is apiEpochs' GATv2 epochs (if -api-models has it)
-// with nn.RebuildInActBackward off, then tune.UnbiasActOnePass off too,
-// then nn.CollectAfterBackward off too.
+// with nn.ActOutInAttention and nn.RebuildInActBackward off, then
+// tune.UnbiasActOnePass off too, then nn.CollectAfterBackward off too.
 func unbiasABEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	saved := maps.Clone(apiKinds)
-	defer func(tag string, rebuild, onePass, collect bool) {
-		kernTag, nn.RebuildInActBackward, tune.UnbiasActOnePass, nn.CollectAfterBackward = tag, rebuild, onePass, collect
+	defer func(tag string, actOut, rebuild, onePass, collect bool) {
+		kernTag, nn.ActOutInAttention, nn.RebuildInActBackward, tune.UnbiasActOnePass, nn.CollectAfterBackward = tag, actOut, rebuild, onePass, collect
 		maps.Copy(apiKinds, saved)
-	}(kernTag, nn.RebuildInActBackward, tune.UnbiasActOnePass, nn.CollectAfterBackward)
+	}(kernTag, nn.ActOutInAttention, nn.RebuildInActBackward, tune.UnbiasActOnePass, nn.CollectAfterBackward)
+	nn.ActOutInAttention = false
 	clear(apiKinds)
 	apiKinds["gatv2"] = saved["gatv2"]
 	tag := kernTag
