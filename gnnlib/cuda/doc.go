@@ -310,7 +310,10 @@
 // gnnlib/quant; GEMMInt8 is the host-slice form. UnbiasAct lets a layer
 // apply bias and activation in place over its pre-activation and rebuild
 // it where its backward pass reads it, which is how gnnbench's GATv2 epoch
-// keeps one tensor per layer.
+// keeps one tensor per layer; GATv2.OutAct goes further and lets the
+// attention's destination pass read the activation itself, rebuilding
+// each row's values as it reads them (gnnlib/nn's GATv2Conv does, through
+// tensor/backend's OutAct), so that no rebuilt copy is stored at all.
 // AggregateMax is degree-aware: rows of more than 128 edges are split into
 // edge tiles combined by atomics on packed (value, index) keys. BiasAct,
 // ActBackward, ColSum, SoftmaxNLL and Adam complete a training epoch;
