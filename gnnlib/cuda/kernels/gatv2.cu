@@ -222,7 +222,7 @@ __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const flo
 // where it is (relu or dropout), y − ub without either. The caller's dOut
 // is the activation's gradient passed back through it, zero wherever y
 // is, so the zeros change no D, and no rebuilt copy of the output is
-// stored (gnnlib/cuda's GATv2.OutBias).
+// stored (GATv2.OutAct in gatv2.go).
 template <int G, int VPL, bool MASK, bool W, typename T>
 __device__ __forceinline__ void gatv2_out_row(float4 (&o)[VPL], const T* __restrict__ out, const float* __restrict__ ub,
                                               float up, int ur, int h, int lane, int C) {
