@@ -60,17 +60,24 @@ def test_encrypted_session(curve_kernel):
 
 def _kernel_info_from(kc, url: str, serverkey: bytes | None, timeout_ms: int = 1500):
     """Send a signed kernel_info_request from a fresh DEALER; return the
-    reply's frames or None if none came."""
+    reply's frames, or None if it could not be sent or no reply came."""
     ctx = zmq.Context.instance()
     sock = ctx.socket(zmq.DEALER)
     sock.linger = 0
+    # A DEALER's send waits for a peer; once the kernel has refused the
+    # handshake there is none, and without a timeout the send would block
+    # for good (it did, now and then, when the refusal came first).
+    sock.sndtimeo = timeout_ms
     try:
         if serverkey is not None:
             pub, sec = zmq.curve_keypair()
             sock.curve_publickey, sock.curve_secretkey = pub, sec
             sock.curve_serverkey = serverkey
         sock.connect(url)
-        kc.session.send(sock, "kernel_info_request", {})
+        try:
+            kc.session.send(sock, "kernel_info_request", {})
+        except zmq.Again:
+            return None
         if sock.poll(timeout_ms):
             return sock.recv_multipart()
         return None
