@@ -492,16 +492,6 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 		var oact *backend.OutAct // o is not the output but the activation over it
 		owned := backend.OwnsGrad(grad)
 		switch {
-		case act != nil && ActOutInAttention:
-			// grad becomes the biased output's gradient, zero wherever
-			// the activation is; the attention reads the activation.
-			gx, db := act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
-			if owned {
-				freeStorage(grad)
-			}
-			grad, grads[4], owned = gx, db, true
-			o, oact = act.y, &backend.OutAct{Bias: b, ReLU: true, P: act.p}
-			act.y = nil // read: the caller's to drop
 		case act != nil && rebuildInActBackward(ops, dt, grad, act.y, b):
 			// The three in one pass over the activation.
 			gx, db, xo, err := ops.(ReLUDropoutGradUnbiasOps).ReLUDropoutGradColSumUnbias(grad, act.y, b, act.p)
@@ -515,14 +505,19 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 			act.y = nil // read: the caller's to drop
 		case act != nil:
 			// grad becomes the biased output's gradient, the op's own,
-			// freed once the attention's backward pass has read it.
+			// zero wherever the activation is, and freed once the
+			// attention's backward pass has read it.
 			gx, db := act.backward(ops, back, x, grad, act.y, b, b.RequiresGrad())
 			if owned {
 				freeStorage(grad)
 			}
 			grad, grads[4], owned = gx, db, true
-			s, err := po.UnbiasAct(act.y, b, true, act.p)
-			o = devStorage(back, x, s, err, act.y.Shape()...)
+			if ActOutInAttention {
+				o, oact = act.y, &backend.OutAct{Bias: b, ReLU: true, P: act.p} // the attention reads the activation
+			} else {
+				s, err := po.UnbiasAct(act.y, b, true, act.p)
+				o = devStorage(back, x, s, err, act.y.Shape()...)
+			}
 			act.y = nil // read: the caller's to drop
 		case b.RequiresGrad():
 			grads[4] = bsum.colSum(ops, back, x, grad, b)

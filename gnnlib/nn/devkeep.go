@@ -67,17 +67,19 @@ type ReLUDropoutGradUnbiasOps interface {
 // (gnnbench -nngatv2-ab; the hand-written epoch 15.48 in the same run),
 // and its kernel, act_backward_colsum_unbias, 0.746 ms an epoch against
 // 1.145 for the two it replaces (TestNNGATv2EpochKernelTimes). On by
-// default; false makes the two calls.
+// default; false makes the two calls. With ActOutInAttention (on by
+// default) no output is rebuilt, and it does not apply.
 var RebuildInActBackward = true
 
 // rebuildInActBackward reports whether GATv2Conv's fused backward pass
 // makes its output's gradient, its bias gradient and its rebuilt
 // attention output in one ReLUDropoutGradUnbiasOps call: with
-// RebuildInActBackward, float32 storage and a bias that needs a gradient,
-// outside Autocast (dt, the format the op's forward pass fixed).
+// RebuildInActBackward and not ActOutInAttention (which rebuilds no
+// output), float32 storage and a bias that needs a gradient, outside
+// Autocast (dt, the format the op's forward pass fixed).
 func rebuildInActBackward(ops backend.GraphBackend, dt tensor.DType, grad, y, b *tensor.Tensor) bool {
 	_, ok := ops.(ReLUDropoutGradUnbiasOps)
-	return ok && RebuildInActBackward && b.RequiresGrad() && dt == tensor.Float32 &&
+	return ok && RebuildInActBackward && !ActOutInAttention && b.RequiresGrad() && dt == tensor.Float32 &&
 		grad.DType() == tensor.Float32 && y.DType() == tensor.Float32 && b.DType() == tensor.Float32
 }
 
