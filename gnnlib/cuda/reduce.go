@@ -340,15 +340,42 @@ func ActBackwardColSum(dx, db, y, g *Tensor, relu bool, p float32) error {
 	if err := db.Fill(0); err != nil {
 		return err
 	}
-	gx, gy, chunk := colGrid(y)
-	return d.launch3("act_backward_colsum", [3]int{gx, gy, 1}, [3]int{128, 1, 1}, y, g, dx, db, y.Rows, y.Cols, chunk, relu, p)
+	k := colKernel("act_backward_colsum", y, g, dx)
+	return d.launch3(k.name, k.grid, k.block, y, g, dx, db, y.Rows, y.Cols, k.chunk, relu, p)
 }
 
-// colGrid is the launch grid of the column reductions: 128 columns and a
-// chunk of 512 rows a block.
+// colGrid is the launch grid of the scalar column reductions: 128 columns
+// and a chunk of 512 rows a block.
 func colGrid(x *Tensor) (gx, gy, chunk int) {
 	chunk = 512
 	return (x.Cols + 127) / 128, (x.Rows + chunk - 1) / chunk, chunk
+}
+
+// colLaunch is a column reduction's kernel and launch shape.
+type colLaunch struct {
+	name        string
+	grid, block [3]int
+	chunk       int
+}
+
+// colVec4Chunk is the rows a block of the _v4 column reductions takes:
+// 32 a warp, eight steps of four rows.
+const colVec4Chunk = 256
+
+// colKernel picks the column reduction named base for tensors of x's
+// shape at ts' addresses: its _v4 form (reduce.cu) when tune.ColSumVec4
+// is on, the width is a multiple of 4 and every row starts 16-byte
+// aligned, else the scalar form (colGrid).
+func colKernel(base string, x *Tensor, ts ...*Tensor) colLaunch {
+	vec := tune.ColSumVec4 && x.Cols%4 == 0 && x.ptr%16 == 0
+	for _, t := range ts {
+		vec = vec && (t == nil || t.ptr%16 == 0)
+	}
+	if !vec {
+		gx, gy, chunk := colGrid(x)
+		return colLaunch{base, [3]int{gx, gy, 1}, [3]int{128, 1, 1}, chunk}
+	}
+	return colLaunch{base + "_v4", [3]int{(x.Cols + 127) / 128, (x.Rows + colVec4Chunk - 1) / colVec4Chunk, 1}, [3]int{256, 1, 1}, colVec4Chunk}
 }
 
 // ColSum computes dst[c] = Σ_r x[r,c] (the bias gradient).
@@ -363,8 +390,8 @@ func ColSum(dst, x *Tensor) error {
 	if err := dst.Fill(0); err != nil {
 		return err
 	}
-	gx, gy, chunk := colGrid(x)
-	return d.launch3("col_sum", [3]int{gx, gy, 1}, [3]int{128, 1, 1}, x, dst, x.Rows, x.Cols, chunk)
+	k := colKernel("col_sum", x)
+	return d.launch3(k.name, k.grid, k.block, x, dst, x.Rows, x.Cols, k.chunk)
 }
 
 // concatShape checks Concat's operands along axis: the rows outside it

@@ -64,8 +64,8 @@ func actBackwardColSumUnbias(dx, db, xo, y, g, b *Tensor, relu bool, p float32) 
 	if err := db.Fill(0); err != nil {
 		return err
 	}
-	gx, gy, chunk := colGrid(y)
-	return d.launch3("act_backward_colsum_unbias", [3]int{gx, gy, 1}, [3]int{128, 1, 1}, y, g, b, dx, db, xo, y.Rows, y.Cols, chunk, relu, p)
+	k := colKernel("act_backward_colsum_unbias", y, g, b, dx, xo)
+	return d.launch3(k.name, k.grid, k.block, y, g, b, dx, db, xo, y.Rows, y.Cols, k.chunk, relu, p)
 }
 
 // ReLUDropoutGradColSumUnbias is gnnlib/nn's ReLUDropoutGradUnbiasOps:

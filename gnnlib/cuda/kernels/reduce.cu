@@ -67,6 +67,138 @@ extern "C" __global__ void act_backward_colsum_unbias(const float* y, const floa
 	}
 }
 
+// The _v4 forms of col_sum, act_backward_colsum and
+// act_backward_colsum_unbias, for F a multiple of 4 and 16-byte aligned
+// rows. The forms above give a thread one column and walk its rows one
+// load after another (a store between them, which may alias the next
+// load), so a warp has one 128-byte load in flight and the kernel waits
+// on the memory's latency, not its bandwidth. Here a block of 8 warps
+// takes 128 columns and a chunk of rows; lane l holds columns c0 = 128·bx
+// + 4l .. c0+3 in 16-byte loads, warp w the rows r0+w, r0+w+8, ..., four
+// of them a step with every load of the step issued before its stores
+// (dx may be g: a step's rows are its own). The warps add their column
+// sums in shared memory and make one atomic add a column (colsum4_flush).
+// dx (and xo) are the scalar forms' values bit for bit; the sums are of
+// the same values in another order. Blocks of 256 threads, grid
+// (ceil(F/128), row chunks).
+#define COLSUM4_STEP 4
+
+__device__ __forceinline__ void colsum4_flush(float4 s, float* out, int F) {
+	__shared__ float4 part[8][WARP];
+	part[threadIdx.x / WARP][threadIdx.x % WARP] = s;
+	__syncthreads();
+	const int c = blockIdx.x * 128 + threadIdx.x;
+	if (threadIdx.x < 128 && c < F) {
+		float t = 0.f;
+#pragma unroll
+		for (int w = 0; w < 8; w++) t += reinterpret_cast<const float*>(part[w])[threadIdx.x];
+		atomicAdd(&out[c], t);
+	}
+}
+
+__device__ __forceinline__ void add4(float4& s, float4 v) {
+	s.x += v.x;
+	s.y += v.y;
+	s.z += v.z;
+	s.w += v.w;
+}
+
+// mask4 is act_backward's mask of g by y, one float4.
+__device__ __forceinline__ float4 mask4(float4 g, float4 y, bool masked, float keep) {
+	if (!masked) return g;
+	return make_float4(g.x * (y.x != 0.f ? keep : 0.f), g.y * (y.y != 0.f ? keep : 0.f), g.z * (y.z != 0.f ? keep : 0.f),
+	                   g.w * (y.w != 0.f ? keep : 0.f));
+}
+
+// unbias1 is act_backward_colsum_unbias's rebuilt pre-activation of one value.
+__device__ __forceinline__ float unbias1(float v, float bb, bool masked, float p) {
+	return masked ? (v != 0.f ? v * (1.f - p) - bb : 0.f) : v - bb;
+}
+
+extern "C" __global__ void __launch_bounds__(256) col_sum_v4(const float* x, float* out, int rows, int F, int chunk) {
+	const int c0 = blockIdx.x * 128 + threadIdx.x % WARP * 4;
+	const int r0 = blockIdx.y * chunk, r1 = min(rows, r0 + chunk);
+	float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+	if (c0 < F) {
+		for (int r = r0 + threadIdx.x / WARP; r < r1; r += 8 * COLSUM4_STEP) {
+			float4 v[COLSUM4_STEP];
+#pragma unroll
+			for (int j = 0; j < COLSUM4_STEP; j++)
+				v[j] = r + 8 * j < r1 ? ld4(x + (long long)(r + 8 * j) * F + c0) : make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+			for (int j = 0; j < COLSUM4_STEP; j++) add4(s, v[j]);
+		}
+	}
+	colsum4_flush(s, out, F);
+}
+
+extern "C" __global__ void __launch_bounds__(256) act_backward_colsum_v4(const float* y, const float* g, float* dx, float* out,
+                                                                        int rows, int F, int chunk, int relu, float p) {
+	const float keep = p > 0.f ? 1.f / (1.f - p) : 1.f;
+	const bool masked = relu || p > 0.f;
+	const int c0 = blockIdx.x * 128 + threadIdx.x % WARP * 4;
+	const int r0 = blockIdx.y * chunk, r1 = min(rows, r0 + chunk);
+	float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+	if (c0 < F) {
+		for (int r = r0 + threadIdx.x / WARP; r < r1; r += 8 * COLSUM4_STEP) {
+			float4 yv[COLSUM4_STEP], gv[COLSUM4_STEP];
+#pragma unroll
+			for (int j = 0; j < COLSUM4_STEP; j++) {
+				if (r + 8 * j < r1) {
+					const long long i = (long long)(r + 8 * j) * F + c0;
+					yv[j] = ld4(y + i);
+					gv[j] = ld4(g + i);
+				}
+			}
+#pragma unroll
+			for (int j = 0; j < COLSUM4_STEP; j++) {
+				if (r + 8 * j < r1) {
+					const float4 v = mask4(gv[j], yv[j], masked, keep);
+					st4(dx + (long long)(r + 8 * j) * F + c0, v);
+					add4(s, v);
+				}
+			}
+		}
+	}
+	colsum4_flush(s, out, F);
+}
+
+extern "C" __global__ void __launch_bounds__(256) act_backward_colsum_unbias_v4(const float* y, const float* g, const float* b,
+                                                                               float* dx, float* out, float* xo, int rows,
+                                                                               int F, int chunk, int relu, float p) {
+	const float keep = p > 0.f ? 1.f / (1.f - p) : 1.f;
+	const bool masked = relu || p > 0.f;
+	const int c0 = blockIdx.x * 128 + threadIdx.x % WARP * 4;
+	const int r0 = blockIdx.y * chunk, r1 = min(rows, r0 + chunk);
+	float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+	if (c0 < F) {
+		const float4 bb = b ? ld4(b + c0) : make_float4(0.f, 0.f, 0.f, 0.f);
+		for (int r = r0 + threadIdx.x / WARP; r < r1; r += 8 * COLSUM4_STEP) {
+			float4 yv[COLSUM4_STEP], gv[COLSUM4_STEP];
+#pragma unroll
+			for (int j = 0; j < COLSUM4_STEP; j++) {
+				if (r + 8 * j < r1) {
+					const long long i = (long long)(r + 8 * j) * F + c0;
+					yv[j] = ld4(y + i);
+					gv[j] = ld4(g + i);
+				}
+			}
+#pragma unroll
+			for (int j = 0; j < COLSUM4_STEP; j++) {
+				if (r + 8 * j < r1) {
+					const long long i = (long long)(r + 8 * j) * F + c0;
+					const float4 v = mask4(gv[j], yv[j], masked, keep);
+					st4(dx + i, v);
+					add4(s, v);
+					st4(xo + i, make_float4(unbias1(yv[j].x, bb.x, masked, p), unbias1(yv[j].y, bb.y, masked, p),
+					                        unbias1(yv[j].z, bb.z, masked, p), unbias1(yv[j].w, bb.w, masked, p)));
+				}
+			}
+		}
+	}
+	colsum4_flush(s, out, F);
+}
+
 // sum_all: out[0] += sum of x (out zeroed first): a grid-stride partial per
 // thread, a block reduction, one atomic per block.
 extern "C" __global__ void sum_all(const float* x, float* out, long long n) {

@@ -209,30 +209,39 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 	if *unbiasAB && g.name == "arxiv" && apiKinds["gatv2"] && nn.RebuildInActBackward && tune.UnbiasActOnePass && nn.CollectAfterBackward {
 		unbiasABEpochs(d, g, fin, hidden, classes, layers)
 	}
-	if *actOutAB && !actOutFlipped && g.name == "arxiv" && apiKinds["gatv2"] {
-		actOutABEpochs(d, g, fin, hidden, classes, layers)
+	if !abFlipped && g.name == "arxiv" {
+		if *actOutAB && apiKinds["gatv2"] {
+			abEpochs(d, g, fin, hidden, classes, layers, "nn.ActOutInAttention", &nn.ActOutInAttention, "gatv2")
+		}
+		if *colSumAB {
+			abEpochs(d, g, fin, hidden, classes, layers, "tune.ColSumVec4", &tune.ColSumVec4, "gcn", "gatv2")
+		}
 	}
 }
 
-// actOutFlipped is set while actOutABEpochs runs apiEpochs with
-// nn.ActOutInAttention flipped, which must not flip it back.
-var actOutFlipped bool
+// abFlipped is set while abEpochs runs apiEpochs with a switch flipped,
+// which must not flip it back.
+var abFlipped bool
 
-var actOutAB = flag.Bool("actout-ab", false, "in the api part, the arxiv-sized GATv2 epochs again with nn.ActOutInAttention flipped (the attention's backward pass given the activation, or a rebuilt copy of its output)")
+var (
+	actOutAB = flag.Bool("actout-ab", false, "in the api part, the arxiv-sized GATv2 epochs again with nn.ActOutInAttention flipped (the attention's backward pass given the activation, or a rebuilt copy of its output)")
+	colSumAB = flag.Bool("colsum-ab", false, "in the api part, the arxiv-sized GCN and GATv2 epochs again with tune.ColSumVec4 flipped (the float32 bias gradients' column sums 4 columns a lane, or one column a thread)")
+)
 
-// actOutABEpochs is apiEpochs' GATv2 epochs (if -api-models has it)
-// with nn.ActOutInAttention flipped.
-func actOutABEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
+// abEpochs is apiEpochs' epochs of those of models that -api-models has,
+// with the switch sw (named name) flipped.
+func abEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int, name string, sw *bool, models ...string) {
 	saved := maps.Clone(apiKinds)
 	defer func(tag string, on bool) {
-		kernTag, nn.ActOutInAttention = tag, on
+		kernTag, *sw, abFlipped = tag, on, false
 		maps.Copy(apiKinds, saved)
-	}(kernTag, nn.ActOutInAttention)
+	}(kernTag, *sw)
 	clear(apiKinds)
-	apiKinds["gatv2"] = saved["gatv2"]
-	nn.ActOutInAttention, actOutFlipped = !nn.ActOutInAttention, true
-	defer func() { actOutFlipped = false }()
-	kernTag = fmt.Sprintf("%s [nn.ActOutInAttention %v]", kernTag, nn.ActOutInAttention)
+	for _, m := range models {
+		apiKinds[m] = saved[m]
+	}
+	*sw, abFlipped = !*sw, true
+	kernTag = fmt.Sprintf("%s [%s %v]", kernTag, name, *sw)
 	apiEpochs(d, g, fin, hidden, classes, layers)
 }
 
