@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 )
@@ -13,7 +14,9 @@ import (
 // Synchronize) take under replayOnPerLaunch per kernel launch, which is a
 // launch-bound loop, and launches kernel by kernel again once they take
 // over replayOffPerLaunch, where the kernels take the time and recording
-// only delays them. It is on by default, and unless the environment
+// only delays them, or once the replayed spans are no faster than those
+// launched one by one before them (a loop whose launches change every
+// pass, as sampled mini-batches' do). It is on by default, and unless the environment
 // variable GNNLAB_CUDA_GRAPHS is set to something other than "auto"
 // (GNNLAB_CUDA_GRAPHS=0 launches kernel by kernel, =1 forces replay on,
 // GraphReplay). On an H100 (2026-12-06, gnnbench's autoreplay part) its
@@ -52,6 +55,10 @@ const (
 	// loop).
 	replaySpans       = 3
 	replayMinLaunches = 8
+	// replayRetrySpans is how many qualifying spans launched one by one
+	// must pass before replay is tried again once it lost to launching
+	// one by one (replayChooser.eager).
+	replayRetrySpans = 64
 )
 
 // replayChooser is the automatic choice of GraphReplay on one device: it
@@ -59,10 +66,31 @@ const (
 // launches asked for in it and the host time it took, the wait included)
 // and changes its choice when replaySpans spans of at least
 // replayMinLaunches launches in a row agree.
+//
+// It also checks that replay pays: when it turns replay on, it keeps the
+// median time a launch of the spans that made it (eager); once the
+// replayed spans after the first (which records) give replaySpans more,
+// and their median is no faster, it launches one by one again and does
+// not try replay for replayRetrySpans spans. A loop whose launches
+// change from one pass to the next (sampled mini-batches: other shapes,
+// other addresses every step) pays for recording, updating and building
+// graphs without replaying any: on an H200 (2026-12-07) a products-sized
+// sampled GraphSAGE step took 4.25 ms replayed against 3.75 launched one
+// by one, 34 against 30 µs a launch, both under the on threshold.
 type replayChooser struct {
 	mu     sync.Mutex
 	on     bool
 	recent []time.Duration // per launch, the last qualifying spans
+	// eager is the median time a launch of the spans that last turned
+	// replay on (0: not known, as when it starts on); replayed holds the
+	// qualifying spans since then, the first one left out.
+	eager    time.Duration
+	replayed []time.Duration
+	skipped  bool
+	// lost counts down the spans before replay may be tried again after
+	// it was no faster; lostAt is what it was measured at, for describe.
+	lost           int
+	lostAt, lostTo time.Duration
 	// switches counts the changes of choice.
 	switches int
 	// lastLaunches and lastWait are where the current span began.
@@ -85,16 +113,50 @@ func (c *replayChooser) observe(n int64, dt time.Duration) bool {
 	if len(c.recent) < replaySpans {
 		return c.on
 	}
+	if c.on && c.eager > 0 {
+		if !c.skipped {
+			c.skipped = true // the span that recorded
+		} else if c.replayed = append(c.replayed, per); len(c.replayed) == replaySpans {
+			if m := median(c.replayed); m >= c.eager {
+				c.lost, c.lostAt, c.lostTo = replayRetrySpans, m, c.eager
+				c.turn(false)
+				return c.on
+			}
+		}
+	}
+	if !c.on && c.lost > 0 {
+		c.lost--
+	}
+	if len(c.recent) < replaySpans {
+		return c.on
+	}
 	fast, slow := true, true
 	for _, p := range c.recent {
 		fast = fast && p < replayOnPerLaunch
 		slow = slow && p > replayOffPerLaunch
 	}
-	if !c.on && fast || c.on && slow {
-		c.on = !c.on
-		c.switches++
+	switch {
+	case !c.on && fast && c.lost == 0:
+		c.eager = median(c.recent)
+		c.turn(true)
+	case c.on && slow:
+		c.turn(false)
 	}
 	return c.on
+}
+
+// turn sets the choice to on and starts the count of replayed spans.
+func (c *replayChooser) turn(on bool) {
+	c.on = on
+	c.switches++
+	c.replayed, c.skipped = c.replayed[:0], false
+}
+
+// median returns the middle value of ds (the upper one of an even count).
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // describe says what the choice is and why, for Mapping.
@@ -105,7 +167,14 @@ func (c *replayChooser) describe() string {
 	if len(c.recent) > 0 {
 		why = fmt.Sprintf("the last %d spans between waits took %s a launch", len(c.recent), perList(c.recent))
 	}
-	rule := fmt.Sprintf("replay under %v a launch over %d spans, launch one by one over %v", replayOnPerLaunch, replaySpans, replayOffPerLaunch)
+	rule := fmt.Sprintf("replay under %v a launch over %d spans, launch one by one over %v or when replay is no faster", replayOnPerLaunch, replaySpans, replayOffPerLaunch)
+	if c.lostAt > 0 {
+		rule += fmt.Sprintf(" (replayed spans last took %s a launch against %s one by one", c.lostAt.Round(time.Microsecond/10), c.lostTo.Round(time.Microsecond/10))
+		if c.lost > 0 {
+			rule += fmt.Sprintf("; replay tried again in %d spans", c.lost)
+		}
+		rule += ")"
+	}
 	return fmt.Sprintf("chosen automatically: %s; %s; changed %d times; GNNLAB_CUDA_GRAPHS=1 forces replay on", why, rule, c.switches)
 }
 

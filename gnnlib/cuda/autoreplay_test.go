@@ -35,6 +35,10 @@ func TestReplayChooser(t *testing.T) {
 	arxivGCN, arxivGATv2 := span{30, ms(7.241)}, span{52, ms(17.128)}
 	arxivGCNReplayed := span{30, ms(9.287)}
 	between := span{30, ms(30 * 0.13)} // 130 µs a launch
+	// The products-sized sampled GraphSAGE step on an H200 (2026-12-07,
+	// sampler launches included): 3.75 ms launched one by one, 4.25 ms
+	// replayed.
+	sampled, sampledReplayed := span{126, ms(3.75)}, span{126, ms(4.25)}
 	cases := []struct {
 		name  string
 		start bool
@@ -52,6 +56,12 @@ func TestReplayChooser(t *testing.T) {
 		{"short spans ignored", false, append(rep(coraGCN, 2), span{2, ms(0.001)}, coraGCN), []bool{false, false, false, true}},
 		{"between the thresholds", true, rep(between, 4), []bool{true, true, true, true}},
 		{"between the thresholds, off", false, rep(between, 4), []bool{false, false, false, false}},
+		// Replay must pay: the spans after the one that records must be
+		// faster than those that turned it on.
+		{"Cora GCN, replay faster", false, append(rep(coraGCN, 3), rep(coraGCNReplayed, 6)...), []bool{false, false, true, true, true, true, true, true, true}},
+		{"sampled steps, replay slower", false, append(rep(sampled, 3), rep(sampledReplayed, 4)...), []bool{false, false, true, true, true, true, false}},
+		{"replay as fast", false, append(rep(coraGCN, 3), rep(coraGCN, 4)...), []bool{false, false, true, true, true, true, false}},
+		{"one slow replayed span", false, append(rep(coraGCN, 3), coraGCNReplayed, coraGCN, coraGCNReplayed, coraGCNReplayed), []bool{false, false, true, true, true, true, true}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -62,6 +72,34 @@ func TestReplayChooser(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReplayChooserRetry checks that replay, once no faster than
+// launching one by one, is tried again only after replayRetrySpans spans,
+// and that describe says what it measured.
+func TestReplayChooserRetry(t *testing.T) {
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	var ch replayChooser
+	for range 3 {
+		ch.observe(126, ms(3.75))
+	}
+	if !ch.on {
+		t.Fatal("three spans at 30 µs a launch did not turn replay on")
+	}
+	for range 4 {
+		ch.observe(126, ms(4.25))
+	}
+	if ch.on {
+		t.Fatal("replayed spans at 34 µs a launch against 30 one by one left replay on")
+	}
+	if d := ch.describe(); !strings.Contains(d, "33.7µs a launch against 29.8µs one by one") || !strings.Contains(d, "tried again in 64 spans") {
+		t.Errorf("describe after replay lost: %s", d)
+	}
+	for i := 1; i <= replayRetrySpans; i++ {
+		if on := ch.observe(126, ms(3.75)); on != (i == replayRetrySpans) {
+			t.Fatalf("span %d launched one by one after replay lost: replay %v", i, on)
+		}
 	}
 }
 
@@ -115,8 +153,12 @@ func TestAutoReplayTrace(t *testing.T) {
 		var elapsed time.Duration
 		last := int64(0)
 		d.clock = func() time.Time {
-			n := d.launches.Load()
-			elapsed += time.Duration(n-last) * per
+			// Replay makes a launch cheaper: a quarter of the time.
+			n, p := d.launches.Load(), per
+			if d.replaying() {
+				p /= 4
+			}
+			elapsed += time.Duration(n-last) * p
 			last = n
 			return base.Add(elapsed)
 		}
@@ -143,9 +185,11 @@ func TestAutoReplayTrace(t *testing.T) {
 		}
 	}
 	// The first step only starts the clock; steps 1-3 are three fast
-	// spans; the slow ones begin at step 6 (its span ends there), and
-	// the third, step 8, turns replay off.
-	want := []bool{false, false, false, true, true, true, true, true, false, false, false, false}
+	// spans (20 µs a launch) and turn replay on; step 4 records, step 5
+	// replays at 5 µs a launch; the slow ones begin at step 6 (its span
+	// ends there), and step 7 makes the replayed spans' median (1 ms a
+	// launch) no faster than the 20 µs that turned replay on: off.
+	want := []bool{false, false, false, true, true, true, true, false, false, false, false, false}
 	for i := range want {
 		if chosen[i] != want[i] {
 			t.Errorf("replaying after step %d: %v, want %v (all: %v)", i, chosen[i], want[i], chosen)

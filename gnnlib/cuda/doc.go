@@ -80,7 +80,10 @@
 // and off by itself: on while the spans between the calls that wait for
 // it take under 100 µs a launch (a launch-bound loop, the Cora-sized
 // epochs), off again over 160 µs (where the kernels take the time, the
-// arxiv-sized ones); GNNLAB_CUDA_GRAPHS=1 forces replay on.
+// arxiv-sized ones) or when the replayed spans are no faster than those
+// launched one by one before them (sampled mini-batches, whose shapes
+// change every step), then tried again 64 spans later;
+// GNNLAB_CUDA_GRAPHS=1 forces replay on.
 // Device.Mapping (the session's %gpu)
 // says how work meets the GPU: each graph on the device with the
 // attention mapping its degrees chose, the launch mode and the replays.
