@@ -648,22 +648,25 @@ func main() {
 		// several times slower at arxiv size already).
 		if prod != nil {
 			// As before (Prefetch 2, the loader's default then), then as
-			// now (the default window, one batch a worker), then the
-			// sampler as now with two batches in flight and with eight
-			// sampler goroutines, where the host's share per call is the
-			// limit.
+			// now (the default window, one batch a worker) with each
+			// -sampled-workers count (more sampler goroutines where the
+			// host's share per call is the limit), then the sampler as
+			// now with two batches in flight.
+			workers := intList(*sampledWorkers)
 			if *sampledAB {
 				sampledSAGE(d, prod, 100, 47, 20, 4, 2, feedDevice, false, true)
 			}
-			sampledSAGE(d, prod, 100, 47, 20, 4, 0, feedDevice, false, false)
+			for _, w := range workers {
+				sampledSAGE(d, prod, 100, 47, 20, w, 0, feedDevice, false, false)
+			}
 			if *sampledAB {
 				sampledSAGE(d, prod, 100, 47, 20, 4, 2, feedDevice, false, false)
-				sampledSAGE(d, prod, 100, 47, 20, 8, 0, feedDevice, false, false)
 			}
-			// The step's host switches, one after another (sampledStep).
+			// The step's host switches, one after another (sampledStep),
+			// with the first count of sampler goroutines.
 			if *sampledStepAB {
 				for _, v := range sampledStepVariants {
-					v.run(func() { sampledSAGE(d, prod, 100, 47, 20, 4, 0, feedDevice, false, false) })
+					v.run(func() { sampledSAGE(d, prod, 100, 47, 20, workers[0], 0, feedDevice, false, false) })
 				}
 			}
 		}

@@ -3,7 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda"
@@ -264,6 +267,10 @@ func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBat
 var sampledFeeds = flag.String("sampled-feeds", "host1,host4,resident,device,productfirst",
 	"comma-separated arxiv-sized variants of the sampled part: host1 and host4 (host feed, 1 or 4 sampler goroutines), resident (features on the device, host sampler), device (sampled on the device), productfirst (device, nn.SAGEAggregateFirst off); -products adds the products-sized device feed")
 
+// sampledWorkers are the sampler goroutine counts of the products-sized
+// device feed.
+var sampledWorkers = flag.String("sampled-workers", "4,8", "comma-separated counts of sampler goroutines (the loader's Workers) for the products-sized device feed; the step's A/B (-sampled-step-ab) uses the first")
+
 // sampledAB runs the device feeds (arxiv-sized device, products-sized)
 // first with the sampler as before (tune.SetSampler(false), no
 // ReuseBlocks), then as now, in one run.
@@ -320,4 +327,18 @@ func (s sampledStep) run(f func()) {
 	nn.SAGEFreeSums = s.free
 	stepLabel = s.label
 	f()
+}
+
+// intList parses -sampled-workers' comma-separated list of positive
+// counts, ending the run where one is not.
+func intList(s string) []int {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			log.Fatalf("-sampled-workers %q: want positive counts", s)
+		}
+		out = append(out, n)
+	}
+	return out
 }
