@@ -659,6 +659,16 @@ func main() {
 			for _, w := range workers {
 				sampledSAGE(d, prod, 100, 47, 20, w, 0, feedDevice, false, false)
 			}
+			if *sampledSerialAB {
+				// Each call's host work on its goroutine alone: the
+				// loader's goroutines are the parallelism.
+				on := tune.SampleParallelHost
+				tune.SampleParallelHost = false
+				for _, w := range workers {
+					sampledSAGE(d, prod, 100, 47, 20, w, 0, feedDevice, false, false)
+				}
+				tune.SampleParallelHost = on
+			}
 			if *sampledAB {
 				sampledSAGE(d, prod, 100, 47, 20, 4, 2, feedDevice, false, false)
 			}

@@ -59,6 +59,9 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 	if prefetch > 0 {
 		variant += fmt.Sprintf(", prefetch %d", prefetch)
 	}
+	if !tune.SampleParallelHost {
+		variant += ", each call's host work serial"
+	}
 	if productFirst {
 		variant += ", SAGE product first"
 	}
@@ -270,6 +273,10 @@ var sampledFeeds = flag.String("sampled-feeds", "host1,host4,resident,device,pro
 // sampledWorkers are the sampler goroutine counts of the products-sized
 // device feed.
 var sampledWorkers = flag.String("sampled-workers", "4,8", "comma-separated counts of sampler goroutines (the loader's Workers) for the products-sized device feed; the step's A/B (-sampled-step-ab) uses the first")
+
+// sampledSerialAB runs the products-sized device feed again with
+// tune.SampleParallelHost off.
+var sampledSerialAB = flag.Bool("sampled-serial-ab", false, "the products-sized device feed again, each -sampled-workers count, with tune.SampleParallelHost off (each SampleBlocks call's host work on its own goroutine)")
 
 // sampledAB runs the device feeds (arxiv-sized device, products-sized)
 // first with the sampler as before (tune.SetSampler(false), no
