@@ -249,3 +249,13 @@ func checkBothFormats(t *testing.T, g *graph.Graph, check func(*testing.T, tenso
 		})
 	}
 }
+
+// TestSAGEFusedOnDevice runs devicetest.CheckSAGEFused on the device:
+// SAGEConv as one op (nn.SAGEFused: the root term's product added in
+// place over x's first rows by MatMulPrefixAdd, its weight gradient by
+// MatMulPrefix) against the composed ops, over sampled blocks and a
+// square graph, both orders of the mean term; under Autocast(BFloat16)
+// the layer runs the composed ops.
+func TestSAGEFusedOnDevice(t *testing.T) {
+	checkBothFormats(t, testGraph(t, 600, 6000, true), devicetest.CheckSAGEFused)
+}

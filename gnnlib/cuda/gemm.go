@@ -51,10 +51,90 @@ const narrowN = 64
 // splits K from 1024 rows on (4096 for the others), so that a Cora-sized
 // layer's 1433x2708·2708x64 gets 60 blocks rather than 6.
 func MatMul(dst, a, b *Tensor, transA, transB bool) error {
-	return matMulWith(tune.GEMM, dst, a, b, transA, transB)
+	return matMulWith(tune.GEMM, dst, a, b, transA, transB, false)
 }
 
-func matMulWith(kern tune.GEMMKernel, dst, a, b *Tensor, transA, transB bool) error {
+// MatMulAdd computes dst += op(a)·op(b) in place, the kernels of MatMul
+// adding each output tile into dst atomically (their split-K mode) instead
+// of storing it.
+func MatMulAdd(dst, a, b *Tensor, transA, transB bool) error {
+	return matMulWith(tune.GEMM, dst, a, b, transA, transB, true)
+}
+
+// MatMulPrefix is nn.PrefixMatMulOps': op(a[:aRows])·op(b) in new
+// float32 storage (MatMul on a view of a's first rows). Other storage
+// (bfloat16 under Autocast) is refused with an error wrapping
+// tensor.ErrNotOnDevice.
+func (d *backend) MatMulPrefix(a, b *tensor.Tensor, aRows int, transA, transB bool) (tensor.Storage, error) {
+	vs, err := d.prefixViews("MatMulPrefix", nil, a, b, aRows, transA)
+	if err != nil {
+		return nil, err
+	}
+	m, n := vs[1].Rows, vs[2].Cols
+	if transA {
+		m = vs[1].Cols
+	}
+	if transB {
+		n = vs[2].Rows
+	}
+	out, err := d.Empty(m, n)
+	if err != nil || out.Len() == 0 {
+		return out, err
+	}
+	if err := MatMul(out, vs[1], vs[2], transA, transB); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
+// MatMulPrefixAdd is nn.PrefixMatMulOps': dst[:m] += op(a[:aRows])·op(b),
+// m the product's rows, in place over float32 storage (MatMulAdd on views
+// of the row prefixes).
+func (d *backend) MatMulPrefixAdd(dst, a, b *tensor.Tensor, aRows int, transA, transB bool) error {
+	vs, err := d.prefixViews("MatMulPrefixAdd", dst, a, b, aRows, transA)
+	if err != nil {
+		return err
+	}
+	if vs[0].Rows == 0 || vs[0].Cols == 0 {
+		return nil
+	}
+	return MatMulAdd(vs[0], vs[1], vs[2], transA, transB)
+}
+
+// prefixViews returns matrix views of dst (nil: none), a's first aRows
+// rows and b, all float32 storage of d, dst's cut to the product's rows.
+func (d *backend) prefixViews(op string, dst, a, b *tensor.Tensor, aRows int, transA bool) ([3]*Tensor, error) {
+	var vs [3]*Tensor
+	for i, x := range []*tensor.Tensor{dst, a, b} {
+		if x == nil {
+			continue
+		}
+		t, ok := x.Storage().(*Tensor)
+		if !ok || t.buf.dev != d.Device || x.DType() != tensor.Float32 {
+			return vs, fmt.Errorf("gnnlib/cuda: %s of %v storage: %w", op, x.DType(), tensor.ErrNotOnDevice)
+		}
+		rows, cols := matrixShape(x.Shape())
+		vs[i] = &Tensor{buf: t.buf, ptr: t.ptr, Rows: rows, Cols: cols}
+	}
+	if aRows < 0 || aRows > vs[1].Rows {
+		return vs, shapeErr(op, "%d rows of a %dx%d operand", aRows, vs[1].Rows, vs[1].Cols)
+	}
+	vs[1].Rows = aRows
+	if dst != nil {
+		m := aRows
+		if transA {
+			m = vs[1].Cols
+		}
+		if m > vs[0].Rows {
+			return vs, shapeErr(op, "a %d-row product into %dx%d", m, vs[0].Rows, vs[0].Cols)
+		}
+		vs[0].Rows = m
+	}
+	return vs, nil
+}
+
+func matMulWith(kern tune.GEMMKernel, dst, a, b *Tensor, transA, transB, acc bool) error {
 	d, err := sameDev("MatMul", dst, a, b)
 	if err != nil {
 		return err
@@ -87,7 +167,7 @@ func matMulWith(kern tune.GEMMKernel, dst, a, b *Tensor, transA, transB bool) er
 		kernel = "gemm_" + form
 	case tune.GEMMv2S:
 		if transA && n <= skinnyN {
-			return d.matMulSkinny(dst, a, b, m, n, k)
+			return d.matMulSkinny(dst, a, b, m, n, k, acc)
 		}
 		kern, splitFrom, minChunk = tune.GEMMv2N, 1024, 256
 		fallthrough
@@ -117,7 +197,10 @@ func matMulWith(kern tune.GEMMKernel, dst, a, b *Tensor, transA, transB bool) er
 	chunk = (chunk + kt - 1) / kt * kt
 	split = (k + chunk - 1) / chunk
 	atomic := 0
-	if split > 1 {
+	switch {
+	case acc:
+		atomic = 1
+	case split > 1:
 		atomic = 1
 		if err := dst.Fill(0); err != nil {
 			return err
@@ -139,7 +222,7 @@ const (
 // K split into chunks of whole skinnyTK-row steps (grid.y) so that the
 // grid has about four blocks per SM, each chunk at least 128 rows; more
 // than one chunk adds into dst atomically after zeroing it.
-func (d *Device) matMulSkinny(dst, a, b *Tensor, m, n, k int) error {
+func (d *Device) matMulSkinny(dst, a, b *Tensor, m, n, k int, acc bool) error {
 	kernel := "gemm_skinny32_tn"
 	switch {
 	case n <= 8:
@@ -149,7 +232,10 @@ func (d *Device) matMulSkinny(dst, a, b *Tensor, m, n, k int) error {
 	}
 	split, chunk := skinnySplit(m, k, d.nsm)
 	atomic := 0
-	if split > 1 {
+	switch {
+	case acc:
+		atomic = 1
+	case split > 1:
 		atomic = 1
 		if err := dst.Fill(0); err != nil {
 			return err

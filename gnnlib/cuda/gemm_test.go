@@ -150,7 +150,7 @@ func TestGEMMKernels(t *testing.T) {
 		var v1 []float32
 		for _, kern := range []tune.GEMMKernel{tune.GEMMv1, tune.GEMMv2, tune.GEMMv2K8, tune.GEMMv2N, tune.GEMMv2S} {
 			dst := poisoned(t, d, c.m, c.n)
-			if err := matMulWith(kern, dst, da, db, c.transA, c.transB); err != nil {
+			if err := matMulWith(kern, dst, da, db, c.transA, c.transB, false); err != nil {
 				t.Fatalf("matMulWith(%s, %+v) = %v", kern, c, err)
 			}
 			got := host(t, dst)

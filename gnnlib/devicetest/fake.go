@@ -225,6 +225,62 @@ func (f *Fake) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Storage,
 	})), nil
 }
 
+// MatMulPrefix is nn.PrefixMatMulOps': MatMul of a's first aRows rows
+// (float32 only, as gnnlib/cuda's).
+func (f *Fake) MatMulPrefix(a, b *tensor.Tensor, aRows int, transA, transB bool) (tensor.Storage, error) {
+	f.count("MatMulPrefix")
+	p, err := f.prefixProduct(a, b, aRows, transA, transB)
+	if err != nil {
+		return nil, err
+	}
+	return f.store(p), nil
+}
+
+// MatMulPrefixAdd is nn.PrefixMatMulOps': the product of a's first aRows
+// rows and b added into dst's first rows in place (float32 only).
+func (f *Fake) MatMulPrefixAdd(dst, a, b *tensor.Tensor, aRows int, transA, transB bool) error {
+	f.count("MatMulPrefixAdd")
+	s, ok := dst.Storage().(*fakeStore)
+	if !ok || s.dev != f || s.freed || dst.Dims() != 2 || dst.DType() != tensor.Float32 {
+		return fmt.Errorf("devicetest.Fake: MatMulPrefixAdd into %v %v: %w", dst.DType(), dst.Shape(), tensor.ErrNotOnDevice)
+	}
+	p, err := f.prefixProduct(a, b, aRows, transA, transB)
+	if err != nil {
+		return err
+	}
+	if p.Size(0) > dst.Size(0) || p.Size(1) != dst.Size(1) {
+		return fmt.Errorf("devicetest.Fake: MatMulPrefixAdd of a %v product into %v", p.Shape(), dst.Shape())
+	}
+	for i, v := range p.Data() {
+		s.data[i] += v
+	}
+	return nil
+}
+
+// prefixProduct is op(a[:aRows])·op(b) on the host, float32 operands only.
+func (f *Fake) prefixProduct(a, b *tensor.Tensor, aRows int, transA, transB bool) (*tensor.Tensor, error) {
+	if a.DType() != tensor.Float32 || b.DType() != tensor.Float32 || tensor.AutocastDType() != tensor.Float32 {
+		return nil, fmt.Errorf("devicetest.Fake: a product of %v row prefixes: %w", a.DType(), tensor.ErrNotOnDevice)
+	}
+	x, y := f.host(a), f.host(b)
+	if x.Dims() != 2 || aRows < 0 || aRows > x.Size(0) {
+		return nil, fmt.Errorf("devicetest.Fake: %d rows of %v", aRows, x.Shape())
+	}
+	if transA && transB {
+		return nil, fmt.Errorf("devicetest.Fake: a product of two transposed operands")
+	}
+	return hostRun(func() *tensor.Tensor {
+		x = x.Narrow(0, 0, aRows)
+		if transA {
+			x = x.T()
+		}
+		if transB {
+			y = y.T()
+		}
+		return x.MatMul(y)
+	}), nil
+}
+
 func (f *Fake) Binary(op backend.BinaryOp, a, b *tensor.Tensor) (tensor.Storage, error) {
 	x, y := f.host(a), f.host(b)
 	switch s := x.Shape(); {
@@ -664,14 +720,20 @@ func (f *Fake) GATv2AttentionOut(g *graph.Graph, hs, hd, att *tensor.Tensor, hea
 
 // checkOut checks the output a backward function of op was given back
 // against want, the one its forward pass made, wherever the output's
-// gradient is not zero (within float32 rounding of a rebuilt value).
+// gradient is not zero (within float32 rounding of a rebuilt value;
+// under Autocast, within 1e-2 of it: the activation it was rebuilt from
+// is rounded to the 16-bit format, and so may the rebuilt value be).
 func (f *Fake) checkOut(op string, want []float32, grad, out *tensor.Tensor) error {
 	if out == nil || out.Len() != len(want) {
 		return fmt.Errorf("devicetest.Fake: %s's backward without the output (%v)", op, out)
 	}
+	tol := 1e-5
+	if out.DType() != tensor.Float32 || tensor.AutocastDType() != tensor.Float32 {
+		tol = 1e-2
+	}
 	gv, ov := f.host(grad).Data(), f.host(out).Data()
 	for i, w := range want {
-		if gv[i] != 0 && math.Abs(float64(ov[i]-w)) > 1e-5*(1+math.Abs(float64(w))) {
+		if gv[i] != 0 && math.Abs(float64(ov[i]-w)) > tol*(1+math.Abs(float64(w))) {
 			return fmt.Errorf("devicetest.Fake: %s's backward given output %g at %d where the forward gave %g", op, ov[i], i, w)
 		}
 	}

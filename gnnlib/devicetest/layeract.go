@@ -29,7 +29,7 @@ func CheckForwardReLUDropout(t *testing.T, dev tensor.Backend, g *graph.Graph, t
 		heads   int
 		p       float32
 	}{{"gcn", 32, 16, 1, 0}, {"gcn", 16, 32, 1, 0}, {"gatv2", 24, 16, 1, 0}, {"gatv2", 24, 16, 2, 0.3}} {
-		t.Run(fmt.Sprintf("%s,%d->%d,heads=%d,p=%g", c.kind, c.in, c.out, c.heads, c.p), func(t *testing.T) {
+		subtest(t, fmt.Sprintf("%s,%d->%d,heads=%d,p=%g", c.kind, c.in, c.out, c.heads, c.p), func(t *testing.T) {
 			run := func(fused bool) []*tensor.Tensor {
 				nn.FuseLayerActivation = fused
 				nn.Seed(11)
@@ -80,7 +80,7 @@ func CheckActOutInAttention(t *testing.T, dev tensor.Backend, g *graph.Graph, to
 		p         float32
 		residual  bool
 	}{{1, 32, 0, false}, {2, 16, 0.3, false}, {2, 16, 0, true}} {
-		t.Run(fmt.Sprintf("heads=%d,p=%g,residual=%v", c.heads, c.p, c.residual), func(t *testing.T) {
+		subtest(t, fmt.Sprintf("heads=%d,p=%g,residual=%v", c.heads, c.p, c.residual), func(t *testing.T) {
 			run := func(on bool) []*tensor.Tensor {
 				nn.ActOutInAttention = on
 				nn.Seed(17)

@@ -29,7 +29,7 @@ func CheckGATv2OneProduct(t *testing.T, dev tensor.Backend, g *graph.Graph, tol 
 		fused     bool
 		residual  bool
 	}{{1, 16, 0, true, false}, {1, 16, 0, false, false}, {2, 7, 0, true, false}, {2, 16, 0.3, true, false}, {2, 16, 0.3, true, true}, {4, 8, 0.2, false, true}} {
-		t.Run(fmt.Sprintf("%dx%d,p=%g,ReLUDropout=%v,residual=%v", c.heads, c.ch, c.p, c.fused, c.residual), func(t *testing.T) {
+		subtest(t, fmt.Sprintf("%dx%d,p=%g,ReLUDropout=%v,residual=%v", c.heads, c.ch, c.p, c.fused, c.residual), func(t *testing.T) {
 			run := func(one bool) []*tensor.Tensor {
 				nn.GATv2OneProduct = one
 				nn.Seed(9)

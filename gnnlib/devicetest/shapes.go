@@ -95,6 +95,6 @@ func ShapeTrainCases() []TrainCase {
 // (outputs and gradients, within tol.Op) and ShapeTrainCases' training
 // steps. No configuration the CPU takes may panic on the device.
 func CheckShapes(t *testing.T, dev tensor.Backend, tol Tolerance) {
-	t.Run("Layers", func(t *testing.T) { CheckOps(t, dev, ShapeCases(t), tol.Op) })
-	t.Run("Training", func(t *testing.T) { CheckTraining(t, dev, ShapeTrainCases(), tol) })
+	subtest(t, "Layers", func(t *testing.T) { CheckOps(t, dev, ShapeCases(t), tol.Op) })
+	subtest(t, "Training", func(t *testing.T) { CheckTraining(t, dev, ShapeTrainCases(), tol) })
 }

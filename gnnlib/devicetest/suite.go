@@ -27,14 +27,28 @@ type Tolerance struct {
 // sweep of the attention layers (CheckShapes), the arg-extrema, the ops a device lacks (with extra, the backend's own), and
 // training steps against the CPU.
 func Run(t *testing.T, dev tensor.Backend, tol Tolerance, extra ...Unsupported) {
-	t.Run("Ops", func(t *testing.T) { CheckOps(t, dev, OpCases(t), tol.Op) })
-	t.Run("Shapes", func(t *testing.T) { CheckShapes(t, dev, tol) })
-	t.Run("HeavyRows", func(t *testing.T) { CheckHeavyRows(t, dev, tol.Op) })
-	t.Run("ArgReduce", func(t *testing.T) { CheckArgReduce(t, dev) })
-	t.Run("NotOnDevice", func(t *testing.T) { CheckNotOnDevice(t, dev, extra...) })
-	t.Run("Training", func(t *testing.T) { CheckTraining(t, dev, TrainCases(), tol) })
-	t.Run("LeNetTraining", func(t *testing.T) { CheckLeNetTraining(t, dev, tol) })
-	t.Run("OptimizerMovesBack", func(t *testing.T) { CheckOptimizerMovesBack(t, dev, tol.Value) })
+	subtest(t, "Ops", func(t *testing.T) { CheckOps(t, dev, OpCases(t), tol.Op) })
+	subtest(t, "Shapes", func(t *testing.T) { CheckShapes(t, dev, tol) })
+	subtest(t, "HeavyRows", func(t *testing.T) { CheckHeavyRows(t, dev, tol.Op) })
+	subtest(t, "ArgReduce", func(t *testing.T) { CheckArgReduce(t, dev) })
+	subtest(t, "NotOnDevice", func(t *testing.T) { CheckNotOnDevice(t, dev, extra...) })
+	subtest(t, "Training", func(t *testing.T) { CheckTraining(t, dev, TrainCases(), tol) })
+	subtest(t, "LeNetTraining", func(t *testing.T) { CheckLeNetTraining(t, dev, tol) })
+	subtest(t, "OptimizerMovesBack", func(t *testing.T) { CheckOptimizerMovesBack(t, dev, tol.Value) })
+}
+
+// subtest is t.Run with the caller's tensor.Autocast scope open in the
+// subtest too: a scope is its goroutine's, and t.Run runs f on a
+// goroutine of its own, so that a check called under Autocast ran its
+// cases in float32 before (gnnlib/cuda's "bfloat16" cases of
+// CheckActOutInAttention, CheckForwardReLUDropout, CheckGATv2OneProduct
+// and the edge-coefficient CheckOps among them).
+func subtest(t *testing.T, name string, f func(t *testing.T)) bool {
+	dt := tensor.AutocastDType()
+	return t.Run(name, func(t *testing.T) {
+		defer tensor.SetAutocast(dt)()
+		f(t)
+	})
 }
 
 // RelErr returns max|got−want| / (1 + max|want|) over the values of two
@@ -119,7 +133,7 @@ func runCase(c Case, dev tensor.Backend) (*tensor.Tensor, []*tensor.Tensor) {
 // and the gradients with respect to every input and parameter.
 func CheckOps(t *testing.T, dev tensor.Backend, cases []Case, tol float64) {
 	for _, c := range cases {
-		t.Run(c.Name, func(t *testing.T) {
+		subtest(t, c.Name, func(t *testing.T) {
 			wantOut, wantGrads := runCase(c, nil)
 			gotOut, gotGrads := runCase(c, dev)
 			agree(t, "output", gotOut, wantOut, tol)
@@ -368,7 +382,7 @@ func CheckNotOnDevice(t *testing.T, dev tensor.Backend, extra ...Unsupported) {
 		{"Data", func() { x.Data() }},
 	}, extra...)
 	check := func(op string, f func(), notOnDevice bool) {
-		t.Run(op, func(t *testing.T) {
+		subtest(t, op, func(t *testing.T) {
 			defer func() {
 				r := recover()
 				err, _ := r.(error)
@@ -485,7 +499,7 @@ func CheckLeNetTraining(t *testing.T, dev tensor.Backend, tol Tolerance) {
 func checkTraining(t *testing.T, dev tensor.Backend, cases []TrainCase, g *graph.Graph, x *tensor.Tensor, y, train []int, steps int, tol Tolerance) {
 	xd := x.To(dev)
 	for _, c := range cases {
-		t.Run(c.Name, func(t *testing.T) {
+		subtest(t, c.Name, func(t *testing.T) {
 			nn.Seed(11)
 			cpu := c.Build()
 			nn.Seed(11)
@@ -559,7 +573,7 @@ func CheckOptimizerMovesBack(t *testing.T, dev tensor.Backend, tol float64) {
 	x := randn(1, 6, 5)
 	y := []int{0, 1, 2, 0, 1, 2}
 	for _, name := range []string{"SGD", "Adam"} {
-		t.Run(name, func(t *testing.T) {
+		subtest(t, name, func(t *testing.T) {
 			run := func(dev tensor.Backend) *tensor.Tensor {
 				nn.Seed(4)
 				m := nn.NewMLP(5, 7, 3)

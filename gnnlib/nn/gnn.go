@@ -68,6 +68,9 @@ func NewSAGEConv(in, out int, aggr string) *SAGEConv {
 // For a sampled block (a rectangular graph) the first NumNodes rows of x
 // are the destinations, as graph.Block lays them out.
 func (c *SAGEConv) Forward(g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
+	if c.sageFusedOn(x) {
+		return deviceSAGEConv(c, g, x, nil) // devsage.go
+	}
 	var neigh *tensor.Tensor
 	if c.Aggr == "max" {
 		xd := x

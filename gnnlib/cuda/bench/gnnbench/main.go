@@ -659,6 +659,11 @@ func main() {
 			for _, w := range workers {
 				sampledSAGE(d, prod, 100, 47, 20, w, 0, feedDevice, false, false)
 			}
+			if *sampledFusedAB {
+				nn.SAGEFused = true
+				sampledSAGE(d, prod, 100, 47, 20, workers[0], 0, feedDevice, false, false)
+				nn.SAGEFused = false
+			}
 			if *sampledSerialAB {
 				// Each call's host work on its goroutine alone: the
 				// loader's goroutines are the parallelism.

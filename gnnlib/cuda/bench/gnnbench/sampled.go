@@ -62,6 +62,9 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 	if !tune.SampleParallelHost {
 		variant += ", each call's host work serial"
 	}
+	if nn.SAGEFused {
+		variant += ", nn.SAGEFused"
+	}
 	if productFirst {
 		variant += ", SAGE product first"
 	}
@@ -231,7 +234,9 @@ type blockReuser interface {
 
 // sageStep returns the training step of sampledSAGE on dev (nil: the
 // CPU): a 3-layer GraphSAGE (mean) from fin features through hidden units
-// to classes, ReLU and dropout 0.5 between the layers (nn.ReLUDropout),
+// to classes, ReLU and dropout 0.5 between the layers
+// (nn.ForwardReLUDropout: nn.ReLUDropout of the layer's output, or with
+// nn.SAGEFused the bias, ReLU and dropout in one pass over it),
 // cross-entropy on the batch's seeds and an Adam step; it returns the loss.
 func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBatch) float32 {
 	dims := []int{fin, hidden, hidden, classes}
@@ -253,9 +258,10 @@ func sageStep(dev tensor.Backend, fin, hidden, classes int) func(b *data.MiniBat
 		gs := b.Graphs()
 		h := b.X.To(dev)
 		for i, c := range convs {
-			h = c.Forward(gs[i], h)
 			if i < len(convs)-1 {
-				h = nn.ReLUDropout(h, drop)
+				h = nn.ForwardReLUDropout(c, gs[i], h, drop)
+			} else {
+				h = c.Forward(gs[i], h)
 			}
 		}
 		opt.ZeroGrad()
@@ -273,6 +279,10 @@ var sampledFeeds = flag.String("sampled-feeds", "host1,host4,resident,device,pro
 // sampledWorkers are the sampler goroutine counts of the products-sized
 // device feed.
 var sampledWorkers = flag.String("sampled-workers", "4,8", "comma-separated counts of sampler goroutines (the loader's Workers) for the products-sized device feed; the step's A/B (-sampled-step-ab) uses the first")
+
+// sampledFusedAB runs the products-sized device feed again with
+// nn.SAGEFused on.
+var sampledFusedAB = flag.Bool("sampled-fused-ab", false, "the products-sized device feed again, with the first -sampled-workers count, with nn.SAGEFused on (SAGEConv as one op: the root term added in place over the destinations' rows)")
 
 // sampledSerialAB runs the products-sized device feed again with
 // tune.SampleParallelHost off.
