@@ -51,6 +51,7 @@ func init() {
 		"KernelFiles":                 reflect.ValueOf(cuda.KernelFiles),
 		"KernelSource":                reflect.ValueOf(cuda.KernelSource),
 		"MatMul":                      reflect.ValueOf(cuda.MatMul),
+		"MatMulAdd":                   reflect.ValueOf(cuda.MatMulAdd),
 		"MatMulBF16":                  reflect.ValueOf(cuda.MatMulBF16),
 		"MatMulBF16Out":               reflect.ValueOf(cuda.MatMulBF16Out),
 		"MatMulInt8":                  reflect.ValueOf(cuda.MatMulInt8),

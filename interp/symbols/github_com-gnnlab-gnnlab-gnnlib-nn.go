@@ -112,6 +112,7 @@ func init() {
 		"ReconLoss":                        reflect.ValueOf(nn.ReconLoss),
 		"SAGEAggregateFirst":               reflect.ValueOf(&nn.SAGEAggregateFirst).Elem(),
 		"SAGEFreeSums":                     reflect.ValueOf(&nn.SAGEFreeSums).Elem(),
+		"SAGEFused":                        reflect.ValueOf(&nn.SAGEFused).Elem(),
 		"Save":                             reflect.ValueOf(nn.Save),
 		"SaveFile":                         reflect.ValueOf(nn.SaveFile),
 		"SaveParams":                       reflect.ValueOf(nn.SaveParams),
@@ -176,6 +177,7 @@ func init() {
 		"NoParams":                 reflect.ValueOf((*nn.NoParams)(nil)),
 		"Optimizer":                reflect.ValueOf((*nn.Optimizer)(nil)),
 		"Pool2D":                   reflect.ValueOf((*nn.Pool2D)(nil)),
+		"PrefixMatMulOps":          reflect.ValueOf((*nn.PrefixMatMulOps)(nil)),
 		"RGCNConv":                 reflect.ValueOf((*nn.RGCNConv)(nil)),
 		"ReLUDropoutColSumOps":     reflect.ValueOf((*nn.ReLUDropoutColSumOps)(nil)),
 		"ReLUDropoutGradUnbiasOps": reflect.ValueOf((*nn.ReLUDropoutGradUnbiasOps)(nil)),
@@ -199,6 +201,7 @@ func init() {
 		"_Layer":                    reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Layer)(nil)),
 		"_Module":                   reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Module)(nil)),
 		"_Optimizer":                reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_Optimizer)(nil)),
+		"_PrefixMatMulOps":          reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_PrefixMatMulOps)(nil)),
 		"_ReLUDropoutColSumOps":     reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutColSumOps)(nil)),
 		"_ReLUDropoutGradUnbiasOps": reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutGradUnbiasOps)(nil)),
 		"_ReLUDropoutOps":           reflect.ValueOf((*_github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutOps)(nil)),
@@ -341,6 +344,20 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_nn_Optimizer) Step() {
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_Optimizer) ZeroGrad() {
 	W.WZeroGrad()
+}
+
+// _github_com_gnnlab_gnnlab_gnnlib_nn_PrefixMatMulOps is an interface wrapper for PrefixMatMulOps type
+type _github_com_gnnlab_gnnlab_gnnlib_nn_PrefixMatMulOps struct {
+	IValue           interface{}
+	WMatMulPrefix    func(a *tensor.Tensor, b *tensor.Tensor, aRows int, transA bool, transB bool) (tensor.Storage, error)
+	WMatMulPrefixAdd func(dst *tensor.Tensor, a *tensor.Tensor, b *tensor.Tensor, aRows int, transA bool, transB bool) error
+}
+
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_PrefixMatMulOps) MatMulPrefix(a *tensor.Tensor, b *tensor.Tensor, aRows int, transA bool, transB bool) (tensor.Storage, error) {
+	return W.WMatMulPrefix(a, b, aRows, transA, transB)
+}
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_PrefixMatMulOps) MatMulPrefixAdd(dst *tensor.Tensor, a *tensor.Tensor, b *tensor.Tensor, aRows int, transA bool, transB bool) error {
+	return W.WMatMulPrefixAdd(dst, a, b, aRows, transA, transB)
 }
 
 // _github_com_gnnlab_gnnlab_gnnlib_nn_ReLUDropoutColSumOps is an interface wrapper for ReLUDropoutColSumOps type
