@@ -16,14 +16,7 @@ func (d *backend) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Stora
 	if err != nil {
 		return nil, err
 	}
-	m, n := vs[0].Rows, vs[1].Cols
-	if transA {
-		m = vs[0].Cols
-	}
-	if transB {
-		n = vs[1].Rows
-	}
-	out, err := d.Empty(m, n)
+	out, err := d.Empty(productDims(vs[0], vs[1], transA, transB))
 	if err != nil {
 		return nil, err
 	}
@@ -31,6 +24,18 @@ func (d *backend) MatMul(a, b *tensor.Tensor, transA, transB bool) (tensor.Stora
 		return out, nil
 	}
 	return out, MatMul(out, vs[0], vs[1], transA, transB)
+}
+
+// productDims returns the rows and columns of op(a)·op(b).
+func productDims(a, b *Tensor, transA, transB bool) (m, n int) {
+	m, n = a.Rows, b.Cols
+	if transA {
+		m = a.Cols
+	}
+	if transB {
+		n = b.Rows
+	}
+	return m, n
 }
 
 // narrowN is the widest output tune.GEMMv2N sends to the narrow tile, its BN.
@@ -70,14 +75,7 @@ func (d *backend) MatMulPrefix(a, b *tensor.Tensor, aRows int, transA, transB bo
 	if err != nil {
 		return nil, err
 	}
-	m, n := vs[1].Rows, vs[2].Cols
-	if transA {
-		m = vs[1].Cols
-	}
-	if transB {
-		n = vs[2].Rows
-	}
-	out, err := d.Empty(m, n)
+	out, err := d.Empty(productDims(vs[1], vs[2], transA, transB))
 	if err != nil || out.Len() == 0 {
 		return out, err
 	}
@@ -122,10 +120,7 @@ func (d *backend) prefixViews(op string, dst, a, b *tensor.Tensor, aRows int, tr
 	}
 	vs[1].Rows = aRows
 	if dst != nil {
-		m := aRows
-		if transA {
-			m = vs[1].Cols
-		}
+		m, _ := productDims(vs[1], vs[2], transA, false)
 		if m > vs[0].Rows {
 			return vs, shapeErr(op, "a %d-row product into %dx%d", m, vs[0].Rows, vs[0].Cols)
 		}

@@ -132,47 +132,19 @@ extern "C" __global__ void __launch_bounds__(256) col_sum_v4(const float* x, flo
 	colsum4_flush(s, out, F);
 }
 
-extern "C" __global__ void __launch_bounds__(256) act_backward_colsum_v4(const float* y, const float* g, float* dx, float* out,
-                                                                        int rows, int F, int chunk, int relu, float p) {
+// act_colsum4_body is act_backward_colsum_v4 and, with UNBIAS (b may be
+// null), act_backward_colsum_unbias_v4, which also writes the rebuilt
+// pre-activation into xo.
+template <bool UNBIAS>
+__device__ __forceinline__ void act_colsum4_body(const float* y, const float* g, const float* b, float* dx, float* out,
+                                                 float* xo, int rows, int F, int chunk, int relu, float p) {
 	const float keep = p > 0.f ? 1.f / (1.f - p) : 1.f;
 	const bool masked = relu || p > 0.f;
 	const int c0 = blockIdx.x * 128 + threadIdx.x % WARP * 4;
 	const int r0 = blockIdx.y * chunk, r1 = min(rows, r0 + chunk);
 	float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
 	if (c0 < F) {
-		for (int r = r0 + threadIdx.x / WARP; r < r1; r += 8 * COLSUM4_STEP) {
-			float4 yv[COLSUM4_STEP], gv[COLSUM4_STEP];
-#pragma unroll
-			for (int j = 0; j < COLSUM4_STEP; j++) {
-				if (r + 8 * j < r1) {
-					const long long i = (long long)(r + 8 * j) * F + c0;
-					yv[j] = ld4(y + i);
-					gv[j] = ld4(g + i);
-				}
-			}
-#pragma unroll
-			for (int j = 0; j < COLSUM4_STEP; j++) {
-				if (r + 8 * j < r1) {
-					const float4 v = mask4(gv[j], yv[j], masked, keep);
-					st4(dx + (long long)(r + 8 * j) * F + c0, v);
-					add4(s, v);
-				}
-			}
-		}
-	}
-	colsum4_flush(s, out, F);
-}
-
-extern "C" __global__ void __launch_bounds__(256) act_backward_colsum_unbias_v4(const float* y, const float* g, const float* b,
-                                                                               float* dx, float* out, float* xo, int rows,
-                                                                               int F, int chunk, int relu, float p) {
-	const float keep = p > 0.f ? 1.f / (1.f - p) : 1.f;
-	const bool masked = relu || p > 0.f;
-	const int c0 = blockIdx.x * 128 + threadIdx.x % WARP * 4;
-	const int r0 = blockIdx.y * chunk, r1 = min(rows, r0 + chunk);
-	float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
-	if (c0 < F) {
-		const float4 bb = b ? ld4(b + c0) : make_float4(0.f, 0.f, 0.f, 0.f);
+		const float4 bb = UNBIAS && b ? ld4(b + c0) : make_float4(0.f, 0.f, 0.f, 0.f);
 		for (int r = r0 + threadIdx.x / WARP; r < r1; r += 8 * COLSUM4_STEP) {
 			float4 yv[COLSUM4_STEP], gv[COLSUM4_STEP];
 #pragma unroll
@@ -190,13 +162,25 @@ extern "C" __global__ void __launch_bounds__(256) act_backward_colsum_unbias_v4(
 					const float4 v = mask4(gv[j], yv[j], masked, keep);
 					st4(dx + i, v);
 					add4(s, v);
-					st4(xo + i, make_float4(unbias1(yv[j].x, bb.x, masked, p), unbias1(yv[j].y, bb.y, masked, p),
-					                        unbias1(yv[j].z, bb.z, masked, p), unbias1(yv[j].w, bb.w, masked, p)));
+					if (UNBIAS)
+						st4(xo + i, make_float4(unbias1(yv[j].x, bb.x, masked, p), unbias1(yv[j].y, bb.y, masked, p),
+						                        unbias1(yv[j].z, bb.z, masked, p), unbias1(yv[j].w, bb.w, masked, p)));
 				}
 			}
 		}
 	}
 	colsum4_flush(s, out, F);
+}
+
+extern "C" __global__ void __launch_bounds__(256) act_backward_colsum_v4(const float* y, const float* g, float* dx, float* out,
+                                                                        int rows, int F, int chunk, int relu, float p) {
+	act_colsum4_body<false>(y, g, nullptr, dx, out, nullptr, rows, F, chunk, relu, p);
+}
+
+extern "C" __global__ void __launch_bounds__(256) act_backward_colsum_unbias_v4(const float* y, const float* g, const float* b,
+                                                                               float* dx, float* out, float* xo, int rows,
+                                                                               int F, int chunk, int relu, float p) {
+	act_colsum4_body<true>(y, g, b, dx, out, xo, rows, F, chunk, relu, p);
 }
 
 // sum_all: out[0] += sum of x (out zeroed first): a grid-stride partial per
