@@ -14,7 +14,8 @@ package tune
 // it; the 3rd is the loss's read-back (gnnlib/cuda's
 // BenchmarkSampledStepHost on the recording driver). On an H200
 // (2026-12-07, gnnbench -only sampled -products, launched kernel by
-// kernel with AsyncLaunch) it took that step from 3.870 to 3.269 ms.
-// On by default; TestPostFillCopy checks the order and the waits on the
-// recording driver.
-var PostFillCopy = true
+// kernel with AsyncLaunch) it took that step from 3.870 to 3.269 ms,
+// with the same losses. Off by default until the device suite has run
+// with it on (it has run only gnnbench's sampled step); TestPostFillCopy
+// checks the order and the waits on the recording driver.
+var PostFillCopy = false

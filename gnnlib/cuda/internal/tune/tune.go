@@ -163,8 +163,10 @@ var BF16Vec8 = true
 // walking its rows one load at a time: on an H100 (2026-12-07) the two
 // arxiv-sized 256-wide act_backward_colsum calls of the nn GATv2 epoch
 // took 0.78 ms, about 2.5 times what their bytes need. The same values
-// (the sums in another order). On by default.
-var ColSumVec4 = true
+// (the sums in another order). Off by default until a device has run
+// TestColSumVec4 (no device run was to be had after they were written,
+// 2026-12-07); gnnbench -colsum-ab times the two.
+var ColSumVec4 = false
 
 // PoolGCFixed makes gnnlib/cuda's caching allocator ask for a garbage
 // collection every 1 GiB it hands out, as it did before, instead of
