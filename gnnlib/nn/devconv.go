@@ -422,16 +422,18 @@ type GATv2PairOps interface {
 // storing a rebuilt copy of the output (ReLUDropoutGradUnbiasOps, or
 // UnbiasAct): one N x HC tensor less at the backward pass's peak, in
 // float32 and under Autocast. On by default since gnnlib/cuda's
-// TestActOutInAttentionOnDevice passed on an H100 (2026-12-07, float32
-// and bfloat16), where the arxiv-sized GATv2 epoch's peak fell from
-// 1.909 to 1.716 GiB at the same time (14.17 against 14.19 ms; gnnbench
-// -actout-ab). Set it before a model runs; false stores the rebuilt copy.
+// TestActOutInAttentionOnDevice passed on an H100 (2026-12-07, in
+// float32: its "bfloat16" case ran float32 too, until devicetest's
+// subtests opened the caller's Autocast scope), where the arxiv-sized
+// GATv2 epoch's peak fell from 1.909 to 1.716 GiB at the same time
+// (14.17 against 14.19 ms; gnnbench -actout-ab). Set it before a model runs; false stores the rebuilt copy.
 var ActOutInAttention = true
 
 // GATv2OneProduct turns on GATv2Conv's one product x·[W_src W_dst] on
 // devices with GATv2PairOps (see there). On an H100 (2026-12-06)
-// gnnlib/cuda's TestGATv2OneProductOnDevice passed (float32, bfloat16,
-// and the bfloat16 kernels) and the arxiv-sized GATv2 epoch took 17.65
+// gnnlib/cuda's TestGATv2OneProductOnDevice passed (float32, and its
+// "bfloat16" cases in float32 too: the Autocast scope did not reach
+// devicetest's subtests then) and the arxiv-sized GATv2 epoch took 17.65
 // ms against 18.22 with two products. Set it before a model runs; false
 // runs the two products (gnnbench -nnepoch-ab compares the two).
 var GATv2OneProduct = true
