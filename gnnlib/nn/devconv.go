@@ -193,48 +193,22 @@ func deviceGCNConvAggFirst(start time.Time, ops backend.GraphBackend, a *graph.G
 		freeStorage(zw)
 	}
 	y := devStorage(name, x, s, err, a.NumNodes(), out)
-	done := false
-	var bsum *biasSum
-	big := bigOutput(y)
-	y = backend.NewGraphOpSince(start, name, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	f := &layerFrame{name: name, ops: ops, x: x, b: b, kept: z, act: act}
+	return f.record(start, a.NumEdges(), y, []*tensor.Tensor{x, w, b}, 2, func(grad *tensor.Tensor, spend func(), grads []*tensor.Tensor) {
 		const back = name + " backward"
-		if done {
-			deviceCheck(back, x, errBackwardTwice)
-		}
-		done = true
-		defer collectAfterPass(x, big)
-		defer freeStorage(z)
-		grads := make([]*tensor.Tensor, 3)
-		var gx *tensor.Tensor // the biased output's gradient, the op's own (act)
-		defer func() { freeStorage(gx) }()
-		owned := backend.OwnsGrad(grad)
-		grad, grads[2], gx = act.outputGrad(ops, back, x, grad, b, owned, bsum)
-		owned = owned || gx != nil
 		if w.RequiresGrad() {
 			s, err := ops.MatMul(z, grad, true, false)
 			grads[1] = devStorage(back, x, s, err, w.Shape()...)
 		}
 		if x.RequiresGrad() {
 			s, err := ops.MatMul(grad, w, false, true)
-			if owned {
-				freeStorage(grad) // spent before Âᵀ·dz is made
-			}
-			gx = nil
+			spend() // before Âᵀ·dz is made
 			dz := devStorage(back, x, s, err, a.NumNodes(), in)
 			s, err = ops.GraphSpMM(a, a.Weights != nil, true, dz)
 			freeStorage(dz)
 			grads[0] = devStorage(back, x, s, err, x.Shape()...)
 		}
-		return grads
 	})
-	act.keep(y)
-	if y.IsLeaf() { // nothing recorded: no backward pass will read z
-		done = true
-		freeStorage(z)
-	} else if b.RequiresGrad() && HandOffBiasGrad && act == nil {
-		bsum = wantBiasSum(y)
-	}
-	return y
 }
 
 // errBackwardTwice is the error of a second backward pass through a fused

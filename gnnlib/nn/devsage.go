@@ -115,23 +115,9 @@ func deviceSAGEConv(c *SAGEConv, g *graph.Graph, x *tensor.Tensor, act *fusedAct
 		freeStorage(y)
 		y = devStorage(name, x, s, err, n, out)
 	}
-	done := false
-	var bsum *biasSum
-	big := bigOutput(y)
-	y = backend.NewGraphOpSince(start, name, g.NumEdges(), y, []*tensor.Tensor{x, wn, b, wr}, func(grad *tensor.Tensor) []*tensor.Tensor {
+	frame := &layerFrame{name: name, ops: ops, x: x, b: b, kept: z, act: act}
+	return frame.record(start, g.NumEdges(), y, []*tensor.Tensor{x, wn, b, wr}, 2, func(grad *tensor.Tensor, spend func(), grads []*tensor.Tensor) {
 		const back = name + " backward"
-		if done {
-			deviceCheck(back, x, errBackwardTwice)
-		}
-		done = true
-		defer collectAfterPass(x, big)
-		defer freeStorage(z)
-		grads := make([]*tensor.Tensor, 4)
-		var gx *tensor.Tensor // the biased output's gradient, the op's own (act)
-		defer func() { freeStorage(gx) }()
-		owned := backend.OwnsGrad(grad)
-		grad, grads[2], gx = act.outputGrad(ops, back, x, grad, b, owned, bsum)
-		owned = owned || gx != nil
 		if wr.RequiresGrad() {
 			s, err := pm.MatMulPrefix(x, grad, n, true, false)
 			grads[3] = devStorage(back, x, s, err, in, out)
@@ -166,18 +152,6 @@ func deviceSAGEConv(c *SAGEConv, g *graph.Graph, x *tensor.Tensor, act *fusedAct
 			deviceCheck(back, x, pm.MatMulPrefixAdd(dx, grad, wr, grad.Size(0), false, true))
 			grads[0] = dx
 		}
-		if owned {
-			freeStorage(grad)
-		}
-		gx = nil
-		return grads
+		spend()
 	})
-	act.keep(y)
-	if y.IsLeaf() { // nothing recorded: no backward pass will read z
-		done = true
-		freeStorage(z)
-	} else if b.RequiresGrad() && HandOffBiasGrad && act == nil {
-		bsum = wantBiasSum(y)
-	}
-	return y
 }
