@@ -50,6 +50,9 @@ func (d *backend) Binary(op tbackend.BinaryOp, a, b *tensor.Tensor) (tensor.Stor
 		if s, ok, err := d.biasAddHalf(a, b); ok {
 			return s, err // halfstore.go
 		}
+		if s, ok, err := d.addHalf(a, b); ok {
+			return s, err // halfstore.go
+		}
 	}
 	vs, err := d.views(a, b)
 	if err != nil {

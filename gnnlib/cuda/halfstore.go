@@ -401,6 +401,35 @@ func (d *Device) colSumHalf(h *BF16Tensor) (tensor.Storage, error) {
 	return out, nil
 }
 
+// addHalf is Binary(BinaryAdd, a, b) under Autocast(BFloat16) for a and
+// b bfloat16 storage of one length, with tune.BF16Add: the sum in
+// float32, stored in bfloat16 (add_bf16, 8 values a thread where the
+// length and addresses allow). ok is false otherwise.
+func (d *Device) addHalf(a, b *tensor.Tensor) (s tensor.Storage, ok bool, err error) {
+	if !tune.BF16Add || a.Len() != b.Len() {
+		return nil, false, nil
+	}
+	ha, okA := d.halfView(a)
+	hb, okB := d.halfView(b)
+	if !okA || !okB {
+		return nil, false, nil
+	}
+	out, err := d.EmptyBF16(ha.Rows, ha.Cols)
+	n := int64(ha.Len())
+	if err != nil || n == 0 {
+		return out, true, err
+	}
+	kernel, threads := "add_bf16", n
+	if tune.BF16Vec8 && n%8 == 0 && ha.ptr%16 == 0 && hb.ptr%16 == 0 && out.ptr%16 == 0 {
+		kernel, threads = "add_bf16_v8", n/8
+	}
+	if err := d.launch(kernel, d.gridFor(threads, 256), 256, ha.ptr, hb.ptr, out.ptr, n); err != nil {
+		out.Free()
+		return nil, true, err
+	}
+	return out, true, nil
+}
+
 // biasAddHalf is Binary(BinaryAdd, a, b) under Autocast(BFloat16) for b
 // one row broadcast over a's rows (a bias): a read in bfloat16, the sum
 // in float32, the result stored in bfloat16 (bias_act_bf16). ok is false

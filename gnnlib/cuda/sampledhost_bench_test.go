@@ -299,13 +299,15 @@ func BenchmarkSampledStepHost(b *testing.B) {
 		{"replayed+fills+free", false, true, true, true, false},
 		{"bf16/waited", false, false, false, false, true},
 		{"bf16/posted+fills+free", true, true, true, false, true},
+		{"bf16/posted+fills+free+add", true, true, true, false, true},
 	} {
 		name := v.name
 		b.Run(name, func(b *testing.B) {
-			defer func(a, f, r, g, s bool) {
-				tune.AsyncLaunch, tune.PostFillCopy, AutoReplay, GraphReplay, nn.SAGEFreeSums = a, f, r, g, s
-			}(tune.AsyncLaunch, tune.PostFillCopy, AutoReplay, GraphReplay, nn.SAGEFreeSums)
+			defer func(a, f, r, g, s, ba bool) {
+				tune.AsyncLaunch, tune.PostFillCopy, AutoReplay, GraphReplay, nn.SAGEFreeSums, tune.BF16Add = a, f, r, g, s, ba
+			}(tune.AsyncLaunch, tune.PostFillCopy, AutoReplay, GraphReplay, nn.SAGEFreeSums, tune.BF16Add)
 			tune.AsyncLaunch, tune.PostFillCopy, nn.SAGEFreeSums = v.async, v.fills, v.free
+			tune.BF16Add = strings.HasSuffix(name, "+add") // same-shape adds in bfloat16
 			AutoReplay, GraphReplay = false, v.replay
 			drv := &countDriver{recordDriver: &recordDriver{}}
 			h := &handoffs{callers: map[string]int{}}

@@ -90,6 +90,25 @@ extern "C" __global__ void f32_to_bf16_v8(const float* __restrict__ x, unsigned 
 	}
 }
 
+// add_bf16: y[i] = bf16(float(a[i]) + float(b[i])), the sum of two
+// bfloat16 tensors of one shape in float32, rounded once (Binary's add
+// under Autocast, tune.BF16Add). In place allowed.
+extern "C" __global__ void add_bf16(const unsigned short* a, const unsigned short* b, unsigned short* y, long long n) {
+	GRID_LOOP(i, n) y[i] = f32_bf16_bits(bf16_bits_f32(a[i]) + bf16_bits_f32(b[i]));
+}
+
+// add_bf16_v8 is add_bf16 for n a multiple of 8 and 16-byte aligned a, b
+// and y: 8 values a thread in 16-byte loads and stores.
+extern "C" __global__ void add_bf16_v8(const unsigned short* a, const unsigned short* b, unsigned short* y, long long n) {
+	GRID_LOOP(j, n / 8) {
+		bf16x8 u = ld_bf16x8(a + j * 8);
+		const bf16x8 v = ld_bf16x8(b + j * 8);
+#pragma unroll
+		for (int k = 0; k < 8; k++) u.h[k] = f32_bf16_bits(bf16_bits_f32(u.h[k]) + bf16_bits_f32(v.h[k]));
+		st_bf16x8(y + j * 8, u);
+	}
+}
+
 // bias_act_bf16_v8 is bias_act_bf16 for F a multiple of 8 and 16-byte
 // aligned x and y: 8 values a thread in 16-byte loads and stores, one
 // column index a group (bias_act_bf16 divides the 64-bit index by F for

@@ -310,6 +310,8 @@ var stepLabel string
 type sampledStep struct {
 	label                              string
 	noReplay, async, fills, free, bf16 bool
+	// bf16Add sets tune.BF16Add (same-shape adds in bfloat16).
+	bf16Add bool
 }
 
 // sampledStepVariants are the settings -sampled-step-ab runs. On gnnlib/cuda's
@@ -319,24 +321,30 @@ type sampledStep struct {
 // (tune.AsyncLaunch) and 1 with copies posted too (tune.PostFillCopy),
 // the loss's read-back, besides the allocator's misses; recorded, 3.
 var sampledStepVariants = []sampledStep{
-	{"kernel by kernel, launches waited for (AutoReplay and AsyncLaunch off)", true, false, false, false, false},
-	{"kernel by kernel, launches and fills posted", true, true, false, false, false},
-	{"kernel by kernel, launches, fills and copies posted", true, true, true, false, false},
-	{"kernel by kernel, launches, fills and copies posted, SAGE terms freed", true, true, true, true, false},
-	{"SAGE terms freed (the other switches and AutoReplay as they are)", false, false, false, true, false},
+	{"kernel by kernel, launches waited for (AutoReplay and AsyncLaunch off)", true, false, false, false, false, false},
+	{"kernel by kernel, launches and fills posted", true, true, false, false, false, false},
+	{"kernel by kernel, launches, fills and copies posted", true, true, true, false, false, false},
+	{"kernel by kernel, launches, fills and copies posted, SAGE terms freed", true, true, true, true, false, false},
+	{"SAGE terms freed (the other switches and AutoReplay as they are)", false, false, false, true, false, false},
 	// Under Autocast(BFloat16) the products run on tensor cores: 94
 	// launches a step on the recording driver (sm_90) against 56.
-	{"bfloat16 (Autocast; the switches and AutoReplay as they are)", false, false, false, false, true},
-	{"bfloat16 (Autocast), kernel by kernel, launches, fills and copies posted, SAGE terms freed", true, true, true, true, true},
+	{"bfloat16 (Autocast; the switches and AutoReplay as they are)", false, false, false, false, true, false},
+	{"bfloat16 (Autocast), kernel by kernel, launches, fills and copies posted, SAGE terms freed", true, true, true, true, true, false},
+	// The same with SAGEConv's sum of its two terms (and the other
+	// same-shape adds) in bfloat16: on the recording driver
+	// (BenchmarkSampledStepHost) 6 widenings of 12, 3 roundings of 17
+	// and the 3 float32 adds fewer a step.
+	{"bfloat16 (Autocast), kernel by kernel, launches, fills and copies posted, SAGE terms freed, same-shape adds in bfloat16 (tune.BF16Add)", true, true, true, true, true, true},
 }
 
 // run calls f with the step's switches set as s says, then restores them.
 func (s sampledStep) run(f func()) {
-	defer func(r, a, p, fr bool) {
-		cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy, nn.SAGEFreeSums = r, a, p, fr
+	defer func(r, a, p, fr, ba bool) {
+		cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy, nn.SAGEFreeSums, tune.BF16Add = r, a, p, fr, ba
 		stepLabel, stepBF16 = "", false
-	}(cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy, nn.SAGEFreeSums)
+	}(cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy, nn.SAGEFreeSums, tune.BF16Add)
 	stepBF16 = s.bf16
+	tune.BF16Add = s.bf16Add
 	if s.noReplay {
 		// Kernel by kernel, the three switches exactly as s says.
 		cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy = false, s.async, s.fills

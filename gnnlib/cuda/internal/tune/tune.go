@@ -168,6 +168,17 @@ var BF16Vec8 = true
 // 2026-12-07); gnnbench -colsum-ab times the two.
 var ColSumVec4 = false
 
+// BF16Add makes gnnlib/cuda's Binary add two bfloat16 tensors of one
+// shape under Autocast(BFloat16) in one pass into bfloat16 storage
+// (add_bf16, in float32 and rounded once), instead of widening both to
+// float32 copies and storing a float32 sum, which the next op rounds
+// again. In the products-sized sampled GraphSAGE step under Autocast
+// (H200, 2026-12-07) the conversions between the formats took 0.97 ms of
+// its 3.31 ms of device time; with BF16Add the step makes 6 widenings
+// of 12 and 3 roundings of 17 (BenchmarkSampledStepHost, recording
+// driver). Off by default until a device has run TestAddBF16.
+var BF16Add = false
+
 // PoolGCFixed makes gnnlib/cuda's caching allocator ask for a garbage
 // collection every 1 GiB it hands out, as it did before, instead of
 // whenever it has handed out a quarter of the bytes in use (at least 64
