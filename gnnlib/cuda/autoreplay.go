@@ -82,8 +82,9 @@ type replayChooser struct {
 	on     bool
 	recent []time.Duration // per launch, the last qualifying spans
 	// eager is the median time a launch of the spans that last turned
-	// replay on (0: not known, as when it starts on); replayed holds the
-	// qualifying spans since then, the first one left out.
+	// replay on (0: not known, as when it starts on, or replay has
+	// paid); replayed holds the qualifying spans since then, the first
+	// one left out, until there are replaySpans of them.
 	eager    time.Duration
 	replayed []time.Duration
 	skipped  bool
@@ -122,13 +123,11 @@ func (c *replayChooser) observe(n int64, dt time.Duration) bool {
 				c.turn(false)
 				return c.on
 			}
+			c.eager = 0 // replay paid: no more comparisons until it is turned on again
 		}
 	}
 	if !c.on && c.lost > 0 {
 		c.lost--
-	}
-	if len(c.recent) < replaySpans {
-		return c.on
 	}
 	fast, slow := true, true
 	for _, p := range c.recent {
@@ -145,7 +144,7 @@ func (c *replayChooser) observe(n int64, dt time.Duration) bool {
 	return c.on
 }
 
-// turn sets the choice to on and starts the count of replayed spans.
+// turn sets the choice and starts the count of replayed spans afresh.
 func (c *replayChooser) turn(on bool) {
 	c.on = on
 	c.switches++

@@ -77,7 +77,8 @@ func TestReplayChooser(t *testing.T) {
 
 // TestReplayChooserRetry checks that replay, once no faster than
 // launching one by one, is tried again only after replayRetrySpans spans,
-// and that describe says what it measured.
+// that describe says what it measured, and that replay that pays stays
+// on without the chooser keeping every span.
 func TestReplayChooserRetry(t *testing.T) {
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	var ch replayChooser
@@ -100,6 +101,20 @@ func TestReplayChooserRetry(t *testing.T) {
 		if on := ch.observe(126, ms(3.75)); on != (i == replayRetrySpans) {
 			t.Fatalf("span %d launched one by one after replay lost: replay %v", i, on)
 		}
+	}
+	// Replay that pays stays on, and the chooser stops keeping spans
+	// once it has compared them.
+	var cora replayChooser
+	for range 3 {
+		cora.observe(30, ms(1.298))
+	}
+	for i := range 1000 {
+		if !cora.observe(30, ms(0.348)) {
+			t.Fatalf("replayed Cora-sized span %d (12 µs a launch against 43) turned replay off", i)
+		}
+	}
+	if len(cora.replayed) > replaySpans {
+		t.Errorf("after 1000 replayed spans the chooser keeps %d of them", len(cora.replayed))
 	}
 }
 
