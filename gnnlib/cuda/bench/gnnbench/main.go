@@ -660,9 +660,10 @@ func main() {
 				sampledSAGE(d, prod, 100, 47, 20, w, 0, feedDevice, false, false)
 			}
 			if *sampledFusedAB {
-				nn.SAGEFused = true
+				on := nn.SAGEFused
+				nn.SAGEFused = !on
 				sampledSAGE(d, prod, 100, 47, 20, workers[0], 0, feedDevice, false, false)
-				nn.SAGEFused = false
+				nn.SAGEFused = on
 			}
 			if *sampledSerialAB {
 				// Each call's host work on its goroutine alone: the

@@ -281,8 +281,8 @@ var sampledFeeds = flag.String("sampled-feeds", "host1,host4,resident,device,pro
 var sampledWorkers = flag.String("sampled-workers", "4,8", "comma-separated counts of sampler goroutines (the loader's Workers) for the products-sized device feed; the step's A/B (-sampled-step-ab) uses the first")
 
 // sampledFusedAB runs the products-sized device feed again with
-// nn.SAGEFused on.
-var sampledFusedAB = flag.Bool("sampled-fused-ab", false, "the products-sized device feed again, with the first -sampled-workers count, with nn.SAGEFused on (SAGEConv as one op: the root term added in place over the destinations' rows)")
+// nn.SAGEFused flipped.
+var sampledFusedAB = flag.Bool("sampled-fused-ab", false, "the products-sized device feed again, with the first -sampled-workers count, with nn.SAGEFused flipped (SAGEConv as one op: the root term added in place over the destinations' rows; or the composed ops)")
 
 // sampledSerialAB runs the products-sized device feed again with
 // tune.SampleParallelHost off.
