@@ -332,8 +332,8 @@ var sampledStepVariants = []sampledStep{
 	{"bfloat16 (Autocast), kernel by kernel, launches, fills and copies posted, SAGE terms freed", true, true, true, true, true, false},
 	// The same with SAGEConv's sum of its two terms (and the other
 	// same-shape adds) in bfloat16: on the recording driver
-	// (BenchmarkSampledStepHost) 6 widenings of 12, 3 roundings of 17
-	// and the 3 float32 adds fewer a step.
+	// (BenchmarkSampledStepHost) 6 widenings instead of 12, 14
+	// roundings instead of 17 and no float32 adds instead of 3 a step.
 	{"bfloat16 (Autocast), kernel by kernel, launches, fills and copies posted, SAGE terms freed, same-shape adds in bfloat16 (tune.BF16Add)", true, true, true, true, true, true},
 }
 

@@ -175,8 +175,8 @@ var ColSumVec4 = false
 // again. In the products-sized sampled GraphSAGE step under Autocast
 // (H200, 2026-12-07) the conversions between the formats took 0.97 ms of
 // its 3.31 ms of device time; with BF16Add the step makes 6 widenings
-// of 12 and 3 roundings of 17 (BenchmarkSampledStepHost, recording
-// driver). Off by default until a device has run TestAddBF16.
+// instead of 12 and 14 roundings instead of 17 (BenchmarkSampledStepHost,
+// recording driver). Off by default until a device has run TestAddBF16.
 var BF16Add = false
 
 // PoolGCFixed makes gnnlib/cuda's caching allocator ask for a garbage
