@@ -16,10 +16,10 @@ import (
 // over replayOffPerLaunch, where the kernels take the time and recording
 // only delays them, or once the replayed spans are no faster than those
 // launched one by one before them (a loop whose launches change every
-// pass, as sampled mini-batches' do). It is on by default, and unless the environment
-// variable GNNLAB_CUDA_GRAPHS is set to something other than "auto"
-// (GNNLAB_CUDA_GRAPHS=0 launches kernel by kernel, =1 forces replay on,
-// GraphReplay). On an H100 (2026-12-06, gnnbench's autoreplay part) its
+// pass, as sampled mini-batches' do). It is on by default, and unless
+// the environment variable GNNLAB_CUDA_GRAPHS is set to something other
+// than "auto" (GNNLAB_CUDA_GRAPHS=0 launches kernel by kernel, =1 forces
+// replay on, GraphReplay). On an H100 (2026-12-06, gnnbench's autoreplay part) its
 // epochs took 0.93-1.12x of the better forced mode's, Cora-sized and
 // arxiv-sized (TestAutoReplayEpochs checks that it replays the
 // launch-bound ones). Set it before work is queued; GraphReplay true

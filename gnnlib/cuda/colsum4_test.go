@@ -91,35 +91,31 @@ func TestColSumVec4(t *testing.T) {
 			var xoForm [2][]float32
 			for form, on := range []bool{false, true} {
 				tune.ColSumVec4 = on
+				// near checks got against want within tol, for op.
+				near := func(op string, got *Tensor, want []float64, tol float64) []float32 {
+					h := host(t, got)
+					if e := relErr(h, want); e > tol {
+						t.Errorf("%s(%s, v4 %v): relative error %.3g", op, what, on, e)
+					}
+					return h
+				}
 				g := mustT(t, d, gs, n, f)
 				dx, db, xo := poisoned(t, d, n, f), poisoned(t, d, 1, f), poisoned(t, d, n, f)
 				if err := ActBackwardColSum(dx, db, y, g, c.relu, c.p); err != nil {
 					t.Fatalf("ActBackwardColSum(%s, v4 %v) = %v", what, on, err)
 				}
-				byForm[form] = host(t, dx)
-				if e := relErr(byForm[form], wantDX); e > 1e-6 {
-					t.Errorf("ActBackwardColSum(%s, v4 %v) dx relative error %.3g", what, on, e)
-				}
-				if e := relErr(host(t, db), wantDB); e > 1e-5 {
-					t.Errorf("ActBackwardColSum(%s, v4 %v) db relative error %.3g", what, on, e)
-				}
+				byForm[form] = near("ActBackwardColSum dx", dx, wantDX, 1e-6)
+				near("ActBackwardColSum db", db, wantDB, 1e-5)
 				cs := poisoned(t, d, 1, f)
 				if err := ColSum(cs, dx); err != nil {
 					t.Fatal(err)
 				}
-				if e := relErr(host(t, cs), wantDB); e > 1e-5 {
-					t.Errorf("ColSum(%s, v4 %v) relative error %.3g", what, on, e)
-				}
+				near("ColSum", cs, wantDB, 1e-5)
 				if err := actBackwardColSumUnbias(dx, db, xo, y, g, bias, c.relu, c.p); err != nil {
 					t.Fatalf("actBackwardColSumUnbias(%s, v4 %v) = %v", what, on, err)
 				}
-				xoForm[form] = host(t, xo)
-				if e := relErr(xoForm[form], wantXO); e > 1e-6 {
-					t.Errorf("actBackwardColSumUnbias(%s, v4 %v) pre-activation relative error %.3g", what, on, e)
-				}
-				if e := relErr(host(t, db), wantDB); e > 1e-5 {
-					t.Errorf("actBackwardColSumUnbias(%s, v4 %v) db relative error %.3g", what, on, e)
-				}
+				xoForm[form] = near("actBackwardColSumUnbias pre-activation", xo, wantXO, 1e-6)
+				near("actBackwardColSumUnbias db", db, wantDB, 1e-5)
 				// In place: dx = g.
 				if err := ActBackwardColSum(g, db, y, g, c.relu, c.p); err != nil {
 					t.Fatal(err)
@@ -127,9 +123,7 @@ func TestColSumVec4(t *testing.T) {
 				if h := host(t, g); !equalF32(h, byForm[form]) {
 					t.Errorf("ActBackwardColSum(%s, v4 %v) in place differs from the separate output", what, on)
 				}
-				if e := relErr(host(t, db), wantDB); e > 1e-5 {
-					t.Errorf("ActBackwardColSum(%s, v4 %v) in place db relative error %.3g", what, on, e)
-				}
+				near("ActBackwardColSum in place db", db, wantDB, 1e-5)
 			}
 			if !equalF32(byForm[0], byForm[1]) {
 				t.Errorf("ActBackwardColSum(%s): the _v4 gradient is not the scalar kernel's bit for bit", what)

@@ -2,7 +2,9 @@ package cuda
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,7 +42,7 @@ func switchesOn(list string) error {
 	for _, name := range strings.Split(list, ",") {
 		sw, ok := testSwitches[strings.TrimSpace(name)]
 		if !ok {
-			return fmt.Errorf("GNNLAB_TEST_ON=%q: no switch %q (want some of PostFillCopy, ColSumVec4, BF16Add, SAGEFused, SAGEFreeSums)", list, name)
+			return fmt.Errorf("GNNLAB_TEST_ON=%q: no switch %q (want some of %s)", list, name, strings.Join(slices.Sorted(maps.Keys(testSwitches)), ", "))
 		}
 		*sw = true
 	}

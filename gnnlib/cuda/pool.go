@@ -119,15 +119,22 @@ func (p *pool) tryGet(n int64) (uintptr, int64, error) {
 	if ptr, ok := p.take(c); ok {
 		return ptr, c, nil
 	}
+	ptr, err := p.alloc(c)
+	return ptr, c, err
+}
+
+// alloc takes a block of class c from the driver and counts it reserved
+// and handed out.
+func (p *pool) alloc(c int64) (uintptr, error) {
 	ptr, err := p.drv.alloc(c)
 	if err != nil {
-		return 0, c, err
+		return 0, err
 	}
 	p.mu.Lock()
 	p.reserved += c
 	p.accountLocked(c)
 	p.mu.Unlock()
-	return ptr, c, nil
+	return ptr, nil
 }
 
 // get returns a block of at least n bytes: a cached one, or one from the
@@ -147,16 +154,12 @@ func (p *pool) get(n int64) (uintptr, int64, error) {
 	if terr := p.trim(); terr != nil {
 		return 0, 0, errors.Join(err, terr)
 	}
-	if ptr, err = p.drv.alloc(c); err != nil {
+	if ptr, err = p.alloc(c); err != nil {
 		p.mu.Lock()
 		inUse := p.inUse
 		p.mu.Unlock()
 		return 0, 0, fmt.Errorf("gnnlib/cuda: allocate %d bytes (%d in use): %w", c, inUse, err)
 	}
-	p.mu.Lock()
-	p.reserved += c
-	p.accountLocked(c)
-	p.mu.Unlock()
 	return ptr, c, nil
 }
 

@@ -400,7 +400,8 @@ type GATv2PairOps interface {
 // float32: its "bfloat16" case ran float32 too, until devicetest's
 // subtests opened the caller's Autocast scope), where the arxiv-sized
 // GATv2 epoch's peak fell from 1.909 to 1.716 GiB at the same time
-// (14.17 against 14.19 ms; gnnbench -actout-ab). Set it before a model runs; false stores the rebuilt copy.
+// (14.17 against 14.19 ms; gnnbench -actout-ab). Set it before a model
+// runs; false stores the rebuilt copy.
 var ActOutInAttention = true
 
 // GATv2OneProduct turns on GATv2Conv's one product x·[W_src W_dst] on
