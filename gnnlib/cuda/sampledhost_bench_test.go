@@ -235,8 +235,9 @@ func sageStack(dev tensor.Backend, dims []int) ([]*nn.SAGEConv, []*tensor.Tensor
 
 // sampledStepFunc is gnnbench's sampled GraphSAGE step (sageStep): three
 // SAGEConv layers (mean) from fin features through hidden units to
-// classes, ReLU and dropout between them, cross-entropy on the seeds, an
-// Adam step and the loss read back.
+// classes, ReLU and dropout between them (nn.ForwardReLUDropout, as
+// gnnbench: with nn.SAGEFused in the layer's own pass), cross-entropy on
+// the seeds, an Adam step and the loss read back.
 func sampledStepFunc(dev tensor.Backend, fin, hidden, classes int) func(b sampledBatch) float32 {
 	convs, params := sageStack(dev, []int{fin, hidden, hidden, classes})
 	drop := nn.NewDropout(0.5)
@@ -244,9 +245,10 @@ func sampledStepFunc(dev tensor.Backend, fin, hidden, classes int) func(b sample
 	return func(b sampledBatch) float32 {
 		h := b.x
 		for i, c := range convs {
-			h = c.Forward(b.gs[i], h)
 			if i < len(convs)-1 {
-				h = nn.ReLUDropout(h, drop)
+				h = nn.ForwardReLUDropout(c, b.gs[i], h, drop)
+			} else {
+				h = c.Forward(b.gs[i], h)
 			}
 		}
 		opt.ZeroGrad()
@@ -268,11 +270,14 @@ func sampledStepFunc(dev tensor.Backend, fin, hidden, classes int) func(b sample
 // less. AutoReplay is off (the recorder's launches cost nothing, so it
 // would always record). Its variants, side by side: kernel by kernel
 // with launches waited for (the default), posted (tune.AsyncLaunch),
-// posted with fills and copies (tune.PostFillCopy), and that with
-// SAGEConv's terms freed (nn.SAGEFreeSums); then recorded and replayed
-// (GraphReplay), without and with the last two; then under
-// Autocast(BFloat16) on an sm_90 device, kernel by kernel, waited and
-// with the three switches. After 10 warm-up steps,
+// posted with fills and copies (tune.PostFillCopy), that with SAGEConv's
+// terms freed (nn.SAGEFreeSums), and that with SAGEConv as one op
+// (nn.SAGEFused) instead of the terms freed; then recorded and replayed
+// (GraphReplay), without and with fills, copies and terms as before;
+// then under Autocast(BFloat16) on an sm_90 device, kernel by kernel,
+// waited and with those three switches, with tune.BF16Add too, and with
+// tune.BF16Add and nn.SAGEFused (which keeps the composed ops under
+// Autocast). After 10 warm-up steps,
 // each reports over 10 counted steps: launches/step; handoffs/step (work
 // items sent to the device goroutine) and sync/step, those of them whose
 // caller waited (Device.do); the driver's allocations (the allocator's
@@ -295,19 +300,22 @@ func BenchmarkSampledStepHost(b *testing.B) {
 		{"posted", true, false, false, false, false},
 		{"posted+fills", true, true, false, false, false},
 		{"posted+fills+free", true, true, true, false, false},
+		{"posted+fills+fused", true, true, false, false, false},
 		{"replayed", false, false, false, true, false},
 		{"replayed+fills+free", false, true, true, true, false},
 		{"bf16/waited", false, false, false, false, true},
 		{"bf16/posted+fills+free", true, true, true, false, true},
 		{"bf16/posted+fills+free+add", true, true, true, false, true},
+		{"bf16/posted+fills+add+fused", true, true, false, false, true},
 	} {
 		name := v.name
 		b.Run(name, func(b *testing.B) {
-			defer func(a, f, r, g, s, ba bool) {
-				tune.AsyncLaunch, tune.PostFillCopy, AutoReplay, GraphReplay, nn.SAGEFreeSums, tune.BF16Add = a, f, r, g, s, ba
-			}(tune.AsyncLaunch, tune.PostFillCopy, AutoReplay, GraphReplay, nn.SAGEFreeSums, tune.BF16Add)
+			defer func(a, f, r, g, s, ba, sf bool) {
+				tune.AsyncLaunch, tune.PostFillCopy, AutoReplay, GraphReplay, nn.SAGEFreeSums, tune.BF16Add, nn.SAGEFused = a, f, r, g, s, ba, sf
+			}(tune.AsyncLaunch, tune.PostFillCopy, AutoReplay, GraphReplay, nn.SAGEFreeSums, tune.BF16Add, nn.SAGEFused)
 			tune.AsyncLaunch, tune.PostFillCopy, nn.SAGEFreeSums = v.async, v.fills, v.free
-			tune.BF16Add = strings.HasSuffix(name, "+add") // same-shape adds in bfloat16
+			tune.BF16Add = strings.Contains(name, "+add") // same-shape adds in bfloat16
+			nn.SAGEFused = strings.HasSuffix(name, "+fused")
 			AutoReplay, GraphReplay = false, v.replay
 			drv := &countDriver{recordDriver: &recordDriver{}}
 			h := &handoffs{callers: map[string]int{}}
