@@ -15,8 +15,8 @@ import (
 // TestMain turns on, for the whole test binary, the switches that are
 // off by default and that GNNLAB_TEST_ON names (comma-separated; see
 // testSwitches), so that one device run checks the suite with them
-// before they become defaults: GNNLAB_TEST_ON=PostFillCopy,ColSumVec4
-// go test -tags cuda ./gnnlib/cuda.
+// before they become defaults: GNNLAB_TEST_ON=SAGEFreeSums go test -tags
+// cuda ./gnnlib/cuda. Naming one that is on already changes nothing.
 func TestMain(m *testing.M) {
 	if err := switchesOn(os.Getenv("GNNLAB_TEST_ON")); err != nil {
 		fmt.Fprintln(os.Stderr, err)

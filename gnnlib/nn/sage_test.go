@@ -101,6 +101,10 @@ func TestSAGEAggregateFirst(t *testing.T) {
 // itself, the collector aside).
 func TestSAGEFreeSums(t *testing.T) {
 	defer func(on bool) { nn.SAGEFreeSums = on }(nn.SAGEFreeSums)
+	// The composed ops, whose terms SAGEFreeSums frees (in float32, the
+	// fused op makes none).
+	defer func(on bool) { nn.SAGEFused = on }(nn.SAGEFused)
+	nn.SAGEFused = false
 	g, err := graph.ErdosRenyiM(3000, 30000, 6)
 	if err != nil {
 		t.Fatal(err)

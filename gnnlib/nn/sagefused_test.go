@@ -20,6 +20,7 @@ func TestSAGEFused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := nn.SAGEFused
 	fake := &devicetest.Fake{}
 	devicetest.CheckSAGEFused(t, fake, g, 1e-5)
 	if add, prod := fake.Calls("MatMulPrefixAdd"), fake.Calls("MatMulPrefix"); add != 16 || prod != 8 {
@@ -30,7 +31,7 @@ func TestSAGEFused(t *testing.T) {
 	if n := half.Calls("MatMulPrefixAdd") + half.Calls("MatMulPrefix"); n != 0 {
 		t.Errorf("under Autocast(BFloat16) the layer made %d prefix products, want the composed ops", n)
 	}
-	if nn.SAGEFused {
-		t.Error("CheckSAGEFused left nn.SAGEFused on")
+	if nn.SAGEFused != before {
+		t.Errorf("CheckSAGEFused left nn.SAGEFused %v, want %v as before", nn.SAGEFused, before)
 	}
 }

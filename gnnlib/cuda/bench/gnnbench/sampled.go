@@ -62,8 +62,8 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 	if !tune.SampleParallelHost {
 		variant += ", each call's host work serial"
 	}
-	if nn.SAGEFused {
-		variant += ", nn.SAGEFused"
+	if !nn.SAGEFused {
+		variant += ", SAGEConv composed (nn.SAGEFused off)"
 	}
 	if productFirst {
 		variant += ", SAGE product first"
@@ -310,7 +310,8 @@ var stepLabel string
 type sampledStep struct {
 	label                              string
 	noReplay, async, fills, free, bf16 bool
-	// bf16Add sets tune.BF16Add (same-shape adds in bfloat16).
+	// bf16Add sets tune.BF16Add (same-shape adds in bfloat16) with
+	// noReplay; the other variants leave it as it is.
 	bf16Add bool
 }
 
@@ -344,10 +345,10 @@ func (s sampledStep) run(f func()) {
 		stepLabel, stepBF16 = "", false
 	}(cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy, nn.SAGEFreeSums, tune.BF16Add)
 	stepBF16 = s.bf16
-	tune.BF16Add = s.bf16Add
 	if s.noReplay {
-		// Kernel by kernel, the three switches exactly as s says.
+		// Kernel by kernel, the switches exactly as s says.
 		cuda.AutoReplay, tune.AsyncLaunch, tune.PostFillCopy = false, s.async, s.fills
+		tune.BF16Add = s.bf16Add
 	}
 	nn.SAGEFreeSums = s.free
 	stepLabel = s.label
