@@ -166,7 +166,9 @@ func TestGATv2EdgeCoefEmulated(t *testing.T) {
 // in float32 and, for the first, under Autocast(BFloat16) with the
 // bfloat16 kernels: the tensor API's path (GATv2Attention,
 // GATv2AttentionOut, the one-product pair), which runs the source pass
-// first.
+// first; then those bfloat16 layers again with the default backward, with
+// the two products made apart and with heavy rows unsplit, which tell a
+// fault of the edge-coefficient kernels from one of the layer's path.
 func TestGATv2EdgeCoefLayers(t *testing.T) {
 	d := defaultOrSkip(t).be
 	defer func(on bool) { tune.GATv2EdgeCoef = on }(tune.GATv2EdgeCoef)
@@ -198,6 +200,22 @@ func TestGATv2EdgeCoefLayers(t *testing.T) {
 	t.Run("bfloat16", func(t *testing.T) {
 		tensor.Autocast(tensor.BFloat16, func() { devicetest.CheckOps(t, d, edge, 2e-2) })
 	})
+	// The same bfloat16 layers with one part changed at a time: the
+	// default backward (edge coefficients off), the two products made
+	// apart (nn.GATv2OneProduct off: x_l, x_r and their gradients in
+	// rows of their own), heavy rows walked by one group each
+	// (SplitHeavyRows off).
+	defer func(on bool) { nn.GATv2OneProduct = on }(nn.GATv2OneProduct)
+	defer func(on bool) { SplitHeavyRows = on }(SplitHeavyRows)
+	for _, v := range []struct {
+		name             string
+		edge, one, split bool
+	}{{"default backward", false, true, true}, {"two products", true, false, true}, {"rows unsplit", true, true, false}} {
+		t.Run("bfloat16/"+v.name, func(t *testing.T) {
+			tune.GATv2EdgeCoef, nn.GATv2OneProduct, SplitHeavyRows = v.edge, v.one, v.split
+			tensor.Autocast(tensor.BFloat16, func() { devicetest.CheckOps(t, d, edge, 2e-2) })
+		})
+	}
 }
 
 // TestGATv2SignWordsEmulated runs gatv2.cu's two layouts of the
