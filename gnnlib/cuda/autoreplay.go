@@ -16,7 +16,10 @@ import (
 // over replayOffPerLaunch, where the kernels take the time and recording
 // only delays them, or once the replayed spans are no faster than those
 // launched one by one before them (a loop whose launches change every
-// pass, as sampled mini-batches' do). It is on by default, and unless
+// pass). It launches one by one while sampled blocks come to the device
+// (SampleBlocks, UploadBlocks): no mini-batch repeats another's shapes,
+// and the loader's waits cut the training step's spans and segments at
+// random points (replayChooser.blocksSeen). It is on by default, and unless
 // the environment variable GNNLAB_CUDA_GRAPHS is set to something other
 // than "auto" (GNNLAB_CUDA_GRAPHS=0 launches kernel by kernel, =1 forces
 // replay on, GraphReplay). On an H100 (2026-12-06, gnnbench's autoreplay part) its
@@ -92,6 +95,11 @@ type replayChooser struct {
 	// it was no faster; lostAt is what it was measured at, for describe.
 	lost           int
 	lostAt, lostTo time.Duration
+	// blocks counts down the spans before replay may be tried again
+	// after blocks were sampled on the device or uploaded (blocksSeen);
+	// sampling counts those calls, for describe.
+	blocks   int
+	sampling int
 	// switches counts the changes of choice.
 	switches int
 	// lastLaunches and lastWait are where the current span began.
@@ -129,19 +137,45 @@ func (c *replayChooser) observe(n int64, dt time.Duration) bool {
 	if !c.on && c.lost > 0 {
 		c.lost--
 	}
+	if c.blocks > 0 {
+		c.blocks--
+	}
 	fast, slow := true, true
 	for _, p := range c.recent {
 		fast = fast && p < replayOnPerLaunch
 		slow = slow && p > replayOffPerLaunch
 	}
 	switch {
-	case !c.on && fast && c.lost == 0:
+	case !c.on && fast && c.lost == 0 && c.blocks == 0:
 		c.eager = median(c.recent)
 		c.turn(true)
 	case c.on && slow:
 		c.turn(false)
 	}
 	return c.on
+}
+
+// blocksSeen tells the choice that sampled blocks came to the device
+// (Device.SampleBlocks, UploadBlocks): it launches one by one, and keeps
+// doing so until replayRetrySpans spans have passed since the last such
+// call. Every mini-batch has other shapes and other buffers, so no
+// recorded sequence repeats, and the loader's goroutines, whose waits end
+// the spans and send the segment being recorded, cut the training step
+// at random points: on an H200 (2026-12-07) the products-sized sampled
+// GraphSAGE step took 4.25 ms a batch replayed against 3.97 launched one
+// by one, 3.75 with everything posted; on an H100 the same step alone
+// took 4.98 ms replayed against 3.02 (TestSampledStepKernelTimes), and
+// in gnnbench's loop the chooser kept replaying (3.8 of 6.8 segments a
+// batch, 48 argument updates and 0.75 graphs built a batch), its spans
+// cut by the loader's waits.
+func (c *replayChooser) blocksSeen() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.blocks = replayRetrySpans
+	c.sampling++
+	if c.on {
+		c.turn(false)
+	}
 }
 
 // turn sets the choice and starts the count of replayed spans afresh.
@@ -174,6 +208,13 @@ func (c *replayChooser) describe() string {
 		}
 		rule += ")"
 	}
+	if c.sampling > 0 {
+		rule += fmt.Sprintf("; one by one while sampled blocks come to the device (%d so far", c.sampling)
+		if c.blocks > 0 {
+			rule += fmt.Sprintf("; replay tried again in %d spans unless more come", c.blocks)
+		}
+		rule += ")"
+	}
 	return fmt.Sprintf("chosen automatically: %s; %s; changed %d times; GNNLAB_CUDA_GRAPHS=1 forces replay on", why, rule, c.switches)
 }
 
@@ -201,6 +242,14 @@ func (d *Device) replaying() bool {
 	on := d.chooser.on
 	d.chooser.mu.Unlock()
 	return on
+}
+
+// blocksSeen tells the automatic choice that sampled blocks came to d
+// (replayChooser.blocksSeen).
+func (d *Device) blocksSeen() {
+	if AutoReplay && !GraphReplay {
+		d.chooser.blocksSeen()
+	}
 }
 
 // waited tells the automatic choice that a call that waits for the device

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gnnlab/gnnlab/gnnlib/data"
+	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
 )
@@ -284,5 +286,53 @@ func TestAutoReplayEpochs(t *testing.T) {
 				t.Errorf("the driver refused %d graphs or updates", after.Failed-before.Failed)
 			}
 		})
+	}
+}
+
+// TestAutoReplayBlocks checks that blocks coming to the device turn the
+// automatic choice to launching one by one, on the recording driver with
+// a clock at 20 µs a launch (replay's range): replay is on after three
+// fast steps, off as soon as UploadBlocks is called, stays off for
+// replayRetrySpans spans and then comes back; Mapping says why.
+func TestAutoReplayBlocks(t *testing.T) {
+	defer func(old bool) { GraphReplay = old }(GraphReplay)
+	GraphReplay = false
+	defer pinAutoReplay(true)()
+	d, _ := openRecorder(t)
+	base, n0 := time.Now(), int64(0)
+	d.clock = func() time.Time { return base.Add(time.Duration(d.launches.Load()-n0) * 20 * time.Microsecond) }
+	g := starGraph(t, d, 300)
+	n0 = d.launches.Load()
+	for s := range 4 {
+		autoStep(t, d, g, s)
+	}
+	if !d.replaying() {
+		t.Fatal("four steps at 20 µs a launch did not turn replay on")
+	}
+	host, err := graph.ErdosRenyiM(400, 3000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := data.SampleBlocks(host, []int{1, 5, 9}, []int{4, 3}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.UploadBlocks(blocks, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d.replaying() {
+		t.Fatal("UploadBlocks left replay on")
+	}
+	if m := d.Mapping(); !strings.Contains(m, "one by one while sampled blocks come to the device (1 so far") {
+		t.Errorf("Mapping after UploadBlocks does not say why launches go one by one:\n%s", m)
+	}
+	for s := range replayRetrySpans + replaySpans {
+		autoStep(t, d, g, s)
+		if s < replayRetrySpans-1 && d.replaying() {
+			t.Fatalf("replay back on %d spans after the blocks, want %d", s+1, replayRetrySpans)
+		}
+	}
+	if !d.replaying() {
+		t.Errorf("replay not back on %d fast spans after the blocks", replayRetrySpans+replaySpans)
 	}
 }

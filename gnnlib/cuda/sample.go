@@ -260,7 +260,8 @@ func (h *hop) free() {
 // waits for the device once: the counts and then the blocks come back in
 // one turn of the device goroutine, through pinned memory. When x (a
 // tensor on d) is not nil, the rows of blocks[0].SrcNodes are gathered
-// from it on the device into the returned tensor.
+// from it on the device into the returned tensor. With AutoReplay, d then
+// launches one by one for a while (a sampled loop's shapes never repeat).
 func (d *Device) SampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts []int, seed uint64) ([]graph.Block, *Tensor, error) {
 	blocks, out, _, err := d.sampleBlocks(g, x, seeds, fanouts, seed, false)
 	return blocks, out, err
@@ -275,6 +276,7 @@ func (d *Device) sampleBlocks(g *graph.Graph, x *tensor.Tensor, seeds, fanouts [
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	d.blocksSeen() // launch one by one: no batch repeats another's shapes
 	seen := make(map[int]bool, len(seeds))
 	for i, v := range seeds {
 		if v < 0 || v >= s.n || seen[v] {
@@ -1281,8 +1283,10 @@ func (d *Device) gatherBy(x *tensor.Tensor, idx uintptr, n, rows int) (*Tensor, 
 // on the device as SampleBlocks builds them, and the result is cached for
 // each block's graph. When x (a tensor on d) is not nil, the rows of
 // blocks[0].SrcNodes are gathered from it on the device (the features do
-// not move).
+// not move). With AutoReplay, d then launches one by one for a while, as
+// after SampleBlocks.
 func (d *Device) UploadBlocks(blocks []graph.Block, x *tensor.Tensor) (*Tensor, error) {
+	d.blocksSeen() // launch one by one: no batch repeats another's shapes
 	var todo []*graph.Graph
 	var preps []*blockPrep
 	total := 0
