@@ -135,18 +135,53 @@ func runCase(c Case, dev tensor.Backend) (*tensor.Tensor, []*tensor.Tensor) {
 
 // CheckOps runs each case on the CPU and on dev and compares the outputs
 // and the gradients with respect to every input and parameter.
+//
+// Under Autocast (16-bit storage), a gradient that misses tol is also
+// held against the CPU's float32 run: it passes when the device is no
+// further from float32 than condSlack times the CPU's own 16-bit
+// emulation is. Some gradients are ill-conditioned under rounding: in a
+// GATv2 layer the target weights' gradient comes only from the
+// LeakyReLU's kinks (were it linear, x_r's term would be the same for
+// every edge of a row and cancel in the softmax), and on devicetest's
+// hub graph the CPU's bfloat16 emulation of it is 8 % from its float32
+// value, where every other gradient of the layer is within 1 %; the
+// device, rounding in other places, was 8-10 % from the emulation too
+// (an H100, 2026-12-07, with the default and the edge-coefficient
+// backward alike).
 func CheckOps(t *testing.T, dev tensor.Backend, cases []Case, tol float64) {
 	for _, c := range cases {
 		subtest(t, c.Name, func(t *testing.T) {
 			wantOut, wantGrads := runCase(c, nil)
 			gotOut, gotGrads := runCase(c, dev)
 			agree(t, "output", gotOut, wantOut, tol)
+			var f32Grads []*tensor.Tensor
 			for i := range wantGrads {
-				agree(t, fmt.Sprintf("gradient %d", i), gotGrads[i], wantGrads[i], tol)
+				what := fmt.Sprintf("gradient %d", i)
+				got, want := gotGrads[i], wantGrads[i]
+				if tensor.AutocastDType() != tensor.Float32 && got != nil && want != nil && got.SameShape(want) && RelErr(got, want) > tol {
+					if f32Grads == nil {
+						tensor.Autocast(tensor.Float32, func() { _, f32Grads = runCase(c, nil) })
+					}
+					emuErr, devErr := RelErr(want, f32Grads[i]), RelErr(got, f32Grads[i])
+					if devErr > condSlack*emuErr {
+						t.Errorf("%s: error %.3g against the CPU, want <= %g, and %.3g against the CPU's float32, want <= %g (%g × the CPU's %v emulation's %.3g)",
+							what, RelErr(got, want), tol, devErr, condSlack*emuErr, condSlack, tensor.AutocastDType(), emuErr)
+					} else {
+						t.Logf("%s: error %.3g against the CPU's %v emulation, %.3g against its float32 (the emulation's own: %.3g): ill-conditioned under rounding",
+							what, RelErr(got, want), tensor.AutocastDType(), devErr, emuErr)
+					}
+					continue
+				}
+				agree(t, what, got, want, tol)
 			}
 		})
 	}
 }
+
+// condSlack is how much further from the CPU's float32 result than the
+// CPU's 16-bit emulation a device's 16-bit gradient may be, where the
+// two 16-bit results disagree beyond CheckOps' tolerance.
+const condSlack = 1.5
 
 // HubGraph is the GCN-normalised random graph of n nodes and m edges
 // (seed 7) that the cases aggregate over; with hub, node 3 also has every
