@@ -78,7 +78,12 @@ func sampledSAGE(d *cuda.Device, g *csr, fin, classes, batches, workers, prefetc
 			variant += ", blocks reused"
 		}
 	}
-	defer tune.SetSampler(!samplerBefore)()
+	if samplerBefore {
+		// Only then: SetSampler(true) would also undo the switches the
+		// A/Bs set for the call (-sampled-serial-ab's
+		// tune.SampleParallelHost, which it had turned back on).
+		defer tune.SetSampler(false)()
+	}
 	defer func(on bool) { nn.SAGEAggregateFirst = on }(nn.SAGEAggregateFirst)
 	nn.SAGEAggregateFirst = !productFirst
 	// A panic (an op the device lacks on blocks) ends this part, not the run.
