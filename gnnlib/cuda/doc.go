@@ -81,9 +81,11 @@
 // it take under 100 µs a launch (a launch-bound loop, the Cora-sized
 // epochs), off again over 160 µs (where the kernels take the time, the
 // arxiv-sized ones) or when the replayed spans are no faster than those
-// launched one by one before them (sampled mini-batches, whose shapes
-// change every step), then tried again 64 spans later;
-// GNNLAB_CUDA_GRAPHS=1 forces replay on.
+// launched one by one before them, then tried again 64 spans later; and
+// it launches one by one while sampled blocks come to the device
+// (SampleBlocks, UploadBlocks: mini-batches, whose shapes change every
+// step), until 64 spans after the last; GNNLAB_CUDA_GRAPHS=1 forces
+// replay on.
 // Device.Mapping (the session's %gpu)
 // says how work meets the GPU: each graph on the device with the
 // attention mapping its degrees chose, the launch mode and the replays.
@@ -209,15 +211,17 @@
 // block's input feeds both the mean and the roots; the loss's
 // read-back). With tune.AsyncLaunch (on by default), which posts the
 // fills too, 3 are waited for, the copies and the read-back; with
-// tune.PostFillCopy too (off until a device run passes it), the
-// read-back; the allocator's misses add a few, which vary with when the
-// collector runs. Recorded and replayed (GraphReplay, which AutoReplay
-// picks when the spans between waits take under 100 µs a launch), the
+// tune.PostFillCopy too (on by default), the read-back; the allocator's misses add a few, which vary with when the
+// collector runs. Recorded and replayed (GraphReplay; AutoReplay does
+// not replay while sampled blocks come to the device), the
 // step waits 3 times, in 3 segments, and once with tune.PostFillCopy
 // (the segments stay 3). Under Autocast(BFloat16) the step is 94
 // launches (tensor-core products and 29 conversions). gnnbench
 // -sampled-step-ab times these settings on a
-// device and prints which mode AutoReplay ran in.
+// device and prints which mode AutoReplay ran in. Those counts are of the
+// composed SAGEConv; as one op (nn.SAGEFused, on by default since
+// 2026-12-07) the float32 step is 30 launches, without the copies and the
+// separate adds (BenchmarkSampledStepHost's posted+fills+fused).
 //
 // # Kernels
 //
