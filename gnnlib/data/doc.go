@@ -86,6 +86,12 @@
 //		...
 //	}
 //
+// Each device-sampled batch still has host work (its blocks' host
+// graphs), so on a large graph Workers sets how fast batches come: for a
+// products-sized GraphSAGE batch on an H100 (16 host cores, 2026-12-07)
+// the training step waited 1.0-1.3 ms a batch for the loader with 4
+// workers and 0.01-0.64 ms with 8 (gnnlib/cuda's BENCHMARKS.md).
+//
 // With ReuseBlocks as well, the device sampler builds a batch's blocks
 // in memory that the batch before gave back: a batch's Blocks are valid
 // until the next call of Next (as bufio.Scanner's Bytes), so copy what
