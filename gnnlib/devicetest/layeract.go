@@ -49,15 +49,12 @@ func CheckForwardReLUDropout(t *testing.T, dev tensor.Backend, g *graph.Graph, t
 				return outAndGrads(t, fmt.Sprintf("fused %v", fused), h, x, layer.Params())
 			}
 			two, one := run(false), run(true)
-			for i := range two {
-				what := "the activation"
-				if i > 0 {
-					what = fmt.Sprintf("gradient %d (x, then the parameters)", i-1)
+			compareRuns(t, one, two, func(i int) string {
+				if i == 0 {
+					return "the activation"
 				}
-				if e := RelErr(one[i], two[i]); e > tol {
-					t.Errorf("%s with the activation fused is %.3g from the two ops' (tolerance %g)", what, e, tol)
-				}
-			}
+				return fmt.Sprintf("gradient %d (x, then the parameters)", i-1)
+			}, "the activation fused", "the two ops'", tol)
 		})
 	}
 }
@@ -103,12 +100,22 @@ func CheckActOutInAttention(t *testing.T, dev tensor.Backend, g *graph.Graph, to
 					t.Fatalf("activation[%d] = %g with nn.ActOutInAttention, %g without", i, v, off[0].Data()[i])
 				}
 			}
-			for i := 1; i < len(off); i++ {
-				if e := RelErr(on[i], off[i]); e > tol {
-					t.Errorf("gradient %d (x, then the parameters) with nn.ActOutInAttention is %.3g from the rebuilt copy's (tolerance %g)", i-1, e, tol)
-				}
-			}
+			compareRuns(t, on[1:], off[1:], func(i int) string {
+				return fmt.Sprintf("gradient %d (x, then the parameters)", i)
+			}, "nn.ActOutInAttention", "the rebuilt copy's", tol)
 		})
+	}
+}
+
+// compareRuns checks that got and want, the values two runs of one check
+// return (outAndGrads), agree within tol (RelErr), naming value i by
+// name(i), got's run by how and want's by base.
+func compareRuns(t *testing.T, got, want []*tensor.Tensor, name func(i int) string, how, base string, tol float64) {
+	t.Helper()
+	for i := range want {
+		if e := RelErr(got[i], want[i]); e > tol {
+			t.Errorf("%s with %s is %.3g from %s (tolerance %g)", name(i), how, e, base, tol)
+		}
 	}
 }
 

@@ -53,11 +53,7 @@ func CheckGATv2OneProduct(t *testing.T, dev tensor.Backend, g *graph.Graph, tol 
 			}
 			two, one := run(false), run(true)
 			names := []string{"output", "x", "W_src", "W_dst", "att", "bias"}
-			for i := range two {
-				if e := RelErr(one[i], two[i]); e > tol {
-					t.Errorf("%s with one product is %.3g from two products' (tolerance %g)", names[i], e, tol)
-				}
-			}
+			compareRuns(t, one, two, func(i int) string { return names[i] }, "one product", "two products'", tol)
 		})
 	}
 }

@@ -76,15 +76,12 @@ func CheckSAGEFused(t *testing.T, dev tensor.Backend, g *graph.Graph, tol float6
 				return outAndGrads(t, fmt.Sprintf("SAGEFused %v", fused), h, x, params)
 			}
 			composed, fused := run(false), run(true)
-			for i := range composed {
-				what := "the output"
-				if i > 0 {
-					what = fmt.Sprintf("gradient %d (x, then each layer's WNeigh, B, WRoot)", i-1)
+			compareRuns(t, fused, composed, func(i int) string {
+				if i == 0 {
+					return "the output"
 				}
-				if e := RelErr(fused[i], composed[i]); e > tol {
-					t.Errorf("%s with SAGEFused is %.3g from the composed ops' (tolerance %g)", what, e, tol)
-				}
-			}
+				return fmt.Sprintf("gradient %d (x, then each layer's WNeigh, B, WRoot)", i-1)
+			}, "SAGEFused", "the composed ops'", tol)
 		})
 	}
 }

@@ -154,28 +154,39 @@ func CheckOps(t *testing.T, dev tensor.Backend, cases []Case, tol float64) {
 			wantOut, wantGrads := runCase(c, nil)
 			gotOut, gotGrads := runCase(c, dev)
 			agree(t, "output", gotOut, wantOut, tol)
+			rounded := tensor.AutocastDType() != tensor.Float32
 			var f32Grads []*tensor.Tensor
 			for i := range wantGrads {
 				what := fmt.Sprintf("gradient %d", i)
 				got, want := gotGrads[i], wantGrads[i]
-				if tensor.AutocastDType() != tensor.Float32 && got != nil && want != nil && got.SameShape(want) && RelErr(got, want) > tol {
+				if rounded && got != nil && want != nil && got.SameShape(want) && RelErr(got, want) > tol {
 					if f32Grads == nil {
 						tensor.Autocast(tensor.Float32, func() { _, f32Grads = runCase(c, nil) })
 					}
-					emuErr, devErr := RelErr(want, f32Grads[i]), RelErr(got, f32Grads[i])
-					if devErr > condSlack*emuErr {
-						t.Errorf("%s: error %.3g against the CPU, want <= %g, and %.3g against the CPU's float32, want <= %g (%g × the CPU's %v emulation's %.3g)",
-							what, RelErr(got, want), tol, devErr, condSlack*emuErr, condSlack, tensor.AutocastDType(), emuErr)
-					} else {
-						t.Logf("%s: error %.3g against the CPU's %v emulation, %.3g against its float32 (the emulation's own: %.3g): ill-conditioned under rounding",
-							what, RelErr(got, want), tensor.AutocastDType(), devErr, emuErr)
-					}
+					agreeRounded(t, what, got, want, f32Grads[i], tol)
 					continue
 				}
 				agree(t, what, got, want, tol)
 			}
 		})
 	}
+}
+
+// agreeRounded checks a 16-bit gradient got (from the device) that is
+// further than tol from want (the CPU's emulation) against f32 (the
+// CPU's float32 run): got may be no further from it than condSlack times
+// want is.
+func agreeRounded(t *testing.T, what string, got, want, f32 *tensor.Tensor, tol float64) {
+	t.Helper()
+	dt := tensor.AutocastDType()
+	e, emuErr, devErr := RelErr(got, want), RelErr(want, f32), RelErr(got, f32)
+	if devErr > condSlack*emuErr {
+		t.Errorf("%s: error %.3g against the CPU, want <= %g, and %.3g against the CPU's float32, want <= %g (%g × the CPU's %v emulation's %.3g)",
+			what, e, tol, devErr, condSlack*emuErr, condSlack, dt, emuErr)
+		return
+	}
+	t.Logf("%s: error %.3g against the CPU's %v emulation, %.3g against its float32 (the emulation's own: %.3g): ill-conditioned under rounding",
+		what, e, dt, devErr, emuErr)
 }
 
 // condSlack is how much further from the CPU's float32 result than the

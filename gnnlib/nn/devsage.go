@@ -80,7 +80,7 @@ func (c *SAGEConv) forwardReLUDropout(g *graph.Graph, x *tensor.Tensor, p float3
 func deviceSAGEConv(c *SAGEConv, g *graph.Graph, x *tensor.Tensor, act *fusedAct) *tensor.Tensor {
 	const name = "SAGEConv"
 	start := backend.OpStart()
-	ops, _ := deviceOpsCast(name, x)
+	ops := deviceOps(name, x)
 	pm := x.Device().(PrefixMatMulOps)
 	wn, wr, b := c.WNeigh, c.WRoot, c.B
 	in, out := wn.Size(0), wn.Size(1)

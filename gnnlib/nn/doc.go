@@ -312,12 +312,12 @@
 // output at all: it hands the activation and the bias to the attention's
 // backward pass (backend.OutAct), which rebuilds the output's values as it
 // reads them, so the layer holds no more than the hand-written epoch.
-// With SAGEFused (on by default), a SAGEConv with
-// the mean aggregator is one op on a device with PrefixMatMulOps: the
-// root term's product is added in place over the destinations' rows of x,
-// with ForwardReLUDropout the bias, ReLU and dropout follow in one pass,
-// and its backward pass adds the root term's input gradient into the
-// aggregation's in place.
+// With SAGEFused (on by default), a float32 SAGEConv with the mean
+// aggregator is one op on a device with PrefixMatMulOps (under Autocast it
+// runs the composed ops): the root term's product is added in place over
+// the destinations' rows of x, with ForwardReLUDropout the bias, ReLU and
+// dropout follow in one pass, and its backward pass adds the root term's
+// input gradient into the aggregation's in place.
 //
 // # Errors
 //
