@@ -181,28 +181,65 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 	}
 }
 
+// gatv2_score_lp is lane_score in two sums with no per-channel select:
+// Σ a ⊙ lrelu(z) = slope·Σ a ⊙ z + (1 − slope)·Σ a ⊙ max(z, 0), exact
+// for any slope (their absolute terms add up to lane_score's for slope
+// in [0, 1]). In the destination pass it keeps the comparisons z > 0
+// out of the score, where the compiler otherwise held them in registers
+// across the group sums for gatv2_dst_edge's lrelu' (P2R and ISETP: 45
+// of the 341 instructions of a pair of edges, bfloat16, sm_90).
+template <int VPL>
+__device__ __forceinline__ float gatv2_score_lp(const float4 (&a)[VPL], const float4 (&q)[VPL], const float4 (&r)[VPL], float slope) {
+	float lin = 0.f, pos = 0.f;
+#pragma unroll
+	for (int i = 0; i < VPL; i++) {
+		const float zx = q[i].x + r[i].x, zy = q[i].y + r[i].y, zz = q[i].z + r[i].z, zw = q[i].w + r[i].w;
+		lin += a[i].x * zx + a[i].y * zy + a[i].z * zz + a[i].w * zw;
+		pos += a[i].x * fmaxf(zx, 0.f) + a[i].y * fmaxf(zy, 0.f) + a[i].z * fmaxf(zz, 0.f) + a[i].w * fmaxf(zw, 0.f);
+	}
+	return slope * lin + (1.f - slope) * pos;
+}
+
 // gatv2_dst_edge adds one edge's share to the destination pass's running
 // dxr (dr) and the lane's att gradient (da) and, with SAVE, stores its output weight
 // alpha (times the dropout factor) and ds at eas[t] and its sign bits at
 // esign[t*C/8 ...] (t = edge*H + head).
-template <int G, int VPL, bool SAVE>
+//
+// With LP (the _lp variants, tune.GATv2Variant "lp") it takes w =
+// ds·lrelu'(z), one select a channel, and adds a·w and z·w (z·w is
+// ds·lrelu(z)): two products a channel fewer than ds·a·lrelu'(z) and
+// ds·lrelu(z), the same sums up to rounding.
+template <int G, int VPL, bool SAVE, bool LP = false>
 __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const float4 (&r)[VPL], const float4 (&a)[VPL],
                                                float4 (&dr)[VPL], float4 (&da)[VPL], float alpha, float ds,
                                                long long t, int lane, float slope, float2* __restrict__ eas,
                                                unsigned char* __restrict__ esign) {
 	const int CP = 4 * G * VPL;  // sign bytes per edge and head: CP/8, masked channels included
 	if (SAVE && lane == 0) eas[t] = make_float2(alpha, ds);
+	const float dsl = ds * slope;
 #pragma unroll
 	for (int i = 0; i < VPL; i++) {
 		float zx = q[i].x + r[i].x, zy = q[i].y + r[i].y, zz = q[i].z + r[i].z, zw = q[i].w + r[i].w;
-		dr[i].x += ds * a[i].x * dlrelu(zx, slope);
-		dr[i].y += ds * a[i].y * dlrelu(zy, slope);
-		dr[i].z += ds * a[i].z * dlrelu(zz, slope);
-		dr[i].w += ds * a[i].w * dlrelu(zw, slope);
-		da[i].x += ds * lrelu(zx, slope);
-		da[i].y += ds * lrelu(zy, slope);
-		da[i].z += ds * lrelu(zz, slope);
-		da[i].w += ds * lrelu(zw, slope);
+		if (LP) {
+			const float wx = zx > 0.f ? ds : dsl, wy = zy > 0.f ? ds : dsl, wz = zz > 0.f ? ds : dsl, ww = zw > 0.f ? ds : dsl;
+			dr[i].x += a[i].x * wx;
+			dr[i].y += a[i].y * wy;
+			dr[i].z += a[i].z * wz;
+			dr[i].w += a[i].w * ww;
+			da[i].x += zx * wx;
+			da[i].y += zy * wy;
+			da[i].z += zz * wz;
+			da[i].w += zw * ww;
+		} else {
+			dr[i].x += ds * a[i].x * dlrelu(zx, slope);
+			dr[i].y += ds * a[i].y * dlrelu(zy, slope);
+			dr[i].z += ds * a[i].z * dlrelu(zz, slope);
+			dr[i].w += ds * a[i].w * dlrelu(zw, slope);
+			da[i].x += ds * lrelu(zx, slope);
+			da[i].y += ds * lrelu(zy, slope);
+			da[i].z += ds * lrelu(zz, slope);
+			da[i].w += ds * lrelu(zw, slope);
+		}
 		if (SAVE) {
 			// Four sign bits per lane; an even lane joins its odd
 			// neighbour's into one byte: byte (i*G + lane)/2 of the
@@ -254,7 +291,7 @@ __device__ __forceinline__ void gatv2_out_row(float4 (&o)[VPL], const T* __restr
 // order, so that the writes are contiguous and the source pass gathers
 // nothing but dout beside them) or, without SAVE, D per (v,h) in dd, from
 // which the source pass recomputes everything.
-template <typename T, int G, int VPL, bool SAVE, bool MASK, bool W>
+template <typename T, int G, int VPL, bool SAVE, bool MASK, bool W, bool LP = false>
 __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X(T),
                                    const float* __restrict__ att,
                                    const T* __restrict__ out, const float* __restrict__ lse,
@@ -292,7 +329,8 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 			float4 q0[VPL], q1[VPL];
 			lane_row<G, VPL, MASK, W>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
 			lane_row<G, VPL, MASK, W>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
-			float s0 = lane_score(a, q0, r, slope), s1 = lane_score(a, q1, r, slope);
+			float s0 = LP ? gatv2_score_lp(a, q0, r, slope) : lane_score(a, q0, r, slope);
+			float s1 = LP ? gatv2_score_lp(a, q1, r, slope) : lane_score(a, q1, r, slope);
 			float g0 = lane_dot(go, q0), g1 = lane_dot(go, q1);
 			group_sum4<G>(s0, s1, g0, g1);
 			// With attention dropout the output weighs q by alpha·k: dalpha
@@ -300,19 +338,19 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 			long long t0 = (long long)e * H + h, t1 = (long long)(e + 1) * H + h;
 			float k0 = drop_keep(pdrop, keep, seed, t0), k1 = drop_keep(pdrop, keep, seed, t1);
 			float al0 = __expf(s0 - L), al1 = __expf(s1 - L);
-			gatv2_dst_edge<G, VPL, SAVE>(q0, r, a, dr, da, al0 * k0, al0 * (k0 * g0 - D), t0, lane, slope, eas, esign);
-			gatv2_dst_edge<G, VPL, SAVE>(q1, r, a, dr, da, al1 * k1, al1 * (k1 * g1 - D), t1, lane, slope, eas, esign);
+			gatv2_dst_edge<G, VPL, SAVE, LP>(q0, r, a, dr, da, al0 * k0, al0 * (k0 * g0 - D), t0, lane, slope, eas, esign);
+			gatv2_dst_edge<G, VPL, SAVE, LP>(q1, r, a, dr, da, al1 * k1, al1 * (k1 * g1 - D), t1, lane, slope, eas, esign);
 		}
 		if (e < end) {
 			int u = ep.last(e);
 			float4 q[VPL];
 			lane_row<G, VPL, MASK, W>(q, xl + (long long)u * ldl + h * C, lane, C);
-			float s = lane_score(a, q, r, slope), dalpha = lane_dot(go, q);
+			float s = LP ? gatv2_score_lp(a, q, r, slope) : lane_score(a, q, r, slope), dalpha = lane_dot(go, q);
 			group_sum2<G>(s, dalpha);
 			long long t = (long long)e * H + h;
 			float k = drop_keep(pdrop, keep, seed, t);
 			float alpha = __expf(s - L);
-			gatv2_dst_edge<G, VPL, SAVE>(q, r, a, dr, da, alpha * k, alpha * (k * dalpha - D), t, lane, slope, eas, esign);
+			gatv2_dst_edge<G, VPL, SAVE, LP>(q, r, a, dr, da, alpha * k, alpha * (k * dalpha - D), t, lane, slope, eas, esign);
 		}
 		if (!live) continue;
 		lane_store_item<G, VPL, MASK, W>(dxr, heavy != nullptr, item * ldd + h * C, dr, lane, C);
@@ -430,7 +468,7 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 		gatv2_fwd_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, nullptr, nullptr, n, H, slope, pdrop, seed, cw, \
 		                                   pf);                                                                   \
 	}                                                                                                                \
-	GATV2_DST(SFX, , T, G, VPL, MASK, W, )                                                                          \
+	GATV2_DST(SFX, , T, G, VPL, MASK, W, , false)                                                                        \
 	extern "C" __global__ void gatv2_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, GATV2_X(T),              \
 	                                              const float* att, const float* lse, const float* dd,              \
 	                                              const T* dout, T* dxl, long long ldd, int n, int H,               \
@@ -447,15 +485,15 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 	}
 
 // GATV2_DST instantiates the two destination passes as
-// gatv2_bwd_dst[s]SFX VAR with the attribute BOUNDS (GATV2_INST's, and the
-// launch-bounded variants below).
-#define GATV2_DST(SFX, VAR, T, G, VPL, MASK, W, BOUNDS)                                                                  \
+// gatv2_bwd_dst[s]SFX VAR with the attribute BOUNDS and gatv2_bwd_dst_body's
+// LP (GATV2_INST's, and the variants below).
+#define GATV2_DST(SFX, VAR, T, G, VPL, MASK, W, BOUNDS, LP)                                                                  \
 	extern "C" __global__ void BOUNDS gatv2_bwd_dst##SFX##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),   \
 	                                                          const float* att, const T* out, const float* lse,       \
 	                                                          const T* dout, T* dxr, long long ldd, float* dd,        \
 	                                                          float* datt, int n, int H, float slope, int cw, int pf, \
 	                                                          const float* ub, float up, int ur, int red) {           \
-		gatv2_bwd_dst_body<T, G, VPL, false, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
+		gatv2_bwd_dst_body<T, G, VPL, false, MASK, W, LP>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
 		                                           dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw, pf, ub, up, ur, red); \
 	}                                                                                                                \
 	extern "C" __global__ void BOUNDS gatv2_bwd_dsts##SFX##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),  \
@@ -464,7 +502,7 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 	                                                           unsigned char* esign, float* datt, int n, int H,       \
 	                                                           float slope, float pdrop, unsigned long long seed, int cw, \
 	                                                           int pf, const float* ub, float up, int ur, int red) {  \
-		gatv2_bwd_dst_body<T, G, VPL, true, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
+		gatv2_bwd_dst_body<T, G, VPL, true, MASK, W, LP>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
 		                                          nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw, pf, ub, up, ur, red); \
 	}
 
@@ -479,12 +517,20 @@ ATTN_SHAPES(GATV2_INST)
 // destination passes with __launch_bounds__(256, N), at most
 // 65536/(256·N) registers a thread (some spilled), so that N blocks of
 // 256 threads fit an SM.
-GATV2_DST(_32_2, _lb3, float, 32, 2, false, false, __launch_bounds__(256, 3))
-GATV2_DST(_32_2_bf16, _lb3, bf16, 32, 2, false, false, __launch_bounds__(256, 3))
-GATV2_DST(_16_1, _lb3, float, 16, 1, false, false, __launch_bounds__(256, 3))
-GATV2_DST(_16_1_bf16, _lb3, bf16, 16, 1, false, false, __launch_bounds__(256, 3))
-GATV2_DST(_16_1, _lb4, float, 16, 1, false, false, __launch_bounds__(256, 4))
-GATV2_DST(_16_1_bf16, _lb4, bf16, 16, 1, false, false, __launch_bounds__(256, 4))
+GATV2_DST(_32_2, _lb3, float, 32, 2, false, false, __launch_bounds__(256, 3), false)
+GATV2_DST(_32_2_bf16, _lb3, bf16, 32, 2, false, false, __launch_bounds__(256, 3), false)
+GATV2_DST(_16_1, _lb3, float, 16, 1, false, false, __launch_bounds__(256, 3), false)
+GATV2_DST(_16_1_bf16, _lb3, bf16, 16, 1, false, false, __launch_bounds__(256, 3), false)
+GATV2_DST(_16_1, _lb4, float, 16, 1, false, false, __launch_bounds__(256, 4), false)
+GATV2_DST(_16_1_bf16, _lb4, bf16, 16, 1, false, false, __launch_bounds__(256, 4), false)
+// _lp, at 1x256 only: the score in two sums and lrelu' taken once a
+// channel (gatv2_score_lp, gatv2_dst_edge's LP). At sm_90 (ptxas 11.8) a
+// pair of edges takes 310 instructions instead of 341 in bfloat16 and 275
+// instead of 310 in float32, at 128 registers (still 2 blocks an SM); at
+// 4x64 it saves 1 of 207 and needs 92 registers instead of 80 (2 blocks
+// an SM instead of 3), so it has no (16,1) kernels.
+GATV2_DST(_32_2, _lp, float, 32, 2, false, false, , true)
+GATV2_DST(_32_2_bf16, _lp, bf16, 32, 2, false, false, , true)
 
 // ---------------------------------------------------------------------------
 // The edge-coefficient backward (tune.GATv2EdgeCoef). The backward needs,
