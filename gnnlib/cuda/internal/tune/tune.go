@@ -278,16 +278,17 @@ var BF16SpMMOnePass = true
 // and "lb4", compiled with __launch_bounds__(256, N) (at most
 // 65536/(256·N) registers a thread, some spilled, so that N blocks of
 // 256 threads share an SM, against 2 for the current kernels at 256
-// channels a head), and "lp", whose score is a sum of a linear and a
+// channels a head); "lp", whose score is a sum of a linear and a
 // positive part and whose lrelu' is one select a channel (about a tenth
-// fewer instructions an edge at 256 channels). "", the default, runs the
-// current kernels.
+// fewer instructions an edge at 256 channels); "lp1" and "lp4", lp one
+// edge a step with launch bounds for 3 and 4 blocks an SM. "", the
+// default, runs the current kernels.
 var GATv2Variant = ""
 
 // GATv2Variants lists, for the head widths (channels, an exact kernel,
 // float32 and bfloat16 in the 8-byte layout) gatv2.cu has variants of,
 // the GATv2Variant values it has.
-var GATv2Variants = map[int][]string{256: {"lb3", "lp"}, 64: {"lb3", "lb4"}}
+var GATv2Variants = map[int][]string{256: {"lb3", "lp", "lp1", "lp4"}, 64: {"lb3", "lb4"}}
 
 // GATv2EdgeCoef selects gnnlib/cuda's edge-coefficient GATv2 backward
 // at the exact head widths 64, 128, 256 and 512, float32 and bfloat16
