@@ -19,11 +19,12 @@ func attnBF16Part(d *cuda.Device, r *rand.Rand, g *csr) {
 	for _, c := range []struct{ h, ch int }{{1, 256}, {4, 64}} {
 		gatLayerBF16(d, r, g, 128, c.h, c.ch)
 	}
-	// With -gatv2-variants edge, edge-lb3, red, edge-red, auto and the
+	// With -gatv2-variants edge, edge-lb3, nored, edge-red, auto and the
 	// like, the GATv2 layers again with the edge-coefficient backward,
-	// tune.GATv2DattBlock or tune.GATv2EdgeAuto (edgeVariant).
+	// tune.GATv2DattBlock or tune.GATv2EdgeAuto (edgeVariant); the
+	// kernel variants (lb3, lp, ...) are timed by the attention alone.
 	for _, v := range gatv2Variants() {
-		if !edgeVariant(v) && !tune.GATv2DattBlock && !tune.GATv2EdgeAuto {
+		if edge := edgeVariant(v); v == "" || (!edge && variantBase(v) != "") {
 			continue
 		}
 		kernTag = " [" + v + "]"

@@ -103,7 +103,7 @@ var (
 	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad off (on by default)")
 	actOut     = flag.Bool("actout", nn.ActOutInAttention, "set nn.ActOutInAttention: the nn parts' GATv2 layers hand their fused activation to the attention's backward pass instead of a rebuilt copy of its output")
 	bf16Attn   = flag.Bool("bf16-attention", cuda.BF16Attention, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
-	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4, lp, lp1, lp4), edge (tune.GATv2EdgeCoef), edge-lb3, edge-e1 or edge-bal (with that tune.GATv2EdgeVariant), each also with a -red suffix (tune.GATv2DattBlock on), red (the current kernels with it), auto and auto-red (tune.GATv2EdgeAuto): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge and red: its whole layers) again with each, where gatv2.cu has it")
+	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4, lp, lp1, lp4), edge (tune.GATv2EdgeCoef), edge-lb3, edge-e1 or edge-bal (with that tune.GATv2EdgeVariant), each also with a -red or -nored suffix (tune.GATv2DattBlock on or off; unmarked values keep its default), red and nored (the current kernels so), auto (tune.GATv2EdgeAuto): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge and red: its whole layers) again with each, where gatv2.cu has it")
 	prefetchAB = flag.Bool("prefetch-ab", false, "the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 and Transformer attention again with tune.AttnPrefetch off (the kernels loading each step's edge indices in the step)")
 	cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the host (pprof) to this file")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
@@ -144,36 +144,67 @@ func forVariants(tag string, f func()) {
 }
 
 // variantBase is the tune.GATv2Variant of the -gatv2-variants value v:
-// v without its red marker (lb3 for lb3-red, edge for edge-red), "" for
-// red, auto and auto-red.
+// v without its red or nored marker (lb3 for lb3-red, edge for
+// edge-nored), "" for red, nored, auto and their marked forms.
 func variantBase(v string) string {
-	base, _ := strings.CutSuffix(v, "-red")
-	if base == "red" || base == "auto" {
+	base, _ := cutMarker(v)
+	if base == "red" || base == "nored" || base == "auto" {
 		return ""
 	}
 	return base
 }
 
+// cutMarker splits the -gatv2-variants value v into its base and its
+// tune.GATv2DattBlock marker: "-red" (on) or "-nored" (off), or "" for
+// none; red and nored alone are their own bases.
+func cutMarker(v string) (base, marker string) {
+	for _, m := range []string{"-nored", "-red"} {
+		if b, ok := strings.CutSuffix(v, m); ok {
+			return b, m
+		}
+	}
+	return v, ""
+}
+
+// variantDefaults are the switches edgeVariant sets as the library sets
+// them, which a value that names none of them keeps.
+var variantDefaults = struct {
+	datt, auto, coef bool
+	edgeV            string
+}{tune.GATv2DattBlock, tune.GATv2EdgeAuto, tune.GATv2EdgeCoef, tune.GATv2EdgeVariant}
+
 // edgeVariant sets the edge-coefficient GATv2 backward's switches for
 // the -gatv2-variants value v: edge is tune.GATv2EdgeCoef, edge-lb3,
-// edge-e1 and edge-bal that with tune.GATv2EdgeVariant lb3, e1 or bal; any other value
-// turns them off. It also sets tune.GATv2DattBlock, on for red and the
-// values ending in -red (variantBase), and tune.GATv2EdgeAuto, on for
-// auto and auto-red, each off for the others. It reports
-// whether v was one of the four edge values (with or without -red).
+// edge-e1 and edge-bal that with tune.GATv2EdgeVariant lb3, e1 or bal. It
+// also sets tune.GATv2DattBlock, on for red and the values ending in
+// -red, off for nored and the values ending in -nored (cutMarker), and
+// tune.GATv2EdgeAuto, on for auto and its marked forms. Every switch a
+// value does not name keeps the library's default (variantDefaults), so
+// "" and the plain kernel variants (lb3, lp, ...) time the layers as a
+// notebook runs them. It reports whether v was one of the four edge
+// values (with or without a marker).
 func edgeVariant(v string) bool {
-	tune.GATv2DattBlock = v == "red" || strings.HasSuffix(v, "-red")
-	tune.GATv2EdgeAuto = v == "auto" || v == "auto-red"
+	base, marker := cutMarker(v)
+	switch {
+	case base == "red" || marker == "-red":
+		tune.GATv2DattBlock = true
+	case base == "nored" || marker == "-nored":
+		tune.GATv2DattBlock = false
+	default:
+		tune.GATv2DattBlock = variantDefaults.datt
+	}
+	tune.GATv2EdgeAuto = variantDefaults.auto || base == "auto"
 	v = variantBase(v)
-	tune.GATv2EdgeCoef = v == "edge" || v == "edge-lb3" || v == "edge-e1" || v == "edge-bal"
-	tune.GATv2EdgeVariant = ""
-	if tune.GATv2EdgeCoef {
+	edge := v == "edge" || v == "edge-lb3" || v == "edge-e1" || v == "edge-bal"
+	tune.GATv2EdgeCoef, tune.GATv2EdgeVariant = variantDefaults.coef, variantDefaults.edgeV
+	if edge {
+		tune.GATv2EdgeCoef = true
 		tune.GATv2EdgeVariant, _ = strings.CutPrefix(v, "edge-")
 		if v == "edge" {
 			tune.GATv2EdgeVariant = ""
 		}
 	}
-	return tune.GATv2EdgeCoef
+	return edge
 }
 
 // kernTag is appended to the variant column while the gat and gcn parts

@@ -7,26 +7,37 @@ import (
 )
 
 // TestEdgeVariant checks the switches each -gatv2-variants value sets
-// (edgeVariant, variantBase), and that the empty value turns them all
-// off again.
+// (edgeVariant, variantBase): a value that names a switch sets it, and
+// every other switch keeps the library's default, so that the empty
+// value and the plain kernel variants time the layers as a notebook
+// runs them. The first version turned tune.GATv2DattBlock off for them,
+// which stayed so when its default became on: the gat and gatv2 parts
+// timed the current kernels without it.
 func TestEdgeVariant(t *testing.T) {
 	defer edgeVariant("")
+	if !tune.GATv2DattBlock || tune.GATv2EdgeAuto || tune.GATv2EdgeCoef {
+		t.Fatalf("the library's defaults changed (GATv2DattBlock %t, GATv2EdgeAuto %t, GATv2EdgeCoef %t): update the cases", tune.GATv2DattBlock, tune.GATv2EdgeAuto, tune.GATv2EdgeCoef)
+	}
 	for _, c := range []struct {
 		v, base, edgeV  string
 		edge, red, auto bool
 	}{
-		{"", "", "", false, false, false},
-		{"lb3", "lb3", "", false, false, false},
+		{"", "", "", false, true, false},
+		{"lb3", "lb3", "", false, true, false},
+		{"lp1", "lp1", "", false, true, false},
 		{"red", "", "", false, true, false},
+		{"nored", "", "", false, false, false},
 		{"lb3-red", "lb3", "", false, true, false},
-		{"edge", "edge", "", true, false, false},
+		{"lp-nored", "lp", "", false, false, false},
+		{"edge", "edge", "", true, true, false},
 		{"edge-red", "edge", "", true, true, false},
-		{"edge-lb3", "edge-lb3", "lb3", true, false, false},
+		{"edge-nored", "edge", "", true, false, false},
+		{"edge-lb3", "edge-lb3", "lb3", true, true, false},
 		{"edge-e1-red", "edge-e1", "e1", true, true, false},
-		{"edge-bal", "edge-bal", "bal", true, false, false},
-		{"edge-bal-red", "edge-bal", "bal", true, true, false},
-		{"auto", "", "", false, false, true},
-		{"auto-red", "", "", false, true, true},
+		{"edge-bal", "edge-bal", "bal", true, true, false},
+		{"edge-bal-nored", "edge-bal", "bal", true, false, false},
+		{"auto", "", "", false, true, true},
+		{"auto-nored", "", "", false, false, true},
 	} {
 		edge := edgeVariant(c.v)
 		if edge != c.edge || tune.GATv2EdgeCoef != c.edge || tune.GATv2DattBlock != c.red || tune.GATv2EdgeAuto != c.auto || tune.GATv2EdgeVariant != c.edgeV {
@@ -38,7 +49,7 @@ func TestEdgeVariant(t *testing.T) {
 		}
 	}
 	edgeVariant("")
-	if tune.GATv2EdgeCoef || tune.GATv2DattBlock || tune.GATv2EdgeAuto || tune.GATv2EdgeVariant != "" {
-		t.Errorf("edgeVariant(\"\") left switches on")
+	if tune.GATv2EdgeCoef || !tune.GATv2DattBlock || tune.GATv2EdgeAuto || tune.GATv2EdgeVariant != "" {
+		t.Errorf("edgeVariant(\"\") did not restore the defaults")
 	}
 }
