@@ -189,8 +189,9 @@ func TestGATv2DattBlockLaunches(t *testing.T) {
 // TestGATv2EdgeAuto checks tune.GATv2EdgeAuto's choice of the
 // edge-coefficient backward: where the saved-edge backward would not run
 // (GATv2Auto, no dropout, more than saveEdgeLimit of saved edges) at the
-// widths that have the kernels and within edgeCoefLimit; never with it
-// off, and always (within the same limits) with tune.GATv2EdgeCoef.
+// widths that have the kernels and within edgeCoefCap (a quarter of a
+// GPU's memory under 32 GiB); never with it off, and always (within the
+// same limits) with tune.GATv2EdgeCoef.
 func TestGATv2EdgeAuto(t *testing.T) {
 	defer func(coef, auto bool, mode GATv2Backward) {
 		tune.GATv2EdgeCoef, tune.GATv2EdgeAuto, GATv2BackwardMode = coef, auto, mode
@@ -222,6 +223,20 @@ func TestGATv2EdgeAuto(t *testing.T) {
 		if got := a.edgeCoef(&Graph{edges: tc.edges}, k, false); got != tc.want {
 			t.Errorf("%d edges, %dx%d, dropout %g, mode %d, GATv2EdgeCoef %t, GATv2EdgeAuto %t: edgeCoef %t, want %t",
 				tc.edges, tc.heads, tc.c, tc.p, tc.mode, tc.coef, tc.auto, got, tc.want)
+		}
+	}
+	// The products-sized layer's 5 GB of per-edge values: on a GPU of 80
+	// or 24 GiB, not of 16 (a quarter is 4 GiB), nor on one whose memory
+	// the driver did not give (edgeCoefLimit, 8 GiB, then holds them).
+	tune.GATv2EdgeCoef, tune.GATv2EdgeAuto, GATv2BackwardMode = false, true, GATv2Auto
+	k, _ := gatShape(256)
+	a := &GATv2{Heads: 1, Channels: 256}
+	for _, tc := range []struct {
+		mem  int64
+		want bool
+	}{{80 << 30, true}, {24 << 30, true}, {16 << 30, false}, {0, true}} {
+		if got := a.edgeCoef(&Graph{edges: products, dev: &Device{memTotal: tc.mem}}, k, false); got != tc.want {
+			t.Errorf("products-sized 1x256 on a GPU of %d GiB: edgeCoef %t, want %t", tc.mem>>30, got, tc.want)
 		}
 	}
 }

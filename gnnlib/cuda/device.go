@@ -29,6 +29,9 @@ type Device struct {
 	// smem is the most shared memory a block may have (the driver's
 	// opt-in limit), 0 when the driver does not say (sharedLimiter).
 	smem int
+	// memTotal is the GPU's memory as the driver gave it at open, 0 if
+	// it did not.
+	memTotal int64
 	// be is the Device as a tensor.Backend (Backend).
 	be *backend
 
@@ -76,6 +79,12 @@ func Open(ordinal int) (*Device, error) {
 	if lim, ok := d.drv.(sharedLimiter); ok {
 		d.smem = lim.sharedMax()
 	}
+	d.do(func(drv driver) error {
+		if _, total, err := drv.memInfo(); err == nil {
+			d.memTotal = total
+		}
+		return nil
+	})
 	openDevs.Lock()
 	openDevs.m[d] = true
 	openDevs.Unlock()

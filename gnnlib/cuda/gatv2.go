@@ -612,10 +612,22 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 // tune.GATv2EdgeCoef, or with tune.GATv2EdgeAuto where the backward would
 // otherwise recompute (GATv2Auto, no attention dropout, saved edges over
 // saveEdgeLimit: a products-sized layer), where gatv2.cu has its kernels
-// and its per-edge values take at most edgeCoefLimit.
+// and its per-edge values take at most edgeCoefCap.
 func (a *GATv2) edgeCoef(g *Graph, k gatv2Kernel, bf16 bool) bool {
 	want := tune.GATv2EdgeCoef || (tune.GATv2EdgeAuto && GATv2BackwardMode == GATv2Auto && !a.saveEdges(g))
-	return want && hasEdgeCoef(k, bf16, a.wide) && edgeCoefBytes(g.edges, a.Heads, k) <= edgeCoefLimit
+	return want && hasEdgeCoef(k, bf16, a.wide) && edgeCoefBytes(g.edges, a.Heads, k) <= edgeCoefCap(g.dev)
+}
+
+// edgeCoefCap is the most bytes of per-edge values the edge-coefficient
+// backward keeps on d: edgeCoefLimit, and on a GPU of under 32 GiB a
+// quarter of its memory, so that the 5 GB of a products-sized layer
+// (19.7 GiB in all against the recomputing backward's 14.5) go only to
+// a GPU that holds them beside the rest.
+func edgeCoefCap(d *Device) int64 {
+	if d == nil || d.memTotal == 0 {
+		return edgeCoefLimit
+	}
+	return min(edgeCoefLimit, d.memTotal/4)
 }
 
 // hasEdgeCoef reports whether gatv2.cu has the edge-coefficient kernels

@@ -291,7 +291,7 @@ __device__ __forceinline__ void gatv2_out_row(float4 (&o)[VPL], const T* __restr
 // order, so that the writes are contiguous and the source pass gathers
 // nothing but dout beside them) or, without SAVE, D per (v,h) in dd, from
 // which the source pass recomputes everything.
-template <typename T, int G, int VPL, bool SAVE, bool MASK, bool W, bool LP = false, bool ONE = false>
+template <typename T, int G, int VPL, bool SAVE, bool MASK, bool W, bool LP = false>
 __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X(T),
                                    const float* __restrict__ att,
                                    const T* __restrict__ out, const float* __restrict__ lse,
@@ -320,52 +320,37 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		zero4(dr);
 		float D = group_sum<G>(lane_dot(go, o));
 		float L = live ? lse[v * H + h] : 0.f;
-		// One edge alone: the odd last one of the pairs, or each with ONE
-		// (hh: a lambda cannot capture the structured binding h).
-		const int hh = h;
-		auto one = [&](int u, int e) {
+		// Two edges a step, as in the forward pass.
+		edge_pairs ep(indices, beg, end, pf != 0);
+		int e = beg;
+		for (; e + 1 < end; e += 2) {
+			int u0, u1;
+			ep.pair(e, u0, u1);
+			float4 q0[VPL], q1[VPL];
+			lane_row<G, VPL, MASK, W>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
+			float s0 = LP ? gatv2_score_lp(a, q0, r, slope) : lane_score(a, q0, r, slope);
+			float s1 = LP ? gatv2_score_lp(a, q1, r, slope) : lane_score(a, q1, r, slope);
+			float g0 = lane_dot(go, q0), g1 = lane_dot(go, q1);
+			group_sum4<G>(s0, s1, g0, g1);
+			// With attention dropout the output weighs q by alpha·k: dalpha
+			// = k·(dout·q), and D = dout·out is still Σ alpha·dalpha.
+			long long t0 = (long long)e * H + h, t1 = (long long)(e + 1) * H + h;
+			float k0 = drop_keep(pdrop, keep, seed, t0), k1 = drop_keep(pdrop, keep, seed, t1);
+			float al0 = __expf(s0 - L), al1 = __expf(s1 - L);
+			gatv2_dst_edge<G, VPL, SAVE, LP>(q0, r, a, dr, da, al0 * k0, al0 * (k0 * g0 - D), t0, lane, slope, eas, esign);
+			gatv2_dst_edge<G, VPL, SAVE, LP>(q1, r, a, dr, da, al1 * k1, al1 * (k1 * g1 - D), t1, lane, slope, eas, esign);
+		}
+		if (e < end) {
+			int u = ep.last(e);
 			float4 q[VPL];
-			lane_row<G, VPL, MASK, W>(q, xl + (long long)u * ldl + hh * C, lane, C);
+			lane_row<G, VPL, MASK, W>(q, xl + (long long)u * ldl + h * C, lane, C);
 			float s = LP ? gatv2_score_lp(a, q, r, slope) : lane_score(a, q, r, slope), dalpha = lane_dot(go, q);
 			group_sum2<G>(s, dalpha);
-			long long t = (long long)e * H + hh;
+			long long t = (long long)e * H + h;
 			float k = drop_keep(pdrop, keep, seed, t);
 			float alpha = __expf(s - L);
 			gatv2_dst_edge<G, VPL, SAVE, LP>(q, r, a, dr, da, alpha * k, alpha * (k * dalpha - D), t, lane, slope, eas, esign);
-		};
-		if constexpr (ONE) {
-			// The next edge's index loads while this one's row is
-			// reduced, whatever pf says (edge_next's test of pf cost 15
-			// instructions an edge here).
-			int nx = beg < end ? __ldg(&indices[beg]) : 0;
-			for (int e = beg; e < end; e++) {
-				const int u = nx;
-				if (e + 1 < end) nx = __ldg(&indices[e + 1]);
-				one(u, e);
-			}
-		} else {
-			// Two edges a step, as in the forward pass.
-			edge_pairs ep(indices, beg, end, pf != 0);
-			int e = beg;
-			for (; e + 1 < end; e += 2) {
-				int u0, u1;
-				ep.pair(e, u0, u1);
-				float4 q0[VPL], q1[VPL];
-				lane_row<G, VPL, MASK, W>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
-				lane_row<G, VPL, MASK, W>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
-				float s0 = LP ? gatv2_score_lp(a, q0, r, slope) : lane_score(a, q0, r, slope);
-				float s1 = LP ? gatv2_score_lp(a, q1, r, slope) : lane_score(a, q1, r, slope);
-				float g0 = lane_dot(go, q0), g1 = lane_dot(go, q1);
-				group_sum4<G>(s0, s1, g0, g1);
-				// With attention dropout the output weighs q by alpha·k: dalpha
-				// = k·(dout·q), and D = dout·out is still Σ alpha·dalpha.
-				long long t0 = (long long)e * H + h, t1 = (long long)(e + 1) * H + h;
-				float k0 = drop_keep(pdrop, keep, seed, t0), k1 = drop_keep(pdrop, keep, seed, t1);
-				float al0 = __expf(s0 - L), al1 = __expf(s1 - L);
-				gatv2_dst_edge<G, VPL, SAVE, LP>(q0, r, a, dr, da, al0 * k0, al0 * (k0 * g0 - D), t0, lane, slope, eas, esign);
-				gatv2_dst_edge<G, VPL, SAVE, LP>(q1, r, a, dr, da, al1 * k1, al1 * (k1 * g1 - D), t1, lane, slope, eas, esign);
-			}
-			if (e < end) one(ep.last(e), e);
 		}
 		if (!live) continue;
 		lane_store_item<G, VPL, MASK, W>(dxr, heavy != nullptr, item * ldd + h * C, dr, lane, C);
@@ -483,7 +468,7 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 		gatv2_fwd_body<T, G, VPL, MASK, W>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, nullptr, nullptr, n, H, slope, pdrop, seed, cw, \
 		                                   pf);                                                                   \
 	}                                                                                                                \
-	GATV2_DST(SFX, , T, G, VPL, MASK, W, , false, false)                                                                        \
+	GATV2_DST(SFX, , T, G, VPL, MASK, W, , G == 32 && VPL == 2)                                                                        \
 	extern "C" __global__ void gatv2_bwd_src##SFX(const int* tindptr, const int* tindices, ATTN_ROWS, GATV2_X(T),              \
 	                                              const float* att, const float* lse, const float* dd,              \
 	                                              const T* dout, T* dxl, long long ldd, int n, int H,               \
@@ -501,14 +486,18 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 
 // GATV2_DST instantiates the two destination passes as
 // gatv2_bwd_dst[s]SFX VAR with the attribute BOUNDS and gatv2_bwd_dst_body's
-// LP and ONE (GATV2_INST's, and the variants below).
-#define GATV2_DST(SFX, VAR, T, G, VPL, MASK, W, BOUNDS, LP, ONE)                                                                \
+// LP (GATV2_INST's, and the variants below). GATV2_INST takes LP at
+// (32,2), 129 to 256 channels a head, where it saves about a tenth of the
+// instructions an edge at 128 registers or fewer (gatv2_score_lp); at
+// (16,1) it saved 1 of 207 and took 92 registers instead of 80 (2 blocks
+// an SM instead of 3).
+#define GATV2_DST(SFX, VAR, T, G, VPL, MASK, W, BOUNDS, LP)                                                              \
 	extern "C" __global__ void BOUNDS gatv2_bwd_dst##SFX##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),   \
 	                                                          const float* att, const T* out, const float* lse,       \
 	                                                          const T* dout, T* dxr, long long ldd, float* dd,        \
 	                                                          float* datt, int n, int H, float slope, int cw, int pf, \
 	                                                          const float* ub, float up, int ur, int red) {           \
-		gatv2_bwd_dst_body<T, G, VPL, false, MASK, W, LP, ONE>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
+		gatv2_bwd_dst_body<T, G, VPL, false, MASK, W, LP>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
 		                                           dd, nullptr, nullptr, datt, n, H, slope, 0.f, 0, cw, pf, ub, up, ur, red); \
 	}                                                                                                                \
 	extern "C" __global__ void BOUNDS gatv2_bwd_dsts##SFX##VAR(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T),  \
@@ -517,7 +506,7 @@ __device__ void gatv2_bwd_srcs_body(const int* __restrict__ tindptr, const int* 
 	                                                           unsigned char* esign, float* datt, int n, int H,       \
 	                                                           float slope, float pdrop, unsigned long long seed, int cw, \
 	                                                           int pf, const float* ub, float up, int ur, int red) {  \
-		gatv2_bwd_dst_body<T, G, VPL, true, MASK, W, LP, ONE>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
+		gatv2_bwd_dst_body<T, G, VPL, true, MASK, W, LP>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, lse, dout, dxr, ldd, \
 		                                          nullptr, eas, esign, datt, n, H, slope, pdrop, seed, cw, pf, ub, up, ur, red); \
 	}
 
@@ -531,32 +520,16 @@ ATTN_SHAPES(GATV2_INST)
 // (16,1), exact, float32 and bfloat16 in the 8-byte layout: _lbN, both
 // destination passes with __launch_bounds__(256, N), at most
 // 65536/(256·N) registers a thread (some spilled), so that N blocks of
-// 256 threads fit an SM.
-GATV2_DST(_32_2, _lb3, float, 32, 2, false, false, __launch_bounds__(256, 3), false, false)
-GATV2_DST(_32_2_bf16, _lb3, bf16, 32, 2, false, false, __launch_bounds__(256, 3), false, false)
-GATV2_DST(_16_1, _lb3, float, 16, 1, false, false, __launch_bounds__(256, 3), false, false)
-GATV2_DST(_16_1_bf16, _lb3, bf16, 16, 1, false, false, __launch_bounds__(256, 3), false, false)
-GATV2_DST(_16_1, _lb4, float, 16, 1, false, false, __launch_bounds__(256, 4), false, false)
-GATV2_DST(_16_1_bf16, _lb4, bf16, 16, 1, false, false, __launch_bounds__(256, 4), false, false)
-// _lp, at 1x256 only: the score in two sums and lrelu' taken once a
-// channel (gatv2_score_lp, gatv2_dst_edge's LP). At sm_90 (ptxas 11.8) a
-// pair of edges takes 310 instructions instead of 341 in bfloat16 and 275
-// instead of 310 in float32, at 128 registers (still 2 blocks an SM); at
-// 4x64 it saves 1 of 207 and needs 92 registers instead of 80 (2 blocks
-// an SM instead of 3), so it has no (16,1) kernels.
-GATV2_DST(_32_2, _lp, float, 32, 2, false, false, , true, false)
-GATV2_DST(_32_2_bf16, _lp, bf16, 32, 2, false, false, , true, false)
-// _lp1: _lp one edge a step with __launch_bounds__(256, 3): 80 registers
-// (40 to 76 bytes spilled, none in the loop over edges), so 3 blocks an
-// SM instead of 2, at 142 (float32) and 163 (bfloat16) instructions an
-// edge against _lp's 137 and 155 and the current kernels' 155 and 170.
-GATV2_DST(_32_2, _lp1, float, 32, 2, false, false, __launch_bounds__(256, 3), true, true)
-GATV2_DST(_32_2_bf16, _lp1, bf16, 32, 2, false, false, __launch_bounds__(256, 3), true, true)
-// _lp4: _lp1 with __launch_bounds__(256, 4): 64 registers, 4 blocks an SM,
-// but 24 of its 164 (float32) and 189 (bfloat16) instructions an edge
-// are spills to local memory.
-GATV2_DST(_32_2, _lp4, float, 32, 2, false, false, __launch_bounds__(256, 4), true, true)
-GATV2_DST(_32_2_bf16, _lp4, bf16, 32, 2, false, false, __launch_bounds__(256, 4), true, true)
+// 256 threads fit an SM; at (32,2) without LP (with it they spilled 256
+// bytes at 3 blocks). LP one edge a step at 3 and 4 blocks an SM (80
+// registers, no spills in the loop; 64, 24 of its instructions an edge
+// spills) was slower than LP two edges a step at 2 (H100, 2026-12-07).
+GATV2_DST(_32_2, _lb3, float, 32, 2, false, false, __launch_bounds__(256, 3), false)
+GATV2_DST(_32_2_bf16, _lb3, bf16, 32, 2, false, false, __launch_bounds__(256, 3), false)
+GATV2_DST(_16_1, _lb3, float, 16, 1, false, false, __launch_bounds__(256, 3), false)
+GATV2_DST(_16_1_bf16, _lb3, bf16, 16, 1, false, false, __launch_bounds__(256, 3), false)
+GATV2_DST(_16_1, _lb4, float, 16, 1, false, false, __launch_bounds__(256, 4), false)
+GATV2_DST(_16_1_bf16, _lb4, bf16, 16, 1, false, false, __launch_bounds__(256, 4), false)
 
 // ---------------------------------------------------------------------------
 // The edge-coefficient backward (tune.GATv2EdgeCoef). The backward needs,

@@ -103,7 +103,7 @@ var (
 	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad off (on by default)")
 	actOut     = flag.Bool("actout", nn.ActOutInAttention, "set nn.ActOutInAttention: the nn parts' GATv2 layers hand their fused activation to the attention's backward pass instead of a rebuilt copy of its output")
 	bf16Attn   = flag.Bool("bf16-attention", cuda.BF16Attention, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
-	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4, lp, lp1, lp4), edge (tune.GATv2EdgeCoef), edge-lb3, edge-e1 or edge-bal (with that tune.GATv2EdgeVariant), each also with a -red or -nored suffix (tune.GATv2DattBlock on or off; unmarked values keep its default), red and nored (the current kernels so), auto (tune.GATv2EdgeAuto): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge and red: its whole layers) again with each, where gatv2.cu has it")
+	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4), edge (tune.GATv2EdgeCoef), edge-lb3, edge-e1 or edge-bal (with that tune.GATv2EdgeVariant), each also with a -red or -nored suffix (tune.GATv2DattBlock on or off; unmarked values keep its default), red and nored (the current kernels so), auto and noauto (tune.GATv2EdgeAuto on or off): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge and red: its whole layers) again with each, where gatv2.cu has it")
 	prefetchAB = flag.Bool("prefetch-ab", false, "the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 and Transformer attention again with tune.AttnPrefetch off (the kernels loading each step's edge indices in the step)")
 	cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the host (pprof) to this file")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
@@ -145,10 +145,10 @@ func forVariants(tag string, f func()) {
 
 // variantBase is the tune.GATv2Variant of the -gatv2-variants value v:
 // v without its red or nored marker (lb3 for lb3-red, edge for
-// edge-nored), "" for red, nored, auto and their marked forms.
+// edge-nored), "" for red, nored, auto, noauto and their marked forms.
 func variantBase(v string) string {
 	base, _ := cutMarker(v)
-	if base == "red" || base == "nored" || base == "auto" {
+	if base == "red" || base == "nored" || base == "auto" || base == "noauto" {
 		return ""
 	}
 	return base
@@ -178,7 +178,8 @@ var variantDefaults = struct {
 // edge-e1 and edge-bal that with tune.GATv2EdgeVariant lb3, e1 or bal. It
 // also sets tune.GATv2DattBlock, on for red and the values ending in
 // -red, off for nored and the values ending in -nored (cutMarker), and
-// tune.GATv2EdgeAuto, on for auto and its marked forms. Every switch a
+// tune.GATv2EdgeAuto, on for auto and off for noauto (and their marked
+// forms). Every switch a
 // value does not name keeps the library's default (variantDefaults), so
 // "" and the plain kernel variants (lb3, lp, ...) time the layers as a
 // notebook runs them. It reports whether v was one of the four edge
@@ -193,7 +194,14 @@ func edgeVariant(v string) bool {
 	default:
 		tune.GATv2DattBlock = variantDefaults.datt
 	}
-	tune.GATv2EdgeAuto = variantDefaults.auto || base == "auto"
+	switch base {
+	case "auto":
+		tune.GATv2EdgeAuto = true
+	case "noauto":
+		tune.GATv2EdgeAuto = false
+	default:
+		tune.GATv2EdgeAuto = variantDefaults.auto
+	}
 	v = variantBase(v)
 	edge := v == "edge" || v == "edge-lb3" || v == "edge-e1" || v == "edge-bal"
 	tune.GATv2EdgeCoef, tune.GATv2EdgeVariant = variantDefaults.coef, variantDefaults.edgeV

@@ -15,29 +15,29 @@ import (
 // timed the current kernels without it.
 func TestEdgeVariant(t *testing.T) {
 	defer edgeVariant("")
-	if !tune.GATv2DattBlock || tune.GATv2EdgeAuto || tune.GATv2EdgeCoef {
+	if !tune.GATv2DattBlock || !tune.GATv2EdgeAuto || tune.GATv2EdgeCoef {
 		t.Fatalf("the library's defaults changed (GATv2DattBlock %t, GATv2EdgeAuto %t, GATv2EdgeCoef %t): update the cases", tune.GATv2DattBlock, tune.GATv2EdgeAuto, tune.GATv2EdgeCoef)
 	}
 	for _, c := range []struct {
 		v, base, edgeV  string
 		edge, red, auto bool
 	}{
-		{"", "", "", false, true, false},
-		{"lb3", "lb3", "", false, true, false},
-		{"lp1", "lp1", "", false, true, false},
-		{"red", "", "", false, true, false},
-		{"nored", "", "", false, false, false},
-		{"lb3-red", "lb3", "", false, true, false},
-		{"lp-nored", "lp", "", false, false, false},
-		{"edge", "edge", "", true, true, false},
-		{"edge-red", "edge", "", true, true, false},
-		{"edge-nored", "edge", "", true, false, false},
-		{"edge-lb3", "edge-lb3", "lb3", true, true, false},
-		{"edge-e1-red", "edge-e1", "e1", true, true, false},
-		{"edge-bal", "edge-bal", "bal", true, true, false},
-		{"edge-bal-nored", "edge-bal", "bal", true, false, false},
+		{"", "", "", false, true, true},
+		{"lb3", "lb3", "", false, true, true},
+		{"red", "", "", false, true, true},
+		{"nored", "", "", false, false, true},
+		{"lb3-red", "lb3", "", false, true, true},
+		{"lb4-nored", "lb4", "", false, false, true},
+		{"edge", "edge", "", true, true, true},
+		{"edge-red", "edge", "", true, true, true},
+		{"edge-nored", "edge", "", true, false, true},
+		{"edge-lb3", "edge-lb3", "lb3", true, true, true},
+		{"edge-e1-red", "edge-e1", "e1", true, true, true},
+		{"edge-bal", "edge-bal", "bal", true, true, true},
+		{"edge-bal-nored", "edge-bal", "bal", true, false, true},
 		{"auto", "", "", false, true, true},
-		{"auto-nored", "", "", false, false, true},
+		{"noauto", "", "", false, true, false},
+		{"noauto-nored", "", "", false, false, false},
 	} {
 		edge := edgeVariant(c.v)
 		if edge != c.edge || tune.GATv2EdgeCoef != c.edge || tune.GATv2DattBlock != c.red || tune.GATv2EdgeAuto != c.auto || tune.GATv2EdgeVariant != c.edgeV {
@@ -49,7 +49,7 @@ func TestEdgeVariant(t *testing.T) {
 		}
 	}
 	edgeVariant("")
-	if tune.GATv2EdgeCoef || !tune.GATv2DattBlock || tune.GATv2EdgeAuto || tune.GATv2EdgeVariant != "" {
+	if tune.GATv2EdgeCoef || !tune.GATv2DattBlock || !tune.GATv2EdgeAuto || tune.GATv2EdgeVariant != "" {
 		t.Errorf("edgeVariant(\"\") did not restore the defaults")
 	}
 }

@@ -278,17 +278,13 @@ var BF16SpMMOnePass = true
 // and "lb4", compiled with __launch_bounds__(256, N) (at most
 // 65536/(256·N) registers a thread, some spilled, so that N blocks of
 // 256 threads share an SM, against 2 for the current kernels at 256
-// channels a head); "lp", whose score is a sum of a linear and a
-// positive part and whose lrelu' is one select a channel (about a tenth
-// fewer instructions an edge at 256 channels); "lp1" and "lp4", lp one
-// edge a step with launch bounds for 3 and 4 blocks an SM. "", the
-// default, runs the current kernels.
+// channels a head). "", the default, runs the current kernels.
 var GATv2Variant = ""
 
 // GATv2Variants lists, for the head widths (channels, an exact kernel,
 // float32 and bfloat16 in the 8-byte layout) gatv2.cu has variants of,
 // the GATv2Variant values it has.
-var GATv2Variants = map[int][]string{256: {"lb3", "lp", "lp1", "lp4"}, 64: {"lb3", "lb4"}}
+var GATv2Variants = map[int][]string{256: {"lb3"}, 64: {"lb3", "lb4"}}
 
 // GATv2EdgeCoef selects gnnlib/cuda's edge-coefficient GATv2 backward
 // at the exact head widths 64, 128, 256 and 512, float32 and bfloat16
@@ -330,17 +326,15 @@ var GATv2DattBlock = true
 // dropout, where the saved-edge backward's per-edge values would take
 // more than 1 GiB (E·H·(8 + C/8) bytes: a products-sized layer, 126M
 // edges at 1x256), at the widths the edge-coefficient kernels take and
-// up to their 8 GiB. There the recomputing backward gathers three
-// feature rows an edge (x_l's in the destination pass, x_r's and dOut's
-// in the source pass) and the edge-coefficient one one (dOut's); on the
-// H200 (this session's first run) the products-sized layer took 130.9
-// against 155.6 ms, for 19.7 against 14.5 GiB. Where the edges are saved
-// (arxiv-sized) the saved-edge backward, which gathers two, was faster
-// (4.54 against 5.81 ms), most of both passes' excess being att's
-// gradient's atomic adds (GATv2DattBlock), so the choice between those
-// two waits for a run with GATv2DattBlock on. Off by default;
-// GATv2EdgeCoef on overrides it.
-var GATv2EdgeAuto = false
+// up to their 8 GiB (a quarter of a GPU's memory under 32 GiB). There
+// the recomputing backward gathers three feature rows an edge (x_l's in
+// the destination pass, x_r's and dOut's in the source pass) and the
+// edge-coefficient one one (dOut's): on an H100 (2026-12-07, with
+// GATv2DattBlock) the products-sized layer took 150.7 against 201.4 ms,
+// for 19.7 against 14.5 GiB (on the H200, without GATv2DattBlock, 130.9
+// against 155.6 ms). Where the edges are saved (arxiv-sized) it changes
+// nothing. On by default since then; GATv2EdgeCoef on overrides it.
+var GATv2EdgeAuto = true
 
 // GATv2EdgeVariant selects variants of the edge-coefficient forward and
 // source passes at 1x256 (float32 and bfloat16): "lb3",
