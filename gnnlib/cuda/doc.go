@@ -657,18 +657,19 @@
 // SpMMInt8 reads one byte per lane (about 1.6 TB/s on arxiv-sized graphs);
 // it does not yet move 4-byte words.
 //
-// BUG(gnnlab): the edge-coefficient GATv2 backward (tune.GATv2EdgeCoef)
-// stays off: it passed the device suite on an H200 (2026-12-06, 21:00),
-// where it was slower than the saved-edge backward on the arxiv-sized
-// layer at 1x256 (5.81 against 4.54 ms) and 1.19x faster than the
-// recomputing one on the products-sized layer (130.9 against 155.6 ms,
-// 19.7 against 14.5 GiB). tune.GATv2EdgeAuto (off) chooses it where the
-// backward would otherwise recompute. By arithmetic it leaves one gather
-// of a feature row per edge in the backward (dOut's, over the transpose)
-// instead of two (x_l's in the destination pass, dOut's in the source
-// pass), or three where the edges are not saved (products-sized: x_r's
-// too in the source pass); it exists at the exact widths 64, 128,
-// 256 and 512 only, float32 and bfloat16 in the 8-byte layout.
+// BUG(gnnlab): the edge-coefficient GATv2 backward runs only where the
+// backward would otherwise recompute every edge (tune.GATv2EdgeAuto, on
+// since 2026-12-07: the products-sized layer at 1x256 took 150.7 against
+// 201.4 ms on an H100, for 19.7 against 14.5 GiB; it needs its per-edge
+// values within a quarter of a GPU's memory under 32 GiB). Where the
+// edges are saved (arxiv-sized) the saved-edge backward was faster (on
+// an H200, 4.54 against 5.81 ms), so tune.GATv2EdgeCoef, which takes it
+// everywhere, stays off. By arithmetic it leaves one gather of a feature
+// row per edge in the backward (dOut's, over the transpose) instead of
+// two (x_l's in the destination pass, dOut's in the source pass), or
+// three where the edges are not saved (x_r's too in the source pass); it
+// exists at the exact widths 64, 128, 256 and 512 only, float32 and
+// bfloat16 in the 8-byte layout.
 //
 // BUG(gnnlab): GAT's backward kernels (gat.cu) add each lane's share of
 // the attention vectors' gradients with atomic adds from every lane

@@ -103,7 +103,8 @@ var (
 	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad off (on by default)")
 	actOut     = flag.Bool("actout", nn.ActOutInAttention, "set nn.ActOutInAttention: the nn parts' GATv2 layers hand their fused activation to the attention's backward pass instead of a rebuilt copy of its output")
 	bf16Attn   = flag.Bool("bf16-attention", cuda.BF16Attention, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
-	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4), edge (tune.GATv2EdgeCoef), edge-lb3, edge-e1 or edge-bal (with that tune.GATv2EdgeVariant), each also with a -red or -nored suffix (tune.GATv2DattBlock on or off; unmarked values keep its default), red and nored (the current kernels so), auto and noauto (tune.GATv2EdgeAuto on or off): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge and red: its whole layers) again with each, where gatv2.cu has it")
+	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4), edge (tune.GATv2EdgeCoef), edge-lb3, edge-e1 or edge-bal (with that tune.GATv2EdgeVariant), each also with a -red or -nored suffix (tune.GATv2DattBlock on or off; unmarked values keep its default), red and nored (the current kernels so), auto and noauto (tune.GATv2EdgeAuto on or off), noedge (tune.GATv2EdgeCoef off): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge and red: its whole layers) again with each, where gatv2.cu has it")
+	edgeCoef   = flag.Bool("edge-coef", tune.GATv2EdgeCoef, "set tune.GATv2EdgeCoef for the whole run (the api and nnbf16 parts' GATv2 layers take it; -gatv2-variants sets it per variant in the gat, gatv2 and attnbf16 parts)")
 	prefetchAB = flag.Bool("prefetch-ab", false, "the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 and Transformer attention again with tune.AttnPrefetch off (the kernels loading each step's edge indices in the step)")
 	cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the host (pprof) to this file")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
@@ -145,10 +146,11 @@ func forVariants(tag string, f func()) {
 
 // variantBase is the tune.GATv2Variant of the -gatv2-variants value v:
 // v without its red or nored marker (lb3 for lb3-red, edge for
-// edge-nored), "" for red, nored, auto, noauto and their marked forms.
+// edge-nored), "" for red, nored, auto, noauto, noedge and their marked
+// forms.
 func variantBase(v string) string {
 	base, _ := cutMarker(v)
-	if base == "red" || base == "nored" || base == "auto" || base == "noauto" {
+	if base == "red" || base == "nored" || base == "auto" || base == "noauto" || base == "noedge" {
 		return ""
 	}
 	return base
@@ -174,8 +176,9 @@ var variantDefaults = struct {
 }{tune.GATv2DattBlock, tune.GATv2EdgeAuto, tune.GATv2EdgeCoef, tune.GATv2EdgeVariant}
 
 // edgeVariant sets the edge-coefficient GATv2 backward's switches for
-// the -gatv2-variants value v: edge is tune.GATv2EdgeCoef, edge-lb3,
-// edge-e1 and edge-bal that with tune.GATv2EdgeVariant lb3, e1 or bal. It
+// the -gatv2-variants value v: edge is tune.GATv2EdgeCoef with
+// tune.GATv2EdgeVariant "", edge-lb3, edge-e1 and edge-bal that with lb3,
+// e1 or bal; noedge turns tune.GATv2EdgeCoef off. It
 // also sets tune.GATv2DattBlock, on for red and the values ending in
 // -red, off for nored and the values ending in -nored (cutMarker), and
 // tune.GATv2EdgeAuto, on for auto and off for noauto (and their marked
@@ -185,6 +188,7 @@ var variantDefaults = struct {
 // notebook runs them. It reports whether v was one of the four edge
 // values (with or without a marker).
 func edgeVariant(v string) bool {
+	orig := v
 	base, marker := cutMarker(v)
 	switch {
 	case base == "red" || marker == "-red":
@@ -211,6 +215,9 @@ func edgeVariant(v string) bool {
 		if v == "edge" {
 			tune.GATv2EdgeVariant = ""
 		}
+	}
+	if base, _ := cutMarker(orig); base == "noedge" {
+		tune.GATv2EdgeCoef = false
 	}
 	return edge
 }
@@ -385,6 +392,7 @@ func report(what, graph, variant string, ms, gib float64, extra string) {
 func main() {
 	flag.Parse()
 	cuda.BF16Attention = *bf16Attn
+	tune.GATv2EdgeCoef, variantDefaults.coef = *edgeCoef, *edgeCoef
 	nn.ActOutInAttention = *actOut
 	log.SetFlags(0)
 	if *cpuProfile != "" {

@@ -15,41 +15,44 @@ import (
 // timed the current kernels without it.
 func TestEdgeVariant(t *testing.T) {
 	defer edgeVariant("")
-	if !tune.GATv2DattBlock || !tune.GATv2EdgeAuto || tune.GATv2EdgeCoef {
-		t.Fatalf("the library's defaults changed (GATv2DattBlock %t, GATv2EdgeAuto %t, GATv2EdgeCoef %t): update the cases", tune.GATv2DattBlock, tune.GATv2EdgeAuto, tune.GATv2EdgeCoef)
+	if !tune.GATv2DattBlock || !tune.GATv2EdgeAuto || !tune.GATv2EdgeCoef || tune.GATv2EdgeVariant != "bal" {
+		t.Fatalf("the library's defaults changed (GATv2DattBlock %t, GATv2EdgeAuto %t, GATv2EdgeCoef %t, GATv2EdgeVariant %q): update the cases",
+			tune.GATv2DattBlock, tune.GATv2EdgeAuto, tune.GATv2EdgeCoef, tune.GATv2EdgeVariant)
 	}
 	for _, c := range []struct {
-		v, base, edgeV  string
-		edge, red, auto bool
+		v, base, edgeV        string
+		edge, coef, red, auto bool
 	}{
-		{"", "", "", false, true, true},
-		{"lb3", "lb3", "", false, true, true},
-		{"red", "", "", false, true, true},
-		{"nored", "", "", false, false, true},
-		{"lb3-red", "lb3", "", false, true, true},
-		{"lb4-nored", "lb4", "", false, false, true},
-		{"edge", "edge", "", true, true, true},
-		{"edge-red", "edge", "", true, true, true},
-		{"edge-nored", "edge", "", true, false, true},
-		{"edge-lb3", "edge-lb3", "lb3", true, true, true},
-		{"edge-e1-red", "edge-e1", "e1", true, true, true},
-		{"edge-bal", "edge-bal", "bal", true, true, true},
-		{"edge-bal-nored", "edge-bal", "bal", true, false, true},
-		{"auto", "", "", false, true, true},
-		{"noauto", "", "", false, true, false},
-		{"noauto-nored", "", "", false, false, false},
+		{"", "", "bal", false, true, true, true},
+		{"lb3", "lb3", "bal", false, true, true, true},
+		{"red", "", "bal", false, true, true, true},
+		{"nored", "", "bal", false, true, false, true},
+		{"lb3-red", "lb3", "bal", false, true, true, true},
+		{"lb4-nored", "lb4", "bal", false, true, false, true},
+		{"noedge", "", "bal", false, false, true, true},
+		{"noedge-nored", "", "bal", false, false, false, true},
+		{"edge", "edge", "", true, true, true, true},
+		{"edge-red", "edge", "", true, true, true, true},
+		{"edge-nored", "edge", "", true, true, false, true},
+		{"edge-lb3", "edge-lb3", "lb3", true, true, true, true},
+		{"edge-e1-red", "edge-e1", "e1", true, true, true, true},
+		{"edge-bal", "edge-bal", "bal", true, true, true, true},
+		{"edge-bal-nored", "edge-bal", "bal", true, true, false, true},
+		{"auto", "", "bal", false, true, true, true},
+		{"noauto", "", "bal", false, true, true, false},
+		{"noauto-nored", "", "bal", false, true, false, false},
 	} {
 		edge := edgeVariant(c.v)
-		if edge != c.edge || tune.GATv2EdgeCoef != c.edge || tune.GATv2DattBlock != c.red || tune.GATv2EdgeAuto != c.auto || tune.GATv2EdgeVariant != c.edgeV {
+		if edge != c.edge || tune.GATv2EdgeCoef != c.coef || tune.GATv2DattBlock != c.red || tune.GATv2EdgeAuto != c.auto || tune.GATv2EdgeVariant != c.edgeV {
 			t.Errorf("edgeVariant(%q) = %t: GATv2EdgeCoef %t, GATv2DattBlock %t, GATv2EdgeAuto %t, GATv2EdgeVariant %q; want %t, %t, %t, %t, %q",
-				c.v, edge, tune.GATv2EdgeCoef, tune.GATv2DattBlock, tune.GATv2EdgeAuto, tune.GATv2EdgeVariant, c.edge, c.edge, c.red, c.auto, c.edgeV)
+				c.v, edge, tune.GATv2EdgeCoef, tune.GATv2DattBlock, tune.GATv2EdgeAuto, tune.GATv2EdgeVariant, c.edge, c.coef, c.red, c.auto, c.edgeV)
 		}
 		if got := variantBase(c.v); got != c.base {
 			t.Errorf("variantBase(%q) = %q, want %q", c.v, got, c.base)
 		}
 	}
 	edgeVariant("")
-	if tune.GATv2EdgeCoef || !tune.GATv2DattBlock || !tune.GATv2EdgeAuto || tune.GATv2EdgeVariant != "" {
+	if !tune.GATv2EdgeCoef || !tune.GATv2DattBlock || !tune.GATv2EdgeAuto || tune.GATv2EdgeVariant != "bal" {
 		t.Errorf("edgeVariant(\"\") did not restore the defaults")
 	}
 }

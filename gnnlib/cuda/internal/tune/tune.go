@@ -296,9 +296,17 @@ var GATv2Variants = map[int][]string{256: {"lb3"}, 64: {"lb3", "lb4"}}
 // without gathering a feature row, instead of both passes gathering
 // rows and recomputing. The backward runs the source half first
 // (cuda.GATv2.SourceFirst). Graphs whose edges would keep more than 8
-// GiB (8 + C/8 bytes an edge and head) run the other passes. Off by
-// default; gnnbench's -gatv2-variants edge times both.
-var GATv2EdgeCoef = false
+// GiB (8 + C/8 bytes an edge and head), or a quarter of a GPU's memory
+// under 32 GiB, run the other passes. On by default since 2026-12-07: on
+// an H100, with GATv2DattBlock and GATv2EdgeVariant "bal", the
+// arxiv-sized float32 layer took 4.154 ms at 1x256 against 4.434-4.520
+// for the saved-edge backward (4.671 against 5.228-5.241 at 4x64), the
+// products-sized one 147.9 against 150.5 (the edge-coefficient backward
+// without bal) and 200.8 (recomputing), at the same peak where the edges
+// are saved. (On an H200 without GATv2DattBlock the arxiv-sized layer had
+// been slower with it, 5.81 against 4.54 ms.) gnnbench's
+// -gatv2-variants noedge times the layers without it.
+var GATv2EdgeCoef = true
 
 // GATv2DattBlock makes the GATv2 backward passes that sum the attention
 // vector's gradient (gnnlib/cuda's gatv2_bwd_dst, gatv2_bwd_dsts,
@@ -346,10 +354,13 @@ var GATv2EdgeAuto = true
 // lanes, instead of C/128 byte stores from every other lane after as
 // many shuffles: gatv2.cu's gatv2_signs), the forward (72 registers) and
 // the source pass (one edge a step, 80) under the same bounds, without
-// spills at sm_90. "", the default, runs the others; gnnbench's
-// -gatv2-variants edge-lb3, edge-e1 and edge-bal time them. The layout of
-// the sign bits is the forward pass's choice: its backward follows it.
-var GATv2EdgeVariant = ""
+// spills at sm_90, the default since 2026-12-07 (on an H100 the
+// arxiv-sized float32 layer took 4.154 ms with it, 4.220 with e1; the
+// products-sized one 147.9 against 151.3 with e1 and 150.5 with "").
+// "" runs the plain kernels; gnnbench's -gatv2-variants edge, edge-lb3,
+// edge-e1 and edge-bal time them. The layout of the sign bits is the
+// forward pass's choice: its backward follows it.
+var GATv2EdgeVariant = "bal"
 
 // AttnPrefetch lets the fused GATv2 and Transformer kernels load each
 // step's edge indices a step ahead (attn.cuh's edge_pairs and
