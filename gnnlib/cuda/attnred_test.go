@@ -187,11 +187,12 @@ func TestGATv2DattBlockLaunches(t *testing.T) {
 }
 
 // TestGATv2EdgeAuto checks tune.GATv2EdgeAuto's choice of the
-// edge-coefficient backward: where the saved-edge backward would not run
-// (GATv2Auto, no dropout, more than saveEdgeLimit of saved edges) at the
-// widths that have the kernels and within edgeCoefCap (a quarter of a
-// GPU's memory under 32 GiB); never with it off, and always (within the
-// same limits) with tune.GATv2EdgeCoef.
+// edge-coefficient backward: in GATv2Auto mode in float32, and in
+// bfloat16 where the saved-edge backward would not run (no dropout, more
+// than saveEdgeLimit of saved edges), at the widths that have the
+// kernels and within edgeCoefCap (a quarter of a GPU's memory under 32
+// GiB); never with it off, and always (within the same limits) with
+// tune.GATv2EdgeCoef.
 func TestGATv2EdgeAuto(t *testing.T) {
 	defer func(coef, auto bool, mode GATv2Backward) {
 		tune.GATv2EdgeCoef, tune.GATv2EdgeAuto, GATv2BackwardMode = coef, auto, mode
@@ -206,14 +207,15 @@ func TestGATv2EdgeAuto(t *testing.T) {
 	}{
 		{products, 1, 256, 0, GATv2Auto, false, true, true},
 		{products, 1, 256, 0, GATv2Auto, false, false, false},
-		{products, 1, 256, 0.1, GATv2Auto, false, true, false}, // dropout saves the edges
+		{products, 1, 256, 0.1, GATv2Auto, false, true, true}, // float32: with attention dropout too
 		{products, 1, 256, 0, GATv2Recompute, false, true, false},
 		{products, 1, 256, 0, GATv2Save, false, true, false},
 		{products, 4, 64, 0, GATv2Auto, false, true, true},
 		{products, 1, 300, 0, GATv2Auto, false, true, false}, // masked: no kernels
 		{products, 1, 1024, 0, GATv2Auto, false, true, false},
 		{products, 8, 256, 0, GATv2Auto, false, true, false}, // 40 GB of edges
-		{arxiv, 1, 256, 0, GATv2Auto, false, true, false},    // saved: 100 MB
+		{arxiv, 1, 256, 0, GATv2Auto, false, true, true},     // float32: where the edges are saved too
+		{arxiv, 1, 256, 0, GATv2Save, false, true, false},
 		{arxiv, 1, 256, 0, GATv2Auto, true, false, true},
 		{products, 1, 256, 0, GATv2Save, true, false, true},
 	} {
@@ -223,6 +225,18 @@ func TestGATv2EdgeAuto(t *testing.T) {
 		if got := a.edgeCoef(&Graph{edges: tc.edges}, k, false); got != tc.want {
 			t.Errorf("%d edges, %dx%d, dropout %g, mode %d, GATv2EdgeCoef %t, GATv2EdgeAuto %t: edgeCoef %t, want %t",
 				tc.edges, tc.heads, tc.c, tc.p, tc.mode, tc.coef, tc.auto, got, tc.want)
+		}
+	}
+	// In bfloat16 only where the backward would recompute.
+	tune.GATv2EdgeCoef, tune.GATv2EdgeAuto, GATv2BackwardMode = false, true, GATv2Auto
+	for _, tc := range []struct {
+		edges int
+		want  bool
+	}{{arxiv, false}, {products, true}} {
+		k, _ := gatShape(256)
+		a := &GATv2{Heads: 1, Channels: 256}
+		if got := a.edgeCoef(&Graph{edges: tc.edges}, k, true); got != tc.want {
+			t.Errorf("bfloat16 1x256, %d edges: edgeCoef %t, want %t", tc.edges, got, tc.want)
 		}
 	}
 	// The products-sized layer's 5 GB of per-edge values: on a GPU of 80

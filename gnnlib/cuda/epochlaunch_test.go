@@ -466,12 +466,13 @@ func TestGATv2EpochLaunches(t *testing.T) {
 	hg := epochGraph(t, 2000)
 	dims := []int{128, 256, 256, 64}
 	defer func(on bool) { nn.GATv2OneProduct = on }(nn.GATv2OneProduct)
-	defer func(on bool) { tune.GATv2EdgeCoef = on }(tune.GATv2EdgeCoef)
-	// With the edge-coefficient backward (tune.GATv2EdgeCoef) too, whose
-	// passes both epochs run in the same order.
+	defer func(on, auto bool) { tune.GATv2EdgeCoef, tune.GATv2EdgeAuto = on, auto }(tune.GATv2EdgeCoef, tune.GATv2EdgeAuto)
+	// With the edge-coefficient backward (tune.GATv2EdgeCoef; without it,
+	// tune.GATv2EdgeAuto off too) and without, whose passes both epochs
+	// run in the same order.
 	for _, edge := range []bool{false, true} {
 		t.Run(fmt.Sprintf("edge=%t", edge), func(t *testing.T) {
-			tune.GATv2EdgeCoef = edge
+			tune.GATv2EdgeCoef, tune.GATv2EdgeAuto = edge, edge
 			nn.GATv2OneProduct = false
 			two := nnGATv2EpochLaunches(t, hg, dims)
 			nn.GATv2OneProduct = true

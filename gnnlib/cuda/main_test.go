@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/nn"
 )
 
@@ -27,10 +28,11 @@ func TestMain(m *testing.M) {
 // testSwitches are the switches GNNLAB_TEST_ON may name: those off by
 // default until a device run passes them. (PostFillCopy, ColSumVec4,
 // BF16Add and SAGEFused, named here for the run that passed them, have
-// been on since 2026-12-07, and GATv2EdgeCoef and GATv2EdgeAuto since
-// the suite passed with them later that day.)
+// been on since 2026-12-07, and GATv2EdgeAuto since the suite passed
+// with it later that day.)
 var testSwitches = map[string]*bool{
-	"SAGEFreeSums": &nn.SAGEFreeSums,
+	"SAGEFreeSums":  &nn.SAGEFreeSums,
+	"GATv2EdgeCoef": &tune.GATv2EdgeCoef,
 }
 
 // switchesOn sets the switches list names (comma-separated) on.

@@ -103,8 +103,9 @@ var (
 	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad off (on by default)")
 	actOut     = flag.Bool("actout", nn.ActOutInAttention, "set nn.ActOutInAttention: the nn parts' GATv2 layers hand their fused activation to the attention's backward pass instead of a rebuilt copy of its output")
 	bf16Attn   = flag.Bool("bf16-attention", cuda.BF16Attention, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
-	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4), edge (tune.GATv2EdgeCoef), edge-lb3, edge-e1 or edge-bal (with that tune.GATv2EdgeVariant), each also with a -red or -nored suffix (tune.GATv2DattBlock on or off; unmarked values keep its default), red and nored (the current kernels so), auto and noauto (tune.GATv2EdgeAuto on or off), noedge (tune.GATv2EdgeCoef off): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge and red: its whole layers) again with each, where gatv2.cu has it")
+	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4), edge (tune.GATv2EdgeCoef), edge-lb3, edge-e1 or edge-bal (with that tune.GATv2EdgeVariant), each also with a -red or -nored suffix (tune.GATv2DattBlock on or off; unmarked values keep its default), red and nored (the current kernels so), auto and noauto (tune.GATv2EdgeAuto on or off), noedge (tune.GATv2EdgeCoef and GATv2EdgeAuto off): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge and red: its whole layers) again with each, where gatv2.cu has it")
 	edgeCoef   = flag.Bool("edge-coef", tune.GATv2EdgeCoef, "set tune.GATv2EdgeCoef for the whole run (the api and nnbf16 parts' GATv2 layers take it; -gatv2-variants sets it per variant in the gat, gatv2 and attnbf16 parts)")
+	edgeAuto   = flag.Bool("edge-auto", tune.GATv2EdgeAuto, "set tune.GATv2EdgeAuto for the whole run, as -edge-coef does tune.GATv2EdgeCoef")
 	prefetchAB = flag.Bool("prefetch-ab", false, "the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 and Transformer attention again with tune.AttnPrefetch off (the kernels loading each step's edge indices in the step)")
 	cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the host (pprof) to this file")
 	profile    = flag.Bool("profile", false, "after the api part's arxiv-sized GCN and GATv2 epochs (and the nnbf16 part's, in each format), profile one epoch op by op (api-profile lines)")
@@ -178,11 +179,12 @@ var variantDefaults = struct {
 // edgeVariant sets the edge-coefficient GATv2 backward's switches for
 // the -gatv2-variants value v: edge is tune.GATv2EdgeCoef with
 // tune.GATv2EdgeVariant "", edge-lb3, edge-e1 and edge-bal that with lb3,
-// e1 or bal; noedge turns tune.GATv2EdgeCoef off. It
+// e1 or bal; noedge turns tune.GATv2EdgeCoef and tune.GATv2EdgeAuto
+// off (no layer takes it). It
 // also sets tune.GATv2DattBlock, on for red and the values ending in
 // -red, off for nored and the values ending in -nored (cutMarker), and
-// tune.GATv2EdgeAuto, on for auto and off for noauto (and their marked
-// forms). Every switch a
+// tune.GATv2EdgeAuto, on for auto and off for noauto and noedge (and
+// their marked forms). Every switch a
 // value does not name keeps the library's default (variantDefaults), so
 // "" and the plain kernel variants (lb3, lp, ...) time the layers as a
 // notebook runs them. It reports whether v was one of the four edge
@@ -201,7 +203,7 @@ func edgeVariant(v string) bool {
 	switch base {
 	case "auto":
 		tune.GATv2EdgeAuto = true
-	case "noauto":
+	case "noauto", "noedge":
 		tune.GATv2EdgeAuto = false
 	default:
 		tune.GATv2EdgeAuto = variantDefaults.auto
@@ -393,6 +395,7 @@ func main() {
 	flag.Parse()
 	cuda.BF16Attention = *bf16Attn
 	tune.GATv2EdgeCoef, variantDefaults.coef = *edgeCoef, *edgeCoef
+	tune.GATv2EdgeAuto, variantDefaults.auto = *edgeAuto, *edgeAuto
 	nn.ActOutInAttention = *actOut
 	log.SetFlags(0)
 	if *cpuProfile != "" {

@@ -15,7 +15,7 @@ import (
 // timed the current kernels without it.
 func TestEdgeVariant(t *testing.T) {
 	defer edgeVariant("")
-	if !tune.GATv2DattBlock || !tune.GATv2EdgeAuto || !tune.GATv2EdgeCoef || tune.GATv2EdgeVariant != "bal" {
+	if !tune.GATv2DattBlock || !tune.GATv2EdgeAuto || tune.GATv2EdgeCoef || tune.GATv2EdgeVariant != "bal" {
 		t.Fatalf("the library's defaults changed (GATv2DattBlock %t, GATv2EdgeAuto %t, GATv2EdgeCoef %t, GATv2EdgeVariant %q): update the cases",
 			tune.GATv2DattBlock, tune.GATv2EdgeAuto, tune.GATv2EdgeCoef, tune.GATv2EdgeVariant)
 	}
@@ -23,14 +23,14 @@ func TestEdgeVariant(t *testing.T) {
 		v, base, edgeV        string
 		edge, coef, red, auto bool
 	}{
-		{"", "", "bal", false, true, true, true},
-		{"lb3", "lb3", "bal", false, true, true, true},
-		{"red", "", "bal", false, true, true, true},
-		{"nored", "", "bal", false, true, false, true},
-		{"lb3-red", "lb3", "bal", false, true, true, true},
-		{"lb4-nored", "lb4", "bal", false, true, false, true},
-		{"noedge", "", "bal", false, false, true, true},
-		{"noedge-nored", "", "bal", false, false, false, true},
+		{"", "", "bal", false, false, true, true},
+		{"lb3", "lb3", "bal", false, false, true, true},
+		{"red", "", "bal", false, false, true, true},
+		{"nored", "", "bal", false, false, false, true},
+		{"lb3-red", "lb3", "bal", false, false, true, true},
+		{"lb4-nored", "lb4", "bal", false, false, false, true},
+		{"noedge", "", "bal", false, false, true, false},
+		{"noedge-nored", "", "bal", false, false, false, false},
 		{"edge", "edge", "", true, true, true, true},
 		{"edge-red", "edge", "", true, true, true, true},
 		{"edge-nored", "edge", "", true, true, false, true},
@@ -38,9 +38,9 @@ func TestEdgeVariant(t *testing.T) {
 		{"edge-e1-red", "edge-e1", "e1", true, true, true, true},
 		{"edge-bal", "edge-bal", "bal", true, true, true, true},
 		{"edge-bal-nored", "edge-bal", "bal", true, true, false, true},
-		{"auto", "", "bal", false, true, true, true},
-		{"noauto", "", "bal", false, true, true, false},
-		{"noauto-nored", "", "bal", false, true, false, false},
+		{"auto", "", "bal", false, false, true, true},
+		{"noauto", "", "bal", false, false, true, false},
+		{"noauto-nored", "", "bal", false, false, false, false},
 	} {
 		edge := edgeVariant(c.v)
 		if edge != c.edge || tune.GATv2EdgeCoef != c.coef || tune.GATv2DattBlock != c.red || tune.GATv2EdgeAuto != c.auto || tune.GATv2EdgeVariant != c.edgeV {
@@ -52,7 +52,7 @@ func TestEdgeVariant(t *testing.T) {
 		}
 	}
 	edgeVariant("")
-	if !tune.GATv2EdgeCoef || !tune.GATv2DattBlock || !tune.GATv2EdgeAuto || tune.GATv2EdgeVariant != "bal" {
+	if tune.GATv2EdgeCoef || !tune.GATv2DattBlock || !tune.GATv2EdgeAuto || tune.GATv2EdgeVariant != "bal" {
 		t.Errorf("edgeVariant(\"\") did not restore the defaults")
 	}
 }

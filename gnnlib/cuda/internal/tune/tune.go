@@ -297,16 +297,11 @@ var GATv2Variants = map[int][]string{256: {"lb3"}, 64: {"lb3", "lb4"}}
 // rows and recomputing. The backward runs the source half first
 // (cuda.GATv2.SourceFirst). Graphs whose edges would keep more than 8
 // GiB (8 + C/8 bytes an edge and head), or a quarter of a GPU's memory
-// under 32 GiB, run the other passes. On by default since 2026-12-07: on
-// an H100, with GATv2DattBlock and GATv2EdgeVariant "bal", the
-// arxiv-sized float32 layer took 4.154 ms at 1x256 against 4.434-4.520
-// for the saved-edge backward (4.671 against 5.228-5.241 at 4x64), the
-// products-sized one 147.9 against 150.5 (the edge-coefficient backward
-// without bal) and 200.8 (recomputing), at the same peak where the edges
-// are saved. (On an H200 without GATv2DattBlock the arxiv-sized layer had
-// been slower with it, 5.81 against 4.54 ms.) gnnbench's
-// -gatv2-variants noedge times the layers without it.
-var GATv2EdgeCoef = true
+// under 32 GiB, run the other passes. It takes the edge-coefficient
+// backward everywhere; GATv2EdgeAuto (on) chooses it where it was
+// faster. Off by default; gnnbench's -gatv2-variants edge and noedge
+// time the layers with it and without.
+var GATv2EdgeCoef = false
 
 // GATv2DattBlock makes the GATv2 backward passes that sum the attention
 // vector's gradient (gnnlib/cuda's gatv2_bwd_dst, gatv2_bwd_dsts,
@@ -329,19 +324,28 @@ var GATv2EdgeCoef = true
 var GATv2DattBlock = true
 
 // GATv2EdgeAuto chooses the edge-coefficient GATv2 backward (as
-// GATv2EdgeCoef does) for the layers whose backward would otherwise
-// recompute every edge: gnnlib/cuda's GATv2Auto mode without attention
-// dropout, where the saved-edge backward's per-edge values would take
-// more than 1 GiB (E·H·(8 + C/8) bytes: a products-sized layer, 126M
+// GATv2EdgeCoef does) in gnnlib/cuda's GATv2Auto mode for float32
+// layers, and for bfloat16 ones whose backward would otherwise recompute
+// every edge (no attention dropout, the saved-edge backward's per-edge
+// values over 1 GiB: E·H·(8 + C/8) bytes, a products-sized layer, 126M
 // edges at 1x256), at the widths the edge-coefficient kernels take and
-// up to their 8 GiB (a quarter of a GPU's memory under 32 GiB). There
-// the recomputing backward gathers three feature rows an edge (x_l's in
-// the destination pass, x_r's and dOut's in the source pass) and the
-// edge-coefficient one one (dOut's): on an H100 (2026-12-07, with
-// GATv2DattBlock) the products-sized layer took 150.7 against 201.4 ms,
-// for 19.7 against 14.5 GiB (on the H200, without GATv2DattBlock, 130.9
-// against 155.6 ms). Where the edges are saved (arxiv-sized) it changes
-// nothing. On by default since then; GATv2EdgeCoef on overrides it.
+// up to their 8 GiB (a quarter of a GPU's memory under 32 GiB). On an
+// H100 (2026-12-07, with GATv2DattBlock and GATv2EdgeVariant "bal"):
+//   - products-sized float32 layer, 1x256: 147.9 ms against 200.8
+//     recomputing, for 19.7 against 14.5 GiB (on the H200 without
+//     GATv2DattBlock: 130.9 against 155.6 ms);
+//   - arxiv-sized float32 layer: 4.138-4.154 ms against 4.434-4.526 with
+//     the saved edges at 1x256, 4.671-4.829 against 5.228-5.373 at 4x64,
+//     at the same peak; the nn GATv2 epoch (3 x 256) 12.547 against 13.418
+//     ms, its peak 1.802 against 1.716 GiB (each layer's per-edge values
+//     live from its forward pass to its backward);
+//   - arxiv-sized bfloat16 layer: 3.081 against 2.995 ms at 1x256 (its
+//     forward pass storing the signs costs more than the backward gains),
+//     4.286 against 4.240 at 4x64, so bfloat16 keeps the saved edges.
+//
+// (On the H200 without GATv2DattBlock the arxiv-sized float32 layer had
+// been slower with it, 5.81 against 4.54 ms.) On by default since
+// 2026-12-07; GATv2EdgeCoef on overrides it.
 var GATv2EdgeAuto = true
 
 // GATv2EdgeVariant selects variants of the edge-coefficient forward and
