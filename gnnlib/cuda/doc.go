@@ -657,19 +657,25 @@
 // SpMMInt8 reads one byte per lane (about 1.6 TB/s on arxiv-sized graphs);
 // it does not yet move 4-byte words.
 //
-// BUG(gnnlab): the edge-coefficient GATv2 backward runs only where the
-// backward would otherwise recompute every edge (tune.GATv2EdgeAuto, on
-// since 2026-12-07: the products-sized layer at 1x256 took 150.7 against
-// 201.4 ms on an H100, for 19.7 against 14.5 GiB; it needs its per-edge
-// values within a quarter of a GPU's memory under 32 GiB). Where the
-// edges are saved (arxiv-sized) the saved-edge backward was faster (on
-// an H200, 4.54 against 5.81 ms), so tune.GATv2EdgeCoef, which takes it
-// everywhere, stays off. By arithmetic it leaves one gather of a feature
-// row per edge in the backward (dOut's, over the transpose) instead of
-// two (x_l's in the destination pass, dOut's in the source pass), or
-// three where the edges are not saved (x_r's too in the source pass); it
-// exists at the exact widths 64, 128, 256 and 512 only, float32 and
-// bfloat16 in the 8-byte layout.
+// BUG(gnnlab): which GATv2 backward runs is chosen by measurement on
+// one GPU model. tune.GATv2EdgeAuto (on since 2026-12-07) takes the
+// edge-coefficient backward for float32 layers, and for bfloat16 ones
+// whose backward would otherwise recompute every edge (products-sized),
+// within a quarter of a GPU's memory under 32 GiB: on an H100 the
+// products-sized float32 layer at 1x256 took 147.9 against 200.8 ms
+// (19.7 against 14.5 GiB), the arxiv-sized one 4.14 against 4.53 ms and
+// the arxiv-sized nn GATv2 epoch 12.55 against 13.42 ms (peak 1.80
+// against 1.72 GiB: the per-edge values live from each layer's forward
+// pass to its backward), while the arxiv-sized bfloat16 layer took
+// 3.081 ms with it against 2.995 with the saved edges. On the H200,
+// before the attention vector's gradient was summed per block, the
+// arxiv-sized float32 layer had been slower with it (5.81 against 4.54
+// ms); the H200 has not run the choice. By arithmetic it leaves one
+// gather of a feature row per edge in the backward (dOut's, over the
+// transpose) instead of two (x_l's in the destination pass, dOut's in
+// the source pass), or three where the edges are not saved (x_r's too
+// in the source pass); it exists at the exact widths 64, 128, 256 and
+// 512 only, float32 and bfloat16 in the 8-byte layout.
 //
 // BUG(gnnlab): GAT's backward kernels (gat.cu) add each lane's share of
 // the attention vectors' gradients with atomic adds from every lane
