@@ -205,10 +205,10 @@ __device__ __forceinline__ float gatv2_score_lp(const float4 (&a)[VPL], const fl
 // alpha (times the dropout factor) and ds at eas[t] and its sign bits at
 // esign[t*C/8 ...] (t = edge*H + head).
 //
-// With LP (the _lp variants, tune.GATv2Variant "lp") it takes w =
-// ds·lrelu'(z), one select a channel, and adds a·w and z·w (z·w is
-// ds·lrelu(z)): two products a channel fewer than ds·a·lrelu'(z) and
-// ds·lrelu(z), the same sums up to rounding.
+// With LP (the (32,2) kernels: GATV2_DST) it takes w = ds·lrelu'(z), one
+// select a channel, and adds a·w and z·w (z·w is ds·lrelu(z)): two
+// products a channel fewer than ds·a·lrelu'(z) and ds·lrelu(z), the same
+// sums up to rounding.
 template <int G, int VPL, bool SAVE, bool LP = false>
 __device__ __forceinline__ void gatv2_dst_edge(const float4 (&q)[VPL], const float4 (&r)[VPL], const float4 (&a)[VPL],
                                                float4 (&dr)[VPL], float4 (&da)[VPL], float alpha, float ds,

@@ -22,7 +22,7 @@ func attnBF16Part(d *cuda.Device, r *rand.Rand, g *csr) {
 	// With -gatv2-variants edge, edge-lb3, nored, edge-red, auto and the
 	// like, the GATv2 layers again with the edge-coefficient backward,
 	// tune.GATv2DattBlock or tune.GATv2EdgeAuto (edgeVariant); the
-	// kernel variants (lb3, lp, ...) are timed by the attention alone.
+	// kernel variants (lb3, lb4) are timed by the attention alone.
 	for _, v := range gatv2Variants() {
 		if edge := edgeVariant(v); v == "" || (!edge && variantBase(v) != "") {
 			continue

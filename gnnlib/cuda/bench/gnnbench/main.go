@@ -179,18 +179,16 @@ var variantDefaults = struct {
 // edgeVariant sets the edge-coefficient GATv2 backward's switches for
 // the -gatv2-variants value v: edge is tune.GATv2EdgeCoef with
 // tune.GATv2EdgeVariant "", edge-lb3, edge-e1 and edge-bal that with lb3,
-// e1 or bal; noedge turns tune.GATv2EdgeCoef and tune.GATv2EdgeAuto
-// off (no layer takes it). It
-// also sets tune.GATv2DattBlock, on for red and the values ending in
-// -red, off for nored and the values ending in -nored (cutMarker), and
-// tune.GATv2EdgeAuto, on for auto and off for noauto and noedge (and
-// their marked forms). Every switch a
-// value does not name keeps the library's default (variantDefaults), so
-// "" and the plain kernel variants (lb3, lp, ...) time the layers as a
-// notebook runs them. It reports whether v was one of the four edge
-// values (with or without a marker).
+// e1 or bal; noedge turns tune.GATv2EdgeCoef and tune.GATv2EdgeAuto off
+// (no layer takes it). It also sets tune.GATv2DattBlock, on for red and
+// the values ending in -red, off for nored and the values ending in
+// -nored (cutMarker), and tune.GATv2EdgeAuto, on for auto and off for
+// noauto (and their marked forms). Every switch a value does not name
+// keeps the library's default (variantDefaults), so "" and the plain
+// kernel variants (lb3, lb4) time the layers as a notebook runs them. It
+// reports whether v was one of the four edge values (with or without a
+// marker).
 func edgeVariant(v string) bool {
-	orig := v
 	base, marker := cutMarker(v)
 	switch {
 	case base == "red" || marker == "-red":
@@ -218,7 +216,7 @@ func edgeVariant(v string) bool {
 			tune.GATv2EdgeVariant = ""
 		}
 	}
-	if base, _ := cutMarker(orig); base == "noedge" {
+	if base == "noedge" {
 		tune.GATv2EdgeCoef = false
 	}
 	return edge
