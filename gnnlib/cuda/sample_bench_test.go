@@ -238,7 +238,7 @@ func BenchmarkSampleBlocksHostProducts(b *testing.B) {
 	hops, flat, lens, seeds, g := productsBatch(b)
 	var tSeen time.Duration
 	var tWiden, tHost [4]time.Duration
-	var tptr [][]int32
+	var tptr []prepScratch
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
@@ -249,7 +249,7 @@ func BenchmarkSampleBlocksHostProducts(b *testing.B) {
 		tSeen += time.Since(t0)
 		for way := range 4 {
 			var arena []int
-			var scratch *[][]int32
+			var scratch *[]prepScratch
 			t1 := time.Now()
 			if way > 0 {
 				arena, scratch = takeArena(len(flat)), &tptr
@@ -287,4 +287,39 @@ func BenchmarkSampleBlocksHostProducts(b *testing.B) {
 	b.ReportMetric(ms(tHost[3]), "ms-hostblocks-reused-serial/op")
 	b.ReportMetric(ms(tWiden[3]+tHost[3])/max(ms(tWiden[1]+tHost[1]), 1e-6), "serial/parallel")
 	b.ReportMetric(float64(len(flat))*4/1e6, "MB-download")
+}
+
+// BenchmarkOutDegrees times the sources' out-degree statistics of a
+// products-sized batch's three blocks both ways, side by side: counted a
+// byte a source (outDegrees, reused scratch) and counted as int32 then
+// read by rowsOf, as prepBlockInto did before.
+func BenchmarkOutDegrees(b *testing.B) {
+	hops, flat, lens, _, _ := productsBatch(b)
+	host := widenHops(splitLists(flat, lens), nil)
+	var deg8 []uint8
+	var cnt []int32
+	var t8, t32 time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k, h := range hops {
+			idx := host[k][1]
+			t0 := time.Now()
+			outDegrees(idx, h.nsrc, &deg8)
+			t1 := time.Now()
+			if cap(cnt) < h.nsrc {
+				cnt = make([]int32, h.nsrc)
+			}
+			c := cnt[:h.nsrc]
+			clear(c)
+			for _, u := range idx {
+				c[u]++
+			}
+			rowsOf(c, false)
+			t8, t32 = t8+t1.Sub(t0), t32+time.Since(t1)
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 / float64(b.N) }
+	b.ReportMetric(ms(t8), "ms-bytes/op")
+	b.ReportMetric(ms(t32), "ms-int32/op")
+	b.ReportMetric(ms(t32)/max(ms(t8), 1e-6), "int32/bytes")
 }

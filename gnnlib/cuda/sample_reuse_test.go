@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strings"
@@ -92,13 +93,13 @@ func TestHostBlocksReuse(t *testing.T) {
 		seeds[i] = 25 * i
 	}
 	hops, flat, lens, want := batchDownload(t, g, seeds, []int{15, 10, 5})
-	var tptr [][]int32
+	var tptr []prepScratch
 	var arena []int
 	build := func(reuse bool) ([]graph.Block, []*blockPrep, uint64) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		arena = nil
-		var scratch *[][]int32
+		var scratch *[]prepScratch
 		if reuse {
 			arena, scratch = takeArena(len(flat)), &tptr
 		}
@@ -473,12 +474,12 @@ func TestPrepFused(t *testing.T) {
 	}
 	defer func() { prepFused = true }()
 	heavyIn, heavyOut := false, false
-	var scratch []int32
+	var scratch prepScratch
 	for i, bg := range gs {
 		prepFused = false
 		want := prepBlockInto(bg, nil)
 		prepFused = true
-		for _, tptr := range []*[]int32{nil, &scratch} {
+		for _, tptr := range []*prepScratch{nil, &scratch} {
 			got := prepBlockInto(bg, tptr)
 			if got.in != want.in || got.out != want.out || got.ntiles != want.ntiles || got.tntiles != want.tntiles ||
 				!slices.Equal(got.heavy, want.heavy) || !slices.Equal(got.tiles, want.tiles) ||
@@ -490,6 +491,47 @@ func TestPrepFused(t *testing.T) {
 	}
 	if !heavyIn || !heavyOut {
 		t.Errorf("heavy rows by destination %t, by source %t: the test covers too little", heavyIn, heavyOut)
+	}
+}
+
+// TestOutDegrees checks outDegrees, the sources' out-degrees counted a
+// byte each, against rowsOf over int32 counts: sources without edges,
+// under and over heavyTile, at the byte's limit of 255 and past it (whose
+// counts go on in a map), with fresh and reused scratch (the reused one
+// dirty and longer than the block).
+func TestOutDegrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var deg8 []uint8
+	for _, nsrc := range []int{0, 1, 7, 1000, 5000} {
+		for _, big := range []int{0, 100, 129, 254, 255, 256, 1000, 70000} {
+			var idx []int
+			if nsrc > 0 {
+				for range 3 * nsrc {
+					idx = append(idx, r.IntN(nsrc))
+				}
+				for range big {
+					idx = append(idx, nsrc-1) // one source with big more edges
+				}
+				for range big / 2 {
+					idx = append(idx, nsrc/2)
+				}
+				r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+			}
+			cnt := make([]int32, nsrc)
+			for _, u := range idx {
+				cnt[u]++
+			}
+			ws, wh, wt, wn := rowsOf(cnt, false)
+			for _, scratch := range []*[]uint8{nil, &deg8} {
+				s, h, tl, n := outDegrees(idx, nsrc, scratch)
+				if s != ws || !slices.Equal(h, wh) || !slices.Equal(tl, wt) || n != wn {
+					t.Fatalf("%d sources, %d more edges, scratch %t: %+v %v %v %d, want %+v %v %v %d", nsrc, big, scratch != nil, s, h, tl, n, ws, wh, wt, wn)
+				}
+			}
+			for i := range deg8 {
+				deg8[i] = 0xAA // what a longer block left behind
+			}
+		}
 	}
 }
 
