@@ -1171,26 +1171,18 @@ func outDegrees(idx []int, nsrc int, deg8 *[]uint8) (s degreeStats, heavy, tiles
 	if nheavy == 0 {
 		return s, nil, nil, 0
 	}
-	heavy, tiles = make([]int32, 0, nheavy), make([]int32, 0, nheavy)
-	for v, c := range cnt {
-		d := int(c)
-		if c == math.MaxUint8 {
-			d = exact[v]
+	heavy, tiles, ntiles = heavyList(nsrc, nheavy, &s, func(v int) int {
+		if c := cnt[v]; c < math.MaxUint8 {
+			return int(c)
 		}
-		if d > heavyTile {
-			s.heavy++
-			s.heavyEdges += d
-			heavy = append(heavy, int32(v))
-			tiles = append(tiles, int32(ntiles))
-			ntiles += (d + heavyTile - 1) / heavyTile
-		}
-	}
+		return exact[v]
+	})
 	return s, heavy, tiles, ntiles
 }
 
 // rowsOf is degreeStatsOf and heavyRowsOf in one pass, over a row
 // pointer (ptr) or over the rows' lengths. The loop keeps its sums in
-// locals and leaves the rare heavy rows to heavyOf.
+// locals and leaves the rare heavy rows to heavyList.
 func rowsOf[I int | int32](a []I, ptr bool) (s degreeStats, heavy, tiles []int32, ntiles int) {
 	n := len(a)
 	if ptr {
@@ -1222,13 +1214,23 @@ func rowsOf[I int | int32](a []I, ptr bool) (s degreeStats, heavy, tiles []int32
 	if nheavy == 0 {
 		return s, nil, nil, 0
 	}
-	heavy, tiles = make([]int32, 0, nheavy), make([]int32, 0, nheavy)
-	for v := 0; v < n; v++ {
-		d := int(a[v])
+	heavy, tiles, ntiles = heavyList(n, nheavy, &s, func(v int) int {
 		if ptr {
-			d = int(a[v+1]) - d
+			return int(a[v+1] - a[v])
 		}
-		if d > heavyTile {
+		return int(a[v])
+	})
+	return s, heavy, tiles, ntiles
+}
+
+// heavyList lists, of n rows whose degrees deg gives, the nheavy of more
+// than heavyTile edges, each with the index of its first edge tile, and
+// counts them and their edges in s (the second pass of rowsOf and
+// outDegrees, which run it only where a row is heavy).
+func heavyList(n, nheavy int, s *degreeStats, deg func(v int) int) (heavy, tiles []int32, ntiles int) {
+	heavy, tiles = make([]int32, 0, nheavy), make([]int32, 0, nheavy)
+	for v := range n {
+		if d := deg(v); d > heavyTile {
 			s.heavy++
 			s.heavyEdges += d
 			heavy = append(heavy, int32(v))
@@ -1236,7 +1238,7 @@ func rowsOf[I int | int32](a []I, ptr bool) (s degreeStats, heavy, tiles []int32
 			ntiles += (d + heavyTile - 1) / heavyTile
 		}
 	}
-	return s, heavy, tiles, ntiles
+	return heavy, tiles, ntiles
 }
 
 // lists returns the heavy-row lists in the order registerBlock reads them
