@@ -1090,16 +1090,11 @@ func prepBlockInto(bg *graph.Graph, sc *prepScratch) *blockPrep {
 		p.out, p.theavy, p.ttiles, p.tntiles = outDegrees(bg.Indices, nsrc, deg8)
 		return p
 	}
-	var tindptr []int32
-	if sc != nil && cap(sc.tindptr) >= nsrc+1 {
-		tindptr = sc.tindptr[:nsrc+1]
-		clear(tindptr)
-	} else {
-		tindptr = make([]int32, nsrc+1)
-		if sc != nil {
-			sc.tindptr = tindptr
-		}
+	var buf *[]int32
+	if sc != nil {
+		buf = &sc.tindptr
 	}
+	tindptr := zeroed(buf, nsrc+1)
 	for _, u := range bg.Indices {
 		tindptr[u+1]++
 	}
@@ -1110,6 +1105,22 @@ func prepBlockInto(bg *graph.Graph, sc *prepScratch) *blockPrep {
 	p.heavy, p.tiles, p.ntiles = heavyRowsOf(bg.Indptr)
 	p.theavy, p.ttiles, p.tntiles = heavyRowsOf(tindptr)
 	return p
+}
+
+// zeroed returns n zeros in *buf's memory where it has room, else in new
+// memory that *buf keeps for the next call (nil buf: new memory, kept by
+// no one).
+func zeroed[T any](buf *[]T, n int) []T {
+	if buf != nil && cap(*buf) >= n {
+		z := (*buf)[:n]
+		clear(z)
+		return z
+	}
+	z := make([]T, n)
+	if buf != nil {
+		*buf = z
+	}
+	return z
 }
 
 // prepFused makes prepBlockInto take each direction's statistics and
@@ -1131,16 +1142,7 @@ var prepFused = true
 // count stops at 255; where one reaches it, the sources at 255 are
 // counted again exactly, in a map.
 func outDegrees(idx []int, nsrc int, deg8 *[]uint8) (s degreeStats, heavy, tiles []int32, ntiles int) {
-	var cnt []uint8
-	if deg8 != nil && cap(*deg8) >= nsrc {
-		cnt = (*deg8)[:nsrc]
-		clear(cnt)
-	} else {
-		cnt = make([]uint8, nsrc)
-		if deg8 != nil {
-			*deg8 = cnt
-		}
-	}
+	cnt := zeroed(deg8, nsrc)
 	for _, u := range idx {
 		if c := cnt[u]; c < math.MaxUint8 {
 			cnt[u] = c + 1
