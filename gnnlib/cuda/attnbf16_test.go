@@ -269,6 +269,7 @@ func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 					if ref.SourceFirst() != (edge && hasEdgeCoef(k, false, false)) || got.SourceFirst() != (edge && hasEdgeCoef(k, true, wide)) {
 						t.Fatalf("SourceFirst %t (bfloat16 %t) with variant %q", ref.SourceFirst(), got.SourceFirst(), c.variant)
 					}
+					refEdge := ref.SourceFirst() // false once its backward spent the scores
 					dxr, datt, dxl := poisoned(t, d, n, hc), poisoned(t, d, 1, hc), poisoned(t, d, n, hc)
 					defer freeAll([]*Tensor{dxr, datt, dxl})
 					dxr16, dxl16, datt16 := poisoned16(t, d, n, hc), poisoned16(t, d, n, hc), poisoned(t, d, 1, hc)
@@ -297,7 +298,7 @@ func testGATv2BF16(t *testing.T, cases []gatv2BF16Case) {
 							t.Fatal(err)
 						}
 					}
-					if ref.SourceFirst() {
+					if refEdge {
 						// att's gradient against the saved-edge float32
 						// backward: the edge-coefficient one sums x_l's
 						// and x_r's shares apart (Σ ds·m ⊙ x_l + Σ ds·m ⊙

@@ -424,3 +424,91 @@ func TestGATv2DsteStagingEmulated(t *testing.T) {
 		}
 	}
 }
+
+// TestGATv2EdgeScoresSpent checks on the recording driver that the
+// edge-coefficient source pass writes each edge's score gradient over
+// its score (gatv2_bwd_srce gets the forward's score buffer as es and as
+// dse, and gatv2_bwd_dste reads it), and that the forward pass is then
+// spent for that backward: SourceFirst turns false, BackwardSrc first
+// again fails with an error that says so, and a backward pass in the
+// other order runs the passes that do not read the scores.
+func TestGATv2EdgeScoresSpent(t *testing.T) {
+	defer func(on bool) { tune.GATv2EdgeCoef = on }(tune.GATv2EdgeCoef)
+	tune.GATv2EdgeCoef = true
+	d, drv := openRecorder(t)
+	g := starGraph(t, d, 300)
+	mk := func(r, c int) *Tensor { return emptyOn(t, d, r, c) }
+	n := g.n
+	xl, xr, att, dout := mk(n, 256), mk(n, 256), mk(1, 256), mk(n, 256)
+	fw, err := GATv2ForwardLR(g, xl, xr, att, 1, 256, 0.2, AttentionDropout{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fw.Free()
+	if !fw.SourceFirst() {
+		t.Fatal("GATv2ForwardLR at 1x256 with tune.GATv2EdgeCoef: not SourceFirst")
+	}
+	es := uint64(fw.es.ptr)
+	drv.trace = nil
+	if err := fw.BackwardSrc(g, xl, xr, att, dout, mk(n, 256)); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.BackwardDst(g, xl, xr, att, dout, mk(n, 256), mk(1, 256)); err != nil {
+		t.Fatal(err)
+	}
+	// Each launch of the source pass (its rows, then its heavy rows'
+	// tiles) passes the buffer twice (es, dse), each of the destination
+	// pass's once.
+	seen := 0
+	for _, l := range drv.trace {
+		want := 0
+		switch {
+		case strings.HasPrefix(l.kernel, "gatv2_bwd_srce"):
+			want = 2
+		case strings.HasPrefix(l.kernel, "gatv2_bwd_dste"):
+			want = 1
+		default:
+			continue
+		}
+		seen++
+		if got := countOf(l.args, es); got != want {
+			t.Errorf("%s has the score buffer as %d arguments, want %d", l.kernel, got, want)
+		}
+	}
+	if seen < 2 {
+		t.Errorf("%d edge-coefficient backward launches", seen)
+	}
+	if fw.SourceFirst() {
+		t.Error("SourceFirst after an edge-coefficient backward pass")
+	}
+	if err := fw.BackwardSrc(g, xl, xr, att, dout, mk(n, 256)); err == nil || !strings.Contains(err.Error(), "spent") {
+		t.Errorf("BackwardSrc first after the scores were spent: error %v", err)
+	}
+	drv.launches = nil
+	if err := fw.Backward(g, mk(n, 512), att, dout, mk(n, 512), mk(1, 256)); err != nil {
+		t.Fatalf("a second backward pass: %v", err)
+	}
+	for _, l := range drv.launches {
+		if strings.HasPrefix(l.kernel, "gatv2_bwd_srce") || strings.HasPrefix(l.kernel, "gatv2_bwd_dste") {
+			t.Errorf("a second backward pass launched %s, which reads spent scores", l.kernel)
+		}
+	}
+	src := false
+	for _, l := range drv.launches {
+		src = src || strings.HasPrefix(l.kernel, "gatv2_bwd_src")
+	}
+	if !src {
+		t.Errorf("a second backward pass launched no source pass: %v", drv.launches)
+	}
+}
+
+// countOf counts v in args.
+func countOf(args []uint64, v uint64) int {
+	k := 0
+	for _, a := range args {
+		if a == v {
+			k++
+		}
+	}
+	return k
+}

@@ -239,7 +239,7 @@ func TestGATv2EdgeAuto(t *testing.T) {
 			t.Errorf("bfloat16 1x256, %d edges: edgeCoef %t, want %t", tc.edges, got, tc.want)
 		}
 	}
-	// The products-sized layer's 5 GB of per-edge values: on a GPU of 80
+	// The products-sized layer's 4.5 GB of per-edge values: on a GPU of 80
 	// or 24 GiB, not of 16 (a quarter is 4 GiB), nor on one whose memory
 	// the driver did not give (edgeCoefLimit, 8 GiB, then holds them).
 	tune.GATv2EdgeCoef, tune.GATv2EdgeAuto, GATv2BackwardMode = false, true, GATv2Auto

@@ -409,13 +409,18 @@ type GATv2 struct {
 	saved      bool    // the last BackwardDst saved the edges
 	wide       bool    // BF16WideLoads when the forward pass ran (the sign bits' layout)
 	// The edge-coefficient backward (tune.GATv2EdgeCoef): per edge and
-	// head the forward's score es and sign bits esgn, the score gradient
-	// dse (from the source pass), and att's gradient from the source pass,
-	// dattSrc, which the destination pass adds to.
-	es, esgn, dse, dattSrc *Tensor
-	srcDone                bool // the edge-coefficient source pass ran; its destination pass comes next
-	bal                    bool // the forward pass stored the sign bits as ballot words (the _bal kernels)
-	pendingSrc             bool // the recomputing or saved-edge BackwardDst ran; its BackwardSrc comes next
+	// head the forward's score es and sign bits esgn, and att's gradient
+	// from the source pass, dattSrc, which the destination pass adds to.
+	// The source pass overwrites each score in es with its gradient, which
+	// the destination pass reads (4 bytes an edge and head less than a
+	// buffer of its own: 10 MB of an arxiv-sized layer at its backward's
+	// peak, 0.5 GB of a products-sized one); spent is then set, and a
+	// later backward pass over the same forward runs the other passes.
+	es, esgn, dattSrc *Tensor
+	spent             bool
+	srcDone           bool // the edge-coefficient source pass ran; its destination pass comes next
+	bal               bool // the forward pass stored the sign bits as ballot words (the _bal kernels)
+	pendingSrc        bool // the recomputing or saved-edge BackwardDst ran; its BackwardSrc comes next
 }
 
 // OutAct describes the activation y = dropout(relu(out + Bias)) (ReLU
@@ -621,9 +626,10 @@ func (a *GATv2) edgeCoef(g *Graph, k gatv2Kernel, bf16 bool) bool {
 
 // edgeCoefCap is the most bytes of per-edge values the edge-coefficient
 // backward keeps on d: edgeCoefLimit, and on a GPU of under 32 GiB a
-// quarter of its memory, so that the 5 GB of a products-sized layer
-// (19.7 GiB in all against the recomputing backward's 14.5) go only to
-// a GPU that holds them beside the rest.
+// quarter of its memory, so that the 4.5 GB of a products-sized layer
+// (19.7 GiB in all against the recomputing backward's 14.5, measured when
+// the score gradients took another 0.5 GB) go only to a GPU that holds
+// them beside the rest.
 func edgeCoefCap(d *Device) int64 {
 	if d == nil || d.memTotal == 0 {
 		return edgeCoefLimit
@@ -648,14 +654,14 @@ func hasEdgeCoef(k gatv2Kernel, bf16, wide bool) bool {
 
 // edgeCoefLimit is the most bytes the edge-coefficient backward keeps
 // per edge (edgeCoefBytes); larger graphs run the other passes. A
-// products-sized layer (126M edges, 1x256) keeps 5 GB.
+// products-sized layer (126M edges, 1x256) keeps 4.5 GB.
 const edgeCoefLimit = 8 << 30
 
 // edgeCoefBytes is what the edge-coefficient backward keeps for a graph
-// of e edges: per edge and head the score, its gradient and the sign
-// bits, 8 + width/8 bytes.
+// of e edges: per edge and head the score (then its gradient) and the
+// sign bits, 4 + width/8 bytes.
 func edgeCoefBytes(e, heads int, k gatv2Kernel) int64 {
-	return int64(e) * int64(heads) * int64(8+k.width()/8)
+	return int64(e) * int64(heads) * int64(4+k.width()/8)
 }
 
 // edgeVariant is the name suffix of the edge-coefficient forward (src
@@ -691,10 +697,12 @@ func (a *GATv2) srcVariant(k gatv2Kernel) string {
 // SourceFirst reports whether the forward pass saved what the
 // edge-coefficient backward needs (tune.GATv2EdgeCoef, or
 // tune.GATv2EdgeAuto where the backward would otherwise recompute; exact
-// head widths): then BackwardSrc runs first, computing each edge's score
-// gradient once, and BackwardDst after it sums stored values. Called in
-// the other order, the passes run as without it.
-func (a *GATv2) SourceFirst() bool { return a.es != nil }
+// head widths) and no edge-coefficient backward has used it yet: then
+// BackwardSrc runs first, computing each edge's score gradient once (in
+// place of its score), and BackwardDst after it sums stored values.
+// Called in the other order, or once the scores are spent, the passes
+// run as without it, BackwardDst first.
+func (a *GATv2) SourceFirst() bool { return a.es != nil && !a.spent }
 
 // Backward computes the gradients of the loss with respect to xlr (into
 // dxlr, N x 2HC) and att (into datt, zeroed here) given dout = dL/dOut: a
@@ -922,6 +930,9 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxl
 	if a.SourceFirst() && !a.pendingSrc {
 		return a.backwardSrcEdge(g, xl, att, dout, dxl)
 	}
+	if !a.pendingSrc && a.spent {
+		return fmt.Errorf("gnnlib/cuda: GATv2.BackwardSrc: an edge-coefficient backward pass spent the forward pass's scores; run BackwardDst first")
+	}
 	a.pendingSrc = false
 	d := att.buf.dev
 	hc := a.Heads * a.Channels
@@ -964,8 +975,9 @@ func (a *GATv2) backwardSrc(g *Graph, xl, xr mat, att *Tensor, dout uintptr, dxl
 
 // backwardSrcEdge is the edge-coefficient source pass: D = dOut·out per
 // (row, head) (gatv2_bwd_dd), then over the transpose dxl, each edge's
-// score gradient (a.dse) and x_l's share of att's gradient (a.dattSrc)
-// (gatv2_bwd_srce), heavy rows split into edge tiles as the other passes.
+// score gradient (into a.es, over its score) and x_l's share of att's
+// gradient (a.dattSrc) (gatv2_bwd_srce), heavy rows split into edge tiles
+// as the other passes.
 func (a *GATv2) backwardSrcEdge(g *Graph, xl mat, att *Tensor, dout uintptr, dxl mat) error {
 	d := att.buf.dev
 	hc := a.Heads * a.Channels
@@ -975,11 +987,6 @@ func (a *GATv2) backwardSrcEdge(g *Graph, xl mat, att *Tensor, dout uintptr, dxl
 	var err error
 	if a.d == nil {
 		if a.d, err = d.Empty(g.n, a.Heads); err != nil {
-			return err
-		}
-	}
-	if a.dse == nil {
-		if a.dse, err = d.Empty(g.edges*a.Heads, 1); err != nil {
 			return err
 		}
 	}
@@ -1009,8 +1016,9 @@ func (a *GATv2) backwardSrcEdge(g *Graph, xl mat, att *Tensor, dout uintptr, dxl
 		return d.launchShared("gatv2_bwd_srce"+suffix+a.srcVariant(k), [3]int{grid, 1, 1}, [3]int{block, 1, 1}, shared, append(args, red)...)
 	}
 	rest := func(dq mat, n int) []any {
-		return []any{tperm, xl.ptr, xl.ld, att, a.LSE, a.d, a.es, a.esgn, a.dse, dout, dq.ptr, dq.ld, a.dattSrc, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}
+		return []any{tperm, xl.ptr, xl.ld, att, a.LSE, a.d, a.es, a.esgn, a.es, dout, dq.ptr, dq.ld, a.dattSrc, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}
 	}
+	a.spent = true // from the launch on, es holds score gradients
 	if err := launch(g.n, pass.rowArgs(rest(dxl, g.n)...)); err != nil {
 		return err
 	}
@@ -1027,8 +1035,8 @@ func (a *GATv2) backwardSrcEdge(g *Graph, xl mat, att *Tensor, dout uintptr, dxl
 
 // backwardDstEdge is the edge-coefficient destination pass, after
 // backwardSrcEdge: datt starts from the source pass's share, and
-// gatv2_bwd_dste sums each row's stored score gradients and sign bits
-// into dxr and x_r's share of datt.
+// gatv2_bwd_dste sums each row's stored score gradients (in a.es) and
+// sign bits into dxr and x_r's share of datt.
 func (a *GATv2) backwardDstEdge(g *Graph, xr mat, att *Tensor, dxr mat, datt *Tensor) error {
 	d := att.buf.dev
 	hc := a.Heads * a.Channels
@@ -1049,7 +1057,7 @@ func (a *GATv2) backwardDstEdge(g *Graph, xr mat, att *Tensor, dxr mat, datt *Te
 		return d.launchShared("gatv2_bwd_dste"+suffix, [3]int{grid, 1, 1}, [3]int{block, 1, 1}, shared, append(args, red)...)
 	}
 	rest := func(dr mat, n int) []any {
-		return []any{xr.ptr, xr.ld, att, a.dse, a.esgn, dr.ptr, dr.ld, datt, n, a.Heads, a.Slope, a.Channels}
+		return []any{xr.ptr, xr.ld, att, a.es, a.esgn, dr.ptr, dr.ld, datt, n, a.Heads, a.Slope, a.Channels}
 	}
 	if err := launch(g.n, pass.rowArgs(rest(dxr, g.n)...)); err != nil || !pass.split {
 		return err
@@ -1061,7 +1069,7 @@ func (a *GATv2) backwardDstEdge(g *Graph, xr mat, att *Tensor, dxr mat, datt *Te
 
 // freeEdgeCoef releases what the edge-coefficient backward keeps.
 func (a *GATv2) freeEdgeCoef() {
-	for _, t := range []**Tensor{&a.es, &a.esgn, &a.dse, &a.dattSrc} {
+	for _, t := range []**Tensor{&a.es, &a.esgn, &a.dattSrc} {
 		if *t != nil {
 			(*t).Free()
 			*t = nil

@@ -619,13 +619,15 @@ __device__ void gatv2_bwd_dd_body(const T* __restrict__ out, const T* __restrict
 // tindices[e]): g = dOut[v]·x_l[u], α = exp(s − lse[v]), ds = α·(k·g −
 // D[v]), stored at dse[t]; dxl[u] = Σ α·k·dOut[v] + a ⊙ w with w = Σ ds·m,
 // and datt += x_l[u] ⊙ w. Two edges a step, as in the forward pass, or
-// one (PAIR false: fewer registers live).
+// one (PAIR false: fewer registers live). dse may be es: each score is
+// read by its edge's lane group before its lane 0 stores the gradient
+// there, and by no other group, so es and dse are not restrict.
 template <typename T, int G, int VPL, bool MASK, bool W, bool PAIR = true, bool BAL = false>
 __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
                                     const int* __restrict__ tperm, const T* __restrict__ xl, long long ldl,
                                     const float* __restrict__ att, const float* __restrict__ lse,
-                                    const float* __restrict__ dd, const float* __restrict__ es,
-                                    const unsigned char* __restrict__ esign, float* __restrict__ dse,
+                                    const float* __restrict__ dd, const float* es,
+                                    const unsigned char* __restrict__ esign, float* dse,
                                     const T* __restrict__ dout, T* __restrict__ dxl, long long ldd,
                                     float* __restrict__ datt, int n, int H, float slope, float pdrop,
                                     unsigned long long seed, int cw, int pf, int red) {
@@ -657,7 +659,7 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 			lane_row<G, VPL, MASK, W>(go1, dout + (long long)v1 * HC + h * C, lane, C);
 			const long long t0 = (long long)e0 * H + h, t1 = (long long)e1 * H + h;
 			const long long r0 = (long long)v0 * H + h, r1 = (long long)v1 * H + h;
-			const float s0 = __ldg(&es[t0]) - __ldg(&lse[r0]), s1 = __ldg(&es[t1]) - __ldg(&lse[r1]);
+			const float s0 = es[t0] - __ldg(&lse[r0]), s1 = es[t1] - __ldg(&lse[r1]);
 			const float D0 = __ldg(&dd[r0]), D1 = __ldg(&dd[r1]);
 			float g0 = lane_dot(go0, q), g1 = lane_dot(go1, q);
 			group_sum2<G>(g0, g1);
@@ -677,7 +679,7 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 			float4 go[VPL];
 			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + hh * C, lane, C);
 			const long long t = (long long)e0 * H + hh, r = (long long)v * H + hh;
-			const float s = __ldg(&es[t]) - __ldg(&lse[r]), D = __ldg(&dd[r]);
+			const float s = es[t] - __ldg(&lse[r]), D = __ldg(&dd[r]);
 			const float gq = group_sum<G>(lane_dot(go, q));
 			const float k = drop_keep(pdrop, keep, seed, t);
 			const float al = __expf(s), ds = al * (k * gq - D);
