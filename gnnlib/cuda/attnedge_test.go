@@ -308,9 +308,11 @@ func TestGATv2SignWordsEmulated(t *testing.T) {
 
 // TestGATv2EdgeBalFollowsForward checks on the recording driver that the
 // backward passes read the sign bits in the layout the forward pass
-// stored (a.bal): a forward pass under tune.GATv2EdgeVariant "bal"
-// gets the _bal source and destination passes even when the switch
-// changes before the backward, and one without it never does.
+// stored (a.bal): a forward pass under a ballot variant of
+// tune.GATv2EdgeVariant ("bal", "balpf", "balpfa") gets the _bal
+// destination pass and a ballot source pass (the _balpf one where the
+// switch names a balpf variant at the backward pass) even when the
+// switch changes before the backward, and one without it never does.
 func TestGATv2EdgeBalFollowsForward(t *testing.T) {
 	defer func(on bool, v string) { tune.GATv2EdgeCoef, tune.GATv2EdgeVariant = on, v }(tune.GATv2EdgeCoef, tune.GATv2EdgeVariant)
 	tune.GATv2EdgeCoef = true
@@ -318,7 +320,8 @@ func TestGATv2EdgeBalFollowsForward(t *testing.T) {
 	g := starGraph(t, d, 300)
 	mk := func(r, c int) *Tensor { return emptyOn(t, d, r, c) }
 	n := g.n
-	for _, tc := range []struct{ fwd, bwd string }{{"bal", ""}, {"bal", "e1"}, {"", "bal"}, {"e1", "bal"}, {"bal", "bal"}} {
+	for _, tc := range []struct{ fwd, bwd string }{{"bal", ""}, {"bal", "e1"}, {"", "bal"}, {"e1", "bal"}, {"bal", "bal"},
+		{"balpf", ""}, {"bal", "balpf3"}, {"balpf", "balpf"}, {"", "balpf"}, {"balpfa", ""}, {"balpfa", "balpfa"}, {"bal", "balpfa"}} {
 		tune.GATv2EdgeVariant = tc.fwd
 		xl, xr, att, dout := mk(n, 256), mk(n, 256), mk(1, 256), mk(n, 256)
 		fw, err := GATv2ForwardLR(g, xl, xr, att, 1, 256, 0.2, AttentionDropout{})
@@ -340,8 +343,16 @@ func TestGATv2EdgeBalFollowsForward(t *testing.T) {
 				continue
 			}
 			seen++
-			if strings.HasSuffix(l.kernel, "_bal") != (tc.fwd == "bal") {
+			fwdBal := strings.HasPrefix(tc.fwd, "bal")
+			if strings.Contains(l.kernel, "_bal") != fwdBal {
 				t.Errorf("forward under %q, backward under %q: %s", tc.fwd, tc.bwd, l.kernel)
+			}
+			want := "_bal"
+			if strings.HasPrefix(l.kernel, "gatv2_bwd_srce") && strings.HasPrefix(tc.bwd, "balpf") {
+				want = strings.TrimSuffix("_"+tc.bwd, "a") // balpfa's source pass is balpf's
+			}
+			if fwdBal && !strings.HasSuffix(l.kernel, want) {
+				t.Errorf("forward under %q, backward under %q: %s, want the suffix %s", tc.fwd, tc.bwd, l.kernel, want)
 			}
 		}
 		if seen < 2 {

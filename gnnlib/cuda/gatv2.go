@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
@@ -600,7 +601,7 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		kernel, save = "gatv2_fwde", []any{a.es, a.esgn}
 	}
 	var err error
-	a.bal = edgeVariant(k, save != nil, false) == "_bal"
+	a.bal = strings.HasPrefix(edgeVariant(k, save != nil, false), "_bal")
 	a.Out, a.Out16, a.LSE, err = attnForward(d, g, kernel+attnSuffix(k, bf16, wide)+edgeVariant(k, save != nil, false), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
 		args := append([]any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse}, save...)
 		return append(args, n, heads, slope, drop.P, drop.Seed, channels, tune.AttnPrefetch)
@@ -664,34 +665,49 @@ func edgeCoefBytes(e, heads int, k gatv2Kernel) int64 {
 	return int64(e) * int64(heads) * int64(4+k.width()/8)
 }
 
+// edgeVariants maps each tune.GATv2EdgeVariant value to the name
+// suffixes of its edge-coefficient forward and source passes at 1x256
+// (gatv2.cu's variants); the forward pass's sign bits are ballot words
+// where its suffix starts with _bal.
+var edgeVariants = map[string]struct{ fwd, src string }{
+	"lb3":    {"_lb3", "_lb3"},
+	"e1":     {"_lb3", "_e1"},
+	"bal":    {"_bal", "_bal"},
+	"balpf":  {"_bal", "_balpf"},
+	"balpf3": {"_bal", "_balpf3"},
+	"balpfa": {"_balpfa", "_balpf"},
+}
+
 // edgeVariant is the name suffix of the edge-coefficient forward (src
 // false) or source pass's variant (tune.GATv2EdgeVariant) where gatv2.cu
 // has it (1x256), or "".
 func edgeVariant(k gatv2Kernel, edge, src bool) string {
-	v := tune.GATv2EdgeVariant
-	if !edge || k.mask || k.g != 32 || k.vpl != 2 || (v != "lb3" && v != "e1" && v != "bal") {
+	v, ok := edgeVariants[tune.GATv2EdgeVariant]
+	switch {
+	case !ok || !edge || k.mask || k.g != 32 || k.vpl != 2:
 		return ""
+	case src:
+		return v.src
 	}
-	if v == "bal" {
-		return "_bal"
-	}
-	if v == "e1" && src {
-		return "_e1"
-	}
-	return "_lb3"
+	return v.fwd
 }
 
-// srcVariant is the edge-coefficient source pass's name suffix: _bal
-// when the forward pass stored the ballot sign words (a.bal), whatever
-// tune.GATv2EdgeVariant says now, else edgeVariant's lb3 or e1.
+// srcVariant is the edge-coefficient source pass's name suffix: when
+// the forward pass stored the ballot sign words (a.bal), whatever
+// tune.GATv2EdgeVariant says now, the ballot variant it names or _bal;
+// otherwise edgeVariant's lb3 or e1, or "".
 func (a *GATv2) srcVariant(k gatv2Kernel) string {
-	if a.bal {
-		return "_bal"
-	}
-	if v := edgeVariant(k, true, true); v != "_bal" {
+	v := edgeVariant(k, true, true)
+	isBal := strings.HasPrefix(v, "_bal")
+	switch {
+	case a.bal && isBal:
 		return v
+	case a.bal:
+		return "_bal"
+	case isBal:
+		return ""
 	}
-	return ""
+	return v
 }
 
 // SourceFirst reports whether the forward pass saved what the

@@ -178,15 +178,15 @@ var variantDefaults = struct {
 
 // edgeVariant sets the edge-coefficient GATv2 backward's switches for
 // the -gatv2-variants value v: edge is tune.GATv2EdgeCoef with
-// tune.GATv2EdgeVariant "", edge-lb3, edge-e1 and edge-bal that with lb3,
-// e1 or bal; noedge turns tune.GATv2EdgeCoef and tune.GATv2EdgeAuto off
+// tune.GATv2EdgeVariant "", edge-lb3, edge-e1, edge-bal, edge-balpf,
+// edge-balpf3 and edge-balpfa that with the variant they name; noedge turns tune.GATv2EdgeCoef and tune.GATv2EdgeAuto off
 // (no layer takes it). It also sets tune.GATv2DattBlock, on for red and
 // the values ending in -red, off for nored and the values ending in
 // -nored (cutMarker), and tune.GATv2EdgeAuto, on for auto and off for
 // noauto (and their marked forms). Every switch a value does not name
 // keeps the library's default (variantDefaults), so "" and the plain
 // kernel variants (lb3, lb4) time the layers as a notebook runs them. It
-// reports whether v was one of the four edge values (with or without a
+// reports whether v was one of the edge values (with or without a
 // marker).
 func edgeVariant(v string) bool {
 	base, marker := cutMarker(v)
@@ -207,7 +207,7 @@ func edgeVariant(v string) bool {
 		tune.GATv2EdgeAuto = variantDefaults.auto
 	}
 	v = variantBase(v)
-	edge := v == "edge" || v == "edge-lb3" || v == "edge-e1" || v == "edge-bal"
+	edge := v == "edge" || v == "edge-lb3" || v == "edge-e1" || v == "edge-bal" || v == "edge-balpf" || v == "edge-balpf3" || v == "edge-balpfa"
 	tune.GATv2EdgeCoef, tune.GATv2EdgeVariant = variantDefaults.coef, variantDefaults.edgeV
 	if edge {
 		tune.GATv2EdgeCoef = true

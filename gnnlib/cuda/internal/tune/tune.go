@@ -361,8 +361,13 @@ var GATv2EdgeAuto = true
 // spills at sm_90, the default since 2026-12-07 (on an H100 the
 // arxiv-sized float32 layer took 4.154 ms with it, 4.220 with e1; the
 // products-sized one 147.9 against 151.3 with e1 and 150.5 with "").
+// "balpf" and "balpf3" are "bal" with the source pass loading the next
+// edge's dOut row, score, lse and D a step ahead, under bounds for 2 or 3
+// blocks an SM (103 and 80 registers at sm_90, no spills); "balpfa"
+// "balpf" with the forward pass loading the next pair's x_l rows a step
+// ahead too (112 registers, 2 blocks). Not yet timed.
 // "" runs the plain kernels; gnnbench's -gatv2-variants edge, edge-lb3,
-// edge-e1 and edge-bal time them. The layout of the sign bits is the
+// edge-e1, edge-bal and the edge-balpf ones time them. The layout of the sign bits is the
 // forward pass's choice: its backward follows it.
 var GATv2EdgeVariant = "bal"
 
