@@ -99,11 +99,12 @@ func openOn(t testing.TB, drv driver, desc string) *Device {
 	return d
 }
 
-// ptxParams returns the number of parameters of each kernel in the PTX.
+// ptxParams returns the number of parameters of each kernel in the PTX
+// (gnn.ptx and sm80.ptx).
 func ptxParams() map[string]int {
 	params := map[string]int{}
 	cur := ""
-	for _, line := range strings.Split(ptxSource, "\n") {
+	for _, line := range strings.Split(ptxSource+"\n"+ptxSM80, "\n") {
 		if name, ok := strings.CutPrefix(line, ".visible .entry "); ok {
 			cur = strings.TrimSuffix(name, "(")
 			params[cur] = 0

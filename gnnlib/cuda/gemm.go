@@ -149,6 +149,11 @@ func matMulWith(kern tune.GEMMKernel, dst, a, b *Tensor, transA, transB, acc boo
 		return shapeErr("MatMul", "both operands transposed is not supported")
 	}
 	form := gemmForm(transA, transB)
+	if kern == tune.GEMMTF32x3 && (!d.hasBF16() || transA && n <= skinnyN) {
+		// No TF32 tensor cores (before sm_80), or a skinny weight
+		// gradient: the default family's kernels.
+		kern = tune.GEMMv2S
+	}
 	// kt is the kernel's k-tile depth: split-K chunks are multiples of it,
 	// so every chunk but the last is whole tiles.
 	// bm x bn is the block tile, which sets the grid.
@@ -158,6 +163,9 @@ func matMulWith(kern tune.GEMMKernel, dst, a, b *Tensor, transA, transB, acc boo
 	// minChunk rows; GEMMv2S splits the Cora-sized K = 2708 too.
 	splitFrom, minChunk := 4096, 1024
 	switch kern {
+	case tune.GEMMTF32x3:
+		kernel, kt = "sm80_gemm_tf32x3", 16
+		splitFrom, minChunk = 1024, 256
 	case tune.GEMMv1:
 		kernel = "gemm_" + form
 	case tune.GEMMv2S:
@@ -201,8 +209,15 @@ func matMulWith(kern tune.GEMMKernel, dst, a, b *Tensor, transA, transB, acc boo
 			return err
 		}
 	}
-	return d.launch3(kernel, [3]int{(n + bn - 1) / bn, (m + bm - 1) / bm, split}, [3]int{256, 1, 1},
-		a, b, dst, m, n, k, chunk, atomic)
+	grid := [3]int{(n + bn - 1) / bn, (m + bm - 1) / bm, split}
+	if kern == tune.GEMMTF32x3 {
+		// One kernel for the three forms; float4 loads where an operand's
+		// rows are whole float4s.
+		lda, ldb := a.Cols, b.Cols
+		vecA, vecB := lda%4 == 0 && a.ptr%16 == 0, ldb%4 == 0 && b.ptr%16 == 0
+		return d.launch3(kernel, grid, [3]int{256, 1, 1}, a, b, dst, m, n, k, transA, transB, chunk, atomic, vecA, vecB)
+	}
+	return d.launch3(kernel, grid, [3]int{256, 1, 1}, a, b, dst, m, n, k, chunk, atomic)
 }
 
 // skinnyN is the widest output GEMMv2S sends to gemm_skinny*_tn, and

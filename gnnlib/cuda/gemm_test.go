@@ -52,7 +52,8 @@ func (c gemmCase) ref(a, b []float32, i, j int) float64 {
 	return s
 }
 
-// TestGEMMKernels checks every MatMul kernel family in all three forms on
+// TestGEMMKernels checks every MatMul kernel family (GEMMTF32x3 on GPUs
+// of sm_80 and later) in all three forms on
 // shapes with odd edges (1x1x1, tiles cut in M, N and K, 47-wide outputs,
 // K = 100 that is not a multiple of the k-tile, outputs 1 to 64 wide for
 // the narrow tile), split-K weight gradients and the GNN layers' sizes: against a float64 host reference, and the new
@@ -113,6 +114,10 @@ func TestGEMMKernels(t *testing.T) {
 		gemmCase{300, 1030, 130, true, false, 0},    // wide tile, K just past 1024
 		gemmCase{128, 169343, 16, true, false, 300}, // arxiv-sized K, narrow output
 		gemmCase{100, 65537, 7, true, false, 0})
+	kerns := []tune.GEMMKernel{tune.GEMMv1, tune.GEMMv2, tune.GEMMv2K8, tune.GEMMv2N, tune.GEMMv2S}
+	if d.hasBF16() {
+		kerns = append(kerns, tune.GEMMTF32x3) // TF32 tensor cores: sm_80 and later
+	}
 	for _, c := range cases {
 		ar, ac := c.m, c.k
 		if c.transA {
@@ -148,7 +153,7 @@ func TestGEMMKernels(t *testing.T) {
 		}
 
 		var v1 []float32
-		for _, kern := range []tune.GEMMKernel{tune.GEMMv1, tune.GEMMv2, tune.GEMMv2K8, tune.GEMMv2N, tune.GEMMv2S} {
+		for _, kern := range kerns {
 			dst := poisoned(t, d, c.m, c.n)
 			if err := matMulWith(kern, dst, da, db, c.transA, c.transB, false); err != nil {
 				t.Fatalf("matMulWith(%s, %+v) = %v", kern, c, err)
@@ -271,6 +276,83 @@ func TestMatMulGradOnDevice(t *testing.T) {
 		}
 		if e := relErr(dx, f64(cx)); e > 5e-5 {
 			t.Errorf("%dx%d·%dx%d: x's gradient on the device differs from the CPU's by %.3g (relative), want <= 5e-5", c.rows, c.in, c.in, c.out, e)
+		}
+	}
+}
+
+// TestGEMMTF32x3Launches checks on the recording driver which kernels
+// MatMul launches under tune.GEMMTF32x3: sm80_gemm_tf32x3 with its
+// twelve arguments (both forms' flags, float4 loads only where an
+// operand's rows are whole float4s) on a device with TF32 tensor cores,
+// K split into whole 16-row chunks for a weight gradient; GEMMv2S's
+// kernels for a skinny weight gradient and on a device without them.
+func TestGEMMTF32x3Launches(t *testing.T) {
+	params := ptxParams()
+	if params["sm80_gemm_tf32x3"] != 12 {
+		t.Fatalf("sm80_gemm_tf32x3 has %d parameters in the PTX, want 12", params["sm80_gemm_tf32x3"])
+	}
+	for _, c := range []struct {
+		sm80           bool
+		m, k, n        int
+		transA, transB bool
+		kernel         string
+		split          int
+	}{
+		{true, 169343, 128, 512, false, false, "sm80_gemm_tf32x3", 1},
+		{true, 128, 169343, 512, true, false, "sm80_gemm_tf32x3", 2}, // 4 tiles on the recorder's 4 SMs
+		{true, 169343, 256, 128, false, true, "sm80_gemm_tf32x3", 1},
+		{true, 1000, 47, 47, false, false, "sm80_gemm_tf32x3", 1},
+		{true, 128, 169343, 16, true, false, "gemm_skinny16_tn", 0},
+		{false, 169343, 128, 512, false, false, "gemm2_nn_v4", 1},
+	} {
+		var d *Device
+		var drv *recordDriver
+		if c.sm80 {
+			d, drv = openRecorderBF16(t)
+		} else {
+			d, drv = openRecorder(t)
+		}
+		ar, ac := c.m, c.k
+		if c.transA {
+			ar, ac = ac, ar
+		}
+		br, bc := c.k, c.n
+		if c.transB {
+			br, bc = bc, br
+		}
+		a, b, dst := emptyOn(t, d, ar, ac), emptyOn(t, d, br, bc), emptyOn(t, d, c.m, c.n)
+		drv.trace = nil
+		if err := matMulWith(tune.GEMMTF32x3, dst, a, b, c.transA, c.transB, false); err != nil {
+			t.Fatal(err)
+		}
+		var got *graphNode
+		for i := range drv.trace {
+			if drv.trace[i].kernel != "" {
+				got = &drv.trace[i]
+			}
+		}
+		if got == nil || got.kernel != c.kernel {
+			t.Errorf("%+v: launched %v, want %s", c, got, c.kernel)
+			continue
+		}
+		if n := params[got.kernel]; len(got.args) != n {
+			t.Errorf("%+v: %s launched with %d arguments, the PTX has %d", c, got.kernel, len(got.args), n)
+		}
+		if c.split > 0 && got.grid[2] != c.split {
+			t.Errorf("%+v: %s split K %d ways, want %d", c, got.kernel, got.grid[2], c.split)
+		}
+		if got.kernel == "sm80_gemm_tf32x3" {
+			chunk, vecA, vecB := got.args[8], got.args[10], got.args[11]
+			if chunk%16 != 0 || int(chunk)*got.grid[2] < c.k || int(chunk)*(got.grid[2]-1) >= c.k {
+				t.Errorf("%+v: chunk %d for %d chunks of K = %d", c, chunk, got.grid[2], c.k)
+			}
+			lda, ldb := ac, bc
+			if want := uint64(btoi(lda%4 == 0)); vecA != want {
+				t.Errorf("%+v: vecA %d, want %d", c, vecA, want)
+			}
+			if want := uint64(btoi(ldb%4 == 0)); vecB != want {
+				t.Errorf("%+v: vecB %d, want %d", c, vecB, want)
+			}
 		}
 	}
 }

@@ -92,7 +92,7 @@ var (
 	only       = flag.String("only", "spmm,gat,gat1,tf,gcn,gatv2,api,reorder,int8,gemm,bf16,rmat", "comma-separated parts to run (bf16: tensor-core GEMM and SpMM in bfloat16 against float32, bf16.go)")
 	products   = flag.Bool("products", true, "include the products-sized graph")
 	reps       = flag.Int("reps", 10, "timed repetitions (median reported)")
-	gemms      = flag.String("gemm", string(tune.GEMM), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n, v2s)")
+	gemms      = flag.String("gemm", string(tune.GEMM), "comma-separated MatMul kernel families (v1, v2, v2k8, v2n, v2s, tf32x3)")
 	gatModes   = flag.String("gatv2", "auto", "comma-separated GATv2 backward modes for the gat and gatv2 parts: auto, save (saved edges), recompute")
 	rmatScales = flag.String("rmat", "17,20", "comma-separated R-MAT scales of the rmat part")
 	edgesDir   = flag.String("edges", "", "directory to write the R-MAT graphs' edges into, for pyg_bench.py (RMAT_DIR)")

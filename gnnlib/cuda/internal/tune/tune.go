@@ -35,6 +35,12 @@ const (
 	// GEMMv2N (1433x2708·2708x16: 435 -> 50 us), the arxiv-sized
 	// 128x169343·169343x16 3.6x and ·x40 (K split from 1024) 1.4x.
 	GEMMv2S GEMMKernel = "v2s"
+	// GEMMTF32x3 runs float32 products on the tensor cores (sm_80 and
+	// later; GEMMv2S's kernels elsewhere and for its skinny weight
+	// gradients): sm80_gemm_tf32x3 (kernels/gemm_tf32.cu) splits each
+	// operand into two TF32 parts and sums three of their four products
+	// in float32, close to float32 FMA's accuracy. Not yet run on a GPU.
+	GEMMTF32x3 GEMMKernel = "tf32x3"
 )
 
 // GEMM is the kernel family gnnlib/cuda's MatMul launches. Set it before
