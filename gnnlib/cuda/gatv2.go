@@ -791,7 +791,8 @@ func (a *GATv2) BackwardDstBF16(g *Graph, xl, xr *BF16Tensor, att *Tensor, dout,
 // BackwardSrc is the second half: the gradient of x_l into dxl (N x HC),
 // after BackwardDst. It releases what BackwardDst saved. When SourceFirst
 // it may run first (the edge-coefficient backward), before a BackwardDst
-// that then completes datt.
+// that then completes datt; that spends the forward pass's scores, and a
+// later BackwardSrc called before BackwardDst returns an error.
 func (a *GATv2) BackwardSrc(g *Graph, xl, xr, att, dout, dxl *Tensor) error {
 	hc := a.Heads * a.Channels
 	if xl.Rows != g.n || xr.Rows != g.n || dxl.Rows != g.n || xl.Cols != hc || xr.Cols != hc || dxl.Cols != hc {
