@@ -42,6 +42,18 @@ func (c gemmCase) operands(a, b []float32, i, j, p int) (av, bv float32) {
 	return av, bv
 }
 
+// shapes returns the rows and columns of the stored A and B.
+func (c gemmCase) shapes() (ar, ac, br, bc int) {
+	ar, ac, br, bc = c.m, c.k, c.k, c.n
+	if c.transA {
+		ar, ac = ac, ar
+	}
+	if c.transB {
+		br, bc = bc, br
+	}
+	return ar, ac, br, bc
+}
+
 // ref returns element (i, j) of op(a)·op(b) in float64.
 func (c gemmCase) ref(a, b []float32, i, j int) float64 {
 	var s float64
@@ -119,14 +131,7 @@ func TestGEMMKernels(t *testing.T) {
 		kerns = append(kerns, tune.GEMMTF32x3) // TF32 tensor cores: sm_80 and later
 	}
 	for _, c := range cases {
-		ar, ac := c.m, c.k
-		if c.transA {
-			ar, ac = ac, ar
-		}
-		br, bc := c.k, c.n
-		if c.transB {
-			br, bc = bc, br
-		}
+		ar, ac, br, bc := c.shapes()
 		// Normal draws are never exactly zero in practice, so a missed
 		// operand element changes the sums.
 		a, b := randSlice(r, ar*ac), randSlice(r, br*bc)
@@ -312,14 +317,7 @@ func TestGEMMTF32x3Launches(t *testing.T) {
 		} else {
 			d, drv = openRecorder(t)
 		}
-		ar, ac := c.m, c.k
-		if c.transA {
-			ar, ac = ac, ar
-		}
-		br, bc := c.k, c.n
-		if c.transB {
-			br, bc = bc, br
-		}
+		ar, ac, br, bc := gemmCase{c.m, c.k, c.n, c.transA, c.transB, 0}.shapes()
 		a, b, dst := emptyOn(t, d, ar, ac), emptyOn(t, d, br, bc), emptyOn(t, d, c.m, c.n)
 		drv.trace = nil
 		if err := matMulWith(tune.GEMMTF32x3, dst, a, b, c.transA, c.transB, false); err != nil {

@@ -207,20 +207,12 @@ func TestGEMMTF32x3Emulated(t *testing.T) {
 				}
 				return x
 			}
+			gc := gemmCase{c.m, c.k, c.n, c.ta, c.tb, 0}
 			ref := func(A, B []float32) []float64 {
 				want := make([]float64, c.m*c.n)
 				for i := range c.m {
 					for j := range c.n {
-						for q := range c.k {
-							av, bv := A[i*c.k+q], B[q*c.n+j]
-							if c.ta {
-								av = A[q*c.m+i]
-							}
-							if c.tb {
-								bv = B[j*c.k+q]
-							}
-							want[i*c.n+j] += float64(av) * float64(bv)
-						}
+						want[i*c.n+j] = gc.ref(A, B, i, j)
 					}
 				}
 				return want
