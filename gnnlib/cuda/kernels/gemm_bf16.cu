@@ -19,6 +19,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "gemm_acc.cuh"
 
 #define GB_BM 128
 #define GB_BN 128
@@ -92,13 +93,6 @@ __device__ __forceinline__ void mma_bf16(float* c, const unsigned int* a, const 
 	    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-__device__ __forceinline__ unsigned short bf16_rn(float f) {
-	unsigned int b = __float_as_uint(f);
-	if ((b & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((b >> 16) | 0x0040u);
-	b += 0x7fffu + ((b >> 16) & 1u);
-	return (unsigned short)(b >> 16);
-}
-
 // sm80_gemm_bf16: C[m,n] = op(A)·op(B). A is m x k (k x m when transA),
 // B is k x n (n x k when transB), both bfloat16; C is float32 (outBF16 == 0)
 // or bfloat16. Block z sums k in [z*chunk, min(k, (z+1)*chunk)); with
@@ -119,12 +113,7 @@ extern "C" __global__ void __launch_bounds__(256) sm80_gemm_bf16(
 	const long long lda = transA ? m : k, ldb = transB ? k : n;
 
 	float acc[4][4][4];
-#pragma unroll
-	for (int i = 0; i < 4; i++)
-#pragma unroll
-		for (int j = 0; j < 4; j++)
-#pragma unroll
-			for (int q = 0; q < 4; q++) acc[i][j][q] = 0.f;
+	gemm_acc_zero(acc);
 
 	stage ra = load_tile(A, lda, dirA, m, kend, m0, kbeg, vecA);
 	stage rb = load_tile(B, ldb, dirB, n, kend, n0, kbeg, vecB);
@@ -161,40 +150,7 @@ extern "C" __global__ void __launch_bounds__(256) sm80_gemm_bf16(
 		}
 	}
 
-#pragma unroll
-	for (int i = 0; i < 4; i++) {
-#pragma unroll
-		for (int h = 0; h < 2; h++) {
-			int r = m0 + wm + i * 16 + g + h * 8;
-			if (r >= m) continue;
-#pragma unroll
-			for (int j = 0; j < 4; j++) {
-				int c = n0 + wn + j * 8 + t * 2;
-				float v0 = acc[i][j][h * 2], v1 = acc[i][j][h * 2 + 1];
-				long long o = (long long)r * n + c;
-				if (outBF16) {
-					unsigned short* y = reinterpret_cast<unsigned short*>(C);
-					if (c + 1 < n && (o & 1) == 0) {
-						*reinterpret_cast<unsigned int*>(y + o) = (unsigned int)bf16_rn(v0) | ((unsigned int)bf16_rn(v1) << 16);
-					} else {
-						if (c < n) y[o] = bf16_rn(v0);
-						if (c + 1 < n) y[o + 1] = bf16_rn(v1);
-					}
-				} else {
-					float* y = reinterpret_cast<float*>(C);
-					if (atomic) {
-						if (c < n) atomicAdd(y + o, v0);
-						if (c + 1 < n) atomicAdd(y + o + 1, v1);
-					} else if (c + 1 < n && (o & 1) == 0) {
-						*reinterpret_cast<float2*>(y + o) = make_float2(v0, v1);
-					} else {
-						if (c < n) y[o] = v0;
-						if (c + 1 < n) y[o + 1] = v1;
-					}
-				}
-			}
-		}
-	}
+	gemm_acc_store(C, acc, m, n, m0, n0, wm, wn, g, t, atomic, outBF16);
 }
 
 // ---------------------------------------------------------------------------

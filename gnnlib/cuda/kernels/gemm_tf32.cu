@@ -22,6 +22,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "gemm_acc.cuh"
 
 #define GT_BM 128
 #define GT_BK 16
@@ -110,12 +111,7 @@ extern "C" __global__ void __launch_bounds__(256) sm80_gemm_tf32x3(const float* 
 	const long long lda = transA ? m : k, ldb = transB ? k : n;
 
 	float acc[4][4][4];
-#pragma unroll
-	for (int i = 0; i < 4; i++)
-#pragma unroll
-		for (int j = 0; j < 4; j++)
-#pragma unroll
-			for (int q = 0; q < 4; q++) acc[i][j][q] = 0.f;
+	gemm_acc_zero(acc);
 
 	gt_stage ra = gt_load(A, lda, dirA, m, kend, m0, kbeg, vecA);
 	gt_stage rb = gt_load(B, ldb, dirB, n, kend, n0, kbeg, vecB);
@@ -155,27 +151,5 @@ extern "C" __global__ void __launch_bounds__(256) sm80_gemm_tf32x3(const float* 
 		}
 	}
 
-#pragma unroll
-	for (int i = 0; i < 4; i++) {
-#pragma unroll
-		for (int h = 0; h < 2; h++) {
-			const int r = m0 + wm + i * 16 + g + h * 8;
-			if (r >= m) continue;
-#pragma unroll
-			for (int j = 0; j < 4; j++) {
-				const int c = n0 + wn + j * 8 + t * 2;
-				const float v0 = acc[i][j][h * 2], v1 = acc[i][j][h * 2 + 1];
-				const long long o = (long long)r * n + c;
-				if (atomic) {
-					if (c < n) atomicAdd(C + o, v0);
-					if (c + 1 < n) atomicAdd(C + o + 1, v1);
-				} else if (c + 1 < n && (o & 1) == 0) {
-					*reinterpret_cast<float2*>(C + o) = make_float2(v0, v1);
-				} else {
-					if (c < n) C[o] = v0;
-					if (c + 1 < n) C[o + 1] = v1;
-				}
-			}
-		}
-	}
+	gemm_acc_store(C, acc, m, n, m0, n0, wm, wn, g, t, atomic, 0);
 }

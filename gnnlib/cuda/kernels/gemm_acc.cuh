@@ -1,0 +1,69 @@
+// ---------------------------------------------------------------------------
+// gemm_acc.cuh: the accumulators of the 128x128 tensor-core GEMM kernels
+// (gemm_bf16.cu's sm80_gemm_bf16, gemm_tf32.cu's sm80_gemm_tf32x3): 8
+// warps (2x4) of 64x32, each lane holding 4x4 mma tiles' four float32
+// sums, and their store into C.
+// ---------------------------------------------------------------------------
+
+#pragma once
+
+#include "common.cuh"
+
+// gemm_acc_zero zeroes a lane's accumulators.
+__device__ __forceinline__ void gemm_acc_zero(float (&acc)[4][4][4]) {
+#pragma unroll
+	for (int i = 0; i < 4; i++)
+#pragma unroll
+		for (int j = 0; j < 4; j++)
+#pragma unroll
+			for (int q = 0; q < 4; q++) acc[i][j][q] = 0.f;
+}
+
+__device__ __forceinline__ unsigned short bf16_rn(float f) {
+	unsigned int b = __float_as_uint(f);
+	if ((b & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((b >> 16) | 0x0040u);
+	b += 0x7fffu + ((b >> 16) & 1u);
+	return (unsigned short)(b >> 16);
+}
+
+// gemm_acc_store stores a lane's accumulators into C (m x n, row-major),
+// the warp's tile at (m0 + wm, n0 + wn), the lane at (g, t) of the mma
+// tiles' 8x4 grid: as bfloat16 (outBF16), added to C's float32 values
+// (atomic), or stored as float32.
+__device__ __forceinline__ void gemm_acc_store(void* __restrict__ C, const float (&acc)[4][4][4], int m, int n, int m0,
+                                               int n0, int wm, int wn, int g, int t, int atomic, int outBF16) {
+#pragma unroll
+	for (int i = 0; i < 4; i++) {
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			int r = m0 + wm + i * 16 + g + h * 8;
+			if (r >= m) continue;
+#pragma unroll
+			for (int j = 0; j < 4; j++) {
+				int c = n0 + wn + j * 8 + t * 2;
+				float v0 = acc[i][j][h * 2], v1 = acc[i][j][h * 2 + 1];
+				long long o = (long long)r * n + c;
+				if (outBF16) {
+					unsigned short* y = reinterpret_cast<unsigned short*>(C);
+					if (c + 1 < n && (o & 1) == 0) {
+						*reinterpret_cast<unsigned int*>(y + o) = (unsigned int)bf16_rn(v0) | ((unsigned int)bf16_rn(v1) << 16);
+					} else {
+						if (c < n) y[o] = bf16_rn(v0);
+						if (c + 1 < n) y[o + 1] = bf16_rn(v1);
+					}
+				} else {
+					float* y = reinterpret_cast<float*>(C);
+					if (atomic) {
+						if (c < n) atomicAdd(y + o, v0);
+						if (c + 1 < n) atomicAdd(y + o + 1, v1);
+					} else if (c + 1 < n && (o & 1) == 0) {
+						*reinterpret_cast<float2*>(y + o) = make_float2(v0, v1);
+					} else {
+						if (c < n) y[o] = v0;
+						if (c + 1 < n) y[o + 1] = v1;
+					}
+				}
+			}
+		}
+	}
+}
