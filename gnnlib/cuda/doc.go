@@ -638,12 +638,18 @@
 // at most 32 wide) add their K chunks with atomics, so their last bits,
 // and a training run's, can differ from run to run.
 //
-// BUG(gnnlab): MatMul uses float32 FMA (GEMMv2: 33-43 TFLOP/s measured on
-// the H200 at the layers' shapes, about 60 % of the FP32 peak), not tensor
-// cores: the PTX targets compute_70, where TF32 mma does not exist. This
-// is what keeps the dense products of a GATv2 layer and a GCN epoch at
-// about 60 % of the FP32 peak. Outputs 47 or 48 wide run on the 256x64
-// narrow tile (GEMMv2N) at 24-30 TFLOP/s.
+// BUG(gnnlab): MatMul uses float32 FMA by default (GEMMv2: 33-43 TFLOP/s
+// measured on the H200 at the layers' shapes, about 60 % of the FP32
+// peak), not tensor cores: gnn.ptx targets compute_70, where TF32 mma does
+// not exist. This is what keeps the dense products of a GATv2 layer and a
+// GCN epoch at about 60 % of the FP32 peak. Outputs 47 or 48 wide run on
+// the 256x64 narrow tile (GEMMv2N) at 24-30 TFLOP/s. The sm80 module has
+// a float32 GEMM on the tensor cores, three TF32 products a term
+// (tune.GEMMTF32x3, sm80_gemm_tf32x3, 2026-12-07), opt-in: its tiling is
+// checked on the CPU (TestGEMMTF32x3Emulated: exact on integers, within
+// 1e-6 of float64 on normal draws), and it has not run on a GPU; it is a
+// first version (128x128 tiles, 202 registers a thread, one block an SM,
+// the next k-tile prefetched into registers).
 //
 // BUG(gnnlab): the fused GAT (v1) kernels give a warp to each (node, head)
 // with up to 8 channels per lane (32 past 256), so heads narrower than 32
