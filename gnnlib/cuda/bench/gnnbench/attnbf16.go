@@ -228,12 +228,8 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	check(cuda.MatMulBF16Out(xr16, x16, wr16, false, false))
 	xl, xr, dout := must(xl16.Float32()), must(xr16.Float32()), must(dout16.Float32())
 	dxh, dxh16 := must(d.Empty(g.n, hc)), must(d.EmptyBF16(g.n, hc))
-	// attn times the forward pass, the destination backward pass alone
-	// and both backward passes (the source pass is their difference: it
-	// frees the edges the destination pass saved, so it does not repeat
-	// alone). With the edge-coefficient backward (SourceFirst) the source
-	// pass runs first and alone, and the destination pass is the
-	// difference.
+	// attn times the forward pass and the two backward passes
+	// (backwardParts).
 	attn := func(bf16 bool) (t attnMS) {
 		fw := func() *cuda.GATv2 {
 			if bf16 {
@@ -256,15 +252,9 @@ func gatLayerBF16(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 			}
 		}
 		t.fwd = timeit(d, func() { fw().Free() })
-		a := fw()
-		if a.SourceFirst() {
-			t.bwd = timeit(d, func() { src(a); dst(a) })
-			t.dst = t.bwd - timeit(d, func() { src(a) })
-		} else {
-			t.dst = timeit(d, func() { dst(a) })
-			t.bwd = timeit(d, func() { dst(a); src(a) })
-		}
-		a.Free()
+		var srcMS float64
+		t.dst, srcMS = backwardParts(d, fw, t.fwd, dst, src)
+		t.bwd = t.dst + srcMS
 		return t
 	}
 	// The attention alone in each precision on the same (rounded)

@@ -811,32 +811,15 @@ func gatLayer(d *cuda.Device, r *rand.Rand, g *csr, fin, h, c int) {
 	xl, xr := must(d.Empty(g.n, hc)), must(d.Empty(g.n, hc))
 	gemm := timeit(d, func() { check(cuda.MatMul(xl, x, wl, false, false)) })
 	check(cuda.MatMul(xr, x, wr, false, false))
-	fwd := timeit(d, func() { must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{})).Free() })
-	a := must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
-	dxh := must(d.Empty(g.n, hc))
-	// The second pass consumes what the first saved: time the pair and
-	// the first pass alone (BackwardDst, or BackwardSrc when SourceFirst).
-	dstPass := func() { check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt)) }
-	srcPass := func() { check(a.BackwardSrc(dg, xl, xr, att, dout, dxh)) }
-	pair := timeit(d, func() {
-		if a.SourceFirst() {
-			srcPass()
-			dstPass()
-		} else {
-			dstPass()
-			srcPass()
-		}
-	})
-	var dst, src float64
-	if a.SourceFirst() {
-		src = timeit(d, srcPass)
-		dst = pair - src
-	} else {
-		dst = timeit(d, dstPass)
-		src = pair - dst
+	fw := func() *cuda.GATv2 {
+		return must(cuda.GATv2ForwardLR(dg, xl, xr, att, h, c, 0.2, cuda.AttentionDropout{}))
 	}
+	fwd := timeit(d, func() { fw().Free() })
+	dxh := must(d.Empty(g.n, hc))
+	dst, src := backwardParts(d, fw, fwd,
+		func(a *cuda.GATv2) { check(a.BackwardDst(dg, xl, xr, att, dout, dxh, datt)) },
+		func(a *cuda.GATv2) { check(a.BackwardSrc(dg, xl, xr, att, dout, dxh)) })
 	gemmT := timeit(d, func() { check(cuda.MatMul(dwl, x, dxh, true, false)) })
-	a.Free()
 	report("gatv2-layer", g.name, fmt.Sprintf("%dx%d", h, c), ms, peak,
 		fmt.Sprintf("attention fwd %.3f ms, bwd dst %.3f + src %.3f ms, x·W_l %.3f ms, xT·dX_l %.3f ms", fwd, dst, src, gemm, gemmT))
 	for _, t := range []*cuda.Tensor{x, wl, wr, att, dout, dwl, dwr, datt, xl, xr, dxh} {
@@ -1276,4 +1259,25 @@ func inPassOrder(sourceFirst bool, src, dst func()) {
 	}
 	dst()
 	src()
+}
+
+// backwardParts times a GATv2 attention's two backward passes, dst and
+// src, after the forward pass fw, which takes fwdMS. The second pass
+// consumes what the first saved, and the edge-coefficient source pass
+// (SourceFirst) spends the forward pass's scores: so, with it, each
+// timed run makes its own forward pass: the source pass is the run of
+// the forward and source passes less the forward's time, the
+// destination pass what the run of all three takes more; otherwise one forward pass serves the destination
+// pass alone and both passes, and the source pass is their difference.
+func backwardParts(d *cuda.Device, fw func() *cuda.GATv2, fwdMS float64, dst, src func(*cuda.GATv2)) (dstMS, srcMS float64) {
+	a := fw()
+	if !a.SourceFirst() {
+		defer a.Free()
+		dstMS = timeit(d, func() { dst(a) })
+		return dstMS, timeit(d, func() { dst(a); src(a) }) - dstMS
+	}
+	a.Free()
+	one := timeit(d, func() { b := fw(); src(b); b.Free() })
+	both := timeit(d, func() { b := fw(); src(b); dst(b); b.Free() })
+	return both - one, one - fwdMS
 }
