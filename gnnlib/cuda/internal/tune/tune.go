@@ -39,7 +39,12 @@ const (
 	// later; GEMMv2S's kernels elsewhere and for its skinny weight
 	// gradients): sm80_gemm_tf32x3 (kernels/gemm_tf32.cu) splits each
 	// operand into two TF32 parts and sums three of their four products
-	// in float32, close to float32 FMA's accuracy. Not yet run on a GPU.
+	// in float32, close to float32 FMA's accuracy. On an H100
+	// (2026-12-07) it passed TestGEMMKernels and, as a first version
+	// (one block of 202 registers a thread an SM), was slower than
+	// GEMMv2S at two of the three arxiv-sized layer shapes: x·W 0.727
+	// against 0.654 ms, Xᵀ·dY 0.704 against 0.667, dY·Wᵀ 0.404 against
+	// 0.444 (the nn GATv2 epoch 12.86 against 12.45 ms). Opt-in.
 	GEMMTF32x3 GEMMKernel = "tf32x3"
 )
 
@@ -371,7 +376,8 @@ var GATv2EdgeAuto = true
 // edge's dOut row, score, lse and D a step ahead, under bounds for 2 or 3
 // blocks an SM (103 and 80 registers at sm_90, no spills); "balpfa"
 // "balpf" with the forward pass loading the next pair's x_l rows a step
-// ahead too (112 registers, 2 blocks). Not yet timed.
+// ahead too (112 registers, 2 blocks). They passed TestGATv2EdgeCoef on
+// an H100 (2026-12-07) and have not been timed.
 // "" runs the plain kernels; gnnbench's -gatv2-variants edge, edge-lb3,
 // edge-e1, edge-bal and the edge-balpf ones time them. The layout of the sign bits is the
 // forward pass's choice: its backward follows it.
