@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// GNNLAB_TEST_GEMM names the kernel family (v1, v2, v2k8, v2n) that MatMul
+// GNNLAB_TEST_GEMM names the kernel family (v1, v2, v2k8, v2n, v2s, tf32x3) that MatMul
 // uses in this test binary, so that the device-level agreement tests
 // (TestDeviceSuite) can run on each family.
 func init() {
