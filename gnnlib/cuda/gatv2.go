@@ -601,8 +601,9 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 		kernel, save = "gatv2_fwde", []any{a.es, a.esgn}
 	}
 	var err error
-	a.bal = strings.HasPrefix(edgeVariant(k, save != nil, false), "_bal")
-	a.Out, a.Out16, a.LSE, err = attnForward(d, g, kernel+attnSuffix(k, bf16, wide)+edgeVariant(k, save != nil, false), heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
+	variant := edgeVariant(k, save != nil, false)
+	a.bal = strings.HasPrefix(variant, "_bal")
+	a.Out, a.Out16, a.LSE, err = attnForward(d, g, kernel+attnSuffix(k, bf16, wide)+variant, heads, channels, k.g, bf16, 0, 0, func(out uintptr, lse *Tensor, n int, _ bool) []any {
 		args := append([]any{xl.ptr, xl.ld, xr.ptr, xr.ld, att, out, lse}, save...)
 		return append(args, n, heads, slope, drop.P, drop.Seed, channels, tune.AttnPrefetch)
 	})

@@ -1,7 +1,8 @@
 // ---------------------------------------------------------------------------
 // common.cuh: what every kernel family of gnnlib/cuda shares: the
 // warp constants, float4 loads and stores, the grid-stride loop, the
-// counter-based dropout masks and the small reductions. Included first
+// counter-based dropout masks, the rounding to bfloat16 and the small
+// reductions. Included first
 // by gnn.cu.
 // ---------------------------------------------------------------------------
 
@@ -57,6 +58,16 @@ __device__ __forceinline__ float drop_keep(float p, float keep, unsigned long lo
 
 __device__ __forceinline__ float lrelu(float z, float slope) { return z > 0.f ? z : slope * z; }
 __device__ __forceinline__ float dlrelu(float z, float slope) { return z > 0.f ? 1.f : slope; }
+
+// f32_bf16_bits rounds f to bfloat16 (to nearest, ties to even, a NaN
+// kept a quiet NaN, as gnnlib/internal/half on the CPU) and returns its
+// 16 bits.
+__device__ __forceinline__ unsigned short f32_bf16_bits(float f) {
+	unsigned int b = __float_as_uint(f);
+	if ((b & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((b >> 16) | 0x0040u);
+	b += 0x7fffu + ((b >> 16) & 1u);
+	return (unsigned short)(b >> 16);
+}
 
 // ops_block_sum returns the sum of v over the block to every thread. All
 // threads of the block must call it (blockDim.x a multiple of 32, at most

@@ -19,13 +19,6 @@ __device__ __forceinline__ void gemm_acc_zero(float (&acc)[4][4][4]) {
 			for (int q = 0; q < 4; q++) acc[i][j][q] = 0.f;
 }
 
-__device__ __forceinline__ unsigned short bf16_rn(float f) {
-	unsigned int b = __float_as_uint(f);
-	if ((b & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((b >> 16) | 0x0040u);
-	b += 0x7fffu + ((b >> 16) & 1u);
-	return (unsigned short)(b >> 16);
-}
-
 // gemm_acc_store stores a lane's accumulators into C (m x n, row-major),
 // the warp's tile at (m0 + wm, n0 + wn), the lane at (g, t) of the mma
 // tiles' 8x4 grid: as bfloat16 (outBF16), added to C's float32 values
@@ -46,10 +39,10 @@ __device__ __forceinline__ void gemm_acc_store(void* __restrict__ C, const float
 				if (outBF16) {
 					unsigned short* y = reinterpret_cast<unsigned short*>(C);
 					if (c + 1 < n && (o & 1) == 0) {
-						*reinterpret_cast<unsigned int*>(y + o) = (unsigned int)bf16_rn(v0) | ((unsigned int)bf16_rn(v1) << 16);
+						*reinterpret_cast<unsigned int*>(y + o) = (unsigned int)f32_bf16_bits(v0) | ((unsigned int)f32_bf16_bits(v1) << 16);
 					} else {
-						if (c < n) y[o] = bf16_rn(v0);
-						if (c + 1 < n) y[o + 1] = bf16_rn(v1);
+						if (c < n) y[o] = f32_bf16_bits(v0);
+						if (c + 1 < n) y[o + 1] = f32_bf16_bits(v1);
 					}
 				} else {
 					float* y = reinterpret_cast<float*>(C);

@@ -514,7 +514,7 @@ __device__ __forceinline__ void gemm_bf16p(unsigned short* __restrict__ sm, cons
 						unsigned p[4];
 #pragma unroll
 						for (int j = 0; j < 4; j++)
-							p[j] = (unsigned)bf16_rn(acc[i][jg + j][2 * h]) | ((unsigned)bf16_rn(acc[i][jg + j][2 * h + 1]) << 16);
+							p[j] = (unsigned)f32_bf16_bits(acc[i][jg + j][2 * h]) | ((unsigned)f32_bf16_bits(acc[i][jg + j][2 * h + 1]) << 16);
 						quad_transpose(p, t);
 						if (r < m) {
 							unsigned short* y = reinterpret_cast<unsigned short*>(C) + o;

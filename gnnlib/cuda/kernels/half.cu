@@ -11,15 +11,6 @@
 #include "common.cuh"
 #include <cuda_fp16.h>
 
-// f32_bf16_bits rounds f to bfloat16 (round to nearest even) and returns
-// its 16 bits.
-__device__ __forceinline__ unsigned short f32_bf16_bits(float f) {
-	unsigned int b = __float_as_uint(f);
-	if ((b & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((b >> 16) | 0x0040u);
-	b += 0x7fffu + ((b >> 16) & 1u);
-	return (unsigned short)(b >> 16);
-}
-
 __device__ __forceinline__ float bf16_bits_f32(unsigned short h) { return __uint_as_float((unsigned int)h << 16); }
 
 // f32_to_bf16: y[i] = bf16(x[i]) for n values.

@@ -15,13 +15,6 @@
 
 #include "common.cuh"
 
-__device__ __forceinline__ unsigned short bf16_rn_s(float f) {
-	unsigned int b = __float_as_uint(f);
-	if ((b & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((b >> 16) | 0x0040u);
-	b += 0x7fffu + ((b >> 16) & 1u);
-	return (unsigned short)(b >> 16);
-}
-
 // bf16x holds VEC bfloat16 values (8: one 16-byte load, 4: one 8-byte).
 template <int VEC>
 struct bf16x;
@@ -91,7 +84,7 @@ __device__ __forceinline__ void spmm_bf16_vec(const int* __restrict__ indptr, co
 			if (outBF16) {
 				unsigned int rh[VEC / 2];
 #pragma unroll
-				for (int j = 0; j < VEC / 2; j++) rh[j] = (unsigned int)bf16_rn_s(acc[2 * j]) | ((unsigned int)bf16_rn_s(acc[2 * j + 1]) << 16);
+				for (int j = 0; j < VEC / 2; j++) rh[j] = (unsigned int)f32_bf16_bits(acc[2 * j]) | ((unsigned int)f32_bf16_bits(acc[2 * j + 1]) << 16);
 				unsigned short* yo = reinterpret_cast<unsigned short*>(y) + o;
 				if (VEC == 8) {
 					*reinterpret_cast<uint4*>(yo) = make_uint4(rh[0], rh[VEC / 2 > 1 ? 1 : 0], rh[VEC / 2 > 2 ? 2 : 0], rh[VEC / 2 > 3 ? 3 : 0]);
@@ -138,7 +131,7 @@ extern "C" __global__ void sm80_spmm_bf16_warp(const int* __restrict__ indptr, c
 				acc += wv * __uint_as_float((unsigned int)__ldg(&x[(long long)__ldg(&indices[e]) * F + c]) << 16);
 			}
 			if (outBF16) {
-				reinterpret_cast<unsigned short*>(y)[v * F + c] = bf16_rn_s(acc);
+				reinterpret_cast<unsigned short*>(y)[v * F + c] = f32_bf16_bits(acc);
 			} else {
 				reinterpret_cast<float*>(y)[v * F + c] = acc;
 			}
@@ -202,7 +195,7 @@ extern "C" __global__ void sm80_spmm_bf16_heavy_store(const float* __restrict__ 
 	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
 		const long long o = (long long)heavy[i / F] * F + i % F;
 		if (outBF16) {
-			reinterpret_cast<unsigned short*>(y)[o] = bf16_rn_s(acc[i]);
+			reinterpret_cast<unsigned short*>(y)[o] = f32_bf16_bits(acc[i]);
 		} else {
 			reinterpret_cast<float*>(y)[o] = acc[i];
 		}

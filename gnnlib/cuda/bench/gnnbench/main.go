@@ -76,6 +76,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -169,6 +170,11 @@ func cutMarker(v string) (base, marker string) {
 	return v, ""
 }
 
+// edgeValues are the -gatv2-variants values (without a marker) that turn
+// the edge-coefficient backward on, "edge-" and the
+// tune.GATv2EdgeVariant they take.
+var edgeValues = []string{"edge", "edge-lb3", "edge-e1", "edge-bal", "edge-balpf", "edge-balpf3", "edge-balpfa"}
+
 // variantDefaults are the switches edgeVariant sets as the library sets
 // them, which a value that names none of them keeps.
 var variantDefaults = struct {
@@ -207,7 +213,7 @@ func edgeVariant(v string) bool {
 		tune.GATv2EdgeAuto = variantDefaults.auto
 	}
 	v = variantBase(v)
-	edge := v == "edge" || v == "edge-lb3" || v == "edge-e1" || v == "edge-bal" || v == "edge-balpf" || v == "edge-balpf3" || v == "edge-balpfa"
+	edge := slices.Contains(edgeValues, v)
 	tune.GATv2EdgeCoef, tune.GATv2EdgeVariant = variantDefaults.coef, variantDefaults.edgeV
 	if edge {
 		tune.GATv2EdgeCoef = true
@@ -1264,11 +1270,12 @@ func inPassOrder(sourceFirst bool, src, dst func()) {
 // backwardParts times a GATv2 attention's two backward passes, dst and
 // src, after the forward pass fw, which takes fwdMS. The second pass
 // consumes what the first saved, and the edge-coefficient source pass
-// (SourceFirst) spends the forward pass's scores: so, with it, each
+// (SourceFirst) spends the forward pass's scores. So, with it, each
 // timed run makes its own forward pass: the source pass is the run of
 // the forward and source passes less the forward's time, the
-// destination pass what the run of all three takes more; otherwise one forward pass serves the destination
-// pass alone and both passes, and the source pass is their difference.
+// destination pass what the run of all three takes more. Otherwise one
+// forward pass serves the destination pass alone and both passes, and
+// the source pass is their difference.
 func backwardParts(d *cuda.Device, fw func() *cuda.GATv2, fwdMS float64, dst, src func(*cuda.GATv2)) (dstMS, srcMS float64) {
 	a := fw()
 	if !a.SourceFirst() {
