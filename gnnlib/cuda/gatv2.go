@@ -418,7 +418,7 @@ type GATv2 struct {
 	// peak, 0.5 GB of a products-sized one); spent is then set, and a
 	// later backward pass over the same forward runs the other passes.
 	es, esgn, dattSrc *Tensor
-	spent             bool
+	spent             bool // an edge-coefficient source pass overwrote es (SourceFirst is false since)
 	srcDone           bool // the edge-coefficient source pass ran; its destination pass comes next
 	bal               bool // the forward pass stored the sign bits as ballot words (the _bal kernels)
 	pendingSrc        bool // the recomputing or saved-edge BackwardDst ran; its BackwardSrc comes next
