@@ -164,7 +164,7 @@ func matMulWith(kern tune.GEMMKernel, dst, a, b *Tensor, transA, transB, acc boo
 	splitFrom, minChunk := 4096, 1024
 	switch kern {
 	case tune.GEMMTF32x3:
-		kernel, kt = "sm80_gemm_tf32x3", 16
+		kernel, kt = "sm80_gemm_tf32x3_"+form, 16
 		splitFrom, minChunk = 1024, 256
 	case tune.GEMMv1:
 		kernel = "gemm_" + form
@@ -211,11 +211,10 @@ func matMulWith(kern tune.GEMMKernel, dst, a, b *Tensor, transA, transB, acc boo
 	}
 	grid := [3]int{(n + bn - 1) / bn, (m + bm - 1) / bm, split}
 	if kern == tune.GEMMTF32x3 {
-		// One kernel for the three forms; float4 loads where an operand's
-		// rows are whole float4s.
+		// float4 loads where an operand's rows are whole float4s.
 		lda, ldb := a.Cols, b.Cols
 		vecA, vecB := lda%4 == 0 && a.ptr%16 == 0, ldb%4 == 0 && b.ptr%16 == 0
-		return d.launch3(kernel, grid, [3]int{256, 1, 1}, a, b, dst, m, n, k, transA, transB, chunk, atomic, vecA, vecB)
+		return d.launch3(kernel, grid, [3]int{256, 1, 1}, a, b, dst, m, n, k, chunk, atomic, vecA, vecB)
 	}
 	return d.launch3(kernel, grid, [3]int{256, 1, 1}, a, b, dst, m, n, k, chunk, atomic)
 }

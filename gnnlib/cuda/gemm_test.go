@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -286,15 +287,17 @@ func TestMatMulGradOnDevice(t *testing.T) {
 }
 
 // TestGEMMTF32x3Launches checks on the recording driver which kernels
-// MatMul launches under tune.GEMMTF32x3: sm80_gemm_tf32x3 with its
-// twelve arguments (both forms' flags, float4 loads only where an
+// MatMul launches under tune.GEMMTF32x3: sm80_gemm_tf32x3 of the product's
+// form (nn, tn, nt) with its ten arguments (float4 loads only where an
 // operand's rows are whole float4s) on a device with TF32 tensor cores,
 // K split into whole 16-row chunks for a weight gradient; GEMMv2S's
 // kernels for a skinny weight gradient and on a device without them.
 func TestGEMMTF32x3Launches(t *testing.T) {
 	params := ptxParams()
-	if params["sm80_gemm_tf32x3"] != 12 {
-		t.Fatalf("sm80_gemm_tf32x3 has %d parameters in the PTX, want 12", params["sm80_gemm_tf32x3"])
+	for _, f := range []string{"nn", "tn", "nt"} {
+		if k := "sm80_gemm_tf32x3_" + f; params[k] != 10 {
+			t.Fatalf("%s has %d parameters in the PTX, want 10", k, params[k])
+		}
 	}
 	for _, c := range []struct {
 		sm80           bool
@@ -303,10 +306,10 @@ func TestGEMMTF32x3Launches(t *testing.T) {
 		kernel         string
 		split          int
 	}{
-		{true, 169343, 128, 512, false, false, "sm80_gemm_tf32x3", 1},
-		{true, 128, 169343, 512, true, false, "sm80_gemm_tf32x3", 2}, // 4 tiles on the recorder's 4 SMs
-		{true, 169343, 256, 128, false, true, "sm80_gemm_tf32x3", 1},
-		{true, 1000, 47, 47, false, false, "sm80_gemm_tf32x3", 1},
+		{true, 169343, 128, 512, false, false, "sm80_gemm_tf32x3_nn", 1},
+		{true, 128, 169343, 512, true, false, "sm80_gemm_tf32x3_tn", 2}, // 4 tiles on the recorder's 4 SMs
+		{true, 169343, 256, 128, false, true, "sm80_gemm_tf32x3_nt", 1},
+		{true, 1000, 47, 47, false, false, "sm80_gemm_tf32x3_nn", 1},
 		{true, 128, 169343, 16, true, false, "gemm_skinny16_tn", 0},
 		{false, 169343, 128, 512, false, false, "gemm2_nn_v4", 1},
 	} {
@@ -339,8 +342,8 @@ func TestGEMMTF32x3Launches(t *testing.T) {
 		if c.split > 0 && got.grid[2] != c.split {
 			t.Errorf("%+v: %s split K %d ways, want %d", c, got.kernel, got.grid[2], c.split)
 		}
-		if got.kernel == "sm80_gemm_tf32x3" {
-			chunk, vecA, vecB := got.args[8], got.args[10], got.args[11]
+		if strings.HasPrefix(got.kernel, "sm80_gemm_tf32x3_") {
+			chunk, vecA, vecB := got.args[6], got.args[8], got.args[9]
 			if chunk%16 != 0 || int(chunk)*got.grid[2] < c.k || int(chunk)*(got.grid[2]-1) >= c.k {
 				t.Errorf("%+v: chunk %d for %d chunks of K = %d", c, chunk, got.grid[2], c.k)
 			}

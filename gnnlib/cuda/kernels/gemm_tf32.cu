@@ -17,6 +17,12 @@
 // k-major (tn's A, nn's and tn's B) as s[16][136]. Both paddings put the
 // 32 lanes' fragment reads (row g, column t of a 8x4 lane grid) in 32
 // distinct banks.
+//
+// Each value is split once, as it goes to shared memory, into a big and
+// a small tile: a block's 4 warps along n read the same A fragments and
+// its 2 along m the same B fragments, and splitting at every fragment
+// read (the first version) spent about 9 instructions a split, 24 splits
+// a warp for 48 mma. At most 128 registers a thread, for 2 blocks an SM.
 // ---------------------------------------------------------------------------
 
 #pragma once
@@ -62,26 +68,33 @@ __device__ __forceinline__ gt_stage gt_load(const float* __restrict__ src, long 
 	return s;
 }
 
-// gt_store puts a stage into its tile: s[row][k] (direct) or s[k][col].
-__device__ __forceinline__ void gt_store(float* sm, const gt_stage& s, int direct) {
-#pragma unroll
-	for (int q = 0; q < 2; q++) {
-		const int v = threadIdx.x + q * 256;
-		const int o = direct ? (v >> 2) * GT_LDD + (v & 3) * 4 : (v >> 5) * GT_LDK + (v & 31) * 4;
-		*reinterpret_cast<float4*>(sm + o) = s.v[q];
-	}
-}
-
-// gt_at is element (row r along m or n, k) of a tile.
-__device__ __forceinline__ float gt_at(const float* sm, int direct, int r, int k) {
-	return direct ? sm[r * GT_LDD + k] : sm[k * GT_LDK + r];
-}
-
 // tf32_split splits x into big = tf32(x) and small = tf32(x − big).
 __device__ __forceinline__ void tf32_split(float x, unsigned& big, unsigned& small) {
 	asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(x));
 	const float rest = x - __uint_as_float(big);
 	asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(small) : "f"(rest));
+}
+
+// gt_store splits a stage and puts it into its big and small tiles:
+// s[row][k] (direct) or s[k][col].
+__device__ __forceinline__ void gt_store(unsigned* big, unsigned* small, const gt_stage& s, int direct) {
+#pragma unroll
+	for (int q = 0; q < 2; q++) {
+		const int v = threadIdx.x + q * 256;
+		const int o = direct ? (v >> 2) * GT_LDD + (v & 3) * 4 : (v >> 5) * GT_LDK + (v & 31) * 4;
+		uint4 b, l;
+		tf32_split(s.v[q].x, b.x, l.x);
+		tf32_split(s.v[q].y, b.y, l.y);
+		tf32_split(s.v[q].z, b.z, l.z);
+		tf32_split(s.v[q].w, b.w, l.w);
+		*reinterpret_cast<uint4*>(big + o) = b;
+		*reinterpret_cast<uint4*>(small + o) = l;
+	}
+}
+
+// gt_at is element (row r along m or n, k) of a tile.
+__device__ __forceinline__ unsigned gt_at(const unsigned* sm, int direct, int r, int k) {
+	return direct ? sm[r * GT_LDD + k] : sm[k * GT_LDK + r];
 }
 
 __device__ __forceinline__ void mma_tf32(float* c, const unsigned* a, const unsigned* b) {
@@ -91,24 +104,26 @@ __device__ __forceinline__ void mma_tf32(float* c, const unsigned* a, const unsi
 	    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// sm80_gemm_tf32x3: C[m,n] = op(A)·op(B), float32 in and out. A is m x k
-// (k x m when transA), B is k x n (n x k when transB). Block z sums k in
-// [z*chunk, min(k, (z+1)*chunk)), chunk a multiple of 16; with atomic set
-// the sums are added to C. vecA, vecB: float4 loads allowed (the
-// operand's leading dimension a multiple of 4, its base 16-byte aligned).
-extern "C" __global__ void __launch_bounds__(256) sm80_gemm_tf32x3(const float* __restrict__ A,
-                                                                   const float* __restrict__ B, float* __restrict__ C,
-                                                                   int m, int n, int k, int transA, int transB,
-                                                                   int chunk, int atomic, int vecA, int vecB) {
-	__shared__ __align__(16) float sA[GT_TILE];
-	__shared__ __align__(16) float sB[GT_TILE];
+// gemm_tf32x3 computes C[m,n] = op(A)·op(B), float32 in and out. A is
+// m x k (k x m when transA), B is k x n (n x k when transB); the operands'
+// orientations are template parameters, so that each form's kernel holds
+// only its own addressing. Block z sums k in [z*chunk, min(k,
+// (z+1)*chunk)), chunk a multiple of 16; with atomic set the sums are
+// added to C. vecA, vecB: float4 loads allowed (the operand's leading
+// dimension a multiple of 4, its base 16-byte aligned).
+template <bool TA, bool TB>
+__device__ __forceinline__ void gemm_tf32x3(const float* __restrict__ A, const float* __restrict__ B,
+                                            float* __restrict__ C, int m, int n, int k, int chunk, int atomic,
+                                            int vecA, int vecB) {
+	__shared__ __align__(16) unsigned sA[2][GT_TILE];  // big, small
+	__shared__ __align__(16) unsigned sB[2][GT_TILE];
 	const int m0 = blockIdx.y * GT_BM, n0 = blockIdx.x * GT_BM;
 	const int kbeg = blockIdx.z * chunk, kend = min(k, kbeg + chunk);
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	const int g = lane >> 2, t = lane & 3;
 	const int wm = (warp >> 2) * 64, wn = (warp & 3) * 32;
-	const int dirA = !transA, dirB = transB;
-	const long long lda = transA ? m : k, ldb = transB ? k : n;
+	constexpr int dirA = !TA, dirB = TB;
+	const long long lda = TA ? m : k, ldb = TB ? k : n;
 
 	float acc[4][4][4];
 	gemm_acc_zero(acc);
@@ -117,8 +132,8 @@ extern "C" __global__ void __launch_bounds__(256) sm80_gemm_tf32x3(const float* 
 	gt_stage rb = gt_load(B, ldb, dirB, n, kend, n0, kbeg, vecB);
 	for (int kc = kbeg; kc < kend; kc += GT_BK) {
 		__syncthreads();
-		gt_store(sA, ra, dirA);
-		gt_store(sB, rb, dirB);
+		gt_store(sA[0], sA[1], ra, dirA);
+		gt_store(sB[0], sB[1], rb, dirB);
 		__syncthreads();
 		if (kc + GT_BK < kend) {
 			ra = gt_load(A, lda, dirA, m, kend, m0, kc + GT_BK, vecA);
@@ -130,17 +145,22 @@ extern "C" __global__ void __launch_bounds__(256) sm80_gemm_tf32x3(const float* 
 #pragma unroll
 			for (int j = 0; j < 4; j++) {
 				const int c = wn + j * 8 + g;
-				tf32_split(gt_at(sB, dirB, c, ks + t), bb[j][0], bs[j][0]);
-				tf32_split(gt_at(sB, dirB, c, ks + t + 4), bb[j][1], bs[j][1]);
+#pragma unroll
+				for (int h = 0; h < 2; h++) {
+					bb[j][h] = gt_at(sB[0], dirB, c, ks + t + h * 4);
+					bs[j][h] = gt_at(sB[1], dirB, c, ks + t + h * 4);
+				}
 			}
 #pragma unroll
 			for (int i = 0; i < 4; i++) {
 				const int r = wm + i * 16 + g;
 				unsigned ab[4], as[4];
-				tf32_split(gt_at(sA, dirA, r, ks + t), ab[0], as[0]);
-				tf32_split(gt_at(sA, dirA, r + 8, ks + t), ab[1], as[1]);
-				tf32_split(gt_at(sA, dirA, r, ks + t + 4), ab[2], as[2]);
-				tf32_split(gt_at(sA, dirA, r + 8, ks + t + 4), ab[3], as[3]);
+#pragma unroll
+				for (int q = 0; q < 4; q++) {
+					// a0..a3: rows r, r+8 at k = ks+t, then ks+t+4.
+					ab[q] = gt_at(sA[0], dirA, r + (q & 1) * 8, ks + t + (q >> 1) * 4);
+					as[q] = gt_at(sA[1], dirA, r + (q & 1) * 8, ks + t + (q >> 1) * 4);
+				}
 #pragma unroll
 				for (int j = 0; j < 4; j++) {
 					mma_tf32(acc[i][j], ab, bs[j]);
@@ -153,3 +173,15 @@ extern "C" __global__ void __launch_bounds__(256) sm80_gemm_tf32x3(const float* 
 
 	gemm_acc_store(C, acc, m, n, m0, n0, wm, wn, g, t, atomic, 0);
 }
+
+// sm80_gemm_tf32x3_nn, _tn and _nt are gemm_tf32x3's three forms (nn: A·B,
+// tn: Aᵀ·B, nt: A·Bᵀ), at most 128 registers a thread for 2 blocks an SM.
+#define GEMM_TF32X3(form, ta, tb)                                                                              \
+	extern "C" __global__ void __launch_bounds__(256, 2)                                                      \
+	    sm80_gemm_tf32x3_##form(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, \
+	                            int m, int n, int k, int chunk, int atomic, int vecA, int vecB) {               \
+		gemm_tf32x3<ta, tb>(A, B, C, m, n, k, chunk, atomic, vecA, vecB);                                   \
+	}
+GEMM_TF32X3(nn, false, false)
+GEMM_TF32X3(tn, true, false)
+GEMM_TF32X3(nt, false, true)
