@@ -568,14 +568,22 @@ GATV2_DST(_16_1_bf16, _lb4, bf16, 16, 1, false, false, __launch_bounds__(256, 4)
 // destination pass and x_r beside dOut in the source pass.
 // ---------------------------------------------------------------------------
 
-// gatv2_sign_add adds ds·m to a lane's share w of Σ ds·m, m read from the
-// edge's sign bits at esign[t*CP/8 ...] (gatv2_signs' layout).
-// With BAL the bits are gatv2_signs' ballot words: every lane of the
-// warp loads the edge's 4·VPL words (the same addresses: one broadcast
-// load of 16 bytes per float4) and takes its own bit of each.
+// gatv2_signs_t holds a lane's sign bits of one edge (gatv2_signs'
+// layout): with BAL the edge's 4·VPL ballot words, each lane taking its
+// own bit of each, else a nibble a float4 (4 channels).
+template <int VPL, bool BAL>
+struct gatv2_signs_t {
+	unsigned b[BAL ? 4 * VPL : VPL];
+};
+
+// gatv2_sign_load loads edge t's sign bits at esign[t*CP/8 ...]. With BAL
+// every lane of the warp loads the edge's 4·VPL words (the same
+// addresses: one broadcast load of 16 bytes per float4). The source pass
+// issues it beside the edge's other loads: issued after the edge's group
+// sum (as gatv2_sign_add did there), its latency came once more an edge.
 template <int G, int VPL, bool BAL = false>
-__device__ __forceinline__ void gatv2_sign_add(float4 (&w)[VPL], float ds, float dsl, long long t, int lane,
-                                               const unsigned char* __restrict__ esign) {
+__device__ __forceinline__ void gatv2_sign_load(gatv2_signs_t<VPL, BAL>& sg, long long t, int lane,
+                                                const unsigned char* __restrict__ esign) {
 	const int CP = 4 * G * VPL;
 	if constexpr (BAL) {
 		static_assert(G == 32, "ballot sign words need a warp a group");
@@ -583,21 +591,46 @@ __device__ __forceinline__ void gatv2_sign_add(float4 (&w)[VPL], float ds, float
 #pragma unroll
 		for (int i = 0; i < VPL; i++) {
 			const uint4 b = __ldg(p + i);
-			w[i].x += (b.x >> lane & 1u) ? ds : dsl;
-			w[i].y += (b.y >> lane & 1u) ? ds : dsl;
-			w[i].z += (b.z >> lane & 1u) ? ds : dsl;
-			w[i].w += (b.w >> lane & 1u) ? ds : dsl;
+			sg.b[4 * i] = b.x;
+			sg.b[4 * i + 1] = b.y;
+			sg.b[4 * i + 2] = b.z;
+			sg.b[4 * i + 3] = b.w;
 		}
 	} else {
 #pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			const unsigned b = __ldg(&esign[t * (CP / 8) + (i * G + lane) / 2]) >> ((lane & 1) * 4);
+		for (int i = 0; i < VPL; i++) sg.b[i] = __ldg(&esign[t * (CP / 8) + (i * G + lane) / 2]) >> ((lane & 1) * 4);
+	}
+}
+
+// gatv2_sign_apply adds ds·m to a lane's share w of Σ ds·m, m from the
+// edge's sign bits sg (1 where z > 0, else slope: dsl = ds·slope).
+template <int VPL, bool BAL>
+__device__ __forceinline__ void gatv2_sign_apply(float4 (&w)[VPL], float ds, float dsl, const gatv2_signs_t<VPL, BAL>& sg,
+                                                 int lane) {
+#pragma unroll
+	for (int i = 0; i < VPL; i++) {
+		if constexpr (BAL) {
+			w[i].x += (sg.b[4 * i] >> lane & 1u) ? ds : dsl;
+			w[i].y += (sg.b[4 * i + 1] >> lane & 1u) ? ds : dsl;
+			w[i].z += (sg.b[4 * i + 2] >> lane & 1u) ? ds : dsl;
+			w[i].w += (sg.b[4 * i + 3] >> lane & 1u) ? ds : dsl;
+		} else {
+			const unsigned b = sg.b[i];
 			w[i].x += (b & 1) ? ds : dsl;
 			w[i].y += (b & 2) ? ds : dsl;
 			w[i].z += (b & 4) ? ds : dsl;
 			w[i].w += (b & 8) ? ds : dsl;
 		}
 	}
+}
+
+// gatv2_sign_add adds ds·m to w, m read from edge t's sign bits.
+template <int G, int VPL, bool BAL = false>
+__device__ __forceinline__ void gatv2_sign_add(float4 (&w)[VPL], float ds, float dsl, long long t, int lane,
+                                               const unsigned char* __restrict__ esign) {
+	gatv2_signs_t<VPL, BAL> sg;
+	gatv2_sign_load<G, VPL, BAL>(sg, t, lane, esign);
+	gatv2_sign_apply<VPL, BAL>(w, ds, dsl, sg, lane);
 }
 
 // lane_fma adds a ⊙ w to x.
@@ -681,6 +714,9 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 			lane_row<G, VPL, MASK, W>(go1, dout + (long long)v1 * HC + h * C, lane, C);
 			const long long t0 = (long long)e0 * H + h, t1 = (long long)e1 * H + h;
 			const long long r0 = (long long)v0 * H + h, r1 = (long long)v1 * H + h;
+			gatv2_signs_t<VPL, BAL> sg0, sg1;
+			gatv2_sign_load<G, VPL, BAL>(sg0, t0, lane, esign);
+			gatv2_sign_load<G, VPL, BAL>(sg1, t1, lane, esign);
 			const float s0 = es[t0] - __ldg(&lse[r0]), s1 = es[t1] - __ldg(&lse[r1]);
 			const float D0 = __ldg(&dd[r0]), D1 = __ldg(&dd[r1]);
 			float g0 = lane_dot(go0, q), g1 = lane_dot(go1, q);
@@ -693,37 +729,41 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 				dse[t1] = ds1;
 			}
 			lane_rescale_add2(dq, 1.f, al0 * k0, go0, al1 * k1, go1);
-			gatv2_sign_add<G, VPL, BAL>(w, ds0, ds0 * slope, t0, lane, esign);
-			gatv2_sign_add<G, VPL, BAL>(w, ds1, ds1 * slope, t1, lane, esign);
+			gatv2_sign_apply<VPL, BAL>(w, ds0, ds0 * slope, sg0, lane);
+			gatv2_sign_apply<VPL, BAL>(w, ds1, ds1 * slope, sg1, lane);
 		}
-		// One edge e0 into v, given its dOut row go, its score less
-		// lse[v] and D[v].
-		auto edge = [&, hh = h](const float4(&go)[VPL], long long t, float s, float D) {
+		// One edge e0 into v, given its dOut row go, its sign bits, its
+		// score less lse[v] and D[v].
+		auto edge = [&, hh = h](const float4(&go)[VPL], const gatv2_signs_t<VPL, BAL>& sg, long long t, float s, float D) {
 			const float gq = group_sum<G>(lane_dot(go, q));
 			const float k = drop_keep(pdrop, keep, seed, t);
 			const float al = __expf(s), ds = al * (k * gq - D);
 			if (lane == 0) dse[t] = ds;
 			lane_rescale_add(dq, 1.f, al * k, go);
-			gatv2_sign_add<G, VPL, BAL>(w, ds, ds * slope, t, lane, esign);
+			gatv2_sign_apply<VPL, BAL>(w, ds, ds * slope, sg, lane);
 		};
 		// One edge: the odd last one after the pairs, or each edge.
 		auto one = [&, hh = h](int v, int e0) {
 			float4 go[VPL];
 			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + hh * C, lane, C);
 			const long long t = (long long)e0 * H + hh, r = (long long)v * H + hh;
-			edge(go, t, es[t] - __ldg(&lse[r]), __ldg(&dd[r]));
+			gatv2_signs_t<VPL, BAL> sg;
+			gatv2_sign_load<G, VPL, BAL>(sg, t, lane, esign);
+			edge(go, sg, t, es[t] - __ldg(&lse[r]), __ldg(&dd[r]));
 		};
 		if (PAIR) {
 			if (e < end) one(ev.last(e), et.last(e));
 		} else if (ROWPF) {
 			// What the next edge needs, loaded a step ahead.
 			float4 gn[VPL];
+			gatv2_signs_t<VPL, BAL> sgn;
 			long long tn = 0;
 			float sn = 0.f, Dn = 0.f;
 			auto load = [&, hh = h](int e1) {
 				const int v = nv.at(e1);
 				lane_row<G, VPL, MASK, W>(gn, dout + (long long)v * HC + hh * C, lane, C);
 				tn = (long long)nt.at(e1) * H + hh;
+				gatv2_sign_load<G, VPL, BAL>(sgn, tn, lane, esign);
 				const long long r = (long long)v * H + hh;
 				sn = es[tn] - __ldg(&lse[r]);
 				Dn = __ldg(&dd[r]);
@@ -733,10 +773,11 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 				float4 go[VPL];
 #pragma unroll
 				for (int i = 0; i < VPL; i++) go[i] = gn[i];
+				const gatv2_signs_t<VPL, BAL> sg = sgn;
 				const long long t = tn;
 				const float s = sn, D = Dn;
 				if (e + 1 < end) load(e + 1);
-				edge(go, t, s, D);
+				edge(go, sg, t, s, D);
 			}
 		} else {
 			for (; e < end; e++) {
