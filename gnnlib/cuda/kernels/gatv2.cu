@@ -411,11 +411,14 @@ __device__ void gatv2_bwd_src_body(const int* __restrict__ tindptr, const int* _
 			float4 r[VPL], go[VPL];
 			lane_row<G, VPL, MASK, W>(r, xr + (long long)v * ldr + h * C, lane, C);
 			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + h * C, lane, C);
+			// lse[v] and D[v] loaded beside the rows, not after the
+			// group sum (as in tf_bwd_src_body).
+			const long long k = (long long)v * H + h;
+			const float L = __ldg(&lse[k]), D = __ldg(&dd[k]);
 			float s = lane_score(a, q, r, slope), dalpha = lane_dot(go, q);
 			group_sum2<G>(s, dalpha);
-			long long k = (long long)v * H + h;
-			float alpha = __expf(s - __ldg(&lse[k]));
-			float ds = alpha * (dalpha - __ldg(&dd[k]));
+			float alpha = __expf(s - L);
+			float ds = alpha * (dalpha - D);
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
 				dq[i].x += alpha * go[i].x + ds * a[i].x * dlrelu(q[i].x + r[i].x, slope);

@@ -165,12 +165,17 @@ __device__ void tf_bwd_src_body(const int* __restrict__ tindptr, const int* __re
 			float4 qv[VPL], go[VPL];
 			lane_row<G, VPL, MASK, W>(qv, q + (long long)v * ldx + h * C, lane, C);
 			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + h * C, lane, C);
+			// The edge's scalars are loaded beside its rows: after the
+			// group sum (where ptxas left them) their latency came once
+			// more an edge.
+			const long long kv = (long long)v * H + h;
+			const float L = __ldg(&lse[kv]), D = __ldg(&dd[kv]);
+			const long long te = pdrop > 0.f ? (long long)__ldg(&tperm[e]) * H + h : 0;
 			float s = lane_dot(qv, ku), g = lane_dot(go, vu);
 			group_sum2<G>(s, g);
-			long long kv = (long long)v * H + h;
-			float alpha = __expf(scale * s - __ldg(&lse[kv]));
-			float kd = pdrop > 0.f ? drop_keep(pdrop, keep, seed, (long long)__ldg(&tperm[e]) * H + h) : 1.f;
-			float ds = scale * alpha * (kd * g - __ldg(&dd[kv]));
+			float alpha = __expf(scale * s - L);
+			float kd = pdrop > 0.f ? drop_keep(pdrop, keep, seed, te) : 1.f;
+			float ds = scale * alpha * (kd * g - D);
 			float w = kd * alpha;
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
