@@ -645,13 +645,15 @@
 // GCN epoch at about 60 % of the FP32 peak. Outputs 47 or 48 wide run on
 // the 256x64 narrow tile (GEMMv2N) at 24-30 TFLOP/s. The sm80 module has
 // a float32 GEMM on the tensor cores, three TF32 products a term
-// (tune.GEMMTF32x3, sm80_gemm_tf32x3, 2026-12-07), opt-in: its tiling is
-// checked on the CPU (TestGEMMTF32x3Emulated: exact on integers, within
-// 1e-6 of float64 on normal draws) and it passed TestGEMMKernels on an
-// H100, but this first version (128x128 tiles, 202 registers a thread,
-// one block an SM, the next k-tile prefetched into registers) ran the
+// (tune.GEMMTF32x3, sm80_gemm_tf32x3_*, 2026-12-07), opt-in: its tiling
+// is checked on the CPU (TestGEMMTF32x3Emulated: exact on integers, within
+// 1e-6 of float64 on normal draws). Its first version (one kernel for the
+// three forms, 202 registers a thread, one block an SM, each value split
+// at every fragment read) passed TestGEMMKernels on an H100 and ran the
 // arxiv-sized layer's x·W in 0.727 ms against GEMMv2S's 0.654 and Xᵀ·dY
-// in 0.704 against 0.667 (dY·Wᵀ 0.404 against 0.444).
+// in 0.704 against 0.667 (dY·Wᵀ 0.404 against 0.444). The second (a
+// kernel a form, each value split once into big and small shared tiles,
+// at most 128 registers for 2 blocks an SM) has not run on a GPU yet.
 //
 // BUG(gnnlab): the fused GAT (v1) kernels give a warp to each (node, head)
 // with up to 8 channels per lane (32 past 256), so heads narrower than 32

@@ -37,14 +37,16 @@ const (
 	GEMMv2S GEMMKernel = "v2s"
 	// GEMMTF32x3 runs float32 products on the tensor cores (sm_80 and
 	// later; GEMMv2S's kernels elsewhere and for its skinny weight
-	// gradients): sm80_gemm_tf32x3 (kernels/gemm_tf32.cu) splits each
-	// operand into two TF32 parts and sums three of their four products
+	// gradients): sm80_gemm_tf32x3_* (kernels/gemm_tf32.cu) split each
+	// operand into two TF32 parts and sum three of their four products
 	// in float32, close to float32 FMA's accuracy. On an H100
-	// (2026-12-07) it passed TestGEMMKernels and, as a first version
-	// (one block of 202 registers a thread an SM), was slower than
-	// GEMMv2S at two of the three arxiv-sized layer shapes: x·W 0.727
-	// against 0.654 ms, Xᵀ·dY 0.704 against 0.667, dY·Wᵀ 0.404 against
-	// 0.444 (the nn GATv2 epoch 12.86 against 12.45 ms). Opt-in.
+	// (2026-12-07) the first version passed TestGEMMKernels and (one
+	// block of 202 registers a thread an SM, each value split at every
+	// fragment read) was slower than GEMMv2S at two of the three
+	// arxiv-sized layer shapes: x·W 0.727 against 0.654 ms, Xᵀ·dY 0.704
+	// against 0.667, dY·Wᵀ 0.404 against 0.444 (the nn GATv2 epoch 12.86
+	// against 12.45 ms). The second (values split once, into shared
+	// tiles; 2 blocks an SM) is untimed. Opt-in.
 	GEMMTF32x3 GEMMKernel = "tf32x3"
 )
 
