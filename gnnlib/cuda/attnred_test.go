@@ -187,12 +187,10 @@ func TestGATv2DattBlockLaunches(t *testing.T) {
 }
 
 // TestGATv2EdgeAuto checks tune.GATv2EdgeAuto's choice of the
-// edge-coefficient backward: in GATv2Auto mode in float32, and in
-// bfloat16 where the saved-edge backward would not run (no dropout, more
-// than saveEdgeLimit of saved edges), at the widths that have the
-// kernels and within edgeCoefCap (a quarter of a GPU's memory under 32
-// GiB); never with it off, and always (within the same limits) with
-// tune.GATv2EdgeCoef.
+// edge-coefficient backward: in GATv2Auto mode, float32 and bfloat16
+// alike, at the widths that have the kernels and within edgeCoefCap (a
+// quarter of a GPU's memory under 32 GiB); never with it off, and always
+// (within the same limits) with tune.GATv2EdgeCoef.
 func TestGATv2EdgeAuto(t *testing.T) {
 	defer func(coef, auto bool, mode GATv2Backward) {
 		tune.GATv2EdgeCoef, tune.GATv2EdgeAuto, GATv2BackwardMode = coef, auto, mode
@@ -227,16 +225,20 @@ func TestGATv2EdgeAuto(t *testing.T) {
 				tc.edges, tc.heads, tc.c, tc.p, tc.mode, tc.coef, tc.auto, got, tc.want)
 		}
 	}
-	// In bfloat16 only where the backward would recompute.
+	// In bfloat16 too, where the edges would be saved (arxiv-sized, or
+	// with attention dropout) as where the backward would recompute.
 	tune.GATv2EdgeCoef, tune.GATv2EdgeAuto, GATv2BackwardMode = false, true, GATv2Auto
 	for _, tc := range []struct {
 		edges int
+		p     float32
+		mode  GATv2Backward
 		want  bool
-	}{{arxiv, false}, {products, true}} {
+	}{{arxiv, 0, GATv2Auto, true}, {arxiv, 0.1, GATv2Auto, true}, {products, 0, GATv2Auto, true}, {arxiv, 0, GATv2Save, false}} {
+		GATv2BackwardMode = tc.mode
 		k, _ := gatShape(256)
-		a := &GATv2{Heads: 1, Channels: 256}
+		a := &GATv2{Heads: 1, Channels: 256, Dropout: AttentionDropout{P: tc.p}}
 		if got := a.edgeCoef(&Graph{edges: tc.edges}, k, true); got != tc.want {
-			t.Errorf("bfloat16 1x256, %d edges: edgeCoef %t, want %t", tc.edges, got, tc.want)
+			t.Errorf("bfloat16 1x256, %d edges, dropout %g, mode %d: edgeCoef %t, want %t", tc.edges, tc.p, tc.mode, got, tc.want)
 		}
 	}
 	// The products-sized layer's 4.5 GB of per-edge values: on a GPU of 80

@@ -146,10 +146,13 @@ func TestBF16EpochLaunches(t *testing.T) {
 		// Concat rounds as it copies (tune.BF16Concat): GATv2's weights
 		// make no float32 copy; float32 columns are copied only from a
 		// split-K weight gradient (tune.BF16SplitF32), twice a layer,
-		// and, with tune.GATv2EdgeCoef, the source pass's share of each
-		// layer's attention-vector gradient (heads×channels values).
+		// and, with the edge-coefficient backward (tune.GATv2EdgeCoef,
+		// or tune.GATv2EdgeAuto in GATv2Auto mode), the source pass's
+		// share of each layer's attention-vector gradient
+		// (heads×channels values).
 		layers := len(dims) - 1
-		if copies := 2*layers + layers*btoi(c.kind == "gatv2" && tune.GATv2EdgeCoef); bf["copy_cols"] > copies || bf["copy_cols_f32_bf16"] > 2*layers {
+		edge := tune.GATv2EdgeCoef || tune.GATv2EdgeAuto && GATv2BackwardMode == GATv2Auto
+		if copies := 2*layers + layers*btoi(c.kind == "gatv2" && edge); bf["copy_cols"] > copies || bf["copy_cols_f32_bf16"] > 2*layers {
 			t.Errorf("%s: the bfloat16 epoch copies float32 columns %d times and rounds %d copies for %d layers", name, bf["copy_cols"], bf["copy_cols_f32_bf16"], layers)
 		}
 		if gemm16 > gemm32 || spmm16 > spmm32 {

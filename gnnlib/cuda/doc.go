@@ -669,19 +669,18 @@
 //
 // BUG(gnnlab): which GATv2 backward runs is chosen by measurement on
 // one GPU model. tune.GATv2EdgeAuto (on since 2026-12-07) takes the
-// edge-coefficient backward for float32 layers, and for bfloat16 ones
-// whose backward would otherwise recompute every edge (products-sized),
-// within a quarter of a GPU's memory under 32 GiB: on an H100 the
-// products-sized float32 layer at 1x256 took 147.9 against 200.8 ms
-// (19.7 against 14.5 GiB), the arxiv-sized one 4.14 against 4.53 ms and
-// the arxiv-sized nn GATv2 epoch 12.55 against 13.42 ms (peak 1.80
-// against 1.72 GiB: the per-edge values live from each layer's forward
-// pass to its backward; since the source pass writes each edge's score
-// gradient over its score, 12.45 ms and 1.79 GiB), while the arxiv-sized
-// bfloat16 layer took
-// 3.081 ms with it against 2.995 with the saved edges. On the H200,
-// before the attention vector's gradient was summed per block, the
-// arxiv-sized float32 layer had been slower with it (5.81 against 4.54
+// edge-coefficient backward for float32 and bfloat16 layers within a
+// quarter of a GPU's memory under 32 GiB: on an H100 the products-sized
+// float32 layer at 1x256 took 147.9 against 200.8 ms (19.7 against 14.5
+// GiB), the arxiv-sized one 4.14 against 4.53 ms and the arxiv-sized nn
+// GATv2 epoch 12.55 against 13.42 ms (peak 1.80 against 1.72 GiB: the
+// per-edge values live from each layer's forward pass to its backward;
+// since the source pass writes each edge's score gradient over its
+// score, 12.45 ms and 1.79 GiB). Bfloat16 layers kept the saved edges
+// (3.081 against 2.995 ms at arxiv size) until the source pass loaded
+// each edge's sign bits beside its row: then 2.850 against 3.007 ms. On
+// the H200, before the attention vector's gradient was summed per block,
+// the arxiv-sized float32 layer had been slower with it (5.81 against 4.54
 // ms); the H200 has not run the choice. By arithmetic it leaves one
 // gather of a feature row per edge in the backward (dOut's, over the
 // transpose) instead of two (x_l's in the destination pass, dOut's in

@@ -616,13 +616,11 @@ func gatv2Forward(g *Graph, xl, xr mat, att *Tensor, heads, channels int, slope 
 
 // edgeCoef reports whether a forward pass of a over g with the mapping k
 // saves what the edge-coefficient backward needs: with
-// tune.GATv2EdgeCoef, or with tune.GATv2EdgeAuto in GATv2Auto mode in
-// float32, and in bfloat16 where the backward would otherwise recompute
-// (no attention dropout, saved edges over saveEdgeLimit: a
-// products-sized layer), where gatv2.cu has its kernels and its
-// per-edge values take at most edgeCoefCap.
+// tune.GATv2EdgeCoef, or with tune.GATv2EdgeAuto in GATv2Auto mode, in
+// either precision, where gatv2.cu has its kernels and its per-edge
+// values take at most edgeCoefCap.
 func (a *GATv2) edgeCoef(g *Graph, k gatv2Kernel, bf16 bool) bool {
-	want := tune.GATv2EdgeCoef || (tune.GATv2EdgeAuto && GATv2BackwardMode == GATv2Auto && (!bf16 || !a.saveEdges(g)))
+	want := tune.GATv2EdgeCoef || (tune.GATv2EdgeAuto && GATv2BackwardMode == GATv2Auto)
 	return want && hasEdgeCoef(k, bf16, a.wide) && edgeCoefBytes(g.edges, a.Heads, k) <= edgeCoefCap(g.dev)
 }
 

@@ -337,12 +337,9 @@ var GATv2EdgeCoef = false
 var GATv2DattBlock = true
 
 // GATv2EdgeAuto chooses the edge-coefficient GATv2 backward (as
-// GATv2EdgeCoef does) in gnnlib/cuda's GATv2Auto mode for float32
-// layers, and for bfloat16 ones whose backward would otherwise recompute
-// every edge (no attention dropout, the saved-edge backward's per-edge
-// values over 1 GiB: E·H·(8 + C/8) bytes, a products-sized layer, 126M
-// edges at 1x256), at the widths the edge-coefficient kernels take and
-// up to their 8 GiB (a quarter of a GPU's memory under 32 GiB). On an
+// GATv2EdgeCoef does) in gnnlib/cuda's GATv2Auto mode, float32 and
+// bfloat16 layers alike, at the widths the edge-coefficient kernels take
+// and up to their 8 GiB (a quarter of a GPU's memory under 32 GiB). On an
 // H100 (2026-12-07, with GATv2DattBlock and GATv2EdgeVariant "bal"):
 //   - products-sized float32 layer, 1x256: 147.9 ms against 200.8
 //     recomputing, for 19.7 against 14.5 GiB (on the H200 without
@@ -352,9 +349,11 @@ var GATv2DattBlock = true
 //     at the same peak; the nn GATv2 epoch (3 x 256) 12.547 against 13.418
 //     ms, its peak 1.802 against 1.716 GiB (each layer's per-edge values
 //     live from its forward pass to its backward);
-//   - arxiv-sized bfloat16 layer: 3.081 against 2.995 ms at 1x256 (its
-//     forward pass storing the signs costs more than the backward gains),
-//     4.286 against 4.240 at 4x64, so bfloat16 keeps the saved edges.
+//   - arxiv-sized bfloat16 layer: 3.081 against 2.995 ms at 1x256 then,
+//     so bfloat16 kept the saved edges until its source pass loaded each
+//     edge's sign bits beside its row (2026-12-07, 15:20): 2.850 against
+//     3.007 ms at 1x256 and 3.540 against 4.121 at 4x64, peak 0.590
+//     against 0.599 GiB, since when bfloat16 layers take it too.
 //
 // (On the H200 without GATv2DattBlock the arxiv-sized float32 layer had
 // been slower with it, 5.81 against 4.54 ms.) On by default since
