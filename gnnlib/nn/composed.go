@@ -1,7 +1,9 @@
 package nn
 
 import (
+	"runtime"
 	"sync"
+	"weak"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
@@ -28,8 +30,8 @@ type edgeView struct {
 	toDst    *graph.Graph
 }
 
-// edgeViews keeps the edge views of a few recent graphs, so that a
-// training loop uploads each one once.
+// edgeViews keeps the edge views of the graphs alive, so that a training
+// loop uploads each one once.
 var edgeViews graphMemo[*edgeView]
 
 func edgesOf(g *graph.Graph) *edgeView {
@@ -54,31 +56,46 @@ func edgesOf(g *graph.Graph) *edgeView {
 	})
 }
 
-// graphMemo is a small cache of values derived from graphs, keyed by the
-// graph's identity, holding the most recent few.
+// graphMemo caches values derived from graphs, keyed by the graph's
+// identity, each for as long as its graph lives: a value goes when the
+// garbage collector takes its graph. It held the last eight graphs
+// strongly before, which kept a dropped graph's derived graphs, and their
+// device copies, for eight more graphs: a second arxiv-sized model in one
+// process ran with the first one's self-looped graph still on the GPU.
+// A value must not reach its own key graph, or neither ever goes.
 type graphMemo[V any] struct {
-	sync.Mutex
-	keys []*graph.Graph
-	vals []V
+	mu sync.Mutex
+	m  map[weak.Pointer[graph.Graph]]V
 }
 
 func (m *graphMemo[V]) get(g *graph.Graph, build func() V) V {
-	m.Lock()
-	defer m.Unlock()
-	for i, k := range m.keys {
-		if k == g {
-			return m.vals[i]
-		}
+	k := weak.Make(g)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := m.m[k]; ok {
+		return v
 	}
 	v := build()
-	const keep = 8
-	m.keys = append(m.keys, g)
-	m.vals = append(m.vals, v)
-	if len(m.keys) > keep {
-		m.keys = m.keys[1:]
-		m.vals = m.vals[1:]
+	if m.m == nil {
+		m.m = map[weak.Pointer[graph.Graph]]V{}
 	}
+	m.m[k] = v
+	runtime.AddCleanup(g, m.drop, k)
 	return v
+}
+
+// drop forgets the value of a graph the garbage collector took.
+func (m *graphMemo[V]) drop(k weak.Pointer[graph.Graph]) {
+	m.mu.Lock()
+	delete(m.m, k)
+	m.mu.Unlock()
+}
+
+// len returns the number of values held.
+func (m *graphMemo[V]) len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.m)
 }
 
 // composedGATv2 is GATv2Attention from composed device ops.
