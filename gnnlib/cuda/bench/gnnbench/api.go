@@ -182,12 +182,10 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		}
 		epoch()
 		epoch()
-		// The warm-up epochs' garbage goes back first (finalizers queue
-		// the blocks, ResetPeak collects them), so that the peak is the
-		// timed epochs' own, as devicetest.Fake's ledger counts it.
-		runtime.GC()
-		time.Sleep(50 * time.Millisecond)
-		d.ResetPeak()
+		// The warm-up epochs' garbage (and what earlier parts left) goes
+		// back first, so that the peak is the timed epochs' own, as
+		// devicetest.Fake's ledger counts it.
+		settle(d)
 		times := make([]float64, *reps)
 		st0 := d.ReplayStats()
 		for i := range times {
@@ -263,8 +261,7 @@ func profileEpoch(d *cuda.Device, gname, kind string, epoch func()) {
 	rows := map[string]*row{}
 	var peak int64
 	var peakOp string
-	runtime.GC()
-	time.Sleep(50 * time.Millisecond)
+	settle(d)
 	check(d.Synchronize())
 	base := must(d.MemStats()).InUse
 	t0 := time.Now()

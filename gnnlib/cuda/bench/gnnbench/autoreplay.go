@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -93,9 +92,7 @@ func timeEpochs(d *cuda.Device, hg *graph.Graph, kind string, fin, hidden, class
 	for range 6 {
 		epoch()
 	}
-	runtime.GC()
-	time.Sleep(20 * time.Millisecond)
-	d.ResetPeak()
+	settle(d)
 	st0 := d.ReplayStats()
 	times := make([]float64, *reps)
 	for i := range times {

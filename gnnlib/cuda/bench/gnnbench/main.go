@@ -386,6 +386,26 @@ func timeit(d *cuda.Device, fn func()) float64 {
 	return ts[len(ts)/2]
 }
 
+// settle collects what earlier work left for the garbage collector until
+// the device's bytes in use stop falling (at most 10 rounds), then resets
+// the peak: one collection frees a tensor whose finalizer runs, but what
+// only a finalizable object still reached (a model's or optimizer's
+// tensors, a previous part's graph) waits for the next one, and so
+// counted in the peak of whatever was timed after.
+func settle(d *cuda.Device) {
+	prev := int64(-1)
+	for range 10 {
+		runtime.GC()
+		time.Sleep(20 * time.Millisecond)
+		d.ResetPeak() // takes in the blocks the finalizers queued
+		in := must(d.MemStats()).InUse
+		if in == prev {
+			break
+		}
+		prev = in
+	}
+}
+
 func peakGiB(d *cuda.Device) float64 {
 	s := must(d.MemStats())
 	return float64(s.Peak) / (1 << 30)

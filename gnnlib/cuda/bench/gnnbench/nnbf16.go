@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"runtime"
 	"sort"
 	"time"
 
@@ -144,9 +143,7 @@ func nnBF16Epochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 			}
 		}
 		for _, v := range vs {
-			runtime.GC()
-			time.Sleep(50 * time.Millisecond)
-			d.ResetPeak()
+			settle(d)
 			v.epoch()
 			v.peak = peakGiB(d)
 			sort.Float64s(v.times)
