@@ -91,13 +91,6 @@ func (m *graphMemo[V]) drop(k weak.Pointer[graph.Graph]) {
 	m.mu.Unlock()
 }
 
-// len returns the number of values held.
-func (m *graphMemo[V]) len() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.m)
-}
-
 // composedGATv2 is GATv2Attention from composed device ops.
 func composedGATv2(g *graph.Graph, hs, hd, att *tensor.Tensor, heads int, slope, p float32, rng *tensor.RNG, training bool) *tensor.Tensor {
 	ev := edgesOf(g)
