@@ -60,8 +60,7 @@ func edgesOf(g *graph.Graph) *edgeView {
 // identity, each for as long as its graph lives: a value goes when the
 // garbage collector takes its graph. It held the last eight graphs
 // strongly before, which kept a dropped graph's derived graphs, and their
-// device copies, for eight more graphs: a second arxiv-sized model in one
-// process ran with the first one's self-looped graph still on the GPU.
+// device copies, for eight more graphs (TestNNGraphLeavesDevice).
 // A value must not reach its own key graph, or neither ever goes.
 type graphMemo[V any] struct {
 	mu sync.Mutex
