@@ -374,11 +374,15 @@ var GATv2EdgeAuto = true
 // arxiv-sized float32 layer took 4.154 ms with it, 4.220 with e1; the
 // products-sized one 147.9 against 151.3 with e1 and 150.5 with "").
 // "balpf" and "balpf3" are "bal" with the source pass loading the next
-// edge's dOut row, score, lse and D a step ahead, under bounds for 2 or 3
-// blocks an SM (103 and 80 registers at sm_90, no spills); "balpfa"
-// "balpf" with the forward pass loading the next pair's x_l rows a step
-// ahead too (112 registers, 2 blocks). They passed TestGATv2EdgeCoef on
-// an H100 (2026-12-07) and have not been timed.
+// edge's dOut row, sign bits, score, lse and D a step ahead, under bounds
+// for 2 or 3 blocks an SM (113 registers at sm_90; 80 with 172 bytes
+// spilled); "balpfa" "balpf" with the forward pass loading the next
+// pair's x_l rows a step ahead too (112 registers, 2 blocks). They passed
+// TestGATv2EdgeCoef on an H100 (2026-12-07); once every variant's source
+// pass loaded an edge's sign bits beside its row, "balpf" and "balpfa"
+// were slower than "bal" at 1x256 on an H100 (float32 4.228 and 4.463
+// against 3.964 ms, bfloat16 3.229 and 3.411 against 2.850) and level
+// at 4x64; "balpf3" was not timed.
 // "" runs the plain kernels; gnnbench's -gatv2-variants edge, edge-lb3,
 // edge-e1, edge-bal and the edge-balpf ones time them. The layout of the sign bits is the
 // forward pass's choice: its backward follows it.
