@@ -957,8 +957,10 @@ GATV2E_E1(_32_2_bf16, bf16, false)
 // words (tune.GATv2EdgeVariant "bal"), at 1x256, float32 and bfloat16,
 // the destination pass staging a row's edges in shared memory;
 // the source pass one edge a step as _e1, it and the forward pass under
-// __launch_bounds__(256, 3) (80 registers, no spills at sm_90: three
-// blocks an SM against the plain _fwde's and _srce's two).
+// __launch_bounds__(256, 3) (80 registers at sm_90, the float32 source
+// pass spilling 8 bytes outside its edge loop since it holds an edge's
+// sign words beside its row: three blocks an SM against the plain
+// _fwde's and _srce's two).
 #define GATV2E_BAL(SFX, T)                                                                                                      \
 	extern "C" __global__ void __launch_bounds__(256, 3) gatv2_fwde##SFX##_bal(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), const float* att, \
 	                                                 T* out, float* lse, float* es, unsigned char* esign, int n, int H,           \
@@ -986,8 +988,8 @@ GATV2E_E1(_32_2_bf16, bf16, false)
 GATV2E_BAL(_32_2, float)
 GATV2E_BAL(_32_2_bf16, bf16)
 
-// _balpf: the _bal source pass with the next edge's dOut row, score, lse
-// and D loaded a step ahead (ROWPF), under __launch_bounds__(256, BLK)
+// _balpf: the _bal source pass with the next edge's dOut row, sign bits,
+// score, lse and D loaded a step ahead (ROWPF), under __launch_bounds__(256, BLK)
 // (tune.GATv2EdgeVariant "balpf": 2 blocks an SM; "balpf3": 3). The
 // forward and destination passes are _bal's.
 #define GATV2E_BALPF(SFX, VAR, T, BLK)                                                                                        \
