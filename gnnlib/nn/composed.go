@@ -1,12 +1,9 @@
 package nn
 
 import (
-	"runtime"
-	"sync"
-	"weak"
-
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
 	"github.com/gnnlab/gnnlab/gnnlib/tensor"
+	"github.com/gnnlab/gnnlab/gnnlib/tensor/backend"
 )
 
 // The composed attention is GATAttention and GATv2Attention on a device
@@ -56,38 +53,17 @@ func edgesOf(g *graph.Graph) *edgeView {
 	})
 }
 
-// graphMemo caches values derived from graphs, keyed by the graph's
-// identity, each for as long as its graph lives: a value goes when the
-// garbage collector takes its graph. It held the last eight graphs
-// strongly before, which kept a dropped graph's derived graphs, and their
-// device copies, for eight more graphs (TestNNGraphLeavesDevice).
-// A value must not reach its own key graph, or neither ever goes.
+// graphMemo caches values derived from graphs, one per graph for as long
+// as the graph lives (backend.GraphCache: a dropped graph's value, and a
+// derived graph's device copy, go with it). A value must not reach its
+// own key graph, or neither ever goes.
 type graphMemo[V any] struct {
-	mu sync.Mutex
-	m  map[weak.Pointer[graph.Graph]]V
+	c backend.GraphCache[struct{}, V]
 }
 
 func (m *graphMemo[V]) get(g *graph.Graph, build func() V) V {
-	k := weak.Make(g)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if v, ok := m.m[k]; ok {
-		return v
-	}
-	v := build()
-	if m.m == nil {
-		m.m = map[weak.Pointer[graph.Graph]]V{}
-	}
-	m.m[k] = v
-	runtime.AddCleanup(g, m.drop, k)
+	v, _ := m.c.Get(g, struct{}{}, func() (V, error) { return build(), nil })
 	return v
-}
-
-// drop forgets the value of a graph the garbage collector took.
-func (m *graphMemo[V]) drop(k weak.Pointer[graph.Graph]) {
-	m.mu.Lock()
-	delete(m.m, k)
-	m.mu.Unlock()
 }
 
 // composedGATv2 is GATv2Attention from composed device ops.
