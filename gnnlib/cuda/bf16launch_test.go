@@ -108,8 +108,8 @@ func TestBF16EpochLaunches(t *testing.T) {
 		}
 		var gemm32, spmm32, gemm16, spmm16 int
 		for k, v := range f32 {
-			gemm32 += v * btoi(strings.HasPrefix(k, "gemm"))
-			spmm32 += v * btoi(strings.HasPrefix(k, "spmm"))
+			gemm32 += v * btoi(strings.Contains(k, "gemm")) // gemm2_*, or sm80_gemm_tf32x3_* (tune.GEMMTF32x3)
+			spmm32 += v * btoi(strings.Contains(k, "spmm"))
 		}
 		for k, v := range bf {
 			gemm16 += v * btoi(strings.Contains(k, "gemm"))

@@ -638,23 +638,22 @@
 // at most 32 wide) add their K chunks with atomics, so their last bits,
 // and a training run's, can differ from run to run.
 //
-// BUG(gnnlab): MatMul uses float32 FMA by default (GEMMv2: 33-43 TFLOP/s
-// measured on the H200 at the layers' shapes, about 60 % of the FP32
-// peak), not tensor cores: gnn.ptx targets compute_70, where TF32 mma does
-// not exist. This is what keeps the dense products of a GATv2 layer and a
-// GCN epoch at about 60 % of the FP32 peak. Outputs 47 or 48 wide run on
-// the 256x64 narrow tile (GEMMv2N) at 24-30 TFLOP/s. The sm80 module has
-// a float32 GEMM on the tensor cores, three TF32 products a term
-// (tune.GEMMTF32x3, sm80_gemm_tf32x3_*, 2026-12-07), opt-in: its tiling
-// is checked on the CPU (TestGEMMTF32x3Emulated: exact on integers, within
-// 1e-6 of float64 on normal draws). Its first version (one kernel for the
-// three forms, 202 registers a thread, one block an SM, each value split
-// at every fragment read) passed TestGEMMKernels on an H100 and ran the
-// arxiv-sized layer's x·W in 0.727 ms against GEMMv2S's 0.654 and Xᵀ·dY
-// in 0.704 against 0.667 (dY·Wᵀ 0.404 against 0.444). The second (a
-// kernel a form, each value split once into big and small shared tiles,
-// at most 128 registers for 2 blocks an SM) has not run on a GPU yet.
-//
+// BUG(gnnlab): MatMul's float32 products stay short of the tensor
+// cores' rate. On GPUs of compute capability 8.0 and later they run on
+// the tensor cores, three TF32 products a term (tune.GEMMTF32x3,
+// sm80_gemm_tf32x3_*, the default since 2026-12-07, when the whole device
+// suite passed on it on an H100; its tiling is checked on the CPU by
+// TestGEMMTF32x3Emulated: exact on integers, within 1e-6 of float64 on
+// normal draws), at 128x128 tiles of mma.sync with 2 blocks an SM; there
+// the arxiv-sized layer's x·W took 0.621 ms against the float32-FMA
+// kernel's 0.737 and Xᵀ·dY 0.573 against 0.780 (Nsight Compute: 43 % of
+// the SMs' compute, 66 % of memory throughput, occupancy 24 %).
+// Elsewhere (gnn.ptx targets compute_70, where TF32 mma does not exist),
+// and for weight gradients at most 32 wide, MatMul uses float32 FMA
+// (GEMMv2S: 33-43 TFLOP/s measured on the H200 at the layers' shapes,
+// about 60 % of the FP32 peak; outputs 47 or 48 wide on the 256x64
+// narrow tile at 24-30 TFLOP/s).
+
 // BUG(gnnlab): the fused GAT (v1) kernels give a warp to each (node, head)
 // with up to 8 channels per lane (32 past 256), so heads narrower than 32
 // channels leave lanes idle (4x64 heads: 8.9 ms a layer against 4.5 ms

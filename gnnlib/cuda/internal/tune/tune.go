@@ -26,7 +26,7 @@ const (
 	// 48-wide output fills 48 of 64 columns rather than 48 of 128; wider
 	// outputs run gemm2_*.
 	GEMMv2N GEMMKernel = "v2n"
-	// GEMMv2S, the default, is GEMMv2N with a skinny path for weight
+	// GEMMv2S is GEMMv2N with a skinny path for weight
 	// gradients: Xᵀ·dY with an output at most 32 wide (a Cora-sized
 	// layer's 1433x2708·2708x16) runs gemm_skinny*_tn (kernels/gemm_skinny.cu),
 	// one lane per output row and K split across blocks, instead of a
@@ -35,9 +35,9 @@ const (
 	// GEMMv2N (1433x2708·2708x16: 435 -> 50 us), the arxiv-sized
 	// 128x169343·169343x16 3.6x and ·x40 (K split from 1024) 1.4x.
 	GEMMv2S GEMMKernel = "v2s"
-	// GEMMTF32x3 runs float32 products on the tensor cores (sm_80 and
-	// later; GEMMv2S's kernels elsewhere and for its skinny weight
-	// gradients): sm80_gemm_tf32x3_* (kernels/gemm_tf32.cu) split each
+	// GEMMTF32x3, the default, runs float32 products on the tensor cores
+	// (sm_80 and later; GEMMv2S's kernels elsewhere and for its skinny
+	// weight gradients): sm80_gemm_tf32x3_* (kernels/gemm_tf32.cu) split each
 	// operand into two TF32 parts and sum three of their four products
 	// in float32, close to float32 FMA's accuracy. On an H100
 	// (2026-12-07) the first version passed TestGEMMKernels and (one
@@ -46,13 +46,20 @@ const (
 	// arxiv-sized layer shapes: x·W 0.727 against 0.654 ms, Xᵀ·dY 0.704
 	// against 0.667, dY·Wᵀ 0.404 against 0.444 (the nn GATv2 epoch 12.86
 	// against 12.45 ms). The second (values split once, into shared
-	// tiles; 2 blocks an SM) is untimed. Opt-in.
+	// tiles; 2 blocks an SM) passed TestGEMMKernels on an H100 and ran
+	// them faster than GEMMv2S (2026-12-07 15:16): x·W 0.621 against
+	// 0.737 ms, Xᵀ·dY 0.573 against 0.780, dY·Wᵀ 0.404 against 0.411 (the
+	// nn GATv2 epoch 11.01 against 12.35 ms), and the whole device suite
+	// passed on it (H100, 2026-12-07 17:10: 1029 tests; one launch count
+	// assumed gemm2_ names and was mended). Default since then; on
+	// that run the arxiv-sized nn epochs took GCN 5.41-5.49 against
+	// 5.60-5.76 ms and GATv2 11.11 against 11.99-12.01 ms with GEMMv2S.
 	GEMMTF32x3 GEMMKernel = "tf32x3"
 )
 
 // GEMM is the kernel family gnnlib/cuda's MatMul launches. Set it before
 // work is queued, not concurrently with MatMul calls.
-var GEMM = GEMMv2S
+var GEMM = GEMMTF32x3
 
 // PoolFastPath lets gnnlib/cuda's caching allocator hand out a cached
 // block on the allocating goroutine, under its mutex, instead of on the
