@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -224,7 +225,8 @@ func TestGATv2EdgeCoefLayers(t *testing.T) {
 // TestGATv2SignWordsEmulated runs gatv2.cu's two layouts of the
 // edge-coefficient sign bits on the CPU, each as its writer
 // (gatv2_signs: the nibbles an even lane joins with its odd neighbour's,
-// or with BAL the ballot words lane k < 4·VPL stores) and its reader
+// or with BAL gatv2_ballots' words, which lane 0 stores as VPL uint4s)
+// and its reader
 // (gatv2_sign_add: the byte a lane loads and its nibble, or with BAL the
 // uint4 of words every lane loads and its own bit of each), over
 // consecutive edge-and-head records in one buffer of the size the
@@ -262,8 +264,11 @@ func TestGATv2SignWordsEmulated(t *testing.T) {
 							}
 						}
 					}
-					for lane := 0; lane < 4*k.vpl; lane++ {
-						binary.LittleEndian.PutUint32(buf[(tt*4*k.vpl+lane)*4:], words[lane])
+					// Lane 0: uint4 number tt*VPL + i holds words 4i..4i+3.
+					for i := 0; i < k.vpl; i++ {
+						for j := range 4 {
+							binary.LittleEndian.PutUint32(buf[((tt*k.vpl+i)*4+j)*4:], words[4*i+j])
+						}
 					}
 					continue
 				}
@@ -522,4 +527,61 @@ func countOf(args []uint64, v uint64) int {
 		}
 	}
 	return k
+}
+
+// TestGATv2SourcePassOneWave checks on the recording driver (4 SMs) the
+// edge-coefficient source pass's grid: with the block-summed att gradient
+// (tune.GATv2DattBlock) and a variant whose __launch_bounds__ fix three
+// blocks an SM, one wave of 4·3 blocks (a multiple of the heads), each
+// meeting its closing barrier once; without the block sum, or for a
+// variant whose register count the compiler picks, gridFor's grid (32
+// blocks an SM at most) as before.
+func TestGATv2SourcePassOneWave(t *testing.T) {
+	defer func(on, red bool, v string) {
+		tune.GATv2EdgeCoef, tune.GATv2DattBlock, tune.GATv2EdgeVariant = on, red, v
+	}(tune.GATv2EdgeCoef, tune.GATv2DattBlock, tune.GATv2EdgeVariant)
+	tune.GATv2EdgeCoef = true
+	d, drv := openRecorder(t)
+	g := starGraph(t, d, 3000)
+	n := g.n
+	mk := func(r, c int) *Tensor { return emptyOn(t, d, r, c) }
+	for _, tc := range []struct {
+		heads   int
+		variant string
+		red     bool
+		want    int // the grid; 0: gridFor's
+	}{
+		{1, "bal", true, 12},
+		{3, "bal", true, 12},
+		{2, "bal", true, 12},
+		{1, "bal", false, 0},
+		{1, "balpf", true, 0},
+		{1, "e1", true, 12},
+	} {
+		tune.GATv2EdgeVariant, tune.GATv2DattBlock = tc.variant, tc.red
+		hc := tc.heads * 256
+		xl, xr, att, dout := mk(n, hc), mk(n, hc), mk(1, hc), mk(n, hc)
+		fw, err := GATv2ForwardLR(g, xl, xr, att, tc.heads, 256, 0.2, AttentionDropout{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		drv.launches = nil
+		if err := fw.BackwardSrc(g, xl, xr, att, dout, mk(n, hc)); err != nil {
+			t.Fatal(err)
+		}
+		fw.Free()
+		want := tc.want
+		if want == 0 {
+			want, _, _, _ = fw.launchShape(d, n)
+		}
+		// The first source pass is the light rows' (the star's centre's
+		// out-edges, a heavy row of the transpose, follow in tiles).
+		i := slices.IndexFunc(drv.launches, func(l launchRec) bool { return strings.HasPrefix(l.kernel, "gatv2_bwd_srce") })
+		if i < 0 {
+			t.Fatalf("%+v: no source pass in %v", tc, drv.launches)
+		}
+		if l := drv.launches[i]; l.grid[0] != want || l.grid[0]*(gatv2Block/32)%tc.heads != 0 {
+			t.Errorf("%+v: %s on %d blocks, want %d (a multiple of the heads in groups)", tc, l.kernel, l.grid[0], want)
+		}
+	}
 }

@@ -916,6 +916,19 @@ func (a *GATv2) dattRed() (bool, int) {
 // gatv2Block is the backward passes' block size (launchShape).
 const gatv2Block = 256
 
+// srceResident is how many blocks of the edge-coefficient source pass's
+// variant (srcVariant's suffix) an SM holds by the variant's
+// __launch_bounds__(256, 3) in gatv2.cu (at most 85 registers a thread,
+// and it takes 80 at sm_90): 3 for _lb3, _e1, _bal and _balpf3; 0 where
+// the registers, and so the count, are the compiler's.
+func srceResident(variant string) int {
+	switch variant {
+	case "_lb3", "_e1", "_bal", "_balpf3":
+		return 3
+	}
+	return 0
+}
+
 // dstVariant is the name suffix ("_lb3", "_lb4") of the destination
 // passes' variant tune.GATv2Variant selects for heads of c channels, or
 // "" for the current kernels.
@@ -1027,9 +1040,17 @@ func (a *GATv2) backwardSrcEdge(g *Graph, xl mat, att *Tensor, dout uintptr, dxl
 	}
 	pass := g.attnPass(true)
 	red, shared := a.dattRed()
+	variant := a.srcVariant(k)
 	launch := func(n int, args []any) error {
 		grid, _, _, _ := a.launchShape(d, n)
-		return d.launchShared("gatv2_bwd_srce"+suffix+a.srcVariant(k), [3]int{grid, 1, 1}, [3]int{block, 1, 1}, shared, append(args, red)...)
+		if per := srceResident(variant); red && per > 0 && grid > d.nsm*per {
+			// One wave: each block meets its closing barrier and adds its
+			// share of att's gradient once (gatv2_datt_flush), after about
+			// nsm·32/(nsm·per) times the rows, instead of its warps
+			// waiting there for the block's slowest every few rows.
+			grid = max(1, d.nsm*per/a.Heads*a.Heads)
+		}
+		return d.launchShared("gatv2_bwd_srce"+suffix+variant, [3]int{grid, 1, 1}, [3]int{block, 1, 1}, shared, append(args, red)...)
 	}
 	rest := func(dq mat, n int) []any {
 		return []any{tperm, xl.ptr, xl.ld, att, a.LSE, a.d, a.es, a.esgn, a.es, dout, dq.ptr, dq.ld, a.dattSrc, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}
@@ -1064,7 +1085,7 @@ func (a *GATv2) backwardDstEdge(g *Graph, xr mat, att *Tensor, dxr mat, datt *Te
 	}
 	_, _, block, suffix := a.launchShape(d, g.n)
 	if a.bal {
-		suffix += "_bal" // the ballot sign words (gatv2_signs)
+		suffix += "_bal" // the ballot sign words (gatv2_ballots)
 	}
 	pass := g.attnPass(false)
 	red, shared := a.dattRed()

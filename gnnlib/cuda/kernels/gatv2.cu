@@ -23,37 +23,44 @@
 // channel: four bits a lane and float4, an even lane joining its odd
 // neighbour's into one byte, byte (i*G + lane)/2 of the edge's CP/8
 // (CP = 4*G*VPL, masked channels included), low nibble from the even lane.
-//
-// With BAL (the _bal kernels, tune.GATv2EdgeVariant "bal"; G == 32, a
-// group is a warp) the bits go by ballot instead: word 4i + j of the
-// edge's 4·VPL 32-bit words (the same CP/8 bytes) holds in bit l the sign
-// of channel chan4(i, l) + j, and lane k < 4·VPL stores word k, so that
-// an edge's bits leave in one store of CP/8 contiguous bytes (a full
-// 32-byte sector at 256 channels) instead of VPL stores of CP/16 bytes
-// from every other lane, after VPL shuffles.
-template <int G, int VPL, bool BAL = false>
+template <int G, int VPL>
 __device__ __forceinline__ void gatv2_signs(const float4 (&q)[VPL], const float4 (&r)[VPL], long long t, int lane,
                                             unsigned char* __restrict__ esign) {
 	const int CP = 4 * G * VPL;
-	if constexpr (BAL) {
-		static_assert(G == 32, "ballot sign words need a warp a group");
-		unsigned word = 0;
 #pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			const unsigned bx = __ballot_sync(FULL, q[i].x + r[i].x > 0.f), by = __ballot_sync(FULL, q[i].y + r[i].y > 0.f);
-			const unsigned bz = __ballot_sync(FULL, q[i].z + r[i].z > 0.f), bw = __ballot_sync(FULL, q[i].w + r[i].w > 0.f);
-			word = lane == 4 * i ? bx : lane == 4 * i + 1 ? by : lane == 4 * i + 2 ? bz : lane == 4 * i + 3 ? bw : word;
-		}
-		if (lane < 4 * VPL) reinterpret_cast<unsigned*>(esign)[t * (4 * VPL) + lane] = word;
-	} else {
-#pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			unsigned nib = (q[i].x + r[i].x > 0.f) | (q[i].y + r[i].y > 0.f) << 1 | (q[i].z + r[i].z > 0.f) << 2 |
-			               (q[i].w + r[i].w > 0.f) << 3;
-			unsigned hi = __shfl_down_sync(group_mask<G>(), nib, 1, G);
-			if ((lane & 1) == 0) esign[t * (CP / 8) + (i * G + lane) / 2] = (unsigned char)(nib | hi << 4);
-		}
+	for (int i = 0; i < VPL; i++) {
+		unsigned nib = (q[i].x + r[i].x > 0.f) | (q[i].y + r[i].y > 0.f) << 1 | (q[i].z + r[i].z > 0.f) << 2 |
+		               (q[i].w + r[i].w > 0.f) << 3;
+		unsigned hi = __shfl_down_sync(group_mask<G>(), nib, 1, G);
+		if ((lane & 1) == 0) esign[t * (CP / 8) + (i * G + lane) / 2] = (unsigned char)(nib | hi << 4);
 	}
+}
+
+// gatv2_ballots gives every lane of a warp (G == 32; the _bal kernels,
+// tune.GATv2EdgeVariant "bal") the same signs as ballot words: word 4i + j
+// of the edge's 4·VPL 32-bit words (the same CP/8 bytes as gatv2_signs')
+// holds in bit l the sign of channel chan4(i, l) + j. gatv2_ballots_store
+// stores them from one lane, words 4i..4i+3 as one 16-byte store, so
+// that an edge's bits leave in VPL stores of CP/8 contiguous bytes in all
+// (a full 32-byte sector at 256 channels), with no per-lane choice of a
+// word (which had cost about ten instructions an edge), instead of VPL
+// stores of CP/16 bytes from every other lane, after VPL shuffles.
+template <int VPL>
+__device__ __forceinline__ void gatv2_ballots(const float4 (&q)[VPL], const float4 (&r)[VPL], uint4 (&w)[VPL]) {
+#pragma unroll
+	for (int i = 0; i < VPL; i++) {
+		w[i].x = __ballot_sync(FULL, q[i].x + r[i].x > 0.f);
+		w[i].y = __ballot_sync(FULL, q[i].y + r[i].y > 0.f);
+		w[i].z = __ballot_sync(FULL, q[i].z + r[i].z > 0.f);
+		w[i].w = __ballot_sync(FULL, q[i].w + r[i].w > 0.f);
+	}
+}
+
+template <int VPL>
+__device__ __forceinline__ void gatv2_ballots_store(const uint4 (&w)[VPL], long long t, unsigned char* __restrict__ esign) {
+	uint4* dst = reinterpret_cast<uint4*>(esign) + t * VPL;
+#pragma unroll
+	for (int i = 0; i < VPL; i++) dst[i] = w[i];
 }
 
 // gatv2_datt_add adds a lane's att gradient da to datt (head h) with
@@ -111,9 +118,9 @@ __device__ __forceinline__ void gatv2_datt_flush(float* __restrict__ datt, int h
 
 // With SAVE (gatv2_fwde, tune.GATv2EdgeCoef) the forward pass also
 // stores each edge-and-head's score s at es[t] and the signs of z at
-// esign (gatv2_signs), t = edge*H + head in CSR order: all that the
-// edge-coefficient backward passes (gatv2_bwd_srce, gatv2_bwd_dste) read
-// of an edge besides dOut's rows. With ROWPF a step's pair of x_l rows is
+// esign (gatv2_signs, or gatv2_ballots with BAL), t = edge*H + head in
+// CSR order: all that the edge-coefficient backward passes
+// (gatv2_bwd_srce, gatv2_bwd_dste) read of an edge besides dOut's rows. With ROWPF a step's pair of x_l rows is
 // loaded a step ahead, so that their latency overlaps the previous
 // pair's sums.
 template <typename T, int G, int VPL, bool MASK, bool W, bool SAVE = false, bool BAL = false, bool ROWPF = false>
@@ -163,12 +170,29 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 			group_sum2<G>(s0, s1);
 			if (SAVE) {
 				const long long t0 = (long long)e * H + h, t1 = t0 + H;
-				if (lane == 0) {
-					es[t0] = s0;
-					es[t1] = s1;
+				if constexpr (BAL) {
+					static_assert(G == 32, "ballot sign words need a warp a group");
+					// One edge's words at a time (both edges' at once
+					// spill at sm_90).
+					uint4 w[VPL];
+					gatv2_ballots(q0, r, w);
+					if (lane == 0) {
+						es[t0] = s0;
+						gatv2_ballots_store(w, t0, esign);
+					}
+					gatv2_ballots(q1, r, w);
+					if (lane == 0) {
+						es[t1] = s1;
+						gatv2_ballots_store(w, t1, esign);
+					}
+				} else {
+					if (lane == 0) {
+						es[t0] = s0;
+						es[t1] = s1;
+					}
+					gatv2_signs<G, VPL>(q0, r, t0, lane, esign);
+					gatv2_signs<G, VPL>(q1, r, t1, lane, esign);
 				}
-				gatv2_signs<G, VPL, BAL>(q0, r, t0, lane, esign);
-				gatv2_signs<G, VPL, BAL>(q1, r, t1, lane, esign);
 			}
 			// Online softmax: rescale the running sum when the max moves.
 			float scale, p0, p1;
@@ -186,8 +210,17 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 			float s = group_sum<G>(lane_score(a, q, r, slope));
 			if (SAVE) {
 				const long long t = (long long)e * H + h;
-				if (lane == 0) es[t] = s;
-				gatv2_signs<G, VPL, BAL>(q, r, t, lane, esign);
+				if constexpr (BAL) {
+					uint4 w[VPL];
+					gatv2_ballots(q, r, w);
+					if (lane == 0) {
+						es[t] = s;
+						gatv2_ballots_store(w, t, esign);
+					}
+				} else {
+					if (lane == 0) es[t] = s;
+					gatv2_signs<G, VPL>(q, r, t, lane, esign);
+				}
 			}
 			float scale, pe = osm_step<true>(m, l, s, scale);
 			pe *= drop_keep(pdrop, keep, seed, (long long)e * H + h);
@@ -571,8 +604,8 @@ GATV2_DST(_16_1_bf16, _lb4, bf16, 16, 1, false, false, __launch_bounds__(256, 4)
 // destination pass and x_r beside dOut in the source pass.
 // ---------------------------------------------------------------------------
 
-// gatv2_signs_t holds a lane's sign bits of one edge (gatv2_signs'
-// layout): with BAL the edge's 4·VPL ballot words, each lane taking its
+// gatv2_signs_t holds a lane's sign bits of one edge (gatv2_signs' or
+// gatv2_ballots' layout): with BAL the edge's 4·VPL ballot words, each lane taking its
 // own bit of each, else a nibble a float4 (4 channels).
 template <int VPL, bool BAL>
 struct gatv2_signs_t {
@@ -822,7 +855,7 @@ __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, c
 		float4 w[VPL];
 		zero4(w);
 		if constexpr (BAL) {
-			// The ballot words (gatv2_signs), 32 edges at a time: the
+			// The ballot words (gatv2_ballots), 32 edges at a time: the
 			// warp (the group) loads their score gradients and sign words
 			// into shared memory in coalesced loads all in flight at
 			// once, then every lane reads each edge's words there (one
@@ -953,7 +986,7 @@ GATV2E_FS(_32_2_bf16, _lb3, bf16, 32, 2, false, false, __launch_bounds__(256, 3)
 GATV2E_E1(_32_2, float, false)
 GATV2E_E1(_32_2_bf16, bf16, false)
 
-// _bal: the three edge-coefficient passes with gatv2_signs' ballot
+// _bal: the three edge-coefficient passes with gatv2_ballots'
 // words (tune.GATv2EdgeVariant "bal"), at 1x256, float32 and bfloat16,
 // the destination pass staging a row's edges in shared memory;
 // the source pass one edge a step as _e1, it and the forward pass under
