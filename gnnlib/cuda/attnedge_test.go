@@ -585,3 +585,47 @@ func TestGATv2SourcePassOneWave(t *testing.T) {
 		}
 	}
 }
+
+// TestGATv2BalcpKernel checks on the recording driver that the "balcp"
+// source pass (tune.GATv2EdgeVariant) launches gatv2_sm80.cu's kernel,
+// in one wave, on a GPU of compute capability 8.0 or later, and _bal's on
+// an older one, after the _bal forward pass either way.
+func TestGATv2BalcpKernel(t *testing.T) {
+	defer func(on bool, v string) { tune.GATv2EdgeCoef, tune.GATv2EdgeVariant = on, v }(tune.GATv2EdgeCoef, tune.GATv2EdgeVariant)
+	tune.GATv2EdgeCoef, tune.GATv2EdgeVariant = true, "balcp"
+	for _, tc := range []struct{ desc, fwd, src string }{
+		{"record (sm_90, no GPU)", "gatv2_fwde_32_2_bal", "sm80_gatv2_bwd_srce_32_2_balcp"},
+		{"record (sm_70, no GPU)", "gatv2_fwde_32_2_bal", "gatv2_bwd_srce_32_2_bal"},
+	} {
+		d, drv := openRecorder(t)
+		d.desc = tc.desc
+		g := starGraph(t, d, 3000)
+		n := g.n
+		mk := func(r, c int) *Tensor { return emptyOn(t, d, r, c) }
+		xl, xr, att, dout := mk(n, 256), mk(n, 256), mk(1, 256), mk(n, 256)
+		fw, err := GATv2ForwardLR(g, xl, xr, att, 1, 256, 0.2, AttentionDropout{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fw.BackwardSrc(g, xl, xr, att, dout, mk(n, 256)); err != nil {
+			t.Fatal(err)
+		}
+		fw.Free()
+		var fwd, src []string
+		for _, l := range drv.launches {
+			switch {
+			case strings.Contains(l.kernel, "gatv2_fwde"):
+				fwd = append(fwd, l.kernel)
+			case strings.Contains(l.kernel, "gatv2_bwd_srce"):
+				src = append(src, l.kernel)
+				if want := d.nsm * 3; l.grid[0] > want {
+					t.Errorf("%s: %s on %d blocks, want at most %d (one wave)", tc.desc, l.kernel, l.grid[0], want)
+				}
+			}
+		}
+		other := func(want string) func(string) bool { return func(k string) bool { return k != want } }
+		if len(fwd) == 0 || slices.ContainsFunc(fwd, other(tc.fwd)) || len(src) == 0 || slices.ContainsFunc(src, other(tc.src)) {
+			t.Errorf("%s: forward %v and source passes %v, want %s and %s", tc.desc, fwd, src, tc.fwd, tc.src)
+		}
+	}
+}

@@ -675,6 +675,7 @@ var edgeVariants = map[string]struct{ fwd, src string }{
 	"balpf":  {"_bal", "_balpf"},
 	"balpf3": {"_bal", "_balpf3"},
 	"balpfa": {"_balpfa", "_balpf"},
+	"balcp":  {"_bal", "_balcp"},
 }
 
 // edgeVariant is the name suffix of the edge-coefficient forward (src
@@ -918,12 +919,14 @@ const gatv2Block = 256
 
 // srceResident is how many blocks of the edge-coefficient source pass's
 // variant (srcVariant's suffix) an SM holds by the variant's
-// __launch_bounds__(256, 3) in gatv2.cu (at most 85 registers a thread,
-// and it takes 80 at sm_90): 3 for _lb3, _e1, _bal and _balpf3; 0 where
-// the registers, and so the count, are the compiler's.
+// __launch_bounds__(256, 3) in gatv2.cu and gatv2_sm80.cu (at most 85
+// registers a thread, and they take 80 at sm_90; _balcp's 35 KB of shared
+// memory a block in float32 fit three times too): 3 for _lb3, _e1, _bal,
+// _balpf3 and _balcp; 0 where the registers, and so the count, are the
+// compiler's.
 func srceResident(variant string) int {
 	switch variant {
-	case "_lb3", "_e1", "_bal", "_balpf3":
+	case "_lb3", "_e1", "_bal", "_balpf3", "_balcp":
 		return 3
 	}
 	return 0
@@ -1041,6 +1044,15 @@ func (a *GATv2) backwardSrcEdge(g *Graph, xl mat, att *Tensor, dout uintptr, dxl
 	pass := g.attnPass(true)
 	red, shared := a.dattRed()
 	variant := a.srcVariant(k)
+	kernel := "gatv2_bwd_srce" + suffix + variant
+	if variant == "_balcp" {
+		// gatv2_sm80.cu's, in the sm80 module (cp.async); _bal's
+		// passes elsewhere.
+		kernel = "sm80_" + kernel
+		if !d.hasBF16() {
+			variant, kernel = "_bal", "gatv2_bwd_srce"+suffix+"_bal"
+		}
+	}
 	launch := func(n int, args []any) error {
 		grid, _, _, _ := a.launchShape(d, n)
 		if per := srceResident(variant); red && per > 0 && grid > d.nsm*per {
@@ -1050,7 +1062,7 @@ func (a *GATv2) backwardSrcEdge(g *Graph, xl mat, att *Tensor, dout uintptr, dxl
 			// waiting there for the block's slowest every few rows.
 			grid = max(1, d.nsm*per/a.Heads*a.Heads)
 		}
-		return d.launchShared("gatv2_bwd_srce"+suffix+variant, [3]int{grid, 1, 1}, [3]int{block, 1, 1}, shared, append(args, red)...)
+		return d.launchShared(kernel, [3]int{grid, 1, 1}, [3]int{block, 1, 1}, shared, append(args, red)...)
 	}
 	rest := func(dq mat, n int) []any {
 		return []any{tperm, xl.ptr, xl.ld, att, a.LSE, a.d, a.es, a.esgn, a.es, dout, dq.ptr, dq.ld, a.dattSrc, n, a.Heads, a.Slope, a.Dropout.P, a.Dropout.Seed, a.Channels, tune.AttnPrefetch}

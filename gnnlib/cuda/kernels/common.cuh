@@ -69,6 +69,9 @@ __device__ __forceinline__ unsigned short f32_bf16_bits(float f) {
 	return (unsigned short)(b >> 16);
 }
 
+// bf16_bits_f32 widens a bfloat16 value (exact).
+__device__ __forceinline__ float bf16_bits_f32(unsigned short h) { return __uint_as_float((unsigned int)h << 16); }
+
 // ops_block_sum returns the sum of v over the block to every thread. All
 // threads of the block must call it (blockDim.x a multiple of 32, at most
 // 1024); it may be called several times in a row.

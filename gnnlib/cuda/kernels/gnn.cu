@@ -17,6 +17,7 @@
 #include "gemm_skinny.cu" // weight gradients Xᵀ·dY with outputs at most 32 wide
 #include "spmm.cu"        // CSR SpMM (vec4 and warp mappings), transpose permutation
 #include "aggregate.cu"   // degree-aware max aggregation and its backward pass
+#include "attnmerge.cu"   // the attention kernels' heavy rows: their edge tiles merged
 #include "gatv2.cu"       // fused GATv2 attention
 #include "gat.cu"         // fused GAT (v1) attention, per-node scores
 #include "transformer.cu" // fused Graph Transformer attention

@@ -11,8 +11,6 @@
 #include "common.cuh"
 #include <cuda_fp16.h>
 
-__device__ __forceinline__ float bf16_bits_f32(unsigned short h) { return __uint_as_float((unsigned int)h << 16); }
-
 // f32_to_bf16: y[i] = bf16(x[i]) for n values.
 extern "C" __global__ void f32_to_bf16(const float* __restrict__ x, unsigned short* __restrict__ y, long long n) {
 	GRID_LOOP(i, n) y[i] = f32_bf16_bits(x[i]);

@@ -10,3 +10,4 @@
 #include "gemm_bf16.cu" // sm80_gemm_bf16: tensor-core GEMM, bf16 in, f32 sums
 #include "gemm_tf32.cu" // sm80_gemm_tf32x3: float32 GEMM as three TF32 products
 #include "spmm_bf16.cu" // sm80_spmm_bf16_*: CSR SpMM over bf16 features
+#include "gatv2_sm80.cu" // sm80_gatv2_bwd_srce_*_balcp: the GATv2 source pass with cp.async gathers

@@ -373,9 +373,9 @@ var GATv2EdgeAuto = true
 // thread instead of 99-121, three blocks of 256 threads an SM instead of
 // two); "e1", the forward so and the source pass one edge a step under
 // the same bounds; "bal", the three passes with the sign bits stored as
-// ballot words (one store of C/8 contiguous bytes an edge from C/32
-// lanes, instead of C/128 byte stores from every other lane after as
-// many shuffles: gatv2.cu's gatv2_signs), the forward (72 registers) and
+// ballot words (C/8 contiguous bytes an edge in 16-byte stores from one
+// lane, instead of C/128 byte stores from every other lane after as
+// many shuffles: gatv2.cu's gatv2_ballots), the forward (72-80 registers) and
 // the source pass (one edge a step, 80) under the same bounds, without
 // spills at sm_90, the default since 2026-12-07 (on an H100 the
 // arxiv-sized float32 layer took 4.154 ms with it, 4.220 with e1; the
@@ -390,8 +390,14 @@ var GATv2EdgeAuto = true
 // were slower than "bal" at 1x256 on an H100 (float32 4.228 and 4.463
 // against 3.964 ms, bfloat16 3.229 and 3.411 against 2.850) and level
 // at 4x64; "balpf3" was not timed.
+// "balcp" is "bal" with the source pass copying each edge's dOut row share,
+// score, lse, D and sign words into shared memory with cp.async three
+// edges ahead of the edge it sums (gatv2_sm80.cu, sm_80 and later; "bal"'s
+// pass elsewhere), its indices loaded 32 at a time: Nsight Compute had the
+// "bal" bfloat16 source pass waiting on its loads for 6.5 of 11.6 stall
+// cycles an instruction (H100, 2026-12-07). Not yet run on a GPU.
 // "" runs the plain kernels; gnnbench's -gatv2-variants edge, edge-lb3,
-// edge-e1, edge-bal and the edge-balpf ones time them. The layout of the sign bits is the
+// edge-e1, edge-bal, the edge-balpf ones and edge-balcp time them. The layout of the sign bits is the
 // forward pass's choice: its backward follows it.
 var GATv2EdgeVariant = "bal"
 
