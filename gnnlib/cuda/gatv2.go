@@ -666,8 +666,9 @@ func edgeCoefBytes(e, heads int, k gatv2Kernel) int64 {
 
 // edgeVariants maps each tune.GATv2EdgeVariant value to the name
 // suffixes of its edge-coefficient forward and source passes at 1x256
-// (gatv2.cu's variants); the forward pass's sign bits are ballot words
-// where its suffix starts with _bal.
+// (gatv2.cu's variants, and gatv2_sm80.cu's _balcp source pass); the
+// forward pass's sign bits are ballot words where its suffix starts with
+// _bal.
 var edgeVariants = map[string]struct{ fwd, src string }{
 	"lb3":    {"_lb3", "_lb3"},
 	"e1":     {"_lb3", "_e1"},

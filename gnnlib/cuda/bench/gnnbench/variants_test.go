@@ -15,7 +15,7 @@ import (
 // timed the current kernels without it.
 func TestEdgeVariant(t *testing.T) {
 	defer edgeVariant("")
-	if !tune.GATv2DattBlock || !tune.GATv2EdgeAuto || tune.GATv2EdgeCoef || tune.GATv2EdgeVariant != "bal" {
+	if !tune.GATv2DattBlock || !tune.GATv2EdgeAuto || tune.GATv2EdgeCoef || tune.GATv2EdgeVariant != "balcp" {
 		t.Fatalf("the library's defaults changed (GATv2DattBlock %t, GATv2EdgeAuto %t, GATv2EdgeCoef %t, GATv2EdgeVariant %q): update the cases",
 			tune.GATv2DattBlock, tune.GATv2EdgeAuto, tune.GATv2EdgeCoef, tune.GATv2EdgeVariant)
 	}
@@ -23,14 +23,14 @@ func TestEdgeVariant(t *testing.T) {
 		v, base, edgeV        string
 		edge, coef, red, auto bool
 	}{
-		{"", "", "bal", false, false, true, true},
-		{"lb3", "lb3", "bal", false, false, true, true},
-		{"red", "", "bal", false, false, true, true},
-		{"nored", "", "bal", false, false, false, true},
-		{"lb3-red", "lb3", "bal", false, false, true, true},
-		{"lb4-nored", "lb4", "bal", false, false, false, true},
-		{"noedge", "", "bal", false, false, true, false},
-		{"noedge-nored", "", "bal", false, false, false, false},
+		{"", "", "balcp", false, false, true, true},
+		{"lb3", "lb3", "balcp", false, false, true, true},
+		{"red", "", "balcp", false, false, true, true},
+		{"nored", "", "balcp", false, false, false, true},
+		{"lb3-red", "lb3", "balcp", false, false, true, true},
+		{"lb4-nored", "lb4", "balcp", false, false, false, true},
+		{"noedge", "", "balcp", false, false, true, false},
+		{"noedge-nored", "", "balcp", false, false, false, false},
 		{"edge", "edge", "", true, true, true, true},
 		{"edge-red", "edge", "", true, true, true, true},
 		{"edge-nored", "edge", "", true, true, false, true},
@@ -41,9 +41,11 @@ func TestEdgeVariant(t *testing.T) {
 		{"edge-balpf", "edge-balpf", "balpf", true, true, true, true},
 		{"edge-balpf3-nored", "edge-balpf3", "balpf3", true, true, false, true},
 		{"edge-balpfa", "edge-balpfa", "balpfa", true, true, true, true},
-		{"auto", "", "bal", false, false, true, true},
-		{"noauto", "", "bal", false, false, true, false},
-		{"noauto-nored", "", "bal", false, false, false, false},
+		{"edge-balcp", "edge-balcp", "balcp", true, true, true, true},
+		{"edge-balcp-nored", "edge-balcp", "balcp", true, true, false, true},
+		{"auto", "", "balcp", false, false, true, true},
+		{"noauto", "", "balcp", false, false, true, false},
+		{"noauto-nored", "", "balcp", false, false, false, false},
 	} {
 		edge := edgeVariant(c.v)
 		if edge != c.edge || tune.GATv2EdgeCoef != c.coef || tune.GATv2DattBlock != c.red || tune.GATv2EdgeAuto != c.auto || tune.GATv2EdgeVariant != c.edgeV {
@@ -55,7 +57,7 @@ func TestEdgeVariant(t *testing.T) {
 		}
 	}
 	edgeVariant("")
-	if tune.GATv2EdgeCoef || !tune.GATv2DattBlock || !tune.GATv2EdgeAuto || tune.GATv2EdgeVariant != "bal" {
+	if tune.GATv2EdgeCoef || !tune.GATv2DattBlock || !tune.GATv2EdgeAuto || tune.GATv2EdgeVariant != "balcp" {
 		t.Errorf("edgeVariant(\"\") did not restore the defaults")
 	}
 }

@@ -377,8 +377,8 @@ var GATv2EdgeAuto = true
 // lane, instead of C/128 byte stores from every other lane after as
 // many shuffles: gatv2.cu's gatv2_ballots), the forward (72-80 registers) and
 // the source pass (one edge a step, 80) under the same bounds, without
-// spills at sm_90, the default since 2026-12-07 (on an H100 the
-// arxiv-sized float32 layer took 4.154 ms with it, 4.220 with e1; the
+// spills at sm_90, the default from 2026-12-07 until "balcp" (on an H100
+// the arxiv-sized float32 layer took 4.154 ms with it, 4.220 with e1; the
 // products-sized one 147.9 against 151.3 with e1 and 150.5 with "").
 // "balpf" and "balpf3" are "bal" with the source pass loading the next
 // edge's dOut row, sign bits, score, lse and D a step ahead, under bounds
@@ -395,11 +395,17 @@ var GATv2EdgeAuto = true
 // edges ahead of the edge it sums (gatv2_sm80.cu, sm_80 and later; "bal"'s
 // pass elsewhere), its indices loaded 32 at a time: Nsight Compute had the
 // "bal" bfloat16 source pass waiting on its loads for 6.5 of 11.6 stall
-// cycles an instruction (H100, 2026-12-07). Not yet run on a GPU.
+// cycles an instruction (H100, 2026-12-07). The default since it passed
+// TestGATv2EdgeCoef's cases for it (1 and 2 heads, with and without
+// dropout, float32 and bfloat16) on an H100 (2026-12-07 17:50; the rest
+// of the suite ran with "bal"), where the arxiv-sized layer at 1x256
+// took 2.432-2.453 ms against "bal"'s 2.585-2.607 in bfloat16 (source
+// pass 0.87-0.93 against 1.06-1.09) and 3.456-3.527 against 3.661-3.717
+// in float32; products-sized 127.6 against 128.6 ms.
 // "" runs the plain kernels; gnnbench's -gatv2-variants edge, edge-lb3,
 // edge-e1, edge-bal, the edge-balpf ones and edge-balcp time them. The layout of the sign bits is the
 // forward pass's choice: its backward follows it.
-var GATv2EdgeVariant = "bal"
+var GATv2EdgeVariant = "balcp"
 
 // AttnPrefetch lets the fused GATv2 and Transformer kernels load each
 // step's edge indices a step ahead (attn.cuh's edge_pairs and
