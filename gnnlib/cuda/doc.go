@@ -677,7 +677,12 @@
 // since the source pass writes each edge's score gradient over its
 // score, 12.45 ms and 1.79 GiB). Bfloat16 layers kept the saved edges
 // (3.081 against 2.995 ms at arxiv size) until the source pass loaded
-// each edge's sign bits beside its row: then 2.850 against 3.007 ms. On
+// each edge's sign bits beside its row: then 2.850 against 3.007 ms.
+// Its source pass at 1x256 on sm_80 and later copies each edge's
+// gathers into shared memory with cp.async three edges ahead
+// (tune.GATv2EdgeVariant "balcp", 2026-12-07): the arxiv-sized layer
+// took 2.43-2.45 ms in bfloat16 and 3.46-3.53 ms in float32 on an H100;
+// other widths still wait for each edge's loads. On
 // the H200, before the attention vector's gradient was summed per block,
 // the arxiv-sized float32 layer had been slower with it (5.81 against 4.54
 // ms); the H200 has not run the choice. By arithmetic it leaves one
