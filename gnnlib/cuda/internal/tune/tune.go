@@ -50,7 +50,7 @@ const (
 	// them faster than GEMMv2S (2026-12-07 15:16): x·W 0.621 against
 	// 0.737 ms, Xᵀ·dY 0.573 against 0.780, dY·Wᵀ 0.404 against 0.411 (the
 	// nn GATv2 epoch 11.01 against 12.35 ms), and the whole device suite
-	// passed on it (H100, 2026-12-07 17:10: 1029 tests; one launch count
+	// passed on it (H100, 2026-12-07 17:06: 1029 tests; one launch count
 	// assumed gemm2_ names and was mended). Default since then; on
 	// that run the arxiv-sized nn epochs took GCN 5.41-5.49 against
 	// 5.60-5.76 ms and GATv2 11.11 against 11.99-12.01 ms with GEMMv2S.
