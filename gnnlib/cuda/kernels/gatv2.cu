@@ -355,13 +355,7 @@ __device__ void gatv2_bwd_dst_body(const int* __restrict__ indptr, const int* __
 		if (!live) continue;
 		lane_store_item<G, VPL, MASK, W>(dxr, heavy != nullptr, item * ldd + h * C, dr, lane, C);
 		if (!fixedHead) {
-#pragma unroll
-			for (int i = 0; i < VPL; i++) {
-				int c = chan4<G, W>(i, lane);
-				if (MASK && c >= C) continue;
-				float* q = datt + h * C + c;
-				atomicAdd(q, da[i].x); atomicAdd(q + 1, da[i].y); atomicAdd(q + 2, da[i].z); atomicAdd(q + 3, da[i].w);
-			}
+			gatv2_datt_add<G, VPL, MASK, W>(datt, h, C, lane, da);
 			zero4(da);
 		}
 		if (!SAVE && dd != nullptr && lane == 0) dd[p] = D;  // the row pass only
@@ -702,15 +696,8 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 			}
 		}
 		if (!live) continue;
-		float4 a[VPL];
-		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
-		lane_fma(dq, a, w);
-		lane_store_item<G, VPL, MASK, W>(dxl, heavy != nullptr, item * ldd + h * C, dq, lane, C);
-		lane_fma(da, q, w);
-		if (!fixedHead) {
-			gatv2_datt_add<G, VPL, MASK, W>(datt, h, C, lane, da);
-			zero4(da);
-		}
+		gatv2_src_row_done<T, G, VPL, MASK, W>(att, dxl, heavy != nullptr, item * ldd + h * C, h, C, lane, q, w, dq, da,
+		                                       fixedHead, datt);
 	}
 	if (fixedHead) gatv2_datt_flush<G, VPL, MASK, W>(datt, hfix, C, H, lane, da, red);
 }

@@ -130,3 +130,23 @@ __device__ __forceinline__ void lane_fma(float4 (&x)[VPL], const float4 (&a)[VPL
 		x[i].w += a[i].w * w[i].w;
 	}
 }
+
+// gatv2_src_row_done finishes a source pass's row (u, h), given the row's
+// x_l share q, w = Σ ds·m and dq = Σ α·k·dOut[v]: dxl[u] = dq + a ⊙ w at
+// off (a tile's float32 scratch where tiles), and x_l[u] ⊙ w into the
+// lane's att gradient da, added to datt at once unless its head is fixed.
+template <typename T, int G, int VPL, bool MASK, bool W>
+__device__ __forceinline__ void gatv2_src_row_done(const float* __restrict__ att, T* __restrict__ dxl, bool tiles, long long off,
+                                                   int h, int C, int lane, const float4 (&q)[VPL], const float4 (&w)[VPL],
+                                                   float4 (&dq)[VPL], float4 (&da)[VPL], bool fixedHead,
+                                                   float* __restrict__ datt) {
+	float4 a[VPL];
+	lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
+	lane_fma(dq, a, w);
+	lane_store_item<G, VPL, MASK, W>(dxl, tiles, off, dq, lane, C);
+	lane_fma(da, q, w);
+	if (!fixedHead) {
+		gatv2_datt_add<G, VPL, MASK, W>(datt, h, C, lane, da);
+		zero4(da);
+	}
+}

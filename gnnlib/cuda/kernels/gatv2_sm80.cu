@@ -156,15 +156,8 @@ __device__ void gatv2_bwd_srcecp_body(const int* __restrict__ tindptr, const int
 			gatv2_sign_apply<VPL, true>(w, ds, ds * slope, sg, lane);
 		}
 		if (!live) continue;
-		float4 a[VPL];
-		lane_row<G, VPL, false, false>(a, att + h * C, lane, C);
-		lane_fma(dq, a, w);
-		lane_store_item<G, VPL, false, false>(dxl, heavy != nullptr, item * ldd + h * C, dq, lane, C);
-		lane_fma(da, q, w);
-		if (!fixedHead) {
-			gatv2_datt_add<G, VPL, false, false>(datt, h, C, lane, da);
-			zero4(da);
-		}
+		gatv2_src_row_done<T, G, VPL, false, false>(att, dxl, heavy != nullptr, item * ldd + h * C, h, C, lane, q, w, dq, da,
+		                                            fixedHead, datt);
 	}
 	if (fixedHead) gatv2_datt_flush<G, VPL, false, false>(datt, hfix, C, H, lane, da, red);
 }
