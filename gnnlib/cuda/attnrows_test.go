@@ -289,8 +289,18 @@ func TestAttentionSplitLaunches(t *testing.T) {
 			// 1x256 in both bfloat16 layouts (the wide one runs the other
 			// passes), with and without the variants
 			// (tune.GATv2EdgeVariant), and in float32 with them.
-			for i, wide := range []bool{false, true, false, true, false, true, false, true, false, true, false, true, false, true} {
-				BF16WideLoads, tune.GATv2EdgeVariant = wide, []string{"", "lb3", "e1", "bal", "balpf", "balpf3", "balpfa"}[i/2]
+			// "balcp" launches its sm80 source pass on a GPU of compute
+			// capability 8.0 or later, as the description says.
+			desc := d.desc
+			defer func() { d.desc = desc }()
+			variants := []string{"", "lb3", "e1", "bal", "balpf", "balpf3", "balpfa", "balcp"}
+			for i := range 2 * len(variants) {
+				wide := i%2 == 1
+				BF16WideLoads, tune.GATv2EdgeVariant = wide, variants[i/2]
+				d.desc = desc
+				if variants[i/2] == "balcp" {
+					d.desc = "record (sm_90, no GPU)"
+				}
 				xl, xr, att, dout := mk16(n, 256), mk16(n, 256), mk(1, 256), mk16(n, 256)
 				fw, err := GATv2ForwardBF16(g, xl, xr, att, 1, 256, 0.2, AttentionDropout{})
 				if err != nil {
@@ -312,8 +322,12 @@ func TestAttentionSplitLaunches(t *testing.T) {
 				}
 				fw.Free()
 			}
-			for _, v := range []string{"lb3", "e1", "bal", "balpf", "balpf3", "balpfa"} {
+			for _, v := range variants[1:] {
 				tune.GATv2EdgeVariant = v
+				d.desc = desc
+				if v == "balcp" {
+					d.desc = "record (sm_90, no GPU)"
+				}
 				xl32, xr32, att32, dout32 := mk(n, 256), mk(n, 256), mk(1, 256), mk(n, 256)
 				fw, err = GATv2ForwardLR(g, xl32, xr32, att32, 1, 256, 0.2, AttentionDropout{})
 				if err == nil {
@@ -327,13 +341,14 @@ func TestAttentionSplitLaunches(t *testing.T) {
 				}
 				fw.Free()
 			}
-			tune.GATv2EdgeVariant = ""
+			tune.GATv2EdgeVariant, d.desc = "", desc
 			for _, k := range []string{"gatv2_fwde_32_2_bf16_lb3", "gatv2_bwd_srce_32_2_bf16_lb3", "gatv2_bwd_srce_32_2_lb3", "gatv2_bwd_srce_32_2_bf16",
 				"gatv2_bwd_srce_32_2_e1", "gatv2_bwd_srce_32_2_bf16_e1", "gatv2_fwde_32_2_lb3", "gatv2_bwd_dsts_32_2_bf16w",
 				"gatv2_fwde_32_2_bal", "gatv2_bwd_srce_32_2_bal", "gatv2_bwd_dste_32_2_bal",
 				"gatv2_fwde_32_2_bf16_bal", "gatv2_bwd_srce_32_2_bf16_bal", "gatv2_bwd_dste_32_2_bf16_bal",
 				"gatv2_bwd_srce_32_2_balpf", "gatv2_bwd_srce_32_2_balpf3", "gatv2_bwd_srce_32_2_bf16_balpf", "gatv2_bwd_srce_32_2_bf16_balpf3",
-				"gatv2_fwde_32_2_balpfa", "gatv2_fwde_32_2_bf16_balpfa"} {
+				"gatv2_fwde_32_2_balpfa", "gatv2_fwde_32_2_bf16_balpfa",
+				"sm80_gatv2_bwd_srce_32_2_balcp", "sm80_gatv2_bwd_srce_32_2_bf16_balcp"} {
 				if !slices.ContainsFunc(drv.launches, func(l launchRec) bool { return l.kernel == k }) {
 					return fmt.Errorf("no launch of %s: %v", k, drv.launches)
 				}
