@@ -161,8 +161,6 @@ func TestGATv2EdgeCoef(t *testing.T) {
 		{1, 256, GATv2Auto, 0.3, "edge-lb3"}, {1, 256, GATv2Auto, 0, "edge-lb3"},
 		{1, 256, GATv2Auto, 0.3, "edge-e1"}, {1, 256, GATv2Auto, 0, "edge-e1"},
 		{1, 256, GATv2Auto, 0.3, "edge-bal"}, {1, 256, GATv2Auto, 0, "edge-bal"}, {2, 256, GATv2Auto, 0.1, "edge-bal"},
-		{1, 256, GATv2Auto, 0.3, "edge-balpf"}, {2, 256, GATv2Auto, 0, "edge-balpf"}, {1, 256, GATv2Auto, 0.1, "edge-balpf3"},
-		{1, 256, GATv2Auto, 0.3, "edge-balpfa"}, {2, 256, GATv2Auto, 0, "edge-balpfa"},
 		{1, 256, GATv2Auto, 0.3, "edge-balcp"}, {1, 256, GATv2Auto, 0, "edge-balcp"}, {2, 256, GATv2Auto, 0.1, "edge-balcp"},
 	})
 }
@@ -175,7 +173,7 @@ type gatv2BF16Case struct {
 	p        float32
 	// tune.GATv2Variant, "nopf": tune.AttnPrefetch off, "edge":
 	// tune.GATv2EdgeCoef on, "edge-lb3", "edge-e1", "edge-bal",
-	// "edge-balpf", "edge-balpf3", "edge-balpfa", "edge-balcp": and that
+	// "edge-balcp": and that
 	// tune.GATv2EdgeVariant; "red" or a "-red" suffix: tune.GATv2DattBlock
 	// on.
 	variant string

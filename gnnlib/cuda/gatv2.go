@@ -670,13 +670,10 @@ func edgeCoefBytes(e, heads int, k gatv2Kernel) int64 {
 // forward pass's sign bits are ballot words where its suffix starts with
 // _bal.
 var edgeVariants = map[string]struct{ fwd, src string }{
-	"lb3":    {"_lb3", "_lb3"},
-	"e1":     {"_lb3", "_e1"},
-	"bal":    {"_bal", "_bal"},
-	"balpf":  {"_bal", "_balpf"},
-	"balpf3": {"_bal", "_balpf3"},
-	"balpfa": {"_balpfa", "_balpf"},
-	"balcp":  {"_bal", "_balcp"},
+	"lb3":   {"_lb3", "_lb3"},
+	"e1":    {"_lb3", "_e1"},
+	"bal":   {"_bal", "_bal"},
+	"balcp": {"_bal", "_balcp"},
 }
 
 // edgeVariant is the name suffix of the edge-coefficient forward (src
@@ -922,12 +919,12 @@ const gatv2Block = 256
 // variant (srcVariant's suffix) an SM holds by the variant's
 // __launch_bounds__(256, 3) in gatv2.cu and gatv2_sm80.cu (at most 85
 // registers a thread, and they take 80 at sm_90; _balcp's 35 KB of shared
-// memory a block in float32 fit three times too): 3 for _lb3, _e1, _bal,
-// _balpf3 and _balcp; 0 where the registers, and so the count, are the
+// memory a block in float32 fit three times too): 3 for _lb3, _e1, _bal
+// and _balcp; 0 where the registers, and so the count, are the
 // compiler's.
 func srceResident(variant string) int {
 	switch variant {
-	case "_lb3", "_e1", "_bal", "_balpf3", "_balcp":
+	case "_lb3", "_e1", "_bal", "_balcp":
 		return 3
 	}
 	return 0

@@ -68,10 +68,8 @@ __device__ __forceinline__ void gatv2_ballots_store(const uint4 (&w)[VPL], long 
 // stores each edge-and-head's score s at es[t] and the signs of z at
 // esign (gatv2_signs, or gatv2_ballots with BAL), t = edge*H + head in
 // CSR order: all that the edge-coefficient backward passes
-// (gatv2_bwd_srce, gatv2_bwd_dste) read of an edge besides dOut's rows. With ROWPF a step's pair of x_l rows is
-// loaded a step ahead, so that their latency overlaps the previous
-// pair's sums.
-template <typename T, int G, int VPL, bool MASK, bool W, bool SAVE = false, bool BAL = false, bool ROWPF = false>
+// (gatv2_bwd_srce, gatv2_bwd_dste) read of an edge besides dOut's rows.
+template <typename T, int G, int VPL, bool MASK, bool W, bool SAVE = false, bool BAL = false>
 __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __restrict__ indices, ATTN_ROWS, GATV2_X(T),
                                const float* __restrict__ att, T* __restrict__ out, float* __restrict__ lse,
                                float* __restrict__ es, unsigned char* __restrict__ esign,
@@ -91,29 +89,12 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 		// flight at once; an odd last edge goes alone.
 		edge_pairs ep(indices, beg, end, pf != 0);
 		int e = beg;
-		float4 n0[VPL], n1[VPL]; // ROWPF: the next pair's rows
-		auto load = [&, hh = h](int e1) {
-			int u0, u1;
-			ep.pair(e1, u0, u1);
-			lane_row<G, VPL, MASK, W>(n0, xl + (long long)u0 * ldl + hh * C, lane, C);
-			lane_row<G, VPL, MASK, W>(n1, xl + (long long)u1 * ldl + hh * C, lane, C);
-		};
-		if (ROWPF && e + 1 < end) load(e);
 		for (; e + 1 < end; e += 2) {
 			float4 q0[VPL], q1[VPL];
-			if (ROWPF) {
-#pragma unroll
-				for (int i = 0; i < VPL; i++) {
-					q0[i] = n0[i];
-					q1[i] = n1[i];
-				}
-				if (e + 3 < end) load(e + 2);
-			} else {
-				int u0, u1;
-				ep.pair(e, u0, u1);
-				lane_row<G, VPL, MASK, W>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
-				lane_row<G, VPL, MASK, W>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
-			}
+			int u0, u1;
+			ep.pair(e, u0, u1);
+			lane_row<G, VPL, MASK, W>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
+			lane_row<G, VPL, MASK, W>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
 			float s0 = lane_score(a, q0, r, slope), s1 = lane_score(a, q1, r, slope);
 			group_sum2<G>(s0, s1);
 			if (SAVE) {
@@ -581,13 +562,10 @@ __device__ void gatv2_bwd_dd_body(const T* __restrict__ out, const T* __restrict
 // tindices[e]): g = dOut[v]·x_l[u], α = exp(s − lse[v]), ds = α·(k·g −
 // D[v]), stored at dse[t]; dxl[u] = Σ α·k·dOut[v] + a ⊙ w with w = Σ ds·m,
 // and datt += x_l[u] ⊙ w. Two edges a step, as in the forward pass, or
-// one (PAIR false: fewer registers live); with ROWPF (and PAIR false)
-// one a step with the next edge's dOut row, score, lse and D loaded a
-// step ahead, so that their latency overlaps this edge's dot product
-// and sums. dse may be es: each score is read by its edge's lane group
+// one (PAIR false: fewer registers live). dse may be es: each score is read by its edge's lane group
 // before its lane 0 stores the gradient there, and by no other group,
 // so es and dse are not restrict.
-template <typename T, int G, int VPL, bool MASK, bool W, bool PAIR = true, bool BAL = false, bool ROWPF = false>
+template <typename T, int G, int VPL, bool MASK, bool W, bool PAIR = true, bool BAL = false>
 __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
                                     const int* __restrict__ tperm, const T* __restrict__ xl, long long ldl,
                                     const float* __restrict__ att, const float* __restrict__ lse,
@@ -663,32 +641,6 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 		};
 		if (PAIR) {
 			if (e < end) one(ev.last(e), et.last(e));
-		} else if (ROWPF) {
-			// What the next edge needs, loaded a step ahead.
-			float4 gn[VPL];
-			gatv2_signs_t<VPL, BAL> sgn;
-			long long tn = 0;
-			float sn = 0.f, Dn = 0.f;
-			auto load = [&, hh = h](int e1) {
-				const int v = nv.at(e1);
-				lane_row<G, VPL, MASK, W>(gn, dout + (long long)v * HC + hh * C, lane, C);
-				tn = (long long)nt.at(e1) * H + hh;
-				gatv2_sign_load<G, VPL, BAL>(sgn, tn, lane, esign);
-				const long long r = (long long)v * H + hh;
-				sn = es[tn] - __ldg(&lse[r]);
-				Dn = __ldg(&dd[r]);
-			};
-			if (e < end) load(e);
-			for (; e < end; e++) {
-				float4 go[VPL];
-#pragma unroll
-				for (int i = 0; i < VPL; i++) go[i] = gn[i];
-				const gatv2_signs_t<VPL, BAL> sg = sgn;
-				const long long t = tn;
-				const float s = sn, D = Dn;
-				if (e + 1 < end) load(e + 1);
-				edge(go, sg, t, s, D);
-			}
 		} else {
 			for (; e < end; e++) {
 				const int v = nv.at(e);
@@ -887,39 +839,6 @@ GATV2E_E1(_32_2_bf16, bf16, false)
 	}
 GATV2E_BAL(_32_2, float)
 GATV2E_BAL(_32_2_bf16, bf16)
-
-// _balpf: the _bal source pass with the next edge's dOut row, sign bits,
-// score, lse and D loaded a step ahead (ROWPF), under __launch_bounds__(256, BLK)
-// (tune.GATv2EdgeVariant "balpf": 2 blocks an SM; "balpf3": 3). The
-// forward and destination passes are _bal's.
-#define GATV2E_BALPF(SFX, VAR, T, BLK)                                                                                        \
-	extern "C" __global__ void __launch_bounds__(256, BLK)                                                                  \
-	    gatv2_bwd_srce##SFX##VAR(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, const T* xl,         \
-	                             long long ldl, const float* att, const float* lse, const float* dd, const float* es,        \
-	                             const unsigned char* esign, float* dse, const T* dout, T* dxl, long long ldd, float* datt, \
-	                             int n, int H, float slope, float pdrop, unsigned long long seed, int cw, int pf, int red) { \
-		gatv2_bwd_srce_body<T, 32, 2, false, false, false, true, true>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, \
-		                                                                xl, ldl, att, lse, dd, es, esign, dse, dout, dxl, ldd, \
-		                                                                datt, n, H, slope, pdrop, seed, cw, pf, red);         \
-	}
-GATV2E_BALPF(_32_2, _balpf, float, 2)
-GATV2E_BALPF(_32_2_bf16, _balpf, bf16, 2)
-GATV2E_BALPF(_32_2, _balpf3, float, 3)
-GATV2E_BALPF(_32_2_bf16, _balpf3, bf16, 3)
-
-// _balpfa: the _bal forward pass with a pair's x_l rows loaded a step
-// ahead (ROWPF), under __launch_bounds__(256, 2) (tune.GATv2EdgeVariant
-// "balpfa", with the _balpf source pass).
-#define GATV2E_BALPFA(SFX, T)                                                                                                 \
-	extern "C" __global__ void __launch_bounds__(256, 2)                                                                    \
-	    gatv2_fwde##SFX##_balpfa(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), const float* att, T* out,     \
-	                             float* lse, float* es, unsigned char* esign, int n, int H, float slope, float pdrop,       \
-	                             unsigned long long seed, int cw, int pf) {                                                 \
-		gatv2_fwd_body<T, 32, 2, false, false, true, true, true>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, \
-		                                                          att, out, lse, es, esign, n, H, slope, pdrop, seed, cw, pf); \
-	}
-GATV2E_BALPFA(_32_2, float)
-GATV2E_BALPFA(_32_2_bf16, bf16)
 
 // unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
 // for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt

@@ -104,7 +104,7 @@ var (
 	fastAB     = flag.Bool("fastpaths-ab", false, "in the api part, the epochs again with tensor.ReleaseSpentActivations, nn.GCNAggregateFirst and nn.HandOffBiasGrad off (on by default)")
 	actOut     = flag.Bool("actout", nn.ActOutInAttention, "set nn.ActOutInAttention: the nn parts' GATv2 layers hand their fused activation to the attention's backward pass instead of a rebuilt copy of its output")
 	bf16Attn   = flag.Bool("bf16-attention", cuda.BF16Attention, "set cuda.BF16Attention: the nn parts' fused attention runs its bfloat16 kernels under Autocast(BFloat16) (the attnbf16 part calls them whatever it says)")
-	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4), edge (tune.GATv2EdgeCoef), edge-lb3, edge-e1, edge-bal, edge-balpf, edge-balpf3, edge-balpfa or edge-balcp (with that tune.GATv2EdgeVariant), each also with a -red or -nored suffix (tune.GATv2DattBlock on or off; unmarked values keep its default), red and nored (the current kernels so), auto and noauto (tune.GATv2EdgeAuto on or off), noedge (tune.GATv2EdgeCoef and GATv2EdgeAuto off): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge and red: its whole layers) again with each, where gatv2.cu has it")
+	variants   = flag.String("gatv2-variants", "", "comma-separated tune.GATv2Variant values (lb3, lb4), edge (tune.GATv2EdgeCoef), edge-lb3, edge-e1, edge-bal or edge-balcp (with that tune.GATv2EdgeVariant), each also with a -red or -nored suffix (tune.GATv2DattBlock on or off; unmarked values keep its default), red and nored (the current kernels so), auto and noauto (tune.GATv2EdgeAuto on or off), noedge (tune.GATv2EdgeCoef and GATv2EdgeAuto off): the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 attention (edge and red: its whole layers) again with each, where gatv2.cu has it")
 	edgeCoef   = flag.Bool("edge-coef", tune.GATv2EdgeCoef, "set tune.GATv2EdgeCoef for the whole run (the api and nnbf16 parts' GATv2 layers take it; -gatv2-variants sets it per variant in the gat, gatv2 and attnbf16 parts)")
 	edgeAuto   = flag.Bool("edge-auto", tune.GATv2EdgeAuto, "set tune.GATv2EdgeAuto for the whole run, as -edge-coef does tune.GATv2EdgeCoef")
 	prefetchAB = flag.Bool("prefetch-ab", false, "the gat part's layers, the gatv2 part's epochs and the attnbf16 part's GATv2 and Transformer attention again with tune.AttnPrefetch off (the kernels loading each step's edge indices in the step)")
@@ -173,7 +173,7 @@ func cutMarker(v string) (base, marker string) {
 // edgeValues are the -gatv2-variants values (without a marker) that turn
 // the edge-coefficient backward on, "edge-" and the
 // tune.GATv2EdgeVariant they take.
-var edgeValues = []string{"edge", "edge-lb3", "edge-e1", "edge-bal", "edge-balpf", "edge-balpf3", "edge-balpfa", "edge-balcp"}
+var edgeValues = []string{"edge", "edge-lb3", "edge-e1", "edge-bal", "edge-balcp"}
 
 // variantDefaults are the switches edgeVariant sets as the library sets
 // them, which a value that names none of them keeps.
@@ -184,8 +184,9 @@ var variantDefaults = struct {
 
 // edgeVariant sets the edge-coefficient GATv2 backward's switches for
 // the -gatv2-variants value v: edge is tune.GATv2EdgeCoef with
-// tune.GATv2EdgeVariant "", edge-lb3, edge-e1, edge-bal, edge-balpf,
-// edge-balpf3 and edge-balpfa that with the variant they name; noedge turns tune.GATv2EdgeCoef and tune.GATv2EdgeAuto off
+// tune.GATv2EdgeVariant "", edge-lb3, edge-e1, edge-bal and edge-balcp
+// that with the variant they name; noedge turns tune.GATv2EdgeCoef and
+// tune.GATv2EdgeAuto off
 // (no layer takes it). It also sets tune.GATv2DattBlock, on for red and
 // the values ending in -red, off for nored and the values ending in
 // -nored (cutMarker), and tune.GATv2EdgeAuto, on for auto and off for

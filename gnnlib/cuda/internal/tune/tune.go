@@ -380,16 +380,10 @@ var GATv2EdgeAuto = true
 // spills at sm_90, the default from 2026-12-07 until "balcp" (on an H100
 // the arxiv-sized float32 layer took 4.154 ms with it, 4.220 with e1; the
 // products-sized one 147.9 against 151.3 with e1 and 150.5 with "").
-// "balpf" and "balpf3" are "bal" with the source pass loading the next
-// edge's dOut row, sign bits, score, lse and D a step ahead, under bounds
-// for 2 or 3 blocks an SM (113 registers at sm_90; 80 with 172 bytes
-// spilled); "balpfa" "balpf" with the forward pass loading the next
-// pair's x_l rows a step ahead too (112 registers, 2 blocks). They passed
-// TestGATv2EdgeCoef on an H100 (2026-12-07); once every variant's source
-// pass loaded an edge's sign bits beside its row, "balpf" and "balpfa"
-// were slower than "bal" at 1x256 on an H100 (float32 4.228 and 4.463
-// against 3.964 ms, bfloat16 3.229 and 3.411 against 2.850) and level
-// at 4x64; "balpf3" was not timed.
+// ("balpf", "balpf3" and "balpfa", which loaded the next edge's values
+// a step ahead in registers, 113 of them a thread, were slower than "bal"
+// on an H100 (float32 4.228 and 4.463 against 3.964 ms at 1x256) and
+// were removed when "balcp" came.)
 // "balcp" is "bal" with the source pass copying each edge's dOut row share,
 // score, lse, D and sign words into shared memory with cp.async three
 // edges ahead of the edge it sums (gatv2_sm80.cu, sm_80 and later; "bal"'s
@@ -403,7 +397,7 @@ var GATv2EdgeAuto = true
 // pass 0.87-0.93 against 1.06-1.09) and 3.456-3.527 against 3.661-3.717
 // in float32; products-sized 127.6 against 128.6 ms.
 // "" runs the plain kernels; gnnbench's -gatv2-variants edge, edge-lb3,
-// edge-e1, edge-bal, the edge-balpf ones and edge-balcp time them. The layout of the sign bits is the
+// edge-e1, edge-bal and edge-balcp time them. The layout of the sign bits is the
 // forward pass's choice: its backward follows it.
 var GATv2EdgeVariant = "balcp"
 
