@@ -1042,14 +1042,12 @@ func (a *GATv2) backwardSrcEdge(g *Graph, xl mat, att *Tensor, dout uintptr, dxl
 	pass := g.attnPass(true)
 	red, shared := a.dattRed()
 	variant := a.srcVariant(k)
+	if variant == "_balcp" && !d.hasBF16() {
+		variant = "_bal" // _balcp needs cp.async (sm_80)
+	}
 	kernel := "gatv2_bwd_srce" + suffix + variant
 	if variant == "_balcp" {
-		// gatv2_sm80.cu's, in the sm80 module (cp.async); _bal's
-		// passes elsewhere.
-		kernel = "sm80_" + kernel
-		if !d.hasBF16() {
-			variant, kernel = "_bal", "gatv2_bwd_srce"+suffix+"_bal"
-		}
+		kernel = "sm80_" + kernel // gatv2_sm80.cu's, in the sm80 module
 	}
 	launch := func(n int, args []any) error {
 		grid, _, _, _ := a.launchShape(d, n)

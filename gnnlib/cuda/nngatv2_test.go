@@ -563,8 +563,7 @@ func TestActOutInAttentionOnDevice(t *testing.T) {
 // the model, and checks that the device's bytes in use return to none:
 // gnnlib/nn's caches of derived graphs held the last eight graphs
 // strongly, so that a dropped graph's self-looped copy stayed on the
-// device (12.8 MB here; perhaps the 72 MB by which gnnbench's second GEMM
-// family's arxiv-sized epochs peaked higher than the first's).
+// device (12.8 MB here).
 func TestNNGraphLeavesDevice(t *testing.T) {
 	defer func(auto bool) { AutoReplay = auto }(AutoReplay)
 	AutoReplay = false

@@ -620,24 +620,21 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 			gatv2_sign_apply<VPL, BAL>(w, ds0, ds0 * slope, sg0, lane);
 			gatv2_sign_apply<VPL, BAL>(w, ds1, ds1 * slope, sg1, lane);
 		}
-		// One edge e0 into v, given its dOut row go, its sign bits, its
-		// score less lse[v] and D[v].
-		auto edge = [&, hh = h](const float4(&go)[VPL], const gatv2_signs_t<VPL, BAL>& sg, long long t, float s, float D) {
-			const float gq = group_sum<G>(lane_dot(go, q));
-			const float k = drop_keep(pdrop, keep, seed, t);
-			const float al = __expf(s), ds = al * (k * gq - D);
-			if (lane == 0) dse[t] = ds;
-			lane_rescale_add(dq, 1.f, al * k, go);
-			gatv2_sign_apply<VPL, BAL>(w, ds, ds * slope, sg, lane);
-		};
-		// One edge: the odd last one after the pairs, or each edge.
+		// One edge e0 into v: the odd last one after the pairs, or each
+		// edge.
 		auto one = [&, hh = h](int v, int e0) {
 			float4 go[VPL];
 			lane_row<G, VPL, MASK, W>(go, dout + (long long)v * HC + hh * C, lane, C);
 			const long long t = (long long)e0 * H + hh, r = (long long)v * H + hh;
 			gatv2_signs_t<VPL, BAL> sg;
 			gatv2_sign_load<G, VPL, BAL>(sg, t, lane, esign);
-			edge(go, sg, t, es[t] - __ldg(&lse[r]), __ldg(&dd[r]));
+			const float s = es[t] - __ldg(&lse[r]), D = __ldg(&dd[r]);
+			const float gq = group_sum<G>(lane_dot(go, q));
+			const float k = drop_keep(pdrop, keep, seed, t);
+			const float al = __expf(s), ds = al * (k * gq - D);
+			if (lane == 0) dse[t] = ds;
+			lane_rescale_add(dq, 1.f, al * k, go);
+			gatv2_sign_apply<VPL, BAL>(w, ds, ds * slope, sg, lane);
 		};
 		if (PAIR) {
 			if (e < end) one(ev.last(e), et.last(e));
