@@ -178,6 +178,41 @@ func (op *fusedAttention) rewiden() error {
 	return nil
 }
 
+// again gives the op input i made again, x (the same values in a new
+// block: gnnlib/nn's GATv2Conv frees its product after the forward pass
+// and computes it again, nn.RecomputeGATv2Product), for the backward
+// pass to read in place of the block the forward pass read, which the
+// caller has freed. The op's padded copies are not made again: a padded
+// op refuses.
+func (op *fusedAttention) again(i int, x *tensor.Tensor) error {
+	if op.padded() {
+		return fmt.Errorf("gnnlib/cuda: fused attention given an input again with padded heads")
+	}
+	if r, c := matrixShape(x.Shape()); r != op.shapes[i][0] || c != op.shapes[i][1] {
+		return shapeErr("fused attention backward", "input %d again %dx%d, the forward pass read %dx%d", i, r, c, op.shapes[i][0], op.shapes[i][1])
+	}
+	op.srcs[i] = x
+	if op.bf16() {
+		// halfInputs reads x, or rounds it, again.
+		if op.own16[i] && op.ins16[i] != nil {
+			op.ins16[i].Free()
+		}
+		op.ins16[i] = nil
+		return nil
+	}
+	if op.ins[i] != nil && op.owned(i) {
+		op.ins[i].Free()
+	}
+	op.ins[i] = nil
+	v, err := op.d.view(x)
+	if err != nil {
+		return err
+	}
+	_, op.widened[i] = op.d.halfView(x)
+	op.ins[i] = v
+	return nil
+}
+
 // attentionInputs checks what the fused GATv2 and Transformer attention
 // ask of a call from the tensor API (a square graph; heads the kernels'
 // widths take, padded by fusedGATv2Width) and returns the inputs' device

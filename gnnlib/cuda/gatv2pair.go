@@ -19,7 +19,9 @@ import (
 // copy rebuilt by UnbiasAct) back to the backward function, or, with act
 // set, the activation over it (tbackend.OutAct), from which the
 // destination pass rebuilds each row's values as it reads them
-// (GATv2.OutAct): no rebuilt copy is stored.
+// (GATv2.OutAct): no rebuilt copy is stored. A caller that freed hlr
+// after the forward pass hands the product made again to the backward
+// function (again; nil when it kept hlr).
 //
 // Under Autocast(BFloat16) with BF16Attention the bfloat16 kernels read
 // the halves of a bfloat16 hlr and write one bfloat16 gradient block.
@@ -27,7 +29,7 @@ import (
 // 4, or past maxMaskedGATv2Channels) are refused with an error wrapping
 // tensor.ErrNotOnDevice (GATv2PairTakes says so first): gnnlib/nn runs
 // them as two products.
-func (d *backend) GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(grad, out *tensor.Tensor, act *tbackend.OutAct) (tensor.Storage, tensor.Storage, error), error) {
+func (d *backend) GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(grad, out, again *tensor.Tensor, act *tbackend.OutAct) (tensor.Storage, tensor.Storage, error), error) {
 	const name = "GATv2AttentionPair"
 	if !g.IsSquare() {
 		return nil, nil, fmt.Errorf("gnnlib/cuda: %s on a rectangular graph (a sampled block): %w", name, tensor.ErrNotOnDevice)
@@ -59,13 +61,18 @@ func (d *backend) GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, he
 	if err != nil {
 		return nil, nil, err
 	}
-	return out, func(grad, o *tensor.Tensor, act *tbackend.OutAct) (tensor.Storage, tensor.Storage, error) {
+	return out, func(grad, o, again *tensor.Tensor, act *tbackend.OutAct) (tensor.Storage, tensor.Storage, error) {
 		if op.done {
 			_, err := op.backwardAll(grad) // errBackwardTwice
 			return nil, nil, err
 		}
 		if o == nil {
 			return nil, nil, fmt.Errorf("gnnlib/cuda: %s's backward pass without the output", name)
+		}
+		if again != nil {
+			if err := op.again(0, again); err != nil {
+				return nil, nil, err
+			}
 		}
 		if act != nil && op.half == nil { // a kept float16 output is the output itself
 			b, err := d.view(act.Bias)

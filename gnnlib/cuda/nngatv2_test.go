@@ -589,3 +589,13 @@ func TestNNGraphLeavesDevice(t *testing.T) {
 	}
 	t.Errorf("%d bytes stay in use on the device after the graph and the model were dropped", in)
 }
+
+// TestRecomputeGATv2ProductOnDevice runs devicetest.CheckRecomputeGATv2Product
+// on the device: a model's first GATv2Conv freeing its product after the
+// forward pass and handing the product made again to the attention's
+// backward function (fusedAttention.again), against the kept product, in
+// float32 and under Autocast(BFloat16) (where the bfloat16 kernels read
+// the product made again through halfInputs).
+func TestRecomputeGATv2ProductOnDevice(t *testing.T) {
+	checkBothFormats(t, testGraph(t, 500, 4000, true), devicetest.CheckRecomputeGATv2Product)
+}

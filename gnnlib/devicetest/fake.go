@@ -743,7 +743,7 @@ func (f *Fake) checkOut(op string, want []float32, grad, out *tensor.Tensor) err
 // GATv2AttentionPair is nn.GATv2PairOps' fused attention over hlr =
 // x·[W_src W_dst]: GATv2AttentionOut of hlr's two column halves, with
 // their gradients returned as one block.
-func (f *Fake) GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(grad, out *tensor.Tensor, act *backend.OutAct) (tensor.Storage, tensor.Storage, error), error) {
+func (f *Fake) GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (tensor.Storage, func(grad, out, again *tensor.Tensor, act *backend.OutAct) (tensor.Storage, tensor.Storage, error), error) {
 	if f.NoFusedAttention {
 		return nil, nil, fmt.Errorf("devicetest.Fake: GATv2AttentionPair without fused attention: %w", tensor.ErrNotOnDevice)
 	}
@@ -753,11 +753,21 @@ func (f *Fake) GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads
 	hf := hlr.Size(1) / 2
 	f.count("GATv2AttentionPair")
 	f.chargeGraph(g, noWeights)
+	var product *tensor.Tensor // hlr as the forward pass read it (a host copy)
 	s, back := f.autograd(func(in []*tensor.Tensor) *tensor.Tensor {
+		product = in[0]
 		return nn.GATv2Attention(g, in[0].Narrow(1, 0, hf), in[0].Narrow(1, hf, hf), in[1], heads, slope, p, tensor.NewRNG(int64(seed)), true)
 	}, hlr, att)
 	want := slices.Clone(s.data)
-	return s, func(grad, out *tensor.Tensor, act *backend.OutAct) (tensor.Storage, tensor.Storage, error) {
+	return s, func(grad, out, again *tensor.Tensor, act *backend.OutAct) (tensor.Storage, tensor.Storage, error) {
+		if again != nil {
+			// The backward pass reads the recorded product; the one
+			// made again must hold the same values, bit for bit.
+			f.count("GATv2AttentionPair given its product again")
+			if !slices.Equal(f.host(again).Data(), product.Data()) {
+				return nil, nil, fmt.Errorf("devicetest.Fake: GATv2AttentionPair's backward given a product %v other than the one its forward pass read", again.Shape())
+			}
+		}
 		if act != nil && out != nil {
 			// out is the activation over the output: rebuild it as
 			// gnnlib/cuda's destination pass does where it reads it.

@@ -2,6 +2,7 @@ package devicetest
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/gnnlab/gnnlab/gnnlib/graph"
@@ -130,4 +131,85 @@ func outAndGrads(t *testing.T, what string, h, x *tensor.Tensor, params []*tenso
 		out = append(out, p.Grad().CPU())
 	}
 	return out
+}
+
+// CheckRecomputeGATv2Product trains a two-layer GATv2 model on dev (the
+// first layer over features that need no gradient, through
+// nn.ForwardReLUDropout) with nn.RecomputeGATv2Product off and on (every
+// product made again: nn.RecomputeGATv2ProductMin 0), from the same
+// weights and draws, and checks that the outputs agree bit for bit and
+// the gradients of every parameter within tol (RelErr): one head, and two
+// with attention dropout. On a device that reports its memory it logs how
+// much the forward pass added to the bytes in use (once collected), and
+// on a Fake checks that making the product again added at least the first
+// layer's product (N x 2HC, two bytes a value or more) less. g is a
+// square graph.
+func CheckRecomputeGATv2Product(t *testing.T, dev tensor.Backend, g *graph.Graph, tol float64) {
+	defer func(on bool, min int64) {
+		nn.RecomputeGATv2Product, nn.RecomputeGATv2ProductMin = on, min
+	}(nn.RecomputeGATv2Product, nn.RecomputeGATv2ProductMin)
+	nn.RecomputeGATv2ProductMin = 0
+	n := g.NumNodes()
+	for _, c := range []struct {
+		heads, ch int
+		p         float32
+	}{{1, 32, 0}, {2, 16, 0.3}} {
+		subtest(t, fmt.Sprintf("heads=%d,p=%g", c.heads, c.p), func(t *testing.T) {
+			run := func(on bool) ([]*tensor.Tensor, int64) {
+				nn.RecomputeGATv2Product = on
+				nn.Seed(23)
+				first := nn.NewGATv2Conv(24, c.ch, c.heads, true, c.p)
+				second := nn.NewGATv2Conv(c.heads*c.ch, 8, 1, true, 0)
+				drop := nn.NewDropout(0.4)
+				nn.To(first, dev)
+				nn.To(second, dev)
+				x := tensor.Randn(3, n, 24).To(dev)
+				w := tensor.Randn(4, n, 8).To(dev)
+				m, _ := dev.(tensor.MemoryReporter)
+				inUse := func() int64 {
+					if m == nil {
+						return -1
+					}
+					runtime.GC()
+					s, err := m.Memory()
+					if err != nil {
+						return -1
+					}
+					return s.InUse
+				}
+				before := inUse()
+				out := second.Forward(g, nn.ForwardReLUDropout(first, g, x, drop))
+				grew := inUse() - before
+				out.Mul(w).Sum().Backward()
+				res := []*tensor.Tensor{out.CPU()}
+				for _, p := range append(first.Params(), second.Params()...) {
+					if p.Grad() == nil {
+						t.Fatalf("nn.RecomputeGATv2Product %v: no gradient for a %v parameter", on, p.Shape())
+					}
+					res = append(res, p.Grad().CPU())
+				}
+				return res, grew
+			}
+			kept, _ := run(false) // the first run uploads the graph
+			again, againUse := run(true)
+			_, keptUse := run(false)
+			for i, v := range again[0].Data() {
+				if v != kept[0].Data()[i] {
+					t.Fatalf("output[%d] = %g with nn.RecomputeGATv2Product, %g without", i, v, kept[0].Data()[i])
+				}
+			}
+			compareRuns(t, again[1:], kept[1:], func(i int) string {
+				return fmt.Sprintf("gradient of parameter %d", i)
+			}, "nn.RecomputeGATv2Product", "the kept product's", tol)
+			if m, ok := dev.(tensor.MemoryReporter); !ok || m == nil {
+				return
+			}
+			t.Logf("the forward pass took %d bytes more in use keeping the product, %d making it again", keptUse, againUse)
+			if _, fake := dev.(*Fake); fake {
+				if product := int64(n) * int64(2*c.heads*c.ch) * 2; keptUse-againUse < product {
+					t.Errorf("making the product again left %d bytes fewer in use after the forward pass, want at least %d", keptUse-againUse, product)
+				}
+			}
+		})
+	}
 }

@@ -385,8 +385,10 @@ type GATv2PairOps interface {
 	GATv2PairTakes(hf, heads int) bool
 	// GATv2AttentionPair is the fused attention over hlr's halves. Its
 	// backward function takes the output back, or with act set the
-	// activation over it (backend.OutAct).
-	GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (out tensor.Storage, backward func(grad, out *tensor.Tensor, act *backend.OutAct) (dhlr, datt tensor.Storage, err error), err error)
+	// activation over it (backend.OutAct), and again, hlr made again
+	// when the caller freed it after the forward pass
+	// (RecomputeGATv2Product; nil when it kept hlr).
+	GATv2AttentionPair(g *graph.Graph, hlr, att *tensor.Tensor, heads int, slope, p float32, seed uint64) (out tensor.Storage, backward func(grad, out, again *tensor.Tensor, act *backend.OutAct) (dhlr, datt tensor.Storage, err error), err error)
 }
 
 // ActOutInAttention makes GATv2Conv's fused backward pass (one product,
@@ -413,6 +415,26 @@ var ActOutInAttention = true
 // runs the two products (gnnbench -nnepoch-ab compares the two).
 var GATv2OneProduct = true
 
+// RecomputeGATv2Product makes GATv2Conv's fused op (GATv2OneProduct) free
+// its product hlr = x·[W_src W_dst] once the attention's forward pass has
+// read it and compute it again in its backward pass, when its input
+// needs no gradient (a model's first layer over its features, which stay
+// on the device anyway) and the product holds at least
+// RecomputeGATv2ProductMin bytes (64 MiB): the N x
+// 2HC values are not held through the rest of the forward pass and the
+// backward passes of the layers above, where the epoch peaks, for one
+// more product x·[W_src W_dst] (the layer's narrowest: as wide as the
+// features). The product is made by the same kernels from the same
+// operands, so the backward pass reads the values the forward pass read
+// (devicetest.Fake checks it, bit for bit); an input changed in place
+// between the two passes would break that. Smaller layers (a Cora-sized
+// model) keep their product. On by default; set it before a model runs.
+var RecomputeGATv2Product = true
+
+// RecomputeGATv2ProductMin is the smallest product, in bytes, that
+// RecomputeGATv2Product makes again.
+var RecomputeGATv2ProductMin int64 = 64 << 20
+
 // deviceGATv2ConvPair is deviceGATv2Conv with one product: Wlr = [W_src
 // W_dst] (in x 2HF, made each forward pass from the two parameters and
 // kept for the backward pass), hlr = x·Wlr, the attention reading hlr's
@@ -434,6 +456,8 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 		freeStorage(hlr)
 	}
 	out := devStorage(name, x, s2, err, g.NumNodes(), hf)
+	// again: the backward pass makes hlr again (RecomputeGATv2Product).
+	again := RecomputeGATv2Product && !x.RequiresGrad() && int64(hlr.Len())*int64(hlr.DType().Size()) >= RecomputeGATv2ProductMin
 	if b.Len() != hf {
 		panic(&tensor.ShapeError{Op: "Add", A: out.Shape(), B: b.Shape()})
 	}
@@ -499,6 +523,12 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 		case b.RequiresGrad():
 			grads[4] = bsum.colSum(ops, back, x, grad, b)
 		}
+		var hlrAgain *tensor.Tensor
+		if again {
+			s, err := ops.MatMul(x, wlr, false, false)
+			hlr = devStorage(back, x, s, err, hlr.Shape()...)
+			hlrAgain = hlr
+		}
 		if keeper != nil {
 			var err error
 			o, _, err = keeper.output(po, b, grad)
@@ -511,7 +541,7 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 				o = devStorage(back, x, s, err, g.NumNodes(), hf)
 			}
 		}
-		sdhlr, sdatt, err := attBack(grad, o, oact)
+		sdhlr, sdatt, err := attBack(grad, o, hlrAgain, oact)
 		deviceCheck(back, x, err)
 		freeStorage(hlr)
 		if oact == nil { // else o is the layer's output, the caller's
@@ -555,6 +585,9 @@ func deviceGATv2ConvPair(c *GATv2Conv, g *graph.Graph, x *tensor.Tensor, start t
 	}
 	if b.RequiresGrad() && HandOffBiasGrad && act == nil {
 		bsum = wantBiasSum(y)
+	}
+	if again {
+		freeStorage(hlr) // the backward pass makes it again
 	}
 	return y
 }

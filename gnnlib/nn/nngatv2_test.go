@@ -82,3 +82,36 @@ func TestActOutInAttention(t *testing.T) {
 		t.Errorf("ReLUDropoutGradColSumUnbias called %d times, want 3 (once per case, with the switch off)", got)
 	}
 }
+
+// TestRecomputeGATv2Product checks on the Fake that with
+// nn.RecomputeGATv2Product the first GATv2Conv of a model frees its
+// product after the forward pass (the bytes in use fall by at least it)
+// and hands the product made again to the attention's backward function,
+// which the Fake checks bit for bit against the one its forward pass
+// read, with the values and gradients of the kept product's path; and
+// that a product under nn.RecomputeGATv2ProductMin is kept.
+func TestRecomputeGATv2Product(t *testing.T) {
+	g := memGraph(t, 300)
+	dev := &devicetest.Fake{}
+	devicetest.CheckRecomputeGATv2Product(t, dev, g, 0)
+	// Two cases, each run once with the switch off and once on; the
+	// second layer's input needs a gradient, so it keeps its product.
+	if got := dev.Calls("GATv2AttentionPair given its product again"); got != 2 {
+		t.Errorf("the attention's backward function was given the product again %d times, want 2 (the first layer, once per case with the switch on)", got)
+	}
+	t.Run("bfloat16", func(t *testing.T) {
+		tensor.Autocast(tensor.BFloat16, func() { devicetest.CheckRecomputeGATv2Product(t, &devicetest.Fake{}, g, 0) })
+	})
+	t.Run("small", func(t *testing.T) {
+		dev := &devicetest.Fake{}
+		conv := nn.NewGATv2Conv(24, 32, 1, true, 0)
+		nn.To(conv, dev)
+		conv.Forward(g, tensor.Randn(1, 300, 24).To(dev)).Sum().Backward()
+		if got := dev.Calls("GATv2AttentionPair given its product again"); got != 0 {
+			t.Errorf("a product of 300 x 64 values was made again (%d calls); RecomputeGATv2ProductMin is %d bytes", got, nn.RecomputeGATv2ProductMin)
+		}
+		if got := dev.Calls("GATv2AttentionPair"); got != 1 {
+			t.Errorf("GATv2AttentionPair called %d times, want 1: the test does not run the product it means to", got)
+		}
+	})
+}
