@@ -214,6 +214,9 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 		if *colSumAB {
 			abEpochs(d, g, fin, hidden, classes, layers, "tune.ColSumVec4", &tune.ColSumVec4, "gcn", "gatv2")
 		}
+		if *recomputeAB && apiKinds["gatv2"] {
+			abEpochs(d, g, fin, hidden, classes, layers, "nn.RecomputeGATv2Product", &nn.RecomputeGATv2Product, "gatv2")
+		}
 	}
 }
 
@@ -222,8 +225,9 @@ func apiEpochs(d *cuda.Device, g *csr, fin, hidden, classes, layers int) {
 var abFlipped bool
 
 var (
-	actOutAB = flag.Bool("actout-ab", false, "in the api part, the arxiv-sized GATv2 epochs again with nn.ActOutInAttention flipped (the attention's backward pass given the activation, or a rebuilt copy of its output)")
-	colSumAB = flag.Bool("colsum-ab", false, "in the api part, the arxiv-sized GCN and GATv2 epochs again with tune.ColSumVec4 flipped (the float32 bias gradients' column sums 4 columns a lane, or one column a thread)")
+	actOutAB    = flag.Bool("actout-ab", false, "in the api part, the arxiv-sized GATv2 epochs again with nn.ActOutInAttention flipped (the attention's backward pass given the activation, or a rebuilt copy of its output)")
+	recomputeAB = flag.Bool("recompute-ab", false, "in the api part, the arxiv-sized GATv2 epochs again with nn.RecomputeGATv2Product flipped (the first layer's product made again in its backward pass, or kept)")
+	colSumAB    = flag.Bool("colsum-ab", false, "in the api part, the arxiv-sized GCN and GATv2 epochs again with tune.ColSumVec4 flipped (the float32 bias gradients' column sums 4 columns a lane, or one column a thread)")
 )
 
 // abEpochs is apiEpochs' epochs of those of models that -api-models has,
