@@ -95,30 +95,34 @@ __device__ void gatv2_fwd_body(const int* __restrict__ indptr, const int* __rest
 			ep.pair(e, u0, u1);
 			lane_row<G, VPL, MASK, W>(q0, xl + (long long)u0 * ldl + h * C, lane, C);
 			lane_row<G, VPL, MASK, W>(q1, xl + (long long)u1 * ldl + h * C, lane, C);
-			float s0 = lane_score(a, q0, r, slope), s1 = lane_score(a, q1, r, slope);
+			const long long t0 = (long long)e * H + h, t1 = t0 + H;
+			float s0, s1;
+			if constexpr (SAVE && BAL) {
+				static_assert(G == 32, "ballot sign words need a warp a group");
+				// Each edge's sign words right after its score, whose
+				// leaky ReLU compares the same z with 0: after the group
+				// sums the compiler kept a pair's 16 comparisons as bits
+				// of a register (two LOP3 a bit to pack, one to unpack:
+				// about 50 of the bfloat16 loop's 410 instructions a pair,
+				// sm_90). One edge's words at a time (both edges' at once
+				// spill at sm_90).
+				uint4 w[VPL];
+				s0 = lane_score(a, q0, r, slope);
+				gatv2_ballots(q0, r, w);
+				if (lane == 0) gatv2_ballots_store(w, t0, esign);
+				s1 = lane_score(a, q1, r, slope);
+				gatv2_ballots(q1, r, w);
+				if (lane == 0) gatv2_ballots_store(w, t1, esign);
+			} else {
+				s0 = lane_score(a, q0, r, slope), s1 = lane_score(a, q1, r, slope);
+			}
 			group_sum2<G>(s0, s1);
 			if (SAVE) {
-				const long long t0 = (long long)e * H + h, t1 = t0 + H;
-				if constexpr (BAL) {
-					static_assert(G == 32, "ballot sign words need a warp a group");
-					// One edge's words at a time (both edges' at once
-					// spill at sm_90).
-					uint4 w[VPL];
-					gatv2_ballots(q0, r, w);
-					if (lane == 0) {
-						es[t0] = s0;
-						gatv2_ballots_store(w, t0, esign);
-					}
-					gatv2_ballots(q1, r, w);
-					if (lane == 0) {
-						es[t1] = s1;
-						gatv2_ballots_store(w, t1, esign);
-					}
-				} else {
-					if (lane == 0) {
-						es[t0] = s0;
-						es[t1] = s1;
-					}
+				if (lane == 0) {
+					es[t0] = s0;
+					es[t1] = s1;
+				}
+				if constexpr (!BAL) {
 					gatv2_signs<G, VPL>(q0, r, t0, lane, esign);
 					gatv2_signs<G, VPL>(q1, r, t1, lane, esign);
 				}
