@@ -109,6 +109,8 @@ func init() {
 		"ReLUDropout":                      reflect.ValueOf(nn.ReLUDropout),
 		"RebuildGATv2Output":               reflect.ValueOf(&nn.RebuildGATv2Output).Elem(),
 		"RebuildInActBackward":             reflect.ValueOf(&nn.RebuildInActBackward).Elem(),
+		"RecomputeGATv2Product":            reflect.ValueOf(&nn.RecomputeGATv2Product).Elem(),
+		"RecomputeGATv2ProductMin":         reflect.ValueOf(&nn.RecomputeGATv2ProductMin).Elem(),
 		"ReconLoss":                        reflect.ValueOf(nn.ReconLoss),
 		"SAGEAggregateFirst":               reflect.ValueOf(&nn.SAGEAggregateFirst).Elem(),
 		"SAGEFreeSums":                     reflect.ValueOf(&nn.SAGEFreeSums).Elem(),
@@ -240,7 +242,7 @@ func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2OutOps) UnbiasAct(y *tensor.Ten
 type _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps struct {
 	IValue              interface{}
 	WGATv2AttentionOut  func(g *graph.Graph, hs *tensor.Tensor, hd *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor) (dhs tensor.Storage, dhd tensor.Storage, datt tensor.Storage, err error), err error)
-	WGATv2AttentionPair func(g *graph.Graph, hlr *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor, act *backend.OutAct) (dhlr tensor.Storage, datt tensor.Storage, err error), err error)
+	WGATv2AttentionPair func(g *graph.Graph, hlr *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor, again *tensor.Tensor, act *backend.OutAct) (dhlr tensor.Storage, datt tensor.Storage, err error), err error)
 	WGATv2PairTakes     func(hf int, heads int) bool
 	WUnbiasAct          func(y *tensor.Tensor, b *tensor.Tensor, relu bool, p float32) (tensor.Storage, error)
 }
@@ -248,7 +250,7 @@ type _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps struct {
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps) GATv2AttentionOut(g *graph.Graph, hs *tensor.Tensor, hd *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor) (dhs tensor.Storage, dhd tensor.Storage, datt tensor.Storage, err error), err error) {
 	return W.WGATv2AttentionOut(g, hs, hd, att, heads, slope, p, seed)
 }
-func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps) GATv2AttentionPair(g *graph.Graph, hlr *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor, act *backend.OutAct) (dhlr tensor.Storage, datt tensor.Storage, err error), err error) {
+func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps) GATv2AttentionPair(g *graph.Graph, hlr *tensor.Tensor, att *tensor.Tensor, heads int, slope float32, p float32, seed uint64) (out tensor.Storage, backward func(grad *tensor.Tensor, out *tensor.Tensor, again *tensor.Tensor, act *backend.OutAct) (dhlr tensor.Storage, datt tensor.Storage, err error), err error) {
 	return W.WGATv2AttentionPair(g, hlr, att, heads, slope, p, seed)
 }
 func (W _github_com_gnnlab_gnnlab_gnnlib_nn_GATv2PairOps) GATv2PairTakes(hf int, heads int) bool {
