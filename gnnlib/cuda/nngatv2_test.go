@@ -590,6 +590,58 @@ func TestNNGraphLeavesDevice(t *testing.T) {
 	t.Errorf("%d bytes stay in use on the device after the graph and the model were dropped", in)
 }
 
+// TestRecomputeGATv2ProductPeak runs a three-layer nn GATv2 epoch (128,
+// 256, 256, 64; nn.ForwardReLUDropout between the layers) on the
+// recording driver with nn.RecomputeGATv2Product off and on, at a size
+// where the first layer's product (N x 512 float32 values) passes
+// nn.RecomputeGATv2ProductMin, and checks that the epoch's peak falls by
+// at least that product, less two logits that the garbage collector may
+// or may not have taken back by then: the peak lies in the second
+// layer's backward pass, which the first layer's product no longer waits
+// through.
+func TestRecomputeGATv2ProductPeak(t *testing.T) {
+	defer fastPaths(true)()
+	defer func(auto, on bool) { AutoReplay, nn.RecomputeGATv2Product = auto, on }(AutoReplay, nn.RecomputeGATv2Product)
+	AutoReplay = false
+	const n = 40_000
+	hg := testGraph(t, n, 14*n, false)
+	dims := []int{128, 256, 256, 64}
+	product := int64(4 * n * 2 * dims[1])
+	if product < nn.RecomputeGATv2ProductMin {
+		t.Fatalf("the first layer's product, %d bytes, is under nn.RecomputeGATv2ProductMin (%d): the test runs no recompute", product, nn.RecomputeGATv2ProductMin)
+	}
+	peaks := map[bool]int64{}
+	for _, on := range []bool{false, true} {
+		nn.RecomputeGATv2Product = on
+		d, _ := openRecorder(t)
+		epoch := nnEpoch(d, hg, dims, func(in, out int) nn.GraphLayer { return nn.NewGATv2Conv(in, out, 1, true, 0) }, func(f func()) { f() })
+		epoch()
+		epoch()
+		for range 3 { // the lowest of three epochs' peaks
+			runtime.GC()
+			time.Sleep(50 * time.Millisecond)
+			d.ResetPeak()
+			epoch()
+			s, err := d.MemStats()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p, ok := peaks[on]; !ok || s.Peak < p {
+				peaks[on] = s.Peak
+			}
+		}
+	}
+	t.Logf("peak %.1f MiB keeping the first layer's product, %.1f MiB making it again (the product: %.1f MiB)",
+		float64(peaks[false])/(1<<20), float64(peaks[true])/(1<<20), float64(product)/(1<<20))
+	// Logits (this epoch's and the last's) may or may not have been
+	// collected by then, whichever the setting: peaks move by 10 MiB
+	// from epoch to epoch.
+	slack := int64(2 * 4 * n * dims[3])
+	if drop := peaks[false] - peaks[true]; drop < product-slack {
+		t.Errorf("making the product again lowered the peak by %d bytes, want at least the product's %d less two logits' %d", drop, product, slack)
+	}
+}
+
 // TestRecomputeGATv2ProductOnDevice runs devicetest.CheckRecomputeGATv2Product
 // on the device: a model's first GATv2Conv freeing its product after the
 // forward pass and handing the product made again to the attention's
