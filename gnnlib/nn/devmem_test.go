@@ -113,11 +113,22 @@ type epochMemory struct {
 	floor    int64 // resident plus what the backward pass must read
 }
 
+// scaleRecompute scales nn.RecomputeGATv2ProductMin from the arxiv-sized
+// graph to n nodes, as poolPolicies scales the allocator's periods, so
+// that a smaller graph makes its product again where the arxiv-sized one
+// does; the returned function puts it back.
+func scaleRecompute(n int) func() {
+	min := nn.RecomputeGATv2ProductMin
+	nn.RecomputeGATv2ProductMin = min * int64(n) / arxivNodes
+	return func() { nn.RecomputeGATv2ProductMin = min }
+}
+
 // measureEpoch trains kind on an n-node graph on a Fake for two epochs
 // (Adam's moments and the device graph are made in the first) and
 // measures the third, running the collector before every allocation so
 // that peakLive is exact. fused puts nn.ReLUDropout between the layers.
 func measureEpoch(tb testing.TB, kind string, n int, fused bool) epochMemory {
+	defer scaleRecompute(n)()
 	g := memGraph(tb, n)
 	dims := memDims(kind)
 	dev := &devicetest.Fake{}
@@ -161,7 +172,8 @@ func measureEpoch(tb testing.TB, kind string, n int, fused bool) epochMemory {
 // ReLU and dropout masks are recovered from it, as gnnbench's hand-written
 // epoch does). A GATv2 layer's fused backward reads x·W_src, x·W_dst,
 // its output (which can double as the activation) and one log-sum-exp per
-// node. The floor leaves out the backward pass's working set (an
+// node; the first layer, whose product nn.RecomputeGATv2Product makes
+// again, keeps only its output and log-sum-exps. The floor leaves out the backward pass's working set (an
 // upstream gradient and one or two of its products at a time), so no
 // epoch reaches it; it is what the tape would hold if it kept nothing
 // backward does not read.
@@ -184,8 +196,11 @@ func memFloor(kind string, g *graph.Graph, dims []int, ps []*tensor.Tensor) (par
 		}
 	case "gatv2":
 		floor = resident
-		for _, w := range dims[1:] {
+		for i, w := range dims[1:] {
 			floor += 4 * n * (3*int64(w) + 1)
+			if i == 0 && nn.RecomputeGATv2Product && 4*n*2*int64(w) >= nn.RecomputeGATv2ProductMin {
+				floor -= 4 * n * 2 * int64(w) // the product, made again in the backward pass
+			}
 		}
 	}
 	return params, resident, floor
@@ -235,6 +250,7 @@ func poolPolicies(n int) map[string]func(since, held int64) bool {
 // that collects as the allocator policy does (Fake.CollectWhen), less the
 // parameters' state, per node.
 func measurePool(tb testing.TB, kind string, n int, fused bool, policy func(since, held int64) bool) float64 {
+	defer scaleRecompute(n)()
 	g := memGraph(tb, n)
 	dims := memDims(kind)
 	dev := &devicetest.Fake{CollectWhen: policy}

@@ -369,7 +369,8 @@ package nn
 // finalises them, so a device's peak lies between devicetest.Fake's live
 // peak (instant collection) and its held one (none): on the Fake, an
 // arxiv-sized GCN epoch through ForwardReLUDropout holds 1.05 GiB at most
-// against 0.83 live, GATv2 1.76 against 1.56. Freeing them when spent
+// against 0.83 live, GATv2 1.60 against 1.23 (1.76 against 1.56 before
+// RecomputeGATv2Product). Freeing them when spent
 // would change what a notebook may read after Backward, and a collection
 // on demand took about 4 ms at that size, more than half an epoch.
 // CollectAfterBackward (on by default) starts one collection on another

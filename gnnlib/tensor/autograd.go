@@ -528,7 +528,8 @@ type releaser struct {
 // back to the allocator once the last backward function that reads it
 // has run, not when the pass ends: on devicetest.Fake's ledger the
 // arxiv-sized nn epochs' peaks fall from 0.95 to 0.77 GiB (GCN) and from
-// 1.92 to 1.55 GiB (GATv2). CrossEntropy's device backward then also
+// 1.92 to 1.55 GiB (GATv2, before gnnlib/nn's RecomputeGATv2Product).
+// CrossEntropy's device backward then also
 // frees the gradient its forward pass made once it has scaled it (or,
 // under loss.Backward(), hands it over unscaled), and the pass tells a
 // device op's backward function which gradients it may free
