@@ -420,15 +420,17 @@ var GATv2OneProduct = true
 // read it and compute it again in its backward pass, when its input
 // needs no gradient (a model's first layer over its features, which stay
 // on the device anyway) and the product holds at least
-// RecomputeGATv2ProductMin bytes (64 MiB): the N x
-// 2HC values are not held through the rest of the forward pass and the
-// backward passes of the layers above, where the epoch peaks, for one
-// more product x·[W_src W_dst] (the layer's narrowest: as wide as the
-// features). The product is made by the same kernels from the same
-// operands, so the backward pass reads the values the forward pass read
-// (devicetest.Fake checks it, bit for bit); an input changed in place
-// between the two passes would break that. Smaller layers (a Cora-sized
-// model) keep their product. On by default; set it before a model runs.
+// RecomputeGATv2ProductMin bytes (64 MiB): its N x 2HC values are not
+// held through the rest of the forward pass and the backward passes of
+// the layers above, where a deep model's epoch peaks, for one more
+// product x·[W_src W_dst] a training step, over the features (and under
+// Autocast one more rounding of them). The product is made by the same
+// kernels from the same operands, so the backward pass reads the values
+// the forward pass read (devicetest.Fake checks it, bit for bit); an
+// input changed in place between the two passes would break that.
+// Smaller layers (a Cora-sized model) keep their product. On by default
+// (not yet run on a GPU: gnnlib/cuda's TestRecomputeGATv2ProductOnDevice
+// is waiting for one); set it before a model runs.
 var RecomputeGATv2Product = true
 
 // RecomputeGATv2ProductMin is the smallest product, in bytes, that
