@@ -426,8 +426,11 @@ var GATv2OneProduct = true
 // product x·[W_src W_dst] a training step, over the features (and under
 // Autocast one more rounding of them). The product is made by the same
 // kernels from the same operands, so the backward pass reads the values
-// the forward pass read (devicetest.Fake checks it, bit for bit); an
-// input changed in place between the two passes would break that.
+// the forward pass read (devicetest.Fake checks it, bit for bit), except
+// where the device's GEMM splits the sum over the features and adds the
+// parts atomically (gnnlib/cuda: features 1,024 or more wide), whose
+// last bits differ from run to run, as two runs of the forward pass's
+// do; an input changed in place between the two passes would break it.
 // Smaller layers (a Cora-sized model) keep their product. On by default
 // (not yet run on a GPU: gnnlib/cuda's TestRecomputeGATv2ProductOnDevice
 // is waiting for one); set it before a model runs.
