@@ -632,13 +632,8 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 			const long long t = (long long)e0 * H + hh, r = (long long)v * H + hh;
 			gatv2_signs_t<VPL, BAL> sg;
 			gatv2_sign_load<G, VPL, BAL>(sg, t, lane, esign);
-			const float s = es[t] - __ldg(&lse[r]), D = __ldg(&dd[r]);
-			const float gq = group_sum<G>(lane_dot(go, q));
-			const float k = drop_keep(pdrop, keep, seed, t);
-			const float al = __expf(s), ds = al * (k * gq - D);
-			if (lane == 0) dse[t] = ds;
-			lane_rescale_add(dq, 1.f, al * k, go);
-			gatv2_sign_apply<VPL, BAL>(w, ds, ds * slope, sg, lane);
+			gatv2_srce_edge<G, VPL, BAL>(go, q, es[t] - __ldg(&lse[r]), __ldg(&dd[r]), t, sg, pdrop, keep, seed, slope,
+			                             lane, dse, dq, w);
 		};
 		if (PAIR) {
 			if (e < end) one(ev.last(e), et.last(e));

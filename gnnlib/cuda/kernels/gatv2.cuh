@@ -131,6 +131,25 @@ __device__ __forceinline__ void lane_fma(float4 (&x)[VPL], const float4 (&a)[VPL
 	}
 }
 
+// gatv2_srce_edge is one edge's step of the edge-coefficient source pass
+// (gatv2.cu's gatv2_bwd_srce, gatv2_sm80.cu's balcp pass): from the
+// edge's dOut row share go, its score less the destination's log-sum-exp
+// (sc), the destination's D and the edge's sign bits sg, the edge's score
+// gradient ds, which lane 0 stores at dse[t]; the message's share
+// alpha·k·go goes into dq and ds weighed by lrelu'(z) into w.
+template <int G, int VPL, bool BAL>
+__device__ __forceinline__ void gatv2_srce_edge(const float4 (&go)[VPL], const float4 (&q)[VPL], float sc, float D,
+                                                long long t, const gatv2_signs_t<VPL, BAL>& sg, float pdrop, float keep,
+                                                unsigned long long seed, float slope, int lane, float* dse,
+                                                float4 (&dq)[VPL], float4 (&w)[VPL]) {
+	const float gq = group_sum<G>(lane_dot(go, q));
+	const float k = drop_keep(pdrop, keep, seed, t);
+	const float al = __expf(sc), ds = al * (k * gq - D);
+	if (lane == 0) dse[t] = ds;
+	lane_rescale_add(dq, 1.f, al * k, go);
+	gatv2_sign_apply<VPL, BAL>(w, ds, ds * slope, sg, lane);
+}
+
 // gatv2_src_row_done finishes a source pass's row (u, h), given the row's
 // x_l share q, w = Σ ds·m and dq = Σ α·k·dOut[v]: dxl[u] = dq + a ⊙ w at
 // off (a tile's float32 scratch where tiles), and x_l[u] ⊙ w into the

@@ -140,12 +140,7 @@ __device__ void gatv2_bwd_srcecp_body(const int* __restrict__ tindptr, const int
 			const long long t = s.t;
 			const float sc = s.es - s.lse, D = s.D;
 			__syncwarp(); // the stage is read: the next step may refill it
-			const float gq = group_sum<G>(lane_dot(go, q));
-			const float kp = drop_keep(pdrop, keep, seed, t);
-			const float al = __expf(sc), ds = al * (kp * gq - D);
-			if (lane == 0) dse[t] = ds;
-			lane_rescale_add(dq, 1.f, al * kp, go);
-			gatv2_sign_apply<VPL, true>(w, ds, ds * slope, sg, lane);
+			gatv2_srce_edge<G, VPL, true>(go, q, sc, D, t, sg, pdrop, keep, seed, slope, lane, dse, dq, w);
 		}
 		if (!live) continue;
 		gatv2_src_row_done<T, G, VPL, false, false>(att, dxl, heavy != nullptr, item * ldd + h * C, h, C, lane, q, w, dq, da,
