@@ -644,7 +644,7 @@ __device__ void gatv2_bwd_srce_body(const int* __restrict__ tindptr, const int* 
 			}
 		}
 		if (!live) continue;
-		gatv2_src_row_done<T, G, VPL, MASK, W>(att, dxl, heavy != nullptr, item * ldd + h * C, h, C, lane, q, w, dq, da,
+		gatv2_row_done<T, G, VPL, MASK, W>(att, dxl, heavy != nullptr, item * ldd + h * C, h, C, lane, q, w, dq, da,
 		                                       fixedHead, datt);
 	}
 	if (fixedHead) gatv2_datt_flush<G, VPL, MASK, W>(datt, hfix, C, H, lane, da, red);
@@ -713,17 +713,11 @@ __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, c
 				gatv2_sign_add<G, VPL, BAL>(w, ds, ds * slope, t, lane, esign);
 			}
 		}
-		float4 a[VPL], r[VPL], dr[VPL];
-		lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
+		float4 r[VPL], dr[VPL];
 		lane_row<G, VPL, MASK, W>(r, xr + v * ldr + h * C, lane, C);
 		zero4(dr);
-		lane_fma(dr, a, w);
-		lane_store_item<G, VPL, MASK, W>(dxr, heavy != nullptr, item * ldd + h * C, dr, lane, C);
-		lane_fma(da, r, w);
-		if (!fixedHead) {
-			gatv2_datt_add<G, VPL, MASK, W>(datt, h, C, lane, da);
-			zero4(da);
-		}
+		gatv2_row_done<T, G, VPL, MASK, W>(att, dxr, heavy != nullptr, item * ldd + h * C, h, C, lane, r, w, dr, da,
+		                                   fixedHead, datt);
 	}
 	if (fixedHead) gatv2_datt_flush<G, VPL, MASK, W>(datt, hfix, C, H, lane, da, red);
 }

@@ -69,6 +69,13 @@ __device__ __forceinline__ void gatv2_datt_flush(float* __restrict__ datt, int h
 template <int VPL, bool BAL>
 struct gatv2_signs_t {
 	unsigned b[BAL ? 4 * VPL : VPL];
+	// words sets ballot words 4i .. 4i+3 (BAL).
+	__device__ __forceinline__ void words(int i, uint4 w) {
+		b[4 * i] = w.x;
+		b[4 * i + 1] = w.y;
+		b[4 * i + 2] = w.z;
+		b[4 * i + 3] = w.w;
+	}
 };
 
 // gatv2_sign_load loads edge t's sign bits at esign[t*CP/8 ...]. With BAL
@@ -84,13 +91,7 @@ __device__ __forceinline__ void gatv2_sign_load(gatv2_signs_t<VPL, BAL>& sg, lon
 		static_assert(G == 32, "ballot sign words need a warp a group");
 		const uint4* p = reinterpret_cast<const uint4*>(esign) + t * VPL;
 #pragma unroll
-		for (int i = 0; i < VPL; i++) {
-			const uint4 b = __ldg(p + i);
-			sg.b[4 * i] = b.x;
-			sg.b[4 * i + 1] = b.y;
-			sg.b[4 * i + 2] = b.z;
-			sg.b[4 * i + 3] = b.w;
-		}
+		for (int i = 0; i < VPL; i++) sg.words(i, __ldg(p + i));
 	} else {
 #pragma unroll
 		for (int i = 0; i < VPL; i++) sg.b[i] = __ldg(&esign[t * (CP / 8) + (i * G + lane) / 2]) >> ((lane & 1) * 4);
@@ -150,19 +151,20 @@ __device__ __forceinline__ void gatv2_srce_edge(const float4 (&go)[VPL], const f
 	gatv2_sign_apply<VPL, BAL>(w, ds, ds * slope, sg, lane);
 }
 
-// gatv2_src_row_done finishes a source pass's row (u, h), given the row's
-// x_l share q, w = Σ ds·m and dq = Σ α·k·dOut[v]: dxl[u] = dq + a ⊙ w at
-// off (a tile's float32 scratch where tiles), and x_l[u] ⊙ w into the
-// lane's att gradient da, added to datt at once unless its head is fixed.
+// gatv2_row_done finishes a backward pass's row (u, h), given the row's
+// own features' share q, w = Σ ds·m and dq, what the row's gradient has
+// besides a ⊙ w (a source pass's Σ α·k·dOut[v]; zeros in a destination
+// pass): dx[u] = dq + a ⊙ w at off (a tile's float32 scratch where
+// tiles), and q ⊙ w into the lane's att gradient da, added to datt at
+// once unless its head is fixed.
 template <typename T, int G, int VPL, bool MASK, bool W>
-__device__ __forceinline__ void gatv2_src_row_done(const float* __restrict__ att, T* __restrict__ dxl, bool tiles, long long off,
-                                                   int h, int C, int lane, const float4 (&q)[VPL], const float4 (&w)[VPL],
-                                                   float4 (&dq)[VPL], float4 (&da)[VPL], bool fixedHead,
-                                                   float* __restrict__ datt) {
+__device__ __forceinline__ void gatv2_row_done(const float* __restrict__ att, T* __restrict__ dx, bool tiles, long long off,
+                                               int h, int C, int lane, const float4 (&q)[VPL], const float4 (&w)[VPL],
+                                               float4 (&dq)[VPL], float4 (&da)[VPL], bool fixedHead, float* __restrict__ datt) {
 	float4 a[VPL];
 	lane_row<G, VPL, MASK, W>(a, att + h * C, lane, C);
 	lane_fma(dq, a, w);
-	lane_store_item<G, VPL, MASK, W>(dxl, tiles, off, dq, lane, C);
+	lane_store_item<G, VPL, MASK, W>(dx, tiles, off, dq, lane, C);
 	lane_fma(da, q, w);
 	if (!fixedHead) {
 		gatv2_datt_add<G, VPL, MASK, W>(datt, h, C, lane, da);

@@ -131,11 +131,7 @@ __device__ void gatv2_bwd_srcecp_body(const int* __restrict__ tindptr, const int
 #pragma unroll
 			for (int i = 0; i < VPL; i++) {
 				go[i] = gcp_row4(s.row[i][lane]);
-				const uint4 b = s.sg[i];
-				sg.b[4 * i] = b.x;
-				sg.b[4 * i + 1] = b.y;
-				sg.b[4 * i + 2] = b.z;
-				sg.b[4 * i + 3] = b.w;
+				sg.words(i, s.sg[i]);
 			}
 			const long long t = s.t;
 			const float sc = s.es - s.lse, D = s.D;
@@ -143,7 +139,7 @@ __device__ void gatv2_bwd_srcecp_body(const int* __restrict__ tindptr, const int
 			gatv2_srce_edge<G, VPL, true>(go, q, sc, D, t, sg, pdrop, keep, seed, slope, lane, dse, dq, w);
 		}
 		if (!live) continue;
-		gatv2_src_row_done<T, G, VPL, false, false>(att, dxl, heavy != nullptr, item * ldd + h * C, h, C, lane, q, w, dq, da,
+		gatv2_row_done<T, G, VPL, false, false>(att, dxl, heavy != nullptr, item * ldd + h * C, h, C, lane, q, w, dq, da,
 		                                            fixedHead, datt);
 	}
 	if (fixedHead) gatv2_datt_flush<G, VPL, false, false>(datt, hfix, C, H, lane, da, red);
