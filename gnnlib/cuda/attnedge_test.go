@@ -232,15 +232,24 @@ func TestGATv2EdgeCoefLayers(t *testing.T) {
 // consecutive edge-and-head records in one buffer of the size the
 // forward pass allocates (width/8 bytes a record), and checks that every
 // lane reads back the sign of each of its channels, and that no record
-// spills into its neighbour's bytes.
+// spills into its neighbour's bytes; the ballot words also in the wide
+// bfloat16 layout (chan4's lane-to-channel map of the _bf16w_bal kernels).
 func TestGATv2SignWordsEmulated(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 9))
-	for _, k := range []gatv2Kernel{{32, 1, false}, {32, 2, false}, {32, 4, false}, {16, 1, false}} {
+	for _, kw := range []struct {
+		k    gatv2Kernel
+		wide bool
+	}{{gatv2Kernel{32, 1, false}, false}, {gatv2Kernel{32, 2, false}, false}, {gatv2Kernel{32, 4, false}, false},
+		{gatv2Kernel{16, 1, false}, false}, {gatv2Kernel{32, 2, false}, true}} {
+		k := kw.k
 		for _, bal := range []bool{false, true} {
 			if bal && k.g != 32 {
 				continue // the ballot words take a warp a group
 			}
-			l := gatv2Lanes{g: k.g, vpl: k.vpl}
+			if kw.wide && !bal {
+				continue // the wide layout's edge-coefficient kernels are the ballot ones (_bf16w_bal)
+			}
+			l := gatv2Lanes{g: k.g, vpl: k.vpl, wide: kw.wide}
 			const records = 5
 			rec := k.width() / 8
 			buf := make([]byte, records*rec)
@@ -301,7 +310,7 @@ func TestGATv2SignWordsEmulated(t *testing.T) {
 								bit = b>>j&1 == 1
 							}
 							if c := l.chan4(i, lane) + j; bit != z[tt][c] {
-								t.Fatalf("%+v ballot %t: record %d lane %d reads channel %d's sign as %t, want %t", k, bal, tt, lane, c, bit, z[tt][c])
+								t.Fatalf("%+v wide %t ballot %t: record %d lane %d reads channel %d's sign as %t, want %t", k, kw.wide, bal, tt, lane, c, bit, z[tt][c])
 							}
 						}
 					}

@@ -640,10 +640,15 @@ func edgeCoefCap(d *Device) int64 {
 // hasEdgeCoef reports whether gatv2.cu has the edge-coefficient kernels
 // for the mapping k in the given precision and bfloat16 layout: the
 // exact widths 64, 128, 256 and 512, float32 and bfloat16 in the 8-byte
-// layout.
+// layout; in the wide layout (BF16WideLoads), 256 channels with a
+// ballot variant of tune.GATv2EdgeVariant ("bal", "balcp": the _bf16w_bal
+// kernels).
 func hasEdgeCoef(k gatv2Kernel, bf16, wide bool) bool {
-	if k.mask || (bf16 && wide && k.wide()) {
+	if k.mask {
 		return false
+	}
+	if bf16 && wide && k.wide() {
+		return strings.HasPrefix(edgeVariant(k, true, false), "_bal")
 	}
 	switch k.width() {
 	case 64, 128, 256, 512:

@@ -764,7 +764,8 @@ __device__ void gatv2_bwd_dste_body(const int* __restrict__ indptr, ATTN_ROWS, c
 // the 8-byte layout (BF16WideLoads' default): every instantiation adds to
 // the driver's JIT of gnn.ptx at the first open of a device (these 16
 // kernels 1.2 MB of PTX). The other widths (up to 32 channels, 1024,
-// masked heads) and the wide layout run the other backward.
+// masked heads) run the other backward, and the wide layout too but at
+// 1x256 with the ballot variants (GATV2E_BAL's _bf16w kernels below).
 #define GATV2E_SHAPE(G, VPL)                                      \
 	GATV2E_INST(_##G##_##VPL, float, G, VPL, false, false) \
 	GATV2E_INST(_##G##_##VPL##_bf16, bf16, G, VPL, false, false)
@@ -796,18 +797,20 @@ GATV2E_E1(_32_2, float, false)
 GATV2E_E1(_32_2_bf16, bf16, false)
 
 // _bal: the three edge-coefficient passes with gatv2_ballots'
-// words (tune.GATv2EdgeVariant "bal"), at 1x256, float32 and bfloat16,
+// words (tune.GATv2EdgeVariant "bal"), at 1x256, float32 and bfloat16
+// in the 8-byte layout and bfloat16 in the wide one (W: _bf16w, every
+// pass in the same lane layout, which the ballot words' bits follow),
 // the destination pass staging a row's edges in shared memory;
 // the source pass one edge a step as _e1, it and the forward pass under
 // __launch_bounds__(256, 3) (80 registers at sm_90, the float32 source
 // pass spilling 8 bytes outside its edge loop since it holds an edge's
 // sign words beside its row: three blocks an SM against the plain
 // _fwde's and _srce's two).
-#define GATV2E_BAL(SFX, T)                                                                                                      \
+#define GATV2E_BAL(SFX, T, W)                                                                                                      \
 	extern "C" __global__ void __launch_bounds__(256, 3) gatv2_fwde##SFX##_bal(const int* indptr, const int* indices, ATTN_ROWS, GATV2_X(T), const float* att, \
 	                                                 T* out, float* lse, float* es, unsigned char* esign, int n, int H,           \
 	                                                 float slope, float pdrop, unsigned long long seed, int cw, int pf) {      \
-		gatv2_fwd_body<T, 32, 2, false, false, true, true>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, \
+		gatv2_fwd_body<T, 32, 2, false, W, true, true>(indptr, indices, heavy, tiles, nheavy, tile, xl, ldl, xr, ldr, att, out, \
 		                                                    lse, es, esign, n, H, slope, pdrop, seed, cw, pf);                  \
 	}                                                                                                                          \
 	extern "C" __global__ void __launch_bounds__(256, 3) gatv2_bwd_srce##SFX##_bal(const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm,     \
@@ -816,7 +819,7 @@ GATV2E_E1(_32_2_bf16, bf16, false)
 	                                                     const T* dout, T* dxl, long long ldd, float* datt, int n, int H,          \
 	                                                     float slope, float pdrop, unsigned long long seed, int cw, int pf,        \
 	                                                     int red) {                                                              \
-		gatv2_bwd_srce_body<T, 32, 2, false, false, false, true>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, \
+		gatv2_bwd_srce_body<T, 32, 2, false, W, false, true>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, \
 		                                                          lse, dd, es, esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, \
 		                                                          seed, cw, pf, red);                                           \
 	}                                                                                                                          \
@@ -824,11 +827,17 @@ GATV2E_E1(_32_2_bf16, bf16, false)
 	                                                     long long ldr, const float* att, const float* dse,                       \
 	                                                     const unsigned char* esign, T* dxr, long long ldd, float* datt, int n,   \
 	                                                     int H, float slope, int cw, int red) {                                  \
-		gatv2_bwd_dste_body<T, 32, 2, false, false, true>(indptr, heavy, tiles, nheavy, tile, xr, ldr, att, dse, esign, dxr, ldd, \
+		gatv2_bwd_dste_body<T, 32, 2, false, W, true>(indptr, heavy, tiles, nheavy, tile, xr, ldr, att, dse, esign, dxr, ldd, \
 		                                                   datt, n, H, slope, cw, red);                                         \
 	}
-GATV2E_BAL(_32_2, float)
-GATV2E_BAL(_32_2_bf16, bf16)
+GATV2E_BAL(_32_2, float, false)
+GATV2E_BAL(_32_2_bf16, bf16, false)
+GATV2E_BAL(_32_2_bf16w, bf16, true)
+// D for the wide layout's edge-coefficient source pass.
+extern "C" __global__ void gatv2_bwd_dd_32_2_bf16w(const bf16* out, const bf16* dout, float* dd, int n, int H, int cw,
+                                                   const float* ub, float up, int ur) {
+	gatv2_bwd_dd_body<bf16, 32, 2, false, true>(out, dout, dd, n, H, cw, ub, up, ur);
+}
 
 // unbias_act_bf16 is unbias_act (elementwise.cu) over bfloat16 storage,
 // for GATv2OutOps under Autocast(BFloat16): the attention output x rebuilt

@@ -36,29 +36,47 @@ __device__ __forceinline__ void gcp_async(void* smem, const void* gmem) {
 	cp_async<B / 2>(smem_u32(smem), static_cast<const unsigned short*>(gmem), true);
 }
 
-// gcp_stage is one edge in a warp's pipeline: each lane's share of the
-// edge's dOut row (VPL groups of 4 values, as lane_row holds them), the
-// edge's ballot sign words, its score, lse[v], D[v] and its record t.
+// gcp_stage is one edge in a warp's pipeline: the edge's dOut row in
+// channel order (each lane copies and reads its own channels, chan4's),
+// the edge's ballot sign words, its score, lse[v], D[v] and its record t.
 template <typename T, int VPL>
 struct __align__(16) gcp_stage {
-	T row[VPL][32][4];
+	T row[4 * 32 * VPL];
 	uint4 sg[VPL];
 	float es, lse, D, pad;
 	long long t, pad2;
 };
 
-// gcp_row4 widens a lane's 4 staged values.
-__device__ __forceinline__ float4 gcp_row4(const float (&x)[4]) { return *reinterpret_cast<const float4*>(x); }
-__device__ __forceinline__ float4 gcp_row4(const bf16 (&x)[4]) {
-	const uint2 u = *reinterpret_cast<const uint2*>(x);
+// gcp_row4 widens 4 staged values.
+__device__ __forceinline__ float4 gcp_row4(const float* x) { return *reinterpret_cast<const float4*>(x); }
+__device__ __forceinline__ float4 gcp_bf16x4(uint2 u) {
 	return make_float4(bf16_bits_f32((unsigned short)u.x), bf16_bits_f32((unsigned short)(u.x >> 16)),
 	                   bf16_bits_f32((unsigned short)u.y), bf16_bits_f32((unsigned short)(u.y >> 16)));
+}
+__device__ __forceinline__ float4 gcp_row4(const bf16* x) { return gcp_bf16x4(*reinterpret_cast<const uint2*>(x)); }
+
+// gcp_lane_row reads a lane's share of a staged row as lane_row holds it:
+// 4 values a float4, or with W (bfloat16) 8 a 16-byte read.
+template <int VPL, bool W, typename T>
+__device__ __forceinline__ void gcp_lane_row(float4 (&x)[VPL], const T* row, int lane) {
+	if constexpr (W) {
+		static_assert(sizeof(T) == 2 && VPL % 2 == 0, "the wide layout: bfloat16, pairs of float4s");
+#pragma unroll
+		for (int j = 0; j < VPL / 2; j++) {
+			const uint4 u = *reinterpret_cast<const uint4*>(row + chan4<32, true>(2 * j, lane));
+			x[2 * j] = gcp_bf16x4(make_uint2(u.x, u.y));
+			x[2 * j + 1] = gcp_bf16x4(make_uint2(u.z, u.w));
+		}
+	} else {
+#pragma unroll
+		for (int i = 0; i < VPL; i++) x[i] = gcp_row4(row + chan4<32, false>(i, lane));
+	}
 }
 
 // gatv2_bwd_srcecp_body is gatv2_bwd_srce_body for G = 32, exact widths,
 // ballot sign words and one edge a step, the edges' gathers staged as
-// above. Blocks of 256 threads (8 warps).
-template <typename T, int VPL>
+// above, in the lane layout W. Blocks of 256 threads (8 warps).
+template <typename T, int VPL, bool W>
 __device__ void gatv2_bwd_srcecp_body(const int* __restrict__ tindptr, const int* __restrict__ tindices, ATTN_ROWS,
                                       const int* __restrict__ tperm, const T* __restrict__ xl, long long ldl,
                                       const float* __restrict__ att, const float* __restrict__ lse,
@@ -82,7 +100,7 @@ __device__ void gatv2_bwd_srcecp_body(const int* __restrict__ tindptr, const int
 	for (long long it = 0; it < g.iters; it++) {
 		auto [p, item, u, h, beg, end, live] = g.at(it, tindptr, heavy, tiles, nheavy, tile);
 		float4 q[VPL], dq[VPL], w[VPL];
-		lane_row<G, VPL, false, false>(q, xl + u * ldl + h * C, lane, C);
+		lane_row<G, VPL, false, W>(q, xl + u * ldl + h * C, lane, C);
 		zero4(dq);
 		zero4(w);
 		// The indices of edges ib .. ib + 31, lane j holding edge ib + j's.
@@ -101,8 +119,13 @@ __device__ void gatv2_bwd_srcecp_body(const int* __restrict__ tindptr, const int
 			const long long t = (long long)__shfl_sync(FULL, tj, e - ib) * H + hh;
 			const long long r = (long long)v * H + hh;
 			const T* src = dout + (long long)v * HC + hh * C;
+			// A lane's channels, 4 a copy, or 8 (16 bytes) in the wide layout.
+			constexpr int PER = W ? 8 : 4;
 #pragma unroll
-			for (int i = 0; i < VPL; i++) gcp_async<4 * sizeof(T)>(st[s].row[i][lane], src + chan4<G, false>(i, lane));
+			for (int i = 0; i < VPL; i += PER / 4) {
+				const int c = chan4<G, W>(i, lane);
+				gcp_async<PER * sizeof(T)>(st[s].row + c, src + c);
+			}
 			if (lane == 0) {
 				gcp_async<4>(&st[s].es, es + t);
 				st[s].t = t;
@@ -128,32 +151,33 @@ __device__ void gatv2_bwd_srcecp_body(const int* __restrict__ tindptr, const int
 			const gcp_stage<T, VPL>& s = st[k % P];
 			float4 go[VPL];
 			gatv2_signs_t<VPL, true> sg;
+			gcp_lane_row<VPL, W>(go, s.row, lane);
 #pragma unroll
-			for (int i = 0; i < VPL; i++) {
-				go[i] = gcp_row4(s.row[i][lane]);
-				sg.words(i, s.sg[i]);
-			}
+			for (int i = 0; i < VPL; i++) sg.words(i, s.sg[i]);
 			const long long t = s.t;
 			const float sc = s.es - s.lse, D = s.D;
 			__syncwarp(); // the stage is read: the next step may refill it
 			gatv2_srce_edge<G, VPL, true>(go, q, sc, D, t, sg, pdrop, keep, seed, slope, lane, dse, dq, w);
 		}
 		if (!live) continue;
-		gatv2_row_done<T, G, VPL, false, false>(att, dxl, heavy != nullptr, item * ldd + h * C, h, C, lane, q, w, dq, da,
+		gatv2_row_done<T, G, VPL, false, W>(att, dxl, heavy != nullptr, item * ldd + h * C, h, C, lane, q, w, dq, da,
 		                                            fixedHead, datt);
 	}
-	if (fixedHead) gatv2_datt_flush<G, VPL, false, false>(datt, hfix, C, H, lane, da, red);
+	if (fixedHead) gatv2_datt_flush<G, VPL, false, W>(datt, hfix, C, H, lane, da, red);
 }
 
-// The kernels take the _bal source pass's arguments (cw and pf unused).
-#define GATV2_SRCECP(SFX, T)                                                                                          \
+// The kernels take the _bal source pass's arguments (cw and pf unused),
+// float32 and bfloat16 in the 8-byte layout, and bfloat16 in the wide one
+// (_bf16w, after gatv2_fwde_32_2_bf16w_bal).
+#define GATV2_SRCECP(SFX, T, W)                                                                                          \
 	extern "C" __global__ void __launch_bounds__(256, 3) sm80_gatv2_bwd_srce##SFX##_balcp(                          \
 	    const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, const T* xl, long long ldl,           \
 	    const float* att, const float* lse, const float* dd, const float* es, const unsigned char* esign, float* dse, \
 	    const T* dout, T* dxl, long long ldd, float* datt, int n, int H, float slope, float pdrop,                   \
 	    unsigned long long seed, int cw, int pf, int red) {                                                           \
-		gatv2_bwd_srcecp_body<T, 2>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, lse, dd, es,   \
+		gatv2_bwd_srcecp_body<T, 2, W>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, lse, dd, es,   \
 		                            esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, seed, red);                  \
 	}
-GATV2_SRCECP(_32_2, float)
-GATV2_SRCECP(_32_2_bf16, bf16)
+GATV2_SRCECP(_32_2, float, false)
+GATV2_SRCECP(_32_2_bf16, bf16, false)
+GATV2_SRCECP(_32_2_bf16w, bf16, true)
