@@ -99,11 +99,13 @@ func bf16Suffix(bf16 bool) string {
 // two layouts sum a head's channels in different orders, so their
 // results differ by rounding (TestGATv2LayoutsEmulated). It is off by
 // default: on an H100 (2026-12-06) the wide GATv2 backward took 4.02 ms
-// against 2.58 ms with 8-byte loads at 1×256 (the recomputing passes; the
-// edge-coefficient passes in the wide layout, at 1×256 with a ballot
-// tune.GATv2EdgeVariant, came later and are not yet timed on a GPU). A
-// forward pass fixes the choice for its backward passes. Set it before
-// work is queued.
+// against 2.58 ms with 8-byte loads at 1×256 (the recomputing passes).
+// The edge-coefficient passes have the wide layout too at 1×256 with a
+// ballot tune.GATv2EdgeVariant; on an H100 (2026-12-07) their attention
+// took 1.86 against the 8-byte layout's 1.92 ms with "balcp" and 2.05
+// against 2.03 with "bal", within one run's spread, so the default
+// stays. A forward pass fixes the choice for its backward passes. Set it
+// before work is queued.
 var BF16WideLoads = false
 
 // attnSuffix is the name suffix of the GATv2 and Transformer kernels for
