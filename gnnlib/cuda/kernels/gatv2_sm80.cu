@@ -2,8 +2,9 @@
 // gatv2_sm80.cu: the GATv2 kernels that need sm_80 instructions (cp.async),
 // in sm80.cu's module, named sm80_*.
 //
-// sm80_gatv2_bwd_srce_32_2[_bf16]_balcp is the edge-coefficient source pass
-// of gatv2.cu's _bal variant (1x256, the forward pass's ballot sign words)
+// sm80_gatv2_bwd_srce_32_2[_bf16|_bf16w]_balcp is the edge-coefficient
+// source pass of gatv2.cu's _bal variant (1x256, the forward pass's ballot
+// sign words; _bf16w in the wide bfloat16 layout)
 // with its gathers in flight several edges ahead (tune.GATv2EdgeVariant
 // "balcp"). The _bal pass holds one edge's loads at a time, a warp per
 // (row, head) with 80 registers and three blocks an SM: Nsight Compute put
@@ -161,7 +162,7 @@ __device__ void gatv2_bwd_srcecp_body(const int* __restrict__ tindptr, const int
 		}
 		if (!live) continue;
 		gatv2_row_done<T, G, VPL, false, W>(att, dxl, heavy != nullptr, item * ldd + h * C, h, C, lane, q, w, dq, da,
-		                                            fixedHead, datt);
+		                                        fixedHead, datt);
 	}
 	if (fixedHead) gatv2_datt_flush<G, VPL, false, W>(datt, hfix, C, H, lane, da, red);
 }
@@ -169,14 +170,14 @@ __device__ void gatv2_bwd_srcecp_body(const int* __restrict__ tindptr, const int
 // The kernels take the _bal source pass's arguments (cw and pf unused),
 // float32 and bfloat16 in the 8-byte layout, and bfloat16 in the wide one
 // (_bf16w, after gatv2_fwde_32_2_bf16w_bal).
-#define GATV2_SRCECP(SFX, T, W)                                                                                          \
+#define GATV2_SRCECP(SFX, T, W)                                                                                       \
 	extern "C" __global__ void __launch_bounds__(256, 3) sm80_gatv2_bwd_srce##SFX##_balcp(                          \
 	    const int* tindptr, const int* tindices, ATTN_ROWS, const int* tperm, const T* xl, long long ldl,           \
 	    const float* att, const float* lse, const float* dd, const float* es, const unsigned char* esign, float* dse, \
 	    const T* dout, T* dxl, long long ldd, float* datt, int n, int H, float slope, float pdrop,                   \
 	    unsigned long long seed, int cw, int pf, int red) {                                                           \
-		gatv2_bwd_srcecp_body<T, 2, W>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, lse, dd, es,   \
-		                            esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, seed, red);                  \
+		gatv2_bwd_srcecp_body<T, 2, W>(tindptr, tindices, heavy, tiles, nheavy, tile, tperm, xl, ldl, att, lse, dd,    \
+		                               es, esign, dse, dout, dxl, ldd, datt, n, H, slope, pdrop, seed, red);            \
 	}
 GATV2_SRCECP(_32_2, float, false)
 GATV2_SRCECP(_32_2_bf16, bf16, false)
