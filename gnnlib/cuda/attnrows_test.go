@@ -32,6 +32,8 @@ type launchRec struct {
 	kernel string
 	args   int
 	grid   [3]int
+	block  [3]int
+	shared int
 }
 
 func (r *recordDriver) name() string { return "record (no GPU)" }
@@ -65,7 +67,7 @@ func (r *recordDriver) streamHandle() uintptr                   { return 0 }
 func (r *recordDriver) memInfo() (free, total int64, err error) { return 1 << 40, 1 << 40, nil }
 func (r *recordDriver) close() error                            { return nil }
 func (r *recordDriver) launch(kernel string, grid, block [3]int, shared int, args []uint64) error {
-	r.launches = append(r.launches, launchRec{kernel, len(args), grid})
+	r.launches = append(r.launches, launchRec{kernel, len(args), grid, block, shared})
 	r.trace = append(r.trace, graphNode{kernel: kernel, grid: grid, block: block, shared: shared, args: slices.Clone(args)})
 	if kernel == r.fail {
 		return fmt.Errorf("record: launch of %s fails", kernel)
@@ -100,11 +102,11 @@ func openOn(t testing.TB, drv driver, desc string) *Device {
 }
 
 // ptxParams returns the number of parameters of each kernel in the PTX
-// (gnn.ptx and sm80.ptx).
+// (gnn.ptx, sm80.ptx and sm90a.ptx).
 func ptxParams() map[string]int {
 	params := map[string]int{}
 	cur := ""
-	for _, line := range strings.Split(ptxSource+"\n"+ptxSM80, "\n") {
+	for _, line := range strings.Split(ptxSource+"\n"+ptxSM80+"\n"+ptxSM90a, "\n") {
 		if name, ok := strings.CutPrefix(line, ".visible .entry "); ok {
 			cur = strings.TrimSuffix(name, "(")
 			params[cur] = 0

@@ -408,6 +408,11 @@
 // 8.0: they are compiled for compute_80 into a second module, sm80.ptx
 // (kernels/sm80.cu, every kernel named sm80_*), which the driver loads
 // only on such GPUs; elsewhere they return an error wrapping ErrNoBF16.
+// A third module, sm90a.ptx (kernels/sm90a.cu, kernels named sm90_*),
+// holds a GEMM on Hopper's warp-group MMA (wgmma), which needs PTX for
+// sm_90a: the driver loads it on GPUs of compute capability 9.0 only,
+// and the GEMM runs only where gnnbench selects it (-bf16-gemm wg); it
+// has not yet run on a GPU.
 // gnnbench's bf16 part times them against the float32 kernels.
 //
 // # Your own kernels

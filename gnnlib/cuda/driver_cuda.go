@@ -26,8 +26,14 @@ type cuDriver struct {
 	mod cu.Module
 	// mod80 holds the sm80_* kernels (ptxSM80), loaded on GPUs of
 	// compute capability 8.0 or more; has80 says whether it was.
-	mod80  cu.Module
-	has80  bool
+	mod80 cu.Module
+	has80 bool
+	// mod90 holds the sm90_* kernels (ptxSM90a), loaded on GPUs of
+	// compute capability 9.0; has90 says whether it was, err90 why not
+	// where the driver could not compile it (the other modules run).
+	mod90  cu.Module
+	has90  bool
+	err90  error
 	stream cu.Stream
 	fns    map[string]cu.Function
 	desc   string
@@ -168,6 +174,13 @@ func openDriver(ordinal int) (driver, error) {
 			return nil, fmt.Errorf("gnnlib/cuda: load the sm80 kernels (PTX JIT): %w", err)
 		}
 		d.has80 = true
+	}
+	if major == 9 && minor == 0 {
+		if d.mod90, err = cu.LoadData(ptxSM90a); err != nil {
+			d.err90 = err
+		} else {
+			d.has90 = true
+		}
 	}
 	if d.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
 		ctx.Destroy()

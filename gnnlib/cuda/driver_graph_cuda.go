@@ -36,6 +36,12 @@ func (d *cuDriver) function(kernel string) (cu.Function, error) {
 		}
 		mod = d.mod80
 	}
+	if strings.HasPrefix(kernel, "sm90_") {
+		if !d.has90 {
+			return fn, fmt.Errorf("gnnlib/cuda: kernel %s: the sm_90a kernels are not loaded on %s (%v)", kernel, d.desc, d.err90)
+		}
+		mod = d.mod90
+	}
 	fn, err := mod.Function(kernel)
 	if err != nil {
 		return fn, fmt.Errorf("gnnlib/cuda: kernel %s: %w", kernel, err)

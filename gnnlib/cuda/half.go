@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strings"
 	"unsafe"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
@@ -226,6 +227,22 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 			return err
 		}
 	}
+	if p.wg {
+		bptr := b.ptr
+		if p.transB {
+			// B (k x n) as the kernel takes it, n x k.
+			bt, err := d.EmptyBF16(n, k)
+			if err != nil {
+				return err
+			}
+			defer bt.Free()
+			if err := d.launch3("sm90_transpose_bf16", [3]int{(n + 31) / 32, (k + 31) / 32, 1}, [3]int{32, 8, 1}, b.ptr, bt.ptr, k, n); err != nil {
+				return err
+			}
+			bptr = bt.ptr
+		}
+		return d.launchShared(p.kernel, p.grid, [3]int{256, 1, 1}, p.shared, a.ptr, bptr, dptr, m, n, k, outBF16)
+	}
 	if p.pipe {
 		vecC := dptr%16 == 0 && n%4 == 0
 		if outBF16 {
@@ -264,8 +281,11 @@ type gemmBF16Launch struct {
 	// padB > 0: the pipelined kernel reads a copy of B (nn, n odd) whose
 	// rows are padded to padB halves.
 	padB int
-	// shared is the dynamic shared memory a block (GEMMBF16Big).
+	// shared is the dynamic shared memory a block (GEMMBF16Big, GEMMBF16WG).
 	shared int
+	// wg: sm90_gemm_bf16_wg_nt (GEMMBF16WG), with B transposed first
+	// when transB (an nn product).
+	wg, transB bool
 }
 
 // padBMax is the most values of an nn product's B (k x n, n odd) that
@@ -307,6 +327,12 @@ func cpWidth(ld int, ptr uintptr) int {
 func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) gemmBF16Launch {
 	form := gemmForm(transA, transB)
 	kind := tune.GEMMBF16
+	if kind == tune.GEMMBF16WG {
+		if p, ok := d.gemmBF16ChooseWG(m, n, k, transA, transB, pa, lda, pb, ldb); ok {
+			return p
+		}
+		kind = tune.GEMMBF16Auto
+	}
 	if kind == tune.GEMMBF16Auto {
 		kind = tune.GEMMBF16Pipe
 		if k >= gemmBF16BigK {
@@ -353,6 +379,37 @@ func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, ld
 	split, chunk := d.gemmBF16Split(m, n, k)
 	return gemmBF16Launch{kernel: "sm80_gemm_bf16", grid: [3]int{(n + 127) / 128, (m + 127) / 128, split},
 		split: split, chunk: chunk}
+}
+
+// Tiles of sm90_gemm_bf16_wg_nt (kernels/gemm_wg.cu: WG_BM, WG_BN) and
+// its dynamic shared memory: WG_STAGES stages of a 128 x 64 tile of A and
+// one of B, and 1024 bytes to align the first to the 128-byte swizzle's
+// 1024-byte groups.
+const (
+	wgBM, wgBN = 128, 128
+	wgShared   = 3*2*128*64*2 + 1024
+)
+
+// hasWG reports whether d is a GPU of compute capability 9.0, whose
+// driver loads sm90a.ptx (the description, as hasBF16 reads it).
+func (d *Device) hasWG() bool { return strings.Contains(d.desc, "(sm_90,") }
+
+// gemmBF16ChooseWG is GEMMBF16WG's choice: sm90_gemm_bf16_wg_nt for an
+// nt product, or an nn one whose B (at most padBMax values) gemmBF16
+// transposes first (transB in the launch), on a GPU of compute
+// capability 9.0, with K a multiple of 8, operands 16-byte aligned and
+// rows of exactly K values; else false.
+func (d *Device) gemmBF16ChooseWG(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) (gemmBF16Launch, bool) {
+	switch {
+	case !d.hasWG() || transA || k%8 != 0 || k == 0 || pa%16 != 0 || pb%16 != 0 || lda != k:
+		return gemmBF16Launch{}, false
+	case !transB && (k*n > padBMax || ldb != n):
+		return gemmBF16Launch{}, false
+	case transB && ldb != k:
+		return gemmBF16Launch{}, false
+	}
+	return gemmBF16Launch{kernel: "sm90_gemm_bf16_wg_nt", wg: true, transB: !transB,
+		grid: [3]int{(n + wgBN - 1) / wgBN, (m + wgBM - 1) / wgBM, 1}, split: 1, shared: wgShared}, true
 }
 
 // gemmBF16BigK is the shortest inner dimension for which GEMMBF16Auto

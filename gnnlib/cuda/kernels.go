@@ -23,3 +23,10 @@ var ptxSource string
 //
 //go:embed kernels/sm80.ptx
 var ptxSM80 string
+
+// ptxSM90a is the PTX of kernels/sm90a.cu for sm_90a: the kernels named
+// sm90_* (Hopper's warp-group MMA), which the driver loads as a third
+// module on GPUs of compute capability 9.0.
+//
+//go:embed kernels/sm90a.ptx
+var ptxSM90a string

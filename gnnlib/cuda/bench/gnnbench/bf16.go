@@ -45,7 +45,7 @@ func pctRoof(desc string, flop, bytes, ms float64) string {
 
 // bf16Kerns lists the tensor-core GEMM kernels (tune.GEMMBF16Kernel) the
 // bf16 part times side by side on the same operands.
-var bf16Kerns = flag.String("bf16-gemm", "auto,pipe,big", "comma-separated tensor-core GEMM kernels of the bf16 part (auto, pipe, pipesw, piperes, big, bigs, reg); each shape's gemm-bf16-ab line compares the others with the first")
+var bf16Kerns = flag.String("bf16-gemm", "auto,pipe,big", "comma-separated tensor-core GEMM kernels of the bf16 part (auto, pipe, pipesw, piperes, big, bigs, reg, wg); each shape's gemm-bf16-ab line compares the others with the first")
 
 // bf16Shapes limits the bf16 part to its first shapes (for a profiler
 // run); 0: all of them, and the SpMM.

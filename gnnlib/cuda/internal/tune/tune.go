@@ -261,6 +261,15 @@ const (
 	// 0.857 ms), and up to 1.18x at K of 100 (x·W products-sized
 	// 100x256, float32 out); the square 8192 product was within 4 %.
 	GEMMBF16Auto GEMMBF16Kernel = "auto"
+	// GEMMBF16WG runs Hopper's warp-group MMA (sm90_gemm_bf16_wg_nt,
+	// kernels/gemm_wg.cu: wgmma from shared memory, 128 x 128 tiles of
+	// two warp groups, k-steps of 64 in the 128-byte swizzle) on GPUs of
+	// compute capability 9.0, for nt products and for nn products whose B
+	// (k x n, at most 4M values: a layer's weight) it first transposes,
+	// both with 16-byte aligned operands and K a multiple of 8, without
+	// split-K. Other products, and other GPUs, run GEMMBF16Auto's choice.
+	// Not yet run on a GPU (compiled by ptxas 12.9 for sm_90a only).
+	GEMMBF16WG GEMMBF16Kernel = "wg"
 )
 
 // GEMMBF16 is the tensor-core kernel MatMulBF16 launches. Set it before

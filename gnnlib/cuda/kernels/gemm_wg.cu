@@ -1,0 +1,154 @@
+// ---------------------------------------------------------------------------
+// gemm_wg.cu: the bfloat16 GEMM on Hopper's warp-group MMA
+// (wgmma.mma_async, sm_90a only; tune.GEMMBF16WG), in sm90a.cu's module.
+// NOT YET RUN ON A GPU: compiled by ptxas 12.9 for sm_90a only.
+//
+// sm90_gemm_bf16_wg_nt: C = A·Bᵀ with A m×k and B n×k, both k-contiguous,
+// float32 sums, C float32 or bfloat16 (m×n, ldc = n). k a multiple of 8
+// and both operands 16-byte aligned (each cp.async copies 16 bytes).
+// - Block tile 128×128, one tile a block; two warp groups of 128 threads,
+//   each multiplying its 64 rows by the tile's 128 columns with
+//   wgmma.m64n128k16 (64 float32 sums a thread).
+// - k-steps of 64: a tile row is 128 bytes, stored in the 128-byte swizzle
+//   the wgmma shared-memory descriptors read (16-byte chunk c of row r at
+//   r·128 + (c ^ r mod 8)·16, in 1024-byte aligned groups of 8 rows); the
+//   four k16 slices of a step start 32 bytes apart.
+// - WG_STAGES cp.async stages in dynamic shared memory (32 KB each, two
+//   blocks an SM); each thread fences its copies for the async proxy
+//   before the barrier after which the warp groups' wgmmas read them.
+// - The epilogue stores each thread's accumulator pairs (the m64nNk16 D
+//   fragment: warp w of a group rows 16w + lane/4 and + 8, columns
+//   8j + 2·(lane mod 4) and + 1 of each n8 block j).
+// ---------------------------------------------------------------------------
+
+#define WG_BM 128
+#define WG_BN 128
+#define WG_BK 64
+#define WG_STAGES 3
+
+__device__ __forceinline__ unsigned wg_smem(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+__device__ __forceinline__ void wg_cp16(unsigned dst, const void* src, bool ok) {
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
+}
+
+// wg_desc is the wgmma shared-memory matrix descriptor of a k-contiguous
+// tile of rows of 128 bytes (64 bfloat16) in the 128-byte swizzle: start
+// address, leading offset 1 (unused in this mode), stride 1024 bytes
+// between groups of 8 rows, swizzle mode 1 (128 B).
+__device__ __forceinline__ unsigned long long wg_desc(unsigned addr) {
+	return (unsigned long long)((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((unsigned long long)(1024 >> 4) << 32) |
+	       (1ull << 62);
+}
+
+__device__ __forceinline__ void wg_mma(float (&d)[64], unsigned long long a, unsigned long long b, int acc) {
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+	             "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+	             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+	             : "l"(a), "l"(b), "r"(acc));
+}
+
+// wg_tile_load copies rows r0.. of a k-contiguous matrix (ld halves a row,
+// lim rows) at k-step k0 into a 128-row swizzled tile: chunk c (8 halves)
+// of row r at byte r*128 + ((c ^ (r & 7)) * 16).
+__device__ __forceinline__ void wg_tile_load(unsigned s, const unsigned short* __restrict__ g, long long ld, int r0, int lim,
+                                             int k0, int k) {
+#pragma unroll
+	for (int i = 0; i < 4; i++) {
+		const int c = threadIdx.x + i * 256, r = c >> 3, kc = c & 7;
+		const bool ok = r0 + r < lim && k0 + kc * 8 < k;
+		const unsigned short* p = ok ? g + (long long)(r0 + r) * ld + k0 + kc * 8 : g;
+		wg_cp16(s + r * 128 + ((kc ^ (r & 7)) << 4), p, ok);
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2) sm90_gemm_bf16_wg_nt(const unsigned short* __restrict__ A,
+                                                                          const unsigned short* __restrict__ B,
+                                                                          void* __restrict__ C, int m, int n, int k,
+                                                                          int outBF16) {
+	extern __shared__ unsigned char wg_dyn[];
+	const unsigned base = (wg_smem(wg_dyn) + 1023) & ~1023u;
+	constexpr unsigned TILE = WG_BM * WG_BK * 2, STAGE = 2 * TILE;
+	const int m0 = blockIdx.y * WG_BM, n0 = blockIdx.x * WG_BN;
+	const int wg = threadIdx.x >> 7;
+	const int kt = (k + WG_BK - 1) / WG_BK;
+	float d[64];
+#pragma unroll
+	for (int i = 0; i < 64; i++) d[i] = 0.f;
+#pragma unroll
+	for (int s = 0; s < WG_STAGES - 1; s++) {
+		if (s < kt) {
+			wg_tile_load(base + s * STAGE, A, k, m0, m, s * WG_BK, k);
+			wg_tile_load(base + s * STAGE + TILE, B, k, n0, n, s * WG_BK, k);
+		}
+		asm volatile("cp.async.commit_group;\n" ::);
+	}
+	for (int t = 0; t < kt; t++) {
+		asm volatile("cp.async.wait_group %0;\n" ::"n"(WG_STAGES - 2));
+		asm volatile("fence.proxy.async.shared::cta;\n" ::);
+		__syncthreads();
+		const int nx = t + WG_STAGES - 1;
+		if (nx < kt) {
+			const unsigned s = base + (nx % WG_STAGES) * STAGE;
+			wg_tile_load(s, A, k, m0, m, nx * WG_BK, k);
+			wg_tile_load(s + TILE, B, k, n0, n, nx * WG_BK, k);
+		}
+		asm volatile("cp.async.commit_group;\n" ::);
+		const unsigned sa = base + (t % WG_STAGES) * STAGE + wg * (TILE / 2), sb = base + (t % WG_STAGES) * STAGE + TILE;
+		asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+		for (int ks = 0; ks < WG_BK / 16; ks++) wg_mma(d, wg_desc(sa + ks * 32), wg_desc(sb + ks * 32), t > 0 || ks > 0);
+		asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+		asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+	}
+	asm volatile("cp.async.wait_group 0;\n" ::);
+	// D of m64n128: warp w of the group rows 16w + lane/4 (+8), n8 block j
+	// columns 8j + 2(lane%4) (+1): d[4j], d[4j+1], then row + 8: d[4j+2], d[4j+3].
+	const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3;
+	const int r = m0 + wg * 64 + w * 16 + (lane >> 2);
+#pragma unroll
+	for (int j = 0; j < 16; j++) {
+		const int c = n0 + 8 * j + 2 * (lane & 3);
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			const int rr = r + 8 * h;
+			if (rr >= m) continue;
+			const float x0 = d[4 * j + 2 * h], x1 = d[4 * j + 2 * h + 1];
+			if (outBF16) {
+				unsigned short* y = reinterpret_cast<unsigned short*>(C) + (long long)rr * n + c;
+				const unsigned short b0 = f32_bf16_bits(x0), b1 = f32_bf16_bits(x1);
+				if (c + 1 < n) {
+					*reinterpret_cast<unsigned*>(y) = b0 | ((unsigned)b1 << 16);
+				} else if (c < n) {
+					y[0] = b0;
+				}
+			} else {
+				float* y = reinterpret_cast<float*>(C) + (long long)rr * n + c;
+				if (c + 1 < n) {
+					*reinterpret_cast<float2*>(y) = make_float2(x0, x1);
+				} else if (c < n) {
+					y[0] = x0;
+				}
+			}
+		}
+	}
+}
+
+// sm90_transpose_bf16 writes the rows x cols bfloat16 matrix src (an nn
+// product's B, k x n) transposed into dst (cols x rows): 32 x 32 tiles
+// through shared memory, blocks of 32 x 8 threads. sm90_gemm_bf16_wg_nt
+// takes B n x k.
+extern "C" __global__ void sm90_transpose_bf16(const unsigned short* __restrict__ src, unsigned short* __restrict__ dst,
+                                               int rows, int cols) {
+	__shared__ unsigned short t[32][33];
+	const int c0 = blockIdx.x * 32, r0 = blockIdx.y * 32;
+	for (int i = threadIdx.y; i < 32; i += blockDim.y) {
+		const int r = r0 + i, c = c0 + threadIdx.x;
+		if (r < rows && c < cols) t[i][threadIdx.x] = src[(long long)r * cols + c];
+	}
+	__syncthreads();
+	for (int i = threadIdx.y; i < 32; i += blockDim.y) {
+		const int c = c0 + i, r = r0 + threadIdx.x;
+		if (c < cols && r < rows) dst[(long long)c * rows + r] = t[threadIdx.x][i];
+	}
+}
