@@ -2,7 +2,9 @@
 // gemm_acc.cuh: the accumulators of the 128x128 tensor-core GEMM kernels
 // (gemm_bf16.cu's sm80_gemm_bf16, gemm_tf32.cu's sm80_gemm_tf32x3): 8
 // warps (2x4) of 64x32, each lane holding 4x4 mma tiles' four float32
-// sums, and their store into C.
+// sums, and their store into C; and the quad transpose of an mma
+// fragment's columns that gemm_bf16.cu's pipelined kernels and
+// gemm_wg.cu's warp-group kernel store 16 bytes a lane with.
 // ---------------------------------------------------------------------------
 
 #pragma once
@@ -59,4 +61,22 @@ __device__ __forceinline__ void gemm_acc_store(void* __restrict__ C, const float
 			}
 		}
 	}
+}
+
+// sel4 returns p[i] for a runtime i without local memory.
+__device__ __forceinline__ unsigned sel4(const unsigned* p, int i) {
+	return (i & 2) ? ((i & 1) ? p[3] : p[2]) : ((i & 1) ? p[1] : p[0]);
+}
+
+// quad_transpose: lane t of a quad holds p[j], its two columns of n8
+// tile j; afterwards p[q] holds lane q's two columns of tile t, so the
+// lane has tile t's 8 consecutive columns.
+__device__ __forceinline__ void quad_transpose(unsigned* p, int t) {
+	unsigned v[4];
+	v[0] = sel4(p, t);
+	v[1] = __shfl_xor_sync(0xffffffffu, sel4(p, t ^ 1), 1);
+	v[2] = __shfl_xor_sync(0xffffffffu, sel4(p, t ^ 2), 2);
+	v[3] = __shfl_xor_sync(0xffffffffu, sel4(p, t ^ 3), 3);
+#pragma unroll
+	for (int q = 0; q < 4; q++) p[q] = sel4(v, q ^ t);
 }

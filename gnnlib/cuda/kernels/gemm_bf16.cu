@@ -263,24 +263,6 @@ __device__ __forceinline__ void gp_tile_load_v(int v, unsigned short* s, const u
 	}
 }
 
-// sel4 returns p[i] for a runtime i without local memory.
-__device__ __forceinline__ unsigned sel4(const unsigned* p, int i) {
-	return (i & 2) ? ((i & 1) ? p[3] : p[2]) : ((i & 1) ? p[1] : p[0]);
-}
-
-// quad_transpose: lane t of a quad holds p[j], its two columns of n8
-// tile j; afterwards p[q] holds lane q's two columns of tile t, so the
-// lane has tile t's 8 consecutive columns.
-__device__ __forceinline__ void quad_transpose(unsigned* p, int t) {
-	unsigned v[4];
-	v[0] = sel4(p, t);
-	v[1] = __shfl_xor_sync(0xffffffffu, sel4(p, t ^ 1), 1);
-	v[2] = __shfl_xor_sync(0xffffffffu, sel4(p, t ^ 2), 2);
-	v[3] = __shfl_xor_sync(0xffffffffu, sel4(p, t ^ 3), 3);
-#pragma unroll
-	for (int q = 0; q < 4; q++) p[q] = sel4(v, q ^ t);
-}
-
 // gp_decode turns work item w into its tile's first row and column and
 // its k chunk.
 __device__ __forceinline__ void gp_decode(int w, int mt, int nt, int BN, int chunk, int k, int& m0, int& n0, int& kb,

@@ -16,10 +16,13 @@
 // - WG_STAGES cp.async stages in dynamic shared memory (32 KB each, two
 //   blocks an SM); each thread fences its copies for the async proxy
 //   before the barrier after which the warp groups' wgmmas read them.
-// - The epilogue stores each thread's accumulator pairs (the m64nNk16 D
+// - The epilogue turns each quad's accumulator pairs (the m64nNk16 D
 //   fragment: warp w of a group rows 16w + lane/4 and + 8, columns
-//   8j + 2·(lane mod 4) and + 1 of each n8 block j).
+//   8j + 2·(lane mod 4) and + 1 of each n8 block j) into 8 consecutive
+//   columns a lane (gemm_acc.cuh's quad_transpose) for 16-byte stores.
 // ---------------------------------------------------------------------------
+
+#include "gemm_acc.cuh"
 
 #define WG_BM 128
 #define WG_BN 128
@@ -103,31 +106,54 @@ extern "C" __global__ void __launch_bounds__(256, 2) sm90_gemm_bf16_wg_nt(const 
 	}
 	asm volatile("cp.async.wait_group 0;\n" ::);
 	// D of m64n128: warp w of the group rows 16w + lane/4 (+8), n8 block j
-	// columns 8j + 2(lane%4) (+1): d[4j], d[4j+1], then row + 8: d[4j+2], d[4j+3].
-	const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3;
-	const int r = m0 + wg * 64 + w * 16 + (lane >> 2);
+	// columns 8j + 2(lane%4) (+1): d[4j], d[4j+1], then row + 8: d[4j+2],
+	// d[4j+3]. Each quad transposes four blocks' pairs (quad_transpose), so
+	// that lane t holds 8 consecutive columns of block jg + t: one 16-byte
+	// store of bfloat16, two of float32.
+	const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, q = lane & 3;
+	const int r0 = m0 + wg * 64 + w * 16 + (lane >> 2);
+	const bool vec = (reinterpret_cast<unsigned long long>(C) & 15) == 0 && n % (outBF16 ? 8 : 4) == 0;
 #pragma unroll
-	for (int j = 0; j < 16; j++) {
-		const int c = n0 + 8 * j + 2 * (lane & 3);
+	for (int jg = 0; jg < 16; jg += 4) {
+		const int c = n0 + 8 * (jg + q);
 #pragma unroll
 		for (int h = 0; h < 2; h++) {
-			const int rr = r + 8 * h;
-			if (rr >= m) continue;
-			const float x0 = d[4 * j + 2 * h], x1 = d[4 * j + 2 * h + 1];
+			const int r = r0 + 8 * h;
 			if (outBF16) {
-				unsigned short* y = reinterpret_cast<unsigned short*>(C) + (long long)rr * n + c;
-				const unsigned short b0 = f32_bf16_bits(x0), b1 = f32_bf16_bits(x1);
-				if (c + 1 < n) {
-					*reinterpret_cast<unsigned*>(y) = b0 | ((unsigned)b1 << 16);
-				} else if (c < n) {
-					y[0] = b0;
+				unsigned p[4];
+#pragma unroll
+				for (int j = 0; j < 4; j++)
+					p[j] = (unsigned)f32_bf16_bits(d[4 * (jg + j) + 2 * h]) | ((unsigned)f32_bf16_bits(d[4 * (jg + j) + 2 * h + 1]) << 16);
+				quad_transpose(p, q);
+				if (r >= m) continue;
+				unsigned short* y = reinterpret_cast<unsigned short*>(C) + (long long)r * n + c;
+				if (vec && c + 8 <= n) {
+					*reinterpret_cast<uint4*>(y) = make_uint4(p[0], p[1], p[2], p[3]);
+				} else {
+#pragma unroll
+					for (int e = 0; e < 8; e++)
+						if (c + e < n) y[e] = (unsigned short)(p[e >> 1] >> ((e & 1) * 16));
 				}
 			} else {
-				float* y = reinterpret_cast<float*>(C) + (long long)rr * n + c;
-				if (c + 1 < n) {
-					*reinterpret_cast<float2*>(y) = make_float2(x0, x1);
-				} else if (c < n) {
-					y[0] = x0;
+				unsigned lo[4], hi[4];
+#pragma unroll
+				for (int j = 0; j < 4; j++) {
+					lo[j] = __float_as_uint(d[4 * (jg + j) + 2 * h]);
+					hi[j] = __float_as_uint(d[4 * (jg + j) + 2 * h + 1]);
+				}
+				quad_transpose(lo, q);
+				quad_transpose(hi, q);
+				if (r >= m) continue;
+				float* y = reinterpret_cast<float*>(C) + (long long)r * n + c;
+				if (vec && c + 8 <= n) {
+					*reinterpret_cast<float4*>(y) = make_float4(__uint_as_float(lo[0]), __uint_as_float(hi[0]),
+					                                            __uint_as_float(lo[1]), __uint_as_float(hi[1]));
+					*reinterpret_cast<float4*>(y + 4) = make_float4(__uint_as_float(lo[2]), __uint_as_float(hi[2]),
+					                                                __uint_as_float(lo[3]), __uint_as_float(hi[3]));
+				} else {
+#pragma unroll
+					for (int e = 0; e < 8; e++)
+						if (c + e < n) y[e] = __uint_as_float((e & 1) ? hi[e >> 1] : lo[e >> 1]);
 				}
 			}
 		}
