@@ -207,7 +207,7 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 		ldb = k
 	}
 	p := d.gemmBF16Choose(m, n, k, transA, transB, a.ptr, lda, b.ptr, ldb)
-	if outBF16 && (p.split > 1 || k == 0) {
+	if outBF16 && (p.split > 1 || p.atomic || k == 0) {
 		// Split-K partial sums add up in a float32 scratch, rounded to
 		// bfloat16 once at the end: one block walking all of a long k
 		// (Xᵀ·dY) ran 22-40x slower than the float32 GEMM on the H100.
@@ -222,7 +222,7 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 		cnt := int64(m) * int64(n)
 		return d.launch("f32_to_bf16", d.gridFor(cnt, 256), 256, tmp, dptr, cnt)
 	}
-	if k == 0 || p.split > 1 {
+	if k == 0 || p.split > 1 || p.atomic {
 		if err := (&Tensor{buf: dbuf, ptr: dptr, Rows: m, Cols: n}).Fill(0); err != nil || k == 0 {
 			return err
 		}
@@ -240,6 +240,9 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 				return err
 			}
 			bptr = bt.ptr
+		}
+		if p.atomic {
+			return d.launchShared(p.kernel, p.grid, [3]int{256, 1, 1}, p.shared, a.ptr, bptr, dptr, m, n, k, p.chunk)
 		}
 		return d.launchShared(p.kernel, p.grid, [3]int{256, 1, 1}, p.shared, a.ptr, bptr, dptr, m, n, k, outBF16)
 	}
@@ -283,9 +286,10 @@ type gemmBF16Launch struct {
 	padB int
 	// shared is the dynamic shared memory a block (GEMMBF16Big, GEMMBF16WG).
 	shared int
-	// wg: sm90_gemm_bf16_wg_nt (GEMMBF16WG), with B transposed first
-	// when transB (an nn product).
-	wg, transB bool
+	// wg: sm90_gemm_bf16_wg_* (GEMMBF16WG), with B transposed first
+	// when transB (an nn product); atomic: the kernel adds into a float32
+	// C that gemmBF16 zeroes first (sm90_gemm_bf16_wg_tn, split or not).
+	wg, transB, atomic bool
 }
 
 // padBMax is the most values of an nn product's B (k x n, n odd) that
@@ -386,30 +390,43 @@ func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, ld
 // one of B, and 1024 bytes to align the first to the 128-byte swizzle's
 // 1024-byte groups.
 const (
-	wgBM, wgBN = 128, 128
-	wgShared   = 3*2*128*64*2 + 1024
+	wgBM, wgBN, wgBK = 128, 128, 64
+	wgShared         = 3*2*128*64*2 + 1024
 )
 
 // hasWG reports whether d is a GPU of compute capability 9.0, whose
 // driver loads sm90a.ptx (the description, as hasBF16 reads it).
 func (d *Device) hasWG() bool { return strings.Contains(d.desc, "(sm_90,") }
 
-// gemmBF16ChooseWG is GEMMBF16WG's choice: sm90_gemm_bf16_wg_nt for an
-// nt product, or an nn one whose B (at most padBMax values) gemmBF16
-// transposes first (transB in the launch), on a GPU of compute
-// capability 9.0, with K a multiple of 8, operands 16-byte aligned and
-// rows of exactly K values; else false.
+// gemmBF16ChooseWG is GEMMBF16WG's choice on a GPU of compute capability
+// 9.0, for operands 16-byte aligned in rows of exactly their width:
+// sm90_gemm_bf16_wg_nt for an nt product, or an nn one whose B (at most
+// padBMax values) gemmBF16 transposes first (transB in the launch), K a
+// multiple of 8; sm90_gemm_bf16_wg_tn for a tn product with m and n
+// multiples of 8, K split over enough blocks to fill two an SM (atomic);
+// else false.
 func (d *Device) gemmBF16ChooseWG(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) (gemmBF16Launch, bool) {
+	grid := [3]int{(n + wgBN - 1) / wgBN, (m + wgBM - 1) / wgBM, 1}
 	switch {
-	case !d.hasWG() || transA || k%8 != 0 || k == 0 || pa%16 != 0 || pb%16 != 0 || lda != k:
+	case !d.hasWG() || k == 0 || pa%16 != 0 || pb%16 != 0 || transA && transB:
+		return gemmBF16Launch{}, false
+	case transA:
+		if m%8 != 0 || n%8 != 0 || lda != m || ldb != n {
+			return gemmBF16Launch{}, false
+		}
+		steps := (k + wgBK - 1) / wgBK
+		split := max(1, min(steps, 2*d.nsm/(grid[0]*grid[1])))
+		chunk := (steps + split - 1) / split * wgBK
+		grid[2] = (k + chunk - 1) / chunk
+		return gemmBF16Launch{kernel: "sm90_gemm_bf16_wg_tn", wg: true, atomic: true, grid: grid, split: grid[2], chunk: chunk, shared: wgShared}, true
+	case k%8 != 0 || lda != k:
 		return gemmBF16Launch{}, false
 	case !transB && (k*n > padBMax || ldb != n):
 		return gemmBF16Launch{}, false
 	case transB && ldb != k:
 		return gemmBF16Launch{}, false
 	}
-	return gemmBF16Launch{kernel: "sm90_gemm_bf16_wg_nt", wg: true, transB: !transB,
-		grid: [3]int{(n + wgBN - 1) / wgBN, (m + wgBM - 1) / wgBM, 1}, split: 1, shared: wgShared}, true
+	return gemmBF16Launch{kernel: "sm90_gemm_bf16_wg_nt", wg: true, transB: !transB, grid: grid, split: 1, shared: wgShared}, true
 }
 
 // gemmBF16BigK is the shortest inner dimension for which GEMMBF16Auto

@@ -58,9 +58,11 @@ func TestSM90aPTXFresh(t *testing.T) {
 // TestGEMMBF16WGChoice checks on the recording driver when MatMulBF16
 // under tune.GEMMBF16WG launches sm90_gemm_bf16_wg_nt (an nt product, an
 // nn one after sm90_transpose_bf16, on a GPU of compute capability 9.0,
-// K a multiple of 8) with the grid, block and shared memory the kernel
-// takes and as many arguments as its PTX entry, and when it runs
-// GEMMBF16Auto's choice instead (tn, K of 100, an sm_80 GPU).
+// K a multiple of 8) or sm90_gemm_bf16_wg_tn (a tn product, m and n
+// multiples of 8, K split over the grid's z) with the grid, block and
+// shared memory the kernels take and as many arguments as their PTX
+// entries, and when it runs GEMMBF16Auto's choice instead (tn with m of
+// 300, K of 100, an sm_80 GPU).
 func TestGEMMBF16WGChoice(t *testing.T) {
 	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
 	tune.GEMMBF16 = tune.GEMMBF16WG
@@ -70,12 +72,14 @@ func TestGEMMBF16WGChoice(t *testing.T) {
 		m, n, k        int
 		transA, transB bool
 		wg, transpose  bool
+		kernel         string
 	}{
-		{"record (sm_90, no GPU)", 1000, 200, 64, false, true, true, false},
-		{"record (sm_90, no GPU)", 1000, 200, 64, false, false, true, true},
-		{"record (sm_90, no GPU)", 300, 40, 1000, true, false, false, false},
-		{"record (sm_90, no GPU)", 1000, 200, 100, false, true, false, false},
-		{"record (sm_80, no GPU)", 1000, 200, 64, false, true, false, false},
+		{"record (sm_90, no GPU)", 1000, 200, 64, false, true, true, false, "sm90_gemm_bf16_wg_nt"},
+		{"record (sm_90, no GPU)", 1000, 200, 64, false, false, true, true, "sm90_gemm_bf16_wg_nt"},
+		{"record (sm_90, no GPU)", 256, 48, 1000, true, false, true, false, "sm90_gemm_bf16_wg_tn"},
+		{"record (sm_90, no GPU)", 300, 40, 1000, true, false, false, false, ""},
+		{"record (sm_90, no GPU)", 1000, 200, 100, false, true, false, false, ""},
+		{"record (sm_80, no GPU)", 1000, 200, 64, false, true, false, false, ""},
 	} {
 		d, drv := openRecorder(t)
 		d.desc = tc.desc
@@ -122,14 +126,22 @@ func TestGEMMBF16WGChoice(t *testing.T) {
 				} else if l.args != want {
 					t.Errorf("%+v: %s launched with %d arguments, the kernel takes %d", tc, l.kernel, l.args, want)
 				}
-				if l.kernel == "sm90_gemm_bf16_wg_nt" {
-					if g := [3]int{(tc.n + 127) / 128, (tc.m + 127) / 128, 1}; l.grid != g || l.block != [3]int{256, 1, 1} || l.shared != wgShared {
+				if strings.HasPrefix(l.kernel, "sm90_gemm_bf16_wg_") {
+					g := [2]int{(tc.n + 127) / 128, (tc.m + 127) / 128}
+					if [2]int{l.grid[0], l.grid[1]} != g || l.block != [3]int{256, 1, 1} || l.shared != wgShared {
 						t.Errorf("%+v: %s grid %v block %v shared %d, want %v, 256 threads, %d", tc, l.kernel, l.grid, l.block, l.shared, g, wgShared)
+					}
+					// The tn kernel splits K over z, the nt one does not.
+					if split := l.grid[2]; tc.transA && (split < 2 || split > (tc.k+63)/64) || !tc.transA && split != 1 {
+						t.Errorf("%+v: %s split %d ways", tc, l.kernel, split)
 					}
 				}
 			}
-			if got := slices.Contains(names, "sm90_gemm_bf16_wg_nt"); got != tc.wg {
+			if got := slices.ContainsFunc(names, func(s string) bool { return strings.HasPrefix(s, "sm90_gemm_bf16_wg_") }); got != tc.wg {
 				t.Errorf("%+v: launches %v, wgmma kernel %t, want %t", tc, names, got, tc.wg)
+			}
+			if tc.wg && !slices.Contains(names, tc.kernel) {
+				t.Errorf("%+v: launches %v, want %s", tc, names, tc.kernel)
 			}
 			if got := slices.Contains(names, "sm90_transpose_bf16"); got != tc.transpose {
 				t.Errorf("%+v: launches %v, transpose %t, want %t", tc, names, got, tc.transpose)
@@ -330,6 +342,8 @@ func TestMatMulBF16(t *testing.T) {
 		{70000, 100, 48, false, false, 500},    // several 64-wide tiles per persistent block
 		{1000, 512, 512, false, false, 2000},   // K = 512, four 128-wide tiles
 		{16, 16, 8, false, false, 0},
+		{136, 3000, 200, true, false, 0},  // tn cut in m and n (GEMMBF16WG's tn kernel: halves of 64 columns)
+		{200, 72, 136, false, false, 0},   // nn, k of one partial k-step, m and n cut
 		{3000, 200, 40, false, true, 300}, // nt, 64 wide, k = 200: B resident under GEMMBF16PipeRes
 		{2000, 100, 47, false, false, 0},  // nn, B 47 wide: the pipelined kernels read a padded copy
 		{300, 64, 131, false, false, 0},   // the same at the 128-wide tile

@@ -266,8 +266,10 @@ const (
 	// two warp groups, k-steps of 64 in the 128-byte swizzle) on GPUs of
 	// compute capability 9.0, for nt products and for nn products whose B
 	// (k x n, at most 4M values: a layer's weight) it first transposes,
-	// both with 16-byte aligned operands and K a multiple of 8, without
-	// split-K. Other products, and other GPUs, run GEMMBF16Auto's choice.
+	// both with 16-byte aligned operands and K a multiple of 8, and
+	// (sm90_gemm_bf16_wg_tn, the operands m- and n-contiguous) for tn
+	// products with m and n multiples of 8, K split over the blocks. Other
+	// products, and other GPUs, run GEMMBF16Auto's choice.
 	// Not yet run on a GPU (compiled by ptxas 12.9 for sm_90a only).
 	GEMMBF16WG GEMMBF16Kernel = "wg"
 )
