@@ -162,14 +162,7 @@ func TestMatMul(t *testing.T) {
 		{64, 9000, 48, true, false}, // split-K
 		{200, 33, 129, true, false},
 	} {
-		ar, ac := tc.m, tc.k
-		if tc.transA {
-			ar, ac = ac, ar
-		}
-		br, bc := tc.k, tc.n
-		if tc.transB {
-			br, bc = bc, br
-		}
+		ar, ac, br, bc := gemmCase{m: tc.m, k: tc.k, n: tc.n, transA: tc.transA, transB: tc.transB}.shapes()
 		a, b := randSlice(r, ar*ac), randSlice(r, br*bc)
 		want := make([]float64, tc.m*tc.n)
 		for i := 0; i < tc.m; i++ {
