@@ -392,6 +392,9 @@ func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, ld
 const (
 	wgBM, wgBN, wgBK = 128, 128, 64
 	wgShared         = 3*2*128*64*2 + 1024
+	// maxGridY is the most blocks a grid's y dimension may have: the wg
+	// kernels' tile rows (products up to 8.4M rows).
+	maxGridY = 65535
 )
 
 // hasWG reports whether d is a GPU of compute capability 9.0, whose
@@ -404,11 +407,11 @@ func (d *Device) hasWG() bool { return strings.Contains(d.desc, "(sm_90,") }
 // padBMax values) gemmBF16 transposes first (transB in the launch), K a
 // multiple of 8; sm90_gemm_bf16_wg_tn for a tn product with m and n
 // multiples of 8, K split over enough blocks to fill two an SM (atomic);
-// else false.
+// else false (and for more than maxGridY tile rows).
 func (d *Device) gemmBF16ChooseWG(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) (gemmBF16Launch, bool) {
 	grid := [3]int{(n + wgBN - 1) / wgBN, (m + wgBM - 1) / wgBM, 1}
 	switch {
-	case !d.hasWG() || k == 0 || pa%16 != 0 || pb%16 != 0 || transA && transB:
+	case !d.hasWG() || k == 0 || pa%16 != 0 || pb%16 != 0 || transA && transB || grid[1] > maxGridY:
 		return gemmBF16Launch{}, false
 	case transA:
 		if m%8 != 0 || n%8 != 0 || lda != m || ldb != n {

@@ -63,7 +63,7 @@ func TestSM90aPTXFresh(t *testing.T) {
 // multiples of 8, K split over the grid's z) with the grid, block and
 // shared memory the kernels take and as many arguments as their PTX
 // entries, and when it runs GEMMBF16Auto's choice instead (tn with m of
-// 300, K of 100, an sm_80 GPU).
+// 300, K of 100, an sm_80 GPU, more tile rows than a grid's y holds).
 func TestGEMMBF16WGChoice(t *testing.T) {
 	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
 	tune.GEMMBF16 = tune.GEMMBF16WG
@@ -81,6 +81,7 @@ func TestGEMMBF16WGChoice(t *testing.T) {
 		{"record (sm_90, no GPU)", 300, 40, 1000, true, false, false, false, ""},
 		{"record (sm_90, no GPU)", 1000, 200, 100, false, true, false, false, ""},
 		{"record (sm_80, no GPU)", 1000, 200, 64, false, true, false, false, ""},
+		{"record (sm_90, no GPU)", 65536 * 128, 8, 64, false, true, false, false, ""}, // more tile rows than a grid's y holds
 	} {
 		d, drv := openRecorder(t)
 		d.desc = tc.desc
