@@ -423,6 +423,13 @@ func main() {
 	tune.GATv2EdgeAuto, variantDefaults.auto = *edgeAuto, *edgeAuto
 	nn.ActOutInAttention = *actOut
 	log.SetFlags(0)
+	if *bf16GEMMAll != "" {
+		k := tune.GEMMBF16Kernel(*bf16GEMMAll)
+		if !slices.Contains(bf16GEMMKinds, k) {
+			log.Fatalf("gnnbench: -bf16-gemm-all %q: not one of %v", k, bf16GEMMKinds)
+		}
+		tune.GEMMBF16 = k
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
