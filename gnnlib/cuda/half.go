@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"strings"
 	"unsafe"
 
 	"github.com/gnnlab/gnnlab/gnnlib/cuda/internal/tune"
@@ -398,8 +397,8 @@ const (
 )
 
 // hasWG reports whether d is a GPU of compute capability 9.0, whose
-// driver loads sm90a.ptx (the description, as hasBF16 reads it).
-func (d *Device) hasWG() bool { return strings.Contains(d.desc, "(sm_90,") }
+// driver loads sm90a.ptx.
+func (d *Device) hasWG() bool { return d.computeCapability() == 90 }
 
 // gemmBF16ChooseWG is GEMMBF16WG's choice on a GPU of compute capability
 // 9.0, for operands 16-byte aligned in rows of exactly their width:

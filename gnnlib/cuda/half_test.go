@@ -466,7 +466,7 @@ func bf16TestKernels() []tune.GEMMBF16Kernel {
 		}
 		return ks
 	}
-	return []tune.GEMMBF16Kernel{tune.GEMMBF16Auto, tune.GEMMBF16Big, tune.GEMMBF16BigStream, tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes, tune.GEMMBF16Reg, tune.GEMMBF16WG}
+	return tune.GEMMBF16Kernels
 }
 
 // TestSpMMBF16 checks the bfloat16 SpMM and its transpose, both mappings (widths multiple

@@ -28,21 +28,25 @@ func (t *BF16Tensor) Backend() tensor.Backend { return t.buf.dev.be }
 // DType returns tensor.BFloat16.
 func (t *BF16Tensor) DType() tensor.DType { return tensor.BFloat16 }
 
-// hasBF16 reports whether d has bfloat16 tensor cores (compute
-// capability 8.0 or later), from its description "… (sm_90, …)".
-func (d *Device) hasBF16() bool {
+// computeCapability is d's compute capability as its description
+// "… (sm_90, …)" names it (90), or 0 where it names none.
+func (d *Device) computeCapability() int {
 	i := strings.Index(d.desc, "(sm_")
 	if i < 0 {
-		return false
+		return 0
 	}
 	s := d.desc[i+4:]
 	j := 0
 	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
 		j++
 	}
-	cc, err := strconv.Atoi(s[:j])
-	return err == nil && cc >= 80
+	cc, _ := strconv.Atoi(s[:j])
+	return cc
 }
+
+// hasBF16 reports whether d has bfloat16 tensor cores (compute
+// capability 8.0 or later).
+func (d *Device) hasBF16() bool { return d.computeCapability() >= 80 }
 
 // autocastBF16 reports whether the calling goroutine runs under
 // Autocast(BFloat16) on a device with bfloat16 kernels: the ops with

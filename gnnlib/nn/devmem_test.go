@@ -173,10 +173,10 @@ func measureEpoch(tb testing.TB, kind string, n int, fused bool) epochMemory {
 // epoch does). A GATv2 layer's fused backward reads x·W_src, x·W_dst,
 // its output (which can double as the activation) and one log-sum-exp per
 // node; the first layer, whose product nn.RecomputeGATv2Product makes
-// again, keeps only its output and log-sum-exps. The floor leaves out the backward pass's working set (an
-// upstream gradient and one or two of its products at a time), so no
-// epoch reaches it; it is what the tape would hold if it kept nothing
-// backward does not read.
+// again, keeps only its output and log-sum-exps. The floor leaves out
+// the backward pass's working set (an upstream gradient and one or two
+// of its products at a time), so no epoch reaches it; it is what the
+// tape would hold if it kept nothing backward does not read.
 func memFloor(kind string, g *graph.Graph, dims []int, ps []*tensor.Tensor) (params, resident, floor int64) {
 	n, e := int64(g.NumNodes()), int64(g.NumEdges())
 	for _, p := range ps {

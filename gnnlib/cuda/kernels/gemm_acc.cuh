@@ -80,3 +80,55 @@ __device__ __forceinline__ void quad_transpose(unsigned* p, int t) {
 #pragma unroll
 	for (int q = 0; q < 4; q++) p[q] = sel4(v, q ^ t);
 }
+
+// gemm_quad_store stores a lane's share of four n8 blocks of C's row r
+// (v(j, e): its column e, 0 or 1, of block j), which the quad transposes
+// (quad_transpose) so that lane t writes block t's 8 columns, the first
+// c: 16 bytes of bfloat16 (outBF16) or 32 of float32 where vec and the
+// row holds all 8, else element by element; with atomic (float32) it
+// adds them. Rows r >= m write nothing. Every lane of the warp calls it.
+template <typename V>
+__device__ __forceinline__ void gemm_quad_store(void* __restrict__ C, int m, int n, int r, int c, int t, int outBF16,
+                                                int atomic, bool vec, V v) {
+	const long long o = (long long)r * n + c;
+	if (outBF16) {
+		unsigned p[4];
+#pragma unroll
+		for (int j = 0; j < 4; j++) p[j] = (unsigned)f32_bf16_bits(v(j, 0)) | ((unsigned)f32_bf16_bits(v(j, 1)) << 16);
+		quad_transpose(p, t);
+		if (r < m) {
+			unsigned short* y = reinterpret_cast<unsigned short*>(C) + o;
+			if (vec && c + 8 <= n) {
+				*reinterpret_cast<uint4*>(y) = make_uint4(p[0], p[1], p[2], p[3]);
+			} else {
+#pragma unroll
+				for (int e = 0; e < 8; e++)
+					if (c + e < n) y[e] = (unsigned short)(p[e >> 1] >> ((e & 1) * 16));
+			}
+		}
+	} else {
+		unsigned lo[4], hi[4];
+#pragma unroll
+		for (int j = 0; j < 4; j++) {
+			lo[j] = __float_as_uint(v(j, 0));
+			hi[j] = __float_as_uint(v(j, 1));
+		}
+		quad_transpose(lo, t);
+		quad_transpose(hi, t);
+		if (r < m) {
+			float* y = reinterpret_cast<float*>(C) + o;
+			if (atomic) {
+#pragma unroll
+				for (int e = 0; e < 8; e++)
+					if (c + e < n) atomicAdd(y + e, __uint_as_float((e & 1) ? hi[e >> 1] : lo[e >> 1]));
+			} else if (vec && c + 8 <= n) {
+				st4(y, make_float4(__uint_as_float(lo[0]), __uint_as_float(hi[0]), __uint_as_float(lo[1]), __uint_as_float(hi[1])));
+				st4(y + 4, make_float4(__uint_as_float(lo[2]), __uint_as_float(hi[2]), __uint_as_float(lo[3]), __uint_as_float(hi[3])));
+			} else {
+#pragma unroll
+				for (int e = 0; e < 8; e++)
+					if (c + e < n) y[e] = __uint_as_float((e & 1) ? hi[e >> 1] : lo[e >> 1]);
+			}
+		}
+	}
+}

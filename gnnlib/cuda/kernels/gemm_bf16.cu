@@ -467,50 +467,8 @@ __device__ __forceinline__ void gemm_bf16p(unsigned short* __restrict__ sm, cons
 #pragma unroll
 				for (int h = 0; h < 2; h++) {
 					const int r = m0 + wm + i * 16 + g + h * 8;
-					const long long o = (long long)r * n + c;
-					if (outBF16) {
-						unsigned p[4];
-#pragma unroll
-						for (int j = 0; j < 4; j++)
-							p[j] = (unsigned)f32_bf16_bits(acc[i][jg + j][2 * h]) | ((unsigned)f32_bf16_bits(acc[i][jg + j][2 * h + 1]) << 16);
-						quad_transpose(p, t);
-						if (r < m) {
-							unsigned short* y = reinterpret_cast<unsigned short*>(C) + o;
-							if (vecC && c + 8 <= n) {
-								*reinterpret_cast<uint4*>(y) = make_uint4(p[0], p[1], p[2], p[3]);
-							} else {
-#pragma unroll
-								for (int e = 0; e < 8; e++)
-									if (c + e < n) y[e] = (unsigned short)(p[e >> 1] >> ((e & 1) * 16));
-							}
-						}
-					} else {
-						unsigned lo[4], hi[4];
-#pragma unroll
-						for (int j = 0; j < 4; j++) {
-							lo[j] = __float_as_uint(acc[i][jg + j][2 * h]);
-							hi[j] = __float_as_uint(acc[i][jg + j][2 * h + 1]);
-						}
-						quad_transpose(lo, t);
-						quad_transpose(hi, t);
-						if (r < m) {
-							float* y = reinterpret_cast<float*>(C) + o;
-							if (atomic) {
-#pragma unroll
-								for (int e = 0; e < 8; e++)
-									if (c + e < n) atomicAdd(y + e, __uint_as_float((e & 1) ? hi[e >> 1] : lo[e >> 1]));
-							} else if (vecC && c + 8 <= n) {
-								st4(y, make_float4(__uint_as_float(lo[0]), __uint_as_float(hi[0]), __uint_as_float(lo[1]),
-								                   __uint_as_float(hi[1])));
-								st4(y + 4, make_float4(__uint_as_float(lo[2]), __uint_as_float(hi[2]), __uint_as_float(lo[3]),
-								                       __uint_as_float(hi[3])));
-							} else {
-#pragma unroll
-								for (int e = 0; e < 8; e++)
-									if (c + e < n) y[e] = __uint_as_float((e & 1) ? hi[e >> 1] : lo[e >> 1]);
-							}
-						}
-					}
+					gemm_quad_store(C, m, n, r, c, t, outBF16, atomic, vecC,
+					                [&](int j, int e) { return acc[i][jg + j][2 * h + e]; });
 				}
 			}
 		}

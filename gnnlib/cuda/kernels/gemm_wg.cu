@@ -27,18 +27,13 @@
 //   columns a lane (gemm_acc.cuh's quad_transpose) for 16-byte stores.
 // ---------------------------------------------------------------------------
 
+#include "cpasync.cuh"
 #include "gemm_acc.cuh"
 
 #define WG_BM 128
 #define WG_BN 128
 #define WG_BK 64
 #define WG_STAGES 3
-
-__device__ __forceinline__ unsigned wg_smem(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
-
-__device__ __forceinline__ void wg_cp16(unsigned dst, const void* src, bool ok) {
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
-}
 
 // wg_desc is the wgmma shared-memory matrix descriptor of an operand
 // tile in the 128-byte swizzle at addr: lbo and sbo, the leading and
@@ -70,7 +65,7 @@ __device__ __forceinline__ void wg_tile_load(unsigned s, const unsigned short* _
 		const int c = threadIdx.x + i * 256, r = c >> 3, kc = c & 7;
 		const bool ok = r0 + r < lim && k0 + kc * 8 < k;
 		const unsigned short* p = ok ? g + (long long)(r0 + r) * ld + k0 + kc * 8 : g;
-		wg_cp16(s + r * 128 + ((kc ^ (r & 7)) << 4), p, ok);
+		cp_async<8>(s + r * 128 + ((kc ^ (r & 7)) << 4), p, ok);
 	}
 }
 
@@ -87,7 +82,7 @@ __device__ __forceinline__ void wg_tile_load_mn(unsigned s, const unsigned short
 		const int col = c0 + h * 64 + c * 8;
 		const bool ok = col < lim && k0 + r < kend;
 		const unsigned short* p = ok ? g + (long long)(k0 + r) * ld + col : g;
-		wg_cp16(s + h * 8192 + r * 128 + ((c ^ (r & 7)) << 4), p, ok);
+		cp_async<8>(s + h * 8192 + r * 128 + ((c ^ (r & 7)) << 4), p, ok);
 	}
 }
 
@@ -99,7 +94,7 @@ template <bool TN>
 __device__ __forceinline__ void wg_gemm(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B,
                                         void* __restrict__ C, int m, int n, int k, int chunk, int outBF16) {
 	extern __shared__ unsigned char wg_dyn[];
-	const unsigned base = (wg_smem(wg_dyn) + 1023) & ~1023u;
+	const unsigned base = (smem_u32(wg_dyn) + 1023) & ~1023u;
 	constexpr unsigned TILE = WG_BM * WG_BK * 2, STAGE = 2 * TILE;
 	// Descriptor offsets and the step between k16 slices: 32 bytes along a
 	// k-contiguous row; two groups of 8 k-rows (2048 bytes) in the
@@ -125,15 +120,15 @@ __device__ __forceinline__ void wg_gemm(const unsigned short* __restrict__ A, co
 #pragma unroll
 	for (int s = 0; s < WG_STAGES - 1; s++) {
 		if (s < kt) load(base + s * STAGE, s);
-		asm volatile("cp.async.commit_group;\n" ::);
+		cp_async_commit();
 	}
 	for (int t = 0; t < kt; t++) {
-		asm volatile("cp.async.wait_group %0;\n" ::"n"(WG_STAGES - 2));
+		cp_async_wait<WG_STAGES - 2>();
 		asm volatile("fence.proxy.async.shared::cta;\n" ::);
 		__syncthreads();
 		const int nx = t + WG_STAGES - 1;
 		if (nx < kt) load(base + (nx % WG_STAGES) * STAGE, nx);
-		asm volatile("cp.async.commit_group;\n" ::);
+		cp_async_commit();
 		// The warp group's 64 rows of A: rows 64·wg.. of a k-contiguous
 		// tile, or its half wg of an m-contiguous one, both 8192 bytes on.
 		const unsigned sa = base + (t % WG_STAGES) * STAGE + wg * (TILE / 2), sb = base + (t % WG_STAGES) * STAGE + TILE;
@@ -144,7 +139,7 @@ __device__ __forceinline__ void wg_gemm(const unsigned short* __restrict__ A, co
 		asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 		asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 	}
-	asm volatile("cp.async.wait_group 0;\n" ::);
+	cp_async_wait<0>();
 	// D of m64n128: warp w of the group rows 16w + lane/4 (+8), n8 block j
 	// columns 8j + 2(lane%4) (+1): d[4j], d[4j+1], then row + 8: d[4j+2],
 	// d[4j+3].
@@ -167,55 +162,16 @@ __device__ __forceinline__ void wg_gemm(const unsigned short* __restrict__ A, co
 		}
 		return;
 	}
-	// Each quad transposes four blocks' pairs (quad_transpose), so that
-	// lane t holds 8 consecutive columns of block jg + t: one 16-byte
+	// Each quad transposes four blocks' pairs (gemm_quad_store), so that
+	// lane t stores 8 consecutive columns of block jg + t: one 16-byte
 	// store of bfloat16, two of float32.
 	const bool vec = (reinterpret_cast<unsigned long long>(C) & 15) == 0 && n % (outBF16 ? 8 : 4) == 0;
 #pragma unroll
-	for (int jg = 0; jg < 16; jg += 4) {
-		const int c = n0 + 8 * (jg + q);
+	for (int jg = 0; jg < 16; jg += 4)
 #pragma unroll
-		for (int h = 0; h < 2; h++) {
-			const int r = r0 + 8 * h;
-			if (outBF16) {
-				unsigned p[4];
-#pragma unroll
-				for (int j = 0; j < 4; j++)
-					p[j] = (unsigned)f32_bf16_bits(d[4 * (jg + j) + 2 * h]) | ((unsigned)f32_bf16_bits(d[4 * (jg + j) + 2 * h + 1]) << 16);
-				quad_transpose(p, q);
-				if (r >= m) continue;
-				unsigned short* y = reinterpret_cast<unsigned short*>(C) + (long long)r * n + c;
-				if (vec && c + 8 <= n) {
-					*reinterpret_cast<uint4*>(y) = make_uint4(p[0], p[1], p[2], p[3]);
-				} else {
-#pragma unroll
-					for (int e = 0; e < 8; e++)
-						if (c + e < n) y[e] = (unsigned short)(p[e >> 1] >> ((e & 1) * 16));
-				}
-			} else {
-				unsigned lo[4], hi[4];
-#pragma unroll
-				for (int j = 0; j < 4; j++) {
-					lo[j] = __float_as_uint(d[4 * (jg + j) + 2 * h]);
-					hi[j] = __float_as_uint(d[4 * (jg + j) + 2 * h + 1]);
-				}
-				quad_transpose(lo, q);
-				quad_transpose(hi, q);
-				if (r >= m) continue;
-				float* y = reinterpret_cast<float*>(C) + (long long)r * n + c;
-				if (vec && c + 8 <= n) {
-					*reinterpret_cast<float4*>(y) = make_float4(__uint_as_float(lo[0]), __uint_as_float(hi[0]),
-					                                            __uint_as_float(lo[1]), __uint_as_float(hi[1]));
-					*reinterpret_cast<float4*>(y + 4) = make_float4(__uint_as_float(lo[2]), __uint_as_float(hi[2]),
-					                                                __uint_as_float(lo[3]), __uint_as_float(hi[3]));
-				} else {
-#pragma unroll
-					for (int e = 0; e < 8; e++)
-						if (c + e < n) y[e] = __uint_as_float((e & 1) ? hi[e >> 1] : lo[e >> 1]);
-				}
-			}
-		}
-	}
+		for (int h = 0; h < 2; h++)
+			gemm_quad_store(C, m, n, r0 + 8 * h, n0 + 8 * (jg + q), q, outBF16, 0, vec,
+			                [&](int j, int e) { return d[4 * (jg + j) + 2 * h + e]; });
 }
 
 extern "C" __global__ void __launch_bounds__(256, 2) sm90_gemm_bf16_wg_nt(const unsigned short* __restrict__ A,

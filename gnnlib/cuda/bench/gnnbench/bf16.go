@@ -46,13 +46,9 @@ func pctRoof(desc string, flop, bytes, ms float64) string {
 // bf16Kerns lists the tensor-core GEMM kernels (tune.GEMMBF16Kernel) the
 // bf16 part times side by side on the same operands.
 // bf16GEMMAll sets tune.GEMMBF16 for the whole run (the layers' and
-// epochs' bfloat16 products), one of bf16GEMMKinds; the bf16 part's
-// -bf16-gemm list still sets its own.
+// epochs' bfloat16 products), one of tune.GEMMBF16Kernels; the bf16
+// part's -bf16-gemm list still sets its own.
 var bf16GEMMAll = flag.String("bf16-gemm-all", "", "the tensor-core GEMM kernel (tune.GEMMBF16) of every part's bfloat16 products, one of auto, pipe, pipesw, piperes, big, bigs, reg, wg (empty: the default)")
-
-// bf16GEMMKinds are the values of tune.GEMMBF16Kernel.
-var bf16GEMMKinds = []tune.GEMMBF16Kernel{tune.GEMMBF16Auto, tune.GEMMBF16Pipe, tune.GEMMBF16PipeSW, tune.GEMMBF16PipeRes,
-	tune.GEMMBF16Big, tune.GEMMBF16BigStream, tune.GEMMBF16Reg, tune.GEMMBF16WG}
 
 var bf16Kerns = flag.String("bf16-gemm", "auto,pipe,big", "comma-separated tensor-core GEMM kernels of the bf16 part (auto, pipe, pipesw, piperes, big, bigs, reg, wg); each shape's gemm-bf16-ab line compares the others with the first")
 

@@ -425,8 +425,8 @@ func main() {
 	log.SetFlags(0)
 	if *bf16GEMMAll != "" {
 		k := tune.GEMMBF16Kernel(*bf16GEMMAll)
-		if !slices.Contains(bf16GEMMKinds, k) {
-			log.Fatalf("gnnbench: -bf16-gemm-all %q: not one of %v", k, bf16GEMMKinds)
+		if !slices.Contains(tune.GEMMBF16Kernels, k) {
+			log.Fatalf("gnnbench: -bf16-gemm-all %q: not one of %v", k, tune.GEMMBF16Kernels)
 		}
 		tune.GEMMBF16 = k
 	}

@@ -274,6 +274,10 @@ const (
 	GEMMBF16WG GEMMBF16Kernel = "wg"
 )
 
+// GEMMBF16Kernels lists every GEMMBF16Kernel value.
+var GEMMBF16Kernels = []GEMMBF16Kernel{GEMMBF16Auto, GEMMBF16Big, GEMMBF16BigStream, GEMMBF16Pipe, GEMMBF16PipeSW,
+	GEMMBF16PipeRes, GEMMBF16Reg, GEMMBF16WG}
+
 // GEMMBF16 is the tensor-core kernel MatMulBF16 launches. Set it before
 // work is queued, not concurrently with MatMulBF16 calls.
 //
