@@ -438,8 +438,20 @@ func matMulBF16Case(t *testing.T, d *Device, r *rand.Rand, tc gemmCase) {
 						outTol = u * math.Abs(p.exact)
 					}
 					if e := math.Abs(float64(c) - p.exact); !(e <= sumTol+outTol) {
-						t.Errorf("MatMulBF16 [%s] (%dx%dx%d T=%v,%v out bf16 %v)[%d,%d] = %v, exact product of the bf16 operands %v (error %.3g > %.3g)",
-							kern, tc.m, tc.k, tc.n, tc.transA, tc.transB, out16, p.i, p.j, c, p.exact, e, sumTol+outTol)
+						// How many points are wrong, and whose exact value the
+						// first one holds if another's: a layout bug's signature.
+						wrong, from := 0, "no checked element's"
+						for _, o := range pts {
+							co := float64(got[o.i*tc.n+o.j])
+							if math.Abs(co-o.exact) > 1e-2*(o.s+1e-30) {
+								wrong++
+							}
+							if o != p && math.Abs(float64(c)-o.exact) <= 1e-3*(o.s+1e-30) && from == "no checked element's" {
+								from = fmt.Sprintf("[%d,%d]'s", o.i, o.j)
+							}
+						}
+						t.Errorf("MatMulBF16 [%s] (%dx%dx%d T=%v,%v out bf16 %v)[%d,%d] = %v, exact product of the bf16 operands %v (error %.3g > %.3g); %d of %d checked elements wrong by more than 1 %% of Σ|a||b|; the value is %s exact product",
+							kern, tc.m, tc.k, tc.n, tc.transA, tc.transB, out16, p.i, p.j, c, p.exact, e, sumTol+outTol, wrong, len(pts), from)
 						break
 					}
 					if e := math.Abs(float64(c) - p.fp32); !(e <= (2*u+u*u)*p.s+sumTol+outTol*1.01) {
