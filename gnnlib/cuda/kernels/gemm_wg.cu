@@ -6,6 +6,7 @@
 // sm90_gemm_bf16_wg_nt: C = A·Bᵀ with A m×k and B n×k, both k-contiguous,
 // float32 sums, C float32 or bfloat16 (m×n, ldc = n). k a multiple of 8
 // and both operands 16-byte aligned (each cp.async copies 16 bytes).
+// sm90_gemm_bf16_wg_ntp: the same on a persistent grid (tune.GEMMBF16WGP).
 // sm90_gemm_bf16_wg_tn: C += Aᵀ·B with A k×m and B k×n (m- and
 // n-contiguous: the operands' transpose flags, their tiles in 64-wide
 // halves of 64 k-rows), m and n multiples of 8, k split over blockIdx.z
@@ -34,6 +35,10 @@
 #define WG_BN 128
 #define WG_BK 64
 #define WG_STAGES 3
+
+// wg_dyn is the kernels' dynamic shared memory: the stages, from its
+// first 1024-byte boundary.
+extern __shared__ unsigned char wg_dyn[];
 
 // wg_desc is the wgmma shared-memory matrix descriptor of an operand
 // tile in the 128-byte swizzle at addr: lbo and sbo, the leading and
@@ -86,6 +91,26 @@ __device__ __forceinline__ void wg_tile_load_mn(unsigned s, const unsigned short
 	}
 }
 
+// wg_store_nt stores a block's 128 x 128 tile of an nt product at (m0,
+// n0) from its threads' accumulators: each quad transposes four n8
+// blocks' pairs (gemm_quad_store), so that lane t stores 8 consecutive
+// columns of block jg + t: one 16-byte store of bfloat16, two of float32.
+// The m64n128 D fragment: warp w of a group rows 16w + lane/4 (+8), n8
+// block j columns 8j + 2(lane%4) (+1): d[4j], d[4j+1], then row + 8:
+// d[4j+2], d[4j+3].
+__device__ __forceinline__ void wg_store_nt(void* __restrict__ C, int m, int n, int m0, int n0, const float (&d)[64],
+                                            int outBF16) {
+	const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, q = lane & 3;
+	const int r0 = m0 + (threadIdx.x >> 7) * 64 + w * 16 + (lane >> 2);
+	const bool vec = (reinterpret_cast<unsigned long long>(C) & 15) == 0 && n % (outBF16 ? 8 : 4) == 0;
+#pragma unroll
+	for (int jg = 0; jg < 16; jg += 4)
+#pragma unroll
+		for (int h = 0; h < 2; h++)
+			gemm_quad_store(C, m, n, r0 + 8 * h, n0 + 8 * (jg + q), q, outBF16, 0, vec,
+			                [&](int j, int e) { return d[4 * (jg + j) + 2 * h + e]; });
+}
+
 // wg_gemm is the kernels' body: C's tile (blockIdx.y, blockIdx.x) of
 // A·Bᵀ (TN false: A m×k, B n×k, k-contiguous) or Aᵀ·B (TN: A k×m, B k×n,
 // m- and n-contiguous, each block the k-rows [blockIdx.z·chunk, +chunk)
@@ -93,7 +118,6 @@ __device__ __forceinline__ void wg_tile_load_mn(unsigned s, const unsigned short
 template <bool TN>
 __device__ __forceinline__ void wg_gemm(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B,
                                         void* __restrict__ C, int m, int n, int k, int chunk, int outBF16) {
-	extern __shared__ unsigned char wg_dyn[];
 	const unsigned base = (smem_u32(wg_dyn) + 1023) & ~1023u;
 	constexpr unsigned TILE = WG_BM * WG_BK * 2, STAGE = 2 * TILE;
 	// Descriptor offsets and the step between k16 slices: 32 bytes along a
@@ -140,12 +164,10 @@ __device__ __forceinline__ void wg_gemm(const unsigned short* __restrict__ A, co
 		asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 	}
 	cp_async_wait<0>();
-	// D of m64n128: warp w of the group rows 16w + lane/4 (+8), n8 block j
-	// columns 8j + 2(lane%4) (+1): d[4j], d[4j+1], then row + 8: d[4j+2],
-	// d[4j+3].
-	const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, q = lane & 3;
-	const int r0 = m0 + wg * 64 + w * 16 + (lane >> 2);
 	if (TN) {
+		// The m64n128 fragment as wg_store_nt reads it.
+		const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, q = lane & 3;
+		const int r0 = m0 + wg * 64 + w * 16 + (lane >> 2);
 		// A split sum: every value added into C (float32, zeroed first).
 		if (kt == 0) return;
 		float* y = reinterpret_cast<float*>(C);
@@ -162,16 +184,7 @@ __device__ __forceinline__ void wg_gemm(const unsigned short* __restrict__ A, co
 		}
 		return;
 	}
-	// Each quad transposes four blocks' pairs (gemm_quad_store), so that
-	// lane t stores 8 consecutive columns of block jg + t: one 16-byte
-	// store of bfloat16, two of float32.
-	const bool vec = (reinterpret_cast<unsigned long long>(C) & 15) == 0 && n % (outBF16 ? 8 : 4) == 0;
-#pragma unroll
-	for (int jg = 0; jg < 16; jg += 4)
-#pragma unroll
-		for (int h = 0; h < 2; h++)
-			gemm_quad_store(C, m, n, r0 + 8 * h, n0 + 8 * (jg + q), q, outBF16, 0, vec,
-			                [&](int j, int e) { return d[4 * (jg + j) + 2 * h + e]; });
+	wg_store_nt(C, m, n, m0, n0, d, outBF16);
 }
 
 extern "C" __global__ void __launch_bounds__(256, 2) sm90_gemm_bf16_wg_nt(const unsigned short* __restrict__ A,
@@ -179,6 +192,61 @@ extern "C" __global__ void __launch_bounds__(256, 2) sm90_gemm_bf16_wg_nt(const 
                                                                           void* __restrict__ C, int m, int n, int k,
                                                                           int outBF16) {
 	wg_gemm<false>(A, B, C, m, n, k, 0, outBF16);
+}
+
+// sm90_gemm_bf16_wg_ntp is sm90_gemm_bf16_wg_nt on a persistent grid
+// (tune.GEMMBF16WGP): block b takes tiles b, b + G, b + 2G, ... (G =
+// gridDim.x, two blocks an SM), tile i at tile row i / tilesN and column
+// i mod tilesN, so that the blocks in flight share their rows of A in L2.
+// A block's k-steps over all its tiles are one stream: the copies for
+// step s + WG_STAGES - 1 are issued before step s's MMAs, also across a
+// tile's end, so that a tile's stores overlap the next tile's first
+// loads (a product with K of 128, two k-steps a tile, otherwise waits
+// for its loads once a tile).
+extern "C" __global__ void __launch_bounds__(256, 2) sm90_gemm_bf16_wg_ntp(const unsigned short* __restrict__ A,
+                                                                           const unsigned short* __restrict__ B,
+                                                                           void* __restrict__ C, int m, int n, int k,
+                                                                           int outBF16) {
+	const unsigned base = (smem_u32(wg_dyn) + 1023) & ~1023u;
+	constexpr unsigned TILE = WG_BM * WG_BK * 2, STAGE = 2 * TILE;
+	const int tilesN = (n + WG_BN - 1) / WG_BN, tiles = ((m + WG_BM - 1) / WG_BM) * tilesN;
+	const int kt = (k + WG_BK - 1) / WG_BK, G = gridDim.x, b = blockIdx.x;
+	const int steps = (b < tiles ? (tiles - 1 - b) / G + 1 : 0) * kt;
+	const int wg = threadIdx.x >> 7;
+	auto load = [&](unsigned s, int step) {
+		const int tile = b + step / kt * G, k0 = step % kt * WG_BK;
+		wg_tile_load(s, A, k, tile / tilesN * WG_BM, m, k0, k);
+		wg_tile_load(s + TILE, B, k, tile % tilesN * WG_BN, n, k0, k);
+	};
+	float d[64];
+#pragma unroll
+	for (int i = 0; i < 64; i++) d[i] = 0.f;
+#pragma unroll
+	for (int s = 0; s < WG_STAGES - 1; s++) {
+		if (s < steps) load(base + s * STAGE, s);
+		cp_async_commit();
+	}
+	for (int t = 0; t < steps; t++) {
+		cp_async_wait<WG_STAGES - 2>();
+		asm volatile("fence.proxy.async.shared::cta;\n" ::);
+		__syncthreads();
+		const int nx = t + WG_STAGES - 1;
+		if (nx < steps) load(base + (nx % WG_STAGES) * STAGE, nx);
+		cp_async_commit();
+		const int ks = t % kt;
+		const unsigned sa = base + (t % WG_STAGES) * STAGE + wg * (TILE / 2), sb = base + (t % WG_STAGES) * STAGE + TILE;
+		asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+		for (int kk = 0; kk < WG_BK / 16; kk++)
+			wg_mma<0, 0>(d, wg_desc(sa + kk * 32, 16, 1024), wg_desc(sb + kk * 32, 16, 1024), ks > 0 || kk > 0);
+		asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+		asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+		if (ks == kt - 1) {
+			const int tile = b + t / kt * G;
+			wg_store_nt(C, m, n, tile / tilesN * WG_BM, tile % tilesN * WG_BN, d, outBF16);
+		}
+	}
+	cp_async_wait<0>();
 }
 
 // sm90_gemm_bf16_wg_tn: C += Aᵀ·B over k-rows [z·chunk, +chunk), A k×m and

@@ -272,11 +272,16 @@ const (
 	// products, and other GPUs, run GEMMBF16Auto's choice.
 	// Not yet run on a GPU (compiled by ptxas 12.9 for sm_90a only).
 	GEMMBF16WG GEMMBF16Kernel = "wg"
+	// GEMMBF16WGP is GEMMBF16WG with its nt (and nn) products on a
+	// persistent grid (sm90_gemm_bf16_wg_ntp: two blocks an SM, each
+	// walking its tiles with the next tile's loads in flight during a
+	// tile's stores). Not yet run on a GPU.
+	GEMMBF16WGP GEMMBF16Kernel = "wgp"
 )
 
 // GEMMBF16Kernels lists every GEMMBF16Kernel value.
 var GEMMBF16Kernels = []GEMMBF16Kernel{GEMMBF16Auto, GEMMBF16Big, GEMMBF16BigStream, GEMMBF16Pipe, GEMMBF16PipeSW,
-	GEMMBF16PipeRes, GEMMBF16Reg, GEMMBF16WG}
+	GEMMBF16PipeRes, GEMMBF16Reg, GEMMBF16WG, GEMMBF16WGP}
 
 // GEMMBF16 is the tensor-core kernel MatMulBF16 launches. Set it before
 // work is queued, not concurrently with MatMulBF16 calls.
