@@ -330,11 +330,20 @@ func cpWidth(ld int, ptr uintptr) int {
 func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) gemmBF16Launch {
 	form := gemmForm(transA, transB)
 	kind := tune.GEMMBF16
-	if kind == tune.GEMMBF16WG || kind == tune.GEMMBF16WGP {
-		if p, ok := d.gemmBF16ChooseWG(m, n, k, transA, transB, pa, lda, pb, ldb, kind == tune.GEMMBF16WGP); ok {
+	if kind == tune.GEMMBF16WG {
+		if p, ok := d.gemmBF16ChooseWG(m, n, k, transA, transB, pa, lda, pb, ldb); ok {
 			return p
 		}
 		kind = tune.GEMMBF16Auto
+	}
+	if kind == tune.GEMMBF16Auto && d.hasWG() && (transA || n%8 == 0) {
+		// The wgmma kernels where they take the product (an H100,
+		// 2026-12-08: 1.08-1.60x the kernels below at the GNN layers'
+		// shapes; an nn or nt product with n not a multiple of 8, the
+		// products-sized classifier's 47, ran 0.92x with a float32 output).
+		if p, ok := d.gemmBF16ChooseWG(m, n, k, transA, transB, pa, lda, pb, ldb); ok {
+			return p
+		}
 	}
 	if kind == tune.GEMMBF16Auto {
 		kind = tune.GEMMBF16Pipe
@@ -392,7 +401,8 @@ const (
 	wgBM, wgBN, wgBK = 128, 128, 64
 	wgShared         = 3*2*128*64*2 + 1024
 	// wgBlocksSM is the blocks an SM holds (their __launch_bounds__, and
-	// two wgShared fit the H100's 228 KB): sm90_gemm_bf16_wg_ntp's grid.
+	// two wgShared fit the H100's 228 KB), which the tn kernel's K split
+	// fills.
 	wgBlocksSM = 2
 	// maxGridY is the most blocks a grid's y dimension may have: the wg
 	// kernels' tile rows (products up to 8.4M rows).
@@ -407,11 +417,10 @@ func (d *Device) hasWG() bool { return d.computeCapability() == 90 }
 // 9.0, for operands 16-byte aligned in rows of exactly their width:
 // sm90_gemm_bf16_wg_nt for an nt product, or an nn one whose B (at most
 // padBMax values) gemmBF16 transposes first (transB in the launch), K a
-// multiple of 8 — with persist, sm90_gemm_bf16_wg_ntp on a grid of at
-// most two blocks an SM; sm90_gemm_bf16_wg_tn for a tn product with m and n
+// multiple of 8; sm90_gemm_bf16_wg_tn for a tn product with m and n
 // multiples of 8, K split over enough blocks to fill two an SM (atomic);
 // else false (and for more than maxGridY tile rows).
-func (d *Device) gemmBF16ChooseWG(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int, persist bool) (gemmBF16Launch, bool) {
+func (d *Device) gemmBF16ChooseWG(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) (gemmBF16Launch, bool) {
 	grid := [3]int{(n + wgBN - 1) / wgBN, (m + wgBM - 1) / wgBM, 1}
 	switch {
 	case !d.hasWG() || k == 0 || pa%16 != 0 || pb%16 != 0 || transA && transB || grid[1] > maxGridY:
@@ -431,11 +440,6 @@ func (d *Device) gemmBF16ChooseWG(m, n, k int, transA, transB bool, pa uintptr, 
 		return gemmBF16Launch{}, false
 	case transB && ldb != k:
 		return gemmBF16Launch{}, false
-	}
-	if persist {
-		tiles := grid[0] * grid[1]
-		return gemmBF16Launch{kernel: "sm90_gemm_bf16_wg_ntp", wg: true, transB: !transB, grid: [3]int{min(tiles, wgBlocksSM*d.nsm), 1, 1},
-			split: 1, shared: wgShared}, true
 	}
 	return gemmBF16Launch{kernel: "sm90_gemm_bf16_wg_nt", wg: true, transB: !transB, grid: grid, split: 1, shared: wgShared}, true
 }

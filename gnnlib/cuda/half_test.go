@@ -64,17 +64,9 @@ func TestSM90aPTXFresh(t *testing.T) {
 // shared memory the kernels take and as many arguments as their PTX
 // entries, and when it runs GEMMBF16Auto's choice instead (tn with m of
 // 300, K of 100, an sm_80 GPU, more tile rows than a grid's y holds).
-// Under tune.GEMMBF16WGP the nt kernel is sm90_gemm_bf16_wg_ntp on a
-// persistent grid of at most two blocks an SM.
 func TestGEMMBF16WGChoice(t *testing.T) {
 	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
-	for _, kind := range []tune.GEMMBF16Kernel{tune.GEMMBF16WG, tune.GEMMBF16WGP} {
-		tune.GEMMBF16 = kind
-		t.Run(string(kind), func(t *testing.T) { testGEMMBF16WGChoice(t, kind == tune.GEMMBF16WGP) })
-	}
-}
-
-func testGEMMBF16WGChoice(t *testing.T, persist bool) {
+	tune.GEMMBF16 = tune.GEMMBF16WG
 	params := ptxParams()
 	for _, tc := range []struct {
 		desc           string
@@ -131,9 +123,6 @@ func testGEMMBF16WGChoice(t *testing.T, persist bool) {
 				}
 				if strings.HasPrefix(l.kernel, "sm90_gemm_bf16_wg_") {
 					g := [2]int{(tc.n + 127) / 128, (tc.m + 127) / 128}
-					if l.kernel == "sm90_gemm_bf16_wg_ntp" {
-						g = [2]int{min(g[0]*g[1], wgBlocksSM*d.nsm), 1}
-					}
 					if [2]int{l.grid[0], l.grid[1]} != g || l.block != [3]int{256, 1, 1} || l.shared != wgShared {
 						t.Errorf("%+v: %s grid %v block %v shared %d, want %v, 256 threads, %d", tc, l.kernel, l.grid, l.block, l.shared, g, wgShared)
 					}
@@ -146,12 +135,8 @@ func testGEMMBF16WGChoice(t *testing.T, persist bool) {
 			if got := slices.ContainsFunc(names, func(s string) bool { return strings.HasPrefix(s, "sm90_gemm_bf16_wg_") }); got != tc.wg {
 				t.Errorf("%+v: launches %v, wgmma kernel %t, want %t", tc, names, got, tc.wg)
 			}
-			kernel := tc.kernel
-			if persist && kernel == "sm90_gemm_bf16_wg_nt" {
-				kernel = "sm90_gemm_bf16_wg_ntp"
-			}
-			if tc.wg && !slices.Contains(names, kernel) {
-				t.Errorf("%+v: launches %v, want %s", tc, names, kernel)
+			if tc.wg && !slices.Contains(names, tc.kernel) {
+				t.Errorf("%+v: launches %v, want %s", tc, names, tc.kernel)
 			}
 			if got := slices.Contains(names, "sm90_transpose_bf16"); got != tc.transpose {
 				t.Errorf("%+v: launches %v, transpose %t, want %t", tc, names, got, tc.transpose)

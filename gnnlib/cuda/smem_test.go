@@ -144,24 +144,48 @@ func TestGEMMBF16BigLaunch(t *testing.T) {
 }
 
 // TestGEMMBF16AutoChoice checks tune.GEMMBF16Auto's choice on a device
-// with an H100's shared memory: the large-tile kernels for an inner
-// dimension of 256 or more, the pipelined kernel below.
+// with an H100's shared memory: on compute capability 8.x the large-tile
+// kernels for an inner dimension of 256 or more, the pipelined kernel
+// below; on 9.0 the wgmma kernels where they take the product (n a
+// multiple of 8 and K of 8, or a tn product), else the same.
 func TestGEMMBF16AutoChoice(t *testing.T) {
 	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
 	tune.GEMMBF16 = tune.GEMMBF16Auto
-	d, _ := openSmemRecorder(t, 232448)
-	d.smem = 232448
 	for _, c := range []struct {
-		k      int
-		kernel string
-	}{{100, "sm80_gemm_bf16p_nn_128"}, {128, "sm80_gemm_bf16p_nn_128"}, {248, "sm80_gemm_bf16p_nn_128"}, {256, "sm80_gemm_bf16dr_nn_256"}, {1024, "sm80_gemm_bf16d_nn_256"}} {
-		a, err := d.EmptyBF16(3000, c.k)
+		desc           string
+		n, k           int
+		transA, transB bool
+		kernel         string
+	}{
+		{"record (sm_80, no GPU)", 512, 100, false, false, "sm80_gemm_bf16p_nn_128"},
+		{"record (sm_80, no GPU)", 512, 128, false, false, "sm80_gemm_bf16p_nn_128"},
+		{"record (sm_80, no GPU)", 512, 248, false, false, "sm80_gemm_bf16p_nn_128"},
+		{"record (sm_80, no GPU)", 512, 256, false, false, "sm80_gemm_bf16dr_nn_256"},
+		{"record (sm_80, no GPU)", 512, 1024, false, false, "sm80_gemm_bf16d_nn_256"},
+		{"record (sm_90, no GPU)", 512, 100, false, false, "sm80_gemm_bf16p_nn_128"}, // K not a multiple of 8
+		{"record (sm_90, no GPU)", 512, 128, false, false, "sm90_gemm_bf16_wg_nt"},
+		{"record (sm_90, no GPU)", 512, 1024, false, false, "sm90_gemm_bf16_wg_nt"},
+		{"record (sm_90, no GPU)", 512, 256, false, true, "sm90_gemm_bf16_wg_nt"},
+		{"record (sm_90, no GPU)", 47, 256, false, false, "sm80_gemm_bf16dr_nn_64"}, // n not a multiple of 8
+		{"record (sm_90, no GPU)", 512, 3000, true, false, "sm90_gemm_bf16_wg_tn"},
+	} {
+		d, _ := openSmemRecorder(t, 232448)
+		d.desc, d.smem = c.desc, 232448
+		m := 3000
+		lda, ldb := c.k, c.n
+		if c.transA {
+			m, lda = 512, 512
+		}
+		if c.transB {
+			ldb = c.k
+		}
+		a, err := d.EmptyBF16(m, c.k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := d.gemmBF16Choose(3000, 512, c.k, false, false, a.ptr, c.k, a.ptr, 512)
+		p := d.gemmBF16Choose(m, c.n, c.k, c.transA, c.transB, a.ptr, lda, a.ptr, ldb)
 		if p.kernel != c.kernel {
-			t.Errorf("K %d: tune.GEMMBF16Auto chose %s, want %s", c.k, p.kernel, c.kernel)
+			t.Errorf("%s, %dx%dx%d %s: tune.GEMMBF16Auto chose %s, want %s", c.desc, m, c.k, c.n, gemmForm(c.transA, c.transB), p.kernel, c.kernel)
 		}
 		a.Free()
 	}

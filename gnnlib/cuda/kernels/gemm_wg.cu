@@ -1,12 +1,12 @@
 // ---------------------------------------------------------------------------
 // gemm_wg.cu: the bfloat16 GEMM on Hopper's warp-group MMA
 // (wgmma.mma_async, sm_90a only; tune.GEMMBF16WG), in sm90a.cu's module.
-// NOT YET RUN ON A GPU: compiled by ptxas 12.9 for sm_90a only.
+// tune.GEMMBF16Auto's choice on sm_90 where it takes the product; first
+// run on an H100 on 2026-12-08 (TestMatMulBF16 passed; BENCHMARKS.md).
 //
 // sm90_gemm_bf16_wg_nt: C = A·Bᵀ with A m×k and B n×k, both k-contiguous,
 // float32 sums, C float32 or bfloat16 (m×n, ldc = n). k a multiple of 8
 // and both operands 16-byte aligned (each cp.async copies 16 bytes).
-// sm90_gemm_bf16_wg_ntp: the same on a persistent grid (tune.GEMMBF16WGP).
 // sm90_gemm_bf16_wg_tn: C += Aᵀ·B with A k×m and B k×n (m- and
 // n-contiguous: the operands' transpose flags, their tiles in 64-wide
 // halves of 64 k-rows), m and n multiples of 8, k split over blockIdx.z
@@ -192,61 +192,6 @@ extern "C" __global__ void __launch_bounds__(256, 2) sm90_gemm_bf16_wg_nt(const 
                                                                           void* __restrict__ C, int m, int n, int k,
                                                                           int outBF16) {
 	wg_gemm<false>(A, B, C, m, n, k, 0, outBF16);
-}
-
-// sm90_gemm_bf16_wg_ntp is sm90_gemm_bf16_wg_nt on a persistent grid
-// (tune.GEMMBF16WGP): block b takes tiles b, b + G, b + 2G, ... (G =
-// gridDim.x, two blocks an SM), tile i at tile row i / tilesN and column
-// i mod tilesN, so that the blocks in flight share their rows of A in L2.
-// A block's k-steps over all its tiles are one stream: the copies for
-// step s + WG_STAGES - 1 are issued before step s's MMAs, also across a
-// tile's end, so that a tile's stores overlap the next tile's first
-// loads (a product with K of 128, two k-steps a tile, otherwise waits
-// for its loads once a tile).
-extern "C" __global__ void __launch_bounds__(256, 2) sm90_gemm_bf16_wg_ntp(const unsigned short* __restrict__ A,
-                                                                           const unsigned short* __restrict__ B,
-                                                                           void* __restrict__ C, int m, int n, int k,
-                                                                           int outBF16) {
-	const unsigned base = (smem_u32(wg_dyn) + 1023) & ~1023u;
-	constexpr unsigned TILE = WG_BM * WG_BK * 2, STAGE = 2 * TILE;
-	const int tilesN = (n + WG_BN - 1) / WG_BN, tiles = ((m + WG_BM - 1) / WG_BM) * tilesN;
-	const int kt = (k + WG_BK - 1) / WG_BK, G = gridDim.x, b = blockIdx.x;
-	const int steps = (b < tiles ? (tiles - 1 - b) / G + 1 : 0) * kt;
-	const int wg = threadIdx.x >> 7;
-	auto load = [&](unsigned s, int step) {
-		const int tile = b + step / kt * G, k0 = step % kt * WG_BK;
-		wg_tile_load(s, A, k, tile / tilesN * WG_BM, m, k0, k);
-		wg_tile_load(s + TILE, B, k, tile % tilesN * WG_BN, n, k0, k);
-	};
-	float d[64];
-#pragma unroll
-	for (int i = 0; i < 64; i++) d[i] = 0.f;
-#pragma unroll
-	for (int s = 0; s < WG_STAGES - 1; s++) {
-		if (s < steps) load(base + s * STAGE, s);
-		cp_async_commit();
-	}
-	for (int t = 0; t < steps; t++) {
-		cp_async_wait<WG_STAGES - 2>();
-		asm volatile("fence.proxy.async.shared::cta;\n" ::);
-		__syncthreads();
-		const int nx = t + WG_STAGES - 1;
-		if (nx < steps) load(base + (nx % WG_STAGES) * STAGE, nx);
-		cp_async_commit();
-		const int ks = t % kt;
-		const unsigned sa = base + (t % WG_STAGES) * STAGE + wg * (TILE / 2), sb = base + (t % WG_STAGES) * STAGE + TILE;
-		asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-		for (int kk = 0; kk < WG_BK / 16; kk++)
-			wg_mma<0, 0>(d, wg_desc(sa + kk * 32, 16, 1024), wg_desc(sb + kk * 32, 16, 1024), ks > 0 || kk > 0);
-		asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-		asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-		if (ks == kt - 1) {
-			const int tile = b + t / kt * G;
-			wg_store_nt(C, m, n, tile / tilesN * WG_BM, tile % tilesN * WG_BN, d, outBF16);
-		}
-	}
-	cp_async_wait<0>();
 }
 
 // sm90_gemm_bf16_wg_tn: C += Aᵀ·B over k-rows [z·chunk, +chunk), A k×m and

@@ -253,7 +253,13 @@ const (
 	// GEMMBF16BigStream is GEMMBF16Big with B always streamed
 	// (sm80_gemm_bf16d_*, never sm80_gemm_bf16dr_*), for comparison.
 	GEMMBF16BigStream GEMMBF16Kernel = "bigs"
-	// GEMMBF16Auto, the default, runs GEMMBF16Big's choice for products
+	// GEMMBF16Auto, the default, runs GEMMBF16WG's choice on GPUs of
+	// compute capability 9.0 for the products it takes whose output is a
+	// multiple of 8 wide (every tn product it takes): on an H100
+	// (2026-12-08, gnnbench -only bf16) it took 0.62-0.93x of the time
+	// of the kernels below at the GNN layers' shapes, but 1.09x at the
+	// products-sized classifier's 47 columns with a float32 output. Else
+	// it runs GEMMBF16Big's choice for products
 	// whose inner dimension K is at least 256 and GEMMBF16Pipe's below:
 	// on an H200 (2026-12-06 21:05, gnnbench -only bf16) the large tiles
 	// took 0.64-0.96x of the pipelined kernel's time at the GNN shapes
@@ -269,19 +275,14 @@ const (
 	// both with 16-byte aligned operands and K a multiple of 8, and
 	// (sm90_gemm_bf16_wg_tn, the operands m- and n-contiguous) for tn
 	// products with m and n multiples of 8, K split over the blocks. Other
-	// products, and other GPUs, run GEMMBF16Auto's choice.
-	// Not yet run on a GPU (compiled by ptxas 12.9 for sm_90a only).
+	// products, and other GPUs, run GEMMBF16Auto's choice. On an H100
+	// (2026-12-08) the kernels passed TestMatMulBF16 at their first run.
 	GEMMBF16WG GEMMBF16Kernel = "wg"
-	// GEMMBF16WGP is GEMMBF16WG with its nt (and nn) products on a
-	// persistent grid (sm90_gemm_bf16_wg_ntp: two blocks an SM, each
-	// walking its tiles with the next tile's loads in flight during a
-	// tile's stores). Not yet run on a GPU.
-	GEMMBF16WGP GEMMBF16Kernel = "wgp"
 )
 
 // GEMMBF16Kernels lists every GEMMBF16Kernel value.
 var GEMMBF16Kernels = []GEMMBF16Kernel{GEMMBF16Auto, GEMMBF16Big, GEMMBF16BigStream, GEMMBF16Pipe, GEMMBF16PipeSW,
-	GEMMBF16PipeRes, GEMMBF16Reg, GEMMBF16WG, GEMMBF16WGP}
+	GEMMBF16PipeRes, GEMMBF16Reg, GEMMBF16WG}
 
 // GEMMBF16 is the tensor-core kernel MatMulBF16 launches. Set it before
 // work is queued, not concurrently with MatMulBF16 calls.
