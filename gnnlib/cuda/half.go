@@ -330,8 +330,8 @@ func cpWidth(ld int, ptr uintptr) int {
 func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) gemmBF16Launch {
 	form := gemmForm(transA, transB)
 	kind := tune.GEMMBF16
-	if kind == tune.GEMMBF16WG {
-		if p, ok := d.gemmBF16ChooseWG(m, n, k, transA, transB, pa, lda, pb, ldb); ok {
+	if kind == tune.GEMMBF16WG || kind == tune.GEMMBF16WGDirect {
+		if p, ok := d.gemmBF16ChooseWG(m, n, k, transA, transB, pa, lda, pb, ldb, kind == tune.GEMMBF16WGDirect); ok {
 			return p
 		}
 		kind = tune.GEMMBF16Auto
@@ -341,7 +341,7 @@ func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, ld
 		// 2026-12-08: 1.08-1.60x the kernels below at the GNN layers'
 		// shapes; an nn or nt product with n not a multiple of 8, the
 		// products-sized classifier's 47, ran 0.92x with a float32 output).
-		if p, ok := d.gemmBF16ChooseWG(m, n, k, transA, transB, pa, lda, pb, ldb); ok {
+		if p, ok := d.gemmBF16ChooseWG(m, n, k, transA, transB, pa, lda, pb, ldb, false); ok {
 			return p
 		}
 	}
@@ -417,10 +417,11 @@ func (d *Device) hasWG() bool { return d.computeCapability() == 90 }
 // 9.0, for operands 16-byte aligned in rows of exactly their width:
 // sm90_gemm_bf16_wg_nt for an nt product, or an nn one whose B (at most
 // padBMax values) gemmBF16 transposes first (transB in the launch), K a
-// multiple of 8; sm90_gemm_bf16_wg_tn for a tn product with m and n
-// multiples of 8, K split over enough blocks to fill two an SM (atomic);
-// else false (and for more than maxGridY tile rows).
-func (d *Device) gemmBF16ChooseWG(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) (gemmBF16Launch, bool) {
+// multiple of 8 — with direct, an nn product with n a multiple of 8 runs
+// sm90_gemm_bf16_wg_nn instead, B as it is; sm90_gemm_bf16_wg_tn for a tn
+// product with m and n multiples of 8, K split over enough blocks to fill
+// two an SM (atomic); else false (and for more than maxGridY tile rows).
+func (d *Device) gemmBF16ChooseWG(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int, direct bool) (gemmBF16Launch, bool) {
 	grid := [3]int{(n + wgBN - 1) / wgBN, (m + wgBM - 1) / wgBM, 1}
 	switch {
 	case !d.hasWG() || k == 0 || pa%16 != 0 || pb%16 != 0 || transA && transB || grid[1] > maxGridY:
@@ -436,6 +437,8 @@ func (d *Device) gemmBF16ChooseWG(m, n, k int, transA, transB bool, pa uintptr, 
 		return gemmBF16Launch{kernel: "sm90_gemm_bf16_wg_tn", wg: true, atomic: true, grid: grid, split: grid[2], chunk: chunk, shared: wgShared}, true
 	case k%8 != 0 || lda != k:
 		return gemmBF16Launch{}, false
+	case direct && !transB && n%8 == 0 && ldb == n:
+		return gemmBF16Launch{kernel: "sm90_gemm_bf16_wg_nn", wg: true, grid: grid, split: 1, shared: wgShared}, true
 	case !transB && (k*n > padBMax || ldb != n):
 		return gemmBF16Launch{}, false
 	case transB && ldb != k:

@@ -64,9 +64,17 @@ func TestSM90aPTXFresh(t *testing.T) {
 // shared memory the kernels take and as many arguments as their PTX
 // entries, and when it runs GEMMBF16Auto's choice instead (tn with m of
 // 300, K of 100, an sm_80 GPU, more tile rows than a grid's y holds).
+// Under tune.GEMMBF16WGDirect an nn product with n a multiple of 8 runs
+// sm90_gemm_bf16_wg_nn with no transpose, its B of any size.
 func TestGEMMBF16WGChoice(t *testing.T) {
 	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
-	tune.GEMMBF16 = tune.GEMMBF16WG
+	for _, kind := range []tune.GEMMBF16Kernel{tune.GEMMBF16WG, tune.GEMMBF16WGDirect} {
+		tune.GEMMBF16 = kind
+		t.Run(string(kind), func(t *testing.T) { testGEMMBF16WGChoice(t, kind == tune.GEMMBF16WGDirect) })
+	}
+}
+
+func testGEMMBF16WGChoice(t *testing.T, direct bool) {
 	params := ptxParams()
 	for _, tc := range []struct {
 		desc           string
@@ -82,7 +90,12 @@ func TestGEMMBF16WGChoice(t *testing.T) {
 		{"record (sm_90, no GPU)", 1000, 200, 100, false, true, false, false, ""},
 		{"record (sm_80, no GPU)", 1000, 200, 64, false, true, false, false, ""},
 		{"record (sm_90, no GPU)", 65536 * 128, 8, 64, false, true, false, false, ""}, // more tile rows than a grid's y holds
+		{"record (sm_90, no GPU)", 1000, 2048, 4096, false, false, false, false, ""},  // nn, B of 8M values: no transposed copy
+		{"record (sm_90, no GPU)", 1000, 47, 64, false, false, true, true, "sm90_gemm_bf16_wg_nt"},
 	} {
+		if direct && !tc.transA && !tc.transB && tc.n%8 == 0 && tc.desc == "record (sm_90, no GPU)" {
+			tc.wg, tc.transpose, tc.kernel = true, false, "sm90_gemm_bf16_wg_nn"
+		}
 		d, drv := openRecorder(t)
 		d.desc = tc.desc
 		ar, ac, br, bc := gemmCase{m: tc.m, k: tc.k, n: tc.n, transA: tc.transA, transB: tc.transB}.shapes()
@@ -337,11 +350,12 @@ func TestMatMulBF16(t *testing.T) {
 		{70000, 100, 48, false, false, 500},    // several 64-wide tiles per persistent block
 		{1000, 512, 512, false, false, 2000},   // K = 512, four 128-wide tiles
 		{16, 16, 8, false, false, 0},
-		{136, 3000, 200, true, false, 0},  // tn cut in m and n (GEMMBF16WG's tn kernel: halves of 64 columns)
-		{200, 72, 136, false, false, 0},   // nn, k of one partial k-step, m and n cut
-		{3000, 200, 40, false, true, 300}, // nt, 64 wide, k = 200: B resident under GEMMBF16PipeRes
-		{2000, 100, 47, false, false, 0},  // nn, B 47 wide: the pipelined kernels read a padded copy
-		{300, 64, 131, false, false, 0},   // the same at the 128-wide tile
+		{136, 3000, 200, true, false, 0},     // tn cut in m and n (GEMMBF16WG's tn kernel: halves of 64 columns)
+		{200, 72, 136, false, false, 0},      // nn, k of one partial k-step, m and n cut
+		{3000, 200, 40, false, true, 300},    // nt, 64 wide, k = 200: B resident under GEMMBF16PipeRes
+		{2000, 100, 47, false, false, 0},     // nn, B 47 wide: the pipelined kernels read a padded copy
+		{300, 64, 131, false, false, 0},      // the same at the 128-wide tile
+		{300, 2048, 2304, false, false, 400}, // nn, B of 4.7M values: GEMMBF16WGDirect's nn kernel, not a transposed copy
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%dx%dx%d_%s", tc.m, tc.k, tc.n, gemmForm(tc.transA, tc.transB)), func(t *testing.T) { matMulBF16Case(t, d, r, tc) })

@@ -7,9 +7,12 @@
 // sm90_gemm_bf16_wg_nt: C = A·Bᵀ with A m×k and B n×k, both k-contiguous,
 // float32 sums, C float32 or bfloat16 (m×n, ldc = n). k a multiple of 8
 // and both operands 16-byte aligned (each cp.async copies 16 bytes).
+// sm90_gemm_bf16_wg_nn: C = A·B with B k×n read n-contiguous (its
+// transpose flag, its tiles in 64-wide halves of 64 k-rows), n a
+// multiple of 8 (tune.GEMMBF16WGDirect; not yet run on a GPU).
 // sm90_gemm_bf16_wg_tn: C += Aᵀ·B with A k×m and B k×n (m- and
-// n-contiguous: the operands' transpose flags, their tiles in 64-wide
-// halves of 64 k-rows), m and n multiples of 8, k split over blockIdx.z
+// n-contiguous: the operands' transpose flags, tiles as above), m and n
+// multiples of 8, k split over blockIdx.z
 // and the parts added into float32 C with atomics (weight gradients).
 // - Block tile 128×128, one tile a block; two warp groups of 128 threads,
 //   each multiplying its 64 rows by the tile's 128 columns with
@@ -112,10 +115,11 @@ __device__ __forceinline__ void wg_store_nt(void* __restrict__ C, int m, int n, 
 }
 
 // wg_gemm is the kernels' body: C's tile (blockIdx.y, blockIdx.x) of
-// A·Bᵀ (TN false: A m×k, B n×k, k-contiguous) or Aᵀ·B (TN: A k×m, B k×n,
-// m- and n-contiguous, each block the k-rows [blockIdx.z·chunk, +chunk)
-// of a split sum added into C with atomics).
-template <bool TN>
+// op(A)·op(B). TA false: A m×k, k-contiguous; TA (a tn product): A k×m,
+// m-contiguous, each block the k-rows [blockIdx.z·chunk, +chunk) of a
+// split sum added into C with atomics. TB false: B n×k, k-contiguous (an
+// nt product); TB: B k×n, n-contiguous (nn and tn).
+template <bool TA, bool TB>
 __device__ __forceinline__ void wg_gemm(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B,
                                         void* __restrict__ C, int m, int n, int k, int chunk, int outBF16) {
 	const unsigned base = (smem_u32(wg_dyn) + 1023) & ~1023u;
@@ -123,20 +127,22 @@ __device__ __forceinline__ void wg_gemm(const unsigned short* __restrict__ A, co
 	// Descriptor offsets and the step between k16 slices: 32 bytes along a
 	// k-contiguous row; two groups of 8 k-rows (2048 bytes) in the
 	// m- or n-contiguous halves, 8192 bytes apart.
-	constexpr unsigned LBO = TN ? 8192 : 16, SBO = 1024, KS = TN ? 2048 : 32;
+	constexpr unsigned LBA = TA ? 8192 : 16, KSA = TA ? 2048 : 32;
+	constexpr unsigned LBB = TB ? 8192 : 16, KSB = TB ? 2048 : 32, SBO = 1024;
 	const int m0 = blockIdx.y * WG_BM, n0 = blockIdx.x * WG_BN;
-	const int kb = TN ? blockIdx.z * chunk : 0, ke = TN ? min(k, kb + chunk) : k;
+	const int kb = TA ? blockIdx.z * chunk : 0, ke = TA ? min(k, kb + chunk) : k;
 	const int wg = threadIdx.x >> 7;
 	const int kt = ke > kb ? (ke - kb + WG_BK - 1) / WG_BK : 0;
 	auto load = [&](unsigned s, int step) {
 		const int k0 = kb + step * WG_BK;
-		if (TN) {
+		if (TA)
 			wg_tile_load_mn(s, A, m, m0, m, k0, ke);
-			wg_tile_load_mn(s + TILE, B, n, n0, n, k0, ke);
-		} else {
+		else
 			wg_tile_load(s, A, k, m0, m, k0, k);
+		if (TB)
+			wg_tile_load_mn(s + TILE, B, n, n0, n, k0, ke);
+		else
 			wg_tile_load(s + TILE, B, k, n0, n, k0, k);
-		}
 	};
 	float d[64];
 #pragma unroll
@@ -159,12 +165,12 @@ __device__ __forceinline__ void wg_gemm(const unsigned short* __restrict__ A, co
 		asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
 		for (int ks = 0; ks < WG_BK / 16; ks++)
-			wg_mma<TN, TN>(d, wg_desc(sa + ks * KS, LBO, SBO), wg_desc(sb + ks * KS, LBO, SBO), t > 0 || ks > 0);
+			wg_mma<TA, TB>(d, wg_desc(sa + ks * KSA, LBA, SBO), wg_desc(sb + ks * KSB, LBB, SBO), t > 0 || ks > 0);
 		asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 		asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 	}
 	cp_async_wait<0>();
-	if (TN) {
+	if (TA) {
 		// The m64n128 fragment as wg_store_nt reads it.
 		const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, q = lane & 3;
 		const int r0 = m0 + wg * 64 + w * 16 + (lane >> 2);
@@ -191,7 +197,17 @@ extern "C" __global__ void __launch_bounds__(256, 2) sm90_gemm_bf16_wg_nt(const 
                                                                           const unsigned short* __restrict__ B,
                                                                           void* __restrict__ C, int m, int n, int k,
                                                                           int outBF16) {
-	wg_gemm<false>(A, B, C, m, n, k, 0, outBF16);
+	wg_gemm<false, false>(A, B, C, m, n, k, 0, outBF16);
+}
+
+// sm90_gemm_bf16_wg_nn: C = A·B with A m×k and B k×n (n a multiple of 8),
+// B read n-contiguous through the transpose flag, with no copy
+// (tune.GEMMBF16WGDirect).
+extern "C" __global__ void __launch_bounds__(256, 2) sm90_gemm_bf16_wg_nn(const unsigned short* __restrict__ A,
+                                                                          const unsigned short* __restrict__ B,
+                                                                          void* __restrict__ C, int m, int n, int k,
+                                                                          int outBF16) {
+	wg_gemm<false, true>(A, B, C, m, n, k, 0, outBF16);
 }
 
 // sm90_gemm_bf16_wg_tn: C += Aᵀ·B over k-rows [z·chunk, +chunk), A k×m and
@@ -201,7 +217,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) sm90_gemm_bf16_wg_tn(const 
                                                                           const unsigned short* __restrict__ B,
                                                                           float* __restrict__ C, int m, int n, int k,
                                                                           int chunk) {
-	wg_gemm<true>(A, B, C, m, n, k, chunk, 0);
+	wg_gemm<true, true>(A, B, C, m, n, k, chunk, 0);
 }
 
 // sm90_transpose_bf16 writes the rows x cols bfloat16 matrix src (an nn

@@ -278,11 +278,16 @@ const (
 	// products, and other GPUs, run GEMMBF16Auto's choice. On an H100
 	// (2026-12-08) the kernels passed TestMatMulBF16 at their first run.
 	GEMMBF16WG GEMMBF16Kernel = "wg"
+	// GEMMBF16WGDirect is GEMMBF16WG with nn products read as they are
+	// (sm90_gemm_bf16_wg_nn: B n-contiguous through wgmma's transpose
+	// flag, n a multiple of 8), without the transposed copy of B and for
+	// a B of any size. Not yet run on a GPU.
+	GEMMBF16WGDirect GEMMBF16Kernel = "wgd"
 )
 
 // GEMMBF16Kernels lists every GEMMBF16Kernel value.
 var GEMMBF16Kernels = []GEMMBF16Kernel{GEMMBF16Auto, GEMMBF16Big, GEMMBF16BigStream, GEMMBF16Pipe, GEMMBF16PipeSW,
-	GEMMBF16PipeRes, GEMMBF16Reg, GEMMBF16WG}
+	GEMMBF16PipeRes, GEMMBF16Reg, GEMMBF16WG, GEMMBF16WGDirect}
 
 // GEMMBF16 is the tensor-core kernel MatMulBF16 launches. Set it before
 // work is queued, not concurrently with MatMulBF16 calls.
