@@ -48,9 +48,9 @@ func pctRoof(desc string, flop, bytes, ms float64) string {
 // bf16GEMMAll sets tune.GEMMBF16 for the whole run (the layers' and
 // epochs' bfloat16 products), one of tune.GEMMBF16Kernels; the bf16
 // part's -bf16-gemm list still sets its own.
-var bf16GEMMAll = flag.String("bf16-gemm-all", "", "the tensor-core GEMM kernel (tune.GEMMBF16) of every part's bfloat16 products, one of auto, pipe, pipesw, piperes, big, bigs, reg, wg (empty: the default)")
+var bf16GEMMAll = flag.String("bf16-gemm-all", "", "the tensor-core GEMM kernel (tune.GEMMBF16) of every part's bfloat16 products, one of auto, pipe, pipesw, piperes, big, bigs, reg, wg, wgd (empty: the default)")
 
-var bf16Kerns = flag.String("bf16-gemm", "auto,pipe,big", "comma-separated tensor-core GEMM kernels of the bf16 part (auto, pipe, pipesw, piperes, big, bigs, reg, wg); each shape's gemm-bf16-ab line compares the others with the first")
+var bf16Kerns = flag.String("bf16-gemm", "auto,pipe,big", "comma-separated tensor-core GEMM kernels of the bf16 part (auto, pipe, pipesw, piperes, big, bigs, reg, wg, wgd); each shape's gemm-bf16-ab line compares the others with the first")
 
 // bf16Shapes limits the bf16 part to its first shapes (for a profiler
 // run); 0: all of them, and the SpMM.
