@@ -326,17 +326,20 @@ func cpWidth(ld int, ptr uintptr) int {
 // tune.GEMMBF16Pipe, GEMMBF16PipeSW or GEMMBF16PipeRes the pipelined one
 // unless an operand's rows are only 2-byte aligned (an odd leading
 // dimension) — but for an nn product's small B, which it copies into
-// padded rows (padB) — else sm80_gemm_bf16.
+// padded rows (padB) — else sm80_gemm_bf16. Under GEMMBF16WG and
+// GEMMBF16WGDirect, and under GEMMBF16Auto on compute capability 9.0 for
+// outputs a multiple of 8 wide, gemmBF16ChooseWG's wgmma kernel where it
+// takes the product.
 func (d *Device) gemmBF16Choose(m, n, k int, transA, transB bool, pa uintptr, lda int, pb uintptr, ldb int) gemmBF16Launch {
 	form := gemmForm(transA, transB)
 	kind := tune.GEMMBF16
-	if kind == tune.GEMMBF16WG || kind == tune.GEMMBF16WGDirect {
+	switch {
+	case kind == tune.GEMMBF16WG || kind == tune.GEMMBF16WGDirect:
 		if p, ok := d.gemmBF16ChooseWG(m, n, k, transA, transB, pa, lda, pb, ldb, kind == tune.GEMMBF16WGDirect); ok {
 			return p
 		}
 		kind = tune.GEMMBF16Auto
-	}
-	if kind == tune.GEMMBF16Auto && d.hasWG() && (transA || n%8 == 0) {
+	case kind == tune.GEMMBF16Auto && d.hasWG() && (transA || n%8 == 0):
 		// The wgmma kernels where they take the product (an H100,
 		// 2026-12-08: 1.08-1.60x the kernels below at the GNN layers'
 		// shapes; an nn or nt product with n not a multiple of 8, the

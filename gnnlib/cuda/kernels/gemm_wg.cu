@@ -94,14 +94,14 @@ __device__ __forceinline__ void wg_tile_load_mn(unsigned s, const unsigned short
 	}
 }
 
-// wg_store_nt stores a block's 128 x 128 tile of an nt product at (m0,
+// wg_store stores a block's 128 x 128 tile of an nt or nn product at (m0,
 // n0) from its threads' accumulators: each quad transposes four n8
 // blocks' pairs (gemm_quad_store), so that lane t stores 8 consecutive
 // columns of block jg + t: one 16-byte store of bfloat16, two of float32.
 // The m64n128 D fragment: warp w of a group rows 16w + lane/4 (+8), n8
 // block j columns 8j + 2(lane%4) (+1): d[4j], d[4j+1], then row + 8:
 // d[4j+2], d[4j+3].
-__device__ __forceinline__ void wg_store_nt(void* __restrict__ C, int m, int n, int m0, int n0, const float (&d)[64],
+__device__ __forceinline__ void wg_store(void* __restrict__ C, int m, int n, int m0, int n0, const float (&d)[64],
                                             int outBF16) {
 	const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, q = lane & 3;
 	const int r0 = m0 + (threadIdx.x >> 7) * 64 + w * 16 + (lane >> 2);
@@ -171,7 +171,7 @@ __device__ __forceinline__ void wg_gemm(const unsigned short* __restrict__ A, co
 	}
 	cp_async_wait<0>();
 	if (TA) {
-		// The m64n128 fragment as wg_store_nt reads it.
+		// The m64n128 fragment as wg_store reads it.
 		const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, q = lane & 3;
 		const int r0 = m0 + wg * 64 + w * 16 + (lane >> 2);
 		// A split sum: every value added into C (float32, zeroed first).
@@ -190,7 +190,7 @@ __device__ __forceinline__ void wg_gemm(const unsigned short* __restrict__ A, co
 		}
 		return;
 	}
-	wg_store_nt(C, m, n, m0, n0, d, outBF16);
+	wg_store(C, m, n, m0, n0, d, outBF16);
 }
 
 extern "C" __global__ void __launch_bounds__(256, 2) sm90_gemm_bf16_wg_nt(const unsigned short* __restrict__ A,
