@@ -89,8 +89,8 @@ func testGEMMBF16WGChoice(t *testing.T, direct bool) {
 		{"record (sm_90, no GPU)", 300, 40, 1000, true, false, false, false, ""},
 		{"record (sm_90, no GPU)", 1000, 200, 100, false, true, false, false, ""},
 		{"record (sm_80, no GPU)", 1000, 200, 64, false, true, false, false, ""},
-		{"record (sm_90, no GPU)", 65536 * 128, 8, 64, false, true, false, false, ""}, // more tile rows than a grid's y holds
-		{"record (sm_90, no GPU)", 1000, 2048, 4096, false, false, false, false, ""},  // nn, B of 8M values: no transposed copy
+		{"record (sm_90, no GPU)", 65536 * 128, 8, 64, false, true, false, false, ""},              // more tile rows than a grid's y holds
+		{"record (sm_90, no GPU)", 1000, 2048, 4096, false, false, false, false, ""},               // nn, B of 8M values: no transposed copy
 		{"record (sm_90, no GPU)", 1000, 47, 64, false, false, true, true, "sm90_gemm_bf16_wg_nt"}, // nn, n = 47: a transposed copy under both kinds
 	} {
 		if direct && !tc.transA && !tc.transB && tc.n%8 == 0 && tc.desc == "record (sm_90, no GPU)" {
