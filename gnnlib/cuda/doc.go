@@ -380,8 +380,9 @@
 // bfloat16). These conversions and the _bf16 attention kernels live in
 // gnn.ptx, for every GPU. MatMulBF16
 // (float32 result) and MatMulBF16Out (bfloat16 result) multiply on the
-// tensor cores with mma.sync.m16n8k16 and float32 sums, in the three
-// forms, with split-K for long inner dimensions. Their kernel streams the
+// tensor cores with mma.sync.m16n8k16 (on sm_90, wgmma where it takes the
+// product: below) and float32 sums, in the three forms, with split-K for
+// long inner dimensions. Their kernel streams the
 // tall operand of a GNN layer's products (hundreds of thousands of rows,
 // 47 to 512 columns) through a multi-stage cp.async pipeline into
 // persistent blocks, with ldmatrix fragments and 16-byte stores; a

@@ -160,7 +160,8 @@ func (d *Device) gemmBF16Split(m, n, k int) (split, chunk int) {
 }
 
 // MatMulBF16 computes dst = op(a)·op(b) on the tensor cores (mma.sync,
-// sm_80 and later): bfloat16 operands, float32 sums, dst float32. op
+// sm_80 and later; wgmma on sm_90 where it takes the product):
+// bfloat16 operands, float32 sums, dst float32. op
 // transposes when transA or transB is set (not both). A product with few
 // output tiles and a long inner dimension (a weight gradient Xᵀ·dY) splits
 // k across blocks that add into dst atomically.
