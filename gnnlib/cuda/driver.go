@@ -60,3 +60,11 @@ type driver interface {
 type sharedLimiter interface {
 	sharedMax() int
 }
+
+// sm90aLoader is a driver that says whether it loaded sm90a.ptx (the
+// wgmma kernels): on a GPU of compute capability 9.0 whose driver could
+// not compile that module, the bfloat16 GEMM keeps to the other kernels.
+// A driver without it (a test's) counts as loaded on sm_90.
+type sm90aLoader interface {
+	sm90aLoaded() bool
+}

@@ -57,6 +57,10 @@ const defaultShared = 48 << 10
 
 func (d *cuDriver) sharedMax() int { return d.smemOptin }
 
+// sm90aLoaded reports whether the sm90_* kernels' module loaded
+// (sm90aLoader).
+func (d *cuDriver) sm90aLoaded() bool { return d.has90 }
+
 // functionShared is function for a launch with shared bytes of dynamic
 // shared memory: above 48 KB it raises the kernel's limit once (to the
 // largest size asked so far), after checking that its static shared memory

@@ -38,7 +38,11 @@ func (d *cuDriver) function(kernel string) (cu.Function, error) {
 	}
 	if strings.HasPrefix(kernel, "sm90_") {
 		if !d.has90 {
-			return fn, fmt.Errorf("gnnlib/cuda: kernel %s: the sm_90a kernels are not loaded on %s (%v)", kernel, d.desc, d.err90)
+			why := "they need compute capability 9.0"
+			if d.err90 != nil {
+				why = "the driver could not compile sm90a.ptx: " + d.err90.Error()
+			}
+			return fn, fmt.Errorf("gnnlib/cuda: kernel %s: the sm_90a kernels are not loaded on %s (%s)", kernel, d.desc, why)
 		}
 		mod = d.mod90
 	}

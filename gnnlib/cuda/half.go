@@ -229,7 +229,7 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 	}
 	if p.wg {
 		bptr := b.ptr
-		if p.transB {
+		if p.transposeB {
 			// B (k x n) as the kernel takes it, n x k.
 			bt, err := d.EmptyBF16(n, k)
 			if err != nil {
@@ -241,10 +241,13 @@ func gemmBF16(dbuf *buffer, dptr uintptr, rows, cols int, outBF16 bool, a, b *BF
 			}
 			bptr = bt.ptr
 		}
+		// The tn kernel's last argument is its k-rows a block, the others'
+		// the output type.
+		var last any = outBF16
 		if p.atomic {
-			return d.launchShared(p.kernel, p.grid, [3]int{256, 1, 1}, p.shared, a.ptr, bptr, dptr, m, n, k, p.chunk)
+			last = p.chunk
 		}
-		return d.launchShared(p.kernel, p.grid, [3]int{256, 1, 1}, p.shared, a.ptr, bptr, dptr, m, n, k, outBF16)
+		return d.launchShared(p.kernel, p.grid, [3]int{256, 1, 1}, p.shared, a.ptr, bptr, dptr, m, n, k, last)
 	}
 	if p.pipe {
 		vecC := dptr%16 == 0 && n%4 == 0
@@ -286,10 +289,11 @@ type gemmBF16Launch struct {
 	padB int
 	// shared is the dynamic shared memory a block (GEMMBF16Big, GEMMBF16WG).
 	shared int
-	// wg: sm90_gemm_bf16_wg_* (GEMMBF16WG), with B transposed first
-	// when transB (an nn product); atomic: the kernel adds into a float32
-	// C that gemmBF16 zeroes first (sm90_gemm_bf16_wg_tn, split or not).
-	wg, transB, atomic bool
+	// wg: sm90_gemm_bf16_wg_* (GEMMBF16WG), with B copied transposed
+	// first when transposeB (an nn product for the nt kernel); atomic:
+	// the kernel adds into a float32 C that gemmBF16 zeroes first
+	// (sm90_gemm_bf16_wg_tn, split or not).
+	wg, transposeB, atomic bool
 }
 
 // padBMax is the most values of an nn product's B (k x n, n odd) that
@@ -413,14 +417,19 @@ const (
 	maxGridY = 65535
 )
 
-// hasWG reports whether d is a GPU of compute capability 9.0, whose
-// driver loads sm90a.ptx.
-func (d *Device) hasWG() bool { return d.computeCapability() == 90 }
+// hasWG reports whether d is a GPU of compute capability 9.0 whose
+// driver loaded sm90a.ptx (sm90aLoader).
+func (d *Device) hasWG() bool {
+	if l, ok := d.drv.(sm90aLoader); ok && !l.sm90aLoaded() {
+		return false
+	}
+	return d.computeCapability() == 90
+}
 
 // gemmBF16ChooseWG is GEMMBF16WG's choice on a GPU of compute capability
 // 9.0, for operands 16-byte aligned in rows of exactly their width:
 // sm90_gemm_bf16_wg_nt for an nt product, or an nn one whose B (at most
-// padBMax values) gemmBF16 transposes first (transB in the launch), K a
+// padBMax values) gemmBF16 transposes first (transposeB), K a
 // multiple of 8 — with direct, an nn product with n a multiple of 8 runs
 // sm90_gemm_bf16_wg_nn instead, B as it is; sm90_gemm_bf16_wg_tn for a tn
 // product with m and n multiples of 8, K split over enough blocks to fill
@@ -448,7 +457,7 @@ func (d *Device) gemmBF16ChooseWG(m, n, k int, transA, transB bool, pa uintptr, 
 	case transB && ldb != k:
 		return gemmBF16Launch{}, false
 	}
-	return gemmBF16Launch{kernel: "sm90_gemm_bf16_wg_nt", wg: true, transB: !transB, grid: grid, split: 1, shared: wgShared}, true
+	return gemmBF16Launch{kernel: "sm90_gemm_bf16_wg_nt", wg: true, transposeB: !transB, grid: grid, split: 1, shared: wgShared}, true
 }
 
 // gemmBF16BigK is the shortest inner dimension for which GEMMBF16Auto

@@ -191,6 +191,32 @@ func TestGEMMBF16AutoChoice(t *testing.T) {
 	}
 }
 
+// noSM90aDriver is a recording driver whose sm90a.ptx did not load (a
+// driver that could not compile it).
+type noSM90aDriver struct{ *recordDriver }
+
+func (noSM90aDriver) sm90aLoaded() bool { return false }
+
+// TestGEMMBF16NoSM90a checks that on a GPU of compute capability 9.0
+// whose driver did not load sm90a.ptx the bfloat16 GEMM keeps to the
+// mma.sync kernels, under tune.GEMMBF16Auto and tune.GEMMBF16WG alike,
+// rather than launching a kernel that is not there.
+func TestGEMMBF16NoSM90a(t *testing.T) {
+	defer func(k tune.GEMMBF16Kernel) { tune.GEMMBF16 = k }(tune.GEMMBF16)
+	d := openOn(t, noSM90aDriver{&recordDriver{}}, "record (sm_90, no GPU)")
+	a, err := d.EmptyBF16(3000, 128)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Free()
+	for _, kind := range []tune.GEMMBF16Kernel{tune.GEMMBF16Auto, tune.GEMMBF16WG, tune.GEMMBF16WGDirect} {
+		tune.GEMMBF16 = kind
+		if p := d.gemmBF16Choose(3000, 512, 128, false, false, a.ptr, 128, a.ptr, 512); strings.HasPrefix(p.kernel, "sm90_") {
+			t.Errorf("%s: chose %s, whose module did not load", kind, p.kernel)
+		}
+	}
+}
+
 // TestMatMulBF16BigReplay runs GEMMBF16Big's kernels, whose blocks take
 // 160-200 KB of dynamic shared memory, as nodes of replayed CUDA graphs
 // (GraphReplay) on the device: the B-resident nn kernel with both outputs,

@@ -8,4 +8,4 @@
 
 #include "common.cuh"
 
-#include "gemm_wg.cu" // sm90_gemm_bf16_wg_nt: bf16 GEMM on wgmma
+#include "gemm_wg.cu" // sm90_gemm_bf16_wg_{nt,nn,tn}: the bf16 GEMM on wgmma
